@@ -1,0 +1,3 @@
+//! The tonic layer: services, conversions, error mapping, router.
+
+pub mod status;

@@ -1,0 +1,22 @@
+//! onebot-gateway: a gRPC front for OneBot v11 QQ bots.
+//!
+//! # Layout
+//! Dependencies run one way: [`grpc`] → [`domain`] → [`onebot`], with the
+//! pure [`render`] code beside them.
+//! - [`config`]: typed, layered, validated configuration.
+//! - [`error`]: the domain error type (no tonic).
+//! - [`grpc`]: tonic services, the one error→`Status` mapping, router,
+//!   health and reflection. The only module that knows tonic.
+//! - [`domain`]: use cases (history, members, send, poke, media, tools,
+//!   events) over the [`onebot::OneBotApi`] trait.
+//! - [`onebot`]: the adapter: protocol model, flavors, transports.
+//! - [`render`]: pure text rendering of the seeds' formats.
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod domain;
+pub mod error;
+pub mod grpc;
+pub mod onebot;
+pub mod render;

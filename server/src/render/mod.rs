@@ -1,0 +1,2 @@
+//! Pure text rendering: history lines, member lines, segment placeholders,
+//! exactly as the seeds specify.
