@@ -11,6 +11,7 @@
 //!   events) over the [`onebot::OneBotApi`] trait.
 //! - [`onebot`]: the adapter: protocol model, flavors, transports.
 //! - [`render`]: pure text rendering of the seeds' formats.
+//! - [`server`]: process wiring and graceful shutdown; [`shutdown`]: signals.
 
 #![warn(missing_docs)]
 
@@ -20,3 +21,5 @@ pub mod error;
 pub mod grpc;
 pub mod onebot;
 pub mod render;
+pub mod server;
+pub mod shutdown;

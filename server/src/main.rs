@@ -1,1 +1,81 @@
-fn main() {}
+//! The `onebot-gateway` binary: a thin clap front over the library.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+use onebot_gateway::config::{Config, Overrides};
+
+/// gRPC gateway for OneBot v11 QQ bots.
+#[derive(Parser, Debug)]
+#[command(name = "onebot-gateway", version, about)]
+struct Cli {
+    /// Log format.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, env = "ONEBOT_GATEWAY_LOG_FORMAT")]
+    log_format: LogFormat,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the gateway (with no account configured: on the built-in sandbox).
+    Serve {
+        /// TOML configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+        /// gRPC listen address (overrides `server.listen`).
+        #[arg(long)]
+        listen: Option<SocketAddr>,
+        /// Data directory (overrides `server.data_dir`).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Print the effective configuration (secrets redacted) and exit.
+        #[arg(long)]
+        print_config: bool,
+    },
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    init_logging(cli.log_format);
+    match cli.command {
+        Command::Serve {
+            config,
+            listen,
+            data_dir,
+            print_config,
+        } => {
+            let overrides = Overrides { listen, data_dir };
+            let config = Config::load(config.as_deref(), std::env::vars(), &overrides)?;
+            if print_config {
+                print!("{}", config.to_redacted_toml());
+                return Ok(());
+            }
+            let listener = tokio::net::TcpListener::bind(config.server.listen)
+                .await
+                .with_context(|| format!("binding {}", config.server.listen))?;
+            onebot_gateway::server::run(config, listener, onebot_gateway::shutdown::signal()).await
+        }
+    }
+}

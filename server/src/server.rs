@@ -1,0 +1,92 @@
+//! Process wiring: accounts, the embedded sandbox, the gRPC server, health,
+//! graceful shutdown.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
+
+use crate::config::Config;
+use crate::domain::Gateway;
+use crate::grpc;
+use crate::onebot::{self, EventSink, InboundEvent};
+
+/// Runs the gateway on `listener` until `shutdown` resolves, then drains:
+/// health goes NOT_SERVING, event streams end, in-flight RPCs get
+/// `server.grace_period_ms` to finish, background tasks stop.
+pub async fn run(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&config.server.data_dir).with_context(|| {
+        format!(
+            "creating data directory {}",
+            config.server.data_dir.display()
+        )
+    })?;
+    let grace = Duration::from_millis(config.server.grace_period_ms);
+    let cancel = CancellationToken::new();
+    let config = Arc::new(config);
+
+    let sink: Arc<dyn EventSink> = Arc::new(TraceSink);
+    let accounts = onebot::start_accounts(&config, sink, cancel.clone())
+        .await
+        .context("starting accounts")?;
+    let gw = Arc::new(Gateway::new(config.clone(), accounts)?);
+
+    let (reporter, health) = tonic_health::server::health_reporter();
+    grpc::report_health(&reporter, &gw).await;
+    let routes = grpc::routes(gw.clone(), health);
+
+    let local = listener.local_addr()?;
+    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let mut server = tokio::spawn(
+        Server::builder()
+            .add_routes(routes)
+            .serve_with_incoming_shutdown(incoming, async {
+                let _ = stop_rx.await;
+            }),
+    );
+    tracing::info!(%local, "gRPC listening");
+
+    tokio::select! {
+        _ = shutdown => {}
+        result = &mut server => {
+            cancel.cancel();
+            return match result {
+                Ok(r) => r.context("gRPC server failed"),
+                Err(e) => Err(anyhow::anyhow!("gRPC server task failed: {e}")),
+            };
+        }
+    }
+    tracing::info!(grace_ms = grace.as_millis() as u64, "shutting down");
+    grpc::report_shutdown(&reporter, &gw).await;
+    cancel.cancel();
+    let _ = stop_tx.send(());
+    match tokio::time::timeout(grace, &mut server).await {
+        Ok(Ok(r)) => r.context("gRPC server failed")?,
+        Ok(Err(e)) => return Err(anyhow::anyhow!("gRPC server task failed: {e}")),
+        Err(_) => {
+            tracing::warn!("grace period over; cancelling in-flight RPCs");
+            server.abort();
+        }
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Logs inbound events until the event hub takes them.
+struct TraceSink;
+
+impl EventSink for TraceSink {
+    fn publish(&self, account_id: &str, event: InboundEvent) {
+        tracing::debug!(account_id, ?event, "event");
+    }
+}
