@@ -4,10 +4,12 @@
 //! # Layout
 //! - [`api`]: the [`OneBotApi`] trait the domain depends on, with its types.
 //! - [`model`]: inbound messages and segments (array and CQ-code forms).
+//! - [`cq`]: the CQ-code parser and escaper.
 //! - [`flavor`]: implementation profiles (history anchors, poke path, ...).
 //! - [`detached`]: the adapter of an account with no transport.
 
 pub mod api;
+pub mod cq;
 pub mod detached;
 pub mod flavor;
 pub mod model;
