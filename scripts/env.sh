@@ -1,0 +1,7 @@
+# Sourced by the scripts: where project-local tools live.
+# Everything the tests need is installed under .tools/ (gitignored) by scripts/install-tools.sh.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="$ROOT/.tools"
+export GOBIN="$TOOLS/go/bin"
+export GOPATH="${GOPATH:-$TOOLS/gopath}"
+export PATH="$TOOLS/bin:$GOBIN:$ROOT/node_modules/.bin:$TOOLS/venv/bin:$HOME/.cargo/bin:$PATH"

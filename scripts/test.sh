@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The one test command: installs what it needs, runs every check and test.
+# Usage: ./scripts/test.sh
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "install tools"
+./scripts/install-tools.sh
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "buf lint / buf format"
+buf lint
+buf format --diff --exit-code
+
+step "codegen drift"
+./scripts/codegen.sh --check
+
+step "cargo clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo build --release (binary used by SDK and grpcurl tests)"
+cargo build --release -p onebot-gateway
+
+step "cargo test"
+cargo test --workspace
+
+step "SDK tests"
+./scripts/sdk-tests.sh
+
+echo
+echo "all checks passed"
