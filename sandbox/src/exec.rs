@@ -54,7 +54,7 @@ pub(crate) fn execute(
         return Disposition::Silent;
     }
     let result = match params.as_object() {
-        Some(p) if !bad_params => actions::dispatch(shared, action, p, &mut cache),
+        Some(p) if !bad_params => actions::dispatch(shared, action, p, &cache),
         _ => Err(ActionError::bad_params("params 必须是对象")),
     };
     if let Err(e) = &result {

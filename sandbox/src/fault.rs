@@ -45,8 +45,10 @@ pub enum Fault {
     /// WebSocket only: before each reply write one garbage frame (cycling `{not json`, a binary
     /// frame, `[]`, `{"echo":`).
     MalformedFrames,
-    /// Half-dead link: no heartbeats, no events, no replies; the socket stays open and requests
-    /// are still recorded.
+    /// Half-dead link: no heartbeats, no events, no replies, not even WebSocket pongs. The socket
+    /// stays open but is not read, so requests pile up unrecorded in the buffers and are
+    /// processed once the fault is cleared. Events emitted meanwhile are lost. HTTP requests
+    /// are recorded but never answered.
     SilenceHeartbeats,
     /// Sends fail with NapCat's `Timeout: NTEvent … sendMsg …` text (flavor's handler-failure
     /// retcode, 1200 on NapCat WS) but the message **is** stored and announced: an ambiguous outcome.

@@ -180,7 +180,10 @@ impl Drop for Sandbox {
 
 /// Runs a sandbox until `shutdown` resolves (for `onebot-gateway sandbox`): starts it, logs
 /// the listening address and endpoints, waits, then shuts it down.
-pub async fn run(cfg: SandboxConfig, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+pub async fn run_cli(
+    cfg: SandboxConfig,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
     let sandbox = Sandbox::start(cfg).await?;
     tracing::info!(
         ws = %sandbox.ws_url(),

@@ -3,8 +3,6 @@
 //! `base64://` is decoded and hashed, `http(s)://` is only recorded (the sandbox never fetches),
 //! `file://` and bare paths are recorded and, when the file exists locally, read and hashed.
 
-use std::collections::HashMap;
-
 use base64::Engine as _;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::{DecodePaddingMode, general_purpose};
@@ -116,21 +114,36 @@ pub(crate) enum MediaError {
 }
 
 /// Decoded-digest cache for one request: the action log hashes every inline `base64://` value
-/// already, so the handler does not decode and hash the same (possibly 40 MiB) string twice.
-/// Keyed by the string's address and length inside the one request `Value` both walk.
+/// of the request first, so the handler (which works on copies of those strings) does not
+/// decode and hash the same, possibly 40 MiB, payload twice. Lookups compare the full text.
 #[derive(Debug, Default)]
-pub(crate) struct DigestCache {
-    map: HashMap<(usize, usize), Option<Digested>>,
+pub(crate) struct DigestCache<'a> {
+    seen: Vec<(&'a str, Option<Digested>)>,
 }
 
-impl DigestCache {
-    /// Digest of a `base64://` payload (without the prefix); `None` when it is not valid base64.
-    pub(crate) fn digest(&mut self, payload: &str) -> Option<Digested> {
-        let key = (payload.as_ptr() as usize, payload.len());
-        self.map
-            .entry(key)
-            .or_insert_with(|| decode_base64(payload).map(|bytes| digest(&bytes)))
-            .clone()
+impl<'a> DigestCache<'a> {
+    fn lookup(&self, payload: &str) -> Option<Option<Digested>> {
+        self.seen
+            .iter()
+            .find(|(s, _)| s.len() == payload.len() && *s == payload)
+            .map(|(_, d)| d.clone())
+    }
+
+    /// Digest of a `base64://` payload (without the prefix), remembered for later lookups;
+    /// `None` when it is not valid base64.
+    pub(crate) fn remember(&mut self, payload: &'a str) -> Option<Digested> {
+        if let Some(d) = self.lookup(payload) {
+            return d;
+        }
+        let d = decode_base64(payload).map(|bytes| digest(&bytes));
+        self.seen.push((payload, d.clone()));
+        d
+    }
+
+    /// Digest of a payload, from the cache when the same text was seen before.
+    pub(crate) fn digest(&self, payload: &str) -> Option<Digested> {
+        self.lookup(payload)
+            .unwrap_or_else(|| decode_base64(payload).map(|bytes| digest(&bytes)))
     }
 }
 
@@ -174,7 +187,7 @@ pub(crate) fn base64_payload(value: &str) -> Option<&str> {
 }
 
 /// Resolves a `file` value.
-pub(crate) fn load(value: &str, cache: &mut DigestCache) -> Result<Loaded, MediaError> {
+pub(crate) fn load(value: &str, cache: &DigestCache<'_>) -> Result<Loaded, MediaError> {
     let value = value.trim();
     if value.is_empty() {
         return Err(MediaError::Empty);
@@ -212,8 +225,8 @@ mod tests {
 
     #[test]
     fn loads_each_source() {
-        let mut cache = DigestCache::default();
-        let l = load("base64://aGVsbG8=", &mut cache).unwrap();
+        let cache = DigestCache::default();
+        let l = load("base64://aGVsbG8=", &cache).unwrap();
         assert_eq!(l.source, MediaSource::Base64);
         let d = l.digest.unwrap();
         assert_eq!(d.len, 5);
@@ -222,31 +235,24 @@ mod tests {
             "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
         );
         // Unpadded and data: URIs are accepted too.
+        assert!(load("base64://aGVsbG8", &cache).unwrap().digest.is_some());
         assert!(
-            load("base64://aGVsbG8", &mut cache)
+            load("data:image/png;base64,aGVsbG8=", &cache)
                 .unwrap()
                 .digest
                 .is_some()
         );
-        assert!(
-            load("data:image/png;base64,aGVsbG8=", &mut cache)
-                .unwrap()
-                .digest
-                .is_some()
-        );
-        assert_eq!(load("base64://***", &mut cache), Err(MediaError::BadBase64));
+        assert_eq!(load("base64://***", &cache), Err(MediaError::BadBase64));
         assert_eq!(
-            load("https://example.com/a.png", &mut cache)
-                .unwrap()
-                .source,
+            load("https://example.com/a.png", &cache).unwrap().source,
             MediaSource::Url("https://example.com/a.png".into())
         );
-        let l = load("file:///definitely/not/here.png", &mut cache).unwrap();
+        let l = load("file:///definitely/not/here.png", &cache).unwrap();
         assert_eq!(
             l.source,
             MediaSource::Path("/definitely/not/here.png".into())
         );
         assert_eq!(l.digest, None);
-        assert_eq!(load("  ", &mut cache), Err(MediaError::Empty));
+        assert_eq!(load("  ", &cache), Err(MediaError::Empty));
     }
 }

@@ -118,8 +118,9 @@ fn echo_out(
     }
     let present = echo.filter(|e| !e.is_null());
     match flavor {
-        // Verbatim; missing → "" on normal replies, null on parse/unknown-action errors.
-        Flavor::NapCat => Some(match (echo, error) {
+        // Verbatim; missing (or null: `echo ?? ''`) → "" on normal replies, null on
+        // parse/unknown-action errors.
+        Flavor::NapCat => Some(match (present, error) {
             (Some(e), _) => e.clone(),
             (None, Some(ErrorKind::BadParams | ErrorKind::UnknownAction)) => Value::Null,
             (None, _) => Value::String(String::new()),

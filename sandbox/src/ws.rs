@@ -307,9 +307,11 @@ pub(crate) async fn session<S>(
         }
         return;
     }
+    let (mut sink, mut stream) = ws.split();
+    // Declared after the socket halves so it is dropped first: the count is already down by
+    // the time the client sees EOF.
     let (_guard, mut events_rx) = ConnGuard::register(&shared, plan.role.events());
     tracing::debug!(role = ?plan.role, "websocket connected");
-    let (mut sink, mut stream) = ws.split();
     let self_id = shared.cfg.self_id;
     let hb = shared
         .cfg

@@ -666,12 +666,20 @@ async fn thirty_mib_base64_video_arrives_intact() {
         .collect();
     let sha = hex::encode(Sha256::digest(&bytes));
     let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
-    let r = c
-        .ok(
-            "send_group_msg",
-            json!({"group_id": 20000002, "message": [{"type": "video", "data": {"file": format!("base64://{b64}"), "name": "clip.mp4"}}]}),
-        )
+    // Built by hand: serde's escaping scan over 40 MiB is slow in debug builds.
+    let frame = format!(
+        r#"{{"action":"send_group_msg","params":{{"group_id":20000002,"message":[{{"type":"video","data":{{"file":"base64://{b64}","name":"clip.mp4"}}}}]}},"echo":"big"}}"#
+    );
+    drop(b64);
+    c.send_raw(tokio_tungstenite::tungstenite::Message::Text(frame.into()))
         .await;
+    let r = c.recv_reply().await.unwrap();
+    assert_eq!(
+        (r["status"].as_str(), r["echo"].as_str()),
+        (Some("ok"), Some("big")),
+        "{r}"
+    );
+    let r = &r["data"];
     assert!(r["message_id"].as_i64().unwrap() > 0);
     let media = control.received_media();
     assert_eq!(media.len(), 1);
@@ -821,4 +829,14 @@ async fn injected_events_reach_event_paths_only() {
     );
     assert_eq!(e["message"][1]["type"], "face");
     sb.shutdown().await;
+}
+
+#[tokio::test]
+async fn run_cli_returns_after_shutdown() {
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(onebot_sandbox::run_cli(SandboxConfig::default(), async {
+        let _ = rx.await;
+    }));
+    tx.send(()).unwrap();
+    task.await.unwrap().unwrap();
 }

@@ -16,7 +16,7 @@ use crate::shared::{Shared, lock};
 pub(super) fn upload_group_file(
     shared: &Shared,
     p: Params<'_>,
-    cache: &mut DigestCache,
+    cache: &DigestCache<'_>,
 ) -> ActionResult {
     let flavor = shared.cfg.flavor;
     let group_id = p.req_int("group_id")?;

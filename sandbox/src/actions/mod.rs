@@ -43,7 +43,7 @@ pub(crate) fn dispatch(
     shared: &Shared,
     action: &str,
     params: &Map<String, Value>,
-    cache: &mut DigestCache,
+    cache: &DigestCache<'_>,
 ) -> ActionResult {
     let flavor = shared.cfg.flavor;
     let p = Params(params);
@@ -72,10 +72,10 @@ pub(crate) fn dispatch(
 
 /// A copy of `params` for the action log, with every `base64://` payload replaced by
 /// `base64://<sha256>:<len>` (digests are cached for the handler that runs next).
-pub(crate) fn redact(v: &Value, cache: &mut DigestCache) -> Value {
+pub(crate) fn redact<'a>(v: &'a Value, cache: &mut DigestCache<'a>) -> Value {
     match v {
         Value::String(s) => match s.strip_prefix("base64://") {
-            Some(payload) => match cache.digest(payload) {
+            Some(payload) => match cache.remember(payload) {
                 Some(d) => Value::String(format!("base64://{}:{}", d.sha256, d.len)),
                 None => v.clone(),
             },

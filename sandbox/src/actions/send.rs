@@ -77,7 +77,7 @@ fn media_segment(
     kind: MediaKind,
     mut data: Map<String, Value>,
     chat: ChatRef,
-    cache: &mut DigestCache,
+    cache: &DigestCache<'_>,
     received: &mut Vec<ReceivedMedia>,
 ) -> Result<Map<String, Value>, ActionError> {
     // NapCat's source priority: url → file → path.
@@ -136,7 +136,7 @@ pub(super) fn send(
     shared: &Shared,
     name: &str,
     p: Params<'_>,
-    cache: &mut DigestCache,
+    cache: &DigestCache<'_>,
 ) -> ActionResult {
     let flavor = shared.cfg.flavor;
     let chat = target(name, p)?;

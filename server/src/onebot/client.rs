@@ -53,7 +53,7 @@ use super::api::{
 };
 use super::flavor::{Flavor, FlavorSetting};
 use super::history::{self, SeqCache};
-use super::decode::int_of;
+use super::model::int_of;
 use super::retcode::{self, Via};
 use super::transport::backoff::Backoff;
 use super::transport::http::{HttpError, HttpTransport};

@@ -8,8 +8,7 @@
 use serde_json::Value;
 
 use super::api::InboundEvent;
-use super::decode::int_of;
-use super::model::Message;
+use super::model::{Message, int_of};
 
 /// What a frame with a `post_type` means.
 #[derive(Debug, Clone, PartialEq)]

@@ -28,8 +28,7 @@ use serde_json::{Map, Value, json};
 
 use super::api::{ChatRef, HistoryPage};
 use super::flavor::Flavor;
-use super::decode::int_of;
-use super::model::Message;
+use super::model::{Message, int_of};
 use crate::error::{Error, Kind, Result};
 
 /// SnowLuma clamps `count` to 1..=200.

@@ -11,12 +11,13 @@
 //! - [`history`]: per-flavor history anchors and paging.
 //! - [`events`]: inbound event frames → [`InboundEvent`].
 //! - [`model`]: inbound messages and segments (array and CQ-code forms).
+//! - [`cq`]: the CQ-code parser and escaper.
 //! - [`flavor`]: implementation profiles (history anchors, poke path, ...).
 //! - [`detached`]: the adapter of an account with no transport.
 
 pub mod api;
 pub mod client;
-mod decode;
+pub mod cq;
 pub mod detached;
 pub mod events;
 pub mod flavor;

@@ -22,7 +22,7 @@
 use serde_json::Value;
 
 use super::flavor::Flavor;
-use super::decode::int_of;
+use super::model::int_of;
 use crate::error::{Error, Kind, Result};
 
 /// Which transport carried the answer.
