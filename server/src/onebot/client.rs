@@ -280,7 +280,9 @@ impl Inner {
                 ConnState::Backoff | ConnState::AuthFailed => {
                     tracing::warn!(account_id = %self.id, state = state.name(), %detail, "connection state")
                 }
-                _ => tracing::debug!(account_id = %self.id, state = state.name(), %detail, "connection state"),
+                _ => {
+                    tracing::debug!(account_id = %self.id, state = state.name(), %detail, "connection state")
+                }
             }
             self.sink.publish(
                 &self.id,
@@ -440,7 +442,11 @@ impl Inner {
         let Some(url) = self.cfg.ws_url.clone() else {
             return Once::Shutdown;
         };
-        let token = self.cfg.access_token.as_ref().map(|t| t.expose().to_string());
+        let token = self
+            .cfg
+            .access_token
+            .as_ref()
+            .map(|t| t.expose().to_string());
         let connect_timeout = Duration::from_millis(self.cfg.connect_timeout_ms);
         let attempt = tokio::time::timeout(connect_timeout, async {
             let io = connector
@@ -660,7 +666,12 @@ impl Inner {
                 .call(action, &json!({}), timeout)
                 .await
                 .map_err(|e| self.http_error(action, e, timeout))?;
-            out.push(retcode::classify(flavor, Via::Http(status), action, &frame)?);
+            out.push(retcode::classify(
+                flavor,
+                Via::Http(status),
+                action,
+                &frame,
+            )?);
         }
         let version = out.pop().unwrap_or_default();
         let login = out.pop().unwrap_or_default();
@@ -720,17 +731,18 @@ impl Inner {
             let route = self.route(action, ctx).await?;
             let flavor = self.flavor();
             match route {
-                Route::Ws(link) => match link.call(self.next_echo(), action, &params, deadline).await
-                {
-                    Ok(frame) => return retcode::classify(flavor, Via::Ws, action, &frame),
-                    // The link died between picking it and sending: nothing
-                    // left, so one more routing is safe.
-                    Err(LinkError::NotSent) if !retried => {
-                        retried = true;
-                        self.clear_link(&link);
+                Route::Ws(link) => {
+                    match link.call(self.next_echo(), action, &params, deadline).await {
+                        Ok(frame) => return retcode::classify(flavor, Via::Ws, action, &frame),
+                        // The link died between picking it and sending: nothing
+                        // left, so one more routing is safe.
+                        Err(LinkError::NotSent) if !retried => {
+                            retried = true;
+                            self.clear_link(&link);
+                        }
+                        Err(e) => return Err(self.link_error(action, e, timeout)),
                     }
-                    Err(e) => return Err(self.link_error(action, e, timeout)),
-                },
+                }
                 Route::Http(http) => {
                     let left = deadline.saturating_duration_since(Instant::now());
                     return match http.call(action, &params, left).await {
@@ -803,9 +815,7 @@ impl Inner {
 
     fn http_error(&self, action: &str, e: HttpError, timeout: Duration) -> Error {
         match e {
-            HttpError::NotSent(detail) => self
-                .offline_error(action)
-                .with("http_error", detail),
+            HttpError::NotSent(detail) => self.offline_error(action).with("http_error", detail),
             HttpError::Timeout => self.timeout_error(action, timeout, true),
             HttpError::Lost(detail) => self.lost_error(action).with("http_error", detail),
             HttpError::Auth(status) => Error::new(

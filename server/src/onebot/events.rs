@@ -140,7 +140,10 @@ mod tests {
             "message_id":7,"user_id":1,"sender":{"user_id":1},"message":"hi"});
         assert!(matches!(
             decode(&sent),
-            Decoded::Event(InboundEvent::Message { self_sent: true, .. })
+            Decoded::Event(InboundEvent::Message {
+                self_sent: true,
+                ..
+            })
         ));
         let poke = json!({"post_type":"notice","notice_type":"notify","sub_type":"poke",
             "group_id":"7","user_id":1,"target_id":2,"time":3});

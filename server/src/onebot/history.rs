@@ -277,7 +277,8 @@ mod tests {
     fn drops_anchor_and_newer_and_computes_has_more() {
         let g = ChatRef::Group(7);
         // Anchor 4 included, peer returned 4 rows for count 2 (+1, +anchor).
-        let data = json!({"messages": [row(2, 2, 20), row(3, 3, 30), row(1, 1, 10), row(4, 4, 40)]});
+        let data =
+            json!({"messages": [row(2, 2, 20), row(3, 3, 30), row(1, 1, 10), row(4, 4, 40)]});
         let p = page(Flavor::NapCat, g, 2, Some(4), Ok(data)).unwrap();
         let ids: Vec<_> = p.messages.iter().map(|m| m.message_id).collect();
         assert_eq!(ids, [2, 3]);
@@ -294,7 +295,13 @@ mod tests {
         let p = page(Flavor::NapCat, ChatRef::Group(1), 5, None, Err(err.clone())).unwrap();
         assert!(p.messages.is_empty() && !p.has_more);
         assert!(page(Flavor::LlOneBot, ChatRef::Group(1), 5, None, Err(err)).is_err());
-        let bad = page(Flavor::NapCat, ChatRef::Group(1), 5, None, Ok(json!({"messages": 3})));
+        let bad = page(
+            Flavor::NapCat,
+            ChatRef::Group(1),
+            5,
+            None,
+            Ok(json!({"messages": 3})),
+        );
         assert_eq!(bad.unwrap_err().kind, Kind::OnebotProtocolError);
     }
 
@@ -302,11 +309,25 @@ mod tests {
     fn gocq_window_has_more_by_seq() {
         let g = ChatRef::Group(7);
         let rows: Vec<Value> = (1..=20).map(|s| row(100 + s, s, s)).collect();
-        let p = page(Flavor::GoCqhttp, g, 50, Some(120), Ok(json!({"messages": rows}))).unwrap();
+        let p = page(
+            Flavor::GoCqhttp,
+            g,
+            50,
+            Some(120),
+            Ok(json!({"messages": rows})),
+        )
+        .unwrap();
         assert_eq!(p.messages.len(), 19);
         assert!(!p.has_more, "seq 1 is the oldest");
         let rows: Vec<Value> = (21..=40).map(|s| row(100 + s, s, s)).collect();
-        let p = page(Flavor::GoCqhttp, g, 50, Some(140), Ok(json!({"messages": rows}))).unwrap();
+        let p = page(
+            Flavor::GoCqhttp,
+            g,
+            50,
+            Some(140),
+            Ok(json!({"messages": rows})),
+        )
+        .unwrap();
         assert!(p.has_more);
     }
 

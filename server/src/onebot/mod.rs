@@ -80,13 +80,15 @@ pub async fn start_accounts(
     if let Some(rev) = &config.reverse_ws
         && !reverse.is_empty()
     {
-        let listener = tokio::net::TcpListener::bind(rev.listen).await.map_err(|e| {
-            Error::internal(format!(
-                "binding the reverse WebSocket listener on {}: {e}",
-                rev.listen
-            ))
-            .with("listen", rev.listen)
-        })?;
+        let listener = tokio::net::TcpListener::bind(rev.listen)
+            .await
+            .map_err(|e| {
+                Error::internal(format!(
+                    "binding the reverse WebSocket listener on {}: {e}",
+                    rev.listen
+                ))
+                .with("listen", rev.listen)
+            })?;
         tracing::info!(listen = %rev.listen, path = %rev.path, "reverse WebSocket listening");
         transport::reverse::spawn(
             listener,

@@ -119,7 +119,9 @@ pub fn peer_error(
         }
         Kind::RiskControlled => "the platform refused the send (risk control)",
         Kind::PokeUnsupported => "the OneBot implementation cannot poke",
-        Kind::OnebotActionUnknown => "the OneBot implementation answered with an unexpected outcome",
+        Kind::OnebotActionUnknown => {
+            "the OneBot implementation answered with an unexpected outcome"
+        }
         _ => "the OneBot implementation reported a failure",
     };
     let mut message = format!("{action}: {what} (retcode {code})");
@@ -166,9 +168,7 @@ fn failure_kind(
         return Kind::RiskControlled;
     }
     let class = retcode_class(flavor, via, retcode, text);
-    if is_poke_action(action)
-        && (text.contains("packetBackend") || class == Class::Unsupported)
-    {
+    if is_poke_action(action) && (text.contains("packetBackend") || class == Class::Unsupported) {
         return Kind::PokeUnsupported;
     }
     match class {
@@ -278,46 +278,165 @@ mod tests {
     fn per_flavor_retcodes() {
         use Flavor::*;
         let cases = [
-            (NapCat, Via::Ws, "get_msg", failed(1400, "bad"), Kind::OnebotBadRequest),
-            (NapCat, Via::Http(200), "get_msg", failed(400, "bad"), Kind::OnebotBadRequest),
-            (NapCat, Via::Ws, "nope", failed(1404, "不支持的API nope"), Kind::OnebotActionUnsupported),
-            (NapCat, Via::Http(200), "nope", failed(200, "不支持的API nope"), Kind::OnebotActionUnsupported),
-            (NapCat, Via::Ws, "get_msg", failed(1200, "消息不存在"), Kind::OnebotActionFailed),
-            (NapCat, Via::Http(200), "get_msg", failed(200, "消息不存在"), Kind::OnebotActionFailed),
-            (NapCat, Via::Ws, "get_msg", failed(1403, "token验证失败"), Kind::OnebotAuthFailed),
-            (LlOneBot, Via::Ws, "x", failed(1200, "boom"), Kind::OnebotActionFailed),
-            (GoCqhttp, Via::Ws, "nope", failed(404, "API不存在"), Kind::OnebotActionUnsupported),
-            (GoCqhttp, Via::Ws, "get_msg", failed(100, "消息不存在"), Kind::OnebotActionFailed),
-            (SnowLuma, Via::Ws, "get_msg", json!({"status":"failed","retcode":100,"wording":"x"}), Kind::OnebotActionFailed),
-            (SnowLuma, Via::Ws, "x", json!({"status":"failed","retcode":1400,"wording":"x"}), Kind::OnebotBadRequest),
-            (Lagrange, Via::Ws, "get_msg", json!({"status":"failed","retcode":1}), Kind::OnebotActionFailed),
-            (Lagrange, Via::Ws, "x", json!({"status":"failed","retcode":7}), Kind::OnebotActionUnknown),
-            (NapCat, Via::Ws, "x", json!({"status":"weird","retcode":0}), Kind::OnebotActionUnknown),
-            (SnowLuma, Via::Http(401), "x", json!({"status":"failed","retcode":1401}), Kind::OnebotAuthFailed),
+            (
+                NapCat,
+                Via::Ws,
+                "get_msg",
+                failed(1400, "bad"),
+                Kind::OnebotBadRequest,
+            ),
+            (
+                NapCat,
+                Via::Http(200),
+                "get_msg",
+                failed(400, "bad"),
+                Kind::OnebotBadRequest,
+            ),
+            (
+                NapCat,
+                Via::Ws,
+                "nope",
+                failed(1404, "不支持的API nope"),
+                Kind::OnebotActionUnsupported,
+            ),
+            (
+                NapCat,
+                Via::Http(200),
+                "nope",
+                failed(200, "不支持的API nope"),
+                Kind::OnebotActionUnsupported,
+            ),
+            (
+                NapCat,
+                Via::Ws,
+                "get_msg",
+                failed(1200, "消息不存在"),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                NapCat,
+                Via::Http(200),
+                "get_msg",
+                failed(200, "消息不存在"),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                NapCat,
+                Via::Ws,
+                "get_msg",
+                failed(1403, "token验证失败"),
+                Kind::OnebotAuthFailed,
+            ),
+            (
+                LlOneBot,
+                Via::Ws,
+                "x",
+                failed(1200, "boom"),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                GoCqhttp,
+                Via::Ws,
+                "nope",
+                failed(404, "API不存在"),
+                Kind::OnebotActionUnsupported,
+            ),
+            (
+                GoCqhttp,
+                Via::Ws,
+                "get_msg",
+                failed(100, "消息不存在"),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                SnowLuma,
+                Via::Ws,
+                "get_msg",
+                json!({"status":"failed","retcode":100,"wording":"x"}),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                SnowLuma,
+                Via::Ws,
+                "x",
+                json!({"status":"failed","retcode":1400,"wording":"x"}),
+                Kind::OnebotBadRequest,
+            ),
+            (
+                Lagrange,
+                Via::Ws,
+                "get_msg",
+                json!({"status":"failed","retcode":1}),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                Lagrange,
+                Via::Ws,
+                "x",
+                json!({"status":"failed","retcode":7}),
+                Kind::OnebotActionUnknown,
+            ),
+            (
+                NapCat,
+                Via::Ws,
+                "x",
+                json!({"status":"weird","retcode":0}),
+                Kind::OnebotActionUnknown,
+            ),
+            (
+                SnowLuma,
+                Via::Http(401),
+                "x",
+                json!({"status":"failed","retcode":1401}),
+                Kind::OnebotAuthFailed,
+            ),
         ];
         for (flavor, via, action, frame, want) in cases {
-            assert_eq!(kind(flavor, via, action, frame.clone()), want, "{flavor} {via:?} {frame}");
+            assert_eq!(
+                kind(flavor, via, action, frame.clone()),
+                want,
+                "{flavor} {via:?} {frame}"
+            );
         }
     }
 
     #[test]
     fn napcat_send_failures() {
         let checker = |result: i64, msg: &str| {
-            format!("EventChecker Failed: {NT} EventRet:\n{{\n    \"result\": {result},\n    \"errMsg\": \"{msg}\"\n}}")
+            format!(
+                "EventChecker Failed: {NT} EventRet:\n{{\n    \"result\": {result},\n    \"errMsg\": \"{msg}\"\n}}"
+            )
         };
         let timeout = |body: &str| format!("Timeout: {NT} EventRet:\n{body}");
         let cases = [
-            (checker(110, "发送失败，你已被移出该群，请重新加群。"), Kind::RemovedFromGroup),
-            (checker(-1, "rich media transfer failed"), Kind::MediaTransferFailed),
+            (
+                checker(110, "发送失败，你已被移出该群，请重新加群。"),
+                Kind::RemovedFromGroup,
+            ),
+            (
+                checker(-1, "rich media transfer failed"),
+                Kind::MediaTransferFailed,
+            ),
             (checker(1, ""), Kind::BotMuted),
-            (timeout("{\n    \"result\": 1,\n    \"errMsg\": \"\"\n}"), Kind::BotMuted),
-            (timeout("{\n    \"result\": 0,\n    \"errMsg\": \"\"\n}"), Kind::SendOutcomeUnknown),
+            (
+                timeout("{\n    \"result\": 1,\n    \"errMsg\": \"\"\n}"),
+                Kind::BotMuted,
+            ),
+            (
+                timeout("{\n    \"result\": 0,\n    \"errMsg\": \"\"\n}"),
+                Kind::SendOutcomeUnknown,
+            ),
             (timeout("{}"), Kind::SendOutcomeUnknown),
             (checker(5, "other"), Kind::OnebotActionFailed),
         ];
         for (text, want) in cases {
-            let err = classify(Flavor::NapCat, Via::Ws, "send_group_msg", &failed(1200, &text))
-                .unwrap_err();
+            let err = classify(
+                Flavor::NapCat,
+                Via::Ws,
+                "send_group_msg",
+                &failed(1200, &text),
+            )
+            .unwrap_err();
             assert_eq!(err.kind, want, "{text}");
             assert_eq!(err.meta("peer_message"), Some(text.as_str()));
             assert_eq!(err.meta("retcode"), Some("1200"));
@@ -334,24 +453,40 @@ mod tests {
         assert_eq!(err.kind, Kind::RiskControlled);
         assert_eq!(err.meta("peer_message"), Some("请参考 go-cqhttp 端输出"));
         assert_eq!(
-            kind(Flavor::NapCat, Via::Ws, "group_poke",
-                failed(1400, "packetBackend发包能力不可用，请检查配置")),
+            kind(
+                Flavor::NapCat,
+                Via::Ws,
+                "group_poke",
+                failed(1400, "packetBackend发包能力不可用，请检查配置")
+            ),
             Kind::PokeUnsupported
         );
         assert_eq!(
-            kind(Flavor::SnowLuma, Via::Ws, "group_poke",
-                json!({"status":"failed","retcode":1404,"wording":"unknown action"})),
+            kind(
+                Flavor::SnowLuma,
+                Via::Ws,
+                "group_poke",
+                json!({"status":"failed","retcode":1404,"wording":"unknown action"})
+            ),
             Kind::PokeUnsupported
         );
         assert_eq!(
-            kind(Flavor::Lagrange, Via::Ws, "group_poke", json!({"status":"failed","retcode":1})),
+            kind(
+                Flavor::Lagrange,
+                Via::Ws,
+                "group_poke",
+                json!({"status":"failed","retcode":1})
+            ),
             Kind::OnebotActionFailed
         );
     }
 
     #[test]
     fn text_fields_and_actions() {
-        assert_eq!(peer_text(&json!({"message":"","wording":"w","msg":"m"})), "w");
+        assert_eq!(
+            peer_text(&json!({"message":"","wording":"w","msg":"m"})),
+            "w"
+        );
         assert_eq!(peer_text(&json!({"msg":"m"})), "m");
         assert_eq!(peer_text(&json!({})), "");
         assert!(is_send_action("send_group_msg_async"));

@@ -132,9 +132,10 @@ fn check(req: &Request, shared: &Shared) -> Result<(Arc<AccountClient>, ClientRo
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
     };
-    let self_id: i64 = header("x-self-id")
-        .and_then(|v| v.parse().ok())
-        .ok_or((StatusCode::BAD_REQUEST, "missing or invalid X-Self-ID".to_string()))?;
+    let self_id: i64 = header("x-self-id").and_then(|v| v.parse().ok()).ok_or((
+        StatusCode::BAD_REQUEST,
+        "missing or invalid X-Self-ID".to_string(),
+    ))?;
     let client = shared.accounts.get(&self_id).cloned().ok_or((
         StatusCode::FORBIDDEN,
         format!("no reverse account for X-Self-ID {self_id}"),
@@ -193,7 +194,10 @@ mod tests {
         assert_eq!(bearer_or_token("TOKEN abc"), "abc");
         assert_eq!(bearer_or_token("Basic abc"), "");
         assert_eq!(bearer_or_token("Bearer"), "");
-        assert_eq!(query_token(Some("a=1&access_token=x%20y")).as_deref(), Some("x y"));
+        assert_eq!(
+            query_token(Some("a=1&access_token=x%20y")).as_deref(),
+            Some("x y")
+        );
         assert_eq!(normalize_path("/onebot/v11/ws/"), "/onebot/v11/ws");
         assert_eq!(normalize_path("/"), "/");
         assert!(constant_time_eq(b"abc", b"abc"));
