@@ -456,8 +456,11 @@ impl Config {
                 format!("unknown time zone {:?}", self.timezone),
             ));
         }
-        if crate::onebot::Flavor::parse_setting(&self.sandbox.flavor).is_none()
-            || self.sandbox.flavor == "auto"
+        if self
+            .sandbox
+            .flavor
+            .parse::<onebot_sandbox::Flavor>()
+            .is_err()
         {
             return Err(invalid(
                 "sandbox.flavor",

@@ -162,3 +162,42 @@ fn serve_on_sandbox_answers_grpcurl_and_exits_cleanly_on_sigterm() {
     let status = gw.wait_exit(Duration::from_secs(15));
     assert!(status.success(), "exit status {status}");
 }
+
+#[tokio::test]
+async fn sandbox_subcommand_answers_a_raw_onebot_websocket_call() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let data = tempfile::tempdir().expect("tempdir");
+    let peer = Running::start(&["sandbox", "--listen", "127.0.0.1:0"], data.path());
+    let line = tokio::task::spawn_blocking(move || {
+        let line = peer.wait_line("OneBot sandbox ready");
+        (peer, line)
+    })
+    .await
+    .expect("join");
+    let (_peer, line) = line;
+    let ws_url = addr_of(&line, "ws=");
+
+    let (mut ws, _) = tokio_tungstenite::connect_async(ws_url.as_str())
+        .await
+        .expect("connect to sandbox");
+    ws.send(Message::text(
+        r#"{"action":"get_group_member_list","params":{"group_id":20000002},"echo":"m1"}"#,
+    ))
+    .await
+    .expect("send");
+    let reply = loop {
+        let frame = ws.next().await.expect("frame").expect("ws");
+        let Message::Text(text) = frame else { continue };
+        let value: serde_json::Value = serde_json::from_str(&text).expect("json");
+        if value["echo"] == "m1" {
+            break value;
+        }
+    };
+    assert_eq!(reply["status"], "ok");
+    let members = reply["data"].as_array().expect("member array");
+    assert_eq!(members.len(), 120);
+    assert_eq!(members[0]["user_id"], 10001);
+    assert_eq!(members[0]["card"], "群主张三");
+}
