@@ -4,6 +4,7 @@
 //! [`Gateway`] is the root object the gRPC layer holds: the configured
 //! accounts and the per-feature services.
 
+pub mod events;
 pub mod groups;
 pub mod history;
 pub mod members;
@@ -56,6 +57,8 @@ pub struct Gateway {
     pub tz: jiff::tz::TimeZone,
     /// Member lists per (account, group); the event hub invalidates it.
     pub member_cache: Arc<members::MemberCache>,
+    /// Inbound events: numbering, resume buffer, fan-out.
+    pub events: Arc<events::EventHub>,
     accounts: BTreeMap<String, Arc<Account>>,
 }
 
@@ -64,15 +67,30 @@ impl Gateway {
     pub fn new(config: Arc<Config>, accounts: Vec<Account>) -> Result<Self> {
         let tz = jiff::tz::TimeZone::get(&config.timezone)
             .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
+        let member_cache: Arc<members::MemberCache> = Arc::default();
+        let events = Arc::new(events::EventHub::new(
+            config.events.buffer_size,
+            tokio_util::sync::CancellationToken::new(),
+        ));
+        observe_members(&events, &member_cache);
         Ok(Self {
             config,
             tz,
-            member_cache: Arc::default(),
+            member_cache,
+            events,
             accounts: accounts
                 .into_iter()
                 .map(|a| (a.id.clone(), Arc::new(a)))
                 .collect(),
         })
+    }
+
+    /// Uses `hub` (the one the adapters publish to) as the event hub; the
+    /// member cache observes it.
+    pub fn with_event_hub(mut self, hub: Arc<events::EventHub>) -> Self {
+        observe_members(&hub, &self.member_cache);
+        self.events = hub;
+        self
     }
 
     /// Looks up a usable account; `""` means `default`. Unknown accounts and
@@ -95,4 +113,12 @@ impl Gateway {
     pub fn queue_depth(&self, _account_id: &str) -> usize {
         0
     }
+}
+
+/// Member joins, leaves, card changes and reconnects invalidate the cache.
+fn observe_members(hub: &events::EventHub, cache: &Arc<members::MemberCache>) {
+    let cache = cache.clone();
+    hub.observe(Arc::new(move |account_id, event| {
+        cache.observe(account_id, event)
+    }));
 }
