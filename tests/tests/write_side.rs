@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use onebot_gateway::config::{AccountConfig, Config};
 use onebot_gateway::domain::Gateway;
-use onebot_gateway::onebot::{self, EventSink, InboundEvent};
+use onebot_gateway::domain::events::EventHub;
+use onebot_gateway::onebot;
 use onebot_gateway_client::pb;
 use pb::media_service_client::MediaServiceClient;
 use pb::upload_media_request::Payload;
@@ -23,12 +24,6 @@ use tonic_types::StatusExt;
 
 const MIB: usize = 1024 * 1024;
 const CHUNK: usize = 64 * 1024;
-
-struct NullSink;
-
-impl EventSink for NullSink {
-    fn publish(&self, _account_id: &str, _event: InboundEvent) {}
-}
 
 /// A gateway serving gRPC on a loopback port, with its data directory.
 struct Harness {
@@ -45,10 +40,13 @@ impl Harness {
         config.server.data_dir = data_dir.path().to_path_buf();
         config.validate().unwrap();
         let shutdown = CancellationToken::new();
-        let accounts = onebot::start_accounts(&config, Arc::new(NullSink), shutdown.clone())
+        let hub = Arc::new(EventHub::new(config.events.buffer_size, shutdown.clone()));
+        let accounts = onebot::start_accounts(&config, hub.clone(), shutdown.clone())
             .await
             .unwrap();
-        let mut gw = Gateway::new(Arc::new(config), accounts).unwrap();
+        let mut gw = Gateway::new(Arc::new(config), accounts)
+            .unwrap()
+            .with_event_hub(hub);
         gw.open_write_side(shutdown.clone()).unwrap();
         let gw = Arc::new(gw);
         let (_reporter, health) = tonic_health::server::health_reporter();

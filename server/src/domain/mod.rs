@@ -16,6 +16,14 @@ pub mod store;
 pub(crate) mod testkit;
 pub mod write;
 
+pub mod events;
+pub mod groups;
+pub mod history;
+pub mod members;
+
+#[cfg(test)]
+mod read_tests;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -59,6 +67,10 @@ pub struct Gateway {
     pub config: Arc<Config>,
     /// Time zone of rendered times.
     pub tz: jiff::tz::TimeZone,
+    /// Member lists per (account, group); the event hub invalidates it.
+    pub member_cache: Arc<members::MemberCache>,
+    /// Inbound events: numbering, resume buffer, fan-out.
+    pub events: Arc<events::EventHub>,
     accounts: BTreeMap<String, Arc<Account>>,
     write: Option<write::WriteSide>,
 }
@@ -68,9 +80,17 @@ impl Gateway {
     pub fn new(config: Arc<Config>, accounts: Vec<Account>) -> Result<Self> {
         let tz = jiff::tz::TimeZone::get(&config.timezone)
             .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
+        let member_cache: Arc<members::MemberCache> = Arc::default();
+        let events = Arc::new(events::EventHub::new(
+            config.events.buffer_size,
+            tokio_util::sync::CancellationToken::new(),
+        ));
+        observe_members(&events, &member_cache);
         Ok(Self {
             config,
             tz,
+            member_cache,
+            events,
             accounts: accounts
                 .into_iter()
                 .map(|a| (a.id.clone(), Arc::new(a)))
@@ -96,6 +116,14 @@ impl Gateway {
             .ok_or_else(|| Error::internal("the write side is not open"))
     }
 
+    /// Uses `hub` (the one the adapters publish to) as the event hub; the
+    /// member cache observes it.
+    pub fn with_event_hub(mut self, hub: Arc<events::EventHub>) -> Self {
+        observe_members(&hub, &self.member_cache);
+        self.events = hub;
+        self
+    }
+
     /// Looks up a usable account; `""` means `default`. Unknown accounts and
     /// accounts without any transport fail with `AccountNotConfigured`
     /// before any peer is touched.
@@ -116,4 +144,12 @@ impl Gateway {
     pub fn queue_depth(&self, _account_id: &str) -> usize {
         0
     }
+}
+
+/// Member joins, leaves, card changes and reconnects invalidate the cache.
+fn observe_members(hub: &events::EventHub, cache: &Arc<members::MemberCache>) {
+    let cache = cache.clone();
+    hub.observe(Arc::new(move |account_id, event| {
+        cache.observe(account_id, event)
+    }));
 }
