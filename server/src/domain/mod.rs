@@ -4,6 +4,8 @@
 //! [`Gateway`] is the root object the gRPC layer holds: the configured
 //! accounts and the per-feature services.
 
+pub mod tools;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
