@@ -4,7 +4,13 @@
 //! [`Gateway`] is the root object the gRPC layer holds: the configured
 //! accounts and the per-feature services.
 
+pub mod groups;
+pub mod history;
+pub mod members;
 pub mod tools;
+
+#[cfg(test)]
+mod read_tests;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -49,6 +55,8 @@ pub struct Gateway {
     pub config: Arc<Config>,
     /// Time zone of rendered times.
     pub tz: jiff::tz::TimeZone,
+    /// Member lists per (account, group); the event hub invalidates it.
+    pub member_cache: Arc<members::MemberCache>,
     accounts: BTreeMap<String, Arc<Account>>,
 }
 
@@ -60,6 +68,7 @@ impl Gateway {
         Ok(Self {
             config,
             tz,
+            member_cache: Arc::default(),
             accounts: accounts
                 .into_iter()
                 .map(|a| (a.id.clone(), Arc::new(a)))

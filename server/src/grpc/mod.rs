@@ -1,9 +1,10 @@
 //! The tonic layer: one file per proto service, conversions, the error
 //! mapping, and the router with health and reflection. The only module that
-//! knows tonic.
+//! knows tonic. Handlers take the caller's deadline with [`ctx`].
 
 pub mod account;
 pub mod convert;
+pub mod deadline;
 pub mod event;
 pub mod group;
 pub mod media;
@@ -19,6 +20,8 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use crate::domain::Gateway;
+
+pub use deadline::ctx;
 
 /// Fully qualified names of the gateway's own services (health names).
 pub const SERVICE_NAMES: [&str; 6] = [
