@@ -290,12 +290,14 @@ impl Args {
     pub fn positive_id(&self, field: &'static str) -> Result<Option<i64>, ArgError> {
         match self.get(field) {
             None => Ok(None),
-            Some(Arg::Json(v)) => positive_int(v)
-                .map(Some)
-                .ok_or_else(|| ArgError::NotPositiveInteger {
-                    field,
-                    value: v.to_string(),
-                }),
+            Some(Arg::Json(v)) => {
+                positive_int(v)
+                    .map(Some)
+                    .ok_or_else(|| ArgError::NotPositiveInteger {
+                        field,
+                        value: v.to_string(),
+                    })
+            }
             Some(Arg::Infinite(text) | Arg::Opaque(text)) => Err(ArgError::NotPositiveInteger {
                 field,
                 value: text.clone(),
@@ -400,7 +402,8 @@ fn is_js_space(c: char) -> bool {
             | '\u{0020}'
             | '\u{00A0}'
             | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
+            | '\u{2000}'
+            ..='\u{200A}'
                 | '\u{2028}'
                 | '\u{2029}'
                 | '\u{202F}'
@@ -777,8 +780,14 @@ mod tests {
             ("media:abc123", Some(MediaId("abc123".into()))),
             ("media:", None),
             ("media:  ", None),
-            ("http://example.com/a.png", Some(Url("http://example.com/a.png".into()))),
-            ("HTTPS://example.com/a.png", Some(Url("HTTPS://example.com/a.png".into()))),
+            (
+                "http://example.com/a.png",
+                Some(Url("http://example.com/a.png".into())),
+            ),
+            (
+                "HTTPS://example.com/a.png",
+                Some(Url("HTTPS://example.com/a.png".into())),
+            ),
             ("https://", Some(Url("https://".into()))),
             ("/abs/path/a.png", Some(Path("/abs/path/a.png".into()))),
             ("a.png", None),
@@ -801,9 +810,20 @@ mod tests {
         assert_eq!(Args::parse("  \n").unwrap(), Args::default());
         assert_eq!(Args::parse("{}").unwrap(), Args::default());
         for not_object in ["[]", "1", "\"x\"", "null", "true"] {
-            assert_eq!(Args::parse(not_object), Err(ArgError::NotObject), "{not_object}");
+            assert_eq!(
+                Args::parse(not_object),
+                Err(ArgError::NotObject),
+                "{not_object}"
+            );
         }
-        for bad in ["{", "{\"a\":}", "{'a':1}", "{\"a\":1} x", "{\"a\":NaN}", "{\"a\":Infinity}"] {
+        for bad in [
+            "{",
+            "{\"a\":}",
+            "{'a':1}",
+            "{\"a\":1} x",
+            "{\"a\":NaN}",
+            "{\"a\":Infinity}",
+        ] {
             assert!(
                 matches!(Args::parse(bad), Err(ArgError::BadJson(_))),
                 "{bad}"

@@ -43,12 +43,17 @@ pub fn failure_text(failure: &Failure, locale: Locale) -> String {
         Failure::UnknownTool { name, available } => pick(
             locale,
             format!("未知工具「{name}」。可用工具：{}。", available.join("、")),
-            format!("unknown tool {name:?}; available tools: {}.", available.join(", ")),
+            format!(
+                "unknown tool {name:?}; available tools: {}.",
+                available.join(", ")
+            ),
         ),
         Failure::WriteDisabled(name) => pick(
             locale,
             format!("写操作工具 {name} 已被关闭（tools.write_enabled = false），本网关只读。"),
-            format!("the write tool {name} is disabled (tools.write_enabled = false); this gateway is read-only."),
+            format!(
+                "the write tool {name} is disabled (tools.write_enabled = false); this gateway is read-only."
+            ),
         ),
         Failure::Args(err) => arg_text(err, locale),
         Failure::Domain(err) => error_text(err, locale),
@@ -77,7 +82,9 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
             let (zh, en) = match expected {
                 Expected::String => ("字符串", "a string"),
                 Expected::StringArray => ("字符串数组", "an array of strings"),
-                Expected::NumberOrNumericString => ("数字或数字字符串", "a number or a numeric string"),
+                Expected::NumberOrNumericString => {
+                    ("数字或数字字符串", "a number or a numeric string")
+                }
             };
             pick(
                 locale,
@@ -107,7 +114,9 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
         ArgError::BadMessageSeq(value) => pick(
             locale,
             format!("参数不合法：messageSeq 必须是整数消息 id（message_id），收到 {value}。"),
-            format!("invalid arguments: messageSeq must be an integer message id (message_id), got {value}."),
+            format!(
+                "invalid arguments: messageSeq must be an integer message id (message_id), got {value}."
+            ),
         ),
         ArgError::BadMedia { field, value } => pick(
             locale,
@@ -126,7 +135,11 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
     let meta = |key: &str| err.meta(key).unwrap_or_default().to_owned();
     let account = {
         let id = meta("account_id");
-        if id.is_empty() { "default".to_owned() } else { id }
+        if id.is_empty() {
+            "default".to_owned()
+        } else {
+            id
+        }
     };
     let peer = meta("peer_message");
     let retcode = meta("retcode");
@@ -134,7 +147,10 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
     let (rc_zh, rc_en) = if retcode.is_empty() {
         (String::new(), String::new())
     } else {
-        (format!("（retcode {retcode}）"), format!(" (retcode {retcode})"))
+        (
+            format!("（retcode {retcode}）"),
+            format!(" (retcode {retcode})"),
+        )
     };
     // The peer's own words, verbatim, when it sent any.
     let (said_zh, said_en) = if peer.is_empty() {
@@ -146,7 +162,10 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         .retry_after
         .map(|d| d.as_secs_f64().ceil().max(1.0) as u64);
     let (retry_zh, retry_en) = match retry {
-        Some(s) => (format!("请约 {s} 秒后重试。"), format!(" Retry in about {s} s.")),
+        Some(s) => (
+            format!("请约 {s} 秒后重试。"),
+            format!(" Retry in about {s} s."),
+        ),
         None => ("请稍后重试。".to_owned(), " Retry later.".to_owned()),
     };
     let group = meta("group_id");
@@ -210,7 +229,9 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         Kind::OnebotActionUnknown => pick(
             locale,
             format!("OneBot 实现返回了无法识别的结果{rc_zh}{said_zh}"),
-            format!("the OneBot implementation answered with an unexpected outcome{rc_en}{said_en}"),
+            format!(
+                "the OneBot implementation answered with an unexpected outcome{rc_en}{said_en}"
+            ),
         ),
         Kind::OnebotProtocolError => pick(
             locale,
@@ -220,7 +241,9 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         Kind::OnebotConnectionLost => pick(
             locale,
             format!("与 OneBot 实现的连接在请求过程中断开，{retry_zh}"),
-            format!("the connection to the OneBot implementation dropped during the call.{retry_en}"),
+            format!(
+                "the connection to the OneBot implementation dropped during the call.{retry_en}"
+            ),
         ),
         Kind::BotMuted => pick(
             locale,
@@ -336,7 +359,9 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         Kind::UrlForbidden => pick(
             locale,
             format!("出于安全原因不允许访问该 URL（回环、内网、链路本地或元数据地址）：{msg}"),
-            format!("URL refused for safety (loopback, private, link-local or metadata address): {msg}"),
+            format!(
+                "URL refused for safety (loopback, private, link-local or metadata address): {msg}"
+            ),
         ),
         Kind::UrlFetchFailed => pick(
             locale,
@@ -355,9 +380,7 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         ),
         Kind::MediaSourceDisabled => pick(
             locale,
-            format!(
-                "网关未开启这种媒体来源（服务器路径需要运维配置 media.media_roots）：{msg}"
-            ),
+            format!("网关未开启这种媒体来源（服务器路径需要运维配置 media.media_roots）：{msg}"),
             format!(
                 "this media source is disabled on the gateway (server paths need media.media_roots): {msg}"
             ),
