@@ -3,6 +3,18 @@
 //!
 //! [`Gateway`] is the root object the gRPC layer holds: the configured
 //! accounts and the per-feature services.
+//!
+//! # Write side
+//! - [`store`]: the embedded durable store (redb) under the data directory.
+//! - [`media`]: streamed uploads staged on disk with a TTL and a quota.
+//! - [`write`]: [`write::WriteSide`], what sending needs, opened by
+//!   [`Gateway::open_write_side`].
+
+pub mod media;
+pub mod store;
+#[cfg(test)]
+pub(crate) mod testkit;
+pub mod write;
 
 pub mod events;
 pub mod groups;
@@ -60,6 +72,7 @@ pub struct Gateway {
     /// Inbound events: numbering, resume buffer, fan-out.
     pub events: Arc<events::EventHub>,
     accounts: BTreeMap<String, Arc<Account>>,
+    write: Option<write::WriteSide>,
 }
 
 impl Gateway {
@@ -82,7 +95,25 @@ impl Gateway {
                 .into_iter()
                 .map(|a| (a.id.clone(), Arc::new(a)))
                 .collect(),
+            write: None,
         })
+    }
+
+    /// Opens the durable store and the staging area under
+    /// `server.data_dir` and starts the write side's background tasks (media
+    /// sweep, per-account senders, offline-queue flush), stopped by
+    /// `shutdown`. Until this runs, write RPCs fail with `Internal`.
+    pub fn open_write_side(&mut self, shutdown: tokio_util::sync::CancellationToken) -> Result<()> {
+        let accounts: Vec<Arc<Account>> = self.accounts.values().cloned().collect();
+        self.write = Some(write::WriteSide::open(&self.config, &accounts, shutdown)?);
+        Ok(())
+    }
+
+    /// The write side (uploads, sends, pokes).
+    pub fn write(&self) -> Result<&write::WriteSide> {
+        self.write
+            .as_ref()
+            .ok_or_else(|| Error::internal("the write side is not open"))
     }
 
     /// Uses `hub` (the one the adapters publish to) as the event hub; the
