@@ -5,11 +5,13 @@ use std::time::SystemTime;
 use onebot_gateway_client::pb;
 
 use crate::domain::Account;
+use crate::domain::events::{EventFilter, EventKind, StoredEvent};
 use crate::domain::groups::{GroupEntry, Groups};
 use crate::domain::history::History;
 use crate::domain::members::Members;
+use crate::error::Error;
 use crate::onebot::model::{GroupMember, Message, Segment};
-use crate::onebot::{AccountStatus, ChatRef, ConnState, Flavor, TransportKind};
+use crate::onebot::{AccountStatus, ChatRef, ConnState, Flavor, InboundEvent, TransportKind};
 use crate::render;
 
 /// A timestamp from Unix milliseconds.
@@ -247,6 +249,155 @@ pub fn groups(g: &Groups) -> pb::ListGroupsResponse {
     pb::ListGroupsResponse {
         groups: g.groups.iter().map(group).collect(),
         rendered: g.rendered.clone(),
+    }
+}
+
+/// The domain event kind of a proto filter value; `None` for
+/// `EVENT_KIND_UNSPECIFIED` and unknown numbers.
+pub fn event_kind(value: i32) -> Option<EventKind> {
+    Some(match pb::EventKind::try_from(value).ok()? {
+        pb::EventKind::Unspecified => return None,
+        pb::EventKind::Message => EventKind::Message,
+        pb::EventKind::Poke => EventKind::Poke,
+        pb::EventKind::MemberJoined => EventKind::MemberJoined,
+        pb::EventKind::MemberLeft => EventKind::MemberLeft,
+        pb::EventKind::CardChanged => EventKind::CardChanged,
+        pb::EventKind::Lifecycle => EventKind::Lifecycle,
+        pb::EventKind::Connection => EventKind::Connection,
+        pb::EventKind::Unknown => EventKind::Unknown,
+    })
+}
+
+/// The event filter of a `StreamEvents` request; `BadRequest` on a chat
+/// without a positive id or an unspecified kind.
+pub fn event_filter(chats: &[pb::Chat], kinds: &[i32]) -> Result<EventFilter, Error> {
+    let mut filter = EventFilter::default();
+    for (i, c) in chats.iter().enumerate() {
+        match chat_ref(Some(c)) {
+            Some(chat @ (ChatRef::Group(id) | ChatRef::Private(id))) if id > 0 => {
+                filter.chats.insert(chat);
+            }
+            _ => {
+                return Err(Error::invalid(
+                    &format!("chats[{i}]"),
+                    "a chat needs a positive group_id or user_id",
+                ));
+            }
+        }
+    }
+    for (i, k) in kinds.iter().enumerate() {
+        let kind = event_kind(*k).ok_or_else(|| {
+            Error::invalid(&format!("kinds[{i}]"), "unknown or unspecified event kind")
+                .with("kind", k)
+        })?;
+        filter.kinds.insert(kind);
+    }
+    Ok(filter)
+}
+
+/// The proto event of a numbered inbound event; `self_id` is the account's
+/// bot QQ number.
+pub fn event(stored: &StoredEvent, self_id: i64) -> pb::Event {
+    use pb::event::Kind as K;
+    let (time, kind) = match &*stored.event {
+        InboundEvent::Message { message, self_sent } => (
+            message.time,
+            K::Message(pb::MessageEvent {
+                message: Some(chat_message(message)),
+                self_sent: *self_sent,
+            }),
+        ),
+        InboundEvent::Poke {
+            group_id,
+            user_id,
+            target_id,
+            time,
+        } => (
+            *time,
+            K::Poke(pb::PokeEvent {
+                group_id: *group_id,
+                user_id: *user_id,
+                target_id: *target_id,
+            }),
+        ),
+        InboundEvent::MemberJoined {
+            group_id,
+            user_id,
+            operator_id,
+            time,
+        } => (
+            *time,
+            K::MemberJoined(pb::MemberJoinedEvent {
+                group_id: *group_id,
+                user_id: *user_id,
+                operator_id: *operator_id,
+            }),
+        ),
+        InboundEvent::MemberLeft {
+            group_id,
+            user_id,
+            operator_id,
+            sub_type,
+            time,
+        } => (
+            *time,
+            K::MemberLeft(pb::MemberLeftEvent {
+                group_id: *group_id,
+                user_id: *user_id,
+                operator_id: *operator_id,
+                sub_type: sub_type.clone(),
+            }),
+        ),
+        InboundEvent::CardChanged {
+            group_id,
+            user_id,
+            card_new,
+            card_old,
+            time,
+        } => (
+            *time,
+            K::CardChanged(pb::CardChangedEvent {
+                group_id: *group_id,
+                user_id: *user_id,
+                card_new: card_new.clone(),
+                card_old: card_old.clone(),
+            }),
+        ),
+        InboundEvent::Lifecycle { sub_type, time } => (
+            *time,
+            K::Lifecycle(pb::LifecycleEvent {
+                sub_type: sub_type.clone(),
+            }),
+        ),
+        InboundEvent::Connection { state, detail } => (
+            0,
+            K::Connection(pb::ConnectionEvent {
+                state: conn_state(*state) as i32,
+                detail: detail.clone(),
+            }),
+        ),
+        InboundEvent::Unknown { post_type, raw } => (
+            raw.get("time")
+                .and_then(crate::onebot::model::int_of)
+                .unwrap_or(0),
+            K::Unknown(pb::UnknownEvent {
+                post_type: post_type.clone(),
+                raw_json: raw.to_string(),
+            }),
+        ),
+    };
+    // The peer's time when it gave one, else when the gateway received it.
+    let time = if time > 0 {
+        timestamp_secs(time)
+    } else {
+        timestamp_ms(stored.received_ms)
+    };
+    pb::Event {
+        account_id: stored.account_id.to_string(),
+        sequence: stored.sequence,
+        time: Some(time),
+        self_id,
+        kind: Some(kind),
     }
 }
 
