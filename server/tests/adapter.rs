@@ -314,6 +314,39 @@ async fn a_drop_fails_every_pending_call_at_once() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn the_pending_map_is_bounded() {
+    let p = peer(
+        SandboxConfig::default(),
+        AccountConfig {
+            max_pending_calls: 2,
+            ..in_memory_account()
+        },
+    );
+    connected(&p.client).await;
+    p.control.set_fault(Fault::Stall { action: None });
+    let c = p.client.clone();
+    let stalled =
+        tokio::spawn(async move { tokio::join!(c.get_group_list(ctx()), c.get_group_list(ctx())) });
+    while p
+        .control
+        .actions()
+        .iter()
+        .filter(|a| a.action == "get_group_list")
+        .count()
+        < 2
+    {
+        p.control.wait_for_action("get_group_list").await;
+        tokio::task::yield_now().await;
+    }
+    let start = Instant::now();
+    let err = p.client.get_group_list(ctx()).await.unwrap_err();
+    assert_eq!(err.kind, Kind::Overloaded);
+    assert_eq!(err.meta("max_pending_calls"), Some("2"));
+    assert_eq!(start.elapsed(), Duration::ZERO);
+    stalled.abort();
+}
+
+#[tokio::test(start_paused = true)]
 async fn malformed_frames_are_dropped_and_the_link_stays() {
     let p = peer(SandboxConfig::default(), in_memory_account());
     connected(&p.client).await;
@@ -458,6 +491,30 @@ async fn missed_heartbeats_force_a_reconnect() {
         states.windows(4).any(|w| w == wanted),
         "connection events {states:?}"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn without_heartbeats_pings_keep_the_link_and_detect_a_dead_one() {
+    let mut account = in_memory_account();
+    account.ping_interval_ms = 1_000;
+    let p = peer(
+        SandboxConfig {
+            heartbeat_interval: None,
+            ..SandboxConfig::for_flavor(PeerFlavor::GoCqhttp)
+        },
+        account,
+    );
+    let mut rx = p.client.watch_status();
+    until(&mut rx, "connected", |s| s.state == ConnState::Connected).await;
+    // Idle for a minute: pongs keep the link alive.
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert_eq!(rx.borrow().state, ConnState::Connected);
+    assert_eq!(p.dials.load(Ordering::SeqCst), 1);
+    // A peer that stops reading answers no ping: dead after 2.5 intervals.
+    p.control.set_fault(Fault::SilenceHeartbeats);
+    let silent_since = Instant::now();
+    until(&mut rx, "backoff", |s| s.state == ConnState::Backoff).await;
+    assert!(silent_since.elapsed() <= Duration::from_millis(2_500));
 }
 
 // ----- events -----

@@ -11,6 +11,7 @@ use onebot_gateway_tests::{TestGateway, config_for, reason, sandbox};
 use onebot_sandbox::{EXAMPLE_GROUP, Flavor, SANDBOX_GROUP};
 use serde_json::json;
 use tonic::Streaming;
+use tonic_health::pb::health_check_response::ServingStatus;
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -211,5 +212,69 @@ async fn list_accounts_follows_a_peer_killed_and_restarted() {
         states.first(),
         Some(&pb::ConnectionState::Backoff),
         "{states:?}"
+    );
+}
+
+#[tokio::test]
+async fn many_accounts_each_with_its_own_state_and_health() {
+    let napcat = sandbox(Flavor::NapCat).await;
+    let gocq = sandbox(Flavor::GoCqhttp).await;
+    let mut config = config_for(&napcat, &[SANDBOX_GROUP]);
+    config.accounts.insert(
+        "second".into(),
+        AccountConfig {
+            ws_url: Some(gocq.ws_url()),
+            backoff_min_ms: 20,
+            backoff_max_ms: 200,
+            ..AccountConfig::default()
+        },
+    );
+    config
+        .accounts
+        .insert("idle".into(), AccountConfig::default());
+    let gw = TestGateway::start(config).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    gw.wait_state("second", pb::ConnectionState::Connected)
+        .await;
+    let first = gw.account("default").await;
+    let second = gw.account("second").await;
+    let idle = gw.account("idle").await;
+    assert_eq!(first.flavor(), pb::Flavor::Napcat);
+    assert_eq!(second.flavor(), pb::Flavor::GoCqhttp);
+    assert_eq!(second.transport(), pb::Transport::ForwardWebsocket);
+    assert_eq!(idle.state(), pb::ConnectionState::NotConfigured);
+
+    // Waits until the account's health name reports `want`.
+    let health = |name: &str, want: ServingStatus| {
+        let mut client = gw.health();
+        let service = format!("onebot.gateway.v1.account.{name}");
+        async move {
+            let mut stream = client
+                .watch(tonic_health::pb::HealthCheckRequest { service })
+                .await
+                .unwrap()
+                .into_inner();
+            tokio::time::timeout(WAIT, async {
+                while let Some(r) = stream.message().await.unwrap() {
+                    if r.status() == want {
+                        return;
+                    }
+                }
+            })
+            .await
+            .unwrap_or_else(|_| panic!("health never became {want:?}"));
+        }
+    };
+    health("second", ServingStatus::Serving).await;
+    health("idle", ServingStatus::NotServing).await;
+
+    gocq.stop_listening().await;
+    gw.wait_state("second", pb::ConnectionState::Backoff).await;
+    health("second", ServingStatus::NotServing).await;
+    health("default", ServingStatus::Serving).await;
+    assert_eq!(
+        gw.account("default").await.state(),
+        pb::ConnectionState::Connected
     );
 }

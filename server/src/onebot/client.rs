@@ -959,7 +959,11 @@ impl OneBotApi for AccountClient {
     ) -> Result<HistoryPage> {
         let inner = &self.inner;
         // The flavor decides the request: make sure it is known.
-        inner.route("get_group_msg_history", ctx).await?;
+        let action = match chat {
+            ChatRef::Group(_) => "get_group_msg_history",
+            ChatRef::Private(_) => "get_friend_msg_history",
+        };
+        inner.route(action, ctx).await?;
         let flavor = inner.flavor();
         history::check_supported(flavor, chat)?;
         let anchor_seq = match anchor {

@@ -292,6 +292,7 @@ impl Session {
                 .unwrap_or(self.liveness.ping_interval)
                 .mul_f64(LIVENESS_FACTOR);
             tokio::select! {
+                biased;
                 _ = self.close.cancelled() => break SessionEnd::Local,
                 _ = writer_done.cancelled() => {
                     let err = write_error
