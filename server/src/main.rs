@@ -1,5 +1,7 @@
 //! The `onebot-gateway` binary: a thin clap front over the library.
 
+mod cli;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -41,6 +43,9 @@ enum Command {
         #[arg(long)]
         print_config: bool,
     },
+    /// Client subcommands: talk gRPC to a running gateway.
+    #[command(flatten)]
+    Client(cli::ClientCommand),
 }
 
 fn init_logging(format: LogFormat) {
@@ -56,10 +61,11 @@ fn init_logging(format: LogFormat) {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     init_logging(cli.log_format);
     match cli.command {
+        Command::Client(command) => Ok(cli::run(command).await),
         Command::Serve {
             config,
             listen,
@@ -70,12 +76,14 @@ async fn main() -> anyhow::Result<()> {
             let config = Config::load(config.as_deref(), std::env::vars(), &overrides)?;
             if print_config {
                 print!("{}", config.to_redacted_toml());
-                return Ok(());
+                return Ok(std::process::ExitCode::SUCCESS);
             }
             let listener = tokio::net::TcpListener::bind(config.server.listen)
                 .await
                 .with_context(|| format!("binding {}", config.server.listen))?;
-            onebot_gateway::server::run(config, listener, onebot_gateway::shutdown::signal()).await
+            onebot_gateway::server::run(config, listener, onebot_gateway::shutdown::signal())
+                .await?;
+            Ok(std::process::ExitCode::SUCCESS)
         }
     }
 }

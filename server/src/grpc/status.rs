@@ -119,7 +119,7 @@ mod tests {
     fn reasons_are_pinned_to_proto_names() {
         let produced: HashSet<ErrorReason> = Kind::ALL.iter().map(|k| classify(*k).1).collect();
         let mut value = 1;
-        while let Some(reason) = ErrorReason::from_i32(value) {
+        while let Ok(reason) = ErrorReason::try_from(value) {
             assert!(produced.contains(&reason), "{reason:?} is never produced");
             let s = reason_str(reason);
             assert_eq!(format!("ERROR_REASON_{s}"), reason.as_str_name());
