@@ -85,7 +85,7 @@ run_lang() {
         || npm ci --no-audit --no-fund; } && npm test)
       ;;
     go)
-      (cd client-sdk/go && go vet ./... && go test -count=1 ./...)
+      (cd client-sdk/go && test -z "$(gofmt -l .)" && go vet ./... && go test -count=1 ./...)
       ;;
     java)
       (cd client-sdk/java && mvn -q -B test)
