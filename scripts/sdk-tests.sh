@@ -88,7 +88,7 @@ run_lang() {
       (cd client-sdk/go && test -z "$(gofmt -l .)" && go vet ./... && go test -count=1 ./...)
       ;;
     java)
-      (cd client-sdk/java && mvn -q -B test)
+      (cd client-sdk/java && mvn -B --no-transfer-progress test)
       ;;
     *)
       echo "unknown SDK $1 (rust, python, typescript, go, java)" >&2
