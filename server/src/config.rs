@@ -203,6 +203,8 @@ pub struct ReverseWsConfig {
     pub listen: SocketAddr,
     /// Upgrade path.
     pub path: String,
+    /// Timeout of one upgrade handshake, in milliseconds.
+    pub handshake_timeout_ms: u64,
 }
 
 impl Default for ReverseWsConfig {
@@ -210,6 +212,7 @@ impl Default for ReverseWsConfig {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 8082)),
             path: "/onebot/v11/ws".into(),
+            handshake_timeout_ms: 10_000,
         }
     }
 }
@@ -246,7 +249,7 @@ impl fmt::Display for Secret {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct AccountConfig {
-    /// Forward WebSocket URL of the implementation (`ws://` or `wss://`).
+    /// Forward WebSocket URL of the implementation (`ws://`).
     pub ws_url: Option<String>,
     /// HTTP API base URL of the implementation.
     pub http_url: Option<String>,
@@ -272,6 +275,9 @@ pub struct AccountConfig {
     pub backoff_min_ms: u64,
     /// Largest reconnect backoff, in milliseconds.
     pub backoff_max_ms: u64,
+    /// Draw each reconnect delay at random between `backoff_min_ms` and the
+    /// current exponential step ("full jitter"); off means the step itself.
+    pub backoff_jitter: bool,
     /// Interval between reconnects after an authentication failure, ms.
     pub auth_retry_ms: u64,
     /// WebSocket ping interval used when the peer announces no heartbeat, ms.
@@ -318,6 +324,7 @@ impl Default for AccountConfig {
             connect_timeout_ms: 10_000,
             backoff_min_ms: 500,
             backoff_max_ms: 10_000,
+            backoff_jitter: true,
             auth_retry_ms: 60_000,
             ping_interval_ms: 15_000,
             groups: Vec::new(),
@@ -456,8 +463,11 @@ impl Config {
                 format!("unknown time zone {:?}", self.timezone),
             ));
         }
-        if crate::onebot::Flavor::parse_setting(&self.sandbox.flavor).is_none()
-            || self.sandbox.flavor == "auto"
+        if self
+            .sandbox
+            .flavor
+            .parse::<onebot_sandbox::Flavor>()
+            .is_err()
         {
             return Err(invalid(
                 "sandbox.flavor",
@@ -555,8 +565,14 @@ fn validate_account(
     }
     if let Some(url) = &a.ws_url {
         match url::Url::parse(url) {
-            Ok(u) if u.scheme() == "ws" || u.scheme() == "wss" => {}
-            Ok(_) => return Err(invalid(key("ws_url"), "must be a ws:// or wss:// URL")),
+            Ok(u) if u.scheme() == "ws" && u.host_str().is_some() => {}
+            Ok(u) if u.scheme() == "wss" => {
+                return Err(invalid(
+                    key("ws_url"),
+                    "wss:// is not supported; reach the implementation over ws:// (loopback or a private network) or terminate TLS in front of it",
+                ));
+            }
+            Ok(_) => return Err(invalid(key("ws_url"), "must be a ws:// URL with a host")),
             Err(e) => return Err(invalid(key("ws_url"), format!("invalid URL: {e}"))),
         }
     }
@@ -583,6 +599,12 @@ fn validate_account(
             return Err(invalid(
                 key("self_id"),
                 "a reverse account needs the bot's QQ number",
+            ));
+        }
+        if a.ws_url.is_some() {
+            return Err(invalid(
+                key("ws_url"),
+                "a reverse account is dialled by the implementation; remove ws_url or reverse",
             ));
         }
     }

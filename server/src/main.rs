@@ -43,6 +43,22 @@ enum Command {
         #[arg(long)]
         print_config: bool,
     },
+    /// Run the OneBot v11 sandbox peer alone (forward WebSocket on `/` and
+    /// HTTP `POST /<action>` on one port), for tests and trying clients.
+    Sandbox {
+        /// Listen address (port 0 picks a free port; the log says which).
+        #[arg(long, default_value = "127.0.0.1:3001")]
+        listen: SocketAddr,
+        /// Implementation to imitate: napcat, llonebot, lagrange, snowluma, go-cqhttp.
+        #[arg(long, default_value = "napcat")]
+        flavor: onebot_sandbox::Flavor,
+        /// Access token clients must present (none by default).
+        #[arg(long, env = "ONEBOT_SANDBOX_TOKEN")]
+        token: Option<String>,
+        /// Heartbeat interval in milliseconds (0 disables heartbeats).
+        #[arg(long, default_value_t = 30_000)]
+        heartbeat_ms: u64,
+    },
     /// Client subcommands: talk gRPC to a running gateway.
     #[command(flatten)]
     Client(cli::ClientCommand),
@@ -53,6 +69,7 @@ fn init_logging(format: LogFormat) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     match format {
         LogFormat::Text => builder.init(),
@@ -83,6 +100,24 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
                 .with_context(|| format!("binding {}", config.server.listen))?;
             onebot_gateway::server::run(config, listener, onebot_gateway::shutdown::signal())
                 .await?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+        Command::Sandbox {
+            listen,
+            flavor,
+            token,
+            heartbeat_ms,
+        } => {
+            let cfg = onebot_sandbox::SandboxConfig {
+                listen,
+                access_token: token,
+                heartbeat_interval: (heartbeat_ms > 0)
+                    .then(|| std::time::Duration::from_millis(heartbeat_ms)),
+                ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
+            };
+            onebot_sandbox::run_cli(cfg, onebot_gateway::shutdown::signal())
+                .await
+                .context("sandbox")?;
             Ok(std::process::ExitCode::SUCCESS)
         }
     }

@@ -13,8 +13,9 @@ use tonic::transport::server::TcpIncoming;
 
 use crate::config::Config;
 use crate::domain::Gateway;
+use crate::domain::events::EventHub;
 use crate::grpc;
-use crate::onebot::{self, EventSink, InboundEvent};
+use crate::onebot::{self, EventSink};
 
 /// Runs the gateway on `listener` until `shutdown` resolves, then drains:
 /// health goes NOT_SERVING, event streams end, in-flight RPCs get
@@ -32,13 +33,23 @@ pub async fn run(
     })?;
     let grace = Duration::from_millis(config.server.grace_period_ms);
     let cancel = CancellationToken::new();
+    let mut config = config;
+    let sandbox = if config.accounts.is_empty() {
+        Some(start_embedded_sandbox(&mut config).await?)
+    } else {
+        None
+    };
     let config = Arc::new(config);
 
-    let sink: Arc<dyn EventSink> = Arc::new(TraceSink);
+    let hub = Arc::new(EventHub::new(config.events.buffer_size, cancel.clone()));
+    let sink: Arc<dyn EventSink> = hub.clone();
     let accounts = onebot::start_accounts(&config, sink, cancel.clone())
         .await
         .context("starting accounts")?;
-    let gw = Arc::new(Gateway::new(config.clone(), accounts)?);
+    let mut gw = Gateway::new(config.clone(), accounts)?.with_event_hub(hub);
+    gw.open_write_side(cancel.clone())
+        .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    let gw = Arc::new(gw);
 
     let (reporter, health) = tonic_health::server::health_reporter();
     grpc::report_health(&reporter, &gw).await;
@@ -78,15 +89,40 @@ pub async fn run(
             server.abort();
         }
     }
+    if let Some(sandbox) = sandbox {
+        sandbox.shutdown().await;
+    }
     tracing::info!("stopped");
     Ok(())
 }
 
-/// Logs inbound events until the event hub takes them.
-struct TraceSink;
-
-impl EventSink for TraceSink {
-    fn publish(&self, account_id: &str, event: InboundEvent) {
-        tracing::debug!(account_id, ?event, "event");
-    }
+/// With no account configured, starts the built-in sandbox peer on loopback
+/// and adds the `default` account pointing at it, whitelisting
+/// `sandbox.groups`.
+async fn start_embedded_sandbox(config: &mut Config) -> anyhow::Result<onebot_sandbox::Sandbox> {
+    let flavor: onebot_sandbox::Flavor = config
+        .sandbox
+        .flavor
+        .parse()
+        .map_err(|e| anyhow::anyhow!("sandbox.flavor: {e}"))?;
+    let sandbox = onebot_sandbox::Sandbox::start(onebot_sandbox::SandboxConfig {
+        listen: config.sandbox.listen,
+        ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
+    })
+    .await
+    .with_context(|| format!("starting the embedded sandbox on {}", config.sandbox.listen))?;
+    tracing::info!(
+        ws = %sandbox.ws_url(),
+        %flavor,
+        "no account configured: serving the embedded sandbox as account \"default\""
+    );
+    config.accounts.insert(
+        crate::config::DEFAULT_ACCOUNT.to_string(),
+        crate::config::AccountConfig {
+            ws_url: Some(sandbox.ws_url()),
+            groups: config.sandbox.groups.clone(),
+            ..crate::config::AccountConfig::default()
+        },
+    );
+    Ok(sandbox)
 }

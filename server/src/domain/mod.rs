@@ -3,6 +3,26 @@
 //!
 //! [`Gateway`] is the root object the gRPC layer holds: the configured
 //! accounts and the per-feature services.
+//!
+//! # Write side
+//! - [`store`]: the embedded durable store (redb) under the data directory.
+//! - [`media`]: streamed uploads staged on disk with a TTL and a quota.
+//! - [`write`]: [`write::WriteSide`], what sending needs, opened by
+//!   [`Gateway::open_write_side`].
+
+pub mod media;
+pub mod store;
+#[cfg(test)]
+pub(crate) mod testkit;
+pub mod write;
+
+pub mod events;
+pub mod groups;
+pub mod history;
+pub mod members;
+
+#[cfg(test)]
+mod read_tests;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -47,7 +67,12 @@ pub struct Gateway {
     pub config: Arc<Config>,
     /// Time zone of rendered times.
     pub tz: jiff::tz::TimeZone,
+    /// Member lists per (account, group); the event hub invalidates it.
+    pub member_cache: Arc<members::MemberCache>,
+    /// Inbound events: numbering, resume buffer, fan-out.
+    pub events: Arc<events::EventHub>,
     accounts: BTreeMap<String, Arc<Account>>,
+    write: Option<write::WriteSide>,
 }
 
 impl Gateway {
@@ -55,14 +80,48 @@ impl Gateway {
     pub fn new(config: Arc<Config>, accounts: Vec<Account>) -> Result<Self> {
         let tz = jiff::tz::TimeZone::get(&config.timezone)
             .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
+        let member_cache: Arc<members::MemberCache> = Arc::default();
+        let events = Arc::new(events::EventHub::new(
+            config.events.buffer_size,
+            tokio_util::sync::CancellationToken::new(),
+        ));
+        observe_members(&events, &member_cache);
         Ok(Self {
             config,
             tz,
+            member_cache,
+            events,
             accounts: accounts
                 .into_iter()
                 .map(|a| (a.id.clone(), Arc::new(a)))
                 .collect(),
+            write: None,
         })
+    }
+
+    /// Opens the durable store and the staging area under
+    /// `server.data_dir` and starts the write side's background tasks (media
+    /// sweep, per-account senders, offline-queue flush), stopped by
+    /// `shutdown`. Until this runs, write RPCs fail with `Internal`.
+    pub fn open_write_side(&mut self, shutdown: tokio_util::sync::CancellationToken) -> Result<()> {
+        let accounts: Vec<Arc<Account>> = self.accounts.values().cloned().collect();
+        self.write = Some(write::WriteSide::open(&self.config, &accounts, shutdown)?);
+        Ok(())
+    }
+
+    /// The write side (uploads, sends, pokes).
+    pub fn write(&self) -> Result<&write::WriteSide> {
+        self.write
+            .as_ref()
+            .ok_or_else(|| Error::internal("the write side is not open"))
+    }
+
+    /// Uses `hub` (the one the adapters publish to) as the event hub; the
+    /// member cache observes it.
+    pub fn with_event_hub(mut self, hub: Arc<events::EventHub>) -> Self {
+        observe_members(&hub, &self.member_cache);
+        self.events = hub;
+        self
     }
 
     /// Looks up a usable account; `""` means `default`. Unknown accounts and
@@ -85,4 +144,12 @@ impl Gateway {
     pub fn queue_depth(&self, _account_id: &str) -> usize {
         0
     }
+}
+
+/// Member joins, leaves, card changes and reconnects invalidate the cache.
+fn observe_members(hub: &events::EventHub, cache: &Arc<members::MemberCache>) {
+    let cache = cache.clone();
+    hub.observe(Arc::new(move |account_id, event| {
+        cache.observe(account_id, event)
+    }));
 }

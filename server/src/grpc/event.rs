@@ -9,10 +9,12 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::domain::Gateway;
+use crate::domain::events::Subscription;
+use crate::grpc::{convert, status::to_status};
+use crate::onebot::api::SharedApi;
 
 /// The EventService implementation.
 pub struct EventApi {
-    #[allow(dead_code)]
     gw: Arc<Gateway>,
 }
 
@@ -32,8 +34,39 @@ impl EventService for EventApi {
 
     async fn stream_events(
         &self,
-        _request: Request<pb::StreamEventsRequest>,
+        request: Request<pb::StreamEventsRequest>,
     ) -> Result<Response<Self::StreamEventsStream>, Status> {
-        Err(Status::unimplemented("StreamEvents is not built yet"))
+        let pb::StreamEventsRequest {
+            account_id,
+            chats,
+            kinds,
+            after_sequence,
+        } = request.into_inner();
+        let account = to_status(self.gw.account(&account_id))?;
+        let filter = to_status(convert::event_filter(&chats, &kinds))?;
+        let subscription = to_status(self.gw.events.subscribe(
+            &account.id,
+            after_sequence,
+            filter,
+        ))?;
+        let stream =
+            futures_util::stream::unfold(Some((subscription, account.api.clone())), next_event);
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+type State = Option<(Subscription, SharedApi)>;
+
+/// One step of the stream: the next event, the lag error (then the end), or
+/// the end at shutdown.
+async fn next_event(state: State) -> Option<(Result<pb::StreamEventsResponse, Status>, State)> {
+    let (mut sub, api) = state?;
+    match sub.next().await? {
+        Ok(stored) => {
+            let event = convert::event(&stored, api.status().self_id);
+            let item = pb::StreamEventsResponse { event: Some(event) };
+            Some((Ok(item), Some((sub, api))))
+        }
+        Err(e) => Some((Err(Status::from(e)), None)),
     }
 }

@@ -7,10 +7,11 @@ use pb::message_service_server::MessageService;
 use tonic::{Request, Response, Status};
 
 use crate::domain::Gateway;
+use crate::domain::history::HistoryRequest;
+use crate::grpc::{convert, status::to_status};
 
 /// The MessageService implementation.
 pub struct MessageApi {
-    #[allow(dead_code)]
     gw: Arc<Gateway>,
 }
 
@@ -25,9 +26,23 @@ impl MessageApi {
 impl MessageService for MessageApi {
     async fn get_history(
         &self,
-        _request: Request<pb::GetHistoryRequest>,
+        request: Request<pb::GetHistoryRequest>,
     ) -> Result<Response<pb::GetHistoryResponse>, Status> {
-        Err(Status::unimplemented("GetHistory is not built yet"))
+        let ctx = super::ctx(&request);
+        let pb::GetHistoryRequest {
+            account_id,
+            chat,
+            count,
+            anchor_message_id,
+        } = request.into_inner();
+        let req = HistoryRequest {
+            account_id,
+            chat: convert::chat_ref(chat.as_ref()),
+            count,
+            anchor_message_id,
+        };
+        let page = to_status(self.gw.get_history(req, ctx).await)?;
+        Ok(Response::new(convert::history(&page)))
     }
 
     async fn send_message(

@@ -3,9 +3,10 @@
 //! Peers send messages as segment arrays or CQ-code strings; both decode to
 //! [`Segment`]s. Ids are `i64` everywhere (SnowLuma ids are negative).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::api::ChatRef;
+use super::cq;
 
 /// The sender of a message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -50,7 +51,8 @@ pub enum Segment {
         user_id: Option<i64>,
         /// `@全体成员`.
         all: bool,
-        /// Name the peer attached.
+        /// Name the peer attached; for a target that is neither a number nor
+        /// `all`, the target text itself.
         name: Option<String>,
     },
     /// A QQ face.
@@ -128,4 +130,623 @@ pub enum Segment {
         /// The `data` object (`{}` when absent).
         data: Value,
     },
+}
+
+/// A group member as `get_group_member_list` reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupMember {
+    /// QQ number; `None` when the peer sent none (rendered as `?`).
+    pub user_id: Option<i64>,
+    /// QQ nickname (may be empty).
+    pub nickname: String,
+    /// Group card (may be empty).
+    pub card: String,
+    /// Role as reported; `member` when the peer omits it.
+    pub role: String,
+    /// Special title (may be empty).
+    pub title: String,
+    /// Level as reported (a string in OneBot; numbers are kept as text).
+    pub level: String,
+    /// Join time, Unix seconds, when reported (non-zero).
+    pub join_time: Option<i64>,
+    /// Last message time, Unix seconds, when reported (non-zero).
+    pub last_sent_time: Option<i64>,
+    /// The peer's own member object, verbatim.
+    pub raw: Value,
+}
+
+/// A group as `get_group_list` reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupInfo {
+    /// Group number.
+    pub group_id: i64,
+    /// Group name (may be empty).
+    pub group_name: String,
+    /// Current member count, 0 when unknown.
+    pub member_count: i64,
+    /// Maximum member count, 0 when unknown.
+    pub max_member_count: i64,
+    /// The peer's own group object, verbatim.
+    pub raw: Value,
+}
+
+/// Reads an integer the way peers send ids: a JSON integer, an integral
+/// float, or a decimal string (surrounding spaces allowed). Anything else,
+/// and values outside `i64`, give `None`.
+pub fn int_of(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            let f = n.as_f64()?;
+            // `as` saturates; the range check keeps only exact conversions.
+            (f.is_finite() && f.fract() == 0.0 && (-9.0e18..=9.0e18).contains(&f))
+                .then_some(f as i64)
+        }),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// Reads a text field: strings as they are, numbers and booleans as their
+/// JSON text; `null`, arrays and objects give `None`.
+pub fn str_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> &'a Value {
+    obj.get(key).unwrap_or(&Value::Null)
+}
+
+fn text_field(obj: &Map<String, Value>, key: &str) -> String {
+    str_of(field(obj, key)).unwrap_or_default()
+}
+
+fn first_text(obj: &Map<String, Value>, keys: &[&str]) -> String {
+    keys.iter()
+        .filter_map(|k| str_of(field(obj, k)))
+        .find(|s| !s.is_empty())
+        .unwrap_or_default()
+}
+
+fn size_field(obj: &Map<String, Value>, key: &str) -> i64 {
+    int_of(field(obj, key)).filter(|n| *n > 0).unwrap_or(0)
+}
+
+impl Segment {
+    /// Decodes one OneBot segment object `{"type": ..., "data": {...}}`.
+    /// `None` when `type` is not a string; a missing or non-object `data`
+    /// counts as `{}`.
+    pub fn from_value(seg: &Value) -> Option<Segment> {
+        let kind = seg.get("type")?.as_str()?;
+        let empty = Map::new();
+        let data = seg.get("data").and_then(Value::as_object).unwrap_or(&empty);
+        Some(match kind {
+            "text" => Segment::Text(text_field(data, "text")),
+            "at" => {
+                let qq = field(data, "qq");
+                let all = qq.as_str().is_some_and(|s| s.trim() == "all");
+                let user_id = if all { None } else { int_of(qq) };
+                let name = str_of(field(data, "name"))
+                    .filter(|s| !s.is_empty())
+                    .or_else(|| {
+                        (!all && user_id.is_none())
+                            .then(|| str_of(qq))
+                            .flatten()
+                            .filter(|s| !s.is_empty())
+                    });
+                Segment::At { user_id, all, name }
+            }
+            "face" => Segment::Face {
+                id: text_field(data, "id"),
+            },
+            "image" => Segment::Image {
+                file: text_field(data, "file"),
+                url: text_field(data, "url"),
+                file_size: size_field(data, "file_size"),
+                summary: text_field(data, "summary"),
+            },
+            "record" => Segment::Record {
+                file: text_field(data, "file"),
+                url: text_field(data, "url"),
+            },
+            "video" => Segment::Video {
+                file: text_field(data, "file"),
+                url: text_field(data, "url"),
+            },
+            "file" => Segment::File {
+                file: first_text(data, &["file", "file_id"]),
+                name: text_field(data, "name"),
+                file_size: size_field(data, "file_size"),
+                url: text_field(data, "url"),
+            },
+            "reply" => Segment::Reply {
+                id: first_text(data, &["id", "seq"]),
+            },
+            "forward" => Segment::Forward {
+                id: first_text(data, &["id", "res_id", "forward_id"]),
+            },
+            "json" => Segment::Json {
+                data: match field(data, "data") {
+                    Value::Null => String::new(),
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                },
+            },
+            "xml" => Segment::Xml {
+                data: text_field(data, "data"),
+            },
+            "poke" => Segment::Poke {
+                kind: text_field(data, "type"),
+                id: text_field(data, "id"),
+            },
+            other => Segment::Unknown {
+                kind: other.to_owned(),
+                data: Value::Object(data.clone()),
+            },
+        })
+    }
+
+    /// The segment's OneBot type name.
+    pub fn kind(&self) -> &str {
+        match self {
+            Segment::Text(_) => "text",
+            Segment::At { .. } => "at",
+            Segment::Face { .. } => "face",
+            Segment::Image { .. } => "image",
+            Segment::Record { .. } => "record",
+            Segment::Video { .. } => "video",
+            Segment::File { .. } => "file",
+            Segment::Reply { .. } => "reply",
+            Segment::Forward { .. } => "forward",
+            Segment::Json { .. } => "json",
+            Segment::Xml { .. } => "xml",
+            Segment::Poke { .. } => "poke",
+            Segment::Unknown { kind, .. } => kind,
+        }
+    }
+}
+
+/// Decodes a peer's `message` value in any of its forms: a segment array
+/// (entries that are not segment objects skipped), one segment object, or a
+/// CQ-code string (a plain string is a CQ string without codes). When that
+/// gives no segment, `raw_message` (a CQ string) is decoded instead.
+pub fn segments_of(message: &Value, raw_message: Option<&str>) -> Vec<Segment> {
+    let segments: Vec<Segment> = match message {
+        Value::Array(items) => items.iter().filter_map(Segment::from_value).collect(),
+        Value::Object(_) => Segment::from_value(message).into_iter().collect(),
+        Value::String(s) => cq::parse(s)
+            .iter()
+            .filter_map(Segment::from_value)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if !segments.is_empty() {
+        return segments;
+    }
+    match raw_message {
+        Some(raw) => cq::parse(raw)
+            .iter()
+            .filter_map(Segment::from_value)
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+impl Message {
+    /// Decodes the peer's message object (a history entry, a `get_msg`
+    /// result or a message event).
+    ///
+    /// Returns `None` for anything without a numeric sender id
+    /// (`sender.user_id`, else `user_id`) or `message_id`, and when `chat` is
+    /// `None` and cannot be derived (`message_type` `group` with a numeric
+    /// `group_id`, `private` with the other side's id — `target_id` for the
+    /// bot's own `message_sent` — or, without `message_type`, a numeric
+    /// `group_id`). Ids may be numbers or numeric strings, negative included.
+    ///
+    /// `message_seq` is the real QQ sequence: `real_seq` when present
+    /// (NapCat, whose `message_seq` and `real_id` are its short id), else
+    /// `message_seq`, else `real_id` (go-cqhttp), each only when positive and
+    /// different from `message_id`.
+    pub fn from_value(raw: &Value, chat: Option<ChatRef>) -> Option<Message> {
+        let obj = raw.as_object()?;
+        let empty = Map::new();
+        let sender_obj = field(obj, "sender").as_object().unwrap_or(&empty);
+        let user_id =
+            int_of(field(sender_obj, "user_id")).or_else(|| int_of(field(obj, "user_id")))?;
+        let message_id = int_of(field(obj, "message_id"))?;
+        let chat = match chat {
+            Some(chat) => chat,
+            None => derive_chat(obj, user_id)?,
+        };
+        let message_seq = ["real_seq", "message_seq", "real_id"]
+            .iter()
+            .filter_map(|k| int_of(field(obj, k)))
+            .find(|seq| *seq > 0 && *seq != message_id);
+        let time = match field(obj, "time") {
+            Value::Number(n) => n
+                .as_i64()
+                .or_else(|| n.as_f64().filter(|f| f.is_finite()).map(|f| f as i64)),
+            other => int_of(other),
+        }
+        .unwrap_or(0);
+        let segments = segments_of(field(obj, "message"), field(obj, "raw_message").as_str());
+        Some(Message {
+            message_id,
+            message_seq,
+            time,
+            sender: Sender {
+                user_id,
+                nickname: text_field(sender_obj, "nickname"),
+                card: text_field(sender_obj, "card"),
+                role: text_field(sender_obj, "role"),
+            },
+            segments,
+            chat,
+            raw: raw.clone(),
+        })
+    }
+}
+
+fn derive_chat(obj: &Map<String, Value>, sender_id: i64) -> Option<ChatRef> {
+    let group = || int_of(field(obj, "group_id")).map(ChatRef::Group);
+    match field(obj, "message_type").as_str() {
+        Some("group") => group(),
+        Some("private") => {
+            let self_sent = field(obj, "post_type").as_str() == Some("message_sent");
+            let peer = if self_sent {
+                int_of(field(obj, "target_id"))
+            } else {
+                None
+            };
+            let top = int_of(field(obj, "user_id"));
+            Some(ChatRef::Private(peer.or(top).unwrap_or(sender_id)))
+        }
+        _ => group(),
+    }
+}
+
+impl GroupMember {
+    /// Decodes one member object. Never fails: a member without a numeric
+    /// `user_id` keeps `None` (the peer counted it, so it is listed).
+    pub fn from_value(raw: &Value) -> GroupMember {
+        let empty = Map::new();
+        let obj = raw.as_object().unwrap_or(&empty);
+        let role = text_field(obj, "role");
+        GroupMember {
+            user_id: int_of(field(obj, "user_id")),
+            nickname: text_field(obj, "nickname"),
+            card: text_field(obj, "card"),
+            role: if role.trim().is_empty() {
+                "member".to_owned()
+            } else {
+                role
+            },
+            title: text_field(obj, "title"),
+            level: text_field(obj, "level"),
+            join_time: int_of(field(obj, "join_time")).filter(|t| *t != 0),
+            last_sent_time: int_of(field(obj, "last_sent_time")).filter(|t| *t != 0),
+            raw: raw.clone(),
+        }
+    }
+}
+
+impl GroupInfo {
+    /// Decodes one `get_group_list` entry; `None` without a numeric
+    /// `group_id`.
+    pub fn from_value(raw: &Value) -> Option<GroupInfo> {
+        let obj = raw.as_object()?;
+        Some(GroupInfo {
+            group_id: int_of(field(obj, "group_id"))?,
+            group_name: text_field(obj, "group_name"),
+            member_count: int_of(field(obj, "member_count")).unwrap_or(0).max(0),
+            max_member_count: int_of(field(obj, "max_member_count")).unwrap_or(0).max(0),
+            raw: raw.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn ids_as_numbers_or_strings_negative_allowed() {
+        let m = Message::from_value(
+            &json!({"message_id": "-1834567890", "time": "1700000000", "sender": {"user_id": "10001"},
+                    "message": "hi"}),
+            Some(ChatRef::Group(1)),
+        )
+        .unwrap();
+        assert_eq!(m.message_id, -1_834_567_890);
+        assert_eq!(m.time, 1_700_000_000);
+        assert_eq!(m.sender.user_id, 10001);
+        assert_eq!(m.segments, vec![Segment::Text("hi".into())]);
+        let m = Message::from_value(
+            &json!({"message_id": 5.0, "user_id": 7, "message": []}),
+            Some(ChatRef::Private(7)),
+        )
+        .unwrap();
+        assert_eq!((m.message_id, m.sender.user_id, m.time), (5, 7, 0));
+    }
+
+    #[test]
+    fn entries_without_numeric_ids_are_dropped() {
+        let chat = Some(ChatRef::Group(1));
+        for v in [
+            json!({"message_id": 1, "sender": {"user_id": "abc"}}),
+            json!({"message_id": 1, "sender": {}}),
+            json!({"message_id": 1.5, "user_id": 2}),
+            json!({"message_id": "", "user_id": 2}),
+            json!({"message_id": null, "user_id": 2}),
+            json!({"user_id": 2}),
+            json!({"message_id": 1, "user_id": 1e300}),
+            json!({"message_id": "99999999999999999999", "user_id": 2}),
+            json!("message"),
+            json!([1, 2]),
+            json!(null),
+        ] {
+            assert!(Message::from_value(&v, chat).is_none(), "{v}");
+        }
+        // `sender.user_id` not numeric, top-level `user_id` is: kept.
+        assert!(
+            Message::from_value(
+                &json!({"message_id": 1, "sender": {"user_id": "x"}, "user_id": 3}),
+                chat
+            )
+            .is_some()
+        );
+    }
+
+    #[test]
+    fn message_forms() {
+        let chat = Some(ChatRef::Group(1));
+        let decode = |message: Value, raw: Value| {
+            Message::from_value(
+                &json!({"message_id": 1, "user_id": 2, "message": message, "raw_message": raw}),
+                chat,
+            )
+            .unwrap()
+            .segments
+        };
+        let face = Segment::Face { id: "14".into() };
+        assert_eq!(
+            decode(json!([{"type": "face", "data": {"id": 14}}]), json!(null)),
+            vec![face.clone()]
+        );
+        assert_eq!(
+            decode(json!({"type": "face", "data": {"id": "14"}}), json!(null)),
+            vec![face.clone()]
+        );
+        assert_eq!(
+            decode(json!("[CQ:face,id=14]"), json!(null)),
+            vec![face.clone()]
+        );
+        assert_eq!(
+            decode(json!(null), json!("[CQ:face,id=14]")),
+            vec![face.clone()]
+        );
+        assert_eq!(
+            decode(json!([]), json!("[CQ:face,id=14]")),
+            vec![face.clone()]
+        );
+        assert_eq!(
+            decode(json!([1, "x", {"data": {}}]), json!("plain")),
+            vec![Segment::Text("plain".into())]
+        );
+        assert_eq!(decode(json!(""), json!("")), vec![]);
+        assert_eq!(decode(json!(42), json!(7)), vec![]);
+    }
+
+    #[test]
+    fn every_segment_decodes() {
+        let segs = segments_of(
+            &json!([
+                {"type": "text", "data": {"text": "t"}},
+                {"type": "at", "data": {"qq": "all"}},
+                {"type": "at", "data": {"qq": "10001", "name": "张三"}},
+                {"type": "at", "data": {"qq": "nobody"}},
+                {"type": "face", "data": {"id": 1}},
+                {"type": "image", "data": {"file": "f", "url": "u", "file_size": "48213", "summary": "[动画表情]"}},
+                {"type": "record", "data": {"file": "f", "url": "u"}},
+                {"type": "video", "data": {"file": "f", "url": "u"}},
+                {"type": "file", "data": {"file_id": "fid", "name": "a.pdf", "file_size": 10, "url": "u"}},
+                {"type": "reply", "data": {"id": -12}},
+                {"type": "forward", "data": {"res_id": "r"}},
+                {"type": "json", "data": {"data": {"app": "x"}}},
+                {"type": "xml", "data": {"data": "<a/>"}},
+                {"type": "poke", "data": {"type": "126", "id": "2003"}},
+                {"type": "mface", "data": {"emoji_id": "e"}},
+                {"type": "dice"},
+            ]),
+            None,
+        );
+        assert_eq!(
+            segs,
+            vec![
+                Segment::Text("t".into()),
+                Segment::At {
+                    user_id: None,
+                    all: true,
+                    name: None
+                },
+                Segment::At {
+                    user_id: Some(10001),
+                    all: false,
+                    name: Some("张三".into())
+                },
+                Segment::At {
+                    user_id: None,
+                    all: false,
+                    name: Some("nobody".into())
+                },
+                Segment::Face { id: "1".into() },
+                Segment::Image {
+                    file: "f".into(),
+                    url: "u".into(),
+                    file_size: 48213,
+                    summary: "[动画表情]".into()
+                },
+                Segment::Record {
+                    file: "f".into(),
+                    url: "u".into()
+                },
+                Segment::Video {
+                    file: "f".into(),
+                    url: "u".into()
+                },
+                Segment::File {
+                    file: "fid".into(),
+                    name: "a.pdf".into(),
+                    file_size: 10,
+                    url: "u".into()
+                },
+                Segment::Reply { id: "-12".into() },
+                Segment::Forward { id: "r".into() },
+                Segment::Json {
+                    data: "{\"app\":\"x\"}".into()
+                },
+                Segment::Xml {
+                    data: "<a/>".into()
+                },
+                Segment::Poke {
+                    kind: "126".into(),
+                    id: "2003".into()
+                },
+                Segment::Unknown {
+                    kind: "mface".into(),
+                    data: json!({"emoji_id": "e"})
+                },
+                Segment::Unknown {
+                    kind: "dice".into(),
+                    data: json!({})
+                },
+            ]
+        );
+        let kinds: Vec<&str> = segs.iter().map(Segment::kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                "text", "at", "at", "at", "face", "image", "record", "video", "file", "reply",
+                "forward", "json", "xml", "poke", "mface", "dice"
+            ]
+        );
+    }
+
+    #[test]
+    fn real_seq_rules() {
+        let seq = |v: Value| {
+            Message::from_value(&v, Some(ChatRef::Group(1)))
+                .unwrap()
+                .message_seq
+        };
+        // NapCat: message_seq = real_id = short id; real_seq is the real one.
+        assert_eq!(
+            seq(
+                json!({"message_id": 123, "message_seq": 123, "real_id": 123, "real_seq": "4567", "user_id": 1})
+            ),
+            Some(4567)
+        );
+        assert_eq!(
+            seq(json!({"message_id": 123, "message_seq": 123, "real_id": 123, "user_id": 1})),
+            None
+        );
+        // LLOneBot / SnowLuma: message_seq is the real seq.
+        assert_eq!(
+            seq(json!({"message_id": -99, "message_seq": 880, "user_id": 1})),
+            Some(880)
+        );
+        // go-cqhttp get_msg: real_id.
+        assert_eq!(
+            seq(json!({"message_id": 5, "real_id": 77, "user_id": 1})),
+            Some(77)
+        );
+        assert_eq!(
+            seq(json!({"message_id": 5, "real_seq": "0", "message_seq": 0, "user_id": 1})),
+            None
+        );
+    }
+
+    #[test]
+    fn chat_derivation() {
+        let chat = |v: Value| Message::from_value(&v, None).map(|m| m.chat);
+        assert_eq!(
+            chat(
+                json!({"message_type": "group", "group_id": "20000002", "message_id": 1, "user_id": 2})
+            ),
+            Some(ChatRef::Group(20000002))
+        );
+        assert_eq!(
+            chat(json!({"message_type": "group", "message_id": 1, "user_id": 2})),
+            None
+        );
+        assert_eq!(
+            chat(
+                json!({"message_type": "private", "message_id": 1, "user_id": 10001, "sender": {"user_id": 10001}})
+            ),
+            Some(ChatRef::Private(10001))
+        );
+        assert_eq!(
+            chat(
+                json!({"post_type": "message_sent", "message_type": "private", "message_id": 1,
+                        "user_id": 99, "target_id": 10001, "sender": {"user_id": 99}})
+            ),
+            Some(ChatRef::Private(10001))
+        );
+        assert_eq!(
+            chat(json!({"group_id": 3, "message_id": 1, "user_id": 2})),
+            Some(ChatRef::Group(3))
+        );
+        assert_eq!(chat(json!({"message_id": 1, "user_id": 2})), None);
+        // A given chat wins.
+        assert_eq!(
+            chat(json!({"message_type": "group", "group_id": 3, "message_id": 1, "user_id": 2}))
+                .and(Message::from_value(
+                    &json!({"message_type": "group", "group_id": 3, "message_id": 1, "user_id": 2}),
+                    Some(ChatRef::Group(9))
+                ))
+                .map(|m| m.chat),
+            Some(ChatRef::Group(9))
+        );
+    }
+
+    #[test]
+    fn members_and_groups_decode() {
+        let m = GroupMember::from_value(
+            &json!({"user_id": "10001", "nickname": "张三", "card": "群主张三",
+            "role": "owner", "level": 3, "title": "t", "join_time": 1700000000, "last_sent_time": 0}),
+        );
+        assert_eq!(m.user_id, Some(10001));
+        assert_eq!((m.role.as_str(), m.level.as_str()), ("owner", "3"));
+        assert_eq!((m.join_time, m.last_sent_time), (Some(1_700_000_000), None));
+        let m = GroupMember::from_value(&json!({"user_id": null, "role": null}));
+        assert_eq!((m.user_id, m.role.as_str()), (None, "member"));
+        let g = GroupInfo::from_value(&json!({"group_id": "20000002", "group_name": "示例群",
+            "member_count": 120, "max_member_count": "500"}))
+        .unwrap();
+        assert_eq!(
+            (g.group_id, g.member_count, g.max_member_count),
+            (20000002, 120, 500)
+        );
+        assert!(GroupInfo::from_value(&json!({"group_name": "x"})).is_none());
+        assert!(GroupInfo::from_value(&json!(1)).is_none());
+    }
+
+    #[test]
+    fn number_readers() {
+        assert_eq!(int_of(&json!(" 42 ")), Some(42));
+        assert_eq!(int_of(&json!(-7)), Some(-7));
+        assert_eq!(int_of(&json!(1e3)), Some(1000));
+        assert_eq!(int_of(&json!(u64::MAX)), None);
+        assert_eq!(int_of(&json!(f64::MAX)), None);
+        assert_eq!(int_of(&json!(true)), None);
+        assert_eq!(int_of(&json!("0x10")), None);
+        assert_eq!(str_of(&json!(1.5)).as_deref(), Some("1.5"));
+        assert_eq!(str_of(&json!({})), None);
+    }
 }

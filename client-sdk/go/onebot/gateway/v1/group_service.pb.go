@@ -362,7 +362,9 @@ type ListGroupsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The groups, whitelisted groups in whitelist order, else the peer's order.
 	Groups []*Group `protobuf:"bytes,1,rep,name=groups,proto3" json:"groups,omitempty"`
-	// One line per group, `群名(群号) — N 名成员`.
+	// One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+	// whitelisted group the bot is not in reads `?(群号) — 未加入`.
+	// `（暂无可用的群）` when there are no groups.
 	Rendered      string `protobuf:"bytes,2,opt,name=rendered,proto3" json:"rendered,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

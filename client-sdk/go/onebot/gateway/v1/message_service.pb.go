@@ -101,7 +101,8 @@ type GetHistoryResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The chat as text: `group:<id>` or `private:<id>`.
 	Target string `protobuf:"bytes,1,opt,name=target,proto3" json:"target,omitempty"`
-	// The page, sorted by time ascending (stable for equal times), at most
+	// The page, sorted by time ascending (equal times by `message_seq` where
+	// the implementation reports it, else in the peer's order), at most
 	// `count` messages. Entries without a numeric sender id or message id are
 	// dropped.
 	Messages []*ChatMessage `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`

@@ -201,7 +201,10 @@ class ListGroupsResponse(_message.Message):
     GROUPS_FIELD_NUMBER: _builtins.int
     RENDERED_FIELD_NUMBER: _builtins.int
     rendered: _builtins.str
-    """One line per group, `群名(群号) — N 名成员`."""
+    """One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+    whitelisted group the bot is not in reads `?(群号) — 未加入`.
+    `（暂无可用的群）` when there are no groups.
+    """
     @_builtins.property
     def groups(self) -> _containers.RepeatedCompositeFieldContainer[Global___Group]:
         """The groups, whitelisted groups in whitelist order, else the peer's order."""

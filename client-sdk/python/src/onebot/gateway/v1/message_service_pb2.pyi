@@ -82,7 +82,8 @@ class GetHistoryResponse(_message.Message):
     """Anchor for the previous (older) page; absent on the oldest page."""
     @_builtins.property
     def messages(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.ChatMessage]:
-        """The page, sorted by time ascending (stable for equal times), at most
+        """The page, sorted by time ascending (equal times by `message_seq` where
+        the implementation reports it, else in the peer's order), at most
         `count` messages. Entries without a numeric sender id or message id are
         dropped.
         """

@@ -231,7 +231,9 @@ export type ListGroupsResponse = Message<"onebot.gateway.v1.ListGroupsResponse">
   groups: Group[];
 
   /**
-   * One line per group, `群名(群号) — N 名成员`.
+   * One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+   * whitelisted group the bot is not in reads `?(群号) — 未加入`.
+   * `（暂无可用的群）` when there are no groups.
    *
    * @generated from field: string rendered = 2;
    */

@@ -72,7 +72,8 @@ export type GetHistoryResponse = Message<"onebot.gateway.v1.GetHistoryResponse">
   target: string;
 
   /**
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    *

@@ -108,7 +108,8 @@ private static final long serialVersionUID = 0L;
   private java.util.List<dev.onebotgateway.v1.ChatMessage> messages_;
   /**
    * <pre>
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    * </pre>
@@ -121,7 +122,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    * </pre>
@@ -135,7 +137,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    * </pre>
@@ -148,7 +151,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    * </pre>
@@ -161,7 +165,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    * </pre>
@@ -791,7 +796,8 @@ private static final long serialVersionUID = 0L;
 
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -807,7 +813,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -823,7 +830,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -839,7 +847,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -860,7 +869,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -880,7 +890,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -900,7 +911,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -921,7 +933,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -941,7 +954,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -961,7 +975,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -982,7 +997,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -1001,7 +1017,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -1020,7 +1037,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -1033,7 +1051,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -1049,7 +1068,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -1066,7 +1086,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -1079,7 +1100,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>
@@ -1093,7 +1115,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The page, sorted by time ascending (stable for equal times), at most
+     * The page, sorted by time ascending (equal times by `message_seq` where
+     * the implementation reports it, else in the peer's order), at most
      * `count` messages. Entries without a numeric sender id or message id are
      * dropped.
      * </pre>

@@ -32,7 +32,8 @@ public interface GetHistoryResponseOrBuilder extends
 
   /**
    * <pre>
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    * </pre>
@@ -43,7 +44,8 @@ public interface GetHistoryResponseOrBuilder extends
       getMessagesList();
   /**
    * <pre>
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    * </pre>
@@ -53,7 +55,8 @@ public interface GetHistoryResponseOrBuilder extends
   dev.onebotgateway.v1.ChatMessage getMessages(int index);
   /**
    * <pre>
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    * </pre>
@@ -63,7 +66,8 @@ public interface GetHistoryResponseOrBuilder extends
   int getMessagesCount();
   /**
    * <pre>
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    * </pre>
@@ -74,7 +78,8 @@ public interface GetHistoryResponseOrBuilder extends
       getMessagesOrBuilderList();
   /**
    * <pre>
-   * The page, sorted by time ascending (stable for equal times), at most
+   * The page, sorted by time ascending (equal times by `message_seq` where
+   * the implementation reports it, else in the peer's order), at most
    * `count` messages. Entries without a numeric sender id or message id are
    * dropped.
    * </pre>

@@ -120,7 +120,9 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object rendered_ = "";
   /**
    * <pre>
-   * One line per group, `群名(群号) — N 名成员`.
+   * One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+   * whitelisted group the bot is not in reads `?(群号) — 未加入`.
+   * `（暂无可用的群）` when there are no groups.
    * </pre>
    *
    * <code>string rendered = 2 [json_name = "rendered"];</code>
@@ -141,7 +143,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One line per group, `群名(群号) — N 名成员`.
+   * One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+   * whitelisted group the bot is not in reads `?(群号) — 未加入`.
+   * `（暂无可用的群）` when there are no groups.
    * </pre>
    *
    * <code>string rendered = 2 [json_name = "rendered"];</code>
@@ -848,7 +852,9 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object rendered_ = "";
     /**
      * <pre>
-     * One line per group, `群名(群号) — N 名成员`.
+     * One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+     * whitelisted group the bot is not in reads `?(群号) — 未加入`.
+     * `（暂无可用的群）` when there are no groups.
      * </pre>
      *
      * <code>string rendered = 2 [json_name = "rendered"];</code>
@@ -868,7 +874,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One line per group, `群名(群号) — N 名成员`.
+     * One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+     * whitelisted group the bot is not in reads `?(群号) — 未加入`.
+     * `（暂无可用的群）` when there are no groups.
      * </pre>
      *
      * <code>string rendered = 2 [json_name = "rendered"];</code>
@@ -889,7 +897,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One line per group, `群名(群号) — N 名成员`.
+     * One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+     * whitelisted group the bot is not in reads `?(群号) — 未加入`.
+     * `（暂无可用的群）` when there are no groups.
      * </pre>
      *
      * <code>string rendered = 2 [json_name = "rendered"];</code>
@@ -906,7 +916,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One line per group, `群名(群号) — N 名成员`.
+     * One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+     * whitelisted group the bot is not in reads `?(群号) — 未加入`.
+     * `（暂无可用的群）` when there are no groups.
      * </pre>
      *
      * <code>string rendered = 2 [json_name = "rendered"];</code>
@@ -920,7 +932,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One line per group, `群名(群号) — N 名成员`.
+     * One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+     * whitelisted group the bot is not in reads `?(群号) — 未加入`.
+     * `（暂无可用的群）` when there are no groups.
      * </pre>
      *
      * <code>string rendered = 2 [json_name = "rendered"];</code>

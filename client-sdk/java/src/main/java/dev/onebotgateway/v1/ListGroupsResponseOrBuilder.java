@@ -56,7 +56,9 @@ public interface ListGroupsResponseOrBuilder extends
 
   /**
    * <pre>
-   * One line per group, `群名(群号) — N 名成员`.
+   * One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+   * whitelisted group the bot is not in reads `?(群号) — 未加入`.
+   * `（暂无可用的群）` when there are no groups.
    * </pre>
    *
    * <code>string rendered = 2 [json_name = "rendered"];</code>
@@ -65,7 +67,9 @@ public interface ListGroupsResponseOrBuilder extends
   java.lang.String getRendered();
   /**
    * <pre>
-   * One line per group, `群名(群号) — N 名成员`.
+   * One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+   * whitelisted group the bot is not in reads `?(群号) — 未加入`.
+   * `（暂无可用的群）` when there are no groups.
    * </pre>
    *
    * <code>string rendered = 2 [json_name = "rendered"];</code>

@@ -1,0 +1,92 @@
+//! Action handlers. One file per area; [`dispatch`] is the single routing table.
+//!
+//! Handlers are synchronous: they lock the world briefly, emit events after unlocking and
+//! return an [`ActionResult`]. Transport concerns (faults that delay, drop or reorder replies,
+//! echo, wire shape) are handled by the caller.
+
+mod file;
+mod history;
+mod info;
+mod poke;
+mod send;
+
+use serde_json::{Map, Value, json};
+
+use crate::flavor::Flavor;
+use crate::media::DigestCache;
+use crate::params::Params;
+use crate::response::{ActionError, ActionResult};
+use crate::shared::Shared;
+
+/// Strips the spec's `_async` / `_rate_limited` suffixes: NapCat maps them to the same
+/// synchronous handler and go-cqhttp strips `_async` (`onebot.md` §1.5).
+pub(crate) fn canonical_name(action: &str) -> &str {
+    action
+        .strip_suffix("_async")
+        .or_else(|| action.strip_suffix("_rate_limited"))
+        .unwrap_or(action)
+}
+
+/// The flavor's "no such action" error.
+pub(crate) fn unknown_action(flavor: Flavor, action: &str) -> ActionError {
+    match flavor {
+        Flavor::NapCat => ActionError::unknown(format!("不支持的API {action}")),
+        Flavor::LlOneBot => ActionError::unknown(format!("{action} API 不存在")),
+        Flavor::SnowLuma => ActionError::unknown("unknown action"),
+        Flavor::GoCqhttp => ActionError::unknown("API不存在").with_code("API_NOT_FOUND"),
+        Flavor::Lagrange => ActionError::unknown(String::new()),
+    }
+}
+
+/// Runs one action.
+pub(crate) fn dispatch(
+    shared: &Shared,
+    action: &str,
+    params: &Map<String, Value>,
+    cache: &DigestCache<'_>,
+) -> ActionResult {
+    let flavor = shared.cfg.flavor;
+    let p = Params(params);
+    let name = canonical_name(action);
+    match name {
+        "get_login_info" => info::login_info(shared),
+        "get_version_info" => Ok(info::version_info(flavor)),
+        "get_status" => Ok(info::status(flavor)),
+        "get_group_list" => Ok(info::group_list(shared)),
+        "get_group_info" => info::group_info(shared, p),
+        "get_group_member_list" => info::member_list(shared, p),
+        "get_group_member_info" => info::member_info(shared, p),
+        "get_friend_list" => Ok(info::friend_list(shared)),
+        "can_send_image" | "can_send_record" => Ok(json!({"yes": true})),
+        "get_msg" => history::get_msg(shared, p),
+        "get_group_msg_history" => history::group(shared, p),
+        "get_friend_msg_history" if flavor.has_extensions() => history::friend(shared, p),
+        "send_group_msg" | "send_private_msg" | "send_msg" => send::send(shared, name, p, cache),
+        "upload_group_file" => file::upload_group_file(shared, p, cache),
+        "group_poke" | "friend_poke" | "send_poke" if flavor.has_extensions() => {
+            poke::poke(shared, name, p)
+        }
+        _ => Err(unknown_action(flavor, action)),
+    }
+}
+
+/// A copy of `params` for the action log, with every `base64://` payload replaced by
+/// `base64://<sha256>:<len>` (digests are cached for the handler that runs next).
+pub(crate) fn redact<'a>(v: &'a Value, cache: &mut DigestCache<'a>) -> Value {
+    match v {
+        Value::String(s) => match s.strip_prefix("base64://") {
+            Some(payload) => match cache.remember(payload) {
+                Some(d) => Value::String(format!("base64://{}:{}", d.sha256, d.len)),
+                None => v.clone(),
+            },
+            None => v.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(|i| redact(i, cache)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), redact(v, cache)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

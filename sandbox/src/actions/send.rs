@@ -1,0 +1,266 @@
+//! `send_group_msg`, `send_private_msg`, `send_msg` (`onebot.md` §2.5, §3.3, §4.1).
+//!
+//! A successful send stores the message (so history and `get_msg` return it), marks the chat
+//! observed, emits a `message_sent` event (if enabled) and replies `{message_id}`. Inline media
+//! is decoded and recorded in [`received_media`](crate::SandboxControl::received_media); the
+//! stored segment keeps only a file name, size and URL, never the payload.
+
+use serde_json::{Map, Value, json};
+
+use crate::events;
+use crate::fault::{self, Fault, FaultKind};
+use crate::flavor::Flavor;
+use crate::media::{self, DigestCache, MediaKind, MediaSource, ReceivedMedia};
+use crate::message::{self, View};
+use crate::params::Params;
+use crate::response::{ActionError, ActionResult};
+use crate::shared::{Shared, lock};
+use crate::state::{ChatRef, NewMessage};
+
+/// go-cqhttp's generic send failure.
+fn gocq_send_failed() -> ActionError {
+    ActionError::failed("请参考 go-cqhttp 端输出").with_code("SEND_MSG_API_ERROR")
+}
+
+fn target(name: &str, p: Params<'_>) -> Result<ChatRef, ActionError> {
+    match name {
+        "send_group_msg" => Ok(ChatRef::Group(p.req_int("group_id")?)),
+        "send_private_msg" => Ok(ChatRef::Private(p.req_int("user_id")?)),
+        _ => {
+            let group_id = p.int("group_id")?;
+            let user_id = p.int("user_id")?;
+            match (p.str("message_type").as_deref(), group_id, user_id) {
+                (Some("group"), Some(g), _) => Ok(ChatRef::Group(g)),
+                (Some("private"), _, Some(u)) => Ok(ChatRef::Private(u)),
+                (None | Some(""), Some(g), _) => Ok(ChatRef::Group(g)),
+                (None | Some(""), None, Some(u)) => Ok(ChatRef::Private(u)),
+                _ => Err(ActionError::failed("请指定正确的 group_id 或 user_id")),
+            }
+        }
+    }
+}
+
+/// Checks the target exists (group, or a user the bot can reach).
+fn check_target(
+    shared: &Shared,
+    chat: ChatRef,
+    temp_group: Option<i64>,
+) -> Result<(), ActionError> {
+    let w = lock(&shared.world);
+    match chat {
+        ChatRef::Group(g) => {
+            if w.group(g).is_none() {
+                return Err(
+                    ActionError::failed(format!("群{g}不存在")).with_code("GROUP_NOT_FOUND")
+                );
+            }
+        }
+        ChatRef::Private(u) => {
+            let reachable = w.friend(u).is_some()
+                || temp_group
+                    .and_then(|g| w.group(g))
+                    .is_some_and(|g| g.member(u).is_some())
+                || w.groups.iter().any(|g| g.member(u).is_some());
+            if !reachable {
+                return Err(
+                    ActionError::failed(format!("用户{u}不存在")).with_code("USER_NOT_FOUND")
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Resolves one media segment: records what was received and returns the stored form.
+fn media_segment(
+    flavor: Flavor,
+    kind: MediaKind,
+    mut data: Map<String, Value>,
+    chat: ChatRef,
+    cache: &DigestCache<'_>,
+    received: &mut Vec<ReceivedMedia>,
+) -> Result<Map<String, Value>, ActionError> {
+    // NapCat's source priority: url → file → path.
+    let source = ["url", "file", "path"]
+        .iter()
+        .find_map(|k| {
+            data.get(*k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        })
+        .map(str::to_owned)
+        .ok_or_else(|| ActionError::failed("识别URL失败, 缺少 file 参数"))?;
+    let loaded = media::load(&source, cache).map_err(|e| ActionError::failed(e.to_string()))?;
+    if flavor == Flavor::GoCqhttp
+        && kind == MediaKind::Video
+        && loaded.source == MediaSource::Base64
+    {
+        // go-cqhttp: video `file` supports only http and file.
+        return Err(gocq_send_failed());
+    }
+    let name = data.get("name").and_then(Value::as_str).map(str::to_owned);
+    let (group_id, user_id) = match chat {
+        ChatRef::Group(g) => (Some(g), None),
+        ChatRef::Private(u) => (None, Some(u)),
+    };
+    let url = match (&loaded.source, &loaded.digest) {
+        (MediaSource::Url(u), _) => u.clone(),
+        (MediaSource::Path(p), _) => format!("file://{p}"),
+        (MediaSource::Base64, Some(d)) => {
+            format!(
+                "https://multimedia.nt.qq.com.cn/download?fileid=sandbox-{}",
+                d.sha256
+            )
+        }
+        (MediaSource::Base64, None) => String::new(),
+    };
+    data.insert("file".into(), json!(loaded.stored_name(kind)));
+    data.insert("url".into(), json!(url));
+    data.remove("path");
+    if let Some(d) = &loaded.digest {
+        data.insert("file_size".into(), json!(d.len.to_string()));
+    }
+    received.push(ReceivedMedia {
+        kind,
+        sha256: loaded.digest.as_ref().map(|d| d.sha256.clone()),
+        len: loaded.digest.as_ref().map(|d| d.len),
+        source: loaded.source,
+        group_id,
+        user_id,
+        name,
+    });
+    Ok(data)
+}
+
+pub(super) fn send(
+    shared: &Shared,
+    name: &str,
+    p: Params<'_>,
+    cache: &DigestCache<'_>,
+) -> ActionResult {
+    let flavor = shared.cfg.flavor;
+    let chat = target(name, p)?;
+    let message = p
+        .raw("message")
+        .ok_or_else(|| ActionError::bad_params("缺少参数 message"))?;
+    let auto_escape = p.bool("auto_escape").unwrap_or(false);
+    let segments = message::normalize(message, auto_escape)
+        .ok_or_else(|| ActionError::bad_params("message 格式错误"))?;
+    check_target(shared, chat, p.int("group_id")?)?;
+
+    let mut stored = Vec::new();
+    let mut pokes = Vec::new();
+    let mut nodes = 0usize;
+    let mut received = Vec::new();
+    for seg in segments {
+        let kind = seg["type"].as_str().unwrap_or_default().to_owned();
+        let data = seg["data"].as_object().cloned().unwrap_or_default();
+        if flavor == Flavor::GoCqhttp
+            && kind == "poke"
+            && let ChatRef::Group(_) = chat
+        {
+            let qq = Params(&data).int("qq")?;
+            pokes.push(qq.ok_or_else(|| ActionError::bad_params("poke 缺少 qq"))?);
+            continue;
+        }
+        if kind == "node" {
+            nodes += 1;
+            continue;
+        }
+        let data = match MediaKind::from_segment_type(&kind) {
+            Some(mk) => media_segment(flavor, mk, data, chat, cache, &mut received)?,
+            None => data,
+        };
+        stored.push(json!({"type": kind, "data": data}));
+    }
+    let forward_id = match (nodes, stored.is_empty()) {
+        (0, _) => None,
+        // An all-node message becomes one merged-forward message.
+        (n, true) => {
+            let id = format!("sandbox-forward-{}-{n}", events::now());
+            stored.push(json!({"type": "forward", "data": {"id": id}}));
+            Some(id)
+        }
+        (_, false) => {
+            return Err(ActionError::failed(
+                "消息体无法解析, 请检查是否发送了不支持的消息类型",
+            ));
+        }
+    };
+    if stored.is_empty() && pokes.is_empty() {
+        return Err(match flavor {
+            Flavor::GoCqhttp => ActionError::failed("消息为空").with_code("EMPTY_MSG_ERROR"),
+            _ => ActionError::failed("消息体无法解析, 请检查是否发送了不支持的消息类型"),
+        });
+    }
+    // The peer did receive the bytes, whatever the send outcome below.
+    lock(&shared.media).extend(received);
+
+    let faults = shared.faults();
+    if faults.has(FaultKind::RiskControl) {
+        tracing::warn!(?chat, "群消息发送失败: 账号可能被风控.");
+        return Err(match flavor {
+            Flavor::GoCqhttp => gocq_send_failed(),
+            _ => ActionError::failed(fault::timeout_text()),
+        });
+    }
+    if let Some(Fault::SendEventChecker { result, err_msg }) =
+        faults.get(FaultKind::SendEventChecker)
+    {
+        let text = fault::event_checker_text(*result, err_msg);
+        return Err(match flavor {
+            Flavor::GoCqhttp => ActionError::failed(text).with_code("SEND_MSG_API_ERROR"),
+            _ => ActionError::failed(text),
+        });
+    }
+
+    let self_id = shared.cfg.self_id;
+    for target in pokes {
+        if let ChatRef::Group(g) = chat {
+            shared.emit(&events::poke(self_id, Some(g), self_id, target));
+        }
+    }
+    let mut message_id = 0;
+    if !stored.is_empty() {
+        let event = {
+            let mut w = lock(&shared.world);
+            w.observe(chat);
+            let sender = w.sender_for(chat, self_id);
+            let m = w.push(
+                chat,
+                NewMessage {
+                    time: events::now(),
+                    sender,
+                    segments: stored,
+                    self_sent: true,
+                },
+            );
+            message_id = m.message_id;
+            let m = m.clone();
+            shared
+                .cfg
+                .report_self_message
+                .then(|| message::render(&w, chat, &m, View::Event))
+        };
+        if let Some(ev) = event {
+            shared.emit(&ev);
+        }
+    }
+    if faults.has(FaultKind::SendTimeout) {
+        // Ambiguous outcome: stored and announced, but reported as a failure.
+        return Err(match flavor {
+            Flavor::GoCqhttp => {
+                ActionError::failed(fault::timeout_text()).with_code("SEND_MSG_API_ERROR")
+            }
+            _ => ActionError::failed(fault::timeout_text()),
+        });
+    }
+    let mut data = json!({"message_id": message_id});
+    if let (Some(id), Some(o)) = (forward_id, data.as_object_mut())
+        && flavor == Flavor::NapCat
+    {
+        o.insert("res_id".into(), json!(id));
+        o.insert("forward_id".into(), json!(id));
+    }
+    Ok(data)
+}

@@ -1,0 +1,68 @@
+//! Start-up configuration of a sandbox peer.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use crate::flavor::Flavor;
+
+/// Default bot account of the sandbox.
+pub const DEFAULT_SELF_ID: i64 = 3_889_000_000;
+/// Default nickname of the bot account.
+pub const DEFAULT_NICKNAME: &str = "沙盒机器人";
+
+/// How a [`Sandbox`](crate::Sandbox) is started.
+///
+/// Every field is public so callers can use struct-update syntax:
+/// `SandboxConfig { flavor: Flavor::GoCqhttp, ..Default::default() }`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxConfig {
+    /// Address to listen on (HTTP and WebSocket share it). Port 0 picks a free port.
+    pub listen: SocketAddr,
+    /// The implementation to imitate.
+    pub flavor: Flavor,
+    /// Access token clients must present. `None` or an empty string disables auth
+    /// (NapCat's empty `token` means "no auth" too).
+    pub access_token: Option<String>,
+    /// Heartbeat meta-event period on event-capable WebSocket connections; `None` sends none
+    /// (go-cqhttp with heartbeats disabled).
+    pub heartbeat_interval: Option<Duration>,
+    /// The bot's own QQ number (`self_id`).
+    pub self_id: i64,
+    /// The bot's nickname (`get_login_info`).
+    pub nickname: String,
+    /// Emit `post_type: "message_sent"` events for the bot's own sends (NapCat `reportSelfMessage`).
+    pub report_self_message: bool,
+    /// NapCat's packet backend: when `false`, poke actions fail validation with
+    /// `packetBackend发包能力不可用` (retcode 1400). Ignored by other flavors.
+    pub packet_backend: bool,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            flavor: Flavor::NapCat,
+            access_token: None,
+            heartbeat_interval: Some(Duration::from_secs(30)),
+            self_id: DEFAULT_SELF_ID,
+            nickname: DEFAULT_NICKNAME.to_owned(),
+            report_self_message: true,
+            packet_backend: true,
+        }
+    }
+}
+
+impl SandboxConfig {
+    /// The default configuration for `flavor`.
+    pub fn for_flavor(flavor: Flavor) -> Self {
+        SandboxConfig {
+            flavor,
+            ..Default::default()
+        }
+    }
+
+    /// The effective token: `None` when auth is off.
+    pub(crate) fn token(&self) -> Option<&str> {
+        self.access_token.as_deref().filter(|t| !t.is_empty())
+    }
+}

@@ -1,0 +1,259 @@
+//! [`SandboxControl`]: the test-facing handle to a running peer (faults, injection, inspection).
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::config::SandboxConfig;
+use crate::events;
+use crate::fault::{Fault, FaultKind};
+use crate::flavor::Flavor;
+use crate::media::ReceivedMedia;
+use crate::message::{self, View};
+use crate::server;
+use crate::shared::{RecordedAction, Shared, lock};
+use crate::state::{ChatRef, Member, NewMessage, Role};
+
+/// A cheap, cloneable handle to a sandbox's state, usable from any task.
+///
+/// Obtained from [`Sandbox::control`](crate::Sandbox::control), or from
+/// [`SandboxControl::standalone`] for a peer without a listener (serve it with
+/// [`serve_io`](SandboxControl::serve_io), e.g. over `tokio::io::duplex` with paused time).
+#[derive(Clone)]
+pub struct SandboxControl {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for SandboxControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SandboxControl")
+            .field("flavor", &self.shared.cfg.flavor)
+            .field("connections", &self.connections())
+            .finish()
+    }
+}
+
+impl SandboxControl {
+    /// A seeded peer with no listener; serve connections with [`serve_io`](Self::serve_io).
+    /// `cfg.listen` is ignored.
+    pub fn standalone(cfg: SandboxConfig) -> SandboxControl {
+        SandboxControl {
+            shared: Shared::new(cfg),
+        }
+    }
+
+    /// The configuration the peer was started with.
+    pub fn config(&self) -> &SandboxConfig {
+        &self.shared.cfg
+    }
+
+    /// The imitated implementation.
+    pub fn flavor(&self) -> Flavor {
+        self.shared.cfg.flavor
+    }
+
+    /// Serves one connection (HTTP or WebSocket) over any byte stream; resolves when the
+    /// connection ends (after the WebSocket session, if it was upgraded).
+    pub async fn serve_io<IO>(&self, io: IO)
+    where
+        IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        server::serve_conn(self.shared.clone(), io).await;
+    }
+
+    /// Activates a fault (replacing an active one of the same kind).
+    pub fn set_fault(&self, f: Fault) {
+        tracing::debug!(fault = ?f, "fault set");
+        self.shared.faults.send_modify(|faults| faults.set(f));
+    }
+
+    /// Deactivates the fault of this kind, if any.
+    pub fn clear_fault(&self, kind: FaultKind) {
+        self.shared
+            .faults
+            .send_if_modified(|faults| faults.clear(kind));
+    }
+
+    /// Deactivates every fault.
+    pub fn clear_faults(&self) {
+        self.shared
+            .faults
+            .send_if_modified(|faults| faults.clear_all());
+    }
+
+    /// The active faults.
+    pub fn faults(&self) -> Vec<Fault> {
+        self.shared.faults().list()
+    }
+
+    /// Closes every connection (WebSocket and HTTP) abruptly, without a close frame.
+    /// The listener keeps accepting.
+    pub fn drop_connections(&self) {
+        self.shared.hub.kill_all();
+    }
+
+    /// Every action received since the last [`clear_actions`](Self::clear_actions), in order.
+    pub fn actions(&self) -> Vec<RecordedAction> {
+        self.shared.log.all()
+    }
+
+    /// Resolves with the first recorded action named `name` (exact, or after `_async` /
+    /// `_rate_limited` stripping) since the last clear — immediately if there already is one.
+    pub async fn wait_for_action(&self, name: &str) -> RecordedAction {
+        self.shared.log.wait_for(name).await
+    }
+
+    /// Forgets recorded actions.
+    pub fn clear_actions(&self) {
+        self.shared.log.clear();
+    }
+
+    /// Media received through sends and uploads, in order.
+    pub fn received_media(&self) -> Vec<ReceivedMedia> {
+        lock(&self.shared.media).clone()
+    }
+
+    /// Forgets received media.
+    pub fn clear_media(&self) {
+        lock(&self.shared.media).clear();
+    }
+
+    /// Pushes a raw event to every event-capable connection.
+    pub fn inject_event(&self, ev: Value) {
+        self.shared.emit(&ev);
+    }
+
+    fn inject(&self, chat: ChatRef, user_id: i64, message: Value) -> i64 {
+        let segments = message::normalize(&message, false).unwrap_or_else(|| {
+            vec![json!({"type": "text", "data": {"text": message.to_string()}})]
+        });
+        let (id, ev) = {
+            let mut w = lock(&self.shared.world);
+            w.observe(chat);
+            let sender = w.sender_for(chat, user_id);
+            let self_sent = user_id == w.self_id;
+            let m = w
+                .push(
+                    chat,
+                    NewMessage {
+                        time: events::now(),
+                        sender,
+                        segments,
+                        self_sent,
+                    },
+                )
+                .clone();
+            (m.message_id, message::render(&w, chat, &m, View::Event))
+        };
+        self.shared.emit(&ev);
+        id
+    }
+
+    /// Stores a group message from `user_id` (sender record from the member list) and emits the
+    /// message event. `message` is a segment array, one segment, or a CQ string. Returns its id.
+    pub fn inject_group_message(&self, group_id: i64, user_id: i64, message: Value) -> i64 {
+        self.inject(ChatRef::Group(group_id), user_id, message)
+    }
+
+    /// Stores a private message from `user_id` and emits the message event. Returns its id.
+    pub fn inject_private_message(&self, user_id: i64, message: Value) -> i64 {
+        self.inject(ChatRef::Private(user_id), user_id, message)
+    }
+
+    /// Removes a member and emits `group_decrease`. Returns `false` if there was no such member.
+    pub fn remove_member(&self, group_id: i64, user_id: i64) -> bool {
+        let removed = {
+            let mut w = lock(&self.shared.world);
+            match w.group_mut(group_id) {
+                Some(g) => {
+                    let before = g.members.len();
+                    g.members.retain(|m| m.user_id != user_id);
+                    g.members.len() != before
+                }
+                None => false,
+            }
+        };
+        if removed {
+            let self_id = self.shared.cfg.self_id;
+            self.shared
+                .emit(&events::group_decrease(self_id, group_id, user_id));
+        }
+        removed
+    }
+
+    /// Appends a member (role member, no card) and emits `group_increase`. Returns `false` if the
+    /// group does not exist or the user is already a member.
+    pub fn add_member(&self, group_id: i64, user_id: i64, nickname: &str) -> bool {
+        let added = {
+            let mut w = lock(&self.shared.world);
+            match w.group_mut(group_id) {
+                Some(g) if g.member(user_id).is_none() => {
+                    let now = events::now();
+                    g.members.push(Member {
+                        user_id,
+                        nickname: nickname.to_owned(),
+                        card: String::new(),
+                        role: Role::Member,
+                        join_time: now,
+                        last_sent_time: now,
+                        level: 1,
+                        title: String::new(),
+                        sex: "unknown",
+                        age: 0,
+                    });
+                    true
+                }
+                _ => false,
+            }
+        };
+        if added {
+            let self_id = self.shared.cfg.self_id;
+            self.shared
+                .emit(&events::group_increase(self_id, group_id, user_id));
+        }
+        added
+    }
+
+    /// Changes a member's card and emits `group_card`. Returns `false` if there is no such member.
+    pub fn set_card(&self, group_id: i64, user_id: i64, card: &str) -> bool {
+        let old = {
+            let mut w = lock(&self.shared.world);
+            w.group_mut(group_id)
+                .and_then(|g| g.members.iter_mut().find(|m| m.user_id == user_id))
+                .map(|m| std::mem::replace(&mut m.card, card.to_owned()))
+        };
+        match old {
+            Some(old) => {
+                let self_id = self.shared.cfg.self_id;
+                self.shared
+                    .emit(&events::group_card(self_id, group_id, user_id, card, &old));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Number of open (authenticated) WebSocket connections.
+    pub fn connections(&self) -> usize {
+        self.shared.hub.count()
+    }
+
+    /// Resolves once at least `n` WebSocket connections are open.
+    pub async fn wait_connections(&self, n: usize) {
+        self.shared.hub.wait_count(n).await;
+    }
+
+    /// The stored history of a chat as the flavor renders it (old → new); empty if unknown.
+    pub fn messages(&self, chat: ChatRef) -> Vec<Value> {
+        let w = lock(&self.shared.world);
+        w.chat(chat)
+            .map(|c| {
+                c.messages
+                    .iter()
+                    .map(|m| message::render(&w, chat, m, View::History))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}

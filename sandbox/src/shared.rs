@@ -1,0 +1,206 @@
+//! State shared by the listener, every connection and every [`SandboxControl`](crate::SandboxControl):
+//! the world, active faults, the action log, received media and the connection hub.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+use crate::config::SandboxConfig;
+use crate::data;
+use crate::fault::Faults;
+use crate::media::ReceivedMedia;
+use crate::response::Transport;
+use crate::state::World;
+
+/// Locks a mutex, recovering from poisoning (a panicking test thread must not wedge the peer).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One action as the peer received it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordedAction {
+    /// Action name as sent (before `_async`/`_rate_limited` stripping).
+    pub action: String,
+    /// Parameters; every `base64://…` string is replaced by `base64://<sha256>:<len>` of its bytes.
+    pub params: Value,
+    /// Transport it arrived on.
+    pub transport: Transport,
+    /// The request's `echo`, if it had one (WebSocket only).
+    pub echo: Option<Value>,
+}
+
+/// Action log plus a change counter that wakes [`wait_for_action`](crate::SandboxControl::wait_for_action).
+#[derive(Debug)]
+pub(crate) struct ActionLog {
+    entries: Mutex<Vec<RecordedAction>>,
+    version: watch::Sender<u64>,
+}
+
+impl ActionLog {
+    fn new() -> Self {
+        ActionLog {
+            entries: Mutex::new(Vec::new()),
+            version: watch::Sender::new(0),
+        }
+    }
+
+    pub(crate) fn push(&self, a: RecordedAction) {
+        lock(&self.entries).push(a);
+        self.version.send_modify(|v| *v += 1);
+    }
+
+    pub(crate) fn all(&self) -> Vec<RecordedAction> {
+        lock(&self.entries).clone()
+    }
+
+    pub(crate) fn clear(&self) {
+        lock(&self.entries).clear();
+        self.version.send_modify(|v| *v += 1);
+    }
+
+    pub(crate) fn find(&self, name: &str) -> Option<RecordedAction> {
+        lock(&self.entries)
+            .iter()
+            .find(|a| a.action == name || crate::actions::canonical_name(&a.action) == name)
+            .cloned()
+    }
+
+    pub(crate) async fn wait_for(&self, name: &str) -> RecordedAction {
+        let mut rx = self.version.subscribe();
+        loop {
+            if let Some(a) = self.find(name) {
+                return a;
+            }
+            // The sender lives as long as `self`, so this cannot fail while we are borrowed.
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+}
+
+/// Registry of live WebSocket connections, event fan-out and the kill switch.
+#[derive(Debug)]
+pub(crate) struct Hub {
+    next_id: AtomicU64,
+    subscribers: Mutex<HashMap<u64, mpsc::UnboundedSender<Utf8Bytes>>>,
+    ws_count: watch::Sender<usize>,
+    /// Bumped to make every connection (HTTP and WebSocket) drop its socket.
+    kill: watch::Sender<u64>,
+}
+
+impl Hub {
+    fn new() -> Self {
+        Hub {
+            next_id: AtomicU64::new(1),
+            subscribers: Mutex::new(HashMap::new()),
+            ws_count: watch::Sender::new(0),
+            kill: watch::Sender::new(0),
+        }
+    }
+
+    /// A receiver that changes when all connections must die. Subscribe *before* serving.
+    pub(crate) fn kill_signal(&self) -> watch::Receiver<u64> {
+        self.kill.subscribe()
+    }
+
+    pub(crate) fn kill_all(&self) {
+        self.kill.send_modify(|k| *k += 1);
+    }
+
+    pub(crate) fn count(&self) -> usize {
+        *self.ws_count.borrow()
+    }
+
+    pub(crate) async fn wait_count(&self, n: usize) {
+        let mut rx = self.ws_count.subscribe();
+        // Cannot fail: the sender outlives every borrow of the hub.
+        let _ = rx.wait_for(|c| *c >= n).await;
+    }
+
+    /// Pushes an event to every event-capable connection.
+    pub(crate) fn emit(&self, ev: &Value) {
+        let text = Utf8Bytes::from(ev.to_string());
+        lock(&self.subscribers).retain(|_, tx| tx.send(text.clone()).is_ok());
+    }
+}
+
+/// Keeps a WebSocket connection counted (and subscribed to events) until dropped.
+pub(crate) struct ConnGuard {
+    shared: Arc<Shared>,
+    id: u64,
+}
+
+impl ConnGuard {
+    /// Registers a WebSocket connection; returns its event stream when `events` is set.
+    pub(crate) fn register(
+        shared: &Arc<Shared>,
+        events: bool,
+    ) -> (ConnGuard, Option<mpsc::UnboundedReceiver<Utf8Bytes>>) {
+        let hub = &shared.hub;
+        let id = hub.next_id.fetch_add(1, Ordering::Relaxed);
+        let rx = events.then(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            lock(&hub.subscribers).insert(id, tx);
+            rx
+        });
+        hub.ws_count.send_modify(|c| *c += 1);
+        (
+            ConnGuard {
+                shared: shared.clone(),
+                id,
+            },
+            rx,
+        )
+    }
+}
+
+impl Drop for ConnGuard {
+    fn drop(&mut self) {
+        let hub = &self.shared.hub;
+        lock(&hub.subscribers).remove(&self.id);
+        hub.ws_count.send_modify(|c| *c = c.saturating_sub(1));
+    }
+}
+
+/// Everything a connection or a control handle needs.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub cfg: SandboxConfig,
+    pub world: Mutex<World>,
+    pub faults: watch::Sender<Faults>,
+    pub log: ActionLog,
+    pub media: Mutex<Vec<ReceivedMedia>>,
+    pub hub: Hub,
+}
+
+impl Shared {
+    pub(crate) fn new(cfg: SandboxConfig) -> Arc<Shared> {
+        let mut world = World::new(cfg.flavor, cfg.self_id, cfg.nickname.clone());
+        data::seed(&mut world);
+        Arc::new(Shared {
+            cfg,
+            world: Mutex::new(world),
+            faults: watch::Sender::new(Faults::default()),
+            log: ActionLog::new(),
+            media: Mutex::new(Vec::new()),
+            hub: Hub::new(),
+        })
+    }
+
+    /// A snapshot of the active faults.
+    pub(crate) fn faults(&self) -> Faults {
+        self.faults.borrow().clone()
+    }
+
+    /// Pushes an event to every event-capable connection.
+    pub(crate) fn emit(&self, ev: &Value) {
+        self.hub.emit(ev);
+    }
+}

@@ -1,0 +1,259 @@
+//! The fake QQ account: groups, members, friends and per-chat message history.
+//!
+//! [`World`] is plain data behind one mutex in [`Shared`](crate::shared::Shared); handlers lock
+//! it briefly and never across an `.await`.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::cq;
+use crate::flavor::Flavor;
+use crate::ids;
+
+/// A conversation: a group or a private chat with one user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ChatRef {
+    /// Group chat, by group number.
+    Group(i64),
+    /// Private chat, by the peer's QQ number.
+    Private(i64),
+}
+
+/// Member role in a group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// 群主.
+    Owner,
+    /// 管理员.
+    Admin,
+    /// Ordinary member.
+    Member,
+}
+
+impl Role {
+    /// The OneBot spelling (`owner`, `admin`, `member`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Owner => "owner",
+            Role::Admin => "admin",
+            Role::Member => "member",
+        }
+    }
+}
+
+/// A group member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Member {
+    pub user_id: i64,
+    pub nickname: String,
+    pub card: String,
+    pub role: Role,
+    pub join_time: i64,
+    pub last_sent_time: i64,
+    pub level: u32,
+    pub title: String,
+    pub sex: &'static str,
+    pub age: u32,
+}
+
+/// A group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Group {
+    pub group_id: i64,
+    pub name: String,
+    pub max_member_count: i64,
+    /// In peer order (the order `get_group_member_list` returns).
+    pub members: Vec<Member>,
+}
+
+impl Group {
+    pub(crate) fn member(&self, user_id: i64) -> Option<&Member> {
+        self.members.iter().find(|m| m.user_id == user_id)
+    }
+}
+
+/// A friend.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Friend {
+    pub user_id: i64,
+    pub nickname: String,
+    pub remark: String,
+}
+
+/// The sender record stored with a message (a snapshot, like the real peers keep).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Sender {
+    pub user_id: i64,
+    pub nickname: String,
+    pub card: String,
+    pub role: Role,
+}
+
+/// A stored message.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Stored {
+    /// Real per-chat sequence, from 1.
+    pub seq: i64,
+    /// Flavor-shaped public id.
+    pub message_id: i64,
+    /// Unix seconds.
+    pub time: i64,
+    pub sender: Sender,
+    pub segments: Vec<Value>,
+    pub raw_message: String,
+    /// Sent by the bot itself.
+    pub self_sent: bool,
+}
+
+/// History of one chat. `messages[i].seq == i + 1`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Chat {
+    pub messages: Vec<Stored>,
+    /// SnowLuma: the chat had live traffic during this process's life (§2.1).
+    pub observed: bool,
+}
+
+impl Chat {
+    pub(crate) fn last_seq(&self) -> i64 {
+        self.messages.len() as i64
+    }
+}
+
+/// A message about to be stored.
+#[derive(Debug, Clone)]
+pub(crate) struct NewMessage {
+    pub time: i64,
+    pub sender: Sender,
+    pub segments: Vec<Value>,
+    pub self_sent: bool,
+}
+
+/// Everything the fake account knows.
+#[derive(Debug, Clone)]
+pub(crate) struct World {
+    pub flavor: Flavor,
+    pub self_id: i64,
+    pub nickname: String,
+    pub groups: Vec<Group>,
+    pub friends: Vec<Friend>,
+    chats: HashMap<ChatRef, Chat>,
+    ids: HashMap<i64, (ChatRef, usize)>,
+}
+
+impl World {
+    pub(crate) fn new(flavor: Flavor, self_id: i64, nickname: String) -> World {
+        World {
+            flavor,
+            self_id,
+            nickname,
+            groups: Vec::new(),
+            friends: Vec::new(),
+            chats: HashMap::new(),
+            ids: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn group(&self, group_id: i64) -> Option<&Group> {
+        self.groups.iter().find(|g| g.group_id == group_id)
+    }
+
+    pub(crate) fn group_mut(&mut self, group_id: i64) -> Option<&mut Group> {
+        self.groups.iter_mut().find(|g| g.group_id == group_id)
+    }
+
+    pub(crate) fn friend(&self, user_id: i64) -> Option<&Friend> {
+        self.friends.iter().find(|f| f.user_id == user_id)
+    }
+
+    pub(crate) fn chat(&self, chat: ChatRef) -> Option<&Chat> {
+        self.chats.get(&chat)
+    }
+
+    /// Marks a chat as having live traffic (SnowLuma's "observed").
+    pub(crate) fn observe(&mut self, chat: ChatRef) {
+        self.chats.entry(chat).or_default().observed = true;
+    }
+
+    /// The sender record for `user_id` speaking in `chat`, from the current member/friend lists.
+    pub(crate) fn sender_for(&self, chat: ChatRef, user_id: i64) -> Sender {
+        if user_id == self.self_id {
+            let role = match chat {
+                ChatRef::Group(g) => self
+                    .group(g)
+                    .and_then(|g| g.member(user_id))
+                    .map_or(Role::Member, |m| m.role),
+                ChatRef::Private(_) => Role::Member,
+            };
+            return Sender {
+                user_id,
+                nickname: self.nickname.clone(),
+                card: String::new(),
+                role,
+            };
+        }
+        let member = match chat {
+            ChatRef::Group(g) => self.group(g).and_then(|g| g.member(user_id)),
+            ChatRef::Private(_) => None,
+        };
+        if let Some(m) = member {
+            return Sender {
+                user_id,
+                nickname: m.nickname.clone(),
+                card: m.card.clone(),
+                role: m.role,
+            };
+        }
+        let nickname = self
+            .friend(user_id)
+            .map(|f| f.nickname.clone())
+            .or_else(|| {
+                self.groups
+                    .iter()
+                    .find_map(|g| g.member(user_id))
+                    .map(|m| m.nickname.clone())
+            })
+            .unwrap_or_else(|| format!("用户{user_id}"));
+        Sender {
+            user_id,
+            nickname,
+            card: String::new(),
+            role: Role::Member,
+        }
+    }
+
+    /// Appends a message to a chat, assigning its seq and flavor id.
+    pub(crate) fn push(&mut self, chat: ChatRef, msg: NewMessage) -> &Stored {
+        let flavor = self.flavor;
+        let entry = self.chats.entry(chat).or_default();
+        let seq = entry.messages.len() as i64 + 1;
+        let mut salt = 0;
+        let message_id = loop {
+            let id = ids::message_id(flavor, chat, seq, salt);
+            if id != 0 && !self.ids.contains_key(&id) {
+                break id;
+            }
+            salt += 1;
+        };
+        let raw_message = cq::render(&msg.segments);
+        let idx = entry.messages.len();
+        entry.messages.push(Stored {
+            seq,
+            message_id,
+            time: msg.time,
+            sender: msg.sender,
+            segments: msg.segments,
+            raw_message,
+            self_sent: msg.self_sent,
+        });
+        self.ids.insert(message_id, (chat, idx));
+        &entry.messages[idx]
+    }
+
+    /// Finds a message by its public id.
+    pub(crate) fn find(&self, message_id: i64) -> Option<(ChatRef, &Stored)> {
+        let (chat, idx) = *self.ids.get(&message_id)?;
+        let m = self.chats.get(&chat)?.messages.get(idx)?;
+        Some((chat, m))
+    }
+}
