@@ -6,10 +6,12 @@ package onebotgateway_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
 	onebotgateway "github.com/onebot-gateway/onebot-gateway/client-sdk/go"
+	gatewayv1 "github.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1"
 )
 
 func exampleConnect() (*onebotgateway.Client, error) {
@@ -56,4 +58,75 @@ func exampleAccounts(ctx context.Context, client *onebotgateway.Client) ([]strin
 		ids = append(ids, a.GetAccountId())
 	}
 	return ids, nil
+}
+
+func exampleHistory(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.GetHistoryResponse, error) {
+	// region: history
+	page, err := client.History(ctx, onebotgateway.GroupChat(20000003), 5, nil)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(page.GetRendered()) // [HH:mm:ss] 名字(QQ号): 文本, oldest first
+	if page.NextAnchorMessageId != nil {
+		older, err := client.History(ctx, onebotgateway.GroupChat(20000003), 5, page.NextAnchorMessageId)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Println(len(older.GetMessages()), "older messages")
+	}
+	// endregion
+	return page, nil
+}
+
+func exampleMembers(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.ListGroupMembersResponse, error) {
+	// region: members
+	members, err := client.Members(ctx, 20000003, 5, nil)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(members.GetRendered()) // 名字(QQ号) — role, plus a truncation line
+	fmt.Println(members.GetShown(), "of", members.GetTotal(), "shown")
+	// endregion
+	return members, nil
+}
+
+func exampleGroups(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.ListGroupsResponse, error) {
+	// region: groups
+	groups, err := client.ListGroups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups.GetGroups() {
+		fmt.Println(g.GetGroupId(), g.GetGroupName(), g.GetWhitelisted())
+	}
+	// endregion
+	return groups, nil
+}
+
+func exampleUpload(ctx context.Context, client *onebotgateway.Client, path string) (*onebotgateway.Uploaded, error) {
+	// region: upload
+	// Streams the file in 256 KiB chunks; the SHA-256 is checked against the gateway's.
+	uploaded, err := client.UploadFile(ctx, path, gatewayv1.MediaKind_MEDIA_KIND_IMAGE, onebotgateway.UploadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(uploaded.MediaID, uploaded.Size, uploaded.SHA256, uploaded.MimeType)
+	// endregion
+	return uploaded, nil
+}
+
+func exampleErrors(ctx context.Context, client *onebotgateway.Client) (*onebotgateway.GatewayError, error) {
+	// region: errors
+	_, err := client.Members(ctx, 0, 0, nil)
+	gerr, ok := onebotgateway.AsGatewayError(err)
+	if !ok {
+		return nil, errors.New("expected a gateway error")
+	}
+	// code InvalidArgument, reason INVALID_REQUEST, metadata, the offending field
+	fmt.Println(gerr.Code, gerr.Reason, gerr.Metadata, gerr.FieldViolations)
+	if gerr.RetryDelay > 0 { // from RetryInfo
+		fmt.Println("retry after", gerr.RetryDelay)
+	}
+	// endregion
+	return gerr, nil
 }
