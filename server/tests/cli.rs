@@ -99,3 +99,42 @@ fn errors_exit_non_zero_with_a_message() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).starts_with("error: invalid address"));
 }
+
+#[test]
+fn read_commands_render_the_sandbox_and_errors_carry_the_reason() {
+    let gw = start();
+
+    let history = cli(&gw.addr, &["history", "group:20000003", "-n", "3"]);
+    assert!(history.status.success(), "{history:?}");
+    assert_eq!(stdout(&history).lines().count(), 3);
+
+    let members = cli(&gw.addr, &["members", "20000003", "--limit", "2"]);
+    assert!(members.status.success(), "{members:?}");
+    assert_eq!(
+        stdout(&members),
+        "群主张三(10001) — owner\n管理员李四(10002) — admin\n（仅显示前 2 / 共 36 名成员）\n"
+    );
+
+    let groups = cli(&gw.addr, &["groups", "--json"]);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&groups)).unwrap();
+    assert_eq!(value["groups"][0]["groupId"], 20000003);
+
+    let bad = cli(&gw.addr, &["members", "0", "--json"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err: serde_json::Value = serde_json::from_slice(&bad.stderr).unwrap();
+    assert_eq!(err["error"]["code"], "InvalidArgument");
+    assert_eq!(err["error"]["reason"], "INVALID_REQUEST");
+    assert_eq!(err["error"]["fieldViolations"][0]["field"], "group_id");
+
+    let nope = cli(
+        &gw.addr,
+        &["history", "group:20000003", "--account", "nope"],
+    );
+    assert_eq!(nope.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&nope.stderr);
+    assert!(
+        text.starts_with("error: FailedPrecondition (ACCOUNT_NOT_CONFIGURED)"),
+        "{text}"
+    );
+    assert!(text.contains("  account_id: nope"), "{text}");
+}
