@@ -20,6 +20,7 @@ pub mod events;
 pub mod groups;
 pub mod history;
 pub mod members;
+pub mod tools;
 
 #[cfg(test)]
 mod read_tests;
