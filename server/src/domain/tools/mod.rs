@@ -70,6 +70,18 @@ impl ToolOutput {
     }
 }
 
+/// Wraps a domain error of a call through `account_id`, naming the
+/// account when the error does not (the texts say which account failed).
+fn domain_failure(account_id: &str) -> impl FnOnce(Error) -> Failure + '_ {
+    move |err| {
+        if err.meta("account_id").is_some() {
+            Failure::Domain(err)
+        } else {
+            Failure::Domain(err.with("account_id", account_id))
+        }
+    }
+}
+
 impl Gateway {
     /// Fails with `ToolsDisabled` when the operator turned the tool service
     /// off (`tools.enabled = false`).
