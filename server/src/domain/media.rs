@@ -175,16 +175,17 @@ pub fn sniff(prefix: &[u8]) -> Option<&'static str> {
 
 /// Checks sniffed content against the kind it is used as and returns the
 /// MIME type to report. Files accept anything.
-pub fn check_kind(kind: MediaKind, detected: Option<&'static str>) -> Result<String> {
+pub fn check_kind(kind: MediaKind, detected: Option<&str>) -> Result<String> {
     let ok = match kind {
         MediaKind::Image => detected.is_some_and(|m| IMAGE_MIMES.contains(&m)),
         MediaKind::Video => detected.is_some_and(|m| VIDEO_MIMES.contains(&m)),
+        // A file staged without a recognised type is reported as octet-stream.
         MediaKind::File => true,
     };
     if ok {
         return Ok(detected.unwrap_or(OCTET_STREAM).to_string());
     }
-    let detected = detected.unwrap_or("unknown");
+    let detected = detected.filter(|m| *m != OCTET_STREAM).unwrap_or("unknown");
     let expected = match kind {
         MediaKind::Image => "JPEG, PNG, GIF, BMP or WEBP",
         _ => "MP4, MOV, WEBM, FLV, AVI or MKV",

@@ -9,8 +9,24 @@
 //! - [`media`]: streamed uploads staged on disk with a TTL and a quota.
 //! - [`write`]: [`write::WriteSide`], what sending needs, opened by
 //!   [`Gateway::open_write_side`].
+//! - [`send`]: SendMessage (validation, group, idempotency, queue or send);
+//!   [`poke`]: PokeMember.
+//! - [`chunk`]: text chunking; [`resolve`]: media sources to bytes;
+//!   [`fetch`]: URL fetching with the SSRF guard.
+//! - [`outbound`]: the per-account sender (order, rate limits, risk
+//!   back-off, offline-queue flush); [`ratelimit`]: GCRA limits;
+//!   [`queue`]: the durable offline queue; [`idempotency`]: keys.
 
+pub mod chunk;
+pub mod fetch;
+pub mod idempotency;
 pub mod media;
+pub mod outbound;
+pub mod poke;
+pub mod queue;
+pub mod ratelimit;
+pub mod resolve;
+pub mod send;
 pub mod store;
 #[cfg(test)]
 pub(crate) mod testkit;
@@ -142,8 +158,8 @@ impl Gateway {
     }
 
     /// Text entries waiting in an account's offline queue.
-    pub fn queue_depth(&self, _account_id: &str) -> usize {
-        0
+    pub fn queue_depth(&self, account_id: &str) -> usize {
+        self.write.as_ref().map_or(0, |w| w.queue_depth(account_id))
     }
 }
 

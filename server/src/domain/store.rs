@@ -72,6 +72,11 @@ impl Store {
         &self.path
     }
 
+    /// The database, for blocking code.
+    pub(crate) fn db(&self) -> &Database {
+        &self.db
+    }
+
     /// Runs blocking store code on the blocking pool.
     pub async fn run<T, F>(&self, f: F) -> Result<T>
     where
