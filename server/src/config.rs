@@ -126,8 +126,12 @@ pub struct MediaConfig {
     /// Directories under which `MediaSource.path` may read; empty disables
     /// server-side paths.
     pub media_roots: Vec<PathBuf>,
-    /// Let `MediaSource.url` reach loopback, private and link-local addresses.
+    /// Let `MediaSource.url` reach loopback, private and link-local addresses
+    /// (cloud metadata endpoints stay refused).
     pub allow_private_urls: bool,
+    /// Networks (CIDR, e.g. `10.1.2.0/24`) `MediaSource.url` may reach even
+    /// though they are private, link-local or metadata addresses.
+    pub url_allow_networks: Vec<String>,
     /// Timeout of one URL fetch, in milliseconds.
     pub url_timeout_ms: u64,
 }
@@ -142,6 +146,7 @@ impl Default for MediaConfig {
             staging_quota_bytes: 1024 * 1024 * 1024,
             media_roots: Vec::new(),
             allow_private_urls: false,
+            url_allow_networks: Vec::new(),
             url_timeout_ms: 30_000,
         }
     }
@@ -300,6 +305,11 @@ pub struct AccountConfig {
     pub rate_account_burst: u32,
     /// Pokes per minute per account.
     pub rate_poke_per_minute: u32,
+    /// First pause of this account's sends after the platform's risk control
+    /// refused one, in seconds; doubles on each refusal in a row.
+    pub risk_backoff_min_secs: u64,
+    /// Longest pause after risk control, in seconds.
+    pub risk_backoff_max_secs: u64,
     /// Member cache lifetime in seconds; 0 disables the cache.
     pub member_cache_ttl_secs: u64,
     /// Largest number of calls waiting for replies.
@@ -336,6 +346,8 @@ impl Default for AccountConfig {
             rate_account_per_minute: 60,
             rate_account_burst: 10,
             rate_poke_per_minute: 10,
+            risk_backoff_min_secs: 60,
+            risk_backoff_max_secs: 1800,
             member_cache_ttl_secs: 60,
             max_pending_calls: 4096,
             shared_dir: None,
@@ -504,6 +516,17 @@ impl Config {
                 "must hold at least one largest upload",
             ));
         }
+        if m.url_timeout_ms == 0 {
+            return Err(invalid("media.url_timeout_ms", "must be positive"));
+        }
+        for (i, net) in m.url_allow_networks.iter().enumerate() {
+            if net.parse::<ipnet::IpNet>().is_err() {
+                return Err(invalid(
+                    format!("media.url_allow_networks[{i}]"),
+                    format!("{net:?} is not a network in CIDR form (e.g. 10.1.2.0/24)"),
+                ));
+            }
+        }
         for (i, root) in m.media_roots.iter().enumerate() {
             if !root.is_absolute() {
                 return Err(invalid(
@@ -666,6 +689,15 @@ fn validate_account(
             return Err(invalid(key(k), "must be positive"));
         }
     }
+    if a.risk_backoff_min_secs == 0 {
+        return Err(invalid(key("risk_backoff_min_secs"), "must be positive"));
+    }
+    if a.risk_backoff_min_secs > a.risk_backoff_max_secs {
+        return Err(invalid(
+            key("risk_backoff_min_secs"),
+            "must not exceed risk_backoff_max_secs",
+        ));
+    }
     if a.max_pending_calls == 0 {
         return Err(invalid(key("max_pending_calls"), "must be positive"));
     }
@@ -816,6 +848,14 @@ mod tests {
             ("[accounts.a]\nflavor = \"qq\"", "accounts.a.flavor"),
             ("[server]\nlisten = \"nope\"", "server.listen"),
             ("[accounts.a]\nbogus = 1", "bogus"),
+            (
+                "[media]\nurl_allow_networks = [\"10.0.0.0/33\"]",
+                "media.url_allow_networks[0]",
+            ),
+            (
+                "[accounts.a]\nrisk_backoff_min_secs = 4000",
+                "accounts.a.risk_backoff_min_secs",
+            ),
         ];
         for (text, key) in cases {
             let err = Config::from_toml(text).unwrap_err().to_string();

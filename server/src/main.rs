@@ -1,5 +1,7 @@
 //! The `onebot-gateway` binary: a thin clap front over the library.
 
+mod cli;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -57,6 +59,9 @@ enum Command {
         #[arg(long, default_value_t = 30_000)]
         heartbeat_ms: u64,
     },
+    /// Client subcommands: talk gRPC to a running gateway.
+    #[command(flatten)]
+    Client(cli::ClientCommand),
 }
 
 fn init_logging(format: LogFormat) {
@@ -73,10 +78,11 @@ fn init_logging(format: LogFormat) {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     init_logging(cli.log_format);
     match cli.command {
+        Command::Client(command) => Ok(cli::run(command).await),
         Command::Serve {
             config,
             listen,
@@ -87,12 +93,14 @@ async fn main() -> anyhow::Result<()> {
             let config = Config::load(config.as_deref(), std::env::vars(), &overrides)?;
             if print_config {
                 print!("{}", config.to_redacted_toml());
-                return Ok(());
+                return Ok(std::process::ExitCode::SUCCESS);
             }
             let listener = tokio::net::TcpListener::bind(config.server.listen)
                 .await
                 .with_context(|| format!("binding {}", config.server.listen))?;
-            onebot_gateway::server::run(config, listener, onebot_gateway::shutdown::signal()).await
+            onebot_gateway::server::run(config, listener, onebot_gateway::shutdown::signal())
+                .await?;
+            Ok(std::process::ExitCode::SUCCESS)
         }
         Command::Sandbox {
             listen,
@@ -109,7 +117,8 @@ async fn main() -> anyhow::Result<()> {
             };
             onebot_sandbox::run_cli(cfg, onebot_gateway::shutdown::signal())
                 .await
-                .context("sandbox")
+                .context("sandbox")?;
+            Ok(std::process::ExitCode::SUCCESS)
         }
     }
 }

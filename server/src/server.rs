@@ -46,7 +46,10 @@ pub async fn run(
     let accounts = onebot::start_accounts(&config, sink, cancel.clone())
         .await
         .context("starting accounts")?;
-    let gw = Arc::new(Gateway::new(config.clone(), accounts)?.with_event_hub(hub));
+    let mut gw = Gateway::new(config.clone(), accounts)?.with_event_hub(hub);
+    gw.open_write_side(cancel.clone())
+        .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    let gw = Arc::new(gw);
 
     let (reporter, health) = tonic_health::server::health_reporter();
     grpc::report_health(&reporter, &gw).await;

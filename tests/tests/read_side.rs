@@ -418,6 +418,107 @@ async fn member_cache_serves_repeats_and_no_cache_refreshes() {
     peer.shutdown().await;
 }
 
+/// The next member event on `stream` (the hub runs the member cache's
+/// observer before it fans an event out, so once the event is here the cache
+/// has been invalidated).
+async fn next_member_event(stream: &mut tonic::Streaming<pb::StreamEventsResponse>) -> pb::Event {
+    tokio::time::timeout(std::time::Duration::from_secs(20), stream.message())
+        .await
+        .expect("a member event in time")
+        .expect("stream ok")
+        .expect("stream open")
+        .event
+        .expect("event set")
+}
+
+#[tokio::test]
+async fn member_events_invalidate_the_cache() {
+    let peer = sandbox(SandboxFlavor::NapCat).await;
+    let gw = TestGateway::with_sandbox(&peer, &[EXAMPLE_GROUP]).await;
+    let control = peer.control();
+    let mut events = gw
+        .events()
+        .stream_events(pb::StreamEventsRequest {
+            account_id: String::new(),
+            chats: Vec::new(),
+            kinds: [
+                pb::EventKind::MemberJoined,
+                pb::EventKind::MemberLeft,
+                pb::EventKind::CardChanged,
+            ]
+            .map(|k| k as i32)
+            .to_vec(),
+            after_sequence: None,
+        })
+        .await
+        .expect("StreamEvents")
+        .into_inner();
+    let mut groups = gw.groups();
+    let list = pb::ListGroupMembersRequest {
+        account_id: String::new(),
+        group_id: EXAMPLE_GROUP,
+        no_cache: None,
+        limit: 500,
+    };
+
+    let cold = groups
+        .list_group_members(list.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!((cold.from_cache, cold.total), (false, 120));
+    assert!(
+        groups
+            .list_group_members(list.clone())
+            .await
+            .unwrap()
+            .into_inner()
+            .from_cache
+    );
+
+    assert!(control.add_member(EXAMPLE_GROUP, 10200, "新人"));
+    next_member_event(&mut events).await;
+    let joined = groups
+        .list_group_members(list.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!((joined.from_cache, joined.total), (false, 121));
+    assert!(
+        joined.rendered.lines().any(|l| l == "新人(10200) — member"),
+        "{}",
+        joined.rendered
+    );
+    assert!(
+        groups
+            .list_group_members(list.clone())
+            .await
+            .unwrap()
+            .into_inner()
+            .from_cache
+    );
+
+    assert!(control.set_card(EXAMPLE_GROUP, 10003, "[老]王\n五"));
+    next_member_event(&mut events).await;
+    let carded = groups
+        .list_group_members(list.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!carded.from_cache);
+    assert_eq!(
+        carded.rendered.lines().nth(2),
+        Some("(老)王 五(10003) — member")
+    );
+
+    assert!(control.remove_member(EXAMPLE_GROUP, 10200));
+    next_member_event(&mut events).await;
+    let left = groups.list_group_members(list).await.unwrap().into_inner();
+    assert_eq!((left.from_cache, left.total), (false, 120));
+    gw.stop().await.expect("clean stop");
+    peer.shutdown().await;
+}
+
 #[tokio::test]
 async fn list_groups_follows_the_whitelist() {
     let peer = sandbox(SandboxFlavor::LlOneBot).await;

@@ -3,11 +3,39 @@
 //!
 //! [`Gateway`] is the root object the gRPC layer holds: the configured
 //! accounts and the per-feature services.
+//!
+//! # Write side
+//! - [`store`]: the embedded durable store (redb) under the data directory.
+//! - [`media`]: streamed uploads staged on disk with a TTL and a quota.
+//! - [`write`]: [`write::WriteSide`], what sending needs, opened by
+//!   [`Gateway::open_write_side`].
+//! - [`send`]: SendMessage (validation, group, idempotency, queue or send);
+//!   [`poke`]: PokeMember.
+//! - [`chunk`]: text chunking; [`resolve`]: media sources to bytes (URLs
+//!   through [`crate::fetch`], the SSRF-guarded fetcher).
+//! - [`outbound`]: the per-account sender (order, rate limits, risk
+//!   back-off, offline-queue flush); [`ratelimit`]: GCRA limits;
+//!   [`queue`]: the durable offline queue; [`idempotency`]: keys.
+
+pub mod chunk;
+pub mod idempotency;
+pub mod media;
+pub mod outbound;
+pub mod poke;
+pub mod queue;
+pub mod ratelimit;
+pub mod resolve;
+pub mod send;
+pub mod store;
+#[cfg(test)]
+pub(crate) mod testkit;
+pub mod write;
 
 pub mod events;
 pub mod groups;
 pub mod history;
 pub mod members;
+pub mod tools;
 
 #[cfg(test)]
 mod read_tests;
@@ -60,6 +88,7 @@ pub struct Gateway {
     /// Inbound events: numbering, resume buffer, fan-out.
     pub events: Arc<events::EventHub>,
     accounts: BTreeMap<String, Arc<Account>>,
+    write: Option<write::WriteSide>,
 }
 
 impl Gateway {
@@ -82,7 +111,25 @@ impl Gateway {
                 .into_iter()
                 .map(|a| (a.id.clone(), Arc::new(a)))
                 .collect(),
+            write: None,
         })
+    }
+
+    /// Opens the durable store and the staging area under
+    /// `server.data_dir` and starts the write side's background tasks (media
+    /// sweep, per-account senders, offline-queue flush), stopped by
+    /// `shutdown`. Until this runs, write RPCs fail with `Internal`.
+    pub fn open_write_side(&mut self, shutdown: tokio_util::sync::CancellationToken) -> Result<()> {
+        let accounts: Vec<Arc<Account>> = self.accounts.values().cloned().collect();
+        self.write = Some(write::WriteSide::open(&self.config, &accounts, shutdown)?);
+        Ok(())
+    }
+
+    /// The write side (uploads, sends, pokes).
+    pub fn write(&self) -> Result<&write::WriteSide> {
+        self.write
+            .as_ref()
+            .ok_or_else(|| Error::internal("the write side is not open"))
     }
 
     /// Uses `hub` (the one the adapters publish to) as the event hub; the
@@ -110,8 +157,8 @@ impl Gateway {
     }
 
     /// Text entries waiting in an account's offline queue.
-    pub fn queue_depth(&self, _account_id: &str) -> usize {
-        0
+    pub fn queue_depth(&self, account_id: &str) -> usize {
+        self.write.as_ref().map_or(0, |w| w.queue_depth(account_id))
     }
 }
 

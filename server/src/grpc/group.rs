@@ -57,8 +57,19 @@ impl GroupService for GroupApi {
 
     async fn poke_member(
         &self,
-        _request: Request<pb::PokeMemberRequest>,
+        request: Request<pb::PokeMemberRequest>,
     ) -> Result<Response<pb::PokeMemberResponse>, Status> {
-        Err(Status::unimplemented("PokeMember is not built yet"))
+        let ctx = super::ctx(&request);
+        let pb::PokeMemberRequest {
+            account_id,
+            group_id,
+            user_id,
+        } = request.into_inner();
+        let group_id = to_status(
+            self.gw
+                .poke_member(&account_id, group_id, user_id, ctx)
+                .await,
+        )?;
+        Ok(Response::new(pb::PokeMemberResponse { group_id, user_id }))
     }
 }
