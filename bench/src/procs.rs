@@ -106,6 +106,29 @@ impl Proc {
     }
 }
 
+/// CPU time (user + system, all threads, including ended ones) a process
+/// has used, from `/proc/<pid>/stat` (in USER_HZ ticks, 100 per second).
+pub fn cpu_time(pid: u32) -> Result<Duration> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .with_context(|| format!("reading /proc/{pid}/stat"))?;
+    // Fields after the command name, which is in parentheses and may hold
+    // spaces: state is field 3, utime 14, stime 15.
+    let rest = text
+        .rsplit_once(')')
+        .map(|(_, r)| r)
+        .ok_or_else(|| anyhow!("malformed /proc/{pid}/stat"))?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| -> Result<u64> {
+        fields
+            .get(i)
+            .ok_or_else(|| anyhow!("/proc/{pid}/stat has no field {}", i + 3))?
+            .parse::<u64>()
+            .with_context(|| format!("/proc/{pid}/stat field {}", i + 3))
+    };
+    let ticks = tick(11)? + tick(12)?;
+    Ok(Duration::from_millis(ticks * 10))
+}
+
 /// A `kB` field of `/proc/<pid>/status`, in bytes.
 pub fn status_field(pid: u32, field: &str) -> Result<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/status"))

@@ -242,6 +242,30 @@ pub fn render(r: &Report) -> String {
     }
     let _ = writeln!(
         o,
+        "\nCPU time per call (µs, from `/proc/<pid>/stat`, medians over rounds): what each \
+         serving process spent, so the gateway's own cost is seen apart from the machine's \
+         noise.\n"
+    );
+    let _ = writeln!(
+        o,
+        "| RPC | conc. | echo server | sandbox (direct) | gateway | sandbox (behind the gateway) | gateway / sandbox |"
+    );
+    let _ = writeln!(o, "|---|---|---|---|---|---|---|");
+    for (name, rounds) in [("GetHistory", &r.history), ("ListGroupMembers", &r.members)] {
+        for (i, conc) in CONCURRENCIES.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "| {name} | {conc} | {:.0} | {:.0} | {:.0} | {:.0} | {:.2} |",
+                med(rounds, |x| x[i].echo.server_cpu),
+                med(rounds, |x| x[i].direct.server_cpu),
+                med(rounds, |x| x[i].gateway.server_cpu),
+                med(rounds, |x| x[i].gateway.peer_cpu),
+                med(rounds, |x| x[i].gateway.server_cpu / x[i].direct.server_cpu),
+            );
+        }
+    }
+    let _ = writeln!(
+        o,
         "\nPer round (p50 ratio at concurrency 1 / 64, ceiling):\n"
     );
     for (k, (h, mm)) in r.history.iter().zip(&r.members).enumerate() {

@@ -57,15 +57,25 @@ pub struct Summary {
     pub rps: f64,
     /// Failed calls.
     pub errors: u64,
+    /// CPU time of the serving process (echo server, sandbox, gateway) per
+    /// successful call, µs.
+    pub server_cpu: f64,
+    /// CPU time of the sandbox per successful call when it is behind the
+    /// gateway, µs (0 otherwise).
+    pub peer_cpu: f64,
 }
 
 impl Summary {
-    fn of(s: &RunStats) -> Summary {
+    fn of(s: &RunStats, cpu: &[Duration]) -> Summary {
+        let calls = s.latencies.len().max(1) as f64;
+        let per_call = |i: usize| cpu.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e6 / calls);
         Summary {
             p50: s.quantile(0.5).as_secs_f64() * 1e6,
             p99: s.quantile(0.99).as_secs_f64() * 1e6,
             rps: s.rps(),
             errors: s.errors,
+            server_cpu: per_call(0),
+            peer_cpu: per_call(1),
         }
     }
 }
@@ -131,6 +141,7 @@ pub async fn run(opts: Options) -> Result<()> {
         echo.addr
     );
 
+    let pids = [gateway.proc.pid, sandbox.proc.pid];
     let systems = Systems::new(
         &gateway,
         &direct,
@@ -146,15 +157,16 @@ pub async fn run(opts: Options) -> Result<()> {
         for (i, &conc) in CONCURRENCIES.iter().enumerate() {
             let dur = if conc == 1 { opts.run_c1 } else { opts.run_c64 };
             let warm = if conc == 1 { 50 } else { 5 };
+            let (e, d, g) = (&[echo.pid][..], &[sandbox.proc.pid][..], &pids[..]);
             h[i] = HopRound {
-                echo: measure(&systems.echo_history, conc, warm, dur).await,
-                direct: measure(&systems.direct_history, conc, warm, dur).await,
-                gateway: measure(&systems.gateway_history, conc, warm, dur).await,
+                echo: measure(&systems.echo_history, e, conc, warm, dur).await,
+                direct: measure(&systems.direct_history, d, conc, warm, dur).await,
+                gateway: measure(&systems.gateway_history, g, conc, warm, dur).await,
             };
             m[i] = HopRound {
-                echo: measure(&systems.echo_members, conc, warm, dur).await,
-                direct: measure(&systems.direct_members, conc, warm, dur).await,
-                gateway: measure(&systems.gateway_members, conc, warm, dur).await,
+                echo: measure(&systems.echo_members, e, conc, warm, dur).await,
+                direct: measure(&systems.direct_members, d, conc, warm, dur).await,
+                gateway: measure(&systems.gateway_members, g, conc, warm, dur).await,
             };
         }
         eprintln!(
@@ -201,8 +213,25 @@ pub async fn run(opts: Options) -> Result<()> {
     Ok(())
 }
 
-async fn measure(call: &Call, conc: usize, warmup: usize, dur: Duration) -> Summary {
-    let stats = load::run(call, conc, warmup, dur).await;
+/// Runs `call`, also charging the CPU time `pids` used meanwhile (the
+/// serving process first, then the peer behind it, if any).
+async fn measure(call: &Call, pids: &[u32], conc: usize, warmup: usize, dur: Duration) -> Summary {
+    let cpu = |pids: &[u32]| -> Vec<Duration> {
+        pids.iter()
+            .map(|p| crate::procs::cpu_time(*p).unwrap_or_default())
+            .collect()
+    };
+    // Warm up apart, so the CPU charged is that of the timed calls.
+    if warmup > 0 {
+        let _ = load::run(call, conc, warmup, Duration::ZERO).await;
+    }
+    let before = cpu(pids);
+    let stats = load::run(call, conc, 0, dur).await;
+    let used: Vec<Duration> = cpu(pids)
+        .into_iter()
+        .zip(before)
+        .map(|(after, before)| after.saturating_sub(before))
+        .collect();
     if stats.errors > 0 {
         eprintln!(
             "bench: {} errors at concurrency {conc}; first: {}",
@@ -210,7 +239,7 @@ async fn measure(call: &Call, conc: usize, warmup: usize, dur: Duration) -> Summ
             stats.first_error.as_deref().unwrap_or("?")
         );
     }
-    Summary::of(&stats)
+    Summary::of(&stats, &used)
 }
 
 /// Starts `n` gateways one after the other: start-up times and idle RSS.
@@ -379,6 +408,7 @@ impl Systems {
 /// `bench echo-server` as a child process (ends when its stdin closes).
 struct EchoProc {
     _child: tokio::process::Child,
+    pid: u32,
     addr: String,
     channel: Channel,
 }
@@ -394,6 +424,7 @@ impl EchoProc {
             .kill_on_drop(true)
             .spawn()
             .context("spawning echo-server")?;
+        let pid = child.id().context("echo-server exited at once")?;
         let stdout = child.stdout.take().context("stdout")?;
         let mut lines = BufReader::new(stdout).lines();
         let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
@@ -409,6 +440,7 @@ impl EchoProc {
             .await?;
         Ok(EchoProc {
             _child: child,
+            pid,
             addr,
             channel,
         })

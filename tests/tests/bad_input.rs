@@ -263,7 +263,7 @@ proptest! {
     }
 
     /// Any answer frame classifies into data or a domain error, for every
-    /// flavor and transport.
+    /// flavor and transport, the same by reference and by value.
     #[test]
     fn answers_classify_without_panic(
         frame in frame(),
@@ -274,8 +274,10 @@ proptest! {
         ][..]),
     ) {
         let via = http.map_or(Via::Ws, Via::Http);
-        let _ = retcode::classify(flavor, via, action, &frame);
+        let by_ref = retcode::classify(flavor, via, action, &frame).map_err(|e| (e.kind, e.message));
         let _ = retcode::peer_text(&frame);
+        let by_value = retcode::classify_owned(flavor, via, action, frame).map_err(|e| (e.kind, e.message));
+        prop_assert_eq!(by_ref, by_value);
     }
 
     /// Any history answer becomes a page or an error, and the page renders.

@@ -254,3 +254,119 @@ async fn replies_out_of_order_reach_their_own_callers() {
         assert_eq!(asked as usize, got);
     }
 }
+
+fn text(t: &str) -> pb::SendMessageRequest {
+    pb::SendMessageRequest {
+        group_id: Some(SANDBOX_GROUP),
+        text: t.into(),
+        ..pb::SendMessageRequest::default()
+    }
+}
+
+/// The raw texts of the group's history, oldest first.
+fn group_texts(sandbox: &onebot_sandbox::Sandbox) -> Vec<String> {
+    sandbox
+        .control()
+        .messages(onebot_sandbox::ChatRef::Group(SANDBOX_GROUP))
+        .iter()
+        .filter_map(|m| m["raw_message"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_send_in_flight_when_the_peer_dies_is_reported_unknown_never_lost() {
+    let sandbox = sandbox(SandboxFlavor::NapCat).await;
+    let gw = TestGateway::with_sandbox(&sandbox, &[SANDBOX_GROUP]).await;
+    let control = sandbox.control();
+    control.clear_actions();
+    control.set_fault(Fault::Stall {
+        action: Some("send_group_msg".into()),
+    });
+    let mut client = gw.messages();
+    let call = tokio::spawn(async move { client.send_message(text("in flight")).await });
+    control.wait_for_action("send_group_msg").await;
+    sandbox.stop_listening().await;
+    let status = call
+        .await
+        .expect("join")
+        .expect_err("the answer never came");
+    assert_eq!(status.code(), Code::Unknown, "{status:?}");
+    assert_eq!(reason(&status), "SEND_OUTCOME_UNKNOWN", "{status:?}");
+
+    // Nothing is sent again behind the caller's back after the restart.
+    control.clear_faults();
+    sandbox.start_listening().await.expect("listen again");
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    let r = gw
+        .messages()
+        .send_message(text("after restart"))
+        .await
+        .expect("send after the restart")
+        .into_inner();
+    assert!(!r.queued);
+    let sends: Vec<String> = control
+        .actions()
+        .iter()
+        .filter(|a| a.action == "send_group_msg")
+        .map(|a| a.params["message"].to_string())
+        .collect();
+    assert_eq!(sends.len(), 2, "{sends:?}");
+    assert!(sends[0].contains("in flight") && sends[1].contains("after restart"));
+}
+
+#[tokio::test]
+async fn queued_entries_flush_once_each_and_in_order_across_a_peer_restart() {
+    let sandbox = sandbox(SandboxFlavor::NapCat).await;
+    let mut config = config_for(&sandbox, &[SANDBOX_GROUP]);
+    if let Some(a) = config.accounts.get_mut("default") {
+        // Several chunks per entry, and no throttling of the flush.
+        a.reply_chunk_size = 8;
+        a.rate_group_per_minute = 100_000;
+        a.rate_group_burst = 1_000;
+        a.rate_account_per_minute = 100_000;
+        a.rate_account_burst = 1_000;
+    }
+    let gw = TestGateway::start(config).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    sandbox.stop_listening().await;
+    gw.wait_state("default", pb::ConnectionState::Backoff).await;
+
+    let mut client = gw.messages();
+    let mut expected = Vec::new();
+    for i in 0..12 {
+        let body = format!("queued {i:02} with words");
+        let r = client
+            .send_message(text(&body))
+            .await
+            .unwrap_or_else(|s| panic!("queue {i}: {s:?}"))
+            .into_inner();
+        assert!(r.queued, "{r:?}");
+        assert!(r.chunks >= 2, "{r:?}");
+        expected.push(body);
+    }
+    assert_eq!(gw.account("default").await.queue_depth, 12);
+    let before = group_texts(&sandbox).len();
+
+    sandbox.start_listening().await.expect("listen again");
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    // A new send goes out after the whole queue.
+    let r = client
+        .send_message(text("marker"))
+        .await
+        .expect("send after the flush")
+        .into_inner();
+    assert!(!r.queued);
+    let after: Vec<String> = group_texts(&sandbox).split_off(before);
+    // The chunks of each entry, in order, each once, then the marker.
+    let delivered = after.concat();
+    let wanted = format!("{}marker", expected.concat());
+    assert_eq!(
+        delivered.replace(' ', ""),
+        wanted.replace(' ', ""),
+        "{after:?}"
+    );
+    assert_eq!(gw.account("default").await.queue_depth, 0);
+}
