@@ -439,13 +439,20 @@ async fn cancelled_upload_leaves_nothing_behind() {
     let names = h.staging();
     assert_eq!(names.len(), 1, "{names:?}");
     let file = h.data_dir.path().join("staging").join(&names[0]);
+    // Cancel while the request stream is still open (`tx` lives on), so
+    // the gateway sees a reset, not a finished stream.
     call.abort();
     let _ = call.await;
-    drop(tx);
     h.uploads_settled().await;
     assert!(!Path::new(&file).exists());
-    assert!(h.staging().is_empty());
+    assert!(
+        h.staging().is_empty(),
+        "{:?} vs {}",
+        h.staging(),
+        file.display()
+    );
     assert_eq!(h.gw.write().unwrap().media().used_bytes(), 0);
+    drop(tx);
     h.stop().await;
 }
 
@@ -803,6 +810,16 @@ async fn ambiguous_and_refused_sends_are_reported_not_retried() {
     let mut client = h.messages();
     peer.control().set_fault(onebot_sandbox::Fault::SendTimeout);
     let status = client.send_message(text("maybe")).await.unwrap_err();
+    assert_eq!(status.code(), Code::Unknown);
+    assert_eq!(reason(&status), "SEND_OUTCOME_UNKNOWN");
+    assert_eq!(h.gw.queue_depth("default"), 0);
+    peer.control().clear_faults();
+    // The connection drops with the frame in flight: unknown, not queued.
+    peer.control()
+        .set_fault(onebot_sandbox::Fault::DropOnAction {
+            action: "send_group_msg".into(),
+        });
+    let status = client.send_message(text("in flight")).await.unwrap_err();
     assert_eq!(status.code(), Code::Unknown);
     assert_eq!(reason(&status), "SEND_OUTCOME_UNKNOWN");
     assert_eq!(h.gw.queue_depth("default"), 0);
