@@ -59,6 +59,12 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Only the upload scenarios (for profiling), printed, not written.
+    Upload {
+        /// Rounds.
+        #[arg(long, default_value_t = 1)]
+        rounds: usize,
+    },
     /// Steady mixed load for a while; fails on errors or growing memory.
     Soak {
         /// Minutes of load.
@@ -120,6 +126,14 @@ async fn main() -> anyhow::Result<()> {
                 gateway_bin: cli.gateway_bin,
             })
             .await
+        }
+        Command::Upload { rounds } => {
+            let bin = procs::gateway_binary(cli.gateway_bin)?;
+            let sandbox = procs::SandboxProc::start(&bin).await?;
+            match upload::measure(&bin, &sandbox.ws_url, rounds.max(1)).await? {
+                upload::Uploads::Measured(_) => Ok(()),
+                upload::Uploads::Unavailable(why) => anyhow::bail!("upload unavailable: {why}"),
+            }
         }
         Command::EchoServer { max_payload } => echo::serve(max_payload).await,
     }

@@ -297,15 +297,17 @@ pub fn render(r: &Report) -> String {
             );
             let _ = writeln!(
                 o,
-                "| concurrent | wall time (s) | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak / (n × payload) | (peak − idle) / (n × payload) |"
+                "| concurrent | wall time (s) | longest UploadMedia (s) | longest SendMessage (s) | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak / (n × payload) | (peak − idle) / (n × payload) |"
             );
-            let _ = writeln!(o, "|---|---|---|---|---|---|---|");
+            let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|");
             for s in samples {
                 let _ = writeln!(
                     o,
-                    "| {} | {:.2} | {:.0} | {:.1} | {:.1} | {:.2} | {:.2} |",
+                    "| {} | {:.2} | {:.2} | {:.2} | {:.0} | {:.1} | {:.1} | {:.2} | {:.2} |",
                     s.concurrency,
                     s.elapsed.as_secs_f64(),
+                    s.upload.as_secs_f64(),
+                    s.send.as_secs_f64(),
                     s.mb_per_s(),
                     mib(s.idle_rss as f64),
                     mib(s.peak_rss as f64),

@@ -30,6 +30,10 @@ pub struct UploadSample {
     pub concurrency: usize,
     /// Wall time from the first byte streamed to the last SendMessage answer.
     pub elapsed: Duration,
+    /// The longest UploadMedia call (first byte to the staged answer).
+    pub upload: Duration,
+    /// The longest SendMessage call.
+    pub send: Duration,
     /// Gateway `VmHWM` at the end, bytes.
     pub peak_rss: u64,
     /// Gateway `VmRSS` once connected, before any upload, bytes.
@@ -78,8 +82,14 @@ pub fn video_payload() -> Bytes {
     Bytes::from(v)
 }
 
-/// Streams `payload` as a video and sends it to the benchmark group.
-pub async fn upload_and_send(gw: &GatewayProc, payload: Bytes, sha256: String) -> Result<()> {
+/// Streams `payload` as a video and sends it to the benchmark group;
+/// returns how long the upload and the send took.
+pub async fn upload_and_send(
+    gw: &GatewayProc,
+    payload: Bytes,
+    sha256: String,
+) -> Result<(Duration, Duration)> {
+    let started = Instant::now();
     let header = pb::UploadMediaRequest {
         payload: Some(pb::upload_media_request::Payload::Header(
             pb::UploadMediaHeader {
@@ -106,6 +116,8 @@ pub async fn upload_and_send(gw: &GatewayProc, payload: Bytes, sha256: String) -
         .await
         .context("UploadMedia")?
         .into_inner();
+    let uploaded = started.elapsed();
+    let started = Instant::now();
     let sent = gw
         .messages()
         .send_message(pb::SendMessageRequest {
@@ -125,7 +137,7 @@ pub async fn upload_and_send(gw: &GatewayProc, payload: Bytes, sha256: String) -
             sent.message_ids
         );
     }
-    Ok(())
+    Ok((uploaded, started.elapsed()))
 }
 
 /// Runs `rounds` rounds of each concurrency.
@@ -146,28 +158,39 @@ pub async fn measure(bin: &Path, ws_url: &str, rounds: usize) -> Result<Uploads>
             let runs = (0..n).map(|_| upload_and_send(&gw, payload.clone(), sha.clone()));
             let results = futures_util::future::join_all(runs).await;
             let elapsed = started.elapsed();
+            let (mut upload, mut send) = (Duration::ZERO, Duration::ZERO);
             for r in results {
-                if let Err(e) = r {
-                    let unimplemented = e
-                        .chain()
-                        .filter_map(|c| c.downcast_ref::<tonic::Status>())
-                        .any(|s| s.code() == tonic::Code::Unimplemented);
-                    if unimplemented {
-                        return Ok(Uploads::Unavailable(format!("{e:#}")));
+                match r {
+                    Ok((u, s)) => {
+                        upload = upload.max(u);
+                        send = send.max(s);
                     }
-                    return Err(e.context(format!("{n} concurrent uploads")));
+                    Err(e) => {
+                        let unimplemented = e
+                            .chain()
+                            .filter_map(|c| c.downcast_ref::<tonic::Status>())
+                            .any(|s| s.code() == tonic::Code::Unimplemented);
+                        if unimplemented {
+                            return Ok(Uploads::Unavailable(format!("{e:#}")));
+                        }
+                        return Err(e.context(format!("{n} concurrent uploads")));
+                    }
                 }
             }
             let peak_rss = gw.proc.peak_rss()?;
             samples.push(UploadSample {
                 concurrency: n,
                 elapsed,
+                upload,
+                send,
                 peak_rss,
                 idle_rss,
             });
             eprintln!(
-                "bench: upload x{n}: {:.0} MB/s, peak RSS {:.1} MiB",
+                "bench: upload x{n}: {:.0} MB/s (UploadMedia {:.0} ms, SendMessage {:.0} ms), peak RSS {:.1} MiB",
                 samples.last().map_or(0.0, UploadSample::mb_per_s),
+                upload.as_secs_f64() * 1e3,
+                send.as_secs_f64() * 1e3,
                 peak_rss as f64 / 1048576.0
             );
             gw.proc.kill().await?;

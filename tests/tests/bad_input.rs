@@ -16,6 +16,7 @@ use futures_util::{SinkExt, StreamExt};
 use onebot_gateway::config::{AccountConfig, Config};
 use onebot_gateway::onebot::model::{GroupInfo, GroupMember, Message, Segment, segments_of};
 use onebot_gateway::onebot::retcode::{self, Via};
+use onebot_gateway::onebot::transport::body::ParamsJson;
 use onebot_gateway::onebot::{ChatRef, Flavor, cq, events, history};
 use onebot_gateway::render;
 use onebot_gateway_client::pb;
@@ -278,6 +279,20 @@ proptest! {
         let _ = retcode::peer_text(&frame);
         let by_value = retcode::classify_owned(flavor, via, action, frame).map_err(|e| (e.kind, e.message));
         prop_assert_eq!(by_ref, by_value);
+    }
+
+    /// Parameters serialized for the wire (long media strings moved, not
+    /// copied) are byte for byte `serde_json`'s text.
+    #[test]
+    fn params_serialize_exactly_as_serde_json(
+        v in onebot_json(),
+        media in proptest::option::of("[A-Za-z0-9+/=]{4,8}"),
+    ) {
+        let mut v = v;
+        if let (Some(m), Value::Object(map)) = (media, &mut v) {
+            map.insert("file".into(), json!(format!("base64://{}", m.repeat(20_000))));
+        }
+        prop_assert_eq!(ParamsJson::new(v.clone()).to_vec(), serde_json::to_vec(&v).unwrap_or_default());
     }
 
     /// Any history answer becomes a page or an error, and the page renders.

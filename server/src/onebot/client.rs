@@ -56,6 +56,7 @@ use super::history::{self, SeqCache};
 use super::model::int_of;
 use super::retcode::{self, Via};
 use super::transport::backoff::Backoff;
+use super::transport::body::ParamsJson;
 use super::transport::http::{HttpError, HttpTransport};
 use super::transport::ws::{self, ConnectError, Inbound, Link, LinkError, Liveness, SessionEnd};
 use super::transport::{Connector, Io, TcpConnector};
@@ -726,13 +727,19 @@ impl Inner {
         let limit = self.cfg.request_timeout();
         let timeout = ctx.remaining().map_or(limit, |r| r.min(limit));
         let deadline = Instant::now() + timeout;
+        // Serialized once, taking the parameters' large media strings as
+        // they are: they are not copied again on the way to the socket.
+        let params = ParamsJson::new(params);
         let mut retried = false;
         loop {
             let route = self.route(action, ctx).await?;
             let flavor = self.flavor();
             match route {
                 Route::Ws(link) => {
-                    match link.call(self.next_echo(), action, &params, deadline).await {
+                    match link
+                        .call_json(self.next_echo(), action, &params, deadline)
+                        .await
+                    {
                         Ok(frame) => {
                             return retcode::classify_owned(flavor, Via::Ws, action, frame);
                         }
@@ -747,7 +754,7 @@ impl Inner {
                 }
                 Route::Http(http) => {
                     let left = deadline.saturating_duration_since(Instant::now());
-                    return match http.call(action, &params, left).await {
+                    return match http.call_json(action, &params, left).await {
                         Ok((status, frame)) => {
                             retcode::classify_owned(flavor, Via::Http(status), action, frame)
                         }

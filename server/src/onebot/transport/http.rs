@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::body::ParamsJson;
+
 /// Why an HTTP call failed before yielding an answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HttpError {
@@ -58,11 +60,27 @@ impl HttpTransport {
         params: &Value,
         timeout: Duration,
     ) -> Result<(u16, Value), HttpError> {
+        self.call_json(action, &ParamsJson::new(params.clone()), timeout)
+            .await
+    }
+
+    /// [`call`](Self::call) with parameters serialized beforehand.
+    pub async fn call_json(
+        &self,
+        action: &str,
+        params: &ParamsJson,
+        timeout: Duration,
+    ) -> Result<(u16, Value), HttpError> {
         let url = self
             .base
             .join(action)
             .map_err(|e| HttpError::NotSent(format!("bad action name {action:?}: {e}")))?;
-        let mut request = self.client.post(url).json(params).timeout(timeout);
+        let mut request = self
+            .client
+            .post(url)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(params.to_vec())
+            .timeout(timeout);
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
         }

@@ -1,11 +1,13 @@
 //! Transports to a OneBot peer: forward WebSocket ([`ws`]), HTTP ([`http`]),
-//! reverse WebSocket ([`reverse`]), the pending-call map ([`pending`]) and
-//! the reconnect schedule ([`backoff`]).
+//! reverse WebSocket ([`reverse`]), the pending-call map ([`pending`]), the
+//! reconnect schedule ([`backoff`]) and serialized parameters and action
+//! frames ([`body`]).
 //!
 //! The forward WebSocket dials through a [`Connector`], so tests can hand it
 //! an in-memory stream (`tokio::io::duplex`) and run under paused time.
 
 pub mod backoff;
+pub mod body;
 pub mod http;
 pub mod pending;
 pub mod reverse;

@@ -27,6 +27,7 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_util::sync::CancellationToken;
 
 use super::BoxIo;
+use super::body::{Outgoing, ParamsJson};
 use super::pending::{Answer, Pending, RegisterError, echo_key};
 use crate::onebot::api::TransportKind;
 use crate::onebot::events::{self, Decoded};
@@ -151,19 +152,11 @@ pub enum LinkError {
     Lost,
 }
 
-/// An action frame.
-#[derive(serde::Serialize)]
-struct Request<'a> {
-    action: &'a str,
-    params: &'a Value,
-    echo: &'a str,
-}
-
 /// A live WebSocket connection that can carry actions.
 #[derive(Debug)]
 pub struct Link {
     kind: TransportKind,
-    out: mpsc::Sender<Message>,
+    out: mpsc::Sender<Outgoing>,
     pending: Arc<Pending>,
     close: CancellationToken,
 }
@@ -198,17 +191,25 @@ impl Link {
         params: &Value,
         deadline: Instant,
     ) -> Result<Value, LinkError> {
+        let body = ParamsJson::new(params.clone());
+        self.call_json(echo, action, &body, deadline).await
+    }
+
+    /// [`call`](Self::call) with parameters serialized beforehand (large
+    /// media go out without extra copies; see [`super::body`]).
+    pub async fn call_json(
+        &self,
+        echo: String,
+        action: &str,
+        params: &ParamsJson,
+        deadline: Instant,
+    ) -> Result<Value, LinkError> {
         let mut call = self.pending.register(echo).map_err(|e| match e {
             RegisterError::Full => LinkError::Full,
             RegisterError::Closed => LinkError::NotSent,
         })?;
-        let frame = serde_json::to_string(&Request {
-            action,
-            params,
-            echo: call.echo(),
-        })
-        .map_err(|_| LinkError::NotSent)?;
-        match tokio::time::timeout_at(deadline, self.out.send(Message::text(frame))).await {
+        let frame = params.frame(action, call.echo());
+        match tokio::time::timeout_at(deadline, self.out.send(frame)).await {
             Err(_) => return Err(LinkError::Timeout { sent: false }),
             Ok(Err(_)) => return Err(LinkError::NotSent),
             Ok(Ok(())) => {}
@@ -260,11 +261,11 @@ struct Session {
     inbound: Arc<dyn Inbound>,
     liveness: Liveness,
     close: CancellationToken,
-    ping: mpsc::Sender<Message>,
+    ping: mpsc::Sender<Outgoing>,
 }
 
 impl Session {
-    async fn run<S>(self, ws: WebSocketStream<S>, out_rx: mpsc::Receiver<Message>) -> SessionEnd
+    async fn run<S>(self, ws: WebSocketStream<S>, out_rx: mpsc::Receiver<Outgoing>) -> SessionEnd
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
@@ -310,7 +311,7 @@ impl Session {
                 }
                 _ = ping.tick(), if heartbeat.is_none() => {
                     // A full queue already means traffic; skip this ping.
-                    let _ = self.ping.try_send(Message::Ping(Default::default()));
+                    let _ = self.ping.try_send(Outgoing::Message(Message::Ping(Default::default())));
                 }
                 frame = stream.next() => {
                     let msg = match frame {
@@ -396,7 +397,7 @@ impl Session {
 
 async fn write_loop<S>(
     mut sink: futures_util::stream::SplitSink<WebSocketStream<S>, Message>,
-    mut out_rx: mpsc::Receiver<Message>,
+    mut out_rx: mpsc::Receiver<Outgoing>,
     close: CancellationToken,
     done: CancellationToken,
     error: Arc<Mutex<Option<String>>>,
@@ -408,7 +409,23 @@ async fn write_loop<S>(
             _ = close.cancelled() => break,
             msg = out_rx.recv() => {
                 let Some(msg) = msg else { break };
-                if let Err(e) = sink.send(msg).await {
+                let sent = match msg {
+                    Outgoing::Message(m) => sink.send(m).await,
+                    // Back to back: nothing else is written between the
+                    // fragments of one message, and each is flushed before
+                    // the next is buffered.
+                    Outgoing::Fragments(frames) => {
+                        let mut r = Ok(());
+                        for f in frames {
+                            r = sink.send(Message::Frame(f)).await;
+                            if r.is_err() {
+                                break;
+                            }
+                        }
+                        r
+                    }
+                };
+                if let Err(e) = sent {
                     *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("write failed: {e}"));
                     break;
                 }
