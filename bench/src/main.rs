@@ -130,7 +130,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Upload { rounds } => {
             let bin = procs::gateway_binary(cli.gateway_bin)?;
             let sandbox = procs::SandboxProc::start(&bin).await?;
-            match upload::measure(&bin, &sandbox.ws_url, rounds.max(1)).await? {
+            match upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, rounds.max(1)).await? {
                 upload::Uploads::Measured(_) => Ok(()),
                 upload::Uploads::Unavailable(why) => anyhow::bail!("upload unavailable: {why}"),
             }

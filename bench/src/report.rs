@@ -297,18 +297,20 @@ pub fn render(r: &Report) -> String {
             );
             let _ = writeln!(
                 o,
-                "| concurrent | wall time (s) | longest UploadMedia (s) | longest SendMessage (s) | MB/s | idle RSS (MiB) | peak RSS (MiB) | peak / (n × payload) | (peak − idle) / (n × payload) |"
+                "| concurrent | wall time (s) | longest UploadMedia (s) | longest SendMessage (s) | MB/s | gateway CPU (ms) | sandbox CPU (ms) | idle RSS (MiB) | peak RSS (MiB) | peak / (n × payload) | (peak − idle) / (n × payload) |"
             );
-            let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|");
+            let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|---|---|");
             for s in samples {
                 let _ = writeln!(
                     o,
-                    "| {} | {:.2} | {:.2} | {:.2} | {:.0} | {:.1} | {:.1} | {:.2} | {:.2} |",
+                    "| {} | {:.2} | {:.2} | {:.2} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} | {:.2} | {:.2} |",
                     s.concurrency,
                     s.elapsed.as_secs_f64(),
                     s.upload.as_secs_f64(),
                     s.send.as_secs_f64(),
                     s.mb_per_s(),
+                    s.gateway_cpu.as_secs_f64() * 1e3,
+                    s.peer_cpu.as_secs_f64() * 1e3,
                     mib(s.idle_rss as f64),
                     mib(s.peak_rss as f64),
                     s.peak_multiple(),

@@ -188,7 +188,8 @@ pub async fn run(opts: Options) -> Result<()> {
     drop(echo);
     gateway.proc.kill().await?;
 
-    let uploads = upload::measure(&bin, &sandbox.ws_url, opts.rounds.min(3)).await?;
+    let uploads =
+        upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, opts.rounds.min(3)).await?;
 
     let report = Report {
         machine,

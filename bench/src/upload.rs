@@ -10,7 +10,7 @@ use bytes::Bytes;
 use onebot_gateway_client::pb;
 use sha2::{Digest, Sha256};
 
-use crate::procs::{BENCH_GROUP, GatewayOptions, GatewayProc};
+use crate::procs::{BENCH_GROUP, GatewayOptions, GatewayProc, cpu_time};
 
 /// Size of the video: the default video limit.
 pub const PAYLOAD_BYTES: usize = 30 * 1024 * 1024;
@@ -38,6 +38,10 @@ pub struct UploadSample {
     pub peak_rss: u64,
     /// Gateway `VmRSS` once connected, before any upload, bytes.
     pub idle_rss: u64,
+    /// CPU time the gateway used for the whole scenario.
+    pub gateway_cpu: Duration,
+    /// CPU time the sandbox used meanwhile (receiving and checking).
+    pub peer_cpu: Duration,
 }
 
 impl UploadSample {
@@ -141,7 +145,7 @@ pub async fn upload_and_send(
 }
 
 /// Runs `rounds` rounds of each concurrency.
-pub async fn measure(bin: &Path, ws_url: &str, rounds: usize) -> Result<Uploads> {
+pub async fn measure(bin: &Path, ws_url: &str, peer_pid: u32, rounds: usize) -> Result<Uploads> {
     let payload = video_payload();
     let sha = hex::encode(Sha256::digest(&payload));
     let opts = GatewayOptions {
@@ -154,6 +158,7 @@ pub async fn measure(bin: &Path, ws_url: &str, rounds: usize) -> Result<Uploads>
             let gw = GatewayProc::start(bin, ws_url, &opts).await?;
             gw.wait_account_connected().await?;
             let idle_rss = gw.proc.rss()?;
+            let cpu_before = (cpu_time(gw.proc.pid)?, cpu_time(peer_pid)?);
             let started = Instant::now();
             let runs = (0..n).map(|_| upload_and_send(&gw, payload.clone(), sha.clone()));
             let results = futures_util::future::join_all(runs).await;
@@ -178,6 +183,8 @@ pub async fn measure(bin: &Path, ws_url: &str, rounds: usize) -> Result<Uploads>
                 }
             }
             let peak_rss = gw.proc.peak_rss()?;
+            let gateway_cpu = cpu_time(gw.proc.pid)?.saturating_sub(cpu_before.0);
+            let peer_cpu = cpu_time(peer_pid)?.saturating_sub(cpu_before.1);
             samples.push(UploadSample {
                 concurrency: n,
                 elapsed,
@@ -185,12 +192,16 @@ pub async fn measure(bin: &Path, ws_url: &str, rounds: usize) -> Result<Uploads>
                 send,
                 peak_rss,
                 idle_rss,
+                gateway_cpu,
+                peer_cpu,
             });
             eprintln!(
-                "bench: upload x{n}: {:.0} MB/s (UploadMedia {:.0} ms, SendMessage {:.0} ms), peak RSS {:.1} MiB",
+                "bench: upload x{n}: {:.0} MB/s (UploadMedia {:.0} ms, SendMessage {:.0} ms; CPU gateway {:.0} ms, sandbox {:.0} ms), peak RSS {:.1} MiB",
                 samples.last().map_or(0.0, UploadSample::mb_per_s),
                 upload.as_secs_f64() * 1e3,
                 send.as_secs_f64() * 1e3,
+                gateway_cpu.as_secs_f64() * 1e3,
+                peer_cpu.as_secs_f64() * 1e3,
                 peak_rss as f64 / 1048576.0
             );
             gw.proc.kill().await?;

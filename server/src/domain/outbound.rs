@@ -446,23 +446,15 @@ impl Sender {
                 .map(Some),
             Frame::Image(media) => {
                 let file = media.to_base64_uri().await?;
-                api.send_group_msg(
-                    group_id,
-                    json!([{ "type": "image", "data": { "file": file } }]),
-                    ctx,
-                )
-                .await
-                .map(Some)
+                api.send_group_msg(group_id, media_segment("image", file), ctx)
+                    .await
+                    .map(Some)
             }
             Frame::Video(media) => {
                 let (file, _shared) = self.peer_file(flavor, media, "video.mp4", true).await?;
-                api.send_group_msg(
-                    group_id,
-                    json!([{ "type": "video", "data": { "file": file } }]),
-                    ctx,
-                )
-                .await
-                .map(Some)
+                api.send_group_msg(group_id, media_segment("video", file), ctx)
+                    .await
+                    .map(Some)
             }
             Frame::File(media, name) => {
                 let (file, _shared) = self.peer_file(flavor, media, name, false).await?;
@@ -615,6 +607,16 @@ impl Sender {
         tracing::info!(account_id = %id, group_id = entry.group_id, seq = entry.seq, "queued message sent");
         self.queue.remove(id, entry.seq).await.is_ok()
     }
+}
+
+/// A one-segment message carrying `file`, moved in (`json!` would copy the
+/// base64 of the media).
+fn media_segment(kind: &str, file: String) -> serde_json::Value {
+    use crate::onebot::client::object;
+    serde_json::Value::Array(vec![object([
+        ("type", serde_json::Value::String(kind.to_string())),
+        ("data", object([("file", serde_json::Value::String(file))])),
+    ])])
 }
 
 /// The error for a group that left the whitelist.

@@ -1019,7 +1019,7 @@ impl OneBotApi for AccountClient {
             .inner
             .call_action(
                 "send_group_msg",
-                json!({ "group_id": group_id, "message": message }),
+                object([("group_id", json!(group_id)), ("message", message)]),
                 ctx,
             )
             .await?;
@@ -1038,7 +1038,11 @@ impl OneBotApi for AccountClient {
         self.inner
             .call_action(
                 "upload_group_file",
-                json!({ "group_id": group_id, "file": file, "name": name }),
+                object([
+                    ("group_id", json!(group_id)),
+                    ("file", Value::String(file)),
+                    ("name", Value::String(name)),
+                ]),
                 ctx,
             )
             .await
@@ -1071,6 +1075,18 @@ impl OneBotApi for AccountClient {
                 .map(drop),
         }
     }
+}
+
+/// A JSON object of `fields`, moved in. `json!` would copy every
+/// interpolated value (it serializes them by reference), and the message of
+/// a media send holds tens of MiB of base64.
+pub fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
 }
 
 fn array_data(action: &str, data: Value) -> Result<Vec<Value>> {
