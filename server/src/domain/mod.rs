@@ -70,10 +70,20 @@ impl Gateway {
     /// before any peer is touched.
     pub fn account(&self, id: &str) -> Result<Arc<Account>> {
         let id = if id.is_empty() { DEFAULT_ACCOUNT } else { id };
+        crate::telemetry::record_account(id);
         match self.accounts.get(id) {
             Some(a) if a.config.has_transport() => Ok(a.clone()),
             _ => Err(Error::account_not_configured(id)),
         }
+    }
+
+    /// [`Gateway::account`] on behalf of `caller`: fails with `TokenScope`
+    /// (scope `account`) when the caller's token does not cover `id`,
+    /// before anything else is looked at. Every RPC that names an account
+    /// resolves it through here.
+    pub fn account_for(&self, caller: &crate::auth::Caller, id: &str) -> Result<Arc<Account>> {
+        caller.check_account(id)?;
+        self.account(id)
     }
 
     /// Every configured account, sorted by id.

@@ -70,6 +70,7 @@ pub fn classify(kind: Kind) -> (Code, ErrorReason) {
         Kind::Internal => (Code::Internal, R::Internal),
         Kind::Cancelled => (Code::Cancelled, R::Cancelled),
         Kind::DeadlineExceeded => (Code::DeadlineExceeded, R::DeadlineExceeded),
+        Kind::RequestTooLarge => (Code::ResourceExhausted, R::RequestTooLarge),
     }
 }
 
