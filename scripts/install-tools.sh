@@ -1,30 +1,72 @@
 #!/usr/bin/env bash
-# Installs every tool the checks and tests need, into .tools/ and node_modules/ (idempotent).
+# Installs every tool the checks and tests need, into .tools/ and node_modules/ (idempotent:
+# each step is skipped when its pinned version is already installed).
 # Fresh-machine requirements: Rust (rustup), Go, Python 3, Node 20 + npm, Java 17 + Maven.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 mkdir -p "$TOOLS/bin" "$GOBIN"
 cd "$ROOT"
 
+# Pinned versions of the code generators (the SDKs' runtime versions must match them:
+# client-sdk/go/go.mod, client-sdk/java/pom.xml, client-sdk/python/pyproject.toml).
+PROTOC_GEN_GO_VERSION=v1.36.12      # google.golang.org/protobuf
+PROTOC_GEN_GO_GRPC_VERSION=v1.6.2   # google.golang.org/grpc/cmd/protoc-gen-go-grpc
+PROTOC_VERSION=4.36.2               # com.google.protobuf:protoc (= protobuf-java runtime)
+GRPC_JAVA_VERSION=1.83.1            # io.grpc:protoc-gen-grpc-java (= grpc-java runtime)
+GRPCURL_VERSION=v1.9.3
+
 # Rust toolchain pinned by rust-toolchain.toml (rustup installs it on first use).
 rustup show active-toolchain >/dev/null
 
-# buf (npm) and the TypeScript toolchain, pinned by package-lock.json.
-if [ ! -x node_modules/.bin/buf ] || [ package-lock.json -nt node_modules/.install-stamp ]; then
+# buf and protoc-gen-es (npm), pinned by package-lock.json.
+if [ ! -x node_modules/.bin/buf ] || [ ! -x node_modules/.bin/protoc-gen-es ] \
+  || [ package-lock.json -nt node_modules/.install-stamp ]; then
   npm ci --no-audit --no-fund
   touch node_modules/.install-stamp
 fi
 
-# grpcurl via the Go module proxy.
-if [ ! -x "$GOBIN/grpcurl" ]; then
-  go install github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.3
-fi
+# Go tools via the Go module proxy; a stamp per pinned version.
+go_tool() { # name package version
+  if [ ! -x "$GOBIN/$1" ] || [ ! -f "$GOBIN/.$1-$3" ]; then
+    go install "$2@$3"
+    rm -f "$GOBIN/.$1-"*
+    touch "$GOBIN/.$1-$3"
+  fi
+}
+go_tool grpcurl github.com/fullstorydev/grpcurl/cmd/grpcurl "$GRPCURL_VERSION"
+go_tool protoc-gen-go google.golang.org/protobuf/cmd/protoc-gen-go "$PROTOC_GEN_GO_VERSION"
+go_tool protoc-gen-go-grpc google.golang.org/grpc/cmd/protoc-gen-go-grpc "$PROTOC_GEN_GO_GRPC_VERSION"
 
-# Python virtualenv for SDK generation and tests.
+# protoc and protoc-gen-grpc-java: native executables published on Maven Central.
+case "$(uname -m)" in
+  x86_64) CLASSIFIER=linux-x86_64 ;;
+  aarch64 | arm64) CLASSIFIER=linux-aarch_64 ;;
+  *) echo "unsupported architecture $(uname -m) for protoc" >&2; exit 1 ;;
+esac
+maven_exe() { # group:artifact version target-name
+  local target="$TOOLS/bin/$3"
+  if [ ! -x "$target" ] || [ ! -f "$target.$2" ]; then
+    local dir
+    dir="$(mktemp -d)"
+    mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+      -Dartifact="$1:$2:exe:$CLASSIFIER" -DoutputDirectory="$dir" -Dmdep.stripVersion=true
+    install -m 0755 "$dir"/*.exe "$target"
+    rm -rf "$dir" "$target".*
+    touch "$target.$2"
+  fi
+}
+maven_exe com.google.protobuf:protoc "$PROTOC_VERSION" protoc
+maven_exe io.grpc:protoc-gen-grpc-java "$GRPC_JAVA_VERSION" protoc-gen-grpc-java
+
+# Python virtualenv for SDK generation and tests, plus the Python SDK itself (editable).
 if [ ! -x "$TOOLS/venv/bin/python" ]; then
   python3 -m venv "$TOOLS/venv"
 fi
-if [ requirements-dev.txt -nt "$TOOLS/venv/.install-stamp" ] || [ ! -f "$TOOLS/venv/.install-stamp" ]; then
+if [ requirements-dev.txt -nt "$TOOLS/venv/.install-stamp" ] \
+  || [ client-sdk/python/pyproject.toml -nt "$TOOLS/venv/.install-stamp" ] \
+  || [ ! -f "$TOOLS/venv/.install-stamp" ]; then
   "$TOOLS/venv/bin/pip" install --quiet --disable-pip-version-check -r requirements-dev.txt
+  "$TOOLS/venv/bin/pip" install --quiet --disable-pip-version-check --no-deps \
+    --no-build-isolation -e client-sdk/python
   touch "$TOOLS/venv/.install-stamp"
 fi

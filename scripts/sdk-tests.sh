@@ -1,6 +1,105 @@
 #!/usr/bin/env bash
-# End-to-end tests of the client SDKs against the real gateway binary on the sandbox.
+# End-to-end tests of the client SDKs against the real gateway binary on its sandbox peer.
+#
+# Usage: ./scripts/sdk-tests.sh [rust|python|typescript|go|java ...]   (default: all)
+#
+# For each language: starts `onebot-gateway serve` (no account configured, so it runs on the
+# embedded sandbox: account `default`, playground group 20000003) on a free loopback port with a
+# fresh data directory, waits for it with `onebot-gateway health --wait` (polls the gRPC health
+# service until SERVING, with a deadline), then runs that language's own test runner with
+# ONEBOT_GATEWAY_ADDR=http://127.0.0.1:<port> and ONEBOT_GATEWAY_TEST_IMAGE=<a 5 MiB PNG>.
+# Needs scripts/install-tools.sh and `cargo build --release -p onebot-gateway` first
+# (scripts/test.sh does both); ONEBOT_GATEWAY_BIN overrides the binary.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
-echo "no SDK tests yet"
+
+BIN="${ONEBOT_GATEWAY_BIN:-$ROOT/target/release/onebot-gateway}"
+if [ ! -x "$BIN" ]; then
+  echo "missing $BIN: run cargo build --release -p onebot-gateway" >&2
+  exit 1
+fi
+LANGS=("$@")
+if [ ${#LANGS[@]} -eq 0 ]; then
+  LANGS=(rust python typescript go java)
+fi
+
+WORK="$(mktemp -d)"
+GW_PID=""
+stop_gateway() {
+  if [ -n "$GW_PID" ]; then
+    kill "$GW_PID" 2>/dev/null || true
+    wait "$GW_PID" 2>/dev/null || true
+    GW_PID=""
+  fi
+}
+trap 'stop_gateway; rm -rf "$WORK"' EXIT
+
+# A valid 5 MiB PNG (stored deflate blocks of seeded random RGBA pixels): the image the
+# scenario uploads and sends.
+export ONEBOT_GATEWAY_TEST_IMAGE="$WORK/image-5mib.png"
+python3 - "$ONEBOT_GATEWAY_TEST_IMAGE" <<'EOF'
+import random, struct, sys, zlib
+width, height = 1024, 1280  # 1280 rows of 1 + 4096 bytes: just over 5 MiB
+rng = random.Random(7)
+raw = b"".join(b"\x00" + rng.randbytes(width * 4) for _ in range(height))
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+png = (b"\x89PNG\r\n\x1a\n"
+       + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+       + chunk(b"IDAT", zlib.compress(raw, 0))
+       + chunk(b"IEND", b""))
+assert len(png) >= 5 * 1024 * 1024
+open(sys.argv[1], "wb").write(png)
+EOF
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+start_gateway() {
+  local port data
+  port="$(free_port)"
+  data="$(mktemp -d "$WORK/data.XXXX")"
+  "$BIN" serve --listen "127.0.0.1:$port" --data-dir "$data" >"$data.log" 2>&1 &
+  GW_PID=$!
+  export ONEBOT_GATEWAY_ADDR="http://127.0.0.1:$port"
+  if ! "$BIN" health --addr "$ONEBOT_GATEWAY_ADDR" --wait 60s >/dev/null; then
+    echo "the gateway did not become healthy; its log:" >&2
+    cat "$data.log" >&2
+    exit 1
+  fi
+}
+
+run_lang() {
+  case "$1" in
+    rust)
+      cargo test -p onebot-gateway-client --features e2e --test e2e
+      ;;
+    python)
+      (cd client-sdk/python && "$TOOLS/venv/bin/python" -m mypy --strict src/onebot_gateway tests examples \
+        && "$TOOLS/venv/bin/python" -m pytest -q tests)
+      ;;
+    typescript)
+      (cd client-sdk/typescript && { [ node_modules/.package-lock.json -nt package-lock.json ] \
+        || npm ci --no-audit --no-fund; } && npm test)
+      ;;
+    go)
+      (cd client-sdk/go && test -z "$(gofmt -l .)" && go vet ./... && go test -count=1 ./...)
+      ;;
+    java)
+      (cd client-sdk/java && mvn -B --no-transfer-progress test)
+      ;;
+    *)
+      echo "unknown SDK $1 (rust, python, typescript, go, java)" >&2
+      exit 2
+      ;;
+  esac
+}
+
+for lang in "${LANGS[@]}"; do
+  printf '\n--> %s SDK\n' "$lang"
+  start_gateway
+  run_lang "$lang"
+  stop_gateway
+done

@@ -17,6 +17,11 @@ step "buf lint / buf format"
 buf lint
 buf format --diff --exit-code
 
+step "buf breaking (against the released wire contract, proto/baseline.binpb)"
+# The baseline is rebuilt only when a new API version is released:
+#   buf build --exclude-source-info -o proto/baseline.binpb
+buf breaking --against proto/baseline.binpb
+
 step "codegen drift"
 ./scripts/codegen.sh --check
 

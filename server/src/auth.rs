@@ -8,13 +8,22 @@
 //! `Debug` output; a token is known by its `name`.
 //!
 //! The gRPC layer (`grpc::auth`) puts the [`Caller`] into the request's
-//! extensions; the code that resolves an account or a group checks the scope
-//! with [`Caller::check_account`], [`Caller::check_write`] and
-//! [`Caller::check_group`]/[`Caller::check_chat`]. With no token configured
-//! every caller is [`Caller::anonymous`], allowed everything.
+//! extensions and runs the handler inside [`Caller::scope`], so the caller
+//! travels with the request's task the way its tracing span does. The
+//! domain checks it where an account or a group is resolved — whether the
+//! request came as a typed RPC or as an agent tool call — with
+//! [`Caller::current`] and [`Caller::check_account`],
+//! [`Caller::check_write`], [`Caller::check_group`]/[`Caller::check_chat`]:
+//! `Gateway::account` for every account, the history, members, send and
+//! poke use cases for groups. Work a use case hands to a spawned task must
+//! capture what it needs from the caller first (the send path captures the
+//! media owner). With no token configured every caller is
+//! [`Caller::anonymous`], allowed everything; code outside any request
+//! (background flushes) also sees the anonymous caller.
 
 use std::collections::BTreeSet;
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -50,10 +59,35 @@ impl fmt::Debug for Caller {
     }
 }
 
+tokio::task_local! {
+    static CURRENT: Caller;
+}
+
 impl Caller {
     /// The caller when authentication is off: allowed everything.
     pub fn anonymous() -> Self {
         Caller(None)
+    }
+
+    /// Runs `fut` with `self` as the [`Caller::current`] caller.
+    pub fn scope<F: Future>(self, fut: F) -> impl Future<Output = F::Output> {
+        CURRENT.scope(self, fut)
+    }
+
+    /// The caller of the request this task is serving; anonymous outside
+    /// any request.
+    pub fn current() -> Caller {
+        CURRENT
+            .try_with(Caller::clone)
+            .unwrap_or_else(|_| Caller::anonymous())
+    }
+
+    /// The groups the token is limited to, `None` when it is not.
+    pub fn allowed_groups(&self) -> Option<Vec<i64>> {
+        self.0
+            .as_deref()
+            .and_then(|s| s.groups.as_ref())
+            .map(|g| g.iter().copied().collect())
     }
 
     /// The token's name, `None` for anonymous callers. Identifies the owner

@@ -346,8 +346,12 @@ pub struct MediaConfig {
     /// Directories under which `MediaSource.path` may read; empty disables
     /// server-side paths.
     pub media_roots: Vec<PathBuf>,
-    /// Let `MediaSource.url` reach loopback, private and link-local addresses.
+    /// Let `MediaSource.url` reach loopback, private and link-local addresses
+    /// (cloud metadata endpoints stay refused).
     pub allow_private_urls: bool,
+    /// Networks (CIDR, e.g. `10.1.2.0/24`) `MediaSource.url` may reach even
+    /// though they are private, link-local or metadata addresses.
+    pub url_allow_networks: Vec<String>,
     /// Timeout of one URL fetch, in milliseconds.
     pub url_timeout_ms: u64,
 }
@@ -362,6 +366,7 @@ impl Default for MediaConfig {
             staging_quota_bytes: 1024 * 1024 * 1024,
             media_roots: Vec::new(),
             allow_private_urls: false,
+            url_allow_networks: Vec::new(),
             url_timeout_ms: 30_000,
         }
     }
@@ -423,6 +428,8 @@ pub struct ReverseWsConfig {
     pub listen: SocketAddr,
     /// Upgrade path.
     pub path: String,
+    /// Timeout of one upgrade handshake, in milliseconds.
+    pub handshake_timeout_ms: u64,
 }
 
 impl Default for ReverseWsConfig {
@@ -430,6 +437,7 @@ impl Default for ReverseWsConfig {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 8082)),
             path: "/onebot/v11/ws".into(),
+            handshake_timeout_ms: 10_000,
         }
     }
 }
@@ -467,7 +475,7 @@ impl fmt::Display for Secret {
 #[derive(Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct AccountConfig {
-    /// Forward WebSocket URL of the implementation (`ws://` or `wss://`).
+    /// Forward WebSocket URL of the implementation (`ws://`).
     pub ws_url: Option<String>,
     /// HTTP API base URL of the implementation.
     pub http_url: Option<String>,
@@ -493,6 +501,9 @@ pub struct AccountConfig {
     pub backoff_min_ms: u64,
     /// Largest reconnect backoff, in milliseconds.
     pub backoff_max_ms: u64,
+    /// Draw each reconnect delay at random between `backoff_min_ms` and the
+    /// current exponential step ("full jitter"); off means the step itself.
+    pub backoff_jitter: bool,
     /// Interval between reconnects after an authentication failure, ms.
     pub auth_retry_ms: u64,
     /// WebSocket ping interval used when the peer announces no heartbeat, ms.
@@ -515,6 +526,11 @@ pub struct AccountConfig {
     pub rate_account_burst: u32,
     /// Pokes per minute per account.
     pub rate_poke_per_minute: u32,
+    /// First pause of this account's sends after the platform's risk control
+    /// refused one, in seconds; doubles on each refusal in a row.
+    pub risk_backoff_min_secs: u64,
+    /// Longest pause after risk control, in seconds.
+    pub risk_backoff_max_secs: u64,
     /// Member cache lifetime in seconds; 0 disables the cache.
     pub member_cache_ttl_secs: u64,
     /// Largest number of calls waiting for replies.
@@ -576,6 +592,7 @@ impl Default for AccountConfig {
             connect_timeout_ms: 10_000,
             backoff_min_ms: 500,
             backoff_max_ms: 10_000,
+            backoff_jitter: true,
             auth_retry_ms: 60_000,
             ping_interval_ms: 15_000,
             groups: Vec::new(),
@@ -587,6 +604,8 @@ impl Default for AccountConfig {
             rate_account_per_minute: 60,
             rate_account_burst: 10,
             rate_poke_per_minute: 10,
+            risk_backoff_min_secs: 60,
+            risk_backoff_max_secs: 1800,
             member_cache_ttl_secs: 60,
             max_pending_calls: 4096,
             shared_dir: None,
@@ -756,6 +775,17 @@ impl Config {
                 "must hold at least one largest upload",
             ));
         }
+        if m.url_timeout_ms == 0 {
+            return Err(invalid("media.url_timeout_ms", "must be positive"));
+        }
+        for (i, net) in m.url_allow_networks.iter().enumerate() {
+            if net.parse::<ipnet::IpNet>().is_err() {
+                return Err(invalid(
+                    format!("media.url_allow_networks[{i}]"),
+                    format!("{net:?} is not a network in CIDR form (e.g. 10.1.2.0/24)"),
+                ));
+            }
+        }
         for (i, root) in m.media_roots.iter().enumerate() {
             if !root.is_absolute() {
                 return Err(invalid(
@@ -868,6 +898,12 @@ impl Config {
                         format!("unknown account {a:?}"),
                     ));
                 }
+            }
+            if t.groups.as_ref().is_some_and(Vec::is_empty) {
+                return Err(invalid(
+                    key("groups"),
+                    "list at least one group, or leave groups out for every group",
+                ));
             }
             for (j, g) in t.groups.iter().flatten().enumerate() {
                 if *g <= 0 {
@@ -1037,8 +1073,14 @@ fn validate_account(
     }
     if let Some(url) = &a.ws_url {
         match url::Url::parse(url) {
-            Ok(u) if u.scheme() == "ws" || u.scheme() == "wss" => {}
-            Ok(_) => return Err(invalid(key("ws_url"), "must be a ws:// or wss:// URL")),
+            Ok(u) if u.scheme() == "ws" && u.host_str().is_some() => {}
+            Ok(u) if u.scheme() == "wss" => {
+                return Err(invalid(
+                    key("ws_url"),
+                    "wss:// is not supported; reach the implementation over ws:// (loopback or a private network) or terminate TLS in front of it",
+                ));
+            }
+            Ok(_) => return Err(invalid(key("ws_url"), "must be a ws:// URL with a host")),
             Err(e) => return Err(invalid(key("ws_url"), format!("invalid URL: {e}"))),
         }
     }
@@ -1065,6 +1107,12 @@ fn validate_account(
             return Err(invalid(
                 key("self_id"),
                 "a reverse account needs the bot's QQ number",
+            ));
+        }
+        if a.ws_url.is_some() {
+            return Err(invalid(
+                key("ws_url"),
+                "a reverse account is dialled by the implementation; remove ws_url or reverse",
             ));
         }
     }
@@ -1125,6 +1173,15 @@ fn validate_account(
         if v == 0 {
             return Err(invalid(key(k), "must be positive"));
         }
+    }
+    if a.risk_backoff_min_secs == 0 {
+        return Err(invalid(key("risk_backoff_min_secs"), "must be positive"));
+    }
+    if a.risk_backoff_min_secs > a.risk_backoff_max_secs {
+        return Err(invalid(
+            key("risk_backoff_min_secs"),
+            "must not exceed risk_backoff_max_secs",
+        ));
     }
     if a.max_pending_calls == 0 {
         return Err(invalid(key("max_pending_calls"), "must be positive"));
@@ -1286,6 +1343,14 @@ mod tests {
             ("[accounts.a]\nflavor = \"qq\"", "accounts.a.flavor"),
             ("[server]\nlisten = \"nope\"", "server.listen"),
             ("[accounts.a]\nbogus = 1", "bogus"),
+            (
+                "[media]\nurl_allow_networks = [\"10.0.0.0/33\"]",
+                "media.url_allow_networks[0]",
+            ),
+            (
+                "[accounts.a]\nrisk_backoff_min_secs = 4000",
+                "accounts.a.risk_backoff_min_secs",
+            ),
         ];
         for (text, key) in cases {
             let err = Config::from_toml(text).unwrap_err().to_string();

@@ -1,5 +1,7 @@
 //! The `onebot-gateway` binary: a thin clap front over the library.
 
+mod cli;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -52,12 +54,16 @@ enum Command {
         #[arg(long, default_value_t = 30_000)]
         heartbeat_ms: u64,
     },
+    /// Client subcommands: talk gRPC to a running gateway.
+    #[command(flatten)]
+    Client(cli::ClientCommand),
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     match cli.command {
+        Command::Client(command) => Ok(cli::run(command).await),
         Command::Serve {
             config,
             listen,
@@ -68,13 +74,15 @@ async fn main() -> anyhow::Result<()> {
             let config = Config::load(config.as_deref(), std::env::vars(), &overrides)?;
             if print_config {
                 print!("{}", config.to_redacted_toml());
-                return Ok(());
+                return Ok(std::process::ExitCode::SUCCESS);
             }
             let _telemetry = telemetry::init(cli.log_format, &config.telemetry)?;
             let listener = tokio::net::TcpListener::bind(config.server.listen)
                 .await
                 .with_context(|| format!("binding {}", config.server.listen))?;
-            onebot_gateway::server::run(config, listener, onebot_gateway::shutdown::signal()).await
+            onebot_gateway::server::run(config, listener, onebot_gateway::shutdown::signal())
+                .await?;
+            Ok(std::process::ExitCode::SUCCESS)
         }
         Command::Sandbox {
             listen,
@@ -92,7 +100,8 @@ async fn main() -> anyhow::Result<()> {
             };
             onebot_sandbox::run_cli(cfg, onebot_gateway::shutdown::signal())
                 .await
-                .context("sandbox")
+                .context("sandbox")?;
+            Ok(std::process::ExitCode::SUCCESS)
         }
     }
 }

@@ -15,8 +15,9 @@ use tonic::transport::server::TcpIncoming;
 use crate::auth::Authenticator;
 use crate::config::Config;
 use crate::domain::Gateway;
+use crate::domain::events::EventHub;
 use crate::grpc;
-use crate::onebot::{self, EventSink, InboundEvent};
+use crate::onebot::{self, EventSink};
 use crate::telemetry;
 use crate::tls::TlsAcceptor;
 
@@ -92,11 +93,15 @@ pub async fn run_with(
     };
     let config = Arc::new(config);
 
-    let sink: Arc<dyn EventSink> = Arc::new(TraceSink);
+    let hub = Arc::new(EventHub::new(config.events.buffer_size, cancel.clone()));
+    let sink: Arc<dyn EventSink> = hub.clone();
     let accounts = onebot::start_accounts(&config, sink, cancel.clone())
         .await
         .context("starting accounts")?;
-    let gw = Arc::new(Gateway::new(config.clone(), accounts)?);
+    let mut gw = Gateway::new(config.clone(), accounts)?.with_event_hub(hub);
+    gw.open_write_side(cancel.clone())
+        .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    let gw = Arc::new(gw);
 
     let (reporter, health) = tonic_health::server::health_reporter();
     grpc::report_health(&reporter, &gw).await;
@@ -227,13 +232,4 @@ async fn start_embedded_sandbox(config: &mut Config) -> anyhow::Result<onebot_sa
         },
     );
     Ok(sandbox)
-}
-
-/// Logs inbound events until the event hub takes them.
-struct TraceSink;
-
-impl EventSink for TraceSink {
-    fn publish(&self, account_id: &str, event: InboundEvent) {
-        tracing::debug!(account_id, ?event, "event");
-    }
 }

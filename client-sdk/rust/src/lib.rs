@@ -2,8 +2,28 @@
 //!
 //! `pb` holds the code generated from `proto/onebot/gateway/v1` by
 //! `cargo xtask codegen` (checked in; CI fails when it drifts).
-//! The `client` feature (default) enables the tonic clients, `server` the
-//! service traits the gateway implements.
+//! The `client` feature (default) enables the tonic clients and the
+//! [`Client`] helpers: a connection built from an address, an optional bearer
+//! token and TLS settings; [`Client::upload`], which streams a file to the
+//! gateway in 256 KiB chunks; [`Client::send`], which uploads local files
+//! first and then sends; and [`RpcError`], which carries the gateway's
+//! `ErrorInfo` reason, metadata and `RetryInfo` delay. The `tls` feature
+//! (default) adds `https://` addresses; `server` enables the service traits
+//! the gateway implements.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), onebot_gateway_client::Error> {
+//! use onebot_gateway_client::{Client, Media, OutgoingMessage, pb};
+//!
+//! let client = Client::builder("http://127.0.0.1:50051").token("s3cret").connect().await?;
+//! let page = client.history(pb::Chat::group(20000003), 20, None).await?;
+//! println!("{}", page.rendered);
+//! let sent = client
+//!     .send(OutgoingMessage::to_group(20000003).text("hi").image(Media::path("cat.png")))
+//!     .await?;
+//! println!("{:?}", sent.message_ids);
+//! # Ok(()) }
+//! ```
 
 /// Generated messages, enums, clients and servers of `onebot.gateway.v1`.
 #[allow(clippy::all, missing_docs, rust_2018_idioms)]
@@ -13,4 +33,50 @@ pub mod pb {
 
     /// Encoded `FileDescriptorSet` of the API, for server reflection.
     pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!("gen/onebot_gateway_v1_descriptor.bin");
+}
+
+#[cfg(feature = "client")]
+mod client;
+#[cfg(feature = "client")]
+mod error;
+#[cfg(feature = "client")]
+mod media;
+
+#[cfg(feature = "client")]
+pub use client::{
+    Authed, BearerAuth, Client, ClientBuilder, DEFAULT_ADDRESS, EventStream, ServingStatus,
+};
+#[cfg(feature = "client")]
+pub use error::{Error, FieldViolation, RpcError};
+#[cfg(feature = "client")]
+pub use media::{CHUNK_SIZE, Media, MediaInput, OutgoingMessage, Uploaded};
+
+impl pb::Chat {
+    /// A group chat.
+    pub fn group(group_id: i64) -> Self {
+        Self {
+            kind: Some(pb::chat::Kind::GroupId(group_id)),
+        }
+    }
+
+    /// A private chat with a QQ user.
+    pub fn private(user_id: i64) -> Self {
+        Self {
+            kind: Some(pb::chat::Kind::UserId(user_id)),
+        }
+    }
+}
+
+impl pb::ErrorReason {
+    /// The `ErrorInfo.reason` string of this value: its name without the
+    /// `ERROR_REASON_` prefix (for example `ACCOUNT_NOT_CONFIGURED`).
+    pub fn reason(self) -> &'static str {
+        let name = self.as_str_name();
+        name.strip_prefix("ERROR_REASON_").unwrap_or(name)
+    }
+
+    /// The value whose `ErrorInfo.reason` string is `reason`.
+    pub fn from_reason(reason: &str) -> Option<Self> {
+        Self::from_str_name(&format!("ERROR_REASON_{reason}"))
+    }
 }

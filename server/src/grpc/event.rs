@@ -9,10 +9,12 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::domain::Gateway;
+use crate::domain::events::Subscription;
+use crate::grpc::{convert, status::to_status};
+use crate::onebot::api::SharedApi;
 
 /// The EventService implementation.
 pub struct EventApi {
-    #[allow(dead_code)]
     gw: Arc<Gateway>,
 }
 
@@ -32,8 +34,53 @@ impl EventService for EventApi {
 
     async fn stream_events(
         &self,
-        _request: Request<pb::StreamEventsRequest>,
+        request: Request<pb::StreamEventsRequest>,
     ) -> Result<Response<Self::StreamEventsStream>, Status> {
-        Err(Status::unimplemented("StreamEvents is not built yet"))
+        let pb::StreamEventsRequest {
+            account_id,
+            chats,
+            kinds,
+            after_sequence,
+        } = request.into_inner();
+        let account = to_status(self.gw.account(&account_id))?;
+        let mut filter = to_status(convert::event_filter(&chats, &kinds))?;
+        // A token limited to some groups streams only their events (and the
+        // chat-less lifecycle and connection events).
+        let caller = crate::auth::Caller::current();
+        for chat in &filter.chats {
+            to_status(caller.check_chat(*chat))?;
+        }
+        if filter.chats.is_empty()
+            && let Some(groups) = caller.allowed_groups()
+        {
+            filter.chats = groups
+                .into_iter()
+                .map(crate::onebot::ChatRef::Group)
+                .collect();
+        }
+        let subscription = to_status(self.gw.events.subscribe(
+            &account.id,
+            after_sequence,
+            filter,
+        ))?;
+        let stream =
+            futures_util::stream::unfold(Some((subscription, account.api.clone())), next_event);
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+type State = Option<(Subscription, SharedApi)>;
+
+/// One step of the stream: the next event, the lag error (then the end), or
+/// the end at shutdown.
+async fn next_event(state: State) -> Option<(Result<pb::StreamEventsResponse, Status>, State)> {
+    let (mut sub, api) = state?;
+    match sub.next().await? {
+        Ok(stored) => {
+            let event = convert::event(&stored, api.status().self_id);
+            let item = pb::StreamEventsResponse { event: Some(event) };
+            Some((Ok(item), Some((sub, api))))
+        }
+        Err(e) => Some((Err(Status::from(e)), None)),
     }
 }

@@ -7,10 +7,11 @@ use pb::group_service_server::GroupService;
 use tonic::{Request, Response, Status};
 
 use crate::domain::Gateway;
+use crate::domain::members::MembersRequest;
+use crate::grpc::{convert, status::to_status};
 
 /// The GroupService implementation.
 pub struct GroupApi {
-    #[allow(dead_code)]
     gw: Arc<Gateway>,
 }
 
@@ -25,22 +26,50 @@ impl GroupApi {
 impl GroupService for GroupApi {
     async fn list_group_members(
         &self,
-        _request: Request<pb::ListGroupMembersRequest>,
+        request: Request<pb::ListGroupMembersRequest>,
     ) -> Result<Response<pb::ListGroupMembersResponse>, Status> {
-        Err(Status::unimplemented("ListGroupMembers is not built yet"))
+        let ctx = super::ctx(&request);
+        let pb::ListGroupMembersRequest {
+            account_id,
+            group_id,
+            no_cache,
+            limit,
+        } = request.into_inner();
+        let req = MembersRequest {
+            account_id,
+            group_id,
+            no_cache,
+            limit,
+        };
+        let members = to_status(self.gw.list_group_members(req, ctx).await)?;
+        Ok(Response::new(convert::members(&members)))
     }
 
     async fn list_groups(
         &self,
-        _request: Request<pb::ListGroupsRequest>,
+        request: Request<pb::ListGroupsRequest>,
     ) -> Result<Response<pb::ListGroupsResponse>, Status> {
-        Err(Status::unimplemented("ListGroups is not built yet"))
+        let ctx = super::ctx(&request);
+        let pb::ListGroupsRequest { account_id } = request.into_inner();
+        let groups = to_status(self.gw.list_groups(&account_id, ctx).await)?;
+        Ok(Response::new(convert::groups(&groups)))
     }
 
     async fn poke_member(
         &self,
-        _request: Request<pb::PokeMemberRequest>,
+        request: Request<pb::PokeMemberRequest>,
     ) -> Result<Response<pb::PokeMemberResponse>, Status> {
-        Err(Status::unimplemented("PokeMember is not built yet"))
+        let ctx = super::ctx(&request);
+        let pb::PokeMemberRequest {
+            account_id,
+            group_id,
+            user_id,
+        } = request.into_inner();
+        let group_id = to_status(
+            self.gw
+                .poke_member(&account_id, group_id, user_id, ctx)
+                .await,
+        )?;
+        Ok(Response::new(pb::PokeMemberResponse { group_id, user_id }))
     }
 }

@@ -4,13 +4,16 @@ use std::sync::Arc;
 
 use onebot_gateway_client::pb;
 use pb::media_service_server::MediaService;
+use pb::upload_media_request::Payload;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::domain::Gateway;
+use crate::domain::media::{MediaOwner, StagedMedia, UploadHeader};
+use crate::error::{Error, Kind, Result};
+use crate::grpc::convert;
 
 /// The MediaService implementation.
 pub struct MediaApi {
-    #[allow(dead_code)]
     gw: Arc<Gateway>,
 }
 
@@ -19,14 +22,122 @@ impl MediaApi {
     pub fn new(gw: Arc<Gateway>) -> Self {
         Self { gw }
     }
+
+    async fn upload(
+        &self,
+        stream: &mut Streaming<pb::UploadMediaRequest>,
+    ) -> Result<pb::UploadMediaResponse> {
+        let header = match next(stream).await? {
+            Some(Payload::Header(h)) => h,
+            Some(Payload::Chunk(_)) | None => {
+                return Err(Error::new(
+                    Kind::UploadHeaderMissing,
+                    "the upload stream must start with a header",
+                )
+                .field("header"));
+            }
+        };
+        let account = self.gw.account(&header.account_id)?;
+        let header = upload_header(header)?;
+        let mut upload = self.gw.write()?.media().begin(
+            MediaOwner::of(&account.id, &crate::auth::Caller::current()),
+            header,
+        )?;
+        while let Some(payload) = next(stream).await? {
+            match payload {
+                Payload::Chunk(bytes) => upload.write(bytes).await?,
+                Payload::Header(_) => {
+                    return Err(Error::new(
+                        Kind::UploadHeaderRepeated,
+                        "the upload stream has a second header",
+                    )
+                    .field("header"));
+                }
+            }
+        }
+        Ok(response(upload.finish().await?))
+    }
+}
+
+/// The next payload of the stream; a message without payload is invalid,
+/// a broken stream is the client's cancellation.
+async fn next(stream: &mut Streaming<pb::UploadMediaRequest>) -> Result<Option<Payload>> {
+    match stream.message().await {
+        Ok(Some(msg)) => match msg.payload {
+            Some(p) => Ok(Some(p)),
+            None => Err(Error::invalid(
+                "payload",
+                "every upload message needs a header or a chunk",
+            )),
+        },
+        Ok(None) => Ok(None),
+        // A limit of the listener (REQUEST_TOO_LARGE) keeps its own error.
+        Err(status) => Err(
+            crate::grpc::status::gateway_error(&status).unwrap_or_else(|| {
+                Error::new(Kind::Cancelled, "the upload stream was cancelled")
+                    .with("detail", status.message())
+            }),
+        ),
+    }
+}
+
+fn upload_header(h: pb::UploadMediaHeader) -> Result<UploadHeader> {
+    let kind = match pb::MediaKind::try_from(h.kind) {
+        Ok(pb::MediaKind::Image) => crate::domain::MediaKind::Image,
+        Ok(pb::MediaKind::Video) => crate::domain::MediaKind::Video,
+        Ok(pb::MediaKind::File) => crate::domain::MediaKind::File,
+        Ok(pb::MediaKind::Unspecified) | Err(_) => {
+            return Err(Error::invalid(
+                "header.kind",
+                "kind must be IMAGE, VIDEO or FILE",
+            ));
+        }
+    };
+    let size = match h.size {
+        Some(n) => Some(
+            u64::try_from(n)
+                .map_err(|_| Error::invalid("header.size", "size must not be negative"))?,
+        ),
+        None => None,
+    };
+    Ok(UploadHeader {
+        kind,
+        file_name: h.file_name,
+        size,
+        sha256: h.sha256,
+    })
+}
+
+fn response(m: StagedMedia) -> pb::UploadMediaResponse {
+    let kind = match m.kind {
+        crate::domain::MediaKind::Image => pb::MediaKind::Image,
+        crate::domain::MediaKind::Video => pb::MediaKind::Video,
+        crate::domain::MediaKind::File => pb::MediaKind::File,
+    };
+    pb::UploadMediaResponse {
+        media_id: m.id,
+        kind: kind as i32,
+        size: i64::try_from(m.size).unwrap_or(i64::MAX),
+        sha256: m.sha256,
+        mime_type: m.mime,
+        expires_at: Some(convert::timestamp_ms(m.expires_at_ms)),
+    }
 }
 
 #[tonic::async_trait]
 impl MediaService for MediaApi {
     async fn upload_media(
         &self,
-        _request: Request<Streaming<pb::UploadMediaRequest>>,
+        request: Request<Streaming<pb::UploadMediaRequest>>,
     ) -> Result<Response<pb::UploadMediaResponse>, Status> {
-        Err(Status::unimplemented("UploadMedia is not built yet"))
+        let mut stream = request.into_inner();
+        let result = self.upload(&mut stream).await;
+        match result {
+            Ok(r) => Ok(Response::new(r)),
+            Err(e) => {
+                tracing::debug!(error = ?e, "upload refused");
+                Err(e.into())
+            }
+        }
     }
 }

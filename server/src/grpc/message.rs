@@ -7,10 +7,13 @@ use pb::message_service_server::MessageService;
 use tonic::{Request, Response, Status};
 
 use crate::domain::Gateway;
+use crate::domain::history::HistoryRequest;
+use crate::domain::resolve::MediaSource;
+use crate::domain::send::{SendRequest, SendResult};
+use crate::grpc::{convert, status::to_status};
 
 /// The MessageService implementation.
 pub struct MessageApi {
-    #[allow(dead_code)]
     gw: Arc<Gateway>,
 }
 
@@ -25,15 +28,88 @@ impl MessageApi {
 impl MessageService for MessageApi {
     async fn get_history(
         &self,
-        _request: Request<pb::GetHistoryRequest>,
+        request: Request<pb::GetHistoryRequest>,
     ) -> Result<Response<pb::GetHistoryResponse>, Status> {
-        Err(Status::unimplemented("GetHistory is not built yet"))
+        let ctx = super::ctx(&request);
+        let pb::GetHistoryRequest {
+            account_id,
+            chat,
+            count,
+            anchor_message_id,
+        } = request.into_inner();
+        let req = HistoryRequest {
+            account_id,
+            chat: convert::chat_ref(chat.as_ref()),
+            count,
+            anchor_message_id,
+        };
+        let page = to_status(self.gw.get_history(req, ctx).await)?;
+        Ok(Response::new(convert::history(&page)))
     }
 
     async fn send_message(
         &self,
-        _request: Request<pb::SendMessageRequest>,
+        request: Request<pb::SendMessageRequest>,
     ) -> Result<Response<pb::SendMessageResponse>, Status> {
-        Err(Status::unimplemented("SendMessage is not built yet"))
+        let ctx = super::ctx(&request);
+        let req = send_request(request.into_inner());
+        let result = to_status(self.gw.send_message(req, ctx).await)?;
+        Ok(Response::new(send_response(result)))
+    }
+}
+
+fn media_source(source: pb::MediaSource) -> Option<MediaSource> {
+    use pb::media_source::Source;
+    Some(match source.source? {
+        Source::MediaId(id) => MediaSource::MediaId(id),
+        Source::Url(url) => MediaSource::Url(url),
+        Source::Path(path) => MediaSource::Path(path),
+        Source::Data(data) => MediaSource::Data(data),
+    })
+}
+
+fn send_request(r: pb::SendMessageRequest) -> SendRequest {
+    let pb::SendMessageRequest {
+        account_id,
+        group_id,
+        text,
+        images,
+        videos,
+        file,
+        file_name,
+        idempotency_key,
+    } = r;
+    SendRequest {
+        account_id,
+        group_id,
+        text,
+        images: images.into_iter().map(media_source).collect(),
+        videos: videos.into_iter().map(media_source).collect(),
+        file: file.map(media_source),
+        file_name,
+        idempotency_key,
+    }
+}
+
+fn send_response(r: SendResult) -> pb::SendMessageResponse {
+    let SendResult {
+        group_id,
+        chunks,
+        queued,
+        message_ids,
+        media,
+        replayed,
+    } = r;
+    pb::SendMessageResponse {
+        group_id,
+        chunks: i32::try_from(chunks).unwrap_or(i32::MAX),
+        queued,
+        message_ids,
+        media: media.map(|m| pb::MediaSummary {
+            images: i32::try_from(m.images).unwrap_or(i32::MAX),
+            videos: i32::try_from(m.videos).unwrap_or(i32::MAX),
+            file: m.file,
+        }),
+        replayed,
     }
 }

@@ -1,11 +1,12 @@
 //! The tonic layer: one file per proto service, conversions, the error
 //! mapping, and the router with health and reflection. The only module that
-//! knows tonic.
+//! knows tonic. Handlers take the caller's deadline with [`ctx`].
 
 pub mod account;
 pub mod auth;
 pub mod body;
 pub mod convert;
+pub mod deadline;
 pub mod event;
 pub mod group;
 pub mod limits;
@@ -24,6 +25,8 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use crate::domain::Gateway;
+
+pub use deadline::ctx;
 
 /// Fully qualified names of the gateway's own services (health names).
 pub const SERVICE_NAMES: [&str; 6] = [
@@ -52,11 +55,15 @@ pub fn routes(
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        // google.rpc error details, so grpcurl can print ErrorInfo/RetryInfo.
+        .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
         .build_v1()
         .expect("embedded descriptor sets are valid");
     let reflection_v1alpha = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        // google.rpc error details, so grpcurl can print ErrorInfo/RetryInfo.
+        .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()
         .expect("embedded descriptor sets are valid");
 

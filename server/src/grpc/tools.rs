@@ -1,4 +1,9 @@
 //! `AgentToolService`: the seeds' tools for agent runtimes.
+//!
+//! ListTools and CallTool answer UNIMPLEMENTED (`TOOLS_DISABLED`) when the
+//! operator turned the service off. Otherwise CallTool fails at the gRPC
+//! level only when the caller's deadline passed; every other failure is a
+//! normal response with `is_error` (see [`Gateway::call_tool`]).
 
 use std::sync::Arc;
 
@@ -7,10 +12,11 @@ use pb::agent_tool_service_server::AgentToolService;
 use tonic::{Request, Response, Status};
 
 use crate::domain::Gateway;
+use crate::domain::tools::{ToolOutput, ToolSpec};
+use crate::grpc::status::to_status;
 
 /// The AgentToolService implementation.
 pub struct ToolApi {
-    #[allow(dead_code)]
     gw: Arc<Gateway>,
 }
 
@@ -21,19 +27,56 @@ impl ToolApi {
     }
 }
 
+/// A tool as the proto shows it.
+pub fn tool(spec: &ToolSpec) -> pb::Tool {
+    pb::Tool {
+        name: spec.tool.name().to_owned(),
+        description: spec.description.to_owned(),
+        input_schema_json: spec.input_schema.to_string(),
+        details_schema_json: spec.details_schema.to_string(),
+        read_only: spec.read_only,
+        destructive: spec.destructive,
+        aliases: spec
+            .tool
+            .aliases()
+            .iter()
+            .map(|a| (*a).to_owned())
+            .collect(),
+    }
+}
+
+/// A call's result as the proto shows it.
+pub fn call_response(output: ToolOutput) -> pb::CallToolResponse {
+    pb::CallToolResponse {
+        text: output.text,
+        details_json: output.details.to_string(),
+        is_error: output.is_error,
+    }
+}
+
 #[tonic::async_trait]
 impl AgentToolService for ToolApi {
     async fn list_tools(
         &self,
-        _request: Request<pb::ListToolsRequest>,
+        request: Request<pb::ListToolsRequest>,
     ) -> Result<Response<pb::ListToolsResponse>, Status> {
-        Err(Status::unimplemented("ListTools is not built yet"))
+        let pb::ListToolsRequest {} = request.into_inner();
+        let specs = to_status(self.gw.list_tools())?;
+        Ok(Response::new(pb::ListToolsResponse {
+            tools: specs.iter().map(tool).collect(),
+        }))
     }
 
     async fn call_tool(
         &self,
-        _request: Request<pb::CallToolRequest>,
+        request: Request<pb::CallToolRequest>,
     ) -> Result<Response<pb::CallToolResponse>, Status> {
-        Err(Status::unimplemented("CallTool is not built yet"))
+        let ctx = super::ctx(&request);
+        let pb::CallToolRequest {
+            name,
+            arguments_json,
+        } = request.into_inner();
+        let output = to_status(self.gw.call_tool(&name, &arguments_json, ctx).await)?;
+        Ok(Response::new(call_response(output)))
     }
 }

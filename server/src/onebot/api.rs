@@ -239,9 +239,20 @@ pub trait EventSink: Send + Sync + 'static {
 ///
 /// Every method fails with the domain [`crate::error::Error`] kinds:
 /// `AccountOffline` (no transport can carry the call; with a retry hint),
-/// `OnebotAuthFailed`, `OnebotTimeout`, `OnebotConnectionLost`, and the
-/// peer's own failures classified per flavor (`OnebotBadRequest`,
-/// `OnebotActionUnsupported`, `OnebotActionFailed`, `BotMuted`, ...).
+/// `OnebotAuthFailed`, `OnebotTimeout`, `OnebotConnectionLost`,
+/// `DeadlineExceeded` (the caller's deadline passed before anything was
+/// sent), `Overloaded` (`max_pending_calls` reached), and the peer's own
+/// failures classified per flavor (`OnebotBadRequest`,
+/// `OnebotActionUnsupported`, `OnebotActionFailed`, `BotMuted`, ...; see
+/// [`super::retcode`]).
+///
+/// Message sends (`send_group_msg`, and `send_*msg` actions through
+/// [`OneBotApi::call`]) whose frame may have reached the peer but got no
+/// answer (connection lost, timeout) fail with `SendOutcomeUnknown`
+/// (metadata `cause` = `connection_lost` | `timeout`): the message may have
+/// been delivered. Failures before anything was sent keep their own kinds
+/// (`AccountOffline`, `Overloaded`, `DeadlineExceeded`), so those are safe to
+/// queue or retry.
 #[async_trait::async_trait]
 pub trait OneBotApi: Send + Sync + 'static {
     /// The current connection snapshot.

@@ -2190,7 +2190,9 @@ pub struct ListGroupsResponse {
     /// The groups, whitelisted groups in whitelist order, else the peer's order.
     #[prost(message, repeated, tag = "1")]
     pub groups: ::prost::alloc::vec::Vec<Group>,
-    /// One line per group, `群名(群号) — N 名成员`.
+    /// One line per group, `群名(群号) — N 名成员` (`?` for a blank name); a
+    /// whitelisted group the bot is not in reads `?(群号) — 未加入`.
+    /// `（暂无可用的群）` when there are no groups.
     #[prost(string, tag = "2")]
     pub rendered: ::prost::alloc::string::String,
 }
@@ -3188,7 +3190,8 @@ pub struct GetHistoryResponse {
     /// The chat as text: `group:<id>` or `private:<id>`.
     #[prost(string, tag = "1")]
     pub target: ::prost::alloc::string::String,
-    /// The page, sorted by time ascending (stable for equal times), at most
+    /// The page, sorted by time ascending (equal times by `message_seq` where
+    /// the implementation reports it, else in the peer's order), at most
     /// `count` messages. Entries without a numeric sender id or message id are
     /// dropped.
     #[prost(message, repeated, tag = "2")]

@@ -1,0 +1,252 @@
+// Package onebotgateway is the Go client of onebot-gateway, a gRPC front for QQ bots
+// (OneBot v11).
+//
+// The generated code lives in package gatewayv1
+// (github.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1). This package
+// adds a Client built from an address, an optional bearer token and TLS settings, one method
+// per RPC, Upload (streams a file in 256 KiB chunks) and Send (uploads local media first), and
+// *GatewayError, which carries the ErrorInfo reason, metadata and RetryInfo delay.
+package onebotgateway
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	gatewayv1 "github.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1"
+)
+
+// DefaultAddress is the gateway's default listen address.
+const DefaultAddress = "http://127.0.0.1:50051"
+
+// maxMessageBytes is the largest response the client accepts.
+const maxMessageBytes = 64 * 1024 * 1024
+
+// Options configures a Client. The zero value connects to DefaultAddress in plaintext.
+type Options struct {
+	// Address is http://host:port (plaintext) or https://host:port (TLS); a bare host:port
+	// is plaintext.
+	Address string
+	// Token, when set, is sent as "authorization: Bearer <token>" on every call.
+	Token string
+	// CAFile is a PEM file of the CA that signed the gateway's certificate (https only; the
+	// system's roots otherwise).
+	CAFile string
+	// ServerName overrides the name checked against the gateway's certificate.
+	ServerName string
+	// AccountID is the account the helpers act as (empty: the gateway's "default").
+	AccountID string
+	// DialOptions are appended to the client's own.
+	DialOptions []grpc.DialOption
+}
+
+// Client is a connection to one gateway. It is safe for concurrent use.
+type Client struct {
+	conn      *grpc.ClientConn
+	accountID string
+
+	// The generated service clients.
+	Messages gatewayv1.MessageServiceClient
+	Groups   gatewayv1.GroupServiceClient
+	Media    gatewayv1.MediaServiceClient
+	Tools    gatewayv1.AgentToolServiceClient
+	Accounts gatewayv1.AccountServiceClient
+	Events   gatewayv1.EventServiceClient
+	Health   healthpb.HealthClient
+}
+
+// bearer adds the authorization header to every call.
+type bearer struct {
+	header string
+	secure bool
+}
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": b.header}, nil
+}
+
+func (b bearer) RequireTransportSecurity() bool { return b.secure }
+
+// New creates a client; the connection is opened on first use.
+func New(opts Options) (*Client, error) {
+	address := opts.Address
+	if address == "" {
+		address = DefaultAddress
+	}
+	dial := []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageBytes))}
+	var target string
+	secure := strings.HasPrefix(address, "https://")
+	switch {
+	case secure:
+		target = strings.TrimPrefix(address, "https://")
+		cfg := &tls.Config{ServerName: opts.ServerName, MinVersion: tls.VersionTLS12}
+		if opts.CAFile != "" {
+			pem, err := os.ReadFile(opts.CAFile)
+			if err != nil {
+				return nil, fmt.Errorf("reading the CA file: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("%s holds no PEM certificate", opts.CAFile)
+			}
+			cfg.RootCAs = pool
+		}
+		dial = append(dial, grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
+	default:
+		if opts.CAFile != "" || opts.ServerName != "" {
+			return nil, errors.New("TLS settings need an https:// address")
+		}
+		target = strings.TrimPrefix(address, "http://")
+		dial = append(dial, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	}
+	if opts.Token != "" {
+		for _, r := range opts.Token {
+			if r < 0x20 || r > 0x7e {
+				return nil, errors.New("the token must be printable ASCII")
+			}
+		}
+		dial = append(dial, grpc.WithPerRPCCredentials(bearer{header: "Bearer " + opts.Token, secure: secure}))
+	}
+	dial = append(dial, opts.DialOptions...)
+	conn, err := grpc.NewClient(strings.TrimSuffix(target, "/"), dial...)
+	if err != nil {
+		return nil, fmt.Errorf("creating the connection: %w", err)
+	}
+	return &Client{
+		conn:      conn,
+		accountID: opts.AccountID,
+		Messages:  gatewayv1.NewMessageServiceClient(conn),
+		Groups:    gatewayv1.NewGroupServiceClient(conn),
+		Media:     gatewayv1.NewMediaServiceClient(conn),
+		Tools:     gatewayv1.NewAgentToolServiceClient(conn),
+		Accounts:  gatewayv1.NewAccountServiceClient(conn),
+		Events:    gatewayv1.NewEventServiceClient(conn),
+		Health:    healthpb.NewHealthClient(conn),
+	}, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// AccountID is the account the helpers act as.
+func (c *Client) AccountID() string { return c.accountID }
+
+// GroupChat is the chat of a QQ group.
+func GroupChat(groupID int64) *gatewayv1.Chat {
+	return &gatewayv1.Chat{Kind: &gatewayv1.Chat_GroupId{GroupId: groupID}}
+}
+
+// PrivateChat is the private chat with a QQ user.
+func PrivateChat(userID int64) *gatewayv1.Chat {
+	return &gatewayv1.Chat{Kind: &gatewayv1.Chat_UserId{UserId: userID}}
+}
+
+// History reads one page of a chat's history, oldest first (count 0 = 20). Pass the
+// response's NextAnchorMessageId as anchor for the older page; nil for the newest.
+func (c *Client) History(ctx context.Context, chat *gatewayv1.Chat, count int32, anchor *int64) (*gatewayv1.GetHistoryResponse, error) {
+	r, err := c.Messages.GetHistory(ctx, &gatewayv1.GetHistoryRequest{
+		AccountId: c.accountID, Chat: chat, Count: count, AnchorMessageId: anchor,
+	})
+	return r, wrap(err)
+}
+
+// Members lists a group's members (limit 0 = 100; noCache nil = cached when fresh).
+func (c *Client) Members(ctx context.Context, groupID int64, limit int32, noCache *bool) (*gatewayv1.ListGroupMembersResponse, error) {
+	r, err := c.Groups.ListGroupMembers(ctx, &gatewayv1.ListGroupMembersRequest{
+		AccountId: c.accountID, GroupId: groupID, Limit: limit, NoCache: noCache,
+	})
+	return r, wrap(err)
+}
+
+// ListGroups lists the groups the account may use.
+func (c *Client) ListGroups(ctx context.Context) (*gatewayv1.ListGroupsResponse, error) {
+	r, err := c.Groups.ListGroups(ctx, &gatewayv1.ListGroupsRequest{AccountId: c.accountID})
+	return r, wrap(err)
+}
+
+// Poke pokes userID in groupID (nil: the account's only whitelisted group).
+func (c *Client) Poke(ctx context.Context, groupID *int64, userID int64) (*gatewayv1.PokeMemberResponse, error) {
+	r, err := c.Groups.PokeMember(ctx, &gatewayv1.PokeMemberRequest{
+		AccountId: c.accountID, GroupId: groupID, UserId: userID,
+	})
+	return r, wrap(err)
+}
+
+// ListAccounts lists every configured account with its connection state.
+func (c *Client) ListAccounts(ctx context.Context) ([]*gatewayv1.Account, error) {
+	r, err := c.Accounts.ListAccounts(ctx, &gatewayv1.ListAccountsRequest{})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return r.GetAccounts(), nil
+}
+
+// ListTools lists the agent tools with their JSON Schemas.
+func (c *Client) ListTools(ctx context.Context) ([]*gatewayv1.Tool, error) {
+	r, err := c.Tools.ListTools(ctx, &gatewayv1.ListToolsRequest{})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return r.GetTools(), nil
+}
+
+// CallTool calls an agent tool with a JSON object of arguments. A failed tool call is a
+// response with IsError set, not an error.
+func (c *Client) CallTool(ctx context.Context, name, argumentsJSON string) (*gatewayv1.CallToolResponse, error) {
+	r, err := c.Tools.CallTool(ctx, &gatewayv1.CallToolRequest{Name: name, ArgumentsJson: argumentsJSON})
+	return r, wrap(err)
+}
+
+// EventStream is a running StreamEvents call.
+type EventStream struct {
+	stream grpc.ServerStreamingClient[gatewayv1.StreamEventsResponse]
+}
+
+// Next returns the next event; io.EOF when the gateway ended the stream. Cancel the context
+// passed to StreamEvents to stop.
+func (s *EventStream) Next() (*gatewayv1.Event, error) {
+	for {
+		r, err := s.stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, wrap(err)
+		}
+		if r.GetEvent() != nil {
+			return r.GetEvent(), nil
+		}
+	}
+}
+
+// StreamEvents follows the account's events. An empty AccountId is filled with the client's.
+func (c *Client) StreamEvents(ctx context.Context, req *gatewayv1.StreamEventsRequest) (*EventStream, error) {
+	if req.GetAccountId() == "" {
+		req.AccountId = c.accountID
+	}
+	s, err := c.Events.StreamEvents(ctx, req)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return &EventStream{stream: s}, nil
+}
+
+// CheckHealth returns the health of service ("" = the gateway) as a status name such as
+// "SERVING".
+func (c *Client) CheckHealth(ctx context.Context, service string) (string, error) {
+	r, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
+	if err != nil {
+		return "", wrap(err)
+	}
+	return r.GetStatus().String(), nil
+}

@@ -1,0 +1,163 @@
+package onebotgateway_test
+
+// End-to-end: the Go SDK against a real gateway on its sandbox peer (scripts/sdk-tests.sh
+// sets ONEBOT_GATEWAY_ADDR).
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+
+	onebotgateway "github.com/onebot-gateway/onebot-gateway/client-sdk/go"
+	gatewayv1 "github.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1"
+)
+
+func connect(t *testing.T) (*onebotgateway.Client, context.Context) {
+	t.Helper()
+	if os.Getenv("ONEBOT_GATEWAY_ADDR") == "" {
+		t.Fatal("ONEBOT_GATEWAY_ADDR is not set: run ./scripts/sdk-tests.sh go")
+	}
+	client, err := exampleConnect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return client, ctx
+}
+
+func TestHealth(t *testing.T) {
+	client, ctx := connect(t)
+	status, err := exampleHealth(ctx, client)
+	if err != nil || status != "SERVING" {
+		t.Fatalf("health: %q %v", status, err)
+	}
+	_, err = client.CheckHealth(ctx, "no.such.Service")
+	gerr, ok := onebotgateway.AsGatewayError(err)
+	if !ok || gerr.Code != codes.NotFound {
+		t.Fatalf("unknown service: %v", err)
+	}
+}
+
+const playground = int64(20000003)
+
+func TestAccounts(t *testing.T) {
+	client, ctx := connect(t)
+	ids, err := exampleAccounts(ctx, client)
+	if err != nil || !slices.Contains(ids, "default") {
+		t.Fatalf("accounts %v %v", ids, err)
+	}
+	accounts, _ := client.ListAccounts(ctx)
+	for _, a := range accounts {
+		if a.GetAccountId() == "default" && !slices.Contains(a.GetGroups(), playground) {
+			t.Fatalf("default account groups %v", a.GetGroups())
+		}
+	}
+	if s, err := client.CheckHealth(ctx, "onebot.gateway.v1.account.default"); err != nil || s != "SERVING" {
+		t.Fatalf("account health %q %v", s, err)
+	}
+}
+
+func TestHistoryPagesThePlaygroundGroup(t *testing.T) {
+	client, ctx := connect(t)
+	page, err := exampleHistory(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.GetTarget() != "group:20000003" || len(page.GetMessages()) != 5 || len(strings.Split(page.GetRendered(), "\n")) != 5 {
+		t.Fatalf("page %v", page)
+	}
+	older, err := client.History(ctx, onebotgateway.GroupChat(playground), 5, page.NextAnchorMessageId)
+	if err != nil || len(older.GetMessages()) == 0 {
+		t.Fatalf("older %v %v", older, err)
+	}
+	for _, m := range older.GetMessages() {
+		for _, n := range page.GetMessages() {
+			if m.GetMessageId() == n.GetMessageId() {
+				t.Fatalf("message %d on both pages", m.GetMessageId())
+			}
+		}
+	}
+}
+
+func TestMembersAndGroups(t *testing.T) {
+	client, ctx := connect(t)
+	members, err := exampleMembers(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if members.GetTotal() != 36 || members.GetShown() != 5 || members.GetMembers()[0].GetUserId() != 10001 ||
+		members.GetMembers()[0].GetRole() != "owner" || !strings.HasSuffix(members.GetRendered(), "（仅显示前 5 / 共 36 名成员）") {
+		t.Fatalf("members %v", members)
+	}
+	groups, err := exampleGroups(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(groups.GetGroups(), func(g *gatewayv1.Group) bool { return g.GetGroupId() == playground && g.GetWhitelisted() }) {
+		t.Fatalf("groups %v", groups)
+	}
+}
+
+func TestUpload5MiBImage(t *testing.T) {
+	client, ctx := connect(t)
+	path := os.Getenv("ONEBOT_GATEWAY_TEST_IMAGE")
+	info, err := os.Stat(path)
+	if err != nil || info.Size() < 5*1024*1024 {
+		t.Fatalf("ONEBOT_GATEWAY_TEST_IMAGE: %v", err)
+	}
+	uploaded, err := exampleUpload(ctx, client, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uploaded.MediaID == "" || uploaded.Size != info.Size() || uploaded.MimeType != "image/png" {
+		t.Fatalf("uploaded %+v", uploaded)
+	}
+}
+
+func TestErrorsCarryReasonMetadataAndField(t *testing.T) {
+	client, ctx := connect(t)
+	gerr, err := exampleErrors(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gerr.Code != codes.InvalidArgument || gerr.Reason != "INVALID_REQUEST" || gerr.Domain != onebotgateway.ErrorDomain ||
+		gerr.ErrorReason() != gatewayv1.ErrorReason_ERROR_REASON_INVALID_REQUEST || gerr.FieldViolations[0].Field != "group_id" {
+		t.Fatalf("error %+v", gerr)
+	}
+	other, err := onebotgateway.New(onebotgateway.Options{Address: os.Getenv("ONEBOT_GATEWAY_ADDR"), AccountID: "nope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	_, err = other.History(ctx, onebotgateway.GroupChat(playground), 5, nil)
+	gerr, ok := onebotgateway.AsGatewayError(err)
+	if !ok || gerr.Code != codes.FailedPrecondition || gerr.Reason != "ACCOUNT_NOT_CONFIGURED" || gerr.Metadata["account_id"] != "nope" {
+		t.Fatalf("unknown account: %v", err)
+	}
+	_, err = client.UploadBytes(ctx, make([]byte, 1024), gatewayv1.MediaKind_MEDIA_KIND_IMAGE, onebotgateway.UploadOptions{FileName: "x.png"})
+	if gerr, ok := onebotgateway.AsGatewayError(err); !ok || gerr.Reason != "MEDIA_TYPE_MISMATCH" {
+		t.Fatalf("type mismatch: %v", err)
+	}
+}
+
+func TestUnreachableGatewayIsAGatewayError(t *testing.T) {
+	down, err := onebotgateway.New(onebotgateway.Options{Address: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer down.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = down.ListAccounts(ctx)
+	gerr, ok := onebotgateway.AsGatewayError(err)
+	if !ok || gerr.Code != codes.Unavailable {
+		t.Fatalf("want Unavailable, got %v", err)
+	}
+}

@@ -1,0 +1,104 @@
+package onebotgateway
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	gatewayv1 "github.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1"
+)
+
+// ErrorDomain is the ErrorInfo domain of the gateway's errors.
+const ErrorDomain = "onebot-gateway"
+
+// FieldViolation is one BadRequest field violation.
+type FieldViolation struct {
+	Field       string
+	Description string
+}
+
+// GatewayError is a failed call with the gateway's google.rpc details decoded.
+type GatewayError struct {
+	// Code is the gRPC status code.
+	Code codes.Code
+	// Message is the status message.
+	Message string
+	// Reason is ErrorInfo.reason without the ERROR_REASON_ prefix (e.g. "GROUP_NOT_ALLOWED");
+	// empty when the status carried no ErrorInfo.
+	Reason string
+	// Domain is ErrorInfo.domain ("onebot-gateway" for the gateway's errors).
+	Domain string
+	// Metadata is ErrorInfo.metadata: every dynamic value of the message.
+	Metadata map[string]string
+	// RetryDelay is RetryInfo.retry_delay; zero when the gateway gave none.
+	RetryDelay time.Duration
+	// FieldViolations are BadRequest's field violations.
+	FieldViolations []FieldViolation
+	// Status is the original status.
+	Status *status.Status
+}
+
+func (e *GatewayError) Error() string {
+	text := e.Code.String()
+	if e.Reason != "" {
+		text += " (" + e.Reason + ")"
+	}
+	text += ": " + e.Message
+	if e.RetryDelay > 0 {
+		text += fmt.Sprintf(" [retry after %s]", e.RetryDelay)
+	}
+	return text
+}
+
+// GRPCStatus lets status.FromError and status.Code see the original status.
+func (e *GatewayError) GRPCStatus() *status.Status { return e.Status }
+
+// ErrorReason is Reason as the generated enum (ErrorReason_ERROR_REASON_UNSPECIFIED when
+// unknown).
+func (e *GatewayError) ErrorReason() gatewayv1.ErrorReason {
+	return gatewayv1.ErrorReason(gatewayv1.ErrorReason_value["ERROR_REASON_"+e.Reason])
+}
+
+// FromStatus decodes a status and its details.
+func FromStatus(s *status.Status) *GatewayError {
+	e := &GatewayError{Code: s.Code(), Message: s.Message(), Metadata: map[string]string{}, Status: s}
+	for _, d := range s.Details() {
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			e.Reason = d.GetReason()
+			e.Domain = d.GetDomain()
+			for k, v := range d.GetMetadata() {
+				e.Metadata[k] = v
+			}
+		case *errdetails.RetryInfo:
+			e.RetryDelay = d.GetRetryDelay().AsDuration()
+		case *errdetails.BadRequest:
+			for _, v := range d.GetFieldViolations() {
+				e.FieldViolations = append(e.FieldViolations, FieldViolation{Field: v.GetField(), Description: v.GetDescription()})
+			}
+		}
+	}
+	return e
+}
+
+// AsGatewayError returns err's *GatewayError, if it is or wraps one.
+func AsGatewayError(err error) (*GatewayError, bool) {
+	var e *GatewayError
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// wrap turns a gRPC error into a *GatewayError (nil stays nil).
+func wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	if s, ok := status.FromError(err); ok {
+		return FromStatus(s)
+	}
+	return err
+}

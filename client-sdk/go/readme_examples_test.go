@@ -1,0 +1,132 @@
+package onebotgateway_test
+
+// The README's examples, one function per RPC. Everything between a "// region: <name>" and
+// "// endregion" line is copied verbatim into README.md (readme_test.go checks it) and run by
+// e2e_test.go against a real gateway.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	onebotgateway "github.com/onebot-gateway/onebot-gateway/client-sdk/go"
+	gatewayv1 "github.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1"
+)
+
+func exampleConnect() (*onebotgateway.Client, error) {
+	// region: connect
+	addr := os.Getenv("ONEBOT_GATEWAY_ADDR")
+	if addr == "" {
+		addr = onebotgateway.DefaultAddress
+	}
+	client, err := onebotgateway.New(onebotgateway.Options{
+		Address: addr,
+		Token:   os.Getenv("ONEBOT_GATEWAY_TOKEN"), // sent as "authorization: Bearer <token>"
+		// For TLS: an https:// address, plus CAFile: "ca.pem" for a private CA.
+	})
+	if err != nil {
+		return nil, err
+	}
+	// endregion
+	return client, nil
+}
+
+func exampleHealth(ctx context.Context, client *onebotgateway.Client) (string, error) {
+	// region: health
+	status, err := client.CheckHealth(ctx, "") // or "onebot.gateway.v1.account.default"
+	if err != nil {
+		return "", err
+	}
+	fmt.Println("gateway:", status) // SERVING
+	// endregion
+	return status, nil
+}
+
+func exampleAccounts(ctx context.Context, client *onebotgateway.Client) ([]string, error) {
+	// region: accounts
+	accounts, err := client.ListAccounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range accounts {
+		fmt.Println(a.GetAccountId(), a.GetNickname(), a.GetGroups())
+	}
+	// endregion
+	ids := []string{}
+	for _, a := range accounts {
+		ids = append(ids, a.GetAccountId())
+	}
+	return ids, nil
+}
+
+func exampleHistory(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.GetHistoryResponse, error) {
+	// region: history
+	page, err := client.History(ctx, onebotgateway.GroupChat(20000003), 5, nil)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(page.GetRendered()) // [HH:mm:ss] 名字(QQ号): 文本, oldest first
+	if page.NextAnchorMessageId != nil {
+		older, err := client.History(ctx, onebotgateway.GroupChat(20000003), 5, page.NextAnchorMessageId)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Println(len(older.GetMessages()), "older messages")
+	}
+	// endregion
+	return page, nil
+}
+
+func exampleMembers(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.ListGroupMembersResponse, error) {
+	// region: members
+	members, err := client.Members(ctx, 20000003, 5, nil)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(members.GetRendered()) // 名字(QQ号) — role, plus a truncation line
+	fmt.Println(members.GetShown(), "of", members.GetTotal(), "shown")
+	// endregion
+	return members, nil
+}
+
+func exampleGroups(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.ListGroupsResponse, error) {
+	// region: groups
+	groups, err := client.ListGroups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups.GetGroups() {
+		fmt.Println(g.GetGroupId(), g.GetGroupName(), g.GetWhitelisted())
+	}
+	// endregion
+	return groups, nil
+}
+
+func exampleUpload(ctx context.Context, client *onebotgateway.Client, path string) (*onebotgateway.Uploaded, error) {
+	// region: upload
+	// Streams the file in 256 KiB chunks; the SHA-256 is checked against the gateway's.
+	uploaded, err := client.UploadFile(ctx, path, gatewayv1.MediaKind_MEDIA_KIND_IMAGE, onebotgateway.UploadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(uploaded.MediaID, uploaded.Size, uploaded.SHA256, uploaded.MimeType)
+	// endregion
+	return uploaded, nil
+}
+
+func exampleErrors(ctx context.Context, client *onebotgateway.Client) (*onebotgateway.GatewayError, error) {
+	// region: errors
+	_, err := client.Members(ctx, 0, 0, nil)
+	gerr, ok := onebotgateway.AsGatewayError(err)
+	if !ok {
+		return nil, errors.New("expected a gateway error")
+	}
+	// code InvalidArgument, reason INVALID_REQUEST, metadata, the offending field
+	fmt.Println(gerr.Code, gerr.Reason, gerr.Metadata, gerr.FieldViolations)
+	if gerr.RetryDelay > 0 { // from RetryInfo
+		fmt.Println("retry after", gerr.RetryDelay)
+	}
+	// endregion
+	return gerr, nil
+}

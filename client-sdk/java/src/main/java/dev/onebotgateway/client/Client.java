@@ -1,0 +1,475 @@
+package dev.onebotgateway.client;
+
+import com.google.protobuf.ByteString;
+import dev.onebotgateway.v1.Account;
+import dev.onebotgateway.v1.AccountServiceGrpc;
+import dev.onebotgateway.v1.AgentToolServiceGrpc;
+import dev.onebotgateway.v1.CallToolRequest;
+import dev.onebotgateway.v1.CallToolResponse;
+import dev.onebotgateway.v1.Chat;
+import dev.onebotgateway.v1.Event;
+import dev.onebotgateway.v1.EventServiceGrpc;
+import dev.onebotgateway.v1.GetHistoryRequest;
+import dev.onebotgateway.v1.GetHistoryResponse;
+import dev.onebotgateway.v1.GroupServiceGrpc;
+import dev.onebotgateway.v1.ListAccountsRequest;
+import dev.onebotgateway.v1.ListGroupMembersRequest;
+import dev.onebotgateway.v1.ListGroupMembersResponse;
+import dev.onebotgateway.v1.ListGroupsRequest;
+import dev.onebotgateway.v1.ListGroupsResponse;
+import dev.onebotgateway.v1.ListToolsRequest;
+import dev.onebotgateway.v1.MediaKind;
+import dev.onebotgateway.v1.MediaServiceGrpc;
+import dev.onebotgateway.v1.MediaSource;
+import dev.onebotgateway.v1.MessageServiceGrpc;
+import dev.onebotgateway.v1.PokeMemberRequest;
+import dev.onebotgateway.v1.PokeMemberResponse;
+import dev.onebotgateway.v1.SendMessageRequest;
+import dev.onebotgateway.v1.SendMessageResponse;
+import dev.onebotgateway.v1.StreamEventsRequest;
+import dev.onebotgateway.v1.StreamEventsResponse;
+import dev.onebotgateway.v1.Tool;
+import dev.onebotgateway.v1.UploadMediaHeader;
+import dev.onebotgateway.v1.UploadMediaRequest;
+import dev.onebotgateway.v1.UploadMediaResponse;
+import io.grpc.Channel;
+import io.grpc.ChannelCredentials;
+import io.grpc.ClientInterceptors;
+import io.grpc.Context;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.stub.AbstractStub;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.MetadataUtils;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+/**
+ * A connection to one onebot-gateway: one method per RPC, {@link #upload} (streams a file in
+ * 256 KiB chunks) and {@link #send} (uploads local media first). Every failed call throws
+ * {@link GatewayException}. Thread-safe; close it when done.
+ */
+public final class Client implements AutoCloseable {
+  /** The gateway's default listen address. */
+  public static final String DEFAULT_ADDRESS = "http://127.0.0.1:50051";
+
+  /** Size of the chunks {@link #upload} streams. */
+  public static final int CHUNK_SIZE = 256 * 1024;
+
+  private static final int MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+  private final ManagedChannel managed;
+  private final Channel channel;
+  private final String accountId;
+  private final Duration timeout;
+
+  /** Settings of a {@link Client}. */
+  public static final class Builder {
+    private final String address;
+    private String token;
+    private Path caFile;
+    private String accountId = "";
+    private Duration timeout;
+
+    private Builder(String address) {
+      this.address = address;
+    }
+
+    /** Bearer token, sent as {@code authorization: Bearer <token>} on every call. */
+    public Builder token(String token) {
+      this.token = token;
+      return this;
+    }
+
+    /** PEM file of the CA that signed the gateway's certificate (https only). */
+    public Builder caFile(Path caFile) {
+      this.caFile = caFile;
+      return this;
+    }
+
+    /** Account the helpers act as (empty: the gateway's {@code default}). */
+    public Builder accountId(String accountId) {
+      this.accountId = accountId;
+      return this;
+    }
+
+    /** Deadline of each unary call (none by default). */
+    public Builder timeout(Duration timeout) {
+      this.timeout = timeout;
+      return this;
+    }
+
+    /** Creates the client; the connection is opened on first use. */
+    public Client build() throws IOException {
+      URI uri = URI.create(address.contains("://") ? address : "http://" + address);
+      boolean tls = "https".equals(uri.getScheme());
+      if (!tls && !"http".equals(uri.getScheme())) {
+        throw new IllegalArgumentException("address must be http://host:port or https://host:port");
+      }
+      if (!tls && caFile != null) {
+        throw new IllegalArgumentException("TLS settings need an https:// address");
+      }
+      ChannelCredentials credentials;
+      if (tls) {
+        TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder();
+        if (caFile != null) {
+          b.trustManager(caFile.toFile());
+        }
+        credentials = b.build();
+      } else {
+        credentials = InsecureChannelCredentials.create();
+      }
+      int port = uri.getPort() != -1 ? uri.getPort() : (tls ? 443 : 80);
+      ManagedChannel managed =
+          Grpc.newChannelBuilderForAddress(uri.getHost(), port, credentials)
+              .maxInboundMessageSize(MAX_MESSAGE_BYTES)
+              .build();
+      Channel channel = managed;
+      if (token != null) {
+        if (!token.chars().allMatch(c -> c >= 0x20 && c <= 0x7e)) {
+          managed.shutdownNow();
+          throw new IllegalArgumentException("the token must be printable ASCII");
+        }
+        Metadata headers = new Metadata();
+        headers.put(
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
+        channel = ClientInterceptors.intercept(managed, MetadataUtils.newAttachHeadersInterceptor(headers));
+      }
+      return new Client(managed, channel, accountId, timeout);
+    }
+  }
+
+  private Client(ManagedChannel managed, Channel channel, String accountId, Duration timeout) {
+    this.managed = managed;
+    this.channel = channel;
+    this.accountId = accountId;
+    this.timeout = timeout;
+  }
+
+  /** Settings for a client of the gateway at {@code address} ({@code http://} or {@code https://}). */
+  public static Builder builder(String address) {
+    return new Builder(address);
+  }
+
+  /** The channel (with the token interceptor) for the generated stubs. */
+  public Channel channel() {
+    return channel;
+  }
+
+  /** The account the helpers act as. */
+  public String accountId() {
+    return accountId;
+  }
+
+  private <S extends AbstractStub<S>> S withDeadline(S stub) {
+    return timeout == null ? stub : stub.withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private static <T> T call(Supplier<T> rpc) {
+    try {
+      return rpc.get();
+    } catch (StatusRuntimeException e) {
+      throw GatewayException.from(e);
+    }
+  }
+
+  /** The chat of a QQ group. */
+  public static Chat groupChat(long groupId) {
+    return Chat.newBuilder().setGroupId(groupId).build();
+  }
+
+  /** The private chat with a QQ user. */
+  public static Chat privateChat(long userId) {
+    return Chat.newBuilder().setUserId(userId).build();
+  }
+
+  /**
+   * One page of a chat's history, oldest first ({@code count} 0 = 20). Pass the response's
+   * {@code nextAnchorMessageId} as {@code anchor} for the older page; null for the newest.
+   */
+  public GetHistoryResponse history(Chat chat, int count, Long anchor) {
+    GetHistoryRequest.Builder req =
+        GetHistoryRequest.newBuilder().setAccountId(accountId).setChat(chat).setCount(count);
+    if (anchor != null) {
+      req.setAnchorMessageId(anchor);
+    }
+    return call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).getHistory(req.build()));
+  }
+
+  /** Members of a group ({@code limit} 0 = 100; {@code noCache} null = cached when fresh). */
+  public ListGroupMembersResponse members(long groupId, int limit, Boolean noCache) {
+    ListGroupMembersRequest.Builder req =
+        ListGroupMembersRequest.newBuilder().setAccountId(accountId).setGroupId(groupId).setLimit(limit);
+    if (noCache != null) {
+      req.setNoCache(noCache);
+    }
+    return call(() -> withDeadline(GroupServiceGrpc.newBlockingStub(channel)).listGroupMembers(req.build()));
+  }
+
+  /** The groups the account may use. */
+  public ListGroupsResponse groups() {
+    ListGroupsRequest req = ListGroupsRequest.newBuilder().setAccountId(accountId).build();
+    return call(() -> withDeadline(GroupServiceGrpc.newBlockingStub(channel)).listGroups(req));
+  }
+
+  /** Pokes {@code userId} in {@code groupId} (null: the account's only whitelisted group). */
+  public PokeMemberResponse poke(Long groupId, long userId) {
+    PokeMemberRequest.Builder req = PokeMemberRequest.newBuilder().setAccountId(accountId).setUserId(userId);
+    if (groupId != null) {
+      req.setGroupId(groupId);
+    }
+    return call(() -> withDeadline(GroupServiceGrpc.newBlockingStub(channel)).pokeMember(req.build()));
+  }
+
+  /** Every configured account with its connection state. */
+  public List<Account> accounts() {
+    return call(
+        () ->
+            withDeadline(AccountServiceGrpc.newBlockingStub(channel))
+                .listAccounts(ListAccountsRequest.getDefaultInstance())
+                .getAccountsList());
+  }
+
+  /** The agent tools with their JSON Schemas. */
+  public List<Tool> listTools() {
+    return call(
+        () ->
+            withDeadline(AgentToolServiceGrpc.newBlockingStub(channel))
+                .listTools(ListToolsRequest.getDefaultInstance())
+                .getToolsList());
+  }
+
+  /** Calls an agent tool with a JSON object of arguments; a failed tool call has isError set. */
+  public CallToolResponse callTool(String name, String argumentsJson) {
+    CallToolRequest req = CallToolRequest.newBuilder().setName(name).setArgumentsJson(argumentsJson).build();
+    return call(() -> withDeadline(AgentToolServiceGrpc.newBlockingStub(channel)).callTool(req));
+  }
+
+  /**
+   * Follows the account's events (an empty account id is filled with the client's). Run it
+   * inside a cancellable {@link Context} to stop; {@code hasNext} is false when the gateway ends
+   * the stream.
+   */
+  public Iterator<Event> events(StreamEventsRequest request) {
+    StreamEventsRequest req =
+        request.getAccountId().isEmpty() ? request.toBuilder().setAccountId(accountId).build() : request;
+    Iterator<StreamEventsResponse> responses =
+        call(() -> EventServiceGrpc.newBlockingStub(channel).streamEvents(req));
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return call(responses::hasNext);
+      }
+
+      @Override
+      public Event next() {
+        return call(responses::next).getEvent();
+      }
+    };
+  }
+
+  /** Health of {@code service} ({@code ""}: the gateway), e.g. {@code SERVING}. */
+  public String health(String service) {
+    HealthCheckRequest req = HealthCheckRequest.newBuilder().setService(service).build();
+    return call(() -> withDeadline(HealthGrpc.newBlockingStub(channel)).check(req)).getStatus().name();
+  }
+
+  /** Streams a local file to the gateway (see {@link #upload(InputStream, long, String, MediaKind, BiConsumer)}). */
+  public Uploaded upload(Path path, MediaKind kind) throws IOException {
+    if (!Files.isRegularFile(path)) {
+      throw new IOException(path + " is not a regular file");
+    }
+    try (InputStream in = Files.newInputStream(path)) {
+      return upload(in, Files.size(path), path.getFileName().toString(), kind, null);
+    }
+  }
+
+  /** Uploads bytes in memory (see {@link #upload(InputStream, long, String, MediaKind, BiConsumer)}). */
+  public Uploaded upload(byte[] data, String fileName, MediaKind kind) throws IOException {
+    return upload(new ByteArrayInputStream(data), data.length, fileName, kind, null);
+  }
+
+  /**
+   * Streams {@code size} bytes of {@code in} to the gateway's staging area in {@link
+   * #CHUNK_SIZE} chunks (with flow control) and returns the media id. The content is hashed
+   * while it streams and checked against the gateway's digest. {@code progress(sent, total)}, when
+   * not null, follows each chunk.
+   */
+  public Uploaded upload(
+      InputStream in, long size, String fileName, MediaKind kind, BiConsumer<Long, Long> progress)
+      throws IOException {
+    MessageDigest digest;
+    try {
+      digest = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    CompletableFuture<UploadMediaResponse> done = new CompletableFuture<>();
+    long[] sent = {0};
+    UploadMediaRequest header =
+        UploadMediaRequest.newBuilder()
+            .setHeader(
+                UploadMediaHeader.newBuilder()
+                    .setAccountId(accountId)
+                    .setKind(kind)
+                    .setFileName(fileName == null ? "" : fileName)
+                    .setSize(size))
+            .build();
+    ClientResponseObserver<UploadMediaRequest, UploadMediaResponse> observer =
+        new ClientResponseObserver<>() {
+          private boolean headerSent;
+          private boolean finished;
+
+          @Override
+          public void beforeStart(ClientCallStreamObserver<UploadMediaRequest> requests) {
+            requests.setOnReadyHandler(
+                () -> {
+                  try {
+                    if (!headerSent) {
+                      requests.onNext(header);
+                      headerSent = true;
+                    }
+                    byte[] buffer = new byte[CHUNK_SIZE];
+                    while (requests.isReady() && !finished) {
+                      int n = in.readNBytes(buffer, 0, CHUNK_SIZE);
+                      if (n <= 0) {
+                        finished = true;
+                        requests.onCompleted();
+                        return;
+                      }
+                      digest.update(buffer, 0, n);
+                      sent[0] += n;
+                      requests.onNext(
+                          UploadMediaRequest.newBuilder().setChunk(ByteString.copyFrom(buffer, 0, n)).build());
+                      if (progress != null) {
+                        progress.accept(sent[0], size);
+                      }
+                    }
+                  } catch (IOException e) {
+                    finished = true;
+                    requests.onError(e);
+                    done.completeExceptionally(new UncheckedIOException(e));
+                  }
+                });
+          }
+
+          @Override
+          public void onNext(UploadMediaResponse value) {
+            done.complete(value);
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            done.completeExceptionally(t);
+          }
+
+          @Override
+          public void onCompleted() {}
+        };
+    MediaServiceGrpc.MediaServiceStub stub = MediaServiceGrpc.newStub(channel);
+    if (timeout != null) {
+      stub = stub.withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    stub.uploadMedia(observer);
+    UploadMediaResponse response;
+    try {
+      response = done.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while uploading", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UncheckedIOException io) {
+        throw io.getCause();
+      }
+      throw GatewayException.from(e.getCause());
+    }
+    String hex = HexFormat.of().formatHex(digest.digest());
+    if (!response.getSha256().equals(hex) || response.getSize() != sent[0]) {
+      throw new IOException(
+          "upload integrity check failed: sent "
+              + sent[0]
+              + " bytes sha256 "
+              + hex
+              + ", gateway stored "
+              + response.getSize()
+              + " bytes sha256 "
+              + response.getSha256());
+    }
+    return new Uploaded(response.getMediaId(), sent[0], hex, response.getMimeType(), response);
+  }
+
+  private MediaSource source(Media media, MediaKind kind) throws IOException {
+    if (media instanceof Media.LocalFile f) {
+      return MediaSource.newBuilder().setMediaId(upload(f.path(), kind).mediaId()).build();
+    } else if (media instanceof Media.Bytes b) {
+      return MediaSource.newBuilder().setMediaId(upload(b.data(), b.fileName(), kind).mediaId()).build();
+    } else if (media instanceof Media.Url u) {
+      return MediaSource.newBuilder().setUrl(u.url()).build();
+    } else if (media instanceof Media.MediaId m) {
+      return MediaSource.newBuilder().setMediaId(m.id()).build();
+    } else if (media instanceof Media.ServerPath p) {
+      return MediaSource.newBuilder().setPath(p.path()).build();
+    }
+    throw new IllegalArgumentException("unknown media " + media);
+  }
+
+  /** Uploads the message's local media (in order), then sends it with SendMessage. */
+  public SendMessageResponse send(OutgoingMessage message) throws IOException {
+    SendMessageRequest.Builder req =
+        SendMessageRequest.newBuilder()
+            .setAccountId(accountId)
+            .setText(message.text)
+            .setFileName(message.fileName)
+            .setIdempotencyKey(message.idempotencyKey);
+    if (message.groupId != null) {
+      req.setGroupId(message.groupId);
+    }
+    for (Media image : message.images) {
+      req.addImages(source(image, MediaKind.MEDIA_KIND_IMAGE));
+    }
+    for (Media video : message.videos) {
+      req.addVideos(source(video, MediaKind.MEDIA_KIND_VIDEO));
+    }
+    if (message.file != null) {
+      req.setFile(source(message.file, MediaKind.MEDIA_KIND_FILE));
+    }
+    return call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).sendMessage(req.build()));
+  }
+
+  /** Closes the connection. */
+  @Override
+  public void close() {
+    managed.shutdown();
+    try {
+      if (!managed.awaitTermination(5, TimeUnit.SECONDS)) {
+        managed.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      managed.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+}

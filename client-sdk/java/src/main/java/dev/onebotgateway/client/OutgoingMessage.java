@@ -1,0 +1,60 @@
+package dev.onebotgateway.client;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** A message for {@link Client#send}: text, up to 4 images, 1 video and 1 file. */
+public final class OutgoingMessage {
+  Long groupId;
+  String text = "";
+  final List<Media> images = new ArrayList<>();
+  final List<Media> videos = new ArrayList<>();
+  Media file;
+  String fileName = "";
+  String idempotencyKey = "";
+
+  private OutgoingMessage(Long groupId) {
+    this.groupId = groupId;
+  }
+
+  /** A message to {@code groupId}. */
+  public static OutgoingMessage toGroup(long groupId) {
+    return new OutgoingMessage(groupId);
+  }
+
+  /** A message to the account's only whitelisted group. */
+  public static OutgoingMessage toDefaultGroup() {
+    return new OutgoingMessage(null);
+  }
+
+  /** Sets the text. */
+  public OutgoingMessage text(String text) {
+    this.text = text;
+    return this;
+  }
+
+  /** Adds an image. */
+  public OutgoingMessage image(Media image) {
+    images.add(image);
+    return this;
+  }
+
+  /** Adds a video. */
+  public OutgoingMessage video(Media video) {
+    videos.add(video);
+    return this;
+  }
+
+  /** Sets the group file and its display name (empty: the upload's name). */
+  public OutgoingMessage file(Media file, String fileName) {
+    this.file = file;
+    this.fileName = fileName == null ? "" : fileName;
+    return this;
+  }
+
+  /** Sets the idempotency key. */
+  public OutgoingMessage idempotencyKey(String key) {
+    this.idempotencyKey = key;
+    return this;
+  }
+}

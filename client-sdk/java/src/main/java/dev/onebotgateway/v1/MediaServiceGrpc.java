@@ -1,0 +1,395 @@
+package dev.onebotgateway.v1;
+
+import static io.grpc.MethodDescriptor.generateFullMethodName;
+
+/**
+ * <pre>
+ * Stages media bytes streamed by the client, for use in SendMessage.
+ * The gateway, not the client, bridges bytes to the OneBot host, so no shared
+ * file system with the peer is needed.
+ * </pre>
+ */
+@io.grpc.stub.annotations.GrpcGenerated
+public final class MediaServiceGrpc {
+
+  private MediaServiceGrpc() {}
+
+  public static final java.lang.String SERVICE_NAME = "onebot.gateway.v1.MediaService";
+
+  // Static method descriptors that strictly reflect the proto.
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.UploadMediaRequest,
+      dev.onebotgateway.v1.UploadMediaResponse> getUploadMediaMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "UploadMedia",
+      requestType = dev.onebotgateway.v1.UploadMediaRequest.class,
+      responseType = dev.onebotgateway.v1.UploadMediaResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.CLIENT_STREAMING)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.UploadMediaRequest,
+      dev.onebotgateway.v1.UploadMediaResponse> getUploadMediaMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.UploadMediaRequest, dev.onebotgateway.v1.UploadMediaResponse> getUploadMediaMethod;
+    if ((getUploadMediaMethod = MediaServiceGrpc.getUploadMediaMethod) == null) {
+      synchronized (MediaServiceGrpc.class) {
+        if ((getUploadMediaMethod = MediaServiceGrpc.getUploadMediaMethod) == null) {
+          MediaServiceGrpc.getUploadMediaMethod = getUploadMediaMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.UploadMediaRequest, dev.onebotgateway.v1.UploadMediaResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.CLIENT_STREAMING)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "UploadMedia"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.UploadMediaRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.UploadMediaResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MediaServiceMethodDescriptorSupplier("UploadMedia"))
+              .build();
+        }
+      }
+    }
+    return getUploadMediaMethod;
+  }
+
+  /**
+   * Creates a new async stub that supports all call types for the service
+   */
+  public static MediaServiceStub newStub(io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<MediaServiceStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<MediaServiceStub>() {
+        @java.lang.Override
+        public MediaServiceStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new MediaServiceStub(channel, callOptions);
+        }
+      };
+    return MediaServiceStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports all types of calls on the service
+   */
+  public static MediaServiceBlockingV2Stub newBlockingV2Stub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<MediaServiceBlockingV2Stub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<MediaServiceBlockingV2Stub>() {
+        @java.lang.Override
+        public MediaServiceBlockingV2Stub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new MediaServiceBlockingV2Stub(channel, callOptions);
+        }
+      };
+    return MediaServiceBlockingV2Stub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports unary and streaming output calls on the service
+   */
+  public static MediaServiceBlockingStub newBlockingStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<MediaServiceBlockingStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<MediaServiceBlockingStub>() {
+        @java.lang.Override
+        public MediaServiceBlockingStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new MediaServiceBlockingStub(channel, callOptions);
+        }
+      };
+    return MediaServiceBlockingStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new ListenableFuture-style stub that supports unary calls on the service
+   */
+  public static MediaServiceFutureStub newFutureStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<MediaServiceFutureStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<MediaServiceFutureStub>() {
+        @java.lang.Override
+        public MediaServiceFutureStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new MediaServiceFutureStub(channel, callOptions);
+        }
+      };
+    return MediaServiceFutureStub.newStub(factory, channel);
+  }
+
+  /**
+   * <pre>
+   * Stages media bytes streamed by the client, for use in SendMessage.
+   * The gateway, not the client, bridges bytes to the OneBot host, so no shared
+   * file system with the peer is needed.
+   * </pre>
+   */
+  public interface AsyncService {
+
+    /**
+     * <pre>
+     * Streams one media item to the gateway's staging area and returns its id.
+     * The first message must be a `header`; every later one a `chunk` of any
+     * size. Bytes are written to disk as they arrive (never held whole in
+     * memory) and hashed on the fly. The content is checked by its magic
+     * numbers, not its name. Staged media expire after a TTL (30 minutes by
+     * default) and are usable only by the account (and token) that uploaded
+     * them.
+     * Errors: INVALID_ARGUMENT (UPLOAD_HEADER_MISSING, UPLOAD_HEADER_REPEATED,
+     * MEDIA_SIZE_MISMATCH, MEDIA_CHECKSUM_MISMATCH, MEDIA_TYPE_MISMATCH,
+     * INVALID_REQUEST), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE as soon as the
+     * stream passes the kind's limit, or the header declares a larger size;
+     * STAGING_QUOTA_EXCEEDED), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED),
+     * CANCELLED when the client cancels (nothing is left behind).
+     * </pre>
+     */
+    default io.grpc.stub.StreamObserver<dev.onebotgateway.v1.UploadMediaRequest> uploadMedia(
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.UploadMediaResponse> responseObserver) {
+      return io.grpc.stub.ServerCalls.asyncUnimplementedStreamingCall(getUploadMediaMethod(), responseObserver);
+    }
+  }
+
+  /**
+   * Base class for the server implementation of the service MediaService.
+   * <pre>
+   * Stages media bytes streamed by the client, for use in SendMessage.
+   * The gateway, not the client, bridges bytes to the OneBot host, so no shared
+   * file system with the peer is needed.
+   * </pre>
+   */
+  public static abstract class MediaServiceImplBase
+      implements io.grpc.BindableService, AsyncService {
+
+    @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
+      return MediaServiceGrpc.bindService(this);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do asynchronous rpc calls to service MediaService.
+   * <pre>
+   * Stages media bytes streamed by the client, for use in SendMessage.
+   * The gateway, not the client, bridges bytes to the OneBot host, so no shared
+   * file system with the peer is needed.
+   * </pre>
+   */
+  public static final class MediaServiceStub
+      extends io.grpc.stub.AbstractAsyncStub<MediaServiceStub> {
+    private MediaServiceStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected MediaServiceStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new MediaServiceStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Streams one media item to the gateway's staging area and returns its id.
+     * The first message must be a `header`; every later one a `chunk` of any
+     * size. Bytes are written to disk as they arrive (never held whole in
+     * memory) and hashed on the fly. The content is checked by its magic
+     * numbers, not its name. Staged media expire after a TTL (30 minutes by
+     * default) and are usable only by the account (and token) that uploaded
+     * them.
+     * Errors: INVALID_ARGUMENT (UPLOAD_HEADER_MISSING, UPLOAD_HEADER_REPEATED,
+     * MEDIA_SIZE_MISMATCH, MEDIA_CHECKSUM_MISMATCH, MEDIA_TYPE_MISMATCH,
+     * INVALID_REQUEST), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE as soon as the
+     * stream passes the kind's limit, or the header declares a larger size;
+     * STAGING_QUOTA_EXCEEDED), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED),
+     * CANCELLED when the client cancels (nothing is left behind).
+     * </pre>
+     */
+    public io.grpc.stub.StreamObserver<dev.onebotgateway.v1.UploadMediaRequest> uploadMedia(
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.UploadMediaResponse> responseObserver) {
+      return io.grpc.stub.ClientCalls.asyncClientStreamingCall(
+          getChannel().newCall(getUploadMediaMethod(), getCallOptions()), responseObserver);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do synchronous rpc calls to service MediaService.
+   * <pre>
+   * Stages media bytes streamed by the client, for use in SendMessage.
+   * The gateway, not the client, bridges bytes to the OneBot host, so no shared
+   * file system with the peer is needed.
+   * </pre>
+   */
+  public static final class MediaServiceBlockingV2Stub
+      extends io.grpc.stub.AbstractBlockingStub<MediaServiceBlockingV2Stub> {
+    private MediaServiceBlockingV2Stub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected MediaServiceBlockingV2Stub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new MediaServiceBlockingV2Stub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Streams one media item to the gateway's staging area and returns its id.
+     * The first message must be a `header`; every later one a `chunk` of any
+     * size. Bytes are written to disk as they arrive (never held whole in
+     * memory) and hashed on the fly. The content is checked by its magic
+     * numbers, not its name. Staged media expire after a TTL (30 minutes by
+     * default) and are usable only by the account (and token) that uploaded
+     * them.
+     * Errors: INVALID_ARGUMENT (UPLOAD_HEADER_MISSING, UPLOAD_HEADER_REPEATED,
+     * MEDIA_SIZE_MISMATCH, MEDIA_CHECKSUM_MISMATCH, MEDIA_TYPE_MISMATCH,
+     * INVALID_REQUEST), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE as soon as the
+     * stream passes the kind's limit, or the header declares a larger size;
+     * STAGING_QUOTA_EXCEEDED), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED),
+     * CANCELLED when the client cancels (nothing is left behind).
+     * </pre>
+     */
+    @io.grpc.ExperimentalApi("https://github.com/grpc/grpc-java/issues/10918")
+    public io.grpc.stub.BlockingClientCall<dev.onebotgateway.v1.UploadMediaRequest, dev.onebotgateway.v1.UploadMediaResponse>
+        uploadMedia() {
+      return io.grpc.stub.ClientCalls.blockingClientStreamingCall(
+          getChannel(), getUploadMediaMethod(), getCallOptions());
+    }
+  }
+
+  /**
+   * A stub to allow clients to do limited synchronous rpc calls to service MediaService.
+   * <pre>
+   * Stages media bytes streamed by the client, for use in SendMessage.
+   * The gateway, not the client, bridges bytes to the OneBot host, so no shared
+   * file system with the peer is needed.
+   * </pre>
+   */
+  public static final class MediaServiceBlockingStub
+      extends io.grpc.stub.AbstractBlockingStub<MediaServiceBlockingStub> {
+    private MediaServiceBlockingStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected MediaServiceBlockingStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new MediaServiceBlockingStub(channel, callOptions);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do ListenableFuture-style rpc calls to service MediaService.
+   * <pre>
+   * Stages media bytes streamed by the client, for use in SendMessage.
+   * The gateway, not the client, bridges bytes to the OneBot host, so no shared
+   * file system with the peer is needed.
+   * </pre>
+   */
+  public static final class MediaServiceFutureStub
+      extends io.grpc.stub.AbstractFutureStub<MediaServiceFutureStub> {
+    private MediaServiceFutureStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected MediaServiceFutureStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new MediaServiceFutureStub(channel, callOptions);
+    }
+  }
+
+  private static final int METHODID_UPLOAD_MEDIA = 0;
+
+  private static final class MethodHandlers<Req, Resp> implements
+      io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ServerStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ClientStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.BidiStreamingMethod<Req, Resp> {
+    private final AsyncService serviceImpl;
+    private final int methodId;
+
+    MethodHandlers(AsyncService serviceImpl, int methodId) {
+      this.serviceImpl = serviceImpl;
+      this.methodId = methodId;
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public void invoke(Req request, io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        default:
+          throw new AssertionError();
+      }
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public io.grpc.stub.StreamObserver<Req> invoke(
+        io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        case METHODID_UPLOAD_MEDIA:
+          return (io.grpc.stub.StreamObserver<Req>) serviceImpl.uploadMedia(
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.UploadMediaResponse>) responseObserver);
+        default:
+          throw new AssertionError();
+      }
+    }
+  }
+
+  public static final io.grpc.ServerServiceDefinition bindService(AsyncService service) {
+    return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
+        .addMethod(
+          getUploadMediaMethod(),
+          io.grpc.stub.ServerCalls.asyncClientStreamingCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.UploadMediaRequest,
+              dev.onebotgateway.v1.UploadMediaResponse>(
+                service, METHODID_UPLOAD_MEDIA)))
+        .build();
+  }
+
+  private static abstract class MediaServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoFileDescriptorSupplier, io.grpc.protobuf.ProtoServiceDescriptorSupplier {
+    MediaServiceBaseDescriptorSupplier() {}
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.FileDescriptor getFileDescriptor() {
+      return dev.onebotgateway.v1.MediaServiceOuterClass.getDescriptor();
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.ServiceDescriptor getServiceDescriptor() {
+      return getFileDescriptor().findServiceByName("MediaService");
+    }
+  }
+
+  private static final class MediaServiceFileDescriptorSupplier
+      extends MediaServiceBaseDescriptorSupplier {
+    MediaServiceFileDescriptorSupplier() {}
+  }
+
+  private static final class MediaServiceMethodDescriptorSupplier
+      extends MediaServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoMethodDescriptorSupplier {
+    private final java.lang.String methodName;
+
+    MediaServiceMethodDescriptorSupplier(java.lang.String methodName) {
+      this.methodName = methodName;
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.MethodDescriptor getMethodDescriptor() {
+      return getServiceDescriptor().findMethodByName(methodName);
+    }
+  }
+
+  private static volatile io.grpc.ServiceDescriptor serviceDescriptor;
+
+  public static io.grpc.ServiceDescriptor getServiceDescriptor() {
+    io.grpc.ServiceDescriptor result = serviceDescriptor;
+    if (result == null) {
+      synchronized (MediaServiceGrpc.class) {
+        result = serviceDescriptor;
+        if (result == null) {
+          serviceDescriptor = result = io.grpc.ServiceDescriptor.newBuilder(SERVICE_NAME)
+              .setSchemaDescriptor(new MediaServiceFileDescriptorSupplier())
+              .addMethod(getUploadMediaMethod())
+              .build();
+        }
+      }
+    }
+    return result;
+  }
+}

@@ -1,0 +1,629 @@
+package dev.onebotgateway.v1;
+
+import static io.grpc.MethodDescriptor.generateFullMethodName;
+
+/**
+ * <pre>
+ * Reads message history and sends messages.
+ * Every request names an `account_id` (empty means `default`): one of the
+ * gateway's configured OneBot connections. An unknown account, or one with no
+ * transport configured, fails with FAILED_PRECONDITION, reason
+ * ACCOUNT_NOT_CONFIGURED, and no call is made to any peer.
+ * </pre>
+ */
+@io.grpc.stub.annotations.GrpcGenerated
+public final class MessageServiceGrpc {
+
+  private MessageServiceGrpc() {}
+
+  public static final java.lang.String SERVICE_NAME = "onebot.gateway.v1.MessageService";
+
+  // Static method descriptors that strictly reflect the proto.
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.GetHistoryRequest,
+      dev.onebotgateway.v1.GetHistoryResponse> getGetHistoryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetHistory",
+      requestType = dev.onebotgateway.v1.GetHistoryRequest.class,
+      responseType = dev.onebotgateway.v1.GetHistoryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.GetHistoryRequest,
+      dev.onebotgateway.v1.GetHistoryResponse> getGetHistoryMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.GetHistoryRequest, dev.onebotgateway.v1.GetHistoryResponse> getGetHistoryMethod;
+    if ((getGetHistoryMethod = MessageServiceGrpc.getGetHistoryMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getGetHistoryMethod = MessageServiceGrpc.getGetHistoryMethod) == null) {
+          MessageServiceGrpc.getGetHistoryMethod = getGetHistoryMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.GetHistoryRequest, dev.onebotgateway.v1.GetHistoryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetHistory"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.GetHistoryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.GetHistoryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("GetHistory"))
+              .build();
+        }
+      }
+    }
+    return getGetHistoryMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.SendMessageRequest,
+      dev.onebotgateway.v1.SendMessageResponse> getSendMessageMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SendMessage",
+      requestType = dev.onebotgateway.v1.SendMessageRequest.class,
+      responseType = dev.onebotgateway.v1.SendMessageResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.SendMessageRequest,
+      dev.onebotgateway.v1.SendMessageResponse> getSendMessageMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.SendMessageRequest, dev.onebotgateway.v1.SendMessageResponse> getSendMessageMethod;
+    if ((getSendMessageMethod = MessageServiceGrpc.getSendMessageMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getSendMessageMethod = MessageServiceGrpc.getSendMessageMethod) == null) {
+          MessageServiceGrpc.getSendMessageMethod = getSendMessageMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.SendMessageRequest, dev.onebotgateway.v1.SendMessageResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SendMessage"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SendMessageRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SendMessageResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("SendMessage"))
+              .build();
+        }
+      }
+    }
+    return getSendMessageMethod;
+  }
+
+  /**
+   * Creates a new async stub that supports all call types for the service
+   */
+  public static MessageServiceStub newStub(io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<MessageServiceStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<MessageServiceStub>() {
+        @java.lang.Override
+        public MessageServiceStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new MessageServiceStub(channel, callOptions);
+        }
+      };
+    return MessageServiceStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports all types of calls on the service
+   */
+  public static MessageServiceBlockingV2Stub newBlockingV2Stub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<MessageServiceBlockingV2Stub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<MessageServiceBlockingV2Stub>() {
+        @java.lang.Override
+        public MessageServiceBlockingV2Stub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new MessageServiceBlockingV2Stub(channel, callOptions);
+        }
+      };
+    return MessageServiceBlockingV2Stub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports unary and streaming output calls on the service
+   */
+  public static MessageServiceBlockingStub newBlockingStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<MessageServiceBlockingStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<MessageServiceBlockingStub>() {
+        @java.lang.Override
+        public MessageServiceBlockingStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new MessageServiceBlockingStub(channel, callOptions);
+        }
+      };
+    return MessageServiceBlockingStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new ListenableFuture-style stub that supports unary calls on the service
+   */
+  public static MessageServiceFutureStub newFutureStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<MessageServiceFutureStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<MessageServiceFutureStub>() {
+        @java.lang.Override
+        public MessageServiceFutureStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new MessageServiceFutureStub(channel, callOptions);
+        }
+      };
+    return MessageServiceFutureStub.newStub(factory, channel);
+  }
+
+  /**
+   * <pre>
+   * Reads message history and sends messages.
+   * Every request names an `account_id` (empty means `default`): one of the
+   * gateway's configured OneBot connections. An unknown account, or one with no
+   * transport configured, fails with FAILED_PRECONDITION, reason
+   * ACCOUNT_NOT_CONFIGURED, and no call is made to any peer.
+   * </pre>
+   */
+  public interface AsyncService {
+
+    /**
+     * <pre>
+     * Reads one page of a group or private chat's history, oldest first.
+     * Pages from the newest message towards older ones: pass the response's
+     * `next_anchor_message_id` as `anchor_message_id` to get the page before it.
+     * The page never contains the anchor itself and has at most `count`
+     * messages. An empty chat is an empty page, not an error.
+     * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST: no
+     * chat or a non-positive id), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
+     * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE, ONEBOT_CONNECTION_LOST;
+     * with RetryInfo), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), UNIMPLEMENTED
+     * (HISTORY_UNSUPPORTED: e.g. go-cqhttp has no private history), and the
+     * peer's own failures (ONEBOT_ACTION_FAILED with `retcode` and
+     * `peer_message` metadata).
+     * </pre>
+     */
+    default void getHistory(dev.onebotgateway.v1.GetHistoryRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetHistoryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetHistoryMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+     * Everything is validated and every media source resolved before the first
+     * frame goes to the peer: a request is sent whole or refused whole. Order of
+     * delivery: text (in chunks of at most `reply_chunk_size` characters), then
+     * images, then the video, then the file. While the account is offline a
+     * text-only request is queued (durably, 50 entries / 30 minutes by default)
+     * and the response says `queued`; requests with media are refused.
+     * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
+     * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
+     * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
+     * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+     * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
+     * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
+     * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
+     * BOT_MUTED, REMOVED_FROM_GROUP, RISK_CONTROLLED, ACCOUNT_NOT_CONFIGURED,
+     * MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
+     * have been delivered; do not retry blindly), ABORTED
+     * (MEDIA_TRANSFER_FAILED).
+     * </pre>
+     */
+    default void sendMessage(dev.onebotgateway.v1.SendMessageRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SendMessageResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSendMessageMethod(), responseObserver);
+    }
+  }
+
+  /**
+   * Base class for the server implementation of the service MessageService.
+   * <pre>
+   * Reads message history and sends messages.
+   * Every request names an `account_id` (empty means `default`): one of the
+   * gateway's configured OneBot connections. An unknown account, or one with no
+   * transport configured, fails with FAILED_PRECONDITION, reason
+   * ACCOUNT_NOT_CONFIGURED, and no call is made to any peer.
+   * </pre>
+   */
+  public static abstract class MessageServiceImplBase
+      implements io.grpc.BindableService, AsyncService {
+
+    @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
+      return MessageServiceGrpc.bindService(this);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do asynchronous rpc calls to service MessageService.
+   * <pre>
+   * Reads message history and sends messages.
+   * Every request names an `account_id` (empty means `default`): one of the
+   * gateway's configured OneBot connections. An unknown account, or one with no
+   * transport configured, fails with FAILED_PRECONDITION, reason
+   * ACCOUNT_NOT_CONFIGURED, and no call is made to any peer.
+   * </pre>
+   */
+  public static final class MessageServiceStub
+      extends io.grpc.stub.AbstractAsyncStub<MessageServiceStub> {
+    private MessageServiceStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected MessageServiceStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new MessageServiceStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Reads one page of a group or private chat's history, oldest first.
+     * Pages from the newest message towards older ones: pass the response's
+     * `next_anchor_message_id` as `anchor_message_id` to get the page before it.
+     * The page never contains the anchor itself and has at most `count`
+     * messages. An empty chat is an empty page, not an error.
+     * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST: no
+     * chat or a non-positive id), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
+     * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE, ONEBOT_CONNECTION_LOST;
+     * with RetryInfo), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), UNIMPLEMENTED
+     * (HISTORY_UNSUPPORTED: e.g. go-cqhttp has no private history), and the
+     * peer's own failures (ONEBOT_ACTION_FAILED with `retcode` and
+     * `peer_message` metadata).
+     * </pre>
+     */
+    public void getHistory(dev.onebotgateway.v1.GetHistoryRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetHistoryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetHistoryMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+     * Everything is validated and every media source resolved before the first
+     * frame goes to the peer: a request is sent whole or refused whole. Order of
+     * delivery: text (in chunks of at most `reply_chunk_size` characters), then
+     * images, then the video, then the file. While the account is offline a
+     * text-only request is queued (durably, 50 entries / 30 minutes by default)
+     * and the response says `queued`; requests with media are refused.
+     * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
+     * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
+     * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
+     * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+     * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
+     * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
+     * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
+     * BOT_MUTED, REMOVED_FROM_GROUP, RISK_CONTROLLED, ACCOUNT_NOT_CONFIGURED,
+     * MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
+     * have been delivered; do not retry blindly), ABORTED
+     * (MEDIA_TRANSFER_FAILED).
+     * </pre>
+     */
+    public void sendMessage(dev.onebotgateway.v1.SendMessageRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SendMessageResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSendMessageMethod(), getCallOptions()), request, responseObserver);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do synchronous rpc calls to service MessageService.
+   * <pre>
+   * Reads message history and sends messages.
+   * Every request names an `account_id` (empty means `default`): one of the
+   * gateway's configured OneBot connections. An unknown account, or one with no
+   * transport configured, fails with FAILED_PRECONDITION, reason
+   * ACCOUNT_NOT_CONFIGURED, and no call is made to any peer.
+   * </pre>
+   */
+  public static final class MessageServiceBlockingV2Stub
+      extends io.grpc.stub.AbstractBlockingStub<MessageServiceBlockingV2Stub> {
+    private MessageServiceBlockingV2Stub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected MessageServiceBlockingV2Stub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new MessageServiceBlockingV2Stub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Reads one page of a group or private chat's history, oldest first.
+     * Pages from the newest message towards older ones: pass the response's
+     * `next_anchor_message_id` as `anchor_message_id` to get the page before it.
+     * The page never contains the anchor itself and has at most `count`
+     * messages. An empty chat is an empty page, not an error.
+     * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST: no
+     * chat or a non-positive id), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
+     * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE, ONEBOT_CONNECTION_LOST;
+     * with RetryInfo), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), UNIMPLEMENTED
+     * (HISTORY_UNSUPPORTED: e.g. go-cqhttp has no private history), and the
+     * peer's own failures (ONEBOT_ACTION_FAILED with `retcode` and
+     * `peer_message` metadata).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.GetHistoryResponse getHistory(dev.onebotgateway.v1.GetHistoryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetHistoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+     * Everything is validated and every media source resolved before the first
+     * frame goes to the peer: a request is sent whole or refused whole. Order of
+     * delivery: text (in chunks of at most `reply_chunk_size` characters), then
+     * images, then the video, then the file. While the account is offline a
+     * text-only request is queued (durably, 50 entries / 30 minutes by default)
+     * and the response says `queued`; requests with media are refused.
+     * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
+     * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
+     * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
+     * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+     * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
+     * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
+     * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
+     * BOT_MUTED, REMOVED_FROM_GROUP, RISK_CONTROLLED, ACCOUNT_NOT_CONFIGURED,
+     * MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
+     * have been delivered; do not retry blindly), ABORTED
+     * (MEDIA_TRANSFER_FAILED).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SendMessageResponse sendMessage(dev.onebotgateway.v1.SendMessageRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSendMessageMethod(), getCallOptions(), request);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do limited synchronous rpc calls to service MessageService.
+   * <pre>
+   * Reads message history and sends messages.
+   * Every request names an `account_id` (empty means `default`): one of the
+   * gateway's configured OneBot connections. An unknown account, or one with no
+   * transport configured, fails with FAILED_PRECONDITION, reason
+   * ACCOUNT_NOT_CONFIGURED, and no call is made to any peer.
+   * </pre>
+   */
+  public static final class MessageServiceBlockingStub
+      extends io.grpc.stub.AbstractBlockingStub<MessageServiceBlockingStub> {
+    private MessageServiceBlockingStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected MessageServiceBlockingStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new MessageServiceBlockingStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Reads one page of a group or private chat's history, oldest first.
+     * Pages from the newest message towards older ones: pass the response's
+     * `next_anchor_message_id` as `anchor_message_id` to get the page before it.
+     * The page never contains the anchor itself and has at most `count`
+     * messages. An empty chat is an empty page, not an error.
+     * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST: no
+     * chat or a non-positive id), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
+     * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE, ONEBOT_CONNECTION_LOST;
+     * with RetryInfo), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), UNIMPLEMENTED
+     * (HISTORY_UNSUPPORTED: e.g. go-cqhttp has no private history), and the
+     * peer's own failures (ONEBOT_ACTION_FAILED with `retcode` and
+     * `peer_message` metadata).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.GetHistoryResponse getHistory(dev.onebotgateway.v1.GetHistoryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetHistoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+     * Everything is validated and every media source resolved before the first
+     * frame goes to the peer: a request is sent whole or refused whole. Order of
+     * delivery: text (in chunks of at most `reply_chunk_size` characters), then
+     * images, then the video, then the file. While the account is offline a
+     * text-only request is queued (durably, 50 entries / 30 minutes by default)
+     * and the response says `queued`; requests with media are refused.
+     * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
+     * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
+     * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
+     * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+     * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
+     * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
+     * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
+     * BOT_MUTED, REMOVED_FROM_GROUP, RISK_CONTROLLED, ACCOUNT_NOT_CONFIGURED,
+     * MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
+     * have been delivered; do not retry blindly), ABORTED
+     * (MEDIA_TRANSFER_FAILED).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SendMessageResponse sendMessage(dev.onebotgateway.v1.SendMessageRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSendMessageMethod(), getCallOptions(), request);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do ListenableFuture-style rpc calls to service MessageService.
+   * <pre>
+   * Reads message history and sends messages.
+   * Every request names an `account_id` (empty means `default`): one of the
+   * gateway's configured OneBot connections. An unknown account, or one with no
+   * transport configured, fails with FAILED_PRECONDITION, reason
+   * ACCOUNT_NOT_CONFIGURED, and no call is made to any peer.
+   * </pre>
+   */
+  public static final class MessageServiceFutureStub
+      extends io.grpc.stub.AbstractFutureStub<MessageServiceFutureStub> {
+    private MessageServiceFutureStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected MessageServiceFutureStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new MessageServiceFutureStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Reads one page of a group or private chat's history, oldest first.
+     * Pages from the newest message towards older ones: pass the response's
+     * `next_anchor_message_id` as `anchor_message_id` to get the page before it.
+     * The page never contains the anchor itself and has at most `count`
+     * messages. An empty chat is an empty page, not an error.
+     * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST: no
+     * chat or a non-positive id), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
+     * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE, ONEBOT_CONNECTION_LOST;
+     * with RetryInfo), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), UNIMPLEMENTED
+     * (HISTORY_UNSUPPORTED: e.g. go-cqhttp has no private history), and the
+     * peer's own failures (ONEBOT_ACTION_FAILED with `retcode` and
+     * `peer_message` metadata).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.GetHistoryResponse> getHistory(
+        dev.onebotgateway.v1.GetHistoryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetHistoryMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+     * Everything is validated and every media source resolved before the first
+     * frame goes to the peer: a request is sent whole or refused whole. Order of
+     * delivery: text (in chunks of at most `reply_chunk_size` characters), then
+     * images, then the video, then the file. While the account is offline a
+     * text-only request is queued (durably, 50 entries / 30 minutes by default)
+     * and the response says `queued`; requests with media are refused.
+     * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
+     * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
+     * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
+     * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+     * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
+     * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
+     * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
+     * BOT_MUTED, REMOVED_FROM_GROUP, RISK_CONTROLLED, ACCOUNT_NOT_CONFIGURED,
+     * MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
+     * have been delivered; do not retry blindly), ABORTED
+     * (MEDIA_TRANSFER_FAILED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.SendMessageResponse> sendMessage(
+        dev.onebotgateway.v1.SendMessageRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSendMessageMethod(), getCallOptions()), request);
+    }
+  }
+
+  private static final int METHODID_GET_HISTORY = 0;
+  private static final int METHODID_SEND_MESSAGE = 1;
+
+  private static final class MethodHandlers<Req, Resp> implements
+      io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ServerStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ClientStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.BidiStreamingMethod<Req, Resp> {
+    private final AsyncService serviceImpl;
+    private final int methodId;
+
+    MethodHandlers(AsyncService serviceImpl, int methodId) {
+      this.serviceImpl = serviceImpl;
+      this.methodId = methodId;
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public void invoke(Req request, io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        case METHODID_GET_HISTORY:
+          serviceImpl.getHistory((dev.onebotgateway.v1.GetHistoryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetHistoryResponse>) responseObserver);
+          break;
+        case METHODID_SEND_MESSAGE:
+          serviceImpl.sendMessage((dev.onebotgateway.v1.SendMessageRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SendMessageResponse>) responseObserver);
+          break;
+        default:
+          throw new AssertionError();
+      }
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public io.grpc.stub.StreamObserver<Req> invoke(
+        io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        default:
+          throw new AssertionError();
+      }
+    }
+  }
+
+  public static final io.grpc.ServerServiceDefinition bindService(AsyncService service) {
+    return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
+        .addMethod(
+          getGetHistoryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.GetHistoryRequest,
+              dev.onebotgateway.v1.GetHistoryResponse>(
+                service, METHODID_GET_HISTORY)))
+        .addMethod(
+          getSendMessageMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.SendMessageRequest,
+              dev.onebotgateway.v1.SendMessageResponse>(
+                service, METHODID_SEND_MESSAGE)))
+        .build();
+  }
+
+  private static abstract class MessageServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoFileDescriptorSupplier, io.grpc.protobuf.ProtoServiceDescriptorSupplier {
+    MessageServiceBaseDescriptorSupplier() {}
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.FileDescriptor getFileDescriptor() {
+      return dev.onebotgateway.v1.MessageServiceOuterClass.getDescriptor();
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.ServiceDescriptor getServiceDescriptor() {
+      return getFileDescriptor().findServiceByName("MessageService");
+    }
+  }
+
+  private static final class MessageServiceFileDescriptorSupplier
+      extends MessageServiceBaseDescriptorSupplier {
+    MessageServiceFileDescriptorSupplier() {}
+  }
+
+  private static final class MessageServiceMethodDescriptorSupplier
+      extends MessageServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoMethodDescriptorSupplier {
+    private final java.lang.String methodName;
+
+    MessageServiceMethodDescriptorSupplier(java.lang.String methodName) {
+      this.methodName = methodName;
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.MethodDescriptor getMethodDescriptor() {
+      return getServiceDescriptor().findMethodByName(methodName);
+    }
+  }
+
+  private static volatile io.grpc.ServiceDescriptor serviceDescriptor;
+
+  public static io.grpc.ServiceDescriptor getServiceDescriptor() {
+    io.grpc.ServiceDescriptor result = serviceDescriptor;
+    if (result == null) {
+      synchronized (MessageServiceGrpc.class) {
+        result = serviceDescriptor;
+        if (result == null) {
+          serviceDescriptor = result = io.grpc.ServiceDescriptor.newBuilder(SERVICE_NAME)
+              .setSchemaDescriptor(new MessageServiceFileDescriptorSupplier())
+              .addMethod(getGetHistoryMethod())
+              .addMethod(getSendMessageMethod())
+              .build();
+        }
+      }
+    }
+    return result;
+  }
+}

@@ -1,0 +1,125 @@
+package dev.onebotgateway.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.onebotgateway.v1.Account;
+import dev.onebotgateway.v1.ErrorReason;
+import dev.onebotgateway.v1.GetHistoryResponse;
+import dev.onebotgateway.v1.ListGroupMembersResponse;
+import dev.onebotgateway.v1.ListGroupsResponse;
+import dev.onebotgateway.v1.MediaKind;
+import io.grpc.Status;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** End-to-end: the Java SDK against a real gateway (scripts/sdk-tests.sh sets ONEBOT_GATEWAY_ADDR). */
+class E2eTest {
+  static Client client;
+
+  @BeforeAll
+  static void connect() throws IOException {
+    assertNotNull(
+        System.getenv("ONEBOT_GATEWAY_ADDR"), "ONEBOT_GATEWAY_ADDR is not set: run ./scripts/sdk-tests.sh java");
+    client = ReadmeExamples.connect();
+  }
+
+  @AfterAll
+  static void close() {
+    client.close();
+  }
+
+  @Test
+  void health() {
+    assertEquals("SERVING", ReadmeExamples.health(client));
+    GatewayException err = assertThrows(GatewayException.class, () -> client.health("no.such.Service"));
+    assertEquals(Status.Code.NOT_FOUND, err.code());
+  }
+
+  static final long PLAYGROUND = 20000003L;
+
+  @Test
+  void accounts() {
+    List<Account> accounts = ReadmeExamples.accounts(client);
+    Account account = accounts.stream().filter(a -> a.getAccountId().equals("default")).findFirst().orElseThrow();
+    assertTrue(account.getGroupsList().contains(PLAYGROUND));
+    assertEquals("SERVING", client.health("onebot.gateway.v1.account.default"));
+  }
+
+  @Test
+  void historyPagesThePlaygroundGroup() {
+    GetHistoryResponse page = ReadmeExamples.history(client);
+    assertEquals("group:" + PLAYGROUND, page.getTarget());
+    assertEquals(5, page.getMessagesCount());
+    assertEquals(5, page.getRendered().split("\n").length);
+    GetHistoryResponse older = client.history(Client.groupChat(PLAYGROUND), 5, page.getNextAnchorMessageId());
+    Set<Long> newer = new HashSet<>();
+    page.getMessagesList().forEach(m -> newer.add(m.getMessageId()));
+    assertFalse(older.getMessagesList().isEmpty());
+    assertTrue(older.getMessagesList().stream().noneMatch(m -> newer.contains(m.getMessageId())));
+  }
+
+  @Test
+  void membersAndGroups() {
+    ListGroupMembersResponse members = ReadmeExamples.members(client);
+    assertEquals(36, members.getTotal());
+    assertEquals(5, members.getShown());
+    assertEquals(10001L, members.getMembers(0).getUserId());
+    assertEquals("owner", members.getMembers(0).getRole());
+    assertTrue(members.getRendered().endsWith("（仅显示前 5 / 共 36 名成员）"));
+    ListGroupsResponse groups = ReadmeExamples.groups(client);
+    assertTrue(groups.getGroupsList().stream().anyMatch(g -> g.getGroupId() == PLAYGROUND && g.getWhitelisted()));
+  }
+
+  @Test
+  void upload5MiBImage() throws IOException {
+    Path path = Path.of(System.getenv("ONEBOT_GATEWAY_TEST_IMAGE"));
+    long size = Files.size(path);
+    assertTrue(size >= 5 * 1024 * 1024);
+    Uploaded uploaded = ReadmeExamples.upload(client, path);
+    assertFalse(uploaded.mediaId().isEmpty());
+    assertEquals(size, uploaded.size());
+    assertEquals("image/png", uploaded.mimeType());
+  }
+
+  @Test
+  void errorsCarryReasonMetadataAndField() throws IOException {
+    GatewayException err = ReadmeExamples.errors(client);
+    assertNotNull(err);
+    assertEquals(Status.Code.INVALID_ARGUMENT, err.code());
+    assertEquals("INVALID_REQUEST", err.reason().orElseThrow());
+    assertEquals(ErrorReason.ERROR_REASON_INVALID_REQUEST, err.errorReason());
+    assertEquals(GatewayException.ERROR_DOMAIN, err.domain().orElseThrow());
+    assertEquals("group_id", err.fieldViolations().get(0).field());
+    try (Client other = Client.builder(System.getenv("ONEBOT_GATEWAY_ADDR")).accountId("nope").build()) {
+      GatewayException e =
+          assertThrows(GatewayException.class, () -> other.history(Client.groupChat(PLAYGROUND), 5, null));
+      assertEquals(Status.Code.FAILED_PRECONDITION, e.code());
+      assertEquals("ACCOUNT_NOT_CONFIGURED", e.reason().orElseThrow());
+      assertEquals("nope", e.metadata().get("account_id"));
+    }
+    GatewayException mismatch =
+        assertThrows(
+            GatewayException.class, () -> client.upload(new byte[1024], "x.png", MediaKind.MEDIA_KIND_IMAGE));
+    assertEquals("MEDIA_TYPE_MISMATCH", mismatch.reason().orElseThrow());
+  }
+
+  @Test
+  void unreachableGatewayIsAGatewayException() throws IOException {
+    try (Client down = Client.builder("http://127.0.0.1:1").timeout(Duration.ofSeconds(5)).build()) {
+      GatewayException err = assertThrows(GatewayException.class, down::accounts);
+      assertEquals(Status.Code.UNAVAILABLE, err.code());
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package dev.onebotgateway.client;
+
+import dev.onebotgateway.v1.Account;
+import dev.onebotgateway.v1.GetHistoryResponse;
+import dev.onebotgateway.v1.Group;
+import dev.onebotgateway.v1.ListGroupMembersResponse;
+import dev.onebotgateway.v1.ListGroupsResponse;
+import dev.onebotgateway.v1.MediaKind;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The README's examples, one method per RPC. Everything between a {@code // region: <name>} and
+ * {@code // endregion} line is copied verbatim into README.md (ReadmeTest checks it) and run by
+ * E2eTest against a real gateway.
+ */
+final class ReadmeExamples {
+  private ReadmeExamples() {}
+
+  static Client connect() throws IOException {
+    // region: connect
+    String addr = System.getenv().getOrDefault("ONEBOT_GATEWAY_ADDR", "http://127.0.0.1:50051");
+    Client client =
+        Client.builder(addr)
+            .token(System.getenv("ONEBOT_GATEWAY_TOKEN")) // sent as "authorization: Bearer <token>"
+            // For TLS: an https:// address, plus .caFile(Path.of("ca.pem")) for a private CA.
+            .build();
+    // endregion
+    return client;
+  }
+
+  static String health(Client client) {
+    // region: health
+    String status = client.health(""); // or "onebot.gateway.v1.account.default"
+    System.out.println("gateway: " + status); // SERVING
+    // endregion
+    return status;
+  }
+
+  static List<Account> accounts(Client client) {
+    // region: accounts
+    List<Account> accounts = client.accounts();
+    for (Account account : accounts) {
+      System.out.println(account.getAccountId() + " " + account.getNickname() + " " + account.getGroupsList());
+    }
+    // endregion
+    return accounts;
+  }
+
+  static GetHistoryResponse history(Client client) {
+    // region: history
+    GetHistoryResponse page = client.history(Client.groupChat(20000003), 5, null);
+    System.out.println(page.getRendered()); // [HH:mm:ss] 名字(QQ号): 文本, oldest first
+    if (page.hasNextAnchorMessageId()) {
+      GetHistoryResponse older = client.history(Client.groupChat(20000003), 5, page.getNextAnchorMessageId());
+      System.out.println(older.getMessagesCount() + " older messages");
+    }
+    // endregion
+    return page;
+  }
+
+  static ListGroupMembersResponse members(Client client) {
+    // region: members
+    ListGroupMembersResponse members = client.members(20000003, 5, null);
+    System.out.println(members.getRendered()); // 名字(QQ号) — role, plus a truncation line
+    System.out.println(members.getShown() + " of " + members.getTotal() + " shown");
+    // endregion
+    return members;
+  }
+
+  static ListGroupsResponse groups(Client client) {
+    // region: groups
+    ListGroupsResponse groups = client.groups();
+    for (Group group : groups.getGroupsList()) {
+      System.out.println(group.getGroupId() + " " + group.getGroupName() + " " + group.getWhitelisted());
+    }
+    // endregion
+    return groups;
+  }
+
+  static Uploaded upload(Client client, Path path) throws IOException {
+    // region: upload
+    // Streams the file in 256 KiB chunks; the SHA-256 is checked against the gateway's.
+    Uploaded uploaded = client.upload(path, MediaKind.MEDIA_KIND_IMAGE);
+    System.out.println(uploaded.mediaId() + " " + uploaded.size() + " " + uploaded.sha256());
+    // endregion
+    return uploaded;
+  }
+
+  static GatewayException errors(Client client) {
+    GatewayException caught = null;
+    // region: errors
+    try {
+      client.members(0, 0, null);
+    } catch (GatewayException err) {
+      // code INVALID_ARGUMENT, reason INVALID_REQUEST, metadata, the offending field
+      System.out.println(err.code() + " " + err.reason() + " " + err.metadata() + " " + err.fieldViolations());
+      err.retryDelay().ifPresent(delay -> System.out.println("retry after " + delay)); // RetryInfo
+      caught = err;
+    }
+    // endregion
+    return caught;
+  }
+}

@@ -1,0 +1,109 @@
+"""The README's examples, one function per RPC.
+
+Everything between a ``# region: <name>`` and ``# endregion`` line is copied verbatim into
+README.md (tests/test_readme.py checks it) and run by tests/test_e2e.py against a real gateway.
+"""
+
+from __future__ import annotations
+
+from onebot.gateway.v1 import group_service_pb2, message_service_pb2
+from onebot_gateway import Client, GatewayError, Uploaded
+from onebot_gateway.aio import AsyncClient
+
+
+def connect() -> Client:
+    # region: connect
+    import os
+
+    from onebot_gateway import Client
+
+    client = Client(
+        os.environ.get("ONEBOT_GATEWAY_ADDR", "http://127.0.0.1:50051"),
+        token=os.environ.get("ONEBOT_GATEWAY_TOKEN"),  # sent as `authorization: Bearer <token>`
+        # For TLS: an https:// address, plus ca_file="ca.pem" for a private CA.
+    )
+    # endregion
+    return client
+
+
+def health(client: Client) -> str:
+    # region: health
+    status = client.health()  # or client.health("onebot.gateway.v1.account.default")
+    print("gateway:", status)  # SERVING
+    # endregion
+    return status
+
+
+def accounts(client: Client) -> list[str]:
+    # region: accounts
+    for account in client.accounts():
+        print(account.account_id, account.nickname, list(account.groups))
+    # endregion
+    return [a.account_id for a in client.accounts()]
+
+
+def history(client: Client) -> message_service_pb2.GetHistoryResponse:
+    # region: history
+    page = client.history(group_id=20000003, count=5)
+    print(page.rendered)  # [HH:mm:ss] 名字(QQ号): 文本, oldest first
+    if page.HasField("next_anchor_message_id"):
+        older = client.history(group_id=20000003, count=5, anchor=page.next_anchor_message_id)
+        print(len(older.messages), "older messages")
+    # endregion
+    return page
+
+
+def members(client: Client) -> group_service_pb2.ListGroupMembersResponse:
+    # region: members
+    members = client.members(20000003, limit=5)
+    print(members.rendered)  # 名字(QQ号) — role, plus a truncation line
+    print(members.shown, "of", members.total, "shown")
+    # endregion
+    return members
+
+
+def groups(client: Client) -> group_service_pb2.ListGroupsResponse:
+    # region: groups
+    groups = client.groups()
+    for group in groups.groups:
+        print(group.group_id, group.group_name, "whitelisted" if group.whitelisted else "")
+    # endregion
+    return groups
+
+
+def upload(client: Client, path: str) -> Uploaded:
+    # region: upload
+    # Streams the file in 256 KiB chunks; the SHA-256 is checked against the gateway's.
+    uploaded = client.upload(path, "image")
+    print(uploaded.media_id, uploaded.size, uploaded.sha256, uploaded.mime_type)
+    # endregion
+    return uploaded
+
+
+def errors(client: Client) -> GatewayError:
+    # region: errors
+    from onebot_gateway import GatewayError
+
+    try:
+        client.members(0)
+    except GatewayError as err:
+        # code INVALID_ARGUMENT, reason INVALID_REQUEST, metadata, the offending field
+        print(err.code, err.reason, err.metadata, err.field_violations)
+        if err.retry_delay is not None:  # seconds, from RetryInfo
+            print("retry after", err.retry_delay)
+        caught = err
+    # endregion
+    return caught
+
+
+async def asyncio_client(address: str) -> str:
+    # region: asyncio
+    from onebot_gateway.aio import AsyncClient
+
+    async with AsyncClient(address) as aclient:
+        status = await aclient.health()
+        accounts = await aclient.accounts()
+        print(status, [a.account_id for a in accounts])
+    # endregion
+    assert isinstance(aclient, AsyncClient)
+    return status

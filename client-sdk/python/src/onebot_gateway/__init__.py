@@ -1,0 +1,38 @@
+"""Python client for onebot-gateway: a QQ bot (OneBot v11) behind gRPC.
+
+``Client`` (sync) and ``onebot_gateway.aio.AsyncClient`` (asyncio) wrap the generated stubs
+in ``onebot.gateway.v1`` with a bearer token, TLS settings, typed errors (``GatewayError``
+with the ``ErrorInfo`` reason, metadata and ``RetryInfo`` delay), ``upload`` (streams a file in
+256 KiB chunks) and ``send`` (uploads local media first).
+"""
+
+from ._client import Client
+from ._common import (
+    CHUNK_SIZE,
+    DEFAULT_ADDRESS,
+    FILE,
+    IMAGE,
+    VIDEO,
+    Media,
+    MediaLike,
+    Uploaded,
+)
+from ._errors import ERROR_DOMAIN, ClientError, FieldViolation, GatewayError
+from .aio import AsyncClient
+
+__all__ = [
+    "AsyncClient",
+    "CHUNK_SIZE",
+    "Client",
+    "ClientError",
+    "DEFAULT_ADDRESS",
+    "ERROR_DOMAIN",
+    "FILE",
+    "FieldViolation",
+    "GatewayError",
+    "IMAGE",
+    "Media",
+    "MediaLike",
+    "Uploaded",
+    "VIDEO",
+]

@@ -1,0 +1,302 @@
+"""The synchronous client."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+import grpc
+from grpc_health.v1 import health_pb2
+
+from onebot.gateway.v1 import (
+    account_service_pb2,
+    account_service_pb2_grpc,
+    agent_tool_service_pb2,
+    agent_tool_service_pb2_grpc,
+    common_pb2,
+    event_service_pb2,
+    event_service_pb2_grpc,
+    group_service_pb2,
+    group_service_pb2_grpc,
+    media_service_pb2,
+    media_service_pb2_grpc,
+    message_service_pb2,
+    message_service_pb2_grpc,
+)
+
+from ._common import (
+    DEFAULT_ADDRESS,
+    FILE,
+    IMAGE,
+    VIDEO,
+    ChunkReader,
+    KindName,
+    Media,
+    MediaKind,
+    MediaLike,
+    Uploaded,
+    as_media,
+    auth_metadata,
+    history_request,
+    media_kind,
+    resolve_target,
+    source_of,
+)
+from ._errors import GatewayError
+
+_Req = TypeVar("_Req")
+_Resp = TypeVar("_Resp")
+_T = TypeVar("_T")
+
+
+class _CallDetails(grpc.ClientCallDetails):
+    def __init__(self, base: grpc.ClientCallDetails, metadata: Sequence[tuple[str, str]]) -> None:
+        self.method = base.method
+        self.timeout = base.timeout
+        self.metadata = tuple(base.metadata or ()) + tuple(metadata)
+        self.credentials = base.credentials
+        self.wait_for_ready = getattr(base, "wait_for_ready", None)
+        self.compression = getattr(base, "compression", None)
+
+
+class _AuthInterceptor(
+    grpc.UnaryUnaryClientInterceptor,
+    grpc.UnaryStreamClientInterceptor,
+    grpc.StreamUnaryClientInterceptor,
+    grpc.StreamStreamClientInterceptor,
+):
+    """Adds ``authorization: Bearer <token>`` to every call."""
+
+    def __init__(self, metadata: Sequence[tuple[str, str]]) -> None:
+        self._metadata = metadata
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(_CallDetails(details, self._metadata), request)
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(_CallDetails(details, self._metadata), request)
+
+    def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
+        return continuation(_CallDetails(details, self._metadata), requests)
+
+    def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
+        return continuation(_CallDetails(details, self._metadata), requests)
+
+
+def _call(fn: Callable[[], _T]) -> _T:
+    try:
+        return fn()
+    except grpc.RpcError as err:
+        raise GatewayError.from_rpc_error(err) from None
+
+
+class Client:
+    """A connection to one gateway.
+
+    ``address`` is ``http://host:port`` (plaintext) or ``https://host:port`` (TLS, checked
+    against ``ca_file`` or the system's roots). ``token`` is sent as
+    ``authorization: Bearer <token>``. ``account_id`` is the account the helpers act as
+    (empty: the gateway's ``default``). ``timeout`` is the deadline of each unary call, in
+    seconds. Every failed call raises ``GatewayError``. Use as a context manager or call
+    ``close()``.
+    """
+
+    def __init__(
+        self,
+        address: str = DEFAULT_ADDRESS,
+        *,
+        token: str | None = None,
+        ca_file: str | os.PathLike[str] | None = None,
+        server_name: str | None = None,
+        account_id: str = "",
+        timeout: float | None = None,
+    ) -> None:
+        target = resolve_target(address, ca_file, server_name)
+        metadata = auth_metadata(token)
+        if target.credentials is None:
+            channel = grpc.insecure_channel(target.target, options=target.options)
+        else:
+            channel = grpc.secure_channel(target.target, target.credentials, options=target.options)
+        self._raw_channel = channel
+        self.channel: grpc.Channel = (
+            grpc.intercept_channel(channel, _AuthInterceptor(metadata)) if metadata else channel
+        )
+        self.account_id = account_id
+        self.timeout = timeout
+        self.message_service = message_service_pb2_grpc.MessageServiceStub(self.channel)
+        self.group_service = group_service_pb2_grpc.GroupServiceStub(self.channel)
+        self.media_service = media_service_pb2_grpc.MediaServiceStub(self.channel)
+        self.tool_service = agent_tool_service_pb2_grpc.AgentToolServiceStub(self.channel)
+        self.account_service = account_service_pb2_grpc.AccountServiceStub(self.channel)
+        self.event_service = event_service_pb2_grpc.EventServiceStub(self.channel)
+        #: ``grpc.health.v1.Health/Check``.
+        self.health_check = self.channel.unary_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+            response_deserializer=health_pb2.HealthCheckResponse.FromString,
+        )
+
+    def close(self) -> None:
+        """Closes the connection."""
+        self._raw_channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def history(
+        self,
+        *,
+        group_id: int | None = None,
+        user_id: int | None = None,
+        count: int = 20,
+        anchor: int | None = None,
+    ) -> message_service_pb2.GetHistoryResponse:
+        """One page of a group's (``group_id``) or private chat's (``user_id``) history,
+        oldest first; pass ``next_anchor_message_id`` as ``anchor`` for the older page."""
+        request = history_request(self.account_id, group_id, user_id, count, anchor)
+        return _call(lambda: self.message_service.GetHistory(request, timeout=self.timeout))
+
+    def members(
+        self, group_id: int, *, limit: int = 0, no_cache: bool | None = None
+    ) -> group_service_pb2.ListGroupMembersResponse:
+        """Members of a group (``limit`` 0 = 100; ``no_cache`` None = cached when fresh)."""
+        request = group_service_pb2.ListGroupMembersRequest(
+            account_id=self.account_id, group_id=group_id, limit=limit
+        )
+        if no_cache is not None:
+            request.no_cache = no_cache
+        return _call(lambda: self.group_service.ListGroupMembers(request, timeout=self.timeout))
+
+    def groups(self) -> group_service_pb2.ListGroupsResponse:
+        """The groups the account may use."""
+        request = group_service_pb2.ListGroupsRequest(account_id=self.account_id)
+        return _call(lambda: self.group_service.ListGroups(request, timeout=self.timeout))
+
+    def poke(self, user_id: int, *, group_id: int | None = None) -> group_service_pb2.PokeMemberResponse:
+        """Pokes ``user_id`` in ``group_id`` (None: the account's only whitelisted group)."""
+        request = group_service_pb2.PokeMemberRequest(account_id=self.account_id, user_id=user_id)
+        if group_id is not None:
+            request.group_id = group_id
+        return _call(lambda: self.group_service.PokeMember(request, timeout=self.timeout))
+
+    def accounts(self) -> list[account_service_pb2.Account]:
+        """Every configured account with its connection state."""
+        request = account_service_pb2.ListAccountsRequest()
+        response = _call(lambda: self.account_service.ListAccounts(request, timeout=self.timeout))
+        return list(response.accounts)
+
+    def list_tools(self) -> list[agent_tool_service_pb2.Tool]:
+        """The agent tools with their JSON Schemas."""
+        request = agent_tool_service_pb2.ListToolsRequest()
+        return list(_call(lambda: self.tool_service.ListTools(request, timeout=self.timeout)).tools)
+
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | str | None = None
+    ) -> agent_tool_service_pb2.CallToolResponse:
+        """Calls an agent tool; a failed tool call is a response with ``is_error`` set."""
+        if arguments is None:
+            arguments_json = ""
+        elif isinstance(arguments, str):
+            arguments_json = arguments
+        else:
+            arguments_json = json.dumps(arguments, ensure_ascii=False)
+        request = agent_tool_service_pb2.CallToolRequest(name=name, arguments_json=arguments_json)
+        return _call(lambda: self.tool_service.CallTool(request, timeout=self.timeout))
+
+    def events(
+        self,
+        *,
+        chats: Iterable[common_pb2.Chat] = (),
+        kinds: Iterable[event_service_pb2.EventKind.ValueType] = (),
+        after_sequence: int | None = None,
+    ) -> Iterator[event_service_pb2.Event]:
+        """Follows the account's events (ends when the gateway shuts down). Closing the
+        iterator (or breaking out of a ``for`` loop and dropping it) cancels the stream."""
+        request = event_service_pb2.StreamEventsRequest(
+            account_id=self.account_id, chats=list(chats), kinds=list(kinds)
+        )
+        if after_sequence is not None:
+            request.after_sequence = after_sequence
+        call = self.event_service.StreamEvents(request)
+        try:
+            for response in call:
+                yield response.event
+        except grpc.RpcError as err:
+            raise GatewayError.from_rpc_error(err) from None
+        finally:
+            call.cancel()
+
+    def health(self, service: str = "") -> str:
+        """Health of ``service`` (``""``: the gateway): ``SERVING``, ``NOT_SERVING``, ..."""
+        request = health_pb2.HealthCheckRequest(service=service)
+        response = _call(lambda: self.health_check(request, timeout=self.timeout))
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
+
+    def upload(
+        self,
+        source: str | os.PathLike[str] | bytes,
+        kind: MediaKind | KindName,
+        *,
+        file_name: str = "",
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Uploaded:
+        """Streams a local file (or bytes) to the gateway in 256 KiB chunks and returns the
+        media id, size and SHA-256 (checked against the bytes sent). ``progress(sent, total)``
+        is called after each chunk."""
+        reader = ChunkReader(source, file_name)
+        header = reader.header(self.account_id, media_kind(kind))
+
+        def requests() -> Iterator[media_service_pb2.UploadMediaRequest]:
+            yield header
+            while chunk := reader.read():
+                yield media_service_pb2.UploadMediaRequest(chunk=chunk)
+                if progress is not None:
+                    progress(reader.sent, reader.size)
+
+        try:
+            response = _call(lambda: self.media_service.UploadMedia(requests(), timeout=self.timeout))
+        finally:
+            reader.close()
+        return reader.finish(response)
+
+    def _source(self, item: MediaLike, kind: MediaKind) -> message_service_pb2.MediaSource:
+        media = as_media(item)
+        if media.kind in ("path", "bytes"):
+            uploaded = self.upload(media.value, kind, file_name=media.file_name)
+            return message_service_pb2.MediaSource(media_id=uploaded.media_id)
+        return source_of(media)
+
+    def send(
+        self,
+        group_id: int | None = None,
+        *,
+        text: str = "",
+        images: Sequence[MediaLike] = (),
+        videos: Sequence[MediaLike] = (),
+        file: MediaLike | None = None,
+        file_name: str = "",
+        idempotency_key: str = "",
+    ) -> message_service_pb2.SendMessageResponse:
+        """Uploads local media (paths or bytes) first, then sends text, images, videos and a
+        file to ``group_id`` (None: the account's only whitelisted group)."""
+        request = message_service_pb2.SendMessageRequest(
+            account_id=self.account_id,
+            text=text,
+            images=[self._source(i, IMAGE) for i in images],
+            videos=[self._source(v, VIDEO) for v in videos],
+            file_name=file_name,
+            idempotency_key=idempotency_key,
+        )
+        if group_id is not None:
+            request.group_id = group_id
+        if file is not None:
+            request.file.CopyFrom(self._source(file, FILE))
+        return _call(lambda: self.message_service.SendMessage(request, timeout=self.timeout))
+
+
+__all__ = ["Client", "Media"]

@@ -1,0 +1,229 @@
+"""Pieces shared by the sync and asyncio clients: addresses, credentials, media."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias, Union
+
+import grpc
+
+from onebot.gateway.v1 import common_pb2, media_service_pb2, message_service_pb2
+
+from ._errors import ClientError
+
+#: The gateway's default listen address.
+DEFAULT_ADDRESS = "http://127.0.0.1:50051"
+#: Size of the chunks ``upload`` streams.
+CHUNK_SIZE = 256 * 1024
+#: Largest response the clients accept.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+IMAGE = common_pb2.MEDIA_KIND_IMAGE
+VIDEO = common_pb2.MEDIA_KIND_VIDEO
+FILE = common_pb2.MEDIA_KIND_FILE
+
+MediaKind: TypeAlias = common_pb2.MediaKind.ValueType
+KindName: TypeAlias = Literal["image", "video", "file"]
+_KINDS: dict[str, MediaKind] = {"image": IMAGE, "video": VIDEO, "file": FILE}
+
+
+def media_kind(kind: MediaKind | KindName) -> MediaKind:
+    """``"image"``/``"video"``/``"file"`` or a ``MediaKind`` value."""
+    if isinstance(kind, str):
+        try:
+            return _KINDS[kind]
+        except KeyError:
+            raise ClientError(f"unknown media kind {kind!r}: image, video or file") from None
+    return kind
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where and how to connect: a grpc target and optional TLS credentials."""
+
+    target: str
+    credentials: grpc.ChannelCredentials | None
+    options: list[tuple[str, int | str]] = field(default_factory=list)
+
+
+def resolve_target(
+    address: str, ca_file: str | os.PathLike[str] | None, server_name: str | None
+) -> Target:
+    """``http://host:port`` (plaintext), ``https://host:port`` (TLS) or ``host:port``."""
+    options: list[tuple[str, int | str]] = [
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ]
+    if address.startswith("https://"):
+        root = None
+        if ca_file is not None:
+            with open(ca_file, "rb") as f:
+                root = f.read()
+        if server_name:
+            options.append(("grpc.ssl_target_name_override", server_name))
+        creds = grpc.ssl_channel_credentials(root_certificates=root)
+        return Target(address.removeprefix("https://").rstrip("/"), creds, options)
+    if ca_file is not None or server_name is not None:
+        raise ClientError("TLS settings need an https:// address")
+    return Target(address.removeprefix("http://").rstrip("/"), None, options)
+
+
+def auth_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
+    """The ``authorization: Bearer <token>`` pair, or nothing."""
+    if token is None:
+        return ()
+    if not token.isascii() or not token.isprintable():
+        raise ClientError("the token must be printable ASCII")
+    return (("authorization", f"Bearer {token}"),)
+
+
+@dataclass(frozen=True)
+class Media:
+    """A media source for ``send``: a local file or bytes (uploaded first), an http(s) URL
+    fetched by the gateway, a media id from an earlier upload, or a path on the gateway host."""
+
+    kind: Literal["path", "bytes", "url", "media_id", "server_path"]
+    value: str | bytes
+    file_name: str = ""
+
+    @staticmethod
+    def path(path: str | os.PathLike[str]) -> Media:
+        """A local file, uploaded before sending."""
+        return Media("path", os.fspath(path))
+
+    @staticmethod
+    def data(data: bytes, file_name: str = "") -> Media:
+        """Bytes in memory, uploaded before sending."""
+        return Media("bytes", data, file_name)
+
+    @staticmethod
+    def url(url: str) -> Media:
+        """An http(s) URL the gateway fetches."""
+        return Media("url", url)
+
+    @staticmethod
+    def media_id(media_id: str) -> Media:
+        """A media id from an earlier upload."""
+        return Media("media_id", media_id)
+
+    @staticmethod
+    def server_path(path: str) -> Media:
+        """An absolute path on the gateway host (under its ``media_roots``)."""
+        return Media("server_path", path)
+
+
+#: What ``send`` accepts per media item: a ``Media``, a local path (``str`` or ``PathLike``;
+#: ``http://``/``https://`` strings are URLs) or ``bytes``.
+MediaLike: TypeAlias = Union[Media, str, "os.PathLike[str]", bytes]
+
+
+def as_media(item: MediaLike) -> Media:
+    """Normalises a ``MediaLike``."""
+    if isinstance(item, Media):
+        return item
+    if isinstance(item, bytes):
+        return Media.data(item)
+    if isinstance(item, str) and item.startswith(("http://", "https://")):
+        return Media.url(item)
+    return Media.path(item)
+
+
+def source_of(media: Media) -> message_service_pb2.MediaSource:
+    """The ``MediaSource`` of a non-local media item."""
+    if media.kind == "url":
+        return message_service_pb2.MediaSource(url=str(media.value))
+    if media.kind == "media_id":
+        return message_service_pb2.MediaSource(media_id=str(media.value))
+    if media.kind == "server_path":
+        return message_service_pb2.MediaSource(path=str(media.value))
+    raise ClientError(f"{media.kind} media must be uploaded first")
+
+
+@dataclass(frozen=True)
+class Uploaded:
+    """What an upload staged on the gateway."""
+
+    media_id: str
+    size: int
+    sha256: str
+    mime_type: str
+    response: media_service_pb2.UploadMediaResponse
+
+
+class ChunkReader:
+    """Reads an upload's content in ``CHUNK_SIZE`` chunks, hashing as it goes."""
+
+    def __init__(self, source: str | os.PathLike[str] | bytes, file_name: str = "") -> None:
+        self._hash = hashlib.sha256()
+        self.sent = 0
+        if isinstance(source, bytes):
+            self._data: bytes | None = source
+            self._file = None
+            self.size = len(source)
+            self.file_name = file_name
+        else:
+            path = os.fspath(source)
+            if not os.path.isfile(path):
+                raise ClientError(f"{path} is not a regular file")
+            self._data = None
+            self._file = open(path, "rb")
+            self.size = os.fstat(self._file.fileno()).st_size
+            self.file_name = file_name or os.path.basename(path)
+
+    def header(self, account_id: str, kind: MediaKind) -> media_service_pb2.UploadMediaRequest:
+        """The upload's first message."""
+        return media_service_pb2.UploadMediaRequest(
+            header=media_service_pb2.UploadMediaHeader(
+                account_id=account_id, kind=kind, file_name=self.file_name, size=self.size
+            )
+        )
+
+    def read(self) -> bytes:
+        """The next chunk; ``b""`` at the end."""
+        if self._data is not None:
+            chunk = self._data[self.sent : self.sent + CHUNK_SIZE]
+        elif self._file is not None:
+            chunk = self._file.read(CHUNK_SIZE)
+        else:
+            chunk = b""
+        self._hash.update(chunk)
+        self.sent += len(chunk)
+        return chunk
+
+    def close(self) -> None:
+        """Closes the file, if any."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def finish(self, response: media_service_pb2.UploadMediaResponse) -> Uploaded:
+        """Checks the gateway's size and digest against the bytes sent."""
+        digest = self._hash.hexdigest()
+        if response.sha256 != digest or response.size != self.sent:
+            raise ClientError(
+                f"upload integrity check failed: sent {self.sent} bytes sha256 {digest}, "
+                f"gateway stored {response.size} bytes sha256 {response.sha256}"
+            )
+        return Uploaded(response.media_id, self.sent, digest, response.mime_type, response)
+
+
+def history_request(
+    account_id: str,
+    group_id: int | None,
+    user_id: int | None,
+    count: int,
+    anchor: int | None,
+) -> message_service_pb2.GetHistoryRequest:
+    """A ``GetHistoryRequest`` for exactly one of ``group_id`` / ``user_id``."""
+    if (group_id is None) == (user_id is None):
+        raise ClientError("give exactly one of group_id or user_id")
+    chat = common_pb2.Chat()
+    if group_id is not None:
+        chat.group_id = group_id
+    elif user_id is not None:
+        chat.user_id = user_id
+    request = message_service_pb2.GetHistoryRequest(account_id=account_id, chat=chat, count=count)
+    if anchor is not None:
+        request.anchor_message_id = anchor
+    return request

@@ -1,0 +1,119 @@
+"""Typed errors: the gateway's google.rpc details decoded from a failed call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import google.rpc.error_details_pb2 as error_details_pb2
+import google.rpc.status_pb2 as status_pb2
+
+from onebot.gateway.v1 import error_reason_pb2
+
+#: ``ErrorInfo.domain`` of the gateway's errors.
+ERROR_DOMAIN = "onebot-gateway"
+
+_DETAILS_KEY = "grpc-status-details-bin"
+
+
+class ClientError(Exception):
+    """A local failure before or after a call (bad input, integrity mismatch)."""
+
+
+@dataclass(frozen=True)
+class FieldViolation:
+    """One ``BadRequest.FieldViolation``: which request field is at fault."""
+
+    field: str
+    description: str
+
+
+@dataclass(eq=False)
+class GatewayError(Exception):
+    """A failed call, with the gateway's ``ErrorInfo``, ``RetryInfo`` and ``BadRequest``.
+
+    ``reason`` is the ``ErrorInfo.reason`` without the ``ERROR_REASON_`` prefix (for example
+    ``GROUP_NOT_ALLOWED``), ``None`` when the status carried no ``ErrorInfo``.
+    """
+
+    code: grpc.StatusCode
+    message: str
+    reason: str | None = None
+    domain: str | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    retry_delay: float | None = None
+    """Seconds to wait before retrying (``RetryInfo.retry_delay``), when known."""
+    field_violations: list[FieldViolation] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        text = self.code.name
+        if self.reason:
+            text += f" ({self.reason})"
+        text += f": {self.message}"
+        if self.retry_delay is not None:
+            text += f" [retry after {self.retry_delay:g} s]"
+        return text
+
+    @property
+    def error_reason(self) -> error_reason_pb2.ErrorReason.ValueType | None:
+        """The reason as the generated ``ErrorReason`` enum value, when known."""
+        if self.reason is None:
+            return None
+        try:
+            return error_reason_pb2.ErrorReason.Value("ERROR_REASON_" + self.reason)
+        except ValueError:
+            return None
+
+    @classmethod
+    def from_status(
+        cls, code: grpc.StatusCode, message: str, trailing_metadata: Any
+    ) -> GatewayError:
+        """Decodes ``grpc-status-details-bin`` from a call's trailing metadata."""
+        error = cls(code=code, message=message)
+        for key, value in _pairs(trailing_metadata):
+            if key != _DETAILS_KEY or not isinstance(value, bytes):
+                continue
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                retry = error_details_pb2.RetryInfo()
+                bad = error_details_pb2.BadRequest()
+                if detail.Unpack(info):
+                    error.reason = info.reason
+                    error.domain = info.domain
+                    error.metadata = dict(info.metadata)
+                elif detail.Unpack(retry):
+                    error.retry_delay = retry.retry_delay.ToTimedelta().total_seconds()
+                elif detail.Unpack(bad):
+                    error.field_violations = [
+                        FieldViolation(v.field, v.description) for v in bad.field_violations
+                    ]
+        return error
+
+    @classmethod
+    def from_rpc_error(cls, err: grpc.RpcError) -> GatewayError:
+        """Converts a ``grpc.RpcError`` (sync) or ``grpc.aio.AioRpcError``."""
+        code = getattr(err, "code", None)
+        details = getattr(err, "details", None)
+        trailing = getattr(err, "trailing_metadata", None)
+        return cls.from_status(
+            code() if callable(code) else grpc.StatusCode.UNKNOWN,
+            (details() if callable(details) else None) or "",
+            trailing() if callable(trailing) else None,
+        )
+
+
+def _pairs(metadata: Any) -> list[tuple[str, Any]]:
+    if metadata is None:
+        return []
+    out: list[tuple[str, Any]] = []
+    for item in metadata:
+        if isinstance(item, tuple) and len(item) == 2:
+            out.append((str(item[0]), item[1]))
+        else:  # grpc's _Metadatum namedtuple-like objects
+            out.append((str(getattr(item, "key", "")), getattr(item, "value", None)))
+    return out

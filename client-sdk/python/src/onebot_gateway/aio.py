@@ -1,0 +1,321 @@
+"""The asyncio client: the same API as ``onebot_gateway.Client`` with ``async`` methods."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import grpc
+import grpc.aio
+from grpc_health.v1 import health_pb2
+
+from onebot.gateway.v1 import (
+    account_service_pb2,
+    account_service_pb2_grpc,
+    agent_tool_service_pb2,
+    agent_tool_service_pb2_grpc,
+    common_pb2,
+    event_service_pb2,
+    event_service_pb2_grpc,
+    group_service_pb2,
+    group_service_pb2_grpc,
+    media_service_pb2,
+    media_service_pb2_grpc,
+    message_service_pb2,
+    message_service_pb2_grpc,
+)
+
+from ._common import (
+    DEFAULT_ADDRESS,
+    FILE,
+    IMAGE,
+    VIDEO,
+    ChunkReader,
+    KindName,
+    MediaKind,
+    MediaLike,
+    Uploaded,
+    as_media,
+    auth_metadata,
+    history_request,
+    media_kind,
+    resolve_target,
+    source_of,
+)
+from ._errors import GatewayError
+
+_T = TypeVar("_T")
+
+
+def _with_metadata(details: Any, metadata: Sequence[tuple[str, str]]) -> grpc.aio.ClientCallDetails:
+    merged = grpc.aio.Metadata(*(tuple(details.metadata or ()) + tuple(metadata)))
+    return grpc.aio.ClientCallDetails(
+        details.method, details.timeout, merged, details.credentials, details.wait_for_ready
+    )
+
+
+class _AuthUnaryUnary(grpc.aio.UnaryUnaryClientInterceptor):
+    def __init__(self, metadata: Sequence[tuple[str, str]]) -> None:
+        self._metadata = metadata
+
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(_with_metadata(details, self._metadata), request)
+
+
+class _AuthUnaryStream(grpc.aio.UnaryStreamClientInterceptor):
+    def __init__(self, metadata: Sequence[tuple[str, str]]) -> None:
+        self._metadata = metadata
+
+    async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(_with_metadata(details, self._metadata), request)
+
+
+class _AuthStreamUnary(grpc.aio.StreamUnaryClientInterceptor):
+    def __init__(self, metadata: Sequence[tuple[str, str]]) -> None:
+        self._metadata = metadata
+
+    async def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
+        return await continuation(_with_metadata(details, self._metadata), requests)
+
+
+async def _call(awaitable: Any) -> Any:
+    try:
+        return await awaitable
+    except grpc.RpcError as err:
+        raise GatewayError.from_rpc_error(err) from None
+
+
+class AsyncClient:
+    """A connection to one gateway for asyncio code; see ``onebot_gateway.Client`` for the
+    arguments. Every failed call raises ``GatewayError``. Use ``async with`` or ``await
+    close()``."""
+
+    def __init__(
+        self,
+        address: str = DEFAULT_ADDRESS,
+        *,
+        token: str | None = None,
+        ca_file: str | os.PathLike[str] | None = None,
+        server_name: str | None = None,
+        account_id: str = "",
+        timeout: float | None = None,
+    ) -> None:
+        target = resolve_target(address, ca_file, server_name)
+        metadata = auth_metadata(token)
+        interceptors: list[grpc.aio.ClientInterceptor] = (
+            [_AuthUnaryUnary(metadata), _AuthUnaryStream(metadata), _AuthStreamUnary(metadata)]
+            if metadata
+            else []
+        )
+        if target.credentials is None:
+            self.channel = grpc.aio.insecure_channel(
+                target.target, options=target.options, interceptors=interceptors
+            )
+        else:
+            self.channel = grpc.aio.secure_channel(
+                target.target, target.credentials, options=target.options, interceptors=interceptors
+            )
+        self.account_id = account_id
+        self.timeout = timeout
+        self.message_service = message_service_pb2_grpc.MessageServiceStub(self.channel)
+        self.group_service = group_service_pb2_grpc.GroupServiceStub(self.channel)
+        self.media_service = media_service_pb2_grpc.MediaServiceStub(self.channel)
+        self.tool_service = agent_tool_service_pb2_grpc.AgentToolServiceStub(self.channel)
+        self.account_service = account_service_pb2_grpc.AccountServiceStub(self.channel)
+        self.event_service = event_service_pb2_grpc.EventServiceStub(self.channel)
+        #: ``grpc.health.v1.Health/Check``.
+        self.health_check = self.channel.unary_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+            response_deserializer=health_pb2.HealthCheckResponse.FromString,
+        )
+
+    async def close(self) -> None:
+        """Closes the connection."""
+        await self.channel.close()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def history(
+        self,
+        *,
+        group_id: int | None = None,
+        user_id: int | None = None,
+        count: int = 20,
+        anchor: int | None = None,
+    ) -> message_service_pb2.GetHistoryResponse:
+        """One page of a chat's history, oldest first (see ``Client.history``)."""
+        request = history_request(self.account_id, group_id, user_id, count, anchor)
+        response: message_service_pb2.GetHistoryResponse = await _call(
+            self.message_service.GetHistory(request, timeout=self.timeout)
+        )
+        return response
+
+    async def members(
+        self, group_id: int, *, limit: int = 0, no_cache: bool | None = None
+    ) -> group_service_pb2.ListGroupMembersResponse:
+        """Members of a group (see ``Client.members``)."""
+        request = group_service_pb2.ListGroupMembersRequest(
+            account_id=self.account_id, group_id=group_id, limit=limit
+        )
+        if no_cache is not None:
+            request.no_cache = no_cache
+        response: group_service_pb2.ListGroupMembersResponse = await _call(
+            self.group_service.ListGroupMembers(request, timeout=self.timeout)
+        )
+        return response
+
+    async def groups(self) -> group_service_pb2.ListGroupsResponse:
+        """The groups the account may use."""
+        request = group_service_pb2.ListGroupsRequest(account_id=self.account_id)
+        response: group_service_pb2.ListGroupsResponse = await _call(
+            self.group_service.ListGroups(request, timeout=self.timeout)
+        )
+        return response
+
+    async def poke(
+        self, user_id: int, *, group_id: int | None = None
+    ) -> group_service_pb2.PokeMemberResponse:
+        """Pokes a member (see ``Client.poke``)."""
+        request = group_service_pb2.PokeMemberRequest(account_id=self.account_id, user_id=user_id)
+        if group_id is not None:
+            request.group_id = group_id
+        response: group_service_pb2.PokeMemberResponse = await _call(
+            self.group_service.PokeMember(request, timeout=self.timeout)
+        )
+        return response
+
+    async def accounts(self) -> list[account_service_pb2.Account]:
+        """Every configured account with its connection state."""
+        response: account_service_pb2.ListAccountsResponse = await _call(
+            self.account_service.ListAccounts(
+                account_service_pb2.ListAccountsRequest(), timeout=self.timeout
+            )
+        )
+        return list(response.accounts)
+
+    async def list_tools(self) -> list[agent_tool_service_pb2.Tool]:
+        """The agent tools with their JSON Schemas."""
+        response: agent_tool_service_pb2.ListToolsResponse = await _call(
+            self.tool_service.ListTools(agent_tool_service_pb2.ListToolsRequest(), timeout=self.timeout)
+        )
+        return list(response.tools)
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | str | None = None
+    ) -> agent_tool_service_pb2.CallToolResponse:
+        """Calls an agent tool (see ``Client.call_tool``)."""
+        if arguments is None:
+            arguments_json = ""
+        elif isinstance(arguments, str):
+            arguments_json = arguments
+        else:
+            arguments_json = json.dumps(arguments, ensure_ascii=False)
+        request = agent_tool_service_pb2.CallToolRequest(name=name, arguments_json=arguments_json)
+        response: agent_tool_service_pb2.CallToolResponse = await _call(
+            self.tool_service.CallTool(request, timeout=self.timeout)
+        )
+        return response
+
+    async def events(
+        self,
+        *,
+        chats: Iterable[common_pb2.Chat] = (),
+        kinds: Iterable[event_service_pb2.EventKind.ValueType] = (),
+        after_sequence: int | None = None,
+    ) -> AsyncIterator[event_service_pb2.Event]:
+        """Follows the account's events; closing the iterator cancels the stream."""
+        request = event_service_pb2.StreamEventsRequest(
+            account_id=self.account_id, chats=list(chats), kinds=list(kinds)
+        )
+        if after_sequence is not None:
+            request.after_sequence = after_sequence
+        call = self.event_service.StreamEvents(request)
+        try:
+            async for response in call:
+                yield response.event
+        except grpc.RpcError as err:
+            raise GatewayError.from_rpc_error(err) from None
+        finally:
+            call.cancel()
+
+    async def health(self, service: str = "") -> str:
+        """Health of ``service`` (``""``: the gateway): ``SERVING``, ``NOT_SERVING``, ..."""
+        response: health_pb2.HealthCheckResponse = await _call(
+            self.health_check(health_pb2.HealthCheckRequest(service=service), timeout=self.timeout)
+        )
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
+
+    async def upload(
+        self,
+        source: str | os.PathLike[str] | bytes,
+        kind: MediaKind | KindName,
+        *,
+        file_name: str = "",
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Uploaded:
+        """Streams a local file (or bytes) in 256 KiB chunks (file reads run in a thread) and
+        returns the media id, size and SHA-256 (see ``Client.upload``)."""
+        reader = ChunkReader(source, file_name)
+        header = reader.header(self.account_id, media_kind(kind))
+
+        async def requests() -> AsyncIterator[media_service_pb2.UploadMediaRequest]:
+            yield header
+            while chunk := await asyncio.to_thread(reader.read):
+                yield media_service_pb2.UploadMediaRequest(chunk=chunk)
+                if progress is not None:
+                    progress(reader.sent, reader.size)
+
+        try:
+            response: media_service_pb2.UploadMediaResponse = await _call(
+                self.media_service.UploadMedia(requests(), timeout=self.timeout)
+            )
+        finally:
+            reader.close()
+        return reader.finish(response)
+
+    async def _source(self, item: MediaLike, kind: MediaKind) -> message_service_pb2.MediaSource:
+        media = as_media(item)
+        if media.kind in ("path", "bytes"):
+            uploaded = await self.upload(media.value, kind, file_name=media.file_name)
+            return message_service_pb2.MediaSource(media_id=uploaded.media_id)
+        return source_of(media)
+
+    async def send(
+        self,
+        group_id: int | None = None,
+        *,
+        text: str = "",
+        images: Sequence[MediaLike] = (),
+        videos: Sequence[MediaLike] = (),
+        file: MediaLike | None = None,
+        file_name: str = "",
+        idempotency_key: str = "",
+    ) -> message_service_pb2.SendMessageResponse:
+        """Uploads local media first, then sends (see ``Client.send``)."""
+        request = message_service_pb2.SendMessageRequest(
+            account_id=self.account_id,
+            text=text,
+            images=[await self._source(i, IMAGE) for i in images],
+            videos=[await self._source(v, VIDEO) for v in videos],
+            file_name=file_name,
+            idempotency_key=idempotency_key,
+        )
+        if group_id is not None:
+            request.group_id = group_id
+        if file is not None:
+            request.file.CopyFrom(await self._source(file, FILE))
+        response: message_service_pb2.SendMessageResponse = await _call(
+            self.message_service.SendMessage(request, timeout=self.timeout)
+        )
+        return response
+
+
+__all__ = ["AsyncClient"]

@@ -1,0 +1,88 @@
+"""End-to-end: the Python SDK against a real gateway on its sandbox peer."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import grpc
+import pytest
+
+import readme_examples
+from onebot.gateway.v1 import error_reason_pb2
+from onebot_gateway import Client, GatewayError
+
+
+def test_health(client: Client) -> None:
+    assert readme_examples.health(client) == "SERVING"
+    with pytest.raises(GatewayError) as err:
+        client.health("no.such.Service")
+    assert err.value.code == grpc.StatusCode.NOT_FOUND
+
+
+PLAYGROUND = 20000003
+
+
+def test_accounts(client: Client) -> None:
+    assert "default" in readme_examples.accounts(client)
+    default = next(a for a in client.accounts() if a.account_id == "default")
+    assert PLAYGROUND in default.groups
+    assert client.health("onebot.gateway.v1.account.default") == "SERVING"
+
+
+def test_history_pages_the_playground_group(client: Client) -> None:
+    page = readme_examples.history(client)
+    assert page.target == f"group:{PLAYGROUND}"
+    assert len(page.messages) == 5
+    assert len(page.rendered.splitlines()) == 5
+    older = client.history(group_id=PLAYGROUND, count=5, anchor=page.next_anchor_message_id)
+    newer = {m.message_id for m in page.messages}
+    assert older.messages and not newer & {m.message_id for m in older.messages}
+
+
+def test_members_and_groups(client: Client) -> None:
+    members = readme_examples.members(client)
+    assert (members.total, members.shown) == (36, 5)
+    assert (members.members[0].user_id, members.members[0].role) == (10001, "owner")
+    assert members.rendered.endswith("（仅显示前 5 / 共 36 名成员）")
+    groups = readme_examples.groups(client)
+    assert any(g.group_id == PLAYGROUND and g.whitelisted for g in groups.groups)
+
+
+def test_upload_5_mib_image(client: Client) -> None:
+    path = os.environ["ONEBOT_GATEWAY_TEST_IMAGE"]
+    size = os.path.getsize(path)
+    assert size >= 5 * 1024 * 1024
+    uploaded = readme_examples.upload(client, path)
+    assert uploaded.media_id
+    assert uploaded.size == size
+    assert uploaded.mime_type == "image/png"
+
+
+def test_errors_carry_reason_metadata_and_field(client: Client, address: str) -> None:
+    err = readme_examples.errors(client)
+    assert err.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert err.reason == "INVALID_REQUEST"
+    assert err.error_reason == error_reason_pb2.ERROR_REASON_INVALID_REQUEST
+    assert err.domain == "onebot-gateway"
+    assert err.field_violations[0].field == "group_id"
+    with Client(address, account_id="nope") as other:
+        with pytest.raises(GatewayError) as caught:
+            other.history(group_id=PLAYGROUND)
+    assert caught.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert caught.value.reason == "ACCOUNT_NOT_CONFIGURED"
+    assert caught.value.metadata["account_id"] == "nope"
+    with pytest.raises(GatewayError) as mismatch:
+        client.upload(b"\0" * 1024, "image", file_name="x.png")
+    assert mismatch.value.reason == "MEDIA_TYPE_MISMATCH"
+
+
+def test_asyncio_client(address: str) -> None:
+    assert asyncio.run(readme_examples.asyncio_client(address)) == "SERVING"
+
+
+def test_unreachable_gateway_raises_gateway_error() -> None:
+    with Client("http://127.0.0.1:1", timeout=5) as down:
+        with pytest.raises(GatewayError) as err:
+            down.accounts()
+    assert err.value.code == grpc.StatusCode.UNAVAILABLE

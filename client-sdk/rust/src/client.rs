@@ -1,0 +1,467 @@
+//! [`Client`]: one connection to a gateway, with the bearer token on every
+//! call, and a method per RPC.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::service::Interceptor;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Channel, Endpoint};
+use tonic_health::pb::health_client::HealthClient;
+
+use crate::error::Error;
+use crate::pb;
+use crate::pb::account_service_client::AccountServiceClient;
+use crate::pb::agent_tool_service_client::AgentToolServiceClient;
+use crate::pb::event_service_client::EventServiceClient;
+use crate::pb::group_service_client::GroupServiceClient;
+use crate::pb::media_service_client::MediaServiceClient;
+use crate::pb::message_service_client::MessageServiceClient;
+
+/// The gateway's default listen address.
+pub const DEFAULT_ADDRESS: &str = "http://127.0.0.1:50051";
+
+/// Largest response the clients decode (history pages with many segments).
+const MAX_DECODING_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+
+/// The channel type of the generated clients a [`Client`] hands out.
+pub type Authed = InterceptedService<Channel, BearerAuth>;
+
+/// Adds `authorization: Bearer <token>` to every request when a token is set.
+#[derive(Clone, Debug, Default)]
+pub struct BearerAuth {
+    header: Option<MetadataValue<Ascii>>,
+}
+
+impl BearerAuth {
+    /// An interceptor sending `token`, or nothing when `None`.
+    pub fn new(token: Option<&str>) -> Result<Self, Error> {
+        let header = token
+            .map(|t| {
+                MetadataValue::try_from(format!("Bearer {t}")).map_err(|_| {
+                    Error::InvalidInput("the token must be visible ASCII characters".into())
+                })
+            })
+            .transpose()?;
+        Ok(Self { header })
+    }
+}
+
+impl Interceptor for BearerAuth {
+    fn call(
+        &mut self,
+        mut request: tonic::Request<()>,
+    ) -> Result<tonic::Request<()>, tonic::Status> {
+        if let Some(header) = &self.header {
+            request
+                .metadata_mut()
+                .insert("authorization", header.clone());
+        }
+        Ok(request)
+    }
+}
+
+/// Settings of a [`Client`]; see [`Client::builder`].
+#[derive(Clone, Debug)]
+pub struct ClientBuilder {
+    address: String,
+    token: Option<String>,
+    ca_file: Option<PathBuf>,
+    domain_name: Option<String>,
+    account_id: String,
+    timeout: Option<Duration>,
+    connect_timeout: Duration,
+}
+
+impl ClientBuilder {
+    /// Bearer token sent as `authorization: Bearer <token>` on every call.
+    pub fn token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// Like [`ClientBuilder::token`], for an optional value.
+    pub fn maybe_token(mut self, token: Option<String>) -> Self {
+        self.token = token;
+        self
+    }
+
+    /// PEM file of the CA that signed the gateway's certificate (TLS only;
+    /// without it an `https://` address is checked against the system's
+    /// roots).
+    pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.ca_file = Some(path.into());
+        self
+    }
+
+    /// Name to verify the gateway's certificate against, when it differs
+    /// from the address's host.
+    pub fn domain_name(mut self, name: impl Into<String>) -> Self {
+        self.domain_name = Some(name.into());
+        self
+    }
+
+    /// Account used by the helpers (default `default`).
+    pub fn account_id(mut self, account_id: impl Into<String>) -> Self {
+        self.account_id = account_id.into();
+        self
+    }
+
+    /// Deadline of every call (none by default; streams are not limited).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How long to wait for the TCP/TLS connection (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    fn endpoint(&self) -> Result<Endpoint, Error> {
+        let mut endpoint = Endpoint::from_shared(self.address.clone())
+            .map_err(|e| Error::InvalidInput(format!("invalid address {:?}: {e}", self.address)))?
+            .connect_timeout(self.connect_timeout)
+            .tcp_nodelay(true);
+        if let Some(timeout) = self.timeout {
+            endpoint = endpoint.timeout(timeout);
+        }
+        let https = self.address.starts_with("https://");
+        if !https && (self.ca_file.is_some() || self.domain_name.is_some()) {
+            return Err(Error::InvalidInput(
+                "TLS settings need an https:// address".into(),
+            ));
+        }
+        if https {
+            endpoint = self.tls(endpoint)?;
+        }
+        Ok(endpoint)
+    }
+
+    #[cfg(feature = "tls")]
+    fn tls(&self, endpoint: Endpoint) -> Result<Endpoint, Error> {
+        use tonic::transport::{Certificate, ClientTlsConfig};
+        let mut tls = ClientTlsConfig::new();
+        match &self.ca_file {
+            Some(path) => {
+                let pem = std::fs::read(path).map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                tls = tls.ca_certificate(Certificate::from_pem(pem));
+            }
+            None => tls = tls.with_native_roots(),
+        }
+        if let Some(name) = &self.domain_name {
+            tls = tls.domain_name(name.clone());
+        }
+        Ok(endpoint.tls_config(tls)?)
+    }
+
+    #[cfg(not(feature = "tls"))]
+    fn tls(&self, _endpoint: Endpoint) -> Result<Endpoint, Error> {
+        Err(Error::InvalidInput(
+            "https:// addresses need the `tls` feature of onebot-gateway-client".into(),
+        ))
+    }
+
+    /// Connects now; fails when the gateway cannot be reached.
+    pub async fn connect(self) -> Result<Client, Error> {
+        let channel = self.endpoint()?.connect().await?;
+        self.finish(channel)
+    }
+
+    /// Returns a client that connects on first use (and reconnects after a
+    /// failure); fails only on invalid settings.
+    pub fn connect_lazy(self) -> Result<Client, Error> {
+        let channel = self.endpoint()?.connect_lazy();
+        self.finish(channel)
+    }
+
+    fn finish(self, channel: Channel) -> Result<Client, Error> {
+        Ok(Client {
+            auth: BearerAuth::new(self.token.as_deref())?,
+            channel,
+            account_id: self.account_id,
+        })
+    }
+}
+
+/// A connection to one gateway. Cheap to clone (clones share the
+/// connection).
+#[derive(Clone, Debug)]
+pub struct Client {
+    channel: Channel,
+    auth: BearerAuth,
+    account_id: String,
+}
+
+/// Health of a service as the gateway's `grpc.health.v1.Health` reports it.
+pub type ServingStatus = tonic_health::pb::health_check_response::ServingStatus;
+
+impl Client {
+    /// Settings for a client of the gateway at `address` (`http://host:port`
+    /// for plaintext, `https://host:port` for TLS).
+    pub fn builder(address: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            address: address.into(),
+            token: None,
+            ca_file: None,
+            domain_name: None,
+            account_id: String::new(),
+            timeout: None,
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// Connects to `address` without a token.
+    pub async fn connect(address: impl Into<String>) -> Result<Self, Error> {
+        Self::builder(address).connect().await
+    }
+
+    /// The account the helpers use (empty means the gateway's `default`).
+    pub fn account_id(&self) -> &str {
+        &self.account_id
+    }
+
+    fn authed(&self) -> Authed {
+        InterceptedService::new(self.channel.clone(), self.auth.clone())
+    }
+
+    /// The generated MessageService client (history, send).
+    pub fn message_service(&self) -> MessageServiceClient<Authed> {
+        MessageServiceClient::new(self.authed())
+            .max_decoding_message_size(MAX_DECODING_MESSAGE_BYTES)
+    }
+
+    /// The generated GroupService client (members, groups, poke).
+    pub fn group_service(&self) -> GroupServiceClient<Authed> {
+        GroupServiceClient::new(self.authed()).max_decoding_message_size(MAX_DECODING_MESSAGE_BYTES)
+    }
+
+    /// The generated MediaService client (raw uploads).
+    pub fn media_service(&self) -> MediaServiceClient<Authed> {
+        MediaServiceClient::new(self.authed())
+    }
+
+    /// The generated AgentToolService client.
+    pub fn tool_service(&self) -> AgentToolServiceClient<Authed> {
+        AgentToolServiceClient::new(self.authed())
+    }
+
+    /// The generated AccountService client.
+    pub fn account_service(&self) -> AccountServiceClient<Authed> {
+        AccountServiceClient::new(self.authed())
+    }
+
+    /// The generated EventService client.
+    pub fn event_service(&self) -> EventServiceClient<Authed> {
+        EventServiceClient::new(self.authed()).max_decoding_message_size(MAX_DECODING_MESSAGE_BYTES)
+    }
+
+    /// The standard `grpc.health.v1.Health` client.
+    pub fn health_service(&self) -> HealthClient<Authed> {
+        HealthClient::new(self.authed())
+    }
+
+    /// One page of a chat's history, oldest first (`count` 0 = 20; pass the
+    /// response's `next_anchor_message_id` as `anchor` for the older page).
+    pub async fn history(
+        &self,
+        chat: pb::Chat,
+        count: i32,
+        anchor: Option<i64>,
+    ) -> Result<pb::GetHistoryResponse, Error> {
+        let request = pb::GetHistoryRequest {
+            account_id: self.account_id.clone(),
+            chat: Some(chat),
+            count,
+            anchor_message_id: anchor,
+        };
+        Ok(self
+            .message_service()
+            .get_history(request)
+            .await?
+            .into_inner())
+    }
+
+    /// Members of a group (`limit` 0 = 100; `no_cache` unset = cached when
+    /// fresh).
+    pub async fn members(
+        &self,
+        group_id: i64,
+        limit: i32,
+        no_cache: Option<bool>,
+    ) -> Result<pb::ListGroupMembersResponse, Error> {
+        let request = pb::ListGroupMembersRequest {
+            account_id: self.account_id.clone(),
+            group_id,
+            no_cache,
+            limit,
+        };
+        Ok(self
+            .group_service()
+            .list_group_members(request)
+            .await?
+            .into_inner())
+    }
+
+    /// The groups the account may use.
+    pub async fn groups(&self) -> Result<pb::ListGroupsResponse, Error> {
+        let request = pb::ListGroupsRequest {
+            account_id: self.account_id.clone(),
+        };
+        Ok(self
+            .group_service()
+            .list_groups(request)
+            .await?
+            .into_inner())
+    }
+
+    /// Pokes `user_id` in `group_id` (`None` = the account's only
+    /// whitelisted group).
+    pub async fn poke(
+        &self,
+        group_id: Option<i64>,
+        user_id: i64,
+    ) -> Result<pb::PokeMemberResponse, Error> {
+        let request = pb::PokeMemberRequest {
+            account_id: self.account_id.clone(),
+            group_id,
+            user_id,
+        };
+        Ok(self
+            .group_service()
+            .poke_member(request)
+            .await?
+            .into_inner())
+    }
+
+    /// Every configured account with its connection state.
+    pub async fn accounts(&self) -> Result<Vec<pb::Account>, Error> {
+        Ok(self
+            .account_service()
+            .list_accounts(pb::ListAccountsRequest {})
+            .await?
+            .into_inner()
+            .accounts)
+    }
+
+    /// The agent tools with their JSON Schemas.
+    pub async fn list_tools(&self) -> Result<Vec<pb::Tool>, Error> {
+        Ok(self
+            .tool_service()
+            .list_tools(pb::ListToolsRequest {})
+            .await?
+            .into_inner()
+            .tools)
+    }
+
+    /// Calls an agent tool with a JSON object of arguments. A failed tool
+    /// call is a normal response with `is_error` set.
+    pub async fn call_tool(
+        &self,
+        name: impl Into<String>,
+        arguments_json: impl Into<String>,
+    ) -> Result<pb::CallToolResponse, Error> {
+        let request = pb::CallToolRequest {
+            name: name.into(),
+            arguments_json: arguments_json.into(),
+        };
+        Ok(self.tool_service().call_tool(request).await?.into_inner())
+    }
+
+    /// Follows the account's events. An empty `request.account_id` is filled
+    /// with the client's account.
+    pub async fn events(&self, mut request: pb::StreamEventsRequest) -> Result<EventStream, Error> {
+        if request.account_id.is_empty() {
+            request.account_id = self.account_id.clone();
+        }
+        let inner = self
+            .event_service()
+            .stream_events(request)
+            .await?
+            .into_inner();
+        Ok(EventStream { inner })
+    }
+
+    /// Health of `service` (`""` = the whole gateway; a service name such as
+    /// `onebot.gateway.v1.MessageService`; or `onebot.gateway.v1.account.<id>`).
+    pub async fn health(&self, service: &str) -> Result<ServingStatus, Error> {
+        let response = self
+            .health_service()
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: service.to_owned(),
+            })
+            .await?
+            .into_inner();
+        Ok(ServingStatus::try_from(response.status).unwrap_or(ServingStatus::Unknown))
+    }
+}
+
+/// The event stream of [`Client::events`].
+#[derive(Debug)]
+pub struct EventStream {
+    inner: tonic::Streaming<pb::StreamEventsResponse>,
+}
+
+impl EventStream {
+    /// The next event; `None` when the gateway ended the stream (shutdown).
+    pub async fn next(&mut self) -> Result<Option<pb::Event>, Error> {
+        loop {
+            match self.inner.message().await? {
+                Some(pb::StreamEventsResponse { event: Some(event) }) => return Ok(Some(event)),
+                Some(pb::StreamEventsResponse { event: None }) => continue,
+                None => return Ok(None),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_auth_sets_the_header() {
+        let mut auth = BearerAuth::new(Some("s3cret")).unwrap();
+        let request = auth.call(tonic::Request::new(())).unwrap();
+        assert_eq!(
+            request.metadata().get("authorization").unwrap(),
+            "Bearer s3cret"
+        );
+        let mut none = BearerAuth::new(None).unwrap();
+        let request = none.call(tonic::Request::new(())).unwrap();
+        assert!(request.metadata().get("authorization").is_none());
+    }
+
+    #[test]
+    fn bad_settings_are_refused_before_connecting() {
+        assert!(matches!(
+            BearerAuth::new(Some("line\nbreak")),
+            Err(Error::InvalidInput(_))
+        ));
+        assert!(matches!(
+            Client::builder("not a uri").connect_lazy(),
+            Err(Error::InvalidInput(_))
+        ));
+        assert!(matches!(
+            Client::builder("http://127.0.0.1:1")
+                .ca_file("ca.pem")
+                .connect_lazy(),
+            Err(Error::InvalidInput(_))
+        ));
+    }
+
+    #[cfg(feature = "tls")]
+    #[tokio::test]
+    async fn missing_ca_file_is_an_io_error() {
+        let err = Client::builder("https://127.0.0.1:1")
+            .ca_file("/nonexistent/ca.pem")
+            .connect_lazy()
+            .unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err:?}");
+    }
+}

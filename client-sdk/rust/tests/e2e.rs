@@ -1,0 +1,143 @@
+//! End-to-end tests of the Rust client against a real gateway on its
+//! sandbox peer (started by scripts/sdk-tests.sh, which sets
+//! `ONEBOT_GATEWAY_ADDR`). Run: `cargo test -p onebot-gateway-client
+//! --features e2e --test e2e`.
+
+mod examples;
+
+use onebot_gateway_client::{Client, Error, ServingStatus, pb};
+
+async fn client() -> Client {
+    assert!(
+        std::env::var("ONEBOT_GATEWAY_ADDR").is_ok(),
+        "ONEBOT_GATEWAY_ADDR is not set: run ./scripts/sdk-tests.sh"
+    );
+    examples::connect().await.expect("connect")
+}
+
+#[tokio::test]
+async fn health_is_serving() {
+    let client = client().await;
+    assert_eq!(
+        examples::health(&client).await.unwrap(),
+        ServingStatus::Serving
+    );
+    let unknown = client.health("no.such.Service").await.unwrap_err();
+    assert_eq!(unknown.rpc().unwrap().code, tonic::Code::NotFound);
+}
+
+const PLAYGROUND: i64 = 20000003;
+
+#[tokio::test]
+async fn accounts_list_the_sandbox_account() {
+    let client = client().await;
+    let accounts = examples::accounts(&client).await.unwrap();
+    let default = accounts.iter().find(|a| a.account_id == "default").unwrap();
+    assert!(default.groups.contains(&PLAYGROUND), "{default:?}");
+    assert_eq!(
+        client
+            .health("onebot.gateway.v1.account.default")
+            .await
+            .unwrap(),
+        ServingStatus::Serving
+    );
+}
+
+#[tokio::test]
+async fn history_pages_the_playground_group() {
+    let client = client().await;
+    let page = examples::history(&client).await.unwrap();
+    assert_eq!(page.target, format!("group:{PLAYGROUND}"));
+    assert_eq!(page.messages.len(), 5);
+    assert_eq!(page.rendered.lines().count(), 5);
+    let anchor = page.next_anchor_message_id.expect("older pages exist");
+    let older = client
+        .history(pb::Chat::group(PLAYGROUND), 5, Some(anchor))
+        .await
+        .unwrap();
+    let newer: Vec<i64> = page.messages.iter().map(|m| m.message_id).collect();
+    assert!(
+        older
+            .messages
+            .iter()
+            .all(|m| !newer.contains(&m.message_id))
+    );
+}
+
+#[tokio::test]
+async fn members_of_the_playground_group() {
+    let client = client().await;
+    let members = examples::members(&client).await.unwrap();
+    assert_eq!((members.total, members.shown), (36, 5));
+    assert_eq!(members.members[0].user_id, 10001);
+    assert_eq!(members.members[0].role, "owner");
+    assert!(
+        members.rendered.ends_with("（仅显示前 5 / 共 36 名成员）"),
+        "{}",
+        members.rendered
+    );
+    let groups = examples::groups(&client).await.unwrap();
+    let playground = groups
+        .groups
+        .iter()
+        .find(|g| g.group_id == PLAYGROUND)
+        .unwrap();
+    assert!(playground.whitelisted);
+}
+
+#[tokio::test]
+async fn uploads_a_5_mib_image() {
+    let client = client().await;
+    let path = std::env::var("ONEBOT_GATEWAY_TEST_IMAGE").expect("ONEBOT_GATEWAY_TEST_IMAGE");
+    let data = std::fs::read(&path).unwrap();
+    assert!(data.len() >= 5 * 1024 * 1024);
+    let uploaded = examples::upload(&client, &path).await.unwrap();
+    assert!(!uploaded.media_id.is_empty());
+    assert_eq!(uploaded.size, data.len() as u64);
+    assert_eq!(uploaded.mime_type, "image/png");
+    assert_eq!(uploaded.response.kind, pb::MediaKind::Image as i32);
+}
+
+#[tokio::test]
+async fn errors_carry_reason_metadata_and_field() {
+    let client = client().await;
+    let err = examples::errors(&client).await.unwrap();
+    let rpc = err.rpc().unwrap();
+    assert_eq!(rpc.code, tonic::Code::InvalidArgument);
+    assert_eq!(rpc.reason(), Some("INVALID_REQUEST"));
+    assert!(rpc.is_gateway_error());
+    assert_eq!(rpc.field_violations[0].field, "group_id");
+
+    let other = Client::builder(std::env::var("ONEBOT_GATEWAY_ADDR").unwrap())
+        .account_id("nope")
+        .connect()
+        .await
+        .unwrap();
+    let err = other
+        .history(pb::Chat::group(PLAYGROUND), 5, None)
+        .await
+        .unwrap_err();
+    let rpc = err.rpc().unwrap();
+    assert_eq!(rpc.code, tonic::Code::FailedPrecondition);
+    assert!(rpc.is(pb::ErrorReason::AccountNotConfigured));
+    assert_eq!(rpc.metadata["account_id"], "nope");
+
+    // A media kind mismatch is refused while streaming.
+    let err = client
+        .upload(
+            onebot_gateway_client::MediaInput::bytes(vec![0u8; 1024], "x.png"),
+            pb::MediaKind::Image,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.reason(), Some("MEDIA_TYPE_MISMATCH"), "{err}");
+}
+
+#[tokio::test]
+async fn an_unreachable_gateway_is_a_connect_error() {
+    let err = Client::builder("http://127.0.0.1:1")
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Connect(_)), "{err:?}");
+}

@@ -1,0 +1,115 @@
+//! The README's examples, one function per RPC. Everything between a
+//! `// region: <name>` and `// endregion` line is copied verbatim into
+//! README.md (tests/readme.rs checks it) and run by tests/e2e.rs against a
+//! real gateway.
+
+#![allow(dead_code)]
+
+use onebot_gateway_client::{Client, Error, ServingStatus, Uploaded, pb};
+
+pub async fn connect() -> Result<Client, Error> {
+    // region: connect
+    use onebot_gateway_client::Client;
+
+    let addr = std::env::var("ONEBOT_GATEWAY_ADDR").unwrap_or("http://127.0.0.1:50051".into());
+    let mut builder = Client::builder(addr);
+    if let Ok(token) = std::env::var("ONEBOT_GATEWAY_TOKEN") {
+        builder = builder.token(token); // sent as `authorization: Bearer <token>`
+    }
+    // For TLS: an https:// address, plus `.ca_file("ca.pem")` for a private CA.
+    let client = builder.connect().await?;
+    // endregion
+    Ok(client)
+}
+
+pub async fn health(client: &Client) -> Result<ServingStatus, Error> {
+    // region: health
+    let status = client.health("").await?; // or "onebot.gateway.v1.account.default"
+    println!("gateway: {}", status.as_str_name());
+    // endregion
+    Ok(status)
+}
+
+pub async fn accounts(client: &Client) -> Result<Vec<onebot_gateway_client::pb::Account>, Error> {
+    // region: accounts
+    let accounts = client.accounts().await?;
+    for account in &accounts {
+        println!(
+            "{} {} groups={:?}",
+            account.account_id, account.nickname, account.groups
+        );
+    }
+    // endregion
+    Ok(accounts)
+}
+
+pub async fn history(client: &Client) -> Result<pb::GetHistoryResponse, Error> {
+    // region: history
+    use onebot_gateway_client::pb::Chat;
+
+    let page = client.history(Chat::group(20000003), 5, None).await?;
+    println!("{}", page.rendered); // [HH:mm:ss] 名字(QQ号): 文本, oldest first
+    if let Some(anchor) = page.next_anchor_message_id {
+        let older = client
+            .history(Chat::group(20000003), 5, Some(anchor))
+            .await?;
+        println!("{} older messages", older.messages.len());
+    }
+    // endregion
+    Ok(page)
+}
+
+pub async fn members(client: &Client) -> Result<pb::ListGroupMembersResponse, Error> {
+    // region: members
+    let members = client.members(20000003, 5, None).await?;
+    println!("{}", members.rendered); // 名字(QQ号) — role, plus a truncation line
+    println!("{} of {} shown", members.shown, members.total);
+    // endregion
+    Ok(members)
+}
+
+pub async fn groups(client: &Client) -> Result<pb::ListGroupsResponse, Error> {
+    // region: groups
+    let groups = client.groups().await?;
+    for group in &groups.groups {
+        println!(
+            "{} {} whitelisted={}",
+            group.group_id, group.group_name, group.whitelisted
+        );
+    }
+    // endregion
+    Ok(groups)
+}
+
+pub async fn upload(client: &Client, path: &str) -> Result<Uploaded, Error> {
+    // region: upload
+    use onebot_gateway_client::pb::MediaKind;
+
+    // Streams the file in 256 KiB chunks; the SHA-256 is checked against the gateway's.
+    let uploaded = client
+        .upload(std::path::Path::new(path), MediaKind::Image)
+        .await?;
+    println!(
+        "{} {} bytes sha256={}",
+        uploaded.media_id, uploaded.size, uploaded.sha256
+    );
+    // endregion
+    Ok(uploaded)
+}
+
+pub async fn errors(client: &Client) -> Result<Error, Error> {
+    // region: errors
+    use onebot_gateway_client::pb::ErrorReason;
+
+    let err = client.members(0, 0, None).await.unwrap_err();
+    if let Some(rpc) = err.rpc() {
+        // code InvalidArgument, reason INVALID_REQUEST, the offending field, RetryInfo delay
+        println!("{:?} {:?} {:?}", rpc.code, rpc.reason, rpc.field_violations);
+        assert!(rpc.is(ErrorReason::InvalidRequest));
+        if let Some(delay) = rpc.retry_delay {
+            println!("retry after {delay:?}");
+        }
+    }
+    // endregion
+    Ok(err)
+}

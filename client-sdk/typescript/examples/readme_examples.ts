@@ -1,0 +1,93 @@
+// The README's examples, one function per RPC. Everything between a `// region: <name>` and
+// `// endregion` line is copied verbatim into README.md (test/readme.test.ts checks it) and run
+// by test/e2e.test.ts against a real gateway.
+
+import { Client, GatewayError } from "../src/index.js";
+import type { Uploaded } from "../src/index.js";
+import type { GetHistoryResponse } from "../src/gen/onebot/gateway/v1/message_service_pb.js";
+import type { ListGroupMembersResponse, ListGroupsResponse } from "../src/gen/onebot/gateway/v1/group_service_pb.js";
+
+export async function connect(): Promise<Client> {
+  // region: connect
+  const client = await Client.connect({
+    address: process.env.ONEBOT_GATEWAY_ADDR ?? "http://127.0.0.1:50051",
+    token: process.env.ONEBOT_GATEWAY_TOKEN, // sent as `authorization: Bearer <token>`
+    // For TLS: an https:// address, plus caFile: "ca.pem" for a private CA.
+  });
+  // endregion
+  return client;
+}
+
+export async function health(client: Client): Promise<string> {
+  // region: health
+  const status = await client.health(); // or client.health("onebot.gateway.v1.account.default")
+  console.log("gateway:", status); // SERVING
+  // endregion
+  return status;
+}
+
+export async function accounts(client: Client): Promise<string[]> {
+  // region: accounts
+  const accounts = await client.accounts();
+  for (const account of accounts) {
+    console.log(account.accountId, account.nickname, account.groups);
+  }
+  // endregion
+  return accounts.map((a) => a.accountId);
+}
+
+export async function history(client: Client): Promise<GetHistoryResponse> {
+  // region: history
+  const page = await client.history({ groupId: 20000003 }, { count: 5 });
+  console.log(page.rendered); // [HH:mm:ss] 名字(QQ号): 文本, oldest first
+  if (page.nextAnchorMessageId !== undefined) {
+    const older = await client.history({ groupId: 20000003 }, { count: 5, anchor: page.nextAnchorMessageId });
+    console.log(older.messages.length, "older messages");
+  }
+  // endregion
+  return page;
+}
+
+export async function members(client: Client): Promise<ListGroupMembersResponse> {
+  // region: members
+  const members = await client.members(20000003, { limit: 5 });
+  console.log(members.rendered); // 名字(QQ号) — role, plus a truncation line
+  console.log(`${members.shown} of ${members.total} shown`);
+  // endregion
+  return members;
+}
+
+export async function groups(client: Client): Promise<ListGroupsResponse> {
+  // region: groups
+  const groups = await client.groups();
+  for (const group of groups.groups) {
+    console.log(group.groupId, group.groupName, group.whitelisted ? "whitelisted" : "");
+  }
+  // endregion
+  return groups;
+}
+
+export async function upload(client: Client, path: string): Promise<Uploaded> {
+  // region: upload
+  // Streams the file in 256 KiB chunks; the SHA-256 is checked against the gateway's.
+  const uploaded = await client.upload(path, "image");
+  console.log(uploaded.mediaId, uploaded.size, uploaded.sha256, uploaded.mimeType);
+  // endregion
+  return uploaded;
+}
+
+export async function errors(client: Client): Promise<GatewayError | undefined> {
+  let caught: GatewayError | undefined;
+  // region: errors
+  try {
+    await client.members(0);
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    // code InvalidArgument, reason INVALID_REQUEST, metadata, the offending field
+    console.log(err.code, err.reason, err.metadata, err.fieldViolations);
+    if (err.retryDelayMs !== undefined) console.log(`retry after ${err.retryDelayMs} ms`);
+    caught = err;
+  }
+  // endregion
+  return caught;
+}

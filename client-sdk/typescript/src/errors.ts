@@ -1,0 +1,65 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+
+import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "./wellknown.js";
+
+/** `ErrorInfo.domain` of the gateway's errors. */
+export const ERROR_DOMAIN = "onebot-gateway";
+
+/** One `BadRequest.FieldViolation`: which request field is at fault. */
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+/**
+ * A failed call, with the gateway's `google.rpc` details decoded from
+ * `grpc-status-details-bin`: the `ErrorInfo` reason (without the `ERROR_REASON_` prefix, e.g.
+ * `GROUP_NOT_ALLOWED`), domain and metadata, the `RetryInfo` delay, and `BadRequest` violations.
+ */
+export class GatewayError extends Error {
+  /** The gRPC status code. */
+  readonly code: Code;
+  /** The status message. */
+  readonly rawMessage: string;
+  /** `ErrorInfo.reason`; undefined when the status carried no ErrorInfo. */
+  readonly reason: string | undefined;
+  /** `ErrorInfo.domain` (`onebot-gateway` for the gateway's errors). */
+  readonly domain: string | undefined;
+  /** `ErrorInfo.metadata`: every dynamic value of the message. */
+  readonly metadata: Readonly<Record<string, string>>;
+  /** `RetryInfo.retry_delay` in milliseconds, when the gateway knows. */
+  readonly retryDelayMs: number | undefined;
+  /** `BadRequest.field_violations`. */
+  readonly fieldViolations: readonly FieldViolation[];
+
+  constructor(cause: ConnectError) {
+    const info = cause.findDetails(ErrorInfoSchema)[0];
+    const retry = cause.findDetails(RetryInfoSchema)[0];
+    const bad = cause.findDetails(BadRequestSchema)[0];
+    const name = Code[cause.code] ?? String(cause.code);
+    let text = `${name}${info ? ` (${info.reason})` : ""}: ${cause.rawMessage}`;
+    const delay = retry?.retryDelay;
+    const retryDelayMs =
+      delay === undefined ? undefined : Number(delay.seconds) * 1000 + Math.round(delay.nanos / 1e6);
+    if (retryDelayMs !== undefined) {
+      text += ` [retry after ${retryDelayMs} ms]`;
+    }
+    super(text, { cause });
+    this.name = "GatewayError";
+    this.code = cause.code;
+    this.rawMessage = cause.rawMessage;
+    this.reason = info?.reason;
+    this.domain = info?.domain;
+    this.metadata = { ...(info?.metadata ?? {}) };
+    this.retryDelayMs = retryDelayMs;
+    this.fieldViolations = (bad?.fieldViolations ?? []).map((v) => ({
+      field: v.field,
+      description: v.description,
+    }));
+  }
+
+  /** Converts any error thrown by a Connect call. */
+  static from(err: unknown): GatewayError {
+    return err instanceof GatewayError ? err : new GatewayError(ConnectError.from(err));
+  }
+}

@@ -1,0 +1,391 @@
+/**
+ * TypeScript client for onebot-gateway over Connect's gRPC transport for Node.
+ *
+ * `Client` wraps the services generated from `proto/onebot/gateway/v1` (in `./gen`) with a
+ * bearer token, TLS settings, typed errors (`GatewayError`), `upload` (streams a file in
+ * 256 KiB chunks) and `send` (uploads local media first).
+ */
+
+import { createHash } from "node:crypto";
+import { open, readFile, stat } from "node:fs/promises";
+import { basename } from "node:path";
+
+import { create } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import type { Client as ConnectClient, Interceptor, Transport } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+
+import { AccountService } from "./gen/onebot/gateway/v1/account_service_pb.js";
+import type { Account } from "./gen/onebot/gateway/v1/account_service_pb.js";
+import { AgentToolService } from "./gen/onebot/gateway/v1/agent_tool_service_pb.js";
+import type { CallToolResponse, Tool } from "./gen/onebot/gateway/v1/agent_tool_service_pb.js";
+import { ChatSchema, MediaKind } from "./gen/onebot/gateway/v1/common_pb.js";
+import type { Chat } from "./gen/onebot/gateway/v1/common_pb.js";
+import { EventService } from "./gen/onebot/gateway/v1/event_service_pb.js";
+import type { Event, EventKind } from "./gen/onebot/gateway/v1/event_service_pb.js";
+import { GroupService } from "./gen/onebot/gateway/v1/group_service_pb.js";
+import type {
+  ListGroupMembersResponse,
+  ListGroupsResponse,
+  PokeMemberResponse,
+} from "./gen/onebot/gateway/v1/group_service_pb.js";
+import { MediaService, UploadMediaRequestSchema } from "./gen/onebot/gateway/v1/media_service_pb.js";
+import type { UploadMediaRequest, UploadMediaResponse } from "./gen/onebot/gateway/v1/media_service_pb.js";
+import { MediaSourceSchema, MessageService } from "./gen/onebot/gateway/v1/message_service_pb.js";
+import type {
+  GetHistoryResponse,
+  MediaSource,
+  SendMessageResponse,
+} from "./gen/onebot/gateway/v1/message_service_pb.js";
+import { GatewayError } from "./errors.js";
+import { HealthService, SERVING_STATUS } from "./wellknown.js";
+
+export { ERROR_DOMAIN, GatewayError } from "./errors.js";
+export type { FieldViolation } from "./errors.js";
+export { MediaKind } from "./gen/onebot/gateway/v1/common_pb.js";
+export { EventKind } from "./gen/onebot/gateway/v1/event_service_pb.js";
+export { ErrorReason } from "./gen/onebot/gateway/v1/error_reason_pb.js";
+
+/** The gateway's default listen address. */
+export const DEFAULT_ADDRESS = "http://127.0.0.1:50051";
+/** Size of the chunks `upload` streams. */
+export const CHUNK_SIZE = 256 * 1024;
+
+/** Settings of a `Client`. */
+export interface ClientOptions {
+  /** `http://host:port` (plaintext, HTTP/2 prior knowledge) or `https://host:port` (TLS). */
+  address?: string;
+  /** Bearer token, sent as `authorization: Bearer <token>` on every call. */
+  token?: string;
+  /** PEM file of the CA that signed the gateway's certificate (https only). */
+  caFile?: string;
+  /** Account the helpers act as (empty: the gateway's `default`). */
+  accountId?: string;
+  /** Deadline of each unary call in milliseconds. */
+  timeoutMs?: number;
+}
+
+/** Where an upload's bytes come from: a local file path or bytes in memory. */
+export type UploadSource = string | Uint8Array;
+/** `"image" | "video" | "file"` or a `MediaKind` value. */
+export type Kind = "image" | "video" | "file" | MediaKind;
+
+/** What an upload staged on the gateway. */
+export interface Uploaded {
+  mediaId: string;
+  size: number;
+  sha256: string;
+  mimeType: string;
+  response: UploadMediaResponse;
+}
+
+/**
+ * One media item of `send`: a local path (string; `http(s)://` strings are URLs fetched by the
+ * gateway), bytes (uploaded first), or an explicit source.
+ */
+export type MediaInput =
+  | string
+  | Uint8Array
+  | { mediaId: string }
+  | { url: string }
+  | { serverPath: string }
+  | { data: Uint8Array; fileName?: string };
+
+/** A message for `send`. */
+export interface SendOptions {
+  text?: string;
+  images?: MediaInput[];
+  videos?: MediaInput[];
+  file?: MediaInput;
+  fileName?: string;
+  idempotencyKey?: string;
+}
+
+function kindOf(kind: Kind): MediaKind {
+  switch (kind) {
+    case "image":
+      return MediaKind.IMAGE;
+    case "video":
+      return MediaKind.VIDEO;
+    case "file":
+      return MediaKind.FILE;
+    default:
+      return kind;
+  }
+}
+
+async function call<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw GatewayError.from(err);
+  }
+}
+
+/** A connection to one gateway. Every failed call rejects with `GatewayError`. */
+export class Client {
+  readonly accountId: string;
+  readonly transport: Transport;
+  /** The generated service clients. */
+  readonly messageService: ConnectClient<typeof MessageService>;
+  readonly groupService: ConnectClient<typeof GroupService>;
+  readonly mediaService: ConnectClient<typeof MediaService>;
+  readonly toolService: ConnectClient<typeof AgentToolService>;
+  readonly accountService: ConnectClient<typeof AccountService>;
+  readonly eventService: ConnectClient<typeof EventService>;
+  private readonly healthService: ConnectClient<typeof HealthService>;
+
+  private constructor(options: ClientOptions, ca: Buffer | undefined) {
+    const address = options.address ?? DEFAULT_ADDRESS;
+    const interceptors: Interceptor[] = [];
+    if (options.token !== undefined) {
+      const header = `Bearer ${options.token}`;
+      interceptors.push((next) => async (req) => {
+        req.header.set("authorization", header);
+        return await next(req);
+      });
+    }
+    if (ca !== undefined && !address.startsWith("https://")) {
+      throw new Error("TLS settings need an https:// address");
+    }
+    this.transport = createGrpcTransport({
+      baseUrl: address,
+      interceptors,
+      defaultTimeoutMs: options.timeoutMs,
+      readMaxBytes: 64 * 1024 * 1024,
+      ...(ca !== undefined ? { nodeOptions: { ca } } : {}),
+    });
+    this.accountId = options.accountId ?? "";
+    this.messageService = createClient(MessageService, this.transport);
+    this.groupService = createClient(GroupService, this.transport);
+    this.mediaService = createClient(MediaService, this.transport);
+    this.toolService = createClient(AgentToolService, this.transport);
+    this.accountService = createClient(AccountService, this.transport);
+    this.eventService = createClient(EventService, this.transport);
+    this.healthService = createClient(HealthService, this.transport);
+  }
+
+  /** Creates a client (reads `caFile` first); connections are opened on first use. */
+  static async connect(options: ClientOptions = {}): Promise<Client> {
+    const ca = options.caFile !== undefined ? await readFile(options.caFile) : undefined;
+    return new Client(options, ca);
+  }
+
+  /** One page of a chat's history, oldest first (pass `nextAnchorMessageId` as `anchor`). */
+  async history(
+    chat: { groupId: number | bigint } | { userId: number | bigint },
+    options: { count?: number; anchor?: bigint } = {},
+  ): Promise<GetHistoryResponse> {
+    const target: Chat =
+      "groupId" in chat
+        ? create(ChatSchema, { kind: { case: "groupId", value: BigInt(chat.groupId) } })
+        : create(ChatSchema, { kind: { case: "userId", value: BigInt(chat.userId) } });
+    return call(() =>
+      this.messageService.getHistory({
+        accountId: this.accountId,
+        chat: target,
+        count: options.count ?? 20,
+        anchorMessageId: options.anchor,
+      }),
+    );
+  }
+
+  /** Members of a group (`limit` 0 = 100; `noCache` undefined = cached when fresh). */
+  async members(
+    groupId: number | bigint,
+    options: { limit?: number; noCache?: boolean } = {},
+  ): Promise<ListGroupMembersResponse> {
+    return call(() =>
+      this.groupService.listGroupMembers({
+        accountId: this.accountId,
+        groupId: BigInt(groupId),
+        limit: options.limit ?? 0,
+        noCache: options.noCache,
+      }),
+    );
+  }
+
+  /** The groups the account may use. */
+  async groups(): Promise<ListGroupsResponse> {
+    return call(() => this.groupService.listGroups({ accountId: this.accountId }));
+  }
+
+  /** Pokes `userId` in `groupId` (undefined: the account's only whitelisted group). */
+  async poke(userId: number | bigint, options: { groupId?: number | bigint } = {}): Promise<PokeMemberResponse> {
+    return call(() =>
+      this.groupService.pokeMember({
+        accountId: this.accountId,
+        userId: BigInt(userId),
+        groupId: options.groupId === undefined ? undefined : BigInt(options.groupId),
+      }),
+    );
+  }
+
+  /** Every configured account with its connection state. */
+  async accounts(): Promise<Account[]> {
+    return (await call(() => this.accountService.listAccounts({}))).accounts;
+  }
+
+  /** The agent tools with their JSON Schemas. */
+  async listTools(): Promise<Tool[]> {
+    return (await call(() => this.toolService.listTools({}))).tools;
+  }
+
+  /** Calls an agent tool; a failed tool call is a response with `isError` set. */
+  async callTool(name: string, args: Record<string, unknown> | string = {}): Promise<CallToolResponse> {
+    const argumentsJson = typeof args === "string" ? args : JSON.stringify(args);
+    return call(() => this.toolService.callTool({ name, argumentsJson }));
+  }
+
+  /** Follows the account's events; abort `signal` (or stop iterating) to end the stream. */
+  async *events(
+    options: { chats?: Chat[]; kinds?: EventKind[]; afterSequence?: bigint; signal?: AbortSignal } = {},
+  ): AsyncGenerator<Event> {
+    const stream = this.eventService.streamEvents(
+      {
+        accountId: this.accountId,
+        chats: options.chats ?? [],
+        kinds: options.kinds ?? [],
+        afterSequence: options.afterSequence,
+      },
+      { signal: options.signal, timeoutMs: 0 },
+    );
+    try {
+      for await (const response of stream) {
+        if (response.event !== undefined) {
+          yield response.event;
+        }
+      }
+    } catch (err) {
+      throw GatewayError.from(err);
+    }
+  }
+
+  /** Health of `service` (`""`: the gateway): `SERVING`, `NOT_SERVING`, ... */
+  async health(service = ""): Promise<string> {
+    const response = await call(() => this.healthService.check({ service }));
+    return SERVING_STATUS[response.status] ?? String(response.status);
+  }
+
+  /**
+   * Streams a local file (or bytes) to the gateway in 256 KiB chunks and returns the media id,
+   * size and SHA-256 (checked against the bytes sent). `onProgress(sent, total)` follows each chunk.
+   */
+  async upload(
+    source: UploadSource,
+    kind: Kind,
+    options: { fileName?: string; onProgress?: (sent: number, total: number) => void } = {},
+  ): Promise<Uploaded> {
+    const hash = createHash("sha256");
+    let sent = 0;
+    let total: number;
+    let fileName = options.fileName ?? "";
+    let chunks: () => AsyncGenerator<Uint8Array>;
+    if (typeof source === "string") {
+      const info = await stat(source);
+      if (!info.isFile()) {
+        throw new Error(`${source} is not a regular file`);
+      }
+      total = info.size;
+      fileName ||= basename(source);
+      chunks = async function* () {
+        const file = await open(source, "r");
+        try {
+          for (;;) {
+            const buffer = Buffer.allocUnsafe(CHUNK_SIZE);
+            let filled = 0;
+            while (filled < CHUNK_SIZE) {
+              const { bytesRead } = await file.read(buffer, filled, CHUNK_SIZE - filled);
+              if (bytesRead === 0) break;
+              filled += bytesRead;
+            }
+            if (filled === 0) return;
+            yield buffer.subarray(0, filled);
+          }
+        } finally {
+          await file.close();
+        }
+      };
+    } else {
+      const data = source;
+      total = data.length;
+      chunks = async function* () {
+        for (let offset = 0; offset < data.length; offset += CHUNK_SIZE) {
+          yield data.subarray(offset, offset + CHUNK_SIZE);
+        }
+      };
+    }
+    const accountId = this.accountId;
+    async function* requests(): AsyncGenerator<UploadMediaRequest> {
+      yield create(UploadMediaRequestSchema, {
+        payload: {
+          case: "header",
+          value: { accountId, kind: kindOf(kind), fileName, size: BigInt(total) },
+        },
+      });
+      for await (const chunk of chunks()) {
+        hash.update(chunk);
+        sent += chunk.length;
+        yield create(UploadMediaRequestSchema, { payload: { case: "chunk", value: chunk } });
+        options.onProgress?.(sent, total);
+      }
+    }
+    const response = await call(() => this.mediaService.uploadMedia(requests()));
+    const digest = hash.digest("hex");
+    if (response.sha256 !== digest || response.size !== BigInt(sent)) {
+      throw new Error(
+        `upload integrity check failed: sent ${sent} bytes sha256 ${digest}, gateway stored ${response.size} bytes sha256 ${response.sha256}`,
+      );
+    }
+    return { mediaId: response.mediaId, size: sent, sha256: digest, mimeType: response.mimeType, response };
+  }
+
+  private async source(item: MediaInput, kind: MediaKind): Promise<MediaSource> {
+    if (typeof item === "string") {
+      if (item.startsWith("http://") || item.startsWith("https://")) {
+        return create(MediaSourceSchema, { source: { case: "url", value: item } });
+      }
+      const uploaded = await this.upload(item, kind);
+      return create(MediaSourceSchema, { source: { case: "mediaId", value: uploaded.mediaId } });
+    }
+    if (item instanceof Uint8Array) {
+      const uploaded = await this.upload(item, kind);
+      return create(MediaSourceSchema, { source: { case: "mediaId", value: uploaded.mediaId } });
+    }
+    if ("data" in item) {
+      const uploaded = await this.upload(item.data, kind, { fileName: item.fileName });
+      return create(MediaSourceSchema, { source: { case: "mediaId", value: uploaded.mediaId } });
+    }
+    if ("mediaId" in item) {
+      return create(MediaSourceSchema, { source: { case: "mediaId", value: item.mediaId } });
+    }
+    if ("url" in item) {
+      return create(MediaSourceSchema, { source: { case: "url", value: item.url } });
+    }
+    return create(MediaSourceSchema, { source: { case: "path", value: item.serverPath } });
+  }
+
+  /**
+   * Uploads local media (paths, bytes) first, then sends text, images, videos and a file to
+   * `groupId` (undefined: the account's only whitelisted group).
+   */
+  async send(groupId: number | bigint | undefined, message: SendOptions): Promise<SendMessageResponse> {
+    const images: MediaSource[] = [];
+    for (const image of message.images ?? []) images.push(await this.source(image, MediaKind.IMAGE));
+    const videos: MediaSource[] = [];
+    for (const video of message.videos ?? []) videos.push(await this.source(video, MediaKind.VIDEO));
+    const file = message.file === undefined ? undefined : await this.source(message.file, MediaKind.FILE);
+    return call(() =>
+      this.messageService.sendMessage({
+        accountId: this.accountId,
+        groupId: groupId === undefined ? undefined : BigInt(groupId),
+        text: message.text ?? "",
+        images,
+        videos,
+        file,
+        fileName: message.fileName ?? "",
+        idempotencyKey: message.idempotencyKey ?? "",
+      }),
+    );
+  }
+}

@@ -1,0 +1,99 @@
+// End-to-end: the TypeScript SDK against a real gateway on its sandbox peer
+// (scripts/sdk-tests.sh sets ONEBOT_GATEWAY_ADDR).
+
+import assert from "node:assert/strict";
+import { statSync } from "node:fs";
+import { before, test } from "node:test";
+
+import { Code } from "@connectrpc/connect";
+
+import * as examples from "../examples/readme_examples.js";
+import { Client, GatewayError } from "../src/index.js";
+
+let client: Client;
+
+before(async () => {
+  assert.ok(process.env.ONEBOT_GATEWAY_ADDR, "ONEBOT_GATEWAY_ADDR is not set: run ./scripts/sdk-tests.sh typescript");
+  client = await examples.connect();
+});
+
+test("health", async () => {
+  assert.equal(await examples.health(client), "SERVING");
+  await assert.rejects(client.health("no.such.Service"), (err: unknown) => {
+    assert.ok(err instanceof GatewayError);
+    assert.equal(err.code, Code.NotFound);
+    return true;
+  });
+});
+
+const PLAYGROUND = 20000003n;
+
+test("accounts", async () => {
+  assert.ok((await examples.accounts(client)).includes("default"));
+  const account = (await client.accounts()).find((a) => a.accountId === "default");
+  assert.ok(account?.groups.includes(PLAYGROUND));
+  assert.equal(await client.health("onebot.gateway.v1.account.default"), "SERVING");
+});
+
+test("history pages the playground group", async () => {
+  const page = await examples.history(client);
+  assert.equal(page.target, `group:${PLAYGROUND}`);
+  assert.equal(page.messages.length, 5);
+  assert.equal(page.rendered.split("\n").length, 5);
+  assert.ok(page.nextAnchorMessageId !== undefined);
+  const older = await client.history({ groupId: PLAYGROUND }, { count: 5, anchor: page.nextAnchorMessageId });
+  const newer = new Set(page.messages.map((m) => m.messageId));
+  assert.ok(older.messages.length > 0 && older.messages.every((m) => !newer.has(m.messageId)));
+});
+
+test("members and groups", async () => {
+  const members = await examples.members(client);
+  assert.deepEqual([members.total, members.shown], [36, 5]);
+  assert.equal(members.members[0]?.userId, 10001n);
+  assert.equal(members.members[0]?.role, "owner");
+  assert.ok(members.rendered.endsWith("（仅显示前 5 / 共 36 名成员）"));
+  const groups = await examples.groups(client);
+  assert.ok(groups.groups.some((g) => g.groupId === PLAYGROUND && g.whitelisted));
+});
+
+test("upload a 5 MiB image", async () => {
+  const path = process.env.ONEBOT_GATEWAY_TEST_IMAGE;
+  assert.ok(path, "ONEBOT_GATEWAY_TEST_IMAGE");
+  const size = statSync(path).size;
+  assert.ok(size >= 5 * 1024 * 1024);
+  const uploaded = await examples.upload(client, path);
+  assert.ok(uploaded.mediaId.length > 0);
+  assert.equal(uploaded.size, size);
+  assert.equal(uploaded.mimeType, "image/png");
+});
+
+test("errors carry reason, metadata and field", async () => {
+  const err = await examples.errors(client);
+  assert.ok(err);
+  assert.equal(err.code, Code.InvalidArgument);
+  assert.equal(err.reason, "INVALID_REQUEST");
+  assert.equal(err.domain, "onebot-gateway");
+  assert.equal(err.fieldViolations[0]?.field, "group_id");
+  const other = await Client.connect({ address: process.env.ONEBOT_GATEWAY_ADDR, accountId: "nope" });
+  await assert.rejects(other.history({ groupId: PLAYGROUND }), (e: unknown) => {
+    assert.ok(e instanceof GatewayError);
+    assert.equal(e.code, Code.FailedPrecondition);
+    assert.equal(e.reason, "ACCOUNT_NOT_CONFIGURED");
+    assert.equal(e.metadata.account_id, "nope");
+    return true;
+  });
+  await assert.rejects(client.upload(new Uint8Array(1024), "image"), (e: unknown) => {
+    assert.ok(e instanceof GatewayError);
+    assert.equal(e.reason, "MEDIA_TYPE_MISMATCH");
+    return true;
+  });
+});
+
+test("an unreachable gateway is a GatewayError", async () => {
+  const down = await Client.connect({ address: "http://127.0.0.1:1", timeoutMs: 5000 });
+  await assert.rejects(down.accounts(), (err: unknown) => {
+    assert.ok(err instanceof GatewayError);
+    assert.equal(err.code, Code.Unavailable);
+    return true;
+  });
+});

@@ -1,0 +1,200 @@
+//! `events`: follows an account's event stream.
+
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use onebot_gateway_client::{Error, pb};
+
+use super::history::parse_target;
+use super::{Connection, output};
+
+/// Event kinds accepted by `--kind`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Kind {
+    /// Group and private messages.
+    Message,
+    /// Pokes.
+    Poke,
+    /// Members joining.
+    MemberJoined,
+    /// Members leaving.
+    MemberLeft,
+    /// Group card changes.
+    CardChanged,
+    /// Lifecycle events of the implementation.
+    Lifecycle,
+    /// Connection state changes.
+    Connection,
+    /// Other events.
+    Unknown,
+}
+
+impl From<Kind> for pb::EventKind {
+    fn from(k: Kind) -> Self {
+        match k {
+            Kind::Message => pb::EventKind::Message,
+            Kind::Poke => pb::EventKind::Poke,
+            Kind::MemberJoined => pb::EventKind::MemberJoined,
+            Kind::MemberLeft => pb::EventKind::MemberLeft,
+            Kind::CardChanged => pb::EventKind::CardChanged,
+            Kind::Lifecycle => pb::EventKind::Lifecycle,
+            Kind::Connection => pb::EventKind::Connection,
+            Kind::Unknown => pb::EventKind::Unknown,
+        }
+    }
+}
+
+/// Arguments of `events`.
+#[derive(Args, Debug)]
+pub struct EventsArgs {
+    /// Only events of this chat (`group:<id>` / `private:<id>`); repeatable.
+    #[arg(long = "chat", value_parser = parse_target)]
+    pub chats: Vec<pb::Chat>,
+    /// Only events of this kind; repeatable.
+    #[arg(long = "kind", value_enum)]
+    pub kinds: Vec<Kind>,
+    /// Resume: first replay the buffered events after this sequence number.
+    #[arg(long)]
+    pub after: Option<u64>,
+    /// Stop after this many events (default: follow until interrupted).
+    #[arg(long)]
+    pub count: Option<u64>,
+    #[command(flatten)]
+    pub conn: Connection,
+}
+
+/// Runs `events`.
+pub async fn run(args: EventsArgs) -> Result<ExitCode, Error> {
+    let client = args.conn.client()?;
+    let request = pb::StreamEventsRequest {
+        account_id: String::new(),
+        chats: args.chats,
+        kinds: args
+            .kinds
+            .into_iter()
+            .map(|k| pb::EventKind::from(k) as i32)
+            .collect(),
+        after_sequence: args.after,
+    };
+    let mut stream = client.events(request).await?;
+    let mut seen = 0u64;
+    while args.count.is_none_or(|max| seen < max) {
+        let Some(event) = stream.next().await? else {
+            break;
+        };
+        seen += 1;
+        if args.conn.json {
+            output::print_message(&event, "onebot.gateway.v1.Event")?;
+        } else {
+            println!("{}", render(&event));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn clock(time: Option<&prost_types::Timestamp>) -> String {
+    time.and_then(|t| jiff::Timestamp::from_second(t.seconds).ok())
+        .map(|t| {
+            t.to_zoned_datetime(jiff::tz::TimeZone::system())
+                .strftime("%H:%M:%S")
+                .to_string()
+        })
+        .unwrap_or_else(|| "--:--:--".into())
+}
+
+fn chat(c: Option<&pb::Chat>) -> String {
+    match c.and_then(|c| c.kind.as_ref()) {
+        Some(pb::chat::Kind::GroupId(id)) => format!("group:{id}"),
+        Some(pb::chat::Kind::UserId(id)) => format!("private:{id}"),
+        None => "?".into(),
+    }
+}
+
+/// One line per event: `#<sequence> [HH:MM:SS] <what happened>`.
+pub fn render(e: &pb::Event) -> String {
+    use pb::event::Kind as K;
+    let what = match &e.kind {
+        Some(K::Message(m)) => match &m.message {
+            Some(msg) => {
+                let sender = msg.sender.clone().unwrap_or_default();
+                let name = [&sender.card, &sender.nickname]
+                    .into_iter()
+                    .find(|n| !n.is_empty())
+                    .cloned()
+                    .unwrap_or_else(|| sender.user_id.to_string());
+                let own = if m.self_sent { " (self)" } else { "" };
+                format!(
+                    "{} {name}({}){own}: {}",
+                    chat(msg.chat.as_ref()),
+                    sender.user_id,
+                    msg.text
+                )
+            }
+            None => "message".into(),
+        },
+        Some(K::Poke(p)) => format!(
+            "poke in group {}: {} poked {}",
+            p.group_id, p.user_id, p.target_id
+        ),
+        Some(K::MemberJoined(j)) => format!("{} joined group {}", j.user_id, j.group_id),
+        Some(K::MemberLeft(l)) => {
+            format!("{} left group {} ({})", l.user_id, l.group_id, l.sub_type)
+        }
+        Some(K::CardChanged(c)) => format!(
+            "card of {} in group {}: {:?} -> {:?}",
+            c.user_id, c.group_id, c.card_old, c.card_new
+        ),
+        Some(K::Lifecycle(l)) => format!("lifecycle {}", l.sub_type),
+        Some(K::Connection(c)) => {
+            let state = pb::ConnectionState::try_from(c.state)
+                .map(|s| s.as_str_name())
+                .unwrap_or("?");
+            format!("connection {state} {}", c.detail)
+                .trim_end()
+                .to_owned()
+        }
+        Some(K::Unknown(u)) => format!("{} {}", u.post_type, u.raw_json),
+        None => "(empty event)".into(),
+    };
+    format!("#{} [{}] {what}", e.sequence, clock(e.time.as_ref()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_messages_and_pokes() {
+        let message = pb::Event {
+            sequence: 7,
+            kind: Some(pb::event::Kind::Message(pb::MessageEvent {
+                message: Some(pb::ChatMessage {
+                    sender: Some(pb::Sender {
+                        user_id: 10001,
+                        nickname: "张三".into(),
+                        ..Default::default()
+                    }),
+                    text: "大家好".into(),
+                    chat: Some(pb::Chat::group(20000003)),
+                    ..Default::default()
+                }),
+                self_sent: false,
+            })),
+            ..Default::default()
+        };
+        assert_eq!(
+            render(&message),
+            "#7 [--:--:--] group:20000003 张三(10001): 大家好"
+        );
+        let poke = pb::Event {
+            sequence: 8,
+            kind: Some(pb::event::Kind::Poke(pb::PokeEvent {
+                group_id: 1,
+                user_id: 2,
+                target_id: 3,
+            })),
+            ..Default::default()
+        };
+        assert_eq!(render(&poke), "#8 [--:--:--] poke in group 1: 2 poked 3");
+    }
+}

@@ -1,0 +1,119 @@
+//! Shared output of the client subcommands: protobuf messages as JSON (the
+//! proto3 JSON mapping, through the API's descriptors) and errors.
+
+use std::sync::LazyLock;
+
+use onebot_gateway_client::{Error, pb};
+use prost_reflect::{DescriptorPool, DynamicMessage, SerializeOptions};
+use serde_json::{Value, json};
+
+static POOL: LazyLock<Result<DescriptorPool, String>> =
+    LazyLock::new(|| DescriptorPool::decode(pb::FILE_DESCRIPTOR_SET).map_err(|e| e.to_string()));
+
+/// `message` (of the proto type `full_name`) in the proto3 JSON mapping:
+/// camelCase names, enums by name, 64-bit integers as numbers, default
+/// values included.
+pub fn to_json<M: prost::Message>(message: &M, full_name: &str) -> Result<Value, Error> {
+    let pool = POOL.as_ref().map_err(|e| Error::InvalidInput(e.clone()))?;
+    let descriptor = pool
+        .get_message_by_name(full_name)
+        .ok_or_else(|| Error::InvalidInput(format!("unknown message type {full_name}")))?;
+    let dynamic = DynamicMessage::decode(descriptor, message.encode_to_vec().as_slice())
+        .map_err(|e| Error::InvalidInput(format!("re-decoding {full_name}: {e}")))?;
+    let options = SerializeOptions::new()
+        .stringify_64_bit_integers(false)
+        .skip_default_fields(false);
+    dynamic
+        .serialize_with_options(serde_json::value::Serializer, &options)
+        .map_err(|e| Error::InvalidInput(format!("encoding {full_name} as JSON: {e}")))
+}
+
+/// Prints `value` as one line of JSON.
+pub fn print_json(value: &Value) {
+    println!("{value}");
+}
+
+/// Prints a message as JSON (one line).
+pub fn print_message<M: prost::Message>(message: &M, full_name: &str) -> Result<(), Error> {
+    print_json(&to_json(message, full_name)?);
+    Ok(())
+}
+
+/// The JSON form of an error: code, reason, message, metadata, retry delay
+/// and field violations.
+pub fn error_json(err: &Error) -> Value {
+    match err.rpc() {
+        Some(rpc) => json!({
+            "error": {
+                "code": format!("{:?}", rpc.code),
+                "reason": rpc.reason,
+                "message": rpc.message,
+                "metadata": rpc.metadata,
+                "retryDelayMs": rpc.retry_delay.map(|d| d.as_millis() as u64),
+                "fieldViolations": rpc.field_violations.iter()
+                    .map(|v| json!({"field": v.field, "description": v.description}))
+                    .collect::<Vec<_>>(),
+            }
+        }),
+        None => json!({ "error": { "message": err.to_string() } }),
+    }
+}
+
+/// Prints an error on stderr: JSON with `--json`, else a readable line plus
+/// the metadata.
+pub fn print_error(err: &Error, json: bool) {
+    if json {
+        eprintln!("{}", error_json(err));
+        return;
+    }
+    eprintln!("error: {err}");
+    if let Some(rpc) = err.rpc() {
+        for (key, value) in &rpc.metadata {
+            eprintln!("  {key}: {value}");
+        }
+        for v in &rpc.field_violations {
+            eprintln!("  field {}: {}", v.field, v.description);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_use_the_proto3_json_mapping() {
+        let response = pb::SendMessageResponse {
+            group_id: 20000003,
+            chunks: 1,
+            queued: false,
+            message_ids: vec![-5, 7],
+            media: None,
+            replayed: false,
+        };
+        let value = to_json(&response, "onebot.gateway.v1.SendMessageResponse").unwrap();
+        assert_eq!(value["groupId"], 20000003);
+        assert_eq!(value["messageIds"], json!([-5, 7]));
+        assert_eq!(value["queued"], false);
+
+        let account = pb::Account {
+            account_id: "default".into(),
+            state: pb::ConnectionState::Connected as i32,
+            ..Default::default()
+        };
+        let value = to_json(&account, "onebot.gateway.v1.Account").unwrap();
+        assert_eq!(value["state"], "CONNECTION_STATE_CONNECTED");
+        assert_eq!(value["accountId"], "default");
+    }
+
+    #[test]
+    fn unknown_types_are_errors() {
+        assert!(to_json(&pb::ListToolsRequest {}, "nope.Nope").is_err());
+    }
+
+    #[test]
+    fn plain_errors_have_a_message() {
+        let err = Error::InvalidInput("bad".into());
+        assert_eq!(error_json(&err), json!({"error": {"message": "bad"}}));
+    }
+}

@@ -1,0 +1,180 @@
+//! `send`: uploads local files (with a progress bar), then sends.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use onebot_gateway_client::{Client, Error, Media, OutgoingMessage, pb};
+
+use super::{Connection, output};
+
+/// Arguments of `send`.
+#[derive(Args, Debug)]
+pub struct SendArgs {
+    /// Text to send.
+    pub text: Option<String>,
+    /// Group (default: the account's only whitelisted group).
+    #[arg(long, short)]
+    pub group: Option<i64>,
+    /// An image: a local file (uploaded first) or an http(s) URL. Up to 4.
+    #[arg(long = "image", value_name = "PATH|URL")]
+    pub images: Vec<String>,
+    /// A video: a local file or an http(s) URL. At most 1.
+    #[arg(long = "video", value_name = "PATH|URL")]
+    pub videos: Vec<String>,
+    /// A file sent as a group file: a local file or an http(s) URL.
+    #[arg(long, value_name = "PATH|URL")]
+    pub file: Option<String>,
+    /// Display name of the group file.
+    #[arg(long)]
+    pub file_name: Option<String>,
+    /// Idempotency key: a repeated send with the same key is not sent again.
+    #[arg(long)]
+    pub idempotency_key: Option<String>,
+    #[command(flatten)]
+    pub conn: Connection,
+}
+
+fn is_url(s: &str) -> bool {
+    s.starts_with("http://") || s.starts_with("https://")
+}
+
+/// Uploads `source` (when local) with a progress bar on stderr.
+async fn resolve(
+    client: &Client,
+    source: &str,
+    kind: pb::MediaKind,
+    show_progress: bool,
+) -> Result<Media, Error> {
+    if is_url(source) {
+        return Ok(Media::url(source));
+    }
+    let path = PathBuf::from(source);
+    let bar = ProgressBar::with_draw_target(Some(0), draw_target(show_progress));
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg} [{bar:30.cyan/blue}] {bytes}/{total_bytes} {bytes_per_sec}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_message(format!("uploading {}", path.display()));
+    let progress = bar.clone();
+    let uploaded = client
+        .upload_with_progress(path.as_path(), kind, move |sent, total| {
+            progress.set_length(total);
+            progress.set_position(sent);
+        })
+        .await;
+    match &uploaded {
+        Ok(u) => bar.finish_with_message(format!("uploaded {} ({})", path.display(), u.mime_type)),
+        Err(_) => bar.abandon_with_message(format!("upload of {} failed", path.display())),
+    }
+    Ok(Media::id(uploaded?.media_id))
+}
+
+fn draw_target(show: bool) -> ProgressDrawTarget {
+    if show {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    }
+}
+
+/// Runs `send`.
+pub async fn run(args: SendArgs) -> Result<ExitCode, Error> {
+    let client = args.conn.client()?;
+    let progress = !args.conn.json;
+    let mut message = OutgoingMessage {
+        group_id: args.group,
+        text: args.text.unwrap_or_default(),
+        file_name: args.file_name.unwrap_or_default(),
+        idempotency_key: args.idempotency_key.unwrap_or_default(),
+        ..OutgoingMessage::default()
+    };
+    for image in &args.images {
+        message
+            .images
+            .push(resolve(&client, image, pb::MediaKind::Image, progress).await?);
+    }
+    for video in &args.videos {
+        message
+            .videos
+            .push(resolve(&client, video, pb::MediaKind::Video, progress).await?);
+    }
+    if let Some(file) = &args.file {
+        message.file = Some(resolve(&client, file, pb::MediaKind::File, progress).await?);
+    }
+    let sent = client.send(message).await?;
+    if args.conn.json {
+        output::print_message(&sent, "onebot.gateway.v1.SendMessageResponse")?;
+    } else {
+        println!("{}", render(&sent));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A one-line summary of a send.
+pub fn render(r: &pb::SendMessageResponse) -> String {
+    let mut line = if r.queued {
+        format!(
+            "queued for group {} ({} text chunk(s)); sent once the account is back online",
+            r.group_id, r.chunks
+        )
+    } else {
+        let ids: Vec<String> = r.message_ids.iter().map(i64::to_string).collect();
+        format!(
+            "sent to group {}: message ids [{}]",
+            r.group_id,
+            ids.join(", ")
+        )
+    };
+    if let Some(m) = &r.media {
+        line.push_str(&format!("; {} image(s), {} video(s)", m.images, m.videos));
+        if !m.file.is_empty() {
+            line.push_str(&format!(", file {}", m.file));
+        }
+    }
+    if r.replayed {
+        line.push_str(" (replayed: nothing sent again)");
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_sent_and_queued() {
+        let sent = pb::SendMessageResponse {
+            group_id: 20000003,
+            chunks: 1,
+            message_ids: vec![11, 12],
+            media: Some(pb::MediaSummary {
+                images: 1,
+                videos: 0,
+                file: String::new(),
+            }),
+            ..Default::default()
+        };
+        assert_eq!(
+            render(&sent),
+            "sent to group 20000003: message ids [11, 12]; 1 image(s), 0 video(s)"
+        );
+        let queued = pb::SendMessageResponse {
+            group_id: 5,
+            chunks: 2,
+            queued: true,
+            ..Default::default()
+        };
+        assert!(render(&queued).starts_with("queued for group 5 (2 text chunk(s))"));
+    }
+
+    #[test]
+    fn urls_are_not_uploaded() {
+        assert!(is_url("https://example.com/a.png"));
+        assert!(!is_url("/tmp/a.png"));
+    }
+}

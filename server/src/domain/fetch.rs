@@ -1,0 +1,389 @@
+//! Fetching `MediaSource.url` with an SSRF guard.
+//!
+//! Only `http` and `https`. Every hop (redirects are followed by hand, at
+//! most [`MAX_REDIRECTS`]) is checked: an IP-literal host directly, a name
+//! after DNS resolution, and the connection then goes only to the vetted
+//! addresses (no second lookup, so no DNS rebinding between check and
+//! connect). Refused unless `media.allow_private_urls`: loopback, private
+//! (RFC 1918, unique local), link-local, carrier-grade NAT, unspecified,
+//! multicast, broadcast, documentation and other reserved ranges. Cloud
+//! metadata endpoints are refused even then; `media.url_allow_networks`
+//! exempts chosen networks from every rule. The body streams into the
+//! staging area under the kind's size limit; the whole fetch (all hops and
+//! the body) has `media.url_timeout_ms`.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ipnet::IpNet;
+use tokio::time::Instant;
+use url::{Host, Url};
+
+use super::MediaKind;
+use super::media::{
+    MediaOwner, MediaStore, TransientMedia, UploadHeader, sanitize_file_name, too_large,
+};
+use crate::config::MediaConfig;
+use crate::error::{Error, Kind, Result};
+
+/// Most redirects followed for one URL.
+pub const MAX_REDIRECTS: usize = 5;
+
+/// Resolves host names (the system resolver; tests plug in their own).
+#[async_trait::async_trait]
+pub trait Lookup: Send + Sync + 'static {
+    /// The addresses of `host`.
+    async fn lookup(&self, host: &str, port: u16) -> std::io::Result<Vec<IpAddr>>;
+}
+
+/// The system resolver (`getaddrinfo` through tokio).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemLookup;
+
+#[async_trait::async_trait]
+impl Lookup for SystemLookup {
+    async fn lookup(&self, host: &str, port: u16) -> std::io::Result<Vec<IpAddr>> {
+        Ok(tokio::net::lookup_host((host, port))
+            .await?
+            .map(|a| a.ip())
+            .collect())
+    }
+}
+
+/// Which addresses a fetch may reach.
+#[derive(Debug, Clone, Default)]
+pub struct UrlGuard {
+    allow_private: bool,
+    allow_networks: Vec<IpNet>,
+}
+
+impl UrlGuard {
+    /// The guard of a media configuration (networks were validated with it).
+    pub fn new(config: &MediaConfig) -> Self {
+        Self {
+            allow_private: config.allow_private_urls,
+            allow_networks: config
+                .url_allow_networks
+                .iter()
+                .filter_map(|n| n.parse().ok())
+                .collect(),
+        }
+    }
+
+    /// Why `ip` is refused, or `None` when it may be reached.
+    pub fn refusal(&self, ip: IpAddr) -> Option<&'static str> {
+        if self.allow_networks.iter().any(|n| n.contains(&ip)) {
+            return None;
+        }
+        let category = classify(ip)?;
+        if self.allow_private && category != "metadata" {
+            return None;
+        }
+        Some(category)
+    }
+}
+
+/// The refused category of an address, `None` for a global one.
+fn classify(ip: IpAddr) -> Option<&'static str> {
+    match ip {
+        IpAddr::V4(v4) => classify_v4(v4),
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return classify_v4(v4);
+            }
+            let seg = v6.segments();
+            // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) embed an IPv4 address.
+            if seg[0] == 0x64 && seg[1] == 0xff9b && seg[2..6] == [0, 0, 0, 0] {
+                let [a, b] = seg[6].to_be_bytes();
+                let [c, d] = seg[7].to_be_bytes();
+                return classify_v4(Ipv4Addr::new(a, b, c, d));
+            }
+            if seg[0] == 0x2002 {
+                let [a, b] = seg[1].to_be_bytes();
+                let [c, d] = seg[2].to_be_bytes();
+                if let Some(c) = classify_v4(Ipv4Addr::new(a, b, c, d)) {
+                    return Some(c);
+                }
+            }
+            if v6 == Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254) {
+                return Some("metadata");
+            }
+            if v6.is_loopback() {
+                Some("loopback")
+            } else if v6.is_unspecified() {
+                Some("unspecified")
+            } else if (seg[0] & 0xfe00) == 0xfc00 {
+                Some("private")
+            } else if (seg[0] & 0xffc0) == 0xfe80 || (seg[0] & 0xffc0) == 0xfec0 {
+                Some("link-local")
+            } else if v6.is_multicast() {
+                Some("multicast")
+            } else if seg[0] == 0x2001 && seg[1] == 0x0db8 {
+                Some("reserved")
+            } else if seg[0] == 0 && seg[1..6] == [0, 0, 0, 0, 0] {
+                // IPv4-compatible (deprecated) and other ::/96 forms.
+                Some("reserved")
+            } else {
+                None
+            }
+        }
+    }
+}
+
+fn classify_v4(ip: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, c, _] = ip.octets();
+    if matches!(
+        ip.octets(),
+        [169, 254, 169, 254] | [169, 254, 170, 2] | [100, 100, 100, 200] | [168, 63, 129, 16]
+    ) {
+        return Some("metadata");
+    }
+    if ip.is_loopback() {
+        Some("loopback")
+    } else if ip.is_private() {
+        Some("private")
+    } else if ip.is_link_local() {
+        Some("link-local")
+    } else if a == 0 {
+        Some("unspecified")
+    } else if a == 100 && (64..128).contains(&b) {
+        Some("shared")
+    } else if ip.is_multicast()
+        || a >= 240
+        || (a == 192 && b == 0 && (c == 0 || c == 2))
+        || (a == 198 && (b == 18 || b == 19))
+        || (a == 198 && b == 51 && c == 100)
+        || (a == 203 && b == 0 && c == 113)
+    {
+        Some("reserved")
+    } else {
+        None
+    }
+}
+
+/// Downloads URLs into the staging area.
+#[derive(Clone)]
+pub struct Fetcher {
+    guard: UrlGuard,
+    lookup: Arc<dyn Lookup>,
+    timeout: Duration,
+    media: MediaStore,
+}
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("guard", &self.guard)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// A fetched URL: its bytes and a display name from its path.
+#[derive(Debug)]
+pub struct Fetched {
+    /// The bytes (deleted when dropped).
+    pub media: TransientMedia,
+    /// Base name of the final URL's path, sanitised (may be empty).
+    pub file_name: String,
+}
+
+/// Parses and checks the scheme of a `MediaSource.url` (before any fetch).
+pub fn parse_url(raw: &str, field: &str) -> Result<Url> {
+    let url = Url::parse(raw)
+        .map_err(|e| Error::invalid(field, format!("not a valid URL: {e}")).with("url", raw))?;
+    check_scheme(&url)?;
+    if url.host().is_none() {
+        return Err(Error::invalid(field, "the URL has no host").with("url", raw));
+    }
+    Ok(url)
+}
+
+fn check_scheme(url: &Url) -> Result<()> {
+    match url.scheme() {
+        "http" | "https" => Ok(()),
+        other => Err(Error::new(
+            Kind::UrlForbidden,
+            format!("only http and https URLs are fetched, not {other}"),
+        )
+        .with("url", url.as_str())
+        .with("scheme", other)),
+    }
+}
+
+fn forbidden(url: &Url, ip: IpAddr, category: &str) -> Error {
+    Error::new(
+        Kind::UrlForbidden,
+        format!("the URL resolves to a refused address ({category})"),
+    )
+    .with("url", url.as_str())
+    .with("address", ip)
+    .with("category", category)
+}
+
+fn fetch_failed(url: &Url, detail: impl std::fmt::Display) -> Error {
+    Error::new(Kind::UrlFetchFailed, "fetching the URL failed")
+        .with("url", url.as_str())
+        .with("detail", detail)
+}
+
+impl Fetcher {
+    /// A fetcher writing into `media`.
+    pub fn new(config: &MediaConfig, media: MediaStore, lookup: Arc<dyn Lookup>) -> Self {
+        Self {
+            guard: UrlGuard::new(config),
+            lookup,
+            timeout: Duration::from_millis(config.url_timeout_ms),
+            media,
+        }
+    }
+
+    /// The vetted addresses of one hop.
+    async fn vet(&self, url: &Url) -> Result<Vec<SocketAddr>> {
+        check_scheme(url)?;
+        let port = url.port_or_known_default().unwrap_or(80);
+        let ips = match url.host() {
+            Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
+            Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
+            Some(Host::Domain(name)) => {
+                let ips = self
+                    .lookup
+                    .lookup(name, port)
+                    .await
+                    .map_err(|e| fetch_failed(url, format!("cannot resolve {name}: {e}")))?;
+                if ips.is_empty() {
+                    return Err(fetch_failed(url, format!("{name} has no address")));
+                }
+                ips
+            }
+            None => return Err(fetch_failed(url, "no host")),
+        };
+        // Every address must pass: a name that also points inside is refused.
+        for ip in &ips {
+            if let Some(category) = self.guard.refusal(*ip) {
+                return Err(forbidden(url, *ip, category));
+            }
+        }
+        Ok(ips
+            .into_iter()
+            .map(|ip| SocketAddr::new(ip, port))
+            .collect())
+    }
+
+    /// Fetches `url` as media of `kind` for `owner`.
+    pub async fn fetch(&self, url: &Url, kind: MediaKind, owner: &MediaOwner) -> Result<Fetched> {
+        let deadline = Instant::now() + self.timeout;
+        tokio::time::timeout_at(deadline, self.fetch_inner(url.clone(), kind, owner))
+            .await
+            .unwrap_or_else(|_| {
+                Err(fetch_failed(
+                    url,
+                    format!("timed out after {} ms", self.timeout.as_millis()),
+                ))
+            })
+    }
+
+    async fn fetch_inner(
+        &self,
+        mut url: Url,
+        kind: MediaKind,
+        owner: &MediaOwner,
+    ) -> Result<Fetched> {
+        let limit = self.media.limit(kind);
+        for _ in 0..=MAX_REDIRECTS {
+            let addrs = self.vet(&url).await?;
+            let mut builder = reqwest::Client::builder()
+                .no_proxy()
+                .redirect(reqwest::redirect::Policy::none())
+                .user_agent(concat!("onebot-gateway/", env!("CARGO_PKG_VERSION")));
+            if let Some(Host::Domain(name)) = url.host() {
+                builder = builder.resolve_to_addrs(name, &addrs);
+            }
+            let client = builder
+                .build()
+                .map_err(|e| Error::internal(format!("building the HTTP client: {e}")))?;
+            let mut resp = client
+                .get(url.clone())
+                .send()
+                .await
+                .map_err(|e| fetch_failed(&url, e))?;
+            let status = resp.status();
+            if status.is_redirection() {
+                let location = resp
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .ok_or_else(|| fetch_failed(&url, format!("{status} without a Location")))?;
+                url = url
+                    .join(location)
+                    .map_err(|e| fetch_failed(&url, format!("bad redirect {location:?}: {e}")))?;
+                continue;
+            }
+            if !status.is_success() {
+                return Err(
+                    fetch_failed(&url, format!("HTTP {status}")).with("status", status.as_u16())
+                );
+            }
+            if let Some(len) = resp.content_length()
+                && len > limit
+            {
+                return Err(too_large(kind, limit).with("url", url.as_str()));
+            }
+            let file_name = url
+                .path_segments()
+                .and_then(|mut s| s.next_back())
+                .map(percent_decode)
+                .map(|s| sanitize_file_name(&s))
+                .unwrap_or_default();
+            let mut upload = self.media.begin(
+                owner.clone(),
+                UploadHeader {
+                    kind,
+                    file_name: file_name.clone(),
+                    size: None,
+                    sha256: None,
+                },
+            )?;
+            while let Some(chunk) = resp.chunk().await.map_err(|e| fetch_failed(&url, e))? {
+                upload
+                    .write(chunk.to_vec())
+                    .await
+                    .map_err(|e| e.with("url", url.as_str()))?;
+            }
+            let media = upload
+                .finish_transient()
+                .await
+                .map_err(|e| e.with("url", url.as_str()))?;
+            return Ok(Fetched { media, file_name });
+        }
+        Err(fetch_failed(
+            &url,
+            format!("more than {MAX_REDIRECTS} redirects"),
+        ))
+    }
+}
+
+/// Decodes `%XX` escapes of a URL path segment (invalid UTF-8 is replaced).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'%'
+            && let Some(hex) = s.get(i + 1..i + 3)
+            && let Ok(v) = u8::from_str_radix(hex, 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests;

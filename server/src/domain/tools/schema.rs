@@ -1,0 +1,237 @@
+//! The tool catalogue: names, aliases, descriptions, input schemas and
+//! details schemas (JSON Schema draft 2020-12), hints.
+//!
+//! Descriptions are written for a model: they state ordering, limits,
+//! defaults and failures, and where the gateway differs from the seeds.
+//! Input schemas describe what a model should send; the tools accept more
+//! where the seeds do (a string `count` falls back to 20 rather than fail).
+
+use serde_json::{Value, json};
+
+/// The JSON Schema dialect of every schema here.
+pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// One of the four tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolName {
+    /// `qq_get_history`.
+    History,
+    /// `qq_get_group_members`.
+    Members,
+}
+
+impl ToolName {
+    /// Every tool, in listing order.
+    pub const ALL: [ToolName; 2] = [ToolName::History, ToolName::Members];
+
+    /// The tool's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolName::History => "qq_get_history",
+            ToolName::Members => "qq_get_group_members",
+        }
+    }
+
+    /// Other names CallTool accepts (the seeds' names).
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            ToolName::History => &["snowluma_get_history"],
+            ToolName::Members => &["snowluma_get_group_members"],
+        }
+    }
+
+    /// The tool called `name` (its name or an alias; exact match).
+    pub fn resolve(name: &str) -> Option<ToolName> {
+        ToolName::ALL
+            .into_iter()
+            .find(|t| t.name() == name || t.aliases().contains(&name))
+    }
+
+    /// True for the tools `tools.write_enabled = false` removes.
+    pub fn writes(self) -> bool {
+        match self {
+            ToolName::History | ToolName::Members => false,
+        }
+    }
+
+    /// True when the tool changes something other people see.
+    pub fn destructive(self) -> bool {
+        self.writes()
+    }
+}
+
+/// A tool as ListTools shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    /// Which tool.
+    pub tool: ToolName,
+    /// Description for the model.
+    pub description: &'static str,
+    /// JSON Schema of the arguments object.
+    pub input_schema: Value,
+    /// JSON Schema of the details object (ok and failed shapes).
+    pub details_schema: Value,
+    /// True when the tool only reads.
+    pub read_only: bool,
+    /// True when the tool changes something visible to other people.
+    pub destructive: bool,
+}
+
+impl ToolSpec {
+    /// The spec of `tool`.
+    pub fn of(tool: ToolName) -> ToolSpec {
+        ToolSpec {
+            tool,
+            description: description(tool),
+            input_schema: input_schema(tool),
+            details_schema: details_schema(tool),
+            read_only: !tool.writes(),
+            destructive: tool.destructive(),
+        }
+    }
+}
+
+const HISTORY: &str = "\
+Read one page of a QQ group's or private chat's message history. Never throws.
+
+Arguments:
+- target (required): `group:<group number>`, `private:<QQ number>`, or bare digits (= a private chat). Anything else fails without contacting QQ.
+- count: messages wanted. Default 20. A number is truncated to an integer and clamped to [1, 100] (0 gives 1); anything that is not a number (strings too) falls back to 20.
+- messageSeq: page anchor, a message_id. The page holds only messages strictly older than the anchor (the anchor itself is never repeated, unlike the seed). To read further back, pass the message_id of the first (oldest) message of the previous page.
+- accountId: gateway account, default \"default\".
+
+Result text: one line per message, oldest first: `[HH:mm:ss] name(QQ number): text` (time in the gateway's time zone, default Asia/Shanghai; name = group card, else nickname; images [图片], voice [语音], faces [表情], videos [视频], files [文件], merged forwards [合并转发], mentions @name). `（无历史消息）` when there is none.
+details on success: {\"status\":\"ok\",\"target\":\"group:<id>\"|\"private:<id>\",\"count\":<messages returned>,\"messages\":[the implementation's own message objects, sorted by time]}.
+On failure (bad target, account not configured, offline, QQ login refused the token, timeout, implementation error, history unsupported for this chat kind) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+
+const MEMBERS: &str = "\
+List the members of a QQ group, in the implementation's order. Never throws.
+
+Arguments:
+- groupId (required): the group number, as a number or a numeric string (converted like JavaScript Number(): \" 20000002 \" works; a non-numeric string fails). It must be a positive integer.
+- noCache: true fetches fresh data, bypassing the gateway's member cache; false is passed on to the implementation; any non-boolean counts as unset.
+- limit: most members shown. Default 100. A number is truncated to an integer and clamped to [1, 500]; anything that is not a number falls back to 100.
+- accountId: gateway account, default \"default\".
+
+Result text: one line per member: `name(QQ number) — role` (name = group card, else nickname, else ?; role as reported: owner / admin / member, member when missing). When the group has more members than shown, a last line `（仅显示前 <shown> / 共 <total> 名成员）` follows: raise limit to see more. `（该群暂无成员信息）` when there are no members.
+details on success: {\"status\":\"ok\",\"groupId\":<number>,\"total\":<members in the group>,\"shown\":<members returned>,\"members\":[the implementation's own member objects]}.
+On failure (bad groupId, account not configured, offline, token refused, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+
+fn description(tool: ToolName) -> &'static str {
+    match tool {
+        ToolName::History => HISTORY,
+        ToolName::Members => MEMBERS,
+    }
+}
+
+fn account_id() -> Value {
+    json!({
+        "type": "string",
+        "description": "Gateway account id; default \"default\".",
+        "default": "default"
+    })
+}
+
+/// The JSON Schema of a tool's arguments.
+fn input_schema(tool: ToolName) -> Value {
+    let (properties, required) = match tool {
+        ToolName::History => (
+            json!({
+                "target": {
+                    "type": "string",
+                    "pattern": "^(group:|private:)?[0-9]+$",
+                    "description": "`group:<group number>`, `private:<QQ number>`, or bare digits (a private chat).",
+                    "examples": ["group:20000002", "private:10001", "10001"]
+                },
+                "count": {
+                    "type": "number",
+                    "default": 20,
+                    "description": "Messages wanted; truncated and clamped to [1, 100]; non-numbers mean 20."
+                },
+                "messageSeq": {
+                    "type": ["integer", "string"],
+                    "pattern": "^-?[0-9]+$",
+                    "description": "Anchor message_id: return only messages strictly older than it."
+                },
+                "accountId": account_id()
+            }),
+            json!(["target"]),
+        ),
+        ToolName::Members => (
+            json!({
+                "groupId": {
+                    "type": ["integer", "string"],
+                    "description": "Group number; a numeric string is converted like JavaScript Number().",
+                    "examples": [20000002, "20000002"]
+                },
+                "noCache": {
+                    "type": "boolean",
+                    "description": "true: fetch fresh data, bypassing the member cache."
+                },
+                "limit": {
+                    "type": "number",
+                    "default": 100,
+                    "description": "Most members shown; truncated and clamped to [1, 500]; non-numbers mean 100."
+                },
+                "accountId": account_id()
+            }),
+            json!(["groupId"]),
+        ),
+    };
+    json!({
+        "$schema": DIALECT,
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false
+    })
+}
+
+/// The JSON Schema of a tool's details: its ok shape or the failed shape.
+fn details_schema(tool: ToolName) -> Value {
+    let id = json!({"type": "integer", "minimum": 1});
+    let count = json!({"type": "integer", "minimum": 0});
+    let (properties, required) = match tool {
+        ToolName::History => (
+            json!({
+                "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
+                "count": {"type": "integer", "minimum": 0, "maximum": 100},
+                "messages": {"type": "array", "items": {"type": "object"}, "maxItems": 100}
+            }),
+            json!(["status", "target", "count", "messages"]),
+        ),
+        ToolName::Members => (
+            json!({
+                "groupId": id,
+                "total": count,
+                "shown": {"type": "integer", "minimum": 0, "maximum": 500},
+                "members": {"type": "array", "items": {"type": "object"}, "maxItems": 500}
+            }),
+            json!(["status", "groupId", "total", "shown", "members"]),
+        ),
+    };
+    let mut ok_properties = properties;
+    if let Some(map) = ok_properties.as_object_mut() {
+        map.insert("status".to_owned(), json!({"const": "ok"}));
+    }
+    json!({
+        "$schema": DIALECT,
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": ok_properties,
+                "required": required,
+                "additionalProperties": false
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "status": {"const": "failed"},
+                    "error": {"type": "string", "minLength": 1}
+                },
+                "required": ["status", "error"],
+                "additionalProperties": false
+            }
+        ]
+    })
+}

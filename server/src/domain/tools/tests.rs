@@ -1,0 +1,959 @@
+//! The tools over a recording fake `OneBotApi`: every argument rule and
+//! failure row of seeds 000 and 004, each asserting what reached the peer
+//! (nothing, for every refused call).
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::{ToolName, ToolOutput, ToolSpec};
+use crate::config::{AccountConfig, Config, Locale};
+use crate::domain::{Account, Gateway};
+use crate::error::{Error, Kind, Result};
+use crate::onebot::api::{AccountStatus, CallCtx, ChatRef, HistoryPage, OneBotApi};
+use crate::onebot::model::Message;
+
+const GROUP: i64 = 20_000_002;
+
+/// What reached the peer.
+#[derive(Debug, Clone, PartialEq)]
+enum Call {
+    History {
+        chat: ChatRef,
+        count: u32,
+        anchor: Option<i64>,
+    },
+    Members {
+        group_id: i64,
+        no_cache: Option<bool>,
+    },
+    Groups,
+    Send {
+        group_id: i64,
+        message: Value,
+    },
+    Upload {
+        group_id: i64,
+        name: String,
+    },
+    Poke {
+        group_id: i64,
+        user_id: i64,
+    },
+    Raw(String),
+}
+
+/// A peer that records every call and answers with the seed's data: the
+/// three messages of seed 000 (newest first, so the tool must sort) and a
+/// group of 120 members; or, when `fail` is set, that error for every call.
+struct Fake {
+    calls: Mutex<Vec<Call>>,
+    fail: Mutex<Option<Error>>,
+    status: watch::Sender<AccountStatus>,
+}
+
+impl Fake {
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            calls: Mutex::new(Vec::new()),
+            fail: Mutex::new(None),
+            status: watch::Sender::new(AccountStatus {
+                online: true,
+                ..AccountStatus::default()
+            }),
+        })
+    }
+
+    fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap().clone()
+    }
+
+    fn take_calls(&self) -> Vec<Call> {
+        std::mem::take(&mut *self.calls.lock().unwrap())
+    }
+
+    fn fail_with(&self, err: Option<Error>) {
+        *self.fail.lock().unwrap() = err;
+    }
+
+    fn answer<T>(&self, call: Call, ok: impl FnOnce() -> T) -> Result<T> {
+        self.calls.lock().unwrap().push(call);
+        match self.fail.lock().unwrap().clone() {
+            Some(err) => Err(err),
+            None => Ok(ok()),
+        }
+    }
+}
+
+fn shanghai(hms: &str) -> i64 {
+    format!("2026-10-19T{hms}+08:00")
+        .parse::<jiff::Timestamp>()
+        .unwrap()
+        .as_second()
+}
+
+/// The peer's own message objects of seed 000's example (NapCat shape).
+fn seed_messages() -> Vec<Value> {
+    let msg = |id: i64, hms: &str, user: i64, nick: &str, segs: Value| {
+        json!({
+            "self_id": 3_000_000_001i64,
+            "user_id": user,
+            "time": shanghai(hms),
+            "message_id": id,
+            "message_seq": id,
+            "real_id": id,
+            "message_type": "group",
+            "group_id": GROUP,
+            "sender": {"user_id": user, "nickname": nick, "card": "", "role": "member"},
+            "message": segs,
+            "message_format": "array",
+            "post_type": "message",
+        })
+    };
+    vec![
+        msg(
+            103,
+            "10:00:05",
+            10003,
+            "王五",
+            json!([{"type":"text","data":{"text":"昨天开会的记录发一下 "}},{"type":"forward","data":{"id":"fw1"}}]),
+        ),
+        msg(
+            102,
+            "09:58:40",
+            10002,
+            "李四",
+            json!([{"type":"text","data":{"text":"早上好"}},{"type":"image","data":{"file":"a.jpg","url":"https://example.invalid/a.jpg"}}]),
+        ),
+        msg(
+            101,
+            "09:58:12",
+            10001,
+            "张三",
+            json!([{"type":"text","data":{"text":"大家好"}}]),
+        ),
+    ]
+}
+
+/// 120 member objects: 张三 (owner, card 群主张三), 李四 (admin, card
+/// 管理员李四), 王五, then 成员4‥成员120.
+fn seed_members() -> Vec<Value> {
+    (1..=120)
+        .map(|n| {
+            let (nick, card, role) = match n {
+                1 => ("张三".to_owned(), "群主张三".to_owned(), "owner"),
+                2 => ("李四".to_owned(), "管理员李四".to_owned(), "admin"),
+                3 => ("王五".to_owned(), String::new(), "member"),
+                n => (format!("成员{n}"), String::new(), "member"),
+            };
+            json!({"group_id": GROUP, "user_id": 10000 + n, "nickname": nick, "card": card, "role": role, "level": "1"})
+        })
+        .collect()
+}
+
+#[async_trait::async_trait]
+impl OneBotApi for Fake {
+    fn status(&self) -> AccountStatus {
+        self.status.borrow().clone()
+    }
+
+    fn watch_status(&self) -> watch::Receiver<AccountStatus> {
+        self.status.subscribe()
+    }
+
+    async fn call(&self, action: &str, _params: Value, _ctx: CallCtx) -> Result<Value> {
+        self.answer(Call::Raw(action.to_owned()), || Value::Null)
+    }
+
+    async fn get_history(
+        &self,
+        chat: ChatRef,
+        count: u32,
+        anchor: Option<i64>,
+        _ctx: CallCtx,
+    ) -> Result<HistoryPage> {
+        self.answer(
+            Call::History {
+                chat,
+                count,
+                anchor,
+            },
+            || HistoryPage {
+                messages: match chat {
+                    ChatRef::Group(GROUP) => seed_messages()
+                        .iter()
+                        .filter_map(|m| Message::from_value(m, Some(chat)))
+                        .collect(),
+                    _ => Vec::new(),
+                },
+                has_more: false,
+            },
+        )
+    }
+
+    async fn get_group_member_list(
+        &self,
+        group_id: i64,
+        no_cache: Option<bool>,
+        _ctx: CallCtx,
+    ) -> Result<Vec<Value>> {
+        self.answer(Call::Members { group_id, no_cache }, || {
+            if group_id == GROUP {
+                seed_members()
+            } else {
+                Vec::new()
+            }
+        })
+    }
+
+    async fn get_group_list(&self, _ctx: CallCtx) -> Result<Vec<Value>> {
+        self.answer(Call::Groups, Vec::new)
+    }
+
+    async fn send_group_msg(&self, group_id: i64, message: Value, _ctx: CallCtx) -> Result<i64> {
+        let n = self.calls().len() as i64;
+        self.answer(Call::Send { group_id, message }, || 5000 + n)
+    }
+
+    async fn upload_group_file(
+        &self,
+        group_id: i64,
+        _file: String,
+        name: String,
+        _ctx: CallCtx,
+    ) -> Result<()> {
+        self.answer(Call::Upload { group_id, name }, || ())
+    }
+
+    async fn poke(&self, group_id: i64, user_id: i64, _ctx: CallCtx) -> Result<()> {
+        self.answer(Call::Poke { group_id, user_id }, || ())
+    }
+}
+
+/// A gateway whose `default` account is the fake (whitelist: the example
+/// group; member cache off, so every list reaches the peer), plus an account
+/// `nows` without transport.
+fn gateway_with(fake: &Arc<Fake>, tweak: impl FnOnce(&mut Config)) -> Gateway {
+    let mut config = Config::default();
+    let default = AccountConfig {
+        ws_url: Some("ws://127.0.0.1:1/".into()),
+        groups: vec![GROUP],
+        member_cache_ttl_secs: 0,
+        ..AccountConfig::default()
+    };
+    config.accounts.insert("default".into(), default.clone());
+    config
+        .accounts
+        .insert("nows".into(), AccountConfig::default());
+    tweak(&mut config);
+    let accounts = config
+        .accounts
+        .iter()
+        .map(|(id, c)| Account {
+            id: id.clone(),
+            config: c.clone(),
+            api: if c.has_transport() {
+                fake.clone() as Arc<dyn OneBotApi>
+            } else {
+                Arc::new(crate::onebot::detached::Detached::new(id))
+            },
+        })
+        .collect();
+    Gateway::new(Arc::new(config), accounts).unwrap()
+}
+
+fn gateway(fake: &Arc<Fake>) -> Gateway {
+    gateway_with(fake, |_| {})
+}
+
+/// Calls a tool and checks the details against the tool's details schema
+/// (an unknown tool's against the failed shape every schema shares).
+async fn call(gw: &Gateway, name: &str, args: &str) -> ToolOutput {
+    let out = gw
+        .call_tool(name, args, CallCtx::default())
+        .await
+        .expect("call_tool never fails for the call itself");
+    let tool = ToolName::resolve(name).unwrap_or(ToolName::History);
+    let schema = ToolSpec::of(tool).details_schema;
+    let validator = jsonschema::draft202012::new(&schema).expect("details schema compiles");
+    if let Err(e) = validator.validate(&out.details) {
+        panic!(
+            "{name} {args}: details do not match the schema: {e}\n{}",
+            out.details
+        );
+    }
+    assert_eq!(
+        out.details["status"] == "failed",
+        out.is_error,
+        "{name} {args}"
+    );
+    out
+}
+
+fn assert_failed(out: &ToolOutput, text: &str, what: &str) {
+    assert!(out.is_error, "{what}: expected a failure, got {out:?}");
+    assert_eq!(out.text, text, "{what}");
+    assert_eq!(
+        out.details,
+        json!({"status": "failed", "error": text}),
+        "{what}"
+    );
+}
+
+fn history_call(chat: ChatRef, count: u32, anchor: Option<i64>) -> Vec<Call> {
+    vec![Call::History {
+        chat,
+        count,
+        anchor,
+    }]
+}
+
+/// Every argument rule of `snowluma_get_history` / `qq_get_history` (seed
+/// 000): what reaches the peer, or the failure text with no call at all.
+#[tokio::test]
+async fn history_argument_rules() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let g = ChatRef::Group(GROUP);
+    // (arguments, the call that must reach the peer)
+    let reaching: Vec<(String, Vec<Call>)> = [
+        (
+            r#"{"target":"group:20000002","count":30}"#,
+            history_call(g, 30, None),
+        ),
+        (r#"{"target":"group:20000002"}"#, history_call(g, 20, None)),
+        (
+            r#"{"target":"private:10001"}"#,
+            history_call(ChatRef::Private(10001), 20, None),
+        ),
+        (
+            r#"{"target":"10001"}"#,
+            history_call(ChatRef::Private(10001), 20, None),
+        ),
+        (
+            r#"{"target":" group:20000002 "}"#,
+            history_call(g, 20, None),
+        ),
+        (
+            r#"{"target":"group:20000002","messageSeq":12345}"#,
+            history_call(g, 20, Some(12345)),
+        ),
+        (
+            r#"{"target":"group:20000002","messageSeq":-7}"#,
+            history_call(g, 20, Some(-7)),
+        ),
+        (
+            r#"{"target":"group:20000002","messageSeq":"-7"}"#,
+            history_call(g, 20, Some(-7)),
+        ),
+        (
+            r#"{"target":"group:20000002","messageSeq":12.0}"#,
+            history_call(g, 20, Some(12)),
+        ),
+        (
+            r#"{"target":"group:20000002","messageSeq":null}"#,
+            history_call(g, 20, None),
+        ),
+        (
+            r#"{"target":"group:20000002","accountId":"default"}"#,
+            history_call(g, 20, None),
+        ),
+        (
+            r#"{"target":"group:20000002","accountId":""}"#,
+            history_call(g, 20, None),
+        ),
+        (
+            r#"{"target":"group:20000002","unknown":1}"#,
+            history_call(g, 20, None),
+        ),
+    ]
+    .into_iter()
+    .map(|(a, c)| (a.to_owned(), c))
+    .chain(
+        // count: absent → 20; a finite number truncated then clamped to
+        // [1, 100]; anything else → 20 (expected values from node running the
+        // seed's rule `typeof v === "number" && isFinite(v) ? clamp(trunc(v))
+        // : 20` on `JSON.parse` of the same text).
+        [
+            ("null", 20),
+            ("30", 30),
+            ("0", 1),
+            ("-0", 1),
+            ("1", 1),
+            ("100", 100),
+            ("101", 100),
+            ("-5", 1),
+            ("0.5", 1),
+            ("0.99", 1),
+            ("1.9", 1),
+            ("99.9", 99),
+            ("100.5", 100),
+            ("-0.5", 1),
+            ("1e2", 100),
+            ("1e300", 100),
+            ("1e400", 20),
+            ("-1e400", 20),
+            ("12345678901234567890123", 100),
+            ("\"30\"", 20),
+            ("\"abc\"", 20),
+            ("true", 20),
+            ("false", 20),
+            ("[]", 20),
+            ("[30]", 20),
+            ("{}", 20),
+            ("{\"n\":1e400}", 20),
+            ("[1e400]", 20),
+        ]
+        .into_iter()
+        .map(|(count, n)| {
+            (
+                format!(r#"{{"target":"group:20000002","count":{count}}}"#),
+                history_call(g, n, None),
+            )
+        }),
+    )
+    .collect();
+    for (args, expected) in reaching {
+        for name in ["qq_get_history", "snowluma_get_history"] {
+            let out = call(&gw, name, &args).await;
+            assert!(!out.is_error, "{name} {args}: {out:?}");
+            assert_eq!(fake.take_calls(), expected, "{name} {args}");
+        }
+    }
+
+    // Refused before any call to the peer.
+    let refused = [
+        ("{}", "参数不合法：缺少必填参数 target。"),
+        (r#"{"target":null}"#, "参数不合法：缺少必填参数 target。"),
+        (
+            r#"{"target":20000002}"#,
+            "参数不合法：target 必须是字符串。",
+        ),
+        (
+            r#"{"target":"group:abc"}"#,
+            "参数不合法：target「group:abc」无法解析，应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。",
+        ),
+        (
+            r#"{"target":"channel:1"}"#,
+            "参数不合法：target「channel:1」无法解析，应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。",
+        ),
+        (
+            r#"{"target":""}"#,
+            "参数不合法：target「」无法解析，应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。",
+        ),
+        (
+            r#"{"target":"group:0"}"#,
+            "参数不合法：target「group:0」无法解析，应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。",
+        ),
+        (
+            r#"{"target":"snowluma:group:20000002"}"#,
+            "参数不合法：target「snowluma:group:20000002」无法解析，应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。",
+        ),
+        (
+            r#"{"target":"group:20000002","messageSeq":1.5}"#,
+            "参数不合法：messageSeq 必须是整数消息 id（message_id），收到 1.5。",
+        ),
+        (
+            r#"{"target":"group:20000002","messageSeq":"abc"}"#,
+            "参数不合法：messageSeq 必须是整数消息 id（message_id），收到 \"abc\"。",
+        ),
+        (
+            r#"{"target":"group:20000002","messageSeq":true}"#,
+            "参数不合法：messageSeq 必须是整数消息 id（message_id），收到 true。",
+        ),
+        (
+            r#"{"target":"group:20000002","accountId":7}"#,
+            "参数不合法：accountId 必须是字符串。",
+        ),
+        (
+            r#"{"target":"group:20000002","accountId":"nows"}"#,
+            "账号「nows」未配置 ws_url/http_url，无法执行该操作。",
+        ),
+        (
+            r#"{"target":"group:20000002","accountId":"nope"}"#,
+            "账号「nope」未配置 ws_url/http_url，无法执行该操作。",
+        ),
+        ("[]", "参数不合法：参数必须是 JSON 对象。"),
+    ];
+    for (args, text) in refused {
+        let out = call(&gw, "snowluma_get_history", args).await;
+        assert_failed(&out, text, args);
+        assert_eq!(fake.calls(), vec![], "{args} must not reach the peer");
+    }
+    let out = call(&gw, "qq_get_history", "{\"target\":").await;
+    assert!(
+        out.is_error && out.text.starts_with("参数不合法：不是有效的 JSON（"),
+        "{out:?}"
+    );
+    assert_eq!(fake.calls(), vec![]);
+}
+
+/// Every argument rule of `snowluma_get_group_members` /
+/// `qq_get_group_members` (seed 000).
+#[tokio::test]
+async fn members_argument_rules() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let members = |group_id, no_cache| vec![Call::Members { group_id, no_cache }];
+    // (arguments, the call that must reach the peer, members shown)
+    let mut reaching: Vec<(String, Vec<Call>, usize)> = [
+        (
+            r#"{"groupId":20000002,"noCache":true,"limit":50}"#,
+            members(GROUP, Some(true)),
+            50,
+        ),
+        (r#"{"groupId":20000002}"#, members(GROUP, None), 100),
+        (r#"{"groupId":"20000002"}"#, members(GROUP, None), 100),
+        (r#"{"groupId":" 20000002 "}"#, members(GROUP, None), 100),
+        (r#"{"groupId":"\t20000002\n"}"#, members(GROUP, None), 100),
+        (r#"{"groupId":"20000002.0"}"#, members(GROUP, None), 100),
+        (r#"{"groupId":"2.0000002e7"}"#, members(GROUP, None), 100),
+        (r#"{"groupId":20000002.0}"#, members(GROUP, None), 100),
+        (r#"{"groupId":2.0000002e7}"#, members(GROUP, None), 100),
+        // Number("0x10") is 16, Number("1e3") 1000: odd, but JavaScript's.
+        (r#"{"groupId":"0x10"}"#, members(16, None), 0),
+        (r#"{"groupId":"1e3"}"#, members(1000, None), 0),
+        (r#"{"groupId":"+20000002"}"#, members(GROUP, None), 100),
+        (
+            r#"{"groupId":20000002,"noCache":false}"#,
+            members(GROUP, Some(false)),
+            100,
+        ),
+        (
+            r#"{"groupId":20000002,"noCache":"true"}"#,
+            members(GROUP, None),
+            100,
+        ),
+        (
+            r#"{"groupId":20000002,"noCache":1}"#,
+            members(GROUP, None),
+            100,
+        ),
+        (
+            r#"{"groupId":20000002,"noCache":null}"#,
+            members(GROUP, None),
+            100,
+        ),
+        (
+            r#"{"groupId":20000002,"noCache":[true]}"#,
+            members(GROUP, None),
+            100,
+        ),
+    ]
+    .into_iter()
+    .map(|(a, c, n)| (a.to_owned(), c, n))
+    .collect();
+    // limit: absent → 100; numbers truncated, clamped to [1, 500]; anything
+    // else → 100 (node, as for count). The group has 120 members.
+    for (limit, n) in [
+        ("null", 100),
+        ("30", 30),
+        ("0", 1),
+        ("-0", 1),
+        ("101", 101),
+        ("-5", 1),
+        ("0.99", 1),
+        ("99.9", 99),
+        ("1e300", 500),
+        ("1e400", 100),
+        ("-1e400", 100),
+        ("\"50\"", 100),
+        ("true", 100),
+        ("[50]", 100),
+    ] {
+        reaching.push((
+            format!(r#"{{"groupId":20000002,"limit":{limit}}}"#),
+            members(GROUP, None),
+            n.min(120),
+        ));
+    }
+    for (args, expected, shown) in reaching {
+        for name in ["qq_get_group_members", "snowluma_get_group_members"] {
+            let out = call(&gw, name, &args).await;
+            assert!(!out.is_error, "{name} {args}: {out:?}");
+            assert_eq!(fake.take_calls(), expected, "{name} {args}");
+            assert_eq!(out.details["shown"], json!(shown), "{name} {args}");
+            assert_eq!(
+                out.details["members"].as_array().map(Vec::len),
+                Some(shown),
+                "{name} {args}"
+            );
+        }
+    }
+
+    let not_finite = |v: &str| format!("参数不合法：groupId {v} 无法转换成有限数字。");
+    let not_positive = |v: &str| format!("参数不合法：groupId 必须是正整数，收到 {v}。");
+    let refused = [
+        ("{}", "参数不合法：缺少必填参数 groupId。".to_owned()),
+        (
+            r#"{"groupId":null}"#,
+            "参数不合法：缺少必填参数 groupId。".to_owned(),
+        ),
+        (r#"{"groupId":"abc"}"#, not_finite("\"abc\"")),
+        (
+            r#"{"groupId":"20000002abc"}"#,
+            not_finite("\"20000002abc\""),
+        ),
+        (r#"{"groupId":"20,000,002"}"#, not_finite("\"20,000,002\"")),
+        (r#"{"groupId":"Infinity"}"#, not_finite("\"Infinity\"")),
+        (r#"{"groupId":"-0x10"}"#, not_finite("\"-0x10\"")),
+        (r#"{"groupId":"１２"}"#, not_finite("\"１２\"")),
+        (r#"{"groupId":1e400}"#, not_finite("1e400")),
+        // Number("") and Number("  ") are 0: finite, but not a group.
+        (r#"{"groupId":""}"#, not_positive("\"\"")),
+        (r#"{"groupId":"  "}"#, not_positive("\"  \"")),
+        (
+            r#"{"groupId":"20000002.5"}"#,
+            not_positive("\"20000002.5\""),
+        ),
+        (r#"{"groupId":20000002.5}"#, not_positive("20000002.5")),
+        (r#"{"groupId":-5}"#, not_positive("-5")),
+        (r#"{"groupId":0}"#, not_positive("0")),
+        (r#"{"groupId":"-5"}"#, not_positive("\"-5\"")),
+        // Above 2^53 - 1 the string's digits would be rounded to another id.
+        (
+            r#"{"groupId":"9007199254740993"}"#,
+            not_positive("\"9007199254740993\""),
+        ),
+        (
+            r#"{"groupId":true}"#,
+            "参数不合法：groupId 必须是数字或数字字符串。".to_owned(),
+        ),
+        (
+            r#"{"groupId":[20000002]}"#,
+            "参数不合法：groupId 必须是数字或数字字符串。".to_owned(),
+        ),
+        (
+            r#"{"groupId":20000002,"accountId":"nows"}"#,
+            "账号「nows」未配置 ws_url/http_url，无法执行该操作。".to_owned(),
+        ),
+    ];
+    for (args, text) in refused {
+        let out = call(&gw, "snowluma_get_group_members", args).await;
+        assert_failed(&out, &text, args);
+        assert_eq!(fake.calls(), vec![], "{args} must not reach the peer");
+    }
+}
+
+/// The seeds' sample calls: the rendered text and the details exactly as
+/// seed 000 shows them (with the gateway's `target` without a channel
+/// prefix, and the peer's own objects).
+#[tokio::test]
+async fn seed_samples_render_as_the_seed_shows() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+
+    let out = call(
+        &gw,
+        "snowluma_get_history",
+        r#"{ "target": "group:20000002", "count": 30 }"#,
+    )
+    .await;
+    assert!(!out.is_error);
+    assert_eq!(
+        out.text,
+        "[09:58:12] 张三(10001): 大家好\n[09:58:40] 李四(10002): 早上好[图片]\n[10:00:05] 王五(10003): 昨天开会的记录发一下 [合并转发]"
+    );
+    let mut sorted = seed_messages();
+    sorted.reverse();
+    assert_eq!(
+        out.details,
+        json!({"status": "ok", "target": "group:20000002", "count": 3, "messages": sorted})
+    );
+
+    let out = call(&gw, "qq_get_history", r#"{"target":"private:10002"}"#).await;
+    assert_eq!(out.text, "（无历史消息）");
+    assert_eq!(
+        out.details,
+        json!({"status": "ok", "target": "private:10002", "count": 0, "messages": []})
+    );
+
+    let out = call(
+        &gw,
+        "snowluma_get_group_members",
+        r#"{ "groupId": 20000002, "noCache": true, "limit": 50 }"#,
+    )
+    .await;
+    assert!(!out.is_error);
+    let lines: Vec<&str> = out.text.lines().collect();
+    assert_eq!(lines.len(), 51);
+    assert_eq!(
+        &lines[..3],
+        [
+            "群主张三(10001) — owner",
+            "管理员李四(10002) — admin",
+            "王五(10003) — member"
+        ]
+    );
+    assert_eq!(lines[3], "成员4(10004) — member");
+    assert_eq!(lines[50], "（仅显示前 50 / 共 120 名成员）");
+    assert_eq!(
+        out.details,
+        json!({
+            "status": "ok",
+            "groupId": 20000002,
+            "total": 120,
+            "shown": 50,
+            "members": seed_members()[..50],
+        })
+    );
+
+    let out = call(&gw, "qq_get_group_members", r#"{"groupId":20000009}"#).await;
+    assert_eq!(out.text, "（该群暂无成员信息）");
+    assert_eq!(
+        out.details,
+        json!({"status": "ok", "groupId": 20000009, "total": 0, "shown": 0, "members": []})
+    );
+}
+
+/// Seed 000's failure table: an unconfigured account, and a failed peer
+/// call (connection, auth, timeout, the peer's own error, passed on
+/// verbatim), for both read tools.
+#[tokio::test]
+async fn peer_failures_are_results_not_errors() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let peer_failed = Error::new(
+        Kind::OnebotActionFailed,
+        "get_group_msg_history failed: 群不存在",
+    )
+    .with("retcode", 1200)
+    .with("peer_message", "群不存在");
+    let rows = [
+        (
+            Error::new(Kind::AccountOffline, "account \"default\" is offline")
+                .with("account_id", "default")
+                .retry_after(std::time::Duration::from_millis(1500)),
+            "账号「default」当前离线，请约 2 秒后重试。",
+        ),
+        (
+            Error::new(Kind::OnebotAuthFailed, "refused").with("account_id", "default"),
+            "账号「default」鉴权失败：OneBot 实现拒绝了 access_token，请检查配置。",
+        ),
+        (
+            Error::new(Kind::OnebotTimeout, "timeout").with("timeout_ms", 30000),
+            "请求超时：OneBot 实现在 30000 毫秒内没有响应。",
+        ),
+        (
+            Error::new(Kind::OnebotConnectionLost, "lost"),
+            "与 OneBot 实现的连接在请求过程中断开，请稍后重试。",
+        ),
+        (peer_failed, "OneBot 实现返回失败（retcode 1200）：群不存在"),
+    ];
+    for (err, text) in rows {
+        fake.fail_with(Some(err.clone()));
+        for (name, args) in [
+            ("snowluma_get_history", r#"{"target":"group:20000002"}"#),
+            ("snowluma_get_group_members", r#"{"groupId":20000002}"#),
+        ] {
+            let out = call(&gw, name, args).await;
+            assert_failed(&out, text, &format!("{name} {:?}", err.kind));
+            assert_eq!(
+                fake.take_calls().len(),
+                1,
+                "{name}: one call reached the peer"
+            );
+        }
+    }
+    fake.fail_with(None);
+
+    // The account that is not configured at all, as in the seed's example.
+    let bare = Gateway::new(Arc::new(Config::default()), Vec::new()).unwrap();
+    let out = call(
+        &bare,
+        "snowluma_get_history",
+        r#"{"target":"group:20000002"}"#,
+    )
+    .await;
+    assert_failed(
+        &out,
+        "账号「default」未配置 ws_url/http_url，无法执行该操作。",
+        "unconfigured default",
+    );
+}
+
+#[tokio::test]
+async fn unknown_tools_and_english_texts() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let out = call(&gw, "qq_nope", "{}").await;
+    assert_failed(
+        &out,
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members。",
+        "unknown",
+    );
+    // Names are exact.
+    let out = call(&gw, "QQ_GET_HISTORY", r#"{"target":"1"}"#).await;
+    assert!(out.is_error);
+    assert_eq!(fake.calls(), vec![]);
+
+    let en = gateway_with(&fake, |c| c.tools.locale = Locale::En);
+    let out = call(&en, "qq_get_history", r#"{"target":"x"}"#).await;
+    assert_failed(
+        &out,
+        "invalid arguments: cannot parse target \"x\"; use group:<group id>, private:<QQ number> or bare digits (a private chat).",
+        "en target",
+    );
+    let out = call(
+        &en,
+        "qq_get_history",
+        r#"{"target":"1","accountId":"nows"}"#,
+    )
+    .await;
+    assert_failed(
+        &out,
+        "account \"nows\" has no ws_url/http_url configured; cannot do that.",
+        "en account",
+    );
+    assert_eq!(fake.calls(), vec![]);
+}
+
+#[tokio::test]
+async fn tools_disabled() {
+    let fake = Fake::new();
+    let off = gateway_with(&fake, |c| c.tools.enabled = false);
+    assert_eq!(off.list_tools().unwrap_err().kind, Kind::ToolsDisabled);
+    let err = off
+        .call_tool("qq_get_history", r#"{"target":"1"}"#, CallCtx::default())
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, Kind::ToolsDisabled);
+
+    assert_eq!(fake.calls(), vec![]);
+}
+
+/// The caller's deadline is the one failure that is not a result.
+#[tokio::test(start_paused = true)]
+async fn the_callers_deadline_is_a_grpc_error() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    fake.fail_with(Some(Error::new(Kind::OnebotTimeout, "timeout")));
+    let passed = CallCtx {
+        deadline: Some(Instant::now()),
+    };
+    let err = gw
+        .call_tool("qq_get_history", r#"{"target":"1"}"#, passed)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, Kind::DeadlineExceeded);
+    // The same peer timeout within the caller's deadline is a result.
+    let ctx = CallCtx::with_timeout(std::time::Duration::from_secs(5));
+    let out = gw
+        .call_tool("qq_get_history", r#"{"target":"1"}"#, ctx)
+        .await
+        .unwrap();
+    assert_failed(&out, "请求超时：OneBot 实现没有响应。", "peer timeout");
+}
+
+/// Every schema is a valid draft 2020-12 schema, and the input schemas
+/// accept and refuse what the descriptions say.
+#[test]
+fn schemas_are_valid_draft_2020_12() {
+    for tool in ToolName::ALL {
+        let spec = ToolSpec::of(tool);
+        for schema in [&spec.input_schema, &spec.details_schema] {
+            assert_eq!(schema["$schema"], super::schema::DIALECT, "{tool:?}");
+            if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
+                panic!("{tool:?}: not a draft 2020-12 schema: {e}");
+            }
+        }
+        assert_eq!(spec.read_only, !spec.destructive, "{tool:?}");
+        assert!(!spec.description.is_empty());
+    }
+    // The meta-schema check bites.
+    assert!(jsonschema::draft202012::meta::validate(&json!({"type": "strin"})).is_err());
+    let cases: &[(ToolName, Value, bool)] = &[
+        (
+            ToolName::History,
+            json!({"target": "group:20000002", "count": 30}),
+            true,
+        ),
+        (
+            ToolName::History,
+            json!({"target": "private:10001", "messageSeq": -5, "accountId": "a"}),
+            true,
+        ),
+        (
+            ToolName::History,
+            json!({"target": "10001", "messageSeq": "123", "count": 2.5}),
+            true,
+        ),
+        (ToolName::History, json!({}), false),
+        (ToolName::History, json!({"target": "channel:1"}), false),
+        (ToolName::History, json!({"target": 10001}), false),
+        (
+            ToolName::History,
+            json!({"target": "1", "count": "30"}),
+            false,
+        ),
+        (
+            ToolName::History,
+            json!({"target": "1", "messageSeq": "abc"}),
+            false,
+        ),
+        (
+            ToolName::History,
+            json!({"target": "1", "extra": true}),
+            false,
+        ),
+        (
+            ToolName::Members,
+            json!({"groupId": 20000002, "noCache": true, "limit": 50}),
+            true,
+        ),
+        (ToolName::Members, json!({"groupId": "20000002"}), true),
+        (ToolName::Members, json!({"noCache": true}), false),
+        (
+            ToolName::Members,
+            json!({"groupId": 20000002, "noCache": "yes"}),
+            false,
+        ),
+        (ToolName::Members, json!({"groupId": 1.5}), false),
+        (
+            ToolName::Members,
+            json!({"groupId": 1, "limit": "50"}),
+            false,
+        ),
+    ];
+    for (tool, args, valid) in cases {
+        let validator = jsonschema::draft202012::new(&ToolSpec::of(*tool).input_schema).unwrap();
+        assert_eq!(validator.is_valid(args), *valid, "{tool:?} {args}");
+    }
+}
+
+/// Every domain kind has a text in both locales, and the peer's own words
+/// are kept verbatim.
+#[test]
+fn every_kind_has_a_text() {
+    use super::texts::error_text;
+    for kind in Kind::ALL {
+        let err = Error::new(*kind, "gateway message")
+            .with("account_id", "a1")
+            .with("peer_message", "对端原话 verbatim");
+        let zh = error_text(&err, Locale::Zh);
+        let en = error_text(&err, Locale::En);
+        assert!(!zh.is_empty() && !en.is_empty(), "{kind:?}");
+        assert_ne!(zh, en, "{kind:?}");
+    }
+    for kind in [
+        Kind::OnebotActionFailed,
+        Kind::OnebotBadRequest,
+        Kind::OnebotActionUnsupported,
+        Kind::BotMuted,
+        Kind::RiskControlled,
+        Kind::PokeUnsupported,
+        Kind::MediaTransferFailed,
+    ] {
+        let err = Error::new(kind, "x").with("peer_message", "发送失败，原因：[风控] 1.2");
+        assert!(
+            error_text(&err, Locale::Zh).ends_with("：发送失败，原因：[风控] 1.2"),
+            "{kind:?}"
+        );
+        assert!(
+            error_text(&err, Locale::En).ends_with(": 发送失败，原因：[风控] 1.2"),
+            "{kind:?}"
+        );
+    }
+}

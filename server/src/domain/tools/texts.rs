@@ -1,0 +1,459 @@
+//! The texts a model reads when a tool call fails, in Chinese (as the seeds)
+//! or English (`tools.locale`).
+//!
+//! Every domain [`Kind`] has a text (one exhaustive match, no wildcard), so a
+//! new kind does not build until someone decides what the model reads. The
+//! dynamic values come from the error's metadata; a peer's own failure text
+//! (`peer_message`) is passed on verbatim.
+
+use crate::config::Locale;
+use crate::error::{Error, Kind};
+
+use super::args::{ArgError, Expected};
+
+/// Why a call failed; rendered by [`failure_text`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    /// No tool has this name or alias.
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+        /// The tools this deployment offers.
+        available: Vec<&'static str>,
+    },
+    /// A write tool called while `tools.write_enabled` is false.
+    WriteDisabled(&'static str),
+    /// The arguments were refused before any peer call.
+    Args(ArgError),
+    /// The domain (or the peer behind it) failed.
+    Domain(Error),
+}
+
+/// Picks the text of `locale`.
+fn pick(locale: Locale, zh: String, en: String) -> String {
+    match locale {
+        Locale::Zh => zh,
+        Locale::En => en,
+    }
+}
+
+/// The text of a failure in `locale`.
+pub fn failure_text(failure: &Failure, locale: Locale) -> String {
+    match failure {
+        Failure::UnknownTool { name, available } => pick(
+            locale,
+            format!("未知工具「{name}」。可用工具：{}。", available.join("、")),
+            format!(
+                "unknown tool {name:?}; available tools: {}.",
+                available.join(", ")
+            ),
+        ),
+        Failure::WriteDisabled(name) => pick(
+            locale,
+            format!("写操作工具 {name} 已被关闭（tools.write_enabled = false），本网关只读。"),
+            format!(
+                "the write tool {name} is disabled (tools.write_enabled = false); this gateway is read-only."
+            ),
+        ),
+        Failure::Args(err) => arg_text(err, locale),
+        Failure::Domain(err) => error_text(err, locale),
+    }
+}
+
+/// The text of an argument error in `locale`.
+pub fn arg_text(err: &ArgError, locale: Locale) -> String {
+    match err {
+        ArgError::BadJson(detail) => pick(
+            locale,
+            format!("参数不合法：不是有效的 JSON（{detail}）。"),
+            format!("invalid arguments: not valid JSON ({detail})."),
+        ),
+        ArgError::NotObject => pick(
+            locale,
+            "参数不合法：参数必须是 JSON 对象。".to_owned(),
+            "invalid arguments: the arguments must be a JSON object.".to_owned(),
+        ),
+        ArgError::Missing(field) => pick(
+            locale,
+            format!("参数不合法：缺少必填参数 {field}。"),
+            format!("invalid arguments: {field} is required."),
+        ),
+        ArgError::WrongType { field, expected } => {
+            let (zh, en) = match expected {
+                Expected::String => ("字符串", "a string"),
+                Expected::StringArray => ("字符串数组", "an array of strings"),
+                Expected::NumberOrNumericString => {
+                    ("数字或数字字符串", "a number or a numeric string")
+                }
+            };
+            pick(
+                locale,
+                format!("参数不合法：{field} 必须是{zh}。"),
+                format!("invalid arguments: {field} must be {en}."),
+            )
+        }
+        ArgError::BadTarget(target) => pick(
+            locale,
+            format!(
+                "参数不合法：target「{target}」无法解析，应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。"
+            ),
+            format!(
+                "invalid arguments: cannot parse target {target:?}; use group:<group id>, private:<QQ number> or bare digits (a private chat)."
+            ),
+        ),
+        ArgError::NotFinite { field, value } => pick(
+            locale,
+            format!("参数不合法：{field} {value} 无法转换成有限数字。"),
+            format!("invalid arguments: {field} {value} does not convert to a finite number."),
+        ),
+        ArgError::NotPositiveInteger { field, value } => pick(
+            locale,
+            format!("参数不合法：{field} 必须是正整数，收到 {value}。"),
+            format!("invalid arguments: {field} must be a positive integer, got {value}."),
+        ),
+        ArgError::BadMessageSeq(value) => pick(
+            locale,
+            format!("参数不合法：messageSeq 必须是整数消息 id（message_id），收到 {value}。"),
+            format!(
+                "invalid arguments: messageSeq must be an integer message id (message_id), got {value}."
+            ),
+        ),
+        ArgError::BadMedia { field, value } => pick(
+            locale,
+            format!(
+                "参数不合法：{field}「{value}」不是 media:<id>（UploadMedia 返回的 id）、http(s) URL 或绝对路径。"
+            ),
+            format!(
+                "invalid arguments: {field} {value:?} is neither media:<id> (an UploadMedia id), an http(s) URL nor an absolute path."
+            ),
+        ),
+    }
+}
+
+/// The text of a domain error in `locale`.
+pub fn error_text(err: &Error, locale: Locale) -> String {
+    let meta = |key: &str| err.meta(key).unwrap_or_default().to_owned();
+    let account = {
+        let id = meta("account_id");
+        if id.is_empty() {
+            "default".to_owned()
+        } else {
+            id
+        }
+    };
+    let peer = meta("peer_message");
+    let retcode = meta("retcode");
+    // ` (retcode N)` / `（retcode N）` when the peer sent one.
+    let (rc_zh, rc_en) = if retcode.is_empty() {
+        (String::new(), String::new())
+    } else {
+        (
+            format!("（retcode {retcode}）"),
+            format!(" (retcode {retcode})"),
+        )
+    };
+    // The peer's own words, verbatim, when it sent any.
+    let (said_zh, said_en) = if peer.is_empty() {
+        ("。".to_owned(), ".".to_owned())
+    } else {
+        (format!("：{peer}"), format!(": {peer}"))
+    };
+    let retry = err
+        .retry_after
+        .map(|d| d.as_secs_f64().ceil().max(1.0) as u64);
+    let (retry_zh, retry_en) = match retry {
+        Some(s) => (
+            format!("请约 {s} 秒后重试。"),
+            format!(" Retry in about {s} s."),
+        ),
+        None => ("请稍后重试。".to_owned(), " Retry later.".to_owned()),
+    };
+    let group = meta("group_id");
+    let msg = &err.message;
+    match err.kind {
+        Kind::InvalidRequest => {
+            let field = err.field.clone().unwrap_or_default();
+            pick(
+                locale,
+                format!("参数不合法（{field}）：{msg}"),
+                format!("invalid arguments ({field}): {msg}"),
+            )
+        }
+        Kind::AccountNotConfigured => pick(
+            locale,
+            format!("账号「{account}」未配置 ws_url/http_url，无法执行该操作。"),
+            format!("account {account:?} has no ws_url/http_url configured; cannot do that."),
+        ),
+        Kind::AccountOffline => pick(
+            locale,
+            format!("账号「{account}」当前离线，{retry_zh}"),
+            format!("account {account:?} is offline right now.{retry_en}"),
+        ),
+        Kind::OnebotAuthFailed => pick(
+            locale,
+            format!(
+                "账号「{account}」鉴权失败：OneBot 实现拒绝了 access_token，请检查配置{said_zh}"
+            ),
+            format!(
+                "account {account:?}: the OneBot implementation refused the access token; check the configuration{said_en}"
+            ),
+        ),
+        Kind::OnebotTimeout => {
+            let ms = meta("timeout_ms");
+            let (zh, en) = if ms.is_empty() {
+                (String::new(), String::new())
+            } else {
+                (format!("在 {ms} 毫秒内"), format!(" within {ms} ms"))
+            };
+            pick(
+                locale,
+                format!("请求超时：OneBot 实现{zh}没有响应。"),
+                format!("request timed out: the OneBot implementation did not answer{en}."),
+            )
+        }
+        Kind::OnebotBadRequest => pick(
+            locale,
+            format!("OneBot 实现拒绝了请求参数{rc_zh}{said_zh}"),
+            format!("the OneBot implementation rejected the parameters{rc_en}{said_en}"),
+        ),
+        Kind::OnebotActionUnsupported => pick(
+            locale,
+            format!("OneBot 实现不支持该操作{rc_zh}{said_zh}"),
+            format!("the OneBot implementation does not support this action{rc_en}{said_en}"),
+        ),
+        Kind::OnebotActionFailed => pick(
+            locale,
+            format!("OneBot 实现返回失败{rc_zh}{said_zh}"),
+            format!("the OneBot implementation failed{rc_en}{said_en}"),
+        ),
+        Kind::OnebotActionUnknown => pick(
+            locale,
+            format!("OneBot 实现返回了无法识别的结果{rc_zh}{said_zh}"),
+            format!(
+                "the OneBot implementation answered with an unexpected outcome{rc_en}{said_en}"
+            ),
+        ),
+        Kind::OnebotProtocolError => pick(
+            locale,
+            format!("OneBot 实现的响应无法解析：{msg}"),
+            format!("the OneBot implementation's answer could not be decoded: {msg}"),
+        ),
+        Kind::OnebotConnectionLost => pick(
+            locale,
+            format!("与 OneBot 实现的连接在请求过程中断开，{retry_zh}"),
+            format!(
+                "the connection to the OneBot implementation dropped during the call.{retry_en}"
+            ),
+        ),
+        Kind::BotMuted => pick(
+            locale,
+            format!("机器人在该群被禁言，无法发送{said_zh}"),
+            format!("the bot is muted in this group{said_en}"),
+        ),
+        Kind::RemovedFromGroup => pick(
+            locale,
+            format!("机器人已不在该群中{said_zh}"),
+            format!("the bot is no longer a member of this group{said_en}"),
+        ),
+        Kind::MediaTransferFailed => pick(
+            locale,
+            format!("OneBot 实现传输媒体失败{said_zh}"),
+            format!("the OneBot implementation failed to transfer the media{said_en}"),
+        ),
+        Kind::SendOutcomeUnknown => pick(
+            locale,
+            "发送结果未知：消息可能已经送达，请勿盲目重试。".to_owned(),
+            "send outcome unknown: the message may have been delivered; do not retry blindly."
+                .to_owned(),
+        ),
+        Kind::RiskControlled => pick(
+            locale,
+            format!("发送被平台风控拦截{said_zh}"),
+            format!("the platform refused the send (risk control){said_en}"),
+        ),
+        Kind::PokeUnsupported => pick(
+            locale,
+            format!("协议端不支持戳一戳（group_poke）{said_zh}"),
+            format!("the OneBot implementation cannot poke (group_poke){said_en}"),
+        ),
+        Kind::UnsupportedByPeer => pick(
+            locale,
+            format!("协议端不支持这种发送方式：{msg}"),
+            format!("the OneBot implementation cannot take this: {msg}"),
+        ),
+        Kind::HistoryUnsupported => pick(
+            locale,
+            "该 OneBot 实现不支持读取这类会话的历史消息。".to_owned(),
+            "this OneBot implementation cannot read the history of this kind of chat.".to_owned(),
+        ),
+        Kind::GroupNotAllowed => pick(
+            locale,
+            format!("群 {group} 不在账号「{account}」的白名单中。"),
+            format!("group {group} is not in account {account:?}'s whitelist."),
+        ),
+        Kind::GroupRequired => pick(
+            locale,
+            format!("请指定 groupId：账号「{account}」没有唯一的白名单群。"),
+            format!("groupId is required: account {account:?} has no single whitelisted group."),
+        ),
+        Kind::EmptyMessage => pick(
+            locale,
+            "内容为空：text、images、videos、file 至少要提供一个。".to_owned(),
+            "nothing to send: give at least one of text, images, videos, file.".to_owned(),
+        ),
+        Kind::TextTooLong => pick(
+            locale,
+            "文本过长：单次最多 20000 个字符。".to_owned(),
+            "text too long: at most 20000 characters per call.".to_owned(),
+        ),
+        Kind::TooManyImages => pick(
+            locale,
+            "图片过多：单次最多 4 张。".to_owned(),
+            "too many images: at most 4 per call.".to_owned(),
+        ),
+        Kind::TooManyVideos => pick(
+            locale,
+            "视频过多：单次最多 1 个。".to_owned(),
+            "too many videos: at most 1 per call.".to_owned(),
+        ),
+        Kind::MediaTooLarge => pick(
+            locale,
+            format!("媒体超过大小上限：{msg}"),
+            format!("media too large: {msg}"),
+        ),
+        Kind::MediaTypeMismatch => pick(
+            locale,
+            format!("媒体格式不符：{msg}"),
+            format!("media of the wrong type: {msg}"),
+        ),
+        Kind::MediaNotFound => pick(
+            locale,
+            "媒体不存在或已过期，请重新调用 UploadMedia 上传。".to_owned(),
+            "media not found or expired; upload it again with UploadMedia.".to_owned(),
+        ),
+        Kind::MediaChecksumMismatch => pick(
+            locale,
+            "上传内容的 SHA-256 与声明的不一致。".to_owned(),
+            "the upload's SHA-256 differs from the declared one.".to_owned(),
+        ),
+        Kind::MediaSizeMismatch => pick(
+            locale,
+            "上传内容的大小与声明的不一致。".to_owned(),
+            "the upload's size differs from the declared one.".to_owned(),
+        ),
+        Kind::UploadHeaderMissing => pick(
+            locale,
+            "上传流必须先发送头部。".to_owned(),
+            "the upload stream must start with a header.".to_owned(),
+        ),
+        Kind::UploadHeaderRepeated => pick(
+            locale,
+            "上传流只能有一个头部。".to_owned(),
+            "the upload stream may carry only one header.".to_owned(),
+        ),
+        Kind::StagingQuotaExceeded => pick(
+            locale,
+            format!("媒体暂存空间已满，{retry_zh}"),
+            format!("the media staging area is full.{retry_en}"),
+        ),
+        Kind::UrlForbidden => pick(
+            locale,
+            format!("出于安全原因不允许访问该 URL（回环、内网、链路本地或元数据地址）：{msg}"),
+            format!(
+                "URL refused for safety (loopback, private, link-local or metadata address): {msg}"
+            ),
+        ),
+        Kind::UrlFetchFailed => pick(
+            locale,
+            format!("下载 URL 失败：{msg}"),
+            format!("fetching the URL failed: {msg}"),
+        ),
+        Kind::PathForbidden => pick(
+            locale,
+            format!("路径不在允许的媒体目录（media.media_roots）之下：{msg}"),
+            format!("the path is outside the allowed media roots (media.media_roots): {msg}"),
+        ),
+        Kind::PathNotFound => pick(
+            locale,
+            format!("本地文件不存在或不是普通文件：{msg}"),
+            format!("no such regular file: {msg}"),
+        ),
+        Kind::MediaSourceDisabled => pick(
+            locale,
+            format!("网关未开启这种媒体来源（服务器路径需要运维配置 media.media_roots）：{msg}"),
+            format!(
+                "this media source is disabled on the gateway (server paths need media.media_roots): {msg}"
+            ),
+        ),
+        Kind::QueueFull => pick(
+            locale,
+            format!("账号「{account}」当前离线且发送队列已满，{retry_zh}"),
+            format!("account {account:?} is offline and its send queue is full.{retry_en}"),
+        ),
+        Kind::RateLimited => pick(
+            locale,
+            format!("发送过于频繁，{retry_zh}"),
+            format!("rate limited.{retry_en}"),
+        ),
+        Kind::IdempotencyKeyReused => pick(
+            locale,
+            "幂等键已被另一个不同的请求使用。".to_owned(),
+            "the idempotency key was used by a different request.".to_owned(),
+        ),
+        Kind::EventStreamLagged => pick(
+            locale,
+            "事件订阅落后太多，已被断开。".to_owned(),
+            "the event subscriber fell behind and was dropped.".to_owned(),
+        ),
+        Kind::EventGapTooOld => pick(
+            locale,
+            "续传位置早于事件缓冲区。".to_owned(),
+            "the resume point is older than the event buffer.".to_owned(),
+        ),
+        Kind::ToolsDisabled => pick(
+            locale,
+            "工具已被运维关闭。".to_owned(),
+            "the tools are disabled by the operator.".to_owned(),
+        ),
+        Kind::Unauthenticated => pick(
+            locale,
+            "网关鉴权失败：缺少或无效的令牌。".to_owned(),
+            "gateway authentication failed: missing or invalid token.".to_owned(),
+        ),
+        Kind::TokenScope => pick(
+            locale,
+            "令牌权限不足，无法执行该操作。".to_owned(),
+            "the token's scope does not cover this call.".to_owned(),
+        ),
+        Kind::ShuttingDown => pick(
+            locale,
+            format!("网关正在关闭，{retry_zh}"),
+            format!("the gateway is shutting down.{retry_en}"),
+        ),
+        Kind::Overloaded => pick(
+            locale,
+            format!("网关繁忙，{retry_zh}"),
+            format!("the gateway is overloaded.{retry_en}"),
+        ),
+        Kind::Internal => pick(
+            locale,
+            format!("网关内部错误：{msg}"),
+            format!("internal gateway error: {msg}"),
+        ),
+        Kind::Cancelled => pick(
+            locale,
+            "请求已取消。".to_owned(),
+            "the call was cancelled.".to_owned(),
+        ),
+        Kind::DeadlineExceeded => pick(
+            locale,
+            "已超过调用方的截止时间。".to_owned(),
+            "the caller's deadline passed.".to_owned(),
+        ),
+        Kind::RequestTooLarge => pick(
+            locale,
+            format!("请求过大：{msg}"),
+            format!("request too large: {msg}"),
+        ),
+    }
+}

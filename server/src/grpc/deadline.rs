@@ -1,0 +1,97 @@
+//! The caller's deadline: `grpc-timeout` into a [`CallCtx`].
+//!
+//! Every handler that reaches a peer builds its context with [`ctx`], so the
+//! adapter waits no longer than the caller does.
+
+use std::time::Duration;
+
+use tonic::Request;
+
+use crate::onebot::api::CallCtx;
+
+/// The call context of a request: a deadline `grpc-timeout` from now when
+/// the header is present and valid, none otherwise (as tonic, an invalid
+/// header is ignored).
+pub fn ctx<T>(request: &Request<T>) -> CallCtx {
+    let timeout = request
+        .metadata()
+        .get("grpc-timeout")
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_grpc_timeout);
+    match timeout {
+        Some(timeout) => CallCtx::with_timeout(timeout),
+        None => CallCtx::default(),
+    }
+}
+
+/// Parses a `grpc-timeout` value: 1 to 8 ASCII digits and a unit `H`, `M`,
+/// `S`, `m` (milliseconds), `u` (microseconds) or `n` (nanoseconds)
+/// (gRPC over HTTP/2, `Timeout`).
+pub fn parse_grpc_timeout(value: &str) -> Option<Duration> {
+    let unit = value.chars().last()?;
+    let digits = &value[..value.len() - unit.len_utf8()];
+    if digits.is_empty() || digits.len() > 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        'H' => Duration::from_secs(n * 3600),
+        'M' => Duration::from_secs(n * 60),
+        'S' => Duration::from_secs(n),
+        'm' => Duration::from_millis(n),
+        'u' => Duration::from_micros(n),
+        'n' => Duration::from_nanos(n),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_unit() {
+        assert_eq!(parse_grpc_timeout("2H"), Some(Duration::from_secs(7200)));
+        assert_eq!(parse_grpc_timeout("3M"), Some(Duration::from_secs(180)));
+        assert_eq!(parse_grpc_timeout("10S"), Some(Duration::from_secs(10)));
+        assert_eq!(parse_grpc_timeout("250m"), Some(Duration::from_millis(250)));
+        assert_eq!(
+            parse_grpc_timeout("99999999u"),
+            Some(Duration::from_micros(99_999_999))
+        );
+        assert_eq!(parse_grpc_timeout("0n"), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn rejects_malformed_values() {
+        for v in [
+            "",
+            "S",
+            "123456789S",
+            "10s",
+            "10",
+            "-1S",
+            "1.5S",
+            "１S",
+            "10é",
+            "+1S",
+        ] {
+            assert_eq!(parse_grpc_timeout(v), None, "{v:?}");
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn request_header_sets_the_deadline() {
+        let mut req = Request::new(());
+        assert!(ctx(&req).deadline.is_none());
+        req.metadata_mut()
+            .insert("grpc-timeout", "1500m".parse().unwrap());
+        let c = ctx(&req);
+        assert_eq!(c.remaining(), Some(Duration::from_millis(1500)));
+        tokio::time::advance(Duration::from_millis(1500)).await;
+        assert!(c.expired());
+        req.metadata_mut()
+            .insert("grpc-timeout", "soon".parse().unwrap());
+        assert!(ctx(&req).deadline.is_none());
+    }
+}

@@ -1,0 +1,496 @@
+//! The one table that turns a peer's answer into data or a domain error.
+//!
+//! Success is `status == "ok"` (or no `status` and `retcode` 0); `async` is
+//! accepted with no data. Failures are classified per flavor and transport:
+//!
+//! | answer                                              | kind                       |
+//! |-----------------------------------------------------|----------------------------|
+//! | retcode 1401 / 1403, HTTP 401 / 403                  | `OnebotAuthFailed`         |
+//! | 1400 (WS); 400 (NapCat/LLOneBot/generic HTTP)        | `OnebotBadRequest`         |
+//! | 1404; 404 (go-cqhttp, generic); NapCat HTTP 200 `不支持的API` | `OnebotActionUnsupported` |
+//! | NapCat `EventRet` `result` 1 / 110 / -1              | `BotMuted` / `RemovedFromGroup` / `MediaTransferFailed` |
+//! | NapCat `Timeout: NTEvent … sendMsg` with no `result` or `result` 0 | `SendOutcomeUnknown` |
+//! | go-cqhttp `SEND_MSG_API_ERROR`, any `风控` text      | `RiskControlled`           |
+//! | poke refused for want of NapCat's packet backend, or poke action unknown | `PokeUnsupported` |
+//! | the flavor's documented failure retcode (NapCat/LLOneBot 1200 WS, 200 HTTP; go-cqhttp/SnowLuma 100; Lagrange 1) | `OnebotActionFailed` |
+//! | any other retcode, or a `status` other than ok/failed/async | `OnebotActionUnknown` |
+//!
+//! Every error carries the peer's text (`message` ‖ `wording` ‖ `msg`)
+//! verbatim in its message and in metadata `peer_message`, plus `retcode`,
+//! `action` and `flavor`.
+
+use serde_json::Value;
+
+use super::flavor::Flavor;
+use super::model::int_of;
+use crate::error::{Error, Kind, Result};
+
+/// Which transport carried the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// A WebSocket frame (forward or reverse).
+    Ws,
+    /// An HTTP response with this status code.
+    Http(u16),
+}
+
+/// The peer's error text: `message` ‖ `wording` ‖ `msg`, first non-empty.
+pub fn peer_text(frame: &Value) -> String {
+    ["message", "wording", "msg"]
+        .iter()
+        .filter_map(|k| frame.get(*k).and_then(Value::as_str))
+        .find(|s| !s.trim().is_empty())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The `retcode` of an answer, if it has a numeric one.
+pub fn retcode_of(frame: &Value) -> Option<i64> {
+    frame.get("retcode").and_then(int_of)
+}
+
+/// The action name without the `_async` / `_rate_limited` suffixes.
+pub fn base_action(action: &str) -> &str {
+    action
+        .strip_suffix("_async")
+        .or_else(|| action.strip_suffix("_rate_limited"))
+        .unwrap_or(action)
+}
+
+/// True for actions that send a message: an answer lost in flight means the
+/// message may or may not have been delivered.
+pub fn is_send_action(action: &str) -> bool {
+    matches!(
+        base_action(action),
+        "send_msg"
+            | "send_group_msg"
+            | "send_private_msg"
+            | "send_group_forward_msg"
+            | "send_private_forward_msg"
+            | "send_forward_msg"
+    )
+}
+
+fn is_poke_action(action: &str) -> bool {
+    matches!(
+        base_action(action),
+        "group_poke" | "friend_poke" | "send_poke"
+    )
+}
+
+/// Turns an answer into its `data` (success) or the classified error.
+pub fn classify(flavor: Flavor, via: Via, action: &str, frame: &Value) -> Result<Value> {
+    let status = frame.get("status").and_then(Value::as_str);
+    let retcode = retcode_of(frame);
+    match (status, retcode) {
+        (Some("ok"), _) | (None, Some(0)) => {
+            return Ok(frame.get("data").cloned().unwrap_or(Value::Null));
+        }
+        (Some("async"), _) => return Ok(Value::Null),
+        _ => {}
+    }
+    let text = peer_text(frame);
+    let kind = match status {
+        Some("failed") | None => failure_kind(flavor, via, action, retcode, frame, &text),
+        Some(_) => Kind::OnebotActionUnknown,
+    };
+    Err(peer_error(kind, flavor, action, retcode, status, &text))
+}
+
+/// Builds the error of a failed answer, with the peer's text verbatim.
+pub fn peer_error(
+    kind: Kind,
+    flavor: Flavor,
+    action: &str,
+    retcode: Option<i64>,
+    status: Option<&str>,
+    text: &str,
+) -> Error {
+    let code = retcode.map_or_else(|| "none".to_string(), |r| r.to_string());
+    let what = match kind {
+        Kind::OnebotAuthFailed => "the OneBot implementation refused the access token",
+        Kind::OnebotBadRequest => "the OneBot implementation rejected the parameters",
+        Kind::OnebotActionUnsupported => "the OneBot implementation does not support the action",
+        Kind::BotMuted => "the bot is muted in this group",
+        Kind::RemovedFromGroup => "the bot is no longer a member of this group",
+        Kind::MediaTransferFailed => "the OneBot implementation failed to transfer the media",
+        Kind::SendOutcomeUnknown => {
+            "the send timed out at the OneBot implementation; the message may have been delivered, do not retry blindly"
+        }
+        Kind::RiskControlled => "the platform refused the send (risk control)",
+        Kind::PokeUnsupported => "the OneBot implementation cannot poke",
+        Kind::OnebotActionUnknown => {
+            "the OneBot implementation answered with an unexpected outcome"
+        }
+        _ => "the OneBot implementation reported a failure",
+    };
+    let mut message = format!("{action}: {what} (retcode {code})");
+    if !text.is_empty() {
+        message.push_str(": ");
+        message.push_str(text);
+    }
+    let mut err = Error::new(kind, message)
+        .with("action", action)
+        .with("retcode", code)
+        .with("peer_message", text)
+        .with("flavor", flavor.name());
+    if let Some(status) = status.filter(|s| *s != "failed") {
+        err = err.with("peer_status", status);
+    }
+    if let Some(result) = event_ret(text).and_then(|r| r.result) {
+        err = err.with("event_result", result);
+    }
+    err
+}
+
+fn failure_kind(
+    flavor: Flavor,
+    via: Via,
+    action: &str,
+    retcode: Option<i64>,
+    frame: &Value,
+    text: &str,
+) -> Kind {
+    if matches!(via, Via::Http(401 | 403)) || matches!(retcode, Some(1401 | 1403)) {
+        return Kind::OnebotAuthFailed;
+    }
+    if let Some(ret) = event_ret(text) {
+        match (ret.timeout, ret.result) {
+            (_, Some(1)) => return Kind::BotMuted,
+            (_, Some(110)) => return Kind::RemovedFromGroup,
+            (_, Some(-1)) => return Kind::MediaTransferFailed,
+            (true, None | Some(0)) => return Kind::SendOutcomeUnknown,
+            _ => {}
+        }
+    }
+    let msg_code = frame.get("msg").and_then(Value::as_str).unwrap_or_default();
+    if text.contains("风控") || (flavor == Flavor::GoCqhttp && msg_code == "SEND_MSG_API_ERROR") {
+        return Kind::RiskControlled;
+    }
+    let class = retcode_class(flavor, via, retcode, text);
+    if is_poke_action(action) && (text.contains("packetBackend") || class == Class::Unsupported) {
+        return Kind::PokeUnsupported;
+    }
+    match class {
+        Class::BadRequest => Kind::OnebotBadRequest,
+        Class::Unsupported => Kind::OnebotActionUnsupported,
+        Class::Failed => Kind::OnebotActionFailed,
+        Class::Undocumented => Kind::OnebotActionUnknown,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    BadRequest,
+    Unsupported,
+    Failed,
+    Undocumented,
+}
+
+/// Each flavor's retcode conventions (`onebot.md` §1.2, §1.5).
+fn retcode_class(flavor: Flavor, via: Via, retcode: Option<i64>, text: &str) -> Class {
+    let http = matches!(via, Via::Http(_));
+    let Some(code) = retcode else {
+        return Class::Undocumented;
+    };
+    match (flavor, code) {
+        (_, 1400) => Class::BadRequest,
+        (_, 1404) => Class::Unsupported,
+        (Flavor::NapCat | Flavor::LlOneBot | Flavor::Generic, 400) if http => Class::BadRequest,
+        (Flavor::NapCat | Flavor::LlOneBot, 200) if http => {
+            // NapCat answers an unknown action over HTTP with 200 `不支持的API`.
+            if text.contains("不支持的API") || text.contains("API 不存在") {
+                Class::Unsupported
+            } else {
+                Class::Failed
+            }
+        }
+        (Flavor::NapCat | Flavor::LlOneBot | Flavor::Generic, 1200) => Class::Failed,
+        (Flavor::GoCqhttp | Flavor::Generic, 404) => Class::Unsupported,
+        (Flavor::GoCqhttp | Flavor::SnowLuma | Flavor::Generic, 100) => Class::Failed,
+        (Flavor::Lagrange | Flavor::Generic, 1) => Class::Failed,
+        _ => Class::Undocumented,
+    }
+}
+
+/// NapCat's send-failure detail (`onebot.md` §4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventRet {
+    /// The text is the `Timeout: NTEvent …` form (no confirmation).
+    pub timeout: bool,
+    /// The kernel's `result`, when the `EventRet` JSON carries one.
+    pub result: Option<i64>,
+}
+
+/// Parses `Timeout: NTEvent … EventRet:\n{…}` and `EventChecker Failed: …
+/// EventRet:\n{…}`; `None` for any other text.
+pub fn event_ret(text: &str) -> Option<EventRet> {
+    let timeout = text.trim_start().starts_with("Timeout:");
+    if !timeout && !text.contains("EventChecker Failed") {
+        return None;
+    }
+    if !text.contains("NTEvent") {
+        return None;
+    }
+    let result = text
+        .split_once("EventRet:")
+        .and_then(|(_, json)| serde_json::from_str::<Value>(json.trim()).ok())
+        .and_then(|v| v.get("result").and_then(int_of));
+    Some(EventRet { timeout, result })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    const NT: &str = "NTEvent serviceAndMethod:NodeIKernelMsgService/sendMsg ListenerName:NodeIKernelMsgListener/onMsgInfoListUpdate";
+
+    fn failed(retcode: i64, text: &str) -> Value {
+        json!({"status":"failed","retcode":retcode,"data":null,"message":text,"wording":text})
+    }
+
+    fn kind(flavor: Flavor, via: Via, action: &str, frame: Value) -> Kind {
+        classify(flavor, via, action, &frame).unwrap_err().kind
+    }
+
+    #[test]
+    fn success_and_async() {
+        let ok = json!({"status":"ok","retcode":0,"data":{"message_id":5}});
+        assert_eq!(
+            classify(Flavor::NapCat, Via::Ws, "send_group_msg", &ok).unwrap(),
+            json!({"message_id":5})
+        );
+        let bare = json!({"retcode":0,"data":[1]});
+        assert_eq!(
+            classify(Flavor::Generic, Via::Ws, "x", &bare).unwrap(),
+            json!([1])
+        );
+        let queued = json!({"status":"async","retcode":1,"data":null});
+        assert_eq!(
+            classify(Flavor::Generic, Via::Ws, "x", &queued).unwrap(),
+            Value::Null
+        );
+    }
+
+    #[test]
+    fn per_flavor_retcodes() {
+        use Flavor::*;
+        let cases = [
+            (
+                NapCat,
+                Via::Ws,
+                "get_msg",
+                failed(1400, "bad"),
+                Kind::OnebotBadRequest,
+            ),
+            (
+                NapCat,
+                Via::Http(200),
+                "get_msg",
+                failed(400, "bad"),
+                Kind::OnebotBadRequest,
+            ),
+            (
+                NapCat,
+                Via::Ws,
+                "nope",
+                failed(1404, "不支持的API nope"),
+                Kind::OnebotActionUnsupported,
+            ),
+            (
+                NapCat,
+                Via::Http(200),
+                "nope",
+                failed(200, "不支持的API nope"),
+                Kind::OnebotActionUnsupported,
+            ),
+            (
+                NapCat,
+                Via::Ws,
+                "get_msg",
+                failed(1200, "消息不存在"),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                NapCat,
+                Via::Http(200),
+                "get_msg",
+                failed(200, "消息不存在"),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                NapCat,
+                Via::Ws,
+                "get_msg",
+                failed(1403, "token验证失败"),
+                Kind::OnebotAuthFailed,
+            ),
+            (
+                LlOneBot,
+                Via::Ws,
+                "x",
+                failed(1200, "boom"),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                GoCqhttp,
+                Via::Ws,
+                "nope",
+                failed(404, "API不存在"),
+                Kind::OnebotActionUnsupported,
+            ),
+            (
+                GoCqhttp,
+                Via::Ws,
+                "get_msg",
+                failed(100, "消息不存在"),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                SnowLuma,
+                Via::Ws,
+                "get_msg",
+                json!({"status":"failed","retcode":100,"wording":"x"}),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                SnowLuma,
+                Via::Ws,
+                "x",
+                json!({"status":"failed","retcode":1400,"wording":"x"}),
+                Kind::OnebotBadRequest,
+            ),
+            (
+                Lagrange,
+                Via::Ws,
+                "get_msg",
+                json!({"status":"failed","retcode":1}),
+                Kind::OnebotActionFailed,
+            ),
+            (
+                Lagrange,
+                Via::Ws,
+                "x",
+                json!({"status":"failed","retcode":7}),
+                Kind::OnebotActionUnknown,
+            ),
+            (
+                NapCat,
+                Via::Ws,
+                "x",
+                json!({"status":"weird","retcode":0}),
+                Kind::OnebotActionUnknown,
+            ),
+            (
+                SnowLuma,
+                Via::Http(401),
+                "x",
+                json!({"status":"failed","retcode":1401}),
+                Kind::OnebotAuthFailed,
+            ),
+        ];
+        for (flavor, via, action, frame, want) in cases {
+            assert_eq!(
+                kind(flavor, via, action, frame.clone()),
+                want,
+                "{flavor} {via:?} {frame}"
+            );
+        }
+    }
+
+    #[test]
+    fn napcat_send_failures() {
+        let checker = |result: i64, msg: &str| {
+            format!(
+                "EventChecker Failed: {NT} EventRet:\n{{\n    \"result\": {result},\n    \"errMsg\": \"{msg}\"\n}}"
+            )
+        };
+        let timeout = |body: &str| format!("Timeout: {NT} EventRet:\n{body}");
+        let cases = [
+            (
+                checker(110, "发送失败，你已被移出该群，请重新加群。"),
+                Kind::RemovedFromGroup,
+            ),
+            (
+                checker(-1, "rich media transfer failed"),
+                Kind::MediaTransferFailed,
+            ),
+            (checker(1, ""), Kind::BotMuted),
+            (
+                timeout("{\n    \"result\": 1,\n    \"errMsg\": \"\"\n}"),
+                Kind::BotMuted,
+            ),
+            (
+                timeout("{\n    \"result\": 0,\n    \"errMsg\": \"\"\n}"),
+                Kind::SendOutcomeUnknown,
+            ),
+            (timeout("{}"), Kind::SendOutcomeUnknown),
+            (checker(5, "other"), Kind::OnebotActionFailed),
+        ];
+        for (text, want) in cases {
+            let err = classify(
+                Flavor::NapCat,
+                Via::Ws,
+                "send_group_msg",
+                &failed(1200, &text),
+            )
+            .unwrap_err();
+            assert_eq!(err.kind, want, "{text}");
+            assert_eq!(err.meta("peer_message"), Some(text.as_str()));
+            assert_eq!(err.meta("retcode"), Some("1200"));
+            assert_eq!(err.meta("action"), Some("send_group_msg"));
+            assert!(err.message.contains(&text), "{}", err.message);
+        }
+    }
+
+    #[test]
+    fn risk_control_and_poke() {
+        let gocq = json!({"status":"failed","retcode":100,"msg":"SEND_MSG_API_ERROR",
+            "wording":"请参考 go-cqhttp 端输出","message":"请参考 go-cqhttp 端输出"});
+        let err = classify(Flavor::GoCqhttp, Via::Ws, "send_group_msg", &gocq).unwrap_err();
+        assert_eq!(err.kind, Kind::RiskControlled);
+        assert_eq!(err.meta("peer_message"), Some("请参考 go-cqhttp 端输出"));
+        assert_eq!(
+            kind(
+                Flavor::NapCat,
+                Via::Ws,
+                "group_poke",
+                failed(1400, "packetBackend发包能力不可用，请检查配置")
+            ),
+            Kind::PokeUnsupported
+        );
+        assert_eq!(
+            kind(
+                Flavor::SnowLuma,
+                Via::Ws,
+                "group_poke",
+                json!({"status":"failed","retcode":1404,"wording":"unknown action"})
+            ),
+            Kind::PokeUnsupported
+        );
+        assert_eq!(
+            kind(
+                Flavor::Lagrange,
+                Via::Ws,
+                "group_poke",
+                json!({"status":"failed","retcode":1})
+            ),
+            Kind::OnebotActionFailed
+        );
+    }
+
+    #[test]
+    fn text_fields_and_actions() {
+        assert_eq!(
+            peer_text(&json!({"message":"","wording":"w","msg":"m"})),
+            "w"
+        );
+        assert_eq!(peer_text(&json!({"msg":"m"})), "m");
+        assert_eq!(peer_text(&json!({})), "");
+        assert!(is_send_action("send_group_msg_async"));
+        assert!(!is_send_action("send_like"));
+        assert_eq!(base_action("get_msg_rate_limited"), "get_msg");
+    }
+}

@@ -1,0 +1,96 @@
+//! The HTTP action client: `POST <http_url>/<action>` with a JSON body and
+//! `Authorization: Bearer <token>`.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Why an HTTP call failed before yielding an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpError {
+    /// Nothing reached the peer (connection refused, DNS, ...).
+    NotSent(String),
+    /// No answer within the timeout (the peer may have acted).
+    Timeout,
+    /// The exchange broke after the request was sent.
+    Lost(String),
+    /// HTTP 401/403 with no OneBot answer in the body.
+    Auth(u16),
+    /// A non-2xx status with no OneBot answer in the body.
+    Status(u16, String),
+}
+
+/// An HTTP transport to one peer.
+#[derive(Debug, Clone)]
+pub struct HttpTransport {
+    client: reqwest::Client,
+    base: url::Url,
+    token: Option<String>,
+}
+
+impl HttpTransport {
+    /// A client for `http_url`; `connect_timeout` bounds each TCP connect.
+    pub fn new(
+        http_url: &str,
+        token: Option<&str>,
+        connect_timeout: Duration,
+    ) -> Result<Self, String> {
+        let mut base = url::Url::parse(http_url).map_err(|e| format!("bad http_url: {e}"))?;
+        if !base.path().ends_with('/') {
+            let path = format!("{}/", base.path());
+            base.set_path(&path);
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(connect_timeout)
+            .build()
+            .map_err(|e| format!("HTTP client: {e}"))?;
+        Ok(Self {
+            client,
+            base,
+            token: token.filter(|t| !t.is_empty()).map(str::to_string),
+        })
+    }
+
+    /// Calls `action`; returns the HTTP status and the OneBot answer object.
+    pub async fn call(
+        &self,
+        action: &str,
+        params: &Value,
+        timeout: Duration,
+    ) -> Result<(u16, Value), HttpError> {
+        let url = self
+            .base
+            .join(action)
+            .map_err(|e| HttpError::NotSent(format!("bad action name {action:?}: {e}")))?;
+        let mut request = self.client.post(url).json(params).timeout(timeout);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.map_err(|e| classify(&e))?;
+        let status = response.status().as_u16();
+        let body = response.bytes().await.map_err(|e| classify(&e))?;
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(answer @ Value::Object(_))
+                if answer.get("retcode").is_some() || answer.get("status").is_some() =>
+            {
+                Ok((status, answer))
+            }
+            _ if status == 401 || status == 403 => Err(HttpError::Auth(status)),
+            _ => {
+                let text = String::from_utf8_lossy(&body);
+                let text: String = text.chars().take(200).collect();
+                Err(HttpError::Status(status, text))
+            }
+        }
+    }
+}
+
+fn classify(e: &reqwest::Error) -> HttpError {
+    if e.is_connect() || e.is_builder() {
+        HttpError::NotSent(e.to_string())
+    } else if e.is_timeout() {
+        HttpError::Timeout
+    } else {
+        HttpError::Lost(e.to_string())
+    }
+}

@@ -1,0 +1,219 @@
+//! Calls waiting for their reply: echo → oneshot, bounded, with a drop guard.
+//!
+//! Every action sent over a WebSocket gets a fresh echo (an account-wide
+//! counter rendered as a decimal string, so it survives a peer that turns it
+//! into a number or stringifies it). A reply is matched by [`echo_key`]
+//! whatever JSON type the echo comes back as. Dropping the [`PendingCall`]
+//! (timeout, cancelled RPC) removes the entry; [`Pending::fail_all`] answers
+//! every waiting call at once when the connection drops.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+/// How a pending call ended, from the connection's side.
+#[derive(Debug)]
+pub enum Answer {
+    /// The peer answered with this frame.
+    Reply(Value),
+    /// The connection dropped before an answer.
+    Lost,
+}
+
+/// The pending calls of one connection.
+#[derive(Debug)]
+pub struct Pending {
+    max: usize,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    waiting: HashMap<String, oneshot::Sender<Answer>>,
+    /// Set once the connection is gone: later registrations fail.
+    closed: bool,
+}
+
+/// Why a call could not be registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegisterError {
+    /// `max_pending_calls` calls are already waiting.
+    Full,
+    /// The connection has already dropped.
+    Closed,
+}
+
+impl Pending {
+    /// An empty map holding at most `max` calls.
+    pub fn new(max: usize) -> Arc<Self> {
+        Arc::new(Self {
+            max,
+            inner: Mutex::new(Inner::default()),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding this lock cannot leave the map inconsistent
+        // (every operation is a single insert/remove), so poison is ignored.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Registers a call under `echo`; the returned guard removes it on drop.
+    pub fn register(self: &Arc<Self>, echo: String) -> Result<PendingCall, RegisterError> {
+        let (tx, rx) = oneshot::channel();
+        let mut inner = self.lock();
+        if inner.closed {
+            return Err(RegisterError::Closed);
+        }
+        if inner.waiting.len() >= self.max {
+            return Err(RegisterError::Full);
+        }
+        inner.waiting.insert(echo.clone(), tx);
+        Ok(PendingCall {
+            map: self.clone(),
+            echo,
+            rx,
+        })
+    }
+
+    /// Delivers a reply frame. Returns false when no call waits for `key`
+    /// (late reply after a timeout, or a frame for someone else).
+    pub fn complete(&self, key: &str, frame: Value) -> bool {
+        let tx = self.lock().waiting.remove(key);
+        match tx {
+            Some(tx) => {
+                // The receiver may have just been dropped: the call is over
+                // either way.
+                let _ = tx.send(Answer::Reply(frame));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Fails every waiting call with [`Answer::Lost`] and refuses new ones.
+    pub fn fail_all(&self) -> usize {
+        let drained: Vec<_> = {
+            let mut inner = self.lock();
+            inner.closed = true;
+            inner.waiting.drain().map(|(_, tx)| tx).collect()
+        };
+        let n = drained.len();
+        for tx in drained {
+            let _ = tx.send(Answer::Lost);
+        }
+        n
+    }
+
+    /// Number of calls waiting now.
+    pub fn len(&self) -> usize {
+        self.lock().waiting.len()
+    }
+
+    /// True when no call waits.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn remove(&self, echo: &str) {
+        self.lock().waiting.remove(echo);
+    }
+}
+
+/// One registered call: await [`PendingCall::answer`]; dropping it removes
+/// the entry.
+#[derive(Debug)]
+pub struct PendingCall {
+    map: Arc<Pending>,
+    echo: String,
+    rx: oneshot::Receiver<Answer>,
+}
+
+impl PendingCall {
+    /// The echo this call was registered under.
+    pub fn echo(&self) -> &str {
+        &self.echo
+    }
+
+    /// Waits for the answer. A map dropped without answering counts as lost.
+    pub async fn answer(&mut self) -> Answer {
+        (&mut self.rx).await.unwrap_or(Answer::Lost)
+    }
+}
+
+impl Drop for PendingCall {
+    fn drop(&mut self) {
+        self.map.remove(&self.echo);
+    }
+}
+
+/// The matching key of an echo as it came back: strings as they are (a
+/// stringified JSON string or number is unwrapped), numbers in decimal,
+/// objects and arrays as compact JSON. `None` for a missing, null or empty
+/// echo, which matches nothing.
+pub fn echo_key(echo: Option<&Value>) -> Option<String> {
+    let key = match echo? {
+        Value::Null => return None,
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            // `"\"17\""` (stringified string) and `"17"` both mean 17.
+            Ok(Value::String(inner)) => inner,
+            Ok(Value::Number(n)) => n.to_string(),
+            Ok(v @ (Value::Object(_) | Value::Array(_))) => v.to_string(),
+            _ => s.clone(),
+        },
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        v @ (Value::Object(_) | Value::Array(_)) => v.to_string(),
+    };
+    (!key.is_empty()).then_some(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn echo_keys_match_whatever_the_type() {
+        let sent = "17";
+        for back in [
+            json!("17"),
+            json!(17),
+            json!("\"17\""),
+            Value::String(json!("17").to_string()),
+        ] {
+            assert_eq!(echo_key(Some(&back)).as_deref(), Some(sent), "{back}");
+        }
+        let obj = json!({"id": 3});
+        assert_eq!(
+            echo_key(Some(&Value::String(obj.to_string()))),
+            echo_key(Some(&obj))
+        );
+        assert_eq!(echo_key(Some(&json!(""))), None);
+        assert_eq!(echo_key(Some(&Value::Null)), None);
+        assert_eq!(echo_key(None), None);
+        assert_eq!(echo_key(Some(&json!("ab"))).as_deref(), Some("ab"));
+    }
+
+    #[tokio::test]
+    async fn bounded_removed_on_drop_and_failed_all() {
+        let p = Pending::new(2);
+        let a = p.register("1".into()).unwrap();
+        let mut b = p.register("2".into()).unwrap();
+        assert_eq!(p.register("3".into()).unwrap_err(), RegisterError::Full);
+        drop(a);
+        assert_eq!(p.len(), 1);
+        assert!(!p.complete("1", json!({})), "dropped call is gone");
+        assert!(p.complete("2", json!({"echo": "2"})));
+        assert!(matches!(b.answer().await, Answer::Reply(_)));
+        let mut c = p.register("4".into()).unwrap();
+        assert_eq!(p.fail_all(), 1);
+        assert!(matches!(c.answer().await, Answer::Lost));
+        assert_eq!(p.register("5".into()).unwrap_err(), RegisterError::Closed);
+        drop(c);
+        assert!(p.is_empty());
+    }
+}

@@ -1,0 +1,428 @@
+//! WebSocket links (forward and reverse): the handshake, the session task
+//! that owns the socket, and [`Link::call`].
+//!
+//! A session reads frames, hands events to an [`Inbound`], matches replies
+//! to pending calls by echo, writes queued frames, and watches liveness: with
+//! heartbeats announced, no frame for 2.5 × the announced interval kills the
+//! link; before any heartbeat (or on peers that send none) it sends a ping
+//! every `ping_interval` and gives up after 2.5 × that without any frame.
+//! Malformed frames are logged and dropped; the link stays up. When the
+//! session ends, every pending call fails at once.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, MissedTickBehavior};
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::{HeaderValue, header};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_util::sync::CancellationToken;
+
+use super::BoxIo;
+use super::pending::{Answer, Pending, RegisterError, echo_key};
+use crate::onebot::api::TransportKind;
+use crate::onebot::events::{self, Decoded};
+use crate::onebot::retcode;
+
+/// Largest WebSocket message and frame, both ways (NapCat allows 50 MB).
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+
+/// Liveness: a link is dead after this many heartbeat (or ping) intervals
+/// without a frame.
+pub const LIVENESS_FACTOR: f64 = 2.5;
+
+/// Outbound frames queued per link before `call` waits.
+const OUTBOUND_QUEUE: usize = 256;
+
+/// The WebSocket limits used for every link.
+pub fn ws_config() -> WebSocketConfig {
+    WebSocketConfig::default()
+        .max_message_size(Some(MAX_MESSAGE_BYTES))
+        .max_frame_size(Some(MAX_MESSAGE_BYTES))
+}
+
+/// Why a forward connection attempt failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConnectError {
+    /// HTTP 401/403 at the upgrade: the token was refused.
+    Auth(String),
+    /// Anything else (refused, reset, bad handshake, timeout).
+    Failed(String),
+}
+
+/// Performs the client handshake over `io` for `url`, sending the token as
+/// `Authorization: Bearer` (and `?access_token=` when `token_in_query`).
+pub async fn handshake(
+    io: BoxIo,
+    url: &str,
+    token: Option<&str>,
+    token_in_query: bool,
+) -> Result<WebSocketStream<BoxIo>, ConnectError> {
+    let token = token.filter(|t| !t.is_empty());
+    let mut target =
+        url::Url::parse(url).map_err(|e| ConnectError::Failed(format!("bad ws_url: {e}")))?;
+    if let (Some(t), true) = (token, token_in_query) {
+        target.query_pairs_mut().append_pair("access_token", t);
+    }
+    let mut request = target
+        .as_str()
+        .into_client_request()
+        .map_err(|e| ConnectError::Failed(format!("bad ws_url: {e}")))?;
+    if let Some(t) = token {
+        let value = HeaderValue::from_str(&format!("Bearer {t}"))
+            .map_err(|_| ConnectError::Failed("access token is not a valid header value".into()))?;
+        request.headers_mut().insert(header::AUTHORIZATION, value);
+    }
+    match tokio_tungstenite::client_async_with_config(request, io, Some(ws_config())).await {
+        Ok((ws, _response)) => Ok(ws),
+        Err(tungstenite::Error::Http(response)) => {
+            let status = response.status();
+            let body = response
+                .body()
+                .as_deref()
+                .map(|b| String::from_utf8_lossy(b).trim().to_string())
+                .unwrap_or_default();
+            let detail = if body.is_empty() {
+                format!("upgrade refused with HTTP {status}")
+            } else {
+                format!("upgrade refused with HTTP {status}: {body}")
+            };
+            if status.as_u16() == 401 || status.as_u16() == 403 {
+                Err(ConnectError::Auth(detail))
+            } else {
+                Err(ConnectError::Failed(detail))
+            }
+        }
+        Err(e) => Err(ConnectError::Failed(format!("handshake failed: {e}"))),
+    }
+}
+
+/// Receives what a session reads besides replies.
+pub trait Inbound: Send + Sync + 'static {
+    /// An event (decoded; heartbeats are not passed).
+    fn event(&self, event: crate::onebot::api::InboundEvent);
+    /// A heartbeat arrived.
+    fn heartbeat(&self);
+}
+
+/// Liveness settings of a session.
+#[derive(Debug, Clone, Copy)]
+pub struct Liveness {
+    /// Ping period (and liveness base) until a heartbeat interval is known.
+    pub ping_interval: Duration,
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionEnd {
+    /// The socket closed or failed.
+    Closed(String),
+    /// The peer refused our token (unmatched retcode 1401/1403 frame, or
+    /// close code 1008).
+    AuthRejected(String),
+    /// No frame within the liveness window.
+    Dead(String),
+    /// Closed on our side (shutdown, replaced, identify failed).
+    Local,
+}
+
+/// Why a call over a link failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkError {
+    /// Nothing was sent: the link is closed.
+    NotSent,
+    /// Nothing was sent: `max_pending_calls` calls are waiting.
+    Full,
+    /// The deadline passed; `sent` tells whether the frame was handed to the
+    /// socket (the peer may have acted on it).
+    Timeout {
+        /// The frame left our queue.
+        sent: bool,
+    },
+    /// The link dropped after the frame was queued.
+    Lost,
+}
+
+/// An action frame.
+#[derive(serde::Serialize)]
+struct Request<'a> {
+    action: &'a str,
+    params: &'a Value,
+    echo: &'a str,
+}
+
+/// A live WebSocket connection that can carry actions.
+#[derive(Debug)]
+pub struct Link {
+    kind: TransportKind,
+    out: mpsc::Sender<Message>,
+    pending: Arc<Pending>,
+    close: CancellationToken,
+}
+
+impl Link {
+    /// Forward or reverse.
+    pub fn kind(&self) -> TransportKind {
+        self.kind
+    }
+
+    /// True once the session has ended or is ending.
+    pub fn is_closed(&self) -> bool {
+        self.close.is_cancelled() || self.out.is_closed()
+    }
+
+    /// Closes the link (the session ends with [`SessionEnd::Local`]).
+    pub fn close(&self) {
+        self.close.cancel();
+    }
+
+    /// Calls waiting for replies on this link.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Sends `action` with `echo` and waits for the matching reply frame
+    /// until `deadline`. Dropping the future removes the pending entry.
+    pub async fn call(
+        &self,
+        echo: String,
+        action: &str,
+        params: &Value,
+        deadline: Instant,
+    ) -> Result<Value, LinkError> {
+        let mut call = self.pending.register(echo).map_err(|e| match e {
+            RegisterError::Full => LinkError::Full,
+            RegisterError::Closed => LinkError::NotSent,
+        })?;
+        let frame = serde_json::to_string(&Request {
+            action,
+            params,
+            echo: call.echo(),
+        })
+        .map_err(|_| LinkError::NotSent)?;
+        match tokio::time::timeout_at(deadline, self.out.send(Message::text(frame))).await {
+            Err(_) => return Err(LinkError::Timeout { sent: false }),
+            Ok(Err(_)) => return Err(LinkError::NotSent),
+            Ok(Ok(())) => {}
+        }
+        match tokio::time::timeout_at(deadline, call.answer()).await {
+            Ok(Answer::Reply(frame)) => Ok(frame),
+            Ok(Answer::Lost) => Err(LinkError::Lost),
+            Err(_) => Err(LinkError::Timeout { sent: true }),
+        }
+    }
+}
+
+/// Starts the session task over an open WebSocket. Returns the link (for
+/// calls) and the task, which ends with the reason the link died. `cancel`
+/// ends the session too (shutdown).
+pub fn start<S>(
+    ws: WebSocketStream<S>,
+    kind: TransportKind,
+    liveness: Liveness,
+    max_pending: usize,
+    inbound: Arc<dyn Inbound>,
+    cancel: CancellationToken,
+) -> (Arc<Link>, JoinHandle<SessionEnd>)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let (out_tx, out_rx) = mpsc::channel(OUTBOUND_QUEUE);
+    let pending = Pending::new(max_pending);
+    let close = cancel.child_token();
+    let link = Arc::new(Link {
+        kind,
+        out: out_tx.clone(),
+        pending: pending.clone(),
+        close: close.clone(),
+    });
+    let session = Session {
+        pending,
+        inbound,
+        liveness,
+        close,
+        ping: out_tx,
+    };
+    let task = tokio::spawn(session.run(ws, out_rx));
+    (link, task)
+}
+
+struct Session {
+    pending: Arc<Pending>,
+    inbound: Arc<dyn Inbound>,
+    liveness: Liveness,
+    close: CancellationToken,
+    ping: mpsc::Sender<Message>,
+}
+
+impl Session {
+    async fn run<S>(self, ws: WebSocketStream<S>, out_rx: mpsc::Receiver<Message>) -> SessionEnd
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let (sink, mut stream) = ws.split();
+        let write_error = Arc::new(Mutex::new(None::<String>));
+        let writer_done = CancellationToken::new();
+        let writer = tokio::spawn(write_loop(
+            sink,
+            out_rx,
+            self.close.clone(),
+            writer_done.clone(),
+            write_error.clone(),
+        ));
+
+        let mut last_frame = Instant::now();
+        let mut heartbeat: Option<Duration> = None;
+        let mut ping = tokio::time::interval_at(
+            Instant::now() + self.liveness.ping_interval,
+            self.liveness.ping_interval,
+        );
+        ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
+
+        let end = loop {
+            let window = heartbeat
+                .unwrap_or(self.liveness.ping_interval)
+                .mul_f64(LIVENESS_FACTOR);
+            tokio::select! {
+                biased;
+                _ = self.close.cancelled() => break SessionEnd::Local,
+                _ = writer_done.cancelled() => {
+                    let err = write_error
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .take()
+                        .unwrap_or_else(|| "writer stopped".into());
+                    break SessionEnd::Closed(err);
+                }
+                _ = tokio::time::sleep_until(last_frame + window) => {
+                    break SessionEnd::Dead(format!(
+                        "no frame from the peer for {} ms",
+                        window.as_millis()
+                    ));
+                }
+                _ = ping.tick(), if heartbeat.is_none() => {
+                    // A full queue already means traffic; skip this ping.
+                    let _ = self.ping.try_send(Message::Ping(Default::default()));
+                }
+                frame = stream.next() => {
+                    let msg = match frame {
+                        None => break SessionEnd::Closed("connection closed by the peer".into()),
+                        Some(Err(e)) => break SessionEnd::Closed(format!("read failed: {e}")),
+                        Some(Ok(msg)) => msg,
+                    };
+                    last_frame = Instant::now();
+                    match msg {
+                        Message::Text(text) => {
+                            if let Some(end) = self.on_text(text.as_str(), &mut heartbeat) {
+                                break end;
+                            }
+                        }
+                        Message::Binary(bytes) => {
+                            tracing::warn!(len = bytes.len(), "binary frame from the peer dropped");
+                        }
+                        Message::Close(frame) => {
+                            let (code, reason) = frame
+                                .map(|f| (f.code, f.reason.to_string()))
+                                .unwrap_or((CloseCode::Status, String::new()));
+                            let detail = format!("closed by the peer ({code}) {reason}")
+                                .trim_end()
+                                .to_string();
+                            if code == CloseCode::Policy {
+                                break SessionEnd::AuthRejected(detail);
+                            }
+                            break SessionEnd::Closed(detail);
+                        }
+                        Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => {}
+                    }
+                }
+            }
+        };
+        // Fail every waiting call at once, then stop writing.
+        self.pending.fail_all();
+        self.close.cancel();
+        let _ = writer.await;
+        end
+    }
+
+    /// Handles one text frame; `Some` ends the session.
+    fn on_text(&self, text: &str, heartbeat: &mut Option<Duration>) -> Option<SessionEnd> {
+        let frame: Value = match serde_json::from_str(text) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(_) | Err(_) => {
+                tracing::warn!(
+                    frame = %truncate(text, 200),
+                    "malformed frame from the peer dropped"
+                );
+                return None;
+            }
+        };
+        if events::is_event(&frame) {
+            match events::decode(&frame) {
+                Decoded::Heartbeat { interval_ms } => {
+                    if let Some(ms) = interval_ms {
+                        *heartbeat = Some(Duration::from_millis(ms));
+                    }
+                    self.inbound.heartbeat();
+                }
+                Decoded::Event(event) => self.inbound.event(event),
+            }
+            return None;
+        }
+        let retcode = retcode::retcode_of(&frame);
+        if let Some(key) = echo_key(frame.get("echo")) {
+            let text = retcode::peer_text(&frame);
+            if self.pending.complete(&key, frame) {
+                return None;
+            }
+            tracing::debug!(echo = %key, %text, "reply for no waiting call dropped");
+        }
+        if matches!(retcode, Some(1401 | 1403)) {
+            return Some(SessionEnd::AuthRejected(format!(
+                "the peer refused the access token (retcode {})",
+                retcode.unwrap_or_default()
+            )));
+        }
+        None
+    }
+}
+
+async fn write_loop<S>(
+    mut sink: futures_util::stream::SplitSink<WebSocketStream<S>, Message>,
+    mut out_rx: mpsc::Receiver<Message>,
+    close: CancellationToken,
+    done: CancellationToken,
+    error: Arc<Mutex<Option<String>>>,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    loop {
+        tokio::select! {
+            _ = close.cancelled() => break,
+            msg = out_rx.recv() => {
+                let Some(msg) = msg else { break };
+                if let Err(e) = sink.send(msg).await {
+                    *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("write failed: {e}"));
+                    break;
+                }
+            }
+        }
+    }
+    // Best effort: tell the peer we are going.
+    let _ = tokio::time::timeout(Duration::from_secs(1), sink.close()).await;
+    done.cancel();
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
