@@ -5,6 +5,7 @@ package onebotgateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -159,5 +160,62 @@ func TestUnreachableGatewayIsAGatewayError(t *testing.T) {
 	gerr, ok := onebotgateway.AsGatewayError(err)
 	if !ok || gerr.Code != codes.Unavailable {
 		t.Fatalf("want Unavailable, got %v", err)
+	}
+}
+
+func TestSendA5MiBImageAndReadItBack(t *testing.T) {
+	client, ctx := connect(t)
+	sent, err := exampleSend(ctx, client, os.Getenv("ONEBOT_GATEWAY_TEST_IMAGE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent.GetGroupId() != playground || sent.GetQueued() || sent.GetMedia().GetImages() != 1 || len(sent.GetMessageIds()) != 2 {
+		t.Fatalf("sent %v", sent)
+	}
+	page, err := client.History(ctx, onebotgateway.GroupChat(playground), 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[int64]*gatewayv1.ChatMessage{}
+	for _, m := range page.GetMessages() {
+		found[m.GetMessageId()] = m
+	}
+	if found[sent.GetMessageIds()[0]].GetText() != "hello from Go" {
+		t.Fatalf("text not read back: %v", page)
+	}
+	image := found[sent.GetMessageIds()[1]]
+	if image == nil || !slices.ContainsFunc(image.GetSegments(), func(s *gatewayv1.Segment) bool { return s.GetImage() != nil }) {
+		t.Fatalf("image not read back: %v", page)
+	}
+}
+
+func TestPoke(t *testing.T) {
+	client, ctx := connect(t)
+	poked, err := examplePoke(ctx, client)
+	if err != nil || poked.GetGroupId() != playground || poked.GetUserId() != 10001 {
+		t.Fatalf("poke %v %v", poked, err)
+	}
+}
+
+func TestToolCall(t *testing.T) {
+	client, ctx := connect(t)
+	result, err := exampleTools(ctx, client)
+	if err != nil || result.GetIsError() {
+		t.Fatalf("tool %v %v", result, err)
+	}
+	var details struct {
+		Status string `json:"status"`
+		Total  int    `json:"total"`
+		Shown  int    `json:"shown"`
+	}
+	if err := json.Unmarshal([]byte(result.GetDetailsJson()), &details); err != nil || details.Status != "ok" || details.Total != 36 || details.Shown != 2 {
+		t.Fatalf("details %s %v", result.GetDetailsJson(), err)
+	}
+	if n := len(strings.Split(result.GetText(), "\n")); n != 3 {
+		t.Fatalf("text has %d lines: %q", n, result.GetText())
+	}
+	failed, err := client.CallTool(ctx, "qq_get_group_members", "{}")
+	if err != nil || !failed.GetIsError() {
+		t.Fatalf("bad arguments %v %v", failed, err)
 	}
 }

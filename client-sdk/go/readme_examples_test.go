@@ -130,3 +130,51 @@ func exampleErrors(ctx context.Context, client *onebotgateway.Client) (*onebotga
 	// endregion
 	return gerr, nil
 }
+
+func exampleSend(ctx context.Context, client *onebotgateway.Client, image string) (*gatewayv1.SendMessageResponse, error) {
+	// region: send
+	// Local files are uploaded first (streamed), then sent by media id.
+	group := int64(20000003)
+	sent, err := client.Send(ctx, onebotgateway.Message{
+		GroupID: &group,
+		Text:    "hello from Go",
+		Images:  []onebotgateway.Media{onebotgateway.Path(image)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println("message ids", sent.GetMessageIds(), "queued", sent.GetQueued())
+	// endregion
+	return sent, nil
+}
+
+func examplePoke(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.PokeMemberResponse, error) {
+	// region: poke
+	group := int64(20000003)
+	poked, err := client.Poke(ctx, &group, 10001)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println("poked", poked.GetUserId(), "in", poked.GetGroupId())
+	// endregion
+	return poked, nil
+}
+
+func exampleTools(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.CallToolResponse, error) {
+	// region: tools
+	tools, err := client.ListTools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, tool := range tools {
+		fmt.Println(tool.GetName(), tool.GetInputSchemaJson())
+	}
+	result, err := client.CallTool(ctx, "qq_get_group_members", `{"groupId": 20000003, "limit": 2}`)
+	if err != nil {
+		return nil, err
+	}
+	// A failed tool call is a normal result: IsError, Text = details.error.
+	fmt.Println(result.GetIsError(), result.GetText())
+	// endregion
+	return result, nil
+}

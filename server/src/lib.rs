@@ -10,6 +10,8 @@
 //! - [`domain`]: use cases (history, members, send, poke, media, tools,
 //!   events) over the [`onebot::OneBotApi`] trait.
 //! - [`onebot`]: the adapter: protocol model, flavors, transports.
+//! - [`fetch`]: the SSRF-guarded HTTP fetcher of `MediaSource.url` (used by
+//!   the domain; keeps reqwest out of it).
 //! - [`render`]: pure text rendering of the seeds' formats.
 //! - [`server`]: process wiring and graceful shutdown; [`shutdown`]: signals.
 //! - [`auth`]: bearer tokens and their scopes; [`tls`]: the listener's
@@ -22,6 +24,7 @@ pub mod auth;
 pub mod config;
 pub mod domain;
 pub mod error;
+pub mod fetch;
 pub mod grpc;
 pub mod onebot;
 pub mod render;

@@ -221,6 +221,20 @@ async fn list_and_call_over_grpc() {
         .find(|t| t.name == "qq_get_group_members")
         .expect("qq_get_group_members listed");
     assert_eq!(members.aliases, ["snowluma_get_group_members"]);
+    let names: Vec<&str> = listed.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "qq_get_history",
+            "qq_get_group_members",
+            "qq_send",
+            "qq_poke"
+        ]
+    );
+    for write in &listed[2..] {
+        assert!(!write.read_only && write.destructive, "{}", write.name);
+        assert!(write.aliases.is_empty(), "{}", write.name);
+    }
     for tool in &listed {
         for schema in [&tool.input_schema_json, &tool.details_schema_json] {
             let schema: Value = serde_json::from_str(schema).expect("schema is JSON");
@@ -262,4 +276,126 @@ async fn list_and_call_over_grpc() {
         out.text
     );
     gw.stop().await.unwrap();
+}
+
+/// A PNG: the magic header, then deterministic noise.
+fn png(len: usize) -> Vec<u8> {
+    let mut v = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    while v.len() < len {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        v.extend_from_slice(&state.to_le_bytes());
+    }
+    v.truncate(len);
+    v
+}
+
+/// Seed 004's sample calls through the real gateway to a NapCat sandbox:
+/// `qq_send` with text and an uploaded image (`media:<id>`), then
+/// `qq_poke`.
+#[tokio::test]
+async fn send_and_poke_against_the_sandbox() {
+    use pb::upload_media_request::Payload;
+    use sha2::{Digest, Sha256};
+
+    let peer = sandbox(SandboxFlavor::NapCat).await;
+    let gw = TestGateway::with_sandbox(&peer, &[EXAMPLE_GROUP]).await;
+    let bytes = png(4096);
+    let upload = gw
+        .media()
+        .upload_media(tokio_stream::iter([
+            pb::UploadMediaRequest {
+                payload: Some(Payload::Header(pb::UploadMediaHeader {
+                    account_id: String::new(),
+                    kind: pb::MediaKind::Image as i32,
+                    file_name: "chart.png".into(),
+                    size: Some(bytes.len() as i64),
+                    sha256: None,
+                })),
+            },
+            pb::UploadMediaRequest {
+                payload: Some(Payload::Chunk(bytes.clone())),
+            },
+        ]))
+        .await
+        .expect("UploadMedia")
+        .into_inner();
+    peer.control().clear_actions();
+
+    let media = format!("media:{}", upload.media_id);
+    let (text, details, failed) = call(
+        &gw,
+        "qq_send",
+        json!({"text": "测试推送", "images": [media]}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    let ids = details["messageIds"].as_array().expect("ids").clone();
+    assert_eq!(ids.len(), 2, "{details}");
+    assert_eq!(
+        details,
+        json!({
+            "status": "ok",
+            "groupId": EXAMPLE_GROUP,
+            "chunks": 1,
+            "queued": false,
+            "messageIds": ids,
+            "media": {"images": 1, "videos": 0, "file": ""},
+        })
+    );
+    assert!(
+        text.starts_with("已发送到群 20000002：文本 1 段，图片 1 张。"),
+        "{text}"
+    );
+    let sends: Vec<Value> = peer
+        .control()
+        .actions()
+        .into_iter()
+        .filter(|a| a.action == "send_group_msg")
+        .map(|a| a.params)
+        .collect();
+    assert_eq!(sends.len(), 2, "{sends:?}");
+    assert_eq!(sends[0]["group_id"], EXAMPLE_GROUP);
+    assert_eq!(sends[0]["message"][0]["data"]["text"], "测试推送");
+    assert_eq!(sends[1]["message"][0]["type"], "image");
+    let sha = hex::encode(Sha256::digest(&bytes));
+    assert!(
+        peer.control()
+            .received_media()
+            .iter()
+            .any(|m| m.sha256.as_deref() == Some(sha.as_str())),
+        "the image's bytes reached the peer"
+    );
+
+    peer.control().clear_actions();
+    let (text, details, failed) = call(&gw, "qq_poke", json!({"userId": 10003})).await;
+    assert!(!failed, "{text}");
+    assert_eq!(
+        details,
+        json!({"status": "ok", "groupId": EXAMPLE_GROUP, "userId": 10003})
+    );
+    assert_eq!(text, "已在群 20000002 戳了 10003。");
+    let pokes: Vec<String> = peer
+        .control()
+        .actions()
+        .into_iter()
+        .map(|a| a.action)
+        .collect();
+    assert_eq!(pokes, ["group_poke"]);
+
+    // Not whitelisted: refused before the peer.
+    peer.control().clear_actions();
+    let (text, _, failed) = call(
+        &gw,
+        "qq_poke",
+        json!({"userId": 10003, "groupId": 20000003}),
+    )
+    .await;
+    assert!(failed);
+    assert_eq!(text, "群 20000003 不在账号「default」的白名单中。");
+    assert_eq!(peer.control().actions(), vec![]);
+    gw.stop().await.expect("clean stop");
+    peer.shutdown().await;
 }

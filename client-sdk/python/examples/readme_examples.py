@@ -6,7 +6,7 @@ README.md (tests/test_readme.py checks it) and run by tests/test_e2e.py against 
 
 from __future__ import annotations
 
-from onebot.gateway.v1 import group_service_pb2, message_service_pb2
+from onebot.gateway.v1 import agent_tool_service_pb2, group_service_pb2, message_service_pb2
 from onebot_gateway import Client, GatewayError, Uploaded
 from onebot_gateway.aio import AsyncClient
 
@@ -94,6 +94,34 @@ def errors(client: Client) -> GatewayError:
         caught = err
     # endregion
     return caught
+
+
+def send(client: Client, image: str) -> message_service_pb2.SendMessageResponse:
+    # region: send
+    # Local files are uploaded first (streamed), then sent by media id.
+    sent = client.send(20000003, text="hello from Python", images=[image])
+    print("message ids", list(sent.message_ids), "queued", sent.queued)
+    # endregion
+    return sent
+
+
+def poke(client: Client) -> group_service_pb2.PokeMemberResponse:
+    # region: poke
+    poked = client.poke(10001, group_id=20000003)
+    print("poked", poked.user_id, "in", poked.group_id)
+    # endregion
+    return poked
+
+
+def tools(client: Client) -> agent_tool_service_pb2.CallToolResponse:
+    # region: tools
+    for tool in client.list_tools():
+        print(tool.name, tool.input_schema_json)
+    result = client.call_tool("qq_get_group_members", {"groupId": 20000003, "limit": 2})
+    # A failed tool call is a normal result: is_error, text = details.error.
+    print(result.is_error, result.text)
+    # endregion
+    return result
 
 
 async def asyncio_client(address: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 
 import grpc
@@ -86,3 +87,29 @@ def test_unreachable_gateway_raises_gateway_error() -> None:
         with pytest.raises(GatewayError) as err:
             down.accounts()
     assert err.value.code == grpc.StatusCode.UNAVAILABLE
+
+
+def test_send_a_5_mib_image_and_read_it_back(client: Client) -> None:
+    sent = readme_examples.send(client, os.environ["ONEBOT_GATEWAY_TEST_IMAGE"])
+    assert sent.group_id == PLAYGROUND and not sent.queued
+    assert sent.media.images == 1
+    assert len(sent.message_ids) == 2
+    page = client.history(group_id=PLAYGROUND, count=10)
+    by_id = {m.message_id: m for m in page.messages}
+    assert by_id[sent.message_ids[0]].text == "hello from Python"
+    image = by_id[sent.message_ids[1]]
+    assert any(seg.WhichOneof("kind") == "image" for seg in image.segments)
+
+
+def test_poke(client: Client) -> None:
+    poked = readme_examples.poke(client)
+    assert (poked.group_id, poked.user_id) == (PLAYGROUND, 10001)
+
+
+def test_tool_call(client: Client) -> None:
+    result = readme_examples.tools(client)
+    assert not result.is_error
+    details = json.loads(result.details_json)
+    assert (details["status"], details["total"], details["shown"]) == ("ok", 36, 2)
+    assert len(result.text.splitlines()) == 3
+    assert client.call_tool("qq_get_group_members", {}).is_error

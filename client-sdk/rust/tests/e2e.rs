@@ -141,3 +141,61 @@ async fn an_unreachable_gateway_is_a_connect_error() {
         .unwrap_err();
     assert!(matches!(err, Error::Connect(_)), "{err:?}");
 }
+
+#[tokio::test]
+async fn sends_a_5_mib_image_and_reads_it_back() {
+    let client = client().await;
+    let path = std::env::var("ONEBOT_GATEWAY_TEST_IMAGE").expect("ONEBOT_GATEWAY_TEST_IMAGE");
+    let sent = examples::send(&client, &path).await.unwrap();
+    assert_eq!(sent.group_id, PLAYGROUND);
+    assert!(!sent.queued);
+    assert_eq!(sent.media.as_ref().map(|m| m.images), Some(1));
+    assert_eq!(sent.message_ids.len(), 2, "text then image: {sent:?}");
+    let page = client
+        .history(pb::Chat::group(PLAYGROUND), 10, None)
+        .await
+        .unwrap();
+    let image_id = sent.message_ids[1];
+    let message = page
+        .messages
+        .iter()
+        .find(|m| m.message_id == image_id)
+        .unwrap_or_else(|| panic!("{image_id} not in {page:?}"));
+    assert!(
+        message
+            .segments
+            .iter()
+            .any(|s| matches!(s.kind, Some(pb::segment::Kind::Image(_)))),
+        "{message:?}"
+    );
+    let text = page
+        .messages
+        .iter()
+        .find(|m| m.message_id == sent.message_ids[0])
+        .unwrap();
+    assert_eq!(text.text, "hello from Rust");
+}
+
+#[tokio::test]
+async fn pokes_a_member() {
+    let client = client().await;
+    let poked = examples::poke(&client).await.unwrap();
+    assert_eq!((poked.group_id, poked.user_id), (PLAYGROUND, 10001));
+}
+
+#[tokio::test]
+async fn calls_a_tool() {
+    let client = client().await;
+    let result = examples::tools(&client).await.unwrap();
+    assert!(!result.is_error, "{result:?}");
+    let details: serde_json::Value = serde_json::from_str(&result.details_json).unwrap();
+    assert_eq!(details["status"], "ok");
+    assert_eq!(details["total"], 36);
+    assert_eq!(details["shown"], 2);
+    assert_eq!(result.text.lines().count(), 3, "{}", result.text);
+    let failed = client
+        .call_tool("qq_get_group_members", "{}")
+        .await
+        .unwrap();
+    assert!(failed.is_error);
+}

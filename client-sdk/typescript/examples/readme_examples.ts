@@ -4,8 +4,13 @@
 
 import { Client, GatewayError } from "../src/index.js";
 import type { Uploaded } from "../src/index.js";
-import type { GetHistoryResponse } from "../src/gen/onebot/gateway/v1/message_service_pb.js";
-import type { ListGroupMembersResponse, ListGroupsResponse } from "../src/gen/onebot/gateway/v1/group_service_pb.js";
+import type { GetHistoryResponse, SendMessageResponse } from "../src/gen/onebot/gateway/v1/message_service_pb.js";
+import type { CallToolResponse } from "../src/gen/onebot/gateway/v1/agent_tool_service_pb.js";
+import type {
+  ListGroupMembersResponse,
+  ListGroupsResponse,
+  PokeMemberResponse,
+} from "../src/gen/onebot/gateway/v1/group_service_pb.js";
 
 export async function connect(): Promise<Client> {
   // region: connect
@@ -90,4 +95,33 @@ export async function errors(client: Client): Promise<GatewayError | undefined> 
   }
   // endregion
   return caught;
+}
+
+export async function send(client: Client, image: string): Promise<SendMessageResponse> {
+  // region: send
+  // Local files are uploaded first (streamed), then sent by media id.
+  const sent = await client.send(20000003, { text: "hello from TypeScript", images: [image] });
+  console.log("message ids", sent.messageIds, "queued", sent.queued);
+  // endregion
+  return sent;
+}
+
+export async function poke(client: Client): Promise<PokeMemberResponse> {
+  // region: poke
+  const poked = await client.poke(10001, { groupId: 20000003 });
+  console.log("poked", poked.userId, "in", poked.groupId);
+  // endregion
+  return poked;
+}
+
+export async function tools(client: Client): Promise<CallToolResponse> {
+  // region: tools
+  for (const tool of await client.listTools()) {
+    console.log(tool.name, tool.inputSchemaJson);
+  }
+  const result = await client.callTool("qq_get_group_members", { groupId: 20000003, limit: 2 });
+  // A failed tool call is a normal result: isError, text = details.error.
+  console.log(result.isError, result.text);
+  // endregion
+  return result;
 }

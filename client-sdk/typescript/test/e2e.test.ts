@@ -97,3 +97,32 @@ test("an unreachable gateway is a GatewayError", async () => {
     return true;
   });
 });
+
+test("send a 5 MiB image and read it back", async () => {
+  const path = process.env.ONEBOT_GATEWAY_TEST_IMAGE;
+  assert.ok(path, "ONEBOT_GATEWAY_TEST_IMAGE");
+  const sent = await examples.send(client, path);
+  assert.equal(sent.groupId, PLAYGROUND);
+  assert.equal(sent.queued, false);
+  assert.equal(sent.media?.images, 1);
+  assert.equal(sent.messageIds.length, 2);
+  const page = await client.history({ groupId: PLAYGROUND }, { count: 10 });
+  const text = page.messages.find((m) => m.messageId === sent.messageIds[0]);
+  assert.equal(text?.text, "hello from TypeScript");
+  const image = page.messages.find((m) => m.messageId === sent.messageIds[1]);
+  assert.ok(image?.segments.some((s) => s.kind.case === "image"));
+});
+
+test("poke", async () => {
+  const poked = await examples.poke(client);
+  assert.deepEqual([poked.groupId, poked.userId], [PLAYGROUND, 10001n]);
+});
+
+test("tool call", async () => {
+  const result = await examples.tools(client);
+  assert.equal(result.isError, false);
+  const details = JSON.parse(result.detailsJson) as { status: string; total: number; shown: number };
+  assert.deepEqual([details.status, details.total, details.shown], ["ok", 36, 2]);
+  assert.equal(result.text.split("\n").length, 3);
+  assert.equal((await client.callTool("qq_get_group_members", {})).isError, true);
+});

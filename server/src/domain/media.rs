@@ -508,27 +508,86 @@ impl MediaStore {
         Ok((TempFile { path }, file))
     }
 
-    async fn commit(&self, upload_temp: &TempFile, rec: MediaRecord) -> Result<String> {
+    async fn commit(
+        &self,
+        upload_temp: &TempFile,
+        rec: MediaRecord,
+        active: ActiveUpload,
+    ) -> Result<String> {
         let id = format!("m{}", random_hex(16));
         let final_path = self.inner.dir.join(&id);
         let from = upload_temp.path.clone();
-        let (rec_id, stored) = (id.clone(), rec.clone());
-        self.inner
-            .store
-            .run(move |store| {
-                std::fs::rename(&from, &final_path).map_err(|e| {
-                    Error::internal(format!("committing a staged file: {e}"))
-                        .with("path", final_path.display())
-                })?;
-                if let Err(e) = store.put_media(&rec_id, &stored) {
-                    remove_quietly(&final_path);
-                    return Err(e);
-                }
-                Ok(())
-            })
-            .await?;
+        let (rec_id, stored, store) = (id.clone(), rec.clone(), self.inner.store.clone());
+        let work = tokio::task::spawn_blocking(move || {
+            std::fs::rename(&from, &final_path).map_err(|e| {
+                Error::internal(format!("committing a staged file: {e}"))
+                    .with("path", final_path.display())
+            })?;
+            if let Err(e) = store.put_media(&rec_id, &stored) {
+                remove_quietly(&final_path);
+                return Err(e);
+            }
+            Ok(())
+        });
+        // If this future is dropped mid-commit (the client cancelled: hyper
+        // ends a reset request body like a finished one, then drops the
+        // handler), the guard undoes the commit once it has run.
+        let mut pending = PendingCommit {
+            work: Some(work),
+            id: id.clone(),
+            media: self.clone(),
+            active: Some(active),
+        };
+        let result = match pending.work.as_mut() {
+            Some(work) => work.await,
+            None => return Err(Error::internal("commit already done")),
+        };
+        pending.work = None;
+        result.map_err(|e| Error::internal(format!("commit task failed: {e}")))??;
         self.index().insert(id.clone(), rec);
         Ok(id)
+    }
+}
+
+/// A commit whose caller went away: removes its file and record once the
+/// blocking work has finished.
+struct PendingCommit {
+    work: Option<tokio::task::JoinHandle<Result<()>>>,
+    id: String,
+    media: MediaStore,
+    // The upload counts as in progress until its commit is settled.
+    active: Option<ActiveUpload>,
+}
+
+impl Drop for PendingCommit {
+    fn drop(&mut self) {
+        let Some(work) = self.work.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (id, media, active) = (self.id.clone(), self.media.clone(), self.active.take());
+        runtime.spawn(async move {
+            let _ = work.await;
+            let dir = media.inner.dir.clone();
+            let ids = vec![id];
+            let result = media
+                .inner
+                .store
+                .run(move |store| {
+                    store.remove_media(&ids)?;
+                    for id in &ids {
+                        remove_quietly(&dir.join(id));
+                    }
+                    Ok(())
+                })
+                .await;
+            if let Err(e) = result {
+                tracing::warn!(error = %e, "undoing a cancelled upload failed");
+            }
+            drop(active);
+        });
     }
 }
 
@@ -803,8 +862,14 @@ impl Upload {
             created_ms: now,
             expires_ms: now.saturating_add(ttl_ms),
         };
-        let id = self.media.commit(&self.temp, rec.clone()).await?;
-        let Upload { media, quota, .. } = self;
+        let Upload {
+            media,
+            quota,
+            temp,
+            _active,
+            ..
+        } = self;
+        let id = media.commit(&temp, rec.clone(), _active).await?;
         quota.keep();
         media
             .staged(&id, &rec)

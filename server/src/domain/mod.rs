@@ -11,14 +11,13 @@
 //!   [`Gateway::open_write_side`].
 //! - [`send`]: SendMessage (validation, group, idempotency, queue or send);
 //!   [`poke`]: PokeMember.
-//! - [`chunk`]: text chunking; [`resolve`]: media sources to bytes;
-//!   [`fetch`]: URL fetching with the SSRF guard.
+//! - [`chunk`]: text chunking; [`resolve`]: media sources to bytes (URLs
+//!   through [`crate::fetch`], the SSRF-guarded fetcher).
 //! - [`outbound`]: the per-account sender (order, rate limits, risk
 //!   back-off, offline-queue flush); [`ratelimit`]: GCRA limits;
 //!   [`queue`]: the durable offline queue; [`idempotency`]: keys.
 
 pub mod chunk;
-pub mod fetch;
 pub mod idempotency;
 pub mod media;
 pub mod outbound;

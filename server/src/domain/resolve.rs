@@ -14,12 +14,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
 use super::MediaKind;
-use super::fetch::{Fetcher, parse_url};
 use super::media::{
     MediaOwner, MediaStore, SNIFF_BYTES, TransientMedia, check_kind, sanitize_file_name, sniff,
     too_large,
 };
 use crate::error::{Error, Kind, Result};
+use crate::fetch::{Fetcher, parse_url};
 
 /// Where a media item's bytes come from (the request's `MediaSource`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -30,8 +30,9 @@ pub enum MediaSource {
     Url(String),
     /// An absolute path under the media roots.
     Path(String),
-    /// Inline bytes.
-    Data(Vec<u8>),
+    /// Inline bytes (shared, so resolving and fingerprinting never copy
+    /// them).
+    Data(bytes::Bytes),
 }
 
 impl MediaSource {
@@ -53,7 +54,7 @@ impl MediaSource {
 }
 
 enum Body {
-    Inline(Vec<u8>),
+    Inline(bytes::Bytes),
     File {
         file: std::fs::File,
         // Keeps a fetched download alive until the media is dropped.

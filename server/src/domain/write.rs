@@ -10,7 +10,6 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::Account;
-use super::fetch::{Fetcher, Lookup, SystemLookup};
 use super::idempotency::Idempotency;
 use super::media::{MediaStore, now_ms};
 use super::outbound::{Outbound, SenderParts, WriteMetrics};
@@ -20,6 +19,7 @@ use super::resolve::Resolver;
 use super::store::Store;
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::fetch::{Fetcher, Lookup, SystemLookup};
 
 /// Everything uploads, sends and pokes share. Cheap to clone.
 #[derive(Debug, Clone)]

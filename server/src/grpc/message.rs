@@ -64,7 +64,7 @@ fn media_source(source: pb::MediaSource) -> Option<MediaSource> {
         Source::MediaId(id) => MediaSource::MediaId(id),
         Source::Url(url) => MediaSource::Url(url),
         Source::Path(path) => MediaSource::Path(path),
-        Source::Data(data) => MediaSource::Data(data),
+        Source::Data(data) => MediaSource::Data(data.into()),
     })
 }
 

@@ -113,3 +113,42 @@ pub async fn errors(client: &Client) -> Result<Error, Error> {
     // endregion
     Ok(err)
 }
+
+pub async fn send(client: &Client, image: &str) -> Result<pb::SendMessageResponse, Error> {
+    // region: send
+    use onebot_gateway_client::{Media, OutgoingMessage};
+
+    // Local files are uploaded first (streamed), then sent by media id.
+    let message = OutgoingMessage::to_group(20000003)
+        .text("hello from Rust")
+        .image(Media::path(image));
+    let sent = client.send(message).await?;
+    println!("message ids {:?}, queued {}", sent.message_ids, sent.queued);
+    // endregion
+    Ok(sent)
+}
+
+pub async fn poke(client: &Client) -> Result<pb::PokeMemberResponse, Error> {
+    // region: poke
+    let poked = client.poke(Some(20000003), 10001).await?;
+    println!("poked {} in {}", poked.user_id, poked.group_id);
+    // endregion
+    Ok(poked)
+}
+
+pub async fn tools(client: &Client) -> Result<pb::CallToolResponse, Error> {
+    // region: tools
+    for tool in client.list_tools().await? {
+        println!("{}: {}", tool.name, tool.input_schema_json);
+    }
+    let result = client
+        .call_tool(
+            "qq_get_group_members",
+            r#"{"groupId": 20000003, "limit": 2}"#,
+        )
+        .await?;
+    // A failed tool call is a normal result: is_error, text = details.error.
+    println!("{} {}", result.is_error, result.text);
+    // endregion
+    Ok(result)
+}

@@ -2,9 +2,9 @@ use std::sync::Arc;
 
 use super::*;
 use crate::config::MediaConfig;
-use crate::domain::fetch::SystemLookup;
 use crate::domain::store::Store;
 use crate::domain::testkit::{png, sample};
+use crate::fetch::SystemLookup;
 
 struct Setup {
     resolver: Resolver,

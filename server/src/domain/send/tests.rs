@@ -73,7 +73,7 @@ fn text(t: &str) -> SendRequest {
 }
 
 fn data(bytes: Vec<u8>) -> Option<MediaSource> {
-    Some(MediaSource::Data(bytes))
+    Some(MediaSource::Data(bytes.into()))
 }
 
 async fn send(t: &T, req: SendRequest) -> Result<SendResult> {

@@ -419,22 +419,17 @@ pub fn js_number(s: &str) -> f64 {
     if s.is_empty() {
         return 0.0;
     }
-    let bytes = s.as_bytes();
-    if bytes.len() > 2 && bytes[0] == b'0' {
-        let radix = match bytes[1] {
-            b'x' | b'X' => Some(16),
-            b'o' | b'O' => Some(8),
-            b'b' | b'B' => Some(2),
-            _ => None,
-        };
-        if let Some(radix) = radix {
-            return radix_integer(&s[2..], radix);
+    for (prefixes, radix) in [(["0x", "0X"], 16), (["0o", "0O"], 8), (["0b", "0B"], 2)] {
+        if let Some(digits) = prefixes.iter().find_map(|p| s.strip_prefix(p)) {
+            return radix_integer(digits, radix);
         }
     }
-    let (sign, unsigned) = match bytes[0] {
-        b'+' => (1.0, &s[1..]),
-        b'-' => (-1.0, &s[1..]),
-        _ => (1.0, s),
+    let (sign, unsigned) = if let Some(rest) = s.strip_prefix('+') {
+        (1.0, rest)
+    } else if let Some(rest) = s.strip_prefix('-') {
+        (-1.0, rest)
+    } else {
+        (1.0, s)
     };
     if unsigned == "Infinity" {
         return sign * f64::INFINITY;
@@ -472,23 +467,27 @@ fn radix_integer(digits: &str, radix: u32) -> f64 {
 /// `StrUnsignedDecimalLiteral` without `Infinity`: `1`, `1.`, `1.5`, `.5`,
 /// each with an optional exponent `e[+-]?digits`.
 fn is_unsigned_decimal(s: &str) -> bool {
-    let digits = |t: &str| t.bytes().take_while(u8::is_ascii_digit).count();
-    let int = digits(s);
-    let mut rest = &s[int..];
-    let mut frac = 0;
-    if let Some(r) = rest.strip_prefix('.') {
-        frac = digits(r);
-        rest = &r[frac..];
-    }
-    if int == 0 && frac == 0 {
+    let (int, rest) = split_digits(s);
+    let (frac, rest) = match rest.strip_prefix('.') {
+        Some(r) => split_digits(r),
+        None => ("", rest),
+    };
+    if int.is_empty() && frac.is_empty() {
         return false;
     }
-    if let Some(r) = rest.strip_prefix(['e', 'E']) {
-        let r = r.strip_prefix(['+', '-']).unwrap_or(r);
-        let exp = digits(r);
-        return exp > 0 && exp == r.len();
+    match rest.strip_prefix(['e', 'E']) {
+        Some(r) => {
+            let (exp, tail) = split_digits(r.strip_prefix(['+', '-']).unwrap_or(r));
+            !exp.is_empty() && tail.is_empty()
+        }
+        None => rest.is_empty(),
     }
-    rest.is_empty()
+}
+
+/// Splits leading ASCII digits off `s`.
+fn split_digits(s: &str) -> (&str, &str) {
+    s.find(|c: char| !c.is_ascii_digit())
+        .map_or((s, ""), |i| s.split_at(i))
 }
 
 /// A media string of `qq_send`.
@@ -809,6 +808,8 @@ mod tests {
         assert_eq!(Args::parse("").unwrap(), Args::default());
         assert_eq!(Args::parse("  \n").unwrap(), Args::default());
         assert_eq!(Args::parse("{}").unwrap(), Args::default());
+        let spaced = Args::parse(" \n {\"count\": 5} \t").unwrap();
+        assert_eq!(spaced.clamped("count", 20, 100), 5);
         for not_object in ["[]", "1", "\"x\"", "null", "true"] {
             assert_eq!(
                 Args::parse(not_object),

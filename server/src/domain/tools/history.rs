@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::ToolOutput;
 use super::args::{Args, HistoryArgs};
 use super::texts::Failure;
+use super::{ToolOutput, domain_failure};
 use crate::domain::Gateway;
 use crate::domain::history::HistoryRequest;
 use crate::onebot::api::CallCtx;
@@ -15,7 +15,7 @@ use crate::onebot::api::CallCtx;
 pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
     let args = HistoryArgs::parse(args).map_err(Failure::Args)?;
     let request = HistoryRequest {
-        account_id: args.account_id,
+        account_id: args.account_id.clone(),
         chat: Some(args.chat),
         // Already in [1, 100], which the domain keeps as it is.
         count: args.count as i32,
@@ -24,7 +24,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
     let page = gw
         .get_history(request, ctx)
         .await
-        .map_err(Failure::Domain)?;
+        .map_err(domain_failure(&args.account_id))?;
     let messages: Vec<Value> = page.messages.iter().map(|m| m.raw.clone()).collect();
     let details = json!({
         "status": "ok",

@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::ToolOutput;
 use super::args::{Args, MembersArgs};
 use super::texts::Failure;
+use super::{ToolOutput, domain_failure};
 use crate::domain::Gateway;
 use crate::domain::members::MembersRequest;
 use crate::onebot::api::CallCtx;
@@ -15,7 +15,7 @@ use crate::onebot::api::CallCtx;
 pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
     let args = MembersArgs::parse(args).map_err(Failure::Args)?;
     let request = MembersRequest {
-        account_id: args.account_id,
+        account_id: args.account_id.clone(),
         group_id: args.group_id,
         no_cache: args.no_cache,
         // Already in [1, 500], which the domain keeps as it is.
@@ -24,7 +24,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
     let list = gw
         .list_group_members(request, ctx)
         .await
-        .map_err(Failure::Domain)?;
+        .map_err(domain_failure(&args.account_id))?;
     let members: Vec<Value> = list.members.iter().map(|m| m.raw.clone()).collect();
     let details = json!({
         "status": "ok",

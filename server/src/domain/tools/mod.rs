@@ -9,15 +9,16 @@
 //! [`Gateway::call_tool`].
 //!
 //! The tools run the same domain code as the typed RPCs
-//! ([`Gateway::get_history`], [`Gateway::list_group_members`]); this module
-//! only parses arguments the seeds' way and shapes the result.
+//! ([`Gateway::get_history`], [`Gateway::list_group_members`],
+//! [`Gateway::send_message`], [`Gateway::poke_member`]); this module only
+//! parses arguments the seeds' way and shapes the result.
 //!
 //! # Layout
 //! - [`args`]: argument rules (clamping, JavaScript `Number()`, targets,
 //!   media strings).
 //! - [`schema`]: names, aliases, descriptions, input and details schemas.
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
-//! - `history`, `members`: one file per tool.
+//! - `history`, `members`, `send`, `poke`: one file per tool.
 
 pub mod args;
 pub mod schema;
@@ -25,6 +26,8 @@ pub mod texts;
 
 mod history;
 mod members;
+mod poke;
+mod send;
 
 #[cfg(test)]
 mod tests;
@@ -66,6 +69,18 @@ impl ToolOutput {
             details: json!({"status": "failed", "error": text}),
             text,
             is_error: true,
+        }
+    }
+}
+
+/// Wraps a domain error of a call through `account_id`, naming the
+/// account when the error does not (the texts say which account failed).
+fn domain_failure(account_id: &str) -> impl FnOnce(Error) -> Failure + '_ {
+    move |err| {
+        if err.meta("account_id").is_some() {
+            Failure::Domain(err)
+        } else {
+            Failure::Domain(err.with("account_id", account_id))
         }
     }
 }
@@ -148,6 +163,8 @@ impl Gateway {
         match tool {
             ToolName::History => history::run(self, &args, ctx).await,
             ToolName::Members => members::run(self, &args, ctx).await,
+            ToolName::Send => send::run(self, &args, ctx).await,
+            ToolName::Poke => poke::run(self, &args, ctx).await,
         }
     }
 }

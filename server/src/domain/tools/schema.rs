@@ -18,17 +18,28 @@ pub enum ToolName {
     History,
     /// `qq_get_group_members`.
     Members,
+    /// `qq_send`.
+    Send,
+    /// `qq_poke`.
+    Poke,
 }
 
 impl ToolName {
     /// Every tool, in listing order.
-    pub const ALL: [ToolName; 2] = [ToolName::History, ToolName::Members];
+    pub const ALL: [ToolName; 4] = [
+        ToolName::History,
+        ToolName::Members,
+        ToolName::Send,
+        ToolName::Poke,
+    ];
 
     /// The tool's name.
     pub fn name(self) -> &'static str {
         match self {
             ToolName::History => "qq_get_history",
             ToolName::Members => "qq_get_group_members",
+            ToolName::Send => "qq_send",
+            ToolName::Poke => "qq_poke",
         }
     }
 
@@ -37,6 +48,7 @@ impl ToolName {
         match self {
             ToolName::History => &["snowluma_get_history"],
             ToolName::Members => &["snowluma_get_group_members"],
+            ToolName::Send | ToolName::Poke => &[],
         }
     }
 
@@ -51,6 +63,7 @@ impl ToolName {
     pub fn writes(self) -> bool {
         match self {
             ToolName::History | ToolName::Members => false,
+            ToolName::Send | ToolName::Poke => true,
         }
     }
 
@@ -117,10 +130,40 @@ Result text: one line per member: `name(QQ number) — role` (name = group card,
 details on success: {\"status\":\"ok\",\"groupId\":<number>,\"total\":<members in the group>,\"shown\":<members returned>,\"members\":[the implementation's own member objects]}.
 On failure (bad groupId, account not configured, offline, token refused, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
 
+const SEND: &str = "\
+Send text, images, a video and/or a file to a whitelisted QQ group. Never throws.
+
+Arguments (at least one of text, images, videos, file):
+- text: at most 20000 characters; long text is split into several messages at line or sentence boundaries, in order.
+- images: up to 4 media strings (JPEG/PNG/GIF/BMP/WEBP, 10 MiB each by default).
+- videos: up to 1 media string (MP4/MOV/WEBM/FLV/AVI/MKV, 30 MiB by default).
+- file: one media string sent as a group file (30 MiB by default); fileName: its display name (default: the upload's, URL's or path's name).
+- groupId: target group, a positive integer; it must be in the account's whitelist. May be omitted when the account has exactly one whitelisted group.
+- accountId: gateway account, default \"default\".
+A media string is `media:<media_id>` (an id returned by MediaService.UploadMedia), an http(s) URL the gateway downloads (loopback and private addresses refused), or an absolute path on the gateway host. Unlike the seed, server paths work only under the media roots the operator configured (media.media_roots; off by default).
+
+Order of delivery: text, images, video, file. Everything is checked and every media source resolved before anything is sent: a call is sent whole or refused whole. While the account is offline a text-only send is queued and delivered in order on reconnect (queued: true); a send with media fails while offline.
+details on success: {\"status\":\"ok\",\"groupId\":<number>,\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
+On failure (nothing to send, text too long, too many images or videos, group not whitelisted, groupId missing with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+
+const POKE: &str = "\
+Poke (戳一戳) a member of a whitelisted QQ group. Never throws.
+
+Arguments:
+- userId (required): QQ number of the member to poke, a positive integer.
+- groupId: the group, a positive integer in the account's whitelist. May be omitted when the account has exactly one whitelisted group.
+- accountId: gateway account, default \"default\".
+
+A poke is not a message: it is never queued (an offline account fails with 当前离线) and does not appear in history.
+details on success: {\"status\":\"ok\",\"groupId\":<number>,\"userId\":<number>}.
+On failure (bad userId, group not whitelisted, groupId missing with several whitelisted groups, offline, the implementation cannot poke, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+
 fn description(tool: ToolName) -> &'static str {
     match tool {
         ToolName::History => HISTORY,
         ToolName::Members => MEMBERS,
+        ToolName::Send => SEND,
+        ToolName::Poke => POKE,
     }
 }
 
@@ -129,6 +172,22 @@ fn account_id() -> Value {
         "type": "string",
         "description": "Gateway account id; default \"default\".",
         "default": "default"
+    })
+}
+
+fn write_group_id() -> Value {
+    json!({
+        "type": "integer",
+        "minimum": 1,
+        "description": "Target group; must be whitelisted. Omit when the account has exactly one whitelisted group."
+    })
+}
+
+fn media_string() -> Value {
+    json!({
+        "type": "string",
+        "minLength": 1,
+        "description": "`media:<media_id>` from UploadMedia, an http(s) URL, or an absolute path under the configured media roots."
     })
 }
 
@@ -177,6 +236,47 @@ fn input_schema(tool: ToolName) -> Value {
             }),
             json!(["groupId"]),
         ),
+        ToolName::Send => (
+            json!({
+                "text": {
+                    "type": "string",
+                    "maxLength": 20000,
+                    "description": "Text to send (at most 20000 characters)."
+                },
+                "images": {
+                    "type": "array",
+                    "items": media_string(),
+                    "maxItems": 4,
+                    "description": "Up to 4 images."
+                },
+                "videos": {
+                    "type": "array",
+                    "items": media_string(),
+                    "maxItems": 1,
+                    "description": "Up to 1 video."
+                },
+                "file": media_string(),
+                "fileName": {
+                    "type": "string",
+                    "description": "Display name of the group file."
+                },
+                "groupId": write_group_id(),
+                "accountId": account_id()
+            }),
+            json!([]),
+        ),
+        ToolName::Poke => (
+            json!({
+                "userId": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "QQ number of the member to poke."
+                },
+                "groupId": write_group_id(),
+                "accountId": account_id()
+            }),
+            json!(["userId"]),
+        ),
     };
     json!({
         "$schema": DIALECT,
@@ -208,6 +308,29 @@ fn details_schema(tool: ToolName) -> Value {
                 "members": {"type": "array", "items": {"type": "object"}, "maxItems": 500}
             }),
             json!(["status", "groupId", "total", "shown", "members"]),
+        ),
+        ToolName::Send => (
+            json!({
+                "groupId": id,
+                "chunks": count,
+                "queued": {"type": "boolean"},
+                "messageIds": {"type": "array", "items": {"type": "integer"}},
+                "media": {
+                    "type": "object",
+                    "properties": {
+                        "images": {"type": "integer", "minimum": 0, "maximum": 4},
+                        "videos": {"type": "integer", "minimum": 0, "maximum": 1},
+                        "file": {"type": "string"}
+                    },
+                    "required": ["images", "videos", "file"],
+                    "additionalProperties": false
+                }
+            }),
+            json!(["status", "groupId", "chunks", "queued", "messageIds"]),
+        ),
+        ToolName::Poke => (
+            json!({"groupId": id, "userId": id}),
+            json!(["status", "groupId", "userId"]),
         ),
     };
     let mut ok_properties = properties;

@@ -12,7 +12,10 @@ use super::{ToolName, ToolOutput, ToolSpec};
 use crate::config::{AccountConfig, Config, Locale};
 use crate::domain::{Account, Gateway};
 use crate::error::{Error, Kind, Result};
-use crate::onebot::api::{AccountStatus, CallCtx, ChatRef, HistoryPage, OneBotApi};
+use crate::onebot::Flavor;
+use crate::onebot::api::{
+    AccountStatus, CallCtx, ChatRef, ConnState, HistoryPage, OneBotApi, TransportKind,
+};
 use crate::onebot::model::Message;
 
 const GROUP: i64 = 20_000_002;
@@ -60,7 +63,10 @@ impl Fake {
             calls: Mutex::new(Vec::new()),
             fail: Mutex::new(None),
             status: watch::Sender::new(AccountStatus {
+                state: ConnState::Connected,
+                transport: TransportKind::ForwardWs,
                 online: true,
+                flavor: Some(Flavor::NapCat),
                 ..AccountStatus::default()
             }),
         })
@@ -72,6 +78,17 @@ impl Fake {
 
     fn take_calls(&self) -> Vec<Call> {
         std::mem::take(&mut *self.calls.lock().unwrap())
+    }
+
+    fn set_online(&self, online: bool) {
+        self.status.send_modify(|s| {
+            s.online = online;
+            s.state = if online {
+                ConnState::Connected
+            } else {
+                ConnState::Backoff
+            };
+        });
     }
 
     fn fail_with(&self, err: Option<Error>) {
@@ -232,18 +249,51 @@ impl OneBotApi for Fake {
     }
 }
 
-/// A gateway whose `default` account is the fake (whitelist: the example
-/// group; member cache off, so every list reaches the peer), plus an account
-/// `nows` without transport.
-fn gateway_with(fake: &Arc<Fake>, tweak: impl FnOnce(&mut Config)) -> Gateway {
+/// A gateway with its write side open over a temporary data directory.
+struct Env {
+    gw: Gateway,
+    dir: tempfile::TempDir,
+    _stop: tokio_util::sync::DropGuard,
+}
+
+impl std::ops::Deref for Env {
+    type Target = Gateway;
+
+    fn deref(&self) -> &Gateway {
+        &self.gw
+    }
+}
+
+/// A gateway whose accounts `default` (whitelist: the example group),
+/// `multi` (two whitelisted groups) and `nogroups` (none) are the fake, with
+/// the member cache off (every list reaches the peer) and rate limits out of
+/// the way; plus `nows`, an account without transport. Media roots:
+/// `<temp>/media`.
+fn gateway_with(fake: &Arc<Fake>, tweak: impl FnOnce(&mut Config)) -> Env {
+    let dir = tempfile::tempdir().unwrap();
     let mut config = Config::default();
-    let default = AccountConfig {
+    config.server.data_dir = dir.path().join("data");
+    let media = dir.path().join("media");
+    std::fs::create_dir_all(&media).unwrap();
+    config.media.media_roots = vec![media];
+    let account = |groups: Vec<i64>| AccountConfig {
         ws_url: Some("ws://127.0.0.1:1/".into()),
-        groups: vec![GROUP],
+        groups,
         member_cache_ttl_secs: 0,
+        rate_group_per_minute: 6000,
+        rate_group_burst: 1000,
+        rate_account_per_minute: 6000,
+        rate_account_burst: 1000,
+        rate_poke_per_minute: 6000,
         ..AccountConfig::default()
     };
-    config.accounts.insert("default".into(), default.clone());
+    config
+        .accounts
+        .insert("default".into(), account(vec![GROUP]));
+    config
+        .accounts
+        .insert("multi".into(), account(vec![GROUP, 20_000_003]));
+    config.accounts.insert("nogroups".into(), account(vec![]));
     config
         .accounts
         .insert("nows".into(), AccountConfig::default());
@@ -261,10 +311,17 @@ fn gateway_with(fake: &Arc<Fake>, tweak: impl FnOnce(&mut Config)) -> Gateway {
             },
         })
         .collect();
-    Gateway::new(Arc::new(config), accounts).unwrap()
+    let mut gw = Gateway::new(Arc::new(config), accounts).unwrap();
+    let stop = tokio_util::sync::CancellationToken::new();
+    gw.open_write_side(stop.clone()).unwrap();
+    Env {
+        gw,
+        dir,
+        _stop: stop.drop_guard(),
+    }
 }
 
-fn gateway(fake: &Arc<Fake>) -> Gateway {
+fn gateway(fake: &Arc<Fake>) -> Env {
     gateway_with(fake, |_| {})
 }
 
@@ -781,7 +838,7 @@ async fn unknown_tools_and_english_texts() {
     let out = call(&gw, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke。",
         "unknown",
     );
     // Names are exact.
@@ -811,7 +868,7 @@ async fn unknown_tools_and_english_texts() {
 }
 
 #[tokio::test]
-async fn tools_disabled() {
+async fn tools_disabled_and_read_only_deployments() {
     let fake = Fake::new();
     let off = gateway_with(&fake, |c| c.tools.enabled = false);
     assert_eq!(off.list_tools().unwrap_err().kind, Kind::ToolsDisabled);
@@ -821,6 +878,31 @@ async fn tools_disabled() {
         .unwrap_err();
     assert_eq!(err.kind, Kind::ToolsDisabled);
 
+    let ro = gateway_with(&fake, |c| c.tools.write_enabled = false);
+    let names: Vec<&str> = ro
+        .list_tools()
+        .unwrap()
+        .iter()
+        .map(|t| t.tool.name())
+        .collect();
+    assert_eq!(names, ["qq_get_history", "qq_get_group_members"]);
+    for (name, args) in [
+        ("qq_send", r#"{"text":"hi"}"#),
+        ("qq_poke", r#"{"userId":10003}"#),
+    ] {
+        let out = call(&ro, name, args).await;
+        assert_failed(
+            &out,
+            &format!("写操作工具 {name} 已被关闭（tools.write_enabled = false），本网关只读。"),
+            name,
+        );
+    }
+    let out = call(&ro, "qq_nope", "{}").await;
+    assert_failed(
+        &out,
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members。",
+        "unknown, read-only",
+    );
     assert_eq!(fake.calls(), vec![]);
 }
 
@@ -956,4 +1038,301 @@ fn every_kind_has_a_text() {
             "{kind:?}"
         );
     }
+}
+
+fn text_segment(text: &str) -> Value {
+    json!([{"type": "text", "data": {"text": text}}])
+}
+
+/// Seed 004's `qq_send`: what reaches the peer for good calls, and every
+/// failure row as a result, with no call for everything refused up front.
+#[tokio::test]
+async fn send_rules_and_failure_rows() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let media = gw.dir.path().join("media");
+    let png = media.join("a.png");
+    std::fs::write(&png, crate::domain::testkit::png(2000)).unwrap();
+    let not_image = media.join("notes.png");
+    std::fs::write(&not_image, crate::domain::testkit::sample("text", 500)).unwrap();
+    let outside = gw.dir.path().join("outside.png");
+    std::fs::write(&outside, crate::domain::testkit::png(2000)).unwrap();
+    let png = png.to_str().unwrap().to_owned();
+
+    // Text only: one message, the seed's details.
+    let out = call(&gw, "qq_send", r#"{"text":"测试推送"}"#).await;
+    assert!(!out.is_error, "{out:?}");
+    let calls = fake.take_calls();
+    assert_eq!(
+        calls,
+        vec![Call::Send {
+            group_id: GROUP,
+            message: text_segment("测试推送")
+        }]
+    );
+    let id = out.details["messageIds"][0].as_i64().expect("a message id");
+    assert_eq!(
+        out.details,
+        json!({"status": "ok", "groupId": GROUP, "chunks": 1, "queued": false, "messageIds": [id]})
+    );
+    assert_eq!(
+        out.text,
+        format!("已发送到群 20000002：文本 1 段。消息 id：{id}。")
+    );
+
+    // An image under the media roots, to an explicit group: media counted.
+    let args = json!({"text": "图", "images": [png], "groupId": GROUP}).to_string();
+    let out = call(&gw, "qq_send", &args).await;
+    assert!(!out.is_error, "{out:?}");
+    let calls = fake.take_calls();
+    assert_eq!(calls.len(), 2, "text then image: {calls:?}");
+    assert!(
+        matches!(&calls[1], Call::Send { group_id: GROUP, message } if message[0]["type"] == "image"),
+        "{calls:?}"
+    );
+    assert_eq!(
+        out.details["media"],
+        json!({"images": 1, "videos": 0, "file": ""})
+    );
+    assert_eq!(out.details["chunks"], 1);
+
+    // A file with its display name.
+    let args = json!({"file": png, "fileName": "报告.png"}).to_string();
+    let out = call(&gw, "qq_send", &args).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(
+        fake.take_calls(),
+        vec![Call::Upload {
+            group_id: GROUP,
+            name: "报告.png".into()
+        }]
+    );
+    assert_eq!(
+        out.details["media"],
+        json!({"images": 0, "videos": 0, "file": "报告.png"})
+    );
+    assert_eq!(out.details["messageIds"], json!([]));
+
+    let many = |n: usize| json!(vec!["media:abc"; n]);
+    let refused: Vec<(Value, String)> = vec![
+        (json!({}), "内容为空：text、images、videos、file 至少要提供一个。".into()),
+        (json!({"text": ""}), "内容为空：text、images、videos、file 至少要提供一个。".into()),
+        (json!({"text": "字".repeat(20_001)}), "文本过长：单次最多 20000 个字符。".into()),
+        (json!({"images": many(5)}), "图片过多：单次最多 4 张。".into()),
+        (json!({"videos": many(2)}), "视频过多：单次最多 1 个。".into()),
+        (
+            json!({"text": "x", "groupId": 123}),
+            "群 123 不在账号「default」的白名单中。".into(),
+        ),
+        (
+            json!({"text": "x", "accountId": "multi"}),
+            "账号「multi」有多个白名单群（20000002,20000003），请用 groupId 指定一个。".into(),
+        ),
+        (
+            json!({"text": "x", "accountId": "nogroups"}),
+            "账号「nogroups」没有白名单群（groups），无法发送或戳一戳。".into(),
+        ),
+        (
+            json!({"text": "x", "accountId": "nows"}),
+            "账号「nows」未配置 ws_url/http_url，无法执行该操作。".into(),
+        ),
+        (
+            json!({"images": ["a.png"]}),
+            "参数不合法：images[0]「a.png」不是 media:<id>（UploadMedia 返回的 id）、http(s) URL 或绝对路径。".into(),
+        ),
+        (
+            json!({"file": "ftp://example.com/a.pdf"}),
+            "参数不合法：file「ftp://example.com/a.pdf」不是 media:<id>（UploadMedia 返回的 id）、http(s) URL 或绝对路径。".into(),
+        ),
+        (json!({"images": "/a.png"}), "参数不合法：images 必须是字符串数组。".into()),
+        (json!({"images": [1]}), "参数不合法：images 必须是字符串数组。".into()),
+        (json!({"text": 1}), "参数不合法：text 必须是字符串。".into()),
+        (
+            json!({"text": "x", "groupId": "20000002"}),
+            "参数不合法：groupId 必须是正整数，收到 \"20000002\"。".into(),
+        ),
+        (
+            json!({"text": "x", "groupId": 0}),
+            "参数不合法：groupId 必须是正整数，收到 0。".into(),
+        ),
+        (
+            json!({"images": ["media:nope"]}),
+            "媒体不存在或已过期，请重新调用 UploadMedia 上传。".into(),
+        ),
+    ];
+    for (args, text) in &refused {
+        let out = call(&gw, "qq_send", &args.to_string()).await;
+        assert_failed(&out, text, &args.to_string());
+        assert_eq!(fake.calls(), vec![], "{args} must not reach the peer");
+    }
+
+    // Media that fail when resolved: missing, outside the roots, not an
+    // image, too large, a forbidden URL. Nothing is sent.
+    let resolving = [
+        (media.join("missing.png"), "本地文件不存在或不是普通文件："),
+        (outside, "路径不在允许的媒体目录（media.media_roots）之下："),
+        (not_image, "媒体格式不符："),
+    ];
+    for (path, prefix) in resolving {
+        let args = json!({"text": "x", "images": [path]}).to_string();
+        let out = call(&gw, "qq_send", &args).await;
+        assert!(
+            out.is_error && out.text.starts_with(prefix),
+            "{args}: {out:?}"
+        );
+        assert_eq!(fake.calls(), vec![], "{args}");
+    }
+    let args = json!({"images": ["http://127.0.0.1:9/a.png"]}).to_string();
+    let out = call(&gw, "qq_send", &args).await;
+    assert!(
+        out.is_error && out.text.starts_with("出于安全原因不允许访问该 URL"),
+        "{out:?}"
+    );
+    let small = gateway_with(&fake, |c| c.media.image_max_bytes = 1000);
+    let big = small.dir.path().join("media/big.png");
+    std::fs::write(&big, crate::domain::testkit::png(2000)).unwrap();
+    let out = call(&small, "qq_send", &json!({"images": [big]}).to_string()).await;
+    assert!(
+        out.is_error && out.text.starts_with("媒体超过大小上限："),
+        "{out:?}"
+    );
+    let unrooted = gateway_with(&fake, |c| c.media.media_roots.clear());
+    let out = call(&unrooted, "qq_send", &json!({"images": [png]}).to_string()).await;
+    assert!(
+        out.is_error
+            && out.text.starts_with(
+                "网关未开启这种媒体来源（服务器路径需要运维配置 media.media_roots）："
+            ),
+        "{out:?}"
+    );
+    assert_eq!(fake.calls(), vec![]);
+
+    // The peer's explicit failure, verbatim.
+    fake.fail_with(Some(
+        Error::new(Kind::OnebotActionFailed, "send_group_msg failed")
+            .with("retcode", 1200)
+            .with("peer_message", "发送消息失败"),
+    ));
+    let out = call(&gw, "qq_send", r#"{"text":"x"}"#).await;
+    assert_failed(
+        &out,
+        "OneBot 实现返回失败（retcode 1200）：发送消息失败",
+        "peer failure",
+    );
+    assert_eq!(fake.take_calls().len(), 1);
+    fake.fail_with(None);
+
+    // Offline: text is queued (queued: true), media are refused.
+    fake.set_online(false);
+    let out = call(&gw, "qq_send", r#"{"text":"稍后送达"}"#).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(
+        out.details,
+        json!({"status": "ok", "groupId": GROUP, "chunks": 1, "queued": true, "messageIds": []})
+    );
+    assert_eq!(
+        out.text,
+        "账号「default」当前离线：文本（1 段）已进入发送队列，重连后按顺序发送到群 20000002。"
+    );
+    let out = call(&gw, "qq_send", &json!({"images": [png]}).to_string()).await;
+    assert!(
+        out.is_error && out.text.starts_with("账号「default」当前离线"),
+        "{out:?}"
+    );
+    assert_eq!(fake.calls(), vec![]);
+}
+
+/// Seed 004's `qq_poke`.
+#[tokio::test]
+async fn poke_rules_and_failure_rows() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    for (args, group) in [
+        (r#"{"userId":10003}"#, GROUP),
+        (r#"{"userId":10003,"groupId":20000002}"#, GROUP),
+        (
+            r#"{"userId":10003.0,"accountId":"multi","groupId":20000003}"#,
+            20_000_003,
+        ),
+    ] {
+        let out = call(&gw, "qq_poke", args).await;
+        assert!(!out.is_error, "{args}: {out:?}");
+        assert_eq!(
+            fake.take_calls(),
+            vec![Call::Poke {
+                group_id: group,
+                user_id: 10003
+            }],
+            "{args}"
+        );
+        assert_eq!(
+            out.details,
+            json!({"status": "ok", "groupId": group, "userId": 10003})
+        );
+        assert_eq!(out.text, format!("已在群 {group} 戳了 10003。"));
+    }
+
+    let bad_user = |v: &str| format!("参数不合法：userId 必须是正整数，收到 {v}。");
+    let refused = [
+        (r#"{}"#, "参数不合法：缺少必填参数 userId。".to_owned()),
+        (r#"{"userId":0}"#, bad_user("0")),
+        (r#"{"userId":-1}"#, bad_user("-1")),
+        (r#"{"userId":1.5}"#, bad_user("1.5")),
+        (r#"{"userId":"10003"}"#, bad_user("\"10003\"")),
+        (r#"{"userId":true}"#, bad_user("true")),
+        (r#"{"userId":1e400}"#, bad_user("1e400")),
+        (
+            r#"{"userId":10003,"groupId":123}"#,
+            "群 123 不在账号「default」的白名单中。".to_owned(),
+        ),
+        (
+            r#"{"userId":10003,"accountId":"multi"}"#,
+            "账号「multi」有多个白名单群（20000002,20000003），请用 groupId 指定一个。".to_owned(),
+        ),
+        (
+            r#"{"userId":10003,"accountId":"nows"}"#,
+            "账号「nows」未配置 ws_url/http_url，无法执行该操作。".to_owned(),
+        ),
+    ];
+    for (args, text) in refused {
+        let out = call(&gw, "qq_poke", args).await;
+        assert_failed(&out, &text, args);
+        assert_eq!(fake.calls(), vec![], "{args} must not reach the peer");
+    }
+
+    // The implementation cannot poke; or fails with its own words.
+    fake.fail_with(Some(
+        Error::new(Kind::OnebotActionUnsupported, "group_poke unsupported")
+            .with("retcode", 1404)
+            .with("peer_message", "不支持的API group_poke"),
+    ));
+    let out = call(&gw, "qq_poke", r#"{"userId":10003}"#).await;
+    assert_failed(
+        &out,
+        "协议端不支持戳一戳（group_poke）：不支持的API group_poke",
+        "unsupported",
+    );
+    fake.fail_with(Some(
+        Error::new(Kind::OnebotActionFailed, "group_poke failed")
+            .with("retcode", 1200)
+            .with("peer_message", "群(20000002)成员10003不存在"),
+    ));
+    let out = call(&gw, "qq_poke", r#"{"userId":10003}"#).await;
+    assert_failed(
+        &out,
+        "OneBot 实现返回失败（retcode 1200）：群(20000002)成员10003不存在",
+        "peer failure",
+    );
+    assert_eq!(fake.take_calls().len(), 2);
+    fake.fail_with(None);
+
+    // Offline: never queued.
+    fake.set_online(false);
+    let out = call(&gw, "qq_poke", r#"{"userId":10003}"#).await;
+    assert_failed(
+        &out,
+        "账号「default」当前离线，请约 5 秒后重试。",
+        "offline",
+    );
+    assert_eq!(fake.calls(), vec![]);
 }

@@ -291,11 +291,29 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             format!("群 {group} 不在账号「{account}」的白名单中。"),
             format!("group {group} is not in account {account:?}'s whitelist."),
         ),
-        Kind::GroupRequired => pick(
-            locale,
-            format!("请指定 groupId：账号「{account}」没有唯一的白名单群。"),
-            format!("groupId is required: account {account:?} has no single whitelisted group."),
-        ),
+        Kind::GroupRequired => match err.meta("whitelist") {
+            Some("") => pick(
+                locale,
+                format!("账号「{account}」没有白名单群（groups），无法发送或戳一戳。"),
+                format!(
+                    "account {account:?} has no whitelisted group (groups); cannot send or poke."
+                ),
+            ),
+            Some(list) => pick(
+                locale,
+                format!("账号「{account}」有多个白名单群（{list}），请用 groupId 指定一个。"),
+                format!(
+                    "account {account:?} whitelists several groups ({list}); pick one with groupId."
+                ),
+            ),
+            None => pick(
+                locale,
+                format!("请用 groupId 指定群：账号「{account}」没有唯一的白名单群。"),
+                format!(
+                    "groupId is required: account {account:?} has no single whitelisted group."
+                ),
+            ),
+        },
         Kind::EmptyMessage => pick(
             locale,
             "内容为空：text、images、videos、file 至少要提供一个。".to_owned(),

@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.onebotgateway.v1.Account;
+import dev.onebotgateway.v1.CallToolResponse;
+import dev.onebotgateway.v1.ChatMessage;
+import dev.onebotgateway.v1.PokeMemberResponse;
+import dev.onebotgateway.v1.SendMessageResponse;
 import dev.onebotgateway.v1.ErrorReason;
 import dev.onebotgateway.v1.GetHistoryResponse;
 import dev.onebotgateway.v1.ListGroupMembersResponse;
@@ -121,5 +125,38 @@ class E2eTest {
       GatewayException err = assertThrows(GatewayException.class, down::accounts);
       assertEquals(Status.Code.UNAVAILABLE, err.code());
     }
+  }
+
+  @Test
+  void sendA5MiBImageAndReadItBack() throws IOException {
+    SendMessageResponse sent = ReadmeExamples.send(client, Path.of(System.getenv("ONEBOT_GATEWAY_TEST_IMAGE")));
+    assertEquals(PLAYGROUND, sent.getGroupId());
+    assertFalse(sent.getQueued());
+    assertEquals(1, sent.getMedia().getImages());
+    assertEquals(2, sent.getMessageIdsCount());
+    GetHistoryResponse page = client.history(Client.groupChat(PLAYGROUND), 10, null);
+    ChatMessage text =
+        page.getMessagesList().stream().filter(m -> m.getMessageId() == sent.getMessageIds(0)).findFirst().orElseThrow();
+    assertEquals("hello from Java", text.getText());
+    ChatMessage image =
+        page.getMessagesList().stream().filter(m -> m.getMessageId() == sent.getMessageIds(1)).findFirst().orElseThrow();
+    assertTrue(image.getSegmentsList().stream().anyMatch(s -> s.hasImage()));
+  }
+
+  @Test
+  void poke() {
+    PokeMemberResponse poked = ReadmeExamples.poke(client);
+    assertEquals(PLAYGROUND, poked.getGroupId());
+    assertEquals(10001L, poked.getUserId());
+  }
+
+  @Test
+  void toolCall() {
+    CallToolResponse result = ReadmeExamples.tools(client);
+    assertFalse(result.getIsError(), result.getText());
+    assertTrue(result.getDetailsJson().contains("\"status\":\"ok\""), result.getDetailsJson());
+    assertTrue(result.getDetailsJson().contains("\"total\":36"), result.getDetailsJson());
+    assertEquals(3, result.getText().split("\n").length);
+    assertTrue(client.callTool("qq_get_group_members", "{}").getIsError());
   }
 }

@@ -1,6 +1,10 @@
 package dev.onebotgateway.client;
 
 import dev.onebotgateway.v1.Account;
+import dev.onebotgateway.v1.CallToolResponse;
+import dev.onebotgateway.v1.PokeMemberResponse;
+import dev.onebotgateway.v1.SendMessageResponse;
+import dev.onebotgateway.v1.Tool;
 import dev.onebotgateway.v1.GetHistoryResponse;
 import dev.onebotgateway.v1.Group;
 import dev.onebotgateway.v1.ListGroupMembersResponse;
@@ -101,5 +105,35 @@ final class ReadmeExamples {
     }
     // endregion
     return caught;
+  }
+
+  static SendMessageResponse send(Client client, Path image) throws IOException {
+    // region: send
+    // Local files are uploaded first (streamed), then sent by media id.
+    SendMessageResponse sent =
+        client.send(OutgoingMessage.toGroup(20000003).text("hello from Java").image(Media.path(image)));
+    System.out.println("message ids " + sent.getMessageIdsList() + " queued " + sent.getQueued());
+    // endregion
+    return sent;
+  }
+
+  static PokeMemberResponse poke(Client client) {
+    // region: poke
+    PokeMemberResponse poked = client.poke(20000003L, 10001);
+    System.out.println("poked " + poked.getUserId() + " in " + poked.getGroupId());
+    // endregion
+    return poked;
+  }
+
+  static CallToolResponse tools(Client client) {
+    // region: tools
+    for (Tool tool : client.listTools()) {
+      System.out.println(tool.getName() + " " + tool.getInputSchemaJson());
+    }
+    CallToolResponse result = client.callTool("qq_get_group_members", "{\"groupId\": 20000003, \"limit\": 2}");
+    // A failed tool call is a normal result: isError, text = details.error.
+    System.out.println(result.getIsError() + " " + result.getText());
+    // endregion
+    return result;
   }
 }

@@ -1,4 +1,5 @@
-//! Fetching `MediaSource.url` with an SSRF guard.
+//! Fetching `MediaSource.url` with an SSRF guard (the gateway's only HTTP
+//! client outside the adapter; the domain uses it through [`Fetcher`]).
 //!
 //! Only `http` and `https`. Every hop (redirects are followed by hand, at
 //! most [`MAX_REDIRECTS`]) is checked: an IP-literal host directly, a name
@@ -20,11 +21,11 @@ use ipnet::IpNet;
 use tokio::time::Instant;
 use url::{Host, Url};
 
-use super::MediaKind;
-use super::media::{
+use crate::config::MediaConfig;
+use crate::domain::MediaKind;
+use crate::domain::media::{
     MediaOwner, MediaStore, TransientMedia, UploadHeader, sanitize_file_name, too_large,
 };
-use crate::config::MediaConfig;
 use crate::error::{Error, Kind, Result};
 
 /// Most redirects followed for one URL.

@@ -1,0 +1,112 @@
+//! `qq_send`: [`Gateway::send_message`] (the SendMessage pipeline) with seed
+//! 004's arguments and details.
+
+use serde_json::json;
+
+use super::args::{Args, MediaArg, SendArgs};
+use super::texts::Failure;
+use super::{ToolOutput, domain_failure};
+use crate::config::Locale;
+use crate::domain::Gateway;
+use crate::domain::resolve::MediaSource;
+use crate::domain::send::{SendRequest, SendResult};
+use crate::onebot::api::CallCtx;
+
+fn source(media: MediaArg) -> Option<MediaSource> {
+    Some(match media {
+        MediaArg::MediaId(id) => MediaSource::MediaId(id),
+        MediaArg::Url(url) => MediaSource::Url(url),
+        MediaArg::Path(path) => MediaSource::Path(path),
+    })
+}
+
+/// Runs the tool: one SendMessage request (no idempotency key), sent whole
+/// or refused whole.
+pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
+    let args = SendArgs::parse(args).map_err(Failure::Args)?;
+    let request = SendRequest {
+        account_id: args.account_id.clone(),
+        group_id: args.group_id,
+        text: args.text,
+        images: args.images.into_iter().map(source).collect(),
+        videos: args.videos.into_iter().map(source).collect(),
+        file: args.file.map(source),
+        file_name: args.file_name,
+        idempotency_key: String::new(),
+    };
+    let sent = gw
+        .send_message(request, ctx)
+        .await
+        .map_err(domain_failure(&args.account_id))?;
+    let mut details = json!({
+        "status": "ok",
+        "groupId": sent.group_id,
+        "chunks": sent.chunks,
+        "queued": sent.queued,
+        "messageIds": sent.message_ids,
+    });
+    if let Some(media) = &sent.media {
+        details["media"] = json!({
+            "images": media.images,
+            "videos": media.videos,
+            "file": media.file,
+        });
+    }
+    let text = summary(&sent, &args.account_id, gw.config.tools.locale);
+    Ok(ToolOutput::ok(text, details))
+}
+
+/// One sentence saying what was sent (or queued) where.
+fn summary(sent: &SendResult, account_id: &str, locale: Locale) -> String {
+    let group = sent.group_id;
+    if sent.queued {
+        return match locale {
+            Locale::Zh => format!(
+                "账号「{account_id}」当前离线：文本（{} 段）已进入发送队列，重连后按顺序发送到群 {group}。",
+                sent.chunks
+            ),
+            Locale::En => format!(
+                "account {account_id:?} is offline: the text ({} messages) is queued and goes to group {group} in order once it reconnects.",
+                sent.chunks
+            ),
+        };
+    }
+    let mut parts_zh = Vec::new();
+    let mut parts_en = Vec::new();
+    if sent.chunks > 0 {
+        parts_zh.push(format!("文本 {} 段", sent.chunks));
+        parts_en.push(format!("{} text message(s)", sent.chunks));
+    }
+    if let Some(media) = &sent.media {
+        if media.images > 0 {
+            parts_zh.push(format!("图片 {} 张", media.images));
+            parts_en.push(format!("{} image(s)", media.images));
+        }
+        if media.videos > 0 {
+            parts_zh.push(format!("视频 {} 个", media.videos));
+            parts_en.push(format!("{} video(s)", media.videos));
+        }
+        if !media.file.is_empty() {
+            parts_zh.push(format!("文件「{}」", media.file));
+            parts_en.push(format!("file {:?}", media.file));
+        }
+    }
+    let ids = sent
+        .message_ids
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    match locale {
+        Locale::Zh => format!(
+            "已发送到群 {group}：{}。消息 id：{}。",
+            parts_zh.join("，"),
+            if ids.is_empty() { "无" } else { &ids }
+        ),
+        Locale::En => format!(
+            "sent to group {group}: {}. Message ids: {}.",
+            parts_en.join(", "),
+            if ids.is_empty() { "none" } else { &ids }
+        ),
+    }
+}
