@@ -34,6 +34,9 @@ cargo build --release -p onebot-gateway
 step "cargo test"
 cargo test --workspace
 
+step "soak: 60 s of steady mixed load on the release gateway (flat memory, no errors)"
+cargo run --release -q -p bench -- soak --seconds 60
+
 step "SDK tests"
 ./scripts/sdk-tests.sh
 

@@ -9,9 +9,9 @@ use tonic::Request;
 
 use crate::onebot::api::CallCtx;
 
-/// The call context of a request: a deadline `grpc-timeout` from now when
-/// the header is present and valid, none otherwise (as tonic, an invalid
-/// header is ignored).
+/// The call context of a request: a deadline just short of `grpc-timeout`
+/// from now when the header is present and valid (see [`inner_timeout`]),
+/// none otherwise (as tonic, an invalid header is ignored).
 pub fn ctx<T>(request: &Request<T>) -> CallCtx {
     let timeout = request
         .metadata()
@@ -19,9 +19,19 @@ pub fn ctx<T>(request: &Request<T>) -> CallCtx {
         .and_then(|v| v.to_str().ok())
         .and_then(parse_grpc_timeout);
     match timeout {
-        Some(timeout) => CallCtx::with_timeout(timeout),
+        Some(timeout) => CallCtx::with_timeout(inner_timeout(timeout)),
         None => CallCtx::default(),
     }
+}
+
+/// The domain's share of the caller's timeout: 1/50 less, at least 1 ms and
+/// at most 20 ms less. tonic's server enforces `grpc-timeout` too, and when
+/// its timer fires first the caller gets a bare `CANCELLED` ("Timeout
+/// expired") with no `ErrorInfo`; ending our own wait a moment earlier lets
+/// the typed error (`DEADLINE_EXCEEDED`, `ONEBOT_TIMEOUT`) reach the caller.
+pub fn inner_timeout(timeout: Duration) -> Duration {
+    let margin = (timeout / 50).clamp(Duration::from_millis(1), Duration::from_millis(20));
+    timeout.saturating_sub(margin)
 }
 
 /// Parses a `grpc-timeout` value: 1 to 8 ASCII digits and a unit `H`, `M`,
@@ -80,6 +90,23 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_domain_deadline_ends_a_little_before_the_callers() {
+        assert_eq!(inner_timeout(Duration::ZERO), Duration::ZERO);
+        assert_eq!(
+            inner_timeout(Duration::from_millis(10)),
+            Duration::from_millis(9)
+        );
+        assert_eq!(
+            inner_timeout(Duration::from_millis(300)),
+            Duration::from_millis(294)
+        );
+        assert_eq!(
+            inner_timeout(Duration::from_secs(60)),
+            Duration::from_millis(59_980)
+        );
+    }
+
     #[tokio::test(start_paused = true)]
     async fn request_header_sets_the_deadline() {
         let mut req = Request::new(());
@@ -87,8 +114,8 @@ mod tests {
         req.metadata_mut()
             .insert("grpc-timeout", "1500m".parse().unwrap());
         let c = ctx(&req);
-        assert_eq!(c.remaining(), Some(Duration::from_millis(1500)));
-        tokio::time::advance(Duration::from_millis(1500)).await;
+        assert_eq!(c.remaining(), Some(Duration::from_millis(1480)));
+        tokio::time::advance(Duration::from_millis(1480)).await;
         assert!(c.expired());
         req.metadata_mut()
             .insert("grpc-timeout", "soon".parse().unwrap());

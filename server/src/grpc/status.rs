@@ -79,24 +79,47 @@ pub fn reason_str(reason: ErrorReason) -> &'static str {
     name.strip_prefix("ERROR_REASON_").unwrap_or(name)
 }
 
+/// Longest status message, in bytes; longer ones are cut (with `…`).
+pub const MAX_MESSAGE_BYTES: usize = 1024;
+/// Longest `ErrorInfo.metadata` value, in bytes; longer ones are cut.
+pub const MAX_METADATA_VALUE_BYTES: usize = 256;
+
+/// `text` cut to at most `max` bytes at a character boundary, `…` marking
+/// the cut. Errors echo client and peer values; the status travels in
+/// HTTP/2 trailers, and trailers over the client's header-list limit make
+/// it tear down the whole connection (every call on it fails).
+pub fn bounded(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push('…');
+    text
+}
+
 impl From<Error> for Status {
     fn from(err: Error) -> Self {
         let (code, reason) = classify(err.kind);
+        let message = bounded(err.message, MAX_MESSAGE_BYTES);
         let mut details = ErrorDetails::with_error_info(
             reason_str(reason),
             ERROR_DOMAIN,
             err.metadata
-                .clone()
                 .into_iter()
+                .map(|(k, v)| (k, bounded(v, MAX_METADATA_VALUE_BYTES)))
                 .collect::<std::collections::HashMap<_, _>>(),
         );
-        if let Some(field) = &err.field {
-            details.add_bad_request_violation(field.clone(), err.message.clone());
+        if let Some(field) = err.field {
+            details.add_bad_request_violation(field, message.clone());
         }
         if let Some(delay) = err.retry_after {
             details.set_retry_info(Some(delay));
         }
-        Status::with_error_details(code, err.message, details)
+        Status::with_error_details(code, message, details)
     }
 }
 
@@ -133,6 +156,23 @@ mod tests {
             reason_str(ErrorReason::AccountNotConfigured),
             "ACCOUNT_NOT_CONFIGURED"
         );
+    }
+
+    #[test]
+    fn huge_messages_and_metadata_are_cut() {
+        let huge = "账".repeat(10_000);
+        let status = Status::from(
+            Error::new(Kind::AccountNotConfigured, format!("account {huge}"))
+                .with("account_id", &huge),
+        );
+        assert!(status.message().len() <= MAX_MESSAGE_BYTES);
+        assert!(status.message().starts_with("account 账"));
+        assert!(status.message().ends_with('…'));
+        let details = status.get_error_details();
+        let value = &details.error_info().unwrap().metadata["account_id"];
+        assert!(value.len() <= MAX_METADATA_VALUE_BYTES && value.ends_with('…'));
+        assert_eq!(bounded("short".into(), 8), "short");
+        assert_eq!(bounded("abcdefgh".into(), 6), "abc…");
     }
 
     #[test]

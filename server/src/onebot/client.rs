@@ -733,7 +733,9 @@ impl Inner {
             match route {
                 Route::Ws(link) => {
                     match link.call(self.next_echo(), action, &params, deadline).await {
-                        Ok(frame) => return retcode::classify(flavor, Via::Ws, action, &frame),
+                        Ok(frame) => {
+                            return retcode::classify_owned(flavor, Via::Ws, action, frame);
+                        }
                         // The link died between picking it and sending: nothing
                         // left, so one more routing is safe.
                         Err(LinkError::NotSent) if !retried => {
@@ -747,7 +749,7 @@ impl Inner {
                     let left = deadline.saturating_duration_since(Instant::now());
                     return match http.call(action, &params, left).await {
                         Ok((status, frame)) => {
-                            retcode::classify(flavor, Via::Http(status), action, &frame)
+                            retcode::classify_owned(flavor, Via::Http(status), action, frame)
                         }
                         Err(e) => {
                             if matches!(e, HttpError::NotSent(_) | HttpError::Lost(_)) {

@@ -808,6 +808,8 @@ mod tests {
         assert_eq!(Args::parse("").unwrap(), Args::default());
         assert_eq!(Args::parse("  \n").unwrap(), Args::default());
         assert_eq!(Args::parse("{}").unwrap(), Args::default());
+        let spaced = Args::parse(" \n {\"count\": 5} \t").unwrap();
+        assert_eq!(spaced.clamped("count", 20, 100), 5);
         for not_object in ["[]", "1", "\"x\"", "null", "true"] {
             assert_eq!(
                 Args::parse(not_object),

@@ -1,0 +1,126 @@
+//! `cargo run --release -p bench`: measures the gateway against baselines
+//! taken in the same run and rewrites `bench/RESULTS.md`.
+//!
+//! `cargo run --release -p bench -- soak --minutes N` runs the soak instead.
+//!
+//! # Layout
+//! - `procs`: the sandbox and gateway processes (spawn, log lines, `/proc`).
+//! - `echo`: the bare tonic baseline service (`echo-server`).
+//! - `direct`: the OneBot WebSocket baseline client.
+//! - `load`: closed-loop load and statistics.
+//! - `run`: the benchmark rounds; `upload`: the upload scenarios.
+//! - `report`: `RESULTS.md`; `machine`: what it ran on.
+//! - `soak`: the long steady-load run.
+
+mod direct;
+mod echo;
+mod load;
+mod machine;
+mod procs;
+mod report;
+mod run;
+mod soak;
+mod upload;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+/// Benchmarks and the soak of onebot-gateway.
+#[derive(Parser, Debug)]
+#[command(name = "bench", about)]
+struct Cli {
+    /// The `onebot-gateway` binary to measure (default: build the release
+    /// binary of this workspace).
+    #[arg(long, global = true)]
+    gateway_bin: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the benchmark and rewrite bench/RESULTS.md (the default).
+    Run {
+        /// Rounds (medians over rounds).
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// Seconds of one timed run at concurrency 1.
+        #[arg(long, default_value_t = 1.0)]
+        secs_c1: f64,
+        /// Seconds of one timed run at concurrency 64.
+        #[arg(long, default_value_t = 1.5)]
+        secs_c64: f64,
+        /// Gateway processes started for start-up and idle memory.
+        #[arg(long, default_value_t = 5)]
+        starts: usize,
+        /// Where to write the report.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Steady mixed load for a while; fails on errors or growing memory.
+    Soak {
+        /// Minutes of load.
+        #[arg(long, conflicts_with = "seconds")]
+        minutes: Option<u64>,
+        /// Seconds of load (for short runs, e.g. CI's 60).
+        #[arg(long)]
+        seconds: Option<u64>,
+        /// Concurrent callers.
+        #[arg(long, default_value_t = 16)]
+        concurrency: usize,
+    },
+    /// Internal: the bare tonic echo service (ends when stdin closes).
+    #[command(hide = true)]
+    EchoServer {
+        /// Largest answer, bytes.
+        #[arg(long)]
+        max_payload: usize,
+    },
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let command = cli.command.unwrap_or(Command::Run {
+        rounds: 5,
+        secs_c1: 1.0,
+        secs_c64: 1.5,
+        starts: 5,
+        out: None,
+    });
+    match command {
+        Command::Run {
+            rounds,
+            secs_c1,
+            secs_c64,
+            starts,
+            out,
+        } => {
+            run::run(run::Options {
+                rounds: rounds.max(1),
+                run_c1: Duration::from_secs_f64(secs_c1),
+                run_c64: Duration::from_secs_f64(secs_c64),
+                starts: starts.max(1),
+                gateway_bin: cli.gateway_bin,
+                out: out.unwrap_or_else(|| procs::workspace_root().join("bench/RESULTS.md")),
+            })
+            .await
+        }
+        Command::Soak {
+            minutes,
+            seconds,
+            concurrency,
+        } => {
+            let secs = seconds.unwrap_or_else(|| minutes.unwrap_or(10) * 60);
+            soak::run(soak::SoakOptions {
+                duration: Duration::from_secs(secs.max(3)),
+                concurrency: concurrency.max(1),
+                gateway_bin: cli.gateway_bin,
+            })
+            .await
+        }
+        Command::EchoServer { max_payload } => echo::serve(max_payload).await,
+    }
+}

@@ -1,0 +1,453 @@
+//! The benchmark proper: every measurement, interleaved in rounds, against
+//! baselines measured in the same run.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use onebot_gateway::onebot::{ChatRef, Flavor, history};
+use onebot_gateway_client::pb;
+use prost::Message as _;
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tonic::transport::Channel;
+
+use crate::direct::DirectClient;
+use crate::echo::EchoClient;
+use crate::load::{self, Call, RunStats, median};
+use crate::machine::{self, Machine};
+use crate::procs::{BENCH_GROUP, GatewayOptions, GatewayProc, SandboxProc};
+use crate::report::{self, Report};
+use crate::upload;
+
+/// Settings of a benchmark run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Rounds of every measurement (medians are over rounds).
+    pub rounds: usize,
+    /// Length of one timed run at concurrency 1.
+    pub run_c1: Duration,
+    /// Length of one timed run at concurrency 64.
+    pub run_c64: Duration,
+    /// Gateway processes started for the start-up and idle measurements.
+    pub starts: usize,
+    /// The gateway binary (built when absent).
+    pub gateway_bin: Option<PathBuf>,
+    /// Where the report goes.
+    pub out: PathBuf,
+}
+
+/// Messages asked for in GetHistory (and its direct counterpart).
+pub const HISTORY_COUNT: u32 = 20;
+/// The group whose members are listed (120 members, 100 shown).
+pub const MEMBERS_GROUP: i64 = onebot_sandbox::EXAMPLE_GROUP;
+/// The concurrencies measured.
+pub const CONCURRENCIES: [usize; 2] = [1, 64];
+
+/// Percentiles and throughput of one run, in microseconds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Summary {
+    /// Median latency, µs.
+    pub p50: f64,
+    /// 99th percentile latency, µs.
+    pub p99: f64,
+    /// Successful calls per second.
+    pub rps: f64,
+    /// Failed calls.
+    pub errors: u64,
+    /// CPU time of the serving process (echo server, sandbox, gateway) per
+    /// successful call, µs.
+    pub server_cpu: f64,
+    /// CPU time of the sandbox per successful call when it is behind the
+    /// gateway, µs (0 otherwise).
+    pub peer_cpu: f64,
+}
+
+impl Summary {
+    fn of(s: &RunStats, cpu: &[Duration]) -> Summary {
+        let calls = s.latencies.len().max(1) as f64;
+        let per_call = |i: usize| cpu.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e6 / calls);
+        Summary {
+            p50: s.quantile(0.5).as_secs_f64() * 1e6,
+            p99: s.quantile(0.99).as_secs_f64() * 1e6,
+            rps: s.rps(),
+            errors: s.errors,
+            server_cpu: per_call(0),
+            peer_cpu: per_call(1),
+        }
+    }
+}
+
+/// One round of one RPC at one concurrency: the gateway and both hops.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HopRound {
+    /// Through the gateway.
+    pub gateway: Summary,
+    /// The bare tonic echo with an answer of the gateway's size.
+    pub echo: Summary,
+    /// The OneBot action straight to the sandbox.
+    pub direct: Summary,
+}
+
+impl HopRound {
+    /// gateway p50 / (echo p50 + direct p50).
+    pub fn p50_ratio(&self) -> f64 {
+        self.gateway.p50 / (self.echo.p50 + self.direct.p50)
+    }
+    /// gateway p99 / (echo p99 + direct p99).
+    pub fn p99_ratio(&self) -> f64 {
+        self.gateway.p99 / (self.echo.p99 + self.direct.p99)
+    }
+    /// gateway rps / echo rps.
+    pub fn ceiling_ratio(&self) -> f64 {
+        self.gateway.rps / self.echo.rps
+    }
+}
+
+/// Start-up and idle memory of one fresh gateway process.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StartSample {
+    /// Spawn to overall health SERVING.
+    pub serving: Duration,
+    /// Spawn to account `default` SERVING (connected to the peer).
+    pub connected: Duration,
+    /// VmRSS once idle, bytes.
+    pub idle_rss: u64,
+}
+
+/// Runs everything and writes the report.
+pub async fn run(opts: Options) -> Result<()> {
+    let machine = Machine::read();
+    let load_before = machine::loadavg();
+    let bin = crate::procs::gateway_binary(opts.gateway_bin.clone())?;
+    eprintln!("bench: gateway binary {}", bin.display());
+    let sandbox = SandboxProc::start(&bin).await?;
+    eprintln!(
+        "bench: sandbox pid {} at {}",
+        sandbox.proc.pid, sandbox.ws_url
+    );
+
+    let starts = measure_starts(&bin, &sandbox.ws_url, opts.starts).await?;
+
+    let gateway = GatewayProc::start(&bin, &sandbox.ws_url, &GatewayOptions::default()).await?;
+    gateway.wait_account_connected().await?;
+    let direct = DirectClient::connect(&sandbox.ws_url).await?;
+    let (history_bytes, members_bytes) = check_answers(&gateway, &direct).await?;
+    let echo = EchoProc::start(history_bytes.max(members_bytes)).await?;
+    eprintln!(
+        "bench: answers {history_bytes} B (history), {members_bytes} B (members); echo at {}",
+        echo.addr
+    );
+
+    let pids = [gateway.proc.pid, sandbox.proc.pid];
+    let systems = Systems::new(
+        &gateway,
+        &direct,
+        &echo.channel,
+        history_bytes,
+        members_bytes,
+    );
+    let mut history_rounds: Vec<[HopRound; 2]> = Vec::new();
+    let mut members_rounds: Vec<[HopRound; 2]> = Vec::new();
+    for round in 0..opts.rounds {
+        let mut h = [HopRound::default(); 2];
+        let mut m = [HopRound::default(); 2];
+        for (i, &conc) in CONCURRENCIES.iter().enumerate() {
+            let dur = if conc == 1 { opts.run_c1 } else { opts.run_c64 };
+            let warm = if conc == 1 { 50 } else { 5 };
+            let (e, d, g) = (&[echo.pid][..], &[sandbox.proc.pid][..], &pids[..]);
+            h[i] = HopRound {
+                echo: measure(&systems.echo_history, e, conc, warm, dur).await,
+                direct: measure(&systems.direct_history, d, conc, warm, dur).await,
+                gateway: measure(&systems.gateway_history, g, conc, warm, dur).await,
+            };
+            m[i] = HopRound {
+                echo: measure(&systems.echo_members, e, conc, warm, dur).await,
+                direct: measure(&systems.direct_members, d, conc, warm, dur).await,
+                gateway: measure(&systems.gateway_members, g, conc, warm, dur).await,
+            };
+        }
+        eprintln!(
+            "bench: round {}/{}: GetHistory ratio c1 {:.2} c64 {:.2}, ceiling {:.2}; ListGroupMembers ratio c1 {:.2} c64 {:.2}",
+            round + 1,
+            opts.rounds,
+            h[0].p50_ratio(),
+            h[1].p50_ratio(),
+            h[1].ceiling_ratio(),
+            m[0].p50_ratio(),
+            m[1].p50_ratio(),
+        );
+        history_rounds.push(h);
+        members_rounds.push(m);
+    }
+    let after_load_rss = gateway.proc.rss()?;
+    let peak_after_load = gateway.proc.peak_rss()?;
+    drop(systems);
+    drop(echo);
+    gateway.proc.kill().await?;
+
+    let uploads = upload::measure(&bin, &sandbox.ws_url, opts.rounds.min(3)).await?;
+
+    let report = Report {
+        machine,
+        load_before,
+        load_after: machine::loadavg(),
+        rounds: opts.rounds,
+        run_c1: opts.run_c1,
+        run_c64: opts.run_c64,
+        history_bytes,
+        members_bytes,
+        history: history_rounds,
+        members: members_rounds,
+        starts,
+        after_load_rss,
+        peak_after_load,
+        uploads,
+    };
+    let text = report::render(&report);
+    std::fs::write(&opts.out, &text).with_context(|| format!("writing {}", opts.out.display()))?;
+    eprintln!("bench: wrote {}", opts.out.display());
+    print!("{}", report::summary(&report));
+    Ok(())
+}
+
+/// Runs `call`, also charging the CPU time `pids` used meanwhile (the
+/// serving process first, then the peer behind it, if any).
+async fn measure(call: &Call, pids: &[u32], conc: usize, warmup: usize, dur: Duration) -> Summary {
+    let cpu = |pids: &[u32]| -> Vec<Duration> {
+        pids.iter()
+            .map(|p| crate::procs::cpu_time(*p).unwrap_or_default())
+            .collect()
+    };
+    // Warm up apart, so the CPU charged is that of the timed calls.
+    if warmup > 0 {
+        let _ = load::run(call, conc, warmup, Duration::ZERO).await;
+    }
+    let before = cpu(pids);
+    let stats = load::run(call, conc, 0, dur).await;
+    let used: Vec<Duration> = cpu(pids)
+        .into_iter()
+        .zip(before)
+        .map(|(after, before)| after.saturating_sub(before))
+        .collect();
+    if stats.errors > 0 {
+        eprintln!(
+            "bench: {} errors at concurrency {conc}; first: {}",
+            stats.errors,
+            stats.first_error.as_deref().unwrap_or("?")
+        );
+    }
+    Summary::of(&stats, &used)
+}
+
+/// Starts `n` gateways one after the other: start-up times and idle RSS.
+async fn measure_starts(bin: &std::path::Path, ws_url: &str, n: usize) -> Result<Vec<StartSample>> {
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let gw = GatewayProc::start(bin, ws_url, &GatewayOptions::default()).await?;
+        let serving = gw.wait_serving().await?;
+        let connected = gw.wait_account_connected().await?;
+        // Idle: connected, no RPC in flight, nothing to do but heartbeats.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let idle_rss = gw.proc.rss()?;
+        out.push(StartSample {
+            serving,
+            connected,
+            idle_rss,
+        });
+        gw.proc.kill().await?;
+    }
+    Ok(out)
+}
+
+/// Checks each system answers what it should; returns the encoded sizes of
+/// the gateway's GetHistory and ListGroupMembers answers.
+async fn check_answers(gateway: &GatewayProc, direct: &DirectClient) -> Result<(u32, u32)> {
+    let page = gateway
+        .messages()
+        .get_history(history_request())
+        .await
+        .context("GetHistory")?
+        .into_inner();
+    if page.messages.len() != HISTORY_COUNT as usize {
+        bail!("GetHistory returned {} messages", page.messages.len());
+    }
+    let members = gateway
+        .groups()
+        .list_group_members(members_request())
+        .await
+        .context("ListGroupMembers")?
+        .into_inner();
+    if members.from_cache || members.shown != 100 {
+        bail!(
+            "ListGroupMembers: shown {} from_cache {}",
+            members.shown,
+            members.from_cache
+        );
+    }
+    let (action, params) = direct_history();
+    let data = direct.call(action, &params).await?;
+    let n = data
+        .get("messages")
+        .and_then(|m| m.as_array())
+        .map_or(0, Vec::len);
+    if n != HISTORY_COUNT as usize + 1 {
+        bail!("direct {action} returned {n} messages");
+    }
+    Ok((page.encoded_len() as u32, members.encoded_len() as u32))
+}
+
+/// GetHistory of the benchmark group, 20 messages, no anchor.
+pub fn history_request() -> pb::GetHistoryRequest {
+    pb::GetHistoryRequest {
+        account_id: String::new(),
+        chat: Some(pb::Chat {
+            kind: Some(pb::chat::Kind::GroupId(BENCH_GROUP)),
+        }),
+        count: HISTORY_COUNT as i32,
+        anchor_message_id: None,
+    }
+}
+
+/// ListGroupMembers of the 120-member group, bypassing the cache.
+pub fn members_request() -> pb::ListGroupMembersRequest {
+    pb::ListGroupMembersRequest {
+        account_id: String::new(),
+        group_id: MEMBERS_GROUP,
+        no_cache: Some(true),
+        limit: 0,
+    }
+}
+
+/// The action the gateway's adapter sends for [`history_request`] to a
+/// NapCat peer (built by the adapter's own function).
+pub fn direct_history() -> (&'static str, serde_json::Value) {
+    history::request(
+        Flavor::NapCat,
+        ChatRef::Group(BENCH_GROUP),
+        HISTORY_COUNT,
+        None,
+        None,
+    )
+}
+
+/// The calls under measurement.
+struct Systems {
+    echo_history: Call,
+    direct_history: Call,
+    gateway_history: Call,
+    echo_members: Call,
+    direct_members: Call,
+    gateway_members: Call,
+}
+
+impl Systems {
+    fn new(
+        gateway: &GatewayProc,
+        direct: &DirectClient,
+        echo: &Channel,
+        history_bytes: u32,
+        members_bytes: u32,
+    ) -> Systems {
+        let echo_call = |n: u32| {
+            let client = EchoClient::new(echo.clone());
+            load::call(move || {
+                let mut c = client.clone();
+                async move { c.echo(n).await.map(drop).map_err(|s| s.to_string()) }
+            })
+        };
+        let direct_call = |action: &'static str, params: serde_json::Value| {
+            let client = direct.clone();
+            let params = Arc::new(params);
+            load::call(move || {
+                let c = client.clone();
+                let p = params.clone();
+                async move {
+                    c.call(action, &p)
+                        .await
+                        .map(drop)
+                        .map_err(|e| e.to_string())
+                }
+            })
+        };
+        let (h_action, h_params) = direct_history();
+        let messages = gateway.messages();
+        let groups = gateway.groups();
+        Systems {
+            echo_history: echo_call(history_bytes),
+            direct_history: direct_call(h_action, h_params),
+            gateway_history: load::call(move || {
+                let mut c = messages.clone();
+                async move {
+                    c.get_history(history_request())
+                        .await
+                        .map(drop)
+                        .map_err(|s| s.to_string())
+                }
+            }),
+            echo_members: echo_call(members_bytes),
+            direct_members: direct_call(
+                "get_group_member_list",
+                json!({ "group_id": MEMBERS_GROUP, "no_cache": true }),
+            ),
+            gateway_members: load::call(move || {
+                let mut c = groups.clone();
+                async move {
+                    c.list_group_members(members_request())
+                        .await
+                        .map(drop)
+                        .map_err(|s| s.to_string())
+                }
+            }),
+        }
+    }
+}
+
+/// `bench echo-server` as a child process (ends when its stdin closes).
+struct EchoProc {
+    _child: tokio::process::Child,
+    pid: u32,
+    addr: String,
+    channel: Channel,
+}
+
+impl EchoProc {
+    async fn start(max_payload: u32) -> Result<EchoProc> {
+        let exe = std::env::current_exe().context("current_exe")?;
+        let mut child = tokio::process::Command::new(exe)
+            .args(["echo-server", "--max-payload", &max_payload.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .context("spawning echo-server")?;
+        let pid = child.id().context("echo-server exited at once")?;
+        let stdout = child.stdout.take().context("stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .context("echo-server did not start")??
+            .context("echo-server exited")?;
+        let addr = line
+            .strip_prefix("echo listening on ")
+            .context("unexpected echo-server output")?
+            .to_string();
+        let channel = Channel::from_shared(format!("http://{addr}"))?
+            .connect()
+            .await?;
+        Ok(EchoProc {
+            _child: child,
+            pid,
+            addr,
+            channel,
+        })
+    }
+}
+
+/// Medians over rounds of a per-round value.
+pub fn med<T>(rounds: &[T], f: impl Fn(&T) -> f64) -> f64 {
+    median(&rounds.iter().map(f).collect::<Vec<_>>())
+}

@@ -1,0 +1,177 @@
+//! Upload: a 30 MiB video streamed with UploadMedia and sent with
+//! SendMessage to the sandbox, alone and four at once, each scenario on a
+//! fresh gateway process so its peak RSS (`VmHWM`) belongs to it alone.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use bytes::Bytes;
+use onebot_gateway_client::pb;
+use sha2::{Digest, Sha256};
+
+use crate::procs::{BENCH_GROUP, GatewayOptions, GatewayProc};
+
+/// Size of the video: the default video limit.
+pub const PAYLOAD_BYTES: usize = 30 * 1024 * 1024;
+/// Bytes per UploadMedia chunk.
+pub const CHUNK_BYTES: usize = 1024 * 1024;
+/// Concurrent uploads measured.
+pub const UPLOAD_CONCURRENCY: [usize; 2] = [1, 4];
+
+/// Send limits raised so rounds of sends are not throttled.
+pub const RAISED_LIMITS: &str = "rate_group_per_minute = 100000\nrate_group_burst = 10000\n\
+                                 rate_account_per_minute = 100000\nrate_account_burst = 10000\n";
+
+/// One scenario of one round.
+#[derive(Debug, Clone, Copy)]
+pub struct UploadSample {
+    /// Concurrent uploads.
+    pub concurrency: usize,
+    /// Wall time from the first byte streamed to the last SendMessage answer.
+    pub elapsed: Duration,
+    /// Gateway `VmHWM` at the end, bytes.
+    pub peak_rss: u64,
+    /// Gateway `VmRSS` once connected, before any upload, bytes.
+    pub idle_rss: u64,
+}
+
+impl UploadSample {
+    /// End-to-end throughput, MB/s (10^6 bytes).
+    pub fn mb_per_s(&self) -> f64 {
+        (PAYLOAD_BYTES * self.concurrency) as f64 / 1e6 / self.elapsed.as_secs_f64()
+    }
+    /// Peak RSS as a multiple of the bytes in flight.
+    pub fn peak_multiple(&self) -> f64 {
+        self.peak_rss as f64 / (PAYLOAD_BYTES * self.concurrency) as f64
+    }
+    /// Peak RSS above idle, as a multiple of the bytes in flight.
+    pub fn growth_multiple(&self) -> f64 {
+        self.peak_rss.saturating_sub(self.idle_rss) as f64
+            / (PAYLOAD_BYTES * self.concurrency) as f64
+    }
+}
+
+/// What the upload benchmark found.
+#[derive(Debug, Clone)]
+pub enum Uploads {
+    /// Measured.
+    Measured(Vec<UploadSample>),
+    /// The gateway at this commit cannot do it (e.g. UNIMPLEMENTED).
+    Unavailable(String),
+}
+
+/// A 30 MiB MP4-looking payload: an `ftyp` box, then pseudo-random bytes
+/// (incompressible, deterministic).
+pub fn video_payload() -> Bytes {
+    let mut v = Vec::with_capacity(PAYLOAD_BYTES);
+    v.extend_from_slice(&[0, 0, 0, 0x18]);
+    v.extend_from_slice(b"ftypmp42\0\0\0\0mp42isom");
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    while v.len() < PAYLOAD_BYTES {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    v.truncate(PAYLOAD_BYTES);
+    Bytes::from(v)
+}
+
+/// Streams `payload` as a video and sends it to the benchmark group.
+pub async fn upload_and_send(gw: &GatewayProc, payload: Bytes, sha256: String) -> Result<()> {
+    let header = pb::UploadMediaRequest {
+        payload: Some(pb::upload_media_request::Payload::Header(
+            pb::UploadMediaHeader {
+                account_id: String::new(),
+                kind: pb::MediaKind::Video as i32,
+                file_name: "bench.mp4".into(),
+                size: Some(payload.len() as i64),
+                sha256: Some(sha256),
+            },
+        )),
+    };
+    let chunks = (0..payload.len()).step_by(CHUNK_BYTES).map(move |i| {
+        let end = (i + CHUNK_BYTES).min(payload.len());
+        pb::UploadMediaRequest {
+            payload: Some(pb::upload_media_request::Payload::Chunk(
+                payload[i..end].to_vec(),
+            )),
+        }
+    });
+    let stream = futures_util::stream::iter(std::iter::once(header).chain(chunks));
+    let staged = gw
+        .media()
+        .upload_media(stream)
+        .await
+        .context("UploadMedia")?
+        .into_inner();
+    let sent = gw
+        .messages()
+        .send_message(pb::SendMessageRequest {
+            group_id: Some(BENCH_GROUP),
+            videos: vec![pb::MediaSource {
+                source: Some(pb::media_source::Source::MediaId(staged.media_id)),
+            }],
+            ..Default::default()
+        })
+        .await
+        .context("SendMessage")?
+        .into_inner();
+    if sent.queued || sent.message_ids.len() != 1 {
+        bail!(
+            "SendMessage: queued {} ids {:?}",
+            sent.queued,
+            sent.message_ids
+        );
+    }
+    Ok(())
+}
+
+/// Runs `rounds` rounds of each concurrency.
+pub async fn measure(bin: &Path, ws_url: &str, rounds: usize) -> Result<Uploads> {
+    let payload = video_payload();
+    let sha = hex::encode(Sha256::digest(&payload));
+    let opts = GatewayOptions {
+        account_extra: RAISED_LIMITS.into(),
+        data_dir: None,
+    };
+    let mut samples = Vec::new();
+    for _ in 0..rounds {
+        for &n in &UPLOAD_CONCURRENCY {
+            let gw = GatewayProc::start(bin, ws_url, &opts).await?;
+            gw.wait_account_connected().await?;
+            let idle_rss = gw.proc.rss()?;
+            let started = Instant::now();
+            let runs = (0..n).map(|_| upload_and_send(&gw, payload.clone(), sha.clone()));
+            let results = futures_util::future::join_all(runs).await;
+            let elapsed = started.elapsed();
+            for r in results {
+                if let Err(e) = r {
+                    let unimplemented = e
+                        .chain()
+                        .filter_map(|c| c.downcast_ref::<tonic::Status>())
+                        .any(|s| s.code() == tonic::Code::Unimplemented);
+                    if unimplemented {
+                        return Ok(Uploads::Unavailable(format!("{e:#}")));
+                    }
+                    return Err(e.context(format!("{n} concurrent uploads")));
+                }
+            }
+            let peak_rss = gw.proc.peak_rss()?;
+            samples.push(UploadSample {
+                concurrency: n,
+                elapsed,
+                peak_rss,
+                idle_rss,
+            });
+            eprintln!(
+                "bench: upload x{n}: {:.0} MB/s, peak RSS {:.1} MiB",
+                samples.last().map_or(0.0, UploadSample::mb_per_s),
+                peak_rss as f64 / 1048576.0
+            );
+            gw.proc.kill().await?;
+        }
+    }
+    Ok(Uploads::Measured(samples))
+}
