@@ -219,3 +219,17 @@ func TestToolCall(t *testing.T) {
 		t.Fatalf("bad arguments %v %v", failed, err)
 	}
 }
+
+func TestEventsReplayAndFollow(t *testing.T) {
+	client, ctx := connect(t)
+	group := playground
+	if _, err := client.Poke(ctx, &group, 10002); err != nil {
+		t.Fatal(err)
+	}
+	streamCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	event, err := exampleEvents(streamCtx, client)
+	if err != nil || event.GetSequence() < 1 || event.GetPoke().GetGroupId() != playground {
+		t.Fatalf("event %v %v", event, err)
+	}
+}

@@ -178,3 +178,25 @@ func exampleTools(ctx context.Context, client *onebotgateway.Client) (*gatewayv1
 	// endregion
 	return result, nil
 }
+
+func exampleEvents(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.Event, error) {
+	// region: events
+	// Replays the buffered events after sequence 0, then follows new ones; cancel ctx to stop.
+	after := uint64(0)
+	stream, err := client.StreamEvents(ctx, &gatewayv1.StreamEventsRequest{
+		Kinds:         []gatewayv1.EventKind{gatewayv1.EventKind_EVENT_KIND_POKE},
+		AfterSequence: &after,
+	})
+	if err != nil {
+		return nil, err
+	}
+	event, err := stream.Next() // io.EOF when the gateway shuts down
+	if err != nil {
+		return nil, err
+	}
+	if poke := event.GetPoke(); poke != nil {
+		fmt.Println(event.GetSequence(), poke.GetUserId(), "poked", poke.GetTargetId())
+	}
+	// endregion
+	return event, nil
+}

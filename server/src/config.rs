@@ -48,6 +48,15 @@ pub struct Config {
     /// OneBot accounts keyed by id. Empty means: run the embedded sandbox as
     /// account `default`.
     pub accounts: BTreeMap<String, AccountConfig>,
+    /// Bearer-token authentication of gRPC clients; open when no token is
+    /// configured.
+    pub auth: AuthConfig,
+    /// Request size, concurrency, stream and time limits.
+    pub limits: LimitsConfig,
+    /// Prometheus metrics listener; off when absent.
+    pub metrics: Option<MetricsConfig>,
+    /// Trace export.
+    pub telemetry: TelemetryConfig,
 }
 
 impl Default for Config {
@@ -61,6 +70,10 @@ impl Default for Config {
             tools: ToolsConfig::default(),
             reverse_ws: None,
             accounts: BTreeMap::new(),
+            auth: AuthConfig::default(),
+            limits: LimitsConfig::default(),
+            metrics: None,
+            telemetry: TelemetryConfig::default(),
         }
     }
 }
@@ -75,6 +88,21 @@ pub struct ServerConfig {
     pub data_dir: PathBuf,
     /// How long in-flight RPCs may run after SIGINT/SIGTERM, in milliseconds.
     pub grace_period_ms: u64,
+    /// TLS (and optionally mTLS) on the gRPC listener; plaintext when absent.
+    pub tls: Option<TlsConfig>,
+    /// Interval of HTTP/2 PING frames on idle connections, in milliseconds;
+    /// 0 disables them.
+    pub http2_keepalive_interval_ms: u64,
+    /// How long to wait for a PING acknowledgement before closing the
+    /// connection, in milliseconds.
+    pub http2_keepalive_timeout_ms: u64,
+    /// TCP keepalive idle time of accepted sockets, in milliseconds; 0
+    /// disables TCP keepalive.
+    pub tcp_keepalive_ms: u64,
+    /// Close connections older than this (with a grace of
+    /// `grace_period_ms`), so load balancers and meshes can rebalance, in
+    /// milliseconds; 0 keeps connections forever.
+    pub max_connection_age_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -83,6 +111,198 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 50051)),
             data_dir: PathBuf::from("./data"),
             grace_period_ms: 10_000,
+            tls: None,
+            http2_keepalive_interval_ms: 30_000,
+            http2_keepalive_timeout_ms: 20_000,
+            tcp_keepalive_ms: 60_000,
+            max_connection_age_ms: 0,
+        }
+    }
+}
+
+/// TLS on the gRPC listener. The files are re-read when they change (every
+/// `reload_interval_ms`), so rotated certificates apply without a restart.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TlsConfig {
+    /// PEM certificate chain, leaf first.
+    pub cert_file: PathBuf,
+    /// PEM private key (PKCS#8, PKCS#1 or SEC1).
+    pub key_file: PathBuf,
+    /// PEM CA bundle; when set, clients must present a certificate signed
+    /// by one of these CAs (mutual TLS).
+    #[serde(default)]
+    pub client_ca_file: Option<PathBuf>,
+    /// How often the files are checked for changes, in milliseconds.
+    #[serde(default = "default_tls_reload_ms")]
+    pub reload_interval_ms: u64,
+    /// Longest TLS handshake, in milliseconds.
+    #[serde(default = "default_tls_handshake_ms")]
+    pub handshake_timeout_ms: u64,
+}
+
+fn default_tls_reload_ms() -> u64 {
+    10_000
+}
+
+fn default_tls_handshake_ms() -> u64 {
+    10_000
+}
+
+/// Access a bearer token grants.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Reading RPCs only: no SendMessage, PokeMember, UploadMedia or write
+    /// tools.
+    #[default]
+    ReadOnly,
+    /// Every RPC.
+    ReadWrite,
+}
+
+/// Bearer-token authentication of gRPC clients.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuthConfig {
+    /// Accepted tokens with their scopes. Empty: no authentication (every
+    /// caller may do everything).
+    pub tokens: Vec<TokenConfig>,
+    /// Serve `grpc.health.v1.Health` without a token (probes).
+    pub open_health: bool,
+    /// Serve gRPC reflection without a token.
+    pub open_reflection: bool,
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        Self {
+            tokens: Vec::new(),
+            open_health: true,
+            open_reflection: true,
+        }
+    }
+}
+
+/// One accepted bearer token. Exactly one of `value`, `value_file` and
+/// `value_env` gives the token itself.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TokenConfig {
+    /// Name of the token in logs, metrics and errors (never the value).
+    pub name: String,
+    /// The token inline.
+    #[serde(default)]
+    pub value: Option<Secret>,
+    /// A file holding the token (surrounding whitespace is ignored), e.g. a
+    /// mounted Kubernetes secret.
+    #[serde(default)]
+    pub value_file: Option<PathBuf>,
+    /// An environment variable holding the token.
+    #[serde(default)]
+    pub value_env: Option<String>,
+    /// Account ids the token may use; `"*"` means every account.
+    pub accounts: Vec<String>,
+    /// `read_only` (default) or `read_write`.
+    #[serde(default)]
+    pub access: Access,
+    /// When set, the only groups the token may read or write (private chats
+    /// are then out of scope too).
+    #[serde(default)]
+    pub groups: Option<Vec<i64>>,
+}
+
+/// Request size, concurrency, stream and time limits of the gRPC listener.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// Largest request message of every RPC but UploadMedia, in bytes
+    /// (inline media in SendMessage count against it).
+    pub max_request_bytes: usize,
+    /// Largest message of the UploadMedia stream (one chunk), in bytes.
+    pub max_upload_message_bytes: usize,
+    /// Largest response message, in bytes.
+    pub max_response_bytes: usize,
+    /// RPCs (other than event streams and health) handled at once; more are
+    /// shed with RESOURCE_EXHAUSTED, reason OVERLOADED.
+    pub max_concurrent_requests: usize,
+    /// Open StreamEvents streams over all clients.
+    pub max_event_streams: usize,
+    /// Open StreamEvents streams per client (per token; per remote address
+    /// without authentication).
+    pub max_event_streams_per_client: usize,
+    /// HTTP/2 streams one connection may have open at once.
+    pub max_concurrent_streams_per_connection: u32,
+    /// Longest unary RPC, in milliseconds (a shorter client deadline wins).
+    pub request_timeout_ms: u64,
+    /// Longest UploadMedia stream, in milliseconds.
+    pub upload_timeout_ms: u64,
+    /// Retry delay suggested to shed clients (RetryInfo), in milliseconds.
+    pub overload_retry_after_ms: u64,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        Self {
+            max_request_bytes: 4 * 1024 * 1024,
+            max_upload_message_bytes: 16 * 1024 * 1024,
+            max_response_bytes: 16 * 1024 * 1024,
+            max_concurrent_requests: 256,
+            max_event_streams: 256,
+            max_event_streams_per_client: 16,
+            max_concurrent_streams_per_connection: 128,
+            request_timeout_ms: 120_000,
+            upload_timeout_ms: 600_000,
+            overload_retry_after_ms: 1_000,
+        }
+    }
+}
+
+/// The Prometheus listener (`GET <path>` in the text exposition format).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Listen address of the metrics HTTP server.
+    pub listen: SocketAddr,
+    /// Path of the metrics page.
+    pub path: String,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 9464)),
+            path: "/metrics".into(),
+        }
+    }
+}
+
+/// Trace export.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct TelemetryConfig {
+    /// OTLP/gRPC trace export; needs a binary built with the `otlp` feature.
+    pub otlp: Option<OtlpConfig>,
+}
+
+/// OTLP/gRPC trace export.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct OtlpConfig {
+    /// Collector endpoint, e.g. `http://otel-collector:4317`.
+    pub endpoint: String,
+    /// `service.name` of the exported spans.
+    pub service_name: String,
+    /// Fraction of traces sampled, 0.0 to 1.0.
+    pub sample_ratio: f64,
+}
+
+impl Default for OtlpConfig {
+    fn default() -> Self {
+        Self {
+            endpoint: "http://127.0.0.1:4317".into(),
+            service_name: "onebot-gateway".into(),
+            sample_ratio: 1.0,
         }
     }
 }
@@ -250,8 +470,9 @@ impl fmt::Display for Secret {
     }
 }
 
-/// One OneBot account.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// One OneBot account. Its `Debug` output redacts the access token and
+/// credentials in the URLs.
+#[derive(Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct AccountConfig {
     /// Forward WebSocket URL of the implementation (`ws://`).
@@ -317,6 +538,43 @@ pub struct AccountConfig {
     /// A directory shared with the implementation (Docker volume): media are
     /// written under `local` and referred to as `peer` paths.
     pub shared_dir: Option<SharedDir>,
+    /// PEM CA bundle trusted (besides the system roots) for `wss://` and
+    /// `https://` peers, e.g. a private CA in front of NapCat.
+    pub ca_file: Option<PathBuf>,
+}
+
+impl fmt::Debug for AccountConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AccountConfig")
+            .field("ws_url", &self.ws_url.as_deref().map(redact_url))
+            .field("http_url", &self.http_url.as_deref().map(redact_url))
+            .field("access_token", &self.access_token)
+            .field("token_in_query", &self.token_in_query)
+            .field("reverse", &self.reverse)
+            .field("self_id", &self.self_id)
+            .field("flavor", &self.flavor)
+            .field("request_timeout_ms", &self.request_timeout_ms)
+            .field("connect_wait_ms", &self.connect_wait_ms)
+            .field("connect_timeout_ms", &self.connect_timeout_ms)
+            .field("backoff_min_ms", &self.backoff_min_ms)
+            .field("backoff_max_ms", &self.backoff_max_ms)
+            .field("auth_retry_ms", &self.auth_retry_ms)
+            .field("ping_interval_ms", &self.ping_interval_ms)
+            .field("groups", &self.groups)
+            .field("reply_chunk_size", &self.reply_chunk_size)
+            .field("queue_max_entries", &self.queue_max_entries)
+            .field("queue_ttl_secs", &self.queue_ttl_secs)
+            .field("rate_group_per_minute", &self.rate_group_per_minute)
+            .field("rate_group_burst", &self.rate_group_burst)
+            .field("rate_account_per_minute", &self.rate_account_per_minute)
+            .field("rate_account_burst", &self.rate_account_burst)
+            .field("rate_poke_per_minute", &self.rate_poke_per_minute)
+            .field("member_cache_ttl_secs", &self.member_cache_ttl_secs)
+            .field("max_pending_calls", &self.max_pending_calls)
+            .field("shared_dir", &self.shared_dir)
+            .field("ca_file", &self.ca_file)
+            .finish()
+    }
 }
 
 impl Default for AccountConfig {
@@ -351,6 +609,7 @@ impl Default for AccountConfig {
             member_cache_ttl_secs: 60,
             max_pending_calls: 4096,
             shared_dir: None,
+            ca_file: None,
         }
     }
 }
@@ -546,15 +805,209 @@ impl Config {
         for (id, account) in &self.accounts {
             validate_account(id, account, self.reverse_ws.is_some())?;
         }
+        self.validate_production()?;
         Ok(())
     }
 
-    /// The config as TOML with every secret redacted (`--print-config`).
+    /// Checks the `[server.tls]`, `[auth]`, `[limits]`, `[metrics]` and
+    /// `[telemetry]` sections.
+    fn validate_production(&self) -> Result<(), ConfigError> {
+        let s = &self.server;
+        if s.http2_keepalive_interval_ms > 0 && s.http2_keepalive_timeout_ms == 0 {
+            return Err(invalid(
+                "server.http2_keepalive_timeout_ms",
+                "must be positive when keepalive pings are on",
+            ));
+        }
+        if let Some(tls) = &s.tls {
+            for (key, path) in [
+                ("server.tls.cert_file", Some(&tls.cert_file)),
+                ("server.tls.key_file", Some(&tls.key_file)),
+                ("server.tls.client_ca_file", tls.client_ca_file.as_ref()),
+            ] {
+                if path.is_some_and(|p| p.as_os_str().is_empty()) {
+                    return Err(invalid(key, "must not be empty"));
+                }
+            }
+            if tls.reload_interval_ms < 100 {
+                return Err(invalid(
+                    "server.tls.reload_interval_ms",
+                    "must be at least 100",
+                ));
+            }
+            if tls.handshake_timeout_ms == 0 {
+                return Err(invalid(
+                    "server.tls.handshake_timeout_ms",
+                    "must be positive",
+                ));
+            }
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for (i, t) in self.auth.tokens.iter().enumerate() {
+            let key = |k: &str| format!("auth.tokens[{i}].{k}");
+            if t.name.is_empty()
+                || !t
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            {
+                return Err(invalid(
+                    key("name"),
+                    "token names use letters, digits, `_`, `-` and `.`",
+                ));
+            }
+            if !names.insert(t.name.as_str()) {
+                return Err(invalid(
+                    key("name"),
+                    format!("duplicate token name {:?}", t.name),
+                ));
+            }
+            let sources = [
+                t.value.is_some(),
+                t.value_file.is_some(),
+                t.value_env.is_some(),
+            ];
+            if sources.iter().filter(|s| **s).count() != 1 {
+                return Err(invalid(
+                    key("value"),
+                    "set exactly one of value, value_file and value_env",
+                ));
+            }
+            if t.value
+                .as_ref()
+                .is_some_and(|v| v.expose().trim().is_empty())
+            {
+                return Err(invalid(key("value"), "must not be empty"));
+            }
+            if t.value_env.as_ref().is_some_and(|v| v.is_empty()) {
+                return Err(invalid(key("value_env"), "must name a variable"));
+            }
+            if t.accounts.is_empty() {
+                return Err(invalid(
+                    key("accounts"),
+                    "list the account ids the token may use, or \"*\" for all",
+                ));
+            }
+            for (j, a) in t.accounts.iter().enumerate() {
+                let known = a == "*"
+                    || self.accounts.contains_key(a)
+                    || (self.accounts.is_empty() && a == DEFAULT_ACCOUNT);
+                if !known {
+                    return Err(invalid(
+                        format!("auth.tokens[{i}].accounts[{j}]"),
+                        format!("unknown account {a:?}"),
+                    ));
+                }
+            }
+            if t.groups.as_ref().is_some_and(Vec::is_empty) {
+                return Err(invalid(
+                    key("groups"),
+                    "list at least one group, or leave groups out for every group",
+                ));
+            }
+            for (j, g) in t.groups.iter().flatten().enumerate() {
+                if *g <= 0 {
+                    return Err(invalid(
+                        format!("auth.tokens[{i}].groups[{j}]"),
+                        "group ids are positive",
+                    ));
+                }
+            }
+        }
+        let l = &self.limits;
+        for (key, value) in [
+            ("limits.max_request_bytes", l.max_request_bytes as u64),
+            (
+                "limits.max_upload_message_bytes",
+                l.max_upload_message_bytes as u64,
+            ),
+            ("limits.max_response_bytes", l.max_response_bytes as u64),
+            (
+                "limits.max_concurrent_requests",
+                l.max_concurrent_requests as u64,
+            ),
+            ("limits.max_event_streams", l.max_event_streams as u64),
+            (
+                "limits.max_event_streams_per_client",
+                l.max_event_streams_per_client as u64,
+            ),
+            (
+                "limits.max_concurrent_streams_per_connection",
+                u64::from(l.max_concurrent_streams_per_connection),
+            ),
+            ("limits.request_timeout_ms", l.request_timeout_ms),
+            ("limits.upload_timeout_ms", l.upload_timeout_ms),
+        ] {
+            if value == 0 {
+                return Err(invalid(key, "must be positive"));
+            }
+        }
+        for (key, value) in [
+            ("limits.max_request_bytes", l.max_request_bytes),
+            (
+                "limits.max_upload_message_bytes",
+                l.max_upload_message_bytes,
+            ),
+            ("limits.max_response_bytes", l.max_response_bytes),
+        ] {
+            // gRPC frames carry a 32-bit length.
+            if value > u32::MAX as usize {
+                return Err(invalid(key, "must be below 4 GiB"));
+            }
+        }
+        if let Some(m) = &self.metrics {
+            if !m.path.starts_with('/') {
+                return Err(invalid("metrics.path", "must start with `/`"));
+            }
+            if m.listen == s.listen && m.listen.port() != 0 {
+                return Err(invalid("metrics.listen", "must differ from server.listen"));
+            }
+        }
+        if let Some(otlp) = &self.telemetry.otlp {
+            if !cfg!(feature = "otlp") {
+                return Err(invalid(
+                    "telemetry.otlp",
+                    "this binary was built without the `otlp` feature",
+                ));
+            }
+            match url::Url::parse(&otlp.endpoint) {
+                Ok(u) if u.scheme() == "http" || u.scheme() == "https" => {}
+                _ => {
+                    return Err(invalid(
+                        "telemetry.otlp.endpoint",
+                        "must be an http:// or https:// URL",
+                    ));
+                }
+            }
+            if !(0.0..=1.0).contains(&otlp.sample_ratio) {
+                return Err(invalid(
+                    "telemetry.otlp.sample_ratio",
+                    "must be between 0.0 and 1.0",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The config as TOML with every secret redacted (`--print-config`):
+    /// OneBot access tokens, bearer token values, and `access_token` query
+    /// parameters typed into peer URLs.
     pub fn to_redacted_toml(&self) -> String {
         let mut copy = self.clone();
         for account in copy.accounts.values_mut() {
             if account.access_token.is_some() {
-                account.access_token = Some(Secret::new("<redacted>"));
+                account.access_token = Some(Secret::new(REDACTED));
+            }
+            for url in [&mut account.ws_url, &mut account.http_url]
+                .into_iter()
+                .flatten()
+            {
+                *url = redact_url(url);
+            }
+        }
+        for token in &mut copy.auth.tokens {
+            if token.value.is_some() {
+                token.value = Some(Secret::new(REDACTED));
             }
         }
         toml::to_string_pretty(&copy).unwrap_or_else(|e| format!("# cannot print: {e}\n"))
@@ -568,6 +1021,38 @@ impl Config {
             crate::domain::MediaKind::File => self.media.file_max_bytes,
         }
     }
+}
+
+/// What a redacted secret reads as.
+pub const REDACTED: &str = "<redacted>";
+
+/// `url` with the values of credential-bearing query parameters
+/// (`access_token`, `token`) and any user info replaced by `<redacted>`,
+/// for logs and errors. Unparsable input is returned redacted whole.
+pub fn redact_url(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return REDACTED.to_string();
+    };
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        let _ = parsed.set_username(REDACTED);
+        let _ = parsed.set_password(None);
+    }
+    if parsed.query().is_some() {
+        let pairs: Vec<(String, String)> = parsed
+            .query_pairs()
+            .map(|(k, v)| {
+                let secret = matches!(k.to_ascii_lowercase().as_str(), "access_token" | "token");
+                let v = if secret {
+                    REDACTED.to_string()
+                } else {
+                    v.into_owned()
+                };
+                (k.into_owned(), v)
+            })
+            .collect();
+        parsed.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    parsed.to_string()
 }
 
 fn validate_account(
@@ -750,12 +1235,22 @@ impl figment::Provider for EnvPairs {
     }
 }
 
+/// Keys whose values are secrets: their parse errors name the key but not
+/// the value (figment's messages quote the offending value).
+const SECRET_KEYS: [&str; 2] = ["access_token", "value"];
+
 fn describe_figment_error(e: figment::Error) -> String {
     e.into_iter()
         .map(|err| {
             let key = err.path.join(".");
+            let secret = err
+                .path
+                .last()
+                .is_some_and(|k| SECRET_KEYS.contains(&k.as_str()));
             if key.is_empty() {
                 err.kind.to_string()
+            } else if secret {
+                format!("key `{key}`: invalid value (not shown: it is a secret)")
             } else {
                 format!("key `{key}`: {}", err.kind)
             }

@@ -118,6 +118,8 @@ pub enum Kind {
     Cancelled,
     /// The caller's deadline passed inside the gateway.
     DeadlineExceeded,
+    /// A request message over the RPC's size limit.
+    RequestTooLarge,
 }
 
 impl Kind {
@@ -174,6 +176,7 @@ impl Kind {
         Kind::Internal,
         Kind::Cancelled,
         Kind::DeadlineExceeded,
+        Kind::RequestTooLarge,
     ];
 }
 

@@ -14,9 +14,13 @@
 //!   the domain; keeps reqwest out of it).
 //! - [`render`]: pure text rendering of the seeds' formats.
 //! - [`server`]: process wiring and graceful shutdown; [`shutdown`]: signals.
+//! - [`auth`]: bearer tokens and their scopes; [`tls`]: the listener's
+//!   reloadable TLS and the peers' CAs; [`telemetry`]: logs, traces and
+//!   Prometheus metrics.
 
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod config;
 pub mod domain;
 pub mod error;
@@ -26,3 +30,5 @@ pub mod onebot;
 pub mod render;
 pub mod server;
 pub mod shutdown;
+pub mod telemetry;
+pub mod tls;

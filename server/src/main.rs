@@ -6,8 +6,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand, ValueEnum};
-use onebot_gateway::config::{Config, Overrides};
+use clap::{Parser, Subcommand};
+use onebot_gateway::config::{Config, Overrides, TelemetryConfig};
+use onebot_gateway::telemetry::{self, LogFormat};
 
 /// gRPC gateway for OneBot v11 QQ bots.
 #[derive(Parser, Debug)]
@@ -18,12 +19,6 @@ struct Cli {
     log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum LogFormat {
-    Text,
-    Json,
 }
 
 #[derive(Subcommand, Debug)]
@@ -64,23 +59,9 @@ enum Command {
     Client(cli::ClientCommand),
 }
 
-fn init_logging(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr);
-    match format {
-        LogFormat::Text => builder.init(),
-        LogFormat::Json => builder.json().init(),
-    }
-}
-
 #[tokio::main]
 async fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
-    init_logging(cli.log_format);
     match cli.command {
         Command::Client(command) => Ok(cli::run(command).await),
         Command::Serve {
@@ -95,6 +76,7 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
                 print!("{}", config.to_redacted_toml());
                 return Ok(std::process::ExitCode::SUCCESS);
             }
+            let _telemetry = telemetry::init(cli.log_format, &config.telemetry)?;
             let listener = tokio::net::TcpListener::bind(config.server.listen)
                 .await
                 .with_context(|| format!("binding {}", config.server.listen))?;
@@ -108,6 +90,7 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
             token,
             heartbeat_ms,
         } => {
+            let _telemetry = telemetry::init(cli.log_format, &TelemetryConfig::default())?;
             let cfg = onebot_sandbox::SandboxConfig {
                 listen,
                 access_token: token,

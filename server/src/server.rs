@@ -1,5 +1,6 @@
-//! Process wiring: accounts, the embedded sandbox, the gRPC server, health,
-//! graceful shutdown.
+//! Process wiring: accounts, the embedded sandbox, the gRPC server (tower
+//! layers, TLS, keepalive), the metrics listener, health, graceful
+//! shutdown.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -11,11 +12,24 @@ use tokio_util::sync::CancellationToken;
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 
+use crate::auth::Authenticator;
 use crate::config::Config;
 use crate::domain::Gateway;
 use crate::domain::events::EventHub;
 use crate::grpc;
 use crate::onebot::{self, EventSink};
+use crate::telemetry;
+use crate::tls::TlsAcceptor;
+
+/// The sockets the gateway serves on, bound by the caller.
+#[derive(Debug)]
+pub struct Listeners {
+    /// The gRPC listener.
+    pub grpc: TcpListener,
+    /// The Prometheus listener; when `None` and `[metrics]` is configured,
+    /// [`run_with`] binds `metrics.listen` itself.
+    pub metrics: Option<TcpListener>,
+}
 
 /// Runs the gateway on `listener` until `shutdown` resolves, then drains:
 /// health goes NOT_SERVING, event streams end, in-flight RPCs get
@@ -25,6 +39,44 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> anyhow::Result<()> {
+    run_with(
+        config,
+        Listeners {
+            grpc: listener,
+            metrics: None,
+        },
+        shutdown,
+    )
+    .await
+}
+
+/// [`run`] with pre-bound listeners (tests bind port 0 and read the
+/// addresses).
+pub async fn run_with(
+    config: Config,
+    listeners: Listeners,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
+    let listener = listeners.grpc;
+    // Everything that can fail on configuration fails before any task starts.
+    let auth =
+        Authenticator::from_config(&config.auth, &|var| std::env::var(var).ok())?.map(Arc::new);
+    let tls = config
+        .server
+        .tls
+        .as_ref()
+        .map(TlsAcceptor::load)
+        .transpose()?
+        .map(Arc::new);
+    let metrics_listener = match (&config.metrics, listeners.metrics) {
+        (None, _) => None,
+        (Some(_), Some(l)) => Some(l),
+        (Some(m), None) => Some(
+            TcpListener::bind(m.listen)
+                .await
+                .with_context(|| format!("binding metrics.listen {}", m.listen))?,
+        ),
+    };
     std::fs::create_dir_all(&config.server.data_dir).with_context(|| {
         format!(
             "creating data directory {}",
@@ -55,17 +107,72 @@ pub async fn run(
     grpc::report_health(&reporter, &gw).await;
     let routes = grpc::routes(gw.clone(), health);
 
+    if let (Some(m), Some(l)) = (&config.metrics, metrics_listener) {
+        match telemetry::metrics::install() {
+            Some(handle) => {
+                let local = l.local_addr()?;
+                tracing::info!(%local, path = %m.path, "metrics listening");
+                let (path, gw, cancel) = (m.path.clone(), gw.clone(), cancel.clone());
+                tokio::spawn(async move {
+                    if let Err(e) = telemetry::metrics::serve(l, path, handle, gw, cancel).await {
+                        tracing::error!(error = %e, "metrics listener failed");
+                    }
+                });
+            }
+            None => tracing::warn!("metrics are configured but cannot be recorded"),
+        }
+    }
+
     let local = listener.local_addr()?;
-    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    let s = &config.server;
+    let limits = &config.limits;
+    let millis = |ms: u64| (ms > 0).then(|| Duration::from_millis(ms));
+    let mut builder = Server::builder()
+        .http2_keepalive_interval(millis(s.http2_keepalive_interval_ms))
+        .http2_keepalive_timeout(millis(s.http2_keepalive_timeout_ms))
+        .max_concurrent_streams(limits.max_concurrent_streams_per_connection);
+    if let Some(age) = millis(s.max_connection_age_ms) {
+        builder = builder
+            .max_connection_age(age)
+            .max_connection_age_grace(grace);
+    }
+    let router = builder
+        .layer(grpc::observe::ObserveLayer)
+        .layer(grpc::auth::AuthLayer::new(auth.clone(), &config.auth))
+        .layer(grpc::limits::LimitsLayer::new(limits))
+        .add_routes(routes);
+    let incoming = TcpIncoming::from(listener)
+        .with_nodelay(Some(true))
+        .with_keepalive(millis(s.tcp_keepalive_ms));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let mut server = tokio::spawn(
-        Server::builder()
-            .add_routes(routes)
-            .serve_with_incoming_shutdown(incoming, async {
-                let _ = stop_rx.await;
-            }),
-    );
-    tracing::info!(%local, "gRPC listening");
+    let stopped = async {
+        let _ = stop_rx.await;
+    };
+    let mut server = match &tls {
+        Some(tls) => {
+            tls.spawn_reloader(cancel.clone());
+            let incoming = tls.incoming(incoming, cancel.clone());
+            tokio::spawn(router.serve_with_incoming_shutdown(incoming, stopped))
+        }
+        None => tokio::spawn(router.serve_with_incoming_shutdown(incoming, stopped)),
+    };
+    match &tls {
+        Some(tls) => tracing::info!(%local, mutual = tls.mutual(), "gRPC listening with TLS"),
+        None if local.ip().is_loopback() => tracing::info!(%local, "gRPC listening"),
+        None => tracing::warn!(
+            %local,
+            "gRPC listening in plaintext on a non-loopback address: configure [server.tls] unless a mesh sidecar or private network protects it"
+        ),
+    }
+    match &auth {
+        Some(a) => {
+            tracing::info!(tokens = ?a.token_names().collect::<Vec<_>>(), "bearer-token authentication on")
+        }
+        None if local.ip().is_loopback() => {}
+        None => {
+            tracing::warn!(%local, "no [[auth.tokens]] configured: every client may use every account")
+        }
+    }
 
     tokio::select! {
         _ = shutdown => {}

@@ -138,3 +138,75 @@ fn read_commands_render_the_sandbox_and_errors_carry_the_reason() {
     );
     assert!(text.contains("  account_id: nope"), "{text}");
 }
+
+/// A valid 1×1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0,
+    0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x89, 0x99, 0x3d, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+#[test]
+fn write_commands_send_poke_call_tools_and_follow_events() {
+    let gw = start();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("dot.png");
+    std::fs::write(&image, PNG).unwrap();
+
+    let sent = cli(
+        &gw.addr,
+        &[
+            "send",
+            "-g",
+            "20000003",
+            "hi from the cli",
+            "--image",
+            image.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(sent.status.success(), "{sent:?}");
+    let value: serde_json::Value = serde_json::from_str(&stdout(&sent)).unwrap();
+    assert_eq!(value["groupId"], 20000003);
+    assert_eq!(value["media"]["images"], 1);
+    let ids = value["messageIds"].as_array().unwrap().clone();
+    assert_eq!(ids.len(), 2);
+
+    let history = cli(&gw.addr, &["history", "group:20000003", "-n", "2"]);
+    assert!(stdout(&history).contains("hi from the cli"), "{history:?}");
+
+    let poke = cli(&gw.addr, &["poke", "10001", "-g", "20000003"]);
+    assert_eq!(stdout(&poke), "poked 10001 in group 20000003\n");
+
+    let tools = cli(&gw.addr, &["tools", "list"]);
+    assert!(stdout(&tools).contains("qq_get_history"), "{tools:?}");
+    let call = cli(
+        &gw.addr,
+        &[
+            "tools",
+            "call",
+            "qq_get_group_members",
+            r#"{"groupId":20000003,"limit":1}"#,
+        ],
+    );
+    assert!(call.status.success(), "{call:?}");
+    assert_eq!(
+        stdout(&call),
+        "群主张三(10001) — owner\n（仅显示前 1 / 共 36 名成员）\n"
+    );
+    let failed = cli(&gw.addr, &["tools", "call", "qq_get_group_members", "{}"]);
+    assert_eq!(failed.status.code(), Some(1));
+
+    let events = cli(
+        &gw.addr,
+        &["events", "--after", "0", "--kind", "poke", "--count", "1"],
+    );
+    assert!(events.status.success(), "{events:?}");
+    assert!(
+        stdout(&events).contains("poke in group 20000003: "),
+        "{}",
+        stdout(&events)
+    );
+}

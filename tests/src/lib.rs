@@ -17,10 +17,14 @@ use tonic::transport::Channel;
 
 pub use onebot_sandbox::{Flavor as SandboxFlavor, Sandbox, SandboxConfig};
 
+pub mod certs;
+
 /// A gateway running in this process on an ephemeral port.
 pub struct TestGateway {
     /// The gRPC address.
     pub addr: SocketAddr,
+    /// The Prometheus listener's address, when `[metrics]` is configured.
+    pub metrics_addr: Option<SocketAddr>,
     /// A connected channel.
     pub channel: Channel,
     /// The data directory in use.
@@ -34,7 +38,21 @@ impl TestGateway {
     /// Starts the gateway with `config` (its `server.listen` is ignored; the
     /// data dir is a fresh temporary directory unless the config names one
     /// that exists).
-    pub async fn start(mut config: Config) -> TestGateway {
+    pub async fn start(config: Config) -> TestGateway {
+        TestGateway::start_inner(config, None).await
+    }
+
+    /// Starts the gateway with `config`, whose `[server.tls]` is set, and
+    /// connects to `https://127.0.0.1:<port>` with `tls` (the trusted CA,
+    /// `domain_name("localhost")`, and a client identity for mutual TLS).
+    pub async fn start_tls(config: Config, tls: tonic::transport::ClientTlsConfig) -> TestGateway {
+        TestGateway::start_inner(config, Some(tls)).await
+    }
+
+    async fn start_inner(
+        mut config: Config,
+        tls: Option<tonic::transport::ClientTlsConfig>,
+    ) -> TestGateway {
         let temp = if config.server.data_dir == Path::new("./data") {
             let t = tempfile::tempdir().expect("tempdir");
             config.server.data_dir = t.path().to_path_buf();
@@ -47,19 +65,40 @@ impl TestGateway {
             .await
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
+        let metrics = match config.metrics {
+            Some(_) => Some(
+                tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind metrics"),
+            ),
+            None => None,
+        };
+        let metrics_addr = metrics.as_ref().map(|l| l.local_addr().expect("addr"));
         let (stop, stop_rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(onebot_gateway::server::run(config, listener, async move {
-            let _ = stop_rx.await;
-        }));
+        let listeners = onebot_gateway::server::Listeners {
+            grpc: listener,
+            metrics,
+        };
+        let task = tokio::spawn(onebot_gateway::server::run_with(
+            config,
+            listeners,
+            async move {
+                let _ = stop_rx.await;
+            },
+        ));
         // The listener is bound before the server task starts, so connecting
         // succeeds as soon as the server accepts.
-        let channel = Channel::from_shared(format!("http://{addr}"))
-            .expect("uri")
-            .connect()
-            .await
-            .expect("connect to gateway");
+        let endpoint = match tls {
+            None => Channel::from_shared(format!("http://{addr}")).expect("uri"),
+            Some(tls) => Channel::from_shared(format!("https://{addr}"))
+                .expect("uri")
+                .tls_config(tls)
+                .expect("tls config"),
+        };
+        let channel = endpoint.connect().await.expect("connect to gateway");
         TestGateway {
             addr,
+            metrics_addr,
             channel,
             data_dir,
             stop: Some(stop),

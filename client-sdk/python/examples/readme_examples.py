@@ -6,7 +6,12 @@ README.md (tests/test_readme.py checks it) and run by tests/test_e2e.py against 
 
 from __future__ import annotations
 
-from onebot.gateway.v1 import agent_tool_service_pb2, group_service_pb2, message_service_pb2
+from onebot.gateway.v1 import (
+    agent_tool_service_pb2,
+    event_service_pb2,
+    group_service_pb2,
+    message_service_pb2,
+)
 from onebot_gateway import Client, GatewayError, Uploaded
 from onebot_gateway.aio import AsyncClient
 
@@ -122,6 +127,21 @@ def tools(client: Client) -> agent_tool_service_pb2.CallToolResponse:
     print(result.is_error, result.text)
     # endregion
     return result
+
+
+def events(client: Client) -> event_service_pb2.Event:
+    # region: events
+    from onebot.gateway.v1 import event_service_pb2
+
+    # Replays the buffered events after sequence 0, then follows new ones.
+    stream = client.events(kinds=[event_service_pb2.EVENT_KIND_POKE], after_sequence=0)
+    for event in stream:
+        if event.WhichOneof("kind") == "poke":
+            print(event.sequence, event.poke.user_id, "poked", event.poke.target_id)
+        break  # leaving the loop and closing the iterator cancels the stream
+    stream.close()
+    # endregion
+    return event
 
 
 async def asyncio_client(address: str) -> str:

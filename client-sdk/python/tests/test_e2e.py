@@ -113,3 +113,11 @@ def test_tool_call(client: Client) -> None:
     assert (details["status"], details["total"], details["shown"]) == ("ok", 36, 2)
     assert len(result.text.splitlines()) == 3
     assert client.call_tool("qq_get_group_members", {}).is_error
+
+
+def test_events_replay_and_follow(client: Client) -> None:
+    client.poke(10002, group_id=PLAYGROUND)
+    event = readme_examples.events(client)
+    assert event.sequence >= 1
+    assert event.WhichOneof("kind") == "poke"
+    assert event.poke.group_id == PLAYGROUND

@@ -199,3 +199,22 @@ async fn calls_a_tool() {
         .unwrap();
     assert!(failed.is_error);
 }
+
+#[tokio::test]
+async fn events_replay_and_follow() {
+    let client = client().await;
+    // Any poke (this one or another test's) is replayed from the buffer.
+    client.poke(Some(PLAYGROUND), 10002).await.unwrap();
+    let first = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        examples::events(&client),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(first.sequence >= 1);
+    match first.kind {
+        Some(pb::event::Kind::Poke(p)) => assert_eq!(p.group_id, PLAYGROUND),
+        other => panic!("unexpected event {other:?}"),
+    }
+}

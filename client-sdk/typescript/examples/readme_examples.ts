@@ -2,7 +2,8 @@
 // `// endregion` line is copied verbatim into README.md (test/readme.test.ts checks it) and run
 // by test/e2e.test.ts against a real gateway.
 
-import { Client, GatewayError } from "../src/index.js";
+import { Client, EventKind, GatewayError } from "../src/index.js";
+import type { Event } from "../src/gen/onebot/gateway/v1/event_service_pb.js";
 import type { Uploaded } from "../src/index.js";
 import type { GetHistoryResponse, SendMessageResponse } from "../src/gen/onebot/gateway/v1/message_service_pb.js";
 import type { CallToolResponse } from "../src/gen/onebot/gateway/v1/agent_tool_service_pb.js";
@@ -124,4 +125,19 @@ export async function tools(client: Client): Promise<CallToolResponse> {
   console.log(result.isError, result.text);
   // endregion
   return result;
+}
+
+export async function events(client: Client): Promise<Event | undefined> {
+  let first: Event | undefined;
+  // region: events
+  // Replays the buffered events after sequence 0, then follows new ones.
+  for await (const event of client.events({ kinds: [EventKind.POKE], afterSequence: 0n })) {
+    if (event.kind.case === "poke") {
+      console.log(event.sequence, event.kind.value.userId, "poked", event.kind.value.targetId);
+    }
+    first = event;
+    break; // leaving the loop cancels the stream (so does aborting a `signal` option)
+  }
+  // endregion
+  return first;
 }

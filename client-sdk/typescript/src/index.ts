@@ -237,10 +237,16 @@ export class Client {
     return call(() => this.toolService.callTool({ name, argumentsJson }));
   }
 
-  /** Follows the account's events; abort `signal` (or stop iterating) to end the stream. */
+  /**
+   * Follows the account's events. Leaving the `for await` loop (or aborting `signal`) cancels
+   * the stream.
+   */
   async *events(
     options: { chats?: Chat[]; kinds?: EventKind[]; afterSequence?: bigint; signal?: AbortSignal } = {},
   ): AsyncGenerator<Event> {
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort();
+    options.signal?.addEventListener("abort", onAbort);
     const stream = this.eventService.streamEvents(
       {
         accountId: this.accountId,
@@ -248,7 +254,7 @@ export class Client {
         kinds: options.kinds ?? [],
         afterSequence: options.afterSequence,
       },
-      { signal: options.signal, timeoutMs: 0 },
+      { signal: controller.signal, timeoutMs: 0 },
     );
     try {
       for await (const response of stream) {
@@ -257,7 +263,13 @@ export class Client {
         }
       }
     } catch (err) {
+      if (options.signal?.aborted) {
+        return;
+      }
       throw GatewayError.from(err);
+    } finally {
+      controller.abort();
+      options.signal?.removeEventListener("abort", onAbort);
     }
   }
 

@@ -126,3 +126,11 @@ test("tool call", async () => {
   assert.equal(result.text.split("\n").length, 3);
   assert.equal((await client.callTool("qq_get_group_members", {})).isError, true);
 });
+
+test("events replay and follow", async () => {
+  await client.poke(10002, { groupId: PLAYGROUND });
+  const event = await examples.events(client);
+  assert.ok(event && event.sequence >= 1n);
+  assert.equal(event.kind.case, "poke");
+  assert.equal(event.kind.case === "poke" ? event.kind.value.groupId : 0n, PLAYGROUND);
+});

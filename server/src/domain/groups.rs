@@ -92,6 +92,12 @@ impl Gateway {
                 })
                 .collect()
         };
+        // A token limited to some groups sees only those.
+        let caller = crate::auth::Caller::current();
+        let groups: Vec<GroupEntry> = groups
+            .into_iter()
+            .filter(|g| caller.allows_group(g.group_id))
+            .collect();
         let rendered = render::groups(groups.iter().map(|g| GroupLine {
             group_id: g.group_id,
             name: &g.group_name,

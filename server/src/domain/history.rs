@@ -81,6 +81,8 @@ impl Gateway {
     pub async fn get_history(&self, req: HistoryRequest, ctx: CallCtx) -> Result<History> {
         let chat = validate_chat(req.chat)?;
         let account = self.account(&req.account_id)?;
+        crate::auth::Caller::current().check_chat(chat)?;
+        crate::telemetry::record_chat(chat);
         let count = clamp_count(req.count);
         let anchor = req.anchor_message_id;
         let page = account.api.get_history(chat, count, anchor, ctx).await?;

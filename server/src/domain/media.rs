@@ -52,12 +52,21 @@ pub const OCTET_STREAM: &str = "application/octet-stream";
 pub struct MediaOwner {
     /// The account it was uploaded for.
     pub account_id: String,
-    /// The bearer token that uploaded it, once authentication exists; `None`
-    /// matches only `None`.
+    /// The name of the bearer token that uploaded it (`None` without
+    /// authentication); `None` matches only `None`.
     pub token: Option<String>,
 }
 
 impl MediaOwner {
+    /// The owner for `caller` on `account_id`: media staged by one token
+    /// are usable only by that token.
+    pub fn of(account_id: &str, caller: &crate::auth::Caller) -> Self {
+        Self {
+            account_id: account_id.to_string(),
+            token: caller.token_name().map(str::to_string),
+        }
+    }
+
     /// An owner without token.
     pub fn account(account_id: &str) -> Self {
         Self {

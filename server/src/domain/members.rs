@@ -183,6 +183,8 @@ impl Gateway {
             .with("group_id", req.group_id));
         }
         let account = self.account(&req.account_id)?;
+        crate::auth::Caller::current().check_group(req.group_id)?;
+        crate::telemetry::record_chat(crate::onebot::ChatRef::Group(req.group_id));
         let limit = clamp_limit(req.limit) as usize;
         let ttl = Duration::from_secs(account.config.member_cache_ttl_secs);
         let caching = !ttl.is_zero();

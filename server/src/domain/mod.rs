@@ -140,11 +140,14 @@ impl Gateway {
         self
     }
 
-    /// Looks up a usable account; `""` means `default`. Unknown accounts and
-    /// accounts without any transport fail with `AccountNotConfigured`
-    /// before any peer is touched.
+    /// Looks up a usable account; `""` means `default`. An account outside
+    /// the current caller's token scope fails with `TokenScope`, unknown
+    /// accounts and accounts without any transport with
+    /// `AccountNotConfigured`, before any peer is touched.
     pub fn account(&self, id: &str) -> Result<Arc<Account>> {
         let id = if id.is_empty() { DEFAULT_ACCOUNT } else { id };
+        crate::auth::Caller::current().check_account(id)?;
+        crate::telemetry::record_account(id);
         match self.accounts.get(id) {
             Some(a) if a.config.has_transport() => Ok(a.clone()),
             _ => Err(Error::account_not_configured(id)),

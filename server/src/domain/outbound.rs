@@ -354,7 +354,7 @@ impl Sender {
             return refuse(reply, e);
         }
         let n = u32::try_from(frames.len()).unwrap_or(u32::MAX);
-        let pacing = self.limits.pacing(n);
+        let (pacing, pacing_scope) = self.limits.pacing(n);
         loop {
             let rate_limited = |wait: Duration, scope: &str| {
                 WriteMetrics::bump(&self.metrics.rate_limited, 1);
@@ -371,7 +371,7 @@ impl Sender {
             if let Some(d) = deadline
                 && Instant::now() + pacing > d
             {
-                return refuse(reply, rate_limited(pacing, "group"));
+                return refuse(reply, rate_limited(pacing, pacing_scope.name()));
             }
             match self.limits.try_reserve(group_id, n) {
                 Ok(()) => break,

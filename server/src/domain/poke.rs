@@ -23,6 +23,10 @@ impl Gateway {
             );
         }
         let group_id = resolve_group(&account, group_id)?;
+        let caller = crate::auth::Caller::current();
+        caller.check_write()?;
+        caller.check_group(group_id)?;
+        crate::telemetry::record_chat(crate::onebot::ChatRef::Group(group_id));
         let status = account.api.status();
         if !status.online {
             return Err(Error::new(

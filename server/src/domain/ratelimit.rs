@@ -242,9 +242,15 @@ impl SendLimits {
 
     /// How long the messages of a request of `n` beyond the reserved bursts
     /// take at the sustained rates.
-    pub fn pacing(&self, n: u32) -> Duration {
+    pub fn pacing(&self, n: u32) -> (Duration, Scope) {
         let over = |burst: u32, period: Duration| period * n.saturating_sub(burst);
-        over(self.group.burst, self.group.period).max(over(self.account.burst, self.account.period))
+        let group = over(self.group.burst, self.group.period);
+        let account = over(self.account.burst, self.account.period);
+        if account > group {
+            (account, Scope::Account)
+        } else {
+            (group, Scope::Group)
+        }
     }
 
     /// Before message `index` (0-based) of a request of `n` to `group`:
@@ -314,8 +320,12 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn pacing_beyond_the_burst() {
         let limits = SendLimits::new(20, 5, 60, 10);
-        assert_eq!(limits.pacing(5), Duration::ZERO);
-        assert_eq!(limits.pacing(7), Duration::from_secs(6));
+        assert_eq!(limits.pacing(5).0, Duration::ZERO);
+        assert_eq!(limits.pacing(7), (Duration::from_secs(6), Scope::Group));
+        assert_eq!(
+            SendLimits::new(60, 10, 6, 1).pacing(3),
+            (Duration::from_secs(20), Scope::Account)
+        );
         assert!(limits.try_reserve(1, 7).is_ok());
         let start = tokio::time::Instant::now();
         for i in 0..7 {

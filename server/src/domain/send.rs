@@ -253,6 +253,10 @@ impl Gateway {
         }
         let content = validate_content(&req)?;
         let group_id = resolve_group(&account, req.group_id)?;
+        let caller = crate::auth::Caller::current();
+        caller.check_write()?;
+        caller.check_group(group_id)?;
+        crate::telemetry::record_chat(crate::onebot::ChatRef::Group(group_id));
         let write = self.write()?;
         let key = req.idempotency_key.clone();
         if !key.is_empty() {
@@ -267,6 +271,7 @@ impl Gateway {
             }
         }
         let plan = Plan {
+            owner: MediaOwner::of(&account.id, &caller),
             account,
             group_id,
             content,
@@ -303,6 +308,9 @@ impl Gateway {
 
 /// A validated request on its way out.
 struct Plan {
+    /// Who may use staged media here: the account and the caller's token
+    /// (captured before the plan leaves the request's task).
+    owner: MediaOwner,
     account: std::sync::Arc<Account>,
     group_id: i64,
     content: Content,
@@ -422,7 +430,7 @@ impl Plan {
 
     /// Resolves every source and lays out the frames in sending order.
     async fn frames(&self, chunks: &[String]) -> Result<Vec<Frame>> {
-        let owner = MediaOwner::account(&self.account.id);
+        let owner = self.owner.clone();
         let resolver = &self.write.resolver;
         let mut frames: Vec<Frame> = chunks.iter().cloned().map(Frame::Text).collect();
         for (i, s) in self.content.images.iter().enumerate() {

@@ -25,11 +25,13 @@ impl AccountApi {
 impl AccountService for AccountApi {
     async fn list_accounts(
         &self,
-        _request: Request<pb::ListAccountsRequest>,
+        request: Request<pb::ListAccountsRequest>,
     ) -> Result<Response<pb::ListAccountsResponse>, Status> {
+        let caller = crate::grpc::auth::caller(&request);
         let accounts = self
             .gw
             .accounts()
+            .filter(|a| caller.allows_account(&a.id))
             .map(|a| convert::account(a, &a.api.status(), self.gw.queue_depth(&a.id)))
             .collect();
         Ok(Response::new(pb::ListAccountsResponse { accounts }))

@@ -43,7 +43,21 @@ impl EventService for EventApi {
             after_sequence,
         } = request.into_inner();
         let account = to_status(self.gw.account(&account_id))?;
-        let filter = to_status(convert::event_filter(&chats, &kinds))?;
+        let mut filter = to_status(convert::event_filter(&chats, &kinds))?;
+        // A token limited to some groups streams only their events (and the
+        // chat-less lifecycle and connection events).
+        let caller = crate::auth::Caller::current();
+        for chat in &filter.chats {
+            to_status(caller.check_chat(*chat))?;
+        }
+        if filter.chats.is_empty()
+            && let Some(groups) = caller.allowed_groups()
+        {
+            filter.chats = groups
+                .into_iter()
+                .map(crate::onebot::ChatRef::Group)
+                .collect();
+        }
         let subscription = to_status(self.gw.events.subscribe(
             &account.id,
             after_sequence,

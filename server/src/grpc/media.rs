@@ -39,11 +39,10 @@ impl MediaApi {
         };
         let account = self.gw.account(&header.account_id)?;
         let header = upload_header(header)?;
-        let mut upload = self
-            .gw
-            .write()?
-            .media()
-            .begin(MediaOwner::account(&account.id), header)?;
+        let mut upload = self.gw.write()?.media().begin(
+            MediaOwner::of(&account.id, &crate::auth::Caller::current()),
+            header,
+        )?;
         while let Some(payload) = next(stream).await? {
             match payload {
                 Payload::Chunk(bytes) => upload.write(bytes).await?,
@@ -72,9 +71,12 @@ async fn next(stream: &mut Streaming<pb::UploadMediaRequest>) -> Result<Option<P
             )),
         },
         Ok(None) => Ok(None),
+        // A limit of the listener (REQUEST_TOO_LARGE) keeps its own error.
         Err(status) => Err(
-            Error::new(Kind::Cancelled, "the upload stream was cancelled")
-                .with("detail", status.message()),
+            crate::grpc::status::gateway_error(&status).unwrap_or_else(|| {
+                Error::new(Kind::Cancelled, "the upload stream was cancelled")
+                    .with("detail", status.message())
+            }),
         ),
     }
 }

@@ -3,12 +3,17 @@
 //! knows tonic. Handlers take the caller's deadline with [`ctx`].
 
 pub mod account;
+pub mod auth;
+pub mod body;
 pub mod convert;
 pub mod deadline;
 pub mod event;
 pub mod group;
+pub mod limits;
 pub mod media;
 pub mod message;
+pub mod observe;
+pub mod rpc;
 pub mod status;
 pub mod tools;
 
@@ -38,13 +43,9 @@ pub fn account_health_name(account_id: &str) -> String {
     format!("onebot.gateway.v1.account.{account_id}")
 }
 
-/// Largest decoded message of the upload RPC (chunks of any size up to this).
-pub const UPLOAD_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
-
-/// Largest decoded message of the unary RPCs (inline media in SendMessage).
-pub const UNARY_MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
-
-/// Builds every service of the gateway plus health and reflection.
+/// Builds every service of the gateway plus health and reflection. Message
+/// size limits come from `[limits]` (the limits layer refuses oversized
+/// messages first, with REQUEST_TOO_LARGE; these are the backstop).
 pub fn routes(
     gw: Arc<Gateway>,
     health: tonic_health::pb::health_server::HealthServer<
@@ -66,6 +67,12 @@ pub fn routes(
         .build_v1alpha()
         .expect("embedded descriptor sets are valid");
 
+    let limits = gw.config.limits.clone();
+    let (max_in, max_out, max_upload) = (
+        limits.max_request_bytes,
+        limits.max_response_bytes,
+        limits.max_upload_message_bytes,
+    );
     Routes::new(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -73,24 +80,38 @@ pub fn routes(
             pb::message_service_server::MessageServiceServer::new(message::MessageApi::new(
                 gw.clone(),
             ))
-            .max_decoding_message_size(UNARY_MAX_MESSAGE_BYTES),
+            .max_decoding_message_size(max_in)
+            .max_encoding_message_size(max_out),
         )
-        .add_service(pb::group_service_server::GroupServiceServer::new(
-            group::GroupApi::new(gw.clone()),
-        ))
+        .add_service(
+            pb::group_service_server::GroupServiceServer::new(group::GroupApi::new(gw.clone()))
+                .max_decoding_message_size(max_in)
+                .max_encoding_message_size(max_out),
+        )
         .add_service(
             pb::media_service_server::MediaServiceServer::new(media::MediaApi::new(gw.clone()))
-                .max_decoding_message_size(UPLOAD_MAX_MESSAGE_BYTES),
+                .max_decoding_message_size(max_upload)
+                .max_encoding_message_size(max_out),
         )
-        .add_service(pb::agent_tool_service_server::AgentToolServiceServer::new(
-            tools::ToolApi::new(gw.clone()),
-        ))
-        .add_service(pb::account_service_server::AccountServiceServer::new(
-            account::AccountApi::new(gw.clone()),
-        ))
-        .add_service(pb::event_service_server::EventServiceServer::new(
-            event::EventApi::new(gw),
-        ))
+        .add_service(
+            pb::agent_tool_service_server::AgentToolServiceServer::new(tools::ToolApi::new(
+                gw.clone(),
+            ))
+            .max_decoding_message_size(max_in)
+            .max_encoding_message_size(max_out),
+        )
+        .add_service(
+            pb::account_service_server::AccountServiceServer::new(account::AccountApi::new(
+                gw.clone(),
+            ))
+            .max_decoding_message_size(max_in)
+            .max_encoding_message_size(max_out),
+        )
+        .add_service(
+            pb::event_service_server::EventServiceServer::new(event::EventApi::new(gw))
+                .max_decoding_message_size(max_in)
+                .max_encoding_message_size(max_out),
+        )
 }
 
 /// Marks the process and every service SERVING, and keeps each account's

@@ -70,6 +70,7 @@ pub fn classify(kind: Kind) -> (Code, ErrorReason) {
         Kind::Internal => (Code::Internal, R::Internal),
         Kind::Cancelled => (Code::Cancelled, R::Cancelled),
         Kind::DeadlineExceeded => (Code::DeadlineExceeded, R::DeadlineExceeded),
+        Kind::RequestTooLarge => (Code::ResourceExhausted, R::RequestTooLarge),
     }
 }
 
@@ -123,6 +124,25 @@ impl From<Error> for Status {
     }
 }
 
+/// The domain error a status of this gateway carries (its `ErrorInfo`
+/// reason, metadata and retry delay), e.g. a limit the tower layers hit
+/// while a handler reads a request stream. `None` for other statuses.
+pub fn gateway_error(status: &Status) -> Option<Error> {
+    let details = status.get_error_details();
+    let info = details.error_info()?;
+    if info.domain != ERROR_DOMAIN {
+        return None;
+    }
+    let kind = Kind::ALL
+        .iter()
+        .copied()
+        .find(|k| reason_str(classify(*k).1) == info.reason && classify(*k).0 == status.code())?;
+    let mut err = Error::new(kind, status.message());
+    err.metadata = info.metadata.clone().into_iter().collect();
+    err.retry_after = details.retry_info().and_then(|r| r.retry_delay);
+    Some(err)
+}
+
 /// Converts a domain result for a handler.
 pub fn to_status<T>(r: crate::error::Result<T>) -> Result<T, Status> {
     r.map_err(Status::from)
@@ -156,6 +176,19 @@ mod tests {
             reason_str(ErrorReason::AccountNotConfigured),
             "ACCOUNT_NOT_CONFIGURED"
         );
+    }
+
+    #[test]
+    fn gateway_errors_round_trip_through_statuses() {
+        let err = Error::new(Kind::RequestTooLarge, "too large")
+            .with("limit_bytes", 10)
+            .retry_after(Duration::from_secs(1));
+        let back = gateway_error(&Status::from(err.clone())).unwrap();
+        assert_eq!(back.kind, Kind::RequestTooLarge);
+        assert_eq!(back.message, "too large");
+        assert_eq!(back.meta("limit_bytes"), Some("10"));
+        assert_eq!(back.retry_after, Some(Duration::from_secs(1)));
+        assert!(gateway_error(&Status::cancelled("client went away")).is_none());
     }
 
     #[test]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -214,7 +214,7 @@ class Client:
         chats: Iterable[common_pb2.Chat] = (),
         kinds: Iterable[event_service_pb2.EventKind.ValueType] = (),
         after_sequence: int | None = None,
-    ) -> Iterator[event_service_pb2.Event]:
+    ) -> Generator[event_service_pb2.Event, None, None]:
         """Follows the account's events (ends when the gateway shuts down). Closing the
         iterator (or breaking out of a ``for`` loop and dropping it) cancels the stream."""
         request = event_service_pb2.StreamEventsRequest(

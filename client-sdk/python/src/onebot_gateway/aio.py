@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -230,7 +230,7 @@ class AsyncClient:
         chats: Iterable[common_pb2.Chat] = (),
         kinds: Iterable[event_service_pb2.EventKind.ValueType] = (),
         after_sequence: int | None = None,
-    ) -> AsyncIterator[event_service_pb2.Event]:
+    ) -> AsyncGenerator[event_service_pb2.Event, None]:
         """Follows the account's events; closing the iterator cancels the stream."""
         request = event_service_pb2.StreamEventsRequest(
             account_id=self.account_id, chats=list(chats), kinds=list(kinds)

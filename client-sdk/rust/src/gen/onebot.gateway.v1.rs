@@ -1410,6 +1410,10 @@ pub enum ErrorReason {
     /// DEADLINE_EXCEEDED: the caller's gRPC deadline passed inside the gateway
     /// (for example while waiting for a connection or a rate limit).
     DeadlineExceeded = 50,
+    /// RESOURCE_EXHAUSTED: a request message is larger than the RPC's limit
+    /// (metadata `limit_bytes`, `found_bytes`); large media go through
+    /// MediaService.UploadMedia.
+    RequestTooLarge = 51,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -1469,6 +1473,7 @@ impl ErrorReason {
             Self::Internal => "ERROR_REASON_INTERNAL",
             Self::Cancelled => "ERROR_REASON_CANCELLED",
             Self::DeadlineExceeded => "ERROR_REASON_DEADLINE_EXCEEDED",
+            Self::RequestTooLarge => "ERROR_REASON_REQUEST_TOO_LARGE",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -1527,6 +1532,7 @@ impl ErrorReason {
             "ERROR_REASON_INTERNAL" => Some(Self::Internal),
             "ERROR_REASON_CANCELLED" => Some(Self::Cancelled),
             "ERROR_REASON_DEADLINE_EXCEEDED" => Some(Self::DeadlineExceeded),
+            "ERROR_REASON_REQUEST_TOO_LARGE" => Some(Self::RequestTooLarge),
             _ => None,
         }
     }

@@ -152,3 +152,25 @@ pub async fn tools(client: &Client) -> Result<pb::CallToolResponse, Error> {
     // endregion
     Ok(result)
 }
+
+pub async fn events(client: &Client) -> Result<pb::Event, Error> {
+    // region: events
+    use onebot_gateway_client::pb::{EventKind, StreamEventsRequest, event};
+
+    // Replays the buffered events after sequence 0, then follows new ones.
+    let request = StreamEventsRequest {
+        kinds: vec![EventKind::Poke as i32],
+        after_sequence: Some(0),
+        ..Default::default()
+    };
+    let mut events = client.events(request).await?;
+    let first = events.next().await?.expect("the gateway is running");
+    if let Some(event::Kind::Poke(poke)) = &first.kind {
+        println!(
+            "#{} {} poked {}",
+            first.sequence, poke.user_id, poke.target_id
+        );
+    }
+    // endregion
+    Ok(first)
+}

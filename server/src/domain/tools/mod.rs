@@ -126,6 +126,8 @@ impl Gateway {
         let locale = self.config.tools.locale;
         match self.run_tool(name, arguments_json, ctx).await {
             Ok(output) => Ok(output),
+            // The gateway's own auth is not about the call: a gRPC error.
+            Err(Failure::Domain(err)) if err.kind == Kind::TokenScope => Err(err),
             Err(Failure::Domain(err)) if err.kind == Kind::DeadlineExceeded || ctx.expired() => {
                 Err(Error::new(
                     Kind::DeadlineExceeded,
@@ -151,6 +153,11 @@ impl Gateway {
         };
         if tool.writes() && !self.config.tools.write_enabled {
             return Err(Failure::WriteDisabled(tool.name()));
+        }
+        if tool.writes() {
+            crate::auth::Caller::current()
+                .check_write()
+                .map_err(Failure::Domain)?;
         }
         let args = Args::parse(arguments_json).map_err(Failure::Args)?;
         match tool {

@@ -468,5 +468,10 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             "已超过调用方的截止时间。".to_owned(),
             "the caller's deadline passed.".to_owned(),
         ),
+        Kind::RequestTooLarge => pick(
+            locale,
+            format!("请求过大：{msg}"),
+            format!("request too large: {msg}"),
+        ),
     }
 }

@@ -162,6 +162,10 @@ const (
 	// DEADLINE_EXCEEDED: the caller's gRPC deadline passed inside the gateway
 	// (for example while waiting for a connection or a rate limit).
 	ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED ErrorReason = 50
+	// RESOURCE_EXHAUSTED: a request message is larger than the RPC's limit
+	// (metadata `limit_bytes`, `found_bytes`); large media go through
+	// MediaService.UploadMedia.
+	ErrorReason_ERROR_REASON_REQUEST_TOO_LARGE ErrorReason = 51
 )
 
 // Enum value maps for ErrorReason.
@@ -218,6 +222,7 @@ var (
 		48: "ERROR_REASON_INTERNAL",
 		49: "ERROR_REASON_CANCELLED",
 		50: "ERROR_REASON_DEADLINE_EXCEEDED",
+		51: "ERROR_REASON_REQUEST_TOO_LARGE",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":               0,
@@ -271,6 +276,7 @@ var (
 		"ERROR_REASON_INTERNAL":                  48,
 		"ERROR_REASON_CANCELLED":                 49,
 		"ERROR_REASON_DEADLINE_EXCEEDED":         50,
+		"ERROR_REASON_REQUEST_TOO_LARGE":         51,
 	}
 )
 
@@ -305,7 +311,7 @@ var File_onebot_gateway_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\x9a\x0e\n" +
+	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\xbe\x0e\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12'\n" +
@@ -358,7 +364,8 @@ const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\x17ERROR_REASON_OVERLOADED\x10/\x12\x19\n" +
 	"\x15ERROR_REASON_INTERNAL\x100\x12\x1a\n" +
 	"\x16ERROR_REASON_CANCELLED\x101\x12\"\n" +
-	"\x1eERROR_REASON_DEADLINE_EXCEEDED\x102Bl\n" +
+	"\x1eERROR_REASON_DEADLINE_EXCEEDED\x102\x12\"\n" +
+	"\x1eERROR_REASON_REQUEST_TOO_LARGE\x103Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (

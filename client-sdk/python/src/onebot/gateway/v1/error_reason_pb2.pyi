@@ -186,6 +186,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """DEADLINE_EXCEEDED: the caller's gRPC deadline passed inside the gateway
     (for example while waiting for a connection or a rate limit).
     """
+    ERROR_REASON_REQUEST_TOO_LARGE: _ErrorReason.ValueType  # 51
+    """RESOURCE_EXHAUSTED: a request message is larger than the RPC's limit
+    (metadata `limit_bytes`, `found_bytes`); large media go through
+    MediaService.UploadMedia.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every `google.rpc.ErrorInfo.reason` the gateway returns, with domain
@@ -357,5 +362,10 @@ ERROR_REASON_CANCELLED: ErrorReason.ValueType  # 49
 ERROR_REASON_DEADLINE_EXCEEDED: ErrorReason.ValueType  # 50
 """DEADLINE_EXCEEDED: the caller's gRPC deadline passed inside the gateway
 (for example while waiting for a connection or a rate limit).
+"""
+ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 51
+"""RESOURCE_EXHAUSTED: a request message is larger than the RPC's limit
+(metadata `limit_bytes`, `found_bytes`); large media go through
+MediaService.UploadMedia.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -458,6 +458,16 @@ public enum ErrorReason
    * <code>ERROR_REASON_DEADLINE_EXCEEDED = 50;</code>
    */
   ERROR_REASON_DEADLINE_EXCEEDED(50),
+  /**
+   * <pre>
+   * RESOURCE_EXHAUSTED: a request message is larger than the RPC's limit
+   * (metadata `limit_bytes`, `found_bytes`); large media go through
+   * MediaService.UploadMedia.
+   * </pre>
+   *
+   * <code>ERROR_REASON_REQUEST_TOO_LARGE = 51;</code>
+   */
+  ERROR_REASON_REQUEST_TOO_LARGE(51),
   UNRECOGNIZED(-1),
   ;
 
@@ -910,6 +920,16 @@ public enum ErrorReason
    * <code>ERROR_REASON_DEADLINE_EXCEEDED = 50;</code>
    */
   public static final int ERROR_REASON_DEADLINE_EXCEEDED_VALUE = 50;
+  /**
+   * <pre>
+   * RESOURCE_EXHAUSTED: a request message is larger than the RPC's limit
+   * (metadata `limit_bytes`, `found_bytes`); large media go through
+   * MediaService.UploadMedia.
+   * </pre>
+   *
+   * <code>ERROR_REASON_REQUEST_TOO_LARGE = 51;</code>
+   */
+  public static final int ERROR_REASON_REQUEST_TOO_LARGE_VALUE = 51;
 
 
   public final int getNumber() {
@@ -987,6 +1007,7 @@ public enum ErrorReason
       case 48: return ERROR_REASON_INTERNAL;
       case 49: return ERROR_REASON_CANCELLED;
       case 50: return ERROR_REASON_DEADLINE_EXCEEDED;
+      case 51: return ERROR_REASON_REQUEST_TOO_LARGE;
       default: return null;
     }
   }

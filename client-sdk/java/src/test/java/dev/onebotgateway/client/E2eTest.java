@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.onebotgateway.v1.Account;
 import dev.onebotgateway.v1.CallToolResponse;
 import dev.onebotgateway.v1.ChatMessage;
+import dev.onebotgateway.v1.Event;
 import dev.onebotgateway.v1.PokeMemberResponse;
 import dev.onebotgateway.v1.SendMessageResponse;
 import dev.onebotgateway.v1.ErrorReason;
@@ -158,5 +159,14 @@ class E2eTest {
     assertTrue(result.getDetailsJson().contains("\"total\":36"), result.getDetailsJson());
     assertEquals(3, result.getText().split("\n").length);
     assertTrue(client.callTool("qq_get_group_members", "{}").getIsError());
+  }
+
+  @Test
+  void eventsReplayAndFollow() throws Exception {
+    client.poke(PLAYGROUND, 10002);
+    Event event = ReadmeExamples.events(client);
+    assertTrue(event.getSequence() >= 1);
+    assertTrue(event.hasPoke());
+    assertEquals(PLAYGROUND, event.getPoke().getGroupId());
   }
 }

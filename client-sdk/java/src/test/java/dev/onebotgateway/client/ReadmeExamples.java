@@ -2,6 +2,11 @@ package dev.onebotgateway.client;
 
 import dev.onebotgateway.v1.Account;
 import dev.onebotgateway.v1.CallToolResponse;
+import dev.onebotgateway.v1.Event;
+import dev.onebotgateway.v1.EventKind;
+import dev.onebotgateway.v1.StreamEventsRequest;
+import io.grpc.Context;
+import java.util.Iterator;
 import dev.onebotgateway.v1.PokeMemberResponse;
 import dev.onebotgateway.v1.SendMessageResponse;
 import dev.onebotgateway.v1.Tool;
@@ -135,5 +140,28 @@ final class ReadmeExamples {
     System.out.println(result.getIsError() + " " + result.getText());
     // endregion
     return result;
+  }
+
+  static Event events(Client client) throws Exception {
+    Event first;
+    // region: events
+    // Replays the buffered events after sequence 0, then follows new ones.
+    try (Context.CancellableContext scope = Context.current().withCancellation()) {
+      first =
+          scope.call(
+              () -> {
+                Iterator<Event> events =
+                    client.events(
+                        StreamEventsRequest.newBuilder().addKinds(EventKind.EVENT_KIND_POKE).setAfterSequence(0).build());
+                Event event = events.next();
+                if (event.hasPoke()) {
+                  System.out.println(
+                      event.getSequence() + " " + event.getPoke().getUserId() + " poked " + event.getPoke().getTargetId());
+                }
+                return event;
+              });
+    } // closing the context cancels the stream
+    // endregion
+    return first;
   }
 }

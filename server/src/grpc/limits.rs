@@ -1,0 +1,472 @@
+//! The limits layer: request message sizes per RPC, load shedding, event
+//! stream limits and server-side timeouts (all from `[limits]`).
+//!
+//! - Size: a request message longer than the RPC's limit
+//!   (`max_upload_message_bytes` for UploadMedia, `max_request_bytes` for
+//!   the rest) fails with RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE as soon as
+//!   its 5-byte gRPC header arrives.
+//! - Concurrency: at most `max_concurrent_requests` calls run at once
+//!   (health, reflection and event streams aside); more are refused at once
+//!   with RESOURCE_EXHAUSTED, OVERLOADED and a RetryInfo, never queued. A
+//!   call holds its slot until its response ends.
+//! - Streams: at most `max_event_streams` StreamEvents streams, and
+//!   `max_event_streams_per_client` per client (its token, or its address
+//!   without authentication); more are refused the same way.
+//! - Time: unary calls get `request_timeout_ms`, uploads
+//!   `upload_timeout_ms` (a shorter client deadline applies first); then
+//!   DEADLINE_EXCEEDED, reason DEADLINE_EXCEEDED.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http::{Request, Response};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tonic::Status;
+use tonic::body::Body;
+use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
+use tower::{Layer, Service};
+
+use crate::auth::Caller;
+use crate::config::LimitsConfig;
+use crate::error::{Error, Kind};
+use crate::grpc::body::{LimitedBody, ObservedBody};
+use crate::grpc::rpc::{self, Class};
+use crate::telemetry::metrics as m;
+
+/// Shared state of the limits.
+#[derive(Debug)]
+struct State {
+    config: LimitsConfig,
+    concurrency: Arc<Semaphore>,
+    event_streams: Arc<Semaphore>,
+    per_client: Mutex<HashMap<String, usize>>,
+}
+
+/// Adds [`LimitsService`].
+#[derive(Debug, Clone)]
+pub struct LimitsLayer {
+    state: Arc<State>,
+}
+
+impl LimitsLayer {
+    /// Limits from `config`.
+    pub fn new(config: &LimitsConfig) -> Self {
+        Self {
+            state: Arc::new(State {
+                concurrency: Arc::new(Semaphore::new(config.max_concurrent_requests)),
+                event_streams: Arc::new(Semaphore::new(config.max_event_streams)),
+                per_client: Mutex::new(HashMap::new()),
+                config: config.clone(),
+            }),
+        }
+    }
+}
+
+impl<S> Layer<S> for LimitsLayer {
+    type Service = LimitsService<S>;
+    fn layer(&self, inner: S) -> Self::Service {
+        LimitsService {
+            inner,
+            state: self.state.clone(),
+        }
+    }
+}
+
+/// See the module docs.
+#[derive(Debug, Clone)]
+pub struct LimitsService<S> {
+    inner: S,
+    state: Arc<State>,
+}
+
+/// Releases a client's stream slot when dropped.
+struct ClientSlot {
+    state: Arc<State>,
+    key: String,
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut map = self
+            .state
+            .per_client
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = map.get_mut(&self.key) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                map.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// What a call holds until its response ends.
+enum Held {
+    Nothing,
+    Request(#[allow(dead_code)] OwnedSemaphorePermit),
+    Stream(
+        #[allow(dead_code)] OwnedSemaphorePermit,
+        #[allow(dead_code)] ClientSlot,
+    ),
+}
+
+fn overloaded(state: &State, limit: &'static str, message: &str) -> Status {
+    m::shed(limit);
+    tracing::warn!(limit, "request shed: {message}");
+    Status::from(
+        Error::new(Kind::Overloaded, message)
+            .with("limit", limit)
+            .retry_after(Duration::from_millis(state.config.overload_retry_after_ms)),
+    )
+}
+
+fn too_large(found: usize, limit: usize) -> Status {
+    m::shed("request_size");
+    Status::from(
+        Error::new(
+            Kind::RequestTooLarge,
+            format!("the request message has {found} bytes; the limit is {limit} bytes"),
+        )
+        .with("limit_bytes", limit)
+        .with("found_bytes", found),
+    )
+}
+
+/// The remote address of a plaintext or TLS connection.
+fn remote_addr<B>(req: &Request<B>) -> Option<SocketAddr> {
+    let ext = req.extensions();
+    ext.get::<TcpConnectInfo>()
+        .and_then(|i| i.remote_addr())
+        .or_else(|| {
+            ext.get::<TlsConnectInfo<TcpConnectInfo>>()
+                .and_then(|i| i.get_ref().remote_addr())
+        })
+}
+
+/// Who a client is, for the per-client stream limit.
+fn client_key<B>(req: &Request<B>) -> String {
+    if let Some(name) = req
+        .extensions()
+        .get::<Caller>()
+        .and_then(|c| c.token_name())
+    {
+        return format!("token:{name}");
+    }
+    match remote_addr(req) {
+        Some(addr) => format!("addr:{}", addr.ip()),
+        None => "anonymous".into(),
+    }
+}
+
+impl State {
+    /// Takes what the call needs, or the status refusing it.
+    fn admit<B>(self: &Arc<Self>, class: Class, req: &Request<B>) -> Result<Held, Status> {
+        match class {
+            Class::Health | Class::Reflection => Ok(Held::Nothing),
+            Class::Unary | Class::Upload => match self.concurrency.clone().try_acquire_owned() {
+                Ok(p) => Ok(Held::Request(p)),
+                Err(_) => Err(overloaded(
+                    self,
+                    "concurrency",
+                    "the gateway is at its concurrency limit",
+                )),
+            },
+            Class::EventStream => {
+                let permit = self
+                    .event_streams
+                    .clone()
+                    .try_acquire_owned()
+                    .map_err(|_| {
+                        overloaded(self, "event_streams", "too many event streams are open")
+                    })?;
+                let key = client_key(req);
+                {
+                    let mut map = self.per_client.lock().unwrap_or_else(|e| e.into_inner());
+                    let n = map.entry(key.clone()).or_insert(0);
+                    if *n >= self.config.max_event_streams_per_client {
+                        return Err(overloaded(
+                            self,
+                            "event_streams_per_client",
+                            "this client has too many event streams open",
+                        ));
+                    }
+                    *n += 1;
+                }
+                let slot = ClientSlot {
+                    state: self.clone(),
+                    key,
+                };
+                Ok(Held::Stream(permit, slot))
+            }
+        }
+    }
+}
+
+impl<S> Service<Request<Body>> for LimitsService<S>
+where
+    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<Body>) -> Self::Future {
+        let class = rpc::lookup(req.uri().path()).map_or(Class::Unary, |r| r.class);
+        let held = match self.state.admit(class, &req) {
+            Ok(held) => held,
+            Err(status) => return Box::pin(std::future::ready(Ok(status.into_http()))),
+        };
+        let config = &self.state.config;
+        let (limit, timeout) = match class {
+            Class::Upload => (
+                config.max_upload_message_bytes,
+                Some(config.upload_timeout_ms),
+            ),
+            Class::Unary => (config.max_request_bytes, Some(config.request_timeout_ms)),
+            Class::EventStream | Class::Health | Class::Reflection => {
+                (config.max_request_bytes, None)
+            }
+        };
+        let req = req.map(|body| Body::new(LimitedBody::new(body, limit, too_large)));
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let fut = inner.call(req);
+        Box::pin(async move {
+            let response = match timeout {
+                None => fut.await,
+                Some(ms) => match tokio::time::timeout(Duration::from_millis(ms), fut).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        m::shed("timeout");
+                        let err = Error::new(
+                            Kind::DeadlineExceeded,
+                            format!("the request took longer than the server's limit of {ms} ms"),
+                        )
+                        .with("timeout_ms", ms);
+                        return Ok(Status::from(err).into_http());
+                    }
+                },
+            };
+            let Ok(response) = response;
+            Ok(match held {
+                Held::Nothing => response,
+                // The slot is freed when the response (or stream) ends.
+                held => {
+                    response.map(|body| Body::new(ObservedBody::new(body, move |_| drop(held))))
+                }
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use bytes::Bytes;
+    use http_body_util::BodyExt;
+    use tokio::sync::{Notify, mpsc};
+    use tonic_types::StatusExt;
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::config::{Access, AuthConfig, Secret, TokenConfig};
+
+    const UNARY: &str = "/onebot.gateway.v1.GroupService/ListGroups";
+    const STREAM: &str = "/onebot.gateway.v1.EventService/StreamEvents";
+    const HEALTH: &str = "/grpc.health.v1.Health/Check";
+
+    /// An inner service whose responses wait for `gate`, with a body that
+    /// stays open until its sender is dropped.
+    #[derive(Clone)]
+    struct Gated {
+        gate: Arc<Notify>,
+        bodies: mpsc::UnboundedSender<mpsc::Sender<Bytes>>,
+    }
+
+    impl Service<Request<Body>> for Gated {
+        type Response = Response<Body>;
+        type Error = Infallible;
+        type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, req: Request<Body>) -> Self::Future {
+            let this = self.clone();
+            Box::pin(async move {
+                if req.uri().path() != HEALTH {
+                    this.gate.notified().await;
+                }
+                let (tx, rx) = mpsc::channel::<Bytes>(1);
+                let _ = this.bodies.send(tx);
+                let stream = tokio_stream::wrappers::ReceiverStream::new(rx);
+                let body =
+                    http_body_util::StreamBody::new(tokio_stream::StreamExt::map(stream, |b| {
+                        Ok::<_, Status>(http_body::Frame::data(b))
+                    }));
+                Ok(Response::new(Body::new(body)))
+            })
+        }
+    }
+
+    fn request(path: &str, caller: Option<Caller>) -> Request<Body> {
+        let mut req = Request::builder().uri(path).body(Body::empty()).unwrap();
+        if let Some(c) = caller {
+            req.extensions_mut().insert(c);
+        }
+        req
+    }
+
+    fn status(res: &Response<Body>) -> Option<Status> {
+        Status::from_header_map(res.headers())
+    }
+
+    fn limits(f: impl FnOnce(&mut LimitsConfig)) -> LimitsConfig {
+        let mut c = LimitsConfig::default();
+        f(&mut c);
+        c
+    }
+
+    fn setup(
+        config: LimitsConfig,
+    ) -> (
+        LimitsService<Gated>,
+        Arc<Notify>,
+        mpsc::UnboundedReceiver<mpsc::Sender<Bytes>>,
+    ) {
+        let gate = Arc::new(Notify::new());
+        let (tx, rx) = mpsc::unbounded_channel();
+        let svc = LimitsLayer::new(&config).layer(Gated {
+            gate: gate.clone(),
+            bodies: tx,
+        });
+        (svc, gate, rx)
+    }
+
+    fn assert_overloaded(res: &Response<Body>, limit: &str) {
+        let s = status(res).expect("a refusal");
+        assert_eq!(s.code(), tonic::Code::ResourceExhausted);
+        let details = s.get_error_details();
+        let info = details.error_info().unwrap();
+        assert_eq!(info.reason, "OVERLOADED");
+        assert_eq!(info.metadata["limit"], limit);
+        assert_eq!(
+            details.retry_info().unwrap().retry_delay,
+            Some(Duration::from_millis(1_000))
+        );
+    }
+
+    #[tokio::test]
+    async fn sheds_over_the_concurrency_limit_and_frees_slots_when_responses_end() {
+        let (svc, gate, mut bodies) = setup(limits(|l| l.max_concurrent_requests = 1));
+        let first = tokio::spawn(svc.clone().oneshot(request(UNARY, None)));
+        // The first call holds the only slot while its handler runs...
+        tokio::task::yield_now().await;
+        let shed = svc.clone().oneshot(request(UNARY, None)).await.unwrap();
+        assert_overloaded(&shed, "concurrency");
+        // ...health checks are never shed...
+        let health = svc.clone().oneshot(request(HEALTH, None)).await.unwrap();
+        assert!(status(&health).is_none());
+        let _health_body = bodies.recv().await.unwrap();
+        // ...and until its response body ends.
+        gate.notify_one();
+        let response = first.await.unwrap().unwrap();
+        let body_tx = bodies.recv().await.unwrap();
+        let shed = svc.clone().oneshot(request(UNARY, None)).await.unwrap();
+        assert_overloaded(&shed, "concurrency");
+        drop(body_tx);
+        let collected = response.into_body().collect().await.unwrap();
+        assert!(collected.to_bytes().is_empty());
+        let next = tokio::spawn(svc.clone().oneshot(request(UNARY, None)));
+        gate.notify_one();
+        assert!(status(&next.await.unwrap().unwrap()).is_none());
+    }
+
+    #[tokio::test]
+    async fn limits_event_streams_overall_and_per_client() {
+        let (svc, gate, mut bodies) = setup(limits(|l| {
+            l.max_event_streams = 3;
+            l.max_event_streams_per_client = 2;
+        }));
+        let tokens = crate::auth::Authenticator::from_config(
+            &AuthConfig {
+                tokens: ["a", "b"]
+                    .iter()
+                    .map(|n| TokenConfig {
+                        name: n.to_string(),
+                        value: Some(Secret::new(format!("token-{n}-0123456789"))),
+                        value_file: None,
+                        value_env: None,
+                        accounts: vec!["*".into()],
+                        access: Access::ReadOnly,
+                        groups: None,
+                    })
+                    .collect(),
+                ..AuthConfig::default()
+            },
+            &|_| None,
+        )
+        .unwrap()
+        .unwrap();
+        let a = tokens
+            .authenticate(Some(b"Bearer token-a-0123456789"))
+            .unwrap();
+        let b = tokens
+            .authenticate(Some(b"Bearer token-b-0123456789"))
+            .unwrap();
+        let mut open = Vec::new();
+        let mut start = async |caller: &Caller| {
+            let call = tokio::spawn(svc.clone().oneshot(request(STREAM, Some(caller.clone()))));
+            gate.notify_one();
+            let res = call.await.unwrap().unwrap();
+            assert!(status(&res).is_none());
+            (res, bodies.recv().await.unwrap())
+        };
+        open.push(start(&a).await);
+        open.push(start(&a).await);
+        let third_of_a = svc
+            .clone()
+            .oneshot(request(STREAM, Some(a.clone())))
+            .await
+            .unwrap();
+        assert_overloaded(&third_of_a, "event_streams_per_client");
+        open.push(start(&b).await);
+        let fourth = svc
+            .clone()
+            .oneshot(request(STREAM, Some(b.clone())))
+            .await
+            .unwrap();
+        assert_overloaded(&fourth, "event_streams");
+        // Closing one of a's streams frees a slot for a.
+        drop(open.remove(0));
+        let call = tokio::spawn(svc.clone().oneshot(request(STREAM, Some(a.clone()))));
+        gate.notify_one();
+        assert!(status(&call.await.unwrap().unwrap()).is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn unary_calls_time_out_with_deadline_exceeded() {
+        let (svc, _gate, _bodies) = setup(limits(|l| l.request_timeout_ms = 5_000));
+        let res = svc.clone().oneshot(request(UNARY, None)).await.unwrap();
+        let s = status(&res).unwrap();
+        assert_eq!(s.code(), tonic::Code::DeadlineExceeded);
+        let info = s.get_error_details().error_info().unwrap().clone();
+        assert_eq!(info.reason, "DEADLINE_EXCEEDED");
+        assert_eq!(info.metadata["timeout_ms"], "5000");
+    }
+}

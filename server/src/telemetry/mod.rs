@@ -1,0 +1,161 @@
+//! Logs, traces and metrics.
+//!
+//! - Logs: `tracing` with `RUST_LOG`-style filtering, as text or JSON
+//!   ([`LogFormat`]), on stderr. [`subscriber`] builds the stack for any
+//!   writer (tests capture logs with it); [`init`] installs it globally,
+//!   with OTLP trace export when built with the `otlp` feature and
+//!   configured.
+//! - Spans: the gRPC layer opens one `rpc` span per call with the method,
+//!   the request id and the token name; [`record_account`] and
+//!   [`record_chat`] fill in the account and chat where the code resolves
+//!   them.
+//! - Metrics: [`metrics`].
+
+pub mod metrics;
+
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+use crate::config::TelemetryConfig;
+use crate::onebot::ChatRef;
+
+/// Name of the per-RPC span.
+pub const RPC_SPAN: &str = "rpc";
+
+/// Log line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line, with the span fields.
+    Json,
+}
+
+/// The log filter: `RUST_LOG` when set and valid, else `info`.
+pub fn env_filter() -> EnvFilter {
+    EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"))
+}
+
+/// A subscriber writing `format` lines to `writer`, filtered by `filter`.
+pub fn subscriber<W>(
+    format: LogFormat,
+    filter: EnvFilter,
+    writer: W,
+    ansi: bool,
+) -> Box<dyn tracing::Subscriber + Send + Sync>
+where
+    W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
+{
+    let base = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(ansi)
+        .with_writer(writer);
+    match format {
+        LogFormat::Text => Box::new(base.finish()),
+        LogFormat::Json => Box::new(base.json().with_current_span(true).finish()),
+    }
+}
+
+/// Keeps trace export running; flushes it when dropped.
+#[must_use = "dropping the guard stops trace export"]
+pub struct TelemetryGuard {
+    #[cfg(feature = "otlp")]
+    provider: Option<opentelemetry_sdk::trace::SdkTracerProvider>,
+}
+
+impl Drop for TelemetryGuard {
+    fn drop(&mut self) {
+        #[cfg(feature = "otlp")]
+        if let Some(provider) = self.provider.take()
+            && let Err(e) = provider.shutdown()
+        {
+            eprintln!("flushing OTLP traces failed: {e}");
+        }
+    }
+}
+
+/// Installs the global subscriber: `format` lines on stderr, plus OTLP trace
+/// export when `telemetry.otlp` is set (binaries built with `otlp`). Must run
+/// inside a Tokio runtime when OTLP is on.
+pub fn init(format: LogFormat, telemetry: &TelemetryConfig) -> anyhow::Result<TelemetryGuard> {
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_ansi(ansi)
+        .with_writer(std::io::stderr);
+    let fmt: Box<dyn tracing_subscriber::Layer<_> + Send + Sync> = match format {
+        LogFormat::Text => Box::new(fmt),
+        LogFormat::Json => Box::new(fmt.json().with_current_span(true)),
+    };
+    let registry = tracing_subscriber::registry().with(env_filter()).with(fmt);
+    #[cfg(feature = "otlp")]
+    {
+        let (layer, provider) = match &telemetry.otlp {
+            Some(otlp) => {
+                let (layer, provider) = otlp_layer(otlp)?;
+                (Some(layer), Some(provider))
+            }
+            None => (None, None),
+        };
+        registry.with(layer).try_init()?;
+        Ok(TelemetryGuard { provider })
+    }
+    #[cfg(not(feature = "otlp"))]
+    {
+        if telemetry.otlp.is_some() {
+            anyhow::bail!("telemetry.otlp needs a binary built with the `otlp` feature");
+        }
+        registry.try_init()?;
+        Ok(TelemetryGuard {})
+    }
+}
+
+#[cfg(feature = "otlp")]
+fn otlp_layer<S>(
+    otlp: &crate::config::OtlpConfig,
+) -> anyhow::Result<(
+    impl tracing_subscriber::Layer<S>,
+    opentelemetry_sdk::trace::SdkTracerProvider,
+)>
+where
+    S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+{
+    use opentelemetry::trace::TracerProvider as _;
+    use opentelemetry_otlp::WithExportConfig as _;
+
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_tonic()
+        .with_endpoint(otlp.endpoint.clone())
+        .build()?;
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .with_sampler(opentelemetry_sdk::trace::Sampler::ParentBased(Box::new(
+            opentelemetry_sdk::trace::Sampler::TraceIdRatioBased(otlp.sample_ratio),
+        )))
+        .with_resource(
+            opentelemetry_sdk::Resource::builder()
+                .with_service_name(otlp.service_name.clone())
+                .build(),
+        )
+        .build();
+    let tracer = provider.tracer("onebot-gateway");
+    Ok((tracing_opentelemetry::layer().with_tracer(tracer), provider))
+}
+
+/// Records the account of the current RPC on its span.
+pub fn record_account(account_id: &str) {
+    let id = if account_id.is_empty() {
+        crate::config::DEFAULT_ACCOUNT
+    } else {
+        account_id
+    };
+    tracing::Span::current().record("account", id);
+}
+
+/// Records the chat of the current RPC (`group:<id>`, `private:<id>`) on
+/// its span.
+pub fn record_chat(chat: ChatRef) {
+    tracing::Span::current().record("chat", chat.target().as_str());
+}
