@@ -2,18 +2,26 @@
 //!
 //! - property tests of the OneBot frame decoders (events, messages,
 //!   segments, members, groups, answers and history pages), the CQ-code
-//!   parser and the text renderer over generated, mostly-OneBot-shaped JSON;
+//!   parser, the text renderer, the wire serializer of action parameters and
+//!   the agent-tool argument parser, over generated, mostly-OneBot-shaped
+//!   JSON (and deeply nested or out-of-range arguments);
 //! - a raw WebSocket peer that sends generated garbage frames before every
 //!   real reply, through the gateway's real session: every call still gets
 //!   its own answer and the connection stays up;
-//! - hostile gRPC requests, each answered with the right code and
-//!   `ErrorInfo.reason` before any peer is called.
+//! - hostile gRPC requests (huge counts, negative ids, path traversal, SSRF
+//!   targets, oversized, truncated and mislabelled uploads, wrong sha256,
+//!   unknown tools, deeply nested JSON), each answered with the right code
+//!   and `ErrorInfo.reason` (tools: a failed result) before any peer is
+//!   called.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures_util::{SinkExt, StreamExt};
 use onebot_gateway::config::{AccountConfig, Config};
+use onebot_gateway::domain::tools::args::{
+    Args, HistoryArgs, MembersArgs, PokeArgs, SendArgs, js_number, parse_media, parse_target,
+};
 use onebot_gateway::onebot::model::{GroupInfo, GroupMember, Message, Segment, segments_of};
 use onebot_gateway::onebot::retcode::{self, Via};
 use onebot_gateway::onebot::transport::body::ParamsJson;
@@ -219,6 +227,49 @@ fn tz() -> jiff::tz::TimeZone {
     jiff::tz::TimeZone::get("Asia/Shanghai").expect("bundled tz")
 }
 
+/// Argument names of the four tools.
+const TOOL_KEYS: &[&str] = &[
+    "target",
+    "count",
+    "messageSeq",
+    "accountId",
+    "groupId",
+    "noCache",
+    "limit",
+    "text",
+    "images",
+    "videos",
+    "file",
+    "fileName",
+    "userId",
+];
+
+/// An arguments text: tool-shaped objects, any JSON, or any text.
+fn tool_arguments() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => proptest::collection::vec(
+            (
+                proptest::sample::select(TOOL_KEYS),
+                prop_oneof![
+                    json_leaf(),
+                    onebot_json(),
+                    "(group:|private:)?-?[0-9]{0,22}(\\.[0-9])?".prop_map(Value::String),
+                    "(/|\\.\\./|https?://|file://|base64://)[a-z0-9/._-]{0,20}".prop_map(Value::String),
+                ],
+            ),
+            0..8,
+        )
+        .prop_map(|kv| {
+            let m: Map<String, Value> = kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            Value::Object(m).to_string()
+        }),
+        1 => onebot_json().prop_map(|v| v.to_string()),
+        1 => ".{0,40}",
+        1 => (1usize..20_000).prop_map(|n| format!("{{\"target\":{}{}}}", "[".repeat(n), "]".repeat(n))),
+        1 => (0usize..3).prop_map(|i| ["{\"count\":1e999}", "{\"groupId\":[1e400]}", "{\"userId\":-0}"][i].to_string()),
+    ]
+}
+
 // ------------------------------------------------------- decoder properties
 
 proptest! {
@@ -293,6 +344,30 @@ proptest! {
             map.insert("file".into(), json!(format!("base64://{}", m.repeat(20_000))));
         }
         prop_assert_eq!(ParamsJson::new(v.clone()).to_vec(), serde_json::to_vec(&v).unwrap_or_default());
+    }
+
+    /// The tool-argument parser takes any text (deeply nested, numbers out
+    /// of range, wrong types) and every tool's argument rules answer.
+    #[test]
+    fn tool_arguments_parse_without_panic(text in tool_arguments(), raw in ".{0,40}") {
+        if let Ok(args) = Args::parse(&text) {
+            let _ = HistoryArgs::parse(&args);
+            let _ = MembersArgs::parse(&args);
+            let _ = SendArgs::parse(&args);
+            let _ = PokeArgs::parse(&args);
+            let _ = args.account_id();
+            let _ = args.target();
+            let _ = args.message_seq();
+            let _ = args.group_id_lenient();
+            let _ = args.positive_id("userId");
+            let _ = args.clamped("count", 20, 100);
+            let _ = args.flag("noCache");
+            let _ = args.string_array("images");
+            let _ = args.optional_string("text");
+        }
+        let _ = parse_target(&raw);
+        let _ = js_number(&raw);
+        let _ = parse_media(&raw);
     }
 
     /// Any history answer becomes a page or an error, and the page renders.
@@ -657,4 +732,291 @@ async fn hostile_read_requests_get_the_right_code_and_reason() {
         assert_ne!(s.code(), Code::Internal, "{s:?}");
         assert_ne!(s.code(), Code::Unknown, "{s:?}");
     }
+}
+
+fn sha_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+fn mp4(len: usize) -> Vec<u8> {
+    let mut v = vec![0, 0, 0, 0x18];
+    v.extend_from_slice(b"ftypmp42\0\0\0\0mp42isom");
+    v.resize(len, 7);
+    v
+}
+
+/// One upload stream: the header, then `bytes` in 64 KiB chunks.
+fn upload_stream(
+    kind: pb::MediaKind,
+    size: Option<i64>,
+    sha256: Option<String>,
+    bytes: &[u8],
+) -> impl futures_util::Stream<Item = pb::UploadMediaRequest> + use<> {
+    let mut msgs = vec![pb::UploadMediaRequest {
+        payload: Some(pb::upload_media_request::Payload::Header(
+            pb::UploadMediaHeader {
+                account_id: String::new(),
+                kind: kind as i32,
+                file_name: "x.mp4".into(),
+                size,
+                sha256,
+            },
+        )),
+    }];
+    for c in bytes.chunks(64 * 1024) {
+        msgs.push(pb::UploadMediaRequest {
+            payload: Some(pb::upload_media_request::Payload::Chunk(c.to_vec())),
+        });
+    }
+    futures_util::stream::iter(msgs)
+}
+
+#[tokio::test]
+async fn hostile_write_and_tool_requests_get_the_right_answer() {
+    let sandbox = sandbox(SandboxFlavor::NapCat).await;
+    let root = tempfile::tempdir().expect("tempdir");
+    std::fs::write(root.path().join("ok.mp4"), mp4(1000)).expect("write");
+    let mut config = onebot_gateway_tests::config_for(&sandbox, &[SANDBOX_GROUP]);
+    config.media.media_roots = vec![root.path().to_path_buf()];
+    let gw = TestGateway::start(config).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    let control = sandbox.control();
+    control.clear_actions();
+    let mut messages = gw.messages();
+    let mut media = gw.media();
+
+    let send = |f: fn(&mut pb::SendMessageRequest)| {
+        let mut r = pb::SendMessageRequest {
+            group_id: Some(SANDBOX_GROUP),
+            ..Default::default()
+        };
+        f(&mut r);
+        r
+    };
+    let src = |s: pb::media_source::Source| pb::MediaSource { source: Some(s) };
+    let escape = format!("{}/../../../../etc/passwd", root.path().display());
+    let hostile_sends: Vec<(&str, pb::SendMessageRequest, Code, &str)> = vec![
+        (
+            "path traversal out of the media root",
+            pb::SendMessageRequest {
+                videos: vec![src(pb::media_source::Source::Path(escape))],
+                ..send(|_| {})
+            },
+            Code::PermissionDenied,
+            "PATH_FORBIDDEN",
+        ),
+        (
+            "SSRF: cloud metadata address",
+            pb::SendMessageRequest {
+                images: vec![src(pb::media_source::Source::Url(
+                    "http://169.254.169.254/latest/meta-data/".into(),
+                ))],
+                ..send(|_| {})
+            },
+            Code::PermissionDenied,
+            "URL_FORBIDDEN",
+        ),
+        (
+            "SSRF: loopback",
+            pb::SendMessageRequest {
+                images: vec![src(pb::media_source::Source::Url(
+                    "http://127.0.0.1:1/a.png".into(),
+                ))],
+                ..send(|_| {})
+            },
+            Code::PermissionDenied,
+            "URL_FORBIDDEN",
+        ),
+        (
+            "unknown media id",
+            pb::SendMessageRequest {
+                videos: vec![src(pb::media_source::Source::MediaId("../../x".into()))],
+                ..send(|_| {})
+            },
+            Code::NotFound,
+            "MEDIA_NOT_FOUND",
+        ),
+        (
+            "negative group id",
+            send(|r| {
+                r.group_id = Some(-1);
+                r.text = "x".into();
+            }),
+            Code::InvalidArgument,
+            "INVALID_REQUEST",
+        ),
+        (
+            "group outside the whitelist",
+            send(|r| {
+                r.group_id = Some(onebot_sandbox::EXAMPLE_GROUP);
+                r.text = "x".into();
+            }),
+            Code::PermissionDenied,
+            "GROUP_NOT_ALLOWED",
+        ),
+        (
+            "text over 20000 characters",
+            send(|r| r.text = "字".repeat(20_001)),
+            Code::InvalidArgument,
+            "TEXT_TOO_LONG",
+        ),
+        (
+            "five images",
+            pb::SendMessageRequest {
+                images: (0..5)
+                    .map(|_| src(pb::media_source::Source::Data(vec![1, 2, 3])))
+                    .collect(),
+                ..send(|_| {})
+            },
+            Code::InvalidArgument,
+            "TOO_MANY_IMAGES",
+        ),
+        (
+            "nothing to send",
+            send(|_| {}),
+            Code::InvalidArgument,
+            "EMPTY_MESSAGE",
+        ),
+    ];
+    for (what, req, code, why) in hostile_sends {
+        let status = messages.send_message(req).await.expect_err(what);
+        assert_eq!(status.code(), code, "{what}: {status:?}");
+        assert_eq!(reason(&status), why, "{what}: {status:?}");
+    }
+    assert!(
+        control
+            .actions()
+            .iter()
+            .all(|a| a.action != "send_group_msg"),
+        "a hostile send reached the peer"
+    );
+
+    let body = mp4(4096);
+    // (what, declared size, declared sha256, bytes, code, reason)
+    type UploadCase = (
+        &'static str,
+        Option<i64>,
+        Option<String>,
+        Vec<u8>,
+        Code,
+        &'static str,
+    );
+    let hostile_uploads: Vec<UploadCase> = vec![
+        (
+            "declared size over the limit",
+            Some(31 * 1024 * 1024),
+            None,
+            body.clone(),
+            Code::ResourceExhausted,
+            "MEDIA_TOO_LARGE",
+        ),
+        (
+            "truncated: fewer bytes than declared",
+            Some(8192),
+            None,
+            body.clone(),
+            Code::InvalidArgument,
+            "MEDIA_SIZE_MISMATCH",
+        ),
+        (
+            "wrong sha256",
+            Some(4096),
+            Some(sha_hex(b"something else")),
+            body.clone(),
+            Code::InvalidArgument,
+            "MEDIA_CHECKSUM_MISMATCH",
+        ),
+        (
+            "not a video",
+            None,
+            None,
+            b"#!/bin/sh\nrm -rf /\n".to_vec(),
+            Code::InvalidArgument,
+            "MEDIA_TYPE_MISMATCH",
+        ),
+        (
+            "negative declared size",
+            Some(-1),
+            None,
+            body.clone(),
+            Code::InvalidArgument,
+            "INVALID_REQUEST",
+        ),
+    ];
+    for (what, size, sha, bytes, code, why) in hostile_uploads {
+        let status = media
+            .upload_media(upload_stream(pb::MediaKind::Video, size, sha, &bytes))
+            .await
+            .expect_err(what);
+        assert_eq!(status.code(), code, "{what}: {status:?}");
+        assert_eq!(reason(&status), why, "{what}: {status:?}");
+    }
+    // The honest upload still works.
+    media
+        .upload_media(upload_stream(
+            pb::MediaKind::Video,
+            Some(4096),
+            Some(sha_hex(&body)),
+            &body,
+        ))
+        .await
+        .expect("a good upload");
+
+    // Tools never throw: bad calls come back as failed results.
+    let mut tools = gw.tools();
+    for (what, name, args) in [
+        ("unknown tool", "rm_rf".to_string(), "{}".to_string()),
+        ("empty name", String::new(), "{}".to_string()),
+        (
+            "deeply nested arguments",
+            "snowluma_get_history".to_string(),
+            format!(
+                "{{\"target\":{}1{}}}",
+                "[".repeat(100_000),
+                "]".repeat(100_000)
+            ),
+        ),
+        (
+            "not JSON",
+            "snowluma_get_history".to_string(),
+            "{\"target\":".to_string(),
+        ),
+        (
+            "number out of range",
+            "snowluma_get_group_members".to_string(),
+            "{\"groupId\":1e999}".to_string(),
+        ),
+        (
+            "path-like target",
+            "snowluma_get_history".to_string(),
+            "{\"target\":\"group:../../etc\"}".to_string(),
+        ),
+    ] {
+        let r = tools
+            .call_tool(pb::CallToolRequest {
+                name,
+                arguments_json: args,
+            })
+            .await
+            .unwrap_or_else(|s| panic!("{what}: {s:?}"))
+            .into_inner();
+        assert!(r.is_error, "{what}: {r:?}");
+        let details: Value = serde_json::from_str(&r.details_json).expect("details JSON");
+        assert_eq!(details["status"], "failed", "{what}: {details}");
+        assert_eq!(details["error"].as_str(), Some(r.text.as_str()), "{what}");
+    }
+    // A huge count through the tool is clamped, as the seeds say.
+    let r = tools
+        .call_tool(pb::CallToolRequest {
+            name: "snowluma_get_history".into(),
+            arguments_json: format!("{{\"target\":\"group:{SANDBOX_GROUP}\",\"count\":1e300}}"),
+        })
+        .await
+        .expect("history tool")
+        .into_inner();
+    assert!(!r.is_error, "{r:?}");
+    let details: Value = serde_json::from_str(&r.details_json).expect("details JSON");
+    assert_eq!(details["count"], 100, "{details}");
 }
