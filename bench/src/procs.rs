@@ -205,6 +205,8 @@ impl SandboxProc {
 pub struct GatewayOptions {
     /// Extra lines appended to `[accounts.default]`.
     pub account_extra: String,
+    /// Extra top-level tables (e.g. `[events]`), written before the accounts.
+    pub config_extra: String,
     /// Reuse this data directory (e.g. after a kill); a fresh one otherwise.
     pub data_dir: Option<PathBuf>,
 }
@@ -232,9 +234,9 @@ impl GatewayProc {
             .clone()
             .unwrap_or_else(|| temp.path().join("data"));
         let config = format!(
-            "[server]\nlisten = \"127.0.0.1:0\"\ndata_dir = {data_dir:?}\n\n\
+            "[server]\nlisten = \"127.0.0.1:0\"\ndata_dir = {data_dir:?}\n\n{}\n\
              [accounts.default]\nws_url = {ws_url:?}\ngroups = [{BENCH_GROUP}]\n{}\n",
-            opts.account_extra
+            opts.config_extra, opts.account_extra
         );
         let path = temp.path().join("gateway.toml");
         std::fs::write(&path, config).context("writing gateway.toml")?;

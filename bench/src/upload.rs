@@ -150,7 +150,7 @@ pub async fn measure(bin: &Path, ws_url: &str, peer_pid: u32, rounds: usize) -> 
     let sha = hex::encode(Sha256::digest(&payload));
     let opts = GatewayOptions {
         account_extra: RAISED_LIMITS.into(),
-        data_dir: None,
+        ..GatewayOptions::default()
     };
     let mut samples = Vec::new();
     for _ in 0..rounds {
