@@ -179,6 +179,39 @@ async fn next_event(rx: &mut Option<mpsc::UnboundedReceiver<Utf8Bytes>>) -> Opti
     }
 }
 
+/// Handles one client frame; `Err` ends the connection (a drop fault or a dead sink).
+async fn on_message<S>(
+    shared: &Shared,
+    sink: &mut S,
+    replier: &mut Replier,
+    slow: &mut VecDeque<(Instant, Utf8Bytes)>,
+    msg: &Message,
+) -> Result<(), ()>
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    // Pings are answered by tungstenite; close replies too, then the stream ends.
+    let disposition = match msg {
+        Message::Text(t) => on_frame(shared, t.as_bytes()),
+        Message::Binary(b) => on_frame(shared, b),
+        _ => None,
+    };
+    match disposition {
+        None | Some(Disposition::Silent) => Ok(()),
+        Some(Disposition::Drop) => Err(()),
+        Some(Disposition::Reply { reply, delay }) => {
+            let text = Utf8Bytes::from(reply.body.to_string());
+            match delay {
+                Some(d) => {
+                    slow.push_back((Instant::now() + d, text));
+                    Ok(())
+                }
+                None => replier.deliver(shared, sink, text).await,
+            }
+        }
+    }
+}
+
 async fn tick(iv: &mut Option<Interval>) {
     match iv {
         Some(iv) => {
@@ -340,35 +373,27 @@ pub(crate) async fn session<S>(
         garbage: 0,
     };
     let mut slow: VecDeque<(Instant, Utf8Bytes)> = VecDeque::new();
+    // Frames read just as the link went silent (the select below uses the state from the top
+    // of its iteration): kept, like the kernel buffers would, and handled once it recovers.
+    let mut parked: VecDeque<Message> = VecDeque::new();
     loop {
         let silenced = shared.faults().silenced();
+        if !silenced && let Some(msg) = parked.pop_front() {
+            match on_message(&shared, &mut sink, &mut replier, &mut slow, &msg).await {
+                Ok(()) => continue,
+                Err(()) => break,
+            }
+        }
         let step: Result<(), ()> = tokio::select! {
             _ = kill.changed() => break,
             // A half-dead link does not even read (no pongs, requests pile up in buffers).
             frame = stream.next(), if !silenced => match frame {
                 None | Some(Err(_)) => break,
-                Some(Ok(msg)) => {
-                    // Pings are answered by tungstenite; close replies too, then the stream ends.
-                    let disposition = match &msg {
-                        Message::Text(t) => on_frame(&shared, t.as_bytes()),
-                        Message::Binary(b) => on_frame(&shared, b),
-                        _ => None,
-                    };
-                    match disposition {
-                        None | Some(Disposition::Silent) => Ok(()),
-                        Some(Disposition::Drop) => break,
-                        Some(Disposition::Reply { reply, delay }) => {
-                            let text = Utf8Bytes::from(reply.body.to_string());
-                            match delay {
-                                Some(d) => {
-                                    slow.push_back((Instant::now() + d, text));
-                                    Ok(())
-                                }
-                                None => replier.deliver(&shared, &mut sink, text).await,
-                            }
-                        }
-                    }
+                Some(Ok(msg)) if shared.faults().silenced() => {
+                    parked.push_back(msg);
+                    Ok(())
                 }
+                Some(Ok(msg)) => on_message(&shared, &mut sink, &mut replier, &mut slow, &msg).await,
             },
             ev = next_event(&mut events_rx) => match ev {
                 Some(text) if !silenced => sink.send(Message::Text(text)).await.map_err(|_| ()),
