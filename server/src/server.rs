@@ -84,6 +84,11 @@ pub async fn run_with(
         )
     })?;
     let grace = Duration::from_millis(config.server.grace_period_ms);
+    // Two stages: `streams` ends open event streams as soon as shutdown
+    // starts (the server waits for every open call, streams included);
+    // `cancel` stops connections and background work only after in-flight
+    // RPCs have drained, since they still need their peers to answer.
+    let streams = CancellationToken::new();
     let cancel = CancellationToken::new();
     let mut config = config;
     let sandbox = if config.accounts.is_empty() {
@@ -93,7 +98,7 @@ pub async fn run_with(
     };
     let config = Arc::new(config);
 
-    let hub = Arc::new(EventHub::new(config.events.buffer_size, cancel.clone()));
+    let hub = Arc::new(EventHub::new(config.events.buffer_size, streams.clone()));
     let sink: Arc<dyn EventSink> = hub.clone();
     let accounts = onebot::start_accounts(&config, sink, cancel.clone())
         .await
@@ -177,6 +182,7 @@ pub async fn run_with(
     tokio::select! {
         _ = shutdown => {}
         result = &mut server => {
+            streams.cancel();
             cancel.cancel();
             return match result {
                 Ok(r) => r.context("gRPC server failed"),
@@ -186,16 +192,19 @@ pub async fn run_with(
     }
     tracing::info!(grace_ms = grace.as_millis() as u64, "shutting down");
     grpc::report_shutdown(&reporter, &gw).await;
-    cancel.cancel();
+    streams.cancel();
     let _ = stop_tx.send(());
-    match tokio::time::timeout(grace, &mut server).await {
-        Ok(Ok(r)) => r.context("gRPC server failed")?,
-        Ok(Err(e)) => return Err(anyhow::anyhow!("gRPC server task failed: {e}")),
+    let drained = match tokio::time::timeout(grace, &mut server).await {
+        Ok(Ok(r)) => r.context("gRPC server failed"),
+        Ok(Err(e)) => Err(anyhow::anyhow!("gRPC server task failed: {e}")),
         Err(_) => {
             tracing::warn!("grace period over; cancelling in-flight RPCs");
             server.abort();
+            Ok(())
         }
-    }
+    };
+    cancel.cancel();
+    drained?;
     if let Some(sandbox) = sandbox {
         sandbox.shutdown().await;
     }
