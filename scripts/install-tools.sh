@@ -14,6 +14,7 @@ PROTOC_GEN_GO_GRPC_VERSION=v1.6.2   # google.golang.org/grpc/cmd/protoc-gen-go-g
 PROTOC_VERSION=4.36.2               # com.google.protobuf:protoc (= protobuf-java runtime)
 GRPC_JAVA_VERSION=1.83.1            # io.grpc:protoc-gen-grpc-java (= grpc-java runtime)
 GRPCURL_VERSION=v1.9.3
+CARGO_DENY_VERSION=0.20.2           # licenses, bans, sources (deny.toml)
 
 # Rust toolchain pinned by rust-toolchain.toml (rustup installs it on first use).
 rustup show active-toolchain >/dev/null
@@ -69,4 +70,12 @@ if [ requirements-dev.txt -nt "$TOOLS/venv/.install-stamp" ] \
   "$TOOLS/venv/bin/pip" install --quiet --disable-pip-version-check --no-deps \
     --no-build-isolation -e client-sdk/python
   touch "$TOOLS/venv/.install-stamp"
+fi
+
+# cargo-deny, built from crates.io into .tools/bin once (~4 minutes on 2 cores; a stamp per
+# pinned version, so CI caches it with .tools/).
+if [ ! -x "$TOOLS/bin/cargo-deny" ] || [ ! -f "$TOOLS/bin/.cargo-deny-$CARGO_DENY_VERSION" ]; then
+  cargo install cargo-deny --version "$CARGO_DENY_VERSION" --locked --root "$TOOLS"
+  rm -f "$TOOLS/bin/.cargo-deny-"*
+  touch "$TOOLS/bin/.cargo-deny-$CARGO_DENY_VERSION"
 fi

@@ -28,8 +28,23 @@ step "codegen drift"
 step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "cargo clippy --features otlp (the optional OpenTelemetry exporter)"
+cargo clippy -p onebot-gateway --lib --features otlp -- -D warnings
+
+step "cargo deny (licenses, bans, sources; advisories need GitHub, unreachable here)"
+cargo deny check licenses bans sources
+
+step "Dockerfile lint (hadolint)"
+hadolint Dockerfile
+
+step "Kubernetes manifests against the bundled schemas (kubernetes-validate)"
+kubernetes-validate --strict --quiet deploy/k8s/*.yaml
+
 step "cargo build --release (binary used by SDK and grpcurl tests)"
 cargo build --release -p onebot-gateway
+
+step "deploy configs load and validate (compose and Kubernetes ConfigMap)"
+./scripts/check-deploy-configs.sh
 
 step "cargo test"
 cargo test --workspace

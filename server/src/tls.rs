@@ -18,7 +18,7 @@ use std::time::Duration;
 use rustls::server::WebPkiClientVerifier;
 use rustls::{ClientConfig, RootCertStore, ServerConfig};
 use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use sha2::{Digest, Sha256};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -27,6 +27,7 @@ use tokio_stream::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::TlsConfig;
+use crate::onebot::transport::{BoxIo, Connector, TcpConnector};
 use crate::telemetry::metrics as m;
 
 /// A TLS setup problem, naming the file or key at fault.
@@ -308,9 +309,24 @@ impl PeerTls {
         self.client.clone()
     }
 
-    /// The connector for `tokio_tungstenite::connect_async_tls_with_config`.
-    pub fn ws_connector(&self) -> tokio_tungstenite::Connector {
-        tokio_tungstenite::Connector::Rustls(self.client.clone())
+    /// The TLS server name of a `wss://` URL; `None` for any other URL.
+    pub fn wss_server_name(&self, ws_url: &str) -> Option<ServerName<'static>> {
+        let url = url::Url::parse(ws_url).ok()?;
+        if url.scheme() != "wss" {
+            return None;
+        }
+        let host = url.host_str()?.trim_matches(['[', ']']).to_string();
+        ServerName::try_from(host).ok()
+    }
+
+    /// A forward-WebSocket connector that dials `tcp` and speaks TLS to
+    /// `name` on top (`wss://`).
+    pub fn connector(&self, tcp: TcpConnector, name: ServerName<'static>) -> WssConnector {
+        WssConnector {
+            tcp,
+            name,
+            tls: tokio_rustls::TlsConnector::from(self.client.clone()),
+        }
     }
 
     /// Adds the extra roots to an HTTP client builder (system roots stay).
@@ -320,6 +336,22 @@ impl PeerTls {
             .iter()
             .filter_map(|der| reqwest::Certificate::from_der(der).ok());
         builder.tls_certs_merge(certs)
+    }
+}
+
+/// Dials a `wss://` peer: TCP, then TLS verified by [`PeerTls`].
+pub struct WssConnector {
+    tcp: TcpConnector,
+    name: ServerName<'static>,
+    tls: tokio_rustls::TlsConnector,
+}
+
+#[async_trait::async_trait]
+impl Connector for WssConnector {
+    async fn connect(&self) -> io::Result<BoxIo> {
+        let tcp = self.tcp.connect().await?;
+        let tls = self.tls.connect(self.name.clone(), tcp).await?;
+        Ok(Box::new(tls))
     }
 }
 

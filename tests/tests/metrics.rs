@@ -114,3 +114,86 @@ async fn metrics_are_scraped_after_traffic() {
     assert_eq!(status, 404);
     gw.stop().await.unwrap();
 }
+
+/// Peer-side metrics after real traffic to the sandbox: action latency by
+/// action and retcode, pending calls back to zero, staged upload bytes and a
+/// reconnect after the peer dropped the connection.
+#[tokio::test]
+async fn peer_upload_and_reconnect_metrics() {
+    let sandbox = sandbox(SandboxFlavor::NapCat).await;
+    let mut config = config_for(&sandbox, &[20_000_003]);
+    config.metrics = Some(MetricsConfig::default());
+    if let Some(a) = config.accounts.get_mut("default") {
+        a.backoff_min_ms = 20;
+        a.backoff_max_ms = 50;
+    }
+    let gw = TestGateway::start(config).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+
+    gw.groups()
+        .list_groups(pb::ListGroupsRequest::default())
+        .await
+        .unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.resize(1000, 0);
+    let upload = vec![
+        pb::UploadMediaRequest {
+            payload: Some(pb::upload_media_request::Payload::Header(
+                pb::UploadMediaHeader {
+                    kind: pb::MediaKind::Image as i32,
+                    size: Some(png.len() as i64),
+                    ..Default::default()
+                },
+            )),
+        },
+        pb::UploadMediaRequest {
+            payload: Some(pb::upload_media_request::Payload::Chunk(png)),
+        },
+    ];
+    gw.media()
+        .upload_media(tokio_stream::iter(upload))
+        .await
+        .unwrap();
+    // The peer drops the link; the gateway reconnects.
+    let control = sandbox.control();
+    control.drop_connections();
+    control.wait_connections(1).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+
+    let (_, page) = scrape(&gw, "/metrics").await;
+    let acct = "account=\"default\"";
+    let groups = sample(
+        &page,
+        "onebot_gateway_peer_action_seconds_count",
+        &[acct, "action=\"get_group_list\"", "retcode=\"0\""],
+    );
+    assert!(groups.is_some_and(|n| n >= 1.0), "{page}");
+    assert!(
+        page.contains("onebot_gateway_peer_action_seconds_bucket{"),
+        "{page}"
+    );
+    assert_eq!(
+        sample(&page, "onebot_gateway_pending_calls", &[acct]),
+        Some(0.0),
+        "{page}"
+    );
+    assert_eq!(
+        sample(
+            &page,
+            "onebot_gateway_upload_bytes_total",
+            &[acct, "kind=\"image\""]
+        ),
+        Some(1000.0),
+        "{page}"
+    );
+    let reconnects = sample(&page, "onebot_gateway_reconnects_total", &[acct]);
+    assert!(reconnects.is_some_and(|n| n >= 1.0), "{page}");
+    assert_eq!(
+        sample(&page, "onebot_gateway_account_up", &[acct]),
+        Some(1.0),
+        "{page}"
+    );
+    gw.stop().await.unwrap();
+}

@@ -198,3 +198,42 @@ fn print_config_and_config_errors_are_redacted() {
         "{err}"
     );
 }
+
+/// Plaintext on a non-loopback address is allowed but warned about.
+#[tokio::test(flavor = "current_thread")]
+async fn plaintext_beyond_loopback_logs_a_warning() {
+    let capture = Capture::default();
+    let writer = capture.clone();
+    let dispatch = tracing::Dispatch::new(subscriber(
+        LogFormat::Text,
+        EnvFilter::new("onebot_gateway=info"),
+        move || writer.clone(),
+        false,
+    ));
+    let _guard = tracing::dispatcher::set_default(&dispatch);
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let data = tempfile::tempdir().unwrap();
+    let mut config = Config::default();
+    config.server.data_dir = data.path().to_path_buf();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(onebot_gateway::server::run(config, listener, async move {
+        let _ = stopped.await;
+    }));
+    let channel = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    tonic_health::pb::health_client::HealthClient::new(channel)
+        .check(tonic_health::pb::HealthCheckRequest::default())
+        .await
+        .unwrap();
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+    let logs = capture.text();
+    assert!(
+        logs.contains("WARN") && logs.contains("plaintext on a non-loopback address"),
+        "{logs}"
+    );
+}

@@ -357,6 +357,7 @@ impl Sender {
         let (pacing, pacing_scope) = self.limits.pacing(n);
         loop {
             let rate_limited = |wait: Duration, scope: &str| {
+                crate::telemetry::metrics::rate_limited(&self.account.id, scope, true);
                 WriteMetrics::bump(&self.metrics.rate_limited, 1);
                 Error::new(
                     Kind::RateLimited,
@@ -379,6 +380,7 @@ impl Sender {
                     if deadline.is_some_and(|d| Instant::now() + wait + pacing > d) {
                         return refuse(reply, rate_limited(wait, scope.name()));
                     }
+                    crate::telemetry::metrics::rate_limited(&self.account.id, scope.name(), false);
                     // The caller drops its receiver when it withdraws.
                     tokio::select! {
                         _ = tokio::time::sleep(wait) => {}
@@ -510,6 +512,11 @@ impl Sender {
 
     fn report_expired(&self, expired: &[QueuedEntry]) {
         for entry in expired {
+            crate::telemetry::metrics::queue_entries(
+                &self.account.id,
+                crate::telemetry::metrics::QueueOutcome::Expired,
+                1,
+            );
             WriteMetrics::bump(&self.metrics.queue_expired, 1);
             tracing::warn!(
                 account_id = %self.account.id,
@@ -603,6 +610,11 @@ impl Sender {
                 }
             }
         }
+        crate::telemetry::metrics::queue_entries(
+            id,
+            crate::telemetry::metrics::QueueOutcome::Flushed,
+            1,
+        );
         WriteMetrics::bump(&self.metrics.queue_flushed, 1);
         tracing::info!(account_id = %id, group_id = entry.group_id, seq = entry.seq, "queued message sent");
         self.queue.remove(id, entry.seq).await.is_ok()

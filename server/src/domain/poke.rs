@@ -42,10 +42,11 @@ impl Gateway {
             match limit.try_take(&(), 1) {
                 Ok(()) => break,
                 Err(wait) => {
-                    if ctx
+                    let refused = ctx
                         .deadline
-                        .is_some_and(|d| tokio::time::Instant::now() + wait > d)
-                    {
+                        .is_some_and(|d| tokio::time::Instant::now() + wait > d);
+                    crate::telemetry::metrics::rate_limited(&account.id, "poke", refused);
+                    if refused {
                         return Err(Error::new(
                             Kind::RateLimited,
                             "the poke rate limit is reached; waiting would pass the deadline",

@@ -483,7 +483,9 @@ impl Plan {
                 now_ms(),
             )
             .await?;
+        use crate::telemetry::metrics::{QueueOutcome, queue_entries};
         for e in &expired {
+            queue_entries(&self.account.id, QueueOutcome::Expired, 1);
             self.write
                 .metrics
                 .queue_expired
@@ -496,6 +498,7 @@ impl Plan {
                 "queued message expired before the account came back online; it was not sent"
             );
         }
+        queue_entries(&self.account.id, QueueOutcome::Queued, 1);
         self.write
             .metrics
             .queued

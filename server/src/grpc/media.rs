@@ -55,7 +55,9 @@ impl MediaApi {
                 }
             }
         }
-        Ok(response(upload.finish().await?))
+        let staged = upload.finish().await?;
+        crate::telemetry::metrics::upload_bytes(&account.id, staged.kind, staged.size);
+        Ok(response(staged))
     }
 }
 

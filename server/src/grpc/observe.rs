@@ -1,6 +1,7 @@
 //! The outermost tower layer: a request id, one `rpc` span per call, an
-//! access log line and the per-RPC metrics (started, handled by code,
-//! latency until the response ends, in flight).
+//! access log line (`rpc finished`: debug for OK, info for failures, warn
+//! for INTERNAL/UNKNOWN/DATA_LOSS) and the per-RPC metrics (started,
+//! handled by code, latency until the response ends, in flight).
 //!
 //! The request id is the client's `x-request-id` when it is a short
 //! printable string, else a fresh random one; it is set on the request (for
@@ -94,11 +95,17 @@ impl Completion {
         metrics::gauge!(m::IN_FLIGHT).decrement(1.0);
         self.span.record("code", code_name);
         let elapsed_ms = elapsed.as_secs_f64() * 1000.0;
-        self.span.in_scope(|| {
-            if matches!(code, tonic::Code::Internal | tonic::Code::Unknown) {
-                tracing::warn!(target: "onebot_gateway::access", code = code_name, elapsed_ms, "rpc finished");
-            } else {
-                tracing::info!(target: "onebot_gateway::access", code = code_name, elapsed_ms, "rpc finished");
+        // Successful calls log at debug (thousands a second are normal),
+        // failures at info, the gateway's own faults at warn.
+        self.span.in_scope(|| match code {
+            tonic::Code::Ok => {
+                tracing::debug!(target: "onebot_gateway::access", code = code_name, elapsed_ms, "rpc finished")
+            }
+            tonic::Code::Internal | tonic::Code::Unknown | tonic::Code::DataLoss => {
+                tracing::warn!(target: "onebot_gateway::access", code = code_name, elapsed_ms, "rpc finished")
+            }
+            _ => {
+                tracing::info!(target: "onebot_gateway::access", code = code_name, elapsed_ms, "rpc finished")
             }
         });
     }

@@ -166,12 +166,19 @@ impl AccountClient {
             Owner::Http
         };
         let token = cfg.access_token.as_ref().map(|t| t.expose().to_string());
+        // System roots plus `ca_file` for wss:// and https:// peers.
+        let peer_tls =
+            crate::tls::PeerTls::new(cfg.ca_file.as_deref(), &format!("accounts.{id}.ca_file"))
+                .map_err(|e| {
+                    Error::internal(format!("account {id:?}: {e}")).with("account_id", id)
+                })?;
         let http = match &cfg.http_url {
             Some(url) => Some(Arc::new(
                 HttpTransport::new(
                     url,
                     token.as_deref(),
                     Duration::from_millis(cfg.connect_timeout_ms),
+                    &peer_tls,
                 )
                 .map_err(|e| Error::internal(format!("account {id:?}: {e}")))?,
             )),
@@ -180,11 +187,16 @@ impl AccountClient {
         let connector = match (owner, &cfg.ws_url, connector) {
             (Owner::Forward, _, Some(c)) => Some(c),
             (Owner::Forward, Some(url), None) => {
-                Some(Arc::new(TcpConnector::for_url(url).ok_or_else(|| {
+                let tcp = TcpConnector::for_url(url).ok_or_else(|| {
                     Error::internal(format!(
-                        "account {id:?}: ws_url {url:?} is not a ws:// URL with a host"
+                        "account {id:?}: ws_url {:?} is not a ws:// or wss:// URL with a host",
+                        crate::config::redact_url(url)
                     ))
-                })?) as Arc<dyn Connector>)
+                })?;
+                Some(match peer_tls.wss_server_name(url) {
+                    Some(name) => Arc::new(peer_tls.connector(tcp, name)) as Arc<dyn Connector>,
+                    None => Arc::new(tcp) as Arc<dyn Connector>,
+                })
             }
             _ => None,
         };
@@ -423,6 +435,7 @@ impl Inner {
                     if !self.sleep(auth_retry).await {
                         break;
                     }
+                    crate::telemetry::metrics::reconnect(&self.id);
                 }
                 Once::Failed { detail, connected } => {
                     if connected {
@@ -434,6 +447,7 @@ impl Inner {
                     if !self.sleep(delay).await {
                         break;
                     }
+                    crate::telemetry::metrics::reconnect(&self.id);
                 }
             }
         }
@@ -449,11 +463,13 @@ impl Inner {
             .as_ref()
             .map(|t| t.expose().to_string());
         let connect_timeout = Duration::from_millis(self.cfg.connect_timeout_ms);
+        // Errors show the URL without credentials typed into it.
+        let shown = crate::config::redact_url(&url);
         let attempt = tokio::time::timeout(connect_timeout, async {
             let io = connector
                 .connect()
                 .await
-                .map_err(|e| ConnectError::Failed(format!("connect to {url} failed: {e}")))?;
+                .map_err(|e| ConnectError::Failed(format!("connect to {shown} failed: {e}")))?;
             ws::handshake(io, &url, token.as_deref(), self.cfg.token_in_query).await
         })
         .await;
@@ -461,7 +477,7 @@ impl Inner {
             Err(_) => {
                 return Once::Failed {
                     detail: format!(
-                        "connect to {url} timed out after {} ms",
+                        "connect to {shown} timed out after {} ms",
                         connect_timeout.as_millis()
                     ),
                     connected: false,
@@ -636,6 +652,7 @@ impl Inner {
                     if !self.sleep(auth_retry).await {
                         break;
                     }
+                    crate::telemetry::metrics::reconnect(&self.id);
                 }
                 Err(e) => {
                     self.set_http_ok(false);
@@ -647,6 +664,7 @@ impl Inner {
                     if !self.sleep(delay).await {
                         break;
                     }
+                    crate::telemetry::metrics::reconnect(&self.id);
                     if drives_state {
                         self.set_state(ConnState::Connecting, "");
                     }
@@ -731,9 +749,12 @@ impl Inner {
         // they are: they are not copied again on the way to the socket.
         let params = ParamsJson::new(params);
         let mut retried = false;
+        use crate::telemetry::metrics::{self as m, ActionOutcome};
+        let _pending = m::PendingCall::start(&self.id);
         loop {
             let route = self.route(action, ctx).await?;
             let flavor = self.flavor();
+            let sent_at = Instant::now();
             match route {
                 Route::Ws(link) => {
                     match link
@@ -741,6 +762,7 @@ impl Inner {
                         .await
                     {
                         Ok(frame) => {
+                            m::peer_reply(&self.id, action, &frame, sent_at.elapsed());
                             return retcode::classify_owned(flavor, Via::Ws, action, frame);
                         }
                         // The link died between picking it and sending: nothing
@@ -749,12 +771,32 @@ impl Inner {
                             retried = true;
                             self.clear_link(&link);
                         }
-                        Err(e) => return Err(self.link_error(action, e, timeout)),
+                        Err(e) => {
+                            let outcome = match e {
+                                LinkError::Timeout { .. } => ActionOutcome::Timeout,
+                                LinkError::Lost => ActionOutcome::Lost,
+                                LinkError::NotSent | LinkError::Full => ActionOutcome::Error,
+                            };
+                            m::peer_action(&self.id, action, outcome, sent_at.elapsed());
+                            return Err(self.link_error(action, e, timeout));
+                        }
                     }
                 }
                 Route::Http(http) => {
                     let left = deadline.saturating_duration_since(Instant::now());
-                    return match http.call_json(action, &params, left).await {
+                    let answer = http.call_json(action, &params, left).await;
+                    let elapsed = sent_at.elapsed();
+                    match &answer {
+                        Ok((_, frame)) => m::peer_reply(&self.id, action, frame, elapsed),
+                        Err(HttpError::Timeout) => {
+                            m::peer_action(&self.id, action, ActionOutcome::Timeout, elapsed)
+                        }
+                        Err(HttpError::Lost(_)) => {
+                            m::peer_action(&self.id, action, ActionOutcome::Lost, elapsed)
+                        }
+                        Err(_) => m::peer_action(&self.id, action, ActionOutcome::Error, elapsed),
+                    }
+                    return match answer {
                         Ok((status, frame)) => {
                             retcode::classify_owned(flavor, Via::Http(status), action, frame)
                         }

@@ -23,7 +23,7 @@
 //! | `onebot_gateway_peer_action_seconds` | histogram | `account`, `action`, `retcode` |
 //! | `onebot_gateway_queue_depth` | gauge | `account` |
 //! | `onebot_gateway_queue_entries_total` | counter | `account`, `outcome` (`queued`, `expired`, `flushed`) |
-//! | `onebot_gateway_rate_limited_total` | counter | `account`, `scope` |
+//! | `onebot_gateway_rate_limited_total` | counter | `account`, `scope`, `outcome` (`refused`, `delayed`) |
 //! | `onebot_gateway_upload_bytes_total` | counter | `account`, `kind` |
 
 use std::sync::{Arc, OnceLock};
@@ -156,9 +156,26 @@ pub fn reconnect(account: &str) {
     counter!(RECONNECTS, "account" => account.to_string()).increment(1);
 }
 
-/// `account` now has `n` actions waiting for replies.
-pub fn pending_calls(account: &str, n: usize) {
-    gauge!(PENDING_CALLS, "account" => account.to_string()).set(n as f64);
+/// One action of an account waiting for the peer's reply (counted in
+/// [`PENDING_CALLS`] until dropped).
+#[derive(Debug)]
+pub struct PendingCall {
+    gauge: metrics::Gauge,
+}
+
+impl PendingCall {
+    /// Counts a call of `account` as pending.
+    pub fn start(account: &str) -> Self {
+        let gauge = gauge!(PENDING_CALLS, "account" => account.to_string());
+        gauge.increment(1.0);
+        Self { gauge }
+    }
+}
+
+impl Drop for PendingCall {
+    fn drop(&mut self) {
+        self.gauge.decrement(1.0);
+    }
 }
 
 /// Outcome of one OneBot action, for [`peer_action`].
@@ -172,6 +189,16 @@ pub enum ActionOutcome {
     Lost,
     /// The action could not be sent or the reply not decoded.
     Error,
+}
+
+/// The peer answered `action` of `account` with `frame` after `elapsed`:
+/// recorded under the frame's `retcode` (0 when it has none).
+pub fn peer_reply(account: &str, action: &str, frame: &serde_json::Value, elapsed: Duration) {
+    let retcode = frame
+        .get("retcode")
+        .and_then(crate::onebot::model::int_of)
+        .unwrap_or(0);
+    peer_action(account, action, ActionOutcome::Retcode(retcode), elapsed);
 }
 
 /// One OneBot action of `account` took `elapsed`.
@@ -213,10 +240,16 @@ pub fn queue_entries(account: &str, outcome: QueueOutcome, n: u64) {
 }
 
 /// A send or poke of `account` hit the `scope` rate limit (`group`,
-/// `account`, `poke`).
-pub fn rate_limited(account: &str, scope: &str) {
-    counter!(RATE_LIMITED, "account" => account.to_string(), "scope" => scope.to_string())
-        .increment(1);
+/// `account`, `poke`, ...): `refused` when waiting would pass its deadline,
+/// else it was delayed.
+pub fn rate_limited(account: &str, scope: &str, refused: bool) {
+    counter!(
+        RATE_LIMITED,
+        "account" => account.to_string(),
+        "scope" => scope.to_string(),
+        "outcome" => if refused { "refused" } else { "delayed" }
+    )
+    .increment(1);
 }
 
 /// `n` bytes of `kind` were staged for `account`.
@@ -330,10 +363,16 @@ mod tests {
             .unwrap()
             .build_recorder();
         let handle = recorder.handle();
-        metrics::with_local_recorder(&recorder, || {
+        let waiting = metrics::with_local_recorder(&recorder, || {
             reconnect("a");
             reconnect("a");
-            pending_calls("a", 3);
+            drop(PendingCall::start("a"));
+            peer_reply(
+                "a",
+                "get_msg",
+                &serde_json::json!({"status": "failed", "retcode": "1404"}),
+                Duration::from_millis(5),
+            );
             peer_action(
                 "a",
                 "send_group_msg",
@@ -349,22 +388,29 @@ mod tests {
             queue_entries("a", QueueOutcome::Queued, 2);
             queue_entries("a", QueueOutcome::Flushed, 1);
             queue_entries("a", QueueOutcome::Expired, 1);
-            rate_limited("a", "group");
+            rate_limited("a", "group", true);
             upload_bytes("a", MediaKind::Image, 1024);
             shed("concurrency");
             auth_failure("invalid");
             tls_reload(true);
+            [
+                PendingCall::start("a"),
+                PendingCall::start("a"),
+                PendingCall::start("a"),
+            ]
         });
         let page = handle.render();
+        drop(waiting);
         for line in [
             "onebot_gateway_reconnects_total{account=\"a\"} 2",
             "onebot_gateway_pending_calls{account=\"a\"} 3",
             "onebot_gateway_peer_action_seconds_bucket{account=\"a\",action=\"send_group_msg\",retcode=\"1200\",le=\"0.1\"} 1",
             "onebot_gateway_peer_action_seconds_count{account=\"a\",action=\"get_group_list\",retcode=\"timeout\"} 1",
+            "onebot_gateway_peer_action_seconds_count{account=\"a\",action=\"get_msg\",retcode=\"1404\"} 1",
             "onebot_gateway_queue_entries_total{account=\"a\",outcome=\"queued\"} 2",
             "onebot_gateway_queue_entries_total{account=\"a\",outcome=\"flushed\"} 1",
             "onebot_gateway_queue_entries_total{account=\"a\",outcome=\"expired\"} 1",
-            "onebot_gateway_rate_limited_total{account=\"a\",scope=\"group\"} 1",
+            "onebot_gateway_rate_limited_total{account=\"a\",scope=\"group\",outcome=\"refused\"} 1",
             "onebot_gateway_upload_bytes_total{account=\"a\",kind=\"image\"} 1024",
             "onebot_gateway_shed_total{limit=\"concurrency\"} 1",
             "onebot_gateway_auth_failures_total{reason=\"invalid\"} 1",

@@ -36,13 +36,15 @@ impl HttpTransport {
         http_url: &str,
         token: Option<&str>,
         connect_timeout: Duration,
+        tls: &crate::tls::PeerTls,
     ) -> Result<Self, String> {
         let mut base = url::Url::parse(http_url).map_err(|e| format!("bad http_url: {e}"))?;
         if !base.path().ends_with('/') {
             let path = format!("{}/", base.path());
             base.set_path(&path);
         }
-        let client = reqwest::Client::builder()
+        let client = tls
+            .http_builder(reqwest::Client::builder())
             .connect_timeout(connect_timeout)
             .build()
             .map_err(|e| format!("HTTP client: {e}"))?;
@@ -104,11 +106,18 @@ impl HttpTransport {
 }
 
 fn classify(e: &reqwest::Error) -> HttpError {
+    // reqwest's message names the URL; show it without credentials.
+    let text = match e.url() {
+        Some(url) => e
+            .to_string()
+            .replace(url.as_str(), &crate::config::redact_url(url.as_str())),
+        None => e.to_string(),
+    };
     if e.is_connect() || e.is_builder() {
-        HttpError::NotSent(e.to_string())
+        HttpError::NotSent(text)
     } else if e.is_timeout() {
         HttpError::Timeout
     } else {
-        HttpError::Lost(e.to_string())
+        HttpError::Lost(text)
     }
 }

@@ -39,11 +39,12 @@ pub struct TcpConnector {
 }
 
 impl TcpConnector {
-    /// A connector for `ws_url`; `None` when the URL has no host or is not
-    /// `ws://` (`wss://` needs TLS, which this connector does not speak).
+    /// A connector for `ws_url` (`ws://`, or the TCP under `wss://` that
+    /// [`crate::tls::PeerTls::connector`] wraps); `None` when the URL has no
+    /// host or another scheme.
     pub fn for_url(ws_url: &str) -> Option<Self> {
         let url = url::Url::parse(ws_url).ok()?;
-        if url.scheme() != "ws" {
+        if url.scheme() != "ws" && url.scheme() != "wss" {
             return None;
         }
         Some(Self {

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Loads every configuration shipped under deploy/ with the release binary (`serve
+# --print-config` validates and exits): deploy/gateway.toml (docker compose) and the
+# config.toml embedded in deploy/k8s/configmap.yaml. Secrets are not needed to validate.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+
+BIN="${ONEBOT_GATEWAY_BIN:-$ROOT/target/release/onebot-gateway}"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+python3 - "$WORK/k8s.toml" <<'PY'
+import sys
+import yaml  # PyYAML, installed with kubernetes-validate
+
+with open("deploy/k8s/configmap.yaml", encoding="utf-8") as f:
+    doc = yaml.safe_load(f)
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    out.write(doc["data"]["config.toml"])
+PY
+
+for config in deploy/gateway.toml "$WORK/k8s.toml"; do
+  if ! "$BIN" serve --config "$config" --print-config >/dev/null; then
+    echo "invalid configuration: $config" >&2
+    exit 1
+  fi
+  echo "ok: $config"
+done
