@@ -65,6 +65,26 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         rounds: usize,
     },
+    /// One system under steady load (for profiling the gateway or the
+    /// sandbox with perf): prints the process ids, then latency and CPU per
+    /// call. Nothing is written.
+    Load {
+        /// `gateway`, `direct` or `echo`.
+        #[arg(long, default_value = "gateway")]
+        system: String,
+        /// `history` or `members`.
+        #[arg(long, default_value = "history")]
+        rpc: String,
+        /// Concurrent callers.
+        #[arg(long, default_value_t = 64)]
+        concurrency: usize,
+        /// Seconds of load.
+        #[arg(long, default_value_t = 10.0)]
+        secs: f64,
+        /// Seconds to wait after printing the pids (to attach a profiler).
+        #[arg(long, default_value_t = 0.0)]
+        pause: f64,
+    },
     /// Steady mixed load for a while; fails on errors or growing memory.
     Soak {
         /// Minutes of load.
@@ -123,6 +143,23 @@ async fn main() -> anyhow::Result<()> {
             soak::run(soak::SoakOptions {
                 duration: Duration::from_secs(secs.max(3)),
                 concurrency: concurrency.max(1),
+                gateway_bin: cli.gateway_bin,
+            })
+            .await
+        }
+        Command::Load {
+            system,
+            rpc,
+            concurrency,
+            secs,
+            pause,
+        } => {
+            run::load_one(run::LoadOptions {
+                system,
+                rpc,
+                concurrency: concurrency.max(1),
+                duration: Duration::from_secs_f64(secs),
+                pause: Duration::from_secs_f64(pause),
                 gateway_bin: cli.gateway_bin,
             })
             .await

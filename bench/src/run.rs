@@ -243,6 +243,78 @@ async fn measure(call: &Call, pids: &[u32], conc: usize, warmup: usize, dur: Dur
     Summary::of(&stats, &used)
 }
 
+/// What `bench load` runs.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// `gateway`, `direct` or `echo`.
+    pub system: String,
+    /// `history` or `members`.
+    pub rpc: String,
+    /// Concurrent callers.
+    pub concurrency: usize,
+    /// Length of the timed run.
+    pub duration: Duration,
+    /// Wait after printing the pids, before the load starts.
+    pub pause: Duration,
+    /// The gateway binary (built when absent).
+    pub gateway_bin: Option<PathBuf>,
+}
+
+/// `bench load`: one system, one RPC, steady load; prints what it measured.
+pub async fn load_one(opts: LoadOptions) -> Result<()> {
+    let bin = crate::procs::gateway_binary(opts.gateway_bin.clone())?;
+    let sandbox = SandboxProc::start(&bin).await?;
+    let gateway = GatewayProc::start(&bin, &sandbox.ws_url, &GatewayOptions::default()).await?;
+    gateway.wait_account_connected().await?;
+    let direct = DirectClient::connect(&sandbox.ws_url).await?;
+    let (history_bytes, members_bytes) = check_answers(&gateway, &direct).await?;
+    let echo = EchoProc::start(history_bytes.max(members_bytes)).await?;
+    let systems = Systems::new(
+        &gateway,
+        &direct,
+        &echo.channel,
+        history_bytes,
+        members_bytes,
+    );
+    let (call, pids) = match (opts.system.as_str(), opts.rpc.as_str()) {
+        ("gateway", "history") => (
+            &systems.gateway_history,
+            vec![gateway.proc.pid, sandbox.proc.pid],
+        ),
+        ("gateway", "members") => (
+            &systems.gateway_members,
+            vec![gateway.proc.pid, sandbox.proc.pid],
+        ),
+        ("direct", "history") => (&systems.direct_history, vec![sandbox.proc.pid]),
+        ("direct", "members") => (&systems.direct_members, vec![sandbox.proc.pid]),
+        ("echo", "history") => (&systems.echo_history, vec![echo.pid]),
+        ("echo", "members") => (&systems.echo_members, vec![echo.pid]),
+        (s, r) => bail!("unknown system {s:?} or rpc {r:?}"),
+    };
+    println!(
+        "pids: gateway {} sandbox {} echo {} bench {}",
+        gateway.proc.pid,
+        sandbox.proc.pid,
+        echo.pid,
+        std::process::id()
+    );
+    tokio::time::sleep(opts.pause).await;
+    let s = measure(call, &pids, opts.concurrency, 5, opts.duration).await;
+    println!(
+        "{} {} c={}: p50 {:.0} µs, p99 {:.0} µs, {:.0} rps, errors {}, CPU per call: serving {:.0} µs, peer {:.0} µs",
+        opts.system,
+        opts.rpc,
+        opts.concurrency,
+        s.p50,
+        s.p99,
+        s.rps,
+        s.errors,
+        s.server_cpu,
+        s.peer_cpu
+    );
+    Ok(())
+}
+
 /// Starts `n` gateways one after the other: start-up times and idle RSS.
 async fn measure_starts(bin: &std::path::Path, ws_url: &str, n: usize) -> Result<Vec<StartSample>> {
     let mut out = Vec::with_capacity(n);

@@ -10,6 +10,11 @@ use clap::{Parser, Subcommand};
 use onebot_gateway::config::{Config, Overrides, TelemetryConfig};
 use onebot_gateway::telemetry::{self, LogFormat};
 
+/// Decoding the peer's JSON is a storm of small allocations; mimalloc serves
+/// them at about half the CPU of the system allocator (`bench/RESULTS.md`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// gRPC gateway for OneBot v11 QQ bots.
 #[derive(Parser, Debug)]
 #[command(name = "onebot-gateway", version, about)]

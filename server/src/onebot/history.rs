@@ -141,9 +141,9 @@ pub fn page(
         }
         Err(e) => return Err(e),
     };
-    let list = match &data {
+    let list = match data {
         Value::Array(list) => list,
-        Value::Object(o) => match o.get("messages") {
+        Value::Object(mut o) => match o.remove("messages") {
             Some(Value::Array(list)) => list,
             None | Some(Value::Null) => return Ok(HistoryPage::default()),
             Some(_) => return Err(protocol_error(chat, "`messages` is not an array")),
@@ -153,8 +153,8 @@ pub fn page(
     };
     let returned = list.len();
     let mut messages: Vec<Message> = list
-        .iter()
-        .filter_map(|v| Message::from_value(v, Some(chat)))
+        .into_iter()
+        .filter_map(|v| Message::from_owned(v, Some(chat)))
         .collect();
     // Oldest first; a stable sort keeps the peer's order within a second.
     messages.sort_by_key(|m| m.time);

@@ -3,6 +3,8 @@
 //! Peers send messages as segment arrays or CQ-code strings; both decode to
 //! [`Segment`]s. Ids are `i64` everywhere (SnowLuma ids are negative).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::api::ChatRef;
@@ -151,8 +153,9 @@ pub struct GroupMember {
     pub join_time: Option<i64>,
     /// Last message time, Unix seconds, when reported (non-zero).
     pub last_sent_time: Option<i64>,
-    /// The peer's own member object, verbatim.
-    pub raw: Value,
+    /// The peer's own member object, verbatim (shared: cached lists hand out
+    /// copies of their members on every call).
+    pub raw: Arc<Value>,
 }
 
 /// A group as `get_group_list` reports it.
@@ -352,6 +355,11 @@ impl Message {
     /// `message_seq`, else `real_id` (go-cqhttp), each only when positive and
     /// different from `message_id`.
     pub fn from_value(raw: &Value, chat: Option<ChatRef>) -> Option<Message> {
+        Self::from_owned(raw.clone(), chat)
+    }
+
+    /// [`from_value`](Self::from_value), keeping `raw` without copying it.
+    pub fn from_owned(raw: Value, chat: Option<ChatRef>) -> Option<Message> {
         let obj = raw.as_object()?;
         let empty = Map::new();
         let sender_obj = field(obj, "sender").as_object().unwrap_or(&empty);
@@ -374,19 +382,20 @@ impl Message {
         }
         .unwrap_or(0);
         let segments = segments_of(field(obj, "message"), field(obj, "raw_message").as_str());
+        let sender = Sender {
+            user_id,
+            nickname: text_field(sender_obj, "nickname"),
+            card: text_field(sender_obj, "card"),
+            role: text_field(sender_obj, "role"),
+        };
         Some(Message {
             message_id,
             message_seq,
             time,
-            sender: Sender {
-                user_id,
-                nickname: text_field(sender_obj, "nickname"),
-                card: text_field(sender_obj, "card"),
-                role: text_field(sender_obj, "role"),
-            },
+            sender,
             segments,
             chat,
-            raw: raw.clone(),
+            raw,
         })
     }
 }
@@ -413,10 +422,15 @@ impl GroupMember {
     /// Decodes one member object. Never fails: a member without a numeric
     /// `user_id` keeps `None` (the peer counted it, so it is listed).
     pub fn from_value(raw: &Value) -> GroupMember {
+        Self::from_owned(raw.clone())
+    }
+
+    /// [`from_value`](Self::from_value), keeping `raw` without copying it.
+    pub fn from_owned(raw: Value) -> GroupMember {
         let empty = Map::new();
         let obj = raw.as_object().unwrap_or(&empty);
         let role = text_field(obj, "role");
-        GroupMember {
+        let member = GroupMember {
             user_id: int_of(field(obj, "user_id")),
             nickname: text_field(obj, "nickname"),
             card: text_field(obj, "card"),
@@ -429,7 +443,11 @@ impl GroupMember {
             level: text_field(obj, "level"),
             join_time: int_of(field(obj, "join_time")).filter(|t| *t != 0),
             last_sent_time: int_of(field(obj, "last_sent_time")).filter(|t| *t != 0),
-            raw: raw.clone(),
+            raw: Arc::default(),
+        };
+        GroupMember {
+            raw: Arc::new(raw),
+            ..member
         }
     }
 }

@@ -25,7 +25,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         .list_group_members(request, ctx)
         .await
         .map_err(domain_failure(&args.account_id))?;
-    let members: Vec<Value> = list.members.iter().map(|m| m.raw.clone()).collect();
+    let members: Vec<Value> = list.members.iter().map(|m| Value::clone(&m.raw)).collect();
     let details = json!({
         "status": "ok",
         "groupId": list.group_id,
