@@ -198,7 +198,11 @@ impl Gateway {
                     .api
                     .get_group_member_list(req.group_id, req.no_cache, ctx)
                     .await?;
-                let members = Arc::new(raw.into_iter().map(GroupMember::from_owned).collect::<Vec<_>>());
+                let members = Arc::new(
+                    raw.into_iter()
+                        .map(GroupMember::from_owned)
+                        .collect::<Vec<_>>(),
+                );
                 let fetched_at = SystemTime::now();
                 if caching {
                     self.member_cache.store(

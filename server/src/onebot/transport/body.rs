@@ -135,9 +135,9 @@ fn escape_free(s: &str) -> bool {
     // Branch-free within each block so the compiler vectorizes the scan:
     // the strings checked here are tens of MiB of base64.
     let needs_escape = |block: &[u8]| {
-        block
-            .iter()
-            .fold(false, |acc, &b| acc | (b == b'"') | (b == b'\\') | (b < 0x20))
+        block.iter().fold(false, |acc, &b| {
+            acc | (b == b'"') | (b == b'\\') | (b < 0x20)
+        })
     };
     let mut blocks = s.as_bytes().chunks_exact(64);
     !blocks.any(needs_escape) && !needs_escape(blocks.remainder())
