@@ -427,28 +427,40 @@ impl GroupMember {
 
     /// [`from_value`](Self::from_value), keeping `raw` without copying it.
     pub fn from_owned(raw: Value) -> GroupMember {
-        let empty = Map::new();
-        let obj = raw.as_object().unwrap_or(&empty);
-        let role = text_field(obj, "role");
-        let member = GroupMember {
-            user_id: int_of(field(obj, "user_id")),
-            nickname: text_field(obj, "nickname"),
-            card: text_field(obj, "card"),
-            role: if role.trim().is_empty() {
-                "member".to_owned()
-            } else {
-                role
-            },
-            title: text_field(obj, "title"),
-            level: text_field(obj, "level"),
-            join_time: int_of(field(obj, "join_time")).filter(|t| *t != 0),
-            last_sent_time: int_of(field(obj, "last_sent_time")).filter(|t| *t != 0),
+        let mut member = GroupMember {
+            user_id: None,
+            nickname: String::new(),
+            card: String::new(),
+            role: String::new(),
+            title: String::new(),
+            level: String::new(),
+            join_time: None,
+            last_sent_time: None,
             raw: Arc::default(),
         };
-        GroupMember {
-            raw: Arc::new(raw),
-            ..member
+        // One pass over the object (members carry twenty-odd keys; lists run
+        // to thousands of members): each key is matched once, not searched
+        // for per field.
+        if let Some(obj) = raw.as_object() {
+            for (key, v) in obj {
+                match key.as_str() {
+                    "user_id" => member.user_id = int_of(v),
+                    "nickname" => member.nickname = str_of(v).unwrap_or_default(),
+                    "card" => member.card = str_of(v).unwrap_or_default(),
+                    "role" => member.role = str_of(v).unwrap_or_default(),
+                    "title" => member.title = str_of(v).unwrap_or_default(),
+                    "level" => member.level = str_of(v).unwrap_or_default(),
+                    "join_time" => member.join_time = int_of(v).filter(|t| *t != 0),
+                    "last_sent_time" => member.last_sent_time = int_of(v).filter(|t| *t != 0),
+                    _ => {}
+                }
+            }
         }
+        if member.role.trim().is_empty() {
+            member.role = "member".to_owned();
+        }
+        member.raw = Arc::new(raw);
+        member
     }
 }
 
