@@ -131,11 +131,13 @@ pub async fn run(opts: Options) -> Result<()> {
 
     let starts = measure_starts(&bin, &sandbox.ws_url, opts.starts).await?;
 
-    let gateway = GatewayProc::start(&bin, &sandbox.ws_url, &GatewayOptions::default()).await?;
-    gateway.wait_account_connected().await?;
-    let direct = DirectClient::connect(&sandbox.ws_url).await?;
-    let (history_bytes, members_bytes) = check_answers(&gateway, &direct).await?;
-    let echo = EchoProc::start(history_bytes.max(members_bytes)).await?;
+    let Rig {
+        gateway,
+        direct,
+        echo,
+        history_bytes,
+        members_bytes,
+    } = Rig::start(&bin, &sandbox.ws_url).await?;
     eprintln!(
         "bench: answers {history_bytes} B (history), {members_bytes} B (members); echo at {}",
         echo.addr
@@ -260,21 +262,46 @@ pub struct LoadOptions {
     pub gateway_bin: Option<PathBuf>,
 }
 
+/// The three systems of the hop measurements, started against one sandbox:
+/// the gateway (connected), a direct WebSocket client, and an echo server
+/// answering as many bytes as the gateway's larger answer.
+struct Rig {
+    gateway: GatewayProc,
+    direct: DirectClient,
+    echo: EchoProc,
+    history_bytes: u32,
+    members_bytes: u32,
+}
+
+impl Rig {
+    async fn start(bin: &std::path::Path, ws_url: &str) -> Result<Rig> {
+        let gateway = GatewayProc::start(bin, ws_url, &GatewayOptions::default()).await?;
+        gateway.wait_account_connected().await?;
+        let direct = DirectClient::connect(ws_url).await?;
+        let (history_bytes, members_bytes) = check_answers(&gateway, &direct).await?;
+        let echo = EchoProc::start(history_bytes.max(members_bytes)).await?;
+        Ok(Rig {
+            gateway,
+            direct,
+            echo,
+            history_bytes,
+            members_bytes,
+        })
+    }
+}
+
 /// `bench load`: one system, one RPC, steady load; prints what it measured.
 pub async fn load_one(opts: LoadOptions) -> Result<()> {
     let bin = crate::procs::gateway_binary(opts.gateway_bin.clone())?;
     let sandbox = SandboxProc::start(&bin).await?;
-    let gateway = GatewayProc::start(&bin, &sandbox.ws_url, &GatewayOptions::default()).await?;
-    gateway.wait_account_connected().await?;
-    let direct = DirectClient::connect(&sandbox.ws_url).await?;
-    let (history_bytes, members_bytes) = check_answers(&gateway, &direct).await?;
-    let echo = EchoProc::start(history_bytes.max(members_bytes)).await?;
+    let rig = Rig::start(&bin, &sandbox.ws_url).await?;
+    let (gateway, echo) = (&rig.gateway, &rig.echo);
     let systems = Systems::new(
-        &gateway,
-        &direct,
+        gateway,
+        &rig.direct,
         &echo.channel,
-        history_bytes,
-        members_bytes,
+        rig.history_bytes,
+        rig.members_bytes,
     );
     let (call, pids) = match (opts.system.as_str(), opts.rpc.as_str()) {
         ("gateway", "history") => (
