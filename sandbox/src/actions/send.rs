@@ -80,7 +80,8 @@ fn media_segment(
     cache: &DigestCache<'_>,
     received: &mut Vec<ReceivedMedia>,
 ) -> Result<Map<String, Value>, ActionError> {
-    // NapCat's source priority: url → file → path.
+    // NapCat's source priority: url → file → path. Borrowed, not copied: it
+    // may be a 40 MB base64 string.
     let source = ["url", "file", "path"]
         .iter()
         .find_map(|k| {
@@ -88,9 +89,8 @@ fn media_segment(
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         })
-        .map(str::to_owned)
         .ok_or_else(|| ActionError::failed("识别URL失败, 缺少 file 参数"))?;
-    let loaded = media::load(&source, cache).map_err(|e| ActionError::failed(e.to_string()))?;
+    let loaded = media::load(source, cache).map_err(|e| ActionError::failed(e.to_string()))?;
     if flavor == Flavor::GoCqhttp
         && kind == MediaKind::Video
         && loaded.source == MediaSource::Base64
@@ -153,8 +153,19 @@ pub(super) fn send(
     let mut nodes = 0usize;
     let mut received = Vec::new();
     for seg in segments {
-        let kind = seg["type"].as_str().unwrap_or_default().to_owned();
-        let data = seg["data"].as_object().cloned().unwrap_or_default();
+        // Taken apart, not copied: `data` may hold a 40 MB base64 string.
+        let Value::Object(mut seg) = seg else {
+            continue;
+        };
+        let kind = seg
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let data = match seg.remove("data") {
+            Some(Value::Object(d)) => d,
+            _ => Map::new(),
+        };
         if flavor == Flavor::GoCqhttp
             && kind == "poke"
             && let ChatRef::Group(_) = chat
