@@ -13,9 +13,11 @@ WORKDIR /src
 ARG FEATURES=""
 COPY . .
 # The registry and target caches stay out of the image; the binary is copied
-# out in the same step.
+# out in the same step, without the line tables the workspace keeps for
+# backtraces (about 120 MB → 27 MB; symbol names stay).
 RUN --mount=type=cache,target=/usr/local/cargo/registry,sharing=locked \
     --mount=type=cache,target=/src/target,sharing=locked \
+    CARGO_PROFILE_RELEASE_STRIP=debuginfo \
     cargo build --release --locked -p onebot-gateway --features "${FEATURES}" \
     && install -D -m 0755 target/release/onebot-gateway /out/onebot-gateway \
     && install -d -m 0750 /out/data
