@@ -25,10 +25,11 @@ pub fn ctx<T>(request: &Request<T>) -> CallCtx {
 }
 
 /// The domain's share of the caller's timeout: 1/20 less, at least 1 ms and
-/// at most 50 ms less (enough for a busy two-core machine's scheduling delay). tonic's server enforces `grpc-timeout` too, and when
-/// its timer fires first the caller gets a bare `CANCELLED` ("Timeout
-/// expired") with no `ErrorInfo`; ending our own wait a moment earlier lets
-/// the typed error (`DEADLINE_EXCEEDED`, `ONEBOT_TIMEOUT`) reach the caller.
+/// at most 50 ms less (room for a busy machine's scheduling delays). tonic's
+/// server enforces `grpc-timeout` too, and when its timer fires first the
+/// caller gets a bare `CANCELLED` ("Timeout expired") with no `ErrorInfo`;
+/// ending our own wait a moment earlier lets the typed error
+/// (`DEADLINE_EXCEEDED`, `ONEBOT_TIMEOUT`) reach the caller.
 pub fn inner_timeout(timeout: Duration) -> Duration {
     let margin = (timeout / 20).clamp(Duration::from_millis(1), Duration::from_millis(50));
     timeout.saturating_sub(margin)

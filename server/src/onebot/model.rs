@@ -135,7 +135,7 @@ pub enum Segment {
 }
 
 /// A group member as `get_group_member_list` reports it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GroupMember {
     /// QQ number; `None` when the peer sent none (rendered as `?`).
     pub user_id: Option<i64>,
@@ -427,17 +427,7 @@ impl GroupMember {
 
     /// [`from_value`](Self::from_value), keeping `raw` without copying it.
     pub fn from_owned(raw: Value) -> GroupMember {
-        let mut member = GroupMember {
-            user_id: None,
-            nickname: String::new(),
-            card: String::new(),
-            role: String::new(),
-            title: String::new(),
-            level: String::new(),
-            join_time: None,
-            last_sent_time: None,
-            raw: Arc::default(),
-        };
+        let mut member = GroupMember::default();
         // One pass over the object (members carry twenty-odd keys; lists run
         // to thousands of members): each key is matched once, not searched
         // for per field.
