@@ -372,18 +372,10 @@ fn bearer_token(header: &[u8]) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Secret, TokenConfig};
+    use crate::config::TokenConfig;
 
     fn token(name: &str, value: &str, accounts: &[&str], access: Access) -> TokenConfig {
-        TokenConfig {
-            name: name.into(),
-            value: Some(Secret::new(value)),
-            value_file: None,
-            value_env: None,
-            accounts: accounts.iter().map(|s| s.to_string()).collect(),
-            access,
-            groups: None,
-        }
+        TokenConfig::inline(name, value, accounts, access)
     }
 
     fn no_env(_: &str) -> Option<String> {

@@ -212,6 +212,22 @@ pub struct TokenConfig {
     pub groups: Option<Vec<i64>>,
 }
 
+impl TokenConfig {
+    /// A token given inline, for `accounts` (`"*"`: every account) with
+    /// `access` and no group restriction.
+    pub fn inline(name: &str, value: &str, accounts: &[&str], access: Access) -> TokenConfig {
+        TokenConfig {
+            name: name.into(),
+            value: Some(Secret::new(value)),
+            value_file: None,
+            value_env: None,
+            accounts: accounts.iter().map(|s| s.to_string()).collect(),
+            access,
+            groups: None,
+        }
+    }
+}
+
 /// Request size, concurrency, stream and time limits of the gRPC listener.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]

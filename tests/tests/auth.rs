@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use onebot_gateway::config::{Access, Config, Secret, TokenConfig};
+use onebot_gateway::config::{Access, Config, TokenConfig};
 use onebot_gateway_client::pb;
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, reason, sandbox};
 use tonic::metadata::MetadataValue;
@@ -29,15 +29,7 @@ const RO: &str = "ro-token-0123456789abcdef";
 const SCOPED: &str = "scoped-token-0123456789abcdef";
 
 fn token(name: &str, value: &str, accounts: &[&str], access: Access) -> TokenConfig {
-    TokenConfig {
-        name: name.into(),
-        value: Some(Secret::new(value)),
-        value_file: None,
-        value_env: None,
-        accounts: accounts.iter().map(|s| s.to_string()).collect(),
-        access,
-        groups: None,
-    }
+    TokenConfig::inline(name, value, accounts, access)
 }
 
 fn auth_config(base: Config) -> Config {

@@ -51,15 +51,12 @@ async fn config() -> (Config, onebot_gateway_tests::Sandbox) {
             ..AccountConfig::default()
         },
     );
-    config.auth.tokens = vec![TokenConfig {
-        name: "agent".into(),
-        value: Some(Secret::new(BEARER)),
-        value_file: None,
-        value_env: None,
-        accounts: vec!["*".into()],
-        access: Access::ReadWrite,
-        groups: None,
-    }];
+    config.auth.tokens = vec![TokenConfig::inline(
+        "agent",
+        BEARER,
+        &["*"],
+        Access::ReadWrite,
+    )];
     (config, sandbox)
 }
 

@@ -10,8 +10,6 @@
 //! [`Caller::anonymous`].
 
 use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -22,7 +20,7 @@ use tower::{Layer, Service};
 
 use crate::auth::{Authenticator, Caller, Rejection};
 use crate::config::AuthConfig;
-use crate::grpc::rpc::{self, Class};
+use crate::grpc::rpc::{self, Class, HttpService, ResponseFuture};
 use crate::telemetry::metrics as m;
 
 /// The caller of a request (anonymous when the auth layer did not run).
@@ -113,15 +111,11 @@ impl AuthLayer {
 
 impl<S> Service<Request<Body>> for AuthService<S>
 where
-    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
+    S: HttpService,
 {
     type Response = Response<Body>;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+    type Future = ResponseFuture;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)

@@ -18,9 +18,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -36,7 +34,7 @@ use crate::auth::Caller;
 use crate::config::LimitsConfig;
 use crate::error::{Error, Kind};
 use crate::grpc::body::{LimitedBody, ObservedBody};
-use crate::grpc::rpc::{self, Class};
+use crate::grpc::rpc::{self, Class, HttpService, ResponseFuture};
 use crate::telemetry::metrics as m;
 
 /// Shared state of the limits.
@@ -211,15 +209,11 @@ impl State {
 
 impl<S> Service<Request<Body>> for LimitsService<S>
 where
-    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
+    S: HttpService,
 {
     type Response = Response<Body>;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+    type Future = ResponseFuture;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
@@ -285,7 +279,7 @@ mod tests {
     use tower::ServiceExt;
 
     use super::*;
-    use crate::config::{Access, AuthConfig, Secret, TokenConfig};
+    use crate::config::{Access, AuthConfig, TokenConfig};
 
     const UNARY: &str = "/onebot.gateway.v1.GroupService/ListGroups";
     const STREAM: &str = "/onebot.gateway.v1.EventService/StreamEvents";
@@ -302,7 +296,7 @@ mod tests {
     impl Service<Request<Body>> for Gated {
         type Response = Response<Body>;
         type Error = Infallible;
-        type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+        type Future = ResponseFuture;
         fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
             Poll::Ready(Ok(()))
         }
@@ -407,14 +401,9 @@ mod tests {
             &AuthConfig {
                 tokens: ["a", "b"]
                     .iter()
-                    .map(|n| TokenConfig {
-                        name: n.to_string(),
-                        value: Some(Secret::new(format!("token-{n}-0123456789"))),
-                        value_file: None,
-                        value_env: None,
-                        accounts: vec!["*".into()],
-                        access: Access::ReadOnly,
-                        groups: None,
+                    .map(|n| {
+                        let value = format!("token-{n}-0123456789");
+                        TokenConfig::inline(n, &value, &["*"], Access::ReadOnly)
                     })
                     .collect(),
                 ..AuthConfig::default()

@@ -8,8 +8,6 @@
 //! handlers) and echoed on the response.
 
 use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -19,7 +17,7 @@ use tower::{Layer, Service};
 use tracing::Instrument;
 
 use crate::grpc::body::{End, ObservedBody, grpc_status};
-use crate::grpc::rpc;
+use crate::grpc::rpc::{self, HttpService, ResponseFuture};
 use crate::telemetry::metrics as m;
 
 /// Header carrying the request id.
@@ -143,15 +141,11 @@ pub fn code_name(code: tonic::Code) -> &'static str {
 
 impl<S> Service<Request<Body>> for ObserveService<S>
 where
-    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
+    S: HttpService,
 {
     type Response = Response<Body>;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+    type Future = ResponseFuture;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)

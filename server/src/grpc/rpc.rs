@@ -1,7 +1,41 @@
 //! The table of every RPC the listener serves, by request path, with what
 //! the tower layers need to know about it: whether it writes, which limits
 //! apply, and bounded metric labels (paths are client input: unknown paths
-//! are labelled `unknown`, never echoed).
+//! are labelled `unknown`, never echoed). Also the service shape those
+//! layers share ([`HttpService`], [`ResponseFuture`]).
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+
+use http::{Request, Response};
+use tonic::body::Body;
+use tower::Service;
+
+/// What each of the gateway's tower layers wraps: tonic's router, or the
+/// next layer in.
+pub trait HttpService:
+    Service<Request<Body>, Response = Response<Body>, Error = Infallible, Future: Send + 'static>
+    + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<S> HttpService for S where
+    S: Service<
+            Request<Body>,
+            Response = Response<Body>,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + 'static
+{
+}
+
+/// The response future of a layer's service.
+pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
 
 /// How the limits layer treats an RPC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
