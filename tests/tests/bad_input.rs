@@ -22,9 +22,12 @@ use onebot_gateway::config::{AccountConfig, Config};
 use onebot_gateway::domain::tools::args::{
     Args, HistoryArgs, MembersArgs, PokeArgs, SendArgs, js_number, parse_media, parse_target,
 };
-use onebot_gateway::onebot::model::{GroupInfo, GroupMember, Message, Segment, segments_of};
+use onebot_gateway::onebot::model::{
+    GroupInfo, GroupMember, Message, RawJson, Segment, segments_of,
+};
 use onebot_gateway::onebot::retcode::{self, Via};
 use onebot_gateway::onebot::transport::body::ParamsJson;
+use onebot_gateway::onebot::transport::frame::{Data, Frame};
 use onebot_gateway::onebot::{ChatRef, Flavor, cq, events, history};
 use onebot_gateway::render;
 use onebot_gateway_client::pb;
@@ -182,6 +185,14 @@ fn onebot_json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// The message with its `raw` text left out.
+fn without_raw(m: Option<Message>) -> Option<Message> {
+    m.map(|m| Message {
+        raw: RawJson::from_value(&Value::Null),
+        ..m
+    })
+}
+
 /// A frame-like object: post_type or echo/status at the top, OneBot keys.
 fn frame() -> impl Strategy<Value = Value> {
     (
@@ -283,12 +294,24 @@ proptest! {
         match events::decode(&frame) {
             events::Decoded::Event(_) | events::Decoded::Heartbeat { .. } => {}
         }
+        // What the peer sent, and the tree the gateway used to decode it into.
+        let text = serde_json::value::to_raw_value(&frame).expect("a Value serializes");
+        let tree: Value = serde_json::from_str(text.get()).expect("valid JSON");
         for c in [None, Some(ChatRef::Group(1)), Some(ChatRef::Private(1))] {
-            if let Some(m) = Message::from_value(&frame, c) {
+            let m = Message::from_value(&frame, c);
+            // Read from the text (history pages): the same message, and
+            // `raw` is the text as it came.
+            let direct = Message::from_json(&text, c);
+            prop_assert_eq!(direct.as_ref().map(|d| d.raw.text()), m.as_ref().map(|_| text.get()));
+            prop_assert_eq!(without_raw(direct), without_raw(Message::from_value(&tree, c)));
+            if let Some(m) = m {
                 let _ = render::history_line(&m, &tz());
                 let _ = render::segments(&m.segments);
             }
         }
+        // The frame as the transport reads it: `data` kept as text.
+        let read = Frame::parse(text.get()).map(Frame::into_value);
+        prop_assert_eq!(read.ok(), Some(tree));
     }
 
     /// Any value decodes as segments, members and groups without panic, and
@@ -328,7 +351,9 @@ proptest! {
         let via = http.map_or(Via::Ws, Via::Http);
         let by_ref = retcode::classify(flavor, via, action, &frame).map_err(|e| (e.kind, e.message));
         let _ = retcode::peer_text(&frame);
-        let by_value = retcode::classify_owned(flavor, via, action, frame).map_err(|e| (e.kind, e.message));
+        let by_value = retcode::classify_frame(flavor, via, action, Frame::from_value(frame))
+            .map(Data::into_value)
+            .map_err(|e| (e.kind, e.message));
         prop_assert_eq!(by_ref, by_value);
     }
 
@@ -380,7 +405,7 @@ proptest! {
         count in 0u32..300,
         anchor in proptest::option::of(any::<i64>()),
     ) {
-        if let Ok(page) = history::page(flavor, chat, count, anchor, Ok(data)) {
+        if let Ok(page) = history::page(flavor, chat, count, anchor, Ok(Data::from_value(&data))) {
             let _ = render::history(&page.messages, &tz());
         }
         let _ = history::request(flavor, chat, count, anchor, anchor);

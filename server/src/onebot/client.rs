@@ -57,6 +57,7 @@ use super::model::int_of;
 use super::retcode::{self, Via};
 use super::transport::backoff::Backoff;
 use super::transport::body::ParamsJson;
+use super::transport::frame::Data;
 use super::transport::http::{HttpError, HttpTransport};
 use super::transport::ws::{self, ConnectError, Inbound, Link, LinkError, Liveness, SessionEnd};
 use super::transport::{Connector, Io, TcpConnector};
@@ -581,7 +582,7 @@ impl Inner {
                 FlavorSetting::Fixed(f) => f,
                 FlavorSetting::Auto => Flavor::Generic,
             };
-            out.push(retcode::classify(flavor, Via::Ws, action, &frame)?);
+            out.push(retcode::classify_frame(flavor, Via::Ws, action, frame)?.into_value());
         }
         let version = out.pop().unwrap_or_default();
         let login = out.pop().unwrap_or_default();
@@ -685,12 +686,9 @@ impl Inner {
                 .call(action, &json!({}), timeout)
                 .await
                 .map_err(|e| self.http_error(action, e, timeout))?;
-            out.push(retcode::classify(
-                flavor,
-                Via::Http(status),
-                action,
-                &frame,
-            )?);
+            out.push(
+                retcode::classify_frame(flavor, Via::Http(status), action, frame)?.into_value(),
+            );
         }
         let version = out.pop().unwrap_or_default();
         let login = out.pop().unwrap_or_default();
@@ -734,6 +732,14 @@ impl Inner {
     }
 
     async fn call_action(&self, action: &str, params: Value, ctx: CallCtx) -> Result<Value> {
+        self.call_data(action, params, ctx)
+            .await
+            .map(Data::into_value)
+    }
+
+    /// [`call_action`](Self::call_action) with the answer's `data` left as
+    /// the text it came in, for callers that decode it themselves.
+    async fn call_data(&self, action: &str, params: Value, ctx: CallCtx) -> Result<Data> {
         if ctx.expired() {
             return Err(Error::new(
                 Kind::DeadlineExceeded,
@@ -762,8 +768,8 @@ impl Inner {
                         .await
                     {
                         Ok(frame) => {
-                            m::peer_reply(&self.id, action, &frame, sent_at.elapsed());
-                            return retcode::classify_owned(flavor, Via::Ws, action, frame);
+                            m::peer_reply(&self.id, action, frame.head(), sent_at.elapsed());
+                            return retcode::classify_frame(flavor, Via::Ws, action, frame);
                         }
                         // The link died between picking it and sending: nothing
                         // left, so one more routing is safe.
@@ -787,7 +793,7 @@ impl Inner {
                     let answer = http.call_json(action, &params, left).await;
                     let elapsed = sent_at.elapsed();
                     match &answer {
-                        Ok((_, frame)) => m::peer_reply(&self.id, action, frame, elapsed),
+                        Ok((_, frame)) => m::peer_reply(&self.id, action, frame.head(), elapsed),
                         Err(HttpError::Timeout) => {
                             m::peer_action(&self.id, action, ActionOutcome::Timeout, elapsed)
                         }
@@ -798,7 +804,7 @@ impl Inner {
                     }
                     return match answer {
                         Ok((status, frame)) => {
-                            retcode::classify_owned(flavor, Via::Http(status), action, frame)
+                            retcode::classify_frame(flavor, Via::Http(status), action, frame)
                         }
                         Err(e) => {
                             if matches!(e, HttpError::NotSent(_) | HttpError::Lost(_)) {
@@ -1022,7 +1028,7 @@ impl OneBotApi for AccountClient {
             _ => None,
         };
         let (action, params) = history::request(flavor, chat, count, anchor, anchor_seq);
-        let answer = inner.call_action(action, params, ctx).await;
+        let answer = inner.call_data(action, params, ctx).await;
         let page = history::page(flavor, chat, count, anchor, answer)?;
         let mut seqs = lock(&inner.seqs);
         for m in &page.messages {

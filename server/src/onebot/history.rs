@@ -22,13 +22,15 @@
 //! messages exist while the oldest seq is above 1). It has no private
 //! history at all: `HistoryUnsupported`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::api::{ChatRef, HistoryPage};
 use super::flavor::Flavor;
 use super::model::{Message, int_of};
+use super::transport::frame::{Data, JsonKind, kind_of};
 use crate::error::{Error, Kind, Result};
 
 /// SnowLuma clamps `count` to 1..=200.
@@ -126,13 +128,15 @@ fn is_napcat_empty(err: &Error) -> bool {
             .is_some_and(|t| t.starts_with("消息") && t.ends_with("不存在"))
 }
 
-/// Turns the peer's answer into a page.
+/// Turns the peer's answer into a page. The answer's `data` is read as
+/// text: each message object is decoded straight into a [`Message`]
+/// ([`Message::from_json`]), never as a whole tree.
 pub fn page(
     flavor: Flavor,
     chat: ChatRef,
     count: u32,
     anchor: Option<i64>,
-    answer: Result<Value>,
+    answer: Result<Data>,
 ) -> Result<HistoryPage> {
     let data = match answer {
         Ok(data) => data,
@@ -141,20 +145,31 @@ pub fn page(
         }
         Err(e) => return Err(e),
     };
-    let list = match data {
-        Value::Array(list) => list,
-        Value::Object(mut o) => match o.remove("messages") {
-            Some(Value::Array(list)) => list,
-            None | Some(Value::Null) => return Ok(HistoryPage::default()),
-            Some(_) => return Err(protocol_error(chat, "`messages` is not an array")),
-        },
-        Value::Null => return Ok(HistoryPage::default()),
+    let Some(raw) = data.raw() else {
+        return Ok(HistoryPage::default());
+    };
+    let list: Vec<&RawValue> = match kind_of(raw) {
+        JsonKind::Array => {
+            array(raw).ok_or_else(|| protocol_error(chat, "history data is not valid"))?
+        }
+        JsonKind::Object => {
+            let fields: BTreeMap<String, &RawValue> = serde_json::from_str(raw.get())
+                .map_err(|_| protocol_error(chat, "history data is not valid"))?;
+            match fields.get("messages") {
+                None => return Ok(HistoryPage::default()),
+                Some(m) if kind_of(m) == JsonKind::Null => return Ok(HistoryPage::default()),
+                Some(m) if kind_of(m) == JsonKind::Array => {
+                    array(m).ok_or_else(|| protocol_error(chat, "history data is not valid"))?
+                }
+                Some(_) => return Err(protocol_error(chat, "`messages` is not an array")),
+            }
+        }
         _ => return Err(protocol_error(chat, "history data is not an object")),
     };
     let returned = list.len();
     let mut messages: Vec<Message> = list
         .into_iter()
-        .filter_map(|v| Message::from_owned(v, Some(chat)))
+        .filter_map(|v| Message::from_json(v, Some(chat)))
         .collect();
     // Oldest first; a stable sort keeps the peer's order within a second.
     messages.sort_by_key(|m| m.time);
@@ -166,7 +181,7 @@ pub fn page(
     let window_more = match flavor {
         Flavor::GoCqhttp => messages
             .first()
-            .and_then(|m| raw_seq(&m.raw))
+            .and_then(|m| m.peer_seq)
             .is_some_and(|seq| seq > 1),
         Flavor::SnowLuma => {
             fetch_count(flavor, count, anchor) == SNOWLUMA_MAX_COUNT
@@ -180,6 +195,11 @@ pub fn page(
         messages.drain(..messages.len() - count);
     }
     Ok(HistoryPage { messages, has_more })
+}
+
+/// The elements of a JSON array's text.
+fn array(raw: &RawValue) -> Option<Vec<&RawValue>> {
+    serde_json::from_str(raw.get()).ok()
 }
 
 fn protocol_error(chat: ChatRef, what: &str) -> Error {
@@ -219,7 +239,7 @@ impl SeqCache {
 
     /// Records a message's seq, when it reports one.
     pub fn learn(&mut self, message: &Message) {
-        if let Some(seq) = raw_seq(&message.raw) {
+        if let Some(seq) = message.peer_seq {
             self.insert(message.chat, message.message_id, seq);
         }
     }
@@ -279,12 +299,12 @@ mod tests {
         // Anchor 4 included, peer returned 4 rows for count 2 (+1, +anchor).
         let data =
             json!({"messages": [row(2, 2, 20), row(3, 3, 30), row(1, 1, 10), row(4, 4, 40)]});
-        let p = page(Flavor::NapCat, g, 2, Some(4), Ok(data)).unwrap();
+        let p = page(Flavor::NapCat, g, 2, Some(4), Ok(Data::from_value(&data))).unwrap();
         let ids: Vec<_> = p.messages.iter().map(|m| m.message_id).collect();
         assert_eq!(ids, [2, 3]);
         assert!(p.has_more);
         let data = json!({"messages": [row(1, 1, 10), row(2, 2, 20)]});
-        let p = page(Flavor::Lagrange, g, 5, Some(2), Ok(data)).unwrap();
+        let p = page(Flavor::Lagrange, g, 5, Some(2), Ok(Data::from_value(&data))).unwrap();
         assert_eq!(p.messages.len(), 1);
         assert!(!p.has_more);
     }
@@ -300,9 +320,35 @@ mod tests {
             ChatRef::Group(1),
             5,
             None,
-            Ok(json!({"messages": 3})),
+            Ok(Data::from_value(&json!({"messages": 3}))),
         );
         assert_eq!(bad.unwrap_err().kind, Kind::OnebotProtocolError);
+    }
+
+    #[test]
+    fn every_shape_of_history_data() {
+        let g = ChatRef::Group(7);
+        let ids = |data: Value| {
+            page(Flavor::Lagrange, g, 5, None, Ok(Data::from_value(&data)))
+                .map(|p| p.messages.iter().map(|m| m.message_id).collect::<Vec<_>>())
+                .map_err(|e| e.kind)
+        };
+        assert_eq!(
+            ids(json!([row(1, 1, 10), "junk", row(2, 2, 20)])),
+            Ok(vec![1, 2])
+        );
+        assert_eq!(
+            ids(json!({"messages": [row(3, 3, 30)], "x": 1})),
+            Ok(vec![3])
+        );
+        assert_eq!(ids(json!({"messages": null})), Ok(vec![]));
+        assert_eq!(ids(json!({"other": []})), Ok(vec![]));
+        assert_eq!(ids(Value::Null), Ok(vec![]));
+        for bad in [json!("x"), json!(3), json!(true), json!({"messages": {}})] {
+            assert_eq!(ids(bad), Err(Kind::OnebotProtocolError));
+        }
+        let p = page(Flavor::Lagrange, g, 5, None, Ok(Data::none())).unwrap();
+        assert!(p.messages.is_empty() && !p.has_more);
     }
 
     #[test]
@@ -314,7 +360,7 @@ mod tests {
             g,
             50,
             Some(120),
-            Ok(json!({"messages": rows})),
+            Ok(Data::from_value(&json!({"messages": rows}))),
         )
         .unwrap();
         assert_eq!(p.messages.len(), 19);
@@ -325,7 +371,7 @@ mod tests {
             g,
             50,
             Some(140),
-            Ok(json!({"messages": rows})),
+            Ok(Data::from_value(&json!({"messages": rows}))),
         )
         .unwrap();
         assert!(p.has_more);

@@ -3,8 +3,11 @@
 //! Peers send messages as segment arrays or CQ-code strings; both decode to
 //! [`Segment`]s. Ids are `i64` everywhere (SnowLuma ids are negative).
 
+use std::fmt;
 use std::sync::Arc;
 
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::api::ChatRef;
@@ -30,6 +33,9 @@ pub struct Message {
     pub message_id: i64,
     /// Real QQ seq when reported.
     pub message_seq: Option<i64>,
+    /// The seq the peer itself anchors history on: `message_seq`, else
+    /// `real_id`, when positive (see `history::raw_seq`).
+    pub peer_seq: Option<i64>,
     /// Unix seconds.
     pub time: i64,
     /// Sender.
@@ -39,7 +45,50 @@ pub struct Message {
     /// The chat.
     pub chat: ChatRef,
     /// The peer's own message object, verbatim (tool details show it).
-    pub raw: Value,
+    pub raw: RawJson,
+}
+
+/// A JSON value kept as its text, decoded only when asked for (a page of
+/// history keeps every message's own object, and few callers read them).
+#[derive(Clone)]
+pub struct RawJson(Box<RawValue>);
+
+impl RawJson {
+    /// The text of `value`.
+    pub fn from_value(value: &Value) -> RawJson {
+        // Serializing a `Value` cannot fail (its keys are strings).
+        RawJson(
+            serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned()),
+        )
+    }
+
+    /// The JSON text.
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+
+    /// Decoded into a [`Value`].
+    pub fn value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+}
+
+impl From<&RawValue> for RawJson {
+    fn from(raw: &RawValue) -> RawJson {
+        RawJson(raw.to_owned())
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &RawJson) -> bool {
+        self.0.get() == other.0.get()
+    }
 }
 
 /// One message segment.
@@ -355,66 +404,179 @@ impl Message {
     /// `message_seq`, else `real_id` (go-cqhttp), each only when positive and
     /// different from `message_id`.
     pub fn from_value(raw: &Value, chat: Option<ChatRef>) -> Option<Message> {
-        Self::from_owned(raw.clone(), chat)
+        let obj = raw.as_object()?;
+        decode_message(obj, chat, || RawJson::from_value(raw))
     }
 
-    /// [`from_value`](Self::from_value), keeping `raw` without copying it.
-    pub fn from_owned(raw: Value, chat: Option<ChatRef>) -> Option<Message> {
-        let obj = raw.as_object()?;
-        let empty = Map::new();
-        let sender_obj = field(obj, "sender").as_object().unwrap_or(&empty);
-        let user_id =
-            int_of(field(sender_obj, "user_id")).or_else(|| int_of(field(obj, "user_id")))?;
-        let message_id = int_of(field(obj, "message_id"))?;
-        let chat = match chat {
-            Some(chat) => chat,
-            None => derive_chat(obj, user_id)?,
-        };
-        let message_seq = ["real_seq", "message_seq", "real_id"]
-            .iter()
-            .filter_map(|k| int_of(field(obj, k)))
-            .find(|seq| *seq > 0 && *seq != message_id);
-        let time = match field(obj, "time") {
-            Value::Number(n) => n
-                .as_i64()
-                .or_else(|| n.as_f64().filter(|f| f.is_finite()).map(|f| f as i64)),
-            other => int_of(other),
-        }
-        .unwrap_or(0);
-        let segments = segments_of(field(obj, "message"), field(obj, "raw_message").as_str());
-        let sender = Sender {
-            user_id,
-            nickname: text_field(sender_obj, "nickname"),
-            card: text_field(sender_obj, "card"),
-            role: text_field(sender_obj, "role"),
-        };
-        Some(Message {
-            message_id,
-            message_seq,
-            time,
-            sender,
-            segments,
-            chat,
-            raw,
-        })
+    /// [`from_value`](Self::from_value) reading the object's text: only the
+    /// fields a message is made of are decoded, the rest is skipped, and
+    /// `raw` keeps the text as it came.
+    pub fn from_json(raw: &RawValue, chat: Option<ChatRef>) -> Option<Message> {
+        let fields: MessageFields = serde_json::from_str(raw.get()).ok()?;
+        decode_message(&fields, chat, || RawJson::from(raw))
     }
 }
 
-fn derive_chat(obj: &Map<String, Value>, sender_id: i64) -> Option<ChatRef> {
-    let group = || int_of(field(obj, "group_id")).map(ChatRef::Group);
-    match field(obj, "message_type").as_str() {
+fn decode_message(
+    obj: &impl Fields,
+    chat: Option<ChatRef>,
+    raw: impl FnOnce() -> RawJson,
+) -> Option<Message> {
+    let empty = Map::new();
+    let sender_obj = obj.value_of("sender").as_object().unwrap_or(&empty);
+    let user_id =
+        int_of(field(sender_obj, "user_id")).or_else(|| int_of(obj.value_of("user_id")))?;
+    let message_id = int_of(obj.value_of("message_id"))?;
+    let chat = match chat {
+        Some(chat) => chat,
+        None => derive_chat(obj, user_id)?,
+    };
+    let message_seq = ["real_seq", "message_seq", "real_id"]
+        .iter()
+        .filter_map(|k| int_of(obj.value_of(k)))
+        .find(|seq| *seq > 0 && *seq != message_id);
+    let peer_seq = int_of(obj.value_of("message_seq"))
+        .or_else(|| int_of(obj.value_of("real_id")))
+        .filter(|s| *s > 0);
+    let time = match obj.value_of("time") {
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.is_finite()).map(|f| f as i64)),
+        other => int_of(other),
+    }
+    .unwrap_or(0);
+    let segments = segments_of(
+        obj.value_of("message"),
+        obj.value_of("raw_message").as_str(),
+    );
+    let sender = Sender {
+        user_id,
+        nickname: text_field(sender_obj, "nickname"),
+        card: text_field(sender_obj, "card"),
+        role: text_field(sender_obj, "role"),
+    };
+    Some(Message {
+        message_id,
+        message_seq,
+        peer_seq,
+        time,
+        sender,
+        segments,
+        chat,
+        raw: raw(),
+    })
+}
+
+fn derive_chat(obj: &impl Fields, sender_id: i64) -> Option<ChatRef> {
+    let group = || int_of(obj.value_of("group_id")).map(ChatRef::Group);
+    match obj.value_of("message_type").as_str() {
         Some("group") => group(),
         Some("private") => {
-            let self_sent = field(obj, "post_type").as_str() == Some("message_sent");
+            let self_sent = obj.value_of("post_type").as_str() == Some("message_sent");
             let peer = if self_sent {
-                int_of(field(obj, "target_id"))
+                int_of(obj.value_of("target_id"))
             } else {
                 None
             };
-            let top = int_of(field(obj, "user_id"));
+            let top = int_of(obj.value_of("user_id"));
             Some(ChatRef::Private(peer.or(top).unwrap_or(sender_id)))
         }
         _ => group(),
+    }
+}
+
+/// A message object's top-level fields by name.
+trait Fields {
+    /// The field `key`; `Null` when absent.
+    fn value_of(&self, key: &str) -> &Value;
+}
+
+impl Fields for Map<String, Value> {
+    fn value_of(&self, key: &str) -> &Value {
+        field(self, key)
+    }
+}
+
+/// The top-level keys [`decode_message`] reads; [`MessageFields`] skips the
+/// others without decoding them.
+const MESSAGE_KEYS: [&str; 13] = [
+    "sender",
+    "user_id",
+    "message_id",
+    "group_id",
+    "message_type",
+    "post_type",
+    "target_id",
+    "real_seq",
+    "message_seq",
+    "real_id",
+    "time",
+    "message",
+    "raw_message",
+];
+
+/// The [`MESSAGE_KEYS`] of a message object, decoded from its text (later
+/// duplicates win, as in a [`Value`]).
+struct MessageFields([Value; MESSAGE_KEYS.len()]);
+
+impl Fields for MessageFields {
+    fn value_of(&self, key: &str) -> &Value {
+        MESSAGE_KEYS
+            .iter()
+            .position(|k| *k == key)
+            .map_or(&Value::Null, |i| &self.0[i])
+    }
+}
+
+impl<'de> Deserialize<'de> for MessageFields {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(MessageFieldsVisitor)
+    }
+}
+
+struct MessageFieldsVisitor;
+
+impl<'de> Visitor<'de> for MessageFieldsVisitor {
+    type Value = MessageFields;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a message object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MessageFields, A::Error> {
+        let mut fields = MessageFields(Default::default());
+        while let Some(MessageKey(index)) = map.next_key()? {
+            match index {
+                Some(i) => fields.0[i] = map.next_value()?,
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(fields)
+    }
+}
+
+/// A key of a message object: its index in [`MESSAGE_KEYS`], if there.
+struct MessageKey(Option<usize>);
+
+impl<'de> Deserialize<'de> for MessageKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_identifier(MessageKeyVisitor)
+    }
+}
+
+struct MessageKeyVisitor;
+
+impl Visitor<'_> for MessageKeyVisitor {
+    type Value = MessageKey;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<MessageKey, E> {
+        Ok(MessageKey(MESSAGE_KEYS.iter().position(|k| *k == key)))
     }
 }
 
@@ -474,6 +636,46 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn decoded_from_text_the_same_as_from_a_tree() {
+        let raw = |s: &str| serde_json::from_str::<Box<RawValue>>(s).unwrap();
+        let chat = Some(ChatRef::Group(1));
+        // Unknown keys skipped, escaped keys read, later duplicates win,
+        // `raw` is the text as it came.
+        let text = r#"{"font":{"deep":[1,{"x":null}]},"message_id":1,"message_id":"2","\u0075ser_id":3,"message":[{"type":"text","data":{"text":"hi"}}],"message_seq":"9"}"#;
+        let m = Message::from_json(&raw(text), chat).unwrap();
+        assert_eq!(
+            (m.message_id, m.sender.user_id, m.peer_seq),
+            (2, 3, Some(9))
+        );
+        assert_eq!(m.segments, vec![Segment::Text("hi".into())]);
+        assert_eq!(m.raw.text(), text);
+        let tree: Value = serde_json::from_str(text).unwrap();
+        let by_tree = Message::from_value(&tree, chat).unwrap();
+        assert_eq!(
+            Message {
+                raw: m.raw.clone(),
+                ..by_tree
+            },
+            m
+        );
+        assert_eq!(m.raw.value(), tree);
+        for not_a_message in ["[]", "1", "null", "\"x\"", r#"{"message_id":1}"#] {
+            assert!(Message::from_json(&raw(not_a_message), chat).is_none());
+        }
+        // The seq the peer anchors on: `message_seq`, else `real_id`, positive.
+        let seq = |v: Value| Message::from_value(&v, chat).unwrap().peer_seq;
+        assert_eq!(
+            seq(json!({"message_id": 1, "user_id": 2, "real_id": 7})),
+            Some(7)
+        );
+        assert_eq!(
+            seq(json!({"message_id": 1, "user_id": 2, "message_seq": 0, "real_id": 7})),
+            None
+        );
+        assert_eq!(seq(json!({"message_id": 1, "user_id": 2})), None);
+    }
 
     #[test]
     fn ids_as_numbers_or_strings_negative_allowed() {

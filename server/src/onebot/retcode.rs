@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use super::flavor::Flavor;
 use super::model::int_of;
+use super::transport::frame::{Data, Frame};
 use crate::error::{Error, Kind, Result};
 
 /// Which transport carried the answer.
@@ -78,37 +79,50 @@ fn is_poke_action(action: &str) -> bool {
     )
 }
 
-/// Turns an answer into its `data` (success) or the classified error.
-pub fn classify(flavor: Flavor, via: Via, action: &str, frame: &Value) -> Result<Value> {
-    let status = frame.get("status").and_then(Value::as_str);
-    let retcode = retcode_of(frame);
-    match (status, retcode) {
-        (Some("ok"), _) | (None, Some(0)) => {
-            return Ok(frame.get("data").cloned().unwrap_or(Value::Null));
-        }
-        (Some("async"), _) => return Ok(Value::Null),
-        _ => {}
-    }
-    let text = peer_text(frame);
-    let kind = match status {
-        Some("failed") | None => failure_kind(flavor, via, action, retcode, frame, &text),
-        Some(_) => Kind::OnebotActionUnknown,
-    };
-    Err(peer_error(kind, flavor, action, retcode, status, &text))
+/// What an answer says, apart from its `data`.
+enum Outcome {
+    /// `status` `ok`, or no status and retcode 0: `data` is the answer.
+    Ok,
+    /// `status` `async`: accepted, no data.
+    Async,
+    /// Anything else.
+    Failed(Error),
 }
 
-/// [`classify`] taking the answer by value: on success its `data` is moved
-/// out rather than copied (a history or member list answer is a large tree,
-/// and copying it was a good part of the gateway's CPU per call).
-pub fn classify_owned(flavor: Flavor, via: Via, action: &str, mut frame: Value) -> Result<Value> {
-    let status = frame.get("status").and_then(Value::as_str);
-    if status == Some("ok") || (status.is_none() && retcode_of(&frame) == Some(0)) {
-        return Ok(frame
-            .get_mut("data")
-            .map(Value::take)
-            .unwrap_or(Value::Null));
+fn outcome(flavor: Flavor, via: Via, action: &str, head: &Value) -> Outcome {
+    let status = head.get("status").and_then(Value::as_str);
+    let retcode = retcode_of(head);
+    match (status, retcode) {
+        (Some("ok"), _) | (None, Some(0)) => return Outcome::Ok,
+        (Some("async"), _) => return Outcome::Async,
+        _ => {}
     }
-    classify(flavor, via, action, &frame)
+    let text = peer_text(head);
+    let kind = match status {
+        Some("failed") | None => failure_kind(flavor, via, action, retcode, head, &text),
+        Some(_) => Kind::OnebotActionUnknown,
+    };
+    Outcome::Failed(peer_error(kind, flavor, action, retcode, status, &text))
+}
+
+/// Turns an answer into its `data` (success) or the classified error.
+pub fn classify(flavor: Flavor, via: Via, action: &str, frame: &Value) -> Result<Value> {
+    match outcome(flavor, via, action, frame) {
+        Outcome::Ok => Ok(frame.get("data").cloned().unwrap_or(Value::Null)),
+        Outcome::Async => Ok(Value::Null),
+        Outcome::Failed(e) => Err(e),
+    }
+}
+
+/// [`classify`] for a frame as read: on success its `data` is handed over
+/// as the text it came in (a history or member list answer is a large tree;
+/// the caller decodes it straight into what it needs).
+pub fn classify_frame(flavor: Flavor, via: Via, action: &str, frame: Frame) -> Result<Data> {
+    match outcome(flavor, via, action, frame.head()) {
+        Outcome::Ok => Ok(frame.into_data()),
+        Outcome::Async => Ok(Data::none()),
+        Outcome::Failed(e) => Err(e),
+    }
 }
 
 /// Builds the error of a failed answer, with the peer's text verbatim.
@@ -273,7 +287,14 @@ mod tests {
     fn success_and_async() {
         let ok = json!({"status":"ok","retcode":0,"data":{"message_id":5}});
         assert_eq!(
-            classify_owned(Flavor::NapCat, Via::Ws, "send_group_msg", ok.clone()).unwrap(),
+            classify_frame(
+                Flavor::NapCat,
+                Via::Ws,
+                "send_group_msg",
+                Frame::from_value(ok.clone())
+            )
+            .unwrap()
+            .into_value(),
             json!({"message_id": 5})
         );
         assert_eq!(

@@ -25,7 +25,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         .get_history(request, ctx)
         .await
         .map_err(domain_failure(&args.account_id))?;
-    let messages: Vec<Value> = page.messages.iter().map(|m| m.raw.clone()).collect();
+    let messages: Vec<Value> = page.messages.iter().map(|m| m.raw.value()).collect();
     let details = json!({
         "status": "ok",
         "target": page.target,

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::body::ParamsJson;
+use super::frame::Frame;
 
 /// Why an HTTP call failed before yielding an answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +62,7 @@ impl HttpTransport {
         action: &str,
         params: &Value,
         timeout: Duration,
-    ) -> Result<(u16, Value), HttpError> {
+    ) -> Result<(u16, Frame), HttpError> {
         self.call_json(action, &ParamsJson::new(params.clone()), timeout)
             .await
     }
@@ -72,7 +73,7 @@ impl HttpTransport {
         action: &str,
         params: &ParamsJson,
         timeout: Duration,
-    ) -> Result<(u16, Value), HttpError> {
+    ) -> Result<(u16, Frame), HttpError> {
         let url = self
             .base
             .join(action)
@@ -89,9 +90,10 @@ impl HttpTransport {
         let response = request.send().await.map_err(|e| classify(&e))?;
         let status = response.status().as_u16();
         let body = response.bytes().await.map_err(|e| classify(&e))?;
-        match serde_json::from_slice::<Value>(&body) {
-            Ok(answer @ Value::Object(_))
-                if answer.get("retcode").is_some() || answer.get("status").is_some() =>
+        match Frame::from_slice(&body) {
+            Ok(answer)
+                if answer.head().get("retcode").is_some()
+                    || answer.head().get("status").is_some() =>
             {
                 Ok((status, answer))
             }

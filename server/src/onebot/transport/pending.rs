@@ -13,11 +13,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use super::frame::Frame;
+
 /// How a pending call ended, from the connection's side.
 #[derive(Debug)]
 pub enum Answer {
     /// The peer answered with this frame.
-    Reply(Value),
+    Reply(Frame),
     /// The connection dropped before an answer.
     Lost,
 }
@@ -78,18 +80,18 @@ impl Pending {
         })
     }
 
-    /// Delivers a reply frame. Returns false when no call waits for `key`
-    /// (late reply after a timeout, or a frame for someone else).
-    pub fn complete(&self, key: &str, frame: Value) -> bool {
+    /// Delivers a reply frame. Gives the frame back when no call waits for
+    /// `key` (late reply after a timeout, or a frame for someone else).
+    pub fn complete(&self, key: &str, frame: Frame) -> Result<(), Frame> {
         let tx = self.lock().waiting.remove(key);
         match tx {
+            // The receiver may have just been dropped: the call is over
+            // either way.
             Some(tx) => {
-                // The receiver may have just been dropped: the call is over
-                // either way.
                 let _ = tx.send(Answer::Reply(frame));
-                true
+                Ok(())
             }
-            None => false,
+            None => Err(frame),
         }
     }
 
@@ -206,8 +208,14 @@ mod tests {
         assert_eq!(p.register("3".into()).unwrap_err(), RegisterError::Full);
         drop(a);
         assert_eq!(p.len(), 1);
-        assert!(!p.complete("1", json!({})), "dropped call is gone");
-        assert!(p.complete("2", json!({"echo": "2"})));
+        assert!(
+            p.complete("1", Frame::from_value(json!({}))).is_err(),
+            "dropped call is gone"
+        );
+        assert!(
+            p.complete("2", Frame::from_value(json!({"echo": "2"})))
+                .is_ok()
+        );
         assert!(matches!(b.answer().await, Answer::Reply(_)));
         let mut c = p.register("4".into()).unwrap();
         assert_eq!(p.fail_all(), 1);

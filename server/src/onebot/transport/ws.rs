@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::BoxIo;
 use super::body::{Outgoing, ParamsJson};
+use super::frame::Frame;
 use super::pending::{Answer, Pending, RegisterError, echo_key};
 use crate::onebot::api::TransportKind;
 use crate::onebot::events::{self, Decoded};
@@ -190,7 +191,7 @@ impl Link {
         action: &str,
         params: &Value,
         deadline: Instant,
-    ) -> Result<Value, LinkError> {
+    ) -> Result<Frame, LinkError> {
         let body = ParamsJson::new(params.clone());
         self.call_json(echo, action, &body, deadline).await
     }
@@ -203,7 +204,7 @@ impl Link {
         action: &str,
         params: &ParamsJson,
         deadline: Instant,
-    ) -> Result<Value, LinkError> {
+    ) -> Result<Frame, LinkError> {
         let mut call = self.pending.register(echo).map_err(|e| match e {
             RegisterError::Full => LinkError::Full,
             RegisterError::Closed => LinkError::NotSent,
@@ -355,9 +356,10 @@ impl Session {
 
     /// Handles one text frame; `Some` ends the session.
     fn on_text(&self, text: &str, heartbeat: &mut Option<Duration>) -> Option<SessionEnd> {
-        let frame: Value = match serde_json::from_str(text) {
-            Ok(v @ Value::Object(_)) => v,
-            Ok(_) | Err(_) => {
+        // `data` stays text here: the caller decodes it into what it needs.
+        let frame = match Frame::parse(text) {
+            Ok(frame) => frame,
+            Err(_) => {
                 tracing::warn!(
                     frame = %truncate(text, 200),
                     "malformed frame from the peer dropped"
@@ -365,7 +367,8 @@ impl Session {
                 return None;
             }
         };
-        if events::is_event(&frame) {
+        if events::is_event(frame.head()) {
+            let frame = frame.into_value();
             match events::decode(&frame) {
                 Decoded::Heartbeat { interval_ms } => {
                     if let Some(ms) = interval_ms {
@@ -377,13 +380,15 @@ impl Session {
             }
             return None;
         }
-        let retcode = retcode::retcode_of(&frame);
-        if let Some(key) = echo_key(frame.get("echo")) {
-            let text = retcode::peer_text(&frame);
-            if self.pending.complete(&key, frame) {
-                return None;
+        let retcode = retcode::retcode_of(frame.head());
+        if let Some(key) = echo_key(frame.head().get("echo")) {
+            match self.pending.complete(&key, frame) {
+                Ok(()) => return None,
+                Err(frame) => {
+                    let text = retcode::peer_text(frame.head());
+                    tracing::debug!(echo = %key, %text, "reply for no waiting call dropped");
+                }
             }
-            tracing::debug!(echo = %key, %text, "reply for no waiting call dropped");
         }
         if matches!(retcode, Some(1401 | 1403)) {
             return Some(SessionEnd::AuthRejected(format!(
