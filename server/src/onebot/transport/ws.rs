@@ -2,20 +2,27 @@
 //! that owns the socket, and [`Link::call`].
 //!
 //! A session reads frames, hands events to an [`Inbound`], matches replies
-//! to pending calls by echo, writes queued frames, and watches liveness: with
+//! to pending calls by echo, and watches liveness: with
 //! heartbeats announced, no frame for 2.5 × the announced interval kills the
 //! link; before any heartbeat (or on peers that send none) it sends a ping
 //! every `ping_interval` and gives up after 2.5 × that without any frame.
 //! Malformed frames are logged and dropped; the link stays up. When the
 //! session ends, every pending call fails at once.
+//!
+//! Callers write their own frames to the socket's write half, one at a time
+//! (a fair lock), so a call costs no hop through another task on its way
+//! out; see [`Link::call_json`].
 
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::stream::SplitStream;
+use futures_util::{Sink, SinkExt, StreamExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_tungstenite::WebSocketStream;
@@ -40,9 +47,6 @@ pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 /// Liveness: a link is dead after this many heartbeat (or ping) intervals
 /// without a frame.
 pub const LIVENESS_FACTOR: f64 = 2.5;
-
-/// Outbound frames queued per link before `call` waits.
-const OUTBOUND_QUEUE: usize = 256;
 
 /// The WebSocket limits used for every link.
 pub fn ws_config() -> WebSocketConfig {
@@ -154,12 +158,21 @@ pub enum LinkError {
 }
 
 /// A live WebSocket connection that can carry actions.
-#[derive(Debug)]
 pub struct Link {
     kind: TransportKind,
-    out: mpsc::Sender<Outgoing>,
+    writer: Arc<Writer>,
     pending: Arc<Pending>,
     close: CancellationToken,
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Link")
+            .field("kind", &self.kind)
+            .field("pending", &self.pending.len())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
 }
 
 impl Link {
@@ -170,7 +183,7 @@ impl Link {
 
     /// True once the session has ended or is ending.
     pub fn is_closed(&self) -> bool {
-        self.close.is_cancelled() || self.out.is_closed()
+        self.close.is_cancelled() || self.writer.failed.is_cancelled()
     }
 
     /// Closes the link (the session ends with [`SessionEnd::Local`]).
@@ -198,6 +211,11 @@ impl Link {
 
     /// [`call`](Self::call) with parameters serialized beforehand (large
     /// media go out without extra copies; see [`super::body`]).
+    ///
+    /// The calling task writes its own frame (no hop through another task
+    /// on the way out); a fragmented message is written by a task of its
+    /// own, so that a caller giving up halfway cannot leave half a message
+    /// on the socket.
     pub async fn call_json(
         &self,
         echo: String,
@@ -209,10 +227,30 @@ impl Link {
             RegisterError::Full => LinkError::Full,
             RegisterError::Closed => LinkError::NotSent,
         })?;
-        let frame = params.frame(action, call.echo());
-        match tokio::time::timeout_at(deadline, self.out.send(frame)).await {
-            Err(_) => return Err(LinkError::Timeout { sent: false }),
-            Ok(Err(_)) => return Err(LinkError::NotSent),
+        if self.is_closed() {
+            return Err(LinkError::NotSent);
+        }
+        let buffered = Arc::new(AtomicBool::new(false));
+        let written = match params.frame(action, call.echo()) {
+            Outgoing::Message(msg) => {
+                tokio::time::timeout_at(deadline, self.writer.write(msg, &buffered)).await
+            }
+            Outgoing::Fragments(frames) => {
+                let task = tokio::spawn(self.writer.clone().write_fragments(
+                    frames,
+                    buffered.clone(),
+                    self.close.clone(),
+                ));
+                tokio::time::timeout_at(deadline, task)
+                    .await
+                    .map(|joined| joined.unwrap_or(Err(())))
+            }
+        };
+        let sent = buffered.load(Ordering::Acquire);
+        match written {
+            Err(_) => return Err(LinkError::Timeout { sent }),
+            Ok(Err(())) if sent => return Err(LinkError::Lost),
+            Ok(Err(())) => return Err(LinkError::NotSent),
             Ok(Ok(())) => {}
         }
         match tokio::time::timeout_at(deadline, call.answer()).await {
@@ -220,6 +258,148 @@ impl Link {
             Ok(Answer::Lost) => Err(LinkError::Lost),
             Err(_) => Err(LinkError::Timeout { sent: true }),
         }
+    }
+}
+
+/// The write half of a session's socket, shared by everyone who writes.
+struct Writer {
+    /// `None` once the session has closed it.
+    sink: Arc<tokio::sync::Mutex<Option<BoxSink>>>,
+    /// Cancelled on the first write error; the session then ends with it.
+    failed: CancellationToken,
+    error: Mutex<Option<String>>,
+    /// A writer gave up after its frame was buffered but before it was
+    /// flushed: the session flushes what is left.
+    unflushed: Notify,
+}
+
+type BoxSink = Pin<Box<dyn Sink<Message, Error = tungstenite::Error> + Send>>;
+
+/// Asks the session to flush when dropped armed (the write was abandoned).
+struct FlushOnDrop<'a>(Option<&'a Notify>);
+
+impl Drop for FlushOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(n) = self.0 {
+            n.notify_one();
+        }
+    }
+}
+
+impl Writer {
+    fn fail(&self, e: &tungstenite::Error) {
+        let mut error = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        error.get_or_insert_with(|| format!("write failed: {e}"));
+        self.failed.cancel();
+    }
+
+    fn error(&self) -> String {
+        self.error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .unwrap_or_else(|| "writer stopped".into())
+    }
+
+    /// Writes and flushes `msg`. `buffered` turns true once the frame is in
+    /// the socket's buffer: from then on it goes out even if this future is
+    /// dropped (the session flushes the rest).
+    async fn write(&self, msg: Message, buffered: &AtomicBool) -> Result<(), ()> {
+        let mut sink = self.sink.lock().await;
+        let Some(sink) = sink.as_mut().filter(|_| !self.failed.is_cancelled()) else {
+            return Err(());
+        };
+        let mut abandoned = FlushOnDrop(Some(&self.unflushed));
+        let result = match sink.feed(msg).await {
+            Ok(()) => {
+                buffered.store(true, Ordering::Release);
+                sink.flush().await
+            }
+            Err(e) => Err(e),
+        };
+        abandoned.0 = None;
+        result.map_err(|e| self.fail(&e))
+    }
+
+    /// Writes the fragments of one message back to back, each flushed
+    /// before the next is buffered; runs to the end (or `close`) whoever
+    /// waits for it.
+    async fn write_fragments(
+        self: Arc<Self>,
+        frames: Vec<tungstenite::protocol::frame::Frame>,
+        buffered: Arc<AtomicBool>,
+        close: CancellationToken,
+    ) -> Result<(), ()> {
+        let mut sink = self.sink.lock().await;
+        let Some(sink) = sink.as_mut().filter(|_| !self.failed.is_cancelled()) else {
+            return Err(());
+        };
+        let all = async {
+            for f in frames {
+                sink.feed(Message::Frame(f)).await?;
+                buffered.store(true, Ordering::Release);
+                sink.flush().await?;
+            }
+            Ok(())
+        };
+        tokio::select! {
+            _ = close.cancelled() => Err(()),
+            r = all => r.map_err(|e: tungstenite::Error| self.fail(&e)),
+        }
+    }
+
+    /// Flushes what an abandoned write left, from a task of its own (the
+    /// session keeps reading meanwhile).
+    fn spawn_flush(self: &Arc<Self>, close: CancellationToken) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let sink = this.sink.clone().lock_owned().await;
+            this.flush_with(sink, None, close).await;
+        });
+    }
+
+    /// Sends a ping from a task of its own, unless someone is writing: that
+    /// traffic is proof of life enough.
+    fn spawn_ping(self: &Arc<Self>, close: CancellationToken) {
+        let Ok(sink) = self.sink.clone().try_lock_owned() else {
+            return;
+        };
+        let this = self.clone();
+        tokio::spawn(async move {
+            let ping = Message::Ping(Default::default());
+            this.flush_with(sink, Some(ping), close).await;
+        });
+    }
+
+    async fn flush_with(
+        &self,
+        mut sink: tokio::sync::OwnedMutexGuard<Option<BoxSink>>,
+        msg: Option<Message>,
+        close: CancellationToken,
+    ) {
+        let Some(sink) = sink.as_mut() else { return };
+        let work = async {
+            if let Some(msg) = msg {
+                sink.feed(msg).await?;
+            }
+            sink.flush().await
+        };
+        tokio::select! {
+            _ = close.cancelled() => {}
+            r = work => if let Err(e) = r { self.fail(&e) },
+        }
+    }
+
+    /// Sends a close frame (best effort, at most a second) and drops the
+    /// socket's write half.
+    async fn shut(&self) {
+        let closing = async {
+            let mut sink = self.sink.lock().await;
+            if let Some(mut sink) = sink.take() {
+                let _ = sink.close().await;
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(1), closing).await;
     }
 }
 
@@ -237,12 +417,18 @@ pub fn start<S>(
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let (out_tx, out_rx) = mpsc::channel(OUTBOUND_QUEUE);
+    let (sink, stream) = ws.split();
+    let writer = Arc::new(Writer {
+        sink: Arc::new(tokio::sync::Mutex::new(Some(Box::pin(sink) as BoxSink))),
+        failed: CancellationToken::new(),
+        error: Mutex::new(None),
+        unflushed: Notify::new(),
+    });
     let pending = Pending::new(max_pending);
     let close = cancel.child_token();
     let link = Arc::new(Link {
         kind,
-        out: out_tx.clone(),
+        writer: writer.clone(),
         pending: pending.clone(),
         close: close.clone(),
     });
@@ -251,9 +437,9 @@ where
         inbound,
         liveness,
         close,
-        ping: out_tx,
+        writer,
     };
-    let task = tokio::spawn(session.run(ws, out_rx));
+    let task = tokio::spawn(session.run(stream));
     (link, task)
 }
 
@@ -262,25 +448,14 @@ struct Session {
     inbound: Arc<dyn Inbound>,
     liveness: Liveness,
     close: CancellationToken,
-    ping: mpsc::Sender<Outgoing>,
+    writer: Arc<Writer>,
 }
 
 impl Session {
-    async fn run<S>(self, ws: WebSocketStream<S>, out_rx: mpsc::Receiver<Outgoing>) -> SessionEnd
+    async fn run<S>(self, mut stream: SplitStream<WebSocketStream<S>>) -> SessionEnd
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let (sink, mut stream) = ws.split();
-        let write_error = Arc::new(Mutex::new(None::<String>));
-        let writer_done = CancellationToken::new();
-        let writer = tokio::spawn(write_loop(
-            sink,
-            out_rx,
-            self.close.clone(),
-            writer_done.clone(),
-            write_error.clone(),
-        ));
-
         let mut last_frame = Instant::now();
         let mut heartbeat: Option<Duration> = None;
         let mut ping = tokio::time::interval_at(
@@ -296,23 +471,18 @@ impl Session {
             tokio::select! {
                 biased;
                 _ = self.close.cancelled() => break SessionEnd::Local,
-                _ = writer_done.cancelled() => {
-                    let err = write_error
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .take()
-                        .unwrap_or_else(|| "writer stopped".into());
-                    break SessionEnd::Closed(err);
-                }
+                _ = self.writer.failed.cancelled() => break SessionEnd::Closed(self.writer.error()),
                 _ = tokio::time::sleep_until(last_frame + window) => {
                     break SessionEnd::Dead(format!(
                         "no frame from the peer for {} ms",
                         window.as_millis()
                     ));
                 }
+                _ = self.writer.unflushed.notified() => {
+                    self.writer.spawn_flush(self.close.clone());
+                }
                 _ = ping.tick(), if heartbeat.is_none() => {
-                    // A full queue already means traffic; skip this ping.
-                    let _ = self.ping.try_send(Outgoing::Message(Message::Ping(Default::default())));
+                    self.writer.spawn_ping(self.close.clone());
                 }
                 frame = stream.next() => {
                     let msg = match frame {
@@ -350,7 +520,7 @@ impl Session {
         // Fail every waiting call at once, then stop writing.
         self.pending.fail_all();
         self.close.cancel();
-        let _ = writer.await;
+        self.writer.shut().await;
         end
     }
 
@@ -398,48 +568,6 @@ impl Session {
         }
         None
     }
-}
-
-async fn write_loop<S>(
-    mut sink: futures_util::stream::SplitSink<WebSocketStream<S>, Message>,
-    mut out_rx: mpsc::Receiver<Outgoing>,
-    close: CancellationToken,
-    done: CancellationToken,
-    error: Arc<Mutex<Option<String>>>,
-) where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
-    loop {
-        tokio::select! {
-            _ = close.cancelled() => break,
-            msg = out_rx.recv() => {
-                let Some(msg) = msg else { break };
-                let sent = match msg {
-                    Outgoing::Message(m) => sink.send(m).await,
-                    // Back to back: nothing else is written between the
-                    // fragments of one message, and each is flushed before
-                    // the next is buffered.
-                    Outgoing::Fragments(frames) => {
-                        let mut r = Ok(());
-                        for f in frames {
-                            r = sink.send(Message::Frame(f)).await;
-                            if r.is_err() {
-                                break;
-                            }
-                        }
-                        r
-                    }
-                };
-                if let Err(e) = sent {
-                    *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("write failed: {e}"));
-                    break;
-                }
-            }
-        }
-    }
-    // Best effort: tell the peer we are going.
-    let _ = tokio::time::timeout(Duration::from_secs(1), sink.close()).await;
-    done.cancel();
 }
 
 fn truncate(s: &str, max: usize) -> &str {
