@@ -6,12 +6,13 @@
 use std::fmt;
 use std::sync::Arc;
 
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::api::ChatRef;
 use super::cq;
+
+mod json;
 
 /// The sender of a message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -274,9 +275,17 @@ impl Segment {
     /// counts as `{}`.
     pub fn from_value(seg: &Value) -> Option<Segment> {
         let kind = seg.get("type")?.as_str()?;
+        Some(Segment::from_parts(
+            kind,
+            seg.get("data").and_then(Value::as_object),
+        ))
+    }
+
+    /// A segment of type `kind` with `data` (`None`: not an object).
+    fn from_parts(kind: &str, data: Option<&Map<String, Value>>) -> Segment {
         let empty = Map::new();
-        let data = seg.get("data").and_then(Value::as_object).unwrap_or(&empty);
-        Some(match kind {
+        let data = data.unwrap_or(&empty);
+        match kind {
             "text" => Segment::Text(text_field(data, "text")),
             "at" => {
                 let qq = field(data, "qq");
@@ -339,7 +348,7 @@ impl Segment {
                 kind: other.to_owned(),
                 data: Value::Object(data.clone()),
             },
-        })
+        }
     }
 
     /// The segment's OneBot type name.
@@ -405,27 +414,27 @@ impl Message {
     /// different from `message_id`.
     pub fn from_value(raw: &Value, chat: Option<ChatRef>) -> Option<Message> {
         let obj = raw.as_object()?;
-        decode_message(obj, chat, || RawJson::from_value(raw))
+        let segments = || segments_of(field(obj, "message"), field(obj, "raw_message").as_str());
+        decode_message(obj, chat, segments, || RawJson::from_value(raw))
     }
 
     /// [`from_value`](Self::from_value) reading the object's text: only the
     /// fields a message is made of are decoded, the rest is skipped, and
     /// `raw` keeps the text as it came.
     pub fn from_json(raw: &RawValue, chat: Option<ChatRef>) -> Option<Message> {
-        let fields: MessageFields = serde_json::from_str(raw.get()).ok()?;
-        decode_message(&fields, chat, || RawJson::from(raw))
+        json::message(raw.get(), chat, || RawJson::from(raw))
     }
 }
 
+/// The message in `obj` (see [`Message::from_value`]); `segments` and `raw`
+/// are only asked for once the ids check out.
 fn decode_message(
     obj: &impl Fields,
     chat: Option<ChatRef>,
+    segments: impl FnOnce() -> Vec<Segment>,
     raw: impl FnOnce() -> RawJson,
 ) -> Option<Message> {
-    let empty = Map::new();
-    let sender_obj = obj.value_of("sender").as_object().unwrap_or(&empty);
-    let user_id =
-        int_of(field(sender_obj, "user_id")).or_else(|| int_of(obj.value_of("user_id")))?;
+    let user_id = int_of(obj.sender_of("user_id")).or_else(|| int_of(obj.value_of("user_id")))?;
     let message_id = int_of(obj.value_of("message_id"))?;
     let chat = match chat {
         Some(chat) => chat,
@@ -445,15 +454,11 @@ fn decode_message(
         other => int_of(other),
     }
     .unwrap_or(0);
-    let segments = segments_of(
-        obj.value_of("message"),
-        obj.value_of("raw_message").as_str(),
-    );
     let sender = Sender {
         user_id,
-        nickname: text_field(sender_obj, "nickname"),
-        card: text_field(sender_obj, "card"),
-        role: text_field(sender_obj, "role"),
+        nickname: str_of(obj.sender_of("nickname")).unwrap_or_default(),
+        card: str_of(obj.sender_of("card")).unwrap_or_default(),
+        role: str_of(obj.sender_of("role")).unwrap_or_default(),
     };
     Some(Message {
         message_id,
@@ -461,7 +466,7 @@ fn decode_message(
         peer_seq,
         time,
         sender,
-        segments,
+        segments: segments(),
         chat,
         raw: raw(),
     })
@@ -485,98 +490,24 @@ fn derive_chat(obj: &impl Fields, sender_id: i64) -> Option<ChatRef> {
     }
 }
 
-/// A message object's top-level fields by name.
+/// A message object's fields by name, wherever they were decoded from.
 trait Fields {
-    /// The field `key`; `Null` when absent.
+    /// The top-level field `key`; `Null` when absent.
     fn value_of(&self, key: &str) -> &Value;
+    /// The field `key` of the `sender` object; `Null` when absent or when
+    /// `sender` is not an object.
+    fn sender_of(&self, key: &str) -> &Value;
 }
 
 impl Fields for Map<String, Value> {
     fn value_of(&self, key: &str) -> &Value {
         field(self, key)
     }
-}
 
-/// The top-level keys [`decode_message`] reads; [`MessageFields`] skips the
-/// others without decoding them.
-const MESSAGE_KEYS: [&str; 13] = [
-    "sender",
-    "user_id",
-    "message_id",
-    "group_id",
-    "message_type",
-    "post_type",
-    "target_id",
-    "real_seq",
-    "message_seq",
-    "real_id",
-    "time",
-    "message",
-    "raw_message",
-];
-
-/// The [`MESSAGE_KEYS`] of a message object, decoded from its text (later
-/// duplicates win, as in a [`Value`]).
-struct MessageFields([Value; MESSAGE_KEYS.len()]);
-
-impl Fields for MessageFields {
-    fn value_of(&self, key: &str) -> &Value {
-        MESSAGE_KEYS
-            .iter()
-            .position(|k| *k == key)
-            .map_or(&Value::Null, |i| &self.0[i])
-    }
-}
-
-impl<'de> Deserialize<'de> for MessageFields {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(MessageFieldsVisitor)
-    }
-}
-
-struct MessageFieldsVisitor;
-
-impl<'de> Visitor<'de> for MessageFieldsVisitor {
-    type Value = MessageFields;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a message object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MessageFields, A::Error> {
-        let mut fields = MessageFields(Default::default());
-        while let Some(MessageKey(index)) = map.next_key()? {
-            match index {
-                Some(i) => fields.0[i] = map.next_value()?,
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(fields)
-    }
-}
-
-/// A key of a message object: its index in [`MESSAGE_KEYS`], if there.
-struct MessageKey(Option<usize>);
-
-impl<'de> Deserialize<'de> for MessageKey {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_identifier(MessageKeyVisitor)
-    }
-}
-
-struct MessageKeyVisitor;
-
-impl Visitor<'_> for MessageKeyVisitor {
-    type Value = MessageKey;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a field name")
-    }
-
-    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<MessageKey, E> {
-        Ok(MessageKey(MESSAGE_KEYS.iter().position(|k| *k == key)))
+    fn sender_of(&self, key: &str) -> &Value {
+        field(self, "sender")
+            .as_object()
+            .map_or(&Value::Null, |sender| field(sender, key))
     }
 }
 

@@ -178,6 +178,38 @@ fn time_zones() {
 }
 
 #[test]
+fn clock_is_the_zoned_time_of_day() {
+    let zones = [
+        TimeZone::UTC,
+        shanghai(),
+        TimeZone::get("America/New_York").unwrap(),
+        TimeZone::get("Asia/Kathmandu").unwrap(),
+        TimeZone::get("America/St_Johns").unwrap(),
+        TimeZone::fixed(jiff::tz::Offset::from_seconds(-(3 * 3600 + 1234)).unwrap()),
+    ];
+    // Across DST changes, before 1970 and near the ends of the range.
+    let mut times = vec![
+        -377_705_023_201 + 86_400,
+        253_402_207_200 - 86_400,
+        -1,
+        0,
+        1,
+    ];
+    times.extend((0..2000).map(|i| 1_710_000_000 + i * 7_919));
+    times.extend((0..500).map(|i| -2_000_000_000 + i * 9_999_991));
+    for tz in &zones {
+        for &t in &times {
+            let zoned = jiff::Timestamp::from_second(t)
+                .unwrap()
+                .to_zoned_datetime(tz.clone())
+                .strftime("%H:%M:%S")
+                .to_string();
+            assert_eq!(clock(t, tz), zoned, "{t} in {tz:?}");
+        }
+    }
+}
+
+#[test]
 fn empty_history_placeholder() {
     assert_eq!(history(&[], &shanghai()), "（无历史消息）");
 }

@@ -41,12 +41,14 @@ impl Frame {
         let data = value
             .as_object_mut()
             .and_then(|o| o.remove("data"))
-            .map(|d| Data::from_value(&d))
-            .unwrap_or_default();
+            .and_then(|d| serde_json::value::to_raw_value(&d).ok());
         if !value.is_object() {
             value = Value::Object(Map::new());
         }
-        Frame { head: value, data }
+        Frame {
+            head: value,
+            data: Data(data),
+        }
     }
 
     /// The top-level fields, `data` left out (always an object).
@@ -91,7 +93,7 @@ impl Data {
 
     /// The JSON text, `None` for absent or `null`.
     pub fn raw(&self) -> Option<&RawValue> {
-        self.0.as_deref()
+        self.0.as_deref().filter(|raw| raw.get() != "null")
     }
 
     /// Decoded into a [`Value`].
@@ -126,8 +128,7 @@ impl<'de> Visitor<'de> for FrameVisitor {
         // Later duplicates win, as they do in a `Value`.
         while let Some(key) = map.next_key::<String>()? {
             if key == "data" {
-                let raw: Box<RawValue> = map.next_value()?;
-                data = (raw.get() != "null").then_some(raw);
+                data = Some(map.next_value::<Box<RawValue>>()?);
             } else {
                 let value: Value = map.next_value()?;
                 head.insert(key, value);
@@ -137,13 +138,6 @@ impl<'de> Visitor<'de> for FrameVisitor {
             head: Value::Object(head),
             data: Data(data),
         })
-    }
-}
-
-impl<'de> Deserialize<'de> for Data {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Data, D::Error> {
-        let raw = Box::<RawValue>::deserialize(deserializer)?;
-        Ok(Data((raw.get() != "null").then_some(raw)))
     }
 }
 
@@ -204,7 +198,10 @@ mod tests {
         for text in [r#"{"retcode":0}"#, r#"{"retcode":0,"data":null}"#] {
             let f = Frame::parse(text).unwrap();
             assert!(f.data().raw().is_none(), "{text}");
-            assert_eq!(f.into_value(), json!({"retcode": 0}));
+            assert_eq!(f.head(), &json!({"retcode": 0}));
+            // Given back as it came.
+            let back: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(f.into_value(), back);
         }
         let f = Frame::parse(r#"{"retcode":1,"retcode":0,"data":1,"data":[2]}"#).unwrap();
         assert_eq!(f.head(), &json!({"retcode": 0}));

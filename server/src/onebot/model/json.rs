@@ -1,0 +1,319 @@
+//! Message objects decoded straight from their JSON text (history pages).
+//!
+//! Only what a [`Message`] is made of is decoded: the top-level fields
+//! [`decode_message`](super::decode_message) reads, the `sender` fields and
+//! the segments; every other key is skipped without building anything. The
+//! result is the same as decoding the text into a [`Value`] and calling
+//! [`Message::from_value`] (a property test holds the two together), at a
+//! fraction of the allocations.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::{ChatRef, Fields, Message, RawJson, Segment, decode_message, segments_of};
+
+/// The top-level keys decoding reads: the plain fields first, then
+/// `sender` and `message`, which have readers of their own.
+const KEYS: [&str; 13] = [
+    "user_id",
+    "message_id",
+    "group_id",
+    "message_type",
+    "post_type",
+    "target_id",
+    "real_seq",
+    "message_seq",
+    "real_id",
+    "time",
+    "raw_message",
+    "sender",
+    "message",
+];
+/// How many of [`KEYS`] are plain fields.
+const PLAIN: usize = 11;
+const SENDER_KEYS: [&str; 4] = ["user_id", "nickname", "card", "role"];
+const SEGMENT_KEYS: [&str; 2] = ["type", "data"];
+
+/// The message in `text`, if it is one (see [`Message::from_value`]).
+pub(super) fn message(
+    text: &str,
+    chat: Option<ChatRef>,
+    raw: impl FnOnce() -> RawJson,
+) -> Option<Message> {
+    let Obj(Some(fields)) = serde_json::from_str::<Obj<MessageFields>>(text).ok()? else {
+        return None;
+    };
+    let MessageFields {
+        top,
+        sender,
+        message,
+    } = fields;
+    let view = View {
+        top: &top,
+        sender: &sender,
+    };
+    let raw_message = view.value_of("raw_message").as_str();
+    let segments = move || match message {
+        MessageField::Segments(segments) if !segments.is_empty() => segments,
+        MessageField::Segments(_) => segments_of(&Value::Null, raw_message),
+        MessageField::Other(value) => segments_of(&value, raw_message),
+    };
+    decode_message(&view, chat, segments, raw)
+}
+
+/// What decoding reads of a message object.
+struct MessageFields {
+    top: [Value; PLAIN],
+    /// `Null`s when `sender` is absent or not an object.
+    sender: [Value; SENDER_KEYS.len()],
+    message: MessageField,
+}
+
+/// The `message` field: a segment array decoded on the spot, or any other
+/// value for [`segments_of`].
+enum MessageField {
+    Segments(Vec<Segment>),
+    Other(Value),
+}
+
+struct View<'a> {
+    top: &'a [Value; PLAIN],
+    sender: &'a [Value; SENDER_KEYS.len()],
+}
+
+impl Fields for View<'_> {
+    fn value_of(&self, key: &str) -> &Value {
+        lookup(&KEYS[..PLAIN], self.top, key)
+    }
+
+    fn sender_of(&self, key: &str) -> &Value {
+        lookup(&SENDER_KEYS, self.sender, key)
+    }
+}
+
+fn lookup<'a>(keys: &[&str], values: &'a [Value], key: &str) -> &'a Value {
+    keys.iter()
+        .position(|k| *k == key)
+        .and_then(|i| values.get(i))
+        .unwrap_or(&Value::Null)
+}
+
+/// An object read by [`FromMap`]; any other JSON value is skipped and
+/// gives `None`.
+struct Obj<T>(Option<T>);
+
+/// Built from the entries of a JSON object (later duplicates win, as in a
+/// [`Value`]).
+trait FromMap: Sized {
+    fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+}
+
+impl<'de, T: FromMap> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(ObjVisitor(PhantomData))
+            .map(Obj)
+    }
+}
+
+struct ObjVisitor<T>(PhantomData<T>);
+
+impl<'de, T: FromMap> Visitor<'de> for ObjVisitor<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+        T::from_map(map).map(Some)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+}
+
+/// A key: its index in the keys given, `None` for any other.
+struct Key(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl Visitor<'_> for Key {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|k| *k == key))
+    }
+}
+
+/// Reads the values of `keys` into `values`, skipping the other entries.
+fn read_keys<'de, A: MapAccess<'de>>(
+    mut map: A,
+    keys: &'static [&'static str],
+    values: &mut [Value],
+) -> Result<(), A::Error> {
+    while let Some(index) = map.next_key_seed(Key(keys))? {
+        match index.and_then(|i| values.get_mut(i)) {
+            Some(slot) => *slot = map.next_value()?,
+            None => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    Ok(())
+}
+
+impl FromMap for MessageFields {
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut top: [Value; PLAIN] = Default::default();
+        let mut sender: [Value; SENDER_KEYS.len()] = Default::default();
+        let mut message = MessageField::Other(Value::Null);
+        while let Some(index) = map.next_key_seed(Key(&KEYS))? {
+            match index {
+                Some(i) if i < PLAIN => top[i] = map.next_value()?,
+                Some(PLAIN) => {
+                    sender = map
+                        .next_value::<Obj<SenderFields>>()?
+                        .0
+                        .map_or_else(Default::default, |s| s.0);
+                }
+                Some(_) => message = map.next_value_seed(MessageSeed)?,
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(MessageFields {
+            top,
+            sender,
+            message,
+        })
+    }
+}
+
+struct SenderFields([Value; SENDER_KEYS.len()]);
+
+impl FromMap for SenderFields {
+    fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        let mut values: [Value; SENDER_KEYS.len()] = Default::default();
+        read_keys(map, &SENDER_KEYS, &mut values)?;
+        Ok(SenderFields(values))
+    }
+}
+
+/// One entry of a segment array: `None` unless it is an object with a
+/// string `type` (as [`Segment::from_value`]).
+struct SegmentEntry(Option<Segment>);
+
+impl FromMap for SegmentEntry {
+    fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        let mut values: [Value; SEGMENT_KEYS.len()] = Default::default();
+        read_keys(map, &SEGMENT_KEYS, &mut values)?;
+        let [kind, data] = values;
+        Ok(SegmentEntry(
+            kind.as_str()
+                .map(|kind| Segment::from_parts(kind, data.as_object())),
+        ))
+    }
+}
+
+/// Reads the `message` field.
+struct MessageSeed;
+
+impl<'de> DeserializeSeed<'de> for MessageSeed {
+    type Value = MessageField;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<MessageField, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MessageSeed {
+    type Value = MessageField;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MessageField, A::Error> {
+        let mut segments = Vec::new();
+        while let Some(Obj(entry)) = seq.next_element::<Obj<SegmentEntry>>()? {
+            segments.extend(entry.and_then(|e| e.0));
+        }
+        Ok(MessageField::Segments(segments))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MessageField, A::Error> {
+        Value::deserialize(MapAccessDeserializer::new(map)).map(MessageField::Other)
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<MessageField, E> {
+        Ok(MessageField::Other(Value::String(s.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<MessageField, E> {
+        Ok(MessageField::Other(Value::String(s)))
+    }
+
+    // Numbers, booleans and null hold no segments.
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<MessageField, E> {
+        Ok(MessageField::Other(Value::Null))
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<MessageField, E> {
+        Ok(MessageField::Other(Value::Null))
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<MessageField, E> {
+        Ok(MessageField::Other(Value::Null))
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<MessageField, E> {
+        Ok(MessageField::Other(Value::Null))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<MessageField, E> {
+        Ok(MessageField::Other(Value::Null))
+    }
+}
