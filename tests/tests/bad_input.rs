@@ -407,6 +407,11 @@ proptest! {
     ) {
         if let Ok(page) = history::page(flavor, chat, count, anchor, Ok(Data::from_value(&data))) {
             let _ = render::history(&page.messages, &tz());
+            // Each message's raw text is its own entry of the page.
+            for m in &page.messages {
+                let again = Message::from_value(&m.raw.value(), Some(chat));
+                prop_assert_eq!(without_raw(again), without_raw(Some(m.clone())));
+            }
         }
         let _ = history::request(flavor, chat, count, anchor, anchor);
     }

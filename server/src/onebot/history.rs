@@ -22,15 +22,14 @@
 //! messages exist while the oldest seq is above 1). It has no private
 //! history at all: `HistoryUnsupported`.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::api::{ChatRef, HistoryPage};
 use super::flavor::Flavor;
-use super::model::{Message, int_of};
-use super::transport::frame::{Data, JsonKind, kind_of};
+use super::model::{Entries, Message, history_entries, int_of};
+use super::transport::frame::Data;
 use crate::error::{Error, Kind, Result};
 
 /// SnowLuma clamps `count` to 1..=200.
@@ -129,8 +128,8 @@ fn is_napcat_empty(err: &Error) -> bool {
 }
 
 /// Turns the peer's answer into a page. The answer's `data` is read as
-/// text: each message object is decoded straight into a [`Message`]
-/// ([`Message::from_json`]), never as a whole tree.
+/// text, in one pass, each message object straight into a [`Message`]
+/// ([`history_entries`]), never as a whole tree.
 pub fn page(
     flavor: Flavor,
     chat: ChatRef,
@@ -145,32 +144,15 @@ pub fn page(
         }
         Err(e) => return Err(e),
     };
-    let Some(raw) = data.raw() else {
+    let Some(raw) = data.into_raw() else {
         return Ok(HistoryPage::default());
     };
-    let list: Vec<&RawValue> = match kind_of(raw) {
-        JsonKind::Array => {
-            array(raw).ok_or_else(|| protocol_error(chat, "history data is not valid"))?
-        }
-        JsonKind::Object => {
-            let fields: BTreeMap<String, &RawValue> = serde_json::from_str(raw.get())
-                .map_err(|_| protocol_error(chat, "history data is not valid"))?;
-            match fields.get("messages") {
-                None => return Ok(HistoryPage::default()),
-                Some(m) if kind_of(m) == JsonKind::Null => return Ok(HistoryPage::default()),
-                Some(m) if kind_of(m) == JsonKind::Array => {
-                    array(m).ok_or_else(|| protocol_error(chat, "history data is not valid"))?
-                }
-                Some(_) => return Err(protocol_error(chat, "`messages` is not an array")),
-            }
-        }
-        _ => return Err(protocol_error(chat, "history data is not an object")),
+    let (mut messages, returned) = match history_entries(raw, chat) {
+        Entries::List { messages, returned } => (messages, returned),
+        Entries::None => return Ok(HistoryPage::default()),
+        Entries::NotAnArray => return Err(protocol_error(chat, "`messages` is not an array")),
+        Entries::NotAnObject => return Err(protocol_error(chat, "history data is not an object")),
     };
-    let returned = list.len();
-    let mut messages: Vec<Message> = list
-        .into_iter()
-        .filter_map(|v| Message::from_json(v, Some(chat)))
-        .collect();
     // Oldest first; a stable sort keeps the peer's order within a second.
     messages.sort_by_key(|m| m.time);
     if let Some(a) = anchor
@@ -195,11 +177,6 @@ pub fn page(
         messages.drain(..messages.len() - count);
     }
     Ok(HistoryPage { messages, has_more })
-}
-
-/// The elements of a JSON array's text.
-fn array(raw: &RawValue) -> Option<Vec<&RawValue>> {
-    serde_json::from_str(raw.get()).ok()
 }
 
 fn protocol_error(chat: ChatRef, what: &str) -> Error {
@@ -265,6 +242,7 @@ impl SeqCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::onebot::transport::frame::Frame;
 
     fn row(id: i64, seq: i64, time: i64) -> Value {
         json!({"message_id": id, "message_seq": seq, "real_id": seq, "time": time,
@@ -349,6 +327,27 @@ mod tests {
         }
         let p = page(Flavor::Lagrange, g, 5, None, Ok(Data::none())).unwrap();
         assert!(p.messages.is_empty() && !p.has_more);
+    }
+
+    #[test]
+    fn raw_entries_point_into_the_page_text() {
+        let g = ChatRef::Group(7);
+        let (a, b) = (row(1, 1, 10).to_string(), row(2, 2, 20).to_string());
+        for data in [
+            format!("[{a}, \"junk\", {b}]"),
+            format!(r#"{{"x": [{b}], "messages": [ {a} ,"junk",{b}]}}"#),
+            // Later duplicates win, for the list and for the raw text.
+            format!(r#"{{"messages": [{b}], "messages": [{a},"junk",{b}]}}"#),
+        ] {
+            let frame = Frame::parse(&format!(r#"{{"retcode": 0, "data": {data}}}"#)).unwrap();
+            let p = page(Flavor::Lagrange, g, 5, None, Ok(frame.into_data())).unwrap();
+            let raws: Vec<&str> = p.messages.iter().map(|m| m.raw.text()).collect();
+            assert_eq!(raws, [a.as_str(), b.as_str()], "{data}");
+            assert_eq!(p.messages[1].raw.value(), row(2, 2, 20));
+            let clone = p.messages[0].clone();
+            drop(p);
+            assert_eq!(clone.raw.text(), a, "the page text outlives the page");
+        }
     }
 
     #[test]

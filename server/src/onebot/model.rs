@@ -14,6 +14,8 @@ use super::cq;
 
 mod json;
 
+pub use json::{Entries, history_entries};
+
 /// The sender of a message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sender {
@@ -52,43 +54,55 @@ pub struct Message {
 /// A JSON value kept as its text, decoded only when asked for (a page of
 /// history keeps every message's own object, and few callers read them).
 #[derive(Clone)]
-pub struct RawJson(Box<RawValue>);
+pub struct RawJson(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    /// Text of its own.
+    Text(Box<RawValue>),
+    /// Entry `index` of a history page's message list: the page's text is
+    /// shared, and where each entry lies is found once, on first use.
+    Entry(Arc<json::PageText>, usize),
+}
 
 impl RawJson {
     /// The text of `value`.
     pub fn from_value(value: &Value) -> RawJson {
         // Serializing a `Value` cannot fail (its keys are strings).
-        RawJson(
+        RawJson(Repr::Text(
             serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned()),
-        )
+        ))
     }
 
     /// The JSON text.
     pub fn text(&self) -> &str {
-        self.0.get()
+        match &self.0 {
+            Repr::Text(raw) => raw.get(),
+            Repr::Entry(page, index) => page.entry(*index),
+        }
     }
 
     /// Decoded into a [`Value`].
     pub fn value(&self) -> Value {
-        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+        serde_json::from_str(self.text()).unwrap_or(Value::Null)
     }
 }
 
 impl From<&RawValue> for RawJson {
     fn from(raw: &RawValue) -> RawJson {
-        RawJson(raw.to_owned())
+        RawJson(Repr::Text(raw.to_owned()))
     }
 }
 
 impl fmt::Debug for RawJson {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.get())
+        f.write_str(self.text())
     }
 }
 
 impl PartialEq for RawJson {
     fn eq(&self, other: &RawJson) -> bool {
-        self.0.get() == other.0.get()
+        self.text() == other.text()
     }
 }
 

@@ -1,5 +1,9 @@
 //! Message objects decoded straight from their JSON text (history pages).
 //!
+//! A page of history is decoded in one pass over the answer's `data`
+//! ([`history_entries`]); each message's `raw` then points into that text
+//! instead of holding a copy.
+//!
 //! Only what a [`Message`] is made of is decoded: the top-level fields
 //! [`decode_message`](super::decode_message) reads, the `sender` fields and
 //! the segments; every other key is skipped without building anything. The
@@ -7,15 +11,19 @@
 //! [`Message::from_value`] (a property test holds the two together), at a
 //! fraction of the allocations.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use super::{ChatRef, Fields, Message, RawJson, Segment, decode_message, segments_of};
+use super::{ChatRef, Fields, Message, RawJson, Repr, Segment, decode_message, segments_of};
 
 /// The top-level keys decoding reads: the plain fields first, then
 /// `sender` and `message`, which have readers of their own.
@@ -45,9 +53,16 @@ pub(super) fn message(
     chat: Option<ChatRef>,
     raw: impl FnOnce() -> RawJson,
 ) -> Option<Message> {
-    let Obj(Some(fields)) = serde_json::from_str::<Obj<MessageFields>>(text).ok()? else {
-        return None;
-    };
+    let Obj(fields) = serde_json::from_str::<Obj<MessageFields>>(text).ok()?;
+    finish(fields?, chat, raw)
+}
+
+/// The message made of `fields`, if the ids check out.
+fn finish(
+    fields: MessageFields,
+    chat: Option<ChatRef>,
+    raw: impl FnOnce() -> RawJson,
+) -> Option<Message> {
     let MessageFields {
         top,
         sender,
@@ -64,6 +79,200 @@ pub(super) fn message(
         MessageField::Other(value) => segments_of(&value, raw_message),
     };
     decode_message(&view, chat, segments, raw)
+}
+
+/// What a history answer's `data` holds.
+#[derive(Debug)]
+pub enum Entries {
+    /// No list: `null`, or an object without `messages` (or with `null`).
+    None,
+    /// The entries that are messages, in the peer's order, and how many
+    /// entries the list had.
+    List {
+        /// The decoded messages.
+        messages: Vec<Message>,
+        /// Entries in the list, messages or not.
+        returned: usize,
+    },
+    /// An object whose `messages` is not an array.
+    NotAnArray,
+    /// Neither an array nor an object.
+    NotAnObject,
+}
+
+/// Decodes a history answer's `data` (a message array, or an object with
+/// one under `messages`) in one pass over its text. Each message's `raw`
+/// shares the text rather than copying its entry out.
+pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
+    let page = Arc::new(PageText {
+        data,
+        entries: OnceLock::new(),
+    });
+    // The text is valid JSON; only a nesting deeper than serde_json allows
+    // fails here.
+    let shape = match serde_json::from_str::<Shape>(page.data.get()) {
+        Ok(shape) => shape,
+        Err(_) => return Entries::NotAnObject,
+    };
+    match shape {
+        Shape::None => Entries::None,
+        Shape::NotAnArray => Entries::NotAnArray,
+        Shape::NotAnObject => Entries::NotAnObject,
+        Shape::List(list) => Entries::List {
+            returned: list.len(),
+            messages: list
+                .into_iter()
+                .enumerate()
+                .filter_map(|(index, Obj(fields))| {
+                    let raw = || RawJson(Repr::Entry(page.clone(), index));
+                    finish(fields?, Some(chat), raw)
+                })
+                .collect(),
+        },
+    }
+}
+
+/// A history answer's `data` text, shared by the messages decoded from it.
+pub(super) struct PageText {
+    data: Box<RawValue>,
+    /// Where each entry of the message list lies in `data`.
+    entries: OnceLock<Vec<Range<usize>>>,
+}
+
+impl PageText {
+    /// The text of entry `index` (`null` if there is none).
+    pub(super) fn entry(&self, index: usize) -> &str {
+        let text = self.data.get();
+        self.entries
+            .get_or_init(|| entry_ranges(text))
+            .get(index)
+            .and_then(|r| text.get(r.clone()))
+            .unwrap_or("null")
+    }
+}
+
+/// Where the entries of the message list in `text` lie.
+fn entry_ranges(text: &str) -> Vec<Range<usize>> {
+    let list: Option<&RawValue> = match serde_json::from_str::<&RawValue>(text) {
+        Ok(raw) if raw.get().starts_with('{') => {
+            serde_json::from_str::<BTreeMap<String, &RawValue>>(text)
+                .ok()
+                .and_then(|o| o.get("messages").copied())
+        }
+        Ok(raw) => Some(raw),
+        Err(_) => None,
+    };
+    let entries: Vec<&RawValue> = list
+        .and_then(|l| serde_json::from_str(l.get()).ok())
+        .unwrap_or_default();
+    let base = text.as_ptr() as usize;
+    entries
+        .into_iter()
+        .map(|e| {
+            // Each entry borrows from `text`: its offset is the distance
+            // between the two.
+            let start = e.get().as_ptr() as usize - base;
+            start..start + e.get().len()
+        })
+        .collect()
+}
+
+/// What the text of `data` turned out to be.
+enum Shape {
+    None,
+    List(Vec<Obj<MessageFields>>),
+    NotAnArray,
+    NotAnObject,
+}
+
+impl<'de> Deserialize<'de> for Shape {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shape, D::Error> {
+        deserializer.deserialize_any(ShapeVisitor { inner: false })
+    }
+}
+
+/// Reads `data` (`inner`: false) or its `messages` (`inner`: true).
+struct ShapeVisitor {
+    inner: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for ShapeVisitor {
+    type Value = Shape;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Shape, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl ShapeVisitor {
+    fn other(&self) -> Shape {
+        if self.inner {
+            Shape::NotAnArray
+        } else {
+            Shape::NotAnObject
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for ShapeVisitor {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Shape, E> {
+        Ok(Shape::None)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        let mut list = Vec::new();
+        while let Some(entry) = seq.next_element::<Obj<MessageFields>>()? {
+            list.push(entry);
+        }
+        Ok(Shape::List(list))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        // Inside `messages`, an object is just not an array.
+        let mut shape = if self.inner {
+            Shape::NotAnArray
+        } else {
+            Shape::None
+        };
+        while let Some(index) = map.next_key_seed(Key(&["messages"]))? {
+            match index {
+                // Later duplicates win, as in a `Value`.
+                Some(_) if !self.inner => {
+                    shape = map.next_value_seed(ShapeVisitor { inner: true })?
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(shape)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Shape, E> {
+        Ok(self.other())
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Shape, E> {
+        Ok(self.other())
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Shape, E> {
+        Ok(self.other())
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Shape, E> {
+        Ok(self.other())
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Shape, E> {
+        Ok(self.other())
+    }
 }
 
 /// What decoding reads of a message object.

@@ -96,6 +96,11 @@ impl Data {
         self.0.as_deref().filter(|raw| raw.get() != "null")
     }
 
+    /// The JSON text, taken out; `None` for absent or `null`.
+    pub fn into_raw(self) -> Option<Box<RawValue>> {
+        self.0.filter(|raw| raw.get() != "null")
+    }
+
     /// Decoded into a [`Value`].
     pub fn into_value(self) -> Value {
         self.0.as_deref().map_or(Value::Null, decode)
@@ -138,36 +143,6 @@ impl<'de> Visitor<'de> for FrameVisitor {
             head: Value::Object(head),
             data: Data(data),
         })
-    }
-}
-
-/// The JSON type of a value's text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JsonKind {
-    /// `{…}`
-    Object,
-    /// `[…]`
-    Array,
-    /// `"…"`
-    String,
-    /// `true` / `false`
-    Bool,
-    /// `null`
-    Null,
-    /// A number.
-    Number,
-}
-
-/// The JSON type of `raw` (its first character decides: the text is valid
-/// JSON with no leading space).
-pub fn kind_of(raw: &RawValue) -> JsonKind {
-    match raw.get().as_bytes().first() {
-        Some(b'{') => JsonKind::Object,
-        Some(b'[') => JsonKind::Array,
-        Some(b'"') => JsonKind::String,
-        Some(b't' | b'f') => JsonKind::Bool,
-        Some(b'n') => JsonKind::Null,
-        _ => JsonKind::Number,
     }
 }
 
@@ -223,16 +198,5 @@ mod tests {
         assert_eq!(f.into_data().into_value(), json!({"x": "y"}));
         assert_eq!(Frame::from_value(json!(3)).head(), &json!({}));
         assert!(Data::from_value(&Value::Null).raw().is_none());
-    }
-
-    #[test]
-    fn kinds_of_raw_text() {
-        let raw = |s: &str| serde_json::from_str::<Box<RawValue>>(s).unwrap();
-        assert_eq!(kind_of(&raw("{}")), JsonKind::Object);
-        assert_eq!(kind_of(&raw(" [1]")), JsonKind::Array);
-        assert_eq!(kind_of(&raw("\"s\"")), JsonKind::String);
-        assert_eq!(kind_of(&raw("false")), JsonKind::Bool);
-        assert_eq!(kind_of(&raw("null")), JsonKind::Null);
-        assert_eq!(kind_of(&raw("-1.5")), JsonKind::Number);
     }
 }
