@@ -275,6 +275,18 @@ struct Writer {
 
 type BoxSink = Pin<Box<dyn Sink<Message, Error = tungstenite::Error> + Send>>;
 
+/// Leaves a no-op waker in the socket's writer slot. tokio-tungstenite wakes
+/// the last writer as well as the reader whenever the socket turns readable;
+/// without this, every reply would wake the caller that wrote last (already
+/// waiting for its own reply) along with the session, and two runnable tasks
+/// make tokio wake a second worker thread for nothing. The flush has nothing
+/// left to write here: no system call.
+fn forget_writer(sink: &mut BoxSink) {
+    let _ = sink
+        .as_mut()
+        .poll_flush(&mut std::task::Context::from_waker(std::task::Waker::noop()));
+}
+
 /// Asks the session to flush when dropped armed (the write was abandoned).
 struct FlushOnDrop<'a>(Option<&'a Notify>);
 
@@ -318,6 +330,7 @@ impl Writer {
             Err(e) => Err(e),
         };
         abandoned.0 = None;
+        forget_writer(sink);
         result.map_err(|e| self.fail(&e))
     }
 
@@ -342,10 +355,12 @@ impl Writer {
             }
             Ok(())
         };
-        tokio::select! {
+        let result = tokio::select! {
             _ = close.cancelled() => Err(()),
             r = all => r.map_err(|e: tungstenite::Error| self.fail(&e)),
-        }
+        };
+        forget_writer(sink);
+        result
     }
 
     /// Flushes what an abandoned write left, from a task of its own (the
@@ -388,6 +403,7 @@ impl Writer {
             _ = close.cancelled() => {}
             r = work => if let Err(e) = r { self.fail(&e) },
         }
+        forget_writer(sink);
     }
 
     /// Sends a close frame (best effort, at most a second) and drops the
