@@ -47,6 +47,45 @@ const PLAIN: usize = 11;
 const SENDER_KEYS: [&str; 4] = ["user_id", "nickname", "card", "role"];
 const SEGMENT_KEYS: [&str; 2] = ["type", "data"];
 
+/// The `visit_*` methods of the listed JSON scalars (`bool`, `i64`, `u64`,
+/// `f64`, `str`, `unit`), each answering `$answer(&self)`: the visitors
+/// here take any JSON value and only look inside some.
+macro_rules! scalars {
+    ($out:ty, $answer:expr; $($kind:ident),*) => {
+        $(scalars!(@one $out, $answer, $kind);)*
+    };
+    (@one $out:ty, $answer:expr, bool) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<$out, E> {
+            Ok(($answer)(&self))
+        }
+    };
+    (@one $out:ty, $answer:expr, i64) => {
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<$out, E> {
+            Ok(($answer)(&self))
+        }
+    };
+    (@one $out:ty, $answer:expr, u64) => {
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<$out, E> {
+            Ok(($answer)(&self))
+        }
+    };
+    (@one $out:ty, $answer:expr, f64) => {
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<$out, E> {
+            Ok(($answer)(&self))
+        }
+    };
+    (@one $out:ty, $answer:expr, str) => {
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<$out, E> {
+            Ok(($answer)(&self))
+        }
+    };
+    (@one $out:ty, $answer:expr, unit) => {
+        fn visit_unit<E: de::Error>(self) -> Result<$out, E> {
+            Ok(($answer)(&self))
+        }
+    };
+}
+
 /// The message in `text`, if it is one (see [`Message::from_value`]).
 pub(super) fn message(
     text: &str,
@@ -153,14 +192,13 @@ impl PageText {
 
 /// Where the entries of the message list in `text` lie.
 fn entry_ranges(text: &str) -> Vec<Range<usize>> {
-    let list: Option<&RawValue> = match serde_json::from_str::<&RawValue>(text) {
-        Ok(raw) if raw.get().starts_with('{') => {
-            serde_json::from_str::<BTreeMap<String, &RawValue>>(text)
-                .ok()
-                .and_then(|o| o.get("messages").copied())
-        }
-        Ok(raw) => Some(raw),
-        Err(_) => None,
+    // `text` is a `RawValue`'s: valid JSON, no leading space.
+    let list: Option<&RawValue> = if text.starts_with('{') {
+        serde_json::from_str::<BTreeMap<String, &RawValue>>(text)
+            .ok()
+            .and_then(|o| o.get("messages").copied())
+    } else {
+        serde_json::from_str(text).ok()
     };
     let entries: Vec<&RawValue> = list
         .and_then(|l| serde_json::from_str(l.get()).ok())
@@ -217,6 +255,8 @@ impl ShapeVisitor {
 impl<'de> Visitor<'de> for ShapeVisitor {
     type Value = Shape;
 
+    scalars!(Shape, |v: &Self| v.other(); bool, i64, u64, f64, str);
+
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
@@ -252,26 +292,6 @@ impl<'de> Visitor<'de> for ShapeVisitor {
             }
         }
         Ok(shape)
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Shape, E> {
-        Ok(self.other())
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Shape, E> {
-        Ok(self.other())
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Shape, E> {
-        Ok(self.other())
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Shape, E> {
-        Ok(self.other())
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Shape, E> {
-        Ok(self.other())
     }
 }
 
@@ -335,6 +355,8 @@ struct ObjVisitor<T>(PhantomData<T>);
 impl<'de, T: FromMap> Visitor<'de> for ObjVisitor<T> {
     type Value = Option<T>;
 
+    scalars!(Option<T>, |_: &Self| None; bool, i64, u64, f64, str, unit);
+
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
@@ -345,30 +367,6 @@ impl<'de, T: FromMap> Visitor<'de> for ObjVisitor<T> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
         Ok(None)
     }
 }
@@ -481,6 +479,9 @@ impl<'de> DeserializeSeed<'de> for MessageSeed {
 impl<'de> Visitor<'de> for MessageSeed {
     type Value = MessageField;
 
+    // Numbers, booleans and null hold no segments.
+    scalars!(MessageField, |_: &Self| MessageField::Other(Value::Null); bool, i64, u64, f64, unit);
+
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
@@ -503,26 +504,5 @@ impl<'de> Visitor<'de> for MessageSeed {
 
     fn visit_string<E: de::Error>(self, s: String) -> Result<MessageField, E> {
         Ok(MessageField::Other(Value::String(s)))
-    }
-
-    // Numbers, booleans and null hold no segments.
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<MessageField, E> {
-        Ok(MessageField::Other(Value::Null))
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<MessageField, E> {
-        Ok(MessageField::Other(Value::Null))
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<MessageField, E> {
-        Ok(MessageField::Other(Value::Null))
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<MessageField, E> {
-        Ok(MessageField::Other(Value::Null))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<MessageField, E> {
-        Ok(MessageField::Other(Value::Null))
     }
 }
