@@ -4,11 +4,21 @@
 import assert from "node:assert/strict";
 import { statSync } from "node:fs";
 import { before, test } from "node:test";
+import { format } from "node:util";
 
 import { Code } from "@connectrpc/connect";
 
 import * as examples from "../examples/readme_examples.js";
 import { Client, GatewayError } from "../src/index.js";
+
+// The README examples print with console.log. Node's test runner reads its
+// own protocol from a test file's stdout, and printed text that lands inside
+// one of its frames breaks the run ("Unable to deserialize cloned data due to
+// invalid or unsupported version", nodejs/node#48103 and #64061): the
+// examples' output goes to stderr instead.
+console.log = (...args: unknown[]) => {
+  process.stderr.write(`${format(...args)}\n`);
+};
 
 let client: Client;
 
