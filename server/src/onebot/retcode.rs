@@ -105,18 +105,10 @@ fn outcome(flavor: Flavor, via: Via, action: &str, head: &Value) -> Outcome {
     Outcome::Failed(peer_error(kind, flavor, action, retcode, status, &text))
 }
 
-/// Turns an answer into its `data` (success) or the classified error.
-pub fn classify(flavor: Flavor, via: Via, action: &str, frame: &Value) -> Result<Value> {
-    match outcome(flavor, via, action, frame) {
-        Outcome::Ok => Ok(frame.get("data").cloned().unwrap_or(Value::Null)),
-        Outcome::Async => Ok(Value::Null),
-        Outcome::Failed(e) => Err(e),
-    }
-}
-
-/// [`classify`] for a frame as read: on success its `data` is handed over
-/// as the text it came in (a history or member list answer is a large tree;
-/// the caller decodes it straight into what it needs).
+/// Turns an answer into its `data` (success) or the classified error. On
+/// success `data` is handed over as the text it came in (a history or
+/// member list answer is a large tree; the caller decodes it straight into
+/// what it needs).
 pub fn classify_frame(flavor: Flavor, via: Via, action: &str, frame: Frame) -> Result<Data> {
     match outcome(flavor, via, action, frame.head()) {
         Outcome::Ok => Ok(frame.into_data()),
@@ -272,6 +264,11 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// [`classify_frame`] over a decoded answer, `data` decoded back.
+    fn classify(flavor: Flavor, via: Via, action: &str, frame: &Value) -> Result<Value> {
+        classify_frame(flavor, via, action, Frame::from_value(frame.clone())).map(Data::into_value)
+    }
 
     const NT: &str = "NTEvent serviceAndMethod:NodeIKernelMsgService/sendMsg ListenerName:NodeIKernelMsgListener/onMsgInfoListUpdate";
 
