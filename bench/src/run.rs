@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use onebot_gateway::onebot::{ChatRef, Flavor, history};
+use onebot_gateway::domain::model::ChatRef;
+use onebot_gateway::onebot::{Flavor, history};
 use onebot_gateway_client::pb;
 use prost::Message as _;
 use serde_json::json;

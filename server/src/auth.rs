@@ -8,195 +8,19 @@
 //! `Debug` output; a token is known by its `name`.
 //!
 //! The gRPC layer (`grpc::auth`) puts the [`Caller`] into the request's
-//! extensions and runs the handler inside [`Caller::scope`], so the caller
-//! travels with the request's task the way its tracing span does. The
-//! domain checks it where an account or a group is resolved — whether the
-//! request came as a typed RPC or as an agent tool call — with
-//! [`Caller::current`] and [`Caller::check_account`],
-//! [`Caller::check_write`], [`Caller::check_group`]/[`Caller::check_chat`]:
-//! `Gateway::account` for every account, the history, members, send and
-//! poke use cases for groups. Work a use case hands to a spawned task must
-//! capture what it needs from the caller first (the send path captures the
-//! media owner). With no token configured every caller is
-//! [`Caller::anonymous`], allowed everything; code outside any request
-//! (background flushes) also sees the anonymous caller.
+//! extensions, and each handler passes it to the domain inside the call's
+//! [`CallCtx`](crate::domain::CallCtx), where the use cases check it (see
+//! [`crate::domain::caller`]). With no token configured every caller is
+//! [`Caller::anonymous`], allowed everything.
 
-use std::collections::BTreeSet;
 use std::fmt;
-use std::future::Future;
-use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::config::{Access, AuthConfig, DEFAULT_ACCOUNT};
-use crate::error::{Error, Kind, Result};
-use crate::onebot::ChatRef;
-
-/// The scope of one token.
-#[derive(Debug, PartialEq, Eq)]
-struct Scope {
-    /// The token's name.
-    name: String,
-    /// `None`: every account.
-    accounts: Option<BTreeSet<String>>,
-    /// Write RPCs allowed.
-    write: bool,
-    /// `None`: every group (private chats too).
-    groups: Option<BTreeSet<i64>>,
-}
-
-/// Who is calling: a token's scope, or anonymous (authentication off).
-#[derive(Clone, PartialEq, Eq)]
-pub struct Caller(Option<Arc<Scope>>);
-
-impl fmt::Debug for Caller {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            None => f.write_str("Caller(anonymous)"),
-            Some(s) => write!(f, "Caller({:?})", s.name),
-        }
-    }
-}
-
-tokio::task_local! {
-    static CURRENT: Caller;
-}
-
-impl Caller {
-    /// The caller when authentication is off: allowed everything.
-    pub fn anonymous() -> Self {
-        Caller(None)
-    }
-
-    /// Runs `fut` with `self` as the [`Caller::current`] caller.
-    pub fn scope<F: Future>(self, fut: F) -> impl Future<Output = F::Output> {
-        CURRENT.scope(self, fut)
-    }
-
-    /// The caller of the request this task is serving; anonymous outside
-    /// any request.
-    pub fn current() -> Caller {
-        CURRENT
-            .try_with(Caller::clone)
-            .unwrap_or_else(|_| Caller::anonymous())
-    }
-
-    /// The groups the token is limited to, `None` when it is not.
-    pub fn allowed_groups(&self) -> Option<Vec<i64>> {
-        self.0
-            .as_deref()
-            .and_then(|s| s.groups.as_ref())
-            .map(|g| g.iter().copied().collect())
-    }
-
-    /// The token's name, `None` for anonymous callers. Identifies the owner
-    /// of staged media and the client in stream limits.
-    pub fn token_name(&self) -> Option<&str> {
-        self.0.as_deref().map(|s| s.name.as_str())
-    }
-
-    /// True when the caller may use `account_id` (`""` means `default`).
-    pub fn allows_account(&self, account_id: &str) -> bool {
-        let id = if account_id.is_empty() {
-            DEFAULT_ACCOUNT
-        } else {
-            account_id
-        };
-        match self.0.as_deref() {
-            None => true,
-            Some(Scope { accounts: None, .. }) => true,
-            Some(Scope {
-                accounts: Some(set),
-                ..
-            }) => set.contains(id),
-        }
-    }
-
-    /// True when the caller may read or write `group_id`.
-    pub fn allows_group(&self, group_id: i64) -> bool {
-        match self.0.as_deref() {
-            None | Some(Scope { groups: None, .. }) => true,
-            Some(Scope {
-                groups: Some(set), ..
-            }) => set.contains(&group_id),
-        }
-    }
-
-    /// True when the caller may read `chat`: a group in scope, or a private
-    /// chat when the token is not limited to groups.
-    pub fn allows_chat(&self, chat: ChatRef) -> bool {
-        match chat {
-            ChatRef::Group(g) => self.allows_group(g),
-            ChatRef::Private(_) => {
-                matches!(self.0.as_deref(), None | Some(Scope { groups: None, .. }))
-            }
-        }
-    }
-
-    /// True when the caller may use write RPCs.
-    pub fn can_write(&self) -> bool {
-        self.0.as_deref().is_none_or(|s| s.write)
-    }
-
-    /// Fails with `TokenScope` (scope `account`) unless the caller may use
-    /// `account_id`.
-    pub fn check_account(&self, account_id: &str) -> Result<()> {
-        if self.allows_account(account_id) {
-            return Ok(());
-        }
-        let id = if account_id.is_empty() {
-            DEFAULT_ACCOUNT
-        } else {
-            account_id
-        };
-        Err(self
-            .denied("account", format!("the token may not use account {id:?}"))
-            .with("account_id", id))
-    }
-
-    /// Fails with `TokenScope` (scope `write`) unless the caller may write.
-    pub fn check_write(&self) -> Result<()> {
-        if self.can_write() {
-            return Ok(());
-        }
-        Err(self.denied("write", "the token is read-only"))
-    }
-
-    /// Fails with `TokenScope` (scope `group`) unless the caller may use
-    /// `group_id`.
-    pub fn check_group(&self, group_id: i64) -> Result<()> {
-        if self.allows_group(group_id) {
-            return Ok(());
-        }
-        Err(self
-            .denied("group", format!("the token may not use group {group_id}"))
-            .with("group_id", group_id))
-    }
-
-    /// Fails with `TokenScope` (scope `group` or `private`) unless the caller
-    /// may read `chat`.
-    pub fn check_chat(&self, chat: ChatRef) -> Result<()> {
-        match chat {
-            ChatRef::Group(g) => self.check_group(g),
-            ChatRef::Private(user) if !self.allows_chat(chat) => Err(self
-                .denied(
-                    "private",
-                    "the token is limited to groups and may not read private chats",
-                )
-                .with("user_id", user)),
-            ChatRef::Private(_) => Ok(()),
-        }
-    }
-
-    fn denied(&self, scope: &str, message: impl Into<String>) -> Error {
-        let mut err = Error::new(Kind::TokenScope, message).with("scope", scope);
-        if let Some(name) = self.token_name() {
-            err = err.with("token", name);
-        }
-        err
-    }
-}
+use crate::config::{Access, AuthConfig};
+pub use crate::domain::caller::{Caller, TokenScope};
+use crate::error::{Error, Kind};
 
 /// A configured token: its digest and scope.
 struct Entry {
@@ -314,7 +138,7 @@ impl Authenticator {
             } else {
                 Some(t.accounts.iter().cloned().collect())
             };
-            let scope = Scope {
+            let scope = TokenScope {
                 name: t.name.clone(),
                 accounts,
                 write: t.access == Access::ReadWrite,
@@ -322,7 +146,7 @@ impl Authenticator {
             };
             entries.push(Entry {
                 digest,
-                caller: Caller(Some(Arc::new(scope))),
+                caller: Caller::token(scope),
             });
         }
         Ok(Some(Self { entries }))
@@ -373,6 +197,7 @@ fn bearer_token(header: &[u8]) -> Option<&[u8]> {
 mod tests {
     use super::*;
     use crate::config::TokenConfig;
+    use crate::domain::ChatRef;
 
     fn token(name: &str, value: &str, accounts: &[&str], access: Access) -> TokenConfig {
         TokenConfig::inline(name, value, accounts, access)

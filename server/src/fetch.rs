@@ -1,5 +1,6 @@
-//! Fetching `MediaSource.url` with an SSRF guard (the gateway's only HTTP
-//! client outside the adapter; the domain uses it through [`Fetcher`]).
+//! Fetching `MediaSource.url` with an SSRF guard: the domain's
+//! [`UrlSource`] port, implemented by [`Fetcher`] (the gateway's only HTTP
+//! client outside the OneBot adapter).
 //!
 //! Only `http` and `https`. Every hop (redirects are followed by hand, at
 //! most [`MAX_REDIRECTS`]) is checked: an IP-literal host directly, a name
@@ -22,10 +23,13 @@ use tokio::time::Instant;
 use url::{Host, Url};
 
 use crate::config::MediaConfig;
-use crate::domain::MediaKind;
-use crate::domain::media::{
-    MediaOwner, MediaStore, TransientMedia, UploadHeader, sanitize_file_name, too_large,
-};
+use crate::domain::media::kind::{sanitize_file_name, too_large};
+#[cfg(test)]
+use crate::domain::media::resolve::parse_url;
+use crate::domain::media::resolve::{FetchedMedia, UrlSource, check_scheme};
+use crate::domain::media::staging::{MediaOwner, MediaStore};
+use crate::domain::media::upload::UploadHeader;
+use crate::domain::model::MediaKind;
 use crate::error::{Error, Kind, Result};
 
 /// Most redirects followed for one URL.
@@ -181,38 +185,6 @@ impl std::fmt::Debug for Fetcher {
     }
 }
 
-/// A fetched URL: its bytes and a display name from its path.
-#[derive(Debug)]
-pub struct Fetched {
-    /// The bytes (deleted when dropped).
-    pub media: TransientMedia,
-    /// Base name of the final URL's path, sanitised (may be empty).
-    pub file_name: String,
-}
-
-/// Parses and checks the scheme of a `MediaSource.url` (before any fetch).
-pub fn parse_url(raw: &str, field: &str) -> Result<Url> {
-    let url = Url::parse(raw)
-        .map_err(|e| Error::invalid(field, format!("not a valid URL: {e}")).with("url", raw))?;
-    check_scheme(&url)?;
-    if url.host().is_none() {
-        return Err(Error::invalid(field, "the URL has no host").with("url", raw));
-    }
-    Ok(url)
-}
-
-fn check_scheme(url: &Url) -> Result<()> {
-    match url.scheme() {
-        "http" | "https" => Ok(()),
-        other => Err(Error::new(
-            Kind::UrlForbidden,
-            format!("only http and https URLs are fetched, not {other}"),
-        )
-        .with("url", url.as_str())
-        .with("scheme", other)),
-    }
-}
-
 fn forbidden(url: &Url, ip: IpAddr, category: &str) -> Error {
     Error::new(
         Kind::UrlForbidden,
@@ -227,6 +199,13 @@ fn fetch_failed(url: &Url, detail: impl std::fmt::Display) -> Error {
     Error::new(Kind::UrlFetchFailed, "fetching the URL failed")
         .with("url", url.as_str())
         .with("detail", detail)
+}
+
+#[async_trait::async_trait]
+impl UrlSource for Fetcher {
+    async fn fetch(&self, url: &Url, kind: MediaKind, owner: &MediaOwner) -> Result<FetchedMedia> {
+        Fetcher::fetch(self, url, kind, owner).await
+    }
 }
 
 impl Fetcher {
@@ -273,7 +252,12 @@ impl Fetcher {
     }
 
     /// Fetches `url` as media of `kind` for `owner`.
-    pub async fn fetch(&self, url: &Url, kind: MediaKind, owner: &MediaOwner) -> Result<Fetched> {
+    pub async fn fetch(
+        &self,
+        url: &Url,
+        kind: MediaKind,
+        owner: &MediaOwner,
+    ) -> Result<FetchedMedia> {
         let deadline = Instant::now() + self.timeout;
         tokio::time::timeout_at(deadline, self.fetch_inner(url.clone(), kind, owner))
             .await
@@ -290,7 +274,7 @@ impl Fetcher {
         mut url: Url,
         kind: MediaKind,
         owner: &MediaOwner,
-    ) -> Result<Fetched> {
+    ) -> Result<FetchedMedia> {
         let limit = self.media.limit(kind);
         for _ in 0..=MAX_REDIRECTS {
             let addrs = self.vet(&url).await?;
@@ -356,7 +340,7 @@ impl Fetcher {
                 .finish_transient()
                 .await
                 .map_err(|e| e.with("url", url.as_str()))?;
-            return Ok(Fetched { media, file_name });
+            return Ok(FetchedMedia { media, file_name });
         }
         Err(fetch_failed(
             &url,

@@ -1,25 +1,25 @@
 //! onebot-gateway: a gRPC front for OneBot v11 QQ bots.
 //!
 //! # Layout
-//! Dependencies run one way: [`grpc`] → [`domain`] → [`onebot`], with the
-//! pure [`render`] code beside them.
-//! - [`config`]: typed, layered, validated configuration.
-//! - [`error`]: the domain error type (no tonic).
-//! - [`grpc`]: tonic services, the one error→`Status` mapping, router,
-//!   health and reflection. The only module that knows tonic.
-//! - [`domain`]: use cases (history, members, send, poke, media, tools,
-//!   events) over the [`onebot::OneBotApi`] trait.
-//! - [`onebot`]: the adapter: protocol model, flavors, transports.
-//! - [`fetch`]: the SSRF-guarded HTTP fetcher of `MediaSource.url` (used by
-//!   the domain; keeps reqwest out of it).
-//! - [`render`]: pure text rendering of the seeds' formats.
-//! - [`server`]: process wiring and graceful shutdown; [`shutdown`]: signals.
-//! - [`auth`]: bearer tokens and their scopes; [`tls`]: the listener's
-//!   reloadable TLS and the peers' CAs; [`telemetry`]: logs, traces and
-//!   Prometheus metrics.
+//! The [`domain`] owns its vocabulary and its ports; adapters plug into
+//! them from around it, and [`app`] alone wires them together:
+//! - leaves, importing nothing above them: [`error`] (the domain error
+//!   type), [`config`] (typed, layered, validated configuration),
+//!   [`telemetry`] (logs, traces, Prometheus metrics), [`tls`] (the
+//!   listener's reloadable TLS, the peers' CAs);
+//! - [`domain`]: the use cases (history, members, groups, send, poke,
+//!   media, events, agent tools) over its ports;
+//! - adapters of the ports: [`onebot`] (the OneBot v11 peer: protocol,
+//!   flavors, transports), [`fetch`] (the SSRF-guarded URL fetcher);
+//! - edges: [`grpc`] (tonic services, the one error→`Status` mapping,
+//!   router, health and reflection; the only module that knows tonic),
+//!   [`auth`] (bearer tokens to callers);
+//! - [`app`]: the wiring, in phases (prepare, start, serve, drain);
+//!   [`shutdown`]: signals.
 
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod auth;
 pub mod config;
 pub mod domain;
@@ -27,8 +27,6 @@ pub mod error;
 pub mod fetch;
 pub mod grpc;
 pub mod onebot;
-pub mod render;
-pub mod server;
 pub mod shutdown;
 pub mod telemetry;
 pub mod tls;

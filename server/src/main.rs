@@ -85,8 +85,7 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
             let listener = tokio::net::TcpListener::bind(config.server.listen)
                 .await
                 .with_context(|| format!("binding {}", config.server.listen))?;
-            onebot_gateway::server::run(config, listener, onebot_gateway::shutdown::signal())
-                .await?;
+            onebot_gateway::app::run(config, listener, onebot_gateway::shutdown::signal()).await?;
             Ok(std::process::ExitCode::SUCCESS)
         }
         Command::Sandbox {

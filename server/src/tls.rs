@@ -27,7 +27,6 @@ use tokio_stream::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::TlsConfig;
-use crate::onebot::transport::{BoxIo, Connector, TcpConnector};
 use crate::telemetry::metrics as m;
 
 /// A TLS setup problem, naming the file or key at fault.
@@ -319,16 +318,6 @@ impl PeerTls {
         ServerName::try_from(host).ok()
     }
 
-    /// A forward-WebSocket connector that dials `tcp` and speaks TLS to
-    /// `name` on top (`wss://`).
-    pub fn connector(&self, tcp: TcpConnector, name: ServerName<'static>) -> WssConnector {
-        WssConnector {
-            tcp,
-            name,
-            tls: tokio_rustls::TlsConnector::from(self.client.clone()),
-        }
-    }
-
     /// Adds the extra roots to an HTTP client builder (system roots stay).
     pub fn http_builder(&self, builder: reqwest::ClientBuilder) -> reqwest::ClientBuilder {
         let certs = self
@@ -336,22 +325,6 @@ impl PeerTls {
             .iter()
             .filter_map(|der| reqwest::Certificate::from_der(der).ok());
         builder.tls_certs_merge(certs)
-    }
-}
-
-/// Dials a `wss://` peer: TCP, then TLS verified by [`PeerTls`].
-pub struct WssConnector {
-    tcp: TcpConnector,
-    name: ServerName<'static>,
-    tls: tokio_rustls::TlsConnector,
-}
-
-#[async_trait::async_trait]
-impl Connector for WssConnector {
-    async fn connect(&self) -> io::Result<BoxIo> {
-        let tcp = self.tcp.connect().await?;
-        let tls = self.tls.connect(self.name.clone(), tcp).await?;
-        Ok(Box::new(tls))
     }
 }
 

@@ -13,13 +13,15 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use onebot_gateway::config::{AccountConfig, Secret};
+use onebot_gateway::domain::call::Deadline;
+use onebot_gateway::domain::model::{
+    AccountStatus, ChatRef, ConnState, InboundEvent, TransportKind,
+};
+use onebot_gateway::domain::ports::{EventSink, OutSegment, PeerApi};
 use onebot_gateway::error::Kind;
+use onebot_gateway::onebot::Flavor;
 use onebot_gateway::onebot::client::AccountClient;
 use onebot_gateway::onebot::transport::{BoxIo, Connector};
-use onebot_gateway::onebot::{
-    AccountStatus, CallCtx, ChatRef, ConnState, EventSink, Flavor, InboundEvent, OneBotApi,
-    TransportKind,
-};
 use onebot_sandbox::{
     FRIEND_WITH_HISTORY, Fault, FaultKind, Flavor as PeerFlavor, SANDBOX_GROUP, Sandbox,
     SandboxConfig, SandboxControl, Transport,
@@ -135,8 +137,8 @@ async fn connected(client: &AccountClient) -> AccountStatus {
     until(&mut rx, "connected", |s| s.state == ConnState::Connected).await
 }
 
-fn ctx() -> CallCtx {
-    CallCtx::default()
+fn ctx() -> Deadline {
+    Deadline::NONE
 }
 
 // ----- calls -----
@@ -146,14 +148,14 @@ async fn every_flavor_connects_identifies_and_calls() {
     for f in PeerFlavor::ALL {
         let p = peer(SandboxConfig::for_flavor(f), in_memory_account());
         let s = connected(&p.client).await;
-        assert_eq!(s.flavor, Some(gateway_flavor(f)), "{f}");
+        assert_eq!(s.profile, Some(gateway_flavor(f).name()), "{f}");
         assert_eq!(s.self_id, onebot_sandbox::DEFAULT_SELF_ID);
         assert_eq!(s.implementation, f.app_name());
         assert!(s.online);
         assert_eq!(s.transport, TransportKind::ForwardWs);
-        let groups = p.client.get_group_list(ctx()).await.expect("groups");
+        let groups = p.client.get_groups(ctx()).await.expect("groups");
         assert!(
-            groups.iter().any(|g| g["group_id"] == json!(SANDBOX_GROUP)),
+            groups.iter().any(|g| g.group_id == SANDBOX_GROUP),
             "{f}: {groups:?}"
         );
         // Lagrange stringifies echoes; every flavor must still match them.
@@ -235,7 +237,7 @@ async fn echoes_match_whatever_json_type_comes_back() {
         )
         .unwrap();
         let s = connected(&client).await;
-        assert_eq!(s.flavor, Some(Flavor::Lagrange));
+        assert_eq!(s.profile, Some(Flavor::Lagrange.name()));
         let data = client.call("anything", json!({}), ctx()).await.unwrap();
         assert!(data["echoed"].is_string(), "{data}");
         cancel.cancel();
@@ -252,7 +254,7 @@ async fn a_stall_hits_the_deadline_and_an_expired_call_sends_nothing() {
     let start = Instant::now();
     let err = p
         .client
-        .get_group_list(CallCtx::with_timeout(Duration::from_secs(2)))
+        .get_groups(Deadline::after(Duration::from_secs(2)))
         .await
         .unwrap_err();
     assert_eq!(err.kind, Kind::OnebotTimeout, "{err:?}");
@@ -261,15 +263,13 @@ async fn a_stall_hits_the_deadline_and_an_expired_call_sends_nothing() {
 
     // request_timeout_ms bounds a call without a deadline.
     let start = Instant::now();
-    let err = p.client.get_group_list(ctx()).await.unwrap_err();
+    let err = p.client.get_groups(ctx()).await.unwrap_err();
     assert_eq!(err.kind, Kind::OnebotTimeout);
     assert_eq!(start.elapsed(), Duration::from_millis(30_000));
 
     // A deadline already past: nothing reaches the peer.
     p.control.clear_actions();
-    let past = CallCtx {
-        deadline: Some(Instant::now()),
-    };
+    let past = Deadline::at(Instant::now());
     let err = p
         .client
         .call("get_status", json!({}), past)
@@ -287,11 +287,11 @@ async fn a_drop_fails_every_pending_call_at_once() {
     let c = p.client.clone();
     let calls = tokio::spawn(async move {
         tokio::join!(
-            c.get_group_list(ctx()),
+            c.get_groups(ctx()),
             c.call("get_status", json!({}), ctx()),
-            c.send_group_msg(
-                SANDBOX_GROUP,
-                json!([{"type":"text","data":{"text":"hi"}}]),
+            c.send_message(
+                ChatRef::Group(SANDBOX_GROUP),
+                &[OutSegment::Text("hi")],
                 ctx()
             ),
         )
@@ -326,7 +326,7 @@ async fn the_pending_map_is_bounded() {
     p.control.set_fault(Fault::Stall { action: None });
     let c = p.client.clone();
     let stalled =
-        tokio::spawn(async move { tokio::join!(c.get_group_list(ctx()), c.get_group_list(ctx())) });
+        tokio::spawn(async move { tokio::join!(c.get_groups(ctx()), c.get_groups(ctx())) });
     while p
         .control
         .actions()
@@ -339,7 +339,7 @@ async fn the_pending_map_is_bounded() {
         tokio::task::yield_now().await;
     }
     let start = Instant::now();
-    let err = p.client.get_group_list(ctx()).await.unwrap_err();
+    let err = p.client.get_groups(ctx()).await.unwrap_err();
     assert_eq!(err.kind, Kind::Overloaded);
     assert_eq!(err.meta("max_pending_calls"), Some("2"));
     assert_eq!(start.elapsed(), Duration::ZERO);
@@ -352,10 +352,7 @@ async fn malformed_frames_are_dropped_and_the_link_stays() {
     connected(&p.client).await;
     p.control.set_fault(Fault::MalformedFrames);
     for _ in 0..4 {
-        p.client
-            .get_group_list(ctx())
-            .await
-            .expect("still answering");
+        p.client.get_groups(ctx()).await.expect("still answering");
     }
     assert_eq!(p.dials.load(Ordering::SeqCst), 1);
 }
@@ -367,7 +364,7 @@ async fn an_offline_account_waits_connect_wait_then_fails_unavailable() {
     let mut rx = p.client.watch_status();
     until(&mut rx, "backoff", |s| s.state == ConnState::Backoff).await;
     let start = Instant::now();
-    let err = p.client.get_group_list(ctx()).await.unwrap_err();
+    let err = p.client.get_groups(ctx()).await.unwrap_err();
     assert_eq!(err.kind, Kind::AccountOffline);
     assert!(err.retry_after.is_some());
     assert_eq!(start.elapsed(), Duration::from_millis(3_000));
@@ -375,17 +372,14 @@ async fn an_offline_account_waits_connect_wait_then_fails_unavailable() {
     let start = Instant::now();
     let err = p
         .client
-        .get_group_list(CallCtx::with_timeout(Duration::from_millis(700)))
+        .get_groups(Deadline::after(Duration::from_millis(700)))
         .await
         .unwrap_err();
     assert_eq!(err.kind, Kind::AccountOffline);
     assert_eq!(start.elapsed(), Duration::from_millis(700));
     p.refuse.store(false, Ordering::SeqCst);
     until(&mut rx, "reconnected", |s| s.state == ConnState::Connected).await;
-    p.client
-        .get_group_list(ctx())
-        .await
-        .expect("after reconnect");
+    p.client.get_groups(ctx()).await.expect("after reconnect");
 }
 
 // ----- connection life -----
@@ -413,7 +407,7 @@ async fn refused_tokens_go_auth_failed_in_all_three_forms_and_retry_once_a_minut
         let s = until(&mut rx, "auth failed", |s| s.state == ConnState::AuthFailed).await;
         assert!(!s.last_error.is_empty(), "{f}");
         let start = Instant::now();
-        let err = p.client.get_group_list(ctx()).await.unwrap_err();
+        let err = p.client.get_groups(ctx()).await.unwrap_err();
         assert_eq!(err.kind, Kind::OnebotAuthFailed, "{f}: {err:?}");
         assert_eq!(start.elapsed(), Duration::ZERO, "fails at once");
         assert_eq!(p.dials.load(Ordering::SeqCst), 1, "{f}");
@@ -561,7 +555,7 @@ async fn inbound_events_are_decoded_and_published() {
 
 // ----- history and poke per flavor -----
 
-fn seqs(page: &onebot_gateway::onebot::HistoryPage) -> Vec<i64> {
+fn seqs(page: &onebot_gateway::domain::ports::HistoryPage) -> Vec<i64> {
     page.messages
         .iter()
         .map(|m| m.message_seq.expect("every flavor reports a seq"))
@@ -725,12 +719,12 @@ async fn poke_goes_the_flavors_way() {
 
 #[tokio::test(start_paused = true)]
 async fn send_failures_are_classified() {
-    let msg = || json!([{"type": "text", "data": {"text": "hi"}}]);
+    let msg = [OutSegment::Text("hi")];
     let p = peer(SandboxConfig::default(), in_memory_account());
     connected(&p.client).await;
     let id = p
         .client
-        .send_group_msg(SANDBOX_GROUP, msg(), ctx())
+        .send_message(ChatRef::Group(SANDBOX_GROUP), &msg, ctx())
         .await
         .unwrap();
     assert_ne!(id, 0);
@@ -755,7 +749,7 @@ async fn send_failures_are_classified() {
         p.control.set_fault(fault.clone());
         let err = p
             .client
-            .send_group_msg(SANDBOX_GROUP, msg(), ctx())
+            .send_message(ChatRef::Group(SANDBOX_GROUP), &msg, ctx())
             .await
             .unwrap_err();
         assert_eq!(err.kind, kind, "{fault:?}");
@@ -774,7 +768,7 @@ async fn send_failures_are_classified() {
     p.control.set_fault(Fault::RiskControl);
     let err = p
         .client
-        .send_group_msg(SANDBOX_GROUP, msg(), ctx())
+        .send_message(ChatRef::Group(SANDBOX_GROUP), &msg, ctx())
         .await
         .unwrap_err();
     assert_eq!(err.kind, Kind::RiskControlled);
@@ -823,19 +817,19 @@ async fn reconnects_after_the_peer_restarts_and_no_call_hangs() {
 
     sandbox.control().set_fault(Fault::Stall { action: None });
     let c = client.clone();
-    let in_flight = tokio::spawn(async move { c.get_group_list(ctx()).await });
+    let in_flight = tokio::spawn(async move { c.get_groups(ctx()).await });
     sandbox.control().wait_for_action("get_group_list").await;
     sandbox.stop_listening().await;
     let err = in_flight.await.unwrap().unwrap_err();
     assert_eq!(err.kind, Kind::OnebotConnectionLost);
     until(&mut rx, "backoff", |s| s.state == ConnState::Backoff).await;
-    let err = client.get_group_list(ctx()).await.unwrap_err();
+    let err = client.get_groups(ctx()).await.unwrap_err();
     assert_eq!(err.kind, Kind::AccountOffline);
 
     sandbox.control().clear_faults();
     sandbox.start_listening().await.unwrap();
     until(&mut rx, "reconnected", |s| s.state == ConnState::Connected).await;
-    client.get_group_list(ctx()).await.expect("after restart");
+    client.get_groups(ctx()).await.expect("after restart");
     cancel.cancel();
 }
 
@@ -861,8 +855,12 @@ async fn http_carries_actions_while_the_websocket_is_down() {
     let s = until(&mut rx, "online over HTTP", |s| s.online).await;
     assert_eq!(s.transport, TransportKind::Http);
     assert_ne!(s.state, ConnState::Connected, "the WebSocket is down");
-    assert_eq!(s.flavor, Some(Flavor::LlOneBot), "identified over HTTP");
-    let groups = client.get_group_list(ctx()).await.expect("via HTTP");
+    assert_eq!(
+        s.profile,
+        Some(Flavor::LlOneBot.name()),
+        "identified over HTTP"
+    );
+    let groups = client.get_groups(ctx()).await.expect("via HTTP");
     assert!(!groups.is_empty());
     let last = sandbox.control().actions().pop().unwrap();
     assert_eq!(
@@ -881,13 +879,13 @@ async fn http_carries_actions_while_the_websocket_is_down() {
     sandbox.stop_listening().await;
     // The first call finds the pooled connection dead (lost) or cannot
     // connect (offline); either way the account goes offline.
-    let err = client.get_group_list(ctx()).await.unwrap_err();
+    let err = client.get_groups(ctx()).await.unwrap_err();
     assert!(
         matches!(err.kind, Kind::AccountOffline | Kind::OnebotConnectionLost),
         "{err:?}"
     );
     until(&mut rx, "offline", |s| !s.online).await;
-    let err = client.get_group_list(ctx()).await.unwrap_err();
+    let err = client.get_groups(ctx()).await.unwrap_err();
     assert_eq!(err.kind, Kind::AccountOffline, "{err:?}");
     sandbox.start_listening().await.unwrap();
     until(&mut rx, "back", |s| {
@@ -995,9 +993,11 @@ async fn reverse_websocket_accepts_both_token_schemes_and_refuses_bad_ones() {
         })
         .await;
         assert_eq!(s.transport, TransportKind::ReverseWs);
-        assert_eq!(s.flavor, Some(Flavor::NapCat));
-        let groups = client.get_group_list(ctx()).await.unwrap();
-        assert_eq!(groups, vec![json!({"group_id": 1})]);
+        assert_eq!(s.profile, Some(Flavor::NapCat.name()));
+        let groups = client.get_groups(ctx()).await.unwrap();
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].group_id, 1);
+        assert_eq!(groups[0].raw.text(), r#"{"group_id":1}"#);
         peer.abort();
         until(&mut rx, "waiting for the next dial", |s| {
             s.state == ConnState::Connecting && !s.online

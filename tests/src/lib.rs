@@ -75,11 +75,11 @@ impl TestGateway {
         };
         let metrics_addr = metrics.as_ref().map(|l| l.local_addr().expect("addr"));
         let (stop, stop_rx) = oneshot::channel::<()>();
-        let listeners = onebot_gateway::server::Listeners {
+        let listeners = onebot_gateway::app::Listeners {
             grpc: listener,
             metrics,
         };
-        let task = tokio::spawn(onebot_gateway::server::run_with(
+        let task = tokio::spawn(onebot_gateway::app::run_with(
             config,
             listeners,
             async move {

@@ -19,17 +19,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures_util::{SinkExt, StreamExt};
 use onebot_gateway::config::{AccountConfig, Config};
-use onebot_gateway::domain::tools::args::{
-    Args, HistoryArgs, MembersArgs, PokeArgs, SendArgs, js_number, parse_media, parse_target,
-};
+use onebot_gateway::domain::model::{ChatRef, GroupMember, Message, RawJson, Segment};
+use onebot_gateway::domain::render;
+use onebot_gateway::domain::tools::args::{Args, parse_media, parse_target};
+use onebot_gateway::domain::tools::history::HistoryArgs;
+use onebot_gateway::domain::tools::js::js_number;
+use onebot_gateway::domain::tools::members::MembersArgs;
+use onebot_gateway::domain::tools::poke::PokeArgs;
+use onebot_gateway::domain::tools::send::SendArgs;
 use onebot_gateway::onebot::model::{
-    GroupInfo, GroupMember, Message, RawJson, Segment, segments_of,
+    decode_group, decode_member, decode_message, decode_message_json, decode_segment, segments_of,
 };
 use onebot_gateway::onebot::retcode::{self, Via};
 use onebot_gateway::onebot::transport::body::ParamsJson;
 use onebot_gateway::onebot::transport::frame::{Data, Frame};
-use onebot_gateway::onebot::{ChatRef, Flavor, cq, events, history};
-use onebot_gateway::render;
+use onebot_gateway::onebot::{Flavor, cq, events, history};
 use onebot_gateway_client::pb;
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, reason, sandbox};
 use onebot_sandbox::SANDBOX_GROUP;
@@ -188,7 +192,7 @@ fn onebot_json() -> impl Strategy<Value = Value> {
 /// The message with its `raw` text left out.
 fn without_raw(m: Option<Message>) -> Option<Message> {
     m.map(|m| Message {
-        raw: RawJson::from_value(&Value::Null),
+        raw: RawJson::null(),
         ..m
     })
 }
@@ -298,12 +302,12 @@ proptest! {
         let text = serde_json::value::to_raw_value(&frame).expect("a Value serializes");
         let tree: Value = serde_json::from_str(text.get()).expect("valid JSON");
         for c in [None, Some(ChatRef::Group(1)), Some(ChatRef::Private(1))] {
-            let m = Message::from_value(&frame, c);
+            let m = decode_message(&frame, c);
             // Read from the text (history pages): the same message, and
             // `raw` is the text as it came.
-            let direct = Message::from_json(&text, c);
+            let direct = decode_message_json(&text, c);
             prop_assert_eq!(direct.as_ref().map(|d| d.raw.text()), m.as_ref().map(|_| text.get()));
-            prop_assert_eq!(without_raw(direct), without_raw(Message::from_value(&tree, c)));
+            prop_assert_eq!(without_raw(direct), without_raw(decode_message(&tree, c)));
             if let Some(m) = m {
                 let _ = render::history_line(&m, &tz());
                 let _ = render::segments(&m.segments);
@@ -324,15 +328,15 @@ proptest! {
             let _ = render::segment(s);
             let _ = s.kind();
         }
-        if let Some(s) = Segment::from_value(&v) {
+        if let Some(s) = decode_segment(&v) {
             let _ = render::segment(&s);
         }
-        let member = GroupMember::from_value(&v);
+        let member = decode_member(&v);
         let _ = render::member_line(&member);
         let _ = render::members(std::slice::from_ref(&member), usize::MAX);
-        let _ = GroupInfo::from_value(&v);
+        let _ = decode_group(&v);
         if let Value::Array(items) = &v {
-            let members: Vec<GroupMember> = items.iter().map(GroupMember::from_value).collect();
+            let members: Vec<GroupMember> = items.iter().map(decode_member).collect();
             let _ = render::members(&members, members.len());
         }
     }
@@ -410,7 +414,8 @@ proptest! {
             let _ = render::history(&page.messages, &tz());
             // Each message's raw text is its own entry of the page.
             for m in &page.messages {
-                let again = Message::from_value(&m.raw.value(), Some(chat));
+                let raw: Value = serde_json::from_str(m.raw.text()).unwrap_or(Value::Null);
+                let again = decode_message(&raw, Some(chat));
                 prop_assert_eq!(without_raw(again), without_raw(Some(m.clone())));
             }
         }

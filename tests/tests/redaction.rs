@@ -214,7 +214,7 @@ async fn plaintext_beyond_loopback_logs_a_warning() {
     let mut config = Config::default();
     config.server.data_dir = data.path().to_path_buf();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(onebot_gateway::server::run(config, listener, async move {
+    let server = tokio::spawn(onebot_gateway::app::run(config, listener, async move {
         let _ = stopped.await;
     }));
     let channel = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))

@@ -9,9 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use onebot_gateway::config::{AccountConfig, Config};
-use onebot_gateway::domain::Gateway;
-use onebot_gateway::domain::events::EventHub;
-use onebot_gateway::onebot;
+use onebot_gateway::domain::{CallCtx, Gateway};
 use onebot_gateway_client::pb;
 use onebot_gateway_tests::{Sandbox, SandboxConfig, SandboxFlavor};
 use pb::group_service_client::GroupServiceClient;
@@ -66,8 +64,8 @@ impl Harness {
     }
 
     async fn wait_online(&self, online: bool) {
-        let account = self.gw.account("default").unwrap();
-        let mut rx = account.api.watch_status();
+        let account = self.gw.account("default", &CallCtx::anonymous()).unwrap();
+        let mut rx = account.peer.watch_status();
         tokio::time::timeout(Duration::from_secs(20), rx.wait_for(|s| s.online == online))
             .await
             .expect("account state within 20 s")
@@ -78,15 +76,9 @@ impl Harness {
         config.server.data_dir = data_dir.path().to_path_buf();
         config.validate().unwrap();
         let shutdown = CancellationToken::new();
-        let hub = Arc::new(EventHub::new(config.events.buffer_size, shutdown.clone()));
-        let accounts = onebot::start_accounts(&config, hub.clone(), shutdown.clone())
+        let gw = onebot_gateway::app::gateway(config, shutdown.clone())
             .await
             .unwrap();
-        let mut gw = Gateway::new(Arc::new(config), accounts)
-            .unwrap()
-            .with_event_hub(hub);
-        gw.open_write_side(shutdown.clone()).unwrap();
-        let gw = Arc::new(gw);
         let (_reporter, health) = tonic_health::server::health_reporter();
         let routes = onebot_gateway::grpc::routes(gw.clone(), health);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -132,7 +124,7 @@ impl Harness {
 
     /// Waits until no upload is in progress inside the gateway.
     async fn uploads_settled(&self) {
-        let mut rx = self.gw.write().unwrap().media().watch_active_uploads();
+        let mut rx = self.gw.write().media().watch_active_uploads();
         rx.wait_for(|n| *n == 0).await.unwrap();
     }
 
@@ -155,7 +147,7 @@ impl Harness {
     async fn into_data_dir(self) -> tempfile::TempDir {
         self.shutdown.cancel();
         self.server.await.unwrap();
-        self.gw.write().unwrap().stopped().await;
+        self.gw.write().stopped().await;
         drop(self.gw);
         self.data_dir
     }
@@ -430,7 +422,7 @@ async fn cancelled_upload_leaves_nothing_behind() {
     tx.send(header(pb::MediaKind::Video, None, None))
         .await
         .unwrap();
-    let mut active = h.gw.write().unwrap().media().watch_active_uploads();
+    let mut active = h.gw.write().media().watch_active_uploads();
     active.wait_for(|n| *n == 1).await.unwrap();
     for c in chunks(&mp4(MIB)) {
         tx.send(c).await.unwrap();
@@ -451,7 +443,7 @@ async fn cancelled_upload_leaves_nothing_behind() {
         h.staging(),
         file.display()
     );
-    assert_eq!(h.gw.write().unwrap().media().used_bytes(), 0);
+    assert_eq!(h.gw.write().media().used_bytes(), 0);
     drop(tx);
     h.stop().await;
 }

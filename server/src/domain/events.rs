@@ -28,8 +28,9 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::model::{ChatRef, InboundEvent};
+use super::ports::EventSink;
 use crate::error::{Error, Kind, Result};
-use crate::onebot::{ChatRef, EventSink, InboundEvent};
 
 /// A callback run for every published event: `(account_id, event)`.
 pub type Observer = Arc<dyn Fn(&str, &InboundEvent) + Send + Sync>;
@@ -101,10 +102,7 @@ pub fn chat_of(event: &InboundEvent) -> Option<ChatRef> {
         | InboundEvent::MemberLeft { group_id, .. }
         | InboundEvent::CardChanged { group_id, .. } => Some(ChatRef::Group(*group_id)),
         InboundEvent::Lifecycle { .. } | InboundEvent::Connection { .. } => None,
-        InboundEvent::Unknown { raw, .. } => raw
-            .get("group_id")
-            .and_then(crate::onebot::model::int_of)
-            .map(ChatRef::Group),
+        InboundEvent::Unknown { group_id, .. } => group_id.map(ChatRef::Group),
     }
 }
 
@@ -372,7 +370,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::onebot::ConnState;
+    use crate::domain::model::ConnState;
 
     fn poke(group_id: i64) -> InboundEvent {
         InboundEvent::Poke {

@@ -1,5 +1,10 @@
 //! Test helpers of the domain: media samples recognised by their magic
-//! numbers, and an in-test [`OneBotApi`] that records calls.
+//! numbers, and an in-test [`PeerApi`] that records calls.
+//!
+//! The fake records what a OneBot peer of its flavor would be sent: it
+//! encodes messages and files with the adapter's own encoder
+//! (`onebot::outgoing`), so the tests see the JSON, the base64 and the
+//! shared-directory copies the real adapter produces.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -8,9 +13,15 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio::sync::{Notify, watch};
 
+use super::call::Deadline;
+use super::model::{
+    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload,
+    TransportKind,
+};
+use super::ports::{HistoryPage, OutSegment, PeerApi};
+use crate::config::SharedDir;
 use crate::error::{Error, Result};
-use crate::onebot::api::{AccountStatus, CallCtx, ChatRef, ConnState, HistoryPage, OneBotApi};
-use crate::onebot::{Flavor, TransportKind};
+use crate::onebot::{Flavor, outgoing};
 
 /// Lowercase hex SHA-256.
 pub(crate) fn sha_hex(bytes: &[u8]) -> String {
@@ -88,9 +99,11 @@ pub(crate) enum Call {
     Poke { group_id: i64, user_id: i64 },
 }
 
-/// A scripted [`OneBotApi`]: records calls, answers from a script of
+/// A scripted [`PeerApi`]: records calls, answers from a script of
 /// results (success by default), and publishes a status the test controls.
 pub(crate) struct FakeApi {
+    flavor: Flavor,
+    shared_dir: Mutex<Option<SharedDir>>,
     status: watch::Sender<AccountStatus>,
     calls: Mutex<Vec<Call>>,
     script: Mutex<VecDeque<Result<()>>>,
@@ -109,10 +122,12 @@ impl FakeApi {
             transport: TransportKind::ForwardWs,
             online: true,
             self_id: 10_001,
-            flavor: Some(flavor),
+            profile: Some(flavor.name()),
             ..AccountStatus::default()
         });
         Arc::new(Self {
+            flavor,
+            shared_dir: Mutex::new(None),
             status,
             calls: Mutex::new(Vec::new()),
             script: Mutex::new(VecDeque::new()),
@@ -120,6 +135,11 @@ impl FakeApi {
             called: Notify::new(),
             gate: Mutex::new(None),
         })
+    }
+
+    /// Uses `dir` as the account's shared directory (go-cqhttp media).
+    pub(crate) fn set_shared_dir(&self, dir: Option<SharedDir>) {
+        *self.shared_dir.lock().unwrap() = dir;
     }
 
     /// Sets the account online or offline.
@@ -175,7 +195,7 @@ impl FakeApi {
 }
 
 #[async_trait::async_trait]
-impl OneBotApi for FakeApi {
+impl PeerApi for FakeApi {
     fn status(&self) -> AccountStatus {
         self.status.borrow().clone()
     }
@@ -184,56 +204,118 @@ impl OneBotApi for FakeApi {
         self.status.subscribe()
     }
 
-    async fn call(&self, action: &str, _params: Value, _ctx: CallCtx) -> Result<Value> {
-        Err(Error::internal(format!("unexpected raw call {action}")))
-    }
-
     async fn get_history(
         &self,
         _chat: ChatRef,
         _count: u32,
         _anchor: Option<i64>,
-        _ctx: CallCtx,
+        _deadline: Deadline,
     ) -> Result<HistoryPage> {
         Err(Error::internal("unexpected get_history"))
     }
 
-    async fn get_group_member_list(
+    async fn get_group_members(
         &self,
         _group_id: i64,
         _no_cache: Option<bool>,
-        _ctx: CallCtx,
-    ) -> Result<Vec<Value>> {
-        Err(Error::internal("unexpected get_group_member_list"))
+        _deadline: Deadline,
+    ) -> Result<Vec<GroupMember>> {
+        Err(Error::internal("unexpected get_group_members"))
     }
 
-    async fn get_group_list(&self, _ctx: CallCtx) -> Result<Vec<Value>> {
-        Err(Error::internal("unexpected get_group_list"))
+    async fn get_groups(&self, _deadline: Deadline) -> Result<Vec<GroupInfo>> {
+        Err(Error::internal("unexpected get_groups"))
     }
 
-    async fn send_group_msg(&self, group_id: i64, message: Value, _ctx: CallCtx) -> Result<i64> {
-        self.answer(Call::Send { group_id, message }).await?;
+    async fn send_message(
+        &self,
+        chat: ChatRef,
+        segments: &[OutSegment<'_>],
+        _deadline: Deadline,
+    ) -> Result<i64> {
+        let ChatRef::Group(group_id) = chat else {
+            return Err(Error::internal("unexpected private send"));
+        };
+        let shared = self.shared_dir.lock().unwrap().clone();
+        let encoded = outgoing::message(self.flavor, shared.as_ref(), segments).await?;
+        self.answer(Call::Send {
+            group_id,
+            message: encoded.message.clone(),
+        })
+        .await?;
         let mut id = self.next_id.lock().unwrap();
         *id += 1;
         Ok(*id)
     }
 
-    async fn upload_group_file(
+    async fn upload_file(
         &self,
-        group_id: i64,
-        file: String,
-        name: String,
-        _ctx: CallCtx,
+        chat: ChatRef,
+        file: &MediaPayload,
+        name: &str,
+        _deadline: Deadline,
     ) -> Result<()> {
+        let ChatRef::Group(group_id) = chat else {
+            return Err(Error::internal("unexpected private upload"));
+        };
+        let shared = self.shared_dir.lock().unwrap().clone();
+        let (file, _copy) = outgoing::upload_file(self.flavor, shared.as_ref(), file, name).await?;
         self.answer(Call::Upload {
             group_id,
             file,
-            name,
+            name: name.to_owned(),
         })
         .await
     }
 
-    async fn poke(&self, group_id: i64, user_id: i64, _ctx: CallCtx) -> Result<()> {
+    async fn poke(&self, group_id: i64, user_id: i64, _deadline: Deadline) -> Result<()> {
         self.answer(Call::Poke { group_id, user_id }).await
     }
+
+    fn check_media(&self, kind: MediaKind) -> Result<()> {
+        let shared = self.shared_dir.lock().unwrap().clone();
+        outgoing::check_media(self.flavor, shared.as_ref(), kind)
+    }
+}
+
+/// A gateway over `accounts` with its write side open in
+/// `config.server.data_dir` (URLs fetched through the system resolver);
+/// `shutdown` stops its background tasks and event streams.
+pub(crate) fn gateway(
+    config: crate::config::Config,
+    accounts: Vec<super::account::Account>,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> super::gateway::Gateway {
+    use super::delivery::side::{WriteParts, WriteSide};
+    use super::media::staging::MediaStore;
+    use super::store::Store;
+    let data_dir = config.server.data_dir.clone();
+    let store = Store::open(&data_dir).expect("store");
+    let media = MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
+    let urls = Arc::new(crate::fetch::Fetcher::new(
+        &config.media,
+        media.clone(),
+        Arc::new(crate::fetch::SystemLookup),
+    ));
+    let accounts: Vec<Arc<super::account::Account>> = accounts.into_iter().map(Arc::new).collect();
+    let write = WriteSide::open(WriteParts {
+        config: &config,
+        store,
+        media,
+        urls,
+        accounts: &accounts,
+        shutdown: shutdown.clone(),
+    })
+    .expect("write side");
+    let events = Arc::new(super::events::EventHub::new(
+        config.events.buffer_size,
+        shutdown,
+    ));
+    super::gateway::Gateway::new(super::gateway::GatewayParts {
+        config: Arc::new(config),
+        accounts,
+        events,
+        write,
+    })
+    .expect("gateway")
 }

@@ -127,7 +127,7 @@ fn setup(tweak: impl FnOnce(&mut MediaConfig)) -> Setup {
     }
 }
 
-async fn fetch(s: &Setup, url: &str) -> Result<Fetched> {
+async fn fetch(s: &Setup, url: &str) -> Result<FetchedMedia> {
     let url = parse_url(url, "images[0]")?;
     s.fetcher
         .fetch(&url, MediaKind::Image, &MediaOwner::account("default"))

@@ -6,7 +6,7 @@ use onebot_gateway_client::pb;
 use pb::account_service_server::AccountService;
 use tonic::{Request, Response, Status};
 
-use crate::domain::Gateway;
+use crate::domain::gateway::Gateway;
 use crate::grpc::convert;
 
 /// The AccountService implementation.
@@ -32,7 +32,7 @@ impl AccountService for AccountApi {
             .gw
             .accounts()
             .filter(|a| caller.allows_account(&a.id))
-            .map(|a| convert::account(a, &a.api.status(), self.gw.queue_depth(&a.id)))
+            .map(|a| convert::account(a, &a.peer.status(), self.gw.queue_depth(&a.id)))
             .collect();
         Ok(Response::new(pb::ListAccountsResponse { accounts }))
     }

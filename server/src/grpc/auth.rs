@@ -1,9 +1,9 @@
 //! The authentication layer: resolves the `authorization: Bearer <token>`
 //! metadata to a [`Caller`], refuses missing and invalid tokens with
 //! UNAUTHENTICATED and read-only tokens on write RPCs with
-//! PERMISSION_DENIED (reason TOKEN_SCOPE, metadata `scope=write`), puts
-//! the caller into the request extensions ([`caller`]) and runs the call
-//! inside [`Caller::scope`] for the domain's account and group checks.
+//! PERMISSION_DENIED (reason TOKEN_SCOPE, metadata `scope=write`), and puts
+//! the caller into the request extensions ([`caller`]), from where each
+//! handler passes it to the domain in the call's context.
 //!
 //! Health and reflection are served without a token unless the config says
 //! otherwise. With no token configured every request gets
@@ -124,12 +124,12 @@ where
     fn call(&mut self, mut req: Request<Body>) -> Self::Future {
         match self.layer.check(&req) {
             Ok(caller) => {
-                req.extensions_mut().insert(caller.clone());
+                req.extensions_mut().insert(caller);
                 // The token must not travel further than this layer.
                 req.headers_mut().remove(http::header::AUTHORIZATION);
                 let clone = self.inner.clone();
                 let mut inner = std::mem::replace(&mut self.inner, clone);
-                Box::pin(caller.clone().scope(inner.call(req)))
+                Box::pin(inner.call(req))
             }
             Err(status) => Box::pin(std::future::ready(Ok(status.into_http()))),
         }

@@ -4,15 +4,16 @@ use std::time::SystemTime;
 
 use onebot_gateway_client::pb;
 
-use crate::domain::Account;
+use crate::domain::account::Account;
 use crate::domain::events::{EventFilter, EventKind, StoredEvent};
-use crate::domain::groups::{GroupEntry, Groups};
-use crate::domain::history::History;
-use crate::domain::members::Members;
+use crate::domain::model::{
+    AccountStatus, ChatRef, ConnState, GroupMember, InboundEvent, Message, Segment, TransportKind,
+};
+use crate::domain::read::groups::{GroupEntry, Groups};
+use crate::domain::read::history::History;
+use crate::domain::read::members::Members;
+use crate::domain::render;
 use crate::error::Error;
-use crate::onebot::model::{GroupMember, Message, Segment};
-use crate::onebot::{AccountStatus, ChatRef, ConnState, Flavor, InboundEvent, TransportKind};
-use crate::render;
 
 /// A timestamp from Unix milliseconds.
 pub fn timestamp_ms(ms: i64) -> prost_types::Timestamp {
@@ -41,16 +42,17 @@ pub fn conn_state(state: ConnState) -> pb::ConnectionState {
     }
 }
 
-/// The proto flavor.
-pub fn flavor(flavor: Option<Flavor>) -> pb::Flavor {
-    match flavor {
-        None => pb::Flavor::Unspecified,
-        Some(Flavor::Generic) => pb::Flavor::Generic,
-        Some(Flavor::NapCat) => pb::Flavor::Napcat,
-        Some(Flavor::LlOneBot) => pb::Flavor::Llonebot,
-        Some(Flavor::Lagrange) => pb::Flavor::Lagrange,
-        Some(Flavor::SnowLuma) => pb::Flavor::Snowluma,
-        Some(Flavor::GoCqhttp) => pb::Flavor::GoCqhttp,
+/// The proto flavor of an adapter's behaviour profile name; unknown names
+/// (a profile the API has no value for yet) are unspecified.
+pub fn flavor(profile: Option<&str>) -> pb::Flavor {
+    match profile {
+        Some("generic") => pb::Flavor::Generic,
+        Some("napcat") => pb::Flavor::Napcat,
+        Some("llonebot") => pb::Flavor::Llonebot,
+        Some("lagrange") => pb::Flavor::Lagrange,
+        Some("snowluma") => pb::Flavor::Snowluma,
+        Some("go-cqhttp") => pb::Flavor::GoCqhttp,
+        _ => pb::Flavor::Unspecified,
     }
 }
 
@@ -77,7 +79,7 @@ pub fn account(account: &Account, status: &AccountStatus, queue_depth: usize) ->
         nickname: status.nickname.clone(),
         implementation: status.implementation.clone(),
         implementation_version: status.implementation_version.clone(),
-        flavor: flavor(status.flavor) as i32,
+        flavor: flavor(status.profile) as i32,
         state: conn_state(state) as i32,
         transport: transport(status.transport) as i32,
         last_heartbeat: status.last_heartbeat_ms.map(timestamp_ms),
@@ -169,9 +171,9 @@ pub fn segment(seg: &Segment) -> pb::Segment {
             r#type: kind.clone(),
             id: id.clone(),
         }),
-        Segment::Unknown { kind, data } => Kind::Unknown(pb::UnknownSegment {
+        Segment::Unknown { kind, data_json } => Kind::Unknown(pb::UnknownSegment {
             r#type: kind.clone(),
-            data_json: data.to_string(),
+            data_json: data_json.clone(),
         }),
     };
     pb::Segment { kind: Some(kind) }
@@ -376,13 +378,16 @@ pub fn event(stored: &StoredEvent, self_id: i64) -> pb::Event {
                 detail: detail.clone(),
             }),
         ),
-        InboundEvent::Unknown { post_type, raw } => (
-            raw.get("time")
-                .and_then(crate::onebot::model::int_of)
-                .unwrap_or(0),
+        InboundEvent::Unknown {
+            post_type,
+            time,
+            raw,
+            ..
+        } => (
+            *time,
             K::Unknown(pb::UnknownEvent {
                 post_type: post_type.clone(),
-                raw_json: raw.to_string(),
+                raw_json: raw.text().to_string(),
             }),
         ),
     };
@@ -406,7 +411,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::onebot::model::segments_of;
+    use crate::onebot::model::{decode_member, decode_message, segments_of};
 
     #[test]
     fn every_segment_kind_converts() {
@@ -486,7 +491,7 @@ mod tests {
 
     #[test]
     fn chat_message_carries_text_seq_time_and_chat() {
-        let msg = Message::from_value(
+        let msg = decode_message(
             &json!({"message_type": "private", "message_id": -7, "real_seq": "88", "time": 1700000000,
                     "user_id": 10001, "sender": {"user_id": 10001, "nickname": "张三", "card": "", "role": ""},
                     "message": "[CQ:reply,id=1]看\n[CQ:image,file=a]"}),
@@ -514,7 +519,7 @@ mod tests {
 
     #[test]
     fn members_and_groups_saturate_counts() {
-        let m = group_member(&GroupMember::from_value(
+        let m = group_member(&decode_member(
             &json!({"user_id": 1, "join_time": 1700000000, "level": 5}),
         ));
         assert_eq!(

@@ -1,27 +1,30 @@
-//! The caller's deadline: `grpc-timeout` into a [`CallCtx`].
+//! The call context of a request: its caller (put into the request's
+//! extensions by the auth layer) and its deadline (`grpc-timeout`).
 //!
-//! Every handler that reaches a peer builds its context with [`ctx`], so the
-//! adapter waits no longer than the caller does.
+//! Every handler builds its context with [`ctx`], so the domain checks the
+//! right caller and the adapter waits no longer than the caller does.
 
 use std::time::Duration;
 
 use tonic::Request;
 
-use crate::onebot::api::CallCtx;
+use crate::domain::call::{CallCtx, Deadline};
 
-/// The call context of a request: a deadline just short of `grpc-timeout`
-/// from now when the header is present and valid (see [`inner_timeout`]),
-/// none otherwise (as tonic, an invalid header is ignored).
+/// The call context of a request: its caller (anonymous when the auth
+/// layer did not run) and a deadline just short of `grpc-timeout` from now
+/// when the header is present and valid (see [`inner_timeout`]), none
+/// otherwise (as tonic, an invalid header is ignored).
 pub fn ctx<T>(request: &Request<T>) -> CallCtx {
     let timeout = request
         .metadata()
         .get("grpc-timeout")
         .and_then(|v| v.to_str().ok())
         .and_then(parse_grpc_timeout);
-    match timeout {
-        Some(timeout) => CallCtx::with_timeout(inner_timeout(timeout)),
-        None => CallCtx::default(),
-    }
+    let deadline = match timeout {
+        Some(timeout) => Deadline::after(inner_timeout(timeout)),
+        None => Deadline::NONE,
+    };
+    CallCtx::new(super::auth::caller(request), deadline)
 }
 
 /// The domain's share of the caller's timeout: 1/20 less, at least 1 ms and
@@ -111,15 +114,15 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn request_header_sets_the_deadline() {
         let mut req = Request::new(());
-        assert!(ctx(&req).deadline.is_none());
+        assert_eq!(ctx(&req).deadline, Deadline::NONE);
         req.metadata_mut()
             .insert("grpc-timeout", "1500m".parse().unwrap());
         let c = ctx(&req);
-        assert_eq!(c.remaining(), Some(Duration::from_millis(1450)));
+        assert_eq!(c.deadline.remaining(), Some(Duration::from_millis(1450)));
         tokio::time::advance(Duration::from_millis(1450)).await;
         assert!(c.expired());
         req.metadata_mut()
             .insert("grpc-timeout", "soon".parse().unwrap());
-        assert!(ctx(&req).deadline.is_none());
+        assert_eq!(ctx(&req).deadline, Deadline::NONE);
     }
 }

@@ -8,10 +8,11 @@ use pb::event_service_server::EventService;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-use crate::domain::Gateway;
 use crate::domain::events::Subscription;
+use crate::domain::gateway::Gateway;
+use crate::domain::model::ChatRef;
+use crate::domain::ports::SharedPeer;
 use crate::grpc::{convert, status::to_status};
-use crate::onebot::api::SharedApi;
 
 /// The EventService implementation.
 pub struct EventApi {
@@ -36,27 +37,25 @@ impl EventService for EventApi {
         &self,
         request: Request<pb::StreamEventsRequest>,
     ) -> Result<Response<Self::StreamEventsStream>, Status> {
+        let ctx = super::ctx(&request);
         let pb::StreamEventsRequest {
             account_id,
             chats,
             kinds,
             after_sequence,
         } = request.into_inner();
-        let account = to_status(self.gw.account(&account_id))?;
+        let account = to_status(self.gw.account(&account_id, &ctx))?;
         let mut filter = to_status(convert::event_filter(&chats, &kinds))?;
         // A token limited to some groups streams only their events (and the
         // chat-less lifecycle and connection events).
-        let caller = crate::auth::Caller::current();
+        let caller = &ctx.caller;
         for chat in &filter.chats {
             to_status(caller.check_chat(*chat))?;
         }
         if filter.chats.is_empty()
             && let Some(groups) = caller.allowed_groups()
         {
-            filter.chats = groups
-                .into_iter()
-                .map(crate::onebot::ChatRef::Group)
-                .collect();
+            filter.chats = groups.into_iter().map(ChatRef::Group).collect();
         }
         let subscription = to_status(self.gw.events.subscribe(
             &account.id,
@@ -64,12 +63,12 @@ impl EventService for EventApi {
             filter,
         ))?;
         let stream =
-            futures_util::stream::unfold(Some((subscription, account.api.clone())), next_event);
+            futures_util::stream::unfold(Some((subscription, account.peer.clone())), next_event);
         Ok(Response::new(Box::pin(stream)))
     }
 }
 
-type State = Option<(Subscription, SharedApi)>;
+type State = Option<(Subscription, SharedPeer)>;
 
 /// One step of the stream: the next event, the lag error (then the end), or
 /// the end at shutdown.

@@ -6,8 +6,8 @@ use onebot_gateway_client::pb;
 use pb::group_service_server::GroupService;
 use tonic::{Request, Response, Status};
 
-use crate::domain::Gateway;
-use crate::domain::members::MembersRequest;
+use crate::domain::gateway::Gateway;
+use crate::domain::read::members::MembersRequest;
 use crate::grpc::{convert, status::to_status};
 
 /// The GroupService implementation.

@@ -7,8 +7,11 @@ use pb::media_service_server::MediaService;
 use pb::upload_media_request::Payload;
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::domain::Gateway;
-use crate::domain::media::{MediaOwner, StagedMedia, UploadHeader};
+use crate::domain::call::CallCtx;
+use crate::domain::gateway::Gateway;
+use crate::domain::media::staging::{MediaOwner, StagedMedia};
+use crate::domain::media::upload::UploadHeader;
+use crate::domain::model::MediaKind;
 use crate::error::{Error, Kind, Result};
 use crate::grpc::convert;
 
@@ -25,6 +28,7 @@ impl MediaApi {
 
     async fn upload(
         &self,
+        ctx: CallCtx,
         stream: &mut Streaming<pb::UploadMediaRequest>,
     ) -> Result<pb::UploadMediaResponse> {
         let header = match next(stream).await? {
@@ -37,12 +41,13 @@ impl MediaApi {
                 .field("header"));
             }
         };
-        let account = self.gw.account(&header.account_id)?;
+        let account = self.gw.account(&header.account_id, &ctx)?;
         let header = upload_header(header)?;
-        let mut upload = self.gw.write()?.media().begin(
-            MediaOwner::of(&account.id, &crate::auth::Caller::current()),
-            header,
-        )?;
+        let mut upload = self
+            .gw
+            .write()
+            .media()
+            .begin(MediaOwner::of(&account.id, &ctx.caller), header)?;
         while let Some(payload) = next(stream).await? {
             match payload {
                 Payload::Chunk(bytes) => upload.write(bytes).await?,
@@ -56,7 +61,7 @@ impl MediaApi {
             }
         }
         let staged = upload.finish().await?;
-        crate::telemetry::metrics::upload_bytes(&account.id, staged.kind, staged.size);
+        crate::telemetry::metrics::upload_bytes(&account.id, staged.kind.name(), staged.size);
         Ok(response(staged))
     }
 }
@@ -85,9 +90,9 @@ async fn next(stream: &mut Streaming<pb::UploadMediaRequest>) -> Result<Option<P
 
 fn upload_header(h: pb::UploadMediaHeader) -> Result<UploadHeader> {
     let kind = match pb::MediaKind::try_from(h.kind) {
-        Ok(pb::MediaKind::Image) => crate::domain::MediaKind::Image,
-        Ok(pb::MediaKind::Video) => crate::domain::MediaKind::Video,
-        Ok(pb::MediaKind::File) => crate::domain::MediaKind::File,
+        Ok(pb::MediaKind::Image) => MediaKind::Image,
+        Ok(pb::MediaKind::Video) => MediaKind::Video,
+        Ok(pb::MediaKind::File) => MediaKind::File,
         Ok(pb::MediaKind::Unspecified) | Err(_) => {
             return Err(Error::invalid(
                 "header.kind",
@@ -112,9 +117,9 @@ fn upload_header(h: pb::UploadMediaHeader) -> Result<UploadHeader> {
 
 fn response(m: StagedMedia) -> pb::UploadMediaResponse {
     let kind = match m.kind {
-        crate::domain::MediaKind::Image => pb::MediaKind::Image,
-        crate::domain::MediaKind::Video => pb::MediaKind::Video,
-        crate::domain::MediaKind::File => pb::MediaKind::File,
+        MediaKind::Image => pb::MediaKind::Image,
+        MediaKind::Video => pb::MediaKind::Video,
+        MediaKind::File => pb::MediaKind::File,
     };
     pb::UploadMediaResponse {
         media_id: m.id,
@@ -132,8 +137,9 @@ impl MediaService for MediaApi {
         &self,
         request: Request<Streaming<pb::UploadMediaRequest>>,
     ) -> Result<Response<pb::UploadMediaResponse>, Status> {
+        let ctx = super::ctx(&request);
         let mut stream = request.into_inner();
-        let result = self.upload(&mut stream).await;
+        let result = self.upload(ctx, &mut stream).await;
         match result {
             Ok(r) => Ok(Response::new(r)),
             Err(e) => {

@@ -6,10 +6,10 @@ use onebot_gateway_client::pb;
 use pb::message_service_server::MessageService;
 use tonic::{Request, Response, Status};
 
-use crate::domain::Gateway;
-use crate::domain::history::HistoryRequest;
-use crate::domain::resolve::MediaSource;
-use crate::domain::send::{SendRequest, SendResult};
+use crate::domain::gateway::Gateway;
+use crate::domain::media::resolve::MediaSource;
+use crate::domain::read::history::HistoryRequest;
+use crate::domain::write::send::{SendRequest, SendResult};
 use crate::grpc::{convert, status::to_status};
 
 /// The MessageService implementation.

@@ -24,23 +24,29 @@ use tonic::service::Routes;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
-use crate::domain::Gateway;
+use crate::domain::gateway::Gateway;
+use tonic::server::NamedService;
 
 pub use deadline::ctx;
 
-/// Fully qualified names of the gateway's own services (health names).
+/// Fully qualified names of the gateway's own services (health names), as
+/// the generated servers name them.
 pub const SERVICE_NAMES: [&str; 6] = [
-    "onebot.gateway.v1.MessageService",
-    "onebot.gateway.v1.GroupService",
-    "onebot.gateway.v1.MediaService",
-    "onebot.gateway.v1.AgentToolService",
-    "onebot.gateway.v1.AccountService",
-    "onebot.gateway.v1.EventService",
+    <pb::message_service_server::MessageServiceServer<message::MessageApi> as NamedService>::NAME,
+    <pb::group_service_server::GroupServiceServer<group::GroupApi> as NamedService>::NAME,
+    <pb::media_service_server::MediaServiceServer<media::MediaApi> as NamedService>::NAME,
+    <pb::agent_tool_service_server::AgentToolServiceServer<tools::ToolApi> as NamedService>::NAME,
+    <pb::account_service_server::AccountServiceServer<account::AccountApi> as NamedService>::NAME,
+    <pb::event_service_server::EventServiceServer<event::EventApi> as NamedService>::NAME,
 ];
+
+/// The package of the gateway's services; an account's health name is
+/// `<package>.account.<id>` (a gateway convention, not a proto service).
+pub const PACKAGE: &str = "onebot.gateway.v1";
 
 /// Health service name of an account.
 pub fn account_health_name(account_id: &str) -> String {
-    format!("onebot.gateway.v1.account.{account_id}")
+    format!("{PACKAGE}.account.{account_id}")
 }
 
 /// Builds every service of the gateway plus health and reflection. Message
@@ -128,7 +134,7 @@ pub async fn report_health(reporter: &HealthReporter, gw: &Arc<Gateway>) {
     }
     for account in gw.accounts() {
         let name = account_health_name(&account.id);
-        let mut rx = account.api.watch_status();
+        let mut rx = account.peer.watch_status();
         let reporter = reporter.clone();
         let configured = account.config.has_transport();
         let initial = configured && rx.borrow().online;

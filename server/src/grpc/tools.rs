@@ -11,7 +11,7 @@ use onebot_gateway_client::pb;
 use pb::agent_tool_service_server::AgentToolService;
 use tonic::{Request, Response, Status};
 
-use crate::domain::Gateway;
+use crate::domain::gateway::Gateway;
 use crate::domain::tools::{ToolOutput, ToolSpec};
 use crate::grpc::status::to_status;
 

@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 
-use super::api::InboundEvent;
-use super::model::{Message, int_of};
+use super::model::{decode_message, int_of, raw_of_value};
+use crate::domain::model::InboundEvent;
 
 /// What a frame with a `post_type` means.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,12 +46,14 @@ pub fn decode(frame: &Value) -> Decoded {
     let unknown = || {
         Decoded::Event(InboundEvent::Unknown {
             post_type: post_type.clone(),
-            raw: frame.clone(),
+            group_id: frame.get("group_id").and_then(int_of),
+            time: frame.get("time").and_then(int_of).unwrap_or(0),
+            raw: raw_of_value(frame),
         })
     };
     let time = int(frame, "time");
     match post_type.as_str() {
-        "message" | "message_sent" => match Message::from_value(frame, None) {
+        "message" | "message_sent" => match decode_message(frame, None) {
             Some(message) => Decoded::Event(InboundEvent::Message {
                 message,
                 self_sent: post_type == "message_sent",
@@ -120,7 +122,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::onebot::ChatRef;
+    use crate::domain::model::ChatRef;
 
     #[test]
     fn decodes_the_modelled_events() {
@@ -189,7 +191,9 @@ mod tests {
             json!({"post_type":"meta_event","meta_event_type":"heartbeat","interval":"-3"}),
         ] {
             match decode(&frame) {
-                Decoded::Event(InboundEvent::Unknown { raw, .. }) => assert_eq!(raw, frame),
+                Decoded::Event(InboundEvent::Unknown { raw, .. }) => {
+                    assert_eq!(raw.text(), frame.to_string())
+                }
                 Decoded::Heartbeat { interval_ms: None } => {}
                 other => panic!("{frame} gave {other:?}"),
             }

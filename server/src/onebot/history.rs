@@ -26,10 +26,12 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::{Map, Value, json};
 
-use super::api::{ChatRef, HistoryPage};
 use super::flavor::Flavor;
-use super::model::{Entries, Message, history_entries, int_of};
+use super::model::{Entries, history_entries, int_of};
 use super::transport::frame::Data;
+use crate::domain::model::ChatRef;
+use crate::domain::model::Message;
+use crate::domain::ports::HistoryPage;
 use crate::error::{Error, Kind, Result};
 
 /// SnowLuma clamps `count` to 1..=200.
@@ -343,7 +345,10 @@ mod tests {
             let p = page(Flavor::Lagrange, g, 5, None, Ok(frame.into_data())).unwrap();
             let raws: Vec<&str> = p.messages.iter().map(|m| m.raw.text()).collect();
             assert_eq!(raws, [a.as_str(), b.as_str()], "{data}");
-            assert_eq!(p.messages[1].raw.value(), row(2, 2, 20));
+            assert_eq!(
+                serde_json::from_str::<Value>(p.messages[1].raw.text()).unwrap(),
+                row(2, 2, 20)
+            );
             let clone = p.messages[0].clone();
             drop(p);
             assert_eq!(clone.raw.text(), a, "the page text outlives the page");

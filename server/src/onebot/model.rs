@@ -1,240 +1,31 @@
-//! Decoded OneBot messages and segments.
+//! Decoding the peer's message, member and group objects into the domain's
+//! types.
 //!
 //! Peers send messages as segment arrays or CQ-code strings; both decode to
 //! [`Segment`]s. Ids are `i64` everywhere (SnowLuma ids are negative).
 
-use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::api::ChatRef;
 use super::cq;
+use crate::domain::model::{
+    ChatRef, GroupInfo, GroupMember, Message, RawEntries, RawJson, Segment, Sender,
+};
 
 mod json;
 
 pub use json::{Entries, history_entries};
 
-/// The sender of a message.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Sender {
-    /// QQ number.
-    pub user_id: i64,
-    /// Nickname (may be empty).
-    pub nickname: String,
-    /// Group card (may be empty).
-    pub card: String,
-    /// Role as reported (may be empty).
-    pub role: String,
+/// The JSON text of `value`, kept as the peer's own object.
+pub fn raw_of_value(value: &Value) -> RawJson {
+    RawJson::from_text(value.to_string())
 }
 
-/// One decoded message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Message {
-    /// The implementation's message id.
-    pub message_id: i64,
-    /// Real QQ seq when reported.
-    pub message_seq: Option<i64>,
-    /// The seq the peer itself anchors history on: `message_seq`, else
-    /// `real_id`, when positive (see `history::raw_seq`).
-    pub peer_seq: Option<i64>,
-    /// Unix seconds.
-    pub time: i64,
-    /// Sender.
-    pub sender: Sender,
-    /// Segments in order.
-    pub segments: Vec<Segment>,
-    /// The chat.
-    pub chat: ChatRef,
-    /// The peer's own message object, verbatim (tool details show it).
-    pub raw: RawJson,
-}
-
-/// A JSON value kept as its text, decoded only when asked for (a page of
-/// history keeps every message's own object, and few callers read them).
-#[derive(Clone)]
-pub struct RawJson(Repr);
-
-#[derive(Clone)]
-enum Repr {
-    /// Text of its own.
-    Text(Box<RawValue>),
-    /// Entry `index` of a history page's message list: the page's text is
-    /// shared, and where each entry lies is found once, on first use.
-    Entry(Arc<json::PageText>, usize),
-}
-
-impl RawJson {
-    /// The text of `value`.
-    pub fn from_value(value: &Value) -> RawJson {
-        // Serializing a `Value` cannot fail (its keys are strings).
-        RawJson(Repr::Text(
-            serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned()),
-        ))
-    }
-
-    /// The JSON text.
-    pub fn text(&self) -> &str {
-        match &self.0 {
-            Repr::Text(raw) => raw.get(),
-            Repr::Entry(page, index) => page.entry(*index),
-        }
-    }
-
-    /// Decoded into a [`Value`].
-    pub fn value(&self) -> Value {
-        serde_json::from_str(self.text()).unwrap_or(Value::Null)
-    }
-}
-
-impl From<&RawValue> for RawJson {
-    fn from(raw: &RawValue) -> RawJson {
-        RawJson(Repr::Text(raw.to_owned()))
-    }
-}
-
-impl fmt::Debug for RawJson {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.text())
-    }
-}
-
-impl PartialEq for RawJson {
-    fn eq(&self, other: &RawJson) -> bool {
-        self.text() == other.text()
-    }
-}
-
-/// One message segment.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Segment {
-    /// Plain text.
-    Text(String),
-    /// A mention: `user_id` when numeric, `all` for everyone.
-    At {
-        /// Mentioned QQ number.
-        user_id: Option<i64>,
-        /// `@全体成员`.
-        all: bool,
-        /// Name the peer attached; for a target that is neither a number nor
-        /// `all`, the target text itself.
-        name: Option<String>,
-    },
-    /// A QQ face.
-    Face {
-        /// Face id.
-        id: String,
-    },
-    /// An image.
-    Image {
-        /// `file`.
-        file: String,
-        /// `url`.
-        url: String,
-        /// Size in bytes, 0 when unknown.
-        file_size: i64,
-        /// `summary`.
-        summary: String,
-    },
-    /// A voice record.
-    Record {
-        /// `file`.
-        file: String,
-        /// `url`.
-        url: String,
-    },
-    /// A video.
-    Video {
-        /// `file`.
-        file: String,
-        /// `url`.
-        url: String,
-    },
-    /// A file.
-    File {
-        /// `file` or `file_id`.
-        file: String,
-        /// `name`.
-        name: String,
-        /// Size in bytes, 0 when unknown.
-        file_size: i64,
-        /// `url`.
-        url: String,
-    },
-    /// A reply to another message.
-    Reply {
-        /// Quoted message id as sent.
-        id: String,
-    },
-    /// A merged forward.
-    Forward {
-        /// `id`, `res_id` or `forward_id`.
-        id: String,
-    },
-    /// A JSON card.
-    Json {
-        /// The JSON text.
-        data: String,
-    },
-    /// An XML card.
-    Xml {
-        /// The XML text.
-        data: String,
-    },
-    /// A poke segment.
-    Poke {
-        /// Poke type.
-        kind: String,
-        /// Poke id.
-        id: String,
-    },
-    /// Anything else.
-    Unknown {
-        /// Segment type name.
-        kind: String,
-        /// The `data` object (`{}` when absent).
-        data: Value,
-    },
-}
-
-/// A group member as `get_group_member_list` reports it.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct GroupMember {
-    /// QQ number; `None` when the peer sent none (rendered as `?`).
-    pub user_id: Option<i64>,
-    /// QQ nickname (may be empty).
-    pub nickname: String,
-    /// Group card (may be empty).
-    pub card: String,
-    /// Role as reported; `member` when the peer omits it.
-    pub role: String,
-    /// Special title (may be empty).
-    pub title: String,
-    /// Level as reported (a string in OneBot; numbers are kept as text).
-    pub level: String,
-    /// Join time, Unix seconds, when reported (non-zero).
-    pub join_time: Option<i64>,
-    /// Last message time, Unix seconds, when reported (non-zero).
-    pub last_sent_time: Option<i64>,
-    /// The peer's own member object, verbatim (shared: cached lists hand out
-    /// copies of their members on every call).
-    pub raw: Arc<Value>,
-}
-
-/// A group as `get_group_list` reports it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GroupInfo {
-    /// Group number.
-    pub group_id: i64,
-    /// Group name (may be empty).
-    pub group_name: String,
-    /// Current member count, 0 when unknown.
-    pub member_count: i64,
-    /// Maximum member count, 0 when unknown.
-    pub max_member_count: i64,
-    /// The peer's own group object, verbatim.
-    pub raw: Value,
+/// `raw` as the peer's own object.
+pub fn raw_of_text(raw: &RawValue) -> RawJson {
+    RawJson::from_text(raw.get())
 }
 
 /// Reads an integer the way peers send ids: a JSON integer, an integral
@@ -283,105 +74,84 @@ fn size_field(obj: &Map<String, Value>, key: &str) -> i64 {
     int_of(field(obj, key)).filter(|n| *n > 0).unwrap_or(0)
 }
 
-impl Segment {
-    /// Decodes one OneBot segment object `{"type": ..., "data": {...}}`.
-    /// `None` when `type` is not a string; a missing or non-object `data`
-    /// counts as `{}`.
-    pub fn from_value(seg: &Value) -> Option<Segment> {
-        let kind = seg.get("type")?.as_str()?;
-        Some(Segment::from_parts(
-            kind,
-            seg.get("data").and_then(Value::as_object),
-        ))
-    }
+/// Decodes one OneBot segment object `{"type": ..., "data": {...}}`.
+/// `None` when `type` is not a string; a missing or non-object `data`
+/// counts as `{}`.
+pub fn decode_segment(seg: &Value) -> Option<Segment> {
+    let kind = seg.get("type")?.as_str()?;
+    Some(segment_of_parts(
+        kind,
+        seg.get("data").and_then(Value::as_object),
+    ))
+}
 
-    /// A segment of type `kind` with `data` (`None`: not an object).
-    fn from_parts(kind: &str, data: Option<&Map<String, Value>>) -> Segment {
-        let empty = Map::new();
-        let data = data.unwrap_or(&empty);
-        match kind {
-            "text" => Segment::Text(text_field(data, "text")),
-            "at" => {
-                let qq = field(data, "qq");
-                let all = qq.as_str().is_some_and(|s| s.trim() == "all");
-                let user_id = if all { None } else { int_of(qq) };
-                let name = str_of(field(data, "name"))
-                    .filter(|s| !s.is_empty())
-                    .or_else(|| {
-                        (!all && user_id.is_none())
-                            .then(|| str_of(qq))
-                            .flatten()
-                            .filter(|s| !s.is_empty())
-                    });
-                Segment::At { user_id, all, name }
-            }
-            "face" => Segment::Face {
-                id: text_field(data, "id"),
-            },
-            "image" => Segment::Image {
-                file: text_field(data, "file"),
-                url: text_field(data, "url"),
-                file_size: size_field(data, "file_size"),
-                summary: text_field(data, "summary"),
-            },
-            "record" => Segment::Record {
-                file: text_field(data, "file"),
-                url: text_field(data, "url"),
-            },
-            "video" => Segment::Video {
-                file: text_field(data, "file"),
-                url: text_field(data, "url"),
-            },
-            "file" => Segment::File {
-                file: first_text(data, &["file", "file_id"]),
-                name: text_field(data, "name"),
-                file_size: size_field(data, "file_size"),
-                url: text_field(data, "url"),
-            },
-            "reply" => Segment::Reply {
-                id: first_text(data, &["id", "seq"]),
-            },
-            "forward" => Segment::Forward {
-                id: first_text(data, &["id", "res_id", "forward_id"]),
-            },
-            "json" => Segment::Json {
-                data: match field(data, "data") {
-                    Value::Null => String::new(),
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                },
-            },
-            "xml" => Segment::Xml {
-                data: text_field(data, "data"),
-            },
-            "poke" => Segment::Poke {
-                kind: text_field(data, "type"),
-                id: text_field(data, "id"),
-            },
-            other => Segment::Unknown {
-                kind: other.to_owned(),
-                data: Value::Object(data.clone()),
-            },
+/// A segment of type `kind` with `data` (`None`: not an object).
+fn segment_of_parts(kind: &str, data: Option<&Map<String, Value>>) -> Segment {
+    let empty = Map::new();
+    let data = data.unwrap_or(&empty);
+    match kind {
+        "text" => Segment::Text(text_field(data, "text")),
+        "at" => {
+            let qq = field(data, "qq");
+            let all = qq.as_str().is_some_and(|s| s.trim() == "all");
+            let user_id = if all { None } else { int_of(qq) };
+            let name = str_of(field(data, "name"))
+                .filter(|s| !s.is_empty())
+                .or_else(|| {
+                    (!all && user_id.is_none())
+                        .then(|| str_of(qq))
+                        .flatten()
+                        .filter(|s| !s.is_empty())
+                });
+            Segment::At { user_id, all, name }
         }
-    }
-
-    /// The segment's OneBot type name.
-    pub fn kind(&self) -> &str {
-        match self {
-            Segment::Text(_) => "text",
-            Segment::At { .. } => "at",
-            Segment::Face { .. } => "face",
-            Segment::Image { .. } => "image",
-            Segment::Record { .. } => "record",
-            Segment::Video { .. } => "video",
-            Segment::File { .. } => "file",
-            Segment::Reply { .. } => "reply",
-            Segment::Forward { .. } => "forward",
-            Segment::Json { .. } => "json",
-            Segment::Xml { .. } => "xml",
-            Segment::Poke { .. } => "poke",
-            Segment::Unknown { kind, .. } => kind,
-        }
+        "face" => Segment::Face {
+            id: text_field(data, "id"),
+        },
+        "image" => Segment::Image {
+            file: text_field(data, "file"),
+            url: text_field(data, "url"),
+            file_size: size_field(data, "file_size"),
+            summary: text_field(data, "summary"),
+        },
+        "record" => Segment::Record {
+            file: text_field(data, "file"),
+            url: text_field(data, "url"),
+        },
+        "video" => Segment::Video {
+            file: text_field(data, "file"),
+            url: text_field(data, "url"),
+        },
+        "file" => Segment::File {
+            file: first_text(data, &["file", "file_id"]),
+            name: text_field(data, "name"),
+            file_size: size_field(data, "file_size"),
+            url: text_field(data, "url"),
+        },
+        "reply" => Segment::Reply {
+            id: first_text(data, &["id", "seq"]),
+        },
+        "forward" => Segment::Forward {
+            id: first_text(data, &["id", "res_id", "forward_id"]),
+        },
+        "json" => Segment::Json {
+            data: match field(data, "data") {
+                Value::Null => String::new(),
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+        },
+        "xml" => Segment::Xml {
+            data: text_field(data, "data"),
+        },
+        "poke" => Segment::Poke {
+            kind: text_field(data, "type"),
+            id: text_field(data, "id"),
+        },
+        other => Segment::Unknown {
+            kind: other.to_owned(),
+            data_json: Value::Object(data.clone()).to_string(),
+        },
     }
 }
 
@@ -391,58 +161,50 @@ impl Segment {
 /// gives no segment, `raw_message` (a CQ string) is decoded instead.
 pub fn segments_of(message: &Value, raw_message: Option<&str>) -> Vec<Segment> {
     let segments: Vec<Segment> = match message {
-        Value::Array(items) => items.iter().filter_map(Segment::from_value).collect(),
-        Value::Object(_) => Segment::from_value(message).into_iter().collect(),
-        Value::String(s) => cq::parse(s)
-            .iter()
-            .filter_map(Segment::from_value)
-            .collect(),
+        Value::Array(items) => items.iter().filter_map(decode_segment).collect(),
+        Value::Object(_) => decode_segment(message).into_iter().collect(),
+        Value::String(s) => cq::parse(s).iter().filter_map(decode_segment).collect(),
         _ => Vec::new(),
     };
     if !segments.is_empty() {
         return segments;
     }
     match raw_message {
-        Some(raw) => cq::parse(raw)
-            .iter()
-            .filter_map(Segment::from_value)
-            .collect(),
+        Some(raw) => cq::parse(raw).iter().filter_map(decode_segment).collect(),
         None => Vec::new(),
     }
 }
 
-impl Message {
-    /// Decodes the peer's message object (a history entry, a `get_msg`
-    /// result or a message event).
-    ///
-    /// Returns `None` for anything without a numeric sender id
-    /// (`sender.user_id`, else `user_id`) or `message_id`, and when `chat` is
-    /// `None` and cannot be derived (`message_type` `group` with a numeric
-    /// `group_id`, `private` with the other side's id — `target_id` for the
-    /// bot's own `message_sent` — or, without `message_type`, a numeric
-    /// `group_id`). Ids may be numbers or numeric strings, negative included.
-    ///
-    /// `message_seq` is the real QQ sequence: `real_seq` when present
-    /// (NapCat, whose `message_seq` and `real_id` are its short id), else
-    /// `message_seq`, else `real_id` (go-cqhttp), each only when positive and
-    /// different from `message_id`.
-    pub fn from_value(raw: &Value, chat: Option<ChatRef>) -> Option<Message> {
-        let obj = raw.as_object()?;
-        let segments = || segments_of(field(obj, "message"), field(obj, "raw_message").as_str());
-        decode_message(obj, chat, segments, || RawJson::from_value(raw))
-    }
-
-    /// [`from_value`](Self::from_value) reading the object's text: only the
-    /// fields a message is made of are decoded, the rest is skipped, and
-    /// `raw` keeps the text as it came.
-    pub fn from_json(raw: &RawValue, chat: Option<ChatRef>) -> Option<Message> {
-        json::message(raw.get(), chat, || RawJson::from(raw))
-    }
+/// Decodes the peer's message object (a history entry, a `get_msg` result
+/// or a message event).
+///
+/// Returns `None` for anything without a numeric sender id
+/// (`sender.user_id`, else `user_id`) or `message_id`, and when `chat` is
+/// `None` and cannot be derived (`message_type` `group` with a numeric
+/// `group_id`, `private` with the other side's id — `target_id` for the
+/// bot's own `message_sent` — or, without `message_type`, a numeric
+/// `group_id`). Ids may be numbers or numeric strings, negative included.
+///
+/// `message_seq` is the real QQ sequence: `real_seq` when present
+/// (NapCat, whose `message_seq` and `real_id` are its short id), else
+/// `message_seq`, else `real_id` (go-cqhttp), each only when positive and
+/// different from `message_id`.
+pub fn decode_message(raw: &Value, chat: Option<ChatRef>) -> Option<Message> {
+    let obj = raw.as_object()?;
+    let segments = || segments_of(field(obj, "message"), field(obj, "raw_message").as_str());
+    message_of_fields(obj, chat, segments, || raw_of_value(raw))
 }
 
-/// The message in `obj` (see [`Message::from_value`]); `segments` and `raw`
-/// are only asked for once the ids check out.
-fn decode_message(
+/// [`decode_message`] reading the object's text: only the fields a message
+/// is made of are decoded, the rest is skipped, and `raw` keeps the text as
+/// it came.
+pub fn decode_message_json(raw: &RawValue, chat: Option<ChatRef>) -> Option<Message> {
+    json::message(raw.get(), chat, || raw_of_text(raw))
+}
+
+/// The message in `obj` (see [`decode_message`]); `segments` and `raw` are
+/// only asked for once the ids check out.
+fn message_of_fields(
     obj: &impl Fields,
     chat: Option<ChatRef>,
     segments: impl FnOnce() -> Vec<Segment>,
@@ -525,15 +287,49 @@ impl Fields for Map<String, Value> {
     }
 }
 
-impl GroupMember {
-    /// Decodes one member object. Never fails: a member without a numeric
-    /// `user_id` keeps `None` (the peer counted it, so it is listed).
-    pub fn from_value(raw: &Value) -> GroupMember {
-        Self::from_owned(raw.clone())
-    }
+/// Decodes a member list, keeping each member's own object without copying
+/// it (its text is made on first use).
+pub fn decode_members(list: Vec<Value>) -> Vec<GroupMember> {
+    let shared = Arc::new(ValueEntries {
+        texts: list.iter().map(|_| OnceLock::new()).collect(),
+        values: list,
+    });
+    (0..shared.values.len())
+        .map(|i| {
+            let mut member = member_fields(&shared.values[i]);
+            member.raw = RawJson::entry(shared.clone(), i);
+            member
+        })
+        .collect()
+}
 
-    /// [`from_value`](Self::from_value), keeping `raw` without copying it.
-    pub fn from_owned(raw: Value) -> GroupMember {
+/// Decodes one member object. Never fails: a member without a numeric
+/// `user_id` keeps `None` (the peer counted it, so it is listed).
+pub fn decode_member(raw: &Value) -> GroupMember {
+    GroupMember {
+        raw: raw_of_value(raw),
+        ..member_fields(raw)
+    }
+}
+
+/// JSON values whose texts are made when first asked for.
+struct ValueEntries {
+    values: Vec<Value>,
+    texts: Vec<OnceLock<String>>,
+}
+
+impl RawEntries for ValueEntries {
+    fn entry(&self, index: usize) -> &str {
+        match (self.values.get(index), self.texts.get(index)) {
+            (Some(v), Some(text)) => text.get_or_init(|| v.to_string()),
+            _ => "null",
+        }
+    }
+}
+
+/// The fields of one member object (`raw` left empty).
+fn member_fields(raw: &Value) -> GroupMember {
+    {
         let mut member = GroupMember::default();
         // One pass over the object (members carry twenty-odd keys; lists run
         // to thousands of members): each key is matched once, not searched
@@ -556,24 +352,21 @@ impl GroupMember {
         if member.role.trim().is_empty() {
             member.role = "member".to_owned();
         }
-        member.raw = Arc::new(raw);
         member
     }
 }
 
-impl GroupInfo {
-    /// Decodes one `get_group_list` entry; `None` without a numeric
-    /// `group_id`.
-    pub fn from_value(raw: &Value) -> Option<GroupInfo> {
-        let obj = raw.as_object()?;
-        Some(GroupInfo {
-            group_id: int_of(field(obj, "group_id"))?,
-            group_name: text_field(obj, "group_name"),
-            member_count: int_of(field(obj, "member_count")).unwrap_or(0).max(0),
-            max_member_count: int_of(field(obj, "max_member_count")).unwrap_or(0).max(0),
-            raw: raw.clone(),
-        })
-    }
+/// Decodes one `get_group_list` entry; `None` without a numeric
+/// `group_id`.
+pub fn decode_group(raw: &Value) -> Option<GroupInfo> {
+    let obj = raw.as_object()?;
+    Some(GroupInfo {
+        group_id: int_of(field(obj, "group_id"))?,
+        group_name: text_field(obj, "group_name"),
+        member_count: int_of(field(obj, "member_count")).unwrap_or(0).max(0),
+        max_member_count: int_of(field(obj, "max_member_count")).unwrap_or(0).max(0),
+        raw: raw_of_value(raw),
+    })
 }
 
 #[cfg(test)]
@@ -589,7 +382,7 @@ mod tests {
         // Unknown keys skipped, escaped keys read, later duplicates win,
         // `raw` is the text as it came.
         let text = r#"{"font":{"deep":[1,{"x":null}]},"message_id":1,"message_id":"2","\u0075ser_id":3,"message":[{"type":"text","data":{"text":"hi"}}],"message_seq":"9"}"#;
-        let m = Message::from_json(&raw(text), chat).unwrap();
+        let m = decode_message_json(&raw(text), chat).unwrap();
         assert_eq!(
             (m.message_id, m.sender.user_id, m.peer_seq),
             (2, 3, Some(9))
@@ -597,7 +390,7 @@ mod tests {
         assert_eq!(m.segments, vec![Segment::Text("hi".into())]);
         assert_eq!(m.raw.text(), text);
         let tree: Value = serde_json::from_str(text).unwrap();
-        let by_tree = Message::from_value(&tree, chat).unwrap();
+        let by_tree = decode_message(&tree, chat).unwrap();
         assert_eq!(
             Message {
                 raw: m.raw.clone(),
@@ -605,12 +398,12 @@ mod tests {
             },
             m
         );
-        assert_eq!(m.raw.value(), tree);
+        assert_eq!(serde_json::from_str::<Value>(m.raw.text()).unwrap(), tree);
         for not_a_message in ["[]", "1", "null", "\"x\"", r#"{"message_id":1}"#] {
-            assert!(Message::from_json(&raw(not_a_message), chat).is_none());
+            assert!(decode_message_json(&raw(not_a_message), chat).is_none());
         }
         // The seq the peer anchors on: `message_seq`, else `real_id`, positive.
-        let seq = |v: Value| Message::from_value(&v, chat).unwrap().peer_seq;
+        let seq = |v: Value| decode_message(&v, chat).unwrap().peer_seq;
         assert_eq!(
             seq(json!({"message_id": 1, "user_id": 2, "real_id": 7})),
             Some(7)
@@ -624,7 +417,7 @@ mod tests {
 
     #[test]
     fn ids_as_numbers_or_strings_negative_allowed() {
-        let m = Message::from_value(
+        let m = decode_message(
             &json!({"message_id": "-1834567890", "time": "1700000000", "sender": {"user_id": "10001"},
                     "message": "hi"}),
             Some(ChatRef::Group(1)),
@@ -634,7 +427,7 @@ mod tests {
         assert_eq!(m.time, 1_700_000_000);
         assert_eq!(m.sender.user_id, 10001);
         assert_eq!(m.segments, vec![Segment::Text("hi".into())]);
-        let m = Message::from_value(
+        let m = decode_message(
             &json!({"message_id": 5.0, "user_id": 7, "message": []}),
             Some(ChatRef::Private(7)),
         )
@@ -658,11 +451,11 @@ mod tests {
             json!([1, 2]),
             json!(null),
         ] {
-            assert!(Message::from_value(&v, chat).is_none(), "{v}");
+            assert!(decode_message(&v, chat).is_none(), "{v}");
         }
         // `sender.user_id` not numeric, top-level `user_id` is: kept.
         assert!(
-            Message::from_value(
+            decode_message(
                 &json!({"message_id": 1, "sender": {"user_id": "x"}, "user_id": 3}),
                 chat
             )
@@ -674,7 +467,7 @@ mod tests {
     fn message_forms() {
         let chat = Some(ChatRef::Group(1));
         let decode = |message: Value, raw: Value| {
-            Message::from_value(
+            decode_message(
                 &json!({"message_id": 1, "user_id": 2, "message": message, "raw_message": raw}),
                 chat,
             )
@@ -787,11 +580,11 @@ mod tests {
                 },
                 Segment::Unknown {
                     kind: "mface".into(),
-                    data: json!({"emoji_id": "e"})
+                    data_json: json!({"emoji_id": "e"}).to_string()
                 },
                 Segment::Unknown {
                     kind: "dice".into(),
-                    data: json!({})
+                    data_json: json!({}).to_string()
                 },
             ]
         );
@@ -808,7 +601,7 @@ mod tests {
     #[test]
     fn real_seq_rules() {
         let seq = |v: Value| {
-            Message::from_value(&v, Some(ChatRef::Group(1)))
+            decode_message(&v, Some(ChatRef::Group(1)))
                 .unwrap()
                 .message_seq
         };
@@ -841,7 +634,7 @@ mod tests {
 
     #[test]
     fn chat_derivation() {
-        let chat = |v: Value| Message::from_value(&v, None).map(|m| m.chat);
+        let chat = |v: Value| decode_message(&v, None).map(|m| m.chat);
         assert_eq!(
             chat(
                 json!({"message_type": "group", "group_id": "20000002", "message_id": 1, "user_id": 2})
@@ -873,7 +666,7 @@ mod tests {
         // A given chat wins.
         assert_eq!(
             chat(json!({"message_type": "group", "group_id": 3, "message_id": 1, "user_id": 2}))
-                .and(Message::from_value(
+                .and(decode_message(
                     &json!({"message_type": "group", "group_id": 3, "message_id": 1, "user_id": 2}),
                     Some(ChatRef::Group(9))
                 ))
@@ -884,24 +677,24 @@ mod tests {
 
     #[test]
     fn members_and_groups_decode() {
-        let m = GroupMember::from_value(
+        let m = decode_member(
             &json!({"user_id": "10001", "nickname": "张三", "card": "群主张三",
             "role": "owner", "level": 3, "title": "t", "join_time": 1700000000, "last_sent_time": 0}),
         );
         assert_eq!(m.user_id, Some(10001));
         assert_eq!((m.role.as_str(), m.level.as_str()), ("owner", "3"));
         assert_eq!((m.join_time, m.last_sent_time), (Some(1_700_000_000), None));
-        let m = GroupMember::from_value(&json!({"user_id": null, "role": null}));
+        let m = decode_member(&json!({"user_id": null, "role": null}));
         assert_eq!((m.user_id, m.role.as_str()), (None, "member"));
-        let g = GroupInfo::from_value(&json!({"group_id": "20000002", "group_name": "示例群",
+        let g = decode_group(&json!({"group_id": "20000002", "group_name": "示例群",
             "member_count": 120, "max_member_count": "500"}))
         .unwrap();
         assert_eq!(
             (g.group_id, g.member_count, g.max_member_count),
             (20000002, 120, 500)
         );
-        assert!(GroupInfo::from_value(&json!({"group_name": "x"})).is_none());
-        assert!(GroupInfo::from_value(&json!(1)).is_none());
+        assert!(decode_group(&json!({"group_name": "x"})).is_none());
+        assert!(decode_group(&json!(1)).is_none());
     }
 
     #[test]

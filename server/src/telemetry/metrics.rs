@@ -5,7 +5,8 @@
 //! Prometheus recorder once (only when `[metrics]` is configured; until then
 //! every helper here is a no-op). Counters and histograms are recorded where
 //! things happen (the helpers below); per-account gauges (connection state,
-//! queue depth) are refreshed from the [`Gateway`] on every scrape.
+//! queue depth) are set by the refresh callback [`serve`] runs on every
+//! scrape ([`set_account_gauges`]).
 //!
 //! | metric | type | labels |
 //! |---|---|---|
@@ -22,9 +23,12 @@
 //! | `onebot_gateway_pending_calls` | gauge | `account` |
 //! | `onebot_gateway_peer_action_seconds` | histogram | `account`, `action`, `retcode` |
 //! | `onebot_gateway_queue_depth` | gauge | `account` |
-//! | `onebot_gateway_queue_entries_total` | counter | `account`, `outcome` (`queued`, `expired`, `flushed`) |
+//! | `onebot_gateway_queue_entries_total` | counter | `account`, `outcome` (`queued`, `expired`, `flushed`, `dropped`) |
 //! | `onebot_gateway_rate_limited_total` | counter | `account`, `scope`, `outcome` (`refused`, `delayed`) |
 //! | `onebot_gateway_upload_bytes_total` | counter | `account`, `kind` |
+//! | `onebot_gateway_sent_messages_total` | counter | `account` |
+//! | `onebot_gateway_send_outcome_unknown_total` | counter | `account` |
+//! | `onebot_gateway_risk_controlled_total` | counter | `account` |
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -33,9 +37,6 @@ use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-
-use crate::domain::{Gateway, MediaKind};
-use crate::onebot::ConnState;
 
 /// Per-RPC started counter.
 pub const RPC_STARTED: &str = "grpc_server_started_total";
@@ -71,15 +72,12 @@ pub const QUEUE_ENTRIES: &str = "onebot_gateway_queue_entries_total";
 pub const RATE_LIMITED: &str = "onebot_gateway_rate_limited_total";
 /// Bytes staged through UploadMedia.
 pub const UPLOAD_BYTES: &str = "onebot_gateway_upload_bytes_total";
-
-/// Every connection state, for the state gauge.
-const STATES: [ConnState; 5] = [
-    ConnState::Connecting,
-    ConnState::Connected,
-    ConnState::Backoff,
-    ConnState::AuthFailed,
-    ConnState::NotConfigured,
-];
+/// Messages (and file uploads) the peer acknowledged.
+pub const SENT_MESSAGES: &str = "onebot_gateway_sent_messages_total";
+/// Sends whose outcome is unknown (the peer may have delivered them).
+pub const SEND_OUTCOME_UNKNOWN: &str = "onebot_gateway_send_outcome_unknown_total";
+/// Risk-control refusals (each starts or extends a send pause).
+pub const RISK_CONTROLLED: &str = "onebot_gateway_risk_controlled_total";
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
@@ -149,6 +147,12 @@ fn describe() {
         Unit::Bytes,
         "bytes staged through UploadMedia"
     );
+    describe_counter!(SENT_MESSAGES, "messages the peer acknowledged");
+    describe_counter!(
+        SEND_OUTCOME_UNKNOWN,
+        "sends the peer may or may not have delivered"
+    );
+    describe_counter!(RISK_CONTROLLED, "sends refused by risk control");
 }
 
 /// The adapter started a reconnect attempt of `account`.
@@ -191,13 +195,10 @@ pub enum ActionOutcome {
     Error,
 }
 
-/// The peer answered `action` of `account` with `frame` after `elapsed`:
-/// recorded under the frame's `retcode` (0 when it has none).
-pub fn peer_reply(account: &str, action: &str, frame: &serde_json::Value, elapsed: Duration) {
-    let retcode = frame
-        .get("retcode")
-        .and_then(crate::onebot::model::int_of)
-        .unwrap_or(0);
+/// The peer answered `action` of `account` after `elapsed`: recorded under
+/// the answer's `retcode` (0 when it has none).
+pub fn peer_reply(account: &str, action: &str, retcode: Option<i64>, elapsed: Duration) {
+    let retcode = retcode.unwrap_or(0);
     peer_action(account, action, ActionOutcome::Retcode(retcode), elapsed);
 }
 
@@ -227,6 +228,9 @@ pub enum QueueOutcome {
     Expired,
     /// Sent after the account came back.
     Flushed,
+    /// Dropped after a definite failure, an unknown outcome, or a group no
+    /// longer whitelisted.
+    Dropped,
 }
 
 /// `n` offline-queue entries of `account` had `outcome`.
@@ -235,6 +239,7 @@ pub fn queue_entries(account: &str, outcome: QueueOutcome, n: u64) {
         QueueOutcome::Queued => "queued",
         QueueOutcome::Expired => "expired",
         QueueOutcome::Flushed => "flushed",
+        QueueOutcome::Dropped => "dropped",
     };
     counter!(QUEUE_ENTRIES, "account" => account.to_string(), "outcome" => outcome).increment(n);
 }
@@ -252,14 +257,25 @@ pub fn rate_limited(account: &str, scope: &str, refused: bool) {
     .increment(1);
 }
 
-/// `n` bytes of `kind` were staged for `account`.
-pub fn upload_bytes(account: &str, kind: MediaKind, n: u64) {
-    let kind = match kind {
-        MediaKind::Image => "image",
-        MediaKind::Video => "video",
-        MediaKind::File => "file",
-    };
+/// `n` bytes of `kind` (`image`, `video`, `file`) were staged for
+/// `account`.
+pub fn upload_bytes(account: &str, kind: &'static str, n: u64) {
     counter!(UPLOAD_BYTES, "account" => account.to_string(), "kind" => kind).increment(n);
+}
+
+/// The peer acknowledged `n` messages (or file uploads) of `account`.
+pub fn sent_messages(account: &str, n: u64) {
+    counter!(SENT_MESSAGES, "account" => account.to_string()).increment(n);
+}
+
+/// A send of `account` ended with an unknown outcome.
+pub fn send_outcome_unknown(account: &str) {
+    counter!(SEND_OUTCOME_UNKNOWN, "account" => account.to_string()).increment(1);
+}
+
+/// Risk control refused a send of `account`.
+pub fn risk_controlled(account: &str) {
+    counter!(RISK_CONTROLLED, "account" => account.to_string()).increment(1);
 }
 
 /// A request was refused by `limit`.
@@ -277,37 +293,47 @@ pub fn tls_reload(ok: bool) {
     counter!(TLS_RELOADS, "result" => if ok { "ok" } else { "error" }).increment(1);
 }
 
-/// Sets the per-account gauges from the gateway's current state.
-pub fn refresh_accounts(gw: &Gateway) {
-    for account in gw.accounts() {
-        let status = account.api.status();
-        let configured = account.config.has_transport();
-        let state = if configured {
-            status.state
-        } else {
-            ConnState::NotConfigured
-        };
-        let id = account.id.clone();
-        gauge!(ACCOUNT_UP, "account" => id.clone()).set(if configured && status.online {
-            1.0
-        } else {
-            0.0
-        });
-        for s in STATES {
-            gauge!(ACCOUNT_STATE, "account" => id.clone(), "state" => s.name())
-                .set(if s == state { 1.0 } else { 0.0 });
+/// One account's gauges at a scrape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountGauge {
+    /// The account id.
+    pub account: String,
+    /// True while the account can take actions.
+    pub up: bool,
+    /// Name of its connection state (one of the names in `states`).
+    pub state: &'static str,
+    /// Entries in its offline queue.
+    pub queue_depth: usize,
+}
+
+/// Sets the per-account gauges: [`ACCOUNT_UP`], [`ACCOUNT_STATE`] (1 for the
+/// account's state, 0 for every other name in `states`) and
+/// [`QUEUE_DEPTH`].
+pub fn set_account_gauges(accounts: &[AccountGauge], states: &[&'static str]) {
+    for a in accounts {
+        let id = a.account.clone();
+        gauge!(ACCOUNT_UP, "account" => id.clone()).set(if a.up { 1.0 } else { 0.0 });
+        for s in states {
+            gauge!(ACCOUNT_STATE, "account" => id.clone(), "state" => *s).set(if *s == a.state {
+                1.0
+            } else {
+                0.0
+            });
         }
-        gauge!(QUEUE_DEPTH, "account" => id).set(gw.queue_depth(&account.id) as f64);
+        gauge!(QUEUE_DEPTH, "account" => id).set(a.queue_depth as f64);
     }
 }
 
+/// Refreshes gauges before each scrape.
+pub type Refresh = Arc<dyn Fn() + Send + Sync>;
+
 /// Serves `GET <path>` (Prometheus text format) on `listener` until
-/// `shutdown`; other paths answer 404.
+/// `shutdown`, running `refresh` before each scrape; other paths answer 404.
 pub async fn serve(
     listener: TcpListener,
     path: String,
     handle: PrometheusHandle,
-    gw: Arc<Gateway>,
+    refresh: Refresh,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
     use axum::http::header;
@@ -330,9 +356,9 @@ pub async fn serve(
         &path,
         get(move || {
             let handle = handle.clone();
-            let gw = gw.clone();
+            let refresh = refresh.clone();
             async move {
-                refresh_accounts(&gw);
+                refresh();
                 (
                     [(
                         header::CONTENT_TYPE,
@@ -348,6 +374,42 @@ pub async fn serve(
         .await;
     upkeep.abort();
     result
+}
+
+/// Records this thread's metrics into a recorder of its own, for tests that
+/// read what the code under test counted (a `current_thread` runtime runs
+/// every task on the test's thread).
+#[cfg(test)]
+pub(crate) struct Capture {
+    handle: PrometheusHandle,
+    _guard: metrics::LocalRecorderGuard<'static>,
+}
+
+#[cfg(test)]
+impl Capture {
+    /// Starts capturing on this thread.
+    pub(crate) fn start() -> Capture {
+        let recorder = Box::leak(Box::new(PrometheusBuilder::new().build_recorder()));
+        let handle = recorder.handle();
+        let guard = metrics::set_default_local_recorder(recorder);
+        Capture {
+            handle,
+            _guard: guard,
+        }
+    }
+
+    /// The value of counter `name` with exactly `labels` (0 when never
+    /// counted).
+    pub(crate) fn counter(&self, name: &str, labels: &[(&str, &str)]) -> u64 {
+        let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}=\"{v}\"")).collect();
+        let prefix = format!("{name}{{{}}} ", labels.join(","));
+        self.handle
+            .render()
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    }
 }
 
 #[cfg(test)]
@@ -367,12 +429,7 @@ mod tests {
             reconnect("a");
             reconnect("a");
             drop(PendingCall::start("a"));
-            peer_reply(
-                "a",
-                "get_msg",
-                &serde_json::json!({"status": "failed", "retcode": "1404"}),
-                Duration::from_millis(5),
-            );
+            peer_reply("a", "get_msg", Some(1404), Duration::from_millis(5));
             peer_action(
                 "a",
                 "send_group_msg",
@@ -389,7 +446,20 @@ mod tests {
             queue_entries("a", QueueOutcome::Flushed, 1);
             queue_entries("a", QueueOutcome::Expired, 1);
             rate_limited("a", "group", true);
-            upload_bytes("a", MediaKind::Image, 1024);
+            upload_bytes("a", "image", 1024);
+            sent_messages("a", 3);
+            send_outcome_unknown("a");
+            risk_controlled("a");
+            queue_entries("a", QueueOutcome::Dropped, 1);
+            set_account_gauges(
+                &[AccountGauge {
+                    account: "a".into(),
+                    up: true,
+                    state: "connected",
+                    queue_depth: 4,
+                }],
+                &["connecting", "connected"],
+            );
             shed("concurrency");
             auth_failure("invalid");
             tls_reload(true);
@@ -412,6 +482,14 @@ mod tests {
             "onebot_gateway_queue_entries_total{account=\"a\",outcome=\"expired\"} 1",
             "onebot_gateway_rate_limited_total{account=\"a\",scope=\"group\",outcome=\"refused\"} 1",
             "onebot_gateway_upload_bytes_total{account=\"a\",kind=\"image\"} 1024",
+            "onebot_gateway_sent_messages_total{account=\"a\"} 3",
+            "onebot_gateway_send_outcome_unknown_total{account=\"a\"} 1",
+            "onebot_gateway_risk_controlled_total{account=\"a\"} 1",
+            "onebot_gateway_queue_entries_total{account=\"a\",outcome=\"dropped\"} 1",
+            "onebot_gateway_account_up{account=\"a\"} 1",
+            "onebot_gateway_account_state{account=\"a\",state=\"connected\"} 1",
+            "onebot_gateway_account_state{account=\"a\",state=\"connecting\"} 0",
+            "onebot_gateway_queue_depth{account=\"a\"} 4",
             "onebot_gateway_shed_total{limit=\"concurrency\"} 1",
             "onebot_gateway_auth_failures_total{reason=\"invalid\"} 1",
             "onebot_gateway_tls_reloads_total{result=\"ok\"} 1",

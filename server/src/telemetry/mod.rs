@@ -19,7 +19,6 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::config::TelemetryConfig;
-use crate::onebot::ChatRef;
 
 /// Name of the per-RPC span.
 pub const RPC_SPAN: &str = "rpc";
@@ -156,6 +155,6 @@ pub fn record_account(account_id: &str) {
 
 /// Records the chat of the current RPC (`group:<id>`, `private:<id>`) on
 /// its span.
-pub fn record_chat(chat: ChatRef) {
-    tracing::Span::current().record("chat", chat.target().as_str());
+pub fn record_chat(target: &str) {
+    tracing::Span::current().record("chat", target);
 }

@@ -1,5 +1,13 @@
-use super::*;
+use std::path::Path;
+
+use super::kind::{OCTET_STREAM, SNIFF_BYTES, sanitize_file_name};
+use super::staging::{MediaOwner, MediaStore, STAGING_DIR, StagedMedia, TEMP_PREFIX};
+use super::upload::UploadHeader;
+use crate::config::MediaConfig;
+use crate::domain::model::MediaKind;
+use crate::domain::store::Store;
 use crate::domain::testkit::{png, sample, sha_hex};
+use crate::error::{Kind, Result};
 
 fn config() -> MediaConfig {
     MediaConfig {

@@ -1,39 +1,20 @@
-//! Argument parsing of the agent tools, with the seeds' rules taken
-//! literally.
+//! The arguments object of a tool call, and the accessors every tool's
+//! argument struct is built from.
 //!
 //! Arguments arrive as a JSON object from a model, so parsing is lenient
-//! where the seeds are lenient (`count`, `limit`, `noCache` fall back to
-//! their defaults) and strict where they are strict (`target`, `groupId`).
-//! Nothing here touches a peer: every [`ArgError`] is found before any call.
-//!
-//! # Numbers
-//! The seeds are JavaScript: `count`/`limit` are used when `typeof x ===
-//! "number"` and finite, truncated towards zero, then clamped; `groupId`
-//! strings go through `Number()`. [`js_number`] implements `Number(string)`
-//! (ECMAScript `StringToNumber`): surrounding JS white space trimmed, empty
-//! is 0, `0x`/`0o`/`0b` integers, `Infinity`, decimal literals with
-//! exponents; anything else is NaN. A JSON number too large for a double
-//! (`1e400`) is what `JSON.parse` makes Infinity: not finite.
+//! where the tools' rules are lenient (`count`, `limit`, `noCache` fall back
+//! to their defaults) and strict where they are strict (`target`,
+//! `groupId`). Nothing here touches a peer: every [`ArgError`] is found
+//! before any call. Numbers follow JavaScript ([`super::js`]).
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::js::{exact_int, js_number, positive_int, safe_positive};
 use crate::config::DEFAULT_ACCOUNT;
-use crate::onebot::api::ChatRef;
-
-/// `count` when absent or not a finite number.
-pub const DEFAULT_COUNT: u32 = 20;
-/// Largest `count`; larger numbers are clamped to it.
-pub const MAX_COUNT: u32 = 100;
-/// `limit` when absent or not a finite number.
-pub const DEFAULT_LIMIT: u32 = 100;
-/// Largest `limit`; larger numbers are clamped to it.
-pub const MAX_LIMIT: u32 = 500;
-/// Largest integer a JavaScript number holds exactly (`2^53 - 1`): ids
-/// converted from strings above it would name a rounded, different id.
-pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+use crate::domain::model::ChatRef;
 
 /// Why a tool call's arguments were refused (before any peer call).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -199,7 +180,7 @@ impl Args {
         }
     }
 
-    /// `count` / `limit` as seed 000 says: absent or not a finite number
+    /// `count` / `limit`: absent or not a finite number
     /// (strings included) gives `default`; a number is truncated towards
     /// zero, then clamped to `[1, max]` (so 0 and negatives give 1).
     pub fn clamped(&self, field: &str, default: u32, max: u32) -> u32 {
@@ -367,129 +348,6 @@ fn signed_decimal_i64(s: &str) -> Option<i64> {
     }
 }
 
-/// A JSON number that is an integer in `i64` range, exactly (`20.0` counts,
-/// as in JSON Schema).
-fn exact_int(v: &Value) -> Option<i64> {
-    let n = v.as_number()?;
-    if let Some(i) = n.as_i64() {
-        return Some(i);
-    }
-    let f = n.as_f64()?;
-    // 2^63 is the first double outside i64; every double below it in
-    // magnitude with no fraction converts exactly.
-    (f.fract() == 0.0 && f.abs() < 9_223_372_036_854_775_808.0).then_some(f as i64)
-}
-
-/// A JSON number that is a positive integer.
-fn positive_int(v: &Value) -> Option<i64> {
-    exact_int(v).filter(|n| *n > 0)
-}
-
-/// A finite double that is an integer in `[1, MAX_SAFE_INTEGER]`.
-fn safe_positive(n: f64) -> Option<i64> {
-    (n.fract() == 0.0 && n >= 1.0 && n <= MAX_SAFE_INTEGER as f64).then_some(n as i64)
-}
-
-/// ECMAScript `StrWhiteSpaceChar`: WhiteSpace and LineTerminator.
-fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\u{0009}'
-            | '\u{000A}'
-            | '\u{000B}'
-            | '\u{000C}'
-            | '\u{000D}'
-            | '\u{0020}'
-            | '\u{00A0}'
-            | '\u{1680}'
-            | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
-
-/// JavaScript `Number(s)` for a string (ECMAScript `StringToNumber`).
-pub fn js_number(s: &str) -> f64 {
-    let s = s.trim_matches(is_js_space);
-    if s.is_empty() {
-        return 0.0;
-    }
-    for (prefixes, radix) in [(["0x", "0X"], 16), (["0o", "0O"], 8), (["0b", "0B"], 2)] {
-        if let Some(digits) = prefixes.iter().find_map(|p| s.strip_prefix(p)) {
-            return radix_integer(digits, radix);
-        }
-    }
-    let (sign, unsigned) = if let Some(rest) = s.strip_prefix('+') {
-        (1.0, rest)
-    } else if let Some(rest) = s.strip_prefix('-') {
-        (-1.0, rest)
-    } else {
-        (1.0, s)
-    };
-    if unsigned == "Infinity" {
-        return sign * f64::INFINITY;
-    }
-    if !is_unsigned_decimal(unsigned) {
-        return f64::NAN;
-    }
-    // The grammar is checked; Rust's parser rounds correctly (as ECMAScript
-    // requires) and accepts every form the grammar allows.
-    unsigned.parse::<f64>().map_or(f64::NAN, |n| sign * n)
-}
-
-/// `NonDecimalIntegerLiteral` digits (no separators) in `radix`, rounded to
-/// the nearest double; NaN when empty or a digit is out of range.
-fn radix_integer(digits: &str, radix: u32) -> f64 {
-    if digits.is_empty() {
-        return f64::NAN;
-    }
-    let mut exact: Option<u128> = Some(0);
-    let mut approx = 0.0f64;
-    for c in digits.chars() {
-        let Some(d) = c.to_digit(radix) else {
-            return f64::NAN;
-        };
-        exact = exact
-            .and_then(|v| v.checked_mul(u128::from(radix)))
-            .and_then(|v| v.checked_add(u128::from(d)));
-        approx = approx * f64::from(radix) + f64::from(d);
-    }
-    // u128 → f64 rounds to nearest; beyond u128 the running double is close
-    // enough for every use here (such ids are refused anyway).
-    exact.map_or(approx, |v| v as f64)
-}
-
-/// `StrUnsignedDecimalLiteral` without `Infinity`: `1`, `1.`, `1.5`, `.5`,
-/// each with an optional exponent `e[+-]?digits`.
-fn is_unsigned_decimal(s: &str) -> bool {
-    let (int, rest) = split_digits(s);
-    let (frac, rest) = match rest.strip_prefix('.') {
-        Some(r) => split_digits(r),
-        None => ("", rest),
-    };
-    if int.is_empty() && frac.is_empty() {
-        return false;
-    }
-    match rest.strip_prefix(['e', 'E']) {
-        Some(r) => {
-            let (exp, tail) = split_digits(r.strip_prefix(['+', '-']).unwrap_or(r));
-            !exp.is_empty() && tail.is_empty()
-        }
-        None => rest.is_empty(),
-    }
-}
-
-/// Splits leading ASCII digits off `s`.
-fn split_digits(s: &str) -> (&str, &str) {
-    s.find(|c: char| !c.is_ascii_digit())
-        .map_or((s, ""), |i| s.split_at(i))
-}
-
 /// A media string of `qq_send`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MediaArg {
@@ -517,228 +375,9 @@ pub fn parse_media(s: &str) -> Option<MediaArg> {
         .then(|| MediaArg::Path(s.to_owned()))
 }
 
-/// Parsed arguments of `qq_get_history`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HistoryArgs {
-    /// Account id.
-    pub account_id: String,
-    /// The chat.
-    pub chat: ChatRef,
-    /// Page size in `[1, 100]`.
-    pub count: u32,
-    /// Anchor message id.
-    pub message_seq: Option<i64>,
-}
-
-impl HistoryArgs {
-    /// Applies the rules of seed 000.
-    pub fn parse(args: &Args) -> Result<Self, ArgError> {
-        Ok(Self {
-            chat: args.target()?,
-            count: args.clamped("count", DEFAULT_COUNT, MAX_COUNT),
-            message_seq: args.message_seq()?,
-            account_id: args.account_id()?,
-        })
-    }
-}
-
-/// Parsed arguments of `qq_get_group_members`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MembersArgs {
-    /// Account id.
-    pub account_id: String,
-    /// The group.
-    pub group_id: i64,
-    /// Passed to the peer when a boolean.
-    pub no_cache: Option<bool>,
-    /// Members shown, in `[1, 500]`.
-    pub limit: u32,
-}
-
-impl MembersArgs {
-    /// Applies the rules of seed 000.
-    pub fn parse(args: &Args) -> Result<Self, ArgError> {
-        Ok(Self {
-            group_id: args.group_id_lenient()?,
-            no_cache: args.flag("noCache"),
-            limit: args.clamped("limit", DEFAULT_LIMIT, MAX_LIMIT),
-            account_id: args.account_id()?,
-        })
-    }
-}
-
-/// Parsed arguments of `qq_send`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SendArgs {
-    /// Account id.
-    pub account_id: String,
-    /// Target group; `None` means the account's only whitelisted group.
-    pub group_id: Option<i64>,
-    /// Text (may be empty).
-    pub text: String,
-    /// Images.
-    pub images: Vec<MediaArg>,
-    /// Videos.
-    pub videos: Vec<MediaArg>,
-    /// Group file.
-    pub file: Option<MediaArg>,
-    /// Display name of the file (may be empty).
-    pub file_name: String,
-}
-
-impl SendArgs {
-    /// Types and media strings; counts, lengths and the group are the send
-    /// pipeline's (the same checks as `SendMessage`).
-    pub fn parse(args: &Args) -> Result<Self, ArgError> {
-        let media = |field: &'static str| -> Result<Vec<MediaArg>, ArgError> {
-            args.string_array(field)?
-                .into_iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    parse_media(&s).ok_or_else(|| ArgError::BadMedia {
-                        field: format!("{field}[{i}]"),
-                        value: s,
-                    })
-                })
-                .collect()
-        };
-        let file = match args.optional_string("file")? {
-            None => None,
-            Some(s) if s.is_empty() => None,
-            Some(s) => Some(parse_media(&s).ok_or_else(|| ArgError::BadMedia {
-                field: "file".to_owned(),
-                value: s,
-            })?),
-        };
-        Ok(Self {
-            text: args.optional_string("text")?.unwrap_or_default(),
-            images: media("images")?,
-            videos: media("videos")?,
-            file,
-            file_name: args.optional_string("fileName")?.unwrap_or_default(),
-            group_id: args.positive_id("groupId")?,
-            account_id: args.account_id()?,
-        })
-    }
-}
-
-/// Parsed arguments of `qq_poke`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PokeArgs {
-    /// Account id.
-    pub account_id: String,
-    /// Target group; `None` means the account's only whitelisted group.
-    pub group_id: Option<i64>,
-    /// Member to poke.
-    pub user_id: i64,
-}
-
-impl PokeArgs {
-    /// Applies the rules of seed 004: `userId` a positive integer.
-    pub fn parse(args: &Args) -> Result<Self, ArgError> {
-        Ok(Self {
-            user_id: args
-                .positive_id("userId")?
-                .ok_or(ArgError::Missing("userId"))?,
-            group_id: args.positive_id("groupId")?,
-            account_id: args.account_id()?,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `Number(s)` as node 22 computes it (the expected values were produced
-    /// by running `Number(s)` in node for each input).
-    #[test]
-    fn js_number_matches_javascript() {
-        let cases: &[(&str, f64)] = &[
-            ("", 0.0),
-            ("  ", 0.0),
-            (" 20000002 ", 20000002.0),
-            ("\u{9}\u{a}\u{b}\u{c}\u{d} 7 \u{2028}\u{2029}", 7.0),
-            ("\u{a0}12\u{feff}", 12.0),
-            ("\u{3000}12\u{3000}", 12.0),
-            ("\u{85} 12", f64::NAN),
-            ("\u{180e}12", f64::NAN),
-            ("12\u{200b}", f64::NAN),
-            ("0x10", 16.0),
-            ("0X1f", 31.0),
-            ("0o17", 15.0),
-            ("0O17", 15.0),
-            ("0b101", 5.0),
-            ("0B11", 3.0),
-            ("-0x10", f64::NAN),
-            ("+0x10", f64::NAN),
-            ("0x", f64::NAN),
-            ("0x1g", f64::NAN),
-            ("0b2", f64::NAN),
-            ("0o8", f64::NAN),
-            ("0x10 ", 16.0),
-            (" 0b1 ", 1.0),
-            ("0xFFFFFFFFFFFFFFFFFFFF", 1.2089258196146292e24),
-            ("1e3", 1000.0),
-            ("1E3", 1000.0),
-            ("1e+3", 1000.0),
-            ("1e-3", 0.001),
-            ("1e", f64::NAN),
-            ("e3", f64::NAN),
-            ("1e+", f64::NAN),
-            ("5e", f64::NAN),
-            ("1.", 1.0),
-            (".5", 0.5),
-            (".", f64::NAN),
-            ("+.5", 0.5),
-            ("-.5e1", -5.0),
-            ("+", f64::NAN),
-            ("-", f64::NAN),
-            ("+-1", f64::NAN),
-            ("--1", f64::NAN),
-            ("Infinity", f64::INFINITY),
-            ("+Infinity", f64::INFINITY),
-            ("-Infinity", f64::NEG_INFINITY),
-            ("infinity", f64::NAN),
-            ("inf", f64::NAN),
-            ("NaN", f64::NAN),
-            ("Infinity1", f64::NAN),
-            ("12abc", f64::NAN),
-            ("1_000", f64::NAN),
-            ("1,000", f64::NAN),
-            ("00012", 12.0),
-            ("-0", -0.0),
-            ("0", 0.0),
-            ("1 2", f64::NAN),
-            ("\u{ff11}\u{ff12}", f64::NAN),
-            ("\u{661}\u{662}", f64::NAN),
-            ("20000002.5", 20000002.5),
-            ("20000002.0", 20000002.0),
-            ("9007199254740993", 9007199254740992.0),
-            ("1e400", f64::INFINITY),
-            ("-1e400", f64::NEG_INFINITY),
-            ("0.1e-400", 0.0),
-            ("123456789012345678901234567890", 1.2345678901234568e29),
-            ("0.0000001", 1e-7),
-            ("0x1.8", f64::NAN),
-            ("1e1.5", f64::NAN),
-            (".e1", f64::NAN),
-            ("0.e1", 0.0),
-        ];
-        for (input, expected) in cases {
-            let got = js_number(input);
-            if expected.is_nan() {
-                assert!(got.is_nan(), "Number({input:?}) = {got}, want NaN");
-            } else {
-                assert_eq!(got, *expected, "Number({input:?})");
-                assert_eq!(
-                    got.is_sign_negative(),
-                    expected.is_sign_negative(),
-                    "sign of Number({input:?})"
-                );
-            }
-        }
-    }
 
     #[test]
     fn targets() {

@@ -1,14 +1,46 @@
 //! `qq_get_history` (alias `snowluma_get_history`): [`Gateway::get_history`]
-//! with seed 000's arguments and details.
+//! with the tool's arguments and details.
 
 use serde_json::{Value, json};
 
-use super::args::{Args, HistoryArgs};
+use super::args::{ArgError, Args};
 use super::texts::Failure;
-use super::{ToolOutput, domain_failure};
-use crate::domain::Gateway;
-use crate::domain::history::HistoryRequest;
-use crate::onebot::api::CallCtx;
+use super::{ToolOutput, domain_failure, raw_value};
+use crate::domain::call::CallCtx;
+use crate::domain::gateway::Gateway;
+use crate::domain::model::ChatRef;
+use crate::domain::read::history::HistoryRequest;
+
+/// `count` when absent or not a finite number.
+pub const DEFAULT_COUNT: u32 = 20;
+/// Largest `count`; larger numbers are clamped to it.
+pub const MAX_COUNT: u32 = 100;
+
+/// Parsed arguments of `qq_get_history`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryArgs {
+    /// Account id.
+    pub account_id: String,
+    /// The chat.
+    pub chat: ChatRef,
+    /// Page size in `[1, 100]`.
+    pub count: u32,
+    /// Anchor message id.
+    pub message_seq: Option<i64>,
+}
+
+impl HistoryArgs {
+    /// `target` required; `count` clamped to `[1, 100]` (20 when absent or
+    /// not a finite number); `messageSeq` an integer message id.
+    pub fn parse(args: &Args) -> Result<Self, ArgError> {
+        Ok(Self {
+            chat: args.target()?,
+            count: args.clamped("count", DEFAULT_COUNT, MAX_COUNT),
+            message_seq: args.message_seq()?,
+            account_id: args.account_id()?,
+        })
+    }
+}
 
 /// Runs the tool: the page as the typed RPC reads and renders it; details
 /// carry the peer's own message objects in the page's (time) order.
@@ -25,7 +57,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         .get_history(request, ctx)
         .await
         .map_err(domain_failure(&args.account_id))?;
-    let messages: Vec<Value> = page.messages.iter().map(|m| m.raw.value()).collect();
+    let messages: Vec<Value> = page.messages.iter().map(|m| raw_value(&m.raw)).collect();
     let details = json!({
         "status": "ok",
         "target": page.target,

@@ -1,14 +1,46 @@
 //! `qq_get_group_members` (alias `snowluma_get_group_members`):
-//! [`Gateway::list_group_members`] with seed 000's arguments and details.
+//! [`Gateway::list_group_members`] with the tool's arguments and details.
 
 use serde_json::{Value, json};
 
-use super::args::{Args, MembersArgs};
+use super::args::{ArgError, Args};
 use super::texts::Failure;
-use super::{ToolOutput, domain_failure};
-use crate::domain::Gateway;
-use crate::domain::members::MembersRequest;
-use crate::onebot::api::CallCtx;
+use super::{ToolOutput, domain_failure, raw_value};
+use crate::domain::call::CallCtx;
+use crate::domain::gateway::Gateway;
+use crate::domain::read::members::MembersRequest;
+
+/// `limit` when absent or not a finite number.
+pub const DEFAULT_LIMIT: u32 = 100;
+/// Largest `limit`; larger numbers are clamped to it.
+pub const MAX_LIMIT: u32 = 500;
+
+/// Parsed arguments of `qq_get_group_members`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MembersArgs {
+    /// Account id.
+    pub account_id: String,
+    /// The group.
+    pub group_id: i64,
+    /// Passed to the peer when a boolean.
+    pub no_cache: Option<bool>,
+    /// Members shown, in `[1, 500]`.
+    pub limit: u32,
+}
+
+impl MembersArgs {
+    /// `groupId` required (a number or a numeric string); `limit` clamped to
+    /// `[1, 500]` (100 when absent or not a finite number); `noCache` passed
+    /// on when a boolean.
+    pub fn parse(args: &Args) -> Result<Self, ArgError> {
+        Ok(Self {
+            group_id: args.group_id_lenient()?,
+            no_cache: args.flag("noCache"),
+            limit: args.clamped("limit", DEFAULT_LIMIT, MAX_LIMIT),
+            account_id: args.account_id()?,
+        })
+    }
+}
 
 /// Runs the tool: the members as the typed RPC lists and renders them;
 /// details carry the peer's own member objects of the members shown.
@@ -25,7 +57,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         .list_group_members(request, ctx)
         .await
         .map_err(domain_failure(&args.account_id))?;
-    let members: Vec<Value> = list.members.iter().map(|m| Value::clone(&m.raw)).collect();
+    let members: Vec<Value> = list.members.iter().map(|m| raw_value(&m.raw)).collect();
     let details = json!({
         "status": "ok",
         "groupId": list.group_id,

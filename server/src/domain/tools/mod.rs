@@ -14,29 +14,31 @@
 //! parses arguments the seeds' way and shapes the result.
 //!
 //! # Layout
-//! - [`args`]: argument rules (clamping, JavaScript `Number()`, targets,
-//!   media strings).
+//! - [`args`]: the arguments object and its accessors (clamping, targets,
+//!   media strings); [`js`]: the JavaScript number rules.
 //! - [`schema`]: names, aliases, descriptions, input and details schemas.
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
-//! - `history`, `members`, `send`, `poke`: one file per tool.
+//! - [`history`], [`members`], [`send`], [`poke`]: one file per tool, each
+//!   with its argument struct.
 
 pub mod args;
+pub mod history;
+pub mod js;
+pub mod members;
+pub mod poke;
 pub mod schema;
+pub mod send;
 pub mod texts;
-
-mod history;
-mod members;
-mod poke;
-mod send;
 
 #[cfg(test)]
 mod tests;
 
 use serde_json::{Value, json};
 
-use crate::domain::Gateway;
+use crate::domain::call::CallCtx;
+use crate::domain::gateway::Gateway;
+use crate::domain::model::RawJson;
 use crate::error::{Error, Kind, Result};
-use crate::onebot::api::CallCtx;
 
 use args::Args;
 pub use schema::{ToolName, ToolSpec};
@@ -71,6 +73,12 @@ impl ToolOutput {
             is_error: true,
         }
     }
+}
+
+/// The peer's own object as a JSON value for the details (`null` if its
+/// text does not parse).
+fn raw_value(raw: &RawJson) -> Value {
+    serde_json::from_str(raw.text()).unwrap_or(Value::Null)
 }
 
 /// Wraps a domain error of a call through `account_id`, naming the
@@ -124,11 +132,14 @@ impl Gateway {
     ) -> Result<ToolOutput> {
         self.check_tools_enabled()?;
         let locale = self.config.tools.locale;
+        let expired = ctx.deadline;
         match self.run_tool(name, arguments_json, ctx).await {
             Ok(output) => Ok(output),
             // The gateway's own auth is not about the call: a gRPC error.
             Err(Failure::Domain(err)) if err.kind == Kind::TokenScope => Err(err),
-            Err(Failure::Domain(err)) if err.kind == Kind::DeadlineExceeded || ctx.expired() => {
+            Err(Failure::Domain(err))
+                if err.kind == Kind::DeadlineExceeded || expired.expired() =>
+            {
                 Err(Error::new(
                     Kind::DeadlineExceeded,
                     format!("the caller's deadline passed during tool {name}"),
@@ -155,9 +166,7 @@ impl Gateway {
             return Err(Failure::WriteDisabled(tool.name()));
         }
         if tool.writes() {
-            crate::auth::Caller::current()
-                .check_write()
-                .map_err(Failure::Domain)?;
+            ctx.caller.check_write().map_err(Failure::Domain)?;
         }
         let args = Args::parse(arguments_json).map_err(Failure::Args)?;
         match tool {

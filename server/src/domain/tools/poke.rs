@@ -1,14 +1,38 @@
-//! `qq_poke`: [`Gateway::poke_member`] (the PokeMember use case) with seed
-//! 004's arguments and details.
+//! `qq_poke`: [`Gateway::poke_member`] (the PokeMember use case) with the
+//! tool's arguments and details.
 
 use serde_json::json;
 
-use super::args::{Args, PokeArgs};
+use super::args::{ArgError, Args};
 use super::texts::Failure;
 use super::{ToolOutput, domain_failure};
 use crate::config::Locale;
-use crate::domain::Gateway;
-use crate::onebot::api::CallCtx;
+use crate::domain::call::CallCtx;
+use crate::domain::gateway::Gateway;
+
+/// Parsed arguments of `qq_poke`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PokeArgs {
+    /// Account id.
+    pub account_id: String,
+    /// Target group; `None` means the account's only whitelisted group.
+    pub group_id: Option<i64>,
+    /// Member to poke.
+    pub user_id: i64,
+}
+
+impl PokeArgs {
+    /// `userId` required, a positive integer; `groupId` optional.
+    pub fn parse(args: &Args) -> Result<Self, ArgError> {
+        Ok(Self {
+            user_id: args
+                .positive_id("userId")?
+                .ok_or(ArgError::Missing("userId"))?,
+            group_id: args.positive_id("groupId")?,
+            account_id: args.account_id()?,
+        })
+    }
+}
 
 /// Runs the tool: one PokeMember call.
 pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {

@@ -1,16 +1,16 @@
-//! `qq_send`: [`Gateway::send_message`] (the SendMessage pipeline) with seed
-//! 004's arguments and details.
+//! `qq_send`: [`Gateway::send_message`] (the SendMessage pipeline) with the
+//! tool's arguments and details.
 
 use serde_json::json;
 
-use super::args::{Args, MediaArg, SendArgs};
+use super::args::{ArgError, Args, MediaArg, parse_media};
 use super::texts::Failure;
 use super::{ToolOutput, domain_failure};
 use crate::config::Locale;
-use crate::domain::Gateway;
-use crate::domain::resolve::MediaSource;
-use crate::domain::send::{SendRequest, SendResult};
-use crate::onebot::api::CallCtx;
+use crate::domain::call::CallCtx;
+use crate::domain::gateway::Gateway;
+use crate::domain::media::resolve::MediaSource;
+use crate::domain::write::send::{SendRequest, SendResult};
 
 fn source(media: MediaArg) -> Option<MediaSource> {
     Some(match media {
@@ -18,6 +18,61 @@ fn source(media: MediaArg) -> Option<MediaSource> {
         MediaArg::Url(url) => MediaSource::Url(url),
         MediaArg::Path(path) => MediaSource::Path(path),
     })
+}
+
+/// Parsed arguments of `qq_send`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendArgs {
+    /// Account id.
+    pub account_id: String,
+    /// Target group; `None` means the account's only whitelisted group.
+    pub group_id: Option<i64>,
+    /// Text (may be empty).
+    pub text: String,
+    /// Images.
+    pub images: Vec<MediaArg>,
+    /// Videos.
+    pub videos: Vec<MediaArg>,
+    /// Group file.
+    pub file: Option<MediaArg>,
+    /// Display name of the file (may be empty).
+    pub file_name: String,
+}
+
+impl SendArgs {
+    /// Types and media strings; counts, lengths and the group are the send
+    /// pipeline's (the same checks as `SendMessage`).
+    pub fn parse(args: &Args) -> Result<Self, ArgError> {
+        let media = |field: &'static str| -> Result<Vec<MediaArg>, ArgError> {
+            args.string_array(field)?
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    parse_media(&s).ok_or_else(|| ArgError::BadMedia {
+                        field: format!("{field}[{i}]"),
+                        value: s,
+                    })
+                })
+                .collect()
+        };
+        let file = match args.optional_string("file")? {
+            None => None,
+            Some(s) if s.is_empty() => None,
+            Some(s) => Some(parse_media(&s).ok_or_else(|| ArgError::BadMedia {
+                field: "file".to_owned(),
+                value: s,
+            })?),
+        };
+        Ok(Self {
+            text: args.optional_string("text")?.unwrap_or_default(),
+            images: media("images")?,
+            videos: media("videos")?,
+            file,
+            file_name: args.optional_string("fileName")?.unwrap_or_default(),
+            group_id: args.positive_id("groupId")?,
+            account_id: args.account_id()?,
+        })
+    }
 }
 
 /// Runs the tool: one SendMessage request (no idempotency key), sent whole

@@ -1,5 +1,5 @@
-//! The tools over a recording fake `OneBotApi`: every argument rule and
-//! failure row of seeds 000 and 004, each asserting what reached the peer
+//! The tools over a recording fake `PeerApi`: every argument rule and
+//! failure row of the four tools, each asserting what reached the peer
 //! (nothing, for every refused call).
 
 use std::sync::{Arc, Mutex};
@@ -10,13 +10,18 @@ use tokio::time::Instant;
 
 use super::{ToolName, ToolOutput, ToolSpec};
 use crate::config::{AccountConfig, Config, Locale};
-use crate::domain::{Account, Gateway};
-use crate::error::{Error, Kind, Result};
-use crate::onebot::Flavor;
-use crate::onebot::api::{
-    AccountStatus, CallCtx, ChatRef, ConnState, HistoryPage, OneBotApi, TransportKind,
+use crate::domain::account::Account;
+use crate::domain::call::{CallCtx, Deadline};
+use crate::domain::detached::Detached;
+use crate::domain::gateway::Gateway;
+use crate::domain::model::{
+    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload,
+    TransportKind,
 };
-use crate::onebot::model::Message;
+use crate::domain::ports::{HistoryPage, OutSegment, PeerApi};
+use crate::error::{Error, Kind, Result};
+use crate::onebot::model::{decode_members, decode_message};
+use crate::onebot::{Flavor, outgoing};
 
 const GROUP: i64 = 20_000_002;
 
@@ -45,12 +50,11 @@ enum Call {
         group_id: i64,
         user_id: i64,
     },
-    Raw(String),
 }
 
 /// A peer that records every call and answers with the seed's data: the
-/// three messages of seed 000 (newest first, so the tool must sort) and a
-/// group of 120 members; or, when `fail` is set, that error for every call.
+/// three messages of the example group (newest first, so the tool must
+/// sort) and a group of 120 members; or, when `fail` is set, that error for every call.
 struct Fake {
     calls: Mutex<Vec<Call>>,
     fail: Mutex<Option<Error>>,
@@ -66,7 +70,7 @@ impl Fake {
                 state: ConnState::Connected,
                 transport: TransportKind::ForwardWs,
                 online: true,
-                flavor: Some(Flavor::NapCat),
+                profile: Some(Flavor::NapCat.name()),
                 ..AccountStatus::default()
             }),
         })
@@ -111,7 +115,7 @@ fn shanghai(hms: &str) -> i64 {
         .as_second()
 }
 
-/// The peer's own message objects of seed 000's example (NapCat shape).
+/// The peer's own message objects of the example group (NapCat shape).
 fn seed_messages() -> Vec<Value> {
     let msg = |id: i64, hms: &str, user: i64, nick: &str, segs: Value| {
         json!({
@@ -171,7 +175,7 @@ fn seed_members() -> Vec<Value> {
 }
 
 #[async_trait::async_trait]
-impl OneBotApi for Fake {
+impl PeerApi for Fake {
     fn status(&self) -> AccountStatus {
         self.status.borrow().clone()
     }
@@ -180,16 +184,12 @@ impl OneBotApi for Fake {
         self.status.subscribe()
     }
 
-    async fn call(&self, action: &str, _params: Value, _ctx: CallCtx) -> Result<Value> {
-        self.answer(Call::Raw(action.to_owned()), || Value::Null)
-    }
-
     async fn get_history(
         &self,
         chat: ChatRef,
         count: u32,
         anchor: Option<i64>,
-        _ctx: CallCtx,
+        _deadline: Deadline,
     ) -> Result<HistoryPage> {
         self.answer(
             Call::History {
@@ -201,7 +201,7 @@ impl OneBotApi for Fake {
                 messages: match chat {
                     ChatRef::Group(GROUP) => seed_messages()
                         .iter()
-                        .filter_map(|m| Message::from_value(m, Some(chat)))
+                        .filter_map(|m| decode_message(m, Some(chat)))
                         .collect(),
                     _ => Vec::new(),
                 },
@@ -210,42 +210,66 @@ impl OneBotApi for Fake {
         )
     }
 
-    async fn get_group_member_list(
+    async fn get_group_members(
         &self,
         group_id: i64,
         no_cache: Option<bool>,
-        _ctx: CallCtx,
-    ) -> Result<Vec<Value>> {
+        _deadline: Deadline,
+    ) -> Result<Vec<GroupMember>> {
         self.answer(Call::Members { group_id, no_cache }, || {
             if group_id == GROUP {
-                seed_members()
+                decode_members(seed_members())
             } else {
                 Vec::new()
             }
         })
     }
 
-    async fn get_group_list(&self, _ctx: CallCtx) -> Result<Vec<Value>> {
+    async fn get_groups(&self, _deadline: Deadline) -> Result<Vec<GroupInfo>> {
         self.answer(Call::Groups, Vec::new)
     }
 
-    async fn send_group_msg(&self, group_id: i64, message: Value, _ctx: CallCtx) -> Result<i64> {
+    async fn send_message(
+        &self,
+        chat: ChatRef,
+        segments: &[OutSegment<'_>],
+        _deadline: Deadline,
+    ) -> Result<i64> {
+        let ChatRef::Group(group_id) = chat else {
+            return Err(Error::internal("unexpected private send"));
+        };
+        let message = outgoing::message(Flavor::NapCat, None, segments)
+            .await?
+            .message;
         let n = self.calls().len() as i64;
         self.answer(Call::Send { group_id, message }, || 5000 + n)
     }
 
-    async fn upload_group_file(
+    async fn upload_file(
         &self,
-        group_id: i64,
-        _file: String,
-        name: String,
-        _ctx: CallCtx,
+        chat: ChatRef,
+        _file: &MediaPayload,
+        name: &str,
+        _deadline: Deadline,
     ) -> Result<()> {
-        self.answer(Call::Upload { group_id, name }, || ())
+        let ChatRef::Group(group_id) = chat else {
+            return Err(Error::internal("unexpected private upload"));
+        };
+        self.answer(
+            Call::Upload {
+                group_id,
+                name: name.to_owned(),
+            },
+            || (),
+        )
     }
 
-    async fn poke(&self, group_id: i64, user_id: i64, _ctx: CallCtx) -> Result<()> {
+    async fn poke(&self, group_id: i64, user_id: i64, _deadline: Deadline) -> Result<()> {
         self.answer(Call::Poke { group_id, user_id }, || ())
+    }
+
+    fn check_media(&self, _kind: MediaKind) -> Result<()> {
+        Ok(())
     }
 }
 
@@ -304,16 +328,15 @@ fn gateway_with(fake: &Arc<Fake>, tweak: impl FnOnce(&mut Config)) -> Env {
         .map(|(id, c)| Account {
             id: id.clone(),
             config: c.clone(),
-            api: if c.has_transport() {
-                fake.clone() as Arc<dyn OneBotApi>
+            peer: if c.has_transport() {
+                fake.clone() as Arc<dyn PeerApi>
             } else {
-                Arc::new(crate::onebot::detached::Detached::new(id))
+                Arc::new(Detached::new(id))
             },
         })
         .collect();
-    let mut gw = Gateway::new(Arc::new(config), accounts).unwrap();
     let stop = tokio_util::sync::CancellationToken::new();
-    gw.open_write_side(stop.clone()).unwrap();
+    let gw = crate::domain::testkit::gateway(config, accounts, stop.clone());
     Env {
         gw,
         dir,
@@ -329,7 +352,7 @@ fn gateway(fake: &Arc<Fake>) -> Env {
 /// (an unknown tool's against the failed shape every schema shares).
 async fn call(gw: &Gateway, name: &str, args: &str) -> ToolOutput {
     let out = gw
-        .call_tool(name, args, CallCtx::default())
+        .call_tool(name, args, CallCtx::anonymous())
         .await
         .expect("call_tool never fails for the call itself");
     let tool = ToolName::resolve(name).unwrap_or(ToolName::History);
@@ -548,7 +571,7 @@ async fn history_argument_rules() {
 }
 
 /// Every argument rule of `snowluma_get_group_members` /
-/// `qq_get_group_members` (seed 000).
+/// `qq_get_group_members`.
 #[tokio::test]
 async fn members_argument_rules() {
     let fake = Fake::new();
@@ -694,9 +717,9 @@ async fn members_argument_rules() {
     }
 }
 
-/// The seeds' sample calls: the rendered text and the details exactly as
-/// seed 000 shows them (with the gateway's `target` without a channel
-/// prefix, and the peer's own objects).
+/// The sample calls of the tools' specification: the rendered text and the
+/// details exactly as specified (with the gateway's `target` without a
+/// channel prefix, and the peer's own objects).
 #[tokio::test]
 async fn seed_samples_render_as_the_seed_shows() {
     let fake = Fake::new();
@@ -817,7 +840,12 @@ async fn peer_failures_are_results_not_errors() {
     fake.fail_with(None);
 
     // The account that is not configured at all, as in the seed's example.
-    let bare = Gateway::new(Arc::new(Config::default()), Vec::new()).unwrap();
+    let bare_dir = tempfile::tempdir().unwrap();
+    let mut bare_config = Config::default();
+    bare_config.server.data_dir = bare_dir.path().to_path_buf();
+    let bare_stop = tokio_util::sync::CancellationToken::new();
+    let _bare_guard = bare_stop.clone().drop_guard();
+    let bare = crate::domain::testkit::gateway(bare_config, Vec::new(), bare_stop);
     let out = call(
         &bare,
         "snowluma_get_history",
@@ -873,7 +901,7 @@ async fn tools_disabled_and_read_only_deployments() {
     let off = gateway_with(&fake, |c| c.tools.enabled = false);
     assert_eq!(off.list_tools().unwrap_err().kind, Kind::ToolsDisabled);
     let err = off
-        .call_tool("qq_get_history", r#"{"target":"1"}"#, CallCtx::default())
+        .call_tool("qq_get_history", r#"{"target":"1"}"#, CallCtx::anonymous())
         .await
         .unwrap_err();
     assert_eq!(err.kind, Kind::ToolsDisabled);
@@ -912,16 +940,17 @@ async fn the_callers_deadline_is_a_grpc_error() {
     let fake = Fake::new();
     let gw = gateway(&fake);
     fake.fail_with(Some(Error::new(Kind::OnebotTimeout, "timeout")));
-    let passed = CallCtx {
-        deadline: Some(Instant::now()),
-    };
+    let passed = CallCtx::new(
+        crate::domain::caller::Caller::anonymous(),
+        Deadline::at(Instant::now()),
+    );
     let err = gw
         .call_tool("qq_get_history", r#"{"target":"1"}"#, passed)
         .await
         .unwrap_err();
     assert_eq!(err.kind, Kind::DeadlineExceeded);
     // The same peer timeout within the caller's deadline is a result.
-    let ctx = CallCtx::with_timeout(std::time::Duration::from_secs(5));
+    let ctx = CallCtx::anonymous().with_timeout(std::time::Duration::from_secs(5));
     let out = gw
         .call_tool("qq_get_history", r#"{"target":"1"}"#, ctx)
         .await

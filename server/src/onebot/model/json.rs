@@ -23,7 +23,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{ChatRef, Fields, Message, RawJson, Repr, Segment, decode_message, segments_of};
+use super::{Fields, message_of_fields, segment_of_parts, segments_of};
+use crate::domain::model::{ChatRef, Message, RawEntries, RawJson, Segment};
 
 /// The top-level keys decoding reads: the plain fields first, then
 /// `sender` and `message`, which have readers of their own.
@@ -117,7 +118,7 @@ fn finish(
         MessageField::Segments(_) => segments_of(&Value::Null, raw_message),
         MessageField::Other(value) => segments_of(&value, raw_message),
     };
-    decode_message(&view, chat, segments, raw)
+    message_of_fields(&view, chat, segments, raw)
 }
 
 /// What a history answer's `data` holds.
@@ -163,7 +164,7 @@ pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
                 .into_iter()
                 .enumerate()
                 .filter_map(|(index, Obj(fields))| {
-                    let raw = || RawJson(Repr::Entry(page.clone(), index));
+                    let raw = || RawJson::entry(page.clone(), index);
                     finish(fields?, Some(chat), raw)
                 })
                 .collect(),
@@ -178,9 +179,9 @@ pub(super) struct PageText {
     entries: OnceLock<Vec<Range<usize>>>,
 }
 
-impl PageText {
+impl RawEntries for PageText {
     /// The text of entry `index` (`null` if there is none).
-    pub(super) fn entry(&self, index: usize) -> &str {
+    fn entry(&self, index: usize) -> &str {
         let text = self.data.get();
         self.entries
             .get_or_init(|| entry_ranges(text))
@@ -450,7 +451,7 @@ impl FromMap for SenderFields {
 }
 
 /// One entry of a segment array: `None` unless it is an object with a
-/// string `type` (as [`Segment::from_value`]).
+/// string `type` (as [`decode_segment`]).
 struct SegmentEntry(Option<Segment>);
 
 impl FromMap for SegmentEntry {
@@ -460,7 +461,7 @@ impl FromMap for SegmentEntry {
         let [kind, data] = values;
         Ok(SegmentEntry(
             kind.as_str()
-                .map(|kind| Segment::from_parts(kind, data.as_object())),
+                .map(|kind| segment_of_parts(kind, data.as_object())),
         ))
     }
 }

@@ -41,8 +41,8 @@ pub struct TcpConnector {
 
 impl TcpConnector {
     /// A connector for `ws_url` (`ws://`, or the TCP under `wss://` that
-    /// [`crate::tls::PeerTls::connector`] wraps); `None` when the URL has no
-    /// host or another scheme.
+    /// [`WssConnector`] wraps); `None` when the URL has no host or another
+    /// scheme.
     pub fn for_url(ws_url: &str) -> Option<Self> {
         let url = url::Url::parse(ws_url).ok()?;
         if url.scheme() != "ws" && url.scheme() != "wss" {
@@ -61,5 +61,38 @@ impl Connector for TcpConnector {
         let stream = tokio::net::TcpStream::connect((self.host.as_str(), self.port)).await?;
         stream.set_nodelay(true)?;
         Ok(Box::new(stream))
+    }
+}
+
+/// Dials a `wss://` peer: TCP, then TLS verified by the account's
+/// [`PeerTls`](crate::tls::PeerTls) (system roots plus its `ca_file`).
+pub struct WssConnector {
+    tcp: TcpConnector,
+    name: rustls_pki_types::ServerName<'static>,
+    tls: tokio_rustls::TlsConnector,
+}
+
+impl WssConnector {
+    /// Dials `tcp` and speaks TLS to `name` on top, trusting what `tls`
+    /// trusts.
+    pub fn new(
+        tcp: TcpConnector,
+        name: rustls_pki_types::ServerName<'static>,
+        tls: &crate::tls::PeerTls,
+    ) -> Self {
+        Self {
+            tcp,
+            name,
+            tls: tokio_rustls::TlsConnector::from(tls.client_config()),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Connector for WssConnector {
+    async fn connect(&self) -> std::io::Result<BoxIo> {
+        let tcp = self.tcp.connect().await?;
+        let tls = self.tls.connect(self.name.clone(), tcp).await?;
+        Ok(Box::new(tls))
     }
 }

@@ -16,15 +16,52 @@ use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
+use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
 use tokio_util::sync::CancellationToken;
 
 use super::ws::ws_config;
-use crate::onebot::client::{AccountClient, ClientRole};
+
+/// The role a reverse connection announced in `X-Client-Role`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientRole {
+    /// Actions and events.
+    Universal,
+    /// Actions only.
+    Api,
+    /// Events only (never carries actions).
+    Event,
+}
+
+impl ClientRole {
+    /// Parses the header value, case-insensitively; absent means Universal.
+    pub fn parse(value: Option<&str>) -> Option<Self> {
+        match value.map(|v| v.trim().to_ascii_lowercase()) {
+            None => Some(ClientRole::Universal),
+            Some(v) => match v.as_str() {
+                "" | "universal" => Some(ClientRole::Universal),
+                "api" => Some(ClientRole::Api),
+                "event" => Some(ClientRole::Event),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// An account the listener hands its accepted connections to.
+#[async_trait::async_trait]
+pub trait ReverseAccount: Send + Sync + 'static {
+    /// The account id (for logs).
+    fn id(&self) -> &str;
+    /// The token a connection must present, if any.
+    fn access_token(&self) -> Option<&str>;
+    /// Runs an accepted connection until it drops.
+    async fn attach(&self, ws: WebSocketStream<TcpStream>, role: ClientRole);
+}
 
 /// The accounts reachable through the listener, by bot QQ number.
-pub type ReverseAccounts = HashMap<i64, Arc<AccountClient>>;
+pub type ReverseAccounts = HashMap<i64, Arc<dyn ReverseAccount>>;
 
 /// Serves reverse connections on `listener` until `cancel` fires.
 /// `handshake_timeout` bounds each upgrade.
@@ -80,7 +117,7 @@ fn normalize_path(path: &str) -> &str {
 #[allow(clippy::result_large_err)]
 async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, timeout: Duration) {
     let _ = stream.set_nodelay(true);
-    let mut matched: Option<(Arc<AccountClient>, ClientRole, i64)> = None;
+    let mut matched: Option<(Arc<dyn ReverseAccount>, ClientRole, i64)> = None;
     let callback = |req: &Request, resp: Response| match check(req, &shared) {
         Ok(found) => {
             matched = Some(found);
@@ -111,7 +148,7 @@ async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, timeou
         return;
     };
     tracing::info!(%peer, self_id, ?role, account_id = client.id(), "reverse WebSocket connected");
-    client.attach_reverse(ws, role).await;
+    client.attach(ws, role).await;
 }
 
 fn refusal(status: StatusCode, text: String) -> ErrorResponse {
@@ -122,7 +159,10 @@ fn refusal(status: StatusCode, text: String) -> ErrorResponse {
 
 type Refusal = (StatusCode, String);
 
-fn check(req: &Request, shared: &Shared) -> Result<(Arc<AccountClient>, ClientRole, i64), Refusal> {
+fn check(
+    req: &Request,
+    shared: &Shared,
+) -> Result<(Arc<dyn ReverseAccount>, ClientRole, i64), Refusal> {
     if normalize_path(req.uri().path()) != shared.path {
         return Err((StatusCode::NOT_FOUND, "unknown path".into()));
     }

@@ -37,7 +37,7 @@ use super::BoxIo;
 use super::body::{Outgoing, ParamsJson};
 use super::frame::Frame;
 use super::pending::{Answer, Pending, RegisterError, echo_key};
-use crate::onebot::api::TransportKind;
+use crate::domain::model::TransportKind;
 use crate::onebot::events::{self, Decoded};
 use crate::onebot::retcode;
 
@@ -114,7 +114,7 @@ pub async fn handshake(
 /// Receives what a session reads besides replies.
 pub trait Inbound: Send + Sync + 'static {
     /// An event (decoded; heartbeats are not passed).
-    fn event(&self, event: crate::onebot::api::InboundEvent);
+    fn event(&self, event: crate::domain::model::InboundEvent);
     /// A heartbeat arrived.
     fn heartbeat(&self);
 }

@@ -1,0 +1,75 @@
+//! Starting the accounts: one OneBot adapter per configured account (a
+//! detached peer for accounts without a transport), and the reverse
+//! WebSocket listener the implementations of reverse accounts dial.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::domain::account::Account;
+use crate::domain::detached::Detached;
+use crate::domain::ports::{EventSink, SharedPeer};
+use crate::onebot::client::AccountClient;
+use crate::onebot::transport::reverse::{self, ReverseAccounts};
+
+/// Starts one adapter per configured account (connections are opened in
+/// the background; this returns at once, after binding the reverse
+/// WebSocket listener when one is configured). `sink` receives inbound
+/// events; `shutdown` stops every connection task and the listener.
+pub async fn start(
+    config: &Config,
+    sink: Arc<dyn EventSink>,
+    shutdown: &CancellationToken,
+) -> anyhow::Result<Vec<Arc<Account>>> {
+    let mut accounts = Vec::new();
+    let mut reverse_accounts = ReverseAccounts::new();
+    for (id, account) in &config.accounts {
+        let peer: SharedPeer = if account.has_transport() {
+            let client = AccountClient::start(
+                id,
+                account.clone(),
+                sink.clone(),
+                shutdown.child_token(),
+                None,
+            )
+            .map_err(|e| anyhow::anyhow!("starting account {id:?}: {e}"))?;
+            if account.reverse
+                && let Some(self_id) = account.self_id
+            {
+                reverse_accounts.insert(self_id, client.clone());
+            }
+            client
+        } else {
+            Arc::new(Detached::new(id))
+        };
+        accounts.push(Arc::new(Account {
+            id: id.clone(),
+            config: account.clone(),
+            peer,
+        }));
+    }
+    if let Some(rev) = &config.reverse_ws
+        && !reverse_accounts.is_empty()
+    {
+        let listener = tokio::net::TcpListener::bind(rev.listen)
+            .await
+            .with_context(|| {
+                format!(
+                    "binding the reverse WebSocket listener on {} (reverse_ws.listen)",
+                    rev.listen
+                )
+            })?;
+        tracing::info!(listen = %rev.listen, path = %rev.path, "reverse WebSocket listening");
+        reverse::spawn(
+            listener,
+            rev.path.clone(),
+            reverse_accounts,
+            Duration::from_millis(rev.handshake_timeout_ms),
+            shutdown.clone(),
+        );
+    }
+    Ok(accounts)
+}

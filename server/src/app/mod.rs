@@ -1,0 +1,125 @@
+//! The wiring: the one place that constructs things and connects them.
+//!
+//! A gateway runs in four phases:
+//! 1. **prepare** ([`prepare`]): everything that can fail on configuration
+//!    or on the data directory fails here, before any task starts — tokens,
+//!    the listener's TLS, the metrics listener, the data directory, the
+//!    durable store and the staging area; with no account configured the
+//!    embedded sandbox is started and becomes the `default` account.
+//! 2. **start** ([`start`]): the event hub, one adapter per account (and
+//!    the reverse WebSocket listener), the URL fetcher, the write side, and
+//!    the [`Gateway`] over them, built in one step.
+//! 3. **serve** ([`serve`]): health, the gRPC server with its layers, and
+//!    the metrics listener with its refresh callback.
+//! 4. **drain**: health goes NOT_SERVING, event streams end, in-flight RPCs
+//!    get `server.grace_period_ms` to finish, then connections and
+//!    background tasks stop.
+
+pub mod accounts;
+pub mod prepare;
+pub mod sandbox;
+pub mod serve;
+pub mod start;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::domain::gateway::Gateway;
+
+/// The sockets the gateway serves on, bound by the caller.
+#[derive(Debug)]
+pub struct Listeners {
+    /// The gRPC listener.
+    pub grpc: TcpListener,
+    /// The Prometheus listener; when `None` and `[metrics]` is configured,
+    /// [`run_with`] binds `metrics.listen` itself.
+    pub metrics: Option<TcpListener>,
+}
+
+/// Runs the gateway on `listener` until `shutdown` resolves, then drains:
+/// health goes NOT_SERVING, event streams end, in-flight RPCs get
+/// `server.grace_period_ms` to finish, background tasks stop.
+pub async fn run(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
+    run_with(
+        config,
+        Listeners {
+            grpc: listener,
+            metrics: None,
+        },
+        shutdown,
+    )
+    .await
+}
+
+/// [`run`] with pre-bound listeners (tests bind port 0 and read the
+/// addresses).
+pub async fn run_with(
+    config: Config,
+    listeners: Listeners,
+    shutdown: impl Future<Output = ()> + Send,
+) -> anyhow::Result<()> {
+    let Listeners { grpc, metrics } = listeners;
+    let prepared = prepare::prepare(config, metrics).await?;
+    // Two stages: `streams` ends open event streams as soon as shutdown
+    // starts (the server waits for every open call, streams included);
+    // `cancel` stops connections and background work only after in-flight
+    // RPCs have drained, since they still need their peers to answer.
+    let stop = start::Stop {
+        streams: CancellationToken::new(),
+        cancel: CancellationToken::new(),
+    };
+    let mut running = start::start(prepared, stop).await?;
+    let mut served = serve::serve(&mut running, grpc).await?;
+
+    tokio::select! {
+        _ = shutdown => {}
+        result = served.finished() => {
+            running.stop.streams.cancel();
+            running.stop.cancel.cancel();
+            return result;
+        }
+    }
+    // Drain.
+    let grace = Duration::from_millis(running.gateway.config.server.grace_period_ms);
+    tracing::info!(grace_ms = grace.as_millis() as u64, "shutting down");
+    served.report_shutdown(&running.gateway).await;
+    running.stop.streams.cancel();
+    let drained = served.drain(grace).await;
+    running.stop.cancel.cancel();
+    drained?;
+    if let Some(sandbox) = running.sandbox {
+        sandbox.shutdown().await;
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// A gateway without a gRPC server, for embedding and tests: prepares and
+/// starts everything over `config` (an embedded sandbox included when no
+/// account is configured); `shutdown` stops its connections, event streams
+/// and background tasks.
+pub async fn gateway(config: Config, shutdown: CancellationToken) -> anyhow::Result<Arc<Gateway>> {
+    let prepared = prepare::prepare(config, None).await?;
+    let stop = start::Stop {
+        streams: shutdown.clone(),
+        cancel: shutdown.clone(),
+    };
+    let running = start::start(prepared, stop).await?;
+    if let Some(sandbox) = running.sandbox {
+        // The sandbox lives as long as the gateway's tasks.
+        tokio::spawn(async move {
+            shutdown.cancelled().await;
+            sandbox.shutdown().await;
+        });
+    }
+    Ok(running.gateway)
+}

@@ -1,0 +1,78 @@
+//! Phase 1: everything that can fail on configuration or on the data
+//! directory, before any task starts.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+
+use crate::auth::Authenticator;
+use crate::config::Config;
+use crate::domain::media::staging::MediaStore;
+use crate::domain::store::Store;
+use crate::tls::TlsAcceptor;
+
+/// What the later phases are built from.
+pub struct Prepared {
+    /// The configuration, with the embedded sandbox's account added when
+    /// none was configured.
+    pub config: Arc<Config>,
+    /// The bearer tokens (`None`: authentication off).
+    pub auth: Option<Arc<Authenticator>>,
+    /// The listener's TLS (`None`: plaintext).
+    pub tls: Option<Arc<TlsAcceptor>>,
+    /// The Prometheus listener, when `[metrics]` is configured.
+    pub metrics: Option<TcpListener>,
+    /// The durable store under the data directory.
+    pub store: Store,
+    /// The staging area under the data directory.
+    pub media: MediaStore,
+    /// The embedded sandbox, when no account was configured.
+    pub sandbox: Option<onebot_sandbox::Sandbox>,
+}
+
+/// Checks and opens what the gateway stands on. `metrics` is a pre-bound
+/// Prometheus listener (tests bind port 0); without one, `metrics.listen`
+/// is bound here when `[metrics]` is configured.
+pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Result<Prepared> {
+    let auth =
+        Authenticator::from_config(&config.auth, &|var| std::env::var(var).ok())?.map(Arc::new);
+    let tls = config
+        .server
+        .tls
+        .as_ref()
+        .map(TlsAcceptor::load)
+        .transpose()?
+        .map(Arc::new);
+    let metrics = match (&config.metrics, metrics) {
+        (None, _) => None,
+        (Some(_), Some(l)) => Some(l),
+        (Some(m), None) => Some(
+            TcpListener::bind(m.listen)
+                .await
+                .with_context(|| format!("binding metrics.listen {}", m.listen))?,
+        ),
+    };
+    let data_dir = &config.server.data_dir;
+    std::fs::create_dir_all(data_dir)
+        .with_context(|| format!("creating data directory {}", data_dir.display()))?;
+    let store =
+        Store::open(data_dir).map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    let media = MediaStore::open(data_dir, store.clone(), config.media.clone())
+        .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    let mut config = config;
+    let sandbox = if config.accounts.is_empty() {
+        Some(super::sandbox::start(&mut config).await?)
+    } else {
+        None
+    };
+    Ok(Prepared {
+        config: Arc::new(config),
+        auth,
+        tls,
+        metrics,
+        store,
+        media,
+        sandbox,
+    })
+}

@@ -1,0 +1,186 @@
+//! Phase 3: health, the gRPC server with its tower layers, TLS and
+//! keepalive, and the metrics listener.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
+use tonic_health::server::HealthReporter;
+
+use super::start::Running;
+use crate::domain::gateway::Gateway;
+use crate::domain::model::ConnState;
+use crate::grpc;
+use crate::telemetry::metrics::{self, AccountGauge};
+
+/// A serving gRPC server.
+pub struct Served {
+    reporter: HealthReporter,
+    server: JoinHandle<Result<(), tonic::transport::Error>>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+/// Serves `running` on `listener` (and its metrics listener, when
+/// configured).
+pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Result<Served> {
+    let metrics_listener = running.metrics.take();
+    let gw = &running.gateway;
+    let config = &gw.config;
+    let cancel = &running.stop.cancel;
+    let (reporter, health) = tonic_health::server::health_reporter();
+    grpc::report_health(&reporter, gw).await;
+    let routes = grpc::routes(gw.clone(), health);
+
+    if let Some(l) = metrics_listener {
+        serve_metrics(gw, l, cancel.clone())?;
+    }
+
+    let local = listener.local_addr()?;
+    let s = &config.server;
+    let limits = &config.limits;
+    let grace = Duration::from_millis(s.grace_period_ms);
+    let millis = |ms: u64| (ms > 0).then(|| Duration::from_millis(ms));
+    let mut builder = Server::builder()
+        .http2_keepalive_interval(millis(s.http2_keepalive_interval_ms))
+        .http2_keepalive_timeout(millis(s.http2_keepalive_timeout_ms))
+        .max_concurrent_streams(limits.max_concurrent_streams_per_connection);
+    if let Some(age) = millis(s.max_connection_age_ms) {
+        builder = builder
+            .max_connection_age(age)
+            .max_connection_age_grace(grace);
+    }
+    let router = builder
+        .layer(grpc::observe::ObserveLayer)
+        .layer(grpc::auth::AuthLayer::new(
+            running.auth.clone(),
+            &config.auth,
+        ))
+        .layer(grpc::limits::LimitsLayer::new(limits))
+        .add_routes(routes);
+    let incoming = TcpIncoming::from(listener)
+        .with_nodelay(Some(true))
+        .with_keepalive(millis(s.tcp_keepalive_ms));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let stopped = async {
+        let _ = stop_rx.await;
+    };
+    let server = match &running.tls {
+        Some(tls) => {
+            tls.spawn_reloader(cancel.clone());
+            let incoming = tls.incoming(incoming, cancel.clone());
+            tokio::spawn(router.serve_with_incoming_shutdown(incoming, stopped))
+        }
+        None => tokio::spawn(router.serve_with_incoming_shutdown(incoming, stopped)),
+    };
+    match &running.tls {
+        Some(tls) => tracing::info!(%local, mutual = tls.mutual(), "gRPC listening with TLS"),
+        None if local.ip().is_loopback() => tracing::info!(%local, "gRPC listening"),
+        None => tracing::warn!(
+            %local,
+            "gRPC listening in plaintext on a non-loopback address: configure [server.tls] unless a mesh sidecar or private network protects it"
+        ),
+    }
+    match &running.auth {
+        Some(a) => {
+            tracing::info!(tokens = ?a.token_names().collect::<Vec<_>>(), "bearer-token authentication on")
+        }
+        None if local.ip().is_loopback() => {}
+        None => {
+            tracing::warn!(%local, "no [[auth.tokens]] configured: every client may use every account")
+        }
+    }
+    Ok(Served {
+        reporter,
+        server,
+        stop: Some(stop_tx),
+    })
+}
+
+impl Served {
+    /// Resolves when the server stopped on its own (a failure).
+    pub async fn finished(&mut self) -> anyhow::Result<()> {
+        match (&mut self.server).await {
+            Ok(r) => r.context("gRPC server failed"),
+            Err(e) => Err(anyhow::anyhow!("gRPC server task failed: {e}")),
+        }
+    }
+
+    /// Marks everything NOT_SERVING (the start of shutdown).
+    pub async fn report_shutdown(&self, gw: &Gateway) {
+        grpc::report_shutdown(&self.reporter, gw).await;
+    }
+
+    /// Stops accepting and lets in-flight RPCs finish within `grace`; after
+    /// that they are cancelled.
+    pub async fn drain(mut self, grace: Duration) -> anyhow::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match tokio::time::timeout(grace, &mut self.server).await {
+            Ok(Ok(r)) => r.context("gRPC server failed"),
+            Ok(Err(e)) => Err(anyhow::anyhow!("gRPC server task failed: {e}")),
+            Err(_) => {
+                tracing::warn!("grace period over; cancelling in-flight RPCs");
+                self.server.abort();
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The per-account gauges of `gw` at this moment.
+fn account_gauges(gw: &Gateway) -> Vec<AccountGauge> {
+    gw.accounts()
+        .map(|account| {
+            let status = account.peer.status();
+            let configured = account.config.has_transport();
+            let state = if configured {
+                status.state
+            } else {
+                ConnState::NotConfigured
+            };
+            AccountGauge {
+                account: account.id.clone(),
+                up: configured && status.online,
+                state: state.name(),
+                queue_depth: gw.queue_depth(&account.id),
+            }
+        })
+        .collect()
+}
+
+/// Serves `/metrics` on `listener` until `cancel`, refreshing the account
+/// gauges of `gw` before each scrape.
+fn serve_metrics(
+    gw: &Arc<Gateway>,
+    listener: TcpListener,
+    cancel: tokio_util::sync::CancellationToken,
+) -> anyhow::Result<()> {
+    let Some(m) = gw.config.metrics.as_ref() else {
+        return Ok(());
+    };
+    let Some(handle) = metrics::install() else {
+        tracing::warn!("metrics are configured but cannot be recorded");
+        return Ok(());
+    };
+    let local = listener.local_addr()?;
+    tracing::info!(%local, path = %m.path, "metrics listening");
+    let states: Vec<&'static str> = ConnState::ALL.iter().map(|s| s.name()).collect();
+    let weak = Arc::downgrade(gw);
+    let refresh: metrics::Refresh = Arc::new(move || {
+        if let Some(gw) = weak.upgrade() {
+            metrics::set_account_gauges(&account_gauges(&gw), &states);
+        }
+    });
+    let path = m.path.clone();
+    tokio::spawn(async move {
+        if let Err(e) = metrics::serve(listener, path, handle, refresh, cancel).await {
+            tracing::error!(error = %e, "metrics listener failed");
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,88 @@
+//! Phase 2: the event hub, the accounts, the write side and the
+//! [`Gateway`] over them, built in one step.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::prepare::Prepared;
+use crate::auth::Authenticator;
+use crate::domain::delivery::side::{WriteParts, WriteSide};
+use crate::domain::events::EventHub;
+use crate::domain::gateway::{Gateway, GatewayParts};
+use crate::domain::ports::EventSink;
+use crate::fetch::{Fetcher, SystemLookup};
+use crate::tls::TlsAcceptor;
+
+/// What stops a running gateway, in two stages.
+#[derive(Debug, Clone)]
+pub struct Stop {
+    /// Ends open event streams (first, as soon as shutdown starts).
+    pub streams: CancellationToken,
+    /// Stops connections and background work (after in-flight RPCs).
+    pub cancel: CancellationToken,
+}
+
+/// A started gateway, before it serves.
+pub struct Running {
+    /// The domain root every edge serves.
+    pub gateway: Arc<Gateway>,
+    /// The bearer tokens (`None`: authentication off).
+    pub auth: Option<Arc<Authenticator>>,
+    /// The listener's TLS (`None`: plaintext).
+    pub tls: Option<Arc<TlsAcceptor>>,
+    /// The Prometheus listener, when configured.
+    pub metrics: Option<tokio::net::TcpListener>,
+    /// The embedded sandbox, when no account was configured.
+    pub sandbox: Option<onebot_sandbox::Sandbox>,
+    /// What stops it.
+    pub stop: Stop,
+}
+
+/// Starts the accounts (connections open in the background) and opens the
+/// write side over them.
+pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
+    let Prepared {
+        config,
+        auth,
+        tls,
+        metrics,
+        store,
+        media,
+        sandbox,
+    } = prepared;
+    let events = Arc::new(EventHub::new(
+        config.events.buffer_size,
+        stop.streams.clone(),
+    ));
+    let sink: Arc<dyn EventSink> = events.clone();
+    let accounts = super::accounts::start(&config, sink, &stop.cancel).await?;
+    let urls = Arc::new(Fetcher::new(
+        &config.media,
+        media.clone(),
+        Arc::new(SystemLookup),
+    ));
+    let write = WriteSide::open(WriteParts {
+        config: &config,
+        store,
+        media,
+        urls,
+        accounts: &accounts,
+        shutdown: stop.cancel.clone(),
+    })
+    .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    let gateway = Arc::new(Gateway::new(GatewayParts {
+        config,
+        accounts,
+        events,
+        write,
+    })?);
+    Ok(Running {
+        gateway,
+        auth,
+        tls,
+        metrics,
+        sandbox,
+        stop,
+    })
+}

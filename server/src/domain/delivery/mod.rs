@@ -1,0 +1,10 @@
+//! What sending stands on: the write side's shared state ([`side`]), one
+//! sender per account with its order, rate limits and risk back-off
+//! ([`outbound`], [`ratelimit`]), the durable offline queue ([`queue`]) and
+//! idempotency keys ([`idempotency`]).
+
+pub mod idempotency;
+pub mod outbound;
+pub mod queue;
+pub mod ratelimit;
+pub mod side;

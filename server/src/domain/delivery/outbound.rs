@@ -1,0 +1,549 @@
+//! One outbound sender per account: every send of the account goes through
+//! its queue, in order, under the account's rate limits.
+//!
+//! A [`Job`] is one whole request (text chunks, images, video, file). The
+//! sender admits it when its first message can go: it checks the risk-control
+//! back-off, reserves the first cells of the group and account limits, and
+//! refuses with `RateLimited` (and a retry delay) when the wait plus the
+//! pacing of the messages beyond the bursts would pass the caller's deadline.
+//! Once admitted, a job is sent to the end even if the caller goes away, so
+//! a request is never cut in half by the gateway. Just before each frame the
+//! group is checked against the whitelist again.
+//!
+//! The sender also owns the flush of the account's offline queue: when the
+//! account comes online (and on a periodic tick), queued entries are sent
+//! oldest first, before any newer job, with their progress saved after
+//! every chunk.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+use tokio::sync::{Mutex, mpsc, oneshot};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::queue::{OfflineQueue, QueuedEntry};
+use super::ratelimit::SendLimits;
+use crate::domain::account::Account;
+use crate::domain::call::Deadline;
+use crate::domain::clock::now_ms;
+use crate::domain::model::{ChatRef, MediaPayload};
+use crate::domain::ports::OutSegment;
+use crate::error::{Error, Kind, Result};
+use crate::telemetry::metrics::{self as m, QueueOutcome};
+
+/// Interval of the sender's housekeeping tick (queue expiry, retry of a
+/// stalled flush).
+pub const TICK: Duration = Duration::from_secs(15);
+
+/// One message (or file upload) of a request.
+#[derive(Debug)]
+pub enum Frame {
+    /// A text chunk.
+    Text(String),
+    /// An image (one per message).
+    Image(MediaPayload),
+    /// A video.
+    Video(MediaPayload),
+    /// A group file with its display name.
+    File(MediaPayload, String),
+}
+
+/// What went out of a job.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Delivery {
+    /// Frames delivered (acknowledged by the peer).
+    pub sent: usize,
+    /// Message ids of the delivered messages, in order (file uploads have
+    /// none).
+    pub message_ids: Vec<i64>,
+}
+
+/// A job's end: the delivery so far and the error that stopped it, if any.
+#[derive(Debug)]
+pub struct Outcome {
+    /// What was delivered.
+    pub delivery: Delivery,
+    /// Why it stopped early.
+    pub error: Option<Error>,
+}
+
+const PENDING: u8 = 0;
+const STARTED: u8 = 1;
+const ABANDONED: u8 = 2;
+
+/// A request for the sender.
+#[derive(Debug)]
+pub struct Job {
+    group_id: i64,
+    frames: Vec<Frame>,
+    deadline: Option<Instant>,
+    state: Arc<AtomicU8>,
+    reply: oneshot::Sender<Outcome>,
+}
+
+enum Command {
+    Job(Job),
+    /// Something was queued: flush if online.
+    Kick,
+}
+
+/// Risk-control back-off state.
+#[derive(Debug, Default)]
+struct Risk {
+    until: Option<Instant>,
+    level: u32,
+}
+
+/// Handle to an account's sender.
+#[derive(Debug, Clone)]
+pub struct Outbound {
+    tx: mpsc::UnboundedSender<Command>,
+}
+
+/// Everything a sender needs.
+pub struct SenderParts {
+    /// The account.
+    pub account: Arc<Account>,
+    /// The offline queues.
+    pub queue: Arc<OfflineQueue>,
+    /// Stops the sender.
+    pub shutdown: CancellationToken,
+}
+
+impl Outbound {
+    /// Starts the sender task of `parts.account`; the handle ends after
+    /// `parts.shutdown`.
+    pub fn start(parts: SenderParts) -> (Self, tokio::task::JoinHandle<()>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let c = &parts.account.config;
+        let limits = SendLimits::new(
+            c.rate_group_per_minute,
+            c.rate_group_burst,
+            c.rate_account_per_minute,
+            c.rate_account_burst,
+        );
+        let sender = Sender {
+            limits,
+            risk: Mutex::new(Risk::default()),
+            account: parts.account,
+            queue: parts.queue,
+        };
+        let task = tokio::spawn(sender.run(rx, parts.shutdown));
+        (Self { tx }, task)
+    }
+
+    /// Hands a request to the sender and waits for its outcome. When the
+    /// request is still waiting for its turn at `deadline`, it is withdrawn
+    /// and refused with `RateLimited`; once started it runs to its end.
+    pub async fn send(
+        &self,
+        group_id: i64,
+        frames: Vec<Frame>,
+        deadline: Option<Instant>,
+    ) -> Result<Outcome> {
+        let (reply, rx) = oneshot::channel();
+        let state = Arc::new(AtomicU8::new(PENDING));
+        let job = Job {
+            group_id,
+            frames,
+            deadline,
+            state: state.clone(),
+            reply,
+        };
+        self.tx
+            .send(Command::Job(job))
+            .map_err(|_| Error::new(Kind::ShuttingDown, "the gateway is shutting down"))?;
+        let gone = || Error::new(Kind::ShuttingDown, "the gateway is shutting down");
+        let mut rx = rx;
+        match deadline {
+            None => rx.await.map_err(|_| gone()),
+            Some(d) => match tokio::time::timeout_at(d, &mut rx).await {
+                Ok(r) => r.map_err(|_| gone()),
+                Err(_) => {
+                    if state
+                        .compare_exchange(PENDING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                    {
+                        Err(Error::new(
+                            Kind::RateLimited,
+                            "the account's send queue is busy; the request would pass its deadline",
+                        )
+                        .with("scope", "queue")
+                        .retry_after(Duration::from_secs(1)))
+                    } else {
+                        rx.await.map_err(|_| gone())
+                    }
+                }
+            },
+        }
+    }
+
+    /// Tells the sender something was queued.
+    pub fn kick(&self) {
+        let _ = self.tx.send(Command::Kick);
+    }
+}
+
+struct Sender {
+    account: Arc<Account>,
+    limits: SendLimits,
+    risk: Mutex<Risk>,
+    queue: Arc<OfflineQueue>,
+}
+
+/// Kinds that mean "nothing left the gateway": safe to keep queued.
+fn nothing_sent(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::AccountOffline | Kind::Overloaded | Kind::DeadlineExceeded | Kind::ShuttingDown
+    )
+}
+
+/// A lost answer to a send is an unknown outcome, whatever the adapter
+/// called it.
+fn classify_send_error(e: Error) -> Error {
+    match e.kind {
+        Kind::OnebotTimeout | Kind::OnebotConnectionLost => {
+            let cause = if e.kind == Kind::OnebotTimeout {
+                "timeout"
+            } else {
+                "connection_lost"
+            };
+            let mut unknown = Error::new(
+                Kind::SendOutcomeUnknown,
+                "the peer did not confirm the send; it may have been delivered",
+            );
+            unknown.metadata = e.metadata;
+            unknown.with("cause", cause)
+        }
+        _ => e,
+    }
+}
+
+impl Sender {
+    async fn run(self, mut rx: mpsc::UnboundedReceiver<Command>, shutdown: CancellationToken) {
+        let mut status = self.account.peer.watch_status();
+        let mut tick = tokio::time::interval(TICK);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                changed = status.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    let online = status.borrow_and_update().online;
+                    if online {
+                        self.flush().await;
+                    }
+                }
+                _ = tick.tick() => {
+                    self.expire().await;
+                    self.flush().await;
+                }
+                cmd = rx.recv() => match cmd {
+                    None => return,
+                    Some(Command::Kick) => self.flush().await,
+                    Some(Command::Job(job)) => {
+                        // Older queued entries go first.
+                        self.flush().await;
+                        self.run_job(job).await;
+                    }
+                },
+            }
+        }
+    }
+
+    fn whitelisted(&self, group_id: i64) -> bool {
+        self.account.config.groups.contains(&group_id)
+    }
+
+    async fn risk_wait(&self) -> Option<Duration> {
+        let risk = self.risk.lock().await;
+        risk.until
+            .and_then(|u| u.checked_duration_since(Instant::now()))
+            .filter(|d| !d.is_zero())
+    }
+
+    async fn on_risk(&self, group_id: i64) -> Duration {
+        let c = &self.account.config;
+        let mut risk = self.risk.lock().await;
+        let base = Duration::from_secs(c.risk_backoff_min_secs);
+        let max = Duration::from_secs(c.risk_backoff_max_secs);
+        let pause = base
+            .saturating_mul(1u32.checked_shl(risk.level.min(16)).unwrap_or(u32::MAX))
+            .min(max);
+        risk.level = risk.level.saturating_add(1);
+        risk.until = Some(Instant::now() + pause);
+        m::risk_controlled(&self.account.id);
+        tracing::warn!(
+            account_id = %self.account.id,
+            group_id,
+            pause_secs = pause.as_secs(),
+            "risk control refused a send; pausing this account's sends"
+        );
+        pause
+    }
+
+    async fn on_delivered(&self) {
+        let mut risk = self.risk.lock().await;
+        risk.level = 0;
+        risk.until = None;
+    }
+
+    async fn run_job(&self, job: Job) {
+        let Job {
+            group_id,
+            frames,
+            deadline,
+            state,
+            mut reply,
+        } = job;
+        if state.load(Ordering::Acquire) == ABANDONED {
+            return;
+        }
+        let refuse = |reply: oneshot::Sender<Outcome>, e: Error| {
+            let _ = reply.send(Outcome {
+                delivery: Delivery::default(),
+                error: Some(e),
+            });
+        };
+        if let Some(wait) = self.risk_wait().await {
+            let e = Error::new(
+                Kind::RiskControlled,
+                "sends of this account are paused after the platform's risk control refused one",
+            )
+            .with("account_id", &self.account.id)
+            .with("group_id", group_id)
+            .retry_after(wait);
+            return refuse(reply, e);
+        }
+        let n = u32::try_from(frames.len()).unwrap_or(u32::MAX);
+        let (pacing, pacing_scope) = self.limits.pacing(n);
+        loop {
+            let rate_limited = |wait: Duration, scope: &str| {
+                m::rate_limited(&self.account.id, scope, true);
+                Error::new(
+                    Kind::RateLimited,
+                    format!(
+                        "the {scope} send rate limit is reached; waiting would pass the deadline"
+                    ),
+                )
+                .with("scope", scope)
+                .with("group_id", group_id)
+                .retry_after(wait.max(Duration::from_millis(1)))
+            };
+            if let Some(d) = deadline
+                && Instant::now() + pacing > d
+            {
+                return refuse(reply, rate_limited(pacing, pacing_scope.name()));
+            }
+            match self.limits.try_reserve(group_id, n) {
+                Ok(()) => break,
+                Err((wait, scope)) => {
+                    if deadline.is_some_and(|d| Instant::now() + wait + pacing > d) {
+                        return refuse(reply, rate_limited(wait, scope.name()));
+                    }
+                    m::rate_limited(&self.account.id, scope.name(), false);
+                    // The caller drops its receiver when it withdraws.
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = reply.closed() => return,
+                    }
+                }
+            }
+        }
+        if state
+            .compare_exchange(PENDING, STARTED, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return;
+        }
+        let mut delivery = Delivery::default();
+        let mut error = None;
+        for (i, frame) in frames.iter().enumerate() {
+            if !self.whitelisted(group_id) {
+                error = Some(not_allowed(group_id));
+                break;
+            }
+            self.limits
+                .pace(group_id, u32::try_from(i).unwrap_or(u32::MAX))
+                .await;
+            match self.send_frame(group_id, frame).await {
+                Ok(id) => {
+                    delivery.sent += 1;
+                    delivery.message_ids.extend(id);
+                    m::sent_messages(&self.account.id, 1);
+                    self.on_delivered().await;
+                }
+                Err(e) => {
+                    let e = match e.kind {
+                        Kind::RiskControlled => {
+                            let pause = self.on_risk(group_id).await;
+                            e.retry_after(pause).with("group_id", group_id)
+                        }
+                        Kind::SendOutcomeUnknown => {
+                            m::send_outcome_unknown(&self.account.id);
+                            e.with("group_id", group_id)
+                        }
+                        _ => e.with("group_id", group_id),
+                    };
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        let _ = reply.send(Outcome { delivery, error });
+    }
+
+    /// Sends one frame; returns the message id (none for file uploads).
+    /// Frames carry no caller deadline: once admitted, a job runs to its end.
+    async fn send_frame(&self, group_id: i64, frame: &Frame) -> Result<Option<i64>> {
+        let chat = ChatRef::Group(group_id);
+        let result = match frame {
+            Frame::Text(text) => self.send_one(chat, OutSegment::Text(text)).await,
+            Frame::Image(media) => self.send_one(chat, OutSegment::Image(media)).await,
+            Frame::Video(media) => self.send_one(chat, OutSegment::Video(media)).await,
+            Frame::File(media, name) => self
+                .account
+                .peer
+                .upload_file(chat, media, name, Deadline::NONE)
+                .await
+                .map(|()| None),
+        };
+        result.map_err(classify_send_error)
+    }
+
+    /// Sends a message of one segment; returns its message id.
+    async fn send_one(&self, chat: ChatRef, segment: OutSegment<'_>) -> Result<Option<i64>> {
+        self.account
+            .peer
+            .send_message(chat, &[segment], Deadline::NONE)
+            .await
+            .map(Some)
+    }
+
+    async fn expire(&self) {
+        if self.queue.depth(&self.account.id) == 0 {
+            return;
+        }
+        match self.queue.take_expired(&self.account.id, now_ms()).await {
+            Ok(expired) => self.report_expired(&expired),
+            Err(e) => {
+                tracing::warn!(account_id = %self.account.id, error = %e, "queue expiry failed")
+            }
+        }
+    }
+
+    fn report_expired(&self, expired: &[QueuedEntry]) {
+        for entry in expired {
+            m::queue_entries(&self.account.id, QueueOutcome::Expired, 1);
+            tracing::warn!(
+                account_id = %self.account.id,
+                group_id = entry.group_id,
+                seq = entry.seq,
+                chunks = entry.chunks.len(),
+                sent = entry.sent,
+                enqueued_ms = entry.enqueued_ms,
+                "queued message expired before the account came back online; it was not sent"
+            );
+        }
+    }
+
+    /// Sends queued entries oldest first while the account is online.
+    async fn flush(&self) {
+        if self.queue.depth(&self.account.id) == 0 || !self.account.peer.status().online {
+            return;
+        }
+        self.expire().await;
+        if self.risk_wait().await.is_some() {
+            return;
+        }
+        let entries = match self.queue.list(&self.account.id).await {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::warn!(account_id = %self.account.id, error = %e, "reading the offline queue failed");
+                return;
+            }
+        };
+        for mut entry in entries {
+            if !self.flush_entry(&mut entry).await {
+                return;
+            }
+        }
+    }
+
+    /// Sends one entry; false when the flush must stop (offline, risk
+    /// control, store failure) with the entry kept.
+    async fn flush_entry(&self, entry: &mut QueuedEntry) -> bool {
+        let id = &self.account.id;
+        let drop_entry = |entry: &QueuedEntry, reason: &str, error: Option<&Error>| {
+            m::queue_entries(id, QueueOutcome::Dropped, 1);
+            tracing::error!(
+                account_id = %id,
+                group_id = entry.group_id,
+                seq = entry.seq,
+                sent = entry.sent,
+                chunks = entry.chunks.len(),
+                reason,
+                error = ?error,
+                "queued message dropped"
+            );
+        };
+        if entry.expires_ms <= now_ms() {
+            self.report_expired(std::slice::from_ref(entry));
+            return self.queue.remove(id, entry.seq).await.is_ok();
+        }
+        if !self.whitelisted(entry.group_id) {
+            drop_entry(entry, "the group is no longer whitelisted", None);
+            return self.queue.remove(id, entry.seq).await.is_ok();
+        }
+        while entry.sent < entry.chunks.len() {
+            loop {
+                match self.limits.try_reserve(entry.group_id, 1) {
+                    Ok(()) => break,
+                    Err((wait, _)) => tokio::time::sleep(wait).await,
+                }
+            }
+            let text = entry.chunks[entry.sent].clone();
+            match self.send_frame(entry.group_id, &Frame::Text(text)).await {
+                Ok(_) => {
+                    entry.sent += 1;
+                    m::sent_messages(id, 1);
+                    self.on_delivered().await;
+                    if let Err(e) = self.queue.update(id, entry).await {
+                        tracing::warn!(account_id = %id, error = %e, "saving queue progress failed");
+                        return false;
+                    }
+                }
+                Err(e) if nothing_sent(e.kind) => return false,
+                Err(e) if e.kind == Kind::RiskControlled => {
+                    self.on_risk(entry.group_id).await;
+                    return false;
+                }
+                Err(e) => {
+                    if e.kind == Kind::SendOutcomeUnknown {
+                        m::send_outcome_unknown(id);
+                    }
+                    drop_entry(entry, "the send failed", Some(&e));
+                    return self.queue.remove(id, entry.seq).await.is_ok();
+                }
+            }
+        }
+        m::queue_entries(id, QueueOutcome::Flushed, 1);
+        tracing::info!(account_id = %id, group_id = entry.group_id, seq = entry.seq, "queued message sent");
+        self.queue.remove(id, entry.seq).await.is_ok()
+    }
+}
+
+/// The error for a group that left the whitelist.
+pub fn not_allowed(group_id: i64) -> Error {
+    Error::new(
+        Kind::GroupNotAllowed,
+        format!("group {group_id} is not in this account's whitelist"),
+    )
+    .with("group_id", group_id)
+    .field("group_id")
+}

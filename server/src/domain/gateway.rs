@@ -1,0 +1,107 @@
+//! [`Gateway`], the root of the domain: the configured accounts and the
+//! services every use case shares. Built in one step from its parts (see
+//! the wiring in `crate::app`), never half-open.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::account::Account;
+use super::call::CallCtx;
+use super::delivery::side::WriteSide;
+use super::events::EventHub;
+use super::member_cache::MemberCache;
+use crate::config::{Config, DEFAULT_ACCOUNT};
+use crate::error::{Error, Result};
+
+/// Everything a [`Gateway`] is made of.
+pub struct GatewayParts {
+    /// The whole configuration.
+    pub config: Arc<Config>,
+    /// One account per `[accounts.<id>]`, each with its peer.
+    pub accounts: Vec<Arc<Account>>,
+    /// The event hub the peers publish to.
+    pub events: Arc<EventHub>,
+    /// The write side (uploads, sends, pokes), opened over the same
+    /// accounts.
+    pub write: WriteSide,
+}
+
+/// The root of the domain: configuration, accounts and shared services.
+pub struct Gateway {
+    /// The whole configuration.
+    pub config: Arc<Config>,
+    /// Time zone of rendered times.
+    pub tz: jiff::tz::TimeZone,
+    /// Member lists per (account, group); the event hub invalidates it.
+    pub member_cache: Arc<MemberCache>,
+    /// Inbound events: numbering, resume buffer, fan-out.
+    pub events: Arc<EventHub>,
+    accounts: BTreeMap<String, Arc<Account>>,
+    write: WriteSide,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("accounts", &self.accounts.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Gateway {
+    /// Builds the gateway. Fails only on a time zone the configuration
+    /// names but the bundled database lacks.
+    pub fn new(parts: GatewayParts) -> Result<Self> {
+        let GatewayParts {
+            config,
+            accounts,
+            events,
+            write,
+        } = parts;
+        let tz = jiff::tz::TimeZone::get(&config.timezone)
+            .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
+        let member_cache: Arc<MemberCache> = Arc::default();
+        // Member joins, leaves, card changes and reconnects invalidate it.
+        let cache = member_cache.clone();
+        events.observe(Arc::new(move |account_id, event| {
+            cache.observe(account_id, event)
+        }));
+        Ok(Self {
+            config,
+            tz,
+            member_cache,
+            events,
+            accounts: accounts.into_iter().map(|a| (a.id.clone(), a)).collect(),
+            write,
+        })
+    }
+
+    /// The write side (uploads, sends, pokes).
+    pub fn write(&self) -> &WriteSide {
+        &self.write
+    }
+
+    /// Looks up a usable account; `""` means `default`. An account outside
+    /// the caller's token scope fails with `TokenScope`, unknown accounts
+    /// and accounts without any transport with `AccountNotConfigured`,
+    /// before any peer is touched.
+    pub fn account(&self, id: &str, ctx: &CallCtx) -> Result<Arc<Account>> {
+        let id = if id.is_empty() { DEFAULT_ACCOUNT } else { id };
+        ctx.caller.check_account(id)?;
+        crate::telemetry::record_account(id);
+        match self.accounts.get(id) {
+            Some(a) if a.config.has_transport() => Ok(a.clone()),
+            _ => Err(Error::account_not_configured(id)),
+        }
+    }
+
+    /// Every configured account, sorted by id.
+    pub fn accounts(&self) -> impl Iterator<Item = &Arc<Account>> {
+        self.accounts.values()
+    }
+
+    /// Text entries waiting in an account's offline queue.
+    pub fn queue_depth(&self, account_id: &str) -> usize {
+        self.write.queue_depth(account_id)
+    }
+}

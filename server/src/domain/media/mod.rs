@@ -1,0 +1,18 @@
+//! Media: what a send carries, from the client's bytes to the peer.
+//!
+//! - [`kind`]: the content types each kind accepts (sniffed), size errors,
+//!   display names.
+//! - [`staging`]: the staging area on disk, its index, quota and sweep.
+//! - [`upload`]: streamed uploads into the staging area.
+//! - [`resolve`]: a send's media sources ([`resolve::MediaSource`]) to
+//!   payloads, and the [`resolve::UrlSource`] port that fetches URLs.
+
+pub mod kind;
+pub mod resolve;
+pub mod staging;
+pub mod upload;
+
+#[cfg(test)]
+mod resolve_tests;
+#[cfg(test)]
+mod tests;

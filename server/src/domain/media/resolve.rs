@@ -1,0 +1,268 @@
+//! Resolving a send's media sources to bytes, before the first frame.
+//!
+//! Every source ends as a [`MediaPayload`]: checked against its kind's size
+//! limit and sniffed type, with its bytes either inline (`data`) or behind
+//! an open file handle (staged uploads, server paths, fetched URLs), so a
+//! sweep or a rename after resolution cannot take them away. URLs are
+//! fetched through the [`UrlSource`] port.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use url::Url;
+
+use super::kind::{SNIFF_BYTES, check_kind, sanitize_file_name, sniff, too_large};
+use super::staging::{MediaOwner, MediaStore, TransientMedia};
+use crate::domain::model::media::read_full;
+use crate::domain::model::{MediaKind, MediaPayload};
+use crate::error::{Error, Kind, Result};
+
+/// A URL's bytes, fetched into the staging area for one send.
+#[derive(Debug)]
+pub struct FetchedMedia {
+    /// The bytes (deleted when dropped).
+    pub media: TransientMedia,
+    /// Display name from the final URL's path, sanitised (may be empty).
+    pub file_name: String,
+}
+
+/// The port that fetches the media a send names by URL.
+#[async_trait::async_trait]
+pub trait UrlSource: Send + Sync + 'static {
+    /// Fetches `url` as media of `kind` for `owner`, within the kind's size
+    /// limit; the error names what was refused (an address, a size, a type).
+    async fn fetch(&self, url: &Url, kind: MediaKind, owner: &MediaOwner) -> Result<FetchedMedia>;
+}
+
+/// Parses a `MediaSource.url` and checks its form (before any fetch):
+/// http or https, with a host.
+pub fn parse_url(raw: &str, field: &str) -> Result<Url> {
+    let url = Url::parse(raw)
+        .map_err(|e| Error::invalid(field, format!("not a valid URL: {e}")).with("url", raw))?;
+    check_scheme(&url)?;
+    if url.host().is_none() {
+        return Err(Error::invalid(field, "the URL has no host").with("url", raw));
+    }
+    Ok(url)
+}
+
+/// Refuses every scheme but http and https (`UrlForbidden`).
+pub fn check_scheme(url: &Url) -> Result<()> {
+    match url.scheme() {
+        "http" | "https" => Ok(()),
+        other => Err(Error::new(
+            Kind::UrlForbidden,
+            format!("only http and https URLs are fetched, not {other}"),
+        )
+        .with("url", url.as_str())
+        .with("scheme", other)),
+    }
+}
+
+/// Where a media item's bytes come from (the request's `MediaSource`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MediaSource {
+    /// An UploadMedia id.
+    MediaId(String),
+    /// An http(s) URL the gateway fetches.
+    Url(String),
+    /// An absolute path under the media roots.
+    Path(String),
+    /// Inline bytes (shared, so resolving and fingerprinting never copy
+    /// them).
+    Data(bytes::Bytes),
+}
+
+impl MediaSource {
+    /// Checks what can be checked without I/O: a parseable http(s) URL, an
+    /// absolute path, non-empty ids and data.
+    pub fn validate(&self, field: &str) -> Result<()> {
+        match self {
+            MediaSource::MediaId(id) if id.is_empty() => {
+                Err(Error::invalid(field, "media_id is empty"))
+            }
+            MediaSource::Data(d) if d.is_empty() => Err(Error::invalid(field, "data is empty")),
+            MediaSource::Url(u) => parse_url(u, field).map(drop),
+            MediaSource::Path(p) if !Path::new(p).is_absolute() => {
+                Err(Error::invalid(field, "path must be absolute").with("path", p))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn io_err(what: &str, e: std::io::Error) -> Error {
+    Error::internal(format!("{what}: {e}"))
+}
+
+/// Resolves media sources.
+#[derive(Clone)]
+pub struct Resolver {
+    media: MediaStore,
+    urls: Arc<dyn UrlSource>,
+    /// Canonical media roots; empty disables `path` sources.
+    roots: Vec<PathBuf>,
+}
+
+impl std::fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resolver")
+            .field("media", &self.media)
+            .field("roots", &self.roots)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Resolver {
+    /// A resolver over the staging area, the URL fetcher and the configured
+    /// media roots (canonicalised now; a root that does not exist is left out
+    /// with a warning).
+    pub fn new(media: MediaStore, urls: Arc<dyn UrlSource>, roots: &[PathBuf]) -> Self {
+        let roots = roots
+            .iter()
+            .filter_map(|r| match std::fs::canonicalize(r) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    tracing::warn!(root = %r.display(), error = %e, "media root unusable");
+                    None
+                }
+            })
+            .collect();
+        Self { media, urls, roots }
+    }
+
+    /// Resolves one source as `kind` for `owner`; `field` names it in errors.
+    pub async fn resolve(
+        &self,
+        owner: &MediaOwner,
+        kind: MediaKind,
+        source: &MediaSource,
+        field: &str,
+    ) -> Result<MediaPayload> {
+        let limit = self.media.limit(kind);
+        let with_field = |e: Error| e.with("field", field);
+        match source {
+            MediaSource::MediaId(id) => {
+                let staged = self.media.get(id, owner).map_err(with_field)?;
+                if staged.size > limit {
+                    return Err(with_field(too_large(kind, limit).with("media_id", id)));
+                }
+                let mime = check_kind(kind, Some(&staged.mime)).map_err(with_field)?;
+                let file = std::fs::File::open(&staged.path).map_err(|_| {
+                    with_field(
+                        Error::new(Kind::MediaNotFound, "the media id is unknown or expired")
+                            .with("media_id", id),
+                    )
+                })?;
+                Ok(MediaPayload::file(
+                    kind,
+                    mime,
+                    staged.file_name,
+                    staged.size,
+                    file,
+                    None,
+                ))
+            }
+            MediaSource::Url(raw) => {
+                let url = parse_url(raw, field)?;
+                let fetched = self
+                    .urls
+                    .fetch(&url, kind, owner)
+                    .await
+                    .map_err(with_field)?;
+                let file = std::fs::File::open(&fetched.media.path)
+                    .map_err(|e| io_err("opening a download", e))?;
+                Ok(MediaPayload::file(
+                    kind,
+                    fetched.media.mime.clone(),
+                    fetched.file_name,
+                    fetched.media.size,
+                    file,
+                    Some(Box::new(fetched.media)),
+                ))
+            }
+            MediaSource::Path(p) => self.resolve_path(kind, p, field).await,
+            MediaSource::Data(bytes) => {
+                let size = bytes.len() as u64;
+                if size > limit {
+                    return Err(with_field(too_large(kind, limit)));
+                }
+                let prefix = bytes.get(..SNIFF_BYTES).unwrap_or(bytes);
+                let mime = check_kind(kind, sniff(prefix)).map_err(with_field)?;
+                Ok(MediaPayload::inline(
+                    kind,
+                    mime,
+                    String::new(),
+                    bytes.clone(),
+                ))
+            }
+        }
+    }
+
+    async fn resolve_path(&self, kind: MediaKind, raw: &str, field: &str) -> Result<MediaPayload> {
+        if self.roots.is_empty() {
+            return Err(Error::new(
+                Kind::MediaSourceDisabled,
+                "server-side paths are disabled (no media.media_roots configured)",
+            )
+            .with("field", field));
+        }
+        let path = PathBuf::from(raw);
+        if !path.is_absolute() {
+            return Err(Error::invalid(field, "path must be absolute").with("path", raw));
+        }
+        let roots = self.roots.clone();
+        let limit = self.media.limit(kind);
+        let field = field.to_string();
+        let raw = raw.to_string();
+        tokio::task::spawn_blocking(move || -> Result<MediaPayload> {
+            let not_found = || {
+                Error::new(
+                    Kind::PathNotFound,
+                    "the path does not exist or is not a regular file",
+                )
+                .with("path", &raw)
+                .with("field", &field)
+            };
+            // Canonicalising resolves `..` and every symlink; what is left
+            // must lie under a (canonical) root.
+            let canonical = std::fs::canonicalize(&path).map_err(|_| not_found())?;
+            if !roots.iter().any(|r| canonical.starts_with(r)) {
+                return Err(Error::new(
+                    Kind::PathForbidden,
+                    "the path is outside the configured media roots",
+                )
+                .with("path", &raw)
+                .with("field", &field));
+            }
+            let mut file = std::fs::File::open(&canonical).map_err(|_| not_found())?;
+            let meta = file.metadata().map_err(|_| not_found())?;
+            if !meta.is_file() {
+                return Err(not_found());
+            }
+            if meta.len() > limit {
+                return Err(too_large(kind, limit)
+                    .with("path", &raw)
+                    .with("field", &field));
+            }
+            let mut prefix = vec![0u8; SNIFF_BYTES];
+            let n = read_full(&mut file, &mut prefix).map_err(|e| io_err("reading a path", e))?;
+            prefix.truncate(n);
+            let mime = check_kind(kind, sniff(&prefix)).map_err(|e| e.with("field", &field))?;
+            let source_name = canonical
+                .file_name()
+                .map(|n| sanitize_file_name(&n.to_string_lossy()))
+                .unwrap_or_default();
+            Ok(MediaPayload::file(
+                kind,
+                mime,
+                source_name,
+                meta.len(),
+                file,
+                None,
+            ))
+        })
+        .await
+        .map_err(|e| Error::internal(format!("path task failed: {e}")))?
+    }
+}

@@ -1,0 +1,158 @@
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use std::sync::Arc;
+
+use super::resolve::{MediaSource, Resolver};
+use super::staging::{MediaOwner, MediaStore};
+use crate::config::MediaConfig;
+use crate::domain::model::{MediaKind, MediaPayload};
+use crate::domain::store::Store;
+use crate::domain::testkit::{png, sample};
+use crate::error::{Kind, Result};
+use crate::fetch::{Fetcher, SystemLookup};
+use crate::onebot::outgoing::base64_uri;
+
+struct Setup {
+    resolver: Resolver,
+    root: PathBuf,
+    outside: PathBuf,
+    _dirs: (tempfile::TempDir, tempfile::TempDir, tempfile::TempDir),
+}
+
+fn setup(with_roots: bool) -> Setup {
+    let data = tempfile::tempdir().unwrap();
+    let root_dir = tempfile::tempdir().unwrap();
+    let outside_dir = tempfile::tempdir().unwrap();
+    let root = root_dir.path().to_path_buf();
+    let outside = outside_dir.path().to_path_buf();
+    let config = MediaConfig {
+        image_max_bytes: 1000,
+        media_roots: if with_roots {
+            vec![root.clone()]
+        } else {
+            vec![]
+        },
+        ..MediaConfig::default()
+    };
+    let store = Store::open(data.path()).unwrap();
+    let media = MediaStore::open(data.path(), store, config.clone()).unwrap();
+    let fetcher = Fetcher::new(&config, media.clone(), Arc::new(SystemLookup));
+    Setup {
+        resolver: Resolver::new(media, Arc::new(fetcher), &config.media_roots),
+        root,
+        outside,
+        _dirs: (data, root_dir, outside_dir),
+    }
+}
+
+async fn resolve(s: &Setup, kind: MediaKind, path: &Path) -> Result<MediaPayload> {
+    s.resolver
+        .resolve(
+            &MediaOwner::account("default"),
+            kind,
+            &MediaSource::Path(path.to_string_lossy().into_owned()),
+            "images[0]",
+        )
+        .await
+}
+
+#[tokio::test]
+async fn paths_are_off_by_default() {
+    let s = setup(false);
+    std::fs::write(s.root.join("a.png"), png(100)).unwrap();
+    let e = resolve(&s, MediaKind::Image, &s.root.join("a.png"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::MediaSourceDisabled);
+}
+
+#[tokio::test]
+async fn paths_under_the_roots_resolve_and_escapes_are_refused() {
+    let s = setup(true);
+    std::fs::create_dir(s.root.join("sub")).unwrap();
+    std::fs::write(s.root.join("sub/a.png"), png(100)).unwrap();
+    std::fs::write(s.outside.join("secret.png"), png(100)).unwrap();
+    std::os::unix::fs::symlink(s.outside.join("secret.png"), s.root.join("link.png")).unwrap();
+    std::os::unix::fs::symlink(&s.outside, s.root.join("linkdir")).unwrap();
+    std::os::unix::fs::symlink(s.root.join("sub/a.png"), s.root.join("inner.png")).unwrap();
+
+    let m = resolve(&s, MediaKind::Image, &s.root.join("sub/a.png"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (m.size, m.mime.as_str(), m.source_name.as_str()),
+        (100, "image/png", "a.png")
+    );
+    let uri = base64_uri(&m).await.unwrap();
+    assert!(uri.starts_with("base64://iVBORw0KGgo"));
+    // A symlink that stays inside is fine.
+    resolve(&s, MediaKind::Image, &s.root.join("inner.png"))
+        .await
+        .unwrap();
+
+    for escape in [
+        s.root
+            .join("sub/../../")
+            .join(s.outside.file_name().unwrap())
+            .join("secret.png"),
+        s.root.join("link.png"),
+        s.root.join("linkdir/secret.png"),
+        s.outside.join("secret.png"),
+        PathBuf::from("/etc/hostname"),
+    ] {
+        let e = resolve(&s, MediaKind::Image, &escape).await.unwrap_err();
+        assert_eq!(e.kind, Kind::PathForbidden, "{}: {e:?}", escape.display());
+    }
+    let e = resolve(&s, MediaKind::Image, &s.root.join("missing.png"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::PathNotFound);
+    let e = resolve(&s, MediaKind::Image, &s.root.join("sub"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::PathNotFound);
+    let e = resolve(&s, MediaKind::Image, Path::new("sub/a.png"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::InvalidRequest);
+}
+
+#[tokio::test]
+async fn path_limits_and_types() {
+    let s = setup(true);
+    std::fs::write(s.root.join("edge.png"), png(1000)).unwrap();
+    std::fs::write(s.root.join("big.png"), png(1001)).unwrap();
+    std::fs::write(s.root.join("clip.png"), sample("mp4", 100)).unwrap();
+    resolve(&s, MediaKind::Image, &s.root.join("edge.png"))
+        .await
+        .unwrap();
+    let e = resolve(&s, MediaKind::Image, &s.root.join("big.png"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::MediaTooLarge);
+    // Named .png, but an MP4 by its bytes.
+    let e = resolve(&s, MediaKind::Image, &s.root.join("clip.png"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::MediaTypeMismatch);
+    let m = resolve(&s, MediaKind::Video, &s.root.join("clip.png"))
+        .await
+        .unwrap();
+    assert_eq!(m.mime, "video/mp4");
+}
+
+#[tokio::test]
+async fn base64_of_a_file_matches_a_whole_encoding() {
+    let s = setup(true);
+    for len in [1, 2, 3, 767 * 1024 + 1, 3 * 256 * 1024, 3 * 256 * 1024 + 2] {
+        let bytes = sample("mp4", len.max(40));
+        let path = s.root.join(format!("v{len}.mp4"));
+        std::fs::write(&path, &bytes).unwrap();
+        let m = resolve(&s, MediaKind::Video, &path).await.unwrap();
+        let uri = base64_uri(&m).await.unwrap();
+        assert_eq!(uri, format!("base64://{}", STANDARD.encode(&bytes)));
+        assert_eq!(uri.capacity(), uri.len(), "exactly sized, no regrowth");
+    }
+}

@@ -1,0 +1,92 @@
+//! What a peer pushes: messages, notices, lifecycle changes, and the
+//! gateway's own connection changes.
+
+use super::message::Message;
+use super::raw::RawJson;
+use super::status::ConnState;
+
+/// An inbound event from the peer, decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InboundEvent {
+    /// A group or private message (`self_sent` for the bot's own messages
+    /// the peer echoes).
+    Message {
+        /// The decoded message.
+        message: Message,
+        /// True for the bot's own messages.
+        self_sent: bool,
+    },
+    /// A poke notice.
+    Poke {
+        /// Group, 0 for private.
+        group_id: i64,
+        /// Poker.
+        user_id: i64,
+        /// Poked.
+        target_id: i64,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
+    /// A member joined a group.
+    MemberJoined {
+        /// Group.
+        group_id: i64,
+        /// New member.
+        user_id: i64,
+        /// Operator.
+        operator_id: i64,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
+    /// A member left a group.
+    MemberLeft {
+        /// Group.
+        group_id: i64,
+        /// Member.
+        user_id: i64,
+        /// Operator.
+        operator_id: i64,
+        /// `leave`, `kick`, `kick_me`.
+        sub_type: String,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
+    /// A member's group card changed.
+    CardChanged {
+        /// Group.
+        group_id: i64,
+        /// Member.
+        user_id: i64,
+        /// New card.
+        card_new: String,
+        /// Old card.
+        card_old: String,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
+    /// The peer's lifecycle changed, or the bot went offline.
+    Lifecycle {
+        /// `connect`, `enable`, `disable` or `offline`.
+        sub_type: String,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
+    /// The gateway's connection changed state.
+    Connection {
+        /// New state.
+        state: ConnState,
+        /// Why.
+        detail: String,
+    },
+    /// Anything else, raw.
+    Unknown {
+        /// The peer's name of the event's kind.
+        post_type: String,
+        /// The group it concerns, when it names one.
+        group_id: Option<i64>,
+        /// Event time (Unix seconds), 0 when it carries none.
+        time: i64,
+        /// The whole event.
+        raw: RawJson,
+    },
+}

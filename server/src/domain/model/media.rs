@@ -1,0 +1,154 @@
+//! Media: the kinds a send carries, and the bytes of one media item ready to
+//! go to a peer.
+
+use std::io::{Read, Seek, SeekFrom};
+
+/// Kind of media (upload limits, segment type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MediaKind {
+    /// An image.
+    Image,
+    /// A video.
+    Video,
+    /// A group file.
+    File,
+}
+
+impl MediaKind {
+    /// Every kind.
+    pub const ALL: [MediaKind; 3] = [MediaKind::Image, MediaKind::Video, MediaKind::File];
+
+    /// Lower-case name (`image`, `video`, `file`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MediaKind::Image => "image",
+            MediaKind::Video => "video",
+            MediaKind::File => "file",
+        }
+    }
+
+    /// The kind of a lower-case name.
+    pub fn from_name(name: &str) -> Option<MediaKind> {
+        MediaKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+enum Body {
+    Inline(bytes::Bytes),
+    File {
+        file: std::fs::File,
+        // Keeps what the bytes belong to (a download deleted when dropped)
+        // alive as long as the payload.
+        _keep: Option<Box<dyn Send + Sync>>,
+    },
+}
+
+/// One media item ready to be sent: checked against its kind's limit and
+/// sniffed type, with its bytes inline or behind an open file handle (so a
+/// sweep or a rename after it was resolved cannot take them away).
+pub struct MediaPayload {
+    /// The kind it is sent as.
+    pub kind: MediaKind,
+    /// Size in bytes.
+    pub size: u64,
+    /// Detected MIME type.
+    pub mime: String,
+    /// Display name from its source (upload name, URL or path base name);
+    /// may be empty.
+    pub source_name: String,
+    body: Body,
+}
+
+impl std::fmt::Debug for MediaPayload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MediaPayload")
+            .field("kind", &self.kind)
+            .field("size", &self.size)
+            .field("mime", &self.mime)
+            .field("source_name", &self.source_name)
+            .finish()
+    }
+}
+
+/// Reads a [`MediaPayload`]'s bytes from the start.
+pub enum PayloadReader {
+    /// Inline bytes.
+    Inline(std::io::Cursor<bytes::Bytes>),
+    /// A file handle of its own.
+    File(std::fs::File),
+}
+
+impl Read for PayloadReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            PayloadReader::Inline(c) => c.read(buf),
+            PayloadReader::File(f) => f.read(buf),
+        }
+    }
+}
+
+impl MediaPayload {
+    /// A payload of inline bytes.
+    pub fn inline(kind: MediaKind, mime: String, source_name: String, bytes: bytes::Bytes) -> Self {
+        Self {
+            kind,
+            size: bytes.len() as u64,
+            mime,
+            source_name,
+            body: Body::Inline(bytes),
+        }
+    }
+
+    /// A payload of `size` bytes in `file`; `keep` lives as long as the
+    /// payload (for example a temporary download removed when dropped).
+    pub fn file(
+        kind: MediaKind,
+        mime: String,
+        source_name: String,
+        size: u64,
+        file: std::fs::File,
+        keep: Option<Box<dyn Send + Sync>>,
+    ) -> Self {
+        Self {
+            kind,
+            size,
+            mime,
+            source_name,
+            body: Body::File { file, _keep: keep },
+        }
+    }
+
+    /// A reader over the bytes from their start. Reading blocks: call it
+    /// off the async threads (for example in `spawn_blocking`).
+    pub fn reader(&self) -> std::io::Result<PayloadReader> {
+        match &self.body {
+            Body::Inline(bytes) => Ok(PayloadReader::Inline(std::io::Cursor::new(bytes.clone()))),
+            Body::File { file, .. } => {
+                let mut file = file.try_clone()?;
+                file.seek(SeekFrom::Start(0))?;
+                Ok(PayloadReader::File(file))
+            }
+        }
+    }
+
+    /// The bytes when they are held in memory.
+    pub fn inline_bytes(&self) -> Option<&bytes::Bytes> {
+        match &self.body {
+            Body::Inline(bytes) => Some(bytes),
+            Body::File { .. } => None,
+        }
+    }
+}
+
+/// Reads from `r` until `buf` is full or the end of the stream; returns how
+/// many bytes were read.
+pub fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}

@@ -1,0 +1,42 @@
+//! Group members and groups, as the peer lists them.
+
+use super::raw::RawJson;
+
+/// A group member.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GroupMember {
+    /// QQ number; `None` when the peer sent none (rendered as `?`).
+    pub user_id: Option<i64>,
+    /// QQ nickname (may be empty).
+    pub nickname: String,
+    /// Group card (may be empty).
+    pub card: String,
+    /// Role as reported; `member` when the peer omits it.
+    pub role: String,
+    /// Special title (may be empty).
+    pub title: String,
+    /// Level as reported (numbers are kept as text).
+    pub level: String,
+    /// Join time, Unix seconds, when reported (non-zero).
+    pub join_time: Option<i64>,
+    /// Last message time, Unix seconds, when reported (non-zero).
+    pub last_sent_time: Option<i64>,
+    /// The peer's own member object, verbatim (cached lists hand out copies
+    /// of their members on every call: the text is shared, not copied).
+    pub raw: RawJson,
+}
+
+/// A group the bot is in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupInfo {
+    /// Group number.
+    pub group_id: i64,
+    /// Group name (may be empty).
+    pub group_name: String,
+    /// Current member count, 0 when unknown.
+    pub member_count: i64,
+    /// Maximum member count, 0 when unknown.
+    pub max_member_count: i64,
+    /// The peer's own group object, verbatim.
+    pub raw: RawJson,
+}

@@ -1,0 +1,155 @@
+//! A message as the domain sees it: who sent it, when, in which chat, and
+//! its segments in order. Ids are `i64` everywhere (some peers use negative
+//! message ids).
+
+use super::chat::ChatRef;
+use super::raw::RawJson;
+
+/// The sender of a message.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sender {
+    /// QQ number.
+    pub user_id: i64,
+    /// Nickname (may be empty).
+    pub nickname: String,
+    /// Group card (may be empty).
+    pub card: String,
+    /// Role as reported (may be empty).
+    pub role: String,
+}
+
+/// One decoded message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// The implementation's message id.
+    pub message_id: i64,
+    /// Real QQ seq when reported.
+    pub message_seq: Option<i64>,
+    /// The seq the peer itself anchors history on, when it reports one
+    /// (the adapter's to use; the domain does not read it).
+    pub peer_seq: Option<i64>,
+    /// Unix seconds.
+    pub time: i64,
+    /// Sender.
+    pub sender: Sender,
+    /// Segments in order.
+    pub segments: Vec<Segment>,
+    /// The chat.
+    pub chat: ChatRef,
+    /// The peer's own message object, verbatim (tool details show it).
+    pub raw: RawJson,
+}
+
+/// One message segment.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Segment {
+    /// Plain text.
+    Text(String),
+    /// A mention: `user_id` when numeric, `all` for everyone.
+    At {
+        /// Mentioned QQ number.
+        user_id: Option<i64>,
+        /// `@全体成员`.
+        all: bool,
+        /// Name the peer attached; for a target that is neither a number nor
+        /// `all`, the target text itself.
+        name: Option<String>,
+    },
+    /// A QQ face.
+    Face {
+        /// Face id.
+        id: String,
+    },
+    /// An image.
+    Image {
+        /// `file`.
+        file: String,
+        /// `url`.
+        url: String,
+        /// Size in bytes, 0 when unknown.
+        file_size: i64,
+        /// `summary`.
+        summary: String,
+    },
+    /// A voice record.
+    Record {
+        /// `file`.
+        file: String,
+        /// `url`.
+        url: String,
+    },
+    /// A video.
+    Video {
+        /// `file`.
+        file: String,
+        /// `url`.
+        url: String,
+    },
+    /// A file.
+    File {
+        /// `file` or `file_id`.
+        file: String,
+        /// `name`.
+        name: String,
+        /// Size in bytes, 0 when unknown.
+        file_size: i64,
+        /// `url`.
+        url: String,
+    },
+    /// A reply to another message.
+    Reply {
+        /// Quoted message id as sent.
+        id: String,
+    },
+    /// A merged forward.
+    Forward {
+        /// `id`, `res_id` or `forward_id`.
+        id: String,
+    },
+    /// A JSON card.
+    Json {
+        /// The JSON text.
+        data: String,
+    },
+    /// An XML card.
+    Xml {
+        /// The XML text.
+        data: String,
+    },
+    /// A poke segment.
+    Poke {
+        /// Poke type.
+        kind: String,
+        /// Poke id.
+        id: String,
+    },
+    /// Anything else.
+    Unknown {
+        /// Segment type name.
+        kind: String,
+        /// The `data` object as compact JSON (`{}` when absent).
+        data_json: String,
+    },
+}
+
+impl Segment {
+    /// The segment's type name (`text`, `at`, `image`, ...; an unknown
+    /// segment its own).
+    pub fn kind(&self) -> &str {
+        match self {
+            Segment::Text(_) => "text",
+            Segment::At { .. } => "at",
+            Segment::Face { .. } => "face",
+            Segment::Image { .. } => "image",
+            Segment::Record { .. } => "record",
+            Segment::Video { .. } => "video",
+            Segment::File { .. } => "file",
+            Segment::Reply { .. } => "reply",
+            Segment::Forward { .. } => "forward",
+            Segment::Json { .. } => "json",
+            Segment::Xml { .. } => "xml",
+            Segment::Poke { .. } => "poke",
+            Segment::Unknown { kind, .. } => kind,
+        }
+    }
+}

@@ -1,0 +1,892 @@
+//! Read-side domain tests over a recording fake `PeerApi`.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::{Notify, watch};
+
+use super::groups::GroupEntry;
+use super::history::HistoryRequest;
+use super::members::MembersRequest;
+use crate::config::{AccountConfig, Config};
+use crate::domain::account::Account;
+use crate::domain::call::{CallCtx, Deadline};
+use crate::domain::gateway::Gateway;
+use crate::domain::model::{
+    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, InboundEvent, MediaKind,
+    MediaPayload, Message,
+};
+use crate::domain::ports::{HistoryPage, OutSegment, PeerApi};
+use crate::error::{Error, Kind, Result};
+use crate::onebot::model::{decode_group, decode_members, decode_message};
+
+#[derive(Debug, Clone, PartialEq)]
+enum Call {
+    History {
+        chat: ChatRef,
+        count: u32,
+        anchor: Option<i64>,
+    },
+    Members {
+        group_id: i64,
+        no_cache: Option<bool>,
+    },
+    Groups,
+    Other(&'static str),
+}
+
+type HistoryFn = dyn Fn(ChatRef, u32, Option<i64>) -> Result<HistoryPage> + Send + Sync;
+
+/// A peer that records every call. History answers from `history`;
+/// member lists are `members` (a fresh copy per call, tagged with the call
+/// number in `nickname`); `gate`, when set, holds member calls until
+/// notified.
+struct Fake {
+    calls: Mutex<Vec<Call>>,
+    history: Box<HistoryFn>,
+    members: Vec<Value>,
+    groups: Vec<Value>,
+    gate: Option<(Arc<Notify>, Arc<Notify>)>,
+    status: watch::Sender<AccountStatus>,
+}
+
+impl Fake {
+    fn new() -> Self {
+        Self {
+            calls: Mutex::new(Vec::new()),
+            history: Box::new(|_, _, _| Ok(HistoryPage::default())),
+            members: Vec::new(),
+            groups: Vec::new(),
+            gate: None,
+            status: watch::Sender::new(AccountStatus::default()),
+        }
+    }
+
+    fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap().clone()
+    }
+
+    fn record(&self, call: Call) {
+        self.calls.lock().unwrap().push(call);
+    }
+}
+
+#[async_trait::async_trait]
+impl PeerApi for Fake {
+    fn status(&self) -> AccountStatus {
+        self.status.borrow().clone()
+    }
+    fn watch_status(&self) -> watch::Receiver<AccountStatus> {
+        self.status.subscribe()
+    }
+    async fn get_history(
+        &self,
+        chat: ChatRef,
+        count: u32,
+        anchor: Option<i64>,
+        _deadline: Deadline,
+    ) -> Result<HistoryPage> {
+        self.record(Call::History {
+            chat,
+            count,
+            anchor,
+        });
+        (self.history)(chat, count, anchor)
+    }
+    async fn get_group_members(
+        &self,
+        group_id: i64,
+        no_cache: Option<bool>,
+        _deadline: Deadline,
+    ) -> Result<Vec<GroupMember>> {
+        self.record(Call::Members { group_id, no_cache });
+        let n = self.calls().len();
+        if let Some((entered, release)) = &self.gate {
+            entered.notify_one();
+            release.notified().await;
+        }
+        Ok(decode_members(
+            self.members
+                .iter()
+                .map(|m| {
+                    let mut m = m.clone();
+                    m["title"] = json!(format!("call{n}"));
+                    m
+                })
+                .collect(),
+        ))
+    }
+    async fn get_groups(&self, _deadline: Deadline) -> Result<Vec<GroupInfo>> {
+        self.record(Call::Groups);
+        Ok(self.groups.iter().filter_map(decode_group).collect())
+    }
+    async fn send_message(
+        &self,
+        _chat: ChatRef,
+        _segments: &[OutSegment<'_>],
+        _deadline: Deadline,
+    ) -> Result<i64> {
+        self.record(Call::Other("send_message"));
+        Err(Error::internal("not part of the read side"))
+    }
+    async fn upload_file(
+        &self,
+        _chat: ChatRef,
+        _file: &MediaPayload,
+        _name: &str,
+        _deadline: Deadline,
+    ) -> Result<()> {
+        self.record(Call::Other("upload_file"));
+        Err(Error::internal("not part of the read side"))
+    }
+    async fn poke(&self, _g: i64, _u: i64, _deadline: Deadline) -> Result<()> {
+        self.record(Call::Other("poke"));
+        Err(Error::internal("not part of the read side"))
+    }
+    fn check_media(&self, _kind: MediaKind) -> Result<()> {
+        Ok(())
+    }
+}
+
+fn account_config(groups: &[i64], ttl: u64) -> AccountConfig {
+    AccountConfig {
+        ws_url: Some("ws://127.0.0.1:3001/".into()),
+        groups: groups.to_vec(),
+        member_cache_ttl_secs: ttl,
+        ..AccountConfig::default()
+    }
+}
+
+/// A gateway over `fake` (account `default`, and `bare` without a
+/// transport), its data directory removed when the returned guard drops.
+fn gateway_with(fake: Fake, config: AccountConfig) -> (Gateway, Arc<Fake>, Guard) {
+    let fake = Arc::new(fake);
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = Config::default();
+    cfg.server.data_dir = dir.path().to_path_buf();
+    cfg.accounts.insert("default".into(), config.clone());
+    cfg.accounts.insert("bare".into(), AccountConfig::default());
+    let accounts = vec![
+        Account {
+            id: "default".into(),
+            config,
+            peer: fake.clone(),
+        },
+        Account {
+            id: "bare".into(),
+            config: AccountConfig::default(),
+            peer: fake.clone(),
+        },
+    ];
+    let stop = tokio_util::sync::CancellationToken::new();
+    let gw = crate::domain::testkit::gateway(cfg, accounts, stop.clone());
+    (gw, fake, (dir, stop.drop_guard()))
+}
+
+/// Keeps a test gateway's data directory and background tasks alive.
+type Guard = (tempfile::TempDir, tokio_util::sync::DropGuard);
+
+fn gateway(fake: Fake) -> (Gateway, Arc<Fake>, Guard) {
+    gateway_with(fake, account_config(&[], 60))
+}
+
+fn message(id: i64, time: i64, user: i64) -> Message {
+    decode_message(
+        &json!({"message_id": id, "time": time, "sender": {"user_id": user, "nickname": format!("u{user}")},
+                "message": format!("m{id}")}),
+        Some(ChatRef::Group(1)),
+    )
+    .unwrap()
+}
+
+fn message_with_seq(id: i64, seq: i64, time: i64) -> Message {
+    Message {
+        message_seq: Some(seq),
+        ..message(id, time, 10001 + seq % 12)
+    }
+}
+
+/// An adapter honouring its contract over `log` (oldest first): the newest
+/// `count` messages strictly older than the anchor, in reverse order (the
+/// domain must sort), `has_more` when older ones remain.
+fn paging(log: Vec<Message>) -> Box<HistoryFn> {
+    Box::new(move |_, count, anchor| {
+        let end = match anchor {
+            Some(a) => log
+                .iter()
+                .position(|m| m.message_id == a)
+                .ok_or_else(|| Error::new(Kind::OnebotActionFailed, "no such message"))?,
+            None => log.len(),
+        };
+        let start = end.saturating_sub(count as usize);
+        let mut messages = log[start..end].to_vec();
+        messages.reverse();
+        Ok(HistoryPage {
+            messages,
+            has_more: start > 0,
+        })
+    })
+}
+
+fn req(chat: ChatRef, count: i32, anchor: Option<i64>) -> HistoryRequest {
+    HistoryRequest {
+        account_id: String::new(),
+        chat: Some(chat),
+        count,
+        anchor_message_id: anchor,
+    }
+}
+
+#[tokio::test]
+async fn invalid_chat_or_account_makes_no_peer_call() {
+    let (gw, fake, _guard) = gateway(Fake::new());
+    let cases = [
+        (None, "default", Kind::InvalidRequest, Some("chat")),
+        (
+            Some(ChatRef::Group(0)),
+            "default",
+            Kind::InvalidRequest,
+            Some("chat.group_id"),
+        ),
+        (
+            Some(ChatRef::Group(-3)),
+            "default",
+            Kind::InvalidRequest,
+            Some("chat.group_id"),
+        ),
+        (
+            Some(ChatRef::Private(0)),
+            "default",
+            Kind::InvalidRequest,
+            Some("chat.user_id"),
+        ),
+        (
+            Some(ChatRef::Private(i64::MIN)),
+            "",
+            Kind::InvalidRequest,
+            Some("chat.user_id"),
+        ),
+        (
+            Some(ChatRef::Group(1)),
+            "nobody",
+            Kind::AccountNotConfigured,
+            None,
+        ),
+        (
+            Some(ChatRef::Group(1)),
+            "bare",
+            Kind::AccountNotConfigured,
+            None,
+        ),
+    ];
+    for (chat, account, kind, field) in cases {
+        let err = gw
+            .get_history(
+                HistoryRequest {
+                    account_id: account.into(),
+                    chat,
+                    count: 5,
+                    anchor_message_id: None,
+                },
+                CallCtx::anonymous(),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind, kind, "{chat:?} {account}");
+        assert_eq!(err.field.as_deref(), field);
+    }
+    let err = gw
+        .get_history(req(ChatRef::Group(-3), 5, None), CallCtx::anonymous())
+        .await
+        .unwrap_err();
+    assert_eq!(err.meta("group_id"), Some("-3"));
+    let err = gw
+        .get_history(
+            HistoryRequest {
+                account_id: "nobody".into(),
+                ..req(ChatRef::Group(1), 1, None)
+            },
+            CallCtx::anonymous(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.meta("account_id"), Some("nobody"));
+
+    for (group_id, account, kind) in [
+        (0, "default", Kind::InvalidRequest),
+        (-1, "default", Kind::InvalidRequest),
+        (i64::MIN, "default", Kind::InvalidRequest),
+        (5, "nobody", Kind::AccountNotConfigured),
+        (5, "bare", Kind::AccountNotConfigured),
+    ] {
+        let err = gw
+            .list_group_members(
+                MembersRequest {
+                    account_id: account.into(),
+                    group_id,
+                    no_cache: Some(true),
+                    limit: 5,
+                },
+                CallCtx::anonymous(),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind, kind);
+        if kind == Kind::InvalidRequest {
+            assert_eq!(err.field.as_deref(), Some("group_id"));
+        }
+    }
+    for account in ["nobody", "bare"] {
+        let err = gw
+            .list_groups(account, CallCtx::anonymous())
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind, Kind::AccountNotConfigured);
+    }
+    assert_eq!(fake.calls(), vec![]);
+}
+
+#[tokio::test]
+async fn count_is_defaulted_and_clamped() {
+    let (gw, fake, _guard) = gateway(Fake::new());
+    let cases = [
+        (0, 20),
+        (-5, 1),
+        (1, 1),
+        (100, 100),
+        (101, 100),
+        (1_000_000_000, 100),
+        (i32::MIN, 1),
+        (i32::MAX, 100),
+    ];
+    for (count, _) in cases {
+        gw.get_history(
+            req(ChatRef::Private(10001), count, None),
+            CallCtx::anonymous(),
+        )
+        .await
+        .unwrap();
+    }
+    let sent: Vec<u32> = fake
+        .calls()
+        .into_iter()
+        .map(|c| match c {
+            Call::History {
+                count,
+                chat,
+                anchor,
+            } => {
+                assert_eq!((chat, anchor), (ChatRef::Private(10001), None));
+                count
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(sent, cases.map(|c| c.1));
+}
+
+#[tokio::test]
+async fn sorted_by_time_stably_whatever_the_peer_order() {
+    let mut fake = Fake::new();
+    fake.history = Box::new(|_, _, _| {
+        Ok(HistoryPage {
+            messages: vec![
+                message(5, 10, 1),
+                message(3, 5, 1),
+                message(4, 10, 1),
+                message(1, 1, 1),
+                message(2, 5, 1),
+            ],
+            has_more: false,
+        })
+    });
+    let (gw, _, _guard) = gateway(fake);
+    let page = gw
+        .get_history(req(ChatRef::Group(1), 10, None), CallCtx::anonymous())
+        .await
+        .unwrap();
+    let ids: Vec<i64> = page.messages.iter().map(|m| m.message_id).collect();
+    assert_eq!(ids, [1, 3, 2, 5, 4]);
+    assert_eq!(page.next_anchor_message_id, None);
+    assert_eq!(page.target, "group:1");
+    assert_eq!(page.chat, ChatRef::Group(1));
+    assert_eq!(
+        page.rendered.lines().map(|l| &l[11..]).collect::<Vec<_>>(),
+        [
+            "u1(1): m1",
+            "u1(1): m3",
+            "u1(1): m2",
+            "u1(1): m5",
+            "u1(1): m4"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn keeps_the_newest_count_drops_the_anchor_and_sets_the_next_anchor() {
+    let mut fake = Fake::new();
+    // A peer that ignores `count`, includes the anchor and answers new→old.
+    fake.history = Box::new(|_, _, anchor| {
+        let top = anchor.unwrap_or(30);
+        Ok(HistoryPage {
+            messages: (1..=top).rev().map(|i| message(i, 1000 + i, 7)).collect(),
+            has_more: false,
+        })
+    });
+    let (gw, fake, _guard) = gateway(fake);
+    let page = gw
+        .get_history(req(ChatRef::Group(9), 10, Some(25)), CallCtx::anonymous())
+        .await
+        .unwrap();
+    let ids: Vec<i64> = page.messages.iter().map(|m| m.message_id).collect();
+    assert_eq!(ids, (15..=24).collect::<Vec<_>>());
+    // Older messages were cut off, so there is a next page.
+    assert_eq!(page.next_anchor_message_id, Some(15));
+    assert_eq!(
+        fake.calls(),
+        vec![Call::History {
+            chat: ChatRef::Group(9),
+            count: 10,
+            anchor: Some(25),
+        }]
+    );
+}
+
+#[tokio::test]
+async fn next_anchor_follows_has_more() {
+    for (has_more, n, want) in [
+        (true, 3, Some(-30)),
+        (false, 3, None),
+        (true, 0, None),
+        (false, 0, None),
+    ] {
+        let mut fake = Fake::new();
+        fake.history = Box::new(move |_, _, _| {
+            Ok(HistoryPage {
+                // SnowLuma-style negative ids.
+                messages: (1..=n).map(|i| message(-10 * i, 100 - i, 3)).collect(),
+                has_more,
+            })
+        });
+        let (gw, _, _guard) = gateway(fake);
+        let page = gw
+            .get_history(req(ChatRef::Private(3), 20, None), CallCtx::anonymous())
+            .await
+            .unwrap();
+        assert_eq!(page.next_anchor_message_id, want, "{has_more} {n}");
+        if n == 0 {
+            assert_eq!(page.rendered, "（无历史消息）");
+            assert!(page.messages.is_empty());
+        }
+    }
+}
+
+#[tokio::test]
+async fn pages_through_a_long_chat_without_gap_or_duplicate() {
+    // Equal times in runs, as the sandbox's group 20000003 has.
+    // The fake answers new→old, so equal times arrive in reverse; the real
+    // seq puts them back in order.
+    let log: Vec<Message> = (0..300)
+        .map(|i| message_with_seq(1_000_000 + i * 7, i + 1, 5000 + i / 3))
+        .collect();
+    let want: Vec<i64> = log.iter().map(|m| m.message_id).collect();
+    let mut fake = Fake::new();
+    fake.history = paging(log);
+    let (gw, fake, _guard) = gateway(fake);
+    let mut anchor = None;
+    let mut pages: Vec<Vec<i64>> = Vec::new();
+    loop {
+        let page = gw
+            .get_history(
+                req(ChatRef::Group(20000003), 40, anchor),
+                CallCtx::anonymous(),
+            )
+            .await
+            .unwrap();
+        assert!(page.messages.len() <= 40);
+        pages.push(page.messages.iter().map(|m| m.message_id).collect());
+        match page.next_anchor_message_id {
+            Some(next) => anchor = Some(next),
+            None => break,
+        }
+    }
+    let got: Vec<i64> = pages.into_iter().rev().flatten().collect();
+    assert_eq!(got, want);
+    assert_eq!(fake.calls().len(), 8);
+}
+
+#[tokio::test]
+async fn peer_errors_pass_through() {
+    let mut fake = Fake::new();
+    fake.history = Box::new(|_, _, _| {
+        Err(Error::new(
+            Kind::HistoryUnsupported,
+            "go-cqhttp has no private history",
+        ))
+    });
+    let (gw, _, _guard) = gateway(fake);
+    let err = gw
+        .get_history(req(ChatRef::Private(5), 0, None), CallCtx::anonymous())
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, Kind::HistoryUnsupported);
+}
+
+fn members_fake(n: i64) -> Fake {
+    let mut fake = Fake::new();
+    fake.members = (0..n)
+        .map(|i| json!({"user_id": 10001 + i, "nickname": format!("成员{i}"), "role": if i == 0 { "owner" } else { "member" }}))
+        .collect();
+    fake
+}
+
+fn mreq(group_id: i64, no_cache: Option<bool>, limit: i32) -> MembersRequest {
+    MembersRequest {
+        account_id: String::new(),
+        group_id,
+        no_cache,
+        limit,
+    }
+}
+
+#[tokio::test]
+async fn limit_is_defaulted_and_clamped() {
+    // Cache off, so every call reaches the peer.
+    let (gw, fake, _guard) = gateway_with(members_fake(600), account_config(&[], 0));
+    for (limit, shown) in [
+        (0, 100),
+        (-5, 1),
+        (1, 1),
+        (100, 100),
+        (101, 101),
+        (500, 500),
+        (501, 500),
+        (1_000_000_000, 500),
+        (i32::MIN, 1),
+        (i32::MAX, 500),
+    ] {
+        let m = gw
+            .list_group_members(mreq(7, None, limit), CallCtx::anonymous())
+            .await
+            .unwrap();
+        assert_eq!(
+            (m.total, m.shown(), m.members.len()),
+            (600, shown, shown),
+            "{limit}"
+        );
+        assert!(!m.from_cache);
+        let lines: Vec<&str> = m.rendered.lines().collect();
+        assert_eq!(lines.len(), shown + 1);
+        assert_eq!(
+            lines.last().copied(),
+            Some(format!("（仅显示前 {shown} / 共 600 名成员）").as_str())
+        );
+    }
+    assert_eq!(fake.calls().len(), 10);
+}
+
+#[tokio::test]
+async fn members_render_like_the_seed() {
+    let (gw, _, _guard) = gateway(members_fake(120));
+    let m = gw
+        .list_group_members(mreq(20000002, Some(true), 50), CallCtx::anonymous())
+        .await
+        .unwrap();
+    assert_eq!((m.group_id, m.total, m.shown()), (20000002, 120, 50));
+    let lines: Vec<&str> = m.rendered.lines().collect();
+    assert_eq!(lines[0], "成员0(10001) — owner");
+    assert_eq!(lines[50], "（仅显示前 50 / 共 120 名成员）");
+    assert_eq!(lines.len(), 51);
+
+    let (gw, _, _guard) = gateway(members_fake(3));
+    let m = gw
+        .list_group_members(mreq(1, None, 0), CallCtx::anonymous())
+        .await
+        .unwrap();
+    assert_eq!((m.total, m.shown()), (3, 3));
+    assert_eq!(m.rendered.lines().count(), 3);
+
+    let (gw, _, _guard) = gateway(members_fake(0));
+    let m = gw
+        .list_group_members(mreq(1, None, 0), CallCtx::anonymous())
+        .await
+        .unwrap();
+    assert_eq!((m.total, m.shown()), (0, 0));
+    assert_eq!(m.rendered, "（该群暂无成员信息）");
+}
+
+fn title(m: &super::members::Members) -> &str {
+    &m.members[0].title
+}
+
+#[tokio::test(start_paused = true)]
+async fn cache_hit_bypass_ttl_and_invalidation() {
+    let (gw, fake, _guard) = gateway_with(members_fake(3), account_config(&[], 60));
+    let ctx = CallCtx::anonymous();
+    let get = |no_cache| gw.list_group_members(mreq(5, no_cache, 0), ctx.clone());
+
+    let first = get(None).await.unwrap();
+    assert!(!first.from_cache);
+    assert_eq!(title(&first), "call1");
+    // Hit: same list, same fetched_at, no call.
+    let hit = get(None).await.unwrap();
+    assert!(hit.from_cache);
+    assert_eq!((title(&hit), hit.fetched_at), ("call1", first.fetched_at));
+    let hit = get(Some(false)).await.unwrap();
+    assert!(hit.from_cache);
+    assert_eq!(fake.calls().len(), 1);
+
+    // Bypass: reaches the peer with no_cache=true and refreshes the cache.
+    let fresh = get(Some(true)).await.unwrap();
+    assert!(!fresh.from_cache);
+    assert_eq!(title(&fresh), "call2");
+    let hit = get(None).await.unwrap();
+    assert_eq!((hit.from_cache, title(&hit)), (true, "call2"));
+
+    // TTL.
+    tokio::time::advance(Duration::from_secs(59)).await;
+    assert!(get(None).await.unwrap().from_cache);
+    tokio::time::advance(Duration::from_secs(1)).await;
+    let expired = get(None).await.unwrap();
+    assert_eq!((expired.from_cache, title(&expired)), (false, "call3"));
+
+    // Other groups and accounts are separate entries.
+    gw.member_cache.invalidate("default", 6);
+    gw.member_cache.invalidate("other", 5);
+    assert!(get(None).await.unwrap().from_cache);
+    gw.member_cache.invalidate("default", 5);
+    let after = get(None).await.unwrap();
+    assert_eq!((after.from_cache, title(&after)), (false, "call4"));
+
+    // Member events and reconnects invalidate; other events do not.
+    let events = [
+        (
+            InboundEvent::Poke {
+                group_id: 5,
+                user_id: 1,
+                target_id: 2,
+                time: 0,
+            },
+            true,
+        ),
+        (
+            InboundEvent::MemberJoined {
+                group_id: 5,
+                user_id: 1,
+                operator_id: 0,
+                time: 0,
+            },
+            false,
+        ),
+        (
+            InboundEvent::MemberLeft {
+                group_id: 5,
+                user_id: 1,
+                operator_id: 0,
+                sub_type: "leave".into(),
+                time: 0,
+            },
+            false,
+        ),
+        (
+            InboundEvent::CardChanged {
+                group_id: 5,
+                user_id: 1,
+                card_new: "a".into(),
+                card_old: "b".into(),
+                time: 0,
+            },
+            false,
+        ),
+        (
+            InboundEvent::MemberJoined {
+                group_id: 6,
+                user_id: 1,
+                operator_id: 0,
+                time: 0,
+            },
+            true,
+        ),
+        (
+            InboundEvent::Connection {
+                state: ConnState::Connected,
+                detail: String::new(),
+            },
+            false,
+        ),
+        (
+            InboundEvent::Connection {
+                state: ConnState::Backoff,
+                detail: String::new(),
+            },
+            true,
+        ),
+    ];
+    for (event, still_cached) in events {
+        get(None).await.unwrap();
+        gw.member_cache.observe("default", &event);
+        assert_eq!(
+            get(None).await.unwrap().from_cache,
+            still_cached,
+            "{event:?}"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn ttl_zero_disables_the_cache() {
+    let (gw, fake, _guard) = gateway_with(members_fake(2), account_config(&[], 0));
+    for _ in 0..3 {
+        let m = gw
+            .list_group_members(mreq(5, None, 0), CallCtx::anonymous())
+            .await
+            .unwrap();
+        assert!(!m.from_cache);
+    }
+    assert_eq!(
+        fake.calls(),
+        vec![
+            Call::Members {
+                group_id: 5,
+                no_cache: None
+            };
+            3
+        ]
+    );
+}
+
+#[tokio::test]
+async fn no_cache_is_passed_only_when_set() {
+    let (gw, fake, _guard) = gateway_with(members_fake(1), account_config(&[], 0));
+    for no_cache in [None, Some(false), Some(true)] {
+        gw.list_group_members(mreq(8, no_cache, 0), CallCtx::anonymous())
+            .await
+            .unwrap();
+    }
+    let sent: Vec<Option<bool>> = fake
+        .calls()
+        .into_iter()
+        .map(|c| match c {
+            Call::Members { no_cache, .. } => no_cache,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(sent, [None, Some(false), Some(true)]);
+}
+
+#[tokio::test]
+async fn a_fetch_overtaken_by_an_invalidation_is_not_cached() {
+    let entered = Arc::new(Notify::new());
+    let release = Arc::new(Notify::new());
+    let mut fake = members_fake(2);
+    fake.gate = Some((entered.clone(), release.clone()));
+    let (gw, fake, _guard) = gateway(fake);
+    let gw = Arc::new(gw);
+    let task = {
+        let gw = gw.clone();
+        tokio::spawn(async move {
+            gw.list_group_members(mreq(5, None, 0), CallCtx::anonymous())
+                .await
+        })
+    };
+    entered.notified().await;
+    gw.member_cache.observe(
+        "default",
+        &InboundEvent::MemberJoined {
+            group_id: 5,
+            user_id: 9,
+            operator_id: 0,
+            time: 0,
+        },
+    );
+    release.notify_one();
+    assert!(!task.await.unwrap().unwrap().from_cache);
+    // Not stored: the next read reaches the peer again.
+    let next = tokio::spawn({
+        let gw = gw.clone();
+        async move {
+            gw.list_group_members(mreq(5, None, 0), CallCtx::anonymous())
+                .await
+        }
+    });
+    entered.notified().await;
+    release.notify_one();
+    let next = next.await.unwrap().unwrap();
+    assert!(!next.from_cache);
+    assert_eq!(fake.calls().len(), 2);
+    // That one was stored.
+    assert!(
+        gw.list_group_members(mreq(5, None, 0), CallCtx::anonymous())
+            .await
+            .unwrap()
+            .from_cache
+    );
+}
+
+fn groups_fake() -> Fake {
+    let mut fake = Fake::new();
+    fake.groups = vec![
+        json!({"group_id": 20000002, "group_name": "示例群", "member_count": 120, "max_member_count": 500}),
+        json!({"group_id": "20000003", "group_name": "沙盒群", "member_count": 36, "max_member_count": 200}),
+        json!({"group_name": "no id"}),
+        json!({"group_id": 20000002, "group_name": "duplicate"}),
+        json!({"group_id": 30000001, "group_name": "其他群", "member_count": 8}),
+    ];
+    fake
+}
+
+fn ids(groups: &[GroupEntry]) -> Vec<(i64, bool, bool)> {
+    groups
+        .iter()
+        .map(|g| (g.group_id, g.whitelisted, g.joined))
+        .collect()
+}
+
+#[tokio::test]
+async fn groups_follow_the_whitelist() {
+    let (gw, fake, _guard) = gateway_with(
+        groups_fake(),
+        account_config(&[20000003, 40000004, 20000002, 20000003], 60),
+    );
+    let groups = gw.list_groups("", CallCtx::anonymous()).await.unwrap();
+    assert_eq!(
+        ids(&groups.groups),
+        [
+            (20000003, true, true),
+            (40000004, true, false),
+            (20000002, true, true)
+        ]
+    );
+    assert_eq!(groups.groups[2].group_name, "示例群");
+    assert_eq!(groups.groups[2].max_member_count, 500);
+    assert!(groups.groups[1].raw.is_none());
+    assert_eq!(
+        groups.rendered,
+        "沙盒群(20000003) — 36 名成员\n?(40000004) — 未加入\n示例群(20000002) — 120 名成员"
+    );
+    assert_eq!(fake.calls(), vec![Call::Groups]);
+}
+
+#[tokio::test]
+async fn without_a_whitelist_every_group_is_listed() {
+    let (gw, _, _guard) = gateway(groups_fake());
+    let groups = gw
+        .list_groups("default", CallCtx::anonymous())
+        .await
+        .unwrap();
+    assert_eq!(
+        ids(&groups.groups),
+        [
+            (20000002, false, true),
+            (20000003, false, true),
+            (30000001, false, true)
+        ]
+    );
+    assert_eq!(groups.groups[0].group_name, "示例群");
+
+    let (gw, _, _guard) = gateway(Fake::new());
+    let groups = gw.list_groups("", CallCtx::anonymous()).await.unwrap();
+    assert!(groups.groups.is_empty());
+    assert_eq!(groups.rendered, "（暂无可用的群）");
+}

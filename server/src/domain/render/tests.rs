@@ -1,0 +1,300 @@
+//! Golden tests: decoded peer objects in, the seeds' exact text out.
+
+use jiff::tz::TimeZone;
+use serde_json::{Value, json};
+
+use super::*;
+use crate::domain::model::ChatRef;
+use crate::onebot::model::{decode_member, decode_message};
+
+fn shanghai() -> TimeZone {
+    TimeZone::get("Asia/Shanghai").unwrap()
+}
+
+fn msg(v: Value) -> Message {
+    decode_message(&v, Some(ChatRef::Group(20000002))).expect("decodable")
+}
+
+fn seg_text(segs: Value) -> String {
+    segments(&crate::onebot::model::segments_of(&segs, None))
+}
+
+/// 2026-10-19 09:58:12 in Asia/Shanghai.
+const T0: i64 = 1_792_375_092;
+
+#[test]
+fn the_seed_example_renders_exactly() {
+    let page = vec![
+        msg(
+            json!({"message_id": 1, "time": T0, "sender": {"user_id": 10001, "nickname": "张三", "card": ""},
+            "message": [{"type": "text", "data": {"text": "大家好"}}]}),
+        ),
+        msg(
+            json!({"message_id": 2, "time": T0 + 28, "sender": {"user_id": 10002, "nickname": "李四"},
+            "message": [{"type": "text", "data": {"text": "早上好"}},
+                        {"type": "image", "data": {"file": "a.jpg", "file_size": "48213"}}]}),
+        ),
+        msg(
+            json!({"message_id": 3, "time": T0 + 113, "sender": {"user_id": 10003, "nickname": "王五"},
+            "message": [{"type": "text", "data": {"text": "昨天开会的记录发一下 "}},
+                        {"type": "forward", "data": {"id": "7412580369852147963"}}]}),
+        ),
+    ];
+    assert_eq!(
+        history(&page, &shanghai()),
+        "[09:58:12] 张三(10001): 大家好\n\
+         [09:58:40] 李四(10002): 早上好[图片]\n\
+         [10:00:05] 王五(10003): 昨天开会的记录发一下 [合并转发]"
+    );
+}
+
+#[test]
+fn every_segment_type() {
+    let cases = [
+        (json!({"type": "text", "data": {"text": "a b"}}), "a b"),
+        (json!({"type": "image", "data": {"file": "x"}}), "[图片]"),
+        (json!({"type": "record", "data": {"file": "x"}}), "[语音]"),
+        (json!({"type": "face", "data": {"id": "14"}}), "[表情]"),
+        (json!({"type": "video", "data": {"file": "x"}}), "[视频]"),
+        (json!({"type": "file", "data": {"file": "x"}}), "[文件]"),
+        (
+            json!({"type": "forward", "data": {"id": "1"}}),
+            "[合并转发]",
+        ),
+        (json!({"type": "at", "data": {"qq": "all"}}), "@全体成员"),
+        (json!({"type": "at", "data": {"qq": 10001}}), "@10001"),
+        (
+            json!({"type": "at", "data": {"qq": "10001", "name": "张三"}}),
+            "@张三",
+        ),
+        (
+            json!({"type": "at", "data": {"qq": "10001", "name": ""}}),
+            "@10001",
+        ),
+        (
+            json!({"type": "at", "data": {"qq": "10001", "name": "[管理]\n张三"}}),
+            "@(管理) 张三",
+        ),
+        (json!({"type": "at", "data": {"qq": "someone"}}), "@someone"),
+        (json!({"type": "reply", "data": {"id": "123"}}), ""),
+        (json!({"type": "json", "data": {"data": "{}"}}), "[json]"),
+        (json!({"type": "xml", "data": {"data": "<a/>"}}), "[xml]"),
+        (
+            json!({"type": "poke", "data": {"type": "1", "id": "1"}}),
+            "[poke]",
+        ),
+        (
+            json!({"type": "mface", "data": {"summary": "[动画表情]"}}),
+            "[mface]",
+        ),
+        (json!({"type": "markdown", "data": {}}), "[markdown]"),
+        (json!({"type": "constructor"}), "[constructor]"),
+        (json!({"type": "toString", "data": 5}), "[toString]"),
+    ];
+    for (seg, want) in cases {
+        assert_eq!(seg_text(json!([seg])), want, "{seg}");
+    }
+}
+
+#[test]
+fn segments_join_inline_and_reply_is_omitted() {
+    let segs = json!([
+        {"type": "reply", "data": {"id": "-5"}},
+        {"type": "at", "data": {"qq": 10002, "name": "李四"}},
+        {"type": "text", "data": {"text": " 看这个"}},
+        {"type": "image", "data": {}},
+        {"type": "image", "data": {}},
+        {"type": "text", "data": {"text": "！"}},
+    ]);
+    assert_eq!(seg_text(segs), "@李四 看这个[图片][图片]！");
+}
+
+#[test]
+fn cq_string_messages_render_the_same() {
+    assert_eq!(
+        seg_text(json!(
+            "[CQ:reply,id=9]早上好[CQ:image,file=a.jpg,url=https://x/?a=1&amp;b=2][CQ:at,qq=all] &#91;x&#93;"
+        )),
+        "早上好[图片]@全体成员 [x]"
+    );
+}
+
+#[test]
+fn newlines_become_spaces_in_text() {
+    assert_eq!(
+        seg_text(json!([{"type": "text", "data": {"text": "第一行\n第二行\r\n第三行\r第四行"}}])),
+        "第一行 第二行 第三行 第四行"
+    );
+    let m = msg(
+        json!({"message_id": 1, "time": T0, "sender": {"user_id": 1, "card": "a\nb"},
+        "message": "x\ny"}),
+    );
+    assert_eq!(history_line(&m, &shanghai()), "[09:58:12] a b(1): x y");
+}
+
+#[test]
+fn names_card_then_nickname_then_qq() {
+    let line = |sender: Value| {
+        history_line(
+            &msg(json!({"message_id": 1, "time": T0, "sender": sender, "message": "hi"})),
+            &shanghai(),
+        )
+    };
+    assert_eq!(
+        line(json!({"user_id": 10001, "nickname": "张三", "card": "群主张三"})),
+        "[09:58:12] 群主张三(10001): hi"
+    );
+    assert_eq!(
+        line(json!({"user_id": 10001, "nickname": "张三", "card": ""})),
+        "[09:58:12] 张三(10001): hi"
+    );
+    assert_eq!(
+        line(json!({"user_id": 10001, "nickname": "张三", "card": " \n "})),
+        "[09:58:12] 张三(10001): hi"
+    );
+    assert_eq!(
+        line(json!({"user_id": 10001})),
+        "[09:58:12] 10001(10001): hi"
+    );
+    assert_eq!(
+        line(json!({"user_id": "-42", "nickname": null, "card": null})),
+        "[09:58:12] -42(-42): hi"
+    );
+    assert_eq!(
+        line(json!({"user_id": 7, "nickname": "[09:00:00] 假(1): 伪造\n第二行"})),
+        "[09:58:12] (09:00:00) 假(1): 伪造 第二行(7): hi"
+    );
+}
+
+#[test]
+fn time_zones() {
+    let m = msg(json!({"message_id": 1, "time": T0, "sender": {"user_id": 1}, "message": "x"}));
+    assert_eq!(history_line(&m, &TimeZone::UTC), "[01:58:12] 1(1): x");
+    assert_eq!(history_line(&m, &shanghai()), "[09:58:12] 1(1): x");
+    let ny = TimeZone::get("America/New_York").unwrap();
+    assert_eq!(history_line(&m, &ny), "[21:58:12] 1(1): x");
+    assert_eq!(clock(0, &shanghai()), "08:00:00");
+    assert_eq!(clock(i64::MAX, &shanghai()), "--:--:--");
+    assert_eq!(clock(i64::MIN, &TimeZone::UTC), "--:--:--");
+}
+
+#[test]
+fn clock_is_the_zoned_time_of_day() {
+    let zones = [
+        TimeZone::UTC,
+        shanghai(),
+        TimeZone::get("America/New_York").unwrap(),
+        TimeZone::get("Asia/Kathmandu").unwrap(),
+        TimeZone::get("America/St_Johns").unwrap(),
+        TimeZone::fixed(jiff::tz::Offset::from_seconds(-(3 * 3600 + 1234)).unwrap()),
+    ];
+    // Across DST changes, before 1970 and near the ends of the range.
+    let mut times = vec![
+        -377_705_023_201 + 86_400,
+        253_402_207_200 - 86_400,
+        -1,
+        0,
+        1,
+    ];
+    times.extend((0..2000).map(|i| 1_710_000_000 + i * 7_919));
+    times.extend((0..500).map(|i| -2_000_000_000 + i * 9_999_991));
+    for tz in &zones {
+        for &t in &times {
+            let zoned = jiff::Timestamp::from_second(t)
+                .unwrap()
+                .to_zoned_datetime(tz.clone())
+                .strftime("%H:%M:%S")
+                .to_string();
+            assert_eq!(clock(t, tz), zoned, "{t} in {tz:?}");
+        }
+    }
+}
+
+#[test]
+fn empty_history_placeholder() {
+    assert_eq!(history(&[], &shanghai()), "（无历史消息）");
+}
+
+fn member(v: Value) -> GroupMember {
+    decode_member(&v)
+}
+
+#[test]
+fn member_lines() {
+    assert_eq!(
+        member_line(&member(
+            json!({"user_id": 10001, "nickname": "张三", "card": "群主张三", "role": "owner"})
+        )),
+        "群主张三(10001) — owner"
+    );
+    assert_eq!(
+        member_line(&member(
+            json!({"user_id": 10003, "nickname": "王五", "card": "", "role": "member"})
+        )),
+        "王五(10003) — member"
+    );
+    assert_eq!(
+        member_line(&member(json!({"user_id": 10004}))),
+        "?(10004) — member"
+    );
+    assert_eq!(
+        member_line(&member(json!({"nickname": "x", "role": ""}))),
+        "x(?) — member"
+    );
+    assert_eq!(
+        member_line(&member(
+            json!({"user_id": "5", "card": "[a]\nb", "role": "admin"})
+        )),
+        "(a) b(5) — admin"
+    );
+    assert_eq!(
+        member_line(&member(json!({"user_id": 5, "role": "custom_role"}))),
+        "?(5) — custom_role"
+    );
+    assert_eq!(member_line(&member(json!("garbage"))), "?(?) — member");
+}
+
+#[test]
+fn member_lists_footer_and_placeholder() {
+    let all: Vec<GroupMember> = (0..120)
+        .map(|i| member(json!({"user_id": 10001 + i, "nickname": format!("成员{i}")})))
+        .collect();
+    let text = members(&all[..50], 120);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 51);
+    assert_eq!(lines[0], "成员0(10001) — member");
+    assert_eq!(lines[50], "（仅显示前 50 / 共 120 名成员）");
+    let text = members(&all, 120);
+    assert_eq!(text.lines().count(), 120);
+    assert!(!text.contains("仅显示"));
+    assert_eq!(members(&[], 0), "（该群暂无成员信息）");
+}
+
+#[test]
+fn group_lines() {
+    let lines = groups([
+        GroupLine {
+            group_id: 20000002,
+            name: "示例群",
+            member_count: 120,
+            joined: true,
+        },
+        GroupLine {
+            group_id: 20000009,
+            name: "",
+            member_count: 0,
+            joined: false,
+        },
+        GroupLine {
+            group_id: 3,
+            name: "[a]\nb",
+            member_count: 0,
+            joined: true,
+        },
+    ]);
+    assert_eq!(
+        lines,
+        "示例群(20000002) — 120 名成员\n?(20000009) — 未加入\n(a) b(3) — 0 名成员"
+    );
+    assert_eq!(groups([]), "（暂无可用的群）");
+}

@@ -1,0 +1,515 @@
+//! The SendMessage use case.
+//!
+//! Order of checks, all before the first frame: the account; the idempotency
+//! key's length; content (something to send, text length, image and video
+//! counts, each media source's form); the group (explicit and whitelisted,
+//! or the one whitelisted group); the idempotency key (replay, reuse). Then,
+//! offline, a text-only request is queued whole and one with media refused;
+//! online, a flavor that cannot take the media is refused, every media
+//! source is resolved (fetched, opened, checked), and the whole request goes
+//! to the account's sender as one job: text chunks, images, the video, the
+//! file.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tokio::time::Instant;
+
+use super::chunk::split_text;
+use crate::domain::account::Account;
+use crate::domain::call::CallCtx;
+use crate::domain::clock::now_ms;
+use crate::domain::delivery::idempotency::{Claim, MAX_KEY_BYTES};
+use crate::domain::delivery::outbound::{Frame, Outcome, not_allowed};
+use crate::domain::delivery::side::WriteSide;
+use crate::domain::gateway::Gateway;
+use crate::domain::media::kind::sanitize_file_name;
+use crate::domain::media::resolve::MediaSource;
+use crate::domain::media::staging::MediaOwner;
+use crate::domain::model::{ChatRef, MediaKind};
+use crate::error::{Error, Kind, Result};
+use crate::telemetry::metrics::{QueueOutcome, queue_entries};
+
+/// Longest text, in Unicode scalar values.
+pub const MAX_TEXT_CHARS: usize = 20_000;
+/// Most images in one request.
+pub const MAX_IMAGES: usize = 4;
+/// Most videos in one request.
+pub const MAX_VIDEOS: usize = 1;
+
+/// Time kept back from the caller's deadline for the answer to travel.
+const DEADLINE_MARGIN: Duration = Duration::from_millis(100);
+
+/// A SendMessage request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SendRequest {
+    /// Account id (`""` = `default`).
+    pub account_id: String,
+    /// Target group; `None` = the only whitelisted group.
+    pub group_id: Option<i64>,
+    /// Text (may be empty).
+    pub text: String,
+    /// Image sources; `None` is a source with nothing set.
+    pub images: Vec<Option<MediaSource>>,
+    /// Video sources.
+    pub videos: Vec<Option<MediaSource>>,
+    /// The group file, if any (`Some(None)`: a file with nothing set).
+    pub file: Option<Option<MediaSource>>,
+    /// Display name of the file.
+    pub file_name: String,
+    /// Idempotency key (`""` = none).
+    pub idempotency_key: String,
+}
+
+/// What media a send carried.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MediaSummary {
+    /// Images sent.
+    pub images: u32,
+    /// Videos sent.
+    pub videos: u32,
+    /// Name of the group file; empty when none.
+    pub file: String,
+}
+
+/// The result of SendMessage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SendResult {
+    /// The group.
+    pub group_id: i64,
+    /// Text chunks sent or queued.
+    pub chunks: u32,
+    /// True when queued for later delivery.
+    pub queued: bool,
+    /// Ids of the messages the peer acknowledged, in order.
+    pub message_ids: Vec<i64>,
+    /// Set when media were sent.
+    pub media: Option<MediaSummary>,
+    /// True when replayed from an earlier request with the same key.
+    pub replayed: bool,
+}
+
+/// Decides the target group: an explicit group must be whitelisted; none
+/// means the one whitelisted group.
+pub fn resolve_group(account: &Account, requested: Option<i64>) -> Result<i64> {
+    let whitelist = &account.config.groups;
+    match requested {
+        Some(g) if g <= 0 => {
+            Err(Error::invalid("group_id", "group_id must be positive").with("group_id", g))
+        }
+        Some(g) if whitelist.contains(&g) => Ok(g),
+        Some(g) => Err(not_allowed(g)),
+        None => match whitelist.as_slice() {
+            [only] => Ok(*only),
+            [] => Err(Error::new(
+                Kind::GroupRequired,
+                "group_id is required: this account has no whitelisted group",
+            )
+            .with("whitelist", "")
+            .field("group_id")),
+            several => {
+                let list = several
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",");
+                Err(Error::new(
+                    Kind::GroupRequired,
+                    format!(
+                        "group_id is required: this account whitelists several groups ({list})"
+                    ),
+                )
+                .with("whitelist", list)
+                .field("group_id"))
+            }
+        },
+    }
+}
+
+/// Checks the content of a request; returns the sources, validated.
+struct Content {
+    text: String,
+    images: Vec<MediaSource>,
+    videos: Vec<MediaSource>,
+    file: Option<MediaSource>,
+}
+
+impl Content {
+    fn has_media(&self) -> bool {
+        !self.images.is_empty() || !self.videos.is_empty() || self.file.is_some()
+    }
+}
+
+fn validate_content(req: &SendRequest) -> Result<Content> {
+    let has_text = !req.text.trim().is_empty();
+    let has_media = !req.images.is_empty() || !req.videos.is_empty() || req.file.is_some();
+    if !has_text && !has_media {
+        return Err(Error::new(
+            Kind::EmptyMessage,
+            "nothing to send: give text, images, videos or a file",
+        ));
+    }
+    let chars = req.text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(Error::new(
+            Kind::TextTooLong,
+            format!("text is {chars} characters; at most {MAX_TEXT_CHARS}"),
+        )
+        .with("length", chars)
+        .with("limit", MAX_TEXT_CHARS)
+        .field("text"));
+    }
+    if req.images.len() > MAX_IMAGES {
+        return Err(Error::new(
+            Kind::TooManyImages,
+            format!("{} images; at most {MAX_IMAGES}", req.images.len()),
+        )
+        .with("count", req.images.len())
+        .with("limit", MAX_IMAGES)
+        .field("images"));
+    }
+    if req.videos.len() > MAX_VIDEOS {
+        return Err(Error::new(
+            Kind::TooManyVideos,
+            format!("{} videos; at most {MAX_VIDEOS}", req.videos.len()),
+        )
+        .with("count", req.videos.len())
+        .with("limit", MAX_VIDEOS)
+        .field("videos"));
+    }
+    let check = |field: String, s: &Option<MediaSource>| -> Result<MediaSource> {
+        match s {
+            None => Err(Error::invalid(
+                &field,
+                "set one of media_id, url, path or data",
+            )),
+            Some(s) => s.validate(&field).map(|()| s.clone()),
+        }
+    };
+    let images = req
+        .images
+        .iter()
+        .enumerate()
+        .map(|(i, s)| check(format!("images[{i}]"), s))
+        .collect::<Result<Vec<_>>>()?;
+    let videos = req
+        .videos
+        .iter()
+        .enumerate()
+        .map(|(i, s)| check(format!("videos[{i}]"), s))
+        .collect::<Result<Vec<_>>>()?;
+    let file = match &req.file {
+        None => None,
+        Some(s) => Some(check("file".into(), s)?),
+    };
+    Ok(Content {
+        text: if has_text {
+            req.text.clone()
+        } else {
+            String::new()
+        },
+        images,
+        videos,
+        file,
+    })
+}
+
+/// A stable digest of what a request asks for (its idempotency identity).
+fn fingerprint(account_id: &str, req: &SendRequest) -> String {
+    let mut h = Sha256::new();
+    let mut field = |tag: &str, bytes: &[u8]| {
+        h.update(tag.as_bytes());
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    field("account", account_id.as_bytes());
+    field("group", format!("{:?}", req.group_id).as_bytes());
+    field("text", req.text.as_bytes());
+    let mut source = |tag: &str, s: &Option<MediaSource>| match s {
+        None => field(tag, b"none"),
+        Some(MediaSource::MediaId(v)) => field(&format!("{tag}/id"), v.as_bytes()),
+        Some(MediaSource::Url(v)) => field(&format!("{tag}/url"), v.as_bytes()),
+        Some(MediaSource::Path(v)) => field(&format!("{tag}/path"), v.as_bytes()),
+        Some(MediaSource::Data(v)) => field(&format!("{tag}/data"), &Sha256::digest(v)),
+    };
+    for s in &req.images {
+        source("image", s);
+    }
+    for s in &req.videos {
+        source("video", s);
+    }
+    if let Some(s) = &req.file {
+        source("file", s);
+    }
+    field("file_name", req.file_name.as_bytes());
+    hex::encode(h.finalize())
+}
+
+impl Gateway {
+    /// Sends (or queues) a message; see the module docs for the order of
+    /// checks.
+    pub async fn send_message(&self, req: SendRequest, ctx: CallCtx) -> Result<SendResult> {
+        let account = self.account(&req.account_id, &ctx)?;
+        if req.idempotency_key.len() > MAX_KEY_BYTES {
+            return Err(Error::invalid(
+                "idempotency_key",
+                format!("idempotency_key is at most {MAX_KEY_BYTES} bytes"),
+            ));
+        }
+        let content = validate_content(&req)?;
+        let group_id = resolve_group(&account, req.group_id)?;
+        let caller = &ctx.caller;
+        caller.check_write()?;
+        caller.check_group(group_id)?;
+        crate::telemetry::record_chat(&ChatRef::Group(group_id).target());
+        let write = self.write();
+        let key = req.idempotency_key.clone();
+        if !key.is_empty() {
+            let fp = fingerprint(&account.id, &req);
+            match write
+                .idempotency()
+                .claim(&account.id, &key, &fp, now_ms())
+                .await?
+            {
+                Claim::Replay(outcome) => return outcome,
+                Claim::Claimed => {}
+            }
+        }
+        let plan = Plan {
+            owner: MediaOwner::of(&account.id, caller),
+            account,
+            group_id,
+            content,
+            file_name: sanitize_file_name(&req.file_name),
+            deadline: ctx.deadline.instant().map(|d| {
+                d.checked_sub(DEADLINE_MARGIN)
+                    .unwrap_or(d)
+                    .max(Instant::now())
+            }),
+            write: write.clone(),
+        };
+        // The rest runs on its own task: a caller that goes away neither
+        // cuts a send in half nor leaves its idempotency key claimed.
+        let task = tokio::spawn(async move {
+            let account_id = plan.account.id.clone();
+            let write = plan.write.clone();
+            let (outcome, anything_sent) = plan.execute().await;
+            if !key.is_empty() {
+                let stored = if anything_sent || outcome.is_ok() {
+                    write.idempotency.finish(&account_id, &key, &outcome).await
+                } else {
+                    write.idempotency.release(&account_id, &key).await
+                };
+                if let Err(e) = stored {
+                    tracing::error!(account_id, error = %e, "storing an idempotency outcome failed");
+                }
+            }
+            outcome
+        });
+        task.await
+            .map_err(|e| Error::internal(format!("send task failed: {e}")))?
+    }
+}
+
+/// A validated request on its way out.
+struct Plan {
+    /// Who may use staged media here: the account and the caller's token
+    /// (captured before the plan leaves the request's task).
+    owner: MediaOwner,
+    account: std::sync::Arc<Account>,
+    group_id: i64,
+    content: Content,
+    file_name: String,
+    deadline: Option<Instant>,
+    write: WriteSide,
+}
+
+impl Plan {
+    /// Runs the request; returns its outcome and whether anything may have
+    /// reached the peer.
+    async fn execute(self) -> (Result<SendResult>, bool) {
+        let status = self.account.peer.status();
+        let chunks = split_text(&self.content.text, self.account.config.reply_chunk_size);
+        if !status.online {
+            if self.content.has_media() {
+                let e = Error::new(
+                    Kind::AccountOffline,
+                    format!(
+                        "account {:?} is offline; messages with media are not queued",
+                        self.account.id
+                    ),
+                )
+                .with("account_id", &self.account.id)
+                .with("state", status.state.name())
+                .retry_after(Duration::from_secs(5));
+                return (Err(e), false);
+            }
+            return (self.enqueue(chunks, Vec::new()).await, false);
+        }
+        // A peer that cannot take a kind at all refuses before anything is
+        // resolved (videos first, then the file).
+        let kinds = [
+            (!self.content.videos.is_empty(), MediaKind::Video),
+            (self.content.file.is_some(), MediaKind::File),
+        ];
+        for (_, kind) in kinds.iter().filter(|(present, _)| *present) {
+            if let Err(e) = self.account.peer.check_media(*kind) {
+                return (Err(e), false);
+            }
+        }
+        let frames = match self.frames(&chunks).await {
+            Ok(f) => f,
+            Err(e) => return (Err(e), false),
+        };
+        let summary = self.summary(&frames);
+        let text_only = !self.content.has_media();
+        let outcome = match self.write.outbound(&self.account.id) {
+            Ok(o) => o.send(self.group_id, frames, self.deadline).await,
+            Err(e) => Err(e),
+        };
+        let Outcome { delivery, error } = match outcome {
+            Ok(o) => o,
+            Err(e) => return (Err(e), false),
+        };
+        let result = |message_ids: Vec<i64>| SendResult {
+            group_id: self.group_id,
+            chunks: u32::try_from(chunks.len()).unwrap_or(u32::MAX),
+            queued: false,
+            message_ids,
+            media: summary.clone(),
+            replayed: false,
+        };
+        match error {
+            None => (Ok(result(delivery.message_ids)), true),
+            // The connection went away before a frame left: a text-only
+            // request keeps its place in line in the durable queue.
+            Some(e) if e.kind == Kind::AccountOffline && text_only => {
+                let rest = chunks.get(delivery.sent..).unwrap_or_default().to_vec();
+                let sent = delivery.sent > 0;
+                (
+                    self.enqueue_rest(chunks.len(), rest, delivery.message_ids)
+                        .await,
+                    sent,
+                )
+            }
+            Some(e) => {
+                let sent = delivery.sent > 0 || e.kind == Kind::SendOutcomeUnknown;
+                let e = if delivery.sent > 0 {
+                    e.with("delivered", delivery.sent)
+                        .with("message_ids", join_ids(&delivery.message_ids))
+                } else {
+                    e
+                };
+                (Err(e), sent)
+            }
+        }
+    }
+
+    fn summary(&self, frames: &[Frame]) -> Option<MediaSummary> {
+        if !self.content.has_media() {
+            return None;
+        }
+        let mut s = MediaSummary {
+            images: 0,
+            videos: 0,
+            file: String::new(),
+        };
+        for f in frames {
+            match f {
+                Frame::Image(_) => s.images += 1,
+                Frame::Video(_) => s.videos += 1,
+                Frame::File(_, name) => s.file = name.clone(),
+                Frame::Text(_) => {}
+            }
+        }
+        Some(s)
+    }
+
+    /// Resolves every source and lays out the frames in sending order.
+    async fn frames(&self, chunks: &[String]) -> Result<Vec<Frame>> {
+        let owner = self.owner.clone();
+        let resolver = &self.write.resolver;
+        let mut frames: Vec<Frame> = chunks.iter().cloned().map(Frame::Text).collect();
+        for (i, s) in self.content.images.iter().enumerate() {
+            let m = resolver
+                .resolve(&owner, MediaKind::Image, s, &format!("images[{i}]"))
+                .await?;
+            frames.push(Frame::Image(m));
+        }
+        for (i, s) in self.content.videos.iter().enumerate() {
+            let m = resolver
+                .resolve(&owner, MediaKind::Video, s, &format!("videos[{i}]"))
+                .await?;
+            frames.push(Frame::Video(m));
+        }
+        if let Some(s) = &self.content.file {
+            let m = resolver.resolve(&owner, MediaKind::File, s, "file").await?;
+            let name = if !self.file_name.is_empty() {
+                self.file_name.clone()
+            } else if !m.source_name.is_empty() {
+                m.source_name.clone()
+            } else {
+                "file".to_string()
+            };
+            frames.push(Frame::File(m, name));
+        }
+        Ok(frames)
+    }
+
+    async fn enqueue(&self, chunks: Vec<String>, message_ids: Vec<i64>) -> Result<SendResult> {
+        let total = chunks.len();
+        self.enqueue_rest(total, chunks, message_ids).await
+    }
+
+    async fn enqueue_rest(
+        &self,
+        total: usize,
+        rest: Vec<String>,
+        message_ids: Vec<i64>,
+    ) -> Result<SendResult> {
+        let c = &self.account.config;
+        let (entry, expired) = self
+            .write
+            .queue
+            .push(
+                &self.account.id,
+                self.group_id,
+                rest,
+                c.queue_max_entries,
+                Duration::from_secs(c.queue_ttl_secs),
+                now_ms(),
+            )
+            .await?;
+        for e in &expired {
+            queue_entries(&self.account.id, QueueOutcome::Expired, 1);
+            tracing::warn!(
+                account_id = %self.account.id,
+                group_id = e.group_id,
+                seq = e.seq,
+                chunks = e.chunks.len(),
+                "queued message expired before the account came back online; it was not sent"
+            );
+        }
+        queue_entries(&self.account.id, QueueOutcome::Queued, 1);
+        tracing::info!(account_id = %self.account.id, group_id = self.group_id, seq = entry.seq, "account offline; message queued");
+        if let Ok(o) = self.write.outbound(&self.account.id) {
+            o.kick();
+        }
+        Ok(SendResult {
+            group_id: self.group_id,
+            chunks: u32::try_from(total).unwrap_or(u32::MAX),
+            queued: true,
+            message_ids,
+            media: None,
+            replayed: false,
+        })
+    }
+}
+
+fn join_ids(ids: &[i64]) -> String {
+    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,198 @@
+//! Routing a call: the WebSocket link whenever it is up, HTTP while it is
+//! down, and waiting a bounded time for either while the account connects.
+//!
+//! Each call gets a fresh echo; its timeout is the shorter of
+//! `request_timeout_ms` and the caller's deadline, and a call whose deadline
+//! has passed sends nothing. While connecting or in backoff a call waits up
+//! to `connect_wait_ms` (never past its deadline) for a transport, then fails
+//! `AccountOffline` with a retry hint; in `AuthFailed` it fails at once with
+//! `OnebotAuthFailed`. A drop fails every pending call at once with
+//! `OnebotConnectionLost` (or `SendOutcomeUnknown` for sends).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::inner::{Inner, lock};
+use crate::domain::call::Deadline;
+use crate::domain::model::ConnState;
+use crate::error::{Error, Kind, Result};
+use crate::onebot::flavor::Flavor;
+use crate::onebot::retcode::{self, Via};
+use crate::onebot::transport::body::ParamsJson;
+use crate::onebot::transport::frame::{Data, Frame};
+use crate::onebot::transport::http::{HttpError, HttpTransport};
+use crate::onebot::transport::ws::{Link, LinkError};
+use crate::telemetry::metrics::{self as m, ActionOutcome};
+
+/// A transport one call goes through.
+pub(crate) enum Route {
+    /// The WebSocket link.
+    Ws(Arc<Link>),
+    /// HTTP.
+    Http(Arc<HttpTransport>),
+}
+
+/// What one exchange on a route came back with.
+pub(crate) enum Answer {
+    /// Over the WebSocket link.
+    Ws(std::result::Result<Frame, LinkError>),
+    /// Over HTTP, with the HTTP status.
+    Http(std::result::Result<(u16, Frame), HttpError>),
+}
+
+impl Inner {
+    /// The transport a call would take right now, if any.
+    pub(crate) fn pick(&self) -> Option<Route> {
+        let routes = lock(&self.routes);
+        if let Some(link) = routes.link.as_ref().filter(|l| !l.is_closed()) {
+            return Some(Route::Ws(link.clone()));
+        }
+        match (&self.http, routes.http_ok) {
+            (Some(http), true) => Some(Route::Http(http.clone())),
+            _ => None,
+        }
+    }
+
+    /// A transport for the next call: at once when one is up, after waiting
+    /// up to `connect_wait_ms` (never past the deadline) while connecting.
+    pub(crate) async fn route(&self, action: &str, deadline: Deadline) -> Result<Route> {
+        let mut rx = self.status.subscribe();
+        let wait = deadline
+            .remaining()
+            .map_or(self.cfg.connect_wait(), |r| r.min(self.cfg.connect_wait()));
+        let until = Instant::now() + wait;
+        loop {
+            let state = rx.borrow_and_update().state;
+            if let Some(route) = self.pick() {
+                return Ok(route);
+            }
+            if state == ConnState::AuthFailed {
+                return Err(self.auth_failed_error(action));
+            }
+            match tokio::time::timeout_at(until, rx.changed()).await {
+                Ok(Ok(())) => continue,
+                Ok(Err(_)) | Err(_) => return Err(self.offline_error(action)),
+            }
+        }
+    }
+
+    /// Sends `action` once on `route`, waiting until `deadline`.
+    pub(crate) async fn send_on(
+        &self,
+        route: &Route,
+        action: &str,
+        params: &ParamsJson,
+        deadline: Instant,
+    ) -> Answer {
+        match route {
+            Route::Ws(link) => Answer::Ws(
+                link.call_json(self.next_echo(), action, params, deadline)
+                    .await,
+            ),
+            Route::Http(http) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                Answer::Http(http.call_json(action, params, left).await)
+            }
+        }
+    }
+
+    /// The outcome of an exchange: the peer's answer classified for
+    /// `flavor`, or the transport's failure (`timeout` names the wait).
+    pub(crate) fn settle(
+        &self,
+        action: &str,
+        answer: Answer,
+        timeout: Duration,
+        flavor: Flavor,
+    ) -> Result<Data> {
+        match answer {
+            Answer::Ws(Ok(frame)) => retcode::classify_frame(flavor, Via::Ws, action, frame),
+            Answer::Ws(Err(e)) => Err(self.link_error(action, e, timeout)),
+            Answer::Http(Ok((status, frame))) => {
+                retcode::classify_frame(flavor, Via::Http(status), action, frame)
+            }
+            Answer::Http(Err(e)) => Err(self.http_error(action, e, timeout)),
+        }
+    }
+
+    /// Calls `action` and returns its `data` decoded.
+    pub(crate) async fn call_action(
+        &self,
+        action: &str,
+        params: Value,
+        deadline: Deadline,
+    ) -> Result<Value> {
+        self.call_data(action, params, deadline)
+            .await
+            .map(Data::into_value)
+    }
+
+    /// [`call_action`](Self::call_action) with the answer's `data` left as
+    /// the text it came in, for callers that decode it themselves.
+    pub(crate) async fn call_data(
+        &self,
+        action: &str,
+        params: Value,
+        caller: Deadline,
+    ) -> Result<Data> {
+        if caller.expired() {
+            return Err(Error::new(
+                Kind::DeadlineExceeded,
+                format!("the deadline passed before {action} was sent"),
+            )
+            .with("action", action)
+            .with("account_id", &self.id));
+        }
+        let limit = self.cfg.request_timeout();
+        let timeout = caller.remaining().map_or(limit, |r| r.min(limit));
+        let deadline = Instant::now() + timeout;
+        // Serialized once, taking the parameters' large media strings as
+        // they are: they are not copied again on the way to the socket.
+        let params = ParamsJson::new(params);
+        let mut retried = false;
+        let _pending = m::PendingCall::start(&self.id);
+        loop {
+            let route = self.route(action, caller).await?;
+            let flavor = self.flavor();
+            let sent_at = Instant::now();
+            let answer = self.send_on(&route, action, &params, deadline).await;
+            let elapsed = sent_at.elapsed();
+            match (&route, &answer) {
+                // The link died between picking it and sending: nothing
+                // left, so one more routing is safe.
+                (Route::Ws(link), Answer::Ws(Err(LinkError::NotSent))) if !retried => {
+                    retried = true;
+                    self.clear_link(link);
+                    continue;
+                }
+                (_, Answer::Ws(Ok(frame)) | Answer::Http(Ok((_, frame)))) => {
+                    m::peer_reply(&self.id, action, retcode::retcode_of(frame.head()), elapsed)
+                }
+                (_, Answer::Ws(Err(e))) => {
+                    let outcome = match e {
+                        LinkError::Timeout { .. } => ActionOutcome::Timeout,
+                        LinkError::Lost => ActionOutcome::Lost,
+                        LinkError::NotSent | LinkError::Full => ActionOutcome::Error,
+                    };
+                    m::peer_action(&self.id, action, outcome, elapsed);
+                }
+                (_, Answer::Http(Err(e))) => {
+                    let outcome = match e {
+                        HttpError::Timeout => ActionOutcome::Timeout,
+                        HttpError::Lost(_) => ActionOutcome::Lost,
+                        _ => ActionOutcome::Error,
+                    };
+                    m::peer_action(&self.id, action, outcome, elapsed);
+                    if matches!(e, HttpError::NotSent(_) | HttpError::Lost(_)) {
+                        self.set_http_ok(false);
+                        self.http_check.notify_one();
+                    }
+                }
+            }
+            return self.settle(action, answer, timeout, flavor);
+        }
+    }
+}

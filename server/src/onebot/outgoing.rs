@@ -1,0 +1,228 @@
+//! What the gateway sends, as OneBot JSON per flavor: message segments,
+//! media as `base64://` or (go-cqhttp, which cannot take base64 for videos
+//! and files) as a copy in the shared directory, and which media a flavor
+//! cannot take at all.
+//!
+//! Media are encoded here, one frame at a time: a file is read in blocks
+//! and base64-encoded into one exactly sized string, never read whole.
+
+use std::path::PathBuf;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use rand::Rng as _;
+use serde_json::Value;
+
+use super::flavor::Flavor;
+use crate::config::SharedDir;
+use crate::domain::model::media::read_full;
+use crate::domain::model::{MediaKind, MediaPayload};
+use crate::domain::ports::OutSegment;
+use crate::error::{Error, Kind, Result};
+
+/// A JSON object of `fields`, moved in. `json!` would copy every
+/// interpolated value (it serializes them by reference), and the message of
+/// a media send holds tens of MiB of base64.
+pub fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
+}
+
+/// Fails with `UnsupportedByPeer` when `flavor` cannot take media of `kind`
+/// at all: go-cqhttp takes videos and files only from a path it can read,
+/// so without a shared directory it takes neither.
+pub fn check_media(flavor: Flavor, shared: Option<&SharedDir>, kind: MediaKind) -> Result<()> {
+    let needs_path = matches!(kind, MediaKind::Video | MediaKind::File);
+    if flavor == Flavor::GoCqhttp && needs_path && shared.is_none() {
+        return Err(unsupported_by_peer(kind));
+    }
+    Ok(())
+}
+
+fn unsupported_by_peer(kind: MediaKind) -> Error {
+    Error::new(
+        Kind::UnsupportedByPeer,
+        format!(
+            "go-cqhttp cannot take a {} as base64 and no shared_dir is configured for this account",
+            kind.name()
+        ),
+    )
+    .with("flavor", "go-cqhttp")
+    .with("kind", kind.name())
+}
+
+/// A message ready to send: its segment array, and the shared copies it
+/// refers to (removed when this is dropped, after the send).
+pub struct Encoded {
+    /// The `message` value of `send_*_msg`.
+    pub message: Value,
+    /// Copies in the shared directory the message names.
+    pub copies: Vec<SharedCopy>,
+}
+
+/// Encodes `segments` for `flavor`.
+pub async fn message(
+    flavor: Flavor,
+    shared: Option<&SharedDir>,
+    segments: &[OutSegment<'_>],
+) -> Result<Encoded> {
+    let mut out = Vec::with_capacity(segments.len());
+    let mut copies = Vec::new();
+    for segment in segments {
+        let value = match *segment {
+            OutSegment::Text(text) => object([
+                ("type", Value::String("text".into())),
+                ("data", object([("text", Value::String(text.to_owned()))])),
+            ]),
+            // Images go as base64 on every flavor.
+            OutSegment::Image(media) => media_segment("image", base64_uri(media).await?),
+            OutSegment::Video(media) => {
+                let (file, copy) = peer_file(flavor, shared, media, "video.mp4", true).await?;
+                copies.extend(copy);
+                media_segment("video", file)
+            }
+        };
+        out.push(value);
+    }
+    Ok(Encoded {
+        message: Value::Array(out),
+        copies,
+    })
+}
+
+/// The `file` of `upload_group_file` for `media` named `name`, and the
+/// shared copy it refers to, if any.
+pub async fn upload_file(
+    flavor: Flavor,
+    shared: Option<&SharedDir>,
+    media: &MediaPayload,
+    name: &str,
+) -> Result<(String, Option<SharedCopy>)> {
+    peer_file(flavor, shared, media, name, false).await
+}
+
+/// A one-segment message carrying `file`, moved in.
+fn media_segment(kind: &str, file: String) -> Value {
+    object([
+        ("type", Value::String(kind.to_string())),
+        ("data", object([("file", Value::String(file))])),
+    ])
+}
+
+/// How the peer gets a video or file: `base64://`, or on go-cqhttp (which
+/// cannot take base64 there) a copy in the shared directory, removed when
+/// the returned guard drops.
+async fn peer_file(
+    flavor: Flavor,
+    shared: Option<&SharedDir>,
+    media: &MediaPayload,
+    name: &str,
+    as_uri: bool,
+) -> Result<(String, Option<SharedCopy>)> {
+    if flavor != Flavor::GoCqhttp {
+        return Ok((base64_uri(media).await?, None));
+    }
+    let Some(shared) = shared else {
+        return Err(unsupported_by_peer(media.kind));
+    };
+    let file_name = format!("ogw-{}-{}", random_hex(8), safe_component(name));
+    let local = shared.local.join(&file_name);
+    copy_to(media, &local).await?;
+    let guard = SharedCopy(local);
+    let peer = shared.peer.join(&file_name);
+    let peer = peer.to_string_lossy().into_owned();
+    let file = if as_uri {
+        format!("file://{peer}")
+    } else {
+        peer
+    };
+    Ok((file, Some(guard)))
+}
+
+fn io_err(what: &str, e: std::io::Error) -> Error {
+    Error::internal(format!("{what}: {e}"))
+}
+
+/// The bytes as a `base64://…` URI, encoded in one exactly sized string
+/// (files are read in blocks, never whole).
+pub async fn base64_uri(media: &MediaPayload) -> Result<String> {
+    const PREFIX: &str = "base64://";
+    let size = usize::try_from(media.size).map_err(|_| Error::internal("media too large"))?;
+    let mut out = String::with_capacity(PREFIX.len() + size.div_ceil(3) * 4);
+    out.push_str(PREFIX);
+    if let Some(bytes) = media.inline_bytes() {
+        STANDARD.encode_string(bytes, &mut out);
+        return Ok(out);
+    }
+    let mut reader = media.reader().map_err(|e| io_err("reading media", e))?;
+    tokio::task::spawn_blocking(move || {
+        // A multiple of 3 so blocks encode without padding.
+        let mut buf = vec![0u8; 3 * 256 * 1024];
+        loop {
+            let n = read_full(&mut reader, &mut buf)?;
+            STANDARD.encode_string(&buf[..n], &mut out);
+            if n < buf.len() {
+                return Ok(out);
+            }
+        }
+    })
+    .await
+    .map_err(|e| Error::internal(format!("encoding task failed: {e}")))?
+    .map_err(|e| io_err("reading media", e))
+}
+
+/// Writes the bytes to `dest` (a new file).
+async fn copy_to(media: &MediaPayload, dest: &std::path::Path) -> Result<()> {
+    let dest = dest.to_path_buf();
+    let mut out = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&dest)
+        .map_err(|e| io_err("writing to the shared directory", e).with("path", dest.display()))?;
+    let mut reader = media.reader().map_err(|e| io_err("reading media", e))?;
+    tokio::task::spawn_blocking(move || std::io::copy(&mut reader, &mut out).map(drop))
+        .await
+        .map_err(|e| Error::internal(format!("copy task failed: {e}")))?
+        .map_err(|e| io_err("writing to the shared directory", e))
+}
+
+/// A copy in the shared directory, removed when dropped.
+pub struct SharedCopy(PathBuf);
+
+impl Drop for SharedCopy {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::remove_file(&self.0)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(path = %self.0.display(), error = %e, "cannot remove a shared copy");
+        }
+    }
+}
+
+fn safe_component(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if cleaned.is_empty() {
+        "file".into()
+    } else {
+        cleaned
+    }
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    rand::rng().fill(buf.as_mut_slice());
+    hex::encode(buf)
+}
