@@ -1,4 +1,4 @@
-//! Access-token checks per flavor (`onebot.md` §1.2, §1.4).
+//! Access-token checks per flavor:
 //!
 //! | flavor              | token sources                                             |
 //! |---------------------|-----------------------------------------------------------|

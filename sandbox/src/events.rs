@@ -1,4 +1,4 @@
-//! Event payloads: meta events (lifecycle, heartbeat) and notices (`onebot.md` §1.6, §2.8).
+//! Event payloads: meta events (lifecycle, heartbeat) and notices.
 //! Message events are rendered by [`message::render`](crate::message::render).
 
 use serde_json::{Value, json};

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// The NT kernel call NapCat waits on when sending (`onebot.md` §4.1).
+/// The NT kernel call NapCat waits on when sending, named in its send-failure texts below.
 pub(crate) const NT_SEND_EVENT: &str = "NTEvent serviceAndMethod:NodeIKernelMsgService/sendMsg ListenerName:NodeIKernelMsgListener/onMsgInfoListUpdate";
 
 /// NapCat's send-timeout error text (`result` 0, empty `errMsg`).

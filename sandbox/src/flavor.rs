@@ -1,7 +1,7 @@
 //! Which OneBot v11 implementation the sandbox imitates, and the small per-implementation
 //! facts (names, retcodes, id shapes) that do not deserve a module of their own.
 //!
-//! Everything here follows `onebot.md` (§1.2, §1.5, §2.9); the bigger per-flavor behaviours
+//! Each variant's doc sums up that implementation's quirks; the bigger per-flavor behaviours
 //! (history anchors, echo handling, auth) live next to the code that uses them.
 
 use std::fmt;

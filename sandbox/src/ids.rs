@@ -1,4 +1,4 @@
-//! Message ids per flavor (`onebot.md` §2.9).
+//! Message ids per flavor.
 //!
 //! Every flavor keeps a per-chat "real" sequence (1, 2, 3, …) and derives the public
 //! `message_id` from it with a hash, shaped like the real implementation's ids:

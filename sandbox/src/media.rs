@@ -1,4 +1,4 @@
-//! Media sources in outgoing messages and uploads (`file` values, `onebot.md` §3.3).
+//! Media sources in outgoing messages and uploads (`file` values).
 //!
 //! `base64://` is decoded and hashed, `http(s)://` is only recorded (the sandbox never fetches),
 //! `file://` and bare paths are recorded and, when the file exists locally, read and hashed.

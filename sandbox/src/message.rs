@@ -1,4 +1,4 @@
-//! Message input normalisation and message-object rendering per flavor (`onebot.md` §2.6, §2.9).
+//! Message input normalisation and message-object rendering per flavor.
 
 use serde_json::{Map, Value, json};
 

@@ -1,4 +1,4 @@
-//! Action results and their wire form per flavor (`onebot.md` §1.2, §1.5, §4.4).
+//! Action results and their wire form per flavor:
 //!
 //! | flavor    | success fields                                   | failure text fields        |
 //! |-----------|--------------------------------------------------|----------------------------|

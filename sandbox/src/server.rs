@@ -182,7 +182,7 @@ fn respond_json(status: StatusCode, v: &Value) -> Response<Body> {
     respond(status, Bytes::from(v.to_string()), true)
 }
 
-/// HTTP API token failure per flavor (`onebot.md` §1.4).
+/// HTTP API token failure per flavor: the status and body each implementation answers with.
 fn http_auth_failure(flavor: Flavor, outcome: AuthOutcome) -> Response<Body> {
     let missing = outcome == AuthOutcome::Missing;
     match flavor {

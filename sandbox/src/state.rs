@@ -110,7 +110,8 @@ pub(crate) struct Stored {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Chat {
     pub messages: Vec<Stored>,
-    /// SnowLuma: the chat had live traffic during this process's life (§2.1).
+    /// SnowLuma: the chat had live traffic during this process's life; until then an
+    /// unanchored history request for it answers `[]`.
     pub observed: bool,
 }
 

@@ -1,6 +1,6 @@
 //! Forward WebSocket: path roles, the upgrade response, auth-failure forms and the session loop.
 //!
-//! Paths (`onebot.md` §1.2): `/` Universal (API + events), `/api` API only, `/event` events
+//! Paths: `/` Universal (API + events), `/api` API only, `/event` events
 //! (API frames are still answered). NapCat treats every other path as Universal; go-cqhttp
 //! answers 404; SnowLuma only serves `/` (anything else: HTTP 400 `Bad path for WebSocket`).
 //!

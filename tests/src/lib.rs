@@ -252,3 +252,36 @@ pub fn reason(status: &tonic::Status) -> String {
         .map(|i| i.reason.clone())
         .unwrap_or_default()
 }
+
+/// Set in the child process [`in_own_process`] starts: the name of the one
+/// test that child runs.
+const OWN_PROCESS: &str = "ONEBOT_GATEWAY_TESTS_OWN_PROCESS";
+
+/// Gives the test `name` (its path in the test binary, `module::function`) a
+/// process of its own, for tests that read or install process-wide state
+/// which the tests running beside them in the binary's process would disturb
+/// or see.
+///
+/// Returns `true` in that process, where the caller goes on with the test.
+/// Anywhere else it runs the test binary again with only `name`
+/// (`--exact`), waits for it, panics with its output unless exactly that one
+/// test passed, and returns `false`: the caller returns at once.
+pub fn in_own_process(name: &str) -> bool {
+    if std::env::var_os(OWN_PROCESS).is_some_and(|v| v == name) {
+        return true;
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let out = std::process::Command::new(exe)
+        .args([name, "--exact", "--test-threads=1", "--nocapture"])
+        .env(OWN_PROCESS, name)
+        .output()
+        .expect("run the test binary");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("test result: ok. 1 passed;"),
+        "{name} in a process of its own ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    false
+}

@@ -1,4 +1,4 @@
-//! `upload_group_file` (`onebot.md` §2.7).
+//! `upload_group_file`.
 //!
 //! NapCat requires `name`; go-cqhttp accepts only an existing local path. The upload is
 //! recorded as [`ReceivedMedia`] of kind `File` and announced with a `group_upload` notice;

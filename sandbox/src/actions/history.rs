@@ -1,4 +1,4 @@
-//! `get_msg` and the history actions, with each flavor's anchor rules (`onebot.md` §2.1, §2.2).
+//! `get_msg` and the history actions, with each flavor's anchor rules:
 //!
 //! | flavor    | anchor param  | anchor meaning      | window                                   | nothing found      |
 //! |-----------|---------------|---------------------|------------------------------------------|--------------------|

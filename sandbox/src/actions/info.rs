@@ -1,4 +1,4 @@
-//! Account, group, member and friend queries (`onebot.md` §2.3, §2.4).
+//! Account, group, member and friend queries.
 
 use serde_json::{Value, json};
 

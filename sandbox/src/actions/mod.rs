@@ -19,7 +19,7 @@ use crate::response::{ActionError, ActionResult};
 use crate::shared::Shared;
 
 /// Strips the spec's `_async` / `_rate_limited` suffixes: NapCat maps them to the same
-/// synchronous handler and go-cqhttp strips `_async` (`onebot.md` §1.5).
+/// synchronous handler and go-cqhttp strips `_async`.
 pub(crate) fn canonical_name(action: &str) -> &str {
     action
         .strip_suffix("_async")

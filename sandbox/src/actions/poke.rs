@@ -1,4 +1,4 @@
-//! `group_poke`, `friend_poke`, `send_poke` (`onebot.md` §2.8). go-cqhttp has none of them
+//! `group_poke`, `friend_poke`, `send_poke`. go-cqhttp has none of them
 //! (it pokes via a `[CQ:poke,qq=N]` segment, see `send.rs`).
 //!
 //! A poke emits a `notify`/`poke` notice and never lands in history.

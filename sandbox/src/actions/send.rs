@@ -1,4 +1,4 @@
-//! `send_group_msg`, `send_private_msg`, `send_msg` (`onebot.md` §2.5, §3.3, §4.1).
+//! `send_group_msg`, `send_private_msg`, `send_msg`.
 //!
 //! A successful send stores the message (so history and `get_msg` return it), marks the chat
 //! observed, emits a `message_sent` event (if enabled) and replies `{message_id}`. Inline media

@@ -115,7 +115,7 @@ async fn page_through(gw: &TestGateway, chat: Option<pb::Chat>, count: i32) -> V
 }
 
 /// SnowLuma answers an unanchored history request with `[]` until it has
-/// seen traffic in the chat (`onebot.md` §2.1); the gateway passes that on
+/// seen traffic in the chat; the gateway passes that on
 /// as an empty page, the best that flavor allows. Live traffic wakes it.
 /// Returns the injected message's id, if one was needed.
 fn wake_snowluma(peer: &Sandbox, chat: ChatRef) -> Option<i64> {

@@ -1,8 +1,12 @@
 //! The Prometheus listener: scraped over HTTP after real gRPC traffic.
+//!
+//! The recorder is process-wide and, once installed, counts the traffic of
+//! every gateway in the process: each test runs in a process of its own, so
+//! that it sees its own traffic only.
 
 use onebot_gateway::config::MetricsConfig;
 use onebot_gateway_client::pb;
-use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, sandbox};
+use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, in_own_process, sandbox};
 
 /// The value of the sample whose name and labels contain all of `parts`.
 fn sample(page: &str, name: &str, labels: &[&str]) -> Option<f64> {
@@ -23,6 +27,9 @@ async fn scrape(gw: &TestGateway, path: &str) -> (u16, String) {
 
 #[tokio::test]
 async fn metrics_are_scraped_after_traffic() {
+    if !in_own_process("metrics::metrics_are_scraped_after_traffic") {
+        return;
+    }
     let sandbox = sandbox(SandboxFlavor::NapCat).await;
     let mut config = config_for(&sandbox, &[20_000_003]);
     config.metrics = Some(MetricsConfig::default());
@@ -120,6 +127,9 @@ async fn metrics_are_scraped_after_traffic() {
 /// reconnect after the peer dropped the connection.
 #[tokio::test]
 async fn peer_upload_and_reconnect_metrics() {
+    if !in_own_process("metrics::peer_upload_and_reconnect_metrics") {
+        return;
+    }
     let sandbox = sandbox(SandboxFlavor::NapCat).await;
     let mut config = config_for(&sandbox, &[20_000_003]);
     config.metrics = Some(MetricsConfig::default());

@@ -39,7 +39,7 @@ use onebot_gateway_tests::{SandboxFlavor, TestGateway, reason, sandbox};
 use onebot_sandbox::SANDBOX_GROUP;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config as PropConfig, TestRunner};
+use proptest::test_runner::{Config as PropConfig, FileFailurePersistence, TestRunner};
 use serde_json::{Map, Value, json};
 use tokio_tungstenite::tungstenite::Message as WsMessage;
 use tonic::Code;
@@ -288,7 +288,17 @@ fn tool_arguments() -> impl Strategy<Value = String> {
 // ------------------------------------------------------- decoder properties
 
 proptest! {
-    #![proptest_config(PropConfig { cases: 400, ..PropConfig::default() })]
+    // Seeds of past failures are replayed from `bad_input.proptest-regressions`
+    // beside this file. (Proptest's default, `SourceParallel`, would read
+    // `../proptest-regressions/bad_input.txt` instead, since this directory
+    // holds the binary's `main.rs`.)
+    #![proptest_config(PropConfig {
+        cases: 400,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
+        ..PropConfig::default()
+    })]
 
     /// Whatever a peer sends as an event frame decodes (possibly to
     /// `Unknown`) and renders without panicking.

@@ -2,14 +2,14 @@
 //! gateway and a sandbox peer, with zero errors and memory that stops
 //! growing (the second half of the calls adds next to nothing).
 //!
-//! This file holds one test on purpose: it reads the process's own RSS,
-//! which tests running beside it would disturb.
+//! The test reads the process's own RSS, which the tests running beside it
+//! in the test binary would disturb: it runs in a process of its own.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use onebot_gateway_client::pb;
-use onebot_gateway_tests::{SandboxFlavor, TestGateway, sandbox};
+use onebot_gateway_tests::{SandboxFlavor, TestGateway, in_own_process, sandbox};
 use onebot_sandbox::{EXAMPLE_GROUP, FRIEND_WITH_HISTORY, SANDBOX_GROUP};
 
 const CONCURRENCY: usize = 100;
@@ -126,6 +126,10 @@ async fn run(gw: &Arc<TestGateway>, offset: usize, calls: usize) -> Vec<String> 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousands_of_mixed_reads_at_concurrency_100_without_error_or_growth() {
+    if !in_own_process("load::thousands_of_mixed_reads_at_concurrency_100_without_error_or_growth")
+    {
+        return;
+    }
     let sandbox = sandbox(SandboxFlavor::NapCat).await;
     let gw = Arc::new(TestGateway::with_sandbox(&sandbox, &[SANDBOX_GROUP]).await);
 
