@@ -1028,15 +1028,6 @@ impl Config {
         }
         toml::to_string_pretty(&copy).unwrap_or_else(|e| format!("# cannot print: {e}\n"))
     }
-
-    /// The media size limit of a kind, in bytes.
-    pub fn media_limit(&self, kind: crate::domain::MediaKind) -> u64 {
-        match kind {
-            crate::domain::MediaKind::Image => self.media.image_max_bytes,
-            crate::domain::MediaKind::Video => self.media.video_max_bytes,
-            crate::domain::MediaKind::File => self.media.file_max_bytes,
-        }
-    }
 }
 
 /// What a redacted secret reads as.
