@@ -1,0 +1,210 @@
+//! `[accounts.<id>]`: one OneBot account, its secrets and shared directory.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::redact_url;
+
+/// The id of the account used when a request leaves `account_id` empty.
+pub const DEFAULT_ACCOUNT: &str = "default";
+
+/// A secret string: never printed by `Debug` or `Display`.
+#[derive(Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret value.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+    /// The secret itself; use only where it goes on the wire.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"<redacted>\"")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+/// One OneBot account. Its `Debug` output redacts the access token and
+/// credentials in the URLs.
+#[derive(Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct AccountConfig {
+    /// Forward WebSocket URL of the implementation (`ws://`).
+    pub ws_url: Option<String>,
+    /// HTTP API base URL of the implementation.
+    pub http_url: Option<String>,
+    /// OneBot access token, sent as `Authorization: Bearer <token>`.
+    pub access_token: Option<Secret>,
+    /// Also send the token as `?access_token=` on the WebSocket URL.
+    pub token_in_query: bool,
+    /// Accept this account over the reverse WebSocket listener (matched by
+    /// `self_id`).
+    pub reverse: bool,
+    /// Expected QQ number of the bot; required for `reverse`.
+    pub self_id: Option<i64>,
+    /// `auto` (detect from `app_name`) or one of `napcat`, `llonebot`,
+    /// `lagrange`, `snowluma`, `go-cqhttp`, `generic`.
+    pub flavor: String,
+    /// Per-call timeout in milliseconds (the gRPC deadline may shorten it).
+    pub request_timeout_ms: u64,
+    /// How long an RPC waits for a connecting account, in milliseconds.
+    pub connect_wait_ms: u64,
+    /// Timeout of one connection attempt, in milliseconds.
+    pub connect_timeout_ms: u64,
+    /// Smallest reconnect backoff, in milliseconds.
+    pub backoff_min_ms: u64,
+    /// Largest reconnect backoff, in milliseconds.
+    pub backoff_max_ms: u64,
+    /// Draw each reconnect delay at random between `backoff_min_ms` and the
+    /// current exponential step ("full jitter"); off means the step itself.
+    pub backoff_jitter: bool,
+    /// Interval between reconnects after an authentication failure, ms.
+    pub auth_retry_ms: u64,
+    /// WebSocket ping interval used when the peer announces no heartbeat, ms.
+    pub ping_interval_ms: u64,
+    /// Group whitelist for send and poke.
+    pub groups: Vec<i64>,
+    /// Largest text chunk, in characters.
+    pub reply_chunk_size: usize,
+    /// Offline queue capacity, in entries.
+    pub queue_max_entries: usize,
+    /// Offline queue entry lifetime, in seconds.
+    pub queue_ttl_secs: u64,
+    /// Sends per minute per group.
+    pub rate_group_per_minute: u32,
+    /// Burst of sends per group.
+    pub rate_group_burst: u32,
+    /// Sends per minute per account.
+    pub rate_account_per_minute: u32,
+    /// Burst of sends per account.
+    pub rate_account_burst: u32,
+    /// Pokes per minute per account.
+    pub rate_poke_per_minute: u32,
+    /// First pause of this account's sends after the platform's risk control
+    /// refused one, in seconds; doubles on each refusal in a row.
+    pub risk_backoff_min_secs: u64,
+    /// Longest pause after risk control, in seconds.
+    pub risk_backoff_max_secs: u64,
+    /// Member cache lifetime in seconds; 0 disables the cache.
+    pub member_cache_ttl_secs: u64,
+    /// Largest number of calls waiting for replies.
+    pub max_pending_calls: usize,
+    /// A directory shared with the implementation (Docker volume): media are
+    /// written under `local` and referred to as `peer` paths.
+    pub shared_dir: Option<SharedDir>,
+    /// PEM CA bundle trusted (besides the system roots) for `wss://` and
+    /// `https://` peers, e.g. a private CA in front of NapCat.
+    pub ca_file: Option<PathBuf>,
+}
+
+impl fmt::Debug for AccountConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AccountConfig")
+            .field("ws_url", &self.ws_url.as_deref().map(redact_url))
+            .field("http_url", &self.http_url.as_deref().map(redact_url))
+            .field("access_token", &self.access_token)
+            .field("token_in_query", &self.token_in_query)
+            .field("reverse", &self.reverse)
+            .field("self_id", &self.self_id)
+            .field("flavor", &self.flavor)
+            .field("request_timeout_ms", &self.request_timeout_ms)
+            .field("connect_wait_ms", &self.connect_wait_ms)
+            .field("connect_timeout_ms", &self.connect_timeout_ms)
+            .field("backoff_min_ms", &self.backoff_min_ms)
+            .field("backoff_max_ms", &self.backoff_max_ms)
+            .field("auth_retry_ms", &self.auth_retry_ms)
+            .field("ping_interval_ms", &self.ping_interval_ms)
+            .field("groups", &self.groups)
+            .field("reply_chunk_size", &self.reply_chunk_size)
+            .field("queue_max_entries", &self.queue_max_entries)
+            .field("queue_ttl_secs", &self.queue_ttl_secs)
+            .field("rate_group_per_minute", &self.rate_group_per_minute)
+            .field("rate_group_burst", &self.rate_group_burst)
+            .field("rate_account_per_minute", &self.rate_account_per_minute)
+            .field("rate_account_burst", &self.rate_account_burst)
+            .field("rate_poke_per_minute", &self.rate_poke_per_minute)
+            .field("member_cache_ttl_secs", &self.member_cache_ttl_secs)
+            .field("max_pending_calls", &self.max_pending_calls)
+            .field("shared_dir", &self.shared_dir)
+            .field("ca_file", &self.ca_file)
+            .finish()
+    }
+}
+
+impl Default for AccountConfig {
+    fn default() -> Self {
+        Self {
+            ws_url: None,
+            http_url: None,
+            access_token: None,
+            token_in_query: false,
+            reverse: false,
+            self_id: None,
+            flavor: "auto".into(),
+            request_timeout_ms: 30_000,
+            connect_wait_ms: 3_000,
+            connect_timeout_ms: 10_000,
+            backoff_min_ms: 500,
+            backoff_max_ms: 10_000,
+            backoff_jitter: true,
+            auth_retry_ms: 60_000,
+            ping_interval_ms: 15_000,
+            groups: Vec::new(),
+            reply_chunk_size: 2000,
+            queue_max_entries: 50,
+            queue_ttl_secs: 30 * 60,
+            rate_group_per_minute: 20,
+            rate_group_burst: 5,
+            rate_account_per_minute: 60,
+            rate_account_burst: 10,
+            rate_poke_per_minute: 10,
+            risk_backoff_min_secs: 60,
+            risk_backoff_max_secs: 1800,
+            member_cache_ttl_secs: 60,
+            max_pending_calls: 4096,
+            shared_dir: None,
+            ca_file: None,
+        }
+    }
+}
+
+impl AccountConfig {
+    /// True when no transport is configured: every RPC answers
+    /// ACCOUNT_NOT_CONFIGURED.
+    pub fn has_transport(&self) -> bool {
+        self.ws_url.is_some() || self.http_url.is_some() || self.reverse
+    }
+    /// `request_timeout_ms` as a duration.
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.request_timeout_ms)
+    }
+    /// `connect_wait_ms` as a duration.
+    pub fn connect_wait(&self) -> Duration {
+        Duration::from_millis(self.connect_wait_ms)
+    }
+}
+
+/// A directory visible to both the gateway and the implementation.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SharedDir {
+    /// The directory as the gateway sees it.
+    pub local: PathBuf,
+    /// The same directory as the implementation sees it.
+    pub peer: PathBuf,
+}
