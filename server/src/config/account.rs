@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::redact_url;
+use super::check::Key;
+use super::{ConfigError, REDACTED, redact_url};
 
 /// The id of the account used when a request leaves `account_id` empty.
 pub const DEFAULT_ACCOUNT: &str = "default";
@@ -29,13 +30,13 @@ impl Secret {
 
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"<redacted>\"")
+        write!(f, "\"{REDACTED}\"")
     }
 }
 
 impl fmt::Display for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("<redacted>")
+        f.write_str(REDACTED)
     }
 }
 
@@ -197,6 +198,100 @@ impl AccountConfig {
     pub fn connect_wait(&self) -> Duration {
         Duration::from_millis(self.connect_wait_ms)
     }
+
+    /// Checks account `id`. `reverse_listener` tells whether a
+    /// `[reverse_ws]` section exists, which a reverse account needs.
+    pub(super) fn validate(&self, id: &str, reverse_listener: bool) -> Result<(), ConfigError> {
+        let account = Key::new("accounts").field(id);
+        account.ensure(
+            is_account_id(id),
+            "account ids use letters, digits, `_` and `-`",
+        )?;
+        let key = |name: &str| account.field(name);
+        if let Some(url) = &self.ws_url {
+            let ws_url = key("ws_url");
+            match url::Url::parse(url) {
+                Ok(u) if u.scheme() == "ws" && u.host_str().is_some() => {}
+                Ok(u) if u.scheme() == "wss" => {
+                    return Err(ws_url.invalid(
+                        "wss:// is not supported; reach the implementation over ws:// (loopback or a private network) or terminate TLS in front of it",
+                    ));
+                }
+                Ok(_) => return Err(ws_url.invalid("must be a ws:// URL with a host")),
+                Err(e) => return Err(ws_url.invalid(format!("invalid URL: {e}"))),
+            }
+        }
+        if let Some(url) = &self.http_url {
+            let http_url = key("http_url");
+            match url::Url::parse(url) {
+                Ok(u) if u.scheme() == "http" || u.scheme() == "https" => {}
+                Ok(_) => return Err(http_url.invalid("must be an http:// or https:// URL")),
+                Err(e) => return Err(http_url.invalid(format!("invalid URL: {e}"))),
+            }
+        }
+        if self.reverse {
+            key("reverse").ensure(reverse_listener, "needs a [reverse_ws] listener section")?;
+            key("self_id").ensure(
+                self.self_id.is_some_and(|s| s > 0),
+                "a reverse account needs the bot's QQ number",
+            )?;
+            key("ws_url").ensure(
+                self.ws_url.is_none(),
+                "a reverse account is dialled by the implementation; remove ws_url or reverse",
+            )?;
+        }
+        if crate::onebot::Flavor::parse_setting(&self.flavor).is_none() {
+            return Err(key("flavor").invalid(format!(
+                "unknown flavor {:?}; expected auto, napcat, llonebot, lagrange, snowluma, go-cqhttp or generic",
+                self.flavor
+            )));
+        }
+        key("request_timeout_ms").positive(self.request_timeout_ms)?;
+        key("connect_timeout_ms").positive(self.connect_timeout_ms)?;
+        key("backoff_min_ms").positive(self.backoff_min_ms)?;
+        key("backoff_min_ms").not_above(
+            self.backoff_min_ms,
+            "backoff_max_ms",
+            self.backoff_max_ms,
+        )?;
+        key("auth_retry_ms").at_least(self.auth_retry_ms, 1_000)?;
+        key("ping_interval_ms").positive(self.ping_interval_ms)?;
+        key("groups").group_ids(&self.groups)?;
+        key("reply_chunk_size").in_range(self.reply_chunk_size, 1..=20_000)?;
+        key("queue_max_entries").positive(self.queue_max_entries)?;
+        key("queue_ttl_secs").positive(self.queue_ttl_secs)?;
+        for (name, value) in [
+            ("rate_group_per_minute", self.rate_group_per_minute),
+            ("rate_group_burst", self.rate_group_burst),
+            ("rate_account_per_minute", self.rate_account_per_minute),
+            ("rate_account_burst", self.rate_account_burst),
+            ("rate_poke_per_minute", self.rate_poke_per_minute),
+        ] {
+            key(name).positive(value)?;
+        }
+        key("risk_backoff_min_secs").positive(self.risk_backoff_min_secs)?;
+        key("risk_backoff_min_secs").not_above(
+            self.risk_backoff_min_secs,
+            "risk_backoff_max_secs",
+            self.risk_backoff_max_secs,
+        )?;
+        key("max_pending_calls").positive(self.max_pending_calls)?;
+        if let Some(shared) = &self.shared_dir {
+            key("shared_dir").ensure(
+                shared.local.is_absolute() && shared.peer.is_absolute(),
+                "local and peer must be absolute paths",
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// An account id is non-empty and uses ASCII letters, digits, `_` and `-`.
+fn is_account_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// A directory visible to both the gateway and the implementation.

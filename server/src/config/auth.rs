@@ -1,10 +1,12 @@
 //! `[auth]`: bearer tokens of gRPC clients and what each may do.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::Secret;
+use super::check::Key;
+use super::{ConfigError, Secret};
 
 /// Access a bearer token grants.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -39,6 +41,36 @@ impl Default for AuthConfig {
             open_reflection: true,
         }
     }
+}
+
+impl AuthConfig {
+    /// Checks every token. Token names are unique and use letters, digits,
+    /// `_`, `-` and `.`; `is_account` tells whether an account id exists.
+    pub(super) fn validate(&self, is_account: impl Fn(&str) -> bool) -> Result<(), ConfigError> {
+        let mut names = BTreeSet::new();
+        for (i, t) in self.tokens.iter().enumerate() {
+            let key = Key::new("auth").field("tokens").index(i);
+            let name = key.field("name");
+            name.ensure(
+                is_token_name(&t.name),
+                "token names use letters, digits, `_`, `-` and `.`",
+            )?;
+            name.ensure(
+                names.insert(t.name.as_str()),
+                format!("duplicate token name {:?}", t.name),
+            )?;
+            t.validate(&key, &is_account)?;
+        }
+        Ok(())
+    }
+}
+
+/// True for a non-empty name of letters, digits, `_`, `-` and `.`.
+fn is_token_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 /// One accepted bearer token. Exactly one of `value`, `value_file` and
@@ -82,5 +114,51 @@ impl TokenConfig {
             access,
             groups: None,
         }
+    }
+
+    /// Checks one token at `key` (`auth.tokens[i]`): exactly one non-empty
+    /// source of the value, at least one account and each of them known
+    /// (`"*"` is every account), and when groups are listed, at least one,
+    /// each positive.
+    fn validate(&self, key: &Key, is_account: &dyn Fn(&str) -> bool) -> Result<(), ConfigError> {
+        let sources = [
+            self.value.is_some(),
+            self.value_file.is_some(),
+            self.value_env.is_some(),
+        ];
+        key.field("value").ensure(
+            sources.iter().filter(|s| **s).count() == 1,
+            "set exactly one of value, value_file and value_env",
+        )?;
+        key.field("value").ensure(
+            !self
+                .value
+                .as_ref()
+                .is_some_and(|v| v.expose().trim().is_empty()),
+            "must not be empty",
+        )?;
+        key.field("value_env").ensure(
+            !self.value_env.as_ref().is_some_and(|v| v.is_empty()),
+            "must name a variable",
+        )?;
+        let accounts = key.field("accounts");
+        accounts.ensure(
+            !self.accounts.is_empty(),
+            "list the account ids the token may use, or \"*\" for all",
+        )?;
+        for (j, a) in self.accounts.iter().enumerate() {
+            accounts
+                .index(j)
+                .ensure(a == "*" || is_account(a), format!("unknown account {a:?}"))?;
+        }
+        let groups = key.field("groups");
+        if let Some(list) = &self.groups {
+            groups.ensure(
+                !list.is_empty(),
+                "list at least one group, or leave groups out for every group",
+            )?;
+            groups.group_ids(list)?;
+        }
+        Ok(())
     }
 }

@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ConfigError;
+use super::check::Key;
+
 /// Inbound event buffering.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -13,5 +16,14 @@ pub struct EventsConfig {
 impl Default for EventsConfig {
     fn default() -> Self {
         Self { buffer_size: 1024 }
+    }
+}
+
+impl EventsConfig {
+    /// Checks `[events]`: the buffer holds at least one event.
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        Key::new("events")
+            .field("buffer_size")
+            .positive(self.buffer_size)
     }
 }

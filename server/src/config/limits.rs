@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ConfigError;
+use super::check::Key;
+
 /// Request size, concurrency, stream and time limits of the gRPC listener.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -45,5 +48,48 @@ impl Default for LimitsConfig {
             upload_timeout_ms: 600_000,
             overload_retry_after_ms: 1_000,
         }
+    }
+}
+
+impl LimitsConfig {
+    /// Checks `[limits]`: every size, count and timeout but the retry delay
+    /// is positive, and no message limit reaches 4 GiB (gRPC frames carry a
+    /// 32-bit length).
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        let key = Key::new("limits");
+        for (name, value) in [
+            ("max_request_bytes", self.max_request_bytes as u64),
+            (
+                "max_upload_message_bytes",
+                self.max_upload_message_bytes as u64,
+            ),
+            ("max_response_bytes", self.max_response_bytes as u64),
+            (
+                "max_concurrent_requests",
+                self.max_concurrent_requests as u64,
+            ),
+            ("max_event_streams", self.max_event_streams as u64),
+            (
+                "max_event_streams_per_client",
+                self.max_event_streams_per_client as u64,
+            ),
+            (
+                "max_concurrent_streams_per_connection",
+                u64::from(self.max_concurrent_streams_per_connection),
+            ),
+            ("request_timeout_ms", self.request_timeout_ms),
+            ("upload_timeout_ms", self.upload_timeout_ms),
+        ] {
+            key.field(name).positive(value)?;
+        }
+        for (name, value) in [
+            ("max_request_bytes", self.max_request_bytes),
+            ("max_upload_message_bytes", self.max_upload_message_bytes),
+            ("max_response_bytes", self.max_response_bytes),
+        ] {
+            key.field(name)
+                .ensure(value <= u32::MAX as usize, "must be below 4 GiB")?;
+        }
+        Ok(())
     }
 }

@@ -4,6 +4,9 @@ use std::net::SocketAddr;
 
 use serde::{Deserialize, Serialize};
 
+use super::ConfigError;
+use super::check::Key;
+
 /// Reverse WebSocket listener: implementations dial in and are matched to an
 /// account by `X-Self-ID`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -24,5 +27,12 @@ impl Default for ReverseWsConfig {
             path: "/onebot/v11/ws".into(),
             handshake_timeout_ms: 10_000,
         }
+    }
+}
+
+impl ReverseWsConfig {
+    /// Checks `[reverse_ws]`: the upgrade path starts with `/`.
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        Key::new("reverse_ws").field("path").url_path(&self.path)
     }
 }

@@ -4,6 +4,9 @@ use std::net::SocketAddr;
 
 use serde::{Deserialize, Serialize};
 
+use super::ConfigError;
+use super::check::Key;
+
 /// The embedded sandbox peer.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -23,5 +26,18 @@ impl Default for SandboxConfig {
             flavor: "napcat".into(),
             groups: vec![20_000_003],
         }
+    }
+}
+
+impl SandboxConfig {
+    /// Checks `[sandbox]`: the flavor is one the sandbox can imitate.
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        Key::new("sandbox").field("flavor").ensure(
+            self.flavor.parse::<onebot_sandbox::Flavor>().is_ok(),
+            format!(
+                "unknown flavor {:?}; expected napcat, llonebot, lagrange, snowluma or go-cqhttp",
+                self.flavor
+            ),
+        )
     }
 }

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::ConfigError;
+use super::check::Key;
+
 /// gRPC listener and process settings.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -47,6 +50,32 @@ impl Default for ServerConfig {
     }
 }
 
+impl ServerConfig {
+    /// Checks `grace_period_ms`. [`super::Config::validate`] runs this
+    /// first and [`ServerConfig::validate_connections`] after the accounts.
+    pub(super) fn validate_grace_period(&self) -> Result<(), ConfigError> {
+        Key::new("server").field("grace_period_ms").ensure(
+            self.grace_period_ms <= 3_600_000,
+            "must be at most 3600000 (one hour)",
+        )
+    }
+
+    /// Checks the HTTP/2 keepalive and `[server.tls]`: a PING needs a
+    /// timeout for its acknowledgement whenever pings are on.
+    pub(super) fn validate_connections(&self) -> Result<(), ConfigError> {
+        Key::new("server")
+            .field("http2_keepalive_timeout_ms")
+            .ensure(
+                self.http2_keepalive_interval_ms == 0 || self.http2_keepalive_timeout_ms > 0,
+                "must be positive when keepalive pings are on",
+            )?;
+        if let Some(tls) = &self.tls {
+            tls.validate()?;
+        }
+        Ok(())
+    }
+}
+
 /// TLS on the gRPC listener. The files are re-read when they change (every
 /// `reload_interval_ms`), so rotated certificates apply without a restart.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -66,6 +95,28 @@ pub struct TlsConfig {
     /// Longest TLS handshake, in milliseconds.
     #[serde(default = "default_tls_handshake_ms")]
     pub handshake_timeout_ms: u64,
+}
+
+impl TlsConfig {
+    /// Checks `[server.tls]`: no empty file names, a reload interval of at
+    /// least 100 ms, a positive handshake timeout.
+    fn validate(&self) -> Result<(), ConfigError> {
+        let key = Key::new("server").field("tls");
+        for (name, path) in [
+            ("cert_file", Some(&self.cert_file)),
+            ("key_file", Some(&self.key_file)),
+            ("client_ca_file", self.client_ca_file.as_ref()),
+        ] {
+            key.field(name).ensure(
+                !path.is_some_and(|p| p.as_os_str().is_empty()),
+                "must not be empty",
+            )?;
+        }
+        key.field("reload_interval_ms")
+            .at_least(self.reload_interval_ms, 100)?;
+        key.field("handshake_timeout_ms")
+            .positive(self.handshake_timeout_ms)
+    }
 }
 
 fn default_tls_reload_ms() -> u64 {
