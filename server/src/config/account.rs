@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::check::Key;
-use super::{ConfigError, REDACTED, redact_url};
+use super::{ConfigError, FlavorChoice, REDACTED, redact_url};
 
 /// The id of the account used when a request leaves `account_id` empty.
 pub const DEFAULT_ACCOUNT: &str = "default";
@@ -198,6 +198,11 @@ impl AccountConfig {
     pub fn connect_wait(&self) -> Duration {
         Duration::from_millis(self.connect_wait_ms)
     }
+    /// The `flavor` setting parsed; `None` when it names no known flavor
+    /// (validation refuses that).
+    pub fn flavor_choice(&self) -> Option<FlavorChoice> {
+        FlavorChoice::parse(&self.flavor)
+    }
 
     /// Checks account `id`. `reverse_listener` tells whether a
     /// `[reverse_ws]` section exists, which a reverse account needs.
@@ -240,7 +245,7 @@ impl AccountConfig {
                 "a reverse account is dialled by the implementation; remove ws_url or reverse",
             )?;
         }
-        if crate::onebot::Flavor::parse_setting(&self.flavor).is_none() {
+        if self.flavor_choice().is_none() {
             return Err(key("flavor").invalid(format!(
                 "unknown flavor {:?}; expected auto, napcat, llonebot, lagrange, snowluma, go-cqhttp or generic",
                 self.flavor
