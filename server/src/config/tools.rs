@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Locale {
-    /// Chinese, as in the seeds.
+    /// Chinese (the default).
     #[default]
     Zh,
     /// English.
