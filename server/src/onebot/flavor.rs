@@ -1,7 +1,9 @@
 //! Implementation profiles: what differs between NapCat, LLOneBot,
-//! Lagrange.OneBot, SnowLuma and go-cqhttp (see `shared/reference/onebot.md`).
+//! Lagrange.OneBot, SnowLuma and go-cqhttp.
 
 use std::fmt;
+
+use crate::config::FlavorChoice;
 
 /// A OneBot implementation's behaviour profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -45,25 +47,32 @@ impl Flavor {
         Flavor::GoCqhttp,
     ];
 
-    /// Parses a `flavor` setting: `auto` or a flavor name.
+    /// Parses a `flavor` setting: `auto` (or empty) or a flavor name, with
+    /// the spellings [`FlavorChoice::parse`] accepts.
     pub fn parse_setting(s: &str) -> Option<FlavorSetting> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "auto" | "" => Some(FlavorSetting::Auto),
-            other => Flavor::from_name(other).map(FlavorSetting::Fixed),
-        }
+        FlavorChoice::parse(s).map(|choice| match Flavor::from_choice(choice) {
+            Some(flavor) => FlavorSetting::Fixed(flavor),
+            None => FlavorSetting::Auto,
+        })
     }
 
     /// Parses a flavor name (`napcat`, `llonebot`, `lagrange`, `snowluma`,
-    /// `go-cqhttp`, `generic`).
+    /// `go-cqhttp`, `generic`, and the other spellings
+    /// [`FlavorChoice::parse`] accepts); `auto` is not a flavor.
     pub fn from_name(s: &str) -> Option<Flavor> {
-        Some(match s.trim().to_ascii_lowercase().as_str() {
-            "generic" => Flavor::Generic,
-            "napcat" => Flavor::NapCat,
-            "llonebot" | "llbot" => Flavor::LlOneBot,
-            "lagrange" | "lagrange.onebot" => Flavor::Lagrange,
-            "snowluma" => Flavor::SnowLuma,
-            "go-cqhttp" | "gocqhttp" | "go_cqhttp" => Flavor::GoCqhttp,
-            _ => return None,
+        FlavorChoice::parse(s).and_then(Flavor::from_choice)
+    }
+
+    /// The profile an explicit choice names; `None` for `Auto`.
+    fn from_choice(choice: FlavorChoice) -> Option<Flavor> {
+        Some(match choice {
+            FlavorChoice::Auto => return None,
+            FlavorChoice::Generic => Flavor::Generic,
+            FlavorChoice::NapCat => Flavor::NapCat,
+            FlavorChoice::LlOneBot => Flavor::LlOneBot,
+            FlavorChoice::Lagrange => Flavor::Lagrange,
+            FlavorChoice::SnowLuma => Flavor::SnowLuma,
+            FlavorChoice::GoCqhttp => Flavor::GoCqhttp,
         })
     }
 

@@ -1,0 +1,95 @@
+//! `[limits]`: request sizes, concurrency, streams and time limits.
+
+use serde::{Deserialize, Serialize};
+
+use super::ConfigError;
+use super::check::Key;
+
+/// Request size, concurrency, stream and time limits of the gRPC listener.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// Largest request message of every RPC but UploadMedia, in bytes
+    /// (inline media in SendMessage count against it).
+    pub max_request_bytes: usize,
+    /// Largest message of the UploadMedia stream (one chunk), in bytes.
+    pub max_upload_message_bytes: usize,
+    /// Largest response message, in bytes.
+    pub max_response_bytes: usize,
+    /// RPCs (other than event streams and health) handled at once; more are
+    /// shed with RESOURCE_EXHAUSTED, reason OVERLOADED.
+    pub max_concurrent_requests: usize,
+    /// Open StreamEvents streams over all clients.
+    pub max_event_streams: usize,
+    /// Open StreamEvents streams per client (per token; per remote address
+    /// without authentication).
+    pub max_event_streams_per_client: usize,
+    /// HTTP/2 streams one connection may have open at once.
+    pub max_concurrent_streams_per_connection: u32,
+    /// Longest unary RPC, in milliseconds (a shorter client deadline wins).
+    pub request_timeout_ms: u64,
+    /// Longest UploadMedia stream, in milliseconds.
+    pub upload_timeout_ms: u64,
+    /// Retry delay suggested to shed clients (RetryInfo), in milliseconds.
+    pub overload_retry_after_ms: u64,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        Self {
+            max_request_bytes: 4 * 1024 * 1024,
+            max_upload_message_bytes: 16 * 1024 * 1024,
+            max_response_bytes: 16 * 1024 * 1024,
+            max_concurrent_requests: 256,
+            max_event_streams: 256,
+            max_event_streams_per_client: 16,
+            max_concurrent_streams_per_connection: 128,
+            request_timeout_ms: 120_000,
+            upload_timeout_ms: 600_000,
+            overload_retry_after_ms: 1_000,
+        }
+    }
+}
+
+impl LimitsConfig {
+    /// Checks `[limits]`: every size, count and timeout but the retry delay
+    /// is positive, and no message limit reaches 4 GiB (gRPC frames carry a
+    /// 32-bit length).
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        let key = Key::new("limits");
+        for (name, value) in [
+            ("max_request_bytes", self.max_request_bytes as u64),
+            (
+                "max_upload_message_bytes",
+                self.max_upload_message_bytes as u64,
+            ),
+            ("max_response_bytes", self.max_response_bytes as u64),
+            (
+                "max_concurrent_requests",
+                self.max_concurrent_requests as u64,
+            ),
+            ("max_event_streams", self.max_event_streams as u64),
+            (
+                "max_event_streams_per_client",
+                self.max_event_streams_per_client as u64,
+            ),
+            (
+                "max_concurrent_streams_per_connection",
+                u64::from(self.max_concurrent_streams_per_connection),
+            ),
+            ("request_timeout_ms", self.request_timeout_ms),
+            ("upload_timeout_ms", self.upload_timeout_ms),
+        ] {
+            key.field(name).positive(value)?;
+        }
+        for (name, value) in [
+            ("max_request_bytes", self.max_request_bytes),
+            ("max_upload_message_bytes", self.max_upload_message_bytes),
+            ("max_response_bytes", self.max_response_bytes),
+        ] {
+            key.field(name)
+                .ensure(value <= u32::MAX as usize, "must be below 4 GiB")?;
+        }
+        Ok(())
+    }
+}

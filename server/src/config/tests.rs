@@ -1,0 +1,781 @@
+//! Loading, layering and validation of the whole configuration.
+
+use super::*;
+
+fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn defaults_validate() {
+    let c = Config::load(None, env(&[]), &Overrides::default()).unwrap();
+    assert_eq!(c.server.listen.to_string(), "127.0.0.1:50051");
+    assert!(c.accounts.is_empty());
+    assert_eq!(c.timezone, "Asia/Shanghai");
+}
+
+#[test]
+fn toml_accounts_and_env_layering() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.toml");
+    std::fs::write(
+        &path,
+        r#"
+        [server]
+        listen = "127.0.0.1:6000"
+        [accounts.default]
+        ws_url = "ws://127.0.0.1:3001/"
+        access_token = "s3cret"
+        groups = [20000002]
+        "#,
+    )
+    .unwrap();
+    let c = Config::load(
+        Some(&path),
+        env(&[
+            ("ONEBOT_GATEWAY__ACCOUNTS__DEFAULT__REPLY_CHUNK_SIZE", "500"),
+            (
+                "ONEBOT_GATEWAY__ACCOUNTS__OTHER__HTTP_URL",
+                "http://127.0.0.1:3000",
+            ),
+            ("UNRELATED", "x"),
+        ]),
+        &Overrides {
+            listen: Some("127.0.0.1:7000".parse().unwrap()),
+            data_dir: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(c.server.listen.port(), 7000);
+    let d = &c.accounts["default"];
+    assert_eq!(d.reply_chunk_size, 500);
+    assert_eq!(d.groups, vec![20000002]);
+    assert_eq!(d.access_token.as_ref().unwrap().expose(), "s3cret");
+    assert!(format!("{d:?}").contains("<redacted>"));
+    assert!(!format!("{d:?}").contains("s3cret"));
+    assert_eq!(
+        c.accounts["other"].http_url.as_deref(),
+        Some("http://127.0.0.1:3000")
+    );
+    let printed = c.to_redacted_toml();
+    assert!(printed.contains("<redacted>"), "{printed}");
+    assert!(!printed.contains("s3cret"), "{printed}");
+}
+
+#[test]
+fn errors_name_the_key() {
+    let cases = [
+        ("[accounts.a]\nws_url = \"http://x\"", "accounts.a.ws_url"),
+        (
+            "[accounts.a]\nbackoff_min_ms = 20000",
+            "accounts.a.backoff_min_ms",
+        ),
+        (
+            "[media]\nvideo_max_bytes = 60000000",
+            "media.video_max_bytes",
+        ),
+        ("timezone = \"Mars/Olympus\"", "timezone"),
+        ("[accounts.a]\ngroups = [-1]", "accounts.a.groups[0]"),
+        ("[accounts.a]\nflavor = \"qq\"", "accounts.a.flavor"),
+        ("[server]\nlisten = \"nope\"", "server.listen"),
+        ("[accounts.a]\nbogus = 1", "bogus"),
+        (
+            "[media]\nurl_allow_networks = [\"10.0.0.0/33\"]",
+            "media.url_allow_networks[0]",
+        ),
+        (
+            "[accounts.a]\nrisk_backoff_min_secs = 4000",
+            "accounts.a.risk_backoff_min_secs",
+        ),
+    ];
+    for (text, key) in cases {
+        let err = Config::from_toml(text).unwrap_err().to_string();
+        assert!(err.contains(key), "{text:?} gave {err}");
+    }
+}
+
+#[test]
+fn media_limit_over_frame_is_refused_but_37_mib_is_fine() {
+    assert!(Config::from_toml("[media]\nvideo_max_bytes = 38797312").is_ok());
+    assert!(Config::from_toml("[media]\nvideo_max_bytes = 38797313").is_err());
+}
+
+/// The `Invalid` error of `text`, as `(key, message)`.
+fn refusal(text: &str) -> (String, String) {
+    match Config::from_toml(text) {
+        Err(ConfigError::Invalid { key, message }) => (key, message),
+        other => panic!("{text:?} gave {other:?}"),
+    }
+}
+
+/// One bad value each: the key and message every check reports.
+const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
+    (
+        "[server]\ngrace_period_ms = 3600001",
+        "server.grace_period_ms",
+        "must be at most 3600000 (one hour)",
+    ),
+    (
+        "timezone = \"Mars/Olympus\"",
+        "timezone",
+        "unknown time zone \"Mars/Olympus\"",
+    ),
+    (
+        "[sandbox]\nflavor = \"qq\"",
+        "sandbox.flavor",
+        "unknown flavor \"qq\"; expected napcat, llonebot, lagrange, snowluma or go-cqhttp",
+    ),
+    (
+        "[media]\nimage_max_bytes = 0",
+        "media.image_max_bytes",
+        "must be positive",
+    ),
+    (
+        "[media]\nvideo_max_bytes = 0",
+        "media.video_max_bytes",
+        "must be positive",
+    ),
+    (
+        "[media]\nfile_max_bytes = 0",
+        "media.file_max_bytes",
+        "must be positive",
+    ),
+    (
+        "[media]\nimage_max_bytes = 38797313",
+        "media.image_max_bytes",
+        "38797313 bytes cannot be carried to the peer: NapCat's 50 MB WebSocket frame holds about 38797312 bytes of base64-encoded media",
+    ),
+    (
+        "[media]\nfile_max_bytes = 38797313",
+        "media.file_max_bytes",
+        "38797313 bytes cannot be carried to the peer: NapCat's 50 MB WebSocket frame holds about 38797312 bytes of base64-encoded media",
+    ),
+    (
+        "[media]\nttl_secs = 0",
+        "media.ttl_secs",
+        "must be positive",
+    ),
+    (
+        "[media]\nstaging_quota_bytes = 1000",
+        "media.staging_quota_bytes",
+        "must hold at least one largest upload",
+    ),
+    (
+        "[media]\nurl_timeout_ms = 0",
+        "media.url_timeout_ms",
+        "must be positive",
+    ),
+    (
+        "[media]\nurl_allow_networks = [\"10.0.0.0/8\", \"10.0.0.0/33\"]",
+        "media.url_allow_networks[1]",
+        "\"10.0.0.0/33\" is not a network in CIDR form (e.g. 10.1.2.0/24)",
+    ),
+    (
+        "[media]\nmedia_roots = [\"/abs\", \"rel\"]",
+        "media.media_roots[1]",
+        "must be an absolute path",
+    ),
+    (
+        "[events]\nbuffer_size = 0",
+        "events.buffer_size",
+        "must be positive",
+    ),
+    (
+        "[reverse_ws]\npath = \"x\"",
+        "reverse_ws.path",
+        "must start with `/`",
+    ),
+    (
+        "[accounts.\"a b\"]",
+        "accounts.a b",
+        "account ids use letters, digits, `_` and `-`",
+    ),
+    (
+        "[accounts.\"\"]",
+        "accounts.",
+        "account ids use letters, digits, `_` and `-`",
+    ),
+    (
+        "[accounts.a]\nws_url = \"wss://x\"",
+        "accounts.a.ws_url",
+        "wss:// is not supported; reach the implementation over ws:// (loopback or a private network) or terminate TLS in front of it",
+    ),
+    (
+        "[accounts.a]\nws_url = \"http://x\"",
+        "accounts.a.ws_url",
+        "must be a ws:// URL with a host",
+    ),
+    (
+        "[accounts.a]\nws_url = \"::\"",
+        "accounts.a.ws_url",
+        "invalid URL: relative URL without a base",
+    ),
+    (
+        "[accounts.a]\nhttp_url = \"ftp://x\"",
+        "accounts.a.http_url",
+        "must be an http:// or https:// URL",
+    ),
+    (
+        "[accounts.a]\nhttp_url = \"nope\"",
+        "accounts.a.http_url",
+        "invalid URL: relative URL without a base",
+    ),
+    (
+        "[accounts.a]\nreverse = true",
+        "accounts.a.reverse",
+        "needs a [reverse_ws] listener section",
+    ),
+    (
+        "[reverse_ws]\n[accounts.a]\nreverse = true",
+        "accounts.a.self_id",
+        "a reverse account needs the bot's QQ number",
+    ),
+    (
+        "[reverse_ws]\n[accounts.a]\nreverse = true\nself_id = 0",
+        "accounts.a.self_id",
+        "a reverse account needs the bot's QQ number",
+    ),
+    (
+        "[reverse_ws]\n[accounts.a]\nreverse = true\nself_id = 1\nws_url = \"ws://x\"",
+        "accounts.a.ws_url",
+        "a reverse account is dialled by the implementation; remove ws_url or reverse",
+    ),
+    (
+        "[accounts.a]\nflavor = \"qq\"",
+        "accounts.a.flavor",
+        "unknown flavor \"qq\"; expected auto, napcat, llonebot, lagrange, snowluma, go-cqhttp or generic",
+    ),
+    (
+        "[accounts.a]\nrequest_timeout_ms = 0",
+        "accounts.a.request_timeout_ms",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nconnect_timeout_ms = 0",
+        "accounts.a.connect_timeout_ms",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nbackoff_min_ms = 0",
+        "accounts.a.backoff_min_ms",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nbackoff_min_ms = 20000",
+        "accounts.a.backoff_min_ms",
+        "must not exceed backoff_max_ms",
+    ),
+    (
+        "[accounts.a]\nauth_retry_ms = 999",
+        "accounts.a.auth_retry_ms",
+        "must be at least 1000",
+    ),
+    (
+        "[accounts.a]\nping_interval_ms = 0",
+        "accounts.a.ping_interval_ms",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\ngroups = [1, -1]",
+        "accounts.a.groups[1]",
+        "group ids are positive",
+    ),
+    (
+        "[accounts.a]\nreply_chunk_size = 0",
+        "accounts.a.reply_chunk_size",
+        "must be in 1..=20000",
+    ),
+    (
+        "[accounts.a]\nreply_chunk_size = 20001",
+        "accounts.a.reply_chunk_size",
+        "must be in 1..=20000",
+    ),
+    (
+        "[accounts.a]\nqueue_max_entries = 0",
+        "accounts.a.queue_max_entries",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nqueue_ttl_secs = 0",
+        "accounts.a.queue_ttl_secs",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nrate_group_per_minute = 0",
+        "accounts.a.rate_group_per_minute",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nrate_group_burst = 0",
+        "accounts.a.rate_group_burst",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nrate_account_per_minute = 0",
+        "accounts.a.rate_account_per_minute",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nrate_account_burst = 0",
+        "accounts.a.rate_account_burst",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nrate_poke_per_minute = 0",
+        "accounts.a.rate_poke_per_minute",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nrisk_backoff_min_secs = 0",
+        "accounts.a.risk_backoff_min_secs",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nrisk_backoff_min_secs = 4000",
+        "accounts.a.risk_backoff_min_secs",
+        "must not exceed risk_backoff_max_secs",
+    ),
+    (
+        "[accounts.a]\nmax_pending_calls = 0",
+        "accounts.a.max_pending_calls",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nshared_dir = { local = \"rel\", peer = \"/p\" }",
+        "accounts.a.shared_dir",
+        "local and peer must be absolute paths",
+    ),
+    (
+        "[accounts.a]\nshared_dir = { local = \"/l\", peer = \"rel\" }",
+        "accounts.a.shared_dir",
+        "local and peer must be absolute paths",
+    ),
+    (
+        "[server]\nhttp2_keepalive_timeout_ms = 0",
+        "server.http2_keepalive_timeout_ms",
+        "must be positive when keepalive pings are on",
+    ),
+    (
+        "[server.tls]\ncert_file = \"\"\nkey_file = \"k\"",
+        "server.tls.cert_file",
+        "must not be empty",
+    ),
+    (
+        "[server.tls]\ncert_file = \"c\"\nkey_file = \"\"",
+        "server.tls.key_file",
+        "must not be empty",
+    ),
+    (
+        "[server.tls]\ncert_file = \"c\"\nkey_file = \"k\"\nclient_ca_file = \"\"",
+        "server.tls.client_ca_file",
+        "must not be empty",
+    ),
+    (
+        "[server.tls]\ncert_file = \"c\"\nkey_file = \"k\"\nreload_interval_ms = 99",
+        "server.tls.reload_interval_ms",
+        "must be at least 100",
+    ),
+    (
+        "[server.tls]\ncert_file = \"c\"\nkey_file = \"k\"\nhandshake_timeout_ms = 0",
+        "server.tls.handshake_timeout_ms",
+        "must be positive",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"\"\nvalue = \"x\"\naccounts = [\"*\"]",
+        "auth.tokens[0].name",
+        "token names use letters, digits, `_`, `-` and `.`",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"a b\"\nvalue = \"x\"\naccounts = [\"*\"]",
+        "auth.tokens[0].name",
+        "token names use letters, digits, `_`, `-` and `.`",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\n[[auth.tokens]]\nname = \"t\"\nvalue = \"y\"\naccounts = [\"*\"]",
+        "auth.tokens[1].name",
+        "duplicate token name \"t\"",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\naccounts = [\"*\"]",
+        "auth.tokens[0].value",
+        "set exactly one of value, value_file and value_env",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\nvalue_env = \"E\"\naccounts = [\"*\"]",
+        "auth.tokens[0].value",
+        "set exactly one of value, value_file and value_env",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"  \"\naccounts = [\"*\"]",
+        "auth.tokens[0].value",
+        "must not be empty",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue_env = \"\"\naccounts = [\"*\"]",
+        "auth.tokens[0].value_env",
+        "must name a variable",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = []",
+        "auth.tokens[0].accounts",
+        "list the account ids the token may use, or \"*\" for all",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\", \"nope\"]",
+        "auth.tokens[0].accounts[1]",
+        "unknown account \"nope\"",
+    ),
+    (
+        "[accounts.a]\n[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"a\", \"default\"]",
+        "auth.tokens[0].accounts[1]",
+        "unknown account \"default\"",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\ngroups = []",
+        "auth.tokens[0].groups",
+        "list at least one group, or leave groups out for every group",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\ngroups = [5, 0]",
+        "auth.tokens[0].groups[1]",
+        "group ids are positive",
+    ),
+    (
+        "[limits]\nmax_request_bytes = 0",
+        "limits.max_request_bytes",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_upload_message_bytes = 0",
+        "limits.max_upload_message_bytes",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_response_bytes = 0",
+        "limits.max_response_bytes",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_concurrent_requests = 0",
+        "limits.max_concurrent_requests",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_event_streams = 0",
+        "limits.max_event_streams",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_event_streams_per_client = 0",
+        "limits.max_event_streams_per_client",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_concurrent_streams_per_connection = 0",
+        "limits.max_concurrent_streams_per_connection",
+        "must be positive",
+    ),
+    (
+        "[limits]\nrequest_timeout_ms = 0",
+        "limits.request_timeout_ms",
+        "must be positive",
+    ),
+    (
+        "[limits]\nupload_timeout_ms = 0",
+        "limits.upload_timeout_ms",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_request_bytes = 4294967296",
+        "limits.max_request_bytes",
+        "must be below 4 GiB",
+    ),
+    (
+        "[limits]\nmax_upload_message_bytes = 4294967296",
+        "limits.max_upload_message_bytes",
+        "must be below 4 GiB",
+    ),
+    (
+        "[limits]\nmax_response_bytes = 4294967296",
+        "limits.max_response_bytes",
+        "must be below 4 GiB",
+    ),
+    (
+        "[metrics]\npath = \"x\"",
+        "metrics.path",
+        "must start with `/`",
+    ),
+    (
+        "[metrics]\nlisten = \"127.0.0.1:50051\"",
+        "metrics.listen",
+        "must differ from server.listen",
+    ),
+];
+
+/// Several bad values: the check that runs first decides the error.
+const FIRST_CHECK_WINS: &[(&str, &str, &str)] = &[
+    (
+        "timezone = \"Mars/Olympus\"\n[server]\ngrace_period_ms = 3600001",
+        "server.grace_period_ms",
+        "must be at most 3600000 (one hour)",
+    ),
+    (
+        "timezone = \"Mars/Olympus\"\n[sandbox]\nflavor = \"qq\"",
+        "timezone",
+        "unknown time zone \"Mars/Olympus\"",
+    ),
+    (
+        "[sandbox]\nflavor = \"qq\"\n[media]\nttl_secs = 0",
+        "sandbox.flavor",
+        "unknown flavor \"qq\"; expected napcat, llonebot, lagrange, snowluma or go-cqhttp",
+    ),
+    (
+        "[media]\nmedia_roots = [\"rel\"]\nurl_allow_networks = [\"x\"]",
+        "media.url_allow_networks[0]",
+        "\"x\" is not a network in CIDR form (e.g. 10.1.2.0/24)",
+    ),
+    (
+        "[media]\nimage_max_bytes = 0\nvideo_max_bytes = 38797313",
+        "media.image_max_bytes",
+        "must be positive",
+    ),
+    (
+        "[media]\nimage_max_bytes = 38797313\nvideo_max_bytes = 0",
+        "media.image_max_bytes",
+        "38797313 bytes cannot be carried to the peer: NapCat's 50 MB WebSocket frame holds about 38797312 bytes of base64-encoded media",
+    ),
+    (
+        "[media]\nurl_timeout_ms = 0\nstaging_quota_bytes = 1",
+        "media.staging_quota_bytes",
+        "must hold at least one largest upload",
+    ),
+    (
+        "[events]\nbuffer_size = 0\n[media]\nttl_secs = 0",
+        "media.ttl_secs",
+        "must be positive",
+    ),
+    (
+        "[events]\nbuffer_size = 0\n[reverse_ws]\npath = \"x\"",
+        "events.buffer_size",
+        "must be positive",
+    ),
+    (
+        "[reverse_ws]\npath = \"x\"\n[accounts.a]\nflavor = \"qq\"",
+        "reverse_ws.path",
+        "must start with `/`",
+    ),
+    (
+        "[accounts.b]\nflavor = \"qq\"\n[accounts.a]\nping_interval_ms = 0",
+        "accounts.a.ping_interval_ms",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nflavor = \"qq\"\nws_url = \"http://x\"",
+        "accounts.a.ws_url",
+        "must be a ws:// URL with a host",
+    ),
+    (
+        "[accounts.a]\nreverse = true\nhttp_url = \"ftp://x\"",
+        "accounts.a.http_url",
+        "must be an http:// or https:// URL",
+    ),
+    (
+        "[accounts.a]\nbackoff_min_ms = 0\nbackoff_max_ms = 0",
+        "accounts.a.backoff_min_ms",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nrisk_backoff_min_secs = 0\nrisk_backoff_max_secs = 0",
+        "accounts.a.risk_backoff_min_secs",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nrate_poke_per_minute = 0\nrate_group_burst = 0\nqueue_ttl_secs = 0",
+        "accounts.a.queue_ttl_secs",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\nshared_dir = { local = \"rel\", peer = \"/p\" }\nmax_pending_calls = 0",
+        "accounts.a.max_pending_calls",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\ngroups = [0]\nping_interval_ms = 0",
+        "accounts.a.ping_interval_ms",
+        "must be positive",
+    ),
+    (
+        "[accounts.a]\ngroups = [0]\nreply_chunk_size = 0",
+        "accounts.a.groups[0]",
+        "group ids are positive",
+    ),
+    (
+        "[accounts.a]\nping_interval_ms = 0\n[server]\nhttp2_keepalive_timeout_ms = 0",
+        "accounts.a.ping_interval_ms",
+        "must be positive",
+    ),
+    (
+        "[server]\nhttp2_keepalive_timeout_ms = 0\n[server.tls]\ncert_file = \"\"\nkey_file = \"k\"",
+        "server.http2_keepalive_timeout_ms",
+        "must be positive when keepalive pings are on",
+    ),
+    (
+        "[server.tls]\ncert_file = \"c\"\nkey_file = \"\"\nreload_interval_ms = 1\n[[auth.tokens]]\nname = \"\"\nvalue = \"x\"\naccounts = [\"*\"]",
+        "server.tls.key_file",
+        "must not be empty",
+    ),
+    (
+        "[server.tls]\ncert_file = \"c\"\nkey_file = \"k\"\nreload_interval_ms = 1\nhandshake_timeout_ms = 0",
+        "server.tls.reload_interval_ms",
+        "must be at least 100",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\n[[auth.tokens]]\nname = \"t\"\naccounts = []",
+        "auth.tokens[1].name",
+        "duplicate token name \"t\"",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"\"\naccounts = []",
+        "auth.tokens[0].value",
+        "must not be empty",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"nope\"]\ngroups = []",
+        "auth.tokens[0].accounts[0]",
+        "unknown account \"nope\"",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\ngroups = [0]\n[limits]\nmax_event_streams = 0",
+        "auth.tokens[0].groups[0]",
+        "group ids are positive",
+    ),
+    (
+        "[limits]\nmax_event_streams = 0\nmax_request_bytes = 0",
+        "limits.max_request_bytes",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_request_bytes = 4294967296\nupload_timeout_ms = 0",
+        "limits.upload_timeout_ms",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_response_bytes = 4294967296\nmax_request_bytes = 4294967296",
+        "limits.max_request_bytes",
+        "must be below 4 GiB",
+    ),
+    (
+        "[limits]\nupload_timeout_ms = 0\n[metrics]\npath = \"x\"",
+        "limits.upload_timeout_ms",
+        "must be positive",
+    ),
+    (
+        "[metrics]\npath = \"x\"\nlisten = \"127.0.0.1:50051\"",
+        "metrics.path",
+        "must start with `/`",
+    ),
+];
+
+/// Values on the edge of their range, and settings that switch a check off.
+const ACCEPTED: &[&str] = &[
+    "[server]\ngrace_period_ms = 3600000",
+    "[reverse_ws]\n[accounts.a]\nreverse = true\nself_id = 1",
+    "[accounts.a]\nflavor = \" LLBot \"",
+    "[accounts.a]\nflavor = \"\"",
+    "[accounts.a]\nbackoff_min_ms = 10000",
+    "[accounts.a]\nauth_retry_ms = 1000",
+    "[accounts.a]\nreply_chunk_size = 20000",
+    "[server]\nhttp2_keepalive_timeout_ms = 0\nhttp2_keepalive_interval_ms = 0",
+    "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"default\"]",
+    "[limits]\nmax_response_bytes = 4294967295",
+    "[limits]\noverload_retry_after_ms = 0",
+    "[server]\nlisten = \"127.0.0.1:0\"\n[metrics]\nlisten = \"127.0.0.1:0\"",
+];
+
+#[test]
+fn every_check_reports_its_key_and_message() {
+    for (text, key, message) in ONE_BAD_VALUE {
+        assert_eq!(
+            refusal(text),
+            (key.to_string(), message.to_string()),
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+fn checks_run_in_a_fixed_order() {
+    for (text, key, message) in FIRST_CHECK_WINS {
+        assert_eq!(
+            refusal(text),
+            (key.to_string(), message.to_string()),
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+fn edge_values_are_accepted() {
+    for text in ACCEPTED {
+        if let Err(e) = Config::from_toml(text) {
+            panic!("{text:?} gave {e}");
+        }
+    }
+}
+
+#[cfg(not(feature = "otlp"))]
+#[test]
+fn otlp_needs_the_feature() {
+    let text = "[telemetry.otlp]\nendpoint = \"http://collector:4317\"";
+    assert_eq!(
+        refusal(text),
+        (
+            "telemetry.otlp".to_string(),
+            "this binary was built without the `otlp` feature".to_string()
+        )
+    );
+}
+
+#[cfg(feature = "otlp")]
+#[test]
+fn otlp_endpoint_and_ratio_are_checked() {
+    for (text, key, message) in [
+        (
+            "[telemetry.otlp]\nendpoint = \"ftp://x\"\nsample_ratio = 2.0",
+            "telemetry.otlp.endpoint",
+            "must be an http:// or https:// URL",
+        ),
+        (
+            "[telemetry.otlp]\nsample_ratio = 1.5",
+            "telemetry.otlp.sample_ratio",
+            "must be between 0.0 and 1.0",
+        ),
+    ] {
+        assert_eq!(
+            refusal(text),
+            (key.to_string(), message.to_string()),
+            "{text:?}"
+        );
+    }
+    assert!(Config::from_toml("[telemetry.otlp]\nsample_ratio = 0.0").is_ok());
+}
+
+#[test]
+fn secret_parse_errors_hide_the_value() {
+    for (text, key) in [
+        ("[accounts.a]\naccess_token = 5", "accounts.a.access_token"),
+        (
+            "[[auth.tokens]]\nname = \"t\"\nvalue = 3\naccounts = [\"*\"]",
+            "auth.tokens.0.value",
+        ),
+    ] {
+        let err = Config::from_toml(text).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!("configuration: key `{key}`: invalid value (not shown: it is a secret)")
+        );
+    }
+}
