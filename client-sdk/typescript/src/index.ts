@@ -15,6 +15,7 @@ import { createClient } from "@connectrpc/connect";
 import type { Client as ConnectClient, Interceptor, Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
+import { Health, HealthCheckResponse_ServingStatus } from "./gen/grpc/health/v1/health_pb.js";
 import { AccountService } from "./gen/onebot/gateway/v1/account_service_pb.js";
 import type { Account } from "./gen/onebot/gateway/v1/account_service_pb.js";
 import { AgentToolService } from "./gen/onebot/gateway/v1/agent_tool_service_pb.js";
@@ -38,7 +39,6 @@ import type {
   SendMessageResponse,
 } from "./gen/onebot/gateway/v1/message_service_pb.js";
 import { GatewayError } from "./errors.js";
-import { HealthService, SERVING_STATUS } from "./wellknown.js";
 
 export { ERROR_DOMAIN, GatewayError } from "./errors.js";
 export type { FieldViolation } from "./errors.js";
@@ -133,7 +133,7 @@ export class Client {
   readonly toolService: ConnectClient<typeof AgentToolService>;
   readonly accountService: ConnectClient<typeof AccountService>;
   readonly eventService: ConnectClient<typeof EventService>;
-  private readonly healthService: ConnectClient<typeof HealthService>;
+  private readonly healthService: ConnectClient<typeof Health>;
 
   private constructor(options: ClientOptions, ca: Buffer | undefined) {
     const address = options.address ?? DEFAULT_ADDRESS;
@@ -162,7 +162,7 @@ export class Client {
     this.toolService = createClient(AgentToolService, this.transport);
     this.accountService = createClient(AccountService, this.transport);
     this.eventService = createClient(EventService, this.transport);
-    this.healthService = createClient(HealthService, this.transport);
+    this.healthService = createClient(Health, this.transport);
   }
 
   /** Creates a client (reads `caFile` first); connections are opened on first use. */
@@ -276,7 +276,7 @@ export class Client {
   /** Health of `service` (`""`: the gateway): `SERVING`, `NOT_SERVING`, ... */
   async health(service = ""): Promise<string> {
     const response = await call(() => this.healthService.check({ service }));
-    return SERVING_STATUS[response.status] ?? String(response.status);
+    return HealthCheckResponse_ServingStatus[response.status] ?? String(response.status);
   }
 
   /**
