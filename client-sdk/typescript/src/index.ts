@@ -16,7 +16,7 @@ import type { Client as ConnectClient, Interceptor, Transport } from "@connectrp
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
 import { Health, HealthCheckResponse_ServingStatus } from "./gen/grpc/health/v1/health_pb.js";
-import { AccountService } from "./gen/onebot/gateway/v1/account_service_pb.js";
+import { AccountService, file_onebot_gateway_v1_account_service } from "./gen/onebot/gateway/v1/account_service_pb.js";
 import type { Account } from "./gen/onebot/gateway/v1/account_service_pb.js";
 import { AgentToolService } from "./gen/onebot/gateway/v1/agent_tool_service_pb.js";
 import type { CallToolResponse, Tool } from "./gen/onebot/gateway/v1/agent_tool_service_pb.js";
@@ -48,6 +48,13 @@ export { ErrorReason } from "./gen/onebot/gateway/v1/error_reason_pb.js";
 
 /** The gateway's default listen address. */
 export const DEFAULT_ADDRESS = "http://127.0.0.1:50051";
+/**
+ * Prefix of the per-account health service names: `health(ACCOUNT_HEALTH_SERVICE_PREFIX + id)` is
+ * the health of account `id` (`SERVING` while its OneBot connection is up). The gateway registers
+ * these names with its health service; they are not proto services. Built from the API's proto
+ * package.
+ */
+export const ACCOUNT_HEALTH_SERVICE_PREFIX = `${file_onebot_gateway_v1_account_service.proto.package}.account.`;
 /** Size of the chunks `upload` streams. */
 export const CHUNK_SIZE = 256 * 1024;
 

@@ -21,6 +21,12 @@ CHUNK_SIZE = 256 * 1024
 #: Largest response the clients accept.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
+#: Prefix of the per-account health service names: ``health(ACCOUNT_HEALTH_SERVICE_PREFIX + id)``
+#: is the health of account ``id`` (SERVING while its OneBot connection is up). The gateway
+#: registers these names with its health service; they are not proto services. Built from the
+#: API's proto package.
+ACCOUNT_HEALTH_SERVICE_PREFIX = f"{common_pb2.DESCRIPTOR.package}.account."
+
 _HEALTH_CHECK = health_pb2.DESCRIPTOR.services_by_name["Health"].methods_by_name["Check"]
 #: Method path of the standard health check (``grpc.health.v1.Health/Check``), from the
 #: descriptor grpcio-health-checking ships.
