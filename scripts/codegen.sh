@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every binding from proto/: Rust via protox (`cargo xtask codegen`), the other
-# SDKs via `buf generate` (buf.gen.yaml, local plugins installed by scripts/install-tools.sh).
+# SDKs via `buf generate` (buf.gen.yaml, local plugins installed by scripts/install-tools.sh),
+# plus the TypeScript code of the vendored upstream protos (buf.gen.vendor.yaml: proto/vendor).
 # --check: regenerate, then fail if anything differs from what is committed (drift), including
 # generated files that are new or no longer generated.
 set -euo pipefail
@@ -27,6 +28,7 @@ cargo xtask codegen >/dev/null
 rm -rf "${GENERATED[@]}"
 # protoc-gen-mypy reports every file it writes on stderr; keep only real errors visible.
 buf generate 2> >(grep -v '^Writing mypy to ' >&2)
+buf generate --template buf.gen.vendor.yaml
 # PEP 561 marker: the generated Python modules ship their .pyi stubs.
 touch client-sdk/python/src/onebot/gateway/v1/py.typed
 

@@ -15,6 +15,7 @@ cargo fmt --all -- --check
 
 step "buf lint / buf format"
 buf lint
+buf lint proto/vendor
 buf format --diff --exit-code
 
 step "buf breaking (against the released wire contract, proto/baseline.binpb)"

@@ -29,6 +29,12 @@ import (
 // DefaultAddress is the gateway's default listen address.
 const DefaultAddress = "http://127.0.0.1:50051"
 
+// AccountHealthServicePrefix is the prefix of the per-account health service names:
+// CheckHealth(ctx, AccountHealthServicePrefix+id) is the health of account id (SERVING while
+// its OneBot connection is up). The gateway registers these names with its health service;
+// they are not proto services. Built from the API's proto package.
+var AccountHealthServicePrefix = string(gatewayv1.File_onebot_gateway_v1_account_service_proto.Package()) + ".account."
+
 // maxMessageBytes is the largest response the client accepts.
 const maxMessageBytes = 64 * 1024 * 1024
 

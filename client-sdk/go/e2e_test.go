@@ -60,7 +60,7 @@ func TestAccounts(t *testing.T) {
 			t.Fatalf("default account groups %v", a.GetGroups())
 		}
 	}
-	if s, err := client.CheckHealth(ctx, "onebot.gateway.v1.account.default"); err != nil || s != "SERVING" {
+	if s, err := client.CheckHealth(ctx, onebotgateway.AccountHealthServicePrefix+"default"); err != nil || s != "SERVING" {
 		t.Fatalf("account health %q %v", s, err)
 	}
 }

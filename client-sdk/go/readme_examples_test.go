@@ -34,7 +34,7 @@ func exampleConnect() (*onebotgateway.Client, error) {
 
 func exampleHealth(ctx context.Context, client *onebotgateway.Client) (string, error) {
 	// region: health
-	status, err := client.CheckHealth(ctx, "") // or "onebot.gateway.v1.account.default"
+	status, err := client.CheckHealth(ctx, "") // or onebotgateway.AccountHealthServicePrefix + "default"
 	if err != nil {
 		return "", err
 	}

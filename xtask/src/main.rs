@@ -41,13 +41,17 @@ fn codegen() -> Result<()> {
         out.join("onebot_gateway_v1_descriptor.bin"),
         fds.encode_to_vec(),
     )?;
+    // Every message implements `prost::Name`: its fully qualified proto name
+    // comes from the generated code, never from a hand-typed string.
+    let mut config = tonic_prost_build::Config::new();
+    config.enable_type_names();
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)
         .client_mod_attribute(".", "#[cfg(feature = \"client\")]")
         .server_mod_attribute(".", "#[cfg(feature = \"server\")]")
         .out_dir(&out)
-        .compile_fds(fds)
+        .compile_fds_with_config(fds, config)
         .context("generating Rust code")?;
     // Mark the output as generated so tools and reviewers skip it.
     let generated = out.join("onebot.gateway.v1.rs");

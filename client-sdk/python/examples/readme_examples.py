@@ -33,7 +33,7 @@ def connect() -> Client:
 
 def health(client: Client) -> str:
     # region: health
-    status = client.health()  # or client.health("onebot.gateway.v1.account.default")
+    status = client.health()  # or client.health(ACCOUNT_HEALTH_SERVICE_PREFIX + "default")
     print("gateway:", status)  # SERVING
     # endregion
     return status

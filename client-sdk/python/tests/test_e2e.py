@@ -11,7 +11,7 @@ import pytest
 
 import readme_examples
 from onebot.gateway.v1 import error_reason_pb2
-from onebot_gateway import Client, GatewayError
+from onebot_gateway import ACCOUNT_HEALTH_SERVICE_PREFIX, Client, GatewayError
 
 
 def test_health(client: Client) -> None:
@@ -28,7 +28,7 @@ def test_accounts(client: Client) -> None:
     assert "default" in readme_examples.accounts(client)
     default = next(a for a in client.accounts() if a.account_id == "default")
     assert PLAYGROUND in default.groups
-    assert client.health("onebot.gateway.v1.account.default") == "SERVING"
+    assert client.health(ACCOUNT_HEALTH_SERVICE_PREFIX + "default") == "SERVING"
 
 
 def test_history_pages_the_playground_group(client: Client) -> None:

@@ -388,7 +388,9 @@ impl Client {
     }
 
     /// Health of `service` (`""` = the whole gateway; a service name such as
-    /// `onebot.gateway.v1.MessageService`; or `onebot.gateway.v1.account.<id>`).
+    /// `onebot.gateway.v1.MessageService`; or an account's,
+    /// [`ACCOUNT_HEALTH_SERVICE_PREFIX`](crate::ACCOUNT_HEALTH_SERVICE_PREFIX)
+    /// followed by its id).
     pub async fn health(&self, service: &str) -> Result<ServingStatus, Error> {
         let response = self
             .health_service()

@@ -51,6 +51,14 @@ pub use error::{Error, FieldViolation, RpcError};
 #[cfg(feature = "client")]
 pub use media::{CHUNK_SIZE, Media, MediaInput, OutgoingMessage, Uploaded};
 
+/// Prefix of the per-account health service names: `client.health(&format!(
+/// "{ACCOUNT_HEALTH_SERVICE_PREFIX}{id}"))` is the health of account `id`
+/// (SERVING while its OneBot connection is up). The gateway registers these
+/// names with its health service; they are not proto services. The API's
+/// proto package (`<pb::Account as prost::Name>::PACKAGE`) plus `.account.`:
+/// a const cannot concatenate the two, so a test holds them together.
+pub const ACCOUNT_HEALTH_SERVICE_PREFIX: &str = "onebot.gateway.v1.account.";
+
 impl pb::Chat {
     /// A group chat.
     pub fn group(group_id: i64) -> Self {
@@ -78,5 +86,16 @@ impl pb::ErrorReason {
     /// The value whose `ErrorInfo.reason` string is `reason`.
     pub fn from_reason(reason: &str) -> Option<Self> {
         Self::from_str_name(&format!("ERROR_REASON_{reason}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_account_health_prefix_is_the_proto_package_plus_account() {
+        let package = <pb::Account as prost::Name>::PACKAGE;
+        assert_eq!(ACCOUNT_HEALTH_SERVICE_PREFIX, format!("{package}.account."));
     }
 }

@@ -5,7 +5,7 @@
 
 mod examples;
 
-use onebot_gateway_client::{Client, Error, ServingStatus, pb};
+use onebot_gateway_client::{ACCOUNT_HEALTH_SERVICE_PREFIX, Client, Error, ServingStatus, pb};
 
 async fn client() -> Client {
     assert!(
@@ -36,7 +36,7 @@ async fn accounts_list_the_sandbox_account() {
     assert!(default.groups.contains(&PLAYGROUND), "{default:?}");
     assert_eq!(
         client
-            .health("onebot.gateway.v1.account.default")
+            .health(&format!("{ACCOUNT_HEALTH_SERVICE_PREFIX}default"))
             .await
             .unwrap(),
         ServingStatus::Serving

@@ -26,7 +26,7 @@ export async function connect(): Promise<Client> {
 
 export async function health(client: Client): Promise<string> {
   // region: health
-  const status = await client.health(); // or client.health("onebot.gateway.v1.account.default")
+  const status = await client.health(); // or client.health(ACCOUNT_HEALTH_SERVICE_PREFIX + "default")
   console.log("gateway:", status); // SERVING
   // endregion
   return status;

@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 
-import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "./wellknown.js";
+import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 
 /** `ErrorInfo.domain` of the gateway's errors. */
 export const ERROR_DOMAIN = "onebot-gateway";

@@ -15,7 +15,8 @@ import { createClient } from "@connectrpc/connect";
 import type { Client as ConnectClient, Interceptor, Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
-import { AccountService } from "./gen/onebot/gateway/v1/account_service_pb.js";
+import { Health, HealthCheckResponse_ServingStatus } from "./gen/grpc/health/v1/health_pb.js";
+import { AccountService, file_onebot_gateway_v1_account_service } from "./gen/onebot/gateway/v1/account_service_pb.js";
 import type { Account } from "./gen/onebot/gateway/v1/account_service_pb.js";
 import { AgentToolService } from "./gen/onebot/gateway/v1/agent_tool_service_pb.js";
 import type { CallToolResponse, Tool } from "./gen/onebot/gateway/v1/agent_tool_service_pb.js";
@@ -38,7 +39,6 @@ import type {
   SendMessageResponse,
 } from "./gen/onebot/gateway/v1/message_service_pb.js";
 import { GatewayError } from "./errors.js";
-import { HealthService, SERVING_STATUS } from "./wellknown.js";
 
 export { ERROR_DOMAIN, GatewayError } from "./errors.js";
 export type { FieldViolation } from "./errors.js";
@@ -48,6 +48,13 @@ export { ErrorReason } from "./gen/onebot/gateway/v1/error_reason_pb.js";
 
 /** The gateway's default listen address. */
 export const DEFAULT_ADDRESS = "http://127.0.0.1:50051";
+/**
+ * Prefix of the per-account health service names: `health(ACCOUNT_HEALTH_SERVICE_PREFIX + id)` is
+ * the health of account `id` (`SERVING` while its OneBot connection is up). The gateway registers
+ * these names with its health service; they are not proto services. Built from the API's proto
+ * package.
+ */
+export const ACCOUNT_HEALTH_SERVICE_PREFIX = `${file_onebot_gateway_v1_account_service.proto.package}.account.`;
 /** Size of the chunks `upload` streams. */
 export const CHUNK_SIZE = 256 * 1024;
 
@@ -133,7 +140,7 @@ export class Client {
   readonly toolService: ConnectClient<typeof AgentToolService>;
   readonly accountService: ConnectClient<typeof AccountService>;
   readonly eventService: ConnectClient<typeof EventService>;
-  private readonly healthService: ConnectClient<typeof HealthService>;
+  private readonly healthService: ConnectClient<typeof Health>;
 
   private constructor(options: ClientOptions, ca: Buffer | undefined) {
     const address = options.address ?? DEFAULT_ADDRESS;
@@ -162,7 +169,7 @@ export class Client {
     this.toolService = createClient(AgentToolService, this.transport);
     this.accountService = createClient(AccountService, this.transport);
     this.eventService = createClient(EventService, this.transport);
-    this.healthService = createClient(HealthService, this.transport);
+    this.healthService = createClient(Health, this.transport);
   }
 
   /** Creates a client (reads `caFile` first); connections are opened on first use. */
@@ -276,7 +283,7 @@ export class Client {
   /** Health of `service` (`""`: the gateway): `SERVING`, `NOT_SERVING`, ... */
   async health(service = ""): Promise<string> {
     const response = await call(() => this.healthService.check({ service }));
-    return SERVING_STATUS[response.status] ?? String(response.status);
+    return HealthCheckResponse_ServingStatus[response.status] ?? String(response.status);
   }
 
   /**

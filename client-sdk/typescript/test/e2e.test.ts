@@ -9,7 +9,7 @@ import { format } from "node:util";
 import { Code } from "@connectrpc/connect";
 
 import * as examples from "../examples/readme_examples.js";
-import { Client, GatewayError } from "../src/index.js";
+import { ACCOUNT_HEALTH_SERVICE_PREFIX, Client, GatewayError } from "../src/index.js";
 
 // The README examples print with console.log. Node's test runner reads its
 // own protocol from a test file's stdout, and printed text that lands inside
@@ -42,7 +42,7 @@ test("accounts", async () => {
   assert.ok((await examples.accounts(client)).includes("default"));
   const account = (await client.accounts()).find((a) => a.accountId === "default");
   assert.ok(account?.groups.includes(PLAYGROUND));
-  assert.equal(await client.health("onebot.gateway.v1.account.default"), "SERVING");
+  assert.equal(await client.health(ACCOUNT_HEALTH_SERVICE_PREFIX + "default"), "SERVING");
 });
 
 test("history pages the playground group", async () => {

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 import { Client, ErrorReason, GatewayError } from "../src/index.js";
-import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "../src/wellknown.js";
+import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 
 test("GatewayError decodes ErrorInfo, RetryInfo and BadRequest", () => {
   const cause = new ConnectError("offline", Code.Unavailable, undefined, [

@@ -20,7 +20,7 @@ pub async fn run(args: AccountsArgs) -> Result<ExitCode, Error> {
     let accounts = client.accounts().await?;
     if args.conn.json {
         let response = pb::ListAccountsResponse { accounts };
-        output::print_message(&response, "onebot.gateway.v1.ListAccountsResponse")?;
+        output::print_message(&response)?;
     } else if accounts.is_empty() {
         println!("(no accounts)");
     } else {

@@ -84,7 +84,7 @@ pub async fn run(args: EventsArgs) -> Result<ExitCode, Error> {
         };
         seen += 1;
         if args.conn.json {
-            output::print_message(&event, "onebot.gateway.v1.Event")?;
+            output::print_message(&event)?;
         } else {
             println!("{}", render(&event));
         }

@@ -47,7 +47,7 @@ pub async fn members(args: MembersArgs) -> Result<ExitCode, Error> {
     let no_cache = args.no_cache.then_some(true);
     let list = client.members(args.group_id, args.limit, no_cache).await?;
     if args.conn.json {
-        output::print_message(&list, "onebot.gateway.v1.ListGroupMembersResponse")?;
+        output::print_message(&list)?;
     } else {
         println!("{}", list.rendered);
     }
@@ -59,7 +59,7 @@ pub async fn groups(args: GroupsArgs) -> Result<ExitCode, Error> {
     let client = args.conn.client()?;
     let list = client.groups().await?;
     if args.conn.json {
-        output::print_message(&list, "onebot.gateway.v1.ListGroupsResponse")?;
+        output::print_message(&list)?;
     } else {
         println!("{}", list.rendered);
     }
@@ -71,7 +71,7 @@ pub async fn poke(args: PokeArgs) -> Result<ExitCode, Error> {
     let client = args.conn.client()?;
     let done = client.poke(args.group, args.user_id).await?;
     if args.conn.json {
-        output::print_message(&done, "onebot.gateway.v1.PokeMemberResponse")?;
+        output::print_message(&done)?;
     } else {
         println!("poked {} in group {}", done.user_id, done.group_id);
     }

@@ -47,7 +47,7 @@ pub async fn run(args: HistoryArgs) -> Result<ExitCode, Error> {
     let client = args.conn.client()?;
     let page = client.history(args.target, args.count, args.anchor).await?;
     if args.conn.json {
-        output::print_message(&page, "onebot.gateway.v1.GetHistoryResponse")?;
+        output::print_message(&page)?;
     } else {
         println!("{}", page.rendered);
         if let Some(anchor) = page.next_anchor_message_id {

@@ -10,10 +10,15 @@ use serde_json::{Value, json};
 static POOL: LazyLock<Result<DescriptorPool, String>> =
     LazyLock::new(|| DescriptorPool::decode(pb::FILE_DESCRIPTOR_SET).map_err(|e| e.to_string()));
 
-/// `message` (of the proto type `full_name`) in the proto3 JSON mapping:
-/// camelCase names, enums by name, 64-bit integers as numbers, default
-/// values included.
-pub fn to_json<M: prost::Message>(message: &M, full_name: &str) -> Result<Value, Error> {
+/// `message` in the proto3 JSON mapping: camelCase names, enums by name,
+/// 64-bit integers as numbers, default values included. The descriptor is
+/// looked up by the type's generated `prost::Name`.
+pub fn to_json<M: prost::Message + prost::Name>(message: &M) -> Result<Value, Error> {
+    to_json_as(message, &M::full_name())
+}
+
+/// [`to_json`] with the descriptor of the proto type `full_name`.
+fn to_json_as<M: prost::Message>(message: &M, full_name: &str) -> Result<Value, Error> {
     let pool = POOL.as_ref().map_err(|e| Error::InvalidInput(e.clone()))?;
     let descriptor = pool
         .get_message_by_name(full_name)
@@ -34,8 +39,8 @@ pub fn print_json(value: &Value) {
 }
 
 /// Prints a message as JSON (one line).
-pub fn print_message<M: prost::Message>(message: &M, full_name: &str) -> Result<(), Error> {
-    print_json(&to_json(message, full_name)?);
+pub fn print_message<M: prost::Message + prost::Name>(message: &M) -> Result<(), Error> {
+    print_json(&to_json(message)?);
     Ok(())
 }
 
@@ -91,7 +96,7 @@ mod tests {
             media: None,
             replayed: false,
         };
-        let value = to_json(&response, "onebot.gateway.v1.SendMessageResponse").unwrap();
+        let value = to_json(&response).unwrap();
         assert_eq!(value["groupId"], 20000003);
         assert_eq!(value["messageIds"], json!([-5, 7]));
         assert_eq!(value["queued"], false);
@@ -101,14 +106,14 @@ mod tests {
             state: pb::ConnectionState::Connected as i32,
             ..Default::default()
         };
-        let value = to_json(&account, "onebot.gateway.v1.Account").unwrap();
+        let value = to_json(&account).unwrap();
         assert_eq!(value["state"], "CONNECTION_STATE_CONNECTED");
         assert_eq!(value["accountId"], "default");
     }
 
     #[test]
     fn unknown_types_are_errors() {
-        assert!(to_json(&pb::ListToolsRequest {}, "nope.Nope").is_err());
+        assert!(to_json_as(&pb::ListToolsRequest {}, "nope.Nope").is_err());
     }
 
     #[test]

@@ -108,7 +108,7 @@ pub async fn run(args: SendArgs) -> Result<ExitCode, Error> {
     }
     let sent = client.send(message).await?;
     if args.conn.json {
-        output::print_message(&sent, "onebot.gateway.v1.SendMessageResponse")?;
+        output::print_message(&sent)?;
     } else {
         println!("{}", render(&sent));
     }

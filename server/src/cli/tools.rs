@@ -54,7 +54,7 @@ pub async fn run(command: ToolsCommand) -> Result<ExitCode, Error> {
             let tools = client.list_tools().await?;
             if args.conn.json {
                 let response = pb::ListToolsResponse { tools };
-                output::print_message(&response, "onebot.gateway.v1.ListToolsResponse")?;
+                output::print_message(&response)?;
             } else {
                 for tool in &tools {
                     println!("{}", render(tool));
@@ -66,7 +66,7 @@ pub async fn run(command: ToolsCommand) -> Result<ExitCode, Error> {
             let client = args.conn.client()?;
             let result = client.call_tool(args.name, args.arguments).await?;
             if args.conn.json {
-                output::print_message(&result, "onebot.gateway.v1.CallToolResponse")?;
+                output::print_message(&result)?;
             } else if result.is_error {
                 eprintln!("{}", result.text);
             } else {

@@ -8,6 +8,7 @@ with the ``ErrorInfo`` reason, metadata and ``RetryInfo`` delay), ``upload`` (st
 
 from ._client import Client
 from ._common import (
+    ACCOUNT_HEALTH_SERVICE_PREFIX,
     CHUNK_SIZE,
     DEFAULT_ADDRESS,
     FILE,
@@ -21,6 +22,7 @@ from ._errors import ERROR_DOMAIN, ClientError, FieldViolation, GatewayError
 from .aio import AsyncClient
 
 __all__ = [
+    "ACCOUNT_HEALTH_SERVICE_PREFIX",
     "AsyncClient",
     "CHUNK_SIZE",
     "Client",

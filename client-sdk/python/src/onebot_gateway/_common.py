@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, Union
 
 import grpc
+from grpc_health.v1 import health_pb2
 
 from onebot.gateway.v1 import common_pb2, media_service_pb2, message_service_pb2
 
@@ -19,6 +20,17 @@ DEFAULT_ADDRESS = "http://127.0.0.1:50051"
 CHUNK_SIZE = 256 * 1024
 #: Largest response the clients accept.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+#: Prefix of the per-account health service names: ``health(ACCOUNT_HEALTH_SERVICE_PREFIX + id)``
+#: is the health of account ``id`` (SERVING while its OneBot connection is up). The gateway
+#: registers these names with its health service; they are not proto services. Built from the
+#: API's proto package.
+ACCOUNT_HEALTH_SERVICE_PREFIX = f"{common_pb2.DESCRIPTOR.package}.account."
+
+_HEALTH_CHECK = health_pb2.DESCRIPTOR.services_by_name["Health"].methods_by_name["Check"]
+#: Method path of the standard health check (``grpc.health.v1.Health/Check``), from the
+#: descriptor grpcio-health-checking ships.
+HEALTH_CHECK_METHOD = f"/{_HEALTH_CHECK.containing_service.full_name}/{_HEALTH_CHECK.name}"
 
 IMAGE = common_pb2.MEDIA_KIND_IMAGE
 VIDEO = common_pb2.MEDIA_KIND_VIDEO

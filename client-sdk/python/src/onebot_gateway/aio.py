@@ -31,6 +31,7 @@ from onebot.gateway.v1 import (
 from ._common import (
     DEFAULT_ADDRESS,
     FILE,
+    HEALTH_CHECK_METHOD,
     IMAGE,
     VIDEO,
     ChunkReader,
@@ -128,7 +129,7 @@ class AsyncClient:
         self.event_service = event_service_pb2_grpc.EventServiceStub(self.channel)
         #: ``grpc.health.v1.Health/Check``.
         self.health_check = self.channel.unary_unary(
-            "/grpc.health.v1.Health/Check",
+            HEALTH_CHECK_METHOD,
             request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
             response_deserializer=health_pb2.HealthCheckResponse.FromString,
         )

@@ -3,12 +3,32 @@
 /// Request of AccountService.ListAccounts.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct ListAccountsRequest {}
+impl ::prost::Name for ListAccountsRequest {
+    const NAME: &'static str = "ListAccountsRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListAccountsRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListAccountsRequest".into()
+    }
+}
 /// Response of AccountService.ListAccounts.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ListAccountsResponse {
     /// The accounts, sorted by id.
     #[prost(message, repeated, tag = "1")]
     pub accounts: ::prost::alloc::vec::Vec<Account>,
+}
+impl ::prost::Name for ListAccountsResponse {
+    const NAME: &'static str = "ListAccountsResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListAccountsResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListAccountsResponse".into()
+    }
 }
 /// One configured OneBot account.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -49,6 +69,16 @@ pub struct Account {
     /// The account's group whitelist.
     #[prost(int64, repeated, tag = "12")]
     pub groups: ::prost::alloc::vec::Vec<i64>,
+}
+impl ::prost::Name for Account {
+    const NAME: &'static str = "Account";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.Account".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.Account".into()
+    }
 }
 /// Connection state of an account.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
@@ -505,12 +535,32 @@ pub mod account_service_server {
 /// Request of AgentToolService.ListTools.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct ListToolsRequest {}
+impl ::prost::Name for ListToolsRequest {
+    const NAME: &'static str = "ListToolsRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListToolsRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListToolsRequest".into()
+    }
+}
 /// Response of AgentToolService.ListTools.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ListToolsResponse {
     /// The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
     #[prost(message, repeated, tag = "1")]
     pub tools: ::prost::alloc::vec::Vec<Tool>,
+}
+impl ::prost::Name for ListToolsResponse {
+    const NAME: &'static str = "ListToolsResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListToolsResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListToolsResponse".into()
+    }
 }
 /// One agent tool.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -538,6 +588,16 @@ pub struct Tool {
     #[prost(string, repeated, tag = "7")]
     pub aliases: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
 }
+impl ::prost::Name for Tool {
+    const NAME: &'static str = "Tool";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.Tool".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.Tool".into()
+    }
+}
 /// Request of AgentToolService.CallTool.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct CallToolRequest {
@@ -547,6 +607,16 @@ pub struct CallToolRequest {
     /// Arguments as a JSON object; empty means `{}`.
     #[prost(string, tag = "2")]
     pub arguments_json: ::prost::alloc::string::String,
+}
+impl ::prost::Name for CallToolRequest {
+    const NAME: &'static str = "CallToolRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.CallToolRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.CallToolRequest".into()
+    }
 }
 /// Response of AgentToolService.CallTool.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -561,6 +631,16 @@ pub struct CallToolResponse {
     /// True when the call failed; then `text` equals the details' `error`.
     #[prost(bool, tag = "3")]
     pub is_error: bool,
+}
+impl ::prost::Name for CallToolResponse {
+    const NAME: &'static str = "CallToolResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.CallToolResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.CallToolResponse".into()
+    }
 }
 /// Generated client implementations.
 #[cfg(feature = "client")]
@@ -999,6 +1079,16 @@ pub mod chat {
         UserId(i64),
     }
 }
+impl ::prost::Name for Chat {
+    const NAME: &'static str = "Chat";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.Chat".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.Chat".into()
+    }
+}
 /// Who sent a message, as the OneBot implementation reported it ("best effort":
 /// fields may be empty or stale).
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1016,6 +1106,16 @@ pub struct Sender {
     /// empty when unknown or in private chats.
     #[prost(string, tag = "4")]
     pub role: ::prost::alloc::string::String,
+}
+impl ::prost::Name for Sender {
+    const NAME: &'static str = "Sender";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.Sender".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.Sender".into()
+    }
 }
 /// One message of a chat, as read from history or received as an event.
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -1049,6 +1149,16 @@ pub struct ChatMessage {
     /// The chat this message belongs to.
     #[prost(message, optional, tag = "7")]
     pub chat: ::core::option::Option<Chat>,
+}
+impl ::prost::Name for ChatMessage {
+    const NAME: &'static str = "ChatMessage";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ChatMessage".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ChatMessage".into()
+    }
 }
 /// One segment of a message (OneBot "message segment").
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1103,12 +1213,32 @@ pub mod segment {
         Unknown(super::UnknownSegment),
     }
 }
+impl ::prost::Name for Segment {
+    const NAME: &'static str = "Segment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.Segment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.Segment".into()
+    }
+}
 /// Plain text segment.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct TextSegment {
     /// The text, verbatim (CQ-code escapes already decoded).
     #[prost(string, tag = "1")]
     pub text: ::prost::alloc::string::String,
+}
+impl ::prost::Name for TextSegment {
+    const NAME: &'static str = "TextSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.TextSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.TextSegment".into()
+    }
 }
 /// A mention (`at` segment).
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1124,12 +1254,32 @@ pub struct AtSegment {
     #[prost(string, tag = "3")]
     pub name: ::prost::alloc::string::String,
 }
+impl ::prost::Name for AtSegment {
+    const NAME: &'static str = "AtSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.AtSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.AtSegment".into()
+    }
+}
 /// A built-in QQ face.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct FaceSegment {
     /// Face id as the peer reports it.
     #[prost(string, tag = "1")]
     pub id: ::prost::alloc::string::String,
+}
+impl ::prost::Name for FaceSegment {
+    const NAME: &'static str = "FaceSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.FaceSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.FaceSegment".into()
+    }
 }
 /// An image.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1147,6 +1297,16 @@ pub struct ImageSegment {
     #[prost(string, tag = "4")]
     pub summary: ::prost::alloc::string::String,
 }
+impl ::prost::Name for ImageSegment {
+    const NAME: &'static str = "ImageSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ImageSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ImageSegment".into()
+    }
+}
 /// A voice record.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct RecordSegment {
@@ -1157,6 +1317,16 @@ pub struct RecordSegment {
     #[prost(string, tag = "2")]
     pub url: ::prost::alloc::string::String,
 }
+impl ::prost::Name for RecordSegment {
+    const NAME: &'static str = "RecordSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.RecordSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.RecordSegment".into()
+    }
+}
 /// A video.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct VideoSegment {
@@ -1166,6 +1336,16 @@ pub struct VideoSegment {
     /// Download URL, when reported.
     #[prost(string, tag = "2")]
     pub url: ::prost::alloc::string::String,
+}
+impl ::prost::Name for VideoSegment {
+    const NAME: &'static str = "VideoSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.VideoSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.VideoSegment".into()
+    }
 }
 /// A file.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1183,6 +1363,16 @@ pub struct FileSegment {
     #[prost(string, tag = "4")]
     pub url: ::prost::alloc::string::String,
 }
+impl ::prost::Name for FileSegment {
+    const NAME: &'static str = "FileSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.FileSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.FileSegment".into()
+    }
+}
 /// A reply (quote) of another message. Omitted from rendered text.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct ReplySegment {
@@ -1191,12 +1381,32 @@ pub struct ReplySegment {
     #[prost(string, tag = "1")]
     pub id: ::prost::alloc::string::String,
 }
+impl ::prost::Name for ReplySegment {
+    const NAME: &'static str = "ReplySegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ReplySegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ReplySegment".into()
+    }
+}
 /// A merged-forward message.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct ForwardSegment {
     /// Forward id (the peer's `id`, `res_id` or `forward_id`).
     #[prost(string, tag = "1")]
     pub id: ::prost::alloc::string::String,
+}
+impl ::prost::Name for ForwardSegment {
+    const NAME: &'static str = "ForwardSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ForwardSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ForwardSegment".into()
+    }
 }
 /// A JSON card.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1205,12 +1415,32 @@ pub struct JsonSegment {
     #[prost(string, tag = "1")]
     pub data: ::prost::alloc::string::String,
 }
+impl ::prost::Name for JsonSegment {
+    const NAME: &'static str = "JsonSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.JsonSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.JsonSegment".into()
+    }
+}
 /// An XML card.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct XmlSegment {
     /// The XML document as a string.
     #[prost(string, tag = "1")]
     pub data: ::prost::alloc::string::String,
+}
+impl ::prost::Name for XmlSegment {
+    const NAME: &'static str = "XmlSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.XmlSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.XmlSegment".into()
+    }
 }
 /// A poke shown as a message segment.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1222,6 +1452,16 @@ pub struct PokeSegment {
     #[prost(string, tag = "2")]
     pub id: ::prost::alloc::string::String,
 }
+impl ::prost::Name for PokeSegment {
+    const NAME: &'static str = "PokeSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.PokeSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.PokeSegment".into()
+    }
+}
 /// A segment kind the gateway does not model.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct UnknownSegment {
@@ -1231,6 +1471,16 @@ pub struct UnknownSegment {
     /// The segment's `data` object as compact JSON (`{}` when absent).
     #[prost(string, tag = "2")]
     pub data_json: ::prost::alloc::string::String,
+}
+impl ::prost::Name for UnknownSegment {
+    const NAME: &'static str = "UnknownSegment";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.UnknownSegment".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.UnknownSegment".into()
+    }
 }
 /// What kind of media an upload or a media source is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
@@ -1555,12 +1805,32 @@ pub struct StreamEventsRequest {
     #[prost(uint64, optional, tag = "4")]
     pub after_sequence: ::core::option::Option<u64>,
 }
+impl ::prost::Name for StreamEventsRequest {
+    const NAME: &'static str = "StreamEventsRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.StreamEventsRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.StreamEventsRequest".into()
+    }
+}
 /// One message of the StreamEvents stream.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct StreamEventsResponse {
     /// The event.
     #[prost(message, optional, tag = "1")]
     pub event: ::core::option::Option<Event>,
+}
+impl ::prost::Name for StreamEventsResponse {
+    const NAME: &'static str = "StreamEventsResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.StreamEventsResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.StreamEventsResponse".into()
+    }
 }
 /// An inbound event.
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -1613,6 +1883,16 @@ pub mod event {
         Unknown(super::UnknownEvent),
     }
 }
+impl ::prost::Name for Event {
+    const NAME: &'static str = "Event";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.Event".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.Event".into()
+    }
+}
 /// A group or private message.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct MessageEvent {
@@ -1622,6 +1902,16 @@ pub struct MessageEvent {
     /// True for messages the bot itself sent (NapCat `message_sent`).
     #[prost(bool, tag = "2")]
     pub self_sent: bool,
+}
+impl ::prost::Name for MessageEvent {
+    const NAME: &'static str = "MessageEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MessageEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MessageEvent".into()
+    }
 }
 /// A poke notice.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1636,6 +1926,16 @@ pub struct PokeEvent {
     #[prost(int64, tag = "3")]
     pub target_id: i64,
 }
+impl ::prost::Name for PokeEvent {
+    const NAME: &'static str = "PokeEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.PokeEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.PokeEvent".into()
+    }
+}
 /// A member joined a group.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct MemberJoinedEvent {
@@ -1648,6 +1948,16 @@ pub struct MemberJoinedEvent {
     /// Who approved or invited, when reported.
     #[prost(int64, tag = "3")]
     pub operator_id: i64,
+}
+impl ::prost::Name for MemberJoinedEvent {
+    const NAME: &'static str = "MemberJoinedEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MemberJoinedEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MemberJoinedEvent".into()
+    }
 }
 /// A member left or was removed from a group.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1665,6 +1975,16 @@ pub struct MemberLeftEvent {
     #[prost(string, tag = "4")]
     pub sub_type: ::prost::alloc::string::String,
 }
+impl ::prost::Name for MemberLeftEvent {
+    const NAME: &'static str = "MemberLeftEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MemberLeftEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MemberLeftEvent".into()
+    }
+}
 /// A member's group card changed.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct CardChangedEvent {
@@ -1681,6 +2001,16 @@ pub struct CardChangedEvent {
     #[prost(string, tag = "4")]
     pub card_old: ::prost::alloc::string::String,
 }
+impl ::prost::Name for CardChangedEvent {
+    const NAME: &'static str = "CardChangedEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.CardChangedEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.CardChangedEvent".into()
+    }
+}
 /// A lifecycle meta event, or an offline notice.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct LifecycleEvent {
@@ -1688,6 +2018,16 @@ pub struct LifecycleEvent {
     /// `bot_offline` notice.
     #[prost(string, tag = "1")]
     pub sub_type: ::prost::alloc::string::String,
+}
+impl ::prost::Name for LifecycleEvent {
+    const NAME: &'static str = "LifecycleEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.LifecycleEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.LifecycleEvent".into()
+    }
 }
 /// The gateway's connection to the implementation changed state.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1699,6 +2039,16 @@ pub struct ConnectionEvent {
     #[prost(string, tag = "2")]
     pub detail: ::prost::alloc::string::String,
 }
+impl ::prost::Name for ConnectionEvent {
+    const NAME: &'static str = "ConnectionEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ConnectionEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ConnectionEvent".into()
+    }
+}
 /// A OneBot event the gateway does not model.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct UnknownEvent {
@@ -1708,6 +2058,16 @@ pub struct UnknownEvent {
     /// The whole event as compact JSON.
     #[prost(string, tag = "2")]
     pub raw_json: ::prost::alloc::string::String,
+}
+impl ::prost::Name for UnknownEvent {
+    const NAME: &'static str = "UnknownEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.UnknownEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.UnknownEvent".into()
+    }
 }
 /// Kinds of events, for filtering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
@@ -2120,6 +2480,16 @@ pub struct ListGroupMembersRequest {
     #[prost(int32, tag = "4")]
     pub limit: i32,
 }
+impl ::prost::Name for ListGroupMembersRequest {
+    const NAME: &'static str = "ListGroupMembersRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListGroupMembersRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListGroupMembersRequest".into()
+    }
+}
 /// Response of GroupService.ListGroupMembers.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ListGroupMembersResponse {
@@ -2147,6 +2517,16 @@ pub struct ListGroupMembersResponse {
     /// True when the list came from the gateway's cache.
     #[prost(bool, tag = "7")]
     pub from_cache: bool,
+}
+impl ::prost::Name for ListGroupMembersResponse {
+    const NAME: &'static str = "ListGroupMembersResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListGroupMembersResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListGroupMembersResponse".into()
+    }
 }
 /// A group member.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -2177,12 +2557,32 @@ pub struct GroupMember {
     #[prost(message, optional, tag = "8")]
     pub last_sent_time: ::core::option::Option<::prost_types::Timestamp>,
 }
+impl ::prost::Name for GroupMember {
+    const NAME: &'static str = "GroupMember";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GroupMember".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GroupMember".into()
+    }
+}
 /// Request of GroupService.ListGroups.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct ListGroupsRequest {
     /// Configured account; empty means `default`.
     #[prost(string, tag = "1")]
     pub account_id: ::prost::alloc::string::String,
+}
+impl ::prost::Name for ListGroupsRequest {
+    const NAME: &'static str = "ListGroupsRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListGroupsRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListGroupsRequest".into()
+    }
 }
 /// Response of GroupService.ListGroups.
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -2195,6 +2595,16 @@ pub struct ListGroupsResponse {
     /// `（暂无可用的群）` when there are no groups.
     #[prost(string, tag = "2")]
     pub rendered: ::prost::alloc::string::String,
+}
+impl ::prost::Name for ListGroupsResponse {
+    const NAME: &'static str = "ListGroupsResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListGroupsResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListGroupsResponse".into()
+    }
 }
 /// A group the account can use.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -2218,6 +2628,16 @@ pub struct Group {
     #[prost(bool, tag = "6")]
     pub joined: bool,
 }
+impl ::prost::Name for Group {
+    const NAME: &'static str = "Group";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.Group".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.Group".into()
+    }
+}
 /// Request of GroupService.PokeMember.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct PokeMemberRequest {
@@ -2231,6 +2651,16 @@ pub struct PokeMemberRequest {
     #[prost(int64, tag = "3")]
     pub user_id: i64,
 }
+impl ::prost::Name for PokeMemberRequest {
+    const NAME: &'static str = "PokeMemberRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.PokeMemberRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.PokeMemberRequest".into()
+    }
+}
 /// Response of GroupService.PokeMember.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct PokeMemberResponse {
@@ -2240,6 +2670,16 @@ pub struct PokeMemberResponse {
     /// The poked member.
     #[prost(int64, tag = "2")]
     pub user_id: i64,
+}
+impl ::prost::Name for PokeMemberResponse {
+    const NAME: &'static str = "PokeMemberResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.PokeMemberResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.PokeMemberResponse".into()
+    }
 }
 /// Generated client implementations.
 #[cfg(feature = "client")]
@@ -2776,6 +3216,16 @@ pub mod upload_media_request {
         Chunk(::prost::alloc::vec::Vec<u8>),
     }
 }
+impl ::prost::Name for UploadMediaRequest {
+    const NAME: &'static str = "UploadMediaRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.UploadMediaRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.UploadMediaRequest".into()
+    }
+}
 /// Describes an upload.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct UploadMediaHeader {
@@ -2797,6 +3247,16 @@ pub struct UploadMediaHeader {
     /// another digest fails with MEDIA_CHECKSUM_MISMATCH.
     #[prost(string, optional, tag = "5")]
     pub sha256: ::core::option::Option<::prost::alloc::string::String>,
+}
+impl ::prost::Name for UploadMediaHeader {
+    const NAME: &'static str = "UploadMediaHeader";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.UploadMediaHeader".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.UploadMediaHeader".into()
+    }
 }
 /// Response of MediaService.UploadMedia.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -2820,6 +3280,16 @@ pub struct UploadMediaResponse {
     /// When the staged media expire and are deleted.
     #[prost(message, optional, tag = "6")]
     pub expires_at: ::core::option::Option<::prost_types::Timestamp>,
+}
+impl ::prost::Name for UploadMediaResponse {
+    const NAME: &'static str = "UploadMediaResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.UploadMediaResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.UploadMediaResponse".into()
+    }
 }
 /// Generated client implementations.
 #[cfg(feature = "client")]
@@ -3184,6 +3654,16 @@ pub struct GetHistoryRequest {
     #[prost(int64, optional, tag = "4")]
     pub anchor_message_id: ::core::option::Option<i64>,
 }
+impl ::prost::Name for GetHistoryRequest {
+    const NAME: &'static str = "GetHistoryRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GetHistoryRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GetHistoryRequest".into()
+    }
+}
 /// Response of MessageService.GetHistory.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct GetHistoryResponse {
@@ -3204,6 +3684,16 @@ pub struct GetHistoryResponse {
     /// Anchor for the previous (older) page; absent on the oldest page.
     #[prost(int64, optional, tag = "4")]
     pub next_anchor_message_id: ::core::option::Option<i64>,
+}
+impl ::prost::Name for GetHistoryResponse {
+    const NAME: &'static str = "GetHistoryResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GetHistoryResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GetHistoryResponse".into()
+    }
 }
 /// Where the bytes of one media item come from.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -3236,6 +3726,16 @@ pub mod media_source {
         /// Inline bytes, for small media (the request's size limit applies).
         #[prost(bytes, tag = "4")]
         Data(::prost::alloc::vec::Vec<u8>),
+    }
+}
+impl ::prost::Name for MediaSource {
+    const NAME: &'static str = "MediaSource";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MediaSource".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MediaSource".into()
     }
 }
 /// Request of MessageService.SendMessage.
@@ -3274,6 +3774,16 @@ pub struct SendMessageRequest {
     #[prost(string, tag = "8")]
     pub idempotency_key: ::prost::alloc::string::String,
 }
+impl ::prost::Name for SendMessageRequest {
+    const NAME: &'static str = "SendMessageRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.SendMessageRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.SendMessageRequest".into()
+    }
+}
 /// Response of MessageService.SendMessage.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct SendMessageResponse {
@@ -3299,6 +3809,16 @@ pub struct SendMessageResponse {
     #[prost(bool, tag = "6")]
     pub replayed: bool,
 }
+impl ::prost::Name for SendMessageResponse {
+    const NAME: &'static str = "SendMessageResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.SendMessageResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.SendMessageResponse".into()
+    }
+}
 /// What media a send carried.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct MediaSummary {
@@ -3311,6 +3831,16 @@ pub struct MediaSummary {
     /// Name of the group file sent; empty when none.
     #[prost(string, tag = "3")]
     pub file: ::prost::alloc::string::String,
+}
+impl ::prost::Name for MediaSummary {
+    const NAME: &'static str = "MediaSummary";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MediaSummary".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MediaSummary".into()
+    }
 }
 /// Generated client implementations.
 #[cfg(feature = "client")]

@@ -24,7 +24,7 @@ pub async fn connect() -> Result<Client, Error> {
 
 pub async fn health(client: &Client) -> Result<ServingStatus, Error> {
     // region: health
-    let status = client.health("").await?; // or "onebot.gateway.v1.account.default"
+    let status = client.health("").await?; // or &format!("{ACCOUNT_HEALTH_SERVICE_PREFIX}default")
     println!("gateway: {}", status.as_str_name());
     // endregion
     Ok(status)

@@ -3,6 +3,7 @@ package dev.onebotgateway.client;
 import com.google.protobuf.ByteString;
 import dev.onebotgateway.v1.Account;
 import dev.onebotgateway.v1.AccountServiceGrpc;
+import dev.onebotgateway.v1.AccountServiceOuterClass;
 import dev.onebotgateway.v1.AgentToolServiceGrpc;
 import dev.onebotgateway.v1.CallToolRequest;
 import dev.onebotgateway.v1.CallToolResponse;
@@ -78,6 +79,15 @@ public final class Client implements AutoCloseable {
 
   /** Size of the chunks {@link #upload} streams. */
   public static final int CHUNK_SIZE = 256 * 1024;
+
+  /**
+   * Prefix of the per-account health service names:
+   * {@code health(ACCOUNT_HEALTH_SERVICE_PREFIX + id)} is the health of account {@code id}
+   * ({@code SERVING} while its OneBot connection is up). The gateway registers these names with its
+   * health service; they are not proto services. Built from the API's proto package.
+   */
+  public static final String ACCOUNT_HEALTH_SERVICE_PREFIX =
+      AccountServiceOuterClass.getDescriptor().getPackage() + ".account.";
 
   private static final int MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 

@@ -59,7 +59,7 @@ class E2eTest {
     List<Account> accounts = ReadmeExamples.accounts(client);
     Account account = accounts.stream().filter(a -> a.getAccountId().equals("default")).findFirst().orElseThrow();
     assertTrue(account.getGroupsList().contains(PLAYGROUND));
-    assertEquals("SERVING", client.health("onebot.gateway.v1.account.default"));
+    assertEquals("SERVING", client.health(Client.ACCOUNT_HEALTH_SERVICE_PREFIX + "default"));
   }
 
   @Test

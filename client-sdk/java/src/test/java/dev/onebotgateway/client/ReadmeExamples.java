@@ -41,7 +41,7 @@ final class ReadmeExamples {
 
   static String health(Client client) {
     // region: health
-    String status = client.health(""); // or "onebot.gateway.v1.account.default"
+    String status = client.health(""); // or Client.ACCOUNT_HEALTH_SERVICE_PREFIX + "default"
     System.out.println("gateway: " + status); // SERVING
     // endregion
     return status;
