@@ -1,60 +1,106 @@
 #!/usr/bin/env bash
 # The one test command: installs what it needs, runs every check and test.
-# Usage: ./scripts/test.sh
+# Usage: ./scripts/test.sh            every stage, in order (what CI runs)
+#        ./scripts/test.sh STAGE...   only these stages (tools are installed first)
+#        ./scripts/test.sh --list     the stages
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# Each stage is a function; STAGES is their order.
+STAGES=(fmt proto codegen clippy deny lint-deploy build deploy-configs test soak sdk)
+
+stage_fmt() {
+  step "cargo fmt --check"
+  cargo fmt --all -- --check
+}
+
+stage_proto() {
+  step "buf lint / buf format"
+  buf lint
+  buf lint proto/vendor
+  buf format --diff --exit-code
+  step "buf breaking (against the released wire contract, proto/baseline.binpb)"
+  # The baseline is rebuilt only when a new API version is released:
+  #   buf build --exclude-source-info -o proto/baseline.binpb
+  buf breaking --against proto/baseline.binpb
+}
+
+stage_codegen() {
+  step "codegen drift"
+  ./scripts/codegen.sh --check
+}
+
+stage_clippy() {
+  step "cargo clippy"
+  cargo clippy --workspace --all-targets -- -D warnings
+  step "cargo clippy --features otlp (the optional OpenTelemetry exporter)"
+  cargo clippy -p onebot-gateway --lib --features otlp -- -D warnings
+}
+
+stage_deny() {
+  step "cargo deny (licenses, bans, sources; advisories need GitHub, unreachable here)"
+  cargo deny check licenses bans sources
+}
+
+stage_lint-deploy() {
+  step "Dockerfile lint (hadolint)"
+  hadolint Dockerfile
+  step "Kubernetes manifests against the bundled schemas (kubernetes-validate)"
+  kubernetes-validate --strict --quiet deploy/k8s/*.yaml
+}
+
+stage_build() {
+  step "cargo build --release (binary used by SDK and grpcurl tests)"
+  cargo build --release -p onebot-gateway
+}
+
+stage_deploy-configs() {
+  step "deploy configs load and validate (compose and Kubernetes ConfigMap)"
+  ./scripts/check-deploy-configs.sh
+}
+
+stage_test() {
+  # Includes the module-structure check (server/tests/architecture.rs): no
+  # import cycle between files or folders of server/src, layers import only
+  # downwards.
+  step "cargo test"
+  cargo test --workspace
+}
+
+stage_soak() {
+  step "soak: 60 s of steady mixed load on the release gateway (flat memory, no errors)"
+  cargo run --release -q -p bench -- soak --seconds 60
+}
+
+stage_sdk() {
+  step "SDK tests"
+  ./scripts/sdk-tests.sh
+}
+
+if [ "${1:-}" = "--list" ]; then
+  printf '%s\n' "${STAGES[@]}"
+  exit 0
+fi
+selected=("$@")
+if [ ${#selected[@]} -eq 0 ]; then
+  selected=("${STAGES[@]}")
+fi
+for s in "${selected[@]}"; do
+  if ! declare -F "stage_$s" >/dev/null; then
+    echo "unknown stage $s; the stages are: ${STAGES[*]}" >&2
+    exit 2
+  fi
+done
+
 step "install tools"
 ./scripts/install-tools.sh
 
-step "cargo fmt --check"
-cargo fmt --all -- --check
-
-step "buf lint / buf format"
-buf lint
-buf lint proto/vendor
-buf format --diff --exit-code
-
-step "buf breaking (against the released wire contract, proto/baseline.binpb)"
-# The baseline is rebuilt only when a new API version is released:
-#   buf build --exclude-source-info -o proto/baseline.binpb
-buf breaking --against proto/baseline.binpb
-
-step "codegen drift"
-./scripts/codegen.sh --check
-
-step "cargo clippy"
-cargo clippy --workspace --all-targets -- -D warnings
-
-step "cargo clippy --features otlp (the optional OpenTelemetry exporter)"
-cargo clippy -p onebot-gateway --lib --features otlp -- -D warnings
-
-step "cargo deny (licenses, bans, sources; advisories need GitHub, unreachable here)"
-cargo deny check licenses bans sources
-
-step "Dockerfile lint (hadolint)"
-hadolint Dockerfile
-
-step "Kubernetes manifests against the bundled schemas (kubernetes-validate)"
-kubernetes-validate --strict --quiet deploy/k8s/*.yaml
-
-step "cargo build --release (binary used by SDK and grpcurl tests)"
-cargo build --release -p onebot-gateway
-
-step "deploy configs load and validate (compose and Kubernetes ConfigMap)"
-./scripts/check-deploy-configs.sh
-
-step "cargo test"
-cargo test --workspace
-
-step "soak: 60 s of steady mixed load on the release gateway (flat memory, no errors)"
-cargo run --release -q -p bench -- soak --seconds 60
-
-step "SDK tests"
-./scripts/sdk-tests.sh
+for s in "${selected[@]}"; do
+  "stage_$s"
+done
 
 echo
 echo "all checks passed"

@@ -2,7 +2,7 @@
 //!
 //! - Group `20000002` 示例群: 120 members in peer order 10001 (张三, card 群主张三, owner),
 //!   10002 (李四, card 管理员李四, admin), 10003 (王五, no card), 10004‥10119 (成员N, every third
-//!   with a card), then the bot. History: exactly the three messages of the seed document
+//!   with a card), then the bot. History: exactly three example messages
 //!   (2026-10-19 09:58:12 / 09:58:40 / 10:00:05 Asia/Shanghai), sender records without cards.
 //! - Group `20000003` 沙盒群: 36 members, 300 messages cycling through every segment type.
 //! - Friends 10001 (48 messages both directions) and 10002 (no messages).
@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::state::{ChatRef, Friend, Group, Member, NewMessage, Role, Sender, World};
 
-/// The seed's example group (the one in the design documents).
+/// The example group: three messages and 120 members.
 pub const EXAMPLE_GROUP: i64 = 20_000_002;
 /// The large paging group.
 pub const SANDBOX_GROUP: i64 = 20_000_003;

@@ -5,8 +5,9 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use onebot_gateway_client::{Error, pb};
 
+use super::connection::Connection;
 use super::history::parse_target;
-use super::{Connection, output};
+use super::output;
 
 /// Event kinds accepted by `--kind`.
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use clap::Args;
 use onebot_gateway_client::Error;
 
-use super::{Connection, output};
+use super::connection::Connection;
+use super::output;
 
 /// Arguments of `members`.
 #[derive(Args, Debug)]

@@ -7,7 +7,8 @@ use clap::Args;
 use onebot_gateway_client::{Error, ServingStatus};
 use serde_json::json;
 
-use super::{Connection, output};
+use super::connection::Connection;
+use super::output;
 
 /// Arguments of `health`.
 #[derive(Args, Debug)]

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use clap::Args;
 use onebot_gateway_client::{Error, pb};
 
-use super::{Connection, output};
+use super::connection::Connection;
+use super::output;
 
 /// Arguments of `history`.
 #[derive(Args, Debug)]
@@ -23,7 +24,8 @@ pub struct HistoryArgs {
     pub conn: Connection,
 }
 
-/// Parses a target the way the seeds' tools do.
+/// Parses a target the way the agent tools do: `group:<id>`,
+/// `private:<id>`, or bare digits (a private chat).
 pub fn parse_target(s: &str) -> Result<pb::Chat, String> {
     let (kind, id) = match s.split_once(':') {
         Some((kind, id)) => (kind, id),
@@ -62,7 +64,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn targets_parse_like_the_seed_tools() {
+    fn targets_parse_like_the_agent_tools() {
         assert_eq!(
             parse_target("group:20000003").unwrap(),
             pb::Chat::group(20000003)

@@ -7,7 +7,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use onebot_gateway_client::{Client, Error, Media, OutgoingMessage, pb};
 
-use super::{Connection, output};
+use super::connection::Connection;
+use super::output;
 
 /// Arguments of `send`.
 #[derive(Args, Debug)]

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use onebot_gateway_client::{Error, pb};
 
-use super::{Connection, output};
+use super::connection::Connection;
+use super::output;
 
 /// `tools` subcommands.
 #[derive(Subcommand, Debug)]

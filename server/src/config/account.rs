@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::check::ConfigError;
 use super::check::Key;
-use super::{ConfigError, FlavorChoice, REDACTED, redact_url};
+use super::flavor::FlavorChoice;
+use super::redact::{REDACTED, redact_url};
 
 /// The id of the account used when a request leaves `account_id` empty.
 pub const DEFAULT_ACCOUNT: &str = "default";

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::account::Secret;
+use super::check::ConfigError;
 use super::check::Key;
-use super::{ConfigError, Secret};
 
 /// Access a bearer token grants.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]

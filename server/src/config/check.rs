@@ -7,7 +7,21 @@
 use std::fmt::Display;
 use std::ops::RangeInclusive;
 
-use super::ConfigError;
+/// A configuration error naming the offending key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A source could not be read or parsed.
+    #[error("configuration: {0}")]
+    Load(String),
+    /// A value is out of range or inconsistent.
+    #[error("configuration key `{key}`: {message}")]
+    Invalid {
+        /// Dotted key path, e.g. `accounts.default.ws_url`.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+}
 
 /// A dotted key path such as `accounts.default.ws_url` or
 /// `auth.tokens[0].groups[1]`.

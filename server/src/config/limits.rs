@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ConfigError;
+use super::check::ConfigError;
 use super::check::Key;
 
 /// Request size, concurrency, stream and time limits of the gRPC listener.

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::ConfigError;
+use super::check::ConfigError;
 use super::check::Key;
 
 /// NapCat's WebSocket server refuses frames over 50 MB (`maxPayload`); base64

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use serde::{Deserialize, Serialize};
 
-use super::ConfigError;
+use super::check::ConfigError;
 use super::check::Key;
 
 /// The Prometheus listener (`GET <path>` in the text exposition format).

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 pub use account::{AccountConfig, DEFAULT_ACCOUNT, Secret, SharedDir};
 pub use auth::{Access, AuthConfig, TokenConfig};
+pub use check::ConfigError;
 pub use events::EventsConfig;
 pub use flavor::FlavorChoice;
 pub use limits::LimitsConfig;
@@ -107,22 +108,6 @@ pub struct Overrides {
     pub listen: Option<SocketAddr>,
     /// `--data-dir`.
     pub data_dir: Option<PathBuf>,
-}
-
-/// A configuration error naming the offending key.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// A source could not be read or parsed.
-    #[error("configuration: {0}")]
-    Load(String),
-    /// A value is out of range or inconsistent.
-    #[error("configuration key `{key}`: {message}")]
-    Invalid {
-        /// Dotted key path, e.g. `accounts.default.ws_url`.
-        key: String,
-        /// What is wrong.
-        message: String,
-    },
 }
 
 impl Config {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::ConfigError;
+use super::check::ConfigError;
 use super::check::Key;
 
 /// gRPC listener and process settings.

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ConfigError;
+use super::check::ConfigError;
 use super::check::Key;
 
 /// Trace export.

@@ -18,7 +18,8 @@
 //!   that holds them); [`media`]: staging, uploads, media sources.
 //! - [`events`]: the event hub (numbering, resume buffer, fan-out).
 //! - [`tools`]: the agent tools over the same use cases.
-//! - [`render`]: pure text rendering of the seeds' formats.
+//! - [`render`]: pure text rendering (history lines, member lines,
+//!   placeholders).
 //! - [`store`]: the embedded durable store; [`clock`]: wall-clock time.
 
 pub mod account;

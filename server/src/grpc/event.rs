@@ -37,7 +37,7 @@ impl EventService for EventApi {
         &self,
         request: Request<pb::StreamEventsRequest>,
     ) -> Result<Response<Self::StreamEventsStream>, Status> {
-        let ctx = super::ctx(&request);
+        let ctx = super::deadline::ctx(&request);
         let pb::StreamEventsRequest {
             account_id,
             chats,

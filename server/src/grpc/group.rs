@@ -28,7 +28,7 @@ impl GroupService for GroupApi {
         &self,
         request: Request<pb::ListGroupMembersRequest>,
     ) -> Result<Response<pb::ListGroupMembersResponse>, Status> {
-        let ctx = super::ctx(&request);
+        let ctx = super::deadline::ctx(&request);
         let pb::ListGroupMembersRequest {
             account_id,
             group_id,
@@ -49,7 +49,7 @@ impl GroupService for GroupApi {
         &self,
         request: Request<pb::ListGroupsRequest>,
     ) -> Result<Response<pb::ListGroupsResponse>, Status> {
-        let ctx = super::ctx(&request);
+        let ctx = super::deadline::ctx(&request);
         let pb::ListGroupsRequest { account_id } = request.into_inner();
         let groups = to_status(self.gw.list_groups(&account_id, ctx).await)?;
         Ok(Response::new(convert::groups(&groups)))
@@ -59,7 +59,7 @@ impl GroupService for GroupApi {
         &self,
         request: Request<pb::PokeMemberRequest>,
     ) -> Result<Response<pb::PokeMemberResponse>, Status> {
-        let ctx = super::ctx(&request);
+        let ctx = super::deadline::ctx(&request);
         let pb::PokeMemberRequest {
             account_id,
             group_id,

@@ -137,7 +137,7 @@ impl MediaService for MediaApi {
         &self,
         request: Request<Streaming<pb::UploadMediaRequest>>,
     ) -> Result<Response<pb::UploadMediaResponse>, Status> {
-        let ctx = super::ctx(&request);
+        let ctx = super::deadline::ctx(&request);
         let mut stream = request.into_inner();
         let result = self.upload(ctx, &mut stream).await;
         match result {

@@ -30,7 +30,7 @@ impl MessageService for MessageApi {
         &self,
         request: Request<pb::GetHistoryRequest>,
     ) -> Result<Response<pb::GetHistoryResponse>, Status> {
-        let ctx = super::ctx(&request);
+        let ctx = super::deadline::ctx(&request);
         let pb::GetHistoryRequest {
             account_id,
             chat,
@@ -51,7 +51,7 @@ impl MessageService for MessageApi {
         &self,
         request: Request<pb::SendMessageRequest>,
     ) -> Result<Response<pb::SendMessageResponse>, Status> {
-        let ctx = super::ctx(&request);
+        let ctx = super::deadline::ctx(&request);
         let req = send_request(request.into_inner());
         let result = to_status(self.gw.send_message(req, ctx).await)?;
         Ok(Response::new(send_response(result)))

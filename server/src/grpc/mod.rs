@@ -25,28 +25,30 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use crate::domain::gateway::Gateway;
-use tonic::server::NamedService;
 
 pub use deadline::ctx;
 
 /// Fully qualified names of the gateway's own services (health names), as
 /// the generated servers name them.
 pub const SERVICE_NAMES: [&str; 6] = [
-    <pb::message_service_server::MessageServiceServer<message::MessageApi> as NamedService>::NAME,
-    <pb::group_service_server::GroupServiceServer<group::GroupApi> as NamedService>::NAME,
-    <pb::media_service_server::MediaServiceServer<media::MediaApi> as NamedService>::NAME,
-    <pb::agent_tool_service_server::AgentToolServiceServer<tools::ToolApi> as NamedService>::NAME,
-    <pb::account_service_server::AccountServiceServer<account::AccountApi> as NamedService>::NAME,
-    <pb::event_service_server::EventServiceServer<event::EventApi> as NamedService>::NAME,
+    pb::message_service_server::SERVICE_NAME,
+    pb::group_service_server::SERVICE_NAME,
+    pb::media_service_server::SERVICE_NAME,
+    pb::agent_tool_service_server::SERVICE_NAME,
+    pb::account_service_server::SERVICE_NAME,
+    pb::event_service_server::SERVICE_NAME,
 ];
 
-/// The package of the gateway's services; an account's health name is
-/// `<package>.account.<id>` (a gateway convention, not a proto service).
-pub const PACKAGE: &str = "onebot.gateway.v1";
+/// The package of the gateway's services.
+pub const PACKAGE: &str = <pb::Account as prost::Name>::PACKAGE;
 
-/// Health service name of an account.
+/// Health service name of an account: `onebot.gateway.v1.account.<id>` (a
+/// gateway convention, not a proto service; every SDK names the prefix).
 pub fn account_health_name(account_id: &str) -> String {
-    format!("{PACKAGE}.account.{account_id}")
+    format!(
+        "{}{account_id}",
+        onebot_gateway_client::ACCOUNT_HEALTH_SERVICE_PREFIX
+    )
 }
 
 /// Builds every service of the gateway plus health and reflection. Message

@@ -9,6 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use http::{Request, Response};
+use onebot_gateway_client::pb;
 use tonic::body::Body;
 use tower::Service;
 
@@ -77,16 +78,17 @@ const fn rpc(service: &'static str, method: &'static str, class: Class, write: b
     }
 }
 
-const MESSAGE: &str = "onebot.gateway.v1.MessageService";
-const GROUP: &str = "onebot.gateway.v1.GroupService";
-const MEDIA: &str = "onebot.gateway.v1.MediaService";
-const TOOLS: &str = "onebot.gateway.v1.AgentToolService";
-const ACCOUNT: &str = "onebot.gateway.v1.AccountService";
-const EVENT: &str = "onebot.gateway.v1.EventService";
+const MESSAGE: &str = pb::message_service_server::SERVICE_NAME;
+const GROUP: &str = pb::group_service_server::SERVICE_NAME;
+const MEDIA: &str = pb::media_service_server::SERVICE_NAME;
+const TOOLS: &str = pb::agent_tool_service_server::SERVICE_NAME;
+const ACCOUNT: &str = pb::account_service_server::SERVICE_NAME;
+const EVENT: &str = pb::event_service_server::SERVICE_NAME;
 /// The health service.
-pub const HEALTH: &str = "grpc.health.v1.Health";
-const REFLECTION_V1: &str = "grpc.reflection.v1.ServerReflection";
-const REFLECTION_V1ALPHA: &str = "grpc.reflection.v1alpha.ServerReflection";
+pub const HEALTH: &str = tonic_health::pb::health_server::SERVICE_NAME;
+const REFLECTION_V1: &str = tonic_reflection::pb::v1::server_reflection_server::SERVICE_NAME;
+const REFLECTION_V1ALPHA: &str =
+    tonic_reflection::pb::v1alpha::server_reflection_server::SERVICE_NAME;
 
 /// Every RPC served.
 pub const RPCS: &[Rpc] = &[
@@ -156,7 +158,7 @@ mod tests {
         from_protos.sort();
         let mut table: Vec<String> = RPCS
             .iter()
-            .filter(|r| r.service.starts_with("onebot.gateway.v1."))
+            .filter(|r| r.service.starts_with(&format!("{}.", crate::grpc::PACKAGE)))
             .map(|r| format!("/{}/{}", r.service, r.method))
             .collect();
         table.sort();
@@ -165,7 +167,7 @@ mod tests {
             assert!(lookup(path).is_some());
         }
         assert_eq!(
-            lookup("/grpc.health.v1.Health/Check").unwrap().class,
+            lookup(&format!("/{HEALTH}/Check")).unwrap().class,
             Class::Health
         );
         assert!(lookup("/nope/x").is_none() && lookup("garbage").is_none());

@@ -1,4 +1,5 @@
-//! `AgentToolService`: the seeds' tools for agent runtimes.
+//! `AgentToolService`: the agent tools (history, members, send, poke) for
+//! agent runtimes.
 //!
 //! ListTools and CallTool answer UNIMPLEMENTED (`TOOLS_DISABLED`) when the
 //! operator turned the service off. Otherwise CallTool fails at the gRPC
@@ -71,7 +72,7 @@ impl AgentToolService for ToolApi {
         &self,
         request: Request<pb::CallToolRequest>,
     ) -> Result<Response<pb::CallToolResponse>, Status> {
-        let ctx = super::ctx(&request);
+        let ctx = super::deadline::ctx(&request);
         let pb::CallToolRequest {
             name,
             arguments_json,

@@ -27,8 +27,8 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::{Map, Value, json};
 
 use super::flavor::Flavor;
+use super::frame::Data;
 use super::model::{Entries, history_entries, int_of};
-use super::transport::frame::Data;
 use crate::domain::model::ChatRef;
 use crate::domain::model::Message;
 use crate::domain::ports::HistoryPage;
@@ -244,7 +244,7 @@ impl SeqCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::onebot::transport::frame::Frame;
+    use crate::onebot::frame::Frame;
 
     fn row(id: i64, seq: i64, time: i64) -> Value {
         json!({"message_id": id, "message_seq": seq, "real_id": seq, "time": time,

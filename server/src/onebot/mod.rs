@@ -6,6 +6,8 @@
 //! - [`client`]: one account's adapter ([`client::AccountClient`]): the
 //!   connection state machine, routing, identification, error mapping and
 //!   the typed actions.
+//! - [`frame`]: a peer frame as read: top-level fields decoded, `data` kept
+//!   as validated text.
 //! - [`transport`]: forward WebSocket, HTTP, reverse WebSocket listener,
 //!   pending calls, reconnect backoff.
 //! - [`retcode`]: the one table classifying peer answers into domain errors.
@@ -20,6 +22,7 @@ pub mod client;
 pub mod cq;
 pub mod events;
 pub mod flavor;
+pub mod frame;
 pub mod history;
 pub mod model;
 pub mod outgoing;

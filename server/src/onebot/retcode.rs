@@ -22,8 +22,8 @@
 use serde_json::Value;
 
 use super::flavor::Flavor;
+use super::frame::{Data, Frame};
 use super::model::int_of;
-use super::transport::frame::{Data, Frame};
 use crate::error::{Error, Kind, Result};
 
 /// Which transport carried the answer.
@@ -207,7 +207,11 @@ enum Class {
     Undocumented,
 }
 
-/// Each flavor's retcode conventions (`onebot.md` §1.2, §1.5).
+/// Each flavor's retcode conventions: 1400 (bad request) and 1404
+/// (unsupported) everywhere; NapCat and LLOneBot fail with 1200 (over HTTP
+/// also 400, and 200 with `不支持的API` for an unknown action); go-cqhttp
+/// answers 404 for an unknown action and 100 for a failure, SnowLuma 100,
+/// Lagrange 1; the generic profile accepts all of these.
 fn retcode_class(flavor: Flavor, via: Via, retcode: Option<i64>, text: &str) -> Class {
     let http = matches!(via, Via::Http(_));
     let Some(code) = retcode else {
@@ -233,7 +237,9 @@ fn retcode_class(flavor: Flavor, via: Via, retcode: Option<i64>, text: &str) -> 
     }
 }
 
-/// NapCat's send-failure detail (`onebot.md` §4.1).
+/// NapCat's send-failure detail: its failure texts carry the NT kernel's
+/// `EventRet` (`Timeout: NTEvent …` when no confirmation came in time,
+/// `EventChecker Failed: …` with the kernel's `result` code).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventRet {
     /// The text is the `Timeout: NTEvent …` form (no confirmation).

@@ -27,12 +27,12 @@ use onebot_gateway::domain::tools::js::js_number;
 use onebot_gateway::domain::tools::members::MembersArgs;
 use onebot_gateway::domain::tools::poke::PokeArgs;
 use onebot_gateway::domain::tools::send::SendArgs;
+use onebot_gateway::onebot::frame::{Data, Frame};
 use onebot_gateway::onebot::model::{
     decode_group, decode_member, decode_message, decode_message_json, decode_segment, segments_of,
 };
 use onebot_gateway::onebot::retcode::{self, Via};
 use onebot_gateway::onebot::transport::body::ParamsJson;
-use onebot_gateway::onebot::transport::frame::{Data, Frame};
 use onebot_gateway::onebot::{Flavor, cq, events, history};
 use onebot_gateway_client::pb;
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, reason, sandbox};

@@ -583,8 +583,8 @@ pub struct Tool {
     /// True when the tool changes something visible to other people.
     #[prost(bool, tag = "6")]
     pub destructive: bool,
-    /// Other names CallTool accepts for this tool (the seeds' names, e.g.
-    /// `snowluma_get_history`).
+    /// Other names CallTool accepts for this tool (the names of the tools it
+    /// replaces, e.g. `snowluma_get_history`).
     #[prost(string, repeated, tag = "7")]
     pub aliases: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
 }
@@ -654,8 +654,7 @@ pub mod agent_tool_service_client {
     )]
     use tonic::codegen::*;
     use tonic::codegen::http::Uri;
-    /// The four QQ tools of the seeds (history, members, send, poke) as agent
-    /// tools: a name, a description, a JSON Schema and a text result.
+    /// Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
     ///
     /// Any agent runtime can register them without knowing the rest of the API.
     /// The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -845,8 +844,7 @@ pub mod agent_tool_service_server {
             tonic::Status,
         >;
     }
-    /// The four QQ tools of the seeds (history, members, send, poke) as agent
-    /// tools: a name, a description, a JSON Schema and a text result.
+    /// Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
     ///
     /// Any agent runtime can register them without knowing the rest of the API.
     /// The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -3649,8 +3647,8 @@ pub struct GetHistoryRequest {
     /// clamped to \[1, 100\], never rejected.
     #[prost(int32, tag = "3")]
     pub count: i32,
-    /// Page anchor (the seeds' `messageSeq`): return the messages strictly
-    /// older than this message id. Absent means the newest page.
+    /// Page anchor (the agent tool's `messageSeq`): return the messages
+    /// strictly older than this message id. Absent means the newest page.
     #[prost(int64, optional, tag = "4")]
     pub anchor_message_id: ::core::option::Option<i64>,
 }

@@ -18,8 +18,8 @@ use redb::ReadableTable;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
+use super::receipt::SendResult;
 use crate::domain::store::{IDEMPOTENCY, Store, decode, encode, store_err};
-use crate::domain::write::send::SendResult;
 use crate::error::{Error, Kind, Result};
 
 /// How long a key is remembered.

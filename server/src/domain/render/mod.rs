@@ -1,5 +1,5 @@
 //! Pure text rendering: history lines, member lines, segment placeholders,
-//! exactly as the seeds specify.
+//! in the formats agents and people read:
 //!
 //! - A message: `[HH:mm:ss] 名字(QQ号): 文本` in a given time zone; name =
 //!   card, else nickname, else the QQ number.
@@ -26,7 +26,7 @@ pub const NO_MEMBERS: &str = "（该群暂无成员信息）";
 /// The text of a group list without groups.
 pub const NO_GROUPS: &str = "（暂无可用的群）";
 
-/// The placeholder of a segment type the seeds name, if any.
+/// The placeholder of a segment type that has one, if any.
 pub fn placeholder(kind: &str) -> Option<&'static str> {
     Some(match kind {
         "image" => "[图片]",

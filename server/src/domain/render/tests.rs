@@ -1,4 +1,4 @@
-//! Golden tests: decoded peer objects in, the seeds' exact text out.
+//! Golden tests: decoded peer objects in, the exact rendered text out.
 
 use jiff::tz::TimeZone;
 use serde_json::{Value, json};

@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::args::{ArgError, Args};
+use super::output::{ToolOutput, domain_failure, raw_value};
 use super::texts::Failure;
-use super::{ToolOutput, domain_failure, raw_value};
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
 use crate::domain::model::ChatRef;

@@ -1,5 +1,5 @@
-//! The agent tools: the seeds' four QQ tools (history, members, send, poke)
-//! as a name, a description, a JSON Schema and a text result.
+//! The agent tools: four QQ tools (history, members, send, poke), each as a
+//! name, a description, a JSON Schema and a text result.
 //!
 //! A call never fails for anything about the call itself: an unknown tool,
 //! bad JSON, bad arguments and every domain or peer failure come back as a
@@ -11,13 +11,15 @@
 //! The tools run the same domain code as the typed RPCs
 //! ([`Gateway::get_history`], [`Gateway::list_group_members`],
 //! [`Gateway::send_message`], [`Gateway::poke_member`]); this module only
-//! parses arguments the seeds' way and shapes the result.
+//! parses arguments the tools' way (JavaScript number rules, lenient
+//! defaults) and shapes the result.
 //!
 //! # Layout
 //! - [`args`]: the arguments object and its accessors (clamping, targets,
 //!   media strings); [`js`]: the JavaScript number rules.
 //! - [`schema`]: names, aliases, descriptions, input and details schemas.
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
+//! - [`output`]: the shape of a result.
 //! - [`history`], [`members`], [`send`], [`poke`]: one file per tool, each
 //!   with its argument struct.
 
@@ -25,6 +27,7 @@ pub mod args;
 pub mod history;
 pub mod js;
 pub mod members;
+pub mod output;
 pub mod poke;
 pub mod schema;
 pub mod send;
@@ -33,65 +36,14 @@ pub mod texts;
 #[cfg(test)]
 mod tests;
 
-use serde_json::{Value, json};
-
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
-use crate::domain::model::RawJson;
 use crate::error::{Error, Kind, Result};
 
 use args::Args;
+pub use output::ToolOutput;
 pub use schema::{ToolName, ToolSpec};
 use texts::Failure;
-
-/// The result of one tool call.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutput {
-    /// The text for the model: the rendered result or the error text.
-    pub text: String,
-    /// `{"status":"ok",...}` or `{"status":"failed","error":...}`.
-    pub details: Value,
-    /// True when the call failed; then `text` equals `details.error`.
-    pub is_error: bool,
-}
-
-impl ToolOutput {
-    /// A successful result.
-    pub fn ok(text: String, details: Value) -> Self {
-        Self {
-            text,
-            details,
-            is_error: false,
-        }
-    }
-
-    /// A failed result: `details = {"status":"failed","error":text}`.
-    pub fn failed(text: String) -> Self {
-        Self {
-            details: json!({"status": "failed", "error": text}),
-            text,
-            is_error: true,
-        }
-    }
-}
-
-/// The peer's own object as a JSON value for the details (`null` if its
-/// text does not parse).
-fn raw_value(raw: &RawJson) -> Value {
-    serde_json::from_str(raw.text()).unwrap_or(Value::Null)
-}
-
-/// Wraps a domain error of a call through `account_id`, naming the
-/// account when the error does not (the texts say which account failed).
-fn domain_failure(account_id: &str) -> impl FnOnce(Error) -> Failure + '_ {
-    move |err| {
-        if err.meta("account_id").is_some() {
-            Failure::Domain(err)
-        } else {
-            Failure::Domain(err.with("account_id", account_id))
-        }
-    }
-}
 
 impl Gateway {
     /// Fails with `ToolsDisabled` when the operator turned the tool service

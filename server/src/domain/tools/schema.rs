@@ -2,9 +2,10 @@
 //! details schemas (JSON Schema draft 2020-12), hints.
 //!
 //! Descriptions are written for a model: they state ordering, limits,
-//! defaults and failures, and where the gateway differs from the seeds.
-//! Input schemas describe what a model should send; the tools accept more
-//! where the seeds do (a string `count` falls back to 20 rather than fail).
+//! defaults and failures, and where the gateway differs from the tools it
+//! replaces (the `snowluma_*` names). Input schemas describe what a model
+//! should send; the tools accept more (a string `count` falls back to 20
+//! rather than fail).
 
 use serde_json::{Value, json};
 
@@ -43,7 +44,7 @@ impl ToolName {
         }
     }
 
-    /// Other names CallTool accepts (the seeds' names).
+    /// Other names CallTool accepts (the names of the tools these replace).
     pub fn aliases(self) -> &'static [&'static str] {
         match self {
             ToolName::History => &["snowluma_get_history"],

@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::args::{ArgError, Args, MediaArg, parse_media};
+use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
-use super::{ToolOutput, domain_failure};
 use crate::config::Locale;
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;

@@ -52,7 +52,7 @@ enum Call {
     },
 }
 
-/// A peer that records every call and answers with the seed's data: the
+/// A peer that records every call and answers with the example data: the
 /// three messages of the example group (newest first, so the tool must
 /// sort) and a group of 120 members; or, when `fail` is set, that error for every call.
 struct Fake {
@@ -390,8 +390,8 @@ fn history_call(chat: ChatRef, count: u32, anchor: Option<i64>) -> Vec<Call> {
     }]
 }
 
-/// Every argument rule of `snowluma_get_history` / `qq_get_history` (seed
-/// 000): what reaches the peer, or the failure text with no call at all.
+/// Every argument rule of `snowluma_get_history` / `qq_get_history`: what
+/// reaches the peer, or the failure text with no call at all.
 #[tokio::test]
 async fn history_argument_rules() {
     let fake = Fake::new();
@@ -454,8 +454,8 @@ async fn history_argument_rules() {
     .chain(
         // count: absent → 20; a finite number truncated then clamped to
         // [1, 100]; anything else → 20 (expected values from node running the
-        // seed's rule `typeof v === "number" && isFinite(v) ? clamp(trunc(v))
-        // : 20` on `JSON.parse` of the same text).
+        // rule `typeof v === "number" && isFinite(v) ? clamp(trunc(v)) : 20`
+        // on `JSON.parse` of the same text).
         [
             ("null", 20),
             ("30", 30),
@@ -839,7 +839,7 @@ async fn peer_failures_are_results_not_errors() {
     }
     fake.fail_with(None);
 
-    // The account that is not configured at all, as in the seed's example.
+    // The account that is not configured at all.
     let bare_dir = tempfile::tempdir().unwrap();
     let mut bare_config = Config::default();
     bare_config.server.data_dir = bare_dir.path().to_path_buf();
@@ -1088,7 +1088,7 @@ async fn send_rules_and_failure_rows() {
     std::fs::write(&outside, crate::domain::testkit::png(2000)).unwrap();
     let png = png.to_str().unwrap().to_owned();
 
-    // Text only: one message, the seed's details.
+    // Text only: one message, the tool's details.
     let out = call(&gw, "qq_send", r#"{"text":"测试推送"}"#).await;
     assert!(!out.is_error, "{out:?}");
     let calls = fake.take_calls();

@@ -1,4 +1,4 @@
-//! The texts a model reads when a tool call fails, in Chinese (as the seeds)
+//! The texts a model reads when a tool call fails, in Chinese (the default)
 //! or English (`tools.locale`).
 //!
 //! Every domain [`Kind`] has a text (one exhaustive match, no wildcard), so a

@@ -12,7 +12,6 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tokio::time::Instant;
 
@@ -22,6 +21,7 @@ use crate::domain::call::CallCtx;
 use crate::domain::clock::now_ms;
 use crate::domain::delivery::idempotency::{Claim, MAX_KEY_BYTES};
 use crate::domain::delivery::outbound::{Frame, Outcome, not_allowed};
+pub use crate::domain::delivery::receipt::{MediaSummary, SendResult};
 use crate::domain::delivery::side::WriteSide;
 use crate::domain::gateway::Gateway;
 use crate::domain::media::kind::sanitize_file_name;
@@ -60,34 +60,6 @@ pub struct SendRequest {
     pub file_name: String,
     /// Idempotency key (`""` = none).
     pub idempotency_key: String,
-}
-
-/// What media a send carried.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MediaSummary {
-    /// Images sent.
-    pub images: u32,
-    /// Videos sent.
-    pub videos: u32,
-    /// Name of the group file; empty when none.
-    pub file: String,
-}
-
-/// The result of SendMessage.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SendResult {
-    /// The group.
-    pub group_id: i64,
-    /// Text chunks sent or queued.
-    pub chunks: u32,
-    /// True when queued for later delivery.
-    pub queued: bool,
-    /// Ids of the messages the peer acknowledged, in order.
-    pub message_ids: Vec<i64>,
-    /// Set when media were sent.
-    pub media: Option<MediaSummary>,
-    /// True when replayed from an earlier request with the same key.
-    pub replayed: bool,
 }
 
 /// Decides the target group: an explicit group must be whitelisted; none

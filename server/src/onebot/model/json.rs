@@ -8,7 +8,7 @@
 //! [`decode_message`](super::decode_message) reads, the `sender` fields and
 //! the segments; every other key is skipped without building anything. The
 //! result is the same as decoding the text into a [`Value`] and calling
-//! [`Message::from_value`] (a property test holds the two together), at a
+//! [`decode_message`](super::decode_message) (a property test holds the two together), at a
 //! fraction of the allocations.
 
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{Fields, message_of_fields, segment_of_parts, segments_of};
+use super::value::{Fields, message_of_fields, raw_of_text, segment_of_parts, segments_of};
 use crate::domain::model::{ChatRef, Message, RawEntries, RawJson, Segment};
 
 /// The top-level keys decoding reads: the plain fields first, then
@@ -87,12 +87,16 @@ macro_rules! scalars {
     };
 }
 
-/// The message in `text`, if it is one (see [`Message::from_value`]).
-pub(super) fn message(
-    text: &str,
-    chat: Option<ChatRef>,
-    raw: impl FnOnce() -> RawJson,
-) -> Option<Message> {
+/// [`decode_message`](super::decode_message) reading the object's text:
+/// only the fields a message is made of are decoded, the rest is skipped,
+/// and `raw` keeps the text as it came.
+pub fn decode_message_json(raw: &RawValue, chat: Option<ChatRef>) -> Option<Message> {
+    message(raw.get(), chat, || raw_of_text(raw))
+}
+
+/// The message in `text`, if it is one (see
+/// [`decode_message`](super::decode_message)).
+fn message(text: &str, chat: Option<ChatRef>, raw: impl FnOnce() -> RawJson) -> Option<Message> {
     let Obj(fields) = serde_json::from_str::<Obj<MessageFields>>(text).ok()?;
     finish(fields?, chat, raw)
 }

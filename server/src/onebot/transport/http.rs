@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::body::ParamsJson;
-use super::frame::Frame;
+use crate::onebot::frame::Frame;
 
 /// Why an HTTP call failed before yielding an answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

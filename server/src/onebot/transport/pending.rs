@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use super::frame::Frame;
+use crate::onebot::frame::Frame;
 
 /// How a pending call ended, from the connection's side.
 #[derive(Debug)]

@@ -35,10 +35,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::BoxIo;
 use super::body::{Outgoing, ParamsJson};
-use super::frame::Frame;
 use super::pending::{Answer, Pending, RegisterError, echo_key};
 use crate::domain::model::TransportKind;
 use crate::onebot::events::{self, Decoded};
+use crate::onebot::frame::Frame;
 use crate::onebot::retcode;
 
 /// Largest WebSocket message and frame, both ways (NapCat allows 50 MB).

@@ -119,8 +119,8 @@ type Tool struct {
 	ReadOnly bool `protobuf:"varint,5,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
 	// True when the tool changes something visible to other people.
 	Destructive bool `protobuf:"varint,6,opt,name=destructive,proto3" json:"destructive,omitempty"`
-	// Other names CallTool accepts for this tool (the seeds' names, e.g.
-	// `snowluma_get_history`).
+	// Other names CallTool accepts for this tool (the names of the tools it
+	// replaces, e.g. `snowluma_get_history`).
 	Aliases       []string `protobuf:"bytes,7,rep,name=aliases,proto3" json:"aliases,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

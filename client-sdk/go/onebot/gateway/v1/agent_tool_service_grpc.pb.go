@@ -27,8 +27,7 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// The four QQ tools of the seeds (history, members, send, poke) as agent
-// tools: a name, a description, a JSON Schema and a text result.
+// Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
 //
 // Any agent runtime can register them without knowing the rest of the API.
 // The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -81,8 +80,7 @@ func (c *agentToolServiceClient) CallTool(ctx context.Context, in *CallToolReque
 // All implementations must embed UnimplementedAgentToolServiceServer
 // for forward compatibility.
 //
-// The four QQ tools of the seeds (history, members, send, poke) as agent
-// tools: a name, a description, a JSON Schema and a text result.
+// Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
 //
 // Any agent runtime can register them without knowing the rest of the API.
 // The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the

@@ -31,8 +31,8 @@ type GetHistoryRequest struct {
 	// Number of messages wanted. 0 means the default 20; other values are
 	// clamped to [1, 100], never rejected.
 	Count int32 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
-	// Page anchor (the seeds' `messageSeq`): return the messages strictly
-	// older than this message id. Absent means the newest page.
+	// Page anchor (the agent tool's `messageSeq`): return the messages
+	// strictly older than this message id. Absent means the newest page.
 	AnchorMessageId *int64 `protobuf:"varint,4,opt,name=anchor_message_id,json=anchorMessageId,proto3,oneof" json:"anchor_message_id,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache

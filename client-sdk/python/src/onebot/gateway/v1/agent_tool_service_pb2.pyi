@@ -86,8 +86,8 @@ class Tool(_message.Message):
     """True when the tool changes something visible to other people."""
     @_builtins.property
     def aliases(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Other names CallTool accepts for this tool (the seeds' names, e.g.
-        `snowluma_get_history`).
+        """Other names CallTool accepts for this tool (the names of the tools it
+        replaces, e.g. `snowluma_get_history`).
         """
 
     def __init__(

@@ -26,8 +26,7 @@ if _version_not_supported:
 
 
 class AgentToolServiceStub:
-    """The four QQ tools of the seeds (history, members, send, poke) as agent
-    tools: a name, a description, a JSON Schema and a text result.
+    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -53,8 +52,7 @@ class AgentToolServiceStub:
 
 
 class AgentToolServiceServicer:
-    """The four QQ tools of the seeds (history, members, send, poke) as agent
-    tools: a name, a description, a JSON Schema and a text result.
+    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -106,8 +104,7 @@ def add_AgentToolServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class AgentToolService:
-    """The four QQ tools of the seeds (history, members, send, poke) as agent
-    tools: a name, a description, a JSON Schema and a text result.
+    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the

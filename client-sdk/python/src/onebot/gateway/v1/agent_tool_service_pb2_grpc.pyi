@@ -27,8 +27,7 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class AgentToolServiceStub:
-    """The four QQ tools of the seeds (history, members, send, poke) as agent
-    tools: a name, a description, a JSON Schema and a text result.
+    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -57,8 +56,7 @@ class AgentToolServiceStub:
 
 @_typing.type_check_only
 class AgentToolServiceAsyncStub(AgentToolServiceStub):
-    """The four QQ tools of the seeds (history, members, send, poke) as agent
-    tools: a name, a description, a JSON Schema and a text result.
+    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -83,8 +81,7 @@ class AgentToolServiceAsyncStub(AgentToolServiceStub):
     """
 
 class AgentToolServiceServicer(metaclass=_abc_1.ABCMeta):
-    """The four QQ tools of the seeds (history, members, send, poke) as agent
-    tools: a name, a description, a JSON Schema and a text result.
+    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the

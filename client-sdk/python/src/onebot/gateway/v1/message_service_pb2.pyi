@@ -36,8 +36,8 @@ class GetHistoryRequest(_message.Message):
     clamped to [1, 100], never rejected.
     """
     anchor_message_id: _builtins.int
-    """Page anchor (the seeds' `messageSeq`): return the messages strictly
-    older than this message id. Absent means the newest page.
+    """Page anchor (the agent tool's `messageSeq`): return the messages
+    strictly older than this message id. Absent means the newest page.
     """
     @_builtins.property
     def chat(self) -> _common_pb2.Chat:

@@ -97,8 +97,8 @@ export type Tool = Message<"onebot.gateway.v1.Tool"> & {
   destructive: boolean;
 
   /**
-   * Other names CallTool accepts for this tool (the seeds' names, e.g.
-   * `snowluma_get_history`).
+   * Other names CallTool accepts for this tool (the names of the tools it
+   * replaces, e.g. `snowluma_get_history`).
    *
    * @generated from field: repeated string aliases = 7;
    */
@@ -177,8 +177,7 @@ export const CallToolResponseSchema: GenMessage<CallToolResponse> = /*@__PURE__*
   messageDesc(file_onebot_gateway_v1_agent_tool_service, 4);
 
 /**
- * The four QQ tools of the seeds (history, members, send, poke) as agent
- * tools: a name, a description, a JSON Schema and a text result.
+ * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
  *
  * Any agent runtime can register them without knowing the rest of the API.
  * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the

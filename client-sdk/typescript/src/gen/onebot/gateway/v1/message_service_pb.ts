@@ -43,8 +43,8 @@ export type GetHistoryRequest = Message<"onebot.gateway.v1.GetHistoryRequest"> &
   count: number;
 
   /**
-   * Page anchor (the seeds' `messageSeq`): return the messages strictly
-   * older than this message id. Absent means the newest page.
+   * Page anchor (the agent tool's `messageSeq`): return the messages
+   * strictly older than this message id. Absent means the newest page.
    *
    * @generated from field: optional int64 anchor_message_id = 4;
    */

@@ -4,8 +4,7 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * The four QQ tools of the seeds (history, members, send, poke) as agent
- * tools: a name, a description, a JSON Schema and a text result.
+ * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
  * Any agent runtime can register them without knowing the rest of the API.
  * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
  * operator sets `tools.enabled = false`.
@@ -142,8 +141,7 @@ public final class AgentToolServiceGrpc {
 
   /**
    * <pre>
-   * The four QQ tools of the seeds (history, members, send, poke) as agent
-   * tools: a name, a description, a JSON Schema and a text result.
+   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -183,8 +181,7 @@ public final class AgentToolServiceGrpc {
   /**
    * Base class for the server implementation of the service AgentToolService.
    * <pre>
-   * The four QQ tools of the seeds (history, members, send, poke) as agent
-   * tools: a name, a description, a JSON Schema and a text result.
+   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -201,8 +198,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service AgentToolService.
    * <pre>
-   * The four QQ tools of the seeds (history, members, send, poke) as agent
-   * tools: a name, a description, a JSON Schema and a text result.
+   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -255,8 +251,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do synchronous rpc calls to service AgentToolService.
    * <pre>
-   * The four QQ tools of the seeds (history, members, send, poke) as agent
-   * tools: a name, a description, a JSON Schema and a text result.
+   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -307,8 +302,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service AgentToolService.
    * <pre>
-   * The four QQ tools of the seeds (history, members, send, poke) as agent
-   * tools: a name, a description, a JSON Schema and a text result.
+   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -359,8 +353,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service AgentToolService.
    * <pre>
-   * The four QQ tools of the seeds (history, members, send, poke) as agent
-   * tools: a name, a description, a JSON Schema and a text result.
+   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.

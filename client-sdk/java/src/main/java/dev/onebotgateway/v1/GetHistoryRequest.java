@@ -159,8 +159,8 @@ private static final long serialVersionUID = 0L;
   private long anchorMessageId_ = 0L;
   /**
    * <pre>
-   * Page anchor (the seeds' `messageSeq`): return the messages strictly
-   * older than this message id. Absent means the newest page.
+   * Page anchor (the agent tool's `messageSeq`): return the messages
+   * strictly older than this message id. Absent means the newest page.
    * </pre>
    *
    * <code>optional int64 anchor_message_id = 4 [json_name = "anchorMessageId"];</code>
@@ -172,8 +172,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Page anchor (the seeds' `messageSeq`): return the messages strictly
-   * older than this message id. Absent means the newest page.
+   * Page anchor (the agent tool's `messageSeq`): return the messages
+   * strictly older than this message id. Absent means the newest page.
    * </pre>
    *
    * <code>optional int64 anchor_message_id = 4 [json_name = "anchorMessageId"];</code>
@@ -879,8 +879,8 @@ private static final long serialVersionUID = 0L;
     private long anchorMessageId_ ;
     /**
      * <pre>
-     * Page anchor (the seeds' `messageSeq`): return the messages strictly
-     * older than this message id. Absent means the newest page.
+     * Page anchor (the agent tool's `messageSeq`): return the messages
+     * strictly older than this message id. Absent means the newest page.
      * </pre>
      *
      * <code>optional int64 anchor_message_id = 4 [json_name = "anchorMessageId"];</code>
@@ -892,8 +892,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Page anchor (the seeds' `messageSeq`): return the messages strictly
-     * older than this message id. Absent means the newest page.
+     * Page anchor (the agent tool's `messageSeq`): return the messages
+     * strictly older than this message id. Absent means the newest page.
      * </pre>
      *
      * <code>optional int64 anchor_message_id = 4 [json_name = "anchorMessageId"];</code>
@@ -905,8 +905,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Page anchor (the seeds' `messageSeq`): return the messages strictly
-     * older than this message id. Absent means the newest page.
+     * Page anchor (the agent tool's `messageSeq`): return the messages
+     * strictly older than this message id. Absent means the newest page.
      * </pre>
      *
      * <code>optional int64 anchor_message_id = 4 [json_name = "anchorMessageId"];</code>
@@ -922,8 +922,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Page anchor (the seeds' `messageSeq`): return the messages strictly
-     * older than this message id. Absent means the newest page.
+     * Page anchor (the agent tool's `messageSeq`): return the messages
+     * strictly older than this message id. Absent means the newest page.
      * </pre>
      *
      * <code>optional int64 anchor_message_id = 4 [json_name = "anchorMessageId"];</code>

@@ -70,8 +70,8 @@ public interface GetHistoryRequestOrBuilder extends
 
   /**
    * <pre>
-   * Page anchor (the seeds' `messageSeq`): return the messages strictly
-   * older than this message id. Absent means the newest page.
+   * Page anchor (the agent tool's `messageSeq`): return the messages
+   * strictly older than this message id. Absent means the newest page.
    * </pre>
    *
    * <code>optional int64 anchor_message_id = 4 [json_name = "anchorMessageId"];</code>
@@ -80,8 +80,8 @@ public interface GetHistoryRequestOrBuilder extends
   boolean hasAnchorMessageId();
   /**
    * <pre>
-   * Page anchor (the seeds' `messageSeq`): return the messages strictly
-   * older than this message id. Absent means the newest page.
+   * Page anchor (the agent tool's `messageSeq`): return the messages
+   * strictly older than this message id. Absent means the newest page.
    * </pre>
    *
    * <code>optional int64 anchor_message_id = 4 [json_name = "anchorMessageId"];</code>

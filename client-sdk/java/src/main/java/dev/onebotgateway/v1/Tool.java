@@ -282,8 +282,8 @@ private static final long serialVersionUID = 0L;
       com.google.protobuf.LazyStringArrayList.emptyList();
   /**
    * <pre>
-   * Other names CallTool accepts for this tool (the seeds' names, e.g.
-   * `snowluma_get_history`).
+   * Other names CallTool accepts for this tool (the names of the tools it
+   * replaces, e.g. `snowluma_get_history`).
    * </pre>
    *
    * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -295,8 +295,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Other names CallTool accepts for this tool (the seeds' names, e.g.
-   * `snowluma_get_history`).
+   * Other names CallTool accepts for this tool (the names of the tools it
+   * replaces, e.g. `snowluma_get_history`).
    * </pre>
    *
    * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -307,8 +307,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Other names CallTool accepts for this tool (the seeds' names, e.g.
-   * `snowluma_get_history`).
+   * Other names CallTool accepts for this tool (the names of the tools it
+   * replaces, e.g. `snowluma_get_history`).
    * </pre>
    *
    * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -320,8 +320,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Other names CallTool accepts for this tool (the seeds' names, e.g.
-   * `snowluma_get_history`).
+   * Other names CallTool accepts for this tool (the names of the tools it
+   * replaces, e.g. `snowluma_get_history`).
    * </pre>
    *
    * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -1257,8 +1257,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Other names CallTool accepts for this tool (the seeds' names, e.g.
-     * `snowluma_get_history`).
+     * Other names CallTool accepts for this tool (the names of the tools it
+     * replaces, e.g. `snowluma_get_history`).
      * </pre>
      *
      * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -1271,8 +1271,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Other names CallTool accepts for this tool (the seeds' names, e.g.
-     * `snowluma_get_history`).
+     * Other names CallTool accepts for this tool (the names of the tools it
+     * replaces, e.g. `snowluma_get_history`).
      * </pre>
      *
      * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -1283,8 +1283,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Other names CallTool accepts for this tool (the seeds' names, e.g.
-     * `snowluma_get_history`).
+     * Other names CallTool accepts for this tool (the names of the tools it
+     * replaces, e.g. `snowluma_get_history`).
      * </pre>
      *
      * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -1296,8 +1296,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Other names CallTool accepts for this tool (the seeds' names, e.g.
-     * `snowluma_get_history`).
+     * Other names CallTool accepts for this tool (the names of the tools it
+     * replaces, e.g. `snowluma_get_history`).
      * </pre>
      *
      * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -1310,8 +1310,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Other names CallTool accepts for this tool (the seeds' names, e.g.
-     * `snowluma_get_history`).
+     * Other names CallTool accepts for this tool (the names of the tools it
+     * replaces, e.g. `snowluma_get_history`).
      * </pre>
      *
      * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -1330,8 +1330,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Other names CallTool accepts for this tool (the seeds' names, e.g.
-     * `snowluma_get_history`).
+     * Other names CallTool accepts for this tool (the names of the tools it
+     * replaces, e.g. `snowluma_get_history`).
      * </pre>
      *
      * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -1349,8 +1349,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Other names CallTool accepts for this tool (the seeds' names, e.g.
-     * `snowluma_get_history`).
+     * Other names CallTool accepts for this tool (the names of the tools it
+     * replaces, e.g. `snowluma_get_history`).
      * </pre>
      *
      * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -1368,8 +1368,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Other names CallTool accepts for this tool (the seeds' names, e.g.
-     * `snowluma_get_history`).
+     * Other names CallTool accepts for this tool (the names of the tools it
+     * replaces, e.g. `snowluma_get_history`).
      * </pre>
      *
      * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -1384,8 +1384,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Other names CallTool accepts for this tool (the seeds' names, e.g.
-     * `snowluma_get_history`).
+     * Other names CallTool accepts for this tool (the names of the tools it
+     * replaces, e.g. `snowluma_get_history`).
      * </pre>
      *
      * <code>repeated string aliases = 7 [json_name = "aliases"];</code>

@@ -112,8 +112,8 @@ public interface ToolOrBuilder extends
 
   /**
    * <pre>
-   * Other names CallTool accepts for this tool (the seeds' names, e.g.
-   * `snowluma_get_history`).
+   * Other names CallTool accepts for this tool (the names of the tools it
+   * replaces, e.g. `snowluma_get_history`).
    * </pre>
    *
    * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -123,8 +123,8 @@ public interface ToolOrBuilder extends
       getAliasesList();
   /**
    * <pre>
-   * Other names CallTool accepts for this tool (the seeds' names, e.g.
-   * `snowluma_get_history`).
+   * Other names CallTool accepts for this tool (the names of the tools it
+   * replaces, e.g. `snowluma_get_history`).
    * </pre>
    *
    * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -133,8 +133,8 @@ public interface ToolOrBuilder extends
   int getAliasesCount();
   /**
    * <pre>
-   * Other names CallTool accepts for this tool (the seeds' names, e.g.
-   * `snowluma_get_history`).
+   * Other names CallTool accepts for this tool (the names of the tools it
+   * replaces, e.g. `snowluma_get_history`).
    * </pre>
    *
    * <code>repeated string aliases = 7 [json_name = "aliases"];</code>
@@ -144,8 +144,8 @@ public interface ToolOrBuilder extends
   java.lang.String getAliases(int index);
   /**
    * <pre>
-   * Other names CallTool accepts for this tool (the seeds' names, e.g.
-   * `snowluma_get_history`).
+   * Other names CallTool accepts for this tool (the names of the tools it
+   * replaces, e.g. `snowluma_get_history`).
    * </pre>
    *
    * <code>repeated string aliases = 7 [json_name = "aliases"];</code>

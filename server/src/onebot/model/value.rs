@@ -1,5 +1,5 @@
-//! Decoding the peer's message, member and group objects into the domain's
-//! types.
+//! Decoding the peer's message, member and group objects, given as JSON
+//! trees, into the domain's types.
 //!
 //! Peers send messages as segment arrays or CQ-code strings; both decode to
 //! [`Segment`]s. Ids are `i64` everywhere (SnowLuma ids are negative).
@@ -9,14 +9,10 @@ use std::sync::{Arc, OnceLock};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::cq;
 use crate::domain::model::{
     ChatRef, GroupInfo, GroupMember, Message, RawEntries, RawJson, Segment, Sender,
 };
-
-mod json;
-
-pub use json::{Entries, history_entries};
+use crate::onebot::cq;
 
 /// The JSON text of `value`, kept as the peer's own object.
 pub fn raw_of_value(value: &Value) -> RawJson {
@@ -86,7 +82,7 @@ pub fn decode_segment(seg: &Value) -> Option<Segment> {
 }
 
 /// A segment of type `kind` with `data` (`None`: not an object).
-fn segment_of_parts(kind: &str, data: Option<&Map<String, Value>>) -> Segment {
+pub(super) fn segment_of_parts(kind: &str, data: Option<&Map<String, Value>>) -> Segment {
     let empty = Map::new();
     let data = data.unwrap_or(&empty);
     match kind {
@@ -195,16 +191,9 @@ pub fn decode_message(raw: &Value, chat: Option<ChatRef>) -> Option<Message> {
     message_of_fields(obj, chat, segments, || raw_of_value(raw))
 }
 
-/// [`decode_message`] reading the object's text: only the fields a message
-/// is made of are decoded, the rest is skipped, and `raw` keeps the text as
-/// it came.
-pub fn decode_message_json(raw: &RawValue, chat: Option<ChatRef>) -> Option<Message> {
-    json::message(raw.get(), chat, || raw_of_text(raw))
-}
-
 /// The message in `obj` (see [`decode_message`]); `segments` and `raw` are
 /// only asked for once the ids check out.
-fn message_of_fields(
+pub(super) fn message_of_fields(
     obj: &impl Fields,
     chat: Option<ChatRef>,
     segments: impl FnOnce() -> Vec<Segment>,
@@ -267,7 +256,7 @@ fn derive_chat(obj: &impl Fields, sender_id: i64) -> Option<ChatRef> {
 }
 
 /// A message object's fields by name, wherever they were decoded from.
-trait Fields {
+pub(super) trait Fields {
     /// The top-level field `key`; `Null` when absent.
     fn value_of(&self, key: &str) -> &Value;
     /// The field `key` of the `sender` object; `Null` when absent or when
@@ -374,6 +363,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::onebot::model::decode_message_json;
 
     #[test]
     fn decoded_from_text_the_same_as_from_a_tree() {

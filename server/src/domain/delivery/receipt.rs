@@ -1,0 +1,32 @@
+//! What a send delivered: the result SendMessage returns, which the
+//! idempotency keys also keep for replays.
+
+use serde::{Deserialize, Serialize};
+
+/// What media a send carried.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MediaSummary {
+    /// Images sent.
+    pub images: u32,
+    /// Videos sent.
+    pub videos: u32,
+    /// Name of the group file; empty when none.
+    pub file: String,
+}
+
+/// The result of SendMessage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SendResult {
+    /// The group.
+    pub group_id: i64,
+    /// Text chunks sent or queued.
+    pub chunks: u32,
+    /// True when queued for later delivery.
+    pub queued: bool,
+    /// Ids of the messages the peer acknowledged, in order.
+    pub message_ids: Vec<i64>,
+    /// Set when media were sent.
+    pub media: Option<MediaSummary>,
+    /// True when replayed from an earlier request with the same key.
+    pub replayed: bool,
+}

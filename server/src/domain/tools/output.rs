@@ -1,0 +1,57 @@
+//! The shape of a tool's result: text for the model, JSON details, and
+//! whether it failed.
+
+use serde_json::{Value, json};
+
+use super::texts::Failure;
+use crate::domain::model::RawJson;
+use crate::error::Error;
+
+/// The result of one tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// The text for the model: the rendered result or the error text.
+    pub text: String,
+    /// `{"status":"ok",...}` or `{"status":"failed","error":...}`.
+    pub details: Value,
+    /// True when the call failed; then `text` equals `details.error`.
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    /// A successful result.
+    pub fn ok(text: String, details: Value) -> Self {
+        Self {
+            text,
+            details,
+            is_error: false,
+        }
+    }
+
+    /// A failed result: `details = {"status":"failed","error":text}`.
+    pub fn failed(text: String) -> Self {
+        Self {
+            details: json!({"status": "failed", "error": text}),
+            text,
+            is_error: true,
+        }
+    }
+}
+
+/// The peer's own object as a JSON value for the details (`null` if its
+/// text does not parse).
+pub(super) fn raw_value(raw: &RawJson) -> Value {
+    serde_json::from_str(raw.text()).unwrap_or(Value::Null)
+}
+
+/// Wraps a domain error of a call through `account_id`, naming the
+/// account when the error does not (the texts say which account failed).
+pub(super) fn domain_failure(account_id: &str) -> impl FnOnce(Error) -> Failure + '_ {
+    move |err| {
+        if err.meta("account_id").is_some() {
+            Failure::Domain(err)
+        } else {
+            Failure::Domain(err.with("account_id", account_id))
+        }
+    }
+}
