@@ -184,6 +184,8 @@ impl Shared {
     pub(crate) fn new(cfg: SandboxConfig) -> Arc<Shared> {
         let mut world = World::new(cfg.flavor, cfg.self_id, cfg.nickname.clone());
         data::seed(&mut world);
+        world.files.set_ttl(cfg.media_url_ttl);
+        world.register_media();
         Arc::new(Shared {
             cfg,
             world: Mutex::new(world),

@@ -120,6 +120,8 @@ pub enum Kind {
     DeadlineExceeded,
     /// A request message over the RPC's size limit.
     RequestTooLarge,
+    /// No way of getting a received media item's bytes worked.
+    MediaDownloadFailed,
 }
 
 impl Kind {
@@ -177,6 +179,7 @@ impl Kind {
         Kind::Cancelled,
         Kind::DeadlineExceeded,
         Kind::RequestTooLarge,
+        Kind::MediaDownloadFailed,
     ];
 }
 

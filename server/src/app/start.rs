@@ -10,6 +10,8 @@ use crate::auth::Authenticator;
 use crate::domain::delivery::side::{WriteParts, WriteSide};
 use crate::domain::events::EventHub;
 use crate::domain::gateway::{Gateway, GatewayParts};
+use crate::domain::media::capture::Capture;
+use crate::domain::media::download::Received;
 use crate::domain::ports::EventSink;
 use crate::fetch::{Fetcher, SystemLookup};
 use crate::tls::TlsAcceptor;
@@ -49,6 +51,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         metrics,
         store,
         media,
+        received,
         sandbox,
     } = prepared;
     let events = Arc::new(EventHub::new(
@@ -57,25 +60,37 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
     ));
     let sink: Arc<dyn EventSink> = events.clone();
     let accounts = super::accounts::start(&config, sink, &stop.cancel).await?;
-    let urls = Arc::new(Fetcher::new(
-        &config.media,
-        media.clone(),
-        Arc::new(SystemLookup),
-    ));
+    let mut fetcher = Fetcher::new(&config.media, media.clone(), Arc::new(SystemLookup));
+    if let Some(sandbox) = &sandbox {
+        // The embedded sandbox serves its media on loopback.
+        fetcher = fetcher.trust_peer_origin(
+            onebot_sandbox::MEDIA_HOST,
+            sandbox.addr().port(),
+        );
+    }
+    let urls = Arc::new(fetcher);
     let write = WriteSide::open(WriteParts {
         config: &config,
         store,
         media,
-        urls,
+        urls: urls.clone(),
         accounts: &accounts,
         shutdown: stop.cancel.clone(),
+        received: Some(received.clone()),
     })
     .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    received.spawn_sweeper(stop.cancel.clone());
+    let received = Received::new(received, urls, config.media.clone());
+    // Capture on receipt: an observer of the hub queues, workers fetch.
+    if let Some((capture, _task)) = Capture::start(received.clone(), &accounts, stop.cancel.clone()) {
+        events.observe(capture.observer());
+    }
     let gateway = Arc::new(Gateway::new(GatewayParts {
         config,
         accounts,
         events,
         write,
+        received,
     })?);
     Ok(Running {
         gateway,

@@ -9,6 +9,7 @@ use super::account::Account;
 use super::call::CallCtx;
 use super::delivery::side::WriteSide;
 use super::events::EventHub;
+use super::media::download::Received;
 use super::member_cache::MemberCache;
 use crate::config::{Config, DEFAULT_ACCOUNT};
 use crate::error::{Error, Result};
@@ -24,6 +25,8 @@ pub struct GatewayParts {
     /// The write side (uploads, sends, pokes), opened over the same
     /// accounts.
     pub write: WriteSide,
+    /// Received media: the kept items and the fetching of new ones.
+    pub received: Received,
 }
 
 /// The root of the domain: configuration, accounts and shared services.
@@ -38,6 +41,7 @@ pub struct Gateway {
     pub events: Arc<EventHub>,
     accounts: BTreeMap<String, Arc<Account>>,
     write: WriteSide,
+    received: Received,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -57,6 +61,7 @@ impl Gateway {
             accounts,
             events,
             write,
+            received,
         } = parts;
         let tz = jiff::tz::TimeZone::get(&config.timezone)
             .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
@@ -73,6 +78,7 @@ impl Gateway {
             events,
             accounts: accounts.into_iter().map(|a| (a.id.clone(), a)).collect(),
             write,
+            received,
         })
     }
 
@@ -98,6 +104,11 @@ impl Gateway {
     /// Every configured account, sorted by id.
     pub fn accounts(&self) -> impl Iterator<Item = &Arc<Account>> {
         self.accounts.values()
+    }
+
+    /// Received media (DownloadMedia, capture, media ids).
+    pub fn received(&self) -> &Received {
+        &self.received
     }
 
     /// Text entries waiting in an account's offline queue.

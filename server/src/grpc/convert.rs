@@ -12,6 +12,7 @@ use crate::domain::model::{
 use crate::domain::read::groups::{GroupEntry, Groups};
 use crate::domain::read::history::History;
 use crate::domain::read::members::Members;
+use crate::domain::media::ids::MediaIds;
 use crate::domain::render;
 use crate::error::Error;
 
@@ -143,14 +144,17 @@ pub fn segment(seg: &Segment) -> pb::Segment {
             url: url.clone(),
             file_size: *file_size,
             summary: summary.clone(),
+            media_id: String::new(),
         }),
         Segment::Record { file, url } => Kind::Record(pb::RecordSegment {
             file: file.clone(),
             url: url.clone(),
+            media_id: String::new(),
         }),
         Segment::Video { file, url } => Kind::Video(pb::VideoSegment {
             file: file.clone(),
             url: url.clone(),
+            media_id: String::new(),
         }),
         Segment::File {
             file,
@@ -162,6 +166,7 @@ pub fn segment(seg: &Segment) -> pb::Segment {
             name: name.clone(),
             file_size: *file_size,
             url: url.clone(),
+            media_id: String::new(),
         }),
         Segment::Reply { id } => Kind::Reply(pb::ReplySegment { id: id.clone() }),
         Segment::Forward { id } => Kind::Forward(pb::ForwardSegment { id: id.clone() }),
@@ -403,6 +408,26 @@ pub fn event(stored: &StoredEvent, self_id: i64) -> pb::Event {
         time: Some(time),
         self_id,
         kind: Some(kind),
+    }
+}
+
+/// Sets the `media_id` of every media segment of `msg` (a message of
+/// `account_id`; none for a message without an id).
+pub fn with_media_ids(ids: &MediaIds, account_id: &str, msg: &mut pb::ChatMessage) {
+    use pb::segment::Kind;
+    if msg.message_id == 0 {
+        return;
+    }
+    let message_id = msg.message_id;
+    for (index, seg) in msg.segments.iter_mut().enumerate() {
+        let slot = match &mut seg.kind {
+            Some(Kind::Image(s)) => &mut s.media_id,
+            Some(Kind::Record(s)) => &mut s.media_id,
+            Some(Kind::Video(s)) => &mut s.media_id,
+            Some(Kind::File(s)) => &mut s.media_id,
+            _ => continue,
+        };
+        *slot = ids.id(account_id, message_id, index);
     }
 }
 

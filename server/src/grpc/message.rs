@@ -37,6 +37,11 @@ impl MessageService for MessageApi {
             count,
             anchor_message_id,
         } = request.into_inner();
+        let account = if account_id.is_empty() {
+            crate::config::DEFAULT_ACCOUNT.to_string()
+        } else {
+            account_id.clone()
+        };
         let req = HistoryRequest {
             account_id,
             chat: convert::chat_ref(chat.as_ref()),
@@ -44,7 +49,12 @@ impl MessageService for MessageApi {
             anchor_message_id,
         };
         let page = to_status(self.gw.get_history(req, ctx).await)?;
-        Ok(Response::new(convert::history(&page)))
+        let mut response = convert::history(&page);
+        let ids = self.gw.received().ids();
+        for m in &mut response.messages {
+            convert::with_media_ids(ids, &account, m);
+        }
+        Ok(Response::new(response))
     }
 
     async fn send_message(

@@ -20,11 +20,12 @@
 //! - [`schema`]: names, aliases, descriptions, input and details schemas.
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
 //! - [`output`]: the shape of a result.
-//! - [`history`], [`members`], [`send`], [`poke`]: one file per tool, each
-//!   with its argument struct.
+//! - [`history`], [`members`], [`send`], [`poke`], [`media`]: one file per
+//!   tool, each with its argument struct.
 
 pub mod args;
 pub mod history;
+pub mod media;
 pub mod js;
 pub mod members;
 pub mod output;
@@ -126,6 +127,7 @@ impl Gateway {
             ToolName::Members => members::run(self, &args, ctx).await,
             ToolName::Send => send::run(self, &args, ctx).await,
             ToolName::Poke => poke::run(self, &args, ctx).await,
+            ToolName::Media => media::run(self, &args, ctx).await,
         }
     }
 }

@@ -9,11 +9,13 @@
 //! - `identify`: the identity actions and what they tell.
 //! - `errors`: the errors of calls the peer did not answer.
 //! - `actions`: the typed actions behind the port.
+//! - `media`: received media per flavor (steps, lookups, stream downloads).
 
 mod actions;
 mod errors;
 mod identify;
 mod inner;
+mod media;
 mod routing;
 pub mod supervisor;
 

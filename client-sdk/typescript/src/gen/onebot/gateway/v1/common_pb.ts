@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/common.proto.
  */
 export const file_onebot_gateway_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("Ch5vbmVib3QvZ2F0ZXdheS92MS9jb21tb24ucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIjUKBENoYXQSEgoIZ3JvdXBfaWQYASABKANIABIRCgd1c2VyX2lkGAIgASgDSABCBgoEa2luZCJHCgZTZW5kZXISDwoHdXNlcl9pZBgBIAEoAxIQCghuaWNrbmFtZRgCIAEoCRIMCgRjYXJkGAMgASgJEgwKBHJvbGUYBCABKAkigwIKC0NoYXRNZXNzYWdlEhIKCm1lc3NhZ2VfaWQYASABKAMSGAoLbWVzc2FnZV9zZXEYAiABKANIAIgBARIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgZzZW5kZXIYBCABKAsyGS5vbmVib3QuZ2F0ZXdheS52MS5TZW5kZXISLAoIc2VnbWVudHMYBSADKAsyGi5vbmVib3QuZ2F0ZXdheS52MS5TZWdtZW50EgwKBHRleHQYBiABKAkSJQoEY2hhdBgHIAEoCzIXLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRCDgoMX21lc3NhZ2Vfc2VxIpEFCgdTZWdtZW50Ei4KBHRleHQYASABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5UZXh0U2VnbWVudEgAEioKAmF0GAIgASgLMhwub25lYm90LmdhdGV3YXkudjEuQXRTZWdtZW50SAASLgoEZmFjZRgDIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkZhY2VTZWdtZW50SAASMAoFaW1hZ2UYBCABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5JbWFnZVNlZ21lbnRIABIyCgZyZWNvcmQYBSABKAsyIC5vbmVib3QuZ2F0ZXdheS52MS5SZWNvcmRTZWdtZW50SAASMAoFdmlkZW8YBiABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5WaWRlb1NlZ21lbnRIABIuCgRmaWxlGAcgASgLMh4ub25lYm90LmdhdGV3YXkudjEuRmlsZVNlZ21lbnRIABIwCgVyZXBseRgIIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLlJlcGx5U2VnbWVudEgAEjQKB2ZvcndhcmQYCSABKAsyIS5vbmVib3QuZ2F0ZXdheS52MS5Gb3J3YXJkU2VnbWVudEgAEi4KBGpzb24YCiABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5Kc29uU2VnbWVudEgAEiwKA3htbBgLIAEoCzIdLm9uZWJvdC5nYXRld2F5LnYxLlhtbFNlZ21lbnRIABIuCgRwb2tlGAwgASgLMh4ub25lYm90LmdhdGV3YXkudjEuUG9rZVNlZ21lbnRIABI0Cgd1bmtub3duGA0gASgLMiEub25lYm90LmdhdGV3YXkudjEuVW5rbm93blNlZ21lbnRIAEIGCgRraW5kIhsKC1RleHRTZWdtZW50EgwKBHRleHQYASABKAkiNwoJQXRTZWdtZW50Eg8KB3VzZXJfaWQYASABKAMSCwoDYWxsGAIgASgIEgwKBG5hbWUYAyABKAkiGQoLRmFjZVNlZ21lbnQSCgoCaWQYASABKAkiTQoMSW1hZ2VTZWdtZW50EgwKBGZpbGUYASABKAkSCwoDdXJsGAIgASgJEhEKCWZpbGVfc2l6ZRgDIAEoAxIPCgdzdW1tYXJ5GAQgASgJIioKDVJlY29yZFNlZ21lbnQSDAoEZmlsZRgBIAEoCRILCgN1cmwYAiABKAkiKQoMVmlkZW9TZWdtZW50EgwKBGZpbGUYASABKAkSCwoDdXJsGAIgASgJIkkKC0ZpbGVTZWdtZW50EgwKBGZpbGUYASABKAkSDAoEbmFtZRgCIAEoCRIRCglmaWxlX3NpemUYAyABKAMSCwoDdXJsGAQgASgJIhoKDFJlcGx5U2VnbWVudBIKCgJpZBgBIAEoCSIcCg5Gb3J3YXJkU2VnbWVudBIKCgJpZBgBIAEoCSIbCgtKc29uU2VnbWVudBIMCgRkYXRhGAEgASgJIhoKClhtbFNlZ21lbnQSDAoEZGF0YRgBIAEoCSInCgtQb2tlU2VnbWVudBIMCgR0eXBlGAEgASgJEgoKAmlkGAIgASgJIjEKDlVua25vd25TZWdtZW50EgwKBHR5cGUYASABKAkSEQoJZGF0YV9qc29uGAIgASgJKmgKCU1lZGlhS2luZBIaChZNRURJQV9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQTUVESUFfS0lORF9JTUFHRRABEhQKEE1FRElBX0tJTkRfVklERU8QAhITCg9NRURJQV9LSU5EX0ZJTEUQA0JsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch5vbmVib3QvZ2F0ZXdheS92MS9jb21tb24ucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIjUKBENoYXQSEgoIZ3JvdXBfaWQYASABKANIABIRCgd1c2VyX2lkGAIgASgDSABCBgoEa2luZCJHCgZTZW5kZXISDwoHdXNlcl9pZBgBIAEoAxIQCghuaWNrbmFtZRgCIAEoCRIMCgRjYXJkGAMgASgJEgwKBHJvbGUYBCABKAkigwIKC0NoYXRNZXNzYWdlEhIKCm1lc3NhZ2VfaWQYASABKAMSGAoLbWVzc2FnZV9zZXEYAiABKANIAIgBARIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgZzZW5kZXIYBCABKAsyGS5vbmVib3QuZ2F0ZXdheS52MS5TZW5kZXISLAoIc2VnbWVudHMYBSADKAsyGi5vbmVib3QuZ2F0ZXdheS52MS5TZWdtZW50EgwKBHRleHQYBiABKAkSJQoEY2hhdBgHIAEoCzIXLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRCDgoMX21lc3NhZ2Vfc2VxIpEFCgdTZWdtZW50Ei4KBHRleHQYASABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5UZXh0U2VnbWVudEgAEioKAmF0GAIgASgLMhwub25lYm90LmdhdGV3YXkudjEuQXRTZWdtZW50SAASLgoEZmFjZRgDIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkZhY2VTZWdtZW50SAASMAoFaW1hZ2UYBCABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5JbWFnZVNlZ21lbnRIABIyCgZyZWNvcmQYBSABKAsyIC5vbmVib3QuZ2F0ZXdheS52MS5SZWNvcmRTZWdtZW50SAASMAoFdmlkZW8YBiABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5WaWRlb1NlZ21lbnRIABIuCgRmaWxlGAcgASgLMh4ub25lYm90LmdhdGV3YXkudjEuRmlsZVNlZ21lbnRIABIwCgVyZXBseRgIIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLlJlcGx5U2VnbWVudEgAEjQKB2ZvcndhcmQYCSABKAsyIS5vbmVib3QuZ2F0ZXdheS52MS5Gb3J3YXJkU2VnbWVudEgAEi4KBGpzb24YCiABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5Kc29uU2VnbWVudEgAEiwKA3htbBgLIAEoCzIdLm9uZWJvdC5nYXRld2F5LnYxLlhtbFNlZ21lbnRIABIuCgRwb2tlGAwgASgLMh4ub25lYm90LmdhdGV3YXkudjEuUG9rZVNlZ21lbnRIABI0Cgd1bmtub3duGA0gASgLMiEub25lYm90LmdhdGV3YXkudjEuVW5rbm93blNlZ21lbnRIAEIGCgRraW5kIhsKC1RleHRTZWdtZW50EgwKBHRleHQYASABKAkiNwoJQXRTZWdtZW50Eg8KB3VzZXJfaWQYASABKAMSCwoDYWxsGAIgASgIEgwKBG5hbWUYAyABKAkiGQoLRmFjZVNlZ21lbnQSCgoCaWQYASABKAkiXwoMSW1hZ2VTZWdtZW50EgwKBGZpbGUYASABKAkSCwoDdXJsGAIgASgJEhEKCWZpbGVfc2l6ZRgDIAEoAxIPCgdzdW1tYXJ5GAQgASgJEhAKCG1lZGlhX2lkGAUgASgJIjwKDVJlY29yZFNlZ21lbnQSDAoEZmlsZRgBIAEoCRILCgN1cmwYAiABKAkSEAoIbWVkaWFfaWQYAyABKAkiOwoMVmlkZW9TZWdtZW50EgwKBGZpbGUYASABKAkSCwoDdXJsGAIgASgJEhAKCG1lZGlhX2lkGAMgASgJIlsKC0ZpbGVTZWdtZW50EgwKBGZpbGUYASABKAkSDAoEbmFtZRgCIAEoCRIRCglmaWxlX3NpemUYAyABKAMSCwoDdXJsGAQgASgJEhAKCG1lZGlhX2lkGAUgASgJIhoKDFJlcGx5U2VnbWVudBIKCgJpZBgBIAEoCSIcCg5Gb3J3YXJkU2VnbWVudBIKCgJpZBgBIAEoCSIbCgtKc29uU2VnbWVudBIMCgRkYXRhGAEgASgJIhoKClhtbFNlZ21lbnQSDAoEZGF0YRgBIAEoCSInCgtQb2tlU2VnbWVudBIMCgR0eXBlGAEgASgJEgoKAmlkGAIgASgJIjEKDlVua25vd25TZWdtZW50EgwKBHR5cGUYASABKAkSEQoJZGF0YV9qc29uGAIgASgJKn8KCU1lZGlhS2luZBIaChZNRURJQV9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQTUVESUFfS0lORF9JTUFHRRABEhQKEE1FRElBX0tJTkRfVklERU8QAhITCg9NRURJQV9LSU5EX0ZJTEUQAxIVChFNRURJQV9LSU5EX1JFQ09SRBAEQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * A conversation: a QQ group or a private (one-to-one) chat with a QQ user.
@@ -403,6 +403,17 @@ export type ImageSegment = Message<"onebot.gateway.v1.ImageSegment"> & {
    * @generated from field: string summary = 4;
    */
   summary: string;
+
+  /**
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   *
+   * @generated from field: string media_id = 5;
+   */
+  mediaId: string;
 };
 
 /**
@@ -431,6 +442,17 @@ export type RecordSegment = Message<"onebot.gateway.v1.RecordSegment"> & {
    * @generated from field: string url = 2;
    */
   url: string;
+
+  /**
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   *
+   * @generated from field: string media_id = 3;
+   */
+  mediaId: string;
 };
 
 /**
@@ -459,6 +481,17 @@ export type VideoSegment = Message<"onebot.gateway.v1.VideoSegment"> & {
    * @generated from field: string url = 2;
    */
   url: string;
+
+  /**
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   *
+   * @generated from field: string media_id = 3;
+   */
+  mediaId: string;
 };
 
 /**
@@ -501,6 +534,17 @@ export type FileSegment = Message<"onebot.gateway.v1.FileSegment"> & {
    * @generated from field: string url = 4;
    */
   url: string;
+
+  /**
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   *
+   * @generated from field: string media_id = 5;
+   */
+  mediaId: string;
 };
 
 /**
@@ -684,6 +728,14 @@ export enum MediaKind {
    * @generated from enum value: MEDIA_KIND_FILE = 3;
    */
   FILE = 3,
+
+  /**
+   * A voice record. Only received media have this kind (DownloadMedia);
+   * UploadMedia and SendMessage refuse it.
+   *
+   * @generated from enum value: MEDIA_KIND_RECORD = 4;
+   */
+  RECORD = 4,
 }
 
 /**
