@@ -302,6 +302,12 @@ impl SandboxControl {
             .map(|f| f.bytes().to_vec())
     }
 
+    /// Takes the media host down (every download answers HTTP 503 "media
+    /// service unavailable", a CDN outage) or brings it back.
+    pub fn set_media_host_down(&self, down: bool) {
+        lock(&self.shared.world).files.down = down;
+    }
+
     /// Retires the media host's download key: every media URL rendered so
     /// far answers "download url has expired" from now on (new renders, and
     /// `nc_get_rkey` / `get_rkey`, use the next key).

@@ -75,6 +75,8 @@ pub(crate) struct Files {
     ttl: Duration,
     /// `http://localhost:<port>` once the listener is bound.
     pub(crate) base: Option<String>,
+    /// The media host answers 503 to everything (a CDN outage).
+    pub(crate) down: bool,
 }
 
 impl Files {
@@ -86,6 +88,7 @@ impl Files {
             since: Instant::now(),
             ttl: ttl.max(Duration::from_millis(1)),
             base: None,
+            down: false,
         }
     }
 

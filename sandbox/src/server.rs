@@ -178,6 +178,12 @@ fn media_host(shared: &Shared, query: &[(String, String)]) -> Response<Body> {
             .unwrap_or("")
     };
     let world = lock(&shared.world);
+    if world.files.down {
+        return respond_json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &json!({"retcode": -5503001, "retmsg": "media service unavailable"}),
+        );
+    }
     if !world.files.valid(get("rkey")) {
         return respond_json(
             StatusCode::BAD_REQUEST,

@@ -480,21 +480,25 @@ mod tests {
                     file: "f".into(),
                     url: "u".into(),
                     file_size: 5,
-                    summary: "s".into()
+                    summary: "s".into(),
+                    media_id: String::new()
                 }),
                 Kind::Record(pb::RecordSegment {
                     file: "f".into(),
-                    url: "u".into()
+                    url: "u".into(),
+                    media_id: String::new()
                 }),
                 Kind::Video(pb::VideoSegment {
                     file: "f".into(),
-                    url: "u".into()
+                    url: "u".into(),
+                    media_id: String::new()
                 }),
                 Kind::File(pb::FileSegment {
                     file: "f".into(),
                     name: "n".into(),
                     file_size: 7,
-                    url: "u".into()
+                    url: "u".into(),
+                    media_id: String::new()
                 }),
                 Kind::Reply(pb::ReplySegment { id: "-3".into() }),
                 Kind::Forward(pb::ForwardSegment { id: "fw".into() }),

@@ -123,6 +123,7 @@ impl Gateway {
         }
         let account = self.account(&req.account_id, &ctx)?;
         let received: &Received = self.received();
+        let by_message = matches!(target, DownloadTarget::Message { .. });
         let (media_id, segment) = match target {
             DownloadTarget::MediaId(id) if id.trim().is_empty() => {
                 return Err(Error::invalid("media_id", "media_id is empty"));
@@ -145,7 +146,12 @@ impl Gateway {
                 )
             }
         };
-        if let Some(item) = received.kept(&account.id, &media_id, ctx.deadline).await? {
+        // A tombstone answers a media id; a message and index fetch again.
+        let kept = match received.kept(&account.id, &media_id, ctx.deadline).await {
+            Err(e) if e.kind == Kind::MediaNotFound && by_message => Ok(None),
+            other => other,
+        };
+        if let Some(item) = kept? {
             ctx.caller.check_chat(item.chat)?;
             let file = open(&item)?;
             return Ok(Download {
@@ -189,7 +195,7 @@ impl Gateway {
         // Someone may have started this one meanwhile.
         let fetching = received.store().begin(&account.id, &media_id);
         if fetching.is_none()
-            && let Some(item) = received.kept(&account.id, &media_id, ctx.deadline).await?
+            && let Ok(Some(item)) = received.kept(&account.id, &media_id, ctx.deadline).await
         {
             let file = open(&item)?;
             return Ok(Download {
