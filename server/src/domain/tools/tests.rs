@@ -888,7 +888,7 @@ async fn unknown_tools_and_english_texts() {
     let out = call(&gw, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_get_media。",
         "unknown",
     );
     // Names are exact.
@@ -935,7 +935,7 @@ async fn tools_disabled_and_read_only_deployments() {
         .iter()
         .map(|t| t.tool.name())
         .collect();
-    assert_eq!(names, ["qq_get_history", "qq_get_group_members"]);
+    assert_eq!(names, ["qq_get_history", "qq_get_group_members", "qq_get_media"]);
     for (name, args) in [
         ("qq_send", r#"{"text":"hi"}"#),
         ("qq_poke", r#"{"userId":10003}"#),
