@@ -950,7 +950,7 @@ async fn tools_disabled_and_read_only_deployments() {
     let out = call(&ro, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_get_media。",
         "unknown, read-only",
     );
     assert_eq!(fake.calls(), vec![]);
@@ -1386,4 +1386,44 @@ async fn poke_rules_and_failure_rows() {
         "offline",
     );
     assert_eq!(fake.calls(), vec![]);
+}
+
+#[test]
+fn get_media_arguments() {
+    use super::args::{ArgError, Args};
+    use super::media::MediaArgs;
+    use crate::domain::read::download::DownloadTarget;
+    let parse = |json: &str| MediaArgs::parse(&Args::parse(json).unwrap());
+    assert_eq!(
+        parse(r#"{"mediaId":" r_x_1_0 "}"#).unwrap().target,
+        DownloadTarget::MediaId("r_x_1_0".into())
+    );
+    assert_eq!(
+        parse(r#"{"messageId":-12,"segmentIndex":2}"#).unwrap().target,
+        DownloadTarget::Message {
+            message_id: -12,
+            segment_index: 2
+        }
+    );
+    assert_eq!(
+        parse(r#"{"messageId":"9007199254740993"}"#).unwrap().target,
+        DownloadTarget::Message {
+            message_id: 9_007_199_254_740_993,
+            segment_index: 0
+        }
+    );
+    assert_eq!(parse("{}").unwrap_err(), ArgError::Missing("mediaId"));
+    assert!(matches!(
+        parse(r#"{"messageId":1.5}"#).unwrap_err(),
+        ArgError::WrongType {
+            field: "messageId",
+            ..
+        }
+    ));
+    assert!(parse(r#"{"mediaId":3}"#).is_err());
+    let spec = ToolSpec::of(ToolName::Media);
+    assert!(spec.read_only && !spec.destructive);
+    let ok = json!({"status": "ok", "mediaId": "r_a_1_0", "kind": "image", "mimeType": "image/png",
+                    "size": 5, "sha256": "0".repeat(64), "fileName": ""});
+    assert!(jsonschema::is_valid(&spec.details_schema, &ok));
 }
