@@ -119,9 +119,9 @@ func exampleUpload(ctx context.Context, client *onebotgateway.Client, path strin
 func exampleDownload(ctx context.Context, client *onebotgateway.Client, dir string) (*onebotgateway.Downloaded, error) {
 	var picture *onebotgateway.Downloaded
 	// region: download
-	// A received picture: its segment's media id (captured when it arrived), or a message id
+	// A received picture (group 20000002's morning one): its segment's media id, or a message id
 	// and segment index. Sizes and SHA-256 are checked against the header.
-	page, err := client.History(ctx, onebotgateway.GroupChat(20000003), 30, nil)
+	page, err := client.History(ctx, onebotgateway.GroupChat(20000002), 30, nil)
 	if err != nil {
 		return nil, err
 	}

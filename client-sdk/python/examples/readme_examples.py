@@ -87,9 +87,9 @@ def upload(client: Client, path: str) -> Uploaded:
 
 def download(client: Client, out_dir: str) -> tuple[str, bytes]:
     # region: download
-    # A received picture: its segment's media_id (captured when it arrived), or
+    # A received picture (group 20000002's morning one): its segment's media_id, or
     # (message_id, segment_index). Sizes and SHA-256 are checked against the header.
-    page = client.history(group_id=20000003, count=30)
+    page = client.history(group_id=20000002, count=30)
     for message in page.messages:
         for index, segment in enumerate(message.segments):
             if segment.WhichOneof("kind") == "image":

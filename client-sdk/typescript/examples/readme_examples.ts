@@ -85,9 +85,9 @@ export async function upload(client: Client, path: string): Promise<Uploaded> {
 export async function download(client: Client, dir: string): Promise<Downloaded | undefined> {
   let picture: Downloaded | undefined;
   // region: download
-  // A received picture: its segment's mediaId (captured when it arrived), or
+  // A received picture (group 20000002's morning one): its segment's mediaId, or
   // { messageId, segmentIndex }. Sizes and SHA-256 are checked against the header.
-  const page = await client.history({ groupId: 20000003 }, { count: 30 });
+  const page = await client.history({ groupId: 20000002 }, { count: 30 });
   for (const message of page.messages) {
     for (const [index, segment] of message.segments.entries()) {
       if (segment.kind.case === "image") {

@@ -106,10 +106,10 @@ pub async fn download(
     use onebot_gateway_client::MediaRef;
     use onebot_gateway_client::pb::segment::Kind;
 
-    // A received picture: its segment's media_id (captured when it arrived), or
+    // A received picture (group 20000002's morning one): its segment's media_id, or
     // a message id and segment index. Sizes and SHA-256 are checked against
     // the header.
-    let page = client.history(pb::Chat::group(20000003), 30, None).await?;
+    let page = client.history(pb::Chat::group(20000002), 30, None).await?;
     for message in &page.messages {
         for (index, segment) in message.segments.iter().enumerate() {
             if let Some(Kind::Image(image)) = &segment.kind {

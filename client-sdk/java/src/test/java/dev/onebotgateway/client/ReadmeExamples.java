@@ -103,9 +103,9 @@ final class ReadmeExamples {
   static Downloaded download(Client client, Path dir) throws IOException {
     Downloaded picture = null;
     // region: download
-    // A received picture: its segment's media id (captured when it arrived), or a message id
+    // A received picture (group 20000002's morning one): its segment's media id, or a message id
     // and segment index. Sizes and SHA-256 are checked against the header.
-    GetHistoryResponse page = client.history(Client.groupChat(20000003), 30, null);
+    GetHistoryResponse page = client.history(Client.groupChat(20000002), 30, null);
     for (ChatMessage message : page.getMessagesList()) {
       for (int index = 0; index < message.getSegmentsCount(); index++) {
         Segment segment = message.getSegments(index);
