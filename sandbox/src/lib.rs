@@ -109,7 +109,8 @@ impl Sandbox {
         let listen = cfg.listen;
         let shared = Shared::new(cfg);
         let (task, addr) = ListenerTask::bind(shared.clone(), listen)?;
-        lock(&shared.world).files.base = Some(format!("http://{}:{}", files::MEDIA_HOST, addr.port()));
+        lock(&shared.world).files.base =
+            Some(format!("http://{}:{}", files::MEDIA_HOST, addr.port()));
         tracing::info!(%addr, flavor = %shared.cfg.flavor, "OneBot sandbox listening");
         Ok(Sandbox {
             control: SandboxControl { shared },

@@ -183,7 +183,12 @@ impl World {
                         .and_then(|s| s.parse().ok())
                         .or_else(|| data["file_size"].as_u64())
                         .unwrap_or(4096) as usize;
-                    found.push((kind, name.to_owned(), data["file_id"].as_str().map(str::to_owned), size));
+                    found.push((
+                        kind,
+                        name.to_owned(),
+                        data["file_id"].as_str().map(str::to_owned),
+                        size,
+                    ));
                 }
             }
         }

@@ -312,7 +312,10 @@ impl Fetcher {
         if ips.is_empty() {
             return self.vet(url).await;
         }
-        Ok(ips.into_iter().map(|ip| SocketAddr::new(ip, port)).collect())
+        Ok(ips
+            .into_iter()
+            .map(|ip| SocketAddr::new(ip, port))
+            .collect())
     }
 
     fn client_for(url: &Url, addrs: &[SocketAddr]) -> Result<reqwest::Client> {

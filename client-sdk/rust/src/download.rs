@@ -153,7 +153,8 @@ impl Client {
     /// SHA-256.
     pub async fn download(&self, target: impl Into<MediaRef>) -> Result<Downloaded, Error> {
         let mut incoming = Incoming::open(self, target.into()).await?;
-        let mut data = BytesMut::with_capacity(usize::try_from(incoming.total).unwrap_or(0).min(64 << 20));
+        let mut data =
+            BytesMut::with_capacity(usize::try_from(incoming.total).unwrap_or(0).min(64 << 20));
         while let Some(chunk) = incoming.next().await? {
             data.extend_from_slice(&chunk);
         }
@@ -171,7 +172,8 @@ impl Client {
         target: impl Into<MediaRef>,
         path: impl AsRef<Path>,
     ) -> Result<pb::DownloadMediaHeader, Error> {
-        self.download_to_with_progress(target, path, |_, _| {}).await
+        self.download_to_with_progress(target, path, |_, _| {})
+            .await
     }
 
     /// Like [`Client::download_to`], calling `progress(received_bytes,

@@ -37,11 +37,19 @@ fn not_found(flavor: Flavor, what: &str) -> ActionError {
     }
 }
 
-fn lookup(shared: &Shared, p: Params<'_>, what: &str) -> Result<(MediaFile, Option<String>), ActionError> {
+fn lookup(
+    shared: &Shared,
+    p: Params<'_>,
+    what: &str,
+) -> Result<(MediaFile, Option<String>), ActionError> {
     let flavor = shared.cfg.flavor;
     let key = key(p).ok_or_else(|| ActionError::bad_params("file is required"))?;
     let w = lock(&shared.world);
-    let file = w.files.get(&key).cloned().ok_or_else(|| not_found(flavor, what))?;
+    let file = w
+        .files
+        .get(&key)
+        .cloned()
+        .ok_or_else(|| not_found(flavor, what))?;
     // Media URLs are signed as a group's.
     let url = w.files.signed(file.kind, ChatRef::Group(0), &file.name);
     Ok((file, url))
@@ -60,7 +68,10 @@ pub(super) fn get_image_or_file(shared: &Shared, name: &str, p: Params<'_>) -> A
     let flavor = shared.cfg.flavor;
     let what = if name == "get_image" { "image" } else { "file" };
     let (file, url) = lookup(shared, p, what)?;
-    if flavor == Flavor::SnowLuma && name == "get_file" && !matches!(file.kind, MediaKind::Image | MediaKind::Record) {
+    if flavor == Flavor::SnowLuma
+        && name == "get_file"
+        && !matches!(file.kind, MediaKind::Image | MediaKind::Record)
+    {
         return Err(ActionError::failed(
             "file_id not found in the image/voice cache; use get_group_file_url for group files",
         ));
@@ -93,8 +104,8 @@ pub(super) fn get_image_or_file(shared: &Shared, name: &str, p: Params<'_>) -> A
                 "file_name": file.name,
             });
             // LLOneBot: base64 only when `url` is the path itself.
-            let with_base64 = shared.cfg.local_file_to_url
-                && (flavor != Flavor::LlOneBot || remote.is_none());
+            let with_base64 =
+                shared.cfg.local_file_to_url && (flavor != Flavor::LlOneBot || remote.is_none());
             if with_base64 {
                 out["base64"] = json!(b64(&file.bytes()));
             }
@@ -118,7 +129,10 @@ pub(super) fn get_record(shared: &Shared, p: Params<'_>) -> ActionResult {
         ))),
     };
     let path = host_path(flavor, &file.name);
-    let stem = file.name.rsplit_once('.').map_or(file.name.as_str(), |(s, _)| s);
+    let stem = file
+        .name
+        .rsplit_once('.')
+        .map_or(file.name.as_str(), |(s, _)| s);
     let out_name = format!("{stem}.{}", format.as_deref().unwrap_or("mp3"));
     Ok(match flavor {
         Flavor::NapCat => json!({
@@ -179,7 +193,11 @@ pub(super) fn rkeys(shared: &Shared, name: &str) -> ActionResult {
 /// The frames of a stream download (`download_file_stream`,
 /// `download_file_image_stream`, `download_file_record_stream`): the file's
 /// info, its chunks, then the completion.
-pub(crate) fn stream(shared: &Shared, name: &str, p: Params<'_>) -> Result<Vec<Value>, ActionError> {
+pub(crate) fn stream(
+    shared: &Shared,
+    name: &str,
+    p: Params<'_>,
+) -> Result<Vec<Value>, ActionError> {
     let flavor = shared.cfg.flavor;
     let (file, _) = lookup(shared, p, "file").map_err(|_| match flavor {
         Flavor::SnowLuma => ActionError::failed(

@@ -63,10 +63,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
     let mut fetcher = Fetcher::new(&config.media, media.clone(), Arc::new(SystemLookup));
     if let Some(sandbox) = &sandbox {
         // The embedded sandbox serves its media on loopback.
-        fetcher = fetcher.trust_peer_origin(
-            onebot_sandbox::MEDIA_HOST,
-            sandbox.addr().port(),
-        );
+        fetcher = fetcher.trust_peer_origin(onebot_sandbox::MEDIA_HOST, sandbox.addr().port());
     }
     let urls = Arc::new(fetcher);
     let write = WriteSide::open(WriteParts {
@@ -82,7 +79,8 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
     received.spawn_sweeper(stop.cancel.clone());
     let received = Received::new(received, urls, config.media.clone());
     // Capture on receipt: an observer of the hub queues, workers fetch.
-    if let Some((capture, _task)) = Capture::start(received.clone(), &accounts, stop.cancel.clone()) {
+    if let Some((capture, _task)) = Capture::start(received.clone(), &accounts, stop.cancel.clone())
+    {
         events.observe(capture.observer());
     }
     let gateway = Arc::new(Gateway::new(GatewayParts {

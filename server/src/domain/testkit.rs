@@ -277,7 +277,10 @@ impl PeerApi for FakeApi {
         outgoing::check_media(self.flavor, shared.as_ref(), kind)
     }
 
-    fn media_steps(&self, _media: &crate::domain::model::ReceivedMedia) -> Vec<crate::domain::ports::MediaStep> {
+    fn media_steps(
+        &self,
+        _media: &crate::domain::model::ReceivedMedia,
+    ) -> Vec<crate::domain::ports::MediaStep> {
         Vec::new()
     }
 

@@ -6,13 +6,13 @@ use onebot_gateway_client::pb;
 
 use crate::domain::account::Account;
 use crate::domain::events::{EventFilter, EventKind, StoredEvent};
+use crate::domain::media::ids::MediaIds;
 use crate::domain::model::{
     AccountStatus, ChatRef, ConnState, GroupMember, InboundEvent, Message, Segment, TransportKind,
 };
 use crate::domain::read::groups::{GroupEntry, Groups};
 use crate::domain::read::history::History;
 use crate::domain::read::members::Members;
-use crate::domain::media::ids::MediaIds;
 use crate::domain::render;
 use crate::error::Error;
 

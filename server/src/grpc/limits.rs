@@ -168,14 +168,16 @@ impl State {
     fn admit<B>(self: &Arc<Self>, class: Class, req: &Request<B>) -> Result<Held, Status> {
         match class {
             Class::Health | Class::Reflection => Ok(Held::Nothing),
-            Class::Unary | Class::Upload | Class::Download => match self.concurrency.clone().try_acquire_owned() {
-                Ok(p) => Ok(Held::Request(p)),
-                Err(_) => Err(overloaded(
-                    self,
-                    "concurrency",
-                    "the gateway is at its concurrency limit",
-                )),
-            },
+            Class::Unary | Class::Upload | Class::Download => {
+                match self.concurrency.clone().try_acquire_owned() {
+                    Ok(p) => Ok(Held::Request(p)),
+                    Err(_) => Err(overloaded(
+                        self,
+                        "concurrency",
+                        "the gateway is at its concurrency limit",
+                    )),
+                }
+            }
             Class::EventStream => {
                 let permit = self
                     .event_streams

@@ -165,7 +165,9 @@ fn download_request(req: pb::DownloadMediaRequest) -> DownloadRequest {
 /// The response stream of a download: the header, then the file's chunks
 /// read on the blocking pool. A client that goes away ends the reader (and
 /// closes the file) at its next chunk.
-fn download_stream(download: Download) -> ReceiverStream<Result<pb::DownloadMediaResponse, Status>> {
+fn download_stream(
+    download: Download,
+) -> ReceiverStream<Result<pb::DownloadMediaResponse, Status>> {
     use pb::download_media_response::Payload as Out;
     let (tx, rx) = mpsc::channel(4);
     let Download { header, file, .. } = download;
@@ -191,7 +193,10 @@ fn download_stream(download: Download) -> ReceiverStream<Result<pb::DownloadMedi
             let n = match read_full(&mut file, &mut buf) {
                 Ok(n) => n,
                 Err(e) => {
-                    let _ = tx.blocking_send(Err(Error::internal(format!("reading the media: {e}")).into()));
+                    let _ = tx
+                        .blocking_send(Err(
+                            Error::internal(format!("reading the media: {e}")).into()
+                        ));
                     return;
                 }
             };

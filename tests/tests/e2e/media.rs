@@ -242,7 +242,10 @@ async fn unknown_ids_text_segments_and_missing_segments() {
     let sb = sandbox(Flavor::SnowLuma).await;
     let gw = start(media_config(&sb)).await;
     let control = sb.control();
-    for id in ["r_0123456789abcdef_1_0", "m00000000000000000000000000000000"] {
+    for id in [
+        "r_0123456789abcdef_1_0",
+        "m00000000000000000000000000000000",
+    ] {
         let e = download(&gw, by_id(id)).await.unwrap_err();
         assert_eq!(e.code(), tonic::Code::NotFound, "{id}: {e:?}");
         assert_eq!(reason(&e), "MEDIA_NOT_FOUND");
@@ -279,13 +282,21 @@ async fn what_no_step_can_fetch_fails_with_the_peer_s_text() {
     let sb = sandbox(Flavor::Lagrange).await;
     let gw = start(media_config(&sb)).await;
     let control = sb.control();
-    let image = control.store_media(MediaKind::Image, sample_media(MediaKind::Image, 5000), "x.png");
+    let image = control.store_media(
+        MediaKind::Image,
+        sample_media(MediaKind::Image, 5000),
+        "x.png",
+    );
     let id = control.inject_group_message(EXAMPLE_GROUP, 10001, json!([image]));
     control.set_media_host_down(true);
     let e = download(&gw, by_ref(id, 0)).await.unwrap_err();
     assert_eq!(e.code(), tonic::Code::FailedPrecondition, "{e:?}");
     assert_eq!(reason(&e), "MEDIA_TRANSFER_FAILED");
-    assert!(e.message().contains("media service unavailable"), "{}", e.message());
+    assert!(
+        e.message().contains("media service unavailable"),
+        "{}",
+        e.message()
+    );
     gw.stop().await.expect("clean stop");
     sb.shutdown().await;
 }
@@ -315,9 +326,13 @@ async fn the_quota_evicts_the_oldest_capture() {
     assert_eq!(e.code(), tonic::Code::NotFound, "{e:?}");
     assert_eq!(reason(&e), "MEDIA_NOT_FOUND");
     assert!(e.message().contains("evicted"), "{}", e.message());
-    download(&gw, by_id(&ids[2].1)).await.expect("the newest is kept");
+    download(&gw, by_id(&ids[2].1))
+        .await
+        .expect("the newest is kept");
     // By message and index it is fetched from the peer again.
-    download(&gw, by_ref(ids[0].0, 0)).await.expect("fetched again");
+    download(&gw, by_ref(ids[0].0, 0))
+        .await
+        .expect("fetched again");
     gw.stop().await.expect("clean stop");
     sb.shutdown().await;
 }
@@ -332,7 +347,12 @@ async fn a_client_that_cancels_mid_download_leaves_nothing_behind() {
     let file = control.store_media(MediaKind::File, doc.clone(), "big.bin");
     let id = control.inject_group_message(EXAMPLE_GROUP, 10002, json!([file]));
     {
-        let mut stream = gw.media().download_media(by_ref(id, 0)).await.unwrap().into_inner();
+        let mut stream = gw
+            .media()
+            .download_media(by_ref(id, 0))
+            .await
+            .unwrap()
+            .into_inner();
         let first = stream.message().await.unwrap().unwrap();
         assert!(matches!(first.payload, Some(Payload::Header(_))));
         let chunk = stream.message().await.unwrap().unwrap();
@@ -409,7 +429,12 @@ async fn the_tools_return_image_content() {
         json!([{"type": "text", "data": {"text": "图来了"}}, image]),
     );
 
-    let r = call_tool(&gw, "qq_get_media", json!({"messageId": id, "segmentIndex": 1})).await;
+    let r = call_tool(
+        &gw,
+        "qq_get_media",
+        json!({"messageId": id, "segmentIndex": 1}),
+    )
+    .await;
     assert!(!r.is_error, "{}", r.text);
     assert!(r.text.starts_with("[图片] 媒体 r_"), "{}", r.text);
     assert_eq!(r.content.len(), 2);
@@ -425,7 +450,12 @@ async fn the_tools_return_image_content() {
     assert_eq!(details["sha256"], sha(&png));
 
     // A text segment: an error result, never a throw.
-    let r = call_tool(&gw, "qq_get_media", json!({"messageId": id, "segmentIndex": 0})).await;
+    let r = call_tool(
+        &gw,
+        "qq_get_media",
+        json!({"messageId": id, "segmentIndex": 0}),
+    )
+    .await;
     assert!(r.is_error);
     assert_eq!(r.content.len(), 1);
 

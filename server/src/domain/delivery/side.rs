@@ -16,8 +16,8 @@ use super::ratelimit::Limit;
 use crate::config::Config;
 use crate::domain::account::Account;
 use crate::domain::clock::now_ms;
-use crate::domain::media::resolve::{Resolver, UrlSource};
 use crate::domain::media::received::ReceivedStore;
+use crate::domain::media::resolve::{Resolver, UrlSource};
 use crate::domain::media::staging::MediaStore;
 use crate::domain::store::Store;
 use crate::error::{Error, Result};
@@ -70,8 +70,8 @@ impl WriteSide {
         let mut tasks = vec![media.spawn_sweeper(shutdown.clone())];
         let queue = Arc::new(OfflineQueue::open(store.clone())?);
         let idempotency = Arc::new(Idempotency::new(store.clone()));
-        let resolver = Resolver::new(media.clone(), urls, &config.media.media_roots)
-            .with_received(received);
+        let resolver =
+            Resolver::new(media.clone(), urls, &config.media.media_roots).with_received(received);
         let mut outbound = BTreeMap::new();
         let mut pokes = BTreeMap::new();
         for account in accounts {

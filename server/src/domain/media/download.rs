@@ -122,8 +122,11 @@ impl Received {
 
     async fn fetch_url(&self, raw: &str, writer: &mut BlobWriter) -> Result<String> {
         let url = Url::parse(raw).map_err(|e| {
-            Error::new(Kind::UrlFetchFailed, format!("the peer's URL is not valid: {e}"))
-                .with("url", raw)
+            Error::new(
+                Kind::UrlFetchFailed,
+                format!("the peer's URL is not valid: {e}"),
+            )
+            .with("url", raw)
         })?;
         self.urls.fetch_peer(&url, writer).await
     }
@@ -208,14 +211,16 @@ impl Received {
                 ));
             }
             let outcome = match deadline.remaining() {
-                Some(left) => tokio::time::timeout(left, self.step(peer, media, step, limit, deadline))
-                    .await
-                    .unwrap_or_else(|_| {
-                        Err(Error::new(
-                            Kind::DeadlineExceeded,
-                            "the deadline passed while fetching the media",
-                        ))
-                    }),
+                Some(left) => {
+                    tokio::time::timeout(left, self.step(peer, media, step, limit, deadline))
+                        .await
+                        .unwrap_or_else(|_| {
+                            Err(Error::new(
+                                Kind::DeadlineExceeded,
+                                "the deadline passed while fetching the media",
+                            ))
+                        })
+                }
                 None => self.step(peer, media, step, limit, deadline).await,
             };
             match outcome {
@@ -282,7 +287,9 @@ fn gone(media_id: &str, why: Gone, when_ms: i64) -> Error {
         .unwrap_or_default();
     let reason = match why {
         Gone::Expired => "its capture expired (media.capture.ttl_secs)",
-        Gone::Evicted => "it was evicted from the capture store to make room (media.capture.quota_bytes)",
+        Gone::Evicted => {
+            "it was evicted from the capture store to make room (media.capture.quota_bytes)"
+        }
     };
     Error::new(
         Kind::MediaNotFound,
@@ -315,4 +322,3 @@ fn best_name(from_step: &str, media: &ReceivedMedia) -> String {
     }
     super::kind::sanitize_file_name(&media.name)
 }
-

@@ -105,7 +105,10 @@ fn hmac_sha256(key: &[u8; 32], msg: &[u8]) -> [u8; 32] {
         ipad[i] ^= k;
         opad[i] ^= k;
     }
-    let inner = Sha256::new().chain_update(ipad).chain_update(msg).finalize();
+    let inner = Sha256::new()
+        .chain_update(ipad)
+        .chain_update(msg)
+        .finalize();
     Sha256::new()
         .chain_update(opad)
         .chain_update(inner)

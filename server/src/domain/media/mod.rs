@@ -22,6 +22,8 @@ pub mod ids;
 pub mod received;
 
 #[cfg(test)]
+mod received_tests;
+#[cfg(test)]
 mod resolve_tests;
 #[cfg(test)]
 mod tests;

@@ -71,6 +71,9 @@ struct Record {
     gone: Option<Gone>,
     /// When it went (tombstones).
     gone_ms: i64,
+    /// Order of commits (eviction order within one millisecond).
+    #[serde(default)]
+    seq: u64,
 }
 
 impl Record {
@@ -158,6 +161,7 @@ struct Inner {
     ids: MediaIds,
     state: Mutex<State>,
     inflight: Mutex<HashMap<String, watch::Receiver<Option<Outcome>>>>,
+    seq: std::sync::atomic::AtomicU64,
 }
 
 /// The received-media store. Cheap to clone.
@@ -249,7 +253,10 @@ impl ReceivedStore {
                     dropped.push(k);
                     continue;
                 }
-                let blob = state.blobs.entry(rec.sha256.clone()).or_insert((rec.size, 0));
+                let blob = state
+                    .blobs
+                    .entry(rec.sha256.clone())
+                    .or_insert((rec.size, 0));
                 if blob.1 == 0 {
                     state.used += rec.size;
                 }
@@ -275,6 +282,7 @@ impl ReceivedStore {
                 }
             }
         }
+        let next_seq = state.records.values().map(|r| r.seq).max().unwrap_or(0) + 1;
         Ok(Self {
             inner: Arc::new(Inner {
                 dir,
@@ -283,6 +291,7 @@ impl ReceivedStore {
                 ids: MediaIds::new(secret),
                 state: Mutex::new(state),
                 inflight: Mutex::new(HashMap::new()),
+                seq: std::sync::atomic::AtomicU64::new(next_seq),
             }),
         })
     }
@@ -322,7 +331,9 @@ impl ReceivedStore {
         match state.records.get(&key(account_id, media_id)) {
             Some(rec) => match rec.gone {
                 Some(g) => Lookup::Gone(g, rec.gone_ms, rec.chat()),
-                None if rec.expires_ms <= now_ms() => Lookup::Gone(Gone::Expired, rec.expires_ms, rec.chat()),
+                None if rec.expires_ms <= now_ms() => {
+                    Lookup::Gone(Gone::Expired, rec.expires_ms, rec.chat())
+                }
                 None => match self.item(media_id, rec) {
                     Some(item) => Lookup::Stored(item),
                     None => Lookup::Unknown,
@@ -431,11 +442,17 @@ impl ReceivedStore {
     /// the oldest items when the quota needs room. Bytes larger than the
     /// whole quota are not kept: the returned item's file lives only as
     /// long as the [`Kept`] does.
-    pub async fn commit(&self, account_id: &str, meta: ItemMeta, writer: BlobWriter) -> Result<Kept> {
+    pub async fn commit(
+        &self,
+        account_id: &str,
+        meta: ItemMeta,
+        writer: BlobWriter,
+    ) -> Result<Kept> {
         let (temp, sha256, size, prefix) = writer.finish().await?;
         let mime = sniff(&prefix).unwrap_or(OCTET_STREAM).to_string();
         let now = now_ms();
-        let ttl_ms = i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
+        let ttl_ms =
+            i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
         let (chat_kind, chat_id) = match meta.chat {
             ChatRef::Group(g) => ("group", g),
             ChatRef::Private(u) => ("private", u),
@@ -454,6 +471,10 @@ impl ReceivedStore {
             expires_ms: now.saturating_add(ttl_ms),
             gone: None,
             gone_ms: 0,
+            seq: self
+                .inner
+                .seq
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         };
         let quota = self.inner.config.quota_bytes;
         if size > quota {
@@ -483,7 +504,7 @@ impl ReceivedStore {
                         .records
                         .iter()
                         .filter(|(other, r)| r.gone.is_none() && **other != k)
-                        .min_by_key(|(_, r)| r.created_ms)
+                        .min_by_key(|(_, r)| (r.created_ms, r.seq))
                         .map(|(other, _)| other.clone());
                     let Some(victim) = oldest else { break };
                     if let Some(dead) = Self::retire(&mut state, &victim, Gone::Evicted, now) {
@@ -528,7 +549,9 @@ impl ReceivedStore {
                 {
                     let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
                     for (k, r) in &tombstones {
-                        table.insert(k.as_str(), encode(r)?.as_slice()).map_err(store_err)?;
+                        table
+                            .insert(k.as_str(), encode(r)?.as_slice())
+                            .map_err(store_err)?;
                     }
                     table
                         .insert(store_key.as_str(), encode(&store_rec)?.as_slice())
@@ -589,7 +612,8 @@ impl ReceivedStore {
     /// Expires items whose TTL passed (as of `now_ms`) and forgets
     /// tombstones older than another TTL; returns how many expired.
     pub async fn sweep(&self, now_ms: i64) -> Result<usize> {
-        let ttl_ms = i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
+        let ttl_ms =
+            i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
         let (dead_blobs, changed, forgotten, expired) = {
             let mut state = lock(&self.inner.state);
             let due: Vec<String> = state
@@ -630,7 +654,9 @@ impl ReceivedStore {
                 {
                     let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
                     for (k, r) in &changed {
-                        table.insert(k.as_str(), encode(r)?.as_slice()).map_err(store_err)?;
+                        table
+                            .insert(k.as_str(), encode(r)?.as_slice())
+                            .map_err(store_err)?;
                     }
                     for k in &forgotten {
                         table.remove(k.as_str()).map_err(store_err)?;

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use url::Url;
 
-use super::kind::{SNIFF_BYTES, check_kind, sanitize_file_name, sniff, too_large};
 use super::ids::MediaIds;
+use super::kind::{SNIFF_BYTES, check_kind, sanitize_file_name, sniff, too_large};
 use super::received::{Lookup, ReceivedStore};
 use super::staging::{MediaOwner, MediaStore, TransientMedia};
 use crate::domain::model::media::read_full;

@@ -2,8 +2,8 @@
 //! or fetched now from the peer, see [`Received`]) or of an upload.
 
 use crate::domain::call::CallCtx;
-use crate::domain::media::download::Received;
 use crate::domain::gateway::Gateway;
+use crate::domain::media::download::Received;
 use crate::domain::media::ids::{MediaIds, SegmentRef};
 use crate::domain::media::received::{Kept, StoredItem};
 use crate::domain::media::staging::{MediaOwner, MediaStore};
@@ -206,7 +206,13 @@ impl Gateway {
         }
         let limit = received.limit(media.kind);
         let result = received
-            .fetch(&account.id, account.peer.as_ref(), &media, limit, ctx.deadline)
+            .fetch(
+                &account.id,
+                account.peer.as_ref(),
+                &media,
+                limit,
+                ctx.deadline,
+            )
             .await;
         if let Some(f) = fetching {
             f.finish(result.as_ref().map(drop).map_err(Clone::clone));
@@ -218,7 +224,8 @@ impl Gateway {
         let staging: &MediaStore = self.write().media();
         let staged = staging.get(id, &MediaOwner::of(account_id, &ctx.caller))?;
         let file = std::fs::File::open(&staged.path).map_err(|_| {
-            Error::new(Kind::MediaNotFound, "the media id is unknown or expired").with("media_id", id)
+            Error::new(Kind::MediaNotFound, "the media id is unknown or expired")
+                .with("media_id", id)
         })?;
         Ok(Download {
             header: DownloadHeader {

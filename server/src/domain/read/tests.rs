@@ -148,7 +148,10 @@ impl PeerApi for Fake {
         Ok(())
     }
 
-    fn media_steps(&self, _media: &crate::domain::model::ReceivedMedia) -> Vec<crate::domain::ports::MediaStep> {
+    fn media_steps(
+        &self,
+        _media: &crate::domain::model::ReceivedMedia,
+    ) -> Vec<crate::domain::ports::MediaStep> {
         Vec::new()
     }
 

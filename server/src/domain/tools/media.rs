@@ -34,7 +34,10 @@ impl MediaArgs {
     /// `mediaId`, or `messageId` (with `segmentIndex`, default 0).
     pub fn parse(args: &Args) -> Result<Self, ArgError> {
         let account_id = args.account_id()?;
-        if let Some(id) = args.optional_string("mediaId")?.filter(|s| !s.trim().is_empty()) {
+        if let Some(id) = args
+            .optional_string("mediaId")?
+            .filter(|s| !s.trim().is_empty())
+        {
             return Ok(Self {
                 account_id,
                 target: DownloadTarget::MediaId(id.trim().to_string()),

@@ -25,8 +25,8 @@
 
 pub mod args;
 pub mod history;
-pub mod media;
 pub mod js;
+pub mod media;
 pub mod members;
 pub mod output;
 pub mod poke;

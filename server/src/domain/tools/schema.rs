@@ -405,7 +405,9 @@ fn details_schema(tool: ToolName) -> Value {
                 "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
                 "fileName": {"type": "string"}
             }),
-            json!(["status", "mediaId", "kind", "mimeType", "size", "sha256", "fileName"]),
+            json!([
+                "status", "mediaId", "kind", "mimeType", "size", "sha256", "fileName"
+            ]),
         ),
     };
     let mut ok_properties = properties;

@@ -272,7 +272,10 @@ impl PeerApi for Fake {
         Ok(())
     }
 
-    fn media_steps(&self, _media: &crate::domain::model::ReceivedMedia) -> Vec<crate::domain::ports::MediaStep> {
+    fn media_steps(
+        &self,
+        _media: &crate::domain::model::ReceivedMedia,
+    ) -> Vec<crate::domain::ports::MediaStep> {
         Vec::new()
     }
 
@@ -935,7 +938,10 @@ async fn tools_disabled_and_read_only_deployments() {
         .iter()
         .map(|t| t.tool.name())
         .collect();
-    assert_eq!(names, ["qq_get_history", "qq_get_group_members", "qq_get_media"]);
+    assert_eq!(
+        names,
+        ["qq_get_history", "qq_get_group_members", "qq_get_media"]
+    );
     for (name, args) in [
         ("qq_send", r#"{"text":"hi"}"#),
         ("qq_poke", r#"{"userId":10003}"#),
@@ -1399,7 +1405,9 @@ fn get_media_arguments() {
         DownloadTarget::MediaId("r_x_1_0".into())
     );
     assert_eq!(
-        parse(r#"{"messageId":-12,"segmentIndex":2}"#).unwrap().target,
+        parse(r#"{"messageId":-12,"segmentIndex":2}"#)
+            .unwrap()
+            .target,
         DownloadTarget::Message {
             message_id: -12,
             segment_index: 2

@@ -344,11 +344,13 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             format!("媒体格式不符：{msg}"),
             format!("media of the wrong type: {msg}"),
         ),
-        Kind::MediaNotFound if !err.meta("media_id").is_some_and(|id| id.starts_with("r_")) => pick(
-            locale,
-            "媒体不存在或已过期，请重新调用 UploadMedia 上传。".to_owned(),
-            "media not found or expired; upload it again with UploadMedia.".to_owned(),
-        ),
+        Kind::MediaNotFound if !err.meta("media_id").is_some_and(|id| id.starts_with("r_")) => {
+            pick(
+                locale,
+                "媒体不存在或已过期，请重新调用 UploadMedia 上传。".to_owned(),
+                "media not found or expired; upload it again with UploadMedia.".to_owned(),
+            )
+        }
         Kind::MediaNotFound => pick(
             locale,
             format!("媒体不存在或已不再保存：{msg}"),

@@ -8,8 +8,7 @@ use super::AccountClient;
 use super::inner::{Inner, lock};
 use crate::domain::call::Deadline;
 use crate::domain::model::{
-    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
-    ReceivedMedia,
+    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message, ReceivedMedia,
 };
 use crate::domain::ports::{HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia};
 use crate::error::{Error, Kind, Result};

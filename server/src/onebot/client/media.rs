@@ -400,7 +400,11 @@ impl Inner {
 
     /// The message `message_id` by `get_msg`; a peer that does not know it
     /// fails with `MediaNotFound` carrying its text.
-    pub(super) async fn media_message(&self, message_id: i64, deadline: Deadline) -> Result<Message> {
+    pub(super) async fn media_message(
+        &self,
+        message_id: i64,
+        deadline: Deadline,
+    ) -> Result<Message> {
         let data = self
             .call_action("get_msg", json!({ "message_id": message_id }), deadline)
             .await
