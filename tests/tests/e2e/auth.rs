@@ -92,9 +92,10 @@ enum Rpc {
     HealthWatch,
     ReflectionV1,
     ReflectionV1Alpha,
+    DownloadMedia,
 }
 
-const ALL: [Rpc; 15] = [
+const ALL: [Rpc; 16] = [
     Rpc::GetHistory,
     Rpc::SendMessage,
     Rpc::ListGroupMembers,
@@ -110,6 +111,7 @@ const ALL: [Rpc; 15] = [
     Rpc::HealthWatch,
     Rpc::ReflectionV1,
     Rpc::ReflectionV1Alpha,
+    Rpc::DownloadMedia,
 ];
 
 impl Rpc {
@@ -133,6 +135,7 @@ impl Rpc {
             Rpc::ReflectionV1Alpha => {
                 "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
             }
+            Rpc::DownloadMedia => "/onebot.gateway.v1.MediaService/DownloadMedia",
         }
     }
 
@@ -316,6 +319,19 @@ async fn call(
             };
             let mut s = r::server_reflection_client::ServerReflectionClient::new(ch)
                 .server_reflection_info(tokio_stream::iter(vec![req]))
+                .await?
+                .into_inner();
+            first(s.message().await.map(|m| m.map(|_| ())))
+        }
+        Rpc::DownloadMedia => {
+            // An id no message has: NOT_FOUND once auth passed.
+            let mut s = pb::media_service_client::MediaServiceClient::new(ch)
+                .download_media(pb::DownloadMediaRequest {
+                    account_id: account,
+                    target: Some(pb::download_media_request::Target::MediaId(
+                        "r_0123456789abcdef_1_0".into(),
+                    )),
+                })
                 .await?
                 .into_inner();
             first(s.message().await.map(|m| m.map(|_| ())))

@@ -11,7 +11,7 @@
 //! logged once for its item; its download then tries again on demand.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use tokio::sync::{Semaphore, mpsc};
@@ -42,7 +42,9 @@ struct Job {
 /// The capture of received media.
 pub struct Capture {
     received: Received,
-    accounts: BTreeMap<String, Arc<Account>>,
+    // Weak: the hub holds this capture through its observer, and each
+    // account's peer holds the hub.
+    accounts: BTreeMap<String, Weak<Account>>,
     kinds: Vec<ReceivedKind>,
     tx: mpsc::Sender<Job>,
 }
@@ -75,7 +77,10 @@ impl Capture {
         let (tx, rx) = mpsc::channel(CAPTURE_QUEUE);
         let capture = Arc::new(Capture {
             received: received.clone(),
-            accounts: accounts.iter().map(|a| (a.id.clone(), a.clone())).collect(),
+            accounts: accounts
+                .iter()
+                .map(|a| (a.id.clone(), Arc::downgrade(a)))
+                .collect(),
             kinds,
             tx,
         });
@@ -97,7 +102,7 @@ impl Capture {
         else {
             return;
         };
-        let Some(account) = self.accounts.get(account_id) else {
+        let Some(account) = self.accounts.get(account_id).and_then(Weak::upgrade) else {
             return;
         };
         // Chats of the whitelist only.
