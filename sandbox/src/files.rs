@@ -9,10 +9,12 @@
 //! has expired"}` as the CDN does. `nc_get_rkey` / `get_rkey` hand out the
 //! current key.
 //!
-//! Files are stored by their segment `file` name (and `file_id`): media the
-//! sandbox received in sends (base64), media a test stores for injection,
+//! Files are stored by their segment `file` name (and `file_id`): media a
+//! test stores for injection ([`SandboxControl::store_media`](crate::SandboxControl::store_media)),
 //! and the seed's media, whose bytes are generated deterministically (a valid
-//! PNG, an AMR voice, an MP4, a PDF) at their seeded sizes.
+//! PNG, an AMR voice, an MP4, a PDF) at their seeded sizes. Media the sandbox
+//! receives in sends are not kept (only their digest, see `received_media`):
+//! their segments keep the placeholder CDN URL they were stored with.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

@@ -491,3 +491,44 @@ async fn the_tools_return_image_content() {
     gw.stop().await.expect("clean stop");
     sb.shutdown().await;
 }
+
+#[tokio::test]
+async fn other_flavors_take_their_own_paths() {
+    // SnowLuma, its CDN down: get_image and the re-signed URL point at the
+    // same host, the image stream download brings the bytes over the link.
+    let sb = sandbox(Flavor::SnowLuma).await;
+    let gw = start(media_config(&sb)).await;
+    let control = sb.control();
+    let png = sample_media(MediaKind::Image, 9_000);
+    let image = control.store_media(MediaKind::Image, png.clone(), "s.png");
+    let voice = sample_media(MediaKind::Record, 800);
+    let record = control.store_media(MediaKind::Record, voice.clone(), "s.amr");
+    let id = control.inject_group_message(EXAMPLE_GROUP, 10001, json!([image, record]));
+    control.set_media_host_down(true);
+    control.clear_actions();
+    let (_, bytes) = download(&gw, by_ref(id, 0)).await.expect("by stream");
+    assert_eq!(bytes, png);
+    let seen = actions(&sb);
+    for step in ["get_image", "get_rkey", "download_file_image_stream"] {
+        assert!(seen.iter().any(|a| a == step), "{step}: {seen:?}");
+    }
+    // Voice: get_record with out_format answers converted base64.
+    let (header, mp3) = download(&gw, by_ref(id, 1)).await.expect("voice");
+    assert_eq!(header.mime_type, "audio/mpeg");
+    assert!(mp3.ends_with(&voice));
+    gw.stop().await.expect("clean stop");
+    sb.shutdown().await;
+
+    // go-cqhttp: the segment URL, else get_image's URL; it has no get_record.
+    let sb = sandbox(Flavor::GoCqhttp).await;
+    let gw = start(media_config(&sb)).await;
+    let control = sb.control();
+    let png = sample_media(MediaKind::Image, 7_000);
+    let image = control.store_media(MediaKind::Image, png.clone(), "g.png");
+    let id = control.inject_group_message(EXAMPLE_GROUP, 10001, json!([image]));
+    let (header, bytes) = download(&gw, by_ref(id, 0)).await.expect("go-cqhttp image");
+    assert_eq!(bytes, png);
+    assert_eq!(header.mime_type, "image/png");
+    gw.stop().await.expect("clean stop");
+    sb.shutdown().await;
+}
