@@ -532,3 +532,34 @@ async fn other_flavors_take_their_own_paths() {
     gw.stop().await.expect("clean stop");
     sb.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_stream_download_over_http() {
+    // NapCat over HTTP only: the stream's frames come in one response.
+    let sb = sandbox(Flavor::NapCat).await;
+    let mut config = media_config(&sb);
+    if let Some(account) = config.accounts.get_mut("default") {
+        account.ws_url = None;
+        account.http_url = Some(sb.http_url());
+    }
+    let gw = start(config).await;
+    let control = sb.control();
+    let doc = sample_media(MediaKind::File, 600_000);
+    let file = control.store_media(MediaKind::File, doc.clone(), "http.pdf");
+    let id = control.inject_group_message(EXAMPLE_GROUP, 10002, json!([file]));
+    control.clear_actions();
+    let (header, bytes) = download(&gw, by_ref(id, 0))
+        .await
+        .expect("by stream over HTTP");
+    assert_eq!(bytes, doc);
+    assert_eq!(header.file_name, "http.pdf");
+    let streamed = sb
+        .control()
+        .actions()
+        .into_iter()
+        .find(|a| a.action == "download_file_stream")
+        .expect("a stream download");
+    assert_eq!(streamed.transport, onebot_sandbox::Transport::Http);
+    gw.stop().await.expect("clean stop");
+    sb.shutdown().await;
+}

@@ -13,8 +13,9 @@
 //! A lookup answer is used as `base64` when it has one, else as an http(s)
 //! URL (`url`, or `file` when it is one), else as a path on the peer's host,
 //! which is read only through the account's `shared_dir` (a path of another
-//! host is useless across containers). Stream downloads need the WebSocket
-//! link (their frames share one echo).
+//! host is useless across containers). Stream downloads keep their echo
+//! registered until the last frame over the WebSocket link; over HTTP the
+//! frames come in one response, separated by blank lines.
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
@@ -338,10 +339,14 @@ impl Inner {
             ReceivedKind::Video | ReceivedKind::File => "download_file_stream",
         };
         params.insert("chunk_size".into(), json!(STREAM_CHUNK));
-        let Route::Ws(link) = self.route(action, deadline).await? else {
-            return Err(unsupported(
-                "stream downloads need the WebSocket link (their frames share one echo)",
-            ));
+        let route = self.route(action, deadline).await?;
+        let link = match route {
+            Route::Ws(link) => link,
+            Route::Http(http) => {
+                return self
+                    .stream_http(&http, action, params, sink, deadline)
+                    .await;
+            }
         };
         let per_frame = self.cfg.request_timeout();
         let overall = deadline.instant();
@@ -396,6 +401,63 @@ impl Inner {
                 }
             }
         }
+    }
+
+    /// A stream action over HTTP: the frames come in one response.
+    async fn stream_http(
+        &self,
+        http: &crate::onebot::transport::http::HttpTransport,
+        action: &str,
+        params: Map<String, Value>,
+        sink: &mut dyn MediaSink,
+        deadline: Deadline,
+    ) -> Result<PeerMedia> {
+        let flavor = self.flavor();
+        let limit = self.cfg.request_timeout();
+        let timeout = deadline.remaining().map_or(limit, |r| r.min(limit));
+        // Base64 takes 4/3, each frame's envelope a little more.
+        let max_body =
+            usize::try_from(sink.limit().saturating_mul(3) / 2 + (1 << 20)).unwrap_or(usize::MAX);
+        let params = ParamsJson::new(Value::Object(params));
+        let (status, frames) = http
+            .call_frames(action, &params, timeout, max_body)
+            .await
+            .map_err(|e| self.http_error(action, e, timeout))?;
+        let mut name = String::new();
+        for frame in frames {
+            let data =
+                retcode::classify_frame(flavor, Via::Http(status), action, frame)?.into_value();
+            match (
+                data.get("type").and_then(Value::as_str).unwrap_or_default(),
+                data.get("data_type")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            ) {
+                ("stream", "file_info") => name = name_of(&data),
+                ("stream", "file_chunk") => {
+                    let chunk = data.get("data").and_then(Value::as_str).unwrap_or_default();
+                    sink.write(&decode_base64(chunk)?).await?;
+                }
+                ("response", _) => {
+                    if name.is_empty() {
+                        name = name_of(&data);
+                    }
+                    return Ok(PeerMedia::Written { file_name: name });
+                }
+                (kind, data_type) => {
+                    return Err(Error::new(
+                        Kind::OnebotProtocolError,
+                        format!("{action}: unexpected frame {kind:?}/{data_type:?}"),
+                    )
+                    .with("action", action));
+                }
+            }
+        }
+        Err(Error::new(
+            Kind::OnebotProtocolError,
+            format!("{action}: the answer ended before the download completed"),
+        )
+        .with("action", action))
     }
 
     /// The message `message_id` by `get_msg`; a peer that does not know it
