@@ -7,8 +7,11 @@
 //!   on; events behind it wait, so the order never changes, but look-ups of
 //!   up to [`IN_FLIGHT`] events run at once;
 //! - a recall is published once: the gateway's own recall (RecallMessage)
-//!   and the peer's notice of it are the same event, whichever comes first;
-//!   it also evicts the message from the quote cache.
+//!   and the peer's notice of it are the same event; while the gateway's
+//!   recall is under way the peer's notice of it waits for the gateway's
+//!   (which knows who recalled: a private notice does not say), and a notice
+//!   after it is dropped; a recall also evicts the message from the quote
+//!   cache.
 //!
 //! Until [`Inbound::attach`] names the accounts' peers, quotes pass through
 //! unresolved.
@@ -36,7 +39,8 @@ pub const IN_FLIGHT: usize = 64;
 /// Recalls remembered per account to publish each once.
 const RECALLS_KEPT: usize = 512;
 
-type Prepared = Pin<Box<dyn Future<Output = InboundEvent> + Send>>;
+/// An event on its way, with whether the gateway made it.
+type Prepared = Pin<Box<dyn Future<Output = (InboundEvent, bool)> + Send>>;
 
 /// Recent recalls of one account, oldest first.
 #[derive(Debug, Default)]
@@ -68,8 +72,11 @@ pub struct Inbound {
     hub: Arc<EventHub>,
     quotes: Arc<Quotes>,
     peers: OnceLock<HashMap<String, SharedPeer>>,
-    lanes: Mutex<HashMap<String, mpsc::UnboundedSender<InboundEvent>>>,
+    lanes: Mutex<HashMap<String, mpsc::UnboundedSender<(InboundEvent, bool)>>>,
     recalls: Mutex<HashMap<String, Recalls>>,
+    /// Recalls the gateway is making, by account: the peer's notices of
+    /// them are dropped (the gateway publishes its own).
+    own: Mutex<HashSet<(String, ChatRef, i64)>>,
     shutdown: CancellationToken,
 }
 
@@ -95,6 +102,7 @@ impl Inbound {
             peers: OnceLock::new(),
             lanes: Mutex::new(HashMap::new()),
             recalls: Mutex::new(HashMap::new()),
+            own: Mutex::new(HashSet::new()),
             shutdown,
         })
     }
@@ -118,10 +126,34 @@ impl Inbound {
         let _ = self.peers.set(peers);
     }
 
+    /// Announces a recall the gateway is about to make: until
+    /// [`Inbound::publish_own`] or [`Inbound::cancel_own`], the peer's
+    /// notice of it is not published.
+    pub fn expect_own(&self, account_id: &str, chat: ChatRef, message_id: i64) {
+        lock(&self.own).insert((account_id.to_owned(), chat, message_id));
+    }
+
+    /// The announced recall did not happen.
+    pub fn cancel_own(&self, account_id: &str, chat: ChatRef, message_id: i64) {
+        lock(&self.own).remove(&(account_id.to_owned(), chat, message_id));
+    }
+
     /// Publishes an event the gateway itself made (a recall through
     /// RecallMessage), in line with the account's other events.
     pub fn publish_own(&self, account_id: &str, event: InboundEvent) {
-        self.publish(account_id, event);
+        self.send(account_id, event, true);
+    }
+
+    fn send(&self, account_id: &str, event: InboundEvent, own: bool) {
+        match self.lane(account_id) {
+            Some(tx) => {
+                if let Err(mpsc::error::SendError((event, own))) = tx.send((event, own)) {
+                    // The lane ended (shutdown): deliver in place.
+                    self.deliver(account_id, event, own);
+                }
+            }
+            None => self.deliver(account_id, event, own),
+        }
     }
 
     fn peer(&self, account_id: &str) -> Option<SharedPeer> {
@@ -130,10 +162,10 @@ impl Inbound {
 
     /// Readies one event: remembers a message and, when it quotes another,
     /// returns the look-up that fills the quote in.
-    fn prepare(&self, account_id: &str, event: InboundEvent) -> Prepared {
+    fn prepare(&self, account_id: &str, event: InboundEvent, own: bool) -> Prepared {
         let (message, self_sent) = match event {
             InboundEvent::Message { message, self_sent } => (message, self_sent),
-            other => return Box::pin(std::future::ready(other)),
+            other => return Box::pin(std::future::ready((other, own))),
         };
         self.quotes.remember(account_id, &message);
         let quotes_something = message
@@ -142,10 +174,10 @@ impl Inbound {
             .any(|s| matches!(s, Segment::Reply { quoted: None, .. }));
         let peer = self.peer(account_id).filter(|_| quotes_something);
         let Some(peer) = peer else {
-            return Box::pin(std::future::ready(InboundEvent::Message {
-                message,
-                self_sent,
-            }));
+            return Box::pin(std::future::ready((
+                InboundEvent::Message { message, self_sent },
+                own,
+            )));
         };
         let quotes = self.quotes.clone();
         let account = account_id.to_owned();
@@ -155,16 +187,26 @@ impl Inbound {
                 .resolve(&account, &*peer, &mut one, Deadline::NONE)
                 .await;
             let [message] = one;
-            InboundEvent::Message { message, self_sent }
+            (InboundEvent::Message { message, self_sent }, own)
         })
     }
 
-    /// Hands a ready event to the hub (a recall only the first time).
-    fn deliver(&self, account_id: &str, event: InboundEvent) {
+    /// Hands a ready event to the hub (a recall only the first time; the
+    /// peer's notice of a recall the gateway is making not at all).
+    fn deliver(&self, account_id: &str, event: InboundEvent, own: bool) {
         if let InboundEvent::MessageRecalled {
             chat, message_id, ..
         } = &event
         {
+            let key = (account_id.to_owned(), *chat, *message_id);
+            {
+                let mut pending = lock(&self.own);
+                if own {
+                    pending.remove(&key);
+                } else if pending.contains(&key) {
+                    return;
+                }
+            }
             let first = lock(&self.recalls)
                 .entry(account_id.to_owned())
                 .or_default()
@@ -177,7 +219,7 @@ impl Inbound {
         self.hub.publish(account_id, event);
     }
 
-    fn lane(&self, account_id: &str) -> Option<mpsc::UnboundedSender<InboundEvent>> {
+    fn lane(&self, account_id: &str) -> Option<mpsc::UnboundedSender<(InboundEvent, bool)>> {
         let mut lanes = lock(&self.lanes);
         if let Some(tx) = lanes.get(account_id).filter(|tx| !tx.is_closed()) {
             return Some(tx.clone());
@@ -194,7 +236,7 @@ impl Inbound {
     async fn run_lane(
         self: Arc<Self>,
         account_id: String,
-        mut rx: mpsc::UnboundedReceiver<InboundEvent>,
+        mut rx: mpsc::UnboundedReceiver<(InboundEvent, bool)>,
     ) {
         let mut pending: FuturesOrdered<Prepared> = FuturesOrdered::new();
         let mut open = true;
@@ -202,11 +244,11 @@ impl Inbound {
             tokio::select! {
                 biased;
                 _ = self.shutdown.cancelled() => return,
-                Some(event) = pending.next(), if !pending.is_empty() => {
-                    self.deliver(&account_id, event);
+                Some((event, own)) = pending.next(), if !pending.is_empty() => {
+                    self.deliver(&account_id, event, own);
                 }
                 next = rx.recv(), if open && pending.len() < IN_FLIGHT => match next {
-                    Some(event) => pending.push_back(self.prepare(&account_id, event)),
+                    Some((event, own)) => pending.push_back(self.prepare(&account_id, event, own)),
                     None => open = false,
                 },
                 else => return,
@@ -217,15 +259,7 @@ impl Inbound {
 
 impl EventSink for Inbound {
     fn publish(&self, account_id: &str, event: InboundEvent) {
-        match self.lane(account_id) {
-            Some(tx) => {
-                if let Err(mpsc::error::SendError(event)) = tx.send(event) {
-                    // The lane ended (shutdown): deliver in place.
-                    self.deliver(account_id, event);
-                }
-            }
-            None => self.deliver(account_id, event),
-        }
+        self.send(account_id, event, false);
     }
 }
 

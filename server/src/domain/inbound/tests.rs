@@ -237,3 +237,40 @@ async fn a_recall_is_published_once_and_forgets_the_message() {
     assert_eq!(*e.peer.lookups.lock().unwrap(), vec![1]);
     assert_eq!(e.inbound.hub().last_sequence("a"), 3);
 }
+
+#[tokio::test]
+async fn the_peers_notice_of_the_gateways_recall_gives_way_to_the_gateways_event() {
+    let mut e = env(None);
+    // The peer reports the bot's own private recall first, naming the
+    // friend; the gateway's event names the bot.
+    e.inbound.expect_own("a", ChatRef::Private(9), 4);
+    let notice = |operator_id| InboundEvent::MessageRecalled {
+        chat: ChatRef::Private(9),
+        message_id: 4,
+        operator_id,
+        time: 5,
+    };
+    e.inbound.publish("a", notice(9));
+    e.inbound.publish_own("a", notice(1));
+    e.inbound.publish("a", notice(9));
+    e.inbound.publish(
+        "a",
+        InboundEvent::Lifecycle {
+            sub_type: "x".into(),
+            time: 1,
+        },
+    );
+    assert_eq!(next(&mut e.sub).await, notice(1));
+    assert!(matches!(next(&mut e.sub).await, InboundEvent::Lifecycle { .. }));
+    // A recall that failed lets the peer's later notices through.
+    e.inbound.expect_own("a", G, 7);
+    e.inbound.cancel_own("a", G, 7);
+    let other = InboundEvent::MessageRecalled {
+        chat: G,
+        message_id: 7,
+        operator_id: 3,
+        time: 6,
+    };
+    e.inbound.publish("a", other.clone());
+    assert_eq!(next(&mut e.sub).await, other);
+}

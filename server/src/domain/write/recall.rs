@@ -42,11 +42,21 @@ impl Gateway {
         }
         ctx.caller.check_chat(chat)?;
         crate::telemetry::record_chat(&chat.target());
+        // The peer's notice of this recall waits for the gateway's own event;
+        // a failed (or abandoned) recall withdraws the announcement.
+        self.inbound.expect_own(&account.id, chat, message_id);
+        let announced = Announced {
+            gw: self,
+            account_id: &account.id,
+            chat,
+            message_id,
+        };
         account
             .peer
             .recall(message_id, ctx.deadline)
             .await
             .map_err(|e| refused(e, message_id))?;
+        std::mem::forget(announced);
         self.quotes.forget(&account.id, message_id);
         let operator_id = account.peer.status().self_id;
         self.inbound.publish_own(
@@ -59,6 +69,23 @@ impl Gateway {
             },
         );
         Ok(chat)
+    }
+}
+
+/// Withdraws an announced recall when dropped (the recall failed, or the
+/// caller went away); forgotten once the recall succeeded.
+struct Announced<'a> {
+    gw: &'a Gateway,
+    account_id: &'a str,
+    chat: ChatRef,
+    message_id: i64,
+}
+
+impl Drop for Announced<'_> {
+    fn drop(&mut self) {
+        self.gw
+            .inbound
+            .cancel_own(self.account_id, self.chat, self.message_id);
     }
 }
 
