@@ -109,7 +109,10 @@ fn read_commands_render_the_sandbox_and_errors_carry_the_reason() {
     // Three messages, then the older-page hint on a line of its own.
     let lines: Vec<String> = stdout(&history).lines().map(str::to_owned).collect();
     assert_eq!(lines.len(), 4, "{lines:?}");
-    assert!(lines[3].starts_with("(older messages: --anchor "), "{lines:?}");
+    assert!(
+        lines[3].starts_with("(older messages: --anchor "),
+        "{lines:?}"
+    );
 
     let members = cli(&gw.addr, &["members", "20000003", "--limit", "2"]);
     assert!(members.status.success(), "{members:?}");

@@ -261,7 +261,10 @@ async fn the_peers_notice_of_the_gateways_recall_gives_way_to_the_gateways_event
         },
     );
     assert_eq!(next(&mut e.sub).await, notice(1));
-    assert!(matches!(next(&mut e.sub).await, InboundEvent::Lifecycle { .. }));
+    assert!(matches!(
+        next(&mut e.sub).await,
+        InboundEvent::Lifecycle { .. }
+    ));
     // A recall that failed lets the peer's later notices through.
     e.inbound.expect_own("a", G, 7);
     e.inbound.cancel_own("a", G, 7);
