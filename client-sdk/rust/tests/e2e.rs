@@ -216,12 +216,18 @@ async fn conversation_reply_mention_private_recall_forward() {
         )
     );
     let missing = client.get_forward("no-such-bundle").await.unwrap_err();
-    assert!(missing.is(pb::ErrorReason::MessageNotFound), "{missing:?}");
+    assert!(
+        missing.rpc().unwrap().is(pb::ErrorReason::MessageNotFound),
+        "{missing:?}"
+    );
     let denied = client
         .send(onebot_gateway_client::OutgoingMessage::to_user(10002).text("x"))
         .await
         .unwrap_err();
-    assert!(denied.is(pb::ErrorReason::UserNotAllowed), "{denied:?}");
+    assert!(
+        denied.rpc().unwrap().is(pb::ErrorReason::UserNotAllowed),
+        "{denied:?}"
+    );
 }
 
 #[tokio::test]

@@ -114,18 +114,19 @@ export async function send(client: Client, image: string): Promise<SendMessageRe
 export async function conversation(client: Client): Promise<GetMessageResponse> {
   // region: conversation
   const page = await client.history({ groupId: 20000003 }, { count: 20 });
-  const last = page.messages[page.messages.length - 1];
+  const last = page.messages.at(-1);
+  if (last === undefined) throw new Error("an empty group");
   // Quote the newest message and mention its sender, in one message.
   const sent = await client.send(20000003, {
     text: "收到",
     replyTo: last.messageId,
     mentions: [last.sender?.userId ?? 0n],
   });
-  const reply = await client.getMessage(sent.messageIds[0]);
+  const reply = await client.getMessage(sent.messageIds[0] ?? 0n);
   console.log(reply.rendered); // [HH:mm:ss] 沙盒(…): [回复 名字: 文本]@名字收到
   // A private chat (the account's `users` whitelist), recalled within QQ's 2 minutes.
   const privately = await client.send(undefined, { userId: 10001, text: "私聊一句" });
-  await client.recall(privately.messageIds[0]);
+  await client.recall(privately.messageIds[0] ?? 0n);
   // Open the first merged-forward bundle of the page.
   const forward = page.messages
     .flatMap((m) => m.segments)

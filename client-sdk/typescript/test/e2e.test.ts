@@ -131,13 +131,13 @@ test("conversation: reply, mention, private, recall, forward", async () => {
     message.segments.map((s) => s.kind.case),
     ["reply", "at", "text"],
   );
-  const first = message.segments[0].kind;
-  assert.ok(first.case === "reply" && first.value.quoted && first.value.quoted.messageId !== 0n);
+  const first = message.segments[0]?.kind;
+  assert.ok(first?.case === "reply" && first.value.quoted && first.value.quoted.messageId !== 0n);
   assert.ok(reply.rendered.includes("[回复 ") && reply.rendered.endsWith("收到"));
   assert.ok(!message.text.includes("回复"));
   const privately = await client.history({ userId: 10001 }, { count: 5 });
   assert.ok(privately.messages.every((m) => m.text !== "私聊一句"));
-  await assert.rejects(client.recall(privately.messages[0].messageId), (err: unknown) => {
+  await assert.rejects(client.recall(privately.messages[0]?.messageId ?? 0n), (err: unknown) => {
     assert.ok(err instanceof GatewayError);
     assert.equal(err.code, Code.FailedPrecondition);
     assert.equal(err.reason, "ONEBOT_ACTION_FAILED");
