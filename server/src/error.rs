@@ -122,6 +122,10 @@ pub enum Kind {
     RequestTooLarge,
     /// No way of getting a received media item's bytes worked.
     MediaDownloadFailed,
+    /// The private chat's user is not in the account's `users` whitelist.
+    UserNotAllowed,
+    /// The peer does not know the message (or forward bundle).
+    MessageNotFound,
 }
 
 impl Kind {
@@ -180,6 +184,8 @@ impl Kind {
         Kind::DeadlineExceeded,
         Kind::RequestTooLarge,
         Kind::MediaDownloadFailed,
+        Kind::UserNotAllowed,
+        Kind::MessageNotFound,
     ];
 }
 

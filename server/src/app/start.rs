@@ -1,5 +1,5 @@
-//! Phase 2: the event hub, the accounts, the write side and the
-//! [`Gateway`] over them, built in one step.
+//! Phase 2: the event hub and the path into it, the accounts, the write
+//! side and the [`Gateway`] over them, built in one step.
 
 use std::sync::Arc;
 
@@ -10,9 +10,11 @@ use crate::auth::Authenticator;
 use crate::domain::delivery::side::{WriteParts, WriteSide};
 use crate::domain::events::EventHub;
 use crate::domain::gateway::{Gateway, GatewayParts};
+use crate::domain::inbound::Inbound;
 use crate::domain::media::capture::Capture;
 use crate::domain::media::download::Received;
 use crate::domain::ports::EventSink;
+use crate::domain::quotes::Quotes;
 use crate::fetch::{Fetcher, SystemLookup};
 use crate::tls::TlsAcceptor;
 
@@ -58,8 +60,16 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         config.events.buffer_size,
         stop.streams.clone(),
     ));
-    let sink: Arc<dyn EventSink> = events.clone();
+    // The adapters publish into the event path (quotes resolved, recalls
+    // once), which ends in the hub.
+    let inbound = Inbound::new(
+        events.clone(),
+        Arc::new(Quotes::default()),
+        stop.cancel.clone(),
+    );
+    let sink: Arc<dyn EventSink> = inbound.clone();
     let accounts = super::accounts::start(&config, sink, &stop.cancel).await?;
+    inbound.attach(&accounts);
     let mut fetcher = Fetcher::new(&config.media, media.clone(), Arc::new(SystemLookup));
     if let Some(sandbox) = &sandbox {
         // The embedded sandbox serves its media on loopback.
@@ -76,17 +86,21 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         received: Some(received.clone()),
     })
     .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
-    received.spawn_sweeper(stop.cancel.clone());
+    // The received store's background work is waited for like the write
+    // side's, so a stopped gateway has let go of the store.
+    write.track(received.spawn_sweeper(stop.cancel.clone()));
     let received = Received::new(received, urls, config.media.clone());
     // Capture on receipt: an observer of the hub queues, workers fetch.
-    if let Some((capture, _task)) = Capture::start(received.clone(), &accounts, stop.cancel.clone())
+    if let Some((capture, task)) = Capture::start(received.clone(), &accounts, stop.cancel.clone())
     {
         events.observe(capture.observer());
+        write.track(task);
     }
     let gateway = Arc::new(Gateway::new(GatewayParts {
         config,
         accounts,
         events,
+        inbound,
         write,
         received,
     })?);

@@ -92,6 +92,23 @@ impl PeerApi for Detached {
         self.refuse()
     }
 
+    async fn get_message(
+        &self,
+        _message_id: i64,
+        _chat: Option<ChatRef>,
+        _deadline: Deadline,
+    ) -> Result<Message> {
+        self.refuse()
+    }
+
+    async fn recall(&self, _message_id: i64, _deadline: Deadline) -> Result<()> {
+        self.refuse()
+    }
+
+    async fn get_forward(&self, _forward_id: &str, _deadline: Deadline) -> Result<Vec<Message>> {
+        self.refuse()
+    }
+
     fn check_media(&self, _kind: MediaKind) -> Result<()> {
         self.refuse()
     }

@@ -404,6 +404,63 @@ async fn a_received_picture_can_be_forwarded() {
     sb.shutdown().await;
 }
 
+/// A whitelisted private chat's media are captured like a group's, and
+/// GetMessage and a later quote of the message carry the ids the event did.
+#[tokio::test]
+async fn private_chats_get_message_and_quotes_carry_media_ids() {
+    const FRIEND: i64 = 10_001;
+    let sb = sandbox(Flavor::NapCat).await;
+    let mut config = media_config(&sb);
+    config.accounts.get_mut("default").expect("default").users = vec![FRIEND];
+    let gw = start(config).await;
+    let control = sb.control();
+    let png = sample_media(MediaKind::Image, 24_000);
+    let image = control.store_media(MediaKind::Image, png.clone(), "dm.png");
+    let mut stream = events(&gw).await;
+    control.clear_actions();
+    let id = control.inject_private_message(FRIEND, json!([image]));
+    let msg = next_message(&mut stream).await;
+    assert_eq!(msg.message_id, id);
+    let media = media_id(&msg.segments[0]);
+    assert!(media.starts_with("r_"), "{media}");
+    let (header, bytes) = download(&gw, by_id(&media)).await.expect("private image");
+    assert_eq!(bytes, png);
+    assert_eq!(header.media_id, media);
+    // Captured from the event: the message was never read again.
+    let seen = actions(&sb);
+    assert!(seen.iter().all(|a| a != "get_msg"), "{seen:?}");
+
+    let got = gw
+        .messages()
+        .get_message(pb::GetMessageRequest {
+            account_id: String::new(),
+            message_id: id,
+        })
+        .await
+        .expect("get message")
+        .into_inner();
+    assert_eq!(media_id(&got.message.expect("message").segments[0]), media);
+
+    control.inject_private_message(
+        FRIEND,
+        json!([{"type": "reply", "data": {"id": id.to_string()}},
+               {"type": "text", "data": {"text": "这张"}}]),
+    );
+    let reply = next_message(&mut stream).await;
+    let quoted = reply
+        .segments
+        .iter()
+        .find_map(|s| match &s.kind {
+            Some(pb::segment::Kind::Reply(r)) => r.quoted.clone(),
+            _ => None,
+        })
+        .expect("the quote resolved");
+    assert_eq!(quoted.message_id, id);
+    assert_eq!(media_id(&quoted.segments[0]), media);
+    gw.stop().await.expect("clean stop");
+    sb.shutdown().await;
+}
+
 async fn call_tool(gw: &TestGateway, name: &str, args: Value) -> pb::CallToolResponse {
     gw.tools()
         .call_tool(pb::CallToolRequest {

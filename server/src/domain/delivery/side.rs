@@ -115,6 +115,14 @@ impl WriteSide {
         }
     }
 
+    /// Adds a background task over the store (stopped by the same
+    /// shutdown token) that [`WriteSide::stopped`] waits for.
+    pub fn track(&self, task: JoinHandle<()>) {
+        if let Ok(mut tasks) = self.tasks.lock() {
+            tasks.push(task);
+        }
+    }
+
     /// The durable store.
     pub fn store(&self) -> &Store {
         &self.store

@@ -1,5 +1,5 @@
-//! Capture on receipt: the media of inbound messages in whitelisted groups
-//! fetched in the background as each message arrives and kept in the
+//! Capture on receipt: the media of inbound messages in whitelisted chats
+//! (the account's `groups` and, for private chats, its `users`) fetched in the background as each message arrives and kept in the
 //! [`ReceivedStore`](super::received::ReceivedStore), so they outlive the
 //! peer's expiring URLs (`[media.capture]`).
 //!
@@ -39,11 +39,12 @@ struct Job {
     fetching: Fetching,
 }
 
-/// The capture of received media.
+/// The capture of received media. Its worker task owns it; the hub's
+/// observer holds it weakly, so once the task has ended (at shutdown)
+/// nothing that outlives the gateway keeps the store open.
 pub struct Capture {
     received: Received,
-    // Weak: the hub holds this capture through its observer, and each
-    // account's peer holds the hub.
+    // Weak: a job holds its account only while it is being fetched.
     accounts: BTreeMap<String, Weak<Account>>,
     kinds: Vec<ReceivedKind>,
     tx: mpsc::Sender<Job>,
@@ -58,8 +59,9 @@ impl std::fmt::Debug for Capture {
 }
 
 impl Capture {
-    /// Starts the workers over `accounts` (stopped by `shutdown`); `None`
-    /// when capture is disabled. Register [`Capture::observer`] on the hub.
+    /// Starts the workers over `accounts` (stopped by `shutdown`; the task
+    /// ends once every worker has); `None` when capture is disabled.
+    /// Register [`Capture::observer`] on the hub.
     pub fn start(
         received: Received,
         accounts: &[Arc<Account>],
@@ -84,14 +86,19 @@ impl Capture {
             kinds,
             tx,
         });
-        let task = tokio::spawn(run(received, rx, shutdown));
+        let task = tokio::spawn(run(capture.clone(), rx, shutdown));
         Some((capture, task))
     }
 
-    /// The hub observer that queues the media of each inbound message.
+    /// The hub observer that queues the media of each inbound message (a
+    /// no-op once the capture has stopped).
     pub fn observer(self: &Arc<Self>) -> Observer {
-        let this = self.clone();
-        Arc::new(move |account_id, event| this.on_event(account_id, event))
+        let this = Arc::downgrade(self);
+        Arc::new(move |account_id, event| {
+            if let Some(capture) = this.upgrade() {
+                capture.on_event(account_id, event);
+            }
+        })
     }
 
     fn on_event(&self, account_id: &str, event: &InboundEvent) {
@@ -105,11 +112,12 @@ impl Capture {
         let Some(account) = self.accounts.get(account_id).and_then(Weak::upgrade) else {
             return;
         };
-        // Chats of the whitelist only.
-        let ChatRef::Group(group) = message.chat else {
-            return;
+        // Chats of the whitelists only.
+        let whitelisted = match message.chat {
+            ChatRef::Group(group) => account.config.groups.contains(&group),
+            ChatRef::Private(user) => account.config.users.contains(&user),
         };
-        if !account.config.groups.contains(&group) || message.message_id == 0 {
+        if !whitelisted || message.message_id == 0 {
             return;
         }
         let max = self.received.store().config().max_bytes;
@@ -147,29 +155,35 @@ impl Capture {
     }
 }
 
-async fn run(received: Received, mut rx: mpsc::Receiver<Job>, shutdown: CancellationToken) {
+async fn run(capture: Arc<Capture>, mut rx: mpsc::Receiver<Job>, shutdown: CancellationToken) {
     let workers = Arc::new(Semaphore::new(CAPTURE_WORKERS));
+    let mut running = tokio::task::JoinSet::new();
     loop {
         let job = tokio::select! {
-            _ = shutdown.cancelled() => return,
+            _ = shutdown.cancelled() => break,
             job = rx.recv() => match job {
                 Some(job) => job,
-                None => return,
+                None => break,
             },
         };
-        let Ok(permit) = workers.clone().acquire_owned().await else {
-            return;
+        // Reap the finished ones as we go.
+        while running.try_join_next().is_some() {}
+        let permit = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            permit = workers.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
         };
-        let received = received.clone();
-        let stop = shutdown.clone();
-        tokio::spawn(async move {
-            tokio::select! {
-                _ = stop.cancelled() => {}
-                _ = capture_one(&received, job) => {}
-            }
+        let received = capture.received.clone();
+        running.spawn(async move {
+            capture_one(&received, job).await;
             drop(permit);
         });
     }
+    // Abandoned fetches release their waiters and their hold on the store
+    // before the task ends.
+    running.shutdown().await;
 }
 
 async fn capture_one(received: &Received, job: Job) {

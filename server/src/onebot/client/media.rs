@@ -467,11 +467,14 @@ impl Inner {
         message_id: i64,
         deadline: Deadline,
     ) -> Result<Message> {
-        let data = self
-            .call_action("get_msg", json!({ "message_id": message_id }), deadline)
+        // Read afresh (never from a cache): the answer's URLs are signed now.
+        self.read_message(message_id, None, deadline)
             .await
             .map_err(|e| match e.kind {
-                Kind::OnebotActionFailed | Kind::OnebotBadRequest | Kind::OnebotActionUnknown => {
+                Kind::OnebotActionFailed
+                | Kind::OnebotBadRequest
+                | Kind::OnebotActionUnknown
+                | Kind::MessageNotFound => {
                     let peer = e.meta("peer_message").unwrap_or_default().to_string();
                     let mut err = Error::new(
                         Kind::MediaNotFound,
@@ -484,15 +487,7 @@ impl Inner {
                     err
                 }
                 _ => e,
-            })?;
-        decode_message(&data, None).ok_or_else(|| {
-            Error::new(
-                Kind::OnebotProtocolError,
-                format!("get_msg of message {message_id} answered no message"),
-            )
-            .with("action", "get_msg")
-            .with("message_id", message_id)
-        })
+            })
     }
 }
 

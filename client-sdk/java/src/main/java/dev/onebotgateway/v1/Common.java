@@ -167,19 +167,21 @@ public final class Common extends com.google.protobuf.GeneratedFile {
       "\007mediaId\"\177\n\013FileSegment\022\022\n\004file\030\001 \001(\tR\004f" +
       "ile\022\022\n\004name\030\002 \001(\tR\004name\022\033\n\tfile_size\030\003 \001" +
       "(\003R\010fileSize\022\020\n\003url\030\004 \001(\tR\003url\022\031\n\010media_" +
-      "id\030\005 \001(\tR\007mediaId\"\036\n\014ReplySegment\022\016\n\002id\030" +
-      "\001 \001(\tR\002id\" \n\016ForwardSegment\022\016\n\002id\030\001 \001(\tR" +
-      "\002id\"!\n\013JsonSegment\022\022\n\004data\030\001 \001(\tR\004data\" " +
-      "\n\nXmlSegment\022\022\n\004data\030\001 \001(\tR\004data\"1\n\013Poke" +
-      "Segment\022\022\n\004type\030\001 \001(\tR\004type\022\016\n\002id\030\002 \001(\tR" +
-      "\002id\"A\n\016UnknownSegment\022\022\n\004type\030\001 \001(\tR\004typ" +
-      "e\022\033\n\tdata_json\030\002 \001(\tR\010dataJson*\177\n\tMediaK" +
-      "ind\022\032\n\026MEDIA_KIND_UNSPECIFIED\020\000\022\024\n\020MEDIA" +
-      "_KIND_IMAGE\020\001\022\024\n\020MEDIA_KIND_VIDEO\020\002\022\023\n\017M" +
-      "EDIA_KIND_FILE\020\003\022\025\n\021MEDIA_KIND_RECORD\020\004B" +
-      "l\n\024dev.onebotgateway.v1P\001ZRgithub.com/on" +
-      "ebot-gateway/onebot-gateway/client-sdk/g" +
-      "o/onebot/gateway/v1;gatewayv1b\006proto3"
+      "id\030\005 \001(\tR\007mediaId\"f\n\014ReplySegment\022\016\n\002id\030" +
+      "\001 \001(\tR\002id\022;\n\006quoted\030\002 \001(\0132\036.onebot.gatew" +
+      "ay.v1.ChatMessageH\000R\006quoted\210\001\001B\t\n\007_quote" +
+      "d\" \n\016ForwardSegment\022\016\n\002id\030\001 \001(\tR\002id\"!\n\013J" +
+      "sonSegment\022\022\n\004data\030\001 \001(\tR\004data\" \n\nXmlSeg" +
+      "ment\022\022\n\004data\030\001 \001(\tR\004data\"1\n\013PokeSegment\022" +
+      "\022\n\004type\030\001 \001(\tR\004type\022\016\n\002id\030\002 \001(\tR\002id\"A\n\016U" +
+      "nknownSegment\022\022\n\004type\030\001 \001(\tR\004type\022\033\n\tdat" +
+      "a_json\030\002 \001(\tR\010dataJson*\177\n\tMediaKind\022\032\n\026M" +
+      "EDIA_KIND_UNSPECIFIED\020\000\022\024\n\020MEDIA_KIND_IM" +
+      "AGE\020\001\022\024\n\020MEDIA_KIND_VIDEO\020\002\022\023\n\017MEDIA_KIN" +
+      "D_FILE\020\003\022\025\n\021MEDIA_KIND_RECORD\020\004Bl\n\024dev.o" +
+      "nebotgateway.v1P\001ZRgithub.com/onebot-gat" +
+      "eway/onebot-gateway/client-sdk/go/onebot" +
+      "/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -257,7 +259,7 @@ public final class Common extends com.google.protobuf.GeneratedFile {
     internal_static_onebot_gateway_v1_ReplySegment_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_ReplySegment_descriptor,
-        new java.lang.String[] { "Id", });
+        new java.lang.String[] { "Id", "Quoted", });
     internal_static_onebot_gateway_v1_ForwardSegment_descriptor =
       getDescriptor().getMessageType(12);
     internal_static_onebot_gateway_v1_ForwardSegment_fieldAccessorTable = new
