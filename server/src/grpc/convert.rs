@@ -86,6 +86,9 @@ pub fn account(account: &Account, status: &AccountStatus, queue_depth: usize) ->
         queue_depth: i32::try_from(queue_depth).unwrap_or(i32::MAX),
         last_error: status.last_error.clone(),
         groups: account.config.groups.clone(),
+        history_anchor: status.history.map_or("", |h| h.anchor).to_owned(),
+        anchor_included: status.history.is_some_and(|h| h.anchor_included),
+        history_anchor_source: status.history.map_or("", |h| h.basis).to_owned(),
     }
 }
 
