@@ -18,6 +18,7 @@
 //! - [`outgoing`]: what the gateway sends, as OneBot JSON per flavor.
 //! - [`events`]: inbound event frames → domain events.
 //! - [`model`]: the peer's message, member and group objects → domain types.
+//! - [`ids`]: message ids of every shape in an `int64`, and back.
 //! - [`cq`]: the CQ-code parser and escaper.
 //! - [`flavor`]: implementation profiles (history anchors, poke path, ...).
 
@@ -28,6 +29,7 @@ pub mod events;
 pub mod flavor;
 pub mod frame;
 pub mod history;
+pub mod ids;
 pub mod model;
 pub mod outgoing;
 pub mod retcode;

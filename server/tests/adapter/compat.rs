@@ -95,12 +95,59 @@ async fn paging_300_messages_by_7_sees_each_once_whatever_the_peer_calls_itself(
 }
 
 #[tokio::test(start_paused = true)]
-async fn ids_as_numeric_strings_and_beyond_i64_page_the_same() {
+async fn ids_as_strings_text_and_beyond_i64_page_the_same() {
     for like in PeerFlavor::ALL {
-        for form in [IdForm::NumericString, IdForm::Wide] {
+        for form in [IdForm::NumericString, IdForm::Text, IdForm::Wide] {
             run_combination(PeerFlavor::NapCat, like, form).await;
         }
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_text_id_comes_back_to_the_peer_as_it_wrote_it() {
+    let cfg = SandboxConfig {
+        behaviour: Behaviour {
+            id_form: IdForm::Text,
+            ..Behaviour::default()
+        },
+        ..SandboxConfig::for_flavor(PeerFlavor::Lagrange)
+    };
+    let p = peer(cfg, in_memory_account());
+    connected(&p.client).await;
+    let chat = ChatRef::Group(SANDBOX_GROUP);
+    let page = p.client.get_history(chat, 3, None, ctx()).await.unwrap();
+    let oldest = page.messages.iter().min_by_key(|m| m.message_seq).unwrap();
+    assert!(onebot_gateway::onebot::ids::is_mapped(oldest.message_id));
+    let wire =
+        serde_json::from_str::<serde_json::Value>(oldest.raw.text()).unwrap()["message_id"].clone();
+    assert!(
+        wire.as_str().is_some_and(|s| s.starts_with("msg-")),
+        "{wire}"
+    );
+    p.control.clear_actions();
+    p.client
+        .get_history(chat, 3, Some(oldest.message_id), ctx())
+        .await
+        .unwrap();
+    let sent = p.control.actions();
+    let asked = sent
+        .iter()
+        .find(|a| a.action == "get_group_msg_history")
+        .expect("history asked");
+    assert_eq!(asked.params["message_id"], wire);
+    // A send answered with a text id gives the mapped id back.
+    let sent_id = p
+        .client
+        .send_message(
+            chat,
+            &[onebot_gateway::domain::ports::OutSegment::Text("hi")],
+            ctx(),
+        )
+        .await
+        .unwrap();
+    assert!(onebot_gateway::onebot::ids::is_mapped(sent_id));
+    let reply = p.client.get_history(chat, 1, None, ctx()).await.unwrap();
+    assert_eq!(reply.messages[0].message_id, sent_id);
 }
 
 #[tokio::test(start_paused = true)]
@@ -189,4 +236,40 @@ async fn a_wrong_guess_is_corrected_on_the_first_page_that_shows_it() {
     assert_eq!(got, ((anchor_seq - 5)..anchor_seq).collect::<Vec<_>>());
     let history = p.client.status().history.unwrap();
     assert_eq!((history.anchor, history.basis), ("message_id", "observed"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn ok_with_empty_data_is_the_peers_failure_not_an_empty_success() {
+    use onebot_gateway::error::Kind;
+    let lenient = |flavor| SandboxConfig {
+        behaviour: Behaviour {
+            lenient: true,
+            ..Behaviour::default()
+        },
+        ..SandboxConfig::for_flavor(flavor)
+    };
+    // go-cqhttp has no private history; this one says "ok, {}".
+    let p = peer(lenient(PeerFlavor::GoCqhttp), in_memory_account());
+    connected(&p.client).await;
+    let err = p
+        .client
+        .get_history(
+            ChatRef::Private(onebot_sandbox::FRIEND_WITH_HISTORY),
+            5,
+            None,
+            ctx(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, Kind::HistoryUnsupported, "{err}");
+    // `get_msg` of a message it does not have: `{}`.
+    let p = peer(lenient(PeerFlavor::LlOneBot), in_memory_account());
+    connected(&p.client).await;
+    let err = p
+        .client
+        .get_history(ChatRef::Group(SANDBOX_GROUP), 5, Some(424_242), ctx())
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, Kind::OnebotActionFailed, "{err}");
+    assert_eq!(err.meta("missing"), Some("message 424242"));
 }

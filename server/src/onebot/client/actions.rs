@@ -14,7 +14,8 @@ use crate::domain::ports::{HistoryPage, OutSegment, PeerApi};
 use crate::error::Result;
 use crate::onebot::answer;
 use crate::onebot::flavor::Flavor;
-use crate::onebot::model::{decode_group, decode_members, int_of};
+use crate::onebot::ids;
+use crate::onebot::model::{decode_group, decode_members};
 use crate::onebot::outgoing::{self, object};
 
 impl Inner {
@@ -104,7 +105,10 @@ impl PeerApi for AccountClient {
             .await?;
         // go-cqhttp answers a poke segment with message_id 0; a peer that
         // reports none gets 0 too (the send itself succeeded).
-        Ok(data.get("message_id").and_then(int_of).unwrap_or(0))
+        Ok(data
+            .get("message_id")
+            .and_then(ids::message_id_of)
+            .unwrap_or(0))
     }
 
     async fn upload_file(

@@ -35,6 +35,7 @@ use crate::onebot::frame::Data;
 use crate::onebot::history::probe::{Mark, Probe, Verdict, check_probe};
 use crate::onebot::history::profile::{AnchorStyle, Basis, HistoryProfile};
 use crate::onebot::history::{self, Fetched};
+use crate::onebot::ids;
 use crate::onebot::model::{decode_group, decode_message};
 use crate::onebot::transport::body::ParamsJson;
 
@@ -155,6 +156,8 @@ impl Inner {
                     ));
                 }
                 let timeout = left.min(self.cfg.request_timeout());
+                let mut params = params;
+                ids::outbound(&mut params);
                 let params = ParamsJson::new(params);
                 let answer = self
                     .send_on(route, action, &params, Instant::now() + timeout)
