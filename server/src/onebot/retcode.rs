@@ -547,6 +547,15 @@ mod tests {
     fn every_familys_error_conventions() {
         use Flavor::*;
         // retcode -1 with only `msg`.
+        assert_eq!(
+            kind(
+                Generic,
+                Via::Ws,
+                "get_msg",
+                json!({"status":"failed","retcode":-1,"msg":"消息不存在"})
+            ),
+            Kind::OnebotActionFailed
+        );
         let e = classify(
             NapCat,
             Via::Ws,
