@@ -58,6 +58,25 @@ impl Behaviour {
     }
 }
 
+/// Error of [`IdForm::from_str`](std::str::FromStr): not a form name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown id form `{0}` (expected number, numeric-string, text or wide)")]
+pub struct UnknownIdForm(pub String);
+
+impl std::str::FromStr for IdForm {
+    type Err = UnknownIdForm;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "number" => Ok(IdForm::Number),
+            "numeric-string" | "string" => Ok(IdForm::NumericString),
+            "text" => Ok(IdForm::Text),
+            "wide" => Ok(IdForm::Wide),
+            _ => Err(UnknownIdForm(s.to_owned())),
+        }
+    }
+}
+
 /// The bias that moves `Wide` ids past `i64::MAX`.
 const WIDE_BASE: u64 = 1 << 63;
 /// The bias that makes a signed 32-bit id non-negative before it is widened.

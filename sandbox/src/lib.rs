@@ -66,7 +66,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Mutex;
 
-pub use behaviour::{Behaviour, IdForm};
+pub use behaviour::{Behaviour, IdForm, UnknownIdForm};
 pub use config::{DEFAULT_NICKNAME, DEFAULT_SELF_ID, SandboxConfig};
 pub use control::SandboxControl;
 pub use cq::{escape_text, escape_value, parse as parse_cq, render as render_cq};

@@ -82,15 +82,10 @@ impl Inner {
             std::mem::replace(&mut learned.profile, profile)
         };
         if before != profile {
-            if before.anchor != profile.anchor || before.anchor_included != profile.anchor_included
-            {
-                tracing::info!(
-                    account_id = %self.id, profile = %profile, was = %before, %why,
-                    "history paging learned"
-                );
-            } else {
-                tracing::debug!(account_id = %self.id, profile = %profile, %why, "history paging");
-            }
+            tracing::info!(
+                account_id = %self.id, profile = %profile, was = %before, %why,
+                "history paging learned"
+            );
         }
         self.update("", |s| s.history = Some(profile.display(false)));
     }
