@@ -70,7 +70,7 @@ impl AccountClient {
             Error::internal(format!("account {id:?}: unknown flavor {:?}", cfg.flavor))
                 .with("account_id", id)
         })?;
-        let history_anchor = AnchorStyle::parse_setting(&cfg.history_anchor).map_err(|()| {
+        let history_anchor = AnchorStyle::parse_setting(&cfg.history_anchor).map_err(|_| {
             Error::internal(format!(
                 "account {id:?}: unknown history_anchor {:?}",
                 cfg.history_anchor

@@ -20,6 +20,10 @@ use std::fmt;
 use crate::domain::model::HistoryPaging;
 use crate::onebot::flavor::Flavor;
 
+/// A `history_anchor` setting that names no style.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownAnchor(pub String);
+
 /// Which request field carries the anchor, and what it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AnchorStyle {
@@ -57,7 +61,7 @@ impl AnchorStyle {
     }
 
     /// Parses a `history_anchor` setting: `auto` (or empty) is `Ok(None)`.
-    pub fn parse_setting(s: &str) -> Result<Option<AnchorStyle>, ()> {
+    pub fn parse_setting(s: &str) -> Result<Option<AnchorStyle>, UnknownAnchor> {
         match s.trim().to_ascii_lowercase().as_str() {
             "" | "auto" => Ok(None),
             "message_seq" => Ok(Some(AnchorStyle::Seq)),
@@ -65,7 +69,7 @@ impl AnchorStyle {
             "message_id_as_seq" => Ok(Some(AnchorStyle::IdAsSeq)),
             "message_id" => Ok(Some(AnchorStyle::Id)),
             "both" => Ok(Some(AnchorStyle::Both)),
-            _ => Err(()),
+            _ => Err(UnknownAnchor(s.to_owned())),
         }
     }
 }
