@@ -96,6 +96,7 @@ impl Inner {
                 learned.profile =
                     HistoryProfile::with_settings(flavor, anchor, self.cfg.history_anchor_included);
                 learned.probed_for = None;
+                learned.gave_up = false;
             }
             learned.profile
         };

@@ -359,7 +359,7 @@ impl Inner {
                     false
                 }
                 Verdict::Misread => true,
-                Verdict::Unsure => profile.basis == Basis::Assumed,
+                Verdict::Unsure => profile.basis == Basis::Assumed && !lock(&self.learned).gave_up,
             };
             if doubt {
                 tracing::warn!(
@@ -389,6 +389,9 @@ impl Inner {
                         }
                     }
                     Ok(None) | Err(_) => {
+                        if verdict == Verdict::Unsure {
+                            lock(&self.learned).gave_up = true;
+                        }
                         tracing::warn!(
                             account_id = %self.id, chat = %chat.target(),
                             "the probe could not tell how the peer pages; rows at or above the anchor were dropped"

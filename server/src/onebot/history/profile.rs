@@ -197,6 +197,9 @@ pub struct Learned {
     /// The identity (`app_name`, `app_version`, `self_id`) the profile was
     /// probed for: a reconnect to the same peer is not probed again.
     pub probed_for: Option<String>,
+    /// A probe after an inconclusive page found nothing either: further
+    /// inconclusive pages are not probed again (until the peer changes).
+    pub gave_up: bool,
 }
 
 impl Learned {
@@ -205,6 +208,7 @@ impl Learned {
         Learned {
             profile,
             probed_for: None,
+            gave_up: false,
         }
     }
 }
