@@ -52,6 +52,8 @@ func exampleAccounts(ctx context.Context, client *onebotgateway.Client) ([]strin
 	}
 	for _, a := range accounts {
 		fmt.Println(a.GetAccountId(), a.GetNickname(), a.GetGroups())
+		// How the gateway pages this peer's history, learned from its own pages.
+		fmt.Println(a.GetHistoryAnchor(), a.GetAnchorIncluded(), a.GetHistoryAnchorSource())
 	}
 	// endregion
 	ids := []string{}

@@ -20,6 +20,7 @@
 //!
 //! - `flavor` — [`Flavor`] and small per-implementation facts (app names, fonts).
 //! - `config` — [`SandboxConfig`].
+//! - `behaviour` — [`Behaviour`]: report one implementation's name, behave like another's.
 //! - `data` — deterministic seed: groups 20000002 / 20000003, friends, histories.
 //! - `state` — the world model (groups, members, friends, per-chat history, id index).
 //! - `ids` — per-flavor `message_id` shapes derived from per-chat sequences.
@@ -44,6 +45,7 @@
 
 mod actions;
 mod auth;
+mod behaviour;
 mod config;
 mod control;
 mod cq;
@@ -68,6 +70,7 @@ use std::net::SocketAddr;
 use std::sync::Mutex;
 
 pub use actions::RECALL_WINDOW_SECS;
+pub use behaviour::{Behaviour, IdForm, UnknownIdForm};
 pub use config::{DEFAULT_NICKNAME, DEFAULT_SELF_ID, SandboxConfig};
 pub use control::SandboxControl;
 pub use cq::{escape_text, escape_value, parse as parse_cq, render as render_cq};

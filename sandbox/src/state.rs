@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use crate::behaviour::IdForm;
 use crate::cq;
 use crate::files::Files;
 use crate::flavor::Flavor;
@@ -152,6 +153,12 @@ pub(crate) struct NewMessage {
 #[derive(Debug, Clone)]
 pub(crate) struct World {
     pub flavor: Flavor,
+    /// Whose message ids and seq fields messages get ([`Behaviour::ids`](crate::Behaviour)).
+    pub ids_flavor: Flavor,
+    /// Whose history paging the history actions follow.
+    pub history_flavor: Flavor,
+    /// How ids are written on the wire.
+    pub id_form: IdForm,
     pub self_id: i64,
     pub nickname: String,
     pub groups: Vec<Group>,
@@ -168,6 +175,9 @@ impl World {
     pub(crate) fn new(flavor: Flavor, self_id: i64, nickname: String) -> World {
         World {
             flavor,
+            ids_flavor: flavor,
+            history_flavor: flavor,
+            id_form: IdForm::Number,
             self_id,
             nickname,
             groups: Vec::new(),
@@ -286,7 +296,7 @@ impl World {
 
     /// Appends a message to a chat, assigning its seq and flavor id.
     pub(crate) fn push(&mut self, chat: ChatRef, msg: NewMessage) -> &Stored {
-        let flavor = self.flavor;
+        let flavor = self.ids_flavor;
         let entry = self.chats.entry(chat).or_default();
         let seq = entry.messages.len() as i64 + 1;
         let mut salt = 0;

@@ -43,6 +43,8 @@ def accounts(client: Client) -> list[str]:
     # region: accounts
     for account in client.accounts():
         print(account.account_id, account.nickname, list(account.groups))
+        # How the gateway pages this peer's history, learned from its own pages.
+        print(account.history_anchor, account.anchor_included, account.history_anchor_source)
     # endregion
     return [a.account_id for a in client.accounts()]
 

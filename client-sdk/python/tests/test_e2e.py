@@ -29,6 +29,12 @@ def test_accounts(client: Client) -> None:
     assert "default" in readme_examples.accounts(client)
     default = next(a for a in client.accounts() if a.account_id == "default")
     assert PLAYGROUND in default.groups
+    # The embedded sandbox imitates NapCat: probed on connect, anchors in message_seq.
+    assert (default.history_anchor, default.anchor_included, default.history_anchor_source) == (
+        "message_id_as_seq",
+        True,
+        "probed",
+    )
     assert client.health(ACCOUNT_HEALTH_SERVICE_PREFIX + "default") == "SERVING"
 
 

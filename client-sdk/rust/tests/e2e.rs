@@ -34,6 +34,15 @@ async fn accounts_list_the_sandbox_account() {
     let accounts = examples::accounts(&client).await.unwrap();
     let default = accounts.iter().find(|a| a.account_id == "default").unwrap();
     assert!(default.groups.contains(&PLAYGROUND), "{default:?}");
+    // The embedded sandbox imitates NapCat: probed on connect, anchors in message_seq.
+    assert_eq!(
+        (
+            default.history_anchor.as_str(),
+            default.anchor_included,
+            default.history_anchor_source.as_str()
+        ),
+        ("message_id_as_seq", true, "probed")
+    );
     assert_eq!(
         client
             .health(&format!("{ACCOUNT_HEALTH_SERVICE_PREFIX}default"))

@@ -41,6 +41,8 @@ export async function accounts(client: Client): Promise<string[]> {
   const accounts = await client.accounts();
   for (const account of accounts) {
     console.log(account.accountId, account.nickname, account.groups);
+    // How the gateway pages this peer's history, learned from its own pages.
+    console.log(account.historyAnchor, account.anchorIncluded, account.historyAnchorSource);
   }
   // endregion
   return accounts.map((a) => a.accountId);

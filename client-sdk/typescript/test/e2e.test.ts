@@ -45,6 +45,11 @@ test("accounts", async () => {
   assert.ok((await examples.accounts(client)).includes("default"));
   const account = (await client.accounts()).find((a) => a.accountId === "default");
   assert.ok(account?.groups.includes(PLAYGROUND));
+  // The embedded sandbox imitates NapCat: probed on connect, anchors in message_seq.
+  assert.deepEqual(
+    [account?.historyAnchor, account?.anchorIncluded, account?.historyAnchorSource],
+    ["message_id_as_seq", true, "probed"],
+  );
   assert.equal(await client.health(ACCOUNT_HEALTH_SERVICE_PREFIX + "default"), "SERVING");
 });
 

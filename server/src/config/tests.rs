@@ -251,6 +251,11 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "unknown flavor \"qq\"; expected auto, napcat, llonebot, lagrange, snowluma, go-cqhttp or generic",
     ),
     (
+        "[accounts.a]\nhistory_anchor = \"seq\"",
+        "accounts.a.history_anchor",
+        "unknown history anchor \"seq\"; expected auto, message_seq, real_seq, message_id_as_seq, message_id or both",
+    ),
+    (
         "[accounts.a]\nrequest_timeout_ms = 0",
         "accounts.a.request_timeout_ms",
         "must be positive",
@@ -842,4 +847,26 @@ fn received_media_defaults_and_checks() {
     .unwrap();
     assert!(!c.media.capture.enabled);
     assert_eq!(c.media.peer_url_hosts, [".example.org"]);
+}
+
+#[test]
+fn history_anchor_defaults_to_auto_and_takes_each_style() {
+    let c = Config::from_toml("[accounts.a]\nws_url = \"ws://x\"").unwrap();
+    let a = &c.accounts["a"];
+    assert_eq!(a.history_anchor, "auto");
+    assert_eq!(a.history_anchor_included, None);
+    for style in [
+        "message_seq",
+        "real_seq",
+        "message_id_as_seq",
+        "message_id",
+        "both",
+    ] {
+        let text = format!(
+            "[accounts.a]\nws_url = \"ws://x\"\nhistory_anchor = \"{style}\"\nhistory_anchor_included = false"
+        );
+        let c = Config::from_toml(&text).unwrap_or_else(|e| panic!("{style}: {e}"));
+        assert_eq!(c.accounts["a"].history_anchor, style);
+        assert_eq!(c.accounts["a"].history_anchor_included, Some(false));
+    }
 }

@@ -90,6 +90,9 @@ pub fn account(account: &Account, status: &AccountStatus, queue_depth: usize) ->
         last_error: status.last_error.clone(),
         groups: account.config.groups.clone(),
         users: account.config.users.clone(),
+        history_anchor: status.history.map_or("", |h| h.anchor).to_owned(),
+        anchor_included: status.history.is_some_and(|h| h.anchor_included),
+        history_anchor_source: status.history.map_or("", |h| h.basis).to_owned(),
     }
 }
 

@@ -73,6 +73,25 @@ pub struct Account {
     /// send to privately; empty means private sends are off.
     #[prost(int64, repeated, tag = "13")]
     pub users: ::prost::alloc::vec::Vec<i64>,
+    /// Where the gateway puts the anchor of an older history page for this
+    /// peer, as learned from the peer's own pages (a probe on connect, then
+    /// every page) or set by `accounts.<id>.history_anchor`: `message_seq` (the
+    /// seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+    /// `message_id` or `both`. Empty until the peer has identified itself.
+    /// `next_anchor_message_id` stays a message id whatever this says.
+    #[prost(string, tag = "14")]
+    pub history_anchor: ::prost::alloc::string::String,
+    /// Whether the peer returns the anchor message itself in an anchored page
+    /// (the gateway drops it either way).
+    #[prost(bool, tag = "15")]
+    pub anchor_included: bool,
+    /// How the gateway knows `history_anchor` and `anchor_included`:
+    /// `assumed` (the flavor's convention, not yet checked), `probing`,
+    /// `probed` (two pages of a chat with history, on connect), `observed` (a
+    /// page the peer answered showed it, or forced a correction) or
+    /// `configured`. Empty until the peer has identified itself.
+    #[prost(string, tag = "16")]
+    pub history_anchor_source: ::prost::alloc::string::String,
 }
 impl ::prost::Name for Account {
     const NAME: &'static str = "Account";

@@ -38,6 +38,11 @@ pub async fn accounts(client: &Client) -> Result<Vec<onebot_gateway_client::pb::
             "{} {} groups={:?}",
             account.account_id, account.nickname, account.groups
         );
+        // How the gateway pages this peer's history, learned from its own pages.
+        println!(
+            "history: {} (anchor row included: {}, {})",
+            account.history_anchor, account.anchor_included, account.history_anchor_source
+        );
     }
     // endregion
     Ok(accounts)

@@ -29,4 +29,4 @@ pub use member::{GroupInfo, GroupMember};
 pub use message::{Message, Segment, Sender};
 pub use raw::{RawEntries, RawJson};
 pub use received::{ReceivedKind, ReceivedMedia};
-pub use status::{AccountStatus, ConnState, TransportKind};
+pub use status::{AccountStatus, ConnState, HistoryPaging, TransportKind};

@@ -28,7 +28,6 @@ use crate::domain::model::{Message, ReceivedKind, ReceivedMedia};
 use crate::domain::ports::{MediaSink, MediaStep, PeerMedia};
 use crate::error::{Error, Kind, Result};
 use crate::onebot::flavor::Flavor;
-use crate::onebot::model::decode_message;
 use crate::onebot::retcode::{self, Via};
 use crate::onebot::transport::body::ParamsJson;
 use crate::onebot::transport::pending::Answer;

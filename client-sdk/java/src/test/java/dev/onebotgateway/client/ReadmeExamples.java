@@ -57,6 +57,8 @@ final class ReadmeExamples {
     List<Account> accounts = client.accounts();
     for (Account account : accounts) {
       System.out.println(account.getAccountId() + " " + account.getNickname() + " " + account.getGroupsList());
+      // How the gateway pages this peer's history, learned from its own pages.
+      System.out.println(account.getHistoryAnchor() + " " + account.getAnchorIncluded() + " " + account.getHistoryAnchorSource());
     }
     // endregion
     return accounts;
