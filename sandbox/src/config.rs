@@ -36,6 +36,13 @@ pub struct SandboxConfig {
     /// NapCat's packet backend: when `false`, poke actions fail validation with
     /// `packetBackend发包能力不可用` (retcode 1400). Ignored by other flavors.
     pub packet_backend: bool,
+    /// How long a media download key (and so every media URL signed with
+    /// it) lives: two hours by default, like QQ's.
+    pub media_url_ttl: Duration,
+    /// NapCat's and LLOneBot's `enableLocalFile2Url`: `get_image`,
+    /// `get_file` and `get_record` answer with `base64` too (off by
+    /// default, as in both).
+    pub local_file_to_url: bool,
     /// Axes on which the peer behaves like another implementation than `flavor` (its name, ids,
     /// history paging, id form, leniency); the default follows `flavor` everywhere.
     pub behaviour: Behaviour,
@@ -52,6 +59,8 @@ impl Default for SandboxConfig {
             nickname: DEFAULT_NICKNAME.to_owned(),
             report_self_message: true,
             packet_backend: true,
+            media_url_ttl: Duration::from_secs(2 * 3600),
+            local_file_to_url: false,
             behaviour: Behaviour::default(),
         }
     }

@@ -27,6 +27,7 @@
 //! - `cq` — CQ-code parsing and rendering.
 //! - `message` — message input normalisation and per-flavor message objects.
 //! - `media` — `base64://` / URL / path media sources, hashing, [`ReceivedMedia`].
+//! - `files` — the media files and the loopback media host (signed, expiring URLs).
 //! - `params` — lenient parameter access (numeric strings, string booleans).
 //! - `response` — results and the per-flavor response frame (retcodes, text fields, echo).
 //! - `actions` — one file per area: info, history, send, file, poke, recall, forward;
@@ -52,6 +53,7 @@ mod data;
 mod events;
 mod exec;
 mod fault;
+mod files;
 mod flavor;
 mod ids;
 mod media;
@@ -77,6 +79,7 @@ pub use data::{
     FRIEND_WITHOUT_HISTORY, MISSING_QUOTE, SANDBOX_GROUP, SANDBOX_GROUP_MESSAGES, shanghai_time,
 };
 pub use fault::{Fault, FaultKind};
+pub use files::{MEDIA_HOST, sample_media};
 pub use flavor::{Flavor, UnknownFlavor};
 pub use media::{MediaKind, MediaSource, ReceivedMedia};
 pub use response::Transport;
@@ -111,6 +114,8 @@ impl Sandbox {
         let listen = cfg.listen;
         let shared = Shared::new(cfg);
         let (task, addr) = ListenerTask::bind(shared.clone(), listen)?;
+        lock(&shared.world).files.base =
+            Some(format!("http://{}:{}", files::MEDIA_HOST, addr.port()));
         tracing::info!(%addr, flavor = %shared.cfg.flavor, "OneBot sandbox listening");
         Ok(Sandbox {
             control: SandboxControl { shared },

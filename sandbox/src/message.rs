@@ -105,7 +105,15 @@ pub(crate) fn render(world: &World, chat: ChatRef, m: &Stored, view: View) -> Va
         sender.insert("age".into(), json!(0));
     }
     o.insert("sender".into(), Value::Object(sender));
-    o.insert("message".into(), Value::Array(m.segments.clone()));
+    o.insert(
+        "message".into(),
+        Value::Array(
+            m.segments
+                .iter()
+                .map(|seg| world.files.render_segment(flavor, chat, seg))
+                .collect(),
+        ),
+    );
     if !(view == View::GetMsg && flavor == Flavor::Lagrange) {
         o.insert("raw_message".into(), json!(m.raw_message));
     }

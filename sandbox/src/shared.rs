@@ -188,6 +188,8 @@ impl Shared {
         world.history_flavor = b.history.unwrap_or(cfg.flavor);
         world.id_form = b.id_form;
         data::seed(&mut world);
+        world.files.set_ttl(cfg.media_url_ttl);
+        world.register_media();
         Arc::new(Shared {
             cfg,
             world: Mutex::new(world),

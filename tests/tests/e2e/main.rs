@@ -17,6 +17,7 @@ mod events;
 mod faults;
 mod limits;
 mod load;
+mod media;
 mod metrics;
 mod read_side;
 mod redaction;

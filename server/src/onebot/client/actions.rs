@@ -8,9 +8,9 @@ use super::AccountClient;
 use super::inner::{Inner, lock};
 use crate::domain::call::Deadline;
 use crate::domain::model::{
-    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
+    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message, ReceivedMedia,
 };
-use crate::domain::ports::{HistoryPage, OutSegment, PeerApi};
+use crate::domain::ports::{HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia};
 use crate::error::{Error, Kind, Result};
 use crate::onebot::answer;
 use crate::onebot::flavor::Flavor;
@@ -24,7 +24,7 @@ impl Inner {
     /// bot) the other side (`target_id`); else, for peers that name none
     /// (Lagrange), the chat the id was seen in, else `hint`. A message the
     /// peer keeps as recalled (LLOneBot `status: deleted`) is not found.
-    async fn read_message(
+    pub(super) async fn read_message(
         &self,
         message_id: i64,
         hint: Option<ChatRef>,
@@ -296,5 +296,25 @@ impl PeerApi for AccountClient {
     fn check_media(&self, kind: MediaKind) -> Result<()> {
         let inner = &self.inner;
         outgoing::check_media(inner.flavor(), inner.cfg.shared_dir.as_ref(), kind)
+    }
+
+    /// By flavor: see the table of `client::media`.
+    fn media_steps(&self, media: &ReceivedMedia) -> Vec<MediaStep> {
+        super::media::steps(self.inner.flavor(), media)
+    }
+
+    async fn fetch_media(
+        &self,
+        media: &ReceivedMedia,
+        step: MediaStep,
+        sink: &mut dyn MediaSink,
+        deadline: Deadline,
+    ) -> Result<PeerMedia> {
+        self.inner.fetch_media(media, step, sink, deadline).await
+    }
+
+    /// `get_msg`.
+    async fn media_message(&self, message_id: i64, deadline: Deadline) -> Result<Message> {
+        self.inner.media_message(message_id, deadline).await
     }
 }

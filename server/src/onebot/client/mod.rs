@@ -11,11 +11,13 @@
 //! - `paging`: history pages as the peer really pages (probe, judge,
 //!   correct).
 //! - `actions`: the typed actions behind the port.
+//! - `media`: received media per flavor (steps, lookups, stream downloads).
 
 mod actions;
 mod errors;
 mod identify;
 mod inner;
+mod media;
 mod paging;
 mod routing;
 pub mod supervisor;
