@@ -120,6 +120,8 @@ pub enum Kind {
     DeadlineExceeded,
     /// A request message over the RPC's size limit.
     RequestTooLarge,
+    /// The message archive is turned off (`archive.enabled = false`).
+    ArchiveDisabled,
 }
 
 impl Kind {
@@ -177,6 +179,7 @@ impl Kind {
         Kind::Cancelled,
         Kind::DeadlineExceeded,
         Kind::RequestTooLarge,
+        Kind::ArchiveDisabled,
     ];
 }
 

@@ -59,6 +59,9 @@ enum Command {
         #[arg(long, default_value_t = 30_000)]
         heartbeat_ms: u64,
     },
+    /// The message archive on this machine (no gateway needed).
+    #[command(subcommand)]
+    Archive(cli::archive::ArchiveCommand),
     /// Client subcommands: talk gRPC to a running gateway.
     #[command(flatten)]
     Client(cli::ClientCommand),
@@ -69,6 +72,7 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Client(command) => Ok(cli::run(command).await),
+        Command::Archive(command) => Ok(cli::archive::run(command).await),
         Command::Serve {
             config,
             listen,

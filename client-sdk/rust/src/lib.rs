@@ -44,7 +44,8 @@ mod media;
 
 #[cfg(feature = "client")]
 pub use client::{
-    Authed, BearerAuth, Client, ClientBuilder, DEFAULT_ADDRESS, EventStream, ServingStatus,
+    Authed, BearerAuth, Client, ClientBuilder, DEFAULT_ADDRESS, EventStream, SearchPages,
+    ServingStatus,
 };
 #[cfg(feature = "client")]
 pub use error::{Error, FieldViolation, RpcError};

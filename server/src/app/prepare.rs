@@ -8,6 +8,8 @@ use tokio::net::TcpListener;
 
 use crate::auth::Authenticator;
 use crate::config::Config;
+use crate::domain::archive::store::ArchiveStore;
+use crate::domain::journal::EventJournal;
 use crate::domain::media::staging::MediaStore;
 use crate::domain::store::Store;
 use crate::tls::TlsAcceptor;
@@ -27,6 +29,10 @@ pub struct Prepared {
     pub store: Store,
     /// The staging area under the data directory.
     pub media: MediaStore,
+    /// The journal events go through before they are delivered.
+    pub journal: Arc<dyn EventJournal>,
+    /// The message archive's store (`None`: `archive.enabled = false`).
+    pub archive: Option<Arc<dyn ArchiveStore>>,
     /// The embedded sandbox, when no account was configured.
     pub sandbox: Option<onebot_sandbox::Sandbox>,
 }
@@ -60,6 +66,14 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         Store::open(data_dir).map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
     let media = MediaStore::open(data_dir, store.clone(), config.media.clone())
         .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    let journal: Arc<dyn EventJournal> = crate::archive::open::journal(data_dir)
+        .map_err(|e| anyhow::anyhow!("opening the event journal: {e}"))?;
+    let archive = crate::archive::open::archive(&config.archive, data_dir)
+        .await
+        .map_err(|e| anyhow::anyhow!("opening the message archive: {e}"))?;
+    if let Some(a) = &archive {
+        tracing::info!(archive = %a.describe(), "message archive open");
+    }
     let mut config = config;
     let sandbox = if config.accounts.is_empty() {
         Some(super::sandbox::start(&mut config).await?)
@@ -73,6 +87,8 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         metrics,
         store,
         media,
+        journal,
+        archive,
         sandbox,
     })
 }

@@ -1,5 +1,6 @@
-//! Phase 2: the event hub, the accounts, the write side and the
-//! [`Gateway`] over them, built in one step.
+//! Phase 2: the event hub (over the journal), the accounts, the archive
+//! with its background tasks, the write side and the [`Gateway`] over
+//! them, built in one step.
 
 use std::sync::Arc;
 
@@ -7,6 +8,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::prepare::Prepared;
 use crate::auth::Authenticator;
+use crate::domain::archive::purge::NoCapturedMedia;
+use crate::domain::archive::recorder::SentRecorder;
+use crate::domain::archive::service::{Archive, ArchiveParts};
+use crate::domain::archive::{backfill, ingest, retention};
 use crate::domain::delivery::side::{WriteParts, WriteSide};
 use crate::domain::events::EventHub;
 use crate::domain::gateway::{Gateway, GatewayParts};
@@ -49,14 +54,53 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         metrics,
         store,
         media,
+        journal,
+        archive,
         sandbox,
     } = prepared;
-    let events = Arc::new(EventHub::new(
+    let events = EventHub::durable(
         config.events.buffer_size,
         stop.streams.clone(),
-    ));
+        stop.cancel.clone(),
+        journal,
+        archive.is_some(),
+    )
+    .map_err(|e| anyhow::anyhow!("opening the event journal: {e}"))?;
     let sink: Arc<dyn EventSink> = events.clone();
     let accounts = super::accounts::start(&config, sink, &stop.cancel).await?;
+    let archive = match (archive, events.journal()) {
+        (Some(store), Some(journal)) => {
+            let (archive, inputs) = Archive::new(ArchiveParts {
+                config: config.archive.clone(),
+                store,
+                journal: journal.clone(),
+                accounts: accounts.clone(),
+                checkpoint: journal.opened_checkpoint(),
+            });
+            tokio::spawn(ingest::run(archive.clone(), inputs, stop.cancel.clone()));
+            tokio::spawn(retention::run(
+                archive.clone(),
+                Arc::new(NoCapturedMedia),
+                stop.cancel.clone(),
+            ));
+            for account in accounts.iter().filter(|a| a.config.has_transport()) {
+                tokio::spawn(backfill::run(
+                    archive.clone(),
+                    account.clone(),
+                    stop.cancel.clone(),
+                ));
+            }
+            Some(archive)
+        }
+        _ => None,
+    };
+    let recorder = match (&archive, events.journal()) {
+        (Some(a), Some(journal)) => Some(SentRecorder::new(
+            journal.clone(),
+            Arc::new(a.chats().clone()),
+        )),
+        _ => None,
+    };
     let urls = Arc::new(Fetcher::new(
         &config.media,
         media.clone(),
@@ -68,6 +112,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         media,
         urls,
         accounts: &accounts,
+        recorder,
         shutdown: stop.cancel.clone(),
     })
     .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
@@ -76,6 +121,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         accounts,
         events,
         write,
+        archive,
     })?);
     Ok(Running {
         gateway,

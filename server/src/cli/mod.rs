@@ -4,16 +4,20 @@
 //!
 //! One file per command group: [`history`] (history), [`group`] (members,
 //! groups, poke), [`send`], [`account`] (accounts), [`events`], [`tools`],
-//! [`health`]; [`connection`] is how every command reaches the gateway and
-//! [`output`] holds the shared JSON and error printing.
+//! [`health`], [`search`]; [`connection`] is how every command reaches the
+//! gateway and [`output`] holds the shared JSON and error printing.
+//! [`archive`] (`archive purge`) is the one local command: it opens the
+//! archive the configuration names, without a gateway.
 
 mod account;
+pub mod archive;
 mod connection;
 mod events;
 mod group;
 mod health;
 mod history;
 mod output;
+mod search;
 mod send;
 mod tools;
 
@@ -44,6 +48,8 @@ pub enum ClientCommand {
     Tools(tools::ToolsCommand),
     /// Check the gateway's health (optionally waiting until it serves).
     Health(health::HealthArgs),
+    /// Search the gateway's message archive (newest matches first).
+    Search(search::SearchArgs),
 }
 
 /// Runs one client subcommand; errors are printed (as JSON with `--json`)
@@ -59,6 +65,7 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::Events(a) => (a.conn.json, events::run(a).await),
         ClientCommand::Tools(c) => (c.json(), tools::run(c).await),
         ClientCommand::Health(a) => (a.conn.json, health::run(a).await),
+        ClientCommand::Search(a) => (a.conn.json, search::run(a).await),
     };
     match result {
         Ok(code) => code,

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::account::Account;
+use super::archive::service::Archive;
 use super::call::CallCtx;
 use super::delivery::side::WriteSide;
 use super::events::EventHub;
@@ -24,6 +25,8 @@ pub struct GatewayParts {
     /// The write side (uploads, sends, pokes), opened over the same
     /// accounts.
     pub write: WriteSide,
+    /// The message archive (`None`: `archive.enabled = false`).
+    pub archive: Option<Arc<Archive>>,
 }
 
 /// The root of the domain: configuration, accounts and shared services.
@@ -38,6 +41,7 @@ pub struct Gateway {
     pub events: Arc<EventHub>,
     accounts: BTreeMap<String, Arc<Account>>,
     write: WriteSide,
+    archive: Option<Arc<Archive>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -57,6 +61,7 @@ impl Gateway {
             accounts,
             events,
             write,
+            archive,
         } = parts;
         let tz = jiff::tz::TimeZone::get(&config.timezone)
             .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
@@ -73,12 +78,18 @@ impl Gateway {
             events,
             accounts: accounts.into_iter().map(|a| (a.id.clone(), a)).collect(),
             write,
+            archive,
         })
     }
 
     /// The write side (uploads, sends, pokes).
     pub fn write(&self) -> &WriteSide {
         &self.write
+    }
+
+    /// The message archive, when enabled.
+    pub fn archive(&self) -> Option<&Arc<Archive>> {
+        self.archive.as_ref()
     }
 
     /// Looks up a usable account; `""` means `default`. An account outside

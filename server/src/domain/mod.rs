@@ -11,18 +11,23 @@
 //!   authority.
 //! - [`gateway`]: [`Gateway`], the root every edge holds; [`account`]: one
 //!   configured account.
-//! - [`read`]: GetHistory, ListGroupMembers, ListGroups; [`member_cache`].
+//! - [`read`]: GetHistory, ListGroupMembers, ListGroups, SearchMessages;
+//!   [`member_cache`].
 //! - [`write`]: SendMessage and PokeMember; [`delivery`]: what sending
 //!   stands on (the per-account sender with its rate limits and risk
 //!   back-off, the durable offline queue, idempotency keys, the write side
 //!   that holds them); [`media`]: staging, uploads, media sources.
-//! - [`events`]: the event hub (numbering, resume buffer, fan-out).
+//! - [`events`]: the event hub (numbering, resume buffer, fan-out);
+//!   [`journal`]: the durable log it writes before it delivers.
+//! - [`archive`]: the durable message archive (its port, ingest, gap
+//!   healing, limits, purge); its use cases are in [`read`].
 //! - [`tools`]: the agent tools over the same use cases.
 //! - [`render`]: pure text rendering (history lines, member lines,
 //!   placeholders).
 //! - [`store`]: the embedded durable store; [`clock`]: wall-clock time.
 
 pub mod account;
+pub mod archive;
 pub mod call;
 pub mod caller;
 pub mod clock;
@@ -30,6 +35,7 @@ pub mod delivery;
 pub mod detached;
 pub mod events;
 pub mod gateway;
+pub mod journal;
 pub mod media;
 pub mod member_cache;
 pub mod model;

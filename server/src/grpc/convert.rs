@@ -12,6 +12,7 @@ use crate::domain::model::{
 use crate::domain::read::groups::{GroupEntry, Groups};
 use crate::domain::read::history::History;
 use crate::domain::read::members::Members;
+use crate::domain::read::search::SearchPage;
 use crate::domain::render;
 use crate::error::Error;
 
@@ -29,6 +30,13 @@ pub fn timestamp_secs(secs: i64) -> prost_types::Timestamp {
         seconds: secs,
         nanos: 0,
     }
+}
+
+/// The first whole second at or after a timestamp (messages carry second
+/// precision: `since` 10.5 s starts at 11 s, `until` 10.5 s ends before
+/// 11 s).
+pub fn ceil_secs(t: &prost_types::Timestamp) -> i64 {
+    t.seconds.saturating_add(i64::from(t.nanos > 0))
 }
 
 /// The proto connection state.
@@ -233,6 +241,25 @@ pub fn history(h: &History) -> pb::GetHistoryResponse {
     }
 }
 
+/// The SearchMessages response.
+pub fn search(page: &SearchPage) -> pb::SearchMessagesResponse {
+    pb::SearchMessagesResponse {
+        messages: page
+            .messages
+            .iter()
+            .map(|a| chat_message(&a.message))
+            .collect(),
+        rendered: page.rendered.clone(),
+        next_page_token: page.next_page_token.clone(),
+        recalled_message_ids: page
+            .messages
+            .iter()
+            .filter(|a| a.recalled)
+            .map(|a| a.message.message_id)
+            .collect(),
+    }
+}
+
 /// The ListGroupMembers response.
 pub fn members(m: &Members) -> pb::ListGroupMembersResponse {
     pb::ListGroupMembersResponse {
@@ -388,6 +415,27 @@ pub fn event(stored: &StoredEvent, self_id: i64) -> pb::Event {
             K::Unknown(pb::UnknownEvent {
                 post_type: post_type.clone(),
                 raw_json: raw.text().to_string(),
+            }),
+        ),
+        // No event message of its own in this API version: shown as an
+        // unknown notice with the recall's fields.
+        InboundEvent::MessageRecalled {
+            chat,
+            message_id,
+            operator_id,
+            time,
+        } => (
+            *time,
+            K::Unknown(pb::UnknownEvent {
+                post_type: "notice".to_string(),
+                raw_json: serde_json::json!({
+                    "notice_type": "message_recalled",
+                    "target": chat.target(),
+                    "message_id": message_id,
+                    "operator_id": operator_id,
+                    "time": time,
+                })
+                .to_string(),
             }),
         ),
     };

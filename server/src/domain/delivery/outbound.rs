@@ -26,9 +26,10 @@ use tokio_util::sync::CancellationToken;
 use super::queue::{OfflineQueue, QueuedEntry};
 use super::ratelimit::SendLimits;
 use crate::domain::account::Account;
+use crate::domain::archive::recorder::SentRecorder;
 use crate::domain::call::Deadline;
 use crate::domain::clock::now_ms;
-use crate::domain::model::{ChatRef, MediaPayload};
+use crate::domain::model::{ChatRef, MediaPayload, Segment};
 use crate::domain::ports::OutSegment;
 use crate::error::{Error, Kind, Result};
 use crate::telemetry::metrics::{self as m, QueueOutcome};
@@ -108,6 +109,9 @@ pub struct SenderParts {
     pub account: Arc<Account>,
     /// The offline queues.
     pub queue: Arc<OfflineQueue>,
+    /// Records every acknowledged message for the archive (`None`: no
+    /// archive).
+    pub recorder: Option<SentRecorder>,
     /// Stops the sender.
     pub shutdown: CancellationToken,
 }
@@ -129,6 +133,7 @@ impl Outbound {
             risk: Mutex::new(Risk::default()),
             account: parts.account,
             queue: parts.queue,
+            recorder: parts.recorder,
         };
         let task = tokio::spawn(sender.run(rx, parts.shutdown));
         (Self { tx }, task)
@@ -191,6 +196,7 @@ struct Sender {
     limits: SendLimits,
     risk: Mutex<Risk>,
     queue: Arc<OfflineQueue>,
+    recorder: Option<SentRecorder>,
 }
 
 /// Kinds that mean "nothing left the gateway": safe to keep queued.
@@ -400,8 +406,20 @@ impl Sender {
 
     /// Sends one frame; returns the message id (none for file uploads).
     /// Frames carry no caller deadline: once admitted, a job runs to its end.
+    /// An acknowledged message is recorded for the archive before this
+    /// returns.
     async fn send_frame(&self, group_id: i64, frame: &Frame) -> Result<Option<i64>> {
         let chat = ChatRef::Group(group_id);
+        let id = self.send_frame_to(chat, frame).await?;
+        if let (Some(recorder), Some(id)) = (&self.recorder, id) {
+            recorder
+                .record(&self.account, chat, id, sent_segments(frame))
+                .await;
+        }
+        Ok(id)
+    }
+
+    async fn send_frame_to(&self, chat: ChatRef, frame: &Frame) -> Result<Option<i64>> {
         let result = match frame {
             Frame::Text(text) => self.send_one(chat, OutSegment::Text(text)).await,
             Frame::Image(media) => self.send_one(chat, OutSegment::Image(media)).await,
@@ -535,6 +553,29 @@ impl Sender {
         m::queue_entries(id, QueueOutcome::Flushed, 1);
         tracing::info!(account_id = %id, group_id = entry.group_id, seq = entry.seq, "queued message sent");
         self.queue.remove(id, entry.seq).await.is_ok()
+    }
+}
+
+/// The segments a frame sent, as the archive keeps them.
+fn sent_segments(frame: &Frame) -> Vec<Segment> {
+    match frame {
+        Frame::Text(text) => vec![Segment::Text(text.clone())],
+        Frame::Image(m) => vec![Segment::Image {
+            file: m.source_name.clone(),
+            url: String::new(),
+            file_size: i64::try_from(m.size).unwrap_or(i64::MAX),
+            summary: String::new(),
+        }],
+        Frame::Video(m) => vec![Segment::Video {
+            file: m.source_name.clone(),
+            url: String::new(),
+        }],
+        Frame::File(m, name) => vec![Segment::File {
+            file: m.source_name.clone(),
+            name: name.clone(),
+            file_size: i64::try_from(m.size).unwrap_or(i64::MAX),
+            url: String::new(),
+        }],
     }
 }
 

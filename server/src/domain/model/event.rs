@@ -1,6 +1,7 @@
 //! What a peer pushes: messages, notices, lifecycle changes, and the
 //! gateway's own connection changes.
 
+use super::chat::ChatRef;
 use super::message::Message;
 use super::raw::RawJson;
 use super::status::ConnState;
@@ -88,5 +89,16 @@ pub enum InboundEvent {
         time: i64,
         /// The whole event.
         raw: RawJson,
+    },
+    /// A message was recalled (withdrawn) by its sender or an admin.
+    MessageRecalled {
+        /// The chat the message was in.
+        chat: ChatRef,
+        /// The recalled message's id.
+        message_id: i64,
+        /// Who recalled it.
+        operator_id: i64,
+        /// Event time (Unix seconds).
+        time: i64,
     },
 }

@@ -1,5 +1,5 @@
-//! The agent tools: four QQ tools (history, members, send, poke), each as a
-//! name, a description, a JSON Schema and a text result.
+//! The agent tools: five QQ tools (history, members, send, poke, archive
+//! search), each as a name, a description, a JSON Schema and a text result.
 //!
 //! A call never fails for anything about the call itself: an unknown tool,
 //! bad JSON, bad arguments and every domain or peer failure come back as a
@@ -10,7 +10,8 @@
 //!
 //! The tools run the same domain code as the typed RPCs
 //! ([`Gateway::get_history`], [`Gateway::list_group_members`],
-//! [`Gateway::send_message`], [`Gateway::poke_member`]); this module only
+//! [`Gateway::send_message`], [`Gateway::poke_member`],
+//! [`Gateway::search_messages`]); this module only
 //! parses arguments the tools' way (JavaScript number rules, lenient
 //! defaults) and shapes the result.
 //!
@@ -20,8 +21,8 @@
 //! - [`schema`]: names, aliases, descriptions, input and details schemas.
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
 //! - [`output`]: the shape of a result.
-//! - [`history`], [`members`], [`send`], [`poke`]: one file per tool, each
-//!   with its argument struct.
+//! - [`history`], [`members`], [`send`], [`poke`], [`search`]: one file per
+//!   tool, each with its argument struct.
 
 pub mod args;
 pub mod history;
@@ -30,6 +31,7 @@ pub mod members;
 pub mod output;
 pub mod poke;
 pub mod schema;
+pub mod search;
 pub mod send;
 pub mod texts;
 
@@ -59,8 +61,9 @@ impl Gateway {
         }
     }
 
-    /// The tools this deployment offers: all four, or the two read tools
-    /// when `tools.write_enabled` is false.
+    /// The tools this deployment offers: all five, without the two write
+    /// tools when `tools.write_enabled` is false, without the search when
+    /// `archive.enabled` is false.
     pub fn list_tools(&self) -> Result<Vec<ToolSpec>> {
         self.check_tools_enabled()?;
         Ok(self.offered().map(ToolSpec::of).collect())
@@ -70,6 +73,8 @@ impl Gateway {
         ToolName::ALL
             .into_iter()
             .filter(|t| self.config.tools.write_enabled || !t.writes())
+            // Without an archive there is nothing to search.
+            .filter(|t| *t != ToolName::Search || self.archive().is_some())
     }
 
     /// Calls the tool `name` (a name or an alias) with `arguments_json` (a
@@ -126,6 +131,7 @@ impl Gateway {
             ToolName::Members => members::run(self, &args, ctx).await,
             ToolName::Send => send::run(self, &args, ctx).await,
             ToolName::Poke => poke::run(self, &args, ctx).await,
+            ToolName::Search => search::run(self, &args, ctx).await,
         }
     }
 }

@@ -23,15 +23,18 @@ pub enum ToolName {
     Send,
     /// `qq_poke`.
     Poke,
+    /// `qq_search_messages`.
+    Search,
 }
 
 impl ToolName {
     /// Every tool, in listing order.
-    pub const ALL: [ToolName; 4] = [
+    pub const ALL: [ToolName; 5] = [
         ToolName::History,
         ToolName::Members,
         ToolName::Send,
         ToolName::Poke,
+        ToolName::Search,
     ];
 
     /// The tool's name.
@@ -41,6 +44,7 @@ impl ToolName {
             ToolName::Members => "qq_get_group_members",
             ToolName::Send => "qq_send",
             ToolName::Poke => "qq_poke",
+            ToolName::Search => "qq_search_messages",
         }
     }
 
@@ -49,7 +53,7 @@ impl ToolName {
         match self {
             ToolName::History => &["snowluma_get_history"],
             ToolName::Members => &["snowluma_get_group_members"],
-            ToolName::Send | ToolName::Poke => &[],
+            ToolName::Send | ToolName::Poke | ToolName::Search => &[],
         }
     }
 
@@ -63,7 +67,7 @@ impl ToolName {
     /// True for the tools `tools.write_enabled = false` removes.
     pub fn writes(self) -> bool {
         match self {
-            ToolName::History | ToolName::Members => false,
+            ToolName::History | ToolName::Members | ToolName::Search => false,
             ToolName::Send | ToolName::Poke => true,
         }
     }
@@ -159,12 +163,29 @@ A poke is not a message: it is never queued (an offline account fails with 当�
 details on success: {\"status\":\"ok\",\"groupId\":<number>,\"userId\":<number>}.
 On failure (bad userId, group not whitelisted, groupId missing with several whitelisted groups, offline, the implementation cannot poke, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
 
+const SEARCH: &str = "\
+Search the gateway's message archive of the QQ chats it serves (whitelisted groups and configured chats: every message received, sent or read there, kept 30 days by default). Never throws. Read-only.
+
+Arguments (all optional):
+- query: text to find inside the message text, case-insensitive; Chinese works as is (\"开会\" finds 明天下午开会). Absent or empty: every message.
+- target: only this chat: `group:<group number>`, `private:<QQ number>`, or bare digits (= a private chat). Absent: every archived chat.
+- since / until: ISO 8601 times, e.g. `2026-11-30T18:00:00+08:00`, `2026-11-30 18:00` or `2026-11-30` (without an offset: the gateway's time zone, default Asia/Shanghai). Messages at or after since and before until.
+- senderId: only messages from this QQ number (a positive integer).
+- limit: matches per page. Default 20. A number is truncated and clamped to [1, 100]; anything else falls back to 20.
+- pageToken: details.nextPageToken of the previous result, for the next (older) matches; keep the other arguments the same.
+- accountId: gateway account, default \"default\".
+
+Result text: the newest matches first page by page, each page oldest first, one line per message: `[HH:mm:ss] name(QQ number): text`; when the page spans several chats each line starts with its chat (`group:<id> `). `（没有找到匹配的消息）` when nothing matches. When older matches exist, a last line gives the pageToken.
+details on success: {\"status\":\"ok\",\"count\":<matches returned>,\"messages\":[{\"messageId\",\"time\" (ISO 8601),\"target\",\"senderId\",\"sender\",\"text\",\"recalled\"}],\"nextPageToken\" (only when older matches exist)}. Recalled messages are left out.
+On failure (bad target, time, senderId or pageToken, account not configured, the archive turned off, the token may not read the chat) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+
 fn description(tool: ToolName) -> &'static str {
     match tool {
         ToolName::History => HISTORY,
         ToolName::Members => MEMBERS,
         ToolName::Send => SEND,
         ToolName::Poke => POKE,
+        ToolName::Search => SEARCH,
     }
 }
 
@@ -278,6 +299,47 @@ fn input_schema(tool: ToolName) -> Value {
             }),
             json!(["userId"]),
         ),
+        ToolName::Search => (
+            json!({
+                "query": {
+                    "type": "string",
+                    "description": "Text to find in the message text (case-insensitive); empty: every message.",
+                    "examples": ["开会"]
+                },
+                "target": {
+                    "type": "string",
+                    "pattern": "^(group:|private:)?[0-9]+$",
+                    "description": "Only this chat: `group:<group number>`, `private:<QQ number>`, or bare digits (a private chat).",
+                    "examples": ["group:20000003"]
+                },
+                "since": {
+                    "type": "string",
+                    "description": "ISO 8601 time: only messages at or after it (no offset: the gateway's time zone).",
+                    "examples": ["2026-11-30T18:00:00+08:00", "2026-11-30"]
+                },
+                "until": {
+                    "type": "string",
+                    "description": "ISO 8601 time: only messages before it (no offset: the gateway's time zone).",
+                    "examples": ["2026-12-01T00:00:00+08:00"]
+                },
+                "senderId": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Only messages from this QQ number."
+                },
+                "limit": {
+                    "type": "number",
+                    "default": 20,
+                    "description": "Matches per page; truncated and clamped to [1, 100]; non-numbers mean 20."
+                },
+                "pageToken": {
+                    "type": "string",
+                    "description": "details.nextPageToken of the previous result: the next, older matches."
+                },
+                "accountId": account_id()
+            }),
+            json!([]),
+        ),
     };
     json!({
         "$schema": DIALECT,
@@ -332,6 +394,31 @@ fn details_schema(tool: ToolName) -> Value {
         ToolName::Poke => (
             json!({"groupId": id, "userId": id}),
             json!(["status", "groupId", "userId"]),
+        ),
+        ToolName::Search => (
+            json!({
+                "count": {"type": "integer", "minimum": 0, "maximum": 100},
+                "messages": {
+                    "type": "array",
+                    "maxItems": 100,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "messageId": {"type": "integer"},
+                            "time": {"type": "string"},
+                            "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
+                            "senderId": {"type": "integer"},
+                            "sender": {"type": "string"},
+                            "text": {"type": "string"},
+                            "recalled": {"type": "boolean"}
+                        },
+                        "required": ["messageId", "time", "target", "senderId", "sender", "text", "recalled"],
+                        "additionalProperties": false
+                    }
+                },
+                "nextPageToken": {"type": "string", "minLength": 1}
+            }),
+            json!(["status", "count", "messages"]),
         ),
     };
     let mut ok_properties = properties;

@@ -118,6 +118,15 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
                 "invalid arguments: messageSeq must be an integer message id (message_id), got {value}."
             ),
         ),
+        ArgError::BadTime { field, value } => pick(
+            locale,
+            format!(
+                "参数不合法：{field}「{value}」不是 ISO 8601 时间，例如 2026-11-30T18:00:00+08:00、2026-11-30 18:00 或 2026-11-30。"
+            ),
+            format!(
+                "invalid arguments: {field} {value:?} is not an ISO 8601 time, e.g. 2026-11-30T18:00:00+08:00, 2026-11-30 18:00 or 2026-11-30."
+            ),
+        ),
         ArgError::BadMedia { field, value } => pick(
             locale,
             format!(
@@ -472,6 +481,12 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             locale,
             format!("请求过大：{msg}"),
             format!("request too large: {msg}"),
+        ),
+        Kind::ArchiveDisabled => pick(
+            locale,
+            "消息存档未开启（archive.enabled = false），无法搜索消息。".to_owned(),
+            "the message archive is off (archive.enabled = false): messages cannot be searched."
+                .to_owned(),
         ),
     }
 }

@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MessageService_GetHistory_FullMethodName  = "/onebot.gateway.v1.MessageService/GetHistory"
-	MessageService_SendMessage_FullMethodName = "/onebot.gateway.v1.MessageService/SendMessage"
+	MessageService_GetHistory_FullMethodName     = "/onebot.gateway.v1.MessageService/GetHistory"
+	MessageService_SendMessage_FullMethodName    = "/onebot.gateway.v1.MessageService/SendMessage"
+	MessageService_SearchMessages_FullMethodName = "/onebot.gateway.v1.MessageService/SearchMessages"
 )
 
 // MessageServiceClient is the client API for MessageService service.
@@ -70,6 +71,25 @@ type MessageServiceClient interface {
 	// have been delivered; do not retry blindly), ABORTED
 	// (MEDIA_TRANSFER_FAILED).
 	SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error)
+	// Searches the gateway's message archive: the messages of the chats in the
+	// account's whitelists and `archive.chats`, the messages the gateway sent,
+	// and what it read or backfilled from the peer's history, kept for
+	// `archive.retention_days` (30 by default).
+	//
+	// Matches every message whose text (`ChatMessage.text`, case-insensitive)
+	// contains `query`, within the time range, from the sender, in the chat.
+	// Pages run from the newest match towards older ones; each page is sorted
+	// by time ascending. Pass `next_page_token` as `page_token` (with the same
+	// other fields) for the next, older page: paging returns every match
+	// exactly once. A search sees every message delivered on the account's
+	// event stream before it was made.
+	//
+	// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+	// chat id, `since` not before `until`, a bad or foreign `page_token`),
+	// PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+	// FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+	// `archive.enabled = false`), INTERNAL (the archive's store failed).
+	SearchMessages(ctx context.Context, in *SearchMessagesRequest, opts ...grpc.CallOption) (*SearchMessagesResponse, error)
 }
 
 type messageServiceClient struct {
@@ -94,6 +114,16 @@ func (c *messageServiceClient) SendMessage(ctx context.Context, in *SendMessageR
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SendMessageResponse)
 	err := c.cc.Invoke(ctx, MessageService_SendMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *messageServiceClient) SearchMessages(ctx context.Context, in *SearchMessagesRequest, opts ...grpc.CallOption) (*SearchMessagesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchMessagesResponse)
+	err := c.cc.Invoke(ctx, MessageService_SearchMessages_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +177,25 @@ type MessageServiceServer interface {
 	// have been delivered; do not retry blindly), ABORTED
 	// (MEDIA_TRANSFER_FAILED).
 	SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error)
+	// Searches the gateway's message archive: the messages of the chats in the
+	// account's whitelists and `archive.chats`, the messages the gateway sent,
+	// and what it read or backfilled from the peer's history, kept for
+	// `archive.retention_days` (30 by default).
+	//
+	// Matches every message whose text (`ChatMessage.text`, case-insensitive)
+	// contains `query`, within the time range, from the sender, in the chat.
+	// Pages run from the newest match towards older ones; each page is sorted
+	// by time ascending. Pass `next_page_token` as `page_token` (with the same
+	// other fields) for the next, older page: paging returns every match
+	// exactly once. A search sees every message delivered on the account's
+	// event stream before it was made.
+	//
+	// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+	// chat id, `since` not before `until`, a bad or foreign `page_token`),
+	// PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+	// FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+	// `archive.enabled = false`), INTERNAL (the archive's store failed).
+	SearchMessages(context.Context, *SearchMessagesRequest) (*SearchMessagesResponse, error)
 	mustEmbedUnimplementedMessageServiceServer()
 }
 
@@ -162,6 +211,9 @@ func (UnimplementedMessageServiceServer) GetHistory(context.Context, *GetHistory
 }
 func (UnimplementedMessageServiceServer) SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SendMessage not implemented")
+}
+func (UnimplementedMessageServiceServer) SearchMessages(context.Context, *SearchMessagesRequest) (*SearchMessagesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchMessages not implemented")
 }
 func (UnimplementedMessageServiceServer) mustEmbedUnimplementedMessageServiceServer() {}
 func (UnimplementedMessageServiceServer) testEmbeddedByValue()                        {}
@@ -220,6 +272,24 @@ func _MessageService_SendMessage_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MessageService_SearchMessages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchMessagesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MessageServiceServer).SearchMessages(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MessageService_SearchMessages_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MessageServiceServer).SearchMessages(ctx, req.(*SearchMessagesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MessageService_ServiceDesc is the grpc.ServiceDesc for MessageService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -234,6 +304,10 @@ var MessageService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SendMessage",
 			Handler:    _MessageService_SendMessage_Handler,
+		},
+		{
+			MethodName: "SearchMessages",
+			Handler:    _MessageService_SearchMessages_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

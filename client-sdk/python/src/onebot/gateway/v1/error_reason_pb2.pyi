@@ -191,6 +191,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     (metadata `limit_bytes`, `found_bytes`); large media go through
     MediaService.UploadMedia.
     """
+    ERROR_REASON_ARCHIVE_DISABLED: _ErrorReason.ValueType  # 60
+    """FAILED_PRECONDITION: the message archive is turned off
+    (`archive.enabled = false`), so SearchMessages has nothing to search.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every `google.rpc.ErrorInfo.reason` the gateway returns, with domain
@@ -367,5 +371,9 @@ ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 51
 """RESOURCE_EXHAUSTED: a request message is larger than the RPC's limit
 (metadata `limit_bytes`, `found_bytes`); large media go through
 MediaService.UploadMedia.
+"""
+ERROR_REASON_ARCHIVE_DISABLED: ErrorReason.ValueType  # 60
+"""FAILED_PRECONDITION: the message archive is turned off
+(`archive.enabled = false`), so SearchMessages has nothing to search.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -468,6 +468,15 @@ public enum ErrorReason
    * <code>ERROR_REASON_REQUEST_TOO_LARGE = 51;</code>
    */
   ERROR_REASON_REQUEST_TOO_LARGE(51),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the message archive is turned off
+   * (`archive.enabled = false`), so SearchMessages has nothing to search.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ARCHIVE_DISABLED = 60;</code>
+   */
+  ERROR_REASON_ARCHIVE_DISABLED(60),
   UNRECOGNIZED(-1),
   ;
 
@@ -930,6 +939,15 @@ public enum ErrorReason
    * <code>ERROR_REASON_REQUEST_TOO_LARGE = 51;</code>
    */
   public static final int ERROR_REASON_REQUEST_TOO_LARGE_VALUE = 51;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the message archive is turned off
+   * (`archive.enabled = false`), so SearchMessages has nothing to search.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ARCHIVE_DISABLED = 60;</code>
+   */
+  public static final int ERROR_REASON_ARCHIVE_DISABLED_VALUE = 60;
 
 
   public final int getNumber() {
@@ -1008,6 +1026,7 @@ public enum ErrorReason
       case 49: return ERROR_REASON_CANCELLED;
       case 50: return ERROR_REASON_DEADLINE_EXCEEDED;
       case 51: return ERROR_REASON_REQUEST_TOO_LARGE;
+      case 60: return ERROR_REASON_ARCHIVE_DISABLED;
       default: return null;
     }
   }

@@ -81,6 +81,37 @@ public final class MessageServiceGrpc {
     return getSendMessageMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.SearchMessagesRequest,
+      dev.onebotgateway.v1.SearchMessagesResponse> getSearchMessagesMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SearchMessages",
+      requestType = dev.onebotgateway.v1.SearchMessagesRequest.class,
+      responseType = dev.onebotgateway.v1.SearchMessagesResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.SearchMessagesRequest,
+      dev.onebotgateway.v1.SearchMessagesResponse> getSearchMessagesMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.SearchMessagesRequest, dev.onebotgateway.v1.SearchMessagesResponse> getSearchMessagesMethod;
+    if ((getSearchMessagesMethod = MessageServiceGrpc.getSearchMessagesMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getSearchMessagesMethod = MessageServiceGrpc.getSearchMessagesMethod) == null) {
+          MessageServiceGrpc.getSearchMessagesMethod = getSearchMessagesMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.SearchMessagesRequest, dev.onebotgateway.v1.SearchMessagesResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SearchMessages"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SearchMessagesRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SearchMessagesResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("SearchMessages"))
+              .build();
+        }
+      }
+    }
+    return getSearchMessagesMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -198,6 +229,31 @@ public final class MessageServiceGrpc {
         io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SendMessageResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSendMessageMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * Searches the gateway's message archive: the messages of the chats in the
+     * account's whitelists and `archive.chats`, the messages the gateway sent,
+     * and what it read or backfilled from the peer's history, kept for
+     * `archive.retention_days` (30 by default).
+     * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+     * contains `query`, within the time range, from the sender, in the chat.
+     * Pages run from the newest match towards older ones; each page is sorted
+     * by time ascending. Pass `next_page_token` as `page_token` (with the same
+     * other fields) for the next, older page: paging returns every match
+     * exactly once. A search sees every message delivered on the account's
+     * event stream before it was made.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+     * chat id, `since` not before `until`, a bad or foreign `page_token`),
+     * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+     * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+     * `archive.enabled = false`), INTERNAL (the archive's store failed).
+     * </pre>
+     */
+    default void searchMessages(dev.onebotgateway.v1.SearchMessagesRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SearchMessagesResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSearchMessagesMethod(), responseObserver);
+    }
   }
 
   /**
@@ -290,6 +346,32 @@ public final class MessageServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getSendMessageMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Searches the gateway's message archive: the messages of the chats in the
+     * account's whitelists and `archive.chats`, the messages the gateway sent,
+     * and what it read or backfilled from the peer's history, kept for
+     * `archive.retention_days` (30 by default).
+     * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+     * contains `query`, within the time range, from the sender, in the chat.
+     * Pages run from the newest match towards older ones; each page is sorted
+     * by time ascending. Pass `next_page_token` as `page_token` (with the same
+     * other fields) for the next, older page: paging returns every match
+     * exactly once. A search sees every message delivered on the account's
+     * event stream before it was made.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+     * chat id, `since` not before `until`, a bad or foreign `page_token`),
+     * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+     * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+     * `archive.enabled = false`), INTERNAL (the archive's store failed).
+     * </pre>
+     */
+    public void searchMessages(dev.onebotgateway.v1.SearchMessagesRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SearchMessagesResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSearchMessagesMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -362,6 +444,31 @@ public final class MessageServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getSendMessageMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Searches the gateway's message archive: the messages of the chats in the
+     * account's whitelists and `archive.chats`, the messages the gateway sent,
+     * and what it read or backfilled from the peer's history, kept for
+     * `archive.retention_days` (30 by default).
+     * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+     * contains `query`, within the time range, from the sender, in the chat.
+     * Pages run from the newest match towards older ones; each page is sorted
+     * by time ascending. Pass `next_page_token` as `page_token` (with the same
+     * other fields) for the next, older page: paging returns every match
+     * exactly once. A search sees every message delivered on the account's
+     * event stream before it was made.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+     * chat id, `since` not before `until`, a bad or foreign `page_token`),
+     * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+     * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+     * `archive.enabled = false`), INTERNAL (the archive's store failed).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SearchMessagesResponse searchMessages(dev.onebotgateway.v1.SearchMessagesRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSearchMessagesMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -433,6 +540,31 @@ public final class MessageServiceGrpc {
     public dev.onebotgateway.v1.SendMessageResponse sendMessage(dev.onebotgateway.v1.SendMessageRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getSendMessageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Searches the gateway's message archive: the messages of the chats in the
+     * account's whitelists and `archive.chats`, the messages the gateway sent,
+     * and what it read or backfilled from the peer's history, kept for
+     * `archive.retention_days` (30 by default).
+     * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+     * contains `query`, within the time range, from the sender, in the chat.
+     * Pages run from the newest match towards older ones; each page is sorted
+     * by time ascending. Pass `next_page_token` as `page_token` (with the same
+     * other fields) for the next, older page: paging returns every match
+     * exactly once. A search sees every message delivered on the account's
+     * event stream before it was made.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+     * chat id, `since` not before `until`, a bad or foreign `page_token`),
+     * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+     * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+     * `archive.enabled = false`), INTERNAL (the archive's store failed).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SearchMessagesResponse searchMessages(dev.onebotgateway.v1.SearchMessagesRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSearchMessagesMethod(), getCallOptions(), request);
     }
   }
 
@@ -508,10 +640,37 @@ public final class MessageServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getSendMessageMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Searches the gateway's message archive: the messages of the chats in the
+     * account's whitelists and `archive.chats`, the messages the gateway sent,
+     * and what it read or backfilled from the peer's history, kept for
+     * `archive.retention_days` (30 by default).
+     * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+     * contains `query`, within the time range, from the sender, in the chat.
+     * Pages run from the newest match towards older ones; each page is sorted
+     * by time ascending. Pass `next_page_token` as `page_token` (with the same
+     * other fields) for the next, older page: paging returns every match
+     * exactly once. A search sees every message delivered on the account's
+     * event stream before it was made.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+     * chat id, `since` not before `until`, a bad or foreign `page_token`),
+     * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+     * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+     * `archive.enabled = false`), INTERNAL (the archive's store failed).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.SearchMessagesResponse> searchMessages(
+        dev.onebotgateway.v1.SearchMessagesRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSearchMessagesMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_GET_HISTORY = 0;
   private static final int METHODID_SEND_MESSAGE = 1;
+  private static final int METHODID_SEARCH_MESSAGES = 2;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -537,6 +696,10 @@ public final class MessageServiceGrpc {
         case METHODID_SEND_MESSAGE:
           serviceImpl.sendMessage((dev.onebotgateway.v1.SendMessageRequest) request,
               (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SendMessageResponse>) responseObserver);
+          break;
+        case METHODID_SEARCH_MESSAGES:
+          serviceImpl.searchMessages((dev.onebotgateway.v1.SearchMessagesRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SearchMessagesResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -570,6 +733,13 @@ public final class MessageServiceGrpc {
               dev.onebotgateway.v1.SendMessageRequest,
               dev.onebotgateway.v1.SendMessageResponse>(
                 service, METHODID_SEND_MESSAGE)))
+        .addMethod(
+          getSearchMessagesMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.SearchMessagesRequest,
+              dev.onebotgateway.v1.SearchMessagesResponse>(
+                service, METHODID_SEARCH_MESSAGES)))
         .build();
   }
 
@@ -620,6 +790,7 @@ public final class MessageServiceGrpc {
               .setSchemaDescriptor(new MessageServiceFileDescriptorSupplier())
               .addMethod(getGetHistoryMethod())
               .addMethod(getSendMessageMethod())
+              .addMethod(getSearchMessagesMethod())
               .build();
         }
       }

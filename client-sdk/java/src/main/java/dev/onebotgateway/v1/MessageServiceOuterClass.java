@@ -56,6 +56,16 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_MediaSummary_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_SearchMessagesRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_SearchMessagesRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_SearchMessagesResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_SearchMessagesResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -66,49 +76,70 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
   static {
     java.lang.String[] descriptorData = {
       "\n\'onebot/gateway/v1/message_service.prot" +
-      "o\022\021onebot.gateway.v1\032\036onebot/gateway/v1/" +
-      "common.proto\"\274\001\n\021GetHistoryRequest\022\035\n\nac" +
-      "count_id\030\001 \001(\tR\taccountId\022+\n\004chat\030\002 \001(\0132" +
-      "\027.onebot.gateway.v1.ChatR\004chat\022\024\n\005count\030" +
-      "\003 \001(\005R\005count\022/\n\021anchor_message_id\030\004 \001(\003H" +
-      "\000R\017anchorMessageId\210\001\001B\024\n\022_anchor_message" +
-      "_id\"\331\001\n\022GetHistoryResponse\022\026\n\006target\030\001 \001" +
-      "(\tR\006target\022:\n\010messages\030\002 \003(\0132\036.onebot.ga" +
-      "teway.v1.ChatMessageR\010messages\022\032\n\010render" +
-      "ed\030\003 \001(\tR\010rendered\0228\n\026next_anchor_messag" +
-      "e_id\030\004 \001(\003H\000R\023nextAnchorMessageId\210\001\001B\031\n\027" +
-      "_next_anchor_message_id\"t\n\013MediaSource\022\033" +
-      "\n\010media_id\030\001 \001(\tH\000R\007mediaId\022\022\n\003url\030\002 \001(\t" +
-      "H\000R\003url\022\024\n\004path\030\003 \001(\tH\000R\004path\022\024\n\004data\030\004 " +
-      "\001(\014H\000R\004dataB\010\n\006source\"\336\002\n\022SendMessageReq" +
-      "uest\022\035\n\naccount_id\030\001 \001(\tR\taccountId\022\036\n\010g" +
-      "roup_id\030\002 \001(\003H\000R\007groupId\210\001\001\022\022\n\004text\030\003 \001(" +
-      "\tR\004text\0226\n\006images\030\004 \003(\0132\036.onebot.gateway" +
-      ".v1.MediaSourceR\006images\0226\n\006videos\030\005 \003(\0132" +
-      "\036.onebot.gateway.v1.MediaSourceR\006videos\022" +
-      "2\n\004file\030\006 \001(\0132\036.onebot.gateway.v1.MediaS" +
-      "ourceR\004file\022\033\n\tfile_name\030\007 \001(\tR\010fileName" +
-      "\022\'\n\017idempotency_key\030\010 \001(\tR\016idempotencyKe" +
-      "yB\013\n\t_group_id\"\324\001\n\023SendMessageResponse\022\031" +
-      "\n\010group_id\030\001 \001(\003R\007groupId\022\026\n\006chunks\030\002 \001(" +
-      "\005R\006chunks\022\026\n\006queued\030\003 \001(\010R\006queued\022\037\n\013mes" +
-      "sage_ids\030\004 \003(\003R\nmessageIds\0225\n\005media\030\005 \001(" +
-      "\0132\037.onebot.gateway.v1.MediaSummaryR\005medi" +
-      "a\022\032\n\010replayed\030\006 \001(\010R\010replayed\"R\n\014MediaSu" +
-      "mmary\022\026\n\006images\030\001 \001(\005R\006images\022\026\n\006videos\030" +
-      "\002 \001(\005R\006videos\022\022\n\004file\030\003 \001(\tR\004file2\311\001\n\016Me" +
-      "ssageService\022Y\n\nGetHistory\022$.onebot.gate" +
-      "way.v1.GetHistoryRequest\032%.onebot.gatewa" +
-      "y.v1.GetHistoryResponse\022\\\n\013SendMessage\022%" +
-      ".onebot.gateway.v1.SendMessageRequest\032&." +
-      "onebot.gateway.v1.SendMessageResponseBl\n" +
-      "\024dev.onebotgateway.v1P\001ZRgithub.com/oneb" +
-      "ot-gateway/onebot-gateway/client-sdk/go/" +
-      "onebot/gateway/v1;gatewayv1b\006proto3"
+      "o\022\021onebot.gateway.v1\032\037google/protobuf/ti" +
+      "mestamp.proto\032\036onebot/gateway/v1/common." +
+      "proto\"\375\001\n\021GetHistoryRequest\022\035\n\naccount_i" +
+      "d\030\001 \001(\tR\taccountId\022+\n\004chat\030\002 \001(\0132\027.onebo" +
+      "t.gateway.v1.ChatR\004chat\022\024\n\005count\030\003 \001(\005R\005" +
+      "count\022/\n\021anchor_message_id\030\004 \001(\003H\000R\017anch" +
+      "orMessageId\210\001\001\0225\n\005until\030\005 \001(\0132\032.google.p" +
+      "rotobuf.TimestampH\001R\005until\210\001\001B\024\n\022_anchor" +
+      "_message_idB\010\n\006_until\"\331\001\n\022GetHistoryResp" +
+      "onse\022\026\n\006target\030\001 \001(\tR\006target\022:\n\010messages" +
+      "\030\002 \003(\0132\036.onebot.gateway.v1.ChatMessageR\010" +
+      "messages\022\032\n\010rendered\030\003 \001(\tR\010rendered\0228\n\026" +
+      "next_anchor_message_id\030\004 \001(\003H\000R\023nextAnch" +
+      "orMessageId\210\001\001B\031\n\027_next_anchor_message_i" +
+      "d\"t\n\013MediaSource\022\033\n\010media_id\030\001 \001(\tH\000R\007me" +
+      "diaId\022\022\n\003url\030\002 \001(\tH\000R\003url\022\024\n\004path\030\003 \001(\tH" +
+      "\000R\004path\022\024\n\004data\030\004 \001(\014H\000R\004dataB\010\n\006source\"" +
+      "\336\002\n\022SendMessageRequest\022\035\n\naccount_id\030\001 \001" +
+      "(\tR\taccountId\022\036\n\010group_id\030\002 \001(\003H\000R\007group" +
+      "Id\210\001\001\022\022\n\004text\030\003 \001(\tR\004text\0226\n\006images\030\004 \003(" +
+      "\0132\036.onebot.gateway.v1.MediaSourceR\006image" +
+      "s\0226\n\006videos\030\005 \003(\0132\036.onebot.gateway.v1.Me" +
+      "diaSourceR\006videos\0222\n\004file\030\006 \001(\0132\036.onebot" +
+      ".gateway.v1.MediaSourceR\004file\022\033\n\tfile_na" +
+      "me\030\007 \001(\tR\010fileName\022\'\n\017idempotency_key\030\010 " +
+      "\001(\tR\016idempotencyKeyB\013\n\t_group_id\"\324\001\n\023Sen" +
+      "dMessageResponse\022\031\n\010group_id\030\001 \001(\003R\007grou" +
+      "pId\022\026\n\006chunks\030\002 \001(\005R\006chunks\022\026\n\006queued\030\003 " +
+      "\001(\010R\006queued\022\037\n\013message_ids\030\004 \003(\003R\nmessag" +
+      "eIds\0225\n\005media\030\005 \001(\0132\037.onebot.gateway.v1." +
+      "MediaSummaryR\005media\022\032\n\010replayed\030\006 \001(\010R\010r" +
+      "eplayed\"R\n\014MediaSummary\022\026\n\006images\030\001 \001(\005R" +
+      "\006images\022\026\n\006videos\030\002 \001(\005R\006videos\022\022\n\004file\030" +
+      "\003 \001(\tR\004file\"\373\002\n\025SearchMessagesRequest\022\035\n" +
+      "\naccount_id\030\001 \001(\tR\taccountId\0220\n\004chat\030\002 \001" +
+      "(\0132\027.onebot.gateway.v1.ChatH\000R\004chat\210\001\001\022\024" +
+      "\n\005query\030\003 \001(\tR\005query\0220\n\005since\030\004 \001(\0132\032.go" +
+      "ogle.protobuf.TimestampR\005since\0220\n\005until\030" +
+      "\005 \001(\0132\032.google.protobuf.TimestampR\005until" +
+      "\022 \n\tsender_id\030\006 \001(\003H\001R\010senderId\210\001\001\022\024\n\005li" +
+      "mit\030\007 \001(\005R\005limit\022\035\n\npage_token\030\010 \001(\tR\tpa" +
+      "geToken\022)\n\020include_recalled\030\t \001(\010R\017inclu" +
+      "deRecalledB\007\n\005_chatB\014\n\n_sender_id\"\312\001\n\026Se" +
+      "archMessagesResponse\022:\n\010messages\030\001 \003(\0132\036" +
+      ".onebot.gateway.v1.ChatMessageR\010messages" +
+      "\022\032\n\010rendered\030\002 \001(\tR\010rendered\022&\n\017next_pag" +
+      "e_token\030\003 \001(\tR\rnextPageToken\0220\n\024recalled" +
+      "_message_ids\030\004 \003(\003R\022recalledMessageIds2\260" +
+      "\002\n\016MessageService\022Y\n\nGetHistory\022$.onebot" +
+      ".gateway.v1.GetHistoryRequest\032%.onebot.g" +
+      "ateway.v1.GetHistoryResponse\022\\\n\013SendMess" +
+      "age\022%.onebot.gateway.v1.SendMessageReque" +
+      "st\032&.onebot.gateway.v1.SendMessageRespon" +
+      "se\022e\n\016SearchMessages\022(.onebot.gateway.v1" +
+      ".SearchMessagesRequest\032).onebot.gateway." +
+      "v1.SearchMessagesResponseBl\n\024dev.onebotg" +
+      "ateway.v1P\001ZRgithub.com/onebot-gateway/o" +
+      "nebot-gateway/client-sdk/go/onebot/gatew" +
+      "ay/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          com.google.protobuf.TimestampProto.getDescriptor(),
           dev.onebotgateway.v1.Common.getDescriptor(),
         });
     internal_static_onebot_gateway_v1_GetHistoryRequest_descriptor =
@@ -116,7 +147,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
     internal_static_onebot_gateway_v1_GetHistoryRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_GetHistoryRequest_descriptor,
-        new java.lang.String[] { "AccountId", "Chat", "Count", "AnchorMessageId", });
+        new java.lang.String[] { "AccountId", "Chat", "Count", "AnchorMessageId", "Until", });
     internal_static_onebot_gateway_v1_GetHistoryResponse_descriptor =
       getDescriptor().getMessageType(1);
     internal_static_onebot_gateway_v1_GetHistoryResponse_fieldAccessorTable = new
@@ -147,7 +178,20 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MediaSummary_descriptor,
         new java.lang.String[] { "Images", "Videos", "File", });
+    internal_static_onebot_gateway_v1_SearchMessagesRequest_descriptor =
+      getDescriptor().getMessageType(6);
+    internal_static_onebot_gateway_v1_SearchMessagesRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_SearchMessagesRequest_descriptor,
+        new java.lang.String[] { "AccountId", "Chat", "Query", "Since", "Until", "SenderId", "Limit", "PageToken", "IncludeRecalled", });
+    internal_static_onebot_gateway_v1_SearchMessagesResponse_descriptor =
+      getDescriptor().getMessageType(7);
+    internal_static_onebot_gateway_v1_SearchMessagesResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_SearchMessagesResponse_descriptor,
+        new java.lang.String[] { "Messages", "Rendered", "NextPageToken", "RecalledMessageIds", });
     descriptor.resolveAllFeaturesImmutable();
+    com.google.protobuf.TimestampProto.getDescriptor();
     dev.onebotgateway.v1.Common.getDescriptor();
   }
 
