@@ -21,8 +21,8 @@ use super::codec::{decode_message, encode_message};
 use super::sqlite::{counted_bytes, message_text};
 use crate::config::redact_url;
 use crate::domain::archive::store::{
-    Applied, ArchiveOp, ArchiveStore, Archived, ChatScope, Deleted, Pruned, PurgeScope, Query,
-    Source, Usage, chat_key, chat_of_key,
+    Applied, ArchiveOp, ArchiveStore, Archived, ChatScope, Deleted, Position, Pruned, PurgeScope,
+    Query, Source, Usage, chat_key, chat_of_key,
 };
 use crate::domain::archive::text::{fold, gram_set, query_grams};
 use crate::domain::model::{ChatRef, Message};
@@ -54,9 +54,9 @@ CREATE TABLE onebot_archive_messages (
     UNIQUE (account, chat_kind, chat_id, message_id)
 );
 CREATE INDEX onebot_archive_messages_account_time
-    ON onebot_archive_messages (account, time, chat_kind, chat_id, message_id);
+    ON onebot_archive_messages (account, time, id);
 CREATE INDEX onebot_archive_messages_chat_time
-    ON onebot_archive_messages (account, chat_kind, chat_id, time, message_id);
+    ON onebot_archive_messages (account, chat_kind, chat_id, time, id);
 CREATE INDEX onebot_archive_messages_sender ON onebot_archive_messages (account, sender_id, time);
 CREATE INDEX onebot_archive_messages_time ON onebot_archive_messages (time);
 CREATE INDEX onebot_archive_messages_grams ON onebot_archive_messages USING GIN (grams);
@@ -318,13 +318,9 @@ fn filters(query: &Query, sql: &mut String, values: &mut Vec<Param>) -> bool {
     }
     if let Some(c) = &query.cursor {
         let t = param(Box::new(c.time), values);
-        let k = param(Box::new(c.chat_kind.clone()), values);
-        let i = param(Box::new(c.chat_id), values);
-        let m = param(Box::new(c.message_id), values);
+        let r = param(Box::new(c.row), values);
         let op = if query.ascending { ">" } else { "<" };
-        sql.push_str(&format!(
-            " AND (time, chat_kind, chat_id, message_id) {op} ({t}, {k}, {i}, {m})"
-        ));
+        sql.push_str(&format!(" AND (time, id) {op} ({t}, {r})"));
     }
     true
 }
@@ -333,12 +329,13 @@ fn order(query: &Query, sql: &mut String, values: &mut Vec<Param>) {
     let dir = if query.ascending { "ASC" } else { "DESC" };
     values.push(Box::new(query.limit as i64));
     sql.push_str(&format!(
-        " ORDER BY time {dir}, chat_kind {dir}, chat_id {dir}, message_id {dir} LIMIT ${}",
+        " ORDER BY time {dir}, id {dir} LIMIT ${}",
         values.len()
     ));
 }
 
-const COLUMNS: &str = "SELECT body, recalled FROM onebot_archive_messages";
+/// What a search selects, in the order [`archived`] reads it.
+const COLUMNS: &str = "SELECT body, recalled, time, id FROM onebot_archive_messages";
 
 /// The SQL of a search and its values. A text query starts from the rows
 /// the gram index finds (a materialized step, so the planner never trades
@@ -391,6 +388,10 @@ fn archived(rows: &[Row]) -> Vec<Archived> {
                 Ok(message) => Some(Archived {
                     message,
                     recalled: r.get(1),
+                    position: Position {
+                        time: r.get(2),
+                        row: r.get(3),
+                    },
                 }),
                 Err(e) => {
                     tracing::warn!(error = %e, "an archived message cannot be read; it is left out");
@@ -611,8 +612,10 @@ impl ArchiveStore for PgArchive {
         let (kind, chat_id) = chat_key(chat);
         let rows = client
             .query(
-                "SELECT body, recalled FROM onebot_archive_messages WHERE account = $1 \
-                 AND chat_kind = $2 AND chat_id = $3 AND message_id = $4 AND body IS NOT NULL",
+                &format!(
+                    "{COLUMNS} WHERE account = $1 AND chat_kind = $2 AND chat_id = $3 \
+                     AND message_id = $4 AND body IS NOT NULL"
+                ),
                 &[&account_id, &kind, &chat_id, &message_id],
             )
             .await
@@ -625,9 +628,10 @@ impl ArchiveStore for PgArchive {
         let (kind, chat_id) = chat_key(chat);
         let rows = client
             .query(
-                "SELECT body, recalled FROM onebot_archive_messages WHERE account = $1 \
-                 AND chat_kind = $2 AND chat_id = $3 AND body IS NOT NULL \
-                 ORDER BY time DESC, message_id DESC LIMIT 1",
+                &format!(
+                    "{COLUMNS} WHERE account = $1 AND chat_kind = $2 AND chat_id = $3 \
+                     AND body IS NOT NULL ORDER BY time DESC, id DESC LIMIT 1"
+                ),
                 &[&account_id, &kind, &chat_id],
             )
             .await

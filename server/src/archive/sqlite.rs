@@ -19,8 +19,8 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_i
 use super::codec::{decode_message, encode_message};
 use super::journal::connect;
 use crate::domain::archive::store::{
-    Applied, ArchiveOp, ArchiveStore, Archived, ChatScope, Deleted, Pruned, PurgeScope, Query,
-    Source, Usage, chat_key, chat_of_key,
+    Applied, ArchiveOp, ArchiveStore, Archived, ChatScope, Deleted, Position, Pruned, PurgeScope,
+    Query, Source, Usage, chat_key, chat_of_key,
 };
 use crate::domain::archive::text::{fold, fts_query, tokens};
 use crate::domain::model::{ChatRef, Message};
@@ -51,8 +51,8 @@ CREATE TABLE messages (
     stored_ms INTEGER NOT NULL
 );
 CREATE UNIQUE INDEX messages_key ON messages(account, chat_kind, chat_id, message_id);
-CREATE INDEX messages_account_time ON messages(account, time, chat_kind, chat_id, message_id);
-CREATE INDEX messages_chat_time ON messages(account, chat_kind, chat_id, time, message_id);
+CREATE INDEX messages_account_time ON messages(account, time);
+CREATE INDEX messages_chat_time ON messages(account, chat_kind, chat_id, time);
 CREATE INDEX messages_sender ON messages(account, sender_id, time);
 CREATE INDEX messages_time ON messages(time);
 CREATE TABLE message_media (
@@ -183,17 +183,10 @@ impl SqliteArchive {
         self.reading(move |conn| {
             let (sql, values) = scan_sql(&query);
             let mut stmt = conn.prepare(&sql)?;
-            let rows = stmt.query_map(params_from_iter(values.iter()), |r| {
-                Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, bool>(1)?))
-            })?;
-            let mut out = Vec::new();
-            for row in rows {
-                let (body, recalled) = row?;
-                if let Ok(message) = decode_message(&body) {
-                    out.push(Archived { message, recalled });
-                }
-            }
-            Ok(out)
+            let rows = stmt
+                .query_map(params_from_iter(values.iter()), row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows_to_archived(rows))
         })
         .await
     }
@@ -363,6 +356,17 @@ fn recall(
     Ok(())
 }
 
+/// What a search selects, in the order [`row`] reads it.
+const COLUMNS: &str = "m.body, m.recalled, m.time, m.id";
+/// A search that can match nothing.
+const NOTHING: &str = "SELECT NULL, 0, 0, 0 WHERE 0";
+
+type Row = (Vec<u8>, bool, i64, i64);
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+}
+
 /// The filters every search shares, appended to `sql` with their values.
 fn filters(query: &Query, sql: &mut String, values: &mut Vec<Value>) -> bool {
     values.push(Value::Text(query.account_id.clone()));
@@ -403,13 +407,9 @@ fn filters(query: &Query, sql: &mut String, values: &mut Vec<Value>) -> bool {
     }
     if let Some(c) = &query.cursor {
         let t = param(Value::Integer(c.time), values);
-        let k = param(Value::Text(c.chat_kind.clone()), values);
-        let i = param(Value::Integer(c.chat_id), values);
-        let m = param(Value::Integer(c.message_id), values);
+        let r = param(Value::Integer(c.row), values);
         let op = if query.ascending { ">" } else { "<" };
-        sql.push_str(&format!(
-            " AND (m.time, m.chat_kind, m.chat_id, m.message_id) {op} ({t}, {k}, {i}, {m})"
-        ));
+        sql.push_str(&format!(" AND (m.time, m.id) {op} ({t}, {r})"));
     }
     true
 }
@@ -418,7 +418,7 @@ fn order(query: &Query, sql: &mut String, values: &mut Vec<Value>) {
     let dir = if query.ascending { "ASC" } else { "DESC" };
     values.push(Value::Integer(query.limit as i64));
     sql.push_str(&format!(
-        " ORDER BY m.time {dir}, m.chat_kind {dir}, m.chat_id {dir}, m.message_id {dir} LIMIT ?{}",
+        " ORDER BY m.time {dir}, m.id {dir} LIMIT ?{}",
         values.len()
     ));
 }
@@ -430,13 +430,13 @@ fn search_sql(query: &Query) -> (String, Vec<Value>) {
     let mut values = Vec::new();
     let folded = fold(&query.text);
     let mut sql = match fts_query(&folded) {
-        Some(_) => "SELECT m.body, m.recalled FROM messages_fts \
-                    CROSS JOIN messages m ON m.id = messages_fts.rowid"
-            .to_string(),
-        None => "SELECT m.body, m.recalled FROM messages m".to_string(),
+        Some(_) => format!(
+            "SELECT {COLUMNS} FROM messages_fts CROSS JOIN messages m ON m.id = messages_fts.rowid"
+        ),
+        None => format!("SELECT {COLUMNS} FROM messages m"),
     };
     if !filters(query, &mut sql, &mut values) {
-        return ("SELECT NULL, 0 WHERE 0".to_string(), Vec::new());
+        return (NOTHING.to_string(), Vec::new());
     }
     if let Some(fts) = fts_query(&folded) {
         values.push(Value::Text(fts));
@@ -449,9 +449,9 @@ fn search_sql(query: &Query) -> (String, Vec<Value>) {
 /// The same search by reading every row of the table.
 fn scan_sql(query: &Query) -> (String, Vec<Value>) {
     let mut values = Vec::new();
-    let mut sql = "SELECT m.body, m.recalled FROM messages m NOT INDEXED".to_string();
+    let mut sql = format!("SELECT {COLUMNS} FROM messages m NOT INDEXED");
     if !filters(query, &mut sql, &mut values) {
-        return ("SELECT NULL, 0 WHERE 0".to_string(), Vec::new());
+        return (NOTHING.to_string(), Vec::new());
     }
     let folded = fold(&query.text);
     if !folded.is_empty() {
@@ -546,10 +546,14 @@ fn delete_where(
     Ok(deleted)
 }
 
-fn rows_to_archived(rows: Vec<(Vec<u8>, bool)>) -> Vec<Archived> {
+fn rows_to_archived(rows: Vec<Row>) -> Vec<Archived> {
     rows.into_iter()
-        .filter_map(|(body, recalled)| match decode_message(&body) {
-            Ok(message) => Some(Archived { message, recalled }),
+        .filter_map(|(body, recalled, time, id)| match decode_message(&body) {
+            Ok(message) => Some(Archived {
+                message,
+                recalled,
+                position: Position { time, row: id },
+            }),
             Err(e) => {
                 tracing::warn!(error = %e, "an archived message cannot be read; it is left out");
                 None
@@ -607,9 +611,7 @@ impl ArchiveStore for SqliteArchive {
             let (sql, values) = search_sql(&query);
             let mut stmt = conn.prepare_cached(&sql)?;
             let rows = stmt
-                .query_map(params_from_iter(values.iter()), |r| {
-                    Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, bool>(1)?))
-                })?
+                .query_map(params_from_iter(values.iter()), row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows_to_archived(rows))
         })
@@ -625,19 +627,15 @@ impl ArchiveStore for SqliteArchive {
         let account = account_id.to_string();
         self.reading(move |conn| {
             let (kind, chat_id) = chat_key(chat);
-            let row: Option<(Option<Vec<u8>>, bool)> = conn
-                .prepare_cached(
-                    "SELECT body, recalled FROM messages \
-                     WHERE account = ?1 AND chat_kind = ?2 AND chat_id = ?3 AND message_id = ?4",
-                )?
-                .query_row(params![account, kind, chat_id, message_id], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })
+            let found: Option<Row> = conn
+                .prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM messages m \
+                     WHERE m.account = ?1 AND m.chat_kind = ?2 AND m.chat_id = ?3 \
+                     AND m.message_id = ?4 AND m.body IS NOT NULL"
+                ))?
+                .query_row(params![account, kind, chat_id, message_id], row)
                 .optional()?;
-            Ok(match row {
-                Some((Some(body), recalled)) => rows_to_archived(vec![(body, recalled)]).pop(),
-                _ => None,
-            })
+            Ok(found.and_then(|r| rows_to_archived(vec![r]).pop()))
         })
         .await
     }
@@ -646,15 +644,15 @@ impl ArchiveStore for SqliteArchive {
         let account = account_id.to_string();
         self.reading(move |conn| {
             let (kind, chat_id) = chat_key(chat);
-            let body: Option<Vec<u8>> = conn
-                .prepare_cached(
-                    "SELECT body FROM messages \
-                     WHERE account = ?1 AND chat_kind = ?2 AND chat_id = ?3 AND body IS NOT NULL \
-                     ORDER BY time DESC, message_id DESC LIMIT 1",
-                )?
-                .query_row(params![account, kind, chat_id], |r| r.get(0))
+            let found: Option<Row> = conn
+                .prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM messages m \
+                     WHERE m.account = ?1 AND m.chat_kind = ?2 AND m.chat_id = ?3 \
+                     AND m.body IS NOT NULL ORDER BY m.time DESC, m.id DESC LIMIT 1"
+                ))?
+                .query_row(params![account, kind, chat_id], row)
                 .optional()?;
-            Ok(body.and_then(|b| rows_to_archived(vec![(b, false)]).pop().map(|a| a.message)))
+            Ok(found.and_then(|r| rows_to_archived(vec![r]).pop().map(|a| a.message)))
         })
         .await
     }

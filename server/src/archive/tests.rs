@@ -376,12 +376,12 @@ async fn paging_returns_every_match_once(s: Subject) {
             if page.is_empty() {
                 break;
             }
-            let positions: Vec<Position> = page.iter().map(|a| Position::of(&a.message)).collect();
+            let positions: Vec<Position> = page.iter().map(|a| a.position).collect();
             assert!(positions.windows(2).all(|w| w[0] > w[1]), "newest first");
             if let Some(c) = &cursor {
                 assert!(positions[0] < *c);
             }
-            cursor = positions.last().cloned();
+            cursor = positions.last().copied();
             seen.extend(ids(&page));
         }
         let unique: HashSet<i64> = seen.iter().copied().collect();

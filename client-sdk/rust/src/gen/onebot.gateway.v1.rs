@@ -3903,8 +3903,9 @@ impl ::prost::Name for SearchMessagesRequest {
 /// Response of MessageService.SearchMessages.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct SearchMessagesResponse {
-    /// One page of matches, sorted by time ascending (then chat, then message
-    /// id); the newest matches come first page by page.
+    /// One page of matches, sorted by time ascending (messages of the same
+    /// second in the order the gateway archived them); the newest matches come
+    /// first page by page.
     #[prost(message, repeated, tag = "1")]
     pub messages: ::prost::alloc::vec::Vec<ChatMessage>,
     /// The page in the history format, one `\[HH:mm:ss\] 名字(QQ号): 文本` line per

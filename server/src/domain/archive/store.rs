@@ -85,31 +85,16 @@ impl Applied {
     }
 }
 
-/// A position in the archive's total order: by time, then chat, then
-/// message id. Pages run from newer to older positions.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// A position in the archive's total order: by time, then by the order the
+/// store took the messages in (arrival order within a second). Pages run
+/// from newer to older positions; a position is meaningful only to the
+/// store that gave it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Position {
     /// Unix seconds.
     pub time: i64,
-    /// The chat's kind ([`chat_key`]).
-    pub chat_kind: String,
-    /// The chat's id.
-    pub chat_id: i64,
-    /// The message id.
-    pub message_id: i64,
-}
-
-impl Position {
-    /// The position of a message.
-    pub fn of(message: &Message) -> Position {
-        let (kind, id) = chat_key(message.chat);
-        Position {
-            time: message.time,
-            chat_kind: kind.to_string(),
-            chat_id: id,
-            message_id: message.message_id,
-        }
-    }
+    /// The store's own row number, increasing as messages are stored.
+    pub row: i64,
 }
 
 /// Which chats a query covers.
@@ -173,6 +158,8 @@ pub struct Archived {
     pub message: Message,
     /// True once recalled.
     pub recalled: bool,
+    /// Where it is in the archive's order.
+    pub position: Position,
 }
 
 /// Which messages to delete for good.

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::history::History;
 use crate::domain::account::Account;
 use crate::domain::archive::service::CATCH_UP_WAIT;
-use crate::domain::archive::store::{Position, Query};
+use crate::domain::archive::store::Query;
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
 use crate::domain::model::{ChatRef, Message};
@@ -53,10 +53,7 @@ impl Gateway {
             archive.caught_up(wait).await;
             let store = archive.store();
             let cursor = match anchor {
-                Some(id) => store
-                    .get(&account.id, chat, id)
-                    .await?
-                    .map(|a| Position::of(&a.message)),
+                Some(id) => store.get(&account.id, chat, id).await?.map(|a| a.position),
                 None => None,
             };
             let mut query = Query::chat(&account.id, chat, count as usize + 1);

@@ -74,10 +74,7 @@ fn fingerprint(account_id: &str, req: &SearchRequest, query: &str) -> String {
 }
 
 fn encode_token(fp: &str, p: &Position) -> String {
-    let text = format!(
-        "1\u{1f}{fp}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}",
-        p.time, p.chat_kind, p.chat_id, p.message_id
-    );
+    let text = format!("2\u{1f}{fp}\u{1f}{}\u{1f}{}", p.time, p.row);
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
 }
 
@@ -99,10 +96,10 @@ fn decode_token(token: &str, fp: &str) -> Result<Option<Position>> {
         .map_err(|_| bad_token("is not a page token"))?;
     let text = String::from_utf8(bytes).map_err(|_| bad_token("is not a page token"))?;
     let parts: Vec<&str> = text.split('\u{1f}').collect();
-    let [version, token_fp, time, kind, chat_id, message_id] = parts.as_slice() else {
+    let [version, token_fp, time, row] = parts.as_slice() else {
         return Err(bad_token("is not a page token"));
     };
-    if *version != "1" {
+    if *version != "2" {
         return Err(bad_token("is not a page token"));
     }
     if token_fp != &fp {
@@ -114,9 +111,7 @@ fn decode_token(token: &str, fp: &str) -> Result<Option<Position>> {
     };
     Ok(Some(Position {
         time: number(time)?,
-        chat_kind: (*kind).to_string(),
-        chat_id: number(chat_id)?,
-        message_id: number(message_id)?,
+        row: number(row)?,
     }))
 }
 
@@ -183,7 +178,7 @@ impl Gateway {
         let more = found.len() > limit;
         found.truncate(limit);
         let next_page_token = match (more, found.last()) {
-            (true, Some(oldest)) => encode_token(&fp, &Position::of(&oldest.message)),
+            (true, Some(oldest)) => encode_token(&fp, &oldest.position),
             _ => String::new(),
         };
         found.reverse();

@@ -719,8 +719,9 @@ func (x *SearchMessagesRequest) GetIncludeRecalled() bool {
 // Response of MessageService.SearchMessages.
 type SearchMessagesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// One page of matches, sorted by time ascending (then chat, then message
-	// id); the newest matches come first page by page.
+	// One page of matches, sorted by time ascending (messages of the same
+	// second in the order the gateway archived them); the newest matches come
+	// first page by page.
 	Messages []*ChatMessage `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
 	// The page in the history format, one `[HH:mm:ss] 名字(QQ号): 文本` line per
 	// message; when the page spans several chats each line starts with its

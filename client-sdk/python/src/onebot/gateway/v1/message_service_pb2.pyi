@@ -420,8 +420,9 @@ class SearchMessagesResponse(_message.Message):
     """Token of the next (older) page; empty on the last page."""
     @_builtins.property
     def messages(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.ChatMessage]:
-        """One page of matches, sorted by time ascending (then chat, then message
-        id); the newest matches come first page by page.
+        """One page of matches, sorted by time ascending (messages of the same
+        second in the order the gateway archived them); the newest matches come
+        first page by page.
         """
 
     @_builtins.property

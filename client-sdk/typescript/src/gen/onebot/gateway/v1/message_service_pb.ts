@@ -441,8 +441,9 @@ export const SearchMessagesRequestSchema: GenMessage<SearchMessagesRequest> = /*
  */
 export type SearchMessagesResponse = Message<"onebot.gateway.v1.SearchMessagesResponse"> & {
   /**
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    *
    * @generated from field: repeated onebot.gateway.v1.ChatMessage messages = 1;
    */

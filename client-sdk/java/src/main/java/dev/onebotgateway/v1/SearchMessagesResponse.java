@@ -61,8 +61,9 @@ private static final long serialVersionUID = 0L;
   private java.util.List<dev.onebotgateway.v1.ChatMessage> messages_;
   /**
    * <pre>
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -73,8 +74,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -86,8 +88,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -98,8 +101,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -110,8 +114,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -742,8 +747,9 @@ private static final long serialVersionUID = 0L;
 
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -757,8 +763,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -772,8 +779,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -787,8 +795,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -807,8 +816,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -826,8 +836,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -845,8 +856,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -865,8 +877,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -884,8 +897,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -903,8 +917,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -923,8 +938,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -941,8 +957,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -959,8 +976,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -971,8 +989,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -986,8 +1005,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -1002,8 +1022,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -1014,8 +1035,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -1027,8 +1049,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One page of matches, sorted by time ascending (then chat, then message
-     * id); the newest matches come first page by page.
+     * One page of matches, sorted by time ascending (messages of the same
+     * second in the order the gateway archived them); the newest matches come
+     * first page by page.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>

@@ -12,8 +12,9 @@ public interface SearchMessagesResponseOrBuilder extends
 
   /**
    * <pre>
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -22,8 +23,9 @@ public interface SearchMessagesResponseOrBuilder extends
       getMessagesList();
   /**
    * <pre>
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -31,8 +33,9 @@ public interface SearchMessagesResponseOrBuilder extends
   dev.onebotgateway.v1.ChatMessage getMessages(int index);
   /**
    * <pre>
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -40,8 +43,9 @@ public interface SearchMessagesResponseOrBuilder extends
   int getMessagesCount();
   /**
    * <pre>
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
@@ -50,8 +54,9 @@ public interface SearchMessagesResponseOrBuilder extends
       getMessagesOrBuilderList();
   /**
    * <pre>
-   * One page of matches, sorted by time ascending (then chat, then message
-   * id); the newest matches come first page by page.
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.ChatMessage messages = 1 [json_name = "messages"];</code>
