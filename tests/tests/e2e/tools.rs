@@ -228,13 +228,15 @@ async fn list_and_call_over_grpc() {
             "qq_get_history",
             "qq_get_group_members",
             "qq_send",
-            "qq_poke"
+            "qq_poke",
+            "qq_search_messages"
         ]
     );
-    for write in &listed[2..] {
+    for write in &listed[2..4] {
         assert!(!write.read_only && write.destructive, "{}", write.name);
         assert!(write.aliases.is_empty(), "{}", write.name);
     }
+    assert!(listed[4].read_only && !listed[4].destructive);
     for tool in &listed {
         for schema in [&tool.input_schema_json, &tool.details_schema_json] {
             let schema: Value = serde_json::from_str(schema).expect("schema is JSON");
