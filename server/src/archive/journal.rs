@@ -121,7 +121,7 @@ fn decode_row(
         })),
         (KIND_SENT, _) => Ok(JournalEntry::Sent {
             account_id,
-            message: decode_message(body)?,
+            message: Box::new(decode_message(body)?),
         }),
         _ => Err(Error::internal(format!(
             "journal entry {id} has an unknown kind {kind}"

@@ -367,7 +367,7 @@ async fn paging_returns_every_match_once(s: Subject) {
             let page = s
                 .store
                 .search(Query {
-                    cursor: cursor.clone(),
+                    cursor,
                     limit: 37,
                     ..query(text)
                 })

@@ -51,7 +51,7 @@ pub enum JournalEntry {
         /// The account that sent it.
         account_id: Arc<str>,
         /// The message as sent.
-        message: Message,
+        message: Box<Message>,
     },
 }
 
@@ -227,7 +227,7 @@ impl Journal {
         let _ = self.tx.send(Command::Entry(
             JournalEntry::Sent {
                 account_id,
-                message,
+                message: Box::new(message),
             },
             Some(done),
         ));

@@ -65,7 +65,7 @@ pub fn ops_of(archive: &Archive, entry: &JournalEntry) -> Option<ArchiveOp> {
         JournalEntry::Sent { message, .. } if archive.is_archived(account_id, message.chat) => {
             Some(ArchiveOp::Put {
                 account_id: account_id.to_string(),
-                message: message.clone(),
+                message: (**message).clone(),
                 source: Source::Sent,
                 media_ids: captured_media(message),
             })
