@@ -70,6 +70,9 @@ stage_test() {
     export ONEBOT_GATEWAY_TEST_POSTGRES="$pg_url"
     trap './scripts/postgres.sh stop' EXIT
     echo "PostgreSQL at $pg_url"
+    if pg_ca="$(./scripts/postgres.sh ca)"; then
+      export ONEBOT_GATEWAY_TEST_POSTGRES_CA="$pg_ca"
+    fi
   else
     echo "NOTICE: PostgreSQL could not start here; the archive's PostgreSQL tests are skipped"
   fi

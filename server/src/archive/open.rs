@@ -25,7 +25,11 @@ pub async fn archive(
         return Ok(None);
     }
     let store: Arc<dyn ArchiveStore> = match &config.url {
-        Some(url) => Arc::new(PgArchive::open(url.expose()).await?),
+        Some(url) => {
+            let tls = crate::tls::PeerTls::new(config.ca_file.as_deref(), "archive.ca_file")
+                .map_err(|e| crate::error::Error::internal(e.to_string()))?;
+            Arc::new(PgArchive::open(url.expose(), tls.client_config()).await?)
+        }
         None => Arc::new(SqliteArchive::open(data_dir)?),
     };
     Ok(Some(store))

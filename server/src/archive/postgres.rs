@@ -9,15 +9,17 @@
 //! the substring on those rows only. Migrations run at start inside one
 //! transaction under an advisory lock, so several gateways sharing a
 //! database migrate it once. Connections that break are opened again on
-//! the next call.
+//! the next call. TLS follows the URL's `sslmode` (`prefer` by default),
+//! verified against the system's roots and `archive.ca_file`.
 
 use std::sync::Arc;
 
 use tokio::sync::{Mutex, RwLock};
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, NoTls, Row, Statement, Transaction};
+use tokio_postgres::{Client, Row, Statement, Transaction};
 
 use super::codec::{decode_message, encode_message};
+use super::pg_tls::RustlsConnect;
 use super::sqlite::{counted_bytes, message_text};
 use crate::config::redact_url;
 use crate::domain::archive::store::{
@@ -106,6 +108,7 @@ struct Conn {
 pub struct PgArchive {
     url: String,
     shown: String,
+    tls: RustlsConnect,
     write: Mutex<Option<Conn>>,
     read: RwLock<Option<Arc<Client>>>,
 }
@@ -128,8 +131,8 @@ fn pg_err(shown: &str) -> impl Fn(tokio_postgres::Error) -> Error + '_ {
     }
 }
 
-async fn connect(url: &str, shown: &str) -> Result<Client> {
-    let (client, connection) = tokio_postgres::connect(url, NoTls)
+async fn connect(url: &str, shown: &str, tls: &RustlsConnect) -> Result<Client> {
+    let (client, connection) = tokio_postgres::connect(url, tls.clone())
         .await
         .map_err(pg_err(shown))?;
     let shown = shown.to_string();
@@ -142,11 +145,13 @@ async fn connect(url: &str, shown: &str) -> Result<Client> {
 }
 
 impl PgArchive {
-    /// Connects to `url`, applies the migrations the database lacks, and
-    /// checks that reads work. The error names the (redacted) URL.
-    pub async fn open(url: &str) -> Result<Self> {
+    /// Connects to `url` (TLS verified by `tls`), applies the migrations
+    /// the database lacks, and checks that reads work. The error names the
+    /// (redacted) URL.
+    pub async fn open(url: &str, tls: Arc<rustls::ClientConfig>) -> Result<Self> {
         let shown = redact_url(url);
-        let mut client = connect(url, &shown).await?;
+        let tls = RustlsConnect::new(tls);
+        let mut client = connect(url, &shown, &tls).await?;
         let version = migrate(&mut client).await.map_err(pg_err(&shown))?;
         if version > SCHEMA_VERSION {
             return Err(Error::internal(format!(
@@ -155,10 +160,11 @@ impl PgArchive {
             .with("url", &shown));
         }
         let write = prepare(client).await.map_err(pg_err(&shown))?;
-        let read = connect(url, &shown).await?;
+        let read = connect(url, &shown, &tls).await?;
         Ok(Self {
             url: url.to_string(),
             shown,
+            tls,
             write: Mutex::new(Some(write)),
             read: RwLock::new(Some(Arc::new(read))),
         })
@@ -181,7 +187,7 @@ impl PgArchive {
         {
             return Ok(c.clone());
         }
-        let client = Arc::new(connect(&self.url, &self.shown).await?);
+        let client = Arc::new(connect(&self.url, &self.shown, &self.tls).await?);
         *slot = Some(client.clone());
         Ok(client)
     }
@@ -190,7 +196,7 @@ impl PgArchive {
     async fn writer(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Conn>>> {
         let mut guard = self.write.lock().await;
         if guard.as_ref().is_none_or(|c| c.client.is_closed()) {
-            let client = connect(&self.url, &self.shown).await?;
+            let client = connect(&self.url, &self.shown, &self.tls).await?;
             *guard = Some(prepare(client).await.map_err(self.err())?);
         }
         Ok(guard)

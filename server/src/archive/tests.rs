@@ -1,6 +1,7 @@
 //! One test suite for both archive stores: the embedded SQLite store always,
 //! PostgreSQL when `ONEBOT_GATEWAY_TEST_POSTGRES` names a server to create
-//! test databases on (`scripts/test.sh` starts one); without it the
+//! test databases on (`scripts/test.sh` starts one, with TLS from the CA in
+//! `ONEBOT_GATEWAY_TEST_POSTGRES_CA` when it could make one); without it the
 //! PostgreSQL runs print that they were skipped.
 //!
 //! Plus the journal: numbering that survives a restart, the resume buffer,
@@ -121,13 +122,46 @@ async fn postgres(test: &str) -> Option<Subject> {
         .unwrap();
     let mut url = url::Url::parse(&admin).unwrap();
     url.set_path(&name);
-    let store = Arc::new(PgArchive::open(url.as_str()).await.unwrap());
+    let store = Arc::new(PgArchive::open(url.as_str(), test_tls()).await.unwrap());
     Some(Subject {
         store: store.clone(),
         sqlite: None,
         pg: Some(store),
         _dir: None,
     })
+}
+
+/// The TLS the PostgreSQL tests verify the server with: the system roots
+/// and the test server's CA, when there is one.
+fn test_tls() -> Arc<rustls::ClientConfig> {
+    let ca = std::env::var_os("ONEBOT_GATEWAY_TEST_POSTGRES_CA").map(std::path::PathBuf::from);
+    crate::tls::PeerTls::new(ca.as_deref(), "archive.ca_file")
+        .unwrap()
+        .client_config()
+}
+
+#[tokio::test]
+async fn postgres_over_tls_when_required() {
+    let (Ok(admin), Some(_)) = (
+        std::env::var("ONEBOT_GATEWAY_TEST_POSTGRES"),
+        std::env::var_os("ONEBOT_GATEWAY_TEST_POSTGRES_CA"),
+    ) else {
+        eprintln!(
+            "SKIPPED: PostgreSQL over TLS: ONEBOT_GATEWAY_TEST_POSTGRES and ONEBOT_GATEWAY_TEST_POSTGRES_CA are not both set"
+        );
+        return;
+    };
+    let required = format!("{admin}?sslmode=require");
+    let store = PgArchive::open(&required, test_tls())
+        .await
+        .expect("TLS with the test CA");
+    store.usage().await.unwrap();
+    // Without the CA the server's certificate is refused.
+    let untrusted = crate::tls::PeerTls::new(None, "archive.ca_file")
+        .unwrap()
+        .client_config();
+    let err = PgArchive::open(&required, untrusted).await.unwrap_err();
+    assert!(err.message.contains("archive postgres://"), "{err:?}");
 }
 
 /// Runs `suite` on SQLite, then on PostgreSQL when one is configured.

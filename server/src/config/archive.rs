@@ -2,6 +2,7 @@
 //! where).
 
 use std::fmt;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +28,10 @@ pub struct ArchiveConfig {
     /// `postgres://user:password@host:port/database`: keep the archive in
     /// PostgreSQL instead of the embedded store under the data directory.
     pub url: Option<Secret>,
+    /// PEM CA bundle trusted (besides the system roots) for TLS to the
+    /// PostgreSQL server (the URL's `sslmode`: `prefer` by default,
+    /// `require`, `disable`).
+    pub ca_file: Option<PathBuf>,
     /// Most messages one gap-healing backfill reads per chat.
     pub backfill_max_messages: u32,
 }
@@ -39,6 +44,7 @@ impl Default for ArchiveConfig {
             max_bytes: 1024 * 1024 * 1024,
             chats: Vec::new(),
             url: None,
+            ca_file: None,
             backfill_max_messages: 500,
         }
     }
@@ -52,6 +58,7 @@ impl fmt::Debug for ArchiveConfig {
             .field("max_bytes", &self.max_bytes)
             .field("chats", &self.chats)
             .field("url", &self.url.as_ref().map(|u| redact_url(u.expose())))
+            .field("ca_file", &self.ca_file)
             .field("backfill_max_messages", &self.backfill_max_messages)
             .finish()
     }
