@@ -5,9 +5,14 @@
 //! killed (`kill -9`) at any point; only a power loss can take the last
 //! commits. One table of entries (events carry their account's sequence
 //! number), and the archive's checkpoint.
+//!
+//! The write-ahead log is copied back into the database (checkpointed, with
+//! its fsync) by a thread of its own, never by the commit that delivers
+//! events, so a slow disk does not hold up the event stream.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -34,17 +39,47 @@ CREATE TABLE IF NOT EXISTS journal (
     body BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS journal_events ON journal(account, seq) WHERE seq IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_sent ON journal(id) WHERE seq IS NULL;
 CREATE TABLE IF NOT EXISTS journal_meta (
     key TEXT PRIMARY KEY,
     value INTEGER NOT NULL
 );
 ";
 
+/// Time between two checkpoints of the write-ahead log.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+
 /// The journal in an SQLite file.
 pub struct SqliteJournal {
     path: PathBuf,
     write: Mutex<Connection>,
     read: Mutex<Connection>,
+    /// Ends the checkpoint thread.
+    closed: Arc<AtomicBool>,
+}
+
+impl Drop for SqliteJournal {
+    fn drop(&mut self) {
+        self.closed.store(true, Ordering::Release);
+    }
+}
+
+/// Checkpoints the write-ahead log of `path` until `closed`; passive: it
+/// never waits for the writer, and the writer never waits for it.
+fn checkpointer(path: PathBuf, closed: Arc<AtomicBool>) {
+    let conn = match connect(&path) {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(journal = %path.display(), error = %e, "the journal's checkpoints cannot run; SQLite checkpoints on commit instead");
+            return;
+        }
+    };
+    while !closed.load(Ordering::Acquire) {
+        std::thread::sleep(CHECKPOINT_EVERY);
+        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            tracing::debug!(journal = %path.display(), error = %e, "journal checkpoint failed");
+        }
+    }
 }
 
 impl std::fmt::Debug for SqliteJournal {
@@ -85,12 +120,25 @@ impl SqliteJournal {
             let err = db_err(&path);
             let write = connect(&path).map_err(&err)?;
             write.execute_batch(SCHEMA).map_err(&err)?;
+            // Checkpoints run on their own thread (below), not in commits.
+            write
+                .pragma_update(None, "wal_autocheckpoint", 0)
+                .map_err(&err)?;
             (write, connect(&path).map_err(&err)?)
         };
+        let closed = Arc::new(AtomicBool::new(false));
+        {
+            let (path, closed) = (path.clone(), closed.clone());
+            std::thread::Builder::new()
+                .name("journal-checkpoint".into())
+                .spawn(move || checkpointer(path, closed))
+                .map_err(|e| Error::internal(format!("starting the journal's checkpoints: {e}")))?;
+        }
         Ok(Self {
             write: Mutex::new(write),
             read: Mutex::new(read),
             path,
+            closed,
         })
     }
 
@@ -281,14 +329,39 @@ impl EventJournal for SqliteJournal {
     }
 
     fn trim(&self, keep_per_account: usize, checkpoint: u64) -> Result<u64> {
-        let conn = lock(&self.write);
-        let deleted = conn
-            .execute(
-                "DELETE FROM journal WHERE id <= ?1 AND (seq IS NULL OR seq <= \
-                 (SELECT max(j.seq) FROM journal j WHERE j.account = journal.account) - ?2)",
-                params![checkpoint as i64, keep_per_account as i64],
+        let mut conn = lock(&self.write);
+        let err = self.err();
+        let tx = conn.transaction().map_err(&err)?;
+        let lasts: Vec<(String, i64)> = tx
+            .prepare_cached(
+                "SELECT account, max(seq) FROM journal WHERE seq IS NOT NULL GROUP BY account",
             )
-            .map_err(self.err())?;
+            .map_err(&err)?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(&err)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(&err)?;
+        let mut deleted = 0;
+        for (account, last) in lasts {
+            deleted += tx
+                .prepare_cached(
+                    "DELETE FROM journal WHERE account = ?1 AND seq IS NOT NULL \
+                     AND seq <= ?2 AND id <= ?3",
+                )
+                .map_err(&err)?
+                .execute(params![
+                    account,
+                    last - keep_per_account as i64,
+                    checkpoint as i64
+                ])
+                .map_err(&err)?;
+        }
+        deleted += tx
+            .prepare_cached("DELETE FROM journal WHERE seq IS NULL AND id <= ?1")
+            .map_err(&err)?
+            .execute(params![checkpoint as i64])
+            .map_err(&err)?;
+        tx.commit().map_err(&err)?;
         Ok(deleted as u64)
     }
 

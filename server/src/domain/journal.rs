@@ -129,8 +129,9 @@ pub trait EventJournal: Send + Sync + 'static {
 const MAX_BATCH: usize = 2048;
 /// Submissions waiting for the writer before submitting blocks.
 const CHANNEL_BOUND: usize = 65_536;
-/// Entries appended between two trims (or [`TRIM_EVERY`], whichever first).
-const TRIM_ENTRIES: u64 = 8192;
+/// Entries appended between two trims (or [`TRIM_EVERY`], whichever first):
+/// small trims, so none holds up delivery for long.
+const TRIM_ENTRIES: u64 = 1024;
 /// Longest time between two trims while entries arrive.
 const TRIM_EVERY: Duration = Duration::from_secs(30);
 
