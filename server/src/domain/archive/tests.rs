@@ -419,3 +419,61 @@ async fn a_token_reads_only_its_chats_and_an_archive_turned_off_says_so() {
             .any(|t| t.tool.name() == "qq_search_messages")
     );
 }
+
+#[tokio::test]
+async fn the_search_tool_pages_the_archive_and_keeps_to_its_schema() {
+    use crate::domain::tools::{ToolName, ToolSpec};
+    let t = start(true);
+    let mut sub =
+        t.gw.events
+            .subscribe("default", None, Default::default())
+            .unwrap();
+    for (id, text) in [(1, "周一开会"), (2, "周二开会"), (3, "周三吃饭")] {
+        t.gw.events.publish(
+            "default",
+            inbound(message(ChatRef::Group(G), id, T0 + id, 10001, text)),
+        );
+        sub.next().await.unwrap().unwrap();
+    }
+    let schema = ToolSpec::of(ToolName::Search).details_schema;
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let call = |args: serde_json::Value| {
+        let gw = t.gw.clone();
+        async move {
+            let out = gw
+                .call_tool(
+                    "qq_search_messages",
+                    &args.to_string(),
+                    CallCtx::anonymous(),
+                )
+                .await
+                .unwrap();
+            out
+        }
+    };
+    let first =
+        call(serde_json::json!({"query": "开会", "target": "group:20000003", "limit": 1})).await;
+    assert!(!first.is_error, "{}", first.text);
+    validator.validate(&first.details).unwrap();
+    assert_eq!(first.details["messages"][0]["text"], "周二开会");
+    let token = first.details["nextPageToken"].as_str().unwrap().to_string();
+    assert!(first.text.contains(&token), "{}", first.text);
+    let second = call(serde_json::json!({"query": "开会", "target": "group:20000003", "limit": 1, "pageToken": token})).await;
+    validator.validate(&second.details).unwrap();
+    assert_eq!(second.details["messages"][0]["text"], "周一开会");
+    assert!(second.details.get("nextPageToken").is_none());
+    let since =
+        call(serde_json::json!({"since": "2026-11-30", "until": "2099-01-01T00:00:00Z"})).await;
+    assert_eq!(since.details["count"], 0, "the messages are from 2026-09");
+    for (args, needle) in [
+        (serde_json::json!({"since": "last week"}), "since"),
+        (serde_json::json!({"senderId": -1}), "senderId"),
+        (serde_json::json!({"target": "channel:1"}), "target"),
+        (serde_json::json!({"pageToken": "??"}), "page_token"),
+    ] {
+        let out = call(args.clone()).await;
+        assert!(out.is_error, "{args}");
+        validator.validate(&out.details).unwrap();
+        assert!(out.text.contains(needle), "{args}: {}", out.text);
+    }
+}
