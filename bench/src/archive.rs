@@ -56,7 +56,7 @@ pub struct InboundRun {
     pub lagged: bool,
     /// Messages found in the archive afterwards (archive on only).
     pub archived: u64,
-    /// From the last injection until the archive held every message, ms.
+    /// From the end of the run until a search found the last message, ms.
     pub archive_lag_ms: f64,
 }
 
@@ -271,8 +271,26 @@ async fn inbound(
         ..InboundRun::default()
     };
     if archive {
-        run.archived = count_archived(&gateway, &marker).await?;
+        // The archive holds the last message once a search finds it.
+        let last = format!("{marker} {} 消息", sent.saturating_sub(1));
+        let mut messages = gateway.messages();
+        while last_injected.elapsed() < Duration::from_secs(60) {
+            let found = messages
+                .search_messages(pb::SearchMessagesRequest {
+                    query: last.clone(),
+                    chat: Some(pb::Chat::group(BENCH_GROUP)),
+                    limit: 1,
+                    ..pb::SearchMessagesRequest::default()
+                })
+                .await?
+                .into_inner();
+            if !found.messages.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         run.archive_lag_ms = last_injected.elapsed().as_secs_f64() * 1e3;
+        run.archived = count_archived(&gateway, &marker).await?;
     }
     gateway.proc.kill().await?;
     sandbox.shutdown().await;

@@ -424,7 +424,8 @@ fn archive_section(o: &mut String, a: &ArchiveReport) {
          subscriber in the bench process, alternately with `[archive] enabled = false` and `true` \
          (the event journal is on in both). Latency is from the injection to the subscriber's \
          receipt. With the archive on, the archive is then paged through `SearchMessages` and \
-         must hold every message.\n"
+         must hold every message; “until archived” is from the end of the run until a search finds \
+         the last one.\n"
     );
     let _ = writeln!(
         o,

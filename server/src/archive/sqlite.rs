@@ -425,24 +425,32 @@ fn order(query: &Query, sql: &mut String, values: &mut Vec<Value>) {
 
 /// The SQL of a search and its values. A text query drives the join from
 /// the FTS index (`CROSS JOIN` keeps that order), so it never walks the
-/// message rows.
+/// message rows; it picks the page's row ids first and reads the bodies of
+/// those rows only.
 fn search_sql(query: &Query) -> (String, Vec<Value>) {
     let mut values = Vec::new();
     let folded = fold(&query.text);
-    let mut sql = match fts_query(&folded) {
-        Some(_) => format!(
-            "SELECT {COLUMNS} FROM messages_fts CROSS JOIN messages m ON m.id = messages_fts.rowid"
-        ),
-        None => format!("SELECT {COLUMNS} FROM messages m"),
+    let Some(fts) = fts_query(&folded) else {
+        let mut sql = format!("SELECT {COLUMNS} FROM messages m");
+        if !filters(query, &mut sql, &mut values) {
+            return (NOTHING.to_string(), Vec::new());
+        }
+        order(query, &mut sql, &mut values);
+        return (sql, values);
     };
-    if !filters(query, &mut sql, &mut values) {
+    let mut inner =
+        "SELECT m.id FROM messages_fts CROSS JOIN messages m ON m.id = messages_fts.rowid"
+            .to_string();
+    if !filters(query, &mut inner, &mut values) {
         return (NOTHING.to_string(), Vec::new());
     }
-    if let Some(fts) = fts_query(&folded) {
-        values.push(Value::Text(fts));
-        sql.push_str(&format!(" AND messages_fts MATCH ?{}", values.len()));
-    }
-    order(query, &mut sql, &mut values);
+    values.push(Value::Text(fts));
+    inner.push_str(&format!(" AND messages_fts MATCH ?{}", values.len()));
+    order(query, &mut inner, &mut values);
+    let dir = if query.ascending { "ASC" } else { "DESC" };
+    let sql = format!(
+        "SELECT {COLUMNS} FROM messages m WHERE m.id IN ({inner}) ORDER BY m.time {dir}, m.id {dir}"
+    );
     (sql, values)
 }
 

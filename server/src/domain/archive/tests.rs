@@ -440,15 +440,13 @@ async fn the_search_tool_pages_the_archive_and_keeps_to_its_schema() {
     let call = |args: serde_json::Value| {
         let gw = t.gw.clone();
         async move {
-            let out = gw
-                .call_tool(
-                    "qq_search_messages",
-                    &args.to_string(),
-                    CallCtx::anonymous(),
-                )
-                .await
-                .unwrap();
-            out
+            gw.call_tool(
+                "qq_search_messages",
+                &args.to_string(),
+                CallCtx::anonymous(),
+            )
+            .await
+            .unwrap()
         }
     };
     let first =
