@@ -243,8 +243,5 @@ async fn search_finds_what_was_sent() {
         .next_page()
         .await
         .unwrap_err();
-    assert_eq!(
-        err.rpc().map(|r| r.reason.as_str()),
-        Some("INVALID_REQUEST")
-    );
+    assert_eq!(err.rpc().and_then(|r| r.reason()), Some("INVALID_REQUEST"));
 }
