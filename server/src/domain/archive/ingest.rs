@@ -25,11 +25,12 @@ const BATCH: usize = 1024;
 const FIRST_RETRY: Duration = Duration::from_millis(200);
 const MAX_RETRY: Duration = Duration::from_secs(30);
 
-/// The captured media a message references, by media id. Segments carry
-/// none until received media are captured; the archive already stores the
-/// references so a purge can release what only purged messages used.
-pub fn captured_media(message: &Message) -> Vec<String> {
-    let _ = message;
+/// The captured media a message references, by media id: the hook that
+/// ties an archived message to the received media stored for it, so a purge
+/// releases what only purged messages used. No segment carries a captured
+/// media id in this build (received media are not captured), so the list is
+/// empty; media capture fills it from the segments.
+pub fn captured_media(_message: &Message) -> Vec<String> {
     Vec::new()
 }
 

@@ -124,7 +124,9 @@ class MessageServiceServicer:
         by time ascending. Pass `next_page_token` as `page_token` (with the same
         other fields) for the next, older page: paging returns every match
         exactly once. A search sees every message delivered on the account's
-        event stream before it was made.
+        event stream before it was made (it waits up to 2 s for the archive to
+        take them; an archive whose database is unreachable answers with what
+        it holds).
 
         Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
         chat id, `since` not before `until`, a bad or foreign `page_token`),

@@ -242,7 +242,9 @@ public final class MessageServiceGrpc {
      * by time ascending. Pass `next_page_token` as `page_token` (with the same
      * other fields) for the next, older page: paging returns every match
      * exactly once. A search sees every message delivered on the account's
-     * event stream before it was made.
+     * event stream before it was made (it waits up to 2 s for the archive to
+     * take them; an archive whose database is unreachable answers with what
+     * it holds).
      * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
      * chat id, `since` not before `until`, a bad or foreign `page_token`),
      * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
@@ -359,7 +361,9 @@ public final class MessageServiceGrpc {
      * by time ascending. Pass `next_page_token` as `page_token` (with the same
      * other fields) for the next, older page: paging returns every match
      * exactly once. A search sees every message delivered on the account's
-     * event stream before it was made.
+     * event stream before it was made (it waits up to 2 s for the archive to
+     * take them; an archive whose database is unreachable answers with what
+     * it holds).
      * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
      * chat id, `since` not before `until`, a bad or foreign `page_token`),
      * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
@@ -457,7 +461,9 @@ public final class MessageServiceGrpc {
      * by time ascending. Pass `next_page_token` as `page_token` (with the same
      * other fields) for the next, older page: paging returns every match
      * exactly once. A search sees every message delivered on the account's
-     * event stream before it was made.
+     * event stream before it was made (it waits up to 2 s for the archive to
+     * take them; an archive whose database is unreachable answers with what
+     * it holds).
      * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
      * chat id, `since` not before `until`, a bad or foreign `page_token`),
      * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
@@ -554,7 +560,9 @@ public final class MessageServiceGrpc {
      * by time ascending. Pass `next_page_token` as `page_token` (with the same
      * other fields) for the next, older page: paging returns every match
      * exactly once. A search sees every message delivered on the account's
-     * event stream before it was made.
+     * event stream before it was made (it waits up to 2 s for the archive to
+     * take them; an archive whose database is unreachable answers with what
+     * it holds).
      * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
      * chat id, `since` not before `until`, a bad or foreign `page_token`),
      * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
@@ -653,7 +661,9 @@ public final class MessageServiceGrpc {
      * by time ascending. Pass `next_page_token` as `page_token` (with the same
      * other fields) for the next, older page: paging returns every match
      * exactly once. A search sees every message delivered on the account's
-     * event stream before it was made.
+     * event stream before it was made (it waits up to 2 s for the archive to
+     * take them; an archive whose database is unreachable answers with what
+     * it holds).
      * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
      * chat id, `since` not before `until`, a bad or foreign `page_token`),
      * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
