@@ -194,7 +194,9 @@ impl EventJournal for SqliteJournal {
             .map_err(&err)?
             .unwrap_or(0);
         let mut state = JournalState {
-            last_id: last_id as u64,
+            // Trims may have taken the newest entries (ones the archive took);
+            // new ids still go past everything the checkpoint covers.
+            last_id: last_id.max(checkpoint) as u64,
             checkpoint: checkpoint as u64,
             ..JournalState::default()
         };

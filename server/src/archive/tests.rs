@@ -670,4 +670,16 @@ async fn the_journal_keeps_what_the_archive_has_not_taken() {
     journal.append(&[], Some(10)).unwrap();
     journal.trim(2, 10).unwrap();
     assert_eq!(journal.read_after(0, 100).unwrap().entries.len(), 2);
+    // A sent message the archive took, then trimmed: the next ids still go
+    // past the checkpoint, so later entries are not mistaken for taken ones.
+    let sent = crate::domain::journal::Journaled {
+        id: 11,
+        entry: JournalEntry::Sent {
+            account_id: Arc::from("a"),
+            message: Box::new(msg(GROUP, 1, T0, 1, "发出")),
+        },
+    };
+    journal.append(&[sent], Some(11)).unwrap();
+    journal.trim(2, 11).unwrap();
+    assert_eq!(journal.open(2).unwrap().last_id, 11);
 }
