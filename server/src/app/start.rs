@@ -1,6 +1,6 @@
-//! Phase 2: the event hub (over the journal), the accounts, the archive
-//! with its background tasks, the write side and the [`Gateway`] over
-//! them, built in one step.
+//! Phase 2: the event hub (over the journal) and the path into it, the
+//! accounts, the archive with its background tasks, the write side and the
+//! [`Gateway`] over them, built in one step.
 
 use std::sync::Arc;
 
@@ -15,7 +15,9 @@ use crate::domain::archive::{backfill, ingest, retention};
 use crate::domain::delivery::side::{WriteParts, WriteSide};
 use crate::domain::events::EventHub;
 use crate::domain::gateway::{Gateway, GatewayParts};
+use crate::domain::inbound::Inbound;
 use crate::domain::ports::EventSink;
+use crate::domain::quotes::Quotes;
 use crate::fetch::{Fetcher, SystemLookup};
 use crate::tls::TlsAcceptor;
 
@@ -66,8 +68,16 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         archive.is_some(),
     )
     .map_err(|e| anyhow::anyhow!("opening the event journal: {e}"))?;
-    let sink: Arc<dyn EventSink> = events.clone();
+    // The adapters publish into the event path (quotes resolved, recalls
+    // once), which ends in the hub.
+    let inbound = Inbound::new(
+        events.clone(),
+        Arc::new(Quotes::default()),
+        stop.cancel.clone(),
+    );
+    let sink: Arc<dyn EventSink> = inbound.clone();
     let accounts = super::accounts::start(&config, sink, &stop.cancel).await?;
+    inbound.attach(&accounts);
     let archive = match (archive, events.journal()) {
         (Some(store), Some(journal)) => {
             let (archive, inputs) = Archive::new(ArchiveParts {
@@ -120,6 +130,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         config,
         accounts,
         events,
+        inbound,
         write,
         archive,
     })?);

@@ -56,6 +56,9 @@ enum SegmentRec {
     },
     Reply {
         id: String,
+        /// The quoted message as resolved (one level deep).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        q: Option<Box<MessageRec>>,
     },
     Forward {
         id: String,
@@ -182,7 +185,10 @@ fn segment_rec(s: &Segment) -> SegmentRec {
             size: file_size,
             url,
         },
-        Segment::Reply { id } => SegmentRec::Reply { id },
+        Segment::Reply { id, quoted } => SegmentRec::Reply {
+            id,
+            q: quoted.map(|m| Box::new(message_rec(&m))),
+        },
         Segment::Forward { id } => SegmentRec::Forward { id },
         Segment::Json { data } => SegmentRec::Json { d: data },
         Segment::Xml { data } => SegmentRec::Xml { d: data },
@@ -217,7 +223,11 @@ fn segment(r: SegmentRec) -> Segment {
             file_size: size,
             url,
         },
-        SegmentRec::Reply { id } => Segment::Reply { id },
+        SegmentRec::Reply { id, q } => Segment::Reply {
+            id,
+            // A quote that cannot be read is left unresolved.
+            quoted: q.and_then(|m| message(*m).ok()).map(Box::new),
+        },
         SegmentRec::Forward { id } => Segment::Forward { id },
         SegmentRec::Json { d } => Segment::Json { data: d },
         SegmentRec::Xml { d } => Segment::Xml { data: d },
@@ -480,7 +490,17 @@ mod tests {
 
     #[test]
     fn messages_and_events_round_trip() {
-        let m = sample();
+        let mut m = sample();
+        assert_eq!(decode_message(&encode_message(&m)).unwrap(), m);
+        // A reply keeps the quote the gateway resolved.
+        let quoted = sample();
+        m.segments.insert(
+            0,
+            Segment::Reply {
+                id: "-5".into(),
+                quoted: Some(Box::new(quoted)),
+            },
+        );
         assert_eq!(decode_message(&encode_message(&m)).unwrap(), m);
         let events = [
             InboundEvent::Message {

@@ -13,6 +13,7 @@
 mod archive;
 mod auth;
 mod bad_input;
+mod conversation;
 mod events;
 mod faults;
 mod limits;

@@ -32,7 +32,8 @@ pub struct ArchivedChats {
 }
 
 impl ArchivedChats {
-    /// The chats of every account in `accounts`, plus `extra` for each.
+    /// The chats of every account in `accounts` (its `groups` and `users`),
+    /// plus `extra` for each.
     pub fn new(accounts: &[Arc<Account>], extra: &[ChatRef]) -> Self {
         let by_account = accounts
             .iter()
@@ -44,6 +45,8 @@ impl ArchivedChats {
                     .copied()
                     .map(ChatRef::Group)
                     .collect();
+                // The private chats the account may use (`users`).
+                chats.extend(a.config.users.iter().copied().map(ChatRef::Private));
                 chats.extend(extra.iter().copied());
                 (a.id.clone(), chats)
             })

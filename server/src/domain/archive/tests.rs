@@ -22,10 +22,13 @@ use crate::onebot::Flavor;
 
 const G: i64 = 20_000_003;
 const OTHER: i64 = 20_000_002;
+/// The one user of the account's private whitelist (`users`).
+const U: i64 = 30_001;
 const T0: i64 = 1_790_000_000;
 
 struct T {
     gw: Arc<Gateway>,
+    peer: Arc<FakeApi>,
     _dir: tempfile::TempDir,
     shutdown: CancellationToken,
 }
@@ -45,14 +48,16 @@ fn start(archive: bool) -> T {
     let account = AccountConfig {
         ws_url: Some("ws://127.0.0.1:9/".into()),
         groups: vec![G],
+        users: vec![U],
         ..AccountConfig::default()
     };
     config.accounts.insert("default".into(), account.clone());
     let shutdown = CancellationToken::new();
+    let peer = FakeApi::new(Flavor::NapCat);
     let accounts = vec![Account {
         id: "default".into(),
         config: account,
-        peer: FakeApi::new(Flavor::NapCat),
+        peer: peer.clone(),
     }];
     let gw = if archive {
         crate::domain::testkit::gateway_with_archive(config, accounts, shutdown.clone())
@@ -61,6 +66,7 @@ fn start(archive: bool) -> T {
     };
     T {
         gw: Arc::new(gw),
+        peer,
         _dir: dir,
         shutdown,
     }
@@ -177,6 +183,57 @@ async fn delivered_events_are_searchable_at_once_and_recalls_hide_them() {
     assert!(all.messages[0].recalled);
     assert!(all.rendered.ends_with(RECALLED_MARK), "{}", all.rendered);
     assert!(!all.rendered.starts_with("group:"), "one chat: no prefixes");
+}
+
+#[tokio::test]
+async fn private_chats_of_the_users_whitelist_are_archived_and_recall_message_hides_them() {
+    let t = start(true);
+    let mut sub =
+        t.gw.events
+            .subscribe("default", None, Default::default())
+            .unwrap();
+    let private = message(ChatRef::Private(U), 11, T0, U, "私聊：明天开会");
+    t.gw.events.publish("default", inbound(private.clone()));
+    // Not archived: a user outside `users`.
+    t.gw.events.publish(
+        "default",
+        inbound(message(
+            ChatRef::Private(U + 1),
+            12,
+            T0 + 1,
+            U + 1,
+            "开会吗",
+        )),
+    );
+    for _ in 0..2 {
+        sub.next().await.unwrap().unwrap();
+    }
+    assert_eq!(ids(&t.gw, search("开会")).await, vec![11]);
+    let only = SearchRequest {
+        chat: Some(ChatRef::Private(U)),
+        ..search("开会")
+    };
+    assert_eq!(ids(&t.gw, only.clone()).await, vec![11]);
+
+    // RecallMessage publishes the recall, which the archive takes.
+    t.peer.store(private);
+    t.gw.recall_message("default", 11, CallCtx::anonymous())
+        .await
+        .unwrap();
+    let recall = sub.next().await.unwrap().unwrap();
+    assert!(
+        matches!(
+            &*recall.event,
+            InboundEvent::MessageRecalled { message_id: 11, .. }
+        ),
+        "{recall:?}"
+    );
+    assert!(ids(&t.gw, only.clone()).await.is_empty());
+    let with_recalled = SearchRequest {
+        include_recalled: true,
+        ..only
+    };
+    assert_eq!(ids(&t.gw, with_recalled).await, vec![11]);
 }
 
 #[tokio::test]
@@ -373,6 +430,7 @@ async fn a_token_reads_only_its_chats_and_an_archive_turned_off_says_so() {
             accounts: None,
             write: false,
             groups: Some([G].into_iter().collect()),
+            users: None,
         }),
         Deadline::NONE,
     );

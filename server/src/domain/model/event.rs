@@ -79,6 +79,17 @@ pub enum InboundEvent {
         /// Why.
         detail: String,
     },
+    /// A message was recalled (by its sender, an admin, or the gateway).
+    MessageRecalled {
+        /// The chat the message was in.
+        chat: ChatRef,
+        /// The recalled message's id.
+        message_id: i64,
+        /// Who recalled it (in private chats, the sender).
+        operator_id: i64,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
     /// Anything else, raw.
     Unknown {
         /// The peer's name of the event's kind.
@@ -89,16 +100,5 @@ pub enum InboundEvent {
         time: i64,
         /// The whole event.
         raw: RawJson,
-    },
-    /// A message was recalled (withdrawn) by its sender or an admin.
-    MessageRecalled {
-        /// The chat the message was in.
-        chat: ChatRef,
-        /// The recalled message's id.
-        message_id: i64,
-        /// Who recalled it.
-        operator_id: i64,
-        /// Event time (Unix seconds).
-        time: i64,
     },
 }

@@ -1,10 +1,14 @@
 //! The read use cases: history pages (by anchor, or before a time from the
-//! archive and the peer), member lists, group lists, archive search.
+//! archive and the peer), single messages and forward bundles, member
+//! lists, group lists, archive search (quotes are resolved by
+//! [`crate::domain::quotes`]).
 
+pub mod forward;
 pub mod groups;
 pub mod history;
 pub mod history_until;
 pub mod members;
+pub mod message;
 pub mod search;
 
 #[cfg(test)]

@@ -147,11 +147,9 @@ impl Gateway {
         let query = req.query.trim().to_string();
         let fp = fingerprint(&account.id, &req, &query);
         let before = decode_token(&req.page_token, &fp)?;
-        let chats = match (req.chat, ctx.caller.allowed_groups()) {
+        let chats = match (req.chat, ctx.caller.allowed_chats()) {
             (Some(chat), _) => ChatScope::Only(vec![chat]),
-            (None, Some(groups)) => {
-                ChatScope::Only(groups.into_iter().map(ChatRef::Group).collect())
-            }
+            (None, Some(chats)) => ChatScope::Only(chats),
             (None, None) => ChatScope::All,
         };
         let limit = clamp_limit(req.limit);

@@ -57,6 +57,36 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_MediaSummary_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GetMessageRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GetMessageRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GetMessageResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GetMessageResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_RecallMessageRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_RecallMessageRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_RecallMessageResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_RecallMessageResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GetForwardMessagesRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GetForwardMessagesRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GetForwardMessagesResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GetForwardMessagesResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_onebot_gateway_v1_SearchMessagesRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -93,7 +123,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       "d\"t\n\013MediaSource\022\033\n\010media_id\030\001 \001(\tH\000R\007me" +
       "diaId\022\022\n\003url\030\002 \001(\tH\000R\003url\022\024\n\004path\030\003 \001(\tH" +
       "\000R\004path\022\024\n\004data\030\004 \001(\014H\000R\004dataB\010\n\006source\"" +
-      "\336\002\n\022SendMessageRequest\022\035\n\naccount_id\030\001 \001" +
+      "\237\004\n\022SendMessageRequest\022\035\n\naccount_id\030\001 \001" +
       "(\tR\taccountId\022\036\n\010group_id\030\002 \001(\003H\000R\007group" +
       "Id\210\001\001\022\022\n\004text\030\003 \001(\tR\004text\0226\n\006images\030\004 \003(" +
       "\0132\036.onebot.gateway.v1.MediaSourceR\006image" +
@@ -101,40 +131,66 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       "diaSourceR\006videos\0222\n\004file\030\006 \001(\0132\036.onebot" +
       ".gateway.v1.MediaSourceR\004file\022\033\n\tfile_na" +
       "me\030\007 \001(\tR\010fileName\022\'\n\017idempotency_key\030\010 " +
-      "\001(\tR\016idempotencyKeyB\013\n\t_group_id\"\324\001\n\023Sen" +
-      "dMessageResponse\022\031\n\010group_id\030\001 \001(\003R\007grou" +
-      "pId\022\026\n\006chunks\030\002 \001(\005R\006chunks\022\026\n\006queued\030\003 " +
-      "\001(\010R\006queued\022\037\n\013message_ids\030\004 \003(\003R\nmessag" +
-      "eIds\0225\n\005media\030\005 \001(\0132\037.onebot.gateway.v1." +
-      "MediaSummaryR\005media\022\032\n\010replayed\030\006 \001(\010R\010r" +
-      "eplayed\"R\n\014MediaSummary\022\026\n\006images\030\001 \001(\005R" +
-      "\006images\022\026\n\006videos\030\002 \001(\005R\006videos\022\022\n\004file\030" +
-      "\003 \001(\tR\004file\"\373\002\n\025SearchMessagesRequest\022\035\n" +
-      "\naccount_id\030\001 \001(\tR\taccountId\0220\n\004chat\030\002 \001" +
-      "(\0132\027.onebot.gateway.v1.ChatH\000R\004chat\210\001\001\022\024" +
-      "\n\005query\030\003 \001(\tR\005query\0220\n\005since\030\004 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\005since\0220\n\005until\030" +
-      "\005 \001(\0132\032.google.protobuf.TimestampR\005until" +
-      "\022 \n\tsender_id\030\006 \001(\003H\001R\010senderId\210\001\001\022\024\n\005li" +
-      "mit\030\007 \001(\005R\005limit\022\035\n\npage_token\030\010 \001(\tR\tpa" +
-      "geToken\022)\n\020include_recalled\030\t \001(\010R\017inclu" +
-      "deRecalledB\007\n\005_chatB\014\n\n_sender_id\"\312\001\n\026Se" +
-      "archMessagesResponse\022:\n\010messages\030\001 \003(\0132\036" +
-      ".onebot.gateway.v1.ChatMessageR\010messages" +
-      "\022\032\n\010rendered\030\002 \001(\tR\010rendered\022&\n\017next_pag" +
-      "e_token\030\003 \001(\tR\rnextPageToken\0220\n\024recalled" +
-      "_message_ids\030\004 \003(\003R\022recalledMessageIds2\260" +
-      "\002\n\016MessageService\022Y\n\nGetHistory\022$.onebot" +
-      ".gateway.v1.GetHistoryRequest\032%.onebot.g" +
-      "ateway.v1.GetHistoryResponse\022\\\n\013SendMess" +
-      "age\022%.onebot.gateway.v1.SendMessageReque" +
-      "st\032&.onebot.gateway.v1.SendMessageRespon" +
-      "se\022e\n\016SearchMessages\022(.onebot.gateway.v1" +
-      ".SearchMessagesRequest\032).onebot.gateway." +
-      "v1.SearchMessagesResponseBl\n\024dev.onebotg" +
-      "ateway.v1P\001ZRgithub.com/onebot-gateway/o" +
-      "nebot-gateway/client-sdk/go/onebot/gatew" +
-      "ay/v1;gatewayv1b\006proto3"
+      "\001(\tR\016idempotencyKey\022\034\n\007user_id\030\t \001(\003H\001R\006" +
+      "userId\210\001\001\0222\n\023reply_to_message_id\030\n \001(\003H\002" +
+      "R\020replyToMessageId\210\001\001\022(\n\020mention_user_id" +
+      "s\030\013 \003(\003R\016mentionUserIds\022\037\n\013mention_all\030\014" +
+      " \001(\010R\nmentionAllB\013\n\t_group_idB\n\n\010_user_i" +
+      "dB\026\n\024_reply_to_message_id\"\355\001\n\023SendMessag" +
+      "eResponse\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\026\n\006" +
+      "chunks\030\002 \001(\005R\006chunks\022\026\n\006queued\030\003 \001(\010R\006qu" +
+      "eued\022\037\n\013message_ids\030\004 \003(\003R\nmessageIds\0225\n" +
+      "\005media\030\005 \001(\0132\037.onebot.gateway.v1.MediaSu" +
+      "mmaryR\005media\022\032\n\010replayed\030\006 \001(\010R\010replayed" +
+      "\022\027\n\007user_id\030\007 \001(\003R\006userId\"R\n\014MediaSummar" +
+      "y\022\026\n\006images\030\001 \001(\005R\006images\022\026\n\006videos\030\002 \001(" +
+      "\005R\006videos\022\022\n\004file\030\003 \001(\tR\004file\"Q\n\021GetMess" +
+      "ageRequest\022\035\n\naccount_id\030\001 \001(\tR\taccountI" +
+      "d\022\035\n\nmessage_id\030\002 \001(\003R\tmessageId\"j\n\022GetM" +
+      "essageResponse\0228\n\007message\030\001 \001(\0132\036.onebot" +
+      ".gateway.v1.ChatMessageR\007message\022\032\n\010rend" +
+      "ered\030\002 \001(\tR\010rendered\"T\n\024RecallMessageReq" +
+      "uest\022\035\n\naccount_id\030\001 \001(\tR\taccountId\022\035\n\nm" +
+      "essage_id\030\002 \001(\003R\tmessageId\"\027\n\025RecallMess" +
+      "ageResponse\"Y\n\031GetForwardMessagesRequest" +
+      "\022\035\n\naccount_id\030\001 \001(\tR\taccountId\022\035\n\nforwa" +
+      "rd_id\030\002 \001(\tR\tforwardId\"t\n\032GetForwardMess" +
+      "agesResponse\022:\n\010messages\030\001 \003(\0132\036.onebot." +
+      "gateway.v1.ChatMessageR\010messages\022\032\n\010rend" +
+      "ered\030\002 \001(\tR\010rendered\"\373\002\n\025SearchMessagesR" +
+      "equest\022\035\n\naccount_id\030\001 \001(\tR\taccountId\0220\n" +
+      "\004chat\030\002 \001(\0132\027.onebot.gateway.v1.ChatH\000R\004" +
+      "chat\210\001\001\022\024\n\005query\030\003 \001(\tR\005query\0220\n\005since\030\004" +
+      " \001(\0132\032.google.protobuf.TimestampR\005since\022" +
+      "0\n\005until\030\005 \001(\0132\032.google.protobuf.Timesta" +
+      "mpR\005until\022 \n\tsender_id\030\006 \001(\003H\001R\010senderId" +
+      "\210\001\001\022\024\n\005limit\030\007 \001(\005R\005limit\022\035\n\npage_token\030" +
+      "\010 \001(\tR\tpageToken\022)\n\020include_recalled\030\t \001" +
+      "(\010R\017includeRecalledB\007\n\005_chatB\014\n\n_sender_" +
+      "id\"\312\001\n\026SearchMessagesResponse\022:\n\010message" +
+      "s\030\001 \003(\0132\036.onebot.gateway.v1.ChatMessageR" +
+      "\010messages\022\032\n\010rendered\030\002 \001(\tR\010rendered\022&\n" +
+      "\017next_page_token\030\003 \001(\tR\rnextPageToken\0220\n" +
+      "\024recalled_message_ids\030\004 \003(\003R\022recalledMes" +
+      "sageIds2\342\004\n\016MessageService\022Y\n\nGetHistory" +
+      "\022$.onebot.gateway.v1.GetHistoryRequest\032%" +
+      ".onebot.gateway.v1.GetHistoryResponse\022\\\n" +
+      "\013SendMessage\022%.onebot.gateway.v1.SendMes" +
+      "sageRequest\032&.onebot.gateway.v1.SendMess" +
+      "ageResponse\022Y\n\nGetMessage\022$.onebot.gatew" +
+      "ay.v1.GetMessageRequest\032%.onebot.gateway" +
+      ".v1.GetMessageResponse\022b\n\rRecallMessage\022" +
+      "\'.onebot.gateway.v1.RecallMessageRequest" +
+      "\032(.onebot.gateway.v1.RecallMessageRespon" +
+      "se\022q\n\022GetForwardMessages\022,.onebot.gatewa" +
+      "y.v1.GetForwardMessagesRequest\032-.onebot." +
+      "gateway.v1.GetForwardMessagesResponse\022e\n" +
+      "\016SearchMessages\022(.onebot.gateway.v1.Sear" +
+      "chMessagesRequest\032).onebot.gateway.v1.Se" +
+      "archMessagesResponseBl\n\024dev.onebotgatewa" +
+      "y.v1P\001ZRgithub.com/onebot-gateway/onebot" +
+      "-gateway/client-sdk/go/onebot/gateway/v1" +
+      ";gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -165,27 +221,63 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
     internal_static_onebot_gateway_v1_SendMessageRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_SendMessageRequest_descriptor,
-        new java.lang.String[] { "AccountId", "GroupId", "Text", "Images", "Videos", "File", "FileName", "IdempotencyKey", });
+        new java.lang.String[] { "AccountId", "GroupId", "Text", "Images", "Videos", "File", "FileName", "IdempotencyKey", "UserId", "ReplyToMessageId", "MentionUserIds", "MentionAll", });
     internal_static_onebot_gateway_v1_SendMessageResponse_descriptor =
       getDescriptor().getMessageType(4);
     internal_static_onebot_gateway_v1_SendMessageResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_SendMessageResponse_descriptor,
-        new java.lang.String[] { "GroupId", "Chunks", "Queued", "MessageIds", "Media", "Replayed", });
+        new java.lang.String[] { "GroupId", "Chunks", "Queued", "MessageIds", "Media", "Replayed", "UserId", });
     internal_static_onebot_gateway_v1_MediaSummary_descriptor =
       getDescriptor().getMessageType(5);
     internal_static_onebot_gateway_v1_MediaSummary_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MediaSummary_descriptor,
         new java.lang.String[] { "Images", "Videos", "File", });
-    internal_static_onebot_gateway_v1_SearchMessagesRequest_descriptor =
+    internal_static_onebot_gateway_v1_GetMessageRequest_descriptor =
       getDescriptor().getMessageType(6);
+    internal_static_onebot_gateway_v1_GetMessageRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GetMessageRequest_descriptor,
+        new java.lang.String[] { "AccountId", "MessageId", });
+    internal_static_onebot_gateway_v1_GetMessageResponse_descriptor =
+      getDescriptor().getMessageType(7);
+    internal_static_onebot_gateway_v1_GetMessageResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GetMessageResponse_descriptor,
+        new java.lang.String[] { "Message", "Rendered", });
+    internal_static_onebot_gateway_v1_RecallMessageRequest_descriptor =
+      getDescriptor().getMessageType(8);
+    internal_static_onebot_gateway_v1_RecallMessageRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_RecallMessageRequest_descriptor,
+        new java.lang.String[] { "AccountId", "MessageId", });
+    internal_static_onebot_gateway_v1_RecallMessageResponse_descriptor =
+      getDescriptor().getMessageType(9);
+    internal_static_onebot_gateway_v1_RecallMessageResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_RecallMessageResponse_descriptor,
+        new java.lang.String[] { });
+    internal_static_onebot_gateway_v1_GetForwardMessagesRequest_descriptor =
+      getDescriptor().getMessageType(10);
+    internal_static_onebot_gateway_v1_GetForwardMessagesRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GetForwardMessagesRequest_descriptor,
+        new java.lang.String[] { "AccountId", "ForwardId", });
+    internal_static_onebot_gateway_v1_GetForwardMessagesResponse_descriptor =
+      getDescriptor().getMessageType(11);
+    internal_static_onebot_gateway_v1_GetForwardMessagesResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GetForwardMessagesResponse_descriptor,
+        new java.lang.String[] { "Messages", "Rendered", });
+    internal_static_onebot_gateway_v1_SearchMessagesRequest_descriptor =
+      getDescriptor().getMessageType(12);
     internal_static_onebot_gateway_v1_SearchMessagesRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_SearchMessagesRequest_descriptor,
         new java.lang.String[] { "AccountId", "Chat", "Query", "Since", "Until", "SenderId", "Limit", "PageToken", "IncludeRecalled", });
     internal_static_onebot_gateway_v1_SearchMessagesResponse_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(13);
     internal_static_onebot_gateway_v1_SearchMessagesResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_SearchMessagesResponse_descriptor,
