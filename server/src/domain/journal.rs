@@ -318,6 +318,13 @@ impl Writer {
                 self.checkpoint = self.checkpoint.max(c);
             }
             self.append(&entries, checkpoint);
+            // Counted committed before anything is delivered or answered:
+            // a search made by whoever saw an entry waits for the archive
+            // to take it.
+            self.last_committed
+                .store(self.next_id - 1, Ordering::Release);
+            self.committed.notify_waiters();
+            self.committed.notify_one();
             since_trim += entries.len() as u64;
             let events: Vec<StoredEvent> = entries
                 .into_iter()
@@ -332,10 +339,6 @@ impl Writer {
             for done in waiters {
                 let _ = done.send(());
             }
-            self.last_committed
-                .store(self.next_id - 1, Ordering::Release);
-            self.committed.notify_waiters();
-            self.committed.notify_one();
             if since_trim >= TRIM_ENTRIES || (since_trim > 0 && last_trim.elapsed() >= TRIM_EVERY) {
                 since_trim = 0;
                 last_trim = Instant::now();
