@@ -8,10 +8,12 @@
 //! - `echo`: the bare tonic baseline service (`echo-server`).
 //! - `direct`: the OneBot WebSocket baseline client.
 //! - `load`: closed-loop load and statistics.
-//! - `run`: the benchmark rounds; `upload`: the upload scenarios.
+//! - `run`: the benchmark rounds; `upload`: the upload scenarios;
+//!   `archive`: inbound messages through the archive, and its search.
 //! - `report`: `RESULTS.md`; `machine`: what it ran on.
 //! - `soak`: the long steady-load run.
 
+mod archive;
 mod direct;
 mod echo;
 mod load;
@@ -58,6 +60,16 @@ enum Command {
         /// Where to write the report.
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Only the archive rows (inbound through the archive, search),
+    /// printed, not written.
+    Archive {
+        /// Inbound rounds (each one run without and one with the archive).
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// Seconds of one inbound run.
+        #[arg(long, default_value_t = 5.0)]
+        secs: f64,
     },
     /// Only the upload scenarios (for profiling), printed, not written.
     Upload {
@@ -163,6 +175,12 @@ async fn main() -> anyhow::Result<()> {
                 gateway_bin: cli.gateway_bin,
             })
             .await
+        }
+        Command::Archive { rounds, secs } => {
+            let bin = procs::gateway_binary(cli.gateway_bin)?;
+            let report = archive::measure(&bin, rounds.max(1), secs).await?;
+            print!("{}", report::archive_summary(&report));
+            Ok(())
         }
         Command::Upload { rounds } => {
             let bin = procs::gateway_binary(cli.gateway_bin)?;

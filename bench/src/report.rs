@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use crate::archive::{ArchiveReport, INBOUND_RATE, LATENCY_TARGET, SEARCH_ROWS, SEARCH_TARGET};
 use crate::load::median;
 use crate::machine::Machine;
 use crate::run::{CONCURRENCIES, HopRound, StartSample, med};
@@ -53,6 +54,8 @@ pub struct Report {
     pub peak_after_load: u64,
     /// Upload results.
     pub uploads: Uploads,
+    /// The archive's rows.
+    pub archive: ArchiveReport,
 }
 
 /// One target row.
@@ -69,6 +72,63 @@ fn mib(bytes: f64) -> f64 {
 
 fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "**missed**" }
+}
+
+fn archive_targets(a: &ArchiveReport) -> Vec<Target> {
+    let mut t = Vec::new();
+    let on: Vec<_> = a.inbound.iter().filter(|r| r.archive).collect();
+    let rate = median(&on.iter().map(|r| r.rate).collect::<Vec<_>>());
+    t.push(Target {
+        what: format!("{INBOUND_RATE} inbound messages/s through the archive"),
+        value: format!(
+            "{rate:.0}/s, {} of {} runs complete",
+            a.inbound
+                .iter()
+                .filter(|r| !r.lagged
+                    && r.received == r.sent
+                    && (!r.archive || r.archived == r.sent))
+                .count(),
+            a.inbound.len()
+        ),
+        target: "every event delivered (no lag), every message archived".into(),
+        met: a.sustained(),
+    });
+    let ratio = a.latency_ratio();
+    t.push(Target {
+        what: "p50 event delivery latency, archive on / off".into(),
+        value: format!("{ratio:.2} ×"),
+        target: format!("≤ {LATENCY_TARGET} ×"),
+        met: !a.inbound.is_empty() && ratio <= LATENCY_TARGET,
+    });
+    for s in &a.search {
+        t.push(Target {
+            what: format!(
+                "search {:?} ({} chars) over {SEARCH_ROWS} messages",
+                s.query,
+                s.query.chars().count()
+            ),
+            value: format!("{:.1} × faster than a full scan", s.speedup()),
+            target: format!("≥ {SEARCH_TARGET} ×"),
+            met: s.speedup() >= SEARCH_TARGET,
+        });
+    }
+    t
+}
+
+/// The archive rows alone, for `bench archive`.
+pub fn archive_summary(a: &ArchiveReport) -> String {
+    let mut o = String::new();
+    for t in archive_targets(a) {
+        let _ = writeln!(
+            o,
+            "{:<55} {:>34}  {} ({})",
+            t.what,
+            t.value,
+            verdict(t.met),
+            t.target
+        );
+    }
+    o
 }
 
 fn targets(r: &Report) -> Vec<Target> {
@@ -134,6 +194,7 @@ fn targets(r: &Report) -> Vec<Target> {
         target: format!("≤ {SERVING_TARGET_MS:.0} ms"),
         met: serving <= SERVING_TARGET_MS,
     });
+    t.extend(archive_targets(&r.archive));
     t
 }
 
@@ -350,7 +411,70 @@ pub fn render(r: &Report) -> String {
         mib(r.after_load_rss as f64),
         mib(r.peak_after_load as f64)
     );
+    archive_section(&mut o, &r.archive);
     o
+}
+
+fn archive_section(o: &mut String, a: &ArchiveReport) {
+    let _ = writeln!(o, "\n## The message archive\n");
+    let _ = writeln!(
+        o,
+        "Inbound: {INBOUND_RATE} messages per second injected into a sandbox peer in the bench \
+         process for 5 s, delivered by a gateway process on `StreamEvents` (messages only) to a \
+         subscriber in the bench process, alternately with `[archive] enabled = false` and `true` \
+         (the event journal is on in both). Latency is from the injection to the subscriber's \
+         receipt. With the archive on, the archive is then paged through `SearchMessages` and \
+         must hold every message; “until archived” is from the end of the run until a search finds \
+         the last one.\n"
+    );
+    let _ = writeln!(
+        o,
+        "| archive | sent | received | rate /s | p50 µs | p99 µs | lag or gap | archived | until archived, ms |"
+    );
+    let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|");
+    for r in &a.inbound {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {} | {} | {} |",
+            if r.archive { "on" } else { "off" },
+            r.sent,
+            r.received,
+            r.rate,
+            r.p50_us,
+            r.p99_us,
+            if r.lagged { "yes" } else { "no" },
+            if r.archive {
+                r.archived.to_string()
+            } else {
+                "-".into()
+            },
+            if r.archive {
+                format!("{:.0}", r.archive_lag_ms)
+            } else {
+                "-".into()
+            },
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\nSearch: {SEARCH_ROWS} messages in the embedded store (stored in {:.1} s); the first \
+         page (20) of each query through the bigram index, against the same query reading \
+         every row. Medians of 35 indexed and 7 scanning runs.\n",
+        a.load_secs
+    );
+    let _ = writeln!(o, "| query | matches | index µs | scan µs | speed-up |");
+    let _ = writeln!(o, "|---|---|---|---|---|");
+    for s in &a.search {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {:.0} | {:.0} | {:.1} × |",
+            s.query,
+            s.matches,
+            s.index_us,
+            s.scan_us,
+            s.speedup()
+        );
+    }
 }
 
 /// A few lines for the terminal.

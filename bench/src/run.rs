@@ -194,6 +194,7 @@ pub async fn run(opts: Options) -> Result<()> {
 
     let uploads =
         upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, opts.rounds.min(3)).await?;
+    let archive = crate::archive::measure(&bin, opts.rounds.min(3), 5.0).await?;
 
     let report = Report {
         machine,
@@ -210,6 +211,7 @@ pub async fn run(opts: Options) -> Result<()> {
         after_load_rss,
         peak_after_load,
         uploads,
+        archive,
     };
     let text = report::render(&report);
     std::fs::write(&opts.out, &text).with_context(|| format!("writing {}", opts.out.display()))?;
@@ -410,6 +412,7 @@ pub fn history_request() -> pb::GetHistoryRequest {
         }),
         count: HISTORY_COUNT as i32,
         anchor_message_id: None,
+        until: None,
     }
 }
 

@@ -15,6 +15,7 @@ use crate::domain::read::groups::{GroupEntry, Groups};
 use crate::domain::read::history::History;
 use crate::domain::read::members::Members;
 use crate::domain::read::message::MessageView;
+use crate::domain::read::search::SearchPage;
 use crate::domain::render;
 use crate::error::Error;
 
@@ -32,6 +33,13 @@ pub fn timestamp_secs(secs: i64) -> prost_types::Timestamp {
         seconds: secs,
         nanos: 0,
     }
+}
+
+/// The first whole second at or after a timestamp (messages carry second
+/// precision: `since` 10.5 s starts at 11 s, `until` 10.5 s ends before
+/// 11 s).
+pub fn ceil_secs(t: &prost_types::Timestamp) -> i64 {
+    t.seconds.saturating_add(i64::from(t.nanos > 0))
 }
 
 /// The proto connection state.
@@ -260,6 +268,25 @@ pub fn forward(f: &Forward) -> pb::GetForwardMessagesResponse {
     pb::GetForwardMessagesResponse {
         messages: f.messages.iter().map(chat_message).collect(),
         rendered: f.rendered.clone(),
+    }
+}
+
+/// The SearchMessages response.
+pub fn search(page: &SearchPage) -> pb::SearchMessagesResponse {
+    pb::SearchMessagesResponse {
+        messages: page
+            .messages
+            .iter()
+            .map(|a| chat_message(&a.message))
+            .collect(),
+        rendered: page.rendered.clone(),
+        next_page_token: page.next_page_token.clone(),
+        recalled_message_ids: page
+            .messages
+            .iter()
+            .filter(|a| a.recalled)
+            .map(|a| a.message.message_id)
+            .collect(),
     }
 }
 
