@@ -46,6 +46,8 @@ pub const HISTORY_COUNT: u32 = 20;
 pub const MEMBERS_GROUP: i64 = onebot_sandbox::EXAMPLE_GROUP;
 /// The concurrencies measured.
 pub const CONCURRENCIES: [usize; 2] = [1, 64];
+/// Page sizes of the page-size scaling measurement.
+pub const PAGE_SIZES: [u32; 3] = [1, 20, 100];
 
 /// Percentiles and throughput of one run, in microseconds.
 #[derive(Debug, Clone, Copy, Default)]
@@ -295,6 +297,9 @@ impl Rig {
 pub async fn load_one(opts: LoadOptions) -> Result<()> {
     let bin = crate::procs::gateway_binary(opts.gateway_bin.clone())?;
     let sandbox = SandboxProc::start(&bin).await?;
+    if opts.system == "replay" {
+        return load_replay(&bin, &sandbox, &opts).await;
+    }
     let rig = Rig::start(&bin, &sandbox.ws_url).await?;
     let (gateway, echo) = (&rig.gateway, &rig.echo);
     let systems = Systems::new(
@@ -341,6 +346,70 @@ pub async fn load_one(opts: LoadOptions) -> Result<()> {
         s.peer_cpu
     );
     Ok(())
+}
+
+/// `bench load --system replay`: the gateway on the replay peer.
+async fn load_replay(
+    bin: &std::path::Path,
+    sandbox: &SandboxProc,
+    opts: &LoadOptions,
+) -> Result<()> {
+    let replay = crate::replay::ReplayProc::start(&sandbox.ws_url).await?;
+    let gateway = GatewayProc::start(bin, &replay.ws_url, &GatewayOptions::default()).await?;
+    gateway.wait_account_connected().await?;
+    let call = gateway_call(&gateway, &opts.rpc)?;
+    println!(
+        "pids: gateway {} replay {} bench {}",
+        gateway.proc.pid,
+        replay.pid,
+        std::process::id()
+    );
+    tokio::time::sleep(opts.pause).await;
+    let s = measure(
+        &call,
+        &[gateway.proc.pid, replay.pid],
+        opts.concurrency,
+        5,
+        opts.duration,
+    )
+    .await;
+    println!(
+        "replay {} c={}: p50 {:.0} µs, p99 {:.0} µs, {:.0} rps, errors {}, CPU per call: gateway {:.1} µs, replay peer {:.1} µs",
+        opts.rpc, opts.concurrency, s.p50, s.p99, s.rps, s.errors, s.server_cpu, s.peer_cpu
+    );
+    Ok(())
+}
+
+/// The gateway's GetHistory (`history`) or ListGroupMembers (`members`)
+/// as a load call.
+fn gateway_call(gateway: &GatewayProc, rpc: &str) -> Result<Call> {
+    Ok(match rpc {
+        "history" => {
+            let messages = gateway.messages();
+            load::call(move || {
+                let mut c = messages.clone();
+                async move {
+                    c.get_history(history_request())
+                        .await
+                        .map(drop)
+                        .map_err(|s| s.to_string())
+                }
+            })
+        }
+        "members" => {
+            let groups = gateway.groups();
+            load::call(move || {
+                let mut c = groups.clone();
+                async move {
+                    c.list_group_members(members_request())
+                        .await
+                        .map(drop)
+                        .map_err(|s| s.to_string())
+                }
+            })
+        }
+        other => bail!("unknown rpc {other:?}"),
+    })
 }
 
 /// Starts `n` gateways one after the other: start-up times and idle RSS.
@@ -425,10 +494,16 @@ pub fn members_request() -> pb::ListGroupMembersRequest {
 /// The action the gateway's adapter sends for [`history_request`] to a
 /// NapCat peer (built by the adapter's own function).
 pub fn direct_history() -> (&'static str, serde_json::Value) {
+    direct_history_of(HISTORY_COUNT)
+}
+
+/// The action the gateway's adapter sends for a newest page of `count`
+/// messages of the benchmark group to a NapCat peer.
+pub fn direct_history_of(count: u32) -> (&'static str, serde_json::Value) {
     history::request(
         Flavor::NapCat,
         ChatRef::Group(BENCH_GROUP),
-        HISTORY_COUNT,
+        count,
         None,
         None,
     )

@@ -44,7 +44,7 @@ impl MessageService for MessageApi {
             anchor_message_id,
         };
         let page = to_status(self.gw.get_history(req, ctx).await)?;
-        Ok(Response::new(convert::history(&page)))
+        Ok(Response::new(convert::history(page)))
     }
 
     async fn send_message(

@@ -14,7 +14,7 @@ use crate::domain::ports::{HistoryPage, OutSegment, PeerApi};
 use crate::error::{Error, Kind, Result};
 use crate::onebot::flavor::Flavor;
 use crate::onebot::history;
-use crate::onebot::model::{decode_group, decode_members, int_of};
+use crate::onebot::model::{MemberList, decode_group, int_of, member_list};
 use crate::onebot::outgoing::{self, object};
 
 impl Inner {
@@ -104,11 +104,17 @@ impl PeerApi for AccountClient {
         if let (Some(nc), Some(o)) = (no_cache, params.as_object_mut()) {
             o.insert("no_cache".into(), json!(nc));
         }
+        // The list is read from the answer's text in one pass; each member
+        // keeps its own object as a slice of that text.
         let data = self
             .inner
-            .call_action("get_group_member_list", params, deadline)
+            .call_data("get_group_member_list", params, deadline)
             .await?;
-        Ok(decode_members(array_data("get_group_member_list", data)?))
+        match data.into_raw().map(member_list) {
+            None => Ok(Vec::new()),
+            Some(MemberList::Members(members)) => Ok(members),
+            Some(MemberList::NotAnArray(kind)) => Err(not_an_array("get_group_member_list", kind)),
+        }
     }
 
     async fn get_groups(&self, deadline: Deadline) -> Result<Vec<GroupInfo>> {
@@ -214,12 +220,16 @@ fn array_data(action: &str, data: Value) -> Result<Vec<Value>> {
     match data {
         Value::Array(items) => Ok(items),
         Value::Null => Ok(Vec::new()),
-        other => Err(Error::new(
-            Kind::OnebotProtocolError,
-            format!("{action}: expected an array, got {}", json_kind(&other)),
-        )
-        .with("action", action)),
+        other => Err(not_an_array(action, json_kind(&other))),
     }
+}
+
+fn not_an_array(action: &str, kind: &str) -> Error {
+    Error::new(
+        Kind::OnebotProtocolError,
+        format!("{action}: expected an array, got {kind}"),
+    )
+    .with("action", action)
 }
 
 fn json_kind(v: &Value) -> &'static str {

@@ -148,10 +148,7 @@ pub enum Entries {
 /// one under `messages`) in one pass over its text. Each message's `raw`
 /// shares the text rather than copying its entry out.
 pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
-    let page = Arc::new(PageText {
-        data,
-        entries: OnceLock::new(),
-    });
+    let page = Arc::new(PageText::new(data));
     // The text is valid JSON; only a nesting deeper than serde_json allows
     // fails here.
     let shape = match serde_json::from_str::<Shape>(page.data.get()) {
@@ -176,11 +173,27 @@ pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
     }
 }
 
-/// A history answer's `data` text, shared by the messages decoded from it.
+/// An answer's `data` text (a history page, a member list), shared by the
+/// objects decoded from it.
 pub(super) struct PageText {
     data: Box<RawValue>,
-    /// Where each entry of the message list lies in `data`.
+    /// Where each entry of the list lies in `data`.
     entries: OnceLock<Vec<Range<usize>>>,
+}
+
+impl PageText {
+    /// The shared text of `data`.
+    pub(super) fn new(data: Box<RawValue>) -> PageText {
+        PageText {
+            data,
+            entries: OnceLock::new(),
+        }
+    }
+
+    /// The text.
+    pub(super) fn text(&self) -> &str {
+        self.data.get()
+    }
 }
 
 impl RawEntries for PageText {
