@@ -31,7 +31,7 @@ pub enum Scalar<'a> {
     Nested,
 }
 
-impl Scalar<'_> {
+impl<'a> Scalar<'a> {
     /// The integer it holds the way peers send ids: an integer, an integral
     /// float in range, or a decimal string (surrounding spaces allowed).
     pub fn int(&self) -> Option<i64> {
@@ -56,6 +56,22 @@ impl Scalar<'_> {
             Scalar::F64(f) => serde_json::Number::from_f64(f).map(|n| n.to_string()),
             Scalar::Bool(b) => Some(b.to_string()),
             Scalar::Null | Scalar::Nested => None,
+        }
+    }
+
+    /// The value of a [`serde_json::Value`], borrowing its string.
+    pub fn of_value(v: &'a serde_json::Value) -> Scalar<'a> {
+        use serde_json::Value;
+        match v {
+            Value::Null => Scalar::Null,
+            Value::Bool(b) => Scalar::Bool(*b),
+            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => Scalar::U64(u),
+                (None, Some(i), _) => Scalar::I64(i),
+                (None, None, f) => Scalar::F64(f.unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => Scalar::Str(Cow::Borrowed(s)),
+            Value::Array(_) | Value::Object(_) => Scalar::Nested,
         }
     }
 
