@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use onebot_gateway::domain::model::ChatRef;
+use onebot_gateway::onebot::history::profile::HistoryProfile;
 use onebot_gateway::onebot::{Flavor, history};
 use onebot_gateway_client::pb;
 use prost::Message as _;
@@ -501,10 +502,9 @@ pub fn direct_history() -> (&'static str, serde_json::Value) {
 /// messages of the benchmark group to a NapCat peer.
 pub fn direct_history_of(count: u32) -> (&'static str, serde_json::Value) {
     history::request(
-        Flavor::NapCat,
+        &HistoryProfile::assumed(Flavor::NapCat),
         ChatRef::Group(BENCH_GROUP),
         count,
-        None,
         None,
     )
 }

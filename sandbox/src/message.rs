@@ -54,19 +54,20 @@ pub(crate) fn render(world: &World, chat: ChatRef, m: &Stored, view: View) -> Va
     o.insert("self_id".into(), json!(world.self_id));
     o.insert("user_id".into(), json!(m.sender.user_id));
     o.insert("time".into(), json!(m.time));
-    o.insert("message_id".into(), json!(m.message_id));
-    match flavor {
+    let form = world.id_form;
+    o.insert("message_id".into(), form.id(m.message_id));
+    match world.ids_flavor {
         Flavor::NapCat => {
-            o.insert("message_seq".into(), json!(m.message_id));
-            o.insert("real_id".into(), json!(m.message_id));
+            o.insert("message_seq".into(), form.id(m.message_id));
+            o.insert("real_id".into(), form.id(m.message_id));
             o.insert("real_seq".into(), json!(m.seq.to_string()));
         }
         Flavor::LlOneBot | Flavor::SnowLuma | Flavor::GoCqhttp => {
-            o.insert("message_seq".into(), json!(m.seq));
-            o.insert("real_id".into(), json!(m.seq));
+            o.insert("message_seq".into(), form.seq(m.seq));
+            o.insert("real_id".into(), form.seq(m.seq));
         }
         Flavor::Lagrange => {
-            o.insert("real_id".into(), json!(m.seq));
+            o.insert("real_id".into(), form.seq(m.seq));
         }
     }
     let mut sender = Map::new();
@@ -77,7 +78,10 @@ pub(crate) fn render(world: &World, chat: ChatRef, m: &Stored, view: View) -> Va
         ChatRef::Group(group_id) => {
             o.insert("message_type".into(), json!("group"));
             o.insert("sub_type".into(), json!("normal"));
-            o.insert("group_id".into(), json!(group_id));
+            // Lagrange's `get_msg` names no group.
+            if !(view == View::GetMsg && flavor == Flavor::Lagrange) {
+                o.insert("group_id".into(), json!(group_id));
+            }
             sender.insert("role".into(), json!(m.sender.role.as_str()));
             if flavor == Flavor::NapCat
                 && let Some(g) = world.group(group_id)
@@ -102,7 +106,9 @@ pub(crate) fn render(world: &World, chat: ChatRef, m: &Stored, view: View) -> Va
     }
     o.insert("sender".into(), Value::Object(sender));
     o.insert("message".into(), Value::Array(m.segments.clone()));
-    o.insert("raw_message".into(), json!(m.raw_message));
+    if !(view == View::GetMsg && flavor == Flavor::Lagrange) {
+        o.insert("raw_message".into(), json!(m.raw_message));
+    }
     o.insert("font".into(), json!(flavor.font()));
     if flavor == Flavor::NapCat {
         o.insert("message_format".into(), json!("array"));

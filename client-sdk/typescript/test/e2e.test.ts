@@ -42,6 +42,11 @@ test("accounts", async () => {
   assert.ok((await examples.accounts(client)).includes("default"));
   const account = (await client.accounts()).find((a) => a.accountId === "default");
   assert.ok(account?.groups.includes(PLAYGROUND));
+  // The embedded sandbox imitates NapCat: probed on connect, anchors in message_seq.
+  assert.deepEqual(
+    [account?.historyAnchor, account?.anchorIncluded, account?.historyAnchorSource],
+    ["message_id_as_seq", true, "probed"],
+  );
   assert.equal(await client.health(ACCOUNT_HEALTH_SERVICE_PREFIX + "default"), "SERVING");
 });
 
@@ -121,6 +126,38 @@ test("send a 5 MiB image and read it back", async () => {
   assert.equal(text?.text, "hello from TypeScript");
   const image = page.messages.find((m) => m.messageId === sent.messageIds[1]);
   assert.ok(image?.segments.some((s) => s.kind.case === "image"));
+});
+
+test("conversation: reply, mention, private, recall, forward", async () => {
+  const reply = await examples.conversation(client);
+  const message = reply.message;
+  assert.ok(message);
+  assert.deepEqual(
+    message.segments.map((s) => s.kind.case),
+    ["reply", "at", "text"],
+  );
+  const first = message.segments[0]?.kind;
+  assert.ok(first?.case === "reply" && first.value.quoted && first.value.quoted.messageId !== 0n);
+  assert.ok(reply.rendered.includes("[回复 ") && reply.rendered.endsWith("收到"));
+  assert.ok(!message.text.includes("回复"));
+  const privately = await client.history({ userId: 10001 }, { count: 5 });
+  assert.ok(privately.messages.every((m) => m.text !== "私聊一句"));
+  await assert.rejects(client.recall(privately.messages[0]?.messageId ?? 0n), (err: unknown) => {
+    assert.ok(err instanceof GatewayError);
+    assert.equal(err.code, Code.FailedPrecondition);
+    assert.equal(err.reason, "ONEBOT_ACTION_FAILED");
+    return true;
+  });
+  await assert.rejects(client.getForward("no-such-bundle"), (err: unknown) => {
+    assert.ok(err instanceof GatewayError);
+    assert.equal(err.reason, "MESSAGE_NOT_FOUND");
+    return true;
+  });
+  await assert.rejects(client.send(undefined, { userId: 10002, text: "x" }), (err: unknown) => {
+    assert.ok(err instanceof GatewayError);
+    assert.equal(err.reason, "USER_NOT_ALLOWED");
+    return true;
+  });
 });
 
 test("poke", async () => {

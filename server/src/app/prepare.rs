@@ -58,6 +58,10 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
     let store =
         Store::open(data_dir).map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    // The OneBot adapter's own store: the way back for message ids it had
+    // to map into an int64.
+    crate::onebot::ids::persist_in(data_dir)
+        .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
     let media = MediaStore::open(data_dir, store.clone(), config.media.clone())
         .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
     let mut config = config;

@@ -63,6 +63,12 @@ pub struct AccountConfig {
     /// `auto` (detect from `app_name`) or one of `napcat`, `llonebot`,
     /// `lagrange`, `snowluma`, `go-cqhttp`, `generic`.
     pub flavor: String,
+    /// Where history anchors go: `auto` (learned from the peer: a probe on
+    /// connect, then every page), or fixed: `message_seq` (the row's own
+    /// `message_seq`), `real_seq`, `message_id_as_seq`, `message_id`, `both`.
+    pub history_anchor: String,
+    /// Whether the peer returns the anchor row itself; unset: learned.
+    pub history_anchor_included: Option<bool>,
     /// Per-call timeout in milliseconds (the gRPC deadline may shorten it).
     pub request_timeout_ms: u64,
     /// How long an RPC waits for a connecting account, in milliseconds.
@@ -80,8 +86,12 @@ pub struct AccountConfig {
     pub auth_retry_ms: u64,
     /// WebSocket ping interval used when the peer announces no heartbeat, ms.
     pub ping_interval_ms: u64,
-    /// Group whitelist for send and poke.
+    /// Group whitelist for send, poke and recall.
     pub groups: Vec<i64>,
+    /// Private-chat whitelist for send and recall: the QQ numbers of the
+    /// users this account may write to privately. Empty (the default):
+    /// private sends are off.
+    pub users: Vec<i64>,
     /// Largest text chunk, in characters.
     pub reply_chunk_size: usize,
     /// Offline queue capacity, in entries.
@@ -125,6 +135,8 @@ impl fmt::Debug for AccountConfig {
             .field("reverse", &self.reverse)
             .field("self_id", &self.self_id)
             .field("flavor", &self.flavor)
+            .field("history_anchor", &self.history_anchor)
+            .field("history_anchor_included", &self.history_anchor_included)
             .field("request_timeout_ms", &self.request_timeout_ms)
             .field("connect_wait_ms", &self.connect_wait_ms)
             .field("connect_timeout_ms", &self.connect_timeout_ms)
@@ -133,6 +145,7 @@ impl fmt::Debug for AccountConfig {
             .field("auth_retry_ms", &self.auth_retry_ms)
             .field("ping_interval_ms", &self.ping_interval_ms)
             .field("groups", &self.groups)
+            .field("users", &self.users)
             .field("reply_chunk_size", &self.reply_chunk_size)
             .field("queue_max_entries", &self.queue_max_entries)
             .field("queue_ttl_secs", &self.queue_ttl_secs)
@@ -159,6 +172,8 @@ impl Default for AccountConfig {
             reverse: false,
             self_id: None,
             flavor: "auto".into(),
+            history_anchor: "auto".into(),
+            history_anchor_included: None,
             request_timeout_ms: 30_000,
             connect_wait_ms: 3_000,
             connect_timeout_ms: 10_000,
@@ -168,6 +183,7 @@ impl Default for AccountConfig {
             auth_retry_ms: 60_000,
             ping_interval_ms: 15_000,
             groups: Vec::new(),
+            users: Vec::new(),
             reply_chunk_size: 2000,
             queue_max_entries: 50,
             queue_ttl_secs: 30 * 60,
@@ -253,6 +269,12 @@ impl AccountConfig {
                 self.flavor
             )));
         }
+        if history_anchor_choice(&self.history_anchor).is_none() {
+            return Err(key("history_anchor").invalid(format!(
+                "unknown history anchor {:?}; expected auto, message_seq, real_seq, message_id_as_seq, message_id or both",
+                self.history_anchor
+            )));
+        }
         key("request_timeout_ms").positive(self.request_timeout_ms)?;
         key("connect_timeout_ms").positive(self.connect_timeout_ms)?;
         key("backoff_min_ms").positive(self.backoff_min_ms)?;
@@ -264,6 +286,7 @@ impl AccountConfig {
         key("auth_retry_ms").at_least(self.auth_retry_ms, 1_000)?;
         key("ping_interval_ms").positive(self.ping_interval_ms)?;
         key("groups").group_ids(&self.groups)?;
+        key("users").user_ids(&self.users)?;
         key("reply_chunk_size").in_range(self.reply_chunk_size, 1..=20_000)?;
         key("queue_max_entries").positive(self.queue_max_entries)?;
         key("queue_ttl_secs").positive(self.queue_ttl_secs)?;
@@ -291,6 +314,23 @@ impl AccountConfig {
         }
         Ok(())
     }
+}
+
+/// The `history_anchor` names the adapter understands (`auto` included);
+/// `None` for any other. Kept here so a typo fails at start-up, naming the
+/// key.
+fn history_anchor_choice(s: &str) -> Option<&'static str> {
+    const NAMES: [&str; 7] = [
+        "auto",
+        "message_seq",
+        "real_seq",
+        "message_id_as_seq",
+        "message_id",
+        "both",
+        "",
+    ];
+    let s = s.trim().to_ascii_lowercase();
+    NAMES.into_iter().find(|n| *n == s)
 }
 
 /// An account id is non-empty and uses ASCII letters, digits, `_` and `-`.

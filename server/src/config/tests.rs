@@ -53,6 +53,7 @@ fn toml_accounts_and_env_layering() {
     let d = &c.accounts["default"];
     assert_eq!(d.reply_chunk_size, 500);
     assert_eq!(d.groups, vec![20000002]);
+    assert!(d.users.is_empty(), "private sends are off by default");
     assert_eq!(d.access_token.as_ref().unwrap().expose(), "s3cret");
     assert!(format!("{d:?}").contains("<redacted>"));
     assert!(!format!("{d:?}").contains("s3cret"));
@@ -79,6 +80,7 @@ fn errors_name_the_key() {
         ),
         ("timezone = \"Mars/Olympus\"", "timezone"),
         ("[accounts.a]\ngroups = [-1]", "accounts.a.groups[0]"),
+        ("[accounts.a]\nusers = [5, 0]", "accounts.a.users[1]"),
         ("[accounts.a]\nflavor = \"qq\"", "accounts.a.flavor"),
         ("[server]\nlisten = \"nope\"", "server.listen"),
         ("[accounts.a]\nbogus = 1", "bogus"),
@@ -247,6 +249,11 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "[accounts.a]\nflavor = \"qq\"",
         "accounts.a.flavor",
         "unknown flavor \"qq\"; expected auto, napcat, llonebot, lagrange, snowluma, go-cqhttp or generic",
+    ),
+    (
+        "[accounts.a]\nhistory_anchor = \"seq\"",
+        "accounts.a.history_anchor",
+        "unknown history anchor \"seq\"; expected auto, message_seq, real_seq, message_id_as_seq, message_id or both",
     ),
     (
         "[accounts.a]\nrequest_timeout_ms = 0",
@@ -442,6 +449,16 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\ngroups = [5, 0]",
         "auth.tokens[0].groups[1]",
         "group ids are positive",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\nusers = []",
+        "auth.tokens[0].users",
+        "list at least one user, or leave users out",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\nusers = [-3]",
+        "auth.tokens[0].users[0]",
+        "QQ numbers are positive",
     ),
     (
         "[limits]\nmax_request_bytes = 0",
@@ -777,5 +794,27 @@ fn secret_parse_errors_hide_the_value() {
             err,
             format!("configuration: key `{key}`: invalid value (not shown: it is a secret)")
         );
+    }
+}
+
+#[test]
+fn history_anchor_defaults_to_auto_and_takes_each_style() {
+    let c = Config::from_toml("[accounts.a]\nws_url = \"ws://x\"").unwrap();
+    let a = &c.accounts["a"];
+    assert_eq!(a.history_anchor, "auto");
+    assert_eq!(a.history_anchor_included, None);
+    for style in [
+        "message_seq",
+        "real_seq",
+        "message_id_as_seq",
+        "message_id",
+        "both",
+    ] {
+        let text = format!(
+            "[accounts.a]\nws_url = \"ws://x\"\nhistory_anchor = \"{style}\"\nhistory_anchor_included = false"
+        );
+        let c = Config::from_toml(&text).unwrap_or_else(|e| panic!("{style}: {e}"));
+        assert_eq!(c.accounts["a"].history_anchor, style);
+        assert_eq!(c.accounts["a"].history_anchor_included, Some(false));
     }
 }

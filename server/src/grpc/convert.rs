@@ -9,9 +9,11 @@ use crate::domain::events::{EventFilter, EventKind, StoredEvent};
 use crate::domain::model::{
     AccountStatus, ChatRef, ConnState, GroupMember, InboundEvent, Message, Segment, TransportKind,
 };
+use crate::domain::read::forward::Forward;
 use crate::domain::read::groups::{GroupEntry, Groups};
 use crate::domain::read::history::History;
 use crate::domain::read::members::Members;
+use crate::domain::read::message::MessageView;
 use crate::domain::render;
 use crate::error::Error;
 
@@ -86,6 +88,10 @@ pub fn account(account: &Account, status: &AccountStatus, queue_depth: usize) ->
         queue_depth: i32::try_from(queue_depth).unwrap_or(i32::MAX),
         last_error: status.last_error.clone(),
         groups: account.config.groups.clone(),
+        users: account.config.users.clone(),
+        history_anchor: status.history.map_or("", |h| h.anchor).to_owned(),
+        anchor_included: status.history.is_some_and(|h| h.anchor_included),
+        history_anchor_source: status.history.map_or("", |h| h.basis).to_owned(),
     }
 }
 
@@ -139,41 +145,35 @@ pub fn segment(seg: Segment) -> pb::Segment {
             file_size,
             summary,
         } => Kind::Image(pb::ImageSegment {
-            file: file,
-            url: url,
+            file,
+            url,
             file_size,
-            summary: summary,
+            summary,
         }),
-        Segment::Record { file, url } => Kind::Record(pb::RecordSegment {
-            file: file,
-            url: url,
-        }),
-        Segment::Video { file, url } => Kind::Video(pb::VideoSegment {
-            file: file,
-            url: url,
-        }),
+        Segment::Record { file, url } => Kind::Record(pb::RecordSegment { file, url }),
+        Segment::Video { file, url } => Kind::Video(pb::VideoSegment { file, url }),
         Segment::File {
             file,
             name,
             file_size,
             url,
         } => Kind::File(pb::FileSegment {
-            file: file,
-            name: name,
+            file,
+            name,
             file_size,
-            url: url,
+            url,
         }),
-        Segment::Reply { id } => Kind::Reply(pb::ReplySegment { id: id }),
-        Segment::Forward { id } => Kind::Forward(pb::ForwardSegment { id: id }),
-        Segment::Json { data } => Kind::Json(pb::JsonSegment { data: data }),
-        Segment::Xml { data } => Kind::Xml(pb::XmlSegment { data: data }),
-        Segment::Poke { kind, id } => Kind::Poke(pb::PokeSegment {
-            r#type: kind,
-            id: id,
+        Segment::Reply { id, quoted } => Kind::Reply(pb::ReplySegment {
+            id,
+            quoted: quoted.map(|m| chat_message(*m)),
         }),
+        Segment::Forward { id } => Kind::Forward(pb::ForwardSegment { id }),
+        Segment::Json { data } => Kind::Json(pb::JsonSegment { data }),
+        Segment::Xml { data } => Kind::Xml(pb::XmlSegment { data }),
+        Segment::Poke { kind, id } => Kind::Poke(pb::PokeSegment { r#type: kind, id }),
         Segment::Unknown { kind, data_json } => Kind::Unknown(pb::UnknownSegment {
             r#type: kind,
-            data_json: data_json,
+            data_json,
         }),
     };
     pb::Segment { kind: Some(kind) }
@@ -234,6 +234,22 @@ pub fn history(h: History) -> pb::GetHistoryResponse {
     }
 }
 
+/// The GetMessage response.
+pub fn message_view(v: MessageView) -> pb::GetMessageResponse {
+    pb::GetMessageResponse {
+        message: Some(chat_message(v.message)),
+        rendered: v.rendered,
+    }
+}
+
+/// The GetForwardMessages response.
+pub fn forward(f: Forward) -> pb::GetForwardMessagesResponse {
+    pb::GetForwardMessagesResponse {
+        messages: f.messages.into_iter().map(chat_message).collect(),
+        rendered: f.rendered,
+    }
+}
+
 /// The ListGroupMembers response.
 pub fn members(m: Members) -> pb::ListGroupMembersResponse {
     pb::ListGroupMembersResponse {
@@ -268,6 +284,7 @@ pub fn event_kind(value: i32) -> Option<EventKind> {
         pb::EventKind::Lifecycle => EventKind::Lifecycle,
         pb::EventKind::Connection => EventKind::Connection,
         pb::EventKind::Unknown => EventKind::Unknown,
+        pb::EventKind::MessageRecalled => EventKind::MessageRecalled,
     })
 }
 
@@ -379,6 +396,19 @@ pub fn event(stored: &StoredEvent, self_id: i64) -> pb::Event {
                 detail: detail.clone(),
             }),
         ),
+        InboundEvent::MessageRecalled {
+            chat: c,
+            message_id,
+            operator_id,
+            time,
+        } => (
+            *time,
+            K::MessageRecalled(pb::MessageRecalledEvent {
+                chat: Some(chat(*c)),
+                message_id: *message_id,
+                operator_id: *operator_id,
+            }),
+        ),
         InboundEvent::Unknown {
             post_type,
             time,
@@ -472,7 +502,10 @@ mod tests {
                     file_size: 7,
                     url: "u".into()
                 }),
-                Kind::Reply(pb::ReplySegment { id: "-3".into() }),
+                Kind::Reply(pb::ReplySegment {
+                    id: "-3".into(),
+                    quoted: None
+                }),
                 Kind::Forward(pb::ForwardSegment { id: "fw".into() }),
                 Kind::Json(pb::JsonSegment { data: "{}".into() }),
                 Kind::Xml(pb::XmlSegment {
@@ -507,6 +540,32 @@ mod tests {
         assert_eq!(pb.text, "看 [图片]");
         assert_eq!(pb.segments.len(), 3);
         assert_eq!(chat_ref(pb.chat.as_ref()), Some(ChatRef::Private(10001)));
+    }
+
+    #[test]
+    fn a_resolved_quote_converts_one_level_deep() {
+        let quoted = decode_message(
+            &json!({"message_type": "group", "group_id": 5, "message_id": 1, "user_id": 2,
+                    "sender": {"user_id": 2, "nickname": "张三"}, "message": "大家好"}),
+            None,
+        )
+        .unwrap();
+        let mut msg = quoted.clone();
+        msg.message_id = 3;
+        msg.segments = vec![
+            Segment::Reply {
+                id: "1".into(),
+                quoted: Some(Box::new(quoted)),
+            },
+            Segment::Text("好".into()),
+        ];
+        let pb = chat_message(msg);
+        assert_eq!(pb.text, "好", "text omits the reply");
+        let Some(pb::segment::Kind::Reply(reply)) = &pb.segments[0].kind else {
+            panic!("{:?}", pb.segments[0]);
+        };
+        let q = reply.quoted.as_ref().unwrap();
+        assert_eq!((q.message_id, q.text.as_str()), (1, "大家好"));
     }
 
     #[test]

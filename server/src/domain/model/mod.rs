@@ -25,4 +25,4 @@ pub use media::{MediaKind, MediaPayload};
 pub use member::{GroupInfo, GroupMember};
 pub use message::{Message, Segment, Sender};
 pub use raw::{RawEntries, RawJson};
-pub use status::{AccountStatus, ConnState, TransportKind};
+pub use status::{AccountStatus, ConnState, HistoryPaging, TransportKind};

@@ -8,34 +8,100 @@ use super::AccountClient;
 use super::inner::{Inner, lock};
 use crate::domain::call::Deadline;
 use crate::domain::model::{
-    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload,
+    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
 };
 use crate::domain::ports::{HistoryPage, OutSegment, PeerApi};
 use crate::error::{Error, Kind, Result};
+use crate::onebot::answer;
 use crate::onebot::flavor::Flavor;
-use crate::onebot::history;
-use crate::onebot::model::{MemberList, decode_group, int_of, member_list};
+use crate::onebot::ids;
+use crate::onebot::model::{
+    MemberList, decode_forward, decode_group, decode_message, int_of, member_list,
+};
 use crate::onebot::outgoing::{self, object};
 
 impl Inner {
-    /// The real seq of `message_id` (cache, else `get_msg`).
-    async fn resolve_seq(&self, chat: ChatRef, message_id: i64, deadline: Deadline) -> Result<i64> {
-        if let Some(seq) = lock(&self.seqs).get(chat, message_id) {
-            return Ok(seq);
-        }
+    /// `get_msg` of `message_id`, decoded. The chat is the one the answer
+    /// names; for the bot's own private messages (whose answer names the
+    /// bot) the other side (`target_id`); else, for peers that name none
+    /// (Lagrange), the chat the id was seen in, else `hint`. A message the
+    /// peer keeps as recalled (LLOneBot `status: deleted`) is not found.
+    async fn read_message(
+        &self,
+        message_id: i64,
+        hint: Option<ChatRef>,
+        deadline: Deadline,
+    ) -> Result<Message> {
         let data = self
             .call_action("get_msg", json!({ "message_id": message_id }), deadline)
             .await?;
-        let seq = history::raw_seq(&data).ok_or_else(|| {
+        // `ok` with `null` or `{}`: the peer does not have the message.
+        let data = answer::object("get_msg", data, || format!("message {message_id}"))?;
+        if data.get("status").and_then(Value::as_str) == Some("deleted") {
+            return Err(Error::new(
+                Kind::MessageNotFound,
+                format!("get_msg: message {message_id} was recalled"),
+            )
+            .with("action", "get_msg")
+            .with("message_id", message_id));
+        }
+        let self_id = self.status.borrow().self_id;
+        let learned = lock(&self.seqs).chat_of(message_id);
+        let decoded = decode_message(&data, None)
+            .map(|mut m| {
+                if m.chat == ChatRef::Private(self_id)
+                    && let Some(peer) = data.get("target_id").and_then(int_of)
+                {
+                    m.chat = ChatRef::Private(peer);
+                }
+                m
+            })
+            .or_else(|| decode_message(&data, learned.or(hint)));
+        let message = decoded.ok_or_else(|| {
             Error::new(
                 Kind::OnebotProtocolError,
-                format!("get_msg of message {message_id} reported no message_seq"),
+                format!(
+                    "get_msg of message {message_id}: the answer names no sender, id or chat the gateway can use"
+                ),
             )
             .with("action", "get_msg")
             .with("message_id", message_id)
         })?;
-        lock(&self.seqs).insert(chat, message_id, seq);
-        Ok(seq)
+        lock(&self.seqs).learn(&message);
+        Ok(message)
+    }
+
+    /// Refuses a quote of a message the peer does not know, on the flavors
+    /// that mishandle one: go-cqhttp posts the quote as literal CQ-code
+    /// text, Lagrange fails the whole send without a word. Any other answer
+    /// lets the send go on (the check is a courtesy, not a gate).
+    async fn check_quote(&self, segments: &[OutSegment<'_>]) -> Result<()> {
+        if !matches!(self.flavor(), Flavor::GoCqhttp | Flavor::Lagrange) {
+            return Ok(());
+        }
+        let quoted = segments.iter().find_map(|s| match s {
+            OutSegment::Reply(id) => Some(*id),
+            _ => None,
+        });
+        let Some(id) = quoted else {
+            return Ok(());
+        };
+        match self
+            .read_message(id, None, Deadline::after(self.cfg.request_timeout()))
+            .await
+        {
+            Err(e) if e.kind == Kind::MessageNotFound => Err(Error::new(
+                Kind::MessageNotFound,
+                format!(
+                    "the quoted message {id} is unknown to {}; nothing was sent",
+                    self.flavor()
+                ),
+            )
+            .with("message_id", id)
+            .with("flavor", self.flavor().name())
+            .field("reply_to_message_id")),
+            _ => Ok(()),
+        }
     }
 
     /// The send action of `chat` with its target parameter.
@@ -57,11 +123,10 @@ impl PeerApi for AccountClient {
         self.inner.status.subscribe()
     }
 
-    /// Translates the anchor per flavor (NapCat short id in `message_seq`,
-    /// Lagrange/SnowLuma `message_id`, LLOneBot/go-cqhttp real seq), drops
-    /// the anchor row where the flavor includes it, and turns "empty" errors
-    /// (NapCat) into an empty page. go-cqhttp private chats fail with
-    /// `HistoryUnsupported`.
+    /// In the style the adapter learned from the peer (a probe on connect,
+    /// then every page), whatever the flavor; a page that does not fit its
+    /// anchor is corrected before it is returned. A peer without the
+    /// chat kind's history action fails with `HistoryUnsupported`.
     async fn get_history(
         &self,
         chat: ChatRef,
@@ -69,29 +134,7 @@ impl PeerApi for AccountClient {
         anchor: Option<i64>,
         deadline: Deadline,
     ) -> Result<HistoryPage> {
-        let inner = &self.inner;
-        // The flavor decides the request: make sure it is known.
-        let action = match chat {
-            ChatRef::Group(_) => "get_group_msg_history",
-            ChatRef::Private(_) => "get_friend_msg_history",
-        };
-        inner.route(action, deadline).await?;
-        let flavor = inner.flavor();
-        history::check_supported(flavor, chat)?;
-        let anchor_seq = match anchor {
-            Some(a) if history::needs_seq(flavor) => {
-                Some(inner.resolve_seq(chat, a, deadline).await?)
-            }
-            _ => None,
-        };
-        let (action, params) = history::request(flavor, chat, count, anchor, anchor_seq);
-        let answer = inner.call_data(action, params, deadline).await;
-        let page = history::page(flavor, chat, count, anchor, answer)?;
-        let mut seqs = lock(&inner.seqs);
-        for m in &page.messages {
-            seqs.learn(m);
-        }
-        Ok(page)
+        self.inner.history_page(chat, count, anchor, deadline).await
     }
 
     async fn get_group_members(
@@ -111,9 +154,13 @@ impl PeerApi for AccountClient {
             .call_data("get_group_member_list", params, deadline)
             .await?;
         match data.into_raw().map(member_list) {
-            None => Ok(Vec::new()),
+            None | Some(MemberList::Nothing) => Err(answer::lacks("get_group_member_list")),
             Some(MemberList::Members(members)) => Ok(members),
-            Some(MemberList::NotAnArray(kind)) => Err(not_an_array("get_group_member_list", kind)),
+            Some(MemberList::NotAnArray(kind)) => Err(Error::new(
+                Kind::OnebotProtocolError,
+                format!("get_group_member_list: expected an array, got {kind}"),
+            )
+            .with("action", "get_group_member_list")),
         }
     }
 
@@ -122,7 +169,7 @@ impl PeerApi for AccountClient {
             .inner
             .call_action("get_group_list", json!({}), deadline)
             .await?;
-        Ok(array_data("get_group_list", data)?
+        Ok(answer::list("get_group_list", data, true)?
             .iter()
             .filter_map(decode_group)
             .collect())
@@ -137,6 +184,7 @@ impl PeerApi for AccountClient {
         deadline: Deadline,
     ) -> Result<i64> {
         let inner = &self.inner;
+        inner.check_quote(segments).await?;
         let encoded =
             outgoing::message(inner.flavor(), inner.cfg.shared_dir.as_ref(), segments).await?;
         let (action, target) = Inner::send_action(chat);
@@ -149,7 +197,15 @@ impl PeerApi for AccountClient {
             .await?;
         // go-cqhttp answers a poke segment with message_id 0; a peer that
         // reports none gets 0 too (the send itself succeeded).
-        Ok(data.get("message_id").and_then(int_of).unwrap_or(0))
+        let id = data
+            .get("message_id")
+            .and_then(ids::message_id_of)
+            .unwrap_or(0);
+        if id != 0 {
+            // Remembered for peers whose get_msg names no chat (recalls).
+            lock(&inner.seqs).learn_chat(chat, id);
+        }
+        Ok(id)
     }
 
     async fn upload_file(
@@ -210,35 +266,43 @@ impl PeerApi for AccountClient {
         }
     }
 
+    async fn get_message(
+        &self,
+        message_id: i64,
+        chat: Option<ChatRef>,
+        deadline: Deadline,
+    ) -> Result<Message> {
+        self.inner.read_message(message_id, chat, deadline).await
+    }
+
+    /// `delete_msg`. Every flavor answers a refusal as a failure with its
+    /// own text (NapCat `Timeout: NTEvent … recallMsg`, go-cqhttp
+    /// `RECALL_API_ERROR`, Lagrange a bare 200); some answer `ok` without
+    /// confirming (LLOneBot 8, SnowLuma), which the recall notice settles.
+    async fn recall(&self, message_id: i64, deadline: Deadline) -> Result<()> {
+        self.inner
+            .call_action("delete_msg", json!({ "message_id": message_id }), deadline)
+            .await
+            .map(drop)
+    }
+
+    /// `get_forward_msg` with the id as both `id` and `message_id` (NapCat
+    /// takes the carrying message's id in either, Lagrange only `id`, the
+    /// others either).
+    async fn get_forward(&self, forward_id: &str, deadline: Deadline) -> Result<Vec<Message>> {
+        let data = self
+            .inner
+            .call_action(
+                "get_forward_msg",
+                json!({ "id": forward_id, "message_id": forward_id }),
+                deadline,
+            )
+            .await?;
+        Ok(decode_forward(&data))
+    }
+
     fn check_media(&self, kind: MediaKind) -> Result<()> {
         let inner = &self.inner;
         outgoing::check_media(inner.flavor(), inner.cfg.shared_dir.as_ref(), kind)
-    }
-}
-
-fn array_data(action: &str, data: Value) -> Result<Vec<Value>> {
-    match data {
-        Value::Array(items) => Ok(items),
-        Value::Null => Ok(Vec::new()),
-        other => Err(not_an_array(action, json_kind(&other))),
-    }
-}
-
-fn not_an_array(action: &str, kind: &str) -> Error {
-    Error::new(
-        Kind::OnebotProtocolError,
-        format!("{action}: expected an array, got {kind}"),
-    )
-    .with("action", action)
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

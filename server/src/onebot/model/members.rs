@@ -33,18 +33,22 @@ pub enum MemberList {
     /// The members, one per entry of the list (entries that are not objects
     /// count as members without fields: the peer counted them).
     Members(Vec<GroupMember>),
+    /// `null` or `{}`: what a peer without the action answers `ok` with.
+    Nothing,
     /// Not an array: what it was (`an object`, `a string`, ...).
     NotAnArray(&'static str),
 }
 
 /// Decodes `data` (a member array) in one pass over its text.
 pub fn member_list(data: Box<RawValue>) -> MemberList {
-    let kind = match data.get().as_bytes().first() {
+    let text = data.get();
+    let kind = match text.as_bytes().first() {
         Some(b'[') => None,
+        Some(b'n') => return MemberList::Nothing,
+        Some(b'{') if text[1..].trim_start().starts_with('}') => return MemberList::Nothing,
         Some(b'{') => Some("an object"),
         Some(b'"') => Some("a string"),
         Some(b't' | b'f') => Some("a boolean"),
-        Some(b'n') => Some("null"),
         _ => Some("a number"),
     };
     if let Some(kind) = kind {
@@ -199,6 +203,7 @@ mod tests {
         match member_list(serde_json::from_str::<Box<RawValue>>(text).unwrap()) {
             MemberList::Members(m) => m,
             MemberList::NotAnArray(kind) => panic!("{kind}"),
+            MemberList::Nothing => panic!("nothing"),
         }
     }
 
@@ -233,8 +238,12 @@ mod tests {
 
     #[test]
     fn anything_but_an_array_is_named() {
+        for text in ["null", "{}", " { } "] {
+            let raw = serde_json::from_str::<Box<RawValue>>(text).unwrap();
+            assert!(matches!(member_list(raw), MemberList::Nothing), "{text}");
+        }
         for (text, kind) in [
-            ("{}", "an object"),
+            ("{\"a\":1}", "an object"),
             ("\"x\"", "a string"),
             ("true", "a boolean"),
             ("1", "a number"),
@@ -242,7 +251,7 @@ mod tests {
         ] {
             match member_list(serde_json::from_str::<Box<RawValue>>(text).unwrap()) {
                 MemberList::NotAnArray(k) => assert_eq!(k, kind, "{text}"),
-                MemberList::Members(_) => panic!("{text}"),
+                other => panic!("{text}: {}", matches!(other, MemberList::Nothing)),
             }
         }
         assert!(matches!(
