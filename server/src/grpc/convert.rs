@@ -132,13 +132,13 @@ pub fn chat(chat: ChatRef) -> pb::Chat {
 pub fn segment(seg: Segment) -> pb::Segment {
     use pb::segment::Kind;
     let kind = match seg {
-        Segment::Text(text) => Kind::Text(pb::TextSegment { text: text }),
+        Segment::Text(text) => Kind::Text(pb::TextSegment { text }),
         Segment::At { user_id, all, name } => Kind::At(pb::AtSegment {
             user_id: user_id.unwrap_or(0),
             all,
             name: name.unwrap_or_default(),
         }),
-        Segment::Face { id } => Kind::Face(pb::FaceSegment { id: id }),
+        Segment::Face { id } => Kind::Face(pb::FaceSegment { id }),
         Segment::Image {
             file,
             url,
