@@ -189,9 +189,10 @@ impl PeerApi for AccountClient {
             outgoing::message(inner.flavor(), inner.cfg.shared_dir.as_ref(), segments).await?;
         let (action, target) = Inner::send_action(chat);
         let data = inner
-            .call_action(
+            .call_action_with(
                 action,
                 object([target, ("message", encoded.message)]),
+                &encoded.media,
                 deadline,
             )
             .await?;
@@ -216,25 +217,24 @@ impl PeerApi for AccountClient {
         deadline: Deadline,
     ) -> Result<()> {
         let inner = &self.inner;
-        let (file, _copy) =
-            outgoing::upload_file(inner.flavor(), inner.cfg.shared_dir.as_ref(), file, name)
-                .await?;
+        let file = outgoing::upload_file(inner.flavor(), inner.cfg.shared_dir.as_ref(), file, name)
+            .await?;
         let (action, target) = match chat {
             ChatRef::Group(id) => ("upload_group_file", ("group_id", json!(id))),
             ChatRef::Private(id) => ("upload_private_file", ("user_id", json!(id))),
         };
-        inner
-            .call_action(
-                action,
-                object([
-                    target,
-                    ("file", Value::String(file)),
-                    ("name", Value::String(name.to_owned())),
-                ]),
-                deadline,
-            )
-            .await
-            .map(drop)
+        let params = object([
+            target,
+            ("file", file.file),
+            ("name", Value::String(name.to_owned())),
+        ]);
+        let media: Vec<_> = file.media.into_iter().collect();
+        let sent = inner
+            .call_action_with(action, params, &media, deadline)
+            .await;
+        // The shared copy lives until the peer has answered.
+        drop(file.copy);
+        sent.map(drop)
     }
 
     /// By the flavor's path: `group_poke`, or a `poke` segment on
