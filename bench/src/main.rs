@@ -177,7 +177,7 @@ async fn main() -> anyhow::Result<()> {
             let bin = procs::gateway_binary(cli.gateway_bin)?;
             let sandbox = procs::SandboxProc::start(&bin).await?;
             match upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, rounds.max(1)).await? {
-                upload::Uploads::Measured(_) => Ok(()),
+                upload::Uploads::Measured(..) => Ok(()),
                 upload::Uploads::Unavailable(why) => anyhow::bail!("upload unavailable: {why}"),
             }
         }

@@ -110,6 +110,49 @@ impl HopRound {
     }
 }
 
+/// One round of the gateway on the replay peer at concurrency 64, with
+/// the echo server's CPU per call at concurrency 64 in the same run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReplayRound {
+    /// GetHistory through the gateway on the replay peer.
+    pub history: Summary,
+    /// ListGroupMembers through the gateway on the replay peer.
+    pub members: Summary,
+    /// Echo CPU per call with an answer of GetHistory's size, µs.
+    pub echo_history_cpu: f64,
+    /// Echo CPU per call with an answer of ListGroupMembers' size, µs.
+    pub echo_members_cpu: f64,
+}
+
+impl ReplayRound {
+    /// Gateway CPU per GetHistory call / echo CPU per call.
+    pub fn history_ratio(&self) -> f64 {
+        self.history.server_cpu / self.echo_history_cpu
+    }
+    /// Gateway CPU per ListGroupMembers call / echo CPU per call.
+    pub fn members_ratio(&self) -> f64 {
+        self.members.server_cpu / self.echo_members_cpu
+    }
+}
+
+/// GetHistory at one page size.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PageRow {
+    /// The `count` asked for.
+    pub count: u32,
+    /// Messages in the answer.
+    pub returned: usize,
+    /// Through the gateway.
+    pub gateway: Summary,
+}
+
+impl PageRow {
+    /// Gateway CPU per message returned, µs.
+    pub fn cpu_per_message(&self) -> f64 {
+        self.gateway.server_cpu / self.returned.max(1) as f64
+    }
+}
+
 /// Start-up and idle memory of one fresh gateway process.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StartSample {
@@ -190,9 +233,19 @@ pub async fn run(opts: Options) -> Result<()> {
     }
     let after_load_rss = gateway.proc.rss()?;
     let peak_after_load = gateway.proc.peak_rss()?;
+    let pages = measure_pages(&gateway, opts.run_c64).await?;
     drop(systems);
-    drop(echo);
     gateway.proc.kill().await?;
+    let replay = measure_replay(
+        &bin,
+        &sandbox,
+        &echo,
+        (history_bytes, members_bytes),
+        opts.rounds.min(3),
+        opts.run_c64,
+    )
+    .await?;
+    drop(echo);
 
     let uploads =
         upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, opts.rounds.min(3)).await?;
@@ -212,12 +265,105 @@ pub async fn run(opts: Options) -> Result<()> {
         after_load_rss,
         peak_after_load,
         uploads,
+        replay,
+        pages,
     };
     let text = report::render(&report);
     std::fs::write(&opts.out, &text).with_context(|| format!("writing {}", opts.out.display()))?;
     eprintln!("bench: wrote {}", opts.out.display());
     print!("{}", report::summary(&report));
     Ok(())
+}
+
+/// The gateway on the replay peer (recorded from `sandbox`) at
+/// concurrency 64, each round beside the echo server at concurrency 64.
+async fn measure_replay(
+    bin: &std::path::Path,
+    sandbox: &SandboxProc,
+    echo: &EchoProc,
+    (history_bytes, members_bytes): (u32, u32),
+    rounds: usize,
+    dur: Duration,
+) -> Result<Vec<ReplayRound>> {
+    let replay = crate::replay::ReplayProc::start(&sandbox.ws_url).await?;
+    let gateway = GatewayProc::start(bin, &replay.ws_url, &GatewayOptions::default()).await?;
+    gateway.wait_account_connected().await?;
+    let history = gateway_call(&gateway, "history")?;
+    let members = gateway_call(&gateway, "members")?;
+    let echo_history = echo_call(&echo.channel, history_bytes);
+    let echo_members = echo_call(&echo.channel, members_bytes);
+    let pids = [gateway.proc.pid, replay.pid];
+    let mut out = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let r = ReplayRound {
+            history: measure(&history, &pids, 64, 5, dur).await,
+            members: measure(&members, &pids, 64, 5, dur).await,
+            echo_history_cpu: measure(&echo_history, &[echo.pid], 64, 5, dur)
+                .await
+                .server_cpu,
+            echo_members_cpu: measure(&echo_members, &[echo.pid], 64, 5, dur)
+                .await
+                .server_cpu,
+        };
+        eprintln!(
+            "bench: replay round {}/{rounds}: GetHistory {:.0} rps, {:.1} µs CPU/call ({:.2} × echo); ListGroupMembers {:.0} rps, {:.1} µs ({:.2} × echo)",
+            round + 1,
+            r.history.rps,
+            r.history.server_cpu,
+            r.history_ratio(),
+            r.members.rps,
+            r.members.server_cpu,
+            r.members_ratio()
+        );
+        out.push(r);
+    }
+    gateway.proc.kill().await?;
+    Ok(out)
+}
+
+/// The echo server answering `n` bytes, as a load call.
+fn echo_call(echo: &Channel, n: u32) -> Call {
+    let client = EchoClient::new(echo.clone());
+    load::call(move || {
+        let mut c = client.clone();
+        async move { c.echo(n).await.map(drop).map_err(|s| s.to_string()) }
+    })
+}
+
+/// GetHistory through `gateway` at each of [`PAGE_SIZES`], concurrency 16.
+async fn measure_pages(gateway: &GatewayProc, dur: Duration) -> Result<Vec<PageRow>> {
+    let mut rows = Vec::with_capacity(PAGE_SIZES.len());
+    for count in PAGE_SIZES {
+        let request = pb::GetHistoryRequest {
+            count: count as i32,
+            ..history_request()
+        };
+        let returned = gateway
+            .messages()
+            .get_history(request.clone())
+            .await
+            .context("GetHistory for the page sizes")?
+            .into_inner()
+            .messages
+            .len();
+        let messages = gateway.messages();
+        let call = load::call(move || {
+            let mut c = messages.clone();
+            let request = request.clone();
+            async move { c.get_history(request).await.map(drop).map_err(|s| s.to_string()) }
+        });
+        let g = measure(&call, &[gateway.proc.pid], 16, 20, dur).await;
+        eprintln!(
+            "bench: page size {count}: {returned} messages, {:.0} rps, {:.1} µs gateway CPU/call",
+            g.rps, g.server_cpu
+        );
+        rows.push(PageRow {
+            count,
+            returned,
+            gateway: g,
+        });
+    }
+    Ok(rows)
 }
 
 /// Runs `call`, also charging the CPU time `pids` used meanwhile (the
@@ -527,13 +673,7 @@ impl Systems {
         history_bytes: u32,
         members_bytes: u32,
     ) -> Systems {
-        let echo_call = |n: u32| {
-            let client = EchoClient::new(echo.clone());
-            load::call(move || {
-                let mut c = client.clone();
-                async move { c.echo(n).await.map(drop).map_err(|s| s.to_string()) }
-            })
-        };
+        let echo_call = |n: u32| echo_call(echo, n);
         let direct_call = |action: &'static str, params: serde_json::Value| {
             let client = direct.clone();
             let params = Arc::new(params);
