@@ -6,6 +6,7 @@
 //! # Layout
 //! - `procs`: the sandbox and gateway processes (spawn, log lines, `/proc`).
 //! - `echo`: the bare tonic baseline service (`echo-server`).
+//! - `replay`: the peer that answers recorded replies (`replay-peer`).
 //! - `direct`: the OneBot WebSocket baseline client.
 //! - `load`: closed-loop load and statistics.
 //! - `run`: the benchmark rounds; `upload`: the upload scenarios;
@@ -19,6 +20,7 @@ mod echo;
 mod load;
 mod machine;
 mod procs;
+mod replay;
 mod report;
 mod run;
 mod soak;
@@ -109,6 +111,13 @@ enum Command {
         #[arg(long, default_value_t = 16)]
         concurrency: usize,
     },
+    /// Internal: the replay peer (ends when stdin closes).
+    #[command(hide = true)]
+    ReplayPeer {
+        /// The sandbox to record the replies from.
+        #[arg(long)]
+        record_from: String,
+    },
     /// Internal: the bare tonic echo service (ends when stdin closes).
     #[command(hide = true)]
     EchoServer {
@@ -186,10 +195,11 @@ async fn main() -> anyhow::Result<()> {
             let bin = procs::gateway_binary(cli.gateway_bin)?;
             let sandbox = procs::SandboxProc::start(&bin).await?;
             match upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, rounds.max(1)).await? {
-                upload::Uploads::Measured(_) => Ok(()),
+                upload::Uploads::Measured(..) => Ok(()),
                 upload::Uploads::Unavailable(why) => anyhow::bail!("upload unavailable: {why}"),
             }
         }
         Command::EchoServer { max_payload } => echo::serve(max_payload).await,
+        Command::ReplayPeer { record_from } => replay::serve(&record_from).await,
     }
 }

@@ -256,7 +256,8 @@ impl PeerApi for FakeApi {
         _deadline: Deadline,
     ) -> Result<i64> {
         let shared = self.shared_dir.lock().unwrap().clone();
-        let encoded = outgoing::message(self.flavor, shared.as_ref(), segments).await?;
+        let mut encoded = outgoing::message(self.flavor, shared.as_ref(), segments).await?;
+        outgoing::inline_media(&mut encoded.message, &encoded.media).await?;
         let message = encoded.message.clone();
         self.answer(match chat {
             ChatRef::Group(group_id) => Call::Send { group_id, message },
@@ -276,7 +277,13 @@ impl PeerApi for FakeApi {
         _deadline: Deadline,
     ) -> Result<()> {
         let shared = self.shared_dir.lock().unwrap().clone();
-        let (file, _copy) = outgoing::upload_file(self.flavor, shared.as_ref(), file, name).await?;
+        let mut sent = outgoing::upload_file(self.flavor, shared.as_ref(), file, name).await?;
+        let media: Vec<_> = sent.media.iter().cloned().collect();
+        outgoing::inline_media(&mut sent.file, &media).await?;
+        let file = match sent.file {
+            serde_json::Value::String(file) => file,
+            other => other.to_string(),
+        };
         let name = name.to_owned();
         self.answer(match chat {
             ChatRef::Group(group_id) => Call::Upload {

@@ -54,7 +54,7 @@ impl MessageService for MessageApi {
             until: until.as_ref().map(convert::ceil_secs),
         };
         let page = to_status(self.gw.get_history(req, ctx).await)?;
-        let mut response = convert::history(&page);
+        let mut response = convert::history(page);
         let ids = self.gw.received().ids();
         for m in &mut response.messages {
             convert::with_media_ids(ids, &account, m);
@@ -87,7 +87,7 @@ impl MessageService for MessageApi {
             account_id.clone()
         };
         let view = to_status(self.gw.get_message(&account_id, message_id, ctx).await)?;
-        let mut response = convert::message_view(&view);
+        let mut response = convert::message_view(view);
         if let Some(m) = response.message.as_mut() {
             convert::with_media_ids(self.gw.received().ids(), &account, m);
         }
@@ -117,7 +117,7 @@ impl MessageService for MessageApi {
             forward_id,
         } = request.into_inner();
         let forward = to_status(self.gw.get_forward(&account_id, &forward_id, ctx).await)?;
-        Ok(Response::new(convert::forward(&forward)))
+        Ok(Response::new(convert::forward(forward)))
     }
 
     async fn search_messages(
