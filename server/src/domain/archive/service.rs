@@ -105,6 +105,19 @@ pub struct Archive {
     journal_done: watch::Receiver<u64>,
     intake_done: watch::Receiver<u64>,
     backfills: HashMap<String, watch::Sender<u64>>,
+    /// Messages of history pages handed over lately (a hash of account,
+    /// chat and message id): a page read again hands over only what is new.
+    handed: std::sync::Mutex<lru::LruCache<u64, ()>>,
+}
+
+/// How many handed-over history messages are remembered.
+const HANDED_REMEMBERED: usize = 16 * 1024;
+
+fn handed_key(account_id: &str, chat: ChatRef, message_id: i64) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    (account_id, chat, message_id).hash(&mut h);
+    h.finish()
 }
 
 impl std::fmt::Debug for Archive {
@@ -148,6 +161,10 @@ impl Archive {
             journal_done,
             intake_done,
             backfills,
+            handed: std::sync::Mutex::new(lru::LruCache::new(
+                std::num::NonZeroUsize::new(HANDED_REMEMBERED)
+                    .unwrap_or(std::num::NonZeroUsize::MIN),
+            )),
         });
         let inputs = IngestInputs {
             intake: intake_rx,
@@ -189,8 +206,21 @@ impl Archive {
         if messages.is_empty() || !self.is_archived(account_id, chat) {
             return;
         }
+        let keys: Vec<u64> = {
+            let handed = self.handed.lock().unwrap_or_else(|p| p.into_inner());
+            messages
+                .iter()
+                .map(|m| handed_key(account_id, chat, m.message_id))
+                .filter(|k| !handed.contains(k))
+                .collect()
+        };
+        if keys.is_empty() {
+            // Every message of the page was handed over lately.
+            return;
+        }
         let ops = messages
             .iter()
+            .filter(|m| keys.contains(&handed_key(account_id, chat, m.message_id)))
             .map(|m| ArchiveOp::Put {
                 account_id: account_id.to_string(),
                 message: m.clone(),
@@ -203,8 +233,18 @@ impl Archive {
         self.intake_submitted.fetch_add(1, Ordering::AcqRel);
         if self.intake.try_send(ops).is_err() {
             self.intake_submitted.fetch_sub(1, Ordering::AcqRel);
-            metrics::archive_dropped("intake_full", messages.len() as u64);
+            metrics::archive_dropped("intake_full", keys.len() as u64);
+            return;
         }
+        let mut handed = self.handed.lock().unwrap_or_else(|p| p.into_inner());
+        for k in keys {
+            handed.put(k, ());
+        }
+    }
+
+    /// How many batches of history pages were handed over so far.
+    pub fn handed_over(&self) -> u64 {
+        self.intake_submitted.load(Ordering::Acquire)
     }
 
     /// Waits (at most `wait`) until the archive holds everything the

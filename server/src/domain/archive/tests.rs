@@ -533,3 +533,23 @@ async fn the_search_tool_pages_the_archive_and_keeps_to_its_schema() {
         assert!(out.text.contains(needle), "{args}: {}", out.text);
     }
 }
+
+#[tokio::test]
+async fn a_history_page_read_again_hands_over_only_new_messages() {
+    let t = start(true);
+    let archive = t.gw.archive().unwrap().clone();
+    let chat = ChatRef::Group(G);
+    let page: Vec<Message> = (1..=3).map(|i| message(chat, i, T0 + i, 7, "旧")).collect();
+    archive.saw_page("default", chat, &page);
+    let first = archive.handed_over();
+    // The same page again: nothing new to hand over.
+    archive.saw_page("default", chat, &page);
+    assert_eq!(archive.handed_over(), first);
+    // A page with one new message hands over a batch again, and the new
+    // message is searchable.
+    let mut next = page.clone();
+    next.push(message(chat, 4, T0 + 4, 7, "新消息"));
+    archive.saw_page("default", chat, &next);
+    assert_eq!(archive.handed_over(), first + 1);
+    assert_eq!(ids(&t.gw, search("新消息")).await, vec![4]);
+}
