@@ -12,6 +12,7 @@
 //! - `run`: the benchmark rounds; `upload`: the upload scenarios;
 //!   `archive`: inbound messages through the archive, and its search.
 //! - `report`: `RESULTS.md`; `machine`: what it ran on.
+//! - `scale`: how cost grows with accounts and event subscribers.
 //! - `soak`: the long steady-load run.
 
 mod archive;
@@ -23,6 +24,7 @@ mod procs;
 mod replay;
 mod report;
 mod run;
+mod scale;
 mod soak;
 mod upload;
 
@@ -98,6 +100,20 @@ enum Command {
         /// Seconds to wait after printing the pids (to attach a profiler).
         #[arg(long, default_value_t = 0.0)]
         pause: f64,
+    },
+    /// How cost grows: idle memory and CPU with 1, 10 and 100 accounts, CPU
+    /// per delivered event with 1, 10 and 100 event subscribers; printed,
+    /// not written.
+    Scale {
+        /// Seconds of each idle window (accounts).
+        #[arg(long, default_value_t = 5.0)]
+        idle_secs: f64,
+        /// Seconds of injection at each subscriber count.
+        #[arg(long, default_value_t = 3.0)]
+        inject_secs: f64,
+        /// Injected events per second.
+        #[arg(long, default_value_t = 1000)]
+        events_per_sec: u32,
     },
     /// Steady mixed load for a while; fails on errors or growing memory.
     Soak {
@@ -198,6 +214,29 @@ async fn main() -> anyhow::Result<()> {
                 upload::Uploads::Measured(..) => Ok(()),
                 upload::Uploads::Unavailable(why) => anyhow::bail!("upload unavailable: {why}"),
             }
+        }
+        Command::Scale {
+            idle_secs,
+            inject_secs,
+            events_per_sec,
+        } => {
+            let bin = procs::gateway_binary(cli.gateway_bin)?;
+            let opts = scale::Options {
+                idle: Duration::from_secs_f64(idle_secs),
+                inject: Duration::from_secs_f64(inject_secs),
+                events_per_sec: events_per_sec.max(1),
+                ..scale::Options::default()
+            };
+            let s = scale::measure(&bin, &opts).await?;
+            println!("{}", scale::render(&s));
+            println!("| target | value | wanted | met |\n|---|---:|---:|---|");
+            for (what, value, target, met) in scale::targets(&s) {
+                println!(
+                    "| {what} | {value} | {target} | {} |",
+                    if met { "yes" } else { "NO" }
+                );
+            }
+            Ok(())
         }
         Command::EchoServer { max_payload } => echo::serve(max_payload).await,
         Command::ReplayPeer { record_from } => replay::serve(&record_from).await,

@@ -218,6 +218,8 @@ pub struct GatewayProc {
     pub proc: Proc,
     /// A channel to it.
     pub channel: Channel,
+    /// Its gRPC address (`host:port`), for more connections.
+    pub addr: String,
     _temp: tempfile::TempDir,
 }
 
@@ -253,6 +255,7 @@ impl GatewayProc {
         Ok(GatewayProc {
             proc,
             channel,
+            addr,
             _temp: temp,
         })
     }
