@@ -70,6 +70,8 @@ pub struct Report {
     pub replay: Vec<ReplayRound>,
     /// GetHistory at each page size.
     pub pages: Vec<PageRow>,
+    /// How cost grows with accounts and subscribers.
+    pub scale: crate::scale::Scale,
 }
 
 /// One target row.
@@ -240,6 +242,14 @@ fn targets(r: &Report) -> Vec<Target> {
             value: format!("{} µs", values.join(" / ")),
             target: format!("falls or stays flat (within {PAGE_FLAT} ×)"),
             met: flat,
+        });
+    }
+    for (what, value, target, met) in crate::scale::targets(&r.scale) {
+        t.push(Target {
+            what,
+            value,
+            target,
+            met,
         });
     }
     let idle = mib(median(
@@ -528,6 +538,8 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
+
+    let _ = writeln!(o, "\n{}", crate::scale::render(&r.scale));
 
     let _ = writeln!(o, "\n## Idle memory and start-up\n");
     let _ = writeln!(

@@ -247,6 +247,8 @@ pub async fn run(opts: Options) -> Result<()> {
     .await?;
     drop(echo);
 
+    let scale = crate::scale::measure(&bin, &crate::scale::Options::default()).await?;
+
     let uploads =
         upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, opts.rounds.min(3)).await?;
     let archive = crate::archive::measure(&bin, opts.rounds.min(3), 5.0).await?;
@@ -269,6 +271,7 @@ pub async fn run(opts: Options) -> Result<()> {
         archive,
         replay,
         pages,
+        scale,
     };
     let text = report::render(&report);
     std::fs::write(&opts.out, &text).with_context(|| format!("writing {}", opts.out.display()))?;
