@@ -8,7 +8,8 @@
 //! - `echo`: the bare tonic baseline service (`echo-server`).
 //! - `direct`: the OneBot WebSocket baseline client.
 //! - `load`: closed-loop load and statistics.
-//! - `run`: the benchmark rounds; `upload`: the upload scenarios.
+//! - `run`: the benchmark rounds; `upload`: the upload scenarios; `mcp`:
+//!   the MCP Streamable HTTP row.
 //! - `report`: `RESULTS.md`; `machine`: what it ran on.
 //! - `soak`: the long steady-load run.
 
@@ -16,6 +17,7 @@ mod direct;
 mod echo;
 mod load;
 mod machine;
+mod mcp;
 mod procs;
 mod report;
 mod run;
@@ -58,6 +60,16 @@ enum Command {
         /// Where to write the report.
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Only the MCP row (qq_get_history over MCP against CallTool), printed,
+    /// not written.
+    Mcp {
+        /// Rounds.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Seconds of one timed run.
+        #[arg(long, default_value_t = 1.0)]
+        secs: f64,
     },
     /// Only the upload scenarios (for profiling), printed, not written.
     Upload {
@@ -162,6 +174,14 @@ async fn main() -> anyhow::Result<()> {
                 pause: Duration::from_secs_f64(pause),
                 gateway_bin: cli.gateway_bin,
             })
+            .await
+        }
+        Command::Mcp { rounds, secs } => {
+            run::mcp_only(
+                cli.gateway_bin,
+                rounds.max(1),
+                Duration::from_secs_f64(secs),
+            )
             .await
         }
         Command::Upload { rounds } => {

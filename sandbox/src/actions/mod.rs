@@ -7,6 +7,7 @@
 mod file;
 mod history;
 mod info;
+mod inject;
 mod poke;
 mod send;
 
@@ -66,6 +67,8 @@ pub(crate) fn dispatch(
         "group_poke" | "friend_poke" | "send_poke" if flavor.has_extensions() => {
             poke::poke(shared, name, p)
         }
+        // The sandbox's own: tests outside the process make users speak.
+        "sandbox_inject_message" => inject::inject(shared, p),
         _ => Err(unknown_action(flavor, action)),
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! One file per command group: [`history`] (history), [`group`] (members,
 //! groups, poke), [`send`], [`account`] (accounts), [`events`], [`tools`],
-//! [`health`]; [`connection`] is how every command reaches the gateway and
+//! [`health`], [`mcp`] (MCP on stdin/stdout); [`connection`] is how every
+//! command reaches the gateway and
 //! [`output`] holds the shared JSON and error printing.
 
 mod account;
@@ -13,6 +14,7 @@ mod events;
 mod group;
 mod health;
 mod history;
+mod mcp;
 mod output;
 mod send;
 mod tools;
@@ -44,6 +46,9 @@ pub enum ClientCommand {
     Tools(tools::ToolsCommand),
     /// Check the gateway's health (optionally waiting until it serves).
     Health(health::HealthArgs),
+    /// Speak the Model Context Protocol on stdin/stdout (for agents that
+    /// launch MCP servers as commands), over the gateway at --addr.
+    Mcp(mcp::McpArgs),
 }
 
 /// Runs one client subcommand; errors are printed (as JSON with `--json`)
@@ -59,6 +64,7 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::Events(a) => (a.conn.json, events::run(a).await),
         ClientCommand::Tools(c) => (c.json(), tools::run(c).await),
         ClientCommand::Health(a) => (a.conn.json, health::run(a).await),
+        ClientCommand::Mcp(a) => (false, mcp::run(a).await),
     };
     match result {
         Ok(code) => code,

@@ -12,6 +12,7 @@ mod check;
 mod events;
 mod flavor;
 mod limits;
+mod mcp;
 mod media;
 mod metrics;
 mod redact;
@@ -35,6 +36,7 @@ pub use check::ConfigError;
 pub use events::EventsConfig;
 pub use flavor::FlavorChoice;
 pub use limits::LimitsConfig;
+pub use mcp::{McpConfig, normalize_origin};
 pub use media::{MAX_INLINE_MEDIA_BYTES, MediaConfig};
 pub use metrics::MetricsConfig;
 pub use redact::{REDACTED, redact_url};
@@ -78,6 +80,8 @@ pub struct Config {
     pub limits: LimitsConfig,
     /// Prometheus metrics listener; off when absent.
     pub metrics: Option<MetricsConfig>,
+    /// The Model Context Protocol endpoint.
+    pub mcp: McpConfig,
     /// Trace export.
     pub telemetry: TelemetryConfig,
 }
@@ -96,6 +100,7 @@ impl Default for Config {
             auth: AuthConfig::default(),
             limits: LimitsConfig::default(),
             metrics: None,
+            mcp: McpConfig::default(),
             telemetry: TelemetryConfig::default(),
         }
     }
@@ -161,7 +166,7 @@ impl Config {
     /// Checks ranges and consistency; the error names the key. The checks
     /// run in a fixed order (the grace period, the time zone, sandbox,
     /// media, events, reverse WebSocket, each account, then the listener's
-    /// connections and TLS, auth, limits, metrics and telemetry), so a config
+    /// connections and TLS, auth, limits, metrics, MCP and telemetry), so a config
     /// with several bad values always reports the same one.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.server.validate_grace_period()?;
@@ -187,6 +192,7 @@ impl Config {
         if let Some(metrics) = &self.metrics {
             metrics.validate(self.server.listen)?;
         }
+        self.mcp.validate(self.server.listen)?;
         self.telemetry.validate()
     }
 

@@ -16,6 +16,7 @@ mod events;
 mod faults;
 mod limits;
 mod load;
+mod mcp;
 mod metrics;
 mod read_side;
 mod redaction;

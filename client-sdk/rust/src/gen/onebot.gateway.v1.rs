@@ -548,7 +548,8 @@ impl ::prost::Name for ListToolsRequest {
 /// Response of AgentToolService.ListTools.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ListToolsResponse {
-    /// The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+    /// The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+    /// qq_wait_messages.
     #[prost(message, repeated, tag = "1")]
     pub tools: ::prost::alloc::vec::Vec<Tool>,
 }
@@ -587,6 +588,21 @@ pub struct Tool {
     /// replaces, e.g. `snowluma_get_history`).
     #[prost(string, repeated, tag = "7")]
     pub aliases: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Short human-readable name for display, e.g. "Read QQ chat history".
+    #[prost(string, tag = "8")]
+    pub title: ::prost::alloc::string::String,
+    /// True when repeating a call with the same arguments has no further
+    /// effect (every read tool; a repeated send sends again).
+    #[prost(bool, tag = "9")]
+    pub idempotent: bool,
+    /// True when the tool reaches beyond the gateway into QQ, whose chats
+    /// other people change (every tool).
+    #[prost(bool, tag = "10")]
+    pub open_world: bool,
+    /// True when the tool may delete or overwrite something (MCP's
+    /// `destructiveHint`); sends and pokes only add, so they are false.
+    #[prost(bool, tag = "11")]
+    pub deletes: bool,
 }
 impl ::prost::Name for Tool {
     const NAME: &'static str = "Tool";
@@ -654,7 +670,7 @@ pub mod agent_tool_service_client {
     )]
     use tonic::codegen::*;
     use tonic::codegen::http::Uri;
-    /// Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+    /// QQ tools (history, members, send, poke, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
     ///
     /// Any agent runtime can register them without knowing the rest of the API.
     /// The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -741,8 +757,8 @@ pub mod agent_tool_service_client {
         }
         /// Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
         ///
-        /// Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-        /// and `qq_poke` are not listed.
+        /// Read-only and idempotent. When `tools.write_enabled` is false, or the
+        /// caller's token is read-only, `qq_send` and `qq_poke` are not listed.
         pub async fn list_tools(
             &mut self,
             request: impl tonic::IntoRequest<super::ListToolsRequest>,
@@ -820,8 +836,8 @@ pub mod agent_tool_service_server {
     pub trait AgentToolService: std::marker::Send + std::marker::Sync + 'static {
         /// Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
         ///
-        /// Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-        /// and `qq_poke` are not listed.
+        /// Read-only and idempotent. When `tools.write_enabled` is false, or the
+        /// caller's token is read-only, `qq_send` and `qq_poke` are not listed.
         async fn list_tools(
             &self,
             request: tonic::Request<super::ListToolsRequest>,
@@ -844,7 +860,7 @@ pub mod agent_tool_service_server {
             tonic::Status,
         >;
     }
-    /// Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+    /// QQ tools (history, members, send, poke, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
     ///
     /// Any agent runtime can register them without knowing the rest of the API.
     /// The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the

@@ -1,5 +1,6 @@
-//! The agent tools: four QQ tools (history, members, send, poke), each as a
-//! name, a description, a JSON Schema and a text result.
+//! The agent tools: QQ tools (history, members, send, poke, waiting for
+//! messages), each as a name, a description, a JSON Schema and a text
+//! result.
 //!
 //! A call never fails for anything about the call itself: an unknown tool,
 //! bad JSON, bad arguments and every domain or peer failure come back as a
@@ -20,8 +21,8 @@
 //! - [`schema`]: names, aliases, descriptions, input and details schemas.
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
 //! - [`output`]: the shape of a result.
-//! - [`history`], [`members`], [`send`], [`poke`]: one file per tool, each
-//!   with its argument struct.
+//! - [`history`], [`members`], [`send`], [`poke`], [`wait`]: one file per
+//!   tool, each with its argument struct.
 
 pub mod args;
 pub mod history;
@@ -32,11 +33,13 @@ pub mod poke;
 pub mod schema;
 pub mod send;
 pub mod texts;
+pub mod wait;
 
 #[cfg(test)]
 mod tests;
 
 use crate::domain::call::CallCtx;
+use crate::domain::caller::Caller;
 use crate::domain::gateway::Gateway;
 use crate::error::{Error, Kind, Result};
 
@@ -59,11 +62,21 @@ impl Gateway {
         }
     }
 
-    /// The tools this deployment offers: all four, or the two read tools
-    /// when `tools.write_enabled` is false.
+    /// The tools this deployment offers: all of them, or only the read
+    /// tools when `tools.write_enabled` is false.
     pub fn list_tools(&self) -> Result<Vec<ToolSpec>> {
         self.check_tools_enabled()?;
         Ok(self.offered().map(ToolSpec::of).collect())
+    }
+
+    /// The tools `caller` may use: [`Gateway::list_tools`] without the
+    /// write tools for a read-only token.
+    pub fn list_tools_for(&self, caller: &Caller) -> Result<Vec<ToolSpec>> {
+        Ok(self
+            .list_tools()?
+            .into_iter()
+            .filter(|spec| spec.read_only || caller.can_write())
+            .collect())
     }
 
     fn offered(&self) -> impl Iterator<Item = ToolName> + '_ {
@@ -126,6 +139,7 @@ impl Gateway {
             ToolName::Members => members::run(self, &args, ctx).await,
             ToolName::Send => send::run(self, &args, ctx).await,
             ToolName::Poke => poke::run(self, &args, ctx).await,
+            ToolName::Wait => wait::run(self, &args, ctx).await,
         }
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 /// The JSON Schema dialect of every schema here.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-/// One of the four tools.
+/// One of the tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ToolName {
     /// `qq_get_history`.
@@ -23,15 +23,18 @@ pub enum ToolName {
     Send,
     /// `qq_poke`.
     Poke,
+    /// `qq_wait_messages`.
+    Wait,
 }
 
 impl ToolName {
     /// Every tool, in listing order.
-    pub const ALL: [ToolName; 4] = [
+    pub const ALL: [ToolName; 5] = [
         ToolName::History,
         ToolName::Members,
         ToolName::Send,
         ToolName::Poke,
+        ToolName::Wait,
     ];
 
     /// The tool's name.
@@ -41,6 +44,18 @@ impl ToolName {
             ToolName::Members => "qq_get_group_members",
             ToolName::Send => "qq_send",
             ToolName::Poke => "qq_poke",
+            ToolName::Wait => "qq_wait_messages",
+        }
+    }
+
+    /// A short human-readable name, for display.
+    pub fn title(self) -> &'static str {
+        match self {
+            ToolName::History => "Read QQ chat history",
+            ToolName::Members => "List QQ group members",
+            ToolName::Send => "Send to a QQ group",
+            ToolName::Poke => "Poke a QQ group member",
+            ToolName::Wait => "Wait for new QQ messages",
         }
     }
 
@@ -49,7 +64,7 @@ impl ToolName {
         match self {
             ToolName::History => &["snowluma_get_history"],
             ToolName::Members => &["snowluma_get_group_members"],
-            ToolName::Send | ToolName::Poke => &[],
+            ToolName::Send | ToolName::Poke | ToolName::Wait => &[],
         }
     }
 
@@ -63,7 +78,7 @@ impl ToolName {
     /// True for the tools `tools.write_enabled = false` removes.
     pub fn writes(self) -> bool {
         match self {
-            ToolName::History | ToolName::Members => false,
+            ToolName::History | ToolName::Members | ToolName::Wait => false,
             ToolName::Send | ToolName::Poke => true,
         }
     }
@@ -72,6 +87,27 @@ impl ToolName {
     pub fn destructive(self) -> bool {
         self.writes()
     }
+
+    /// True when the tool may delete or overwrite something (MCP's
+    /// `destructiveHint`). Sends and pokes only add: a new message, a new
+    /// poke.
+    pub fn deletes(self) -> bool {
+        false
+    }
+
+    /// True when calling again with the same arguments has no further
+    /// effect (MCP's `idempotentHint`): every read tool; a send or poke
+    /// repeated sends or pokes again.
+    pub fn idempotent(self) -> bool {
+        !self.writes()
+    }
+
+    /// True when the tool reaches beyond the gateway (MCP's
+    /// `openWorldHint`): every tool reads from or writes to QQ, whose
+    /// chats other people change.
+    pub fn open_world(self) -> bool {
+        true
+    }
 }
 
 /// A tool as ListTools shows it.
@@ -79,6 +115,8 @@ impl ToolName {
 pub struct ToolSpec {
     /// Which tool.
     pub tool: ToolName,
+    /// Short display name.
+    pub title: &'static str,
     /// Description for the model.
     pub description: &'static str,
     /// JSON Schema of the arguments object.
@@ -89,6 +127,12 @@ pub struct ToolSpec {
     pub read_only: bool,
     /// True when the tool changes something visible to other people.
     pub destructive: bool,
+    /// True when the tool may delete or overwrite something.
+    pub deletes: bool,
+    /// True when repeating a call has no further effect.
+    pub idempotent: bool,
+    /// True when the tool reaches beyond the gateway (QQ).
+    pub open_world: bool,
 }
 
 impl ToolSpec {
@@ -96,11 +140,15 @@ impl ToolSpec {
     pub fn of(tool: ToolName) -> ToolSpec {
         ToolSpec {
             tool,
+            title: tool.title(),
             description: description(tool),
             input_schema: input_schema(tool),
             details_schema: details_schema(tool),
             read_only: !tool.writes(),
             destructive: tool.destructive(),
+            deletes: tool.deletes(),
+            idempotent: tool.idempotent(),
+            open_world: tool.open_world(),
         }
     }
 }
@@ -165,6 +213,7 @@ fn description(tool: ToolName) -> &'static str {
         ToolName::Members => MEMBERS,
         ToolName::Send => SEND,
         ToolName::Poke => POKE,
+        ToolName::Wait => super::wait::DESCRIPTION,
     }
 }
 
@@ -278,6 +327,7 @@ fn input_schema(tool: ToolName) -> Value {
             }),
             json!(["userId"]),
         ),
+        ToolName::Wait => (super::wait::input_properties(), json!([])),
     };
     json!({
         "$schema": DIALECT,
@@ -333,13 +383,17 @@ fn details_schema(tool: ToolName) -> Value {
             json!({"groupId": id, "userId": id}),
             json!(["status", "groupId", "userId"]),
         ),
+        ToolName::Wait => super::wait::details_properties(),
     };
     let mut ok_properties = properties;
     if let Some(map) = ok_properties.as_object_mut() {
         map.insert("status".to_owned(), json!({"const": "ok"}));
     }
+    // `type: object` at the top too: MCP clients expect an output schema
+    // to describe an object.
     json!({
         "$schema": DIALECT,
+        "type": "object",
         "oneOf": [
             {
                 "type": "object",

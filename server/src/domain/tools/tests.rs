@@ -25,6 +25,9 @@ use crate::onebot::{Flavor, outgoing};
 
 const GROUP: i64 = 20_000_002;
 
+#[path = "wait_tests.rs"]
+mod wait_tests;
+
 /// What reached the peer.
 #[derive(Debug, Clone, PartialEq)]
 enum Call {
@@ -866,7 +869,7 @@ async fn unknown_tools_and_english_texts() {
     let out = call(&gw, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_wait_messages。",
         "unknown",
     );
     // Names are exact.
@@ -913,7 +916,10 @@ async fn tools_disabled_and_read_only_deployments() {
         .iter()
         .map(|t| t.tool.name())
         .collect();
-    assert_eq!(names, ["qq_get_history", "qq_get_group_members"]);
+    assert_eq!(
+        names,
+        ["qq_get_history", "qq_get_group_members", "qq_wait_messages"]
+    );
     for (name, args) in [
         ("qq_send", r#"{"text":"hi"}"#),
         ("qq_poke", r#"{"userId":10003}"#),
@@ -928,7 +934,7 @@ async fn tools_disabled_and_read_only_deployments() {
     let out = call(&ro, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_wait_messages。",
         "unknown, read-only",
     );
     assert_eq!(fake.calls(), vec![]);

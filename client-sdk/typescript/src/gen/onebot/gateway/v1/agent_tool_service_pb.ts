@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/agent_tool_service.proto.
  */
 export const file_onebot_gateway_v1_agent_tool_service: GenFile = /*@__PURE__*/
-  fileDesc("CipvbmVib3QvZ2F0ZXdheS92MS9hZ2VudF90b29sX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIhIKEExpc3RUb29sc1JlcXVlc3QiOwoRTGlzdFRvb2xzUmVzcG9uc2USJgoFdG9vbHMYASADKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5Ub29sIpoBCgRUb29sEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSGQoRaW5wdXRfc2NoZW1hX2pzb24YAyABKAkSGwoTZGV0YWlsc19zY2hlbWFfanNvbhgEIAEoCRIRCglyZWFkX29ubHkYBSABKAgSEwoLZGVzdHJ1Y3RpdmUYBiABKAgSDwoHYWxpYXNlcxgHIAMoCSI3Cg9DYWxsVG9vbFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIWCg5hcmd1bWVudHNfanNvbhgCIAEoCSJIChBDYWxsVG9vbFJlc3BvbnNlEgwKBHRleHQYASABKAkSFAoMZGV0YWlsc19qc29uGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIMr8BChBBZ2VudFRvb2xTZXJ2aWNlElYKCUxpc3RUb29scxIjLm9uZWJvdC5nYXRld2F5LnYxLkxpc3RUb29sc1JlcXVlc3QaJC5vbmVib3QuZ2F0ZXdheS52MS5MaXN0VG9vbHNSZXNwb25zZRJTCghDYWxsVG9vbBIiLm9uZWJvdC5nYXRld2F5LnYxLkNhbGxUb29sUmVxdWVzdBojLm9uZWJvdC5nYXRld2F5LnYxLkNhbGxUb29sUmVzcG9uc2VCbAoUZGV2Lm9uZWJvdGdhdGV3YXkudjFQAVpSZ2l0aHViLmNvbS9vbmVib3QtZ2F0ZXdheS9vbmVib3QtZ2F0ZXdheS9jbGllbnQtc2RrL2dvL29uZWJvdC9nYXRld2F5L3YxO2dhdGV3YXl2MWIGcHJvdG8z");
+  fileDesc("CipvbmVib3QvZ2F0ZXdheS92MS9hZ2VudF90b29sX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIhIKEExpc3RUb29sc1JlcXVlc3QiOwoRTGlzdFRvb2xzUmVzcG9uc2USJgoFdG9vbHMYASADKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5Ub29sIuIBCgRUb29sEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSGQoRaW5wdXRfc2NoZW1hX2pzb24YAyABKAkSGwoTZGV0YWlsc19zY2hlbWFfanNvbhgEIAEoCRIRCglyZWFkX29ubHkYBSABKAgSEwoLZGVzdHJ1Y3RpdmUYBiABKAgSDwoHYWxpYXNlcxgHIAMoCRINCgV0aXRsZRgIIAEoCRISCgppZGVtcG90ZW50GAkgASgIEhIKCm9wZW5fd29ybGQYCiABKAgSDwoHZGVsZXRlcxgLIAEoCCI3Cg9DYWxsVG9vbFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIWCg5hcmd1bWVudHNfanNvbhgCIAEoCSJIChBDYWxsVG9vbFJlc3BvbnNlEgwKBHRleHQYASABKAkSFAoMZGV0YWlsc19qc29uGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIMr8BChBBZ2VudFRvb2xTZXJ2aWNlElYKCUxpc3RUb29scxIjLm9uZWJvdC5nYXRld2F5LnYxLkxpc3RUb29sc1JlcXVlc3QaJC5vbmVib3QuZ2F0ZXdheS52MS5MaXN0VG9vbHNSZXNwb25zZRJTCghDYWxsVG9vbBIiLm9uZWJvdC5nYXRld2F5LnYxLkNhbGxUb29sUmVxdWVzdBojLm9uZWJvdC5nYXRld2F5LnYxLkNhbGxUb29sUmVzcG9uc2VCbAoUZGV2Lm9uZWJvdGdhdGV3YXkudjFQAVpSZ2l0aHViLmNvbS9vbmVib3QtZ2F0ZXdheS9vbmVib3QtZ2F0ZXdheS9jbGllbnQtc2RrL2dvL29uZWJvdC9nYXRld2F5L3YxO2dhdGV3YXl2MWIGcHJvdG8z");
 
 /**
  * Request of AgentToolService.ListTools.
@@ -34,7 +34,8 @@ export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*
  */
 export type ListToolsResponse = Message<"onebot.gateway.v1.ListToolsResponse"> & {
   /**
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    *
    * @generated from field: repeated onebot.gateway.v1.Tool tools = 1;
    */
@@ -103,6 +104,37 @@ export type Tool = Message<"onebot.gateway.v1.Tool"> & {
    * @generated from field: repeated string aliases = 7;
    */
   aliases: string[];
+
+  /**
+   * Short human-readable name for display, e.g. "Read QQ chat history".
+   *
+   * @generated from field: string title = 8;
+   */
+  title: string;
+
+  /**
+   * True when repeating a call with the same arguments has no further
+   * effect (every read tool; a repeated send sends again).
+   *
+   * @generated from field: bool idempotent = 9;
+   */
+  idempotent: boolean;
+
+  /**
+   * True when the tool reaches beyond the gateway into QQ, whose chats
+   * other people change (every tool).
+   *
+   * @generated from field: bool open_world = 10;
+   */
+  openWorld: boolean;
+
+  /**
+   * True when the tool may delete or overwrite something (MCP's
+   * `destructiveHint`); sends and pokes only add, so they are false.
+   *
+   * @generated from field: bool deletes = 11;
+   */
+  deletes: boolean;
 };
 
 /**
@@ -177,7 +209,7 @@ export const CallToolResponseSchema: GenMessage<CallToolResponse> = /*@__PURE__*
   messageDesc(file_onebot_gateway_v1_agent_tool_service, 4);
 
 /**
- * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+ * QQ tools (history, members, send, poke, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
  *
  * Any agent runtime can register them without knowing the rest of the API.
  * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -189,8 +221,8 @@ export const AgentToolService: GenService<{
   /**
    * Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
    *
-   * Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-   * and `qq_poke` are not listed.
+   * Read-only and idempotent. When `tools.write_enabled` is false, or the
+   * caller's token is read-only, `qq_send` and `qq_poke` are not listed.
    *
    * @generated from rpc onebot.gateway.v1.AgentToolService.ListTools
    */

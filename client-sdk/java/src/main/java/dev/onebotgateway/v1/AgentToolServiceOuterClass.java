@@ -63,26 +63,28 @@ public final class AgentToolServiceOuterClass extends com.google.protobuf.Genera
       "\n*onebot/gateway/v1/agent_tool_service.p" +
       "roto\022\021onebot.gateway.v1\"\022\n\020ListToolsRequ" +
       "est\"B\n\021ListToolsResponse\022-\n\005tools\030\001 \003(\0132" +
-      "\027.onebot.gateway.v1.ToolR\005tools\"\361\001\n\004Tool" +
+      "\027.onebot.gateway.v1.ToolR\005tools\"\340\002\n\004Tool" +
       "\022\022\n\004name\030\001 \001(\tR\004name\022 \n\013description\030\002 \001(" +
       "\tR\013description\022*\n\021input_schema_json\030\003 \001(" +
       "\tR\017inputSchemaJson\022.\n\023details_schema_jso" +
       "n\030\004 \001(\tR\021detailsSchemaJson\022\033\n\tread_only\030" +
       "\005 \001(\010R\010readOnly\022 \n\013destructive\030\006 \001(\010R\013de" +
-      "structive\022\030\n\007aliases\030\007 \003(\tR\007aliases\"L\n\017C" +
-      "allToolRequest\022\022\n\004name\030\001 \001(\tR\004name\022%\n\016ar" +
-      "guments_json\030\002 \001(\tR\rargumentsJson\"d\n\020Cal" +
-      "lToolResponse\022\022\n\004text\030\001 \001(\tR\004text\022!\n\014det" +
-      "ails_json\030\002 \001(\tR\013detailsJson\022\031\n\010is_error" +
-      "\030\003 \001(\010R\007isError2\277\001\n\020AgentToolService\022V\n\t" +
-      "ListTools\022#.onebot.gateway.v1.ListToolsR" +
-      "equest\032$.onebot.gateway.v1.ListToolsResp" +
-      "onse\022S\n\010CallTool\022\".onebot.gateway.v1.Cal" +
-      "lToolRequest\032#.onebot.gateway.v1.CallToo" +
-      "lResponseBl\n\024dev.onebotgateway.v1P\001ZRgit" +
-      "hub.com/onebot-gateway/onebot-gateway/cl" +
-      "ient-sdk/go/onebot/gateway/v1;gatewayv1b" +
-      "\006proto3"
+      "structive\022\030\n\007aliases\030\007 \003(\tR\007aliases\022\024\n\005t" +
+      "itle\030\010 \001(\tR\005title\022\036\n\nidempotent\030\t \001(\010R\ni" +
+      "dempotent\022\035\n\nopen_world\030\n \001(\010R\topenWorld" +
+      "\022\030\n\007deletes\030\013 \001(\010R\007deletes\"L\n\017CallToolRe" +
+      "quest\022\022\n\004name\030\001 \001(\tR\004name\022%\n\016arguments_j" +
+      "son\030\002 \001(\tR\rargumentsJson\"d\n\020CallToolResp" +
+      "onse\022\022\n\004text\030\001 \001(\tR\004text\022!\n\014details_json" +
+      "\030\002 \001(\tR\013detailsJson\022\031\n\010is_error\030\003 \001(\010R\007i" +
+      "sError2\277\001\n\020AgentToolService\022V\n\tListTools" +
+      "\022#.onebot.gateway.v1.ListToolsRequest\032$." +
+      "onebot.gateway.v1.ListToolsResponse\022S\n\010C" +
+      "allTool\022\".onebot.gateway.v1.CallToolRequ" +
+      "est\032#.onebot.gateway.v1.CallToolResponse" +
+      "Bl\n\024dev.onebotgateway.v1P\001ZRgithub.com/o" +
+      "nebot-gateway/onebot-gateway/client-sdk/" +
+      "go/onebot/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -105,7 +107,7 @@ public final class AgentToolServiceOuterClass extends com.google.protobuf.Genera
     internal_static_onebot_gateway_v1_Tool_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_Tool_descriptor,
-        new java.lang.String[] { "Name", "Description", "InputSchemaJson", "DetailsSchemaJson", "ReadOnly", "Destructive", "Aliases", });
+        new java.lang.String[] { "Name", "Description", "InputSchemaJson", "DetailsSchemaJson", "ReadOnly", "Destructive", "Aliases", "Title", "Idempotent", "OpenWorld", "Deletes", });
     internal_static_onebot_gateway_v1_CallToolRequest_descriptor =
       getDescriptor().getMessageType(3);
     internal_static_onebot_gateway_v1_CallToolRequest_fieldAccessorTable = new

@@ -58,7 +58,8 @@ private static final long serialVersionUID = 0L;
   private java.util.List<dev.onebotgateway.v1.Tool> tools_;
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -69,7 +70,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -81,7 +83,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -92,7 +95,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -103,7 +107,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -481,7 +486,8 @@ private static final long serialVersionUID = 0L;
 
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -495,7 +501,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -509,7 +516,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -523,7 +531,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -542,7 +551,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -560,7 +570,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -578,7 +589,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -597,7 +609,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -615,7 +628,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -633,7 +647,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -652,7 +667,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -669,7 +685,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -686,7 +703,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -697,7 +715,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -711,7 +730,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -726,7 +746,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -737,7 +758,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -749,7 +771,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>

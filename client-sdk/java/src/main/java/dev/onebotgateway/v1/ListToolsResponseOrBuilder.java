@@ -12,7 +12,8 @@ public interface ListToolsResponseOrBuilder extends
 
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -21,7 +22,8 @@ public interface ListToolsResponseOrBuilder extends
       getToolsList();
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -29,7 +31,8 @@ public interface ListToolsResponseOrBuilder extends
   dev.onebotgateway.v1.Tool getTools(int index);
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -37,7 +40,8 @@ public interface ListToolsResponseOrBuilder extends
   int getToolsCount();
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -46,7 +50,8 @@ public interface ListToolsResponseOrBuilder extends
       getToolsOrBuilderList();
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
