@@ -103,11 +103,7 @@ impl Session {
 
     /// One `tools/call`; fails unless the answer is a non-error result.
     async fn call(&self, body: &Value) -> Result<(), String> {
-        let response = self
-            .request(body)
-            .send()
-            .await
-            .map_err(|e| e.to_string())?;
+        let response = self.request(body).send().await.map_err(|e| e.to_string())?;
         if !response.status().is_success() {
             return Err(format!("HTTP {}", response.status()));
         }
@@ -165,11 +161,7 @@ fn grpc_call(gateway: &GatewayProc) -> Call {
                 .await
                 .map_err(|s| s.to_string())?
                 .into_inner();
-            if out.is_error {
-                Err(out.text)
-            } else {
-                Ok(())
-            }
+            if out.is_error { Err(out.text) } else { Ok(()) }
         }
     })
 }
@@ -186,7 +178,9 @@ impl McpSystems {
         for conc in MCP_CONCURRENCIES {
             let mcp = mcp_call(sessions(gateway, conc).await?);
             let grpc = grpc_call(gateway);
-            mcp().await.map_err(|e| anyhow::anyhow!("MCP tools/call: {e}"))?;
+            mcp()
+                .await
+                .map_err(|e| anyhow::anyhow!("MCP tools/call: {e}"))?;
             grpc().await.map_err(|e| anyhow::anyhow!("CallTool: {e}"))?;
             calls.push((mcp, grpc));
         }

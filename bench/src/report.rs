@@ -311,7 +311,11 @@ pub fn render(r: &Report) -> String {
     );
     let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|---|");
     for (i, conc) in MCP_CONCURRENCIES.iter().enumerate() {
-        let errors: u64 = r.mcp.iter().map(|x| x[i].mcp.errors + x[i].grpc.errors).sum();
+        let errors: u64 = r
+            .mcp
+            .iter()
+            .map(|x| x[i].mcp.errors + x[i].grpc.errors)
+            .sum();
         let _ = writeln!(
             o,
             "| {conc} | {:.0} | {:.0} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {:.0} / {:.0} | {errors} |",

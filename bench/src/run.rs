@@ -232,7 +232,13 @@ pub async fn run(opts: Options) -> Result<()> {
 
 /// Runs `call`, also charging the CPU time `pids` used meanwhile (the
 /// serving process first, then the peer behind it, if any).
-pub(crate) async fn measure(call: &Call, pids: &[u32], conc: usize, warmup: usize, dur: Duration) -> Summary {
+pub(crate) async fn measure(
+    call: &Call,
+    pids: &[u32],
+    conc: usize,
+    warmup: usize,
+    dur: Duration,
+) -> Summary {
     let cpu = |pids: &[u32]| -> Vec<Duration> {
         pids.iter()
             .map(|p| crate::procs::cpu_time(*p).unwrap_or_default())
@@ -357,11 +363,7 @@ pub async fn load_one(opts: LoadOptions) -> Result<()> {
 }
 
 /// `bench mcp`: only the MCP row, printed (nothing is written).
-pub async fn mcp_only(
-    gateway_bin: Option<PathBuf>,
-    rounds: usize,
-    dur: Duration,
-) -> Result<()> {
+pub async fn mcp_only(gateway_bin: Option<PathBuf>, rounds: usize, dur: Duration) -> Result<()> {
     let bin = crate::procs::gateway_binary(gateway_bin)?;
     let sandbox = SandboxProc::start(&bin).await?;
     let gateway = GatewayProc::start(&bin, &sandbox.ws_url, &GatewayOptions::default()).await?;

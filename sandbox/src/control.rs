@@ -239,9 +239,8 @@ impl SandboxControl {
 /// Stores a message from `user_id` in `chat` (segments, a CQ string or plain text) and emits
 /// its message event. Returns its id.
 pub(crate) fn inject_message(shared: &Shared, chat: ChatRef, user_id: i64, message: Value) -> i64 {
-    let segments = message::normalize(&message, false).unwrap_or_else(|| {
-        vec![json!({"type": "text", "data": {"text": message.to_string()}})]
-    });
+    let segments = message::normalize(&message, false)
+        .unwrap_or_else(|| vec![json!({"type": "text", "data": {"text": message.to_string()}})]);
     let (id, ev) = {
         let mut w = lock(&shared.world);
         w.observe(chat);

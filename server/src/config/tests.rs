@@ -788,7 +788,11 @@ fn mcp_defaults_and_checks() {
     assert_eq!(c.mcp.listen, None);
     assert!(c.mcp.allowed_origins.is_empty() && c.mcp.allowed_hosts.is_empty());
     assert_eq!(
-        (c.mcp.max_request_bytes, c.mcp.max_sessions, c.mcp.session_idle_timeout_ms),
+        (
+            c.mcp.max_request_bytes,
+            c.mcp.max_sessions,
+            c.mcp.session_idle_timeout_ms
+        ),
         (4 * 1024 * 1024, 256, 300_000)
     );
     let ok = Config::from_toml(
@@ -797,11 +801,7 @@ fn mcp_defaults_and_checks() {
     .unwrap();
     assert_eq!(ok.mcp.path, "/agents/mcp");
     for (text, key, message) in [
-        (
-            "[mcp]\npath = \"mcp\"",
-            "mcp.path",
-            "must start with `/`",
-        ),
+        ("[mcp]\npath = \"mcp\"", "mcp.path", "must start with `/`"),
         (
             "[mcp]\npath = \"/onebot.gateway.v1.MessageService/GetHistory\"",
             "mcp.path",

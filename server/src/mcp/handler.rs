@@ -106,9 +106,7 @@ impl<B: Backend> McpHandler<B> {
     }
 
     fn subscriptions(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
-        self.subscriptions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        self.subscriptions.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The resource `uri` if the caller may read it.
@@ -327,7 +325,10 @@ impl<B: Backend> ServerHandler for McpHandler<B> {
             .await
             .map_err(error)?;
         let stop = CancellationToken::new();
-        if let Some(old) = self.subscriptions().insert(request.uri.clone(), stop.clone()) {
+        if let Some(old) = self
+            .subscriptions()
+            .insert(request.uri.clone(), stop.clone())
+        {
             old.cancel();
         }
         let peer = context.peer.clone();
@@ -393,7 +394,10 @@ impl<B: Backend> ServerHandler for McpHandler<B> {
         for uri in context.accepted().resource_subscriptions.iter().flatten() {
             match ChatResource::parse(uri) {
                 Some(chat) if readable.contains(&chat) => {
-                    by_account.entry(chat.account_id).or_default().push(chat.chat);
+                    by_account
+                        .entry(chat.account_id)
+                        .or_default()
+                        .push(chat.chat);
                 }
                 _ => tracing::debug!(%uri, "subscription to a resource the caller may not read"),
             }

@@ -247,7 +247,9 @@ impl McpHttp {
             .is_ok_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("initialize"));
         if initialize {
             m::shed("mcp_sessions");
-            tracing::warn!("MCP initialize refused: every session permit is taken (mcp.max_sessions)");
+            tracing::warn!(
+                "MCP initialize refused: every session permit is taken (mcp.max_sessions)"
+            );
             let mut response = plain(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Service Unavailable: too many MCP sessions are open (mcp.max_sessions); retry later"

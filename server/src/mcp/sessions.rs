@@ -13,11 +13,11 @@ use std::time::Duration;
 use futures_util::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::WorkerTransport;
+use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError, LocalSessionWorker,
 };
 use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId};
-use rmcp::transport::streamable_http_server::SessionManager;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Why a session operation failed.

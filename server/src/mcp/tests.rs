@@ -151,7 +151,10 @@ async fn open(mcp: &McpHttp, token: Option<&str>) -> Result<String, McpResponse>
         .unwrap()
         .to_owned();
     let answer = messages(response).await;
-    assert_eq!(answer.last().unwrap()["result"]["serverInfo"]["name"], "onebot-gateway");
+    assert_eq!(
+        answer.last().unwrap()["result"]["serverInfo"]["name"],
+        "onebot-gateway"
+    );
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let r = mcp
         .handle(send(in_session(&id, token, Some(&note)), Some(&note)))
@@ -235,7 +238,11 @@ async fn a_foreign_origin_gets_403_and_none_is_served() {
 #[tokio::test]
 async fn tokens_are_required_and_scope_the_tools() {
     let e = env(with_tokens);
-    for auth in [None, Some("Bearer wrong-token-0123456789"), Some("Basic abc")] {
+    for auth in [
+        None,
+        Some("Bearer wrong-token-0123456789"),
+        Some("Basic abc"),
+    ] {
         let init = initialize();
         let mut b = request(http::Method::POST, Some(&init));
         if let Some(a) = auth {
@@ -252,7 +259,13 @@ async fn tokens_are_required_and_scope_the_tools() {
     let listed = rpc(&e.mcp, &rw, Some(RW), "tools/list", json!({})).await;
     assert_eq!(
         names(&listed),
-        ["qq_get_history", "qq_get_group_members", "qq_send", "qq_poke", "qq_wait_messages"]
+        [
+            "qq_get_history",
+            "qq_get_group_members",
+            "qq_send",
+            "qq_poke",
+            "qq_wait_messages"
+        ]
     );
     let ro = open(&e.mcp, Some(RO)).await.unwrap();
     let listed = rpc(&e.mcp, &ro, Some(RO), "tools/list", json!({})).await;

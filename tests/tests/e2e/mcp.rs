@@ -165,7 +165,12 @@ async fn mcp_beside_grpc_on_one_port() {
             .ends_with(": 醒醒"),
         "{woke}"
     );
-    assert!(result["structuredContent"]["lastSequence"].as_u64().unwrap() > last);
+    assert!(
+        result["structuredContent"]["lastSequence"]
+            .as_u64()
+            .unwrap()
+            > last
+    );
 
     // gRPC still works on the port, health included.
     let health = gw

@@ -299,7 +299,12 @@ async fn failure_rows() {
     assert_eq!(sequences(&out), [4, 5]);
     let out = call(&gw, "qq_wait_messages", r#"{"afterSequence":9}"#).await;
     assert!(out.is_error);
-    assert!(out.text.contains("after_sequence 9 is ahead of the newest event 5"), "{}", out.text);
+    assert!(
+        out.text
+            .contains("after_sequence 9 is ahead of the newest event 5"),
+        "{}",
+        out.text
+    );
     for (args, text) in [
         (
             r#"{"afterSequence":-1}"#,
