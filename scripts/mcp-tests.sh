@@ -72,8 +72,16 @@ for transport in http stdio; do
     --tool-name qq_get_history --tool-arg target=group:20000002 --tool-arg count=30 >"$WORK/call.json"
   expect "$WORK/call.json" \
     'out["content"][0]["text"].startswith("[09:58:12] 张三(10001): 大家好") and out["structuredContent"]["count"] == 3 and not out.get("isError")'
+  # A failed tool call: the inspector prints the result and exits 5 (tool_is_error).
+  rc=0
   timeout 120 "$INSPECTOR" --cli "${TARGET[@]}" --method tools/call \
-    --tool-name qq_poke --tool-arg userId=10003 --tool-arg groupId=20000002 >"$WORK/fail.json"
+    --tool-name qq_poke --tool-arg userId=10003 --tool-arg groupId=20000002 \
+    >"$WORK/fail.json" 2>"$WORK/fail.err" || rc=$?
+  if [ "$rc" != 5 ]; then
+    echo "the inspector exited $rc on a failed tool call:" >&2
+    cat "$WORK/fail.err" >&2
+    exit 1
+  fi
   expect "$WORK/fail.json" \
     'out["isError"] is True and out["structuredContent"]["status"] == "failed"'
   echo "inspector over $transport: tools/list and tools/call ok"

@@ -179,12 +179,17 @@ async def test_subscribed_sessions_hear_of_new_messages(gateway: Gateway, transp
 
 @pytest.mark.parametrize("transport", ["http-2026", "stdio-2026"])
 async def test_listening_clients_hear_of_new_messages(gateway: Gateway, transport: str) -> None:
+    text = f"监听测试 {transport}"
     async with connect(gateway, transport) as client:
         async with client.listen(resource_subscriptions=[PLAYGROUND_URI]) as subscription:
-            gateway.inject(f"监听测试 {transport}")
+            gateway.inject(text)
+            # The stream starts with one update (a re-read point), then one per message.
             with anyio.fail_after(10):
-                event = await subscription.__anext__()
-        assert event == ResourceUpdated(uri=PLAYGROUND_URI)
+                async for event in subscription:
+                    assert event == ResourceUpdated(uri=PLAYGROUND_URI)
+                    read = await client.read_resource(PLAYGROUND_URI)
+                    if read.contents[0].text.endswith(f": {text}"):  # type: ignore[union-attr]
+                        break
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -14,7 +14,8 @@
 //! - Subscriptions: `resources/subscribe` (sessions of the protocol
 //!   versions with `initialize`) and `subscriptions/listen` (2026-07-28 and
 //!   later): `notifications/resources/updated` as soon as a message arrives
-//!   in a subscribed chat.
+//!   in a subscribed chat. A listen stream also starts with one update per
+//!   resource, since its acknowledgment precedes the watch.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -424,6 +425,16 @@ impl<B: Backend> ServerHandler for McpHandler<B> {
         if streams.is_empty() {
             context.cancelled().await;
             return Ok(());
+        }
+        // The acknowledgment went out before the watches started: one
+        // update per resource now covers a message that arrived in between
+        // (a client re-reads on every update, so it misses nothing).
+        for uri in context.accepted().resource_subscriptions.iter().flatten() {
+            if ChatResource::parse(uri).is_some_and(|chat| readable.contains(&chat))
+                && context.sink().notify_resource_updated(uri.clone()).await.is_err()
+            {
+                return Ok(());
+            }
         }
         let mut updates = futures_util::stream::select_all(streams);
         loop {
