@@ -4,8 +4,8 @@
 //!
 //! The MCP client is what most clients are today: an `initialize`d session
 //! (protocol 2025-11-25) over HTTP/1.1 keep-alive connections, one session
-//! per concurrent caller, each call a `tools/call` POST whose answer is an
-//! SSE stream read to its end.
+//! per concurrent caller, each call a `tools/call` POST (with its own
+//! JSON-RPC id) whose answer is an SSE stream read to its end.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -131,17 +131,28 @@ async fn sessions(gateway: &GatewayProc, conc: usize) -> Result<Arc<Vec<Session>
     Ok(Arc::new(out))
 }
 
-/// The MCP call over a pool of sessions (round robin).
+/// The MCP call over a pool of sessions: each call takes a session of its
+/// own (one per concurrent caller) and a fresh JSON-RPC id.
 fn mcp_call(pool: Arc<Vec<Session>>) -> Call {
-    let next = Arc::new(AtomicUsize::new(0));
-    let body = Arc::new(json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "qq_get_history", "arguments": arguments()}
-    }));
+    let idle = Arc::new(std::sync::Mutex::new((*pool).clone()));
+    let ids = Arc::new(AtomicUsize::new(1));
     load::call(move || {
-        let session = pool[next.fetch_add(1, Ordering::Relaxed) % pool.len()].clone();
-        let body = body.clone();
-        async move { session.call(&body).await }
+        let idle = idle.clone();
+        let id = ids.fetch_add(1, Ordering::Relaxed);
+        async move {
+            let session = idle
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .pop()
+                .ok_or("more callers than sessions")?;
+            let body = json!({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "qq_get_history", "arguments": arguments()}
+            });
+            let result = session.call(&body).await;
+            idle.lock().unwrap_or_else(|p| p.into_inner()).push(session);
+            result
+        }
     })
 }
 
