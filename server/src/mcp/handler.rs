@@ -431,7 +431,11 @@ impl<B: Backend> ServerHandler for McpHandler<B> {
         // (a client re-reads on every update, so it misses nothing).
         for uri in context.accepted().resource_subscriptions.iter().flatten() {
             if ChatResource::parse(uri).is_some_and(|chat| readable.contains(&chat))
-                && context.sink().notify_resource_updated(uri.clone()).await.is_err()
+                && context
+                    .sink()
+                    .notify_resource_updated(uri.clone())
+                    .await
+                    .is_err()
             {
                 return Ok(());
             }

@@ -158,7 +158,7 @@ impl McpHttp {
             .is_some_and(|o| self.origins.contains(&o))
     }
 
-    fn caller(&self, req: &Request<McpBody>) -> Result<Caller, McpResponse> {
+    fn caller(&self, req: &Request<McpBody>) -> Result<Caller, Box<McpResponse>> {
         let Some(auth) = &self.auth else {
             return Ok(Caller::anonymous());
         };
@@ -181,7 +181,7 @@ impl McpHttp {
                     header::WWW_AUTHENTICATE,
                     HeaderValue::from_static("Bearer realm=\"onebot-gateway\""),
                 );
-                response
+                Box::new(response)
             })
     }
 
@@ -198,7 +198,7 @@ impl McpHttp {
         }
         let caller = match self.caller(&req) {
             Ok(caller) => caller,
-            Err(response) => return response,
+            Err(response) => return *response,
         };
         let token = caller.token_name().map(str::to_owned);
         req.extensions_mut().insert(caller);
@@ -209,7 +209,7 @@ impl McpHttp {
         {
             req = match self.refuse_new_session(req).await {
                 Ok(req) => req,
-                Err(response) => return response,
+                Err(response) => return *response,
             };
         }
         let response = self.inner.handle(req).await;
@@ -229,18 +229,18 @@ impl McpHttp {
     async fn refuse_new_session(
         &self,
         req: Request<McpBody>,
-    ) -> Result<Request<McpBody>, McpResponse> {
+    ) -> Result<Request<McpBody>, Box<McpResponse>> {
         let (parts, body) = req.into_parts();
         let bytes = match Limited::new(body, self.max_request_bytes).collect().await {
             Ok(collected) => collected.to_bytes(),
             Err(_) => {
-                return Err(plain(
+                return Err(Box::new(plain(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     format!(
                         "Payload Too Large: the limit is {} bytes",
                         self.max_request_bytes
                     ),
-                ));
+                )));
             }
         };
         let initialize = serde_json::from_slice::<serde_json::Value>(&bytes)
@@ -258,7 +258,7 @@ impl McpHttp {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            return Err(response);
+            return Err(Box::new(response));
         }
         let body = Full::new(bytes)
             .map_err(|never: Infallible| match never {})

@@ -133,7 +133,7 @@ async fn messages(response: McpResponse) -> Vec<Value> {
 }
 
 /// Opens a session (initialize, then initialized); returns its id.
-async fn open(mcp: &McpHttp, token: Option<&str>) -> Result<String, McpResponse> {
+async fn open(mcp: &McpHttp, token: Option<&str>) -> Result<String, Box<McpResponse>> {
     let init = initialize();
     let mut b = request(http::Method::POST, Some(&init));
     if let Some(t) = token {
@@ -141,7 +141,7 @@ async fn open(mcp: &McpHttp, token: Option<&str>) -> Result<String, McpResponse>
     }
     let response = mcp.handle(send(b, Some(&init))).await;
     if response.status() != StatusCode::OK {
-        return Err(response);
+        return Err(Box::new(response));
     }
     let id = response
         .headers()
