@@ -380,3 +380,21 @@ async fn the_session_budget_and_idle_expiry() {
     }
     assert!(open(&e.mcp, None).await.is_ok());
 }
+
+#[tokio::test]
+async fn request_bodies_are_capped() {
+    let e = env(|c| c.mcp.max_request_bytes = 1024);
+    let id = open(&e.mcp, None).await.unwrap();
+    let big = json!({
+        "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "qq_send", "arguments": {"text": "长".repeat(1000)}}
+    });
+    let r = e
+        .mcp
+        .handle(send(in_session(&id, None, Some(&big)), Some(&big)))
+        .await;
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    // The session is unharmed.
+    let listed = rpc(&e.mcp, &id, None, "tools/list", json!({})).await;
+    assert!(listed["result"]["tools"].is_array());
+}
