@@ -24,12 +24,20 @@ from mcp_types import CallToolResult, ResourceUpdatedNotification, TextContent
 
 pytestmark = pytest.mark.anyio
 
-# The seeds' sample calls, one per tool (the sandbox's `default` account whitelists 20000003).
+# The seeds' sample calls, one or more per tool (the sandbox's `default` account whitelists group
+# 20000003 and the private chat with 10001). `FIRST` stands for the id of the example group's
+# first message, read from the gateway (ids differ per flavor).
+FIRST = "first-message-id"
+EXAMPLE_FORWARD = "7412580369852147963"
 SAMPLES: list[tuple[str, dict[str, Any]]] = [
     ("qq_get_history", {"target": "group:20000002", "count": 30}),
     ("qq_get_group_members", {"groupId": 20000002, "noCache": True, "limit": 50}),
     ("qq_send", {"text": "来自 MCP 的问候"}),
+    ("qq_send", {"text": "来自 MCP 的提及", "mentions": [10002]}),
+    ("qq_send", {"userId": 10001, "text": "来自 MCP 的私聊"}),
     ("qq_poke", {"userId": 10003}),
+    ("qq_get_message", {"messageId": FIRST}),
+    ("qq_get_forward", {"forwardId": EXAMPLE_FORWARD}),
     ("qq_wait_messages", {"afterSequence": 0, "timeoutSecs": 1}),
 ]
 SEED_LINES = (
@@ -37,9 +45,21 @@ SEED_LINES = (
     "[09:58:40] 李四(10002): 早上好[图片]\n"
     "[10:00:05] 王五(10003): 昨天开会的记录发一下 [合并转发]"
 )
-TOOL_NAMES = [name for name, _ in SAMPLES]
+TOOL_NAMES = [
+    "qq_get_history",
+    "qq_get_group_members",
+    "qq_send",
+    "qq_poke",
+    "qq_get_message",
+    "qq_recall",
+    "qq_get_forward",
+    "qq_wait_messages",
+]
+READ_TOOLS = ["qq_get_history", "qq_get_group_members", "qq_get_message", "qq_get_forward", "qq_wait_messages"]
 PLAYGROUND = 20000003
 PLAYGROUND_URI = f"qq://default/group/{PLAYGROUND}"
+FRIEND = 10001
+FRIEND_URI = f"qq://default/private/{FRIEND}"
 
 # http / stdio: sessions opened with `initialize` (protocol 2025-11-25); *-2026: the client's
 # default, `server/discover` and per-request metadata (protocol 2026-07-28).
@@ -93,10 +113,17 @@ async def test_tools_are_the_registry(gateway: Gateway, transport: str) -> None:
         jsonschema.Draft202012Validator.check_schema(tool.output_schema)
         hints = tool.annotations
         assert hints is not None
-        assert hints.read_only_hint is grpc_tool.read_only
-        assert hints.destructive_hint is False  # sends and pokes only add
-        assert hints.idempotent_hint is grpc_tool.read_only
+        assert hints.read_only_hint is grpc_tool.read_only is (tool.name in READ_TOOLS)
+        # Only a recall removes something (sends and pokes only add); a recall repeated changes
+        # nothing more.
+        assert hints.destructive_hint is grpc_tool.deletes is (tool.name == "qq_recall")
+        assert hints.idempotent_hint is grpc_tool.idempotent is (tool.name in [*READ_TOOLS, "qq_recall"])
         assert hints.open_world_hint is True
+
+
+def first_message_id(grpc: Any) -> int:
+    history = json.loads(grpc.call_tool("qq_get_history", {"target": "group:20000002"}).details_json)
+    return int(history["messages"][0]["message_id"])
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -104,7 +131,9 @@ async def test_each_tool_returns_what_call_tool_returns(gateway: Gateway, transp
     async with connect(gateway, transport) as client:
         schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
         with gateway.grpc() as grpc:
-            for name, args in SAMPLES:
+            first = first_message_id(grpc)
+            for name, sample in SAMPLES:
+                args = {k: first if v == FIRST else v for k, v in sample.items()}
                 result = await client.call_tool(name, args)
                 expected = grpc.call_tool(name, args)
                 details = json.loads(expected.details_json)
@@ -121,8 +150,32 @@ async def test_each_tool_returns_what_call_tool_returns(gateway: Gateway, transp
                     assert structured == details, name
                 if name == "qq_get_history":
                     assert text_of(result) == SEED_LINES
+                if name == "qq_get_message":
+                    assert text_of(result) == SEED_LINES.splitlines()[0]
+                if name == "qq_get_forward":
+                    assert len(text_of(result).splitlines()) == 3
+                    assert text_of(result).endswith("王五(10003): [合并转发]")
                 if name == "qq_wait_messages":
                     assert isinstance(structured["lastSequence"], int)
+            # qq_recall: one fresh message recalled over MCP, one over CallTool; the same result but
+            # for the id.
+            sent = [
+                json.loads(grpc.call_tool("qq_send", {"text": f"待撤回 {i}"}).details_json)["messageIds"][0]
+                for i in range(2)
+            ]
+            result = await client.call_tool("qq_recall", {"messageId": sent[0]})
+            expected = grpc.call_tool("qq_recall", {"messageId": sent[1]})
+            assert not result.is_error and not expected.is_error, (result, expected)
+            assert text_of(result) == f"已撤回群 {PLAYGROUND} 中的消息 {sent[0]}。"
+            assert text_of(result).replace(str(sent[0]), str(sent[1])) == expected.text
+            assert result.structured_content == {**json.loads(expected.details_json), "messageId": sent[0]}
+            jsonschema.validate(result.structured_content, schemas["qq_recall"], cls=jsonschema.Draft202012Validator)
+            # Recalled once: gone, for MCP exactly as for CallTool.
+            again = await client.call_tool("qq_recall", {"messageId": sent[0]})
+            expected = grpc.call_tool("qq_recall", {"messageId": sent[0]})
+            assert again.is_error is True and expected.is_error
+            assert text_of(again) == expected.text
+            assert again.structured_content == {"status": "failed", "error": expected.text}
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -146,13 +199,16 @@ async def test_failures_are_results_and_unknown_tools_errors(gateway: Gateway, t
 async def test_chat_resources(gateway: Gateway, transport: str) -> None:
     async with connect(gateway, transport) as client:
         resources = (await client.list_resources()).resources
-        assert [r.uri for r in resources] == [PLAYGROUND_URI]
-        assert resources[0].mime_type == "text/plain"
-        read = await client.read_resource(PLAYGROUND_URI)
+        assert [r.uri for r in resources] == [PLAYGROUND_URI, FRIEND_URI]
+        assert {r.mime_type for r in resources} == {"text/plain"}
         with gateway.grpc() as grpc:
-            page = grpc.history(group_id=PLAYGROUND, count=20)
-        assert read.contents[0].text == page.rendered  # type: ignore[union-attr]
-        assert len(page.rendered.splitlines()) == 20
+            for uri, page in [
+                (PLAYGROUND_URI, grpc.history(group_id=PLAYGROUND, count=20)),
+                (FRIEND_URI, grpc.history(user_id=FRIEND, count=20)),
+            ]:
+                read = await client.read_resource(uri)
+                assert read.contents[0].text == page.rendered  # type: ignore[union-attr]
+                assert page.messages and len(page.messages) <= 20, uri
         with pytest.raises(MCPError):
             await client.read_resource("qq://default/group/20000002")  # not whitelisted
 
@@ -256,9 +312,14 @@ async def test_tokens_are_required_and_scope_the_tools(secured: Gateway) -> None
     for transport in ("http", "stdio"):
         async with connect(secured, transport, token=READER_TOKEN) as client:
             names = [t.name for t in (await client.list_tools()).tools]
-            assert names == ["qq_get_history", "qq_get_group_members", "qq_wait_messages"]
-            with pytest.raises(MCPError):
-                await client.call_tool("qq_send", {"text": "只读令牌"})
+            assert names == READ_TOOLS
+            for write, args in [
+                ("qq_send", {"text": "只读令牌"}),
+                ("qq_poke", {"userId": 10003}),
+                ("qq_recall", {"messageId": 1}),
+            ]:
+                with pytest.raises(MCPError):
+                    await client.call_tool(write, args)
             history = await client.call_tool("qq_get_history", {"target": "group:20000002"})
             assert text_of(history) == SEED_LINES
         async with connect(secured, transport, token=AGENT_TOKEN) as client:

@@ -149,9 +149,11 @@ impl Backend for GrpcBackend {
             .filter(|a| a.state != pb::ConnectionState::NotConfigured as i32)
             .flat_map(|a| {
                 let id = a.account_id;
-                a.groups.into_iter().map(move |g| ChatResource {
+                let groups = a.groups.into_iter().map(ChatRef::Group);
+                let users = a.users.into_iter().map(ChatRef::Private);
+                groups.chain(users).map(move |chat| ChatResource {
                     account_id: id.clone(),
-                    chat: ChatRef::Group(g),
+                    chat,
                 })
             })
             .collect())

@@ -178,9 +178,9 @@ impl Backend for LocalBackend {
             if !account.config.has_transport() || !caller.allows_account(&account.id) {
                 continue;
             }
-            // The whitelisted chats: groups (private chats join them when
-            // accounts gain a user whitelist).
-            let whitelisted = account.config.groups.iter().map(|g| ChatRef::Group(*g));
+            // The whitelisted chats: the groups, then the private chats.
+            let whitelisted = (account.config.groups.iter().map(|g| ChatRef::Group(*g)))
+                .chain(account.config.users.iter().map(|u| ChatRef::Private(*u)));
             chats.extend(
                 whitelisted
                     .filter(|chat| caller.allows_chat(*chat))

@@ -264,6 +264,9 @@ async fn tokens_are_required_and_scope_the_tools() {
             "qq_get_group_members",
             "qq_send",
             "qq_poke",
+            "qq_get_message",
+            "qq_recall",
+            "qq_get_forward",
             "qq_wait_messages"
         ]
     );
@@ -271,7 +274,13 @@ async fn tokens_are_required_and_scope_the_tools() {
     let listed = rpc(&e.mcp, &ro, Some(RO), "tools/list", json!({})).await;
     assert_eq!(
         names(&listed),
-        ["qq_get_history", "qq_get_group_members", "qq_wait_messages"]
+        [
+            "qq_get_history",
+            "qq_get_group_members",
+            "qq_get_message",
+            "qq_get_forward",
+            "qq_wait_messages"
+        ]
     );
     // A tool not listed to the caller is the protocol's unknown tool.
     let answer = rpc(
@@ -311,8 +320,19 @@ async fn tools_carry_titles_hints_and_schemas() {
     let send = by_name("qq_send");
     assert_eq!(
         send["annotations"],
-        json!({"title": "Send to a QQ group", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true})
+        json!({"title": "Send a QQ message", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true})
     );
+    let recall = by_name("qq_recall");
+    assert_eq!(
+        recall["annotations"],
+        json!({"title": "Recall a QQ message", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true})
+    );
+    for name in ["qq_get_message", "qq_get_forward", "qq_wait_messages"] {
+        let tool = by_name(name);
+        assert_eq!(tool["annotations"]["readOnlyHint"], true, "{name}");
+        assert_eq!(tool["annotations"]["destructiveHint"], false, "{name}");
+        assert_eq!(tool["outputSchema"]["type"], "object", "{name}");
+    }
     // A failed call: isError, structured content, the text first.
     let answer = rpc(
         &e.mcp,

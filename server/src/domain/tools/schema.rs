@@ -9,6 +9,8 @@
 
 use serde_json::{Value, json};
 
+use super::props::account_id;
+
 /// The JSON Schema dialect of every schema here.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -23,17 +25,26 @@ pub enum ToolName {
     Send,
     /// `qq_poke`.
     Poke,
+    /// `qq_get_message`.
+    GetMessage,
+    /// `qq_recall`.
+    Recall,
+    /// `qq_get_forward`.
+    Forward,
     /// `qq_wait_messages`.
     Wait,
 }
 
 impl ToolName {
     /// Every tool, in listing order.
-    pub const ALL: [ToolName; 5] = [
+    pub const ALL: [ToolName; 8] = [
         ToolName::History,
         ToolName::Members,
         ToolName::Send,
         ToolName::Poke,
+        ToolName::GetMessage,
+        ToolName::Recall,
+        ToolName::Forward,
         ToolName::Wait,
     ];
 
@@ -44,6 +55,9 @@ impl ToolName {
             ToolName::Members => "qq_get_group_members",
             ToolName::Send => "qq_send",
             ToolName::Poke => "qq_poke",
+            ToolName::GetMessage => "qq_get_message",
+            ToolName::Recall => "qq_recall",
+            ToolName::Forward => "qq_get_forward",
             ToolName::Wait => "qq_wait_messages",
         }
     }
@@ -53,8 +67,11 @@ impl ToolName {
         match self {
             ToolName::History => "Read QQ chat history",
             ToolName::Members => "List QQ group members",
-            ToolName::Send => "Send to a QQ group",
+            ToolName::Send => "Send a QQ message",
             ToolName::Poke => "Poke a QQ group member",
+            ToolName::GetMessage => "Read one QQ message",
+            ToolName::Recall => "Recall a QQ message",
+            ToolName::Forward => "Read a QQ forwarded message",
             ToolName::Wait => "Wait for new QQ messages",
         }
     }
@@ -64,7 +81,12 @@ impl ToolName {
         match self {
             ToolName::History => &["snowluma_get_history"],
             ToolName::Members => &["snowluma_get_group_members"],
-            ToolName::Send | ToolName::Poke | ToolName::Wait => &[],
+            ToolName::Send
+            | ToolName::Poke
+            | ToolName::GetMessage
+            | ToolName::Recall
+            | ToolName::Forward
+            | ToolName::Wait => &[],
         }
     }
 
@@ -78,8 +100,12 @@ impl ToolName {
     /// True for the tools `tools.write_enabled = false` removes.
     pub fn writes(self) -> bool {
         match self {
-            ToolName::History | ToolName::Members | ToolName::Wait => false,
-            ToolName::Send | ToolName::Poke => true,
+            ToolName::History
+            | ToolName::Members
+            | ToolName::GetMessage
+            | ToolName::Forward
+            | ToolName::Wait => false,
+            ToolName::Send | ToolName::Poke | ToolName::Recall => true,
         }
     }
 
@@ -89,17 +115,18 @@ impl ToolName {
     }
 
     /// True when the tool may delete or overwrite something (MCP's
-    /// `destructiveHint`). Sends and pokes only add: a new message, a new
-    /// poke.
+    /// `destructiveHint`): a recall removes a message for everyone; sends
+    /// and pokes only add (a new message, a new poke).
     pub fn deletes(self) -> bool {
-        false
+        matches!(self, ToolName::Recall)
     }
 
     /// True when calling again with the same arguments has no further
-    /// effect (MCP's `idempotentHint`): every read tool; a send or poke
-    /// repeated sends or pokes again.
+    /// effect (MCP's `idempotentHint`): every read tool, and a recall (the
+    /// message is gone after the first); a send or poke repeated sends or
+    /// pokes again.
     pub fn idempotent(self) -> bool {
-        !self.writes()
+        !self.writes() || matches!(self, ToolName::Recall)
     }
 
     /// True when the tool reaches beyond the gateway (MCP's
@@ -180,20 +207,24 @@ details on success: {\"status\":\"ok\",\"groupId\":<number>,\"total\":<members i
 On failure (bad groupId, account not configured, offline, token refused, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
 
 const SEND: &str = "\
-Send text, images, a video and/or a file to a whitelisted QQ group. Never throws.
+Send text, images, a video and/or a file to a whitelisted QQ group or private chat, optionally quoting a message and mentioning members. Never throws.
 
-Arguments (at least one of text, images, videos, file):
+Arguments (at least one of text, images, videos, file, replyTo, mentions, mentionAll):
 - text: at most 20000 characters; long text is split into several messages at line or sentence boundaries, in order.
 - images: up to 4 media strings (JPEG/PNG/GIF/BMP/WEBP, 10 MiB each by default).
 - videos: up to 1 media string (MP4/MOV/WEBM/FLV/AVI/MKV, 30 MiB by default).
 - file: one media string sent as a group file (30 MiB by default); fileName: its display name (default: the upload's, URL's or path's name).
 - groupId: target group, a positive integer; it must be in the account's whitelist. May be omitted when the account has exactly one whitelisted group.
+- userId: instead of groupId, a private chat: the QQ number of the other side; it must be in the account's private whitelist (users; empty by default, which turns private sends off). Give groupId or userId, not both.
+- replyTo: quote (reply to) this message_id; the quote leads the first message.
+- mentions: up to 20 QQ numbers to @ mention, after the quote and before the text (groups; most implementations drop mentions in private chats).
+- mentionAll: true to @全体成员 (the bot must be a group admin; QQ's refusal comes back as the error).
 - accountId: gateway account, default \"default\".
 A media string is `media:<media_id>` (an id returned by MediaService.UploadMedia), an http(s) URL the gateway downloads (loopback and private addresses refused), or an absolute path on the gateway host. Unlike the seed, server paths work only under the media roots the operator configured (media.media_roots; off by default).
 
 Order of delivery: text, images, video, file. Everything is checked and every media source resolved before anything is sent: a call is sent whole or refused whole. While the account is offline a text-only send is queued and delivered in order on reconnect (queued: true); a send with media fails while offline.
-details on success: {\"status\":\"ok\",\"groupId\":<number>,\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
-On failure (nothing to send, text too long, too many images or videos, group not whitelisted, groupId missing with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+details on success: {\"status\":\"ok\",\"groupId\":<number> (group sends) or \"userId\":<number> (private sends),\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
+On failure (nothing to send, text too long, too many images or videos, more than 20 mentions, group or user not whitelisted, groupId missing with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
 
 const POKE: &str = "\
 Poke (戳一戳) a member of a whitelisted QQ group. Never throws.
@@ -213,16 +244,11 @@ fn description(tool: ToolName) -> &'static str {
         ToolName::Members => MEMBERS,
         ToolName::Send => SEND,
         ToolName::Poke => POKE,
+        ToolName::GetMessage => super::get_message::DESCRIPTION,
+        ToolName::Recall => super::recall::DESCRIPTION,
+        ToolName::Forward => super::forward::DESCRIPTION,
         ToolName::Wait => super::wait::DESCRIPTION,
     }
-}
-
-fn account_id() -> Value {
-    json!({
-        "type": "string",
-        "description": "Gateway account id; default \"default\".",
-        "default": "default"
-    })
 }
 
 fn write_group_id() -> Value {
@@ -311,6 +337,22 @@ fn input_schema(tool: ToolName) -> Value {
                     "description": "Display name of the group file."
                 },
                 "groupId": write_group_id(),
+                "userId": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Target private chat (QQ number), instead of groupId; must be in the account's private whitelist."
+                },
+                "replyTo": super::props::message_id("Quote (reply to) this message."),
+                "mentions": {
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 1},
+                    "maxItems": 20,
+                    "description": "QQ numbers to @ mention (at most 20)."
+                },
+                "mentionAll": {
+                    "type": "boolean",
+                    "description": "true: @全体成员 (needs admin rights)."
+                },
                 "accountId": account_id()
             }),
             json!([]),
@@ -327,6 +369,9 @@ fn input_schema(tool: ToolName) -> Value {
             }),
             json!(["userId"]),
         ),
+        ToolName::GetMessage => super::get_message::input_properties(),
+        ToolName::Recall => super::recall::input_properties(),
+        ToolName::Forward => super::forward::input_properties(),
         ToolName::Wait => (super::wait::input_properties(), json!([])),
     };
     json!({
@@ -363,6 +408,7 @@ fn details_schema(tool: ToolName) -> Value {
         ToolName::Send => (
             json!({
                 "groupId": id,
+                "userId": id,
                 "chunks": count,
                 "queued": {"type": "boolean"},
                 "messageIds": {"type": "array", "items": {"type": "integer"}},
@@ -377,12 +423,15 @@ fn details_schema(tool: ToolName) -> Value {
                     "additionalProperties": false
                 }
             }),
-            json!(["status", "groupId", "chunks", "queued", "messageIds"]),
+            json!(["status", "chunks", "queued", "messageIds"]),
         ),
         ToolName::Poke => (
             json!({"groupId": id, "userId": id}),
             json!(["status", "groupId", "userId"]),
         ),
+        ToolName::GetMessage => super::get_message::details_properties(),
+        ToolName::Recall => super::recall::details_properties(),
+        ToolName::Forward => super::forward::details_properties(),
         ToolName::Wait => super::wait::details_properties(),
     };
     let mut ok_properties = properties;

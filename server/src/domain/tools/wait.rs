@@ -162,8 +162,9 @@ impl Wanted<'_> {
         }
     }
 
-    /// Private, an @ of the bot, or a reply to a message the bot sent that
-    /// is still in the event buffer.
+    /// Private, an @ of the bot, or a reply to a message the bot sent (the
+    /// resolved quote's sender, else a message of the bot's still in the
+    /// event buffer).
     fn mentions_bot(&self, message: &Message) -> bool {
         if matches!(message.chat, ChatRef::Private(_)) {
             return true;
@@ -172,7 +173,11 @@ impl Wanted<'_> {
             Segment::At {
                 user_id: Some(id), ..
             } => self.self_id != 0 && *id == self.self_id,
-            Segment::Reply { id } => id
+            Segment::Reply {
+                quoted: Some(quoted),
+                ..
+            } if self.self_id != 0 && quoted.sender.user_id == self.self_id => true,
+            Segment::Reply { id, .. } => id
                 .trim()
                 .parse::<i64>()
                 .is_ok_and(|replied| self.bot_sent(replied)),
@@ -202,11 +207,11 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
             .map_err(domain_failure(&args.account_id))?;
     }
     let mut chats: HashSet<ChatRef> = args.chats.iter().copied().collect();
-    // A token limited to some groups waits only on them.
+    // A token limited to some chats waits only on them.
     if chats.is_empty()
-        && let Some(groups) = ctx.caller.allowed_groups()
+        && let Some(allowed) = ctx.caller.allowed_chats()
     {
-        chats = groups.into_iter().map(ChatRef::Group).collect();
+        chats = allowed.into_iter().collect();
     }
     let filter = EventFilter {
         chats,

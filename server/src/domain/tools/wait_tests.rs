@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::domain::caller::{Caller, TokenScope};
-use crate::domain::model::InboundEvent;
+use crate::domain::model::{InboundEvent, Segment};
 use crate::domain::ports::EventSink;
 
 const BOT: i64 = 3_000_000_001;
@@ -229,8 +229,54 @@ async fn mentions_replies_private_and_own_messages() {
     assert_eq!(mentioned.details["lastSequence"], 7);
     assert_eq!(
         mentioned.text,
-        "group:20000002:\n[10:01:00] 李四(10002): @3000000001 你好\n[10:01:00] 王五(10003): 回复机器人\nprivate:10004:\n[10:01:00] 赵六(10004): 私聊"
+        "group:20000002:\n[10:01:00] 李四(10002): @3000000001 你好\n[10:01:00] 王五(10003): [回复]回复机器人\nprivate:10004:\n[10:01:00] 赵六(10004): 私聊"
     );
+}
+
+/// A reply whose quote the gateway resolved to a message of the bot counts
+/// as a mention even when that message is no longer buffered; a resolved
+/// quote of someone else does not.
+#[tokio::test(start_paused = true)]
+async fn a_resolved_quote_of_the_bot_is_a_mention() {
+    let fake = Fake::new();
+    with_bot_id(&fake);
+    let gw = gateway(&fake);
+    let quoting = |id: i64, quoted: InboundEvent| {
+        let InboundEvent::Message {
+            message: quoted, ..
+        } = quoted
+        else {
+            unreachable!("a message")
+        };
+        let InboundEvent::Message { mut message, .. } =
+            message(ChatRef::Group(GROUP), id, 10003, "王五", text("回复"))
+        else {
+            unreachable!("a message")
+        };
+        message.segments.insert(
+            0,
+            Segment::Reply {
+                id: quoted.message_id.to_string(),
+                quoted: Some(Box::new(quoted)),
+            },
+        );
+        InboundEvent::Message {
+            message,
+            self_sent: false,
+        }
+    };
+    gw.events
+        .publish("default", quoting(1, bot_said(90, "很久以前")));
+    gw.events
+        .publish("default", quoting(2, said(91, "张三说的")));
+    let mentioned = call(
+        &gw,
+        "qq_wait_messages",
+        r#"{"afterSequence":0,"mentionedOnly":true}"#,
+    )
+    .await;
+    assert_eq!(sequences(&mentioned), [1]);
+    assert_eq!(mentioned.details["lastSequence"], 2);
 }
 
 /// `chats` narrows the wait; a token limited to some groups waits only on
@@ -261,6 +307,7 @@ async fn chats_and_token_scopes() {
         accounts: None,
         write: false,
         groups: Some([GROUP].into_iter().collect()),
+        users: None,
     });
     let ctx = || CallCtx::new(scoped.clone(), Deadline::NONE);
     let out = gw
@@ -277,6 +324,24 @@ async fn chats_and_token_scopes() {
         .await
         .unwrap_err();
     assert_eq!(err.kind, Kind::TokenScope);
+
+    // A token limited to private chats waits only on them.
+    let private = Caller::token(TokenScope {
+        name: "friend".into(),
+        accounts: None,
+        write: false,
+        groups: None,
+        users: Some([10002].into_iter().collect()),
+    });
+    let out = gw
+        .call_tool(
+            "qq_wait_messages",
+            r#"{"afterSequence":0}"#,
+            CallCtx::new(private, Deadline::NONE),
+        )
+        .await
+        .unwrap();
+    assert_eq!(sequences(&out), [3], "only the token's private chats");
 }
 
 /// Resume points outside the buffer, and bad arguments, are failed

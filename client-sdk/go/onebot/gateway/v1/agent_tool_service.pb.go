@@ -62,7 +62,7 @@ func (*ListToolsRequest) Descriptor() ([]byte, []int) {
 type ListToolsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-	// qq_wait_messages.
+	// qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
 	Tools         []*Tool `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -126,13 +126,14 @@ type Tool struct {
 	// Short human-readable name for display, e.g. "Read QQ chat history".
 	Title string `protobuf:"bytes,8,opt,name=title,proto3" json:"title,omitempty"`
 	// True when repeating a call with the same arguments has no further
-	// effect (every read tool; a repeated send sends again).
+	// effect (every read tool, and a recall; a repeated send sends again).
 	Idempotent bool `protobuf:"varint,9,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
 	// True when the tool reaches beyond the gateway into QQ, whose chats
 	// other people change (every tool).
 	OpenWorld bool `protobuf:"varint,10,opt,name=open_world,json=openWorld,proto3" json:"open_world,omitempty"`
 	// True when the tool may delete or overwrite something (MCP's
-	// `destructiveHint`); sends and pokes only add, so they are false.
+	// `destructiveHint`): a recall removes a message; sends and pokes only
+	// add, so they are false.
 	Deletes       bool `protobuf:"varint,11,opt,name=deletes,proto3" json:"deletes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -45,6 +45,8 @@ const (
 	EventKind_EVENT_KIND_CONNECTION EventKind = 7
 	// Any other OneBot event, kept raw.
 	EventKind_EVENT_KIND_UNKNOWN EventKind = 8
+	// A message was recalled.
+	EventKind_EVENT_KIND_MESSAGE_RECALLED EventKind = 9
 )
 
 // Enum value maps for EventKind.
@@ -59,17 +61,19 @@ var (
 		6: "EVENT_KIND_LIFECYCLE",
 		7: "EVENT_KIND_CONNECTION",
 		8: "EVENT_KIND_UNKNOWN",
+		9: "EVENT_KIND_MESSAGE_RECALLED",
 	}
 	EventKind_value = map[string]int32{
-		"EVENT_KIND_UNSPECIFIED":   0,
-		"EVENT_KIND_MESSAGE":       1,
-		"EVENT_KIND_POKE":          2,
-		"EVENT_KIND_MEMBER_JOINED": 3,
-		"EVENT_KIND_MEMBER_LEFT":   4,
-		"EVENT_KIND_CARD_CHANGED":  5,
-		"EVENT_KIND_LIFECYCLE":     6,
-		"EVENT_KIND_CONNECTION":    7,
-		"EVENT_KIND_UNKNOWN":       8,
+		"EVENT_KIND_UNSPECIFIED":      0,
+		"EVENT_KIND_MESSAGE":          1,
+		"EVENT_KIND_POKE":             2,
+		"EVENT_KIND_MEMBER_JOINED":    3,
+		"EVENT_KIND_MEMBER_LEFT":      4,
+		"EVENT_KIND_CARD_CHANGED":     5,
+		"EVENT_KIND_LIFECYCLE":        6,
+		"EVENT_KIND_CONNECTION":       7,
+		"EVENT_KIND_UNKNOWN":          8,
+		"EVENT_KIND_MESSAGE_RECALLED": 9,
 	}
 )
 
@@ -245,6 +249,7 @@ type Event struct {
 	//	*Event_Lifecycle
 	//	*Event_Connection
 	//	*Event_Unknown
+	//	*Event_MessageRecalled
 	Kind          isEvent_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -387,6 +392,15 @@ func (x *Event) GetUnknown() *UnknownEvent {
 	return nil
 }
 
+func (x *Event) GetMessageRecalled() *MessageRecalledEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_MessageRecalled); ok {
+			return x.MessageRecalled
+		}
+	}
+	return nil
+}
+
 type isEvent_Kind interface {
 	isEvent_Kind()
 }
@@ -431,6 +445,11 @@ type Event_Unknown struct {
 	Unknown *UnknownEvent `protobuf:"bytes,17,opt,name=unknown,proto3,oneof"`
 }
 
+type Event_MessageRecalled struct {
+	// A message was recalled (by its sender, an admin, or RecallMessage).
+	MessageRecalled *MessageRecalledEvent `protobuf:"bytes,18,opt,name=message_recalled,json=messageRecalled,proto3,oneof"`
+}
+
 func (*Event_Message) isEvent_Kind() {}
 
 func (*Event_Poke) isEvent_Kind() {}
@@ -446,6 +465,8 @@ func (*Event_Lifecycle) isEvent_Kind() {}
 func (*Event_Connection) isEvent_Kind() {}
 
 func (*Event_Unknown) isEvent_Kind() {}
+
+func (*Event_MessageRecalled) isEvent_Kind() {}
 
 // A group or private message.
 type MessageEvent struct {
@@ -933,6 +954,73 @@ func (x *UnknownEvent) GetRawJson() string {
 	return ""
 }
 
+// A message was recalled (撤回): a `group_recall` or `friend_recall` notice of
+// the peer, or a recall made through MessageService.RecallMessage (published
+// once, even when the peer also reports it).
+type MessageRecalledEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chat the message was in.
+	Chat *Chat `protobuf:"bytes,1,opt,name=chat,proto3" json:"chat,omitempty"`
+	// Id of the recalled message.
+	MessageId int64 `protobuf:"varint,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// Who recalled it (the sender, or a group admin); in private chats the
+	// sender.
+	OperatorId    int64 `protobuf:"varint,3,opt,name=operator_id,json=operatorId,proto3" json:"operator_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageRecalledEvent) Reset() {
+	*x = MessageRecalledEvent{}
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageRecalledEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageRecalledEvent) ProtoMessage() {}
+
+func (x *MessageRecalledEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageRecalledEvent.ProtoReflect.Descriptor instead.
+func (*MessageRecalledEvent) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *MessageRecalledEvent) GetChat() *Chat {
+	if x != nil {
+		return x.Chat
+	}
+	return nil
+}
+
+func (x *MessageRecalledEvent) GetMessageId() int64 {
+	if x != nil {
+		return x.MessageId
+	}
+	return 0
+}
+
+func (x *MessageRecalledEvent) GetOperatorId() int64 {
+	if x != nil {
+		return x.OperatorId
+	}
+	return 0
+}
+
 var File_onebot_gateway_v1_event_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
@@ -946,7 +1034,7 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\x0eafter_sequence\x18\x04 \x01(\x04H\x00R\rafterSequence\x88\x01\x01B\x11\n" +
 	"\x0f_after_sequence\"F\n" +
 	"\x14StreamEventsResponse\x12.\n" +
-	"\x05event\x18\x01 \x01(\v2\x18.onebot.gateway.v1.EventR\x05event\"\xa8\x05\n" +
+	"\x05event\x18\x01 \x01(\v2\x18.onebot.gateway.v1.EventR\x05event\"\xfe\x05\n" +
 	"\x05Event\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1a\n" +
@@ -964,7 +1052,8 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\n" +
 	"connection\x18\x10 \x01(\v2\".onebot.gateway.v1.ConnectionEventH\x00R\n" +
 	"connection\x12;\n" +
-	"\aunknown\x18\x11 \x01(\v2\x1f.onebot.gateway.v1.UnknownEventH\x00R\aunknownB\x06\n" +
+	"\aunknown\x18\x11 \x01(\v2\x1f.onebot.gateway.v1.UnknownEventH\x00R\aunknown\x12T\n" +
+	"\x10message_recalled\x18\x12 \x01(\v2'.onebot.gateway.v1.MessageRecalledEventH\x00R\x0fmessageRecalledB\x06\n" +
 	"\x04kind\"e\n" +
 	"\fMessageEvent\x128\n" +
 	"\amessage\x18\x01 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageR\amessage\x12\x1b\n" +
@@ -996,7 +1085,13 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\x06detail\x18\x02 \x01(\tR\x06detail\"F\n" +
 	"\fUnknownEvent\x12\x1b\n" +
 	"\tpost_type\x18\x01 \x01(\tR\bpostType\x12\x19\n" +
-	"\braw_json\x18\x02 \x01(\tR\arawJson*\xf8\x01\n" +
+	"\braw_json\x18\x02 \x01(\tR\arawJson\"\x83\x01\n" +
+	"\x14MessageRecalledEvent\x12+\n" +
+	"\x04chat\x18\x01 \x01(\v2\x17.onebot.gateway.v1.ChatR\x04chat\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\x03R\tmessageId\x12\x1f\n" +
+	"\voperator_id\x18\x03 \x01(\x03R\n" +
+	"operatorId*\x99\x02\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12EVENT_KIND_MESSAGE\x10\x01\x12\x13\n" +
@@ -1006,7 +1101,8 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\x17EVENT_KIND_CARD_CHANGED\x10\x05\x12\x18\n" +
 	"\x14EVENT_KIND_LIFECYCLE\x10\x06\x12\x19\n" +
 	"\x15EVENT_KIND_CONNECTION\x10\a\x12\x16\n" +
-	"\x12EVENT_KIND_UNKNOWN\x10\b2q\n" +
+	"\x12EVENT_KIND_UNKNOWN\x10\b\x12\x1f\n" +
+	"\x1bEVENT_KIND_MESSAGE_RECALLED\x10\t2q\n" +
 	"\fEventService\x12a\n" +
 	"\fStreamEvents\x12&.onebot.gateway.v1.StreamEventsRequest\x1a'.onebot.gateway.v1.StreamEventsResponse0\x01Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
@@ -1024,7 +1120,7 @@ func file_onebot_gateway_v1_event_service_proto_rawDescGZIP() []byte {
 }
 
 var file_onebot_gateway_v1_event_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_onebot_gateway_v1_event_service_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_onebot_gateway_v1_event_service_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_onebot_gateway_v1_event_service_proto_goTypes = []any{
 	(EventKind)(0),                // 0: onebot.gateway.v1.EventKind
 	(*StreamEventsRequest)(nil),   // 1: onebot.gateway.v1.StreamEventsRequest
@@ -1038,16 +1134,17 @@ var file_onebot_gateway_v1_event_service_proto_goTypes = []any{
 	(*LifecycleEvent)(nil),        // 9: onebot.gateway.v1.LifecycleEvent
 	(*ConnectionEvent)(nil),       // 10: onebot.gateway.v1.ConnectionEvent
 	(*UnknownEvent)(nil),          // 11: onebot.gateway.v1.UnknownEvent
-	(*Chat)(nil),                  // 12: onebot.gateway.v1.Chat
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
-	(*ChatMessage)(nil),           // 14: onebot.gateway.v1.ChatMessage
-	(ConnectionState)(0),          // 15: onebot.gateway.v1.ConnectionState
+	(*MessageRecalledEvent)(nil),  // 12: onebot.gateway.v1.MessageRecalledEvent
+	(*Chat)(nil),                  // 13: onebot.gateway.v1.Chat
+	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
+	(*ChatMessage)(nil),           // 15: onebot.gateway.v1.ChatMessage
+	(ConnectionState)(0),          // 16: onebot.gateway.v1.ConnectionState
 }
 var file_onebot_gateway_v1_event_service_proto_depIdxs = []int32{
-	12, // 0: onebot.gateway.v1.StreamEventsRequest.chats:type_name -> onebot.gateway.v1.Chat
+	13, // 0: onebot.gateway.v1.StreamEventsRequest.chats:type_name -> onebot.gateway.v1.Chat
 	0,  // 1: onebot.gateway.v1.StreamEventsRequest.kinds:type_name -> onebot.gateway.v1.EventKind
 	3,  // 2: onebot.gateway.v1.StreamEventsResponse.event:type_name -> onebot.gateway.v1.Event
-	13, // 3: onebot.gateway.v1.Event.time:type_name -> google.protobuf.Timestamp
+	14, // 3: onebot.gateway.v1.Event.time:type_name -> google.protobuf.Timestamp
 	4,  // 4: onebot.gateway.v1.Event.message:type_name -> onebot.gateway.v1.MessageEvent
 	5,  // 5: onebot.gateway.v1.Event.poke:type_name -> onebot.gateway.v1.PokeEvent
 	6,  // 6: onebot.gateway.v1.Event.member_joined:type_name -> onebot.gateway.v1.MemberJoinedEvent
@@ -1056,15 +1153,17 @@ var file_onebot_gateway_v1_event_service_proto_depIdxs = []int32{
 	9,  // 9: onebot.gateway.v1.Event.lifecycle:type_name -> onebot.gateway.v1.LifecycleEvent
 	10, // 10: onebot.gateway.v1.Event.connection:type_name -> onebot.gateway.v1.ConnectionEvent
 	11, // 11: onebot.gateway.v1.Event.unknown:type_name -> onebot.gateway.v1.UnknownEvent
-	14, // 12: onebot.gateway.v1.MessageEvent.message:type_name -> onebot.gateway.v1.ChatMessage
-	15, // 13: onebot.gateway.v1.ConnectionEvent.state:type_name -> onebot.gateway.v1.ConnectionState
-	1,  // 14: onebot.gateway.v1.EventService.StreamEvents:input_type -> onebot.gateway.v1.StreamEventsRequest
-	2,  // 15: onebot.gateway.v1.EventService.StreamEvents:output_type -> onebot.gateway.v1.StreamEventsResponse
-	15, // [15:16] is the sub-list for method output_type
-	14, // [14:15] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	12, // 12: onebot.gateway.v1.Event.message_recalled:type_name -> onebot.gateway.v1.MessageRecalledEvent
+	15, // 13: onebot.gateway.v1.MessageEvent.message:type_name -> onebot.gateway.v1.ChatMessage
+	16, // 14: onebot.gateway.v1.ConnectionEvent.state:type_name -> onebot.gateway.v1.ConnectionState
+	13, // 15: onebot.gateway.v1.MessageRecalledEvent.chat:type_name -> onebot.gateway.v1.Chat
+	1,  // 16: onebot.gateway.v1.EventService.StreamEvents:input_type -> onebot.gateway.v1.StreamEventsRequest
+	2,  // 17: onebot.gateway.v1.EventService.StreamEvents:output_type -> onebot.gateway.v1.StreamEventsResponse
+	17, // [17:18] is the sub-list for method output_type
+	16, // [16:17] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_event_service_proto_init() }
@@ -1084,6 +1183,7 @@ func file_onebot_gateway_v1_event_service_proto_init() {
 		(*Event_Lifecycle)(nil),
 		(*Event_Connection)(nil),
 		(*Event_Unknown)(nil),
+		(*Event_MessageRecalled)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1091,7 +1191,7 @@ func file_onebot_gateway_v1_event_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_event_service_proto_rawDesc), len(file_onebot_gateway_v1_event_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

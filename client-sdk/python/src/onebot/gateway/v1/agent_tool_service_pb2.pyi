@@ -45,7 +45,7 @@ class ListToolsResponse(_message.Message):
     @_builtins.property
     def tools(self) -> _containers.RepeatedCompositeFieldContainer[Global___Tool]:
         """The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-        qq_wait_messages.
+        qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
         """
 
     def __init__(
@@ -94,7 +94,7 @@ class Tool(_message.Message):
     """Short human-readable name for display, e.g. "Read QQ chat history"."""
     idempotent: _builtins.bool
     """True when repeating a call with the same arguments has no further
-    effect (every read tool; a repeated send sends again).
+    effect (every read tool, and a recall; a repeated send sends again).
     """
     open_world: _builtins.bool
     """True when the tool reaches beyond the gateway into QQ, whose chats
@@ -102,7 +102,8 @@ class Tool(_message.Message):
     """
     deletes: _builtins.bool
     """True when the tool may delete or overwrite something (MCP's
-    `destructiveHint`); sends and pokes only add, so they are false.
+    `destructiveHint`): a recall removes a message; sends and pokes only
+    add, so they are false.
     """
     @_builtins.property
     def aliases(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:

@@ -27,7 +27,7 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class AgentToolServiceStub:
-    """QQ tools (history, members, send, poke, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -42,7 +42,8 @@ class AgentToolServiceStub:
     """Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
 
     Read-only and idempotent. When `tools.write_enabled` is false, or the
-    caller's token is read-only, `qq_send` and `qq_poke` are not listed.
+    caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+    not listed.
     """
     CallTool: _grpc.UnaryUnaryMultiCallable[_agent_tool_service_pb2.CallToolRequest, _agent_tool_service_pb2.CallToolResponse]
     """Calls one tool. Never fails at the gRPC level for anything about the call
@@ -56,7 +57,7 @@ class AgentToolServiceStub:
 
 @_typing.type_check_only
 class AgentToolServiceAsyncStub(AgentToolServiceStub):
-    """QQ tools (history, members, send, poke, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -68,7 +69,8 @@ class AgentToolServiceAsyncStub(AgentToolServiceStub):
     """Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
 
     Read-only and idempotent. When `tools.write_enabled` is false, or the
-    caller's token is read-only, `qq_send` and `qq_poke` are not listed.
+    caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+    not listed.
     """
     CallTool: _aio.UnaryUnaryMultiCallable[_agent_tool_service_pb2.CallToolRequest, _agent_tool_service_pb2.CallToolResponse]  # type: ignore[assignment]
     """Calls one tool. Never fails at the gRPC level for anything about the call
@@ -81,7 +83,7 @@ class AgentToolServiceAsyncStub(AgentToolServiceStub):
     """
 
 class AgentToolServiceServicer(metaclass=_abc_1.ABCMeta):
-    """QQ tools (history, members, send, poke, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -97,7 +99,8 @@ class AgentToolServiceServicer(metaclass=_abc_1.ABCMeta):
         """Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
 
         Read-only and idempotent. When `tools.write_enabled` is false, or the
-        caller's token is read-only, `qq_send` and `qq_poke` are not listed.
+        caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+        not listed.
         """
 
     @_abc_1.abstractmethod

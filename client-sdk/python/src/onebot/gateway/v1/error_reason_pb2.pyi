@@ -101,7 +101,7 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     whitelisted groups (metadata `whitelist`).
     """
     ERROR_REASON_EMPTY_MESSAGE: _ErrorReason.ValueType  # 21
-    """INVALID_ARGUMENT: no text, images, videos or file."""
+    """INVALID_ARGUMENT: no text, images, videos, file, quote or mention."""
     ERROR_REASON_TEXT_TOO_LONG: _ErrorReason.ValueType  # 22
     """INVALID_ARGUMENT: text longer than 20000 characters."""
     ERROR_REASON_TOO_MANY_IMAGES: _ErrorReason.ValueType  # 23
@@ -191,6 +191,16 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     (metadata `limit_bytes`, `found_bytes`); large media go through
     MediaService.UploadMedia.
     """
+    ERROR_REASON_USER_NOT_ALLOWED: _ErrorReason.ValueType  # 52
+    """PERMISSION_DENIED: the private chat's user is not in the account's
+    private whitelist (`users`; empty by default, which turns private sends
+    off) (metadata `user_id`).
+    """
+    ERROR_REASON_MESSAGE_NOT_FOUND: _ErrorReason.ValueType  # 53
+    """NOT_FOUND: the peer does not know the message or forward bundle (never
+    seen, expired from its cache, or recalled) (metadata `message_id` or
+    `forward_id`).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every `google.rpc.ErrorInfo.reason` the gateway returns, with domain
@@ -278,7 +288,7 @@ ERROR_REASON_GROUP_REQUIRED: ErrorReason.ValueType  # 20
 whitelisted groups (metadata `whitelist`).
 """
 ERROR_REASON_EMPTY_MESSAGE: ErrorReason.ValueType  # 21
-"""INVALID_ARGUMENT: no text, images, videos or file."""
+"""INVALID_ARGUMENT: no text, images, videos, file, quote or mention."""
 ERROR_REASON_TEXT_TOO_LONG: ErrorReason.ValueType  # 22
 """INVALID_ARGUMENT: text longer than 20000 characters."""
 ERROR_REASON_TOO_MANY_IMAGES: ErrorReason.ValueType  # 23
@@ -367,5 +377,15 @@ ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 51
 """RESOURCE_EXHAUSTED: a request message is larger than the RPC's limit
 (metadata `limit_bytes`, `found_bytes`); large media go through
 MediaService.UploadMedia.
+"""
+ERROR_REASON_USER_NOT_ALLOWED: ErrorReason.ValueType  # 52
+"""PERMISSION_DENIED: the private chat's user is not in the account's
+private whitelist (`users`; empty by default, which turns private sends
+off) (metadata `user_id`).
+"""
+ERROR_REASON_MESSAGE_NOT_FOUND: ErrorReason.ValueType  # 53
+"""NOT_FOUND: the peer does not know the message or forward bundle (never
+seen, expired from its cache, or recalled) (metadata `message_id` or
+`forward_id`).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

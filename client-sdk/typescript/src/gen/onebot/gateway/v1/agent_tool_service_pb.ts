@@ -35,7 +35,7 @@ export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*
 export type ListToolsResponse = Message<"onebot.gateway.v1.ListToolsResponse"> & {
   /**
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
    *
    * @generated from field: repeated onebot.gateway.v1.Tool tools = 1;
    */
@@ -114,7 +114,7 @@ export type Tool = Message<"onebot.gateway.v1.Tool"> & {
 
   /**
    * True when repeating a call with the same arguments has no further
-   * effect (every read tool; a repeated send sends again).
+   * effect (every read tool, and a recall; a repeated send sends again).
    *
    * @generated from field: bool idempotent = 9;
    */
@@ -130,7 +130,8 @@ export type Tool = Message<"onebot.gateway.v1.Tool"> & {
 
   /**
    * True when the tool may delete or overwrite something (MCP's
-   * `destructiveHint`); sends and pokes only add, so they are false.
+   * `destructiveHint`): a recall removes a message; sends and pokes only
+   * add, so they are false.
    *
    * @generated from field: bool deletes = 11;
    */
@@ -209,7 +210,7 @@ export const CallToolResponseSchema: GenMessage<CallToolResponse> = /*@__PURE__*
   messageDesc(file_onebot_gateway_v1_agent_tool_service, 4);
 
 /**
- * QQ tools (history, members, send, poke, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+ * QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
  *
  * Any agent runtime can register them without knowing the rest of the API.
  * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -222,7 +223,8 @@ export const AgentToolService: GenService<{
    * Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
    *
    * Read-only and idempotent. When `tools.write_enabled` is false, or the
-   * caller's token is read-only, `qq_send` and `qq_poke` are not listed.
+   * caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+   * not listed.
    *
    * @generated from rpc onebot.gateway.v1.AgentToolService.ListTools
    */

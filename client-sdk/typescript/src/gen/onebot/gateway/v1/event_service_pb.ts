@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/event_service.proto.
  */
 export const file_onebot_gateway_v1_event_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9ldmVudF9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSKuAQoTU3RyZWFtRXZlbnRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiYKBWNoYXRzGAIgAygLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBIrCgVraW5kcxgDIAMoDjIcLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50S2luZBIbCg5hZnRlcl9zZXF1ZW5jZRgEIAEoBEgAiAEBQhEKD19hZnRlcl9zZXF1ZW5jZSI/ChRTdHJlYW1FdmVudHNSZXNwb25zZRInCgVldmVudBgBIAEoCzIYLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50Iq8ECgVFdmVudBISCgphY2NvdW50X2lkGAEgASgJEhAKCHNlcXVlbmNlGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3NlbGZfaWQYBCABKAMSMgoHbWVzc2FnZRgKIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLk1lc3NhZ2VFdmVudEgAEiwKBHBva2UYCyABKAsyHC5vbmVib3QuZ2F0ZXdheS52MS5Qb2tlRXZlbnRIABI9Cg1tZW1iZXJfam9pbmVkGAwgASgLMiQub25lYm90LmdhdGV3YXkudjEuTWVtYmVySm9pbmVkRXZlbnRIABI5CgttZW1iZXJfbGVmdBgNIAEoCzIiLm9uZWJvdC5nYXRld2F5LnYxLk1lbWJlckxlZnRFdmVudEgAEjsKDGNhcmRfY2hhbmdlZBgOIAEoCzIjLm9uZWJvdC5nYXRld2F5LnYxLkNhcmRDaGFuZ2VkRXZlbnRIABI2CglsaWZlY3ljbGUYDyABKAsyIS5vbmVib3QuZ2F0ZXdheS52MS5MaWZlY3ljbGVFdmVudEgAEjgKCmNvbm5lY3Rpb24YECABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5Db25uZWN0aW9uRXZlbnRIABIyCgd1bmtub3duGBEgASgLMh8ub25lYm90LmdhdGV3YXkudjEuVW5rbm93bkV2ZW50SABCBgoEa2luZCJSCgxNZXNzYWdlRXZlbnQSLwoHbWVzc2FnZRgBIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhEKCXNlbGZfc2VudBgCIAEoCCJBCglQb2tlRXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxIRCgl0YXJnZXRfaWQYAyABKAMiSwoRTWVtYmVySm9pbmVkRXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxITCgtvcGVyYXRvcl9pZBgDIAEoAyJbCg9NZW1iZXJMZWZ0RXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxITCgtvcGVyYXRvcl9pZBgDIAEoAxIQCghzdWJfdHlwZRgEIAEoCSJZChBDYXJkQ2hhbmdlZEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEAoIY2FyZF9uZXcYAyABKAkSEAoIY2FyZF9vbGQYBCABKAkiIgoOTGlmZWN5Y2xlRXZlbnQSEAoIc3ViX3R5cGUYASABKAkiVAoPQ29ubmVjdGlvbkV2ZW50EjEKBXN0YXRlGAEgASgOMiIub25lYm90LmdhdGV3YXkudjEuQ29ubmVjdGlvblN0YXRlEg4KBmRldGFpbBgCIAEoCSIzCgxVbmtub3duRXZlbnQSEQoJcG9zdF90eXBlGAEgASgJEhAKCHJhd19qc29uGAIgASgJKvgBCglFdmVudEtpbmQSGgoWRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhYKEkVWRU5UX0tJTkRfTUVTU0FHRRABEhMKD0VWRU5UX0tJTkRfUE9LRRACEhwKGEVWRU5UX0tJTkRfTUVNQkVSX0pPSU5FRBADEhoKFkVWRU5UX0tJTkRfTUVNQkVSX0xFRlQQBBIbChdFVkVOVF9LSU5EX0NBUkRfQ0hBTkdFRBAFEhgKFEVWRU5UX0tJTkRfTElGRUNZQ0xFEAYSGQoVRVZFTlRfS0lORF9DT05ORUNUSU9OEAcSFgoSRVZFTlRfS0lORF9VTktOT1dOEAgycQoMRXZlbnRTZXJ2aWNlEmEKDFN0cmVhbUV2ZW50cxImLm9uZWJvdC5nYXRld2F5LnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaJy5vbmVib3QuZ2F0ZXdheS52MS5TdHJlYW1FdmVudHNSZXNwb25zZTABQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw", [file_google_protobuf_timestamp, file_onebot_gateway_v1_account_service, file_onebot_gateway_v1_common]);
+  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9ldmVudF9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSKuAQoTU3RyZWFtRXZlbnRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiYKBWNoYXRzGAIgAygLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBIrCgVraW5kcxgDIAMoDjIcLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50S2luZBIbCg5hZnRlcl9zZXF1ZW5jZRgEIAEoBEgAiAEBQhEKD19hZnRlcl9zZXF1ZW5jZSI/ChRTdHJlYW1FdmVudHNSZXNwb25zZRInCgVldmVudBgBIAEoCzIYLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50IvQECgVFdmVudBISCgphY2NvdW50X2lkGAEgASgJEhAKCHNlcXVlbmNlGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3NlbGZfaWQYBCABKAMSMgoHbWVzc2FnZRgKIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLk1lc3NhZ2VFdmVudEgAEiwKBHBva2UYCyABKAsyHC5vbmVib3QuZ2F0ZXdheS52MS5Qb2tlRXZlbnRIABI9Cg1tZW1iZXJfam9pbmVkGAwgASgLMiQub25lYm90LmdhdGV3YXkudjEuTWVtYmVySm9pbmVkRXZlbnRIABI5CgttZW1iZXJfbGVmdBgNIAEoCzIiLm9uZWJvdC5nYXRld2F5LnYxLk1lbWJlckxlZnRFdmVudEgAEjsKDGNhcmRfY2hhbmdlZBgOIAEoCzIjLm9uZWJvdC5nYXRld2F5LnYxLkNhcmRDaGFuZ2VkRXZlbnRIABI2CglsaWZlY3ljbGUYDyABKAsyIS5vbmVib3QuZ2F0ZXdheS52MS5MaWZlY3ljbGVFdmVudEgAEjgKCmNvbm5lY3Rpb24YECABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5Db25uZWN0aW9uRXZlbnRIABIyCgd1bmtub3duGBEgASgLMh8ub25lYm90LmdhdGV3YXkudjEuVW5rbm93bkV2ZW50SAASQwoQbWVzc2FnZV9yZWNhbGxlZBgSIAEoCzInLm9uZWJvdC5nYXRld2F5LnYxLk1lc3NhZ2VSZWNhbGxlZEV2ZW50SABCBgoEa2luZCJSCgxNZXNzYWdlRXZlbnQSLwoHbWVzc2FnZRgBIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhEKCXNlbGZfc2VudBgCIAEoCCJBCglQb2tlRXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxIRCgl0YXJnZXRfaWQYAyABKAMiSwoRTWVtYmVySm9pbmVkRXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxITCgtvcGVyYXRvcl9pZBgDIAEoAyJbCg9NZW1iZXJMZWZ0RXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxITCgtvcGVyYXRvcl9pZBgDIAEoAxIQCghzdWJfdHlwZRgEIAEoCSJZChBDYXJkQ2hhbmdlZEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEAoIY2FyZF9uZXcYAyABKAkSEAoIY2FyZF9vbGQYBCABKAkiIgoOTGlmZWN5Y2xlRXZlbnQSEAoIc3ViX3R5cGUYASABKAkiVAoPQ29ubmVjdGlvbkV2ZW50EjEKBXN0YXRlGAEgASgOMiIub25lYm90LmdhdGV3YXkudjEuQ29ubmVjdGlvblN0YXRlEg4KBmRldGFpbBgCIAEoCSIzCgxVbmtub3duRXZlbnQSEQoJcG9zdF90eXBlGAEgASgJEhAKCHJhd19qc29uGAIgASgJImYKFE1lc3NhZ2VSZWNhbGxlZEV2ZW50EiUKBGNoYXQYASABKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5DaGF0EhIKCm1lc3NhZ2VfaWQYAiABKAMSEwoLb3BlcmF0b3JfaWQYAyABKAMqmQIKCUV2ZW50S2luZBIaChZFVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASFgoSRVZFTlRfS0lORF9NRVNTQUdFEAESEwoPRVZFTlRfS0lORF9QT0tFEAISHAoYRVZFTlRfS0lORF9NRU1CRVJfSk9JTkVEEAMSGgoWRVZFTlRfS0lORF9NRU1CRVJfTEVGVBAEEhsKF0VWRU5UX0tJTkRfQ0FSRF9DSEFOR0VEEAUSGAoURVZFTlRfS0lORF9MSUZFQ1lDTEUQBhIZChVFVkVOVF9LSU5EX0NPTk5FQ1RJT04QBxIWChJFVkVOVF9LSU5EX1VOS05PV04QCBIfChtFVkVOVF9LSU5EX01FU1NBR0VfUkVDQUxMRUQQCTJxCgxFdmVudFNlcnZpY2USYQoMU3RyZWFtRXZlbnRzEiYub25lYm90LmdhdGV3YXkudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBonLm9uZWJvdC5nYXRld2F5LnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlMAFCbAoUZGV2Lm9uZWJvdGdhdGV3YXkudjFQAVpSZ2l0aHViLmNvbS9vbmVib3QtZ2F0ZXdheS9vbmVib3QtZ2F0ZXdheS9jbGllbnQtc2RrL2dvL29uZWJvdC9nYXRld2F5L3YxO2dhdGV3YXl2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_onebot_gateway_v1_account_service, file_onebot_gateway_v1_common]);
 
 /**
  * Request of EventService.StreamEvents.
@@ -187,6 +187,14 @@ export type Event = Message<"onebot.gateway.v1.Event"> & {
      */
     value: UnknownEvent;
     case: "unknown";
+  } | {
+    /**
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     *
+     * @generated from field: onebot.gateway.v1.MessageRecalledEvent message_recalled = 18;
+     */
+    value: MessageRecalledEvent;
+    case: "messageRecalled";
   } | { case: undefined; value?: undefined };
 };
 
@@ -458,6 +466,44 @@ export const UnknownEventSchema: GenMessage<UnknownEvent> = /*@__PURE__*/
   messageDesc(file_onebot_gateway_v1_event_service, 10);
 
 /**
+ * A message was recalled (撤回): a `group_recall` or `friend_recall` notice of
+ * the peer, or a recall made through MessageService.RecallMessage (published
+ * once, even when the peer also reports it).
+ *
+ * @generated from message onebot.gateway.v1.MessageRecalledEvent
+ */
+export type MessageRecalledEvent = Message<"onebot.gateway.v1.MessageRecalledEvent"> & {
+  /**
+   * The chat the message was in.
+   *
+   * @generated from field: onebot.gateway.v1.Chat chat = 1;
+   */
+  chat?: Chat | undefined;
+
+  /**
+   * Id of the recalled message.
+   *
+   * @generated from field: int64 message_id = 2;
+   */
+  messageId: bigint;
+
+  /**
+   * Who recalled it (the sender, or a group admin); in private chats the
+   * sender.
+   *
+   * @generated from field: int64 operator_id = 3;
+   */
+  operatorId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.MessageRecalledEvent.
+ * Use `create(MessageRecalledEventSchema)` to create a new message.
+ */
+export const MessageRecalledEventSchema: GenMessage<MessageRecalledEvent> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_event_service, 11);
+
+/**
  * Kinds of events, for filtering.
  *
  * @generated from enum onebot.gateway.v1.EventKind
@@ -526,6 +572,13 @@ export enum EventKind {
    * @generated from enum value: EVENT_KIND_UNKNOWN = 8;
    */
   UNKNOWN = 8,
+
+  /**
+   * A message was recalled.
+   *
+   * @generated from enum value: EVENT_KIND_MESSAGE_RECALLED = 9;
+   */
+  MESSAGE_RECALLED = 9,
 }
 
 /**

@@ -81,6 +81,11 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_UnknownEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_MessageRecalledEvent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_MessageRecalledEvent_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -101,7 +106,7 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       "\n\016after_sequence\030\004 \001(\004H\000R\rafterSequence\210" +
       "\001\001B\021\n\017_after_sequence\"F\n\024StreamEventsRes" +
       "ponse\022.\n\005event\030\001 \001(\0132\030.onebot.gateway.v1" +
-      ".EventR\005event\"\250\005\n\005Event\022\035\n\naccount_id\030\001 " +
+      ".EventR\005event\"\376\005\n\005Event\022\035\n\naccount_id\030\001 " +
       "\001(\tR\taccountId\022\032\n\010sequence\030\002 \001(\004R\010sequen" +
       "ce\022.\n\004time\030\003 \001(\0132\032.google.protobuf.Times" +
       "tampR\004time\022\027\n\007self_id\030\004 \001(\003R\006selfId\022;\n\007m" +
@@ -118,38 +123,45 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       "\nconnection\030\020 \001(\0132\".onebot.gateway.v1.Co" +
       "nnectionEventH\000R\nconnection\022;\n\007unknown\030\021" +
       " \001(\0132\037.onebot.gateway.v1.UnknownEventH\000R" +
-      "\007unknownB\006\n\004kind\"e\n\014MessageEvent\0228\n\007mess" +
-      "age\030\001 \001(\0132\036.onebot.gateway.v1.ChatMessag" +
-      "eR\007message\022\033\n\tself_sent\030\002 \001(\010R\010selfSent\"" +
-      "\\\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R\007groupId\022" +
-      "\027\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttarget_id\030\003 " +
-      "\001(\003R\010targetId\"h\n\021MemberJoinedEvent\022\031\n\010gr" +
-      "oup_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006" +
-      "userId\022\037\n\013operator_id\030\003 \001(\003R\noperatorId\"" +
-      "\201\001\n\017MemberLeftEvent\022\031\n\010group_id\030\001 \001(\003R\007g" +
-      "roupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013opera" +
-      "tor_id\030\003 \001(\003R\noperatorId\022\031\n\010sub_type\030\004 \001" +
-      "(\tR\007subType\"|\n\020CardChangedEvent\022\031\n\010group" +
-      "_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006use" +
-      "rId\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022\031\n\010card_o" +
-      "ld\030\004 \001(\tR\007cardOld\"+\n\016LifecycleEvent\022\031\n\010s" +
-      "ub_type\030\001 \001(\tR\007subType\"c\n\017ConnectionEven" +
-      "t\0228\n\005state\030\001 \001(\0162\".onebot.gateway.v1.Con" +
-      "nectionStateR\005state\022\026\n\006detail\030\002 \001(\tR\006det" +
-      "ail\"F\n\014UnknownEvent\022\033\n\tpost_type\030\001 \001(\tR\010" +
-      "postType\022\031\n\010raw_json\030\002 \001(\tR\007rawJson*\370\001\n\t" +
-      "EventKind\022\032\n\026EVENT_KIND_UNSPECIFIED\020\000\022\026\n" +
-      "\022EVENT_KIND_MESSAGE\020\001\022\023\n\017EVENT_KIND_POKE" +
-      "\020\002\022\034\n\030EVENT_KIND_MEMBER_JOINED\020\003\022\032\n\026EVEN" +
-      "T_KIND_MEMBER_LEFT\020\004\022\033\n\027EVENT_KIND_CARD_" +
-      "CHANGED\020\005\022\030\n\024EVENT_KIND_LIFECYCLE\020\006\022\031\n\025E" +
-      "VENT_KIND_CONNECTION\020\007\022\026\n\022EVENT_KIND_UNK" +
-      "NOWN\020\0102q\n\014EventService\022a\n\014StreamEvents\022&" +
-      ".onebot.gateway.v1.StreamEventsRequest\032\'" +
-      ".onebot.gateway.v1.StreamEventsResponse0" +
-      "\001Bl\n\024dev.onebotgateway.v1P\001ZRgithub.com/" +
-      "onebot-gateway/onebot-gateway/client-sdk" +
-      "/go/onebot/gateway/v1;gatewayv1b\006proto3"
+      "\007unknown\022T\n\020message_recalled\030\022 \001(\0132\'.one" +
+      "bot.gateway.v1.MessageRecalledEventH\000R\017m" +
+      "essageRecalledB\006\n\004kind\"e\n\014MessageEvent\0228" +
+      "\n\007message\030\001 \001(\0132\036.onebot.gateway.v1.Chat" +
+      "MessageR\007message\022\033\n\tself_sent\030\002 \001(\010R\010sel" +
+      "fSent\"\\\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R\007gr" +
+      "oupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttarget" +
+      "_id\030\003 \001(\003R\010targetId\"h\n\021MemberJoinedEvent" +
+      "\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002" +
+      " \001(\003R\006userId\022\037\n\013operator_id\030\003 \001(\003R\nopera" +
+      "torId\"\201\001\n\017MemberLeftEvent\022\031\n\010group_id\030\001 " +
+      "\001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n" +
+      "\013operator_id\030\003 \001(\003R\noperatorId\022\031\n\010sub_ty" +
+      "pe\030\004 \001(\tR\007subType\"|\n\020CardChangedEvent\022\031\n" +
+      "\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(" +
+      "\003R\006userId\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022\031\n\010" +
+      "card_old\030\004 \001(\tR\007cardOld\"+\n\016LifecycleEven" +
+      "t\022\031\n\010sub_type\030\001 \001(\tR\007subType\"c\n\017Connecti" +
+      "onEvent\0228\n\005state\030\001 \001(\0162\".onebot.gateway." +
+      "v1.ConnectionStateR\005state\022\026\n\006detail\030\002 \001(" +
+      "\tR\006detail\"F\n\014UnknownEvent\022\033\n\tpost_type\030\001" +
+      " \001(\tR\010postType\022\031\n\010raw_json\030\002 \001(\tR\007rawJso" +
+      "n\"\203\001\n\024MessageRecalledEvent\022+\n\004chat\030\001 \001(\013" +
+      "2\027.onebot.gateway.v1.ChatR\004chat\022\035\n\nmessa" +
+      "ge_id\030\002 \001(\003R\tmessageId\022\037\n\013operator_id\030\003 " +
+      "\001(\003R\noperatorId*\231\002\n\tEventKind\022\032\n\026EVENT_K" +
+      "IND_UNSPECIFIED\020\000\022\026\n\022EVENT_KIND_MESSAGE\020" +
+      "\001\022\023\n\017EVENT_KIND_POKE\020\002\022\034\n\030EVENT_KIND_MEM" +
+      "BER_JOINED\020\003\022\032\n\026EVENT_KIND_MEMBER_LEFT\020\004" +
+      "\022\033\n\027EVENT_KIND_CARD_CHANGED\020\005\022\030\n\024EVENT_K" +
+      "IND_LIFECYCLE\020\006\022\031\n\025EVENT_KIND_CONNECTION" +
+      "\020\007\022\026\n\022EVENT_KIND_UNKNOWN\020\010\022\037\n\033EVENT_KIND" +
+      "_MESSAGE_RECALLED\020\t2q\n\014EventService\022a\n\014S" +
+      "treamEvents\022&.onebot.gateway.v1.StreamEv" +
+      "entsRequest\032\'.onebot.gateway.v1.StreamEv" +
+      "entsResponse0\001Bl\n\024dev.onebotgateway.v1P\001" +
+      "ZRgithub.com/onebot-gateway/onebot-gatew" +
+      "ay/client-sdk/go/onebot/gateway/v1;gatew" +
+      "ayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -175,7 +187,7 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
     internal_static_onebot_gateway_v1_Event_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_Event_descriptor,
-        new java.lang.String[] { "AccountId", "Sequence", "Time", "SelfId", "Message", "Poke", "MemberJoined", "MemberLeft", "CardChanged", "Lifecycle", "Connection", "Unknown", "Kind", });
+        new java.lang.String[] { "AccountId", "Sequence", "Time", "SelfId", "Message", "Poke", "MemberJoined", "MemberLeft", "CardChanged", "Lifecycle", "Connection", "Unknown", "MessageRecalled", "Kind", });
     internal_static_onebot_gateway_v1_MessageEvent_descriptor =
       getDescriptor().getMessageType(3);
     internal_static_onebot_gateway_v1_MessageEvent_fieldAccessorTable = new
@@ -224,6 +236,12 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_UnknownEvent_descriptor,
         new java.lang.String[] { "PostType", "RawJson", });
+    internal_static_onebot_gateway_v1_MessageRecalledEvent_descriptor =
+      getDescriptor().getMessageType(11);
+    internal_static_onebot_gateway_v1_MessageRecalledEvent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_MessageRecalledEvent_descriptor,
+        new java.lang.String[] { "Chat", "MessageId", "OperatorId", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor();

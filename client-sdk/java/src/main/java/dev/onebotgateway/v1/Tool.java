@@ -386,7 +386,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * True when repeating a call with the same arguments has no further
-   * effect (every read tool; a repeated send sends again).
+   * effect (every read tool, and a recall; a repeated send sends again).
    * </pre>
    *
    * <code>bool idempotent = 9 [json_name = "idempotent"];</code>
@@ -418,7 +418,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * True when the tool may delete or overwrite something (MCP's
-   * `destructiveHint`); sends and pokes only add, so they are false.
+   * `destructiveHint`): a recall removes a message; sends and pokes only
+   * add, so they are false.
    * </pre>
    *
    * <code>bool deletes = 11 [json_name = "deletes"];</code>
@@ -1691,7 +1692,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * True when repeating a call with the same arguments has no further
-     * effect (every read tool; a repeated send sends again).
+     * effect (every read tool, and a recall; a repeated send sends again).
      * </pre>
      *
      * <code>bool idempotent = 9 [json_name = "idempotent"];</code>
@@ -1704,7 +1705,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * True when repeating a call with the same arguments has no further
-     * effect (every read tool; a repeated send sends again).
+     * effect (every read tool, and a recall; a repeated send sends again).
      * </pre>
      *
      * <code>bool idempotent = 9 [json_name = "idempotent"];</code>
@@ -1721,7 +1722,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * True when repeating a call with the same arguments has no further
-     * effect (every read tool; a repeated send sends again).
+     * effect (every read tool, and a recall; a repeated send sends again).
      * </pre>
      *
      * <code>bool idempotent = 9 [json_name = "idempotent"];</code>
@@ -1785,7 +1786,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * True when the tool may delete or overwrite something (MCP's
-     * `destructiveHint`); sends and pokes only add, so they are false.
+     * `destructiveHint`): a recall removes a message; sends and pokes only
+     * add, so they are false.
      * </pre>
      *
      * <code>bool deletes = 11 [json_name = "deletes"];</code>
@@ -1798,7 +1800,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * True when the tool may delete or overwrite something (MCP's
-     * `destructiveHint`); sends and pokes only add, so they are false.
+     * `destructiveHint`): a recall removes a message; sends and pokes only
+     * add, so they are false.
      * </pre>
      *
      * <code>bool deletes = 11 [json_name = "deletes"];</code>
@@ -1815,7 +1818,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * True when the tool may delete or overwrite something (MCP's
-     * `destructiveHint`); sends and pokes only add, so they are false.
+     * `destructiveHint`): a recall removes a message; sends and pokes only
+     * add, so they are false.
      * </pre>
      *
      * <code>bool deletes = 11 [json_name = "deletes"];</code>

@@ -178,7 +178,7 @@ public interface ToolOrBuilder extends
   /**
    * <pre>
    * True when repeating a call with the same arguments has no further
-   * effect (every read tool; a repeated send sends again).
+   * effect (every read tool, and a recall; a repeated send sends again).
    * </pre>
    *
    * <code>bool idempotent = 9 [json_name = "idempotent"];</code>
@@ -200,7 +200,8 @@ public interface ToolOrBuilder extends
   /**
    * <pre>
    * True when the tool may delete or overwrite something (MCP's
-   * `destructiveHint`); sends and pokes only add, so they are false.
+   * `destructiveHint`): a recall removes a message; sends and pokes only
+   * add, so they are false.
    * </pre>
    *
    * <code>bool deletes = 11 [json_name = "deletes"];</code>
