@@ -82,6 +82,8 @@ stage_sdk() {
 
 stage_mcp() {
   step "MCP clients that are not ours (MCP Python SDK over HTTP and stdio, MCP Inspector CLI)"
+  # The release binary the tests start (a no-op after the build stage).
+  cargo build --release -p onebot-gateway
   ./scripts/mcp-tests.sh
 }
 
