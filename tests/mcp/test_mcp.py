@@ -5,6 +5,7 @@ HTTP endpoint's Origin and token checks."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,7 +21,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourceUpdated
-from mcp_types import CallToolResult, ResourceUpdatedNotification, TextContent
+from mcp_types import CallToolResult, ImageContent, ResourceUpdatedNotification, TextContent
 
 pytestmark = pytest.mark.anyio
 
@@ -53,9 +54,17 @@ TOOL_NAMES = [
     "qq_get_message",
     "qq_recall",
     "qq_get_forward",
+    "qq_get_media",
     "qq_wait_messages",
 ]
-READ_TOOLS = ["qq_get_history", "qq_get_group_members", "qq_get_message", "qq_get_forward", "qq_wait_messages"]
+READ_TOOLS = [
+    "qq_get_history",
+    "qq_get_group_members",
+    "qq_get_message",
+    "qq_get_forward",
+    "qq_get_media",
+    "qq_wait_messages",
+]
 PLAYGROUND = 20000003
 PLAYGROUND_URI = f"qq://default/group/{PLAYGROUND}"
 FRIEND = 10001
@@ -193,6 +202,43 @@ async def test_failures_are_results_and_unknown_tools_errors(gateway: Gateway, t
             await client.call_tool("qq_nope", {})
         assert unknown.value.code == -32602
         assert "qq_nope" in unknown.value.message
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_images_are_image_content(gateway: Gateway, transport: str) -> None:
+    """qq_get_history with includeImages: the text block first, then the page's images as MCP
+    image content, exactly CallTool's content."""
+    args = {"target": f"group:{PLAYGROUND}", "count": 40, "includeImages": True}
+    async with connect(gateway, transport) as client:
+        result = await client.call_tool("qq_get_history", args)
+    with gateway.grpc() as grpc:
+        expected = grpc.call_tool("qq_get_history", args)
+    assert not result.is_error and not expected.is_error, (result, expected)
+    assert text_of(result) == expected.text
+    want = [(c.image.mime_type, base64.b64encode(c.image.data).decode()) for c in expected.content if c.HasField("image")]
+    assert want, "the sandbox group's page has images"
+    got = [(c.mime_type, c.data) for c in result.content[1:] if isinstance(c, ImageContent)]
+    assert got == want
+    assert len(result.content) == 1 + len(want)
+    # qq_get_media of one of those images: its bytes as image content.
+    message_id, index = next(
+        (m["message_id"], i)
+        for m in reversed(json.loads(expected.details_json)["messages"])
+        for i, seg in enumerate(m["message"])
+        if seg["type"] == "image"
+    )
+    media = {"messageId": message_id, "segmentIndex": index}
+    async with connect(gateway, transport) as client:
+        result = await client.call_tool("qq_get_media", media)
+    with gateway.grpc() as grpc:
+        expected = grpc.call_tool("qq_get_media", media)
+    assert not result.is_error, result
+    assert text_of(result) == expected.text
+    assert result.structured_content == json.loads(expected.details_json)
+    [image] = [c for c in expected.content if c.HasField("image")]
+    assert isinstance(result.content[1], ImageContent)
+    assert result.content[1].data == base64.b64encode(image.image.data).decode()
+    assert result.content[1].mime_type == image.image.mime_type
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -7,12 +7,14 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use clap::Args;
 use onebot_gateway::auth::Caller;
 use onebot_gateway::domain::model::ChatRef;
 use onebot_gateway::mcp::backend::{JsonObject, MessageChats};
 use onebot_gateway::mcp::resources::LATEST;
-use onebot_gateway::mcp::{Backend, BackendError, ChatResource, ToolInfo, ToolResult};
+use onebot_gateway::mcp::{Backend, BackendError, ChatResource, ToolImage, ToolInfo, ToolResult};
 use onebot_gateway_client::{Client, Error, pb};
 use serde_json::Value;
 
@@ -134,11 +136,23 @@ impl Backend for GrpcBackend {
         let details = serde_json::from_str(&out.details_json).map_err(|e| {
             BackendError::Unavailable(format!("the gateway's details are not JSON: {e}"))
         })?;
+        // The images of the gateway's content, in order (its text is `text`).
+        let images = out
+            .content
+            .into_iter()
+            .filter_map(|c| match c.kind {
+                Some(pb::tool_content::Kind::Image(image)) => Some(ToolImage {
+                    data_base64: STANDARD.encode(&image.data),
+                    mime_type: image.mime_type,
+                }),
+                _ => None,
+            })
+            .collect();
         Ok(ToolResult {
             text: out.text,
             details,
             is_error: out.is_error,
-            images: Vec::new(),
+            images,
         })
     }
 

@@ -4,13 +4,14 @@
 //!
 //! One file per command group: [`history`] (history), [`message`] (message,
 //! recall, forward), [`group`] (members, groups, poke), [`send`],
-//! [`account`] (accounts), [`events`], [`tools`], [`health`], [`mcp`] (MCP
-//! on stdin/stdout); [`connection`] is how every command reaches the gateway
-//! and
+//! [`account`] (accounts), [`events`], [`tools`], [`health`], [`download`],
+//! [`mcp`] (MCP on stdin/stdout); [`connection`] is how every command
+//! reaches the gateway and
 //! [`output`] holds the shared JSON and error printing.
 
 mod account;
 mod connection;
+mod download;
 mod events;
 mod group;
 mod health;
@@ -58,6 +59,9 @@ pub enum ClientCommand {
     /// Speak the Model Context Protocol on stdin/stdout (for agents that
     /// launch MCP servers as commands), over the gateway at --addr.
     Mcp(mcp::McpArgs),
+    /// Download a received (or uploaded) media item into a file:
+    /// `<media-id | message-id:index> -o FILE`.
+    Download(download::DownloadArgs),
 }
 
 /// Runs one client subcommand; errors are printed (as JSON with `--json`)
@@ -77,6 +81,7 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::Tools(c) => (c.json(), tools::run(c).await),
         ClientCommand::Health(a) => (a.conn.json, health::run(a).await),
         ClientCommand::Mcp(a) => (false, mcp::run(a).await),
+        ClientCommand::Download(a) => (a.conn.json, download::run(a).await),
     };
     match result {
         Ok(code) => code,

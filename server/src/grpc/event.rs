@@ -10,6 +10,7 @@ use tonic::{Request, Response, Status};
 
 use crate::domain::events::Subscription;
 use crate::domain::gateway::Gateway;
+use crate::domain::media::ids::MediaIds;
 use crate::domain::ports::SharedPeer;
 use crate::grpc::{convert, status::to_status};
 
@@ -61,23 +62,31 @@ impl EventService for EventApi {
             after_sequence,
             filter,
         ))?;
-        let stream =
-            futures_util::stream::unfold(Some((subscription, account.peer.clone())), next_event);
+        let ids = self.gw.received().ids().clone();
+        let stream = futures_util::stream::unfold(
+            Some((subscription, account.peer.clone(), ids)),
+            next_event,
+        );
         Ok(Response::new(Box::pin(stream)))
     }
 }
 
-type State = Option<(Subscription, SharedPeer)>;
+type State = Option<(Subscription, SharedPeer, MediaIds)>;
 
 /// One step of the stream: the next event, the lag error (then the end), or
 /// the end at shutdown.
 async fn next_event(state: State) -> Option<(Result<pb::StreamEventsResponse, Status>, State)> {
-    let (mut sub, api) = state?;
+    let (mut sub, api, ids) = state?;
     match sub.next().await? {
         Ok(stored) => {
-            let event = convert::event(&stored, api.status().self_id);
+            let mut event = convert::event(&stored, api.status().self_id);
+            if let Some(pb::event::Kind::Message(m)) = &mut event.kind
+                && let Some(msg) = m.message.as_mut()
+            {
+                convert::with_media_ids(&ids, &stored.account_id, msg);
+            }
             let item = pb::StreamEventsResponse { event: Some(event) };
-            Some((Ok(item), Some((sub, api))))
+            Some((Ok(item), Some((sub, api, ids))))
         }
         Err(e) => Some((Err(Status::from(e)), None)),
     }

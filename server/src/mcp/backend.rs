@@ -67,8 +67,9 @@ pub struct ToolResult {
     pub details: Value,
     /// True when the call failed.
     pub is_error: bool,
-    /// Images the tool returned, in order (none yet: a tool that returns
-    /// images adds them here and MCP shows them as image content).
+    /// Images the tool returned, in order (`qq_get_media` of an image, a
+    /// message's pictures); MCP shows them as image content after the
+    /// text.
     pub images: Vec<ToolImage>,
 }
 

@@ -4,10 +4,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
 use super::backend::{
-    Backend, BackendError, ChatResource, JsonObject, MessageChats, ToolInfo, ToolResult,
+    Backend, BackendError, ChatResource, JsonObject, MessageChats, ToolImage, ToolInfo, ToolResult,
 };
 use super::resources::LATEST;
 use crate::auth::Caller;
@@ -68,11 +70,18 @@ pub fn tool_info(spec: ToolSpec) -> ToolInfo {
 
 /// A registry result as MCP returns it.
 pub fn tool_result(output: ToolOutput) -> ToolResult {
+    let images = output
+        .images()
+        .map(|(mime_type, data)| ToolImage {
+            data_base64: STANDARD.encode(data),
+            mime_type: mime_type.to_owned(),
+        })
+        .collect();
     ToolResult {
         text: output.text,
         details: output.details,
         is_error: output.is_error,
-        images: Vec::new(),
+        images,
     }
 }
 

@@ -25,5 +25,5 @@ pub mod stdio;
 #[cfg(test)]
 mod tests;
 
-pub use backend::{Backend, BackendError, ChatResource, ToolInfo, ToolResult};
+pub use backend::{Backend, BackendError, ChatResource, ToolImage, ToolInfo, ToolResult};
 pub use http::{McpBody, McpHttp, McpHttpParts, McpResponse};

@@ -267,6 +267,7 @@ async fn tokens_are_required_and_scope_the_tools() {
             "qq_get_message",
             "qq_recall",
             "qq_get_forward",
+            "qq_get_media",
             "qq_wait_messages"
         ]
     );
@@ -279,6 +280,7 @@ async fn tokens_are_required_and_scope_the_tools() {
             "qq_get_group_members",
             "qq_get_message",
             "qq_get_forward",
+            "qq_get_media",
             "qq_wait_messages"
         ]
     );
@@ -327,7 +329,12 @@ async fn tools_carry_titles_hints_and_schemas() {
         recall["annotations"],
         json!({"title": "Recall a QQ message", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true})
     );
-    for name in ["qq_get_message", "qq_get_forward", "qq_wait_messages"] {
+    for name in [
+        "qq_get_message",
+        "qq_get_forward",
+        "qq_get_media",
+        "qq_wait_messages",
+    ] {
         let tool = by_name(name);
         assert_eq!(tool["annotations"]["readOnlyHint"], true, "{name}");
         assert_eq!(tool["annotations"]["destructiveHint"], false, "{name}");
@@ -417,4 +424,30 @@ async fn request_bodies_are_capped() {
     // The session is unharmed.
     let listed = rpc(&e.mcp, &id, None, "tools/list", json!({})).await;
     assert!(listed["result"]["tools"].is_array());
+}
+
+/// A tool's images become MCP image content after the text block, in
+/// order, base64 of exactly the bytes; the details stay the structured
+/// content.
+#[test]
+fn images_follow_the_text_as_image_content() {
+    use crate::domain::tools::ToolOutput;
+    let png = bytes::Bytes::from_static(b"\x89PNG\r\n\x1a\nnot really");
+    let jpeg = bytes::Bytes::from_static(b"\xff\xd8\xff\xe0jfif");
+    let out = ToolOutput::ok("[图片#1][图片#2]".into(), json!({"status": "ok"})).with_images([
+        ("image/png".to_owned(), png.clone()),
+        ("image/jpeg".to_owned(), jpeg.clone()),
+    ]);
+    let result = super::handler::call_result(super::local::tool_result(out));
+    let value = serde_json::to_value(&result).unwrap();
+    assert_eq!(
+        value["content"],
+        json!([
+            {"type": "text", "text": "[图片#1][图片#2]"},
+            {"type": "image", "data": "iVBORw0KGgpub3QgcmVhbGx5", "mimeType": "image/png"},
+            {"type": "image", "data": "/9j/4GpmaWY=", "mimeType": "image/jpeg"}
+        ])
+    );
+    assert_eq!(value["structuredContent"], json!({"status": "ok"}));
+    assert_eq!(value["isError"], false);
 }

@@ -232,6 +232,7 @@ async fn list_and_call_over_grpc() {
             "qq_get_message",
             "qq_recall",
             "qq_get_forward",
+            "qq_get_media",
             "qq_wait_messages"
         ]
     );

@@ -3,7 +3,8 @@
 ``Client`` (sync) and ``onebot_gateway.aio.AsyncClient`` (asyncio) wrap the generated stubs
 in ``onebot.gateway.v1`` with a bearer token, TLS settings, typed errors (``GatewayError``
 with the ``ErrorInfo`` reason, metadata and ``RetryInfo`` delay), ``upload`` (streams a file in
-256 KiB chunks) and ``send`` (uploads local media first).
+256 KiB chunks), ``send`` (uploads local media first) and ``download`` / ``download_to``
+(received or uploaded media, checked against the SHA-256 the gateway states).
 """
 
 from ._client import Client
@@ -12,6 +13,7 @@ from ._common import (
     CHUNK_SIZE,
     DEFAULT_ADDRESS,
     FILE,
+    Downloaded,
     IMAGE,
     VIDEO,
     Media,
@@ -28,6 +30,7 @@ __all__ = [
     "Client",
     "ClientError",
     "DEFAULT_ADDRESS",
+    "Downloaded",
     "ERROR_DOMAIN",
     "FILE",
     "FieldViolation",
@@ -35,6 +38,7 @@ __all__ = [
     "IMAGE",
     "Media",
     "MediaLike",
+    "MediaRefLike",
     "Uploaded",
     "VIDEO",
 ]

@@ -1,6 +1,6 @@
-//! The agent tools: eight QQ tools (history, members, send, poke, get
-//! message, recall, get forward, waiting for messages), each as a name, a
-//! description, a JSON Schema and a text result.
+//! The agent tools: nine QQ tools (history, members, send, poke, get
+//! message, recall, get forward, get media, waiting for messages), each as a
+//! name, a description, a JSON Schema and a text result.
 //!
 //! A call never fails for anything about the call itself: an unknown tool,
 //! bad JSON, bad arguments and every domain or peer failure come back as a
@@ -25,7 +25,7 @@
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
 //! - [`output`]: the shape of a result.
 //! - [`history`], [`members`], [`send`], [`poke`], [`get_message`],
-//!   [`recall`], [`forward`], [`wait`]: one file per tool, each with its
+//!   [`recall`], [`forward`], [`media`], [`wait`]: one file per tool, each with its
 //!   argument struct (the newer ones also with their description and
 //!   schemas).
 
@@ -34,6 +34,7 @@ pub mod forward;
 pub mod get_message;
 pub mod history;
 pub mod js;
+pub mod media;
 pub mod members;
 pub mod output;
 pub mod poke;
@@ -151,6 +152,7 @@ impl Gateway {
             ToolName::GetMessage => get_message::run(self, &args, ctx).await,
             ToolName::Recall => recall::run(self, &args, ctx).await,
             ToolName::Forward => forward::run(self, &args, ctx).await,
+            ToolName::Media => media::run(self, &args, ctx).await,
             ToolName::Wait => wait::run(self, &args, ctx).await,
         }
     }

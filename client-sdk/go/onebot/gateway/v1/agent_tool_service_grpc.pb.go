@@ -27,7 +27,7 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+// QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 //
 // Any agent runtime can register them without knowing the rest of the API.
 // The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -81,7 +81,7 @@ func (c *agentToolServiceClient) CallTool(ctx context.Context, in *CallToolReque
 // All implementations must embed UnimplementedAgentToolServiceServer
 // for forward compatibility.
 //
-// QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+// QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 //
 // Any agent runtime can register them without knowing the rest of the API.
 // The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the

@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class AgentToolServiceStub:
-    """QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -52,7 +52,7 @@ class AgentToolServiceStub:
 
 
 class AgentToolServiceServicer:
-    """QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -105,7 +105,7 @@ def add_AgentToolServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class AgentToolService:
-    """QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the

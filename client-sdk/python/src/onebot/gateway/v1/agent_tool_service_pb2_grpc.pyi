@@ -27,7 +27,7 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class AgentToolServiceStub:
-    """QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -57,7 +57,7 @@ class AgentToolServiceStub:
 
 @_typing.type_check_only
 class AgentToolServiceAsyncStub(AgentToolServiceStub):
-    """QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -83,7 +83,7 @@ class AgentToolServiceAsyncStub(AgentToolServiceStub):
     """
 
 class AgentToolServiceServicer(metaclass=_abc_1.ABCMeta):
-    """QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the

@@ -4,7 +4,7 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+ * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
  * Any agent runtime can register them without knowing the rest of the API.
  * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
  * operator sets `tools.enabled = false`.
@@ -141,7 +141,7 @@ public final class AgentToolServiceGrpc {
 
   /**
    * <pre>
-   * QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -182,7 +182,7 @@ public final class AgentToolServiceGrpc {
   /**
    * Base class for the server implementation of the service AgentToolService.
    * <pre>
-   * QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -199,7 +199,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service AgentToolService.
    * <pre>
-   * QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -253,7 +253,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do synchronous rpc calls to service AgentToolService.
    * <pre>
-   * QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -305,7 +305,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service AgentToolService.
    * <pre>
-   * QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -357,7 +357,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service AgentToolService.
    * <pre>
-   * QQ tools (history, members, send, poke, get message, recall, get forward, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.

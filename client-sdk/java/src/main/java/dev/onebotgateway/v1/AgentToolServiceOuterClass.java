@@ -51,6 +51,16 @@ public final class AgentToolServiceOuterClass extends com.google.protobuf.Genera
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_CallToolResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ToolContent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ToolContent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ToolImage_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ToolImage_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -74,17 +84,23 @@ public final class AgentToolServiceOuterClass extends com.google.protobuf.Genera
       "dempotent\022\035\n\nopen_world\030\n \001(\010R\topenWorld" +
       "\022\030\n\007deletes\030\013 \001(\010R\007deletes\"L\n\017CallToolRe" +
       "quest\022\022\n\004name\030\001 \001(\tR\004name\022%\n\016arguments_j" +
-      "son\030\002 \001(\tR\rargumentsJson\"d\n\020CallToolResp" +
-      "onse\022\022\n\004text\030\001 \001(\tR\004text\022!\n\014details_json" +
-      "\030\002 \001(\tR\013detailsJson\022\031\n\010is_error\030\003 \001(\010R\007i" +
-      "sError2\277\001\n\020AgentToolService\022V\n\tListTools" +
-      "\022#.onebot.gateway.v1.ListToolsRequest\032$." +
-      "onebot.gateway.v1.ListToolsResponse\022S\n\010C" +
-      "allTool\022\".onebot.gateway.v1.CallToolRequ" +
-      "est\032#.onebot.gateway.v1.CallToolResponse" +
-      "Bl\n\024dev.onebotgateway.v1P\001ZRgithub.com/o" +
-      "nebot-gateway/onebot-gateway/client-sdk/" +
-      "go/onebot/gateway/v1;gatewayv1b\006proto3"
+      "son\030\002 \001(\tR\rargumentsJson\"\236\001\n\020CallToolRes" +
+      "ponse\022\022\n\004text\030\001 \001(\tR\004text\022!\n\014details_jso" +
+      "n\030\002 \001(\tR\013detailsJson\022\031\n\010is_error\030\003 \001(\010R\007" +
+      "isError\0228\n\007content\030\004 \003(\0132\036.onebot.gatewa" +
+      "y.v1.ToolContentR\007content\"a\n\013ToolContent" +
+      "\022\024\n\004text\030\001 \001(\tH\000R\004text\0224\n\005image\030\002 \001(\0132\034." +
+      "onebot.gateway.v1.ToolImageH\000R\005imageB\006\n\004" +
+      "kind\"<\n\tToolImage\022\033\n\tmime_type\030\001 \001(\tR\010mi" +
+      "meType\022\022\n\004data\030\002 \001(\014R\004data2\277\001\n\020AgentTool" +
+      "Service\022V\n\tListTools\022#.onebot.gateway.v1" +
+      ".ListToolsRequest\032$.onebot.gateway.v1.Li" +
+      "stToolsResponse\022S\n\010CallTool\022\".onebot.gat" +
+      "eway.v1.CallToolRequest\032#.onebot.gateway" +
+      ".v1.CallToolResponseBl\n\024dev.onebotgatewa" +
+      "y.v1P\001ZRgithub.com/onebot-gateway/onebot" +
+      "-gateway/client-sdk/go/onebot/gateway/v1" +
+      ";gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -119,7 +135,19 @@ public final class AgentToolServiceOuterClass extends com.google.protobuf.Genera
     internal_static_onebot_gateway_v1_CallToolResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_CallToolResponse_descriptor,
-        new java.lang.String[] { "Text", "DetailsJson", "IsError", });
+        new java.lang.String[] { "Text", "DetailsJson", "IsError", "Content", });
+    internal_static_onebot_gateway_v1_ToolContent_descriptor =
+      getDescriptor().getMessageType(5);
+    internal_static_onebot_gateway_v1_ToolContent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ToolContent_descriptor,
+        new java.lang.String[] { "Text", "Image", "Kind", });
+    internal_static_onebot_gateway_v1_ToolImage_descriptor =
+      getDescriptor().getMessageType(6);
+    internal_static_onebot_gateway_v1_ToolImage_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ToolImage_descriptor,
+        new java.lang.String[] { "MimeType", "Data", });
     descriptor.resolveAllFeaturesImmutable();
   }
 

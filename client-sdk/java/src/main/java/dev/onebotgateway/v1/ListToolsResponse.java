@@ -59,7 +59,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -71,7 +71,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -84,7 +84,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -96,7 +96,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -108,7 +108,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -487,7 +487,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -502,7 +502,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -517,7 +517,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -532,7 +532,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -552,7 +552,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -571,7 +571,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -590,7 +590,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -610,7 +610,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -629,7 +629,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -648,7 +648,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -668,7 +668,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -686,7 +686,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -704,7 +704,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -716,7 +716,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -731,7 +731,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -747,7 +747,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -759,7 +759,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -772,7 +772,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
