@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every tool the checks and tests need, into .tools/ and node_modules/ (idempotent:
 # each step is skipped when its pinned version is already installed).
-# Fresh-machine requirements: Rust (rustup), Go, Python 3, Node 20 + npm, Java 17 + Maven.
+# Fresh-machine requirements: Rust (rustup), Go, Python 3, Node 20 + npm, Java 17 + Maven; on
+# Debian as root, the PostgreSQL server is installed from Debian's packages.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 mkdir -p "$TOOLS/bin" "$GOBIN"
@@ -15,6 +16,17 @@ PROTOC_VERSION=4.36.2               # com.google.protobuf:protoc (= protobuf-jav
 GRPC_JAVA_VERSION=1.83.1            # io.grpc:protoc-gen-grpc-java (= grpc-java runtime)
 GRPCURL_VERSION=v1.9.3
 CARGO_DENY_VERSION=0.20.2           # licenses, bans, sources (deny.toml)
+
+# PostgreSQL server for the archive's PostgreSQL tests (scripts/postgres.sh starts it): Debian's
+# `postgresql` package (PostgreSQL 15 on bookworm). Elsewhere those tests are skipped.
+if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+  else
+    echo "NOTICE: no PostgreSQL server and no root apt-get here; the archive's PostgreSQL tests will be skipped"
+  fi
+fi
 
 # Rust toolchain pinned by rust-toolchain.toml (rustup installs it on first use).
 rustup show active-toolchain >/dev/null

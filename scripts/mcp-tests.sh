@@ -67,7 +67,7 @@ for transport in http stdio; do
   fi
   timeout 120 "$INSPECTOR" --cli "${TARGET[@]}" --method tools/list >"$WORK/list.json"
   expect "$WORK/list.json" \
-    '[t["name"] for t in out["tools"]] == ["qq_get_history", "qq_get_group_members", "qq_send", "qq_poke", "qq_get_message", "qq_recall", "qq_get_forward", "qq_get_media", "qq_wait_messages"] and out["tools"][0]["annotations"]["readOnlyHint"] is True'
+    '[t["name"] for t in out["tools"]] == ["qq_get_history", "qq_get_group_members", "qq_send", "qq_poke", "qq_get_message", "qq_recall", "qq_get_forward", "qq_get_media", "qq_search_messages", "qq_wait_messages"] and out["tools"][0]["annotations"]["readOnlyHint"] is True'
   timeout 120 "$INSPECTOR" --cli "${TARGET[@]}" --method tools/call \
     --tool-name qq_get_history --tool-arg target=group:20000002 --tool-arg count=30 >"$WORK/call.json"
   expect "$WORK/call.json" \

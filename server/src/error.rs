@@ -126,6 +126,8 @@ pub enum Kind {
     UserNotAllowed,
     /// The peer does not know the message (or forward bundle).
     MessageNotFound,
+    /// The message archive is turned off (`archive.enabled = false`).
+    ArchiveDisabled,
 }
 
 impl Kind {
@@ -186,6 +188,7 @@ impl Kind {
         Kind::MediaDownloadFailed,
         Kind::UserNotAllowed,
         Kind::MessageNotFound,
+        Kind::ArchiveDisabled,
     ];
 }
 

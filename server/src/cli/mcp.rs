@@ -183,6 +183,7 @@ impl Backend for GrpcBackend {
             chat: Some(pb_chat(chat.chat)),
             count: LATEST,
             anchor_message_id: None,
+            until: None,
         };
         let page = self
             .client

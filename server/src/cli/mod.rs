@@ -5,11 +5,13 @@
 //! One file per command group: [`history`] (history), [`message`] (message,
 //! recall, forward), [`group`] (members, groups, poke), [`send`],
 //! [`account`] (accounts), [`events`], [`tools`], [`health`], [`download`],
-//! [`mcp`] (MCP on stdin/stdout); [`connection`] is how every command
-//! reaches the gateway and
-//! [`output`] holds the shared JSON and error printing.
+//! [`search`], [`mcp`] (MCP on stdin/stdout); [`connection`] is how every
+//! command reaches the gateway and [`output`] holds the shared JSON and
+//! error printing. [`archive`] (`archive purge`) is the one local command:
+//! it opens the archive the configuration names, without a gateway.
 
 mod account;
+pub mod archive;
 mod connection;
 mod download;
 mod events;
@@ -19,6 +21,7 @@ mod history;
 mod mcp;
 mod message;
 mod output;
+mod search;
 mod send;
 mod tools;
 
@@ -62,6 +65,8 @@ pub enum ClientCommand {
     /// Download a received (or uploaded) media item into a file:
     /// `<media-id | message-id:index> -o FILE`.
     Download(download::DownloadArgs),
+    /// Search the gateway's message archive (newest matches first).
+    Search(search::SearchArgs),
 }
 
 /// Runs one client subcommand; errors are printed (as JSON with `--json`)
@@ -82,6 +87,7 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::Health(a) => (a.conn.json, health::run(a).await),
         ClientCommand::Mcp(a) => (false, mcp::run(a).await),
         ClientCommand::Download(a) => (a.conn.json, download::run(a).await),
+        ClientCommand::Search(a) => (a.conn.json, search::run(a).await),
     };
     match result {
         Ok(code) => code,

@@ -45,7 +45,9 @@ pub const FORBIDDEN: ErrorCode = ErrorCode(-32003);
 pub const OVERLOADED: ErrorCode = ErrorCode(-32004);
 
 const INSTRUCTIONS: &str = "QQ chats through onebot-gateway. Read history with qq_get_history, \
-members with qq_get_group_members, send with qq_send, poke with qq_poke. To follow new \
+members with qq_get_group_members, send with qq_send, poke with qq_poke; search the message \
+archive by text, sender or time with qq_search_messages (listed while the archive is on). To \
+follow new \
 messages, loop on qq_wait_messages passing back its lastSequence, or subscribe to a chat \
 resource (qq://<account>/group/<id>). Tools never throw: a failure is a result with isError \
 and structuredContent {status: \"failed\", error}.";

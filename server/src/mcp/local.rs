@@ -212,6 +212,7 @@ impl Backend for LocalBackend {
             chat: Some(chat.chat),
             count: LATEST,
             anchor_message_id: None,
+            until: None,
         };
         match self.gw.get_history(request, self.ctx(caller)).await {
             Ok(page) => Ok(page.rendered),

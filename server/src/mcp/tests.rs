@@ -18,7 +18,7 @@ use crate::auth::Authenticator;
 use crate::config::{Access, AccountConfig, Config, TokenConfig};
 use crate::domain::account::Account;
 use crate::domain::ports::PeerApi;
-use crate::domain::testkit::{FakeApi, gateway};
+use crate::domain::testkit::{FakeApi, gateway, gateway_with_archive};
 use crate::onebot::Flavor;
 
 const RW: &str = "rw-token-0123456789abcdef";
@@ -59,7 +59,13 @@ fn env(tweak: impl FnOnce(&mut Config)) -> Env {
         .unwrap()
         .map(Arc::new);
     let mcp_config = config.mcp.clone();
-    let gw = Arc::new(gateway(config, accounts, stop.clone()));
+    // With the archive on (the default) the gateway has its journal and
+    // archive in the data directory, so qq_search_messages is served too.
+    let gw = Arc::new(if config.archive.enabled {
+        gateway_with_archive(config, accounts, stop.clone())
+    } else {
+        gateway(config, accounts, stop.clone())
+    });
     let mcp = McpHttp::new(McpHttpParts {
         gw,
         auth,
@@ -268,6 +274,7 @@ async fn tokens_are_required_and_scope_the_tools() {
             "qq_recall",
             "qq_get_forward",
             "qq_get_media",
+            "qq_search_messages",
             "qq_wait_messages"
         ]
     );
@@ -281,6 +288,7 @@ async fn tokens_are_required_and_scope_the_tools() {
             "qq_get_message",
             "qq_get_forward",
             "qq_get_media",
+            "qq_search_messages",
             "qq_wait_messages"
         ]
     );
@@ -329,10 +337,20 @@ async fn tools_carry_titles_hints_and_schemas() {
         recall["annotations"],
         json!({"title": "Recall a QQ message", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true})
     );
+    let search = by_name("qq_search_messages");
+    assert_eq!(
+        search["annotations"],
+        json!({"title": "Search archived QQ messages", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+    );
+    assert_eq!(
+        search["outputSchema"]["oneOf"][0]["required"],
+        json!(["status", "count", "messages"])
+    );
     for name in [
         "qq_get_message",
         "qq_get_forward",
         "qq_get_media",
+        "qq_search_messages",
         "qq_wait_messages",
     ] {
         let tool = by_name(name);
@@ -372,6 +390,8 @@ async fn the_session_budget_and_idle_expiry() {
     let e = env(|c| {
         c.mcp.max_sessions = 2;
         c.mcp.session_idle_timeout_ms = 1000;
+        // Sessions only: no archive tasks under paused time.
+        c.archive.enabled = false;
     });
     let a = open(&e.mcp, None).await.unwrap();
     let b = open(&e.mcp, None).await.unwrap();

@@ -1,7 +1,7 @@
 //! MCP over Streamable HTTP on the gRPC listener itself: one port serves
 //! gRPC (HTTP/2) and MCP (HTTP/1.1 here, reqwest) side by side, against a
 //! real sandbox whose injected messages wake `qq_wait_messages` and a
-//! resource subscription.
+//! resource subscription, and are found by `qq_search_messages`.
 
 use futures_util::StreamExt;
 use onebot_gateway_client::pb;
@@ -170,6 +170,38 @@ async fn mcp_beside_grpc_on_one_port() {
             .as_u64()
             .unwrap()
             > last
+    );
+
+    // qq_search_messages reads the archive over MCP as CallTool does: the
+    // message just delivered is archived already.
+    let args = json!({"query": "醒醒", "target": format!("group:{SANDBOX_GROUP}")});
+    let grpc = gw
+        .tools()
+        .call_tool(pb::CallToolRequest {
+            name: "qq_search_messages".into(),
+            arguments_json: args.to_string(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!grpc.is_error, "{}", grpc.text);
+    let found = mcp
+        .rpc(
+            "tools/call",
+            json!({"name": "qq_search_messages", "arguments": args}),
+        )
+        .await;
+    let result = &found["result"];
+    assert_eq!(result["isError"], false, "{found}");
+    assert_eq!(result["content"][0]["text"], grpc.text);
+    assert_eq!(
+        result["structuredContent"],
+        serde_json::from_str::<Value>(&grpc.details_json).unwrap()
+    );
+    assert_eq!(result["structuredContent"]["count"], 1, "{found}");
+    assert_eq!(
+        result["structuredContent"]["messages"][0]["text"], "醒醒",
+        "{found}"
     );
 
     // gRPC still works on the port, health included.

@@ -62,7 +62,8 @@ func (*ListToolsRequest) Descriptor() ([]byte, []int) {
 type ListToolsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-	// qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+	// qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+	// qq_search_messages (while the archive is on), qq_wait_messages.
 	Tools         []*Tool `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -129,7 +130,8 @@ type Tool struct {
 	// effect (every read tool, and a recall; a repeated send sends again).
 	Idempotent bool `protobuf:"varint,9,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
 	// True when the tool reaches beyond the gateway into QQ, whose chats
-	// other people change (every tool).
+	// other people change (every tool but qq_search_messages, which reads
+	// only the gateway's own archive).
 	OpenWorld bool `protobuf:"varint,10,opt,name=open_world,json=openWorld,proto3" json:"open_world,omitempty"`
 	// True when the tool may delete or overwrite something (MCP's
 	// `destructiveHint`): a recall removes a message; sends and pokes only

@@ -45,7 +45,8 @@ class ListToolsResponse(_message.Message):
     @_builtins.property
     def tools(self) -> _containers.RepeatedCompositeFieldContainer[Global___Tool]:
         """The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-        qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+        qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+        qq_search_messages (while the archive is on), qq_wait_messages.
         """
 
     def __init__(
@@ -98,7 +99,8 @@ class Tool(_message.Message):
     """
     open_world: _builtins.bool
     """True when the tool reaches beyond the gateway into QQ, whose chats
-    other people change (every tool).
+    other people change (every tool but qq_search_messages, which reads
+    only the gateway's own archive).
     """
     deletes: _builtins.bool
     """True when the tool may delete or overwrite something (MCP's

@@ -201,6 +201,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     seen, expired from its cache, or recalled) (metadata `message_id` or
     `forward_id`).
     """
+    ERROR_REASON_ARCHIVE_DISABLED: _ErrorReason.ValueType  # 60
+    """FAILED_PRECONDITION: the message archive is turned off
+    (`archive.enabled = false`), so SearchMessages has nothing to search.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every `google.rpc.ErrorInfo.reason` the gateway returns, with domain
@@ -387,5 +391,9 @@ ERROR_REASON_MESSAGE_NOT_FOUND: ErrorReason.ValueType  # 53
 """NOT_FOUND: the peer does not know the message or forward bundle (never
 seen, expired from its cache, or recalled) (metadata `message_id` or
 `forward_id`).
+"""
+ERROR_REASON_ARCHIVE_DISABLED: ErrorReason.ValueType  # 60
+"""FAILED_PRECONDITION: the message archive is turned off
+(`archive.enabled = false`), so SearchMessages has nothing to search.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -35,7 +35,8 @@ export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*
 export type ListToolsResponse = Message<"onebot.gateway.v1.ListToolsResponse"> & {
   /**
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    *
    * @generated from field: repeated onebot.gateway.v1.Tool tools = 1;
    */
@@ -122,7 +123,8 @@ export type Tool = Message<"onebot.gateway.v1.Tool"> & {
 
   /**
    * True when the tool reaches beyond the gateway into QQ, whose chats
-   * other people change (every tool).
+   * other people change (every tool but qq_search_messages, which reads
+   * only the gateway's own archive).
    *
    * @generated from field: bool open_world = 10;
    */

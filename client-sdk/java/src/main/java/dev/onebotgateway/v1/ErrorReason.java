@@ -488,6 +488,15 @@ public enum ErrorReason
    * <code>ERROR_REASON_MESSAGE_NOT_FOUND = 53;</code>
    */
   ERROR_REASON_MESSAGE_NOT_FOUND(53),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the message archive is turned off
+   * (`archive.enabled = false`), so SearchMessages has nothing to search.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ARCHIVE_DISABLED = 60;</code>
+   */
+  ERROR_REASON_ARCHIVE_DISABLED(60),
   UNRECOGNIZED(-1),
   ;
 
@@ -970,6 +979,15 @@ public enum ErrorReason
    * <code>ERROR_REASON_MESSAGE_NOT_FOUND = 53;</code>
    */
   public static final int ERROR_REASON_MESSAGE_NOT_FOUND_VALUE = 53;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the message archive is turned off
+   * (`archive.enabled = false`), so SearchMessages has nothing to search.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ARCHIVE_DISABLED = 60;</code>
+   */
+  public static final int ERROR_REASON_ARCHIVE_DISABLED_VALUE = 60;
 
 
   public final int getNumber() {
@@ -1050,6 +1068,7 @@ public enum ErrorReason
       case 51: return ERROR_REASON_REQUEST_TOO_LARGE;
       case 52: return ERROR_REASON_USER_NOT_ALLOWED;
       case 53: return ERROR_REASON_MESSAGE_NOT_FOUND;
+      case 60: return ERROR_REASON_ARCHIVE_DISABLED;
       default: return null;
     }
   }

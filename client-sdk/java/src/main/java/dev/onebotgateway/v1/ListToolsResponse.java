@@ -59,7 +59,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -71,7 +72,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -84,7 +86,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -96,7 +99,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -108,7 +112,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -487,7 +492,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -502,7 +508,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -517,7 +524,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -532,7 +540,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -552,7 +561,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -571,7 +581,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -590,7 +601,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -610,7 +622,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -629,7 +642,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -648,7 +662,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -668,7 +683,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -686,7 +702,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -704,7 +721,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -716,7 +734,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -731,7 +750,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -747,7 +767,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -759,7 +780,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -772,7 +794,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-     * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>

@@ -13,7 +13,8 @@ public interface ListToolsResponseOrBuilder extends
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -23,7 +24,8 @@ public interface ListToolsResponseOrBuilder extends
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -32,7 +34,8 @@ public interface ListToolsResponseOrBuilder extends
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -41,7 +44,8 @@ public interface ListToolsResponseOrBuilder extends
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -51,7 +55,8 @@ public interface ListToolsResponseOrBuilder extends
   /**
    * <pre>
    * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
-   * qq_get_message, qq_recall, qq_get_forward, qq_get_media, qq_wait_messages.
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>

@@ -402,7 +402,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * True when the tool reaches beyond the gateway into QQ, whose chats
-   * other people change (every tool).
+   * other people change (every tool but qq_search_messages, which reads
+   * only the gateway's own archive).
    * </pre>
    *
    * <code>bool open_world = 10 [json_name = "openWorld"];</code>
@@ -1739,7 +1740,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * True when the tool reaches beyond the gateway into QQ, whose chats
-     * other people change (every tool).
+     * other people change (every tool but qq_search_messages, which reads
+     * only the gateway's own archive).
      * </pre>
      *
      * <code>bool open_world = 10 [json_name = "openWorld"];</code>
@@ -1752,7 +1754,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * True when the tool reaches beyond the gateway into QQ, whose chats
-     * other people change (every tool).
+     * other people change (every tool but qq_search_messages, which reads
+     * only the gateway's own archive).
      * </pre>
      *
      * <code>bool open_world = 10 [json_name = "openWorld"];</code>
@@ -1769,7 +1772,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * True when the tool reaches beyond the gateway into QQ, whose chats
-     * other people change (every tool).
+     * other people change (every tool but qq_search_messages, which reads
+     * only the gateway's own archive).
      * </pre>
      *
      * <code>bool open_world = 10 [json_name = "openWorld"];</code>

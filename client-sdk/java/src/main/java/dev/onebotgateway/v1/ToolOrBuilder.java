@@ -189,7 +189,8 @@ public interface ToolOrBuilder extends
   /**
    * <pre>
    * True when the tool reaches beyond the gateway into QQ, whose chats
-   * other people change (every tool).
+   * other people change (every tool but qq_search_messages, which reads
+   * only the gateway's own archive).
    * </pre>
    *
    * <code>bool open_world = 10 [json_name = "openWorld"];</code>
