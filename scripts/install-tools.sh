@@ -38,6 +38,14 @@ if [ ! -x node_modules/.bin/buf ] || [ ! -x node_modules/.bin/protoc-gen-es ] \
   touch node_modules/.install-stamp
 fi
 
+# The MCP Inspector (its CLI runs in scripts/mcp-tests.sh), pinned by its own package-lock.json.
+INSPECTOR_DIR=tests/mcp/inspector
+if [ ! -x "$INSPECTOR_DIR/node_modules/.bin/mcp-inspector" ] \
+  || [ "$INSPECTOR_DIR/package-lock.json" -nt "$INSPECTOR_DIR/node_modules/.install-stamp" ]; then
+  (cd "$INSPECTOR_DIR" && npm ci --no-audit --no-fund)
+  touch "$INSPECTOR_DIR/node_modules/.install-stamp"
+fi
+
 # Go tools via the Go module proxy; a stamp per pinned version.
 go_tool() { # name package version
   if [ ! -x "$GOBIN/$1" ] || [ ! -f "$GOBIN/.$1-$3" ]; then

@@ -10,7 +10,7 @@ cd "$ROOT"
 step() { printf '\n==> %s\n' "$*"; }
 
 # Each stage is a function; STAGES is their order.
-STAGES=(fmt proto codegen clippy deny lint-deploy build deploy-configs test soak sdk)
+STAGES=(fmt proto codegen clippy deny lint-deploy build deploy-configs test soak sdk mcp)
 
 stage_fmt() {
   step "cargo fmt --check"
@@ -96,6 +96,13 @@ stage_soak() {
 stage_sdk() {
   step "SDK tests"
   ./scripts/sdk-tests.sh
+}
+
+stage_mcp() {
+  step "MCP clients that are not ours (MCP Python SDK over HTTP and stdio, MCP Inspector CLI)"
+  # The release binary the tests start (a no-op after the build stage).
+  cargo build --release -p onebot-gateway
+  ./scripts/mcp-tests.sh
 }
 
 if [ "${1:-}" = "--list" ]; then

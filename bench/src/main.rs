@@ -9,8 +9,9 @@
 //! - `replay`: the peer that answers recorded replies (`replay-peer`).
 //! - `direct`: the OneBot WebSocket baseline client.
 //! - `load`: closed-loop load and statistics.
-//! - `run`: the benchmark rounds; `upload`: the upload scenarios;
-//!   `archive`: inbound messages through the archive, and its search.
+//! - `run`: the benchmark rounds; `upload`: the upload scenarios; `mcp`:
+//!   the MCP Streamable HTTP row; `archive`: inbound messages through the
+//!   archive, and its search.
 //! - `report`: `RESULTS.md`; `machine`: what it ran on.
 //! - `scale`: how cost grows with accounts and event subscribers.
 //! - `soak`: the long steady-load run.
@@ -20,6 +21,7 @@ mod direct;
 mod echo;
 mod load;
 mod machine;
+mod mcp;
 mod procs;
 mod replay;
 mod report;
@@ -64,6 +66,16 @@ enum Command {
         /// Where to write the report.
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Only the MCP row (qq_get_history over MCP against CallTool), printed,
+    /// not written.
+    Mcp {
+        /// Rounds.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Seconds of one timed run.
+        #[arg(long, default_value_t = 1.0)]
+        secs: f64,
     },
     /// Only the archive rows (inbound through the archive, search),
     /// printed, not written.
@@ -199,6 +211,14 @@ async fn main() -> anyhow::Result<()> {
                 pause: Duration::from_secs_f64(pause),
                 gateway_bin: cli.gateway_bin,
             })
+            .await
+        }
+        Command::Mcp { rounds, secs } => {
+            run::mcp_only(
+                cli.gateway_bin,
+                rounds.max(1),
+                Duration::from_secs_f64(secs),
+            )
             .await
         }
         Command::Archive { rounds, secs } => {

@@ -216,6 +216,8 @@ pub struct GatewayOptions {
 pub struct GatewayProc {
     /// The process.
     pub proc: Proc,
+    /// Its gRPC (and MCP) listener, `host:port`.
+    pub addr: String,
     /// A channel to it.
     pub channel: Channel,
     /// Its gRPC address (`host:port`), for more connections.
@@ -254,6 +256,7 @@ impl GatewayProc {
             .with_context(|| format!("connecting to the gateway at {addr}"))?;
         Ok(GatewayProc {
             proc,
+            addr,
             channel,
             addr,
             _temp: temp,
@@ -315,6 +318,12 @@ impl GatewayProc {
     /// GroupService client.
     pub fn groups(&self) -> pb::group_service_client::GroupServiceClient<Channel> {
         pb::group_service_client::GroupServiceClient::new(self.channel.clone())
+    }
+
+    /// AgentToolService client.
+    pub fn tools(&self) -> pb::agent_tool_service_client::AgentToolServiceClient<Channel> {
+        pb::agent_tool_service_client::AgentToolServiceClient::new(self.channel.clone())
+            .max_decoding_message_size(64 * 1024 * 1024)
     }
 
     /// MediaService client.

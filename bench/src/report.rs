@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::archive::{ArchiveReport, INBOUND_RATE, LATENCY_TARGET, SEARCH_ROWS, SEARCH_TARGET};
 use crate::load::median;
 use crate::machine::Machine;
+use crate::mcp::{MCP_CONCURRENCIES, MCP_TARGET, McpRound};
 use crate::run::{CONCURRENCIES, HopRound, PageRow, ReplayRound, StartSample, med};
 use crate::upload::{DirectUpload, PAYLOAD_BYTES, UPLOAD_CONCURRENCY, UploadSample, Uploads};
 
@@ -56,6 +57,8 @@ pub struct Report {
     pub history: Vec<[HopRound; 2]>,
     /// ListGroupMembers rounds, per concurrency.
     pub members: Vec<[HopRound; 2]>,
+    /// MCP against CallTool rounds, per concurrency.
+    pub mcp: Vec<[McpRound; 2]>,
     /// Fresh gateway starts.
     pub starts: Vec<StartSample>,
     /// VmRSS of the load gateway after all read rounds.
@@ -159,6 +162,15 @@ fn targets(r: &Report) -> Vec<Target> {
                 met: ratio <= HOP_TARGET,
             });
         }
+    }
+    for (i, conc) in MCP_CONCURRENCIES.iter().enumerate() {
+        let ratio = med(&r.mcp, |x| x[i].p50_ratio());
+        t.push(Target {
+            what: format!("qq_get_history MCP / CallTool p50, concurrency {conc}"),
+            value: format!("{ratio:.2} ×"),
+            target: format!("≤ {MCP_TARGET} × CallTool over gRPC"),
+            met: ratio <= MCP_TARGET,
+        });
     }
     let ceiling = med(&r.history, |x| x[1].ceiling_ratio());
     t.push(Target {
@@ -422,6 +434,44 @@ pub fn render(r: &Report) -> String {
             h[1].ceiling_ratio(),
             mm[0].p50_ratio(),
             mm[1].p50_ratio()
+        );
+    }
+
+    let _ = writeln!(o, "\n## MCP Streamable HTTP against CallTool\n");
+    let _ = writeln!(
+        o,
+        "`qq_get_history` ({{\"target\":\"group:{}\",\"count\":{}}}) on the same gateway: as a \
+         `tools/call` of an MCP session (protocol 2025-11-25, HTTP/1.1 keep-alive, one session \
+         per caller, the SSE answer read to its end; reqwest client) and as `CallTool` over \
+         gRPC (tonic client). Each runs {} s per concurrency in every round. Latencies in µs; \
+         medians over rounds.\n",
+        crate::procs::BENCH_GROUP,
+        crate::run::HISTORY_COUNT,
+        r.run_c1.as_secs_f64()
+    );
+    let _ = writeln!(
+        o,
+        "| conc. | MCP p50 | MCP p99 | CallTool p50 | CallTool p99 | p50 ratio | MCP rps | CallTool rps | gateway CPU per call, MCP / CallTool | errors |"
+    );
+    let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|---|");
+    for (i, conc) in MCP_CONCURRENCIES.iter().enumerate() {
+        let errors: u64 = r
+            .mcp
+            .iter()
+            .map(|x| x[i].mcp.errors + x[i].grpc.errors)
+            .sum();
+        let _ = writeln!(
+            o,
+            "| {conc} | {:.0} | {:.0} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {:.0} / {:.0} | {errors} |",
+            med(&r.mcp, |x| x[i].mcp.p50),
+            med(&r.mcp, |x| x[i].mcp.p99),
+            med(&r.mcp, |x| x[i].grpc.p50),
+            med(&r.mcp, |x| x[i].grpc.p99),
+            med(&r.mcp, |x| x[i].p50_ratio()),
+            med(&r.mcp, |x| x[i].mcp.rps),
+            med(&r.mcp, |x| x[i].grpc.rps),
+            med(&r.mcp, |x| x[i].mcp.server_cpu),
+            med(&r.mcp, |x| x[i].grpc.server_cpu),
         );
     }
 

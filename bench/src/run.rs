@@ -198,8 +198,10 @@ pub async fn run(opts: Options) -> Result<()> {
         history_bytes,
         members_bytes,
     );
+    let mcp = crate::mcp::McpSystems::new(&gateway).await?;
     let mut history_rounds: Vec<[HopRound; 2]> = Vec::new();
     let mut members_rounds: Vec<[HopRound; 2]> = Vec::new();
+    let mut mcp_rounds: Vec<[crate::mcp::McpRound; 2]> = Vec::new();
     for round in 0..opts.rounds {
         let mut h = [HopRound::default(); 2];
         let mut m = [HopRound::default(); 2];
@@ -228,9 +230,19 @@ pub async fn run(opts: Options) -> Result<()> {
             m[0].p50_ratio(),
             m[1].p50_ratio(),
         );
+        let t = mcp.round(&pids, opts.run_c1).await;
+        eprintln!(
+            "bench: round {}/{}: qq_get_history MCP / CallTool p50 c1 {:.2} c16 {:.2}",
+            round + 1,
+            opts.rounds,
+            t[0].p50_ratio(),
+            t[1].p50_ratio(),
+        );
         history_rounds.push(h);
         members_rounds.push(m);
+        mcp_rounds.push(t);
     }
+    drop(mcp);
     let after_load_rss = gateway.proc.rss()?;
     let peak_after_load = gateway.proc.peak_rss()?;
     let pages = measure_pages(&gateway, opts.run_c64).await?;
@@ -264,6 +276,7 @@ pub async fn run(opts: Options) -> Result<()> {
         members_bytes,
         history: history_rounds,
         members: members_rounds,
+        mcp: mcp_rounds,
         starts,
         after_load_rss,
         peak_after_load,
@@ -378,7 +391,13 @@ async fn measure_pages(gateway: &GatewayProc, dur: Duration) -> Result<Vec<PageR
 
 /// Runs `call`, also charging the CPU time `pids` used meanwhile (the
 /// serving process first, then the peer behind it, if any).
-async fn measure(call: &Call, pids: &[u32], conc: usize, warmup: usize, dur: Duration) -> Summary {
+pub(crate) async fn measure(
+    call: &Call,
+    pids: &[u32],
+    conc: usize,
+    warmup: usize,
+    dur: Duration,
+) -> Summary {
     let cpu = |pids: &[u32]| -> Vec<Duration> {
         pids.iter()
             .map(|p| crate::procs::cpu_time(*p).unwrap_or_default())
@@ -502,6 +521,42 @@ pub async fn load_one(opts: LoadOptions) -> Result<()> {
         s.server_cpu,
         s.peer_cpu
     );
+    Ok(())
+}
+
+/// `bench mcp`: only the MCP row, printed (nothing is written).
+pub async fn mcp_only(gateway_bin: Option<PathBuf>, rounds: usize, dur: Duration) -> Result<()> {
+    let bin = crate::procs::gateway_binary(gateway_bin)?;
+    let sandbox = SandboxProc::start(&bin).await?;
+    let gateway = GatewayProc::start(&bin, &sandbox.ws_url, &GatewayOptions::default()).await?;
+    gateway.wait_account_connected().await?;
+    let mcp = crate::mcp::McpSystems::new(&gateway).await?;
+    let pids = [gateway.proc.pid, sandbox.proc.pid];
+    let mut all = Vec::new();
+    for round in 0..rounds {
+        let t = mcp.round(&pids, dur).await;
+        for (i, conc) in crate::mcp::MCP_CONCURRENCIES.iter().enumerate() {
+            println!(
+                "round {}: c={conc}: MCP p50 {:.0} µs p99 {:.0} µs ({} errors), CallTool p50 {:.0} µs p99 {:.0} µs ({} errors): ratio {:.2}",
+                round + 1,
+                t[i].mcp.p50,
+                t[i].mcp.p99,
+                t[i].mcp.errors,
+                t[i].grpc.p50,
+                t[i].grpc.p99,
+                t[i].grpc.errors,
+                t[i].p50_ratio()
+            );
+        }
+        all.push(t);
+    }
+    for (i, conc) in crate::mcp::MCP_CONCURRENCIES.iter().enumerate() {
+        let ratio = med(&all, |x| x[i].p50_ratio());
+        println!(
+            "qq_get_history MCP / CallTool p50, concurrency {conc}: {ratio:.2} × (target ≤ {} ×)",
+            crate::mcp::MCP_TARGET
+        );
+    }
     Ok(())
 }
 

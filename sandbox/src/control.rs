@@ -125,29 +125,7 @@ impl SandboxControl {
     }
 
     fn inject(&self, chat: ChatRef, user_id: i64, message: Value) -> i64 {
-        let segments = message::normalize(&message, false).unwrap_or_else(|| {
-            vec![json!({"type": "text", "data": {"text": message.to_string()}})]
-        });
-        let (id, ev) = {
-            let mut w = lock(&self.shared.world);
-            w.observe(chat);
-            let sender = w.sender_for(chat, user_id);
-            let self_sent = user_id == w.self_id;
-            let m = w
-                .push(
-                    chat,
-                    NewMessage {
-                        time: events::now(),
-                        sender,
-                        segments,
-                        self_sent,
-                    },
-                )
-                .clone();
-            (m.message_id, message::render(&w, chat, &m, View::Event))
-        };
-        self.shared.emit(&ev);
-        id
+        inject_message(&self.shared, chat, user_id, message)
     }
 
     /// Stores a group message from `user_id` (sender record from the member list) and emits the
@@ -366,4 +344,31 @@ impl SandboxControl {
     pub fn expire_media_urls(&self) {
         lock(&self.shared.world).files.expire();
     }
+}
+
+/// Stores a message from `user_id` in `chat` (segments, a CQ string or plain text) and emits
+/// its message event. Returns its id.
+pub(crate) fn inject_message(shared: &Shared, chat: ChatRef, user_id: i64, message: Value) -> i64 {
+    let segments = message::normalize(&message, false)
+        .unwrap_or_else(|| vec![json!({"type": "text", "data": {"text": message.to_string()}})]);
+    let (id, ev) = {
+        let mut w = lock(&shared.world);
+        w.observe(chat);
+        let sender = w.sender_for(chat, user_id);
+        let self_sent = user_id == w.self_id;
+        let m = w
+            .push(
+                chat,
+                NewMessage {
+                    time: events::now(),
+                    sender,
+                    segments,
+                    self_sent,
+                },
+            )
+            .clone();
+        (m.message_id, message::render(&w, chat, &m, View::Event))
+    };
+    shared.emit(&ev);
+    id
 }

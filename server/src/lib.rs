@@ -15,7 +15,9 @@
 //!   PostgreSQL);
 //! - edges: [`grpc`] (tonic services, the one error→`Status` mapping,
 //!   router, health and reflection; the only module that knows tonic),
-//!   [`auth`] (bearer tokens to callers);
+//!   [`mcp`] (the Model Context Protocol: the same tools and events for
+//!   MCP clients, over Streamable HTTP and stdio), [`auth`] (bearer tokens
+//!   to callers);
 //! - [`app`]: the wiring, in phases (prepare, start, serve, drain);
 //!   [`shutdown`]: signals.
 
@@ -29,6 +31,7 @@ pub mod domain;
 pub mod error;
 pub mod fetch;
 pub mod grpc;
+pub mod mcp;
 pub mod onebot;
 pub mod shutdown;
 pub mod telemetry;

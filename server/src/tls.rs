@@ -121,8 +121,9 @@ impl Material {
         let mut config = builder
             .with_single_cert(certs, key)
             .map_err(|e| tls_error("server.tls.cert_file/key_file", e))?;
-        // gRPC runs over HTTP/2 only.
-        config.alpn_protocols = vec![b"h2".to_vec()];
+        // gRPC runs over HTTP/2; the MCP endpoint on the same listener
+        // also takes HTTP/1.1 clients. HTTP/2 is preferred.
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         Ok(config)
     }
 }

@@ -4,11 +4,12 @@
 //! 2. no import cycle between the entries (files and folders) of any folder;
 //! 3. the layers: `error`, `config`, `telemetry` and `tls` import only each
 //!    other; the domain imports none of `onebot`, `fetch`, `archive`,
-//!    `grpc`, `auth`, `app` nor the transport crates (tonic, tungstenite,
-//!    reqwest, hyper, axum); `onebot` imports from the domain only its
-//!    vocabulary (`domain::model`), its ports (`domain::ports`) and the call
-//!    deadline (`domain::call`); `grpc` imports no adapter (`onebot`,
-//!    `fetch`, `archive`).
+//!    `grpc`, `mcp`, `auth`, `app` nor the transport crates (tonic,
+//!    tungstenite, reqwest, hyper, axum, rmcp); `onebot` imports from the
+//!    domain only its vocabulary (`domain::model`), its ports
+//!    (`domain::ports`) and the call deadline (`domain::call`); the edges
+//!    `grpc` and `mcp` import no adapter (`onebot`, `fetch`, `archive`), not
+//!    `app`, and not each other.
 //!
 //! An import is any path a file names (`use` items, and paths in code and
 //! types), resolved to the deepest module it reaches: `crate::domain::model::
@@ -413,14 +414,15 @@ fn top(m: &Module) -> Option<&str> {
 /// Imports that go against the layers.
 fn layer_violations(g: &Graph) -> Vec<String> {
     const LEAVES: [&str; 4] = ["error", "config", "telemetry", "tls"];
-    const DOMAIN_MUST_NOT: [&str; 6] = ["onebot", "fetch", "archive", "grpc", "auth", "app"];
-    const TRANSPORT_CRATES: [&str; 6] = [
+    const DOMAIN_MUST_NOT: [&str; 7] = ["onebot", "fetch", "archive", "grpc", "mcp", "auth", "app"];
+    const TRANSPORT_CRATES: [&str; 7] = [
         "tonic",
         "tonic_health",
         "tokio_tungstenite",
         "reqwest",
         "hyper",
         "axum",
+        "rmcp",
     ];
     let mut problems = Vec::new();
     for (a, b) in &g.edges {
@@ -440,9 +442,10 @@ fn layer_violations(g: &Graph) -> Vec<String> {
                 Some("model" | "ports" | "call")
             );
             (!allowed).then_some("the OneBot adapter imports domain internals")
-        } else if f == "grpc" {
-            matches!(t, "onebot" | "fetch" | "archive" | "app")
-                .then_some("the gRPC edge imports an adapter")
+        } else if f == "grpc" || f == "mcp" {
+            let other_edge = if f == "grpc" { "mcp" } else { "grpc" };
+            (matches!(t, "onebot" | "fetch" | "archive" | "app") || t == other_edge)
+                .then_some("an edge (grpc, mcp) imports an adapter, the wiring or the other edge")
         } else {
             None
         };
@@ -504,7 +507,13 @@ fn the_checks_catch_what_they_are_for() {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     };
-    write("lib.rs", "pub mod config; pub mod domain; pub mod onebot;");
+    write(
+        "lib.rs",
+        "pub mod config; pub mod domain; pub mod grpc; pub mod mcp; pub mod onebot;",
+    );
+    // An edge reaching into the adapter and into the other edge.
+    write("grpc.rs", "pub struct G;");
+    write("mcp.rs", "use crate::onebot::x::X; use crate::grpc::G;");
     write(
         "config.rs",
         "pub struct C; pub fn f() { crate::domain::a::g(); }",
@@ -545,6 +554,8 @@ fn the_checks_catch_what_they_are_for() {
         "the domain imports an adapter or an edge: domain/c.rs -> onebot/x.rs",
         "the OneBot adapter imports domain internals: onebot/y.rs -> domain/b.rs",
         "the domain uses the crate tonic: domain/c.rs",
+        "an edge (grpc, mcp) imports an adapter, the wiring or the other edge: mcp.rs -> onebot/x.rs",
+        "an edge (grpc, mcp) imports an adapter, the wiring or the other edge: mcp.rs -> grpc.rs",
     ] {
         assert!(
             layers.iter().any(|l| l == expected),

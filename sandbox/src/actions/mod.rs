@@ -8,6 +8,7 @@ mod file;
 mod forward;
 mod history;
 mod info;
+mod inject;
 pub(crate) mod media;
 mod poke;
 mod recall;
@@ -75,6 +76,8 @@ pub(crate) fn dispatch(
         "group_poke" | "friend_poke" | "send_poke" if flavor.has_extensions() => {
             poke::poke(shared, name, p)
         }
+        // The sandbox's own: tests outside the process make users speak.
+        "sandbox_inject_message" => inject::inject(shared, p),
         "get_image" if flavor != Flavor::Lagrange => media::get_image_or_file(shared, name, p),
         "get_file" if !matches!(flavor, Flavor::Lagrange | Flavor::GoCqhttp) => {
             media::get_image_or_file(shared, name, p)

@@ -12,13 +12,15 @@
 //!    per account (and the reverse WebSocket listener), the archive with its
 //!    ingest, backfill and retention tasks, the URL fetcher, the write side,
 //!    and the [`Gateway`] over them, built in one step.
-//! 3. **serve** ([`serve`]): health, the gRPC server with its layers, and
-//!    the metrics listener with its refresh callback.
+//! 3. **serve** ([`serve`]): health, the gRPC server with its layers, the
+//!    MCP endpoint ([`mcp`]: beside gRPC on its listener, or on its own),
+//!    and the metrics listener with its refresh callback.
 //! 4. **drain**: health goes NOT_SERVING, event streams end, in-flight RPCs
 //!    get `server.grace_period_ms` to finish, then connections and
 //!    background tasks stop.
 
 pub mod accounts;
+pub mod mcp;
 pub mod prepare;
 pub mod sandbox;
 pub mod serve;

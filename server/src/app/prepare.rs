@@ -26,6 +26,8 @@ pub struct Prepared {
     pub tls: Option<Arc<TlsAcceptor>>,
     /// The Prometheus listener, when `[metrics]` is configured.
     pub metrics: Option<TcpListener>,
+    /// The MCP endpoint's own listener, when `mcp.listen` is configured.
+    pub mcp: Option<TcpListener>,
     /// The durable store under the data directory.
     pub store: Store,
     /// The staging area under the data directory.
@@ -62,6 +64,14 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
                 .with_context(|| format!("binding metrics.listen {}", m.listen))?,
         ),
     };
+    let mcp = match (config.mcp.enabled, config.mcp.listen) {
+        (true, Some(addr)) => Some(
+            TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("binding mcp.listen {addr}"))?,
+        ),
+        _ => None,
+    };
     let data_dir = &config.server.data_dir;
     std::fs::create_dir_all(data_dir)
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
@@ -94,6 +104,7 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         auth,
         tls,
         metrics,
+        mcp,
         store,
         media,
         received,

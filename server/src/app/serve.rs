@@ -1,5 +1,6 @@
 //! Phase 3: health, the gRPC server with its tower layers, TLS and
-//! keepalive, and the metrics listener.
+//! keepalive, the MCP endpoint (on the gRPC listener, or its own), and the
+//! metrics listener.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,8 +29,8 @@ pub struct Served {
 /// configured).
 pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Result<Served> {
     let metrics_listener = running.metrics.take();
+    let mcp_listener = running.mcp.take();
     let gw = &running.gateway;
-    let config = &gw.config;
     let cancel = &running.stop.cancel;
     let (reporter, health) = tonic_health::server::health_reporter();
     grpc::report_health(&reporter, gw).await;
@@ -40,11 +41,30 @@ pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Resu
     }
 
     let local = listener.local_addr()?;
+    // MCP beside gRPC on this listener (HTTP/1.1 and HTTP/2), unless it has
+    // a listener of its own.
+    let mcp_here = match mcp_listener {
+        Some(l) => {
+            let mcp_local = l.local_addr()?;
+            if let Some(mcp) = super::mcp::endpoint(running, mcp_local.ip().is_loopback()) {
+                super::mcp::announce(&mcp, mcp_local, false, running.auth.is_some());
+                super::mcp::serve_separately(l, mcp, cancel.clone());
+            }
+            None
+        }
+        None => super::mcp::endpoint(running, local.ip().is_loopback()),
+    };
+    if let Some(mcp) = &mcp_here {
+        super::mcp::announce(mcp, local, running.tls.is_some(), running.auth.is_some());
+    }
+    let gw = &running.gateway;
+    let config = &gw.config;
     let s = &config.server;
     let limits = &config.limits;
     let grace = Duration::from_millis(s.grace_period_ms);
     let millis = |ms: u64| (ms > 0).then(|| Duration::from_millis(ms));
     let mut builder = Server::builder()
+        .accept_http1(mcp_here.is_some())
         .http2_keepalive_interval(millis(s.http2_keepalive_interval_ms))
         .http2_keepalive_timeout(millis(s.http2_keepalive_timeout_ms))
         .max_concurrent_streams(limits.max_concurrent_streams_per_connection);
@@ -54,6 +74,7 @@ pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Resu
             .max_connection_age_grace(grace);
     }
     let router = builder
+        .layer(super::mcp::McpRouteLayer::new(mcp_here))
         .layer(grpc::observe::ObserveLayer)
         .layer(grpc::auth::AuthLayer::new(
             running.auth.clone(),

@@ -42,6 +42,8 @@ pub struct Running {
     pub tls: Option<Arc<TlsAcceptor>>,
     /// The Prometheus listener, when configured.
     pub metrics: Option<tokio::net::TcpListener>,
+    /// The MCP endpoint's own listener, when `mcp.listen` is configured.
+    pub mcp: Option<tokio::net::TcpListener>,
     /// The embedded sandbox, when no account was configured.
     pub sandbox: Option<onebot_sandbox::Sandbox>,
     /// What stops it.
@@ -56,6 +58,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         auth,
         tls,
         metrics,
+        mcp,
         store,
         media,
         received,
@@ -155,6 +158,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         auth,
         tls,
         metrics,
+        mcp,
         sandbox,
         stop,
     })

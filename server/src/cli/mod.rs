@@ -5,10 +5,10 @@
 //! One file per command group: [`history`] (history), [`message`] (message,
 //! recall, forward), [`group`] (members, groups, poke), [`send`],
 //! [`account`] (accounts), [`events`], [`tools`], [`health`], [`download`],
-//! [`search`]; [`connection`] is how every command reaches the gateway and
-//! [`output`] holds the shared JSON and error printing. [`archive`] (`archive purge`)
-//! is the one local command: it opens the archive the configuration names,
-//! without a gateway.
+//! [`search`], [`mcp`] (MCP on stdin/stdout); [`connection`] is how every
+//! command reaches the gateway and [`output`] holds the shared JSON and
+//! error printing. [`archive`] (`archive purge`) is the one local command:
+//! it opens the archive the configuration names, without a gateway.
 
 mod account;
 pub mod archive;
@@ -18,6 +18,7 @@ mod events;
 mod group;
 mod health;
 mod history;
+mod mcp;
 mod message;
 mod output;
 mod search;
@@ -58,6 +59,9 @@ pub enum ClientCommand {
     Tools(tools::ToolsCommand),
     /// Check the gateway's health (optionally waiting until it serves).
     Health(health::HealthArgs),
+    /// Speak the Model Context Protocol on stdin/stdout (for agents that
+    /// launch MCP servers as commands), over the gateway at --addr.
+    Mcp(mcp::McpArgs),
     /// Download a received (or uploaded) media item into a file:
     /// `<media-id | message-id:index> -o FILE`.
     Download(download::DownloadArgs),
@@ -81,6 +85,7 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::Events(a) => (a.conn.json, events::run(a).await),
         ClientCommand::Tools(c) => (c.json(), tools::run(c).await),
         ClientCommand::Health(a) => (a.conn.json, health::run(a).await),
+        ClientCommand::Mcp(a) => (false, mcp::run(a).await),
         ClientCommand::Download(a) => (a.conn.json, download::run(a).await),
         ClientCommand::Search(a) => (a.conn.json, search::run(a).await),
     };

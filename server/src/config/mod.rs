@@ -13,6 +13,7 @@ mod check;
 mod events;
 mod flavor;
 mod limits;
+mod mcp;
 mod media;
 mod metrics;
 mod redact;
@@ -37,6 +38,7 @@ pub use check::ConfigError;
 pub use events::EventsConfig;
 pub use flavor::FlavorChoice;
 pub use limits::LimitsConfig;
+pub use mcp::{McpConfig, normalize_origin};
 pub use media::{
     CAPTURE_KINDS, CaptureConfig, DEFAULT_PEER_URL_HOSTS, MAX_INLINE_MEDIA_BYTES, MediaConfig,
 };
@@ -82,6 +84,8 @@ pub struct Config {
     pub limits: LimitsConfig,
     /// Prometheus metrics listener; off when absent.
     pub metrics: Option<MetricsConfig>,
+    /// The Model Context Protocol endpoint.
+    pub mcp: McpConfig,
     /// Trace export.
     pub telemetry: TelemetryConfig,
     /// The durable message archive.
@@ -102,6 +106,7 @@ impl Default for Config {
             auth: AuthConfig::default(),
             limits: LimitsConfig::default(),
             metrics: None,
+            mcp: McpConfig::default(),
             telemetry: TelemetryConfig::default(),
             archive: ArchiveConfig::default(),
         }
@@ -168,8 +173,9 @@ impl Config {
     /// Checks ranges and consistency; the error names the key. The checks
     /// run in a fixed order (the grace period, the time zone, sandbox,
     /// media, events, archive, reverse WebSocket, each account, then the
-    /// listener's connections and TLS, auth, limits, metrics and telemetry),
-    /// so a config with several bad values always reports the same one.
+    /// listener's connections and TLS, auth, limits, metrics, MCP and
+    /// telemetry), so a config with several bad values always reports the
+    /// same one.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.server.validate_grace_period()?;
         Key::new("timezone").ensure(
@@ -195,6 +201,7 @@ impl Config {
         if let Some(metrics) = &self.metrics {
             metrics.validate(self.server.listen)?;
         }
+        self.mcp.validate(self.server.listen)?;
         self.telemetry.validate()
     }
 

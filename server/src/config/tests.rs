@@ -920,3 +920,84 @@ fn history_anchor_defaults_to_auto_and_takes_each_style() {
         assert_eq!(c.accounts["a"].history_anchor_included, Some(false));
     }
 }
+
+#[test]
+fn mcp_defaults_and_checks() {
+    let c = Config::default();
+    assert!(c.mcp.enabled);
+    assert_eq!(c.mcp.path, "/mcp");
+    assert_eq!(c.mcp.listen, None);
+    assert!(c.mcp.allowed_origins.is_empty() && c.mcp.allowed_hosts.is_empty());
+    assert_eq!(
+        (
+            c.mcp.max_request_bytes,
+            c.mcp.max_sessions,
+            c.mcp.session_idle_timeout_ms
+        ),
+        (4 * 1024 * 1024, 256, 300_000)
+    );
+    let ok = Config::from_toml(
+        "[mcp]\npath = \"/agents/mcp\"\nlisten = \"127.0.0.1:0\"\nallowed_origins = [\"https://app.example.com\", \"http://localhost:5173\", \"null\"]\nallowed_hosts = [\"gateway.internal:50051\"]",
+    )
+    .unwrap();
+    assert_eq!(ok.mcp.path, "/agents/mcp");
+    for (text, key, message) in [
+        ("[mcp]\npath = \"mcp\"", "mcp.path", "must start with `/`"),
+        (
+            "[mcp]\npath = \"/onebot.gateway.v1.MessageService/GetHistory\"",
+            "mcp.path",
+            "use `/` followed by letters, digits, `_`, `-` and `/` (not ending in `/`), e.g. /mcp",
+        ),
+        (
+            "[mcp]\npath = \"/\"",
+            "mcp.path",
+            "use `/` followed by letters, digits, `_`, `-` and `/` (not ending in `/`), e.g. /mcp",
+        ),
+        (
+            "[mcp]\nlisten = \"127.0.0.1:50051\"",
+            "mcp.listen",
+            "must differ from server.listen (leave it out to serve MCP on the gRPC listener)",
+        ),
+        (
+            "[mcp]\nallowed_origins = [\"https://a.example/path\"]",
+            "mcp.allowed_origins[0]",
+            "\"https://a.example/path\" is not an origin; write scheme://host or scheme://host:port, e.g. https://app.example.com",
+        ),
+        (
+            "[mcp]\nallowed_hosts = [\"\"]",
+            "mcp.allowed_hosts[0]",
+            "\"\" is not a host; write a name or name:port",
+        ),
+        (
+            "[mcp]\nmax_sessions = 0",
+            "mcp.max_sessions",
+            "must be positive",
+        ),
+        (
+            "[mcp]\nsession_idle_timeout_ms = 10",
+            "mcp.session_idle_timeout_ms",
+            "must be at least 1000",
+        ),
+        (
+            "[mcp]\nmax_request_bytes = 10",
+            "mcp.max_request_bytes",
+            "must be at least 1024",
+        ),
+    ] {
+        assert_eq!(
+            refusal(text),
+            (key.to_string(), message.to_string()),
+            "{text:?}"
+        );
+    }
+    assert_eq!(
+        normalize_origin("HTTPS://App.Example.com:443").as_deref(),
+        Some("https://app.example.com")
+    );
+    assert_eq!(
+        normalize_origin("http://localhost:5173").as_deref(),
+        Some("http://localhost:5173")
+    );
+    assert_eq!(normalize_origin("https://a.example/"), None);
+    assert_eq!(normalize_origin("https://user@a.example"), None);
+}

@@ -274,6 +274,14 @@ impl EventHub {
         lock(&self.logs).get(account_id).map_or(0, |log| log.last)
     }
 
+    /// True when a buffered event of `account_id` satisfies `pred` (the
+    /// buffer holds the newest `events.buffer_size` events).
+    pub fn any_buffered(&self, account_id: &str, pred: impl Fn(&StoredEvent) -> bool) -> bool {
+        lock(&self.logs)
+            .get(account_id)
+            .is_some_and(|log| log.ring.iter().any(pred))
+    }
+
     /// Subscribes to `account_id`'s events matching `filter`: first the
     /// buffered events after `after_sequence` (if given), then live ones.
     ///

@@ -1,4 +1,4 @@
-//! `AgentToolService`: the agent tools (history, members, send, poke) for
+//! `AgentToolService`: the agent tools (history, members, send, poke, wait) for
 //! agent runtimes.
 //!
 //! ListTools and CallTool answer UNIMPLEMENTED (`TOOLS_DISABLED`) when the
@@ -38,6 +38,10 @@ pub fn tool(spec: &ToolSpec) -> pb::Tool {
         details_schema_json: spec.details_schema.to_string(),
         read_only: spec.read_only,
         destructive: spec.destructive,
+        title: spec.title.to_owned(),
+        idempotent: spec.idempotent,
+        open_world: spec.open_world,
+        deletes: spec.deletes,
         aliases: spec
             .tool
             .aliases()
@@ -77,8 +81,9 @@ impl AgentToolService for ToolApi {
         &self,
         request: Request<pb::ListToolsRequest>,
     ) -> Result<Response<pb::ListToolsResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
         let pb::ListToolsRequest {} = request.into_inner();
-        let specs = to_status(self.gw.list_tools())?;
+        let specs = to_status(self.gw.list_tools_for(&ctx.caller))?;
         Ok(Response::new(pb::ListToolsResponse {
             tools: specs.iter().map(tool).collect(),
         }))

@@ -33,9 +33,11 @@ pub enum LogFormat {
     Json,
 }
 
-/// The log filter: `RUST_LOG` when set and valid, else `info`.
+/// The log filter: `RUST_LOG` when set and valid, else `info` (the MCP
+/// SDK's per-session and per-request lines at `warn`: the gateway logs
+/// what matters of them itself).
 pub fn env_filter() -> EnvFilter {
-    EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"))
+    EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"))
 }
 
 /// A subscriber writing `format` lines to `writer`, filtered by `filter`.

@@ -18,6 +18,7 @@ mod events;
 mod faults;
 mod limits;
 mod load;
+mod mcp;
 mod media;
 mod metrics;
 mod read_side;

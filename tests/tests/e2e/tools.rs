@@ -233,7 +233,8 @@ async fn list_and_call_over_grpc() {
             "qq_recall",
             "qq_get_forward",
             "qq_get_media",
-            "qq_search_messages"
+            "qq_search_messages",
+            "qq_wait_messages"
         ]
     );
     for tool in &listed[2..] {

@@ -571,7 +571,9 @@ impl ::prost::Name for ListToolsRequest {
 /// Response of AgentToolService.ListTools.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ListToolsResponse {
-    /// The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+    /// The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+    /// qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+    /// qq_search_messages (while the archive is on), qq_wait_messages.
     #[prost(message, repeated, tag = "1")]
     pub tools: ::prost::alloc::vec::Vec<Tool>,
 }
@@ -610,6 +612,23 @@ pub struct Tool {
     /// replaces, e.g. `snowluma_get_history`).
     #[prost(string, repeated, tag = "7")]
     pub aliases: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Short human-readable name for display, e.g. "Read QQ chat history".
+    #[prost(string, tag = "8")]
+    pub title: ::prost::alloc::string::String,
+    /// True when repeating a call with the same arguments has no further
+    /// effect (every read tool, and a recall; a repeated send sends again).
+    #[prost(bool, tag = "9")]
+    pub idempotent: bool,
+    /// True when the tool reaches beyond the gateway into QQ, whose chats
+    /// other people change (every tool but qq_search_messages, which reads
+    /// only the gateway's own archive).
+    #[prost(bool, tag = "10")]
+    pub open_world: bool,
+    /// True when the tool may delete or overwrite something (MCP's
+    /// `destructiveHint`): a recall removes a message; sends and pokes only
+    /// add, so they are false.
+    #[prost(bool, tag = "11")]
+    pub deletes: bool,
 }
 impl ::prost::Name for Tool {
     const NAME: &'static str = "Tool";
@@ -732,7 +751,7 @@ pub mod agent_tool_service_client {
     )]
     use tonic::codegen::*;
     use tonic::codegen::http::Uri;
-    /// Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+    /// QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
     ///
     /// Any agent runtime can register them without knowing the rest of the API.
     /// The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -819,8 +838,9 @@ pub mod agent_tool_service_client {
         }
         /// Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
         ///
-        /// Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-        /// and `qq_poke` are not listed.
+        /// Read-only and idempotent. When `tools.write_enabled` is false, or the
+        /// caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+        /// not listed.
         pub async fn list_tools(
             &mut self,
             request: impl tonic::IntoRequest<super::ListToolsRequest>,
@@ -898,8 +918,9 @@ pub mod agent_tool_service_server {
     pub trait AgentToolService: std::marker::Send + std::marker::Sync + 'static {
         /// Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
         ///
-        /// Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-        /// and `qq_poke` are not listed.
+        /// Read-only and idempotent. When `tools.write_enabled` is false, or the
+        /// caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+        /// not listed.
         async fn list_tools(
             &self,
             request: tonic::Request<super::ListToolsRequest>,
@@ -922,7 +943,7 @@ pub mod agent_tool_service_server {
             tonic::Status,
         >;
     }
-    /// Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+    /// QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
     ///
     /// Any agent runtime can register them without knowing the rest of the API.
     /// The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the

@@ -51,6 +51,21 @@ pub enum ArgError {
     },
     /// `messageSeq` is not an integer message id.
     BadMessageSeq(String),
+    /// An event sequence (`afterSequence`) is not a non-negative integer.
+    BadSequence {
+        /// The argument.
+        field: &'static str,
+        /// The value as the caller sent it (JSON text).
+        value: String,
+    },
+    /// An entry of a chat list (`chats`) is not `group:<id>` or
+    /// `private:<id>`.
+    BadChat {
+        /// The argument with its index (`chats[1]`).
+        field: String,
+        /// The entry as the caller sent it (JSON text).
+        value: String,
+    },
     /// A time is not ISO 8601 (`2026-11-30T18:00:00+08:00`,
     /// `2026-11-30 18:00`, `2026-11-30`).
     BadTime {
@@ -392,6 +407,54 @@ impl Args {
                 .ok_or(wrong),
             Some(Arg::Infinite(_) | Arg::Opaque(_)) => Err(wrong),
         }
+    }
+}
+
+impl Args {
+    /// An optional event sequence number: a JSON integer `>= 0`.
+    pub fn sequence(&self, field: &'static str) -> Result<Option<u64>, ArgError> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Arg::Json(v)) => exact_int(v)
+                .and_then(|n| u64::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| ArgError::BadSequence {
+                    field,
+                    value: v.to_string(),
+                }),
+            Some(Arg::Infinite(text) | Arg::Opaque(text)) => Err(ArgError::BadSequence {
+                field,
+                value: text.clone(),
+            }),
+        }
+    }
+
+    /// An optional array of chats, each `group:<id>` or `private:<id>`
+    /// (the prefix is required); absent is empty. Duplicates are kept.
+    pub fn chats(&self, field: &'static str) -> Result<Vec<ChatRef>, ArgError> {
+        let items = match self.get(field) {
+            None => return Ok(Vec::new()),
+            Some(Arg::Json(Value::Array(items))) => items,
+            Some(_) => {
+                return Err(ArgError::WrongType {
+                    field,
+                    expected: Expected::StringArray,
+                });
+            }
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                item.as_str()
+                    .filter(|s| s.trim().starts_with("group:") || s.trim().starts_with("private:"))
+                    .and_then(parse_target)
+                    .ok_or_else(|| ArgError::BadChat {
+                        field: format!("{field}[{i}]"),
+                        value: item.to_string(),
+                    })
+            })
+            .collect()
     }
 }
 

@@ -1,5 +1,6 @@
-//! The agent tools: nine QQ tools (history, members, send, poke, get
-//! message, recall, get forward, get media, archive search), each as a
+//! The agent tools: ten QQ tools (history, members, send, poke, get
+//! message, recall, get forward, get media, archive search, waiting for
+//! messages), each as a
 //! name, a description, a JSON Schema and a text result.
 //!
 //! A call never fails for anything about the call itself: an unknown tool,
@@ -25,8 +26,8 @@
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
 //! - [`output`]: the shape of a result.
 //! - [`history`], [`members`], [`send`], [`poke`], [`get_message`],
-//!   [`recall`], [`forward`], [`media`]: one file per tool, each with its
-//!   [`recall`], [`forward`], [`search`]: one file per tool, each with its
+//!   [`recall`], [`forward`], [`media`], [`search`], [`wait`]: one file per
+//!   tool, each with its
 //!   argument struct (the newer ones also with their description and
 //!   schemas).
 
@@ -45,11 +46,13 @@ pub mod schema;
 pub mod search;
 pub mod send;
 pub mod texts;
+pub mod wait;
 
 #[cfg(test)]
 mod tests;
 
 use crate::domain::call::CallCtx;
+use crate::domain::caller::Caller;
 use crate::domain::gateway::Gateway;
 use crate::error::{Error, Kind, Result};
 
@@ -78,6 +81,16 @@ impl Gateway {
     pub fn list_tools(&self) -> Result<Vec<ToolSpec>> {
         self.check_tools_enabled()?;
         Ok(self.offered().map(ToolSpec::of).collect())
+    }
+
+    /// The tools `caller` may use: [`Gateway::list_tools`] without the
+    /// write tools for a read-only token.
+    pub fn list_tools_for(&self, caller: &Caller) -> Result<Vec<ToolSpec>> {
+        Ok(self
+            .list_tools()?
+            .into_iter()
+            .filter(|spec| spec.read_only || caller.can_write())
+            .collect())
     }
 
     fn offered(&self) -> impl Iterator<Item = ToolName> + '_ {
@@ -146,6 +159,7 @@ impl Gateway {
             ToolName::Recall => recall::run(self, &args, ctx).await,
             ToolName::Forward => forward::run(self, &args, ctx).await,
             ToolName::Media => media::run(self, &args, ctx).await,
+            ToolName::Wait => wait::run(self, &args, ctx).await,
             ToolName::Search => search::run(self, &args, ctx).await,
         }
     }

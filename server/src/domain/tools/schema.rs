@@ -35,11 +35,13 @@ pub enum ToolName {
     Media,
     /// `qq_search_messages`.
     Search,
+    /// `qq_wait_messages`.
+    Wait,
 }
 
 impl ToolName {
     /// Every tool, in listing order.
-    pub const ALL: [ToolName; 9] = [
+    pub const ALL: [ToolName; 10] = [
         ToolName::History,
         ToolName::Members,
         ToolName::Send,
@@ -49,6 +51,7 @@ impl ToolName {
         ToolName::Forward,
         ToolName::Media,
         ToolName::Search,
+        ToolName::Wait,
     ];
 
     /// The tool's name.
@@ -63,6 +66,23 @@ impl ToolName {
             ToolName::Forward => "qq_get_forward",
             ToolName::Media => "qq_get_media",
             ToolName::Search => "qq_search_messages",
+            ToolName::Wait => "qq_wait_messages",
+        }
+    }
+
+    /// A short human-readable name, for display.
+    pub fn title(self) -> &'static str {
+        match self {
+            ToolName::History => "Read QQ chat history",
+            ToolName::Members => "List QQ group members",
+            ToolName::Send => "Send a QQ message",
+            ToolName::Poke => "Poke a QQ group member",
+            ToolName::GetMessage => "Read one QQ message",
+            ToolName::Recall => "Recall a QQ message",
+            ToolName::Forward => "Read a QQ forwarded message",
+            ToolName::Media => "Get received QQ media",
+            ToolName::Search => "Search archived QQ messages",
+            ToolName::Wait => "Wait for new QQ messages",
         }
     }
 
@@ -76,8 +96,9 @@ impl ToolName {
             | ToolName::GetMessage
             | ToolName::Recall
             | ToolName::Forward
-            | ToolName::Media => &[],
-            ToolName::Search => &[],
+            | ToolName::Media
+            | ToolName::Search
+            | ToolName::Wait => &[],
         }
     }
 
@@ -95,8 +116,9 @@ impl ToolName {
             | ToolName::Members
             | ToolName::GetMessage
             | ToolName::Forward
-            | ToolName::Media => false,
-            ToolName::Search => false,
+            | ToolName::Media
+            | ToolName::Search
+            | ToolName::Wait => false,
             ToolName::Send | ToolName::Poke | ToolName::Recall => true,
         }
     }
@@ -105,6 +127,29 @@ impl ToolName {
     pub fn destructive(self) -> bool {
         self.writes()
     }
+
+    /// True when the tool may delete or overwrite something (MCP's
+    /// `destructiveHint`): a recall removes a message for everyone; sends
+    /// and pokes only add (a new message, a new poke).
+    pub fn deletes(self) -> bool {
+        matches!(self, ToolName::Recall)
+    }
+
+    /// True when calling again with the same arguments has no further
+    /// effect (MCP's `idempotentHint`): every read tool, and a recall (the
+    /// message is gone after the first); a send or poke repeated sends or
+    /// pokes again.
+    pub fn idempotent(self) -> bool {
+        !self.writes() || matches!(self, ToolName::Recall)
+    }
+
+    /// True when the tool reaches beyond the gateway (MCP's
+    /// `openWorldHint`): every tool reads from or writes to QQ, whose
+    /// chats other people change, except the archive search, which reads
+    /// only the gateway's own archive.
+    pub fn open_world(self) -> bool {
+        !matches!(self, ToolName::Search)
+    }
 }
 
 /// A tool as ListTools shows it.
@@ -112,6 +157,8 @@ impl ToolName {
 pub struct ToolSpec {
     /// Which tool.
     pub tool: ToolName,
+    /// Short display name.
+    pub title: &'static str,
     /// Description for the model.
     pub description: &'static str,
     /// JSON Schema of the arguments object.
@@ -122,6 +169,12 @@ pub struct ToolSpec {
     pub read_only: bool,
     /// True when the tool changes something visible to other people.
     pub destructive: bool,
+    /// True when the tool may delete or overwrite something.
+    pub deletes: bool,
+    /// True when repeating a call has no further effect.
+    pub idempotent: bool,
+    /// True when the tool reaches beyond the gateway (QQ).
+    pub open_world: bool,
 }
 
 impl ToolSpec {
@@ -129,11 +182,15 @@ impl ToolSpec {
     pub fn of(tool: ToolName) -> ToolSpec {
         ToolSpec {
             tool,
+            title: tool.title(),
             description: description(tool),
             input_schema: input_schema(tool),
             details_schema: details_schema(tool),
             read_only: !tool.writes(),
             destructive: tool.destructive(),
+            deletes: tool.deletes(),
+            idempotent: tool.idempotent(),
+            open_world: tool.open_world(),
         }
     }
 }
@@ -236,6 +293,7 @@ fn description(tool: ToolName) -> &'static str {
         ToolName::Forward => super::forward::DESCRIPTION,
         ToolName::Media => MEDIA,
         ToolName::Search => SEARCH,
+        ToolName::Wait => super::wait::DESCRIPTION,
     }
 }
 
@@ -428,6 +486,7 @@ fn input_schema(tool: ToolName) -> Value {
             }),
             json!([]),
         ),
+        ToolName::Wait => (super::wait::input_properties(), json!([])),
     };
     json!({
         "$schema": DIALECT,
@@ -542,13 +601,17 @@ fn details_schema(tool: ToolName) -> Value {
             }),
             json!(["status", "count", "messages"]),
         ),
+        ToolName::Wait => super::wait::details_properties(),
     };
     let mut ok_properties = properties;
     if let Some(map) = ok_properties.as_object_mut() {
         map.insert("status".to_owned(), json!({"const": "ok"}));
     }
+    // `type: object` at the top too: MCP clients expect an output schema
+    // to describe an object.
     json!({
         "$schema": DIALECT,
+        "type": "object",
         "oneOf": [
             {
                 "type": "object",

@@ -25,6 +25,9 @@ use crate::onebot::{Flavor, outgoing};
 
 const GROUP: i64 = 20_000_002;
 
+#[path = "wait_tests.rs"]
+mod wait_tests;
+
 /// What reached the peer.
 #[derive(Debug, Clone, PartialEq)]
 enum Call {
@@ -946,7 +949,7 @@ async fn unknown_tools_and_english_texts() {
     let out = call(&gw, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_get_message、qq_recall、qq_get_forward、qq_get_media。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_get_message、qq_recall、qq_get_forward、qq_get_media、qq_wait_messages。",
         "unknown",
     );
     // Names are exact.
@@ -1000,7 +1003,8 @@ async fn tools_disabled_and_read_only_deployments() {
             "qq_get_group_members",
             "qq_get_message",
             "qq_get_forward",
-            "qq_get_media"
+            "qq_get_media",
+            "qq_wait_messages"
         ]
     );
     for (name, args) in [
@@ -1018,7 +1022,7 @@ async fn tools_disabled_and_read_only_deployments() {
     let out = call(&ro, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_get_message、qq_get_forward、qq_get_media。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_get_message、qq_get_forward、qq_get_media、qq_wait_messages。",
         "unknown, read-only",
     );
     assert_eq!(fake.calls(), vec![]);

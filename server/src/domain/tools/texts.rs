@@ -118,6 +118,20 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
                 "invalid arguments: messageSeq must be an integer message id (message_id), got {value}."
             ),
         ),
+        ArgError::BadSequence { field, value } => pick(
+            locale,
+            format!("参数不合法：{field} 必须是非负整数（事件序号），收到 {value}。"),
+            format!(
+                "invalid arguments: {field} must be a non-negative integer (an event sequence), got {value}."
+            ),
+        ),
+        ArgError::BadChat { field, value } => pick(
+            locale,
+            format!("参数不合法：{field} {value} 应为 group:<群号> 或 private:<QQ号>。"),
+            format!(
+                "invalid arguments: {field} {value} must be group:<group id> or private:<QQ number>."
+            ),
+        ),
         ArgError::BadTime { field, value } => pick(
             locale,
             format!(
@@ -459,11 +473,26 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             "事件订阅落后太多，已被断开。".to_owned(),
             "the event subscriber fell behind and was dropped.".to_owned(),
         ),
-        Kind::EventGapTooOld => pick(
-            locale,
-            "续传位置早于事件缓冲区。".to_owned(),
-            "the resume point is older than the event buffer.".to_owned(),
-        ),
+        Kind::EventGapTooOld => {
+            let (after, oldest) = (meta("after_sequence"), meta("oldest_sequence"));
+            if after.is_empty() || oldest.is_empty() {
+                pick(
+                    locale,
+                    "续传位置早于事件缓冲区。".to_owned(),
+                    "the resume point is older than the event buffer.".to_owned(),
+                )
+            } else {
+                pick(
+                    locale,
+                    format!(
+                        "续传位置 {after} 早于事件缓冲区（最早保留的事件序号为 {oldest}），其后的部分事件已不在缓冲区中；请不带序号重新开始。"
+                    ),
+                    format!(
+                        "the resume point {after} is older than the event buffer (the oldest buffered event is {oldest}); some events after it are gone. Start again without a sequence."
+                    ),
+                )
+            }
+        }
         Kind::ToolsDisabled => pick(
             locale,
             "工具已被运维关闭。".to_owned(),

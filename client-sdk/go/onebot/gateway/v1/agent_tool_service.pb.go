@@ -61,7 +61,9 @@ func (*ListToolsRequest) Descriptor() ([]byte, []int) {
 // Response of AgentToolService.ListTools.
 type ListToolsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+	// The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+	// qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+	// qq_search_messages (while the archive is on), qq_wait_messages.
 	Tools         []*Tool `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -121,7 +123,20 @@ type Tool struct {
 	Destructive bool `protobuf:"varint,6,opt,name=destructive,proto3" json:"destructive,omitempty"`
 	// Other names CallTool accepts for this tool (the names of the tools it
 	// replaces, e.g. `snowluma_get_history`).
-	Aliases       []string `protobuf:"bytes,7,rep,name=aliases,proto3" json:"aliases,omitempty"`
+	Aliases []string `protobuf:"bytes,7,rep,name=aliases,proto3" json:"aliases,omitempty"`
+	// Short human-readable name for display, e.g. "Read QQ chat history".
+	Title string `protobuf:"bytes,8,opt,name=title,proto3" json:"title,omitempty"`
+	// True when repeating a call with the same arguments has no further
+	// effect (every read tool, and a recall; a repeated send sends again).
+	Idempotent bool `protobuf:"varint,9,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	// True when the tool reaches beyond the gateway into QQ, whose chats
+	// other people change (every tool but qq_search_messages, which reads
+	// only the gateway's own archive).
+	OpenWorld bool `protobuf:"varint,10,opt,name=open_world,json=openWorld,proto3" json:"open_world,omitempty"`
+	// True when the tool may delete or overwrite something (MCP's
+	// `destructiveHint`): a recall removes a message; sends and pokes only
+	// add, so they are false.
+	Deletes       bool `protobuf:"varint,11,opt,name=deletes,proto3" json:"deletes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -203,6 +218,34 @@ func (x *Tool) GetAliases() []string {
 		return x.Aliases
 	}
 	return nil
+}
+
+func (x *Tool) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Tool) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
+}
+
+func (x *Tool) GetOpenWorld() bool {
+	if x != nil {
+		return x.OpenWorld
+	}
+	return false
+}
+
+func (x *Tool) GetDeletes() bool {
+	if x != nil {
+		return x.Deletes
+	}
+	return false
 }
 
 // Request of AgentToolService.CallTool.
@@ -485,7 +528,7 @@ const file_onebot_gateway_v1_agent_tool_service_proto_rawDesc = "" +
 	"*onebot/gateway/v1/agent_tool_service.proto\x12\x11onebot.gateway.v1\"\x12\n" +
 	"\x10ListToolsRequest\"B\n" +
 	"\x11ListToolsResponse\x12-\n" +
-	"\x05tools\x18\x01 \x03(\v2\x17.onebot.gateway.v1.ToolR\x05tools\"\xf1\x01\n" +
+	"\x05tools\x18\x01 \x03(\v2\x17.onebot.gateway.v1.ToolR\x05tools\"\xe0\x02\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12*\n" +
@@ -493,7 +536,15 @@ const file_onebot_gateway_v1_agent_tool_service_proto_rawDesc = "" +
 	"\x13details_schema_json\x18\x04 \x01(\tR\x11detailsSchemaJson\x12\x1b\n" +
 	"\tread_only\x18\x05 \x01(\bR\breadOnly\x12 \n" +
 	"\vdestructive\x18\x06 \x01(\bR\vdestructive\x12\x18\n" +
-	"\aaliases\x18\a \x03(\tR\aaliases\"L\n" +
+	"\aaliases\x18\a \x03(\tR\aaliases\x12\x14\n" +
+	"\x05title\x18\b \x01(\tR\x05title\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\t \x01(\bR\n" +
+	"idempotent\x12\x1d\n" +
+	"\n" +
+	"open_world\x18\n" +
+	" \x01(\bR\topenWorld\x12\x18\n" +
+	"\adeletes\x18\v \x01(\bR\adeletes\"L\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
 	"\x0earguments_json\x18\x02 \x01(\tR\rargumentsJson\"\x9e\x01\n" +

@@ -27,7 +27,7 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+// QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 //
 // Any agent runtime can register them without knowing the rest of the API.
 // The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -35,8 +35,9 @@ const (
 type AgentToolServiceClient interface {
 	// Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
 	//
-	// Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-	// and `qq_poke` are not listed.
+	// Read-only and idempotent. When `tools.write_enabled` is false, or the
+	// caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+	// not listed.
 	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
 	// Calls one tool. Never fails at the gRPC level for anything about the call
 	// itself: an unknown tool, bad JSON, bad arguments, an unconfigured
@@ -80,7 +81,7 @@ func (c *agentToolServiceClient) CallTool(ctx context.Context, in *CallToolReque
 // All implementations must embed UnimplementedAgentToolServiceServer
 // for forward compatibility.
 //
-// Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+// QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 //
 // Any agent runtime can register them without knowing the rest of the API.
 // The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -88,8 +89,9 @@ func (c *agentToolServiceClient) CallTool(ctx context.Context, in *CallToolReque
 type AgentToolServiceServer interface {
 	// Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
 	//
-	// Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-	// and `qq_poke` are not listed.
+	// Read-only and idempotent. When `tools.write_enabled` is false, or the
+	// caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+	// not listed.
 	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
 	// Calls one tool. Never fails at the gRPC level for anything about the call
 	// itself: an unknown tool, bad JSON, bad arguments, an unconfigured

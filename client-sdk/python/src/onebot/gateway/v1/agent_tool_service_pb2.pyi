@@ -44,7 +44,10 @@ class ListToolsResponse(_message.Message):
     TOOLS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def tools(self) -> _containers.RepeatedCompositeFieldContainer[Global___Tool]:
-        """The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke."""
+        """The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+        qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+        qq_search_messages (while the archive is on), qq_wait_messages.
+        """
 
     def __init__(
         self,
@@ -72,6 +75,10 @@ class Tool(_message.Message):
     READ_ONLY_FIELD_NUMBER: _builtins.int
     DESTRUCTIVE_FIELD_NUMBER: _builtins.int
     ALIASES_FIELD_NUMBER: _builtins.int
+    TITLE_FIELD_NUMBER: _builtins.int
+    IDEMPOTENT_FIELD_NUMBER: _builtins.int
+    OPEN_WORLD_FIELD_NUMBER: _builtins.int
+    DELETES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Tool name to pass to CallTool."""
     description: _builtins.str
@@ -84,6 +91,22 @@ class Tool(_message.Message):
     """True when the tool only reads."""
     destructive: _builtins.bool
     """True when the tool changes something visible to other people."""
+    title: _builtins.str
+    """Short human-readable name for display, e.g. "Read QQ chat history"."""
+    idempotent: _builtins.bool
+    """True when repeating a call with the same arguments has no further
+    effect (every read tool, and a recall; a repeated send sends again).
+    """
+    open_world: _builtins.bool
+    """True when the tool reaches beyond the gateway into QQ, whose chats
+    other people change (every tool but qq_search_messages, which reads
+    only the gateway's own archive).
+    """
+    deletes: _builtins.bool
+    """True when the tool may delete or overwrite something (MCP's
+    `destructiveHint`): a recall removes a message; sends and pokes only
+    add, so they are false.
+    """
     @_builtins.property
     def aliases(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Other names CallTool accepts for this tool (the names of the tools it
@@ -100,10 +123,14 @@ class Tool(_message.Message):
         read_only: _builtins.bool = ...,
         destructive: _builtins.bool = ...,
         aliases: _abc.Iterable[_builtins.str] | None = ...,
+        title: _builtins.str = ...,
+        idempotent: _builtins.bool = ...,
+        open_world: _builtins.bool = ...,
+        deletes: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["aliases", b"aliases", "description", b"description", "destructive", b"destructive", "details_schema_json", b"details_schema_json", "input_schema_json", b"input_schema_json", "name", b"name", "read_only", b"read_only"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["aliases", b"aliases", "deletes", b"deletes", "description", b"description", "destructive", b"destructive", "details_schema_json", b"details_schema_json", "idempotent", b"idempotent", "input_schema_json", b"input_schema_json", "name", b"name", "open_world", b"open_world", "read_only", b"read_only", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

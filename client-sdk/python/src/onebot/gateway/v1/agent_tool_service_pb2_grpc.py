@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class AgentToolServiceStub:
-    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -52,7 +52,7 @@ class AgentToolServiceStub:
 
 
 class AgentToolServiceServicer:
-    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -62,8 +62,9 @@ class AgentToolServiceServicer:
     def ListTools(self, request, context):
         """Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
 
-        Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-        and `qq_poke` are not listed.
+        Read-only and idempotent. When `tools.write_enabled` is false, or the
+        caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+        not listed.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -104,7 +105,7 @@ def add_AgentToolServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class AgentToolService:
-    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the

@@ -27,7 +27,7 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class AgentToolServiceStub:
-    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -41,8 +41,9 @@ class AgentToolServiceStub:
     ListTools: _grpc.UnaryUnaryMultiCallable[_agent_tool_service_pb2.ListToolsRequest, _agent_tool_service_pb2.ListToolsResponse]
     """Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
 
-    Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-    and `qq_poke` are not listed.
+    Read-only and idempotent. When `tools.write_enabled` is false, or the
+    caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+    not listed.
     """
     CallTool: _grpc.UnaryUnaryMultiCallable[_agent_tool_service_pb2.CallToolRequest, _agent_tool_service_pb2.CallToolResponse]
     """Calls one tool. Never fails at the gRPC level for anything about the call
@@ -56,7 +57,7 @@ class AgentToolServiceStub:
 
 @_typing.type_check_only
 class AgentToolServiceAsyncStub(AgentToolServiceStub):
-    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -67,8 +68,9 @@ class AgentToolServiceAsyncStub(AgentToolServiceStub):
     ListTools: _aio.UnaryUnaryMultiCallable[_agent_tool_service_pb2.ListToolsRequest, _agent_tool_service_pb2.ListToolsResponse]  # type: ignore[assignment]
     """Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
 
-    Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-    and `qq_poke` are not listed.
+    Read-only and idempotent. When `tools.write_enabled` is false, or the
+    caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+    not listed.
     """
     CallTool: _aio.UnaryUnaryMultiCallable[_agent_tool_service_pb2.CallToolRequest, _agent_tool_service_pb2.CallToolResponse]  # type: ignore[assignment]
     """Calls one tool. Never fails at the gRPC level for anything about the call
@@ -81,7 +83,7 @@ class AgentToolServiceAsyncStub(AgentToolServiceStub):
     """
 
 class AgentToolServiceServicer(metaclass=_abc_1.ABCMeta):
-    """Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+    """QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
 
     Any agent runtime can register them without knowing the rest of the API.
     The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -96,8 +98,9 @@ class AgentToolServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_agent_tool_service_pb2.ListToolsResponse, _abc.Awaitable[_agent_tool_service_pb2.ListToolsResponse]]:
         """Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
 
-        Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-        and `qq_poke` are not listed.
+        Read-only and idempotent. When `tools.write_enabled` is false, or the
+        caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+        not listed.
         """
 
     @_abc_1.abstractmethod

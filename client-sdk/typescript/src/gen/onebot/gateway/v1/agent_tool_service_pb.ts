@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/agent_tool_service.proto.
  */
 export const file_onebot_gateway_v1_agent_tool_service: GenFile = /*@__PURE__*/
-  fileDesc("CipvbmVib3QvZ2F0ZXdheS92MS9hZ2VudF90b29sX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIhIKEExpc3RUb29sc1JlcXVlc3QiOwoRTGlzdFRvb2xzUmVzcG9uc2USJgoFdG9vbHMYASADKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5Ub29sIpoBCgRUb29sEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSGQoRaW5wdXRfc2NoZW1hX2pzb24YAyABKAkSGwoTZGV0YWlsc19zY2hlbWFfanNvbhgEIAEoCRIRCglyZWFkX29ubHkYBSABKAgSEwoLZGVzdHJ1Y3RpdmUYBiABKAgSDwoHYWxpYXNlcxgHIAMoCSI3Cg9DYWxsVG9vbFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIWCg5hcmd1bWVudHNfanNvbhgCIAEoCSJ5ChBDYWxsVG9vbFJlc3BvbnNlEgwKBHRleHQYASABKAkSFAoMZGV0YWlsc19qc29uGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIEi8KB2NvbnRlbnQYBCADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5Ub29sQ29udGVudCJUCgtUb29sQ29udGVudBIOCgR0ZXh0GAEgASgJSAASLQoFaW1hZ2UYAiABKAsyHC5vbmVib3QuZ2F0ZXdheS52MS5Ub29sSW1hZ2VIAEIGCgRraW5kIiwKCVRvb2xJbWFnZRIRCgltaW1lX3R5cGUYASABKAkSDAoEZGF0YRgCIAEoDDK/AQoQQWdlbnRUb29sU2VydmljZRJWCglMaXN0VG9vbHMSIy5vbmVib3QuZ2F0ZXdheS52MS5MaXN0VG9vbHNSZXF1ZXN0GiQub25lYm90LmdhdGV3YXkudjEuTGlzdFRvb2xzUmVzcG9uc2USUwoIQ2FsbFRvb2wSIi5vbmVib3QuZ2F0ZXdheS52MS5DYWxsVG9vbFJlcXVlc3QaIy5vbmVib3QuZ2F0ZXdheS52MS5DYWxsVG9vbFJlc3BvbnNlQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw");
+  fileDesc("CipvbmVib3QvZ2F0ZXdheS92MS9hZ2VudF90b29sX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIhIKEExpc3RUb29sc1JlcXVlc3QiOwoRTGlzdFRvb2xzUmVzcG9uc2USJgoFdG9vbHMYASADKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5Ub29sIuIBCgRUb29sEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSGQoRaW5wdXRfc2NoZW1hX2pzb24YAyABKAkSGwoTZGV0YWlsc19zY2hlbWFfanNvbhgEIAEoCRIRCglyZWFkX29ubHkYBSABKAgSEwoLZGVzdHJ1Y3RpdmUYBiABKAgSDwoHYWxpYXNlcxgHIAMoCRINCgV0aXRsZRgIIAEoCRISCgppZGVtcG90ZW50GAkgASgIEhIKCm9wZW5fd29ybGQYCiABKAgSDwoHZGVsZXRlcxgLIAEoCCI3Cg9DYWxsVG9vbFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIWCg5hcmd1bWVudHNfanNvbhgCIAEoCSJ5ChBDYWxsVG9vbFJlc3BvbnNlEgwKBHRleHQYASABKAkSFAoMZGV0YWlsc19qc29uGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIEi8KB2NvbnRlbnQYBCADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5Ub29sQ29udGVudCJUCgtUb29sQ29udGVudBIOCgR0ZXh0GAEgASgJSAASLQoFaW1hZ2UYAiABKAsyHC5vbmVib3QuZ2F0ZXdheS52MS5Ub29sSW1hZ2VIAEIGCgRraW5kIiwKCVRvb2xJbWFnZRIRCgltaW1lX3R5cGUYASABKAkSDAoEZGF0YRgCIAEoDDK/AQoQQWdlbnRUb29sU2VydmljZRJWCglMaXN0VG9vbHMSIy5vbmVib3QuZ2F0ZXdheS52MS5MaXN0VG9vbHNSZXF1ZXN0GiQub25lYm90LmdhdGV3YXkudjEuTGlzdFRvb2xzUmVzcG9uc2USUwoIQ2FsbFRvb2wSIi5vbmVib3QuZ2F0ZXdheS52MS5DYWxsVG9vbFJlcXVlc3QaIy5vbmVib3QuZ2F0ZXdheS52MS5DYWxsVG9vbFJlc3BvbnNlQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw");
 
 /**
  * Request of AgentToolService.ListTools.
@@ -34,7 +34,9 @@ export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*
  */
 export type ListToolsResponse = Message<"onebot.gateway.v1.ListToolsResponse"> & {
   /**
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    *
    * @generated from field: repeated onebot.gateway.v1.Tool tools = 1;
    */
@@ -103,6 +105,39 @@ export type Tool = Message<"onebot.gateway.v1.Tool"> & {
    * @generated from field: repeated string aliases = 7;
    */
   aliases: string[];
+
+  /**
+   * Short human-readable name for display, e.g. "Read QQ chat history".
+   *
+   * @generated from field: string title = 8;
+   */
+  title: string;
+
+  /**
+   * True when repeating a call with the same arguments has no further
+   * effect (every read tool, and a recall; a repeated send sends again).
+   *
+   * @generated from field: bool idempotent = 9;
+   */
+  idempotent: boolean;
+
+  /**
+   * True when the tool reaches beyond the gateway into QQ, whose chats
+   * other people change (every tool but qq_search_messages, which reads
+   * only the gateway's own archive).
+   *
+   * @generated from field: bool open_world = 10;
+   */
+  openWorld: boolean;
+
+  /**
+   * True when the tool may delete or overwrite something (MCP's
+   * `destructiveHint`): a recall removes a message; sends and pokes only
+   * add, so they are false.
+   *
+   * @generated from field: bool deletes = 11;
+   */
+  deletes: boolean;
 };
 
 /**
@@ -251,7 +286,7 @@ export const ToolImageSchema: GenMessage<ToolImage> = /*@__PURE__*/
   messageDesc(file_onebot_gateway_v1_agent_tool_service, 6);
 
 /**
- * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+ * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
  *
  * Any agent runtime can register them without knowing the rest of the API.
  * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
@@ -263,8 +298,9 @@ export const AgentToolService: GenService<{
   /**
    * Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
    *
-   * Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-   * and `qq_poke` are not listed.
+   * Read-only and idempotent. When `tools.write_enabled` is false, or the
+   * caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+   * not listed.
    *
    * @generated from rpc onebot.gateway.v1.AgentToolService.ListTools
    */

@@ -4,7 +4,7 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+ * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
  * Any agent runtime can register them without knowing the rest of the API.
  * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
  * operator sets `tools.enabled = false`.
@@ -141,7 +141,7 @@ public final class AgentToolServiceGrpc {
 
   /**
    * <pre>
-   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -152,8 +152,9 @@ public final class AgentToolServiceGrpc {
     /**
      * <pre>
      * Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
-     * Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-     * and `qq_poke` are not listed.
+     * Read-only and idempotent. When `tools.write_enabled` is false, or the
+     * caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+     * not listed.
      * </pre>
      */
     default void listTools(dev.onebotgateway.v1.ListToolsRequest request,
@@ -181,7 +182,7 @@ public final class AgentToolServiceGrpc {
   /**
    * Base class for the server implementation of the service AgentToolService.
    * <pre>
-   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -198,7 +199,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service AgentToolService.
    * <pre>
-   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -220,8 +221,9 @@ public final class AgentToolServiceGrpc {
     /**
      * <pre>
      * Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
-     * Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-     * and `qq_poke` are not listed.
+     * Read-only and idempotent. When `tools.write_enabled` is false, or the
+     * caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+     * not listed.
      * </pre>
      */
     public void listTools(dev.onebotgateway.v1.ListToolsRequest request,
@@ -251,7 +253,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do synchronous rpc calls to service AgentToolService.
    * <pre>
-   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -273,8 +275,9 @@ public final class AgentToolServiceGrpc {
     /**
      * <pre>
      * Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
-     * Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-     * and `qq_poke` are not listed.
+     * Read-only and idempotent. When `tools.write_enabled` is false, or the
+     * caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+     * not listed.
      * </pre>
      */
     public dev.onebotgateway.v1.ListToolsResponse listTools(dev.onebotgateway.v1.ListToolsRequest request) throws io.grpc.StatusException {
@@ -302,7 +305,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service AgentToolService.
    * <pre>
-   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -324,8 +327,9 @@ public final class AgentToolServiceGrpc {
     /**
      * <pre>
      * Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
-     * Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-     * and `qq_poke` are not listed.
+     * Read-only and idempotent. When `tools.write_enabled` is false, or the
+     * caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+     * not listed.
      * </pre>
      */
     public dev.onebotgateway.v1.ListToolsResponse listTools(dev.onebotgateway.v1.ListToolsRequest request) {
@@ -353,7 +357,7 @@ public final class AgentToolServiceGrpc {
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service AgentToolService.
    * <pre>
-   * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.
+   * QQ tools (history, members, send, poke, get message, recall, get forward, get media, waiting for messages) as agent tools: a name, a description, a JSON Schema and a text result.
    * Any agent runtime can register them without knowing the rest of the API.
    * The whole service answers UNIMPLEMENTED, reason TOOLS_DISABLED, when the
    * operator sets `tools.enabled = false`.
@@ -375,8 +379,9 @@ public final class AgentToolServiceGrpc {
     /**
      * <pre>
      * Lists the tools with their descriptions and JSON Schemas (draft 2020-12).
-     * Read-only and idempotent. When `tools.write_enabled` is false, `qq_send`
-     * and `qq_poke` are not listed.
+     * Read-only and idempotent. When `tools.write_enabled` is false, or the
+     * caller's token is read-only, `qq_send`, `qq_poke` and `qq_recall` are
+     * not listed.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.ListToolsResponse> listTools(

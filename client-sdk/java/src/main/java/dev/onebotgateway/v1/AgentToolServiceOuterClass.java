@@ -73,31 +73,34 @@ public final class AgentToolServiceOuterClass extends com.google.protobuf.Genera
       "\n*onebot/gateway/v1/agent_tool_service.p" +
       "roto\022\021onebot.gateway.v1\"\022\n\020ListToolsRequ" +
       "est\"B\n\021ListToolsResponse\022-\n\005tools\030\001 \003(\0132" +
-      "\027.onebot.gateway.v1.ToolR\005tools\"\361\001\n\004Tool" +
+      "\027.onebot.gateway.v1.ToolR\005tools\"\340\002\n\004Tool" +
       "\022\022\n\004name\030\001 \001(\tR\004name\022 \n\013description\030\002 \001(" +
       "\tR\013description\022*\n\021input_schema_json\030\003 \001(" +
       "\tR\017inputSchemaJson\022.\n\023details_schema_jso" +
       "n\030\004 \001(\tR\021detailsSchemaJson\022\033\n\tread_only\030" +
       "\005 \001(\010R\010readOnly\022 \n\013destructive\030\006 \001(\010R\013de" +
-      "structive\022\030\n\007aliases\030\007 \003(\tR\007aliases\"L\n\017C" +
-      "allToolRequest\022\022\n\004name\030\001 \001(\tR\004name\022%\n\016ar" +
-      "guments_json\030\002 \001(\tR\rargumentsJson\"\236\001\n\020Ca" +
-      "llToolResponse\022\022\n\004text\030\001 \001(\tR\004text\022!\n\014de" +
-      "tails_json\030\002 \001(\tR\013detailsJson\022\031\n\010is_erro" +
-      "r\030\003 \001(\010R\007isError\0228\n\007content\030\004 \003(\0132\036.oneb" +
-      "ot.gateway.v1.ToolContentR\007content\"a\n\013To" +
-      "olContent\022\024\n\004text\030\001 \001(\tH\000R\004text\0224\n\005image" +
-      "\030\002 \001(\0132\034.onebot.gateway.v1.ToolImageH\000R\005" +
-      "imageB\006\n\004kind\"<\n\tToolImage\022\033\n\tmime_type\030" +
-      "\001 \001(\tR\010mimeType\022\022\n\004data\030\002 \001(\014R\004data2\277\001\n\020" +
-      "AgentToolService\022V\n\tListTools\022#.onebot.g" +
-      "ateway.v1.ListToolsRequest\032$.onebot.gate" +
-      "way.v1.ListToolsResponse\022S\n\010CallTool\022\".o" +
-      "nebot.gateway.v1.CallToolRequest\032#.onebo" +
-      "t.gateway.v1.CallToolResponseBl\n\024dev.one" +
-      "botgateway.v1P\001ZRgithub.com/onebot-gatew" +
-      "ay/onebot-gateway/client-sdk/go/onebot/g" +
-      "ateway/v1;gatewayv1b\006proto3"
+      "structive\022\030\n\007aliases\030\007 \003(\tR\007aliases\022\024\n\005t" +
+      "itle\030\010 \001(\tR\005title\022\036\n\nidempotent\030\t \001(\010R\ni" +
+      "dempotent\022\035\n\nopen_world\030\n \001(\010R\topenWorld" +
+      "\022\030\n\007deletes\030\013 \001(\010R\007deletes\"L\n\017CallToolRe" +
+      "quest\022\022\n\004name\030\001 \001(\tR\004name\022%\n\016arguments_j" +
+      "son\030\002 \001(\tR\rargumentsJson\"\236\001\n\020CallToolRes" +
+      "ponse\022\022\n\004text\030\001 \001(\tR\004text\022!\n\014details_jso" +
+      "n\030\002 \001(\tR\013detailsJson\022\031\n\010is_error\030\003 \001(\010R\007" +
+      "isError\0228\n\007content\030\004 \003(\0132\036.onebot.gatewa" +
+      "y.v1.ToolContentR\007content\"a\n\013ToolContent" +
+      "\022\024\n\004text\030\001 \001(\tH\000R\004text\0224\n\005image\030\002 \001(\0132\034." +
+      "onebot.gateway.v1.ToolImageH\000R\005imageB\006\n\004" +
+      "kind\"<\n\tToolImage\022\033\n\tmime_type\030\001 \001(\tR\010mi" +
+      "meType\022\022\n\004data\030\002 \001(\014R\004data2\277\001\n\020AgentTool" +
+      "Service\022V\n\tListTools\022#.onebot.gateway.v1" +
+      ".ListToolsRequest\032$.onebot.gateway.v1.Li" +
+      "stToolsResponse\022S\n\010CallTool\022\".onebot.gat" +
+      "eway.v1.CallToolRequest\032#.onebot.gateway" +
+      ".v1.CallToolResponseBl\n\024dev.onebotgatewa" +
+      "y.v1P\001ZRgithub.com/onebot-gateway/onebot" +
+      "-gateway/client-sdk/go/onebot/gateway/v1" +
+      ";gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -120,7 +123,7 @@ public final class AgentToolServiceOuterClass extends com.google.protobuf.Genera
     internal_static_onebot_gateway_v1_Tool_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_Tool_descriptor,
-        new java.lang.String[] { "Name", "Description", "InputSchemaJson", "DetailsSchemaJson", "ReadOnly", "Destructive", "Aliases", });
+        new java.lang.String[] { "Name", "Description", "InputSchemaJson", "DetailsSchemaJson", "ReadOnly", "Destructive", "Aliases", "Title", "Idempotent", "OpenWorld", "Deletes", });
     internal_static_onebot_gateway_v1_CallToolRequest_descriptor =
       getDescriptor().getMessageType(3);
     internal_static_onebot_gateway_v1_CallToolRequest_fieldAccessorTable = new

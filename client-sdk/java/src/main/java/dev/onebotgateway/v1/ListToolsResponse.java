@@ -58,7 +58,9 @@ private static final long serialVersionUID = 0L;
   private java.util.List<dev.onebotgateway.v1.Tool> tools_;
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -69,7 +71,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -81,7 +85,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -92,7 +98,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -103,7 +111,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -481,7 +491,9 @@ private static final long serialVersionUID = 0L;
 
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -495,7 +507,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -509,7 +523,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -523,7 +539,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -542,7 +560,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -560,7 +580,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -578,7 +600,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -597,7 +621,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -615,7 +641,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -633,7 +661,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -652,7 +682,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -669,7 +701,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -686,7 +720,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -697,7 +733,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -711,7 +749,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -726,7 +766,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -737,7 +779,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -749,7 +793,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+     * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+     * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+     * qq_search_messages (while the archive is on), qq_wait_messages.
      * </pre>
      *
      * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>

@@ -12,7 +12,9 @@ public interface ListToolsResponseOrBuilder extends
 
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -21,7 +23,9 @@ public interface ListToolsResponseOrBuilder extends
       getToolsList();
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -29,7 +33,9 @@ public interface ListToolsResponseOrBuilder extends
   dev.onebotgateway.v1.Tool getTools(int index);
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -37,7 +43,9 @@ public interface ListToolsResponseOrBuilder extends
   int getToolsCount();
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>
@@ -46,7 +54,9 @@ public interface ListToolsResponseOrBuilder extends
       getToolsOrBuilderList();
   /**
    * <pre>
-   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke.
+   * The tools: qq_get_history, qq_get_group_members, qq_send, qq_poke,
+   * qq_get_message, qq_recall, qq_get_forward, qq_get_media,
+   * qq_search_messages (while the archive is on), qq_wait_messages.
    * </pre>
    *
    * <code>repeated .onebot.gateway.v1.Tool tools = 1 [json_name = "tools"];</code>

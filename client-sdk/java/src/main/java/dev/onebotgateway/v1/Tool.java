@@ -38,6 +38,7 @@ private static final long serialVersionUID = 0L;
     detailsSchemaJson_ = "";
     aliases_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
+    title_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -333,6 +334,103 @@ private static final long serialVersionUID = 0L;
     return aliases_.getByteString(index);
   }
 
+  public static final int TITLE_FIELD_NUMBER = 8;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object title_ = "";
+  /**
+   * <pre>
+   * Short human-readable name for display, e.g. "Read QQ chat history".
+   * </pre>
+   *
+   * <code>string title = 8 [json_name = "title"];</code>
+   * @return The title.
+   */
+  @java.lang.Override
+  public java.lang.String getTitle() {
+    java.lang.Object ref = title_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      title_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Short human-readable name for display, e.g. "Read QQ chat history".
+   * </pre>
+   *
+   * <code>string title = 8 [json_name = "title"];</code>
+   * @return The bytes for title.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getTitleBytes() {
+    java.lang.Object ref = title_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      title_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int IDEMPOTENT_FIELD_NUMBER = 9;
+  private boolean idempotent_ = false;
+  /**
+   * <pre>
+   * True when repeating a call with the same arguments has no further
+   * effect (every read tool, and a recall; a repeated send sends again).
+   * </pre>
+   *
+   * <code>bool idempotent = 9 [json_name = "idempotent"];</code>
+   * @return The idempotent.
+   */
+  @java.lang.Override
+  public boolean getIdempotent() {
+    return idempotent_;
+  }
+
+  public static final int OPEN_WORLD_FIELD_NUMBER = 10;
+  private boolean openWorld_ = false;
+  /**
+   * <pre>
+   * True when the tool reaches beyond the gateway into QQ, whose chats
+   * other people change (every tool but qq_search_messages, which reads
+   * only the gateway's own archive).
+   * </pre>
+   *
+   * <code>bool open_world = 10 [json_name = "openWorld"];</code>
+   * @return The openWorld.
+   */
+  @java.lang.Override
+  public boolean getOpenWorld() {
+    return openWorld_;
+  }
+
+  public static final int DELETES_FIELD_NUMBER = 11;
+  private boolean deletes_ = false;
+  /**
+   * <pre>
+   * True when the tool may delete or overwrite something (MCP's
+   * `destructiveHint`): a recall removes a message; sends and pokes only
+   * add, so they are false.
+   * </pre>
+   *
+   * <code>bool deletes = 11 [json_name = "deletes"];</code>
+   * @return The deletes.
+   */
+  @java.lang.Override
+  public boolean getDeletes() {
+    return deletes_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -368,6 +466,18 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < aliases_.size(); i++) {
       com.google.protobuf.GeneratedMessage.writeString(output, 7, aliases_.getRaw(i));
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(title_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 8, title_);
+    }
+    if (idempotent_ != false) {
+      output.writeBool(9, idempotent_);
+    }
+    if (openWorld_ != false) {
+      output.writeBool(10, openWorld_);
+    }
+    if (deletes_ != false) {
+      output.writeBool(11, deletes_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -399,6 +509,21 @@ private static final long serialVersionUID = 0L;
       }
       size += dataSize;
       size += 1 * getAliasesList().size();
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(title_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(8, title_);
+    }
+    if (idempotent_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(9, idempotent_);
+    }
+    if (openWorld_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(10, openWorld_);
+    }
+    if (deletes_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(11, deletes_);
     }
     return size;
   }
@@ -438,6 +563,14 @@ private static final long serialVersionUID = 0L;
         != other.getDestructive()) return false;
     if (!getAliasesList()
         .equals(other.getAliasesList())) return false;
+    if (!getTitle()
+        .equals(other.getTitle())) return false;
+    if (getIdempotent()
+        != other.getIdempotent()) return false;
+    if (getOpenWorld()
+        != other.getOpenWorld()) return false;
+    if (getDeletes()
+        != other.getDeletes()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -467,6 +600,17 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + ALIASES_FIELD_NUMBER;
       hash = (53 * hash) + getAliasesList().hashCode();
     }
+    hash = (37 * hash) + TITLE_FIELD_NUMBER;
+    hash = (53 * hash) + getTitle().hashCode();
+    hash = (37 * hash) + IDEMPOTENT_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getIdempotent());
+    hash = (37 * hash) + OPEN_WORLD_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getOpenWorld());
+    hash = (37 * hash) + DELETES_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getDeletes());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -610,6 +754,10 @@ private static final long serialVersionUID = 0L;
       destructive_ = false;
       aliases_ =
           com.google.protobuf.LazyStringArrayList.emptyList();
+      title_ = "";
+      idempotent_ = false;
+      openWorld_ = false;
+      deletes_ = false;
       return this;
     }
 
@@ -665,6 +813,18 @@ private static final long serialVersionUID = 0L;
         aliases_.makeImmutable();
         result.aliases_ = aliases_;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.title_ = title_;
+      }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.idempotent_ = idempotent_;
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.openWorld_ = openWorld_;
+      }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.deletes_ = deletes_;
+      }
     }
 
     @java.lang.Override
@@ -714,6 +874,20 @@ private static final long serialVersionUID = 0L;
           aliases_.addAll(other.aliases_);
         }
         onChanged();
+      }
+      if (!other.getTitle().isEmpty()) {
+        title_ = other.title_;
+        bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      if (other.getIdempotent() != false) {
+        setIdempotent(other.getIdempotent());
+      }
+      if (other.getOpenWorld() != false) {
+        setOpenWorld(other.getOpenWorld());
+      }
+      if (other.getDeletes() != false) {
+        setDeletes(other.getDeletes());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -774,6 +948,26 @@ private static final long serialVersionUID = 0L;
               aliases_.add(input.readStringRequireUtf8());
               break;
             } // case 58
+            case 66: {
+              title_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
+            case 72: {
+              idempotent_ = input.readBool();
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 72
+            case 80: {
+              openWorld_ = input.readBool();
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 80
+            case 88: {
+              deletes_ = input.readBool();
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 88
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1399,6 +1593,245 @@ private static final long serialVersionUID = 0L;
       ensureAliasesIsMutable();
       aliases_.add(value);
       bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object title_ = "";
+    /**
+     * <pre>
+     * Short human-readable name for display, e.g. "Read QQ chat history".
+     * </pre>
+     *
+     * <code>string title = 8 [json_name = "title"];</code>
+     * @return The title.
+     */
+    public java.lang.String getTitle() {
+      java.lang.Object ref = title_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        title_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Short human-readable name for display, e.g. "Read QQ chat history".
+     * </pre>
+     *
+     * <code>string title = 8 [json_name = "title"];</code>
+     * @return The bytes for title.
+     */
+    public com.google.protobuf.ByteString
+        getTitleBytes() {
+      java.lang.Object ref = title_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        title_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Short human-readable name for display, e.g. "Read QQ chat history".
+     * </pre>
+     *
+     * <code>string title = 8 [json_name = "title"];</code>
+     * @param value The title to set.
+     * @return This builder for chaining.
+     */
+    public Builder setTitle(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      title_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Short human-readable name for display, e.g. "Read QQ chat history".
+     * </pre>
+     *
+     * <code>string title = 8 [json_name = "title"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearTitle() {
+      title_ = getDefaultInstance().getTitle();
+      bitField0_ = (bitField0_ & ~0x00000080);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Short human-readable name for display, e.g. "Read QQ chat history".
+     * </pre>
+     *
+     * <code>string title = 8 [json_name = "title"];</code>
+     * @param value The bytes for title to set.
+     * @return This builder for chaining.
+     */
+    public Builder setTitleBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      title_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+
+    private boolean idempotent_ ;
+    /**
+     * <pre>
+     * True when repeating a call with the same arguments has no further
+     * effect (every read tool, and a recall; a repeated send sends again).
+     * </pre>
+     *
+     * <code>bool idempotent = 9 [json_name = "idempotent"];</code>
+     * @return The idempotent.
+     */
+    @java.lang.Override
+    public boolean getIdempotent() {
+      return idempotent_;
+    }
+    /**
+     * <pre>
+     * True when repeating a call with the same arguments has no further
+     * effect (every read tool, and a recall; a repeated send sends again).
+     * </pre>
+     *
+     * <code>bool idempotent = 9 [json_name = "idempotent"];</code>
+     * @param value The idempotent to set.
+     * @return This builder for chaining.
+     */
+    public Builder setIdempotent(boolean value) {
+
+      idempotent_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * True when repeating a call with the same arguments has no further
+     * effect (every read tool, and a recall; a repeated send sends again).
+     * </pre>
+     *
+     * <code>bool idempotent = 9 [json_name = "idempotent"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearIdempotent() {
+      bitField0_ = (bitField0_ & ~0x00000100);
+      idempotent_ = false;
+      onChanged();
+      return this;
+    }
+
+    private boolean openWorld_ ;
+    /**
+     * <pre>
+     * True when the tool reaches beyond the gateway into QQ, whose chats
+     * other people change (every tool but qq_search_messages, which reads
+     * only the gateway's own archive).
+     * </pre>
+     *
+     * <code>bool open_world = 10 [json_name = "openWorld"];</code>
+     * @return The openWorld.
+     */
+    @java.lang.Override
+    public boolean getOpenWorld() {
+      return openWorld_;
+    }
+    /**
+     * <pre>
+     * True when the tool reaches beyond the gateway into QQ, whose chats
+     * other people change (every tool but qq_search_messages, which reads
+     * only the gateway's own archive).
+     * </pre>
+     *
+     * <code>bool open_world = 10 [json_name = "openWorld"];</code>
+     * @param value The openWorld to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOpenWorld(boolean value) {
+
+      openWorld_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * True when the tool reaches beyond the gateway into QQ, whose chats
+     * other people change (every tool but qq_search_messages, which reads
+     * only the gateway's own archive).
+     * </pre>
+     *
+     * <code>bool open_world = 10 [json_name = "openWorld"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOpenWorld() {
+      bitField0_ = (bitField0_ & ~0x00000200);
+      openWorld_ = false;
+      onChanged();
+      return this;
+    }
+
+    private boolean deletes_ ;
+    /**
+     * <pre>
+     * True when the tool may delete or overwrite something (MCP's
+     * `destructiveHint`): a recall removes a message; sends and pokes only
+     * add, so they are false.
+     * </pre>
+     *
+     * <code>bool deletes = 11 [json_name = "deletes"];</code>
+     * @return The deletes.
+     */
+    @java.lang.Override
+    public boolean getDeletes() {
+      return deletes_;
+    }
+    /**
+     * <pre>
+     * True when the tool may delete or overwrite something (MCP's
+     * `destructiveHint`): a recall removes a message; sends and pokes only
+     * add, so they are false.
+     * </pre>
+     *
+     * <code>bool deletes = 11 [json_name = "deletes"];</code>
+     * @param value The deletes to set.
+     * @return This builder for chaining.
+     */
+    public Builder setDeletes(boolean value) {
+
+      deletes_ = value;
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * True when the tool may delete or overwrite something (MCP's
+     * `destructiveHint`): a recall removes a message; sends and pokes only
+     * add, so they are false.
+     * </pre>
+     *
+     * <code>bool deletes = 11 [json_name = "deletes"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearDeletes() {
+      bitField0_ = (bitField0_ & ~0x00000400);
+      deletes_ = false;
       onChanged();
       return this;
     }

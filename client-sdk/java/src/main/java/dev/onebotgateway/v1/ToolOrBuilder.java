@@ -154,4 +154,59 @@ public interface ToolOrBuilder extends
    */
   com.google.protobuf.ByteString
       getAliasesBytes(int index);
+
+  /**
+   * <pre>
+   * Short human-readable name for display, e.g. "Read QQ chat history".
+   * </pre>
+   *
+   * <code>string title = 8 [json_name = "title"];</code>
+   * @return The title.
+   */
+  java.lang.String getTitle();
+  /**
+   * <pre>
+   * Short human-readable name for display, e.g. "Read QQ chat history".
+   * </pre>
+   *
+   * <code>string title = 8 [json_name = "title"];</code>
+   * @return The bytes for title.
+   */
+  com.google.protobuf.ByteString
+      getTitleBytes();
+
+  /**
+   * <pre>
+   * True when repeating a call with the same arguments has no further
+   * effect (every read tool, and a recall; a repeated send sends again).
+   * </pre>
+   *
+   * <code>bool idempotent = 9 [json_name = "idempotent"];</code>
+   * @return The idempotent.
+   */
+  boolean getIdempotent();
+
+  /**
+   * <pre>
+   * True when the tool reaches beyond the gateway into QQ, whose chats
+   * other people change (every tool but qq_search_messages, which reads
+   * only the gateway's own archive).
+   * </pre>
+   *
+   * <code>bool open_world = 10 [json_name = "openWorld"];</code>
+   * @return The openWorld.
+   */
+  boolean getOpenWorld();
+
+  /**
+   * <pre>
+   * True when the tool may delete or overwrite something (MCP's
+   * `destructiveHint`): a recall removes a message; sends and pokes only
+   * add, so they are false.
+   * </pre>
+   *
+   * <code>bool deletes = 11 [json_name = "deletes"];</code>
+   * @return The deletes.
+   */
+  boolean getDeletes();
 }
