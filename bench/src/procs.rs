@@ -220,8 +220,6 @@ pub struct GatewayProc {
     pub addr: String,
     /// A channel to it.
     pub channel: Channel,
-    /// Its gRPC address (`host:port`), for more connections.
-    pub addr: String,
     _temp: tempfile::TempDir,
 }
 
@@ -258,7 +256,6 @@ impl GatewayProc {
             proc,
             addr,
             channel,
-            addr,
             _temp: temp,
         })
     }
