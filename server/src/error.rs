@@ -120,6 +120,9 @@ pub enum Kind {
     DeadlineExceeded,
     /// A request message over the RPC's size limit.
     RequestTooLarge,
+    /// The data directory could not be written (disk full, read-only or
+    /// failing); nothing of the request was stored.
+    StorageFailed,
 }
 
 impl Kind {
@@ -177,6 +180,7 @@ impl Kind {
         Kind::Cancelled,
         Kind::DeadlineExceeded,
         Kind::RequestTooLarge,
+        Kind::StorageFailed,
     ];
 }
 

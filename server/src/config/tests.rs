@@ -184,6 +184,11 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "must be positive",
     ),
     (
+        "[events]\nheartbeat_secs = 86401",
+        "events.heartbeat_secs",
+        "must be in 0..=86400",
+    ),
+    (
         "[reverse_ws]\npath = \"x\"",
         "reverse_ws.path",
         "must start with `/`",

@@ -166,6 +166,11 @@ const (
 	// (metadata `limit_bytes`, `found_bytes`); large media go through
 	// MediaService.UploadMedia.
 	ErrorReason_ERROR_REASON_REQUEST_TOO_LARGE ErrorReason = 51
+	// UNAVAILABLE: the gateway could not write its data directory (disk full,
+	// read-only or failing; metadata `path`): nothing of this request was
+	// stored or sent, and what was stored before is intact. Retry once the
+	// operator freed space; the gateway reopens its store by itself.
+	ErrorReason_ERROR_REASON_STORAGE_FAILED ErrorReason = 52
 )
 
 // Enum value maps for ErrorReason.
@@ -223,6 +228,7 @@ var (
 		49: "ERROR_REASON_CANCELLED",
 		50: "ERROR_REASON_DEADLINE_EXCEEDED",
 		51: "ERROR_REASON_REQUEST_TOO_LARGE",
+		52: "ERROR_REASON_STORAGE_FAILED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":               0,
@@ -277,6 +283,7 @@ var (
 		"ERROR_REASON_CANCELLED":                 49,
 		"ERROR_REASON_DEADLINE_EXCEEDED":         50,
 		"ERROR_REASON_REQUEST_TOO_LARGE":         51,
+		"ERROR_REASON_STORAGE_FAILED":            52,
 	}
 )
 
@@ -311,7 +318,7 @@ var File_onebot_gateway_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\xbe\x0e\n" +
+	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\xdf\x0e\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12'\n" +
@@ -365,7 +372,8 @@ const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\x15ERROR_REASON_INTERNAL\x100\x12\x1a\n" +
 	"\x16ERROR_REASON_CANCELLED\x101\x12\"\n" +
 	"\x1eERROR_REASON_DEADLINE_EXCEEDED\x102\x12\"\n" +
-	"\x1eERROR_REASON_REQUEST_TOO_LARGE\x103Bl\n" +
+	"\x1eERROR_REASON_REQUEST_TOO_LARGE\x103\x12\x1f\n" +
+	"\x1bERROR_REASON_STORAGE_FAILED\x104Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (

@@ -191,6 +191,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     (metadata `limit_bytes`, `found_bytes`); large media go through
     MediaService.UploadMedia.
     """
+    ERROR_REASON_STORAGE_FAILED: _ErrorReason.ValueType  # 52
+    """UNAVAILABLE: the gateway could not write its data directory (disk full,
+    read-only or failing; metadata `path`): nothing of this request was
+    stored or sent, and what was stored before is intact. Retry once the
+    operator freed space; the gateway reopens its store by itself.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every `google.rpc.ErrorInfo.reason` the gateway returns, with domain
@@ -367,5 +373,11 @@ ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 51
 """RESOURCE_EXHAUSTED: a request message is larger than the RPC's limit
 (metadata `limit_bytes`, `found_bytes`); large media go through
 MediaService.UploadMedia.
+"""
+ERROR_REASON_STORAGE_FAILED: ErrorReason.ValueType  # 52
+"""UNAVAILABLE: the gateway could not write its data directory (disk full,
+read-only or failing; metadata `path`): nothing of this request was
+stored or sent, and what was stored before is intact. Retry once the
+operator freed space; the gateway reopens its store by itself.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -468,6 +468,17 @@ public enum ErrorReason
    * <code>ERROR_REASON_REQUEST_TOO_LARGE = 51;</code>
    */
   ERROR_REASON_REQUEST_TOO_LARGE(51),
+  /**
+   * <pre>
+   * UNAVAILABLE: the gateway could not write its data directory (disk full,
+   * read-only or failing; metadata `path`): nothing of this request was
+   * stored or sent, and what was stored before is intact. Retry once the
+   * operator freed space; the gateway reopens its store by itself.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STORAGE_FAILED = 52;</code>
+   */
+  ERROR_REASON_STORAGE_FAILED(52),
   UNRECOGNIZED(-1),
   ;
 
@@ -930,6 +941,17 @@ public enum ErrorReason
    * <code>ERROR_REASON_REQUEST_TOO_LARGE = 51;</code>
    */
   public static final int ERROR_REASON_REQUEST_TOO_LARGE_VALUE = 51;
+  /**
+   * <pre>
+   * UNAVAILABLE: the gateway could not write its data directory (disk full,
+   * read-only or failing; metadata `path`): nothing of this request was
+   * stored or sent, and what was stored before is intact. Retry once the
+   * operator freed space; the gateway reopens its store by itself.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STORAGE_FAILED = 52;</code>
+   */
+  public static final int ERROR_REASON_STORAGE_FAILED_VALUE = 52;
 
 
   public final int getNumber() {
@@ -1008,6 +1030,7 @@ public enum ErrorReason
       case 49: return ERROR_REASON_CANCELLED;
       case 50: return ERROR_REASON_DEADLINE_EXCEEDED;
       case 51: return ERROR_REASON_REQUEST_TOO_LARGE;
+      case 52: return ERROR_REASON_STORAGE_FAILED;
       default: return null;
     }
   }

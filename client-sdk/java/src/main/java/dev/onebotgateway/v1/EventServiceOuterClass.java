@@ -37,6 +37,11 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_StreamEventsResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_Heartbeat_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_Heartbeat_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_onebot_gateway_v1_Event_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -99,57 +104,61 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       "bot.gateway.v1.ChatR\005chats\0222\n\005kinds\030\003 \003(" +
       "\0162\034.onebot.gateway.v1.EventKindR\005kinds\022*" +
       "\n\016after_sequence\030\004 \001(\004H\000R\rafterSequence\210" +
-      "\001\001B\021\n\017_after_sequence\"F\n\024StreamEventsRes" +
-      "ponse\022.\n\005event\030\001 \001(\0132\030.onebot.gateway.v1" +
-      ".EventR\005event\"\250\005\n\005Event\022\035\n\naccount_id\030\001 " +
-      "\001(\tR\taccountId\022\032\n\010sequence\030\002 \001(\004R\010sequen" +
-      "ce\022.\n\004time\030\003 \001(\0132\032.google.protobuf.Times" +
-      "tampR\004time\022\027\n\007self_id\030\004 \001(\003R\006selfId\022;\n\007m" +
-      "essage\030\n \001(\0132\037.onebot.gateway.v1.Message" +
-      "EventH\000R\007message\0222\n\004poke\030\013 \001(\0132\034.onebot." +
-      "gateway.v1.PokeEventH\000R\004poke\022K\n\rmember_j" +
-      "oined\030\014 \001(\0132$.onebot.gateway.v1.MemberJo" +
-      "inedEventH\000R\014memberJoined\022E\n\013member_left" +
-      "\030\r \001(\0132\".onebot.gateway.v1.MemberLeftEve" +
-      "ntH\000R\nmemberLeft\022H\n\014card_changed\030\016 \001(\0132#" +
-      ".onebot.gateway.v1.CardChangedEventH\000R\013c" +
-      "ardChanged\022A\n\tlifecycle\030\017 \001(\0132!.onebot.g" +
-      "ateway.v1.LifecycleEventH\000R\tlifecycle\022D\n" +
-      "\nconnection\030\020 \001(\0132\".onebot.gateway.v1.Co" +
-      "nnectionEventH\000R\nconnection\022;\n\007unknown\030\021" +
-      " \001(\0132\037.onebot.gateway.v1.UnknownEventH\000R" +
-      "\007unknownB\006\n\004kind\"e\n\014MessageEvent\0228\n\007mess" +
-      "age\030\001 \001(\0132\036.onebot.gateway.v1.ChatMessag" +
-      "eR\007message\022\033\n\tself_sent\030\002 \001(\010R\010selfSent\"" +
-      "\\\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R\007groupId\022" +
-      "\027\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttarget_id\030\003 " +
-      "\001(\003R\010targetId\"h\n\021MemberJoinedEvent\022\031\n\010gr" +
-      "oup_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006" +
-      "userId\022\037\n\013operator_id\030\003 \001(\003R\noperatorId\"" +
-      "\201\001\n\017MemberLeftEvent\022\031\n\010group_id\030\001 \001(\003R\007g" +
-      "roupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013opera" +
-      "tor_id\030\003 \001(\003R\noperatorId\022\031\n\010sub_type\030\004 \001" +
-      "(\tR\007subType\"|\n\020CardChangedEvent\022\031\n\010group" +
-      "_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006use" +
-      "rId\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022\031\n\010card_o" +
-      "ld\030\004 \001(\tR\007cardOld\"+\n\016LifecycleEvent\022\031\n\010s" +
-      "ub_type\030\001 \001(\tR\007subType\"c\n\017ConnectionEven" +
-      "t\0228\n\005state\030\001 \001(\0162\".onebot.gateway.v1.Con" +
-      "nectionStateR\005state\022\026\n\006detail\030\002 \001(\tR\006det" +
-      "ail\"F\n\014UnknownEvent\022\033\n\tpost_type\030\001 \001(\tR\010" +
-      "postType\022\031\n\010raw_json\030\002 \001(\tR\007rawJson*\370\001\n\t" +
-      "EventKind\022\032\n\026EVENT_KIND_UNSPECIFIED\020\000\022\026\n" +
-      "\022EVENT_KIND_MESSAGE\020\001\022\023\n\017EVENT_KIND_POKE" +
-      "\020\002\022\034\n\030EVENT_KIND_MEMBER_JOINED\020\003\022\032\n\026EVEN" +
-      "T_KIND_MEMBER_LEFT\020\004\022\033\n\027EVENT_KIND_CARD_" +
-      "CHANGED\020\005\022\030\n\024EVENT_KIND_LIFECYCLE\020\006\022\031\n\025E" +
-      "VENT_KIND_CONNECTION\020\007\022\026\n\022EVENT_KIND_UNK" +
-      "NOWN\020\0102q\n\014EventService\022a\n\014StreamEvents\022&" +
-      ".onebot.gateway.v1.StreamEventsRequest\032\'" +
-      ".onebot.gateway.v1.StreamEventsResponse0" +
-      "\001Bl\n\024dev.onebotgateway.v1P\001ZRgithub.com/" +
-      "onebot-gateway/onebot-gateway/client-sdk" +
-      "/go/onebot/gateway/v1;gatewayv1b\006proto3"
+      "\001\001B\021\n\017_after_sequence\"\202\001\n\024StreamEventsRe" +
+      "sponse\022.\n\005event\030\001 \001(\0132\030.onebot.gateway.v" +
+      "1.EventR\005event\022:\n\theartbeat\030\002 \001(\0132\034.oneb" +
+      "ot.gateway.v1.HeartbeatR\theartbeat\"`\n\tHe" +
+      "artbeat\022#\n\rlast_sequence\030\001 \001(\004R\014lastSequ" +
+      "ence\022.\n\004time\030\002 \001(\0132\032.google.protobuf.Tim" +
+      "estampR\004time\"\250\005\n\005Event\022\035\n\naccount_id\030\001 \001" +
+      "(\tR\taccountId\022\032\n\010sequence\030\002 \001(\004R\010sequenc" +
+      "e\022.\n\004time\030\003 \001(\0132\032.google.protobuf.Timest" +
+      "ampR\004time\022\027\n\007self_id\030\004 \001(\003R\006selfId\022;\n\007me" +
+      "ssage\030\n \001(\0132\037.onebot.gateway.v1.MessageE" +
+      "ventH\000R\007message\0222\n\004poke\030\013 \001(\0132\034.onebot.g" +
+      "ateway.v1.PokeEventH\000R\004poke\022K\n\rmember_jo" +
+      "ined\030\014 \001(\0132$.onebot.gateway.v1.MemberJoi" +
+      "nedEventH\000R\014memberJoined\022E\n\013member_left\030" +
+      "\r \001(\0132\".onebot.gateway.v1.MemberLeftEven" +
+      "tH\000R\nmemberLeft\022H\n\014card_changed\030\016 \001(\0132#." +
+      "onebot.gateway.v1.CardChangedEventH\000R\013ca" +
+      "rdChanged\022A\n\tlifecycle\030\017 \001(\0132!.onebot.ga" +
+      "teway.v1.LifecycleEventH\000R\tlifecycle\022D\n\n" +
+      "connection\030\020 \001(\0132\".onebot.gateway.v1.Con" +
+      "nectionEventH\000R\nconnection\022;\n\007unknown\030\021 " +
+      "\001(\0132\037.onebot.gateway.v1.UnknownEventH\000R\007" +
+      "unknownB\006\n\004kind\"e\n\014MessageEvent\0228\n\007messa" +
+      "ge\030\001 \001(\0132\036.onebot.gateway.v1.ChatMessage" +
+      "R\007message\022\033\n\tself_sent\030\002 \001(\010R\010selfSent\"\\" +
+      "\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027" +
+      "\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttarget_id\030\003 \001" +
+      "(\003R\010targetId\"h\n\021MemberJoinedEvent\022\031\n\010gro" +
+      "up_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006u" +
+      "serId\022\037\n\013operator_id\030\003 \001(\003R\noperatorId\"\201" +
+      "\001\n\017MemberLeftEvent\022\031\n\010group_id\030\001 \001(\003R\007gr" +
+      "oupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013operat" +
+      "or_id\030\003 \001(\003R\noperatorId\022\031\n\010sub_type\030\004 \001(" +
+      "\tR\007subType\"|\n\020CardChangedEvent\022\031\n\010group_" +
+      "id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006user" +
+      "Id\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022\031\n\010card_ol" +
+      "d\030\004 \001(\tR\007cardOld\"+\n\016LifecycleEvent\022\031\n\010su" +
+      "b_type\030\001 \001(\tR\007subType\"c\n\017ConnectionEvent" +
+      "\0228\n\005state\030\001 \001(\0162\".onebot.gateway.v1.Conn" +
+      "ectionStateR\005state\022\026\n\006detail\030\002 \001(\tR\006deta" +
+      "il\"F\n\014UnknownEvent\022\033\n\tpost_type\030\001 \001(\tR\010p" +
+      "ostType\022\031\n\010raw_json\030\002 \001(\tR\007rawJson*\370\001\n\tE" +
+      "ventKind\022\032\n\026EVENT_KIND_UNSPECIFIED\020\000\022\026\n\022" +
+      "EVENT_KIND_MESSAGE\020\001\022\023\n\017EVENT_KIND_POKE\020" +
+      "\002\022\034\n\030EVENT_KIND_MEMBER_JOINED\020\003\022\032\n\026EVENT" +
+      "_KIND_MEMBER_LEFT\020\004\022\033\n\027EVENT_KIND_CARD_C" +
+      "HANGED\020\005\022\030\n\024EVENT_KIND_LIFECYCLE\020\006\022\031\n\025EV" +
+      "ENT_KIND_CONNECTION\020\007\022\026\n\022EVENT_KIND_UNKN" +
+      "OWN\020\0102q\n\014EventService\022a\n\014StreamEvents\022&." +
+      "onebot.gateway.v1.StreamEventsRequest\032\'." +
+      "onebot.gateway.v1.StreamEventsResponse0\001" +
+      "Bl\n\024dev.onebotgateway.v1P\001ZRgithub.com/o" +
+      "nebot-gateway/onebot-gateway/client-sdk/" +
+      "go/onebot/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -169,57 +178,63 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
     internal_static_onebot_gateway_v1_StreamEventsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_StreamEventsResponse_descriptor,
-        new java.lang.String[] { "Event", });
-    internal_static_onebot_gateway_v1_Event_descriptor =
+        new java.lang.String[] { "Event", "Heartbeat", });
+    internal_static_onebot_gateway_v1_Heartbeat_descriptor =
       getDescriptor().getMessageType(2);
+    internal_static_onebot_gateway_v1_Heartbeat_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_Heartbeat_descriptor,
+        new java.lang.String[] { "LastSequence", "Time", });
+    internal_static_onebot_gateway_v1_Event_descriptor =
+      getDescriptor().getMessageType(3);
     internal_static_onebot_gateway_v1_Event_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_Event_descriptor,
         new java.lang.String[] { "AccountId", "Sequence", "Time", "SelfId", "Message", "Poke", "MemberJoined", "MemberLeft", "CardChanged", "Lifecycle", "Connection", "Unknown", "Kind", });
     internal_static_onebot_gateway_v1_MessageEvent_descriptor =
-      getDescriptor().getMessageType(3);
+      getDescriptor().getMessageType(4);
     internal_static_onebot_gateway_v1_MessageEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MessageEvent_descriptor,
         new java.lang.String[] { "Message", "SelfSent", });
     internal_static_onebot_gateway_v1_PokeEvent_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(5);
     internal_static_onebot_gateway_v1_PokeEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_PokeEvent_descriptor,
         new java.lang.String[] { "GroupId", "UserId", "TargetId", });
     internal_static_onebot_gateway_v1_MemberJoinedEvent_descriptor =
-      getDescriptor().getMessageType(5);
+      getDescriptor().getMessageType(6);
     internal_static_onebot_gateway_v1_MemberJoinedEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MemberJoinedEvent_descriptor,
         new java.lang.String[] { "GroupId", "UserId", "OperatorId", });
     internal_static_onebot_gateway_v1_MemberLeftEvent_descriptor =
-      getDescriptor().getMessageType(6);
+      getDescriptor().getMessageType(7);
     internal_static_onebot_gateway_v1_MemberLeftEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MemberLeftEvent_descriptor,
         new java.lang.String[] { "GroupId", "UserId", "OperatorId", "SubType", });
     internal_static_onebot_gateway_v1_CardChangedEvent_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(8);
     internal_static_onebot_gateway_v1_CardChangedEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_CardChangedEvent_descriptor,
         new java.lang.String[] { "GroupId", "UserId", "CardNew", "CardOld", });
     internal_static_onebot_gateway_v1_LifecycleEvent_descriptor =
-      getDescriptor().getMessageType(8);
+      getDescriptor().getMessageType(9);
     internal_static_onebot_gateway_v1_LifecycleEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_LifecycleEvent_descriptor,
         new java.lang.String[] { "SubType", });
     internal_static_onebot_gateway_v1_ConnectionEvent_descriptor =
-      getDescriptor().getMessageType(9);
+      getDescriptor().getMessageType(10);
     internal_static_onebot_gateway_v1_ConnectionEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_ConnectionEvent_descriptor,
         new java.lang.String[] { "State", "Detail", });
     internal_static_onebot_gateway_v1_UnknownEvent_descriptor =
-      getDescriptor().getMessageType(10);
+      getDescriptor().getMessageType(11);
     internal_static_onebot_gateway_v1_UnknownEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_UnknownEvent_descriptor,
