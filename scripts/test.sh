@@ -49,7 +49,7 @@ stage_lint-deploy() {
   step "Dockerfile lint (hadolint)"
   hadolint Dockerfile
   step "Kubernetes manifests against the bundled schemas (kubernetes-validate)"
-  kubernetes-validate --strict --quiet deploy/k8s/*.yaml
+  kubernetes-validate --strict --quiet deploy/k8s/*.yaml deploy/k8s/sharded/*.yaml
 }
 
 stage_build() {
