@@ -10,6 +10,8 @@ import dev.onebotgateway.v1.Account;
 import dev.onebotgateway.v1.CallToolResponse;
 import dev.onebotgateway.v1.ChatMessage;
 import dev.onebotgateway.v1.Event;
+import dev.onebotgateway.v1.EventKind;
+import dev.onebotgateway.v1.StreamEventsRequest;
 import dev.onebotgateway.v1.PokeMemberResponse;
 import dev.onebotgateway.v1.SendMessageResponse;
 import dev.onebotgateway.v1.ErrorReason;
@@ -168,5 +170,37 @@ class E2eTest {
     assertTrue(event.getSequence() >= 1);
     assertTrue(event.hasPoke());
     assertEquals(PLAYGROUND, event.getPoke().getGroupId());
+  }
+
+  /**
+   * The stream through nginx survives the proxy being killed and restarted: it reconnects from
+   * the last event it returned, and every event arrives once.
+   */
+  @Test
+  void eventsResumeAcrossAProxyRestart() throws Exception {
+    String proxy = System.getenv("ONEBOT_GATEWAY_PROXY_ADDR");
+    String restart = System.getenv("ONEBOT_GATEWAY_PROXY_RESTART");
+    assertNotNull(proxy, "ONEBOT_GATEWAY_PROXY_ADDR is not set: run ./scripts/sdk-tests.sh java");
+    assertNotNull(restart);
+    try (Client viaProxy = Client.builder(proxy).build();
+        EventStream stream =
+            viaProxy.events(
+                StreamEventsRequest.newBuilder()
+                    .addKinds(EventKind.EVENT_KIND_POKE)
+                    .setAfterSequence(0)
+                    .build())) {
+      client.poke(PLAYGROUND, 10015);
+      Event first = stream.next();
+      while (first.getPoke().getTargetId() != 10015) {
+        first = stream.next();
+      }
+      Process p = new ProcessBuilder(restart).inheritIO().start();
+      assertEquals(0, p.waitFor(), "restarting the proxy");
+      client.poke(PLAYGROUND, 10016);
+      Event second = stream.next();
+      assertEquals(10016, second.getPoke().getTargetId(), "nothing repeated, nothing lost");
+      assertTrue(second.getSequence() > first.getSequence());
+      assertTrue(stream.reconnects() >= 1);
+    }
   }
 }
