@@ -10,7 +10,7 @@ cd "$ROOT"
 step() { printf '\n==> %s\n' "$*"; }
 
 # Each stage is a function; STAGES is their order.
-STAGES=(fmt proto codegen clippy deny lint-deploy build deploy-configs test soak sdk)
+STAGES=(fmt proto codegen clippy deny lint-deploy build deploy-configs test reliability soak sdk)
 
 stage_fmt() {
   step "cargo fmt --check"
@@ -68,6 +68,11 @@ stage_test() {
   # downwards.
   step "cargo test"
   cargo test --workspace
+}
+
+stage_reliability() {
+  step "reliability: faults and bad input, 15 s of property fuzzing per target, one table"
+  FUZZ_SECS=15 ./scripts/reliability-report.sh
 }
 
 stage_soak() {

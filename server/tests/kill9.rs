@@ -144,7 +144,13 @@ fn group_texts(peer: &Sandbox) -> Vec<String> {
         .collect()
 }
 
-fn write_config(dir: &Path, port: u16, peer: &Sandbox, extra_account: &str, extra: &str) -> std::path::PathBuf {
+fn write_config(
+    dir: &Path,
+    port: u16,
+    peer: &Sandbox,
+    extra_account: &str,
+    extra: &str,
+) -> std::path::PathBuf {
     let config = dir.join("gateway.toml");
     std::fs::write(
         &config,
@@ -188,15 +194,29 @@ async fn kill_9_during_a_flush_loses_nothing_and_repeats_at_most_the_frame_in_fl
     let mut client = MessageServiceClient::new(channel.clone());
     let texts: Vec<String> = (0..N).map(|i| format!("queued {i:02}")).collect();
     for t in &texts {
-        assert!(client.send_message(text(t)).await.unwrap().into_inner().queued);
+        assert!(
+            client
+                .send_message(text(t))
+                .await
+                .unwrap()
+                .into_inner()
+                .queued
+        );
     }
     // The peer comes back slow: the flush is under way when the process
     // is killed.
     peer.control()
-        .set_fault(onebot_sandbox::Fault::SlowReplies(Duration::from_millis(100)));
+        .set_fault(onebot_sandbox::Fault::SlowReplies(Duration::from_millis(
+            100,
+        )));
     peer.start_listening().await.unwrap();
     tokio::time::timeout(Duration::from_secs(30), async {
-        while group_texts(&peer).iter().filter(|t| t.starts_with("queued")).count() < 5 {
+        while group_texts(&peer)
+            .iter()
+            .filter(|t| t.starts_with("queued"))
+            .count()
+            < 5
+        {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     })

@@ -59,7 +59,10 @@ async fn shard(dir: &Path, name: &str, accounts: &[&str]) -> Shard {
             .output()
             .await
             .unwrap();
-        assert!(ready.status.success(), "shard {name} not healthy: {ready:?}");
+        assert!(
+            ready.status.success(),
+            "shard {name} not healthy: {ready:?}"
+        );
     }
     Shard {
         port,
@@ -104,12 +107,7 @@ async fn one_address_reaches_every_shard_by_account_metadata() {
         .connect()
         .await
         .unwrap();
-    for (account, holder) in [
-        ("alice", &a),
-        ("bob", &b),
-        ("carol", &c),
-        ("dave", &c),
-    ] {
+    for (account, holder) in [("alice", &a), ("bob", &b), ("carol", &c), ("dave", &c)] {
         let on = client.with_account(account).unwrap();
         let text = format!("hello from {account}");
         let sent = on

@@ -125,7 +125,11 @@ impl Nginx {
         // a process that exited instead fails the test with its log.
         let started = Instant::now();
         loop {
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
                 let mut stderr = String::new();
                 if let Some(mut e) = self.child.take().and_then(|mut c| c.stderr.take()) {
                     let _ = std::io::Read::read_to_string(&mut e, &mut stderr);

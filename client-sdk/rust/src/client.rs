@@ -505,9 +505,10 @@ impl EventStream {
                 Ok(Some(response)) => {
                     self.failures = 0;
                     if let Some(beat) = response.heartbeat {
-                        self.position = Some(self.position.map_or(beat.last_sequence, |p| {
-                            p.max(beat.last_sequence)
-                        }));
+                        self.position = Some(
+                            self.position
+                                .map_or(beat.last_sequence, |p| p.max(beat.last_sequence)),
+                        );
                     }
                     let Some(event) = response.event else {
                         continue;

@@ -120,7 +120,10 @@ impl Store {
         let store = self.clone();
         let result = tokio::task::spawn_blocking(move || {
             let result = f(&store);
-            if result.as_ref().is_err_and(|e| e.kind == Kind::StorageFailed) {
+            if result
+                .as_ref()
+                .is_err_and(|e| e.kind == Kind::StorageFailed)
+            {
                 store.close_after_failure();
             }
             result
@@ -217,9 +220,9 @@ fn open_error(path: &Path, e: redb::Error) -> Error {
     let p = path.display();
     let unreadable = match &e {
         redb::Error::Io(io) => io.kind() == std::io::ErrorKind::InvalidData,
-        redb::Error::Corrupted(_) | redb::Error::UpgradeRequired(_) | redb::Error::RepairAborted => {
-            true
-        }
+        redb::Error::Corrupted(_)
+        | redb::Error::UpgradeRequired(_)
+        | redb::Error::RepairAborted => true,
         _ => false,
     };
     let message = if unreadable {

@@ -108,7 +108,9 @@ impl State {
 
     fn rearm(&mut self) {
         if let Some(period) = self.heartbeat {
-            self.idle.as_mut().reset(tokio::time::Instant::now() + period);
+            self.idle
+                .as_mut()
+                .reset(tokio::time::Instant::now() + period);
         }
     }
 }

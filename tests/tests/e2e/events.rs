@@ -27,7 +27,10 @@ async fn next_event(stream: &mut Streaming<pb::StreamEventsResponse>) -> pb::Eve
         if let Some(event) = m.event {
             return event;
         }
-        assert!(m.heartbeat.is_some(), "a message with neither event nor heartbeat");
+        assert!(
+            m.heartbeat.is_some(),
+            "a message with neither event nor heartbeat"
+        );
     }
 }
 

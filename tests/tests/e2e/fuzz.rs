@@ -58,16 +58,7 @@ fn fuzz<S: Strategy>(
     }
     let secs = started.elapsed().as_secs_f64();
     eprintln!("fuzz {target}: {tried} inputs in {secs:.1} s");
-    if let Some(path) = std::env::var_os("ONEBOT_FUZZ_REPORT") {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
-            let _ = writeln!(f, "{target} {tried}");
-        }
-    }
+    crate::hardening::report_inputs(target, usize::try_from(tried).unwrap_or(usize::MAX));
 }
 
 /// Bytes that are mostly JSON: valid frames, frames cut short or with a
@@ -153,7 +144,10 @@ fn fuzz_the_tool_argument_parser() {
         // JavaScript `Number(s)`: surrounding white space never changes it.
         let n = js_number(&raw);
         let padded = js_number(&format!(" {raw}\t"));
-        prop_assert!(n.to_bits() == padded.to_bits() || (n.is_nan() && padded.is_nan()), "{raw:?}: {n} vs {padded}");
+        prop_assert!(
+            n.to_bits() == padded.to_bits() || (n.is_nan() && padded.is_nan()),
+            "{raw:?}: {n} vs {padded}"
+        );
         Ok(())
     });
 }
@@ -257,10 +251,7 @@ fn fuzz_the_config_loader() {
                 prop_assert!(config.validate().is_ok());
                 // What loaded prints and loads again (secrets redacted).
                 let printed = config.to_redacted_toml();
-                prop_assert!(
-                    Config::from_toml(&printed).is_ok(),
-                    "{printed}"
-                );
+                prop_assert!(Config::from_toml(&printed).is_ok(), "{printed}");
             }
             Err(e) => prop_assert!(e.to_string().starts_with("configuration"), "{e}"),
         }
@@ -278,6 +269,7 @@ fn fuzz_the_config_loader() {
 }
 
 fn fxhash(s: &str) -> u64 {
-    s.bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
 }

@@ -26,12 +26,29 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use onebot_gateway::config::{AccountConfig, Config};
 use onebot_gateway_client::pb;
-use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, in_own_process, reason, sandbox};
+use onebot_gateway_tests::{
+    SandboxFlavor, TestGateway, config_for, in_own_process, reason, sandbox,
+};
 use onebot_sandbox::{ChatRef, EXAMPLE_GROUP, SANDBOX_GROUP};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message as WsMessage;
 use tokio_tungstenite::tungstenite::protocol::frame::Frame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+
+/// Appends `inputs <what> <n>` to `$ONEBOT_FUZZ_REPORT` when set: the
+/// reliability report counts the bad inputs every test tried.
+pub(crate) fn report_inputs(what: &str, n: usize) {
+    if let Some(path) = std::env::var_os("ONEBOT_FUZZ_REPORT") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = writeln!(f, "{what} {n}");
+        }
+    }
+}
 
 fn rss_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
@@ -74,7 +91,10 @@ async fn start_error(data_dir: &Path) -> String {
     let result = tokio::time::timeout(Duration::from_secs(20), run)
         .await
         .expect("the gateway refuses at once");
-    format!("{:#}", result.expect_err("the gateway must refuse a broken store"))
+    format!(
+        "{:#}",
+        result.expect_err("the gateway must refuse a broken store")
+    )
 }
 
 #[tokio::test]
@@ -88,8 +108,7 @@ async fn a_corrupted_or_truncated_store_is_refused_and_left_untouched() {
     gw.wait_state("default", pb::ConnectionState::Connected)
         .await;
     peer.stop_listening().await;
-    gw.wait_state("default", pb::ConnectionState::Backoff)
-        .await;
+    gw.wait_state("default", pb::ConnectionState::Backoff).await;
     assert!(
         gw.messages()
             .send_message(text("kept"))
@@ -112,6 +131,7 @@ async fn a_corrupted_or_truncated_store_is_refused_and_left_untouched() {
             b
         }),
     ];
+    report_inputs("broken store files", cases.len());
     for (what, bytes) in cases {
         std::fs::write(&file, &bytes).unwrap();
         let error = start_error(&dir.path().join("data")).await;
@@ -189,11 +209,17 @@ async fn a_full_data_directory_fails_the_send_and_keeps_the_queue() {
     gw.wait_state("default", pb::ConnectionState::Connected)
         .await;
     peer.stop_listening().await;
-    gw.wait_state("default", pb::ConnectionState::Backoff)
-        .await;
+    gw.wait_state("default", pb::ConnectionState::Backoff).await;
     let mut client = gw.messages();
     for t in ["queued 1", "queued 2", "queued 3"] {
-        assert!(client.send_message(text(t)).await.unwrap().into_inner().queued);
+        assert!(
+            client
+                .send_message(text(t))
+                .await
+                .unwrap()
+                .into_inner()
+                .queued
+        );
     }
 
     let filler = fill(&fs.path());
@@ -223,7 +249,11 @@ async fn a_full_data_directory_fails_the_send_and_keeps_the_queue() {
     peer.start_listening().await.unwrap();
     gw.wait_state("default", pb::ConnectionState::Connected)
         .await;
-    let after = client.send_message(text("online")).await.unwrap().into_inner();
+    let after = client
+        .send_message(text("online"))
+        .await
+        .unwrap()
+        .into_inner();
     assert!(!after.queued);
     let texts: Vec<String> = peer
         .control()
@@ -249,7 +279,9 @@ fn answer(action: &str) -> Value {
         "get_version_info" => {
             json!({ "app_name": "NapCat.Onebot", "app_version": "4.0", "protocol_version": "v11" })
         }
-        "get_group_list" => json!([{ "group_id": SANDBOX_GROUP, "group_name": "g", "member_count": 1, "max_member_count": 10 }]),
+        "get_group_list" => {
+            json!([{ "group_id": SANDBOX_GROUP, "group_name": "g", "member_count": 1, "max_member_count": 10 }])
+        }
         _ => Value::Null,
     }
 }
@@ -340,7 +372,9 @@ async fn a_hostile_peer_resets_or_drops_and_the_account_recovers() {
                                     v.push(WsMessage::text(deep(100_000)));
                                     v.push(WsMessage::text("[".repeat(1_000_000)));
                                     for i in 0..2_000 {
-                                        v.push(WsMessage::text(format!("{{\"echo\": {i}, \"status\":")));
+                                        v.push(WsMessage::text(format!(
+                                            "{{\"echo\": {i}, \"status\":"
+                                        )));
                                         v.push(WsMessage::binary(vec![0xc3; (i % 64) + 1]));
                                     }
                                     v
@@ -412,6 +446,7 @@ async fn a_hostile_peer_resets_or_drops_and_the_account_recovers() {
         "memory grew by {} MiB",
         grown >> 20
     );
+    report_inputs("hostile peer frames", sent_bad.load(Ordering::SeqCst));
     eprintln!(
         "hostile peer: {} bad frames sent, {} connections, RSS +{} MiB",
         sent_bad.load(Ordering::SeqCst),
@@ -455,7 +490,9 @@ async fn hostile_clients_leave_memory_bounded_and_others_served() {
         let mut s = tokio::net::TcpStream::connect(gw.addr).await.unwrap();
         if i % 2 == 1 {
             use tokio::io::AsyncWriteExt;
-            s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.unwrap();
+            s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+                .await
+                .unwrap();
         }
         idle.push(s);
     }
@@ -530,6 +567,10 @@ async fn hostile_clients_leave_memory_bounded_and_others_served() {
 
     served(&gw).await;
     let grown = rss_bytes().saturating_sub(baseline);
+    report_inputs(
+        "hostile clients (idle connections, unread stream, stalled upload)",
+        1002,
+    );
     eprintln!("hostile clients: RSS +{} MiB", grown >> 20);
     assert!(
         grown < 64 * 1024 * 1024,

@@ -240,7 +240,11 @@ async fn every_rpc_through_nginx_over_h2c_and_tls() {
     let ca_file = dir.path().join("ca.crt");
     std::fs::write(&ca_file, ca.pem()).unwrap();
     for args in [
-        vec!["-plaintext".to_owned(), nginx.addr.to_string(), "list".into()],
+        vec![
+            "-plaintext".to_owned(),
+            nginx.addr.to_string(),
+            "list".into(),
+        ],
         vec![
             "-cacert".to_owned(),
             ca_file.display().to_string(),
@@ -296,7 +300,10 @@ async fn error_details_and_deadlines_cross_the_proxy_intact() {
             .await
             .unwrap_err()
     };
-    let (a, b) = (history(direct.clone()).await, history(proxied.clone()).await);
+    let (a, b) = (
+        history(direct.clone()).await,
+        history(proxied.clone()).await,
+    );
     assert_eq!(details(&a), details(&b));
     assert!(b.get_error_details().bad_request().is_some(), "{b:?}");
     assert_eq!(reason(&b), "INVALID_REQUEST");
@@ -497,4 +504,3 @@ fn message_id(e: &pb::Event) -> i64 {
         other => panic!("not a message: {other:?}"),
     }
 }
-

@@ -433,7 +433,10 @@ async fn next_member_event(stream: &mut tonic::Streaming<pb::StreamEventsRespons
         if let Some(event) = m.event {
             return event;
         }
-        assert!(m.heartbeat.is_some(), "a message with neither event nor heartbeat");
+        assert!(
+            m.heartbeat.is_some(),
+            "a message with neither event nor heartbeat"
+        );
     }
 }
 
