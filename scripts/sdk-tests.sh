@@ -113,7 +113,6 @@ http {
     client_body_timeout 60s;
     grpc_read_timeout 60s;
     grpc_send_timeout 60s;
-    grpc_buffer_size 64k;
     keepalive_timeout 75s;
     location / {
       grpc_pass grpc://gateway;

@@ -82,7 +82,7 @@ fn routing(a: u16, b: u16, c: u16) -> String {
          upstream shard_b {{ server 127.0.0.1:{b}; keepalive 8; }}\n  \
          upstream shard_c {{ server 127.0.0.1:{c}; keepalive 8; }}\n  \
          server {{\n    listen {{listen}} http2;\n    client_max_body_size 0;\n    \
-         grpc_read_timeout 60s;\n    grpc_send_timeout 60s;\n    grpc_buffer_size 64k;\n    \
+         grpc_read_timeout 60s;\n    grpc_send_timeout 60s;\n    \
          location / {{\n      grpc_pass grpc://$shard;\n    }}\n  }}"
     )
 }
