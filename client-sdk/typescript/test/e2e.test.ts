@@ -174,10 +174,17 @@ test("events resume across a proxy restart", async () => {
   }
   execFileSync(restart);
   await client.poke(10014, { groupId: PLAYGROUND });
-  const second = await stream.next();
+  let last = first.sequence;
+  for (;;) {
+    const next = await stream.next();
+    assert.ok(!next.done);
+    assert.ok(next.value.sequence > last, "in order, once");
+    assert.notEqual(target(next.value), 10013n, "the event before the restart came again");
+    last = next.value.sequence;
+    if (target(next.value) === 10014n) {
+      break;
+    }
+  }
   await stream.return(undefined);
-  assert.ok(!second.done);
-  assert.equal(target(second.value), 10014n, "nothing repeated, nothing lost");
-  assert.ok(second.value.sequence > first.sequence);
   assert.ok(reconnects >= 1);
 });
