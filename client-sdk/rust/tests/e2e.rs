@@ -258,7 +258,11 @@ async fn events_resume_across_a_proxy_restart() {
     let mut last = first.sequence;
     loop {
         let e = events.next().await.unwrap().unwrap();
-        assert!(e.sequence > last, "in order, once: {} after {last}", e.sequence);
+        assert!(
+            e.sequence > last,
+            "in order, once: {} after {last}",
+            e.sequence
+        );
         assert_ne!(target(&e), 10009, "the event before the restart came again");
         last = e.sequence;
         if target(&e) == 10010 {

@@ -46,7 +46,6 @@ pub fn grpc_server(upstream: &str, tls: Option<(&std::path::Path, &std::path::Pa
          client_body_timeout 60s;\n    \
          grpc_read_timeout {READ_TIMEOUT_SECS}s;\n    \
          grpc_send_timeout {READ_TIMEOUT_SECS}s;\n    \
-
          keepalive_timeout 75s;\n    \
          http2_max_concurrent_streams 256;\n    \
          location / {{\n      grpc_pass grpc://gateway;\n    }}\n  }}"
