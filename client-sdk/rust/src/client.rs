@@ -70,11 +70,15 @@ fn account_value(account_id: &str) -> Result<MetadataValue<Ascii>, Error> {
     } else {
         account_id
     };
-    MetadataValue::try_from(id).map_err(|_| {
+    let invalid = || {
         Error::InvalidInput(format!(
             "account id {id:?}: account ids are ASCII letters, digits, `_` and `-`"
         ))
-    })
+    };
+    if !id.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(invalid());
+    }
+    MetadataValue::try_from(id).map_err(|_| invalid())
 }
 
 impl Interceptor for BearerAuth {
