@@ -32,7 +32,7 @@ ROWS=(
   "faults::replies_out_of_order_reach_their_own_callers|replies out of order|each reaches its caller"
   "faults::a_send_in_flight_when_the_peer_dies_is_reported_unknown_never_lost|peer dies with a send in flight|SEND_OUTCOME_UNKNOWN, never silently lost"
   "faults::queued_entries_flush_once_each_and_in_order_across_a_peer_restart|peer restart with a queue|flushed once each, in order"
-  "proxy::an_idle_event_stream_outlives_the_proxys_read_timeout|nginx grpc_read_timeout 2 s on an idle stream|heartbeats keep it through 3 timeouts; event delivered after"
+  "proxy::an_idle_event_stream_outlives_the_proxys_read_timeout|nginx grpc_read_timeout 2 s on an idle stream|8 heartbeats over 7 s (3 timeouts) keep it; an event is delivered after"
   "proxy::without_heartbeats_the_proxy_cuts_an_idle_stream|the same without heartbeats (control)|nginx cuts the stream after its timeout"
   "proxy::the_rust_sdk_event_stream_resumes_across_a_proxy_restart|nginx killed and restarted with a stream open|SDK resumes from its position; every event once"
   "proxy::every_rpc_through_nginx_over_h2c_and_tls|every RPC through nginx (h2c, TLS at the proxy)|answers as direct; 30 MiB upload in 64 KiB chunks; grpcurl list"

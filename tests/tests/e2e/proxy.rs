@@ -346,8 +346,10 @@ async fn error_details_and_deadlines_cross_the_proxy_intact() {
         .expect("RetryInfo through the proxy");
     assert!(delay > Duration::ZERO);
 
-    // A deadline end to end: the peer answers after 3 s, the caller waits
-    // 400 ms; the typed timeout arrives through the proxy in time.
+    // A deadline end to end: the peer answers after 3 s, the caller's
+    // `grpc-timeout` is 400 ms. Only the header is set (no client-side
+    // timer, which would race the answer on a busy machine): the gateway
+    // gets it through the proxy and its typed timeout comes back in time.
     peer.control()
         .set_fault(Fault::SlowReplies(Duration::from_secs(3)));
     let started = Instant::now();
@@ -356,7 +358,9 @@ async fn error_details_and_deadlines_cross_the_proxy_intact() {
         count: 1,
         ..Default::default()
     });
-    request.set_timeout(Duration::from_millis(400));
+    request
+        .metadata_mut()
+        .insert("grpc-timeout", "400m".parse().unwrap());
     let late = pb::message_service_client::MessageServiceClient::new(proxied.clone())
         .get_history(request)
         .await
@@ -393,10 +397,10 @@ async fn an_idle_event_stream_outlives_the_proxys_read_timeout() {
         .await
         .expect("StreamEvents through nginx")
         .into_inner();
-    // The first heartbeat, then one a second: 7 of them span more than
+    // The first heartbeat, then one a second: 8 of them span more than
     // three of the proxy's 2 s read timeouts.
     let started = Instant::now();
-    heartbeats(&mut stream, 7).await;
+    heartbeats(&mut stream, 8).await;
     assert!(
         started.elapsed() > Duration::from_secs(3 * READ_TIMEOUT_SECS),
         "{:?}",
