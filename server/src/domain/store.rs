@@ -271,4 +271,46 @@ mod tests {
         let all = store.all_media::<Rec>().unwrap();
         assert_eq!(all, vec![("a".to_string(), Rec { n: 1 })]);
     }
+
+    #[test]
+    fn a_file_that_is_not_a_store_is_refused_with_its_path_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(STORE_FILE);
+        let junk = b"not a database".repeat(64);
+        std::fs::write(&file, &junk).unwrap();
+        let err = Store::open(dir.path()).unwrap_err();
+        assert!(err.message.contains(&file.display().to_string()), "{err}");
+        assert!(err.message.contains(".broken"), "{err}");
+        assert_eq!(err.meta("path"), Some(file.display().to_string().as_str()));
+        assert_eq!(std::fs::read(&file).unwrap(), junk);
+    }
+
+    #[test]
+    fn io_failures_are_storage_failures_and_the_rest_internal() {
+        let io = store_err(redb::Error::Io(std::io::Error::from_raw_os_error(28)));
+        assert_eq!(io.kind, Kind::StorageFailed);
+        assert!(io.message.contains("data directory"), "{io}");
+        assert_eq!(store_err(redb::Error::PreviousIo).kind, Kind::StorageFailed);
+        assert_eq!(
+            store_err(redb::Error::Corrupted("x".into())).kind,
+            Kind::Internal
+        );
+    }
+
+    #[tokio::test]
+    async fn the_store_reopens_after_a_failure_closed_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.put_media("a", &Rec { n: 1 }).unwrap();
+        let failed = store
+            .run(|_| Err::<(), _>(store_err(redb::Error::PreviousIo)))
+            .await
+            .unwrap_err();
+        assert_eq!(failed.kind, Kind::StorageFailed);
+        assert!(failed.meta("path").is_some());
+        // The handle was closed; the next call reopens the file.
+        assert!(store.db.read().unwrap().is_none());
+        let all = store.run(|s| s.all_media::<Rec>()).await.unwrap();
+        assert_eq!(all, vec![("a".to_string(), Rec { n: 1 })]);
+    }
 }
