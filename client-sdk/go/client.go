@@ -208,6 +208,26 @@ func (c *Client) Members(ctx context.Context, groupID int64, limit int32, noCach
 	return r, wrap(err)
 }
 
+// GetMessage reads one message by id, its quote resolved one level deep, with its history line.
+func (c *Client) GetMessage(ctx context.Context, messageID int64) (*gatewayv1.GetMessageResponse, error) {
+	r, err := c.Messages.GetMessage(ctx, &gatewayv1.GetMessageRequest{AccountId: c.accountID, MessageId: messageID})
+	return r, wrap(err)
+}
+
+// Recall recalls (撤回) a message: the bot's own within 2 minutes, or a member's when the bot is a
+// group admin.
+func (c *Client) Recall(ctx context.Context, messageID int64) error {
+	_, err := c.Messages.RecallMessage(ctx, &gatewayv1.RecallMessageRequest{AccountId: c.accountID, MessageId: messageID})
+	return wrap(err)
+}
+
+// GetForward reads the messages of a merged-forward bundle (ForwardSegment.id); nested bundles stay
+// forward segments.
+func (c *Client) GetForward(ctx context.Context, forwardID string) (*gatewayv1.GetForwardMessagesResponse, error) {
+	r, err := c.Messages.GetForwardMessages(ctx, &gatewayv1.GetForwardMessagesRequest{AccountId: c.accountID, ForwardId: forwardID})
+	return r, wrap(err)
+}
+
 // ListGroups lists the groups the account may use.
 func (c *Client) ListGroups(ctx context.Context) (*gatewayv1.ListGroupsResponse, error) {
 	r, err := c.Groups.ListGroups(ctx, &gatewayv1.ListGroupsRequest{AccountId: c.accountID})

@@ -190,6 +190,56 @@ func TestSendA5MiBImageAndReadItBack(t *testing.T) {
 	}
 }
 
+func TestConversationReplyMentionPrivateRecallForward(t *testing.T) {
+	client, ctx := connect(t)
+	reply, err := exampleConversation(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, s := range reply.GetMessage().GetSegments() {
+		switch {
+		case s.GetReply() != nil:
+			kinds = append(kinds, "reply")
+		case s.GetAt() != nil:
+			kinds = append(kinds, "at")
+		case s.GetText() != nil:
+			kinds = append(kinds, "text")
+		}
+	}
+	if !slices.Equal(kinds, []string{"reply", "at", "text"}) {
+		t.Fatalf("segments %v", kinds)
+	}
+	if q := reply.GetMessage().GetSegments()[0].GetReply().GetQuoted(); q.GetMessageId() == 0 {
+		t.Fatalf("quote not resolved: %v", reply)
+	}
+	if !strings.Contains(reply.GetRendered(), "[回复 ") || strings.Contains(reply.GetMessage().GetText(), "回复") {
+		t.Fatalf("rendered %q text %q", reply.GetRendered(), reply.GetMessage().GetText())
+	}
+	private, err := client.History(ctx, onebotgateway.PrivateChat(10001), 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range private.GetMessages() {
+		if m.GetText() == "私聊一句" {
+			t.Fatalf("the recalled message is still there")
+		}
+	}
+	err = client.Recall(ctx, private.GetMessages()[0].GetMessageId())
+	if gerr, ok := onebotgateway.AsGatewayError(err); !ok || gerr.Code != codes.FailedPrecondition || gerr.Reason != "ONEBOT_ACTION_FAILED" {
+		t.Fatalf("recall outside the window: %v", err)
+	}
+	_, err = client.GetForward(ctx, "no-such-bundle")
+	if gerr, ok := onebotgateway.AsGatewayError(err); !ok || gerr.Reason != "MESSAGE_NOT_FOUND" {
+		t.Fatalf("unknown bundle: %v", err)
+	}
+	other := int64(10002)
+	_, err = client.Send(ctx, onebotgateway.Message{UserID: &other, Text: "x"})
+	if gerr, ok := onebotgateway.AsGatewayError(err); !ok || gerr.Reason != "USER_NOT_ALLOWED" {
+		t.Fatalf("private send outside the whitelist: %v", err)
+	}
+}
+
 func TestPoke(t *testing.T) {
 	client, ctx := connect(t)
 	poked, err := examplePoke(ctx, client)

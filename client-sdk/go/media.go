@@ -54,13 +54,21 @@ func ServerPath(path string) Media { return Media{serverPath: path} }
 
 // Message is what Send sends.
 type Message struct {
-	// GroupID is the target group; nil means the account's only whitelisted group.
-	GroupID        *int64
-	Text           string
-	Images         []Media
-	Videos         []Media
-	File           *Media
-	FileName       string
+	// GroupID is the target group; nil (and no UserID) means the account's only whitelisted group.
+	GroupID *int64
+	// UserID is a private chat (the other side's QQ number) instead of a group.
+	UserID   *int64
+	Text     string
+	Images   []Media
+	Videos   []Media
+	File     *Media
+	FileName string
+	// ReplyTo quotes (replies to) this message id in the first message.
+	ReplyTo *int64
+	// Mentions are QQ numbers (at most 20) mentioned in the first message.
+	Mentions []int64
+	// MentionAll mentions everyone (@全体成员; the bot must be a group admin).
+	MentionAll     bool
 	IdempotencyKey string
 }
 
@@ -181,8 +189,9 @@ func (c *Client) source(ctx context.Context, m Media, kind gatewayv1.MediaKind) 
 // Send uploads the message's local media (in order), then sends it with SendMessage.
 func (c *Client) Send(ctx context.Context, m Message) (*gatewayv1.SendMessageResponse, error) {
 	req := &gatewayv1.SendMessageRequest{
-		AccountId: c.accountID, GroupId: m.GroupID, Text: m.Text,
+		AccountId: c.accountID, GroupId: m.GroupID, UserId: m.UserID, Text: m.Text,
 		FileName: m.FileName, IdempotencyKey: m.IdempotencyKey,
+		ReplyToMessageId: m.ReplyTo, MentionUserIds: m.Mentions, MentionAll: m.MentionAll,
 	}
 	for _, img := range m.Images {
 		s, err := c.source(ctx, img, gatewayv1.MediaKind_MEDIA_KIND_IMAGE)

@@ -148,6 +148,57 @@ func exampleSend(ctx context.Context, client *onebotgateway.Client, image string
 	return sent, nil
 }
 
+func exampleConversation(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.GetMessageResponse, error) {
+	// region: conversation
+	group := int64(20000003)
+	page, err := client.History(ctx, onebotgateway.GroupChat(group), 20, nil)
+	if err != nil {
+		return nil, err
+	}
+	last := page.GetMessages()[len(page.GetMessages())-1]
+	// Quote the newest message and mention its sender, in one message.
+	replyTo := last.GetMessageId()
+	sent, err := client.Send(ctx, onebotgateway.Message{
+		GroupID:  &group,
+		Text:     "收到",
+		ReplyTo:  &replyTo,
+		Mentions: []int64{last.GetSender().GetUserId()},
+	})
+	if err != nil {
+		return nil, err
+	}
+	reply, err := client.GetMessage(ctx, sent.GetMessageIds()[0])
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(reply.GetRendered()) // [HH:mm:ss] 沙盒(…): [回复 名字: 文本]@名字收到
+	// A private chat (the account's `users` whitelist), recalled within QQ's 2 minutes.
+	friend := int64(10001)
+	private, err := client.Send(ctx, onebotgateway.Message{UserID: &friend, Text: "私聊一句"})
+	if err != nil {
+		return nil, err
+	}
+	if err := client.Recall(ctx, private.GetMessageIds()[0]); err != nil {
+		return nil, err
+	}
+	// Open the first merged-forward bundle of the page.
+	forwardID := ""
+	for _, m := range page.GetMessages() {
+		for _, s := range m.GetSegments() {
+			if f := s.GetForward(); f != nil && forwardID == "" {
+				forwardID = f.GetId()
+			}
+		}
+	}
+	bundle, err := client.GetForward(ctx, forwardID)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(bundle.GetRendered()) // one line per forwarded message
+	// endregion
+	return reply, nil
+}
+
 func examplePoke(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.PokeMemberResponse, error) {
 	// region: poke
 	group := int64(20000003)

@@ -234,6 +234,57 @@ impl SandboxControl {
         }
     }
 
+    /// Recalls a message as `operator_id` would (its author, or a group admin): it leaves
+    /// history and `get_msg`, and the flavor's recall notice is emitted. Returns `false` for an
+    /// unknown or already recalled id. No permission check: this is the other side acting.
+    pub fn recall_message(&self, message_id: i64, operator_id: i64) -> bool {
+        let self_id = self.shared.cfg.self_id;
+        let notice = {
+            let mut w = lock(&self.shared.world);
+            let Some((chat, m)) = w.find_mut(message_id) else {
+                return false;
+            };
+            if m.recalled {
+                return false;
+            }
+            m.recalled = true;
+            let author = m.sender.user_id;
+            match chat {
+                ChatRef::Group(g) => {
+                    events::group_recall(self_id, g, author, operator_id, message_id)
+                }
+                ChatRef::Private(u) => events::friend_recall(self_id, u, message_id),
+            }
+        };
+        self.shared.emit(&notice);
+        true
+    }
+
+    /// Moves a stored message `secs` seconds into the past (to test QQ's recall window).
+    /// Returns `false` for an unknown id.
+    pub fn age_message(&self, message_id: i64, secs: i64) -> bool {
+        let mut w = lock(&self.shared.world);
+        match w.find_mut(message_id) {
+            Some((_, m)) => {
+                m.time -= secs;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The nodes of a stored merged-forward bundle as `(user_id, segments)`, for assertions;
+    /// `None` for an unknown id.
+    pub fn forward_nodes(&self, forward_id: &str) -> Option<Vec<(i64, Vec<Value>)>> {
+        let w = lock(&self.shared.world);
+        w.forwards.get(forward_id).map(|nodes| {
+            nodes
+                .iter()
+                .map(|n| (n.user_id, n.segments.clone()))
+                .collect()
+        })
+    }
+
     /// Number of open (authenticated) WebSocket connections.
     pub fn connections(&self) -> usize {
         self.shared.hub.count()
@@ -251,6 +302,7 @@ impl SandboxControl {
             .map(|c| {
                 c.messages
                     .iter()
+                    .filter(|m| !m.recalled)
                     .map(|m| message::render(&w, chat, m, View::History))
                     .collect()
             })

@@ -4,12 +4,16 @@
 //!   10002 (李四, card 管理员李四, admin), 10003 (王五, no card), 10004‥10119 (成员N, every third
 //!   with a card), then the bot. History: exactly three example messages
 //!   (2026-10-19 09:58:12 / 09:58:40 / 10:00:05 Asia/Shanghai), sender records without cards.
-//! - Group `20000003` 沙盒群: 36 members, 300 messages cycling through every segment type.
-//! - Friends 10001 (48 messages both directions) and 10002 (no messages).
+//!   Its third message carries the merged-forward bundle [`EXAMPLE_FORWARD`] (three nodes, the
+//!   last a nested bundle, [`EXAMPLE_NESTED_FORWARD`]).
+//! - Group `20000003` 沙盒群: 36 members, 300 messages cycling through every segment type; every
+//!   16th quotes the message before it, every forward is a bundle of two nodes.
+//! - Friends 10001 (48 messages both directions; the bot's answers quote the question, one of
+//!   them a message that no longer exists, [`MISSING_QUOTE`]) and 10002 (no messages).
 
 use serde_json::{Value, json};
 
-use crate::state::{ChatRef, Friend, Group, Member, NewMessage, Role, Sender, World};
+use crate::state::{ChatRef, ForwardNode, Friend, Group, Member, NewMessage, Role, Sender, World};
 
 /// The example group: three messages and 120 members.
 pub const EXAMPLE_GROUP: i64 = 20_000_002;
@@ -23,6 +27,14 @@ pub const FRIEND_WITHOUT_HISTORY: i64 = 10_002;
 pub const SANDBOX_GROUP_MESSAGES: usize = 300;
 /// Number of messages seeded in the private chat with [`FRIEND_WITH_HISTORY`].
 pub const FRIEND_MESSAGES: usize = 48;
+/// The forward bundle of the example group's third message.
+pub const EXAMPLE_FORWARD: &str = "7412580369852147963";
+/// The bundle nested in [`EXAMPLE_FORWARD`].
+pub const EXAMPLE_NESTED_FORWARD: &str = "7412580369852147964";
+/// A message id the private chat quotes but no flavor has (a quote that cannot be resolved).
+pub const MISSING_QUOTE: i64 = 123_456_789;
+/// Index (0-based) of the private message quoting [`MISSING_QUOTE`].
+const MISSING_QUOTE_AT: usize = 43;
 
 /// Unix seconds of a wall-clock time in Asia/Shanghai (UTC+8, no DST since 1991).
 pub fn shanghai_time(y: i64, m: i64, d: i64, hh: i64, mm: i64, ss: i64) -> i64 {
@@ -147,10 +159,37 @@ pub(crate) fn seed(world: &mut World) {
             sender: sender(10003, "王五", Role::Member),
             segments: vec![
                 text("昨天开会的记录发一下 "),
-                json!({"type": "forward", "data": {"id": "7412580369852147963"}}),
+                json!({"type": "forward", "data": {"id": EXAMPLE_FORWARD}}),
             ],
             self_sent: false,
         },
+    );
+    let meeting = shanghai_time(2026, 10, 18, 16, 0, 0);
+    let node = |user_id: i64, nickname: &str, at: i64, segments: Vec<Value>| ForwardNode {
+        user_id,
+        nickname: nickname.to_owned(),
+        time: meeting + at,
+        segments,
+    };
+    world.forwards.insert(
+        EXAMPLE_FORWARD.to_owned(),
+        vec![
+            node(10001, "张三", 0, vec![text("会议纪要：周五发布 1.2 版")]),
+            node(10002, "李四", 30, vec![text("收到，测试周四前完成")]),
+            node(
+                10003,
+                "王五",
+                60,
+                vec![json!({"type": "forward", "data": {"id": EXAMPLE_NESTED_FORWARD}})],
+            ),
+        ],
+    );
+    world.forwards.insert(
+        EXAMPLE_NESTED_FORWARD.to_owned(),
+        vec![
+            node(10003, "王五", 90, vec![text("上次会议的遗留问题：")]),
+            node(10003, "王五", 95, vec![text("1. 登录偶尔超时")]),
+        ],
     );
 
     // 沙盒群: 3 named + the bot + 32 generated = 36.
@@ -184,6 +223,27 @@ pub(crate) fn seed(world: &mut World) {
         }
         let sender = speakers[i % speakers.len()].clone();
         let segments = sandbox_segments(i + 1, prev_id);
+        if (i + 1) % 16 == 9 {
+            let a = &speakers[(i + 1) % speakers.len()];
+            let b = &speakers[(i + 2) % speakers.len()];
+            world.forwards.insert(
+                format!("sandbox-forward-{}", i + 1),
+                vec![
+                    ForwardNode {
+                        user_id: a.user_id,
+                        nickname: a.nickname.clone(),
+                        time: time - 600,
+                        segments: vec![text(&format!("转发内容 {} 之一", i + 1))],
+                    },
+                    ForwardNode {
+                        user_id: b.user_id,
+                        nickname: b.nickname.clone(),
+                        time: time - 540,
+                        segments: vec![text(&format!("转发内容 {} 之二", i + 1))],
+                    },
+                ],
+            );
+        }
         let self_sent = sender.user_id == self_id;
         prev_id = world
             .push(
@@ -211,10 +271,23 @@ pub(crate) fn seed(world: &mut World) {
     });
     let p = ChatRef::Private(FRIEND_WITH_HISTORY);
     let base = shanghai_time(2026, 10, 17, 20, 0, 0);
+    let mut prev_id = 0;
     for i in 0..FRIEND_MESSAGES {
         let from_friend = i % 2 == 0;
         let n = i + 1;
         let segments = match i % 6 {
+            // The bot's answers quote the question before them.
+            1 => {
+                let quoted = if i == MISSING_QUOTE_AT {
+                    MISSING_QUOTE
+                } else {
+                    prev_id
+                };
+                vec![
+                    json!({"type": "reply", "data": {"id": quoted.to_string()}}),
+                    text(&format!("在的，这是第{n}条回复")),
+                ]
+            }
             3 => vec![
                 text(&format!("私聊图片 {n}")),
                 json!({"type": "image", "data": {
@@ -233,15 +306,17 @@ pub(crate) fn seed(world: &mut World) {
         } else {
             sender(self_id, &bot_nick, Role::Member)
         };
-        world.push(
-            p,
-            NewMessage {
-                time: base + i as i64 * 90,
-                sender,
-                segments,
-                self_sent: !from_friend,
-            },
-        );
+        prev_id = world
+            .push(
+                p,
+                NewMessage {
+                    time: base + i as i64 * 90,
+                    sender,
+                    segments,
+                    self_sent: !from_friend,
+                },
+            )
+            .message_id;
     }
 }
 
@@ -337,5 +412,24 @@ mod tests {
         assert!(c.messages.windows(2).all(|p| p[0].time <= p[1].time));
         let c = w.chat(ChatRef::Private(FRIEND_WITH_HISTORY)).unwrap();
         assert_eq!(c.messages.len(), FRIEND_MESSAGES);
+        // The quotes: the question before, except one that cannot be resolved.
+        let quoted = |m: &crate::state::Stored| {
+            m.segments[0]["data"]["id"]
+                .as_str()
+                .and_then(|id| id.parse::<i64>().ok())
+        };
+        assert_eq!(quoted(&c.messages[1]), Some(c.messages[0].message_id));
+        assert_eq!(quoted(&c.messages[MISSING_QUOTE_AT]), Some(MISSING_QUOTE));
+        assert!(w.forwards.contains_key(EXAMPLE_FORWARD));
+        assert!(w.forwards.contains_key("sandbox-forward-9"));
+    }
+
+    #[test]
+    fn the_missing_quote_is_missing_in_every_flavor() {
+        for flavor in Flavor::ALL {
+            let mut w = World::new(flavor, 3_889_000_000, "沙盒机器人".into());
+            seed(&mut w);
+            assert!(w.find(MISSING_QUOTE).is_none(), "{flavor}");
+        }
     }
 }

@@ -135,3 +135,27 @@ pub(crate) fn group_upload(
                "file": {"id": file_id, "name": name, "size": size, "busid": 102}}),
     )
 }
+
+/// A group message was recalled (`group_recall`): `user_id` wrote it, `operator_id` recalled it.
+pub(crate) fn group_recall(
+    self_id: i64,
+    group_id: i64,
+    user_id: i64,
+    operator_id: i64,
+    message_id: i64,
+) -> Value {
+    notice(
+        self_id,
+        "group_recall",
+        json!({"group_id": group_id, "user_id": user_id, "operator_id": operator_id, "message_id": message_id}),
+    )
+}
+
+/// A private message was recalled (`friend_recall`): `user_id` is the other side of the chat.
+pub(crate) fn friend_recall(self_id: i64, user_id: i64, message_id: i64) -> Value {
+    notice(
+        self_id,
+        "friend_recall",
+        json!({"user_id": user_id, "message_id": message_id}),
+    )
+}

@@ -28,7 +28,8 @@
 //! - `media` — `base64://` / URL / path media sources, hashing, [`ReceivedMedia`].
 //! - `params` — lenient parameter access (numeric strings, string booleans).
 //! - `response` — results and the per-flavor response frame (retcodes, text fields, echo).
-//! - `actions` — one file per area: info, history, send, file, poke; `dispatch` routes.
+//! - `actions` — one file per area: info, history, send, file, poke, recall, forward;
+//!   `dispatch` routes.
 //! - `exec` — per-request pipeline: record, action-level faults, dispatch, render.
 //! - `events` — meta events and notices.
 //! - `auth` — per-flavor token sources and outcomes.
@@ -64,12 +65,13 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Mutex;
 
+pub use actions::RECALL_WINDOW_SECS;
 pub use config::{DEFAULT_NICKNAME, DEFAULT_SELF_ID, SandboxConfig};
 pub use control::SandboxControl;
 pub use cq::{escape_text, escape_value, parse as parse_cq, render as render_cq};
 pub use data::{
-    EXAMPLE_GROUP, FRIEND_MESSAGES, FRIEND_WITH_HISTORY, FRIEND_WITHOUT_HISTORY, SANDBOX_GROUP,
-    SANDBOX_GROUP_MESSAGES, shanghai_time,
+    EXAMPLE_FORWARD, EXAMPLE_GROUP, EXAMPLE_NESTED_FORWARD, FRIEND_MESSAGES, FRIEND_WITH_HISTORY,
+    FRIEND_WITHOUT_HISTORY, MISSING_QUOTE, SANDBOX_GROUP, SANDBOX_GROUP_MESSAGES, shanghai_time,
 };
 pub use fault::{Fault, FaultKind};
 pub use flavor::{Flavor, UnknownFlavor};

@@ -77,7 +77,10 @@ pub(crate) fn render(world: &World, chat: ChatRef, m: &Stored, view: View) -> Va
         ChatRef::Group(group_id) => {
             o.insert("message_type".into(), json!("group"));
             o.insert("sub_type".into(), json!("normal"));
-            o.insert("group_id".into(), json!(group_id));
+            // Lagrange's `get_msg` names no group.
+            if !(view == View::GetMsg && flavor == Flavor::Lagrange) {
+                o.insert("group_id".into(), json!(group_id));
+            }
             sender.insert("role".into(), json!(m.sender.role.as_str()));
             if flavor == Flavor::NapCat
                 && let Some(g) = world.group(group_id)
@@ -102,7 +105,9 @@ pub(crate) fn render(world: &World, chat: ChatRef, m: &Stored, view: View) -> Va
     }
     o.insert("sender".into(), Value::Object(sender));
     o.insert("message".into(), Value::Array(m.segments.clone()));
-    o.insert("raw_message".into(), json!(m.raw_message));
+    if !(view == View::GetMsg && flavor == Flavor::Lagrange) {
+        o.insert("raw_message".into(), json!(m.raw_message));
+    }
     o.insert("font".into(), json!(flavor.font()));
     if flavor == Flavor::NapCat {
         o.insert("message_format".into(), json!("array"));

@@ -104,6 +104,22 @@ pub(crate) struct Stored {
     pub raw_message: String,
     /// Sent by the bot itself.
     pub self_sent: bool,
+    /// Recalled (撤回): gone from history and `get_msg`, kept so its id
+    /// stays taken.
+    pub recalled: bool,
+}
+
+/// One message of a merged-forward bundle.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ForwardNode {
+    /// Who said it (QQ number).
+    pub user_id: i64,
+    /// Their name as the bundle shows it.
+    pub nickname: String,
+    /// Unix seconds.
+    pub time: i64,
+    /// The node's segments (a nested bundle is a `forward` segment).
+    pub segments: Vec<Value>,
 }
 
 /// History of one chat. `messages[i].seq == i + 1`.
@@ -140,6 +156,8 @@ pub(crate) struct World {
     pub friends: Vec<Friend>,
     chats: HashMap<ChatRef, Chat>,
     ids: HashMap<i64, (ChatRef, usize)>,
+    /// Merged-forward bundles by id.
+    pub forwards: HashMap<String, Vec<ForwardNode>>,
 }
 
 impl World {
@@ -152,6 +170,7 @@ impl World {
             friends: Vec::new(),
             chats: HashMap::new(),
             ids: HashMap::new(),
+            forwards: HashMap::new(),
         }
     }
 
@@ -246,15 +265,35 @@ impl World {
             segments: msg.segments,
             raw_message,
             self_sent: msg.self_sent,
+            recalled: false,
         });
         self.ids.insert(message_id, (chat, idx));
         &entry.messages[idx]
     }
 
-    /// Finds a message by its public id.
-    pub(crate) fn find(&self, message_id: i64) -> Option<(ChatRef, &Stored)> {
+    /// Finds a message by its public id (recalled ones too).
+    pub(crate) fn find_any(&self, message_id: i64) -> Option<(ChatRef, &Stored)> {
         let (chat, idx) = *self.ids.get(&message_id)?;
         let m = self.chats.get(&chat)?.messages.get(idx)?;
         Some((chat, m))
+    }
+
+    /// Finds a message that was not recalled by its public id.
+    pub(crate) fn find(&self, message_id: i64) -> Option<(ChatRef, &Stored)> {
+        self.find_any(message_id).filter(|(_, m)| !m.recalled)
+    }
+
+    /// A message by id, to change it.
+    pub(crate) fn find_mut(&mut self, message_id: i64) -> Option<(ChatRef, &mut Stored)> {
+        let (chat, idx) = *self.ids.get(&message_id)?;
+        let m = self.chats.get_mut(&chat)?.messages.get_mut(idx)?;
+        Some((chat, m))
+    }
+
+    /// The role of `user_id` in group `group_id`, if a member.
+    pub(crate) fn role(&self, group_id: i64, user_id: i64) -> Option<Role> {
+        self.group(group_id)
+            .and_then(|g| g.member(user_id))
+            .map(|m| m.role)
     }
 }

@@ -143,6 +143,7 @@ impl Authenticator {
                 accounts,
                 write: t.access == Access::ReadWrite,
                 groups: t.groups.as_ref().map(|g| g.iter().copied().collect()),
+                users: t.users.as_ref().map(|u| u.iter().copied().collect()),
             };
             entries.push(Entry {
                 digest,

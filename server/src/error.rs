@@ -120,6 +120,10 @@ pub enum Kind {
     DeadlineExceeded,
     /// A request message over the RPC's size limit.
     RequestTooLarge,
+    /// The private chat's user is not in the account's `users` whitelist.
+    UserNotAllowed,
+    /// The peer does not know the message (or forward bundle).
+    MessageNotFound,
     /// The data directory could not be written (disk full, read-only or
     /// failing); nothing of the request was stored.
     StorageFailed,
@@ -180,6 +184,8 @@ impl Kind {
         Kind::Cancelled,
         Kind::DeadlineExceeded,
         Kind::RequestTooLarge,
+        Kind::UserNotAllowed,
+        Kind::MessageNotFound,
         Kind::StorageFailed,
     ];
 }

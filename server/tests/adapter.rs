@@ -15,7 +15,7 @@ use futures_util::{SinkExt, StreamExt};
 use onebot_gateway::config::{AccountConfig, Secret};
 use onebot_gateway::domain::call::Deadline;
 use onebot_gateway::domain::model::{
-    AccountStatus, ChatRef, ConnState, InboundEvent, TransportKind,
+    AccountStatus, ChatRef, ConnState, InboundEvent, Segment, TransportKind,
 };
 use onebot_gateway::domain::ports::{EventSink, OutSegment, PeerApi};
 use onebot_gateway::error::Kind;
@@ -23,8 +23,9 @@ use onebot_gateway::onebot::Flavor;
 use onebot_gateway::onebot::client::AccountClient;
 use onebot_gateway::onebot::transport::{BoxIo, Connector};
 use onebot_sandbox::{
-    FRIEND_WITH_HISTORY, Fault, FaultKind, Flavor as PeerFlavor, SANDBOX_GROUP, Sandbox,
-    SandboxConfig, SandboxControl, Transport,
+    EXAMPLE_FORWARD, EXAMPLE_GROUP, EXAMPLE_NESTED_FORWARD, FRIEND_WITH_HISTORY, Fault, FaultKind,
+    Flavor as PeerFlavor, MISSING_QUOTE, SANDBOX_GROUP, Sandbox, SandboxConfig, SandboxControl,
+    Transport,
 };
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
@@ -1005,4 +1006,160 @@ async fn reverse_websocket_accepts_both_token_schemes_and_refuses_bad_ones() {
         .await;
     }
     cancel.cancel();
+}
+
+// ----- the conversation -----
+
+/// Every flavor: a sent message read back with `get_msg` in its chat (which
+/// Lagrange's answer does not name), recalled (and reported by the peer's
+/// notice), then not found; forward bundles in each shape, the nested one a
+/// `Forward` segment; quotes and mentions as segments, and a quote of an
+/// unknown message refused where the peer would mishandle it.
+#[tokio::test(start_paused = true)]
+async fn every_flavor_reads_recalls_opens_bundles_and_quotes() {
+    for f in PeerFlavor::ALL {
+        let mut p = peer(SandboxConfig::for_flavor(f), in_memory_account());
+        connected(&p.client).await;
+        let group = ChatRef::Group(EXAMPLE_GROUP);
+        let id = p
+            .client
+            .send_message(group, &[OutSegment::Text("撤回我")], ctx())
+            .await
+            .unwrap_or_else(|e| panic!("{f}: {e:?}"));
+        let m = p.client.get_message(id, None, ctx()).await.unwrap();
+        assert_eq!((m.chat, m.message_id), (group, id), "{f}");
+        p.client
+            .recall(id, ctx())
+            .await
+            .unwrap_or_else(|e| panic!("{f}: {e:?}"));
+        let recalled = tokio::time::timeout(Duration::from_secs(60), async {
+            loop {
+                match p.events.recv().await {
+                    Some((
+                        _,
+                        InboundEvent::MessageRecalled {
+                            message_id, chat, ..
+                        },
+                    )) => {
+                        return (message_id, chat);
+                    }
+                    Some(_) => {}
+                    None => panic!("{f}: events ended"),
+                }
+            }
+        })
+        .await
+        .expect("the recall notice");
+        assert_eq!(recalled, (id, group), "{f}");
+        let e = p.client.get_message(id, None, ctx()).await.unwrap_err();
+        assert_eq!(e.kind, Kind::MessageNotFound, "{f}: {e:?}");
+        let e = p
+            .client
+            .get_message(MISSING_QUOTE, Some(ChatRef::Group(SANDBOX_GROUP)), ctx())
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind, Kind::MessageNotFound, "{f}: {e:?}");
+        // A recall QQ refuses (a member's message; the bot is no admin in
+        // 示例群) is the peer's failure, with its words where it has any.
+        let member = p
+            .control
+            .messages(onebot_sandbox::ChatRef::Group(EXAMPLE_GROUP))[0]["message_id"]
+            .as_i64()
+            .unwrap();
+        p.client
+            .get_message(member, Some(group), ctx())
+            .await
+            .unwrap();
+        let e = p.client.recall(member, ctx()).await.unwrap_err();
+        assert_eq!(e.kind, Kind::OnebotActionFailed, "{f}: {e:?}");
+        // Bundles.
+        let nodes = p.client.get_forward(EXAMPLE_FORWARD, ctx()).await.unwrap();
+        assert_eq!(nodes.len(), 3, "{f}");
+        assert_eq!(nodes[0].sender.user_id, 10001, "{f}");
+        assert_eq!(
+            nodes[2].segments,
+            vec![Segment::Forward {
+                id: EXAMPLE_NESTED_FORWARD.into()
+            }],
+            "{f}"
+        );
+        let e = p
+            .client
+            .get_forward("no-such-bundle", ctx())
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind, Kind::MessageNotFound, "{f}: {e:?}");
+        // Quotes and mentions reach the peer as segments.
+        let playground = ChatRef::Group(SANDBOX_GROUP);
+        let target = p
+            .control
+            .messages(onebot_sandbox::ChatRef::Group(SANDBOX_GROUP))[0]["message_id"]
+            .as_i64()
+            .unwrap();
+        p.control.clear_actions();
+        p.client
+            .send_message(
+                playground,
+                &[
+                    OutSegment::Reply(target),
+                    OutSegment::At(10002),
+                    OutSegment::AtAll,
+                    OutSegment::Text("看"),
+                ],
+                ctx(),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{f}: {e:?}"));
+        let sent = p
+            .control
+            .actions()
+            .into_iter()
+            .find(|a| a.action == "send_group_msg")
+            .expect("send_group_msg");
+        assert_eq!(
+            sent.params["message"],
+            json!([
+                {"type": "reply", "data": {"id": target.to_string()}},
+                {"type": "at", "data": {"qq": "10002"}},
+                {"type": "at", "data": {"qq": "all"}},
+                {"type": "text", "data": {"text": "看"}}
+            ]),
+            "{f}"
+        );
+        let r = p
+            .client
+            .send_message(
+                playground,
+                &[OutSegment::Reply(MISSING_QUOTE), OutSegment::Text("x")],
+                ctx(),
+            )
+            .await;
+        match f {
+            PeerFlavor::GoCqhttp | PeerFlavor::Lagrange => {
+                let e = r.unwrap_err();
+                assert_eq!(e.kind, Kind::MessageNotFound, "{f}: {e:?}");
+                assert_eq!(e.field.as_deref(), Some("reply_to_message_id"));
+            }
+            _ => {
+                r.unwrap_or_else(|e| panic!("{f}: {e:?}"));
+            }
+        }
+        // A private send is send_private_msg.
+        p.client
+            .send_message(
+                ChatRef::Private(FRIEND_WITH_HISTORY),
+                &[OutSegment::Text("私聊")],
+                ctx(),
+            )
+            .await
+            .unwrap();
+        assert!(
+            p.control
+                .actions()
+                .iter()
+                .any(|a| a.action == "send_private_msg"
+                    && a.params["user_id"] == FRIEND_WITH_HISTORY),
+            "{f}"
+        );
+    }
 }

@@ -106,7 +106,13 @@ fn read_commands_render_the_sandbox_and_errors_carry_the_reason() {
 
     let history = cli(&gw.addr, &["history", "group:20000003", "-n", "3"]);
     assert!(history.status.success(), "{history:?}");
-    assert_eq!(stdout(&history).lines().count(), 3);
+    // Three messages, then the older-page hint on a line of its own.
+    let lines: Vec<String> = stdout(&history).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(
+        lines[3].starts_with("(older messages: --anchor "),
+        "{lines:?}"
+    );
 
     let members = cli(&gw.addr, &["members", "20000003", "--limit", "2"]);
     assert!(members.status.success(), "{members:?}");
@@ -176,6 +182,57 @@ fn write_commands_send_poke_call_tools_and_follow_events() {
 
     let history = cli(&gw.addr, &["history", "group:20000003", "-n", "2"]);
     assert!(stdout(&history).contains("hi from the cli"), "{history:?}");
+    // The older-page hint is a line of its own, after the messages.
+    let lines: Vec<String> = stdout(&history).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(
+        lines[2].starts_with("(older messages: --anchor "),
+        "{lines:?}"
+    );
+
+    // Quote the image message and mention a member, read it back, recall it.
+    let image_id = ids[1].as_i64().unwrap().to_string();
+    let reply = cli(
+        &gw.addr,
+        &[
+            "send",
+            "-g",
+            "20000003",
+            "收到",
+            "--reply-to",
+            &image_id,
+            "--mention",
+            "10002",
+            "--json",
+        ],
+    );
+    assert!(reply.status.success(), "{reply:?}");
+    let value: serde_json::Value = serde_json::from_str(&stdout(&reply)).unwrap();
+    let reply_id = value["messageIds"][0].as_i64().unwrap().to_string();
+    let message = cli(&gw.addr, &["message", &reply_id]);
+    assert!(message.status.success(), "{message:?}");
+    assert!(
+        stdout(&message).contains("[回复 沙盒机器人: [图片]]@10002收到"),
+        "{}",
+        stdout(&message)
+    );
+    let recalled = cli(&gw.addr, &["recall", &reply_id]);
+    assert_eq!(stdout(&recalled), format!("recalled message {reply_id}\n"));
+    let gone = cli(&gw.addr, &["message", &reply_id, "--json"]);
+    assert_eq!(gone.status.code(), Some(1));
+    let err: serde_json::Value = serde_json::from_slice(&gone.stderr).unwrap();
+    assert_eq!(err["error"]["reason"], "MESSAGE_NOT_FOUND");
+    let private = cli(&gw.addr, &["send", "--user", "10001", "私聊"]);
+    assert!(
+        stdout(&private).starts_with("sent to user 10001: message ids ["),
+        "{private:?}"
+    );
+    let forward = cli(&gw.addr, &["forward", "7412580369852147963"]);
+    assert!(
+        stdout(&forward).ends_with("王五(10003): [合并转发]\n"),
+        "{}",
+        stdout(&forward)
+    );
 
     let poke = cli(&gw.addr, &["poke", "10001", "-g", "20000003"]);
     assert_eq!(stdout(&poke), "poked 10001 in group 20000003\n");

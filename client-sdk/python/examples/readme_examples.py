@@ -110,6 +110,25 @@ def send(client: Client, image: str) -> message_service_pb2.SendMessageResponse:
     return sent
 
 
+def conversation(client: Client) -> message_service_pb2.GetMessageResponse:
+    # region: conversation
+    page = client.history(group_id=20000003, count=20)
+    last = page.messages[-1]
+    # Quote the newest message and mention its sender, in one message.
+    sent = client.send(20000003, text="收到", reply_to=last.message_id, mentions=[last.sender.user_id])
+    reply = client.get_message(sent.message_ids[0])
+    print(reply.rendered)  # [HH:mm:ss] 沙盒(…): [回复 名字: 文本]@名字收到
+    # A private chat (the account's `users` whitelist), recalled within QQ's 2 minutes.
+    private = client.send(user_id=10001, text="私聊一句")
+    client.recall(private.message_ids[0])
+    # Open the first merged-forward bundle of the page.
+    forward_id = next(s.forward.id for m in page.messages for s in m.segments if s.WhichOneof("kind") == "forward")
+    bundle = client.get_forward(forward_id)
+    print(bundle.rendered)  # one line per forwarded message
+    # endregion
+    return reply
+
+
 def poke(client: Client) -> group_service_pb2.PokeMemberResponse:
     # region: poke
     poked = client.poke(10001, group_id=20000003)

@@ -102,6 +102,29 @@ def test_send_a_5_mib_image_and_read_it_back(client: Client) -> None:
     assert any(seg.WhichOneof("kind") == "image" for seg in image.segments)
 
 
+def test_conversation_reply_mention_private_recall_forward(client: Client) -> None:
+    reply = readme_examples.conversation(client)
+    segments = [s.WhichOneof("kind") for s in reply.message.segments]
+    assert segments == ["reply", "at", "text"]
+    quoted = reply.message.segments[0].reply.quoted
+    assert quoted.message_id != 0 and quoted.text
+    assert "[回复 " in reply.rendered and reply.rendered.endswith("收到")
+    assert reply.message.text.endswith("收到") and "回复" not in reply.message.text
+    # The recalled private message is gone.
+    private = client.history(user_id=10001, count=5)
+    assert all(m.text != "私聊一句" for m in private.messages)
+    with pytest.raises(GatewayError) as err:
+        client.recall(private.messages[0].message_id)  # a seeded message, long past 2 minutes
+    assert err.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert err.value.reason == "ONEBOT_ACTION_FAILED"
+    with pytest.raises(GatewayError) as missing:
+        client.get_forward("no-such-bundle")
+    assert missing.value.reason == "MESSAGE_NOT_FOUND"
+    with pytest.raises(GatewayError) as denied:
+        client.send(user_id=10002, text="x")
+    assert denied.value.reason == "USER_NOT_ALLOWED"
+
+
 def test_poke(client: Client) -> None:
     poked = readme_examples.poke(client)
     assert (poked.group_id, poked.user_id) == (PLAYGROUND, 10001)

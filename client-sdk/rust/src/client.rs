@@ -339,6 +339,46 @@ impl Client {
             .into_inner())
     }
 
+    /// One message by id, its quote resolved, with its history line.
+    pub async fn get_message(&self, message_id: i64) -> Result<pb::GetMessageResponse, Error> {
+        let request = pb::GetMessageRequest {
+            account_id: self.account_id.clone(),
+            message_id,
+        };
+        Ok(self
+            .message_service()
+            .get_message(request)
+            .await?
+            .into_inner())
+    }
+
+    /// Recalls (撤回) a message: the bot's own within 2 minutes, or a
+    /// member's when the bot is a group admin.
+    pub async fn recall(&self, message_id: i64) -> Result<(), Error> {
+        let request = pb::RecallMessageRequest {
+            account_id: self.account_id.clone(),
+            message_id,
+        };
+        self.message_service().recall_message(request).await?;
+        Ok(())
+    }
+
+    /// The messages of a merged-forward bundle (`ForwardSegment.id`).
+    pub async fn get_forward(
+        &self,
+        forward_id: impl Into<String>,
+    ) -> Result<pb::GetForwardMessagesResponse, Error> {
+        let request = pb::GetForwardMessagesRequest {
+            account_id: self.account_id.clone(),
+            forward_id: forward_id.into(),
+        };
+        Ok(self
+            .message_service()
+            .get_forward_messages(request)
+            .await?
+            .into_inner())
+    }
+
     /// Members of a group (`limit` 0 = 100; `no_cache` unset = cached when
     /// fresh).
     pub async fn members(

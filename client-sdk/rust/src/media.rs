@@ -132,8 +132,17 @@ impl From<Uploaded> for Media {
 /// A message for [`Client::send`].
 #[derive(Clone, Debug, Default)]
 pub struct OutgoingMessage {
-    /// Target group; `None` = the account's only whitelisted group.
+    /// Target group; `None` (and no `user_id`) = the account's only
+    /// whitelisted group.
     pub group_id: Option<i64>,
+    /// Target private chat (the other side's QQ number), instead of a group.
+    pub user_id: Option<i64>,
+    /// Quote (reply to) this message in the first message.
+    pub reply_to: Option<i64>,
+    /// Mention these users (at most 20) in the first message.
+    pub mentions: Vec<i64>,
+    /// Mention everyone (`@全体成员`; the bot must be a group admin).
+    pub mention_all: bool,
     /// Text (at most 20000 characters).
     pub text: String,
     /// Up to 4 images.
@@ -155,6 +164,32 @@ impl OutgoingMessage {
             group_id: Some(group_id),
             ..Self::default()
         }
+    }
+
+    /// A message to the private chat with `user_id`.
+    pub fn to_user(user_id: i64) -> Self {
+        Self {
+            user_id: Some(user_id),
+            ..Self::default()
+        }
+    }
+
+    /// Quotes (replies to) `message_id`.
+    pub fn reply_to(mut self, message_id: i64) -> Self {
+        self.reply_to = Some(message_id);
+        self
+    }
+
+    /// Mentions `user_id` (call again for more).
+    pub fn mention(mut self, user_id: i64) -> Self {
+        self.mentions.push(user_id);
+        self
+    }
+
+    /// Mentions everyone.
+    pub fn mention_all(mut self) -> Self {
+        self.mention_all = true;
+        self
     }
 
     /// Sets the text.
@@ -391,6 +426,10 @@ impl Client {
             file,
             file_name: message.file_name,
             idempotency_key: message.idempotency_key,
+            user_id: message.user_id,
+            reply_to_message_id: message.reply_to,
+            mention_user_ids: message.mentions,
+            mention_all: message.mention_all,
         };
         Ok(self
             .message_service()

@@ -177,6 +177,60 @@ async fn sends_a_5_mib_image_and_reads_it_back() {
 }
 
 #[tokio::test]
+async fn conversation_reply_mention_private_recall_forward() {
+    let client = client().await;
+    let reply = examples::conversation(&client).await.unwrap();
+    let message = reply.message.as_ref().unwrap();
+    let kinds: Vec<&str> = message
+        .segments
+        .iter()
+        .map(|s| match s.kind {
+            Some(pb::segment::Kind::Reply(_)) => "reply",
+            Some(pb::segment::Kind::At(_)) => "at",
+            Some(pb::segment::Kind::Text(_)) => "text",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["reply", "at", "text"]);
+    let Some(pb::segment::Kind::Reply(quote)) = &message.segments[0].kind else {
+        unreachable!()
+    };
+    assert!(quote.quoted.as_ref().is_some_and(|q| q.message_id != 0));
+    assert!(reply.rendered.contains("[回复 "), "{}", reply.rendered);
+    assert!(!message.text.contains("回复"));
+    let private = client
+        .history(pb::Chat::private(10001), 5, None)
+        .await
+        .unwrap();
+    assert!(private.messages.iter().all(|m| m.text != "私聊一句"));
+    let too_old = client
+        .recall(private.messages[0].message_id)
+        .await
+        .unwrap_err();
+    let rpc = too_old.rpc().unwrap();
+    assert_eq!(
+        (rpc.code, rpc.reason.as_deref()),
+        (
+            tonic::Code::FailedPrecondition,
+            Some("ONEBOT_ACTION_FAILED")
+        )
+    );
+    let missing = client.get_forward("no-such-bundle").await.unwrap_err();
+    assert!(
+        missing.rpc().unwrap().is(pb::ErrorReason::MessageNotFound),
+        "{missing:?}"
+    );
+    let denied = client
+        .send(onebot_gateway_client::OutgoingMessage::to_user(10002).text("x"))
+        .await
+        .unwrap_err();
+    assert!(
+        denied.rpc().unwrap().is(pb::ErrorReason::UserNotAllowed),
+        "{denied:?}"
+    );
+}
+
+#[tokio::test]
 async fn pokes_a_member() {
     let client = client().await;
     let poked = examples::poke(&client).await.unwrap();

@@ -5,7 +5,11 @@
 import { Client, EventKind, GatewayError } from "../src/index.js";
 import type { Event } from "../src/gen/onebot/gateway/v1/event_service_pb.js";
 import type { Uploaded } from "../src/index.js";
-import type { GetHistoryResponse, SendMessageResponse } from "../src/gen/onebot/gateway/v1/message_service_pb.js";
+import type {
+  GetHistoryResponse,
+  GetMessageResponse,
+  SendMessageResponse,
+} from "../src/gen/onebot/gateway/v1/message_service_pb.js";
 import type { CallToolResponse } from "../src/gen/onebot/gateway/v1/agent_tool_service_pb.js";
 import type {
   ListGroupMembersResponse,
@@ -105,6 +109,34 @@ export async function send(client: Client, image: string): Promise<SendMessageRe
   console.log("message ids", sent.messageIds, "queued", sent.queued);
   // endregion
   return sent;
+}
+
+export async function conversation(client: Client): Promise<GetMessageResponse> {
+  // region: conversation
+  const page = await client.history({ groupId: 20000003 }, { count: 20 });
+  const last = page.messages.at(-1);
+  if (last === undefined) throw new Error("an empty group");
+  // Quote the newest message and mention its sender, in one message.
+  const sent = await client.send(20000003, {
+    text: "收到",
+    replyTo: last.messageId,
+    mentions: [last.sender?.userId ?? 0n],
+  });
+  const reply = await client.getMessage(sent.messageIds[0] ?? 0n);
+  console.log(reply.rendered); // [HH:mm:ss] 沙盒(…): [回复 名字: 文本]@名字收到
+  // A private chat (the account's `users` whitelist), recalled within QQ's 2 minutes.
+  const privately = await client.send(undefined, { userId: 10001, text: "私聊一句" });
+  await client.recall(privately.messageIds[0] ?? 0n);
+  // Open the first merged-forward bundle of the page.
+  const forward = page.messages
+    .flatMap((m) => m.segments)
+    .find((s) => s.kind.case === "forward");
+  if (forward?.kind.case === "forward") {
+    const bundle = await client.getForward(forward.kind.value.id);
+    console.log(bundle.rendered); // one line per forwarded message
+  }
+  // endregion
+  return reply;
 }
 
 export async function poke(client: Client): Promise<PokeMemberResponse> {

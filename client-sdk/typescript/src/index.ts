@@ -34,7 +34,9 @@ import { MediaService, UploadMediaRequestSchema } from "./gen/onebot/gateway/v1/
 import type { UploadMediaRequest, UploadMediaResponse } from "./gen/onebot/gateway/v1/media_service_pb.js";
 import { MediaSourceSchema, MessageService } from "./gen/onebot/gateway/v1/message_service_pb.js";
 import type {
+  GetForwardMessagesResponse,
   GetHistoryResponse,
+  GetMessageResponse,
   MediaSource,
   SendMessageResponse,
 } from "./gen/onebot/gateway/v1/message_service_pb.js";
@@ -156,11 +158,19 @@ export type MediaInput =
 
 /** A message for `send`. */
 export interface SendOptions {
+  /** A private chat (the other side's QQ number) instead of the group argument. */
+  userId?: number | bigint;
   text?: string;
   images?: MediaInput[];
   videos?: MediaInput[];
   file?: MediaInput;
   fileName?: string;
+  /** Quote (reply to) this message id in the first message. */
+  replyTo?: number | bigint;
+  /** Mention these QQ numbers (at most 20) in the first message. */
+  mentions?: (number | bigint)[];
+  /** Mention everyone (`@全体成员`; the bot must be a group admin). */
+  mentionAll?: boolean;
   idempotencyKey?: string;
 }
 
@@ -480,7 +490,9 @@ export class Client {
 
   /**
    * Uploads local media (paths, bytes) first, then sends text, images, videos and a file to
-   * `groupId` (undefined: the account's only whitelisted group).
+   * `groupId` (undefined: the account's only whitelisted group) or to the private chat
+   * `message.userId`; `replyTo` quotes a message and `mentions` / `mentionAll` mention members, in
+   * the first message.
    */
   async send(groupId: number | bigint | undefined, message: SendOptions): Promise<SendMessageResponse> {
     const images: MediaSource[] = [];
@@ -498,7 +510,26 @@ export class Client {
         file,
         fileName: message.fileName ?? "",
         idempotencyKey: message.idempotencyKey ?? "",
+        userId: message.userId === undefined ? undefined : BigInt(message.userId),
+        replyToMessageId: message.replyTo === undefined ? undefined : BigInt(message.replyTo),
+        mentionUserIds: (message.mentions ?? []).map((id) => BigInt(id)),
+        mentionAll: message.mentionAll ?? false,
       }),
     );
+  }
+
+  /** One message by id, its quote resolved one level deep, with its history line. */
+  async getMessage(messageId: number | bigint): Promise<GetMessageResponse> {
+    return call(() => this.messageService.getMessage({ accountId: this.accountId, messageId: BigInt(messageId) }));
+  }
+
+  /** Recalls (撤回) a message: the bot's own within 2 minutes, or a member's when the bot is a group admin. */
+  async recall(messageId: number | bigint): Promise<void> {
+    await call(() => this.messageService.recallMessage({ accountId: this.accountId, messageId: BigInt(messageId) }));
+  }
+
+  /** The messages of a merged-forward bundle (`ForwardSegment.id`); nested bundles stay forward segments. */
+  async getForward(forwardId: string): Promise<GetForwardMessagesResponse> {
+    return call(() => this.messageService.getForwardMessages({ accountId: this.accountId, forwardId }));
   }
 }

@@ -125,6 +125,38 @@ test("send a 5 MiB image and read it back", async () => {
   assert.ok(image?.segments.some((s) => s.kind.case === "image"));
 });
 
+test("conversation: reply, mention, private, recall, forward", async () => {
+  const reply = await examples.conversation(client);
+  const message = reply.message;
+  assert.ok(message);
+  assert.deepEqual(
+    message.segments.map((s) => s.kind.case),
+    ["reply", "at", "text"],
+  );
+  const first = message.segments[0]?.kind;
+  assert.ok(first?.case === "reply" && first.value.quoted && first.value.quoted.messageId !== 0n);
+  assert.ok(reply.rendered.includes("[回复 ") && reply.rendered.endsWith("收到"));
+  assert.ok(!message.text.includes("回复"));
+  const privately = await client.history({ userId: 10001 }, { count: 5 });
+  assert.ok(privately.messages.every((m) => m.text !== "私聊一句"));
+  await assert.rejects(client.recall(privately.messages[0]?.messageId ?? 0n), (err: unknown) => {
+    assert.ok(err instanceof GatewayError);
+    assert.equal(err.code, Code.FailedPrecondition);
+    assert.equal(err.reason, "ONEBOT_ACTION_FAILED");
+    return true;
+  });
+  await assert.rejects(client.getForward("no-such-bundle"), (err: unknown) => {
+    assert.ok(err instanceof GatewayError);
+    assert.equal(err.reason, "MESSAGE_NOT_FOUND");
+    return true;
+  });
+  await assert.rejects(client.send(undefined, { userId: 10002, text: "x" }), (err: unknown) => {
+    assert.ok(err instanceof GatewayError);
+    assert.equal(err.reason, "USER_NOT_ALLOWED");
+    return true;
+  });
+});
+
 test("poke", async () => {
   const poked = await examples.poke(client);
   assert.deepEqual([poked.groupId, poked.userId], [PLAYGROUND, 10001n]);

@@ -22,7 +22,20 @@ pub(super) fn get_msg(shared: &Shared, p: Params<'_>) -> ActionResult {
     let w = lock(&shared.world);
     match w.find(id) {
         Some((chat, m)) => Ok(message::render(&w, chat, m, View::GetMsg)),
-        None => Err(ActionError::failed("消息不存在").with_code("MSG_NOT_FOUND")),
+        None => Err(not_found(w.flavor, w.find_any(id).is_some())),
+    }
+}
+
+/// Each flavor's answer to `get_msg` of an id it does not know (or of a
+/// recalled message).
+fn not_found(flavor: Flavor, recalled: bool) -> ActionError {
+    match flavor {
+        Flavor::NapCat if recalled => ActionError::failed("消息不存在或已被撤回"),
+        Flavor::NapCat | Flavor::LlOneBot => ActionError::failed("消息不存在"),
+        Flavor::GoCqhttp => ActionError::failed("消息不存在").with_code("MSG_NOT_FOUND"),
+        Flavor::SnowLuma => ActionError::failed("message not found"),
+        // Lagrange says nothing: only its failure retcode.
+        Flavor::Lagrange => ActionError::failed(String::new()),
     }
 }
 
@@ -49,6 +62,7 @@ fn history(shared: &Shared, chat: ChatRef, p: Params<'_>) -> ActionResult {
     };
     let mut messages: Vec<Value> = range
         .iter()
+        .filter(|m| !m.recalled)
         .map(|m| message::render(&w, chat, m, View::History))
         .collect();
     if reverse {
@@ -75,7 +89,7 @@ fn ending_at(c: &Chat, end: usize, count: usize) -> &[Stored] {
 
 /// Index just past the message with public id `id` in this chat.
 fn end_after_id(w: &World, chat: ChatRef, id: i64) -> Option<usize> {
-    match w.find(id) {
+    match w.find_any(id) {
         Some((found, m)) if found == chat => Some(m.seq as usize),
         _ => None,
     }

@@ -5,9 +5,11 @@
 //! echo, wire shape) are handled by the caller.
 
 mod file;
+mod forward;
 mod history;
 mod info;
 mod poke;
+mod recall;
 mod send;
 
 use serde_json::{Map, Value, json};
@@ -17,6 +19,8 @@ use crate::media::DigestCache;
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
 use crate::shared::Shared;
+
+pub use recall::RECALL_WINDOW_SECS;
 
 /// Strips the spec's `_async` / `_rate_limited` suffixes: NapCat maps them to the same
 /// synchronous handler and go-cqhttp strips `_async`.
@@ -63,6 +67,8 @@ pub(crate) fn dispatch(
         "get_friend_msg_history" if flavor.has_extensions() => history::friend(shared, p),
         "send_group_msg" | "send_private_msg" | "send_msg" => send::send(shared, name, p, cache),
         "upload_group_file" => file::upload_group_file(shared, p, cache),
+        "delete_msg" => recall::delete_msg(shared, p),
+        "get_forward_msg" => forward::get_forward_msg(shared, p),
         "group_poke" | "friend_poke" | "send_poke" if flavor.has_extensions() => {
             poke::poke(shared, name, p)
         }

@@ -4,6 +4,19 @@
 //! observed, emits a `message_sent` event (if enabled) and replies `{message_id}`. Inline media
 //! is decoded and recorded in [`received_media`](crate::SandboxControl::received_media); the
 //! stored segment keeps only a file name, size and URL, never the payload.
+//!
+//! Quotes and mentions are stored as the flavor reports them back:
+//!
+//! | flavor    | `reply` to an unknown message       | `at` stored as    | `at` in private | `@all` without admin |
+//! |-----------|-------------------------------------|-------------------|-----------------|----------------------|
+//! | NapCat    | dropped, message sent               | `{qq}`            | dropped         | send fails           |
+//! | LLOneBot  | dropped, message sent               | `{qq, name}`      | dropped         | dropped              |
+//! | Lagrange  | the whole send fails, no text       | `{qq, name}`      | kept            | send fails           |
+//! | SnowLuma  | dropped, message sent               | `{qq}`            | kept            | send fails           |
+//! | go-cqhttp | sent as literal `[CQ:reply,id=…]` text, moved first | `{qq}` | kept       | dropped              |
+//!
+//! An all-`node` message becomes one merged-forward message whose bundle `get_forward_msg`
+//! opens.
 
 use serde_json::{Map, Value, json};
 
@@ -15,7 +28,7 @@ use crate::message::{self, View};
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
 use crate::shared::{Shared, lock};
-use crate::state::{ChatRef, NewMessage};
+use crate::state::{ChatRef, ForwardNode, NewMessage, Role, World};
 
 /// go-cqhttp's generic send failure.
 fn gocq_send_failed() -> ActionError {
@@ -132,6 +145,112 @@ fn media_segment(
     Ok(data)
 }
 
+/// What a `reply` segment becomes.
+enum Quote {
+    /// Stored with this data.
+    Keep(Map<String, Value>),
+    /// Stored as this literal text (go-cqhttp's invalid CQ code).
+    Text(String),
+    /// Left out.
+    Drop,
+}
+
+fn quote(w: &World, chat: ChatRef, data: &Map<String, Value>) -> Result<Quote, ActionError> {
+    let p = Params(data);
+    let id = p.int("id")?;
+    let known = id
+        .and_then(|id| w.find(id))
+        .filter(|(found, _)| *found == chat)
+        .map(|(_, m)| m.message_id);
+    Ok(match (known, w.flavor) {
+        (Some(id), _) => {
+            let mut d = Map::new();
+            d.insert("id".into(), json!(id.to_string()));
+            Quote::Keep(d)
+        }
+        (None, Flavor::Lagrange) => return Err(ActionError::failed(String::new())),
+        (None, Flavor::GoCqhttp) => {
+            Quote::Text(format!("[CQ:reply,id={}]", p.str("id").unwrap_or_default()))
+        }
+        (None, _) => Quote::Drop,
+    })
+}
+
+/// The text each flavor refuses an `@全体成员` with when the bot is no admin.
+fn at_all_refused(flavor: Flavor) -> ActionError {
+    match flavor {
+        Flavor::SnowLuma => ActionError::failed("no permission to mention all members"),
+        Flavor::Lagrange => ActionError::failed(String::new()),
+        _ => ActionError::failed("发送失败：没有 @全体成员 的权限（需要群主或管理员）"),
+    }
+}
+
+/// What an `at` segment becomes (`None`: left out).
+fn mention(
+    w: &World,
+    chat: ChatRef,
+    data: &Map<String, Value>,
+) -> Result<Option<Map<String, Value>>, ActionError> {
+    let flavor = w.flavor;
+    let qq = Params(data).str("qq").unwrap_or_default();
+    let qq = qq.trim();
+    let group = match chat {
+        ChatRef::Group(g) => g,
+        ChatRef::Private(_) if matches!(flavor, Flavor::NapCat | Flavor::LlOneBot) => {
+            return Ok(None);
+        }
+        ChatRef::Private(_) => 0,
+    };
+    let mut d = Map::new();
+    if qq == "all" {
+        let admin = matches!(w.role(group, w.self_id), Some(Role::Owner | Role::Admin));
+        if !admin {
+            return match flavor {
+                Flavor::LlOneBot | Flavor::GoCqhttp => Ok(None),
+                _ => Err(at_all_refused(flavor)),
+            };
+        }
+        d.insert("qq".into(), json!("all"));
+        return Ok(Some(d));
+    }
+    d.insert("qq".into(), json!(qq));
+    if matches!(flavor, Flavor::LlOneBot | Flavor::Lagrange)
+        && let Ok(user) = qq.parse::<i64>()
+    {
+        let s = w.sender_for(chat, user);
+        let name = if s.card.is_empty() {
+            s.nickname
+        } else {
+            s.card
+        };
+        d.insert("name".into(), json!(name));
+    }
+    Ok(Some(d))
+}
+
+/// A `node` segment of a sent bundle.
+fn node(data: &Map<String, Value>, now: i64) -> Result<ForwardNode, ActionError> {
+    let p = Params(data);
+    let user_id = p
+        .int("user_id")?
+        .or(p.int("uin")?)
+        .ok_or_else(|| ActionError::bad_params("node 缺少 user_id"))?;
+    let nickname = p
+        .str("nickname")
+        .or_else(|| p.str("name"))
+        .unwrap_or_default();
+    let segments = data
+        .get("content")
+        .and_then(|c| message::normalize(c, false))
+        .unwrap_or_default();
+    Ok(ForwardNode {
+        user_id,
+        nickname,
+        time: now,
+        segments,
+    })
+}
+
 pub(super) fn send(
     shared: &Shared,
     name: &str,
@@ -150,7 +269,7 @@ pub(super) fn send(
 
     let mut stored = Vec::new();
     let mut pokes = Vec::new();
-    let mut nodes = 0usize;
+    let mut nodes = Vec::new();
     let mut received = Vec::new();
     for seg in segments {
         // Taken apart, not copied: `data` may hold a 40 MB base64 string.
@@ -175,7 +294,21 @@ pub(super) fn send(
             continue;
         }
         if kind == "node" {
-            nodes += 1;
+            nodes.push(node(&data, events::now())?);
+            continue;
+        }
+        if kind == "reply" {
+            match quote(&lock(&shared.world), chat, &data)? {
+                Quote::Keep(d) => stored.push(json!({"type": "reply", "data": d})),
+                Quote::Text(t) => stored.push(json!({"type": "text", "data": {"text": t}})),
+                Quote::Drop => {}
+            }
+            continue;
+        }
+        if kind == "at" {
+            if let Some(d) = mention(&lock(&shared.world), chat, &data)? {
+                stored.push(json!({"type": "at", "data": d}));
+            }
             continue;
         }
         let data = match MediaKind::from_segment_type(&kind) {
@@ -184,15 +317,28 @@ pub(super) fn send(
         };
         stored.push(json!({"type": kind, "data": data}));
     }
-    let forward_id = match (nodes, stored.is_empty()) {
-        (0, _) => None,
+    if flavor == Flavor::GoCqhttp {
+        // go-cqhttp moves the quote to the front (literal quotes included).
+        let is_quote = |s: &Value| {
+            s["type"] == "reply"
+                || s["data"]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("[CQ:reply,"))
+        };
+        let (mut quotes, rest): (Vec<Value>, Vec<Value>) = stored.into_iter().partition(is_quote);
+        quotes.extend(rest);
+        stored = quotes;
+    }
+    let forward_id = match (nodes.is_empty(), stored.is_empty()) {
+        (true, _) => None,
         // An all-node message becomes one merged-forward message.
-        (n, true) => {
-            let id = format!("sandbox-forward-{}-{n}", events::now());
+        (false, true) => {
+            let id = format!("sandbox-forward-{}-{}", events::now(), nodes.len());
             stored.push(json!({"type": "forward", "data": {"id": id}}));
+            lock(&shared.world).forwards.insert(id.clone(), nodes);
             Some(id)
         }
-        (_, false) => {
+        (false, false) => {
             return Err(ActionError::failed(
                 "消息体无法解析, 请检查是否发送了不支持的消息类型",
             ));

@@ -6,7 +6,8 @@ use anyhow::Context;
 use crate::config::{AccountConfig, Config, DEFAULT_ACCOUNT};
 
 /// Starts the built-in sandbox peer on `sandbox.listen` and adds the
-/// `default` account pointing at it, whitelisting `sandbox.groups`.
+/// `default` account pointing at it, whitelisting `sandbox.groups` and
+/// `sandbox.users`.
 pub async fn start(config: &mut Config) -> anyhow::Result<onebot_sandbox::Sandbox> {
     let flavor: onebot_sandbox::Flavor = config
         .sandbox
@@ -29,6 +30,7 @@ pub async fn start(config: &mut Config) -> anyhow::Result<onebot_sandbox::Sandbo
         AccountConfig {
             ws_url: Some(sandbox.ws_url()),
             groups: config.sandbox.groups.clone(),
+            users: config.sandbox.users.clone(),
             ..AccountConfig::default()
         },
     );

@@ -1,5 +1,5 @@
-//! Phase 2: the event hub, the accounts, the write side and the
-//! [`Gateway`] over them, built in one step.
+//! Phase 2: the event hub and the path into it, the accounts, the write
+//! side and the [`Gateway`] over them, built in one step.
 
 use std::sync::Arc;
 
@@ -10,7 +10,9 @@ use crate::auth::Authenticator;
 use crate::domain::delivery::side::{WriteParts, WriteSide};
 use crate::domain::events::EventHub;
 use crate::domain::gateway::{Gateway, GatewayParts};
+use crate::domain::inbound::Inbound;
 use crate::domain::ports::EventSink;
+use crate::domain::quotes::Quotes;
 use crate::fetch::{Fetcher, SystemLookup};
 use crate::tls::TlsAcceptor;
 
@@ -55,8 +57,16 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         config.events.buffer_size,
         stop.streams.clone(),
     ));
-    let sink: Arc<dyn EventSink> = events.clone();
+    // The adapters publish into the event path (quotes resolved, recalls
+    // once), which ends in the hub.
+    let inbound = Inbound::new(
+        events.clone(),
+        Arc::new(Quotes::default()),
+        stop.cancel.clone(),
+    );
+    let sink: Arc<dyn EventSink> = inbound.clone();
     let accounts = super::accounts::start(&config, sink, &stop.cancel).await?;
+    inbound.attach(&accounts);
     let urls = Arc::new(Fetcher::new(
         &config.media,
         media.clone(),
@@ -75,6 +85,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         config,
         accounts,
         events,
+        inbound,
         write,
     })?);
     Ok(Running {

@@ -38,7 +38,7 @@ fn enum_name(name: Option<&'static str>, prefix: &str) -> String {
 }
 
 /// One line per account: id, state, QQ number and nickname, implementation,
-/// transport, queue depth, groups and the last error.
+/// transport, queue depth, groups, users (when any) and the last error.
 pub fn render(a: &pb::Account) -> String {
     let state = enum_name(
         pb::ConnectionState::try_from(a.state)
@@ -67,6 +67,10 @@ pub fn render(a: &pb::Account) -> String {
         a.queue_depth,
         groups.join(", "),
     );
+    if !a.users.is_empty() {
+        let users: Vec<String> = a.users.iter().map(i64::to_string).collect();
+        line.push_str(&format!(", users [{}]", users.join(", ")));
+    }
     if !a.last_error.is_empty() {
         line.push_str(&format!(", last error: {}", a.last_error));
     }

@@ -28,6 +28,8 @@ pub enum Kind {
     Connection,
     /// Other events.
     Unknown,
+    /// Recalled messages.
+    MessageRecalled,
 }
 
 impl From<Kind> for pb::EventKind {
@@ -41,6 +43,7 @@ impl From<Kind> for pb::EventKind {
             Kind::Lifecycle => pb::EventKind::Lifecycle,
             Kind::Connection => pb::EventKind::Connection,
             Kind::Unknown => pb::EventKind::Unknown,
+            Kind::MessageRecalled => pb::EventKind::MessageRecalled,
         }
     }
 }
@@ -155,6 +158,12 @@ pub fn render(e: &pb::Event) -> String {
                 .to_owned()
         }
         Some(K::Unknown(u)) => format!("{} {}", u.post_type, u.raw_json),
+        Some(K::MessageRecalled(r)) => format!(
+            "{} message {} recalled by {}",
+            chat(r.chat.as_ref()),
+            r.message_id,
+            r.operator_id
+        ),
         None => "(empty event)".into(),
     };
     format!("#{} [{}] {what}", e.sequence, clock(e.time.as_ref()))

@@ -51,17 +51,43 @@ pub async fn run(args: HistoryArgs) -> Result<ExitCode, Error> {
     if args.conn.json {
         output::print_message(&page)?;
     } else {
-        println!("{}", page.rendered);
-        if let Some(anchor) = page.next_anchor_message_id {
-            eprintln!("(older messages: --anchor {anchor})");
-        }
+        print!("{}", render(&page));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The page as printed: its lines, then the hint for the older page on a
+/// line of its own.
+pub fn render(page: &pb::GetHistoryResponse) -> String {
+    let mut out = page.rendered.trim_end_matches('\n').to_owned();
+    out.push('\n');
+    if let Some(anchor) = page.next_anchor_message_id {
+        out.push_str(&format!("(older messages: --anchor {anchor})\n"));
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_older_page_hint_has_a_line_of_its_own() {
+        let page = pb::GetHistoryResponse {
+            rendered: "[10:00:05] 王五(10003): 好".into(),
+            next_anchor_message_id: Some(-7),
+            ..Default::default()
+        };
+        assert_eq!(
+            render(&page),
+            "[10:00:05] 王五(10003): 好\n(older messages: --anchor -7)\n"
+        );
+        let last = pb::GetHistoryResponse {
+            rendered: "x".into(),
+            ..Default::default()
+        };
+        assert_eq!(render(&last), "x\n");
+    }
 
     #[test]
     fn targets_parse_like_the_agent_tools() {

@@ -2,9 +2,9 @@
 //! gateway through the Rust client crate, print the rendered text by default
 //! and JSON with `--json`.
 //!
-//! One file per command group: [`history`] (history), [`group`] (members,
-//! groups, poke), [`send`], [`account`] (accounts), [`events`], [`tools`],
-//! [`health`]; [`connection`] is how every command reaches the gateway and
+//! One file per command group: [`history`] (history), [`message`] (message,
+//! recall, forward), [`group`] (members, groups, poke), [`send`],
+//! [`account`] (accounts), [`events`], [`tools`], [`health`]; [`connection`] is how every command reaches the gateway and
 //! [`output`] holds the shared JSON and error printing.
 
 mod account;
@@ -13,6 +13,7 @@ mod events;
 mod group;
 mod health;
 mod history;
+mod message;
 mod output;
 mod send;
 mod tools;
@@ -30,9 +31,16 @@ pub enum ClientCommand {
     Members(group::MembersArgs),
     /// List the groups the account may use.
     Groups(group::GroupsArgs),
-    /// Send text, images, a video and a file to a group (local files are
+    /// Send text, images, a video and a file to a group or a private chat,
+    /// optionally quoting a message and mentioning members (local files are
     /// uploaded first).
-    Send(send::SendArgs),
+    Send(Box<send::SendArgs>),
+    /// Read one message by id, with what it quotes.
+    Message(message::MessageArgs),
+    /// Recall (撤回) a message.
+    Recall(message::RecallArgs),
+    /// Open a merged-forward bundle by its id.
+    Forward(message::ForwardArgs),
     /// Poke (戳一戳) a group member.
     Poke(group::PokeArgs),
     /// List the gateway's accounts and their connection state.
@@ -53,7 +61,10 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::History(a) => (a.conn.json, history::run(a).await),
         ClientCommand::Members(a) => (a.conn.json, group::members(a).await),
         ClientCommand::Groups(a) => (a.conn.json, group::groups(a).await),
-        ClientCommand::Send(a) => (a.conn.json, send::run(a).await),
+        ClientCommand::Send(a) => (a.conn.json, send::run(*a).await),
+        ClientCommand::Message(a) => (a.conn.json, message::message(a).await),
+        ClientCommand::Recall(a) => (a.conn.json, message::recall(a).await),
+        ClientCommand::Forward(a) => (a.conn.json, message::forward(a).await),
         ClientCommand::Poke(a) => (a.conn.json, group::poke(a).await),
         ClientCommand::Accounts(a) => (a.conn.json, account::run(a).await),
         ClientCommand::Events(a) => (a.conn.json, events::run(a).await),

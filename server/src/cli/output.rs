@@ -95,6 +95,7 @@ mod tests {
             message_ids: vec![-5, 7],
             media: None,
             replayed: false,
+            user_id: 0,
         };
         let value = to_json(&response).unwrap();
         assert_eq!(value["groupId"], 20000003);

@@ -16,8 +16,21 @@ pub struct SendArgs {
     /// Text to send.
     pub text: Option<String>,
     /// Group (default: the account's only whitelisted group).
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "user")]
     pub group: Option<i64>,
+    /// A private chat instead of a group: the other side's QQ number (must
+    /// be in the account's `users` whitelist).
+    #[arg(long, short)]
+    pub user: Option<i64>,
+    /// Quote (reply to) this message id.
+    #[arg(long, value_name = "MESSAGE_ID", allow_hyphen_values = true)]
+    pub reply_to: Option<i64>,
+    /// Mention (@) this QQ number; repeatable, at most 20.
+    #[arg(long = "mention", value_name = "QQ")]
+    pub mentions: Vec<i64>,
+    /// Mention everyone (@全体成员; the bot must be a group admin).
+    #[arg(long)]
+    pub mention_all: bool,
     /// An image: a local file (uploaded first) or an http(s) URL. Up to 4.
     #[arg(long = "image", value_name = "PATH|URL")]
     pub images: Vec<String>,
@@ -89,6 +102,10 @@ pub async fn run(args: SendArgs) -> Result<ExitCode, Error> {
     let progress = !args.conn.json;
     let mut message = OutgoingMessage {
         group_id: args.group,
+        user_id: args.user,
+        reply_to: args.reply_to,
+        mentions: args.mentions,
+        mention_all: args.mention_all,
         text: args.text.unwrap_or_default(),
         file_name: args.file_name.unwrap_or_default(),
         idempotency_key: args.idempotency_key.unwrap_or_default(),
@@ -118,18 +135,19 @@ pub async fn run(args: SendArgs) -> Result<ExitCode, Error> {
 
 /// A one-line summary of a send.
 pub fn render(r: &pb::SendMessageResponse) -> String {
+    let target = if r.user_id != 0 {
+        format!("user {}", r.user_id)
+    } else {
+        format!("group {}", r.group_id)
+    };
     let mut line = if r.queued {
         format!(
-            "queued for group {} ({} text chunk(s)); sent once the account is back online",
-            r.group_id, r.chunks
+            "queued for {target} ({} text chunk(s)); sent once the account is back online",
+            r.chunks
         )
     } else {
         let ids: Vec<String> = r.message_ids.iter().map(i64::to_string).collect();
-        format!(
-            "sent to group {}: message ids [{}]",
-            r.group_id,
-            ids.join(", ")
-        )
+        format!("sent to {target}: message ids [{}]", ids.join(", "))
     };
     if let Some(m) = &r.media {
         line.push_str(&format!("; {} image(s), {} video(s)", m.images, m.videos));
@@ -171,6 +189,13 @@ mod tests {
             ..Default::default()
         };
         assert!(render(&queued).starts_with("queued for group 5 (2 text chunk(s))"));
+        let private = pb::SendMessageResponse {
+            user_id: 10001,
+            chunks: 1,
+            message_ids: vec![3],
+            ..Default::default()
+        };
+        assert_eq!(render(&private), "sent to user 10001: message ids [3]");
     }
 
     #[test]

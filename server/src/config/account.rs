@@ -80,8 +80,12 @@ pub struct AccountConfig {
     pub auth_retry_ms: u64,
     /// WebSocket ping interval used when the peer announces no heartbeat, ms.
     pub ping_interval_ms: u64,
-    /// Group whitelist for send and poke.
+    /// Group whitelist for send, poke and recall.
     pub groups: Vec<i64>,
+    /// Private-chat whitelist for send and recall: the QQ numbers of the
+    /// users this account may write to privately. Empty (the default):
+    /// private sends are off.
+    pub users: Vec<i64>,
     /// Largest text chunk, in characters.
     pub reply_chunk_size: usize,
     /// Offline queue capacity, in entries.
@@ -133,6 +137,7 @@ impl fmt::Debug for AccountConfig {
             .field("auth_retry_ms", &self.auth_retry_ms)
             .field("ping_interval_ms", &self.ping_interval_ms)
             .field("groups", &self.groups)
+            .field("users", &self.users)
             .field("reply_chunk_size", &self.reply_chunk_size)
             .field("queue_max_entries", &self.queue_max_entries)
             .field("queue_ttl_secs", &self.queue_ttl_secs)
@@ -168,6 +173,7 @@ impl Default for AccountConfig {
             auth_retry_ms: 60_000,
             ping_interval_ms: 15_000,
             groups: Vec::new(),
+            users: Vec::new(),
             reply_chunk_size: 2000,
             queue_max_entries: 50,
             queue_ttl_secs: 30 * 60,
@@ -264,6 +270,7 @@ impl AccountConfig {
         key("auth_retry_ms").at_least(self.auth_retry_ms, 1_000)?;
         key("ping_interval_ms").positive(self.ping_interval_ms)?;
         key("groups").group_ids(&self.groups)?;
+        key("users").user_ids(&self.users)?;
         key("reply_chunk_size").in_range(self.reply_chunk_size, 1..=20_000)?;
         key("queue_max_entries").positive(self.queue_max_entries)?;
         key("queue_ttl_secs").positive(self.queue_ttl_secs)?;

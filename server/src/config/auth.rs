@@ -96,10 +96,15 @@ pub struct TokenConfig {
     /// `read_only` (default) or `read_write`.
     #[serde(default)]
     pub access: Access,
-    /// When set, the only groups the token may read or write (private chats
-    /// are then out of scope too).
+    /// When set, the only groups the token may read or write. A token with
+    /// `groups` but no `users` reaches no private chat.
     #[serde(default)]
     pub groups: Option<Vec<i64>>,
+    /// When set, the only private chats (the other side's QQ numbers) the
+    /// token may send to, read and recall in. A token with `users` but no
+    /// `groups` reaches no group.
+    #[serde(default)]
+    pub users: Option<Vec<i64>>,
 }
 
 impl TokenConfig {
@@ -114,13 +119,14 @@ impl TokenConfig {
             accounts: accounts.iter().map(|s| s.to_string()).collect(),
             access,
             groups: None,
+            users: None,
         }
     }
 
     /// Checks one token at `key` (`auth.tokens[i]`): exactly one non-empty
     /// source of the value, at least one account and each of them known
-    /// (`"*"` is every account), and when groups are listed, at least one,
-    /// each positive.
+    /// (`"*"` is every account), and when groups (or users) are listed, at
+    /// least one, each positive.
     fn validate(&self, key: &Key, is_account: &dyn Fn(&str) -> bool) -> Result<(), ConfigError> {
         let sources = [
             self.value.is_some(),
@@ -159,6 +165,14 @@ impl TokenConfig {
                 "list at least one group, or leave groups out for every group",
             )?;
             groups.group_ids(list)?;
+        }
+        let users = key.field("users");
+        if let Some(list) = &self.users {
+            users.ensure(
+                !list.is_empty(),
+                "list at least one user, or leave users out",
+            )?;
+            users.user_ids(list)?;
         }
         Ok(())
     }

@@ -109,6 +109,14 @@ impl Key {
         }
         Ok(())
     }
+
+    /// Every QQ number in `users` is positive (the error names the index).
+    pub(super) fn user_ids(&self, users: &[i64]) -> Result<(), ConfigError> {
+        for (i, u) in users.iter().enumerate() {
+            self.index(i).ensure(*u > 0, "QQ numbers are positive")?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@ pub struct SandboxConfig {
     pub flavor: String,
     /// Group whitelist of the sandbox's `default` account.
     pub groups: Vec<i64>,
+    /// Private-chat whitelist of the sandbox's `default` account.
+    pub users: Vec<i64>,
 }
 
 impl Default for SandboxConfig {
@@ -25,6 +27,7 @@ impl Default for SandboxConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             flavor: "napcat".into(),
             groups: vec![20_000_003],
+            users: vec![10_001],
         }
     }
 }

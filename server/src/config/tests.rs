@@ -53,6 +53,7 @@ fn toml_accounts_and_env_layering() {
     let d = &c.accounts["default"];
     assert_eq!(d.reply_chunk_size, 500);
     assert_eq!(d.groups, vec![20000002]);
+    assert!(d.users.is_empty(), "private sends are off by default");
     assert_eq!(d.access_token.as_ref().unwrap().expose(), "s3cret");
     assert!(format!("{d:?}").contains("<redacted>"));
     assert!(!format!("{d:?}").contains("s3cret"));
@@ -79,6 +80,7 @@ fn errors_name_the_key() {
         ),
         ("timezone = \"Mars/Olympus\"", "timezone"),
         ("[accounts.a]\ngroups = [-1]", "accounts.a.groups[0]"),
+        ("[accounts.a]\nusers = [5, 0]", "accounts.a.users[1]"),
         ("[accounts.a]\nflavor = \"qq\"", "accounts.a.flavor"),
         ("[server]\nlisten = \"nope\"", "server.listen"),
         ("[accounts.a]\nbogus = 1", "bogus"),
@@ -447,6 +449,16 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\ngroups = [5, 0]",
         "auth.tokens[0].groups[1]",
         "group ids are positive",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\nusers = []",
+        "auth.tokens[0].users",
+        "list at least one user, or leave users out",
+    ),
+    (
+        "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"*\"]\nusers = [-3]",
+        "auth.tokens[0].users[0]",
+        "QQ numbers are positive",
     ),
     (
         "[limits]\nmax_request_bytes = 0",

@@ -5,7 +5,8 @@
 //! case. The use cases check it where an account or a chat is resolved —
 //! whether the request came as a typed RPC or as an agent tool call — with
 //! [`Caller::check_account`], [`Caller::check_write`],
-//! [`Caller::check_group`] and [`Caller::check_chat`]. Work a use case hands
+//! [`Caller::check_group`] and [`Caller::check_chat`] (groups and private
+//! chats). Work a use case hands
 //! to a spawned task captures what it needs from the caller first (the send
 //! path captures the media owner).
 //!
@@ -31,8 +32,20 @@ pub struct TokenScope {
     pub accounts: Option<BTreeSet<String>>,
     /// Write use cases (send, poke, upload) allowed.
     pub write: bool,
-    /// `None`: every group (private chats too).
+    /// The only groups the token may use. With `users` also `None`: every
+    /// chat; with `users` set: no group at all.
     pub groups: Option<BTreeSet<i64>>,
+    /// The only private chats (by the other side's QQ number) the token may
+    /// use. With `groups` also `None`: every chat; with `groups` set: no
+    /// private chat at all.
+    pub users: Option<BTreeSet<i64>>,
+}
+
+impl TokenScope {
+    /// True when the token is limited to some chats (`groups` or `users`).
+    fn chat_limited(&self) -> bool {
+        self.groups.is_some() || self.users.is_some()
+    }
 }
 
 #[derive(Clone, PartialEq, Eq)]
@@ -81,11 +94,13 @@ impl Caller {
         }
     }
 
-    /// The groups the token is limited to, `None` when it is not.
-    pub fn allowed_groups(&self) -> Option<Vec<i64>> {
-        self.scope()
-            .and_then(|s| s.groups.as_ref())
-            .map(|g| g.iter().copied().collect())
+    /// The chats the token is limited to (its groups, then its users),
+    /// `None` when it is not limited.
+    pub fn allowed_chats(&self) -> Option<Vec<ChatRef>> {
+        let scope = self.scope().filter(|s| s.chat_limited())?;
+        let groups = scope.groups.iter().flatten().map(|g| ChatRef::Group(*g));
+        let users = scope.users.iter().flatten().map(|u| ChatRef::Private(*u));
+        Some(groups.chain(users).collect())
     }
 
     /// The token's name, `None` for anonymous and system callers. Identifies
@@ -110,24 +125,33 @@ impl Caller {
         }
     }
 
-    /// True when the caller may read or write `group_id`.
+    /// True when the caller may read or write `group_id`: every group for a
+    /// token not limited to chats, else only the listed groups.
     pub fn allows_group(&self, group_id: i64) -> bool {
         match self.scope() {
-            None | Some(TokenScope { groups: None, .. }) => true,
-            Some(TokenScope {
-                groups: Some(set), ..
-            }) => set.contains(&group_id),
+            None => true,
+            Some(s) if !s.chat_limited() => true,
+            Some(s) => s.groups.as_ref().is_some_and(|set| set.contains(&group_id)),
         }
     }
 
-    /// True when the caller may read `chat`: a group in scope, or a private
-    /// chat when the token is not limited to groups.
+    /// True when the caller may read or write the private chat with
+    /// `user_id`: every one for a token not limited to chats, else only the
+    /// listed users (none when the token lists only groups).
+    pub fn allows_user(&self, user_id: i64) -> bool {
+        match self.scope() {
+            None => true,
+            Some(s) if !s.chat_limited() => true,
+            Some(s) => s.users.as_ref().is_some_and(|set| set.contains(&user_id)),
+        }
+    }
+
+    /// True when the caller may use `chat` (see [`Caller::allows_group`],
+    /// [`Caller::allows_user`]).
     pub fn allows_chat(&self, chat: ChatRef) -> bool {
         match chat {
             ChatRef::Group(g) => self.allows_group(g),
-            ChatRef::Private(_) => {
-                matches!(self.scope(), None | Some(TokenScope { groups: None, .. }))
-            }
+            ChatRef::Private(u) => self.allows_user(u),
         }
     }
 
@@ -172,16 +196,19 @@ impl Caller {
     }
 
     /// Fails with `TokenScope` (scope `group` or `private`) unless the caller
-    /// may read `chat`.
+    /// may use `chat`.
     pub fn check_chat(&self, chat: ChatRef) -> Result<()> {
         match chat {
             ChatRef::Group(g) => self.check_group(g),
-            ChatRef::Private(user) if !self.allows_chat(chat) => Err(self
-                .denied(
-                    "private",
-                    "the token is limited to groups and may not read private chats",
-                )
-                .with("user_id", user)),
+            ChatRef::Private(user) if !self.allows_chat(chat) => {
+                let limited_to_groups = self.scope().is_some_and(|s| s.users.is_none());
+                let message = if limited_to_groups {
+                    "the token is limited to groups and may not use private chats".to_owned()
+                } else {
+                    format!("the token may not use the private chat with {user}")
+                };
+                Err(self.denied("private", message).with("user_id", user))
+            }
             ChatRef::Private(_) => Ok(()),
         }
     }
@@ -206,8 +233,55 @@ mod tests {
             assert!(caller.check_chat(ChatRef::Private(5)).is_ok());
             assert!(caller.check_group(9).is_ok());
             assert_eq!(caller.token_name(), None);
-            assert_eq!(caller.allowed_groups(), None);
+            assert_eq!(caller.allowed_chats(), None);
         }
         assert_ne!(Caller::anonymous(), Caller::system());
+    }
+
+    fn scoped(groups: Option<&[i64]>, users: Option<&[i64]>) -> Caller {
+        Caller::token(TokenScope {
+            name: "t".into(),
+            accounts: None,
+            write: true,
+            groups: groups.map(|g| g.iter().copied().collect()),
+            users: users.map(|u| u.iter().copied().collect()),
+        })
+    }
+
+    #[test]
+    fn groups_and_users_limit_each_other() {
+        // Neither list: every chat.
+        let all = scoped(None, None);
+        assert!(all.allows_chat(ChatRef::Group(1)) && all.allows_chat(ChatRef::Private(2)));
+        assert_eq!(all.allowed_chats(), None);
+        // Groups only: no private chat.
+        let groups = scoped(Some(&[1]), None);
+        assert!(groups.check_chat(ChatRef::Group(1)).is_ok());
+        let e = groups.check_chat(ChatRef::Private(2)).unwrap_err();
+        assert_eq!(
+            (e.kind, e.meta("scope"), e.meta("user_id")),
+            (Kind::TokenScope, Some("private"), Some("2"))
+        );
+        assert!(e.message.contains("limited to groups"));
+        // Users only: those private chats, no group.
+        let users = scoped(None, Some(&[2]));
+        assert!(users.check_chat(ChatRef::Private(2)).is_ok());
+        let e = users.check_chat(ChatRef::Private(3)).unwrap_err();
+        assert!(e.message.contains("private chat with 3"), "{e:?}");
+        assert_eq!(
+            users
+                .check_chat(ChatRef::Group(1))
+                .unwrap_err()
+                .meta("scope"),
+            Some("group")
+        );
+        // Both.
+        let both = scoped(Some(&[1]), Some(&[2]));
+        assert!(both.allows_chat(ChatRef::Group(1)) && both.allows_chat(ChatRef::Private(2)));
+        assert!(!both.allows_chat(ChatRef::Group(2)) && !both.allows_chat(ChatRef::Private(1)));
+        assert_eq!(
+            both.allowed_chats(),
+            Some(vec![ChatRef::Group(1), ChatRef::Private(2)])
+        );
     }
 }

@@ -6,7 +6,7 @@ use tokio::sync::watch;
 
 use super::call::Deadline;
 use super::model::{
-    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload,
+    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
 };
 use super::ports::{HistoryPage, OutSegment, PeerApi};
 use crate::error::{Error, Result};
@@ -88,6 +88,23 @@ impl PeerApi for Detached {
     }
 
     async fn poke(&self, _group_id: i64, _user_id: i64, _deadline: Deadline) -> Result<()> {
+        self.refuse()
+    }
+
+    async fn get_message(
+        &self,
+        _message_id: i64,
+        _chat: Option<ChatRef>,
+        _deadline: Deadline,
+    ) -> Result<Message> {
+        self.refuse()
+    }
+
+    async fn recall(&self, _message_id: i64, _deadline: Deadline) -> Result<()> {
+        self.refuse()
+    }
+
+    async fn get_forward(&self, _forward_id: &str, _deadline: Deadline) -> Result<Vec<Message>> {
         self.refuse()
     }
 

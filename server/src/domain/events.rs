@@ -67,6 +67,8 @@ pub enum EventKind {
     Connection,
     /// Any other OneBot event.
     Unknown,
+    /// A message was recalled.
+    MessageRecalled,
 }
 
 impl EventKind {
@@ -81,13 +83,15 @@ impl EventKind {
             InboundEvent::Lifecycle { .. } => EventKind::Lifecycle,
             InboundEvent::Connection { .. } => EventKind::Connection,
             InboundEvent::Unknown { .. } => EventKind::Unknown,
+            InboundEvent::MessageRecalled { .. } => EventKind::MessageRecalled,
         }
     }
 }
 
-/// The chat an event belongs to, if any: messages their chat, group
-/// notices their group, a private poke the poker; lifecycle and connection
-/// events none; unknown events their `group_id` when they carry one.
+/// The chat an event belongs to, if any: messages and recalls their chat,
+/// group notices their group, a private poke the poker; lifecycle and
+/// connection events none; unknown events their `group_id` when they carry
+/// one.
 pub fn chat_of(event: &InboundEvent) -> Option<ChatRef> {
     match event {
         InboundEvent::Message { message, .. } => Some(message.chat),
@@ -103,6 +107,7 @@ pub fn chat_of(event: &InboundEvent) -> Option<ChatRef> {
         | InboundEvent::CardChanged { group_id, .. } => Some(ChatRef::Group(*group_id)),
         InboundEvent::Lifecycle { .. } | InboundEvent::Connection { .. } => None,
         InboundEvent::Unknown { group_id, .. } => group_id.map(ChatRef::Group),
+        InboundEvent::MessageRecalled { chat, .. } => Some(*chat),
     }
 }
 

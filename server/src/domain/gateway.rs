@@ -9,7 +9,9 @@ use super::account::Account;
 use super::call::CallCtx;
 use super::delivery::side::WriteSide;
 use super::events::EventHub;
+use super::inbound::Inbound;
 use super::member_cache::MemberCache;
+use super::quotes::Quotes;
 use crate::config::Config;
 use crate::error::{Error, Result};
 
@@ -19,8 +21,11 @@ pub struct GatewayParts {
     pub config: Arc<Config>,
     /// One account per `[accounts.<id>]`, each with its peer.
     pub accounts: Vec<Arc<Account>>,
-    /// The event hub the peers publish to.
+    /// The event hub the peers' events end in.
     pub events: Arc<EventHub>,
+    /// The event path the peers publish to (quotes, recalls), over
+    /// `events`.
+    pub inbound: Arc<Inbound>,
     /// The write side (uploads, sends, pokes), opened over the same
     /// accounts.
     pub write: WriteSide,
@@ -36,6 +41,10 @@ pub struct Gateway {
     pub member_cache: Arc<MemberCache>,
     /// Inbound events: numbering, resume buffer, fan-out.
     pub events: Arc<EventHub>,
+    /// Quoted messages resolved, with their per-account cache.
+    pub quotes: Arc<Quotes>,
+    /// The event path (the gateway publishes its own recalls there).
+    pub inbound: Arc<Inbound>,
     accounts: BTreeMap<String, Arc<Account>>,
     write: WriteSide,
 }
@@ -56,6 +65,7 @@ impl Gateway {
             config,
             accounts,
             events,
+            inbound,
             write,
         } = parts;
         let tz = jiff::tz::TimeZone::get(&config.timezone)
@@ -71,6 +81,8 @@ impl Gateway {
             tz,
             member_cache,
             events,
+            quotes: inbound.quotes().clone(),
+            inbound,
             accounts: accounts.into_iter().map(|a| (a.id.clone(), a)).collect(),
             write,
         })

@@ -11,12 +11,16 @@
 //!   authority.
 //! - [`gateway`]: [`Gateway`], the root every edge holds; [`account`]: one
 //!   configured account.
-//! - [`read`]: GetHistory, ListGroupMembers, ListGroups; [`member_cache`].
-//! - [`write`]: SendMessage and PokeMember; [`delivery`]: what sending
+//! - [`read`]: GetHistory, GetMessage, GetForwardMessages, ListGroupMembers,
+//!   ListGroups; [`member_cache`]; [`quotes`]: quoted messages resolved (for
+//!   the read use cases and the event path).
+//! - [`write`]: SendMessage, PokeMember and RecallMessage; [`delivery`]: what sending
 //!   stands on (the per-account sender with its rate limits and risk
 //!   back-off, the durable offline queue, idempotency keys, the write side
 //!   that holds them); [`media`]: staging, uploads, media sources.
-//! - [`events`]: the event hub (numbering, resume buffer, fan-out).
+//! - [`events`]: the event hub (numbering, resume buffer, fan-out);
+//!   [`inbound`]: the path from the adapters to it (quotes resolved,
+//!   recalls published once).
 //! - [`tools`]: the agent tools over the same use cases.
 //! - [`render`]: pure text rendering (history lines, member lines,
 //!   placeholders).
@@ -30,10 +34,12 @@ pub mod delivery;
 pub mod detached;
 pub mod events;
 pub mod gateway;
+pub mod inbound;
 pub mod media;
 pub mod member_cache;
 pub mod model;
 pub mod ports;
+pub mod quotes;
 pub mod read;
 pub mod render;
 pub mod store;

@@ -39,6 +39,12 @@ pub enum OutSegment<'a> {
     Image(&'a MediaPayload),
     /// A video.
     Video(&'a MediaPayload),
+    /// A quote of the message with this id (leads the message).
+    Reply(i64),
+    /// A mention of this QQ number.
+    At(i64),
+    /// A mention of everyone (`@全体成员`).
+    AtAll,
 }
 
 /// What the domain needs from one account's peer.
@@ -111,6 +117,30 @@ pub trait PeerApi: Send + Sync + 'static {
     /// Pokes `user_id` in `group_id`. Fails with `OnebotActionUnsupported`
     /// when the peer cannot poke.
     async fn poke(&self, group_id: i64, user_id: i64, deadline: Deadline) -> Result<()>;
+
+    /// Reads one message by id. `chat` is where the caller expects it (a
+    /// quote's chat), for peers whose answer does not say; without it such
+    /// a peer's answer needs a chat the adapter has seen the id in. An id
+    /// the peer does not know (never seen, expired, recalled) fails with
+    /// `MessageNotFound`.
+    async fn get_message(
+        &self,
+        message_id: i64,
+        chat: Option<ChatRef>,
+        deadline: Deadline,
+    ) -> Result<Message>;
+
+    /// Recalls a message. The peer's refusal (too old, not the sender, no
+    /// admin rights) fails with `OnebotActionFailed` carrying its text; an
+    /// unknown id with `MessageNotFound`. Success means the peer accepted
+    /// the recall (some peers cannot confirm it).
+    async fn recall(&self, message_id: i64, deadline: Deadline) -> Result<()>;
+
+    /// The nodes of a merged-forward bundle, in order; nested bundles stay
+    /// `Forward` segments. A node's chat is the group it reports, else a
+    /// private chat with its sender; ids the peer does not report are 0.
+    /// An unknown or expired bundle fails with `MessageNotFound`.
+    async fn get_forward(&self, forward_id: &str, deadline: Deadline) -> Result<Vec<Message>>;
 
     /// Fails with `UnsupportedByPeer` when this peer cannot take media of
     /// `kind` at all, so a send is refused before its media are resolved.

@@ -6,7 +6,7 @@
 //! (`onebot::outgoing`), so the tests see the JSON, the base64 and the
 //! shared-directory copies the real adapter produces.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -15,12 +15,12 @@ use tokio::sync::{Notify, watch};
 
 use super::call::Deadline;
 use super::model::{
-    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload,
+    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
     TransportKind,
 };
 use super::ports::{HistoryPage, OutSegment, PeerApi};
 use crate::config::SharedDir;
-use crate::error::{Error, Result};
+use crate::error::{Error, Kind, Result};
 use crate::onebot::{Flavor, outgoing};
 
 /// Lowercase hex SHA-256.
@@ -89,14 +89,26 @@ pub(crate) fn png(len: usize) -> Vec<u8> {
 pub(crate) enum Call {
     /// `send_group_msg`.
     Send { group_id: i64, message: Value },
+    /// `send_private_msg`.
+    SendPrivate { user_id: i64, message: Value },
     /// `upload_group_file`.
     Upload {
         group_id: i64,
         file: String,
         name: String,
     },
+    /// `upload_private_file`.
+    UploadPrivate {
+        user_id: i64,
+        file: String,
+        name: String,
+    },
     /// `poke`.
     Poke { group_id: i64, user_id: i64 },
+    /// `get_msg`.
+    GetMessage { message_id: i64 },
+    /// `delete_msg`.
+    Recall { message_id: i64 },
 }
 
 /// A scripted [`PeerApi`]: records calls, answers from a script of
@@ -108,6 +120,7 @@ pub(crate) struct FakeApi {
     calls: Mutex<Vec<Call>>,
     script: Mutex<VecDeque<Result<()>>>,
     next_id: Mutex<i64>,
+    stored: Mutex<HashMap<i64, Message>>,
     /// Notified on every call.
     pub(crate) called: Notify,
     /// When set, calls wait for a permit before answering.
@@ -132,6 +145,7 @@ impl FakeApi {
             calls: Mutex::new(Vec::new()),
             script: Mutex::new(VecDeque::new()),
             next_id: Mutex::new(1000),
+            stored: Mutex::new(HashMap::new()),
             called: Notify::new(),
             gate: Mutex::new(None),
         })
@@ -162,6 +176,14 @@ impl FakeApi {
     /// Queues the results of the next calls (then success again).
     pub(crate) fn script(&self, results: impl IntoIterator<Item = Result<()>>) {
         self.script.lock().unwrap().extend(results);
+    }
+
+    /// Makes `message` known to `get_message` (by its id).
+    pub(crate) fn store(&self, message: Message) {
+        self.stored
+            .lock()
+            .unwrap()
+            .insert(message.message_id, message);
     }
 
     /// Every call so far.
@@ -233,14 +255,12 @@ impl PeerApi for FakeApi {
         segments: &[OutSegment<'_>],
         _deadline: Deadline,
     ) -> Result<i64> {
-        let ChatRef::Group(group_id) = chat else {
-            return Err(Error::internal("unexpected private send"));
-        };
         let shared = self.shared_dir.lock().unwrap().clone();
         let encoded = outgoing::message(self.flavor, shared.as_ref(), segments).await?;
-        self.answer(Call::Send {
-            group_id,
-            message: encoded.message.clone(),
+        let message = encoded.message.clone();
+        self.answer(match chat {
+            ChatRef::Group(group_id) => Call::Send { group_id, message },
+            ChatRef::Private(user_id) => Call::SendPrivate { user_id, message },
         })
         .await?;
         let mut id = self.next_id.lock().unwrap();
@@ -255,21 +275,52 @@ impl PeerApi for FakeApi {
         name: &str,
         _deadline: Deadline,
     ) -> Result<()> {
-        let ChatRef::Group(group_id) = chat else {
-            return Err(Error::internal("unexpected private upload"));
-        };
         let shared = self.shared_dir.lock().unwrap().clone();
         let (file, _copy) = outgoing::upload_file(self.flavor, shared.as_ref(), file, name).await?;
-        self.answer(Call::Upload {
-            group_id,
-            file,
-            name: name.to_owned(),
+        let name = name.to_owned();
+        self.answer(match chat {
+            ChatRef::Group(group_id) => Call::Upload {
+                group_id,
+                file,
+                name,
+            },
+            ChatRef::Private(user_id) => Call::UploadPrivate {
+                user_id,
+                file,
+                name,
+            },
         })
         .await
     }
 
     async fn poke(&self, group_id: i64, user_id: i64, _deadline: Deadline) -> Result<()> {
         self.answer(Call::Poke { group_id, user_id }).await
+    }
+
+    async fn get_message(
+        &self,
+        message_id: i64,
+        _chat: Option<ChatRef>,
+        _deadline: Deadline,
+    ) -> Result<Message> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(Call::GetMessage { message_id });
+        self.stored
+            .lock()
+            .unwrap()
+            .get(&message_id)
+            .cloned()
+            .ok_or_else(|| Error::new(Kind::MessageNotFound, "消息不存在"))
+    }
+
+    async fn recall(&self, message_id: i64, _deadline: Deadline) -> Result<()> {
+        self.answer(Call::Recall { message_id }).await
+    }
+
+    async fn get_forward(&self, _forward_id: &str, _deadline: Deadline) -> Result<Vec<Message>> {
+        Err(Error::internal("unexpected get_forward"))
     }
 
     fn check_media(&self, kind: MediaKind) -> Result<()> {
@@ -309,12 +360,19 @@ pub(crate) fn gateway(
     .expect("write side");
     let events = Arc::new(super::events::EventHub::new(
         config.events.buffer_size,
-        shutdown,
+        shutdown.clone(),
     ));
+    let inbound = super::inbound::Inbound::new(
+        events.clone(),
+        Arc::new(super::quotes::Quotes::default()),
+        shutdown,
+    );
+    inbound.attach(&accounts);
     super::gateway::Gateway::new(super::gateway::GatewayParts {
         config: Arc::new(config),
         accounts,
         events,
+        inbound,
         write,
     })
     .expect("gateway")

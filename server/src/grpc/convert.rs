@@ -9,9 +9,11 @@ use crate::domain::events::{EventFilter, EventKind, StoredEvent};
 use crate::domain::model::{
     AccountStatus, ChatRef, ConnState, GroupMember, InboundEvent, Message, Segment, TransportKind,
 };
+use crate::domain::read::forward::Forward;
 use crate::domain::read::groups::{GroupEntry, Groups};
 use crate::domain::read::history::History;
 use crate::domain::read::members::Members;
+use crate::domain::read::message::MessageView;
 use crate::domain::render;
 use crate::error::Error;
 
@@ -86,6 +88,7 @@ pub fn account(account: &Account, status: &AccountStatus, queue_depth: usize) ->
         queue_depth: i32::try_from(queue_depth).unwrap_or(i32::MAX),
         last_error: status.last_error.clone(),
         groups: account.config.groups.clone(),
+        users: account.config.users.clone(),
     }
 }
 
@@ -163,7 +166,10 @@ pub fn segment(seg: &Segment) -> pb::Segment {
             file_size: *file_size,
             url: url.clone(),
         }),
-        Segment::Reply { id } => Kind::Reply(pb::ReplySegment { id: id.clone() }),
+        Segment::Reply { id, quoted } => Kind::Reply(pb::ReplySegment {
+            id: id.clone(),
+            quoted: quoted.as_deref().map(chat_message),
+        }),
         Segment::Forward { id } => Kind::Forward(pb::ForwardSegment { id: id.clone() }),
         Segment::Json { data } => Kind::Json(pb::JsonSegment { data: data.clone() }),
         Segment::Xml { data } => Kind::Xml(pb::XmlSegment { data: data.clone() }),
@@ -233,6 +239,22 @@ pub fn history(h: &History) -> pb::GetHistoryResponse {
     }
 }
 
+/// The GetMessage response.
+pub fn message_view(v: &MessageView) -> pb::GetMessageResponse {
+    pb::GetMessageResponse {
+        message: Some(chat_message(&v.message)),
+        rendered: v.rendered.clone(),
+    }
+}
+
+/// The GetForwardMessages response.
+pub fn forward(f: &Forward) -> pb::GetForwardMessagesResponse {
+    pb::GetForwardMessagesResponse {
+        messages: f.messages.iter().map(chat_message).collect(),
+        rendered: f.rendered.clone(),
+    }
+}
+
 /// The ListGroupMembers response.
 pub fn members(m: &Members) -> pb::ListGroupMembersResponse {
     pb::ListGroupMembersResponse {
@@ -267,6 +289,7 @@ pub fn event_kind(value: i32) -> Option<EventKind> {
         pb::EventKind::Lifecycle => EventKind::Lifecycle,
         pb::EventKind::Connection => EventKind::Connection,
         pb::EventKind::Unknown => EventKind::Unknown,
+        pb::EventKind::MessageRecalled => EventKind::MessageRecalled,
     })
 }
 
@@ -378,6 +401,19 @@ pub fn event(stored: &StoredEvent, self_id: i64) -> pb::Event {
                 detail: detail.clone(),
             }),
         ),
+        InboundEvent::MessageRecalled {
+            chat: c,
+            message_id,
+            operator_id,
+            time,
+        } => (
+            *time,
+            K::MessageRecalled(pb::MessageRecalledEvent {
+                chat: Some(chat(*c)),
+                message_id: *message_id,
+                operator_id: *operator_id,
+            }),
+        ),
         InboundEvent::Unknown {
             post_type,
             time,
@@ -471,7 +507,10 @@ mod tests {
                     file_size: 7,
                     url: "u".into()
                 }),
-                Kind::Reply(pb::ReplySegment { id: "-3".into() }),
+                Kind::Reply(pb::ReplySegment {
+                    id: "-3".into(),
+                    quoted: None
+                }),
                 Kind::Forward(pb::ForwardSegment { id: "fw".into() }),
                 Kind::Json(pb::JsonSegment { data: "{}".into() }),
                 Kind::Xml(pb::XmlSegment {
@@ -506,6 +545,32 @@ mod tests {
         assert_eq!(pb.text, "看 [图片]");
         assert_eq!(pb.segments.len(), 3);
         assert_eq!(chat_ref(pb.chat.as_ref()), Some(ChatRef::Private(10001)));
+    }
+
+    #[test]
+    fn a_resolved_quote_converts_one_level_deep() {
+        let quoted = decode_message(
+            &json!({"message_type": "group", "group_id": 5, "message_id": 1, "user_id": 2,
+                    "sender": {"user_id": 2, "nickname": "张三"}, "message": "大家好"}),
+            None,
+        )
+        .unwrap();
+        let mut msg = quoted.clone();
+        msg.message_id = 3;
+        msg.segments = vec![
+            Segment::Reply {
+                id: "1".into(),
+                quoted: Some(Box::new(quoted)),
+            },
+            Segment::Text("好".into()),
+        ];
+        let pb = chat_message(&msg);
+        assert_eq!(pb.text, "好", "text omits the reply");
+        let Some(pb::segment::Kind::Reply(reply)) = &pb.segments[0].kind else {
+            panic!("{:?}", pb.segments[0]);
+        };
+        let q = reply.quoted.as_ref().unwrap();
+        assert_eq!((q.message_id, q.text.as_str()), (1, "大家好"));
     }
 
     #[test]

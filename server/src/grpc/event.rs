@@ -13,7 +13,6 @@ use tonic::{Request, Response, Status};
 use crate::domain::clock::now_ms;
 use crate::domain::events::Subscription;
 use crate::domain::gateway::Gateway;
-use crate::domain::model::ChatRef;
 use crate::domain::ports::SharedPeer;
 use crate::grpc::{convert, status::to_status};
 
@@ -49,16 +48,16 @@ impl EventService for EventApi {
         } = request.into_inner();
         let account = to_status(self.gw.account(&account_id, &ctx))?;
         let mut filter = to_status(convert::event_filter(&chats, &kinds))?;
-        // A token limited to some groups streams only their events (and the
+        // A token limited to some chats streams only their events (and the
         // chat-less lifecycle and connection events).
         let caller = &ctx.caller;
         for chat in &filter.chats {
             to_status(caller.check_chat(*chat))?;
         }
         if filter.chats.is_empty()
-            && let Some(groups) = caller.allowed_groups()
+            && let Some(chats) = caller.allowed_chats()
         {
-            filter.chats = groups.into_iter().map(ChatRef::Group).collect();
+            filter.chats = chats.into_iter().collect();
         }
         let subscription = to_status(self.gw.events.subscribe(
             &account.id,

@@ -1,4 +1,5 @@
-//! `MessageService`: history and sending.
+//! `MessageService`: history, single messages, forward bundles, sending and
+//! recalling.
 
 use std::sync::Arc;
 
@@ -56,6 +57,45 @@ impl MessageService for MessageApi {
         let result = to_status(self.gw.send_message(req, ctx).await)?;
         Ok(Response::new(send_response(result)))
     }
+
+    async fn get_message(
+        &self,
+        request: Request<pb::GetMessageRequest>,
+    ) -> Result<Response<pb::GetMessageResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::GetMessageRequest {
+            account_id,
+            message_id,
+        } = request.into_inner();
+        let view = to_status(self.gw.get_message(&account_id, message_id, ctx).await)?;
+        Ok(Response::new(convert::message_view(&view)))
+    }
+
+    async fn recall_message(
+        &self,
+        request: Request<pb::RecallMessageRequest>,
+    ) -> Result<Response<pb::RecallMessageResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::RecallMessageRequest {
+            account_id,
+            message_id,
+        } = request.into_inner();
+        to_status(self.gw.recall_message(&account_id, message_id, ctx).await)?;
+        Ok(Response::new(pb::RecallMessageResponse {}))
+    }
+
+    async fn get_forward_messages(
+        &self,
+        request: Request<pb::GetForwardMessagesRequest>,
+    ) -> Result<Response<pb::GetForwardMessagesResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::GetForwardMessagesRequest {
+            account_id,
+            forward_id,
+        } = request.into_inner();
+        let forward = to_status(self.gw.get_forward(&account_id, &forward_id, ctx).await)?;
+        Ok(Response::new(convert::forward(&forward)))
+    }
 }
 
 fn media_source(source: pb::MediaSource) -> Option<MediaSource> {
@@ -78,10 +118,18 @@ fn send_request(r: pb::SendMessageRequest) -> SendRequest {
         file,
         file_name,
         idempotency_key,
+        user_id,
+        reply_to_message_id,
+        mention_user_ids,
+        mention_all,
     } = r;
     SendRequest {
         account_id,
         group_id,
+        user_id,
+        reply_to: reply_to_message_id,
+        mentions: mention_user_ids,
+        mention_all,
         text,
         images: images.into_iter().map(media_source).collect(),
         videos: videos.into_iter().map(media_source).collect(),
@@ -94,6 +142,7 @@ fn send_request(r: pb::SendMessageRequest) -> SendRequest {
 fn send_response(r: SendResult) -> pb::SendMessageResponse {
     let SendResult {
         group_id,
+        user_id,
         chunks,
         queued,
         message_ids,
@@ -111,5 +160,6 @@ fn send_response(r: SendResult) -> pb::SendMessageResponse {
             file: m.file,
         }),
         replayed,
+        user_id,
     }
 }

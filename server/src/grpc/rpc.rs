@@ -94,6 +94,9 @@ const REFLECTION_V1ALPHA: &str =
 pub const RPCS: &[Rpc] = &[
     rpc(MESSAGE, "GetHistory", Class::Unary, false),
     rpc(MESSAGE, "SendMessage", Class::Unary, true),
+    rpc(MESSAGE, "GetMessage", Class::Unary, false),
+    rpc(MESSAGE, "RecallMessage", Class::Unary, true),
+    rpc(MESSAGE, "GetForwardMessages", Class::Unary, false),
     rpc(GROUP, "ListGroupMembers", Class::Unary, false),
     rpc(GROUP, "ListGroups", Class::Unary, false),
     rpc(GROUP, "PokeMember", Class::Unary, true),

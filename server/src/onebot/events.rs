@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::model::{decode_message, int_of, raw_of_value};
-use crate::domain::model::InboundEvent;
+use crate::domain::model::{ChatRef, InboundEvent};
 
 /// What a frame with a `post_type` means.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +106,29 @@ pub fn decode(frame: &Value) -> Decoded {
                     card_old: text(frame, "card_old"),
                     time,
                 }),
+                // A recall notice without a usable message id or chat is
+                // kept raw.
+                "group_recall" | "friend_recall" => {
+                    let message_id = frame.get("message_id").and_then(int_of);
+                    let group = text(frame, "notice_type") == "group_recall";
+                    let chat = if group {
+                        (group_id != 0).then_some(ChatRef::Group(group_id))
+                    } else {
+                        (user_id != 0).then_some(ChatRef::Private(user_id))
+                    };
+                    match (message_id, chat) {
+                        (Some(message_id), Some(chat)) => {
+                            let operator = int(frame, "operator_id");
+                            Decoded::Event(InboundEvent::MessageRecalled {
+                                chat,
+                                message_id,
+                                operator_id: if operator != 0 { operator } else { user_id },
+                                time,
+                            })
+                        }
+                        _ => unknown(),
+                    }
+                }
                 "bot_offline" => Decoded::Event(InboundEvent::Lifecycle {
                     sub_type: "offline".into(),
                     time,
@@ -179,6 +202,41 @@ mod tests {
                 time: 1
             })
         );
+    }
+
+    #[test]
+    fn recall_notices_become_recalls() {
+        let group = json!({"post_type":"notice","notice_type":"group_recall","group_id":7,
+            "user_id":1,"operator_id":2,"message_id":"-5","time":3});
+        assert_eq!(
+            decode(&group),
+            Decoded::Event(InboundEvent::MessageRecalled {
+                chat: ChatRef::Group(7),
+                message_id: -5,
+                operator_id: 2,
+                time: 3
+            })
+        );
+        let friend = json!({"post_type":"notice","notice_type":"friend_recall",
+            "user_id":9,"message_id":11,"time":4});
+        assert_eq!(
+            decode(&friend),
+            Decoded::Event(InboundEvent::MessageRecalled {
+                chat: ChatRef::Private(9),
+                message_id: 11,
+                operator_id: 9,
+                time: 4
+            })
+        );
+        for bad in [
+            json!({"post_type":"notice","notice_type":"group_recall","group_id":7}),
+            json!({"post_type":"notice","notice_type":"friend_recall","message_id":1}),
+        ] {
+            assert!(matches!(
+                decode(&bad),
+                Decoded::Event(InboundEvent::Unknown { .. })
+            ));
+        }
     }
 
     #[test]

@@ -197,13 +197,17 @@ pub fn raw_seq(raw: &Value) -> Option<i64> {
         .filter(|s| *s > 0)
 }
 
-/// Remembers the real seq of messages seen, by chat and `message_id`, for
-/// flavors that anchor on the seq. Bounded: the oldest entries go first.
+/// Remembers, of messages seen, the real seq by chat and `message_id` (for
+/// flavors that anchor on the seq) and the chat by `message_id` (for peers
+/// whose `get_msg` does not say, Lagrange). Bounded: the oldest entries go
+/// first.
 #[derive(Debug)]
 pub struct SeqCache {
     capacity: usize,
     map: HashMap<(ChatRef, i64), i64>,
     order: VecDeque<(ChatRef, i64)>,
+    chats: HashMap<i64, ChatRef>,
+    chat_order: VecDeque<i64>,
 }
 
 impl SeqCache {
@@ -213,14 +217,34 @@ impl SeqCache {
             capacity: capacity.max(1),
             map: HashMap::new(),
             order: VecDeque::new(),
+            chats: HashMap::new(),
+            chat_order: VecDeque::new(),
         }
     }
 
-    /// Records a message's seq, when it reports one.
+    /// Records a message's chat, and its seq when it reports one.
     pub fn learn(&mut self, message: &Message) {
         if let Some(seq) = message.peer_seq {
             self.insert(message.chat, message.message_id, seq);
         }
+        self.learn_chat(message.chat, message.message_id);
+    }
+
+    /// Records that `message_id` is in `chat` (a message the gateway sent).
+    pub fn learn_chat(&mut self, chat: ChatRef, message_id: i64) {
+        if self.chats.insert(message_id, chat).is_none() {
+            self.chat_order.push_back(message_id);
+            while self.chat_order.len() > self.capacity {
+                if let Some(old) = self.chat_order.pop_front() {
+                    self.chats.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// The chat `message_id` was seen in, if seen.
+    pub fn chat_of(&self, message_id: i64) -> Option<ChatRef> {
+        self.chats.get(&message_id).copied()
     }
 
     /// Records `seq` for `message_id` in `chat`.

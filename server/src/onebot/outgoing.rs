@@ -85,6 +85,9 @@ pub async fn message(
                 copies.extend(copy);
                 media_segment("video", file)
             }
+            OutSegment::Reply(id) => reply_segment(id),
+            OutSegment::At(user_id) => at_segment(&user_id.to_string()),
+            OutSegment::AtAll => at_segment("all"),
         };
         out.push(value);
     }
@@ -103,6 +106,26 @@ pub async fn upload_file(
     name: &str,
 ) -> Result<(String, Option<SharedCopy>)> {
     peer_file(flavor, shared, media, name, false).await
+}
+
+/// The quote of message `id`: `reply {id}` with the id as a string, which
+/// every flavor takes (the CQ-code form of the data: Lagrange reads it
+/// into a string field and refuses a number; go-cqhttp, NapCat, LLOneBot
+/// and SnowLuma parse either). NapCat also takes `seq`, never needed with
+/// the id; go-cqhttp moves the quote to the front itself, the others keep
+/// the order given, which puts it first.
+fn reply_segment(id: i64) -> Value {
+    let data = object([("id", Value::String(id.to_string()))]);
+    object([("type", Value::String("reply".into())), ("data", data)])
+}
+
+/// A mention of `target` (a QQ number or `all`): `at {qq}` with `qq` a
+/// string, which every flavor takes. LLOneBot and go-cqhttp would show a `name`
+/// instead of looking the member up; the gateway sends none, so every peer
+/// shows the member's current name.
+fn at_segment(target: &str) -> Value {
+    let data = object([("qq", Value::String(target.to_owned()))]);
+    object([("type", Value::String("at".into())), ("data", data)])
 }
 
 /// A one-segment message carrying `file`, moved in.

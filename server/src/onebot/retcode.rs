@@ -12,8 +12,13 @@
 //! | NapCat `Timeout: NTEvent … sendMsg` with no `result` or `result` 0 | `SendOutcomeUnknown` |
 //! | go-cqhttp `SEND_MSG_API_ERROR`, any `风控` text      | `RiskControlled`           |
 //! | poke refused for want of NapCat's packet backend, or poke action unknown | `PokeUnsupported` |
+//! | `get_msg` / `get_forward_msg` "not found" (by text, since NapCat answers every failure with 1200; go-cqhttp `MSG_NOT_FOUND`; Lagrange's bare `get_msg` 200) | `MessageNotFound` |
 //! | the flavor's documented failure retcode (NapCat/LLOneBot 1200 WS, 200 HTTP; go-cqhttp/SnowLuma 100; Lagrange 1) | `OnebotActionFailed` |
 //! | any other retcode, or a `status` other than ok/failed/async | `OnebotActionUnknown` |
+//!
+//! A `delete_msg` refusal is never read as a send failure: NapCat's
+//! `Timeout: NTEvent … recallMsg` with its kernel result is the server's
+//! refusal, `OnebotActionFailed`.
 //!
 //! Every error carries the peer's text (`message` ‖ `wording` ‖ `msg`)
 //! verbatim in its message and in metadata `peer_message`, plus `retcode`,
@@ -70,6 +75,26 @@ pub fn is_send_action(action: &str) -> bool {
             | "send_private_forward_msg"
             | "send_forward_msg"
     )
+}
+
+/// True for actions that look a message or a forward bundle up.
+fn is_lookup_action(action: &str) -> bool {
+    matches!(base_action(action), "get_msg" | "get_forward_msg")
+}
+
+/// True for the texts peers answer an unknown message or bundle with:
+/// `消息不存在`, `消息不存在或已被撤回`, `消息<id>不存在` (NapCat, LLOneBot,
+/// go-cqhttp), `message not found`, `msg not found` (SnowLuma, LLOneBot),
+/// `ResId无效: 找不到相关的聊天记录`, `消息已过期或者为内层消息…` (NapCat),
+/// `无法获取该消息` (LLOneBot).
+pub fn is_not_found_text(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    text.contains("不存在")
+        || text.contains("找不到")
+        || text.contains("已过期")
+        || text.contains("无法获取该消息")
+        || text.contains("ResId无效")
+        || lower.contains("not found")
 }
 
 fn is_poke_action(action: &str) -> bool {
@@ -142,6 +167,7 @@ pub fn peer_error(
         Kind::OnebotActionUnknown => {
             "the OneBot implementation answered with an unexpected outcome"
         }
+        Kind::MessageNotFound => "the OneBot implementation does not know this message",
         _ => "the OneBot implementation reported a failure",
     };
     let mut message = format!("{action}: {what} (retcode {code})");
@@ -174,7 +200,19 @@ fn failure_kind(
     if matches!(via, Via::Http(401 | 403)) || matches!(retcode, Some(1401 | 1403)) {
         return Kind::OnebotAuthFailed;
     }
-    if let Some(ret) = event_ret(text) {
+    let msg_code = frame.get("msg").and_then(Value::as_str).unwrap_or_default();
+    if is_lookup_action(action)
+        && retcode != Some(1400)
+        && (is_not_found_text(text)
+            || matches!(msg_code, "MSG_NOT_FOUND" | "MESSAGE_NOT_FOUND")
+            // Lagrange answers every failed look-up with a bare failure
+            // (200, or 1): it reads only its local database.
+            || (flavor == Flavor::Lagrange && matches!(retcode, Some(1 | 200)) && text.is_empty()))
+    {
+        return Kind::MessageNotFound;
+    }
+    let recall = base_action(action) == "delete_msg";
+    if let Some(ret) = event_ret(text).filter(|_| !recall) {
         match (ret.timeout, ret.result) {
             (_, Some(1)) => return Kind::BotMuted,
             (_, Some(110)) => return Kind::RemovedFromGroup,
@@ -183,7 +221,6 @@ fn failure_kind(
             _ => {}
         }
     }
-    let msg_code = frame.get("msg").and_then(Value::as_str).unwrap_or_default();
     if text.contains("风控") || (flavor == Flavor::GoCqhttp && msg_code == "SEND_MSG_API_ERROR") {
         return Kind::RiskControlled;
     }
@@ -287,6 +324,70 @@ mod tests {
     }
 
     #[test]
+    fn unknown_messages_are_not_found_by_text_or_code() {
+        use Flavor::*;
+        let nf = |flavor, action: &str, frame: Value| kind(flavor, Via::Ws, action, frame);
+        for text in [
+            "消息不存在",
+            "消息不存在或已被撤回: PromiseTimer",
+            "消息123不存在",
+            "message not found",
+            "ResId无效: 找不到相关的聊天记录",
+        ] {
+            assert_eq!(
+                nf(NapCat, "get_msg", failed(1200, text)),
+                Kind::MessageNotFound,
+                "{text}"
+            );
+            assert_eq!(
+                nf(SnowLuma, "get_forward_msg", failed(100, text)),
+                Kind::MessageNotFound
+            );
+        }
+        let gocq =
+            json!({"status":"failed","retcode":100,"msg":"MSG_NOT_FOUND","wording":"消息不存在"});
+        assert_eq!(nf(GoCqhttp, "get_msg", gocq), Kind::MessageNotFound);
+        let lagrange = json!({"status":"failed","retcode":200,"data":null});
+        assert_eq!(
+            nf(Lagrange, "get_msg", lagrange.clone()),
+            Kind::MessageNotFound
+        );
+        let bare = json!({"status":"failed","retcode":1,"data":null});
+        assert_eq!(nf(Lagrange, "get_forward_msg", bare), Kind::MessageNotFound);
+        assert_eq!(
+            nf(Lagrange, "delete_msg", lagrange),
+            Kind::OnebotActionUnknown
+        );
+        // Other failures of the same actions keep their kinds.
+        assert_eq!(
+            nf(NapCat, "get_msg", failed(1200, "参数message_id不能为空")),
+            Kind::OnebotActionFailed
+        );
+        assert_eq!(
+            nf(NapCat, "get_msg", failed(1400, "消息不存在")),
+            Kind::OnebotBadRequest
+        );
+        // A send's text never makes a "not found".
+        assert_eq!(
+            nf(NapCat, "send_group_msg", failed(1200, "群不存在")),
+            Kind::OnebotActionFailed
+        );
+    }
+
+    #[test]
+    fn a_refused_recall_is_a_failure_not_a_send_outcome() {
+        let text = "Timeout: NTEvent serviceAndMethod:NodeIKernelMsgService/recallMsg ListenerName:NodeIKernelMsgListener/onMsgInfoListUpdate EventRet:\n{\"result\":7,\"errMsg\":\"decode failed!\"}";
+        let e = classify(Flavor::NapCat, Via::Ws, "delete_msg", &failed(1200, text)).unwrap_err();
+        assert_eq!(e.kind, Kind::OnebotActionFailed);
+        assert_eq!(e.meta("peer_message"), Some(text));
+        let bare = text.split(" EventRet").next().unwrap();
+        assert_eq!(
+            kind(Flavor::NapCat, Via::Ws, "delete_msg", failed(1200, bare)),
+            Kind::OnebotActionFailed
+        );
+    }
+
+    #[test]
     fn success_and_async() {
         let ok = json!({"status":"ok","retcode":0,"data":{"message_id":5}});
         assert_eq!(
@@ -353,14 +454,14 @@ mod tests {
                 Via::Ws,
                 "get_msg",
                 failed(1200, "消息不存在"),
-                Kind::OnebotActionFailed,
+                Kind::MessageNotFound,
             ),
             (
                 NapCat,
                 Via::Http(200),
                 "get_msg",
                 failed(200, "消息不存在"),
-                Kind::OnebotActionFailed,
+                Kind::MessageNotFound,
             ),
             (
                 NapCat,
@@ -388,7 +489,7 @@ mod tests {
                 Via::Ws,
                 "get_msg",
                 failed(100, "消息不存在"),
-                Kind::OnebotActionFailed,
+                Kind::MessageNotFound,
             ),
             (
                 SnowLuma,
@@ -407,7 +508,7 @@ mod tests {
             (
                 Lagrange,
                 Via::Ws,
-                "get_msg",
+                "get_group_member_list",
                 json!({"status":"failed","retcode":1}),
                 Kind::OnebotActionFailed,
             ),

@@ -23,6 +23,18 @@ use tonic_types::StatusExt;
 const GROUP: i64 = 20_000_003;
 const OTHER_GROUP: i64 = 20_000_002;
 
+/// The id of a seeded message in each group (GetMessage and RecallMessage
+/// name a group through the message they name), set before the matrix runs.
+static MESSAGE_IN: std::sync::OnceLock<std::collections::HashMap<i64, i64>> =
+    std::sync::OnceLock::new();
+
+fn message_in(group: i64) -> i64 {
+    MESSAGE_IN
+        .get()
+        .and_then(|m| m.get(&group).copied())
+        .expect("seeded message ids")
+}
+
 const RW: &str = "rw-token-0123456789abcdef";
 const RW2: &str = "rw2-token-0123456789abcdef";
 const RO: &str = "ro-token-0123456789abcdef";
@@ -92,9 +104,12 @@ enum Rpc {
     HealthWatch,
     ReflectionV1,
     ReflectionV1Alpha,
+    GetMessage,
+    RecallMessage,
+    GetForwardMessages,
 }
 
-const ALL: [Rpc; 15] = [
+const ALL: [Rpc; 18] = [
     Rpc::GetHistory,
     Rpc::SendMessage,
     Rpc::ListGroupMembers,
@@ -110,6 +125,9 @@ const ALL: [Rpc; 15] = [
     Rpc::HealthWatch,
     Rpc::ReflectionV1,
     Rpc::ReflectionV1Alpha,
+    Rpc::GetMessage,
+    Rpc::RecallMessage,
+    Rpc::GetForwardMessages,
 ];
 
 impl Rpc {
@@ -133,13 +151,20 @@ impl Rpc {
             Rpc::ReflectionV1Alpha => {
                 "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
             }
+            Rpc::GetMessage => "/onebot.gateway.v1.MessageService/GetMessage",
+            Rpc::RecallMessage => "/onebot.gateway.v1.MessageService/RecallMessage",
+            Rpc::GetForwardMessages => "/onebot.gateway.v1.MessageService/GetForwardMessages",
         }
     }
 
     fn writes(self) -> bool {
         matches!(
             self,
-            Rpc::SendMessage | Rpc::PokeMember | Rpc::UploadMedia | Rpc::CallToolWrite
+            Rpc::SendMessage
+                | Rpc::PokeMember
+                | Rpc::UploadMedia
+                | Rpc::CallToolWrite
+                | Rpc::RecallMessage
         )
     }
 
@@ -165,6 +190,8 @@ impl Rpc {
                 | Rpc::PokeMember
                 | Rpc::CallToolRead
                 | Rpc::CallToolWrite
+                | Rpc::GetMessage
+                | Rpc::RecallMessage
         )
     }
 }
@@ -198,6 +225,27 @@ async fn call(
                 group_id: Some(group),
                 text: "auth matrix".into(),
                 ..Default::default()
+            })
+            .await
+            .map(|_| ()),
+        Rpc::GetMessage => pb::message_service_client::MessageServiceClient::new(ch)
+            .get_message(pb::GetMessageRequest {
+                account_id: account,
+                message_id: message_in(group),
+            })
+            .await
+            .map(|_| ()),
+        Rpc::RecallMessage => pb::message_service_client::MessageServiceClient::new(ch)
+            .recall_message(pb::RecallMessageRequest {
+                account_id: account,
+                message_id: message_in(group),
+            })
+            .await
+            .map(|_| ()),
+        Rpc::GetForwardMessages => pb::message_service_client::MessageServiceClient::new(ch)
+            .get_forward_messages(pb::GetForwardMessagesRequest {
+                account_id: account,
+                forward_id: onebot_sandbox::EXAMPLE_FORWARD.into(),
             })
             .await
             .map(|_| ()),
@@ -368,6 +416,15 @@ async fn auth_matrix_over_every_rpc() {
     let sandbox = sandbox(SandboxFlavor::NapCat).await;
     let gw = TestGateway::start(auth_config(config_for(&sandbox, &[GROUP, OTHER_GROUP]))).await;
     let ch = gw.channel.clone();
+    let first = |g: i64| {
+        sandbox
+            .control()
+            .messages(onebot_sandbox::ChatRef::Group(g))
+            .first()
+            .and_then(|m| m["message_id"].as_i64())
+            .expect("a seeded message")
+    };
+    let _ = MESSAGE_IN.set([GROUP, OTHER_GROUP].map(|g| (g, first(g))).into());
     // The matrix covers every path the server serves (its table is checked
     // against the descriptor set in the server's unit tests).
     let covered: std::collections::BTreeSet<&str> = ALL.iter().map(|r| r.path()).collect();

@@ -12,6 +12,7 @@
 
 mod auth;
 mod bad_input;
+mod conversation;
 mod events;
 mod faults;
 mod fuzz;

@@ -228,12 +228,21 @@ async fn list_and_call_over_grpc() {
             "qq_get_history",
             "qq_get_group_members",
             "qq_send",
-            "qq_poke"
+            "qq_poke",
+            "qq_get_message",
+            "qq_recall",
+            "qq_get_forward"
         ]
     );
-    for write in &listed[2..] {
-        assert!(!write.read_only && write.destructive, "{}", write.name);
-        assert!(write.aliases.is_empty(), "{}", write.name);
+    for tool in &listed[2..] {
+        let writes = matches!(tool.name.as_str(), "qq_send" | "qq_poke" | "qq_recall");
+        assert_eq!(
+            (tool.read_only, tool.destructive),
+            (!writes, writes),
+            "{}",
+            tool.name
+        );
+        assert!(tool.aliases.is_empty(), "{}", tool.name);
     }
     for tool in &listed {
         for schema in [&tool.input_schema_json, &tool.details_schema_json] {
@@ -396,6 +405,62 @@ async fn send_and_poke_against_the_sandbox() {
     assert!(failed);
     assert_eq!(text, "群 20000003 不在账号「default」的白名单中。");
     assert_eq!(peer.control().actions(), vec![]);
+    gw.stop().await.expect("clean stop");
+    peer.shutdown().await;
+}
+
+/// The conversation tools through the real gateway to a NapCat sandbox:
+/// `qq_send` quoting and mentioning, then privately; `qq_get_message` with
+/// the quote resolved; `qq_get_forward` with a nested bundle; `qq_recall`
+/// inside QQ's window and outside it.
+#[tokio::test]
+async fn conversation_tools_against_the_sandbox() {
+    let peer = sandbox(SandboxFlavor::NapCat).await;
+    let mut config = config_for(&peer, &[EXAMPLE_GROUP]);
+    if let Some(account) = config.accounts.get_mut("default") {
+        account.users = vec![10001];
+    }
+    let gw = TestGateway::start(config).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    let first = peer.control().messages(ChatRef::Group(EXAMPLE_GROUP))[0]["message_id"]
+        .as_i64()
+        .unwrap();
+    let (text, details, failed) = call(
+        &gw,
+        "qq_send",
+        json!({"text": "同意", "replyTo": first, "mentions": [10002]}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    let sent = details["messageIds"][0].as_i64().unwrap();
+    let (text, details, failed) = call(&gw, "qq_get_message", json!({"messageId": sent})).await;
+    assert!(!failed, "{text}");
+    assert!(text.ends_with("[回复 张三: 大家好]@10002同意"), "{text}");
+    assert_eq!(details["quoted"]["message_id"], first);
+    let (text, _, failed) = call(
+        &gw,
+        "qq_get_forward",
+        json!({"forwardId": onebot_sandbox::EXAMPLE_FORWARD}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(text.ends_with("王五(10003): [合并转发]"), "{text}");
+    let (text, _, failed) = call(&gw, "qq_recall", json!({"messageId": sent})).await;
+    assert!(!failed, "{text}");
+    assert_eq!(text, format!("已撤回群 20000002 中的消息 {sent}。"));
+    let (text, details, failed) =
+        call(&gw, "qq_send", json!({"userId": 10001, "text": "私聊"})).await;
+    assert!(!failed, "{text}");
+    assert_eq!(details["userId"], 10001);
+    // Outside the window: QQ's refusal, in its words.
+    let old = details["messageIds"][0].as_i64().unwrap();
+    assert!(peer.control().age_message(old, 600));
+    let (text, _, failed) = call(&gw, "qq_recall", json!({"messageId": old})).await;
+    assert!(failed);
+    assert!(text.starts_with("OneBot 实现返回失败"), "{text}");
+    assert!(text.contains("超过可撤回时间"), "{text}");
     gw.stop().await.expect("clean stop");
     peer.shutdown().await;
 }

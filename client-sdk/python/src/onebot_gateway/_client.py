@@ -276,15 +276,21 @@ class Client:
         self,
         group_id: int | None = None,
         *,
+        user_id: int | None = None,
         text: str = "",
         images: Sequence[MediaLike] = (),
         videos: Sequence[MediaLike] = (),
         file: MediaLike | None = None,
         file_name: str = "",
+        reply_to: int | None = None,
+        mentions: Sequence[int] = (),
+        mention_all: bool = False,
         idempotency_key: str = "",
     ) -> message_service_pb2.SendMessageResponse:
         """Uploads local media (paths or bytes) first, then sends text, images, videos and a
-        file to ``group_id`` (None: the account's only whitelisted group)."""
+        file to ``group_id`` (None: the account's only whitelisted group) or, with
+        ``user_id``, to a private chat. ``reply_to`` quotes a message and ``mentions``
+        (at most 20 QQ numbers) / ``mention_all`` mention members, in the first message."""
         request = message_service_pb2.SendMessageRequest(
             account_id=self.account_id,
             text=text,
@@ -292,12 +298,35 @@ class Client:
             videos=[self._source(v, VIDEO) for v in videos],
             file_name=file_name,
             idempotency_key=idempotency_key,
+            mention_user_ids=list(mentions),
+            mention_all=mention_all,
         )
         if group_id is not None:
             request.group_id = group_id
+        if user_id is not None:
+            request.user_id = user_id
+        if reply_to is not None:
+            request.reply_to_message_id = reply_to
         if file is not None:
             request.file.CopyFrom(self._source(file, FILE))
         return _call(lambda: self.message_service.SendMessage(request, timeout=self.timeout))
+
+    def get_message(self, message_id: int) -> message_service_pb2.GetMessageResponse:
+        """One message by id, its quote resolved one level deep, with its history line."""
+        request = message_service_pb2.GetMessageRequest(account_id=self.account_id, message_id=message_id)
+        return _call(lambda: self.message_service.GetMessage(request, timeout=self.timeout))
+
+    def recall(self, message_id: int) -> None:
+        """Recalls (撤回) a message: the bot's own within 2 minutes, or a member's when the bot
+        is a group admin."""
+        request = message_service_pb2.RecallMessageRequest(account_id=self.account_id, message_id=message_id)
+        _call(lambda: self.message_service.RecallMessage(request, timeout=self.timeout))
+
+    def get_forward(self, forward_id: str) -> message_service_pb2.GetForwardMessagesResponse:
+        """The messages of a merged-forward bundle (``ForwardSegment.id``); nested bundles stay
+        forward segments."""
+        request = message_service_pb2.GetForwardMessagesRequest(account_id=self.account_id, forward_id=forward_id)
+        return _call(lambda: self.message_service.GetForwardMessages(request, timeout=self.timeout))
 
 
 class EventStream(Iterator[event_service_pb2.Event]):

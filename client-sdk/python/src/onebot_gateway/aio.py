@@ -289,11 +289,15 @@ class AsyncClient:
         self,
         group_id: int | None = None,
         *,
+        user_id: int | None = None,
         text: str = "",
         images: Sequence[MediaLike] = (),
         videos: Sequence[MediaLike] = (),
         file: MediaLike | None = None,
         file_name: str = "",
+        reply_to: int | None = None,
+        mentions: Sequence[int] = (),
+        mention_all: bool = False,
         idempotency_key: str = "",
     ) -> message_service_pb2.SendMessageResponse:
         """Uploads local media first, then sends (see ``Client.send``)."""
@@ -304,13 +308,40 @@ class AsyncClient:
             videos=[await self._source(v, VIDEO) for v in videos],
             file_name=file_name,
             idempotency_key=idempotency_key,
+            mention_user_ids=list(mentions),
+            mention_all=mention_all,
         )
         if group_id is not None:
             request.group_id = group_id
+        if user_id is not None:
+            request.user_id = user_id
+        if reply_to is not None:
+            request.reply_to_message_id = reply_to
         if file is not None:
             request.file.CopyFrom(await self._source(file, FILE))
         response: message_service_pb2.SendMessageResponse = await _call(
             self.message_service.SendMessage(request, timeout=self.timeout)
+        )
+        return response
+
+    async def get_message(self, message_id: int) -> message_service_pb2.GetMessageResponse:
+        """One message by id, its quote resolved (see ``Client.get_message``)."""
+        request = message_service_pb2.GetMessageRequest(account_id=self.account_id, message_id=message_id)
+        response: message_service_pb2.GetMessageResponse = await _call(
+            self.message_service.GetMessage(request, timeout=self.timeout)
+        )
+        return response
+
+    async def recall(self, message_id: int) -> None:
+        """Recalls (撤回) a message (see ``Client.recall``)."""
+        request = message_service_pb2.RecallMessageRequest(account_id=self.account_id, message_id=message_id)
+        await _call(self.message_service.RecallMessage(request, timeout=self.timeout))
+
+    async def get_forward(self, forward_id: str) -> message_service_pb2.GetForwardMessagesResponse:
+        """The messages of a merged-forward bundle (see ``Client.get_forward``)."""
+        request = message_service_pb2.GetForwardMessagesRequest(account_id=self.account_id, forward_id=forward_id)
+        response: message_service_pb2.GetForwardMessagesResponse = await _call(
+            self.message_service.GetForwardMessages(request, timeout=self.timeout)
         )
         return response
 

@@ -69,6 +69,10 @@ pub struct Account {
     /// The account's group whitelist.
     #[prost(int64, repeated, tag = "12")]
     pub groups: ::prost::alloc::vec::Vec<i64>,
+    /// The account's private-chat whitelist (`users`): the QQ numbers it may
+    /// send to privately; empty means private sends are off.
+    #[prost(int64, repeated, tag = "13")]
+    pub users: ::prost::alloc::vec::Vec<i64>,
 }
 impl ::prost::Name for Account {
     const NAME: &'static str = "Account";
@@ -1159,7 +1163,7 @@ impl ::prost::Name for ChatMessage {
     }
 }
 /// One segment of a message (OneBot "message segment").
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct Segment {
     /// The segment kind. Kinds the gateway does not model arrive as `unknown`.
     #[prost(oneof = "segment::Kind", tags = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13")]
@@ -1168,7 +1172,7 @@ pub struct Segment {
 /// Nested message and enum types in `Segment`.
 pub mod segment {
     /// The segment kind. Kinds the gateway does not model arrive as `unknown`.
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
     pub enum Kind {
         /// Plain text.
         #[prost(message, tag = "1")]
@@ -1371,13 +1375,22 @@ impl ::prost::Name for FileSegment {
         "/onebot.gateway.v1.FileSegment".into()
     }
 }
-/// A reply (quote) of another message. Omitted from rendered text.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+/// A reply (quote) of another message. Omitted from `ChatMessage.text`; a
+/// history line renders it `\[回复 名字: 文本\]` (quoted text cut to 30
+/// characters and `…`), `\[回复\]` when unresolved.
+#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ReplySegment {
     /// Id of the quoted message as the peer sent it (a number for most
     /// implementations, kept as a string because some send hashes).
     #[prost(string, tag = "1")]
     pub id: ::prost::alloc::string::String,
+    /// The quoted message, one level deep (its own quotes are not resolved),
+    /// in GetHistory, GetMessage and message events: taken from the same page
+    /// when it is there, else read with `get_msg` (cached per account, within
+    /// a per-call time budget). Absent when it cannot be resolved (too old,
+    /// recalled, unknown to the peer, in another chat, or out of time).
+    #[prost(message, optional, tag = "2")]
+    pub quoted: ::core::option::Option<ChatMessage>,
 }
 impl ::prost::Name for ReplySegment {
     const NAME: &'static str = "ReplySegment";
@@ -1585,7 +1598,7 @@ pub enum ErrorReason {
     /// INVALID_ARGUMENT: no group given and the account has none or several
     /// whitelisted groups (metadata `whitelist`).
     GroupRequired = 20,
-    /// INVALID_ARGUMENT: no text, images, videos or file.
+    /// INVALID_ARGUMENT: no text, images, videos, file, quote or mention.
     EmptyMessage = 21,
     /// INVALID_ARGUMENT: text longer than 20000 characters.
     TextTooLong = 22,
@@ -1662,11 +1675,19 @@ pub enum ErrorReason {
     /// (metadata `limit_bytes`, `found_bytes`); large media go through
     /// MediaService.UploadMedia.
     RequestTooLarge = 51,
+    /// PERMISSION_DENIED: the private chat's user is not in the account's
+    /// private whitelist (`users`; empty by default, which turns private sends
+    /// off) (metadata `user_id`).
+    UserNotAllowed = 52,
+    /// NOT_FOUND: the peer does not know the message or forward bundle (never
+    /// seen, expired from its cache, or recalled) (metadata `message_id` or
+    /// `forward_id`).
+    MessageNotFound = 53,
     /// UNAVAILABLE: the gateway could not write its data directory (disk full,
     /// read-only or failing; metadata `path`): nothing of this request was
     /// stored or sent, and what was stored before is intact. Retry once the
     /// operator freed space; the gateway reopens its store by itself.
-    StorageFailed = 52,
+    StorageFailed = 54,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -1727,6 +1748,8 @@ impl ErrorReason {
             Self::Cancelled => "ERROR_REASON_CANCELLED",
             Self::DeadlineExceeded => "ERROR_REASON_DEADLINE_EXCEEDED",
             Self::RequestTooLarge => "ERROR_REASON_REQUEST_TOO_LARGE",
+            Self::UserNotAllowed => "ERROR_REASON_USER_NOT_ALLOWED",
+            Self::MessageNotFound => "ERROR_REASON_MESSAGE_NOT_FOUND",
             Self::StorageFailed => "ERROR_REASON_STORAGE_FAILED",
         }
     }
@@ -1787,6 +1810,8 @@ impl ErrorReason {
             "ERROR_REASON_CANCELLED" => Some(Self::Cancelled),
             "ERROR_REASON_DEADLINE_EXCEEDED" => Some(Self::DeadlineExceeded),
             "ERROR_REASON_REQUEST_TOO_LARGE" => Some(Self::RequestTooLarge),
+            "ERROR_REASON_USER_NOT_ALLOWED" => Some(Self::UserNotAllowed),
+            "ERROR_REASON_MESSAGE_NOT_FOUND" => Some(Self::MessageNotFound),
             "ERROR_REASON_STORAGE_FAILED" => Some(Self::StorageFailed),
             _ => None,
         }
@@ -1889,7 +1914,7 @@ pub struct Event {
     #[prost(int64, tag = "4")]
     pub self_id: i64,
     /// The event itself.
-    #[prost(oneof = "event::Kind", tags = "10, 11, 12, 13, 14, 15, 16, 17")]
+    #[prost(oneof = "event::Kind", tags = "10, 11, 12, 13, 14, 15, 16, 17, 18")]
     pub kind: ::core::option::Option<event::Kind>,
 }
 /// Nested message and enum types in `Event`.
@@ -1921,6 +1946,9 @@ pub mod event {
         /// Anything else.
         #[prost(message, tag = "17")]
         Unknown(super::UnknownEvent),
+        /// A message was recalled (by its sender, an admin, or RecallMessage).
+        #[prost(message, tag = "18")]
+        MessageRecalled(super::MessageRecalledEvent),
     }
 }
 impl ::prost::Name for Event {
@@ -2109,6 +2137,32 @@ impl ::prost::Name for UnknownEvent {
         "/onebot.gateway.v1.UnknownEvent".into()
     }
 }
+/// A message was recalled (撤回): a `group_recall` or `friend_recall` notice of
+/// the peer, or a recall made through MessageService.RecallMessage (published
+/// once, even when the peer also reports it).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MessageRecalledEvent {
+    /// The chat the message was in.
+    #[prost(message, optional, tag = "1")]
+    pub chat: ::core::option::Option<Chat>,
+    /// Id of the recalled message.
+    #[prost(int64, tag = "2")]
+    pub message_id: i64,
+    /// Who recalled it (the sender, or a group admin); in private chats the
+    /// sender.
+    #[prost(int64, tag = "3")]
+    pub operator_id: i64,
+}
+impl ::prost::Name for MessageRecalledEvent {
+    const NAME: &'static str = "MessageRecalledEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MessageRecalledEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MessageRecalledEvent".into()
+    }
+}
 /// Kinds of events, for filtering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
 #[repr(i32)]
@@ -2132,6 +2186,8 @@ pub enum EventKind {
     Connection = 7,
     /// Any other OneBot event, kept raw.
     Unknown = 8,
+    /// A message was recalled.
+    MessageRecalled = 9,
 }
 impl EventKind {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -2149,6 +2205,7 @@ impl EventKind {
             Self::Lifecycle => "EVENT_KIND_LIFECYCLE",
             Self::Connection => "EVENT_KIND_CONNECTION",
             Self::Unknown => "EVENT_KIND_UNKNOWN",
+            Self::MessageRecalled => "EVENT_KIND_MESSAGE_RECALLED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -2163,6 +2220,7 @@ impl EventKind {
             "EVENT_KIND_LIFECYCLE" => Some(Self::Lifecycle),
             "EVENT_KIND_CONNECTION" => Some(Self::Connection),
             "EVENT_KIND_UNKNOWN" => Some(Self::Unknown),
+            "EVENT_KIND_MESSAGE_RECALLED" => Some(Self::MessageRecalled),
             _ => None,
         }
     }
@@ -3795,9 +3853,10 @@ pub struct SendMessageRequest {
     #[prost(string, tag = "1")]
     pub account_id: ::prost::alloc::string::String,
     /// Target group. Must be in the account's whitelist (`groups`), else
-    /// PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-    /// whitelisted group; with none or several whitelisted groups, absent is
-    /// INVALID_ARGUMENT, GROUP_REQUIRED.
+    /// PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+    /// account's only whitelisted group; with none or several whitelisted
+    /// groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+    /// `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
     #[prost(int64, optional, tag = "2")]
     pub group_id: ::core::option::Option<i64>,
     /// Text to send, at most 20000 characters (Unicode scalar values). Cut into
@@ -3811,7 +3870,8 @@ pub struct SendMessageRequest {
     /// Up to 1 video (MP4/MOV/WEBM/FLV/AVI/MKV, at most 30 MiB by default).
     #[prost(message, repeated, tag = "5")]
     pub videos: ::prost::alloc::vec::Vec<MediaSource>,
-    /// Optional file uploaded as a group file (at most 30 MiB by default).
+    /// Optional file uploaded as a group file, or a private file in a private
+    /// chat (at most 30 MiB by default).
     #[prost(message, optional, tag = "6")]
     pub file: ::core::option::Option<MediaSource>,
     /// Display name of `file`; defaults to the upload's name, else the URL's or
@@ -3823,6 +3883,32 @@ pub struct SendMessageRequest {
     /// sends nothing again.
     #[prost(string, tag = "8")]
     pub idempotency_key: ::prost::alloc::string::String,
+    /// Target private chat: the QQ number of the other side. Must be in the
+    /// account's private whitelist (`users`, empty by default: private sends
+    /// off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+    /// users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+    /// queue, the rate limits (a bucket per user), idempotency and the
+    /// unknown-outcome rule apply as for groups.
+    #[prost(int64, optional, tag = "9")]
+    pub user_id: ::core::option::Option<i64>,
+    /// Quote (reply to) this message: a `reply` segment leads the first
+    /// message of the send. A reply with no text and no media is a valid send.
+    /// How the peer treats an id it does not know differs (NapCat and LLOneBot
+    /// drop the quote, Lagrange fails the send with its own text).
+    #[prost(int64, optional, tag = "10")]
+    pub reply_to_message_id: ::core::option::Option<i64>,
+    /// Mention these users (positive QQ numbers, at most 20, duplicates sent
+    /// once): `at` segments after the reply, before the first text chunk.
+    /// More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+    /// groups; most peers drop them in private chats.
+    #[prost(int64, repeated, tag = "11")]
+    pub mention_user_ids: ::prost::alloc::vec::Vec<i64>,
+    /// Mention everyone (`@全体成员`), after the other mentions. Peers refuse it
+    /// when the bot is not an admin or the group's quota is used up; the
+    /// refusal comes back with the peer's own text (FAILED_PRECONDITION,
+    /// ONEBOT_ACTION_FAILED).
+    #[prost(bool, tag = "12")]
+    pub mention_all: bool,
 }
 impl ::prost::Name for SendMessageRequest {
     const NAME: &'static str = "SendMessageRequest";
@@ -3837,7 +3923,7 @@ impl ::prost::Name for SendMessageRequest {
 /// Response of MessageService.SendMessage.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct SendMessageResponse {
-    /// The group the message went (or is queued) to.
+    /// The group the message went (or is queued) to; 0 for a private send.
     #[prost(int64, tag = "1")]
     pub group_id: i64,
     /// Number of text chunks sent or queued; 0 without text.
@@ -3858,6 +3944,10 @@ pub struct SendMessageResponse {
     /// `idempotency_key`; nothing was sent this time.
     #[prost(bool, tag = "6")]
     pub replayed: bool,
+    /// The user of a private send (the message went, or is queued, to this
+    /// private chat); 0 for a group send.
+    #[prost(int64, tag = "7")]
+    pub user_id: i64,
 }
 impl ::prost::Name for SendMessageResponse {
     const NAME: &'static str = "SendMessageResponse";
@@ -3890,6 +3980,123 @@ impl ::prost::Name for MediaSummary {
     }
     fn type_url() -> ::prost::alloc::string::String {
         "/onebot.gateway.v1.MediaSummary".into()
+    }
+}
+/// Request of MessageService.GetMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetMessageRequest {
+    /// Configured account to read through; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// The message id, as history, events and sends report it (any non-zero
+    /// int64: SnowLuma ids are negative).
+    #[prost(int64, tag = "2")]
+    pub message_id: i64,
+}
+impl ::prost::Name for GetMessageRequest {
+    const NAME: &'static str = "GetMessageRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GetMessageRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GetMessageRequest".into()
+    }
+}
+/// Response of MessageService.GetMessage.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetMessageResponse {
+    /// The message, its quote (if any) resolved one level deep.
+    #[prost(message, optional, tag = "1")]
+    pub message: ::core::option::Option<ChatMessage>,
+    /// The message as one history line, `\[HH:mm:ss\] 名字(QQ号): 文本`.
+    #[prost(string, tag = "2")]
+    pub rendered: ::prost::alloc::string::String,
+}
+impl ::prost::Name for GetMessageResponse {
+    const NAME: &'static str = "GetMessageResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GetMessageResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GetMessageResponse".into()
+    }
+}
+/// Request of MessageService.RecallMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RecallMessageRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// The message to recall (any non-zero int64).
+    #[prost(int64, tag = "2")]
+    pub message_id: i64,
+}
+impl ::prost::Name for RecallMessageRequest {
+    const NAME: &'static str = "RecallMessageRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.RecallMessageRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.RecallMessageRequest".into()
+    }
+}
+/// Response of MessageService.RecallMessage: empty on success (the peer
+/// accepted the recall; some peers cannot confirm it happened: watch for the
+/// `MessageRecalledEvent`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RecallMessageResponse {}
+impl ::prost::Name for RecallMessageResponse {
+    const NAME: &'static str = "RecallMessageResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.RecallMessageResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.RecallMessageResponse".into()
+    }
+}
+/// Request of MessageService.GetForwardMessages.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetForwardMessagesRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// The bundle's id: `ForwardSegment.id` of a received message. At most 256
+    /// bytes.
+    #[prost(string, tag = "2")]
+    pub forward_id: ::prost::alloc::string::String,
+}
+impl ::prost::Name for GetForwardMessagesRequest {
+    const NAME: &'static str = "GetForwardMessagesRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GetForwardMessagesRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GetForwardMessagesRequest".into()
+    }
+}
+/// Response of MessageService.GetForwardMessages.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetForwardMessagesResponse {
+    /// The bundle's nodes, in order; nested bundles stay `forward` segments.
+    #[prost(message, repeated, tag = "1")]
+    pub messages: ::prost::alloc::vec::Vec<ChatMessage>,
+    /// One history line per node, joined by `\n`; `（无历史消息）` when empty.
+    #[prost(string, tag = "2")]
+    pub rendered: ::prost::alloc::string::String,
+}
+impl ::prost::Name for GetForwardMessagesResponse {
+    const NAME: &'static str = "GetForwardMessagesResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GetForwardMessagesResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GetForwardMessagesResponse".into()
     }
 }
 /// Generated client implementations.
@@ -4030,19 +4237,25 @@ pub mod message_service_client {
                 );
             self.inner.unary(req, path, codec).await
         }
-        /// Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+        /// Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+        /// (with `user_id`) a whitelisted private chat, optionally quoting a message
+        /// and mentioning members.
         ///
         /// Everything is validated and every media source resolved before the first
         /// frame goes to the peer: a request is sent whole or refused whole. Order of
         /// delivery: text (in chunks of at most `reply_chunk_size` characters), then
-        /// images, then the video, then the file. While the account is offline a
+        /// images, then the video, then the file. The quote and the mentions lead
+        /// the first message (a `reply` segment, then `at` segments, then the first
+        /// text chunk, else the first image or video; a message of their own before
+        /// a file, or when there is nothing else). While the account is offline a
         /// text-only request is queued (durably, 50 entries / 30 minutes by default)
         /// and the response says `queued`; requests with media are refused.
         ///
         /// Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
         /// (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
         /// GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-        /// (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+        /// (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+        /// TOKEN_SCOPE), NOT_FOUND
         /// (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
         /// QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
         /// media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -4073,6 +4286,122 @@ pub mod message_service_client {
             req.extensions_mut()
                 .insert(
                     GrpcMethod::new("onebot.gateway.v1.MessageService", "SendMessage"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// Reads one message by id (`get_msg`), with its quote resolved one level
+        /// deep, and renders it as one history line.
+        ///
+        /// The message's chat must be readable by the caller's token (else
+        /// PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+        /// INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+        /// (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+        /// NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+        /// (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+        /// (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+        pub async fn get_message(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetMessageResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.MessageService/GetMessage",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.MessageService", "GetMessage"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// Recalls (撤回) a message.
+        ///
+        /// The gateway first reads the message (`get_msg`) and refuses one whose
+        /// chat is not in the account's whitelists (`groups`, `users`):
+        /// PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+        /// `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+        /// members' messages (not the owner's or other admins') when it is a group
+        /// admin; the peer's refusal (too old, not the sender, no admin rights) is
+        /// FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+        /// (metadata `peer_message`). A recall made here is also published as a
+        /// `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+        /// errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+        /// (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+        /// (ONEBOT_TIMEOUT).
+        pub async fn recall_message(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RecallMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RecallMessageResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.MessageService/RecallMessage",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.MessageService", "RecallMessage"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+        ///
+        /// `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+        /// `forward` segments: open them with another call. Node messages carry
+        /// what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+        /// Lagrange and SnowLuma nodes with a sender and content, their ids often
+        /// 0); their chat is the chat the bundle was read through. Read-only.
+        /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+        /// (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+        /// (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+        /// DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+        pub async fn get_forward_messages(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetForwardMessagesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetForwardMessagesResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.MessageService/GetForwardMessages",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new(
+                        "onebot.gateway.v1.MessageService",
+                        "GetForwardMessages",
+                    ),
                 );
             self.inner.unary(req, path, codec).await
         }
@@ -4113,19 +4442,25 @@ pub mod message_service_server {
             tonic::Response<super::GetHistoryResponse>,
             tonic::Status,
         >;
-        /// Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+        /// Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+        /// (with `user_id`) a whitelisted private chat, optionally quoting a message
+        /// and mentioning members.
         ///
         /// Everything is validated and every media source resolved before the first
         /// frame goes to the peer: a request is sent whole or refused whole. Order of
         /// delivery: text (in chunks of at most `reply_chunk_size` characters), then
-        /// images, then the video, then the file. While the account is offline a
+        /// images, then the video, then the file. The quote and the mentions lead
+        /// the first message (a `reply` segment, then `at` segments, then the first
+        /// text chunk, else the first image or video; a message of their own before
+        /// a file, or when there is nothing else). While the account is offline a
         /// text-only request is queued (durably, 50 entries / 30 minutes by default)
         /// and the response says `queued`; requests with media are refused.
         ///
         /// Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
         /// (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
         /// GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-        /// (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+        /// (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+        /// TOKEN_SCOPE), NOT_FOUND
         /// (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
         /// QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
         /// media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -4138,6 +4473,62 @@ pub mod message_service_server {
             request: tonic::Request<super::SendMessageRequest>,
         ) -> std::result::Result<
             tonic::Response<super::SendMessageResponse>,
+            tonic::Status,
+        >;
+        /// Reads one message by id (`get_msg`), with its quote resolved one level
+        /// deep, and renders it as one history line.
+        ///
+        /// The message's chat must be readable by the caller's token (else
+        /// PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+        /// INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+        /// (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+        /// NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+        /// (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+        /// (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+        async fn get_message(
+            &self,
+            request: tonic::Request<super::GetMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetMessageResponse>,
+            tonic::Status,
+        >;
+        /// Recalls (撤回) a message.
+        ///
+        /// The gateway first reads the message (`get_msg`) and refuses one whose
+        /// chat is not in the account's whitelists (`groups`, `users`):
+        /// PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+        /// `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+        /// members' messages (not the owner's or other admins') when it is a group
+        /// admin; the peer's refusal (too old, not the sender, no admin rights) is
+        /// FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+        /// (metadata `peer_message`). A recall made here is also published as a
+        /// `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+        /// errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+        /// (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+        /// (ONEBOT_TIMEOUT).
+        async fn recall_message(
+            &self,
+            request: tonic::Request<super::RecallMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RecallMessageResponse>,
+            tonic::Status,
+        >;
+        /// Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+        ///
+        /// `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+        /// `forward` segments: open them with another call. Node messages carry
+        /// what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+        /// Lagrange and SnowLuma nodes with a sender and content, their ids often
+        /// 0); their chat is the chat the bundle was read through. Read-only.
+        /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+        /// (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+        /// (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+        /// DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+        async fn get_forward_messages(
+            &self,
+            request: tonic::Request<super::GetForwardMessagesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetForwardMessagesResponse>,
             tonic::Status,
         >;
     }
@@ -4298,6 +4689,142 @@ pub mod message_service_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = SendMessageSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.MessageService/GetMessage" => {
+                    #[allow(non_camel_case_types)]
+                    struct GetMessageSvc<T: MessageService>(pub Arc<T>);
+                    impl<
+                        T: MessageService,
+                    > tonic::server::UnaryService<super::GetMessageRequest>
+                    for GetMessageSvc<T> {
+                        type Response = super::GetMessageResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::GetMessageRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MessageService>::get_message(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = GetMessageSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.MessageService/RecallMessage" => {
+                    #[allow(non_camel_case_types)]
+                    struct RecallMessageSvc<T: MessageService>(pub Arc<T>);
+                    impl<
+                        T: MessageService,
+                    > tonic::server::UnaryService<super::RecallMessageRequest>
+                    for RecallMessageSvc<T> {
+                        type Response = super::RecallMessageResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::RecallMessageRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MessageService>::recall_message(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = RecallMessageSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.MessageService/GetForwardMessages" => {
+                    #[allow(non_camel_case_types)]
+                    struct GetForwardMessagesSvc<T: MessageService>(pub Arc<T>);
+                    impl<
+                        T: MessageService,
+                    > tonic::server::UnaryService<super::GetForwardMessagesRequest>
+                    for GetForwardMessagesSvc<T> {
+                        type Response = super::GetForwardMessagesResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::GetForwardMessagesRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MessageService>::get_forward_messages(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = GetForwardMessagesSvc(inner);
                         let codec = tonic_prost::ProstCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(

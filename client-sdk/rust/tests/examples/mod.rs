@@ -128,6 +128,43 @@ pub async fn send(client: &Client, image: &str) -> Result<pb::SendMessageRespons
     Ok(sent)
 }
 
+pub async fn conversation(client: &Client) -> Result<pb::GetMessageResponse, Error> {
+    // region: conversation
+    use onebot_gateway_client::OutgoingMessage;
+
+    let page = client.history(pb::Chat::group(20000003), 20, None).await?;
+    let last = page.messages.last().expect("a message");
+    // Quote the newest message and mention its sender, in one message.
+    let sender = last.sender.as_ref().map_or(0, |s| s.user_id);
+    let message = OutgoingMessage::to_group(20000003)
+        .text("收到")
+        .reply_to(last.message_id)
+        .mention(sender);
+    let sent = client.send(message).await?;
+    let reply = client.get_message(sent.message_ids[0]).await?;
+    println!("{}", reply.rendered); // [HH:mm:ss] 沙盒(…): [回复 名字: 文本]@名字收到
+    // A private chat (the account's `users` whitelist), recalled within QQ's 2 minutes.
+    let private = client
+        .send(OutgoingMessage::to_user(10001).text("私聊一句"))
+        .await?;
+    client.recall(private.message_ids[0]).await?;
+    // Open the first merged-forward bundle of the page.
+    let forward_id = page
+        .messages
+        .iter()
+        .flat_map(|m| &m.segments)
+        .find_map(|s| match &s.kind {
+            Some(pb::segment::Kind::Forward(f)) => Some(f.id.clone()),
+            _ => None,
+        });
+    if let Some(id) = forward_id {
+        let bundle = client.get_forward(id).await?;
+        println!("{}", bundle.rendered); // one line per forwarded message
+    }
+    // endregion
+    Ok(reply)
+}
+
 pub async fn poke(client: &Client) -> Result<pb::PokeMemberResponse, Error> {
     // region: poke
     let poked = client.poke(Some(20000003), 10001).await?;

@@ -1,14 +1,16 @@
 //! One outbound sender per account: every send of the account goes through
 //! its queue, in order, under the account's rate limits.
 //!
-//! A [`Job`] is one whole request (text chunks, images, video, file). The
-//! sender admits it when its first message can go: it checks the risk-control
-//! back-off, reserves the first cells of the group and account limits, and
-//! refuses with `RateLimited` (and a retry delay) when the wait plus the
-//! pacing of the messages beyond the bursts would pass the caller's deadline.
+//! A [`Job`] is one whole request to one chat, a group or a private chat
+//! (text chunks, images, video, file, and the [`Lead`] of its first
+//! message). The sender admits it when its first message can go: it checks
+//! the risk-control back-off, reserves the first cells of the chat's and the
+//! account's limits, and refuses with `RateLimited` (and a retry delay) when
+//! the wait plus the pacing of the messages beyond the bursts would pass the
+//! caller's deadline.
 //! Once admitted, a job is sent to the end even if the caller goes away, so
 //! a request is never cut in half by the gateway. Just before each frame the
-//! group is checked against the whitelist again.
+//! chat is checked against the whitelist (`groups`, `users`) again.
 //!
 //! The sender also owns the flush of the account's offline queue: when the
 //! account comes online (and on a periodic tick), queued entries are sent
@@ -23,6 +25,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::lead::Lead;
 use super::queue::{OfflineQueue, QueuedEntry};
 use super::ratelimit::SendLimits;
 use crate::domain::account::Account;
@@ -46,8 +49,11 @@ pub enum Frame {
     Image(MediaPayload),
     /// A video.
     Video(MediaPayload),
-    /// A group file with its display name.
+    /// A group (or private) file with its display name.
     File(MediaPayload, String),
+    /// A message of only the request's lead (its quote and mentions), when
+    /// no text, image or video can carry it.
+    Lead,
 }
 
 /// What went out of a job.
@@ -76,7 +82,8 @@ const ABANDONED: u8 = 2;
 /// A request for the sender.
 #[derive(Debug)]
 pub struct Job {
-    group_id: i64,
+    chat: ChatRef,
+    lead: Lead,
     frames: Vec<Frame>,
     deadline: Option<Instant>,
     state: Arc<AtomicU8>,
@@ -134,19 +141,22 @@ impl Outbound {
         (Self { tx }, task)
     }
 
-    /// Hands a request to the sender and waits for its outcome. When the
-    /// request is still waiting for its turn at `deadline`, it is withdrawn
-    /// and refused with `RateLimited`; once started it runs to its end.
+    /// Hands a request to `chat` to the sender and waits for its outcome;
+    /// `lead` goes in front of the first frame's message. When the request
+    /// is still waiting for its turn at `deadline`, it is withdrawn and
+    /// refused with `RateLimited`; once started it runs to its end.
     pub async fn send(
         &self,
-        group_id: i64,
+        chat: ChatRef,
+        lead: Lead,
         frames: Vec<Frame>,
         deadline: Option<Instant>,
     ) -> Result<Outcome> {
         let (reply, rx) = oneshot::channel();
         let state = Arc::new(AtomicU8::new(PENDING));
         let job = Job {
-            group_id,
+            chat,
+            lead,
             frames,
             deadline,
             state: state.clone(),
@@ -256,8 +266,12 @@ impl Sender {
         }
     }
 
-    fn whitelisted(&self, group_id: i64) -> bool {
-        self.account.config.groups.contains(&group_id)
+    fn whitelisted(&self, chat: ChatRef) -> bool {
+        let c = &self.account.config;
+        match chat {
+            ChatRef::Group(g) => c.groups.contains(&g),
+            ChatRef::Private(u) => c.users.contains(&u),
+        }
     }
 
     async fn risk_wait(&self) -> Option<Duration> {
@@ -267,7 +281,7 @@ impl Sender {
             .filter(|d| !d.is_zero())
     }
 
-    async fn on_risk(&self, group_id: i64) -> Duration {
+    async fn on_risk(&self, chat: ChatRef) -> Duration {
         let c = &self.account.config;
         let mut risk = self.risk.lock().await;
         let base = Duration::from_secs(c.risk_backoff_min_secs);
@@ -280,7 +294,7 @@ impl Sender {
         m::risk_controlled(&self.account.id);
         tracing::warn!(
             account_id = %self.account.id,
-            group_id,
+            chat = %chat.target(),
             pause_secs = pause.as_secs(),
             "risk control refused a send; pausing this account's sends"
         );
@@ -295,7 +309,8 @@ impl Sender {
 
     async fn run_job(&self, job: Job) {
         let Job {
-            group_id,
+            chat,
+            lead,
             frames,
             deadline,
             state,
@@ -316,31 +331,30 @@ impl Sender {
                 "sends of this account are paused after the platform's risk control refused one",
             )
             .with("account_id", &self.account.id)
-            .with("group_id", group_id)
             .retry_after(wait);
-            return refuse(reply, e);
+            return refuse(reply, with_chat(e, chat));
         }
         let n = u32::try_from(frames.len()).unwrap_or(u32::MAX);
-        let (pacing, pacing_scope) = self.limits.pacing(n);
+        let (pacing, pacing_scope) = self.limits.pacing(chat, n);
         loop {
             let rate_limited = |wait: Duration, scope: &str| {
                 m::rate_limited(&self.account.id, scope, true);
-                Error::new(
+                let e = Error::new(
                     Kind::RateLimited,
                     format!(
                         "the {scope} send rate limit is reached; waiting would pass the deadline"
                     ),
                 )
                 .with("scope", scope)
-                .with("group_id", group_id)
-                .retry_after(wait.max(Duration::from_millis(1)))
+                .retry_after(wait.max(Duration::from_millis(1)));
+                with_chat(e, chat)
             };
             if let Some(d) = deadline
                 && Instant::now() + pacing > d
             {
                 return refuse(reply, rate_limited(pacing, pacing_scope.name()));
             }
-            match self.limits.try_reserve(group_id, n) {
+            match self.limits.try_reserve(chat, n) {
                 Ok(()) => break,
                 Err((wait, scope)) => {
                     if deadline.is_some_and(|d| Instant::now() + wait + pacing > d) {
@@ -364,14 +378,15 @@ impl Sender {
         let mut delivery = Delivery::default();
         let mut error = None;
         for (i, frame) in frames.iter().enumerate() {
-            if !self.whitelisted(group_id) {
-                error = Some(not_allowed(group_id));
+            if !self.whitelisted(chat) {
+                error = Some(not_allowed_chat(chat));
                 break;
             }
             self.limits
-                .pace(group_id, u32::try_from(i).unwrap_or(u32::MAX))
+                .pace(chat, u32::try_from(i).unwrap_or(u32::MAX))
                 .await;
-            match self.send_frame(group_id, frame).await {
+            let first = (i == 0).then_some(&lead);
+            match self.send_frame(chat, frame, first).await {
                 Ok(id) => {
                     delivery.sent += 1;
                     delivery.message_ids.extend(id);
@@ -381,16 +396,16 @@ impl Sender {
                 Err(e) => {
                     let e = match e.kind {
                         Kind::RiskControlled => {
-                            let pause = self.on_risk(group_id).await;
-                            e.retry_after(pause).with("group_id", group_id)
+                            let pause = self.on_risk(chat).await;
+                            e.retry_after(pause)
                         }
                         Kind::SendOutcomeUnknown => {
                             m::send_outcome_unknown(&self.account.id);
-                            e.with("group_id", group_id)
+                            e
                         }
-                        _ => e.with("group_id", group_id),
+                        _ => e,
                     };
-                    error = Some(e);
+                    error = Some(with_chat(e, chat));
                     break;
                 }
             }
@@ -398,14 +413,29 @@ impl Sender {
         let _ = reply.send(Outcome { delivery, error });
     }
 
-    /// Sends one frame; returns the message id (none for file uploads).
-    /// Frames carry no caller deadline: once admitted, a job runs to its end.
-    async fn send_frame(&self, group_id: i64, frame: &Frame) -> Result<Option<i64>> {
-        let chat = ChatRef::Group(group_id);
+    /// Sends one frame, led by `lead` when given (the request's first
+    /// frame); returns the message id (none for file uploads). Frames carry
+    /// no caller deadline: once admitted, a job runs to its end.
+    async fn send_frame(
+        &self,
+        chat: ChatRef,
+        frame: &Frame,
+        lead: Option<&Lead>,
+    ) -> Result<Option<i64>> {
         let result = match frame {
-            Frame::Text(text) => self.send_one(chat, OutSegment::Text(text)).await,
-            Frame::Image(media) => self.send_one(chat, OutSegment::Image(media)).await,
-            Frame::Video(media) => self.send_one(chat, OutSegment::Video(media)).await,
+            Frame::Text(text) => {
+                self.send_one(chat, lead, Some(OutSegment::Text(text)))
+                    .await
+            }
+            Frame::Image(media) => {
+                self.send_one(chat, lead, Some(OutSegment::Image(media)))
+                    .await
+            }
+            Frame::Video(media) => {
+                self.send_one(chat, lead, Some(OutSegment::Video(media)))
+                    .await
+            }
+            Frame::Lead => self.send_one(chat, lead, None).await,
             Frame::File(media, name) => self
                 .account
                 .peer
@@ -416,11 +446,19 @@ impl Sender {
         result.map_err(classify_send_error)
     }
 
-    /// Sends a message of one segment; returns its message id.
-    async fn send_one(&self, chat: ChatRef, segment: OutSegment<'_>) -> Result<Option<i64>> {
+    /// Sends one message: the lead's segments (if any), then `body`;
+    /// returns its message id.
+    async fn send_one(
+        &self,
+        chat: ChatRef,
+        lead: Option<&Lead>,
+        body: Option<OutSegment<'_>>,
+    ) -> Result<Option<i64>> {
+        let mut segments = lead.map(Lead::segments).unwrap_or_default();
+        segments.extend(body);
         self.account
             .peer
-            .send_message(chat, &[segment], Deadline::NONE)
+            .send_message(chat, &segments, Deadline::NONE)
             .await
             .map(Some)
     }
@@ -442,7 +480,7 @@ impl Sender {
             m::queue_entries(&self.account.id, QueueOutcome::Expired, 1);
             tracing::warn!(
                 account_id = %self.account.id,
-                group_id = entry.group_id,
+                chat = %entry.chat().target(),
                 seq = entry.seq,
                 chunks = entry.chunks.len(),
                 sent = entry.sent,
@@ -483,7 +521,7 @@ impl Sender {
             m::queue_entries(id, QueueOutcome::Dropped, 1);
             tracing::error!(
                 account_id = %id,
-                group_id = entry.group_id,
+                chat = %entry.chat().target(),
                 seq = entry.seq,
                 sent = entry.sent,
                 chunks = entry.chunks.len(),
@@ -496,19 +534,24 @@ impl Sender {
             self.report_expired(std::slice::from_ref(entry));
             return self.queue.remove(id, entry.seq).await.is_ok();
         }
-        if !self.whitelisted(entry.group_id) {
-            drop_entry(entry, "the group is no longer whitelisted", None);
+        let chat = entry.chat();
+        if !self.whitelisted(chat) {
+            drop_entry(entry, "the chat is no longer whitelisted", None);
             return self.queue.remove(id, entry.seq).await.is_ok();
         }
-        while entry.sent < entry.chunks.len() {
+        while entry.sent < entry.messages() {
             loop {
-                match self.limits.try_reserve(entry.group_id, 1) {
+                match self.limits.try_reserve(chat, 1) {
                     Ok(()) => break,
                     Err((wait, _)) => tokio::time::sleep(wait).await,
                 }
             }
-            let text = entry.chunks[entry.sent].clone();
-            match self.send_frame(entry.group_id, &Frame::Text(text)).await {
+            let frame = match entry.chunks.get(entry.sent) {
+                Some(text) => Frame::Text(text.clone()),
+                None => Frame::Lead,
+            };
+            let first = (entry.sent == 0).then_some(&entry.lead);
+            match self.send_frame(chat, &frame, first).await {
                 Ok(_) => {
                     entry.sent += 1;
                     m::sent_messages(id, 1);
@@ -520,7 +563,7 @@ impl Sender {
                 }
                 Err(e) if nothing_sent(e.kind) => return false,
                 Err(e) if e.kind == Kind::RiskControlled => {
-                    self.on_risk(entry.group_id).await;
+                    self.on_risk(chat).await;
                     return false;
                 }
                 Err(e) => {
@@ -533,12 +576,12 @@ impl Sender {
             }
         }
         m::queue_entries(id, QueueOutcome::Flushed, 1);
-        tracing::info!(account_id = %id, group_id = entry.group_id, seq = entry.seq, "queued message sent");
+        tracing::info!(account_id = %id, chat = %chat.target(), seq = entry.seq, "queued message sent");
         self.queue.remove(id, entry.seq).await.is_ok()
     }
 }
 
-/// The error for a group that left the whitelist.
+/// The error for a group that is not (or no longer) in the whitelist.
 pub fn not_allowed(group_id: i64) -> Error {
     Error::new(
         Kind::GroupNotAllowed,
@@ -546,4 +589,33 @@ pub fn not_allowed(group_id: i64) -> Error {
     )
     .with("group_id", group_id)
     .field("group_id")
+}
+
+/// The error for a private chat whose user is not (or no longer) in the
+/// `users` whitelist.
+pub fn user_not_allowed(user_id: i64) -> Error {
+    Error::new(
+        Kind::UserNotAllowed,
+        format!(
+            "user {user_id} is not in this account's private whitelist (users); private sends go only to listed users"
+        ),
+    )
+    .with("user_id", user_id)
+    .field("user_id")
+}
+
+/// The whitelist error of `chat`.
+pub fn not_allowed_chat(chat: ChatRef) -> Error {
+    match chat {
+        ChatRef::Group(g) => not_allowed(g),
+        ChatRef::Private(u) => user_not_allowed(u),
+    }
+}
+
+/// `e` with the chat it concerns: `group_id` or `user_id` metadata.
+pub fn with_chat(e: Error, chat: ChatRef) -> Error {
+    match chat {
+        ChatRef::Group(g) => e.with("group_id", g),
+        ChatRef::Private(u) => e.with("user_id", u),
+    }
 }

@@ -14,17 +14,28 @@ use std::time::Duration;
 use redb::{ReadableTable, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
+use super::lead::Lead;
+use crate::domain::model::ChatRef;
 use crate::domain::store::{COUNTERS, QUEUE, Store, decode, encode, store_err};
 use crate::error::{Error, Kind, Result};
 
 /// One queued request.
+///
+/// Entries written before private sends existed have only `group_id`: they
+/// read as group entries with no lead.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueuedEntry {
     /// Position in the account's queue (increasing).
     pub seq: u64,
-    /// Target group.
+    /// Target group; 0 for a private chat.
     pub group_id: i64,
-    /// The text chunks, in order.
+    /// Target private chat (the other side's QQ number); `None` for a group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<i64>,
+    /// The quote and mentions of the first message, until it is sent.
+    #[serde(default, skip_serializing_if = "Lead::is_empty")]
+    pub lead: Lead,
+    /// The text chunks, in order (none for a send of only a lead).
     pub chunks: Vec<String>,
     /// Chunks already delivered.
     pub sent: usize,
@@ -53,6 +64,48 @@ fn entries_in(txn: &WriteTransaction, account: &str) -> Result<Vec<QueuedEntry>>
         out.push(decode(v.value())?);
     }
     Ok(out)
+}
+
+/// What a new entry sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewEntry {
+    /// Where.
+    pub chat: ChatRef,
+    /// The quote and mentions of its first message.
+    pub lead: Lead,
+    /// The text chunks, in order.
+    pub chunks: Vec<String>,
+}
+
+impl NewEntry {
+    /// Text chunks to a group, without a lead.
+    pub fn group_text(group_id: i64, chunks: Vec<String>) -> Self {
+        Self {
+            chat: ChatRef::Group(group_id),
+            lead: Lead::default(),
+            chunks,
+        }
+    }
+}
+
+impl QueuedEntry {
+    /// The chat it goes to.
+    pub fn chat(&self) -> ChatRef {
+        match self.user_id {
+            Some(user) => ChatRef::Private(user),
+            None => ChatRef::Group(self.group_id),
+        }
+    }
+
+    /// Messages it sends in all: its chunks, or one message of only its
+    /// lead.
+    pub fn messages(&self) -> usize {
+        if self.chunks.is_empty() && !self.lead.is_empty() {
+            1
+        } else {
+            self.chunks.len()
+        }
+    }
 }
 
 impl OfflineQueue {
@@ -95,8 +148,7 @@ impl OfflineQueue {
     pub async fn push(
         &self,
         account: &str,
-        group_id: i64,
-        chunks: Vec<String>,
+        new: NewEntry,
         max_entries: usize,
         ttl: Duration,
         now_ms: i64,
@@ -131,9 +183,16 @@ impl OfflineQueue {
                     counters.insert("queue_seq", next).map_err(store_err)?;
                     next
                 };
+                let NewEntry { chat, lead, chunks } = new;
+                let (group_id, user_id) = match chat {
+                    ChatRef::Group(g) => (g, None),
+                    ChatRef::Private(u) => (0, Some(u)),
+                };
                 let entry = QueuedEntry {
                     seq,
                     group_id,
+                    user_id,
+                    lead,
                     chunks,
                     sent: 0,
                     enqueued_ms: now_ms,
@@ -249,6 +308,7 @@ mod tests {
     use super::*;
 
     const TTL: Duration = Duration::from_secs(1800);
+    const G7: ChatRef = ChatRef::Group(7);
 
     #[tokio::test]
     async fn entries_keep_order_survive_reopen_and_never_evict() {
@@ -256,15 +316,33 @@ mod tests {
         {
             let q = OfflineQueue::open(Store::open(dir.path()).unwrap()).unwrap();
             for i in 0..3 {
-                q.push("a", 7, vec![format!("m{i}")], 3, TTL, 1000)
-                    .await
-                    .unwrap();
-            }
-            q.push("b", 8, vec!["other".into()], 3, TTL, 1000)
+                q.push(
+                    "a",
+                    NewEntry::group_text(7, vec![format!("m{i}")]),
+                    3,
+                    TTL,
+                    1000,
+                )
                 .await
                 .unwrap();
+            }
+            q.push(
+                "b",
+                NewEntry::group_text(8, vec!["other".into()]),
+                3,
+                TTL,
+                1000,
+            )
+            .await
+            .unwrap();
             let err = q
-                .push("a", 7, vec!["m3".into()], 3, TTL, 1000)
+                .push(
+                    "a",
+                    NewEntry::group_text(7, vec!["m3".into()]),
+                    3,
+                    TTL,
+                    1000,
+                )
                 .await
                 .unwrap_err();
             assert_eq!(err.kind, Kind::QueueFull);
@@ -289,15 +367,33 @@ mod tests {
     async fn expired_entries_are_returned_not_dropped_silently() {
         let dir = tempfile::tempdir().unwrap();
         let q = OfflineQueue::open(Store::open(dir.path()).unwrap()).unwrap();
-        q.push("a", 7, vec!["old".into()], 2, Duration::from_secs(1), 0)
-            .await
-            .unwrap();
-        q.push("a", 7, vec!["new".into()], 2, TTL, 500)
-            .await
-            .unwrap();
+        q.push(
+            "a",
+            NewEntry::group_text(7, vec!["old".into()]),
+            2,
+            Duration::from_secs(1),
+            0,
+        )
+        .await
+        .unwrap();
+        q.push(
+            "a",
+            NewEntry::group_text(7, vec!["new".into()]),
+            2,
+            TTL,
+            500,
+        )
+        .await
+        .unwrap();
         // Full, but the old entry has expired by now: it makes room.
         let (_, expired) = q
-            .push("a", 7, vec!["newer".into()], 2, TTL, 1000)
+            .push(
+                "a",
+                NewEntry::group_text(7, vec!["newer".into()]),
+                2,
+                TTL,
+                1000,
+            )
             .await
             .unwrap();
         assert_eq!(expired.len(), 1);
@@ -305,5 +401,46 @@ mod tests {
         let expired = q.take_expired("a", 500 + 1_800_000).await.unwrap();
         assert_eq!(expired.len(), 1);
         assert_eq!(q.depth("a"), 1);
+    }
+
+    #[tokio::test]
+    async fn private_entries_and_leads_round_trip_and_old_entries_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = OfflineQueue::open(Store::open(dir.path()).unwrap()).unwrap();
+        let lead = Lead {
+            reply_to: Some(5),
+            mentions: vec![],
+            mention_all: false,
+        };
+        let (entry, _) = q
+            .push(
+                "a",
+                NewEntry {
+                    chat: ChatRef::Private(42),
+                    lead: lead.clone(),
+                    chunks: vec![],
+                },
+                5,
+                TTL,
+                0,
+            )
+            .await
+            .unwrap();
+        assert_eq!((entry.chat(), entry.messages()), (ChatRef::Private(42), 1));
+        let listed = &q.list("a").await.unwrap()[0];
+        assert_eq!((listed.chat(), &listed.lead), (ChatRef::Private(42), &lead));
+        // An entry stored before private sends existed.
+        let old =
+            r#"{"seq":9,"group_id":7,"chunks":["hi"],"sent":0,"enqueued_ms":1,"expires_ms":2}"#;
+        let old: QueuedEntry = decode(old.as_bytes()).unwrap();
+        assert_eq!(
+            (old.chat(), old.lead.is_empty(), old.messages()),
+            (G7, true, 1)
+        );
+        let text = String::from_utf8(encode(&old).unwrap()).unwrap();
+        assert!(
+            !text.contains("user_id") && !text.contains("lead"),
+            "{text}"
+        );
     }
 }

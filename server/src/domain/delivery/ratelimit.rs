@@ -3,7 +3,8 @@
 //! Time comes from tokio's clock ([`TokioClock`]), so paused-time tests
 //! drive the limits deterministically. The state lives in [`Cells`], a
 //! governor state store the account's sender can snapshot and restore: a
-//! message needs a cell of its group's limit *and* of the account's, and
+//! message needs a cell of its chat's limit (each group and each private
+//! chat has its own) *and* of the account's, and
 //! when only one of the two is available the other is rolled back instead
 //! of being consumed by a message that is not sent.
 //!
@@ -22,6 +23,8 @@ use governor::middleware::NoOpMiddleware;
 use governor::nanos::Nanos;
 use governor::state::StateStore;
 use governor::{NotUntil, Quota, RateLimiter};
+
+use crate::domain::model::ChatRef;
 
 /// An instant of tokio's clock (paused in tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -180,10 +183,11 @@ impl<K: Hash + Eq + Clone> Limit<K> {
     }
 }
 
-/// Per-group and per-account send limits of one account.
+/// Per-chat (each group, each private chat) and per-account send limits
+/// of one account.
 #[derive(Debug)]
 pub struct SendLimits {
-    group: Limit<i64>,
+    chat: Limit<ChatRef>,
     account: Limit<()>,
 }
 
@@ -192,22 +196,34 @@ pub struct SendLimits {
 pub enum Scope {
     /// The group's limit.
     Group,
+    /// The private chat's limit.
+    User,
     /// The account's limit.
     Account,
 }
 
 impl Scope {
-    /// `group` or `account`.
+    /// `group`, `user` or `account`.
     pub fn name(self) -> &'static str {
         match self {
             Scope::Group => "group",
+            Scope::User => "user",
             Scope::Account => "account",
+        }
+    }
+
+    /// The scope of `chat`'s own limit.
+    fn of(chat: ChatRef) -> Scope {
+        match chat {
+            ChatRef::Group(_) => Scope::Group,
+            ChatRef::Private(_) => Scope::User,
         }
     }
 }
 
 impl SendLimits {
-    /// Limits from the account's `rate_*` settings.
+    /// Limits from the account's `rate_*` settings: the group rates apply
+    /// to every group and to every private chat, each with its own cells.
     pub fn new(
         group_per_minute: u32,
         group_burst: u32,
@@ -215,49 +231,49 @@ impl SendLimits {
         account_burst: u32,
     ) -> Self {
         Self {
-            group: Limit::new(group_per_minute, group_burst),
+            chat: Limit::new(group_per_minute, group_burst),
             account: Limit::new(account_per_minute, account_burst),
         }
     }
 
-    /// Tries to take, for a request of `n` messages to `group`, the cells of
+    /// Tries to take, for a request of `n` messages to `chat`, the cells of
     /// its first messages (up to each limit's burst) from both limits at
     /// once. On failure nothing is taken and the wait (with the limit that
     /// imposes it) is returned.
-    pub fn try_reserve(&self, group: i64, n: u32) -> Result<(), (Duration, Scope)> {
-        let before = self.group.cells.snapshot(&group);
-        if let Err(wait) = self.group.try_take(&group, n) {
+    pub fn try_reserve(&self, chat: ChatRef, n: u32) -> Result<(), (Duration, Scope)> {
+        let before = self.chat.cells.snapshot(&chat);
+        if let Err(wait) = self.chat.try_take(&chat, n) {
             let account = self.account.try_take_peek(n);
             return Err(match account {
                 Some(a) if a > wait => (a, Scope::Account),
-                _ => (wait, Scope::Group),
+                _ => (wait, Scope::of(chat)),
             });
         }
         if let Err(wait) = self.account.try_take(&(), n) {
-            self.group.cells.restore(&group, before);
+            self.chat.cells.restore(&chat, before);
             return Err((wait, Scope::Account));
         }
         Ok(())
     }
 
-    /// How long the messages of a request of `n` beyond the reserved bursts
-    /// take at the sustained rates.
-    pub fn pacing(&self, n: u32) -> (Duration, Scope) {
+    /// How long the messages of a request of `n` to `chat` beyond the
+    /// reserved bursts take at the sustained rates.
+    pub fn pacing(&self, chat: ChatRef, n: u32) -> (Duration, Scope) {
         let over = |burst: u32, period: Duration| period * n.saturating_sub(burst);
-        let group = over(self.group.burst, self.group.period);
+        let own = over(self.chat.burst, self.chat.period);
         let account = over(self.account.burst, self.account.period);
-        if account > group {
+        if account > own {
             (account, Scope::Account)
         } else {
-            (group, Scope::Group)
+            (own, Scope::of(chat))
         }
     }
 
-    /// Before message `index` (0-based) of a request of `n` to `group`:
-    /// waits for and takes the cells the reservation did not cover.
-    pub async fn pace(&self, group: i64, index: u32) {
-        if index >= self.group.burst {
-            self.group.take_one(&group).await;
+    /// Before message `index` (0-based) of a request to `chat`: waits for
+    /// and takes the cells the reservation did not cover.
+    pub async fn pace(&self, chat: ChatRef, index: u32) {
+        if index >= self.chat.burst {
+            self.chat.take_one(&chat).await;
         }
         if index >= self.account.burst {
             self.account.take_one(&()).await;
@@ -302,34 +318,49 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn reservation_is_all_or_nothing() {
         let limits = SendLimits::new(20, 5, 60, 3);
+        let g = ChatRef::Group(7);
         // The account's burst (3) is the smaller one.
-        assert!(limits.try_reserve(7, 3).is_ok());
-        let (wait, scope) = limits.try_reserve(7, 1).unwrap_err();
+        assert!(limits.try_reserve(g, 3).is_ok());
+        let (wait, scope) = limits.try_reserve(g, 1).unwrap_err();
         assert_eq!(scope, Scope::Account);
         assert_eq!(wait, Duration::from_secs(1));
         // The refused reservation did not take a group cell: after 3 s the
         // group has 5 - 3 + 1 cells and the account 3.
         tokio::time::advance(Duration::from_secs(3)).await;
-        assert!(limits.try_reserve(7, 3).is_ok());
+        assert!(limits.try_reserve(g, 3).is_ok());
         // The group is now empty (3 s per cell).
-        let (wait, scope) = limits.try_reserve(7, 1).unwrap_err();
+        let (wait, scope) = limits.try_reserve(g, 1).unwrap_err();
         assert_eq!(scope, Scope::Group);
         assert_eq!(wait, Duration::from_secs(3));
     }
 
     #[tokio::test(start_paused = true)]
+    async fn each_private_chat_has_its_own_bucket() {
+        let limits = SendLimits::new(20, 2, 60, 10);
+        let (a, b) = (ChatRef::Private(1), ChatRef::Private(2));
+        assert!(limits.try_reserve(a, 2).is_ok());
+        let (wait, scope) = limits.try_reserve(a, 1).unwrap_err();
+        assert_eq!((wait, scope.name()), (Duration::from_secs(3), "user"));
+        // Another user, and a group of the same number, are not affected.
+        assert!(limits.try_reserve(b, 2).is_ok());
+        assert!(limits.try_reserve(ChatRef::Group(1), 2).is_ok());
+        assert_eq!(limits.pacing(a, 3), (Duration::from_secs(3), Scope::User));
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn pacing_beyond_the_burst() {
         let limits = SendLimits::new(20, 5, 60, 10);
-        assert_eq!(limits.pacing(5).0, Duration::ZERO);
-        assert_eq!(limits.pacing(7), (Duration::from_secs(6), Scope::Group));
+        let g = ChatRef::Group(1);
+        assert_eq!(limits.pacing(g, 5).0, Duration::ZERO);
+        assert_eq!(limits.pacing(g, 7), (Duration::from_secs(6), Scope::Group));
         assert_eq!(
-            SendLimits::new(60, 10, 6, 1).pacing(3),
+            SendLimits::new(60, 10, 6, 1).pacing(g, 3),
             (Duration::from_secs(20), Scope::Account)
         );
-        assert!(limits.try_reserve(1, 7).is_ok());
+        assert!(limits.try_reserve(g, 7).is_ok());
         let start = tokio::time::Instant::now();
         for i in 0..7 {
-            limits.pace(1, i).await;
+            limits.pace(g, i).await;
         }
         assert_eq!(start.elapsed(), Duration::from_secs(6));
     }

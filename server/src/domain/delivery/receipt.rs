@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::model::ChatRef;
+
 /// What media a send carried.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MediaSummary {
@@ -17,8 +19,12 @@ pub struct MediaSummary {
 /// The result of SendMessage.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SendResult {
-    /// The group.
+    /// The group; 0 for a private send.
     pub group_id: i64,
+    /// The user of a private send; 0 for a group send (absent in records
+    /// stored before private sends existed).
+    #[serde(default)]
+    pub user_id: i64,
     /// Text chunks sent or queued.
     pub chunks: u32,
     /// True when queued for later delivery.
@@ -29,4 +35,15 @@ pub struct SendResult {
     pub media: Option<MediaSummary>,
     /// True when replayed from an earlier request with the same key.
     pub replayed: bool,
+}
+
+impl SendResult {
+    /// The chat it went (or is queued) to.
+    pub fn chat(&self) -> ChatRef {
+        if self.user_id != 0 {
+            ChatRef::Private(self.user_id)
+        } else {
+            ChatRef::Group(self.group_id)
+        }
+    }
 }

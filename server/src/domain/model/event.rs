@@ -1,6 +1,7 @@
 //! What a peer pushes: messages, notices, lifecycle changes, and the
 //! gateway's own connection changes.
 
+use super::chat::ChatRef;
 use super::message::Message;
 use super::raw::RawJson;
 use super::status::ConnState;
@@ -77,6 +78,17 @@ pub enum InboundEvent {
         state: ConnState,
         /// Why.
         detail: String,
+    },
+    /// A message was recalled (by its sender, an admin, or the gateway).
+    MessageRecalled {
+        /// The chat the message was in.
+        chat: ChatRef,
+        /// The recalled message's id.
+        message_id: i64,
+        /// Who recalled it (in private chats, the sender).
+        operator_id: i64,
+        /// Event time (Unix seconds).
+        time: i64,
     },
     /// Anything else, raw.
     Unknown {

@@ -100,6 +100,9 @@ pub enum Segment {
     Reply {
         /// Quoted message id as sent.
         id: String,
+        /// The quoted message, one level deep (its own quotes unresolved),
+        /// when the gateway could resolve it; `None` as decoded.
+        quoted: Option<Box<Message>>,
     },
     /// A merged forward.
     Forward {
@@ -133,6 +136,14 @@ pub enum Segment {
 }
 
 impl Segment {
+    /// A reply segment quoting `id`, not resolved.
+    pub fn reply(id: impl Into<String>) -> Segment {
+        Segment::Reply {
+            id: id.into(),
+            quoted: None,
+        }
+    }
+
     /// The segment's type name (`text`, `at`, `image`, ...; an unknown
     /// segment its own).
     pub fn kind(&self) -> &str {

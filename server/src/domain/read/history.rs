@@ -109,10 +109,14 @@ impl Gateway {
         } else {
             None
         };
+        // Quotes: from this page, the cache, else the peer (one level).
+        self.quotes
+            .resolve(&account.id, &*account.peer, &mut messages, ctx.deadline)
+            .await;
         Ok(History {
             chat,
             target: chat.target(),
-            rendered: render::history(&messages, &self.tz),
+            rendered: render::history_in(&messages, &self.tz, self.config.tools.locale),
             messages,
             next_anchor_message_id,
         })

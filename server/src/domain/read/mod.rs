@@ -1,8 +1,12 @@
-//! The read use cases: history pages, member lists, group lists.
+//! The read use cases: history pages, single messages and forward bundles,
+//! member lists, group lists (quotes are resolved by
+//! [`crate::domain::quotes`]).
 
+pub mod forward;
 pub mod groups;
 pub mod history;
 pub mod members;
+pub mod message;
 
 #[cfg(test)]
 mod tests;

@@ -33,6 +33,8 @@ enum Call {
         no_cache: Option<bool>,
     },
     Groups,
+    GetMessage(i64),
+    Forward(String),
     Other(&'static str),
 }
 
@@ -49,6 +51,12 @@ struct Fake {
     groups: Vec<Value>,
     gate: Option<(Arc<Notify>, Arc<Notify>)>,
     status: watch::Sender<AccountStatus>,
+    /// What `get_message` knows, by id.
+    stored: Mutex<std::collections::HashMap<i64, Message>>,
+    /// When set, `get_message` waits for a notification first.
+    lookup_gate: Option<Arc<Notify>>,
+    /// What `get_forward` answers, by id.
+    forwards: std::collections::HashMap<String, Vec<Message>>,
 }
 
 impl Fake {
@@ -60,7 +68,17 @@ impl Fake {
             groups: Vec::new(),
             gate: None,
             status: watch::Sender::new(AccountStatus::default()),
+            stored: Mutex::new(std::collections::HashMap::new()),
+            lookup_gate: None,
+            forwards: std::collections::HashMap::new(),
         }
+    }
+
+    fn store(&self, message: Message) {
+        self.stored
+            .lock()
+            .unwrap()
+            .insert(message.message_id, message);
     }
 
     fn calls(&self) -> Vec<Call> {
@@ -143,6 +161,34 @@ impl PeerApi for Fake {
     async fn poke(&self, _g: i64, _u: i64, _deadline: Deadline) -> Result<()> {
         self.record(Call::Other("poke"));
         Err(Error::internal("not part of the read side"))
+    }
+    async fn get_message(
+        &self,
+        message_id: i64,
+        _chat: Option<ChatRef>,
+        _deadline: Deadline,
+    ) -> Result<Message> {
+        self.record(Call::GetMessage(message_id));
+        if let Some(gate) = &self.lookup_gate {
+            gate.notified().await;
+        }
+        self.stored
+            .lock()
+            .unwrap()
+            .get(&message_id)
+            .cloned()
+            .ok_or_else(|| Error::new(Kind::MessageNotFound, "消息不存在"))
+    }
+    async fn recall(&self, _message_id: i64, _deadline: Deadline) -> Result<()> {
+        self.record(Call::Other("recall"));
+        Err(Error::internal("not part of the read side"))
+    }
+    async fn get_forward(&self, forward_id: &str, _deadline: Deadline) -> Result<Vec<Message>> {
+        self.record(Call::Forward(forward_id.to_owned()));
+        self.forwards
+            .get(forward_id)
+            .cloned()
+            .ok_or_else(|| Error::new(Kind::MessageNotFound, "ResId无效: 找不到相关的聊天记录"))
     }
     fn check_media(&self, _kind: MediaKind) -> Result<()> {
         Ok(())
@@ -889,4 +935,203 @@ async fn without_a_whitelist_every_group_is_listed() {
     let groups = gw.list_groups("", CallCtx::anonymous()).await.unwrap();
     assert!(groups.groups.is_empty());
     assert_eq!(groups.rendered, "（暂无可用的群）");
+}
+
+fn quoting(id: i64, time: i64, quoted: i64) -> Message {
+    decode_message(
+        &json!({"message_id": id, "time": time, "sender": {"user_id": 2, "nickname": "李四", "card": "管理员李四"},
+                "message": [{"type": "reply", "data": {"id": quoted.to_string()}}, {"type": "text", "data": {"text": "收到"}}]}),
+        Some(ChatRef::Group(1)),
+    )
+    .unwrap()
+}
+
+fn quoted_id(m: &Message) -> Option<i64> {
+    m.segments.iter().find_map(|s| match s {
+        crate::domain::model::Segment::Reply {
+            quoted: Some(q), ..
+        } => Some(q.message_id),
+        _ => None,
+    })
+}
+
+#[tokio::test]
+async fn quotes_resolve_from_the_page_then_the_peer_and_render() {
+    // Page: 10 (quoted on the page), 11 quotes 10, 12 quotes 5 (only the
+    // peer has it), 13 quotes 99 (nobody has it).
+    let log = vec![
+        message(10, 100, 1),
+        quoting(11, 101, 10),
+        quoting(12, 102, 5),
+        quoting(13, 103, 99),
+    ];
+    let fake = Fake {
+        history: paging(log),
+        ..Fake::new()
+    };
+    let mut old = message(5, 50, 3);
+    old.segments = vec![crate::domain::model::Segment::Text(
+        "这是一条很长很长的旧消息，用来看引用文本在三十个字符处被截断的样子".into(),
+    )];
+    fake.store(old);
+    let (gw, fake, _guard) = gateway(fake);
+    let page = gw
+        .get_history(req(ChatRef::Group(1), 10, None), CallCtx::anonymous())
+        .await
+        .unwrap();
+    let quoted: Vec<Option<i64>> = page.messages.iter().map(quoted_id).collect();
+    assert_eq!(quoted, [None, Some(10), Some(5), None]);
+    // Only the quote not on the page reached the peer (and the unknown one).
+    let lookups: Vec<Call> = fake
+        .calls()
+        .into_iter()
+        .filter(|c| matches!(c, Call::GetMessage(_)))
+        .collect();
+    assert_eq!(lookups, [Call::GetMessage(5), Call::GetMessage(99)]);
+    let lines: Vec<&str> = page.rendered.lines().collect();
+    assert!(lines[1].ends_with("[回复 u1: m10]收到"), "{}", lines[1]);
+    assert!(
+        lines[2].ends_with(
+            "[回复 u3: 这是一条很长很长的旧消息，用来看引用文本在三十个字符处被截断…]收到"
+        ),
+        "{}",
+        lines[2]
+    );
+    assert!(lines[3].ends_with("[回复]收到"), "{}", lines[3]);
+    // `text` never shows the quote.
+    assert_eq!(
+        crate::domain::render::segments(&page.messages[1].segments),
+        "收到"
+    );
+    // A second read asks the peer for nothing new: found and missing ids are
+    // cached.
+    gw.get_history(req(ChatRef::Group(1), 10, None), CallCtx::anonymous())
+        .await
+        .unwrap();
+    let lookups = fake
+        .calls()
+        .iter()
+        .filter(|c| matches!(c, Call::GetMessage(_)))
+        .count();
+    assert_eq!(lookups, 2);
+}
+
+#[tokio::test]
+async fn a_quote_in_another_chat_is_not_shown() {
+    let log = vec![quoting(11, 101, 5)];
+    let fake = Fake {
+        history: paging(log),
+        ..Fake::new()
+    };
+    let mut elsewhere = message(5, 50, 3);
+    elsewhere.chat = ChatRef::Group(2);
+    fake.store(elsewhere);
+    let (gw, _fake, _guard) = gateway(fake);
+    let page = gw
+        .get_history(req(ChatRef::Group(1), 10, None), CallCtx::anonymous())
+        .await
+        .unwrap();
+    assert_eq!(quoted_id(&page.messages[0]), None);
+    assert!(page.rendered.ends_with("[回复]收到"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn quote_lookups_stop_at_the_budget() {
+    let gate = Arc::new(Notify::new());
+    let fake = Fake {
+        history: paging(vec![quoting(11, 101, 5)]),
+        lookup_gate: Some(gate.clone()),
+        ..Fake::new()
+    };
+    fake.store(message(5, 50, 3));
+    let (gw, _fake, _guard) = gateway(fake);
+    // The look-up never answers: the page comes back after the budget, the
+    // quote unresolved.
+    let started = tokio::time::Instant::now();
+    let page = gw
+        .get_history(req(ChatRef::Group(1), 10, None), CallCtx::anonymous())
+        .await
+        .unwrap();
+    assert_eq!(started.elapsed(), crate::domain::quotes::BUDGET);
+    assert_eq!(quoted_id(&page.messages[0]), None);
+}
+
+#[tokio::test]
+async fn get_message_checks_the_id_then_the_scope_and_resolves_its_quote() {
+    let fake = Fake::new();
+    fake.store(message(5, 50, 3));
+    fake.store(quoting(11, 101, 5));
+    let (gw, fake, _guard) = gateway(fake);
+    let err = gw
+        .get_message("", 0, CallCtx::anonymous())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.kind, err.field.as_deref()),
+        (Kind::InvalidRequest, Some("message_id"))
+    );
+    assert!(fake.calls().is_empty());
+    let view = gw.get_message("", 11, CallCtx::anonymous()).await.unwrap();
+    assert_eq!(quoted_id(&view.message), Some(5));
+    assert!(
+        view.rendered.ends_with("管理员李四(2): [回复 u3: m5]收到"),
+        "{}",
+        view.rendered
+    );
+    let err = gw
+        .get_message("", 404, CallCtx::anonymous())
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, Kind::MessageNotFound);
+    assert_eq!(err.meta("message_id"), Some("404"));
+    assert!(err.message.contains("404"), "{}", err.message);
+    // A token limited to another group may not read it.
+    let scoped = crate::domain::caller::Caller::token(crate::domain::caller::TokenScope {
+        name: "t".into(),
+        accounts: None,
+        write: false,
+        groups: Some([9].into_iter().collect()),
+        users: None,
+    });
+    let err = gw
+        .get_message("", 11, CallCtx::new(scoped, Deadline::NONE))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, Kind::TokenScope);
+}
+
+#[tokio::test]
+async fn forwards_open_with_nested_bundles_left_as_segments() {
+    let mut fake = Fake::new();
+    let mut inner = message(0, 60, 4);
+    inner.segments = vec![crate::domain::model::Segment::Forward { id: "inner".into() }];
+    fake.forwards
+        .insert("outer".into(), vec![message(0, 50, 3), inner]);
+    let (gw, fake, _guard) = gateway(fake);
+    let err = gw
+        .get_forward("", "  ", CallCtx::anonymous())
+        .await
+        .unwrap_err();
+    assert_eq!(err.field.as_deref(), Some("forward_id"));
+    let err = gw
+        .get_forward("", &"x".repeat(257), CallCtx::anonymous())
+        .await
+        .unwrap_err();
+    assert_eq!(err.field.as_deref(), Some("forward_id"));
+    assert!(fake.calls().is_empty());
+    let f = gw
+        .get_forward("", " outer ", CallCtx::anonymous())
+        .await
+        .unwrap();
+    assert_eq!(f.messages.len(), 2);
+    assert!(f.rendered.ends_with("u4(4): [合并转发]"), "{}", f.rendered);
+    assert_eq!(fake.calls(), [Call::Forward("outer".into())]);
+    let err = gw
+        .get_forward("", "gone", CallCtx::anonymous())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.kind, err.meta("forward_id")),
+        (Kind::MessageNotFound, Some("gone"))
+    );
 }

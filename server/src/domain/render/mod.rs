@@ -5,8 +5,12 @@
 //!   card, else nickname, else the QQ number.
 //! - Segments: text as is; `image` [图片], `record` [语音], `face` [表情],
 //!   `video` [视频], `file` [文件], `forward` [合并转发]; `at` as
-//!   `@<name or QQ>` (`@全体成员` for all); `reply` omitted; any other type
-//!   `[<type>]`.
+//!   `@<name or QQ>` (`@全体成员` for all); `reply` omitted from a message's
+//!   `text`; any other type `[<type>]`.
+//! - In a history line a reply shows what it quotes: `[回复 名字: 文本]`
+//!   (name by the sender rule below, the quoted text cut to
+//!   [`QUOTE_CHARS`] characters and `…`), `[回复]` when the quote is not
+//!   resolved; in the `en` locale `[reply 名字: text]` and `[reply]`.
 //! - Names become one line (newlines to spaces, runs of white space to one
 //!   space, trimmed) and `[`/`]` become `(`/`)`, so a name cannot forge a
 //!   line or one of the placeholders. Message text keeps one line: newlines
@@ -14,8 +18,13 @@
 //! - A member: `名字(QQ号) — role`, name = card, else nickname, else `?`.
 
 use jiff::tz::TimeZone;
+use unicode_segmentation::UnicodeSegmentation as _;
 
+use crate::config::Locale;
 use crate::domain::model::{GroupMember, Message, Segment, Sender};
+
+/// Longest quoted text in a rendered reply, in characters (graphemes).
+pub const QUOTE_CHARS: usize = 30;
 
 /// The text of an empty history page.
 pub const NO_HISTORY: &str = "（无历史消息）";
@@ -115,26 +124,70 @@ pub fn clock(time: i64, tz: &TimeZone) -> String {
     }
 }
 
-/// One history line: `[HH:mm:ss] 名字(QQ号): 文本`.
+/// A reply as a history line shows it: `[回复 名字: 文本]` with the quoted
+/// text cut to [`QUOTE_CHARS`] and `…`, `[回复]` unresolved (`reply` in the
+/// `en` locale).
+pub fn reply(quoted: Option<&Message>, locale: Locale) -> String {
+    let word = match locale {
+        Locale::Zh => "回复",
+        Locale::En => "reply",
+    };
+    let Some(q) = quoted else {
+        return format!("[{word}]");
+    };
+    let text = segments(&q.segments);
+    let text = text.trim();
+    let mut cut: String = text.graphemes(true).take(QUOTE_CHARS).collect();
+    if cut.len() < text.len() {
+        cut.push('…');
+    }
+    format!("[{word} {}: {cut}]", sender_name(&q.sender))
+}
+
+/// The segments as a history line shows them: like [`segments`], with
+/// replies in their [`reply`] form.
+pub fn line_text(segs: &[Segment], locale: Locale) -> String {
+    let text: String = segs
+        .iter()
+        .filter_map(|seg| match seg {
+            Segment::Reply { quoted, .. } => Some(reply(quoted.as_deref(), locale)),
+            other => segment(other),
+        })
+        .collect();
+    single_line(&text)
+}
+
+/// One history line: `[HH:mm:ss] 名字(QQ号): 文本` (replies in the Chinese
+/// form).
 pub fn history_line(msg: &Message, tz: &TimeZone) -> String {
+    history_line_in(msg, tz, Locale::Zh)
+}
+
+/// One history line with replies in `locale`'s form.
+pub fn history_line_in(msg: &Message, tz: &TimeZone, locale: Locale) -> String {
     format!(
         "[{}] {}({}): {}",
         clock(msg.time, tz),
         sender_name(&msg.sender),
         msg.sender.user_id,
-        segments(&msg.segments)
+        line_text(&msg.segments, locale)
     )
 }
 
 /// A history page: one line per message in the given order, joined by
 /// `\n`; [`NO_HISTORY`] when empty.
 pub fn history(messages: &[Message], tz: &TimeZone) -> String {
+    history_in(messages, tz, Locale::Zh)
+}
+
+/// [`history`] with replies in `locale`'s form.
+pub fn history_in(messages: &[Message], tz: &TimeZone, locale: Locale) -> String {
     if messages.is_empty() {
         return NO_HISTORY.to_owned();
     }
     messages
         .iter()
-        .map(|m| history_line(m, tz))
+        .map(|m| history_line_in(m, tz, locale))
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -298,3 +298,40 @@ fn group_lines() {
     );
     assert_eq!(groups([]), "（暂无可用的群）");
 }
+
+#[test]
+fn replies_show_what_they_quote_in_lines_never_in_text() {
+    let quoted = msg(
+        json!({"message_id": 1, "time": T0, "sender": {"user_id": 10001, "nickname": "张三", "card": "群主[张三]"},
+        "message": [{"type": "text", "data": {"text": "一二三四五六七八九十一二三四五六七八九十一二三四五六七八九十多出来的"}}, {"type": "image", "data": {}}]}),
+    );
+    let mut reply = msg(
+        json!({"message_id": 2, "time": T0 + 5, "sender": {"user_id": 10002, "nickname": "李四"},
+        "message": [{"type": "reply", "data": {"id": "1"}}, {"type": "text", "data": {"text": "同意\n+1"}}]}),
+    );
+    let unresolved = history_line(&reply, &shanghai());
+    assert_eq!(unresolved, "[09:58:17] 李四(10002): [回复]同意 +1");
+    reply.segments[0] = Segment::Reply {
+        id: "1".into(),
+        quoted: Some(Box::new(quoted.clone())),
+    };
+    // Card first, sanitized like a sender; the quoted text cut at 30.
+    assert_eq!(
+        history_line(&reply, &shanghai()),
+        "[09:58:17] 李四(10002): [回复 群主(张三): 一二三四五六七八九十一二三四五六七八九十一二三四五六七八九十…]同意 +1"
+    );
+    assert_eq!(
+        history_line_in(&reply, &shanghai(), Locale::En),
+        "[09:58:17] 李四(10002): [reply 群主(张三): 一二三四五六七八九十一二三四五六七八九十一二三四五六七八九十…]同意 +1"
+    );
+    assert_eq!(segments(&reply.segments), "同意 +1", "text omits replies");
+    // A short quote is not cut; an emoji is never split.
+    let mut short = quoted;
+    short.segments = vec![Segment::Text("👍🏽好".into())];
+    assert_eq!(reply_text(&short), "[回复 群主(张三): 👍🏽好]");
+    assert_eq!(super::reply(None, Locale::En), "[reply]");
+}
+
+fn reply_text(q: &Message) -> String {
+    super::reply(Some(q), Locale::Zh)
+}

@@ -51,6 +51,23 @@ pub enum ArgError {
     },
     /// `messageSeq` is not an integer message id.
     BadMessageSeq(String),
+    /// A message id argument (`messageId`, `replyTo`) is not a non-zero
+    /// integer.
+    BadMessageId {
+        /// The argument.
+        field: &'static str,
+        /// The value as the caller sent it (JSON text).
+        value: String,
+    },
+    /// Two arguments that exclude each other are both given.
+    Exclusive(&'static str, &'static str),
+    /// An array of ids (`mentions`) is not an array of positive integers.
+    BadIdList {
+        /// The argument.
+        field: &'static str,
+        /// The offending value as the caller sent it (JSON text).
+        value: String,
+    },
     /// A media string is neither `media:<id>`, an http(s) URL nor an
     /// absolute path.
     BadMedia {
@@ -263,6 +280,41 @@ impl Args {
                 field: FIELD,
                 expected: Expected::NumberOrNumericString,
             }),
+        }
+    }
+
+    /// An optional message id (`messageId`, `replyTo`): a non-zero JSON
+    /// integer, or a string of decimal digits for ids a double cannot hold
+    /// (ids may be negative).
+    pub fn message_id(&self, field: &'static str) -> Result<Option<i64>, ArgError> {
+        let bad = |value: String| ArgError::BadMessageId { field, value };
+        match self.get(field) {
+            None => Ok(None),
+            Some(Arg::Json(v)) => exact_int(v)
+                .or_else(|| v.as_str().and_then(signed_decimal_i64))
+                .filter(|id| *id != 0)
+                .map(Some)
+                .ok_or_else(|| bad(v.to_string())),
+            Some(Arg::Infinite(text) | Arg::Opaque(text)) => Err(bad(text.clone())),
+        }
+    }
+
+    /// An optional array of positive QQ numbers (`mentions`): JSON integers
+    /// or strings of decimal digits; absent is empty.
+    pub fn id_array(&self, field: &'static str) -> Result<Vec<i64>, ArgError> {
+        let bad = |value: String| ArgError::BadIdList { field, value };
+        match self.get(field) {
+            None => Ok(Vec::new()),
+            Some(Arg::Json(Value::Array(items))) => items
+                .iter()
+                .map(|v| {
+                    positive_int(v)
+                        .or_else(|| v.as_str().and_then(signed_decimal_i64).filter(|id| *id > 0))
+                        .ok_or_else(|| bad(v.to_string()))
+                })
+                .collect(),
+            Some(Arg::Json(v)) => Err(bad(v.to_string())),
+            Some(Arg::Infinite(text) | Arg::Opaque(text)) => Err(bad(text.clone())),
         }
     }
 

@@ -1,5 +1,6 @@
-//! The agent tools: four QQ tools (history, members, send, poke), each as a
-//! name, a description, a JSON Schema and a text result.
+//! The agent tools: seven QQ tools (history, members, send, poke, get
+//! message, recall, get forward), each as a name, a description, a JSON
+//! Schema and a text result.
 //!
 //! A call never fails for anything about the call itself: an unknown tool,
 //! bad JSON, bad arguments and every domain or peer failure come back as a
@@ -10,25 +11,33 @@
 //!
 //! The tools run the same domain code as the typed RPCs
 //! ([`Gateway::get_history`], [`Gateway::list_group_members`],
-//! [`Gateway::send_message`], [`Gateway::poke_member`]); this module only
+//! [`Gateway::send_message`], [`Gateway::poke_member`],
+//! [`Gateway::get_message`], [`Gateway::recall_message`],
+//! [`Gateway::get_forward`]); this module only
 //! parses arguments the tools' way (JavaScript number rules, lenient
 //! defaults) and shapes the result.
 //!
 //! # Layout
 //! - [`args`]: the arguments object and its accessors (clamping, targets,
 //!   media strings); [`js`]: the JavaScript number rules.
-//! - [`schema`]: names, aliases, descriptions, input and details schemas.
+//! - [`schema`]: names, aliases, descriptions, input and details schemas;
+//!   [`props`]: schema pieces the tools share.
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
 //! - [`output`]: the shape of a result.
-//! - [`history`], [`members`], [`send`], [`poke`]: one file per tool, each
-//!   with its argument struct.
+//! - [`history`], [`members`], [`send`], [`poke`], [`get_message`],
+//!   [`recall`], [`forward`]: one file per tool, each with its argument
+//!   struct (the newer ones also with their description and schemas).
 
 pub mod args;
+pub mod forward;
+pub mod get_message;
 pub mod history;
 pub mod js;
 pub mod members;
 pub mod output;
 pub mod poke;
+pub mod props;
+pub mod recall;
 pub mod schema;
 pub mod send;
 pub mod texts;
@@ -59,8 +68,8 @@ impl Gateway {
         }
     }
 
-    /// The tools this deployment offers: all four, or the two read tools
-    /// when `tools.write_enabled` is false.
+    /// The tools this deployment offers: all of them, or only the read
+    /// tools when `tools.write_enabled` is false.
     pub fn list_tools(&self) -> Result<Vec<ToolSpec>> {
         self.check_tools_enabled()?;
         Ok(self.offered().map(ToolSpec::of).collect())
@@ -126,6 +135,9 @@ impl Gateway {
             ToolName::Members => members::run(self, &args, ctx).await,
             ToolName::Send => send::run(self, &args, ctx).await,
             ToolName::Poke => poke::run(self, &args, ctx).await,
+            ToolName::GetMessage => get_message::run(self, &args, ctx).await,
+            ToolName::Recall => recall::run(self, &args, ctx).await,
+            ToolName::Forward => forward::run(self, &args, ctx).await,
         }
     }
 }

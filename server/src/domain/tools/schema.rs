@@ -9,10 +9,12 @@
 
 use serde_json::{Value, json};
 
+use super::props::account_id;
+
 /// The JSON Schema dialect of every schema here.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-/// One of the four tools.
+/// One of the tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ToolName {
     /// `qq_get_history`.
@@ -23,15 +25,24 @@ pub enum ToolName {
     Send,
     /// `qq_poke`.
     Poke,
+    /// `qq_get_message`.
+    GetMessage,
+    /// `qq_recall`.
+    Recall,
+    /// `qq_get_forward`.
+    Forward,
 }
 
 impl ToolName {
     /// Every tool, in listing order.
-    pub const ALL: [ToolName; 4] = [
+    pub const ALL: [ToolName; 7] = [
         ToolName::History,
         ToolName::Members,
         ToolName::Send,
         ToolName::Poke,
+        ToolName::GetMessage,
+        ToolName::Recall,
+        ToolName::Forward,
     ];
 
     /// The tool's name.
@@ -41,6 +52,9 @@ impl ToolName {
             ToolName::Members => "qq_get_group_members",
             ToolName::Send => "qq_send",
             ToolName::Poke => "qq_poke",
+            ToolName::GetMessage => "qq_get_message",
+            ToolName::Recall => "qq_recall",
+            ToolName::Forward => "qq_get_forward",
         }
     }
 
@@ -49,7 +63,11 @@ impl ToolName {
         match self {
             ToolName::History => &["snowluma_get_history"],
             ToolName::Members => &["snowluma_get_group_members"],
-            ToolName::Send | ToolName::Poke => &[],
+            ToolName::Send
+            | ToolName::Poke
+            | ToolName::GetMessage
+            | ToolName::Recall
+            | ToolName::Forward => &[],
         }
     }
 
@@ -63,8 +81,10 @@ impl ToolName {
     /// True for the tools `tools.write_enabled = false` removes.
     pub fn writes(self) -> bool {
         match self {
-            ToolName::History | ToolName::Members => false,
-            ToolName::Send | ToolName::Poke => true,
+            ToolName::History | ToolName::Members | ToolName::GetMessage | ToolName::Forward => {
+                false
+            }
+            ToolName::Send | ToolName::Poke | ToolName::Recall => true,
         }
     }
 
@@ -132,20 +152,24 @@ details on success: {\"status\":\"ok\",\"groupId\":<number>,\"total\":<members i
 On failure (bad groupId, account not configured, offline, token refused, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
 
 const SEND: &str = "\
-Send text, images, a video and/or a file to a whitelisted QQ group. Never throws.
+Send text, images, a video and/or a file to a whitelisted QQ group or private chat, optionally quoting a message and mentioning members. Never throws.
 
-Arguments (at least one of text, images, videos, file):
+Arguments (at least one of text, images, videos, file, replyTo, mentions, mentionAll):
 - text: at most 20000 characters; long text is split into several messages at line or sentence boundaries, in order.
 - images: up to 4 media strings (JPEG/PNG/GIF/BMP/WEBP, 10 MiB each by default).
 - videos: up to 1 media string (MP4/MOV/WEBM/FLV/AVI/MKV, 30 MiB by default).
 - file: one media string sent as a group file (30 MiB by default); fileName: its display name (default: the upload's, URL's or path's name).
 - groupId: target group, a positive integer; it must be in the account's whitelist. May be omitted when the account has exactly one whitelisted group.
+- userId: instead of groupId, a private chat: the QQ number of the other side; it must be in the account's private whitelist (users; empty by default, which turns private sends off). Give groupId or userId, not both.
+- replyTo: quote (reply to) this message_id; the quote leads the first message.
+- mentions: up to 20 QQ numbers to @ mention, after the quote and before the text (groups; most implementations drop mentions in private chats).
+- mentionAll: true to @全体成员 (the bot must be a group admin; QQ's refusal comes back as the error).
 - accountId: gateway account, default \"default\".
 A media string is `media:<media_id>` (an id returned by MediaService.UploadMedia), an http(s) URL the gateway downloads (loopback and private addresses refused), or an absolute path on the gateway host. Unlike the seed, server paths work only under the media roots the operator configured (media.media_roots; off by default).
 
 Order of delivery: text, images, video, file. Everything is checked and every media source resolved before anything is sent: a call is sent whole or refused whole. While the account is offline a text-only send is queued and delivered in order on reconnect (queued: true); a send with media fails while offline.
-details on success: {\"status\":\"ok\",\"groupId\":<number>,\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
-On failure (nothing to send, text too long, too many images or videos, group not whitelisted, groupId missing with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+details on success: {\"status\":\"ok\",\"groupId\":<number> (group sends) or \"userId\":<number> (private sends),\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
+On failure (nothing to send, text too long, too many images or videos, more than 20 mentions, group or user not whitelisted, groupId missing with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
 
 const POKE: &str = "\
 Poke (戳一戳) a member of a whitelisted QQ group. Never throws.
@@ -165,15 +189,10 @@ fn description(tool: ToolName) -> &'static str {
         ToolName::Members => MEMBERS,
         ToolName::Send => SEND,
         ToolName::Poke => POKE,
+        ToolName::GetMessage => super::get_message::DESCRIPTION,
+        ToolName::Recall => super::recall::DESCRIPTION,
+        ToolName::Forward => super::forward::DESCRIPTION,
     }
-}
-
-fn account_id() -> Value {
-    json!({
-        "type": "string",
-        "description": "Gateway account id; default \"default\".",
-        "default": "default"
-    })
 }
 
 fn write_group_id() -> Value {
@@ -262,6 +281,22 @@ fn input_schema(tool: ToolName) -> Value {
                     "description": "Display name of the group file."
                 },
                 "groupId": write_group_id(),
+                "userId": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Target private chat (QQ number), instead of groupId; must be in the account's private whitelist."
+                },
+                "replyTo": super::props::message_id("Quote (reply to) this message."),
+                "mentions": {
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 1},
+                    "maxItems": 20,
+                    "description": "QQ numbers to @ mention (at most 20)."
+                },
+                "mentionAll": {
+                    "type": "boolean",
+                    "description": "true: @全体成员 (needs admin rights)."
+                },
                 "accountId": account_id()
             }),
             json!([]),
@@ -278,6 +313,9 @@ fn input_schema(tool: ToolName) -> Value {
             }),
             json!(["userId"]),
         ),
+        ToolName::GetMessage => super::get_message::input_properties(),
+        ToolName::Recall => super::recall::input_properties(),
+        ToolName::Forward => super::forward::input_properties(),
     };
     json!({
         "$schema": DIALECT,
@@ -313,6 +351,7 @@ fn details_schema(tool: ToolName) -> Value {
         ToolName::Send => (
             json!({
                 "groupId": id,
+                "userId": id,
                 "chunks": count,
                 "queued": {"type": "boolean"},
                 "messageIds": {"type": "array", "items": {"type": "integer"}},
@@ -327,12 +366,15 @@ fn details_schema(tool: ToolName) -> Value {
                     "additionalProperties": false
                 }
             }),
-            json!(["status", "groupId", "chunks", "queued", "messageIds"]),
+            json!(["status", "chunks", "queued", "messageIds"]),
         ),
         ToolName::Poke => (
             json!({"groupId": id, "userId": id}),
             json!(["status", "groupId", "userId"]),
         ),
+        ToolName::GetMessage => super::get_message::details_properties(),
+        ToolName::Recall => super::recall::details_properties(),
+        ToolName::Forward => super::forward::details_properties(),
     };
     let mut ok_properties = properties;
     if let Some(map) = ok_properties.as_object_mut() {

@@ -10,6 +10,7 @@ use crate::config::Locale;
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
 use crate::domain::media::resolve::MediaSource;
+use crate::domain::model::ChatRef;
 use crate::domain::write::send::{SendRequest, SendResult};
 
 fn source(media: MediaArg) -> Option<MediaSource> {
@@ -25,8 +26,17 @@ fn source(media: MediaArg) -> Option<MediaSource> {
 pub struct SendArgs {
     /// Account id.
     pub account_id: String,
-    /// Target group; `None` means the account's only whitelisted group.
+    /// Target group; `None` (and no `user_id`) means the account's only
+    /// whitelisted group.
     pub group_id: Option<i64>,
+    /// Target private chat.
+    pub user_id: Option<i64>,
+    /// Quote this message.
+    pub reply_to: Option<i64>,
+    /// Mention these users.
+    pub mentions: Vec<i64>,
+    /// Mention everyone.
+    pub mention_all: bool,
     /// Text (may be empty).
     pub text: String,
     /// Images.
@@ -40,8 +50,9 @@ pub struct SendArgs {
 }
 
 impl SendArgs {
-    /// Types and media strings; counts, lengths and the group are the send
-    /// pipeline's (the same checks as `SendMessage`).
+    /// Types and media strings, ids, and `groupId` xor `userId`; counts,
+    /// lengths and the chat are the send pipeline's (the same checks as
+    /// `SendMessage`).
     pub fn parse(args: &Args) -> Result<Self, ArgError> {
         let media = |field: &'static str| -> Result<Vec<MediaArg>, ArgError> {
             args.string_array(field)?
@@ -70,7 +81,18 @@ impl SendArgs {
             file,
             file_name: args.optional_string("fileName")?.unwrap_or_default(),
             group_id: args.positive_id("groupId")?,
+            user_id: args.positive_id("userId")?,
+            reply_to: args.message_id("replyTo")?,
+            mentions: args.id_array("mentions")?,
+            mention_all: args.flag("mentionAll").unwrap_or(false),
             account_id: args.account_id()?,
+        })
+        .and_then(|a| {
+            if a.group_id.is_some() && a.user_id.is_some() {
+                Err(ArgError::Exclusive("groupId", "userId"))
+            } else {
+                Ok(a)
+            }
         })
     }
 }
@@ -82,6 +104,10 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
     let request = SendRequest {
         account_id: args.account_id.clone(),
         group_id: args.group_id,
+        user_id: args.user_id,
+        reply_to: args.reply_to,
+        mentions: args.mentions,
+        mention_all: args.mention_all,
         text: args.text,
         images: args.images.into_iter().map(source).collect(),
         videos: args.videos.into_iter().map(source).collect(),
@@ -95,11 +121,14 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         .map_err(domain_failure(&args.account_id))?;
     let mut details = json!({
         "status": "ok",
-        "groupId": sent.group_id,
         "chunks": sent.chunks,
         "queued": sent.queued,
         "messageIds": sent.message_ids,
     });
+    match sent.chat() {
+        ChatRef::Group(g) => details["groupId"] = json!(g),
+        ChatRef::Private(u) => details["userId"] = json!(u),
+    }
     if let Some(media) = &sent.media {
         details["media"] = json!({
             "images": media.images,
@@ -113,15 +142,21 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
 
 /// One sentence saying what was sent (or queued) where.
 fn summary(sent: &SendResult, account_id: &str, locale: Locale) -> String {
-    let group = sent.group_id;
+    let (where_zh, where_en) = match sent.chat() {
+        ChatRef::Group(g) => (format!("群 {g}"), format!("group {g}")),
+        ChatRef::Private(u) => (
+            format!("QQ 用户 {u} 的私聊"),
+            format!("the private chat with {u}"),
+        ),
+    };
     if sent.queued {
         return match locale {
             Locale::Zh => format!(
-                "账号「{account_id}」当前离线：文本（{} 段）已进入发送队列，重连后按顺序发送到群 {group}。",
+                "账号「{account_id}」当前离线：文本（{} 段）已进入发送队列，重连后按顺序发送到{where_zh}。",
                 sent.chunks
             ),
             Locale::En => format!(
-                "account {account_id:?} is offline: the text ({} messages) is queued and goes to group {group} in order once it reconnects.",
+                "account {account_id:?} is offline: the text ({} messages) is queued and goes to {where_en} in order once it reconnects.",
                 sent.chunks
             ),
         };
@@ -152,14 +187,19 @@ fn summary(sent: &SendResult, account_id: &str, locale: Locale) -> String {
         .map(i64::to_string)
         .collect::<Vec<_>>()
         .join(", ");
+    if parts_zh.is_empty() {
+        // Only a quote or mentions.
+        parts_zh.push("引用/@ 消息 1 条".to_owned());
+        parts_en.push("1 quote/mention message".to_owned());
+    }
     match locale {
         Locale::Zh => format!(
-            "已发送到群 {group}：{}。消息 id：{}。",
+            "已发送到{where_zh}：{}。消息 id：{}。",
             parts_zh.join("，"),
             if ids.is_empty() { "无" } else { &ids }
         ),
         Locale::En => format!(
-            "sent to group {group}: {}. Message ids: {}.",
+            "sent to {where_en}: {}. Message ids: {}.",
             parts_en.join(", "),
             if ids.is_empty() { "none" } else { &ids }
         ),

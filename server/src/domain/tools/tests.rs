@@ -15,7 +15,7 @@ use crate::domain::call::{CallCtx, Deadline};
 use crate::domain::detached::Detached;
 use crate::domain::gateway::Gateway;
 use crate::domain::model::{
-    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload,
+    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
     TransportKind,
 };
 use crate::domain::ports::{HistoryPage, OutSegment, PeerApi};
@@ -50,6 +50,13 @@ enum Call {
         group_id: i64,
         user_id: i64,
     },
+    SendPrivate {
+        user_id: i64,
+        message: Value,
+    },
+    GetMessage(i64),
+    Recall(i64),
+    Forward(String),
 }
 
 /// A peer that records every call and answers with the example data: the
@@ -235,14 +242,15 @@ impl PeerApi for Fake {
         segments: &[OutSegment<'_>],
         _deadline: Deadline,
     ) -> Result<i64> {
-        let ChatRef::Group(group_id) = chat else {
-            return Err(Error::internal("unexpected private send"));
-        };
         let message = outgoing::message(Flavor::NapCat, None, segments)
             .await?
             .message;
         let n = self.calls().len() as i64;
-        self.answer(Call::Send { group_id, message }, || 5000 + n)
+        let call = match chat {
+            ChatRef::Group(group_id) => Call::Send { group_id, message },
+            ChatRef::Private(user_id) => Call::SendPrivate { user_id, message },
+        };
+        self.answer(call, || 5000 + n)
     }
 
     async fn upload_file(
@@ -266,6 +274,53 @@ impl PeerApi for Fake {
 
     async fn poke(&self, group_id: i64, user_id: i64, _deadline: Deadline) -> Result<()> {
         self.answer(Call::Poke { group_id, user_id }, || ())
+    }
+
+    async fn get_message(
+        &self,
+        message_id: i64,
+        _chat: Option<ChatRef>,
+        _deadline: Deadline,
+    ) -> Result<Message> {
+        let found = self.answer(Call::GetMessage(message_id), || {
+            seed_messages()
+                .iter()
+                .filter_map(|m| decode_message(m, None))
+                .find(|m| m.message_id == message_id)
+        })?;
+        found.ok_or_else(|| {
+            Error::new(
+                Kind::MessageNotFound,
+                "get_msg: not found (retcode 1200): 消息不存在",
+            )
+            .with("peer_message", "消息不存在")
+            .with("retcode", 1200)
+        })
+    }
+
+    async fn recall(&self, message_id: i64, _deadline: Deadline) -> Result<()> {
+        self.answer(Call::Recall(message_id), || ())
+    }
+
+    async fn get_forward(&self, forward_id: &str, _deadline: Deadline) -> Result<Vec<Message>> {
+        let nodes = self.answer(Call::Forward(forward_id.to_owned()), || {
+            (forward_id == "fw1").then(|| {
+                [
+                    json!({"sender": {"user_id": 10001, "nickname": "张三"}, "time": shanghai("09:00:00"),
+                           "message_id": 0, "user_id": 10001, "message": "会议纪要第一条"}),
+                    json!({"sender": {"user_id": 10002, "nickname": "李四"}, "time": shanghai("09:01:00"),
+                           "message_id": 0, "user_id": 10002,
+                           "message": [{"type": "forward", "data": {"id": "fw-inner"}}]}),
+                ]
+                .iter()
+                .filter_map(|m| decode_message(m, Some(ChatRef::Private(10001))))
+                .collect::<Vec<_>>()
+            })
+        })?;
+        nodes.ok_or_else(|| {
+            Error::new(Kind::MessageNotFound, "get_forward_msg: not found")
+                .with("peer_message", "ResId无效: 找不到相关的聊天记录")
+        })
     }
 
     fn check_media(&self, _kind: MediaKind) -> Result<()> {
@@ -311,9 +366,9 @@ fn gateway_with(fake: &Arc<Fake>, tweak: impl FnOnce(&mut Config)) -> Env {
         rate_poke_per_minute: 6000,
         ..AccountConfig::default()
     };
-    config
-        .accounts
-        .insert("default".into(), account(vec![GROUP]));
+    let mut default = account(vec![GROUP]);
+    default.users = vec![10001];
+    config.accounts.insert("default".into(), default);
     config
         .accounts
         .insert("multi".into(), account(vec![GROUP, 20_000_003]));
@@ -866,7 +921,7 @@ async fn unknown_tools_and_english_texts() {
     let out = call(&gw, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_get_message、qq_recall、qq_get_forward。",
         "unknown",
     );
     // Names are exact.
@@ -913,10 +968,19 @@ async fn tools_disabled_and_read_only_deployments() {
         .iter()
         .map(|t| t.tool.name())
         .collect();
-    assert_eq!(names, ["qq_get_history", "qq_get_group_members"]);
+    assert_eq!(
+        names,
+        [
+            "qq_get_history",
+            "qq_get_group_members",
+            "qq_get_message",
+            "qq_get_forward"
+        ]
+    );
     for (name, args) in [
         ("qq_send", r#"{"text":"hi"}"#),
         ("qq_poke", r#"{"userId":10003}"#),
+        ("qq_recall", r#"{"messageId":101}"#),
     ] {
         let out = call(&ro, name, args).await;
         assert_failed(
@@ -928,7 +992,7 @@ async fn tools_disabled_and_read_only_deployments() {
     let out = call(&ro, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_get_message、qq_get_forward。",
         "unknown, read-only",
     );
     assert_eq!(fake.calls(), vec![]);
@@ -1144,8 +1208,14 @@ async fn send_rules_and_failure_rows() {
 
     let many = |n: usize| json!(vec!["media:abc"; n]);
     let refused: Vec<(Value, String)> = vec![
-        (json!({}), "内容为空：text、images、videos、file 至少要提供一个。".into()),
-        (json!({"text": ""}), "内容为空：text、images、videos、file 至少要提供一个。".into()),
+        (
+            json!({}),
+            "内容为空：text、images、videos、file、replyTo、mentions 至少要提供一个。".into(),
+        ),
+        (
+            json!({"text": ""}),
+            "内容为空：text、images、videos、file、replyTo、mentions 至少要提供一个。".into(),
+        ),
         (json!({"text": "字".repeat(20_001)}), "文本过长：单次最多 20000 个字符。".into()),
         (json!({"images": many(5)}), "图片过多：单次最多 4 张。".into()),
         (json!({"videos": many(2)}), "视频过多：单次最多 1 个。".into()),
@@ -1364,4 +1434,221 @@ async fn poke_rules_and_failure_rows() {
         "offline",
     );
     assert_eq!(fake.calls(), vec![]);
+}
+
+/// `qq_send`'s private chats, quotes and mentions: what reaches the peer,
+/// and the argument rules refused before any call.
+#[tokio::test]
+async fn send_private_quotes_and_mentions() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let out = call(
+        &gw,
+        "qq_send",
+        r#"{"userId":10001,"text":"私聊","replyTo":"-7"}"#,
+    )
+    .await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(out.details["userId"], 10001);
+    assert!(out.details.get("groupId").is_none());
+    assert!(
+        out.text
+            .starts_with("已发送到QQ 用户 10001 的私聊：文本 1 段。"),
+        "{}",
+        out.text
+    );
+    let calls = fake.take_calls();
+    assert_eq!(
+        calls,
+        [Call::SendPrivate {
+            user_id: 10001,
+            message: json!([
+                {"type": "reply", "data": {"id": "-7"}},
+                {"type": "text", "data": {"text": "私聊"}}
+            ])
+        }]
+    );
+    let out = call(
+        &gw,
+        "qq_send",
+        r#"{"mentions":[10002,"10003"],"mentionAll":true}"#,
+    )
+    .await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(out.details["groupId"], GROUP);
+    assert_eq!(
+        fake.take_calls(),
+        [Call::Send {
+            group_id: GROUP,
+            message: json!([
+                {"type": "at", "data": {"qq": "10002"}},
+                {"type": "at", "data": {"qq": "10003"}},
+                {"type": "at", "data": {"qq": "all"}}
+            ])
+        }]
+    );
+    let refused = [
+        (
+            r#"{"groupId":20000002,"userId":10001,"text":"x"}"#,
+            "参数不合法：groupId 和 userId 只能给一个（一条消息只发往一个会话）。".to_owned(),
+        ),
+        (
+            r#"{"userId":10002,"text":"x"}"#,
+            "QQ 用户 10002 不在账号「default」的私聊白名单（users）中，不能私聊。".to_owned(),
+        ),
+        (
+            r#"{"replyTo":0,"text":"x"}"#,
+            "参数不合法：replyTo 必须是非 0 的整数消息 id（message_id），收到 0。".to_owned(),
+        ),
+        (
+            r#"{"replyTo":"abc","text":"x"}"#,
+            "参数不合法：replyTo 必须是非 0 的整数消息 id（message_id），收到 \"abc\"。".to_owned(),
+        ),
+        (
+            r#"{"mentions":[1,-2]}"#,
+            "参数不合法：mentions 必须是由正整数 QQ 号组成的数组，-2 不是。".to_owned(),
+        ),
+        (
+            r#"{"mentions":5}"#,
+            "参数不合法：mentions 必须是由正整数 QQ 号组成的数组，5 不是。".to_owned(),
+        ),
+        (
+            &format!(r#"{{"mentions":{:?}}}"#, (1..=21).collect::<Vec<i64>>()),
+            "参数不合法（mention_user_ids）：21 mentions; at most 20 per message".to_owned(),
+        ),
+    ];
+    for (args, text) in refused {
+        let out = call(&gw, "qq_send", args).await;
+        assert_failed(&out, &text, args);
+    }
+    assert_eq!(fake.calls(), vec![]);
+}
+
+/// `qq_get_message`: the line with its quote resolved, the details, and
+/// every failure row.
+#[tokio::test]
+async fn get_message_rules_and_rows() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let out = call(&gw, "qq_get_message", r#"{"messageId":102}"#).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(out.text, "[09:58:40] 李四(10002): 早上好[图片]");
+    assert_eq!(out.details["target"], "group:20000002");
+    assert_eq!(out.details["messageId"], 102);
+    assert_eq!(out.details["message"]["message_id"], 102);
+    assert_eq!(out.details["quoted"], Value::Null);
+    assert_eq!(fake.take_calls(), [Call::GetMessage(102)]);
+    for (args, text) in [
+        (r#"{}"#, "参数不合法：缺少必填参数 messageId。"),
+        (
+            r#"{"messageId":1.5}"#,
+            "参数不合法：messageId 必须是非 0 的整数消息 id（message_id），收到 1.5。",
+        ),
+    ] {
+        assert_failed(&call(&gw, "qq_get_message", args).await, text, args);
+    }
+    assert_eq!(fake.calls(), vec![]);
+    let out = call(&gw, "qq_get_message", r#"{"messageId":"404"}"#).await;
+    assert_failed(
+        &out,
+        "消息 404 不存在：协议端找不到它（已撤回、太旧或从未见过）。",
+        "unknown id",
+    );
+    let out = call(
+        &gw,
+        "qq_get_message",
+        r#"{"messageId":1,"accountId":"nows"}"#,
+    )
+    .await;
+    assert_failed(
+        &out,
+        "账号「nows」未配置 ws_url/http_url，无法执行该操作。",
+        "no transport",
+    );
+}
+
+/// `qq_recall`: the write check, the whitelist, and what reaches the peer.
+#[tokio::test]
+async fn recall_rules_and_rows() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let out = call(&gw, "qq_recall", r#"{"messageId":101}"#).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(out.text, "已撤回群 20000002 中的消息 101。");
+    assert_eq!(
+        out.details,
+        json!({"status": "ok", "messageId": 101, "target": "group:20000002"})
+    );
+    assert_eq!(
+        fake.take_calls(),
+        [Call::GetMessage(101), Call::Recall(101)]
+    );
+    // Not whitelisted for `nogroups`: refused after reading, before
+    // recalling.
+    let out = call(
+        &gw,
+        "qq_recall",
+        r#"{"messageId":101,"accountId":"nogroups"}"#,
+    )
+    .await;
+    assert_failed(
+        &out,
+        "群 20000002 不在账号「nogroups」的白名单中。",
+        "not whitelisted",
+    );
+    assert_eq!(fake.take_calls(), [Call::GetMessage(101)]);
+    // The peer's refusal, in its own words.
+    fake.fail_with(None);
+    let en = gateway_with(&fake, |c| c.tools.locale = Locale::En);
+    let out = call(&en, "qq_recall", r#"{"messageId":101}"#).await;
+    assert_eq!(out.text, "recalled message 101 in group 20000002.");
+    fake.take_calls();
+    let read_only = crate::domain::caller::Caller::token(crate::domain::caller::TokenScope {
+        name: "ro".into(),
+        accounts: None,
+        write: false,
+        groups: None,
+        users: None,
+    });
+    let err = gw
+        .call_tool(
+            "qq_recall",
+            r#"{"messageId":101}"#,
+            CallCtx::new(read_only, Deadline::NONE),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, Kind::TokenScope);
+    assert_eq!(fake.calls(), vec![]);
+    assert!(ToolSpec::of(ToolName::Recall).destructive);
+}
+
+/// `qq_get_forward`: the nodes, a nested bundle left as [合并转发], and
+/// the failure rows.
+#[tokio::test]
+async fn get_forward_rules_and_rows() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let out = call(&gw, "qq_get_forward", r#"{"forwardId":"fw1"}"#).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(
+        out.text,
+        "[09:00:00] 张三(10001): 会议纪要第一条\n[09:01:00] 李四(10002): [合并转发]"
+    );
+    assert_eq!(out.details["count"], 2);
+    assert_eq!(out.details["forwardId"], "fw1");
+    assert_eq!(fake.take_calls(), [Call::Forward("fw1".into())]);
+    for (args, text) in [
+        (r#"{}"#, "参数不合法：缺少必填参数 forwardId。"),
+        (
+            r#"{"forwardId":"  "}"#,
+            "参数不合法：缺少必填参数 forwardId。",
+        ),
+        (r#"{"forwardId":5}"#, "参数不合法：forwardId 必须是字符串。"),
+    ] {
+        assert_failed(&call(&gw, "qq_get_forward", args).await, text, args);
+    }
+    assert_eq!(fake.calls(), vec![]);
+    let out = call(&gw, "qq_get_forward", r#"{"forwardId":"gone"}"#).await;
+    assert_failed(&out, "合并转发「gone」不存在或已过期。", "unknown bundle");
 }

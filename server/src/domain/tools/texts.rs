@@ -118,6 +118,25 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
                 "invalid arguments: messageSeq must be an integer message id (message_id), got {value}."
             ),
         ),
+        ArgError::BadMessageId { field, value } => pick(
+            locale,
+            format!("参数不合法：{field} 必须是非 0 的整数消息 id（message_id），收到 {value}。"),
+            format!(
+                "invalid arguments: {field} must be a non-zero integer message id (message_id), got {value}."
+            ),
+        ),
+        ArgError::Exclusive(a, b) => pick(
+            locale,
+            format!("参数不合法：{a} 和 {b} 只能给一个（一条消息只发往一个会话）。"),
+            format!("invalid arguments: give {a} or {b}, not both (a message goes to one chat)."),
+        ),
+        ArgError::BadIdList { field, value } => pick(
+            locale,
+            format!("参数不合法：{field} 必须是由正整数 QQ 号组成的数组，{value} 不是。"),
+            format!(
+                "invalid arguments: {field} must be an array of positive QQ numbers; {value} is not one."
+            ),
+        ),
         ArgError::BadMedia { field, value } => pick(
             locale,
             format!(
@@ -316,8 +335,9 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         },
         Kind::EmptyMessage => pick(
             locale,
-            "内容为空：text、images、videos、file 至少要提供一个。".to_owned(),
-            "nothing to send: give at least one of text, images, videos, file.".to_owned(),
+            "内容为空：text、images、videos、file、replyTo、mentions 至少要提供一个。".to_owned(),
+            "nothing to send: give at least one of text, images, videos, file, replyTo, mentions."
+                .to_owned(),
         ),
         Kind::TextTooLong => pick(
             locale,
@@ -473,6 +493,35 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             format!("请求过大：{msg}"),
             format!("request too large: {msg}"),
         ),
+        Kind::UserNotAllowed => {
+            let user = meta("user_id");
+            pick(
+                locale,
+                format!("QQ 用户 {user} 不在账号「{account}」的私聊白名单（users）中，不能私聊。"),
+                format!(
+                    "user {user} is not in account {account:?}'s private whitelist (users); no private chat."
+                ),
+            )
+        }
+        Kind::MessageNotFound => {
+            let what = meta("forward_id");
+            if what.is_empty() {
+                let id = meta("message_id");
+                pick(
+                    locale,
+                    format!("消息 {id} 不存在：协议端找不到它（已撤回、太旧或从未见过）。"),
+                    format!(
+                        "message {id} not found: the implementation does not know it (recalled, too old or never seen)."
+                    ),
+                )
+            } else {
+                pick(
+                    locale,
+                    format!("合并转发「{what}」不存在或已过期。"),
+                    format!("forward bundle {what:?} not found or expired."),
+                )
+            }
+        }
         Kind::StorageFailed => pick(
             locale,
             format!(

@@ -1,14 +1,17 @@
 //! The SendMessage use case.
 //!
 //! Order of checks, all before the first frame: the account; the idempotency
-//! key's length; content (something to send, text length, image and video
-//! counts, each media source's form); the group (explicit and whitelisted,
-//! or the one whitelisted group); the idempotency key (replay, reuse). Then,
-//! offline, a text-only request is queued whole and one with media refused;
-//! online, a flavor that cannot take the media is refused, every media
-//! source is resolved (fetched, opened, checked), and the whole request goes
-//! to the account's sender as one job: text chunks, images, the video, the
-//! file.
+//! key's length; the target (not both a group and a user); content
+//! (something to send, text length, image and video counts, the quote and
+//! mentions, each media source's form); the chat (a private chat's user in
+//! the `users` whitelist; a group explicit and whitelisted, or the one
+//! whitelisted group); the caller's write access and chat scope; the
+//! idempotency key (replay, reuse). Then, offline, a request without media
+//! is queued whole and one with media refused; online, a flavor that cannot
+//! take the media is refused, every media source is resolved (fetched,
+//! opened, checked), and the whole request goes to the account's sender as
+//! one job: text chunks, images, the video, the file, the quote and the
+//! mentions leading the first message.
 
 use std::time::Duration;
 
@@ -20,7 +23,9 @@ use crate::domain::account::Account;
 use crate::domain::call::CallCtx;
 use crate::domain::clock::now_ms;
 use crate::domain::delivery::idempotency::{Claim, MAX_KEY_BYTES};
-use crate::domain::delivery::outbound::{Frame, Outcome, not_allowed};
+use crate::domain::delivery::lead::{Lead, MAX_MENTIONS};
+use crate::domain::delivery::outbound::{Frame, Outcome, not_allowed, user_not_allowed};
+use crate::domain::delivery::queue::NewEntry;
 pub use crate::domain::delivery::receipt::{MediaSummary, SendResult};
 use crate::domain::delivery::side::WriteSide;
 use crate::domain::gateway::Gateway;
@@ -46,8 +51,17 @@ const DEADLINE_MARGIN: Duration = Duration::from_millis(100);
 pub struct SendRequest {
     /// Account id (`""` = `default`).
     pub account_id: String,
-    /// Target group; `None` = the only whitelisted group.
+    /// Target group; `None` (and no `user_id`) = the only whitelisted
+    /// group.
     pub group_id: Option<i64>,
+    /// Target private chat: the other side's QQ number.
+    pub user_id: Option<i64>,
+    /// Quote (reply to) this message in the first message.
+    pub reply_to: Option<i64>,
+    /// Mention these users in the first message.
+    pub mentions: Vec<i64>,
+    /// Mention everyone in the first message.
+    pub mention_all: bool,
     /// Text (may be empty).
     pub text: String,
     /// Image sources; `None` is a source with nothing set.
@@ -99,12 +113,37 @@ pub fn resolve_group(account: &Account, requested: Option<i64>) -> Result<i64> {
     }
 }
 
+/// Decides the target chat: a private chat's user must be in the `users`
+/// whitelist; otherwise the group as [`resolve_group`] decides. Both a group
+/// and a user is invalid.
+pub fn resolve_chat(
+    account: &Account,
+    group_id: Option<i64>,
+    user_id: Option<i64>,
+) -> Result<ChatRef> {
+    match (group_id, user_id) {
+        (Some(g), Some(u)) => Err(Error::invalid(
+            "user_id",
+            "give group_id or user_id, not both: a message goes to one chat",
+        )
+        .with("group_id", g)
+        .with("user_id", u)),
+        (_, Some(u)) if u <= 0 => {
+            Err(Error::invalid("user_id", "user_id must be positive").with("user_id", u))
+        }
+        (_, Some(u)) if account.config.users.contains(&u) => Ok(ChatRef::Private(u)),
+        (_, Some(u)) => Err(user_not_allowed(u)),
+        (g, None) => resolve_group(account, g).map(ChatRef::Group),
+    }
+}
+
 /// Checks the content of a request; returns the sources, validated.
 struct Content {
     text: String,
     images: Vec<MediaSource>,
     videos: Vec<MediaSource>,
     file: Option<MediaSource>,
+    lead: Lead,
 }
 
 impl Content {
@@ -113,13 +152,54 @@ impl Content {
     }
 }
 
+/// The quote and mentions of a request: a non-zero quoted id, at most
+/// [`MAX_MENTIONS`] positive QQ numbers (duplicates mentioned once).
+fn validate_lead(req: &SendRequest) -> Result<Lead> {
+    if req.reply_to == Some(0) {
+        return Err(Error::invalid(
+            "reply_to_message_id",
+            "reply_to_message_id must be a message id (not 0)",
+        ));
+    }
+    if req.mentions.len() > MAX_MENTIONS {
+        return Err(Error::invalid(
+            "mention_user_ids",
+            format!(
+                "{} mentions; at most {MAX_MENTIONS} per message",
+                req.mentions.len()
+            ),
+        )
+        .with("count", req.mentions.len())
+        .with("limit", MAX_MENTIONS));
+    }
+    let mut mentions: Vec<i64> = Vec::with_capacity(req.mentions.len());
+    for (i, id) in req.mentions.iter().enumerate() {
+        if *id <= 0 {
+            return Err(Error::invalid(
+                &format!("mention_user_ids[{i}]"),
+                format!("mention_user_ids[{i}] must be a positive QQ number, got {id}"),
+            )
+            .with("user_id", id));
+        }
+        if !mentions.contains(id) {
+            mentions.push(*id);
+        }
+    }
+    Ok(Lead {
+        reply_to: req.reply_to,
+        mentions,
+        mention_all: req.mention_all,
+    })
+}
+
 fn validate_content(req: &SendRequest) -> Result<Content> {
     let has_text = !req.text.trim().is_empty();
     let has_media = !req.images.is_empty() || !req.videos.is_empty() || req.file.is_some();
-    if !has_text && !has_media {
+    let has_lead = req.reply_to.is_some() || !req.mentions.is_empty() || req.mention_all;
+    if !has_text && !has_media && !has_lead {
         return Err(Error::new(
             Kind::EmptyMessage,
-            "nothing to send: give text, images, videos or a file",
+            "nothing to send: give text, images, videos, a file, a quote or mentions",
         ));
     }
     let chars = req.text.chars().count();
@@ -175,7 +255,9 @@ fn validate_content(req: &SendRequest) -> Result<Content> {
         None => None,
         Some(s) => Some(check("file".into(), s)?),
     };
+    let lead = validate_lead(req)?;
     Ok(Content {
+        lead,
         text: if has_text {
             req.text.clone()
         } else {
@@ -197,6 +279,20 @@ fn fingerprint(account_id: &str, req: &SendRequest) -> String {
     };
     field("account", account_id.as_bytes());
     field("group", format!("{:?}", req.group_id).as_bytes());
+    // Fields added later enter only when set, so the identity of a request
+    // without them is what it always was.
+    if let Some(user) = req.user_id {
+        field("user", user.to_string().as_bytes());
+    }
+    if let Some(reply) = req.reply_to {
+        field("reply_to", reply.to_string().as_bytes());
+    }
+    for m in &req.mentions {
+        field("mention", m.to_string().as_bytes());
+    }
+    if req.mention_all {
+        field("mention_all", b"true");
+    }
     field("text", req.text.as_bytes());
     let mut source = |tag: &str, s: &Option<MediaSource>| match s {
         None => field(tag, b"none"),
@@ -229,12 +325,20 @@ impl Gateway {
                 format!("idempotency_key is at most {MAX_KEY_BYTES} bytes"),
             ));
         }
+        if let (Some(g), Some(u)) = (req.group_id, req.user_id) {
+            return Err(Error::invalid(
+                "user_id",
+                "give group_id or user_id, not both: a message goes to one chat",
+            )
+            .with("group_id", g)
+            .with("user_id", u));
+        }
         let content = validate_content(&req)?;
-        let group_id = resolve_group(&account, req.group_id)?;
+        let chat = resolve_chat(&account, req.group_id, req.user_id)?;
         let caller = &ctx.caller;
         caller.check_write()?;
-        caller.check_group(group_id)?;
-        crate::telemetry::record_chat(&ChatRef::Group(group_id).target());
+        caller.check_chat(chat)?;
+        crate::telemetry::record_chat(&chat.target());
         let write = self.write();
         let key = req.idempotency_key.clone();
         if !key.is_empty() {
@@ -251,7 +355,7 @@ impl Gateway {
         let plan = Plan {
             owner: MediaOwner::of(&account.id, caller),
             account,
-            group_id,
+            chat,
             content,
             file_name: sanitize_file_name(&req.file_name),
             deadline: ctx.deadline.instant().map(|d| {
@@ -290,7 +394,7 @@ struct Plan {
     /// (captured before the plan leaves the request's task).
     owner: MediaOwner,
     account: std::sync::Arc<Account>,
-    group_id: i64,
+    chat: ChatRef,
     content: Content,
     file_name: String,
     deadline: Option<Instant>,
@@ -337,7 +441,10 @@ impl Plan {
         let summary = self.summary(&frames);
         let text_only = !self.content.has_media();
         let outcome = match self.write.outbound(&self.account.id) {
-            Ok(o) => o.send(self.group_id, frames, self.deadline).await,
+            Ok(o) => {
+                o.send(self.chat, self.content.lead.clone(), frames, self.deadline)
+                    .await
+            }
             Err(e) => Err(e),
         };
         let Outcome { delivery, error } = match outcome {
@@ -345,12 +452,12 @@ impl Plan {
             Err(e) => return (Err(e), false),
         };
         let result = |message_ids: Vec<i64>| SendResult {
-            group_id: self.group_id,
             chunks: u32::try_from(chunks.len()).unwrap_or(u32::MAX),
             queued: false,
             message_ids,
             media: summary.clone(),
             replayed: false,
+            ..self.target()
         };
         match error {
             None => (Ok(result(delivery.message_ids)), true),
@@ -359,8 +466,14 @@ impl Plan {
             Some(e) if e.kind == Kind::AccountOffline && text_only => {
                 let rest = chunks.get(delivery.sent..).unwrap_or_default().to_vec();
                 let sent = delivery.sent > 0;
+                // The lead stays with the rest until the first message is out.
+                let lead = if sent {
+                    Lead::default()
+                } else {
+                    self.content.lead.clone()
+                };
                 (
-                    self.enqueue_rest(chunks.len(), rest, delivery.message_ids)
+                    self.enqueue_rest(chunks.len(), rest, lead, delivery.message_ids)
                         .await,
                     sent,
                 )
@@ -392,7 +505,7 @@ impl Plan {
                 Frame::Image(_) => s.images += 1,
                 Frame::Video(_) => s.videos += 1,
                 Frame::File(_, name) => s.file = name.clone(),
-                Frame::Text(_) => {}
+                Frame::Text(_) | Frame::Lead => {}
             }
         }
         Some(s)
@@ -426,18 +539,46 @@ impl Plan {
             };
             frames.push(Frame::File(m, name));
         }
+        // The quote and mentions lead the first message: a text chunk, an
+        // image or a video; before a file (or alone) a message of their own.
+        let carried = matches!(
+            frames.first(),
+            Some(Frame::Text(_) | Frame::Image(_) | Frame::Video(_))
+        );
+        if !self.content.lead.is_empty() && !carried {
+            frames.insert(0, Frame::Lead);
+        }
         Ok(frames)
+    }
+
+    /// The target fields of a result.
+    fn target(&self) -> SendResult {
+        let (group_id, user_id) = match self.chat {
+            ChatRef::Group(g) => (g, 0),
+            ChatRef::Private(u) => (0, u),
+        };
+        SendResult {
+            group_id,
+            user_id,
+            chunks: 0,
+            queued: false,
+            message_ids: Vec::new(),
+            media: None,
+            replayed: false,
+        }
     }
 
     async fn enqueue(&self, chunks: Vec<String>, message_ids: Vec<i64>) -> Result<SendResult> {
         let total = chunks.len();
-        self.enqueue_rest(total, chunks, message_ids).await
+        self.enqueue_rest(total, chunks, self.content.lead.clone(), message_ids)
+            .await
     }
 
     async fn enqueue_rest(
         &self,
         total: usize,
         rest: Vec<String>,
+        lead: Lead,
         message_ids: Vec<i64>,
     ) -> Result<SendResult> {
         let c = &self.account.config;
@@ -446,8 +587,11 @@ impl Plan {
             .queue
             .push(
                 &self.account.id,
-                self.group_id,
-                rest,
+                NewEntry {
+                    chat: self.chat,
+                    lead,
+                    chunks: rest,
+                },
                 c.queue_max_entries,
                 Duration::from_secs(c.queue_ttl_secs),
                 now_ms(),
@@ -457,24 +601,22 @@ impl Plan {
             queue_entries(&self.account.id, QueueOutcome::Expired, 1);
             tracing::warn!(
                 account_id = %self.account.id,
-                group_id = e.group_id,
+                chat = %e.chat().target(),
                 seq = e.seq,
                 chunks = e.chunks.len(),
                 "queued message expired before the account came back online; it was not sent"
             );
         }
         queue_entries(&self.account.id, QueueOutcome::Queued, 1);
-        tracing::info!(account_id = %self.account.id, group_id = self.group_id, seq = entry.seq, "account offline; message queued");
+        tracing::info!(account_id = %self.account.id, chat = %self.chat.target(), seq = entry.seq, "account offline; message queued");
         if let Ok(o) = self.write.outbound(&self.account.id) {
             o.kick();
         }
         Ok(SendResult {
-            group_id: self.group_id,
             chunks: u32::try_from(total).unwrap_or(u32::MAX),
             queued: true,
             message_ids,
-            media: None,
-            replayed: false,
+            ..self.target()
         })
     }
 }

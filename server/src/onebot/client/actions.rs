@@ -8,13 +8,13 @@ use super::AccountClient;
 use super::inner::{Inner, lock};
 use crate::domain::call::Deadline;
 use crate::domain::model::{
-    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload,
+    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
 };
 use crate::domain::ports::{HistoryPage, OutSegment, PeerApi};
 use crate::error::{Error, Kind, Result};
 use crate::onebot::flavor::Flavor;
 use crate::onebot::history;
-use crate::onebot::model::{decode_group, decode_members, int_of};
+use crate::onebot::model::{decode_forward, decode_group, decode_members, decode_message, int_of};
 use crate::onebot::outgoing::{self, object};
 
 impl Inner {
@@ -36,6 +36,87 @@ impl Inner {
         })?;
         lock(&self.seqs).insert(chat, message_id, seq);
         Ok(seq)
+    }
+
+    /// `get_msg` of `message_id`, decoded. The chat is the one the answer
+    /// names; for the bot's own private messages (whose answer names the
+    /// bot) the other side (`target_id`); else, for peers that name none
+    /// (Lagrange), the chat the id was seen in, else `hint`. A message the
+    /// peer keeps as recalled (LLOneBot `status: deleted`) is not found.
+    async fn read_message(
+        &self,
+        message_id: i64,
+        hint: Option<ChatRef>,
+        deadline: Deadline,
+    ) -> Result<Message> {
+        let data = self
+            .call_action("get_msg", json!({ "message_id": message_id }), deadline)
+            .await?;
+        if data.get("status").and_then(Value::as_str) == Some("deleted") {
+            return Err(Error::new(
+                Kind::MessageNotFound,
+                format!("get_msg: message {message_id} was recalled"),
+            )
+            .with("action", "get_msg")
+            .with("message_id", message_id));
+        }
+        let self_id = self.status.borrow().self_id;
+        let learned = lock(&self.seqs).chat_of(message_id);
+        let decoded = decode_message(&data, None)
+            .map(|mut m| {
+                if m.chat == ChatRef::Private(self_id)
+                    && let Some(peer) = data.get("target_id").and_then(int_of)
+                {
+                    m.chat = ChatRef::Private(peer);
+                }
+                m
+            })
+            .or_else(|| decode_message(&data, learned.or(hint)));
+        let message = decoded.ok_or_else(|| {
+            Error::new(
+                Kind::OnebotProtocolError,
+                format!(
+                    "get_msg of message {message_id}: the answer names no sender, id or chat the gateway can use"
+                ),
+            )
+            .with("action", "get_msg")
+            .with("message_id", message_id)
+        })?;
+        lock(&self.seqs).learn(&message);
+        Ok(message)
+    }
+
+    /// Refuses a quote of a message the peer does not know, on the flavors
+    /// that mishandle one: go-cqhttp posts the quote as literal CQ-code
+    /// text, Lagrange fails the whole send without a word. Any other answer
+    /// lets the send go on (the check is a courtesy, not a gate).
+    async fn check_quote(&self, segments: &[OutSegment<'_>]) -> Result<()> {
+        if !matches!(self.flavor(), Flavor::GoCqhttp | Flavor::Lagrange) {
+            return Ok(());
+        }
+        let quoted = segments.iter().find_map(|s| match s {
+            OutSegment::Reply(id) => Some(*id),
+            _ => None,
+        });
+        let Some(id) = quoted else {
+            return Ok(());
+        };
+        match self
+            .read_message(id, None, Deadline::after(self.cfg.request_timeout()))
+            .await
+        {
+            Err(e) if e.kind == Kind::MessageNotFound => Err(Error::new(
+                Kind::MessageNotFound,
+                format!(
+                    "the quoted message {id} is unknown to {}; nothing was sent",
+                    self.flavor()
+                ),
+            )
+            .with("message_id", id)
+            .with("flavor", self.flavor().name())
+            .field("reply_to_message_id")),
+            _ => Ok(()),
+        }
     }
 
     /// The send action of `chat` with its target parameter.
@@ -131,6 +212,7 @@ impl PeerApi for AccountClient {
         deadline: Deadline,
     ) -> Result<i64> {
         let inner = &self.inner;
+        inner.check_quote(segments).await?;
         let encoded =
             outgoing::message(inner.flavor(), inner.cfg.shared_dir.as_ref(), segments).await?;
         let (action, target) = Inner::send_action(chat);
@@ -143,7 +225,12 @@ impl PeerApi for AccountClient {
             .await?;
         // go-cqhttp answers a poke segment with message_id 0; a peer that
         // reports none gets 0 too (the send itself succeeded).
-        Ok(data.get("message_id").and_then(int_of).unwrap_or(0))
+        let id = data.get("message_id").and_then(int_of).unwrap_or(0);
+        if id != 0 {
+            // Remembered for peers whose get_msg names no chat (recalls).
+            lock(&inner.seqs).learn_chat(chat, id);
+        }
+        Ok(id)
     }
 
     async fn upload_file(
@@ -202,6 +289,41 @@ impl PeerApi for AccountClient {
                 .await
                 .map(drop),
         }
+    }
+
+    async fn get_message(
+        &self,
+        message_id: i64,
+        chat: Option<ChatRef>,
+        deadline: Deadline,
+    ) -> Result<Message> {
+        self.inner.read_message(message_id, chat, deadline).await
+    }
+
+    /// `delete_msg`. Every flavor answers a refusal as a failure with its
+    /// own text (NapCat `Timeout: NTEvent … recallMsg`, go-cqhttp
+    /// `RECALL_API_ERROR`, Lagrange a bare 200); some answer `ok` without
+    /// confirming (LLOneBot 8, SnowLuma), which the recall notice settles.
+    async fn recall(&self, message_id: i64, deadline: Deadline) -> Result<()> {
+        self.inner
+            .call_action("delete_msg", json!({ "message_id": message_id }), deadline)
+            .await
+            .map(drop)
+    }
+
+    /// `get_forward_msg` with the id as both `id` and `message_id` (NapCat
+    /// takes the carrying message's id in either, Lagrange only `id`, the
+    /// others either).
+    async fn get_forward(&self, forward_id: &str, deadline: Deadline) -> Result<Vec<Message>> {
+        let data = self
+            .inner
+            .call_action(
+                "get_forward_msg",
+                json!({ "id": forward_id, "message_id": forward_id }),
+                deadline,
+            )
+            .await?;
+        Ok(decode_forward(&data))
     }
 
     fn check_media(&self, kind: MediaKind) -> Result<()> {

@@ -124,9 +124,7 @@ pub(super) fn segment_of_parts(kind: &str, data: Option<&Map<String, Value>>) ->
             file_size: size_field(data, "file_size"),
             url: text_field(data, "url"),
         },
-        "reply" => Segment::Reply {
-            id: first_text(data, &["id", "seq"]),
-        },
+        "reply" => Segment::reply(first_text(data, &["id", "seq"])),
         "forward" => Segment::Forward {
             id: first_text(data, &["id", "res_id", "forward_id"]),
         },
@@ -556,7 +554,7 @@ mod tests {
                     file_size: 10,
                     url: "u".into()
                 },
-                Segment::Reply { id: "-12".into() },
+                Segment::reply("-12"),
                 Segment::Forward { id: "r".into() },
                 Segment::Json {
                     data: "{\"app\":\"x\"}".into()

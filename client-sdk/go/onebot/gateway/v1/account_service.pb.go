@@ -326,7 +326,10 @@ type Account struct {
 	// The last connection error, empty when none.
 	LastError string `protobuf:"bytes,11,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
 	// The account's group whitelist.
-	Groups        []int64 `protobuf:"varint,12,rep,packed,name=groups,proto3" json:"groups,omitempty"`
+	Groups []int64 `protobuf:"varint,12,rep,packed,name=groups,proto3" json:"groups,omitempty"`
+	// The account's private-chat whitelist (`users`): the QQ numbers it may
+	// send to privately; empty means private sends are off.
+	Users         []int64 `protobuf:"varint,13,rep,packed,name=users,proto3" json:"users,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -445,6 +448,13 @@ func (x *Account) GetGroups() []int64 {
 	return nil
 }
 
+func (x *Account) GetUsers() []int64 {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
 var File_onebot_gateway_v1_account_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
@@ -452,7 +462,7 @@ const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
 	"'onebot/gateway/v1/account_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x15\n" +
 	"\x13ListAccountsRequest\"N\n" +
 	"\x14ListAccountsResponse\x126\n" +
-	"\baccounts\x18\x01 \x03(\v2\x1a.onebot.gateway.v1.AccountR\baccounts\"\x80\x04\n" +
+	"\baccounts\x18\x01 \x03(\v2\x1a.onebot.gateway.v1.AccountR\baccounts\"\x96\x04\n" +
 	"\aAccount\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x17\n" +
@@ -469,7 +479,8 @@ const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
 	"queueDepth\x12\x1d\n" +
 	"\n" +
 	"last_error\x18\v \x01(\tR\tlastError\x12\x16\n" +
-	"\x06groups\x18\f \x03(\x03R\x06groups*\xd9\x01\n" +
+	"\x06groups\x18\f \x03(\x03R\x06groups\x12\x14\n" +
+	"\x05users\x18\r \x03(\x03R\x05users*\xd9\x01\n" +
 	"\x0fConnectionState\x12 \n" +
 	"\x1cCONNECTION_STATE_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bCONNECTION_STATE_CONNECTING\x10\x01\x12\x1e\n" +

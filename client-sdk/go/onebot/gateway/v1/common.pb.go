@@ -1037,12 +1037,20 @@ func (x *FileSegment) GetUrl() string {
 	return ""
 }
 
-// A reply (quote) of another message. Omitted from rendered text.
+// A reply (quote) of another message. Omitted from `ChatMessage.text`; a
+// history line renders it `[回复 名字: 文本]` (quoted text cut to 30
+// characters and `…`), `[回复]` when unresolved.
 type ReplySegment struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the quoted message as the peer sent it (a number for most
 	// implementations, kept as a string because some send hashes).
-	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The quoted message, one level deep (its own quotes are not resolved),
+	// in GetHistory, GetMessage and message events: taken from the same page
+	// when it is there, else read with `get_msg` (cached per account, within
+	// a per-call time budget). Absent when it cannot be resolved (too old,
+	// recalled, unknown to the peer, in another chat, or out of time).
+	Quoted        *ChatMessage `protobuf:"bytes,2,opt,name=quoted,proto3,oneof" json:"quoted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1082,6 +1090,13 @@ func (x *ReplySegment) GetId() string {
 		return x.Id
 	}
 	return ""
+}
+
+func (x *ReplySegment) GetQuoted() *ChatMessage {
+	if x != nil {
+		return x.Quoted
+	}
+	return nil
 }
 
 // A merged-forward message.
@@ -1396,9 +1411,11 @@ const file_onebot_gateway_v1_common_proto_rawDesc = "" +
 	"\x04file\x18\x01 \x01(\tR\x04file\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
 	"\tfile_size\x18\x03 \x01(\x03R\bfileSize\x12\x10\n" +
-	"\x03url\x18\x04 \x01(\tR\x03url\"\x1e\n" +
+	"\x03url\x18\x04 \x01(\tR\x03url\"f\n" +
 	"\fReplySegment\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\" \n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12;\n" +
+	"\x06quoted\x18\x02 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageH\x00R\x06quoted\x88\x01\x01B\t\n" +
+	"\a_quoted\" \n" +
 	"\x0eForwardSegment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"!\n" +
 	"\vJsonSegment\x12\x12\n" +
@@ -1472,11 +1489,12 @@ var file_onebot_gateway_v1_common_proto_depIdxs = []int32{
 	15, // 14: onebot.gateway.v1.Segment.xml:type_name -> onebot.gateway.v1.XmlSegment
 	16, // 15: onebot.gateway.v1.Segment.poke:type_name -> onebot.gateway.v1.PokeSegment
 	17, // 16: onebot.gateway.v1.Segment.unknown:type_name -> onebot.gateway.v1.UnknownSegment
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	3,  // 17: onebot.gateway.v1.ReplySegment.quoted:type_name -> onebot.gateway.v1.ChatMessage
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_common_proto_init() }
@@ -1504,6 +1522,7 @@ func file_onebot_gateway_v1_common_proto_init() {
 		(*Segment_Poke)(nil),
 		(*Segment_Unknown)(nil),
 	}
+	file_onebot_gateway_v1_common_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

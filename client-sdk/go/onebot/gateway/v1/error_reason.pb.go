@@ -89,7 +89,7 @@ const (
 	// INVALID_ARGUMENT: no group given and the account has none or several
 	// whitelisted groups (metadata `whitelist`).
 	ErrorReason_ERROR_REASON_GROUP_REQUIRED ErrorReason = 20
-	// INVALID_ARGUMENT: no text, images, videos or file.
+	// INVALID_ARGUMENT: no text, images, videos, file, quote or mention.
 	ErrorReason_ERROR_REASON_EMPTY_MESSAGE ErrorReason = 21
 	// INVALID_ARGUMENT: text longer than 20000 characters.
 	ErrorReason_ERROR_REASON_TEXT_TOO_LONG ErrorReason = 22
@@ -166,11 +166,19 @@ const (
 	// (metadata `limit_bytes`, `found_bytes`); large media go through
 	// MediaService.UploadMedia.
 	ErrorReason_ERROR_REASON_REQUEST_TOO_LARGE ErrorReason = 51
+	// PERMISSION_DENIED: the private chat's user is not in the account's
+	// private whitelist (`users`; empty by default, which turns private sends
+	// off) (metadata `user_id`).
+	ErrorReason_ERROR_REASON_USER_NOT_ALLOWED ErrorReason = 52
+	// NOT_FOUND: the peer does not know the message or forward bundle (never
+	// seen, expired from its cache, or recalled) (metadata `message_id` or
+	// `forward_id`).
+	ErrorReason_ERROR_REASON_MESSAGE_NOT_FOUND ErrorReason = 53
 	// UNAVAILABLE: the gateway could not write its data directory (disk full,
 	// read-only or failing; metadata `path`): nothing of this request was
 	// stored or sent, and what was stored before is intact. Retry once the
 	// operator freed space; the gateway reopens its store by itself.
-	ErrorReason_ERROR_REASON_STORAGE_FAILED ErrorReason = 52
+	ErrorReason_ERROR_REASON_STORAGE_FAILED ErrorReason = 54
 )
 
 // Enum value maps for ErrorReason.
@@ -228,7 +236,9 @@ var (
 		49: "ERROR_REASON_CANCELLED",
 		50: "ERROR_REASON_DEADLINE_EXCEEDED",
 		51: "ERROR_REASON_REQUEST_TOO_LARGE",
-		52: "ERROR_REASON_STORAGE_FAILED",
+		52: "ERROR_REASON_USER_NOT_ALLOWED",
+		53: "ERROR_REASON_MESSAGE_NOT_FOUND",
+		54: "ERROR_REASON_STORAGE_FAILED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":               0,
@@ -283,7 +293,9 @@ var (
 		"ERROR_REASON_CANCELLED":                 49,
 		"ERROR_REASON_DEADLINE_EXCEEDED":         50,
 		"ERROR_REASON_REQUEST_TOO_LARGE":         51,
-		"ERROR_REASON_STORAGE_FAILED":            52,
+		"ERROR_REASON_USER_NOT_ALLOWED":          52,
+		"ERROR_REASON_MESSAGE_NOT_FOUND":         53,
+		"ERROR_REASON_STORAGE_FAILED":            54,
 	}
 )
 
@@ -318,7 +330,7 @@ var File_onebot_gateway_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\xdf\x0e\n" +
+	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\xa6\x0f\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12'\n" +
@@ -372,8 +384,10 @@ const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\x15ERROR_REASON_INTERNAL\x100\x12\x1a\n" +
 	"\x16ERROR_REASON_CANCELLED\x101\x12\"\n" +
 	"\x1eERROR_REASON_DEADLINE_EXCEEDED\x102\x12\"\n" +
-	"\x1eERROR_REASON_REQUEST_TOO_LARGE\x103\x12\x1f\n" +
-	"\x1bERROR_REASON_STORAGE_FAILED\x104Bl\n" +
+	"\x1eERROR_REASON_REQUEST_TOO_LARGE\x103\x12!\n" +
+	"\x1dERROR_REASON_USER_NOT_ALLOWED\x104\x12\"\n" +
+	"\x1eERROR_REASON_MESSAGE_NOT_FOUND\x105\x12\x1f\n" +
+	"\x1bERROR_REASON_STORAGE_FAILED\x106Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (

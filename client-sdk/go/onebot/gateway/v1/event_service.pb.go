@@ -45,6 +45,8 @@ const (
 	EventKind_EVENT_KIND_CONNECTION EventKind = 7
 	// Any other OneBot event, kept raw.
 	EventKind_EVENT_KIND_UNKNOWN EventKind = 8
+	// A message was recalled.
+	EventKind_EVENT_KIND_MESSAGE_RECALLED EventKind = 9
 )
 
 // Enum value maps for EventKind.
@@ -59,17 +61,19 @@ var (
 		6: "EVENT_KIND_LIFECYCLE",
 		7: "EVENT_KIND_CONNECTION",
 		8: "EVENT_KIND_UNKNOWN",
+		9: "EVENT_KIND_MESSAGE_RECALLED",
 	}
 	EventKind_value = map[string]int32{
-		"EVENT_KIND_UNSPECIFIED":   0,
-		"EVENT_KIND_MESSAGE":       1,
-		"EVENT_KIND_POKE":          2,
-		"EVENT_KIND_MEMBER_JOINED": 3,
-		"EVENT_KIND_MEMBER_LEFT":   4,
-		"EVENT_KIND_CARD_CHANGED":  5,
-		"EVENT_KIND_LIFECYCLE":     6,
-		"EVENT_KIND_CONNECTION":    7,
-		"EVENT_KIND_UNKNOWN":       8,
+		"EVENT_KIND_UNSPECIFIED":      0,
+		"EVENT_KIND_MESSAGE":          1,
+		"EVENT_KIND_POKE":             2,
+		"EVENT_KIND_MEMBER_JOINED":    3,
+		"EVENT_KIND_MEMBER_LEFT":      4,
+		"EVENT_KIND_CARD_CHANGED":     5,
+		"EVENT_KIND_LIFECYCLE":        6,
+		"EVENT_KIND_CONNECTION":       7,
+		"EVENT_KIND_UNKNOWN":          8,
+		"EVENT_KIND_MESSAGE_RECALLED": 9,
 	}
 )
 
@@ -321,6 +325,7 @@ type Event struct {
 	//	*Event_Lifecycle
 	//	*Event_Connection
 	//	*Event_Unknown
+	//	*Event_MessageRecalled
 	Kind          isEvent_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -463,6 +468,15 @@ func (x *Event) GetUnknown() *UnknownEvent {
 	return nil
 }
 
+func (x *Event) GetMessageRecalled() *MessageRecalledEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_MessageRecalled); ok {
+			return x.MessageRecalled
+		}
+	}
+	return nil
+}
+
 type isEvent_Kind interface {
 	isEvent_Kind()
 }
@@ -507,6 +521,11 @@ type Event_Unknown struct {
 	Unknown *UnknownEvent `protobuf:"bytes,17,opt,name=unknown,proto3,oneof"`
 }
 
+type Event_MessageRecalled struct {
+	// A message was recalled (by its sender, an admin, or RecallMessage).
+	MessageRecalled *MessageRecalledEvent `protobuf:"bytes,18,opt,name=message_recalled,json=messageRecalled,proto3,oneof"`
+}
+
 func (*Event_Message) isEvent_Kind() {}
 
 func (*Event_Poke) isEvent_Kind() {}
@@ -522,6 +541,8 @@ func (*Event_Lifecycle) isEvent_Kind() {}
 func (*Event_Connection) isEvent_Kind() {}
 
 func (*Event_Unknown) isEvent_Kind() {}
+
+func (*Event_MessageRecalled) isEvent_Kind() {}
 
 // A group or private message.
 type MessageEvent struct {
@@ -1009,6 +1030,73 @@ func (x *UnknownEvent) GetRawJson() string {
 	return ""
 }
 
+// A message was recalled (撤回): a `group_recall` or `friend_recall` notice of
+// the peer, or a recall made through MessageService.RecallMessage (published
+// once, even when the peer also reports it).
+type MessageRecalledEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chat the message was in.
+	Chat *Chat `protobuf:"bytes,1,opt,name=chat,proto3" json:"chat,omitempty"`
+	// Id of the recalled message.
+	MessageId int64 `protobuf:"varint,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// Who recalled it (the sender, or a group admin); in private chats the
+	// sender.
+	OperatorId    int64 `protobuf:"varint,3,opt,name=operator_id,json=operatorId,proto3" json:"operator_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageRecalledEvent) Reset() {
+	*x = MessageRecalledEvent{}
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageRecalledEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageRecalledEvent) ProtoMessage() {}
+
+func (x *MessageRecalledEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageRecalledEvent.ProtoReflect.Descriptor instead.
+func (*MessageRecalledEvent) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *MessageRecalledEvent) GetChat() *Chat {
+	if x != nil {
+		return x.Chat
+	}
+	return nil
+}
+
+func (x *MessageRecalledEvent) GetMessageId() int64 {
+	if x != nil {
+		return x.MessageId
+	}
+	return 0
+}
+
+func (x *MessageRecalledEvent) GetOperatorId() int64 {
+	if x != nil {
+		return x.OperatorId
+	}
+	return 0
+}
+
 var File_onebot_gateway_v1_event_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
@@ -1026,7 +1114,7 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\theartbeat\x18\x02 \x01(\v2\x1c.onebot.gateway.v1.HeartbeatR\theartbeat\"`\n" +
 	"\tHeartbeat\x12#\n" +
 	"\rlast_sequence\x18\x01 \x01(\x04R\flastSequence\x12.\n" +
-	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xa8\x05\n" +
+	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xfe\x05\n" +
 	"\x05Event\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1a\n" +
@@ -1044,7 +1132,8 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\n" +
 	"connection\x18\x10 \x01(\v2\".onebot.gateway.v1.ConnectionEventH\x00R\n" +
 	"connection\x12;\n" +
-	"\aunknown\x18\x11 \x01(\v2\x1f.onebot.gateway.v1.UnknownEventH\x00R\aunknownB\x06\n" +
+	"\aunknown\x18\x11 \x01(\v2\x1f.onebot.gateway.v1.UnknownEventH\x00R\aunknown\x12T\n" +
+	"\x10message_recalled\x18\x12 \x01(\v2'.onebot.gateway.v1.MessageRecalledEventH\x00R\x0fmessageRecalledB\x06\n" +
 	"\x04kind\"e\n" +
 	"\fMessageEvent\x128\n" +
 	"\amessage\x18\x01 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageR\amessage\x12\x1b\n" +
@@ -1076,7 +1165,13 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\x06detail\x18\x02 \x01(\tR\x06detail\"F\n" +
 	"\fUnknownEvent\x12\x1b\n" +
 	"\tpost_type\x18\x01 \x01(\tR\bpostType\x12\x19\n" +
-	"\braw_json\x18\x02 \x01(\tR\arawJson*\xf8\x01\n" +
+	"\braw_json\x18\x02 \x01(\tR\arawJson\"\x83\x01\n" +
+	"\x14MessageRecalledEvent\x12+\n" +
+	"\x04chat\x18\x01 \x01(\v2\x17.onebot.gateway.v1.ChatR\x04chat\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\x03R\tmessageId\x12\x1f\n" +
+	"\voperator_id\x18\x03 \x01(\x03R\n" +
+	"operatorId*\x99\x02\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12EVENT_KIND_MESSAGE\x10\x01\x12\x13\n" +
@@ -1086,7 +1181,8 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\x17EVENT_KIND_CARD_CHANGED\x10\x05\x12\x18\n" +
 	"\x14EVENT_KIND_LIFECYCLE\x10\x06\x12\x19\n" +
 	"\x15EVENT_KIND_CONNECTION\x10\a\x12\x16\n" +
-	"\x12EVENT_KIND_UNKNOWN\x10\b2q\n" +
+	"\x12EVENT_KIND_UNKNOWN\x10\b\x12\x1f\n" +
+	"\x1bEVENT_KIND_MESSAGE_RECALLED\x10\t2q\n" +
 	"\fEventService\x12a\n" +
 	"\fStreamEvents\x12&.onebot.gateway.v1.StreamEventsRequest\x1a'.onebot.gateway.v1.StreamEventsResponse0\x01Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
@@ -1104,7 +1200,7 @@ func file_onebot_gateway_v1_event_service_proto_rawDescGZIP() []byte {
 }
 
 var file_onebot_gateway_v1_event_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_onebot_gateway_v1_event_service_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_onebot_gateway_v1_event_service_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_onebot_gateway_v1_event_service_proto_goTypes = []any{
 	(EventKind)(0),                // 0: onebot.gateway.v1.EventKind
 	(*StreamEventsRequest)(nil),   // 1: onebot.gateway.v1.StreamEventsRequest
@@ -1119,18 +1215,19 @@ var file_onebot_gateway_v1_event_service_proto_goTypes = []any{
 	(*LifecycleEvent)(nil),        // 10: onebot.gateway.v1.LifecycleEvent
 	(*ConnectionEvent)(nil),       // 11: onebot.gateway.v1.ConnectionEvent
 	(*UnknownEvent)(nil),          // 12: onebot.gateway.v1.UnknownEvent
-	(*Chat)(nil),                  // 13: onebot.gateway.v1.Chat
-	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
-	(*ChatMessage)(nil),           // 15: onebot.gateway.v1.ChatMessage
-	(ConnectionState)(0),          // 16: onebot.gateway.v1.ConnectionState
+	(*MessageRecalledEvent)(nil),  // 13: onebot.gateway.v1.MessageRecalledEvent
+	(*Chat)(nil),                  // 14: onebot.gateway.v1.Chat
+	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
+	(*ChatMessage)(nil),           // 16: onebot.gateway.v1.ChatMessage
+	(ConnectionState)(0),          // 17: onebot.gateway.v1.ConnectionState
 }
 var file_onebot_gateway_v1_event_service_proto_depIdxs = []int32{
-	13, // 0: onebot.gateway.v1.StreamEventsRequest.chats:type_name -> onebot.gateway.v1.Chat
+	14, // 0: onebot.gateway.v1.StreamEventsRequest.chats:type_name -> onebot.gateway.v1.Chat
 	0,  // 1: onebot.gateway.v1.StreamEventsRequest.kinds:type_name -> onebot.gateway.v1.EventKind
 	4,  // 2: onebot.gateway.v1.StreamEventsResponse.event:type_name -> onebot.gateway.v1.Event
 	3,  // 3: onebot.gateway.v1.StreamEventsResponse.heartbeat:type_name -> onebot.gateway.v1.Heartbeat
-	14, // 4: onebot.gateway.v1.Heartbeat.time:type_name -> google.protobuf.Timestamp
-	14, // 5: onebot.gateway.v1.Event.time:type_name -> google.protobuf.Timestamp
+	15, // 4: onebot.gateway.v1.Heartbeat.time:type_name -> google.protobuf.Timestamp
+	15, // 5: onebot.gateway.v1.Event.time:type_name -> google.protobuf.Timestamp
 	5,  // 6: onebot.gateway.v1.Event.message:type_name -> onebot.gateway.v1.MessageEvent
 	6,  // 7: onebot.gateway.v1.Event.poke:type_name -> onebot.gateway.v1.PokeEvent
 	7,  // 8: onebot.gateway.v1.Event.member_joined:type_name -> onebot.gateway.v1.MemberJoinedEvent
@@ -1139,15 +1236,17 @@ var file_onebot_gateway_v1_event_service_proto_depIdxs = []int32{
 	10, // 11: onebot.gateway.v1.Event.lifecycle:type_name -> onebot.gateway.v1.LifecycleEvent
 	11, // 12: onebot.gateway.v1.Event.connection:type_name -> onebot.gateway.v1.ConnectionEvent
 	12, // 13: onebot.gateway.v1.Event.unknown:type_name -> onebot.gateway.v1.UnknownEvent
-	15, // 14: onebot.gateway.v1.MessageEvent.message:type_name -> onebot.gateway.v1.ChatMessage
-	16, // 15: onebot.gateway.v1.ConnectionEvent.state:type_name -> onebot.gateway.v1.ConnectionState
-	1,  // 16: onebot.gateway.v1.EventService.StreamEvents:input_type -> onebot.gateway.v1.StreamEventsRequest
-	2,  // 17: onebot.gateway.v1.EventService.StreamEvents:output_type -> onebot.gateway.v1.StreamEventsResponse
-	17, // [17:18] is the sub-list for method output_type
-	16, // [16:17] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	13, // 14: onebot.gateway.v1.Event.message_recalled:type_name -> onebot.gateway.v1.MessageRecalledEvent
+	16, // 15: onebot.gateway.v1.MessageEvent.message:type_name -> onebot.gateway.v1.ChatMessage
+	17, // 16: onebot.gateway.v1.ConnectionEvent.state:type_name -> onebot.gateway.v1.ConnectionState
+	14, // 17: onebot.gateway.v1.MessageRecalledEvent.chat:type_name -> onebot.gateway.v1.Chat
+	1,  // 18: onebot.gateway.v1.EventService.StreamEvents:input_type -> onebot.gateway.v1.StreamEventsRequest
+	2,  // 19: onebot.gateway.v1.EventService.StreamEvents:output_type -> onebot.gateway.v1.StreamEventsResponse
+	19, // [19:20] is the sub-list for method output_type
+	18, // [18:19] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_event_service_proto_init() }
@@ -1167,6 +1266,7 @@ func file_onebot_gateway_v1_event_service_proto_init() {
 		(*Event_Lifecycle)(nil),
 		(*Event_Connection)(nil),
 		(*Event_Unknown)(nil),
+		(*Event_MessageRecalled)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1174,7 +1274,7 @@ func file_onebot_gateway_v1_event_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_event_service_proto_rawDesc), len(file_onebot_gateway_v1_event_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

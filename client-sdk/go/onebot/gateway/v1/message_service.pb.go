@@ -308,9 +308,10 @@ type SendMessageRequest struct {
 	// Configured account to send through; empty means `default`.
 	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
 	// Target group. Must be in the account's whitelist (`groups`), else
-	// PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-	// whitelisted group; with none or several whitelisted groups, absent is
-	// INVALID_ARGUMENT, GROUP_REQUIRED.
+	// PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+	// account's only whitelisted group; with none or several whitelisted
+	// groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+	// `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
 	GroupId *int64 `protobuf:"varint,2,opt,name=group_id,json=groupId,proto3,oneof" json:"group_id,omitempty"`
 	// Text to send, at most 20000 characters (Unicode scalar values). Cut into
 	// chunks of at most `reply_chunk_size` characters at line, sentence or word
@@ -320,7 +321,8 @@ type SendMessageRequest struct {
 	Images []*MediaSource `protobuf:"bytes,4,rep,name=images,proto3" json:"images,omitempty"`
 	// Up to 1 video (MP4/MOV/WEBM/FLV/AVI/MKV, at most 30 MiB by default).
 	Videos []*MediaSource `protobuf:"bytes,5,rep,name=videos,proto3" json:"videos,omitempty"`
-	// Optional file uploaded as a group file (at most 30 MiB by default).
+	// Optional file uploaded as a group file, or a private file in a private
+	// chat (at most 30 MiB by default).
 	File *MediaSource `protobuf:"bytes,6,opt,name=file,proto3" json:"file,omitempty"`
 	// Display name of `file`; defaults to the upload's name, else the URL's or
 	// path's base name.
@@ -329,8 +331,30 @@ type SendMessageRequest struct {
 	// within the idempotency window (10 minutes) returns the first result and
 	// sends nothing again.
 	IdempotencyKey string `protobuf:"bytes,8,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Target private chat: the QQ number of the other side. Must be in the
+	// account's private whitelist (`users`, empty by default: private sends
+	// off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+	// users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+	// queue, the rate limits (a bucket per user), idempotency and the
+	// unknown-outcome rule apply as for groups.
+	UserId *int64 `protobuf:"varint,9,opt,name=user_id,json=userId,proto3,oneof" json:"user_id,omitempty"`
+	// Quote (reply to) this message: a `reply` segment leads the first
+	// message of the send. A reply with no text and no media is a valid send.
+	// How the peer treats an id it does not know differs (NapCat and LLOneBot
+	// drop the quote, Lagrange fails the send with its own text).
+	ReplyToMessageId *int64 `protobuf:"varint,10,opt,name=reply_to_message_id,json=replyToMessageId,proto3,oneof" json:"reply_to_message_id,omitempty"`
+	// Mention these users (positive QQ numbers, at most 20, duplicates sent
+	// once): `at` segments after the reply, before the first text chunk.
+	// More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+	// groups; most peers drop them in private chats.
+	MentionUserIds []int64 `protobuf:"varint,11,rep,packed,name=mention_user_ids,json=mentionUserIds,proto3" json:"mention_user_ids,omitempty"`
+	// Mention everyone (`@全体成员`), after the other mentions. Peers refuse it
+	// when the bot is not an admin or the group's quota is used up; the
+	// refusal comes back with the peer's own text (FAILED_PRECONDITION,
+	// ONEBOT_ACTION_FAILED).
+	MentionAll    bool `protobuf:"varint,12,opt,name=mention_all,json=mentionAll,proto3" json:"mention_all,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SendMessageRequest) Reset() {
@@ -419,10 +443,38 @@ func (x *SendMessageRequest) GetIdempotencyKey() string {
 	return ""
 }
 
+func (x *SendMessageRequest) GetUserId() int64 {
+	if x != nil && x.UserId != nil {
+		return *x.UserId
+	}
+	return 0
+}
+
+func (x *SendMessageRequest) GetReplyToMessageId() int64 {
+	if x != nil && x.ReplyToMessageId != nil {
+		return *x.ReplyToMessageId
+	}
+	return 0
+}
+
+func (x *SendMessageRequest) GetMentionUserIds() []int64 {
+	if x != nil {
+		return x.MentionUserIds
+	}
+	return nil
+}
+
+func (x *SendMessageRequest) GetMentionAll() bool {
+	if x != nil {
+		return x.MentionAll
+	}
+	return false
+}
+
 // Response of MessageService.SendMessage.
 type SendMessageResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The group the message went (or is queued) to.
+	// The group the message went (or is queued) to; 0 for a private send.
 	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
 	// Number of text chunks sent or queued; 0 without text.
 	Chunks int32 `protobuf:"varint,2,opt,name=chunks,proto3" json:"chunks,omitempty"`
@@ -436,7 +488,10 @@ type SendMessageResponse struct {
 	Media *MediaSummary `protobuf:"bytes,5,opt,name=media,proto3" json:"media,omitempty"`
 	// True when this is the stored result of an earlier request with the same
 	// `idempotency_key`; nothing was sent this time.
-	Replayed      bool `protobuf:"varint,6,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	Replayed bool `protobuf:"varint,6,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	// The user of a private send (the message went, or is queued, to this
+	// private chat); 0 for a group send.
+	UserId        int64 `protobuf:"varint,7,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -513,6 +568,13 @@ func (x *SendMessageResponse) GetReplayed() bool {
 	return false
 }
 
+func (x *SendMessageResponse) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
 // What media a send carried.
 type MediaSummary struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -577,6 +639,322 @@ func (x *MediaSummary) GetFile() string {
 	return ""
 }
 
+// Request of MessageService.GetMessage.
+type GetMessageRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account to read through; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// The message id, as history, events and sends report it (any non-zero
+	// int64: SnowLuma ids are negative).
+	MessageId     int64 `protobuf:"varint,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetMessageRequest) Reset() {
+	*x = GetMessageRequest{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetMessageRequest) ProtoMessage() {}
+
+func (x *GetMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetMessageRequest.ProtoReflect.Descriptor instead.
+func (*GetMessageRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GetMessageRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *GetMessageRequest) GetMessageId() int64 {
+	if x != nil {
+		return x.MessageId
+	}
+	return 0
+}
+
+// Response of MessageService.GetMessage.
+type GetMessageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The message, its quote (if any) resolved one level deep.
+	Message *ChatMessage `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// The message as one history line, `[HH:mm:ss] 名字(QQ号): 文本`.
+	Rendered      string `protobuf:"bytes,2,opt,name=rendered,proto3" json:"rendered,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetMessageResponse) Reset() {
+	*x = GetMessageResponse{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetMessageResponse) ProtoMessage() {}
+
+func (x *GetMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetMessageResponse.ProtoReflect.Descriptor instead.
+func (*GetMessageResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetMessageResponse) GetMessage() *ChatMessage {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+func (x *GetMessageResponse) GetRendered() string {
+	if x != nil {
+		return x.Rendered
+	}
+	return ""
+}
+
+// Request of MessageService.RecallMessage.
+type RecallMessageRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// The message to recall (any non-zero int64).
+	MessageId     int64 `protobuf:"varint,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecallMessageRequest) Reset() {
+	*x = RecallMessageRequest{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecallMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecallMessageRequest) ProtoMessage() {}
+
+func (x *RecallMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecallMessageRequest.ProtoReflect.Descriptor instead.
+func (*RecallMessageRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *RecallMessageRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *RecallMessageRequest) GetMessageId() int64 {
+	if x != nil {
+		return x.MessageId
+	}
+	return 0
+}
+
+// Response of MessageService.RecallMessage: empty on success (the peer
+// accepted the recall; some peers cannot confirm it happened: watch for the
+// `MessageRecalledEvent`).
+type RecallMessageResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecallMessageResponse) Reset() {
+	*x = RecallMessageResponse{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecallMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecallMessageResponse) ProtoMessage() {}
+
+func (x *RecallMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecallMessageResponse.ProtoReflect.Descriptor instead.
+func (*RecallMessageResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{9}
+}
+
+// Request of MessageService.GetForwardMessages.
+type GetForwardMessagesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// The bundle's id: `ForwardSegment.id` of a received message. At most 256
+	// bytes.
+	ForwardId     string `protobuf:"bytes,2,opt,name=forward_id,json=forwardId,proto3" json:"forward_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetForwardMessagesRequest) Reset() {
+	*x = GetForwardMessagesRequest{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetForwardMessagesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetForwardMessagesRequest) ProtoMessage() {}
+
+func (x *GetForwardMessagesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetForwardMessagesRequest.ProtoReflect.Descriptor instead.
+func (*GetForwardMessagesRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GetForwardMessagesRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *GetForwardMessagesRequest) GetForwardId() string {
+	if x != nil {
+		return x.ForwardId
+	}
+	return ""
+}
+
+// Response of MessageService.GetForwardMessages.
+type GetForwardMessagesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bundle's nodes, in order; nested bundles stay `forward` segments.
+	Messages []*ChatMessage `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
+	// One history line per node, joined by `\n`; `（无历史消息）` when empty.
+	Rendered      string `protobuf:"bytes,2,opt,name=rendered,proto3" json:"rendered,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetForwardMessagesResponse) Reset() {
+	*x = GetForwardMessagesResponse{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetForwardMessagesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetForwardMessagesResponse) ProtoMessage() {}
+
+func (x *GetForwardMessagesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetForwardMessagesResponse.ProtoReflect.Descriptor instead.
+func (*GetForwardMessagesResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *GetForwardMessagesResponse) GetMessages() []*ChatMessage {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+func (x *GetForwardMessagesResponse) GetRendered() string {
+	if x != nil {
+		return x.Rendered
+	}
+	return ""
+}
+
 var File_onebot_gateway_v1_message_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
@@ -600,7 +978,7 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tH\x00R\x03url\x12\x14\n" +
 	"\x04path\x18\x03 \x01(\tH\x00R\x04path\x12\x14\n" +
 	"\x04data\x18\x04 \x01(\fH\x00R\x04dataB\b\n" +
-	"\x06source\"\xde\x02\n" +
+	"\x06source\"\x9f\x04\n" +
 	"\x12SendMessageRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
@@ -610,8 +988,17 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\x06videos\x18\x05 \x03(\v2\x1e.onebot.gateway.v1.MediaSourceR\x06videos\x122\n" +
 	"\x04file\x18\x06 \x01(\v2\x1e.onebot.gateway.v1.MediaSourceR\x04file\x12\x1b\n" +
 	"\tfile_name\x18\a \x01(\tR\bfileName\x12'\n" +
-	"\x0fidempotency_key\x18\b \x01(\tR\x0eidempotencyKeyB\v\n" +
-	"\t_group_id\"\xd4\x01\n" +
+	"\x0fidempotency_key\x18\b \x01(\tR\x0eidempotencyKey\x12\x1c\n" +
+	"\auser_id\x18\t \x01(\x03H\x01R\x06userId\x88\x01\x01\x122\n" +
+	"\x13reply_to_message_id\x18\n" +
+	" \x01(\x03H\x02R\x10replyToMessageId\x88\x01\x01\x12(\n" +
+	"\x10mention_user_ids\x18\v \x03(\x03R\x0ementionUserIds\x12\x1f\n" +
+	"\vmention_all\x18\f \x01(\bR\n" +
+	"mentionAllB\v\n" +
+	"\t_group_idB\n" +
+	"\n" +
+	"\b_user_idB\x16\n" +
+	"\x14_reply_to_message_id\"\xed\x01\n" +
 	"\x13SendMessageResponse\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x16\n" +
 	"\x06chunks\x18\x02 \x01(\x05R\x06chunks\x12\x16\n" +
@@ -619,15 +1006,42 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\vmessage_ids\x18\x04 \x03(\x03R\n" +
 	"messageIds\x125\n" +
 	"\x05media\x18\x05 \x01(\v2\x1f.onebot.gateway.v1.MediaSummaryR\x05media\x12\x1a\n" +
-	"\breplayed\x18\x06 \x01(\bR\breplayed\"R\n" +
+	"\breplayed\x18\x06 \x01(\bR\breplayed\x12\x17\n" +
+	"\auser_id\x18\a \x01(\x03R\x06userId\"R\n" +
 	"\fMediaSummary\x12\x16\n" +
 	"\x06images\x18\x01 \x01(\x05R\x06images\x12\x16\n" +
 	"\x06videos\x18\x02 \x01(\x05R\x06videos\x12\x12\n" +
-	"\x04file\x18\x03 \x01(\tR\x04file2\xc9\x01\n" +
+	"\x04file\x18\x03 \x01(\tR\x04file\"Q\n" +
+	"\x11GetMessageRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\x03R\tmessageId\"j\n" +
+	"\x12GetMessageResponse\x128\n" +
+	"\amessage\x18\x01 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageR\amessage\x12\x1a\n" +
+	"\brendered\x18\x02 \x01(\tR\brendered\"T\n" +
+	"\x14RecallMessageRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\x03R\tmessageId\"\x17\n" +
+	"\x15RecallMessageResponse\"Y\n" +
+	"\x19GetForwardMessagesRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"forward_id\x18\x02 \x01(\tR\tforwardId\"t\n" +
+	"\x1aGetForwardMessagesResponse\x12:\n" +
+	"\bmessages\x18\x01 \x03(\v2\x1e.onebot.gateway.v1.ChatMessageR\bmessages\x12\x1a\n" +
+	"\brendered\x18\x02 \x01(\tR\brendered2\xfb\x03\n" +
 	"\x0eMessageService\x12Y\n" +
 	"\n" +
 	"GetHistory\x12$.onebot.gateway.v1.GetHistoryRequest\x1a%.onebot.gateway.v1.GetHistoryResponse\x12\\\n" +
-	"\vSendMessage\x12%.onebot.gateway.v1.SendMessageRequest\x1a&.onebot.gateway.v1.SendMessageResponseBl\n" +
+	"\vSendMessage\x12%.onebot.gateway.v1.SendMessageRequest\x1a&.onebot.gateway.v1.SendMessageResponse\x12Y\n" +
+	"\n" +
+	"GetMessage\x12$.onebot.gateway.v1.GetMessageRequest\x1a%.onebot.gateway.v1.GetMessageResponse\x12b\n" +
+	"\rRecallMessage\x12'.onebot.gateway.v1.RecallMessageRequest\x1a(.onebot.gateway.v1.RecallMessageResponse\x12q\n" +
+	"\x12GetForwardMessages\x12,.onebot.gateway.v1.GetForwardMessagesRequest\x1a-.onebot.gateway.v1.GetForwardMessagesResponseBl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (
@@ -642,33 +1056,47 @@ func file_onebot_gateway_v1_message_service_proto_rawDescGZIP() []byte {
 	return file_onebot_gateway_v1_message_service_proto_rawDescData
 }
 
-var file_onebot_gateway_v1_message_service_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_onebot_gateway_v1_message_service_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_onebot_gateway_v1_message_service_proto_goTypes = []any{
-	(*GetHistoryRequest)(nil),   // 0: onebot.gateway.v1.GetHistoryRequest
-	(*GetHistoryResponse)(nil),  // 1: onebot.gateway.v1.GetHistoryResponse
-	(*MediaSource)(nil),         // 2: onebot.gateway.v1.MediaSource
-	(*SendMessageRequest)(nil),  // 3: onebot.gateway.v1.SendMessageRequest
-	(*SendMessageResponse)(nil), // 4: onebot.gateway.v1.SendMessageResponse
-	(*MediaSummary)(nil),        // 5: onebot.gateway.v1.MediaSummary
-	(*Chat)(nil),                // 6: onebot.gateway.v1.Chat
-	(*ChatMessage)(nil),         // 7: onebot.gateway.v1.ChatMessage
+	(*GetHistoryRequest)(nil),          // 0: onebot.gateway.v1.GetHistoryRequest
+	(*GetHistoryResponse)(nil),         // 1: onebot.gateway.v1.GetHistoryResponse
+	(*MediaSource)(nil),                // 2: onebot.gateway.v1.MediaSource
+	(*SendMessageRequest)(nil),         // 3: onebot.gateway.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),        // 4: onebot.gateway.v1.SendMessageResponse
+	(*MediaSummary)(nil),               // 5: onebot.gateway.v1.MediaSummary
+	(*GetMessageRequest)(nil),          // 6: onebot.gateway.v1.GetMessageRequest
+	(*GetMessageResponse)(nil),         // 7: onebot.gateway.v1.GetMessageResponse
+	(*RecallMessageRequest)(nil),       // 8: onebot.gateway.v1.RecallMessageRequest
+	(*RecallMessageResponse)(nil),      // 9: onebot.gateway.v1.RecallMessageResponse
+	(*GetForwardMessagesRequest)(nil),  // 10: onebot.gateway.v1.GetForwardMessagesRequest
+	(*GetForwardMessagesResponse)(nil), // 11: onebot.gateway.v1.GetForwardMessagesResponse
+	(*Chat)(nil),                       // 12: onebot.gateway.v1.Chat
+	(*ChatMessage)(nil),                // 13: onebot.gateway.v1.ChatMessage
 }
 var file_onebot_gateway_v1_message_service_proto_depIdxs = []int32{
-	6, // 0: onebot.gateway.v1.GetHistoryRequest.chat:type_name -> onebot.gateway.v1.Chat
-	7, // 1: onebot.gateway.v1.GetHistoryResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
-	2, // 2: onebot.gateway.v1.SendMessageRequest.images:type_name -> onebot.gateway.v1.MediaSource
-	2, // 3: onebot.gateway.v1.SendMessageRequest.videos:type_name -> onebot.gateway.v1.MediaSource
-	2, // 4: onebot.gateway.v1.SendMessageRequest.file:type_name -> onebot.gateway.v1.MediaSource
-	5, // 5: onebot.gateway.v1.SendMessageResponse.media:type_name -> onebot.gateway.v1.MediaSummary
-	0, // 6: onebot.gateway.v1.MessageService.GetHistory:input_type -> onebot.gateway.v1.GetHistoryRequest
-	3, // 7: onebot.gateway.v1.MessageService.SendMessage:input_type -> onebot.gateway.v1.SendMessageRequest
-	1, // 8: onebot.gateway.v1.MessageService.GetHistory:output_type -> onebot.gateway.v1.GetHistoryResponse
-	4, // 9: onebot.gateway.v1.MessageService.SendMessage:output_type -> onebot.gateway.v1.SendMessageResponse
-	8, // [8:10] is the sub-list for method output_type
-	6, // [6:8] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	12, // 0: onebot.gateway.v1.GetHistoryRequest.chat:type_name -> onebot.gateway.v1.Chat
+	13, // 1: onebot.gateway.v1.GetHistoryResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	2,  // 2: onebot.gateway.v1.SendMessageRequest.images:type_name -> onebot.gateway.v1.MediaSource
+	2,  // 3: onebot.gateway.v1.SendMessageRequest.videos:type_name -> onebot.gateway.v1.MediaSource
+	2,  // 4: onebot.gateway.v1.SendMessageRequest.file:type_name -> onebot.gateway.v1.MediaSource
+	5,  // 5: onebot.gateway.v1.SendMessageResponse.media:type_name -> onebot.gateway.v1.MediaSummary
+	13, // 6: onebot.gateway.v1.GetMessageResponse.message:type_name -> onebot.gateway.v1.ChatMessage
+	13, // 7: onebot.gateway.v1.GetForwardMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	0,  // 8: onebot.gateway.v1.MessageService.GetHistory:input_type -> onebot.gateway.v1.GetHistoryRequest
+	3,  // 9: onebot.gateway.v1.MessageService.SendMessage:input_type -> onebot.gateway.v1.SendMessageRequest
+	6,  // 10: onebot.gateway.v1.MessageService.GetMessage:input_type -> onebot.gateway.v1.GetMessageRequest
+	8,  // 11: onebot.gateway.v1.MessageService.RecallMessage:input_type -> onebot.gateway.v1.RecallMessageRequest
+	10, // 12: onebot.gateway.v1.MessageService.GetForwardMessages:input_type -> onebot.gateway.v1.GetForwardMessagesRequest
+	1,  // 13: onebot.gateway.v1.MessageService.GetHistory:output_type -> onebot.gateway.v1.GetHistoryResponse
+	4,  // 14: onebot.gateway.v1.MessageService.SendMessage:output_type -> onebot.gateway.v1.SendMessageResponse
+	7,  // 15: onebot.gateway.v1.MessageService.GetMessage:output_type -> onebot.gateway.v1.GetMessageResponse
+	9,  // 16: onebot.gateway.v1.MessageService.RecallMessage:output_type -> onebot.gateway.v1.RecallMessageResponse
+	11, // 17: onebot.gateway.v1.MessageService.GetForwardMessages:output_type -> onebot.gateway.v1.GetForwardMessagesResponse
+	13, // [13:18] is the sub-list for method output_type
+	8,  // [8:13] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_message_service_proto_init() }
@@ -692,7 +1120,7 @@ func file_onebot_gateway_v1_message_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_message_service_proto_rawDesc), len(file_onebot_gateway_v1_message_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,8 +19,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MessageService_GetHistory_FullMethodName  = "/onebot.gateway.v1.MessageService/GetHistory"
-	MessageService_SendMessage_FullMethodName = "/onebot.gateway.v1.MessageService/SendMessage"
+	MessageService_GetHistory_FullMethodName         = "/onebot.gateway.v1.MessageService/GetHistory"
+	MessageService_SendMessage_FullMethodName        = "/onebot.gateway.v1.MessageService/SendMessage"
+	MessageService_GetMessage_FullMethodName         = "/onebot.gateway.v1.MessageService/GetMessage"
+	MessageService_RecallMessage_FullMethodName      = "/onebot.gateway.v1.MessageService/RecallMessage"
+	MessageService_GetForwardMessages_FullMethodName = "/onebot.gateway.v1.MessageService/GetForwardMessages"
 )
 
 // MessageServiceClient is the client API for MessageService service.
@@ -49,19 +52,25 @@ type MessageServiceClient interface {
 	// peer's own failures (ONEBOT_ACTION_FAILED with `retcode` and
 	// `peer_message` metadata).
 	GetHistory(ctx context.Context, in *GetHistoryRequest, opts ...grpc.CallOption) (*GetHistoryResponse, error)
-	// Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+	// Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+	// (with `user_id`) a whitelisted private chat, optionally quoting a message
+	// and mentioning members.
 	//
 	// Everything is validated and every media source resolved before the first
 	// frame goes to the peer: a request is sent whole or refused whole. Order of
 	// delivery: text (in chunks of at most `reply_chunk_size` characters), then
-	// images, then the video, then the file. While the account is offline a
+	// images, then the video, then the file. The quote and the mentions lead
+	// the first message (a `reply` segment, then `at` segments, then the first
+	// text chunk, else the first image or video; a message of their own before
+	// a file, or when there is nothing else). While the account is offline a
 	// text-only request is queued (durably, 50 entries / 30 minutes by default)
 	// and the response says `queued`; requests with media are refused.
 	//
 	// Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
 	// (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
 	// GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-	// (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+	// (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+	// TOKEN_SCOPE), NOT_FOUND
 	// (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
 	// QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
 	// media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -70,6 +79,44 @@ type MessageServiceClient interface {
 	// have been delivered; do not retry blindly), ABORTED
 	// (MEDIA_TRANSFER_FAILED).
 	SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error)
+	// Reads one message by id (`get_msg`), with its quote resolved one level
+	// deep, and renders it as one history line.
+	//
+	// The message's chat must be readable by the caller's token (else
+	// PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+	// INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+	// (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+	// NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+	// (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+	// (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+	GetMessage(ctx context.Context, in *GetMessageRequest, opts ...grpc.CallOption) (*GetMessageResponse, error)
+	// Recalls (撤回) a message.
+	//
+	// The gateway first reads the message (`get_msg`) and refuses one whose
+	// chat is not in the account's whitelists (`groups`, `users`):
+	// PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+	// `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+	// members' messages (not the owner's or other admins') when it is a group
+	// admin; the peer's refusal (too old, not the sender, no admin rights) is
+	// FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+	// (metadata `peer_message`). A recall made here is also published as a
+	// `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+	// errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+	// (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+	// (ONEBOT_TIMEOUT).
+	RecallMessage(ctx context.Context, in *RecallMessageRequest, opts ...grpc.CallOption) (*RecallMessageResponse, error)
+	// Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+	//
+	// `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+	// `forward` segments: open them with another call. Node messages carry
+	// what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+	// Lagrange and SnowLuma nodes with a sender and content, their ids often
+	// 0); their chat is the chat the bundle was read through. Read-only.
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+	// (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+	// (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+	// DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+	GetForwardMessages(ctx context.Context, in *GetForwardMessagesRequest, opts ...grpc.CallOption) (*GetForwardMessagesResponse, error)
 }
 
 type messageServiceClient struct {
@@ -94,6 +141,36 @@ func (c *messageServiceClient) SendMessage(ctx context.Context, in *SendMessageR
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SendMessageResponse)
 	err := c.cc.Invoke(ctx, MessageService_SendMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *messageServiceClient) GetMessage(ctx context.Context, in *GetMessageRequest, opts ...grpc.CallOption) (*GetMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetMessageResponse)
+	err := c.cc.Invoke(ctx, MessageService_GetMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *messageServiceClient) RecallMessage(ctx context.Context, in *RecallMessageRequest, opts ...grpc.CallOption) (*RecallMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RecallMessageResponse)
+	err := c.cc.Invoke(ctx, MessageService_RecallMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *messageServiceClient) GetForwardMessages(ctx context.Context, in *GetForwardMessagesRequest, opts ...grpc.CallOption) (*GetForwardMessagesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetForwardMessagesResponse)
+	err := c.cc.Invoke(ctx, MessageService_GetForwardMessages_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -126,19 +203,25 @@ type MessageServiceServer interface {
 	// peer's own failures (ONEBOT_ACTION_FAILED with `retcode` and
 	// `peer_message` metadata).
 	GetHistory(context.Context, *GetHistoryRequest) (*GetHistoryResponse, error)
-	// Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+	// Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+	// (with `user_id`) a whitelisted private chat, optionally quoting a message
+	// and mentioning members.
 	//
 	// Everything is validated and every media source resolved before the first
 	// frame goes to the peer: a request is sent whole or refused whole. Order of
 	// delivery: text (in chunks of at most `reply_chunk_size` characters), then
-	// images, then the video, then the file. While the account is offline a
+	// images, then the video, then the file. The quote and the mentions lead
+	// the first message (a `reply` segment, then `at` segments, then the first
+	// text chunk, else the first image or video; a message of their own before
+	// a file, or when there is nothing else). While the account is offline a
 	// text-only request is queued (durably, 50 entries / 30 minutes by default)
 	// and the response says `queued`; requests with media are refused.
 	//
 	// Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
 	// (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
 	// GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-	// (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+	// (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+	// TOKEN_SCOPE), NOT_FOUND
 	// (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
 	// QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
 	// media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -147,6 +230,44 @@ type MessageServiceServer interface {
 	// have been delivered; do not retry blindly), ABORTED
 	// (MEDIA_TRANSFER_FAILED).
 	SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error)
+	// Reads one message by id (`get_msg`), with its quote resolved one level
+	// deep, and renders it as one history line.
+	//
+	// The message's chat must be readable by the caller's token (else
+	// PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+	// INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+	// (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+	// NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+	// (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+	// (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+	GetMessage(context.Context, *GetMessageRequest) (*GetMessageResponse, error)
+	// Recalls (撤回) a message.
+	//
+	// The gateway first reads the message (`get_msg`) and refuses one whose
+	// chat is not in the account's whitelists (`groups`, `users`):
+	// PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+	// `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+	// members' messages (not the owner's or other admins') when it is a group
+	// admin; the peer's refusal (too old, not the sender, no admin rights) is
+	// FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+	// (metadata `peer_message`). A recall made here is also published as a
+	// `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+	// errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+	// (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+	// (ONEBOT_TIMEOUT).
+	RecallMessage(context.Context, *RecallMessageRequest) (*RecallMessageResponse, error)
+	// Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+	//
+	// `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+	// `forward` segments: open them with another call. Node messages carry
+	// what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+	// Lagrange and SnowLuma nodes with a sender and content, their ids often
+	// 0); their chat is the chat the bundle was read through. Read-only.
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+	// (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+	// (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+	// DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+	GetForwardMessages(context.Context, *GetForwardMessagesRequest) (*GetForwardMessagesResponse, error)
 	mustEmbedUnimplementedMessageServiceServer()
 }
 
@@ -162,6 +283,15 @@ func (UnimplementedMessageServiceServer) GetHistory(context.Context, *GetHistory
 }
 func (UnimplementedMessageServiceServer) SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SendMessage not implemented")
+}
+func (UnimplementedMessageServiceServer) GetMessage(context.Context, *GetMessageRequest) (*GetMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetMessage not implemented")
+}
+func (UnimplementedMessageServiceServer) RecallMessage(context.Context, *RecallMessageRequest) (*RecallMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecallMessage not implemented")
+}
+func (UnimplementedMessageServiceServer) GetForwardMessages(context.Context, *GetForwardMessagesRequest) (*GetForwardMessagesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetForwardMessages not implemented")
 }
 func (UnimplementedMessageServiceServer) mustEmbedUnimplementedMessageServiceServer() {}
 func (UnimplementedMessageServiceServer) testEmbeddedByValue()                        {}
@@ -220,6 +350,60 @@ func _MessageService_SendMessage_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MessageService_GetMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MessageServiceServer).GetMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MessageService_GetMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MessageServiceServer).GetMessage(ctx, req.(*GetMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MessageService_RecallMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RecallMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MessageServiceServer).RecallMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MessageService_RecallMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MessageServiceServer).RecallMessage(ctx, req.(*RecallMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MessageService_GetForwardMessages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetForwardMessagesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MessageServiceServer).GetForwardMessages(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MessageService_GetForwardMessages_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MessageServiceServer).GetForwardMessages(ctx, req.(*GetForwardMessagesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MessageService_ServiceDesc is the grpc.ServiceDesc for MessageService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -234,6 +418,18 @@ var MessageService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SendMessage",
 			Handler:    _MessageService_SendMessage_Handler,
+		},
+		{
+			MethodName: "GetMessage",
+			Handler:    _MessageService_GetMessage_Handler,
+		},
+		{
+			MethodName: "RecallMessage",
+			Handler:    _MessageService_RecallMessage_Handler,
+		},
+		{
+			MethodName: "GetForwardMessages",
+			Handler:    _MessageService_GetForwardMessages_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

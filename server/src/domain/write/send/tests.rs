@@ -2,11 +2,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::config::{AccountConfig, Config, SharedDir};
 use crate::domain::media::upload::UploadHeader;
+use crate::domain::model::InboundEvent;
 use crate::domain::testkit::{Call, FakeApi, png, sample};
 use crate::onebot::Flavor;
 
@@ -835,4 +837,392 @@ async fn poke_has_its_own_rate_limit() {
     assert_eq!(e.meta("scope"), Some("poke"));
     // Sends are not affected by the poke limit.
     send(&t, text("still fine")).await.unwrap();
+}
+
+const USER: i64 = 10_001;
+
+fn private(t: &str) -> SendRequest {
+    SendRequest {
+        user_id: Some(USER),
+        ..text(t)
+    }
+}
+
+fn sent(call: &Call) -> (ChatRef, Value) {
+    match call {
+        Call::Send { group_id, message } => (ChatRef::Group(*group_id), message.clone()),
+        Call::SendPrivate { user_id, message } => (ChatRef::Private(*user_id), message.clone()),
+        other => panic!("not a send: {other:?}"),
+    }
+}
+
+fn kinds(message: &Value) -> Vec<String> {
+    message
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let d = &s["data"];
+            match s["type"].as_str().unwrap() {
+                "reply" => format!("reply {}", d["id"].as_str().unwrap()),
+                "at" => format!("at {}", d["qq"].as_str().unwrap()),
+                "text" => format!("text {}", d["text"].as_str().unwrap()),
+                other => other.to_owned(),
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn private_sends_go_only_to_whitelisted_users() {
+    let t = start(Flavor::NapCat, |a| a.users = vec![USER]);
+    let r = send(&t, private("你好")).await.unwrap();
+    assert_eq!((r.group_id, r.user_id, r.chunks), (0, USER, 1));
+    assert_eq!(r.chat(), ChatRef::Private(USER));
+    let (chat, message) = sent(&t.api.calls()[0]);
+    assert_eq!(chat, ChatRef::Private(USER));
+    assert_eq!(kinds(&message), ["text 你好"]);
+    let e = err(
+        &t,
+        SendRequest {
+            user_id: Some(10_002),
+            ..text("x")
+        },
+    )
+    .await;
+    assert_eq!(e.kind, Kind::UserNotAllowed);
+    assert_eq!(
+        (e.meta("user_id"), e.field.as_deref()),
+        (Some("10002"), Some("user_id"))
+    );
+    let e = err(
+        &t,
+        SendRequest {
+            group_id: Some(G),
+            ..private("x")
+        },
+    )
+    .await;
+    assert_eq!(
+        (e.kind, e.field.as_deref()),
+        (Kind::InvalidRequest, Some("user_id"))
+    );
+    let e = err(
+        &t,
+        SendRequest {
+            user_id: Some(-1),
+            ..text("x")
+        },
+    )
+    .await;
+    assert_eq!(e.kind, Kind::InvalidRequest);
+    assert_eq!(t.api.calls().len(), 1, "refusals send nothing");
+    // With the default (empty) `users`, private sends are off.
+    let t = start(Flavor::NapCat, |_| {});
+    assert_eq!(err(&t, private("x")).await.kind, Kind::UserNotAllowed);
+    // A token with groups but no users reaches no private chat.
+    let t = start(Flavor::NapCat, |a| a.users = vec![USER]);
+    let scoped = crate::domain::caller::Caller::token(crate::domain::caller::TokenScope {
+        name: "g".into(),
+        accounts: None,
+        write: true,
+        groups: Some([G].into_iter().collect()),
+        users: None,
+    });
+    let e =
+        t.gw.send_message(private("x"), CallCtx::new(scoped, Default::default()))
+            .await
+            .unwrap_err();
+    assert_eq!(
+        (e.kind, e.meta("scope")),
+        (Kind::TokenScope, Some("private"))
+    );
+}
+
+#[tokio::test]
+async fn quote_and_mentions_lead_the_first_message() {
+    let t = start(Flavor::NapCat, |a| a.reply_chunk_size = 3);
+    let r = send(
+        &t,
+        SendRequest {
+            reply_to: Some(-42),
+            mentions: vec![10002, 10003, 10002],
+            mention_all: true,
+            images: vec![data(png(10))],
+            ..text("abcdef")
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.chunks, 2);
+    let calls = t.api.calls();
+    assert_eq!(
+        kinds(&sent(&calls[0]).1),
+        ["reply -42", "at 10002", "at 10003", "at all", "text abc"]
+    );
+    assert_eq!(kinds(&sent(&calls[1]).1), ["text def"]);
+    assert_eq!(kinds(&sent(&calls[2]).1), ["image"]);
+}
+
+#[tokio::test]
+async fn a_quote_alone_or_before_a_file_is_a_message_of_its_own() {
+    let t = start(Flavor::NapCat, |_| {});
+    let r = send(
+        &t,
+        SendRequest {
+            reply_to: Some(7),
+            ..text("")
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!((r.chunks, r.message_ids.len()), (0, 1));
+    assert_eq!(kinds(&sent(&t.api.calls()[0]).1), ["reply 7"]);
+    // Only an image: the lead rides on it.
+    send(
+        &t,
+        SendRequest {
+            mentions: vec![10002],
+            images: vec![data(png(10))],
+            ..text("")
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(kinds(&sent(&t.api.calls()[1]).1), ["at 10002", "image"]);
+    // Only a file: the lead goes first, alone.
+    send(
+        &t,
+        SendRequest {
+            mentions: vec![10002],
+            file: Some(data(sample("text", 100))),
+            file_name: "a.txt".into(),
+            ..text("")
+        },
+    )
+    .await
+    .unwrap();
+    let calls = t.api.calls();
+    assert_eq!(kinds(&sent(&calls[2]).1), ["at 10002"]);
+    assert!(matches!(&calls[3], Call::Upload { name, .. } if name == "a.txt"));
+}
+
+#[tokio::test]
+async fn mention_and_quote_rules() {
+    let t = start(Flavor::NapCat, |_| {});
+    let e = err(
+        &t,
+        SendRequest {
+            mentions: (1..=21).collect(),
+            ..text("x")
+        },
+    )
+    .await;
+    assert_eq!(
+        (e.kind, e.field.as_deref(), e.meta("limit")),
+        (Kind::InvalidRequest, Some("mention_user_ids"), Some("20"))
+    );
+    // Exactly 20 is fine.
+    send(
+        &t,
+        SendRequest {
+            mentions: (1..=20).collect(),
+            ..text("x")
+        },
+    )
+    .await
+    .unwrap();
+    let e = err(
+        &t,
+        SendRequest {
+            mentions: vec![5, 0],
+            ..text("x")
+        },
+    )
+    .await;
+    assert_eq!(e.field.as_deref(), Some("mention_user_ids[1]"));
+    let e = err(
+        &t,
+        SendRequest {
+            reply_to: Some(0),
+            ..text("x")
+        },
+    )
+    .await;
+    assert_eq!(e.field.as_deref(), Some("reply_to_message_id"));
+    assert_eq!(t.api.calls().len(), 1);
+}
+
+#[tokio::test]
+async fn offline_private_sends_and_leads_are_queued_and_flushed() {
+    let t = start(Flavor::NapCat, |a| a.users = vec![USER]);
+    t.api.set_online(false);
+    let r = send(
+        &t,
+        SendRequest {
+            reply_to: Some(9),
+            ..private("稍后")
+        },
+    )
+    .await
+    .unwrap();
+    assert!(r.queued);
+    assert_eq!((r.user_id, r.group_id), (USER, 0));
+    let r = send(
+        &t,
+        SendRequest {
+            mention_all: true,
+            ..text("")
+        },
+    )
+    .await
+    .unwrap();
+    assert!(r.queued && r.chunks == 0);
+    let called = t.api.called.notified();
+    t.api.set_online(true);
+    called.await;
+    send(&t, text("then")).await.unwrap();
+    let calls = t.api.calls();
+    let (chat, first) = sent(&calls[0]);
+    assert_eq!(chat, ChatRef::Private(USER));
+    assert_eq!(kinds(&first), ["reply 9", "text 稍后"]);
+    assert_eq!(kinds(&sent(&calls[1]).1), ["at all"]);
+    assert_eq!(kinds(&sent(&calls[2]).1), ["text then"]);
+}
+
+#[tokio::test]
+async fn the_new_fields_are_part_of_the_idempotency_identity() {
+    let t = start(Flavor::NapCat, |a| a.users = vec![USER]);
+    let keyed = |req: SendRequest| SendRequest {
+        idempotency_key: "k".into(),
+        ..req
+    };
+    send(&t, keyed(text("x"))).await.unwrap();
+    for other in [
+        private("x"),
+        SendRequest {
+            reply_to: Some(1),
+            ..text("x")
+        },
+        SendRequest {
+            mentions: vec![1],
+            ..text("x")
+        },
+        SendRequest {
+            mention_all: true,
+            ..text("x")
+        },
+    ] {
+        let e = err(&t, keyed(other)).await;
+        assert_eq!(e.kind, Kind::IdempotencyKeyReused);
+    }
+    let again = send(&t, keyed(text("x"))).await.unwrap();
+    assert!(again.replayed);
+}
+
+#[tokio::test(start_paused = true)]
+async fn each_private_chat_has_its_own_rate_limit() {
+    let t = start(Flavor::NapCat, |a| {
+        a.users = vec![USER, 10_002];
+        a.rate_group_burst = 1;
+        a.rate_group_per_minute = 20;
+    });
+    send(&t, private("a")).await.unwrap();
+    let ctx = CallCtx::anonymous().with_timeout(Duration::from_secs(1));
+    let e = t.gw.send_message(private("b"), ctx).await.unwrap_err();
+    assert_eq!((e.kind, e.meta("scope")), (Kind::RateLimited, Some("user")));
+    assert_eq!(e.meta("user_id"), Some("10001"));
+    // Another user, and the group, have cells of their own.
+    let ctx = CallCtx::anonymous().with_timeout(Duration::from_secs(1));
+    t.gw.send_message(
+        SendRequest {
+            user_id: Some(10_002),
+            ..text("c")
+        },
+        ctx.clone(),
+    )
+    .await
+    .unwrap();
+    t.gw.send_message(text("d"), ctx).await.unwrap();
+}
+
+fn stored(id: i64, chat: ChatRef, user: i64) -> crate::domain::model::Message {
+    crate::onebot::model::decode_message(
+        &serde_json::json!({"message_id": id, "user_id": user, "time": 1,
+            "sender": {"user_id": user}, "message": "要撤回的"}),
+        Some(chat),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn recall_reads_the_message_checks_the_whitelists_then_recalls() {
+    let t = start(Flavor::NapCat, |a| a.users = vec![USER]);
+    let mut events =
+        t.gw.events
+            .subscribe("default", None, Default::default())
+            .unwrap();
+    t.api.store(stored(1, ChatRef::Group(G), 10_001));
+    t.api.store(stored(2, ChatRef::Group(7), 10_001));
+    t.api.store(stored(3, ChatRef::Private(10_002), 10_002));
+    t.api.store(stored(4, ChatRef::Private(USER), 10_001));
+    let recall = |id| t.gw.recall_message("", id, CallCtx::anonymous());
+    assert_eq!(recall(1).await.unwrap(), ChatRef::Group(G));
+    assert_eq!(recall(4).await.unwrap(), ChatRef::Private(USER));
+    let e = recall(2).await.unwrap_err();
+    assert_eq!(
+        (e.kind, e.meta("message_id")),
+        (Kind::GroupNotAllowed, Some("2"))
+    );
+    assert_eq!(recall(3).await.unwrap_err().kind, Kind::UserNotAllowed);
+    let e = recall(404).await.unwrap_err();
+    assert_eq!(e.kind, Kind::MessageNotFound);
+    assert_eq!(recall(0).await.unwrap_err().kind, Kind::InvalidRequest);
+    let recalls: Vec<Call> = t
+        .api
+        .calls()
+        .into_iter()
+        .filter(|c| matches!(c, Call::Recall { .. }))
+        .collect();
+    assert_eq!(
+        recalls,
+        [
+            Call::Recall { message_id: 1 },
+            Call::Recall { message_id: 4 }
+        ]
+    );
+    // Each recall is published as an event.
+    for (chat, id) in [(ChatRef::Group(G), 1), (ChatRef::Private(USER), 4)] {
+        let e = events.next().await.unwrap().unwrap();
+        assert!(
+            matches!(&*e.event, InboundEvent::MessageRecalled { chat: c, message_id, operator_id: 10_001, .. } if *c == chat && *message_id == id),
+            "{:?}",
+            e.event
+        );
+    }
+    // The peer's refusal is a failure with its words; an undocumented
+    // answer too.
+    t.api.store(stored(5, ChatRef::Group(G), 10_002));
+    t.api.script([Err(Error::new(
+        Kind::OnebotActionUnknown,
+        "delete_msg: 200",
+    )
+    .with("peer_message", ""))]);
+    let e = recall(5).await.unwrap_err();
+    assert_eq!(e.kind, Kind::OnebotActionFailed);
+    // A read-only caller asks nothing of the peer.
+    let before = t.api.calls().len();
+    let ro = crate::domain::caller::Caller::token(crate::domain::caller::TokenScope {
+        name: "ro".into(),
+        accounts: None,
+        write: false,
+        groups: None,
+        users: None,
+    });
+    let e =
+        t.gw.recall_message("", 1, CallCtx::new(ro, Default::default()))
+            .await
+            .unwrap_err();
+    assert_eq!((e.kind, e.meta("scope")), (Kind::TokenScope, Some("write")));
+    assert_eq!(t.api.calls().len(), before);
 }

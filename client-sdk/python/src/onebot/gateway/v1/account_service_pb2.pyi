@@ -199,6 +199,7 @@ class Account(_message.Message):
     QUEUE_DEPTH_FIELD_NUMBER: _builtins.int
     LAST_ERROR_FIELD_NUMBER: _builtins.int
     GROUPS_FIELD_NUMBER: _builtins.int
+    USERS_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """The account id from the configuration (`default` for the default one)."""
     self_id: _builtins.int
@@ -227,6 +228,12 @@ class Account(_message.Message):
     def groups(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The account's group whitelist."""
 
+    @_builtins.property
+    def users(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The account's private-chat whitelist (`users`): the QQ numbers it may
+        send to privately; empty means private sends are off.
+        """
+
     def __init__(
         self,
         *,
@@ -242,10 +249,11 @@ class Account(_message.Message):
         queue_depth: _builtins.int = ...,
         last_error: _builtins.str = ...,
         groups: _abc.Iterable[_builtins.int] | None = ...,
+        users: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_heartbeat", b"last_heartbeat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "flavor", b"flavor", "groups", b"groups", "implementation", b"implementation", "implementation_version", b"implementation_version", "last_error", b"last_error", "last_heartbeat", b"last_heartbeat", "nickname", b"nickname", "queue_depth", b"queue_depth", "self_id", b"self_id", "state", b"state", "transport", b"transport"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "flavor", b"flavor", "groups", b"groups", "implementation", b"implementation", "implementation_version", b"implementation_version", "last_error", b"last_error", "last_heartbeat", b"last_heartbeat", "nickname", b"nickname", "queue_depth", b"queue_depth", "self_id", b"self_id", "state", b"state", "transport", b"transport", "users", b"users"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -478,25 +478,41 @@ Global___FileSegment: _TypeAlias = FileSegment  # noqa: Y015
 
 @_typing.final
 class ReplySegment(_message.Message):
-    """A reply (quote) of another message. Omitted from rendered text."""
+    """A reply (quote) of another message. Omitted from `ChatMessage.text`; a
+    history line renders it `[回复 名字: 文本]` (quoted text cut to 30
+    characters and `…`), `[回复]` when unresolved.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     ID_FIELD_NUMBER: _builtins.int
+    QUOTED_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Id of the quoted message as the peer sent it (a number for most
     implementations, kept as a string because some send hashes).
     """
+    @_builtins.property
+    def quoted(self) -> Global___ChatMessage:
+        """The quoted message, one level deep (its own quotes are not resolved),
+        in GetHistory, GetMessage and message events: taken from the same page
+        when it is there, else read with `get_msg` (cached per account, within
+        a per-call time budget). Absent when it cannot be resolved (too old,
+        recalled, unknown to the peer, in another chat, or out of time).
+        """
+
     def __init__(
         self,
         *,
         id: _builtins.str = ...,
+        quoted: Global___ChatMessage | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_quoted", b"_quoted", "quoted", b"quoted"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_quoted", b"_quoted", "id", b"id", "quoted", b"quoted"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__quoted: _TypeAlias = _typing.Literal["quoted"]  # noqa: Y015
+    _WhichOneofArgType__quoted: _TypeAlias = _typing.Literal["_quoted", b"_quoted"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__quoted) -> _WhichOneofReturnType__quoted | None: ...
 
 Global___ReplySegment: _TypeAlias = ReplySegment  # noqa: Y015
 

@@ -101,7 +101,7 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     whitelisted groups (metadata `whitelist`).
     """
     ERROR_REASON_EMPTY_MESSAGE: _ErrorReason.ValueType  # 21
-    """INVALID_ARGUMENT: no text, images, videos or file."""
+    """INVALID_ARGUMENT: no text, images, videos, file, quote or mention."""
     ERROR_REASON_TEXT_TOO_LONG: _ErrorReason.ValueType  # 22
     """INVALID_ARGUMENT: text longer than 20000 characters."""
     ERROR_REASON_TOO_MANY_IMAGES: _ErrorReason.ValueType  # 23
@@ -191,7 +191,17 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     (metadata `limit_bytes`, `found_bytes`); large media go through
     MediaService.UploadMedia.
     """
-    ERROR_REASON_STORAGE_FAILED: _ErrorReason.ValueType  # 52
+    ERROR_REASON_USER_NOT_ALLOWED: _ErrorReason.ValueType  # 52
+    """PERMISSION_DENIED: the private chat's user is not in the account's
+    private whitelist (`users`; empty by default, which turns private sends
+    off) (metadata `user_id`).
+    """
+    ERROR_REASON_MESSAGE_NOT_FOUND: _ErrorReason.ValueType  # 53
+    """NOT_FOUND: the peer does not know the message or forward bundle (never
+    seen, expired from its cache, or recalled) (metadata `message_id` or
+    `forward_id`).
+    """
+    ERROR_REASON_STORAGE_FAILED: _ErrorReason.ValueType  # 54
     """UNAVAILABLE: the gateway could not write its data directory (disk full,
     read-only or failing; metadata `path`): nothing of this request was
     stored or sent, and what was stored before is intact. Retry once the
@@ -284,7 +294,7 @@ ERROR_REASON_GROUP_REQUIRED: ErrorReason.ValueType  # 20
 whitelisted groups (metadata `whitelist`).
 """
 ERROR_REASON_EMPTY_MESSAGE: ErrorReason.ValueType  # 21
-"""INVALID_ARGUMENT: no text, images, videos or file."""
+"""INVALID_ARGUMENT: no text, images, videos, file, quote or mention."""
 ERROR_REASON_TEXT_TOO_LONG: ErrorReason.ValueType  # 22
 """INVALID_ARGUMENT: text longer than 20000 characters."""
 ERROR_REASON_TOO_MANY_IMAGES: ErrorReason.ValueType  # 23
@@ -374,7 +384,17 @@ ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 51
 (metadata `limit_bytes`, `found_bytes`); large media go through
 MediaService.UploadMedia.
 """
-ERROR_REASON_STORAGE_FAILED: ErrorReason.ValueType  # 52
+ERROR_REASON_USER_NOT_ALLOWED: ErrorReason.ValueType  # 52
+"""PERMISSION_DENIED: the private chat's user is not in the account's
+private whitelist (`users`; empty by default, which turns private sends
+off) (metadata `user_id`).
+"""
+ERROR_REASON_MESSAGE_NOT_FOUND: ErrorReason.ValueType  # 53
+"""NOT_FOUND: the peer does not know the message or forward bundle (never
+seen, expired from its cache, or recalled) (metadata `message_id` or
+`forward_id`).
+"""
+ERROR_REASON_STORAGE_FAILED: ErrorReason.ValueType  # 54
 """UNAVAILABLE: the gateway could not write its data directory (disk full,
 read-only or failing; metadata `path`): nothing of this request was
 stored or sent, and what was stored before is intact. Retry once the

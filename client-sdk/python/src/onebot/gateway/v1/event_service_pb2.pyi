@@ -48,6 +48,8 @@ class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.V
     """The gateway's connection to the implementation changed state."""
     EVENT_KIND_UNKNOWN: _EventKind.ValueType  # 8
     """Any other OneBot event, kept raw."""
+    EVENT_KIND_MESSAGE_RECALLED: _EventKind.ValueType  # 9
+    """A message was recalled."""
 
 class EventKind(_EventKind, metaclass=_EventKindEnumTypeWrapper):
     """Kinds of events, for filtering."""
@@ -72,6 +74,8 @@ EVENT_KIND_CONNECTION: EventKind.ValueType  # 7
 """The gateway's connection to the implementation changed state."""
 EVENT_KIND_UNKNOWN: EventKind.ValueType  # 8
 """Any other OneBot event, kept raw."""
+EVENT_KIND_MESSAGE_RECALLED: EventKind.ValueType  # 9
+"""A message was recalled."""
 Global___EventKind: _TypeAlias = EventKind  # noqa: Y015
 
 @_typing.final
@@ -209,6 +213,7 @@ class Event(_message.Message):
     LIFECYCLE_FIELD_NUMBER: _builtins.int
     CONNECTION_FIELD_NUMBER: _builtins.int
     UNKNOWN_FIELD_NUMBER: _builtins.int
+    MESSAGE_RECALLED_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """The account that received it."""
     sequence: _builtins.int
@@ -253,6 +258,10 @@ class Event(_message.Message):
     def unknown(self) -> Global___UnknownEvent:
         """Anything else."""
 
+    @_builtins.property
+    def message_recalled(self) -> Global___MessageRecalledEvent:
+        """A message was recalled (by its sender, an admin, or RecallMessage)."""
+
     def __init__(
         self,
         *,
@@ -268,12 +277,13 @@ class Event(_message.Message):
         lifecycle: Global___LifecycleEvent | None = ...,
         connection: Global___ConnectionEvent | None = ...,
         unknown: Global___UnknownEvent | None = ...,
+        message_recalled: Global___MessageRecalledEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_changed", b"card_changed", "connection", b"connection", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "poke", b"poke", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_changed", b"card_changed", "connection", b"connection", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "message_recalled", b"message_recalled", "poke", b"poke", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "card_changed", b"card_changed", "connection", b"connection", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "poke", b"poke", "self_id", b"self_id", "sequence", b"sequence", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "card_changed", b"card_changed", "connection", b"connection", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "message_recalled", b"message_recalled", "poke", b"poke", "self_id", b"self_id", "sequence", b"sequence", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["message", "poke", "member_joined", "member_left", "card_changed", "lifecycle", "connection", "unknown"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["message", "poke", "member_joined", "member_left", "card_changed", "lifecycle", "connection", "unknown", "message_recalled"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -510,3 +520,40 @@ class UnknownEvent(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___UnknownEvent: _TypeAlias = UnknownEvent  # noqa: Y015
+
+@_typing.final
+class MessageRecalledEvent(_message.Message):
+    """A message was recalled (撤回): a `group_recall` or `friend_recall` notice of
+    the peer, or a recall made through MessageService.RecallMessage (published
+    once, even when the peer also reports it).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHAT_FIELD_NUMBER: _builtins.int
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    OPERATOR_ID_FIELD_NUMBER: _builtins.int
+    message_id: _builtins.int
+    """Id of the recalled message."""
+    operator_id: _builtins.int
+    """Who recalled it (the sender, or a group admin); in private chats the
+    sender.
+    """
+    @_builtins.property
+    def chat(self) -> _common_pb2.Chat:
+        """The chat the message was in."""
+
+    def __init__(
+        self,
+        *,
+        chat: _common_pb2.Chat | None = ...,
+        message_id: _builtins.int = ...,
+        operator_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["chat", b"chat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chat", b"chat", "message_id", b"message_id", "operator_id", b"operator_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MessageRecalledEvent: _TypeAlias = MessageRecalledEvent  # noqa: Y015

@@ -166,13 +166,18 @@ class SendMessageRequest(_message.Message):
     FILE_FIELD_NUMBER: _builtins.int
     FILE_NAME_FIELD_NUMBER: _builtins.int
     IDEMPOTENCY_KEY_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    REPLY_TO_MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    MENTION_USER_IDS_FIELD_NUMBER: _builtins.int
+    MENTION_ALL_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """Configured account to send through; empty means `default`."""
     group_id: _builtins.int
     """Target group. Must be in the account's whitelist (`groups`), else
-    PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-    whitelisted group; with none or several whitelisted groups, absent is
-    INVALID_ARGUMENT, GROUP_REQUIRED.
+    PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+    account's only whitelisted group; with none or several whitelisted
+    groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+    `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
     """
     text: _builtins.str
     """Text to send, at most 20000 characters (Unicode scalar values). Cut into
@@ -188,6 +193,26 @@ class SendMessageRequest(_message.Message):
     within the idempotency window (10 minutes) returns the first result and
     sends nothing again.
     """
+    user_id: _builtins.int
+    """Target private chat: the QQ number of the other side. Must be in the
+    account's private whitelist (`users`, empty by default: private sends
+    off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+    users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+    queue, the rate limits (a bucket per user), idempotency and the
+    unknown-outcome rule apply as for groups.
+    """
+    reply_to_message_id: _builtins.int
+    """Quote (reply to) this message: a `reply` segment leads the first
+    message of the send. A reply with no text and no media is a valid send.
+    How the peer treats an id it does not know differs (NapCat and LLOneBot
+    drop the quote, Lagrange fails the send with its own text).
+    """
+    mention_all: _builtins.bool
+    """Mention everyone (`@全体成员`), after the other mentions. Peers refuse it
+    when the bot is not an admin or the group's quota is used up; the
+    refusal comes back with the peer's own text (FAILED_PRECONDITION,
+    ONEBOT_ACTION_FAILED).
+    """
     @_builtins.property
     def images(self) -> _containers.RepeatedCompositeFieldContainer[Global___MediaSource]:
         """Up to 4 images (JPEG/PNG/GIF/BMP/WEBP, each at most 10 MiB by default)."""
@@ -198,7 +223,17 @@ class SendMessageRequest(_message.Message):
 
     @_builtins.property
     def file(self) -> Global___MediaSource:
-        """Optional file uploaded as a group file (at most 30 MiB by default)."""
+        """Optional file uploaded as a group file, or a private file in a private
+        chat (at most 30 MiB by default).
+        """
+
+    @_builtins.property
+    def mention_user_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Mention these users (positive QQ numbers, at most 20, duplicates sent
+        once): `at` segments after the reply, before the first text chunk.
+        More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+        groups; most peers drop them in private chats.
+        """
 
     def __init__(
         self,
@@ -211,14 +246,27 @@ class SendMessageRequest(_message.Message):
         file: Global___MediaSource | None = ...,
         file_name: _builtins.str = ...,
         idempotency_key: _builtins.str = ...,
+        user_id: _builtins.int | None = ...,
+        reply_to_message_id: _builtins.int | None = ...,
+        mention_user_ids: _abc.Iterable[_builtins.int] | None = ...,
+        mention_all: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "file", b"file", "group_id", b"group_id"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "_reply_to_message_id", b"_reply_to_message_id", "_user_id", b"_user_id", "file", b"file", "group_id", b"group_id", "reply_to_message_id", b"reply_to_message_id", "user_id", b"user_id"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "account_id", b"account_id", "file", b"file", "file_name", b"file_name", "group_id", b"group_id", "idempotency_key", b"idempotency_key", "images", b"images", "text", b"text", "videos", b"videos"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "_reply_to_message_id", b"_reply_to_message_id", "_user_id", b"_user_id", "account_id", b"account_id", "file", b"file", "file_name", b"file_name", "group_id", b"group_id", "idempotency_key", b"idempotency_key", "images", b"images", "mention_all", b"mention_all", "mention_user_ids", b"mention_user_ids", "reply_to_message_id", b"reply_to_message_id", "text", b"text", "user_id", b"user_id", "videos", b"videos"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
     _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015
+    _WhichOneofReturnType__reply_to_message_id: _TypeAlias = _typing.Literal["reply_to_message_id"]  # noqa: Y015
+    _WhichOneofArgType__reply_to_message_id: _TypeAlias = _typing.Literal["_reply_to_message_id", b"_reply_to_message_id"]  # noqa: Y015
+    _WhichOneofReturnType__user_id: _TypeAlias = _typing.Literal["user_id"]  # noqa: Y015
+    _WhichOneofArgType__user_id: _TypeAlias = _typing.Literal["_user_id", b"_user_id"]  # noqa: Y015
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__group_id) -> _WhichOneofReturnType__group_id | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__reply_to_message_id) -> _WhichOneofReturnType__reply_to_message_id | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__user_id) -> _WhichOneofReturnType__user_id | None: ...
 
 Global___SendMessageRequest: _TypeAlias = SendMessageRequest  # noqa: Y015
 
@@ -234,8 +282,9 @@ class SendMessageResponse(_message.Message):
     MESSAGE_IDS_FIELD_NUMBER: _builtins.int
     MEDIA_FIELD_NUMBER: _builtins.int
     REPLAYED_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
     group_id: _builtins.int
-    """The group the message went (or is queued) to."""
+    """The group the message went (or is queued) to; 0 for a private send."""
     chunks: _builtins.int
     """Number of text chunks sent or queued; 0 without text."""
     queued: _builtins.bool
@@ -245,6 +294,10 @@ class SendMessageResponse(_message.Message):
     replayed: _builtins.bool
     """True when this is the stored result of an earlier request with the same
     `idempotency_key`; nothing was sent this time.
+    """
+    user_id: _builtins.int
+    """The user of a private send (the message went, or is queued, to this
+    private chat); 0 for a group send.
     """
     @_builtins.property
     def message_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -265,10 +318,11 @@ class SendMessageResponse(_message.Message):
         message_ids: _abc.Iterable[_builtins.int] | None = ...,
         media: Global___MediaSummary | None = ...,
         replayed: _builtins.bool = ...,
+        user_id: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["media", b"media"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunks", b"chunks", "group_id", b"group_id", "media", b"media", "message_ids", b"message_ids", "queued", b"queued", "replayed", b"replayed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunks", b"chunks", "group_id", b"group_id", "media", b"media", "message_ids", b"message_ids", "queued", b"queued", "replayed", b"replayed", "user_id", b"user_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -303,3 +357,161 @@ class MediaSummary(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MediaSummary: _TypeAlias = MediaSummary  # noqa: Y015
+
+@_typing.final
+class GetMessageRequest(_message.Message):
+    """Request of MessageService.GetMessage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account to read through; empty means `default`."""
+    message_id: _builtins.int
+    """The message id, as history, events and sends report it (any non-zero
+    int64: SnowLuma ids are negative).
+    """
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        message_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "message_id", b"message_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetMessageRequest: _TypeAlias = GetMessageRequest  # noqa: Y015
+
+@_typing.final
+class GetMessageResponse(_message.Message):
+    """Response of MessageService.GetMessage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    RENDERED_FIELD_NUMBER: _builtins.int
+    rendered: _builtins.str
+    """The message as one history line, `[HH:mm:ss] 名字(QQ号): 文本`."""
+    @_builtins.property
+    def message(self) -> _common_pb2.ChatMessage:
+        """The message, its quote (if any) resolved one level deep."""
+
+    def __init__(
+        self,
+        *,
+        message: _common_pb2.ChatMessage | None = ...,
+        rendered: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "rendered", b"rendered"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetMessageResponse: _TypeAlias = GetMessageResponse  # noqa: Y015
+
+@_typing.final
+class RecallMessageRequest(_message.Message):
+    """Request of MessageService.RecallMessage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    message_id: _builtins.int
+    """The message to recall (any non-zero int64)."""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        message_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "message_id", b"message_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecallMessageRequest: _TypeAlias = RecallMessageRequest  # noqa: Y015
+
+@_typing.final
+class RecallMessageResponse(_message.Message):
+    """Response of MessageService.RecallMessage: empty on success (the peer
+    accepted the recall; some peers cannot confirm it happened: watch for the
+    `MessageRecalledEvent`).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecallMessageResponse: _TypeAlias = RecallMessageResponse  # noqa: Y015
+
+@_typing.final
+class GetForwardMessagesRequest(_message.Message):
+    """Request of MessageService.GetForwardMessages."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    FORWARD_ID_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    forward_id: _builtins.str
+    """The bundle's id: `ForwardSegment.id` of a received message. At most 256
+    bytes.
+    """
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        forward_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "forward_id", b"forward_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetForwardMessagesRequest: _TypeAlias = GetForwardMessagesRequest  # noqa: Y015
+
+@_typing.final
+class GetForwardMessagesResponse(_message.Message):
+    """Response of MessageService.GetForwardMessages."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGES_FIELD_NUMBER: _builtins.int
+    RENDERED_FIELD_NUMBER: _builtins.int
+    rendered: _builtins.str
+    """One history line per node, joined by `\\n`; `（无历史消息）` when empty."""
+    @_builtins.property
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.ChatMessage]:
+        """The bundle's nodes, in order; nested bundles stay `forward` segments."""
+
+    def __init__(
+        self,
+        *,
+        messages: _abc.Iterable[_common_pb2.ChatMessage] | None = ...,
+        rendered: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages", "rendered", b"rendered"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetForwardMessagesResponse: _TypeAlias = GetForwardMessagesResponse  # noqa: Y015

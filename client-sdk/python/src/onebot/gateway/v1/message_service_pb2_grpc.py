@@ -50,6 +50,21 @@ class MessageServiceStub:
                 request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SendMessageRequest.SerializeToString,
                 response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SendMessageResponse.FromString,
                 _registered_method=True)
+        self.GetMessage = channel.unary_unary(
+                '/onebot.gateway.v1.MessageService/GetMessage',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetMessageRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetMessageResponse.FromString,
+                _registered_method=True)
+        self.RecallMessage = channel.unary_unary(
+                '/onebot.gateway.v1.MessageService/RecallMessage',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.RecallMessageRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.RecallMessageResponse.FromString,
+                _registered_method=True)
+        self.GetForwardMessages = channel.unary_unary(
+                '/onebot.gateway.v1.MessageService/GetForwardMessages',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesResponse.FromString,
+                _registered_method=True)
 
 
 class MessageServiceServicer:
@@ -82,19 +97,25 @@ class MessageServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SendMessage(self, request, context):
-        """Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+        """Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+        (with `user_id`) a whitelisted private chat, optionally quoting a message
+        and mentioning members.
 
         Everything is validated and every media source resolved before the first
         frame goes to the peer: a request is sent whole or refused whole. Order of
         delivery: text (in chunks of at most `reply_chunk_size` characters), then
-        images, then the video, then the file. While the account is offline a
+        images, then the video, then the file. The quote and the mentions lead
+        the first message (a `reply` segment, then `at` segments, then the first
+        text chunk, else the first image or video; a message of their own before
+        a file, or when there is nothing else). While the account is offline a
         text-only request is queued (durably, 50 entries / 30 minutes by default)
         and the response says `queued`; requests with media are refused.
 
         Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
         (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
         GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-        (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+        (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+        TOKEN_SCOPE), NOT_FOUND
         (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
         QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
         media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -102,6 +123,59 @@ class MessageServiceServicer:
         MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
         have been delivered; do not retry blindly), ABORTED
         (MEDIA_TRANSFER_FAILED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMessage(self, request, context):
+        """Reads one message by id (`get_msg`), with its quote resolved one level
+        deep, and renders it as one history line.
+
+        The message's chat must be readable by the caller's token (else
+        PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+        INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+        (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+        NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+        (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+        (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecallMessage(self, request, context):
+        """Recalls (撤回) a message.
+
+        The gateway first reads the message (`get_msg`) and refuses one whose
+        chat is not in the account's whitelists (`groups`, `users`):
+        PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+        `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+        members' messages (not the owner's or other admins') when it is a group
+        admin; the peer's refusal (too old, not the sender, no admin rights) is
+        FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+        (metadata `peer_message`). A recall made here is also published as a
+        `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+        errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+        (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+        (ONEBOT_TIMEOUT).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetForwardMessages(self, request, context):
+        """Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+
+        `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+        `forward` segments: open them with another call. Node messages carry
+        what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+        Lagrange and SnowLuma nodes with a sender and content, their ids often
+        0); their chat is the chat the bundle was read through. Read-only.
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+        (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+        (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+        DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -119,6 +193,21 @@ def add_MessageServiceServicer_to_server(servicer, server):
                     servicer.SendMessage,
                     request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SendMessageRequest.FromString,
                     response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SendMessageResponse.SerializeToString,
+            ),
+            'GetMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMessage,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetMessageRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetMessageResponse.SerializeToString,
+            ),
+            'RecallMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecallMessage,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.RecallMessageRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.RecallMessageResponse.SerializeToString,
+            ),
+            'GetForwardMessages': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetForwardMessages,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -181,6 +270,87 @@ class MessageService:
             '/onebot.gateway.v1.MessageService/SendMessage',
             onebot_dot_gateway_dot_v1_dot_message__service__pb2.SendMessageRequest.SerializeToString,
             onebot_dot_gateway_dot_v1_dot_message__service__pb2.SendMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.MessageService/GetMessage',
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetMessageRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecallMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.MessageService/RecallMessage',
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.RecallMessageRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.RecallMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetForwardMessages(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.MessageService/GetForwardMessages',
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -56,19 +56,25 @@ class MessageServiceStub:
     `peer_message` metadata).
     """
     SendMessage: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.SendMessageRequest, _message_service_pb2.SendMessageResponse]
-    """Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+    """Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+    (with `user_id`) a whitelisted private chat, optionally quoting a message
+    and mentioning members.
 
     Everything is validated and every media source resolved before the first
     frame goes to the peer: a request is sent whole or refused whole. Order of
     delivery: text (in chunks of at most `reply_chunk_size` characters), then
-    images, then the video, then the file. While the account is offline a
+    images, then the video, then the file. The quote and the mentions lead
+    the first message (a `reply` segment, then `at` segments, then the first
+    text chunk, else the first image or video; a message of their own before
+    a file, or when there is nothing else). While the account is offline a
     text-only request is queued (durably, 50 entries / 30 minutes by default)
     and the response says `queued`; requests with media are refused.
 
     Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
     (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
     GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-    (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+    (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+    TOKEN_SCOPE), NOT_FOUND
     (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
     QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
     media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -76,6 +82,47 @@ class MessageServiceStub:
     MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
     have been delivered; do not retry blindly), ABORTED
     (MEDIA_TRANSFER_FAILED).
+    """
+    GetMessage: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.GetMessageRequest, _message_service_pb2.GetMessageResponse]
+    """Reads one message by id (`get_msg`), with its quote resolved one level
+    deep, and renders it as one history line.
+
+    The message's chat must be readable by the caller's token (else
+    PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+    INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+    (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+    NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+    (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+    (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+    """
+    RecallMessage: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.RecallMessageRequest, _message_service_pb2.RecallMessageResponse]
+    """Recalls (撤回) a message.
+
+    The gateway first reads the message (`get_msg`) and refuses one whose
+    chat is not in the account's whitelists (`groups`, `users`):
+    PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+    `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+    members' messages (not the owner's or other admins') when it is a group
+    admin; the peer's refusal (too old, not the sender, no admin rights) is
+    FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+    (metadata `peer_message`). A recall made here is also published as a
+    `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+    errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+    (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+    (ONEBOT_TIMEOUT).
+    """
+    GetForwardMessages: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.GetForwardMessagesRequest, _message_service_pb2.GetForwardMessagesResponse]
+    """Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+
+    `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+    `forward` segments: open them with another call. Node messages carry
+    what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+    Lagrange and SnowLuma nodes with a sender and content, their ids often
+    0); their chat is the chat the bundle was read through. Read-only.
+    Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+    (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+    (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+    DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
     """
 
 @_typing.type_check_only
@@ -106,19 +153,25 @@ class MessageServiceAsyncStub(MessageServiceStub):
     `peer_message` metadata).
     """
     SendMessage: _aio.UnaryUnaryMultiCallable[_message_service_pb2.SendMessageRequest, _message_service_pb2.SendMessageResponse]  # type: ignore[assignment]
-    """Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+    """Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+    (with `user_id`) a whitelisted private chat, optionally quoting a message
+    and mentioning members.
 
     Everything is validated and every media source resolved before the first
     frame goes to the peer: a request is sent whole or refused whole. Order of
     delivery: text (in chunks of at most `reply_chunk_size` characters), then
-    images, then the video, then the file. While the account is offline a
+    images, then the video, then the file. The quote and the mentions lead
+    the first message (a `reply` segment, then `at` segments, then the first
+    text chunk, else the first image or video; a message of their own before
+    a file, or when there is nothing else). While the account is offline a
     text-only request is queued (durably, 50 entries / 30 minutes by default)
     and the response says `queued`; requests with media are refused.
 
     Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
     (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
     GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-    (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+    (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+    TOKEN_SCOPE), NOT_FOUND
     (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
     QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
     media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -126,6 +179,47 @@ class MessageServiceAsyncStub(MessageServiceStub):
     MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
     have been delivered; do not retry blindly), ABORTED
     (MEDIA_TRANSFER_FAILED).
+    """
+    GetMessage: _aio.UnaryUnaryMultiCallable[_message_service_pb2.GetMessageRequest, _message_service_pb2.GetMessageResponse]  # type: ignore[assignment]
+    """Reads one message by id (`get_msg`), with its quote resolved one level
+    deep, and renders it as one history line.
+
+    The message's chat must be readable by the caller's token (else
+    PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+    INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+    (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+    NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+    (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+    (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+    """
+    RecallMessage: _aio.UnaryUnaryMultiCallable[_message_service_pb2.RecallMessageRequest, _message_service_pb2.RecallMessageResponse]  # type: ignore[assignment]
+    """Recalls (撤回) a message.
+
+    The gateway first reads the message (`get_msg`) and refuses one whose
+    chat is not in the account's whitelists (`groups`, `users`):
+    PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+    `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+    members' messages (not the owner's or other admins') when it is a group
+    admin; the peer's refusal (too old, not the sender, no admin rights) is
+    FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+    (metadata `peer_message`). A recall made here is also published as a
+    `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+    errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+    (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+    (ONEBOT_TIMEOUT).
+    """
+    GetForwardMessages: _aio.UnaryUnaryMultiCallable[_message_service_pb2.GetForwardMessagesRequest, _message_service_pb2.GetForwardMessagesResponse]  # type: ignore[assignment]
+    """Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+
+    `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+    `forward` segments: open them with another call. Node messages carry
+    what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+    Lagrange and SnowLuma nodes with a sender and content, their ids often
+    0); their chat is the chat the bundle was read through. Read-only.
+    Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+    (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+    (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+    DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
     """
 
 class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -165,19 +259,25 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _message_service_pb2.SendMessageRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_message_service_pb2.SendMessageResponse, _abc.Awaitable[_message_service_pb2.SendMessageResponse]]:
-        """Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+        """Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+        (with `user_id`) a whitelisted private chat, optionally quoting a message
+        and mentioning members.
 
         Everything is validated and every media source resolved before the first
         frame goes to the peer: a request is sent whole or refused whole. Order of
         delivery: text (in chunks of at most `reply_chunk_size` characters), then
-        images, then the video, then the file. While the account is offline a
+        images, then the video, then the file. The quote and the mentions lead
+        the first message (a `reply` segment, then `at` segments, then the first
+        text chunk, else the first image or video; a message of their own before
+        a file, or when there is nothing else). While the account is offline a
         text-only request is queued (durably, 50 entries / 30 minutes by default)
         and the response says `queued`; requests with media are refused.
 
         Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
         (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
         GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-        (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+        (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+        TOKEN_SCOPE), NOT_FOUND
         (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
         QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
         media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -185,6 +285,65 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
         have been delivered; do not retry blindly), ABORTED
         (MEDIA_TRANSFER_FAILED).
+        """
+
+    @_abc_1.abstractmethod
+    def GetMessage(
+        self,
+        request: _message_service_pb2.GetMessageRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_message_service_pb2.GetMessageResponse, _abc.Awaitable[_message_service_pb2.GetMessageResponse]]:
+        """Reads one message by id (`get_msg`), with its quote resolved one level
+        deep, and renders it as one history line.
+
+        The message's chat must be readable by the caller's token (else
+        PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+        INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+        (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+        NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+        (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+        (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+        """
+
+    @_abc_1.abstractmethod
+    def RecallMessage(
+        self,
+        request: _message_service_pb2.RecallMessageRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_message_service_pb2.RecallMessageResponse, _abc.Awaitable[_message_service_pb2.RecallMessageResponse]]:
+        """Recalls (撤回) a message.
+
+        The gateway first reads the message (`get_msg`) and refuses one whose
+        chat is not in the account's whitelists (`groups`, `users`):
+        PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+        `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+        members' messages (not the owner's or other admins') when it is a group
+        admin; the peer's refusal (too old, not the sender, no admin rights) is
+        FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+        (metadata `peer_message`). A recall made here is also published as a
+        `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+        errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+        (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+        (ONEBOT_TIMEOUT).
+        """
+
+    @_abc_1.abstractmethod
+    def GetForwardMessages(
+        self,
+        request: _message_service_pb2.GetForwardMessagesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_message_service_pb2.GetForwardMessagesResponse, _abc.Awaitable[_message_service_pb2.GetForwardMessagesResponse]]:
+        """Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+
+        `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+        `forward` segments: open them with another call. Node messages carry
+        what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+        Lagrange and SnowLuma nodes with a sender and content, their ids often
+        0); their chat is the chat the bundle was read through. Read-only.
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+        (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+        (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+        DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
         """
 
 def add_MessageServiceServicer_to_server(servicer: MessageServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

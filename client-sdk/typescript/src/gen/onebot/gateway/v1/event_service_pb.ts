@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/event_service.proto.
  */
 export const file_onebot_gateway_v1_event_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9ldmVudF9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSKuAQoTU3RyZWFtRXZlbnRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiYKBWNoYXRzGAIgAygLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBIrCgVraW5kcxgDIAMoDjIcLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50S2luZBIbCg5hZnRlcl9zZXF1ZW5jZRgEIAEoBEgAiAEBQhEKD19hZnRlcl9zZXF1ZW5jZSJwChRTdHJlYW1FdmVudHNSZXNwb25zZRInCgVldmVudBgBIAEoCzIYLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50Ei8KCWhlYXJ0YmVhdBgCIAEoCzIcLm9uZWJvdC5nYXRld2F5LnYxLkhlYXJ0YmVhdCJMCglIZWFydGJlYXQSFQoNbGFzdF9zZXF1ZW5jZRgBIAEoBBIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKvBAoFRXZlbnQSEgoKYWNjb3VudF9pZBgBIAEoCRIQCghzZXF1ZW5jZRgCIAEoBBIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdzZWxmX2lkGAQgASgDEjIKB21lc3NhZ2UYCiABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlRXZlbnRIABIsCgRwb2tlGAsgASgLMhwub25lYm90LmdhdGV3YXkudjEuUG9rZUV2ZW50SAASPQoNbWVtYmVyX2pvaW5lZBgMIAEoCzIkLm9uZWJvdC5nYXRld2F5LnYxLk1lbWJlckpvaW5lZEV2ZW50SAASOQoLbWVtYmVyX2xlZnQYDSABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5NZW1iZXJMZWZ0RXZlbnRIABI7CgxjYXJkX2NoYW5nZWQYDiABKAsyIy5vbmVib3QuZ2F0ZXdheS52MS5DYXJkQ2hhbmdlZEV2ZW50SAASNgoJbGlmZWN5Y2xlGA8gASgLMiEub25lYm90LmdhdGV3YXkudjEuTGlmZWN5Y2xlRXZlbnRIABI4Cgpjb25uZWN0aW9uGBAgASgLMiIub25lYm90LmdhdGV3YXkudjEuQ29ubmVjdGlvbkV2ZW50SAASMgoHdW5rbm93bhgRIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLlVua25vd25FdmVudEgAQgYKBGtpbmQiUgoMTWVzc2FnZUV2ZW50Ei8KB21lc3NhZ2UYASABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZRIRCglzZWxmX3NlbnQYAiABKAgiQQoJUG9rZUV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEQoJdGFyZ2V0X2lkGAMgASgDIksKEU1lbWJlckpvaW5lZEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEwoLb3BlcmF0b3JfaWQYAyABKAMiWwoPTWVtYmVyTGVmdEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEwoLb3BlcmF0b3JfaWQYAyABKAMSEAoIc3ViX3R5cGUYBCABKAkiWQoQQ2FyZENoYW5nZWRFdmVudBIQCghncm91cF9pZBgBIAEoAxIPCgd1c2VyX2lkGAIgASgDEhAKCGNhcmRfbmV3GAMgASgJEhAKCGNhcmRfb2xkGAQgASgJIiIKDkxpZmVjeWNsZUV2ZW50EhAKCHN1Yl90eXBlGAEgASgJIlQKD0Nvbm5lY3Rpb25FdmVudBIxCgVzdGF0ZRgBIAEoDjIiLm9uZWJvdC5nYXRld2F5LnYxLkNvbm5lY3Rpb25TdGF0ZRIOCgZkZXRhaWwYAiABKAkiMwoMVW5rbm93bkV2ZW50EhEKCXBvc3RfdHlwZRgBIAEoCRIQCghyYXdfanNvbhgCIAEoCSr4AQoJRXZlbnRLaW5kEhoKFkVWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIWChJFVkVOVF9LSU5EX01FU1NBR0UQARITCg9FVkVOVF9LSU5EX1BPS0UQAhIcChhFVkVOVF9LSU5EX01FTUJFUl9KT0lORUQQAxIaChZFVkVOVF9LSU5EX01FTUJFUl9MRUZUEAQSGwoXRVZFTlRfS0lORF9DQVJEX0NIQU5HRUQQBRIYChRFVkVOVF9LSU5EX0xJRkVDWUNMRRAGEhkKFUVWRU5UX0tJTkRfQ09OTkVDVElPThAHEhYKEkVWRU5UX0tJTkRfVU5LTk9XThAIMnEKDEV2ZW50U2VydmljZRJhCgxTdHJlYW1FdmVudHMSJi5vbmVib3QuZ2F0ZXdheS52MS5TdHJlYW1FdmVudHNSZXF1ZXN0Gicub25lYm90LmdhdGV3YXkudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UwAUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_onebot_gateway_v1_account_service, file_onebot_gateway_v1_common]);
+  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9ldmVudF9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSKuAQoTU3RyZWFtRXZlbnRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiYKBWNoYXRzGAIgAygLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBIrCgVraW5kcxgDIAMoDjIcLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50S2luZBIbCg5hZnRlcl9zZXF1ZW5jZRgEIAEoBEgAiAEBQhEKD19hZnRlcl9zZXF1ZW5jZSJwChRTdHJlYW1FdmVudHNSZXNwb25zZRInCgVldmVudBgBIAEoCzIYLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50Ei8KCWhlYXJ0YmVhdBgCIAEoCzIcLm9uZWJvdC5nYXRld2F5LnYxLkhlYXJ0YmVhdCJMCglIZWFydGJlYXQSFQoNbGFzdF9zZXF1ZW5jZRgBIAEoBBIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL0BAoFRXZlbnQSEgoKYWNjb3VudF9pZBgBIAEoCRIQCghzZXF1ZW5jZRgCIAEoBBIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdzZWxmX2lkGAQgASgDEjIKB21lc3NhZ2UYCiABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlRXZlbnRIABIsCgRwb2tlGAsgASgLMhwub25lYm90LmdhdGV3YXkudjEuUG9rZUV2ZW50SAASPQoNbWVtYmVyX2pvaW5lZBgMIAEoCzIkLm9uZWJvdC5nYXRld2F5LnYxLk1lbWJlckpvaW5lZEV2ZW50SAASOQoLbWVtYmVyX2xlZnQYDSABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5NZW1iZXJMZWZ0RXZlbnRIABI7CgxjYXJkX2NoYW5nZWQYDiABKAsyIy5vbmVib3QuZ2F0ZXdheS52MS5DYXJkQ2hhbmdlZEV2ZW50SAASNgoJbGlmZWN5Y2xlGA8gASgLMiEub25lYm90LmdhdGV3YXkudjEuTGlmZWN5Y2xlRXZlbnRIABI4Cgpjb25uZWN0aW9uGBAgASgLMiIub25lYm90LmdhdGV3YXkudjEuQ29ubmVjdGlvbkV2ZW50SAASMgoHdW5rbm93bhgRIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLlVua25vd25FdmVudEgAEkMKEG1lc3NhZ2VfcmVjYWxsZWQYEiABKAsyJy5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlUmVjYWxsZWRFdmVudEgAQgYKBGtpbmQiUgoMTWVzc2FnZUV2ZW50Ei8KB21lc3NhZ2UYASABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZRIRCglzZWxmX3NlbnQYAiABKAgiQQoJUG9rZUV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEQoJdGFyZ2V0X2lkGAMgASgDIksKEU1lbWJlckpvaW5lZEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEwoLb3BlcmF0b3JfaWQYAyABKAMiWwoPTWVtYmVyTGVmdEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEwoLb3BlcmF0b3JfaWQYAyABKAMSEAoIc3ViX3R5cGUYBCABKAkiWQoQQ2FyZENoYW5nZWRFdmVudBIQCghncm91cF9pZBgBIAEoAxIPCgd1c2VyX2lkGAIgASgDEhAKCGNhcmRfbmV3GAMgASgJEhAKCGNhcmRfb2xkGAQgASgJIiIKDkxpZmVjeWNsZUV2ZW50EhAKCHN1Yl90eXBlGAEgASgJIlQKD0Nvbm5lY3Rpb25FdmVudBIxCgVzdGF0ZRgBIAEoDjIiLm9uZWJvdC5nYXRld2F5LnYxLkNvbm5lY3Rpb25TdGF0ZRIOCgZkZXRhaWwYAiABKAkiMwoMVW5rbm93bkV2ZW50EhEKCXBvc3RfdHlwZRgBIAEoCRIQCghyYXdfanNvbhgCIAEoCSJmChRNZXNzYWdlUmVjYWxsZWRFdmVudBIlCgRjaGF0GAEgASgLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBISCgptZXNzYWdlX2lkGAIgASgDEhMKC29wZXJhdG9yX2lkGAMgASgDKpkCCglFdmVudEtpbmQSGgoWRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhYKEkVWRU5UX0tJTkRfTUVTU0FHRRABEhMKD0VWRU5UX0tJTkRfUE9LRRACEhwKGEVWRU5UX0tJTkRfTUVNQkVSX0pPSU5FRBADEhoKFkVWRU5UX0tJTkRfTUVNQkVSX0xFRlQQBBIbChdFVkVOVF9LSU5EX0NBUkRfQ0hBTkdFRBAFEhgKFEVWRU5UX0tJTkRfTElGRUNZQ0xFEAYSGQoVRVZFTlRfS0lORF9DT05ORUNUSU9OEAcSFgoSRVZFTlRfS0lORF9VTktOT1dOEAgSHwobRVZFTlRfS0lORF9NRVNTQUdFX1JFQ0FMTEVEEAkycQoMRXZlbnRTZXJ2aWNlEmEKDFN0cmVhbUV2ZW50cxImLm9uZWJvdC5nYXRld2F5LnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaJy5vbmVib3QuZ2F0ZXdheS52MS5TdHJlYW1FdmVudHNSZXNwb25zZTABQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw", [file_google_protobuf_timestamp, file_onebot_gateway_v1_account_service, file_onebot_gateway_v1_common]);
 
 /**
  * Request of EventService.StreamEvents.
@@ -234,6 +234,14 @@ export type Event = Message<"onebot.gateway.v1.Event"> & {
      */
     value: UnknownEvent;
     case: "unknown";
+  } | {
+    /**
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     *
+     * @generated from field: onebot.gateway.v1.MessageRecalledEvent message_recalled = 18;
+     */
+    value: MessageRecalledEvent;
+    case: "messageRecalled";
   } | { case: undefined; value?: undefined };
 };
 
@@ -505,6 +513,44 @@ export const UnknownEventSchema: GenMessage<UnknownEvent> = /*@__PURE__*/
   messageDesc(file_onebot_gateway_v1_event_service, 11);
 
 /**
+ * A message was recalled (撤回): a `group_recall` or `friend_recall` notice of
+ * the peer, or a recall made through MessageService.RecallMessage (published
+ * once, even when the peer also reports it).
+ *
+ * @generated from message onebot.gateway.v1.MessageRecalledEvent
+ */
+export type MessageRecalledEvent = Message<"onebot.gateway.v1.MessageRecalledEvent"> & {
+  /**
+   * The chat the message was in.
+   *
+   * @generated from field: onebot.gateway.v1.Chat chat = 1;
+   */
+  chat?: Chat | undefined;
+
+  /**
+   * Id of the recalled message.
+   *
+   * @generated from field: int64 message_id = 2;
+   */
+  messageId: bigint;
+
+  /**
+   * Who recalled it (the sender, or a group admin); in private chats the
+   * sender.
+   *
+   * @generated from field: int64 operator_id = 3;
+   */
+  operatorId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.MessageRecalledEvent.
+ * Use `create(MessageRecalledEventSchema)` to create a new message.
+ */
+export const MessageRecalledEventSchema: GenMessage<MessageRecalledEvent> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_event_service, 12);
+
+/**
  * Kinds of events, for filtering.
  *
  * @generated from enum onebot.gateway.v1.EventKind
@@ -573,6 +619,13 @@ export enum EventKind {
    * @generated from enum value: EVENT_KIND_UNKNOWN = 8;
    */
   UNKNOWN = 8,
+
+  /**
+   * A message was recalled.
+   *
+   * @generated from enum value: EVENT_KIND_MESSAGE_RECALLED = 9;
+   */
+  MESSAGE_RECALLED = 9,
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/message_service.proto.
  */
 export const file_onebot_gateway_v1_message_service: GenFile = /*@__PURE__*/
-  fileDesc("CidvbmVib3QvZ2F0ZXdheS92MS9tZXNzYWdlX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIpMBChFHZXRIaXN0b3J5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiUKBGNoYXQYAiABKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5DaGF0Eg0KBWNvdW50GAMgASgFEh4KEWFuY2hvcl9tZXNzYWdlX2lkGAQgASgDSACIAQFCFAoSX2FuY2hvcl9tZXNzYWdlX2lkIqgBChJHZXRIaXN0b3J5UmVzcG9uc2USDgoGdGFyZ2V0GAEgASgJEjAKCG1lc3NhZ2VzGAIgAygLMh4ub25lYm90LmdhdGV3YXkudjEuQ2hhdE1lc3NhZ2USEAoIcmVuZGVyZWQYAyABKAkSIwoWbmV4dF9hbmNob3JfbWVzc2FnZV9pZBgEIAEoA0gAiAEBQhkKF19uZXh0X2FuY2hvcl9tZXNzYWdlX2lkIloKC01lZGlhU291cmNlEhIKCG1lZGlhX2lkGAEgASgJSAASDQoDdXJsGAIgASgJSAASDgoEcGF0aBgDIAEoCUgAEg4KBGRhdGEYBCABKAxIAEIICgZzb3VyY2UilAIKElNlbmRNZXNzYWdlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhUKCGdyb3VwX2lkGAIgASgDSACIAQESDAoEdGV4dBgDIAEoCRIuCgZpbWFnZXMYBCADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5NZWRpYVNvdXJjZRIuCgZ2aWRlb3MYBSADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5NZWRpYVNvdXJjZRIsCgRmaWxlGAYgASgLMh4ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTb3VyY2USEQoJZmlsZV9uYW1lGAcgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgIIAEoCUILCglfZ3JvdXBfaWQingEKE1NlbmRNZXNzYWdlUmVzcG9uc2USEAoIZ3JvdXBfaWQYASABKAMSDgoGY2h1bmtzGAIgASgFEg4KBnF1ZXVlZBgDIAEoCBITCgttZXNzYWdlX2lkcxgEIAMoAxIuCgVtZWRpYRgFIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhU3VtbWFyeRIQCghyZXBsYXllZBgGIAEoCCI8CgxNZWRpYVN1bW1hcnkSDgoGaW1hZ2VzGAEgASgFEg4KBnZpZGVvcxgCIAEoBRIMCgRmaWxlGAMgASgJMskBCg5NZXNzYWdlU2VydmljZRJZCgpHZXRIaXN0b3J5EiQub25lYm90LmdhdGV3YXkudjEuR2V0SGlzdG9yeVJlcXVlc3QaJS5vbmVib3QuZ2F0ZXdheS52MS5HZXRIaXN0b3J5UmVzcG9uc2USXAoLU2VuZE1lc3NhZ2USJS5vbmVib3QuZ2F0ZXdheS52MS5TZW5kTWVzc2FnZVJlcXVlc3QaJi5vbmVib3QuZ2F0ZXdheS52MS5TZW5kTWVzc2FnZVJlc3BvbnNlQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw", [file_onebot_gateway_v1_common]);
+  fileDesc("CidvbmVib3QvZ2F0ZXdheS92MS9tZXNzYWdlX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIpMBChFHZXRIaXN0b3J5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiUKBGNoYXQYAiABKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5DaGF0Eg0KBWNvdW50GAMgASgFEh4KEWFuY2hvcl9tZXNzYWdlX2lkGAQgASgDSACIAQFCFAoSX2FuY2hvcl9tZXNzYWdlX2lkIqgBChJHZXRIaXN0b3J5UmVzcG9uc2USDgoGdGFyZ2V0GAEgASgJEjAKCG1lc3NhZ2VzGAIgAygLMh4ub25lYm90LmdhdGV3YXkudjEuQ2hhdE1lc3NhZ2USEAoIcmVuZGVyZWQYAyABKAkSIwoWbmV4dF9hbmNob3JfbWVzc2FnZV9pZBgEIAEoA0gAiAEBQhkKF19uZXh0X2FuY2hvcl9tZXNzYWdlX2lkIloKC01lZGlhU291cmNlEhIKCG1lZGlhX2lkGAEgASgJSAASDQoDdXJsGAIgASgJSAASDgoEcGF0aBgDIAEoCUgAEg4KBGRhdGEYBCABKAxIAEIICgZzb3VyY2UinwMKElNlbmRNZXNzYWdlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhUKCGdyb3VwX2lkGAIgASgDSACIAQESDAoEdGV4dBgDIAEoCRIuCgZpbWFnZXMYBCADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5NZWRpYVNvdXJjZRIuCgZ2aWRlb3MYBSADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5NZWRpYVNvdXJjZRIsCgRmaWxlGAYgASgLMh4ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTb3VyY2USEQoJZmlsZV9uYW1lGAcgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgIIAEoCRIUCgd1c2VyX2lkGAkgASgDSAGIAQESIAoTcmVwbHlfdG9fbWVzc2FnZV9pZBgKIAEoA0gCiAEBEhgKEG1lbnRpb25fdXNlcl9pZHMYCyADKAMSEwoLbWVudGlvbl9hbGwYDCABKAhCCwoJX2dyb3VwX2lkQgoKCF91c2VyX2lkQhYKFF9yZXBseV90b19tZXNzYWdlX2lkIq8BChNTZW5kTWVzc2FnZVJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgDEg4KBmNodW5rcxgCIAEoBRIOCgZxdWV1ZWQYAyABKAgSEwoLbWVzc2FnZV9pZHMYBCADKAMSLgoFbWVkaWEYBSABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5NZWRpYVN1bW1hcnkSEAoIcmVwbGF5ZWQYBiABKAgSDwoHdXNlcl9pZBgHIAEoAyI8CgxNZWRpYVN1bW1hcnkSDgoGaW1hZ2VzGAEgASgFEg4KBnZpZGVvcxgCIAEoBRIMCgRmaWxlGAMgASgJIjsKEUdldE1lc3NhZ2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoAyJXChJHZXRNZXNzYWdlUmVzcG9uc2USLwoHbWVzc2FnZRgBIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhAKCHJlbmRlcmVkGAIgASgJIj4KFFJlY2FsbE1lc3NhZ2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoAyIXChVSZWNhbGxNZXNzYWdlUmVzcG9uc2UiQwoZR2V0Rm9yd2FyZE1lc3NhZ2VzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhIKCmZvcndhcmRfaWQYAiABKAkiYAoaR2V0Rm9yd2FyZE1lc3NhZ2VzUmVzcG9uc2USMAoIbWVzc2FnZXMYASADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZRIQCghyZW5kZXJlZBgCIAEoCTL7AwoOTWVzc2FnZVNlcnZpY2USWQoKR2V0SGlzdG9yeRIkLm9uZWJvdC5nYXRld2F5LnYxLkdldEhpc3RvcnlSZXF1ZXN0GiUub25lYm90LmdhdGV3YXkudjEuR2V0SGlzdG9yeVJlc3BvbnNlElwKC1NlbmRNZXNzYWdlEiUub25lYm90LmdhdGV3YXkudjEuU2VuZE1lc3NhZ2VSZXF1ZXN0GiYub25lYm90LmdhdGV3YXkudjEuU2VuZE1lc3NhZ2VSZXNwb25zZRJZCgpHZXRNZXNzYWdlEiQub25lYm90LmdhdGV3YXkudjEuR2V0TWVzc2FnZVJlcXVlc3QaJS5vbmVib3QuZ2F0ZXdheS52MS5HZXRNZXNzYWdlUmVzcG9uc2USYgoNUmVjYWxsTWVzc2FnZRInLm9uZWJvdC5nYXRld2F5LnYxLlJlY2FsbE1lc3NhZ2VSZXF1ZXN0Gigub25lYm90LmdhdGV3YXkudjEuUmVjYWxsTWVzc2FnZVJlc3BvbnNlEnEKEkdldEZvcndhcmRNZXNzYWdlcxIsLm9uZWJvdC5nYXRld2F5LnYxLkdldEZvcndhcmRNZXNzYWdlc1JlcXVlc3QaLS5vbmVib3QuZ2F0ZXdheS52MS5HZXRGb3J3YXJkTWVzc2FnZXNSZXNwb25zZUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_onebot_gateway_v1_common]);
 
 /**
  * Request of MessageService.GetHistory.
@@ -180,9 +180,10 @@ export type SendMessageRequest = Message<"onebot.gateway.v1.SendMessageRequest">
 
   /**
    * Target group. Must be in the account's whitelist (`groups`), else
-   * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-   * whitelisted group; with none or several whitelisted groups, absent is
-   * INVALID_ARGUMENT, GROUP_REQUIRED.
+   * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+   * account's only whitelisted group; with none or several whitelisted
+   * groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+   * `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
    *
    * @generated from field: optional int64 group_id = 2;
    */
@@ -212,7 +213,8 @@ export type SendMessageRequest = Message<"onebot.gateway.v1.SendMessageRequest">
   videos: MediaSource[];
 
   /**
-   * Optional file uploaded as a group file (at most 30 MiB by default).
+   * Optional file uploaded as a group file, or a private file in a private
+   * chat (at most 30 MiB by default).
    *
    * @generated from field: onebot.gateway.v1.MediaSource file = 6;
    */
@@ -234,6 +236,48 @@ export type SendMessageRequest = Message<"onebot.gateway.v1.SendMessageRequest">
    * @generated from field: string idempotency_key = 8;
    */
   idempotencyKey: string;
+
+  /**
+   * Target private chat: the QQ number of the other side. Must be in the
+   * account's private whitelist (`users`, empty by default: private sends
+   * off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+   * users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+   * queue, the rate limits (a bucket per user), idempotency and the
+   * unknown-outcome rule apply as for groups.
+   *
+   * @generated from field: optional int64 user_id = 9;
+   */
+  userId?: bigint | undefined;
+
+  /**
+   * Quote (reply to) this message: a `reply` segment leads the first
+   * message of the send. A reply with no text and no media is a valid send.
+   * How the peer treats an id it does not know differs (NapCat and LLOneBot
+   * drop the quote, Lagrange fails the send with its own text).
+   *
+   * @generated from field: optional int64 reply_to_message_id = 10;
+   */
+  replyToMessageId?: bigint | undefined;
+
+  /**
+   * Mention these users (positive QQ numbers, at most 20, duplicates sent
+   * once): `at` segments after the reply, before the first text chunk.
+   * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+   * groups; most peers drop them in private chats.
+   *
+   * @generated from field: repeated int64 mention_user_ids = 11;
+   */
+  mentionUserIds: bigint[];
+
+  /**
+   * Mention everyone (`@全体成员`), after the other mentions. Peers refuse it
+   * when the bot is not an admin or the group's quota is used up; the
+   * refusal comes back with the peer's own text (FAILED_PRECONDITION,
+   * ONEBOT_ACTION_FAILED).
+   *
+   * @generated from field: bool mention_all = 12;
+   */
+  mentionAll: boolean;
 };
 
 /**
@@ -250,7 +294,7 @@ export const SendMessageRequestSchema: GenMessage<SendMessageRequest> = /*@__PUR
  */
 export type SendMessageResponse = Message<"onebot.gateway.v1.SendMessageResponse"> & {
   /**
-   * The group the message went (or is queued) to.
+   * The group the message went (or is queued) to; 0 for a private send.
    *
    * @generated from field: int64 group_id = 1;
    */
@@ -293,6 +337,14 @@ export type SendMessageResponse = Message<"onebot.gateway.v1.SendMessageResponse
    * @generated from field: bool replayed = 6;
    */
   replayed: boolean;
+
+  /**
+   * The user of a private send (the message went, or is queued, to this
+   * private chat); 0 for a group send.
+   *
+   * @generated from field: int64 user_id = 7;
+   */
+  userId: bigint;
 };
 
 /**
@@ -338,6 +390,165 @@ export const MediaSummarySchema: GenMessage<MediaSummary> = /*@__PURE__*/
   messageDesc(file_onebot_gateway_v1_message_service, 5);
 
 /**
+ * Request of MessageService.GetMessage.
+ *
+ * @generated from message onebot.gateway.v1.GetMessageRequest
+ */
+export type GetMessageRequest = Message<"onebot.gateway.v1.GetMessageRequest"> & {
+  /**
+   * Configured account to read through; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * The message id, as history, events and sends report it (any non-zero
+   * int64: SnowLuma ids are negative).
+   *
+   * @generated from field: int64 message_id = 2;
+   */
+  messageId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.GetMessageRequest.
+ * Use `create(GetMessageRequestSchema)` to create a new message.
+ */
+export const GetMessageRequestSchema: GenMessage<GetMessageRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 6);
+
+/**
+ * Response of MessageService.GetMessage.
+ *
+ * @generated from message onebot.gateway.v1.GetMessageResponse
+ */
+export type GetMessageResponse = Message<"onebot.gateway.v1.GetMessageResponse"> & {
+  /**
+   * The message, its quote (if any) resolved one level deep.
+   *
+   * @generated from field: onebot.gateway.v1.ChatMessage message = 1;
+   */
+  message?: ChatMessage | undefined;
+
+  /**
+   * The message as one history line, `[HH:mm:ss] 名字(QQ号): 文本`.
+   *
+   * @generated from field: string rendered = 2;
+   */
+  rendered: string;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.GetMessageResponse.
+ * Use `create(GetMessageResponseSchema)` to create a new message.
+ */
+export const GetMessageResponseSchema: GenMessage<GetMessageResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 7);
+
+/**
+ * Request of MessageService.RecallMessage.
+ *
+ * @generated from message onebot.gateway.v1.RecallMessageRequest
+ */
+export type RecallMessageRequest = Message<"onebot.gateway.v1.RecallMessageRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * The message to recall (any non-zero int64).
+   *
+   * @generated from field: int64 message_id = 2;
+   */
+  messageId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.RecallMessageRequest.
+ * Use `create(RecallMessageRequestSchema)` to create a new message.
+ */
+export const RecallMessageRequestSchema: GenMessage<RecallMessageRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 8);
+
+/**
+ * Response of MessageService.RecallMessage: empty on success (the peer
+ * accepted the recall; some peers cannot confirm it happened: watch for the
+ * `MessageRecalledEvent`).
+ *
+ * @generated from message onebot.gateway.v1.RecallMessageResponse
+ */
+export type RecallMessageResponse = Message<"onebot.gateway.v1.RecallMessageResponse"> & {
+};
+
+/**
+ * Describes the message onebot.gateway.v1.RecallMessageResponse.
+ * Use `create(RecallMessageResponseSchema)` to create a new message.
+ */
+export const RecallMessageResponseSchema: GenMessage<RecallMessageResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 9);
+
+/**
+ * Request of MessageService.GetForwardMessages.
+ *
+ * @generated from message onebot.gateway.v1.GetForwardMessagesRequest
+ */
+export type GetForwardMessagesRequest = Message<"onebot.gateway.v1.GetForwardMessagesRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * The bundle's id: `ForwardSegment.id` of a received message. At most 256
+   * bytes.
+   *
+   * @generated from field: string forward_id = 2;
+   */
+  forwardId: string;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.GetForwardMessagesRequest.
+ * Use `create(GetForwardMessagesRequestSchema)` to create a new message.
+ */
+export const GetForwardMessagesRequestSchema: GenMessage<GetForwardMessagesRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 10);
+
+/**
+ * Response of MessageService.GetForwardMessages.
+ *
+ * @generated from message onebot.gateway.v1.GetForwardMessagesResponse
+ */
+export type GetForwardMessagesResponse = Message<"onebot.gateway.v1.GetForwardMessagesResponse"> & {
+  /**
+   * The bundle's nodes, in order; nested bundles stay `forward` segments.
+   *
+   * @generated from field: repeated onebot.gateway.v1.ChatMessage messages = 1;
+   */
+  messages: ChatMessage[];
+
+  /**
+   * One history line per node, joined by `\n`; `（无历史消息）` when empty.
+   *
+   * @generated from field: string rendered = 2;
+   */
+  rendered: string;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.GetForwardMessagesResponse.
+ * Use `create(GetForwardMessagesResponseSchema)` to create a new message.
+ */
+export const GetForwardMessagesResponseSchema: GenMessage<GetForwardMessagesResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 11);
+
+/**
  * Reads message history and sends messages.
  *
  * Every request names an `account_id` (empty means `default`): one of the
@@ -372,19 +583,25 @@ export const MessageService: GenService<{
     output: typeof GetHistoryResponseSchema;
   },
   /**
-   * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+   * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+   * (with `user_id`) a whitelisted private chat, optionally quoting a message
+   * and mentioning members.
    *
    * Everything is validated and every media source resolved before the first
    * frame goes to the peer: a request is sent whole or refused whole. Order of
    * delivery: text (in chunks of at most `reply_chunk_size` characters), then
-   * images, then the video, then the file. While the account is offline a
+   * images, then the video, then the file. The quote and the mentions lead
+   * the first message (a `reply` segment, then `at` segments, then the first
+   * text chunk, else the first image or video; a message of their own before
+   * a file, or when there is nothing else). While the account is offline a
    * text-only request is queued (durably, 50 entries / 30 minutes by default)
    * and the response says `queued`; requests with media are refused.
    *
    * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
    * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
    * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-   * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+   * (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+   * TOKEN_SCOPE), NOT_FOUND
    * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
    * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
    * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -399,6 +616,68 @@ export const MessageService: GenService<{
     methodKind: "unary";
     input: typeof SendMessageRequestSchema;
     output: typeof SendMessageResponseSchema;
+  },
+  /**
+   * Reads one message by id (`get_msg`), with its quote resolved one level
+   * deep, and renders it as one history line.
+   *
+   * The message's chat must be readable by the caller's token (else
+   * PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+   * INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+   * (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+   * NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+   * (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+   * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+   *
+   * @generated from rpc onebot.gateway.v1.MessageService.GetMessage
+   */
+  getMessage: {
+    methodKind: "unary";
+    input: typeof GetMessageRequestSchema;
+    output: typeof GetMessageResponseSchema;
+  },
+  /**
+   * Recalls (撤回) a message.
+   *
+   * The gateway first reads the message (`get_msg`) and refuses one whose
+   * chat is not in the account's whitelists (`groups`, `users`):
+   * PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+   * `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+   * members' messages (not the owner's or other admins') when it is a group
+   * admin; the peer's refusal (too old, not the sender, no admin rights) is
+   * FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+   * (metadata `peer_message`). A recall made here is also published as a
+   * `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+   * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+   * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+   * (ONEBOT_TIMEOUT).
+   *
+   * @generated from rpc onebot.gateway.v1.MessageService.RecallMessage
+   */
+  recallMessage: {
+    methodKind: "unary";
+    input: typeof RecallMessageRequestSchema;
+    output: typeof RecallMessageResponseSchema;
+  },
+  /**
+   * Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+   *
+   * `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+   * `forward` segments: open them with another call. Node messages carry
+   * what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+   * Lagrange and SnowLuma nodes with a sender and content, their ids often
+   * 0); their chat is the chat the bundle was read through. Read-only.
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+   * (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+   * (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+   * DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+   *
+   * @generated from rpc onebot.gateway.v1.MessageService.GetForwardMessages
+   */
+  getForwardMessages: {
+    methodKind: "unary";
+    input: typeof GetForwardMessagesRequestSchema;
+    output: typeof GetForwardMessagesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_onebot_gateway_v1_message_service, 0);

@@ -10,8 +10,12 @@ import dev.onebotgateway.v1.CallToolResponse;
 import dev.onebotgateway.v1.Chat;
 import dev.onebotgateway.v1.Event;
 import dev.onebotgateway.v1.EventServiceGrpc;
+import dev.onebotgateway.v1.GetForwardMessagesRequest;
+import dev.onebotgateway.v1.GetForwardMessagesResponse;
 import dev.onebotgateway.v1.GetHistoryRequest;
 import dev.onebotgateway.v1.GetHistoryResponse;
+import dev.onebotgateway.v1.GetMessageRequest;
+import dev.onebotgateway.v1.GetMessageResponse;
 import dev.onebotgateway.v1.GroupServiceGrpc;
 import dev.onebotgateway.v1.ListAccountsRequest;
 import dev.onebotgateway.v1.ListGroupMembersRequest;
@@ -25,6 +29,7 @@ import dev.onebotgateway.v1.MediaSource;
 import dev.onebotgateway.v1.MessageServiceGrpc;
 import dev.onebotgateway.v1.PokeMemberRequest;
 import dev.onebotgateway.v1.PokeMemberResponse;
+import dev.onebotgateway.v1.RecallMessageRequest;
 import dev.onebotgateway.v1.SendMessageRequest;
 import dev.onebotgateway.v1.SendMessageResponse;
 import dev.onebotgateway.v1.StreamEventsRequest;
@@ -242,6 +247,30 @@ public final class Client implements AutoCloseable {
       req.setAnchorMessageId(anchor);
     }
     return call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).getHistory(req.build()));
+  }
+
+  /** One message by id, its quote resolved one level deep, with its history line. */
+  public GetMessageResponse getMessage(long messageId) {
+    GetMessageRequest req =
+        GetMessageRequest.newBuilder().setAccountId(accountId).setMessageId(messageId).build();
+    return call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).getMessage(req));
+  }
+
+  /**
+   * Recalls (撤回) a message: the bot's own within 2 minutes, or a member's when the bot is a group
+   * admin.
+   */
+  public void recall(long messageId) {
+    RecallMessageRequest req =
+        RecallMessageRequest.newBuilder().setAccountId(accountId).setMessageId(messageId).build();
+    call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).recallMessage(req));
+  }
+
+  /** The messages of a merged-forward bundle ({@code ForwardSegment.id}); nested bundles stay forward segments. */
+  public GetForwardMessagesResponse getForward(String forwardId) {
+    GetForwardMessagesRequest req =
+        GetForwardMessagesRequest.newBuilder().setAccountId(accountId).setForwardId(forwardId).build();
+    return call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).getForwardMessages(req));
   }
 
   /** Members of a group ({@code limit} 0 = 100; {@code noCache} null = cached when fresh). */
@@ -490,6 +519,13 @@ public final class Client implements AutoCloseable {
     if (message.groupId != null) {
       req.setGroupId(message.groupId);
     }
+    if (message.userId != null) {
+      req.setUserId(message.userId);
+    }
+    if (message.replyTo != null) {
+      req.setReplyToMessageId(message.replyTo);
+    }
+    req.addAllMentionUserIds(message.mentions).setMentionAll(message.mentionAll);
     for (Media image : message.images) {
       req.addImages(source(image, MediaKind.MEDIA_KIND_IMAGE));
     }

@@ -3,9 +3,16 @@ package dev.onebotgateway.client;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A message for {@link Client#send}: text, up to 4 images, 1 video and 1 file. */
+/**
+ * A message for {@link Client#send}: text, up to 4 images, 1 video and 1 file, to a group or a
+ * private chat, optionally quoting a message and mentioning members (in its first message).
+ */
 public final class OutgoingMessage {
   Long groupId;
+  Long userId;
+  Long replyTo;
+  final List<Long> mentions = new ArrayList<>();
+  boolean mentionAll;
   String text = "";
   final List<Media> images = new ArrayList<>();
   final List<Media> videos = new ArrayList<>();
@@ -25,6 +32,31 @@ public final class OutgoingMessage {
   /** A message to the account's only whitelisted group. */
   public static OutgoingMessage toDefaultGroup() {
     return new OutgoingMessage(null);
+  }
+
+  /** A message to the private chat with {@code userId} (in the account's {@code users} whitelist). */
+  public static OutgoingMessage toUser(long userId) {
+    OutgoingMessage m = new OutgoingMessage(null);
+    m.userId = userId;
+    return m;
+  }
+
+  /** Quotes (replies to) {@code messageId}. */
+  public OutgoingMessage replyTo(long messageId) {
+    this.replyTo = messageId;
+    return this;
+  }
+
+  /** Mentions {@code userId} (call again for more; at most 20). */
+  public OutgoingMessage mention(long userId) {
+    mentions.add(userId);
+    return this;
+  }
+
+  /** Mentions everyone (@全体成员; the bot must be a group admin). */
+  public OutgoingMessage mentionAll() {
+    this.mentionAll = true;
+    return this;
   }
 
   /** Sets the text. */

@@ -41,6 +41,7 @@ private static final long serialVersionUID = 0L;
     transport_ = 0;
     lastError_ = "";
     groups_ = emptyLongList();
+    users_ = emptyLongList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -485,6 +486,51 @@ private static final long serialVersionUID = 0L;
   }
   private int groupsMemoizedSerializedSize = -1;
 
+  public static final int USERS_FIELD_NUMBER = 13;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.Internal.LongList users_ =
+      emptyLongList();
+  /**
+   * <pre>
+   * The account's private-chat whitelist (`users`): the QQ numbers it may
+   * send to privately; empty means private sends are off.
+   * </pre>
+   *
+   * <code>repeated int64 users = 13 [json_name = "users"];</code>
+   * @return A list containing the users.
+   */
+  @java.lang.Override
+  public java.util.List<java.lang.Long>
+      getUsersList() {
+    return users_;
+  }
+  /**
+   * <pre>
+   * The account's private-chat whitelist (`users`): the QQ numbers it may
+   * send to privately; empty means private sends are off.
+   * </pre>
+   *
+   * <code>repeated int64 users = 13 [json_name = "users"];</code>
+   * @return The count of users.
+   */
+  public int getUsersCount() {
+    return users_.size();
+  }
+  /**
+   * <pre>
+   * The account's private-chat whitelist (`users`): the QQ numbers it may
+   * send to privately; empty means private sends are off.
+   * </pre>
+   *
+   * <code>repeated int64 users = 13 [json_name = "users"];</code>
+   * @param index The index of the element to return.
+   * @return The users at the given index.
+   */
+  public long getUsers(int index) {
+    return users_.getLong(index);
+  }
+  private int usersMemoizedSerializedSize = -1;
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -539,6 +585,13 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < groups_.size(); i++) {
       output.writeInt64NoTag(groups_.getLong(i));
+    }
+    if (getUsersList().size() > 0) {
+      output.writeUInt32NoTag(106);
+      output.writeUInt32NoTag(usersMemoizedSerializedSize);
+    }
+    for (int i = 0; i < users_.size(); i++) {
+      output.writeInt64NoTag(users_.getLong(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -597,6 +650,20 @@ private static final long serialVersionUID = 0L;
       }
       groupsMemoizedSerializedSize = dataSize;
     }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < users_.size(); i++) {
+        dataSize += com.google.protobuf.CodedOutputStream
+          .computeInt64SizeNoTag(users_.getLong(i));
+      }
+      size += dataSize;
+      if (!getUsersList().isEmpty()) {
+        size += 1;
+        size += com.google.protobuf.CodedOutputStream
+            .computeInt32SizeNoTag(dataSize);
+      }
+      usersMemoizedSerializedSize = dataSize;
+    }
     return size;
   }
   @java.lang.Override
@@ -645,6 +712,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getLastError())) return false;
     if (!getGroupsList()
         .equals(other.getGroupsList())) return false;
+    if (!getUsersList()
+        .equals(other.getUsersList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -684,6 +753,10 @@ private static final long serialVersionUID = 0L;
     if (getGroupsCount() > 0) {
       hash = (37 * hash) + GROUPS_FIELD_NUMBER;
       hash = (53 * hash) + getGroupsList().hashCode();
+    }
+    if (getUsersCount() > 0) {
+      hash = (37 * hash) + USERS_FIELD_NUMBER;
+      hash = (53 * hash) + getUsersList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -842,6 +915,7 @@ private static final long serialVersionUID = 0L;
       queueDepth_ = 0;
       lastError_ = "";
       groups_ = emptyLongList();
+      users_ = emptyLongList();
       return this;
     }
 
@@ -916,6 +990,10 @@ private static final long serialVersionUID = 0L;
         groups_.makeImmutable();
         result.groups_ = groups_;
       }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        users_.makeImmutable();
+        result.users_ = users_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -982,6 +1060,17 @@ private static final long serialVersionUID = 0L;
         } else {
           ensureGroupsIsMutable();
           groups_.addAll(other.groups_);
+        }
+        onChanged();
+      }
+      if (!other.users_.isEmpty()) {
+        if (users_.isEmpty()) {
+          users_ = other.users_;
+          users_.makeImmutable();
+          bitField0_ |= 0x00001000;
+        } else {
+          ensureUsersIsMutable();
+          users_.addAll(other.users_);
         }
         onChanged();
       }
@@ -1082,6 +1171,22 @@ private static final long serialVersionUID = 0L;
               input.popLimit(limit);
               break;
             } // case 98
+            case 104: {
+              long v = input.readInt64();
+              ensureUsersIsMutable();
+              users_.addLong(v);
+              break;
+            } // case 104
+            case 106: {
+              int length = input.readRawVarint32();
+              int limit = input.pushLimit(length);
+              ensureUsersIsMutable();
+              while (input.getBytesUntilLimit() > 0) {
+                users_.addLong(input.readInt64());
+              }
+              input.popLimit(limit);
+              break;
+            } // case 106
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2126,6 +2231,125 @@ private static final long serialVersionUID = 0L;
     public Builder clearGroups() {
       groups_ = emptyLongList();
       bitField0_ = (bitField0_ & ~0x00000800);
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.Internal.LongList users_ = emptyLongList();
+    private void ensureUsersIsMutable() {
+      if (!users_.isModifiable()) {
+        users_ = makeMutableCopy(users_);
+      }
+      bitField0_ |= 0x00001000;
+    }
+    /**
+     * <pre>
+     * The account's private-chat whitelist (`users`): the QQ numbers it may
+     * send to privately; empty means private sends are off.
+     * </pre>
+     *
+     * <code>repeated int64 users = 13 [json_name = "users"];</code>
+     * @return A list containing the users.
+     */
+    public java.util.List<java.lang.Long>
+        getUsersList() {
+      users_.makeImmutable();
+      return users_;
+    }
+    /**
+     * <pre>
+     * The account's private-chat whitelist (`users`): the QQ numbers it may
+     * send to privately; empty means private sends are off.
+     * </pre>
+     *
+     * <code>repeated int64 users = 13 [json_name = "users"];</code>
+     * @return The count of users.
+     */
+    public int getUsersCount() {
+      return users_.size();
+    }
+    /**
+     * <pre>
+     * The account's private-chat whitelist (`users`): the QQ numbers it may
+     * send to privately; empty means private sends are off.
+     * </pre>
+     *
+     * <code>repeated int64 users = 13 [json_name = "users"];</code>
+     * @param index The index of the element to return.
+     * @return The users at the given index.
+     */
+    public long getUsers(int index) {
+      return users_.getLong(index);
+    }
+    /**
+     * <pre>
+     * The account's private-chat whitelist (`users`): the QQ numbers it may
+     * send to privately; empty means private sends are off.
+     * </pre>
+     *
+     * <code>repeated int64 users = 13 [json_name = "users"];</code>
+     * @param index The index to set the value at.
+     * @param value The users to set.
+     * @return This builder for chaining.
+     */
+    public Builder setUsers(
+        int index, long value) {
+
+      ensureUsersIsMutable();
+      users_.setLong(index, value);
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The account's private-chat whitelist (`users`): the QQ numbers it may
+     * send to privately; empty means private sends are off.
+     * </pre>
+     *
+     * <code>repeated int64 users = 13 [json_name = "users"];</code>
+     * @param value The users to add.
+     * @return This builder for chaining.
+     */
+    public Builder addUsers(long value) {
+
+      ensureUsersIsMutable();
+      users_.addLong(value);
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The account's private-chat whitelist (`users`): the QQ numbers it may
+     * send to privately; empty means private sends are off.
+     * </pre>
+     *
+     * <code>repeated int64 users = 13 [json_name = "users"];</code>
+     * @param values The users to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllUsers(
+        java.lang.Iterable<? extends java.lang.Long> values) {
+      ensureUsersIsMutable();
+      com.google.protobuf.AbstractMessageLite.Builder.addAll(
+          values, users_);
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The account's private-chat whitelist (`users`): the QQ numbers it may
+     * send to privately; empty means private sends are off.
+     * </pre>
+     *
+     * <code>repeated int64 users = 13 [json_name = "users"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearUsers() {
+      users_ = emptyLongList();
+      bitField0_ = (bitField0_ & ~0x00001000);
       onChanged();
       return this;
     }

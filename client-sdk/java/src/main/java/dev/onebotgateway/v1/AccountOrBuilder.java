@@ -242,4 +242,36 @@ public interface AccountOrBuilder extends
    * @return The groups at the given index.
    */
   long getGroups(int index);
+
+  /**
+   * <pre>
+   * The account's private-chat whitelist (`users`): the QQ numbers it may
+   * send to privately; empty means private sends are off.
+   * </pre>
+   *
+   * <code>repeated int64 users = 13 [json_name = "users"];</code>
+   * @return A list containing the users.
+   */
+  java.util.List<java.lang.Long> getUsersList();
+  /**
+   * <pre>
+   * The account's private-chat whitelist (`users`): the QQ numbers it may
+   * send to privately; empty means private sends are off.
+   * </pre>
+   *
+   * <code>repeated int64 users = 13 [json_name = "users"];</code>
+   * @return The count of users.
+   */
+  int getUsersCount();
+  /**
+   * <pre>
+   * The account's private-chat whitelist (`users`): the QQ numbers it may
+   * send to privately; empty means private sends are off.
+   * </pre>
+   *
+   * <code>repeated int64 users = 13 [json_name = "users"];</code>
+   * @param index The index of the element to return.
+   * @return The users at the given index.
+   */
+  long getUsers(int index);
 }

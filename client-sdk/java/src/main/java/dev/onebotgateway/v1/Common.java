@@ -164,19 +164,21 @@ public final class Common extends com.google.protobuf.GeneratedFile {
       "oSegment\022\022\n\004file\030\001 \001(\tR\004file\022\020\n\003url\030\002 \001(" +
       "\tR\003url\"d\n\013FileSegment\022\022\n\004file\030\001 \001(\tR\004fil" +
       "e\022\022\n\004name\030\002 \001(\tR\004name\022\033\n\tfile_size\030\003 \001(\003" +
-      "R\010fileSize\022\020\n\003url\030\004 \001(\tR\003url\"\036\n\014ReplySeg" +
-      "ment\022\016\n\002id\030\001 \001(\tR\002id\" \n\016ForwardSegment\022\016" +
-      "\n\002id\030\001 \001(\tR\002id\"!\n\013JsonSegment\022\022\n\004data\030\001 " +
-      "\001(\tR\004data\" \n\nXmlSegment\022\022\n\004data\030\001 \001(\tR\004d" +
-      "ata\"1\n\013PokeSegment\022\022\n\004type\030\001 \001(\tR\004type\022\016" +
-      "\n\002id\030\002 \001(\tR\002id\"A\n\016UnknownSegment\022\022\n\004type" +
-      "\030\001 \001(\tR\004type\022\033\n\tdata_json\030\002 \001(\tR\010dataJso" +
-      "n*h\n\tMediaKind\022\032\n\026MEDIA_KIND_UNSPECIFIED" +
-      "\020\000\022\024\n\020MEDIA_KIND_IMAGE\020\001\022\024\n\020MEDIA_KIND_V" +
-      "IDEO\020\002\022\023\n\017MEDIA_KIND_FILE\020\003Bl\n\024dev.onebo" +
-      "tgateway.v1P\001ZRgithub.com/onebot-gateway" +
-      "/onebot-gateway/client-sdk/go/onebot/gat" +
-      "eway/v1;gatewayv1b\006proto3"
+      "R\010fileSize\022\020\n\003url\030\004 \001(\tR\003url\"f\n\014ReplySeg" +
+      "ment\022\016\n\002id\030\001 \001(\tR\002id\022;\n\006quoted\030\002 \001(\0132\036.o" +
+      "nebot.gateway.v1.ChatMessageH\000R\006quoted\210\001" +
+      "\001B\t\n\007_quoted\" \n\016ForwardSegment\022\016\n\002id\030\001 \001" +
+      "(\tR\002id\"!\n\013JsonSegment\022\022\n\004data\030\001 \001(\tR\004dat" +
+      "a\" \n\nXmlSegment\022\022\n\004data\030\001 \001(\tR\004data\"1\n\013P" +
+      "okeSegment\022\022\n\004type\030\001 \001(\tR\004type\022\016\n\002id\030\002 \001" +
+      "(\tR\002id\"A\n\016UnknownSegment\022\022\n\004type\030\001 \001(\tR\004" +
+      "type\022\033\n\tdata_json\030\002 \001(\tR\010dataJson*h\n\tMed" +
+      "iaKind\022\032\n\026MEDIA_KIND_UNSPECIFIED\020\000\022\024\n\020ME" +
+      "DIA_KIND_IMAGE\020\001\022\024\n\020MEDIA_KIND_VIDEO\020\002\022\023" +
+      "\n\017MEDIA_KIND_FILE\020\003Bl\n\024dev.onebotgateway" +
+      ".v1P\001ZRgithub.com/onebot-gateway/onebot-" +
+      "gateway/client-sdk/go/onebot/gateway/v1;" +
+      "gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -254,7 +256,7 @@ public final class Common extends com.google.protobuf.GeneratedFile {
     internal_static_onebot_gateway_v1_ReplySegment_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_ReplySegment_descriptor,
-        new java.lang.String[] { "Id", });
+        new java.lang.String[] { "Id", "Quoted", });
     internal_static_onebot_gateway_v1_ForwardSegment_descriptor =
       getDescriptor().getMessageType(12);
     internal_static_onebot_gateway_v1_ForwardSegment_fieldAccessorTable = new

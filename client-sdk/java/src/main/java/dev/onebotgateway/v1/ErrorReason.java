@@ -207,7 +207,7 @@ public enum ErrorReason
   ERROR_REASON_GROUP_REQUIRED(20),
   /**
    * <pre>
-   * INVALID_ARGUMENT: no text, images, videos or file.
+   * INVALID_ARGUMENT: no text, images, videos, file, quote or mention.
    * </pre>
    *
    * <code>ERROR_REASON_EMPTY_MESSAGE = 21;</code>
@@ -470,15 +470,35 @@ public enum ErrorReason
   ERROR_REASON_REQUEST_TOO_LARGE(51),
   /**
    * <pre>
+   * PERMISSION_DENIED: the private chat's user is not in the account's
+   * private whitelist (`users`; empty by default, which turns private sends
+   * off) (metadata `user_id`).
+   * </pre>
+   *
+   * <code>ERROR_REASON_USER_NOT_ALLOWED = 52;</code>
+   */
+  ERROR_REASON_USER_NOT_ALLOWED(52),
+  /**
+   * <pre>
+   * NOT_FOUND: the peer does not know the message or forward bundle (never
+   * seen, expired from its cache, or recalled) (metadata `message_id` or
+   * `forward_id`).
+   * </pre>
+   *
+   * <code>ERROR_REASON_MESSAGE_NOT_FOUND = 53;</code>
+   */
+  ERROR_REASON_MESSAGE_NOT_FOUND(53),
+  /**
+   * <pre>
    * UNAVAILABLE: the gateway could not write its data directory (disk full,
    * read-only or failing; metadata `path`): nothing of this request was
    * stored or sent, and what was stored before is intact. Retry once the
    * operator freed space; the gateway reopens its store by itself.
    * </pre>
    *
-   * <code>ERROR_REASON_STORAGE_FAILED = 52;</code>
+   * <code>ERROR_REASON_STORAGE_FAILED = 54;</code>
    */
-  ERROR_REASON_STORAGE_FAILED(52),
+  ERROR_REASON_STORAGE_FAILED(54),
   UNRECOGNIZED(-1),
   ;
 
@@ -680,7 +700,7 @@ public enum ErrorReason
   public static final int ERROR_REASON_GROUP_REQUIRED_VALUE = 20;
   /**
    * <pre>
-   * INVALID_ARGUMENT: no text, images, videos or file.
+   * INVALID_ARGUMENT: no text, images, videos, file, quote or mention.
    * </pre>
    *
    * <code>ERROR_REASON_EMPTY_MESSAGE = 21;</code>
@@ -943,15 +963,35 @@ public enum ErrorReason
   public static final int ERROR_REASON_REQUEST_TOO_LARGE_VALUE = 51;
   /**
    * <pre>
+   * PERMISSION_DENIED: the private chat's user is not in the account's
+   * private whitelist (`users`; empty by default, which turns private sends
+   * off) (metadata `user_id`).
+   * </pre>
+   *
+   * <code>ERROR_REASON_USER_NOT_ALLOWED = 52;</code>
+   */
+  public static final int ERROR_REASON_USER_NOT_ALLOWED_VALUE = 52;
+  /**
+   * <pre>
+   * NOT_FOUND: the peer does not know the message or forward bundle (never
+   * seen, expired from its cache, or recalled) (metadata `message_id` or
+   * `forward_id`).
+   * </pre>
+   *
+   * <code>ERROR_REASON_MESSAGE_NOT_FOUND = 53;</code>
+   */
+  public static final int ERROR_REASON_MESSAGE_NOT_FOUND_VALUE = 53;
+  /**
+   * <pre>
    * UNAVAILABLE: the gateway could not write its data directory (disk full,
    * read-only or failing; metadata `path`): nothing of this request was
    * stored or sent, and what was stored before is intact. Retry once the
    * operator freed space; the gateway reopens its store by itself.
    * </pre>
    *
-   * <code>ERROR_REASON_STORAGE_FAILED = 52;</code>
+   * <code>ERROR_REASON_STORAGE_FAILED = 54;</code>
    */
-  public static final int ERROR_REASON_STORAGE_FAILED_VALUE = 52;
+  public static final int ERROR_REASON_STORAGE_FAILED_VALUE = 54;
 
 
   public final int getNumber() {
@@ -1030,7 +1070,9 @@ public enum ErrorReason
       case 49: return ERROR_REASON_CANCELLED;
       case 50: return ERROR_REASON_DEADLINE_EXCEEDED;
       case 51: return ERROR_REASON_REQUEST_TOO_LARGE;
-      case 52: return ERROR_REASON_STORAGE_FAILED;
+      case 52: return ERROR_REASON_USER_NOT_ALLOWED;
+      case 53: return ERROR_REASON_MESSAGE_NOT_FOUND;
+      case 54: return ERROR_REASON_STORAGE_FAILED;
       default: return null;
     }
   }

@@ -36,7 +36,7 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
   static {
     java.lang.String[] descriptorData = {
       "\n$onebot/gateway/v1/error_reason.proto\022\021" +
-      "onebot.gateway.v1*\337\016\n\013ErrorReason\022\034\n\030ERR" +
+      "onebot.gateway.v1*\246\017\n\013ErrorReason\022\034\n\030ERR" +
       "OR_REASON_UNSPECIFIED\020\000\022 \n\034ERROR_REASON_" +
       "INVALID_REQUEST\020\001\022\'\n#ERROR_REASON_ACCOUN" +
       "T_NOT_CONFIGURED\020\002\022 \n\034ERROR_REASON_ACCOU" +
@@ -82,11 +82,13 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
       "\n\027ERROR_REASON_OVERLOADED\020/\022\031\n\025ERROR_REA" +
       "SON_INTERNAL\0200\022\032\n\026ERROR_REASON_CANCELLED" +
       "\0201\022\"\n\036ERROR_REASON_DEADLINE_EXCEEDED\0202\022\"" +
-      "\n\036ERROR_REASON_REQUEST_TOO_LARGE\0203\022\037\n\033ER" +
-      "ROR_REASON_STORAGE_FAILED\0204Bl\n\024dev.onebo" +
-      "tgateway.v1P\001ZRgithub.com/onebot-gateway" +
-      "/onebot-gateway/client-sdk/go/onebot/gat" +
-      "eway/v1;gatewayv1b\006proto3"
+      "\n\036ERROR_REASON_REQUEST_TOO_LARGE\0203\022!\n\035ER" +
+      "ROR_REASON_USER_NOT_ALLOWED\0204\022\"\n\036ERROR_R" +
+      "EASON_MESSAGE_NOT_FOUND\0205\022\037\n\033ERROR_REASO" +
+      "N_STORAGE_FAILED\0206Bl\n\024dev.onebotgateway." +
+      "v1P\001ZRgithub.com/onebot-gateway/onebot-g" +
+      "ateway/client-sdk/go/onebot/gateway/v1;g" +
+      "atewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

@@ -68,6 +68,7 @@ private static final long serialVersionUID = 0L;
     LIFECYCLE(15),
     CONNECTION(16),
     UNKNOWN(17),
+    MESSAGE_RECALLED(18),
     KIND_NOT_SET(0);
     private final int value;
     private KindCase(int value) {
@@ -93,6 +94,7 @@ private static final long serialVersionUID = 0L;
         case 15: return LIFECYCLE;
         case 16: return CONNECTION;
         case 17: return UNKNOWN;
+        case 18: return MESSAGE_RECALLED;
         case 0: return KIND_NOT_SET;
         default: return null;
       }
@@ -570,6 +572,49 @@ private static final long serialVersionUID = 0L;
     return dev.onebotgateway.v1.UnknownEvent.getDefaultInstance();
   }
 
+  public static final int MESSAGE_RECALLED_FIELD_NUMBER = 18;
+  /**
+   * <pre>
+   * A message was recalled (by its sender, an admin, or RecallMessage).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+   * @return Whether the messageRecalled field is set.
+   */
+  @java.lang.Override
+  public boolean hasMessageRecalled() {
+    return kindCase_ == 18;
+  }
+  /**
+   * <pre>
+   * A message was recalled (by its sender, an admin, or RecallMessage).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+   * @return The messageRecalled.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.MessageRecalledEvent getMessageRecalled() {
+    if (kindCase_ == 18) {
+       return (dev.onebotgateway.v1.MessageRecalledEvent) kind_;
+    }
+    return dev.onebotgateway.v1.MessageRecalledEvent.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A message was recalled (by its sender, an admin, or RecallMessage).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.MessageRecalledEventOrBuilder getMessageRecalledOrBuilder() {
+    if (kindCase_ == 18) {
+       return (dev.onebotgateway.v1.MessageRecalledEvent) kind_;
+    }
+    return dev.onebotgateway.v1.MessageRecalledEvent.getDefaultInstance();
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -619,6 +664,9 @@ private static final long serialVersionUID = 0L;
     }
     if (kindCase_ == 17) {
       output.writeMessage(17, (dev.onebotgateway.v1.UnknownEvent) kind_);
+    }
+    if (kindCase_ == 18) {
+      output.writeMessage(18, (dev.onebotgateway.v1.MessageRecalledEvent) kind_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -670,6 +718,10 @@ private static final long serialVersionUID = 0L;
     if (kindCase_ == 17) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(17, (dev.onebotgateway.v1.UnknownEvent) kind_);
+    }
+    if (kindCase_ == 18) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(18, (dev.onebotgateway.v1.MessageRecalledEvent) kind_);
     }
     return size;
   }
@@ -740,6 +792,10 @@ private static final long serialVersionUID = 0L;
         if (!getUnknown()
             .equals(other.getUnknown())) return false;
         break;
+      case 18:
+        if (!getMessageRecalled()
+            .equals(other.getMessageRecalled())) return false;
+        break;
       case 0:
       default:
     }
@@ -798,6 +854,10 @@ private static final long serialVersionUID = 0L;
       case 17:
         hash = (37 * hash) + UNKNOWN_FIELD_NUMBER;
         hash = (53 * hash) + getUnknown().hashCode();
+        break;
+      case 18:
+        hash = (37 * hash) + MESSAGE_RECALLED_FIELD_NUMBER;
+        hash = (53 * hash) + getMessageRecalled().hashCode();
         break;
       case 0:
       default:
@@ -975,6 +1035,9 @@ private static final long serialVersionUID = 0L;
       if (unknownBuilder_ != null) {
         unknownBuilder_.clear();
       }
+      if (messageRecalledBuilder_ != null) {
+        messageRecalledBuilder_.clear();
+      }
       kindCase_ = 0;
       kind_ = null;
       return this;
@@ -1065,6 +1128,10 @@ private static final long serialVersionUID = 0L;
           unknownBuilder_ != null) {
         result.kind_ = unknownBuilder_.build();
       }
+      if (kindCase_ == 18 &&
+          messageRecalledBuilder_ != null) {
+        result.kind_ = messageRecalledBuilder_.build();
+      }
     }
 
     @java.lang.Override
@@ -1124,6 +1191,10 @@ private static final long serialVersionUID = 0L;
         }
         case UNKNOWN: {
           mergeUnknown(other.getUnknown());
+          break;
+        }
+        case MESSAGE_RECALLED: {
+          mergeMessageRecalled(other.getMessageRecalled());
           break;
         }
         case KIND_NOT_SET: {
@@ -1232,6 +1303,13 @@ private static final long serialVersionUID = 0L;
               kindCase_ = 17;
               break;
             } // case 138
+            case 146: {
+              input.readMessage(
+                  internalGetMessageRecalledFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 18;
+              break;
+            } // case 146
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3014,6 +3092,182 @@ private static final long serialVersionUID = 0L;
       kindCase_ = 17;
       onChanged();
       return unknownBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.MessageRecalledEvent, dev.onebotgateway.v1.MessageRecalledEvent.Builder, dev.onebotgateway.v1.MessageRecalledEventOrBuilder> messageRecalledBuilder_;
+    /**
+     * <pre>
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+     * @return Whether the messageRecalled field is set.
+     */
+    @java.lang.Override
+    public boolean hasMessageRecalled() {
+      return kindCase_ == 18;
+    }
+    /**
+     * <pre>
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+     * @return The messageRecalled.
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.MessageRecalledEvent getMessageRecalled() {
+      if (messageRecalledBuilder_ == null) {
+        if (kindCase_ == 18) {
+          return (dev.onebotgateway.v1.MessageRecalledEvent) kind_;
+        }
+        return dev.onebotgateway.v1.MessageRecalledEvent.getDefaultInstance();
+      } else {
+        if (kindCase_ == 18) {
+          return messageRecalledBuilder_.getMessage();
+        }
+        return dev.onebotgateway.v1.MessageRecalledEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+     */
+    public Builder setMessageRecalled(dev.onebotgateway.v1.MessageRecalledEvent value) {
+      if (messageRecalledBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        kind_ = value;
+        onChanged();
+      } else {
+        messageRecalledBuilder_.setMessage(value);
+      }
+      kindCase_ = 18;
+      return this;
+    }
+    /**
+     * <pre>
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+     */
+    public Builder setMessageRecalled(
+        dev.onebotgateway.v1.MessageRecalledEvent.Builder builderForValue) {
+      if (messageRecalledBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        messageRecalledBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 18;
+      return this;
+    }
+    /**
+     * <pre>
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+     */
+    public Builder mergeMessageRecalled(dev.onebotgateway.v1.MessageRecalledEvent value) {
+      if (messageRecalledBuilder_ == null) {
+        if (kindCase_ == 18 &&
+            kind_ != dev.onebotgateway.v1.MessageRecalledEvent.getDefaultInstance()) {
+          kind_ = dev.onebotgateway.v1.MessageRecalledEvent.newBuilder((dev.onebotgateway.v1.MessageRecalledEvent) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 18) {
+          messageRecalledBuilder_.mergeFrom(value);
+        } else {
+          messageRecalledBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 18;
+      return this;
+    }
+    /**
+     * <pre>
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+     */
+    public Builder clearMessageRecalled() {
+      if (messageRecalledBuilder_ == null) {
+        if (kindCase_ == 18) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 18) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        messageRecalledBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+     */
+    public dev.onebotgateway.v1.MessageRecalledEvent.Builder getMessageRecalledBuilder() {
+      return internalGetMessageRecalledFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.MessageRecalledEventOrBuilder getMessageRecalledOrBuilder() {
+      if ((kindCase_ == 18) && (messageRecalledBuilder_ != null)) {
+        return messageRecalledBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 18) {
+          return (dev.onebotgateway.v1.MessageRecalledEvent) kind_;
+        }
+        return dev.onebotgateway.v1.MessageRecalledEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A message was recalled (by its sender, an admin, or RecallMessage).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.MessageRecalledEvent, dev.onebotgateway.v1.MessageRecalledEvent.Builder, dev.onebotgateway.v1.MessageRecalledEventOrBuilder> 
+        internalGetMessageRecalledFieldBuilder() {
+      if (messageRecalledBuilder_ == null) {
+        if (!(kindCase_ == 18)) {
+          kind_ = dev.onebotgateway.v1.MessageRecalledEvent.getDefaultInstance();
+        }
+        messageRecalledBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.MessageRecalledEvent, dev.onebotgateway.v1.MessageRecalledEvent.Builder, dev.onebotgateway.v1.MessageRecalledEventOrBuilder>(
+                (dev.onebotgateway.v1.MessageRecalledEvent) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 18;
+      onChanged();
+      return messageRecalledBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.Event)

@@ -88,6 +88,14 @@ public enum EventKind
    * <code>EVENT_KIND_UNKNOWN = 8;</code>
    */
   EVENT_KIND_UNKNOWN(8),
+  /**
+   * <pre>
+   * A message was recalled.
+   * </pre>
+   *
+   * <code>EVENT_KIND_MESSAGE_RECALLED = 9;</code>
+   */
+  EVENT_KIND_MESSAGE_RECALLED(9),
   UNRECOGNIZED(-1),
   ;
 
@@ -173,6 +181,14 @@ public enum EventKind
    * <code>EVENT_KIND_UNKNOWN = 8;</code>
    */
   public static final int EVENT_KIND_UNKNOWN_VALUE = 8;
+  /**
+   * <pre>
+   * A message was recalled.
+   * </pre>
+   *
+   * <code>EVENT_KIND_MESSAGE_RECALLED = 9;</code>
+   */
+  public static final int EVENT_KIND_MESSAGE_RECALLED_VALUE = 9;
 
 
   public final int getNumber() {
@@ -208,6 +224,7 @@ public enum EventKind
       case 6: return EVENT_KIND_LIFECYCLE;
       case 7: return EVENT_KIND_CONNECTION;
       case 8: return EVENT_KIND_UNKNOWN;
+      case 9: return EVENT_KIND_MESSAGE_RECALLED;
       default: return null;
     }
   }

@@ -296,5 +296,32 @@ public interface EventOrBuilder extends
    */
   dev.onebotgateway.v1.UnknownEventOrBuilder getUnknownOrBuilder();
 
+  /**
+   * <pre>
+   * A message was recalled (by its sender, an admin, or RecallMessage).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+   * @return Whether the messageRecalled field is set.
+   */
+  boolean hasMessageRecalled();
+  /**
+   * <pre>
+   * A message was recalled (by its sender, an admin, or RecallMessage).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+   * @return The messageRecalled.
+   */
+  dev.onebotgateway.v1.MessageRecalledEvent getMessageRecalled();
+  /**
+   * <pre>
+   * A message was recalled (by its sender, an admin, or RecallMessage).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MessageRecalledEvent message_recalled = 18 [json_name = "messageRecalled"];</code>
+   */
+  dev.onebotgateway.v1.MessageRecalledEventOrBuilder getMessageRecalledOrBuilder();
+
   dev.onebotgateway.v1.Event.KindCase getKindCase();
 }

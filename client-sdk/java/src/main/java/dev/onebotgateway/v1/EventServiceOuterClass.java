@@ -86,6 +86,11 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_UnknownEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_MessageRecalledEvent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_MessageRecalledEvent_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -110,7 +115,7 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       "ot.gateway.v1.HeartbeatR\theartbeat\"`\n\tHe" +
       "artbeat\022#\n\rlast_sequence\030\001 \001(\004R\014lastSequ" +
       "ence\022.\n\004time\030\002 \001(\0132\032.google.protobuf.Tim" +
-      "estampR\004time\"\250\005\n\005Event\022\035\n\naccount_id\030\001 \001" +
+      "estampR\004time\"\376\005\n\005Event\022\035\n\naccount_id\030\001 \001" +
       "(\tR\taccountId\022\032\n\010sequence\030\002 \001(\004R\010sequenc" +
       "e\022.\n\004time\030\003 \001(\0132\032.google.protobuf.Timest" +
       "ampR\004time\022\027\n\007self_id\030\004 \001(\003R\006selfId\022;\n\007me" +
@@ -127,38 +132,45 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       "connection\030\020 \001(\0132\".onebot.gateway.v1.Con" +
       "nectionEventH\000R\nconnection\022;\n\007unknown\030\021 " +
       "\001(\0132\037.onebot.gateway.v1.UnknownEventH\000R\007" +
-      "unknownB\006\n\004kind\"e\n\014MessageEvent\0228\n\007messa" +
-      "ge\030\001 \001(\0132\036.onebot.gateway.v1.ChatMessage" +
-      "R\007message\022\033\n\tself_sent\030\002 \001(\010R\010selfSent\"\\" +
-      "\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027" +
-      "\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttarget_id\030\003 \001" +
-      "(\003R\010targetId\"h\n\021MemberJoinedEvent\022\031\n\010gro" +
-      "up_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006u" +
-      "serId\022\037\n\013operator_id\030\003 \001(\003R\noperatorId\"\201" +
-      "\001\n\017MemberLeftEvent\022\031\n\010group_id\030\001 \001(\003R\007gr" +
-      "oupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013operat" +
-      "or_id\030\003 \001(\003R\noperatorId\022\031\n\010sub_type\030\004 \001(" +
-      "\tR\007subType\"|\n\020CardChangedEvent\022\031\n\010group_" +
-      "id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006user" +
-      "Id\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022\031\n\010card_ol" +
-      "d\030\004 \001(\tR\007cardOld\"+\n\016LifecycleEvent\022\031\n\010su" +
-      "b_type\030\001 \001(\tR\007subType\"c\n\017ConnectionEvent" +
-      "\0228\n\005state\030\001 \001(\0162\".onebot.gateway.v1.Conn" +
-      "ectionStateR\005state\022\026\n\006detail\030\002 \001(\tR\006deta" +
-      "il\"F\n\014UnknownEvent\022\033\n\tpost_type\030\001 \001(\tR\010p" +
-      "ostType\022\031\n\010raw_json\030\002 \001(\tR\007rawJson*\370\001\n\tE" +
-      "ventKind\022\032\n\026EVENT_KIND_UNSPECIFIED\020\000\022\026\n\022" +
-      "EVENT_KIND_MESSAGE\020\001\022\023\n\017EVENT_KIND_POKE\020" +
-      "\002\022\034\n\030EVENT_KIND_MEMBER_JOINED\020\003\022\032\n\026EVENT" +
-      "_KIND_MEMBER_LEFT\020\004\022\033\n\027EVENT_KIND_CARD_C" +
-      "HANGED\020\005\022\030\n\024EVENT_KIND_LIFECYCLE\020\006\022\031\n\025EV" +
-      "ENT_KIND_CONNECTION\020\007\022\026\n\022EVENT_KIND_UNKN" +
-      "OWN\020\0102q\n\014EventService\022a\n\014StreamEvents\022&." +
-      "onebot.gateway.v1.StreamEventsRequest\032\'." +
-      "onebot.gateway.v1.StreamEventsResponse0\001" +
-      "Bl\n\024dev.onebotgateway.v1P\001ZRgithub.com/o" +
-      "nebot-gateway/onebot-gateway/client-sdk/" +
-      "go/onebot/gateway/v1;gatewayv1b\006proto3"
+      "unknown\022T\n\020message_recalled\030\022 \001(\0132\'.oneb" +
+      "ot.gateway.v1.MessageRecalledEventH\000R\017me" +
+      "ssageRecalledB\006\n\004kind\"e\n\014MessageEvent\0228\n" +
+      "\007message\030\001 \001(\0132\036.onebot.gateway.v1.ChatM" +
+      "essageR\007message\022\033\n\tself_sent\030\002 \001(\010R\010self" +
+      "Sent\"\\\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R\007gro" +
+      "upId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttarget_" +
+      "id\030\003 \001(\003R\010targetId\"h\n\021MemberJoinedEvent\022" +
+      "\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 " +
+      "\001(\003R\006userId\022\037\n\013operator_id\030\003 \001(\003R\noperat" +
+      "orId\"\201\001\n\017MemberLeftEvent\022\031\n\010group_id\030\001 \001" +
+      "(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013" +
+      "operator_id\030\003 \001(\003R\noperatorId\022\031\n\010sub_typ" +
+      "e\030\004 \001(\tR\007subType\"|\n\020CardChangedEvent\022\031\n\010" +
+      "group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003" +
+      "R\006userId\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022\031\n\010c" +
+      "ard_old\030\004 \001(\tR\007cardOld\"+\n\016LifecycleEvent" +
+      "\022\031\n\010sub_type\030\001 \001(\tR\007subType\"c\n\017Connectio" +
+      "nEvent\0228\n\005state\030\001 \001(\0162\".onebot.gateway.v" +
+      "1.ConnectionStateR\005state\022\026\n\006detail\030\002 \001(\t" +
+      "R\006detail\"F\n\014UnknownEvent\022\033\n\tpost_type\030\001 " +
+      "\001(\tR\010postType\022\031\n\010raw_json\030\002 \001(\tR\007rawJson" +
+      "\"\203\001\n\024MessageRecalledEvent\022+\n\004chat\030\001 \001(\0132" +
+      "\027.onebot.gateway.v1.ChatR\004chat\022\035\n\nmessag" +
+      "e_id\030\002 \001(\003R\tmessageId\022\037\n\013operator_id\030\003 \001" +
+      "(\003R\noperatorId*\231\002\n\tEventKind\022\032\n\026EVENT_KI" +
+      "ND_UNSPECIFIED\020\000\022\026\n\022EVENT_KIND_MESSAGE\020\001" +
+      "\022\023\n\017EVENT_KIND_POKE\020\002\022\034\n\030EVENT_KIND_MEMB" +
+      "ER_JOINED\020\003\022\032\n\026EVENT_KIND_MEMBER_LEFT\020\004\022" +
+      "\033\n\027EVENT_KIND_CARD_CHANGED\020\005\022\030\n\024EVENT_KI" +
+      "ND_LIFECYCLE\020\006\022\031\n\025EVENT_KIND_CONNECTION\020" +
+      "\007\022\026\n\022EVENT_KIND_UNKNOWN\020\010\022\037\n\033EVENT_KIND_" +
+      "MESSAGE_RECALLED\020\t2q\n\014EventService\022a\n\014St" +
+      "reamEvents\022&.onebot.gateway.v1.StreamEve" +
+      "ntsRequest\032\'.onebot.gateway.v1.StreamEve" +
+      "ntsResponse0\001Bl\n\024dev.onebotgateway.v1P\001Z" +
+      "Rgithub.com/onebot-gateway/onebot-gatewa" +
+      "y/client-sdk/go/onebot/gateway/v1;gatewa" +
+      "yv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -190,7 +202,7 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
     internal_static_onebot_gateway_v1_Event_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_Event_descriptor,
-        new java.lang.String[] { "AccountId", "Sequence", "Time", "SelfId", "Message", "Poke", "MemberJoined", "MemberLeft", "CardChanged", "Lifecycle", "Connection", "Unknown", "Kind", });
+        new java.lang.String[] { "AccountId", "Sequence", "Time", "SelfId", "Message", "Poke", "MemberJoined", "MemberLeft", "CardChanged", "Lifecycle", "Connection", "Unknown", "MessageRecalled", "Kind", });
     internal_static_onebot_gateway_v1_MessageEvent_descriptor =
       getDescriptor().getMessageType(4);
     internal_static_onebot_gateway_v1_MessageEvent_fieldAccessorTable = new
@@ -239,6 +251,12 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_UnknownEvent_descriptor,
         new java.lang.String[] { "PostType", "RawJson", });
+    internal_static_onebot_gateway_v1_MessageRecalledEvent_descriptor =
+      getDescriptor().getMessageType(12);
+    internal_static_onebot_gateway_v1_MessageRecalledEvent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_MessageRecalledEvent_descriptor,
+        new java.lang.String[] { "Chat", "MessageId", "OperatorId", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor();

@@ -81,6 +81,99 @@ public final class MessageServiceGrpc {
     return getSendMessageMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.GetMessageRequest,
+      dev.onebotgateway.v1.GetMessageResponse> getGetMessageMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetMessage",
+      requestType = dev.onebotgateway.v1.GetMessageRequest.class,
+      responseType = dev.onebotgateway.v1.GetMessageResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.GetMessageRequest,
+      dev.onebotgateway.v1.GetMessageResponse> getGetMessageMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.GetMessageRequest, dev.onebotgateway.v1.GetMessageResponse> getGetMessageMethod;
+    if ((getGetMessageMethod = MessageServiceGrpc.getGetMessageMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getGetMessageMethod = MessageServiceGrpc.getGetMessageMethod) == null) {
+          MessageServiceGrpc.getGetMessageMethod = getGetMessageMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.GetMessageRequest, dev.onebotgateway.v1.GetMessageResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetMessage"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.GetMessageRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.GetMessageResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("GetMessage"))
+              .build();
+        }
+      }
+    }
+    return getGetMessageMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.RecallMessageRequest,
+      dev.onebotgateway.v1.RecallMessageResponse> getRecallMessageMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RecallMessage",
+      requestType = dev.onebotgateway.v1.RecallMessageRequest.class,
+      responseType = dev.onebotgateway.v1.RecallMessageResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.RecallMessageRequest,
+      dev.onebotgateway.v1.RecallMessageResponse> getRecallMessageMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.RecallMessageRequest, dev.onebotgateway.v1.RecallMessageResponse> getRecallMessageMethod;
+    if ((getRecallMessageMethod = MessageServiceGrpc.getRecallMessageMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getRecallMessageMethod = MessageServiceGrpc.getRecallMessageMethod) == null) {
+          MessageServiceGrpc.getRecallMessageMethod = getRecallMessageMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.RecallMessageRequest, dev.onebotgateway.v1.RecallMessageResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RecallMessage"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.RecallMessageRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.RecallMessageResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("RecallMessage"))
+              .build();
+        }
+      }
+    }
+    return getRecallMessageMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.GetForwardMessagesRequest,
+      dev.onebotgateway.v1.GetForwardMessagesResponse> getGetForwardMessagesMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetForwardMessages",
+      requestType = dev.onebotgateway.v1.GetForwardMessagesRequest.class,
+      responseType = dev.onebotgateway.v1.GetForwardMessagesResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.GetForwardMessagesRequest,
+      dev.onebotgateway.v1.GetForwardMessagesResponse> getGetForwardMessagesMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.GetForwardMessagesRequest, dev.onebotgateway.v1.GetForwardMessagesResponse> getGetForwardMessagesMethod;
+    if ((getGetForwardMessagesMethod = MessageServiceGrpc.getGetForwardMessagesMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getGetForwardMessagesMethod = MessageServiceGrpc.getGetForwardMessagesMethod) == null) {
+          MessageServiceGrpc.getGetForwardMessagesMethod = getGetForwardMessagesMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.GetForwardMessagesRequest, dev.onebotgateway.v1.GetForwardMessagesResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetForwardMessages"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.GetForwardMessagesRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.GetForwardMessagesResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("GetForwardMessages"))
+              .build();
+        }
+      }
+    }
+    return getGetForwardMessagesMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -174,17 +267,23 @@ public final class MessageServiceGrpc {
 
     /**
      * <pre>
-     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+     * (with `user_id`) a whitelisted private chat, optionally quoting a message
+     * and mentioning members.
      * Everything is validated and every media source resolved before the first
      * frame goes to the peer: a request is sent whole or refused whole. Order of
      * delivery: text (in chunks of at most `reply_chunk_size` characters), then
-     * images, then the video, then the file. While the account is offline a
+     * images, then the video, then the file. The quote and the mentions lead
+     * the first message (a `reply` segment, then `at` segments, then the first
+     * text chunk, else the first image or video; a message of their own before
+     * a file, or when there is nothing else). While the account is offline a
      * text-only request is queued (durably, 50 entries / 30 minutes by default)
      * and the response says `queued`; requests with media are refused.
      * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
      * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
      * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-     * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+     * (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+     * TOKEN_SCOPE), NOT_FOUND
      * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
      * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
      * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -197,6 +296,65 @@ public final class MessageServiceGrpc {
     default void sendMessage(dev.onebotgateway.v1.SendMessageRequest request,
         io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SendMessageResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSendMessageMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Reads one message by id (`get_msg`), with its quote resolved one level
+     * deep, and renders it as one history line.
+     * The message's chat must be readable by the caller's token (else
+     * PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+     * INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+     * (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+     * NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+     * (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+     * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+     * </pre>
+     */
+    default void getMessage(dev.onebotgateway.v1.GetMessageRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetMessageResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetMessageMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Recalls (撤回) a message.
+     * The gateway first reads the message (`get_msg`) and refuses one whose
+     * chat is not in the account's whitelists (`groups`, `users`):
+     * PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+     * `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+     * members' messages (not the owner's or other admins') when it is a group
+     * admin; the peer's refusal (too old, not the sender, no admin rights) is
+     * FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+     * (metadata `peer_message`). A recall made here is also published as a
+     * `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+     * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+     * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+     * (ONEBOT_TIMEOUT).
+     * </pre>
+     */
+    default void recallMessage(dev.onebotgateway.v1.RecallMessageRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.RecallMessageResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRecallMessageMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+     * `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+     * `forward` segments: open them with another call. Node messages carry
+     * what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+     * Lagrange and SnowLuma nodes with a sender and content, their ids often
+     * 0); their chat is the chat the bundle was read through. Read-only.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+     * (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+     * (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+     * DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+     * </pre>
+     */
+    default void getForwardMessages(dev.onebotgateway.v1.GetForwardMessagesRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetForwardMessagesResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetForwardMessagesMethod(), responseObserver);
     }
   }
 
@@ -265,17 +423,23 @@ public final class MessageServiceGrpc {
 
     /**
      * <pre>
-     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+     * (with `user_id`) a whitelisted private chat, optionally quoting a message
+     * and mentioning members.
      * Everything is validated and every media source resolved before the first
      * frame goes to the peer: a request is sent whole or refused whole. Order of
      * delivery: text (in chunks of at most `reply_chunk_size` characters), then
-     * images, then the video, then the file. While the account is offline a
+     * images, then the video, then the file. The quote and the mentions lead
+     * the first message (a `reply` segment, then `at` segments, then the first
+     * text chunk, else the first image or video; a message of their own before
+     * a file, or when there is nothing else). While the account is offline a
      * text-only request is queued (durably, 50 entries / 30 minutes by default)
      * and the response says `queued`; requests with media are refused.
      * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
      * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
      * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-     * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+     * (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+     * TOKEN_SCOPE), NOT_FOUND
      * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
      * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
      * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -289,6 +453,68 @@ public final class MessageServiceGrpc {
         io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SendMessageResponse> responseObserver) {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getSendMessageMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Reads one message by id (`get_msg`), with its quote resolved one level
+     * deep, and renders it as one history line.
+     * The message's chat must be readable by the caller's token (else
+     * PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+     * INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+     * (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+     * NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+     * (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+     * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+     * </pre>
+     */
+    public void getMessage(dev.onebotgateway.v1.GetMessageRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetMessageResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetMessageMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Recalls (撤回) a message.
+     * The gateway first reads the message (`get_msg`) and refuses one whose
+     * chat is not in the account's whitelists (`groups`, `users`):
+     * PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+     * `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+     * members' messages (not the owner's or other admins') when it is a group
+     * admin; the peer's refusal (too old, not the sender, no admin rights) is
+     * FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+     * (metadata `peer_message`). A recall made here is also published as a
+     * `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+     * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+     * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+     * (ONEBOT_TIMEOUT).
+     * </pre>
+     */
+    public void recallMessage(dev.onebotgateway.v1.RecallMessageRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.RecallMessageResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRecallMessageMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+     * `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+     * `forward` segments: open them with another call. Node messages carry
+     * what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+     * Lagrange and SnowLuma nodes with a sender and content, their ids often
+     * 0); their chat is the chat the bundle was read through. Read-only.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+     * (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+     * (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+     * DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+     * </pre>
+     */
+    public void getForwardMessages(dev.onebotgateway.v1.GetForwardMessagesRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetForwardMessagesResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetForwardMessagesMethod(), getCallOptions()), request, responseObserver);
     }
   }
 
@@ -338,17 +564,23 @@ public final class MessageServiceGrpc {
 
     /**
      * <pre>
-     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+     * (with `user_id`) a whitelisted private chat, optionally quoting a message
+     * and mentioning members.
      * Everything is validated and every media source resolved before the first
      * frame goes to the peer: a request is sent whole or refused whole. Order of
      * delivery: text (in chunks of at most `reply_chunk_size` characters), then
-     * images, then the video, then the file. While the account is offline a
+     * images, then the video, then the file. The quote and the mentions lead
+     * the first message (a `reply` segment, then `at` segments, then the first
+     * text chunk, else the first image or video; a message of their own before
+     * a file, or when there is nothing else). While the account is offline a
      * text-only request is queued (durably, 50 entries / 30 minutes by default)
      * and the response says `queued`; requests with media are refused.
      * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
      * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
      * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-     * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+     * (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+     * TOKEN_SCOPE), NOT_FOUND
      * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
      * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
      * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -361,6 +593,65 @@ public final class MessageServiceGrpc {
     public dev.onebotgateway.v1.SendMessageResponse sendMessage(dev.onebotgateway.v1.SendMessageRequest request) throws io.grpc.StatusException {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getSendMessageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Reads one message by id (`get_msg`), with its quote resolved one level
+     * deep, and renders it as one history line.
+     * The message's chat must be readable by the caller's token (else
+     * PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+     * INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+     * (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+     * NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+     * (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+     * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.GetMessageResponse getMessage(dev.onebotgateway.v1.GetMessageRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetMessageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Recalls (撤回) a message.
+     * The gateway first reads the message (`get_msg`) and refuses one whose
+     * chat is not in the account's whitelists (`groups`, `users`):
+     * PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+     * `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+     * members' messages (not the owner's or other admins') when it is a group
+     * admin; the peer's refusal (too old, not the sender, no admin rights) is
+     * FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+     * (metadata `peer_message`). A recall made here is also published as a
+     * `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+     * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+     * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+     * (ONEBOT_TIMEOUT).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.RecallMessageResponse recallMessage(dev.onebotgateway.v1.RecallMessageRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRecallMessageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+     * `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+     * `forward` segments: open them with another call. Node messages carry
+     * what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+     * Lagrange and SnowLuma nodes with a sender and content, their ids often
+     * 0); their chat is the chat the bundle was read through. Read-only.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+     * (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+     * (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+     * DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.GetForwardMessagesResponse getForwardMessages(dev.onebotgateway.v1.GetForwardMessagesRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetForwardMessagesMethod(), getCallOptions(), request);
     }
   }
 
@@ -410,17 +701,23 @@ public final class MessageServiceGrpc {
 
     /**
      * <pre>
-     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+     * (with `user_id`) a whitelisted private chat, optionally quoting a message
+     * and mentioning members.
      * Everything is validated and every media source resolved before the first
      * frame goes to the peer: a request is sent whole or refused whole. Order of
      * delivery: text (in chunks of at most `reply_chunk_size` characters), then
-     * images, then the video, then the file. While the account is offline a
+     * images, then the video, then the file. The quote and the mentions lead
+     * the first message (a `reply` segment, then `at` segments, then the first
+     * text chunk, else the first image or video; a message of their own before
+     * a file, or when there is nothing else). While the account is offline a
      * text-only request is queued (durably, 50 entries / 30 minutes by default)
      * and the response says `queued`; requests with media are refused.
      * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
      * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
      * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-     * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+     * (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+     * TOKEN_SCOPE), NOT_FOUND
      * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
      * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
      * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -433,6 +730,65 @@ public final class MessageServiceGrpc {
     public dev.onebotgateway.v1.SendMessageResponse sendMessage(dev.onebotgateway.v1.SendMessageRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getSendMessageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Reads one message by id (`get_msg`), with its quote resolved one level
+     * deep, and renders it as one history line.
+     * The message's chat must be readable by the caller's token (else
+     * PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+     * INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+     * (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+     * NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+     * (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+     * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.GetMessageResponse getMessage(dev.onebotgateway.v1.GetMessageRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetMessageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Recalls (撤回) a message.
+     * The gateway first reads the message (`get_msg`) and refuses one whose
+     * chat is not in the account's whitelists (`groups`, `users`):
+     * PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+     * `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+     * members' messages (not the owner's or other admins') when it is a group
+     * admin; the peer's refusal (too old, not the sender, no admin rights) is
+     * FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+     * (metadata `peer_message`). A recall made here is also published as a
+     * `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+     * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+     * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+     * (ONEBOT_TIMEOUT).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.RecallMessageResponse recallMessage(dev.onebotgateway.v1.RecallMessageRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRecallMessageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+     * `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+     * `forward` segments: open them with another call. Node messages carry
+     * what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+     * Lagrange and SnowLuma nodes with a sender and content, their ids often
+     * 0); their chat is the chat the bundle was read through. Read-only.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+     * (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+     * (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+     * DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.GetForwardMessagesResponse getForwardMessages(dev.onebotgateway.v1.GetForwardMessagesRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetForwardMessagesMethod(), getCallOptions(), request);
     }
   }
 
@@ -483,17 +839,23 @@ public final class MessageServiceGrpc {
 
     /**
      * <pre>
-     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group.
+     * Sends text, up to 4 images, 1 video and 1 file to a whitelisted group or
+     * (with `user_id`) a whitelisted private chat, optionally quoting a message
+     * and mentioning members.
      * Everything is validated and every media source resolved before the first
      * frame goes to the peer: a request is sent whole or refused whole. Order of
      * delivery: text (in chunks of at most `reply_chunk_size` characters), then
-     * images, then the video, then the file. While the account is offline a
+     * images, then the video, then the file. The quote and the mentions lead
+     * the first message (a `reply` segment, then `at` segments, then the first
+     * text chunk, else the first image or video; a message of their own before
+     * a file, or when there is nothing else). While the account is offline a
      * text-only request is queued (durably, 50 entries / 30 minutes by default)
      * and the response says `queued`; requests with media are refused.
      * Idempotent when `idempotency_key` is set. Errors: INVALID_ARGUMENT
      * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
      * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
-     * (GROUP_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN), NOT_FOUND
+     * (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
+     * TOKEN_SCOPE), NOT_FOUND
      * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
      * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
      * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
@@ -508,10 +870,75 @@ public final class MessageServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getSendMessageMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Reads one message by id (`get_msg`), with its quote resolved one level
+     * deep, and renders it as one history line.
+     * The message's chat must be readable by the caller's token (else
+     * PERMISSION_DENIED, TOKEN_SCOPE). Read-only and idempotent. Errors:
+     * INVALID_ARGUMENT (INVALID_REQUEST: `message_id` 0), NOT_FOUND
+     * (MESSAGE_NOT_FOUND: the peer does not know the id, or it was recalled;
+     * NapCat forgets ids after about 5000 messages), FAILED_PRECONDITION
+     * (ACCOUNT_NOT_CONFIGURED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+     * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.GetMessageResponse> getMessage(
+        dev.onebotgateway.v1.GetMessageRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetMessageMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Recalls (撤回) a message.
+     * The gateway first reads the message (`get_msg`) and refuses one whose
+     * chat is not in the account's whitelists (`groups`, `users`):
+     * PERMISSION_DENIED, GROUP_NOT_ALLOWED or USER_NOT_ALLOWED; then
+     * `delete_msg`. QQ lets the bot recall its own messages for 2 minutes, and
+     * members' messages (not the owner's or other admins') when it is a group
+     * admin; the peer's refusal (too old, not the sender, no admin rights) is
+     * FAILED_PRECONDITION, ONEBOT_ACTION_FAILED with the peer's own text
+     * (metadata `peer_message`). A recall made here is also published as a
+     * `MessageRecalledEvent`. Destructive: needs a read-write token. Other
+     * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
+     * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
+     * (ONEBOT_TIMEOUT).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.RecallMessageResponse> recallMessage(
+        dev.onebotgateway.v1.RecallMessageRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRecallMessageMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
+     * `forward_id` is a `ForwardSegment.id` as received. Nested bundles stay
+     * `forward` segments: open them with another call. Node messages carry
+     * what the peer reports (NapCat full messages; go-cqhttp, LLOneBot,
+     * Lagrange and SnowLuma nodes with a sender and content, their ids often
+     * 0); their chat is the chat the bundle was read through. Read-only.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: empty id), NOT_FOUND
+     * (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
+     * (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
+     * DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.GetForwardMessagesResponse> getForwardMessages(
+        dev.onebotgateway.v1.GetForwardMessagesRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetForwardMessagesMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_GET_HISTORY = 0;
   private static final int METHODID_SEND_MESSAGE = 1;
+  private static final int METHODID_GET_MESSAGE = 2;
+  private static final int METHODID_RECALL_MESSAGE = 3;
+  private static final int METHODID_GET_FORWARD_MESSAGES = 4;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -537,6 +964,18 @@ public final class MessageServiceGrpc {
         case METHODID_SEND_MESSAGE:
           serviceImpl.sendMessage((dev.onebotgateway.v1.SendMessageRequest) request,
               (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SendMessageResponse>) responseObserver);
+          break;
+        case METHODID_GET_MESSAGE:
+          serviceImpl.getMessage((dev.onebotgateway.v1.GetMessageRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetMessageResponse>) responseObserver);
+          break;
+        case METHODID_RECALL_MESSAGE:
+          serviceImpl.recallMessage((dev.onebotgateway.v1.RecallMessageRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.RecallMessageResponse>) responseObserver);
+          break;
+        case METHODID_GET_FORWARD_MESSAGES:
+          serviceImpl.getForwardMessages((dev.onebotgateway.v1.GetForwardMessagesRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetForwardMessagesResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -570,6 +1009,27 @@ public final class MessageServiceGrpc {
               dev.onebotgateway.v1.SendMessageRequest,
               dev.onebotgateway.v1.SendMessageResponse>(
                 service, METHODID_SEND_MESSAGE)))
+        .addMethod(
+          getGetMessageMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.GetMessageRequest,
+              dev.onebotgateway.v1.GetMessageResponse>(
+                service, METHODID_GET_MESSAGE)))
+        .addMethod(
+          getRecallMessageMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.RecallMessageRequest,
+              dev.onebotgateway.v1.RecallMessageResponse>(
+                service, METHODID_RECALL_MESSAGE)))
+        .addMethod(
+          getGetForwardMessagesMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.GetForwardMessagesRequest,
+              dev.onebotgateway.v1.GetForwardMessagesResponse>(
+                service, METHODID_GET_FORWARD_MESSAGES)))
         .build();
   }
 
@@ -620,6 +1080,9 @@ public final class MessageServiceGrpc {
               .setSchemaDescriptor(new MessageServiceFileDescriptorSupplier())
               .addMethod(getGetHistoryMethod())
               .addMethod(getSendMessageMethod())
+              .addMethod(getGetMessageMethod())
+              .addMethod(getRecallMessageMethod())
+              .addMethod(getGetForwardMessagesMethod())
               .build();
         }
       }

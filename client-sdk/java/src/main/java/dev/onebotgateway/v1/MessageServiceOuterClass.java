@@ -56,6 +56,36 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_MediaSummary_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GetMessageRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GetMessageRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GetMessageResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GetMessageResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_RecallMessageRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_RecallMessageRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_RecallMessageResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_RecallMessageResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GetForwardMessagesRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GetForwardMessagesRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GetForwardMessagesResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GetForwardMessagesResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -80,7 +110,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       "_next_anchor_message_id\"t\n\013MediaSource\022\033" +
       "\n\010media_id\030\001 \001(\tH\000R\007mediaId\022\022\n\003url\030\002 \001(\t" +
       "H\000R\003url\022\024\n\004path\030\003 \001(\tH\000R\004path\022\024\n\004data\030\004 " +
-      "\001(\014H\000R\004dataB\010\n\006source\"\336\002\n\022SendMessageReq" +
+      "\001(\014H\000R\004dataB\010\n\006source\"\237\004\n\022SendMessageReq" +
       "uest\022\035\n\naccount_id\030\001 \001(\tR\taccountId\022\036\n\010g" +
       "roup_id\030\002 \001(\003H\000R\007groupId\210\001\001\022\022\n\004text\030\003 \001(" +
       "\tR\004text\0226\n\006images\030\004 \003(\0132\036.onebot.gateway" +
@@ -89,22 +119,48 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       "2\n\004file\030\006 \001(\0132\036.onebot.gateway.v1.MediaS" +
       "ourceR\004file\022\033\n\tfile_name\030\007 \001(\tR\010fileName" +
       "\022\'\n\017idempotency_key\030\010 \001(\tR\016idempotencyKe" +
-      "yB\013\n\t_group_id\"\324\001\n\023SendMessageResponse\022\031" +
-      "\n\010group_id\030\001 \001(\003R\007groupId\022\026\n\006chunks\030\002 \001(" +
-      "\005R\006chunks\022\026\n\006queued\030\003 \001(\010R\006queued\022\037\n\013mes" +
-      "sage_ids\030\004 \003(\003R\nmessageIds\0225\n\005media\030\005 \001(" +
-      "\0132\037.onebot.gateway.v1.MediaSummaryR\005medi" +
-      "a\022\032\n\010replayed\030\006 \001(\010R\010replayed\"R\n\014MediaSu" +
-      "mmary\022\026\n\006images\030\001 \001(\005R\006images\022\026\n\006videos\030" +
-      "\002 \001(\005R\006videos\022\022\n\004file\030\003 \001(\tR\004file2\311\001\n\016Me" +
-      "ssageService\022Y\n\nGetHistory\022$.onebot.gate" +
-      "way.v1.GetHistoryRequest\032%.onebot.gatewa" +
-      "y.v1.GetHistoryResponse\022\\\n\013SendMessage\022%" +
-      ".onebot.gateway.v1.SendMessageRequest\032&." +
-      "onebot.gateway.v1.SendMessageResponseBl\n" +
-      "\024dev.onebotgateway.v1P\001ZRgithub.com/oneb" +
-      "ot-gateway/onebot-gateway/client-sdk/go/" +
-      "onebot/gateway/v1;gatewayv1b\006proto3"
+      "y\022\034\n\007user_id\030\t \001(\003H\001R\006userId\210\001\001\0222\n\023reply" +
+      "_to_message_id\030\n \001(\003H\002R\020replyToMessageId" +
+      "\210\001\001\022(\n\020mention_user_ids\030\013 \003(\003R\016mentionUs" +
+      "erIds\022\037\n\013mention_all\030\014 \001(\010R\nmentionAllB\013" +
+      "\n\t_group_idB\n\n\010_user_idB\026\n\024_reply_to_mes" +
+      "sage_id\"\355\001\n\023SendMessageResponse\022\031\n\010group" +
+      "_id\030\001 \001(\003R\007groupId\022\026\n\006chunks\030\002 \001(\005R\006chun" +
+      "ks\022\026\n\006queued\030\003 \001(\010R\006queued\022\037\n\013message_id" +
+      "s\030\004 \003(\003R\nmessageIds\0225\n\005media\030\005 \001(\0132\037.one" +
+      "bot.gateway.v1.MediaSummaryR\005media\022\032\n\010re" +
+      "played\030\006 \001(\010R\010replayed\022\027\n\007user_id\030\007 \001(\003R" +
+      "\006userId\"R\n\014MediaSummary\022\026\n\006images\030\001 \001(\005R" +
+      "\006images\022\026\n\006videos\030\002 \001(\005R\006videos\022\022\n\004file\030" +
+      "\003 \001(\tR\004file\"Q\n\021GetMessageRequest\022\035\n\nacco" +
+      "unt_id\030\001 \001(\tR\taccountId\022\035\n\nmessage_id\030\002 " +
+      "\001(\003R\tmessageId\"j\n\022GetMessageResponse\0228\n\007" +
+      "message\030\001 \001(\0132\036.onebot.gateway.v1.ChatMe" +
+      "ssageR\007message\022\032\n\010rendered\030\002 \001(\tR\010render" +
+      "ed\"T\n\024RecallMessageRequest\022\035\n\naccount_id" +
+      "\030\001 \001(\tR\taccountId\022\035\n\nmessage_id\030\002 \001(\003R\tm" +
+      "essageId\"\027\n\025RecallMessageResponse\"Y\n\031Get" +
+      "ForwardMessagesRequest\022\035\n\naccount_id\030\001 \001" +
+      "(\tR\taccountId\022\035\n\nforward_id\030\002 \001(\tR\tforwa" +
+      "rdId\"t\n\032GetForwardMessagesResponse\022:\n\010me" +
+      "ssages\030\001 \003(\0132\036.onebot.gateway.v1.ChatMes" +
+      "sageR\010messages\022\032\n\010rendered\030\002 \001(\tR\010render" +
+      "ed2\373\003\n\016MessageService\022Y\n\nGetHistory\022$.on" +
+      "ebot.gateway.v1.GetHistoryRequest\032%.oneb" +
+      "ot.gateway.v1.GetHistoryResponse\022\\\n\013Send" +
+      "Message\022%.onebot.gateway.v1.SendMessageR" +
+      "equest\032&.onebot.gateway.v1.SendMessageRe" +
+      "sponse\022Y\n\nGetMessage\022$.onebot.gateway.v1" +
+      ".GetMessageRequest\032%.onebot.gateway.v1.G" +
+      "etMessageResponse\022b\n\rRecallMessage\022\'.one" +
+      "bot.gateway.v1.RecallMessageRequest\032(.on" +
+      "ebot.gateway.v1.RecallMessageResponse\022q\n" +
+      "\022GetForwardMessages\022,.onebot.gateway.v1." +
+      "GetForwardMessagesRequest\032-.onebot.gatew" +
+      "ay.v1.GetForwardMessagesResponseBl\n\024dev." +
+      "onebotgateway.v1P\001ZRgithub.com/onebot-ga" +
+      "teway/onebot-gateway/client-sdk/go/onebo" +
+      "t/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -134,19 +190,55 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
     internal_static_onebot_gateway_v1_SendMessageRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_SendMessageRequest_descriptor,
-        new java.lang.String[] { "AccountId", "GroupId", "Text", "Images", "Videos", "File", "FileName", "IdempotencyKey", });
+        new java.lang.String[] { "AccountId", "GroupId", "Text", "Images", "Videos", "File", "FileName", "IdempotencyKey", "UserId", "ReplyToMessageId", "MentionUserIds", "MentionAll", });
     internal_static_onebot_gateway_v1_SendMessageResponse_descriptor =
       getDescriptor().getMessageType(4);
     internal_static_onebot_gateway_v1_SendMessageResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_SendMessageResponse_descriptor,
-        new java.lang.String[] { "GroupId", "Chunks", "Queued", "MessageIds", "Media", "Replayed", });
+        new java.lang.String[] { "GroupId", "Chunks", "Queued", "MessageIds", "Media", "Replayed", "UserId", });
     internal_static_onebot_gateway_v1_MediaSummary_descriptor =
       getDescriptor().getMessageType(5);
     internal_static_onebot_gateway_v1_MediaSummary_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MediaSummary_descriptor,
         new java.lang.String[] { "Images", "Videos", "File", });
+    internal_static_onebot_gateway_v1_GetMessageRequest_descriptor =
+      getDescriptor().getMessageType(6);
+    internal_static_onebot_gateway_v1_GetMessageRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GetMessageRequest_descriptor,
+        new java.lang.String[] { "AccountId", "MessageId", });
+    internal_static_onebot_gateway_v1_GetMessageResponse_descriptor =
+      getDescriptor().getMessageType(7);
+    internal_static_onebot_gateway_v1_GetMessageResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GetMessageResponse_descriptor,
+        new java.lang.String[] { "Message", "Rendered", });
+    internal_static_onebot_gateway_v1_RecallMessageRequest_descriptor =
+      getDescriptor().getMessageType(8);
+    internal_static_onebot_gateway_v1_RecallMessageRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_RecallMessageRequest_descriptor,
+        new java.lang.String[] { "AccountId", "MessageId", });
+    internal_static_onebot_gateway_v1_RecallMessageResponse_descriptor =
+      getDescriptor().getMessageType(9);
+    internal_static_onebot_gateway_v1_RecallMessageResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_RecallMessageResponse_descriptor,
+        new java.lang.String[] { });
+    internal_static_onebot_gateway_v1_GetForwardMessagesRequest_descriptor =
+      getDescriptor().getMessageType(10);
+    internal_static_onebot_gateway_v1_GetForwardMessagesRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GetForwardMessagesRequest_descriptor,
+        new java.lang.String[] { "AccountId", "ForwardId", });
+    internal_static_onebot_gateway_v1_GetForwardMessagesResponse_descriptor =
+      getDescriptor().getMessageType(11);
+    internal_static_onebot_gateway_v1_GetForwardMessagesResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GetForwardMessagesResponse_descriptor,
+        new java.lang.String[] { "Messages", "Rendered", });
     descriptor.resolveAllFeaturesImmutable();
     dev.onebotgateway.v1.Common.getDescriptor();
   }

@@ -7,7 +7,9 @@ package dev.onebotgateway.v1;
 
 /**
  * <pre>
- * A reply (quote) of another message. Omitted from rendered text.
+ * A reply (quote) of another message. Omitted from `ChatMessage.text`; a
+ * history line renders it `[回复 名字: 文本]` (quoted text cut to 30
+ * characters and `…`), `[回复]` when unresolved.
  * </pre>
  *
  * Protobuf type {@code onebot.gateway.v1.ReplySegment}
@@ -53,6 +55,7 @@ private static final long serialVersionUID = 0L;
             dev.onebotgateway.v1.ReplySegment.class, dev.onebotgateway.v1.ReplySegment.Builder.class);
   }
 
+  private int bitField0_;
   public static final int ID_FIELD_NUMBER = 1;
   @SuppressWarnings("serial")
   private volatile java.lang.Object id_ = "";
@@ -102,6 +105,56 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int QUOTED_FIELD_NUMBER = 2;
+  private dev.onebotgateway.v1.ChatMessage quoted_;
+  /**
+   * <pre>
+   * The quoted message, one level deep (its own quotes are not resolved),
+   * in GetHistory, GetMessage and message events: taken from the same page
+   * when it is there, else read with `get_msg` (cached per account, within
+   * a per-call time budget). Absent when it cannot be resolved (too old,
+   * recalled, unknown to the peer, in another chat, or out of time).
+   * </pre>
+   *
+   * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+   * @return Whether the quoted field is set.
+   */
+  @java.lang.Override
+  public boolean hasQuoted() {
+    return ((bitField0_ & 0x00000001) != 0);
+  }
+  /**
+   * <pre>
+   * The quoted message, one level deep (its own quotes are not resolved),
+   * in GetHistory, GetMessage and message events: taken from the same page
+   * when it is there, else read with `get_msg` (cached per account, within
+   * a per-call time budget). Absent when it cannot be resolved (too old,
+   * recalled, unknown to the peer, in another chat, or out of time).
+   * </pre>
+   *
+   * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+   * @return The quoted.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.ChatMessage getQuoted() {
+    return quoted_ == null ? dev.onebotgateway.v1.ChatMessage.getDefaultInstance() : quoted_;
+  }
+  /**
+   * <pre>
+   * The quoted message, one level deep (its own quotes are not resolved),
+   * in GetHistory, GetMessage and message events: taken from the same page
+   * when it is there, else read with `get_msg` (cached per account, within
+   * a per-call time budget). Absent when it cannot be resolved (too old,
+   * recalled, unknown to the peer, in another chat, or out of time).
+   * </pre>
+   *
+   * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.ChatMessageOrBuilder getQuotedOrBuilder() {
+    return quoted_ == null ? dev.onebotgateway.v1.ChatMessage.getDefaultInstance() : quoted_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -119,12 +172,19 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(id_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 1, id_);
     }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      output.writeMessage(2, getQuoted());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
     int size = 0;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(id_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(1, id_);
+    }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(2, getQuoted());
     }
     return size;
   }
@@ -152,6 +212,11 @@ private static final long serialVersionUID = 0L;
 
     if (!getId()
         .equals(other.getId())) return false;
+    if (hasQuoted() != other.hasQuoted()) return false;
+    if (hasQuoted()) {
+      if (!getQuoted()
+          .equals(other.getQuoted())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -165,6 +230,10 @@ private static final long serialVersionUID = 0L;
     hash = (19 * hash) + getDescriptor().hashCode();
     hash = (37 * hash) + ID_FIELD_NUMBER;
     hash = (53 * hash) + getId().hashCode();
+    if (hasQuoted()) {
+      hash = (37 * hash) + QUOTED_FIELD_NUMBER;
+      hash = (53 * hash) + getQuoted().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -264,7 +333,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * A reply (quote) of another message. Omitted from rendered text.
+   * A reply (quote) of another message. Omitted from `ChatMessage.text`; a
+   * history line renders it `[回复 名字: 文本]` (quoted text cut to 30
+   * characters and `…`), `[回复]` when unresolved.
    * </pre>
    *
    * Protobuf type {@code onebot.gateway.v1.ReplySegment}
@@ -288,19 +359,30 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.onebotgateway.v1.ReplySegment.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetQuotedFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
       super.clear();
       bitField0_ = 0;
       id_ = "";
+      quoted_ = null;
+      if (quotedBuilder_ != null) {
+        quotedBuilder_.dispose();
+        quotedBuilder_ = null;
+      }
       return this;
     }
 
@@ -337,6 +419,14 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000001) != 0)) {
         result.id_ = id_;
       }
+      int to_bitField0_ = 0;
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.quoted_ = quotedBuilder_ == null
+            ? quoted_
+            : quotedBuilder_.build();
+        to_bitField0_ |= 0x00000001;
+      }
+      result.bitField0_ |= to_bitField0_;
     }
 
     @java.lang.Override
@@ -355,6 +445,9 @@ private static final long serialVersionUID = 0L;
         id_ = other.id_;
         bitField0_ |= 0x00000001;
         onChanged();
+      }
+      if (other.hasQuoted()) {
+        mergeQuoted(other.getQuoted());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -385,6 +478,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 10
+            case 18: {
+              input.readMessage(
+                  internalGetQuotedFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 18
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -497,6 +597,197 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00000001;
       onChanged();
       return this;
+    }
+
+    private dev.onebotgateway.v1.ChatMessage quoted_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.ChatMessage, dev.onebotgateway.v1.ChatMessage.Builder, dev.onebotgateway.v1.ChatMessageOrBuilder> quotedBuilder_;
+    /**
+     * <pre>
+     * The quoted message, one level deep (its own quotes are not resolved),
+     * in GetHistory, GetMessage and message events: taken from the same page
+     * when it is there, else read with `get_msg` (cached per account, within
+     * a per-call time budget). Absent when it cannot be resolved (too old,
+     * recalled, unknown to the peer, in another chat, or out of time).
+     * </pre>
+     *
+     * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+     * @return Whether the quoted field is set.
+     */
+    public boolean hasQuoted() {
+      return ((bitField0_ & 0x00000002) != 0);
+    }
+    /**
+     * <pre>
+     * The quoted message, one level deep (its own quotes are not resolved),
+     * in GetHistory, GetMessage and message events: taken from the same page
+     * when it is there, else read with `get_msg` (cached per account, within
+     * a per-call time budget). Absent when it cannot be resolved (too old,
+     * recalled, unknown to the peer, in another chat, or out of time).
+     * </pre>
+     *
+     * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+     * @return The quoted.
+     */
+    public dev.onebotgateway.v1.ChatMessage getQuoted() {
+      if (quotedBuilder_ == null) {
+        return quoted_ == null ? dev.onebotgateway.v1.ChatMessage.getDefaultInstance() : quoted_;
+      } else {
+        return quotedBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The quoted message, one level deep (its own quotes are not resolved),
+     * in GetHistory, GetMessage and message events: taken from the same page
+     * when it is there, else read with `get_msg` (cached per account, within
+     * a per-call time budget). Absent when it cannot be resolved (too old,
+     * recalled, unknown to the peer, in another chat, or out of time).
+     * </pre>
+     *
+     * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+     */
+    public Builder setQuoted(dev.onebotgateway.v1.ChatMessage value) {
+      if (quotedBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        quoted_ = value;
+      } else {
+        quotedBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The quoted message, one level deep (its own quotes are not resolved),
+     * in GetHistory, GetMessage and message events: taken from the same page
+     * when it is there, else read with `get_msg` (cached per account, within
+     * a per-call time budget). Absent when it cannot be resolved (too old,
+     * recalled, unknown to the peer, in another chat, or out of time).
+     * </pre>
+     *
+     * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+     */
+    public Builder setQuoted(
+        dev.onebotgateway.v1.ChatMessage.Builder builderForValue) {
+      if (quotedBuilder_ == null) {
+        quoted_ = builderForValue.build();
+      } else {
+        quotedBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The quoted message, one level deep (its own quotes are not resolved),
+     * in GetHistory, GetMessage and message events: taken from the same page
+     * when it is there, else read with `get_msg` (cached per account, within
+     * a per-call time budget). Absent when it cannot be resolved (too old,
+     * recalled, unknown to the peer, in another chat, or out of time).
+     * </pre>
+     *
+     * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+     */
+    public Builder mergeQuoted(dev.onebotgateway.v1.ChatMessage value) {
+      if (quotedBuilder_ == null) {
+        if (((bitField0_ & 0x00000002) != 0) &&
+          quoted_ != null &&
+          quoted_ != dev.onebotgateway.v1.ChatMessage.getDefaultInstance()) {
+          getQuotedBuilder().mergeFrom(value);
+        } else {
+          quoted_ = value;
+        }
+      } else {
+        quotedBuilder_.mergeFrom(value);
+      }
+      if (quoted_ != null) {
+        bitField0_ |= 0x00000002;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The quoted message, one level deep (its own quotes are not resolved),
+     * in GetHistory, GetMessage and message events: taken from the same page
+     * when it is there, else read with `get_msg` (cached per account, within
+     * a per-call time budget). Absent when it cannot be resolved (too old,
+     * recalled, unknown to the peer, in another chat, or out of time).
+     * </pre>
+     *
+     * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+     */
+    public Builder clearQuoted() {
+      bitField0_ = (bitField0_ & ~0x00000002);
+      quoted_ = null;
+      if (quotedBuilder_ != null) {
+        quotedBuilder_.dispose();
+        quotedBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The quoted message, one level deep (its own quotes are not resolved),
+     * in GetHistory, GetMessage and message events: taken from the same page
+     * when it is there, else read with `get_msg` (cached per account, within
+     * a per-call time budget). Absent when it cannot be resolved (too old,
+     * recalled, unknown to the peer, in another chat, or out of time).
+     * </pre>
+     *
+     * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+     */
+    public dev.onebotgateway.v1.ChatMessage.Builder getQuotedBuilder() {
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return internalGetQuotedFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The quoted message, one level deep (its own quotes are not resolved),
+     * in GetHistory, GetMessage and message events: taken from the same page
+     * when it is there, else read with `get_msg` (cached per account, within
+     * a per-call time budget). Absent when it cannot be resolved (too old,
+     * recalled, unknown to the peer, in another chat, or out of time).
+     * </pre>
+     *
+     * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+     */
+    public dev.onebotgateway.v1.ChatMessageOrBuilder getQuotedOrBuilder() {
+      if (quotedBuilder_ != null) {
+        return quotedBuilder_.getMessageOrBuilder();
+      } else {
+        return quoted_ == null ?
+            dev.onebotgateway.v1.ChatMessage.getDefaultInstance() : quoted_;
+      }
+    }
+    /**
+     * <pre>
+     * The quoted message, one level deep (its own quotes are not resolved),
+     * in GetHistory, GetMessage and message events: taken from the same page
+     * when it is there, else read with `get_msg` (cached per account, within
+     * a per-call time budget). Absent when it cannot be resolved (too old,
+     * recalled, unknown to the peer, in another chat, or out of time).
+     * </pre>
+     *
+     * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.ChatMessage, dev.onebotgateway.v1.ChatMessage.Builder, dev.onebotgateway.v1.ChatMessageOrBuilder> 
+        internalGetQuotedFieldBuilder() {
+      if (quotedBuilder_ == null) {
+        quotedBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.ChatMessage, dev.onebotgateway.v1.ChatMessage.Builder, dev.onebotgateway.v1.ChatMessageOrBuilder>(
+                getQuoted(),
+                getParentForChildren(),
+                isClean());
+        quoted_ = null;
+      }
+      return quotedBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.ReplySegment)

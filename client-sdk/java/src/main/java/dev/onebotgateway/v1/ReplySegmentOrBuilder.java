@@ -31,4 +31,43 @@ public interface ReplySegmentOrBuilder extends
    */
   com.google.protobuf.ByteString
       getIdBytes();
+
+  /**
+   * <pre>
+   * The quoted message, one level deep (its own quotes are not resolved),
+   * in GetHistory, GetMessage and message events: taken from the same page
+   * when it is there, else read with `get_msg` (cached per account, within
+   * a per-call time budget). Absent when it cannot be resolved (too old,
+   * recalled, unknown to the peer, in another chat, or out of time).
+   * </pre>
+   *
+   * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+   * @return Whether the quoted field is set.
+   */
+  boolean hasQuoted();
+  /**
+   * <pre>
+   * The quoted message, one level deep (its own quotes are not resolved),
+   * in GetHistory, GetMessage and message events: taken from the same page
+   * when it is there, else read with `get_msg` (cached per account, within
+   * a per-call time budget). Absent when it cannot be resolved (too old,
+   * recalled, unknown to the peer, in another chat, or out of time).
+   * </pre>
+   *
+   * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+   * @return The quoted.
+   */
+  dev.onebotgateway.v1.ChatMessage getQuoted();
+  /**
+   * <pre>
+   * The quoted message, one level deep (its own quotes are not resolved),
+   * in GetHistory, GetMessage and message events: taken from the same page
+   * when it is there, else read with `get_msg` (cached per account, within
+   * a per-call time budget). Absent when it cannot be resolved (too old,
+   * recalled, unknown to the peer, in another chat, or out of time).
+   * </pre>
+   *
+   * <code>optional .onebot.gateway.v1.ChatMessage quoted = 2 [json_name = "quoted"];</code>
+   */
+  dev.onebotgateway.v1.ChatMessageOrBuilder getQuotedOrBuilder();
 }

@@ -38,6 +38,7 @@ private static final long serialVersionUID = 0L;
     videos_ = java.util.Collections.emptyList();
     fileName_ = "";
     idempotencyKey_ = "";
+    mentionUserIds_ = emptyLongList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -111,9 +112,10 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * Target group. Must be in the account's whitelist (`groups`), else
-   * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-   * whitelisted group; with none or several whitelisted groups, absent is
-   * INVALID_ARGUMENT, GROUP_REQUIRED.
+   * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+   * account's only whitelisted group; with none or several whitelisted
+   * groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+   * `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
    * </pre>
    *
    * <code>optional int64 group_id = 2 [json_name = "groupId"];</code>
@@ -126,9 +128,10 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * Target group. Must be in the account's whitelist (`groups`), else
-   * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-   * whitelisted group; with none or several whitelisted groups, absent is
-   * INVALID_ARGUMENT, GROUP_REQUIRED.
+   * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+   * account's only whitelisted group; with none or several whitelisted
+   * groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+   * `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
    * </pre>
    *
    * <code>optional int64 group_id = 2 [json_name = "groupId"];</code>
@@ -316,7 +319,8 @@ private static final long serialVersionUID = 0L;
   private dev.onebotgateway.v1.MediaSource file_;
   /**
    * <pre>
-   * Optional file uploaded as a group file (at most 30 MiB by default).
+   * Optional file uploaded as a group file, or a private file in a private
+   * chat (at most 30 MiB by default).
    * </pre>
    *
    * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -328,7 +332,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Optional file uploaded as a group file (at most 30 MiB by default).
+   * Optional file uploaded as a group file, or a private file in a private
+   * chat (at most 30 MiB by default).
    * </pre>
    *
    * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -340,7 +345,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Optional file uploaded as a group file (at most 30 MiB by default).
+   * Optional file uploaded as a group file, or a private file in a private
+   * chat (at most 30 MiB by default).
    * </pre>
    *
    * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -450,6 +456,145 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int USER_ID_FIELD_NUMBER = 9;
+  private long userId_ = 0L;
+  /**
+   * <pre>
+   * Target private chat: the QQ number of the other side. Must be in the
+   * account's private whitelist (`users`, empty by default: private sends
+   * off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+   * users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+   * queue, the rate limits (a bucket per user), idempotency and the
+   * unknown-outcome rule apply as for groups.
+   * </pre>
+   *
+   * <code>optional int64 user_id = 9 [json_name = "userId"];</code>
+   * @return Whether the userId field is set.
+   */
+  @java.lang.Override
+  public boolean hasUserId() {
+    return ((bitField0_ & 0x00000004) != 0);
+  }
+  /**
+   * <pre>
+   * Target private chat: the QQ number of the other side. Must be in the
+   * account's private whitelist (`users`, empty by default: private sends
+   * off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+   * users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+   * queue, the rate limits (a bucket per user), idempotency and the
+   * unknown-outcome rule apply as for groups.
+   * </pre>
+   *
+   * <code>optional int64 user_id = 9 [json_name = "userId"];</code>
+   * @return The userId.
+   */
+  @java.lang.Override
+  public long getUserId() {
+    return userId_;
+  }
+
+  public static final int REPLY_TO_MESSAGE_ID_FIELD_NUMBER = 10;
+  private long replyToMessageId_ = 0L;
+  /**
+   * <pre>
+   * Quote (reply to) this message: a `reply` segment leads the first
+   * message of the send. A reply with no text and no media is a valid send.
+   * How the peer treats an id it does not know differs (NapCat and LLOneBot
+   * drop the quote, Lagrange fails the send with its own text).
+   * </pre>
+   *
+   * <code>optional int64 reply_to_message_id = 10 [json_name = "replyToMessageId"];</code>
+   * @return Whether the replyToMessageId field is set.
+   */
+  @java.lang.Override
+  public boolean hasReplyToMessageId() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * Quote (reply to) this message: a `reply` segment leads the first
+   * message of the send. A reply with no text and no media is a valid send.
+   * How the peer treats an id it does not know differs (NapCat and LLOneBot
+   * drop the quote, Lagrange fails the send with its own text).
+   * </pre>
+   *
+   * <code>optional int64 reply_to_message_id = 10 [json_name = "replyToMessageId"];</code>
+   * @return The replyToMessageId.
+   */
+  @java.lang.Override
+  public long getReplyToMessageId() {
+    return replyToMessageId_;
+  }
+
+  public static final int MENTION_USER_IDS_FIELD_NUMBER = 11;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.Internal.LongList mentionUserIds_ =
+      emptyLongList();
+  /**
+   * <pre>
+   * Mention these users (positive QQ numbers, at most 20, duplicates sent
+   * once): `at` segments after the reply, before the first text chunk.
+   * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+   * groups; most peers drop them in private chats.
+   * </pre>
+   *
+   * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+   * @return A list containing the mentionUserIds.
+   */
+  @java.lang.Override
+  public java.util.List<java.lang.Long>
+      getMentionUserIdsList() {
+    return mentionUserIds_;
+  }
+  /**
+   * <pre>
+   * Mention these users (positive QQ numbers, at most 20, duplicates sent
+   * once): `at` segments after the reply, before the first text chunk.
+   * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+   * groups; most peers drop them in private chats.
+   * </pre>
+   *
+   * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+   * @return The count of mentionUserIds.
+   */
+  public int getMentionUserIdsCount() {
+    return mentionUserIds_.size();
+  }
+  /**
+   * <pre>
+   * Mention these users (positive QQ numbers, at most 20, duplicates sent
+   * once): `at` segments after the reply, before the first text chunk.
+   * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+   * groups; most peers drop them in private chats.
+   * </pre>
+   *
+   * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+   * @param index The index of the element to return.
+   * @return The mentionUserIds at the given index.
+   */
+  public long getMentionUserIds(int index) {
+    return mentionUserIds_.getLong(index);
+  }
+  private int mentionUserIdsMemoizedSerializedSize = -1;
+
+  public static final int MENTION_ALL_FIELD_NUMBER = 12;
+  private boolean mentionAll_ = false;
+  /**
+   * <pre>
+   * Mention everyone (`&#64;全体成员`), after the other mentions. Peers refuse it
+   * when the bot is not an admin or the group's quota is used up; the
+   * refusal comes back with the peer's own text (FAILED_PRECONDITION,
+   * ONEBOT_ACTION_FAILED).
+   * </pre>
+   *
+   * <code>bool mention_all = 12 [json_name = "mentionAll"];</code>
+   * @return The mentionAll.
+   */
+  @java.lang.Override
+  public boolean getMentionAll() {
+    return mentionAll_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -464,6 +609,7 @@ private static final long serialVersionUID = 0L;
   @java.lang.Override
   public void writeTo(com.google.protobuf.CodedOutputStream output)
                       throws java.io.IOException {
+    getSerializedSize();
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(accountId_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 1, accountId_);
     }
@@ -487,6 +633,22 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(idempotencyKey_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 8, idempotencyKey_);
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      output.writeInt64(9, userId_);
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeInt64(10, replyToMessageId_);
+    }
+    if (getMentionUserIdsList().size() > 0) {
+      output.writeUInt32NoTag(90);
+      output.writeUInt32NoTag(mentionUserIdsMemoizedSerializedSize);
+    }
+    for (int i = 0; i < mentionUserIds_.size(); i++) {
+      output.writeInt64NoTag(mentionUserIds_.getLong(i));
+    }
+    if (mentionAll_ != false) {
+      output.writeBool(12, mentionAll_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -529,6 +691,32 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(idempotencyKey_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(8, idempotencyKey_);
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt64Size(9, userId_);
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt64Size(10, replyToMessageId_);
+    }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < mentionUserIds_.size(); i++) {
+        dataSize += com.google.protobuf.CodedOutputStream
+          .computeInt64SizeNoTag(mentionUserIds_.getLong(i));
+      }
+      size += dataSize;
+      if (!getMentionUserIdsList().isEmpty()) {
+        size += 1;
+        size += com.google.protobuf.CodedOutputStream
+            .computeInt32SizeNoTag(dataSize);
+      }
+      mentionUserIdsMemoizedSerializedSize = dataSize;
+    }
+    if (mentionAll_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(12, mentionAll_);
     }
     return size;
   }
@@ -576,6 +764,20 @@ private static final long serialVersionUID = 0L;
         .equals(other.getFileName())) return false;
     if (!getIdempotencyKey()
         .equals(other.getIdempotencyKey())) return false;
+    if (hasUserId() != other.hasUserId()) return false;
+    if (hasUserId()) {
+      if (getUserId()
+          != other.getUserId()) return false;
+    }
+    if (hasReplyToMessageId() != other.hasReplyToMessageId()) return false;
+    if (hasReplyToMessageId()) {
+      if (getReplyToMessageId()
+          != other.getReplyToMessageId()) return false;
+    }
+    if (!getMentionUserIdsList()
+        .equals(other.getMentionUserIdsList())) return false;
+    if (getMentionAll()
+        != other.getMentionAll()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -612,6 +814,23 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getFileName().hashCode();
     hash = (37 * hash) + IDEMPOTENCY_KEY_FIELD_NUMBER;
     hash = (53 * hash) + getIdempotencyKey().hashCode();
+    if (hasUserId()) {
+      hash = (37 * hash) + USER_ID_FIELD_NUMBER;
+      hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
+          getUserId());
+    }
+    if (hasReplyToMessageId()) {
+      hash = (37 * hash) + REPLY_TO_MESSAGE_ID_FIELD_NUMBER;
+      hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
+          getReplyToMessageId());
+    }
+    if (getMentionUserIdsCount() > 0) {
+      hash = (37 * hash) + MENTION_USER_IDS_FIELD_NUMBER;
+      hash = (53 * hash) + getMentionUserIdsList().hashCode();
+    }
+    hash = (37 * hash) + MENTION_ALL_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getMentionAll());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -779,6 +998,10 @@ private static final long serialVersionUID = 0L;
       }
       fileName_ = "";
       idempotencyKey_ = "";
+      userId_ = 0L;
+      replyToMessageId_ = 0L;
+      mentionUserIds_ = emptyLongList();
+      mentionAll_ = false;
       return this;
     }
 
@@ -856,6 +1079,21 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000080) != 0)) {
         result.idempotencyKey_ = idempotencyKey_;
+      }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.userId_ = userId_;
+        to_bitField0_ |= 0x00000004;
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.replyToMessageId_ = replyToMessageId_;
+        to_bitField0_ |= 0x00000008;
+      }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        mentionUserIds_.makeImmutable();
+        result.mentionUserIds_ = mentionUserIds_;
+      }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.mentionAll_ = mentionAll_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -950,6 +1188,26 @@ private static final long serialVersionUID = 0L;
         bitField0_ |= 0x00000080;
         onChanged();
       }
+      if (other.hasUserId()) {
+        setUserId(other.getUserId());
+      }
+      if (other.hasReplyToMessageId()) {
+        setReplyToMessageId(other.getReplyToMessageId());
+      }
+      if (!other.mentionUserIds_.isEmpty()) {
+        if (mentionUserIds_.isEmpty()) {
+          mentionUserIds_ = other.mentionUserIds_;
+          mentionUserIds_.makeImmutable();
+          bitField0_ |= 0x00000400;
+        } else {
+          ensureMentionUserIdsIsMutable();
+          mentionUserIds_.addAll(other.mentionUserIds_);
+        }
+        onChanged();
+      }
+      if (other.getMentionAll() != false) {
+        setMentionAll(other.getMentionAll());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1032,6 +1290,37 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000080;
               break;
             } // case 66
+            case 72: {
+              userId_ = input.readInt64();
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 72
+            case 80: {
+              replyToMessageId_ = input.readInt64();
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 80
+            case 88: {
+              long v = input.readInt64();
+              ensureMentionUserIdsIsMutable();
+              mentionUserIds_.addLong(v);
+              break;
+            } // case 88
+            case 90: {
+              int length = input.readRawVarint32();
+              int limit = input.pushLimit(length);
+              ensureMentionUserIdsIsMutable();
+              while (input.getBytesUntilLimit() > 0) {
+                mentionUserIds_.addLong(input.readInt64());
+              }
+              input.popLimit(limit);
+              break;
+            } // case 90
+            case 96: {
+              mentionAll_ = input.readBool();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 96
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1145,9 +1434,10 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * Target group. Must be in the account's whitelist (`groups`), else
-     * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-     * whitelisted group; with none or several whitelisted groups, absent is
-     * INVALID_ARGUMENT, GROUP_REQUIRED.
+     * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+     * account's only whitelisted group; with none or several whitelisted
+     * groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+     * `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
      * </pre>
      *
      * <code>optional int64 group_id = 2 [json_name = "groupId"];</code>
@@ -1160,9 +1450,10 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * Target group. Must be in the account's whitelist (`groups`), else
-     * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-     * whitelisted group; with none or several whitelisted groups, absent is
-     * INVALID_ARGUMENT, GROUP_REQUIRED.
+     * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+     * account's only whitelisted group; with none or several whitelisted
+     * groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+     * `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
      * </pre>
      *
      * <code>optional int64 group_id = 2 [json_name = "groupId"];</code>
@@ -1175,9 +1466,10 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * Target group. Must be in the account's whitelist (`groups`), else
-     * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-     * whitelisted group; with none or several whitelisted groups, absent is
-     * INVALID_ARGUMENT, GROUP_REQUIRED.
+     * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+     * account's only whitelisted group; with none or several whitelisted
+     * groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+     * `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
      * </pre>
      *
      * <code>optional int64 group_id = 2 [json_name = "groupId"];</code>
@@ -1194,9 +1486,10 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * Target group. Must be in the account's whitelist (`groups`), else
-     * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-     * whitelisted group; with none or several whitelisted groups, absent is
-     * INVALID_ARGUMENT, GROUP_REQUIRED.
+     * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+     * account's only whitelisted group; with none or several whitelisted
+     * groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+     * `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
      * </pre>
      *
      * <code>optional int64 group_id = 2 [json_name = "groupId"];</code>
@@ -1928,7 +2221,8 @@ private static final long serialVersionUID = 0L;
         dev.onebotgateway.v1.MediaSource, dev.onebotgateway.v1.MediaSource.Builder, dev.onebotgateway.v1.MediaSourceOrBuilder> fileBuilder_;
     /**
      * <pre>
-     * Optional file uploaded as a group file (at most 30 MiB by default).
+     * Optional file uploaded as a group file, or a private file in a private
+     * chat (at most 30 MiB by default).
      * </pre>
      *
      * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -1939,7 +2233,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Optional file uploaded as a group file (at most 30 MiB by default).
+     * Optional file uploaded as a group file, or a private file in a private
+     * chat (at most 30 MiB by default).
      * </pre>
      *
      * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -1954,7 +2249,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Optional file uploaded as a group file (at most 30 MiB by default).
+     * Optional file uploaded as a group file, or a private file in a private
+     * chat (at most 30 MiB by default).
      * </pre>
      *
      * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -1972,7 +2268,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Optional file uploaded as a group file (at most 30 MiB by default).
+     * Optional file uploaded as a group file, or a private file in a private
+     * chat (at most 30 MiB by default).
      * </pre>
      *
      * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -1990,7 +2287,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Optional file uploaded as a group file (at most 30 MiB by default).
+     * Optional file uploaded as a group file, or a private file in a private
+     * chat (at most 30 MiB by default).
      * </pre>
      *
      * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -2015,7 +2313,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Optional file uploaded as a group file (at most 30 MiB by default).
+     * Optional file uploaded as a group file, or a private file in a private
+     * chat (at most 30 MiB by default).
      * </pre>
      *
      * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -2032,7 +2331,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Optional file uploaded as a group file (at most 30 MiB by default).
+     * Optional file uploaded as a group file, or a private file in a private
+     * chat (at most 30 MiB by default).
      * </pre>
      *
      * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -2044,7 +2344,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Optional file uploaded as a group file (at most 30 MiB by default).
+     * Optional file uploaded as a group file, or a private file in a private
+     * chat (at most 30 MiB by default).
      * </pre>
      *
      * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -2059,7 +2360,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Optional file uploaded as a group file (at most 30 MiB by default).
+     * Optional file uploaded as a group file, or a private file in a private
+     * chat (at most 30 MiB by default).
      * </pre>
      *
      * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -2273,6 +2575,336 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       idempotencyKey_ = value;
       bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+
+    private long userId_ ;
+    /**
+     * <pre>
+     * Target private chat: the QQ number of the other side. Must be in the
+     * account's private whitelist (`users`, empty by default: private sends
+     * off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+     * users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+     * queue, the rate limits (a bucket per user), idempotency and the
+     * unknown-outcome rule apply as for groups.
+     * </pre>
+     *
+     * <code>optional int64 user_id = 9 [json_name = "userId"];</code>
+     * @return Whether the userId field is set.
+     */
+    @java.lang.Override
+    public boolean hasUserId() {
+      return ((bitField0_ & 0x00000100) != 0);
+    }
+    /**
+     * <pre>
+     * Target private chat: the QQ number of the other side. Must be in the
+     * account's private whitelist (`users`, empty by default: private sends
+     * off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+     * users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+     * queue, the rate limits (a bucket per user), idempotency and the
+     * unknown-outcome rule apply as for groups.
+     * </pre>
+     *
+     * <code>optional int64 user_id = 9 [json_name = "userId"];</code>
+     * @return The userId.
+     */
+    @java.lang.Override
+    public long getUserId() {
+      return userId_;
+    }
+    /**
+     * <pre>
+     * Target private chat: the QQ number of the other side. Must be in the
+     * account's private whitelist (`users`, empty by default: private sends
+     * off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+     * users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+     * queue, the rate limits (a bucket per user), idempotency and the
+     * unknown-outcome rule apply as for groups.
+     * </pre>
+     *
+     * <code>optional int64 user_id = 9 [json_name = "userId"];</code>
+     * @param value The userId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setUserId(long value) {
+
+      userId_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Target private chat: the QQ number of the other side. Must be in the
+     * account's private whitelist (`users`, empty by default: private sends
+     * off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+     * users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+     * queue, the rate limits (a bucket per user), idempotency and the
+     * unknown-outcome rule apply as for groups.
+     * </pre>
+     *
+     * <code>optional int64 user_id = 9 [json_name = "userId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearUserId() {
+      bitField0_ = (bitField0_ & ~0x00000100);
+      userId_ = 0L;
+      onChanged();
+      return this;
+    }
+
+    private long replyToMessageId_ ;
+    /**
+     * <pre>
+     * Quote (reply to) this message: a `reply` segment leads the first
+     * message of the send. A reply with no text and no media is a valid send.
+     * How the peer treats an id it does not know differs (NapCat and LLOneBot
+     * drop the quote, Lagrange fails the send with its own text).
+     * </pre>
+     *
+     * <code>optional int64 reply_to_message_id = 10 [json_name = "replyToMessageId"];</code>
+     * @return Whether the replyToMessageId field is set.
+     */
+    @java.lang.Override
+    public boolean hasReplyToMessageId() {
+      return ((bitField0_ & 0x00000200) != 0);
+    }
+    /**
+     * <pre>
+     * Quote (reply to) this message: a `reply` segment leads the first
+     * message of the send. A reply with no text and no media is a valid send.
+     * How the peer treats an id it does not know differs (NapCat and LLOneBot
+     * drop the quote, Lagrange fails the send with its own text).
+     * </pre>
+     *
+     * <code>optional int64 reply_to_message_id = 10 [json_name = "replyToMessageId"];</code>
+     * @return The replyToMessageId.
+     */
+    @java.lang.Override
+    public long getReplyToMessageId() {
+      return replyToMessageId_;
+    }
+    /**
+     * <pre>
+     * Quote (reply to) this message: a `reply` segment leads the first
+     * message of the send. A reply with no text and no media is a valid send.
+     * How the peer treats an id it does not know differs (NapCat and LLOneBot
+     * drop the quote, Lagrange fails the send with its own text).
+     * </pre>
+     *
+     * <code>optional int64 reply_to_message_id = 10 [json_name = "replyToMessageId"];</code>
+     * @param value The replyToMessageId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setReplyToMessageId(long value) {
+
+      replyToMessageId_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Quote (reply to) this message: a `reply` segment leads the first
+     * message of the send. A reply with no text and no media is a valid send.
+     * How the peer treats an id it does not know differs (NapCat and LLOneBot
+     * drop the quote, Lagrange fails the send with its own text).
+     * </pre>
+     *
+     * <code>optional int64 reply_to_message_id = 10 [json_name = "replyToMessageId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearReplyToMessageId() {
+      bitField0_ = (bitField0_ & ~0x00000200);
+      replyToMessageId_ = 0L;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.Internal.LongList mentionUserIds_ = emptyLongList();
+    private void ensureMentionUserIdsIsMutable() {
+      if (!mentionUserIds_.isModifiable()) {
+        mentionUserIds_ = makeMutableCopy(mentionUserIds_);
+      }
+      bitField0_ |= 0x00000400;
+    }
+    /**
+     * <pre>
+     * Mention these users (positive QQ numbers, at most 20, duplicates sent
+     * once): `at` segments after the reply, before the first text chunk.
+     * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+     * groups; most peers drop them in private chats.
+     * </pre>
+     *
+     * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+     * @return A list containing the mentionUserIds.
+     */
+    public java.util.List<java.lang.Long>
+        getMentionUserIdsList() {
+      mentionUserIds_.makeImmutable();
+      return mentionUserIds_;
+    }
+    /**
+     * <pre>
+     * Mention these users (positive QQ numbers, at most 20, duplicates sent
+     * once): `at` segments after the reply, before the first text chunk.
+     * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+     * groups; most peers drop them in private chats.
+     * </pre>
+     *
+     * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+     * @return The count of mentionUserIds.
+     */
+    public int getMentionUserIdsCount() {
+      return mentionUserIds_.size();
+    }
+    /**
+     * <pre>
+     * Mention these users (positive QQ numbers, at most 20, duplicates sent
+     * once): `at` segments after the reply, before the first text chunk.
+     * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+     * groups; most peers drop them in private chats.
+     * </pre>
+     *
+     * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+     * @param index The index of the element to return.
+     * @return The mentionUserIds at the given index.
+     */
+    public long getMentionUserIds(int index) {
+      return mentionUserIds_.getLong(index);
+    }
+    /**
+     * <pre>
+     * Mention these users (positive QQ numbers, at most 20, duplicates sent
+     * once): `at` segments after the reply, before the first text chunk.
+     * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+     * groups; most peers drop them in private chats.
+     * </pre>
+     *
+     * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+     * @param index The index to set the value at.
+     * @param value The mentionUserIds to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMentionUserIds(
+        int index, long value) {
+
+      ensureMentionUserIdsIsMutable();
+      mentionUserIds_.setLong(index, value);
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Mention these users (positive QQ numbers, at most 20, duplicates sent
+     * once): `at` segments after the reply, before the first text chunk.
+     * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+     * groups; most peers drop them in private chats.
+     * </pre>
+     *
+     * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+     * @param value The mentionUserIds to add.
+     * @return This builder for chaining.
+     */
+    public Builder addMentionUserIds(long value) {
+
+      ensureMentionUserIdsIsMutable();
+      mentionUserIds_.addLong(value);
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Mention these users (positive QQ numbers, at most 20, duplicates sent
+     * once): `at` segments after the reply, before the first text chunk.
+     * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+     * groups; most peers drop them in private chats.
+     * </pre>
+     *
+     * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+     * @param values The mentionUserIds to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllMentionUserIds(
+        java.lang.Iterable<? extends java.lang.Long> values) {
+      ensureMentionUserIdsIsMutable();
+      com.google.protobuf.AbstractMessageLite.Builder.addAll(
+          values, mentionUserIds_);
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Mention these users (positive QQ numbers, at most 20, duplicates sent
+     * once): `at` segments after the reply, before the first text chunk.
+     * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+     * groups; most peers drop them in private chats.
+     * </pre>
+     *
+     * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearMentionUserIds() {
+      mentionUserIds_ = emptyLongList();
+      bitField0_ = (bitField0_ & ~0x00000400);
+      onChanged();
+      return this;
+    }
+
+    private boolean mentionAll_ ;
+    /**
+     * <pre>
+     * Mention everyone (`&#64;全体成员`), after the other mentions. Peers refuse it
+     * when the bot is not an admin or the group's quota is used up; the
+     * refusal comes back with the peer's own text (FAILED_PRECONDITION,
+     * ONEBOT_ACTION_FAILED).
+     * </pre>
+     *
+     * <code>bool mention_all = 12 [json_name = "mentionAll"];</code>
+     * @return The mentionAll.
+     */
+    @java.lang.Override
+    public boolean getMentionAll() {
+      return mentionAll_;
+    }
+    /**
+     * <pre>
+     * Mention everyone (`&#64;全体成员`), after the other mentions. Peers refuse it
+     * when the bot is not an admin or the group's quota is used up; the
+     * refusal comes back with the peer's own text (FAILED_PRECONDITION,
+     * ONEBOT_ACTION_FAILED).
+     * </pre>
+     *
+     * <code>bool mention_all = 12 [json_name = "mentionAll"];</code>
+     * @param value The mentionAll to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMentionAll(boolean value) {
+
+      mentionAll_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Mention everyone (`&#64;全体成员`), after the other mentions. Peers refuse it
+     * when the bot is not an admin or the group's quota is used up; the
+     * refusal comes back with the peer's own text (FAILED_PRECONDITION,
+     * ONEBOT_ACTION_FAILED).
+     * </pre>
+     *
+     * <code>bool mention_all = 12 [json_name = "mentionAll"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearMentionAll() {
+      bitField0_ = (bitField0_ & ~0x00000800);
+      mentionAll_ = false;
       onChanged();
       return this;
     }

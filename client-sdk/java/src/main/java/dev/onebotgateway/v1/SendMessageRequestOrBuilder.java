@@ -33,9 +33,10 @@ public interface SendMessageRequestOrBuilder extends
   /**
    * <pre>
    * Target group. Must be in the account's whitelist (`groups`), else
-   * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-   * whitelisted group; with none or several whitelisted groups, absent is
-   * INVALID_ARGUMENT, GROUP_REQUIRED.
+   * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+   * account's only whitelisted group; with none or several whitelisted
+   * groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+   * `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
    * </pre>
    *
    * <code>optional int64 group_id = 2 [json_name = "groupId"];</code>
@@ -45,9 +46,10 @@ public interface SendMessageRequestOrBuilder extends
   /**
    * <pre>
    * Target group. Must be in the account's whitelist (`groups`), else
-   * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent means the account's only
-   * whitelisted group; with none or several whitelisted groups, absent is
-   * INVALID_ARGUMENT, GROUP_REQUIRED.
+   * PERMISSION_DENIED, GROUP_NOT_ALLOWED. Absent (and no `user_id`) means the
+   * account's only whitelisted group; with none or several whitelisted
+   * groups, absent is INVALID_ARGUMENT, GROUP_REQUIRED. Setting both
+   * `group_id` and `user_id` is INVALID_ARGUMENT, INVALID_REQUEST.
    * </pre>
    *
    * <code>optional int64 group_id = 2 [json_name = "groupId"];</code>
@@ -169,7 +171,8 @@ public interface SendMessageRequestOrBuilder extends
 
   /**
    * <pre>
-   * Optional file uploaded as a group file (at most 30 MiB by default).
+   * Optional file uploaded as a group file, or a private file in a private
+   * chat (at most 30 MiB by default).
    * </pre>
    *
    * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -178,7 +181,8 @@ public interface SendMessageRequestOrBuilder extends
   boolean hasFile();
   /**
    * <pre>
-   * Optional file uploaded as a group file (at most 30 MiB by default).
+   * Optional file uploaded as a group file, or a private file in a private
+   * chat (at most 30 MiB by default).
    * </pre>
    *
    * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -187,7 +191,8 @@ public interface SendMessageRequestOrBuilder extends
   dev.onebotgateway.v1.MediaSource getFile();
   /**
    * <pre>
-   * Optional file uploaded as a group file (at most 30 MiB by default).
+   * Optional file uploaded as a group file, or a private file in a private
+   * chat (at most 30 MiB by default).
    * </pre>
    *
    * <code>.onebot.gateway.v1.MediaSource file = 6 [json_name = "file"];</code>
@@ -239,4 +244,109 @@ public interface SendMessageRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getIdempotencyKeyBytes();
+
+  /**
+   * <pre>
+   * Target private chat: the QQ number of the other side. Must be in the
+   * account's private whitelist (`users`, empty by default: private sends
+   * off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+   * users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+   * queue, the rate limits (a bucket per user), idempotency and the
+   * unknown-outcome rule apply as for groups.
+   * </pre>
+   *
+   * <code>optional int64 user_id = 9 [json_name = "userId"];</code>
+   * @return Whether the userId field is set.
+   */
+  boolean hasUserId();
+  /**
+   * <pre>
+   * Target private chat: the QQ number of the other side. Must be in the
+   * account's private whitelist (`users`, empty by default: private sends
+   * off), else PERMISSION_DENIED, USER_NOT_ALLOWED; a token limited to some
+   * users reaches only those (PERMISSION_DENIED, TOKEN_SCOPE). The offline
+   * queue, the rate limits (a bucket per user), idempotency and the
+   * unknown-outcome rule apply as for groups.
+   * </pre>
+   *
+   * <code>optional int64 user_id = 9 [json_name = "userId"];</code>
+   * @return The userId.
+   */
+  long getUserId();
+
+  /**
+   * <pre>
+   * Quote (reply to) this message: a `reply` segment leads the first
+   * message of the send. A reply with no text and no media is a valid send.
+   * How the peer treats an id it does not know differs (NapCat and LLOneBot
+   * drop the quote, Lagrange fails the send with its own text).
+   * </pre>
+   *
+   * <code>optional int64 reply_to_message_id = 10 [json_name = "replyToMessageId"];</code>
+   * @return Whether the replyToMessageId field is set.
+   */
+  boolean hasReplyToMessageId();
+  /**
+   * <pre>
+   * Quote (reply to) this message: a `reply` segment leads the first
+   * message of the send. A reply with no text and no media is a valid send.
+   * How the peer treats an id it does not know differs (NapCat and LLOneBot
+   * drop the quote, Lagrange fails the send with its own text).
+   * </pre>
+   *
+   * <code>optional int64 reply_to_message_id = 10 [json_name = "replyToMessageId"];</code>
+   * @return The replyToMessageId.
+   */
+  long getReplyToMessageId();
+
+  /**
+   * <pre>
+   * Mention these users (positive QQ numbers, at most 20, duplicates sent
+   * once): `at` segments after the reply, before the first text chunk.
+   * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+   * groups; most peers drop them in private chats.
+   * </pre>
+   *
+   * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+   * @return A list containing the mentionUserIds.
+   */
+  java.util.List<java.lang.Long> getMentionUserIdsList();
+  /**
+   * <pre>
+   * Mention these users (positive QQ numbers, at most 20, duplicates sent
+   * once): `at` segments after the reply, before the first text chunk.
+   * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+   * groups; most peers drop them in private chats.
+   * </pre>
+   *
+   * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+   * @return The count of mentionUserIds.
+   */
+  int getMentionUserIdsCount();
+  /**
+   * <pre>
+   * Mention these users (positive QQ numbers, at most 20, duplicates sent
+   * once): `at` segments after the reply, before the first text chunk.
+   * More than 20 is INVALID_ARGUMENT, INVALID_REQUEST. Mentions are for
+   * groups; most peers drop them in private chats.
+   * </pre>
+   *
+   * <code>repeated int64 mention_user_ids = 11 [json_name = "mentionUserIds"];</code>
+   * @param index The index of the element to return.
+   * @return The mentionUserIds at the given index.
+   */
+  long getMentionUserIds(int index);
+
+  /**
+   * <pre>
+   * Mention everyone (`&#64;全体成员`), after the other mentions. Peers refuse it
+   * when the bot is not an admin or the group's quota is used up; the
+   * refusal comes back with the peer's own text (FAILED_PRECONDITION,
+   * ONEBOT_ACTION_FAILED).
+   * </pre>
+   *
+   * <code>bool mention_all = 12 [json_name = "mentionAll"];</code>
+   * @return The mentionAll.
+   */
+  boolean getMentionAll();
 }

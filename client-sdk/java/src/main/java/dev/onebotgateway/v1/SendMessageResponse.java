@@ -58,7 +58,7 @@ private static final long serialVersionUID = 0L;
   private long groupId_ = 0L;
   /**
    * <pre>
-   * The group the message went (or is queued) to.
+   * The group the message went (or is queued) to; 0 for a private send.
    * </pre>
    *
    * <code>int64 group_id = 1 [json_name = "groupId"];</code>
@@ -199,6 +199,22 @@ private static final long serialVersionUID = 0L;
     return replayed_;
   }
 
+  public static final int USER_ID_FIELD_NUMBER = 7;
+  private long userId_ = 0L;
+  /**
+   * <pre>
+   * The user of a private send (the message went, or is queued, to this
+   * private chat); 0 for a group send.
+   * </pre>
+   *
+   * <code>int64 user_id = 7 [json_name = "userId"];</code>
+   * @return The userId.
+   */
+  @java.lang.Override
+  public long getUserId() {
+    return userId_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -235,6 +251,9 @@ private static final long serialVersionUID = 0L;
     }
     if (replayed_ != false) {
       output.writeBool(6, replayed_);
+    }
+    if (userId_ != 0L) {
+      output.writeInt64(7, userId_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -273,6 +292,10 @@ private static final long serialVersionUID = 0L;
     if (replayed_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(6, replayed_);
+    }
+    if (userId_ != 0L) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt64Size(7, userId_);
     }
     return size;
   }
@@ -313,6 +336,8 @@ private static final long serialVersionUID = 0L;
     }
     if (getReplayed()
         != other.getReplayed()) return false;
+    if (getUserId()
+        != other.getUserId()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -343,6 +368,9 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + REPLAYED_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getReplayed());
+    hash = (37 * hash) + USER_ID_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
+        getUserId());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -494,6 +522,7 @@ private static final long serialVersionUID = 0L;
         mediaBuilder_ = null;
       }
       replayed_ = false;
+      userId_ = 0L;
       return this;
     }
 
@@ -550,6 +579,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000020) != 0)) {
         result.replayed_ = replayed_;
       }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.userId_ = userId_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -590,6 +622,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getReplayed() != false) {
         setReplayed(other.getReplayed());
+      }
+      if (other.getUserId() != 0L) {
+        setUserId(other.getUserId());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -658,6 +693,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000020;
               break;
             } // case 48
+            case 56: {
+              userId_ = input.readInt64();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 56
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -678,7 +718,7 @@ private static final long serialVersionUID = 0L;
     private long groupId_ ;
     /**
      * <pre>
-     * The group the message went (or is queued) to.
+     * The group the message went (or is queued) to; 0 for a private send.
      * </pre>
      *
      * <code>int64 group_id = 1 [json_name = "groupId"];</code>
@@ -690,7 +730,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The group the message went (or is queued) to.
+     * The group the message went (or is queued) to; 0 for a private send.
      * </pre>
      *
      * <code>int64 group_id = 1 [json_name = "groupId"];</code>
@@ -706,7 +746,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The group the message went (or is queued) to.
+     * The group the message went (or is queued) to; 0 for a private send.
      * </pre>
      *
      * <code>int64 group_id = 1 [json_name = "groupId"];</code>
@@ -1127,6 +1167,53 @@ private static final long serialVersionUID = 0L;
     public Builder clearReplayed() {
       bitField0_ = (bitField0_ & ~0x00000020);
       replayed_ = false;
+      onChanged();
+      return this;
+    }
+
+    private long userId_ ;
+    /**
+     * <pre>
+     * The user of a private send (the message went, or is queued, to this
+     * private chat); 0 for a group send.
+     * </pre>
+     *
+     * <code>int64 user_id = 7 [json_name = "userId"];</code>
+     * @return The userId.
+     */
+    @java.lang.Override
+    public long getUserId() {
+      return userId_;
+    }
+    /**
+     * <pre>
+     * The user of a private send (the message went, or is queued, to this
+     * private chat); 0 for a group send.
+     * </pre>
+     *
+     * <code>int64 user_id = 7 [json_name = "userId"];</code>
+     * @param value The userId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setUserId(long value) {
+
+      userId_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The user of a private send (the message went, or is queued, to this
+     * private chat); 0 for a group send.
+     * </pre>
+     *
+     * <code>int64 user_id = 7 [json_name = "userId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearUserId() {
+      bitField0_ = (bitField0_ & ~0x00000040);
+      userId_ = 0L;
       onChanged();
       return this;
     }

@@ -12,7 +12,7 @@ public interface SendMessageResponseOrBuilder extends
 
   /**
    * <pre>
-   * The group the message went (or is queued) to.
+   * The group the message went (or is queued) to; 0 for a private send.
    * </pre>
    *
    * <code>int64 group_id = 1 [json_name = "groupId"];</code>
@@ -110,4 +110,15 @@ public interface SendMessageResponseOrBuilder extends
    * @return The replayed.
    */
   boolean getReplayed();
+
+  /**
+   * <pre>
+   * The user of a private send (the message went, or is queued, to this
+   * private chat); 0 for a group send.
+   * </pre>
+   *
+   * <code>int64 user_id = 7 [json_name = "userId"];</code>
+   * @return The userId.
+   */
+  long getUserId();
 }

@@ -147,6 +147,27 @@ class E2eTest {
   }
 
   @Test
+  void conversationReplyMentionPrivateRecallForward() throws IOException {
+    var reply = ReadmeExamples.conversation(client);
+    var kinds = reply.getMessage().getSegmentsList().stream().map(seg -> seg.getKindCase().name()).toList();
+    assertEquals(List.of("REPLY", "AT", "TEXT"), kinds);
+    assertTrue(reply.getMessage().getSegments(0).getReply().getQuoted().getMessageId() != 0);
+    assertTrue(reply.getRendered().contains("[回复 "), reply.getRendered());
+    assertFalse(reply.getMessage().getText().contains("回复"));
+    GetHistoryResponse privately = client.history(Client.privateChat(10001), 5, null);
+    assertTrue(privately.getMessagesList().stream().noneMatch(m -> m.getText().equals("私聊一句")));
+    GatewayException tooOld =
+        assertThrows(GatewayException.class, () -> client.recall(privately.getMessages(0).getMessageId()));
+    assertEquals(Status.Code.FAILED_PRECONDITION, tooOld.code());
+    assertEquals("ONEBOT_ACTION_FAILED", tooOld.reason().orElse(""));
+    GatewayException missing = assertThrows(GatewayException.class, () -> client.getForward("no-such-bundle"));
+    assertEquals("MESSAGE_NOT_FOUND", missing.reason().orElse(""));
+    GatewayException denied =
+        assertThrows(GatewayException.class, () -> client.send(OutgoingMessage.toUser(10002).text("x")));
+    assertEquals("USER_NOT_ALLOWED", denied.reason().orElse(""));
+  }
+
+  @Test
   void poke() {
     PokeMemberResponse poked = ReadmeExamples.poke(client);
     assertEquals(PLAYGROUND, poked.getGroupId());

@@ -10,7 +10,11 @@ import java.util.Iterator;
 import dev.onebotgateway.v1.PokeMemberResponse;
 import dev.onebotgateway.v1.SendMessageResponse;
 import dev.onebotgateway.v1.Tool;
+import dev.onebotgateway.v1.ChatMessage;
+import dev.onebotgateway.v1.GetForwardMessagesResponse;
 import dev.onebotgateway.v1.GetHistoryResponse;
+import dev.onebotgateway.v1.GetMessageResponse;
+import dev.onebotgateway.v1.Segment;
 import dev.onebotgateway.v1.Group;
 import dev.onebotgateway.v1.ListGroupMembersResponse;
 import dev.onebotgateway.v1.ListGroupsResponse;
@@ -120,6 +124,36 @@ final class ReadmeExamples {
     System.out.println("message ids " + sent.getMessageIdsList() + " queued " + sent.getQueued());
     // endregion
     return sent;
+  }
+
+  static GetMessageResponse conversation(Client client) throws IOException {
+    // region: conversation
+    GetHistoryResponse page = client.history(Client.groupChat(20000003), 20, null);
+    ChatMessage last = page.getMessages(page.getMessagesCount() - 1);
+    // Quote the newest message and mention its sender, in one message.
+    SendMessageResponse sent =
+        client.send(
+            OutgoingMessage.toGroup(20000003)
+                .text("收到")
+                .replyTo(last.getMessageId())
+                .mention(last.getSender().getUserId()));
+    GetMessageResponse reply = client.getMessage(sent.getMessageIds(0));
+    System.out.println(reply.getRendered()); // [HH:mm:ss] 沙盒(…): [回复 名字: 文本]@名字收到
+    // A private chat (the account's `users` whitelist), recalled within QQ's 2 minutes.
+    SendMessageResponse privately = client.send(OutgoingMessage.toUser(10001).text("私聊一句"));
+    client.recall(privately.getMessageIds(0));
+    // Open the first merged-forward bundle of the page.
+    String forwardId =
+        page.getMessagesList().stream()
+            .flatMap(m -> m.getSegmentsList().stream())
+            .filter(Segment::hasForward)
+            .map(seg -> seg.getForward().getId())
+            .findFirst()
+            .orElseThrow();
+    GetForwardMessagesResponse bundle = client.getForward(forwardId);
+    System.out.println(bundle.getRendered()); // one line per forwarded message
+    // endregion
+    return reply;
   }
 
   static PokeMemberResponse poke(Client client) {

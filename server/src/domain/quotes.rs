@@ -1,0 +1,237 @@
+//! Quoted messages resolved: a `reply` segment as the peer sends it carries
+//! only the quoted message's id; GetHistory, GetMessage and message events
+//! fill in the quoted message itself, one level deep.
+//!
+//! Where a quote comes from, in order:
+//! 1. the same page (a history page, or the message itself), when the
+//!    quoted message is on it;
+//! 2. the account's cache of messages seen (pages, events and earlier
+//!    look-ups) and of ids the peer said it does not know (for
+//!    [`MISS_TTL`]);
+//! 3. the peer (`get_message`), at most [`CONCURRENCY`] at a time, within a
+//!    per-call time budget ([`BUDGET`], shortened by the caller's deadline).
+//!
+//! A quoted message counts only when it is in the quoting message's chat,
+//! so a quote never shows what the caller may not read. What cannot be
+//! resolved (unknown, recalled, another chat, out of time, a peer failure)
+//! stays an id. A recall evicts the message from the cache.
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use lru::LruCache;
+use tokio::time::Instant;
+
+use crate::domain::call::Deadline;
+use crate::domain::model::{ChatRef, Message, Segment};
+use crate::domain::ports::PeerApi;
+use crate::error::Kind;
+
+/// Messages (and misses) remembered per account.
+pub const CACHE_CAPACITY: usize = 4096;
+/// Peer look-ups running at once for one call.
+pub const CONCURRENCY: usize = 4;
+/// Longest time one call spends resolving quotes.
+pub const BUDGET: Duration = Duration::from_secs(2);
+/// How long an id the peer does not know is not asked for again.
+pub const MISS_TTL: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Clone)]
+enum Cached {
+    Found(Arc<Message>),
+    Missing(Instant),
+}
+
+/// The quote resolver and its per-account cache.
+#[derive(Debug)]
+pub struct Quotes {
+    cache: Mutex<HashMap<String, LruCache<i64, Cached>>>,
+    budget: Duration,
+}
+
+impl Default for Quotes {
+    fn default() -> Self {
+        Self::new(BUDGET)
+    }
+}
+
+/// `message` without the quotes of its own replies (quotes are one level
+/// deep).
+fn stripped(message: &Message) -> Message {
+    let mut m = message.clone();
+    for seg in &mut m.segments {
+        if let Segment::Reply { quoted, .. } = seg {
+            *quoted = None;
+        }
+    }
+    m
+}
+
+/// The id a reply segment quotes, when it is a usable one (Lagrange sends
+/// `0` for a private quote it does not know).
+fn quoted_id(id: &str) -> Option<i64> {
+    id.trim().parse::<i64>().ok().filter(|id| *id != 0)
+}
+
+impl Quotes {
+    /// A resolver spending at most `budget` on one call.
+    pub fn new(budget: Duration) -> Self {
+        Self {
+            cache: Mutex::new(HashMap::new()),
+            budget,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, LruCache<i64, Cached>>> {
+        // Plain cache entries: a panic elsewhere cannot leave them half-made.
+        self.cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn put(&self, account: &str, id: i64, entry: Cached) {
+        let mut cache = self.lock();
+        let lru = cache.entry(account.to_owned()).or_insert_with(|| {
+            LruCache::new(NonZeroUsize::new(CACHE_CAPACITY).unwrap_or(NonZeroUsize::MIN))
+        });
+        lru.put(id, entry);
+    }
+
+    fn cached(&self, account: &str, id: i64) -> Option<Cached> {
+        let mut cache = self.lock();
+        let lru = cache.get_mut(account)?;
+        match lru.get(&id)? {
+            Cached::Missing(at) if at.elapsed() >= MISS_TTL => {
+                lru.pop(&id);
+                None
+            }
+            hit => Some(hit.clone()),
+        }
+    }
+
+    /// Remembers a message seen (an event, a page), so later quotes of it
+    /// need no peer call.
+    pub fn remember(&self, account: &str, message: &Message) {
+        self.put(
+            account,
+            message.message_id,
+            Cached::Found(Arc::new(stripped(message))),
+        );
+    }
+
+    /// Forgets a message (it was recalled).
+    pub fn forget(&self, account: &str, message_id: i64) {
+        if let Some(lru) = self.lock().get_mut(account) {
+            lru.pop(&message_id);
+        }
+    }
+
+    /// Fills the quotes of `messages` (see the module docs), asking `peer`
+    /// for what neither the page nor the cache holds, until the budget or
+    /// `deadline` runs out. Never fails: what is not resolved stays an id.
+    pub async fn resolve(
+        &self,
+        account: &str,
+        peer: &dyn PeerApi,
+        messages: &mut [Message],
+        deadline: Deadline,
+    ) {
+        // (message index, segment index, chat, quoted id)
+        let mut wanted = Vec::new();
+        for (i, m) in messages.iter().enumerate() {
+            for (j, seg) in m.segments.iter().enumerate() {
+                if let Segment::Reply { id, quoted: None } = seg
+                    && let Some(id) = quoted_id(id)
+                {
+                    wanted.push((i, j, m.chat, id));
+                }
+            }
+        }
+        if wanted.is_empty() {
+            return;
+        }
+        let on_page: HashMap<(ChatRef, i64), usize> = messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| ((m.chat, m.message_id), i))
+            .collect();
+        let mut found: HashMap<(ChatRef, i64), Arc<Message>> = HashMap::new();
+        let mut fetch: Vec<(ChatRef, i64)> = Vec::new();
+        for &(_, _, chat, id) in &wanted {
+            let key = (chat, id);
+            if found.contains_key(&key) || fetch.contains(&key) {
+                continue;
+            }
+            if let Some(&i) = on_page.get(&key) {
+                found.insert(key, Arc::new(stripped(&messages[i])));
+                continue;
+            }
+            match self.cached(account, id) {
+                Some(Cached::Found(m)) if m.chat == chat => {
+                    found.insert(key, m);
+                }
+                // Known in another chat (not this quote), or known missing.
+                Some(_) => {}
+                None => fetch.push(key),
+            }
+        }
+        if !fetch.is_empty() {
+            self.fetch(account, peer, fetch, deadline, &mut found).await;
+        }
+        for (i, j, chat, id) in wanted {
+            if let Some(m) = found.get(&(chat, id))
+                && let Some(Segment::Reply { quoted, .. }) = messages[i].segments.get_mut(j)
+            {
+                *quoted = Some(Box::new(Message::clone(m)));
+            }
+        }
+    }
+
+    /// Asks the peer for `keys`, [`CONCURRENCY`] at a time, until the
+    /// budget or the deadline ends; records what it learns.
+    async fn fetch(
+        &self,
+        account: &str,
+        peer: &dyn PeerApi,
+        keys: Vec<(ChatRef, i64)>,
+        deadline: Deadline,
+        found: &mut HashMap<(ChatRef, i64), Arc<Message>>,
+    ) {
+        let mut until = Instant::now() + self.budget;
+        if let Some(d) = deadline.instant() {
+            until = until.min(d);
+        }
+        let lookup = Deadline::at(until);
+        let mut answers =
+            futures_util::stream::iter(keys)
+                .map(|(chat, id)| async move {
+                    (chat, id, peer.get_message(id, Some(chat), lookup).await)
+                })
+                .buffer_unordered(CONCURRENCY);
+        loop {
+            let next = tokio::time::timeout_at(until, answers.next()).await;
+            let Ok(Some((chat, id, answer))) = next else {
+                // Out of time (the rest stay ids), or every answer is in.
+                return;
+            };
+            match answer {
+                Ok(m) => {
+                    let m = Arc::new(stripped(&m));
+                    self.put(account, id, Cached::Found(m.clone()));
+                    if m.chat == chat {
+                        found.insert((chat, id), m);
+                    }
+                }
+                Err(e) if e.kind == Kind::MessageNotFound => {
+                    self.put(account, id, Cached::Missing(Instant::now()));
+                }
+                Err(e) => {
+                    tracing::debug!(account_id = account, message_id = id, error = %e, "a quoted message could not be read");
+                }
+            }
+        }
+    }
+}
