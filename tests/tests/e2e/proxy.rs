@@ -9,7 +9,7 @@
 //! `ErrorInfo`, `BadRequest` and `RetryInfo` arriving as the gateway sent
 //! them, health checks, reflection through grpcurl, and the Rust SDK's
 //! event stream resuming across a proxy restart. (DownloadMedia joins
-//! `every_rpc_through_the_proxy` once MediaService has it.)
+//! `every_rpc_through_nginx_over_h2c_and_tls` once MediaService has it.)
 
 use std::time::{Duration, Instant};
 
@@ -17,7 +17,7 @@ use onebot_gateway_client::{Client, pb};
 use onebot_gateway_tests::certs::TestCa;
 use onebot_gateway_tests::nginx::Nginx;
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, reason, sandbox};
-use onebot_sandbox::{EXAMPLE_GROUP, Fault, FaultKind};
+use onebot_sandbox::{EXAMPLE_FORWARD, EXAMPLE_GROUP, Fault, FaultKind};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use tonic::Code;
@@ -127,6 +127,41 @@ async fn every_rpc(channel: Channel, peer: &onebot_sandbox::Sandbox) {
         .expect("SendMessage")
         .into_inner();
     assert_eq!(sent.message_ids.len(), 1);
+    let got = messages
+        .get_message(pb::GetMessageRequest {
+            account_id: String::new(),
+            message_id: sent.message_ids[0],
+        })
+        .await
+        .expect("GetMessage")
+        .into_inner();
+    assert_eq!(got.message.expect("the message").text, "through the proxy");
+    let forward = messages
+        .get_forward_messages(pb::GetForwardMessagesRequest {
+            account_id: String::new(),
+            forward_id: EXAMPLE_FORWARD.into(),
+        })
+        .await
+        .expect("GetForwardMessages")
+        .into_inner();
+    assert!(!forward.messages.is_empty(), "{forward:?}");
+    let to_recall = messages
+        .send_message(pb::SendMessageRequest {
+            group_id: Some(EXAMPLE_GROUP),
+            text: "recalled through the proxy".into(),
+            ..Default::default()
+        })
+        .await
+        .expect("SendMessage")
+        .into_inner()
+        .message_ids[0];
+    messages
+        .recall_message(pb::RecallMessageRequest {
+            account_id: String::new(),
+            message_id: to_recall,
+        })
+        .await
+        .expect("RecallMessage");
 
     let mut groups = pb::group_service_client::GroupServiceClient::new(channel.clone());
     let members = groups
