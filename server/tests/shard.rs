@@ -3,7 +3,7 @@
 //! to three upstreams, the example of docs/operations.md). Each gateway has
 //! its own accounts, data directory and sandbox peer; one SDK client
 //! reaches every account through the one address, sends and reads on each,
-//! follows one's events, and gets ACCOUNT_NOT_CONFIGURED for an account no
+//! calls an agent tool as each, follows one's events, and gets ACCOUNT_NOT_CONFIGURED for an account no
 //! shard holds and INVALID_ARGUMENT for a body that contradicts its routing.
 
 #[path = "../../tests/src/nginx.rs"]
@@ -132,6 +132,16 @@ async fn one_address_reaches_every_shard_by_account_metadata() {
         }
         let listed = on.accounts().await.unwrap();
         assert!(listed.iter().any(|x| x.account_id == account));
+        // The agent tools without `accountId` act for the routed account.
+        let tool = on
+            .call_tool(
+                "qq_get_history",
+                serde_json::json!({"target": format!("group:{GROUP}"), "count": 5}).to_string(),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("tool as {account}: {e}"));
+        assert!(!tool.is_error, "{account}: {tool:?}");
+        assert!(tool.text.contains(&text), "{account}: {}", tool.text);
     }
 
     // Events of one account through the proxy.

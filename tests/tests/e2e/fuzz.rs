@@ -4,9 +4,9 @@
 //! number rules) and the configuration loader (TOML and environment).
 //!
 //! Each target runs fresh random batches until its budget is spent:
-//! `ONEBOT_FUZZ_SECS` seconds (default 2; `scripts/test.sh fuzz` and
-//! `scripts/reliability-report.sh` give it more). A failure is shrunk to a
-//! minimal input and reported with it. Every target prints
+//! `ONEBOT_FUZZ_SECS` seconds (default 2; `scripts/reliability-report.sh`,
+//! the `reliability` stage of `scripts/test.sh`, gives it more). A failure
+//! is shrunk to a minimal input and reported with it. Every target prints
 //! `fuzz <target>: <n> inputs in <s> s`, and appends `<target> <n>` to
 //! `$ONEBOT_FUZZ_REPORT` when set (the reliability report counts them).
 
