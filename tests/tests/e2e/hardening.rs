@@ -3,7 +3,7 @@
 //! - a store file corrupted or truncated before start: the gateway refuses
 //!   to start with an error naming the file and what to do, and leaves the
 //!   file as it was;
-//! - the data directory full while texts are queued (a 2 MiB tmpfs): the
+//! - the data directory full while texts are queued (a 4 MiB tmpfs): the
 //!   send that cannot be stored fails with UNAVAILABLE, STORAGE_FAILED;
 //!   what was queued before is flushed once each, in order, and the store
 //!   works again once space is freed, without a restart;
