@@ -16,7 +16,6 @@ use onebot_sandbox::{
 use serde_json::{Value, json};
 use tonic::Code;
 
-const WAIT: Duration = Duration::from_secs(20);
 const FRIEND: i64 = FRIEND_WITH_HISTORY;
 
 /// A gateway on `peer` whitelisting both seeded groups and the friend.
@@ -374,13 +373,8 @@ async fn next_recall(
     stream: &mut tonic::Streaming<pb::StreamEventsResponse>,
 ) -> pb::MessageRecalledEvent {
     loop {
-        let event = tokio::time::timeout(WAIT, stream.message())
-            .await
-            .expect("an event in time")
-            .expect("stream ok")
-            .expect("stream open")
-            .event
-            .expect("event");
+        // Skips heartbeats and other events.
+        let event = crate::events::next_event(stream).await;
         if let Some(pb::event::Kind::MessageRecalled(r)) = event.kind {
             return r;
         }
@@ -512,13 +506,7 @@ async fn message_events_carry_their_quote() {
         10002,
         json!([{"type": "reply", "data": {"id": first.to_string()}}, {"type": "text", "data": {"text": "同意"}}]),
     );
-    let event = tokio::time::timeout(WAIT, events.message())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap()
-        .event
-        .unwrap();
+    let event = crate::events::next_event(&mut events).await;
     let Some(pb::event::Kind::Message(m)) = event.kind else {
         panic!("{event:?}")
     };

@@ -15,7 +15,7 @@ use tonic_health::pb::health_check_response::ServingStatus;
 
 const WAIT: Duration = Duration::from_secs(20);
 
-async fn next_event(stream: &mut Streaming<pb::StreamEventsResponse>) -> pb::Event {
+pub(crate) async fn next_event(stream: &mut Streaming<pb::StreamEventsResponse>) -> pb::Event {
     // Heartbeats (the first message, and one after every idle period) carry
     // no event: skip them.
     loop {

@@ -508,8 +508,13 @@ async fn hostile_clients_leave_memory_bounded_and_others_served() {
     let first = never_read.message().await.unwrap().unwrap();
     assert!(first.heartbeat.is_some());
     let control = peer.control();
+    // 1 KiB of text each (the events, with the peer's own JSON, about
+    // twice that): more than the HTTP/2 flow-control windows the unread
+    // stream may fill, so the gateway has to stop sending and the stream
+    // falls behind the hub.
+    let filler = "x".repeat(1024);
     for i in 0..3000 {
-        control.inject_group_message(EXAMPLE_GROUP, 10001, json!(format!("flood {i}")));
+        control.inject_group_message(EXAMPLE_GROUP, 10001, json!(format!("flood {i} {filler}")));
     }
     served(&gw).await;
 
