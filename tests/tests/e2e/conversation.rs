@@ -4,8 +4,6 @@
 //! (on the page, by `get_msg`, not at all), forward bundles with a nested
 //! one, RecallMessage inside and outside QQ's window, and recall events.
 
-use std::time::Duration;
-
 use onebot_gateway::config::{AccountConfig, Config};
 use onebot_gateway_client::pb;
 use onebot_gateway_tests::{TestGateway, reason, sandbox};
