@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use onebot_gateway::domain::model::ChatRef;
+use onebot_gateway::onebot::history::profile::HistoryProfile;
 use onebot_gateway::onebot::{Flavor, history};
 use onebot_gateway_client::pb;
 use prost::Message as _;
@@ -426,10 +427,9 @@ pub fn members_request() -> pb::ListGroupMembersRequest {
 /// NapCat peer (built by the adapter's own function).
 pub fn direct_history() -> (&'static str, serde_json::Value) {
     history::request(
-        Flavor::NapCat,
+        &HistoryProfile::assumed(Flavor::NapCat),
         ChatRef::Group(BENCH_GROUP),
         HISTORY_COUNT,
-        None,
         None,
     )
 }

@@ -4,10 +4,15 @@ package onebotgateway_test
 // sets ONEBOT_GATEWAY_ADDR).
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -120,6 +125,40 @@ func TestUpload5MiBImage(t *testing.T) {
 	}
 	if uploaded.MediaID == "" || uploaded.Size != info.Size() || uploaded.MimeType != "image/png" {
 		t.Fatalf("uploaded %+v", uploaded)
+	}
+}
+
+func TestDownloadReceivedAndUploadedMedia(t *testing.T) {
+	client, ctx := connect(t)
+	dir := t.TempDir()
+	picture, err := exampleDownload(ctx, client, dir)
+	if err != nil || picture == nil {
+		t.Fatalf("download: %v %v", picture, err)
+	}
+	sum := sha256.Sum256(picture.Data)
+	if hex.EncodeToString(sum[:]) != picture.Header.GetSha256() || picture.Header.GetMimeType() != "image/png" {
+		t.Fatalf("header %v", picture.Header)
+	}
+	saved, err := os.ReadFile(filepath.Join(dir, "picture"))
+	if err != nil || !bytes.Equal(saved, picture.Data) {
+		t.Fatalf("saved file: %v", err)
+	}
+	data := []byte("%PDF-1.4 round trip")
+	uploaded, err := client.UploadBytes(ctx, data, gatewayv1.MediaKind_MEDIA_KIND_FILE, onebotgateway.UploadOptions{FileName: "r.pdf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := client.Download(ctx, onebotgateway.ByMediaID(uploaded.MediaID))
+	if err != nil || !bytes.Equal(again.Data, data) {
+		t.Fatalf("round trip: %v", err)
+	}
+	_, err = client.DownloadTo(ctx, onebotgateway.ByMediaID("r_0123456789abcdef_1_0"), filepath.Join(dir, "missing"), onebotgateway.DownloadOptions{})
+	var gwErr *onebotgateway.GatewayError
+	if !errors.As(err, &gwErr) || gwErr.Code != codes.NotFound || gwErr.Reason != "MEDIA_NOT_FOUND" {
+		t.Fatalf("missing: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing.part")); !os.IsNotExist(err) {
+		t.Fatalf("a partial file was left: %v", err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	onebotgateway "github.com/onebot-gateway/onebot-gateway/client-sdk/go"
 	gatewayv1 "github.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1"
@@ -51,6 +52,8 @@ func exampleAccounts(ctx context.Context, client *onebotgateway.Client) ([]strin
 	}
 	for _, a := range accounts {
 		fmt.Println(a.GetAccountId(), a.GetNickname(), a.GetGroups())
+		// How the gateway pages this peer's history, learned from its own pages.
+		fmt.Println(a.GetHistoryAnchor(), a.GetAnchorIncluded(), a.GetHistoryAnchorSource())
 	}
 	// endregion
 	ids := []string{}
@@ -113,6 +116,37 @@ func exampleUpload(ctx context.Context, client *onebotgateway.Client, path strin
 	fmt.Println(uploaded.MediaID, uploaded.Size, uploaded.SHA256, uploaded.MimeType)
 	// endregion
 	return uploaded, nil
+}
+
+func exampleDownload(ctx context.Context, client *onebotgateway.Client, dir string) (*onebotgateway.Downloaded, error) {
+	var picture *onebotgateway.Downloaded
+	// region: download
+	// A received picture (group 20000002's morning one): its segment's media id, or a message id
+	// and segment index. Sizes and SHA-256 are checked against the header.
+	page, err := client.History(ctx, onebotgateway.GroupChat(20000002), 30, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, message := range page.GetMessages() {
+		for index, segment := range message.GetSegments() {
+			if image := segment.GetImage(); image != nil {
+				picture, err = client.Download(ctx, onebotgateway.ByMediaID(image.GetMediaId()))
+				if err != nil {
+					return nil, err
+				}
+				fmt.Println(picture.Header.GetMimeType(), picture.Header.GetSize(), picture.Header.GetSha256())
+				// Or stream it into a file, by message id and segment index:
+				header, err := client.DownloadTo(ctx, onebotgateway.ByMessage(message.GetMessageId(), int32(index)),
+					filepath.Join(dir, "picture"), onebotgateway.DownloadOptions{})
+				if err != nil {
+					return nil, err
+				}
+				fmt.Println("saved", header.GetFileName(), header.GetSize())
+			}
+		}
+	}
+	// endregion
+	return picture, nil
 }
 
 func exampleErrors(ctx context.Context, client *onebotgateway.Client) (*onebotgateway.GatewayError, error) {

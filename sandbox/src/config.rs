@@ -3,6 +3,7 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
+use crate::behaviour::Behaviour;
 use crate::flavor::Flavor;
 
 /// Default bot account of the sandbox.
@@ -35,6 +36,16 @@ pub struct SandboxConfig {
     /// NapCat's packet backend: when `false`, poke actions fail validation with
     /// `packetBackend发包能力不可用` (retcode 1400). Ignored by other flavors.
     pub packet_backend: bool,
+    /// How long a media download key (and so every media URL signed with
+    /// it) lives: two hours by default, like QQ's.
+    pub media_url_ttl: Duration,
+    /// NapCat's and LLOneBot's `enableLocalFile2Url`: `get_image`,
+    /// `get_file` and `get_record` answer with `base64` too (off by
+    /// default, as in both).
+    pub local_file_to_url: bool,
+    /// Axes on which the peer behaves like another implementation than `flavor` (its name, ids,
+    /// history paging, id form, leniency); the default follows `flavor` everywhere.
+    pub behaviour: Behaviour,
 }
 
 impl Default for SandboxConfig {
@@ -48,6 +59,9 @@ impl Default for SandboxConfig {
             nickname: DEFAULT_NICKNAME.to_owned(),
             report_self_message: true,
             packet_backend: true,
+            media_url_ttl: Duration::from_secs(2 * 3600),
+            local_file_to_url: false,
+            behaviour: Behaviour::default(),
         }
     }
 }
@@ -57,6 +71,16 @@ impl SandboxConfig {
     pub fn for_flavor(flavor: Flavor) -> Self {
         SandboxConfig {
             flavor,
+            ..Default::default()
+        }
+    }
+
+    /// The default configuration of a peer that reports `name`'s `app_name` and behaves like
+    /// `like` (ids, seq fields, history paging); retcodes and the rest stay `like`'s too.
+    pub fn named_like(name: Flavor, like: Flavor) -> Self {
+        SandboxConfig {
+            flavor: like,
+            behaviour: Behaviour::named_like(name, like),
             ..Default::default()
         }
     }

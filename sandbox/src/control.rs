@@ -9,7 +9,7 @@ use crate::config::SandboxConfig;
 use crate::events;
 use crate::fault::{Fault, FaultKind};
 use crate::flavor::Flavor;
-use crate::media::ReceivedMedia;
+use crate::media::{MediaKind, ReceivedMedia};
 use crate::message::{self, View};
 use crate::server;
 use crate::shared::{RecordedAction, Shared, lock};
@@ -307,5 +307,63 @@ impl SandboxControl {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// Stores `bytes` as media the peer "received" and returns a segment
+    /// for [`inject_group_message`](Self::inject_group_message) (or a
+    /// private one): `{"type": <kind>, "data": {"file": <name>, "file_size",
+    /// …}}`. Rendered messages give it a URL on the sandbox's media host,
+    /// signed with the current download key; `get_image` / `get_record` /
+    /// `get_file` and the stream downloads answer it per flavor.
+    pub fn store_media(&self, kind: MediaKind, bytes: Vec<u8>, name: &str) -> Value {
+        let digest = crate::media::digest(&bytes);
+        let ext = name.rsplit_once('.').map_or("bin", |(_, e)| e);
+        let file = format!("{}.{ext}", &digest.sha256[..16]);
+        let file_id = format!("/{}", &digest.sha256[..32]);
+        let len = bytes.len();
+        lock(&self.shared.world)
+            .files
+            .put(kind, &file, Some(&file_id), bytes.into());
+        let kind_name = match kind {
+            MediaKind::Image => "image",
+            MediaKind::Video => "video",
+            MediaKind::Record => "record",
+            MediaKind::File => "file",
+        };
+        let mut data = json!({"file": file, "file_size": len.to_string()});
+        match kind {
+            MediaKind::Image => {
+                data["summary"] = json!("");
+                data["sub_type"] = json!(0);
+            }
+            MediaKind::File => {
+                data["name"] = json!(name);
+                data["file_id"] = json!(file_id);
+            }
+            _ => {}
+        }
+        json!({"type": kind_name, "data": data})
+    }
+
+    /// The bytes of a stored media file (`file` name or `file_id`), seeded
+    /// ones generated.
+    pub fn media_bytes(&self, file: &str) -> Option<Vec<u8>> {
+        lock(&self.shared.world)
+            .files
+            .get(file)
+            .map(|f| f.bytes().to_vec())
+    }
+
+    /// Takes the media host down (every download answers HTTP 503 "media
+    /// service unavailable", a CDN outage) or brings it back.
+    pub fn set_media_host_down(&self, down: bool) {
+        lock(&self.shared.world).files.down = down;
+    }
+
+    /// Retires the media host's download key: every media URL rendered so
+    /// far answers "download url has expired" from now on (new renders, and
+    /// `nc_get_rkey` / `get_rkey`, use the next key).
+    pub fn expire_media_urls(&self) {
+        lock(&self.shared.world).files.expire();
     }
 }

@@ -376,7 +376,7 @@ fn sandbox_segments(n: usize, prev_id: i64) -> Vec<Value> {
             vec![json!({"type": "poke", "data": {"type": "126", "id": "2003", "name": "戳一戳"}})]
         }
         13 => vec![json!({"type": "mface", "data": {
-            "emoji_package_id": "235125",
+            "emoji_package_id": 235125,
             "emoji_id": format!("sandbox{n}"),
             "key": "0123456789abcdef",
             "summary": "[沙盒表情]"

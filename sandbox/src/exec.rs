@@ -7,7 +7,8 @@ use serde_json::{Map, Value};
 
 use crate::actions;
 use crate::media::DigestCache;
-use crate::response::{self, ActionError, Reply, Transport};
+use crate::params::Params;
+use crate::response::{self, ActionError, ActionResult, Reply, Transport};
 use crate::shared::{RecordedAction, Shared};
 
 /// What the transport should do with a request.
@@ -16,6 +17,11 @@ pub(crate) enum Disposition {
     /// Write this reply, after `delay` if set.
     Reply {
         reply: Reply,
+        delay: Option<Duration>,
+    },
+    /// Write these frames in order (a stream action), after `delay` if set.
+    Stream {
+        frames: Vec<Reply>,
         delay: Option<Duration>,
     },
     /// Never answer (stall / half-dead link).
@@ -52,6 +58,34 @@ pub(crate) fn execute(
     if faults.silenced() || faults.stalls(name) {
         tracing::debug!(action, "fault: not answering");
         return Disposition::Silent;
+    }
+    if actions::is_stream(shared.cfg.flavor, name)
+        && let Some(p) = params.as_object().filter(|_| !bad_params)
+    {
+        let results: Vec<ActionResult> = match actions::media::stream(shared, name, Params(p)) {
+            Ok(frames) => frames.into_iter().map(Ok).collect(),
+            Err(e) => vec![Err(e)],
+        };
+        let frames = results
+            .iter()
+            .map(|r| {
+                let mut reply = response::render(shared.cfg.flavor, transport, r, echo.as_ref());
+                if let Some(o) = reply.body.as_object_mut() {
+                    o.insert("stream".into(), Value::String("stream-action".into()));
+                    if r.is_err() {
+                        o.insert(
+                            "data".into(),
+                            serde_json::json!({"type": "error", "data_type": "error"}),
+                        );
+                    }
+                }
+                reply
+            })
+            .collect();
+        return Disposition::Stream {
+            frames,
+            delay: faults.slow(),
+        };
     }
     let result = match params.as_object() {
         Some(p) if !bad_params => actions::dispatch(shared, action, p, &cache),

@@ -20,12 +20,14 @@
 //!
 //! - `flavor` — [`Flavor`] and small per-implementation facts (app names, fonts).
 //! - `config` — [`SandboxConfig`].
+//! - `behaviour` — [`Behaviour`]: report one implementation's name, behave like another's.
 //! - `data` — deterministic seed: groups 20000002 / 20000003, friends, histories.
 //! - `state` — the world model (groups, members, friends, per-chat history, id index).
 //! - `ids` — per-flavor `message_id` shapes derived from per-chat sequences.
 //! - `cq` — CQ-code parsing and rendering.
 //! - `message` — message input normalisation and per-flavor message objects.
 //! - `media` — `base64://` / URL / path media sources, hashing, [`ReceivedMedia`].
+//! - `files` — the media files and the loopback media host (signed, expiring URLs).
 //! - `params` — lenient parameter access (numeric strings, string booleans).
 //! - `response` — results and the per-flavor response frame (retcodes, text fields, echo).
 //! - `actions` — one file per area: info, history, send, file, poke, recall, forward;
@@ -43,6 +45,7 @@
 
 mod actions;
 mod auth;
+mod behaviour;
 mod config;
 mod control;
 mod cq;
@@ -50,6 +53,7 @@ mod data;
 mod events;
 mod exec;
 mod fault;
+mod files;
 mod flavor;
 mod ids;
 mod media;
@@ -66,6 +70,7 @@ use std::net::SocketAddr;
 use std::sync::Mutex;
 
 pub use actions::RECALL_WINDOW_SECS;
+pub use behaviour::{Behaviour, IdForm, UnknownIdForm};
 pub use config::{DEFAULT_NICKNAME, DEFAULT_SELF_ID, SandboxConfig};
 pub use control::SandboxControl;
 pub use cq::{escape_text, escape_value, parse as parse_cq, render as render_cq};
@@ -74,6 +79,7 @@ pub use data::{
     FRIEND_WITHOUT_HISTORY, MISSING_QUOTE, SANDBOX_GROUP, SANDBOX_GROUP_MESSAGES, shanghai_time,
 };
 pub use fault::{Fault, FaultKind};
+pub use files::{MEDIA_HOST, sample_media};
 pub use flavor::{Flavor, UnknownFlavor};
 pub use media::{MediaKind, MediaSource, ReceivedMedia};
 pub use response::Transport;
@@ -108,6 +114,8 @@ impl Sandbox {
         let listen = cfg.listen;
         let shared = Shared::new(cfg);
         let (task, addr) = ListenerTask::bind(shared.clone(), listen)?;
+        lock(&shared.world).files.base =
+            Some(format!("http://{}:{}", files::MEDIA_HOST, addr.port()));
         tracing::info!(%addr, flavor = %shared.cfg.flavor, "OneBot sandbox listening");
         Ok(Sandbox {
             control: SandboxControl { shared },

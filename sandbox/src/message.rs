@@ -54,19 +54,20 @@ pub(crate) fn render(world: &World, chat: ChatRef, m: &Stored, view: View) -> Va
     o.insert("self_id".into(), json!(world.self_id));
     o.insert("user_id".into(), json!(m.sender.user_id));
     o.insert("time".into(), json!(m.time));
-    o.insert("message_id".into(), json!(m.message_id));
-    match flavor {
+    let form = world.id_form;
+    o.insert("message_id".into(), form.id(m.message_id));
+    match world.ids_flavor {
         Flavor::NapCat => {
-            o.insert("message_seq".into(), json!(m.message_id));
-            o.insert("real_id".into(), json!(m.message_id));
+            o.insert("message_seq".into(), form.id(m.message_id));
+            o.insert("real_id".into(), form.id(m.message_id));
             o.insert("real_seq".into(), json!(m.seq.to_string()));
         }
         Flavor::LlOneBot | Flavor::SnowLuma | Flavor::GoCqhttp => {
-            o.insert("message_seq".into(), json!(m.seq));
-            o.insert("real_id".into(), json!(m.seq));
+            o.insert("message_seq".into(), form.seq(m.seq));
+            o.insert("real_id".into(), form.seq(m.seq));
         }
         Flavor::Lagrange => {
-            o.insert("real_id".into(), json!(m.seq));
+            o.insert("real_id".into(), form.seq(m.seq));
         }
     }
     let mut sender = Map::new();
@@ -104,7 +105,15 @@ pub(crate) fn render(world: &World, chat: ChatRef, m: &Stored, view: View) -> Va
         sender.insert("age".into(), json!(0));
     }
     o.insert("sender".into(), Value::Object(sender));
-    o.insert("message".into(), Value::Array(m.segments.clone()));
+    o.insert(
+        "message".into(),
+        Value::Array(
+            m.segments
+                .iter()
+                .map(|seg| world.files.render_segment(flavor, chat, seg))
+                .collect(),
+        ),
+    );
     if !(view == View::GetMsg && flavor == Flavor::Lagrange) {
         o.insert("raw_message".into(), json!(m.raw_message));
     }

@@ -156,12 +156,55 @@ async fn handle(ctx: Arc<ConnCtx>, req: Request<Incoming>) -> Response<Body> {
     let shared = &ctx.shared;
     let flavor = shared.cfg.flavor;
     let query = auth::parse_query(req.uri().query());
+    if req.method() == Method::GET && req.uri().path() == "/download" && !is_upgrade(&req) {
+        return media_host(shared, &query);
+    }
     let reject = shared.faults().has(FaultKind::RejectAuth);
     let outcome = auth::check(flavor, shared.cfg.token(), req.headers(), &query, reject);
     if is_upgrade(&req) {
         return ws::accept(&ctx, req, outcome);
     }
     http_api(&ctx, req, query, outcome).await
+}
+
+/// The media host: `GET /download?fileid=<file>&rkey=<key>` answers the
+/// file's bytes while the key is current, else the CDN's errors.
+fn media_host(shared: &Shared, query: &[(String, String)]) -> Response<Body> {
+    let get = |k: &str| {
+        query
+            .iter()
+            .find(|(q, _)| q == k)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or("")
+    };
+    let world = lock(&shared.world);
+    if world.files.down {
+        return respond_json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &json!({"retcode": -5503001, "retmsg": "media service unavailable"}),
+        );
+    }
+    if !world.files.valid(get("rkey")) {
+        return respond_json(
+            StatusCode::BAD_REQUEST,
+            &json!({"retcode": -5503007, "retmsg": "download url has expired"}),
+        );
+    }
+    let Some(file) = world.files.get(get("fileid")) else {
+        return respond_json(
+            StatusCode::NOT_FOUND,
+            &json!({"retcode": -5503008, "retmsg": "file not found"}),
+        );
+    };
+    let bytes = file.bytes();
+    drop(world);
+    let mut resp = Response::new(Full::new(bytes));
+    // What a CDN says; the gateway sniffs the bytes itself.
+    resp.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    resp
 }
 
 /// A response with a body and status.
@@ -314,6 +357,20 @@ async fn http_api(
                 reply.status
             };
             respond_json(status, &reply.body)
+        }
+        Disposition::Stream { frames, delay } => {
+            if let Some(d) = delay {
+                tokio::time::sleep(d).await;
+            }
+            // NapCat over HTTP: the frames in one body, separated by a
+            // blank line.
+            let status = frames.first().map_or(StatusCode::OK, |r| r.status);
+            let body = frames
+                .iter()
+                .map(|r| r.body.to_string())
+                .collect::<Vec<_>>()
+                .join("\r\n\r\n");
+            respond(status, Bytes::from(body), true)
         }
         Disposition::Silent => std::future::pending().await,
         Disposition::Drop => {

@@ -183,7 +183,13 @@ pub(crate) struct Shared {
 impl Shared {
     pub(crate) fn new(cfg: SandboxConfig) -> Arc<Shared> {
         let mut world = World::new(cfg.flavor, cfg.self_id, cfg.nickname.clone());
+        let b = cfg.behaviour;
+        world.ids_flavor = b.ids.unwrap_or(cfg.flavor);
+        world.history_flavor = b.history.unwrap_or(cfg.flavor);
+        world.id_form = b.id_form;
         data::seed(&mut world);
+        world.files.set_ttl(cfg.media_url_ttl);
+        world.register_media();
         Arc::new(Shared {
             cfg,
             world: Mutex::new(world),

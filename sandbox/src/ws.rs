@@ -209,6 +209,16 @@ where
                 None => replier.deliver(shared, sink, text).await,
             }
         }
+        Some(Disposition::Stream { frames, delay }) => {
+            for reply in frames {
+                let text = Utf8Bytes::from(reply.body.to_string());
+                match delay {
+                    Some(d) => slow.push_back((Instant::now() + d, text)),
+                    None => replier.deliver(shared, sink, text).await?,
+                }
+            }
+            Ok(())
+        }
     }
 }
 

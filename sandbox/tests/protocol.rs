@@ -840,3 +840,112 @@ async fn run_cli_returns_after_shutdown() {
     tx.send(()).unwrap();
     task.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn received_media_per_flavor_and_the_expiring_media_host() {
+    use onebot_sandbox::sample_media;
+    let sb = start(Flavor::NapCat).await;
+    let control = sb.control();
+    let png = sample_media(MediaKind::Image, 2000);
+    let seg = control.store_media(MediaKind::Image, png.clone(), "p.png");
+    let voice = control.store_media(
+        MediaKind::Record,
+        sample_media(MediaKind::Record, 300),
+        "v.amr",
+    );
+    let file = control.store_media(MediaKind::File, b"%PDF-1.4 abc".to_vec(), "f.pdf");
+    let id = control.inject_group_message(SANDBOX_GROUP, 10001, json!([seg, voice, file]));
+    let mut c = universal(&sb).await;
+    let msg = c.ok("get_msg", json!({"message_id": id})).await;
+    let url = msg["message"][0]["data"]["url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        url.starts_with(&format!(
+            "http://localhost:{}/download?appid=1407&fileid=",
+            sb.addr().port()
+        )),
+        "{url}"
+    );
+    // NapCat reports no URL for files.
+    assert_eq!(msg["message"][2]["data"]["url"], "");
+    let path = url
+        .split_once(&format!(":{}", sb.addr().port()))
+        .unwrap()
+        .1
+        .to_owned();
+    let raw = get_bytes(sb.addr(), &path).await;
+    assert!(raw.starts_with(b"HTTP/1.1 200"));
+    assert!(raw.ends_with(&png), "the PNG's bytes");
+    // get_image: a path on NapCat's host and a fresh URL; no base64 by default.
+    let name = msg["message"][0]["data"]["file"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let img = c.ok("get_image", json!({"file": name})).await;
+    assert!(
+        img["file"]
+            .as_str()
+            .unwrap()
+            .starts_with("/app/.config/QQ/NapCat/temp/")
+    );
+    assert!(img.get("base64").is_none());
+    // get_record needs out_format on NapCat; then base64 always.
+    let vname = msg["message"][1]["data"]["file"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = c.call("get_record", json!({"file": vname})).await;
+    assert_eq!(r["retcode"], 1400);
+    let rec = c
+        .ok("get_record", json!({"file": vname, "out_format": "mp3"}))
+        .await;
+    assert!(rec["file_name"].as_str().unwrap().ends_with(".mp3"));
+    assert!(!rec["base64"].as_str().unwrap().is_empty());
+    // A stream download: info, chunks, completion, all with one echo.
+    let fid = msg["message"][2]["data"]["file_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    c.send_json(&json!({"action": "download_file_stream", "params": {"file_id": fid, "chunk_size": 5}, "echo": "s1"})).await;
+    let mut kinds = Vec::new();
+    loop {
+        let f = c.recv_reply().await.unwrap();
+        assert_eq!(f["echo"], "s1");
+        assert_eq!(f["stream"], "stream-action");
+        kinds.push(f["data"]["data_type"].as_str().unwrap().to_owned());
+        if f["data"]["type"] == "response" {
+            break;
+        }
+    }
+    assert_eq!(kinds.first().map(String::as_str), Some("file_info"));
+    assert_eq!(kinds.iter().filter(|k| *k == "file_chunk").count(), 3);
+    assert_eq!(kinds.last().map(String::as_str), Some("file_complete"));
+    // Retired keys: the CDN's expiry answer; nc_get_rkey gives the new one.
+    control.expire_media_urls();
+    let (status, body) = common::http(sb.addr(), "GET", &path, &[], "").await;
+    assert_eq!(status, 400);
+    assert!(body.contains("download url has expired"), "{body}");
+    let keys = c.ok("nc_get_rkey", json!({})).await;
+    let rkey = keys[1]["rkey"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("&rkey=")
+        .to_owned();
+    let old = path.rsplit_once("rkey=").unwrap().0;
+    let raw = get_bytes(sb.addr(), &format!("{old}rkey={rkey}")).await;
+    assert!(raw.starts_with(b"HTTP/1.1 200"));
+    sb.shutdown().await;
+}
+
+/// `GET path` over a fresh connection; the whole answer as bytes.
+async fn get_bytes(addr: std::net::SocketAddr, path: &str) -> Vec<u8> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    out
+}

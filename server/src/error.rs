@@ -120,6 +120,8 @@ pub enum Kind {
     DeadlineExceeded,
     /// A request message over the RPC's size limit.
     RequestTooLarge,
+    /// No way of getting a received media item's bytes worked.
+    MediaDownloadFailed,
     /// The private chat's user is not in the account's `users` whitelist.
     UserNotAllowed,
     /// The peer does not know the message (or forward bundle).
@@ -184,6 +186,7 @@ impl Kind {
         Kind::Cancelled,
         Kind::DeadlineExceeded,
         Kind::RequestTooLarge,
+        Kind::MediaDownloadFailed,
         Kind::UserNotAllowed,
         Kind::MessageNotFound,
         Kind::StorageFailed,

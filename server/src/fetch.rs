@@ -30,6 +30,7 @@ use crate::domain::media::resolve::{FetchedMedia, UrlSource, check_scheme};
 use crate::domain::media::staging::{MediaOwner, MediaStore};
 use crate::domain::media::upload::UploadHeader;
 use crate::domain::model::MediaKind;
+use crate::domain::ports::MediaSink;
 use crate::error::{Error, Kind, Result};
 
 /// Most redirects followed for one URL.
@@ -167,13 +168,19 @@ fn classify_v4(ip: Ipv4Addr) -> Option<&'static str> {
     }
 }
 
-/// Downloads URLs into the staging area.
+/// Downloads URLs into the staging area (and peers' media URLs into the
+/// received-media store).
 #[derive(Clone)]
 pub struct Fetcher {
     guard: UrlGuard,
     lookup: Arc<dyn Lookup>,
     timeout: Duration,
     media: MediaStore,
+    /// Hosts (names or suffixes) a peer's media URLs may name.
+    peer_hosts: Vec<String>,
+    /// `host:port` origins of peer media URLs allowed on loopback without
+    /// `allow_private_urls` (the embedded sandbox).
+    trusted: Vec<(String, u16)>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -206,6 +213,29 @@ impl UrlSource for Fetcher {
     async fn fetch(&self, url: &Url, kind: MediaKind, owner: &MediaOwner) -> Result<FetchedMedia> {
         Fetcher::fetch(self, url, kind, owner).await
     }
+
+    async fn fetch_peer(&self, url: &Url, sink: &mut dyn MediaSink) -> Result<String> {
+        Fetcher::fetch_peer(self, url, sink).await
+    }
+}
+
+/// Bytes of a peer URL's answer read to tell a CDN error from media.
+const PEER_ERROR_BYTES: usize = 1024;
+
+/// The text of a CDN's JSON error answer (`{"retcode": -5503007,
+/// "retmsg": "download url has expired"}`), if `body` is one.
+fn cdn_error(body: &[u8]) -> Option<String> {
+    if body.len() > PEER_ERROR_BYTES {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let o = v.as_object()?;
+    let code = o.get("retcode").or_else(|| o.get("code"))?;
+    let text = ["retmsg", "msg", "message", "wording"]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(serde_json::Value::as_str))
+        .unwrap_or("");
+    Some(format!("{text} (retcode {code})").trim().to_string())
 }
 
 impl Fetcher {
@@ -216,7 +246,189 @@ impl Fetcher {
             lookup,
             timeout: Duration::from_millis(config.url_timeout_ms),
             media,
+            peer_hosts: config
+                .peer_url_hosts
+                .iter()
+                .map(|h| h.trim_start_matches('.').to_ascii_lowercase())
+                .collect(),
+            trusted: Vec::new(),
         }
+    }
+
+    /// Also lets peer media URLs of `host:port` reach a loopback address
+    /// (the embedded sandbox's own media host), whatever
+    /// `allow_private_urls` says.
+    pub fn trust_peer_origin(mut self, host: &str, port: u16) -> Self {
+        self.trusted.push((host.to_ascii_lowercase(), port));
+        self
+    }
+
+    /// Fails with `UrlForbidden` unless `url`'s host is one of the peer
+    /// hosts (the name itself or a subdomain of it).
+    fn check_peer_host(&self, url: &Url) -> Result<()> {
+        let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+        let host = host.trim_matches(['[', ']']);
+        let allowed = self
+            .peer_hosts
+            .iter()
+            .any(|h| host == h || host.ends_with(&format!(".{h}")))
+            || self.is_trusted(url);
+        if allowed {
+            return Ok(());
+        }
+        Err(Error::new(
+            Kind::UrlForbidden,
+            format!("the peer's media URL names host {host}, which is not in media.peer_url_hosts"),
+        )
+        .with("url", url.as_str())
+        .with("host", host))
+    }
+
+    fn is_trusted(&self, url: &Url) -> bool {
+        let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+        let port = url.port_or_known_default().unwrap_or(80);
+        self.trusted.iter().any(|(h, p)| *h == host && *p == port)
+    }
+
+    /// The addresses of one hop of a peer URL: vetted by the guard, except
+    /// loopback addresses of a trusted origin.
+    async fn vet_peer(&self, url: &Url) -> Result<Vec<SocketAddr>> {
+        if !self.is_trusted(url) {
+            return self.vet(url).await;
+        }
+        check_scheme(url)?;
+        let port = url.port_or_known_default().unwrap_or(80);
+        let ips = match url.host() {
+            Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
+            Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
+            Some(Host::Domain(name)) => self
+                .lookup
+                .lookup(name, port)
+                .await
+                .map_err(|e| fetch_failed(url, format!("cannot resolve {name}: {e}")))?,
+            None => return Err(fetch_failed(url, "no host")),
+        };
+        let ips: Vec<IpAddr> = ips.into_iter().filter(IpAddr::is_loopback).collect();
+        if ips.is_empty() {
+            return self.vet(url).await;
+        }
+        Ok(ips
+            .into_iter()
+            .map(|ip| SocketAddr::new(ip, port))
+            .collect())
+    }
+
+    fn client_for(url: &Url, addrs: &[SocketAddr]) -> Result<reqwest::Client> {
+        let mut builder = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("onebot-gateway/", env!("CARGO_PKG_VERSION")));
+        if let Some(Host::Domain(name)) = url.host() {
+            builder = builder.resolve_to_addrs(name, addrs);
+        }
+        builder
+            .build()
+            .map_err(|e| Error::internal(format!("building the HTTP client: {e}")))
+    }
+
+    /// Fetches a peer's media URL into `sink` (see [`UrlSource::fetch_peer`]).
+    pub async fn fetch_peer(&self, url: &Url, sink: &mut dyn MediaSink) -> Result<String> {
+        let deadline = Instant::now() + self.timeout;
+        tokio::time::timeout_at(deadline, self.fetch_peer_inner(url.clone(), sink))
+            .await
+            .unwrap_or_else(|_| {
+                Err(fetch_failed(
+                    url,
+                    format!("timed out after {} ms", self.timeout.as_millis()),
+                ))
+            })
+    }
+
+    async fn fetch_peer_inner(&self, mut url: Url, sink: &mut dyn MediaSink) -> Result<String> {
+        for _ in 0..=MAX_REDIRECTS {
+            self.check_peer_host(&url)?;
+            let addrs = self.vet_peer(&url).await?;
+            let client = Self::client_for(&url, &addrs)?;
+            let mut resp = client
+                .get(url.clone())
+                .send()
+                .await
+                .map_err(|e| fetch_failed(&url, e))?;
+            let status = resp.status();
+            if status.is_redirection() {
+                let location = resp
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .ok_or_else(|| fetch_failed(&url, format!("{status} without a Location")))?;
+                url = url
+                    .join(location)
+                    .map_err(|e| fetch_failed(&url, format!("bad redirect {location:?}: {e}")))?;
+                continue;
+            }
+            if !status.is_success() {
+                let mut body = Vec::new();
+                while let Ok(Some(chunk)) = resp.chunk().await {
+                    body.extend_from_slice(&chunk);
+                    if body.len() >= PEER_ERROR_BYTES {
+                        break;
+                    }
+                }
+                let text = cdn_error(&body).unwrap_or_else(|| {
+                    String::from_utf8_lossy(&body[..body.len().min(PEER_ERROR_BYTES)])
+                        .trim()
+                        .to_string()
+                });
+                return Err(fetch_failed(&url, format!("HTTP {status}: {text}"))
+                    .with("status", status.as_u16())
+                    .with("peer_message", text));
+            }
+            if let Some(len) = resp.content_length()
+                && len > sink.limit()
+            {
+                return Err(Error::new(
+                    Kind::MediaTooLarge,
+                    format!("the media is larger than {} bytes", sink.limit()),
+                )
+                .with("limit_bytes", sink.limit())
+                .with("url", url.as_str()));
+            }
+            let file_name = url
+                .path_segments()
+                .and_then(|mut s| s.next_back())
+                .map(percent_decode)
+                .map(|s| sanitize_file_name(&s))
+                .unwrap_or_default();
+            // A CDN's error can come as a small JSON body with status 200:
+            // the first bytes are held back until they cannot be one.
+            let mut head: Vec<u8> = Vec::new();
+            let mut held = true;
+            while let Some(chunk) = resp.chunk().await.map_err(|e| fetch_failed(&url, e))? {
+                if held {
+                    head.extend_from_slice(&chunk);
+                    if head.len() <= PEER_ERROR_BYTES {
+                        continue;
+                    }
+                    held = false;
+                    sink.write(&head).await?;
+                    head.clear();
+                } else {
+                    sink.write(&chunk).await?;
+                }
+            }
+            if held {
+                if let Some(text) = cdn_error(&head) {
+                    return Err(fetch_failed(&url, format!("the CDN answered: {text}"))
+                        .with("peer_message", text));
+                }
+                sink.write(&head).await?;
+            }
+            return Ok(file_name);
+        }
+        Err(fetch_failed(
+            &url,
+            format!("more than {MAX_REDIRECTS} redirects"),
+        ))
     }
 
     /// The vetted addresses of one hop.

@@ -58,6 +58,18 @@ enum Command {
         /// Heartbeat interval in milliseconds (0 disables heartbeats).
         #[arg(long, default_value_t = 30_000)]
         heartbeat_ms: u64,
+        /// Report this implementation's `app_name` while behaving like
+        /// `--flavor` (a fork or mock that is not what it says).
+        #[arg(long)]
+        report_as: Option<onebot_sandbox::Flavor>,
+        /// How message ids are written: number, numeric-string, text,
+        /// wide (beyond int64).
+        #[arg(long, default_value = "number")]
+        id_form: onebot_sandbox::IdForm,
+        /// Answer unknown actions and unknown messages with `status: ok`
+        /// and `{}`, as some mocks do.
+        #[arg(long)]
+        lenient: bool,
     },
     /// Client subcommands: talk gRPC to a running gateway.
     #[command(flatten)]
@@ -93,6 +105,9 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
             flavor,
             token,
             heartbeat_ms,
+            report_as,
+            id_form,
+            lenient,
         } => {
             let _telemetry = telemetry::init(cli.log_format, &TelemetryConfig::default())?;
             let cfg = onebot_sandbox::SandboxConfig {
@@ -100,6 +115,12 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
                 access_token: token,
                 heartbeat_interval: (heartbeat_ms > 0)
                     .then(|| std::time::Duration::from_millis(heartbeat_ms)),
+                behaviour: onebot_sandbox::Behaviour {
+                    name: report_as,
+                    id_form,
+                    lenient,
+                    ..onebot_sandbox::Behaviour::default()
+                },
                 ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
             };
             onebot_sandbox::run_cli(cfg, onebot_gateway::shutdown::signal())

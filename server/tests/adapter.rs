@@ -33,6 +33,9 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message as WsMessage;
 use tokio_util::sync::CancellationToken;
 
+#[path = "adapter/compat.rs"]
+mod compat;
+
 // ----- helpers -----
 
 /// Serves each dial with a fresh in-memory connection to the sandbox.

@@ -43,6 +43,8 @@ def accounts(client: Client) -> list[str]:
     # region: accounts
     for account in client.accounts():
         print(account.account_id, account.nickname, list(account.groups))
+        # How the gateway pages this peer's history, learned from its own pages.
+        print(account.history_anchor, account.anchor_included, account.history_anchor_source)
     # endregion
     return [a.account_id for a in client.accounts()]
 
@@ -83,6 +85,23 @@ def upload(client: Client, path: str) -> Uploaded:
     print(uploaded.media_id, uploaded.size, uploaded.sha256, uploaded.mime_type)
     # endregion
     return uploaded
+
+
+def download(client: Client, out_dir: str) -> tuple[str, bytes]:
+    # region: download
+    # A received picture (group 20000002's morning one): its segment's media_id, or
+    # (message_id, segment_index). Sizes and SHA-256 are checked against the header.
+    page = client.history(group_id=20000002, count=30)
+    for message in page.messages:
+        for index, segment in enumerate(message.segments):
+            if segment.WhichOneof("kind") == "image":
+                picture = client.download(segment.image.media_id)
+                print(picture.header.mime_type, picture.header.size, picture.header.sha256)
+                # Or stream it into a file, by message id and segment index:
+                header = client.download_to((message.message_id, index), f"{out_dir}/picture")
+                print("saved", header.file_name, header.size)
+    # endregion
+    return header.sha256, picture.data
 
 
 def errors(client: Client) -> GatewayError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pathlib
 import subprocess
 
 import grpc
@@ -29,6 +30,12 @@ def test_accounts(client: Client) -> None:
     assert "default" in readme_examples.accounts(client)
     default = next(a for a in client.accounts() if a.account_id == "default")
     assert PLAYGROUND in default.groups
+    # The embedded sandbox imitates NapCat: probed on connect, anchors in message_seq.
+    assert (default.history_anchor, default.anchor_included, default.history_anchor_source) == (
+        "message_id_as_seq",
+        True,
+        "probed",
+    )
     assert client.health(ACCOUNT_HEALTH_SERVICE_PREFIX + "default") == "SERVING"
 
 
@@ -59,6 +66,44 @@ def test_upload_5_mib_image(client: Client) -> None:
     assert uploaded.media_id
     assert uploaded.size == size
     assert uploaded.mime_type == "image/png"
+
+
+def test_download_received_and_uploaded_media(client: Client, tmp_path: pathlib.Path) -> None:
+    import hashlib
+
+    sha, data = readme_examples.download(client, str(tmp_path))
+    assert hashlib.sha256(data).hexdigest() == sha
+    assert (tmp_path / "picture").read_bytes() == data
+    assert not (tmp_path / "picture.part").exists()
+    assert data.startswith(b"\x89PNG")
+    # An upload downloads back byte for byte.
+    uploaded = client.upload(b"%PDF-1.4 round trip", "file", file_name="r.pdf")
+    again = client.download(uploaded.media_id)
+    assert again.data == b"%PDF-1.4 round trip"
+    assert again.header.sha256 == uploaded.sha256
+    # Never-seen ids are NOT_FOUND; a text segment is INVALID_ARGUMENT.
+    with pytest.raises(GatewayError) as err:
+        client.download("r_0123456789abcdef_1_0")
+    assert err.value.code == grpc.StatusCode.NOT_FOUND
+    assert err.value.reason == "MEDIA_NOT_FOUND"
+    page = client.history(group_id=PLAYGROUND, count=30)
+    text = next(m for m in page.messages if m.segments[0].WhichOneof("kind") == "text")
+    with pytest.raises(GatewayError) as err:
+        client.download((text.message_id, 0))
+    assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_asyncio_download(address: str) -> None:
+    from onebot_gateway import AsyncClient
+
+    async def run() -> bytes:
+        async with AsyncClient(address) as client:
+            uploaded = await client.upload(b"GIF89a tiny", "file", file_name="g.bin")
+            got = await client.download(uploaded.media_id)
+            return got.data
+
+    assert asyncio.run(run()) == b"GIF89a tiny"
 
 
 def test_errors_carry_reason_metadata_and_field(client: Client, address: str) -> None:

@@ -39,6 +39,14 @@ pub enum Error {
         /// SHA-256 the gateway reported.
         stored: String,
     },
+    /// A download's bytes differ from the size or SHA-256 its header states.
+    #[error("download integrity check failed: header sha256 {expected}, received {actual}")]
+    DownloadMismatch {
+        /// SHA-256 the header stated.
+        expected: String,
+        /// SHA-256 of the bytes received.
+        actual: String,
+    },
 }
 
 impl Error {

@@ -38,6 +38,8 @@ pub mod pb {
 #[cfg(feature = "client")]
 mod client;
 #[cfg(feature = "client")]
+mod download;
+#[cfg(feature = "client")]
 mod error;
 #[cfg(feature = "client")]
 mod media;
@@ -46,6 +48,8 @@ mod media;
 pub use client::{
     Authed, BearerAuth, Client, ClientBuilder, DEFAULT_ADDRESS, EventStream, ServingStatus,
 };
+#[cfg(feature = "client")]
+pub use download::{Downloaded, MediaRef};
 #[cfg(feature = "client")]
 pub use error::{Error, FieldViolation, RpcError};
 #[cfg(feature = "client")]

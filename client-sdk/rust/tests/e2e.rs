@@ -34,6 +34,15 @@ async fn accounts_list_the_sandbox_account() {
     let accounts = examples::accounts(&client).await.unwrap();
     let default = accounts.iter().find(|a| a.account_id == "default").unwrap();
     assert!(default.groups.contains(&PLAYGROUND), "{default:?}");
+    // The embedded sandbox imitates NapCat: probed on connect, anchors in message_seq.
+    assert_eq!(
+        (
+            default.history_anchor.as_str(),
+            default.anchor_included,
+            default.history_anchor_source.as_str()
+        ),
+        ("message_id_as_seq", true, "probed")
+    );
     assert_eq!(
         client
             .health(&format!("{ACCOUNT_HEALTH_SERVICE_PREFIX}default"))
@@ -96,6 +105,44 @@ async fn uploads_a_5_mib_image() {
     assert_eq!(uploaded.size, data.len() as u64);
     assert_eq!(uploaded.mime_type, "image/png");
     assert_eq!(uploaded.response.kind, pb::MediaKind::Image as i32);
+}
+
+#[tokio::test]
+async fn downloads_received_and_uploaded_media() {
+    use sha2::Digest;
+    let client = client().await;
+    let dir = tempfile::tempdir().unwrap();
+    let picture = examples::download(&client, dir.path())
+        .await
+        .unwrap()
+        .expect("the playground has pictures");
+    assert_eq!(picture.header.mime_type, "image/png");
+    assert_eq!(
+        hex::encode(sha2::Sha256::digest(&picture.data)),
+        picture.header.sha256
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("picture")).unwrap(),
+        picture.data.to_vec()
+    );
+    let data = b"%PDF-1.4 round trip".to_vec();
+    let uploaded = client
+        .upload(
+            onebot_gateway_client::MediaInput::bytes(data.clone(), "r.pdf"),
+            pb::MediaKind::File,
+        )
+        .await
+        .unwrap();
+    let again = client.download(uploaded.media_id.as_str()).await.unwrap();
+    assert_eq!(again.data.to_vec(), data);
+    let missing = client
+        .download_to("r_0123456789abcdef_1_0", dir.path().join("missing"))
+        .await
+        .unwrap_err();
+    let rpc = missing.rpc().expect("an rpc error");
+    assert_eq!(rpc.code, tonic::Code::NotFound);
+    assert_eq!(rpc.reason.as_deref(), Some("MEDIA_NOT_FOUND"));
+    assert!(!dir.path().join("missing.part").exists());
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 
 import { Client, EventKind, GatewayError } from "../src/index.js";
 import type { Event } from "../src/gen/onebot/gateway/v1/event_service_pb.js";
-import type { Uploaded } from "../src/index.js";
+import type { Downloaded, Uploaded } from "../src/index.js";
 import type {
   GetHistoryResponse,
   GetMessageResponse,
@@ -41,6 +41,8 @@ export async function accounts(client: Client): Promise<string[]> {
   const accounts = await client.accounts();
   for (const account of accounts) {
     console.log(account.accountId, account.nickname, account.groups);
+    // How the gateway pages this peer's history, learned from its own pages.
+    console.log(account.historyAnchor, account.anchorIncluded, account.historyAnchorSource);
   }
   // endregion
   return accounts.map((a) => a.accountId);
@@ -84,6 +86,27 @@ export async function upload(client: Client, path: string): Promise<Uploaded> {
   console.log(uploaded.mediaId, uploaded.size, uploaded.sha256, uploaded.mimeType);
   // endregion
   return uploaded;
+}
+
+export async function download(client: Client, dir: string): Promise<Downloaded | undefined> {
+  let picture: Downloaded | undefined;
+  // region: download
+  // A received picture (group 20000002's morning one): its segment's mediaId, or
+  // { messageId, segmentIndex }. Sizes and SHA-256 are checked against the header.
+  const page = await client.history({ groupId: 20000002 }, { count: 30 });
+  for (const message of page.messages) {
+    for (const [index, segment] of message.segments.entries()) {
+      if (segment.kind.case === "image") {
+        picture = await client.download(segment.kind.value.mediaId);
+        console.log(picture.header.mimeType, picture.header.size, picture.header.sha256);
+        // Or stream it into a file, by message id and segment index:
+        const header = await client.downloadTo({ messageId: message.messageId, segmentIndex: index }, `${dir}/picture`);
+        console.log("saved", header.fileName, header.size);
+      }
+    }
+  }
+  // endregion
+  return picture;
 }
 
 export async function errors(client: Client): Promise<GatewayError | undefined> {

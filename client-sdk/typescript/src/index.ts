@@ -3,11 +3,12 @@
  *
  * `Client` wraps the services generated from `proto/onebot/gateway/v1` (in `./gen`) with a
  * bearer token, TLS settings, typed errors (`GatewayError`), `upload` (streams a file in
- * 256 KiB chunks) and `send` (uploads local media first).
+ * 256 KiB chunks), `send` (uploads local media first) and `download` / `downloadTo` (received or
+ * uploaded media, checked against the SHA-256 the gateway states).
  */
 
 import { createHash } from "node:crypto";
-import { open, readFile, stat } from "node:fs/promises";
+import { open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename } from "node:path";
 
 import { create } from "@bufbuild/protobuf";
@@ -31,7 +32,11 @@ import type {
   PokeMemberResponse,
 } from "./gen/onebot/gateway/v1/group_service_pb.js";
 import { MediaService, UploadMediaRequestSchema } from "./gen/onebot/gateway/v1/media_service_pb.js";
-import type { UploadMediaRequest, UploadMediaResponse } from "./gen/onebot/gateway/v1/media_service_pb.js";
+import type {
+  DownloadMediaHeader,
+  UploadMediaRequest,
+  UploadMediaResponse,
+} from "./gen/onebot/gateway/v1/media_service_pb.js";
 import { MediaSourceSchema, MessageService } from "./gen/onebot/gateway/v1/message_service_pb.js";
 import type {
   GetForwardMessagesResponse,
@@ -128,6 +133,15 @@ export interface ClientOptions {
   accountId?: string;
   /** Deadline of each unary call in milliseconds. */
   timeoutMs?: number;
+}
+
+/** What `download` takes: a media id, or a message id and a 0-based segment index. */
+export type MediaRef = string | { messageId: number | bigint; segmentIndex: number };
+
+/** A downloaded item: the header (media id, kind, MIME type, size, SHA-256, file name) and the bytes. */
+export interface Downloaded {
+  header: DownloadMediaHeader;
+  data: Uint8Array;
 }
 
 /** Where an upload's bytes come from: a local file path or bytes in memory. */
@@ -461,6 +475,95 @@ export class Client {
       );
     }
     return { mediaId: response.mediaId, size: sent, sha256: digest, mimeType: response.mimeType, response };
+  }
+
+  /**
+   * Downloads a received (or uploaded) media item into memory: `target` is a media id (a
+   * segment's `mediaId`) or `{ messageId, segmentIndex }`. The size and SHA-256 the header
+   * states are checked.
+   */
+  async download(target: MediaRef): Promise<Downloaded> {
+    const parts: Uint8Array[] = [];
+    const header = await this.downloadEach(target, async (chunk) => {
+      parts.push(chunk);
+    });
+    return { header, data: Buffer.concat(parts) };
+  }
+
+  /**
+   * Streams a media item into the file `path` (written as `<path>.part`, renamed once complete
+   * and checked; nothing is left behind on failure) and returns the header.
+   */
+  async downloadTo(
+    target: MediaRef,
+    path: string,
+    options: { onProgress?: (received: number, total: number) => void } = {},
+  ): Promise<DownloadMediaHeader> {
+    const partial = `${path}.part`;
+    const file = await open(partial, "w");
+    try {
+      const header = await this.downloadEach(
+        target,
+        async (chunk) => {
+          await file.write(chunk);
+        },
+        options.onProgress,
+      );
+      await file.close();
+      await rename(partial, path);
+      return header;
+    } catch (err) {
+      await file.close().catch(() => undefined);
+      await rm(partial, { force: true });
+      throw err;
+    }
+  }
+
+  private async downloadEach(
+    target: MediaRef,
+    sink: (chunk: Uint8Array) => Promise<void>,
+    onProgress?: (received: number, total: number) => void,
+  ): Promise<DownloadMediaHeader> {
+    const request =
+      typeof target === "string"
+        ? { accountId: this.accountId, target: { case: "mediaId" as const, value: target } }
+        : {
+            accountId: this.accountId,
+            target: {
+              case: "message" as const,
+              value: { messageId: BigInt(target.messageId), segmentIndex: target.segmentIndex },
+            },
+          };
+    let header: DownloadMediaHeader | undefined;
+    const hash = createHash("sha256");
+    let received = 0;
+    let broken = "";
+    await call(async () => {
+      for await (const message of this.mediaService.downloadMedia(request)) {
+        if (message.payload.case === "header") {
+          if (header !== undefined) broken = "the download stream had a second header";
+          header = message.payload.value;
+        } else if (message.payload.case === "chunk") {
+          if (header === undefined) {
+            broken = "the download stream did not start with a header";
+            return;
+          }
+          hash.update(message.payload.value);
+          received += message.payload.value.length;
+          await sink(message.payload.value);
+          onProgress?.(received, Number(header.size));
+        }
+      }
+    });
+    if (header === undefined) throw new Error("the download stream did not start with a header");
+    if (broken !== "") throw new Error(broken);
+    const digest = hash.digest("hex");
+    if (digest !== header.sha256 || BigInt(received) !== header.size) {
+      throw new Error(
+        `download integrity check failed: header sha256 ${header.sha256}, received ${received} bytes sha256 ${digest}`,
+      );
+    }
+    return header;
   }
 
   private async source(item: MediaInput, kind: MediaKind): Promise<MediaSource> {

@@ -3,7 +3,10 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { before, test } from "node:test";
 import { format } from "node:util";
 
@@ -44,6 +47,11 @@ test("accounts", async () => {
   assert.ok((await examples.accounts(client)).includes("default"));
   const account = (await client.accounts()).find((a) => a.accountId === "default");
   assert.ok(account?.groups.includes(PLAYGROUND));
+  // The embedded sandbox imitates NapCat: probed on connect, anchors in message_seq.
+  assert.deepEqual(
+    [account?.historyAnchor, account?.anchorIncluded, account?.historyAnchorSource],
+    ["message_id_as_seq", true, "probed"],
+  );
   assert.equal(await client.health(ACCOUNT_HEALTH_SERVICE_PREFIX + "default"), "SERVING");
 });
 
@@ -77,6 +85,28 @@ test("upload a 5 MiB image", async () => {
   assert.ok(uploaded.mediaId.length > 0);
   assert.equal(uploaded.size, size);
   assert.equal(uploaded.mimeType, "image/png");
+});
+
+test("download received and uploaded media", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "onebot-dl-"));
+  const picture = await examples.download(client, dir);
+  assert.ok(picture !== undefined);
+  assert.equal(createHash("sha256").update(picture.data).digest("hex"), picture.header.sha256);
+  assert.deepEqual(new Uint8Array(readFileSync(join(dir, "picture"))), new Uint8Array(picture.data));
+  assert.ok(!existsSync(join(dir, "picture.part")));
+  assert.equal(picture.header.mimeType, "image/png");
+  const bytes = new TextEncoder().encode("%PDF-1.4 round trip");
+  const uploaded = await client.upload(bytes, "file", { fileName: "r.pdf" });
+  const again = await client.download(uploaded.mediaId);
+  assert.deepEqual(new Uint8Array(again.data), bytes);
+  await assert.rejects(client.download("r_0123456789abcdef_1_0"), (e: unknown) => {
+    assert.ok(e instanceof GatewayError);
+    assert.equal(e.code, Code.NotFound);
+    assert.equal(e.reason, "MEDIA_NOT_FOUND");
+    return true;
+  });
+  await assert.rejects(client.downloadTo("r_0123456789abcdef_1_0", join(dir, "missing")));
+  assert.ok(!existsSync(join(dir, "missing.part")));
 });
 
 test("errors carry reason, metadata and field", async () => {

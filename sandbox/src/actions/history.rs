@@ -18,10 +18,12 @@ use crate::shared::{Shared, lock};
 use crate::state::{Chat, ChatRef, Stored, World};
 
 pub(super) fn get_msg(shared: &Shared, p: Params<'_>) -> ActionResult {
-    let id = p.req_int("message_id")?;
     let w = lock(&shared.world);
+    let id = message_id(&w, p, "message_id")?
+        .ok_or_else(|| ActionError::bad_params("缺少参数 message_id"))?;
     match w.find(id) {
         Some((chat, m)) => Ok(message::render(&w, chat, m, View::GetMsg)),
+        None if shared.cfg.behaviour.lenient => Ok(json!({})),
         None => Err(not_found(w.flavor, w.find_any(id).is_some())),
     }
 }
@@ -39,6 +41,13 @@ fn not_found(flavor: Flavor, recalled: bool) -> ActionError {
     }
 }
 
+/// A message id parameter in the world's id form (`None`: absent, empty or "latest").
+fn message_id(w: &World, p: Params<'_>, key: &str) -> Result<Option<i64>, ActionError> {
+    w.id_form
+        .parse(p.raw(key))
+        .map_err(|()| ActionError::bad_params(format!("{key} 参数格式错误")))
+}
+
 pub(super) fn group(shared: &Shared, p: Params<'_>) -> ActionResult {
     let group_id = p.req_int("group_id")?;
     history(shared, ChatRef::Group(group_id), p)
@@ -53,7 +62,7 @@ fn history(shared: &Shared, chat: ChatRef, p: Params<'_>) -> ActionResult {
     let w = lock(&shared.world);
     let empty = Chat::default();
     let c = w.chat(chat).unwrap_or(&empty);
-    let (range, reverse) = match w.flavor {
+    let (range, reverse) = match w.history_flavor {
         Flavor::NapCat => napcat(&w, chat, c, p)?,
         Flavor::LlOneBot => (llonebot(c, p)?, reverse_flag(p)),
         Flavor::Lagrange => (lagrange(&w, chat, c, p)?, false),
@@ -104,7 +113,7 @@ fn napcat<'c>(
     let not_found = || ActionError::failed(format!("消息{}不存在", p.js_display("message_seq")));
     let count = count(p, 20)?;
     // Anchor is a short message_id; absent/0/"" means "latest".
-    let end = match p.int("message_seq") {
+    let end = match message_id(w, p, "message_seq") {
         Ok(None) | Ok(Some(0)) => c.messages.len(),
         Ok(Some(id)) => end_after_id(w, chat, id).ok_or_else(not_found)?,
         Err(_) => return Err(not_found()),
@@ -132,7 +141,7 @@ fn lagrange<'c>(
     p: Params<'_>,
 ) -> Result<&'c [Stored], ActionError> {
     let count = count(p, 20)?;
-    let seq = match p.int("message_id")? {
+    let seq = match message_id(w, p, "message_id")? {
         None | Some(0) => c.messages.len(),
         Some(id) => {
             end_after_id(w, chat, id).ok_or_else(|| ActionError::failed("message not found"))?
@@ -149,7 +158,7 @@ fn snowluma<'c>(
     p: Params<'_>,
 ) -> Result<&'c [Stored], ActionError> {
     let count = count(p, 20)?.clamp(1, 200);
-    let end = match p.int("message_id")? {
+    let end = match message_id(w, p, "message_id")? {
         None | Some(0) if !c.observed => return Ok(&[]),
         None | Some(0) => c.messages.len(),
         Some(id) => end_after_id(w, chat, id)

@@ -13,6 +13,7 @@ pub(super) fn login_info(shared: &Shared) -> ActionResult {
     Ok(json!({"user_id": w.self_id, "nickname": w.nickname}))
 }
 
+/// `get_version_info` of a peer that calls itself `flavor`.
 pub(super) fn version_info(flavor: Flavor) -> Value {
     json!({
         "app_name": flavor.app_name(),

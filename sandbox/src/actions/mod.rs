@@ -8,6 +8,7 @@ mod file;
 mod forward;
 mod history;
 mod info;
+pub(crate) mod media;
 mod poke;
 mod recall;
 mod send;
@@ -54,7 +55,9 @@ pub(crate) fn dispatch(
     let name = canonical_name(action);
     match name {
         "get_login_info" => info::login_info(shared),
-        "get_version_info" => Ok(info::version_info(flavor)),
+        "get_version_info" => Ok(info::version_info(
+            shared.cfg.behaviour.name.unwrap_or(flavor),
+        )),
         "get_status" => Ok(info::status(flavor)),
         "get_group_list" => Ok(info::group_list(shared)),
         "get_group_info" => info::group_info(shared, p),
@@ -72,8 +75,31 @@ pub(crate) fn dispatch(
         "group_poke" | "friend_poke" | "send_poke" if flavor.has_extensions() => {
             poke::poke(shared, name, p)
         }
+        "get_image" if flavor != Flavor::Lagrange => media::get_image_or_file(shared, name, p),
+        "get_file" if !matches!(flavor, Flavor::Lagrange | Flavor::GoCqhttp) => {
+            media::get_image_or_file(shared, name, p)
+        }
+        "get_record" if !matches!(flavor, Flavor::Lagrange | Flavor::GoCqhttp) => {
+            media::get_record(shared, p)
+        }
+        "nc_get_rkey" if matches!(flavor, Flavor::NapCat | Flavor::SnowLuma) => {
+            media::rkeys(shared, name)
+        }
+        "get_rkey" if !matches!(flavor, Flavor::GoCqhttp) => media::rkeys(shared, name),
+        // Some mocks answer whatever they do not know with an empty success.
+        _ if shared.cfg.behaviour.lenient => Ok(json!({})),
         _ => Err(unknown_action(flavor, action)),
     }
+}
+
+/// True for the stream download actions of flavors that have them (many
+/// reply frames with one echo).
+pub(crate) fn is_stream(flavor: Flavor, action: &str) -> bool {
+    matches!(flavor, Flavor::NapCat | Flavor::SnowLuma)
+        && matches!(
+            action,
+            "download_file_stream" | "download_file_image_stream" | "download_file_record_stream"
+        )
 }
 
 /// A copy of `params` for the action log, with every `base64://` payload replaced by

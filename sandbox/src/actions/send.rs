@@ -412,7 +412,7 @@ pub(super) fn send(
             _ => ActionError::failed(fault::timeout_text()),
         });
     }
-    let mut data = json!({"message_id": message_id});
+    let mut data = json!({"message_id": shared.cfg.behaviour.id_form.id(message_id)});
     if let (Some(id), Some(o)) = (forward_id, data.as_object_mut())
         && flavor == Flavor::NapCat
     {

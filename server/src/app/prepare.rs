@@ -8,6 +8,7 @@ use tokio::net::TcpListener;
 
 use crate::auth::Authenticator;
 use crate::config::Config;
+use crate::domain::media::received::ReceivedStore;
 use crate::domain::media::staging::MediaStore;
 use crate::domain::store::Store;
 use crate::tls::TlsAcceptor;
@@ -27,6 +28,8 @@ pub struct Prepared {
     pub store: Store,
     /// The staging area under the data directory.
     pub media: MediaStore,
+    /// The received-media store under the data directory.
+    pub received: ReceivedStore,
     /// The embedded sandbox, when no account was configured.
     pub sandbox: Option<onebot_sandbox::Sandbox>,
 }
@@ -58,8 +61,14 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
     // The error names the file and the remedy; the file is never replaced.
     let store = Store::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The OneBot adapter's own store: the way back for message ids it had
+    // to map into an int64.
+    crate::onebot::ids::persist_in(data_dir)
+        .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
     let media = MediaStore::open(data_dir, store.clone(), config.media.clone())
         .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    let received = ReceivedStore::open(data_dir, store.clone(), config.media.capture.clone())
+        .map_err(|e| anyhow::anyhow!("opening the received-media store: {e}"))?;
     let mut config = config;
     let sandbox = if config.accounts.is_empty() {
         Some(super::sandbox::start(&mut config).await?)
@@ -73,6 +82,7 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         metrics,
         store,
         media,
+        received,
         sandbox,
     })
 }

@@ -11,6 +11,8 @@ use crate::domain::delivery::side::{WriteParts, WriteSide};
 use crate::domain::events::EventHub;
 use crate::domain::gateway::{Gateway, GatewayParts};
 use crate::domain::inbound::Inbound;
+use crate::domain::media::capture::Capture;
+use crate::domain::media::download::Received;
 use crate::domain::ports::EventSink;
 use crate::domain::quotes::Quotes;
 use crate::fetch::{Fetcher, SystemLookup};
@@ -51,6 +53,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         metrics,
         store,
         media,
+        received,
         sandbox,
     } = prepared;
     let events = Arc::new(EventHub::new(
@@ -67,26 +70,39 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
     let sink: Arc<dyn EventSink> = inbound.clone();
     let accounts = super::accounts::start(&config, sink, &stop.cancel).await?;
     inbound.attach(&accounts);
-    let urls = Arc::new(Fetcher::new(
-        &config.media,
-        media.clone(),
-        Arc::new(SystemLookup),
-    ));
+    let mut fetcher = Fetcher::new(&config.media, media.clone(), Arc::new(SystemLookup));
+    if let Some(sandbox) = &sandbox {
+        // The embedded sandbox serves its media on loopback.
+        fetcher = fetcher.trust_peer_origin(onebot_sandbox::MEDIA_HOST, sandbox.addr().port());
+    }
+    let urls = Arc::new(fetcher);
     let write = WriteSide::open(WriteParts {
         config: &config,
         store,
         media,
-        urls,
+        urls: urls.clone(),
         accounts: &accounts,
         shutdown: stop.cancel.clone(),
+        received: Some(received.clone()),
     })
     .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    // The received store's background work is waited for like the write
+    // side's, so a stopped gateway has let go of the store.
+    write.track(received.spawn_sweeper(stop.cancel.clone()));
+    let received = Received::new(received, urls, config.media.clone());
+    // Capture on receipt: an observer of the hub queues, workers fetch.
+    if let Some((capture, task)) = Capture::start(received.clone(), &accounts, stop.cancel.clone())
+    {
+        events.observe(capture.observer());
+        write.track(task);
+    }
     let gateway = Arc::new(Gateway::new(GatewayParts {
         config,
         accounts,
         events,
         inbound,
         write,
+        received,
     })?);
     Ok(Running {
         gateway,

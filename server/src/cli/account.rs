@@ -38,7 +38,8 @@ fn enum_name(name: Option<&'static str>, prefix: &str) -> String {
 }
 
 /// One line per account: id, state, QQ number and nickname, implementation,
-/// transport, queue depth, groups, users (when any) and the last error.
+/// transport, queue depth, groups, users (when any), how history is paged
+/// (once known) and the last error.
 pub fn render(a: &pb::Account) -> String {
     let state = enum_name(
         pb::ConnectionState::try_from(a.state)
@@ -71,6 +72,18 @@ pub fn render(a: &pb::Account) -> String {
         let users: Vec<String> = a.users.iter().map(i64::to_string).collect();
         line.push_str(&format!(", users [{}]", users.join(", ")));
     }
+    if !a.history_anchor.is_empty() {
+        line.push_str(&format!(
+            ", history by {} ({}, {})",
+            a.history_anchor,
+            if a.anchor_included {
+                "anchor included"
+            } else {
+                "anchor left out"
+            },
+            a.history_anchor_source
+        ));
+    }
     if !a.last_error.is_empty() {
         line.push_str(&format!(", last error: {}", a.last_error));
     }
@@ -99,6 +112,18 @@ mod tests {
         assert_eq!(
             render(&a),
             "default — connected, bot(10000), sandbox 1 [napcat], via forward_websocket, queue 2, groups [20000003]"
+        );
+        let learned = pb::Account {
+            history_anchor: "message_seq".into(),
+            anchor_included: true,
+            history_anchor_source: "probed".into(),
+            ..a
+        };
+        assert!(
+            render(&learned)
+                .ends_with("groups [20000003], history by message_seq (anchor included, probed)"),
+            "{}",
+            render(&learned)
         );
     }
 }

@@ -4,11 +4,12 @@
 //!
 //! One file per command group: [`history`] (history), [`message`] (message,
 //! recall, forward), [`group`] (members, groups, poke), [`send`],
-//! [`account`] (accounts), [`events`], [`tools`], [`health`]; [`connection`] is how every command reaches the gateway and
+//! [`account`] (accounts), [`events`], [`tools`], [`health`], [`download`]; [`connection`] is how every command reaches the gateway and
 //! [`output`] holds the shared JSON and error printing.
 
 mod account;
 mod connection;
+mod download;
 mod events;
 mod group;
 mod health;
@@ -52,6 +53,9 @@ pub enum ClientCommand {
     Tools(tools::ToolsCommand),
     /// Check the gateway's health (optionally waiting until it serves).
     Health(health::HealthArgs),
+    /// Download a received (or uploaded) media item into a file:
+    /// `<media-id | message-id:index> -o FILE`.
+    Download(download::DownloadArgs),
 }
 
 /// Runs one client subcommand; errors are printed (as JSON with `--json`)
@@ -70,6 +74,7 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::Events(a) => (a.conn.json, events::run(a).await),
         ClientCommand::Tools(c) => (c.json(), tools::run(c).await),
         ClientCommand::Health(a) => (a.conn.json, health::run(a).await),
+        ClientCommand::Download(a) => (a.conn.json, download::run(a).await),
     };
     match result {
         Ok(code) => code,

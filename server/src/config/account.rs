@@ -63,6 +63,12 @@ pub struct AccountConfig {
     /// `auto` (detect from `app_name`) or one of `napcat`, `llonebot`,
     /// `lagrange`, `snowluma`, `go-cqhttp`, `generic`.
     pub flavor: String,
+    /// Where history anchors go: `auto` (learned from the peer: a probe on
+    /// connect, then every page), or fixed: `message_seq` (the row's own
+    /// `message_seq`), `real_seq`, `message_id_as_seq`, `message_id`, `both`.
+    pub history_anchor: String,
+    /// Whether the peer returns the anchor row itself; unset: learned.
+    pub history_anchor_included: Option<bool>,
     /// Per-call timeout in milliseconds (the gRPC deadline may shorten it).
     pub request_timeout_ms: u64,
     /// How long an RPC waits for a connecting account, in milliseconds.
@@ -129,6 +135,8 @@ impl fmt::Debug for AccountConfig {
             .field("reverse", &self.reverse)
             .field("self_id", &self.self_id)
             .field("flavor", &self.flavor)
+            .field("history_anchor", &self.history_anchor)
+            .field("history_anchor_included", &self.history_anchor_included)
             .field("request_timeout_ms", &self.request_timeout_ms)
             .field("connect_wait_ms", &self.connect_wait_ms)
             .field("connect_timeout_ms", &self.connect_timeout_ms)
@@ -164,6 +172,8 @@ impl Default for AccountConfig {
             reverse: false,
             self_id: None,
             flavor: "auto".into(),
+            history_anchor: "auto".into(),
+            history_anchor_included: None,
             request_timeout_ms: 30_000,
             connect_wait_ms: 3_000,
             connect_timeout_ms: 10_000,
@@ -259,6 +269,12 @@ impl AccountConfig {
                 self.flavor
             )));
         }
+        if history_anchor_choice(&self.history_anchor).is_none() {
+            return Err(key("history_anchor").invalid(format!(
+                "unknown history anchor {:?}; expected auto, message_seq, real_seq, message_id_as_seq, message_id or both",
+                self.history_anchor
+            )));
+        }
         key("request_timeout_ms").positive(self.request_timeout_ms)?;
         key("connect_timeout_ms").positive(self.connect_timeout_ms)?;
         key("backoff_min_ms").positive(self.backoff_min_ms)?;
@@ -298,6 +314,23 @@ impl AccountConfig {
         }
         Ok(())
     }
+}
+
+/// The `history_anchor` names the adapter understands (`auto` included);
+/// `None` for any other. Kept here so a typo fails at start-up, naming the
+/// key.
+fn history_anchor_choice(s: &str) -> Option<&'static str> {
+    const NAMES: [&str; 7] = [
+        "auto",
+        "message_seq",
+        "real_seq",
+        "message_id_as_seq",
+        "message_id",
+        "both",
+        "",
+    ];
+    let s = s.trim().to_ascii_lowercase();
+    NAMES.into_iter().find(|n| *n == s)
 }
 
 /// An account id is non-empty and uses ASCII letters, digits, `_` and `-`.

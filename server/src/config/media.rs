@@ -37,7 +37,63 @@ pub struct MediaConfig {
     pub url_allow_networks: Vec<String>,
     /// Timeout of one URL fetch, in milliseconds.
     pub url_timeout_ms: u64,
+    /// Hosts the URLs of received media may name (a name, or a suffix
+    /// matching it and its subdomains): QQ's media CDNs by default, plus
+    /// `localhost` (the sandbox's media host). The address guard of
+    /// `MediaSource.url` applies too: a peer on a private or loopback
+    /// address also needs `allow_private_urls` (or `url_allow_networks`).
+    pub peer_url_hosts: Vec<String>,
+    /// Capture of received media on receipt (`[media.capture]`).
+    pub capture: CaptureConfig,
 }
+
+/// The media kinds capture can take.
+pub const CAPTURE_KINDS: [&str; 4] = ["image", "record", "video", "file"];
+
+/// `[media.capture]`: received media fetched in the background as each
+/// message arrives, so they outlive the peer's expiring URLs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct CaptureConfig {
+    /// Capture received media at all (default true).
+    pub enabled: bool,
+    /// Kinds captured on receipt: `image`, `record`, `video`, `file`
+    /// (default images and voice records). Other kinds are fetched when
+    /// first downloaded.
+    pub kinds: Vec<String>,
+    /// Largest item captured on receipt, in bytes (default 10 MiB); larger
+    /// ones are fetched when downloaded.
+    pub max_bytes: u64,
+    /// How long captured media are kept, in seconds (default 30 days).
+    pub ttl_secs: u64,
+    /// Total bytes of captured media kept (default 2 GiB), a quota of its
+    /// own beside `staging_quota_bytes`: the oldest captures are evicted
+    /// first, staged uploads never.
+    pub quota_bytes: u64,
+}
+
+impl Default for CaptureConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            kinds: vec!["image".into(), "record".into()],
+            max_bytes: 10 * 1024 * 1024,
+            ttl_secs: 30 * 24 * 3600,
+            quota_bytes: 2 * 1024 * 1024 * 1024,
+        }
+    }
+}
+
+/// QQ's media CDNs (NT image/video/file downloads, group and private
+/// pictures, voice) and the sandbox's media host.
+pub const DEFAULT_PEER_URL_HOSTS: [&str; 6] = [
+    "qq.com.cn",
+    "qq.com",
+    "qpic.cn",
+    "qlogo.cn",
+    "gtimg.cn",
+    "localhost",
+];
 
 impl Default for MediaConfig {
     fn default() -> Self {
@@ -51,6 +107,8 @@ impl Default for MediaConfig {
             allow_private_urls: false,
             url_allow_networks: Vec::new(),
             url_timeout_ms: 30_000,
+            peer_url_hosts: DEFAULT_PEER_URL_HOSTS.map(String::from).to_vec(),
+            capture: CaptureConfig::default(),
         }
     }
 }
@@ -95,6 +153,39 @@ impl MediaConfig {
                 .index(i)
                 .ensure(root.is_absolute(), "must be an absolute path")?;
         }
+        let hosts = key.field("peer_url_hosts");
+        for (i, host) in self.peer_url_hosts.iter().enumerate() {
+            let bare = host.trim_start_matches('.');
+            hosts.index(i).ensure(
+                !bare.is_empty()
+                    && bare
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.'),
+                "must be a host name or suffix (letters, digits, `-` and `.`)",
+            )?;
+        }
+        self.capture.validate()
+    }
+}
+
+impl CaptureConfig {
+    /// Checks `[media.capture]`: known kinds, positive limits, a quota that
+    /// holds the largest capture.
+    fn validate(&self) -> Result<(), ConfigError> {
+        let key = Key::new("media.capture");
+        let kinds = key.field("kinds");
+        for (i, kind) in self.kinds.iter().enumerate() {
+            kinds.index(i).ensure(
+                CAPTURE_KINDS.contains(&kind.as_str()),
+                format!("{kind:?} is not one of image, record, video, file"),
+            )?;
+        }
+        key.field("max_bytes").positive(self.max_bytes)?;
+        key.field("ttl_secs").positive(self.ttl_secs)?;
+        key.field("quota_bytes").ensure(
+            self.quota_bytes >= self.max_bytes,
+            "must hold at least one largest capture (max_bytes)",
+        )?;
         Ok(())
     }
 }

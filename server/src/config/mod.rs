@@ -35,7 +35,9 @@ pub use check::ConfigError;
 pub use events::EventsConfig;
 pub use flavor::FlavorChoice;
 pub use limits::LimitsConfig;
-pub use media::{MAX_INLINE_MEDIA_BYTES, MediaConfig};
+pub use media::{
+    CAPTURE_KINDS, CaptureConfig, DEFAULT_PEER_URL_HOSTS, MAX_INLINE_MEDIA_BYTES, MediaConfig,
+};
 pub use metrics::MetricsConfig;
 pub use redact::{REDACTED, redact_url};
 pub use reverse_ws::ReverseWsConfig;

@@ -256,6 +256,11 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "unknown flavor \"qq\"; expected auto, napcat, llonebot, lagrange, snowluma, go-cqhttp or generic",
     ),
     (
+        "[accounts.a]\nhistory_anchor = \"seq\"",
+        "accounts.a.history_anchor",
+        "unknown history anchor \"seq\"; expected auto, message_seq, real_seq, message_id_as_seq, message_id or both",
+    ),
+    (
         "[accounts.a]\nrequest_timeout_ms = 0",
         "accounts.a.request_timeout_ms",
         "must be positive",
@@ -794,5 +799,79 @@ fn secret_parse_errors_hide_the_value() {
             err,
             format!("configuration: key `{key}`: invalid value (not shown: it is a secret)")
         );
+    }
+}
+
+#[test]
+fn received_media_defaults_and_checks() {
+    let config = Config::default();
+    let capture = &config.media.capture;
+    assert!(capture.enabled);
+    assert_eq!(capture.kinds, ["image", "record"]);
+    assert_eq!(capture.max_bytes, 10 * 1024 * 1024);
+    assert_eq!(capture.ttl_secs, 30 * 24 * 3600);
+    assert_eq!(capture.quota_bytes, 2 * 1024 * 1024 * 1024);
+    assert!(config.media.peer_url_hosts.iter().any(|h| h == "qq.com.cn"));
+    assert!(config.media.peer_url_hosts.iter().any(|h| h == "localhost"));
+    for (text, key, message) in [
+        (
+            "[media.capture]\nkinds = [\"image\", \"sticker\"]",
+            "media.capture.kinds[1]",
+            "\"sticker\" is not one of image, record, video, file",
+        ),
+        (
+            "[media.capture]\nmax_bytes = 0",
+            "media.capture.max_bytes",
+            "must be positive",
+        ),
+        (
+            "[media.capture]\nttl_secs = 0",
+            "media.capture.ttl_secs",
+            "must be positive",
+        ),
+        (
+            "[media.capture]\nquota_bytes = 100\nmax_bytes = 200",
+            "media.capture.quota_bytes",
+            "must hold at least one largest capture (max_bytes)",
+        ),
+        (
+            "[media]\npeer_url_hosts = [\"qq.com\", \"http://x\"]",
+            "media.peer_url_hosts[1]",
+            "must be a host name or suffix (letters, digits, `-` and `.`)",
+        ),
+    ] {
+        assert_eq!(
+            refusal(text),
+            (key.to_string(), message.to_string()),
+            "{text:?}"
+        );
+    }
+    let c = Config::from_toml(
+        "[media]\npeer_url_hosts = [\".example.org\"]\n[media.capture]\nenabled = false\nkinds = [\"file\"]",
+    )
+    .unwrap();
+    assert!(!c.media.capture.enabled);
+    assert_eq!(c.media.peer_url_hosts, [".example.org"]);
+}
+
+#[test]
+fn history_anchor_defaults_to_auto_and_takes_each_style() {
+    let c = Config::from_toml("[accounts.a]\nws_url = \"ws://x\"").unwrap();
+    let a = &c.accounts["a"];
+    assert_eq!(a.history_anchor, "auto");
+    assert_eq!(a.history_anchor_included, None);
+    for style in [
+        "message_seq",
+        "real_seq",
+        "message_id_as_seq",
+        "message_id",
+        "both",
+    ] {
+        let text = format!(
+            "[accounts.a]\nws_url = \"ws://x\"\nhistory_anchor = \"{style}\"\nhistory_anchor_included = false"
+        );
+        let c = Config::from_toml(&text).unwrap_or_else(|e| panic!("{style}: {e}"));
+        assert_eq!(c.accounts["a"].history_anchor, style);
+        assert_eq!(c.accounts["a"].history_anchor_included, Some(false));
     }
 }

@@ -7,8 +7,9 @@ use tokio::sync::watch;
 use super::call::Deadline;
 use super::model::{
     AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
+    ReceivedMedia,
 };
-use super::ports::{HistoryPage, OutSegment, PeerApi};
+use super::ports::{HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia};
 use crate::error::{Error, Result};
 
 /// An account without transport.
@@ -110,5 +111,23 @@ impl PeerApi for Detached {
 
     fn check_media(&self, _kind: MediaKind) -> Result<()> {
         self.refuse()
+    }
+
+    fn media_steps(&self, _media: &ReceivedMedia) -> Vec<MediaStep> {
+        Vec::new()
+    }
+
+    async fn fetch_media(
+        &self,
+        _media: &ReceivedMedia,
+        _step: MediaStep,
+        _sink: &mut dyn MediaSink,
+        _deadline: Deadline,
+    ) -> Result<PeerMedia> {
+        Err(Error::account_not_configured(&self.account_id))
+    }
+
+    async fn media_message(&self, _message_id: i64, _deadline: Deadline) -> Result<Message> {
+        Err(Error::account_not_configured(&self.account_id))
     }
 }

@@ -10,6 +10,7 @@ use super::call::CallCtx;
 use super::delivery::side::WriteSide;
 use super::events::EventHub;
 use super::inbound::Inbound;
+use super::media::download::Received;
 use super::member_cache::MemberCache;
 use super::quotes::Quotes;
 use crate::config::Config;
@@ -29,6 +30,8 @@ pub struct GatewayParts {
     /// The write side (uploads, sends, pokes), opened over the same
     /// accounts.
     pub write: WriteSide,
+    /// Received media: the kept items and the fetching of new ones.
+    pub received: Received,
 }
 
 /// The root of the domain: configuration, accounts and shared services.
@@ -47,6 +50,7 @@ pub struct Gateway {
     pub inbound: Arc<Inbound>,
     accounts: BTreeMap<String, Arc<Account>>,
     write: WriteSide,
+    received: Received,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -67,6 +71,7 @@ impl Gateway {
             events,
             inbound,
             write,
+            received,
         } = parts;
         let tz = jiff::tz::TimeZone::get(&config.timezone)
             .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
@@ -85,6 +90,7 @@ impl Gateway {
             inbound,
             accounts: accounts.into_iter().map(|a| (a.id.clone(), a)).collect(),
             write,
+            received,
         })
     }
 
@@ -112,6 +118,11 @@ impl Gateway {
     /// Every configured account, sorted by id.
     pub fn accounts(&self) -> impl Iterator<Item = &Arc<Account>> {
         self.accounts.values()
+    }
+
+    /// Received media (DownloadMedia, capture, media ids).
+    pub fn received(&self) -> &Received {
+        &self.received
     }
 
     /// Text entries waiting in an account's offline queue.

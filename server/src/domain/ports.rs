@@ -16,6 +16,7 @@ use tokio::sync::watch;
 use super::call::Deadline;
 use super::model::{
     AccountStatus, ChatRef, GroupInfo, GroupMember, InboundEvent, MediaKind, MediaPayload, Message,
+    ReceivedMedia,
 };
 use crate::error::Result;
 
@@ -145,6 +146,82 @@ pub trait PeerApi: Send + Sync + 'static {
     /// Fails with `UnsupportedByPeer` when this peer cannot take media of
     /// `kind` at all, so a send is refused before its media are resolved.
     fn check_media(&self, kind: MediaKind) -> Result<()>;
+
+    /// Where the bytes of a received media segment can come from, in the
+    /// order that works for this peer.
+    fn media_steps(&self, media: &ReceivedMedia) -> Vec<MediaStep>;
+
+    /// Runs one peer step ([`MediaStep::Lookup`], [`MediaStep::Stream`] or
+    /// [`MediaStep::Resign`]) for `media`: bytes are written to `sink`
+    /// (bounded by its limit), or a URL to fetch is returned. Fails with
+    /// `UnsupportedByPeer` when the step gives nothing usable here (a path
+    /// on the peer's own host without a shared directory), and with the
+    /// peer's own failures.
+    async fn fetch_media(
+        &self,
+        media: &ReceivedMedia,
+        step: MediaStep,
+        sink: &mut dyn MediaSink,
+        deadline: Deadline,
+    ) -> Result<PeerMedia>;
+
+    /// The message `message_id` as the peer has it now (its media URLs
+    /// signed afresh where the peer signs them), for downloading its media.
+    /// An id the peer does not know fails with `MediaNotFound`.
+    async fn media_message(&self, message_id: i64, deadline: Deadline) -> Result<Message>;
+}
+
+/// One way of getting a received media item's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MediaStep {
+    /// The segment's own URL (fetched by the domain through its guard).
+    SegmentUrl,
+    /// The peer's lookup of the item (`get_image`, `get_record` with
+    /// conversion, `get_file`): bytes, or a fresh URL.
+    Lookup,
+    /// The peer streams the bytes (large files).
+    Stream,
+    /// The segment's URL signed again with the peer's current key.
+    Resign,
+    /// The message read again, for its freshly signed URL (done by the
+    /// domain through [`PeerApi::media_message`]).
+    Reread,
+}
+
+impl MediaStep {
+    /// Lower-case name, for logs and metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            MediaStep::SegmentUrl => "segment_url",
+            MediaStep::Lookup => "lookup",
+            MediaStep::Stream => "stream",
+            MediaStep::Resign => "resign",
+            MediaStep::Reread => "reread",
+        }
+    }
+}
+
+/// What a peer step gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PeerMedia {
+    /// The bytes were written to the sink; `file_name` is the peer's name
+    /// of them (a converted voice record's names its format), may be empty.
+    Written {
+        /// The peer's file name.
+        file_name: String,
+    },
+    /// A URL to fetch (through the domain's guard).
+    Url(String),
+}
+
+/// Where a peer step writes bytes: bounded, hashed on the way.
+#[async_trait::async_trait]
+pub trait MediaSink: Send {
+    /// Appends `chunk`; fails (the step is abandoned) past the sink's limit.
+    async fn write(&mut self, chunk: &[u8]) -> Result<()>;
+
+    /// The largest number of bytes the sink takes.
+    fn limit(&self) -> u64;
 }
 
 /// Shared handle to an account's peer.

@@ -327,6 +327,31 @@ impl PeerApi for FakeApi {
         let shared = self.shared_dir.lock().unwrap().clone();
         outgoing::check_media(self.flavor, shared.as_ref(), kind)
     }
+
+    fn media_steps(
+        &self,
+        _media: &crate::domain::model::ReceivedMedia,
+    ) -> Vec<crate::domain::ports::MediaStep> {
+        Vec::new()
+    }
+
+    async fn fetch_media(
+        &self,
+        _media: &crate::domain::model::ReceivedMedia,
+        _step: crate::domain::ports::MediaStep,
+        _sink: &mut dyn crate::domain::ports::MediaSink,
+        _deadline: Deadline,
+    ) -> Result<crate::domain::ports::PeerMedia> {
+        Err(Error::internal("unexpected fetch_media"))
+    }
+
+    async fn media_message(
+        &self,
+        _message_id: i64,
+        _deadline: Deadline,
+    ) -> Result<crate::domain::model::Message> {
+        Err(Error::internal("unexpected media_message"))
+    }
 }
 
 /// A gateway over `accounts` with its write side open in
@@ -349,6 +374,17 @@ pub(crate) fn gateway(
         Arc::new(crate::fetch::SystemLookup),
     ));
     let accounts: Vec<Arc<super::account::Account>> = accounts.into_iter().map(Arc::new).collect();
+    let received_store = super::media::received::ReceivedStore::open(
+        &data_dir,
+        store.clone(),
+        config.media.capture.clone(),
+    )
+    .expect("received store");
+    let received = super::media::download::Received::new(
+        received_store.clone(),
+        urls.clone(),
+        config.media.clone(),
+    );
     let write = WriteSide::open(WriteParts {
         config: &config,
         store,
@@ -356,6 +392,7 @@ pub(crate) fn gateway(
         urls,
         accounts: &accounts,
         shutdown: shutdown.clone(),
+        received: Some(received_store),
     })
     .expect("write side");
     let events = Arc::new(super::events::EventHub::new(
@@ -374,6 +411,7 @@ pub(crate) fn gateway(
         events,
         inbound,
         write,
+        received,
     })
     .expect("gateway")
 }

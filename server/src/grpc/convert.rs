@@ -6,6 +6,7 @@ use onebot_gateway_client::pb;
 
 use crate::domain::account::Account;
 use crate::domain::events::{EventFilter, EventKind, StoredEvent};
+use crate::domain::media::ids::MediaIds;
 use crate::domain::model::{
     AccountStatus, ChatRef, ConnState, GroupMember, InboundEvent, Message, Segment, TransportKind,
 };
@@ -89,6 +90,9 @@ pub fn account(account: &Account, status: &AccountStatus, queue_depth: usize) ->
         last_error: status.last_error.clone(),
         groups: account.config.groups.clone(),
         users: account.config.users.clone(),
+        history_anchor: status.history.map_or("", |h| h.anchor).to_owned(),
+        anchor_included: status.history.is_some_and(|h| h.anchor_included),
+        history_anchor_source: status.history.map_or("", |h| h.basis).to_owned(),
     }
 }
 
@@ -146,14 +150,17 @@ pub fn segment(seg: &Segment) -> pb::Segment {
             url: url.clone(),
             file_size: *file_size,
             summary: summary.clone(),
+            media_id: String::new(),
         }),
         Segment::Record { file, url } => Kind::Record(pb::RecordSegment {
             file: file.clone(),
             url: url.clone(),
+            media_id: String::new(),
         }),
         Segment::Video { file, url } => Kind::Video(pb::VideoSegment {
             file: file.clone(),
             url: url.clone(),
+            media_id: String::new(),
         }),
         Segment::File {
             file,
@@ -165,6 +172,7 @@ pub fn segment(seg: &Segment) -> pb::Segment {
             name: name.clone(),
             file_size: *file_size,
             url: url.clone(),
+            media_id: String::new(),
         }),
         Segment::Reply { id, quoted } => Kind::Reply(pb::ReplySegment {
             id: id.clone(),
@@ -442,6 +450,33 @@ pub fn event(stored: &StoredEvent, self_id: i64) -> pb::Event {
     }
 }
 
+/// Sets the `media_id` of every media segment of `msg` (a message of
+/// `account_id`; none for a message without an id).
+pub fn with_media_ids(ids: &MediaIds, account_id: &str, msg: &mut pb::ChatMessage) {
+    use pb::segment::Kind;
+    if msg.message_id == 0 {
+        return;
+    }
+    let message_id = msg.message_id;
+    for (index, seg) in msg.segments.iter_mut().enumerate() {
+        let slot = match &mut seg.kind {
+            Some(Kind::Image(s)) => &mut s.media_id,
+            Some(Kind::Record(s)) => &mut s.media_id,
+            Some(Kind::Video(s)) => &mut s.media_id,
+            Some(Kind::File(s)) => &mut s.media_id,
+            // A quoted message's media are its own (its id, its indexes).
+            Some(Kind::Reply(r)) => {
+                if let Some(quoted) = r.quoted.as_mut() {
+                    with_media_ids(ids, account_id, quoted);
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        *slot = ids.id(account_id, message_id, index);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -491,21 +526,25 @@ mod tests {
                     file: "f".into(),
                     url: "u".into(),
                     file_size: 5,
-                    summary: "s".into()
+                    summary: "s".into(),
+                    media_id: String::new()
                 }),
                 Kind::Record(pb::RecordSegment {
                     file: "f".into(),
-                    url: "u".into()
+                    url: "u".into(),
+                    media_id: String::new()
                 }),
                 Kind::Video(pb::VideoSegment {
                     file: "f".into(),
-                    url: "u".into()
+                    url: "u".into(),
+                    media_id: String::new()
                 }),
                 Kind::File(pb::FileSegment {
                     file: "f".into(),
                     name: "n".into(),
                     file_size: 7,
-                    url: "u".into()
+                    url: "u".into(),
+                    media_id: String::new()
                 }),
                 Kind::Reply(pb::ReplySegment {
                     id: "-3".into(),

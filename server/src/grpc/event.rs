@@ -13,6 +13,7 @@ use tonic::{Request, Response, Status};
 use crate::domain::clock::now_ms;
 use crate::domain::events::Subscription;
 use crate::domain::gateway::Gateway;
+use crate::domain::media::ids::MediaIds;
 use crate::domain::ports::SharedPeer;
 use crate::grpc::{convert, status::to_status};
 
@@ -71,6 +72,7 @@ impl EventService for EventApi {
         let state = State {
             sub: subscription,
             peer: account.peer.clone(),
+            ids: self.gw.received().ids().clone(),
             heartbeat,
             idle: Box::pin(tokio::time::sleep(heartbeat.unwrap_or_default())),
             started: false,
@@ -81,11 +83,13 @@ impl EventService for EventApi {
     }
 }
 
-/// A running stream: its subscription, the account's peer (for `self_id`)
-/// and the heartbeat timer, reset by every message sent.
+/// A running stream: its subscription, the account's peer (for `self_id`),
+/// the received media's ids and the heartbeat timer, reset by every message
+/// sent.
 struct State {
     sub: Subscription,
     peer: SharedPeer,
+    ids: MediaIds,
     heartbeat: Option<Duration>,
     idle: Pin<Box<tokio::time::Sleep>>,
     started: bool,
@@ -149,7 +153,12 @@ async fn next_item(mut st: State) -> Option<(Result<pb::StreamEventsResponse, St
         Step::Event(None) => None,
         Step::Event(Some(Ok(stored))) => {
             st.rearm();
-            let event = convert::event(&stored, st.peer.status().self_id);
+            let mut event = convert::event(&stored, st.peer.status().self_id);
+            if let Some(pb::event::Kind::Message(m)) = &mut event.kind
+                && let Some(msg) = m.message.as_mut()
+            {
+                convert::with_media_ids(&st.ids, &stored.account_id, msg);
+            }
             let item = pb::StreamEventsResponse {
                 event: Some(event),
                 heartbeat: None,

@@ -12,7 +12,7 @@
 //! - Streams: at most `max_event_streams` StreamEvents streams, and
 //!   `max_event_streams_per_client` per client (its token, or its address
 //!   without authentication); more are refused the same way.
-//! - Time: unary calls get `request_timeout_ms`, uploads
+//! - Time: unary calls get `request_timeout_ms`, uploads and downloads
 //!   `upload_timeout_ms` (a shorter client deadline applies first); then
 //!   DEADLINE_EXCEEDED, reason DEADLINE_EXCEEDED.
 
@@ -168,14 +168,16 @@ impl State {
     fn admit<B>(self: &Arc<Self>, class: Class, req: &Request<B>) -> Result<Held, Status> {
         match class {
             Class::Health | Class::Reflection => Ok(Held::Nothing),
-            Class::Unary | Class::Upload => match self.concurrency.clone().try_acquire_owned() {
-                Ok(p) => Ok(Held::Request(p)),
-                Err(_) => Err(overloaded(
-                    self,
-                    "concurrency",
-                    "the gateway is at its concurrency limit",
-                )),
-            },
+            Class::Unary | Class::Upload | Class::Download => {
+                match self.concurrency.clone().try_acquire_owned() {
+                    Ok(p) => Ok(Held::Request(p)),
+                    Err(_) => Err(overloaded(
+                        self,
+                        "concurrency",
+                        "the gateway is at its concurrency limit",
+                    )),
+                }
+            }
             Class::EventStream => {
                 let permit = self
                     .event_streams
@@ -232,6 +234,7 @@ where
                 Some(config.upload_timeout_ms),
             ),
             Class::Unary => (config.max_request_bytes, Some(config.request_timeout_ms)),
+            Class::Download => (config.max_request_bytes, Some(config.upload_timeout_ms)),
             Class::EventStream | Class::Health | Class::Reflection => {
                 (config.max_request_bytes, None)
             }

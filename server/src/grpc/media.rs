@@ -1,17 +1,24 @@
-//! `MediaService`: streamed uploads into the staging area.
+//! `MediaService`: streamed uploads into the staging area, and downloads
+//! of received (and uploaded) media.
 
 use std::sync::Arc;
 
 use onebot_gateway_client::pb;
 use pb::media_service_server::MediaService;
 use pb::upload_media_request::Payload;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
 use crate::domain::media::staging::{MediaOwner, StagedMedia};
 use crate::domain::media::upload::UploadHeader;
-use crate::domain::model::MediaKind;
+use crate::domain::model::media::read_full;
+use crate::domain::model::{MediaKind, ReceivedKind};
+use crate::domain::read::download::{
+    DOWNLOAD_CHUNK_BYTES, Download, DownloadRequest, DownloadTarget,
+};
 use crate::error::{Error, Kind, Result};
 use crate::grpc::convert;
 
@@ -93,7 +100,7 @@ fn upload_header(h: pb::UploadMediaHeader) -> Result<UploadHeader> {
         Ok(pb::MediaKind::Image) => MediaKind::Image,
         Ok(pb::MediaKind::Video) => MediaKind::Video,
         Ok(pb::MediaKind::File) => MediaKind::File,
-        Ok(pb::MediaKind::Unspecified) | Err(_) => {
+        Ok(pb::MediaKind::Unspecified | pb::MediaKind::Record) | Err(_) => {
             return Err(Error::invalid(
                 "header.kind",
                 "kind must be IMAGE, VIDEO or FILE",
@@ -131,8 +138,110 @@ fn response(m: StagedMedia) -> pb::UploadMediaResponse {
     }
 }
 
+/// The kind of a download header.
+fn received_kind(kind: ReceivedKind) -> pb::MediaKind {
+    match kind {
+        ReceivedKind::Image => pb::MediaKind::Image,
+        ReceivedKind::Record => pb::MediaKind::Record,
+        ReceivedKind::Video => pb::MediaKind::Video,
+        ReceivedKind::File => pb::MediaKind::File,
+    }
+}
+
+fn download_request(req: pb::DownloadMediaRequest) -> DownloadRequest {
+    use pb::download_media_request::Target;
+    DownloadRequest {
+        account_id: req.account_id,
+        target: req.target.map(|t| match t {
+            Target::MediaId(id) => DownloadTarget::MediaId(id),
+            Target::Message(m) => DownloadTarget::Message {
+                message_id: m.message_id,
+                segment_index: m.segment_index,
+            },
+        }),
+    }
+}
+
+/// The response stream of a download: the header, then the file's chunks
+/// read on the blocking pool. A client that goes away ends the reader (and
+/// closes the file) at its next chunk.
+fn download_stream(
+    download: Download,
+) -> ReceiverStream<Result<pb::DownloadMediaResponse, Status>> {
+    use pb::download_media_response::Payload as Out;
+    let (tx, rx) = mpsc::channel(4);
+    let Download { header, file, .. } = download;
+    let size = header.size;
+    let first = pb::DownloadMediaResponse {
+        payload: Some(Out::Header(pb::DownloadMediaHeader {
+            media_id: header.media_id,
+            kind: received_kind(header.kind) as i32,
+            mime_type: header.mime,
+            size: i64::try_from(header.size).unwrap_or(i64::MAX),
+            sha256: header.sha256,
+            file_name: header.file_name,
+        })),
+    };
+    tokio::task::spawn_blocking(move || {
+        if tx.blocking_send(Ok(first)).is_err() {
+            return;
+        }
+        let mut file = file;
+        let mut sent = 0u64;
+        loop {
+            let mut buf = vec![0u8; DOWNLOAD_CHUNK_BYTES];
+            let n = match read_full(&mut file, &mut buf) {
+                Ok(n) => n,
+                Err(e) => {
+                    let _ = tx
+                        .blocking_send(Err(
+                            Error::internal(format!("reading the media: {e}")).into()
+                        ));
+                    return;
+                }
+            };
+            if n == 0 {
+                break;
+            }
+            buf.truncate(n);
+            sent += n as u64;
+            let chunk = pb::DownloadMediaResponse {
+                payload: Some(Out::Chunk(buf)),
+            };
+            if tx.blocking_send(Ok(chunk)).is_err() {
+                // The client went away.
+                return;
+            }
+        }
+        if sent != size {
+            let _ = tx.blocking_send(Err(Error::internal(format!(
+                "the media changed while it was read ({sent} of {size} bytes)"
+            ))
+            .into()));
+        }
+    });
+    ReceiverStream::new(rx)
+}
+
 #[tonic::async_trait]
 impl MediaService for MediaApi {
+    type DownloadMediaStream = ReceiverStream<Result<pb::DownloadMediaResponse, Status>>;
+
+    async fn download_media(
+        &self,
+        request: Request<pb::DownloadMediaRequest>,
+    ) -> Result<Response<Self::DownloadMediaStream>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let req = download_request(request.into_inner());
+        match self.gw.download_media(req, ctx).await {
+            Ok(download) => Ok(Response::new(download_stream(download))),
+            Err(e) => {
+                tracing::debug!(error = ?e, "download refused");
+                Err(e.into())
+            }
+        }
+    }
+
     async fn upload_media(
         &self,
         request: Request<Streaming<pb::UploadMediaRequest>>,

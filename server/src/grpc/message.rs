@@ -38,6 +38,11 @@ impl MessageService for MessageApi {
             count,
             anchor_message_id,
         } = request.into_inner();
+        let account = if account_id.is_empty() {
+            crate::config::DEFAULT_ACCOUNT.to_string()
+        } else {
+            account_id.clone()
+        };
         let req = HistoryRequest {
             account_id,
             chat: convert::chat_ref(chat.as_ref()),
@@ -45,7 +50,12 @@ impl MessageService for MessageApi {
             anchor_message_id,
         };
         let page = to_status(self.gw.get_history(req, ctx).await)?;
-        Ok(Response::new(convert::history(&page)))
+        let mut response = convert::history(&page);
+        let ids = self.gw.received().ids();
+        for m in &mut response.messages {
+            convert::with_media_ids(ids, &account, m);
+        }
+        Ok(Response::new(response))
     }
 
     async fn send_message(
@@ -67,8 +77,17 @@ impl MessageService for MessageApi {
             account_id,
             message_id,
         } = request.into_inner();
+        let account = if account_id.is_empty() {
+            crate::config::DEFAULT_ACCOUNT.to_string()
+        } else {
+            account_id.clone()
+        };
         let view = to_status(self.gw.get_message(&account_id, message_id, ctx).await)?;
-        Ok(Response::new(convert::message_view(&view)))
+        let mut response = convert::message_view(&view);
+        if let Some(m) = response.message.as_mut() {
+            convert::with_media_ids(self.gw.received().ids(), &account, m);
+        }
+        Ok(Response::new(response))
     }
 
     async fn recall_message(

@@ -49,6 +49,9 @@ pub enum Class {
     Upload,
     /// The long-lived event stream: stream limits, no timeout.
     EventStream,
+    /// The server-streamed download: concurrency limit, upload timeout, the
+    /// default message size.
+    Download,
     /// Health checks and watches: never shed (probes must answer under load).
     Health,
     /// Server reflection: never shed.
@@ -101,6 +104,7 @@ pub const RPCS: &[Rpc] = &[
     rpc(GROUP, "ListGroups", Class::Unary, false),
     rpc(GROUP, "PokeMember", Class::Unary, true),
     rpc(MEDIA, "UploadMedia", Class::Upload, true),
+    rpc(MEDIA, "DownloadMedia", Class::Download, false),
     rpc(TOOLS, "ListTools", Class::Unary, false),
     rpc(TOOLS, "CallTool", Class::Unary, false),
     rpc(ACCOUNT, "ListAccounts", Class::Unary, false),

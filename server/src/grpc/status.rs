@@ -71,6 +71,7 @@ pub fn classify(kind: Kind) -> (Code, ErrorReason) {
         Kind::Cancelled => (Code::Cancelled, R::Cancelled),
         Kind::DeadlineExceeded => (Code::DeadlineExceeded, R::DeadlineExceeded),
         Kind::RequestTooLarge => (Code::ResourceExhausted, R::RequestTooLarge),
+        Kind::MediaDownloadFailed => (Code::FailedPrecondition, R::MediaTransferFailed),
         Kind::UserNotAllowed => (Code::PermissionDenied, R::UserNotAllowed),
         Kind::MessageNotFound => (Code::NotFound, R::MessageNotFound),
         Kind::StorageFailed => (Code::Unavailable, R::StorageFailed),

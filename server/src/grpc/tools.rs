@@ -13,6 +13,7 @@ use pb::agent_tool_service_server::AgentToolService;
 use tonic::{Request, Response, Status};
 
 use crate::domain::gateway::Gateway;
+use crate::domain::tools::output::ToolContent;
 use crate::domain::tools::{ToolOutput, ToolSpec};
 use crate::grpc::status::to_status;
 
@@ -48,10 +49,25 @@ pub fn tool(spec: &ToolSpec) -> pb::Tool {
 
 /// A call's result as the proto shows it.
 pub fn call_response(output: ToolOutput) -> pb::CallToolResponse {
+    use pb::tool_content::Kind;
+    let content = output
+        .content
+        .into_iter()
+        .map(|c| pb::ToolContent {
+            kind: Some(match c {
+                ToolContent::Text(text) => Kind::Text(text),
+                ToolContent::Image { mime_type, data } => Kind::Image(pb::ToolImage {
+                    mime_type,
+                    data: data.to_vec(),
+                }),
+            }),
+        })
+        .collect();
     pb::CallToolResponse {
         text: output.text,
         details_json: output.details.to_string(),
         is_error: output.is_error,
+        content,
     }
 }
 

@@ -1,32 +1,40 @@
-//! History paging per flavor: which parameter carries the anchor, whether
-//! the anchor row comes back, and what "empty" looks like.
+//! History paging: the request for a page and what its answer becomes.
 //!
-//! | flavor    | anchor parameter | anchor value                    | anchor row | empty history        |
-//! |-----------|------------------|---------------------------------|------------|----------------------|
-//! | NapCat    | `message_seq`    | the short `message_id`          | included   | failed `消息…不存在` ⇒ empty page |
-//! | LLOneBot  | `message_seq`    | real seq (from `message_id`)    | included   | `[]`                 |
-//! | Lagrange  | `message_id`     | `message_id`                    | included   | `[]`                 |
-//! | SnowLuma  | `message_id`     | `message_id` (signed)           | included   | `[]` (also until it has seen traffic) |
-//! | go-cqhttp | `message_seq`    | real seq (from `message_id`)    | included   | `[]`                 |
-//! | generic   | both             | `message_id`                    | dropped if present | `[]`         |
+//! How a peer pages is a [`HistoryProfile`] the adapter learns per account
+//! ([`profile`]); the flavor only gives the first guess. Every request asks
+//! for `count + 1` messages (plus one for the anchor) so `has_more` is
+//! known; the anchor row and anything newer are dropped, and the answer is
+//! judged against the anchor ([`probe::judge`]) so a page that would repeat
+//! or skip rows is caught before it reaches the client.
 //!
-//! The real seq of an anchor comes from a cache of messages seen in events
-//! and earlier pages, else from `get_msg` ([`SeqCache`]). Each page asks for
-//! `count + 1` messages (plus one for the anchor) so `has_more` is known;
-//! the anchor row and anything newer are dropped.
+//! Peers conventions, as first guesses:
 //!
-//! **go-cqhttp** has no `count`: a page is the fixed window of seqs
-//! `seq-19 ..= seq` (the anchor and the 19 older messages), or the newest 20
-//! without an anchor, so a page holds at most 19 older messages (20 without
-//! an anchor) whatever `count` asks; `has_more` then follows the seq (older
-//! messages exist while the oldest seq is above 1). It has no private
-//! history at all: `HistoryUnsupported`.
+//! | flavor    | anchor                          | anchor row | count          | empty history        |
+//! |-----------|---------------------------------|------------|----------------|----------------------|
+//! | NapCat    | `message_seq` = short id        | included   | honoured       | failed `消息…不存在` ⇒ empty page |
+//! | LLOneBot  | `message_seq` = real seq        | included   | honoured       | `[]`                 |
+//! | Lagrange  | `message_id`                    | included   | honoured (+1)  | `[]`                 |
+//! | SnowLuma  | `message_id` (signed)           | included   | 1..=200        | `[]` (also until it has seen traffic) |
+//! | go-cqhttp | `message_seq` = real seq        | included   | fixed window of 20 | `[]`; no private history |
+//! | generic   | both, the id                    | included   | honoured       | `[]`                 |
+//!
+//! With a fixed window a page holds at most the 19 messages below the
+//! anchor whatever `count` asks, and `has_more` follows the real seq (older
+//! messages exist while the oldest seq is above 1).
+//!
+//! An answer `ok` with no data at all (`null`, or an object without
+//! `messages`) is the peer lacking the action, not an empty history:
+//! `HistoryUnsupported`, as is a failure saying the action is unknown.
+
+pub mod probe;
+pub mod profile;
 
 use std::collections::{HashMap, VecDeque};
 
 use serde_json::{Map, Value, json};
 
-use super::flavor::Flavor;
+use self::probe::{Mark, Verdict, judge};
+use self::profile::{AnchorStyle, HistoryProfile};
 use super::frame::Data;
 use super::model::{Entries, history_entries, int_of};
 use crate::domain::model::ChatRef;
@@ -34,151 +42,170 @@ use crate::domain::model::Message;
 use crate::domain::ports::HistoryPage;
 use crate::error::{Error, Kind, Result};
 
-/// SnowLuma clamps `count` to 1..=200.
-const SNOWLUMA_MAX_COUNT: u32 = 200;
-
-/// True when the flavor anchors history on the real seq, so the anchor's
-/// `message_id` must be translated first.
-pub fn needs_seq(flavor: Flavor) -> bool {
-    matches!(flavor, Flavor::LlOneBot | Flavor::GoCqhttp)
-}
-
-/// Refuses what a flavor cannot do at all.
-pub fn check_supported(flavor: Flavor, chat: ChatRef) -> Result<()> {
-    match (flavor, chat) {
-        (Flavor::GoCqhttp, ChatRef::Private(user_id)) => Err(Error::new(
-            Kind::HistoryUnsupported,
-            "go-cqhttp has no private-chat history (get_friend_msg_history)",
-        )
-        .with("flavor", flavor.name())
-        .with("user_id", user_id)),
-        _ => Ok(()),
+/// The history action of `chat`.
+pub fn action(chat: ChatRef) -> &'static str {
+    match chat {
+        ChatRef::Group(_) => "get_group_msg_history",
+        ChatRef::Private(_) => "get_friend_msg_history",
     }
 }
 
-/// The action and parameters of one history request.
+/// The action and parameters of one history request. `anchor` must hold
+/// the value its style needs ([`Mark::value`]); the id stands in otherwise.
 pub fn request(
-    flavor: Flavor,
+    profile: &HistoryProfile,
     chat: ChatRef,
     count: u32,
-    anchor: Option<i64>,
-    anchor_seq: Option<i64>,
+    anchor: Option<&Mark>,
 ) -> (&'static str, Value) {
     let mut params = Map::new();
-    let action = match chat {
-        ChatRef::Group(group_id) => {
-            params.insert("group_id".into(), json!(group_id));
-            "get_group_msg_history"
-        }
-        ChatRef::Private(user_id) => {
-            params.insert("user_id".into(), json!(user_id));
-            "get_friend_msg_history"
-        }
+    match chat {
+        ChatRef::Group(group_id) => params.insert("group_id".into(), json!(group_id)),
+        ChatRef::Private(user_id) => params.insert("user_id".into(), json!(user_id)),
     };
-    let fetch = fetch_count(flavor, count, anchor);
-    match flavor {
-        Flavor::NapCat => {
-            if let Some(a) = anchor {
-                params.insert("message_seq".into(), json!(a));
+    if let Some(a) = anchor {
+        let value = a.value(profile.anchor).unwrap_or(a.id);
+        match profile.anchor {
+            AnchorStyle::Seq | AnchorStyle::RealSeq | AnchorStyle::IdAsSeq => {
+                params.insert("message_seq".into(), json!(value));
             }
-            params.insert("count".into(), json!(fetch));
-        }
-        Flavor::LlOneBot => {
-            if let Some(seq) = anchor_seq {
-                params.insert("message_seq".into(), json!(seq));
+            AnchorStyle::Id => {
+                params.insert("message_id".into(), json!(value));
             }
-            params.insert("count".into(), json!(fetch));
-        }
-        Flavor::Lagrange | Flavor::SnowLuma => {
-            if let Some(a) = anchor {
-                params.insert("message_id".into(), json!(a));
+            AnchorStyle::Both => {
+                params.insert("message_seq".into(), json!(value));
+                params.insert("message_id".into(), json!(value));
             }
-            params.insert("count".into(), json!(fetch));
-        }
-        Flavor::GoCqhttp => {
-            if let Some(seq) = anchor_seq {
-                params.insert("message_seq".into(), json!(seq));
-            }
-        }
-        Flavor::Generic => {
-            if let Some(a) = anchor {
-                params.insert("message_seq".into(), json!(a));
-                params.insert("message_id".into(), json!(a));
-            }
-            params.insert("count".into(), json!(fetch));
         }
     }
-    (action, Value::Object(params))
+    params.insert("count".into(), json!(fetch_count(count, anchor.is_some())));
+    (action(chat), Value::Object(params))
 }
 
-fn fetch_count(flavor: Flavor, count: u32, anchor: Option<i64>) -> u32 {
-    let wanted = count
-        .saturating_add(1)
-        .saturating_add(u32::from(anchor.is_some()));
-    match flavor {
-        Flavor::SnowLuma => wanted.min(SNOWLUMA_MAX_COUNT),
-        _ => wanted,
-    }
+/// What a page request asks for: one more than `count` (to know whether
+/// there are more), one more for an anchor the peer returns.
+pub fn fetch_count(count: u32, anchored: bool) -> u32 {
+    count.saturating_add(1).saturating_add(u32::from(anchored))
 }
 
-/// True for NapCat's "nothing there" failure (`消息<seq>不存在`).
-fn is_napcat_empty(err: &Error) -> bool {
+/// True for the "no such message" failure of an empty chat or an unknown
+/// anchor (`消息<seq>不存在`, NapCat's answer to both).
+pub fn is_not_there(err: &Error) -> bool {
     err.kind == Kind::OnebotActionFailed
         && err
             .meta("peer_message")
             .is_some_and(|t| t.starts_with("消息") && t.ends_with("不存在"))
 }
 
-/// Turns the peer's answer into a page. The answer's `data` is read as
-/// text, in one pass, each message object straight into a [`Message`]
-/// ([`history_entries`]), never as a whole tree.
-pub fn page(
-    flavor: Flavor,
-    chat: ChatRef,
-    count: u32,
-    anchor: Option<i64>,
-    answer: Result<Data>,
-) -> Result<HistoryPage> {
-    let data = match answer {
-        Ok(data) => data,
-        Err(e) if flavor == Flavor::NapCat && is_napcat_empty(&e) => {
-            return Ok(HistoryPage::default());
-        }
-        Err(e) => return Err(e),
-    };
+/// A page, and what its answer said about the profile that asked for it.
+#[derive(Debug)]
+pub struct Fetched {
+    /// The page for the domain.
+    pub page: HistoryPage,
+    /// The judgement of an anchored answer; `None` without an anchor.
+    pub verdict: Option<Verdict>,
+    /// The rows the answer held, messages or not.
+    pub returned: usize,
+}
+
+/// Decodes a history answer into its rows, oldest first (a stable sort
+/// keeps the peer's order within a second). `Ok(None)` for an answer that
+/// holds no list at all. The answer's `data` is read as text, in one pass,
+/// each message object straight into a [`Message`] ([`history_entries`]).
+pub fn rows(chat: ChatRef, data: Data) -> Result<Option<(Vec<Message>, usize)>> {
     let Some(raw) = data.into_raw() else {
-        return Ok(HistoryPage::default());
+        return Ok(None);
     };
     let (mut messages, returned) = match history_entries(raw, chat) {
         Entries::List { messages, returned } => (messages, returned),
-        Entries::None => return Ok(HistoryPage::default()),
+        Entries::None => return Ok(None),
         Entries::NotAnArray => return Err(protocol_error(chat, "`messages` is not an array")),
         Entries::NotAnObject => return Err(protocol_error(chat, "history data is not an object")),
     };
-    // Oldest first; a stable sort keeps the peer's order within a second.
     messages.sort_by_key(|m| m.time);
-    if let Some(a) = anchor
-        && let Some(pos) = messages.iter().position(|m| m.message_id == a)
-    {
-        messages.truncate(pos);
-    }
-    let window_more = match flavor {
-        Flavor::GoCqhttp => messages
-            .first()
-            .and_then(|m| m.peer_seq)
-            .is_some_and(|seq| seq > 1),
-        Flavor::SnowLuma => {
-            fetch_count(flavor, count, anchor) == SNOWLUMA_MAX_COUNT
-                && returned >= SNOWLUMA_MAX_COUNT as usize
-        }
-        _ => false,
+    Ok(Some((messages, returned)))
+}
+
+/// Turns the peer's answer into a page of at most `count` messages strictly
+/// older than `anchor`. Rows at or above the anchor are dropped (a page
+/// never repeats what the client has); the verdict tells whether the answer
+/// fitted the anchor at all.
+pub fn page(
+    profile: &HistoryProfile,
+    chat: ChatRef,
+    count: u32,
+    anchor: Option<&Mark>,
+    answer: Result<Data>,
+) -> Result<Fetched> {
+    let empty = |verdict| Fetched {
+        page: HistoryPage::default(),
+        verdict,
+        returned: 0,
     };
+    let data = match answer {
+        Ok(data) => data,
+        // An empty chat (no anchor): nothing there.
+        Err(e) if anchor.is_none() && is_not_there(&e) => return Ok(empty(None)),
+        // An anchor the peer does not know: the profile may be wrong.
+        Err(e) if is_not_there(&e) => return Ok(empty(Some(Verdict::Misread))),
+        Err(e) if e.kind == Kind::OnebotActionUnsupported => return Err(unsupported(chat, &e)),
+        Err(e) => return Err(e),
+    };
+    let Some((mut messages, returned)) = rows(chat, data)? else {
+        return Err(Error::new(
+            Kind::HistoryUnsupported,
+            format!(
+                "{}: the OneBot implementation answered ok with no data; it evidently lacks the action",
+                action(chat)
+            ),
+        )
+        .with("action", action(chat))
+        .with("chat", chat.target()));
+    };
+    let verdict = anchor.map(|a| judge(&messages, a));
+    if let Some(a) = anchor {
+        // Drop the anchor and anything the anchor's page already showed.
+        if let Some(pos) = messages.iter().position(|m| m.message_id == a.id) {
+            messages.truncate(pos);
+        }
+        messages.retain(|m| match (m.message_seq, a.real_seq) {
+            (Some(s), Some(seq)) => s < seq,
+            _ => a.time == 0 || m.time <= a.time,
+        });
+    }
+    let window_more = !profile.honours_count
+        && messages
+            .first()
+            .is_some_and(|m| m.message_seq.is_none_or(|seq| seq > 1));
     let count = count as usize;
     let has_more = messages.len() > count || window_more;
     if messages.len() > count {
         messages.drain(..messages.len() - count);
     }
-    Ok(HistoryPage { messages, has_more })
+    Ok(Fetched {
+        page: HistoryPage { messages, has_more },
+        verdict,
+        returned,
+    })
+}
+
+/// A history action the peer does not know: this chat kind has no history
+/// there.
+fn unsupported(chat: ChatRef, e: &Error) -> Error {
+    let mut err = Error::new(
+        Kind::HistoryUnsupported,
+        format!(
+            "the OneBot implementation has no {} ({})",
+            action(chat),
+            e.message
+        ),
+    )
+    .with("action", action(chat))
+    .with("chat", chat.target());
+    if let Some(flavor) = e.meta("flavor") {
+        err = err.with("flavor", flavor);
+    }
+    err
 }
 
 fn protocol_error(chat: ChatRef, what: &str) -> Error {
@@ -268,6 +295,7 @@ impl SeqCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::onebot::flavor::Flavor;
     use crate::onebot::frame::Frame;
 
     fn row(id: i64, seq: i64, time: i64) -> Value {
@@ -276,65 +304,166 @@ mod tests {
                "message": [{"type": "text", "data": {"text": format!("m{seq}")}}]})
     }
 
+    fn mark(id: i64, seq: i64, time: i64) -> Mark {
+        Mark {
+            id,
+            peer_seq: Some(seq),
+            real_seq: Some(seq),
+            time,
+        }
+    }
+
+    fn assumed(f: Flavor) -> HistoryProfile {
+        HistoryProfile::assumed(f)
+    }
+
     #[test]
-    fn anchor_parameter_per_flavor() {
+    fn anchor_parameter_per_style() {
         let g = ChatRef::Group(7);
-        let (a, p) = request(Flavor::NapCat, g, 10, Some(55), None);
-        assert_eq!(a, "get_group_msg_history");
+        let a = mark(55, 900, 1);
+        let (action, p) = request(&assumed(Flavor::NapCat), g, 10, Some(&a));
+        assert_eq!(action, "get_group_msg_history");
         assert_eq!(p, json!({"group_id": 7, "message_seq": 55, "count": 12}));
-        let (_, p) = request(Flavor::LlOneBot, g, 10, Some(55), Some(900));
+        let (_, p) = request(&assumed(Flavor::LlOneBot), g, 10, Some(&a));
         assert_eq!(p, json!({"group_id": 7, "message_seq": 900, "count": 12}));
-        let (_, p) = request(Flavor::Lagrange, g, 10, Some(55), None);
+        let (_, p) = request(&assumed(Flavor::Lagrange), g, 10, Some(&a));
         assert_eq!(p, json!({"group_id": 7, "message_id": 55, "count": 12}));
-        let (a, p) = request(Flavor::SnowLuma, ChatRef::Private(9), 199, Some(-55), None);
-        assert_eq!(a, "get_friend_msg_history");
-        assert_eq!(p, json!({"user_id": 9, "message_id": -55, "count": 200}));
-        let (_, p) = request(Flavor::GoCqhttp, g, 10, Some(55), Some(900));
-        assert_eq!(p, json!({"group_id": 7, "message_seq": 900}));
-        let (_, p) = request(Flavor::Generic, g, 10, None, None);
+        let (action, p) = request(
+            &assumed(Flavor::SnowLuma),
+            ChatRef::Private(9),
+            99,
+            Some(&a),
+        );
+        assert_eq!(action, "get_friend_msg_history");
+        assert_eq!(p, json!({"user_id": 9, "message_id": 55, "count": 101}));
+        let (_, p) = request(&assumed(Flavor::Generic), g, 10, Some(&a));
+        assert_eq!(
+            p,
+            json!({"group_id": 7, "message_seq": 55, "message_id": 55, "count": 12})
+        );
+        let (_, p) = request(&assumed(Flavor::Generic), g, 10, None);
         assert_eq!(p, json!({"group_id": 7, "count": 11}));
-        assert!(check_supported(Flavor::GoCqhttp, ChatRef::Private(1)).is_err());
-        assert!(check_supported(Flavor::GoCqhttp, g).is_ok());
+        // A style whose value the mark lacks falls back to the id.
+        let bare = Mark {
+            real_seq: None,
+            ..a
+        };
+        let real = HistoryProfile {
+            anchor: AnchorStyle::RealSeq,
+            ..assumed(Flavor::NapCat)
+        };
+        assert_eq!(
+            request(&real, g, 1, Some(&bare)).1["message_seq"],
+            json!(55)
+        );
+    }
+
+    fn fetched(
+        profile: &HistoryProfile,
+        count: u32,
+        anchor: Option<&Mark>,
+        data: Value,
+    ) -> Fetched {
+        page(
+            profile,
+            ChatRef::Group(7),
+            count,
+            anchor,
+            Ok(Data::from_value(&data)),
+        )
+        .unwrap()
     }
 
     #[test]
     fn drops_anchor_and_newer_and_computes_has_more() {
-        let g = ChatRef::Group(7);
+        let napcat = assumed(Flavor::NapCat);
         // Anchor 4 included, peer returned 4 rows for count 2 (+1, +anchor).
         let data =
             json!({"messages": [row(2, 2, 20), row(3, 3, 30), row(1, 1, 10), row(4, 4, 40)]});
-        let p = page(Flavor::NapCat, g, 2, Some(4), Ok(Data::from_value(&data))).unwrap();
-        let ids: Vec<_> = p.messages.iter().map(|m| m.message_id).collect();
+        let f = fetched(&napcat, 2, Some(&mark(4, 4, 40)), data);
+        let ids: Vec<_> = f.page.messages.iter().map(|m| m.message_id).collect();
         assert_eq!(ids, [2, 3]);
-        assert!(p.has_more);
+        assert!(f.page.has_more);
+        assert_eq!(f.verdict, Some(Verdict::Fits { included: true }));
         let data = json!({"messages": [row(1, 1, 10), row(2, 2, 20)]});
-        let p = page(Flavor::Lagrange, g, 5, Some(2), Ok(Data::from_value(&data))).unwrap();
-        assert_eq!(p.messages.len(), 1);
-        assert!(!p.has_more);
+        let f = fetched(&assumed(Flavor::Lagrange), 5, Some(&mark(2, 2, 20)), data);
+        assert_eq!(f.page.messages.len(), 1);
+        assert!(!f.page.has_more);
+        // Rows newer than the anchor never reach the client.
+        let data = json!({"messages": [row(5, 5, 50), row(6, 6, 60), row(3, 3, 30)]});
+        let f = fetched(&napcat, 5, Some(&mark(4, 4, 40)), data);
+        let ids: Vec<_> = f.page.messages.iter().map(|m| m.message_id).collect();
+        assert_eq!(ids, [3]);
+        assert_eq!(f.verdict, Some(Verdict::Misread));
     }
 
     #[test]
-    fn napcat_empty_error_is_an_empty_page() {
+    fn a_fixed_window_has_more_by_seq() {
+        let gocq = assumed(Flavor::GoCqhttp);
+        let rows: Vec<Value> = (1..=20).map(|s| row(100 + s, s, s)).collect();
+        let f = fetched(
+            &gocq,
+            50,
+            Some(&mark(120, 20, 20)),
+            json!({"messages": rows}),
+        );
+        assert_eq!(f.page.messages.len(), 19);
+        assert!(!f.page.has_more, "seq 1 is the oldest");
+        let rows: Vec<Value> = (21..=40).map(|s| row(100 + s, s, s)).collect();
+        let f = fetched(
+            &gocq,
+            50,
+            Some(&mark(140, 40, 40)),
+            json!({"messages": rows}),
+        );
+        assert!(f.page.has_more);
+    }
+
+    #[test]
+    fn empty_answers_and_missing_actions() {
+        let g = ChatRef::Group(1);
+        let napcat = assumed(Flavor::NapCat);
         let err = Error::new(Kind::OnebotActionFailed, "x").with("peer_message", "消息0不存在");
-        let p = page(Flavor::NapCat, ChatRef::Group(1), 5, None, Err(err.clone())).unwrap();
-        assert!(p.messages.is_empty() && !p.has_more);
-        assert!(page(Flavor::LlOneBot, ChatRef::Group(1), 5, None, Err(err)).is_err());
+        let f = page(&napcat, g, 5, None, Err(err.clone())).unwrap();
+        assert!(f.page.messages.is_empty() && !f.page.has_more);
+        // An anchor the peer does not know says the profile may be wrong.
+        let f = page(&napcat, g, 5, Some(&mark(9, 9, 9)), Err(err)).unwrap();
+        assert_eq!(f.verdict, Some(Verdict::Misread));
+        let other = Error::new(Kind::OnebotActionFailed, "boom").with("peer_message", "boom");
+        assert!(page(&napcat, g, 5, None, Err(other)).is_err());
         let bad = page(
-            Flavor::NapCat,
-            ChatRef::Group(1),
+            &napcat,
+            g,
             5,
             None,
             Ok(Data::from_value(&json!({"messages": 3}))),
         );
         assert_eq!(bad.unwrap_err().kind, Kind::OnebotProtocolError);
+        // ok with no data, or an unknown action: no history there.
+        for data in [json!(null), json!({}), json!({"other": []})] {
+            let e = page(&napcat, g, 5, None, Ok(Data::from_value(&data))).unwrap_err();
+            assert_eq!(e.kind, Kind::HistoryUnsupported, "{data}");
+        }
+        let unknown =
+            Error::new(Kind::OnebotActionUnsupported, "no such action").with("flavor", "go-cqhttp");
+        let e = page(&napcat, ChatRef::Private(3), 5, None, Err(unknown)).unwrap_err();
+        assert_eq!(e.kind, Kind::HistoryUnsupported);
+        assert_eq!(e.meta("action"), Some("get_friend_msg_history"));
     }
 
     #[test]
     fn every_shape_of_history_data() {
         let g = ChatRef::Group(7);
+        let lagrange = assumed(Flavor::Lagrange);
         let ids = |data: Value| {
-            page(Flavor::Lagrange, g, 5, None, Ok(Data::from_value(&data)))
-                .map(|p| p.messages.iter().map(|m| m.message_id).collect::<Vec<_>>())
+            page(&lagrange, g, 5, None, Ok(Data::from_value(&data)))
+                .map(|f| {
+                    f.page
+                        .messages
+                        .iter()
+                        .map(|m| m.message_id)
+                        .collect::<Vec<_>>()
+                })
                 .map_err(|e| e.kind)
         };
         assert_eq!(
@@ -345,14 +474,14 @@ mod tests {
             ids(json!({"messages": [row(3, 3, 30)], "x": 1})),
             Ok(vec![3])
         );
-        assert_eq!(ids(json!({"messages": null})), Ok(vec![]));
-        assert_eq!(ids(json!({"other": []})), Ok(vec![]));
-        assert_eq!(ids(Value::Null), Ok(vec![]));
+        assert_eq!(ids(json!({"messages": []})), Ok(vec![]));
+        assert_eq!(ids(json!([])), Ok(vec![]));
         for bad in [json!("x"), json!(3), json!(true), json!({"messages": {}})] {
             assert_eq!(ids(bad), Err(Kind::OnebotProtocolError));
         }
-        let p = page(Flavor::Lagrange, g, 5, None, Ok(Data::none())).unwrap();
-        assert!(p.messages.is_empty() && !p.has_more);
+        assert_eq!(ids(json!({"messages": null})), Ok(vec![]));
+        let e = page(&lagrange, g, 5, None, Ok(Data::none())).unwrap_err();
+        assert_eq!(e.kind, Kind::HistoryUnsupported);
     }
 
     #[test]
@@ -366,7 +495,15 @@ mod tests {
             format!(r#"{{"messages": [{b}], "messages": [{a},"junk",{b}]}}"#),
         ] {
             let frame = Frame::parse(&format!(r#"{{"retcode": 0, "data": {data}}}"#)).unwrap();
-            let p = page(Flavor::Lagrange, g, 5, None, Ok(frame.into_data())).unwrap();
+            let p = page(
+                &assumed(Flavor::Lagrange),
+                g,
+                5,
+                None,
+                Ok(frame.into_data()),
+            )
+            .unwrap()
+            .page;
             let raws: Vec<&str> = p.messages.iter().map(|m| m.raw.text()).collect();
             assert_eq!(raws, [a.as_str(), b.as_str()], "{data}");
             assert_eq!(
@@ -377,32 +514,6 @@ mod tests {
             drop(p);
             assert_eq!(clone.raw.text(), a, "the page text outlives the page");
         }
-    }
-
-    #[test]
-    fn gocq_window_has_more_by_seq() {
-        let g = ChatRef::Group(7);
-        let rows: Vec<Value> = (1..=20).map(|s| row(100 + s, s, s)).collect();
-        let p = page(
-            Flavor::GoCqhttp,
-            g,
-            50,
-            Some(120),
-            Ok(Data::from_value(&json!({"messages": rows}))),
-        )
-        .unwrap();
-        assert_eq!(p.messages.len(), 19);
-        assert!(!p.has_more, "seq 1 is the oldest");
-        let rows: Vec<Value> = (21..=40).map(|s| row(100 + s, s, s)).collect();
-        let p = page(
-            Flavor::GoCqhttp,
-            g,
-            50,
-            Some(140),
-            Ok(Data::from_value(&json!({"messages": rows}))),
-        )
-        .unwrap();
-        assert!(p.has_more);
     }
 
     #[test]

@@ -14,11 +14,17 @@
 //! | poke refused for want of NapCat's packet backend, or poke action unknown | `PokeUnsupported` |
 //! | `get_msg` / `get_forward_msg` "not found" (by text, since NapCat answers every failure with 1200; go-cqhttp `MSG_NOT_FOUND`; Lagrange's bare `get_msg` 200) | `MessageNotFound` |
 //! | the flavor's documented failure retcode (NapCat/LLOneBot 1200 WS, 200 HTTP; go-cqhttp/SnowLuma 100; Lagrange 1) | `OnebotActionFailed` |
+//! | retcode -1 (any flavor: mocks and forks)           | `OnebotActionFailed`       |
 //! | any other retcode, or a `status` other than ok/failed/async | `OnebotActionUnknown` |
 //!
 //! A `delete_msg` refusal is never read as a send failure: NapCat's
 //! `Timeout: NTEvent … recallMsg` with its kernel result is the server's
 //! refusal, `OnebotActionFailed`.
+//!
+//! Every family's conventions go through this one table: `status` in any
+//! case, or missing (then `retcode` 0 is success, and with neither field
+//! the `data` is the answer); retcodes as numbers or numeric strings; the
+//! text in `message`, `wording`, `msg`, or a string `data`.
 //!
 //! Every error carries the peer's text (`message` ‖ `wording` ‖ `msg`)
 //! verbatim in its message and in metadata `peer_message`, plus `retcode`,
@@ -114,15 +120,27 @@ enum Outcome {
     Failed(Error),
 }
 
-fn outcome(flavor: Flavor, via: Via, action: &str, head: &Value) -> Outcome {
-    let status = head.get("status").and_then(Value::as_str);
+fn outcome(flavor: Flavor, via: Via, action: &str, head: &Value, data: &Data) -> Outcome {
+    let status = head
+        .get("status")
+        .and_then(Value::as_str)
+        .map(|s| s.trim().to_ascii_lowercase());
+    let status = status.as_deref();
     let retcode = retcode_of(head);
     match (status, retcode) {
         (Some("ok"), _) | (None, Some(0)) => return Outcome::Ok,
         (Some("async"), _) => return Outcome::Async,
+        // Neither field: the data is the answer.
+        (None, None) if data.raw().is_some() => return Outcome::Ok,
         _ => {}
     }
-    let text = peer_text(head);
+    let mut text = peer_text(head);
+    if text.is_empty()
+        && let Value::String(s) = data.clone().into_value()
+    {
+        // Some peers put the error text in `data`.
+        text = s;
+    }
     let kind = match status {
         Some("failed") | None => failure_kind(flavor, via, action, retcode, head, &text),
         Some(_) => Kind::OnebotActionUnknown,
@@ -135,7 +153,7 @@ fn outcome(flavor: Flavor, via: Via, action: &str, head: &Value) -> Outcome {
 /// member list answer is a large tree; the caller decodes it straight into
 /// what it needs).
 pub fn classify_frame(flavor: Flavor, via: Via, action: &str, frame: Frame) -> Result<Data> {
-    match outcome(flavor, via, action, frame.head()) {
+    match outcome(flavor, via, action, frame.head(), frame.data()) {
         Outcome::Ok => Ok(frame.into_data()),
         Outcome::Async => Ok(Data::none()),
         Outcome::Failed(e) => Err(e),
@@ -270,6 +288,8 @@ fn retcode_class(flavor: Flavor, via: Via, retcode: Option<i64>, text: &str) -> 
         (Flavor::GoCqhttp | Flavor::Generic, 404) => Class::Unsupported,
         (Flavor::GoCqhttp | Flavor::SnowLuma | Flavor::Generic, 100) => Class::Failed,
         (Flavor::Lagrange | Flavor::Generic, 1) => Class::Failed,
+        // Mocks and some forks fail everything with -1 (text in `msg`).
+        (_, -1) => Class::Failed,
         _ => Class::Undocumented,
     }
 }
@@ -621,6 +641,106 @@ mod tests {
                 json!({"status":"failed","retcode":1})
             ),
             Kind::OnebotActionFailed
+        );
+    }
+
+    #[test]
+    fn every_familys_error_conventions() {
+        use Flavor::*;
+        // retcode -1 with only `msg`.
+        assert_eq!(
+            kind(
+                Generic,
+                Via::Ws,
+                "get_msg",
+                json!({"status":"failed","retcode":-1,"msg":"消息不存在"})
+            ),
+            Kind::MessageNotFound
+        );
+        let e = classify(
+            NapCat,
+            Via::Ws,
+            "get_msg",
+            &json!({"status":"failed","retcode":-1,"msg":"not here"}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.kind, e.meta("peer_message")),
+            (Kind::OnebotActionFailed, Some("not here"))
+        );
+        // `wording` without `message`.
+        let e = classify(
+            SnowLuma,
+            Via::Ws,
+            "x",
+            &json!({"status":"failed","retcode":100,"wording":"w"}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.kind, e.meta("peer_message")),
+            (Kind::OnebotActionFailed, Some("w"))
+        );
+        // String retcodes, any status case.
+        let e = classify(
+            GoCqhttp,
+            Via::Ws,
+            "x",
+            &json!({"status":"FAILED","retcode":"404","msg":"API_NOT_FOUND"}),
+        )
+        .unwrap_err();
+        assert_eq!(e.kind, Kind::OnebotActionUnsupported);
+        assert_eq!(
+            classify(
+                Generic,
+                Via::Ws,
+                "x",
+                &json!({"status":"OK","retcode":"0","data":[1]})
+            )
+            .unwrap(),
+            json!([1])
+        );
+        // `status` missing: the retcode decides; with neither, the data.
+        assert_eq!(
+            classify(
+                Generic,
+                Via::Ws,
+                "x",
+                &json!({"retcode":"0","data":{"a":1}})
+            )
+            .unwrap(),
+            json!({"a":1})
+        );
+        assert_eq!(
+            classify(Generic, Via::Ws, "x", &json!({"data":{"a":1}})).unwrap(),
+            json!({"a":1})
+        );
+        assert_eq!(
+            kind(Generic, Via::Ws, "x", json!({"retcode":100,"message":"m"})),
+            Kind::OnebotActionFailed
+        );
+        assert_eq!(
+            kind(Generic, Via::Ws, "x", json!({})),
+            Kind::OnebotActionUnknown
+        );
+        // `data` a string: the text of a failure.
+        let e = classify(
+            Lagrange,
+            Via::Ws,
+            "x",
+            &json!({"status":"failed","retcode":1,"data":"group not found"}),
+        )
+        .unwrap_err();
+        assert_eq!(e.meta("peer_message"), Some("group not found"));
+        // ... and, on success, handed over for the action to refuse.
+        assert_eq!(
+            classify(
+                NapCat,
+                Via::Ws,
+                "get_msg",
+                &json!({"status":"ok","retcode":0,"data":"x"})
+            )
+            .unwrap(),
+            json!("x")
         );
     }
 

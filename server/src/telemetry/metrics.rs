@@ -29,6 +29,9 @@
 //! | `onebot_gateway_sent_messages_total` | counter | `account` |
 //! | `onebot_gateway_send_outcome_unknown_total` | counter | `account` |
 //! | `onebot_gateway_risk_controlled_total` | counter | `account` |
+//! | `onebot_gateway_media_captured_total` | counter | `account`, `kind` |
+//! | `onebot_gateway_media_captured_bytes_total` | counter | `account`, `kind` |
+//! | `onebot_gateway_media_capture_failures_total` | counter | `account`, `kind`, `reason` (`fetch_failed`, `too_large`, `timeout`, `queue_full`) |
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -379,6 +382,30 @@ pub async fn serve(
 /// Records this thread's metrics into a recorder of its own, for tests that
 /// read what the code under test counted (a `current_thread` runtime runs
 /// every task on the test's thread).
+/// Received media captured on receipt.
+pub const MEDIA_CAPTURED: &str = "onebot_gateway_media_captured_total";
+/// Bytes of received media captured on receipt.
+pub const MEDIA_CAPTURED_BYTES: &str = "onebot_gateway_media_captured_bytes_total";
+/// Captures that failed (`reason`).
+pub const MEDIA_CAPTURE_FAILURES: &str = "onebot_gateway_media_capture_failures_total";
+
+/// A received item of `kind` (`n` bytes) of `account` was captured.
+pub fn media_captured(account: &str, kind: &'static str, n: u64) {
+    counter!(MEDIA_CAPTURED, "account" => account.to_string(), "kind" => kind).increment(1);
+    counter!(MEDIA_CAPTURED_BYTES, "account" => account.to_string(), "kind" => kind).increment(n);
+}
+
+/// A capture of `kind` of `account` failed for `reason`.
+pub fn media_capture_failed(account: &str, kind: &'static str, reason: &'static str) {
+    counter!(
+        MEDIA_CAPTURE_FAILURES,
+        "account" => account.to_string(),
+        "kind" => kind,
+        "reason" => reason
+    )
+    .increment(1);
+}
+
 #[cfg(test)]
 pub(crate) struct Capture {
     handle: PrometheusHandle,

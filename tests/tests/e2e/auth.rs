@@ -107,9 +107,10 @@ enum Rpc {
     GetMessage,
     RecallMessage,
     GetForwardMessages,
+    DownloadMedia,
 }
 
-const ALL: [Rpc; 18] = [
+const ALL: [Rpc; 19] = [
     Rpc::GetHistory,
     Rpc::SendMessage,
     Rpc::ListGroupMembers,
@@ -128,6 +129,7 @@ const ALL: [Rpc; 18] = [
     Rpc::GetMessage,
     Rpc::RecallMessage,
     Rpc::GetForwardMessages,
+    Rpc::DownloadMedia,
 ];
 
 impl Rpc {
@@ -154,6 +156,7 @@ impl Rpc {
             Rpc::GetMessage => "/onebot.gateway.v1.MessageService/GetMessage",
             Rpc::RecallMessage => "/onebot.gateway.v1.MessageService/RecallMessage",
             Rpc::GetForwardMessages => "/onebot.gateway.v1.MessageService/GetForwardMessages",
+            Rpc::DownloadMedia => "/onebot.gateway.v1.MediaService/DownloadMedia",
         }
     }
 
@@ -364,6 +367,19 @@ async fn call(
             };
             let mut s = r::server_reflection_client::ServerReflectionClient::new(ch)
                 .server_reflection_info(tokio_stream::iter(vec![req]))
+                .await?
+                .into_inner();
+            first(s.message().await.map(|m| m.map(|_| ())))
+        }
+        Rpc::DownloadMedia => {
+            // An id no message has: NOT_FOUND once auth passed.
+            let mut s = pb::media_service_client::MediaServiceClient::new(ch)
+                .download_media(pb::DownloadMediaRequest {
+                    account_id: account,
+                    target: Some(pb::download_media_request::Target::MediaId(
+                        "r_0123456789abcdef_1_0".into(),
+                    )),
+                })
                 .await?
                 .into_inner();
             first(s.message().await.map(|m| m.map(|_| ())))

@@ -28,6 +28,8 @@ use onebot_gateway::domain::tools::members::MembersArgs;
 use onebot_gateway::domain::tools::poke::PokeArgs;
 use onebot_gateway::domain::tools::send::SendArgs;
 use onebot_gateway::onebot::frame::{Data, Frame};
+use onebot_gateway::onebot::history::probe::Mark;
+use onebot_gateway::onebot::history::profile::HistoryProfile;
 use onebot_gateway::onebot::model::{
     decode_group, decode_member, decode_message, decode_message_json, decode_segment, segments_of,
 };
@@ -418,10 +420,22 @@ proptest! {
         flavor in flavor(),
         chat in chat(),
         count in 0u32..300,
-        anchor in proptest::option::of(any::<i64>()),
+        anchor in proptest::option::of((any::<i64>(), any::<i64>(), any::<i64>())),
     ) {
-        if let Ok(page) = history::page(flavor, chat, count, anchor, Ok(Data::from_value(&data))) {
+        let profile = HistoryProfile::assumed(flavor);
+        let anchor = anchor.map(|(id, seq, time)| Mark {
+            id,
+            peer_seq: Some(seq),
+            real_seq: Some(seq),
+            time,
+        });
+        if let Ok(fetched) = history::page(&profile, chat, count, anchor.as_ref(), Ok(Data::from_value(&data))) {
+            let page = fetched.page;
             let _ = render::history(&page.messages, &tz());
+            // Nothing at or above the anchor comes back.
+            if let Some(a) = &anchor {
+                prop_assert!(page.messages.iter().all(|m| m.message_id != a.id));
+            }
             // Each message's raw text is its own entry of the page.
             for m in &page.messages {
                 let raw: Value = serde_json::from_str(m.raw.text()).unwrap_or(Value::Null);
@@ -429,7 +443,7 @@ proptest! {
                 prop_assert_eq!(without_raw(again), without_raw(Some(m.clone())));
             }
         }
-        let _ = history::request(flavor, chat, count, anchor, anchor);
+        let _ = history::request(&profile, chat, count, anchor.as_ref());
     }
 
     /// The CQ parser takes any text; escaped text parses back to itself.

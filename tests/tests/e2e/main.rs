@@ -19,6 +19,7 @@ mod fuzz;
 mod hardening;
 mod limits;
 mod load;
+mod media;
 mod metrics;
 mod proxy;
 mod read_side;

@@ -231,7 +231,8 @@ async fn list_and_call_over_grpc() {
             "qq_poke",
             "qq_get_message",
             "qq_recall",
-            "qq_get_forward"
+            "qq_get_forward",
+            "qq_get_media"
         ]
     );
     for tool in &listed[2..] {

@@ -3,7 +3,8 @@
 ``Client`` (sync) and ``onebot_gateway.aio.AsyncClient`` (asyncio) wrap the generated stubs
 in ``onebot.gateway.v1`` with a bearer token, TLS settings, typed errors (``GatewayError``
 with the ``ErrorInfo`` reason, metadata and ``RetryInfo`` delay), ``upload`` (streams a file in
-256 KiB chunks) and ``send`` (uploads local media first).
+256 KiB chunks), ``send`` (uploads local media first) and ``download`` / ``download_to``
+(received or uploaded media, checked against the SHA-256 the gateway states).
 """
 
 from ._client import Client, EventStream
@@ -13,6 +14,7 @@ from ._common import (
     CHUNK_SIZE,
     DEFAULT_ADDRESS,
     FILE,
+    Downloaded,
     IMAGE,
     VIDEO,
     Media,
@@ -31,6 +33,7 @@ __all__ = [
     "Client",
     "ClientError",
     "DEFAULT_ADDRESS",
+    "Downloaded",
     "ERROR_DOMAIN",
     "EventStream",
     "FILE",
@@ -39,6 +42,7 @@ __all__ = [
     "IMAGE",
     "Media",
     "MediaLike",
+    "MediaRefLike",
     "Uploaded",
     "VIDEO",
 ]

@@ -34,14 +34,18 @@ from ._common import (
     IMAGE,
     VIDEO,
     ChunkReader,
+    Downloaded,
+    DownloadWriter,
     KindName,
     Media,
     MediaKind,
     MediaLike,
+    MediaRefLike,
     Uploaded,
     account_metadata,
     as_media,
     auth_metadata,
+    download_request,
     history_request,
     media_kind,
     resolve_target,
@@ -264,6 +268,48 @@ class Client:
         finally:
             reader.close()
         return reader.finish(response)
+
+    def download(self, target: MediaRefLike) -> Downloaded:
+        """Downloads a received (or uploaded) media item into memory: ``target`` is a media id
+        (a segment's ``media_id``) or ``(message_id, segment_index)``. The size and SHA-256
+        the header states are checked."""
+        return self._download(target, None, None)
+
+    def download_to(
+        self,
+        target: MediaRefLike,
+        path: str | os.PathLike[str],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> media_service_pb2.DownloadMediaHeader:
+        """Streams a media item into the file ``path`` (written as ``<path>.part`` and renamed
+        once complete and checked; nothing is left behind on failure) and returns the header.
+        ``progress(received, total)`` is called after each chunk."""
+        return self._download(target, path, progress).header
+
+    def _download(
+        self,
+        target: MediaRefLike,
+        path: str | os.PathLike[str] | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> Downloaded:
+        request = download_request(self.account_id, target)
+        writer = DownloadWriter(path)
+        call = self.media_service.DownloadMedia(request, timeout=self.timeout)
+        try:
+            for message in call:
+                writer.take(message)
+                if progress is not None and message.WhichOneof("payload") == "chunk":
+                    progress(writer.received, writer.total)
+            return writer.finish()
+        except grpc.RpcError as err:
+            writer.abort()
+            raise GatewayError.from_rpc_error(err) from None
+        except BaseException:
+            writer.abort()
+            raise
+        finally:
+            call.cancel()
 
     def _source(self, item: MediaLike, kind: MediaKind) -> message_service_pb2.MediaSource:
         media = as_media(item)

@@ -234,6 +234,95 @@ class ChunkReader:
         return Uploaded(response.media_id, self.sent, digest, response.mime_type, response)
 
 
+#: What ``download`` takes: a media id, or ``(message_id, segment_index)``.
+MediaRefLike: TypeAlias = Union[str, "tuple[int, int]"]
+
+
+def download_request(account_id: str, target: MediaRefLike) -> media_service_pb2.DownloadMediaRequest:
+    """A ``DownloadMediaRequest`` for a media id or ``(message_id, segment_index)``."""
+    request = media_service_pb2.DownloadMediaRequest(account_id=account_id)
+    if isinstance(target, str):
+        if not target:
+            raise ClientError("give a media id or (message_id, segment_index)")
+        request.media_id = target
+    else:
+        message_id, segment_index = target
+        request.message.message_id = message_id
+        request.message.segment_index = segment_index
+    return request
+
+
+@dataclass(frozen=True)
+class Downloaded:
+    """A downloaded item: the header (media id, kind, MIME type, size, SHA-256, file name) and
+    the bytes (checked against it)."""
+
+    header: media_service_pb2.DownloadMediaHeader
+    data: bytes
+
+
+class DownloadWriter:
+    """Takes a download's messages: the header first, then chunks, hashed as they come and
+    written to a ``.part`` file beside ``path`` (or kept in memory without one); ``finish``
+    checks the size and SHA-256 the header states, then renames the file into place."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self._hash = hashlib.sha256()
+        self.received = 0
+        self.header: media_service_pb2.DownloadMediaHeader | None = None
+        self._chunks: list[bytes] = []
+        self._path = os.fspath(path) if path is not None else None
+        self._part = f"{self._path}.part" if self._path is not None else None
+        self._file = open(self._part, "wb") if self._part is not None else None
+
+    @property
+    def total(self) -> int:
+        """The size the header states (0 before it)."""
+        return self.header.size if self.header is not None else 0
+
+    def take(self, message: media_service_pb2.DownloadMediaResponse) -> None:
+        """One message of the stream."""
+        if message.WhichOneof("payload") == "header":
+            if self.header is not None:
+                raise ClientError("the download stream had a second header")
+            self.header = message.header
+            return
+        if self.header is None:
+            raise ClientError("the download stream did not start with a header")
+        self._hash.update(message.chunk)
+        self.received += len(message.chunk)
+        if self._file is not None:
+            self._file.write(message.chunk)
+        else:
+            self._chunks.append(message.chunk)
+
+    def abort(self) -> None:
+        """Removes the partial file."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if self._part is not None and os.path.exists(self._part):
+            os.remove(self._part)
+
+    def finish(self) -> Downloaded:
+        """Checks the bytes against the header and keeps them."""
+        digest = self._hash.hexdigest()
+        header = self.header
+        if header is None or header.sha256 != digest or header.size != self.received:
+            self.abort()
+            stated = header.sha256 if header is not None else "(no header)"
+            raise ClientError(
+                f"download integrity check failed: header sha256 {stated}, "
+                f"received {self.received} bytes sha256 {digest}"
+            )
+        if self._file is not None and self._part is not None and self._path is not None:
+            self._file.close()
+            self._file = None
+            os.replace(self._part, self._path)
+            return Downloaded(header, b"")
+        return Downloaded(header, b"".join(self._chunks))
+
+
 def history_request(
     account_id: str,
     group_id: int | None,

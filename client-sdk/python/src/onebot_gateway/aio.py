@@ -35,13 +35,17 @@ from ._common import (
     IMAGE,
     VIDEO,
     ChunkReader,
+    Downloaded,
+    DownloadWriter,
     KindName,
     MediaKind,
     MediaLike,
+    MediaRefLike,
     Uploaded,
     account_metadata,
     as_media,
     auth_metadata,
+    download_request,
     history_request,
     media_kind,
     resolve_target,
@@ -277,6 +281,45 @@ class AsyncClient:
         finally:
             reader.close()
         return reader.finish(response)
+
+    async def download(self, target: MediaRefLike) -> Downloaded:
+        """Downloads a media item into memory (see ``Client.download``)."""
+        return await self._download(target, None, None)
+
+    async def download_to(
+        self,
+        target: MediaRefLike,
+        path: str | os.PathLike[str],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> media_service_pb2.DownloadMediaHeader:
+        """Streams a media item into the file ``path`` (see ``Client.download_to``; file writes
+        run in a thread)."""
+        return (await self._download(target, path, progress)).header
+
+    async def _download(
+        self,
+        target: MediaRefLike,
+        path: str | os.PathLike[str] | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> Downloaded:
+        request = download_request(self.account_id, target)
+        writer = DownloadWriter(path)
+        call = self.media_service.DownloadMedia(request, timeout=self.timeout)
+        try:
+            async for message in call:
+                await asyncio.to_thread(writer.take, message)
+                if progress is not None and message.WhichOneof("payload") == "chunk":
+                    progress(writer.received, writer.total)
+            return await asyncio.to_thread(writer.finish)
+        except grpc.RpcError as err:
+            await asyncio.to_thread(writer.abort)
+            raise GatewayError.from_rpc_error(err) from None
+        except BaseException:
+            writer.abort()
+            raise
+        finally:
+            call.cancel()
 
     async def _source(self, item: MediaLike, kind: MediaKind) -> message_service_pb2.MediaSource:
         media = as_media(item)

@@ -73,6 +73,25 @@ pub struct Account {
     /// send to privately; empty means private sends are off.
     #[prost(int64, repeated, tag = "13")]
     pub users: ::prost::alloc::vec::Vec<i64>,
+    /// Where the gateway puts the anchor of an older history page for this
+    /// peer, as learned from the peer's own pages (a probe on connect, then
+    /// every page) or set by `accounts.<id>.history_anchor`: `message_seq` (the
+    /// seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+    /// `message_id` or `both`. Empty until the peer has identified itself.
+    /// `next_anchor_message_id` stays a message id whatever this says.
+    #[prost(string, tag = "14")]
+    pub history_anchor: ::prost::alloc::string::String,
+    /// Whether the peer returns the anchor message itself in an anchored page
+    /// (the gateway drops it either way).
+    #[prost(bool, tag = "15")]
+    pub anchor_included: bool,
+    /// How the gateway knows `history_anchor` and `anchor_included`:
+    /// `assumed` (the flavor's convention, not yet checked), `probing`,
+    /// `probed` (two pages of a chat with history, on connect), `observed` (a
+    /// page the peer answered showed it, or forced a correction) or
+    /// `configured`. Empty until the peer has identified itself.
+    #[prost(string, tag = "16")]
+    pub history_anchor_source: ::prost::alloc::string::String,
 }
 impl ::prost::Name for Account {
     const NAME: &'static str = "Account";
@@ -623,7 +642,7 @@ impl ::prost::Name for CallToolRequest {
     }
 }
 /// Response of AgentToolService.CallTool.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct CallToolResponse {
     /// Text for the model: the rendered result, or the error text.
     #[prost(string, tag = "1")]
@@ -635,6 +654,11 @@ pub struct CallToolResponse {
     /// True when the call failed; then `text` equals the details' `error`.
     #[prost(bool, tag = "3")]
     pub is_error: bool,
+    /// The result as MCP tool-result content: `text` first, then any images
+    /// the tool returns (`qq_get_media`, `qq_get_history` with
+    /// `includeImages`).
+    #[prost(message, repeated, tag = "4")]
+    pub content: ::prost::alloc::vec::Vec<ToolContent>,
 }
 impl ::prost::Name for CallToolResponse {
     const NAME: &'static str = "CallToolResponse";
@@ -644,6 +668,56 @@ impl ::prost::Name for CallToolResponse {
     }
     fn type_url() -> ::prost::alloc::string::String {
         "/onebot.gateway.v1.CallToolResponse".into()
+    }
+}
+/// One part of a tool result.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ToolContent {
+    /// Text or an image.
+    #[prost(oneof = "tool_content::Kind", tags = "1, 2")]
+    pub kind: ::core::option::Option<tool_content::Kind>,
+}
+/// Nested message and enum types in `ToolContent`.
+pub mod tool_content {
+    /// Text or an image.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum Kind {
+        /// Text for the model.
+        #[prost(string, tag = "1")]
+        Text(::prost::alloc::string::String),
+        /// An image for the model.
+        #[prost(message, tag = "2")]
+        Image(super::ToolImage),
+    }
+}
+impl ::prost::Name for ToolContent {
+    const NAME: &'static str = "ToolContent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ToolContent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ToolContent".into()
+    }
+}
+/// An image in a tool result.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ToolImage {
+    /// MIME type sniffed from the bytes (for example `image/png`).
+    #[prost(string, tag = "1")]
+    pub mime_type: ::prost::alloc::string::String,
+    /// The image's bytes.
+    #[prost(bytes = "vec", tag = "2")]
+    pub data: ::prost::alloc::vec::Vec<u8>,
+}
+impl ::prost::Name for ToolImage {
+    const NAME: &'static str = "ToolImage";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ToolImage".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ToolImage".into()
     }
 }
 /// Generated client implementations.
@@ -1298,6 +1372,13 @@ pub struct ImageSegment {
     /// Summary text the peer attached (for example `\[动画表情\]`).
     #[prost(string, tag = "4")]
     pub summary: ::prost::alloc::string::String,
+    /// Gateway media id of this segment, for MediaService.DownloadMedia and
+    /// `MediaSource.media_id` (forwarding what was received). Derived from the
+    /// account, the message and the segment's index (not from the bytes), so a
+    /// live event carries it before the bytes are in; stable across restarts.
+    /// Empty for a message without an id.
+    #[prost(string, tag = "5")]
+    pub media_id: ::prost::alloc::string::String,
 }
 impl ::prost::Name for ImageSegment {
     const NAME: &'static str = "ImageSegment";
@@ -1318,6 +1399,13 @@ pub struct RecordSegment {
     /// Download URL, when reported.
     #[prost(string, tag = "2")]
     pub url: ::prost::alloc::string::String,
+    /// Gateway media id of this segment, for MediaService.DownloadMedia and
+    /// `MediaSource.media_id` (forwarding what was received). Derived from the
+    /// account, the message and the segment's index (not from the bytes), so a
+    /// live event carries it before the bytes are in; stable across restarts.
+    /// Empty for a message without an id.
+    #[prost(string, tag = "3")]
+    pub media_id: ::prost::alloc::string::String,
 }
 impl ::prost::Name for RecordSegment {
     const NAME: &'static str = "RecordSegment";
@@ -1338,6 +1426,13 @@ pub struct VideoSegment {
     /// Download URL, when reported.
     #[prost(string, tag = "2")]
     pub url: ::prost::alloc::string::String,
+    /// Gateway media id of this segment, for MediaService.DownloadMedia and
+    /// `MediaSource.media_id` (forwarding what was received). Derived from the
+    /// account, the message and the segment's index (not from the bytes), so a
+    /// live event carries it before the bytes are in; stable across restarts.
+    /// Empty for a message without an id.
+    #[prost(string, tag = "3")]
+    pub media_id: ::prost::alloc::string::String,
 }
 impl ::prost::Name for VideoSegment {
     const NAME: &'static str = "VideoSegment";
@@ -1364,6 +1459,13 @@ pub struct FileSegment {
     /// Download URL, when reported.
     #[prost(string, tag = "4")]
     pub url: ::prost::alloc::string::String,
+    /// Gateway media id of this segment, for MediaService.DownloadMedia and
+    /// `MediaSource.media_id` (forwarding what was received). Derived from the
+    /// account, the message and the segment's index (not from the bytes), so a
+    /// live event carries it before the bytes are in; stable across restarts.
+    /// Empty for a message without an id.
+    #[prost(string, tag = "5")]
+    pub media_id: ::prost::alloc::string::String,
 }
 impl ::prost::Name for FileSegment {
     const NAME: &'static str = "FileSegment";
@@ -1505,6 +1607,9 @@ pub enum MediaKind {
     Video = 2,
     /// Any file, sent as a group file, at most 30 MiB by default.
     File = 3,
+    /// A voice record. Only received media have this kind (DownloadMedia);
+    /// UploadMedia and SendMessage refuse it.
+    Record = 4,
 }
 impl MediaKind {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -1517,6 +1622,7 @@ impl MediaKind {
             Self::Image => "MEDIA_KIND_IMAGE",
             Self::Video => "MEDIA_KIND_VIDEO",
             Self::File => "MEDIA_KIND_FILE",
+            Self::Record => "MEDIA_KIND_RECORD",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -1526,6 +1632,7 @@ impl MediaKind {
             "MEDIA_KIND_IMAGE" => Some(Self::Image),
             "MEDIA_KIND_VIDEO" => Some(Self::Video),
             "MEDIA_KIND_FILE" => Some(Self::File),
+            "MEDIA_KIND_RECORD" => Some(Self::Record),
             _ => None,
         }
     }
@@ -3399,6 +3506,126 @@ impl ::prost::Name for UploadMediaResponse {
         "/onebot.gateway.v1.UploadMediaResponse".into()
     }
 }
+/// Request of MediaService.DownloadMedia.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DownloadMediaRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// What to download. Required.
+    #[prost(oneof = "download_media_request::Target", tags = "2, 3")]
+    pub target: ::core::option::Option<download_media_request::Target>,
+}
+/// Nested message and enum types in `DownloadMediaRequest`.
+pub mod download_media_request {
+    /// What to download. Required.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum Target {
+        /// A media id: a segment's `media_id` (ImageSegment, RecordSegment,
+        /// VideoSegment, FileSegment) or an UploadMedia id.
+        #[prost(string, tag = "2")]
+        MediaId(::prost::alloc::string::String),
+        /// A media segment of a message.
+        #[prost(message, tag = "3")]
+        Message(super::MessageMediaRef),
+    }
+}
+impl ::prost::Name for DownloadMediaRequest {
+    const NAME: &'static str = "DownloadMediaRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.DownloadMediaRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.DownloadMediaRequest".into()
+    }
+}
+/// A media segment of a message.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MessageMediaRef {
+    /// The message id (as in ChatMessage.message_id).
+    #[prost(int64, tag = "1")]
+    pub message_id: i64,
+    /// 0-based index into `ChatMessage.segments` as GetHistory and the event
+    /// stream return them.
+    #[prost(int32, tag = "2")]
+    pub segment_index: i32,
+}
+impl ::prost::Name for MessageMediaRef {
+    const NAME: &'static str = "MessageMediaRef";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MessageMediaRef".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MessageMediaRef".into()
+    }
+}
+/// One message of the DownloadMedia stream: the header first, then chunks.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DownloadMediaResponse {
+    /// The header, then the bytes.
+    #[prost(oneof = "download_media_response::Payload", tags = "1, 2")]
+    pub payload: ::core::option::Option<download_media_response::Payload>,
+}
+/// Nested message and enum types in `DownloadMediaResponse`.
+pub mod download_media_response {
+    /// The header, then the bytes.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum Payload {
+        /// Describes the item; exactly once, first.
+        #[prost(message, tag = "1")]
+        Header(super::DownloadMediaHeader),
+        /// The next bytes of the content, at most 256 KiB.
+        #[prost(bytes, tag = "2")]
+        Chunk(::prost::alloc::vec::Vec<u8>),
+    }
+}
+impl ::prost::Name for DownloadMediaResponse {
+    const NAME: &'static str = "DownloadMediaResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.DownloadMediaResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.DownloadMediaResponse".into()
+    }
+}
+/// Describes a downloaded item.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DownloadMediaHeader {
+    /// The item's media id (also when it was asked for by message and index).
+    #[prost(string, tag = "1")]
+    pub media_id: ::prost::alloc::string::String,
+    /// Kind of media: IMAGE, RECORD, VIDEO or FILE.
+    #[prost(enumeration = "MediaKind", tag = "2")]
+    pub kind: i32,
+    /// MIME type sniffed from the bytes (for example `image/png`,
+    /// `audio/mpeg` for converted voice, `audio/silk` or `audio/amr` for voice
+    /// as received); `application/octet-stream` when not recognised.
+    #[prost(string, tag = "3")]
+    pub mime_type: ::prost::alloc::string::String,
+    /// Size in bytes: the total of the chunks that follow.
+    #[prost(int64, tag = "4")]
+    pub size: i64,
+    /// SHA-256 of the content, lowercase hex. Check it against the chunks.
+    #[prost(string, tag = "5")]
+    pub sha256: ::prost::alloc::string::String,
+    /// File name: the peer's name of a received item, the upload's name of an
+    /// UploadMedia id; may be empty.
+    #[prost(string, tag = "6")]
+    pub file_name: ::prost::alloc::string::String,
+}
+impl ::prost::Name for DownloadMediaHeader {
+    const NAME: &'static str = "DownloadMediaHeader";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.DownloadMediaHeader".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.DownloadMediaHeader".into()
+    }
+}
 /// Generated client implementations.
 #[cfg(feature = "client")]
 pub mod media_service_client {
@@ -3538,6 +3765,66 @@ pub mod media_service_client {
                 );
             self.inner.client_streaming(req, path, codec).await
         }
+        /// Streams one media item from the gateway: a received image, voice
+        /// record, video or file (by the `media_id` of its segment, or by message
+        /// id and segment index), or the bytes of an UploadMedia id.
+        ///
+        /// The first response is a `header` (size, SHA-256, the MIME type sniffed
+        /// from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+        /// of at most 256 KiB in order, UploadMedia in reverse. The whole download
+        /// is bounded by the media limits of its kind (`media.image_max_bytes`,
+        /// `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+        ///
+        /// Received media are captured on receipt (`[media.capture]`: images and
+        /// voice records of whitelisted chats by default), so they outlive the
+        /// peer's expiring URLs; a download of an item whose capture is still
+        /// running waits for it, within the call's deadline. Anything else is
+        /// fetched when first asked for, in the order that works for the
+        /// implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+        /// only, through the same address guard as `MediaSource.url`), then the
+        /// implementation's own actions (`get_image` / `get_record` / `get_file`,
+        /// NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+        /// message read again; NapCat's rkey). What was fetched is kept like a
+        /// capture. A voice record comes as the implementation's converted audio
+        /// where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+        /// `mime_type` and `file_name` say which), else as it was received (SILK
+        /// or AMR).
+        ///
+        /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+        /// a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+        /// never existed, a message the peer no longer has, an index past the
+        /// message's segments, a capture that expired or was evicted, saying so),
+        /// FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+        /// to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+        /// (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+        /// the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+        /// A client that cancels mid-stream leaves nothing behind.
+        pub async fn download_media(
+            &mut self,
+            request: impl tonic::IntoRequest<super::DownloadMediaRequest>,
+        ) -> std::result::Result<
+            tonic::Response<tonic::codec::Streaming<super::DownloadMediaResponse>>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.MediaService/DownloadMedia",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.MediaService", "DownloadMedia"),
+                );
+            self.inner.server_streaming(req, path, codec).await
+        }
     }
 }
 /// Generated server implementations.
@@ -3574,6 +3861,53 @@ pub mod media_service_server {
             request: tonic::Request<tonic::Streaming<super::UploadMediaRequest>>,
         ) -> std::result::Result<
             tonic::Response<super::UploadMediaResponse>,
+            tonic::Status,
+        >;
+        /// Server streaming response type for the DownloadMedia method.
+        type DownloadMediaStream: tonic::codegen::tokio_stream::Stream<
+                Item = std::result::Result<super::DownloadMediaResponse, tonic::Status>,
+            >
+            + std::marker::Send
+            + 'static;
+        /// Streams one media item from the gateway: a received image, voice
+        /// record, video or file (by the `media_id` of its segment, or by message
+        /// id and segment index), or the bytes of an UploadMedia id.
+        ///
+        /// The first response is a `header` (size, SHA-256, the MIME type sniffed
+        /// from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+        /// of at most 256 KiB in order, UploadMedia in reverse. The whole download
+        /// is bounded by the media limits of its kind (`media.image_max_bytes`,
+        /// `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+        ///
+        /// Received media are captured on receipt (`[media.capture]`: images and
+        /// voice records of whitelisted chats by default), so they outlive the
+        /// peer's expiring URLs; a download of an item whose capture is still
+        /// running waits for it, within the call's deadline. Anything else is
+        /// fetched when first asked for, in the order that works for the
+        /// implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+        /// only, through the same address guard as `MediaSource.url`), then the
+        /// implementation's own actions (`get_image` / `get_record` / `get_file`,
+        /// NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+        /// message read again; NapCat's rkey). What was fetched is kept like a
+        /// capture. A voice record comes as the implementation's converted audio
+        /// where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+        /// `mime_type` and `file_name` say which), else as it was received (SILK
+        /// or AMR).
+        ///
+        /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+        /// a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+        /// never existed, a message the peer no longer has, an index past the
+        /// message's segments, a capture that expired or was evicted, saying so),
+        /// FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+        /// to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+        /// (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+        /// the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+        /// A client that cancels mid-stream leaves nothing behind.
+        async fn download_media(
+            &self,
+            request: tonic::Request<super::DownloadMediaRequest>,
+        ) -> std::result::Result<
+            tonic::Response<Self::DownloadMediaStream>,
             tonic::Status,
         >;
     }
@@ -3700,6 +4034,52 @@ pub mod media_service_server {
                                 max_encoding_message_size,
                             );
                         let res = grpc.client_streaming(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.MediaService/DownloadMedia" => {
+                    #[allow(non_camel_case_types)]
+                    struct DownloadMediaSvc<T: MediaService>(pub Arc<T>);
+                    impl<
+                        T: MediaService,
+                    > tonic::server::ServerStreamingService<super::DownloadMediaRequest>
+                    for DownloadMediaSvc<T> {
+                        type Response = super::DownloadMediaResponse;
+                        type ResponseStream = T::DownloadMediaStream;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::ResponseStream>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::DownloadMediaRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MediaService>::download_media(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = DownloadMediaSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.server_streaming(method, req).await;
                         Ok(res)
                     };
                     Box::pin(fut)

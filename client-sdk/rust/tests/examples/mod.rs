@@ -38,6 +38,11 @@ pub async fn accounts(client: &Client) -> Result<Vec<onebot_gateway_client::pb::
             "{} {} groups={:?}",
             account.account_id, account.nickname, account.groups
         );
+        // How the gateway pages this peer's history, learned from its own pages.
+        println!(
+            "history: {} (anchor row included: {}, {})",
+            account.history_anchor, account.anchor_included, account.history_anchor_source
+        );
     }
     // endregion
     Ok(accounts)
@@ -95,6 +100,39 @@ pub async fn upload(client: &Client, path: &str) -> Result<Uploaded, Error> {
     );
     // endregion
     Ok(uploaded)
+}
+
+pub async fn download(
+    client: &Client,
+    dir: &std::path::Path,
+) -> Result<Option<onebot_gateway_client::Downloaded>, Error> {
+    let mut last = None;
+    // region: download
+    use onebot_gateway_client::MediaRef;
+    use onebot_gateway_client::pb::segment::Kind;
+
+    // A received picture (group 20000002's morning one): its segment's media_id, or
+    // a message id and segment index. Sizes and SHA-256 are checked against
+    // the header.
+    let page = client.history(pb::Chat::group(20000002), 30, None).await?;
+    for message in &page.messages {
+        for (index, segment) in message.segments.iter().enumerate() {
+            if let Some(Kind::Image(image)) = &segment.kind {
+                let picture = client.download(image.media_id.as_str()).await?;
+                println!(
+                    "{} {} bytes sha256={}",
+                    picture.header.mime_type, picture.header.size, picture.header.sha256
+                );
+                // Or stream it into a file, by message id and segment index:
+                let at = MediaRef::message(message.message_id, index as i32);
+                let header = client.download_to(at, dir.join("picture")).await?;
+                println!("saved {} ({} bytes)", header.file_name, header.size);
+                last = Some(picture);
+            }
+        }
+    }
+    // endregion
+    Ok(last)
 }
 
 pub async fn errors(client: &Client) -> Result<Error, Error> {

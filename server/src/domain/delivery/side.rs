@@ -16,6 +16,7 @@ use super::ratelimit::Limit;
 use crate::config::Config;
 use crate::domain::account::Account;
 use crate::domain::clock::now_ms;
+use crate::domain::media::received::ReceivedStore;
 use crate::domain::media::resolve::{Resolver, UrlSource};
 use crate::domain::media::staging::MediaStore;
 use crate::domain::store::Store;
@@ -35,6 +36,8 @@ pub struct WriteParts<'a> {
     pub accounts: &'a [Arc<Account>],
     /// Stops every background task of the write side.
     pub shutdown: CancellationToken,
+    /// Received media, whose media ids sends accept (forwarding).
+    pub received: Option<ReceivedStore>,
 }
 
 /// Everything uploads, sends and pokes share. Cheap to clone.
@@ -62,11 +65,13 @@ impl WriteSide {
             urls,
             accounts,
             shutdown,
+            received,
         } = parts;
         let mut tasks = vec![media.spawn_sweeper(shutdown.clone())];
         let queue = Arc::new(OfflineQueue::open(store.clone())?);
         let idempotency = Arc::new(Idempotency::new(store.clone()));
-        let resolver = Resolver::new(media.clone(), urls, &config.media.media_roots);
+        let resolver =
+            Resolver::new(media.clone(), urls, &config.media.media_roots).with_received(received);
         let mut outbound = BTreeMap::new();
         let mut pokes = BTreeMap::new();
         for account in accounts {
@@ -107,6 +112,14 @@ impl WriteSide {
             {
                 tracing::error!(error = %e, "a write-side task panicked");
             }
+        }
+    }
+
+    /// Adds a background task over the store (stopped by the same
+    /// shutdown token) that [`WriteSide::stopped`] waits for.
+    pub fn track(&self, task: JoinHandle<()>) {
+        if let Ok(mut tasks) = self.tasks.lock() {
+            tasks.push(task);
         }
     }
 

@@ -11,9 +11,9 @@ use super::*;
 use crate::config::AccountConfig;
 use crate::domain::events::{EventFilter, EventHub, Subscription};
 use crate::domain::model::{
-    AccountStatus, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
+    AccountStatus, GroupInfo, GroupMember, MediaKind, MediaPayload, Message, ReceivedMedia,
 };
-use crate::domain::ports::{HistoryPage, OutSegment, PeerApi};
+use crate::domain::ports::{HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia};
 use crate::error::{Error, Kind, Result};
 use crate::onebot::model::decode_message;
 
@@ -85,6 +85,21 @@ impl PeerApi for Peer {
     }
     fn check_media(&self, _: MediaKind) -> Result<()> {
         Ok(())
+    }
+    fn media_steps(&self, _: &ReceivedMedia) -> Vec<MediaStep> {
+        Vec::new()
+    }
+    async fn fetch_media(
+        &self,
+        _: &ReceivedMedia,
+        _: MediaStep,
+        _: &mut dyn MediaSink,
+        _: Deadline,
+    ) -> Result<PeerMedia> {
+        Err(Error::internal("unexpected"))
+    }
+    async fn media_message(&self, _: i64, _: Deadline) -> Result<Message> {
+        Err(Error::internal("unexpected"))
     }
 }
 

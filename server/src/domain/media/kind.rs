@@ -31,8 +31,16 @@ pub const VIDEO_MIMES: [&str; 7] = [
     "video/x-matroska",
 ];
 
-/// The MIME type of content by its leading bytes, if recognised.
+/// MIME type of SILK v3 audio (QQ voice records as received).
+pub const SILK_MIME: &str = "audio/silk";
+
+/// The MIME type of content by its leading bytes, if recognised (SILK v3
+/// voice, with or without QQ's leading 0x02 byte, included).
 pub fn sniff(prefix: &[u8]) -> Option<&'static str> {
+    const SILK: &[u8] = b"#!SILK_V3";
+    if prefix.starts_with(SILK) || prefix.get(1..).is_some_and(|p| p.starts_with(SILK)) {
+        return Some(SILK_MIME);
+    }
     infer::get(prefix).map(|t| t.mime_type())
 }
 

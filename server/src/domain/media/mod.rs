@@ -6,12 +6,23 @@
 //! - [`upload`]: streamed uploads into the staging area.
 //! - [`resolve`]: a send's media sources ([`resolve::MediaSource`]) to
 //!   payloads, and the [`resolve::UrlSource`] port that fetches URLs.
+//! - [`ids`]: the media ids of received segments.
+//! - [`received`]: the content-addressed store of received media.
+//! - [`download`]: DownloadMedia, getting a received item's bytes.
+//! - [`capture`]: capture of received media on receipt.
 
 pub mod kind;
 pub mod resolve;
 pub mod staging;
 pub mod upload;
 
+pub mod capture;
+pub mod download;
+pub mod ids;
+pub mod received;
+
+#[cfg(test)]
+mod received_tests;
 #[cfg(test)]
 mod resolve_tests;
 #[cfg(test)]

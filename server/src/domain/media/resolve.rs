@@ -11,10 +11,13 @@ use std::sync::Arc;
 
 use url::Url;
 
+use super::ids::MediaIds;
 use super::kind::{SNIFF_BYTES, check_kind, sanitize_file_name, sniff, too_large};
+use super::received::{Lookup, ReceivedStore};
 use super::staging::{MediaOwner, MediaStore, TransientMedia};
 use crate::domain::model::media::read_full;
 use crate::domain::model::{MediaKind, MediaPayload};
+use crate::domain::ports::MediaSink;
 use crate::error::{Error, Kind, Result};
 
 /// A URL's bytes, fetched into the staging area for one send.
@@ -32,6 +35,14 @@ pub trait UrlSource: Send + Sync + 'static {
     /// Fetches `url` as media of `kind` for `owner`, within the kind's size
     /// limit; the error names what was refused (an address, a size, a type).
     async fn fetch(&self, url: &Url, kind: MediaKind, owner: &MediaOwner) -> Result<FetchedMedia>;
+
+    /// Fetches a URL a peer gave for received media (a segment's, or one a
+    /// peer action returned) into `sink`: only hosts of
+    /// `media.peer_url_hosts`, through the same address guard. Returns the
+    /// display name from the final URL's path (may be empty). A CDN's
+    /// error answer (a non-2xx status, or a small JSON body with a
+    /// `retcode`) fails with `UrlFetchFailed` carrying its text.
+    async fn fetch_peer(&self, url: &Url, sink: &mut dyn MediaSink) -> Result<String>;
 }
 
 /// Parses a `MediaSource.url` and checks its form (before any fetch):
@@ -102,6 +113,8 @@ pub struct Resolver {
     urls: Arc<dyn UrlSource>,
     /// Canonical media roots; empty disables `path` sources.
     roots: Vec<PathBuf>,
+    /// Received media, usable by their media ids.
+    received: Option<ReceivedStore>,
 }
 
 impl std::fmt::Debug for Resolver {
@@ -128,7 +141,63 @@ impl Resolver {
                 }
             })
             .collect();
-        Self { media, urls, roots }
+        Self {
+            media,
+            urls,
+            roots,
+            received: None,
+        }
+    }
+
+    /// Also resolves the media ids of received media kept in `received`
+    /// (forwarding what was received).
+    pub fn with_received(mut self, received: Option<ReceivedStore>) -> Self {
+        self.received = received;
+        self
+    }
+
+    /// A received media id as a payload of `kind`: kept bytes of the
+    /// owner's account, checked like an upload.
+    async fn resolve_received(
+        &self,
+        owner: &MediaOwner,
+        kind: MediaKind,
+        id: &str,
+        limit: u64,
+    ) -> Result<MediaPayload> {
+        let not_kept = |why: &str| {
+            Error::new(
+                Kind::MediaNotFound,
+                format!("the received media id has no kept bytes ({why}): download it once with DownloadMedia, then send it"),
+            )
+            .with("media_id", id)
+        };
+        let Some(received) = &self.received else {
+            return Err(not_kept("received media are not kept"));
+        };
+        if received.ids().parse(&owner.account_id, id).is_none() {
+            return Err(not_kept("unknown to this account"));
+        }
+        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        let _ = received.wait(&owner.account_id, id, Some(until)).await;
+        let item = match received.lookup(&owner.account_id, id) {
+            Lookup::Stored(item) => item,
+            Lookup::Gone(..) => return Err(not_kept("it expired or was evicted")),
+            Lookup::Unknown => return Err(not_kept("not fetched yet")),
+        };
+        if item.size > limit {
+            return Err(too_large(kind, limit).with("media_id", id));
+        }
+        let mime = check_kind(kind, Some(&item.mime))?;
+        let file = std::fs::File::open(&item.path).map_err(|_| not_kept("its file is gone"))?;
+        Ok(MediaPayload::file(
+            kind,
+            mime,
+            item.file_name,
+            item.size,
+            file,
+            None,
+        ))
     }
 
     /// Resolves one source as `kind` for `owner`; `field` names it in errors.
@@ -142,6 +211,10 @@ impl Resolver {
         let limit = self.media.limit(kind);
         let with_field = |e: Error| e.with("field", field);
         match source {
+            MediaSource::MediaId(id) if MediaIds::is_received(id) => self
+                .resolve_received(owner, kind, id, limit)
+                .await
+                .map_err(with_field),
             MediaSource::MediaId(id) => {
                 let staged = self.media.get(id, owner).map_err(with_field)?;
                 if staged.size > limit {

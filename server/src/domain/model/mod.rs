@@ -10,6 +10,8 @@
 //!   [`TransportKind`].
 //! - [`media`]: [`MediaKind`] and [`MediaPayload`], the bytes of a send.
 //! - [`raw`]: [`RawJson`], the peer's own object kept verbatim.
+//! - [`received`]: [`ReceivedMedia`], a media segment of a received
+//!   message.
 
 pub mod chat;
 pub mod event;
@@ -17,6 +19,7 @@ pub mod media;
 pub mod member;
 pub mod message;
 pub mod raw;
+pub mod received;
 pub mod status;
 
 pub use chat::ChatRef;
@@ -25,4 +28,5 @@ pub use media::{MediaKind, MediaPayload};
 pub use member::{GroupInfo, GroupMember};
 pub use message::{Message, Segment, Sender};
 pub use raw::{RawEntries, RawJson};
-pub use status::{AccountStatus, ConnState, TransportKind};
+pub use received::{ReceivedKind, ReceivedMedia};
+pub use status::{AccountStatus, ConnState, HistoryPaging, TransportKind};

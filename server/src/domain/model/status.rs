@@ -73,8 +73,25 @@ pub struct AccountStatus {
     /// Name of the behaviour profile the adapter uses for this peer (for
     /// example `napcat`); `None` until known.
     pub profile: Option<&'static str>,
+    /// How the adapter pages this peer's history, once it has a view; `None`
+    /// until the peer has identified itself.
+    pub history: Option<HistoryPaging>,
     /// Time of the last frame or heartbeat, as Unix milliseconds.
     pub last_heartbeat_ms: Option<i64>,
     /// Last connection error.
     pub last_error: String,
+}
+
+/// How an adapter pages its peer's history, as it describes it for display
+/// (protocol-neutral: the names are the adapter's own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryPaging {
+    /// Where the adapter puts the anchor of an older page, in the adapter's
+    /// words (for OneBot: `message_seq`, `message_id`, ...).
+    pub anchor: &'static str,
+    /// Whether the peer returns the anchor message itself.
+    pub anchor_included: bool,
+    /// How the adapter knows: `assumed`, `probing`, `probed`, `observed` or
+    /// `configured`.
+    pub basis: &'static str,
 }

@@ -193,6 +193,31 @@ impl PeerApi for Fake {
     fn check_media(&self, _kind: MediaKind) -> Result<()> {
         Ok(())
     }
+
+    fn media_steps(
+        &self,
+        _media: &crate::domain::model::ReceivedMedia,
+    ) -> Vec<crate::domain::ports::MediaStep> {
+        Vec::new()
+    }
+
+    async fn fetch_media(
+        &self,
+        _media: &crate::domain::model::ReceivedMedia,
+        _step: crate::domain::ports::MediaStep,
+        _sink: &mut dyn crate::domain::ports::MediaSink,
+        _deadline: Deadline,
+    ) -> Result<crate::domain::ports::PeerMedia> {
+        Err(Error::internal("unexpected fetch_media"))
+    }
+
+    async fn media_message(
+        &self,
+        _message_id: i64,
+        _deadline: Deadline,
+    ) -> Result<crate::domain::model::Message> {
+        Err(Error::internal("unexpected media_message"))
+    }
 }
 
 fn account_config(groups: &[i64], ttl: u64) -> AccountConfig {

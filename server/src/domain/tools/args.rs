@@ -356,6 +356,24 @@ impl Args {
             }),
         }
     }
+
+    /// An optional integer (any sign): a JSON integer, or a string of
+    /// decimal digits for values a double cannot hold (`messageId`,
+    /// `segmentIndex`).
+    pub fn signed_int(&self, field: &'static str) -> Result<Option<i64>, ArgError> {
+        let wrong = ArgError::WrongType {
+            field,
+            expected: Expected::NumberOrNumericString,
+        };
+        match self.get(field) {
+            None => Ok(None),
+            Some(Arg::Json(v)) => exact_int(v)
+                .or_else(|| v.as_str().and_then(signed_decimal_i64))
+                .map(Some)
+                .ok_or(wrong),
+            Some(Arg::Infinite(_) | Arg::Opaque(_)) => Err(wrong),
+        }
+    }
 }
 
 /// The top-level object as ordered raw entries (duplicates kept; the last

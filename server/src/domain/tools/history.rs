@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::args::{ArgError, Args};
+use super::media::{history_images, marked_history};
 use super::output::{ToolOutput, domain_failure, raw_value};
 use super::texts::Failure;
 use crate::domain::call::CallCtx;
@@ -27,6 +28,8 @@ pub struct HistoryArgs {
     pub count: u32,
     /// Anchor message id.
     pub message_seq: Option<i64>,
+    /// Return the page's images as image content.
+    pub include_images: bool,
 }
 
 impl HistoryArgs {
@@ -37,6 +40,7 @@ impl HistoryArgs {
             chat: args.target()?,
             count: args.clamped("count", DEFAULT_COUNT, MAX_COUNT),
             message_seq: args.message_seq()?,
+            include_images: args.flag("includeImages").unwrap_or(false),
             account_id: args.account_id()?,
         })
     }
@@ -54,15 +58,21 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         anchor_message_id: args.message_seq,
     };
     let page = gw
-        .get_history(request, ctx)
+        .get_history(request, ctx.clone())
         .await
         .map_err(domain_failure(&args.account_id))?;
     let messages: Vec<Value> = page.messages.iter().map(|m| raw_value(&m.raw)).collect();
-    let details = json!({
+    let mut details = json!({
         "status": "ok",
         "target": page.target,
         "count": messages.len(),
         "messages": messages,
     });
-    Ok(ToolOutput::ok(page.rendered, details))
+    if !args.include_images {
+        return Ok(ToolOutput::ok(page.rendered, details));
+    }
+    let images = history_images(gw, &args.account_id, &page.messages, &ctx).await;
+    let text = marked_history(&page.messages, &images, &gw.tz);
+    details["images"] = Value::Array(images.iter().map(|i| i.details.clone()).collect());
+    Ok(ToolOutput::ok(text, details).with_images(images.into_iter().map(|i| i.image)))
 }

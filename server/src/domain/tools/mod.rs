@@ -25,14 +25,16 @@
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
 //! - [`output`]: the shape of a result.
 //! - [`history`], [`members`], [`send`], [`poke`], [`get_message`],
-//!   [`recall`], [`forward`]: one file per tool, each with its argument
-//!   struct (the newer ones also with their description and schemas).
+//!   [`recall`], [`forward`], [`media`]: one file per tool, each with its
+//!   argument struct (the newer ones also with their description and
+//!   schemas).
 
 pub mod args;
 pub mod forward;
 pub mod get_message;
 pub mod history;
 pub mod js;
+pub mod media;
 pub mod members;
 pub mod output;
 pub mod poke;
@@ -140,6 +142,7 @@ impl Gateway {
             ToolName::GetMessage => get_message::run(self, &args, ctx).await,
             ToolName::Recall => recall::run(self, &args, ctx).await,
             ToolName::Forward => forward::run(self, &args, ctx).await,
+            ToolName::Media => media::run(self, &args, ctx).await,
         }
     }
 }

@@ -16,12 +16,30 @@ pub struct ToolOutput {
     pub details: Value,
     /// True when the call failed; then `text` equals `details.error`.
     pub is_error: bool,
+    /// The result as tool-result content (the MCP shape): `text` first,
+    /// then any images.
+    pub content: Vec<ToolContent>,
+}
+
+/// One part of a tool result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolContent {
+    /// Text for the model.
+    Text(String),
+    /// An image for the model.
+    Image {
+        /// Sniffed MIME type.
+        mime_type: String,
+        /// The bytes.
+        data: bytes::Bytes,
+    },
 }
 
 impl ToolOutput {
     /// A successful result.
     pub fn ok(text: String, details: Value) -> Self {
         Self {
+            content: vec![ToolContent::Text(text.clone())],
             text,
             details,
             is_error: false,
@@ -32,9 +50,28 @@ impl ToolOutput {
     pub fn failed(text: String) -> Self {
         Self {
             details: json!({"status": "failed", "error": text}),
+            content: vec![ToolContent::Text(text.clone())],
             text,
             is_error: true,
         }
+    }
+
+    /// This result with `images` (mime type, bytes) after its text.
+    pub fn with_images(mut self, images: impl IntoIterator<Item = (String, bytes::Bytes)>) -> Self {
+        self.content.extend(
+            images
+                .into_iter()
+                .map(|(mime_type, data)| ToolContent::Image { mime_type, data }),
+        );
+        self
+    }
+
+    /// The images of the result, in order.
+    pub fn images(&self) -> impl Iterator<Item = (&str, &bytes::Bytes)> {
+        self.content.iter().filter_map(|c| match c {
+            ToolContent::Image { mime_type, data } => Some((mime_type.as_str(), data)),
+            ToolContent::Text(_) => None,
+        })
     }
 }
 

@@ -31,11 +31,13 @@ pub enum ToolName {
     Recall,
     /// `qq_get_forward`.
     Forward,
+    /// `qq_get_media`.
+    Media,
 }
 
 impl ToolName {
     /// Every tool, in listing order.
-    pub const ALL: [ToolName; 7] = [
+    pub const ALL: [ToolName; 8] = [
         ToolName::History,
         ToolName::Members,
         ToolName::Send,
@@ -43,6 +45,7 @@ impl ToolName {
         ToolName::GetMessage,
         ToolName::Recall,
         ToolName::Forward,
+        ToolName::Media,
     ];
 
     /// The tool's name.
@@ -55,6 +58,7 @@ impl ToolName {
             ToolName::GetMessage => "qq_get_message",
             ToolName::Recall => "qq_recall",
             ToolName::Forward => "qq_get_forward",
+            ToolName::Media => "qq_get_media",
         }
     }
 
@@ -67,7 +71,8 @@ impl ToolName {
             | ToolName::Poke
             | ToolName::GetMessage
             | ToolName::Recall
-            | ToolName::Forward => &[],
+            | ToolName::Forward
+            | ToolName::Media => &[],
         }
     }
 
@@ -81,9 +86,11 @@ impl ToolName {
     /// True for the tools `tools.write_enabled = false` removes.
     pub fn writes(self) -> bool {
         match self {
-            ToolName::History | ToolName::Members | ToolName::GetMessage | ToolName::Forward => {
-                false
-            }
+            ToolName::History
+            | ToolName::Members
+            | ToolName::GetMessage
+            | ToolName::Forward
+            | ToolName::Media => false,
             ToolName::Send | ToolName::Poke | ToolName::Recall => true,
         }
     }
@@ -132,10 +139,11 @@ Arguments:
 - target (required): `group:<group number>`, `private:<QQ number>`, or bare digits (= a private chat). Anything else fails without contacting QQ.
 - count: messages wanted. Default 20. A number is truncated to an integer and clamped to [1, 100] (0 gives 1); anything that is not a number (strings too) falls back to 20.
 - messageSeq: page anchor, a message_id. The page holds only messages strictly older than the anchor (the anchor itself is never repeated, unlike the seed). To read further back, pass the message_id of the first (oldest) message of the previous page.
+- includeImages: true returns the page's images as image content after the text: at most 4, the newest first, each at most 2 MiB (larger or unfetchable ones are left out); the line of a message whose image is returned shows it as [图片#<n>], n being its place in the content (1 = the newest). Default false.
 - accountId: gateway account, default \"default\".
 
 Result text: one line per message, oldest first: `[HH:mm:ss] name(QQ number): text` (time in the gateway's time zone, default Asia/Shanghai; name = group card, else nickname; images [图片], voice [语音], faces [表情], videos [视频], files [文件], merged forwards [合并转发], mentions @name). `（无历史消息）` when there is none.
-details on success: {\"status\":\"ok\",\"target\":\"group:<id>\"|\"private:<id>\",\"count\":<messages returned>,\"messages\":[the implementation's own message objects, sorted by time]}.
+details on success: {\"status\":\"ok\",\"target\":\"group:<id>\"|\"private:<id>\",\"count\":<messages returned>,\"messages\":[the implementation's own message objects, sorted by time]} (with includeImages also \"images\":[{\"n\",\"messageId\",\"segmentIndex\",\"mediaId\",\"mimeType\",\"size\"}]).
 On failure (bad target, account not configured, offline, QQ login refused the token, timeout, implementation error, history unsupported for this chat kind) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
 
 const MEMBERS: &str = "\
@@ -183,6 +191,19 @@ A poke is not a message: it is never queued (an offline account fails with 当�
 details on success: {\"status\":\"ok\",\"groupId\":<number>,\"userId\":<number>}.
 On failure (bad userId, group not whitelisted, groupId missing with several whitelisted groups, offline, the implementation cannot poke, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
 
+const MEDIA: &str = "\
+Get one received image, voice record, video or file of a QQ message. Never throws.
+
+Arguments (one of):
+- mediaId: the media id of an image, record, video or file segment (ChatMessage segments carry it), or an UploadMedia id.
+- messageId and segmentIndex: the message id and the 0-based index of the segment in the message (default 0).
+- accountId: gateway account, default \"default\".
+
+Received media are kept by the gateway when they arrive (images and voice records of whitelisted groups by default), so they outlive QQ's expiring links; anything else is fetched from QQ now.
+Result: an image comes as image content after a text line `[图片] 媒体 <mediaId>：image，<mime type>，<size> 字节，文件名 <name>`; any other kind only as such a line (语音 / 视频 / 文件), use MediaService.DownloadMedia for its bytes. A voice record is the implementation's converted MP3 where it can convert.
+details on success: {\"status\":\"ok\",\"mediaId\",\"kind\":\"image\"|\"record\"|\"video\"|\"file\",\"mimeType\",\"size\",\"sha256\",\"fileName\"}.
+On failure (no mediaId or messageId, an unknown or expired media id, a segment that is not media, a message QQ no longer has, media QQ cannot deliver, too large, account not configured, offline) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+
 fn description(tool: ToolName) -> &'static str {
     match tool {
         ToolName::History => HISTORY,
@@ -192,6 +213,7 @@ fn description(tool: ToolName) -> &'static str {
         ToolName::GetMessage => super::get_message::DESCRIPTION,
         ToolName::Recall => super::recall::DESCRIPTION,
         ToolName::Forward => super::forward::DESCRIPTION,
+        ToolName::Media => MEDIA,
     }
 }
 
@@ -231,6 +253,11 @@ fn input_schema(tool: ToolName) -> Value {
                     "type": ["integer", "string"],
                     "pattern": "^-?[0-9]+$",
                     "description": "Anchor message_id: return only messages strictly older than it."
+                },
+                "includeImages": {
+                    "type": "boolean",
+                    "default": false,
+                    "description": "Return the page's images (at most 4, newest first, each at most 2 MiB) as image content, marked [图片#<n>] in the text."
                 },
                 "accountId": account_id()
             }),
@@ -316,6 +343,28 @@ fn input_schema(tool: ToolName) -> Value {
         ToolName::GetMessage => super::get_message::input_properties(),
         ToolName::Recall => super::recall::input_properties(),
         ToolName::Forward => super::forward::input_properties(),
+        ToolName::Media => (
+            json!({
+                "mediaId": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The media id of a received segment (or an UploadMedia id)."
+                },
+                "messageId": {
+                    "type": ["integer", "string"],
+                    "pattern": "^-?[0-9]+$",
+                    "description": "The message id, with segmentIndex, instead of mediaId."
+                },
+                "segmentIndex": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "default": 0,
+                    "description": "0-based index of the segment in the message."
+                },
+                "accountId": account_id()
+            }),
+            json!([]),
+        ),
     };
     json!({
         "$schema": DIALECT,
@@ -335,7 +384,24 @@ fn details_schema(tool: ToolName) -> Value {
             json!({
                 "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
                 "count": {"type": "integer", "minimum": 0, "maximum": 100},
-                "messages": {"type": "array", "items": {"type": "object"}, "maxItems": 100}
+                "messages": {"type": "array", "items": {"type": "object"}, "maxItems": 100},
+                "images": {
+                    "type": "array",
+                    "maxItems": 4,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "n": {"type": "integer", "minimum": 1, "maximum": 4},
+                            "messageId": {"type": "integer"},
+                            "segmentIndex": {"type": "integer", "minimum": 0},
+                            "mediaId": {"type": "string", "minLength": 1},
+                            "mimeType": {"type": "string"},
+                            "size": {"type": "integer", "minimum": 0}
+                        },
+                        "required": ["n", "messageId", "segmentIndex", "mediaId", "mimeType", "size"],
+                        "additionalProperties": false
+                    }
+                }
             }),
             json!(["status", "target", "count", "messages"]),
         ),
@@ -375,6 +441,19 @@ fn details_schema(tool: ToolName) -> Value {
         ToolName::GetMessage => super::get_message::details_properties(),
         ToolName::Recall => super::recall::details_properties(),
         ToolName::Forward => super::forward::details_properties(),
+        ToolName::Media => (
+            json!({
+                "mediaId": {"type": "string", "minLength": 1},
+                "kind": {"enum": ["image", "record", "video", "file"]},
+                "mimeType": {"type": "string", "minLength": 1},
+                "size": count,
+                "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                "fileName": {"type": "string"}
+            }),
+            json!([
+                "status", "mediaId", "kind", "mimeType", "size", "sha256", "fileName"
+            ]),
+        ),
     };
     let mut ok_properties = properties;
     if let Some(map) = ok_properties.as_object_mut() {

@@ -326,6 +326,31 @@ impl PeerApi for Fake {
     fn check_media(&self, _kind: MediaKind) -> Result<()> {
         Ok(())
     }
+
+    fn media_steps(
+        &self,
+        _media: &crate::domain::model::ReceivedMedia,
+    ) -> Vec<crate::domain::ports::MediaStep> {
+        Vec::new()
+    }
+
+    async fn fetch_media(
+        &self,
+        _media: &crate::domain::model::ReceivedMedia,
+        _step: crate::domain::ports::MediaStep,
+        _sink: &mut dyn crate::domain::ports::MediaSink,
+        _deadline: Deadline,
+    ) -> Result<crate::domain::ports::PeerMedia> {
+        Err(Error::internal("unexpected fetch_media"))
+    }
+
+    async fn media_message(
+        &self,
+        _message_id: i64,
+        _deadline: Deadline,
+    ) -> Result<crate::domain::model::Message> {
+        Err(Error::internal("unexpected media_message"))
+    }
 }
 
 /// A gateway with its write side open over a temporary data directory.
@@ -921,7 +946,7 @@ async fn unknown_tools_and_english_texts() {
     let out = call(&gw, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_get_message、qq_recall、qq_get_forward。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_get_message、qq_recall、qq_get_forward、qq_get_media。",
         "unknown",
     );
     // Names are exact.
@@ -974,7 +999,8 @@ async fn tools_disabled_and_read_only_deployments() {
             "qq_get_history",
             "qq_get_group_members",
             "qq_get_message",
-            "qq_get_forward"
+            "qq_get_forward",
+            "qq_get_media"
         ]
     );
     for (name, args) in [
@@ -992,7 +1018,7 @@ async fn tools_disabled_and_read_only_deployments() {
     let out = call(&ro, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_get_message、qq_get_forward。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_get_message、qq_get_forward、qq_get_media。",
         "unknown, read-only",
     );
     assert_eq!(fake.calls(), vec![]);
@@ -1434,6 +1460,48 @@ async fn poke_rules_and_failure_rows() {
         "offline",
     );
     assert_eq!(fake.calls(), vec![]);
+}
+
+#[test]
+fn get_media_arguments() {
+    use super::args::{ArgError, Args};
+    use super::media::MediaArgs;
+    use crate::domain::read::download::DownloadTarget;
+    let parse = |json: &str| MediaArgs::parse(&Args::parse(json).unwrap());
+    assert_eq!(
+        parse(r#"{"mediaId":" r_x_1_0 "}"#).unwrap().target,
+        DownloadTarget::MediaId("r_x_1_0".into())
+    );
+    assert_eq!(
+        parse(r#"{"messageId":-12,"segmentIndex":2}"#)
+            .unwrap()
+            .target,
+        DownloadTarget::Message {
+            message_id: -12,
+            segment_index: 2
+        }
+    );
+    assert_eq!(
+        parse(r#"{"messageId":"9007199254740993"}"#).unwrap().target,
+        DownloadTarget::Message {
+            message_id: 9_007_199_254_740_993,
+            segment_index: 0
+        }
+    );
+    assert_eq!(parse("{}").unwrap_err(), ArgError::Missing("mediaId"));
+    assert!(matches!(
+        parse(r#"{"messageId":1.5}"#).unwrap_err(),
+        ArgError::WrongType {
+            field: "messageId",
+            ..
+        }
+    ));
+    assert!(parse(r#"{"mediaId":3}"#).is_err());
+    let spec = ToolSpec::of(ToolName::Media);
+    assert!(spec.read_only && !spec.destructive);
+    let ok = json!({"status": "ok", "mediaId": "r_a_1_0", "kind": "image", "mimeType": "image/png",
+                    "size": 5, "sha256": "0".repeat(64), "fileName": ""});
+    assert!(jsonschema::is_valid(&spec.details_schema, &ok));
 }
 
 /// `qq_send`'s private chats, quotes and mentions: what reaches the peer,

@@ -364,10 +364,17 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             format!("媒体格式不符：{msg}"),
             format!("media of the wrong type: {msg}"),
         ),
+        Kind::MediaNotFound if !err.meta("media_id").is_some_and(|id| id.starts_with("r_")) => {
+            pick(
+                locale,
+                "媒体不存在或已过期，请重新调用 UploadMedia 上传。".to_owned(),
+                "media not found or expired; upload it again with UploadMedia.".to_owned(),
+            )
+        }
         Kind::MediaNotFound => pick(
             locale,
-            "媒体不存在或已过期，请重新调用 UploadMedia 上传。".to_owned(),
-            "media not found or expired; upload it again with UploadMedia.".to_owned(),
+            format!("媒体不存在或已不再保存：{msg}"),
+            format!("media not found or no longer kept: {msg}"),
         ),
         Kind::MediaChecksumMismatch => pick(
             locale,
@@ -492,6 +499,11 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             locale,
             format!("请求过大：{msg}"),
             format!("request too large: {msg}"),
+        ),
+        Kind::MediaDownloadFailed => pick(
+            locale,
+            format!("无法取得该媒体的内容：{msg}"),
+            format!("the media's bytes could not be fetched: {msg}"),
         ),
         Kind::UserNotAllowed => {
             let user = meta("user_id");

@@ -8,42 +8,23 @@ use super::AccountClient;
 use super::inner::{Inner, lock};
 use crate::domain::call::Deadline;
 use crate::domain::model::{
-    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
+    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message, ReceivedMedia,
 };
-use crate::domain::ports::{HistoryPage, OutSegment, PeerApi};
+use crate::domain::ports::{HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia};
 use crate::error::{Error, Kind, Result};
+use crate::onebot::answer;
 use crate::onebot::flavor::Flavor;
-use crate::onebot::history;
+use crate::onebot::ids;
 use crate::onebot::model::{decode_forward, decode_group, decode_members, decode_message, int_of};
 use crate::onebot::outgoing::{self, object};
 
 impl Inner {
-    /// The real seq of `message_id` (cache, else `get_msg`).
-    async fn resolve_seq(&self, chat: ChatRef, message_id: i64, deadline: Deadline) -> Result<i64> {
-        if let Some(seq) = lock(&self.seqs).get(chat, message_id) {
-            return Ok(seq);
-        }
-        let data = self
-            .call_action("get_msg", json!({ "message_id": message_id }), deadline)
-            .await?;
-        let seq = history::raw_seq(&data).ok_or_else(|| {
-            Error::new(
-                Kind::OnebotProtocolError,
-                format!("get_msg of message {message_id} reported no message_seq"),
-            )
-            .with("action", "get_msg")
-            .with("message_id", message_id)
-        })?;
-        lock(&self.seqs).insert(chat, message_id, seq);
-        Ok(seq)
-    }
-
     /// `get_msg` of `message_id`, decoded. The chat is the one the answer
     /// names; for the bot's own private messages (whose answer names the
     /// bot) the other side (`target_id`); else, for peers that name none
     /// (Lagrange), the chat the id was seen in, else `hint`. A message the
     /// peer keeps as recalled (LLOneBot `status: deleted`) is not found.
-    async fn read_message(
+    pub(super) async fn read_message(
         &self,
         message_id: i64,
         hint: Option<ChatRef>,
@@ -52,6 +33,8 @@ impl Inner {
         let data = self
             .call_action("get_msg", json!({ "message_id": message_id }), deadline)
             .await?;
+        // `ok` with `null` or `{}`: the peer does not have the message.
+        let data = answer::object("get_msg", data, || format!("message {message_id}"))?;
         if data.get("status").and_then(Value::as_str) == Some("deleted") {
             return Err(Error::new(
                 Kind::MessageNotFound,
@@ -138,11 +121,10 @@ impl PeerApi for AccountClient {
         self.inner.status.subscribe()
     }
 
-    /// Translates the anchor per flavor (NapCat short id in `message_seq`,
-    /// Lagrange/SnowLuma `message_id`, LLOneBot/go-cqhttp real seq), drops
-    /// the anchor row where the flavor includes it, and turns "empty" errors
-    /// (NapCat) into an empty page. go-cqhttp private chats fail with
-    /// `HistoryUnsupported`.
+    /// In the style the adapter learned from the peer (a probe on connect,
+    /// then every page), whatever the flavor; a page that does not fit its
+    /// anchor is corrected before it is returned. A peer without the
+    /// chat kind's history action fails with `HistoryUnsupported`.
     async fn get_history(
         &self,
         chat: ChatRef,
@@ -150,29 +132,7 @@ impl PeerApi for AccountClient {
         anchor: Option<i64>,
         deadline: Deadline,
     ) -> Result<HistoryPage> {
-        let inner = &self.inner;
-        // The flavor decides the request: make sure it is known.
-        let action = match chat {
-            ChatRef::Group(_) => "get_group_msg_history",
-            ChatRef::Private(_) => "get_friend_msg_history",
-        };
-        inner.route(action, deadline).await?;
-        let flavor = inner.flavor();
-        history::check_supported(flavor, chat)?;
-        let anchor_seq = match anchor {
-            Some(a) if history::needs_seq(flavor) => {
-                Some(inner.resolve_seq(chat, a, deadline).await?)
-            }
-            _ => None,
-        };
-        let (action, params) = history::request(flavor, chat, count, anchor, anchor_seq);
-        let answer = inner.call_data(action, params, deadline).await;
-        let page = history::page(flavor, chat, count, anchor, answer)?;
-        let mut seqs = lock(&inner.seqs);
-        for m in &page.messages {
-            seqs.learn(m);
-        }
-        Ok(page)
+        self.inner.history_page(chat, count, anchor, deadline).await
     }
 
     async fn get_group_members(
@@ -189,7 +149,11 @@ impl PeerApi for AccountClient {
             .inner
             .call_action("get_group_member_list", params, deadline)
             .await?;
-        Ok(decode_members(array_data("get_group_member_list", data)?))
+        Ok(decode_members(answer::list(
+            "get_group_member_list",
+            data,
+            false,
+        )?))
     }
 
     async fn get_groups(&self, deadline: Deadline) -> Result<Vec<GroupInfo>> {
@@ -197,7 +161,7 @@ impl PeerApi for AccountClient {
             .inner
             .call_action("get_group_list", json!({}), deadline)
             .await?;
-        Ok(array_data("get_group_list", data)?
+        Ok(answer::list("get_group_list", data, true)?
             .iter()
             .filter_map(decode_group)
             .collect())
@@ -225,7 +189,10 @@ impl PeerApi for AccountClient {
             .await?;
         // go-cqhttp answers a poke segment with message_id 0; a peer that
         // reports none gets 0 too (the send itself succeeded).
-        let id = data.get("message_id").and_then(int_of).unwrap_or(0);
+        let id = data
+            .get("message_id")
+            .and_then(ids::message_id_of)
+            .unwrap_or(0);
         if id != 0 {
             // Remembered for peers whose get_msg names no chat (recalls).
             lock(&inner.seqs).learn_chat(chat, id);
@@ -330,27 +297,24 @@ impl PeerApi for AccountClient {
         let inner = &self.inner;
         outgoing::check_media(inner.flavor(), inner.cfg.shared_dir.as_ref(), kind)
     }
-}
 
-fn array_data(action: &str, data: Value) -> Result<Vec<Value>> {
-    match data {
-        Value::Array(items) => Ok(items),
-        Value::Null => Ok(Vec::new()),
-        other => Err(Error::new(
-            Kind::OnebotProtocolError,
-            format!("{action}: expected an array, got {}", json_kind(&other)),
-        )
-        .with("action", action)),
+    /// By flavor: see the table of `client::media`.
+    fn media_steps(&self, media: &ReceivedMedia) -> Vec<MediaStep> {
+        super::media::steps(self.inner.flavor(), media)
     }
-}
 
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+    async fn fetch_media(
+        &self,
+        media: &ReceivedMedia,
+        step: MediaStep,
+        sink: &mut dyn MediaSink,
+        deadline: Deadline,
+    ) -> Result<PeerMedia> {
+        self.inner.fetch_media(media, step, sink, deadline).await
+    }
+
+    /// `get_msg`.
+    async fn media_message(&self, message_id: i64, deadline: Deadline) -> Result<Message> {
+        self.inner.media_message(message_id, deadline).await
     }
 }

@@ -11,6 +11,7 @@ use super::inner::{Inner, lock};
 use super::routing::Route;
 use crate::error::Result;
 use crate::onebot::flavor::{Flavor, FlavorSetting};
+use crate::onebot::history::profile::{AnchorStyle, HistoryProfile};
 use crate::onebot::model::int_of;
 use crate::onebot::transport::body::ParamsJson;
 
@@ -73,6 +74,32 @@ impl Inner {
             );
         }
         *lock(&self.flavor) = Some(flavor);
+        let history = {
+            let mut learned = lock(&self.learned);
+            let identity = format!(
+                "{}\u{0}{}\u{0}{}",
+                app_name,
+                text(version, "app_version"),
+                if self_id != 0 {
+                    self_id
+                } else {
+                    self.status.borrow().self_id
+                }
+            );
+            // A new peer (or a first connect) starts from its flavor's
+            // convention and the configured parts; the same peer keeps what
+            // was learned of it.
+            if learned.probed_for.as_deref() != Some(identity.as_str()) {
+                let anchor = AnchorStyle::parse_setting(&self.cfg.history_anchor)
+                    .ok()
+                    .flatten();
+                learned.profile =
+                    HistoryProfile::with_settings(flavor, anchor, self.cfg.history_anchor_included);
+                learned.probed_for = None;
+                learned.gave_up = false;
+            }
+            learned.profile
+        };
         self.update("", |s| {
             if self_id != 0 {
                 s.self_id = self_id;
@@ -81,6 +108,7 @@ impl Inner {
             s.implementation = app_name;
             s.implementation_version = text(version, "app_version");
             s.profile = Some(flavor.name());
+            s.history = Some(history.display(false));
         });
     }
 }

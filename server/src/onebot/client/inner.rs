@@ -14,6 +14,8 @@ use crate::domain::model::AccountStatus;
 use crate::domain::ports::EventSink;
 use crate::onebot::flavor::{Flavor, FlavorSetting};
 use crate::onebot::history::SeqCache;
+use crate::onebot::history::probe::Marks;
+use crate::onebot::history::profile::Learned;
 use crate::onebot::transport::backoff::Backoff;
 use crate::onebot::transport::http::HttpTransport;
 use crate::onebot::transport::ws::Link;
@@ -49,6 +51,10 @@ pub(crate) struct Inner {
     /// Notified when HTTP should be probed again at once.
     pub(crate) http_check: Notify,
     pub(crate) seqs: Mutex<SeqCache>,
+    /// What is known of messages seen, for anchors and judging pages.
+    pub(crate) marks: Mutex<Marks>,
+    /// How the peer pages its history, as learned so far.
+    pub(crate) learned: Mutex<Learned>,
     pub(crate) sink: Arc<dyn EventSink>,
     pub(crate) echo: AtomicU64,
     pub(crate) retry_at: Mutex<Option<Instant>>,

@@ -8,12 +8,17 @@
 //! - `routing`: which transport carries a call, and the call itself.
 //! - `identify`: the identity actions and what they tell.
 //! - `errors`: the errors of calls the peer did not answer.
+//! - `paging`: history pages as the peer really pages (probe, judge,
+//!   correct).
 //! - `actions`: the typed actions behind the port.
+//! - `media`: received media per flavor (steps, lookups, stream downloads).
 
 mod actions;
 mod errors;
 mod identify;
 mod inner;
+mod media;
+mod paging;
 mod routing;
 pub mod supervisor;
 
@@ -33,6 +38,8 @@ use crate::domain::ports::EventSink;
 use crate::error::{Error, Result};
 use crate::onebot::flavor::{Flavor, FlavorSetting};
 use crate::onebot::history::SeqCache;
+use crate::onebot::history::probe::Marks;
+use crate::onebot::history::profile::{AnchorStyle, HistoryProfile, Learned};
 use crate::onebot::transport::http::HttpTransport;
 use crate::onebot::transport::reverse::{ClientRole, ReverseAccount};
 use crate::onebot::transport::{Connector, Io, TcpConnector, WssConnector};
@@ -64,6 +71,13 @@ impl AccountClient {
         let flavor_setting = Flavor::parse_setting(&cfg.flavor).ok_or_else(|| {
             Error::internal(format!("account {id:?}: unknown flavor {:?}", cfg.flavor))
                 .with("account_id", id)
+        })?;
+        let history_anchor = AnchorStyle::parse_setting(&cfg.history_anchor).map_err(|_| {
+            Error::internal(format!(
+                "account {id:?}: unknown history_anchor {:?}",
+                cfg.history_anchor
+            ))
+            .with("account_id", id)
         })?;
         let owner = if cfg.reverse {
             Owner::Reverse
@@ -110,6 +124,11 @@ impl AccountClient {
             FlavorSetting::Fixed(f) => Some(f),
             FlavorSetting::Auto => None,
         };
+        let history = HistoryProfile::with_settings(
+            fixed.unwrap_or_default(),
+            history_anchor,
+            cfg.history_anchor_included,
+        );
         let (status, _) = watch::channel(AccountStatus {
             state: ConnState::Connecting,
             profile: fixed.map(Flavor::name),
@@ -129,6 +148,8 @@ impl AccountClient {
             http: http.clone(),
             http_check: Notify::new(),
             seqs: Mutex::new(SeqCache::new(SEQ_CACHE_CAPACITY)),
+            marks: Mutex::new(Marks::new(SEQ_CACHE_CAPACITY)),
+            learned: Mutex::new(Learned::new(history)),
             sink,
             echo: AtomicU64::new(1),
             retry_at: Mutex::new(None),

@@ -21,6 +21,7 @@ use crate::domain::model::ConnState;
 use crate::error::{Error, Kind, Result};
 use crate::onebot::flavor::Flavor;
 use crate::onebot::frame::{Data, Frame};
+use crate::onebot::ids;
 use crate::onebot::retcode::{self, Via};
 use crate::onebot::transport::body::ParamsJson;
 use crate::onebot::transport::http::{HttpError, HttpTransport};
@@ -135,9 +136,11 @@ impl Inner {
     pub(crate) async fn call_data(
         &self,
         action: &str,
-        params: Value,
+        mut params: Value,
         caller: Deadline,
     ) -> Result<Data> {
+        // Mapped message ids go back as the peer wrote them.
+        ids::outbound(&mut params);
         if caller.expired() {
             return Err(Error::new(
                 Kind::DeadlineExceeded,

@@ -317,6 +317,12 @@ impl Inner {
         let connected = match identified {
             Ok((login, version)) => {
                 self.apply_identity(&login, &version);
+                tokio::select! {
+                    () = self.learn_history(&route) => {}
+                    end = &mut session => {
+                        return self.link_ended(&link, end.unwrap_or(SessionEnd::Local), false);
+                    }
+                }
                 self.set_link(Some(link.clone()));
                 self.drive(Step::Identified, "");
                 true
@@ -416,9 +422,11 @@ impl Inner {
         let budget = Budget::EachCall(std::time::Duration::from_millis(
             self.cfg.connect_timeout_ms,
         ));
-        match self.identify(&Route::Http(http), budget).await {
+        let route = Route::Http(http);
+        match self.identify(&route, budget).await {
             Ok((login, version)) => {
                 self.apply_identity(&login, &version);
+                self.learn_history(&route).await;
                 self.set_http_ok(true);
                 if drives {
                     self.drive(Step::Identified, "");
@@ -447,6 +455,7 @@ impl Inbound for Inner {
     fn event(&self, event: InboundEvent) {
         if let InboundEvent::Message { message, .. } = &event {
             lock(&self.seqs).learn(message);
+            lock(&self.marks).learn(message);
         }
         self.sink.publish(&self.id, event);
     }

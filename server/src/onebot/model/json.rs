@@ -128,7 +128,7 @@ fn finish(
 /// What a history answer's `data` holds.
 #[derive(Debug)]
 pub enum Entries {
-    /// No list: `null`, or an object without `messages` (or with `null`).
+    /// No list: `null`, or an object without `messages`.
     None,
     /// The entries that are messages, in the peer's order, and how many
     /// entries the list had.
@@ -266,8 +266,14 @@ impl<'de> Visitor<'de> for ShapeVisitor {
         f.write_str("any JSON value")
     }
 
+    /// `null` data is no list; `"messages": null` is an empty one (the
+    /// peer knows the action and has nothing).
     fn visit_unit<E: de::Error>(self) -> Result<Shape, E> {
-        Ok(Shape::None)
+        Ok(if self.inner {
+            Shape::List(Vec::new())
+        } else {
+            Shape::None
+        })
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {

@@ -13,6 +13,7 @@ use crate::domain::model::{
     ChatRef, GroupInfo, GroupMember, Message, RawEntries, RawJson, Segment, Sender,
 };
 use crate::onebot::cq;
+use crate::onebot::ids;
 
 /// The JSON text of `value`, kept as the peer's own object.
 pub fn raw_of_value(value: &Value) -> RawJson {
@@ -124,7 +125,7 @@ pub(super) fn segment_of_parts(kind: &str, data: Option<&Map<String, Value>>) ->
             file_size: size_field(data, "file_size"),
             url: text_field(data, "url"),
         },
-        "reply" => Segment::reply(first_text(data, &["id", "seq"])),
+        "reply" => Segment::reply(ids::message_id_text(&first_text(data, &["id", "seq"]))),
         "forward" => Segment::Forward {
             id: first_text(data, &["id", "res_id", "forward_id"]),
         },
@@ -173,7 +174,8 @@ pub fn segments_of(message: &Value, raw_message: Option<&str>) -> Vec<Segment> {
 /// or a message event).
 ///
 /// Returns `None` for anything without a numeric sender id
-/// (`sender.user_id`, else `user_id`) or `message_id`, and when `chat` is
+/// (`sender.user_id`, else `user_id`) or any `message_id` (ids of every
+/// shape are read by [`ids::message_id_of`]), and when `chat` is
 /// `None` and cannot be derived (`message_type` `group` with a numeric
 /// `group_id`, `private` with the other side's id — `target_id` for the
 /// bot's own `message_sent` — or, without `message_type`, a numeric
@@ -198,7 +200,7 @@ pub(super) fn message_of_fields(
     raw: impl FnOnce() -> RawJson,
 ) -> Option<Message> {
     let user_id = int_of(obj.sender_of("user_id")).or_else(|| int_of(obj.value_of("user_id")))?;
-    let message_id = int_of(obj.value_of("message_id"))?;
+    let message_id = ids::message_id_of(obj.value_of("message_id"))?;
     let chat = match chat {
         Some(chat) => chat,
         None => derive_chat(obj, user_id)?,
@@ -424,6 +426,24 @@ mod tests {
     }
 
     #[test]
+    fn message_ids_of_any_shape_are_kept() {
+        let chat = Some(ChatRef::Group(1));
+        for id in [
+            json!("99999999999999999999"),
+            json!("fork-1"),
+            json!(u64::MAX),
+        ] {
+            let m = decode_message(&json!({"message_id": id, "user_id": 2}), chat).unwrap();
+            assert!(ids::is_mapped(m.message_id), "{id}");
+        }
+        let reply = decode_segment(&json!({"type": "reply", "data": {"id": "fork-1"}}));
+        assert_eq!(
+            reply,
+            Some(Segment::reply(ids::mapped("fork-1").to_string()))
+        );
+    }
+
+    #[test]
     fn entries_without_numeric_ids_are_dropped() {
         let chat = Some(ChatRef::Group(1));
         for v in [
@@ -434,7 +454,6 @@ mod tests {
             json!({"message_id": null, "user_id": 2}),
             json!({"user_id": 2}),
             json!({"message_id": 1, "user_id": 1e300}),
-            json!({"message_id": "99999999999999999999", "user_id": 2}),
             json!("message"),
             json!([1, 2]),
             json!(null),

@@ -107,6 +107,78 @@ impl HttpTransport {
     }
 }
 
+impl HttpTransport {
+    /// Calls a stream action: NapCat writes its frames into one response,
+    /// separated by a blank line (`\r\n\r\n`; compact JSON has none
+    /// inside). Reads at most `max_body` bytes; returns the HTTP status and
+    /// the frames in order.
+    pub async fn call_frames(
+        &self,
+        action: &str,
+        params: &ParamsJson,
+        timeout: Duration,
+        max_body: usize,
+    ) -> Result<(u16, Vec<Frame>), HttpError> {
+        let url = self
+            .base
+            .join(action)
+            .map_err(|e| HttpError::NotSent(format!("bad action name {action:?}: {e}")))?;
+        let mut request = self
+            .client
+            .post(url)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(params.to_vec())
+            .timeout(timeout);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        let mut response = request.send().await.map_err(|e| classify(&e))?;
+        let status = response.status().as_u16();
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| classify(&e))? {
+            if body.len() + chunk.len() > max_body {
+                return Err(HttpError::Status(
+                    status,
+                    format!("the stream answer is larger than {max_body} bytes"),
+                ));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let mut frames = Vec::new();
+        for piece in split_frames(&body) {
+            match Frame::from_slice(piece) {
+                Ok(frame) => frames.push(frame),
+                Err(_) if status == 401 || status == 403 => return Err(HttpError::Auth(status)),
+                Err(_) => {
+                    let text: String = String::from_utf8_lossy(piece).chars().take(200).collect();
+                    return Err(HttpError::Status(status, text));
+                }
+            }
+        }
+        Ok((status, frames))
+    }
+}
+
+/// The non-blank pieces of a body of frames separated by `\r\n\r\n`.
+fn split_frames(body: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = body;
+    std::iter::from_fn(move || {
+        loop {
+            if rest.is_empty() {
+                return None;
+            }
+            let (piece, next) = match rest.windows(4).position(|w| w == b"\r\n\r\n") {
+                Some(i) => (&rest[..i], &rest[i + 4..]),
+                None => (rest, &rest[rest.len()..]),
+            };
+            rest = next;
+            if !piece.iter().all(u8::is_ascii_whitespace) {
+                return Some(piece);
+            }
+        }
+    })
+}
+
 fn classify(e: &reqwest::Error) -> HttpError {
     // reqwest's message names the URL; show it without credentials.
     let text = match e.url() {
@@ -121,5 +193,26 @@ fn classify(e: &reqwest::Error) -> HttpError {
         HttpError::Timeout
     } else {
         HttpError::Lost(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_frames;
+
+    #[test]
+    fn stream_bodies_split_on_blank_lines() {
+        let body = b"{\"a\":1}\r\n\r\n{\"b\":\"x\\r\\ny\"}\r\n\r\n\r\n\r\n{\"c\":3}\r\n";
+        let parts: Vec<&[u8]> = split_frames(body).collect();
+        assert_eq!(
+            parts,
+            [
+                &b"{\"a\":1}"[..],
+                &b"{\"b\":\"x\\r\\ny\"}"[..],
+                &b"{\"c\":3}\r\n"[..]
+            ]
+        );
+        assert_eq!(split_frames(b"").count(), 0);
+        assert_eq!(split_frames(b" \r\n\r\n ").count(), 0);
     }
 }

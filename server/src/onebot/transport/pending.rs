@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::onebot::frame::Frame;
 
@@ -31,9 +31,16 @@ pub struct Pending {
     inner: Mutex<Inner>,
 }
 
+/// Who waits for an echo: one reply, or every frame of a stream action.
+#[derive(Debug)]
+enum Waiter {
+    Once(oneshot::Sender<Answer>),
+    Stream(mpsc::UnboundedSender<Answer>),
+}
+
 #[derive(Debug, Default)]
 struct Inner {
-    waiting: HashMap<String, oneshot::Sender<Answer>>,
+    waiting: HashMap<String, Waiter>,
     /// Set once the connection is gone: later registrations fail.
     closed: bool,
 }
@@ -72,8 +79,28 @@ impl Pending {
         if inner.waiting.len() >= self.max {
             return Err(RegisterError::Full);
         }
-        inner.waiting.insert(echo.clone(), tx);
+        inner.waiting.insert(echo.clone(), Waiter::Once(tx));
         Ok(PendingCall {
+            map: self.clone(),
+            echo,
+            rx,
+        })
+    }
+
+    /// Registers a stream action under `echo`: every frame with that echo
+    /// goes to the returned call until one is terminal (see
+    /// [`Pending::complete`]); the guard removes it on drop.
+    pub fn register_stream(self: &Arc<Self>, echo: String) -> Result<PendingStream, RegisterError> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut inner = self.lock();
+        if inner.closed {
+            return Err(RegisterError::Closed);
+        }
+        if inner.waiting.len() >= self.max {
+            return Err(RegisterError::Full);
+        }
+        inner.waiting.insert(echo.clone(), Waiter::Stream(tx));
+        Ok(PendingStream {
             map: self.clone(),
             echo,
             rx,
@@ -82,12 +109,30 @@ impl Pending {
 
     /// Delivers a reply frame. Gives the frame back when no call waits for
     /// `key` (late reply after a timeout, or a frame for someone else).
+    ///
+    /// A stream action's frame stays registered unless it is terminal: not
+    /// marked `"stream": "stream-action"`, a failure, or `data.type`
+    /// `response` / `error`.
     pub fn complete(&self, key: &str, frame: Frame) -> Result<(), Frame> {
-        let tx = self.lock().waiting.remove(key);
-        match tx {
-            // The receiver may have just been dropped: the call is over
-            // either way.
-            Some(tx) => {
+        let mut inner = self.lock();
+        match inner.waiting.get(key) {
+            Some(Waiter::Stream(tx)) => {
+                let tx = tx.clone();
+                if is_terminal(&frame) {
+                    inner.waiting.remove(key);
+                }
+                drop(inner);
+                // A receiver gone means the caller gave up: drop the frame.
+                let _ = tx.send(Answer::Reply(frame));
+                Ok(())
+            }
+            Some(Waiter::Once(_)) => {
+                let Some(Waiter::Once(tx)) = inner.waiting.remove(key) else {
+                    return Err(frame);
+                };
+                drop(inner);
+                // The receiver may have just been dropped: the call is over
+                // either way.
                 let _ = tx.send(Answer::Reply(frame));
                 Ok(())
             }
@@ -103,8 +148,15 @@ impl Pending {
             inner.waiting.drain().map(|(_, tx)| tx).collect()
         };
         let n = drained.len();
-        for tx in drained {
-            let _ = tx.send(Answer::Lost);
+        for waiter in drained {
+            match waiter {
+                Waiter::Once(tx) => {
+                    let _ = tx.send(Answer::Lost);
+                }
+                Waiter::Stream(tx) => {
+                    let _ = tx.send(Answer::Lost);
+                }
+            }
         }
         n
     }
@@ -149,6 +201,56 @@ impl Drop for PendingCall {
     fn drop(&mut self) {
         self.map.remove(&self.echo);
     }
+}
+
+/// One registered stream action: its frames in order; dropping it removes
+/// the entry.
+#[derive(Debug)]
+pub struct PendingStream {
+    map: Arc<Pending>,
+    echo: String,
+    rx: mpsc::UnboundedReceiver<Answer>,
+}
+
+impl PendingStream {
+    /// The echo this call was registered under.
+    pub fn echo(&self) -> &str {
+        &self.echo
+    }
+
+    /// The next frame; [`Answer::Lost`] once the connection dropped (or the
+    /// map was dropped).
+    pub async fn next(&mut self) -> Answer {
+        self.rx.recv().await.unwrap_or(Answer::Lost)
+    }
+}
+
+impl Drop for PendingStream {
+    fn drop(&mut self) {
+        self.map.remove(&self.echo);
+    }
+}
+
+/// True when a frame ends a stream action.
+pub fn is_terminal(frame: &Frame) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    }
+    let head = frame.head();
+    if head.get("stream").and_then(Value::as_str) != Some("stream-action") {
+        return true;
+    }
+    if head.get("status").and_then(Value::as_str) == Some("failed") {
+        return true;
+    }
+    let kind = frame
+        .data()
+        .raw()
+        .and_then(|raw| serde_json::from_str::<Kind>(raw.get()).ok())
+        .and_then(|k| k.kind);
+    !matches!(kind.as_deref(), Some("stream"))
 }
 
 /// The matching key of an echo as it came back: strings as they are (a

@@ -35,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::BoxIo;
 use super::body::{Outgoing, ParamsJson};
-use super::pending::{Answer, Pending, RegisterError, echo_key};
+use super::pending::{Answer, Pending, PendingStream, RegisterError, echo_key};
 use crate::domain::model::TransportKind;
 use crate::onebot::events::{self, Decoded};
 use crate::onebot::frame::Frame;
@@ -257,6 +257,50 @@ impl Link {
             Ok(Answer::Reply(frame)) => Ok(frame),
             Ok(Answer::Lost) => Err(LinkError::Lost),
             Err(_) => Err(LinkError::Timeout { sent: true }),
+        }
+    }
+}
+
+impl Link {
+    /// Sends a stream action (many reply frames with one echo) and returns
+    /// its frames as they come; the caller bounds the wait for each.
+    /// Dropping the returned stream removes the pending entry.
+    pub async fn call_stream(
+        &self,
+        echo: String,
+        action: &str,
+        params: &ParamsJson,
+        deadline: Instant,
+    ) -> Result<PendingStream, LinkError> {
+        let call = self.pending.register_stream(echo).map_err(|e| match e {
+            RegisterError::Full => LinkError::Full,
+            RegisterError::Closed => LinkError::NotSent,
+        })?;
+        if self.is_closed() {
+            return Err(LinkError::NotSent);
+        }
+        let buffered = Arc::new(AtomicBool::new(false));
+        let written = match params.frame(action, call.echo()) {
+            Outgoing::Message(msg) => {
+                tokio::time::timeout_at(deadline, self.writer.write(msg, &buffered)).await
+            }
+            Outgoing::Fragments(frames) => {
+                let task = tokio::spawn(self.writer.clone().write_fragments(
+                    frames,
+                    buffered.clone(),
+                    self.close.clone(),
+                ));
+                tokio::time::timeout_at(deadline, task)
+                    .await
+                    .map(|joined| joined.unwrap_or(Err(())))
+            }
+        };
+        let sent = buffered.load(Ordering::Acquire);
+        match written {
+            Err(_) => Err(LinkError::Timeout { sent }),
+            Ok(Err(())) if sent => Err(LinkError::Lost),
+            Ok(Err(())) => Err(LinkError::NotSent),
+            Ok(Ok(())) => Ok(call),
         }
     }
 }

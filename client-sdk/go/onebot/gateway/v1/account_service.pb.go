@@ -329,9 +329,25 @@ type Account struct {
 	Groups []int64 `protobuf:"varint,12,rep,packed,name=groups,proto3" json:"groups,omitempty"`
 	// The account's private-chat whitelist (`users`): the QQ numbers it may
 	// send to privately; empty means private sends are off.
-	Users         []int64 `protobuf:"varint,13,rep,packed,name=users,proto3" json:"users,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Users []int64 `protobuf:"varint,13,rep,packed,name=users,proto3" json:"users,omitempty"`
+	// Where the gateway puts the anchor of an older history page for this
+	// peer, as learned from the peer's own pages (a probe on connect, then
+	// every page) or set by `accounts.<id>.history_anchor`: `message_seq` (the
+	// seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+	// `message_id` or `both`. Empty until the peer has identified itself.
+	// `next_anchor_message_id` stays a message id whatever this says.
+	HistoryAnchor string `protobuf:"bytes,14,opt,name=history_anchor,json=historyAnchor,proto3" json:"history_anchor,omitempty"`
+	// Whether the peer returns the anchor message itself in an anchored page
+	// (the gateway drops it either way).
+	AnchorIncluded bool `protobuf:"varint,15,opt,name=anchor_included,json=anchorIncluded,proto3" json:"anchor_included,omitempty"`
+	// How the gateway knows `history_anchor` and `anchor_included`:
+	// `assumed` (the flavor's convention, not yet checked), `probing`,
+	// `probed` (two pages of a chat with history, on connect), `observed` (a
+	// page the peer answered showed it, or forced a correction) or
+	// `configured`. Empty until the peer has identified itself.
+	HistoryAnchorSource string `protobuf:"bytes,16,opt,name=history_anchor_source,json=historyAnchorSource,proto3" json:"history_anchor_source,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Account) Reset() {
@@ -455,6 +471,27 @@ func (x *Account) GetUsers() []int64 {
 	return nil
 }
 
+func (x *Account) GetHistoryAnchor() string {
+	if x != nil {
+		return x.HistoryAnchor
+	}
+	return ""
+}
+
+func (x *Account) GetAnchorIncluded() bool {
+	if x != nil {
+		return x.AnchorIncluded
+	}
+	return false
+}
+
+func (x *Account) GetHistoryAnchorSource() string {
+	if x != nil {
+		return x.HistoryAnchorSource
+	}
+	return ""
+}
+
 var File_onebot_gateway_v1_account_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
@@ -462,7 +499,7 @@ const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
 	"'onebot/gateway/v1/account_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x15\n" +
 	"\x13ListAccountsRequest\"N\n" +
 	"\x14ListAccountsResponse\x126\n" +
-	"\baccounts\x18\x01 \x03(\v2\x1a.onebot.gateway.v1.AccountR\baccounts\"\x96\x04\n" +
+	"\baccounts\x18\x01 \x03(\v2\x1a.onebot.gateway.v1.AccountR\baccounts\"\x9a\x05\n" +
 	"\aAccount\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x17\n" +
@@ -480,7 +517,10 @@ const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
 	"\n" +
 	"last_error\x18\v \x01(\tR\tlastError\x12\x16\n" +
 	"\x06groups\x18\f \x03(\x03R\x06groups\x12\x14\n" +
-	"\x05users\x18\r \x03(\x03R\x05users*\xd9\x01\n" +
+	"\x05users\x18\r \x03(\x03R\x05users\x12%\n" +
+	"\x0ehistory_anchor\x18\x0e \x01(\tR\rhistoryAnchor\x12'\n" +
+	"\x0fanchor_included\x18\x0f \x01(\bR\x0eanchorIncluded\x122\n" +
+	"\x15history_anchor_source\x18\x10 \x01(\tR\x13historyAnchorSource*\xd9\x01\n" +
 	"\x0fConnectionState\x12 \n" +
 	"\x1cCONNECTION_STATE_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bCONNECTION_STATE_CONNECTING\x10\x01\x12\x1e\n" +

@@ -269,7 +269,11 @@ type CallToolResponse struct {
 	// `{"status":"failed","error":"..."}`.
 	DetailsJson string `protobuf:"bytes,2,opt,name=details_json,json=detailsJson,proto3" json:"details_json,omitempty"`
 	// True when the call failed; then `text` equals the details' `error`.
-	IsError       bool `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	IsError bool `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// The result as MCP tool-result content: `text` first, then any images
+	// the tool returns (`qq_get_media`, `qq_get_history` with
+	// `includeImages`).
+	Content       []*ToolContent `protobuf:"bytes,4,rep,name=content,proto3" json:"content,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -325,6 +329,155 @@ func (x *CallToolResponse) GetIsError() bool {
 	return false
 }
 
+func (x *CallToolResponse) GetContent() []*ToolContent {
+	if x != nil {
+		return x.Content
+	}
+	return nil
+}
+
+// One part of a tool result.
+type ToolContent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Text or an image.
+	//
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*ToolContent_Text
+	//	*ToolContent_Image
+	Kind          isToolContent_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolContent) Reset() {
+	*x = ToolContent{}
+	mi := &file_onebot_gateway_v1_agent_tool_service_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolContent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolContent) ProtoMessage() {}
+
+func (x *ToolContent) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_agent_tool_service_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolContent.ProtoReflect.Descriptor instead.
+func (*ToolContent) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_agent_tool_service_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ToolContent) GetKind() isToolContent_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *ToolContent) GetText() string {
+	if x != nil {
+		if x, ok := x.Kind.(*ToolContent_Text); ok {
+			return x.Text
+		}
+	}
+	return ""
+}
+
+func (x *ToolContent) GetImage() *ToolImage {
+	if x != nil {
+		if x, ok := x.Kind.(*ToolContent_Image); ok {
+			return x.Image
+		}
+	}
+	return nil
+}
+
+type isToolContent_Kind interface {
+	isToolContent_Kind()
+}
+
+type ToolContent_Text struct {
+	// Text for the model.
+	Text string `protobuf:"bytes,1,opt,name=text,proto3,oneof"`
+}
+
+type ToolContent_Image struct {
+	// An image for the model.
+	Image *ToolImage `protobuf:"bytes,2,opt,name=image,proto3,oneof"`
+}
+
+func (*ToolContent_Text) isToolContent_Kind() {}
+
+func (*ToolContent_Image) isToolContent_Kind() {}
+
+// An image in a tool result.
+type ToolImage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// MIME type sniffed from the bytes (for example `image/png`).
+	MimeType string `protobuf:"bytes,1,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// The image's bytes.
+	Data          []byte `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolImage) Reset() {
+	*x = ToolImage{}
+	mi := &file_onebot_gateway_v1_agent_tool_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolImage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolImage) ProtoMessage() {}
+
+func (x *ToolImage) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_agent_tool_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolImage.ProtoReflect.Descriptor instead.
+func (*ToolImage) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_agent_tool_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ToolImage) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *ToolImage) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 var File_onebot_gateway_v1_agent_tool_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_agent_tool_service_proto_rawDesc = "" +
@@ -343,11 +496,19 @@ const file_onebot_gateway_v1_agent_tool_service_proto_rawDesc = "" +
 	"\aaliases\x18\a \x03(\tR\aaliases\"L\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
-	"\x0earguments_json\x18\x02 \x01(\tR\rargumentsJson\"d\n" +
+	"\x0earguments_json\x18\x02 \x01(\tR\rargumentsJson\"\x9e\x01\n" +
 	"\x10CallToolResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12!\n" +
 	"\fdetails_json\x18\x02 \x01(\tR\vdetailsJson\x12\x19\n" +
-	"\bis_error\x18\x03 \x01(\bR\aisError2\xbf\x01\n" +
+	"\bis_error\x18\x03 \x01(\bR\aisError\x128\n" +
+	"\acontent\x18\x04 \x03(\v2\x1e.onebot.gateway.v1.ToolContentR\acontent\"a\n" +
+	"\vToolContent\x12\x14\n" +
+	"\x04text\x18\x01 \x01(\tH\x00R\x04text\x124\n" +
+	"\x05image\x18\x02 \x01(\v2\x1c.onebot.gateway.v1.ToolImageH\x00R\x05imageB\x06\n" +
+	"\x04kind\"<\n" +
+	"\tToolImage\x12\x1b\n" +
+	"\tmime_type\x18\x01 \x01(\tR\bmimeType\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data2\xbf\x01\n" +
 	"\x10AgentToolService\x12V\n" +
 	"\tListTools\x12#.onebot.gateway.v1.ListToolsRequest\x1a$.onebot.gateway.v1.ListToolsResponse\x12S\n" +
 	"\bCallTool\x12\".onebot.gateway.v1.CallToolRequest\x1a#.onebot.gateway.v1.CallToolResponseBl\n" +
@@ -365,25 +526,29 @@ func file_onebot_gateway_v1_agent_tool_service_proto_rawDescGZIP() []byte {
 	return file_onebot_gateway_v1_agent_tool_service_proto_rawDescData
 }
 
-var file_onebot_gateway_v1_agent_tool_service_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_onebot_gateway_v1_agent_tool_service_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_onebot_gateway_v1_agent_tool_service_proto_goTypes = []any{
 	(*ListToolsRequest)(nil),  // 0: onebot.gateway.v1.ListToolsRequest
 	(*ListToolsResponse)(nil), // 1: onebot.gateway.v1.ListToolsResponse
 	(*Tool)(nil),              // 2: onebot.gateway.v1.Tool
 	(*CallToolRequest)(nil),   // 3: onebot.gateway.v1.CallToolRequest
 	(*CallToolResponse)(nil),  // 4: onebot.gateway.v1.CallToolResponse
+	(*ToolContent)(nil),       // 5: onebot.gateway.v1.ToolContent
+	(*ToolImage)(nil),         // 6: onebot.gateway.v1.ToolImage
 }
 var file_onebot_gateway_v1_agent_tool_service_proto_depIdxs = []int32{
 	2, // 0: onebot.gateway.v1.ListToolsResponse.tools:type_name -> onebot.gateway.v1.Tool
-	0, // 1: onebot.gateway.v1.AgentToolService.ListTools:input_type -> onebot.gateway.v1.ListToolsRequest
-	3, // 2: onebot.gateway.v1.AgentToolService.CallTool:input_type -> onebot.gateway.v1.CallToolRequest
-	1, // 3: onebot.gateway.v1.AgentToolService.ListTools:output_type -> onebot.gateway.v1.ListToolsResponse
-	4, // 4: onebot.gateway.v1.AgentToolService.CallTool:output_type -> onebot.gateway.v1.CallToolResponse
-	3, // [3:5] is the sub-list for method output_type
-	1, // [1:3] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	5, // 1: onebot.gateway.v1.CallToolResponse.content:type_name -> onebot.gateway.v1.ToolContent
+	6, // 2: onebot.gateway.v1.ToolContent.image:type_name -> onebot.gateway.v1.ToolImage
+	0, // 3: onebot.gateway.v1.AgentToolService.ListTools:input_type -> onebot.gateway.v1.ListToolsRequest
+	3, // 4: onebot.gateway.v1.AgentToolService.CallTool:input_type -> onebot.gateway.v1.CallToolRequest
+	1, // 5: onebot.gateway.v1.AgentToolService.ListTools:output_type -> onebot.gateway.v1.ListToolsResponse
+	4, // 6: onebot.gateway.v1.AgentToolService.CallTool:output_type -> onebot.gateway.v1.CallToolResponse
+	5, // [5:7] is the sub-list for method output_type
+	3, // [3:5] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_agent_tool_service_proto_init() }
@@ -391,13 +556,17 @@ func file_onebot_gateway_v1_agent_tool_service_proto_init() {
 	if File_onebot_gateway_v1_agent_tool_service_proto != nil {
 		return
 	}
+	file_onebot_gateway_v1_agent_tool_service_proto_msgTypes[5].OneofWrappers = []any{
+		(*ToolContent_Text)(nil),
+		(*ToolContent_Image)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_agent_tool_service_proto_rawDesc), len(file_onebot_gateway_v1_agent_tool_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,6 +34,9 @@ const (
 	MediaKind_MEDIA_KIND_VIDEO MediaKind = 2
 	// Any file, sent as a group file, at most 30 MiB by default.
 	MediaKind_MEDIA_KIND_FILE MediaKind = 3
+	// A voice record. Only received media have this kind (DownloadMedia);
+	// UploadMedia and SendMessage refuse it.
+	MediaKind_MEDIA_KIND_RECORD MediaKind = 4
 )
 
 // Enum value maps for MediaKind.
@@ -43,12 +46,14 @@ var (
 		1: "MEDIA_KIND_IMAGE",
 		2: "MEDIA_KIND_VIDEO",
 		3: "MEDIA_KIND_FILE",
+		4: "MEDIA_KIND_RECORD",
 	}
 	MediaKind_value = map[string]int32{
 		"MEDIA_KIND_UNSPECIFIED": 0,
 		"MEDIA_KIND_IMAGE":       1,
 		"MEDIA_KIND_VIDEO":       2,
 		"MEDIA_KIND_FILE":        3,
+		"MEDIA_KIND_RECORD":      4,
 	}
 )
 
@@ -791,7 +796,13 @@ type ImageSegment struct {
 	// Size in bytes, when known; 0 otherwise.
 	FileSize int64 `protobuf:"varint,3,opt,name=file_size,json=fileSize,proto3" json:"file_size,omitempty"`
 	// Summary text the peer attached (for example `[动画表情]`).
-	Summary       string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	Summary string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Gateway media id of this segment, for MediaService.DownloadMedia and
+	// `MediaSource.media_id` (forwarding what was received). Derived from the
+	// account, the message and the segment's index (not from the bytes), so a
+	// live event carries it before the bytes are in; stable across restarts.
+	// Empty for a message without an id.
+	MediaId       string `protobuf:"bytes,5,opt,name=media_id,json=mediaId,proto3" json:"media_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -854,13 +865,26 @@ func (x *ImageSegment) GetSummary() string {
 	return ""
 }
 
+func (x *ImageSegment) GetMediaId() string {
+	if x != nil {
+		return x.MediaId
+	}
+	return ""
+}
+
 // A voice record.
 type RecordSegment struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The peer's `file` value.
 	File string `protobuf:"bytes,1,opt,name=file,proto3" json:"file,omitempty"`
 	// Download URL, when reported.
-	Url           string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// Gateway media id of this segment, for MediaService.DownloadMedia and
+	// `MediaSource.media_id` (forwarding what was received). Derived from the
+	// account, the message and the segment's index (not from the bytes), so a
+	// live event carries it before the bytes are in; stable across restarts.
+	// Empty for a message without an id.
+	MediaId       string `protobuf:"bytes,3,opt,name=media_id,json=mediaId,proto3" json:"media_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -909,13 +933,26 @@ func (x *RecordSegment) GetUrl() string {
 	return ""
 }
 
+func (x *RecordSegment) GetMediaId() string {
+	if x != nil {
+		return x.MediaId
+	}
+	return ""
+}
+
 // A video.
 type VideoSegment struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The peer's `file` value.
 	File string `protobuf:"bytes,1,opt,name=file,proto3" json:"file,omitempty"`
 	// Download URL, when reported.
-	Url           string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// Gateway media id of this segment, for MediaService.DownloadMedia and
+	// `MediaSource.media_id` (forwarding what was received). Derived from the
+	// account, the message and the segment's index (not from the bytes), so a
+	// live event carries it before the bytes are in; stable across restarts.
+	// Empty for a message without an id.
+	MediaId       string `protobuf:"bytes,3,opt,name=media_id,json=mediaId,proto3" json:"media_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -964,6 +1001,13 @@ func (x *VideoSegment) GetUrl() string {
 	return ""
 }
 
+func (x *VideoSegment) GetMediaId() string {
+	if x != nil {
+		return x.MediaId
+	}
+	return ""
+}
+
 // A file.
 type FileSegment struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -974,7 +1018,13 @@ type FileSegment struct {
 	// Size in bytes, when known; 0 otherwise.
 	FileSize int64 `protobuf:"varint,3,opt,name=file_size,json=fileSize,proto3" json:"file_size,omitempty"`
 	// Download URL, when reported.
-	Url           string `protobuf:"bytes,4,opt,name=url,proto3" json:"url,omitempty"`
+	Url string `protobuf:"bytes,4,opt,name=url,proto3" json:"url,omitempty"`
+	// Gateway media id of this segment, for MediaService.DownloadMedia and
+	// `MediaSource.media_id` (forwarding what was received). Derived from the
+	// account, the message and the segment's index (not from the bytes), so a
+	// live event carries it before the bytes are in; stable across restarts.
+	// Empty for a message without an id.
+	MediaId       string `protobuf:"bytes,5,opt,name=media_id,json=mediaId,proto3" json:"media_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1033,6 +1083,13 @@ func (x *FileSegment) GetFileSize() int64 {
 func (x *FileSegment) GetUrl() string {
 	if x != nil {
 		return x.Url
+	}
+	return ""
+}
+
+func (x *FileSegment) GetMediaId() string {
+	if x != nil {
+		return x.MediaId
 	}
 	return ""
 }
@@ -1395,23 +1452,27 @@ const file_onebot_gateway_v1_common_proto_rawDesc = "" +
 	"\x03all\x18\x02 \x01(\bR\x03all\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\"\x1d\n" +
 	"\vFaceSegment\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"k\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"\x86\x01\n" +
 	"\fImageSegment\x12\x12\n" +
 	"\x04file\x18\x01 \x01(\tR\x04file\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1b\n" +
 	"\tfile_size\x18\x03 \x01(\x03R\bfileSize\x12\x18\n" +
-	"\asummary\x18\x04 \x01(\tR\asummary\"5\n" +
+	"\asummary\x18\x04 \x01(\tR\asummary\x12\x19\n" +
+	"\bmedia_id\x18\x05 \x01(\tR\amediaId\"P\n" +
 	"\rRecordSegment\x12\x12\n" +
 	"\x04file\x18\x01 \x01(\tR\x04file\x12\x10\n" +
-	"\x03url\x18\x02 \x01(\tR\x03url\"4\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\x19\n" +
+	"\bmedia_id\x18\x03 \x01(\tR\amediaId\"O\n" +
 	"\fVideoSegment\x12\x12\n" +
 	"\x04file\x18\x01 \x01(\tR\x04file\x12\x10\n" +
-	"\x03url\x18\x02 \x01(\tR\x03url\"d\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\x19\n" +
+	"\bmedia_id\x18\x03 \x01(\tR\amediaId\"\x7f\n" +
 	"\vFileSegment\x12\x12\n" +
 	"\x04file\x18\x01 \x01(\tR\x04file\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
 	"\tfile_size\x18\x03 \x01(\x03R\bfileSize\x12\x10\n" +
-	"\x03url\x18\x04 \x01(\tR\x03url\"f\n" +
+	"\x03url\x18\x04 \x01(\tR\x03url\x12\x19\n" +
+	"\bmedia_id\x18\x05 \x01(\tR\amediaId\"f\n" +
 	"\fReplySegment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12;\n" +
 	"\x06quoted\x18\x02 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageH\x00R\x06quoted\x88\x01\x01B\t\n" +
@@ -1428,12 +1489,13 @@ const file_onebot_gateway_v1_common_proto_rawDesc = "" +
 	"\x02id\x18\x02 \x01(\tR\x02id\"A\n" +
 	"\x0eUnknownSegment\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1b\n" +
-	"\tdata_json\x18\x02 \x01(\tR\bdataJson*h\n" +
+	"\tdata_json\x18\x02 \x01(\tR\bdataJson*\x7f\n" +
 	"\tMediaKind\x12\x1a\n" +
 	"\x16MEDIA_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10MEDIA_KIND_IMAGE\x10\x01\x12\x14\n" +
 	"\x10MEDIA_KIND_VIDEO\x10\x02\x12\x13\n" +
-	"\x0fMEDIA_KIND_FILE\x10\x03Bl\n" +
+	"\x0fMEDIA_KIND_FILE\x10\x03\x12\x15\n" +
+	"\x11MEDIA_KIND_RECORD\x10\x04Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (

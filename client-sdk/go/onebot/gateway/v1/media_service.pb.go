@@ -287,6 +287,340 @@ func (x *UploadMediaResponse) GetExpiresAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// Request of MediaService.DownloadMedia.
+type DownloadMediaRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// What to download. Required.
+	//
+	// Types that are valid to be assigned to Target:
+	//
+	//	*DownloadMediaRequest_MediaId
+	//	*DownloadMediaRequest_Message
+	Target        isDownloadMediaRequest_Target `protobuf_oneof:"target"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DownloadMediaRequest) Reset() {
+	*x = DownloadMediaRequest{}
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DownloadMediaRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DownloadMediaRequest) ProtoMessage() {}
+
+func (x *DownloadMediaRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DownloadMediaRequest.ProtoReflect.Descriptor instead.
+func (*DownloadMediaRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *DownloadMediaRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *DownloadMediaRequest) GetTarget() isDownloadMediaRequest_Target {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *DownloadMediaRequest) GetMediaId() string {
+	if x != nil {
+		if x, ok := x.Target.(*DownloadMediaRequest_MediaId); ok {
+			return x.MediaId
+		}
+	}
+	return ""
+}
+
+func (x *DownloadMediaRequest) GetMessage() *MessageMediaRef {
+	if x != nil {
+		if x, ok := x.Target.(*DownloadMediaRequest_Message); ok {
+			return x.Message
+		}
+	}
+	return nil
+}
+
+type isDownloadMediaRequest_Target interface {
+	isDownloadMediaRequest_Target()
+}
+
+type DownloadMediaRequest_MediaId struct {
+	// A media id: a segment's `media_id` (ImageSegment, RecordSegment,
+	// VideoSegment, FileSegment) or an UploadMedia id.
+	MediaId string `protobuf:"bytes,2,opt,name=media_id,json=mediaId,proto3,oneof"`
+}
+
+type DownloadMediaRequest_Message struct {
+	// A media segment of a message.
+	Message *MessageMediaRef `protobuf:"bytes,3,opt,name=message,proto3,oneof"`
+}
+
+func (*DownloadMediaRequest_MediaId) isDownloadMediaRequest_Target() {}
+
+func (*DownloadMediaRequest_Message) isDownloadMediaRequest_Target() {}
+
+// A media segment of a message.
+type MessageMediaRef struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The message id (as in ChatMessage.message_id).
+	MessageId int64 `protobuf:"varint,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// 0-based index into `ChatMessage.segments` as GetHistory and the event
+	// stream return them.
+	SegmentIndex  int32 `protobuf:"varint,2,opt,name=segment_index,json=segmentIndex,proto3" json:"segment_index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageMediaRef) Reset() {
+	*x = MessageMediaRef{}
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageMediaRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageMediaRef) ProtoMessage() {}
+
+func (x *MessageMediaRef) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageMediaRef.ProtoReflect.Descriptor instead.
+func (*MessageMediaRef) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *MessageMediaRef) GetMessageId() int64 {
+	if x != nil {
+		return x.MessageId
+	}
+	return 0
+}
+
+func (x *MessageMediaRef) GetSegmentIndex() int32 {
+	if x != nil {
+		return x.SegmentIndex
+	}
+	return 0
+}
+
+// One message of the DownloadMedia stream: the header first, then chunks.
+type DownloadMediaResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The header, then the bytes.
+	//
+	// Types that are valid to be assigned to Payload:
+	//
+	//	*DownloadMediaResponse_Header
+	//	*DownloadMediaResponse_Chunk
+	Payload       isDownloadMediaResponse_Payload `protobuf_oneof:"payload"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DownloadMediaResponse) Reset() {
+	*x = DownloadMediaResponse{}
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DownloadMediaResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DownloadMediaResponse) ProtoMessage() {}
+
+func (x *DownloadMediaResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DownloadMediaResponse.ProtoReflect.Descriptor instead.
+func (*DownloadMediaResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *DownloadMediaResponse) GetPayload() isDownloadMediaResponse_Payload {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+func (x *DownloadMediaResponse) GetHeader() *DownloadMediaHeader {
+	if x != nil {
+		if x, ok := x.Payload.(*DownloadMediaResponse_Header); ok {
+			return x.Header
+		}
+	}
+	return nil
+}
+
+func (x *DownloadMediaResponse) GetChunk() []byte {
+	if x != nil {
+		if x, ok := x.Payload.(*DownloadMediaResponse_Chunk); ok {
+			return x.Chunk
+		}
+	}
+	return nil
+}
+
+type isDownloadMediaResponse_Payload interface {
+	isDownloadMediaResponse_Payload()
+}
+
+type DownloadMediaResponse_Header struct {
+	// Describes the item; exactly once, first.
+	Header *DownloadMediaHeader `protobuf:"bytes,1,opt,name=header,proto3,oneof"`
+}
+
+type DownloadMediaResponse_Chunk struct {
+	// The next bytes of the content, at most 256 KiB.
+	Chunk []byte `protobuf:"bytes,2,opt,name=chunk,proto3,oneof"`
+}
+
+func (*DownloadMediaResponse_Header) isDownloadMediaResponse_Payload() {}
+
+func (*DownloadMediaResponse_Chunk) isDownloadMediaResponse_Payload() {}
+
+// Describes a downloaded item.
+type DownloadMediaHeader struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The item's media id (also when it was asked for by message and index).
+	MediaId string `protobuf:"bytes,1,opt,name=media_id,json=mediaId,proto3" json:"media_id,omitempty"`
+	// Kind of media: IMAGE, RECORD, VIDEO or FILE.
+	Kind MediaKind `protobuf:"varint,2,opt,name=kind,proto3,enum=onebot.gateway.v1.MediaKind" json:"kind,omitempty"`
+	// MIME type sniffed from the bytes (for example `image/png`,
+	// `audio/mpeg` for converted voice, `audio/silk` or `audio/amr` for voice
+	// as received); `application/octet-stream` when not recognised.
+	MimeType string `protobuf:"bytes,3,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// Size in bytes: the total of the chunks that follow.
+	Size int64 `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	// SHA-256 of the content, lowercase hex. Check it against the chunks.
+	Sha256 string `protobuf:"bytes,5,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// File name: the peer's name of a received item, the upload's name of an
+	// UploadMedia id; may be empty.
+	FileName      string `protobuf:"bytes,6,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DownloadMediaHeader) Reset() {
+	*x = DownloadMediaHeader{}
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DownloadMediaHeader) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DownloadMediaHeader) ProtoMessage() {}
+
+func (x *DownloadMediaHeader) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DownloadMediaHeader.ProtoReflect.Descriptor instead.
+func (*DownloadMediaHeader) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *DownloadMediaHeader) GetMediaId() string {
+	if x != nil {
+		return x.MediaId
+	}
+	return ""
+}
+
+func (x *DownloadMediaHeader) GetKind() MediaKind {
+	if x != nil {
+		return x.Kind
+	}
+	return MediaKind_MEDIA_KIND_UNSPECIFIED
+}
+
+func (x *DownloadMediaHeader) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *DownloadMediaHeader) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *DownloadMediaHeader) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+func (x *DownloadMediaHeader) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
 var File_onebot_gateway_v1_media_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_media_service_proto_rawDesc = "" +
@@ -312,9 +646,31 @@ const file_onebot_gateway_v1_media_service_proto_rawDesc = "" +
 	"\x06sha256\x18\x04 \x01(\tR\x06sha256\x12\x1b\n" +
 	"\tmime_type\x18\x05 \x01(\tR\bmimeType\x129\n" +
 	"\n" +
-	"expires_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt2n\n" +
+	"expires_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x9c\x01\n" +
+	"\x14DownloadMediaRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1b\n" +
+	"\bmedia_id\x18\x02 \x01(\tH\x00R\amediaId\x12>\n" +
+	"\amessage\x18\x03 \x01(\v2\".onebot.gateway.v1.MessageMediaRefH\x00R\amessageB\b\n" +
+	"\x06target\"U\n" +
+	"\x0fMessageMediaRef\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\x03R\tmessageId\x12#\n" +
+	"\rsegment_index\x18\x02 \x01(\x05R\fsegmentIndex\"|\n" +
+	"\x15DownloadMediaResponse\x12@\n" +
+	"\x06header\x18\x01 \x01(\v2&.onebot.gateway.v1.DownloadMediaHeaderH\x00R\x06header\x12\x16\n" +
+	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunkB\t\n" +
+	"\apayload\"\xc8\x01\n" +
+	"\x13DownloadMediaHeader\x12\x19\n" +
+	"\bmedia_id\x18\x01 \x01(\tR\amediaId\x120\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1c.onebot.gateway.v1.MediaKindR\x04kind\x12\x1b\n" +
+	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x03R\x04size\x12\x16\n" +
+	"\x06sha256\x18\x05 \x01(\tR\x06sha256\x12\x1b\n" +
+	"\tfile_name\x18\x06 \x01(\tR\bfileName2\xd4\x01\n" +
 	"\fMediaService\x12^\n" +
-	"\vUploadMedia\x12%.onebot.gateway.v1.UploadMediaRequest\x1a&.onebot.gateway.v1.UploadMediaResponse(\x01Bl\n" +
+	"\vUploadMedia\x12%.onebot.gateway.v1.UploadMediaRequest\x1a&.onebot.gateway.v1.UploadMediaResponse(\x01\x12d\n" +
+	"\rDownloadMedia\x12'.onebot.gateway.v1.DownloadMediaRequest\x1a(.onebot.gateway.v1.DownloadMediaResponse0\x01Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (
@@ -329,26 +685,35 @@ func file_onebot_gateway_v1_media_service_proto_rawDescGZIP() []byte {
 	return file_onebot_gateway_v1_media_service_proto_rawDescData
 }
 
-var file_onebot_gateway_v1_media_service_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_onebot_gateway_v1_media_service_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_onebot_gateway_v1_media_service_proto_goTypes = []any{
 	(*UploadMediaRequest)(nil),    // 0: onebot.gateway.v1.UploadMediaRequest
 	(*UploadMediaHeader)(nil),     // 1: onebot.gateway.v1.UploadMediaHeader
 	(*UploadMediaResponse)(nil),   // 2: onebot.gateway.v1.UploadMediaResponse
-	(MediaKind)(0),                // 3: onebot.gateway.v1.MediaKind
-	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
+	(*DownloadMediaRequest)(nil),  // 3: onebot.gateway.v1.DownloadMediaRequest
+	(*MessageMediaRef)(nil),       // 4: onebot.gateway.v1.MessageMediaRef
+	(*DownloadMediaResponse)(nil), // 5: onebot.gateway.v1.DownloadMediaResponse
+	(*DownloadMediaHeader)(nil),   // 6: onebot.gateway.v1.DownloadMediaHeader
+	(MediaKind)(0),                // 7: onebot.gateway.v1.MediaKind
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
 }
 var file_onebot_gateway_v1_media_service_proto_depIdxs = []int32{
 	1, // 0: onebot.gateway.v1.UploadMediaRequest.header:type_name -> onebot.gateway.v1.UploadMediaHeader
-	3, // 1: onebot.gateway.v1.UploadMediaHeader.kind:type_name -> onebot.gateway.v1.MediaKind
-	3, // 2: onebot.gateway.v1.UploadMediaResponse.kind:type_name -> onebot.gateway.v1.MediaKind
-	4, // 3: onebot.gateway.v1.UploadMediaResponse.expires_at:type_name -> google.protobuf.Timestamp
-	0, // 4: onebot.gateway.v1.MediaService.UploadMedia:input_type -> onebot.gateway.v1.UploadMediaRequest
-	2, // 5: onebot.gateway.v1.MediaService.UploadMedia:output_type -> onebot.gateway.v1.UploadMediaResponse
-	5, // [5:6] is the sub-list for method output_type
-	4, // [4:5] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	7, // 1: onebot.gateway.v1.UploadMediaHeader.kind:type_name -> onebot.gateway.v1.MediaKind
+	7, // 2: onebot.gateway.v1.UploadMediaResponse.kind:type_name -> onebot.gateway.v1.MediaKind
+	8, // 3: onebot.gateway.v1.UploadMediaResponse.expires_at:type_name -> google.protobuf.Timestamp
+	4, // 4: onebot.gateway.v1.DownloadMediaRequest.message:type_name -> onebot.gateway.v1.MessageMediaRef
+	6, // 5: onebot.gateway.v1.DownloadMediaResponse.header:type_name -> onebot.gateway.v1.DownloadMediaHeader
+	7, // 6: onebot.gateway.v1.DownloadMediaHeader.kind:type_name -> onebot.gateway.v1.MediaKind
+	0, // 7: onebot.gateway.v1.MediaService.UploadMedia:input_type -> onebot.gateway.v1.UploadMediaRequest
+	3, // 8: onebot.gateway.v1.MediaService.DownloadMedia:input_type -> onebot.gateway.v1.DownloadMediaRequest
+	2, // 9: onebot.gateway.v1.MediaService.UploadMedia:output_type -> onebot.gateway.v1.UploadMediaResponse
+	5, // 10: onebot.gateway.v1.MediaService.DownloadMedia:output_type -> onebot.gateway.v1.DownloadMediaResponse
+	9, // [9:11] is the sub-list for method output_type
+	7, // [7:9] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_media_service_proto_init() }
@@ -362,13 +727,21 @@ func file_onebot_gateway_v1_media_service_proto_init() {
 		(*UploadMediaRequest_Chunk)(nil),
 	}
 	file_onebot_gateway_v1_media_service_proto_msgTypes[1].OneofWrappers = []any{}
+	file_onebot_gateway_v1_media_service_proto_msgTypes[3].OneofWrappers = []any{
+		(*DownloadMediaRequest_MediaId)(nil),
+		(*DownloadMediaRequest_Message)(nil),
+	}
+	file_onebot_gateway_v1_media_service_proto_msgTypes[5].OneofWrappers = []any{
+		(*DownloadMediaResponse_Header)(nil),
+		(*DownloadMediaResponse_Chunk)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_media_service_proto_rawDesc), len(file_onebot_gateway_v1_media_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

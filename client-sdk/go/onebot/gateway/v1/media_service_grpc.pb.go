@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MediaService_UploadMedia_FullMethodName = "/onebot.gateway.v1.MediaService/UploadMedia"
+	MediaService_UploadMedia_FullMethodName   = "/onebot.gateway.v1.MediaService/UploadMedia"
+	MediaService_DownloadMedia_FullMethodName = "/onebot.gateway.v1.MediaService/DownloadMedia"
 )
 
 // MediaServiceClient is the client API for MediaService service.
@@ -47,6 +48,41 @@ type MediaServiceClient interface {
 	// STAGING_QUOTA_EXCEEDED), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED),
 	// CANCELLED when the client cancels (nothing is left behind).
 	UploadMedia(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[UploadMediaRequest, UploadMediaResponse], error)
+	// Streams one media item from the gateway: a received image, voice
+	// record, video or file (by the `media_id` of its segment, or by message
+	// id and segment index), or the bytes of an UploadMedia id.
+	//
+	// The first response is a `header` (size, SHA-256, the MIME type sniffed
+	// from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+	// of at most 256 KiB in order, UploadMedia in reverse. The whole download
+	// is bounded by the media limits of its kind (`media.image_max_bytes`,
+	// `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+	//
+	// Received media are captured on receipt (`[media.capture]`: images and
+	// voice records of whitelisted chats by default), so they outlive the
+	// peer's expiring URLs; a download of an item whose capture is still
+	// running waits for it, within the call's deadline. Anything else is
+	// fetched when first asked for, in the order that works for the
+	// implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+	// only, through the same address guard as `MediaSource.url`), then the
+	// implementation's own actions (`get_image` / `get_record` / `get_file`,
+	// NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+	// message read again; NapCat's rkey). What was fetched is kept like a
+	// capture. A voice record comes as the implementation's converted audio
+	// where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+	// `mime_type` and `file_name` say which), else as it was received (SILK
+	// or AMR).
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+	// a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+	// never existed, a message the peer no longer has, an index past the
+	// message's segments, a capture that expired or was evicted, saying so),
+	// FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+	// to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+	// (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+	// the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+	// A client that cancels mid-stream leaves nothing behind.
+	DownloadMedia(ctx context.Context, in *DownloadMediaRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[DownloadMediaResponse], error)
 }
 
 type mediaServiceClient struct {
@@ -69,6 +105,25 @@ func (c *mediaServiceClient) UploadMedia(ctx context.Context, opts ...grpc.CallO
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MediaService_UploadMediaClient = grpc.ClientStreamingClient[UploadMediaRequest, UploadMediaResponse]
+
+func (c *mediaServiceClient) DownloadMedia(ctx context.Context, in *DownloadMediaRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[DownloadMediaResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &MediaService_ServiceDesc.Streams[1], MediaService_DownloadMedia_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[DownloadMediaRequest, DownloadMediaResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MediaService_DownloadMediaClient = grpc.ServerStreamingClient[DownloadMediaResponse]
 
 // MediaServiceServer is the server API for MediaService service.
 // All implementations must embed UnimplementedMediaServiceServer
@@ -95,6 +150,41 @@ type MediaServiceServer interface {
 	// STAGING_QUOTA_EXCEEDED), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED),
 	// CANCELLED when the client cancels (nothing is left behind).
 	UploadMedia(grpc.ClientStreamingServer[UploadMediaRequest, UploadMediaResponse]) error
+	// Streams one media item from the gateway: a received image, voice
+	// record, video or file (by the `media_id` of its segment, or by message
+	// id and segment index), or the bytes of an UploadMedia id.
+	//
+	// The first response is a `header` (size, SHA-256, the MIME type sniffed
+	// from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+	// of at most 256 KiB in order, UploadMedia in reverse. The whole download
+	// is bounded by the media limits of its kind (`media.image_max_bytes`,
+	// `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+	//
+	// Received media are captured on receipt (`[media.capture]`: images and
+	// voice records of whitelisted chats by default), so they outlive the
+	// peer's expiring URLs; a download of an item whose capture is still
+	// running waits for it, within the call's deadline. Anything else is
+	// fetched when first asked for, in the order that works for the
+	// implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+	// only, through the same address guard as `MediaSource.url`), then the
+	// implementation's own actions (`get_image` / `get_record` / `get_file`,
+	// NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+	// message read again; NapCat's rkey). What was fetched is kept like a
+	// capture. A voice record comes as the implementation's converted audio
+	// where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+	// `mime_type` and `file_name` say which), else as it was received (SILK
+	// or AMR).
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+	// a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+	// never existed, a message the peer no longer has, an index past the
+	// message's segments, a capture that expired or was evicted, saying so),
+	// FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+	// to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+	// (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+	// the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+	// A client that cancels mid-stream leaves nothing behind.
+	DownloadMedia(*DownloadMediaRequest, grpc.ServerStreamingServer[DownloadMediaResponse]) error
 	mustEmbedUnimplementedMediaServiceServer()
 }
 
@@ -107,6 +197,9 @@ type UnimplementedMediaServiceServer struct{}
 
 func (UnimplementedMediaServiceServer) UploadMedia(grpc.ClientStreamingServer[UploadMediaRequest, UploadMediaResponse]) error {
 	return status.Error(codes.Unimplemented, "method UploadMedia not implemented")
+}
+func (UnimplementedMediaServiceServer) DownloadMedia(*DownloadMediaRequest, grpc.ServerStreamingServer[DownloadMediaResponse]) error {
+	return status.Error(codes.Unimplemented, "method DownloadMedia not implemented")
 }
 func (UnimplementedMediaServiceServer) mustEmbedUnimplementedMediaServiceServer() {}
 func (UnimplementedMediaServiceServer) testEmbeddedByValue()                      {}
@@ -136,6 +229,17 @@ func _MediaService_UploadMedia_Handler(srv interface{}, stream grpc.ServerStream
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MediaService_UploadMediaServer = grpc.ClientStreamingServer[UploadMediaRequest, UploadMediaResponse]
 
+func _MediaService_DownloadMedia_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(DownloadMediaRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(MediaServiceServer).DownloadMedia(m, &grpc.GenericServerStream[DownloadMediaRequest, DownloadMediaResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MediaService_DownloadMediaServer = grpc.ServerStreamingServer[DownloadMediaResponse]
+
 // MediaService_ServiceDesc is the grpc.ServiceDesc for MediaService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -148,6 +252,11 @@ var MediaService_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "UploadMedia",
 			Handler:       _MediaService_UploadMedia_Handler,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "DownloadMedia",
+			Handler:       _MediaService_DownloadMedia_Handler,
+			ServerStreams: true,
 		},
 	},
 	Metadata: "onebot/gateway/v1/media_service.proto",

@@ -200,6 +200,9 @@ class Account(_message.Message):
     LAST_ERROR_FIELD_NUMBER: _builtins.int
     GROUPS_FIELD_NUMBER: _builtins.int
     USERS_FIELD_NUMBER: _builtins.int
+    HISTORY_ANCHOR_FIELD_NUMBER: _builtins.int
+    ANCHOR_INCLUDED_FIELD_NUMBER: _builtins.int
+    HISTORY_ANCHOR_SOURCE_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """The account id from the configuration (`default` for the default one)."""
     self_id: _builtins.int
@@ -220,6 +223,25 @@ class Account(_message.Message):
     """Text messages waiting in the offline queue."""
     last_error: _builtins.str
     """The last connection error, empty when none."""
+    history_anchor: _builtins.str
+    """Where the gateway puts the anchor of an older history page for this
+    peer, as learned from the peer's own pages (a probe on connect, then
+    every page) or set by `accounts.<id>.history_anchor`: `message_seq` (the
+    seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+    `message_id` or `both`. Empty until the peer has identified itself.
+    `next_anchor_message_id` stays a message id whatever this says.
+    """
+    anchor_included: _builtins.bool
+    """Whether the peer returns the anchor message itself in an anchored page
+    (the gateway drops it either way).
+    """
+    history_anchor_source: _builtins.str
+    """How the gateway knows `history_anchor` and `anchor_included`:
+    `assumed` (the flavor's convention, not yet checked), `probing`,
+    `probed` (two pages of a chat with history, on connect), `observed` (a
+    page the peer answered showed it, or forced a correction) or
+    `configured`. Empty until the peer has identified itself.
+    """
     @_builtins.property
     def last_heartbeat(self) -> _timestamp_pb2.Timestamp:
         """Time of the last heartbeat or frame from the peer."""
@@ -250,10 +272,13 @@ class Account(_message.Message):
         last_error: _builtins.str = ...,
         groups: _abc.Iterable[_builtins.int] | None = ...,
         users: _abc.Iterable[_builtins.int] | None = ...,
+        history_anchor: _builtins.str = ...,
+        anchor_included: _builtins.bool = ...,
+        history_anchor_source: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_heartbeat", b"last_heartbeat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "flavor", b"flavor", "groups", b"groups", "implementation", b"implementation", "implementation_version", b"implementation_version", "last_error", b"last_error", "last_heartbeat", b"last_heartbeat", "nickname", b"nickname", "queue_depth", b"queue_depth", "self_id", b"self_id", "state", b"state", "transport", b"transport", "users", b"users"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "anchor_included", b"anchor_included", "flavor", b"flavor", "groups", b"groups", "history_anchor", b"history_anchor", "history_anchor_source", b"history_anchor_source", "implementation", b"implementation", "implementation_version", b"implementation_version", "last_error", b"last_error", "last_heartbeat", b"last_heartbeat", "nickname", b"nickname", "queue_depth", b"queue_depth", "self_id", b"self_id", "state", b"state", "transport", b"transport", "users", b"users"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*onebot/gateway/v1/agent_tool_service.proto\x12\x11onebot.gateway.v1\"\x12\n\x10ListToolsRequest\"B\n\x11ListToolsResponse\x12-\n\x05tools\x18\x01 \x03(\x0b\x32\x17.onebot.gateway.v1.ToolR\x05tools\"\xf1\x01\n\x04Tool\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x02 \x01(\tR\x0b\x64\x65scription\x12*\n\x11input_schema_json\x18\x03 \x01(\tR\x0finputSchemaJson\x12.\n\x13\x64\x65tails_schema_json\x18\x04 \x01(\tR\x11\x64\x65tailsSchemaJson\x12\x1b\n\tread_only\x18\x05 \x01(\x08R\x08readOnly\x12 \n\x0b\x64\x65structive\x18\x06 \x01(\x08R\x0b\x64\x65structive\x12\x18\n\x07\x61liases\x18\x07 \x03(\tR\x07\x61liases\"L\n\x0f\x43\x61llToolRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12%\n\x0e\x61rguments_json\x18\x02 \x01(\tR\rargumentsJson\"d\n\x10\x43\x61llToolResponse\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\x12!\n\x0c\x64\x65tails_json\x18\x02 \x01(\tR\x0b\x64\x65tailsJson\x12\x19\n\x08is_error\x18\x03 \x01(\x08R\x07isError2\xbf\x01\n\x10\x41gentToolService\x12V\n\tListTools\x12#.onebot.gateway.v1.ListToolsRequest\x1a$.onebot.gateway.v1.ListToolsResponse\x12S\n\x08\x43\x61llTool\x12\".onebot.gateway.v1.CallToolRequest\x1a#.onebot.gateway.v1.CallToolResponseBl\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*onebot/gateway/v1/agent_tool_service.proto\x12\x11onebot.gateway.v1\"\x12\n\x10ListToolsRequest\"B\n\x11ListToolsResponse\x12-\n\x05tools\x18\x01 \x03(\x0b\x32\x17.onebot.gateway.v1.ToolR\x05tools\"\xf1\x01\n\x04Tool\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x02 \x01(\tR\x0b\x64\x65scription\x12*\n\x11input_schema_json\x18\x03 \x01(\tR\x0finputSchemaJson\x12.\n\x13\x64\x65tails_schema_json\x18\x04 \x01(\tR\x11\x64\x65tailsSchemaJson\x12\x1b\n\tread_only\x18\x05 \x01(\x08R\x08readOnly\x12 \n\x0b\x64\x65structive\x18\x06 \x01(\x08R\x0b\x64\x65structive\x12\x18\n\x07\x61liases\x18\x07 \x03(\tR\x07\x61liases\"L\n\x0f\x43\x61llToolRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12%\n\x0e\x61rguments_json\x18\x02 \x01(\tR\rargumentsJson\"\x9e\x01\n\x10\x43\x61llToolResponse\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\x12!\n\x0c\x64\x65tails_json\x18\x02 \x01(\tR\x0b\x64\x65tailsJson\x12\x19\n\x08is_error\x18\x03 \x01(\x08R\x07isError\x12\x38\n\x07\x63ontent\x18\x04 \x03(\x0b\x32\x1e.onebot.gateway.v1.ToolContentR\x07\x63ontent\"a\n\x0bToolContent\x12\x14\n\x04text\x18\x01 \x01(\tH\x00R\x04text\x12\x34\n\x05image\x18\x02 \x01(\x0b\x32\x1c.onebot.gateway.v1.ToolImageH\x00R\x05imageB\x06\n\x04kind\"<\n\tToolImage\x12\x1b\n\tmime_type\x18\x01 \x01(\tR\x08mimeType\x12\x12\n\x04\x64\x61ta\x18\x02 \x01(\x0cR\x04\x64\x61ta2\xbf\x01\n\x10\x41gentToolService\x12V\n\tListTools\x12#.onebot.gateway.v1.ListToolsRequest\x1a$.onebot.gateway.v1.ListToolsResponse\x12S\n\x08\x43\x61llTool\x12\".onebot.gateway.v1.CallToolRequest\x1a#.onebot.gateway.v1.CallToolResponseBl\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,8 +40,12 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TOOL']._serialized_end=395
   _globals['_CALLTOOLREQUEST']._serialized_start=397
   _globals['_CALLTOOLREQUEST']._serialized_end=473
-  _globals['_CALLTOOLRESPONSE']._serialized_start=475
-  _globals['_CALLTOOLRESPONSE']._serialized_end=575
-  _globals['_AGENTTOOLSERVICE']._serialized_start=578
-  _globals['_AGENTTOOLSERVICE']._serialized_end=769
+  _globals['_CALLTOOLRESPONSE']._serialized_start=476
+  _globals['_CALLTOOLRESPONSE']._serialized_end=634
+  _globals['_TOOLCONTENT']._serialized_start=636
+  _globals['_TOOLCONTENT']._serialized_end=733
+  _globals['_TOOLIMAGE']._serialized_start=735
+  _globals['_TOOLIMAGE']._serialized_end=795
+  _globals['_AGENTTOOLSERVICE']._serialized_start=798
+  _globals['_AGENTTOOLSERVICE']._serialized_end=989
 # @@protoc_insertion_point(module_scope)

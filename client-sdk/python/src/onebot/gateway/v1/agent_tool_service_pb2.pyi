@@ -144,6 +144,7 @@ class CallToolResponse(_message.Message):
     TEXT_FIELD_NUMBER: _builtins.int
     DETAILS_JSON_FIELD_NUMBER: _builtins.int
     IS_ERROR_FIELD_NUMBER: _builtins.int
+    CONTENT_FIELD_NUMBER: _builtins.int
     text: _builtins.str
     """Text for the model: the rendered result, or the error text."""
     details_json: _builtins.str
@@ -152,17 +153,81 @@ class CallToolResponse(_message.Message):
     """
     is_error: _builtins.bool
     """True when the call failed; then `text` equals the details' `error`."""
+    @_builtins.property
+    def content(self) -> _containers.RepeatedCompositeFieldContainer[Global___ToolContent]:
+        """The result as MCP tool-result content: `text` first, then any images
+        the tool returns (`qq_get_media`, `qq_get_history` with
+        `includeImages`).
+        """
+
     def __init__(
         self,
         *,
         text: _builtins.str = ...,
         details_json: _builtins.str = ...,
         is_error: _builtins.bool = ...,
+        content: _abc.Iterable[Global___ToolContent] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["details_json", b"details_json", "is_error", b"is_error", "text", b"text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["content", b"content", "details_json", b"details_json", "is_error", b"is_error", "text", b"text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CallToolResponse: _TypeAlias = CallToolResponse  # noqa: Y015
+
+@_typing.final
+class ToolContent(_message.Message):
+    """One part of a tool result."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEXT_FIELD_NUMBER: _builtins.int
+    IMAGE_FIELD_NUMBER: _builtins.int
+    text: _builtins.str
+    """Text for the model."""
+    @_builtins.property
+    def image(self) -> Global___ToolImage:
+        """An image for the model."""
+
+    def __init__(
+        self,
+        *,
+        text: _builtins.str = ...,
+        image: Global___ToolImage | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["image", b"image", "kind", b"kind", "text", b"text"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["image", b"image", "kind", b"kind", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["text", "image"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___ToolContent: _TypeAlias = ToolContent  # noqa: Y015
+
+@_typing.final
+class ToolImage(_message.Message):
+    """An image in a tool result."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MIME_TYPE_FIELD_NUMBER: _builtins.int
+    DATA_FIELD_NUMBER: _builtins.int
+    mime_type: _builtins.str
+    """MIME type sniffed from the bytes (for example `image/png`)."""
+    data: _builtins.bytes
+    """The image's bytes."""
+    def __init__(
+        self,
+        *,
+        mime_type: _builtins.str = ...,
+        data: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data", b"data", "mime_type", b"mime_type"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ToolImage: _TypeAlias = ToolImage  # noqa: Y015

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eonebot/gateway/v1/common.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"F\n\x04\x43hat\x12\x1b\n\x08group_id\x18\x01 \x01(\x03H\x00R\x07groupId\x12\x19\n\x07user_id\x18\x02 \x01(\x03H\x00R\x06userIdB\x06\n\x04kind\"e\n\x06Sender\x12\x17\n\x07user_id\x18\x01 \x01(\x03R\x06userId\x12\x1a\n\x08nickname\x18\x02 \x01(\tR\x08nickname\x12\x12\n\x04\x63\x61rd\x18\x03 \x01(\tR\x04\x63\x61rd\x12\x12\n\x04role\x18\x04 \x01(\tR\x04role\"\xbe\x02\n\x0b\x43hatMessage\x12\x1d\n\nmessage_id\x18\x01 \x01(\x03R\tmessageId\x12$\n\x0bmessage_seq\x18\x02 \x01(\x03H\x00R\nmessageSeq\x88\x01\x01\x12.\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\x12\x31\n\x06sender\x18\x04 \x01(\x0b\x32\x19.onebot.gateway.v1.SenderR\x06sender\x12\x36\n\x08segments\x18\x05 \x03(\x0b\x32\x1a.onebot.gateway.v1.SegmentR\x08segments\x12\x12\n\x04text\x18\x06 \x01(\tR\x04text\x12+\n\x04\x63hat\x18\x07 \x01(\x0b\x32\x17.onebot.gateway.v1.ChatR\x04\x63hatB\x0e\n\x0c_message_seq\"\xe7\x05\n\x07Segment\x12\x34\n\x04text\x18\x01 \x01(\x0b\x32\x1e.onebot.gateway.v1.TextSegmentH\x00R\x04text\x12.\n\x02\x61t\x18\x02 \x01(\x0b\x32\x1c.onebot.gateway.v1.AtSegmentH\x00R\x02\x61t\x12\x34\n\x04\x66\x61\x63\x65\x18\x03 \x01(\x0b\x32\x1e.onebot.gateway.v1.FaceSegmentH\x00R\x04\x66\x61\x63\x65\x12\x37\n\x05image\x18\x04 \x01(\x0b\x32\x1f.onebot.gateway.v1.ImageSegmentH\x00R\x05image\x12:\n\x06record\x18\x05 \x01(\x0b\x32 .onebot.gateway.v1.RecordSegmentH\x00R\x06record\x12\x37\n\x05video\x18\x06 \x01(\x0b\x32\x1f.onebot.gateway.v1.VideoSegmentH\x00R\x05video\x12\x34\n\x04\x66ile\x18\x07 \x01(\x0b\x32\x1e.onebot.gateway.v1.FileSegmentH\x00R\x04\x66ile\x12\x37\n\x05reply\x18\x08 \x01(\x0b\x32\x1f.onebot.gateway.v1.ReplySegmentH\x00R\x05reply\x12=\n\x07\x66orward\x18\t \x01(\x0b\x32!.onebot.gateway.v1.ForwardSegmentH\x00R\x07\x66orward\x12\x34\n\x04json\x18\n \x01(\x0b\x32\x1e.onebot.gateway.v1.JsonSegmentH\x00R\x04json\x12\x31\n\x03xml\x18\x0b \x01(\x0b\x32\x1d.onebot.gateway.v1.XmlSegmentH\x00R\x03xml\x12\x34\n\x04poke\x18\x0c \x01(\x0b\x32\x1e.onebot.gateway.v1.PokeSegmentH\x00R\x04poke\x12=\n\x07unknown\x18\r \x01(\x0b\x32!.onebot.gateway.v1.UnknownSegmentH\x00R\x07unknownB\x06\n\x04kind\"!\n\x0bTextSegment\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\"J\n\tAtSegment\x12\x17\n\x07user_id\x18\x01 \x01(\x03R\x06userId\x12\x10\n\x03\x61ll\x18\x02 \x01(\x08R\x03\x61ll\x12\x12\n\x04name\x18\x03 \x01(\tR\x04name\"\x1d\n\x0b\x46\x61\x63\x65Segment\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"k\n\x0cImageSegment\x12\x12\n\x04\x66ile\x18\x01 \x01(\tR\x04\x66ile\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\x12\x1b\n\tfile_size\x18\x03 \x01(\x03R\x08\x66ileSize\x12\x18\n\x07summary\x18\x04 \x01(\tR\x07summary\"5\n\rRecordSegment\x12\x12\n\x04\x66ile\x18\x01 \x01(\tR\x04\x66ile\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\"4\n\x0cVideoSegment\x12\x12\n\x04\x66ile\x18\x01 \x01(\tR\x04\x66ile\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\"d\n\x0b\x46ileSegment\x12\x12\n\x04\x66ile\x18\x01 \x01(\tR\x04\x66ile\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n\tfile_size\x18\x03 \x01(\x03R\x08\x66ileSize\x12\x10\n\x03url\x18\x04 \x01(\tR\x03url\"f\n\x0cReplySegment\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12;\n\x06quoted\x18\x02 \x01(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageH\x00R\x06quoted\x88\x01\x01\x42\t\n\x07_quoted\" \n\x0e\x46orwardSegment\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"!\n\x0bJsonSegment\x12\x12\n\x04\x64\x61ta\x18\x01 \x01(\tR\x04\x64\x61ta\" \n\nXmlSegment\x12\x12\n\x04\x64\x61ta\x18\x01 \x01(\tR\x04\x64\x61ta\"1\n\x0bPokeSegment\x12\x12\n\x04type\x18\x01 \x01(\tR\x04type\x12\x0e\n\x02id\x18\x02 \x01(\tR\x02id\"A\n\x0eUnknownSegment\x12\x12\n\x04type\x18\x01 \x01(\tR\x04type\x12\x1b\n\tdata_json\x18\x02 \x01(\tR\x08\x64\x61taJson*h\n\tMediaKind\x12\x1a\n\x16MEDIA_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10MEDIA_KIND_IMAGE\x10\x01\x12\x14\n\x10MEDIA_KIND_VIDEO\x10\x02\x12\x13\n\x0fMEDIA_KIND_FILE\x10\x03\x42l\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eonebot/gateway/v1/common.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"F\n\x04\x43hat\x12\x1b\n\x08group_id\x18\x01 \x01(\x03H\x00R\x07groupId\x12\x19\n\x07user_id\x18\x02 \x01(\x03H\x00R\x06userIdB\x06\n\x04kind\"e\n\x06Sender\x12\x17\n\x07user_id\x18\x01 \x01(\x03R\x06userId\x12\x1a\n\x08nickname\x18\x02 \x01(\tR\x08nickname\x12\x12\n\x04\x63\x61rd\x18\x03 \x01(\tR\x04\x63\x61rd\x12\x12\n\x04role\x18\x04 \x01(\tR\x04role\"\xbe\x02\n\x0b\x43hatMessage\x12\x1d\n\nmessage_id\x18\x01 \x01(\x03R\tmessageId\x12$\n\x0bmessage_seq\x18\x02 \x01(\x03H\x00R\nmessageSeq\x88\x01\x01\x12.\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\x12\x31\n\x06sender\x18\x04 \x01(\x0b\x32\x19.onebot.gateway.v1.SenderR\x06sender\x12\x36\n\x08segments\x18\x05 \x03(\x0b\x32\x1a.onebot.gateway.v1.SegmentR\x08segments\x12\x12\n\x04text\x18\x06 \x01(\tR\x04text\x12+\n\x04\x63hat\x18\x07 \x01(\x0b\x32\x17.onebot.gateway.v1.ChatR\x04\x63hatB\x0e\n\x0c_message_seq\"\xe7\x05\n\x07Segment\x12\x34\n\x04text\x18\x01 \x01(\x0b\x32\x1e.onebot.gateway.v1.TextSegmentH\x00R\x04text\x12.\n\x02\x61t\x18\x02 \x01(\x0b\x32\x1c.onebot.gateway.v1.AtSegmentH\x00R\x02\x61t\x12\x34\n\x04\x66\x61\x63\x65\x18\x03 \x01(\x0b\x32\x1e.onebot.gateway.v1.FaceSegmentH\x00R\x04\x66\x61\x63\x65\x12\x37\n\x05image\x18\x04 \x01(\x0b\x32\x1f.onebot.gateway.v1.ImageSegmentH\x00R\x05image\x12:\n\x06record\x18\x05 \x01(\x0b\x32 .onebot.gateway.v1.RecordSegmentH\x00R\x06record\x12\x37\n\x05video\x18\x06 \x01(\x0b\x32\x1f.onebot.gateway.v1.VideoSegmentH\x00R\x05video\x12\x34\n\x04\x66ile\x18\x07 \x01(\x0b\x32\x1e.onebot.gateway.v1.FileSegmentH\x00R\x04\x66ile\x12\x37\n\x05reply\x18\x08 \x01(\x0b\x32\x1f.onebot.gateway.v1.ReplySegmentH\x00R\x05reply\x12=\n\x07\x66orward\x18\t \x01(\x0b\x32!.onebot.gateway.v1.ForwardSegmentH\x00R\x07\x66orward\x12\x34\n\x04json\x18\n \x01(\x0b\x32\x1e.onebot.gateway.v1.JsonSegmentH\x00R\x04json\x12\x31\n\x03xml\x18\x0b \x01(\x0b\x32\x1d.onebot.gateway.v1.XmlSegmentH\x00R\x03xml\x12\x34\n\x04poke\x18\x0c \x01(\x0b\x32\x1e.onebot.gateway.v1.PokeSegmentH\x00R\x04poke\x12=\n\x07unknown\x18\r \x01(\x0b\x32!.onebot.gateway.v1.UnknownSegmentH\x00R\x07unknownB\x06\n\x04kind\"!\n\x0bTextSegment\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\"J\n\tAtSegment\x12\x17\n\x07user_id\x18\x01 \x01(\x03R\x06userId\x12\x10\n\x03\x61ll\x18\x02 \x01(\x08R\x03\x61ll\x12\x12\n\x04name\x18\x03 \x01(\tR\x04name\"\x1d\n\x0b\x46\x61\x63\x65Segment\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\x86\x01\n\x0cImageSegment\x12\x12\n\x04\x66ile\x18\x01 \x01(\tR\x04\x66ile\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\x12\x1b\n\tfile_size\x18\x03 \x01(\x03R\x08\x66ileSize\x12\x18\n\x07summary\x18\x04 \x01(\tR\x07summary\x12\x19\n\x08media_id\x18\x05 \x01(\tR\x07mediaId\"P\n\rRecordSegment\x12\x12\n\x04\x66ile\x18\x01 \x01(\tR\x04\x66ile\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\x12\x19\n\x08media_id\x18\x03 \x01(\tR\x07mediaId\"O\n\x0cVideoSegment\x12\x12\n\x04\x66ile\x18\x01 \x01(\tR\x04\x66ile\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\x12\x19\n\x08media_id\x18\x03 \x01(\tR\x07mediaId\"\x7f\n\x0b\x46ileSegment\x12\x12\n\x04\x66ile\x18\x01 \x01(\tR\x04\x66ile\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n\tfile_size\x18\x03 \x01(\x03R\x08\x66ileSize\x12\x10\n\x03url\x18\x04 \x01(\tR\x03url\x12\x19\n\x08media_id\x18\x05 \x01(\tR\x07mediaId\"f\n\x0cReplySegment\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12;\n\x06quoted\x18\x02 \x01(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageH\x00R\x06quoted\x88\x01\x01\x42\t\n\x07_quoted\" \n\x0e\x46orwardSegment\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"!\n\x0bJsonSegment\x12\x12\n\x04\x64\x61ta\x18\x01 \x01(\tR\x04\x64\x61ta\" \n\nXmlSegment\x12\x12\n\x04\x64\x61ta\x18\x01 \x01(\tR\x04\x64\x61ta\"1\n\x0bPokeSegment\x12\x12\n\x04type\x18\x01 \x01(\tR\x04type\x12\x0e\n\x02id\x18\x02 \x01(\tR\x02id\"A\n\x0eUnknownSegment\x12\x12\n\x04type\x18\x01 \x01(\tR\x04type\x12\x1b\n\tdata_json\x18\x02 \x01(\tR\x08\x64\x61taJson*\x7f\n\tMediaKind\x12\x1a\n\x16MEDIA_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10MEDIA_KIND_IMAGE\x10\x01\x12\x14\n\x10MEDIA_KIND_VIDEO\x10\x02\x12\x13\n\x0fMEDIA_KIND_FILE\x10\x03\x12\x15\n\x11MEDIA_KIND_RECORD\x10\x04\x42l\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,8 +33,8 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'onebot.gateway.v1.common_pb
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\024dev.onebotgateway.v1P\001ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1'
-  _globals['_MEDIAKIND']._serialized_start=2115
-  _globals['_MEDIAKIND']._serialized_end=2219
+  _globals['_MEDIAKIND']._serialized_start=2224
+  _globals['_MEDIAKIND']._serialized_end=2351
   _globals['_CHAT']._serialized_start=86
   _globals['_CHAT']._serialized_end=156
   _globals['_SENDER']._serialized_start=158
@@ -49,24 +49,24 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ATSEGMENT']._serialized_end=1437
   _globals['_FACESEGMENT']._serialized_start=1439
   _globals['_FACESEGMENT']._serialized_end=1468
-  _globals['_IMAGESEGMENT']._serialized_start=1470
-  _globals['_IMAGESEGMENT']._serialized_end=1577
-  _globals['_RECORDSEGMENT']._serialized_start=1579
-  _globals['_RECORDSEGMENT']._serialized_end=1632
-  _globals['_VIDEOSEGMENT']._serialized_start=1634
-  _globals['_VIDEOSEGMENT']._serialized_end=1686
-  _globals['_FILESEGMENT']._serialized_start=1688
-  _globals['_FILESEGMENT']._serialized_end=1788
-  _globals['_REPLYSEGMENT']._serialized_start=1790
-  _globals['_REPLYSEGMENT']._serialized_end=1892
-  _globals['_FORWARDSEGMENT']._serialized_start=1894
-  _globals['_FORWARDSEGMENT']._serialized_end=1926
-  _globals['_JSONSEGMENT']._serialized_start=1928
-  _globals['_JSONSEGMENT']._serialized_end=1961
-  _globals['_XMLSEGMENT']._serialized_start=1963
-  _globals['_XMLSEGMENT']._serialized_end=1995
-  _globals['_POKESEGMENT']._serialized_start=1997
-  _globals['_POKESEGMENT']._serialized_end=2046
-  _globals['_UNKNOWNSEGMENT']._serialized_start=2048
-  _globals['_UNKNOWNSEGMENT']._serialized_end=2113
+  _globals['_IMAGESEGMENT']._serialized_start=1471
+  _globals['_IMAGESEGMENT']._serialized_end=1605
+  _globals['_RECORDSEGMENT']._serialized_start=1607
+  _globals['_RECORDSEGMENT']._serialized_end=1687
+  _globals['_VIDEOSEGMENT']._serialized_start=1689
+  _globals['_VIDEOSEGMENT']._serialized_end=1768
+  _globals['_FILESEGMENT']._serialized_start=1770
+  _globals['_FILESEGMENT']._serialized_end=1897
+  _globals['_REPLYSEGMENT']._serialized_start=1899
+  _globals['_REPLYSEGMENT']._serialized_end=2001
+  _globals['_FORWARDSEGMENT']._serialized_start=2003
+  _globals['_FORWARDSEGMENT']._serialized_end=2035
+  _globals['_JSONSEGMENT']._serialized_start=2037
+  _globals['_JSONSEGMENT']._serialized_end=2070
+  _globals['_XMLSEGMENT']._serialized_start=2072
+  _globals['_XMLSEGMENT']._serialized_end=2104
+  _globals['_POKESEGMENT']._serialized_start=2106
+  _globals['_POKESEGMENT']._serialized_end=2155
+  _globals['_UNKNOWNSEGMENT']._serialized_start=2157
+  _globals['_UNKNOWNSEGMENT']._serialized_end=2222
 # @@protoc_insertion_point(module_scope)

@@ -34,6 +34,10 @@ class _MediaKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MediaKind.V
     """A video: MP4, MOV, WEBM, FLV, AVI or MKV, at most 30 MiB by default."""
     MEDIA_KIND_FILE: _MediaKind.ValueType  # 3
     """Any file, sent as a group file, at most 30 MiB by default."""
+    MEDIA_KIND_RECORD: _MediaKind.ValueType  # 4
+    """A voice record. Only received media have this kind (DownloadMedia);
+    UploadMedia and SendMessage refuse it.
+    """
 
 class MediaKind(_MediaKind, metaclass=_MediaKindEnumTypeWrapper):
     """What kind of media an upload or a media source is."""
@@ -46,6 +50,10 @@ MEDIA_KIND_VIDEO: MediaKind.ValueType  # 2
 """A video: MP4, MOV, WEBM, FLV, AVI or MKV, at most 30 MiB by default."""
 MEDIA_KIND_FILE: MediaKind.ValueType  # 3
 """Any file, sent as a group file, at most 30 MiB by default."""
+MEDIA_KIND_RECORD: MediaKind.ValueType  # 4
+"""A voice record. Only received media have this kind (DownloadMedia);
+UploadMedia and SendMessage refuse it.
+"""
 Global___MediaKind: _TypeAlias = MediaKind  # noqa: Y015
 
 @_typing.final
@@ -366,6 +374,7 @@ class ImageSegment(_message.Message):
     URL_FIELD_NUMBER: _builtins.int
     FILE_SIZE_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
+    MEDIA_ID_FIELD_NUMBER: _builtins.int
     file: _builtins.str
     """The peer's `file` value (a file name, id or URI)."""
     url: _builtins.str
@@ -374,6 +383,13 @@ class ImageSegment(_message.Message):
     """Size in bytes, when known; 0 otherwise."""
     summary: _builtins.str
     """Summary text the peer attached (for example `[动画表情]`)."""
+    media_id: _builtins.str
+    """Gateway media id of this segment, for MediaService.DownloadMedia and
+    `MediaSource.media_id` (forwarding what was received). Derived from the
+    account, the message and the segment's index (not from the bytes), so a
+    live event carries it before the bytes are in; stable across restarts.
+    Empty for a message without an id.
+    """
     def __init__(
         self,
         *,
@@ -381,10 +397,11 @@ class ImageSegment(_message.Message):
         url: _builtins.str = ...,
         file_size: _builtins.int = ...,
         summary: _builtins.str = ...,
+        media_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "file_size", b"file_size", "summary", b"summary", "url", b"url"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "file_size", b"file_size", "media_id", b"media_id", "summary", b"summary", "url", b"url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -398,19 +415,28 @@ class RecordSegment(_message.Message):
 
     FILE_FIELD_NUMBER: _builtins.int
     URL_FIELD_NUMBER: _builtins.int
+    MEDIA_ID_FIELD_NUMBER: _builtins.int
     file: _builtins.str
     """The peer's `file` value."""
     url: _builtins.str
     """Download URL, when reported."""
+    media_id: _builtins.str
+    """Gateway media id of this segment, for MediaService.DownloadMedia and
+    `MediaSource.media_id` (forwarding what was received). Derived from the
+    account, the message and the segment's index (not from the bytes), so a
+    live event carries it before the bytes are in; stable across restarts.
+    Empty for a message without an id.
+    """
     def __init__(
         self,
         *,
         file: _builtins.str = ...,
         url: _builtins.str = ...,
+        media_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "url", b"url"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "media_id", b"media_id", "url", b"url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -424,19 +450,28 @@ class VideoSegment(_message.Message):
 
     FILE_FIELD_NUMBER: _builtins.int
     URL_FIELD_NUMBER: _builtins.int
+    MEDIA_ID_FIELD_NUMBER: _builtins.int
     file: _builtins.str
     """The peer's `file` value."""
     url: _builtins.str
     """Download URL, when reported."""
+    media_id: _builtins.str
+    """Gateway media id of this segment, for MediaService.DownloadMedia and
+    `MediaSource.media_id` (forwarding what was received). Derived from the
+    account, the message and the segment's index (not from the bytes), so a
+    live event carries it before the bytes are in; stable across restarts.
+    Empty for a message without an id.
+    """
     def __init__(
         self,
         *,
         file: _builtins.str = ...,
         url: _builtins.str = ...,
+        media_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "url", b"url"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "media_id", b"media_id", "url", b"url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -452,6 +487,7 @@ class FileSegment(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     FILE_SIZE_FIELD_NUMBER: _builtins.int
     URL_FIELD_NUMBER: _builtins.int
+    MEDIA_ID_FIELD_NUMBER: _builtins.int
     file: _builtins.str
     """The peer's `file` value or file id."""
     name: _builtins.str
@@ -460,6 +496,13 @@ class FileSegment(_message.Message):
     """Size in bytes, when known; 0 otherwise."""
     url: _builtins.str
     """Download URL, when reported."""
+    media_id: _builtins.str
+    """Gateway media id of this segment, for MediaService.DownloadMedia and
+    `MediaSource.media_id` (forwarding what was received). Derived from the
+    account, the message and the segment's index (not from the bytes), so a
+    live event carries it before the bytes are in; stable across restarts.
+    Empty for a message without an id.
+    """
     def __init__(
         self,
         *,
@@ -467,10 +510,11 @@ class FileSegment(_message.Message):
         name: _builtins.str = ...,
         file_size: _builtins.int = ...,
         url: _builtins.str = ...,
+        media_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "file_size", b"file_size", "name", b"name", "url", b"url"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "file_size", b"file_size", "media_id", b"media_id", "name", b"name", "url", b"url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

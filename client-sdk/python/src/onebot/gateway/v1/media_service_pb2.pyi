@@ -146,3 +146,144 @@ class UploadMediaResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___UploadMediaResponse: _TypeAlias = UploadMediaResponse  # noqa: Y015
+
+@_typing.final
+class DownloadMediaRequest(_message.Message):
+    """Request of MediaService.DownloadMedia."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    MEDIA_ID_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    media_id: _builtins.str
+    """A media id: a segment's `media_id` (ImageSegment, RecordSegment,
+    VideoSegment, FileSegment) or an UploadMedia id.
+    """
+    @_builtins.property
+    def message(self) -> Global___MessageMediaRef:
+        """A media segment of a message."""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        media_id: _builtins.str = ...,
+        message: Global___MessageMediaRef | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["media_id", b"media_id", "message", b"message", "target", b"target"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "media_id", b"media_id", "message", b"message", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_target: _TypeAlias = _typing.Literal["media_id", "message"]  # noqa: Y015
+    _WhichOneofArgType_target: _TypeAlias = _typing.Literal["target", b"target"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_target) -> _WhichOneofReturnType_target | None: ...
+
+Global___DownloadMediaRequest: _TypeAlias = DownloadMediaRequest  # noqa: Y015
+
+@_typing.final
+class MessageMediaRef(_message.Message):
+    """A media segment of a message."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    SEGMENT_INDEX_FIELD_NUMBER: _builtins.int
+    message_id: _builtins.int
+    """The message id (as in ChatMessage.message_id)."""
+    segment_index: _builtins.int
+    """0-based index into `ChatMessage.segments` as GetHistory and the event
+    stream return them.
+    """
+    def __init__(
+        self,
+        *,
+        message_id: _builtins.int = ...,
+        segment_index: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message_id", b"message_id", "segment_index", b"segment_index"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MessageMediaRef: _TypeAlias = MessageMediaRef  # noqa: Y015
+
+@_typing.final
+class DownloadMediaResponse(_message.Message):
+    """One message of the DownloadMedia stream: the header first, then chunks."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HEADER_FIELD_NUMBER: _builtins.int
+    CHUNK_FIELD_NUMBER: _builtins.int
+    chunk: _builtins.bytes
+    """The next bytes of the content, at most 256 KiB."""
+    @_builtins.property
+    def header(self) -> Global___DownloadMediaHeader:
+        """Describes the item; exactly once, first."""
+
+    def __init__(
+        self,
+        *,
+        header: Global___DownloadMediaHeader | None = ...,
+        chunk: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "header", b"header", "payload", b"payload"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "header", b"header", "payload", b"payload"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["header", "chunk"]  # noqa: Y015
+    _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
+
+Global___DownloadMediaResponse: _TypeAlias = DownloadMediaResponse  # noqa: Y015
+
+@_typing.final
+class DownloadMediaHeader(_message.Message):
+    """Describes a downloaded item."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEDIA_ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    MIME_TYPE_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    SHA256_FIELD_NUMBER: _builtins.int
+    FILE_NAME_FIELD_NUMBER: _builtins.int
+    media_id: _builtins.str
+    """The item's media id (also when it was asked for by message and index)."""
+    kind: _common_pb2.MediaKind.ValueType
+    """Kind of media: IMAGE, RECORD, VIDEO or FILE."""
+    mime_type: _builtins.str
+    """MIME type sniffed from the bytes (for example `image/png`,
+    `audio/mpeg` for converted voice, `audio/silk` or `audio/amr` for voice
+    as received); `application/octet-stream` when not recognised.
+    """
+    size: _builtins.int
+    """Size in bytes: the total of the chunks that follow."""
+    sha256: _builtins.str
+    """SHA-256 of the content, lowercase hex. Check it against the chunks."""
+    file_name: _builtins.str
+    """File name: the peer's name of a received item, the upload's name of an
+    UploadMedia id; may be empty.
+    """
+    def __init__(
+        self,
+        *,
+        media_id: _builtins.str = ...,
+        kind: _common_pb2.MediaKind.ValueType = ...,
+        mime_type: _builtins.str = ...,
+        size: _builtins.int = ...,
+        sha256: _builtins.str = ...,
+        file_name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["file_name", b"file_name", "kind", b"kind", "media_id", b"media_id", "mime_type", b"mime_type", "sha256", b"sha256", "size", b"size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DownloadMediaHeader: _TypeAlias = DownloadMediaHeader  # noqa: Y015

@@ -43,6 +43,11 @@ class MediaServiceStub:
                 request_serializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.UploadMediaRequest.SerializeToString,
                 response_deserializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.UploadMediaResponse.FromString,
                 _registered_method=True)
+        self.DownloadMedia = channel.unary_stream(
+                '/onebot.gateway.v1.MediaService/DownloadMedia',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaResponse.FromString,
+                _registered_method=True)
 
 
 class MediaServiceServicer:
@@ -73,6 +78,46 @@ class MediaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DownloadMedia(self, request, context):
+        """Streams one media item from the gateway: a received image, voice
+        record, video or file (by the `media_id` of its segment, or by message
+        id and segment index), or the bytes of an UploadMedia id.
+
+        The first response is a `header` (size, SHA-256, the MIME type sniffed
+        from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+        of at most 256 KiB in order, UploadMedia in reverse. The whole download
+        is bounded by the media limits of its kind (`media.image_max_bytes`,
+        `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+
+        Received media are captured on receipt (`[media.capture]`: images and
+        voice records of whitelisted chats by default), so they outlive the
+        peer's expiring URLs; a download of an item whose capture is still
+        running waits for it, within the call's deadline. Anything else is
+        fetched when first asked for, in the order that works for the
+        implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+        only, through the same address guard as `MediaSource.url`), then the
+        implementation's own actions (`get_image` / `get_record` / `get_file`,
+        NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+        message read again; NapCat's rkey). What was fetched is kept like a
+        capture. A voice record comes as the implementation's converted audio
+        where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+        `mime_type` and `file_name` say which), else as it was received (SILK
+        or AMR).
+
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+        a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+        never existed, a message the peer no longer has, an index past the
+        message's segments, a capture that expired or was evicted, saying so),
+        FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+        to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+        (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+        the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+        A client that cancels mid-stream leaves nothing behind.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MediaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -80,6 +125,11 @@ def add_MediaServiceServicer_to_server(servicer, server):
                     servicer.UploadMedia,
                     request_deserializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.UploadMediaRequest.FromString,
                     response_serializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.UploadMediaResponse.SerializeToString,
+            ),
+            'DownloadMedia': grpc.unary_stream_rpc_method_handler(
+                    servicer.DownloadMedia,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -113,6 +163,33 @@ class MediaService:
             '/onebot.gateway.v1.MediaService/UploadMedia',
             onebot_dot_gateway_dot_v1_dot_media__service__pb2.UploadMediaRequest.SerializeToString,
             onebot_dot_gateway_dot_v1_dot_media__service__pb2.UploadMediaResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DownloadMedia(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/onebot.gateway.v1.MediaService/DownloadMedia',
+            onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaResponse.FromString,
             options,
             channel_credentials,
             insecure,

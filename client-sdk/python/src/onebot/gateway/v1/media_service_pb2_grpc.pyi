@@ -54,6 +54,42 @@ class MediaServiceStub:
     STAGING_QUOTA_EXCEEDED), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED),
     CANCELLED when the client cancels (nothing is left behind).
     """
+    DownloadMedia: _grpc.UnaryStreamMultiCallable[_media_service_pb2.DownloadMediaRequest, _media_service_pb2.DownloadMediaResponse]
+    """Streams one media item from the gateway: a received image, voice
+    record, video or file (by the `media_id` of its segment, or by message
+    id and segment index), or the bytes of an UploadMedia id.
+
+    The first response is a `header` (size, SHA-256, the MIME type sniffed
+    from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+    of at most 256 KiB in order, UploadMedia in reverse. The whole download
+    is bounded by the media limits of its kind (`media.image_max_bytes`,
+    `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+
+    Received media are captured on receipt (`[media.capture]`: images and
+    voice records of whitelisted chats by default), so they outlive the
+    peer's expiring URLs; a download of an item whose capture is still
+    running waits for it, within the call's deadline. Anything else is
+    fetched when first asked for, in the order that works for the
+    implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+    only, through the same address guard as `MediaSource.url`), then the
+    implementation's own actions (`get_image` / `get_record` / `get_file`,
+    NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+    message read again; NapCat's rkey). What was fetched is kept like a
+    capture. A voice record comes as the implementation's converted audio
+    where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+    `mime_type` and `file_name` say which), else as it was received (SILK
+    or AMR).
+
+    Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+    a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+    never existed, a message the peer no longer has, an index past the
+    message's segments, a capture that expired or was evicted, saying so),
+    FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+    to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+    (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+    the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+    A client that cancels mid-stream leaves nothing behind.
+    """
 
 @_typing.type_check_only
 class MediaServiceAsyncStub(MediaServiceStub):
@@ -80,6 +116,42 @@ class MediaServiceAsyncStub(MediaServiceStub):
     stream passes the kind's limit, or the header declares a larger size;
     STAGING_QUOTA_EXCEEDED), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED),
     CANCELLED when the client cancels (nothing is left behind).
+    """
+    DownloadMedia: _aio.UnaryStreamMultiCallable[_media_service_pb2.DownloadMediaRequest, _media_service_pb2.DownloadMediaResponse]  # type: ignore[assignment]
+    """Streams one media item from the gateway: a received image, voice
+    record, video or file (by the `media_id` of its segment, or by message
+    id and segment index), or the bytes of an UploadMedia id.
+
+    The first response is a `header` (size, SHA-256, the MIME type sniffed
+    from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+    of at most 256 KiB in order, UploadMedia in reverse. The whole download
+    is bounded by the media limits of its kind (`media.image_max_bytes`,
+    `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+
+    Received media are captured on receipt (`[media.capture]`: images and
+    voice records of whitelisted chats by default), so they outlive the
+    peer's expiring URLs; a download of an item whose capture is still
+    running waits for it, within the call's deadline. Anything else is
+    fetched when first asked for, in the order that works for the
+    implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+    only, through the same address guard as `MediaSource.url`), then the
+    implementation's own actions (`get_image` / `get_record` / `get_file`,
+    NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+    message read again; NapCat's rkey). What was fetched is kept like a
+    capture. A voice record comes as the implementation's converted audio
+    where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+    `mime_type` and `file_name` say which), else as it was received (SILK
+    or AMR).
+
+    Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+    a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+    never existed, a message the peer no longer has, an index past the
+    message's segments, a capture that expired or was evicted, saying so),
+    FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+    to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+    (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+    the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+    A client that cancels mid-stream leaves nothing behind.
     """
 
 class MediaServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -110,6 +182,48 @@ class MediaServiceServicer(metaclass=_abc_1.ABCMeta):
         stream passes the kind's limit, or the header declares a larger size;
         STAGING_QUOTA_EXCEEDED), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED),
         CANCELLED when the client cancels (nothing is left behind).
+        """
+
+    @_abc_1.abstractmethod
+    def DownloadMedia(
+        self,
+        request: _media_service_pb2.DownloadMediaRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_media_service_pb2.DownloadMediaResponse], _abc.AsyncIterator[_media_service_pb2.DownloadMediaResponse]]:
+        """Streams one media item from the gateway: a received image, voice
+        record, video or file (by the `media_id` of its segment, or by message
+        id and segment index), or the bytes of an UploadMedia id.
+
+        The first response is a `header` (size, SHA-256, the MIME type sniffed
+        from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+        of at most 256 KiB in order, UploadMedia in reverse. The whole download
+        is bounded by the media limits of its kind (`media.image_max_bytes`,
+        `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+
+        Received media are captured on receipt (`[media.capture]`: images and
+        voice records of whitelisted chats by default), so they outlive the
+        peer's expiring URLs; a download of an item whose capture is still
+        running waits for it, within the call's deadline. Anything else is
+        fetched when first asked for, in the order that works for the
+        implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+        only, through the same address guard as `MediaSource.url`), then the
+        implementation's own actions (`get_image` / `get_record` / `get_file`,
+        NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+        message read again; NapCat's rkey). What was fetched is kept like a
+        capture. A voice record comes as the implementation's converted audio
+        where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+        `mime_type` and `file_name` say which), else as it was received (SILK
+        or AMR).
+
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+        a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+        never existed, a message the peer no longer has, an index past the
+        message's segments, a capture that expired or was evicted, saying so),
+        FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+        to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+        (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+        the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+        A client that cancels mid-stream leaves nothing behind.
         """
 
 def add_MediaServiceServicer_to_server(servicer: MediaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

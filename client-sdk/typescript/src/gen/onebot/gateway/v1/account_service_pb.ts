@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/account_service.proto.
  */
 export const file_onebot_gateway_v1_account_service: GenFile = /*@__PURE__*/
-  fileDesc("CidvbmVib3QvZ2F0ZXdheS92MS9hY2NvdW50X3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIhUKE0xpc3RBY2NvdW50c1JlcXVlc3QiRAoUTGlzdEFjY291bnRzUmVzcG9uc2USLAoIYWNjb3VudHMYASADKAsyGi5vbmVib3QuZ2F0ZXdheS52MS5BY2NvdW50IoMDCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDwoHc2VsZl9pZBgCIAEoAxIQCghuaWNrbmFtZRgDIAEoCRIWCg5pbXBsZW1lbnRhdGlvbhgEIAEoCRIeChZpbXBsZW1lbnRhdGlvbl92ZXJzaW9uGAUgASgJEikKBmZsYXZvchgGIAEoDjIZLm9uZWJvdC5nYXRld2F5LnYxLkZsYXZvchIxCgVzdGF0ZRgHIAEoDjIiLm9uZWJvdC5nYXRld2F5LnYxLkNvbm5lY3Rpb25TdGF0ZRIvCgl0cmFuc3BvcnQYCCABKA4yHC5vbmVib3QuZ2F0ZXdheS52MS5UcmFuc3BvcnQSMgoObGFzdF9oZWFydGJlYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3F1ZXVlX2RlcHRoGAogASgFEhIKCmxhc3RfZXJyb3IYCyABKAkSDgoGZ3JvdXBzGAwgAygDEg0KBXVzZXJzGA0gAygDKtkBCg9Db25uZWN0aW9uU3RhdGUSIAocQ09OTkVDVElPTl9TVEFURV9VTlNQRUNJRklFRBAAEh8KG0NPTk5FQ1RJT05fU1RBVEVfQ09OTkVDVElORxABEh4KGkNPTk5FQ1RJT05fU1RBVEVfQ09OTkVDVEVEEAISHAoYQ09OTkVDVElPTl9TVEFURV9CQUNLT0ZGEAMSIAocQ09OTkVDVElPTl9TVEFURV9BVVRIX0ZBSUxFRBAEEiMKH0NPTk5FQ1RJT05fU1RBVEVfTk9UX0NPTkZJR1VSRUQQBSp8CglUcmFuc3BvcnQSGQoVVFJBTlNQT1JUX1VOU1BFQ0lGSUVEEAASHwobVFJBTlNQT1JUX0ZPUldBUkRfV0VCU09DS0VUEAESEgoOVFJBTlNQT1JUX0hUVFAQAhIfChtUUkFOU1BPUlRfUkVWRVJTRV9XRUJTT0NLRVQQAyqcAQoGRmxhdm9yEhYKEkZMQVZPUl9VTlNQRUNJRklFRBAAEhIKDkZMQVZPUl9HRU5FUklDEAESEQoNRkxBVk9SX05BUENBVBACEhMKD0ZMQVZPUl9MTE9ORUJPVBADEhMKD0ZMQVZPUl9MQUdSQU5HRRAEEhMKD0ZMQVZPUl9TTk9XTFVNQRAFEhQKEEZMQVZPUl9HT19DUUhUVFAQBjJxCg5BY2NvdW50U2VydmljZRJfCgxMaXN0QWNjb3VudHMSJi5vbmVib3QuZ2F0ZXdheS52MS5MaXN0QWNjb3VudHNSZXF1ZXN0Gicub25lYm90LmdhdGV3YXkudjEuTGlzdEFjY291bnRzUmVzcG9uc2VCbAoUZGV2Lm9uZWJvdGdhdGV3YXkudjFQAVpSZ2l0aHViLmNvbS9vbmVib3QtZ2F0ZXdheS9vbmVib3QtZ2F0ZXdheS9jbGllbnQtc2RrL2dvL29uZWJvdC9nYXRld2F5L3YxO2dhdGV3YXl2MWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CidvbmVib3QvZ2F0ZXdheS92MS9hY2NvdW50X3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIhUKE0xpc3RBY2NvdW50c1JlcXVlc3QiRAoUTGlzdEFjY291bnRzUmVzcG9uc2USLAoIYWNjb3VudHMYASADKAsyGi5vbmVib3QuZ2F0ZXdheS52MS5BY2NvdW50ItMDCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDwoHc2VsZl9pZBgCIAEoAxIQCghuaWNrbmFtZRgDIAEoCRIWCg5pbXBsZW1lbnRhdGlvbhgEIAEoCRIeChZpbXBsZW1lbnRhdGlvbl92ZXJzaW9uGAUgASgJEikKBmZsYXZvchgGIAEoDjIZLm9uZWJvdC5nYXRld2F5LnYxLkZsYXZvchIxCgVzdGF0ZRgHIAEoDjIiLm9uZWJvdC5nYXRld2F5LnYxLkNvbm5lY3Rpb25TdGF0ZRIvCgl0cmFuc3BvcnQYCCABKA4yHC5vbmVib3QuZ2F0ZXdheS52MS5UcmFuc3BvcnQSMgoObGFzdF9oZWFydGJlYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3F1ZXVlX2RlcHRoGAogASgFEhIKCmxhc3RfZXJyb3IYCyABKAkSDgoGZ3JvdXBzGAwgAygDEg0KBXVzZXJzGA0gAygDEhYKDmhpc3RvcnlfYW5jaG9yGA4gASgJEhcKD2FuY2hvcl9pbmNsdWRlZBgPIAEoCBIdChVoaXN0b3J5X2FuY2hvcl9zb3VyY2UYECABKAkq2QEKD0Nvbm5lY3Rpb25TdGF0ZRIgChxDT05ORUNUSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASHwobQ09OTkVDVElPTl9TVEFURV9DT05ORUNUSU5HEAESHgoaQ09OTkVDVElPTl9TVEFURV9DT05ORUNURUQQAhIcChhDT05ORUNUSU9OX1NUQVRFX0JBQ0tPRkYQAxIgChxDT05ORUNUSU9OX1NUQVRFX0FVVEhfRkFJTEVEEAQSIwofQ09OTkVDVElPTl9TVEFURV9OT1RfQ09ORklHVVJFRBAFKnwKCVRyYW5zcG9ydBIZChVUUkFOU1BPUlRfVU5TUEVDSUZJRUQQABIfChtUUkFOU1BPUlRfRk9SV0FSRF9XRUJTT0NLRVQQARISCg5UUkFOU1BPUlRfSFRUUBACEh8KG1RSQU5TUE9SVF9SRVZFUlNFX1dFQlNPQ0tFVBADKpwBCgZGbGF2b3ISFgoSRkxBVk9SX1VOU1BFQ0lGSUVEEAASEgoORkxBVk9SX0dFTkVSSUMQARIRCg1GTEFWT1JfTkFQQ0FUEAISEwoPRkxBVk9SX0xMT05FQk9UEAMSEwoPRkxBVk9SX0xBR1JBTkdFEAQSEwoPRkxBVk9SX1NOT1dMVU1BEAUSFAoQRkxBVk9SX0dPX0NRSFRUUBAGMnEKDkFjY291bnRTZXJ2aWNlEl8KDExpc3RBY2NvdW50cxImLm9uZWJvdC5nYXRld2F5LnYxLkxpc3RBY2NvdW50c1JlcXVlc3QaJy5vbmVib3QuZ2F0ZXdheS52MS5MaXN0QWNjb3VudHNSZXNwb25zZUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Request of AccountService.ListAccounts.
@@ -147,6 +147,37 @@ export type Account = Message<"onebot.gateway.v1.Account"> & {
    * @generated from field: repeated int64 users = 13;
    */
   users: bigint[];
+
+  /**
+   * Where the gateway puts the anchor of an older history page for this
+   * peer, as learned from the peer's own pages (a probe on connect, then
+   * every page) or set by `accounts.<id>.history_anchor`: `message_seq` (the
+   * seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+   * `message_id` or `both`. Empty until the peer has identified itself.
+   * `next_anchor_message_id` stays a message id whatever this says.
+   *
+   * @generated from field: string history_anchor = 14;
+   */
+  historyAnchor: string;
+
+  /**
+   * Whether the peer returns the anchor message itself in an anchored page
+   * (the gateway drops it either way).
+   *
+   * @generated from field: bool anchor_included = 15;
+   */
+  anchorIncluded: boolean;
+
+  /**
+   * How the gateway knows `history_anchor` and `anchor_included`:
+   * `assumed` (the flavor's convention, not yet checked), `probing`,
+   * `probed` (two pages of a chat with history, on connect), `observed` (a
+   * page the peer answered showed it, or forced a correction) or
+   * `configured`. Empty until the peer has identified itself.
+   *
+   * @generated from field: string history_anchor_source = 16;
+   */
+  historyAnchorSource: string;
 };
 
 /**

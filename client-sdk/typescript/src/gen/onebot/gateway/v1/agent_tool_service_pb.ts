@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/agent_tool_service.proto.
  */
 export const file_onebot_gateway_v1_agent_tool_service: GenFile = /*@__PURE__*/
-  fileDesc("CipvbmVib3QvZ2F0ZXdheS92MS9hZ2VudF90b29sX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIhIKEExpc3RUb29sc1JlcXVlc3QiOwoRTGlzdFRvb2xzUmVzcG9uc2USJgoFdG9vbHMYASADKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5Ub29sIpoBCgRUb29sEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSGQoRaW5wdXRfc2NoZW1hX2pzb24YAyABKAkSGwoTZGV0YWlsc19zY2hlbWFfanNvbhgEIAEoCRIRCglyZWFkX29ubHkYBSABKAgSEwoLZGVzdHJ1Y3RpdmUYBiABKAgSDwoHYWxpYXNlcxgHIAMoCSI3Cg9DYWxsVG9vbFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIWCg5hcmd1bWVudHNfanNvbhgCIAEoCSJIChBDYWxsVG9vbFJlc3BvbnNlEgwKBHRleHQYASABKAkSFAoMZGV0YWlsc19qc29uGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIMr8BChBBZ2VudFRvb2xTZXJ2aWNlElYKCUxpc3RUb29scxIjLm9uZWJvdC5nYXRld2F5LnYxLkxpc3RUb29sc1JlcXVlc3QaJC5vbmVib3QuZ2F0ZXdheS52MS5MaXN0VG9vbHNSZXNwb25zZRJTCghDYWxsVG9vbBIiLm9uZWJvdC5nYXRld2F5LnYxLkNhbGxUb29sUmVxdWVzdBojLm9uZWJvdC5nYXRld2F5LnYxLkNhbGxUb29sUmVzcG9uc2VCbAoUZGV2Lm9uZWJvdGdhdGV3YXkudjFQAVpSZ2l0aHViLmNvbS9vbmVib3QtZ2F0ZXdheS9vbmVib3QtZ2F0ZXdheS9jbGllbnQtc2RrL2dvL29uZWJvdC9nYXRld2F5L3YxO2dhdGV3YXl2MWIGcHJvdG8z");
+  fileDesc("CipvbmVib3QvZ2F0ZXdheS92MS9hZ2VudF90b29sX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIhIKEExpc3RUb29sc1JlcXVlc3QiOwoRTGlzdFRvb2xzUmVzcG9uc2USJgoFdG9vbHMYASADKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5Ub29sIpoBCgRUb29sEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSGQoRaW5wdXRfc2NoZW1hX2pzb24YAyABKAkSGwoTZGV0YWlsc19zY2hlbWFfanNvbhgEIAEoCRIRCglyZWFkX29ubHkYBSABKAgSEwoLZGVzdHJ1Y3RpdmUYBiABKAgSDwoHYWxpYXNlcxgHIAMoCSI3Cg9DYWxsVG9vbFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIWCg5hcmd1bWVudHNfanNvbhgCIAEoCSJ5ChBDYWxsVG9vbFJlc3BvbnNlEgwKBHRleHQYASABKAkSFAoMZGV0YWlsc19qc29uGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIEi8KB2NvbnRlbnQYBCADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5Ub29sQ29udGVudCJUCgtUb29sQ29udGVudBIOCgR0ZXh0GAEgASgJSAASLQoFaW1hZ2UYAiABKAsyHC5vbmVib3QuZ2F0ZXdheS52MS5Ub29sSW1hZ2VIAEIGCgRraW5kIiwKCVRvb2xJbWFnZRIRCgltaW1lX3R5cGUYASABKAkSDAoEZGF0YRgCIAEoDDK/AQoQQWdlbnRUb29sU2VydmljZRJWCglMaXN0VG9vbHMSIy5vbmVib3QuZ2F0ZXdheS52MS5MaXN0VG9vbHNSZXF1ZXN0GiQub25lYm90LmdhdGV3YXkudjEuTGlzdFRvb2xzUmVzcG9uc2USUwoIQ2FsbFRvb2wSIi5vbmVib3QuZ2F0ZXdheS52MS5DYWxsVG9vbFJlcXVlc3QaIy5vbmVib3QuZ2F0ZXdheS52MS5DYWxsVG9vbFJlc3BvbnNlQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw");
 
 /**
  * Request of AgentToolService.ListTools.
@@ -167,6 +167,15 @@ export type CallToolResponse = Message<"onebot.gateway.v1.CallToolResponse"> & {
    * @generated from field: bool is_error = 3;
    */
   isError: boolean;
+
+  /**
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   *
+   * @generated from field: repeated onebot.gateway.v1.ToolContent content = 4;
+   */
+  content: ToolContent[];
 };
 
 /**
@@ -175,6 +184,71 @@ export type CallToolResponse = Message<"onebot.gateway.v1.CallToolResponse"> & {
  */
 export const CallToolResponseSchema: GenMessage<CallToolResponse> = /*@__PURE__*/
   messageDesc(file_onebot_gateway_v1_agent_tool_service, 4);
+
+/**
+ * One part of a tool result.
+ *
+ * @generated from message onebot.gateway.v1.ToolContent
+ */
+export type ToolContent = Message<"onebot.gateway.v1.ToolContent"> & {
+  /**
+   * Text or an image.
+   *
+   * @generated from oneof onebot.gateway.v1.ToolContent.kind
+   */
+  kind: {
+    /**
+     * Text for the model.
+     *
+     * @generated from field: string text = 1;
+     */
+    value: string;
+    case: "text";
+  } | {
+    /**
+     * An image for the model.
+     *
+     * @generated from field: onebot.gateway.v1.ToolImage image = 2;
+     */
+    value: ToolImage;
+    case: "image";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message onebot.gateway.v1.ToolContent.
+ * Use `create(ToolContentSchema)` to create a new message.
+ */
+export const ToolContentSchema: GenMessage<ToolContent> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_agent_tool_service, 5);
+
+/**
+ * An image in a tool result.
+ *
+ * @generated from message onebot.gateway.v1.ToolImage
+ */
+export type ToolImage = Message<"onebot.gateway.v1.ToolImage"> & {
+  /**
+   * MIME type sniffed from the bytes (for example `image/png`).
+   *
+   * @generated from field: string mime_type = 1;
+   */
+  mimeType: string;
+
+  /**
+   * The image's bytes.
+   *
+   * @generated from field: bytes data = 2;
+   */
+  data: Uint8Array;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.ToolImage.
+ * Use `create(ToolImageSchema)` to create a new message.
+ */
+export const ToolImageSchema: GenMessage<ToolImage> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_agent_tool_service, 6);
 
 /**
  * Four QQ tools (history, members, send, poke) as agent tools: a name, a description, a JSON Schema and a text result.

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/common.proto.
  */
 export const file_onebot_gateway_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("Ch5vbmVib3QvZ2F0ZXdheS92MS9jb21tb24ucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIjUKBENoYXQSEgoIZ3JvdXBfaWQYASABKANIABIRCgd1c2VyX2lkGAIgASgDSABCBgoEa2luZCJHCgZTZW5kZXISDwoHdXNlcl9pZBgBIAEoAxIQCghuaWNrbmFtZRgCIAEoCRIMCgRjYXJkGAMgASgJEgwKBHJvbGUYBCABKAkigwIKC0NoYXRNZXNzYWdlEhIKCm1lc3NhZ2VfaWQYASABKAMSGAoLbWVzc2FnZV9zZXEYAiABKANIAIgBARIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgZzZW5kZXIYBCABKAsyGS5vbmVib3QuZ2F0ZXdheS52MS5TZW5kZXISLAoIc2VnbWVudHMYBSADKAsyGi5vbmVib3QuZ2F0ZXdheS52MS5TZWdtZW50EgwKBHRleHQYBiABKAkSJQoEY2hhdBgHIAEoCzIXLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRCDgoMX21lc3NhZ2Vfc2VxIpEFCgdTZWdtZW50Ei4KBHRleHQYASABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5UZXh0U2VnbWVudEgAEioKAmF0GAIgASgLMhwub25lYm90LmdhdGV3YXkudjEuQXRTZWdtZW50SAASLgoEZmFjZRgDIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkZhY2VTZWdtZW50SAASMAoFaW1hZ2UYBCABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5JbWFnZVNlZ21lbnRIABIyCgZyZWNvcmQYBSABKAsyIC5vbmVib3QuZ2F0ZXdheS52MS5SZWNvcmRTZWdtZW50SAASMAoFdmlkZW8YBiABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5WaWRlb1NlZ21lbnRIABIuCgRmaWxlGAcgASgLMh4ub25lYm90LmdhdGV3YXkudjEuRmlsZVNlZ21lbnRIABIwCgVyZXBseRgIIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLlJlcGx5U2VnbWVudEgAEjQKB2ZvcndhcmQYCSABKAsyIS5vbmVib3QuZ2F0ZXdheS52MS5Gb3J3YXJkU2VnbWVudEgAEi4KBGpzb24YCiABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5Kc29uU2VnbWVudEgAEiwKA3htbBgLIAEoCzIdLm9uZWJvdC5nYXRld2F5LnYxLlhtbFNlZ21lbnRIABIuCgRwb2tlGAwgASgLMh4ub25lYm90LmdhdGV3YXkudjEuUG9rZVNlZ21lbnRIABI0Cgd1bmtub3duGA0gASgLMiEub25lYm90LmdhdGV3YXkudjEuVW5rbm93blNlZ21lbnRIAEIGCgRraW5kIhsKC1RleHRTZWdtZW50EgwKBHRleHQYASABKAkiNwoJQXRTZWdtZW50Eg8KB3VzZXJfaWQYASABKAMSCwoDYWxsGAIgASgIEgwKBG5hbWUYAyABKAkiGQoLRmFjZVNlZ21lbnQSCgoCaWQYASABKAkiTQoMSW1hZ2VTZWdtZW50EgwKBGZpbGUYASABKAkSCwoDdXJsGAIgASgJEhEKCWZpbGVfc2l6ZRgDIAEoAxIPCgdzdW1tYXJ5GAQgASgJIioKDVJlY29yZFNlZ21lbnQSDAoEZmlsZRgBIAEoCRILCgN1cmwYAiABKAkiKQoMVmlkZW9TZWdtZW50EgwKBGZpbGUYASABKAkSCwoDdXJsGAIgASgJIkkKC0ZpbGVTZWdtZW50EgwKBGZpbGUYASABKAkSDAoEbmFtZRgCIAEoCRIRCglmaWxlX3NpemUYAyABKAMSCwoDdXJsGAQgASgJIloKDFJlcGx5U2VnbWVudBIKCgJpZBgBIAEoCRIzCgZxdW90ZWQYAiABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZUgAiAEBQgkKB19xdW90ZWQiHAoORm9yd2FyZFNlZ21lbnQSCgoCaWQYASABKAkiGwoLSnNvblNlZ21lbnQSDAoEZGF0YRgBIAEoCSIaCgpYbWxTZWdtZW50EgwKBGRhdGEYASABKAkiJwoLUG9rZVNlZ21lbnQSDAoEdHlwZRgBIAEoCRIKCgJpZBgCIAEoCSIxCg5Vbmtub3duU2VnbWVudBIMCgR0eXBlGAEgASgJEhEKCWRhdGFfanNvbhgCIAEoCSpoCglNZWRpYUtpbmQSGgoWTUVESUFfS0lORF9VTlNQRUNJRklFRBAAEhQKEE1FRElBX0tJTkRfSU1BR0UQARIUChBNRURJQV9LSU5EX1ZJREVPEAISEwoPTUVESUFfS0lORF9GSUxFEANCbAoUZGV2Lm9uZWJvdGdhdGV3YXkudjFQAVpSZ2l0aHViLmNvbS9vbmVib3QtZ2F0ZXdheS9vbmVib3QtZ2F0ZXdheS9jbGllbnQtc2RrL2dvL29uZWJvdC9nYXRld2F5L3YxO2dhdGV3YXl2MWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ch5vbmVib3QvZ2F0ZXdheS92MS9jb21tb24ucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIjUKBENoYXQSEgoIZ3JvdXBfaWQYASABKANIABIRCgd1c2VyX2lkGAIgASgDSABCBgoEa2luZCJHCgZTZW5kZXISDwoHdXNlcl9pZBgBIAEoAxIQCghuaWNrbmFtZRgCIAEoCRIMCgRjYXJkGAMgASgJEgwKBHJvbGUYBCABKAkigwIKC0NoYXRNZXNzYWdlEhIKCm1lc3NhZ2VfaWQYASABKAMSGAoLbWVzc2FnZV9zZXEYAiABKANIAIgBARIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgZzZW5kZXIYBCABKAsyGS5vbmVib3QuZ2F0ZXdheS52MS5TZW5kZXISLAoIc2VnbWVudHMYBSADKAsyGi5vbmVib3QuZ2F0ZXdheS52MS5TZWdtZW50EgwKBHRleHQYBiABKAkSJQoEY2hhdBgHIAEoCzIXLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRCDgoMX21lc3NhZ2Vfc2VxIpEFCgdTZWdtZW50Ei4KBHRleHQYASABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5UZXh0U2VnbWVudEgAEioKAmF0GAIgASgLMhwub25lYm90LmdhdGV3YXkudjEuQXRTZWdtZW50SAASLgoEZmFjZRgDIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkZhY2VTZWdtZW50SAASMAoFaW1hZ2UYBCABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5JbWFnZVNlZ21lbnRIABIyCgZyZWNvcmQYBSABKAsyIC5vbmVib3QuZ2F0ZXdheS52MS5SZWNvcmRTZWdtZW50SAASMAoFdmlkZW8YBiABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5WaWRlb1NlZ21lbnRIABIuCgRmaWxlGAcgASgLMh4ub25lYm90LmdhdGV3YXkudjEuRmlsZVNlZ21lbnRIABIwCgVyZXBseRgIIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLlJlcGx5U2VnbWVudEgAEjQKB2ZvcndhcmQYCSABKAsyIS5vbmVib3QuZ2F0ZXdheS52MS5Gb3J3YXJkU2VnbWVudEgAEi4KBGpzb24YCiABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5Kc29uU2VnbWVudEgAEiwKA3htbBgLIAEoCzIdLm9uZWJvdC5nYXRld2F5LnYxLlhtbFNlZ21lbnRIABIuCgRwb2tlGAwgASgLMh4ub25lYm90LmdhdGV3YXkudjEuUG9rZVNlZ21lbnRIABI0Cgd1bmtub3duGA0gASgLMiEub25lYm90LmdhdGV3YXkudjEuVW5rbm93blNlZ21lbnRIAEIGCgRraW5kIhsKC1RleHRTZWdtZW50EgwKBHRleHQYASABKAkiNwoJQXRTZWdtZW50Eg8KB3VzZXJfaWQYASABKAMSCwoDYWxsGAIgASgIEgwKBG5hbWUYAyABKAkiGQoLRmFjZVNlZ21lbnQSCgoCaWQYASABKAkiXwoMSW1hZ2VTZWdtZW50EgwKBGZpbGUYASABKAkSCwoDdXJsGAIgASgJEhEKCWZpbGVfc2l6ZRgDIAEoAxIPCgdzdW1tYXJ5GAQgASgJEhAKCG1lZGlhX2lkGAUgASgJIjwKDVJlY29yZFNlZ21lbnQSDAoEZmlsZRgBIAEoCRILCgN1cmwYAiABKAkSEAoIbWVkaWFfaWQYAyABKAkiOwoMVmlkZW9TZWdtZW50EgwKBGZpbGUYASABKAkSCwoDdXJsGAIgASgJEhAKCG1lZGlhX2lkGAMgASgJIlsKC0ZpbGVTZWdtZW50EgwKBGZpbGUYASABKAkSDAoEbmFtZRgCIAEoCRIRCglmaWxlX3NpemUYAyABKAMSCwoDdXJsGAQgASgJEhAKCG1lZGlhX2lkGAUgASgJIloKDFJlcGx5U2VnbWVudBIKCgJpZBgBIAEoCRIzCgZxdW90ZWQYAiABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZUgAiAEBQgkKB19xdW90ZWQiHAoORm9yd2FyZFNlZ21lbnQSCgoCaWQYASABKAkiGwoLSnNvblNlZ21lbnQSDAoEZGF0YRgBIAEoCSIaCgpYbWxTZWdtZW50EgwKBGRhdGEYASABKAkiJwoLUG9rZVNlZ21lbnQSDAoEdHlwZRgBIAEoCRIKCgJpZBgCIAEoCSIxCg5Vbmtub3duU2VnbWVudBIMCgR0eXBlGAEgASgJEhEKCWRhdGFfanNvbhgCIAEoCSp/CglNZWRpYUtpbmQSGgoWTUVESUFfS0lORF9VTlNQRUNJRklFRBAAEhQKEE1FRElBX0tJTkRfSU1BR0UQARIUChBNRURJQV9LSU5EX1ZJREVPEAISEwoPTUVESUFfS0lORF9GSUxFEAMSFQoRTUVESUFfS0lORF9SRUNPUkQQBEJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * A conversation: a QQ group or a private (one-to-one) chat with a QQ user.
@@ -403,6 +403,17 @@ export type ImageSegment = Message<"onebot.gateway.v1.ImageSegment"> & {
    * @generated from field: string summary = 4;
    */
   summary: string;
+
+  /**
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   *
+   * @generated from field: string media_id = 5;
+   */
+  mediaId: string;
 };
 
 /**
@@ -431,6 +442,17 @@ export type RecordSegment = Message<"onebot.gateway.v1.RecordSegment"> & {
    * @generated from field: string url = 2;
    */
   url: string;
+
+  /**
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   *
+   * @generated from field: string media_id = 3;
+   */
+  mediaId: string;
 };
 
 /**
@@ -459,6 +481,17 @@ export type VideoSegment = Message<"onebot.gateway.v1.VideoSegment"> & {
    * @generated from field: string url = 2;
    */
   url: string;
+
+  /**
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   *
+   * @generated from field: string media_id = 3;
+   */
+  mediaId: string;
 };
 
 /**
@@ -501,6 +534,17 @@ export type FileSegment = Message<"onebot.gateway.v1.FileSegment"> & {
    * @generated from field: string url = 4;
    */
   url: string;
+
+  /**
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   *
+   * @generated from field: string media_id = 5;
+   */
+  mediaId: string;
 };
 
 /**
@@ -697,6 +741,14 @@ export enum MediaKind {
    * @generated from enum value: MEDIA_KIND_FILE = 3;
    */
   FILE = 3,
+
+  /**
+   * A voice record. Only received media have this kind (DownloadMedia);
+   * UploadMedia and SendMessage refuse it.
+   *
+   * @generated from enum value: MEDIA_KIND_RECORD = 4;
+   */
+  RECORD = 4,
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/media_service.proto.
  */
 export const file_onebot_gateway_v1_media_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9tZWRpYV9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSJoChJVcGxvYWRNZWRpYVJlcXVlc3QSNgoGaGVhZGVyGAEgASgLMiQub25lYm90LmdhdGV3YXkudjEuVXBsb2FkTWVkaWFIZWFkZXJIABIPCgVjaHVuaxgCIAEoDEgAQgkKB3BheWxvYWQiogEKEVVwbG9hZE1lZGlhSGVhZGVyEhIKCmFjY291bnRfaWQYASABKAkSKgoEa2luZBgCIAEoDjIcLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhS2luZBIRCglmaWxlX25hbWUYAyABKAkSEQoEc2l6ZRgEIAEoA0gAiAEBEhMKBnNoYTI1NhgFIAEoCUgBiAEBQgcKBV9zaXplQgkKB19zaGEyNTYitAEKE1VwbG9hZE1lZGlhUmVzcG9uc2USEAoIbWVkaWFfaWQYASABKAkSKgoEa2luZBgCIAEoDjIcLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhS2luZBIMCgRzaXplGAMgASgDEg4KBnNoYTI1NhgEIAEoCRIRCgltaW1lX3R5cGUYBSABKAkSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAybgoMTWVkaWFTZXJ2aWNlEl4KC1VwbG9hZE1lZGlhEiUub25lYm90LmdhdGV3YXkudjEuVXBsb2FkTWVkaWFSZXF1ZXN0GiYub25lYm90LmdhdGV3YXkudjEuVXBsb2FkTWVkaWFSZXNwb25zZSgBQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw", [file_google_protobuf_timestamp, file_onebot_gateway_v1_common]);
+  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9tZWRpYV9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSJoChJVcGxvYWRNZWRpYVJlcXVlc3QSNgoGaGVhZGVyGAEgASgLMiQub25lYm90LmdhdGV3YXkudjEuVXBsb2FkTWVkaWFIZWFkZXJIABIPCgVjaHVuaxgCIAEoDEgAQgkKB3BheWxvYWQiogEKEVVwbG9hZE1lZGlhSGVhZGVyEhIKCmFjY291bnRfaWQYASABKAkSKgoEa2luZBgCIAEoDjIcLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhS2luZBIRCglmaWxlX25hbWUYAyABKAkSEQoEc2l6ZRgEIAEoA0gAiAEBEhMKBnNoYTI1NhgFIAEoCUgBiAEBQgcKBV9zaXplQgkKB19zaGEyNTYitAEKE1VwbG9hZE1lZGlhUmVzcG9uc2USEAoIbWVkaWFfaWQYASABKAkSKgoEa2luZBgCIAEoDjIcLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhS2luZBIMCgRzaXplGAMgASgDEg4KBnNoYTI1NhgEIAEoCRIRCgltaW1lX3R5cGUYBSABKAkSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifwoURG93bmxvYWRNZWRpYVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRISCghtZWRpYV9pZBgCIAEoCUgAEjUKB21lc3NhZ2UYAyABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlTWVkaWFSZWZIAEIICgZ0YXJnZXQiPAoPTWVzc2FnZU1lZGlhUmVmEhIKCm1lc3NhZ2VfaWQYASABKAMSFQoNc2VnbWVudF9pbmRleBgCIAEoBSJtChVEb3dubG9hZE1lZGlhUmVzcG9uc2USOAoGaGVhZGVyGAEgASgLMiYub25lYm90LmdhdGV3YXkudjEuRG93bmxvYWRNZWRpYUhlYWRlckgAEg8KBWNodW5rGAIgASgMSABCCQoHcGF5bG9hZCKXAQoTRG93bmxvYWRNZWRpYUhlYWRlchIQCghtZWRpYV9pZBgBIAEoCRIqCgRraW5kGAIgASgOMhwub25lYm90LmdhdGV3YXkudjEuTWVkaWFLaW5kEhEKCW1pbWVfdHlwZRgDIAEoCRIMCgRzaXplGAQgASgDEg4KBnNoYTI1NhgFIAEoCRIRCglmaWxlX25hbWUYBiABKAky1AEKDE1lZGlhU2VydmljZRJeCgtVcGxvYWRNZWRpYRIlLm9uZWJvdC5nYXRld2F5LnYxLlVwbG9hZE1lZGlhUmVxdWVzdBomLm9uZWJvdC5nYXRld2F5LnYxLlVwbG9hZE1lZGlhUmVzcG9uc2UoARJkCg1Eb3dubG9hZE1lZGlhEicub25lYm90LmdhdGV3YXkudjEuRG93bmxvYWRNZWRpYVJlcXVlc3QaKC5vbmVib3QuZ2F0ZXdheS52MS5Eb3dubG9hZE1lZGlhUmVzcG9uc2UwAUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_onebot_gateway_v1_common]);
 
 /**
  * One message of the UploadMedia stream.
@@ -164,6 +164,176 @@ export const UploadMediaResponseSchema: GenMessage<UploadMediaResponse> = /*@__P
   messageDesc(file_onebot_gateway_v1_media_service, 2);
 
 /**
+ * Request of MediaService.DownloadMedia.
+ *
+ * @generated from message onebot.gateway.v1.DownloadMediaRequest
+ */
+export type DownloadMediaRequest = Message<"onebot.gateway.v1.DownloadMediaRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * What to download. Required.
+   *
+   * @generated from oneof onebot.gateway.v1.DownloadMediaRequest.target
+   */
+  target: {
+    /**
+     * A media id: a segment's `media_id` (ImageSegment, RecordSegment,
+     * VideoSegment, FileSegment) or an UploadMedia id.
+     *
+     * @generated from field: string media_id = 2;
+     */
+    value: string;
+    case: "mediaId";
+  } | {
+    /**
+     * A media segment of a message.
+     *
+     * @generated from field: onebot.gateway.v1.MessageMediaRef message = 3;
+     */
+    value: MessageMediaRef;
+    case: "message";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message onebot.gateway.v1.DownloadMediaRequest.
+ * Use `create(DownloadMediaRequestSchema)` to create a new message.
+ */
+export const DownloadMediaRequestSchema: GenMessage<DownloadMediaRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_media_service, 3);
+
+/**
+ * A media segment of a message.
+ *
+ * @generated from message onebot.gateway.v1.MessageMediaRef
+ */
+export type MessageMediaRef = Message<"onebot.gateway.v1.MessageMediaRef"> & {
+  /**
+   * The message id (as in ChatMessage.message_id).
+   *
+   * @generated from field: int64 message_id = 1;
+   */
+  messageId: bigint;
+
+  /**
+   * 0-based index into `ChatMessage.segments` as GetHistory and the event
+   * stream return them.
+   *
+   * @generated from field: int32 segment_index = 2;
+   */
+  segmentIndex: number;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.MessageMediaRef.
+ * Use `create(MessageMediaRefSchema)` to create a new message.
+ */
+export const MessageMediaRefSchema: GenMessage<MessageMediaRef> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_media_service, 4);
+
+/**
+ * One message of the DownloadMedia stream: the header first, then chunks.
+ *
+ * @generated from message onebot.gateway.v1.DownloadMediaResponse
+ */
+export type DownloadMediaResponse = Message<"onebot.gateway.v1.DownloadMediaResponse"> & {
+  /**
+   * The header, then the bytes.
+   *
+   * @generated from oneof onebot.gateway.v1.DownloadMediaResponse.payload
+   */
+  payload: {
+    /**
+     * Describes the item; exactly once, first.
+     *
+     * @generated from field: onebot.gateway.v1.DownloadMediaHeader header = 1;
+     */
+    value: DownloadMediaHeader;
+    case: "header";
+  } | {
+    /**
+     * The next bytes of the content, at most 256 KiB.
+     *
+     * @generated from field: bytes chunk = 2;
+     */
+    value: Uint8Array;
+    case: "chunk";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message onebot.gateway.v1.DownloadMediaResponse.
+ * Use `create(DownloadMediaResponseSchema)` to create a new message.
+ */
+export const DownloadMediaResponseSchema: GenMessage<DownloadMediaResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_media_service, 5);
+
+/**
+ * Describes a downloaded item.
+ *
+ * @generated from message onebot.gateway.v1.DownloadMediaHeader
+ */
+export type DownloadMediaHeader = Message<"onebot.gateway.v1.DownloadMediaHeader"> & {
+  /**
+   * The item's media id (also when it was asked for by message and index).
+   *
+   * @generated from field: string media_id = 1;
+   */
+  mediaId: string;
+
+  /**
+   * Kind of media: IMAGE, RECORD, VIDEO or FILE.
+   *
+   * @generated from field: onebot.gateway.v1.MediaKind kind = 2;
+   */
+  kind: MediaKind;
+
+  /**
+   * MIME type sniffed from the bytes (for example `image/png`,
+   * `audio/mpeg` for converted voice, `audio/silk` or `audio/amr` for voice
+   * as received); `application/octet-stream` when not recognised.
+   *
+   * @generated from field: string mime_type = 3;
+   */
+  mimeType: string;
+
+  /**
+   * Size in bytes: the total of the chunks that follow.
+   *
+   * @generated from field: int64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * SHA-256 of the content, lowercase hex. Check it against the chunks.
+   *
+   * @generated from field: string sha256 = 5;
+   */
+  sha256: string;
+
+  /**
+   * File name: the peer's name of a received item, the upload's name of an
+   * UploadMedia id; may be empty.
+   *
+   * @generated from field: string file_name = 6;
+   */
+  fileName: string;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.DownloadMediaHeader.
+ * Use `create(DownloadMediaHeaderSchema)` to create a new message.
+ */
+export const DownloadMediaHeaderSchema: GenMessage<DownloadMediaHeader> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_media_service, 6);
+
+/**
  * Stages media bytes streamed by the client, for use in SendMessage.
  *
  * The gateway, not the client, bridges bytes to the OneBot host, so no shared
@@ -195,6 +365,49 @@ export const MediaService: GenService<{
     methodKind: "client_streaming";
     input: typeof UploadMediaRequestSchema;
     output: typeof UploadMediaResponseSchema;
+  },
+  /**
+   * Streams one media item from the gateway: a received image, voice
+   * record, video or file (by the `media_id` of its segment, or by message
+   * id and segment index), or the bytes of an UploadMedia id.
+   *
+   * The first response is a `header` (size, SHA-256, the MIME type sniffed
+   * from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+   * of at most 256 KiB in order, UploadMedia in reverse. The whole download
+   * is bounded by the media limits of its kind (`media.image_max_bytes`,
+   * `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+   *
+   * Received media are captured on receipt (`[media.capture]`: images and
+   * voice records of whitelisted chats by default), so they outlive the
+   * peer's expiring URLs; a download of an item whose capture is still
+   * running waits for it, within the call's deadline. Anything else is
+   * fetched when first asked for, in the order that works for the
+   * implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+   * only, through the same address guard as `MediaSource.url`), then the
+   * implementation's own actions (`get_image` / `get_record` / `get_file`,
+   * NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+   * message read again; NapCat's rkey). What was fetched is kept like a
+   * capture. A voice record comes as the implementation's converted audio
+   * where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+   * `mime_type` and `file_name` say which), else as it was received (SILK
+   * or AMR).
+   *
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+   * a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+   * never existed, a message the peer no longer has, an index past the
+   * message's segments, a capture that expired or was evicted, saying so),
+   * FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+   * to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+   * (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+   * the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+   * A client that cancels mid-stream leaves nothing behind.
+   *
+   * @generated from rpc onebot.gateway.v1.MediaService.DownloadMedia
+   */
+  downloadMedia: {
+    methodKind: "server_streaming";
+    input: typeof DownloadMediaRequestSchema;
+    output: typeof DownloadMediaResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_onebot_gateway_v1_media_service, 0);

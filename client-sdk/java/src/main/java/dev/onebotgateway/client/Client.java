@@ -8,6 +8,9 @@ import dev.onebotgateway.v1.AgentToolServiceGrpc;
 import dev.onebotgateway.v1.CallToolRequest;
 import dev.onebotgateway.v1.CallToolResponse;
 import dev.onebotgateway.v1.Chat;
+import dev.onebotgateway.v1.DownloadMediaHeader;
+import dev.onebotgateway.v1.DownloadMediaRequest;
+import dev.onebotgateway.v1.DownloadMediaResponse;
 import dev.onebotgateway.v1.Event;
 import dev.onebotgateway.v1.EventServiceGrpc;
 import dev.onebotgateway.v1.GetForwardMessagesRequest;
@@ -26,6 +29,7 @@ import dev.onebotgateway.v1.ListToolsRequest;
 import dev.onebotgateway.v1.MediaKind;
 import dev.onebotgateway.v1.MediaServiceGrpc;
 import dev.onebotgateway.v1.MediaSource;
+import dev.onebotgateway.v1.MessageMediaRef;
 import dev.onebotgateway.v1.MessageServiceGrpc;
 import dev.onebotgateway.v1.PokeMemberRequest;
 import dev.onebotgateway.v1.PokeMemberResponse;
@@ -59,6 +63,8 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.MetadataUtils;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -506,6 +512,96 @@ public final class Client implements AutoCloseable {
       return MediaSource.newBuilder().setPath(p.path()).build();
     }
     throw new IllegalArgumentException("unknown media " + media);
+  }
+
+  /**
+   * Downloads a received (or uploaded) media item into memory, checking the size and SHA-256 the
+   * header states.
+   */
+  public Downloaded download(MediaRef target) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    DownloadMediaHeader header = download(target, out, null);
+    return new Downloaded(header, out.toByteArray());
+  }
+
+  /**
+   * Streams a media item into the file {@code path}: written as {@code path.part} and renamed
+   * once complete and checked, so a failed download leaves nothing behind. {@code progress}
+   * (may be null) gets the bytes received and the total after each chunk.
+   */
+  public DownloadMediaHeader downloadTo(MediaRef target, Path path, BiConsumer<Long, Long> progress)
+      throws IOException {
+    Path partial = path.resolveSibling(path.getFileName() + ".part");
+    try {
+      DownloadMediaHeader header;
+      try (OutputStream out = Files.newOutputStream(partial)) {
+        header = download(target, out, progress);
+      }
+      Files.move(partial, path, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      return header;
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(partial);
+      throw e;
+    }
+  }
+
+  /** Streams a media item into {@code out} and returns its checked header. */
+  public DownloadMediaHeader download(MediaRef target, OutputStream out, BiConsumer<Long, Long> progress)
+      throws IOException {
+    DownloadMediaRequest.Builder req = DownloadMediaRequest.newBuilder().setAccountId(accountId);
+    if (target.mediaId() != null) {
+      req.setMediaId(target.mediaId());
+    } else {
+      req.setMessage(
+          MessageMediaRef.newBuilder()
+              .setMessageId(target.messageId())
+              .setSegmentIndex(target.segmentIndex()));
+    }
+    MessageDigest digest;
+    try {
+      digest = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    // Cancelled on the way out, so an early exit (an error, a failed write) ends the stream.
+    try (Context.CancellableContext scope = Context.current().withCancellation()) {
+      Context previous = scope.attach();
+      try {
+        Iterator<DownloadMediaResponse> responses =
+            call(() -> withDeadline(MediaServiceGrpc.newBlockingStub(channel)).downloadMedia(req.build()));
+        if (!call(responses::hasNext)) {
+          throw new IOException("the download stream ended before its header");
+        }
+        DownloadMediaResponse first = call(responses::next);
+        if (!first.hasHeader()) {
+          throw new IOException("the download stream did not start with a header");
+        }
+        DownloadMediaHeader header = first.getHeader();
+        long received = 0;
+        while (call(responses::hasNext)) {
+          DownloadMediaResponse msg = call(responses::next);
+          if (msg.hasHeader()) {
+            throw new IOException("the download stream had a second header");
+          }
+          byte[] chunk = msg.getChunk().toByteArray();
+          digest.update(chunk);
+          out.write(chunk);
+          received += chunk.length;
+          if (progress != null) {
+            progress.accept(received, header.getSize());
+          }
+        }
+        String actual = HexFormat.of().formatHex(digest.digest());
+        if (received != header.getSize() || !actual.equals(header.getSha256())) {
+          throw new IOException(
+              "download integrity check failed: header sha256 " + header.getSha256() + ", received "
+                  + received + " bytes sha256 " + actual);
+        }
+        return header;
+      } finally {
+        scope.detach(previous);
+      }
+    }
   }
 
   /** Uploads the message's local media (in order), then sends it with SendMessage. */

@@ -42,6 +42,8 @@ private static final long serialVersionUID = 0L;
     lastError_ = "";
     groups_ = emptyLongList();
     users_ = emptyLongList();
+    historyAnchor_ = "";
+    historyAnchorSource_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -531,6 +533,134 @@ private static final long serialVersionUID = 0L;
   }
   private int usersMemoizedSerializedSize = -1;
 
+  public static final int HISTORY_ANCHOR_FIELD_NUMBER = 14;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object historyAnchor_ = "";
+  /**
+   * <pre>
+   * Where the gateway puts the anchor of an older history page for this
+   * peer, as learned from the peer's own pages (a probe on connect, then
+   * every page) or set by `accounts.&lt;id&gt;.history_anchor`: `message_seq` (the
+   * seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+   * `message_id` or `both`. Empty until the peer has identified itself.
+   * `next_anchor_message_id` stays a message id whatever this says.
+   * </pre>
+   *
+   * <code>string history_anchor = 14 [json_name = "historyAnchor"];</code>
+   * @return The historyAnchor.
+   */
+  @java.lang.Override
+  public java.lang.String getHistoryAnchor() {
+    java.lang.Object ref = historyAnchor_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      historyAnchor_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Where the gateway puts the anchor of an older history page for this
+   * peer, as learned from the peer's own pages (a probe on connect, then
+   * every page) or set by `accounts.&lt;id&gt;.history_anchor`: `message_seq` (the
+   * seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+   * `message_id` or `both`. Empty until the peer has identified itself.
+   * `next_anchor_message_id` stays a message id whatever this says.
+   * </pre>
+   *
+   * <code>string history_anchor = 14 [json_name = "historyAnchor"];</code>
+   * @return The bytes for historyAnchor.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getHistoryAnchorBytes() {
+    java.lang.Object ref = historyAnchor_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      historyAnchor_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int ANCHOR_INCLUDED_FIELD_NUMBER = 15;
+  private boolean anchorIncluded_ = false;
+  /**
+   * <pre>
+   * Whether the peer returns the anchor message itself in an anchored page
+   * (the gateway drops it either way).
+   * </pre>
+   *
+   * <code>bool anchor_included = 15 [json_name = "anchorIncluded"];</code>
+   * @return The anchorIncluded.
+   */
+  @java.lang.Override
+  public boolean getAnchorIncluded() {
+    return anchorIncluded_;
+  }
+
+  public static final int HISTORY_ANCHOR_SOURCE_FIELD_NUMBER = 16;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object historyAnchorSource_ = "";
+  /**
+   * <pre>
+   * How the gateway knows `history_anchor` and `anchor_included`:
+   * `assumed` (the flavor's convention, not yet checked), `probing`,
+   * `probed` (two pages of a chat with history, on connect), `observed` (a
+   * page the peer answered showed it, or forced a correction) or
+   * `configured`. Empty until the peer has identified itself.
+   * </pre>
+   *
+   * <code>string history_anchor_source = 16 [json_name = "historyAnchorSource"];</code>
+   * @return The historyAnchorSource.
+   */
+  @java.lang.Override
+  public java.lang.String getHistoryAnchorSource() {
+    java.lang.Object ref = historyAnchorSource_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      historyAnchorSource_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * How the gateway knows `history_anchor` and `anchor_included`:
+   * `assumed` (the flavor's convention, not yet checked), `probing`,
+   * `probed` (two pages of a chat with history, on connect), `observed` (a
+   * page the peer answered showed it, or forced a correction) or
+   * `configured`. Empty until the peer has identified itself.
+   * </pre>
+   *
+   * <code>string history_anchor_source = 16 [json_name = "historyAnchorSource"];</code>
+   * @return The bytes for historyAnchorSource.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getHistoryAnchorSourceBytes() {
+    java.lang.Object ref = historyAnchorSource_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      historyAnchorSource_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -592,6 +722,15 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < users_.size(); i++) {
       output.writeInt64NoTag(users_.getLong(i));
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(historyAnchor_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 14, historyAnchor_);
+    }
+    if (anchorIncluded_ != false) {
+      output.writeBool(15, anchorIncluded_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(historyAnchorSource_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 16, historyAnchorSource_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -664,6 +803,16 @@ private static final long serialVersionUID = 0L;
       }
       usersMemoizedSerializedSize = dataSize;
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(historyAnchor_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(14, historyAnchor_);
+    }
+    if (anchorIncluded_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(15, anchorIncluded_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(historyAnchorSource_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(16, historyAnchorSource_);
+    }
     return size;
   }
   @java.lang.Override
@@ -714,6 +863,12 @@ private static final long serialVersionUID = 0L;
         .equals(other.getGroupsList())) return false;
     if (!getUsersList()
         .equals(other.getUsersList())) return false;
+    if (!getHistoryAnchor()
+        .equals(other.getHistoryAnchor())) return false;
+    if (getAnchorIncluded()
+        != other.getAnchorIncluded()) return false;
+    if (!getHistoryAnchorSource()
+        .equals(other.getHistoryAnchorSource())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -758,6 +913,13 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + USERS_FIELD_NUMBER;
       hash = (53 * hash) + getUsersList().hashCode();
     }
+    hash = (37 * hash) + HISTORY_ANCHOR_FIELD_NUMBER;
+    hash = (53 * hash) + getHistoryAnchor().hashCode();
+    hash = (37 * hash) + ANCHOR_INCLUDED_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getAnchorIncluded());
+    hash = (37 * hash) + HISTORY_ANCHOR_SOURCE_FIELD_NUMBER;
+    hash = (53 * hash) + getHistoryAnchorSource().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -916,6 +1078,9 @@ private static final long serialVersionUID = 0L;
       lastError_ = "";
       groups_ = emptyLongList();
       users_ = emptyLongList();
+      historyAnchor_ = "";
+      anchorIncluded_ = false;
+      historyAnchorSource_ = "";
       return this;
     }
 
@@ -993,6 +1158,15 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00001000) != 0)) {
         users_.makeImmutable();
         result.users_ = users_;
+      }
+      if (((from_bitField0_ & 0x00002000) != 0)) {
+        result.historyAnchor_ = historyAnchor_;
+      }
+      if (((from_bitField0_ & 0x00004000) != 0)) {
+        result.anchorIncluded_ = anchorIncluded_;
+      }
+      if (((from_bitField0_ & 0x00008000) != 0)) {
+        result.historyAnchorSource_ = historyAnchorSource_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1072,6 +1246,19 @@ private static final long serialVersionUID = 0L;
           ensureUsersIsMutable();
           users_.addAll(other.users_);
         }
+        onChanged();
+      }
+      if (!other.getHistoryAnchor().isEmpty()) {
+        historyAnchor_ = other.historyAnchor_;
+        bitField0_ |= 0x00002000;
+        onChanged();
+      }
+      if (other.getAnchorIncluded() != false) {
+        setAnchorIncluded(other.getAnchorIncluded());
+      }
+      if (!other.getHistoryAnchorSource().isEmpty()) {
+        historyAnchorSource_ = other.historyAnchorSource_;
+        bitField0_ |= 0x00008000;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -1187,6 +1374,21 @@ private static final long serialVersionUID = 0L;
               input.popLimit(limit);
               break;
             } // case 106
+            case 114: {
+              historyAnchor_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00002000;
+              break;
+            } // case 114
+            case 120: {
+              anchorIncluded_ = input.readBool();
+              bitField0_ |= 0x00004000;
+              break;
+            } // case 120
+            case 130: {
+              historyAnchorSource_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00008000;
+              break;
+            } // case 130
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2350,6 +2552,282 @@ private static final long serialVersionUID = 0L;
     public Builder clearUsers() {
       users_ = emptyLongList();
       bitField0_ = (bitField0_ & ~0x00001000);
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object historyAnchor_ = "";
+    /**
+     * <pre>
+     * Where the gateway puts the anchor of an older history page for this
+     * peer, as learned from the peer's own pages (a probe on connect, then
+     * every page) or set by `accounts.&lt;id&gt;.history_anchor`: `message_seq` (the
+     * seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+     * `message_id` or `both`. Empty until the peer has identified itself.
+     * `next_anchor_message_id` stays a message id whatever this says.
+     * </pre>
+     *
+     * <code>string history_anchor = 14 [json_name = "historyAnchor"];</code>
+     * @return The historyAnchor.
+     */
+    public java.lang.String getHistoryAnchor() {
+      java.lang.Object ref = historyAnchor_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        historyAnchor_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Where the gateway puts the anchor of an older history page for this
+     * peer, as learned from the peer's own pages (a probe on connect, then
+     * every page) or set by `accounts.&lt;id&gt;.history_anchor`: `message_seq` (the
+     * seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+     * `message_id` or `both`. Empty until the peer has identified itself.
+     * `next_anchor_message_id` stays a message id whatever this says.
+     * </pre>
+     *
+     * <code>string history_anchor = 14 [json_name = "historyAnchor"];</code>
+     * @return The bytes for historyAnchor.
+     */
+    public com.google.protobuf.ByteString
+        getHistoryAnchorBytes() {
+      java.lang.Object ref = historyAnchor_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        historyAnchor_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Where the gateway puts the anchor of an older history page for this
+     * peer, as learned from the peer's own pages (a probe on connect, then
+     * every page) or set by `accounts.&lt;id&gt;.history_anchor`: `message_seq` (the
+     * seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+     * `message_id` or `both`. Empty until the peer has identified itself.
+     * `next_anchor_message_id` stays a message id whatever this says.
+     * </pre>
+     *
+     * <code>string history_anchor = 14 [json_name = "historyAnchor"];</code>
+     * @param value The historyAnchor to set.
+     * @return This builder for chaining.
+     */
+    public Builder setHistoryAnchor(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      historyAnchor_ = value;
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Where the gateway puts the anchor of an older history page for this
+     * peer, as learned from the peer's own pages (a probe on connect, then
+     * every page) or set by `accounts.&lt;id&gt;.history_anchor`: `message_seq` (the
+     * seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+     * `message_id` or `both`. Empty until the peer has identified itself.
+     * `next_anchor_message_id` stays a message id whatever this says.
+     * </pre>
+     *
+     * <code>string history_anchor = 14 [json_name = "historyAnchor"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearHistoryAnchor() {
+      historyAnchor_ = getDefaultInstance().getHistoryAnchor();
+      bitField0_ = (bitField0_ & ~0x00002000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Where the gateway puts the anchor of an older history page for this
+     * peer, as learned from the peer's own pages (a probe on connect, then
+     * every page) or set by `accounts.&lt;id&gt;.history_anchor`: `message_seq` (the
+     * seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+     * `message_id` or `both`. Empty until the peer has identified itself.
+     * `next_anchor_message_id` stays a message id whatever this says.
+     * </pre>
+     *
+     * <code>string history_anchor = 14 [json_name = "historyAnchor"];</code>
+     * @param value The bytes for historyAnchor to set.
+     * @return This builder for chaining.
+     */
+    public Builder setHistoryAnchorBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      historyAnchor_ = value;
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+
+    private boolean anchorIncluded_ ;
+    /**
+     * <pre>
+     * Whether the peer returns the anchor message itself in an anchored page
+     * (the gateway drops it either way).
+     * </pre>
+     *
+     * <code>bool anchor_included = 15 [json_name = "anchorIncluded"];</code>
+     * @return The anchorIncluded.
+     */
+    @java.lang.Override
+    public boolean getAnchorIncluded() {
+      return anchorIncluded_;
+    }
+    /**
+     * <pre>
+     * Whether the peer returns the anchor message itself in an anchored page
+     * (the gateway drops it either way).
+     * </pre>
+     *
+     * <code>bool anchor_included = 15 [json_name = "anchorIncluded"];</code>
+     * @param value The anchorIncluded to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAnchorIncluded(boolean value) {
+
+      anchorIncluded_ = value;
+      bitField0_ |= 0x00004000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Whether the peer returns the anchor message itself in an anchored page
+     * (the gateway drops it either way).
+     * </pre>
+     *
+     * <code>bool anchor_included = 15 [json_name = "anchorIncluded"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAnchorIncluded() {
+      bitField0_ = (bitField0_ & ~0x00004000);
+      anchorIncluded_ = false;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object historyAnchorSource_ = "";
+    /**
+     * <pre>
+     * How the gateway knows `history_anchor` and `anchor_included`:
+     * `assumed` (the flavor's convention, not yet checked), `probing`,
+     * `probed` (two pages of a chat with history, on connect), `observed` (a
+     * page the peer answered showed it, or forced a correction) or
+     * `configured`. Empty until the peer has identified itself.
+     * </pre>
+     *
+     * <code>string history_anchor_source = 16 [json_name = "historyAnchorSource"];</code>
+     * @return The historyAnchorSource.
+     */
+    public java.lang.String getHistoryAnchorSource() {
+      java.lang.Object ref = historyAnchorSource_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        historyAnchorSource_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * How the gateway knows `history_anchor` and `anchor_included`:
+     * `assumed` (the flavor's convention, not yet checked), `probing`,
+     * `probed` (two pages of a chat with history, on connect), `observed` (a
+     * page the peer answered showed it, or forced a correction) or
+     * `configured`. Empty until the peer has identified itself.
+     * </pre>
+     *
+     * <code>string history_anchor_source = 16 [json_name = "historyAnchorSource"];</code>
+     * @return The bytes for historyAnchorSource.
+     */
+    public com.google.protobuf.ByteString
+        getHistoryAnchorSourceBytes() {
+      java.lang.Object ref = historyAnchorSource_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        historyAnchorSource_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * How the gateway knows `history_anchor` and `anchor_included`:
+     * `assumed` (the flavor's convention, not yet checked), `probing`,
+     * `probed` (two pages of a chat with history, on connect), `observed` (a
+     * page the peer answered showed it, or forced a correction) or
+     * `configured`. Empty until the peer has identified itself.
+     * </pre>
+     *
+     * <code>string history_anchor_source = 16 [json_name = "historyAnchorSource"];</code>
+     * @param value The historyAnchorSource to set.
+     * @return This builder for chaining.
+     */
+    public Builder setHistoryAnchorSource(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      historyAnchorSource_ = value;
+      bitField0_ |= 0x00008000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How the gateway knows `history_anchor` and `anchor_included`:
+     * `assumed` (the flavor's convention, not yet checked), `probing`,
+     * `probed` (two pages of a chat with history, on connect), `observed` (a
+     * page the peer answered showed it, or forced a correction) or
+     * `configured`. Empty until the peer has identified itself.
+     * </pre>
+     *
+     * <code>string history_anchor_source = 16 [json_name = "historyAnchorSource"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearHistoryAnchorSource() {
+      historyAnchorSource_ = getDefaultInstance().getHistoryAnchorSource();
+      bitField0_ = (bitField0_ & ~0x00008000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How the gateway knows `history_anchor` and `anchor_included`:
+     * `assumed` (the flavor's convention, not yet checked), `probing`,
+     * `probed` (two pages of a chat with history, on connect), `observed` (a
+     * page the peer answered showed it, or forced a correction) or
+     * `configured`. Empty until the peer has identified itself.
+     * </pre>
+     *
+     * <code>string history_anchor_source = 16 [json_name = "historyAnchorSource"];</code>
+     * @param value The bytes for historyAnchorSource to set.
+     * @return This builder for chaining.
+     */
+    public Builder setHistoryAnchorSourceBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      historyAnchorSource_ = value;
+      bitField0_ |= 0x00008000;
       onChanged();
       return this;
     }

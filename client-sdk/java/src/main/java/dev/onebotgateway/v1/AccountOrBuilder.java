@@ -274,4 +274,73 @@ public interface AccountOrBuilder extends
    * @return The users at the given index.
    */
   long getUsers(int index);
+
+  /**
+   * <pre>
+   * Where the gateway puts the anchor of an older history page for this
+   * peer, as learned from the peer's own pages (a probe on connect, then
+   * every page) or set by `accounts.&lt;id&gt;.history_anchor`: `message_seq` (the
+   * seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+   * `message_id` or `both`. Empty until the peer has identified itself.
+   * `next_anchor_message_id` stays a message id whatever this says.
+   * </pre>
+   *
+   * <code>string history_anchor = 14 [json_name = "historyAnchor"];</code>
+   * @return The historyAnchor.
+   */
+  java.lang.String getHistoryAnchor();
+  /**
+   * <pre>
+   * Where the gateway puts the anchor of an older history page for this
+   * peer, as learned from the peer's own pages (a probe on connect, then
+   * every page) or set by `accounts.&lt;id&gt;.history_anchor`: `message_seq` (the
+   * seq the peer's rows report), `real_seq`, `message_id_as_seq`,
+   * `message_id` or `both`. Empty until the peer has identified itself.
+   * `next_anchor_message_id` stays a message id whatever this says.
+   * </pre>
+   *
+   * <code>string history_anchor = 14 [json_name = "historyAnchor"];</code>
+   * @return The bytes for historyAnchor.
+   */
+  com.google.protobuf.ByteString
+      getHistoryAnchorBytes();
+
+  /**
+   * <pre>
+   * Whether the peer returns the anchor message itself in an anchored page
+   * (the gateway drops it either way).
+   * </pre>
+   *
+   * <code>bool anchor_included = 15 [json_name = "anchorIncluded"];</code>
+   * @return The anchorIncluded.
+   */
+  boolean getAnchorIncluded();
+
+  /**
+   * <pre>
+   * How the gateway knows `history_anchor` and `anchor_included`:
+   * `assumed` (the flavor's convention, not yet checked), `probing`,
+   * `probed` (two pages of a chat with history, on connect), `observed` (a
+   * page the peer answered showed it, or forced a correction) or
+   * `configured`. Empty until the peer has identified itself.
+   * </pre>
+   *
+   * <code>string history_anchor_source = 16 [json_name = "historyAnchorSource"];</code>
+   * @return The historyAnchorSource.
+   */
+  java.lang.String getHistoryAnchorSource();
+  /**
+   * <pre>
+   * How the gateway knows `history_anchor` and `anchor_included`:
+   * `assumed` (the flavor's convention, not yet checked), `probing`,
+   * `probed` (two pages of a chat with history, on connect), `observed` (a
+   * page the peer answered showed it, or forced a correction) or
+   * `configured`. Empty until the peer has identified itself.
+   * </pre>
+   *
+   * <code>string history_anchor_source = 16 [json_name = "historyAnchorSource"];</code>
+   * @return The bytes for historyAnchorSource.
+   */
+  com.google.protobuf.ByteString
+      getHistoryAnchorSourceBytes();
 }

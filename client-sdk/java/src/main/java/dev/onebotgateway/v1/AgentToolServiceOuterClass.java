@@ -51,6 +51,16 @@ public final class AgentToolServiceOuterClass extends com.google.protobuf.Genera
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_CallToolResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ToolContent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ToolContent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ToolImage_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ToolImage_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -71,18 +81,23 @@ public final class AgentToolServiceOuterClass extends com.google.protobuf.Genera
       "\005 \001(\010R\010readOnly\022 \n\013destructive\030\006 \001(\010R\013de" +
       "structive\022\030\n\007aliases\030\007 \003(\tR\007aliases\"L\n\017C" +
       "allToolRequest\022\022\n\004name\030\001 \001(\tR\004name\022%\n\016ar" +
-      "guments_json\030\002 \001(\tR\rargumentsJson\"d\n\020Cal" +
-      "lToolResponse\022\022\n\004text\030\001 \001(\tR\004text\022!\n\014det" +
-      "ails_json\030\002 \001(\tR\013detailsJson\022\031\n\010is_error" +
-      "\030\003 \001(\010R\007isError2\277\001\n\020AgentToolService\022V\n\t" +
-      "ListTools\022#.onebot.gateway.v1.ListToolsR" +
-      "equest\032$.onebot.gateway.v1.ListToolsResp" +
-      "onse\022S\n\010CallTool\022\".onebot.gateway.v1.Cal" +
-      "lToolRequest\032#.onebot.gateway.v1.CallToo" +
-      "lResponseBl\n\024dev.onebotgateway.v1P\001ZRgit" +
-      "hub.com/onebot-gateway/onebot-gateway/cl" +
-      "ient-sdk/go/onebot/gateway/v1;gatewayv1b" +
-      "\006proto3"
+      "guments_json\030\002 \001(\tR\rargumentsJson\"\236\001\n\020Ca" +
+      "llToolResponse\022\022\n\004text\030\001 \001(\tR\004text\022!\n\014de" +
+      "tails_json\030\002 \001(\tR\013detailsJson\022\031\n\010is_erro" +
+      "r\030\003 \001(\010R\007isError\0228\n\007content\030\004 \003(\0132\036.oneb" +
+      "ot.gateway.v1.ToolContentR\007content\"a\n\013To" +
+      "olContent\022\024\n\004text\030\001 \001(\tH\000R\004text\0224\n\005image" +
+      "\030\002 \001(\0132\034.onebot.gateway.v1.ToolImageH\000R\005" +
+      "imageB\006\n\004kind\"<\n\tToolImage\022\033\n\tmime_type\030" +
+      "\001 \001(\tR\010mimeType\022\022\n\004data\030\002 \001(\014R\004data2\277\001\n\020" +
+      "AgentToolService\022V\n\tListTools\022#.onebot.g" +
+      "ateway.v1.ListToolsRequest\032$.onebot.gate" +
+      "way.v1.ListToolsResponse\022S\n\010CallTool\022\".o" +
+      "nebot.gateway.v1.CallToolRequest\032#.onebo" +
+      "t.gateway.v1.CallToolResponseBl\n\024dev.one" +
+      "botgateway.v1P\001ZRgithub.com/onebot-gatew" +
+      "ay/onebot-gateway/client-sdk/go/onebot/g" +
+      "ateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -117,7 +132,19 @@ public final class AgentToolServiceOuterClass extends com.google.protobuf.Genera
     internal_static_onebot_gateway_v1_CallToolResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_CallToolResponse_descriptor,
-        new java.lang.String[] { "Text", "DetailsJson", "IsError", });
+        new java.lang.String[] { "Text", "DetailsJson", "IsError", "Content", });
+    internal_static_onebot_gateway_v1_ToolContent_descriptor =
+      getDescriptor().getMessageType(5);
+    internal_static_onebot_gateway_v1_ToolContent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ToolContent_descriptor,
+        new java.lang.String[] { "Text", "Image", "Kind", });
+    internal_static_onebot_gateway_v1_ToolImage_descriptor =
+      getDescriptor().getMessageType(6);
+    internal_static_onebot_gateway_v1_ToolImage_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ToolImage_descriptor,
+        new java.lang.String[] { "MimeType", "Data", });
     descriptor.resolveAllFeaturesImmutable();
   }
 

@@ -34,6 +34,7 @@ private static final long serialVersionUID = 0L;
   private CallToolResponse() {
     text_ = "";
     detailsJson_ = "";
+    content_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -165,6 +166,77 @@ private static final long serialVersionUID = 0L;
     return isError_;
   }
 
+  public static final int CONTENT_FIELD_NUMBER = 4;
+  @SuppressWarnings("serial")
+  private java.util.List<dev.onebotgateway.v1.ToolContent> content_;
+  /**
+   * <pre>
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<dev.onebotgateway.v1.ToolContent> getContentList() {
+    return content_;
+  }
+  /**
+   * <pre>
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends dev.onebotgateway.v1.ToolContentOrBuilder> 
+      getContentOrBuilderList() {
+    return content_;
+  }
+  /**
+   * <pre>
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+   */
+  @java.lang.Override
+  public int getContentCount() {
+    return content_.size();
+  }
+  /**
+   * <pre>
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.ToolContent getContent(int index) {
+    return content_.get(index);
+  }
+  /**
+   * <pre>
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.ToolContentOrBuilder getContentOrBuilder(
+      int index) {
+    return content_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -188,6 +260,9 @@ private static final long serialVersionUID = 0L;
     if (isError_ != false) {
       output.writeBool(3, isError_);
     }
+    for (int i = 0; i < content_.size(); i++) {
+      output.writeMessage(4, content_.get(i));
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -202,6 +277,15 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(3, isError_);
     }
+
+        {
+          final int count = content_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(content_.get(i));
+          }
+          size += 1 * count;
+        }
     return size;
   }
   @java.lang.Override
@@ -232,6 +316,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getDetailsJson())) return false;
     if (getIsError()
         != other.getIsError()) return false;
+    if (!getContentList()
+        .equals(other.getContentList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -250,6 +336,10 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + IS_ERROR_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getIsError());
+    if (getContentCount() > 0) {
+      hash = (37 * hash) + CONTENT_FIELD_NUMBER;
+      hash = (53 * hash) + getContentList().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -388,6 +478,13 @@ private static final long serialVersionUID = 0L;
       text_ = "";
       detailsJson_ = "";
       isError_ = false;
+      if (contentBuilder_ == null) {
+        content_ = java.util.Collections.emptyList();
+      } else {
+        content_ = null;
+        contentBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000008);
       return this;
     }
 
@@ -414,9 +511,22 @@ private static final long serialVersionUID = 0L;
     @java.lang.Override
     public dev.onebotgateway.v1.CallToolResponse buildPartial() {
       dev.onebotgateway.v1.CallToolResponse result = new dev.onebotgateway.v1.CallToolResponse(this);
+      buildPartialRepeatedFields(result);
       if (bitField0_ != 0) { buildPartial0(result); }
       onBuilt();
       return result;
+    }
+
+    private void buildPartialRepeatedFields(dev.onebotgateway.v1.CallToolResponse result) {
+      if (contentBuilder_ == null) {
+        if (((bitField0_ & 0x00000008) != 0)) {
+          content_ = java.util.Collections.unmodifiableList(content_);
+          bitField0_ = (bitField0_ & ~0x00000008);
+        }
+        result.content_ = content_;
+      } else {
+        result.content_ = contentBuilder_.build();
+      }
     }
 
     private void buildPartial0(dev.onebotgateway.v1.CallToolResponse result) {
@@ -457,6 +567,32 @@ private static final long serialVersionUID = 0L;
       if (other.getIsError() != false) {
         setIsError(other.getIsError());
       }
+      if (contentBuilder_ == null) {
+        if (!other.content_.isEmpty()) {
+          if (content_.isEmpty()) {
+            content_ = other.content_;
+            bitField0_ = (bitField0_ & ~0x00000008);
+          } else {
+            ensureContentIsMutable();
+            content_.addAll(other.content_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.content_.isEmpty()) {
+          if (contentBuilder_.isEmpty()) {
+            contentBuilder_.dispose();
+            contentBuilder_ = null;
+            content_ = other.content_;
+            bitField0_ = (bitField0_ & ~0x00000008);
+            contentBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetContentFieldBuilder() : null;
+          } else {
+            contentBuilder_.addAllMessages(other.content_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -496,6 +632,19 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 24
+            case 34: {
+              dev.onebotgateway.v1.ToolContent m =
+                  input.readMessage(
+                      dev.onebotgateway.v1.ToolContent.parser(),
+                      extensionRegistry);
+              if (contentBuilder_ == null) {
+                ensureContentIsMutable();
+                content_.add(m);
+              } else {
+                contentBuilder_.addMessage(m);
+              }
+              break;
+            } // case 34
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -744,6 +893,348 @@ private static final long serialVersionUID = 0L;
       isError_ = false;
       onChanged();
       return this;
+    }
+
+    private java.util.List<dev.onebotgateway.v1.ToolContent> content_ =
+      java.util.Collections.emptyList();
+    private void ensureContentIsMutable() {
+      if (!((bitField0_ & 0x00000008) != 0)) {
+        content_ = new java.util.ArrayList<dev.onebotgateway.v1.ToolContent>(content_);
+        bitField0_ |= 0x00000008;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.onebotgateway.v1.ToolContent, dev.onebotgateway.v1.ToolContent.Builder, dev.onebotgateway.v1.ToolContentOrBuilder> contentBuilder_;
+
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public java.util.List<dev.onebotgateway.v1.ToolContent> getContentList() {
+      if (contentBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(content_);
+      } else {
+        return contentBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public int getContentCount() {
+      if (contentBuilder_ == null) {
+        return content_.size();
+      } else {
+        return contentBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public dev.onebotgateway.v1.ToolContent getContent(int index) {
+      if (contentBuilder_ == null) {
+        return content_.get(index);
+      } else {
+        return contentBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public Builder setContent(
+        int index, dev.onebotgateway.v1.ToolContent value) {
+      if (contentBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureContentIsMutable();
+        content_.set(index, value);
+        onChanged();
+      } else {
+        contentBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public Builder setContent(
+        int index, dev.onebotgateway.v1.ToolContent.Builder builderForValue) {
+      if (contentBuilder_ == null) {
+        ensureContentIsMutable();
+        content_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        contentBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public Builder addContent(dev.onebotgateway.v1.ToolContent value) {
+      if (contentBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureContentIsMutable();
+        content_.add(value);
+        onChanged();
+      } else {
+        contentBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public Builder addContent(
+        int index, dev.onebotgateway.v1.ToolContent value) {
+      if (contentBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureContentIsMutable();
+        content_.add(index, value);
+        onChanged();
+      } else {
+        contentBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public Builder addContent(
+        dev.onebotgateway.v1.ToolContent.Builder builderForValue) {
+      if (contentBuilder_ == null) {
+        ensureContentIsMutable();
+        content_.add(builderForValue.build());
+        onChanged();
+      } else {
+        contentBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public Builder addContent(
+        int index, dev.onebotgateway.v1.ToolContent.Builder builderForValue) {
+      if (contentBuilder_ == null) {
+        ensureContentIsMutable();
+        content_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        contentBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public Builder addAllContent(
+        java.lang.Iterable<? extends dev.onebotgateway.v1.ToolContent> values) {
+      if (contentBuilder_ == null) {
+        ensureContentIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, content_);
+        onChanged();
+      } else {
+        contentBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public Builder clearContent() {
+      if (contentBuilder_ == null) {
+        content_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000008);
+        onChanged();
+      } else {
+        contentBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public Builder removeContent(int index) {
+      if (contentBuilder_ == null) {
+        ensureContentIsMutable();
+        content_.remove(index);
+        onChanged();
+      } else {
+        contentBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public dev.onebotgateway.v1.ToolContent.Builder getContentBuilder(
+        int index) {
+      return internalGetContentFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public dev.onebotgateway.v1.ToolContentOrBuilder getContentOrBuilder(
+        int index) {
+      if (contentBuilder_ == null) {
+        return content_.get(index);  } else {
+        return contentBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public java.util.List<? extends dev.onebotgateway.v1.ToolContentOrBuilder> 
+         getContentOrBuilderList() {
+      if (contentBuilder_ != null) {
+        return contentBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(content_);
+      }
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public dev.onebotgateway.v1.ToolContent.Builder addContentBuilder() {
+      return internalGetContentFieldBuilder().addBuilder(
+          dev.onebotgateway.v1.ToolContent.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public dev.onebotgateway.v1.ToolContent.Builder addContentBuilder(
+        int index) {
+      return internalGetContentFieldBuilder().addBuilder(
+          index, dev.onebotgateway.v1.ToolContent.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The result as MCP tool-result content: `text` first, then any images
+     * the tool returns (`qq_get_media`, `qq_get_history` with
+     * `includeImages`).
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+     */
+    public java.util.List<dev.onebotgateway.v1.ToolContent.Builder> 
+         getContentBuilderList() {
+      return internalGetContentFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.onebotgateway.v1.ToolContent, dev.onebotgateway.v1.ToolContent.Builder, dev.onebotgateway.v1.ToolContentOrBuilder> 
+        internalGetContentFieldBuilder() {
+      if (contentBuilder_ == null) {
+        contentBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            dev.onebotgateway.v1.ToolContent, dev.onebotgateway.v1.ToolContent.Builder, dev.onebotgateway.v1.ToolContentOrBuilder>(
+                content_,
+                ((bitField0_ & 0x00000008) != 0),
+                getParentForChildren(),
+                isClean());
+        content_ = null;
+      }
+      return contentBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.CallToolResponse)

@@ -61,4 +61,58 @@ public interface CallToolResponseOrBuilder extends
    * @return The isError.
    */
   boolean getIsError();
+
+  /**
+   * <pre>
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+   */
+  java.util.List<dev.onebotgateway.v1.ToolContent> 
+      getContentList();
+  /**
+   * <pre>
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+   */
+  dev.onebotgateway.v1.ToolContent getContent(int index);
+  /**
+   * <pre>
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+   */
+  int getContentCount();
+  /**
+   * <pre>
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+   */
+  java.util.List<? extends dev.onebotgateway.v1.ToolContentOrBuilder> 
+      getContentOrBuilderList();
+  /**
+   * <pre>
+   * The result as MCP tool-result content: `text` first, then any images
+   * the tool returns (`qq_get_media`, `qq_get_history` with
+   * `includeImages`).
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.ToolContent content = 4 [json_name = "content"];</code>
+   */
+  dev.onebotgateway.v1.ToolContentOrBuilder getContentOrBuilder(
+      int index);
 }

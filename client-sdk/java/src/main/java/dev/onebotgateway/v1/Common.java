@@ -156,29 +156,32 @@ public final class Common extends com.google.protobuf.GeneratedFile {
       "\n\004kind\"!\n\013TextSegment\022\022\n\004text\030\001 \001(\tR\004tex" +
       "t\"J\n\tAtSegment\022\027\n\007user_id\030\001 \001(\003R\006userId\022" +
       "\020\n\003all\030\002 \001(\010R\003all\022\022\n\004name\030\003 \001(\tR\004name\"\035\n" +
-      "\013FaceSegment\022\016\n\002id\030\001 \001(\tR\002id\"k\n\014ImageSeg" +
-      "ment\022\022\n\004file\030\001 \001(\tR\004file\022\020\n\003url\030\002 \001(\tR\003u" +
-      "rl\022\033\n\tfile_size\030\003 \001(\003R\010fileSize\022\030\n\007summa" +
-      "ry\030\004 \001(\tR\007summary\"5\n\rRecordSegment\022\022\n\004fi" +
-      "le\030\001 \001(\tR\004file\022\020\n\003url\030\002 \001(\tR\003url\"4\n\014Vide" +
-      "oSegment\022\022\n\004file\030\001 \001(\tR\004file\022\020\n\003url\030\002 \001(" +
-      "\tR\003url\"d\n\013FileSegment\022\022\n\004file\030\001 \001(\tR\004fil" +
-      "e\022\022\n\004name\030\002 \001(\tR\004name\022\033\n\tfile_size\030\003 \001(\003" +
-      "R\010fileSize\022\020\n\003url\030\004 \001(\tR\003url\"f\n\014ReplySeg" +
-      "ment\022\016\n\002id\030\001 \001(\tR\002id\022;\n\006quoted\030\002 \001(\0132\036.o" +
-      "nebot.gateway.v1.ChatMessageH\000R\006quoted\210\001" +
-      "\001B\t\n\007_quoted\" \n\016ForwardSegment\022\016\n\002id\030\001 \001" +
-      "(\tR\002id\"!\n\013JsonSegment\022\022\n\004data\030\001 \001(\tR\004dat" +
-      "a\" \n\nXmlSegment\022\022\n\004data\030\001 \001(\tR\004data\"1\n\013P" +
-      "okeSegment\022\022\n\004type\030\001 \001(\tR\004type\022\016\n\002id\030\002 \001" +
-      "(\tR\002id\"A\n\016UnknownSegment\022\022\n\004type\030\001 \001(\tR\004" +
-      "type\022\033\n\tdata_json\030\002 \001(\tR\010dataJson*h\n\tMed" +
-      "iaKind\022\032\n\026MEDIA_KIND_UNSPECIFIED\020\000\022\024\n\020ME" +
-      "DIA_KIND_IMAGE\020\001\022\024\n\020MEDIA_KIND_VIDEO\020\002\022\023" +
-      "\n\017MEDIA_KIND_FILE\020\003Bl\n\024dev.onebotgateway" +
-      ".v1P\001ZRgithub.com/onebot-gateway/onebot-" +
-      "gateway/client-sdk/go/onebot/gateway/v1;" +
-      "gatewayv1b\006proto3"
+      "\013FaceSegment\022\016\n\002id\030\001 \001(\tR\002id\"\206\001\n\014ImageSe" +
+      "gment\022\022\n\004file\030\001 \001(\tR\004file\022\020\n\003url\030\002 \001(\tR\003" +
+      "url\022\033\n\tfile_size\030\003 \001(\003R\010fileSize\022\030\n\007summ" +
+      "ary\030\004 \001(\tR\007summary\022\031\n\010media_id\030\005 \001(\tR\007me" +
+      "diaId\"P\n\rRecordSegment\022\022\n\004file\030\001 \001(\tR\004fi" +
+      "le\022\020\n\003url\030\002 \001(\tR\003url\022\031\n\010media_id\030\003 \001(\tR\007" +
+      "mediaId\"O\n\014VideoSegment\022\022\n\004file\030\001 \001(\tR\004f" +
+      "ile\022\020\n\003url\030\002 \001(\tR\003url\022\031\n\010media_id\030\003 \001(\tR" +
+      "\007mediaId\"\177\n\013FileSegment\022\022\n\004file\030\001 \001(\tR\004f" +
+      "ile\022\022\n\004name\030\002 \001(\tR\004name\022\033\n\tfile_size\030\003 \001" +
+      "(\003R\010fileSize\022\020\n\003url\030\004 \001(\tR\003url\022\031\n\010media_" +
+      "id\030\005 \001(\tR\007mediaId\"f\n\014ReplySegment\022\016\n\002id\030" +
+      "\001 \001(\tR\002id\022;\n\006quoted\030\002 \001(\0132\036.onebot.gatew" +
+      "ay.v1.ChatMessageH\000R\006quoted\210\001\001B\t\n\007_quote" +
+      "d\" \n\016ForwardSegment\022\016\n\002id\030\001 \001(\tR\002id\"!\n\013J" +
+      "sonSegment\022\022\n\004data\030\001 \001(\tR\004data\" \n\nXmlSeg" +
+      "ment\022\022\n\004data\030\001 \001(\tR\004data\"1\n\013PokeSegment\022" +
+      "\022\n\004type\030\001 \001(\tR\004type\022\016\n\002id\030\002 \001(\tR\002id\"A\n\016U" +
+      "nknownSegment\022\022\n\004type\030\001 \001(\tR\004type\022\033\n\tdat" +
+      "a_json\030\002 \001(\tR\010dataJson*\177\n\tMediaKind\022\032\n\026M" +
+      "EDIA_KIND_UNSPECIFIED\020\000\022\024\n\020MEDIA_KIND_IM" +
+      "AGE\020\001\022\024\n\020MEDIA_KIND_VIDEO\020\002\022\023\n\017MEDIA_KIN" +
+      "D_FILE\020\003\022\025\n\021MEDIA_KIND_RECORD\020\004Bl\n\024dev.o" +
+      "nebotgateway.v1P\001ZRgithub.com/onebot-gat" +
+      "eway/onebot-gateway/client-sdk/go/onebot" +
+      "/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -232,25 +235,25 @@ public final class Common extends com.google.protobuf.GeneratedFile {
     internal_static_onebot_gateway_v1_ImageSegment_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_ImageSegment_descriptor,
-        new java.lang.String[] { "File", "Url", "FileSize", "Summary", });
+        new java.lang.String[] { "File", "Url", "FileSize", "Summary", "MediaId", });
     internal_static_onebot_gateway_v1_RecordSegment_descriptor =
       getDescriptor().getMessageType(8);
     internal_static_onebot_gateway_v1_RecordSegment_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_RecordSegment_descriptor,
-        new java.lang.String[] { "File", "Url", });
+        new java.lang.String[] { "File", "Url", "MediaId", });
     internal_static_onebot_gateway_v1_VideoSegment_descriptor =
       getDescriptor().getMessageType(9);
     internal_static_onebot_gateway_v1_VideoSegment_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_VideoSegment_descriptor,
-        new java.lang.String[] { "File", "Url", });
+        new java.lang.String[] { "File", "Url", "MediaId", });
     internal_static_onebot_gateway_v1_FileSegment_descriptor =
       getDescriptor().getMessageType(10);
     internal_static_onebot_gateway_v1_FileSegment_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_FileSegment_descriptor,
-        new java.lang.String[] { "File", "Name", "FileSize", "Url", });
+        new java.lang.String[] { "File", "Name", "FileSize", "Url", "MediaId", });
     internal_static_onebot_gateway_v1_ReplySegment_descriptor =
       getDescriptor().getMessageType(11);
     internal_static_onebot_gateway_v1_ReplySegment_fieldAccessorTable = new

@@ -35,6 +35,7 @@ private static final long serialVersionUID = 0L;
     file_ = "";
     url_ = "";
     summary_ = "";
+    mediaId_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -211,6 +212,61 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int MEDIA_ID_FIELD_NUMBER = 5;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object mediaId_ = "";
+  /**
+   * <pre>
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   * </pre>
+   *
+   * <code>string media_id = 5 [json_name = "mediaId"];</code>
+   * @return The mediaId.
+   */
+  @java.lang.Override
+  public java.lang.String getMediaId() {
+    java.lang.Object ref = mediaId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      mediaId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   * </pre>
+   *
+   * <code>string media_id = 5 [json_name = "mediaId"];</code>
+   * @return The bytes for mediaId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getMediaIdBytes() {
+    java.lang.Object ref = mediaId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      mediaId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -237,6 +293,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(summary_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 4, summary_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(mediaId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 5, mediaId_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -253,6 +312,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(summary_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(4, summary_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(mediaId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(5, mediaId_);
     }
     return size;
   }
@@ -286,6 +348,8 @@ private static final long serialVersionUID = 0L;
         != other.getFileSize()) return false;
     if (!getSummary()
         .equals(other.getSummary())) return false;
+    if (!getMediaId()
+        .equals(other.getMediaId())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -306,6 +370,8 @@ private static final long serialVersionUID = 0L;
         getFileSize());
     hash = (37 * hash) + SUMMARY_FIELD_NUMBER;
     hash = (53 * hash) + getSummary().hashCode();
+    hash = (37 * hash) + MEDIA_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getMediaId().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -445,6 +511,7 @@ private static final long serialVersionUID = 0L;
       url_ = "";
       fileSize_ = 0L;
       summary_ = "";
+      mediaId_ = "";
       return this;
     }
 
@@ -490,6 +557,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000008) != 0)) {
         result.summary_ = summary_;
       }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        result.mediaId_ = mediaId_;
+      }
     }
 
     @java.lang.Override
@@ -520,6 +590,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getSummary().isEmpty()) {
         summary_ = other.summary_;
         bitField0_ |= 0x00000008;
+        onChanged();
+      }
+      if (!other.getMediaId().isEmpty()) {
+        mediaId_ = other.mediaId_;
+        bitField0_ |= 0x00000010;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -566,6 +641,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000008;
               break;
             } // case 34
+            case 42: {
+              mediaId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 42
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -899,6 +979,118 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       summary_ = value;
       bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object mediaId_ = "";
+    /**
+     * <pre>
+     * Gateway media id of this segment, for MediaService.DownloadMedia and
+     * `MediaSource.media_id` (forwarding what was received). Derived from the
+     * account, the message and the segment's index (not from the bytes), so a
+     * live event carries it before the bytes are in; stable across restarts.
+     * Empty for a message without an id.
+     * </pre>
+     *
+     * <code>string media_id = 5 [json_name = "mediaId"];</code>
+     * @return The mediaId.
+     */
+    public java.lang.String getMediaId() {
+      java.lang.Object ref = mediaId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        mediaId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Gateway media id of this segment, for MediaService.DownloadMedia and
+     * `MediaSource.media_id` (forwarding what was received). Derived from the
+     * account, the message and the segment's index (not from the bytes), so a
+     * live event carries it before the bytes are in; stable across restarts.
+     * Empty for a message without an id.
+     * </pre>
+     *
+     * <code>string media_id = 5 [json_name = "mediaId"];</code>
+     * @return The bytes for mediaId.
+     */
+    public com.google.protobuf.ByteString
+        getMediaIdBytes() {
+      java.lang.Object ref = mediaId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        mediaId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Gateway media id of this segment, for MediaService.DownloadMedia and
+     * `MediaSource.media_id` (forwarding what was received). Derived from the
+     * account, the message and the segment's index (not from the bytes), so a
+     * live event carries it before the bytes are in; stable across restarts.
+     * Empty for a message without an id.
+     * </pre>
+     *
+     * <code>string media_id = 5 [json_name = "mediaId"];</code>
+     * @param value The mediaId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMediaId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      mediaId_ = value;
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Gateway media id of this segment, for MediaService.DownloadMedia and
+     * `MediaSource.media_id` (forwarding what was received). Derived from the
+     * account, the message and the segment's index (not from the bytes), so a
+     * live event carries it before the bytes are in; stable across restarts.
+     * Empty for a message without an id.
+     * </pre>
+     *
+     * <code>string media_id = 5 [json_name = "mediaId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearMediaId() {
+      mediaId_ = getDefaultInstance().getMediaId();
+      bitField0_ = (bitField0_ & ~0x00000010);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Gateway media id of this segment, for MediaService.DownloadMedia and
+     * `MediaSource.media_id` (forwarding what was received). Derived from the
+     * account, the message and the segment's index (not from the bytes), so a
+     * live event carries it before the bytes are in; stable across restarts.
+     * Empty for a message without an id.
+     * </pre>
+     *
+     * <code>string media_id = 5 [json_name = "mediaId"];</code>
+     * @param value The bytes for mediaId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMediaIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      mediaId_ = value;
+      bitField0_ |= 0x00000010;
       onChanged();
       return this;
     }

@@ -79,4 +79,32 @@ public interface ImageSegmentOrBuilder extends
    */
   com.google.protobuf.ByteString
       getSummaryBytes();
+
+  /**
+   * <pre>
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   * </pre>
+   *
+   * <code>string media_id = 5 [json_name = "mediaId"];</code>
+   * @return The mediaId.
+   */
+  java.lang.String getMediaId();
+  /**
+   * <pre>
+   * Gateway media id of this segment, for MediaService.DownloadMedia and
+   * `MediaSource.media_id` (forwarding what was received). Derived from the
+   * account, the message and the segment's index (not from the bytes), so a
+   * live event carries it before the bytes are in; stable across restarts.
+   * Empty for a message without an id.
+   * </pre>
+   *
+   * <code>string media_id = 5 [json_name = "mediaId"];</code>
+   * @return The bytes for mediaId.
+   */
+  com.google.protobuf.ByteString
+      getMediaIdBytes();
 }

@@ -47,6 +47,15 @@ public enum MediaKind
    * <code>MEDIA_KIND_FILE = 3;</code>
    */
   MEDIA_KIND_FILE(3),
+  /**
+   * <pre>
+   * A voice record. Only received media have this kind (DownloadMedia);
+   * UploadMedia and SendMessage refuse it.
+   * </pre>
+   *
+   * <code>MEDIA_KIND_RECORD = 4;</code>
+   */
+  MEDIA_KIND_RECORD(4),
   UNRECOGNIZED(-1),
   ;
 
@@ -91,6 +100,15 @@ public enum MediaKind
    * <code>MEDIA_KIND_FILE = 3;</code>
    */
   public static final int MEDIA_KIND_FILE_VALUE = 3;
+  /**
+   * <pre>
+   * A voice record. Only received media have this kind (DownloadMedia);
+   * UploadMedia and SendMessage refuse it.
+   * </pre>
+   *
+   * <code>MEDIA_KIND_RECORD = 4;</code>
+   */
+  public static final int MEDIA_KIND_RECORD_VALUE = 4;
 
 
   public final int getNumber() {
@@ -121,6 +139,7 @@ public enum MediaKind
       case 1: return MEDIA_KIND_IMAGE;
       case 2: return MEDIA_KIND_VIDEO;
       case 3: return MEDIA_KIND_FILE;
+      case 4: return MEDIA_KIND_RECORD;
       default: return null;
     }
   }

@@ -48,6 +48,37 @@ public final class MediaServiceGrpc {
     return getUploadMediaMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.DownloadMediaRequest,
+      dev.onebotgateway.v1.DownloadMediaResponse> getDownloadMediaMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "DownloadMedia",
+      requestType = dev.onebotgateway.v1.DownloadMediaRequest.class,
+      responseType = dev.onebotgateway.v1.DownloadMediaResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.SERVER_STREAMING)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.DownloadMediaRequest,
+      dev.onebotgateway.v1.DownloadMediaResponse> getDownloadMediaMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.DownloadMediaRequest, dev.onebotgateway.v1.DownloadMediaResponse> getDownloadMediaMethod;
+    if ((getDownloadMediaMethod = MediaServiceGrpc.getDownloadMediaMethod) == null) {
+      synchronized (MediaServiceGrpc.class) {
+        if ((getDownloadMediaMethod = MediaServiceGrpc.getDownloadMediaMethod) == null) {
+          MediaServiceGrpc.getDownloadMediaMethod = getDownloadMediaMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.DownloadMediaRequest, dev.onebotgateway.v1.DownloadMediaResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.SERVER_STREAMING)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "DownloadMedia"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.DownloadMediaRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.DownloadMediaResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MediaServiceMethodDescriptorSupplier("DownloadMedia"))
+              .build();
+        }
+      }
+    }
+    return getDownloadMediaMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -137,6 +168,46 @@ public final class MediaServiceGrpc {
         io.grpc.stub.StreamObserver<dev.onebotgateway.v1.UploadMediaResponse> responseObserver) {
       return io.grpc.stub.ServerCalls.asyncUnimplementedStreamingCall(getUploadMediaMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * Streams one media item from the gateway: a received image, voice
+     * record, video or file (by the `media_id` of its segment, or by message
+     * id and segment index), or the bytes of an UploadMedia id.
+     * The first response is a `header` (size, SHA-256, the MIME type sniffed
+     * from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+     * of at most 256 KiB in order, UploadMedia in reverse. The whole download
+     * is bounded by the media limits of its kind (`media.image_max_bytes`,
+     * `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+     * Received media are captured on receipt (`[media.capture]`: images and
+     * voice records of whitelisted chats by default), so they outlive the
+     * peer's expiring URLs; a download of an item whose capture is still
+     * running waits for it, within the call's deadline. Anything else is
+     * fetched when first asked for, in the order that works for the
+     * implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+     * only, through the same address guard as `MediaSource.url`), then the
+     * implementation's own actions (`get_image` / `get_record` / `get_file`,
+     * NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+     * message read again; NapCat's rkey). What was fetched is kept like a
+     * capture. A voice record comes as the implementation's converted audio
+     * where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+     * `mime_type` and `file_name` say which), else as it was received (SILK
+     * or AMR).
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+     * a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+     * never existed, a message the peer no longer has, an index past the
+     * message's segments, a capture that expired or was evicted, saying so),
+     * FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+     * to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+     * (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+     * the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+     * A client that cancels mid-stream leaves nothing behind.
+     * </pre>
+     */
+    default void downloadMedia(dev.onebotgateway.v1.DownloadMediaRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.DownloadMediaResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getDownloadMediaMethod(), responseObserver);
+    }
   }
 
   /**
@@ -198,6 +269,47 @@ public final class MediaServiceGrpc {
       return io.grpc.stub.ClientCalls.asyncClientStreamingCall(
           getChannel().newCall(getUploadMediaMethod(), getCallOptions()), responseObserver);
     }
+
+    /**
+     * <pre>
+     * Streams one media item from the gateway: a received image, voice
+     * record, video or file (by the `media_id` of its segment, or by message
+     * id and segment index), or the bytes of an UploadMedia id.
+     * The first response is a `header` (size, SHA-256, the MIME type sniffed
+     * from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+     * of at most 256 KiB in order, UploadMedia in reverse. The whole download
+     * is bounded by the media limits of its kind (`media.image_max_bytes`,
+     * `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+     * Received media are captured on receipt (`[media.capture]`: images and
+     * voice records of whitelisted chats by default), so they outlive the
+     * peer's expiring URLs; a download of an item whose capture is still
+     * running waits for it, within the call's deadline. Anything else is
+     * fetched when first asked for, in the order that works for the
+     * implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+     * only, through the same address guard as `MediaSource.url`), then the
+     * implementation's own actions (`get_image` / `get_record` / `get_file`,
+     * NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+     * message read again; NapCat's rkey). What was fetched is kept like a
+     * capture. A voice record comes as the implementation's converted audio
+     * where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+     * `mime_type` and `file_name` say which), else as it was received (SILK
+     * or AMR).
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+     * a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+     * never existed, a message the peer no longer has, an index past the
+     * message's segments, a capture that expired or was evicted, saying so),
+     * FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+     * to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+     * (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+     * the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+     * A client that cancels mid-stream leaves nothing behind.
+     * </pre>
+     */
+    public void downloadMedia(dev.onebotgateway.v1.DownloadMediaRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.DownloadMediaResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncServerStreamingCall(
+          getChannel().newCall(getDownloadMediaMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -244,6 +356,48 @@ public final class MediaServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingClientStreamingCall(
           getChannel(), getUploadMediaMethod(), getCallOptions());
     }
+
+    /**
+     * <pre>
+     * Streams one media item from the gateway: a received image, voice
+     * record, video or file (by the `media_id` of its segment, or by message
+     * id and segment index), or the bytes of an UploadMedia id.
+     * The first response is a `header` (size, SHA-256, the MIME type sniffed
+     * from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+     * of at most 256 KiB in order, UploadMedia in reverse. The whole download
+     * is bounded by the media limits of its kind (`media.image_max_bytes`,
+     * `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+     * Received media are captured on receipt (`[media.capture]`: images and
+     * voice records of whitelisted chats by default), so they outlive the
+     * peer's expiring URLs; a download of an item whose capture is still
+     * running waits for it, within the call's deadline. Anything else is
+     * fetched when first asked for, in the order that works for the
+     * implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+     * only, through the same address guard as `MediaSource.url`), then the
+     * implementation's own actions (`get_image` / `get_record` / `get_file`,
+     * NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+     * message read again; NapCat's rkey). What was fetched is kept like a
+     * capture. A voice record comes as the implementation's converted audio
+     * where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+     * `mime_type` and `file_name` say which), else as it was received (SILK
+     * or AMR).
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+     * a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+     * never existed, a message the peer no longer has, an index past the
+     * message's segments, a capture that expired or was evicted, saying so),
+     * FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+     * to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+     * (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+     * the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+     * A client that cancels mid-stream leaves nothing behind.
+     * </pre>
+     */
+    @io.grpc.ExperimentalApi("https://github.com/grpc/grpc-java/issues/10918")
+    public io.grpc.stub.BlockingClientCall<?, dev.onebotgateway.v1.DownloadMediaResponse>
+        downloadMedia(dev.onebotgateway.v1.DownloadMediaRequest request) {
+      return io.grpc.stub.ClientCalls.blockingV2ServerStreamingCall(
+          getChannel(), getDownloadMediaMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -265,6 +419,47 @@ public final class MediaServiceGrpc {
     protected MediaServiceBlockingStub build(
         io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
       return new MediaServiceBlockingStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Streams one media item from the gateway: a received image, voice
+     * record, video or file (by the `media_id` of its segment, or by message
+     * id and segment index), or the bytes of an UploadMedia id.
+     * The first response is a `header` (size, SHA-256, the MIME type sniffed
+     * from the bytes, never taken from the peer's HTTP headers), then `chunk`s
+     * of at most 256 KiB in order, UploadMedia in reverse. The whole download
+     * is bounded by the media limits of its kind (`media.image_max_bytes`,
+     * `video_max_bytes`, `file_max_bytes`; voice records use the file limit).
+     * Received media are captured on receipt (`[media.capture]`: images and
+     * voice records of whitelisted chats by default), so they outlive the
+     * peer's expiring URLs; a download of an item whose capture is still
+     * running waits for it, within the call's deadline. Anything else is
+     * fetched when first asked for, in the order that works for the
+     * implementation: the segment's own URL (hosts in `media.peer_url_hosts`
+     * only, through the same address guard as `MediaSource.url`), then the
+     * implementation's own actions (`get_image` / `get_record` / `get_file`,
+     * NapCat and SnowLuma stream downloads), then a freshly signed URL (the
+     * message read again; NapCat's rkey). What was fetched is kept like a
+     * capture. A voice record comes as the implementation's converted audio
+     * where it can convert (NapCat, SnowLuma, LLOneBot: MP3; the header's
+     * `mime_type` and `file_name` say which), else as it was received (SILK
+     * or AMR).
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: no target, a negative index,
+     * a segment that is not media), NOT_FOUND (MEDIA_NOT_FOUND: an id that
+     * never existed, a message the peer no longer has, an index past the
+     * message's segments, a capture that expired or was evicted, saying so),
+     * FAILED_PRECONDITION (MEDIA_TRANSFER_FAILED with the peer's text: no way
+     * to get the bytes worked; ACCOUNT_NOT_CONFIGURED), RESOURCE_EXHAUSTED
+     * (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
+     * the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
+     * A client that cancels mid-stream leaves nothing behind.
+     * </pre>
+     */
+    public java.util.Iterator<dev.onebotgateway.v1.DownloadMediaResponse> downloadMedia(
+        dev.onebotgateway.v1.DownloadMediaRequest request) {
+      return io.grpc.stub.ClientCalls.blockingServerStreamingCall(
+          getChannel(), getDownloadMediaMethod(), getCallOptions(), request);
     }
   }
 
@@ -290,7 +485,8 @@ public final class MediaServiceGrpc {
     }
   }
 
-  private static final int METHODID_UPLOAD_MEDIA = 0;
+  private static final int METHODID_DOWNLOAD_MEDIA = 0;
+  private static final int METHODID_UPLOAD_MEDIA = 1;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -309,6 +505,10 @@ public final class MediaServiceGrpc {
     @java.lang.SuppressWarnings("unchecked")
     public void invoke(Req request, io.grpc.stub.StreamObserver<Resp> responseObserver) {
       switch (methodId) {
+        case METHODID_DOWNLOAD_MEDIA:
+          serviceImpl.downloadMedia((dev.onebotgateway.v1.DownloadMediaRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.DownloadMediaResponse>) responseObserver);
+          break;
         default:
           throw new AssertionError();
       }
@@ -337,6 +537,13 @@ public final class MediaServiceGrpc {
               dev.onebotgateway.v1.UploadMediaRequest,
               dev.onebotgateway.v1.UploadMediaResponse>(
                 service, METHODID_UPLOAD_MEDIA)))
+        .addMethod(
+          getDownloadMediaMethod(),
+          io.grpc.stub.ServerCalls.asyncServerStreamingCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.DownloadMediaRequest,
+              dev.onebotgateway.v1.DownloadMediaResponse>(
+                service, METHODID_DOWNLOAD_MEDIA)))
         .build();
   }
 
@@ -386,6 +593,7 @@ public final class MediaServiceGrpc {
           serviceDescriptor = result = io.grpc.ServiceDescriptor.newBuilder(SERVICE_NAME)
               .setSchemaDescriptor(new MediaServiceFileDescriptorSupplier())
               .addMethod(getUploadMediaMethod())
+              .addMethod(getDownloadMediaMethod())
               .build();
         }
       }

@@ -41,6 +41,26 @@ public final class MediaServiceOuterClass extends com.google.protobuf.GeneratedF
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_UploadMediaResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_DownloadMediaRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_DownloadMediaRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_MessageMediaRef_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_MessageMediaRef_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_DownloadMediaResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_DownloadMediaResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_DownloadMediaHeader_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_DownloadMediaHeader_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -67,12 +87,29 @@ public final class MediaServiceOuterClass extends com.google.protobuf.GeneratedF
       "\003 \001(\003R\004size\022\026\n\006sha256\030\004 \001(\tR\006sha256\022\033\n\tm" +
       "ime_type\030\005 \001(\tR\010mimeType\0229\n\nexpires_at\030\006" +
       " \001(\0132\032.google.protobuf.TimestampR\texpire" +
-      "sAt2n\n\014MediaService\022^\n\013UploadMedia\022%.one" +
-      "bot.gateway.v1.UploadMediaRequest\032&.oneb" +
-      "ot.gateway.v1.UploadMediaResponse(\001Bl\n\024d" +
-      "ev.onebotgateway.v1P\001ZRgithub.com/onebot" +
-      "-gateway/onebot-gateway/client-sdk/go/on" +
-      "ebot/gateway/v1;gatewayv1b\006proto3"
+      "sAt\"\234\001\n\024DownloadMediaRequest\022\035\n\naccount_" +
+      "id\030\001 \001(\tR\taccountId\022\033\n\010media_id\030\002 \001(\tH\000R" +
+      "\007mediaId\022>\n\007message\030\003 \001(\0132\".onebot.gatew" +
+      "ay.v1.MessageMediaRefH\000R\007messageB\010\n\006targ" +
+      "et\"U\n\017MessageMediaRef\022\035\n\nmessage_id\030\001 \001(" +
+      "\003R\tmessageId\022#\n\rsegment_index\030\002 \001(\005R\014seg" +
+      "mentIndex\"|\n\025DownloadMediaResponse\022@\n\006he" +
+      "ader\030\001 \001(\0132&.onebot.gateway.v1.DownloadM" +
+      "ediaHeaderH\000R\006header\022\026\n\005chunk\030\002 \001(\014H\000R\005c" +
+      "hunkB\t\n\007payload\"\310\001\n\023DownloadMediaHeader\022" +
+      "\031\n\010media_id\030\001 \001(\tR\007mediaId\0220\n\004kind\030\002 \001(\016" +
+      "2\034.onebot.gateway.v1.MediaKindR\004kind\022\033\n\t" +
+      "mime_type\030\003 \001(\tR\010mimeType\022\022\n\004size\030\004 \001(\003R" +
+      "\004size\022\026\n\006sha256\030\005 \001(\tR\006sha256\022\033\n\tfile_na" +
+      "me\030\006 \001(\tR\010fileName2\324\001\n\014MediaService\022^\n\013U" +
+      "ploadMedia\022%.onebot.gateway.v1.UploadMed" +
+      "iaRequest\032&.onebot.gateway.v1.UploadMedi" +
+      "aResponse(\001\022d\n\rDownloadMedia\022\'.onebot.ga" +
+      "teway.v1.DownloadMediaRequest\032(.onebot.g" +
+      "ateway.v1.DownloadMediaResponse0\001Bl\n\024dev" +
+      ".onebotgateway.v1P\001ZRgithub.com/onebot-g" +
+      "ateway/onebot-gateway/client-sdk/go/oneb" +
+      "ot/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -98,6 +135,30 @@ public final class MediaServiceOuterClass extends com.google.protobuf.GeneratedF
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_UploadMediaResponse_descriptor,
         new java.lang.String[] { "MediaId", "Kind", "Size", "Sha256", "MimeType", "ExpiresAt", });
+    internal_static_onebot_gateway_v1_DownloadMediaRequest_descriptor =
+      getDescriptor().getMessageType(3);
+    internal_static_onebot_gateway_v1_DownloadMediaRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_DownloadMediaRequest_descriptor,
+        new java.lang.String[] { "AccountId", "MediaId", "Message", "Target", });
+    internal_static_onebot_gateway_v1_MessageMediaRef_descriptor =
+      getDescriptor().getMessageType(4);
+    internal_static_onebot_gateway_v1_MessageMediaRef_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_MessageMediaRef_descriptor,
+        new java.lang.String[] { "MessageId", "SegmentIndex", });
+    internal_static_onebot_gateway_v1_DownloadMediaResponse_descriptor =
+      getDescriptor().getMessageType(5);
+    internal_static_onebot_gateway_v1_DownloadMediaResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_DownloadMediaResponse_descriptor,
+        new java.lang.String[] { "Header", "Chunk", "Payload", });
+    internal_static_onebot_gateway_v1_DownloadMediaHeader_descriptor =
+      getDescriptor().getMessageType(6);
+    internal_static_onebot_gateway_v1_DownloadMediaHeader_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_DownloadMediaHeader_descriptor,
+        new java.lang.String[] { "MediaId", "Kind", "MimeType", "Size", "Sha256", "FileName", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.onebotgateway.v1.Common.getDescriptor();

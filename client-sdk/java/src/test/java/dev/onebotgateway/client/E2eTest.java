@@ -101,6 +101,28 @@ class E2eTest {
   }
 
   @Test
+  void downloadReceivedAndUploadedMedia(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Downloaded picture = ReadmeExamples.download(client, dir);
+    assertNotNull(picture);
+    assertEquals("image/png", picture.header().getMimeType());
+    String sha =
+        java.util.HexFormat.of()
+            .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(picture.data()));
+    assertEquals(picture.header().getSha256(), sha);
+    assertTrue(java.util.Arrays.equals(picture.data(), Files.readAllBytes(dir.resolve("picture"))));
+    byte[] data = "%PDF-1.4 round trip".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    Uploaded uploaded = client.upload(data, "r.pdf", MediaKind.MEDIA_KIND_FILE);
+    assertTrue(java.util.Arrays.equals(data, client.download(MediaRef.id(uploaded.mediaId())).data()));
+    GatewayException err =
+        assertThrows(
+            GatewayException.class,
+            () -> client.downloadTo(MediaRef.id("r_0123456789abcdef_1_0"), dir.resolve("missing"), null));
+    assertEquals(Status.Code.NOT_FOUND, err.code());
+    assertEquals("MEDIA_NOT_FOUND", err.reason().orElse(""));
+    assertFalse(Files.exists(dir.resolve("missing.part")));
+  }
+
+  @Test
   void errorsCarryReasonMetadataAndField() throws IOException {
     GatewayException err = ReadmeExamples.errors(client);
     assertNotNull(err);

@@ -11,6 +11,7 @@ import dev.onebotgateway.v1.PokeMemberResponse;
 import dev.onebotgateway.v1.SendMessageResponse;
 import dev.onebotgateway.v1.Tool;
 import dev.onebotgateway.v1.ChatMessage;
+import dev.onebotgateway.v1.DownloadMediaHeader;
 import dev.onebotgateway.v1.GetForwardMessagesResponse;
 import dev.onebotgateway.v1.GetHistoryResponse;
 import dev.onebotgateway.v1.GetMessageResponse;
@@ -56,6 +57,8 @@ final class ReadmeExamples {
     List<Account> accounts = client.accounts();
     for (Account account : accounts) {
       System.out.println(account.getAccountId() + " " + account.getNickname() + " " + account.getGroupsList());
+      // How the gateway pages this peer's history, learned from its own pages.
+      System.out.println(account.getHistoryAnchor() + " " + account.getAnchorIncluded() + " " + account.getHistoryAnchorSource());
     }
     // endregion
     return accounts;
@@ -99,6 +102,29 @@ final class ReadmeExamples {
     System.out.println(uploaded.mediaId() + " " + uploaded.size() + " " + uploaded.sha256());
     // endregion
     return uploaded;
+  }
+
+  static Downloaded download(Client client, Path dir) throws IOException {
+    Downloaded picture = null;
+    // region: download
+    // A received picture (group 20000002's morning one): its segment's media id, or a message id
+    // and segment index. Sizes and SHA-256 are checked against the header.
+    GetHistoryResponse page = client.history(Client.groupChat(20000002), 30, null);
+    for (ChatMessage message : page.getMessagesList()) {
+      for (int index = 0; index < message.getSegmentsCount(); index++) {
+        Segment segment = message.getSegments(index);
+        if (segment.hasImage()) {
+          picture = client.download(MediaRef.id(segment.getImage().getMediaId()));
+          System.out.println(picture.header().getMimeType() + " " + picture.header().getSha256());
+          // Or stream it into a file, by message id and segment index:
+          DownloadMediaHeader header =
+              client.downloadTo(MediaRef.message(message.getMessageId(), index), dir.resolve("picture"), null);
+          System.out.println("saved " + header.getFileName() + " " + header.getSize());
+        }
+      }
+    }
+    // endregion
+    return picture;
   }
 
   static GatewayException errors(Client client) {
