@@ -35,7 +35,7 @@ ROWS=(
   "proxy::an_idle_event_stream_outlives_the_proxys_read_timeout|nginx grpc_read_timeout 2 s on an idle stream|8 heartbeats over 7 s (3 timeouts) keep it; an event is delivered after"
   "proxy::without_heartbeats_the_proxy_cuts_an_idle_stream|the same without heartbeats (control)|nginx cuts the stream after its timeout"
   "proxy::the_rust_sdk_event_stream_resumes_across_a_proxy_restart|nginx killed and restarted with a stream open|SDK resumes from its position; every event once"
-  "proxy::every_rpc_through_nginx_over_h2c_and_tls|every RPC through nginx (h2c, TLS at the proxy)|answers as direct; 30 MiB upload in 64 KiB chunks; grpcurl list"
+  "proxy::every_rpc_through_nginx_over_h2c_and_tls|every RPC through nginx (h2c, TLS at the proxy)|answers as direct; 30 MiB upload in 64 KiB chunks and DownloadMedia back; grpcurl list"
   "proxy::error_details_and_deadlines_cross_the_proxy_intact|errors and deadlines through nginx|ErrorInfo/BadRequest/RetryInfo identical to direct; deadline honoured"
   "shard::one_address_reaches_every_shard_by_account_metadata|3 gateway processes behind one nginx map|each account reaches its shard; unknown account ACCOUNT_NOT_CONFIGURED"
   "fuzz::fuzz_the_frame_decoder|fuzz: frame decoder|no panic; decode/encode stable"

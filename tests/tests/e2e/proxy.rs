@@ -8,8 +8,8 @@
 //! without heartbeats, one that does not), a deadline honoured end to end,
 //! `ErrorInfo`, `BadRequest` and `RetryInfo` arriving as the gateway sent
 //! them, health checks, reflection through grpcurl, and the Rust SDK's
-//! event stream resuming across a proxy restart. (DownloadMedia joins
-//! `every_rpc_through_nginx_over_h2c_and_tls` once MediaService has it.)
+//! event stream resuming across a proxy restart; the 30 MiB come back
+//! through DownloadMedia.
 
 use std::time::{Duration, Instant};
 
@@ -225,6 +225,37 @@ async fn every_rpc(channel: Channel, peer: &onebot_sandbox::Sandbox) {
         .into_inner();
     assert_eq!(uploaded.size, 30 * 1024 * 1024);
     assert_eq!(uploaded.sha256, sha);
+    // And back: the 30 MiB as a server stream through the proxy.
+    let mut download = pb::media_service_client::MediaServiceClient::new(channel.clone())
+        .download_media(pb::DownloadMediaRequest {
+            account_id: String::new(),
+            target: Some(pb::download_media_request::Target::MediaId(
+                uploaded.media_id.clone(),
+            )),
+        })
+        .await
+        .expect("DownloadMedia")
+        .into_inner();
+    let mut hasher = Sha256::new();
+    let mut header = None;
+    let mut received = 0usize;
+    while let Some(m) = download.message().await.expect("DownloadMedia stream") {
+        match m.payload {
+            Some(pb::download_media_response::Payload::Header(h)) => header = Some(h),
+            Some(pb::download_media_response::Payload::Chunk(c)) => {
+                received += c.len();
+                hasher.update(&c);
+            }
+            None => panic!("a download message without payload"),
+        }
+    }
+    let header = header.expect("the download's header");
+    assert_eq!(
+        (header.size, header.sha256.as_str()),
+        (30 * 1024 * 1024, sha.as_str())
+    );
+    assert_eq!(received, 30 * 1024 * 1024);
+    assert_eq!(hex::encode(hasher.finalize()), sha);
 
     // Poke last: it spends the account's one poke a minute.
     let poked = groups
