@@ -2,7 +2,8 @@
 # Installs every tool the checks and tests need, into .tools/ and node_modules/ (idempotent:
 # each step is skipped when its pinned version is already installed).
 # Fresh-machine requirements: Rust (rustup), Go, Python 3, Node 20 + npm, Java 17 + Maven, and
-# Debian's apt (as root, or sudo) for the system packages below.
+# Debian's apt (as root, or sudo) for the system packages below (nginx; the PostgreSQL server is
+# installed from Debian's packages when running as root).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 mkdir -p "$TOOLS/bin" "$GOBIN"
@@ -37,6 +38,17 @@ if [ -z "$(nginx_bin)" ] || ! "$(nginx_bin)" -v 2>&1 | grep -q "nginx/$NGINX_SER
   DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends \
     "nginx=$NGINX_SERIES.*"
   [ -z "$no_start" ] || "${as_root[@]}" rm -f /usr/sbin/policy-rc.d
+fi
+
+# PostgreSQL server for the archive's PostgreSQL tests (scripts/postgres.sh starts it): Debian's
+# `postgresql` package (PostgreSQL 15 on bookworm). Elsewhere those tests are skipped.
+if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+  else
+    echo "NOTICE: no PostgreSQL server and no root apt-get here; the archive's PostgreSQL tests will be skipped"
+  fi
 fi
 
 # Rust toolchain pinned by rust-toolchain.toml (rustup installs it on first use).

@@ -63,6 +63,24 @@ stage_deploy-configs() {
 }
 
 stage_test() {
+  # The archive's test suite runs against PostgreSQL too: a throwaway server on loopback.
+  step "PostgreSQL on loopback for the archive's tests"
+  local pg_url
+  if pg_url="$(./scripts/postgres.sh start)"; then
+    export ONEBOT_GATEWAY_TEST_POSTGRES="$pg_url"
+    trap './scripts/postgres.sh stop' EXIT
+    echo "PostgreSQL at $pg_url"
+    if pg_ca="$(./scripts/postgres.sh ca)"; then
+      export ONEBOT_GATEWAY_TEST_POSTGRES_CA="$pg_ca"
+    fi
+  elif [ "${CI:-}" = true ]; then
+    # CI installs the server itself (scripts/install-tools.sh), so a server that cannot start
+    # there is a failure, not a reason to skip the PostgreSQL half of the suite.
+    echo "PostgreSQL could not start in CI; the archive's PostgreSQL tests must run there" >&2
+    exit 1
+  else
+    echo "NOTICE: PostgreSQL could not start here; the archive's PostgreSQL tests are skipped"
+  fi
   # Includes the module-structure check (server/tests/architecture.rs): no
   # import cycle between files or folders of server/src, layers import only
   # downwards.

@@ -6,17 +6,21 @@
 //! # Layout
 //! - `procs`: the sandbox and gateway processes (spawn, log lines, `/proc`).
 //! - `echo`: the bare tonic baseline service (`echo-server`).
+//! - `replay`: the peer that answers recorded replies (`replay-peer`).
 //! - `direct`: the OneBot WebSocket baseline client.
 //! - `load`: closed-loop load and statistics.
-//! - `run`: the benchmark rounds; `upload`: the upload scenarios.
+//! - `run`: the benchmark rounds; `upload`: the upload scenarios;
+//!   `archive`: inbound messages through the archive, and its search.
 //! - `report`: `RESULTS.md`; `machine`: what it ran on.
 //! - `soak`: the long steady-load run.
 
+mod archive;
 mod direct;
 mod echo;
 mod load;
 mod machine;
 mod procs;
+mod replay;
 mod report;
 mod run;
 mod soak;
@@ -59,6 +63,16 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Only the archive rows (inbound through the archive, search),
+    /// printed, not written.
+    Archive {
+        /// Inbound rounds (each one run without and one with the archive).
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// Seconds of one inbound run.
+        #[arg(long, default_value_t = 5.0)]
+        secs: f64,
+    },
     /// Only the upload scenarios (for profiling), printed, not written.
     Upload {
         /// Rounds.
@@ -96,6 +110,13 @@ enum Command {
         /// Concurrent callers.
         #[arg(long, default_value_t = 16)]
         concurrency: usize,
+    },
+    /// Internal: the replay peer (ends when stdin closes).
+    #[command(hide = true)]
+    ReplayPeer {
+        /// The sandbox to record the replies from.
+        #[arg(long)]
+        record_from: String,
     },
     /// Internal: the bare tonic echo service (ends when stdin closes).
     #[command(hide = true)]
@@ -164,14 +185,21 @@ async fn main() -> anyhow::Result<()> {
             })
             .await
         }
+        Command::Archive { rounds, secs } => {
+            let bin = procs::gateway_binary(cli.gateway_bin)?;
+            let report = archive::measure(&bin, rounds.max(1), secs).await?;
+            print!("{}", report::archive_summary(&report));
+            Ok(())
+        }
         Command::Upload { rounds } => {
             let bin = procs::gateway_binary(cli.gateway_bin)?;
             let sandbox = procs::SandboxProc::start(&bin).await?;
             match upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, rounds.max(1)).await? {
-                upload::Uploads::Measured(_) => Ok(()),
+                upload::Uploads::Measured(..) => Ok(()),
                 upload::Uploads::Unavailable(why) => anyhow::bail!("upload unavailable: {why}"),
             }
         }
         Command::EchoServer { max_payload } => echo::serve(max_payload).await,
+        Command::ReplayPeer { record_from } => replay::serve(&record_from).await,
     }
 }

@@ -47,6 +47,8 @@ pub const HISTORY_COUNT: u32 = 20;
 pub const MEMBERS_GROUP: i64 = onebot_sandbox::EXAMPLE_GROUP;
 /// The concurrencies measured.
 pub const CONCURRENCIES: [usize; 2] = [1, 64];
+/// Page sizes of the page-size scaling measurement.
+pub const PAGE_SIZES: [u32; 3] = [1, 20, 100];
 
 /// Percentiles and throughput of one run, in microseconds.
 #[derive(Debug, Clone, Copy, Default)]
@@ -105,6 +107,49 @@ impl HopRound {
     /// gateway rps / echo rps.
     pub fn ceiling_ratio(&self) -> f64 {
         self.gateway.rps / self.echo.rps
+    }
+}
+
+/// One round of the gateway on the replay peer at concurrency 64, with
+/// the echo server's CPU per call at concurrency 64 in the same run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReplayRound {
+    /// GetHistory through the gateway on the replay peer.
+    pub history: Summary,
+    /// ListGroupMembers through the gateway on the replay peer.
+    pub members: Summary,
+    /// Echo CPU per call with an answer of GetHistory's size, µs.
+    pub echo_history_cpu: f64,
+    /// Echo CPU per call with an answer of ListGroupMembers' size, µs.
+    pub echo_members_cpu: f64,
+}
+
+impl ReplayRound {
+    /// Gateway CPU per GetHistory call / echo CPU per call.
+    pub fn history_ratio(&self) -> f64 {
+        self.history.server_cpu / self.echo_history_cpu
+    }
+    /// Gateway CPU per ListGroupMembers call / echo CPU per call.
+    pub fn members_ratio(&self) -> f64 {
+        self.members.server_cpu / self.echo_members_cpu
+    }
+}
+
+/// GetHistory at one page size.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PageRow {
+    /// The `count` asked for.
+    pub count: u32,
+    /// Messages in the answer.
+    pub returned: usize,
+    /// Through the gateway.
+    pub gateway: Summary,
+}
+
+impl PageRow {
+    /// Gateway CPU per message returned, µs.
+    pub fn cpu_per_message(&self) -> f64 {
+        self.gateway.server_cpu / self.returned.max(1) as f64
     }
 }
 
@@ -188,12 +233,23 @@ pub async fn run(opts: Options) -> Result<()> {
     }
     let after_load_rss = gateway.proc.rss()?;
     let peak_after_load = gateway.proc.peak_rss()?;
+    let pages = measure_pages(&gateway, opts.run_c64).await?;
     drop(systems);
-    drop(echo);
     gateway.proc.kill().await?;
+    let replay = measure_replay(
+        &bin,
+        &sandbox,
+        &echo,
+        (history_bytes, members_bytes),
+        opts.rounds.min(3),
+        opts.run_c64,
+    )
+    .await?;
+    drop(echo);
 
     let uploads =
         upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, opts.rounds.min(3)).await?;
+    let archive = crate::archive::measure(&bin, opts.rounds.min(3), 5.0).await?;
 
     let report = Report {
         machine,
@@ -210,12 +266,111 @@ pub async fn run(opts: Options) -> Result<()> {
         after_load_rss,
         peak_after_load,
         uploads,
+        archive,
+        replay,
+        pages,
     };
     let text = report::render(&report);
     std::fs::write(&opts.out, &text).with_context(|| format!("writing {}", opts.out.display()))?;
     eprintln!("bench: wrote {}", opts.out.display());
     print!("{}", report::summary(&report));
     Ok(())
+}
+
+/// The gateway on the replay peer (recorded from `sandbox`) at
+/// concurrency 64, each round beside the echo server at concurrency 64.
+async fn measure_replay(
+    bin: &std::path::Path,
+    sandbox: &SandboxProc,
+    echo: &EchoProc,
+    (history_bytes, members_bytes): (u32, u32),
+    rounds: usize,
+    dur: Duration,
+) -> Result<Vec<ReplayRound>> {
+    let replay = crate::replay::ReplayProc::start(&sandbox.ws_url).await?;
+    let gateway = GatewayProc::start(bin, &replay.ws_url, &GatewayOptions::default()).await?;
+    gateway.wait_account_connected().await?;
+    let history = gateway_call(&gateway, "history")?;
+    let members = gateway_call(&gateway, "members")?;
+    let echo_history = echo_call(&echo.channel, history_bytes);
+    let echo_members = echo_call(&echo.channel, members_bytes);
+    let pids = [gateway.proc.pid, replay.pid];
+    let mut out = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let r = ReplayRound {
+            history: measure(&history, &pids, 64, 5, dur).await,
+            members: measure(&members, &pids, 64, 5, dur).await,
+            echo_history_cpu: measure(&echo_history, &[echo.pid], 64, 5, dur)
+                .await
+                .server_cpu,
+            echo_members_cpu: measure(&echo_members, &[echo.pid], 64, 5, dur)
+                .await
+                .server_cpu,
+        };
+        eprintln!(
+            "bench: replay round {}/{rounds}: GetHistory {:.0} rps, {:.1} µs CPU/call ({:.2} × echo); ListGroupMembers {:.0} rps, {:.1} µs ({:.2} × echo)",
+            round + 1,
+            r.history.rps,
+            r.history.server_cpu,
+            r.history_ratio(),
+            r.members.rps,
+            r.members.server_cpu,
+            r.members_ratio()
+        );
+        out.push(r);
+    }
+    gateway.proc.kill().await?;
+    Ok(out)
+}
+
+/// The echo server answering `n` bytes, as a load call.
+fn echo_call(echo: &Channel, n: u32) -> Call {
+    let client = EchoClient::new(echo.clone());
+    load::call(move || {
+        let mut c = client.clone();
+        async move { c.echo(n).await.map(drop).map_err(|s| s.to_string()) }
+    })
+}
+
+/// GetHistory through `gateway` at each of [`PAGE_SIZES`], concurrency 16.
+async fn measure_pages(gateway: &GatewayProc, dur: Duration) -> Result<Vec<PageRow>> {
+    let mut rows = Vec::with_capacity(PAGE_SIZES.len());
+    for count in PAGE_SIZES {
+        let request = pb::GetHistoryRequest {
+            count: count as i32,
+            ..history_request()
+        };
+        let returned = gateway
+            .messages()
+            .get_history(request.clone())
+            .await
+            .context("GetHistory for the page sizes")?
+            .into_inner()
+            .messages
+            .len();
+        let messages = gateway.messages();
+        let call = load::call(move || {
+            let mut c = messages.clone();
+            let request = request.clone();
+            async move {
+                c.get_history(request)
+                    .await
+                    .map(drop)
+                    .map_err(|s| s.to_string())
+            }
+        });
+        let g = measure(&call, &[gateway.proc.pid], 16, 20, dur).await;
+        eprintln!(
+            "bench: page size {count}: {returned} messages, {:.0} rps, {:.1} µs gateway CPU/call",
+            g.rps, g.server_cpu
+        );
+        rows.push(PageRow {
+            count,
+            returned,
+            gateway: g,
+        });
+    }
+    Ok(rows)
 }
 
 /// Runs `call`, also charging the CPU time `pids` used meanwhile (the
@@ -296,6 +451,9 @@ impl Rig {
 pub async fn load_one(opts: LoadOptions) -> Result<()> {
     let bin = crate::procs::gateway_binary(opts.gateway_bin.clone())?;
     let sandbox = SandboxProc::start(&bin).await?;
+    if opts.system == "replay" {
+        return load_replay(&bin, &sandbox, &opts).await;
+    }
     let rig = Rig::start(&bin, &sandbox.ws_url).await?;
     let (gateway, echo) = (&rig.gateway, &rig.echo);
     let systems = Systems::new(
@@ -342,6 +500,70 @@ pub async fn load_one(opts: LoadOptions) -> Result<()> {
         s.peer_cpu
     );
     Ok(())
+}
+
+/// `bench load --system replay`: the gateway on the replay peer.
+async fn load_replay(
+    bin: &std::path::Path,
+    sandbox: &SandboxProc,
+    opts: &LoadOptions,
+) -> Result<()> {
+    let replay = crate::replay::ReplayProc::start(&sandbox.ws_url).await?;
+    let gateway = GatewayProc::start(bin, &replay.ws_url, &GatewayOptions::default()).await?;
+    gateway.wait_account_connected().await?;
+    let call = gateway_call(&gateway, &opts.rpc)?;
+    println!(
+        "pids: gateway {} replay {} bench {}",
+        gateway.proc.pid,
+        replay.pid,
+        std::process::id()
+    );
+    tokio::time::sleep(opts.pause).await;
+    let s = measure(
+        &call,
+        &[gateway.proc.pid, replay.pid],
+        opts.concurrency,
+        5,
+        opts.duration,
+    )
+    .await;
+    println!(
+        "replay {} c={}: p50 {:.0} µs, p99 {:.0} µs, {:.0} rps, errors {}, CPU per call: gateway {:.1} µs, replay peer {:.1} µs",
+        opts.rpc, opts.concurrency, s.p50, s.p99, s.rps, s.errors, s.server_cpu, s.peer_cpu
+    );
+    Ok(())
+}
+
+/// The gateway's GetHistory (`history`) or ListGroupMembers (`members`)
+/// as a load call.
+fn gateway_call(gateway: &GatewayProc, rpc: &str) -> Result<Call> {
+    Ok(match rpc {
+        "history" => {
+            let messages = gateway.messages();
+            load::call(move || {
+                let mut c = messages.clone();
+                async move {
+                    c.get_history(history_request())
+                        .await
+                        .map(drop)
+                        .map_err(|s| s.to_string())
+                }
+            })
+        }
+        "members" => {
+            let groups = gateway.groups();
+            load::call(move || {
+                let mut c = groups.clone();
+                async move {
+                    c.list_group_members(members_request())
+                        .await
+                        .map(drop)
+                        .map_err(|s| s.to_string())
+                }
+            })
+        }
+        other => bail!("unknown rpc {other:?}"),
+    })
 }
 
 /// Starts `n` gateways one after the other: start-up times and idle RSS.
@@ -410,6 +632,7 @@ pub fn history_request() -> pb::GetHistoryRequest {
         }),
         count: HISTORY_COUNT as i32,
         anchor_message_id: None,
+        until: None,
     }
 }
 
@@ -426,10 +649,16 @@ pub fn members_request() -> pb::ListGroupMembersRequest {
 /// The action the gateway's adapter sends for [`history_request`] to a
 /// NapCat peer (built by the adapter's own function).
 pub fn direct_history() -> (&'static str, serde_json::Value) {
+    direct_history_of(HISTORY_COUNT)
+}
+
+/// The action the gateway's adapter sends for a newest page of `count`
+/// messages of the benchmark group to a NapCat peer.
+pub fn direct_history_of(count: u32) -> (&'static str, serde_json::Value) {
     history::request(
         &HistoryProfile::assumed(Flavor::NapCat),
         ChatRef::Group(BENCH_GROUP),
-        HISTORY_COUNT,
+        count,
         None,
     )
 }
@@ -452,13 +681,7 @@ impl Systems {
         history_bytes: u32,
         members_bytes: u32,
     ) -> Systems {
-        let echo_call = |n: u32| {
-            let client = EchoClient::new(echo.clone());
-            load::call(move || {
-                let mut c = client.clone();
-                async move { c.echo(n).await.map(drop).map_err(|s| s.to_string()) }
-            })
-        };
+        let echo_call = |n: u32| echo_call(echo, n);
         let direct_call = |action: &'static str, params: serde_json::Value| {
             let client = direct.clone();
             let params = Arc::new(params);

@@ -60,11 +60,28 @@ impl UploadSample {
     }
 }
 
+/// One direct send: the pre-encoded `send_group_msg` frame of the same
+/// video written straight to the sandbox.
+#[derive(Debug, Clone, Copy)]
+pub struct DirectUpload {
+    /// Concurrent sends (one connection each).
+    pub concurrency: usize,
+    /// Wall time from the first frame written to the last reply.
+    pub elapsed: Duration,
+}
+
+impl DirectUpload {
+    /// Throughput, MB/s (10^6 bytes of video).
+    pub fn mb_per_s(&self) -> f64 {
+        (PAYLOAD_BYTES * self.concurrency) as f64 / 1e6 / self.elapsed.as_secs_f64()
+    }
+}
+
 /// What the upload benchmark found.
 #[derive(Debug, Clone)]
 pub enum Uploads {
-    /// Measured.
-    Measured(Vec<UploadSample>),
+    /// Measured: through the gateway, and the direct baseline.
+    Measured(Vec<UploadSample>, Vec<DirectUpload>),
     /// The gateway at this commit cannot do it (e.g. UNIMPLEMENTED).
     Unavailable(String),
 }
@@ -207,5 +224,69 @@ pub async fn measure(bin: &Path, ws_url: &str, peer_pid: u32, rounds: usize) -> 
             gw.proc.kill().await?;
         }
     }
-    Ok(Uploads::Measured(samples))
+    let mut direct = Vec::new();
+    for _ in 0..rounds {
+        for &n in &UPLOAD_CONCURRENCY {
+            let d = direct_upload(ws_url, &payload, n).await?;
+            eprintln!("bench: direct upload x{n}: {:.0} MB/s", d.mb_per_s());
+            direct.push(d);
+        }
+    }
+    Ok(Uploads::Measured(samples, direct))
+}
+
+/// Sends the video's `send_group_msg` frame, encoded beforehand, over `n`
+/// connections at once and waits for every reply.
+pub async fn direct_upload(ws_url: &str, payload: &[u8], n: usize) -> Result<DirectUpload> {
+    use base64::Engine as _;
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let file = format!(
+        "base64://{}",
+        base64::engine::general_purpose::STANDARD.encode(payload)
+    );
+    let frame = serde_json::json!({
+        "action": "send_group_msg",
+        "params": {"group_id": BENCH_GROUP, "message": [{"type": "video", "data": {"file": file}}]},
+        "echo": "direct-upload",
+    })
+    .to_string();
+    drop(file);
+    let text = tokio_tungstenite::tungstenite::Utf8Bytes::from(frame);
+    let mut sockets = Vec::with_capacity(n);
+    for _ in 0..n {
+        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+            .max_message_size(None)
+            .max_frame_size(None);
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(ws_url, Some(config), false)
+            .await
+            .with_context(|| format!("connecting to {ws_url}"))?;
+        sockets.push(ws);
+    }
+    let started = Instant::now();
+    let sends = sockets.into_iter().map(|mut ws| {
+        let text = text.clone();
+        async move {
+            ws.send(Message::Text(text)).await?;
+            while let Some(msg) = ws.next().await {
+                let Message::Text(reply) = msg? else { continue };
+                let reply: serde_json::Value = serde_json::from_str(&reply)?;
+                if reply.get("echo").and_then(|e| e.as_str()) == Some("direct-upload") {
+                    if reply.get("status").and_then(|s| s.as_str()) != Some("ok") {
+                        bail!("direct send_group_msg failed: {reply}");
+                    }
+                    return Ok(());
+                }
+            }
+            bail!("the sandbox closed before answering")
+        }
+    });
+    for r in futures_util::future::join_all(sends).await {
+        r?;
+    }
+    Ok(DirectUpload {
+        concurrency: n,
+        elapsed: started.elapsed(),
+    })
 }

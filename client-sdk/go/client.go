@@ -28,6 +28,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	gatewayv1 "github.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1"
 )
@@ -198,6 +199,52 @@ func (c *Client) History(ctx context.Context, chat *gatewayv1.Chat, count int32,
 		AccountId: c.accountID, Chat: chat, Count: count, AnchorMessageId: anchor,
 	})
 	return r, wrap(err)
+}
+
+// HistoryUntil reads up to count messages of chat sent before until, from the gateway's
+// archive merged with the peer's history, oldest first (pass NextAnchorMessageId as anchor for
+// the older page).
+func (c *Client) HistoryUntil(ctx context.Context, chat *gatewayv1.Chat, count int32, until time.Time, anchor *int64) (*gatewayv1.GetHistoryResponse, error) {
+	r, err := c.Messages.GetHistory(ctx, &gatewayv1.GetHistoryRequest{
+		AccountId: c.accountID, Chat: chat, Count: count, AnchorMessageId: anchor,
+		Until: timestamppb.New(until),
+	})
+	return r, wrap(err)
+}
+
+// SearchPages iterates over the pages of a search (see Search).
+type SearchPages struct {
+	client *Client
+	ctx    context.Context
+	req    *gatewayv1.SearchMessagesRequest
+	done   bool
+}
+
+// Next returns the next (older) page; io.EOF after the last one.
+func (p *SearchPages) Next() (*gatewayv1.SearchMessagesResponse, error) {
+	if p.done {
+		return nil, io.EOF
+	}
+	page, err := p.client.Messages.SearchMessages(p.ctx, p.req)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	if page.GetNextPageToken() == "" {
+		p.done = true
+	} else {
+		p.req.PageToken = page.GetNextPageToken()
+	}
+	return page, nil
+}
+
+// Search searches the gateway's message archive: the pages of req's matches, newest page first
+// (each page oldest first), fetched one at a time by Next. An empty AccountId means the
+// client's account; req is used (and its PageToken advanced) by the iterator.
+func (c *Client) Search(ctx context.Context, req *gatewayv1.SearchMessagesRequest) *SearchPages {
+	if req.GetAccountId() == "" {
+		req.AccountId = c.accountID
+	}
+	return &SearchPages{client: c, ctx: ctx, req: req}
 }
 
 // Members lists a group's members (limit 0 = 100; noCache nil = cached when fresh).

@@ -382,3 +382,32 @@ func TestEventsResumeAcrossAProxyRestart(t *testing.T) {
 		t.Fatal("the stream did not reconnect")
 	}
 }
+
+func TestSearchFindsWhatWasSent(t *testing.T) {
+	client, ctx := connect(t)
+	group := int64(playground)
+	sent, err := client.Send(ctx, onebotgateway.Message{GroupID: &group, Text: "Go 明天下午开会"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := exampleSearch(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, page := range pages {
+		for _, m := range page.GetMessages() {
+			if !strings.Contains(m.GetText(), "开会") {
+				t.Fatalf("not a match: %v", m)
+			}
+			found = found || m.GetMessageId() == sent.GetMessageIds()[0]
+		}
+	}
+	if !found {
+		t.Fatalf("the sent message is not in %v", pages)
+	}
+	_, err = client.Search(ctx, &gatewayv1.SearchMessagesRequest{Chat: onebotgateway.GroupChat(0)}).Next()
+	if gerr, ok := onebotgateway.AsGatewayError(err); !ok || gerr.Reason != "INVALID_REQUEST" {
+		t.Fatalf("want INVALID_REQUEST, got %v", err)
+	}
+}

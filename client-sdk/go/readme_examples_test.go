@@ -8,8 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	onebotgateway "github.com/onebot-gateway/onebot-gateway/client-sdk/go"
 	gatewayv1 "github.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1"
@@ -284,4 +288,29 @@ func exampleEvents(ctx context.Context, client *onebotgateway.Client) (*gatewayv
 	}
 	// endregion
 	return event, nil
+}
+
+func exampleSearch(ctx context.Context, client *onebotgateway.Client) ([]*gatewayv1.SearchMessagesResponse, error) {
+	var pages []*gatewayv1.SearchMessagesResponse
+	// region: search
+	// The archive's messages containing 开会 in the last 7 days, newest page first (each page
+	// oldest first); Next fetches one page at a time and returns io.EOF after the last.
+	search := client.Search(ctx, &gatewayv1.SearchMessagesRequest{
+		Query: "开会",
+		Chat:  onebotgateway.GroupChat(20000003),
+		Since: timestamppb.New(time.Now().Add(-7 * 24 * time.Hour)),
+	})
+	for {
+		page, err := search.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		fmt.Println(page.GetRendered()) // [HH:mm:ss] 名字(QQ号): 文本
+		pages = append(pages, page)
+	}
+	// endregion
+	return pages, nil
 }

@@ -129,6 +129,8 @@ pub enum Kind {
     /// The data directory could not be written (disk full, read-only or
     /// failing); nothing of the request was stored.
     StorageFailed,
+    /// The message archive is turned off (`archive.enabled = false`).
+    ArchiveDisabled,
 }
 
 impl Kind {
@@ -190,6 +192,7 @@ impl Kind {
         Kind::UserNotAllowed,
         Kind::MessageNotFound,
         Kind::StorageFailed,
+        Kind::ArchiveDisabled,
     ];
 }
 

@@ -8,9 +8,11 @@
 //!   [`telemetry`] (logs, traces, Prometheus metrics), [`tls`] (the
 //!   listener's reloadable TLS, the peers' CAs);
 //! - [`domain`]: the use cases (history, members, groups, send, poke,
-//!   media, events, agent tools) over its ports;
+//!   media, events, archive search, agent tools) over its ports;
 //! - adapters of the ports: [`onebot`] (the OneBot v11 peer: protocol,
-//!   flavors, transports), [`fetch`] (the SSRF-guarded URL fetcher);
+//!   flavors, transports), [`fetch`] (the SSRF-guarded URL fetcher),
+//!   [`archive`] (the journal and the archive's stores: SQLite,
+//!   PostgreSQL);
 //! - edges: [`grpc`] (tonic services, the one error→`Status` mapping,
 //!   router, health and reflection; the only module that knows tonic),
 //!   [`auth`] (bearer tokens to callers);
@@ -20,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod archive;
 pub mod auth;
 pub mod config;
 pub mod domain;

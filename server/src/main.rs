@@ -71,6 +71,9 @@ enum Command {
         #[arg(long)]
         lenient: bool,
     },
+    /// The message archive on this machine (no gateway needed).
+    #[command(subcommand)]
+    Archive(cli::archive::ArchiveCommand),
     /// Client subcommands: talk gRPC to a running gateway.
     #[command(flatten)]
     Client(cli::ClientCommand),
@@ -81,6 +84,7 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Client(command) => Ok(cli::run(command).await),
+        Command::Archive(command) => Ok(cli::archive::run(command).await),
         Command::Serve {
             config,
             listen,

@@ -3,11 +3,12 @@
 //! 1. no import cycle between files;
 //! 2. no import cycle between the entries (files and folders) of any folder;
 //! 3. the layers: `error`, `config`, `telemetry` and `tls` import only each
-//!    other; the domain imports none of `onebot`, `fetch`, `grpc`, `auth`,
-//!    `app` nor the transport crates (tonic, tungstenite, reqwest, hyper,
-//!    axum); `onebot` imports from the domain only its vocabulary
-//!    (`domain::model`), its ports (`domain::ports`) and the call deadline
-//!    (`domain::call`); `grpc` imports no adapter (`onebot`, `fetch`).
+//!    other; the domain imports none of `onebot`, `fetch`, `archive`,
+//!    `grpc`, `auth`, `app` nor the transport crates (tonic, tungstenite,
+//!    reqwest, hyper, axum); `onebot` imports from the domain only its
+//!    vocabulary (`domain::model`), its ports (`domain::ports`) and the call
+//!    deadline (`domain::call`); `grpc` imports no adapter (`onebot`,
+//!    `fetch`, `archive`).
 //!
 //! An import is any path a file names (`use` items, and paths in code and
 //! types), resolved to the deepest module it reaches: `crate::domain::model::
@@ -412,7 +413,7 @@ fn top(m: &Module) -> Option<&str> {
 /// Imports that go against the layers.
 fn layer_violations(g: &Graph) -> Vec<String> {
     const LEAVES: [&str; 4] = ["error", "config", "telemetry", "tls"];
-    const DOMAIN_MUST_NOT: [&str; 5] = ["onebot", "fetch", "grpc", "auth", "app"];
+    const DOMAIN_MUST_NOT: [&str; 6] = ["onebot", "fetch", "archive", "grpc", "auth", "app"];
     const TRANSPORT_CRATES: [&str; 6] = [
         "tonic",
         "tonic_health",
@@ -440,7 +441,8 @@ fn layer_violations(g: &Graph) -> Vec<String> {
             );
             (!allowed).then_some("the OneBot adapter imports domain internals")
         } else if f == "grpc" {
-            matches!(t, "onebot" | "fetch" | "app").then_some("the gRPC edge imports an adapter")
+            matches!(t, "onebot" | "fetch" | "archive" | "app")
+                .then_some("the gRPC edge imports an adapter")
         } else {
             None
         };

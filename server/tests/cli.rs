@@ -267,3 +267,52 @@ fn write_commands_send_poke_call_tools_and_follow_events() {
         stdout(&events)
     );
 }
+
+#[test]
+fn search_finds_a_send_and_purge_deletes_the_chat() {
+    let gw = start();
+    let sent = cli(&gw.addr, &["send", "-g", "20000003", "CLI 明天下午开会"]);
+    assert!(sent.status.success(), "{sent:?}");
+
+    let found = cli(
+        &gw.addr,
+        &[
+            "search",
+            "开会",
+            "--chat",
+            "group:20000003",
+            "--since",
+            "1h",
+        ],
+    );
+    assert!(found.status.success(), "{found:?}");
+    assert!(
+        stdout(&found).contains("CLI 明天下午开会"),
+        "{}",
+        stdout(&found)
+    );
+    let json = cli(&gw.addr, &["search", "下午开会", "--json"]);
+    let value: serde_json::Value = serde_json::from_str(stdout(&json).trim()).unwrap();
+    assert_eq!(value["messages"][0]["text"], "CLI 明天下午开会");
+
+    // On this machine's archive, beside the running gateway.
+    let purged = Command::new(BIN)
+        .args(["archive", "purge", "--chat", "group:20000003", "--data-dir"])
+        .arg(gw._data.path())
+        .output()
+        .unwrap();
+    assert!(purged.status.success(), "{purged:?}");
+    let text = stdout(&purged);
+    assert!(text.starts_with("purged group:20000003 from "), "{text}");
+    assert!(!text.contains(" 0 messages"), "{text}");
+    let after = cli(&gw.addr, &["search", "开会", "--chat", "group:20000003"]);
+    assert_eq!(stdout(&after), "（没有找到匹配的消息）\n");
+
+    let bad = Command::new(BIN)
+        .args(["archive", "purge", "--user", "0", "--data-dir"])
+        .arg(gw._data.path())
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--user must be a positive QQ number"));
+}

@@ -353,3 +353,137 @@ async fn kill_9_during_an_upload_leaks_no_staged_file_past_its_ttl() {
     .await
     .unwrap_or_else(|_| panic!("staged files past their TTL: {:?}", staged(&data)));
 }
+
+/// The next event of the stream, skipping heartbeats.
+async fn next_event(stream: &mut tonic::Streaming<pb::StreamEventsResponse>) -> pb::Event {
+    loop {
+        let r = tokio::time::timeout(Duration::from_secs(20), stream.message())
+            .await
+            .expect("an event in time")
+            .unwrap()
+            .expect("stream open");
+        if let Some(e) = r.event {
+            return e;
+        }
+    }
+}
+
+fn search(query: &str) -> pb::SearchMessagesRequest {
+    pb::SearchMessagesRequest {
+        query: query.into(),
+        chat: Some(pb::Chat::group(GROUP)),
+        limit: 100,
+        ..pb::SearchMessagesRequest::default()
+    }
+}
+
+/// Every event delivered to a subscriber and every message a send reported
+/// before `kill -9` is in the archive of the next process, and its event
+/// numbers go on from the last one delivered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delivered_events_and_sends_survive_kill_9() {
+    use pb::event_service_client::EventServiceClient;
+
+    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let addr = format!("http://127.0.0.1:{port}");
+    let config = dir.path().join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:{port}\"\ndata_dir = {data:?}\n\n[accounts.default]\nws_url = {ws:?}\ngroups = [{GROUP}]\n",
+            data = dir.path().join("data").to_string_lossy(),
+            ws = peer.ws_url(),
+        ),
+    )
+    .unwrap();
+
+    let mut first = spawn(&config, &addr).await;
+    let channel = Channel::from_shared(addr.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    account_is(&channel, ServingStatus::Serving).await;
+    let mut events = EventServiceClient::new(channel.clone())
+        .stream_events(pb::StreamEventsRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let control = peer.control();
+    let mut injected = Vec::new();
+    let mut last_seen = 0;
+    for i in 0..20 {
+        let id = control.inject_group_message(
+            GROUP,
+            10001,
+            serde_json::json!(format!("kill9 收到 {i}")),
+        );
+        injected.push(id);
+        loop {
+            let e = next_event(&mut events).await;
+            last_seen = e.sequence;
+            if let Some(pb::event::Kind::Message(m)) = &e.kind
+                && m.message.as_ref().unwrap().message_id == id
+            {
+                break;
+            }
+        }
+    }
+    let mut client = MessageServiceClient::new(channel);
+    let mut sent = Vec::new();
+    for t in ["kill9 发出 1", "kill9 发出 2"] {
+        let r = client.send_message(text(t)).await.unwrap().into_inner();
+        assert!(!r.queued);
+        sent.extend(r.message_ids);
+    }
+    // SIGKILL right after the last acknowledgement.
+    first.kill().await.unwrap();
+
+    let _second = spawn(&config, &addr).await;
+    let channel = Channel::from_shared(addr.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = MessageServiceClient::new(channel.clone());
+    let found: Vec<i64> = client
+        .search_messages(search("kill9"))
+        .await
+        .unwrap()
+        .into_inner()
+        .messages
+        .iter()
+        .map(|m| m.message_id)
+        .collect();
+    for id in injected.iter().chain(&sent) {
+        assert!(found.contains(id), "message {id} lost: {found:?}");
+    }
+    // Resuming from the last event seen before the kill works, and the
+    // numbers go on one by one.
+    let mut resumed = EventServiceClient::new(channel.clone())
+        .stream_events(pb::StreamEventsRequest {
+            after_sequence: Some(last_seen),
+            ..pb::StreamEventsRequest::default()
+        })
+        .await
+        .expect("after_sequence from before the kill is not ahead")
+        .into_inner();
+    account_is(&channel, ServingStatus::Serving).await;
+    let marker = control.inject_group_message(GROUP, 10001, serde_json::json!("kill9 之后"));
+    let mut seqs = vec![last_seen];
+    loop {
+        let e = next_event(&mut resumed).await;
+        seqs.push(e.sequence);
+        if let Some(pb::event::Kind::Message(m)) = &e.kind
+            && m.message.as_ref().unwrap().message_id == marker
+        {
+            break;
+        }
+    }
+    assert!(
+        seqs.windows(2).all(|w| w[1] == w[0] + 1),
+        "contiguous across kill -9: {seqs:?}"
+    );
+}

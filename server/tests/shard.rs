@@ -124,6 +124,22 @@ async fn one_address_reaches_every_shard_by_account_metadata() {
             "{account} reads its own send: {}",
             page.rendered
         );
+        // The archive of the shard holding the account has the send.
+        let found = on
+            .search(pb::SearchMessagesRequest {
+                query: text.clone(),
+                chat: Some(pb::Chat::group(GROUP)),
+                ..Default::default()
+            })
+            .collect_all()
+            .await
+            .unwrap_or_else(|e| panic!("search as {account}: {e}"));
+        assert!(
+            found
+                .iter()
+                .any(|m| sent.message_ids.contains(&m.message_id)),
+            "{account} finds its own send: {found:?}"
+        );
         // The message went to the peer of the gateway that holds the
         // account, and to no other.
         for shard in [&a, &b, &c] {
@@ -189,7 +205,7 @@ async fn one_address_reaches_every_shard_by_account_metadata() {
             account_id: "alice".into(),
             chat: Some(pb::Chat::group(GROUP)),
             count: 1,
-            anchor_message_id: None,
+            ..Default::default()
         })
         .await
         .unwrap_err();

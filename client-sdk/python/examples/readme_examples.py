@@ -182,6 +182,20 @@ def events(client: Client) -> event_service_pb2.Event:
     return event
 
 
+def search(client: Client) -> list[message_service_pb2.SearchMessagesResponse]:
+    # region: search
+    from datetime import datetime, timedelta, timezone
+
+    # The archive's messages containing 开会 in the last 7 days, newest page first
+    # (each page oldest first); the iterator fetches the next page as it advances.
+    week_ago = datetime.now(timezone.utc) - timedelta(days=7)
+    pages = list(client.search("开会", group_id=20000003, since=week_ago, limit=20))
+    for page in pages:
+        print(page.rendered)  # [HH:mm:ss] 名字(QQ号): 文本
+    # endregion
+    return pages
+
+
 async def asyncio_client(address: str) -> str:
     # region: asyncio
     from onebot_gateway.aio import AsyncClient

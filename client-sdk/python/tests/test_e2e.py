@@ -214,3 +214,16 @@ def test_events_resume_across_a_proxy_restart(client: Client) -> None:
                 break
         stream.close()
     assert stream.reconnects >= 1
+
+
+def test_search_finds_what_was_sent(client: Client) -> None:
+    sent = client.send(PLAYGROUND, text="Python 明天下午开会")
+    pages = readme_examples.search(client)
+    found = [m for page in pages for m in page.messages]
+    assert sent.message_ids[0] in [m.message_id for m in found]
+    assert all("开会" in m.text for m in found)
+    one = list(client.search("下午开会", group_id=PLAYGROUND, limit=1))
+    assert len(one) >= 1 and all(len(p.messages) <= 1 for p in one)
+    with pytest.raises(GatewayError) as err:
+        list(client.search("x", group_id=0))
+    assert err.value.reason == "INVALID_REQUEST"

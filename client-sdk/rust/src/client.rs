@@ -331,6 +331,31 @@ impl Client {
             chat: Some(chat),
             count,
             anchor_message_id: anchor,
+            until: None,
+        };
+        Ok(self
+            .message_service()
+            .get_history(request)
+            .await?
+            .into_inner())
+    }
+
+    /// The page of up to `count` messages of a chat sent before `until`,
+    /// from the gateway's archive merged with the peer's history, oldest
+    /// first (pass `next_anchor_message_id` as `anchor` for the older page).
+    pub async fn history_until(
+        &self,
+        chat: pb::Chat,
+        count: i32,
+        until: std::time::SystemTime,
+        anchor: Option<i64>,
+    ) -> Result<pb::GetHistoryResponse, Error> {
+        let request = pb::GetHistoryRequest {
+            account_id: self.account_id.clone(),
+            chat: Some(chat),
+            count,
+            anchor_message_id: anchor,
+            until: Some(until.into()),
         };
         Ok(self
             .message_service()
@@ -350,6 +375,35 @@ impl Client {
             .get_message(request)
             .await?
             .into_inner())
+    }
+
+    /// Searches the gateway's message archive: the pages of `request`
+    /// (newest matches first, each page oldest first), fetched one at a time
+    /// by [`SearchPages::next_page`]. An empty `account_id` means the
+    /// client's account.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: onebot_gateway_client::Client) -> Result<(), onebot_gateway_client::Error> {
+    /// use onebot_gateway_client::pb;
+    /// let mut pages = client.search(pb::SearchMessagesRequest {
+    ///     query: "开会".into(),
+    ///     chat: Some(pb::Chat::group(20000003)),
+    ///     ..Default::default()
+    /// });
+    /// while let Some(page) = pages.next_page().await? {
+    ///     println!("{}", page.rendered);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn search(&self, mut request: pb::SearchMessagesRequest) -> SearchPages {
+        if request.account_id.is_empty() {
+            request.account_id = self.account_id.clone();
+        }
+        SearchPages {
+            client: self.clone(),
+            request,
+            done: false,
+        }
     }
 
     /// Recalls (撤回) a message: the bot's own within 2 minutes, or a
@@ -505,6 +559,44 @@ impl Client {
             .await?
             .into_inner();
         Ok(ServingStatus::try_from(response.status).unwrap_or(ServingStatus::Unknown))
+    }
+}
+
+/// The pages of a search ([`Client::search`]).
+#[derive(Debug)]
+pub struct SearchPages {
+    client: Client,
+    request: pb::SearchMessagesRequest,
+    done: bool,
+}
+
+impl SearchPages {
+    /// The next (older) page; `None` after the last one.
+    pub async fn next_page(&mut self) -> Result<Option<pb::SearchMessagesResponse>, Error> {
+        if self.done {
+            return Ok(None);
+        }
+        let page = self
+            .client
+            .message_service()
+            .search_messages(self.request.clone())
+            .await?
+            .into_inner();
+        if page.next_page_token.is_empty() {
+            self.done = true;
+        } else {
+            self.request.page_token = page.next_page_token.clone();
+        }
+        Ok(Some(page))
+    }
+
+    /// Every remaining match, oldest first (fetches every page).
+    pub async fn collect_all(mut self) -> Result<Vec<pb::ChatMessage>, Error> {
+        let mut pages = Vec::new();
+        while let Some(page) = self.next_page().await? {
+            pages.push(page.messages);
+        }
+        Ok(pages.into_iter().rev().flatten().collect())
     }
 }
 

@@ -46,7 +46,8 @@ mod media;
 
 #[cfg(feature = "client")]
 pub use client::{
-    Authed, BearerAuth, Client, ClientBuilder, DEFAULT_ADDRESS, EventStream, ServingStatus,
+    Authed, BearerAuth, Client, ClientBuilder, DEFAULT_ADDRESS, EventStream, SearchPages,
+    ServingStatus,
 };
 #[cfg(feature = "client")]
 pub use download::{Downloaded, MediaRef};

@@ -372,3 +372,30 @@ async fn events_resume_across_a_proxy_restart() {
     }
     assert!(events.reconnects() >= 1);
 }
+
+#[tokio::test]
+async fn search_finds_what_was_sent() {
+    let client = client().await;
+    let sent = client
+        .send(
+            onebot_gateway_client::OutgoingMessage::to_group(PLAYGROUND).text("Rust 明天下午开会"),
+        )
+        .await
+        .unwrap();
+    let pages = examples::search(&client).await.unwrap();
+    let found: Vec<&pb::ChatMessage> = pages.iter().flat_map(|p| &p.messages).collect();
+    assert!(
+        found.iter().any(|m| m.message_id == sent.message_ids[0]),
+        "{found:?}"
+    );
+    assert!(found.iter().all(|m| m.text.contains("开会")), "{found:?}");
+    let err = client
+        .search(pb::SearchMessagesRequest {
+            chat: Some(pb::Chat::group(0)),
+            ..Default::default()
+        })
+        .next_page()
+        .await
+        .unwrap_err();
+    assert_eq!(err.rpc().and_then(|r| r.reason()), Some("INVALID_REQUEST"));
+}

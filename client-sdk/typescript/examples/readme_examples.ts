@@ -8,6 +8,7 @@ import type { Downloaded, Uploaded } from "../src/index.js";
 import type {
   GetHistoryResponse,
   GetMessageResponse,
+  SearchMessagesResponse,
   SendMessageResponse,
 } from "../src/gen/onebot/gateway/v1/message_service_pb.js";
 import type { CallToolResponse } from "../src/gen/onebot/gateway/v1/agent_tool_service_pb.js";
@@ -195,4 +196,18 @@ export async function events(client: Client): Promise<Event | undefined> {
   }
   // endregion
   return first;
+}
+
+export async function search(client: Client): Promise<SearchMessagesResponse[]> {
+  const pages: SearchMessagesResponse[] = [];
+  // region: search
+  // The archive's messages containing 开会 in the last 7 days, newest page first (each page
+  // oldest first); the iteration fetches the next page as it goes on.
+  const weekAgo = new Date(Date.now() - 7 * 24 * 3600 * 1000);
+  for await (const page of client.search("开会", { chat: { groupId: 20000003 }, since: weekAgo })) {
+    console.log(page.rendered); // [HH:mm:ss] 名字(QQ号): 文本
+    pages.push(page);
+  }
+  // endregion
+  return pages;
 }

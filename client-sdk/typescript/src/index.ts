@@ -12,6 +12,7 @@ import { open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename } from "node:path";
 
 import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, createClient } from "@connectrpc/connect";
 import type { Client as ConnectClient, Interceptor, Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
@@ -43,6 +44,7 @@ import type {
   GetHistoryResponse,
   GetMessageResponse,
   MediaSource,
+  SearchMessagesResponse,
   SendMessageResponse,
 } from "./gen/onebot/gateway/v1/message_service_pb.js";
 import { GatewayError } from "./errors.js";
@@ -119,6 +121,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener("abort", done);
   });
+}
+
+/** The proto chat of `{ groupId }` or `{ userId }`. */
+function chatOf(chat: { groupId: number | bigint } | { userId: number | bigint }): Chat {
+  return "groupId" in chat
+    ? create(ChatSchema, { kind: { case: "groupId", value: BigInt(chat.groupId) } })
+    : create(ChatSchema, { kind: { case: "userId", value: BigInt(chat.userId) } });
 }
 
 /** Settings of a `Client`. */
@@ -272,20 +281,56 @@ export class Client {
   /** One page of a chat's history, oldest first (pass `nextAnchorMessageId` as `anchor`). */
   async history(
     chat: { groupId: number | bigint } | { userId: number | bigint },
-    options: { count?: number; anchor?: bigint } = {},
+    options: { count?: number; anchor?: bigint; until?: Date } = {},
   ): Promise<GetHistoryResponse> {
-    const target: Chat =
-      "groupId" in chat
-        ? create(ChatSchema, { kind: { case: "groupId", value: BigInt(chat.groupId) } })
-        : create(ChatSchema, { kind: { case: "userId", value: BigInt(chat.userId) } });
     return call(() =>
       this.messageService.getHistory({
         accountId: this.accountId,
-        chat: target,
+        chat: chatOf(chat),
         count: options.count ?? 20,
         anchorMessageId: options.anchor,
+        until: options.until === undefined ? undefined : timestampFromDate(options.until),
       }),
     );
+  }
+
+  /**
+   * Searches the gateway's message archive: yields the pages of matches, newest page first
+   * (each page oldest first), fetching the next page as the iteration goes on. Without `chat`,
+   * every archived chat of the account; `limit` 0 = 20.
+   */
+  async *search(
+    query: string,
+    options: {
+      chat?: { groupId: number | bigint } | { userId: number | bigint };
+      since?: Date;
+      until?: Date;
+      senderId?: number | bigint;
+      limit?: number;
+      includeRecalled?: boolean;
+    } = {},
+  ): AsyncGenerator<SearchMessagesResponse> {
+    let pageToken = "";
+    for (;;) {
+      const page: SearchMessagesResponse = await call(() =>
+        this.messageService.searchMessages({
+          accountId: this.accountId,
+          query,
+          chat: options.chat === undefined ? undefined : chatOf(options.chat),
+          since: options.since === undefined ? undefined : timestampFromDate(options.since),
+          until: options.until === undefined ? undefined : timestampFromDate(options.until),
+          senderId: options.senderId === undefined ? undefined : BigInt(options.senderId),
+          limit: options.limit ?? 0,
+          pageToken,
+          includeRecalled: options.includeRecalled ?? false,
+        }),
+      );
+      yield page;
+      if (page.nextPageToken === "") {
+        return;
+      }
+      pageToken = page.nextPageToken;
+    }
   }
 
   /** Members of a group (`limit` 0 = 100; `noCache` undefined = cached when fresh). */

@@ -250,3 +250,19 @@ test("events resume across a proxy restart", async () => {
   await stream.return(undefined);
   assert.ok(reconnects >= 1);
 });
+
+test("search finds what was sent", async () => {
+  const sent = await client.send(PLAYGROUND, { text: "TypeScript 明天下午开会" });
+  const pages = await examples.search(client);
+  const found = pages.flatMap((p) => p.messages);
+  assert.ok(found.some((m) => m.messageId === sent.messageIds[0]));
+  assert.ok(found.every((m) => m.text.includes("开会")));
+  await assert.rejects(
+    async () => {
+      for await (const page of client.search("x", { chat: { groupId: 0 } })) {
+        void page;
+      }
+    },
+    (err: unknown) => err instanceof GatewayError && err.reason === "INVALID_REQUEST",
+  );
+});

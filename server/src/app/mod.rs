@@ -4,11 +4,14 @@
 //! 1. **prepare** ([`prepare`]): everything that can fail on configuration
 //!    or on the data directory fails here, before any task starts — tokens,
 //!    the listener's TLS, the metrics listener, the data directory, the
-//!    durable store and the staging area; with no account configured the
-//!    embedded sandbox is started and becomes the `default` account.
-//! 2. **start** ([`start`]): the event hub, one adapter per account (and
-//!    the reverse WebSocket listener), the URL fetcher, the write side, and
-//!    the [`Gateway`] over them, built in one step.
+//!    durable store, the staging area, the event journal and the message
+//!    archive (its file, or its PostgreSQL database, migrated); with no
+//!    account configured the embedded sandbox is started and becomes the
+//!    `default` account.
+//! 2. **start** ([`start`]): the event hub over the journal, one adapter
+//!    per account (and the reverse WebSocket listener), the archive with its
+//!    ingest, backfill and retention tasks, the URL fetcher, the write side,
+//!    and the [`Gateway`] over them, built in one step.
 //! 3. **serve** ([`serve`]): health, the gRPC server with its layers, and
 //!    the metrics listener with its refresh callback.
 //! 4. **drain**: health goes NOT_SERVING, event streams end, in-flight RPCs

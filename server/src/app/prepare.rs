@@ -8,6 +8,8 @@ use tokio::net::TcpListener;
 
 use crate::auth::Authenticator;
 use crate::config::Config;
+use crate::domain::archive::store::ArchiveStore;
+use crate::domain::journal::EventJournal;
 use crate::domain::media::received::ReceivedStore;
 use crate::domain::media::staging::MediaStore;
 use crate::domain::store::Store;
@@ -30,6 +32,10 @@ pub struct Prepared {
     pub media: MediaStore,
     /// The received-media store under the data directory.
     pub received: ReceivedStore,
+    /// The journal events go through before they are delivered.
+    pub journal: Arc<dyn EventJournal>,
+    /// The message archive's store (`None`: `archive.enabled = false`).
+    pub archive: Option<Arc<dyn ArchiveStore>>,
     /// The embedded sandbox, when no account was configured.
     pub sandbox: Option<onebot_sandbox::Sandbox>,
 }
@@ -69,6 +75,14 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
     let received = ReceivedStore::open(data_dir, store.clone(), config.media.capture.clone())
         .map_err(|e| anyhow::anyhow!("opening the received-media store: {e}"))?;
+    let journal: Arc<dyn EventJournal> = crate::archive::open::journal(data_dir)
+        .map_err(|e| anyhow::anyhow!("opening the event journal: {e}"))?;
+    let archive = crate::archive::open::archive(&config.archive, data_dir)
+        .await
+        .map_err(|e| anyhow::anyhow!("opening the message archive: {e}"))?;
+    if let Some(a) = &archive {
+        tracing::info!(archive = %a.describe(), "message archive open");
+    }
     let mut config = config;
     let sandbox = if config.accounts.is_empty() {
         Some(super::sandbox::start(&mut config).await?)
@@ -83,6 +97,8 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         store,
         media,
         received,
+        journal,
+        archive,
         sandbox,
     })
 }

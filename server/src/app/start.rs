@@ -1,5 +1,6 @@
-//! Phase 2: the event hub and the path into it, the accounts, the write
-//! side and the [`Gateway`] over them, built in one step.
+//! Phase 2: the event hub (over the journal) and the path into it, the
+//! accounts, the archive with its background tasks, the write side and the
+//! [`Gateway`] over them, built in one step.
 
 use std::sync::Arc;
 
@@ -7,6 +8,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::prepare::Prepared;
 use crate::auth::Authenticator;
+use crate::domain::archive::purge::NoCapturedMedia;
+use crate::domain::archive::recorder::SentRecorder;
+use crate::domain::archive::service::{Archive, ArchiveParts};
+use crate::domain::archive::{backfill, ingest, retention};
 use crate::domain::delivery::side::{WriteParts, WriteSide};
 use crate::domain::events::EventHub;
 use crate::domain::gateway::{Gateway, GatewayParts};
@@ -54,12 +59,18 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         store,
         media,
         received,
+        journal,
+        archive,
         sandbox,
     } = prepared;
-    let events = Arc::new(EventHub::new(
+    let events = EventHub::durable(
         config.events.buffer_size,
         stop.streams.clone(),
-    ));
+        stop.cancel.clone(),
+        journal,
+        archive.is_some(),
+    )
+    .map_err(|e| anyhow::anyhow!("opening the event journal: {e}"))?;
     // The adapters publish into the event path (quotes resolved, recalls
     // once), which ends in the hub.
     let inbound = Inbound::new(
@@ -70,6 +81,39 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
     let sink: Arc<dyn EventSink> = inbound.clone();
     let accounts = super::accounts::start(&config, sink, &stop.cancel).await?;
     inbound.attach(&accounts);
+    let archive = match (archive, events.journal()) {
+        (Some(store), Some(journal)) => {
+            let (archive, inputs) = Archive::new(ArchiveParts {
+                config: config.archive.clone(),
+                store,
+                journal: journal.clone(),
+                accounts: accounts.clone(),
+                checkpoint: journal.opened_checkpoint(),
+            });
+            tokio::spawn(ingest::run(archive.clone(), inputs, stop.cancel.clone()));
+            tokio::spawn(retention::run(
+                archive.clone(),
+                Arc::new(NoCapturedMedia),
+                stop.cancel.clone(),
+            ));
+            for account in accounts.iter().filter(|a| a.config.has_transport()) {
+                tokio::spawn(backfill::run(
+                    archive.clone(),
+                    account.clone(),
+                    stop.cancel.clone(),
+                ));
+            }
+            Some(archive)
+        }
+        _ => None,
+    };
+    let recorder = match (&archive, events.journal()) {
+        (Some(a), Some(journal)) => Some(SentRecorder::new(
+            journal.clone(),
+            Arc::new(a.chats().clone()),
+        )),
+        _ => None,
+    };
     let mut fetcher = Fetcher::new(&config.media, media.clone(), Arc::new(SystemLookup));
     if let Some(sandbox) = &sandbox {
         // The embedded sandbox serves its media on loopback.
@@ -82,6 +126,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         media,
         urls: urls.clone(),
         accounts: &accounts,
+        recorder,
         shutdown: stop.cancel.clone(),
         received: Some(received.clone()),
     })
@@ -103,6 +148,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         inbound,
         write,
         received,
+        archive,
     })?);
     Ok(Running {
         gateway,

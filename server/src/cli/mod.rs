@@ -4,10 +4,14 @@
 //!
 //! One file per command group: [`history`] (history), [`message`] (message,
 //! recall, forward), [`group`] (members, groups, poke), [`send`],
-//! [`account`] (accounts), [`events`], [`tools`], [`health`], [`download`]; [`connection`] is how every command reaches the gateway and
-//! [`output`] holds the shared JSON and error printing.
+//! [`account`] (accounts), [`events`], [`tools`], [`health`], [`download`],
+//! [`search`]; [`connection`] is how every command reaches the gateway and
+//! [`output`] holds the shared JSON and error printing. [`archive`] (`archive purge`)
+//! is the one local command: it opens the archive the configuration names,
+//! without a gateway.
 
 mod account;
+pub mod archive;
 mod connection;
 mod download;
 mod events;
@@ -16,6 +20,7 @@ mod health;
 mod history;
 mod message;
 mod output;
+mod search;
 mod send;
 mod tools;
 
@@ -56,6 +61,8 @@ pub enum ClientCommand {
     /// Download a received (or uploaded) media item into a file:
     /// `<media-id | message-id:index> -o FILE`.
     Download(download::DownloadArgs),
+    /// Search the gateway's message archive (newest matches first).
+    Search(search::SearchArgs),
 }
 
 /// Runs one client subcommand; errors are printed (as JSON with `--json`)
@@ -75,6 +82,7 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::Tools(c) => (c.json(), tools::run(c).await),
         ClientCommand::Health(a) => (a.conn.json, health::run(a).await),
         ClientCommand::Download(a) => (a.conn.json, download::run(a).await),
+        ClientCommand::Search(a) => (a.conn.json, search::run(a).await),
     };
     match result {
         Ok(code) => code,

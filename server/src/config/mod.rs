@@ -7,6 +7,7 @@
 //! key in its error.
 
 mod account;
+mod archive;
 mod auth;
 mod check;
 mod events;
@@ -30,6 +31,7 @@ use figment::providers::{Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
 pub use account::{AccountConfig, DEFAULT_ACCOUNT, Secret, SharedDir};
+pub use archive::{ArchiveConfig, parse_chat};
 pub use auth::{Access, AuthConfig, TokenConfig};
 pub use check::ConfigError;
 pub use events::EventsConfig;
@@ -82,6 +84,8 @@ pub struct Config {
     pub metrics: Option<MetricsConfig>,
     /// Trace export.
     pub telemetry: TelemetryConfig,
+    /// The durable message archive.
+    pub archive: ArchiveConfig,
 }
 
 impl Default for Config {
@@ -99,6 +103,7 @@ impl Default for Config {
             limits: LimitsConfig::default(),
             metrics: None,
             telemetry: TelemetryConfig::default(),
+            archive: ArchiveConfig::default(),
         }
     }
 }
@@ -162,9 +167,9 @@ impl Config {
 
     /// Checks ranges and consistency; the error names the key. The checks
     /// run in a fixed order (the grace period, the time zone, sandbox,
-    /// media, events, reverse WebSocket, each account, then the listener's
-    /// connections and TLS, auth, limits, metrics and telemetry), so a config
-    /// with several bad values always reports the same one.
+    /// media, events, archive, reverse WebSocket, each account, then the
+    /// listener's connections and TLS, auth, limits, metrics and telemetry),
+    /// so a config with several bad values always reports the same one.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.server.validate_grace_period()?;
         Key::new("timezone").ensure(
@@ -174,6 +179,7 @@ impl Config {
         self.sandbox.validate()?;
         self.media.validate()?;
         self.events.validate()?;
+        self.archive.validate()?;
         if let Some(rev) = &self.reverse_ws {
             rev.validate()?;
         }
@@ -193,8 +199,9 @@ impl Config {
     }
 
     /// The config as TOML with every secret redacted (`--print-config`):
-    /// OneBot access tokens, bearer token values, and `access_token` query
-    /// parameters typed into peer URLs.
+    /// OneBot access tokens, bearer token values, `access_token` query
+    /// parameters typed into peer URLs, and the credentials of the
+    /// archive's database URL.
     pub fn to_redacted_toml(&self) -> String {
         let mut copy = self.clone();
         for account in copy.accounts.values_mut() {
@@ -207,6 +214,9 @@ impl Config {
             {
                 *url = redact_url(url);
             }
+        }
+        if let Some(url) = &mut copy.archive.url {
+            *url = Secret::new(redact_url(url.expose()));
         }
         for token in &mut copy.auth.tokens {
             if token.value.is_some() {

@@ -33,5 +33,6 @@ pub fn redact_url(url: &str) -> String {
 }
 
 /// Keys whose values are secrets: their parse errors name the key but not
-/// the value (figment's messages quote the offending value).
-pub(super) const SECRET_KEYS: [&str; 2] = ["access_token", "value"];
+/// the value (figment's messages quote the offending value). `url` is the
+/// archive's database URL, which may carry a password.
+pub(super) const SECRET_KEYS: [&str; 3] = ["access_token", "value", "url"];

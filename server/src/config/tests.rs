@@ -15,6 +15,31 @@ fn defaults_validate() {
     assert_eq!(c.server.listen.to_string(), "127.0.0.1:50051");
     assert!(c.accounts.is_empty());
     assert_eq!(c.timezone, "Asia/Shanghai");
+    assert!(c.archive.enabled);
+    assert_eq!(c.archive.retention_days, 30);
+    assert_eq!(c.archive.max_bytes, 1024 * 1024 * 1024);
+    assert_eq!(c.archive.backfill_max_messages, 500);
+    assert!(c.archive.url.is_none() && c.archive.chats.is_empty());
+}
+
+#[test]
+fn the_archive_url_is_a_secret_everywhere() {
+    let c = Config::from_toml(
+        "[archive]\nurl = \"postgres://gw:hunter2@db.internal:5432/chat\"\nchats = [\"private:10001\"]",
+    )
+    .unwrap();
+    assert_eq!(parse_chat(&c.archive.chats[0]), Some(("private", 10001)));
+    let printed = c.to_redacted_toml();
+    assert!(!printed.contains("hunter2"), "{printed}");
+    assert!(printed.contains("db.internal"), "{printed}");
+    assert!(!format!("{:?}", c.archive).contains("hunter2"));
+    let off = Config::load(
+        None,
+        env(&[("ONEBOT_GATEWAY__ARCHIVE__ENABLED", "false")]),
+        &Overrides::default(),
+    )
+    .unwrap();
+    assert!(!off.archive.enabled);
 }
 
 #[test]
@@ -189,6 +214,31 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "[events]\nheartbeat_secs = 86401",
         "events.heartbeat_secs",
         "must be in 0..=86400",
+    ),
+    (
+        "[archive]\nretention_days = 0",
+        "archive.retention_days",
+        "must be positive",
+    ),
+    (
+        "[archive]\nmax_bytes = 1000",
+        "archive.max_bytes",
+        "must be at least 1048576",
+    ),
+    (
+        "[archive]\nchats = [\"group:1\", \"channel:2\"]",
+        "archive.chats[1]",
+        "\"channel:2\" is not group:<id> or private:<id> with a positive id",
+    ),
+    (
+        "[archive]\nurl = \"mysql://h/db\"",
+        "archive.url",
+        "must be a postgres:// or postgresql:// URL (leave it out for the embedded store)",
+    ),
+    (
+        "[archive]\nbackfill_max_messages = 0",
+        "archive.backfill_max_messages",
+        "must be positive",
     ),
     (
         "[reverse_ws]\npath = \"x\"",

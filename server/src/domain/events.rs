@@ -2,9 +2,14 @@
 //!
 //! The adapter publishes every inbound event (and every connection state
 //! change) here through [`EventSink`]. Per account the hub
-//! - gives each event the next sequence number (1, 2, 3, … per process);
-//! - keeps the newest `events.buffer_size` events in a ring buffer, so a
-//!   subscriber that reconnects with `after_sequence` first gets what it
+//! - gives each event the next sequence number (1, 2, 3, …); with a
+//!   [`Journal`] ([`EventHub::durable`]) the numbers continue across
+//!   restarts, and an event is delivered only once the journal has
+//!   committed it (group commit: a burst shares one commit), so every
+//!   event a subscriber ever saw is still there after a crash;
+//! - keeps the newest `events.buffer_size` events in a ring buffer (reloaded
+//!   from the journal at start), so a subscriber that reconnects with
+//!   `after_sequence`, even across a gateway restart, first gets what it
 //!   missed, or [`Kind::EventGapTooOld`] (metadata `oldest_sequence`) when
 //!   the gap is older than the buffer;
 //! - fans out to live subscribers through a bounded broadcast channel: a
@@ -28,25 +33,14 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+pub use super::journal::StoredEvent;
+use super::journal::{EventJournal, Journal, JournalOptions};
 use super::model::{ChatRef, InboundEvent};
 use super::ports::EventSink;
 use crate::error::{Error, Kind, Result};
 
 /// A callback run for every published event: `(account_id, event)`.
 pub type Observer = Arc<dyn Fn(&str, &InboundEvent) + Send + Sync>;
-
-/// One numbered event.
-#[derive(Debug, Clone)]
-pub struct StoredEvent {
-    /// The account that received it.
-    pub account_id: Arc<str>,
-    /// Per-account sequence number, from 1.
-    pub sequence: u64,
-    /// When the gateway received it, Unix milliseconds.
-    pub received_ms: i64,
-    /// The event.
-    pub event: Arc<InboundEvent>,
-}
 
 /// Kinds of events, for filtering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -134,7 +128,8 @@ impl EventFilter {
 }
 
 struct AccountLog {
-    next: u64,
+    /// The last sequence number delivered.
+    last: u64,
     ring: VecDeque<StoredEvent>,
     tx: broadcast::Sender<StoredEvent>,
 }
@@ -143,9 +138,13 @@ struct AccountLog {
 pub struct EventHub {
     capacity: usize,
     logs: Mutex<HashMap<String, AccountLog>>,
+    /// The next sequence number to give, per account. A lock of its own:
+    /// a publisher waiting for room in the journal never holds up delivery.
+    next: Mutex<HashMap<String, u64>>,
     observers: RwLock<Vec<Observer>>,
     all: broadcast::Sender<StoredEvent>,
     shutdown: CancellationToken,
+    journal: Option<Journal>,
 }
 
 impl std::fmt::Debug for EventHub {
@@ -163,17 +162,95 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl EventHub {
-    /// A hub keeping `buffer_size` events per account; every stream ends
-    /// when `shutdown` fires.
+    /// A hub keeping `buffer_size` events per account in memory only
+    /// (numbers start at 1 in every process); every stream ends when
+    /// `shutdown` fires.
     pub fn new(buffer_size: usize, shutdown: CancellationToken) -> Self {
         let capacity = buffer_size.max(1);
         Self {
             capacity,
             logs: Mutex::new(HashMap::new()),
+            next: Mutex::new(HashMap::new()),
             observers: RwLock::new(Vec::new()),
             all: broadcast::channel(capacity).0,
             shutdown,
+            journal: None,
         }
+    }
+
+    /// A hub whose events go through the journal in `store` before they are
+    /// delivered: the resume buffer and the sequence numbers are reloaded
+    /// from it, and numbering continues where the last process stopped.
+    /// `archived`: an archive takes the journal's entries (see
+    /// [`JournalOptions`]); `stop` ends the journal's writer.
+    pub fn durable(
+        buffer_size: usize,
+        shutdown: CancellationToken,
+        stop: CancellationToken,
+        store: Arc<dyn EventJournal>,
+        archived: bool,
+    ) -> Result<Arc<Self>> {
+        let capacity = buffer_size.max(1);
+        let state = store.open(capacity)?;
+        let mut logs = HashMap::new();
+        let mut next = HashMap::new();
+        for (account, last) in &state.last_sequences {
+            let mut log = AccountLog {
+                last: *last,
+                ring: VecDeque::with_capacity(capacity.min(1024)),
+                tx: broadcast::channel(capacity).0,
+            };
+            log.ring.extend(
+                state
+                    .recent
+                    .iter()
+                    .filter(|e| &*e.account_id == account.as_str())
+                    .cloned(),
+            );
+            while log.ring.len() > capacity {
+                log.ring.pop_front();
+            }
+            logs.insert(account.clone(), log);
+            next.insert(account.clone(), last + 1);
+        }
+        let options = JournalOptions {
+            keep_per_account: capacity,
+            archived,
+        };
+        let mut failed = None;
+        let hub = Arc::new_cyclic(|weak: &std::sync::Weak<EventHub>| {
+            let weak = weak.clone();
+            let deliver = Box::new(move |events: Vec<StoredEvent>| {
+                if let Some(hub) = weak.upgrade() {
+                    hub.deliver(events);
+                }
+            });
+            let journal = match Journal::start(store, &state, options, deliver, stop) {
+                Ok(j) => Some(j),
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            };
+            EventHub {
+                capacity,
+                logs: Mutex::new(logs),
+                next: Mutex::new(next),
+                observers: RwLock::new(Vec::new()),
+                all: broadcast::channel(capacity).0,
+                shutdown,
+                journal,
+            }
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(hub),
+        }
+    }
+
+    /// The journal events go through, when the hub is durable.
+    pub fn journal(&self) -> Option<&Journal> {
+        self.journal.as_ref()
     }
 
     /// Registers a callback run synchronously for every event (see the
@@ -194,9 +271,7 @@ impl EventHub {
     /// The sequence number of the newest event of `account_id` (0 before
     /// the first).
     pub fn last_sequence(&self, account_id: &str) -> u64 {
-        lock(&self.logs)
-            .get(account_id)
-            .map_or(0, |log| log.next - 1)
+        lock(&self.logs).get(account_id).map_or(0, |log| log.last)
     }
 
     /// Subscribes to `account_id`'s events matching `filter`: first the
@@ -215,7 +290,7 @@ impl EventHub {
         let log = logs
             .entry(account_id.to_string())
             .or_insert_with(|| self.new_log());
-        let last = log.next - 1;
+        let last = log.last;
         let replay = match after_sequence {
             None => VecDeque::new(),
             Some(after) if after > last => {
@@ -230,7 +305,7 @@ impl EventHub {
                 .with("account_id", account_id));
             }
             Some(after) => {
-                let oldest = log.ring.front().map_or(log.next, |e| e.sequence);
+                let oldest = log.ring.front().map_or(log.last + 1, |e| e.sequence);
                 if after.saturating_add(1) < oldest {
                     return Err(Error::new(
                         Kind::EventGapTooOld,
@@ -264,9 +339,50 @@ impl EventHub {
 
     fn new_log(&self) -> AccountLog {
         AccountLog {
-            next: 1,
+            last: 0,
             ring: VecDeque::with_capacity(self.capacity.min(1024)),
             tx: broadcast::channel(self.capacity).0,
+        }
+    }
+
+    /// Numbers an event of `account_id`.
+    fn number(
+        next: &mut HashMap<String, u64>,
+        account_id: &str,
+        event: InboundEvent,
+    ) -> StoredEvent {
+        let slot = match next.get_mut(account_id) {
+            Some(slot) => slot,
+            None => next.entry(account_id.to_string()).or_insert(1),
+        };
+        let stored = StoredEvent {
+            account_id: Arc::from(account_id),
+            sequence: *slot,
+            received_ms: jiff::Timestamp::now().as_millisecond(),
+            event: Arc::new(event),
+        };
+        *slot += 1;
+        stored
+    }
+
+    /// Puts numbered events in their rings and fans them out, in order.
+    fn deliver(&self, events: Vec<StoredEvent>) {
+        let mut logs = lock(&self.logs);
+        for stored in events {
+            let log = match logs.get_mut(&*stored.account_id) {
+                Some(log) => log,
+                None => logs
+                    .entry(stored.account_id.to_string())
+                    .or_insert_with(|| self.new_log()),
+            };
+            log.last = stored.sequence;
+            if log.ring.len() == self.capacity {
+                log.ring.pop_front();
+            }
+            log.ring.push_back(stored.clone());
+            // No receiver is fine: the event stays in the ring.
+            let _ = log.tx.send(stored.clone());
+            let _ = self.all.send(stored);
         }
     }
 }
@@ -279,27 +395,16 @@ impl EventSink for EventHub {
                 observer(account_id, &event);
             }
         }
-        let stored = {
-            let mut logs = lock(&self.logs);
-            let log = logs
-                .entry(account_id.to_string())
-                .or_insert_with(|| self.new_log());
-            let stored = StoredEvent {
-                account_id: Arc::from(account_id),
-                sequence: log.next,
-                received_ms: jiff::Timestamp::now().as_millisecond(),
-                event: Arc::new(event),
-            };
-            log.next += 1;
-            if log.ring.len() == self.capacity {
-                log.ring.pop_front();
-            }
-            log.ring.push_back(stored.clone());
-            // No receiver is fine: the event stays in the ring.
-            let _ = log.tx.send(stored.clone());
-            stored
-        };
-        let _ = self.all.send(stored);
+        let mut next = lock(&self.next);
+        let stored = Self::number(&mut next, account_id, event);
+        match &self.journal {
+            // Submitted under the numbering lock: the journal commits (and
+            // delivers) in sequence order.
+            Some(journal) => journal.submit_event(stored),
+            // Delivered under the numbering lock too: in order.
+            None => self.deliver(vec![stored]),
+        }
+        drop(next);
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::account::Account;
+use super::archive::service::Archive;
 use super::call::CallCtx;
 use super::delivery::side::WriteSide;
 use super::events::EventHub;
@@ -32,6 +33,8 @@ pub struct GatewayParts {
     pub write: WriteSide,
     /// Received media: the kept items and the fetching of new ones.
     pub received: Received,
+    /// The message archive (`None`: `archive.enabled = false`).
+    pub archive: Option<Arc<Archive>>,
 }
 
 /// The root of the domain: configuration, accounts and shared services.
@@ -51,6 +54,7 @@ pub struct Gateway {
     accounts: BTreeMap<String, Arc<Account>>,
     write: WriteSide,
     received: Received,
+    archive: Option<Arc<Archive>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -72,6 +76,7 @@ impl Gateway {
             inbound,
             write,
             received,
+            archive,
         } = parts;
         let tz = jiff::tz::TimeZone::get(&config.timezone)
             .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
@@ -91,12 +96,18 @@ impl Gateway {
             accounts: accounts.into_iter().map(|a| (a.id.clone(), a)).collect(),
             write,
             received,
+            archive,
         })
     }
 
     /// The write side (uploads, sends, pokes).
     pub fn write(&self) -> &WriteSide {
         &self.write
+    }
+
+    /// The message archive, when enabled.
+    pub fn archive(&self) -> Option<&Arc<Archive>> {
+        self.archive.as_ref()
     }
 
     /// Looks up a usable account; `""` means the account the request was

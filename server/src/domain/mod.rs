@@ -12,21 +12,25 @@
 //! - [`gateway`]: [`Gateway`], the root every edge holds; [`account`]: one
 //!   configured account.
 //! - [`read`]: GetHistory, GetMessage, GetForwardMessages, ListGroupMembers,
-//!   ListGroups; [`member_cache`]; [`quotes`]: quoted messages resolved (for
-//!   the read use cases and the event path).
+//!   ListGroups, SearchMessages; [`member_cache`]; [`quotes`]: quoted
+//!   messages resolved (for the read use cases and the event path).
 //! - [`write`]: SendMessage, PokeMember and RecallMessage; [`delivery`]: what sending
 //!   stands on (the per-account sender with its rate limits and risk
 //!   back-off, the durable offline queue, idempotency keys, the write side
 //!   that holds them); [`media`]: staging, uploads, media sources.
 //! - [`events`]: the event hub (numbering, resume buffer, fan-out);
+//!   [`journal`]: the durable log it writes before it delivers;
 //!   [`inbound`]: the path from the adapters to it (quotes resolved,
 //!   recalls published once).
+//! - [`archive`]: the durable message archive (its port, ingest, gap
+//!   healing, limits, purge); its use cases are in [`read`].
 //! - [`tools`]: the agent tools over the same use cases.
 //! - [`render`]: pure text rendering (history lines, member lines,
 //!   placeholders).
 //! - [`store`]: the embedded durable store; [`clock`]: wall-clock time.
 
 pub mod account;
+pub mod archive;
 pub mod call;
 pub mod caller;
 pub mod clock;
@@ -35,6 +39,7 @@ pub mod detached;
 pub mod events;
 pub mod gateway;
 pub mod inbound;
+pub mod journal;
 pub mod media;
 pub mod member_cache;
 pub mod model;

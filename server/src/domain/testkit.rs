@@ -256,7 +256,8 @@ impl PeerApi for FakeApi {
         _deadline: Deadline,
     ) -> Result<i64> {
         let shared = self.shared_dir.lock().unwrap().clone();
-        let encoded = outgoing::message(self.flavor, shared.as_ref(), segments).await?;
+        let mut encoded = outgoing::message(self.flavor, shared.as_ref(), segments).await?;
+        outgoing::inline_media(&mut encoded.message, &encoded.media).await?;
         let message = encoded.message.clone();
         self.answer(match chat {
             ChatRef::Group(group_id) => Call::Send { group_id, message },
@@ -276,7 +277,13 @@ impl PeerApi for FakeApi {
         _deadline: Deadline,
     ) -> Result<()> {
         let shared = self.shared_dir.lock().unwrap().clone();
-        let (file, _copy) = outgoing::upload_file(self.flavor, shared.as_ref(), file, name).await?;
+        let mut sent = outgoing::upload_file(self.flavor, shared.as_ref(), file, name).await?;
+        let media: Vec<_> = sent.media.iter().cloned().collect();
+        outgoing::inline_media(&mut sent.file, &media).await?;
+        let file = match sent.file {
+            serde_json::Value::String(file) => file,
+            other => other.to_string(),
+        };
         let name = name.to_owned();
         self.answer(match chat {
             ChatRef::Group(group_id) => Call::Upload {
@@ -391,6 +398,7 @@ pub(crate) fn gateway(
         media,
         urls,
         accounts: &accounts,
+        recorder: None,
         shutdown: shutdown.clone(),
         received: Some(received_store),
     })
@@ -412,6 +420,97 @@ pub(crate) fn gateway(
         inbound,
         write,
         received,
+        archive: None,
+    })
+    .expect("gateway")
+}
+
+/// [`gateway`] with the durable parts too: the event hub over a journal and
+/// the message archive (both SQLite files in `config.server.data_dir`), with
+/// the archive's ingest task running until `shutdown`.
+pub(crate) fn gateway_with_archive(
+    config: crate::config::Config,
+    accounts: Vec<super::account::Account>,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> super::gateway::Gateway {
+    use super::archive::recorder::SentRecorder;
+    use super::archive::service::{Archive, ArchiveParts};
+    use super::delivery::side::{WriteParts, WriteSide};
+    use super::media::staging::MediaStore;
+    use super::store::Store;
+    let data_dir = config.server.data_dir.clone();
+    let store = Store::open(&data_dir).expect("store");
+    let media = MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
+    let urls = Arc::new(crate::fetch::Fetcher::new(
+        &config.media,
+        media.clone(),
+        Arc::new(crate::fetch::SystemLookup),
+    ));
+    let accounts: Vec<Arc<super::account::Account>> = accounts.into_iter().map(Arc::new).collect();
+    let journal: Arc<dyn super::journal::EventJournal> =
+        Arc::new(crate::archive::journal::SqliteJournal::open(&data_dir).expect("journal"));
+    let events = super::events::EventHub::durable(
+        config.events.buffer_size,
+        shutdown.clone(),
+        shutdown.clone(),
+        journal,
+        true,
+    )
+    .expect("event hub");
+    let journal = events.journal().expect("durable hub").clone();
+    let archive_store: Arc<dyn super::archive::store::ArchiveStore> =
+        Arc::new(crate::archive::sqlite::SqliteArchive::open(&data_dir).expect("archive"));
+    let (archive, inputs) = Archive::new(ArchiveParts {
+        config: config.archive.clone(),
+        store: archive_store,
+        journal: journal.clone(),
+        accounts: accounts.clone(),
+        checkpoint: journal.opened_checkpoint(),
+    });
+    tokio::spawn(super::archive::ingest::run(
+        archive.clone(),
+        inputs,
+        shutdown.clone(),
+    ));
+    let received_store = super::media::received::ReceivedStore::open(
+        &data_dir,
+        store.clone(),
+        config.media.capture.clone(),
+    )
+    .expect("received store");
+    let received = super::media::download::Received::new(
+        received_store.clone(),
+        urls.clone(),
+        config.media.clone(),
+    );
+    let write = WriteSide::open(WriteParts {
+        config: &config,
+        store,
+        media,
+        urls,
+        accounts: &accounts,
+        recorder: Some(SentRecorder::new(
+            journal,
+            Arc::new(archive.chats().clone()),
+        )),
+        shutdown: shutdown.clone(),
+        received: Some(received_store),
+    })
+    .expect("write side");
+    let inbound = super::inbound::Inbound::new(
+        events.clone(),
+        Arc::new(super::quotes::Quotes::default()),
+        shutdown.clone(),
+    );
+    inbound.attach(&accounts);
+    super::gateway::Gateway::new(super::gateway::GatewayParts {
+        config: Arc::new(config),
+        accounts,
+        events,
+        inbound,
+        write,
+        received,
+        archive: Some(archive),
     })
     .expect("gateway")
 }

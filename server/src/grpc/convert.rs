@@ -15,6 +15,7 @@ use crate::domain::read::groups::{GroupEntry, Groups};
 use crate::domain::read::history::History;
 use crate::domain::read::members::Members;
 use crate::domain::read::message::MessageView;
+use crate::domain::read::search::SearchPage;
 use crate::domain::render;
 use crate::error::Error;
 
@@ -32,6 +33,13 @@ pub fn timestamp_secs(secs: i64) -> prost_types::Timestamp {
         seconds: secs,
         nanos: 0,
     }
+}
+
+/// The first whole second at or after a timestamp (messages carry second
+/// precision: `since` 10.5 s starts at 11 s, `until` 10.5 s ends before
+/// 11 s).
+pub fn ceil_secs(t: &prost_types::Timestamp) -> i64 {
+    t.seconds.saturating_add(i64::from(t.nanos > 0))
 }
 
 /// The proto connection state.
@@ -130,36 +138,36 @@ pub fn chat(chat: ChatRef) -> pb::Chat {
 }
 
 /// The proto segment (every kind; unknown kinds keep type and data JSON).
-pub fn segment(seg: &Segment) -> pb::Segment {
+pub fn segment(seg: Segment) -> pb::Segment {
     use pb::segment::Kind;
     let kind = match seg {
-        Segment::Text(text) => Kind::Text(pb::TextSegment { text: text.clone() }),
+        Segment::Text(text) => Kind::Text(pb::TextSegment { text }),
         Segment::At { user_id, all, name } => Kind::At(pb::AtSegment {
             user_id: user_id.unwrap_or(0),
-            all: *all,
-            name: name.clone().unwrap_or_default(),
+            all,
+            name: name.unwrap_or_default(),
         }),
-        Segment::Face { id } => Kind::Face(pb::FaceSegment { id: id.clone() }),
+        Segment::Face { id } => Kind::Face(pb::FaceSegment { id }),
         Segment::Image {
             file,
             url,
             file_size,
             summary,
         } => Kind::Image(pb::ImageSegment {
-            file: file.clone(),
-            url: url.clone(),
-            file_size: *file_size,
-            summary: summary.clone(),
+            file,
+            url,
+            file_size,
+            summary,
             media_id: String::new(),
         }),
         Segment::Record { file, url } => Kind::Record(pb::RecordSegment {
-            file: file.clone(),
-            url: url.clone(),
+            file,
+            url,
             media_id: String::new(),
         }),
         Segment::Video { file, url } => Kind::Video(pb::VideoSegment {
-            file: file.clone(),
-            url: url.clone(),
+            file,
+            url,
             media_id: String::new(),
         }),
         Segment::File {
@@ -168,58 +176,56 @@ pub fn segment(seg: &Segment) -> pb::Segment {
             file_size,
             url,
         } => Kind::File(pb::FileSegment {
-            file: file.clone(),
-            name: name.clone(),
-            file_size: *file_size,
-            url: url.clone(),
+            file,
+            name,
+            file_size,
+            url,
             media_id: String::new(),
         }),
         Segment::Reply { id, quoted } => Kind::Reply(pb::ReplySegment {
-            id: id.clone(),
-            quoted: quoted.as_deref().map(chat_message),
+            id,
+            quoted: quoted.map(|m| chat_message(*m)),
         }),
-        Segment::Forward { id } => Kind::Forward(pb::ForwardSegment { id: id.clone() }),
-        Segment::Json { data } => Kind::Json(pb::JsonSegment { data: data.clone() }),
-        Segment::Xml { data } => Kind::Xml(pb::XmlSegment { data: data.clone() }),
-        Segment::Poke { kind, id } => Kind::Poke(pb::PokeSegment {
-            r#type: kind.clone(),
-            id: id.clone(),
-        }),
+        Segment::Forward { id } => Kind::Forward(pb::ForwardSegment { id }),
+        Segment::Json { data } => Kind::Json(pb::JsonSegment { data }),
+        Segment::Xml { data } => Kind::Xml(pb::XmlSegment { data }),
+        Segment::Poke { kind, id } => Kind::Poke(pb::PokeSegment { r#type: kind, id }),
         Segment::Unknown { kind, data_json } => Kind::Unknown(pb::UnknownSegment {
-            r#type: kind.clone(),
-            data_json: data_json.clone(),
+            r#type: kind,
+            data_json,
         }),
     };
     pb::Segment { kind: Some(kind) }
 }
 
 /// The proto message, with its rendered `text`.
-pub fn chat_message(msg: &Message) -> pb::ChatMessage {
+pub fn chat_message(msg: Message) -> pb::ChatMessage {
+    let text = render::segments(&msg.segments);
     pb::ChatMessage {
         message_id: msg.message_id,
         message_seq: msg.message_seq,
         time: Some(timestamp_secs(msg.time)),
         sender: Some(pb::Sender {
             user_id: msg.sender.user_id,
-            nickname: msg.sender.nickname.clone(),
-            card: msg.sender.card.clone(),
-            role: msg.sender.role.clone(),
+            nickname: msg.sender.nickname,
+            card: msg.sender.card,
+            role: msg.sender.role,
         }),
-        segments: msg.segments.iter().map(segment).collect(),
-        text: render::segments(&msg.segments),
+        segments: msg.segments.into_iter().map(segment).collect(),
+        text,
         chat: Some(chat(msg.chat)),
     }
 }
 
 /// The proto group member.
-pub fn group_member(m: &GroupMember) -> pb::GroupMember {
+pub fn group_member(m: GroupMember) -> pb::GroupMember {
     pb::GroupMember {
         user_id: m.user_id.unwrap_or(0),
-        nickname: m.nickname.clone(),
-        card: m.card.clone(),
-        role: m.role.clone(),
-        title: m.title.clone(),
-        level: m.level.clone(),
+        nickname: m.nickname,
+        card: m.card,
+        role: m.role,
+        title: m.title,
+        level: m.level,
         join_time: m.join_time.map(timestamp_secs),
         last_sent_time: m.last_sent_time.map(timestamp_secs),
     }
@@ -238,39 +244,58 @@ pub fn group(g: &GroupEntry) -> pb::Group {
 }
 
 /// The GetHistory response.
-pub fn history(h: &History) -> pb::GetHistoryResponse {
+pub fn history(h: History) -> pb::GetHistoryResponse {
     pb::GetHistoryResponse {
-        target: h.target.clone(),
-        messages: h.messages.iter().map(chat_message).collect(),
-        rendered: h.rendered.clone(),
+        target: h.target,
+        messages: h.messages.into_iter().map(chat_message).collect(),
+        rendered: h.rendered,
         next_anchor_message_id: h.next_anchor_message_id,
     }
 }
 
 /// The GetMessage response.
-pub fn message_view(v: &MessageView) -> pb::GetMessageResponse {
+pub fn message_view(v: MessageView) -> pb::GetMessageResponse {
     pb::GetMessageResponse {
-        message: Some(chat_message(&v.message)),
-        rendered: v.rendered.clone(),
+        message: Some(chat_message(v.message)),
+        rendered: v.rendered,
     }
 }
 
 /// The GetForwardMessages response.
-pub fn forward(f: &Forward) -> pb::GetForwardMessagesResponse {
+pub fn forward(f: Forward) -> pb::GetForwardMessagesResponse {
     pb::GetForwardMessagesResponse {
-        messages: f.messages.iter().map(chat_message).collect(),
-        rendered: f.rendered.clone(),
+        messages: f.messages.into_iter().map(chat_message).collect(),
+        rendered: f.rendered,
+    }
+}
+
+/// The SearchMessages response.
+pub fn search(page: &SearchPage) -> pb::SearchMessagesResponse {
+    pb::SearchMessagesResponse {
+        messages: page
+            .messages
+            .iter()
+            .map(|a| chat_message(a.message.clone()))
+            .collect(),
+        rendered: page.rendered.clone(),
+        next_page_token: page.next_page_token.clone(),
+        recalled_message_ids: page
+            .messages
+            .iter()
+            .filter(|a| a.recalled)
+            .map(|a| a.message.message_id)
+            .collect(),
     }
 }
 
 /// The ListGroupMembers response.
-pub fn members(m: &Members) -> pb::ListGroupMembersResponse {
+pub fn members(m: Members) -> pb::ListGroupMembersResponse {
     pb::ListGroupMembersResponse {
         group_id: m.group_id,
         total: count_i32(m.total),
         shown: count_i32(m.shown()),
-        members: m.members.iter().map(group_member).collect(),
-        rendered: m.rendered.clone(),
+        members: m.members.into_iter().map(group_member).collect(),
+        rendered: m.rendered,
         fetched_at: Some(timestamp_system(m.fetched_at)),
         from_cache: m.from_cache,
     }
@@ -336,7 +361,7 @@ pub fn event(stored: &StoredEvent, self_id: i64) -> pb::Event {
         InboundEvent::Message { message, self_sent } => (
             message.time,
             K::Message(pb::MessageEvent {
-                message: Some(chat_message(message)),
+                message: Some(chat_message(message.clone())),
                 self_sent: *self_sent,
             }),
         ),
@@ -506,7 +531,7 @@ mod tests {
             ]),
             None,
         );
-        let kinds: Vec<Kind> = segs.iter().map(|s| segment(s).kind.unwrap()).collect();
+        let kinds: Vec<Kind> = segs.into_iter().map(|s| segment(s).kind.unwrap()).collect();
         assert_eq!(
             kinds,
             vec![
@@ -576,7 +601,7 @@ mod tests {
             None,
         )
         .unwrap();
-        let pb = chat_message(&msg);
+        let pb = chat_message(msg);
         assert_eq!(pb.message_id, -7);
         assert_eq!(pb.message_seq, Some(88));
         assert_eq!(pb.time, Some(timestamp_secs(1_700_000_000)));
@@ -603,7 +628,7 @@ mod tests {
             },
             Segment::Text("好".into()),
         ];
-        let pb = chat_message(&msg);
+        let pb = chat_message(msg);
         assert_eq!(pb.text, "好", "text omits the reply");
         let Some(pb::segment::Kind::Reply(reply)) = &pb.segments[0].kind else {
             panic!("{:?}", pb.segments[0]);
@@ -623,7 +648,7 @@ mod tests {
 
     #[test]
     fn members_and_groups_saturate_counts() {
-        let m = group_member(&decode_member(
+        let m = group_member(decode_member(
             &json!({"user_id": 1, "join_time": 1700000000, "level": 5}),
         ));
         assert_eq!(

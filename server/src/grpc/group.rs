@@ -42,7 +42,7 @@ impl GroupService for GroupApi {
             limit,
         };
         let members = to_status(self.gw.list_group_members(req, ctx).await)?;
-        Ok(Response::new(convert::members(&members)))
+        Ok(Response::new(convert::members(members)))
     }
 
     async fn list_groups(

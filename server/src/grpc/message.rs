@@ -10,7 +10,9 @@ use tonic::{Request, Response, Status};
 use crate::domain::gateway::Gateway;
 use crate::domain::media::resolve::MediaSource;
 use crate::domain::read::history::HistoryRequest;
+use crate::domain::read::search::SearchRequest;
 use crate::domain::write::send::{SendRequest, SendResult};
+use crate::error::Error;
 use crate::grpc::{convert, status::to_status};
 
 /// The MessageService implementation.
@@ -37,6 +39,7 @@ impl MessageService for MessageApi {
             chat,
             count,
             anchor_message_id,
+            until,
         } = request.into_inner();
         let account = if account_id.is_empty() {
             crate::config::DEFAULT_ACCOUNT.to_string()
@@ -48,9 +51,10 @@ impl MessageService for MessageApi {
             chat: convert::chat_ref(chat.as_ref()),
             count,
             anchor_message_id,
+            until: until.as_ref().map(convert::ceil_secs),
         };
         let page = to_status(self.gw.get_history(req, ctx).await)?;
-        let mut response = convert::history(&page);
+        let mut response = convert::history(page);
         let ids = self.gw.received().ids();
         for m in &mut response.messages {
             convert::with_media_ids(ids, &account, m);
@@ -83,7 +87,7 @@ impl MessageService for MessageApi {
             account_id.clone()
         };
         let view = to_status(self.gw.get_message(&account_id, message_id, ctx).await)?;
-        let mut response = convert::message_view(&view);
+        let mut response = convert::message_view(view);
         if let Some(m) = response.message.as_mut() {
             convert::with_media_ids(self.gw.received().ids(), &account, m);
         }
@@ -113,7 +117,47 @@ impl MessageService for MessageApi {
             forward_id,
         } = request.into_inner();
         let forward = to_status(self.gw.get_forward(&account_id, &forward_id, ctx).await)?;
-        Ok(Response::new(convert::forward(&forward)))
+        Ok(Response::new(convert::forward(forward)))
+    }
+
+    async fn search_messages(
+        &self,
+        request: Request<pb::SearchMessagesRequest>,
+    ) -> Result<Response<pb::SearchMessagesResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::SearchMessagesRequest {
+            account_id,
+            chat,
+            query,
+            since,
+            until,
+            sender_id,
+            limit,
+            page_token,
+            include_recalled,
+        } = request.into_inner();
+        let chat = match &chat {
+            None => None,
+            Some(c) => Some(to_status(convert::chat_ref(Some(c)).ok_or_else(|| {
+                Error::invalid(
+                    "chat",
+                    "chat has neither group_id nor user_id: set one, or leave chat out to search every archived chat",
+                )
+            }))?),
+        };
+        let req = SearchRequest {
+            account_id,
+            chat,
+            query,
+            since: since.as_ref().map(convert::ceil_secs),
+            until: until.as_ref().map(convert::ceil_secs),
+            sender_id,
+            limit,
+            page_token,
+            include_recalled,
+        };
+        let page = to_status(self.gw.search_messages(req, ctx).await)?;
+        Ok(Response::new(convert::search(&page)))
     }
 }
 

@@ -100,6 +100,7 @@ pub const RPCS: &[Rpc] = &[
     rpc(MESSAGE, "GetMessage", Class::Unary, false),
     rpc(MESSAGE, "RecallMessage", Class::Unary, true),
     rpc(MESSAGE, "GetForwardMessages", Class::Unary, false),
+    rpc(MESSAGE, "SearchMessages", Class::Unary, false),
     rpc(GROUP, "ListGroupMembers", Class::Unary, false),
     rpc(GROUP, "ListGroups", Class::Unary, false),
     rpc(GROUP, "PokeMember", Class::Unary, true),

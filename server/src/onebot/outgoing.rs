@@ -3,8 +3,10 @@
 //! and files) as a copy in the shared directory, and which media a flavor
 //! cannot take at all.
 //!
-//! Media are encoded here, one frame at a time: a file is read in blocks
-//! and base64-encoded into one exactly sized string, never read whole.
+//! Media are not encoded here: the message holds a placeholder for each
+//! ([`LazyBase64`]), and the transport encodes the bytes block by block as
+//! it writes the frame. [`base64_uri`] builds the whole string where one
+//! is needed at once.
 
 use std::path::PathBuf;
 
@@ -15,10 +17,70 @@ use serde_json::Value;
 
 use super::flavor::Flavor;
 use crate::config::SharedDir;
-use crate::domain::model::media::read_full;
+use crate::domain::model::media::{PayloadSource, read_full};
 use crate::domain::model::{MediaKind, MediaPayload};
 use crate::domain::ports::OutSegment;
 use crate::error::{Error, Kind, Result};
+
+/// The prefix of an inline media string.
+pub const BASE64_PREFIX: &str = "base64://";
+
+/// Media bytes that go into the JSON text as a `base64://` string, encoded
+/// only when the text is written. In the parameters they stand as
+/// [`placeholder`](Self::placeholder), a string no client text can match
+/// (it holds 128 random bits) and that only this call's body replaces.
+#[derive(Clone)]
+pub struct LazyBase64 {
+    key: String,
+    source: PayloadSource,
+    size: u64,
+}
+
+impl std::fmt::Debug for LazyBase64 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyBase64")
+            .field("size", &self.size)
+            .finish()
+    }
+}
+
+impl LazyBase64 {
+    /// `size` bytes of `source`.
+    pub fn new(source: PayloadSource, size: u64) -> Self {
+        let mut nonce = [0u8; 16];
+        rand::rng().fill(&mut nonce);
+        Self {
+            key: format!("\u{0}ogw-media-{}", hex::encode(nonce)),
+            source,
+            size,
+        }
+    }
+
+    /// The string that stands for the media in the parameters.
+    pub fn placeholder(&self) -> Value {
+        Value::String(self.key.clone())
+    }
+
+    /// The bytes.
+    pub fn source(&self) -> &PayloadSource {
+        &self.source
+    }
+
+    /// How many bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The placeholder's text.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// Length of the base64 text (without the prefix).
+    pub fn encoded_len(&self) -> usize {
+        usize::try_from(self.size.div_ceil(3) * 4).unwrap_or(usize::MAX)
+    }
+}
 
 /// A JSON object of `fields`, moved in. `json!` would copy every
 /// interpolated value (it serializes them by reference), and the message of
@@ -55,11 +117,14 @@ fn unsupported_by_peer(kind: MediaKind) -> Error {
     .with("kind", kind.name())
 }
 
-/// A message ready to send: its segment array, and the shared copies it
+/// A message ready to send: its segment array, the media its placeholders
+/// stand for (encoded as the frame is written), and the shared copies it
 /// refers to (removed when this is dropped, after the send).
 pub struct Encoded {
     /// The `message` value of `send_*_msg`.
     pub message: Value,
+    /// The media of the message's placeholders.
+    pub media: Vec<LazyBase64>,
     /// Copies in the shared directory the message names.
     pub copies: Vec<SharedCopy>,
 }
@@ -71,6 +136,7 @@ pub async fn message(
     segments: &[OutSegment<'_>],
 ) -> Result<Encoded> {
     let mut out = Vec::with_capacity(segments.len());
+    let mut media = Vec::new();
     let mut copies = Vec::new();
     for segment in segments {
         let value = match *segment {
@@ -79,11 +145,12 @@ pub async fn message(
                 ("data", object([("text", Value::String(text.to_owned()))])),
             ]),
             // Images go as base64 on every flavor.
-            OutSegment::Image(media) => media_segment("image", base64_uri(media).await?),
-            OutSegment::Video(media) => {
-                let (file, copy) = peer_file(flavor, shared, media, "video.mp4", true).await?;
-                copies.extend(copy);
-                media_segment("video", file)
+            OutSegment::Image(payload) => media_segment("image", lazy(payload, &mut media)),
+            OutSegment::Video(payload) => {
+                let file = peer_file(flavor, shared, payload, "video.mp4", true).await?;
+                copies.extend(file.copy);
+                media.extend(file.media);
+                media_segment("video", file.file)
             }
             OutSegment::Reply(id) => reply_segment(id),
             OutSegment::At(user_id) => at_segment(&user_id.to_string()),
@@ -93,19 +160,74 @@ pub async fn message(
     }
     Ok(Encoded {
         message: Value::Array(out),
+        media,
         copies,
     })
 }
 
-/// The `file` of `upload_group_file` for `media` named `name`, and the
-/// shared copy it refers to, if any.
+/// How the peer gets one file: the `file` value, the media it stands for
+/// when inline, and the shared copy it names, if any.
+pub struct PeerFile {
+    /// The `file` parameter (a placeholder, a path or a `file://` URI).
+    pub file: Value,
+    /// The media of the placeholder, when `file` is one.
+    pub media: Option<LazyBase64>,
+    /// The copy in the shared directory, removed when dropped.
+    pub copy: Option<SharedCopy>,
+}
+
+/// The `file` of `upload_group_file` for `media` named `name`.
 pub async fn upload_file(
     flavor: Flavor,
     shared: Option<&SharedDir>,
     media: &MediaPayload,
     name: &str,
-) -> Result<(String, Option<SharedCopy>)> {
+) -> Result<PeerFile> {
     peer_file(flavor, shared, media, name, false).await
+}
+
+/// Replaces each of `media`'s placeholders in `value` with its whole
+/// `base64://` string (for peers that take a JSON value, not a frame).
+pub async fn inline_media(value: &mut Value, media: &[LazyBase64]) -> Result<()> {
+    for m in media {
+        let source = m.source().clone();
+        let size = usize::try_from(m.size()).map_err(|_| Error::internal("media too large"))?;
+        let text = tokio::task::spawn_blocking(move || {
+            let mut raw = vec![0u8; size];
+            source.read_exact_at(&mut raw, 0)?;
+            Ok::<_, std::io::Error>(format!("{BASE64_PREFIX}{}", STANDARD.encode(raw)))
+        })
+        .await
+        .map_err(|e| Error::internal(format!("encoding task failed: {e}")))?
+        .map_err(|e| io_err("reading media", e))?;
+        replace_string(value, m.key(), text);
+    }
+    Ok(())
+}
+
+fn replace_string(value: &mut Value, key: &str, with: String) {
+    match value {
+        Value::String(s) if s == key => *s = with,
+        Value::Array(items) => {
+            for item in items {
+                replace_string(item, key, with.clone());
+            }
+        }
+        Value::Object(map) => {
+            for v in map.values_mut() {
+                replace_string(v, key, with.clone());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The placeholder of `payload`'s base64, noting it in `media`.
+fn lazy(payload: &MediaPayload, media: &mut Vec<LazyBase64>) -> Value {
+    let lazy = LazyBase64::new(payload.source(), payload.size);
+    let placeholder = lazy.placeholder();
+    media.push(lazy);
+    placeholder
 }
 
 /// The quote of message `id`: `reply {id}` with the id as a string, which
@@ -129,25 +251,31 @@ fn at_segment(target: &str) -> Value {
 }
 
 /// A one-segment message carrying `file`, moved in.
-fn media_segment(kind: &str, file: String) -> Value {
+fn media_segment(kind: &str, file: Value) -> Value {
     object([
         ("type", Value::String(kind.to_string())),
-        ("data", object([("file", Value::String(file))])),
+        ("data", object([("file", file)])),
     ])
 }
 
 /// How the peer gets a video or file: `base64://`, or on go-cqhttp (which
 /// cannot take base64 there) a copy in the shared directory, removed when
-/// the returned guard drops.
+/// the returned copy drops.
 async fn peer_file(
     flavor: Flavor,
     shared: Option<&SharedDir>,
     media: &MediaPayload,
     name: &str,
     as_uri: bool,
-) -> Result<(String, Option<SharedCopy>)> {
+) -> Result<PeerFile> {
     if flavor != Flavor::GoCqhttp {
-        return Ok((base64_uri(media).await?, None));
+        let mut lazies = Vec::with_capacity(1);
+        let file = lazy(media, &mut lazies);
+        return Ok(PeerFile {
+            file,
+            media: lazies.pop(),
+            copy: None,
+        });
     }
     let Some(shared) = shared else {
         return Err(unsupported_by_peer(media.kind));
@@ -163,7 +291,11 @@ async fn peer_file(
     } else {
         peer
     };
-    Ok((file, Some(guard)))
+    Ok(PeerFile {
+        file: Value::String(file),
+        media: None,
+        copy: Some(guard),
+    })
 }
 
 fn io_err(what: &str, e: std::io::Error) -> Error {

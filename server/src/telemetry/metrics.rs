@@ -32,6 +32,12 @@
 //! | `onebot_gateway_media_captured_total` | counter | `account`, `kind` |
 //! | `onebot_gateway_media_captured_bytes_total` | counter | `account`, `kind` |
 //! | `onebot_gateway_media_capture_failures_total` | counter | `account`, `kind`, `reason` (`fetch_failed`, `too_large`, `timeout`, `queue_full`) |
+//! | `onebot_gateway_journal_failures_total` | counter | |
+//! | `onebot_gateway_archive_messages_total` | counter | `account`, `source` (`event`, `sent`, `history`, `backfill`) |
+//! | `onebot_gateway_archive_backfilled_total` | counter | `account` |
+//! | `onebot_gateway_archive_deleted_total` | counter | `reason` (`retention`, `size`, `purge`) |
+//! | `onebot_gateway_archive_dropped_total` | counter | `reason` |
+//! | `onebot_gateway_archive_lag_entries` | gauge | |
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -81,6 +87,20 @@ pub const SENT_MESSAGES: &str = "onebot_gateway_sent_messages_total";
 pub const SEND_OUTCOME_UNKNOWN: &str = "onebot_gateway_send_outcome_unknown_total";
 /// Risk-control refusals (each starts or extends a send pause).
 pub const RISK_CONTROLLED: &str = "onebot_gateway_risk_controlled_total";
+
+/// Journal commits that failed, counted per entry.
+pub const JOURNAL_FAILURES: &str = "onebot_gateway_journal_failures_total";
+/// Messages newly stored in the archive, by where they were seen.
+pub const ARCHIVE_MESSAGES: &str = "onebot_gateway_archive_messages_total";
+/// Messages a gap-healing backfill stored.
+pub const ARCHIVE_BACKFILLED: &str = "onebot_gateway_archive_backfilled_total";
+/// Archived messages deleted, by reason.
+pub const ARCHIVE_DELETED: &str = "onebot_gateway_archive_deleted_total";
+/// Messages the archive did not take (`intake_full`: a history page while
+/// the archive's intake was full).
+pub const ARCHIVE_DROPPED: &str = "onebot_gateway_archive_dropped_total";
+/// Journal entries the archive has not taken yet.
+pub const ARCHIVE_LAG: &str = "onebot_gateway_archive_lag_entries";
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
@@ -156,6 +176,15 @@ fn describe() {
         "sends the peer may or may not have delivered"
     );
     describe_counter!(RISK_CONTROLLED, "sends refused by risk control");
+    describe_counter!(JOURNAL_FAILURES, "journal entries whose commit failed");
+    describe_counter!(ARCHIVE_MESSAGES, "messages newly stored in the archive");
+    describe_counter!(
+        ARCHIVE_BACKFILLED,
+        "messages stored by gap-healing backfills"
+    );
+    describe_counter!(ARCHIVE_DELETED, "archived messages deleted, by reason");
+    describe_counter!(ARCHIVE_DROPPED, "messages the archive did not take");
+    describe_gauge!(ARCHIVE_LAG, "journal entries the archive has not taken yet");
 }
 
 /// The adapter started a reconnect attempt of `account`.
@@ -279,6 +308,41 @@ pub fn send_outcome_unknown(account: &str) {
 /// Risk control refused a send of `account`.
 pub fn risk_controlled(account: &str) {
     counter!(RISK_CONTROLLED, "account" => account.to_string()).increment(1);
+}
+
+/// `n` journal entries could not be committed.
+pub fn journal_failures(n: usize) {
+    counter!(JOURNAL_FAILURES).increment(n as u64);
+}
+
+/// `n` messages of `account` seen as `source` were newly archived.
+pub fn archived(account: &str, source: &'static str, n: u64) {
+    if n > 0 {
+        counter!(ARCHIVE_MESSAGES, "account" => account.to_string(), "source" => source)
+            .increment(n);
+    }
+}
+
+/// A backfill of `account` stored `n` messages it had missed.
+pub fn backfilled(account: &str, n: u64) {
+    counter!(ARCHIVE_BACKFILLED, "account" => account.to_string()).increment(n);
+}
+
+/// `n` archived messages were deleted for `reason`.
+pub fn archive_deleted(reason: &'static str, n: u64) {
+    if n > 0 {
+        counter!(ARCHIVE_DELETED, "reason" => reason).increment(n);
+    }
+}
+
+/// `n` messages were not archived for `reason`.
+pub fn archive_dropped(reason: &'static str, n: u64) {
+    counter!(ARCHIVE_DROPPED, "reason" => reason).increment(n);
+}
+
+/// The journal entries the archive has not taken yet.
+pub fn archive_lag(entries: u64) {
+    gauge!(ARCHIVE_LAG).set(entries as f64);
 }
 
 /// A request was refused by `limit`.

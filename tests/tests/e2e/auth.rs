@@ -91,6 +91,7 @@ fn authed(channel: &Channel, cred: Cred) -> Authed {
 enum Rpc {
     GetHistory,
     SendMessage,
+    SearchMessages,
     ListGroupMembers,
     ListGroups,
     PokeMember,
@@ -110,9 +111,10 @@ enum Rpc {
     DownloadMedia,
 }
 
-const ALL: [Rpc; 19] = [
+const ALL: [Rpc; 20] = [
     Rpc::GetHistory,
     Rpc::SendMessage,
+    Rpc::SearchMessages,
     Rpc::ListGroupMembers,
     Rpc::ListGroups,
     Rpc::PokeMember,
@@ -137,6 +139,7 @@ impl Rpc {
         match self {
             Rpc::GetHistory => "/onebot.gateway.v1.MessageService/GetHistory",
             Rpc::SendMessage => "/onebot.gateway.v1.MessageService/SendMessage",
+            Rpc::SearchMessages => "/onebot.gateway.v1.MessageService/SearchMessages",
             Rpc::ListGroupMembers => "/onebot.gateway.v1.GroupService/ListGroupMembers",
             Rpc::ListGroups => "/onebot.gateway.v1.GroupService/ListGroups",
             Rpc::PokeMember => "/onebot.gateway.v1.GroupService/PokeMember",
@@ -189,6 +192,7 @@ impl Rpc {
             self,
             Rpc::GetHistory
                 | Rpc::SendMessage
+                | Rpc::SearchMessages
                 | Rpc::ListGroupMembers
                 | Rpc::PokeMember
                 | Rpc::CallToolRead
@@ -219,6 +223,18 @@ async fn call(
                 }),
                 count: 1,
                 anchor_message_id: None,
+                until: None,
+            })
+            .await
+            .map(|_| ()),
+        Rpc::SearchMessages => pb::message_service_client::MessageServiceClient::new(ch)
+            .search_messages(pb::SearchMessagesRequest {
+                account_id: account,
+                chat: Some(pb::Chat {
+                    kind: Some(pb::chat::Kind::GroupId(group)),
+                }),
+                query: "auth".into(),
+                ..Default::default()
             })
             .await
             .map(|_| ()),

@@ -653,6 +653,7 @@ async fn hostile_read_requests_get_the_right_code_and_reason() {
         chat,
         count,
         anchor_message_id: None,
+        until: None,
     };
     // (what, result, code, reason)
     let mut cases: Vec<(&str, tonic::Status, Code, &str)> = Vec::new();

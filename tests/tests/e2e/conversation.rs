@@ -282,6 +282,7 @@ async fn quotes_resolve_on_the_page_by_get_msg_or_not_at_all() {
                 chat: Some(pb::Chat::group(SANDBOX_GROUP)),
                 count: 19,
                 anchor_message_id: group.get(297).and_then(|m| m["message_id"].as_i64()),
+                until: None,
             })
             .await
             .unwrap_or_else(|s| panic!("{flavor}: {s:?}"))
@@ -445,6 +446,7 @@ async fn recall_inside_and_outside_the_window_and_recall_events() {
             chat: Some(pb::Chat::group(EXAMPLE_GROUP)),
             count: 10,
             anchor_message_id: None,
+            until: None,
         };
         if flavor == Flavor::SnowLuma {
             peer.control()

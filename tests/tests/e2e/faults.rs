@@ -20,6 +20,7 @@ fn history_req() -> pb::GetHistoryRequest {
         }),
         count: 5,
         anchor_message_id: None,
+        until: None,
     }
 }
 

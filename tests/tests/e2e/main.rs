@@ -10,6 +10,7 @@
 //!
 //! Run one area with `cargo test -p onebot-gateway-tests --test e2e faults::`.
 
+mod archive;
 mod auth;
 mod bad_input;
 mod conversation;

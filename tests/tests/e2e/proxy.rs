@@ -136,6 +136,22 @@ async fn every_rpc(channel: Channel, peer: &onebot_sandbox::Sandbox) {
         .expect("GetMessage")
         .into_inner();
     assert_eq!(got.message.expect("the message").text, "through the proxy");
+    let found = messages
+        .search_messages(pb::SearchMessagesRequest {
+            query: "through the proxy".into(),
+            chat: group_chat(),
+            ..Default::default()
+        })
+        .await
+        .expect("SearchMessages")
+        .into_inner();
+    assert!(
+        found
+            .messages
+            .iter()
+            .any(|m| m.message_id == sent.message_ids[0]),
+        "{found:?}"
+    );
     let forward = messages
         .get_forward_messages(pb::GetForwardMessagesRequest {
             account_id: String::new(),

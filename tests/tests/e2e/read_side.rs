@@ -56,6 +56,7 @@ fn history_req(chat: Option<pb::Chat>, count: i32, anchor: Option<i64>) -> pb::G
         chat,
         count,
         anchor_message_id: anchor,
+        until: None,
     }
 }
 

@@ -232,7 +232,8 @@ async fn list_and_call_over_grpc() {
             "qq_get_message",
             "qq_recall",
             "qq_get_forward",
-            "qq_get_media"
+            "qq_get_media",
+            "qq_search_messages"
         ]
     );
     for tool in &listed[2..] {
@@ -245,6 +246,7 @@ async fn list_and_call_over_grpc() {
         );
         assert!(tool.aliases.is_empty(), "{}", tool.name);
     }
+    assert!(listed[4].read_only && !listed[4].destructive);
     for tool in &listed {
         for schema in [&tool.input_schema_json, &tool.details_schema_json] {
             let schema: Value = serde_json::from_str(schema).expect("schema is JSON");

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
 from typing import Any, TypeVar
 
 import grpc
@@ -49,7 +50,9 @@ from ._common import (
     history_request,
     media_kind,
     resolve_target,
+    search_request,
     source_of,
+    until_request,
 )
 from ._errors import GatewayError
 from ._events import MAX_RECONNECTS, Cursor, backoff, resumable
@@ -162,11 +165,44 @@ class Client:
         user_id: int | None = None,
         count: int = 20,
         anchor: int | None = None,
+        until: datetime | None = None,
     ) -> message_service_pb2.GetHistoryResponse:
         """One page of a group's (``group_id``) or private chat's (``user_id``) history,
-        oldest first; pass ``next_anchor_message_id`` as ``anchor`` for the older page."""
-        request = history_request(self.account_id, group_id, user_id, count, anchor)
+        oldest first; pass ``next_anchor_message_id`` as ``anchor`` for the older page. With
+        ``until`` (timezone-aware): the messages before that time, from the gateway's archive
+        merged with the peer's history."""
+        request = until_request(
+            history_request(self.account_id, group_id, user_id, count, anchor), until
+        )
         return _call(lambda: self.message_service.GetHistory(request, timeout=self.timeout))
+
+    def search(
+        self,
+        query: str = "",
+        *,
+        group_id: int | None = None,
+        user_id: int | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        sender_id: int | None = None,
+        limit: int = 0,
+        include_recalled: bool = False,
+    ) -> Iterator[message_service_pb2.SearchMessagesResponse]:
+        """Searches the gateway's message archive: the pages of matches, newest page first
+        (each page oldest first), fetched one at a time as the iterator advances. Without a
+        chat, every archived chat of the account; times timezone-aware; ``limit`` 0 = 20."""
+        request = search_request(
+            self.account_id, query, group_id, user_id, since, until, sender_id, limit,
+            include_recalled,
+        )
+        while True:
+            page: message_service_pb2.SearchMessagesResponse = _call(
+                lambda: self.message_service.SearchMessages(request, timeout=self.timeout)
+            )
+            yield page
+            if not page.next_page_token:
+                return
+            request.page_token = page.next_page_token
 
     def members(
         self, group_id: int, *, limit: int = 0, no_cache: bool | None = None

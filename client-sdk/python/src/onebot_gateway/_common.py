@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Literal, TypeAlias, Union
 
 import grpc
+from google.protobuf import timestamp_pb2
 from grpc_health.v1 import health_pb2
 
 from onebot.gateway.v1 import common_pb2, media_service_pb2, message_service_pb2
@@ -341,4 +343,52 @@ def history_request(
     request = message_service_pb2.GetHistoryRequest(account_id=account_id, chat=chat, count=count)
     if anchor is not None:
         request.anchor_message_id = anchor
+    return request
+
+
+def _timestamp(when: datetime) -> timestamp_pb2.Timestamp:
+    if when.tzinfo is None:
+        raise ClientError("times must be timezone-aware (datetime.now(timezone.utc), ...)")
+    ts = timestamp_pb2.Timestamp()
+    ts.FromDatetime(when)
+    return ts
+
+
+def until_request(
+    request: message_service_pb2.GetHistoryRequest, until: datetime | None
+) -> message_service_pb2.GetHistoryRequest:
+    """``request`` limited to messages before ``until`` (served from the archive and the peer)."""
+    if until is not None:
+        request.until.CopyFrom(_timestamp(until))
+    return request
+
+
+def search_request(
+    account_id: str,
+    query: str,
+    group_id: int | None,
+    user_id: int | None,
+    since: datetime | None,
+    until: datetime | None,
+    sender_id: int | None,
+    limit: int,
+    include_recalled: bool,
+) -> message_service_pb2.SearchMessagesRequest:
+    """A ``SearchMessagesRequest``: at most one of ``group_id`` / ``user_id`` (none: every
+    archived chat); times timezone-aware."""
+    if group_id is not None and user_id is not None:
+        raise ClientError("give at most one of group_id or user_id")
+    request = message_service_pb2.SearchMessagesRequest(
+        account_id=account_id, query=query, limit=limit, include_recalled=include_recalled
+    )
+    if group_id is not None:
+        request.chat.group_id = group_id
+    elif user_id is not None:
+        request.chat.user_id = user_id
+    if since is not None:
+        request.since.CopyFrom(_timestamp(since))
+    if until is not None:
+        request.until.CopyFrom(_timestamp(until))
+    if sender_id is not None:
+        request.sender_id = sender_id
     return request

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, TypeVar
 
 import grpc
@@ -49,7 +50,9 @@ from ._common import (
     history_request,
     media_kind,
     resolve_target,
+    search_request,
     source_of,
+    until_request,
 )
 from ._errors import GatewayError
 from ._events import MAX_RECONNECTS, Cursor, backoff, resumable
@@ -157,13 +160,42 @@ class AsyncClient:
         user_id: int | None = None,
         count: int = 20,
         anchor: int | None = None,
+        until: datetime | None = None,
     ) -> message_service_pb2.GetHistoryResponse:
         """One page of a chat's history, oldest first (see ``Client.history``)."""
-        request = history_request(self.account_id, group_id, user_id, count, anchor)
+        request = until_request(
+            history_request(self.account_id, group_id, user_id, count, anchor), until
+        )
         response: message_service_pb2.GetHistoryResponse = await _call(
             self.message_service.GetHistory(request, timeout=self.timeout)
         )
         return response
+
+    async def search(
+        self,
+        query: str = "",
+        *,
+        group_id: int | None = None,
+        user_id: int | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        sender_id: int | None = None,
+        limit: int = 0,
+        include_recalled: bool = False,
+    ) -> AsyncIterator[message_service_pb2.SearchMessagesResponse]:
+        """The archive's pages of matches (see ``Client.search``), as an async iterator."""
+        request = search_request(
+            self.account_id, query, group_id, user_id, since, until, sender_id, limit,
+            include_recalled,
+        )
+        while True:
+            page: message_service_pb2.SearchMessagesResponse = await _call(
+                self.message_service.SearchMessages(request, timeout=self.timeout)
+            )
+            yield page
+            if not page.next_page_token:
+                return
+            request.page_token = page.next_page_token
 
     async def members(
         self, group_id: int, *, limit: int = 0, no_cache: bool | None = None

@@ -1795,6 +1795,9 @@ pub enum ErrorReason {
     /// stored or sent, and what was stored before is intact. Retry once the
     /// operator freed space; the gateway reopens its store by itself.
     StorageFailed = 54,
+    /// FAILED_PRECONDITION: the message archive is turned off
+    /// (`archive.enabled = false`), so SearchMessages has nothing to search.
+    ArchiveDisabled = 60,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -1858,6 +1861,7 @@ impl ErrorReason {
             Self::UserNotAllowed => "ERROR_REASON_USER_NOT_ALLOWED",
             Self::MessageNotFound => "ERROR_REASON_MESSAGE_NOT_FOUND",
             Self::StorageFailed => "ERROR_REASON_STORAGE_FAILED",
+            Self::ArchiveDisabled => "ERROR_REASON_ARCHIVE_DISABLED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -1920,6 +1924,7 @@ impl ErrorReason {
             "ERROR_REASON_USER_NOT_ALLOWED" => Some(Self::UserNotAllowed),
             "ERROR_REASON_MESSAGE_NOT_FOUND" => Some(Self::MessageNotFound),
             "ERROR_REASON_STORAGE_FAILED" => Some(Self::StorageFailed),
+            "ERROR_REASON_ARCHIVE_DISABLED" => Some(Self::ArchiveDisabled),
             _ => None,
         }
     }
@@ -4141,6 +4146,14 @@ pub struct GetHistoryRequest {
     /// strictly older than this message id. Absent means the newest page.
     #[prost(int64, optional, tag = "4")]
     pub anchor_message_id: ::core::option::Option<i64>,
+    /// Only messages before this time: the page of up to `count` messages
+    /// before it, from the gateway's archive merged with the peer's history
+    /// (deduplicated by message id), so times the peer's history cannot reach
+    /// by paging, or missed while the bot was offline, are served too. When the
+    /// peer cannot be reached, the archive's messages alone. Absent: the page
+    /// comes from the peer as without an archive.
+    #[prost(message, optional, tag = "5")]
+    pub until: ::core::option::Option<::prost_types::Timestamp>,
 }
 impl ::prost::Name for GetHistoryRequest {
     const NAME: &'static str = "GetHistoryRequest";
@@ -4479,6 +4492,85 @@ impl ::prost::Name for GetForwardMessagesResponse {
         "/onebot.gateway.v1.GetForwardMessagesResponse".into()
     }
 }
+/// Request of MessageService.SearchMessages.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SearchMessagesRequest {
+    /// Configured account whose archive is searched; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Only this chat. Absent means every archived chat of the account (for a
+    /// token limited to some groups: those groups).
+    #[prost(message, optional, tag = "2")]
+    pub chat: ::core::option::Option<Chat>,
+    /// Substring of the message text to find, case-insensitive, Chinese
+    /// included (`开会`); served by an index from one character on. Leading
+    /// and trailing white space is ignored. Empty matches every message.
+    #[prost(string, tag = "3")]
+    pub query: ::prost::alloc::string::String,
+    /// Only messages sent at or after this time.
+    #[prost(message, optional, tag = "4")]
+    pub since: ::core::option::Option<::prost_types::Timestamp>,
+    /// Only messages sent before this time.
+    #[prost(message, optional, tag = "5")]
+    pub until: ::core::option::Option<::prost_types::Timestamp>,
+    /// Only messages from this QQ number.
+    #[prost(int64, optional, tag = "6")]
+    pub sender_id: ::core::option::Option<i64>,
+    /// Messages per page. 0 means the default 20; other values are clamped to
+    /// \[1, 100\], never rejected.
+    #[prost(int32, tag = "7")]
+    pub limit: i32,
+    /// The previous response's `next_page_token`; empty for the first (newest)
+    /// page. A token used with different search fields is INVALID_ARGUMENT.
+    #[prost(string, tag = "8")]
+    pub page_token: ::prost::alloc::string::String,
+    /// Include recalled messages (hidden by default); they are listed in
+    /// `recalled_message_ids`.
+    #[prost(bool, tag = "9")]
+    pub include_recalled: bool,
+}
+impl ::prost::Name for SearchMessagesRequest {
+    const NAME: &'static str = "SearchMessagesRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.SearchMessagesRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.SearchMessagesRequest".into()
+    }
+}
+/// Response of MessageService.SearchMessages.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SearchMessagesResponse {
+    /// One page of matches, sorted by time ascending (messages of the same
+    /// second in the order the gateway archived them); the newest matches come
+    /// first page by page.
+    #[prost(message, repeated, tag = "1")]
+    pub messages: ::prost::alloc::vec::Vec<ChatMessage>,
+    /// The page in the history format, one `\[HH:mm:ss\] 名字(QQ号): 文本` line per
+    /// message; when the page spans several chats each line starts with its
+    /// chat (`group:<id> `); recalled messages end with `（已撤回）`.
+    /// `（没有找到匹配的消息）` when nothing matched.
+    #[prost(string, tag = "2")]
+    pub rendered: ::prost::alloc::string::String,
+    /// Token of the next (older) page; empty on the last page.
+    #[prost(string, tag = "3")]
+    pub next_page_token: ::prost::alloc::string::String,
+    /// The ids of the recalled messages on this page (only with
+    /// `include_recalled`).
+    #[prost(int64, repeated, tag = "4")]
+    pub recalled_message_ids: ::prost::alloc::vec::Vec<i64>,
+}
+impl ::prost::Name for SearchMessagesResponse {
+    const NAME: &'static str = "SearchMessagesResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.SearchMessagesResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.SearchMessagesResponse".into()
+    }
+}
 /// Generated client implementations.
 #[cfg(feature = "client")]
 pub mod message_service_client {
@@ -4785,6 +4877,52 @@ pub mod message_service_client {
                 );
             self.inner.unary(req, path, codec).await
         }
+        /// Searches the gateway's message archive: the messages of the chats in the
+        /// account's whitelists and `archive.chats`, the messages the gateway sent,
+        /// and what it read or backfilled from the peer's history, kept for
+        /// `archive.retention_days` (30 by default).
+        ///
+        /// Matches every message whose text (`ChatMessage.text`, case-insensitive)
+        /// contains `query`, within the time range, from the sender, in the chat.
+        /// Pages run from the newest match towards older ones; each page is sorted
+        /// by time ascending. Pass `next_page_token` as `page_token` (with the same
+        /// other fields) for the next, older page: paging returns every match
+        /// exactly once. A search sees every message delivered on the account's
+        /// event stream before it was made (it waits up to 2 s for the archive to
+        /// take them; an archive whose database is unreachable answers with what
+        /// it holds).
+        ///
+        /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+        /// chat id, `since` not before `until`, a bad or foreign `page_token`),
+        /// PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+        /// FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+        /// `archive.enabled = false`), INTERNAL (the archive's store failed).
+        pub async fn search_messages(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SearchMessagesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SearchMessagesResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.MessageService/SearchMessages",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.MessageService", "SearchMessages"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
     }
 }
 /// Generated server implementations.
@@ -4909,6 +5047,33 @@ pub mod message_service_server {
             request: tonic::Request<super::GetForwardMessagesRequest>,
         ) -> std::result::Result<
             tonic::Response<super::GetForwardMessagesResponse>,
+            tonic::Status,
+        >;
+        /// Searches the gateway's message archive: the messages of the chats in the
+        /// account's whitelists and `archive.chats`, the messages the gateway sent,
+        /// and what it read or backfilled from the peer's history, kept for
+        /// `archive.retention_days` (30 by default).
+        ///
+        /// Matches every message whose text (`ChatMessage.text`, case-insensitive)
+        /// contains `query`, within the time range, from the sender, in the chat.
+        /// Pages run from the newest match towards older ones; each page is sorted
+        /// by time ascending. Pass `next_page_token` as `page_token` (with the same
+        /// other fields) for the next, older page: paging returns every match
+        /// exactly once. A search sees every message delivered on the account's
+        /// event stream before it was made (it waits up to 2 s for the archive to
+        /// take them; an archive whose database is unreachable answers with what
+        /// it holds).
+        ///
+        /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+        /// chat id, `since` not before `until`, a bad or foreign `page_token`),
+        /// PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+        /// FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+        /// `archive.enabled = false`), INTERNAL (the archive's store failed).
+        async fn search_messages(
+            &self,
+            request: tonic::Request<super::SearchMessagesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SearchMessagesResponse>,
             tonic::Status,
         >;
     }
@@ -5205,6 +5370,52 @@ pub mod message_service_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = GetForwardMessagesSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.MessageService/SearchMessages" => {
+                    #[allow(non_camel_case_types)]
+                    struct SearchMessagesSvc<T: MessageService>(pub Arc<T>);
+                    impl<
+                        T: MessageService,
+                    > tonic::server::UnaryService<super::SearchMessagesRequest>
+                    for SearchMessagesSvc<T> {
+                        type Response = super::SearchMessagesResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::SearchMessagesRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MessageService>::search_messages(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = SearchMessagesSvc(inner);
                         let codec = tonic_prost::ProstCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(

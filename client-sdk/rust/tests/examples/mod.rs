@@ -249,3 +249,27 @@ pub async fn events(client: &Client) -> Result<pb::Event, Error> {
     // endregion
     Ok(first)
 }
+
+pub async fn search(client: &Client) -> Result<Vec<pb::SearchMessagesResponse>, Error> {
+    let mut found = Vec::new();
+    // region: search
+    use std::time::{Duration, SystemTime};
+
+    use onebot_gateway_client::pb::{Chat, SearchMessagesRequest};
+
+    // The archive's messages containing 开会 in the last 7 days, newest page first (each page
+    // oldest first); next_page fetches one page at a time, None after the last.
+    let week_ago = SystemTime::now() - Duration::from_secs(7 * 24 * 3600);
+    let mut pages = client.search(SearchMessagesRequest {
+        query: "开会".into(),
+        chat: Some(Chat::group(20000003)),
+        since: Some(week_ago.into()),
+        ..Default::default()
+    });
+    while let Some(page) = pages.next_page().await? {
+        println!("{}", page.rendered); // [HH:mm:ss] 名字(QQ号): 文本
+        found.push(page);
+    }
+    // endregion
+    Ok(found)
+}

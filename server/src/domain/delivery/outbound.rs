@@ -29,9 +29,10 @@ use super::lead::Lead;
 use super::queue::{OfflineQueue, QueuedEntry};
 use super::ratelimit::SendLimits;
 use crate::domain::account::Account;
+use crate::domain::archive::recorder::SentRecorder;
 use crate::domain::call::Deadline;
 use crate::domain::clock::now_ms;
-use crate::domain::model::{ChatRef, MediaPayload};
+use crate::domain::model::{ChatRef, MediaPayload, Segment};
 use crate::domain::ports::OutSegment;
 use crate::error::{Error, Kind, Result};
 use crate::telemetry::metrics::{self as m, QueueOutcome};
@@ -115,6 +116,9 @@ pub struct SenderParts {
     pub account: Arc<Account>,
     /// The offline queues.
     pub queue: Arc<OfflineQueue>,
+    /// Records every acknowledged message for the archive (`None`: no
+    /// archive).
+    pub recorder: Option<SentRecorder>,
     /// Stops the sender.
     pub shutdown: CancellationToken,
 }
@@ -136,6 +140,7 @@ impl Outbound {
             risk: Mutex::new(Risk::default()),
             account: parts.account,
             queue: parts.queue,
+            recorder: parts.recorder,
         };
         let task = tokio::spawn(sender.run(rx, parts.shutdown));
         (Self { tx }, task)
@@ -201,6 +206,7 @@ struct Sender {
     limits: SendLimits,
     risk: Mutex<Risk>,
     queue: Arc<OfflineQueue>,
+    recorder: Option<SentRecorder>,
 }
 
 /// Kinds that mean "nothing left the gateway": safe to keep queued.
@@ -415,8 +421,24 @@ impl Sender {
 
     /// Sends one frame, led by `lead` when given (the request's first
     /// frame); returns the message id (none for file uploads). Frames carry
-    /// no caller deadline: once admitted, a job runs to its end.
+    /// no caller deadline: once admitted, a job runs to its end. An
+    /// acknowledged message is recorded for the archive before this returns.
     async fn send_frame(
+        &self,
+        chat: ChatRef,
+        frame: &Frame,
+        lead: Option<&Lead>,
+    ) -> Result<Option<i64>> {
+        let id = self.send_frame_to(chat, frame, lead).await?;
+        if let (Some(recorder), Some(id)) = (&self.recorder, id) {
+            recorder
+                .record(&self.account, chat, id, sent_segments(frame, lead))
+                .await;
+        }
+        Ok(id)
+    }
+
+    async fn send_frame_to(
         &self,
         chat: ChatRef,
         frame: &Frame,
@@ -579,6 +601,50 @@ impl Sender {
         tracing::info!(account_id = %id, chat = %chat.target(), seq = entry.seq, "queued message sent");
         self.queue.remove(id, entry.seq).await.is_ok()
     }
+}
+
+/// The segments a frame sent (its lead first), as the archive keeps them.
+fn sent_segments(frame: &Frame, lead: Option<&Lead>) -> Vec<Segment> {
+    let mut out = Vec::new();
+    if let Some(lead) = lead {
+        out.extend(lead.reply_to.map(|id| Segment::Reply {
+            id: id.to_string(),
+            quoted: None,
+        }));
+        out.extend(lead.mentions.iter().map(|&user_id| Segment::At {
+            user_id: Some(user_id),
+            all: false,
+            name: None,
+        }));
+        if lead.mention_all {
+            out.push(Segment::At {
+                user_id: None,
+                all: true,
+                name: None,
+            });
+        }
+    }
+    out.extend(match frame {
+        Frame::Lead => None,
+        Frame::Text(text) => Some(Segment::Text(text.clone())),
+        Frame::Image(m) => Some(Segment::Image {
+            file: m.source_name.clone(),
+            url: String::new(),
+            file_size: i64::try_from(m.size).unwrap_or(i64::MAX),
+            summary: String::new(),
+        }),
+        Frame::Video(m) => Some(Segment::Video {
+            file: m.source_name.clone(),
+            url: String::new(),
+        }),
+        Frame::File(m, name) => Some(Segment::File {
+            file: m.source_name.clone(),
+            name: name.clone(),
+            file_size: i64::try_from(m.size).unwrap_or(i64::MAX),
+            url: String::new(),
+        }),
+    });
+    out
 }
 
 /// The error for a group that is not (or no longer) in the whitelist.

@@ -15,6 +15,7 @@ use super::queue::OfflineQueue;
 use super::ratelimit::Limit;
 use crate::config::Config;
 use crate::domain::account::Account;
+use crate::domain::archive::recorder::SentRecorder;
 use crate::domain::clock::now_ms;
 use crate::domain::media::received::ReceivedStore;
 use crate::domain::media::resolve::{Resolver, UrlSource};
@@ -34,6 +35,8 @@ pub struct WriteParts<'a> {
     pub urls: Arc<dyn UrlSource>,
     /// Every configured account.
     pub accounts: &'a [Arc<Account>],
+    /// Records acknowledged messages for the archive (`None`: no archive).
+    pub recorder: Option<SentRecorder>,
     /// Stops every background task of the write side.
     pub shutdown: CancellationToken,
     /// Received media, whose media ids sends accept (forwarding).
@@ -64,6 +67,7 @@ impl WriteSide {
             media,
             urls,
             accounts,
+            recorder,
             shutdown,
             received,
         } = parts;
@@ -78,6 +82,7 @@ impl WriteSide {
             let (sender, task) = Outbound::start(SenderParts {
                 account: account.clone(),
                 queue: queue.clone(),
+                recorder: recorder.clone(),
                 shutdown: shutdown.clone(),
             });
             outbound.insert(account.id.clone(), sender);

@@ -2,6 +2,7 @@
 //! go to a peer.
 
 use std::io::{Read, Seek, SeekFrom};
+use std::sync::Arc;
 
 /// Kind of media (upload limits, segment type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -36,7 +37,7 @@ impl MediaKind {
 enum Body {
     Inline(bytes::Bytes),
     File {
-        file: std::fs::File,
+        file: Arc<std::fs::File>,
         // Keeps what the bytes belong to (a download deleted when dropped)
         // alive as long as the payload.
         _keep: Option<Box<dyn Send + Sync>>,
@@ -114,7 +115,10 @@ impl MediaPayload {
             size,
             mime,
             source_name,
-            body: Body::File { file, _keep: keep },
+            body: Body::File {
+                file: Arc::new(file),
+                _keep: keep,
+            },
         }
     }
 
@@ -131,6 +135,15 @@ impl MediaPayload {
         }
     }
 
+    /// A handle on the bytes that reads at any offset and can outlive the
+    /// payload (a file stays open as long as a handle does).
+    pub fn source(&self) -> PayloadSource {
+        match &self.body {
+            Body::Inline(bytes) => PayloadSource::Inline(bytes.clone()),
+            Body::File { file, .. } => PayloadSource::File(file.clone()),
+        }
+    }
+
     /// The bytes when they are held in memory.
     pub fn inline_bytes(&self) -> Option<&bytes::Bytes> {
         match &self.body {
@@ -138,6 +151,58 @@ impl MediaPayload {
             Body::File { .. } => None,
         }
     }
+}
+
+/// A payload's bytes by offset: readers share no file position, so any
+/// number may read at once, each from where it is.
+#[derive(Clone)]
+pub enum PayloadSource {
+    /// Bytes in memory.
+    Inline(bytes::Bytes),
+    /// An open file.
+    File(Arc<std::fs::File>),
+}
+
+impl PayloadSource {
+    /// Fills `buf` with the bytes at `offset`; an error when fewer are
+    /// there (the file shrank). Reading a file blocks: call it off the
+    /// async threads.
+    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        let short = || {
+            std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the media file is shorter than when it was staged",
+            )
+        };
+        match self {
+            PayloadSource::Inline(bytes) => {
+                let start = usize::try_from(offset).map_err(|_| short())?;
+                let end = start.checked_add(buf.len()).ok_or_else(short)?;
+                let part = bytes.get(start..end).ok_or_else(short)?;
+                buf.copy_from_slice(part);
+                Ok(())
+            }
+            PayloadSource::File(file) => read_file_at(file, buf, offset).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    short()
+                } else {
+                    e
+                }
+            }),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_file_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_file_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    let mut own = file.try_clone()?;
+    own.seek(SeekFrom::Start(offset))?;
+    own.read_exact(buf)
 }
 
 /// Reads from `r` until `buf` is full or the end of the stream; returns how

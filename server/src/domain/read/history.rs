@@ -54,6 +54,9 @@ pub struct HistoryRequest {
     pub count: i32,
     /// Return messages strictly older than this message id.
     pub anchor_message_id: Option<i64>,
+    /// Only messages before this time (Unix seconds): the page comes from
+    /// the archive merged with the peer's history.
+    pub until: Option<i64>,
 }
 
 /// One page of history.
@@ -85,10 +88,18 @@ impl Gateway {
         crate::telemetry::record_chat(&chat.target());
         let count = clamp_count(req.count);
         let anchor = req.anchor_message_id;
+        if let Some(until) = req.until {
+            return self
+                .history_until(&account, chat, count, anchor, until, &ctx)
+                .await;
+        }
         let page = account
             .peer
             .get_history(chat, count, anchor, ctx.deadline)
             .await?;
+        if let Some(archive) = self.archive() {
+            archive.saw_page(&account.id, chat, &page.messages);
+        }
 
         let mut messages = page.messages;
         // The page must never repeat its anchor, whatever the peer did.

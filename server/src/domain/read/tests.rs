@@ -306,6 +306,7 @@ fn req(chat: ChatRef, count: i32, anchor: Option<i64>) -> HistoryRequest {
         chat: Some(chat),
         count,
         anchor_message_id: anchor,
+        until: None,
     }
 }
 
@@ -359,6 +360,7 @@ async fn invalid_chat_or_account_makes_no_peer_call() {
                     chat,
                     count: 5,
                     anchor_message_id: None,
+                    until: None,
                 },
                 CallCtx::anonymous(),
             )

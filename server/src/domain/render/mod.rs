@@ -51,66 +51,185 @@ pub fn placeholder(kind: &str) -> Option<&'static str> {
 /// Flattens a display name to one safe line: `\r\n`, `\r` and `\n` become
 /// spaces, runs of white space one space, `[`/`]` become `(`/`)`, trimmed.
 pub fn sanitize_name(name: &str) -> String {
-    let folded: String = name
-        .chars()
-        .map(|c| match c {
+    let mut out = String::with_capacity(name.len());
+    push_sanitized(&mut out, name);
+    out
+}
+
+/// True when [`sanitize_name`] leaves `name` as it is: no brackets, and
+/// white space only as single ASCII spaces between other characters.
+fn is_clean_name(name: &str) -> bool {
+    let mut prev_space = true;
+    for c in name.chars() {
+        match c {
+            '[' | ']' => return false,
+            ' ' if prev_space => return false,
+            ' ' => prev_space = true,
+            c if c.is_whitespace() => return false,
+            _ => prev_space = false,
+        }
+    }
+    !prev_space || name.is_empty()
+}
+
+/// Appends [`sanitize_name`] of `name` to `out`.
+fn push_sanitized(out: &mut String, name: &str) {
+    if is_clean_name(name) {
+        out.push_str(name);
+        return;
+    }
+    let mut first = true;
+    for word in name.split_whitespace() {
+        if !first {
+            out.push(' ');
+        }
+        first = false;
+        out.extend(word.chars().map(|c| match c {
             '[' => '(',
             ']' => ')',
             c => c,
-        })
-        .collect();
-    folded.split_whitespace().collect::<Vec<_>>().join(" ")
+        }));
+    }
 }
 
 /// Replaces every line break (`\r\n`, `\r`, `\n`) with one space.
 pub fn single_line(text: &str) -> String {
-    text.replace("\r\n", " ").replace(['\r', '\n'], " ")
+    let mut out = String::with_capacity(text.len());
+    push_single_line(&mut out, text);
+    out
+}
+
+/// Appends [`single_line`] of `text` to `out`.
+fn push_single_line(out: &mut String, text: &str) {
+    if !text.contains(['\r', '\n']) {
+        out.push_str(text);
+        return;
+    }
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                out.push(' ');
+            }
+            '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
 }
 
 /// The rendered form of one segment; `None` for segments that render to
 /// nothing (`reply`).
 pub fn segment(seg: &Segment) -> Option<String> {
-    Some(match seg {
-        Segment::Text(text) => text.clone(),
-        Segment::At { all: true, .. } => "@全体成员".to_owned(),
+    let mut out = String::new();
+    push_segment(&mut out, seg).then_some(out)
+}
+
+/// Appends the rendered form of `seg` to `out`; false for segments that
+/// render to nothing (`reply`).
+fn push_segment(out: &mut String, seg: &Segment) -> bool {
+    match seg {
+        Segment::Text(text) => out.push_str(text),
+        Segment::At { all: true, .. } => out.push_str("@全体成员"),
         Segment::At { user_id, name, .. } => {
-            let name = name
-                .as_deref()
-                .map(sanitize_name)
-                .filter(|n| !n.is_empty())
-                .or_else(|| user_id.map(|id| id.to_string()))
-                .unwrap_or_default();
-            format!("@{name}")
+            out.push('@');
+            let start = out.len();
+            if let Some(name) = name {
+                push_sanitized(out, name);
+            }
+            if out.len() == start
+                && let Some(id) = user_id
+            {
+                push_int(out, *id);
+            }
         }
-        Segment::Reply { .. } => return None,
+        Segment::Reply { .. } => return false,
         other => {
             let kind = other.kind();
             match placeholder(kind) {
-                Some(p) => p.to_owned(),
-                None => format!("[{kind}]"),
+                Some(p) => out.push_str(p),
+                None => {
+                    out.push('[');
+                    out.push_str(kind);
+                    out.push(']');
+                }
             }
         }
-    })
+    }
+    true
 }
 
 /// The segments as one line of text (the `text` of a message).
 pub fn segments(segs: &[Segment]) -> String {
-    single_line(&segs.iter().filter_map(segment).collect::<String>())
+    let mut out = String::new();
+    push_segments(&mut out, segs);
+    out
+}
+
+/// Appends [`segments`] of `segs` to `out`.
+fn push_segments(out: &mut String, segs: &[Segment]) {
+    push_line_segments(out, segs, None);
+}
+
+/// Appends the segments as one line: replies omitted (`replies` `None`)
+/// or in their [`reply`] form in that locale.
+fn push_line_segments(out: &mut String, segs: &[Segment], replies: Option<Locale>) {
+    let start = out.len();
+    for seg in segs {
+        match (seg, replies) {
+            (Segment::Reply { quoted, .. }, Some(locale)) => {
+                out.push_str(&reply(quoted.as_deref(), locale));
+            }
+            _ => {
+                push_segment(out, seg);
+            }
+        }
+    }
+    // Segments rarely hold line breaks: fold them only when present.
+    if out[start..].contains(['\r', '\n']) {
+        let folded = single_line(&out[start..]);
+        out.truncate(start);
+        out.push_str(&folded);
+    }
+}
+
+fn push_int(out: &mut String, n: i64) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "{n}");
+}
+
+/// Appends the display name of a sender: card, else nickname (sanitized,
+/// the first that is not blank), else the QQ number.
+fn push_sender_name(out: &mut String, sender: &Sender) {
+    let start = out.len();
+    push_sanitized(out, &sender.card);
+    if out.len() == start {
+        push_sanitized(out, &sender.nickname);
+    }
+    if out.len() == start {
+        push_int(out, sender.user_id);
+    }
 }
 
 /// The display name of a sender: card, else nickname (sanitized, the first
 /// that is not blank), else the QQ number.
 pub fn sender_name(sender: &Sender) -> String {
-    [&sender.card, &sender.nickname]
-        .into_iter()
-        .map(|n| sanitize_name(n))
-        .find(|n| !n.is_empty())
-        .unwrap_or_else(|| sender.user_id.to_string())
+    let mut out = String::new();
+    push_sender_name(&mut out, sender);
+    out
 }
 
 /// `HH:mm:ss` of Unix seconds in `tz`; `--:--:--` for seconds outside the
 /// representable range.
 pub fn clock(time: i64, tz: &TimeZone) -> String {
+    let mut out = String::with_capacity(8);
+    push_clock(&mut out, time, tz);
+    out
+}
+
+fn push_clock(out: &mut String, time: i64, tz: &TimeZone) {
     match jiff::Timestamp::from_second(time) {
         Ok(ts) => {
             // The local time of day: Unix days are 86400 s long, so it is the
@@ -118,9 +237,16 @@ pub fn clock(time: i64, tz: &TimeZone) -> String {
             // zoned time, without building it for every line).
             let local = time + i64::from(tz.to_offset(ts).seconds());
             let day = local.rem_euclid(86_400);
-            format!("{:02}:{:02}:{:02}", day / 3600, day % 3600 / 60, day % 60)
+            let (h, m, s) = (day / 3600, day % 3600 / 60, day % 60);
+            for (i, part) in [h, m, s].into_iter().enumerate() {
+                if i > 0 {
+                    out.push(':');
+                }
+                out.push(char::from(b'0' + (part / 10) as u8));
+                out.push(char::from(b'0' + (part % 10) as u8));
+            }
         }
-        Err(_) => "--:--:--".to_owned(),
+        Err(_) => out.push_str("--:--:--"),
     }
 }
 
@@ -147,14 +273,21 @@ pub fn reply(quoted: Option<&Message>, locale: Locale) -> String {
 /// The segments as a history line shows them: like [`segments`], with
 /// replies in their [`reply`] form.
 pub fn line_text(segs: &[Segment], locale: Locale) -> String {
-    let text: String = segs
-        .iter()
-        .filter_map(|seg| match seg {
-            Segment::Reply { quoted, .. } => Some(reply(quoted.as_deref(), locale)),
-            other => segment(other),
-        })
-        .collect();
-    single_line(&text)
+    let mut out = String::new();
+    push_line_segments(&mut out, segs, Some(locale));
+    out
+}
+
+/// Appends one history line: `[HH:mm:ss] 名字(QQ号): 文本`.
+fn push_history_line(out: &mut String, msg: &Message, tz: &TimeZone, locale: Locale) {
+    out.push('[');
+    push_clock(out, msg.time, tz);
+    out.push_str("] ");
+    push_sender_name(out, &msg.sender);
+    out.push('(');
+    push_int(out, msg.sender.user_id);
+    out.push_str("): ");
+    push_line_segments(out, &msg.segments, Some(locale));
 }
 
 /// One history line: `[HH:mm:ss] 名字(QQ号): 文本` (replies in the Chinese
@@ -165,13 +298,9 @@ pub fn history_line(msg: &Message, tz: &TimeZone) -> String {
 
 /// One history line with replies in `locale`'s form.
 pub fn history_line_in(msg: &Message, tz: &TimeZone, locale: Locale) -> String {
-    format!(
-        "[{}] {}({}): {}",
-        clock(msg.time, tz),
-        sender_name(&msg.sender),
-        msg.sender.user_id,
-        line_text(&msg.segments, locale)
-    )
+    let mut out = String::new();
+    push_history_line(&mut out, msg, tz, locale);
+    out
 }
 
 /// A history page: one line per message in the given order, joined by
@@ -185,30 +314,45 @@ pub fn history_in(messages: &[Message], tz: &TimeZone, locale: Locale) -> String
     if messages.is_empty() {
         return NO_HISTORY.to_owned();
     }
-    messages
-        .iter()
-        .map(|m| history_line_in(m, tz, locale))
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut out = String::with_capacity(messages.len() * 48);
+    for (i, m) in messages.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        push_history_line(&mut out, m, tz, locale);
+    }
+    out
+}
+
+/// Appends one member line: `名字(QQ号) — role`.
+fn push_member_line(out: &mut String, member: &GroupMember) {
+    let start = out.len();
+    push_sanitized(out, &member.card);
+    if out.len() == start {
+        push_sanitized(out, &member.nickname);
+    }
+    if out.len() == start {
+        out.push('?');
+    }
+    out.push('(');
+    match member.user_id {
+        Some(id) => push_int(out, id),
+        None => out.push('?'),
+    }
+    out.push_str(") — ");
+    // Line breaks are white space too: a blank role stays blank on one line.
+    if member.role.trim().is_empty() {
+        out.push_str("member");
+    } else {
+        push_single_line(out, &member.role);
+    }
 }
 
 /// One member line: `名字(QQ号) — role`.
 pub fn member_line(member: &GroupMember) -> String {
-    let name = [&member.card, &member.nickname]
-        .into_iter()
-        .map(|n| sanitize_name(n))
-        .find(|n| !n.is_empty())
-        .unwrap_or_else(|| "?".to_owned());
-    let qq = member
-        .user_id
-        .map_or_else(|| "?".to_owned(), |id| id.to_string());
-    let role = single_line(&member.role);
-    let role = if role.trim().is_empty() {
-        "member"
-    } else {
-        role.as_str()
-    };
-    format!("{name}({qq}) — {role}")
+    let mut out = String::new();
+    push_member_line(&mut out, member);
+    out
 }
 
 /// The truncation footer: `（仅显示前 <shown> / 共 <total> 名成员）`.
@@ -222,11 +366,18 @@ pub fn members(shown: &[GroupMember], total: usize) -> String {
     if shown.is_empty() {
         return NO_MEMBERS.to_owned();
     }
-    let mut lines: Vec<String> = shown.iter().map(member_line).collect();
-    if total > shown.len() {
-        lines.push(members_footer(shown.len(), total));
+    let mut out = String::with_capacity(shown.len() * 32);
+    for (i, m) in shown.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        push_member_line(&mut out, m);
     }
-    lines.join("\n")
+    if total > shown.len() {
+        out.push('\n');
+        out.push_str(&members_footer(shown.len(), total));
+    }
+    out
 }
 
 /// One group of ListGroups, as rendering needs it.

@@ -335,3 +335,62 @@ fn replies_show_what_they_quote_in_lines_never_in_text() {
 fn reply_text(q: &Message) -> String {
     super::reply(Some(q), Locale::Zh)
 }
+
+/// The straightforward forms of the renderers, for comparison with the
+/// allocation-free ones above.
+mod reference {
+    pub fn sanitize_name(name: &str) -> String {
+        let folded: String = name
+            .chars()
+            .map(|c| match c {
+                '[' => '(',
+                ']' => ')',
+                c => c,
+            })
+            .collect();
+        folded.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    pub fn single_line(text: &str) -> String {
+        text.replace("\r\n", " ").replace(['\r', '\n'], " ")
+    }
+}
+
+#[test]
+fn fast_paths_render_exactly_as_the_plain_forms() {
+    let pieces = [
+        "", " ", "  ", "a", "张三", "[", "]", "\t", "\r", "\n", "\r\n", "\u{3000}", "\u{a0}",
+        "\u{2028}", "x y", "ab", "(", "@",
+    ];
+    let mut inputs = Vec::new();
+    for a in pieces {
+        for b in pieces {
+            for c in pieces {
+                inputs.push(format!("{a}{b}{c}"));
+            }
+        }
+    }
+    for s in &inputs {
+        assert_eq!(sanitize_name(s), reference::sanitize_name(s), "{s:?}");
+        assert_eq!(single_line(s), reference::single_line(s), "{s:?}");
+        let text = crate::domain::model::Segment::Text(s.clone());
+        let at = crate::domain::model::Segment::At {
+            user_id: Some(7),
+            all: false,
+            name: Some(s.clone()),
+        };
+        let joined = format!("{s}{s}");
+        assert_eq!(
+            segments(&[text.clone(), text.clone()]),
+            reference::single_line(&joined),
+            "{s:?}"
+        );
+        let name = reference::sanitize_name(s);
+        let name = if name.is_empty() {
+            "7".to_owned()
+        } else {
+            name
+        };
+        assert_eq!(segment(&at), Some(format!("@{name}")), "{s:?}");
+    }
+}

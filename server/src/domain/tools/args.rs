@@ -51,6 +51,14 @@ pub enum ArgError {
     },
     /// `messageSeq` is not an integer message id.
     BadMessageSeq(String),
+    /// A time is not ISO 8601 (`2026-11-30T18:00:00+08:00`,
+    /// `2026-11-30 18:00`, `2026-11-30`).
+    BadTime {
+        /// The argument.
+        field: &'static str,
+        /// The value as the caller sent it.
+        value: String,
+    },
     /// A message id argument (`messageId`, `replyTo`) is not a non-zero
     /// integer.
     BadMessageId {
@@ -302,6 +310,36 @@ impl Args {
         }
     }
 
+    /// An optional time (`since`, `until`): an ISO 8601 string, with an
+    /// offset (`2026-11-30T18:00:00+08:00`, `...Z`) or without one
+    /// (`2026-11-30T18:00`, `2026-11-30 18:00:00`, `2026-11-30`: a time in
+    /// `tz`). Unix seconds.
+    pub fn time(
+        &self,
+        field: &'static str,
+        tz: &jiff::tz::TimeZone,
+    ) -> Result<Option<i64>, ArgError> {
+        let text = match self.get(field) {
+            None => return Ok(None),
+            Some(Arg::Json(Value::String(s))) => s.trim().to_owned(),
+            Some(Arg::Json(v)) => {
+                return Err(ArgError::BadTime {
+                    field,
+                    value: v.to_string(),
+                });
+            }
+            Some(Arg::Infinite(text) | Arg::Opaque(text)) => {
+                return Err(ArgError::BadTime {
+                    field,
+                    value: text.clone(),
+                });
+            }
+        };
+        parse_time(&text, tz)
+            .map(Some)
+            .ok_or(ArgError::BadTime { field, value: text })
+    }
+
     /// An optional message id (`messageId`, `replyTo`): a non-zero JSON
     /// integer, or a string of decimal digits for ids a double cannot hold
     /// (ids may be negative).
@@ -374,6 +412,23 @@ impl Args {
             Some(Arg::Infinite(_) | Arg::Opaque(_)) => Err(wrong),
         }
     }
+}
+
+/// Unix seconds of an ISO 8601 time: an instant with an offset, or a civil
+/// date and time (or a date, at midnight) in `tz`.
+pub fn parse_time(text: &str, tz: &jiff::tz::TimeZone) -> Option<i64> {
+    if let Ok(ts) = text.parse::<jiff::Timestamp>() {
+        return Some(ts.as_second());
+    }
+    let civil = text.parse::<jiff::civil::DateTime>().ok().or_else(|| {
+        text.parse::<jiff::civil::Date>()
+            .ok()
+            .map(|d| d.to_datetime(jiff::civil::Time::midnight()))
+    })?;
+    civil
+        .to_zoned_datetime(tz.clone())
+        .ok()
+        .map(|z| z.timestamp().as_second())
 }
 
 /// The top-level object as ordered raw entries (duplicates kept; the last

@@ -56,6 +56,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         // Already in [1, 100], which the domain keeps as it is.
         count: args.count as i32,
         anchor_message_id: args.message_seq,
+        until: None,
     };
     let page = gw
         .get_history(request, ctx.clone())

@@ -1,6 +1,6 @@
-//! The agent tools: seven QQ tools (history, members, send, poke, get
-//! message, recall, get forward), each as a name, a description, a JSON
-//! Schema and a text result.
+//! The agent tools: nine QQ tools (history, members, send, poke, get
+//! message, recall, get forward, get media, archive search), each as a
+//! name, a description, a JSON Schema and a text result.
 //!
 //! A call never fails for anything about the call itself: an unknown tool,
 //! bad JSON, bad arguments and every domain or peer failure come back as a
@@ -13,7 +13,7 @@
 //! ([`Gateway::get_history`], [`Gateway::list_group_members`],
 //! [`Gateway::send_message`], [`Gateway::poke_member`],
 //! [`Gateway::get_message`], [`Gateway::recall_message`],
-//! [`Gateway::get_forward`]); this module only
+//! [`Gateway::get_forward`], [`Gateway::search_messages`]); this module only
 //! parses arguments the tools' way (JavaScript number rules, lenient
 //! defaults) and shapes the result.
 //!
@@ -26,6 +26,7 @@
 //! - [`output`]: the shape of a result.
 //! - [`history`], [`members`], [`send`], [`poke`], [`get_message`],
 //!   [`recall`], [`forward`], [`media`]: one file per tool, each with its
+//!   [`recall`], [`forward`], [`search`]: one file per tool, each with its
 //!   argument struct (the newer ones also with their description and
 //!   schemas).
 
@@ -41,6 +42,7 @@ pub mod poke;
 pub mod props;
 pub mod recall;
 pub mod schema;
+pub mod search;
 pub mod send;
 pub mod texts;
 
@@ -70,8 +72,9 @@ impl Gateway {
         }
     }
 
-    /// The tools this deployment offers: all of them, or only the read
-    /// tools when `tools.write_enabled` is false.
+    /// The tools this deployment offers: all of them, without the write
+    /// tools when `tools.write_enabled` is false, without the search when
+    /// `archive.enabled` is false.
     pub fn list_tools(&self) -> Result<Vec<ToolSpec>> {
         self.check_tools_enabled()?;
         Ok(self.offered().map(ToolSpec::of).collect())
@@ -81,6 +84,8 @@ impl Gateway {
         ToolName::ALL
             .into_iter()
             .filter(|t| self.config.tools.write_enabled || !t.writes())
+            // Without an archive there is nothing to search.
+            .filter(|t| *t != ToolName::Search || self.archive().is_some())
     }
 
     /// Calls the tool `name` (a name or an alias) with `arguments_json` (a
@@ -143,6 +148,7 @@ impl Gateway {
             ToolName::Recall => recall::run(self, &args, ctx).await,
             ToolName::Forward => forward::run(self, &args, ctx).await,
             ToolName::Media => media::run(self, &args, ctx).await,
+            ToolName::Search => search::run(self, &args, ctx).await,
         }
     }
 }

@@ -33,11 +33,13 @@ pub enum ToolName {
     Forward,
     /// `qq_get_media`.
     Media,
+    /// `qq_search_messages`.
+    Search,
 }
 
 impl ToolName {
     /// Every tool, in listing order.
-    pub const ALL: [ToolName; 8] = [
+    pub const ALL: [ToolName; 9] = [
         ToolName::History,
         ToolName::Members,
         ToolName::Send,
@@ -46,6 +48,7 @@ impl ToolName {
         ToolName::Recall,
         ToolName::Forward,
         ToolName::Media,
+        ToolName::Search,
     ];
 
     /// The tool's name.
@@ -59,6 +62,7 @@ impl ToolName {
             ToolName::Recall => "qq_recall",
             ToolName::Forward => "qq_get_forward",
             ToolName::Media => "qq_get_media",
+            ToolName::Search => "qq_search_messages",
         }
     }
 
@@ -73,6 +77,7 @@ impl ToolName {
             | ToolName::Recall
             | ToolName::Forward
             | ToolName::Media => &[],
+            ToolName::Search => &[],
         }
     }
 
@@ -91,6 +96,7 @@ impl ToolName {
             | ToolName::GetMessage
             | ToolName::Forward
             | ToolName::Media => false,
+            ToolName::Search => false,
             ToolName::Send | ToolName::Poke | ToolName::Recall => true,
         }
     }
@@ -203,6 +209,21 @@ Received media are kept by the gateway when they arrive (images and voice record
 Result: an image comes as image content after a text line `[图片] 媒体 <mediaId>：image，<mime type>，<size> 字节，文件名 <name>`; any other kind only as such a line (语音 / 视频 / 文件), use MediaService.DownloadMedia for its bytes. A voice record is the implementation's converted MP3 where it can convert.
 details on success: {\"status\":\"ok\",\"mediaId\",\"kind\":\"image\"|\"record\"|\"video\"|\"file\",\"mimeType\",\"size\",\"sha256\",\"fileName\"}.
 On failure (no mediaId or messageId, an unknown or expired media id, a segment that is not media, a message QQ no longer has, media QQ cannot deliver, too large, account not configured, offline) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+const SEARCH: &str = "\
+Search the gateway's message archive of the QQ chats it serves (whitelisted groups and configured chats: every message received, sent or read there, kept 30 days by default). Never throws. Read-only.
+
+Arguments (all optional):
+- query: text to find inside the message text, case-insensitive; Chinese works as is (\"开会\" finds 明天下午开会). Absent or empty: every message.
+- target: only this chat: `group:<group number>`, `private:<QQ number>`, or bare digits (= a private chat). Absent: every archived chat.
+- since / until: ISO 8601 times, e.g. `2026-11-30T18:00:00+08:00`, `2026-11-30 18:00` or `2026-11-30` (without an offset: the gateway's time zone, default Asia/Shanghai). Messages at or after since and before until.
+- senderId: only messages from this QQ number (a positive integer).
+- limit: matches per page. Default 20. A number is truncated and clamped to [1, 100]; anything else falls back to 20.
+- pageToken: details.nextPageToken of the previous result, for the next (older) matches; keep the other arguments the same.
+- accountId: gateway account, default \"default\".
+
+Result text: the newest matches first page by page, each page oldest first, one line per message: `[HH:mm:ss] name(QQ number): text`; when the page spans several chats each line starts with its chat (`group:<id> `). `（没有找到匹配的消息）` when nothing matches. When older matches exist, a last line gives the pageToken.
+details on success: {\"status\":\"ok\",\"count\":<matches returned>,\"messages\":[{\"messageId\",\"time\" (ISO 8601),\"target\",\"senderId\",\"sender\",\"text\",\"recalled\"}],\"nextPageToken\" (only when older matches exist)}. Recalled messages are left out.
+On failure (bad target, time, senderId or pageToken, account not configured, the archive turned off, the token may not read the chat) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
 
 fn description(tool: ToolName) -> &'static str {
     match tool {
@@ -214,6 +235,7 @@ fn description(tool: ToolName) -> &'static str {
         ToolName::Recall => super::recall::DESCRIPTION,
         ToolName::Forward => super::forward::DESCRIPTION,
         ToolName::Media => MEDIA,
+        ToolName::Search => SEARCH,
     }
 }
 
@@ -365,6 +387,47 @@ fn input_schema(tool: ToolName) -> Value {
             }),
             json!([]),
         ),
+        ToolName::Search => (
+            json!({
+                "query": {
+                    "type": "string",
+                    "description": "Text to find in the message text (case-insensitive); empty: every message.",
+                    "examples": ["开会"]
+                },
+                "target": {
+                    "type": "string",
+                    "pattern": "^(group:|private:)?[0-9]+$",
+                    "description": "Only this chat: `group:<group number>`, `private:<QQ number>`, or bare digits (a private chat).",
+                    "examples": ["group:20000003"]
+                },
+                "since": {
+                    "type": "string",
+                    "description": "ISO 8601 time: only messages at or after it (no offset: the gateway's time zone).",
+                    "examples": ["2026-11-30T18:00:00+08:00", "2026-11-30"]
+                },
+                "until": {
+                    "type": "string",
+                    "description": "ISO 8601 time: only messages before it (no offset: the gateway's time zone).",
+                    "examples": ["2026-12-01T00:00:00+08:00"]
+                },
+                "senderId": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Only messages from this QQ number."
+                },
+                "limit": {
+                    "type": "number",
+                    "default": 20,
+                    "description": "Matches per page; truncated and clamped to [1, 100]; non-numbers mean 20."
+                },
+                "pageToken": {
+                    "type": "string",
+                    "description": "details.nextPageToken of the previous result: the next, older matches."
+                },
+                "accountId": account_id()
+            }),
+            json!([]),
+        ),
     };
     json!({
         "$schema": DIALECT,
@@ -453,6 +516,31 @@ fn details_schema(tool: ToolName) -> Value {
             json!([
                 "status", "mediaId", "kind", "mimeType", "size", "sha256", "fileName"
             ]),
+        ),
+        ToolName::Search => (
+            json!({
+                "count": {"type": "integer", "minimum": 0, "maximum": 100},
+                "messages": {
+                    "type": "array",
+                    "maxItems": 100,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "messageId": {"type": "integer"},
+                            "time": {"type": "string"},
+                            "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
+                            "senderId": {"type": "integer"},
+                            "sender": {"type": "string"},
+                            "text": {"type": "string"},
+                            "recalled": {"type": "boolean"}
+                        },
+                        "required": ["messageId", "time", "target", "senderId", "sender", "text", "recalled"],
+                        "additionalProperties": false
+                    }
+                },
+                "nextPageToken": {"type": "string", "minLength": 1}
+            }),
+            json!(["status", "count", "messages"]),
         ),
     };
     let mut ok_properties = properties;

@@ -118,6 +118,15 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
                 "invalid arguments: messageSeq must be an integer message id (message_id), got {value}."
             ),
         ),
+        ArgError::BadTime { field, value } => pick(
+            locale,
+            format!(
+                "参数不合法：{field}「{value}」不是 ISO 8601 时间，例如 2026-11-30T18:00:00+08:00、2026-11-30 18:00 或 2026-11-30。"
+            ),
+            format!(
+                "invalid arguments: {field} {value:?} is not an ISO 8601 time, e.g. 2026-11-30T18:00:00+08:00, 2026-11-30 18:00 or 2026-11-30."
+            ),
+        ),
         ArgError::BadMessageId { field, value } => pick(
             locale,
             format!("参数不合法：{field} 必须是非 0 的整数消息 id（message_id），收到 {value}。"),
@@ -504,6 +513,12 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             locale,
             format!("无法取得该媒体的内容：{msg}"),
             format!("the media's bytes could not be fetched: {msg}"),
+        ),
+        Kind::ArchiveDisabled => pick(
+            locale,
+            "消息存档未开启（archive.enabled = false），无法搜索消息。".to_owned(),
+            "the message archive is off (archive.enabled = false): messages cannot be searched."
+                .to_owned(),
         ),
         Kind::UserNotAllowed => {
             let user = meta("user_id");

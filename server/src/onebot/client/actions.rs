@@ -15,7 +15,9 @@ use crate::error::{Error, Kind, Result};
 use crate::onebot::answer;
 use crate::onebot::flavor::Flavor;
 use crate::onebot::ids;
-use crate::onebot::model::{decode_forward, decode_group, decode_members, decode_message, int_of};
+use crate::onebot::model::{
+    MemberList, decode_forward, decode_group, decode_message, int_of, member_list,
+};
 use crate::onebot::outgoing::{self, object};
 
 impl Inner {
@@ -145,15 +147,21 @@ impl PeerApi for AccountClient {
         if let (Some(nc), Some(o)) = (no_cache, params.as_object_mut()) {
             o.insert("no_cache".into(), json!(nc));
         }
+        // The list is read from the answer's text in one pass; each member
+        // keeps its own object as a slice of that text.
         let data = self
             .inner
-            .call_action("get_group_member_list", params, deadline)
+            .call_data("get_group_member_list", params, deadline)
             .await?;
-        Ok(decode_members(answer::list(
-            "get_group_member_list",
-            data,
-            false,
-        )?))
+        match data.into_raw().map(member_list) {
+            None | Some(MemberList::Nothing) => Err(answer::lacks("get_group_member_list")),
+            Some(MemberList::Members(members)) => Ok(members),
+            Some(MemberList::NotAnArray(kind)) => Err(Error::new(
+                Kind::OnebotProtocolError,
+                format!("get_group_member_list: expected an array, got {kind}"),
+            )
+            .with("action", "get_group_member_list")),
+        }
     }
 
     async fn get_groups(&self, deadline: Deadline) -> Result<Vec<GroupInfo>> {
@@ -181,9 +189,10 @@ impl PeerApi for AccountClient {
             outgoing::message(inner.flavor(), inner.cfg.shared_dir.as_ref(), segments).await?;
         let (action, target) = Inner::send_action(chat);
         let data = inner
-            .call_action(
+            .call_action_with(
                 action,
                 object([target, ("message", encoded.message)]),
+                &encoded.media,
                 deadline,
             )
             .await?;
@@ -208,25 +217,24 @@ impl PeerApi for AccountClient {
         deadline: Deadline,
     ) -> Result<()> {
         let inner = &self.inner;
-        let (file, _copy) =
-            outgoing::upload_file(inner.flavor(), inner.cfg.shared_dir.as_ref(), file, name)
-                .await?;
+        let file = outgoing::upload_file(inner.flavor(), inner.cfg.shared_dir.as_ref(), file, name)
+            .await?;
         let (action, target) = match chat {
             ChatRef::Group(id) => ("upload_group_file", ("group_id", json!(id))),
             ChatRef::Private(id) => ("upload_private_file", ("user_id", json!(id))),
         };
-        inner
-            .call_action(
-                action,
-                object([
-                    target,
-                    ("file", Value::String(file)),
-                    ("name", Value::String(name.to_owned())),
-                ]),
-                deadline,
-            )
-            .await
-            .map(drop)
+        let params = object([
+            target,
+            ("file", file.file),
+            ("name", Value::String(name.to_owned())),
+        ]);
+        let media: Vec<_> = file.media.into_iter().collect();
+        let sent = inner
+            .call_action_with(action, params, &media, deadline)
+            .await;
+        // The shared copy lives until the peer has answered.
+        drop(file.copy);
+        sent.map(drop)
     }
 
     /// By the flavor's path: `group_poke`, or a `poke` segment on

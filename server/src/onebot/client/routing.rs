@@ -22,6 +22,7 @@ use crate::error::{Error, Kind, Result};
 use crate::onebot::flavor::Flavor;
 use crate::onebot::frame::{Data, Frame};
 use crate::onebot::ids;
+use crate::onebot::outgoing::LazyBase64;
 use crate::onebot::retcode::{self, Via};
 use crate::onebot::transport::body::ParamsJson;
 use crate::onebot::transport::http::{HttpError, HttpTransport};
@@ -126,7 +127,19 @@ impl Inner {
         params: Value,
         deadline: Deadline,
     ) -> Result<Value> {
-        self.call_data(action, params, deadline)
+        self.call_action_with(action, params, &[], deadline).await
+    }
+
+    /// [`call_action`](Self::call_action) with parameters that hold
+    /// placeholders of `media` (encoded as the frame is written).
+    pub(crate) async fn call_action_with(
+        &self,
+        action: &str,
+        params: Value,
+        media: &[LazyBase64],
+        deadline: Deadline,
+    ) -> Result<Value> {
+        self.call_data_with(action, params, media, deadline)
             .await
             .map(Data::into_value)
     }
@@ -136,7 +149,17 @@ impl Inner {
     pub(crate) async fn call_data(
         &self,
         action: &str,
+        params: Value,
+        caller: Deadline,
+    ) -> Result<Data> {
+        self.call_data_with(action, params, &[], caller).await
+    }
+
+    async fn call_data_with(
+        &self,
+        action: &str,
         mut params: Value,
+        media: &[LazyBase64],
         caller: Deadline,
     ) -> Result<Data> {
         // Mapped message ids go back as the peer wrote them.
@@ -154,7 +177,7 @@ impl Inner {
         let deadline = Instant::now() + timeout;
         // Serialized once, taking the parameters' large media strings as
         // they are: they are not copied again on the way to the socket.
-        let params = ParamsJson::new(params);
+        let params = ParamsJson::with_media(params, media);
         let mut retried = false;
         let _pending = m::PendingCall::start(&self.id);
         loop {

@@ -23,7 +23,11 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::value::{Fields, message_of_fields, raw_of_text, segment_of_parts, segments_of};
+use super::scalar::Scalar;
+use super::value::{
+    Fields, SEGMENT_FIELDS, SegmentFields, message_of_fields, raw_of_text, reads_fields,
+    segment_of_fields, segment_of_parts, segments_of,
+};
 use crate::domain::model::{ChatRef, Message, RawEntries, RawJson, Segment};
 
 /// The top-level keys decoding reads: the plain fields first, then
@@ -148,10 +152,7 @@ pub enum Entries {
 /// one under `messages`) in one pass over its text. Each message's `raw`
 /// shares the text rather than copying its entry out.
 pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
-    let page = Arc::new(PageText {
-        data,
-        entries: OnceLock::new(),
-    });
+    let page = Arc::new(PageText::new(data));
     // The text is valid JSON; only a nesting deeper than serde_json allows
     // fails here.
     let shape = match serde_json::from_str::<Shape>(page.data.get()) {
@@ -176,11 +177,27 @@ pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
     }
 }
 
-/// A history answer's `data` text, shared by the messages decoded from it.
+/// An answer's `data` text (a history page, a member list), shared by the
+/// objects decoded from it.
 pub(super) struct PageText {
     data: Box<RawValue>,
-    /// Where each entry of the message list lies in `data`.
+    /// Where each entry of the list lies in `data`.
     entries: OnceLock<Vec<Range<usize>>>,
+}
+
+impl PageText {
+    /// The shared text of `data`.
+    pub(super) fn new(data: Box<RawValue>) -> PageText {
+        PageText {
+            data,
+            entries: OnceLock::new(),
+        }
+    }
+
+    /// The text.
+    pub(super) fn text(&self) -> &str {
+        self.data.get()
+    }
 }
 
 impl RawEntries for PageText {
@@ -461,18 +478,79 @@ impl FromMap for SenderFields {
 }
 
 /// One entry of a segment array: `None` unless it is an object with a
-/// string `type` (as [`decode_segment`]).
+/// string `type` (as [`decode_segment`](super::decode_segment)).
 struct SegmentEntry(Option<Segment>);
 
 impl FromMap for SegmentEntry {
-    fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        let mut values: [Value; SEGMENT_KEYS.len()] = Default::default();
-        read_keys(map, &SEGMENT_KEYS, &mut values)?;
-        let [kind, data] = values;
-        Ok(SegmentEntry(
-            kind.as_str()
-                .map(|kind| segment_of_parts(kind, data.as_object())),
-        ))
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut kind = Scalar::Null;
+        let mut data: Option<&'de RawValue> = None;
+        while let Some(index) = map.next_key_seed(Key(&SEGMENT_KEYS))? {
+            match index {
+                Some(0) => kind = map.next_value()?,
+                Some(_) => data = Some(map.next_value()?),
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let Some(kind) = kind.as_str() else {
+            return Ok(SegmentEntry(None));
+        };
+        // `data` is valid JSON text borrowed from the page: the common kinds
+        // read their scalar fields from it without building a tree.
+        let data = data.filter(|d| d.get() != "null");
+        let segment = if reads_fields(kind) {
+            let fields = data
+                .and_then(|d| serde_json::from_str::<Obj<DataFields<'_>>>(d.get()).ok())
+                .and_then(|Obj(f)| f)
+                .map_or_else(|| SegmentFields::from_fn(|_| Scalar::Null), |f| f.0);
+            segment_of_fields(kind, fields)
+        } else {
+            let value: Option<Value> = data.and_then(|d| serde_json::from_str(d.get()).ok());
+            segment_of_parts(kind, value.as_ref().and_then(Value::as_object))
+        };
+        Ok(SegmentEntry(Some(segment)))
+    }
+}
+
+/// A segment's `data` object, as its scalar fields.
+struct DataFields<'a>(SegmentFields<'a>);
+
+impl<'de> Deserialize<'de> for Obj<DataFields<'de>> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(DataVisitor).map(Obj)
+    }
+}
+
+struct DataVisitor;
+
+impl<'de> Visitor<'de> for DataVisitor {
+    type Value = Option<DataFields<'de>>;
+
+    scalars!(Option<DataFields<'de>>, |_: &Self| None; bool, i64, u64, f64, str, unit);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut fields = SegmentFields::from_fn(|_| Scalar::Null);
+        // Later duplicates win, as in a `Value`.
+        while let Some(index) = map.next_key_seed(Key(&SEGMENT_FIELDS))? {
+            match index {
+                Some(i) => fields.0[i] = map.next_value()?,
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Some(DataFields(fields)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
     }
 }
 

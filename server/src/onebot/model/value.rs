@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::scalar::Scalar;
 use crate::domain::model::{
     ChatRef, GroupInfo, GroupMember, Message, RawEntries, RawJson, Segment, Sender,
 };
@@ -60,17 +61,6 @@ fn text_field(obj: &Map<String, Value>, key: &str) -> String {
     str_of(field(obj, key)).unwrap_or_default()
 }
 
-fn first_text(obj: &Map<String, Value>, keys: &[&str]) -> String {
-    keys.iter()
-        .filter_map(|k| str_of(field(obj, k)))
-        .find(|s| !s.is_empty())
-        .unwrap_or_default()
-}
-
-fn size_field(obj: &Map<String, Value>, key: &str) -> i64 {
-    int_of(field(obj, key)).filter(|n| *n > 0).unwrap_or(0)
-}
-
 /// Decodes one OneBot segment object `{"type": ..., "data": {...}}`.
 /// `None` when `type` is not a string; a missing or non-object `data`
 /// counts as `{}`.
@@ -86,49 +76,11 @@ pub fn decode_segment(seg: &Value) -> Option<Segment> {
 pub(super) fn segment_of_parts(kind: &str, data: Option<&Map<String, Value>>) -> Segment {
     let empty = Map::new();
     let data = data.unwrap_or(&empty);
+    if reads_fields(kind) {
+        let fields = SegmentFields::from_fn(|key| Scalar::of_value(field(data, key)));
+        return segment_of_fields(kind, fields);
+    }
     match kind {
-        "text" => Segment::Text(text_field(data, "text")),
-        "at" => {
-            let qq = field(data, "qq");
-            let all = qq.as_str().is_some_and(|s| s.trim() == "all");
-            let user_id = if all { None } else { int_of(qq) };
-            let name = str_of(field(data, "name"))
-                .filter(|s| !s.is_empty())
-                .or_else(|| {
-                    (!all && user_id.is_none())
-                        .then(|| str_of(qq))
-                        .flatten()
-                        .filter(|s| !s.is_empty())
-                });
-            Segment::At { user_id, all, name }
-        }
-        "face" => Segment::Face {
-            id: text_field(data, "id"),
-        },
-        "image" => Segment::Image {
-            file: text_field(data, "file"),
-            url: text_field(data, "url"),
-            file_size: size_field(data, "file_size"),
-            summary: text_field(data, "summary"),
-        },
-        "record" => Segment::Record {
-            file: text_field(data, "file"),
-            url: text_field(data, "url"),
-        },
-        "video" => Segment::Video {
-            file: text_field(data, "file"),
-            url: text_field(data, "url"),
-        },
-        "file" => Segment::File {
-            file: first_text(data, &["file", "file_id"]),
-            name: text_field(data, "name"),
-            file_size: size_field(data, "file_size"),
-            url: text_field(data, "url"),
-        },
-        "reply" => Segment::reply(ids::message_id_text(&first_text(data, &["id", "seq"]))),
-        "forward" => Segment::Forward {
-            id: first_text(data, &["id", "res_id", "forward_id"]),
-        },
         "json" => Segment::Json {
             data: match field(data, "data") {
                 Value::Null => String::new(),
@@ -136,16 +88,146 @@ pub(super) fn segment_of_parts(kind: &str, data: Option<&Map<String, Value>>) ->
                 other => other.to_string(),
             },
         },
-        "xml" => Segment::Xml {
-            data: text_field(data, "data"),
-        },
-        "poke" => Segment::Poke {
-            kind: text_field(data, "type"),
-            id: text_field(data, "id"),
-        },
         other => Segment::Unknown {
             kind: other.to_owned(),
             data_json: Value::Object(data.clone()).to_string(),
+        },
+    }
+}
+
+/// True for the segment kinds [`segment_of_fields`] decodes from their
+/// scalar fields alone (the others need the whole `data` object).
+pub(super) fn reads_fields(kind: &str) -> bool {
+    matches!(
+        kind,
+        "text"
+            | "at"
+            | "face"
+            | "image"
+            | "record"
+            | "video"
+            | "file"
+            | "reply"
+            | "forward"
+            | "xml"
+            | "poke"
+    )
+}
+
+/// The `data` keys segments of the kinds [`reads_fields`] names are made of
+/// (`type` is the poke segment's kind).
+pub(super) const SEGMENT_FIELDS: [&str; 14] = [
+    "text",
+    "qq",
+    "name",
+    "id",
+    "file",
+    "url",
+    "file_size",
+    "summary",
+    "file_id",
+    "seq",
+    "res_id",
+    "forward_id",
+    "data",
+    "type",
+];
+
+/// The scalar values of a segment's `data`, by [`SEGMENT_FIELDS`].
+pub(super) struct SegmentFields<'a>(pub(super) [Scalar<'a>; SEGMENT_FIELDS.len()]);
+
+impl<'a> SegmentFields<'a> {
+    /// The fields read by `read` for each key.
+    pub(super) fn from_fn(mut read: impl FnMut(&str) -> Scalar<'a>) -> Self {
+        let mut out: [Scalar<'a>; SEGMENT_FIELDS.len()] = Default::default();
+        for (slot, key) in out.iter_mut().zip(SEGMENT_FIELDS) {
+            *slot = read(key);
+        }
+        SegmentFields(out)
+    }
+
+    /// The index of `key`, if it is one of the fields.
+    pub(super) fn index(key: &str) -> Option<usize> {
+        SEGMENT_FIELDS.iter().position(|k| *k == key)
+    }
+
+    fn take(&mut self, key: &str) -> Scalar<'a> {
+        Self::index(key).map_or(Scalar::Null, |i| std::mem::take(&mut self.0[i]))
+    }
+
+    fn text(&mut self, key: &str) -> String {
+        self.take(key).text().unwrap_or_default()
+    }
+
+    fn first_text(&mut self, keys: &[&str]) -> String {
+        keys.iter()
+            .filter_map(|k| self.take(k).text())
+            .find(|s| !s.is_empty())
+            .unwrap_or_default()
+    }
+
+    fn size(&mut self, key: &str) -> i64 {
+        self.take(key).int().filter(|n| *n > 0).unwrap_or(0)
+    }
+}
+
+/// A segment of a kind [`reads_fields`] names, from its fields.
+pub(super) fn segment_of_fields(kind: &str, mut data: SegmentFields<'_>) -> Segment {
+    match kind {
+        "text" => Segment::Text(data.text("text")),
+        "at" => {
+            let qq = data.take("qq");
+            let all = qq.as_str().is_some_and(|s| s.trim() == "all");
+            let user_id = if all { None } else { qq.int() };
+            let name = data
+                .take("name")
+                .text()
+                .filter(|s| !s.is_empty())
+                .or_else(|| {
+                    (!all && user_id.is_none())
+                        .then(|| qq.text())
+                        .flatten()
+                        .filter(|s| !s.is_empty())
+                });
+            Segment::At { user_id, all, name }
+        }
+        "face" => Segment::Face {
+            id: data.text("id"),
+        },
+        "image" => Segment::Image {
+            file: data.text("file"),
+            url: data.text("url"),
+            file_size: data.size("file_size"),
+            summary: data.text("summary"),
+        },
+        "record" => Segment::Record {
+            file: data.text("file"),
+            url: data.text("url"),
+        },
+        "video" => Segment::Video {
+            file: data.text("file"),
+            url: data.text("url"),
+        },
+        "file" => Segment::File {
+            file: data.first_text(&["file", "file_id"]),
+            name: data.text("name"),
+            file_size: data.size("file_size"),
+            url: data.text("url"),
+        },
+        "reply" => Segment::reply(ids::message_id_text(&data.first_text(&["id", "seq"]))),
+        "forward" => Segment::Forward {
+            id: data.first_text(&["id", "res_id", "forward_id"]),
+        },
+        "xml" => Segment::Xml {
+            data: data.text("data"),
+        },
+        "poke" => Segment::Poke {
+            kind: data.text("type"),
+            id: data.text("id"),
+        },
+        other => Segment::Unknown {
+            kind: other.to_owned(),
+            data_json: "{}".to_owned(),
         },
     }
 }

@@ -82,7 +82,8 @@ impl HttpTransport {
             .client
             .post(url)
             .header(http::header::CONTENT_TYPE, "application/json")
-            .body(params.to_vec())
+            .header(http::header::CONTENT_LENGTH, params.len())
+            .body(body(params))
             .timeout(timeout);
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
@@ -177,6 +178,19 @@ fn split_frames(body: &[u8]) -> impl Iterator<Item = &[u8]> {
             }
         }
     })
+}
+
+/// The request body: the JSON text, or with media a stream that encodes
+/// them block by block as the body is sent (with its length, so the peer
+/// sees a plain body, not a chunked one).
+fn body(params: &ParamsJson) -> reqwest::Body {
+    if !params.has_media() {
+        return reqwest::Body::from(params.to_vec());
+    }
+    let blocks = futures_util::stream::try_unfold(params.blocks(), |mut blocks| async move {
+        Ok::<_, std::io::Error>(blocks.next().await?.map(|b| (b, blocks)))
+    });
+    reqwest::Body::wrap_stream(blocks)
 }
 
 fn classify(e: &reqwest::Error) -> HttpError {

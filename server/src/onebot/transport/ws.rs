@@ -34,7 +34,7 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_util::sync::CancellationToken;
 
 use super::BoxIo;
-use super::body::{Outgoing, ParamsJson};
+use super::body::{Fragments, Outgoing, ParamsJson};
 use super::pending::{Answer, Pending, PendingStream, RegisterError, echo_key};
 use crate::domain::model::TransportKind;
 use crate::onebot::events::{self, Decoded};
@@ -344,8 +344,12 @@ impl Drop for FlushOnDrop<'_> {
 
 impl Writer {
     fn fail(&self, e: &tungstenite::Error) {
+        self.fail_with(format!("write failed: {e}"));
+    }
+
+    fn fail_with(&self, why: String) {
         let mut error = self.error.lock().unwrap_or_else(|p| p.into_inner());
-        error.get_or_insert_with(|| format!("write failed: {e}"));
+        error.get_or_insert(why);
         self.failed.cancel();
     }
 
@@ -378,30 +382,44 @@ impl Writer {
         result.map_err(|e| self.fail(&e))
     }
 
-    /// Writes the fragments of one message back to back, each flushed
-    /// before the next is buffered; runs to the end (or `close`) whoever
-    /// waits for it.
+    /// Writes the fragments of one message back to back as they are
+    /// produced, each flushed before the next is made; runs to the end (or
+    /// `close`) whoever waits for it. Media that cannot be read end the
+    /// link once part of the message is out (the peer would wait for the
+    /// rest).
     async fn write_fragments(
         self: Arc<Self>,
-        frames: Vec<tungstenite::protocol::frame::Frame>,
+        mut frames: Fragments,
         buffered: Arc<AtomicBool>,
         close: CancellationToken,
     ) -> Result<(), ()> {
+        enum Failed {
+            Socket(tungstenite::Error),
+            Media(std::io::Error),
+        }
         let mut sink = self.sink.lock().await;
         let Some(sink) = sink.as_mut().filter(|_| !self.failed.is_cancelled()) else {
             return Err(());
         };
         let all = async {
-            for f in frames {
-                sink.feed(Message::Frame(f)).await?;
+            while let Some(f) = frames.next_frame().await.map_err(Failed::Media)? {
+                sink.feed(Message::Frame(f)).await.map_err(Failed::Socket)?;
                 buffered.store(true, Ordering::Release);
-                sink.flush().await?;
+                sink.flush().await.map_err(Failed::Socket)?;
             }
             Ok(())
         };
         let result = tokio::select! {
             _ = close.cancelled() => Err(()),
-            r = all => r.map_err(|e: tungstenite::Error| self.fail(&e)),
+            r = all => r.map_err(|e| match e {
+                Failed::Socket(e) => self.fail(&e),
+                Failed::Media(e) => {
+                    tracing::warn!(error = %e, "cannot read media while sending them");
+                    if buffered.load(Ordering::Acquire) {
+                        self.fail_with(format!("media could not be read mid-message: {e}"));
+                    }
+                }
+            }),
         };
         forget_writer(sink);
         result

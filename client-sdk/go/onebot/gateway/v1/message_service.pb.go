@@ -9,6 +9,7 @@ package gatewayv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -34,8 +35,15 @@ type GetHistoryRequest struct {
 	// Page anchor (the agent tool's `messageSeq`): return the messages
 	// strictly older than this message id. Absent means the newest page.
 	AnchorMessageId *int64 `protobuf:"varint,4,opt,name=anchor_message_id,json=anchorMessageId,proto3,oneof" json:"anchor_message_id,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Only messages before this time: the page of up to `count` messages
+	// before it, from the gateway's archive merged with the peer's history
+	// (deduplicated by message id), so times the peer's history cannot reach
+	// by paging, or missed while the bot was offline, are served too. When the
+	// peer cannot be reached, the archive's messages alone. Absent: the page
+	// comes from the peer as without an archive.
+	Until         *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=until,proto3,oneof" json:"until,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetHistoryRequest) Reset() {
@@ -94,6 +102,13 @@ func (x *GetHistoryRequest) GetAnchorMessageId() int64 {
 		return *x.AnchorMessageId
 	}
 	return 0
+}
+
+func (x *GetHistoryRequest) GetUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Until
+	}
+	return nil
 }
 
 // Response of MessageService.GetHistory.
@@ -955,18 +970,223 @@ func (x *GetForwardMessagesResponse) GetRendered() string {
 	return ""
 }
 
+// Request of MessageService.SearchMessages.
+type SearchMessagesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account whose archive is searched; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// Only this chat. Absent means every archived chat of the account (for a
+	// token limited to some groups: those groups).
+	Chat *Chat `protobuf:"bytes,2,opt,name=chat,proto3,oneof" json:"chat,omitempty"`
+	// Substring of the message text to find, case-insensitive, Chinese
+	// included (`开会`); served by an index from one character on. Leading
+	// and trailing white space is ignored. Empty matches every message.
+	Query string `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
+	// Only messages sent at or after this time.
+	Since *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
+	// Only messages sent before this time.
+	Until *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=until,proto3" json:"until,omitempty"`
+	// Only messages from this QQ number.
+	SenderId *int64 `protobuf:"varint,6,opt,name=sender_id,json=senderId,proto3,oneof" json:"sender_id,omitempty"`
+	// Messages per page. 0 means the default 20; other values are clamped to
+	// [1, 100], never rejected.
+	Limit int32 `protobuf:"varint,7,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The previous response's `next_page_token`; empty for the first (newest)
+	// page. A token used with different search fields is INVALID_ARGUMENT.
+	PageToken string `protobuf:"bytes,8,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Include recalled messages (hidden by default); they are listed in
+	// `recalled_message_ids`.
+	IncludeRecalled bool `protobuf:"varint,9,opt,name=include_recalled,json=includeRecalled,proto3" json:"include_recalled,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *SearchMessagesRequest) Reset() {
+	*x = SearchMessagesRequest{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchMessagesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchMessagesRequest) ProtoMessage() {}
+
+func (x *SearchMessagesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchMessagesRequest.ProtoReflect.Descriptor instead.
+func (*SearchMessagesRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *SearchMessagesRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *SearchMessagesRequest) GetChat() *Chat {
+	if x != nil {
+		return x.Chat
+	}
+	return nil
+}
+
+func (x *SearchMessagesRequest) GetQuery() string {
+	if x != nil {
+		return x.Query
+	}
+	return ""
+}
+
+func (x *SearchMessagesRequest) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *SearchMessagesRequest) GetUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Until
+	}
+	return nil
+}
+
+func (x *SearchMessagesRequest) GetSenderId() int64 {
+	if x != nil && x.SenderId != nil {
+		return *x.SenderId
+	}
+	return 0
+}
+
+func (x *SearchMessagesRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *SearchMessagesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *SearchMessagesRequest) GetIncludeRecalled() bool {
+	if x != nil {
+		return x.IncludeRecalled
+	}
+	return false
+}
+
+// Response of MessageService.SearchMessages.
+type SearchMessagesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One page of matches, sorted by time ascending (messages of the same
+	// second in the order the gateway archived them); the newest matches come
+	// first page by page.
+	Messages []*ChatMessage `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
+	// The page in the history format, one `[HH:mm:ss] 名字(QQ号): 文本` line per
+	// message; when the page spans several chats each line starts with its
+	// chat (`group:<id> `); recalled messages end with `（已撤回）`.
+	// `（没有找到匹配的消息）` when nothing matched.
+	Rendered string `protobuf:"bytes,2,opt,name=rendered,proto3" json:"rendered,omitempty"`
+	// Token of the next (older) page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,3,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	// The ids of the recalled messages on this page (only with
+	// `include_recalled`).
+	RecalledMessageIds []int64 `protobuf:"varint,4,rep,packed,name=recalled_message_ids,json=recalledMessageIds,proto3" json:"recalled_message_ids,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *SearchMessagesResponse) Reset() {
+	*x = SearchMessagesResponse{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchMessagesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchMessagesResponse) ProtoMessage() {}
+
+func (x *SearchMessagesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchMessagesResponse.ProtoReflect.Descriptor instead.
+func (*SearchMessagesResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *SearchMessagesResponse) GetMessages() []*ChatMessage {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+func (x *SearchMessagesResponse) GetRendered() string {
+	if x != nil {
+		return x.Rendered
+	}
+	return ""
+}
+
+func (x *SearchMessagesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+func (x *SearchMessagesResponse) GetRecalledMessageIds() []int64 {
+	if x != nil {
+		return x.RecalledMessageIds
+	}
+	return nil
+}
+
 var File_onebot_gateway_v1_message_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\n" +
-	"'onebot/gateway/v1/message_service.proto\x12\x11onebot.gateway.v1\x1a\x1eonebot/gateway/v1/common.proto\"\xbc\x01\n" +
+	"'onebot/gateway/v1/message_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"\xfd\x01\n" +
 	"\x11GetHistoryRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12+\n" +
 	"\x04chat\x18\x02 \x01(\v2\x17.onebot.gateway.v1.ChatR\x04chat\x12\x14\n" +
 	"\x05count\x18\x03 \x01(\x05R\x05count\x12/\n" +
-	"\x11anchor_message_id\x18\x04 \x01(\x03H\x00R\x0fanchorMessageId\x88\x01\x01B\x14\n" +
-	"\x12_anchor_message_id\"\xd9\x01\n" +
+	"\x11anchor_message_id\x18\x04 \x01(\x03H\x00R\x0fanchorMessageId\x88\x01\x01\x125\n" +
+	"\x05until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampH\x01R\x05until\x88\x01\x01B\x14\n" +
+	"\x12_anchor_message_idB\b\n" +
+	"\x06_until\"\xd9\x01\n" +
 	"\x12GetHistoryResponse\x12\x16\n" +
 	"\x06target\x18\x01 \x01(\tR\x06target\x12:\n" +
 	"\bmessages\x18\x02 \x03(\v2\x1e.onebot.gateway.v1.ChatMessageR\bmessages\x12\x1a\n" +
@@ -1033,7 +1253,27 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"forward_id\x18\x02 \x01(\tR\tforwardId\"t\n" +
 	"\x1aGetForwardMessagesResponse\x12:\n" +
 	"\bmessages\x18\x01 \x03(\v2\x1e.onebot.gateway.v1.ChatMessageR\bmessages\x12\x1a\n" +
-	"\brendered\x18\x02 \x01(\tR\brendered2\xfb\x03\n" +
+	"\brendered\x18\x02 \x01(\tR\brendered\"\xfb\x02\n" +
+	"\x15SearchMessagesRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x120\n" +
+	"\x04chat\x18\x02 \x01(\v2\x17.onebot.gateway.v1.ChatH\x00R\x04chat\x88\x01\x01\x12\x14\n" +
+	"\x05query\x18\x03 \x01(\tR\x05query\x120\n" +
+	"\x05since\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
+	"\x05until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\x12 \n" +
+	"\tsender_id\x18\x06 \x01(\x03H\x01R\bsenderId\x88\x01\x01\x12\x14\n" +
+	"\x05limit\x18\a \x01(\x05R\x05limit\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\b \x01(\tR\tpageToken\x12)\n" +
+	"\x10include_recalled\x18\t \x01(\bR\x0fincludeRecalledB\a\n" +
+	"\x05_chatB\f\n" +
+	"\n" +
+	"_sender_id\"\xca\x01\n" +
+	"\x16SearchMessagesResponse\x12:\n" +
+	"\bmessages\x18\x01 \x03(\v2\x1e.onebot.gateway.v1.ChatMessageR\bmessages\x12\x1a\n" +
+	"\brendered\x18\x02 \x01(\tR\brendered\x12&\n" +
+	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\x120\n" +
+	"\x14recalled_message_ids\x18\x04 \x03(\x03R\x12recalledMessageIds2\xe2\x04\n" +
 	"\x0eMessageService\x12Y\n" +
 	"\n" +
 	"GetHistory\x12$.onebot.gateway.v1.GetHistoryRequest\x1a%.onebot.gateway.v1.GetHistoryResponse\x12\\\n" +
@@ -1041,7 +1281,8 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\n" +
 	"GetMessage\x12$.onebot.gateway.v1.GetMessageRequest\x1a%.onebot.gateway.v1.GetMessageResponse\x12b\n" +
 	"\rRecallMessage\x12'.onebot.gateway.v1.RecallMessageRequest\x1a(.onebot.gateway.v1.RecallMessageResponse\x12q\n" +
-	"\x12GetForwardMessages\x12,.onebot.gateway.v1.GetForwardMessagesRequest\x1a-.onebot.gateway.v1.GetForwardMessagesResponseBl\n" +
+	"\x12GetForwardMessages\x12,.onebot.gateway.v1.GetForwardMessagesRequest\x1a-.onebot.gateway.v1.GetForwardMessagesResponse\x12e\n" +
+	"\x0eSearchMessages\x12(.onebot.gateway.v1.SearchMessagesRequest\x1a).onebot.gateway.v1.SearchMessagesResponseBl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (
@@ -1056,7 +1297,7 @@ func file_onebot_gateway_v1_message_service_proto_rawDescGZIP() []byte {
 	return file_onebot_gateway_v1_message_service_proto_rawDescData
 }
 
-var file_onebot_gateway_v1_message_service_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_onebot_gateway_v1_message_service_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_onebot_gateway_v1_message_service_proto_goTypes = []any{
 	(*GetHistoryRequest)(nil),          // 0: onebot.gateway.v1.GetHistoryRequest
 	(*GetHistoryResponse)(nil),         // 1: onebot.gateway.v1.GetHistoryResponse
@@ -1070,33 +1311,43 @@ var file_onebot_gateway_v1_message_service_proto_goTypes = []any{
 	(*RecallMessageResponse)(nil),      // 9: onebot.gateway.v1.RecallMessageResponse
 	(*GetForwardMessagesRequest)(nil),  // 10: onebot.gateway.v1.GetForwardMessagesRequest
 	(*GetForwardMessagesResponse)(nil), // 11: onebot.gateway.v1.GetForwardMessagesResponse
-	(*Chat)(nil),                       // 12: onebot.gateway.v1.Chat
-	(*ChatMessage)(nil),                // 13: onebot.gateway.v1.ChatMessage
+	(*SearchMessagesRequest)(nil),      // 12: onebot.gateway.v1.SearchMessagesRequest
+	(*SearchMessagesResponse)(nil),     // 13: onebot.gateway.v1.SearchMessagesResponse
+	(*Chat)(nil),                       // 14: onebot.gateway.v1.Chat
+	(*timestamppb.Timestamp)(nil),      // 15: google.protobuf.Timestamp
+	(*ChatMessage)(nil),                // 16: onebot.gateway.v1.ChatMessage
 }
 var file_onebot_gateway_v1_message_service_proto_depIdxs = []int32{
-	12, // 0: onebot.gateway.v1.GetHistoryRequest.chat:type_name -> onebot.gateway.v1.Chat
-	13, // 1: onebot.gateway.v1.GetHistoryResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
-	2,  // 2: onebot.gateway.v1.SendMessageRequest.images:type_name -> onebot.gateway.v1.MediaSource
-	2,  // 3: onebot.gateway.v1.SendMessageRequest.videos:type_name -> onebot.gateway.v1.MediaSource
-	2,  // 4: onebot.gateway.v1.SendMessageRequest.file:type_name -> onebot.gateway.v1.MediaSource
-	5,  // 5: onebot.gateway.v1.SendMessageResponse.media:type_name -> onebot.gateway.v1.MediaSummary
-	13, // 6: onebot.gateway.v1.GetMessageResponse.message:type_name -> onebot.gateway.v1.ChatMessage
-	13, // 7: onebot.gateway.v1.GetForwardMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
-	0,  // 8: onebot.gateway.v1.MessageService.GetHistory:input_type -> onebot.gateway.v1.GetHistoryRequest
-	3,  // 9: onebot.gateway.v1.MessageService.SendMessage:input_type -> onebot.gateway.v1.SendMessageRequest
-	6,  // 10: onebot.gateway.v1.MessageService.GetMessage:input_type -> onebot.gateway.v1.GetMessageRequest
-	8,  // 11: onebot.gateway.v1.MessageService.RecallMessage:input_type -> onebot.gateway.v1.RecallMessageRequest
-	10, // 12: onebot.gateway.v1.MessageService.GetForwardMessages:input_type -> onebot.gateway.v1.GetForwardMessagesRequest
-	1,  // 13: onebot.gateway.v1.MessageService.GetHistory:output_type -> onebot.gateway.v1.GetHistoryResponse
-	4,  // 14: onebot.gateway.v1.MessageService.SendMessage:output_type -> onebot.gateway.v1.SendMessageResponse
-	7,  // 15: onebot.gateway.v1.MessageService.GetMessage:output_type -> onebot.gateway.v1.GetMessageResponse
-	9,  // 16: onebot.gateway.v1.MessageService.RecallMessage:output_type -> onebot.gateway.v1.RecallMessageResponse
-	11, // 17: onebot.gateway.v1.MessageService.GetForwardMessages:output_type -> onebot.gateway.v1.GetForwardMessagesResponse
-	13, // [13:18] is the sub-list for method output_type
-	8,  // [8:13] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	14, // 0: onebot.gateway.v1.GetHistoryRequest.chat:type_name -> onebot.gateway.v1.Chat
+	15, // 1: onebot.gateway.v1.GetHistoryRequest.until:type_name -> google.protobuf.Timestamp
+	16, // 2: onebot.gateway.v1.GetHistoryResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	2,  // 3: onebot.gateway.v1.SendMessageRequest.images:type_name -> onebot.gateway.v1.MediaSource
+	2,  // 4: onebot.gateway.v1.SendMessageRequest.videos:type_name -> onebot.gateway.v1.MediaSource
+	2,  // 5: onebot.gateway.v1.SendMessageRequest.file:type_name -> onebot.gateway.v1.MediaSource
+	5,  // 6: onebot.gateway.v1.SendMessageResponse.media:type_name -> onebot.gateway.v1.MediaSummary
+	16, // 7: onebot.gateway.v1.GetMessageResponse.message:type_name -> onebot.gateway.v1.ChatMessage
+	16, // 8: onebot.gateway.v1.GetForwardMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	14, // 9: onebot.gateway.v1.SearchMessagesRequest.chat:type_name -> onebot.gateway.v1.Chat
+	15, // 10: onebot.gateway.v1.SearchMessagesRequest.since:type_name -> google.protobuf.Timestamp
+	15, // 11: onebot.gateway.v1.SearchMessagesRequest.until:type_name -> google.protobuf.Timestamp
+	16, // 12: onebot.gateway.v1.SearchMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	0,  // 13: onebot.gateway.v1.MessageService.GetHistory:input_type -> onebot.gateway.v1.GetHistoryRequest
+	3,  // 14: onebot.gateway.v1.MessageService.SendMessage:input_type -> onebot.gateway.v1.SendMessageRequest
+	6,  // 15: onebot.gateway.v1.MessageService.GetMessage:input_type -> onebot.gateway.v1.GetMessageRequest
+	8,  // 16: onebot.gateway.v1.MessageService.RecallMessage:input_type -> onebot.gateway.v1.RecallMessageRequest
+	10, // 17: onebot.gateway.v1.MessageService.GetForwardMessages:input_type -> onebot.gateway.v1.GetForwardMessagesRequest
+	12, // 18: onebot.gateway.v1.MessageService.SearchMessages:input_type -> onebot.gateway.v1.SearchMessagesRequest
+	1,  // 19: onebot.gateway.v1.MessageService.GetHistory:output_type -> onebot.gateway.v1.GetHistoryResponse
+	4,  // 20: onebot.gateway.v1.MessageService.SendMessage:output_type -> onebot.gateway.v1.SendMessageResponse
+	7,  // 21: onebot.gateway.v1.MessageService.GetMessage:output_type -> onebot.gateway.v1.GetMessageResponse
+	9,  // 22: onebot.gateway.v1.MessageService.RecallMessage:output_type -> onebot.gateway.v1.RecallMessageResponse
+	11, // 23: onebot.gateway.v1.MessageService.GetForwardMessages:output_type -> onebot.gateway.v1.GetForwardMessagesResponse
+	13, // 24: onebot.gateway.v1.MessageService.SearchMessages:output_type -> onebot.gateway.v1.SearchMessagesResponse
+	19, // [19:25] is the sub-list for method output_type
+	13, // [13:19] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_message_service_proto_init() }
@@ -1114,13 +1365,14 @@ func file_onebot_gateway_v1_message_service_proto_init() {
 		(*MediaSource_Data)(nil),
 	}
 	file_onebot_gateway_v1_message_service_proto_msgTypes[3].OneofWrappers = []any{}
+	file_onebot_gateway_v1_message_service_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_message_service_proto_rawDesc), len(file_onebot_gateway_v1_message_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -24,6 +24,7 @@ const (
 	MessageService_GetMessage_FullMethodName         = "/onebot.gateway.v1.MessageService/GetMessage"
 	MessageService_RecallMessage_FullMethodName      = "/onebot.gateway.v1.MessageService/RecallMessage"
 	MessageService_GetForwardMessages_FullMethodName = "/onebot.gateway.v1.MessageService/GetForwardMessages"
+	MessageService_SearchMessages_FullMethodName     = "/onebot.gateway.v1.MessageService/SearchMessages"
 )
 
 // MessageServiceClient is the client API for MessageService service.
@@ -117,6 +118,27 @@ type MessageServiceClient interface {
 	// (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
 	// DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
 	GetForwardMessages(ctx context.Context, in *GetForwardMessagesRequest, opts ...grpc.CallOption) (*GetForwardMessagesResponse, error)
+	// Searches the gateway's message archive: the messages of the chats in the
+	// account's whitelists and `archive.chats`, the messages the gateway sent,
+	// and what it read or backfilled from the peer's history, kept for
+	// `archive.retention_days` (30 by default).
+	//
+	// Matches every message whose text (`ChatMessage.text`, case-insensitive)
+	// contains `query`, within the time range, from the sender, in the chat.
+	// Pages run from the newest match towards older ones; each page is sorted
+	// by time ascending. Pass `next_page_token` as `page_token` (with the same
+	// other fields) for the next, older page: paging returns every match
+	// exactly once. A search sees every message delivered on the account's
+	// event stream before it was made (it waits up to 2 s for the archive to
+	// take them; an archive whose database is unreachable answers with what
+	// it holds).
+	//
+	// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+	// chat id, `since` not before `until`, a bad or foreign `page_token`),
+	// PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+	// FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+	// `archive.enabled = false`), INTERNAL (the archive's store failed).
+	SearchMessages(ctx context.Context, in *SearchMessagesRequest, opts ...grpc.CallOption) (*SearchMessagesResponse, error)
 }
 
 type messageServiceClient struct {
@@ -171,6 +193,16 @@ func (c *messageServiceClient) GetForwardMessages(ctx context.Context, in *GetFo
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetForwardMessagesResponse)
 	err := c.cc.Invoke(ctx, MessageService_GetForwardMessages_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *messageServiceClient) SearchMessages(ctx context.Context, in *SearchMessagesRequest, opts ...grpc.CallOption) (*SearchMessagesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchMessagesResponse)
+	err := c.cc.Invoke(ctx, MessageService_SearchMessages_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -268,6 +300,27 @@ type MessageServiceServer interface {
 	// (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
 	// DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
 	GetForwardMessages(context.Context, *GetForwardMessagesRequest) (*GetForwardMessagesResponse, error)
+	// Searches the gateway's message archive: the messages of the chats in the
+	// account's whitelists and `archive.chats`, the messages the gateway sent,
+	// and what it read or backfilled from the peer's history, kept for
+	// `archive.retention_days` (30 by default).
+	//
+	// Matches every message whose text (`ChatMessage.text`, case-insensitive)
+	// contains `query`, within the time range, from the sender, in the chat.
+	// Pages run from the newest match towards older ones; each page is sorted
+	// by time ascending. Pass `next_page_token` as `page_token` (with the same
+	// other fields) for the next, older page: paging returns every match
+	// exactly once. A search sees every message delivered on the account's
+	// event stream before it was made (it waits up to 2 s for the archive to
+	// take them; an archive whose database is unreachable answers with what
+	// it holds).
+	//
+	// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+	// chat id, `since` not before `until`, a bad or foreign `page_token`),
+	// PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+	// FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+	// `archive.enabled = false`), INTERNAL (the archive's store failed).
+	SearchMessages(context.Context, *SearchMessagesRequest) (*SearchMessagesResponse, error)
 	mustEmbedUnimplementedMessageServiceServer()
 }
 
@@ -292,6 +345,9 @@ func (UnimplementedMessageServiceServer) RecallMessage(context.Context, *RecallM
 }
 func (UnimplementedMessageServiceServer) GetForwardMessages(context.Context, *GetForwardMessagesRequest) (*GetForwardMessagesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetForwardMessages not implemented")
+}
+func (UnimplementedMessageServiceServer) SearchMessages(context.Context, *SearchMessagesRequest) (*SearchMessagesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchMessages not implemented")
 }
 func (UnimplementedMessageServiceServer) mustEmbedUnimplementedMessageServiceServer() {}
 func (UnimplementedMessageServiceServer) testEmbeddedByValue()                        {}
@@ -404,6 +460,24 @@ func _MessageService_GetForwardMessages_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MessageService_SearchMessages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchMessagesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MessageServiceServer).SearchMessages(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MessageService_SearchMessages_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MessageServiceServer).SearchMessages(ctx, req.(*SearchMessagesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MessageService_ServiceDesc is the grpc.ServiceDesc for MessageService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -430,6 +504,10 @@ var MessageService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetForwardMessages",
 			Handler:    _MessageService_GetForwardMessages_Handler,
+		},
+		{
+			MethodName: "SearchMessages",
+			Handler:    _MessageService_SearchMessages_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -207,6 +207,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     stored or sent, and what was stored before is intact. Retry once the
     operator freed space; the gateway reopens its store by itself.
     """
+    ERROR_REASON_ARCHIVE_DISABLED: _ErrorReason.ValueType  # 60
+    """FAILED_PRECONDITION: the message archive is turned off
+    (`archive.enabled = false`), so SearchMessages has nothing to search.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every `google.rpc.ErrorInfo.reason` the gateway returns, with domain
@@ -399,5 +403,9 @@ ERROR_REASON_STORAGE_FAILED: ErrorReason.ValueType  # 54
 read-only or failing; metadata `path`): nothing of this request was
 stored or sent, and what was stored before is intact. Retry once the
 operator freed space; the gateway reopens its store by itself.
+"""
+ERROR_REASON_ARCHIVE_DISABLED: ErrorReason.ValueType  # 60
+"""FAILED_PRECONDITION: the message archive is turned off
+(`archive.enabled = false`), so SearchMessages has nothing to search.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -6,6 +6,7 @@ isort:skip_file
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from onebot.gateway.v1 import common_pb2 as _common_pb2
 import builtins as _builtins
@@ -29,6 +30,7 @@ class GetHistoryRequest(_message.Message):
     CHAT_FIELD_NUMBER: _builtins.int
     COUNT_FIELD_NUMBER: _builtins.int
     ANCHOR_MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    UNTIL_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """Configured account to read through; empty means `default`."""
     count: _builtins.int
@@ -43,6 +45,16 @@ class GetHistoryRequest(_message.Message):
     def chat(self) -> _common_pb2.Chat:
         """The chat to read. Required."""
 
+    @_builtins.property
+    def until(self) -> _timestamp_pb2.Timestamp:
+        """Only messages before this time: the page of up to `count` messages
+        before it, from the gateway's archive merged with the peer's history
+        (deduplicated by message id), so times the peer's history cannot reach
+        by paging, or missed while the bot was offline, are served too. When the
+        peer cannot be reached, the archive's messages alone. Absent: the page
+        comes from the peer as without an archive.
+        """
+
     def __init__(
         self,
         *,
@@ -50,14 +62,20 @@ class GetHistoryRequest(_message.Message):
         chat: _common_pb2.Chat | None = ...,
         count: _builtins.int = ...,
         anchor_message_id: _builtins.int | None = ...,
+        until: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_anchor_message_id", b"_anchor_message_id", "anchor_message_id", b"anchor_message_id", "chat", b"chat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_anchor_message_id", b"_anchor_message_id", "_until", b"_until", "anchor_message_id", b"anchor_message_id", "chat", b"chat", "until", b"until"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_anchor_message_id", b"_anchor_message_id", "account_id", b"account_id", "anchor_message_id", b"anchor_message_id", "chat", b"chat", "count", b"count"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_anchor_message_id", b"_anchor_message_id", "_until", b"_until", "account_id", b"account_id", "anchor_message_id", b"anchor_message_id", "chat", b"chat", "count", b"count", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__anchor_message_id: _TypeAlias = _typing.Literal["anchor_message_id"]  # noqa: Y015
     _WhichOneofArgType__anchor_message_id: _TypeAlias = _typing.Literal["_anchor_message_id", b"_anchor_message_id"]  # noqa: Y015
+    _WhichOneofReturnType__until: _TypeAlias = _typing.Literal["until"]  # noqa: Y015
+    _WhichOneofArgType__until: _TypeAlias = _typing.Literal["_until", b"_until"]  # noqa: Y015
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__anchor_message_id) -> _WhichOneofReturnType__anchor_message_id | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__until) -> _WhichOneofReturnType__until | None: ...
 
 Global___GetHistoryRequest: _TypeAlias = GetHistoryRequest  # noqa: Y015
 
@@ -515,3 +533,128 @@ class GetForwardMessagesResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetForwardMessagesResponse: _TypeAlias = GetForwardMessagesResponse  # noqa: Y015
+
+@_typing.final
+class SearchMessagesRequest(_message.Message):
+    """Request of MessageService.SearchMessages."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    CHAT_FIELD_NUMBER: _builtins.int
+    QUERY_FIELD_NUMBER: _builtins.int
+    SINCE_FIELD_NUMBER: _builtins.int
+    UNTIL_FIELD_NUMBER: _builtins.int
+    SENDER_ID_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    INCLUDE_RECALLED_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account whose archive is searched; empty means `default`."""
+    query: _builtins.str
+    """Substring of the message text to find, case-insensitive, Chinese
+    included (`开会`); served by an index from one character on. Leading
+    and trailing white space is ignored. Empty matches every message.
+    """
+    sender_id: _builtins.int
+    """Only messages from this QQ number."""
+    limit: _builtins.int
+    """Messages per page. 0 means the default 20; other values are clamped to
+    [1, 100], never rejected.
+    """
+    page_token: _builtins.str
+    """The previous response's `next_page_token`; empty for the first (newest)
+    page. A token used with different search fields is INVALID_ARGUMENT.
+    """
+    include_recalled: _builtins.bool
+    """Include recalled messages (hidden by default); they are listed in
+    `recalled_message_ids`.
+    """
+    @_builtins.property
+    def chat(self) -> _common_pb2.Chat:
+        """Only this chat. Absent means every archived chat of the account (for a
+        token limited to some groups: those groups).
+        """
+
+    @_builtins.property
+    def since(self) -> _timestamp_pb2.Timestamp:
+        """Only messages sent at or after this time."""
+
+    @_builtins.property
+    def until(self) -> _timestamp_pb2.Timestamp:
+        """Only messages sent before this time."""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        chat: _common_pb2.Chat | None = ...,
+        query: _builtins.str = ...,
+        since: _timestamp_pb2.Timestamp | None = ...,
+        until: _timestamp_pb2.Timestamp | None = ...,
+        sender_id: _builtins.int | None = ...,
+        limit: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+        include_recalled: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_chat", b"_chat", "_sender_id", b"_sender_id", "chat", b"chat", "sender_id", b"sender_id", "since", b"since", "until", b"until"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_chat", b"_chat", "_sender_id", b"_sender_id", "account_id", b"account_id", "chat", b"chat", "include_recalled", b"include_recalled", "limit", b"limit", "page_token", b"page_token", "query", b"query", "sender_id", b"sender_id", "since", b"since", "until", b"until"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__chat: _TypeAlias = _typing.Literal["chat"]  # noqa: Y015
+    _WhichOneofArgType__chat: _TypeAlias = _typing.Literal["_chat", b"_chat"]  # noqa: Y015
+    _WhichOneofReturnType__sender_id: _TypeAlias = _typing.Literal["sender_id"]  # noqa: Y015
+    _WhichOneofArgType__sender_id: _TypeAlias = _typing.Literal["_sender_id", b"_sender_id"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__chat) -> _WhichOneofReturnType__chat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__sender_id) -> _WhichOneofReturnType__sender_id | None: ...
+
+Global___SearchMessagesRequest: _TypeAlias = SearchMessagesRequest  # noqa: Y015
+
+@_typing.final
+class SearchMessagesResponse(_message.Message):
+    """Response of MessageService.SearchMessages."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGES_FIELD_NUMBER: _builtins.int
+    RENDERED_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    RECALLED_MESSAGE_IDS_FIELD_NUMBER: _builtins.int
+    rendered: _builtins.str
+    """The page in the history format, one `[HH:mm:ss] 名字(QQ号): 文本` line per
+    message; when the page spans several chats each line starts with its
+    chat (`group:<id> `); recalled messages end with `（已撤回）`.
+    `（没有找到匹配的消息）` when nothing matched.
+    """
+    next_page_token: _builtins.str
+    """Token of the next (older) page; empty on the last page."""
+    @_builtins.property
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.ChatMessage]:
+        """One page of matches, sorted by time ascending (messages of the same
+        second in the order the gateway archived them); the newest matches come
+        first page by page.
+        """
+
+    @_builtins.property
+    def recalled_message_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The ids of the recalled messages on this page (only with
+        `include_recalled`).
+        """
+
+    def __init__(
+        self,
+        *,
+        messages: _abc.Iterable[_common_pb2.ChatMessage] | None = ...,
+        rendered: _builtins.str = ...,
+        next_page_token: _builtins.str = ...,
+        recalled_message_ids: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages", "next_page_token", b"next_page_token", "recalled_message_ids", b"recalled_message_ids", "rendered", b"rendered"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SearchMessagesResponse: _TypeAlias = SearchMessagesResponse  # noqa: Y015

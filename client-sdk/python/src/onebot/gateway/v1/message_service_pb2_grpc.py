@@ -65,6 +65,11 @@ class MessageServiceStub:
                 request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesRequest.SerializeToString,
                 response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesResponse.FromString,
                 _registered_method=True)
+        self.SearchMessages = channel.unary_unary(
+                '/onebot.gateway.v1.MessageService/SearchMessages',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesResponse.FromString,
+                _registered_method=True)
 
 
 class MessageServiceServicer:
@@ -181,6 +186,32 @@ class MessageServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SearchMessages(self, request, context):
+        """Searches the gateway's message archive: the messages of the chats in the
+        account's whitelists and `archive.chats`, the messages the gateway sent,
+        and what it read or backfilled from the peer's history, kept for
+        `archive.retention_days` (30 by default).
+
+        Matches every message whose text (`ChatMessage.text`, case-insensitive)
+        contains `query`, within the time range, from the sender, in the chat.
+        Pages run from the newest match towards older ones; each page is sorted
+        by time ascending. Pass `next_page_token` as `page_token` (with the same
+        other fields) for the next, older page: paging returns every match
+        exactly once. A search sees every message delivered on the account's
+        event stream before it was made (it waits up to 2 s for the archive to
+        take them; an archive whose database is unreachable answers with what
+        it holds).
+
+        Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+        chat id, `since` not before `until`, a bad or foreign `page_token`),
+        PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+        FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+        `archive.enabled = false`), INTERNAL (the archive's store failed).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MessageServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -208,6 +239,11 @@ def add_MessageServiceServicer_to_server(servicer, server):
                     servicer.GetForwardMessages,
                     request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesRequest.FromString,
                     response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesResponse.SerializeToString,
+            ),
+            'SearchMessages': grpc.unary_unary_rpc_method_handler(
+                    servicer.SearchMessages,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -351,6 +387,33 @@ class MessageService:
             '/onebot.gateway.v1.MessageService/GetForwardMessages',
             onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesRequest.SerializeToString,
             onebot_dot_gateway_dot_v1_dot_message__service__pb2.GetForwardMessagesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SearchMessages(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.MessageService/SearchMessages',
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesResponse.FromString,
             options,
             channel_credentials,
             insecure,

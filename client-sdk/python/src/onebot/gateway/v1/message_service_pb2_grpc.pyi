@@ -124,6 +124,28 @@ class MessageServiceStub:
     (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
     DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
     """
+    SearchMessages: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.SearchMessagesRequest, _message_service_pb2.SearchMessagesResponse]
+    """Searches the gateway's message archive: the messages of the chats in the
+    account's whitelists and `archive.chats`, the messages the gateway sent,
+    and what it read or backfilled from the peer's history, kept for
+    `archive.retention_days` (30 by default).
+
+    Matches every message whose text (`ChatMessage.text`, case-insensitive)
+    contains `query`, within the time range, from the sender, in the chat.
+    Pages run from the newest match towards older ones; each page is sorted
+    by time ascending. Pass `next_page_token` as `page_token` (with the same
+    other fields) for the next, older page: paging returns every match
+    exactly once. A search sees every message delivered on the account's
+    event stream before it was made (it waits up to 2 s for the archive to
+    take them; an archive whose database is unreachable answers with what
+    it holds).
+
+    Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+    chat id, `since` not before `until`, a bad or foreign `page_token`),
+    PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+    FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+    `archive.enabled = false`), INTERNAL (the archive's store failed).
+    """
 
 @_typing.type_check_only
 class MessageServiceAsyncStub(MessageServiceStub):
@@ -220,6 +242,28 @@ class MessageServiceAsyncStub(MessageServiceStub):
     (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
     (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
     DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+    """
+    SearchMessages: _aio.UnaryUnaryMultiCallable[_message_service_pb2.SearchMessagesRequest, _message_service_pb2.SearchMessagesResponse]  # type: ignore[assignment]
+    """Searches the gateway's message archive: the messages of the chats in the
+    account's whitelists and `archive.chats`, the messages the gateway sent,
+    and what it read or backfilled from the peer's history, kept for
+    `archive.retention_days` (30 by default).
+
+    Matches every message whose text (`ChatMessage.text`, case-insensitive)
+    contains `query`, within the time range, from the sender, in the chat.
+    Pages run from the newest match towards older ones; each page is sorted
+    by time ascending. Pass `next_page_token` as `page_token` (with the same
+    other fields) for the next, older page: paging returns every match
+    exactly once. A search sees every message delivered on the account's
+    event stream before it was made (it waits up to 2 s for the archive to
+    take them; an archive whose database is unreachable answers with what
+    it holds).
+
+    Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+    chat id, `since` not before `until`, a bad or foreign `page_token`),
+    PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+    FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+    `archive.enabled = false`), INTERNAL (the archive's store failed).
     """
 
 class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -344,6 +388,34 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         (MESSAGE_NOT_FOUND: unknown or expired bundle), UNIMPLEMENTED
         (ONEBOT_ACTION_UNSUPPORTED), UNAVAILABLE (ACCOUNT_OFFLINE),
         DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own failures.
+        """
+
+    @_abc_1.abstractmethod
+    def SearchMessages(
+        self,
+        request: _message_service_pb2.SearchMessagesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_message_service_pb2.SearchMessagesResponse, _abc.Awaitable[_message_service_pb2.SearchMessagesResponse]]:
+        """Searches the gateway's message archive: the messages of the chats in the
+        account's whitelists and `archive.chats`, the messages the gateway sent,
+        and what it read or backfilled from the peer's history, kept for
+        `archive.retention_days` (30 by default).
+
+        Matches every message whose text (`ChatMessage.text`, case-insensitive)
+        contains `query`, within the time range, from the sender, in the chat.
+        Pages run from the newest match towards older ones; each page is sorted
+        by time ascending. Pass `next_page_token` as `page_token` (with the same
+        other fields) for the next, older page: paging returns every match
+        exactly once. A search sees every message delivered on the account's
+        event stream before it was made (it waits up to 2 s for the archive to
+        take them; an archive whose database is unreachable answers with what
+        it holds).
+
+        Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+        chat id, `since` not before `until`, a bad or foreign `page_token`),
+        PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+        FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+        `archive.enabled = false`), INTERNAL (the archive's store failed).
         """
 
 def add_MessageServiceServicer_to_server(servicer: MessageServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

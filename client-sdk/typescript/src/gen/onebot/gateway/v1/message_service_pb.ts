@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Chat, ChatMessage } from "./common_pb.js";
 import { file_onebot_gateway_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/message_service.proto.
  */
 export const file_onebot_gateway_v1_message_service: GenFile = /*@__PURE__*/
-  fileDesc("CidvbmVib3QvZ2F0ZXdheS92MS9tZXNzYWdlX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIpMBChFHZXRIaXN0b3J5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiUKBGNoYXQYAiABKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5DaGF0Eg0KBWNvdW50GAMgASgFEh4KEWFuY2hvcl9tZXNzYWdlX2lkGAQgASgDSACIAQFCFAoSX2FuY2hvcl9tZXNzYWdlX2lkIqgBChJHZXRIaXN0b3J5UmVzcG9uc2USDgoGdGFyZ2V0GAEgASgJEjAKCG1lc3NhZ2VzGAIgAygLMh4ub25lYm90LmdhdGV3YXkudjEuQ2hhdE1lc3NhZ2USEAoIcmVuZGVyZWQYAyABKAkSIwoWbmV4dF9hbmNob3JfbWVzc2FnZV9pZBgEIAEoA0gAiAEBQhkKF19uZXh0X2FuY2hvcl9tZXNzYWdlX2lkIloKC01lZGlhU291cmNlEhIKCG1lZGlhX2lkGAEgASgJSAASDQoDdXJsGAIgASgJSAASDgoEcGF0aBgDIAEoCUgAEg4KBGRhdGEYBCABKAxIAEIICgZzb3VyY2UinwMKElNlbmRNZXNzYWdlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhUKCGdyb3VwX2lkGAIgASgDSACIAQESDAoEdGV4dBgDIAEoCRIuCgZpbWFnZXMYBCADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5NZWRpYVNvdXJjZRIuCgZ2aWRlb3MYBSADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5NZWRpYVNvdXJjZRIsCgRmaWxlGAYgASgLMh4ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTb3VyY2USEQoJZmlsZV9uYW1lGAcgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgIIAEoCRIUCgd1c2VyX2lkGAkgASgDSAGIAQESIAoTcmVwbHlfdG9fbWVzc2FnZV9pZBgKIAEoA0gCiAEBEhgKEG1lbnRpb25fdXNlcl9pZHMYCyADKAMSEwoLbWVudGlvbl9hbGwYDCABKAhCCwoJX2dyb3VwX2lkQgoKCF91c2VyX2lkQhYKFF9yZXBseV90b19tZXNzYWdlX2lkIq8BChNTZW5kTWVzc2FnZVJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgDEg4KBmNodW5rcxgCIAEoBRIOCgZxdWV1ZWQYAyABKAgSEwoLbWVzc2FnZV9pZHMYBCADKAMSLgoFbWVkaWEYBSABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5NZWRpYVN1bW1hcnkSEAoIcmVwbGF5ZWQYBiABKAgSDwoHdXNlcl9pZBgHIAEoAyI8CgxNZWRpYVN1bW1hcnkSDgoGaW1hZ2VzGAEgASgFEg4KBnZpZGVvcxgCIAEoBRIMCgRmaWxlGAMgASgJIjsKEUdldE1lc3NhZ2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoAyJXChJHZXRNZXNzYWdlUmVzcG9uc2USLwoHbWVzc2FnZRgBIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhAKCHJlbmRlcmVkGAIgASgJIj4KFFJlY2FsbE1lc3NhZ2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoAyIXChVSZWNhbGxNZXNzYWdlUmVzcG9uc2UiQwoZR2V0Rm9yd2FyZE1lc3NhZ2VzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhIKCmZvcndhcmRfaWQYAiABKAkiYAoaR2V0Rm9yd2FyZE1lc3NhZ2VzUmVzcG9uc2USMAoIbWVzc2FnZXMYASADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZRIQCghyZW5kZXJlZBgCIAEoCTL7AwoOTWVzc2FnZVNlcnZpY2USWQoKR2V0SGlzdG9yeRIkLm9uZWJvdC5nYXRld2F5LnYxLkdldEhpc3RvcnlSZXF1ZXN0GiUub25lYm90LmdhdGV3YXkudjEuR2V0SGlzdG9yeVJlc3BvbnNlElwKC1NlbmRNZXNzYWdlEiUub25lYm90LmdhdGV3YXkudjEuU2VuZE1lc3NhZ2VSZXF1ZXN0GiYub25lYm90LmdhdGV3YXkudjEuU2VuZE1lc3NhZ2VSZXNwb25zZRJZCgpHZXRNZXNzYWdlEiQub25lYm90LmdhdGV3YXkudjEuR2V0TWVzc2FnZVJlcXVlc3QaJS5vbmVib3QuZ2F0ZXdheS52MS5HZXRNZXNzYWdlUmVzcG9uc2USYgoNUmVjYWxsTWVzc2FnZRInLm9uZWJvdC5nYXRld2F5LnYxLlJlY2FsbE1lc3NhZ2VSZXF1ZXN0Gigub25lYm90LmdhdGV3YXkudjEuUmVjYWxsTWVzc2FnZVJlc3BvbnNlEnEKEkdldEZvcndhcmRNZXNzYWdlcxIsLm9uZWJvdC5nYXRld2F5LnYxLkdldEZvcndhcmRNZXNzYWdlc1JlcXVlc3QaLS5vbmVib3QuZ2F0ZXdheS52MS5HZXRGb3J3YXJkTWVzc2FnZXNSZXNwb25zZUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_onebot_gateway_v1_common]);
+  fileDesc("CidvbmVib3QvZ2F0ZXdheS92MS9tZXNzYWdlX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIs0BChFHZXRIaXN0b3J5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiUKBGNoYXQYAiABKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5DaGF0Eg0KBWNvdW50GAMgASgFEh4KEWFuY2hvcl9tZXNzYWdlX2lkGAQgASgDSACIAQESLgoFdW50aWwYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQFCFAoSX2FuY2hvcl9tZXNzYWdlX2lkQggKBl91bnRpbCKoAQoSR2V0SGlzdG9yeVJlc3BvbnNlEg4KBnRhcmdldBgBIAEoCRIwCghtZXNzYWdlcxgCIAMoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhAKCHJlbmRlcmVkGAMgASgJEiMKFm5leHRfYW5jaG9yX21lc3NhZ2VfaWQYBCABKANIAIgBAUIZChdfbmV4dF9hbmNob3JfbWVzc2FnZV9pZCJaCgtNZWRpYVNvdXJjZRISCghtZWRpYV9pZBgBIAEoCUgAEg0KA3VybBgCIAEoCUgAEg4KBHBhdGgYAyABKAlIABIOCgRkYXRhGAQgASgMSABCCAoGc291cmNlIp8DChJTZW5kTWVzc2FnZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIVCghncm91cF9pZBgCIAEoA0gAiAEBEgwKBHRleHQYAyABKAkSLgoGaW1hZ2VzGAQgAygLMh4ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTb3VyY2USLgoGdmlkZW9zGAUgAygLMh4ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTb3VyY2USLAoEZmlsZRgGIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhU291cmNlEhEKCWZpbGVfbmFtZRgHIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYCCABKAkSFAoHdXNlcl9pZBgJIAEoA0gBiAEBEiAKE3JlcGx5X3RvX21lc3NhZ2VfaWQYCiABKANIAogBARIYChBtZW50aW9uX3VzZXJfaWRzGAsgAygDEhMKC21lbnRpb25fYWxsGAwgASgIQgsKCV9ncm91cF9pZEIKCghfdXNlcl9pZEIWChRfcmVwbHlfdG9fbWVzc2FnZV9pZCKvAQoTU2VuZE1lc3NhZ2VSZXNwb25zZRIQCghncm91cF9pZBgBIAEoAxIOCgZjaHVua3MYAiABKAUSDgoGcXVldWVkGAMgASgIEhMKC21lc3NhZ2VfaWRzGAQgAygDEi4KBW1lZGlhGAUgASgLMh8ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTdW1tYXJ5EhAKCHJlcGxheWVkGAYgASgIEg8KB3VzZXJfaWQYByABKAMiPAoMTWVkaWFTdW1tYXJ5Eg4KBmltYWdlcxgBIAEoBRIOCgZ2aWRlb3MYAiABKAUSDAoEZmlsZRgDIAEoCSI7ChFHZXRNZXNzYWdlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAMiVwoSR2V0TWVzc2FnZVJlc3BvbnNlEi8KB21lc3NhZ2UYASABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZRIQCghyZW5kZXJlZBgCIAEoCSI+ChRSZWNhbGxNZXNzYWdlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAMiFwoVUmVjYWxsTWVzc2FnZVJlc3BvbnNlIkMKGUdldEZvcndhcmRNZXNzYWdlc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRISCgpmb3J3YXJkX2lkGAIgASgJImAKGkdldEZvcndhcmRNZXNzYWdlc1Jlc3BvbnNlEjAKCG1lc3NhZ2VzGAEgAygLMh4ub25lYm90LmdhdGV3YXkudjEuQ2hhdE1lc3NhZ2USEAoIcmVuZGVyZWQYAiABKAkiqAIKFVNlYXJjaE1lc3NhZ2VzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEioKBGNoYXQYAiABKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5DaGF0SACIAQESDQoFcXVlcnkYAyABKAkSKQoFc2luY2UYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCglzZW5kZXJfaWQYBiABKANIAYgBARINCgVsaW1pdBgHIAEoBRISCgpwYWdlX3Rva2VuGAggASgJEhgKEGluY2x1ZGVfcmVjYWxsZWQYCSABKAhCBwoFX2NoYXRCDAoKX3NlbmRlcl9pZCKTAQoWU2VhcmNoTWVzc2FnZXNSZXNwb25zZRIwCghtZXNzYWdlcxgBIAMoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhAKCHJlbmRlcmVkGAIgASgJEhcKD25leHRfcGFnZV90b2tlbhgDIAEoCRIcChRyZWNhbGxlZF9tZXNzYWdlX2lkcxgEIAMoAzLiBAoOTWVzc2FnZVNlcnZpY2USWQoKR2V0SGlzdG9yeRIkLm9uZWJvdC5nYXRld2F5LnYxLkdldEhpc3RvcnlSZXF1ZXN0GiUub25lYm90LmdhdGV3YXkudjEuR2V0SGlzdG9yeVJlc3BvbnNlElwKC1NlbmRNZXNzYWdlEiUub25lYm90LmdhdGV3YXkudjEuU2VuZE1lc3NhZ2VSZXF1ZXN0GiYub25lYm90LmdhdGV3YXkudjEuU2VuZE1lc3NhZ2VSZXNwb25zZRJZCgpHZXRNZXNzYWdlEiQub25lYm90LmdhdGV3YXkudjEuR2V0TWVzc2FnZVJlcXVlc3QaJS5vbmVib3QuZ2F0ZXdheS52MS5HZXRNZXNzYWdlUmVzcG9uc2USYgoNUmVjYWxsTWVzc2FnZRInLm9uZWJvdC5nYXRld2F5LnYxLlJlY2FsbE1lc3NhZ2VSZXF1ZXN0Gigub25lYm90LmdhdGV3YXkudjEuUmVjYWxsTWVzc2FnZVJlc3BvbnNlEnEKEkdldEZvcndhcmRNZXNzYWdlcxIsLm9uZWJvdC5nYXRld2F5LnYxLkdldEZvcndhcmRNZXNzYWdlc1JlcXVlc3QaLS5vbmVib3QuZ2F0ZXdheS52MS5HZXRGb3J3YXJkTWVzc2FnZXNSZXNwb25zZRJlCg5TZWFyY2hNZXNzYWdlcxIoLm9uZWJvdC5nYXRld2F5LnYxLlNlYXJjaE1lc3NhZ2VzUmVxdWVzdBopLm9uZWJvdC5nYXRld2F5LnYxLlNlYXJjaE1lc3NhZ2VzUmVzcG9uc2VCbAoUZGV2Lm9uZWJvdGdhdGV3YXkudjFQAVpSZ2l0aHViLmNvbS9vbmVib3QtZ2F0ZXdheS9vbmVib3QtZ2F0ZXdheS9jbGllbnQtc2RrL2dvL29uZWJvdC9nYXRld2F5L3YxO2dhdGV3YXl2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_onebot_gateway_v1_common]);
 
 /**
  * Request of MessageService.GetHistory.
@@ -49,6 +51,18 @@ export type GetHistoryRequest = Message<"onebot.gateway.v1.GetHistoryRequest"> &
    * @generated from field: optional int64 anchor_message_id = 4;
    */
   anchorMessageId?: bigint | undefined;
+
+  /**
+   * Only messages before this time: the page of up to `count` messages
+   * before it, from the gateway's archive merged with the peer's history
+   * (deduplicated by message id), so times the peer's history cannot reach
+   * by paging, or missed while the bot was offline, are served too. When the
+   * peer cannot be reached, the archive's messages alone. Absent: the page
+   * comes from the peer as without an archive.
+   *
+   * @generated from field: optional google.protobuf.Timestamp until = 5;
+   */
+  until?: Timestamp | undefined;
 };
 
 /**
@@ -549,6 +563,137 @@ export const GetForwardMessagesResponseSchema: GenMessage<GetForwardMessagesResp
   messageDesc(file_onebot_gateway_v1_message_service, 11);
 
 /**
+ * Request of MessageService.SearchMessages.
+ *
+ * @generated from message onebot.gateway.v1.SearchMessagesRequest
+ */
+export type SearchMessagesRequest = Message<"onebot.gateway.v1.SearchMessagesRequest"> & {
+  /**
+   * Configured account whose archive is searched; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Only this chat. Absent means every archived chat of the account (for a
+   * token limited to some groups: those groups).
+   *
+   * @generated from field: optional onebot.gateway.v1.Chat chat = 2;
+   */
+  chat?: Chat | undefined;
+
+  /**
+   * Substring of the message text to find, case-insensitive, Chinese
+   * included (`开会`); served by an index from one character on. Leading
+   * and trailing white space is ignored. Empty matches every message.
+   *
+   * @generated from field: string query = 3;
+   */
+  query: string;
+
+  /**
+   * Only messages sent at or after this time.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 4;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Only messages sent before this time.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 5;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * Only messages from this QQ number.
+   *
+   * @generated from field: optional int64 sender_id = 6;
+   */
+  senderId?: bigint | undefined;
+
+  /**
+   * Messages per page. 0 means the default 20; other values are clamped to
+   * [1, 100], never rejected.
+   *
+   * @generated from field: int32 limit = 7;
+   */
+  limit: number;
+
+  /**
+   * The previous response's `next_page_token`; empty for the first (newest)
+   * page. A token used with different search fields is INVALID_ARGUMENT.
+   *
+   * @generated from field: string page_token = 8;
+   */
+  pageToken: string;
+
+  /**
+   * Include recalled messages (hidden by default); they are listed in
+   * `recalled_message_ids`.
+   *
+   * @generated from field: bool include_recalled = 9;
+   */
+  includeRecalled: boolean;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.SearchMessagesRequest.
+ * Use `create(SearchMessagesRequestSchema)` to create a new message.
+ */
+export const SearchMessagesRequestSchema: GenMessage<SearchMessagesRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 12);
+
+/**
+ * Response of MessageService.SearchMessages.
+ *
+ * @generated from message onebot.gateway.v1.SearchMessagesResponse
+ */
+export type SearchMessagesResponse = Message<"onebot.gateway.v1.SearchMessagesResponse"> & {
+  /**
+   * One page of matches, sorted by time ascending (messages of the same
+   * second in the order the gateway archived them); the newest matches come
+   * first page by page.
+   *
+   * @generated from field: repeated onebot.gateway.v1.ChatMessage messages = 1;
+   */
+  messages: ChatMessage[];
+
+  /**
+   * The page in the history format, one `[HH:mm:ss] 名字(QQ号): 文本` line per
+   * message; when the page spans several chats each line starts with its
+   * chat (`group:<id> `); recalled messages end with `（已撤回）`.
+   * `（没有找到匹配的消息）` when nothing matched.
+   *
+   * @generated from field: string rendered = 2;
+   */
+  rendered: string;
+
+  /**
+   * Token of the next (older) page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken: string;
+
+  /**
+   * The ids of the recalled messages on this page (only with
+   * `include_recalled`).
+   *
+   * @generated from field: repeated int64 recalled_message_ids = 4;
+   */
+  recalledMessageIds: bigint[];
+};
+
+/**
+ * Describes the message onebot.gateway.v1.SearchMessagesResponse.
+ * Use `create(SearchMessagesResponseSchema)` to create a new message.
+ */
+export const SearchMessagesResponseSchema: GenMessage<SearchMessagesResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 13);
+
+/**
  * Reads message history and sends messages.
  *
  * Every request names an `account_id` (empty means `default`): one of the
@@ -678,6 +823,35 @@ export const MessageService: GenService<{
     methodKind: "unary";
     input: typeof GetForwardMessagesRequestSchema;
     output: typeof GetForwardMessagesResponseSchema;
+  },
+  /**
+   * Searches the gateway's message archive: the messages of the chats in the
+   * account's whitelists and `archive.chats`, the messages the gateway sent,
+   * and what it read or backfilled from the peer's history, kept for
+   * `archive.retention_days` (30 by default).
+   *
+   * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+   * contains `query`, within the time range, from the sender, in the chat.
+   * Pages run from the newest match towards older ones; each page is sorted
+   * by time ascending. Pass `next_page_token` as `page_token` (with the same
+   * other fields) for the next, older page: paging returns every match
+   * exactly once. A search sees every message delivered on the account's
+   * event stream before it was made (it waits up to 2 s for the archive to
+   * take them; an archive whose database is unreachable answers with what
+   * it holds).
+   *
+   * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+   * chat id, `since` not before `until`, a bad or foreign `page_token`),
+   * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+   * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+   * `archive.enabled = false`), INTERNAL (the archive's store failed).
+   *
+   * @generated from rpc onebot.gateway.v1.MessageService.SearchMessages
+   */
+  searchMessages: {
+    methodKind: "unary";
+    input: typeof SearchMessagesRequestSchema;
+    output: typeof SearchMessagesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_onebot_gateway_v1_message_service, 0);

@@ -33,6 +33,8 @@ import dev.onebotgateway.v1.MessageMediaRef;
 import dev.onebotgateway.v1.MessageServiceGrpc;
 import dev.onebotgateway.v1.PokeMemberRequest;
 import dev.onebotgateway.v1.PokeMemberResponse;
+import dev.onebotgateway.v1.SearchMessagesRequest;
+import dev.onebotgateway.v1.SearchMessagesResponse;
 import dev.onebotgateway.v1.RecallMessageRequest;
 import dev.onebotgateway.v1.SendMessageRequest;
 import dev.onebotgateway.v1.SendMessageResponse;
@@ -74,9 +76,11 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -254,6 +258,65 @@ public final class Client implements AutoCloseable {
       req.setAnchorMessageId(anchor);
     }
     return call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).getHistory(req.build()));
+  }
+
+  /**
+   * Up to {@code count} messages of a chat sent before {@code until}, from the gateway's archive
+   * merged with the peer's history, oldest first ({@code anchor} null = from the newest before
+   * {@code until}).
+   */
+  public GetHistoryResponse historyUntil(Chat chat, int count, Instant until, Long anchor) {
+    GetHistoryRequest.Builder req =
+        GetHistoryRequest.newBuilder()
+            .setAccountId(accountId)
+            .setChat(chat)
+            .setCount(count)
+            .setUntil(timestamp(until));
+    if (anchor != null) {
+      req.setAnchorMessageId(anchor);
+    }
+    return call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).getHistory(req.build()));
+  }
+
+  /** A protobuf timestamp of an instant. */
+  public static com.google.protobuf.Timestamp timestamp(Instant instant) {
+    return com.google.protobuf.Timestamp.newBuilder()
+        .setSeconds(instant.getEpochSecond())
+        .setNanos(instant.getNano())
+        .build();
+  }
+
+  /**
+   * Searches the gateway's message archive: an iterator over the pages of {@code request}'s
+   * matches, newest page first (each page oldest first), fetching each page when it is asked
+   * for. An empty account id means the client's account.
+   */
+  public Iterator<SearchMessagesResponse> search(SearchMessagesRequest request) {
+    SearchMessagesRequest first =
+        request.getAccountId().isEmpty() ? request.toBuilder().setAccountId(accountId).build() : request;
+    return new Iterator<>() {
+      private SearchMessagesRequest next = first;
+
+      @Override
+      public boolean hasNext() {
+        return next != null;
+      }
+
+      @Override
+      public SearchMessagesResponse next() {
+        if (next == null) {
+          throw new NoSuchElementException("no more pages");
+        }
+        SearchMessagesRequest req = next;
+        SearchMessagesResponse page =
+            call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).searchMessages(req));
+        next =
+            page.getNextPageToken().isEmpty()
+                ? null
+                : req.toBuilder().setPageToken(page.getNextPageToken()).build();
+        return page;
+      }
+    };
   }
 
   /** One message by id, its quote resolved one level deep, with its history line. */

@@ -499,6 +499,15 @@ public enum ErrorReason
    * <code>ERROR_REASON_STORAGE_FAILED = 54;</code>
    */
   ERROR_REASON_STORAGE_FAILED(54),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the message archive is turned off
+   * (`archive.enabled = false`), so SearchMessages has nothing to search.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ARCHIVE_DISABLED = 60;</code>
+   */
+  ERROR_REASON_ARCHIVE_DISABLED(60),
   UNRECOGNIZED(-1),
   ;
 
@@ -992,6 +1001,15 @@ public enum ErrorReason
    * <code>ERROR_REASON_STORAGE_FAILED = 54;</code>
    */
   public static final int ERROR_REASON_STORAGE_FAILED_VALUE = 54;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the message archive is turned off
+   * (`archive.enabled = false`), so SearchMessages has nothing to search.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ARCHIVE_DISABLED = 60;</code>
+   */
+  public static final int ERROR_REASON_ARCHIVE_DISABLED_VALUE = 60;
 
 
   public final int getNumber() {
@@ -1073,6 +1091,7 @@ public enum ErrorReason
       case 52: return ERROR_REASON_USER_NOT_ALLOWED;
       case 53: return ERROR_REASON_MESSAGE_NOT_FOUND;
       case 54: return ERROR_REASON_STORAGE_FAILED;
+      case 60: return ERROR_REASON_ARCHIVE_DISABLED;
       default: return null;
     }
   }

@@ -184,6 +184,59 @@ private static final long serialVersionUID = 0L;
     return anchorMessageId_;
   }
 
+  public static final int UNTIL_FIELD_NUMBER = 5;
+  private com.google.protobuf.Timestamp until_;
+  /**
+   * <pre>
+   * Only messages before this time: the page of up to `count` messages
+   * before it, from the gateway's archive merged with the peer's history
+   * (deduplicated by message id), so times the peer's history cannot reach
+   * by paging, or missed while the bot was offline, are served too. When the
+   * peer cannot be reached, the archive's messages alone. Absent: the page
+   * comes from the peer as without an archive.
+   * </pre>
+   *
+   * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+   * @return Whether the until field is set.
+   */
+  @java.lang.Override
+  public boolean hasUntil() {
+    return ((bitField0_ & 0x00000004) != 0);
+  }
+  /**
+   * <pre>
+   * Only messages before this time: the page of up to `count` messages
+   * before it, from the gateway's archive merged with the peer's history
+   * (deduplicated by message id), so times the peer's history cannot reach
+   * by paging, or missed while the bot was offline, are served too. When the
+   * peer cannot be reached, the archive's messages alone. Absent: the page
+   * comes from the peer as without an archive.
+   * </pre>
+   *
+   * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+   * @return The until.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getUntil() {
+    return until_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : until_;
+  }
+  /**
+   * <pre>
+   * Only messages before this time: the page of up to `count` messages
+   * before it, from the gateway's archive merged with the peer's history
+   * (deduplicated by message id), so times the peer's history cannot reach
+   * by paging, or missed while the bot was offline, are served too. When the
+   * peer cannot be reached, the archive's messages alone. Absent: the page
+   * comes from the peer as without an archive.
+   * </pre>
+   *
+   * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getUntilOrBuilder() {
+    return until_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : until_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -210,6 +263,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000002) != 0)) {
       output.writeInt64(4, anchorMessageId_);
     }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      output.writeMessage(5, getUntil());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -228,6 +284,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000002) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeInt64Size(4, anchorMessageId_);
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(5, getUntil());
     }
     return size;
   }
@@ -267,6 +327,11 @@ private static final long serialVersionUID = 0L;
       if (getAnchorMessageId()
           != other.getAnchorMessageId()) return false;
     }
+    if (hasUntil() != other.hasUntil()) return false;
+    if (hasUntil()) {
+      if (!getUntil()
+          .equals(other.getUntil())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -290,6 +355,10 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + ANCHOR_MESSAGE_ID_FIELD_NUMBER;
       hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
           getAnchorMessageId());
+    }
+    if (hasUntil()) {
+      hash = (37 * hash) + UNTIL_FIELD_NUMBER;
+      hash = (53 * hash) + getUntil().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -426,6 +495,7 @@ private static final long serialVersionUID = 0L;
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetChatFieldBuilder();
+        internalGetUntilFieldBuilder();
       }
     }
     @java.lang.Override
@@ -440,6 +510,11 @@ private static final long serialVersionUID = 0L;
       }
       count_ = 0;
       anchorMessageId_ = 0L;
+      until_ = null;
+      if (untilBuilder_ != null) {
+        untilBuilder_.dispose();
+        untilBuilder_ = null;
+      }
       return this;
     }
 
@@ -490,6 +565,12 @@ private static final long serialVersionUID = 0L;
         result.anchorMessageId_ = anchorMessageId_;
         to_bitField0_ |= 0x00000002;
       }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        result.until_ = untilBuilder_ == null
+            ? until_
+            : untilBuilder_.build();
+        to_bitField0_ |= 0x00000004;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -518,6 +599,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasAnchorMessageId()) {
         setAnchorMessageId(other.getAnchorMessageId());
+      }
+      if (other.hasUntil()) {
+        mergeUntil(other.getUntil());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -565,6 +649,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000008;
               break;
             } // case 32
+            case 42: {
+              input.readMessage(
+                  internalGetUntilFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 42
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -934,6 +1025,206 @@ private static final long serialVersionUID = 0L;
       anchorMessageId_ = 0L;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Timestamp until_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> untilBuilder_;
+    /**
+     * <pre>
+     * Only messages before this time: the page of up to `count` messages
+     * before it, from the gateway's archive merged with the peer's history
+     * (deduplicated by message id), so times the peer's history cannot reach
+     * by paging, or missed while the bot was offline, are served too. When the
+     * peer cannot be reached, the archive's messages alone. Absent: the page
+     * comes from the peer as without an archive.
+     * </pre>
+     *
+     * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+     * @return Whether the until field is set.
+     */
+    public boolean hasUntil() {
+      return ((bitField0_ & 0x00000010) != 0);
+    }
+    /**
+     * <pre>
+     * Only messages before this time: the page of up to `count` messages
+     * before it, from the gateway's archive merged with the peer's history
+     * (deduplicated by message id), so times the peer's history cannot reach
+     * by paging, or missed while the bot was offline, are served too. When the
+     * peer cannot be reached, the archive's messages alone. Absent: the page
+     * comes from the peer as without an archive.
+     * </pre>
+     *
+     * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+     * @return The until.
+     */
+    public com.google.protobuf.Timestamp getUntil() {
+      if (untilBuilder_ == null) {
+        return until_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : until_;
+      } else {
+        return untilBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Only messages before this time: the page of up to `count` messages
+     * before it, from the gateway's archive merged with the peer's history
+     * (deduplicated by message id), so times the peer's history cannot reach
+     * by paging, or missed while the bot was offline, are served too. When the
+     * peer cannot be reached, the archive's messages alone. Absent: the page
+     * comes from the peer as without an archive.
+     * </pre>
+     *
+     * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+     */
+    public Builder setUntil(com.google.protobuf.Timestamp value) {
+      if (untilBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        until_ = value;
+      } else {
+        untilBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only messages before this time: the page of up to `count` messages
+     * before it, from the gateway's archive merged with the peer's history
+     * (deduplicated by message id), so times the peer's history cannot reach
+     * by paging, or missed while the bot was offline, are served too. When the
+     * peer cannot be reached, the archive's messages alone. Absent: the page
+     * comes from the peer as without an archive.
+     * </pre>
+     *
+     * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+     */
+    public Builder setUntil(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (untilBuilder_ == null) {
+        until_ = builderForValue.build();
+      } else {
+        untilBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only messages before this time: the page of up to `count` messages
+     * before it, from the gateway's archive merged with the peer's history
+     * (deduplicated by message id), so times the peer's history cannot reach
+     * by paging, or missed while the bot was offline, are served too. When the
+     * peer cannot be reached, the archive's messages alone. Absent: the page
+     * comes from the peer as without an archive.
+     * </pre>
+     *
+     * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+     */
+    public Builder mergeUntil(com.google.protobuf.Timestamp value) {
+      if (untilBuilder_ == null) {
+        if (((bitField0_ & 0x00000010) != 0) &&
+          until_ != null &&
+          until_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getUntilBuilder().mergeFrom(value);
+        } else {
+          until_ = value;
+        }
+      } else {
+        untilBuilder_.mergeFrom(value);
+      }
+      if (until_ != null) {
+        bitField0_ |= 0x00000010;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Only messages before this time: the page of up to `count` messages
+     * before it, from the gateway's archive merged with the peer's history
+     * (deduplicated by message id), so times the peer's history cannot reach
+     * by paging, or missed while the bot was offline, are served too. When the
+     * peer cannot be reached, the archive's messages alone. Absent: the page
+     * comes from the peer as without an archive.
+     * </pre>
+     *
+     * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+     */
+    public Builder clearUntil() {
+      bitField0_ = (bitField0_ & ~0x00000010);
+      until_ = null;
+      if (untilBuilder_ != null) {
+        untilBuilder_.dispose();
+        untilBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only messages before this time: the page of up to `count` messages
+     * before it, from the gateway's archive merged with the peer's history
+     * (deduplicated by message id), so times the peer's history cannot reach
+     * by paging, or missed while the bot was offline, are served too. When the
+     * peer cannot be reached, the archive's messages alone. Absent: the page
+     * comes from the peer as without an archive.
+     * </pre>
+     *
+     * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getUntilBuilder() {
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return internalGetUntilFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Only messages before this time: the page of up to `count` messages
+     * before it, from the gateway's archive merged with the peer's history
+     * (deduplicated by message id), so times the peer's history cannot reach
+     * by paging, or missed while the bot was offline, are served too. When the
+     * peer cannot be reached, the archive's messages alone. Absent: the page
+     * comes from the peer as without an archive.
+     * </pre>
+     *
+     * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getUntilOrBuilder() {
+      if (untilBuilder_ != null) {
+        return untilBuilder_.getMessageOrBuilder();
+      } else {
+        return until_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : until_;
+      }
+    }
+    /**
+     * <pre>
+     * Only messages before this time: the page of up to `count` messages
+     * before it, from the gateway's archive merged with the peer's history
+     * (deduplicated by message id), so times the peer's history cannot reach
+     * by paging, or missed while the bot was offline, are served too. When the
+     * peer cannot be reached, the archive's messages alone. Absent: the page
+     * comes from the peer as without an archive.
+     * </pre>
+     *
+     * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetUntilFieldBuilder() {
+      if (untilBuilder_ == null) {
+        untilBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getUntil(),
+                getParentForChildren(),
+                isClean());
+        until_ = null;
+      }
+      return untilBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.GetHistoryRequest)

@@ -88,4 +88,46 @@ public interface GetHistoryRequestOrBuilder extends
    * @return The anchorMessageId.
    */
   long getAnchorMessageId();
+
+  /**
+   * <pre>
+   * Only messages before this time: the page of up to `count` messages
+   * before it, from the gateway's archive merged with the peer's history
+   * (deduplicated by message id), so times the peer's history cannot reach
+   * by paging, or missed while the bot was offline, are served too. When the
+   * peer cannot be reached, the archive's messages alone. Absent: the page
+   * comes from the peer as without an archive.
+   * </pre>
+   *
+   * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+   * @return Whether the until field is set.
+   */
+  boolean hasUntil();
+  /**
+   * <pre>
+   * Only messages before this time: the page of up to `count` messages
+   * before it, from the gateway's archive merged with the peer's history
+   * (deduplicated by message id), so times the peer's history cannot reach
+   * by paging, or missed while the bot was offline, are served too. When the
+   * peer cannot be reached, the archive's messages alone. Absent: the page
+   * comes from the peer as without an archive.
+   * </pre>
+   *
+   * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+   * @return The until.
+   */
+  com.google.protobuf.Timestamp getUntil();
+  /**
+   * <pre>
+   * Only messages before this time: the page of up to `count` messages
+   * before it, from the gateway's archive merged with the peer's history
+   * (deduplicated by message id), so times the peer's history cannot reach
+   * by paging, or missed while the bot was offline, are served too. When the
+   * peer cannot be reached, the archive's messages alone. Absent: the page
+   * comes from the peer as without an archive.
+   * </pre>
+   *
+   * <code>optional .google.protobuf.Timestamp until = 5 [json_name = "until"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getUntilOrBuilder();
 }

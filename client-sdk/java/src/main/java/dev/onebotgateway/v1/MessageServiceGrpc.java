@@ -174,6 +174,37 @@ public final class MessageServiceGrpc {
     return getGetForwardMessagesMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.SearchMessagesRequest,
+      dev.onebotgateway.v1.SearchMessagesResponse> getSearchMessagesMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SearchMessages",
+      requestType = dev.onebotgateway.v1.SearchMessagesRequest.class,
+      responseType = dev.onebotgateway.v1.SearchMessagesResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.SearchMessagesRequest,
+      dev.onebotgateway.v1.SearchMessagesResponse> getSearchMessagesMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.SearchMessagesRequest, dev.onebotgateway.v1.SearchMessagesResponse> getSearchMessagesMethod;
+    if ((getSearchMessagesMethod = MessageServiceGrpc.getSearchMessagesMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getSearchMessagesMethod = MessageServiceGrpc.getSearchMessagesMethod) == null) {
+          MessageServiceGrpc.getSearchMessagesMethod = getSearchMessagesMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.SearchMessagesRequest, dev.onebotgateway.v1.SearchMessagesResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SearchMessages"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SearchMessagesRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SearchMessagesResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("SearchMessages"))
+              .build();
+        }
+      }
+    }
+    return getSearchMessagesMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -356,6 +387,33 @@ public final class MessageServiceGrpc {
         io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetForwardMessagesResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetForwardMessagesMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * Searches the gateway's message archive: the messages of the chats in the
+     * account's whitelists and `archive.chats`, the messages the gateway sent,
+     * and what it read or backfilled from the peer's history, kept for
+     * `archive.retention_days` (30 by default).
+     * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+     * contains `query`, within the time range, from the sender, in the chat.
+     * Pages run from the newest match towards older ones; each page is sorted
+     * by time ascending. Pass `next_page_token` as `page_token` (with the same
+     * other fields) for the next, older page: paging returns every match
+     * exactly once. A search sees every message delivered on the account's
+     * event stream before it was made (it waits up to 2 s for the archive to
+     * take them; an archive whose database is unreachable answers with what
+     * it holds).
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+     * chat id, `since` not before `until`, a bad or foreign `page_token`),
+     * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+     * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+     * `archive.enabled = false`), INTERNAL (the archive's store failed).
+     * </pre>
+     */
+    default void searchMessages(dev.onebotgateway.v1.SearchMessagesRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SearchMessagesResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSearchMessagesMethod(), responseObserver);
+    }
   }
 
   /**
@@ -516,6 +574,34 @@ public final class MessageServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getGetForwardMessagesMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Searches the gateway's message archive: the messages of the chats in the
+     * account's whitelists and `archive.chats`, the messages the gateway sent,
+     * and what it read or backfilled from the peer's history, kept for
+     * `archive.retention_days` (30 by default).
+     * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+     * contains `query`, within the time range, from the sender, in the chat.
+     * Pages run from the newest match towards older ones; each page is sorted
+     * by time ascending. Pass `next_page_token` as `page_token` (with the same
+     * other fields) for the next, older page: paging returns every match
+     * exactly once. A search sees every message delivered on the account's
+     * event stream before it was made (it waits up to 2 s for the archive to
+     * take them; an archive whose database is unreachable answers with what
+     * it holds).
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+     * chat id, `since` not before `until`, a bad or foreign `page_token`),
+     * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+     * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+     * `archive.enabled = false`), INTERNAL (the archive's store failed).
+     * </pre>
+     */
+    public void searchMessages(dev.onebotgateway.v1.SearchMessagesRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SearchMessagesResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSearchMessagesMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -653,6 +739,33 @@ public final class MessageServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getGetForwardMessagesMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Searches the gateway's message archive: the messages of the chats in the
+     * account's whitelists and `archive.chats`, the messages the gateway sent,
+     * and what it read or backfilled from the peer's history, kept for
+     * `archive.retention_days` (30 by default).
+     * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+     * contains `query`, within the time range, from the sender, in the chat.
+     * Pages run from the newest match towards older ones; each page is sorted
+     * by time ascending. Pass `next_page_token` as `page_token` (with the same
+     * other fields) for the next, older page: paging returns every match
+     * exactly once. A search sees every message delivered on the account's
+     * event stream before it was made (it waits up to 2 s for the archive to
+     * take them; an archive whose database is unreachable answers with what
+     * it holds).
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+     * chat id, `since` not before `until`, a bad or foreign `page_token`),
+     * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+     * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+     * `archive.enabled = false`), INTERNAL (the archive's store failed).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SearchMessagesResponse searchMessages(dev.onebotgateway.v1.SearchMessagesRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSearchMessagesMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -789,6 +902,33 @@ public final class MessageServiceGrpc {
     public dev.onebotgateway.v1.GetForwardMessagesResponse getForwardMessages(dev.onebotgateway.v1.GetForwardMessagesRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getGetForwardMessagesMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Searches the gateway's message archive: the messages of the chats in the
+     * account's whitelists and `archive.chats`, the messages the gateway sent,
+     * and what it read or backfilled from the peer's history, kept for
+     * `archive.retention_days` (30 by default).
+     * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+     * contains `query`, within the time range, from the sender, in the chat.
+     * Pages run from the newest match towards older ones; each page is sorted
+     * by time ascending. Pass `next_page_token` as `page_token` (with the same
+     * other fields) for the next, older page: paging returns every match
+     * exactly once. A search sees every message delivered on the account's
+     * event stream before it was made (it waits up to 2 s for the archive to
+     * take them; an archive whose database is unreachable answers with what
+     * it holds).
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+     * chat id, `since` not before `until`, a bad or foreign `page_token`),
+     * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+     * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+     * `archive.enabled = false`), INTERNAL (the archive's store failed).
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SearchMessagesResponse searchMessages(dev.onebotgateway.v1.SearchMessagesRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSearchMessagesMethod(), getCallOptions(), request);
     }
   }
 
@@ -932,6 +1072,34 @@ public final class MessageServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getGetForwardMessagesMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Searches the gateway's message archive: the messages of the chats in the
+     * account's whitelists and `archive.chats`, the messages the gateway sent,
+     * and what it read or backfilled from the peer's history, kept for
+     * `archive.retention_days` (30 by default).
+     * Matches every message whose text (`ChatMessage.text`, case-insensitive)
+     * contains `query`, within the time range, from the sender, in the chat.
+     * Pages run from the newest match towards older ones; each page is sorted
+     * by time ascending. Pass `next_page_token` as `page_token` (with the same
+     * other fields) for the next, older page: paging returns every match
+     * exactly once. A search sees every message delivered on the account's
+     * event stream before it was made (it waits up to 2 s for the archive to
+     * take them; an archive whose database is unreachable answers with what
+     * it holds).
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
+     * chat id, `since` not before `until`, a bad or foreign `page_token`),
+     * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+     * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
+     * `archive.enabled = false`), INTERNAL (the archive's store failed).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.SearchMessagesResponse> searchMessages(
+        dev.onebotgateway.v1.SearchMessagesRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSearchMessagesMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_GET_HISTORY = 0;
@@ -939,6 +1107,7 @@ public final class MessageServiceGrpc {
   private static final int METHODID_GET_MESSAGE = 2;
   private static final int METHODID_RECALL_MESSAGE = 3;
   private static final int METHODID_GET_FORWARD_MESSAGES = 4;
+  private static final int METHODID_SEARCH_MESSAGES = 5;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -976,6 +1145,10 @@ public final class MessageServiceGrpc {
         case METHODID_GET_FORWARD_MESSAGES:
           serviceImpl.getForwardMessages((dev.onebotgateway.v1.GetForwardMessagesRequest) request,
               (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.GetForwardMessagesResponse>) responseObserver);
+          break;
+        case METHODID_SEARCH_MESSAGES:
+          serviceImpl.searchMessages((dev.onebotgateway.v1.SearchMessagesRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SearchMessagesResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -1030,6 +1203,13 @@ public final class MessageServiceGrpc {
               dev.onebotgateway.v1.GetForwardMessagesRequest,
               dev.onebotgateway.v1.GetForwardMessagesResponse>(
                 service, METHODID_GET_FORWARD_MESSAGES)))
+        .addMethod(
+          getSearchMessagesMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.SearchMessagesRequest,
+              dev.onebotgateway.v1.SearchMessagesResponse>(
+                service, METHODID_SEARCH_MESSAGES)))
         .build();
   }
 
@@ -1083,6 +1263,7 @@ public final class MessageServiceGrpc {
               .addMethod(getGetMessageMethod())
               .addMethod(getRecallMessageMethod())
               .addMethod(getGetForwardMessagesMethod())
+              .addMethod(getSearchMessagesMethod())
               .build();
         }
       }

@@ -13,6 +13,8 @@ import dev.onebotgateway.v1.Event;
 import dev.onebotgateway.v1.EventKind;
 import dev.onebotgateway.v1.StreamEventsRequest;
 import dev.onebotgateway.v1.PokeMemberResponse;
+import dev.onebotgateway.v1.SearchMessagesRequest;
+import dev.onebotgateway.v1.SearchMessagesResponse;
 import dev.onebotgateway.v1.SendMessageResponse;
 import dev.onebotgateway.v1.ErrorReason;
 import dev.onebotgateway.v1.GetHistoryResponse;
@@ -252,5 +254,19 @@ class E2eTest {
       }
       assertTrue(stream.reconnects() >= 1);
     }
+  }
+
+  @Test
+  void searchFindsWhatWasSent() throws Exception {
+    SendMessageResponse sent = client.send(OutgoingMessage.toGroup(PLAYGROUND).text("Java 明天下午开会"));
+    List<SearchMessagesResponse> pages = ReadmeExamples.search(client);
+    List<ChatMessage> found = pages.stream().flatMap(p -> p.getMessagesList().stream()).toList();
+    assertTrue(found.stream().anyMatch(m -> m.getMessageId() == sent.getMessageIds(0)), found.toString());
+    assertTrue(found.stream().allMatch(m -> m.getText().contains("开会")), found.toString());
+    GatewayException err =
+        assertThrows(
+            GatewayException.class,
+            () -> client.search(SearchMessagesRequest.newBuilder().setChat(Client.groupChat(0)).build()).next());
+    assertEquals(java.util.Optional.of("INVALID_REQUEST"), err.reason());
   }
 }

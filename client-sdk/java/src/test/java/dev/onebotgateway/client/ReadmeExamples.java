@@ -4,8 +4,13 @@ import dev.onebotgateway.v1.Account;
 import dev.onebotgateway.v1.CallToolResponse;
 import dev.onebotgateway.v1.Event;
 import dev.onebotgateway.v1.EventKind;
+import dev.onebotgateway.v1.SearchMessagesRequest;
+import dev.onebotgateway.v1.SearchMessagesResponse;
 import dev.onebotgateway.v1.StreamEventsRequest;
 import io.grpc.Context;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Iterator;
 import dev.onebotgateway.v1.PokeMemberResponse;
 import dev.onebotgateway.v1.SendMessageResponse;
@@ -223,5 +228,26 @@ final class ReadmeExamples {
     } // closing the context cancels the stream
     // endregion
     return first;
+  }
+
+  static List<SearchMessagesResponse> search(Client client) {
+    List<SearchMessagesResponse> pages = new ArrayList<>();
+    // region: search
+    // The archive's messages containing 开会 in the last 7 days, newest page first (each page
+    // oldest first); the iterator fetches each page when it is asked for.
+    Iterator<SearchMessagesResponse> search =
+        client.search(
+            SearchMessagesRequest.newBuilder()
+                .setQuery("开会")
+                .setChat(Client.groupChat(20000003))
+                .setSince(Client.timestamp(Instant.now().minus(Duration.ofDays(7))))
+                .build());
+    while (search.hasNext()) {
+      SearchMessagesResponse page = search.next();
+      System.out.println(page.getRendered()); // [HH:mm:ss] 名字(QQ号): 文本
+      pages.add(page);
+    }
+    // endregion
+    return pages;
   }
 }

@@ -1,0 +1,379 @@
+//! The journal: the durable log the event hub writes every event to before
+//! it delivers it, and where the messages the gateway sends wait for the
+//! archive.
+//!
+//! One writer thread owns the journal's writes. Whatever is submitted while
+//! it commits is committed together in the next transaction (group commit),
+//! so a burst of events costs one commit, not one per event, and an event
+//! waits for at most the commit before it. After each commit the writer
+//! delivers the batch's events (the hub's callback), completes the waiters
+//! of the sent messages, and wakes the archive's ingest, which reads the
+//! journal after its own checkpoint: entries the archive has not taken yet
+//! (a slow database, a crash) are never lost, only late.
+//!
+//! The journal keeps, per account, the newest `events.buffer_size` events
+//! (the resume buffer, reloaded at start so sequence numbers continue and
+//! `after_sequence` from before a restart resumes) and every entry the
+//! archive has not taken; older entries are trimmed.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{Notify, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::model::{InboundEvent, Message};
+use crate::error::Result;
+
+/// One numbered event.
+#[derive(Debug, Clone)]
+pub struct StoredEvent {
+    /// The account that received it.
+    pub account_id: Arc<str>,
+    /// Per-account sequence number, from 1.
+    pub sequence: u64,
+    /// When the gateway received it, Unix milliseconds.
+    pub received_ms: i64,
+    /// The event.
+    pub event: Arc<InboundEvent>,
+}
+
+/// What the journal holds.
+#[derive(Debug, Clone)]
+pub enum JournalEntry {
+    /// An inbound event, numbered.
+    Event(StoredEvent),
+    /// A message the gateway sent and the peer acknowledged with an id.
+    Sent {
+        /// The account that sent it.
+        account_id: Arc<str>,
+        /// The message as sent.
+        message: Box<Message>,
+    },
+}
+
+impl JournalEntry {
+    /// The account the entry belongs to.
+    pub fn account_id(&self) -> &str {
+        match self {
+            JournalEntry::Event(e) => &e.account_id,
+            JournalEntry::Sent { account_id, .. } => account_id,
+        }
+    }
+}
+
+/// An entry with its place in the journal.
+#[derive(Debug, Clone)]
+pub struct Journaled {
+    /// Position in the journal, increasing by one per entry.
+    pub id: u64,
+    /// The entry.
+    pub entry: JournalEntry,
+}
+
+/// Entries read back from the journal.
+#[derive(Debug, Clone, Default)]
+pub struct JournalPage {
+    /// The entries that could be read, in id order.
+    pub entries: Vec<Journaled>,
+    /// The id of the last entry read, readable or not (`None`: nothing
+    /// after the position asked for).
+    pub last_id: Option<u64>,
+}
+
+/// What the journal held when it was opened.
+#[derive(Debug, Clone, Default)]
+pub struct JournalState {
+    /// The newest events of every account (at most the number asked for per
+    /// account), oldest first.
+    pub recent: Vec<StoredEvent>,
+    /// The last sequence number stored per account.
+    pub last_sequences: HashMap<String, u64>,
+    /// The id of the newest entry (0 when empty).
+    pub last_id: u64,
+    /// The id of the newest entry the archive has taken.
+    pub checkpoint: u64,
+}
+
+/// The durable log behind the journal (the port its adapter implements).
+/// Every method blocks; the journal calls them from its own thread (writes)
+/// or the blocking pool (reads).
+pub trait EventJournal: Send + Sync + 'static {
+    /// Reads the state at start: the newest `keep_per_account` events of
+    /// every account, the last sequence numbers, the last id and the
+    /// archive's checkpoint.
+    fn open(&self, keep_per_account: usize) -> Result<JournalState>;
+
+    /// Stores `entries` (and the archive's `checkpoint`, when given) in one
+    /// durable commit.
+    fn append(&self, entries: &[Journaled], checkpoint: Option<u64>) -> Result<()>;
+
+    /// Up to `limit` entries with an id above `after_id`, in id order.
+    fn read_after(&self, after_id: u64, limit: usize) -> Result<JournalPage>;
+
+    /// Deletes what is no longer needed: entries at or below `checkpoint`
+    /// except the newest `keep_per_account` events of each account.
+    /// Returns the number of entries deleted.
+    fn trim(&self, keep_per_account: usize, checkpoint: u64) -> Result<u64>;
+
+    /// Where the journal lives, for logs.
+    fn describe(&self) -> String;
+}
+
+/// Most submissions committed in one transaction; also at most half the
+/// resume buffer, so one commit's events never overrun a subscriber that
+/// was keeping up.
+const MAX_BATCH: usize = 2048;
+/// Submissions waiting for the writer before submitting blocks.
+const CHANNEL_BOUND: usize = 65_536;
+/// Entries appended between two trims (or [`TRIM_EVERY`], whichever first):
+/// small trims, so none holds up delivery for long.
+const TRIM_ENTRIES: u64 = 1024;
+/// Longest time between two trims while entries arrive.
+const TRIM_EVERY: Duration = Duration::from_secs(30);
+
+enum Command {
+    Entry(JournalEntry, Option<oneshot::Sender<()>>),
+    Checkpoint(u64),
+}
+
+/// Called with the events of every commit, in sequence order per account.
+pub type Deliver = Box<dyn Fn(Vec<StoredEvent>) + Send + 'static>;
+
+/// Handle to the journal's writer; cheap to clone.
+#[derive(Clone)]
+pub struct Journal {
+    tx: SyncSender<Command>,
+    store: Arc<dyn EventJournal>,
+    committed: Arc<Notify>,
+    /// Id of the newest committed entry.
+    last_committed: Arc<AtomicU64>,
+    /// The archive's checkpoint when the journal was opened.
+    opened_checkpoint: u64,
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Journal")
+            .field("store", &self.store.describe())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How the journal runs.
+#[derive(Debug, Clone, Copy)]
+pub struct JournalOptions {
+    /// Events kept per account (the resume buffer).
+    pub keep_per_account: usize,
+    /// True when an archive takes the entries (its checkpoint bounds
+    /// trimming); false: entries are done once committed.
+    pub archived: bool,
+}
+
+impl Journal {
+    /// Starts the writer thread over `store`, whose state `state` was read
+    /// by [`EventJournal::open`]; `deliver` gets the events of each commit.
+    /// The thread ends when every handle is gone or `stop` fires (what is
+    /// submitted after that is neither stored nor delivered).
+    pub fn start(
+        store: Arc<dyn EventJournal>,
+        state: &JournalState,
+        options: JournalOptions,
+        deliver: Deliver,
+        stop: CancellationToken,
+    ) -> Result<Journal> {
+        let (tx, rx) = sync_channel(CHANNEL_BOUND);
+        let committed = Arc::new(Notify::new());
+        let last_committed = Arc::new(AtomicU64::new(state.last_id));
+        let writer = Writer {
+            store: store.clone(),
+            rx,
+            next_id: state.last_id + 1,
+            checkpoint: state.checkpoint,
+            options,
+            deliver,
+            committed: committed.clone(),
+            last_committed: last_committed.clone(),
+            failing: false,
+            stop,
+        };
+        std::thread::Builder::new()
+            .name("journal".into())
+            .spawn(move || writer.run())
+            .map_err(|e| crate::error::Error::internal(format!("starting the journal: {e}")))?;
+        Ok(Journal {
+            tx,
+            store,
+            committed,
+            last_committed,
+            opened_checkpoint: state.checkpoint,
+        })
+    }
+
+    /// Submits an event; it is delivered once committed. Blocks only while
+    /// the writer is far behind (tens of thousands of entries).
+    pub fn submit_event(&self, event: StoredEvent) {
+        let _ = self
+            .tx
+            .send(Command::Entry(JournalEntry::Event(event), None));
+    }
+
+    /// Submits a sent message and resolves once it is committed (or the
+    /// journal is gone).
+    pub fn submit_sent(&self, account_id: Arc<str>, message: Message) -> oneshot::Receiver<()> {
+        let (done, rx) = oneshot::channel();
+        let _ = self.tx.send(Command::Entry(
+            JournalEntry::Sent {
+                account_id,
+                message: Box::new(message),
+            },
+            Some(done),
+        ));
+        rx
+    }
+
+    /// Records that the archive has taken every entry up to `id` (stored
+    /// with the next commit).
+    pub fn checkpoint(&self, id: u64) {
+        let _ = self.tx.send(Command::Checkpoint(id));
+    }
+
+    /// The journal's store (the archive's ingest reads it).
+    pub fn store(&self) -> &Arc<dyn EventJournal> {
+        &self.store
+    }
+
+    /// Resolves after the next commit.
+    pub fn committed(&self) -> &Arc<Notify> {
+        &self.committed
+    }
+
+    /// The archive's checkpoint when the journal was opened: where the
+    /// archive's ingest starts.
+    pub fn opened_checkpoint(&self) -> u64 {
+        self.opened_checkpoint
+    }
+
+    /// The id of the newest committed entry.
+    pub fn last_committed(&self) -> u64 {
+        self.last_committed.load(Ordering::Acquire)
+    }
+}
+
+struct Writer {
+    store: Arc<dyn EventJournal>,
+    rx: Receiver<Command>,
+    next_id: u64,
+    checkpoint: u64,
+    options: JournalOptions,
+    deliver: Deliver,
+    committed: Arc<Notify>,
+    last_committed: Arc<AtomicU64>,
+    /// True while appends fail (logged once per failing stretch).
+    failing: bool,
+    stop: CancellationToken,
+}
+
+impl Writer {
+    fn run(mut self) {
+        let mut since_trim = 0u64;
+        let mut last_trim = Instant::now();
+        let batch = (self.options.keep_per_account / 2).clamp(1, MAX_BATCH);
+        while let Ok(first) = self.rx.recv() {
+            if self.stop.is_cancelled() {
+                return;
+            }
+            let mut commands = vec![first];
+            while commands.len() < batch {
+                match self.rx.try_recv() {
+                    Ok(c) => commands.push(c),
+                    Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+                }
+            }
+            let mut entries = Vec::with_capacity(commands.len());
+            let mut waiters = Vec::new();
+            let mut checkpoint = None;
+            for command in commands {
+                match command {
+                    Command::Entry(entry, done) => {
+                        entries.push(Journaled {
+                            id: self.next_id,
+                            entry,
+                        });
+                        self.next_id += 1;
+                        waiters.extend(done);
+                    }
+                    Command::Checkpoint(id) => {
+                        checkpoint = Some(checkpoint.unwrap_or(0).max(id));
+                    }
+                }
+            }
+            if !self.options.archived && !entries.is_empty() {
+                checkpoint = Some(self.next_id - 1);
+            }
+            if let Some(c) = checkpoint {
+                self.checkpoint = self.checkpoint.max(c);
+            }
+            self.append(&entries, checkpoint);
+            // Counted committed before anything is delivered or answered:
+            // a search made by whoever saw an entry waits for the archive
+            // to take it.
+            self.last_committed
+                .store(self.next_id - 1, Ordering::Release);
+            self.committed.notify_waiters();
+            self.committed.notify_one();
+            since_trim += entries.len() as u64;
+            let events: Vec<StoredEvent> = entries
+                .into_iter()
+                .filter_map(|j| match j.entry {
+                    JournalEntry::Event(e) => Some(e),
+                    JournalEntry::Sent { .. } => None,
+                })
+                .collect();
+            if !events.is_empty() {
+                (self.deliver)(events);
+            }
+            for done in waiters {
+                let _ = done.send(());
+            }
+            if since_trim >= TRIM_ENTRIES || (since_trim > 0 && last_trim.elapsed() >= TRIM_EVERY) {
+                since_trim = 0;
+                last_trim = Instant::now();
+                if let Err(e) = self
+                    .store
+                    .trim(self.options.keep_per_account, self.checkpoint)
+                {
+                    tracing::warn!(journal = %self.store.describe(), error = %e, "trimming the journal failed");
+                }
+            }
+        }
+    }
+
+    /// Commits; on failure the entries are still delivered (an event is
+    /// never held back by a broken disk) and the failure is logged once
+    /// until appends succeed again.
+    fn append(&mut self, entries: &[Journaled], checkpoint: Option<u64>) {
+        match self.store.append(entries, checkpoint) {
+            Ok(()) => {
+                if self.failing {
+                    self.failing = false;
+                    tracing::info!(journal = %self.store.describe(), "the journal is writable again");
+                }
+            }
+            Err(e) => {
+                crate::telemetry::metrics::journal_failures(entries.len());
+                if !self.failing {
+                    self.failing = true;
+                    tracing::error!(
+                        journal = %self.store.describe(),
+                        error = %e,
+                        "the journal cannot be written; events are delivered but will not survive a restart"
+                    );
+                }
+            }
+        }
+    }
+}
