@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Loads every configuration shipped under deploy/ with the release binary (`serve
 # --print-config` validates and exits): deploy/gateway.toml (docker compose) and the
-# config.toml embedded in deploy/k8s/configmap.yaml. Secrets are not needed to validate.
+# config.toml embedded in deploy/k8s/configmap.yaml, and the shard configurations of
+# deploy/k8s/sharded/configmap.yaml. Secrets are not needed to validate.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
@@ -18,9 +19,15 @@ with open("deploy/k8s/configmap.yaml", encoding="utf-8") as f:
     doc = yaml.safe_load(f)
 with open(sys.argv[1], "w", encoding="utf-8") as out:
     out.write(doc["data"]["config.toml"])
+# The sharded variant: one configuration per StatefulSet ordinal.
+with open("deploy/k8s/sharded/configmap.yaml", encoding="utf-8") as f:
+    shards = yaml.safe_load(f)
+for name, text in shards["data"].items():
+    with open(sys.argv[1].replace("k8s.toml", name), "w", encoding="utf-8") as out:
+        out.write(text)
 PY
 
-for config in deploy/gateway.toml "$WORK/k8s.toml"; do
+for config in deploy/gateway.toml "$WORK"/*.toml; do
   if ! "$BIN" serve --config "$config" --print-config >/dev/null; then
     echo "invalid configuration: $config" >&2
     exit 1

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs every tool the checks and tests need, into .tools/ and node_modules/ (idempotent:
 # each step is skipped when its pinned version is already installed).
-# Fresh-machine requirements: Rust (rustup), Go, Python 3, Node 20 + npm, Java 17 + Maven; on
-# Debian as root, the PostgreSQL server is installed from Debian's packages.
+# Fresh-machine requirements: Rust (rustup), Go, Python 3, Node 20 + npm, Java 17 + Maven, and
+# Debian's apt (as root, or sudo) for the system packages below (nginx; the PostgreSQL server is
+# installed from Debian's packages when running as root).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 mkdir -p "$TOOLS/bin" "$GOBIN"
@@ -16,6 +17,28 @@ PROTOC_VERSION=4.36.2               # com.google.protobuf:protoc (= protobuf-jav
 GRPC_JAVA_VERSION=1.83.1            # io.grpc:protoc-gen-grpc-java (= grpc-java runtime)
 GRPCURL_VERSION=v1.9.3
 CARGO_DENY_VERSION=0.20.2           # licenses, bans, sources (deny.toml)
+NGINX_SERIES=1.22                   # Debian 12's nginx (the proxy the tests run in front of the gateway)
+
+# nginx from Debian's archive: the gRPC reverse proxy of the proxy, sharding and SDK tests
+# (tests/src/nginx.rs, scripts/sdk-tests.sh), which start it themselves with their own
+# configuration on loopback. Only the binary is used: the package's own service is kept from
+# starting. The series is pinned; the point release is whatever the archive carries (old ones
+# leave the mirrors with each security update).
+nginx_bin() { command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true; }
+if [ -z "$(nginx_bin)" ] || ! "$(nginx_bin)" -v 2>&1 | grep -q "nginx/$NGINX_SERIES\."; then
+  as_root=()
+  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+  no_start=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+    "${as_root[@]}" chmod +x /usr/sbin/policy-rc.d
+    no_start=1
+  fi
+  "${as_root[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends \
+    "nginx=$NGINX_SERIES.*"
+  [ -z "$no_start" ] || "${as_root[@]}" rm -f /usr/sbin/policy-rc.d
+fi
 
 # PostgreSQL server for the archive's PostgreSQL tests (scripts/postgres.sh starts it): Debian's
 # `postgresql` package (PostgreSQL 15 on bookworm). Elsewhere those tests are skipped.

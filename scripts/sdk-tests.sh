@@ -8,6 +8,10 @@
 # fresh data directory, waits for it with `onebot-gateway health --wait` (polls the gRPC health
 # service until SERVING, with a deadline), then runs that language's own test runner with
 # ONEBOT_GATEWAY_ADDR=http://127.0.0.1:<port> and ONEBOT_GATEWAY_TEST_IMAGE=<a 5 MiB PNG>.
+# An nginx (Debian's package, from scripts/install-tools.sh) runs in front of each gateway as a
+# gRPC proxy (docs/operations.md's configuration): ONEBOT_GATEWAY_PROXY_ADDR is its address and
+# ONEBOT_GATEWAY_PROXY_RESTART a command that kills it and starts it again on the same port, for
+# the tests of each SDK's event stream resuming across a proxy restart.
 # Needs scripts/install-tools.sh and `cargo build --release -p onebot-gateway` first
 # (scripts/test.sh does both); ONEBOT_GATEWAY_BIN overrides the binary.
 set -euo pipefail
@@ -33,7 +37,15 @@ stop_gateway() {
     GW_PID=""
   fi
 }
-trap 'stop_gateway; rm -rf "$WORK"' EXIT
+NGINX="${ONEBOT_NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}"
+PROXY="$WORK/proxy"
+stop_proxy() {
+  if [ -f "$PROXY/nginx.pid" ]; then
+    kill -9 "$(cat "$PROXY/nginx.pid")" 2>/dev/null || true
+    rm -f "$PROXY/nginx.pid"
+  fi
+}
+trap 'stop_proxy; stop_gateway; rm -rf "$WORK"' EXIT
 
 # A valid 5 MiB PNG (stored deflate blocks of seeded random RGBA pixels): the image the
 # scenario uploads and sends.
@@ -71,6 +83,62 @@ start_gateway() {
   fi
 }
 
+# nginx in front of the gateway at $ONEBOT_GATEWAY_ADDR: one process (daemonized once its
+# listener is bound), its own config, pid, log and temp directories.
+start_proxy() {
+  local port
+  port="$(free_port)"
+  mkdir -p "$PROXY"/{body,proxy,fastcgi,uwsgi,scgi}
+  cat >"$PROXY/nginx.conf" <<CONF
+daemon on;
+master_process off;
+worker_processes 1;
+pid $PROXY/nginx.pid;
+error_log $PROXY/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $PROXY/body;
+  proxy_temp_path $PROXY/proxy;
+  fastcgi_temp_path $PROXY/fastcgi;
+  uwsgi_temp_path $PROXY/uwsgi;
+  scgi_temp_path $PROXY/scgi;
+  upstream gateway {
+    server ${ONEBOT_GATEWAY_ADDR#http://};
+    keepalive 32;
+  }
+  server {
+    listen 127.0.0.1:$port http2;
+    client_max_body_size 0;
+    client_body_timeout 60s;
+    grpc_read_timeout 60s;
+    grpc_send_timeout 60s;
+    keepalive_timeout 75s;
+    location / {
+      grpc_pass grpc://gateway;
+    }
+  }
+}
+CONF
+  cat >"$PROXY/restart" <<SCRIPT
+#!/usr/bin/env bash
+# Kills the proxy (every connection through it breaks) and starts it again on the same port.
+set -euo pipefail
+pid="\$(cat "$PROXY/nginx.pid")"
+kill -9 "\$pid"
+while kill -0 "\$pid" 2>/dev/null; do sleep 0.05; done
+"$NGINX" -p "$PROXY" -c "$PROXY/nginx.conf" -e "$PROXY/error.log"
+SCRIPT
+  chmod +x "$PROXY/restart"
+  if ! "$NGINX" -p "$PROXY" -c "$PROXY/nginx.conf" -e "$PROXY/error.log"; then
+    echo "nginx did not start (installed by scripts/install-tools.sh); its log:" >&2
+    cat "$PROXY/error.log" >&2 || true
+    exit 1
+  fi
+  export ONEBOT_GATEWAY_PROXY_ADDR="http://127.0.0.1:$port"
+  export ONEBOT_GATEWAY_PROXY_RESTART="$PROXY/restart"
+}
+
 run_lang() {
   case "$1" in
     rust)
@@ -100,6 +168,8 @@ run_lang() {
 for lang in "${LANGS[@]}"; do
   printf '\n--> %s SDK\n' "$lang"
   start_gateway
+  start_proxy
   run_lang "$lang"
+  stop_proxy
   stop_gateway
 done

@@ -10,7 +10,7 @@ cd "$ROOT"
 step() { printf '\n==> %s\n' "$*"; }
 
 # Each stage is a function; STAGES is their order.
-STAGES=(fmt proto codegen clippy deny lint-deploy build deploy-configs test soak sdk mcp)
+STAGES=(fmt proto codegen clippy deny lint-deploy build deploy-configs test reliability soak sdk mcp)
 
 stage_fmt() {
   step "cargo fmt --check"
@@ -49,7 +49,7 @@ stage_lint-deploy() {
   step "Dockerfile lint (hadolint)"
   hadolint Dockerfile
   step "Kubernetes manifests against the bundled schemas (kubernetes-validate)"
-  kubernetes-validate --strict --quiet deploy/k8s/*.yaml
+  kubernetes-validate --strict --quiet deploy/k8s/*.yaml deploy/k8s/sharded/*.yaml
 }
 
 stage_build() {
@@ -86,6 +86,11 @@ stage_test() {
   # downwards.
   step "cargo test"
   cargo test --workspace
+}
+
+stage_reliability() {
+  step "reliability: faults and bad input, 15 s of property fuzzing per target, one table"
+  FUZZ_SECS=15 ./scripts/reliability-report.sh
 }
 
 stage_soak() {

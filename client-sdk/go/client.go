@@ -15,14 +15,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	gatewayv1 "github.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1"
@@ -36,6 +41,16 @@ const DefaultAddress = "http://127.0.0.1:50051"
 // its OneBot connection is up). The gateway registers these names with its health service;
 // they are not proto services. Built from the API's proto package.
 var AccountHealthServicePrefix = string(gatewayv1.File_onebot_gateway_v1_account_service_proto.Package()) + ".account."
+
+// AccountMetadataKey is the request metadata naming the account of a call. Every call sends
+// it (the client's account, "default" when empty) so a proxy in front of many gateways can
+// route each account to the gateway holding it; the gateway refuses a request whose
+// AccountId names another account.
+const AccountMetadataKey = "x-onebot-account"
+
+// MaxReconnects is how many reconnect attempts in a row an EventStream makes before the error
+// reaches the caller.
+const MaxReconnects = 10
 
 // maxMessageBytes is the largest response the client accepts.
 const maxMessageBytes = 64 * 1024 * 1024
@@ -52,7 +67,8 @@ type Options struct {
 	CAFile string
 	// ServerName overrides the name checked against the gateway's certificate.
 	ServerName string
-	// AccountID is the account the helpers act as (empty: the gateway's "default").
+	// AccountID is the account the helpers act as (empty: the gateway's "default"), sent as
+	// AccountMetadataKey on every call.
 	AccountID string
 	// DialOptions are appended to the client's own.
 	DialOptions []grpc.DialOption
@@ -125,6 +141,23 @@ func New(opts Options) (*Client, error) {
 		}
 		dial = append(dial, grpc.WithPerRPCCredentials(bearer{header: "Bearer " + opts.Token, secure: secure}))
 	}
+	account := opts.AccountID
+	if account == "" {
+		account = "default"
+	}
+	for _, r := range account {
+		if r <= 0x20 || r > 0x7e {
+			return nil, fmt.Errorf("account id %q: account ids are ASCII letters, digits, _ and -", account)
+		}
+	}
+	dial = append(dial,
+		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
+			return invoker(withAccount(ctx, account), method, req, reply, cc, callOpts...)
+		}),
+		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, callOpts ...grpc.CallOption) (grpc.ClientStream, error) {
+			return streamer(withAccount(ctx, account), desc, cc, method, callOpts...)
+		}),
+	)
 	dial = append(dial, opts.DialOptions...)
 	conn, err := grpc.NewClient(strings.TrimSuffix(target, "/"), dial...)
 	if err != nil {
@@ -281,29 +314,116 @@ func (c *Client) CallTool(ctx context.Context, name, argumentsJSON string) (*gat
 	return r, wrap(err)
 }
 
-// EventStream is a running StreamEvents call.
+// withAccount adds the account metadata unless the call already carries one.
+func withAccount(ctx context.Context, account string) context.Context {
+	if md, ok := metadata.FromOutgoingContext(ctx); ok && len(md.Get(AccountMetadataKey)) > 0 {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, AccountMetadataKey, account)
+}
+
+// EventStream is a running StreamEvents call that resumes by itself: when the connection
+// breaks (a proxy or the network restarted: Unavailable, Internal, Unknown, Canceled) or the
+// gateway drops it for lagging, Next reconnects with AfterSequence set to the last event it
+// returned (or the last heartbeat's position), with backoff (100 ms doubling to 5 s,
+// MaxReconnects attempts in a row), and returns every event once. Heartbeats are never
+// returned.
 type EventStream struct {
-	stream grpc.ServerStreamingClient[gatewayv1.StreamEventsResponse]
+	ctx        context.Context
+	events     gatewayv1.EventServiceClient
+	request    *gatewayv1.StreamEventsRequest
+	stream     grpc.ServerStreamingClient[gatewayv1.StreamEventsResponse]
+	position   *uint64
+	failures   int
+	reconnects int
 }
 
 // Next returns the next event; io.EOF when the gateway ended the stream. Cancel the context
 // passed to StreamEvents to stop.
 func (s *EventStream) Next() (*gatewayv1.Event, error) {
 	for {
+		if s.stream == nil {
+			req := proto.Clone(s.request).(*gatewayv1.StreamEventsRequest)
+			req.AfterSequence = s.position
+			stream, err := s.events.StreamEvents(s.ctx, req)
+			if err != nil {
+				if retryErr := s.retry(err); retryErr != nil {
+					return nil, retryErr
+				}
+				continue
+			}
+			s.stream = stream
+		}
 		r, err := s.stream.Recv()
 		if errors.Is(err, io.EOF) {
 			return nil, io.EOF
 		}
 		if err != nil {
-			return nil, wrap(err)
+			s.stream = nil
+			if retryErr := s.retry(err); retryErr != nil {
+				return nil, retryErr
+			}
+			s.reconnects++
+			continue
 		}
-		if r.GetEvent() != nil {
-			return r.GetEvent(), nil
+		s.failures = 0
+		if beat := r.GetHeartbeat(); beat != nil {
+			last := beat.GetLastSequence()
+			if s.position == nil || last > *s.position {
+				s.position = &last
+			}
 		}
+		event := r.GetEvent()
+		if event == nil || (s.position != nil && event.GetSequence() <= *s.position) {
+			continue
+		}
+		seq := event.GetSequence()
+		s.position = &seq
+		return event, nil
 	}
 }
 
+// Reconnects is how many times the stream reconnected after a broken connection.
+func (s *EventStream) Reconnects() int { return s.reconnects }
+
+// retry waits before the next attempt after err, or returns the error when it is not worth a
+// retry, the attempts are used up or the context is done.
+func (s *EventStream) retry(err error) error {
+	wrapped := wrap(err)
+	var gw *GatewayError
+	if !errors.As(wrapped, &gw) || !resumable(gw) || s.failures >= MaxReconnects || s.ctx.Err() != nil {
+		return wrapped
+	}
+	s.failures++
+	select {
+	case <-time.After(backoff(s.failures)):
+		return nil
+	case <-s.ctx.Done():
+		return wrapped
+	}
+}
+
+// resumable is true for a broken connection and for a subscriber the gateway dropped for
+// lagging: the stream is reopened from its position.
+func resumable(err *GatewayError) bool {
+	switch err.Code {
+	case codes.Unavailable, codes.Internal, codes.Unknown, codes.Canceled:
+		return true
+	case codes.ResourceExhausted:
+		return err.Reason == "EVENT_STREAM_LAGGED"
+	}
+	return false
+}
+
+// backoff is the wait before reconnect attempt n (from 1): 100 ms doubling to 5 s, with up to
+// half taken off at random so the clients of one proxy do not all come back at once.
+func backoff(n int) time.Duration {
+	base := min(100*time.Millisecond<<min(n-1, 6), 5*time.Second)
+	return base - time.Duration(rand.Int64N(int64(base/2)+1))
+}
+
 // StreamEvents follows the account's events. An empty AccountId is filled with the client's.
+// The first call is made at once (its error returned); later reconnects happen in Next.
 func (c *Client) StreamEvents(ctx context.Context, req *gatewayv1.StreamEventsRequest) (*EventStream, error) {
 	if req.GetAccountId() == "" {
 		req.AccountId = c.accountID
@@ -312,7 +432,7 @@ func (c *Client) StreamEvents(ctx context.Context, req *gatewayv1.StreamEventsRe
 	if err != nil {
 		return nil, wrap(err)
 	}
-	return &EventStream{stream: s}, nil
+	return &EventStream{ctx: ctx, events: c.Events, request: req, stream: s, position: req.AfterSequence}, nil
 }
 
 // CheckHealth returns the health of service ("" = the gateway) as a status name such as

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -320,6 +321,65 @@ func TestEventsReplayAndFollow(t *testing.T) {
 	event, err := exampleEvents(streamCtx, client)
 	if err != nil || event.GetSequence() < 1 || event.GetPoke().GetGroupId() != playground {
 		t.Fatalf("event %v %v", event, err)
+	}
+}
+
+// The stream through nginx survives the proxy being killed and restarted: it reconnects from
+// the last event it returned, and every event arrives once.
+func TestEventsResumeAcrossAProxyRestart(t *testing.T) {
+	client, ctx := connect(t)
+	proxy, restart := os.Getenv("ONEBOT_GATEWAY_PROXY_ADDR"), os.Getenv("ONEBOT_GATEWAY_PROXY_RESTART")
+	if proxy == "" || restart == "" {
+		t.Fatal("ONEBOT_GATEWAY_PROXY_ADDR is not set: run ./scripts/sdk-tests.sh go")
+	}
+	viaProxy, err := onebotgateway.New(onebotgateway.Options{Address: proxy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer viaProxy.Close()
+	zero := uint64(0)
+	stream, err := viaProxy.StreamEvents(ctx, &gatewayv1.StreamEventsRequest{
+		Kinds:         []gatewayv1.EventKind{gatewayv1.EventKind_EVENT_KIND_POKE},
+		AfterSequence: &zero,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := playground
+	if _, err := client.Poke(ctx, &group, 10011); err != nil {
+		t.Fatal(err)
+	}
+	var first *gatewayv1.Event
+	for first == nil {
+		e, err := stream.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.GetPoke().GetTargetId() == 10011 {
+			first = e
+		}
+	}
+	if out, err := exec.CommandContext(ctx, restart).CombinedOutput(); err != nil {
+		t.Fatalf("restarting the proxy: %v %s", err, out)
+	}
+	if _, err := client.Poke(ctx, &group, 10012); err != nil {
+		t.Fatal(err)
+	}
+	for last := first.GetSequence(); ; {
+		e, err := stream.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.GetSequence() <= last || e.GetPoke().GetTargetId() == 10011 {
+			t.Fatalf("in order, once: %v after sequence %d", e, last)
+		}
+		last = e.GetSequence()
+		if e.GetPoke().GetTargetId() == 10012 {
+			break
+		}
+	}
+	if stream.Reconnects() < 1 {
+		t.Fatal("the stream did not reconnect")
 	}
 }
 

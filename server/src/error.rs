@@ -126,6 +126,9 @@ pub enum Kind {
     UserNotAllowed,
     /// The peer does not know the message (or forward bundle).
     MessageNotFound,
+    /// The data directory could not be written (disk full, read-only or
+    /// failing); nothing of the request was stored.
+    StorageFailed,
     /// The message archive is turned off (`archive.enabled = false`).
     ArchiveDisabled,
 }
@@ -188,6 +191,7 @@ impl Kind {
         Kind::MediaDownloadFailed,
         Kind::UserNotAllowed,
         Kind::MessageNotFound,
+        Kind::StorageFailed,
         Kind::ArchiveDisabled,
     ];
 }

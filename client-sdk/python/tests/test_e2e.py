@@ -6,12 +6,13 @@ import asyncio
 import json
 import os
 import pathlib
+import subprocess
 
 import grpc
 import pytest
 
 import readme_examples
-from onebot.gateway.v1 import error_reason_pb2
+from onebot.gateway.v1 import error_reason_pb2, event_service_pb2
 from onebot_gateway import ACCOUNT_HEALTH_SERVICE_PREFIX, Client, GatewayError
 
 
@@ -189,6 +190,30 @@ def test_events_replay_and_follow(client: Client) -> None:
     assert event.sequence >= 1
     assert event.WhichOneof("kind") == "poke"
     assert event.poke.group_id == PLAYGROUND
+
+
+def test_events_resume_across_a_proxy_restart(client: Client) -> None:
+    """The stream through nginx survives the proxy being killed and restarted: it reconnects
+    from the last event it yielded, and every event arrives once."""
+    proxy = os.environ.get("ONEBOT_GATEWAY_PROXY_ADDR")
+    restart = os.environ.get("ONEBOT_GATEWAY_PROXY_RESTART")
+    if not proxy or not restart:
+        pytest.skip("needs the nginx that scripts/sdk-tests.sh starts")
+    with Client(proxy) as via_proxy:
+        stream = via_proxy.events(kinds=[event_service_pb2.EVENT_KIND_POKE], after_sequence=0)
+        client.poke(10007, group_id=PLAYGROUND)
+        first = next(e for e in stream if e.poke.target_id == 10007)
+        subprocess.run([restart], check=True)
+        client.poke(10008, group_id=PLAYGROUND)
+        last = first.sequence
+        for event in stream:
+            assert event.sequence > last, "in order, once"
+            assert event.poke.target_id != 10007, "the event before the restart came again"
+            last = event.sequence
+            if event.poke.target_id == 10008:
+                break
+        stream.close()
+    assert stream.reconnects >= 1
 
 
 def test_search_finds_what_was_sent(client: Client) -> None:

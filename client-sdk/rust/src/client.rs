@@ -1,5 +1,6 @@
-//! [`Client`]: one connection to a gateway, with the bearer token on every
-//! call, and a method per RPC.
+//! [`Client`]: one connection to a gateway, with the bearer token and the
+//! account (`x-onebot-account`) on every call, and a method per RPC; the
+//! event stream resumes by itself after a broken connection.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,6 +11,7 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::health_client::HealthClient;
 
+use crate::ACCOUNT_METADATA_KEY;
 use crate::error::Error;
 use crate::pb;
 use crate::pb::account_service_client::AccountServiceClient;
@@ -28,10 +30,13 @@ const MAX_DECODING_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 /// The channel type of the generated clients a [`Client`] hands out.
 pub type Authed = InterceptedService<Channel, BearerAuth>;
 
-/// Adds `authorization: Bearer <token>` to every request when a token is set.
+/// Adds `authorization: Bearer <token>` to every request when a token is
+/// set, and the account metadata ([`ACCOUNT_METADATA_KEY`]) when an account
+/// is set and the request carries none of its own.
 #[derive(Clone, Debug, Default)]
 pub struct BearerAuth {
     header: Option<MetadataValue<Ascii>>,
+    account: Option<MetadataValue<Ascii>>,
 }
 
 impl BearerAuth {
@@ -44,8 +49,36 @@ impl BearerAuth {
                 })
             })
             .transpose()?;
-        Ok(Self { header })
+        Ok(Self {
+            header,
+            account: None,
+        })
     }
+
+    /// This interceptor also sending `account_id` (`default` when empty) as
+    /// [`ACCOUNT_METADATA_KEY`].
+    pub fn with_account(mut self, account_id: &str) -> Result<Self, Error> {
+        self.account = Some(account_value(account_id)?);
+        Ok(self)
+    }
+}
+
+/// The metadata value of an account id: the id, `default` when empty.
+fn account_value(account_id: &str) -> Result<MetadataValue<Ascii>, Error> {
+    let id = if account_id.is_empty() {
+        "default"
+    } else {
+        account_id
+    };
+    let invalid = || {
+        Error::InvalidInput(format!(
+            "account id {id:?}: account ids are ASCII letters, digits, `_` and `-`"
+        ))
+    };
+    if !id.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(invalid());
+    }
+    MetadataValue::try_from(id).map_err(|_| invalid())
 }
 
 impl Interceptor for BearerAuth {
@@ -57,6 +90,13 @@ impl Interceptor for BearerAuth {
             request
                 .metadata_mut()
                 .insert("authorization", header.clone());
+        }
+        if let Some(account) = &self.account
+            && !request.metadata().contains_key(ACCOUNT_METADATA_KEY)
+        {
+            request
+                .metadata_mut()
+                .insert(ACCOUNT_METADATA_KEY, account.clone());
         }
         Ok(request)
     }
@@ -182,7 +222,7 @@ impl ClientBuilder {
 
     fn finish(self, channel: Channel) -> Result<Client, Error> {
         Ok(Client {
-            auth: BearerAuth::new(self.token.as_deref())?,
+            auth: BearerAuth::new(self.token.as_deref())?.with_account(&self.account_id)?,
             channel,
             account_id: self.account_id,
         })
@@ -224,6 +264,18 @@ impl Client {
     /// The account the helpers use (empty means the gateway's `default`).
     pub fn account_id(&self) -> &str {
         &self.account_id
+    }
+
+    /// A client of another account over the same connection (with the same
+    /// token): behind a proxy that routes accounts to the gateways holding
+    /// them, one address reaches every account.
+    pub fn with_account(&self, account_id: impl Into<String>) -> Result<Client, Error> {
+        let account_id = account_id.into();
+        Ok(Client {
+            channel: self.channel.clone(),
+            auth: self.auth.clone().with_account(&account_id)?,
+            account_id,
+        })
     }
 
     fn authed(&self) -> Authed {
@@ -469,16 +521,29 @@ impl Client {
 
     /// Follows the account's events. An empty `request.account_id` is filled
     /// with the client's account.
+    ///
+    /// The stream resumes by itself: when the connection breaks (a proxy or
+    /// the network restarted: UNAVAILABLE, INTERNAL, UNKNOWN, CANCELLED) or
+    /// the gateway reports this subscriber lagged, it reconnects with
+    /// `after_sequence` set to the last event it delivered (or the position
+    /// of the last heartbeat), with exponential backoff (100 ms doubling to
+    /// 5 s, [`EventStream::MAX_RECONNECTS`] attempts in a row), and the
+    /// caller sees every event once. Heartbeats are never returned.
     pub async fn events(&self, mut request: pb::StreamEventsRequest) -> Result<EventStream, Error> {
         if request.account_id.is_empty() {
             request.account_id = self.account_id.clone();
         }
-        let inner = self
-            .event_service()
-            .stream_events(request)
-            .await?
-            .into_inner();
-        Ok(EventStream { inner })
+        let mut stream = EventStream {
+            service: self.event_service(),
+            account: account_value(&request.account_id)?,
+            position: request.after_sequence,
+            request,
+            inner: None,
+            failures: 0,
+            reconnects: 0,
+        };
+        stream.inner = Some(stream.open().await?);
+        Ok(stream)
     }
 
     /// Health of `service` (`""` = the whole gateway; a service name such as
@@ -535,23 +600,130 @@ impl SearchPages {
     }
 }
 
-/// The event stream of [`Client::events`].
+/// The event stream of [`Client::events`], resuming after broken
+/// connections.
 #[derive(Debug)]
 pub struct EventStream {
-    inner: tonic::Streaming<pb::StreamEventsResponse>,
+    service: EventServiceClient<Authed>,
+    request: pb::StreamEventsRequest,
+    account: MetadataValue<Ascii>,
+    inner: Option<tonic::Streaming<pb::StreamEventsResponse>>,
+    /// The sequence the stream has passed: the last event delivered, or the
+    /// last heartbeat's position.
+    position: Option<u64>,
+    failures: u32,
+    reconnects: u64,
 }
 
 impl EventStream {
+    /// Reconnect attempts in a row before the error reaches the caller.
+    pub const MAX_RECONNECTS: u32 = 10;
+
     /// The next event; `None` when the gateway ended the stream (shutdown).
     pub async fn next(&mut self) -> Result<Option<pb::Event>, Error> {
         loop {
-            match self.inner.message().await? {
-                Some(pb::StreamEventsResponse { event: Some(event) }) => return Ok(Some(event)),
-                Some(pb::StreamEventsResponse { event: None }) => continue,
-                None => return Ok(None),
+            if self.inner.is_none() {
+                match self.open().await {
+                    Ok(inner) => {
+                        self.reconnects += 1;
+                        self.inner = Some(inner);
+                    }
+                    Err(e) => {
+                        self.retry_after(e).await?;
+                        continue;
+                    }
+                }
+            }
+            let Some(inner) = self.inner.as_mut() else {
+                continue;
+            };
+            match inner.message().await {
+                Ok(Some(response)) => {
+                    self.failures = 0;
+                    if let Some(beat) = response.heartbeat {
+                        self.position = Some(
+                            self.position
+                                .map_or(beat.last_sequence, |p| p.max(beat.last_sequence)),
+                        );
+                    }
+                    let Some(event) = response.event else {
+                        continue;
+                    };
+                    if self.position.is_some_and(|p| event.sequence <= p) {
+                        continue;
+                    }
+                    self.position = Some(event.sequence);
+                    return Ok(Some(event));
+                }
+                Ok(None) => return Ok(None),
+                Err(status) => {
+                    self.inner = None;
+                    self.retry_after(status.into()).await?;
+                }
             }
         }
     }
+
+    /// How many times the stream reconnected after a broken connection.
+    pub fn reconnects(&self) -> u64 {
+        self.reconnects
+    }
+
+    /// The sequence number to resume from: the last event delivered (or
+    /// passed, per the last heartbeat).
+    pub fn position(&self) -> Option<u64> {
+        self.position
+    }
+
+    async fn open(&mut self) -> Result<tonic::Streaming<pb::StreamEventsResponse>, Error> {
+        let mut request = tonic::Request::new(pb::StreamEventsRequest {
+            after_sequence: self.position,
+            ..self.request.clone()
+        });
+        request
+            .metadata_mut()
+            .insert(ACCOUNT_METADATA_KEY, self.account.clone());
+        Ok(self.service.stream_events(request).await?.into_inner())
+    }
+
+    /// Waits before the next attempt after `error`, or returns it when it
+    /// is not worth a retry or the attempts are used up.
+    async fn retry_after(&mut self, error: Error) -> Result<(), Error> {
+        if !resumable(&error) || self.failures >= Self::MAX_RECONNECTS {
+            return Err(error);
+        }
+        self.failures += 1;
+        tokio::time::sleep(backoff(self.failures)).await;
+        Ok(())
+    }
+}
+
+/// Errors after which a stream is reopened from its position: the
+/// connection broke (a proxy or the gateway's network went away), or the
+/// gateway dropped a subscriber that lagged.
+fn resumable(error: &Error) -> bool {
+    use tonic::Code;
+    let Error::Rpc(rpc) = error else {
+        return false;
+    };
+    match rpc.code {
+        Code::Unavailable | Code::Internal | Code::Unknown | Code::Cancelled => true,
+        Code::ResourceExhausted => rpc.reason.as_deref() == Some("EVENT_STREAM_LAGGED"),
+        _ => false,
+    }
+}
+
+/// The wait before reconnect attempt `attempt` (from 1): 100 ms doubling to
+/// 5 s, with up to half of it taken off at random so many clients of one
+/// proxy do not come back at once.
+fn backoff(attempt: u32) -> Duration {
+    let base = Duration::from_millis(100)
+        .saturating_mul(1 << attempt.saturating_sub(1).min(6))
+        .min(Duration::from_secs(5));
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    base - base.mul_f64(f64::from(nanos % 1000) / 2000.0)
 }
 
 #[cfg(test)]
@@ -569,6 +741,35 @@ mod tests {
         let mut none = BearerAuth::new(None).unwrap();
         let request = none.call(tonic::Request::new(())).unwrap();
         assert!(request.metadata().get("authorization").is_none());
+    }
+
+    #[test]
+    fn the_account_is_sent_unless_the_request_names_one() {
+        let mut auth = BearerAuth::new(None).unwrap().with_account("").unwrap();
+        let request = auth.call(tonic::Request::new(())).unwrap();
+        assert_eq!(
+            request.metadata().get(ACCOUNT_METADATA_KEY).unwrap(),
+            "default"
+        );
+        let mut auth = BearerAuth::new(None).unwrap().with_account("b").unwrap();
+        let mut own = tonic::Request::new(());
+        own.metadata_mut()
+            .insert(ACCOUNT_METADATA_KEY, "c".parse().unwrap());
+        let request = auth.call(own).unwrap();
+        assert_eq!(request.metadata().get(ACCOUNT_METADATA_KEY).unwrap(), "c");
+        assert!(matches!(
+            BearerAuth::new(None).unwrap().with_account("账号"),
+            Err(Error::InvalidInput(_))
+        ));
+    }
+
+    #[test]
+    fn reconnects_back_off_up_to_five_seconds() {
+        assert!(backoff(1) <= Duration::from_millis(100));
+        assert!(backoff(1) >= Duration::from_millis(50));
+        assert!(backoff(4) >= Duration::from_millis(400));
+        assert!(backoff(30) <= Duration::from_secs(5));
+        assert!(backoff(30) >= Duration::from_millis(2500));
     }
 
     #[test]

@@ -56,6 +56,14 @@ pub use error::{Error, FieldViolation, RpcError};
 #[cfg(feature = "client")]
 pub use media::{CHUNK_SIZE, Media, MediaInput, OutgoingMessage, Uploaded};
 
+/// Request metadata naming the account a call is for: every [`Client`] call
+/// sends it (the client's account, `default` when empty), so a proxy in
+/// front of many gateways can route each account to the gateway that holds
+/// it. The gateway refuses a request whose non-empty `account_id` names
+/// another account (INVALID_ARGUMENT) and uses it when `account_id` is
+/// empty.
+pub const ACCOUNT_METADATA_KEY: &str = "x-onebot-account";
+
 /// Prefix of the per-account health service names: `client.health(&format!(
 /// "{ACCOUNT_HEALTH_SERVICE_PREFIX}{id}"))` is the health of account `id`
 /// (SERVING while its OneBot connection is up). The gateway registers these

@@ -321,6 +321,59 @@ async fn events_replay_and_follow() {
 }
 
 #[tokio::test]
+async fn events_resume_across_a_proxy_restart() {
+    // scripts/sdk-tests.sh runs nginx in front of the gateway and gives a
+    // command that kills and restarts it.
+    let (Ok(proxy), Ok(restart)) = (
+        std::env::var("ONEBOT_GATEWAY_PROXY_ADDR"),
+        std::env::var("ONEBOT_GATEWAY_PROXY_RESTART"),
+    ) else {
+        panic!("ONEBOT_GATEWAY_PROXY_ADDR is not set: run ./scripts/sdk-tests.sh");
+    };
+    let client = client().await;
+    let via_proxy = Client::connect(proxy).await.unwrap();
+    let mut events = via_proxy
+        .events(pb::StreamEventsRequest {
+            kinds: vec![pb::EventKind::Poke as i32],
+            after_sequence: Some(0),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let target = |e: &pb::Event| match &e.kind {
+        Some(pb::event::Kind::Poke(p)) => p.target_id,
+        _ => 0,
+    };
+    client.poke(Some(PLAYGROUND), 10009).await.unwrap();
+    let first = loop {
+        let e = events.next().await.unwrap().unwrap();
+        if target(&e) == 10009 {
+            break e;
+        }
+    };
+    let status = std::process::Command::new(restart).status().unwrap();
+    assert!(status.success(), "restarting the proxy: {status}");
+    client.poke(Some(PLAYGROUND), 10010).await.unwrap();
+    // Other tests poke too: read up to this test's second poke, and see
+    // nothing twice on the way.
+    let mut last = first.sequence;
+    loop {
+        let e = events.next().await.unwrap().unwrap();
+        assert!(
+            e.sequence > last,
+            "in order, once: {} after {last}",
+            e.sequence
+        );
+        assert_ne!(target(&e), 10009, "the event before the restart came again");
+        last = e.sequence;
+        if target(&e) == 10010 {
+            break;
+        }
+    }
+    assert!(events.reconnects() >= 1);
+}
+
+#[tokio::test]
 async fn search_finds_what_was_sent() {
     let client = client().await;
     let sent = client

@@ -13,7 +13,7 @@ import { basename } from "node:path";
 
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { createClient } from "@connectrpc/connect";
+import { Code, createClient } from "@connectrpc/connect";
 import type { Client as ConnectClient, Interceptor, Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
@@ -66,6 +66,62 @@ export const DEFAULT_ADDRESS = "http://127.0.0.1:50051";
 export const ACCOUNT_HEALTH_SERVICE_PREFIX = `${file_onebot_gateway_v1_account_service.proto.package}.account.`;
 /** Size of the chunks `upload` streams. */
 export const CHUNK_SIZE = 256 * 1024;
+/**
+ * Request metadata naming the account of a call. Every call sends it (the client's account,
+ * `default` when empty) so a proxy in front of many gateways can route each account to the
+ * gateway holding it; the gateway refuses a request whose `accountId` names another one.
+ */
+export const ACCOUNT_METADATA_KEY = "x-onebot-account";
+/** Reconnect attempts in a row before an event stream's error reaches the caller. */
+export const MAX_RECONNECTS = 10;
+
+/** Options of `Client.events`. */
+export interface EventsOptions {
+  chats?: Chat[];
+  kinds?: EventKind[];
+  /** Resume after this sequence number (replays the buffered events after it). */
+  afterSequence?: bigint;
+  /** Aborting it ends the iteration. */
+  signal?: AbortSignal;
+  /** Called before each reconnect after a broken connection, with the error and the attempt. */
+  onReconnect?: (error: GatewayError, attempt: number) => void;
+}
+
+/**
+ * True for a broken connection (a proxy or the network went away) and for a subscriber the
+ * gateway dropped for lagging: the event stream is reopened from its position.
+ */
+function resumable(err: GatewayError): boolean {
+  switch (err.code) {
+    case Code.Unavailable:
+    case Code.Internal:
+    case Code.Unknown:
+    case Code.Canceled:
+      return true;
+    case Code.ResourceExhausted:
+      return err.reason === "EVENT_STREAM_LAGGED";
+    default:
+      return false;
+  }
+}
+
+/** Milliseconds before reconnect attempt `attempt` (from 1): 100 doubling to 5000, up to half off at random. */
+function backoffMs(attempt: number): number {
+  const base = Math.min(100 * 2 ** Math.min(attempt - 1, 6), 5000);
+  return base - Math.random() * (base / 2);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done);
+  });
+}
 
 /** The proto chat of `{ groupId }` or `{ userId }`. */
 function chatOf(chat: { groupId: number | bigint } | { userId: number | bigint }): Chat {
@@ -177,7 +233,18 @@ export class Client {
 
   private constructor(options: ClientOptions, ca: Buffer | undefined) {
     const address = options.address ?? DEFAULT_ADDRESS;
-    const interceptors: Interceptor[] = [];
+    const account = options.accountId === undefined || options.accountId === "" ? "default" : options.accountId;
+    if (!/^[\x21-\x7e]+$/.test(account)) {
+      throw new Error(`account id ${JSON.stringify(account)}: account ids are ASCII letters, digits, _ and -`);
+    }
+    const interceptors: Interceptor[] = [
+      (next) => async (req) => {
+        if (!req.header.has(ACCOUNT_METADATA_KEY)) {
+          req.header.set(ACCOUNT_METADATA_KEY, account);
+        }
+        return await next(req);
+      },
+    ];
     if (options.token !== undefined) {
       const header = `Bearer ${options.token}`;
       interceptors.push((next) => async (req) => {
@@ -316,33 +383,60 @@ export class Client {
   /**
    * Follows the account's events. Leaving the `for await` loop (or aborting `signal`) cancels
    * the stream.
+   *
+   * The stream resumes by itself: when the connection breaks (a proxy or the network restarted)
+   * or the gateway drops it for lagging, it reconnects with `afterSequence` set to the last event
+   * delivered (or the last heartbeat's position), with backoff (100 ms doubling to 5 s,
+   * `MAX_RECONNECTS` attempts in a row), and yields every event once. Heartbeats are never yielded.
    */
-  async *events(
-    options: { chats?: Chat[]; kinds?: EventKind[]; afterSequence?: bigint; signal?: AbortSignal } = {},
-  ): AsyncGenerator<Event> {
+  async *events(options: EventsOptions = {}): AsyncGenerator<Event> {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     options.signal?.addEventListener("abort", onAbort);
-    const stream = this.eventService.streamEvents(
-      {
-        accountId: this.accountId,
-        chats: options.chats ?? [],
-        kinds: options.kinds ?? [],
-        afterSequence: options.afterSequence,
-      },
-      { signal: controller.signal, timeoutMs: 0 },
-    );
+    let position = options.afterSequence;
+    let failures = 0;
     try {
-      for await (const response of stream) {
-        if (response.event !== undefined) {
-          yield response.event;
+      for (;;) {
+        const stream = this.eventService.streamEvents(
+          {
+            accountId: this.accountId,
+            chats: options.chats ?? [],
+            kinds: options.kinds ?? [],
+            afterSequence: position,
+          },
+          { signal: controller.signal, timeoutMs: 0 },
+        );
+        try {
+          for await (const response of stream) {
+            failures = 0;
+            if (response.heartbeat !== undefined) {
+              const beat = response.heartbeat.lastSequence;
+              position = position === undefined || beat > position ? beat : position;
+            }
+            const event = response.event;
+            if (event === undefined || (position !== undefined && event.sequence <= position)) {
+              continue;
+            }
+            position = event.sequence;
+            yield event;
+          }
+          return;
+        } catch (err) {
+          if (controller.signal.aborted) {
+            return;
+          }
+          const error = GatewayError.from(err);
+          if (!resumable(error) || failures >= MAX_RECONNECTS) {
+            throw error;
+          }
+          failures += 1;
+          options.onReconnect?.(error, failures);
+          await sleep(backoffMs(failures), controller.signal);
+          if (controller.signal.aborted) {
+            return;
+          }
         }
       }
-    } catch (err) {
-      if (options.signal?.aborted) {
-        return;
-      }
-      throw GatewayError.from(err);
     } finally {
       controller.abort();
       options.signal?.removeEventListener("abort", onAbort);

@@ -2,6 +2,7 @@
 // (scripts/sdk-tests.sh sets ONEBOT_GATEWAY_ADDR).
 
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +13,8 @@ import { format } from "node:util";
 import { Code } from "@connectrpc/connect";
 
 import * as examples from "../examples/readme_examples.js";
-import { ACCOUNT_HEALTH_SERVICE_PREFIX, Client, GatewayError } from "../src/index.js";
+import { ACCOUNT_HEALTH_SERVICE_PREFIX, Client, EventKind, GatewayError } from "../src/index.js";
+import type { Event } from "../src/gen/onebot/gateway/v1/event_service_pb.js";
 
 // The README examples print with console.log. Node's test runner reads its
 // own protocol from a test file's stdout, and printed text that lands inside
@@ -205,6 +207,48 @@ test("events replay and follow", async () => {
   assert.ok(event && event.sequence >= 1n);
   assert.equal(event.kind.case, "poke");
   assert.equal(event.kind.case === "poke" ? event.kind.value.groupId : 0n, PLAYGROUND);
+});
+
+test("events resume across a proxy restart", async () => {
+  // scripts/sdk-tests.sh runs nginx in front of the gateway and gives a command that kills
+  // and restarts it.
+  const proxy = process.env.ONEBOT_GATEWAY_PROXY_ADDR;
+  const restart = process.env.ONEBOT_GATEWAY_PROXY_RESTART;
+  assert.ok(proxy && restart, "ONEBOT_GATEWAY_PROXY_ADDR is not set: run ./scripts/sdk-tests.sh typescript");
+  const viaProxy = await Client.connect({ address: proxy });
+  let reconnects = 0;
+  const stream = viaProxy.events({
+    kinds: [EventKind.POKE],
+    afterSequence: 0n,
+    onReconnect: () => {
+      reconnects += 1;
+    },
+  });
+  const target = (e: Event): bigint => (e.kind.case === "poke" ? e.kind.value.targetId : 0n);
+  await client.poke(10013, { groupId: PLAYGROUND });
+  let first: Event | undefined;
+  while (first === undefined) {
+    const next = await stream.next();
+    assert.ok(!next.done);
+    if (target(next.value) === 10013n) {
+      first = next.value;
+    }
+  }
+  execFileSync(restart);
+  await client.poke(10014, { groupId: PLAYGROUND });
+  let last = first.sequence;
+  for (;;) {
+    const next = await stream.next();
+    assert.ok(!next.done);
+    assert.ok(next.value.sequence > last, "in order, once");
+    assert.notEqual(target(next.value), 10013n, "the event before the restart came again");
+    last = next.value.sequence;
+    if (target(next.value) === 10014n) {
+      break;
+    }
+  }
+  await stream.return(undefined);
+  assert.ok(reconnects >= 1);
 });
 
 test("search finds what was sent", async () => {

@@ -75,8 +75,8 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     let data_dir = &config.server.data_dir;
     std::fs::create_dir_all(data_dir)
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
-    let store =
-        Store::open(data_dir).map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    // The error names the file and the remedy; the file is never replaced.
+    let store = Store::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
     // The OneBot adapter's own store: the way back for message ids it had
     // to map into an int64.
     crate::onebot::ids::persist_in(data_dir)

@@ -21,7 +21,7 @@ use super::codec::{decode_event, decode_message, encode_event, encode_message};
 use crate::domain::journal::{
     EventJournal, JournalEntry, JournalPage, JournalState, Journaled, StoredEvent,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, Kind, Result};
 
 /// File name of the journal inside the data directory.
 pub const JOURNAL_FILE: &str = "journal.sqlite3";
@@ -91,9 +91,30 @@ impl std::fmt::Debug for SqliteJournal {
 }
 
 fn db_err(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
-    move |e| {
-        Error::internal(format!("journal {}: {e}", path.display())).with("path", path.display())
-    }
+    move |e| sqlite_err("journal", path, e)
+}
+
+/// Maps an SQLite error of the file at `path` (`what`: which store): the
+/// disk full, read-only or failing to `StorageFailed`, anything else to an
+/// internal error; both name the file (metadata `path`).
+pub(super) fn sqlite_err(what: &str, path: &Path, e: rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode as C;
+    let disk = matches!(
+        e.sqlite_error_code(),
+        Some(C::DiskFull | C::SystemIoFailure | C::ReadOnly | C::CannotOpen)
+    );
+    let e = if disk {
+        Error::new(
+            Kind::StorageFailed,
+            format!(
+                "writing the {what} {} failed: {e}; free space in the data directory or make it writable",
+                path.display()
+            ),
+        )
+    } else {
+        Error::internal(format!("{what} {}: {e}", path.display()))
+    };
+    e.with("path", path.display())
 }
 
 /// Opens an SQLite connection in WAL mode with the settings both embedded
@@ -369,5 +390,36 @@ impl EventJournal for SqliteJournal {
 
     fn describe(&self) -> String {
         self.path.display().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(code: std::os::raw::c_int) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None)
+    }
+
+    #[test]
+    fn a_full_or_failing_disk_is_storage_failed_naming_the_file() {
+        let path = Path::new("/data/journal.sqlite3");
+        for code in [
+            rusqlite::ffi::SQLITE_FULL,
+            rusqlite::ffi::SQLITE_IOERR,
+            rusqlite::ffi::SQLITE_READONLY,
+            rusqlite::ffi::SQLITE_CANTOPEN,
+        ] {
+            let e = sqlite_err("journal", path, failure(code));
+            assert_eq!(e.kind, Kind::StorageFailed, "{e}");
+            assert!(e.message.contains("/data/journal.sqlite3"), "{e}");
+            assert_eq!(
+                e.metadata.get("path").map(String::as_str),
+                Some("/data/journal.sqlite3")
+            );
+        }
+        let e = sqlite_err("archive", path, failure(rusqlite::ffi::SQLITE_CORRUPT));
+        assert_eq!(e.kind, Kind::Internal);
+        assert!(e.message.contains("/data/journal.sqlite3"), "{e}");
     }
 }

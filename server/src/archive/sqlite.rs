@@ -17,7 +17,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
 use super::codec::{decode_message, encode_message};
-use super::journal::connect;
+use super::journal::{connect, sqlite_err};
 use crate::domain::archive::store::{
     Applied, ArchiveOp, ArchiveStore, Archived, ChatScope, Deleted, Position, Pruned, PurgeScope,
     Query, Source, Usage, chat_key, chat_of_key,
@@ -107,9 +107,7 @@ impl SqliteArchive {
     /// migrations it lacks. The error names the file.
     pub fn open(data_dir: &Path) -> Result<Self> {
         let path = data_dir.join(ARCHIVE_FILE);
-        let err = |e: rusqlite::Error| {
-            Error::internal(format!("archive {}: {e}", path.display())).with("path", path.display())
-        };
+        let err = |e: rusqlite::Error| sqlite_err("archive", &path, e);
         let mut write = connect(&path).map_err(err)?;
         // Freed pages go back to the file system (set before any table
         // exists; a no-op afterwards).
@@ -194,8 +192,7 @@ impl SqliteArchive {
 
 impl Inner {
     fn err(&self, e: rusqlite::Error) -> Error {
-        Error::internal(format!("archive {}: {e}", self.path.display()))
-            .with("path", self.path.display())
+        sqlite_err("archive", &self.path, e)
     }
 
     fn reader(&self) -> MutexGuard<'_, Connection> {

@@ -19,8 +19,10 @@ pub struct Connection {
     /// default: the system's roots).
     #[arg(long)]
     pub ca_file: Option<PathBuf>,
-    /// Account to act as (default: the gateway's `default`).
-    #[arg(long)]
+    /// Account to act as (default: the gateway's `default`); sent as the
+    /// `x-onebot-account` metadata of every call, so a proxy in front of
+    /// several gateways routes it to the one holding the account.
+    #[arg(long, env = "ONEBOT_GATEWAY_ACCOUNT")]
     pub account: Option<String>,
     /// Deadline of each call, e.g. `10s` (none by default).
     #[arg(long, value_parser = humantime::parse_duration)]

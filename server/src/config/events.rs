@@ -1,29 +1,40 @@
-//! `[events]`: inbound event buffering.
+//! `[events]`: inbound event buffering and stream heartbeats.
 
 use serde::{Deserialize, Serialize};
 
 use super::check::ConfigError;
 use super::check::Key;
 
-/// Inbound event buffering.
+/// Inbound event buffering and stream heartbeats.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct EventsConfig {
     /// Events kept per account for `after_sequence` resumes.
     pub buffer_size: usize,
+    /// Seconds of silence after which a StreamEvents stream carries a
+    /// heartbeat message (besides the one every stream starts with). Keep it
+    /// below the read/idle timeout of every proxy in front of the gateway
+    /// (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`): HTTP/2
+    /// PINGs do not count as stream data there. 0 sends only the first one.
+    pub heartbeat_secs: u64,
 }
 
 impl Default for EventsConfig {
     fn default() -> Self {
-        Self { buffer_size: 1024 }
+        Self {
+            buffer_size: 1024,
+            heartbeat_secs: 15,
+        }
     }
 }
 
 impl EventsConfig {
-    /// Checks `[events]`: the buffer holds at least one event.
+    /// Checks `[events]`: the buffer holds at least one event; heartbeats
+    /// come at most once a day apart (longer is no heartbeat at all).
     pub(super) fn validate(&self) -> Result<(), ConfigError> {
-        Key::new("events")
-            .field("buffer_size")
-            .positive(self.buffer_size)
+        let key = Key::new("events");
+        key.field("buffer_size").positive(self.buffer_size)?;
+        key.field("heartbeat_secs")
+            .in_range(self.heartbeat_secs, 0..=86_400)
     }
 }

@@ -211,6 +211,11 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "must be positive",
     ),
     (
+        "[events]\nheartbeat_secs = 86401",
+        "events.heartbeat_secs",
+        "must be in 0..=86400",
+    ),
+    (
         "[archive]\nretention_days = 0",
         "archive.retention_days",
         "must be positive",

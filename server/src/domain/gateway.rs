@@ -14,7 +14,7 @@ use super::inbound::Inbound;
 use super::media::download::Received;
 use super::member_cache::MemberCache;
 use super::quotes::Quotes;
-use crate::config::{Config, DEFAULT_ACCOUNT};
+use crate::config::Config;
 use crate::error::{Error, Result};
 
 /// Everything a [`Gateway`] is made of.
@@ -110,12 +110,14 @@ impl Gateway {
         self.archive.as_ref()
     }
 
-    /// Looks up a usable account; `""` means `default`. An account outside
+    /// Looks up a usable account; `""` means the account the request was
+    /// routed for, else `default` ([`CallCtx::account_id`]: a request routed
+    /// for another account fails with `InvalidRequest`). An account outside
     /// the caller's token scope fails with `TokenScope`, unknown accounts
     /// and accounts without any transport with `AccountNotConfigured`,
     /// before any peer is touched.
     pub fn account(&self, id: &str, ctx: &CallCtx) -> Result<Arc<Account>> {
-        let id = if id.is_empty() { DEFAULT_ACCOUNT } else { id };
+        let id = ctx.account_id(id)?;
         ctx.caller.check_account(id)?;
         crate::telemetry::record_account(id);
         match self.accounts.get(id) {

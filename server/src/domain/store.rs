@@ -5,15 +5,26 @@
 //! durable (redb's default `Durability::Immediate` fsyncs). redb calls block,
 //! so async code goes through [`Store::run`], which moves them to the
 //! blocking pool.
+//!
+//! # Failures
+//! - A file that cannot be read as a store (corrupted, truncated, another
+//!   format) is never deleted or overwritten: opening fails with an error
+//!   naming the file and what the operator can do ([`Store::open`]).
+//! - A write that fails (disk full, directory read-only, I/O error) fails
+//!   its request with `StorageFailed`; the transaction is not committed, so
+//!   what was stored before stays as it was. redb refuses every later call
+//!   on a database handle that saw an I/O error, so the store then closes
+//!   the handle and reopens the file on the next call: once the operator
+//!   freed space the gateway goes on without a restart.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Kind, Result};
 
 /// Offline queue entries keyed by `(account_id, sequence)`; values are JSON.
 pub(crate) const QUEUE: TableDefinition<'_, (&str, u64), &[u8]> = TableDefinition::new("queue");
@@ -31,7 +42,9 @@ pub const STORE_FILE: &str = "gateway.redb";
 /// Handle to the durable store; cheap to clone.
 #[derive(Clone)]
 pub struct Store {
-    db: Arc<Database>,
+    /// The open database; `None` after an I/O failure closed it (reopened
+    /// on the next use).
+    db: Arc<RwLock<Option<Arc<Database>>>>,
     path: PathBuf,
 }
 
@@ -43,26 +56,17 @@ impl std::fmt::Debug for Store {
 
 impl Store {
     /// Opens (or creates) `<data_dir>/gateway.redb` and makes sure every
-    /// table exists.
+    /// table exists. A file that is not a readable store is left as it is:
+    /// the error names it and says how to go on.
     pub fn open(data_dir: &Path) -> Result<Self> {
         std::fs::create_dir_all(data_dir).map_err(|e| {
             Error::internal(format!("creating data directory: {e}"))
                 .with("path", data_dir.display())
         })?;
         let path = data_dir.join(STORE_FILE);
-        let db = Database::create(&path).map_err(|e| {
-            Error::internal(format!("opening the store: {e}")).with("path", path.display())
-        })?;
-        let txn = db.begin_write().map_err(store_err)?;
-        {
-            txn.open_table(QUEUE).map_err(store_err)?;
-            txn.open_table(IDEMPOTENCY).map_err(store_err)?;
-            txn.open_table(MEDIA).map_err(store_err)?;
-            txn.open_table(COUNTERS).map_err(store_err)?;
-        }
-        txn.commit().map_err(store_err)?;
+        let db = open_db(&path).map_err(|e| open_error(&path, e))?;
         Ok(Self {
-            db: Arc::new(db),
+            db: Arc::new(RwLock::new(Some(Arc::new(db)))),
             path,
         })
     }
@@ -72,9 +76,39 @@ impl Store {
         &self.path
     }
 
-    /// The database, for blocking code.
-    pub(crate) fn db(&self) -> &Database {
-        &self.db
+    /// The database, for blocking code; reopened when an I/O failure
+    /// closed it.
+    pub(crate) fn db(&self) -> Result<Arc<Database>> {
+        if let Some(db) = self.db.read().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            return Ok(db.clone());
+        }
+        let mut slot = self.db.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(db) = slot.as_ref() {
+            return Ok(db.clone());
+        }
+        let db = Arc::new(open_db(&self.path).map_err(|e| {
+            storage_failed(format!(
+                "reopening the store {} failed: {e}",
+                self.path.display()
+            ))
+            .with("path", self.path.display())
+        })?);
+        tracing::info!(path = %self.path.display(), "store reopened after an I/O failure");
+        *slot = Some(db.clone());
+        Ok(db)
+    }
+
+    /// Closes the database handle after an I/O failure, so the next use
+    /// reopens it (redb fails every call on a handle that saw one). When
+    /// another call still uses the handle, the next failure closes it.
+    fn close_after_failure(&self) {
+        let mut slot = self.db.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(db) = slot.take() {
+            match Arc::try_unwrap(db) {
+                Ok(db) => drop(db),
+                Err(shared) => *slot = Some(shared),
+            }
+        }
     }
 
     /// Runs blocking store code on the blocking pool.
@@ -84,14 +118,27 @@ impl Store {
         F: FnOnce(&Store) -> Result<T> + Send + 'static,
     {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || f(&store))
-            .await
-            .map_err(|e| Error::internal(format!("store task failed: {e}")))?
+        let result = tokio::task::spawn_blocking(move || {
+            let result = f(&store);
+            if result
+                .as_ref()
+                .is_err_and(|e| e.kind == Kind::StorageFailed)
+            {
+                store.close_after_failure();
+            }
+            result
+        })
+        .await
+        .map_err(|e| Error::internal(format!("store task failed: {e}")))?;
+        result.map_err(|e| match e.kind {
+            Kind::StorageFailed => e.with("path", self.path.display()),
+            _ => e,
+        })
     }
 
     /// Every staged-media record.
     pub(crate) fn all_media<T: DeserializeOwned>(&self) -> Result<Vec<(String, T)>> {
-        let txn = self.db.begin_read().map_err(store_err)?;
+        let txn = self.db()?.begin_read().map_err(store_err)?;
         let table = txn.open_table(MEDIA).map_err(store_err)?;
         let mut out = Vec::new();
         for row in table.iter().map_err(store_err)? {
@@ -104,7 +151,7 @@ impl Store {
     /// Inserts or replaces a staged-media record.
     pub(crate) fn put_media<T: Serialize>(&self, id: &str, value: &T) -> Result<()> {
         let bytes = encode(value)?;
-        let txn = self.db.begin_write().map_err(store_err)?;
+        let txn = self.db()?.begin_write().map_err(store_err)?;
         {
             let mut table = txn.open_table(MEDIA).map_err(store_err)?;
             table.insert(id, bytes.as_slice()).map_err(store_err)?;
@@ -117,7 +164,7 @@ impl Store {
         if ids.is_empty() {
             return Ok(());
         }
-        let txn = self.db.begin_write().map_err(store_err)?;
+        let txn = self.db()?.begin_write().map_err(store_err)?;
         {
             let mut table = txn.open_table(MEDIA).map_err(store_err)?;
             for id in ids {
@@ -138,9 +185,68 @@ pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     serde_json::from_slice(bytes).map_err(|e| Error::internal(format!("decoding a record: {e}")))
 }
 
-/// Maps any redb error to an internal error.
+/// Maps a redb error: an I/O failure (disk full, read-only, failing disk)
+/// to `StorageFailed`, anything else to an internal error.
 pub(crate) fn store_err(e: impl Into<redb::Error>) -> Error {
-    Error::internal(format!("store: {}", e.into()))
+    match e.into() {
+        e @ (redb::Error::Io(_) | redb::Error::PreviousIo) => storage_failed(format!(
+            "writing the store failed: {e}; free space in the data directory or make it writable, then retry"
+        )),
+        e => Error::internal(format!("store: {e}")),
+    }
+}
+
+fn storage_failed(message: String) -> Error {
+    Error::new(Kind::StorageFailed, message)
+}
+
+/// Opens or creates the database and its tables.
+fn open_db(path: &Path) -> std::result::Result<Database, redb::Error> {
+    let db = Database::create(path)?;
+    let txn = db.begin_write()?;
+    {
+        txn.open_table(QUEUE)?;
+        txn.open_table(IDEMPOTENCY)?;
+        txn.open_table(MEDIA)?;
+        txn.open_table(COUNTERS)?;
+    }
+    txn.commit()?;
+    Ok(db)
+}
+
+/// The error of a store file that cannot be opened: which file, why, and
+/// what the operator can do. The file itself is left untouched.
+fn open_error(path: &Path, e: redb::Error) -> Error {
+    let p = path.display();
+    let unreadable = match &e {
+        redb::Error::Io(io) => io.kind() == std::io::ErrorKind::InvalidData,
+        redb::Error::Corrupted(_)
+        | redb::Error::UpgradeRequired(_)
+        | redb::Error::RepairAborted => true,
+        _ => false,
+    };
+    let message = if unreadable {
+        format!(
+            "the store file {p} is not a readable gateway store ({e}): it is corrupted, truncated or of another program. \
+             The gateway left it untouched. Restore it from a backup, or move it aside \
+             (`mv {p} {p}.broken`; the offline queue and idempotency records in it are then not used) \
+             and start again with an empty store"
+        )
+    } else {
+        format!(
+            "the store file {p} cannot be opened ({e}): check that the data directory exists, is writable \
+             by the gateway and has free space, and that no other gateway process uses it"
+        )
+    };
+    Error::new(
+        if unreadable {
+            Kind::Internal
+        } else {
+            Kind::StorageFailed
+        },
+        message,
+    )
+    .with("path", p)
 }
 
 #[cfg(test)]
@@ -163,6 +269,48 @@ mod tests {
         }
         let store = Store::open(dir.path()).unwrap();
         let all = store.all_media::<Rec>().unwrap();
+        assert_eq!(all, vec![("a".to_string(), Rec { n: 1 })]);
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_store_is_refused_with_its_path_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(STORE_FILE);
+        let junk = b"not a database".repeat(64);
+        std::fs::write(&file, &junk).unwrap();
+        let err = Store::open(dir.path()).unwrap_err();
+        assert!(err.message.contains(&file.display().to_string()), "{err}");
+        assert!(err.message.contains(".broken"), "{err}");
+        assert_eq!(err.meta("path"), Some(file.display().to_string().as_str()));
+        assert_eq!(std::fs::read(&file).unwrap(), junk);
+    }
+
+    #[test]
+    fn io_failures_are_storage_failures_and_the_rest_internal() {
+        let io = store_err(redb::Error::Io(std::io::Error::from_raw_os_error(28)));
+        assert_eq!(io.kind, Kind::StorageFailed);
+        assert!(io.message.contains("data directory"), "{io}");
+        assert_eq!(store_err(redb::Error::PreviousIo).kind, Kind::StorageFailed);
+        assert_eq!(
+            store_err(redb::Error::Corrupted("x".into())).kind,
+            Kind::Internal
+        );
+    }
+
+    #[tokio::test]
+    async fn the_store_reopens_after_a_failure_closed_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.put_media("a", &Rec { n: 1 }).unwrap();
+        let failed = store
+            .run(|_| Err::<(), _>(store_err(redb::Error::PreviousIo)))
+            .await
+            .unwrap_err();
+        assert_eq!(failed.kind, Kind::StorageFailed);
+        assert!(failed.meta("path").is_some());
+        // The handle was closed; the next call reopens the file.
+        assert!(store.db.read().unwrap().is_none());
+        let all = store.run(|s| s.all_media::<Rec>()).await.unwrap();
         assert_eq!(all, vec![("a".to_string(), Rec { n: 1 })]);
     }
 }

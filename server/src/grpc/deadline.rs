@@ -1,11 +1,16 @@
 //! The call context of a request: its caller (put into the request's
-//! extensions by the auth layer) and its deadline (`grpc-timeout`).
+//! extensions by the auth layer), its deadline (`grpc-timeout`) and the
+//! account it was routed for (`x-onebot-account`).
 //!
 //! Every handler builds its context with [`ctx`], so the domain checks the
-//! right caller and the adapter waits no longer than the caller does.
+//! right caller, the adapter waits no longer than the caller does, and
+//! every RPC resolves its account the same way: the body's `account_id`,
+//! else the metadata's, else `default`, and a body naming another account
+//! than the metadata is refused (`CallCtx::account_id`).
 
 use std::time::Duration;
 
+use onebot_gateway_client::ACCOUNT_METADATA_KEY;
 use tonic::Request;
 
 use crate::domain::call::{CallCtx, Deadline};
@@ -24,7 +29,15 @@ pub fn ctx<T>(request: &Request<T>) -> CallCtx {
         Some(timeout) => Deadline::after(inner_timeout(timeout)),
         None => Deadline::NONE,
     };
-    CallCtx::new(super::auth::caller(request), deadline)
+    CallCtx::new(super::auth::caller(request), deadline).routed_for(routed_account(request))
+}
+
+/// The account named by the `x-onebot-account` metadata, if any (bytes that
+/// are not UTF-8 are replaced, so such a name matches no account and the
+/// request fails naming what it got).
+pub fn routed_account<T>(request: &Request<T>) -> Option<String> {
+    let value = request.metadata().get(ACCOUNT_METADATA_KEY)?;
+    Some(String::from_utf8_lossy(value.as_bytes()).trim().to_owned()).filter(|a| !a.is_empty())
 }
 
 /// The domain's share of the caller's timeout: 1/20 less, at least 1 ms and
@@ -109,6 +122,26 @@ mod tests {
             inner_timeout(Duration::from_secs(60)),
             Duration::from_millis(59_950)
         );
+    }
+
+    #[test]
+    fn the_account_metadata_routes_the_request() {
+        let mut req = Request::new(());
+        assert_eq!(ctx(&req).routed_account, None);
+        assert_eq!(ctx(&req).account_id("").unwrap(), "default");
+        req.metadata_mut()
+            .insert(ACCOUNT_METADATA_KEY, "shard-b".parse().unwrap());
+        let c = ctx(&req);
+        assert_eq!(c.account_id("").unwrap(), "shard-b");
+        assert_eq!(c.account_id("shard-b").unwrap(), "shard-b");
+        let err = c.account_id("shard-a").unwrap_err();
+        assert_eq!(err.kind, crate::error::Kind::InvalidRequest);
+        assert!(err.message.contains("\"shard-a\""), "{}", err.message);
+        assert!(err.message.contains("x-onebot-account"), "{}", err.message);
+        // An empty value routes nothing.
+        req.metadata_mut()
+            .insert(ACCOUNT_METADATA_KEY, "".parse().unwrap());
+        assert_eq!(ctx(&req).account_id("a").unwrap(), "a");
     }
 
     #[tokio::test(start_paused = true)]

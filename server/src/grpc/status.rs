@@ -74,6 +74,7 @@ pub fn classify(kind: Kind) -> (Code, ErrorReason) {
         Kind::MediaDownloadFailed => (Code::FailedPrecondition, R::MediaTransferFailed),
         Kind::UserNotAllowed => (Code::PermissionDenied, R::UserNotAllowed),
         Kind::MessageNotFound => (Code::NotFound, R::MessageNotFound),
+        Kind::StorageFailed => (Code::Unavailable, R::StorageFailed),
         Kind::ArchiveDisabled => (Code::FailedPrecondition, R::ArchiveDisabled),
     }
 }

@@ -19,14 +19,9 @@ use tonic::Streaming;
 
 const WAIT: Duration = Duration::from_secs(20);
 
+/// The next event, skipping heartbeats.
 async fn next_event(stream: &mut Streaming<pb::StreamEventsResponse>) -> pb::Event {
-    tokio::time::timeout(WAIT, stream.message())
-        .await
-        .expect("an event in time")
-        .expect("stream ok")
-        .expect("stream open")
-        .event
-        .expect("event set")
+    crate::events::next_event(stream).await
 }
 
 fn events_request(after: Option<u64>, kinds: &[pb::EventKind]) -> pb::StreamEventsRequest {

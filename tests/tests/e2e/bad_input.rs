@@ -200,7 +200,7 @@ fn without_raw(m: Option<Message>) -> Option<Message> {
 }
 
 /// A frame-like object: post_type or echo/status at the top, OneBot keys.
-fn frame() -> impl Strategy<Value = Value> {
+pub(crate) fn frame() -> impl Strategy<Value = Value> {
     (
         proptest::collection::vec(
             (
@@ -262,7 +262,7 @@ const TOOL_KEYS: &[&str] = &[
 ];
 
 /// An arguments text: tool-shaped objects, any JSON, or any text.
-fn tool_arguments() -> impl Strategy<Value = String> {
+pub(crate) fn tool_arguments() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => proptest::collection::vec(
             (

@@ -4,8 +4,6 @@
 //! (on the page, by `get_msg`, not at all), forward bundles with a nested
 //! one, RecallMessage inside and outside QQ's window, and recall events.
 
-use std::time::Duration;
-
 use onebot_gateway::config::{AccountConfig, Config};
 use onebot_gateway_client::pb;
 use onebot_gateway_tests::{TestGateway, reason, sandbox};
@@ -16,7 +14,6 @@ use onebot_sandbox::{
 use serde_json::{Value, json};
 use tonic::Code;
 
-const WAIT: Duration = Duration::from_secs(20);
 const FRIEND: i64 = FRIEND_WITH_HISTORY;
 
 /// A gateway on `peer` whitelisting both seeded groups and the friend.
@@ -375,13 +372,8 @@ async fn next_recall(
     stream: &mut tonic::Streaming<pb::StreamEventsResponse>,
 ) -> pb::MessageRecalledEvent {
     loop {
-        let event = tokio::time::timeout(WAIT, stream.message())
-            .await
-            .expect("an event in time")
-            .expect("stream ok")
-            .expect("stream open")
-            .event
-            .expect("event");
+        // Skips heartbeats and other events.
+        let event = crate::events::next_event(stream).await;
         if let Some(pb::event::Kind::MessageRecalled(r)) = event.kind {
             return r;
         }
@@ -514,13 +506,7 @@ async fn message_events_carry_their_quote() {
         10002,
         json!([{"type": "reply", "data": {"id": first.to_string()}}, {"type": "text", "data": {"text": "同意"}}]),
     );
-    let event = tokio::time::timeout(WAIT, events.message())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap()
-        .event
-        .unwrap();
+    let event = crate::events::next_event(&mut events).await;
     let Some(pb::event::Kind::Message(m)) = event.kind else {
         panic!("{event:?}")
     };

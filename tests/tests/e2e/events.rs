@@ -15,14 +15,23 @@ use tonic_health::pb::health_check_response::ServingStatus;
 
 const WAIT: Duration = Duration::from_secs(20);
 
-async fn next_event(stream: &mut Streaming<pb::StreamEventsResponse>) -> pb::Event {
-    tokio::time::timeout(WAIT, stream.message())
-        .await
-        .expect("an event in time")
-        .expect("stream ok")
-        .expect("stream open")
-        .event
-        .expect("event set")
+pub(crate) async fn next_event(stream: &mut Streaming<pb::StreamEventsResponse>) -> pb::Event {
+    // Heartbeats (the first message, and one after every idle period) carry
+    // no event: skip them.
+    loop {
+        let m = tokio::time::timeout(WAIT, stream.message())
+            .await
+            .expect("an event in time")
+            .expect("stream ok")
+            .expect("stream open");
+        if let Some(event) = m.event {
+            return event;
+        }
+        assert!(
+            m.heartbeat.is_some(),
+            "a message with neither event nor heartbeat"
+        );
+    }
 }
 
 fn message_id(e: &pb::Event) -> i64 {

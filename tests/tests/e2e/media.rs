@@ -4,8 +4,6 @@
 //! download), the errors, quota eviction, a client cancelling mid-stream,
 //! forwarding a received picture, and the agent tools' image content.
 
-use std::time::Duration;
-
 use onebot_gateway::config::Config;
 use onebot_gateway_client::pb;
 use onebot_gateway_tests::{TestGateway, config_for, reason, sandbox};
@@ -15,8 +13,6 @@ use onebot_sandbox::{
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tonic::Streaming;
-
-const WAIT: Duration = Duration::from_secs(20);
 
 fn sha(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
@@ -51,13 +47,8 @@ async fn events(gw: &TestGateway) -> Streaming<pb::StreamEventsResponse> {
 }
 
 async fn next_message(stream: &mut Streaming<pb::StreamEventsResponse>) -> pb::ChatMessage {
-    let event = tokio::time::timeout(WAIT, stream.message())
-        .await
-        .expect("an event in time")
-        .expect("stream ok")
-        .expect("stream open")
-        .event
-        .expect("event");
+    // Skips heartbeats.
+    let event = crate::events::next_event(stream).await;
     match event.kind {
         Some(pb::event::Kind::Message(m)) => m.message.expect("message"),
         other => panic!("not a message: {other:?}"),

@@ -423,13 +423,22 @@ async fn member_cache_serves_repeats_and_no_cache_refreshes() {
 /// observer before it fans an event out, so once the event is here the cache
 /// has been invalidated).
 async fn next_member_event(stream: &mut tonic::Streaming<pb::StreamEventsResponse>) -> pb::Event {
-    tokio::time::timeout(std::time::Duration::from_secs(20), stream.message())
-        .await
-        .expect("a member event in time")
-        .expect("stream ok")
-        .expect("stream open")
-        .event
-        .expect("event set")
+    // Heartbeats (the first message, and one after every idle period) carry
+    // no event: skip them.
+    loop {
+        let m = tokio::time::timeout(std::time::Duration::from_secs(20), stream.message())
+            .await
+            .expect("a member event in time")
+            .expect("stream ok")
+            .expect("stream open");
+        if let Some(event) = m.event {
+            return event;
+        }
+        assert!(
+            m.heartbeat.is_some(),
+            "a message with neither event nor heartbeat"
+        );
+    }
 }
 
 #[tokio::test]
@@ -579,7 +588,7 @@ async fn list_groups_follows_the_whitelist() {
     peer.shutdown().await;
 }
 
-fn grpcurl() -> std::path::PathBuf {
+pub(crate) fn grpcurl() -> std::path::PathBuf {
     let local =
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.tools/go/bin/grpcurl");
     if local.exists() {

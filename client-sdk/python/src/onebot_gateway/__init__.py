@@ -7,9 +7,10 @@ with the ``ErrorInfo`` reason, metadata and ``RetryInfo`` delay), ``upload`` (st
 (received or uploaded media, checked against the SHA-256 the gateway states).
 """
 
-from ._client import Client
+from ._client import Client, EventStream
 from ._common import (
     ACCOUNT_HEALTH_SERVICE_PREFIX,
+    ACCOUNT_METADATA_KEY,
     CHUNK_SIZE,
     DEFAULT_ADDRESS,
     FILE,
@@ -21,17 +22,20 @@ from ._common import (
     Uploaded,
 )
 from ._errors import ERROR_DOMAIN, ClientError, FieldViolation, GatewayError
-from .aio import AsyncClient
+from .aio import AsyncClient, AsyncEventStream
 
 __all__ = [
     "ACCOUNT_HEALTH_SERVICE_PREFIX",
+    "ACCOUNT_METADATA_KEY",
     "AsyncClient",
+    "AsyncEventStream",
     "CHUNK_SIZE",
     "Client",
     "ClientError",
     "DEFAULT_ADDRESS",
     "Downloaded",
     "ERROR_DOMAIN",
+    "EventStream",
     "FILE",
     "FieldViolation",
     "GatewayError",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -42,6 +43,7 @@ from ._common import (
     MediaLike,
     MediaRefLike,
     Uploaded,
+    account_metadata,
     as_media,
     auth_metadata,
     download_request,
@@ -53,6 +55,7 @@ from ._common import (
     until_request,
 )
 from ._errors import GatewayError
+from ._events import MAX_RECONNECTS, Cursor, backoff, resumable
 
 _Req = TypeVar("_Req")
 _Resp = TypeVar("_Resp")
@@ -75,7 +78,7 @@ class _AuthInterceptor(
     grpc.StreamUnaryClientInterceptor,
     grpc.StreamStreamClientInterceptor,
 ):
-    """Adds ``authorization: Bearer <token>`` to every call."""
+    """Adds ``authorization: Bearer <token>`` and ``x-onebot-account`` to every call."""
 
     def __init__(self, metadata: Sequence[tuple[str, str]]) -> None:
         self._metadata = metadata
@@ -106,7 +109,8 @@ class Client:
     ``address`` is ``http://host:port`` (plaintext) or ``https://host:port`` (TLS, checked
     against ``ca_file`` or the system's roots). ``token`` is sent as
     ``authorization: Bearer <token>``. ``account_id`` is the account the helpers act as
-    (empty: the gateway's ``default``). ``timeout`` is the deadline of each unary call, in
+    (empty: the gateway's ``default``), sent as ``x-onebot-account`` on every call so a proxy
+    can route it to the gateway holding it. ``timeout`` is the deadline of each unary call, in
     seconds. Every failed call raises ``GatewayError``. Use as a context manager or call
     ``close()``.
     """
@@ -122,15 +126,13 @@ class Client:
         timeout: float | None = None,
     ) -> None:
         target = resolve_target(address, ca_file, server_name)
-        metadata = auth_metadata(token)
+        metadata = auth_metadata(token) + account_metadata(account_id)
         if target.credentials is None:
             channel = grpc.insecure_channel(target.target, options=target.options)
         else:
             channel = grpc.secure_channel(target.target, target.credentials, options=target.options)
         self._raw_channel = channel
-        self.channel: grpc.Channel = (
-            grpc.intercept_channel(channel, _AuthInterceptor(metadata)) if metadata else channel
-        )
+        self.channel: grpc.Channel = grpc.intercept_channel(channel, _AuthInterceptor(metadata))
         self.account_id = account_id
         self.timeout = timeout
         self.message_service = message_service_pb2_grpc.MessageServiceStub(self.channel)
@@ -255,22 +257,20 @@ class Client:
         chats: Iterable[common_pb2.Chat] = (),
         kinds: Iterable[event_service_pb2.EventKind.ValueType] = (),
         after_sequence: int | None = None,
-    ) -> Generator[event_service_pb2.Event, None, None]:
+    ) -> EventStream:
         """Follows the account's events (ends when the gateway shuts down). Closing the
-        iterator (or breaking out of a ``for`` loop and dropping it) cancels the stream."""
+        iterator (or breaking out of a ``for`` loop and dropping it) cancels the stream.
+
+        The stream resumes by itself: when the connection breaks (a proxy or the network
+        restarted) or the gateway drops it for lagging, it reconnects with ``after_sequence``
+        set to the last event delivered, with backoff, and every event is yielded once.
+        Heartbeats are never yielded."""
         request = event_service_pb2.StreamEventsRequest(
             account_id=self.account_id, chats=list(chats), kinds=list(kinds)
         )
         if after_sequence is not None:
             request.after_sequence = after_sequence
-        call = self.event_service.StreamEvents(request)
-        try:
-            for response in call:
-                yield response.event
-        except grpc.RpcError as err:
-            raise GatewayError.from_rpc_error(err) from None
-        finally:
-            call.cancel()
+        return EventStream(self.event_service, request)
 
     def health(self, service: str = "") -> str:
         """Health of ``service`` (``""``: the gateway): ``SERVING``, ``NOT_SERVING``, ..."""
@@ -411,4 +411,66 @@ class Client:
         return _call(lambda: self.message_service.GetForwardMessages(request, timeout=self.timeout))
 
 
-__all__ = ["Client", "Media"]
+class EventStream(Iterator[event_service_pb2.Event]):
+    """The events of ``Client.events``: an iterator that reconnects after a broken
+    connection from the last event it yielded. ``reconnects`` counts the reconnects;
+    ``position`` is the sequence number it would resume after."""
+
+    def __init__(
+        self,
+        service: event_service_pb2_grpc.EventServiceStub,
+        request: event_service_pb2.StreamEventsRequest,
+    ) -> None:
+        self._service = service
+        self._request = request
+        self._cursor = Cursor(request.after_sequence if request.HasField("after_sequence") else None)
+        self._call: Any = None
+        self._failures = 0
+        self._opened = False
+        self._closed = False
+        self.reconnects = 0
+
+    @property
+    def position(self) -> int | None:
+        return self._cursor.position
+
+    def __iter__(self) -> EventStream:
+        return self
+
+    def __next__(self) -> event_service_pb2.Event:
+        while True:
+            if self._closed:
+                raise StopIteration
+            if self._call is None:
+                if self._opened:
+                    self.reconnects += 1
+                self._opened = True
+                self._call = self._service.StreamEvents(self._cursor.request(self._request))
+            try:
+                response = next(self._call)
+            except StopIteration:
+                self.close()
+                raise
+            except grpc.RpcError as rpc:
+                self._call = None
+                err = GatewayError.from_rpc_error(rpc)
+                if self._closed or not resumable(err) or self._failures >= MAX_RECONNECTS:
+                    self.close()
+                    raise err from None
+                self._failures += 1
+                time.sleep(backoff(self._failures))
+                continue
+            self._failures = 0
+            event = self._cursor.take(response)
+            if event is not None:
+                return event
+
+    def close(self) -> None:
+        """Cancels the stream."""
+        self._closed = True
+        if self._call is not None:
+            self._call.cancel()
+            self._call = None
+
+
+__all__ = ["Client", "EventStream", "Media"]

@@ -83,6 +83,20 @@ def resolve_target(
     return Target(address.removeprefix("http://").rstrip("/"), None, options)
 
 
+#: Request metadata naming the account of a call. Every call sends it (the client's account,
+#: ``default`` when empty) so a proxy in front of many gateways can route each account to the
+#: gateway holding it; the gateway refuses a request whose ``account_id`` names another one.
+ACCOUNT_METADATA_KEY = "x-onebot-account"
+
+
+def account_metadata(account_id: str) -> tuple[tuple[str, str], ...]:
+    """The ``x-onebot-account`` pair of ``account_id`` (``default`` when empty)."""
+    account = account_id or "default"
+    if not account.isascii() or not account.isprintable():
+        raise ClientError(f"account id {account!r}: account ids are ASCII letters, digits, _ and -")
+    return ((ACCOUNT_METADATA_KEY, account),)
+
+
 def auth_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
     """The ``authorization: Bearer <token>`` pair, or nothing."""
     if token is None:

@@ -43,6 +43,7 @@ from ._common import (
     MediaLike,
     MediaRefLike,
     Uploaded,
+    account_metadata,
     as_media,
     auth_metadata,
     download_request,
@@ -54,6 +55,7 @@ from ._common import (
     until_request,
 )
 from ._errors import GatewayError
+from ._events import MAX_RECONNECTS, Cursor, backoff, resumable
 
 _T = TypeVar("_T")
 
@@ -112,12 +114,12 @@ class AsyncClient:
         timeout: float | None = None,
     ) -> None:
         target = resolve_target(address, ca_file, server_name)
-        metadata = auth_metadata(token)
-        interceptors: list[grpc.aio.ClientInterceptor] = (
-            [_AuthUnaryUnary(metadata), _AuthUnaryStream(metadata), _AuthStreamUnary(metadata)]
-            if metadata
-            else []
-        )
+        metadata = auth_metadata(token) + account_metadata(account_id)
+        interceptors: list[grpc.aio.ClientInterceptor] = [
+            _AuthUnaryUnary(metadata),
+            _AuthUnaryStream(metadata),
+            _AuthStreamUnary(metadata),
+        ]
         if target.credentials is None:
             self.channel = grpc.aio.insecure_channel(
                 target.target, options=target.options, interceptors=interceptors
@@ -261,27 +263,21 @@ class AsyncClient:
         )
         return response
 
-    async def events(
+    def events(
         self,
         *,
         chats: Iterable[common_pb2.Chat] = (),
         kinds: Iterable[event_service_pb2.EventKind.ValueType] = (),
         after_sequence: int | None = None,
-    ) -> AsyncGenerator[event_service_pb2.Event, None]:
-        """Follows the account's events; closing the iterator cancels the stream."""
+    ) -> AsyncEventStream:
+        """Follows the account's events; closing the iterator (``aclose``) cancels the stream.
+        Resumes by itself after a broken connection, like ``Client.events``."""
         request = event_service_pb2.StreamEventsRequest(
             account_id=self.account_id, chats=list(chats), kinds=list(kinds)
         )
         if after_sequence is not None:
             request.after_sequence = after_sequence
-        call = self.event_service.StreamEvents(request)
-        try:
-            async for response in call:
-                yield response.event
-        except grpc.RpcError as err:
-            raise GatewayError.from_rpc_error(err) from None
-        finally:
-            call.cancel()
+        return AsyncEventStream(self.event_service, request)
 
     async def health(self, service: str = "") -> str:
         """Health of ``service`` (``""``: the gateway): ``SERVING``, ``NOT_SERVING``, ..."""
@@ -425,4 +421,66 @@ class AsyncClient:
         return response
 
 
-__all__ = ["AsyncClient"]
+
+class AsyncEventStream(AsyncIterator[event_service_pb2.Event]):
+    """The events of ``AsyncClient.events``: reconnects after a broken connection from the
+    last event it yielded. ``reconnects`` counts the reconnects; ``position`` is the sequence
+    number it would resume after."""
+
+    def __init__(
+        self,
+        service: event_service_pb2_grpc.EventServiceStub,
+        request: event_service_pb2.StreamEventsRequest,
+    ) -> None:
+        self._service = service
+        self._request = request
+        self._cursor = Cursor(request.after_sequence if request.HasField("after_sequence") else None)
+        self._call: Any = None
+        self._failures = 0
+        self._opened = False
+        self._closed = False
+        self.reconnects = 0
+
+    @property
+    def position(self) -> int | None:
+        return self._cursor.position
+
+    def __aiter__(self) -> AsyncEventStream:
+        return self
+
+    async def __anext__(self) -> event_service_pb2.Event:
+        while True:
+            if self._closed:
+                raise StopAsyncIteration
+            if self._call is None:
+                if self._opened:
+                    self.reconnects += 1
+                self._opened = True
+                self._call = self._service.StreamEvents(self._cursor.request(self._request))
+            try:
+                response = await self._call.read()
+            except grpc.RpcError as rpc:
+                self._call = None
+                err = GatewayError.from_rpc_error(rpc)
+                if self._closed or not resumable(err) or self._failures >= MAX_RECONNECTS:
+                    await self.aclose()
+                    raise err from None
+                self._failures += 1
+                await asyncio.sleep(backoff(self._failures))
+                continue
+            if response is grpc.aio.EOF:
+                await self.aclose()
+                raise StopAsyncIteration
+            self._failures = 0
+            event = self._cursor.take(response)
+            if event is not None:
+                return event
+
+    async def aclose(self) -> None:
+        """Cancels the stream."""
+        self._closed = True
+        if self._call is not None:
+            self._call.cancel()
+            self._call = None
+
+__all__ = ["AsyncClient", "AsyncEventStream"]

@@ -1811,6 +1811,11 @@ pub enum ErrorReason {
     /// seen, expired from its cache, or recalled) (metadata `message_id` or
     /// `forward_id`).
     MessageNotFound = 53,
+    /// UNAVAILABLE: the gateway could not write its data directory (disk full,
+    /// read-only or failing; metadata `path`): nothing of this request was
+    /// stored or sent, and what was stored before is intact. Retry once the
+    /// operator freed space; the gateway reopens its store by itself.
+    StorageFailed = 54,
     /// FAILED_PRECONDITION: the message archive is turned off
     /// (`archive.enabled = false`), so SearchMessages has nothing to search.
     ArchiveDisabled = 60,
@@ -1876,6 +1881,7 @@ impl ErrorReason {
             Self::RequestTooLarge => "ERROR_REASON_REQUEST_TOO_LARGE",
             Self::UserNotAllowed => "ERROR_REASON_USER_NOT_ALLOWED",
             Self::MessageNotFound => "ERROR_REASON_MESSAGE_NOT_FOUND",
+            Self::StorageFailed => "ERROR_REASON_STORAGE_FAILED",
             Self::ArchiveDisabled => "ERROR_REASON_ARCHIVE_DISABLED",
         }
     }
@@ -1938,6 +1944,7 @@ impl ErrorReason {
             "ERROR_REASON_REQUEST_TOO_LARGE" => Some(Self::RequestTooLarge),
             "ERROR_REASON_USER_NOT_ALLOWED" => Some(Self::UserNotAllowed),
             "ERROR_REASON_MESSAGE_NOT_FOUND" => Some(Self::MessageNotFound),
+            "ERROR_REASON_STORAGE_FAILED" => Some(Self::StorageFailed),
             "ERROR_REASON_ARCHIVE_DISABLED" => Some(Self::ArchiveDisabled),
             _ => None,
         }
@@ -1971,12 +1978,24 @@ impl ::prost::Name for StreamEventsRequest {
         "/onebot.gateway.v1.StreamEventsRequest".into()
     }
 }
-/// One message of the StreamEvents stream.
+/// One message of the StreamEvents stream: an event, or a heartbeat.
+///
+/// Exactly one of `event` and `heartbeat` is set. Clients skip heartbeats
+/// (the SDKs hide them); a client that only reads `event` must skip
+/// messages without one.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct StreamEventsResponse {
     /// The event.
     #[prost(message, optional, tag = "1")]
     pub event: ::core::option::Option<Event>,
+    /// A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+    /// first message of every stream (once the subscription is in place) and
+    /// then after every `events.heartbeat_secs` (default 15) without a message,
+    /// so proxies that cut streams idle for longer than their read timeout
+    /// (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+    /// stream open: HTTP/2 PINGs are not stream data to them.
+    #[prost(message, optional, tag = "2")]
+    pub heartbeat: ::core::option::Option<Heartbeat>,
 }
 impl ::prost::Name for StreamEventsResponse {
     const NAME: &'static str = "StreamEventsResponse";
@@ -1986,6 +2005,29 @@ impl ::prost::Name for StreamEventsResponse {
     }
     fn type_url() -> ::prost::alloc::string::String {
         "/onebot.gateway.v1.StreamEventsResponse".into()
+    }
+}
+/// A heartbeat of the StreamEvents stream.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Heartbeat {
+    /// The sequence number of the last event of the account this stream has
+    /// passed (delivered, or filtered out). A client that reconnects with
+    /// `after_sequence` set to it misses nothing and sees nothing twice, even
+    /// when no event was delivered yet.
+    #[prost(uint64, tag = "1")]
+    pub last_sequence: u64,
+    /// When the gateway sent it.
+    #[prost(message, optional, tag = "2")]
+    pub time: ::core::option::Option<::prost_types::Timestamp>,
+}
+impl ::prost::Name for Heartbeat {
+    const NAME: &'static str = "Heartbeat";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.Heartbeat".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.Heartbeat".into()
     }
 }
 /// An inbound event.
@@ -2420,6 +2462,11 @@ pub mod event_service_client {
         /// cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
         /// `last_sequence`), never silent loss: reconnect with `after_sequence`.
         /// The stream ends (OK) when the gateway shuts down.
+        ///
+        /// Besides events the stream carries heartbeats (see
+        /// `StreamEventsResponse.heartbeat`): one at the start and one after every
+        /// `events.heartbeat_secs` of silence. Clients skip them; their
+        /// `last_sequence` is where to resume.
         pub async fn stream_events(
             &mut self,
             request: impl tonic::IntoRequest<super::StreamEventsRequest>,
@@ -2478,6 +2525,11 @@ pub mod event_service_server {
         /// cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
         /// `last_sequence`), never silent loss: reconnect with `after_sequence`.
         /// The stream ends (OK) when the gateway shuts down.
+        ///
+        /// Besides events the stream carries heartbeats (see
+        /// `StreamEventsResponse.heartbeat`): one at the start and one after every
+        /// `events.heartbeat_secs` of silence. Clients skip them; their
+        /// `last_sequence` is where to resume.
         async fn stream_events(
             &self,
             request: tonic::Request<super::StreamEventsRequest>,

@@ -186,7 +186,7 @@ impl Idempotency {
             let found = self
                 .store
                 .run(move |store| {
-                    let txn = store.db().begin_write().map_err(store_err)?;
+                    let txn = store.db()?.begin_write().map_err(store_err)?;
                     let found = {
                         let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
                         let existing: Option<Record> = match table
@@ -251,7 +251,7 @@ impl Idempotency {
         self.store
             .run(move |store| {
                 use redb::ReadableDatabase;
-                let txn = store.db().begin_read().map_err(store_err)?;
+                let txn = store.db()?.begin_read().map_err(store_err)?;
                 let table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
                 match table.get((a.as_str(), k.as_str())).map_err(store_err)? {
                     Some(v) => Ok(Some(decode(v.value())?)),
@@ -274,7 +274,7 @@ impl Idempotency {
         let result = self
             .store
             .run(move |store| {
-                let txn = store.db().begin_write().map_err(store_err)?;
+                let txn = store.db()?.begin_write().map_err(store_err)?;
                 {
                     let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
                     let rec: Option<Record> =
@@ -303,7 +303,7 @@ impl Idempotency {
         let result = self
             .store
             .run(move |store| {
-                let txn = store.db().begin_write().map_err(store_err)?;
+                let txn = store.db()?.begin_write().map_err(store_err)?;
                 {
                     let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
                     table.remove((a.as_str(), k.as_str())).map_err(store_err)?;
@@ -333,7 +333,7 @@ impl Idempotency {
         let window_ms = i64::try_from(WINDOW.as_millis()).unwrap_or(i64::MAX);
         self.store
             .run(move |store| {
-                let txn = store.db().begin_write().map_err(store_err)?;
+                let txn = store.db()?.begin_write().map_err(store_err)?;
                 let removed = {
                     let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
                     let mut n = 0usize;

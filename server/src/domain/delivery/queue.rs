@@ -114,7 +114,7 @@ impl OfflineQueue {
         let mut depth = HashMap::new();
         {
             use redb::ReadableDatabase;
-            let txn = store.db().begin_read().map_err(store_err)?;
+            let txn = store.db()?.begin_read().map_err(store_err)?;
             let table = txn.open_table(QUEUE).map_err(store_err)?;
             for row in table.iter().map_err(store_err)? {
                 let (k, _) = row.map_err(store_err)?;
@@ -159,7 +159,7 @@ impl OfflineQueue {
             .store
             .run(move |store| {
                 let account = account_owned.as_str();
-                let txn = store.db().begin_write().map_err(store_err)?;
+                let txn = store.db()?.begin_write().map_err(store_err)?;
                 let expired = remove_expired(&txn, account, now_ms)?;
                 let waiting = entries_in(&txn, account)?.len();
                 if waiting >= max_entries {
@@ -223,7 +223,7 @@ impl OfflineQueue {
         self.store
             .run(move |store| {
                 use redb::ReadableDatabase;
-                let txn = store.db().begin_read().map_err(store_err)?;
+                let txn = store.db()?.begin_read().map_err(store_err)?;
                 let table = txn.open_table(QUEUE).map_err(store_err)?;
                 let mut out = Vec::new();
                 for row in table.range(range_of(&account)).map_err(store_err)? {
@@ -241,7 +241,7 @@ impl OfflineQueue {
         let entry = entry.clone();
         self.store
             .run(move |store| {
-                let txn = store.db().begin_write().map_err(store_err)?;
+                let txn = store.db()?.begin_write().map_err(store_err)?;
                 {
                     let mut table = txn.open_table(QUEUE).map_err(store_err)?;
                     table
@@ -259,7 +259,7 @@ impl OfflineQueue {
         let depth = self
             .store
             .run(move |store| {
-                let txn = store.db().begin_write().map_err(store_err)?;
+                let txn = store.db()?.begin_write().map_err(store_err)?;
                 {
                     let mut table = txn.open_table(QUEUE).map_err(store_err)?;
                     table.remove((owned.as_str(), seq)).map_err(store_err)?;
@@ -279,7 +279,7 @@ impl OfflineQueue {
         let (expired, depth) = self
             .store
             .run(move |store| {
-                let txn = store.db().begin_write().map_err(store_err)?;
+                let txn = store.db()?.begin_write().map_err(store_err)?;
                 let expired = remove_expired(&txn, &owned, now_ms)?;
                 let depth = entries_in(&txn, &owned)?.len();
                 txn.commit().map_err(store_err)?;

@@ -210,7 +210,7 @@ impl ReceivedStore {
             Error::internal(format!("creating the received-media directory: {e}"))
                 .with("path", dir.display())
         })?;
-        let db = store.db();
+        let db = store.db()?;
         let txn = db.begin_write().map_err(store_err)?;
         let secret = {
             txn.open_table(RECEIVED).map_err(store_err)?;
@@ -545,7 +545,7 @@ impl ReceivedStore {
                             .with("path", to.display())
                     })?;
                 }
-                let txn = store.db().begin_write().map_err(store_err)?;
+                let txn = store.db()?.begin_write().map_err(store_err)?;
                 {
                     let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
                     for (k, r) in &tombstones {
@@ -650,7 +650,7 @@ impl ReceivedStore {
         self.inner
             .store
             .run(move |store| {
-                let txn = store.db().begin_write().map_err(store_err)?;
+                let txn = store.db()?.begin_write().map_err(store_err)?;
                 {
                     let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
                     for (k, r) in &changed {

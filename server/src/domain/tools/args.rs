@@ -129,6 +129,9 @@ enum Arg {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Args {
     fields: BTreeMap<String, Arg>,
+    /// The account the call was routed for (`x-onebot-account`), which an
+    /// absent `accountId` means.
+    routed_account: Option<String>,
 }
 
 impl Args {
@@ -170,7 +173,10 @@ impl Args {
                 }
             }
         }
-        Ok(Args { fields })
+        Ok(Args {
+            fields,
+            routed_account: None,
+        })
     }
 
     fn get(&self, key: &str) -> Option<&Arg> {
@@ -184,11 +190,24 @@ impl Args {
         }
     }
 
-    /// `accountId`: a string, `"default"` when absent or empty.
+    /// These arguments of a call routed for `account` (`None` or empty: not
+    /// routed): an absent `accountId` then means that account.
+    pub fn routed_for(self, account: Option<String>) -> Self {
+        Self {
+            routed_account: account.filter(|a| !a.is_empty()),
+            ..self
+        }
+    }
+
+    /// `accountId`: a string; when absent or empty, the account the call
+    /// was routed for, else `"default"`.
     pub fn account_id(&self) -> Result<String, ArgError> {
         match self.optional_string("accountId")? {
             Some(id) if !id.is_empty() => Ok(id),
-            _ => Ok(DEFAULT_ACCOUNT.to_owned()),
+            _ => Ok(self
+                .routed_account
+                .clone()
+                .unwrap_or_else(|| DEFAULT_ACCOUNT.to_owned())),
         }
     }
 

@@ -149,7 +149,9 @@ impl Gateway {
         if tool.writes() {
             ctx.caller.check_write().map_err(Failure::Domain)?;
         }
-        let args = Args::parse(arguments_json).map_err(Failure::Args)?;
+        let args = Args::parse(arguments_json)
+            .map_err(Failure::Args)?
+            .routed_for(ctx.routed_account.clone());
         match tool {
             ToolName::History => history::run(self, &args, ctx).await,
             ToolName::Members => members::run(self, &args, ctx).await,

@@ -1724,3 +1724,47 @@ async fn get_forward_rules_and_rows() {
     let out = call(&gw, "qq_get_forward", r#"{"forwardId":"gone"}"#).await;
     assert_failed(&out, "合并转发「gone」不存在或已过期。", "unknown bundle");
 }
+
+#[tokio::test]
+async fn a_call_routed_for_an_account_acts_for_it_unless_the_arguments_name_another() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let routed = || CallCtx::anonymous().routed_for(Some("multi".into()));
+    // 20000003 is whitelisted for `multi` only: the routed account is used.
+    let out = gw
+        .call_tool("qq_get_history", r#"{"target":"group:20000003"}"#, routed())
+        .await
+        .unwrap();
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(
+        fake.take_calls(),
+        history_call(ChatRef::Group(20_000_003), 20, None)
+    );
+    let out = gw
+        .call_tool(
+            "qq_get_history",
+            r#"{"target":"group:20000003","accountId":"multi"}"#,
+            routed(),
+        )
+        .await
+        .unwrap();
+    assert!(!out.is_error, "{out:?}");
+    fake.take_calls();
+    // The arguments name another account than the routing: refused before
+    // the peer, naming both.
+    let out = gw
+        .call_tool(
+            "qq_get_history",
+            r#"{"target":"group:20000002","accountId":"default"}"#,
+            routed(),
+        )
+        .await
+        .unwrap();
+    assert!(out.is_error, "{out:?}");
+    assert!(
+        out.text.contains("\"default\"") && out.text.contains("\"multi\""),
+        "{}",
+        out.text
+    );
+    assert_eq!(fake.calls(), vec![]);
+}

@@ -578,5 +578,14 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
                 )
             }
         }
+        Kind::StorageFailed => pick(
+            locale,
+            format!(
+                "网关无法写入数据目录（磁盘满或不可写），本次请求未保存也未发送，稍后重试：{msg}"
+            ),
+            format!(
+                "the gateway cannot write its data directory (disk full or read-only); nothing of this call was stored or sent, retry later: {msg}"
+            ),
+        ),
     }
 }

@@ -174,6 +174,11 @@ const (
 	// seen, expired from its cache, or recalled) (metadata `message_id` or
 	// `forward_id`).
 	ErrorReason_ERROR_REASON_MESSAGE_NOT_FOUND ErrorReason = 53
+	// UNAVAILABLE: the gateway could not write its data directory (disk full,
+	// read-only or failing; metadata `path`): nothing of this request was
+	// stored or sent, and what was stored before is intact. Retry once the
+	// operator freed space; the gateway reopens its store by itself.
+	ErrorReason_ERROR_REASON_STORAGE_FAILED ErrorReason = 54
 	// FAILED_PRECONDITION: the message archive is turned off
 	// (`archive.enabled = false`), so SearchMessages has nothing to search.
 	ErrorReason_ERROR_REASON_ARCHIVE_DISABLED ErrorReason = 60
@@ -236,6 +241,7 @@ var (
 		51: "ERROR_REASON_REQUEST_TOO_LARGE",
 		52: "ERROR_REASON_USER_NOT_ALLOWED",
 		53: "ERROR_REASON_MESSAGE_NOT_FOUND",
+		54: "ERROR_REASON_STORAGE_FAILED",
 		60: "ERROR_REASON_ARCHIVE_DISABLED",
 	}
 	ErrorReason_value = map[string]int32{
@@ -293,6 +299,7 @@ var (
 		"ERROR_REASON_REQUEST_TOO_LARGE":         51,
 		"ERROR_REASON_USER_NOT_ALLOWED":          52,
 		"ERROR_REASON_MESSAGE_NOT_FOUND":         53,
+		"ERROR_REASON_STORAGE_FAILED":            54,
 		"ERROR_REASON_ARCHIVE_DISABLED":          60,
 	}
 )
@@ -328,7 +335,7 @@ var File_onebot_gateway_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\xa8\x0f\n" +
+	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\xc9\x0f\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12'\n" +
@@ -384,7 +391,8 @@ const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\x1eERROR_REASON_DEADLINE_EXCEEDED\x102\x12\"\n" +
 	"\x1eERROR_REASON_REQUEST_TOO_LARGE\x103\x12!\n" +
 	"\x1dERROR_REASON_USER_NOT_ALLOWED\x104\x12\"\n" +
-	"\x1eERROR_REASON_MESSAGE_NOT_FOUND\x105\x12!\n" +
+	"\x1eERROR_REASON_MESSAGE_NOT_FOUND\x105\x12\x1f\n" +
+	"\x1bERROR_REASON_STORAGE_FAILED\x106\x12!\n" +
 	"\x1dERROR_REASON_ARCHIVE_DISABLED\x10<Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 

@@ -179,11 +179,22 @@ func (x *StreamEventsRequest) GetAfterSequence() uint64 {
 	return 0
 }
 
-// One message of the StreamEvents stream.
+// One message of the StreamEvents stream: an event, or a heartbeat.
+//
+// Exactly one of `event` and `heartbeat` is set. Clients skip heartbeats
+// (the SDKs hide them); a client that only reads `event` must skip
+// messages without one.
 type StreamEventsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The event.
-	Event         *Event `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	Event *Event `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+	// first message of every stream (once the subscription is in place) and
+	// then after every `events.heartbeat_secs` (default 15) without a message,
+	// so proxies that cut streams idle for longer than their read timeout
+	// (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+	// stream open: HTTP/2 PINGs are not stream data to them.
+	Heartbeat     *Heartbeat `protobuf:"bytes,2,opt,name=heartbeat,proto3" json:"heartbeat,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -225,6 +236,71 @@ func (x *StreamEventsResponse) GetEvent() *Event {
 	return nil
 }
 
+func (x *StreamEventsResponse) GetHeartbeat() *Heartbeat {
+	if x != nil {
+		return x.Heartbeat
+	}
+	return nil
+}
+
+// A heartbeat of the StreamEvents stream.
+type Heartbeat struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The sequence number of the last event of the account this stream has
+	// passed (delivered, or filtered out). A client that reconnects with
+	// `after_sequence` set to it misses nothing and sees nothing twice, even
+	// when no event was delivered yet.
+	LastSequence uint64 `protobuf:"varint,1,opt,name=last_sequence,json=lastSequence,proto3" json:"last_sequence,omitempty"`
+	// When the gateway sent it.
+	Time          *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=time,proto3" json:"time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Heartbeat) Reset() {
+	*x = Heartbeat{}
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Heartbeat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Heartbeat) ProtoMessage() {}
+
+func (x *Heartbeat) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
+func (*Heartbeat) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Heartbeat) GetLastSequence() uint64 {
+	if x != nil {
+		return x.LastSequence
+	}
+	return 0
+}
+
+func (x *Heartbeat) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
 // An inbound event.
 type Event struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -257,7 +333,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[2]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -269,7 +345,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[2]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -282,7 +358,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{2}
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Event) GetAccountId() string {
@@ -481,7 +557,7 @@ type MessageEvent struct {
 
 func (x *MessageEvent) Reset() {
 	*x = MessageEvent{}
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[3]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -493,7 +569,7 @@ func (x *MessageEvent) String() string {
 func (*MessageEvent) ProtoMessage() {}
 
 func (x *MessageEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[3]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -506,7 +582,7 @@ func (x *MessageEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageEvent.ProtoReflect.Descriptor instead.
 func (*MessageEvent) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{3}
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *MessageEvent) GetMessage() *ChatMessage {
@@ -538,7 +614,7 @@ type PokeEvent struct {
 
 func (x *PokeEvent) Reset() {
 	*x = PokeEvent{}
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[4]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -550,7 +626,7 @@ func (x *PokeEvent) String() string {
 func (*PokeEvent) ProtoMessage() {}
 
 func (x *PokeEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[4]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -563,7 +639,7 @@ func (x *PokeEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PokeEvent.ProtoReflect.Descriptor instead.
 func (*PokeEvent) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{4}
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *PokeEvent) GetGroupId() int64 {
@@ -602,7 +678,7 @@ type MemberJoinedEvent struct {
 
 func (x *MemberJoinedEvent) Reset() {
 	*x = MemberJoinedEvent{}
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[5]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -614,7 +690,7 @@ func (x *MemberJoinedEvent) String() string {
 func (*MemberJoinedEvent) ProtoMessage() {}
 
 func (x *MemberJoinedEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[5]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -627,7 +703,7 @@ func (x *MemberJoinedEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemberJoinedEvent.ProtoReflect.Descriptor instead.
 func (*MemberJoinedEvent) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{5}
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *MemberJoinedEvent) GetGroupId() int64 {
@@ -668,7 +744,7 @@ type MemberLeftEvent struct {
 
 func (x *MemberLeftEvent) Reset() {
 	*x = MemberLeftEvent{}
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[6]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -680,7 +756,7 @@ func (x *MemberLeftEvent) String() string {
 func (*MemberLeftEvent) ProtoMessage() {}
 
 func (x *MemberLeftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[6]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -693,7 +769,7 @@ func (x *MemberLeftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemberLeftEvent.ProtoReflect.Descriptor instead.
 func (*MemberLeftEvent) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{6}
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *MemberLeftEvent) GetGroupId() int64 {
@@ -741,7 +817,7 @@ type CardChangedEvent struct {
 
 func (x *CardChangedEvent) Reset() {
 	*x = CardChangedEvent{}
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[7]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -753,7 +829,7 @@ func (x *CardChangedEvent) String() string {
 func (*CardChangedEvent) ProtoMessage() {}
 
 func (x *CardChangedEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[7]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -766,7 +842,7 @@ func (x *CardChangedEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CardChangedEvent.ProtoReflect.Descriptor instead.
 func (*CardChangedEvent) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{7}
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CardChangedEvent) GetGroupId() int64 {
@@ -809,7 +885,7 @@ type LifecycleEvent struct {
 
 func (x *LifecycleEvent) Reset() {
 	*x = LifecycleEvent{}
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[8]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -821,7 +897,7 @@ func (x *LifecycleEvent) String() string {
 func (*LifecycleEvent) ProtoMessage() {}
 
 func (x *LifecycleEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[8]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -834,7 +910,7 @@ func (x *LifecycleEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LifecycleEvent.ProtoReflect.Descriptor instead.
 func (*LifecycleEvent) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{8}
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *LifecycleEvent) GetSubType() string {
@@ -857,7 +933,7 @@ type ConnectionEvent struct {
 
 func (x *ConnectionEvent) Reset() {
 	*x = ConnectionEvent{}
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[9]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -869,7 +945,7 @@ func (x *ConnectionEvent) String() string {
 func (*ConnectionEvent) ProtoMessage() {}
 
 func (x *ConnectionEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[9]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -882,7 +958,7 @@ func (x *ConnectionEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionEvent.ProtoReflect.Descriptor instead.
 func (*ConnectionEvent) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{9}
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ConnectionEvent) GetState() ConnectionState {
@@ -912,7 +988,7 @@ type UnknownEvent struct {
 
 func (x *UnknownEvent) Reset() {
 	*x = UnknownEvent{}
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[10]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -924,7 +1000,7 @@ func (x *UnknownEvent) String() string {
 func (*UnknownEvent) ProtoMessage() {}
 
 func (x *UnknownEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[10]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -937,7 +1013,7 @@ func (x *UnknownEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnknownEvent.ProtoReflect.Descriptor instead.
 func (*UnknownEvent) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{10}
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *UnknownEvent) GetPostType() string {
@@ -972,7 +1048,7 @@ type MessageRecalledEvent struct {
 
 func (x *MessageRecalledEvent) Reset() {
 	*x = MessageRecalledEvent{}
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[11]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -984,7 +1060,7 @@ func (x *MessageRecalledEvent) String() string {
 func (*MessageRecalledEvent) ProtoMessage() {}
 
 func (x *MessageRecalledEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[11]
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -997,7 +1073,7 @@ func (x *MessageRecalledEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageRecalledEvent.ProtoReflect.Descriptor instead.
 func (*MessageRecalledEvent) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{11}
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *MessageRecalledEvent) GetChat() *Chat {
@@ -1032,9 +1108,13 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\x05chats\x18\x02 \x03(\v2\x17.onebot.gateway.v1.ChatR\x05chats\x122\n" +
 	"\x05kinds\x18\x03 \x03(\x0e2\x1c.onebot.gateway.v1.EventKindR\x05kinds\x12*\n" +
 	"\x0eafter_sequence\x18\x04 \x01(\x04H\x00R\rafterSequence\x88\x01\x01B\x11\n" +
-	"\x0f_after_sequence\"F\n" +
+	"\x0f_after_sequence\"\x82\x01\n" +
 	"\x14StreamEventsResponse\x12.\n" +
-	"\x05event\x18\x01 \x01(\v2\x18.onebot.gateway.v1.EventR\x05event\"\xfe\x05\n" +
+	"\x05event\x18\x01 \x01(\v2\x18.onebot.gateway.v1.EventR\x05event\x12:\n" +
+	"\theartbeat\x18\x02 \x01(\v2\x1c.onebot.gateway.v1.HeartbeatR\theartbeat\"`\n" +
+	"\tHeartbeat\x12#\n" +
+	"\rlast_sequence\x18\x01 \x01(\x04R\flastSequence\x12.\n" +
+	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xfe\x05\n" +
 	"\x05Event\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1a\n" +
@@ -1120,50 +1200,53 @@ func file_onebot_gateway_v1_event_service_proto_rawDescGZIP() []byte {
 }
 
 var file_onebot_gateway_v1_event_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_onebot_gateway_v1_event_service_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_onebot_gateway_v1_event_service_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_onebot_gateway_v1_event_service_proto_goTypes = []any{
 	(EventKind)(0),                // 0: onebot.gateway.v1.EventKind
 	(*StreamEventsRequest)(nil),   // 1: onebot.gateway.v1.StreamEventsRequest
 	(*StreamEventsResponse)(nil),  // 2: onebot.gateway.v1.StreamEventsResponse
-	(*Event)(nil),                 // 3: onebot.gateway.v1.Event
-	(*MessageEvent)(nil),          // 4: onebot.gateway.v1.MessageEvent
-	(*PokeEvent)(nil),             // 5: onebot.gateway.v1.PokeEvent
-	(*MemberJoinedEvent)(nil),     // 6: onebot.gateway.v1.MemberJoinedEvent
-	(*MemberLeftEvent)(nil),       // 7: onebot.gateway.v1.MemberLeftEvent
-	(*CardChangedEvent)(nil),      // 8: onebot.gateway.v1.CardChangedEvent
-	(*LifecycleEvent)(nil),        // 9: onebot.gateway.v1.LifecycleEvent
-	(*ConnectionEvent)(nil),       // 10: onebot.gateway.v1.ConnectionEvent
-	(*UnknownEvent)(nil),          // 11: onebot.gateway.v1.UnknownEvent
-	(*MessageRecalledEvent)(nil),  // 12: onebot.gateway.v1.MessageRecalledEvent
-	(*Chat)(nil),                  // 13: onebot.gateway.v1.Chat
-	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
-	(*ChatMessage)(nil),           // 15: onebot.gateway.v1.ChatMessage
-	(ConnectionState)(0),          // 16: onebot.gateway.v1.ConnectionState
+	(*Heartbeat)(nil),             // 3: onebot.gateway.v1.Heartbeat
+	(*Event)(nil),                 // 4: onebot.gateway.v1.Event
+	(*MessageEvent)(nil),          // 5: onebot.gateway.v1.MessageEvent
+	(*PokeEvent)(nil),             // 6: onebot.gateway.v1.PokeEvent
+	(*MemberJoinedEvent)(nil),     // 7: onebot.gateway.v1.MemberJoinedEvent
+	(*MemberLeftEvent)(nil),       // 8: onebot.gateway.v1.MemberLeftEvent
+	(*CardChangedEvent)(nil),      // 9: onebot.gateway.v1.CardChangedEvent
+	(*LifecycleEvent)(nil),        // 10: onebot.gateway.v1.LifecycleEvent
+	(*ConnectionEvent)(nil),       // 11: onebot.gateway.v1.ConnectionEvent
+	(*UnknownEvent)(nil),          // 12: onebot.gateway.v1.UnknownEvent
+	(*MessageRecalledEvent)(nil),  // 13: onebot.gateway.v1.MessageRecalledEvent
+	(*Chat)(nil),                  // 14: onebot.gateway.v1.Chat
+	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
+	(*ChatMessage)(nil),           // 16: onebot.gateway.v1.ChatMessage
+	(ConnectionState)(0),          // 17: onebot.gateway.v1.ConnectionState
 }
 var file_onebot_gateway_v1_event_service_proto_depIdxs = []int32{
-	13, // 0: onebot.gateway.v1.StreamEventsRequest.chats:type_name -> onebot.gateway.v1.Chat
+	14, // 0: onebot.gateway.v1.StreamEventsRequest.chats:type_name -> onebot.gateway.v1.Chat
 	0,  // 1: onebot.gateway.v1.StreamEventsRequest.kinds:type_name -> onebot.gateway.v1.EventKind
-	3,  // 2: onebot.gateway.v1.StreamEventsResponse.event:type_name -> onebot.gateway.v1.Event
-	14, // 3: onebot.gateway.v1.Event.time:type_name -> google.protobuf.Timestamp
-	4,  // 4: onebot.gateway.v1.Event.message:type_name -> onebot.gateway.v1.MessageEvent
-	5,  // 5: onebot.gateway.v1.Event.poke:type_name -> onebot.gateway.v1.PokeEvent
-	6,  // 6: onebot.gateway.v1.Event.member_joined:type_name -> onebot.gateway.v1.MemberJoinedEvent
-	7,  // 7: onebot.gateway.v1.Event.member_left:type_name -> onebot.gateway.v1.MemberLeftEvent
-	8,  // 8: onebot.gateway.v1.Event.card_changed:type_name -> onebot.gateway.v1.CardChangedEvent
-	9,  // 9: onebot.gateway.v1.Event.lifecycle:type_name -> onebot.gateway.v1.LifecycleEvent
-	10, // 10: onebot.gateway.v1.Event.connection:type_name -> onebot.gateway.v1.ConnectionEvent
-	11, // 11: onebot.gateway.v1.Event.unknown:type_name -> onebot.gateway.v1.UnknownEvent
-	12, // 12: onebot.gateway.v1.Event.message_recalled:type_name -> onebot.gateway.v1.MessageRecalledEvent
-	15, // 13: onebot.gateway.v1.MessageEvent.message:type_name -> onebot.gateway.v1.ChatMessage
-	16, // 14: onebot.gateway.v1.ConnectionEvent.state:type_name -> onebot.gateway.v1.ConnectionState
-	13, // 15: onebot.gateway.v1.MessageRecalledEvent.chat:type_name -> onebot.gateway.v1.Chat
-	1,  // 16: onebot.gateway.v1.EventService.StreamEvents:input_type -> onebot.gateway.v1.StreamEventsRequest
-	2,  // 17: onebot.gateway.v1.EventService.StreamEvents:output_type -> onebot.gateway.v1.StreamEventsResponse
-	17, // [17:18] is the sub-list for method output_type
-	16, // [16:17] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	4,  // 2: onebot.gateway.v1.StreamEventsResponse.event:type_name -> onebot.gateway.v1.Event
+	3,  // 3: onebot.gateway.v1.StreamEventsResponse.heartbeat:type_name -> onebot.gateway.v1.Heartbeat
+	15, // 4: onebot.gateway.v1.Heartbeat.time:type_name -> google.protobuf.Timestamp
+	15, // 5: onebot.gateway.v1.Event.time:type_name -> google.protobuf.Timestamp
+	5,  // 6: onebot.gateway.v1.Event.message:type_name -> onebot.gateway.v1.MessageEvent
+	6,  // 7: onebot.gateway.v1.Event.poke:type_name -> onebot.gateway.v1.PokeEvent
+	7,  // 8: onebot.gateway.v1.Event.member_joined:type_name -> onebot.gateway.v1.MemberJoinedEvent
+	8,  // 9: onebot.gateway.v1.Event.member_left:type_name -> onebot.gateway.v1.MemberLeftEvent
+	9,  // 10: onebot.gateway.v1.Event.card_changed:type_name -> onebot.gateway.v1.CardChangedEvent
+	10, // 11: onebot.gateway.v1.Event.lifecycle:type_name -> onebot.gateway.v1.LifecycleEvent
+	11, // 12: onebot.gateway.v1.Event.connection:type_name -> onebot.gateway.v1.ConnectionEvent
+	12, // 13: onebot.gateway.v1.Event.unknown:type_name -> onebot.gateway.v1.UnknownEvent
+	13, // 14: onebot.gateway.v1.Event.message_recalled:type_name -> onebot.gateway.v1.MessageRecalledEvent
+	16, // 15: onebot.gateway.v1.MessageEvent.message:type_name -> onebot.gateway.v1.ChatMessage
+	17, // 16: onebot.gateway.v1.ConnectionEvent.state:type_name -> onebot.gateway.v1.ConnectionState
+	14, // 17: onebot.gateway.v1.MessageRecalledEvent.chat:type_name -> onebot.gateway.v1.Chat
+	1,  // 18: onebot.gateway.v1.EventService.StreamEvents:input_type -> onebot.gateway.v1.StreamEventsRequest
+	2,  // 19: onebot.gateway.v1.EventService.StreamEvents:output_type -> onebot.gateway.v1.StreamEventsResponse
+	19, // [19:20] is the sub-list for method output_type
+	18, // [18:19] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_event_service_proto_init() }
@@ -1174,7 +1257,7 @@ func file_onebot_gateway_v1_event_service_proto_init() {
 	file_onebot_gateway_v1_account_service_proto_init()
 	file_onebot_gateway_v1_common_proto_init()
 	file_onebot_gateway_v1_event_service_proto_msgTypes[0].OneofWrappers = []any{}
-	file_onebot_gateway_v1_event_service_proto_msgTypes[2].OneofWrappers = []any{
+	file_onebot_gateway_v1_event_service_proto_msgTypes[3].OneofWrappers = []any{
 		(*Event_Message)(nil),
 		(*Event_Poke)(nil),
 		(*Event_MemberJoined)(nil),
@@ -1191,7 +1274,7 @@ func file_onebot_gateway_v1_event_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_event_service_proto_rawDesc), len(file_onebot_gateway_v1_event_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

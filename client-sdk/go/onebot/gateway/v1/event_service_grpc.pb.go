@@ -39,6 +39,11 @@ type EventServiceClient interface {
 	// cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
 	// `last_sequence`), never silent loss: reconnect with `after_sequence`.
 	// The stream ends (OK) when the gateway shuts down.
+	//
+	// Besides events the stream carries heartbeats (see
+	// `StreamEventsResponse.heartbeat`): one at the start and one after every
+	// `events.heartbeat_secs` of silence. Clients skip them; their
+	// `last_sequence` is where to resume.
 	StreamEvents(ctx context.Context, in *StreamEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamEventsResponse], error)
 }
 
@@ -86,6 +91,11 @@ type EventServiceServer interface {
 	// cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
 	// `last_sequence`), never silent loss: reconnect with `after_sequence`.
 	// The stream ends (OK) when the gateway shuts down.
+	//
+	// Besides events the stream carries heartbeats (see
+	// `StreamEventsResponse.heartbeat`): one at the start and one after every
+	// `events.heartbeat_secs` of silence. Clients skip them; their
+	// `last_sequence` is where to resume.
 	StreamEvents(*StreamEventsRequest, grpc.ServerStreamingServer[StreamEventsResponse]) error
 	mustEmbedUnimplementedEventServiceServer()
 }

@@ -201,6 +201,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     seen, expired from its cache, or recalled) (metadata `message_id` or
     `forward_id`).
     """
+    ERROR_REASON_STORAGE_FAILED: _ErrorReason.ValueType  # 54
+    """UNAVAILABLE: the gateway could not write its data directory (disk full,
+    read-only or failing; metadata `path`): nothing of this request was
+    stored or sent, and what was stored before is intact. Retry once the
+    operator freed space; the gateway reopens its store by itself.
+    """
     ERROR_REASON_ARCHIVE_DISABLED: _ErrorReason.ValueType  # 60
     """FAILED_PRECONDITION: the message archive is turned off
     (`archive.enabled = false`), so SearchMessages has nothing to search.
@@ -391,6 +397,12 @@ ERROR_REASON_MESSAGE_NOT_FOUND: ErrorReason.ValueType  # 53
 """NOT_FOUND: the peer does not know the message or forward bundle (never
 seen, expired from its cache, or recalled) (metadata `message_id` or
 `forward_id`).
+"""
+ERROR_REASON_STORAGE_FAILED: ErrorReason.ValueType  # 54
+"""UNAVAILABLE: the gateway could not write its data directory (disk full,
+read-only or failing; metadata `path`): nothing of this request was
+stored or sent, and what was stored before is intact. Retry once the
+operator freed space; the gateway reopens its store by itself.
 """
 ERROR_REASON_ARCHIVE_DISABLED: ErrorReason.ValueType  # 60
 """FAILED_PRECONDITION: the message archive is turned off

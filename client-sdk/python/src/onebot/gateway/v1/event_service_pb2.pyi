@@ -124,27 +124,76 @@ Global___StreamEventsRequest: _TypeAlias = StreamEventsRequest  # noqa: Y015
 
 @_typing.final
 class StreamEventsResponse(_message.Message):
-    """One message of the StreamEvents stream."""
+    """One message of the StreamEvents stream: an event, or a heartbeat.
+
+    Exactly one of `event` and `heartbeat` is set. Clients skip heartbeats
+    (the SDKs hide them); a client that only reads `event` must skip
+    messages without one.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_FIELD_NUMBER: _builtins.int
+    HEARTBEAT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def event(self) -> Global___Event:
         """The event."""
+
+    @_builtins.property
+    def heartbeat(self) -> Global___Heartbeat:
+        """A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+        first message of every stream (once the subscription is in place) and
+        then after every `events.heartbeat_secs` (default 15) without a message,
+        so proxies that cut streams idle for longer than their read timeout
+        (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+        stream open: HTTP/2 PINGs are not stream data to them.
+        """
 
     def __init__(
         self,
         *,
         event: Global___Event | None = ...,
+        heartbeat: Global___Heartbeat | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "heartbeat", b"heartbeat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "heartbeat", b"heartbeat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StreamEventsResponse: _TypeAlias = StreamEventsResponse  # noqa: Y015
+
+@_typing.final
+class Heartbeat(_message.Message):
+    """A heartbeat of the StreamEvents stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    TIME_FIELD_NUMBER: _builtins.int
+    last_sequence: _builtins.int
+    """The sequence number of the last event of the account this stream has
+    passed (delivered, or filtered out). A client that reconnects with
+    `after_sequence` set to it misses nothing and sees nothing twice, even
+    when no event was delivered yet.
+    """
+    @_builtins.property
+    def time(self) -> _timestamp_pb2.Timestamp:
+        """When the gateway sent it."""
+
+    def __init__(
+        self,
+        *,
+        last_sequence: _builtins.int = ...,
+        time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["last_sequence", b"last_sequence", "time", b"time"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Heartbeat: _TypeAlias = Heartbeat  # noqa: Y015
 
 @_typing.final
 class Event(_message.Message):

@@ -59,6 +59,11 @@ class EventServiceServicer:
         cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
         `last_sequence`), never silent loss: reconnect with `after_sequence`.
         The stream ends (OK) when the gateway shuts down.
+
+        Besides events the stream carries heartbeats (see
+        `StreamEventsResponse.heartbeat`): one at the start and one after every
+        `events.heartbeat_secs` of silence. Clients skip them; their
+        `last_sequence` is where to resume.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -46,6 +46,11 @@ class EventServiceStub:
     cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
     `last_sequence`), never silent loss: reconnect with `after_sequence`.
     The stream ends (OK) when the gateway shuts down.
+
+    Besides events the stream carries heartbeats (see
+    `StreamEventsResponse.heartbeat`): one at the start and one after every
+    `events.heartbeat_secs` of silence. Clients skip them; their
+    `last_sequence` is where to resume.
     """
 
 @_typing.type_check_only
@@ -66,6 +71,11 @@ class EventServiceAsyncStub(EventServiceStub):
     cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
     `last_sequence`), never silent loss: reconnect with `after_sequence`.
     The stream ends (OK) when the gateway shuts down.
+
+    Besides events the stream carries heartbeats (see
+    `StreamEventsResponse.heartbeat`): one at the start and one after every
+    `events.heartbeat_secs` of silence. Clients skip them; their
+    `last_sequence` is where to resume.
     """
 
 class EventServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -89,6 +99,11 @@ class EventServiceServicer(metaclass=_abc_1.ABCMeta):
         cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
         `last_sequence`), never silent loss: reconnect with `after_sequence`.
         The stream ends (OK) when the gateway shuts down.
+
+        Besides events the stream carries heartbeats (see
+        `StreamEventsResponse.heartbeat`): one at the start and one after every
+        `events.heartbeat_secs` of silence. Clients skip them; their
+        `last_sequence` is where to resume.
         """
 
 def add_EventServiceServicer_to_server(servicer: EventServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

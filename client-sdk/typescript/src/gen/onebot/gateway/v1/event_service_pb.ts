@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/event_service.proto.
  */
 export const file_onebot_gateway_v1_event_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9ldmVudF9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSKuAQoTU3RyZWFtRXZlbnRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiYKBWNoYXRzGAIgAygLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBIrCgVraW5kcxgDIAMoDjIcLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50S2luZBIbCg5hZnRlcl9zZXF1ZW5jZRgEIAEoBEgAiAEBQhEKD19hZnRlcl9zZXF1ZW5jZSI/ChRTdHJlYW1FdmVudHNSZXNwb25zZRInCgVldmVudBgBIAEoCzIYLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50IvQECgVFdmVudBISCgphY2NvdW50X2lkGAEgASgJEhAKCHNlcXVlbmNlGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3NlbGZfaWQYBCABKAMSMgoHbWVzc2FnZRgKIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLk1lc3NhZ2VFdmVudEgAEiwKBHBva2UYCyABKAsyHC5vbmVib3QuZ2F0ZXdheS52MS5Qb2tlRXZlbnRIABI9Cg1tZW1iZXJfam9pbmVkGAwgASgLMiQub25lYm90LmdhdGV3YXkudjEuTWVtYmVySm9pbmVkRXZlbnRIABI5CgttZW1iZXJfbGVmdBgNIAEoCzIiLm9uZWJvdC5nYXRld2F5LnYxLk1lbWJlckxlZnRFdmVudEgAEjsKDGNhcmRfY2hhbmdlZBgOIAEoCzIjLm9uZWJvdC5nYXRld2F5LnYxLkNhcmRDaGFuZ2VkRXZlbnRIABI2CglsaWZlY3ljbGUYDyABKAsyIS5vbmVib3QuZ2F0ZXdheS52MS5MaWZlY3ljbGVFdmVudEgAEjgKCmNvbm5lY3Rpb24YECABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5Db25uZWN0aW9uRXZlbnRIABIyCgd1bmtub3duGBEgASgLMh8ub25lYm90LmdhdGV3YXkudjEuVW5rbm93bkV2ZW50SAASQwoQbWVzc2FnZV9yZWNhbGxlZBgSIAEoCzInLm9uZWJvdC5nYXRld2F5LnYxLk1lc3NhZ2VSZWNhbGxlZEV2ZW50SABCBgoEa2luZCJSCgxNZXNzYWdlRXZlbnQSLwoHbWVzc2FnZRgBIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhEKCXNlbGZfc2VudBgCIAEoCCJBCglQb2tlRXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxIRCgl0YXJnZXRfaWQYAyABKAMiSwoRTWVtYmVySm9pbmVkRXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxITCgtvcGVyYXRvcl9pZBgDIAEoAyJbCg9NZW1iZXJMZWZ0RXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxITCgtvcGVyYXRvcl9pZBgDIAEoAxIQCghzdWJfdHlwZRgEIAEoCSJZChBDYXJkQ2hhbmdlZEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEAoIY2FyZF9uZXcYAyABKAkSEAoIY2FyZF9vbGQYBCABKAkiIgoOTGlmZWN5Y2xlRXZlbnQSEAoIc3ViX3R5cGUYASABKAkiVAoPQ29ubmVjdGlvbkV2ZW50EjEKBXN0YXRlGAEgASgOMiIub25lYm90LmdhdGV3YXkudjEuQ29ubmVjdGlvblN0YXRlEg4KBmRldGFpbBgCIAEoCSIzCgxVbmtub3duRXZlbnQSEQoJcG9zdF90eXBlGAEgASgJEhAKCHJhd19qc29uGAIgASgJImYKFE1lc3NhZ2VSZWNhbGxlZEV2ZW50EiUKBGNoYXQYASABKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5DaGF0EhIKCm1lc3NhZ2VfaWQYAiABKAMSEwoLb3BlcmF0b3JfaWQYAyABKAMqmQIKCUV2ZW50S2luZBIaChZFVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASFgoSRVZFTlRfS0lORF9NRVNTQUdFEAESEwoPRVZFTlRfS0lORF9QT0tFEAISHAoYRVZFTlRfS0lORF9NRU1CRVJfSk9JTkVEEAMSGgoWRVZFTlRfS0lORF9NRU1CRVJfTEVGVBAEEhsKF0VWRU5UX0tJTkRfQ0FSRF9DSEFOR0VEEAUSGAoURVZFTlRfS0lORF9MSUZFQ1lDTEUQBhIZChVFVkVOVF9LSU5EX0NPTk5FQ1RJT04QBxIWChJFVkVOVF9LSU5EX1VOS05PV04QCBIfChtFVkVOVF9LSU5EX01FU1NBR0VfUkVDQUxMRUQQCTJxCgxFdmVudFNlcnZpY2USYQoMU3RyZWFtRXZlbnRzEiYub25lYm90LmdhdGV3YXkudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBonLm9uZWJvdC5nYXRld2F5LnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlMAFCbAoUZGV2Lm9uZWJvdGdhdGV3YXkudjFQAVpSZ2l0aHViLmNvbS9vbmVib3QtZ2F0ZXdheS9vbmVib3QtZ2F0ZXdheS9jbGllbnQtc2RrL2dvL29uZWJvdC9nYXRld2F5L3YxO2dhdGV3YXl2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_onebot_gateway_v1_account_service, file_onebot_gateway_v1_common]);
+  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9ldmVudF9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSKuAQoTU3RyZWFtRXZlbnRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiYKBWNoYXRzGAIgAygLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBIrCgVraW5kcxgDIAMoDjIcLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50S2luZBIbCg5hZnRlcl9zZXF1ZW5jZRgEIAEoBEgAiAEBQhEKD19hZnRlcl9zZXF1ZW5jZSJwChRTdHJlYW1FdmVudHNSZXNwb25zZRInCgVldmVudBgBIAEoCzIYLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50Ei8KCWhlYXJ0YmVhdBgCIAEoCzIcLm9uZWJvdC5nYXRld2F5LnYxLkhlYXJ0YmVhdCJMCglIZWFydGJlYXQSFQoNbGFzdF9zZXF1ZW5jZRgBIAEoBBIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL0BAoFRXZlbnQSEgoKYWNjb3VudF9pZBgBIAEoCRIQCghzZXF1ZW5jZRgCIAEoBBIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdzZWxmX2lkGAQgASgDEjIKB21lc3NhZ2UYCiABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlRXZlbnRIABIsCgRwb2tlGAsgASgLMhwub25lYm90LmdhdGV3YXkudjEuUG9rZUV2ZW50SAASPQoNbWVtYmVyX2pvaW5lZBgMIAEoCzIkLm9uZWJvdC5nYXRld2F5LnYxLk1lbWJlckpvaW5lZEV2ZW50SAASOQoLbWVtYmVyX2xlZnQYDSABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5NZW1iZXJMZWZ0RXZlbnRIABI7CgxjYXJkX2NoYW5nZWQYDiABKAsyIy5vbmVib3QuZ2F0ZXdheS52MS5DYXJkQ2hhbmdlZEV2ZW50SAASNgoJbGlmZWN5Y2xlGA8gASgLMiEub25lYm90LmdhdGV3YXkudjEuTGlmZWN5Y2xlRXZlbnRIABI4Cgpjb25uZWN0aW9uGBAgASgLMiIub25lYm90LmdhdGV3YXkudjEuQ29ubmVjdGlvbkV2ZW50SAASMgoHdW5rbm93bhgRIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLlVua25vd25FdmVudEgAEkMKEG1lc3NhZ2VfcmVjYWxsZWQYEiABKAsyJy5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlUmVjYWxsZWRFdmVudEgAQgYKBGtpbmQiUgoMTWVzc2FnZUV2ZW50Ei8KB21lc3NhZ2UYASABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZRIRCglzZWxmX3NlbnQYAiABKAgiQQoJUG9rZUV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEQoJdGFyZ2V0X2lkGAMgASgDIksKEU1lbWJlckpvaW5lZEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEwoLb3BlcmF0b3JfaWQYAyABKAMiWwoPTWVtYmVyTGVmdEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEwoLb3BlcmF0b3JfaWQYAyABKAMSEAoIc3ViX3R5cGUYBCABKAkiWQoQQ2FyZENoYW5nZWRFdmVudBIQCghncm91cF9pZBgBIAEoAxIPCgd1c2VyX2lkGAIgASgDEhAKCGNhcmRfbmV3GAMgASgJEhAKCGNhcmRfb2xkGAQgASgJIiIKDkxpZmVjeWNsZUV2ZW50EhAKCHN1Yl90eXBlGAEgASgJIlQKD0Nvbm5lY3Rpb25FdmVudBIxCgVzdGF0ZRgBIAEoDjIiLm9uZWJvdC5nYXRld2F5LnYxLkNvbm5lY3Rpb25TdGF0ZRIOCgZkZXRhaWwYAiABKAkiMwoMVW5rbm93bkV2ZW50EhEKCXBvc3RfdHlwZRgBIAEoCRIQCghyYXdfanNvbhgCIAEoCSJmChRNZXNzYWdlUmVjYWxsZWRFdmVudBIlCgRjaGF0GAEgASgLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBISCgptZXNzYWdlX2lkGAIgASgDEhMKC29wZXJhdG9yX2lkGAMgASgDKpkCCglFdmVudEtpbmQSGgoWRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhYKEkVWRU5UX0tJTkRfTUVTU0FHRRABEhMKD0VWRU5UX0tJTkRfUE9LRRACEhwKGEVWRU5UX0tJTkRfTUVNQkVSX0pPSU5FRBADEhoKFkVWRU5UX0tJTkRfTUVNQkVSX0xFRlQQBBIbChdFVkVOVF9LSU5EX0NBUkRfQ0hBTkdFRBAFEhgKFEVWRU5UX0tJTkRfTElGRUNZQ0xFEAYSGQoVRVZFTlRfS0lORF9DT05ORUNUSU9OEAcSFgoSRVZFTlRfS0lORF9VTktOT1dOEAgSHwobRVZFTlRfS0lORF9NRVNTQUdFX1JFQ0FMTEVEEAkycQoMRXZlbnRTZXJ2aWNlEmEKDFN0cmVhbUV2ZW50cxImLm9uZWJvdC5nYXRld2F5LnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaJy5vbmVib3QuZ2F0ZXdheS52MS5TdHJlYW1FdmVudHNSZXNwb25zZTABQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw", [file_google_protobuf_timestamp, file_onebot_gateway_v1_account_service, file_onebot_gateway_v1_common]);
 
 /**
  * Request of EventService.StreamEvents.
@@ -63,7 +63,11 @@ export const StreamEventsRequestSchema: GenMessage<StreamEventsRequest> = /*@__P
   messageDesc(file_onebot_gateway_v1_event_service, 0);
 
 /**
- * One message of the StreamEvents stream.
+ * One message of the StreamEvents stream: an event, or a heartbeat.
+ *
+ * Exactly one of `event` and `heartbeat` is set. Clients skip heartbeats
+ * (the SDKs hide them); a client that only reads `event` must skip
+ * messages without one.
  *
  * @generated from message onebot.gateway.v1.StreamEventsResponse
  */
@@ -74,6 +78,18 @@ export type StreamEventsResponse = Message<"onebot.gateway.v1.StreamEventsRespon
    * @generated from field: onebot.gateway.v1.Event event = 1;
    */
   event?: Event | undefined;
+
+  /**
+   * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+   * first message of every stream (once the subscription is in place) and
+   * then after every `events.heartbeat_secs` (default 15) without a message,
+   * so proxies that cut streams idle for longer than their read timeout
+   * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+   * stream open: HTTP/2 PINGs are not stream data to them.
+   *
+   * @generated from field: onebot.gateway.v1.Heartbeat heartbeat = 2;
+   */
+  heartbeat?: Heartbeat | undefined;
 };
 
 /**
@@ -82,6 +98,37 @@ export type StreamEventsResponse = Message<"onebot.gateway.v1.StreamEventsRespon
  */
 export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@__PURE__*/
   messageDesc(file_onebot_gateway_v1_event_service, 1);
+
+/**
+ * A heartbeat of the StreamEvents stream.
+ *
+ * @generated from message onebot.gateway.v1.Heartbeat
+ */
+export type Heartbeat = Message<"onebot.gateway.v1.Heartbeat"> & {
+  /**
+   * The sequence number of the last event of the account this stream has
+   * passed (delivered, or filtered out). A client that reconnects with
+   * `after_sequence` set to it misses nothing and sees nothing twice, even
+   * when no event was delivered yet.
+   *
+   * @generated from field: uint64 last_sequence = 1;
+   */
+  lastSequence: bigint;
+
+  /**
+   * When the gateway sent it.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 2;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.Heartbeat.
+ * Use `create(HeartbeatSchema)` to create a new message.
+ */
+export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_event_service, 2);
 
 /**
  * An inbound event.
@@ -203,7 +250,7 @@ export type Event = Message<"onebot.gateway.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_event_service, 2);
+  messageDesc(file_onebot_gateway_v1_event_service, 3);
 
 /**
  * A group or private message.
@@ -231,7 +278,7 @@ export type MessageEvent = Message<"onebot.gateway.v1.MessageEvent"> & {
  * Use `create(MessageEventSchema)` to create a new message.
  */
 export const MessageEventSchema: GenMessage<MessageEvent> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_event_service, 3);
+  messageDesc(file_onebot_gateway_v1_event_service, 4);
 
 /**
  * A poke notice.
@@ -266,7 +313,7 @@ export type PokeEvent = Message<"onebot.gateway.v1.PokeEvent"> & {
  * Use `create(PokeEventSchema)` to create a new message.
  */
 export const PokeEventSchema: GenMessage<PokeEvent> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_event_service, 4);
+  messageDesc(file_onebot_gateway_v1_event_service, 5);
 
 /**
  * A member joined a group.
@@ -301,7 +348,7 @@ export type MemberJoinedEvent = Message<"onebot.gateway.v1.MemberJoinedEvent"> &
  * Use `create(MemberJoinedEventSchema)` to create a new message.
  */
 export const MemberJoinedEventSchema: GenMessage<MemberJoinedEvent> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_event_service, 5);
+  messageDesc(file_onebot_gateway_v1_event_service, 6);
 
 /**
  * A member left or was removed from a group.
@@ -343,7 +390,7 @@ export type MemberLeftEvent = Message<"onebot.gateway.v1.MemberLeftEvent"> & {
  * Use `create(MemberLeftEventSchema)` to create a new message.
  */
 export const MemberLeftEventSchema: GenMessage<MemberLeftEvent> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_event_service, 6);
+  messageDesc(file_onebot_gateway_v1_event_service, 7);
 
 /**
  * A member's group card changed.
@@ -385,7 +432,7 @@ export type CardChangedEvent = Message<"onebot.gateway.v1.CardChangedEvent"> & {
  * Use `create(CardChangedEventSchema)` to create a new message.
  */
 export const CardChangedEventSchema: GenMessage<CardChangedEvent> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_event_service, 7);
+  messageDesc(file_onebot_gateway_v1_event_service, 8);
 
 /**
  * A lifecycle meta event, or an offline notice.
@@ -407,7 +454,7 @@ export type LifecycleEvent = Message<"onebot.gateway.v1.LifecycleEvent"> & {
  * Use `create(LifecycleEventSchema)` to create a new message.
  */
 export const LifecycleEventSchema: GenMessage<LifecycleEvent> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_event_service, 8);
+  messageDesc(file_onebot_gateway_v1_event_service, 9);
 
 /**
  * The gateway's connection to the implementation changed state.
@@ -435,7 +482,7 @@ export type ConnectionEvent = Message<"onebot.gateway.v1.ConnectionEvent"> & {
  * Use `create(ConnectionEventSchema)` to create a new message.
  */
 export const ConnectionEventSchema: GenMessage<ConnectionEvent> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_event_service, 9);
+  messageDesc(file_onebot_gateway_v1_event_service, 10);
 
 /**
  * A OneBot event the gateway does not model.
@@ -463,7 +510,7 @@ export type UnknownEvent = Message<"onebot.gateway.v1.UnknownEvent"> & {
  * Use `create(UnknownEventSchema)` to create a new message.
  */
 export const UnknownEventSchema: GenMessage<UnknownEvent> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_event_service, 10);
+  messageDesc(file_onebot_gateway_v1_event_service, 11);
 
 /**
  * A message was recalled (撤回): a `group_recall` or `friend_recall` notice of
@@ -501,7 +548,7 @@ export type MessageRecalledEvent = Message<"onebot.gateway.v1.MessageRecalledEve
  * Use `create(MessageRecalledEventSchema)` to create a new message.
  */
 export const MessageRecalledEventSchema: GenMessage<MessageRecalledEvent> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_event_service, 11);
+  messageDesc(file_onebot_gateway_v1_event_service, 12);
 
 /**
  * Kinds of events, for filtering.
@@ -605,6 +652,11 @@ export const EventService: GenService<{
    * cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
    * `last_sequence`), never silent loss: reconnect with `after_sequence`.
    * The stream ends (OK) when the gateway shuts down.
+   *
+   * Besides events the stream carries heartbeats (see
+   * `StreamEventsResponse.heartbeat`): one at the start and one after every
+   * `events.heartbeat_secs` of silence. Clients skip them; their
+   * `last_sequence` is where to resume.
    *
    * @generated from rpc onebot.gateway.v1.EventService.StreamEvents
    */

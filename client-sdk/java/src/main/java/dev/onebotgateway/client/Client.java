@@ -39,19 +39,23 @@ import dev.onebotgateway.v1.RecallMessageRequest;
 import dev.onebotgateway.v1.SendMessageRequest;
 import dev.onebotgateway.v1.SendMessageResponse;
 import dev.onebotgateway.v1.StreamEventsRequest;
-import dev.onebotgateway.v1.StreamEventsResponse;
 import dev.onebotgateway.v1.Tool;
 import dev.onebotgateway.v1.UploadMediaHeader;
 import dev.onebotgateway.v1.UploadMediaRequest;
 import dev.onebotgateway.v1.UploadMediaResponse;
+import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
 import io.grpc.ClientInterceptors;
+import io.grpc.ForwardingClientCall;
 import io.grpc.Context;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import io.grpc.health.v1.HealthCheckRequest;
@@ -103,6 +107,18 @@ public final class Client implements AutoCloseable {
    */
   public static final String ACCOUNT_HEALTH_SERVICE_PREFIX =
       AccountServiceOuterClass.getDescriptor().getPackage() + ".account.";
+
+  /**
+   * Request metadata naming the account of a call. Every call sends it (the client's account,
+   * {@code default} when empty) so a proxy in front of many gateways can route each account to the
+   * gateway holding it; the gateway refuses a request whose account id names another one.
+   */
+  public static final String ACCOUNT_METADATA_KEY = "x-onebot-account";
+
+  private static final Metadata.Key<String> ACCOUNT_KEY =
+      Metadata.Key.of(ACCOUNT_METADATA_KEY, Metadata.ASCII_STRING_MARSHALLER);
+  private static final Metadata.Key<String> AUTHORIZATION_KEY =
+      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
   private static final int MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
@@ -172,17 +188,17 @@ public final class Client implements AutoCloseable {
           Grpc.newChannelBuilderForAddress(uri.getHost(), port, credentials)
               .maxInboundMessageSize(MAX_MESSAGE_BYTES)
               .build();
-      Channel channel = managed;
-      if (token != null) {
-        if (!token.chars().allMatch(c -> c >= 0x20 && c <= 0x7e)) {
-          managed.shutdownNow();
-          throw new IllegalArgumentException("the token must be printable ASCII");
-        }
-        Metadata headers = new Metadata();
-        headers.put(
-            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
-        channel = ClientInterceptors.intercept(managed, MetadataUtils.newAttachHeadersInterceptor(headers));
+      if (token != null && !token.chars().allMatch(c -> c >= 0x20 && c <= 0x7e)) {
+        managed.shutdownNow();
+        throw new IllegalArgumentException("the token must be printable ASCII");
       }
+      String account = accountId.isEmpty() ? "default" : accountId;
+      if (!account.chars().allMatch(c -> c > 0x20 && c <= 0x7e)) {
+        managed.shutdownNow();
+        throw new IllegalArgumentException(
+            "account id " + account + ": account ids are ASCII letters, digits, _ and -");
+      }
+      Channel channel = ClientInterceptors.intercept(managed, headers(token, account));
       return new Client(managed, channel, accountId, timeout);
     }
   }
@@ -377,24 +393,42 @@ public final class Client implements AutoCloseable {
   }
 
   /**
-   * Follows the account's events (an empty account id is filled with the client's). Run it
-   * inside a cancellable {@link Context} to stop; {@code hasNext} is false when the gateway ends
+   * Follows the account's events (an empty account id is filled with the client's) and resumes
+   * by itself after a broken connection: see {@link EventStream}. Run it inside a cancellable
+   * {@link Context}, or close the stream, to stop; {@code hasNext} is false when the gateway ends
    * the stream.
    */
-  public Iterator<Event> events(StreamEventsRequest request) {
+  public EventStream events(StreamEventsRequest request) {
     StreamEventsRequest req =
         request.getAccountId().isEmpty() ? request.toBuilder().setAccountId(accountId).build() : request;
-    Iterator<StreamEventsResponse> responses =
-        call(() -> EventServiceGrpc.newBlockingStub(channel).streamEvents(req));
-    return new Iterator<>() {
-      @Override
-      public boolean hasNext() {
-        return call(responses::hasNext);
-      }
+    String account = req.getAccountId().isEmpty() ? "default" : req.getAccountId();
+    Metadata routed = new Metadata();
+    routed.put(ACCOUNT_KEY, account);
+    return new EventStream(
+        ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(routed)), req);
+  }
 
+  /**
+   * Adds {@code authorization: Bearer <token>} (when set) and the account metadata (unless the
+   * call carries its own) to every call.
+   */
+  private static ClientInterceptor headers(String token, String account) {
+    return new ClientInterceptor() {
       @Override
-      public Event next() {
-        return call(responses::next).getEvent();
+      public <Q, R> ClientCall<Q, R> interceptCall(
+          MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+        return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+          @Override
+          public void start(Listener<R> listener, Metadata headers) {
+            if (token != null) {
+              headers.put(AUTHORIZATION_KEY, "Bearer " + token);
+            }
+            if (!headers.containsKey(ACCOUNT_KEY)) {
+              headers.put(ACCOUNT_KEY, account);
+            }
+            super.start(listener, headers);
+          }
+        };
       }
     };
   }

@@ -490,6 +490,17 @@ public enum ErrorReason
   ERROR_REASON_MESSAGE_NOT_FOUND(53),
   /**
    * <pre>
+   * UNAVAILABLE: the gateway could not write its data directory (disk full,
+   * read-only or failing; metadata `path`): nothing of this request was
+   * stored or sent, and what was stored before is intact. Retry once the
+   * operator freed space; the gateway reopens its store by itself.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STORAGE_FAILED = 54;</code>
+   */
+  ERROR_REASON_STORAGE_FAILED(54),
+  /**
+   * <pre>
    * FAILED_PRECONDITION: the message archive is turned off
    * (`archive.enabled = false`), so SearchMessages has nothing to search.
    * </pre>
@@ -981,6 +992,17 @@ public enum ErrorReason
   public static final int ERROR_REASON_MESSAGE_NOT_FOUND_VALUE = 53;
   /**
    * <pre>
+   * UNAVAILABLE: the gateway could not write its data directory (disk full,
+   * read-only or failing; metadata `path`): nothing of this request was
+   * stored or sent, and what was stored before is intact. Retry once the
+   * operator freed space; the gateway reopens its store by itself.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STORAGE_FAILED = 54;</code>
+   */
+  public static final int ERROR_REASON_STORAGE_FAILED_VALUE = 54;
+  /**
+   * <pre>
    * FAILED_PRECONDITION: the message archive is turned off
    * (`archive.enabled = false`), so SearchMessages has nothing to search.
    * </pre>
@@ -1068,6 +1090,7 @@ public enum ErrorReason
       case 51: return ERROR_REASON_REQUEST_TOO_LARGE;
       case 52: return ERROR_REASON_USER_NOT_ALLOWED;
       case 53: return ERROR_REASON_MESSAGE_NOT_FOUND;
+      case 54: return ERROR_REASON_STORAGE_FAILED;
       case 60: return ERROR_REASON_ARCHIVE_DISABLED;
       default: return null;
     }

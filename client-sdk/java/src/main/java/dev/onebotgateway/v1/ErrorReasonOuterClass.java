@@ -36,7 +36,7 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
   static {
     java.lang.String[] descriptorData = {
       "\n$onebot/gateway/v1/error_reason.proto\022\021" +
-      "onebot.gateway.v1*\250\017\n\013ErrorReason\022\034\n\030ERR" +
+      "onebot.gateway.v1*\311\017\n\013ErrorReason\022\034\n\030ERR" +
       "OR_REASON_UNSPECIFIED\020\000\022 \n\034ERROR_REASON_" +
       "INVALID_REQUEST\020\001\022\'\n#ERROR_REASON_ACCOUN" +
       "T_NOT_CONFIGURED\020\002\022 \n\034ERROR_REASON_ACCOU" +
@@ -84,11 +84,12 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
       "\0201\022\"\n\036ERROR_REASON_DEADLINE_EXCEEDED\0202\022\"" +
       "\n\036ERROR_REASON_REQUEST_TOO_LARGE\0203\022!\n\035ER" +
       "ROR_REASON_USER_NOT_ALLOWED\0204\022\"\n\036ERROR_R" +
-      "EASON_MESSAGE_NOT_FOUND\0205\022!\n\035ERROR_REASO" +
-      "N_ARCHIVE_DISABLED\020<Bl\n\024dev.onebotgatewa" +
-      "y.v1P\001ZRgithub.com/onebot-gateway/onebot" +
-      "-gateway/client-sdk/go/onebot/gateway/v1" +
-      ";gatewayv1b\006proto3"
+      "EASON_MESSAGE_NOT_FOUND\0205\022\037\n\033ERROR_REASO" +
+      "N_STORAGE_FAILED\0206\022!\n\035ERROR_REASON_ARCHI" +
+      "VE_DISABLED\020<Bl\n\024dev.onebotgateway.v1P\001Z" +
+      "Rgithub.com/onebot-gateway/onebot-gatewa" +
+      "y/client-sdk/go/onebot/gateway/v1;gatewa" +
+      "yv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

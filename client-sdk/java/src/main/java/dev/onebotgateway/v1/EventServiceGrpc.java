@@ -125,6 +125,10 @@ public final class EventServiceGrpc {
      * cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
      * `last_sequence`), never silent loss: reconnect with `after_sequence`.
      * The stream ends (OK) when the gateway shuts down.
+     * Besides events the stream carries heartbeats (see
+     * `StreamEventsResponse.heartbeat`): one at the start and one after every
+     * `events.heartbeat_secs` of silence. Clients skip them; their
+     * `last_sequence` is where to resume.
      * </pre>
      */
     default void streamEvents(dev.onebotgateway.v1.StreamEventsRequest request,
@@ -179,6 +183,10 @@ public final class EventServiceGrpc {
      * cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
      * `last_sequence`), never silent loss: reconnect with `after_sequence`.
      * The stream ends (OK) when the gateway shuts down.
+     * Besides events the stream carries heartbeats (see
+     * `StreamEventsResponse.heartbeat`): one at the start and one after every
+     * `events.heartbeat_secs` of silence. Clients skip them; their
+     * `last_sequence` is where to resume.
      * </pre>
      */
     public void streamEvents(dev.onebotgateway.v1.StreamEventsRequest request,
@@ -219,6 +227,10 @@ public final class EventServiceGrpc {
      * cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
      * `last_sequence`), never silent loss: reconnect with `after_sequence`.
      * The stream ends (OK) when the gateway shuts down.
+     * Besides events the stream carries heartbeats (see
+     * `StreamEventsResponse.heartbeat`): one at the start and one after every
+     * `events.heartbeat_secs` of silence. Clients skip them; their
+     * `last_sequence` is where to resume.
      * </pre>
      */
     @io.grpc.ExperimentalApi("https://github.com/grpc/grpc-java/issues/10918")
@@ -260,6 +272,10 @@ public final class EventServiceGrpc {
      * cannot keep up gets RESOURCE_EXHAUSTED, EVENT_STREAM_LAGGED (metadata
      * `last_sequence`), never silent loss: reconnect with `after_sequence`.
      * The stream ends (OK) when the gateway shuts down.
+     * Besides events the stream carries heartbeats (see
+     * `StreamEventsResponse.heartbeat`): one at the start and one after every
+     * `events.heartbeat_secs` of silence. Clients skip them; their
+     * `last_sequence` is where to resume.
      * </pre>
      */
     public java.util.Iterator<dev.onebotgateway.v1.StreamEventsResponse> streamEvents(

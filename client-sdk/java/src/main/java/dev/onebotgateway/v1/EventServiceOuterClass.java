@@ -37,6 +37,11 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_StreamEventsResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_Heartbeat_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_Heartbeat_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_onebot_gateway_v1_Event_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -104,64 +109,68 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       "bot.gateway.v1.ChatR\005chats\0222\n\005kinds\030\003 \003(" +
       "\0162\034.onebot.gateway.v1.EventKindR\005kinds\022*" +
       "\n\016after_sequence\030\004 \001(\004H\000R\rafterSequence\210" +
-      "\001\001B\021\n\017_after_sequence\"F\n\024StreamEventsRes" +
-      "ponse\022.\n\005event\030\001 \001(\0132\030.onebot.gateway.v1" +
-      ".EventR\005event\"\376\005\n\005Event\022\035\n\naccount_id\030\001 " +
-      "\001(\tR\taccountId\022\032\n\010sequence\030\002 \001(\004R\010sequen" +
-      "ce\022.\n\004time\030\003 \001(\0132\032.google.protobuf.Times" +
-      "tampR\004time\022\027\n\007self_id\030\004 \001(\003R\006selfId\022;\n\007m" +
-      "essage\030\n \001(\0132\037.onebot.gateway.v1.Message" +
-      "EventH\000R\007message\0222\n\004poke\030\013 \001(\0132\034.onebot." +
-      "gateway.v1.PokeEventH\000R\004poke\022K\n\rmember_j" +
-      "oined\030\014 \001(\0132$.onebot.gateway.v1.MemberJo" +
-      "inedEventH\000R\014memberJoined\022E\n\013member_left" +
-      "\030\r \001(\0132\".onebot.gateway.v1.MemberLeftEve" +
-      "ntH\000R\nmemberLeft\022H\n\014card_changed\030\016 \001(\0132#" +
-      ".onebot.gateway.v1.CardChangedEventH\000R\013c" +
-      "ardChanged\022A\n\tlifecycle\030\017 \001(\0132!.onebot.g" +
-      "ateway.v1.LifecycleEventH\000R\tlifecycle\022D\n" +
-      "\nconnection\030\020 \001(\0132\".onebot.gateway.v1.Co" +
-      "nnectionEventH\000R\nconnection\022;\n\007unknown\030\021" +
-      " \001(\0132\037.onebot.gateway.v1.UnknownEventH\000R" +
-      "\007unknown\022T\n\020message_recalled\030\022 \001(\0132\'.one" +
-      "bot.gateway.v1.MessageRecalledEventH\000R\017m" +
-      "essageRecalledB\006\n\004kind\"e\n\014MessageEvent\0228" +
-      "\n\007message\030\001 \001(\0132\036.onebot.gateway.v1.Chat" +
-      "MessageR\007message\022\033\n\tself_sent\030\002 \001(\010R\010sel" +
-      "fSent\"\\\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R\007gr" +
-      "oupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttarget" +
-      "_id\030\003 \001(\003R\010targetId\"h\n\021MemberJoinedEvent" +
-      "\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002" +
-      " \001(\003R\006userId\022\037\n\013operator_id\030\003 \001(\003R\nopera" +
-      "torId\"\201\001\n\017MemberLeftEvent\022\031\n\010group_id\030\001 " +
-      "\001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n" +
-      "\013operator_id\030\003 \001(\003R\noperatorId\022\031\n\010sub_ty" +
-      "pe\030\004 \001(\tR\007subType\"|\n\020CardChangedEvent\022\031\n" +
-      "\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(" +
-      "\003R\006userId\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022\031\n\010" +
-      "card_old\030\004 \001(\tR\007cardOld\"+\n\016LifecycleEven" +
-      "t\022\031\n\010sub_type\030\001 \001(\tR\007subType\"c\n\017Connecti" +
-      "onEvent\0228\n\005state\030\001 \001(\0162\".onebot.gateway." +
-      "v1.ConnectionStateR\005state\022\026\n\006detail\030\002 \001(" +
-      "\tR\006detail\"F\n\014UnknownEvent\022\033\n\tpost_type\030\001" +
-      " \001(\tR\010postType\022\031\n\010raw_json\030\002 \001(\tR\007rawJso" +
-      "n\"\203\001\n\024MessageRecalledEvent\022+\n\004chat\030\001 \001(\013" +
-      "2\027.onebot.gateway.v1.ChatR\004chat\022\035\n\nmessa" +
-      "ge_id\030\002 \001(\003R\tmessageId\022\037\n\013operator_id\030\003 " +
-      "\001(\003R\noperatorId*\231\002\n\tEventKind\022\032\n\026EVENT_K" +
-      "IND_UNSPECIFIED\020\000\022\026\n\022EVENT_KIND_MESSAGE\020" +
-      "\001\022\023\n\017EVENT_KIND_POKE\020\002\022\034\n\030EVENT_KIND_MEM" +
-      "BER_JOINED\020\003\022\032\n\026EVENT_KIND_MEMBER_LEFT\020\004" +
-      "\022\033\n\027EVENT_KIND_CARD_CHANGED\020\005\022\030\n\024EVENT_K" +
-      "IND_LIFECYCLE\020\006\022\031\n\025EVENT_KIND_CONNECTION" +
-      "\020\007\022\026\n\022EVENT_KIND_UNKNOWN\020\010\022\037\n\033EVENT_KIND" +
-      "_MESSAGE_RECALLED\020\t2q\n\014EventService\022a\n\014S" +
-      "treamEvents\022&.onebot.gateway.v1.StreamEv" +
-      "entsRequest\032\'.onebot.gateway.v1.StreamEv" +
-      "entsResponse0\001Bl\n\024dev.onebotgateway.v1P\001" +
-      "ZRgithub.com/onebot-gateway/onebot-gatew" +
-      "ay/client-sdk/go/onebot/gateway/v1;gatew" +
-      "ayv1b\006proto3"
+      "\001\001B\021\n\017_after_sequence\"\202\001\n\024StreamEventsRe" +
+      "sponse\022.\n\005event\030\001 \001(\0132\030.onebot.gateway.v" +
+      "1.EventR\005event\022:\n\theartbeat\030\002 \001(\0132\034.oneb" +
+      "ot.gateway.v1.HeartbeatR\theartbeat\"`\n\tHe" +
+      "artbeat\022#\n\rlast_sequence\030\001 \001(\004R\014lastSequ" +
+      "ence\022.\n\004time\030\002 \001(\0132\032.google.protobuf.Tim" +
+      "estampR\004time\"\376\005\n\005Event\022\035\n\naccount_id\030\001 \001" +
+      "(\tR\taccountId\022\032\n\010sequence\030\002 \001(\004R\010sequenc" +
+      "e\022.\n\004time\030\003 \001(\0132\032.google.protobuf.Timest" +
+      "ampR\004time\022\027\n\007self_id\030\004 \001(\003R\006selfId\022;\n\007me" +
+      "ssage\030\n \001(\0132\037.onebot.gateway.v1.MessageE" +
+      "ventH\000R\007message\0222\n\004poke\030\013 \001(\0132\034.onebot.g" +
+      "ateway.v1.PokeEventH\000R\004poke\022K\n\rmember_jo" +
+      "ined\030\014 \001(\0132$.onebot.gateway.v1.MemberJoi" +
+      "nedEventH\000R\014memberJoined\022E\n\013member_left\030" +
+      "\r \001(\0132\".onebot.gateway.v1.MemberLeftEven" +
+      "tH\000R\nmemberLeft\022H\n\014card_changed\030\016 \001(\0132#." +
+      "onebot.gateway.v1.CardChangedEventH\000R\013ca" +
+      "rdChanged\022A\n\tlifecycle\030\017 \001(\0132!.onebot.ga" +
+      "teway.v1.LifecycleEventH\000R\tlifecycle\022D\n\n" +
+      "connection\030\020 \001(\0132\".onebot.gateway.v1.Con" +
+      "nectionEventH\000R\nconnection\022;\n\007unknown\030\021 " +
+      "\001(\0132\037.onebot.gateway.v1.UnknownEventH\000R\007" +
+      "unknown\022T\n\020message_recalled\030\022 \001(\0132\'.oneb" +
+      "ot.gateway.v1.MessageRecalledEventH\000R\017me" +
+      "ssageRecalledB\006\n\004kind\"e\n\014MessageEvent\0228\n" +
+      "\007message\030\001 \001(\0132\036.onebot.gateway.v1.ChatM" +
+      "essageR\007message\022\033\n\tself_sent\030\002 \001(\010R\010self" +
+      "Sent\"\\\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R\007gro" +
+      "upId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttarget_" +
+      "id\030\003 \001(\003R\010targetId\"h\n\021MemberJoinedEvent\022" +
+      "\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 " +
+      "\001(\003R\006userId\022\037\n\013operator_id\030\003 \001(\003R\noperat" +
+      "orId\"\201\001\n\017MemberLeftEvent\022\031\n\010group_id\030\001 \001" +
+      "(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013" +
+      "operator_id\030\003 \001(\003R\noperatorId\022\031\n\010sub_typ" +
+      "e\030\004 \001(\tR\007subType\"|\n\020CardChangedEvent\022\031\n\010" +
+      "group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003" +
+      "R\006userId\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022\031\n\010c" +
+      "ard_old\030\004 \001(\tR\007cardOld\"+\n\016LifecycleEvent" +
+      "\022\031\n\010sub_type\030\001 \001(\tR\007subType\"c\n\017Connectio" +
+      "nEvent\0228\n\005state\030\001 \001(\0162\".onebot.gateway.v" +
+      "1.ConnectionStateR\005state\022\026\n\006detail\030\002 \001(\t" +
+      "R\006detail\"F\n\014UnknownEvent\022\033\n\tpost_type\030\001 " +
+      "\001(\tR\010postType\022\031\n\010raw_json\030\002 \001(\tR\007rawJson" +
+      "\"\203\001\n\024MessageRecalledEvent\022+\n\004chat\030\001 \001(\0132" +
+      "\027.onebot.gateway.v1.ChatR\004chat\022\035\n\nmessag" +
+      "e_id\030\002 \001(\003R\tmessageId\022\037\n\013operator_id\030\003 \001" +
+      "(\003R\noperatorId*\231\002\n\tEventKind\022\032\n\026EVENT_KI" +
+      "ND_UNSPECIFIED\020\000\022\026\n\022EVENT_KIND_MESSAGE\020\001" +
+      "\022\023\n\017EVENT_KIND_POKE\020\002\022\034\n\030EVENT_KIND_MEMB" +
+      "ER_JOINED\020\003\022\032\n\026EVENT_KIND_MEMBER_LEFT\020\004\022" +
+      "\033\n\027EVENT_KIND_CARD_CHANGED\020\005\022\030\n\024EVENT_KI" +
+      "ND_LIFECYCLE\020\006\022\031\n\025EVENT_KIND_CONNECTION\020" +
+      "\007\022\026\n\022EVENT_KIND_UNKNOWN\020\010\022\037\n\033EVENT_KIND_" +
+      "MESSAGE_RECALLED\020\t2q\n\014EventService\022a\n\014St" +
+      "reamEvents\022&.onebot.gateway.v1.StreamEve" +
+      "ntsRequest\032\'.onebot.gateway.v1.StreamEve" +
+      "ntsResponse0\001Bl\n\024dev.onebotgateway.v1P\001Z" +
+      "Rgithub.com/onebot-gateway/onebot-gatewa" +
+      "y/client-sdk/go/onebot/gateway/v1;gatewa" +
+      "yv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -181,63 +190,69 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
     internal_static_onebot_gateway_v1_StreamEventsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_StreamEventsResponse_descriptor,
-        new java.lang.String[] { "Event", });
-    internal_static_onebot_gateway_v1_Event_descriptor =
+        new java.lang.String[] { "Event", "Heartbeat", });
+    internal_static_onebot_gateway_v1_Heartbeat_descriptor =
       getDescriptor().getMessageType(2);
+    internal_static_onebot_gateway_v1_Heartbeat_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_Heartbeat_descriptor,
+        new java.lang.String[] { "LastSequence", "Time", });
+    internal_static_onebot_gateway_v1_Event_descriptor =
+      getDescriptor().getMessageType(3);
     internal_static_onebot_gateway_v1_Event_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_Event_descriptor,
         new java.lang.String[] { "AccountId", "Sequence", "Time", "SelfId", "Message", "Poke", "MemberJoined", "MemberLeft", "CardChanged", "Lifecycle", "Connection", "Unknown", "MessageRecalled", "Kind", });
     internal_static_onebot_gateway_v1_MessageEvent_descriptor =
-      getDescriptor().getMessageType(3);
+      getDescriptor().getMessageType(4);
     internal_static_onebot_gateway_v1_MessageEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MessageEvent_descriptor,
         new java.lang.String[] { "Message", "SelfSent", });
     internal_static_onebot_gateway_v1_PokeEvent_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(5);
     internal_static_onebot_gateway_v1_PokeEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_PokeEvent_descriptor,
         new java.lang.String[] { "GroupId", "UserId", "TargetId", });
     internal_static_onebot_gateway_v1_MemberJoinedEvent_descriptor =
-      getDescriptor().getMessageType(5);
+      getDescriptor().getMessageType(6);
     internal_static_onebot_gateway_v1_MemberJoinedEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MemberJoinedEvent_descriptor,
         new java.lang.String[] { "GroupId", "UserId", "OperatorId", });
     internal_static_onebot_gateway_v1_MemberLeftEvent_descriptor =
-      getDescriptor().getMessageType(6);
+      getDescriptor().getMessageType(7);
     internal_static_onebot_gateway_v1_MemberLeftEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MemberLeftEvent_descriptor,
         new java.lang.String[] { "GroupId", "UserId", "OperatorId", "SubType", });
     internal_static_onebot_gateway_v1_CardChangedEvent_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(8);
     internal_static_onebot_gateway_v1_CardChangedEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_CardChangedEvent_descriptor,
         new java.lang.String[] { "GroupId", "UserId", "CardNew", "CardOld", });
     internal_static_onebot_gateway_v1_LifecycleEvent_descriptor =
-      getDescriptor().getMessageType(8);
+      getDescriptor().getMessageType(9);
     internal_static_onebot_gateway_v1_LifecycleEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_LifecycleEvent_descriptor,
         new java.lang.String[] { "SubType", });
     internal_static_onebot_gateway_v1_ConnectionEvent_descriptor =
-      getDescriptor().getMessageType(9);
+      getDescriptor().getMessageType(10);
     internal_static_onebot_gateway_v1_ConnectionEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_ConnectionEvent_descriptor,
         new java.lang.String[] { "State", "Detail", });
     internal_static_onebot_gateway_v1_UnknownEvent_descriptor =
-      getDescriptor().getMessageType(10);
+      getDescriptor().getMessageType(11);
     internal_static_onebot_gateway_v1_UnknownEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_UnknownEvent_descriptor,
         new java.lang.String[] { "PostType", "RawJson", });
     internal_static_onebot_gateway_v1_MessageRecalledEvent_descriptor =
-      getDescriptor().getMessageType(11);
+      getDescriptor().getMessageType(12);
     internal_static_onebot_gateway_v1_MessageRecalledEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MessageRecalledEvent_descriptor,

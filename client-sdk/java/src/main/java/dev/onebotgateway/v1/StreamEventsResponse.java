@@ -7,7 +7,11 @@ package dev.onebotgateway.v1;
 
 /**
  * <pre>
- * One message of the StreamEvents stream.
+ * One message of the StreamEvents stream: an event, or a heartbeat.
+ *
+ * Exactly one of `event` and `heartbeat` is set. Clients skip heartbeats
+ * (the SDKs hide them); a client that only reads `event` must skip
+ * messages without one.
  * </pre>
  *
  * Protobuf type {@code onebot.gateway.v1.StreamEventsResponse}
@@ -91,6 +95,59 @@ private static final long serialVersionUID = 0L;
     return event_ == null ? dev.onebotgateway.v1.Event.getDefaultInstance() : event_;
   }
 
+  public static final int HEARTBEAT_FIELD_NUMBER = 2;
+  private dev.onebotgateway.v1.Heartbeat heartbeat_;
+  /**
+   * <pre>
+   * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+   * first message of every stream (once the subscription is in place) and
+   * then after every `events.heartbeat_secs` (default 15) without a message,
+   * so proxies that cut streams idle for longer than their read timeout
+   * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+   * stream open: HTTP/2 PINGs are not stream data to them.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+   * @return Whether the heartbeat field is set.
+   */
+  @java.lang.Override
+  public boolean hasHeartbeat() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+   * first message of every stream (once the subscription is in place) and
+   * then after every `events.heartbeat_secs` (default 15) without a message,
+   * so proxies that cut streams idle for longer than their read timeout
+   * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+   * stream open: HTTP/2 PINGs are not stream data to them.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+   * @return The heartbeat.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.Heartbeat getHeartbeat() {
+    return heartbeat_ == null ? dev.onebotgateway.v1.Heartbeat.getDefaultInstance() : heartbeat_;
+  }
+  /**
+   * <pre>
+   * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+   * first message of every stream (once the subscription is in place) and
+   * then after every `events.heartbeat_secs` (default 15) without a message,
+   * so proxies that cut streams idle for longer than their read timeout
+   * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+   * stream open: HTTP/2 PINGs are not stream data to them.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.HeartbeatOrBuilder getHeartbeatOrBuilder() {
+    return heartbeat_ == null ? dev.onebotgateway.v1.Heartbeat.getDefaultInstance() : heartbeat_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -108,6 +165,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(1, getEvent());
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(2, getHeartbeat());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -115,6 +175,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(1, getEvent());
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(2, getHeartbeat());
     }
     return size;
   }
@@ -145,6 +209,11 @@ private static final long serialVersionUID = 0L;
       if (!getEvent()
           .equals(other.getEvent())) return false;
     }
+    if (hasHeartbeat() != other.hasHeartbeat()) return false;
+    if (hasHeartbeat()) {
+      if (!getHeartbeat()
+          .equals(other.getHeartbeat())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -159,6 +228,10 @@ private static final long serialVersionUID = 0L;
     if (hasEvent()) {
       hash = (37 * hash) + EVENT_FIELD_NUMBER;
       hash = (53 * hash) + getEvent().hashCode();
+    }
+    if (hasHeartbeat()) {
+      hash = (37 * hash) + HEARTBEAT_FIELD_NUMBER;
+      hash = (53 * hash) + getHeartbeat().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -259,7 +332,11 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One message of the StreamEvents stream.
+   * One message of the StreamEvents stream: an event, or a heartbeat.
+   *
+   * Exactly one of `event` and `heartbeat` is set. Clients skip heartbeats
+   * (the SDKs hide them); a client that only reads `event` must skip
+   * messages without one.
    * </pre>
    *
    * Protobuf type {@code onebot.gateway.v1.StreamEventsResponse}
@@ -295,6 +372,7 @@ private static final long serialVersionUID = 0L;
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetEventFieldBuilder();
+        internalGetHeartbeatFieldBuilder();
       }
     }
     @java.lang.Override
@@ -305,6 +383,11 @@ private static final long serialVersionUID = 0L;
       if (eventBuilder_ != null) {
         eventBuilder_.dispose();
         eventBuilder_ = null;
+      }
+      heartbeat_ = null;
+      if (heartbeatBuilder_ != null) {
+        heartbeatBuilder_.dispose();
+        heartbeatBuilder_ = null;
       }
       return this;
     }
@@ -346,6 +429,12 @@ private static final long serialVersionUID = 0L;
             : eventBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.heartbeat_ = heartbeatBuilder_ == null
+            ? heartbeat_
+            : heartbeatBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -363,6 +452,9 @@ private static final long serialVersionUID = 0L;
       if (other == dev.onebotgateway.v1.StreamEventsResponse.getDefaultInstance()) return this;
       if (other.hasEvent()) {
         mergeEvent(other.getEvent());
+      }
+      if (other.hasHeartbeat()) {
+        mergeHeartbeat(other.getHeartbeat());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -395,6 +487,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 10
+            case 18: {
+              input.readMessage(
+                  internalGetHeartbeatFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 18
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -565,6 +664,206 @@ private static final long serialVersionUID = 0L;
         event_ = null;
       }
       return eventBuilder_;
+    }
+
+    private dev.onebotgateway.v1.Heartbeat heartbeat_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.Heartbeat, dev.onebotgateway.v1.Heartbeat.Builder, dev.onebotgateway.v1.HeartbeatOrBuilder> heartbeatBuilder_;
+    /**
+     * <pre>
+     * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+     * first message of every stream (once the subscription is in place) and
+     * then after every `events.heartbeat_secs` (default 15) without a message,
+     * so proxies that cut streams idle for longer than their read timeout
+     * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+     * stream open: HTTP/2 PINGs are not stream data to them.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+     * @return Whether the heartbeat field is set.
+     */
+    public boolean hasHeartbeat() {
+      return ((bitField0_ & 0x00000002) != 0);
+    }
+    /**
+     * <pre>
+     * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+     * first message of every stream (once the subscription is in place) and
+     * then after every `events.heartbeat_secs` (default 15) without a message,
+     * so proxies that cut streams idle for longer than their read timeout
+     * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+     * stream open: HTTP/2 PINGs are not stream data to them.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+     * @return The heartbeat.
+     */
+    public dev.onebotgateway.v1.Heartbeat getHeartbeat() {
+      if (heartbeatBuilder_ == null) {
+        return heartbeat_ == null ? dev.onebotgateway.v1.Heartbeat.getDefaultInstance() : heartbeat_;
+      } else {
+        return heartbeatBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+     * first message of every stream (once the subscription is in place) and
+     * then after every `events.heartbeat_secs` (default 15) without a message,
+     * so proxies that cut streams idle for longer than their read timeout
+     * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+     * stream open: HTTP/2 PINGs are not stream data to them.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+     */
+    public Builder setHeartbeat(dev.onebotgateway.v1.Heartbeat value) {
+      if (heartbeatBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        heartbeat_ = value;
+      } else {
+        heartbeatBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+     * first message of every stream (once the subscription is in place) and
+     * then after every `events.heartbeat_secs` (default 15) without a message,
+     * so proxies that cut streams idle for longer than their read timeout
+     * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+     * stream open: HTTP/2 PINGs are not stream data to them.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+     */
+    public Builder setHeartbeat(
+        dev.onebotgateway.v1.Heartbeat.Builder builderForValue) {
+      if (heartbeatBuilder_ == null) {
+        heartbeat_ = builderForValue.build();
+      } else {
+        heartbeatBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+     * first message of every stream (once the subscription is in place) and
+     * then after every `events.heartbeat_secs` (default 15) without a message,
+     * so proxies that cut streams idle for longer than their read timeout
+     * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+     * stream open: HTTP/2 PINGs are not stream data to them.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+     */
+    public Builder mergeHeartbeat(dev.onebotgateway.v1.Heartbeat value) {
+      if (heartbeatBuilder_ == null) {
+        if (((bitField0_ & 0x00000002) != 0) &&
+          heartbeat_ != null &&
+          heartbeat_ != dev.onebotgateway.v1.Heartbeat.getDefaultInstance()) {
+          getHeartbeatBuilder().mergeFrom(value);
+        } else {
+          heartbeat_ = value;
+        }
+      } else {
+        heartbeatBuilder_.mergeFrom(value);
+      }
+      if (heartbeat_ != null) {
+        bitField0_ |= 0x00000002;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+     * first message of every stream (once the subscription is in place) and
+     * then after every `events.heartbeat_secs` (default 15) without a message,
+     * so proxies that cut streams idle for longer than their read timeout
+     * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+     * stream open: HTTP/2 PINGs are not stream data to them.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+     */
+    public Builder clearHeartbeat() {
+      bitField0_ = (bitField0_ & ~0x00000002);
+      heartbeat_ = null;
+      if (heartbeatBuilder_ != null) {
+        heartbeatBuilder_.dispose();
+        heartbeatBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+     * first message of every stream (once the subscription is in place) and
+     * then after every `events.heartbeat_secs` (default 15) without a message,
+     * so proxies that cut streams idle for longer than their read timeout
+     * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+     * stream open: HTTP/2 PINGs are not stream data to them.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+     */
+    public dev.onebotgateway.v1.Heartbeat.Builder getHeartbeatBuilder() {
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return internalGetHeartbeatFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+     * first message of every stream (once the subscription is in place) and
+     * then after every `events.heartbeat_secs` (default 15) without a message,
+     * so proxies that cut streams idle for longer than their read timeout
+     * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+     * stream open: HTTP/2 PINGs are not stream data to them.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+     */
+    public dev.onebotgateway.v1.HeartbeatOrBuilder getHeartbeatOrBuilder() {
+      if (heartbeatBuilder_ != null) {
+        return heartbeatBuilder_.getMessageOrBuilder();
+      } else {
+        return heartbeat_ == null ?
+            dev.onebotgateway.v1.Heartbeat.getDefaultInstance() : heartbeat_;
+      }
+    }
+    /**
+     * <pre>
+     * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+     * first message of every stream (once the subscription is in place) and
+     * then after every `events.heartbeat_secs` (default 15) without a message,
+     * so proxies that cut streams idle for longer than their read timeout
+     * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+     * stream open: HTTP/2 PINGs are not stream data to them.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.Heartbeat, dev.onebotgateway.v1.Heartbeat.Builder, dev.onebotgateway.v1.HeartbeatOrBuilder> 
+        internalGetHeartbeatFieldBuilder() {
+      if (heartbeatBuilder_ == null) {
+        heartbeatBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.Heartbeat, dev.onebotgateway.v1.Heartbeat.Builder, dev.onebotgateway.v1.HeartbeatOrBuilder>(
+                getHeartbeat(),
+                getParentForChildren(),
+                isClean());
+        heartbeat_ = null;
+      }
+      return heartbeatBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.StreamEventsResponse)

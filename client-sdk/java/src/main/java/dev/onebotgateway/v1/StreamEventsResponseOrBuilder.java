@@ -36,4 +36,46 @@ public interface StreamEventsResponseOrBuilder extends
    * <code>.onebot.gateway.v1.Event event = 1 [json_name = "event"];</code>
    */
   dev.onebotgateway.v1.EventOrBuilder getEventOrBuilder();
+
+  /**
+   * <pre>
+   * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+   * first message of every stream (once the subscription is in place) and
+   * then after every `events.heartbeat_secs` (default 15) without a message,
+   * so proxies that cut streams idle for longer than their read timeout
+   * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+   * stream open: HTTP/2 PINGs are not stream data to them.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+   * @return Whether the heartbeat field is set.
+   */
+  boolean hasHeartbeat();
+  /**
+   * <pre>
+   * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+   * first message of every stream (once the subscription is in place) and
+   * then after every `events.heartbeat_secs` (default 15) without a message,
+   * so proxies that cut streams idle for longer than their read timeout
+   * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+   * stream open: HTTP/2 PINGs are not stream data to them.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+   * @return The heartbeat.
+   */
+  dev.onebotgateway.v1.Heartbeat getHeartbeat();
+  /**
+   * <pre>
+   * A heartbeat: the stream is alive and has nothing to deliver. Sent as the
+   * first message of every stream (once the subscription is in place) and
+   * then after every `events.heartbeat_secs` (default 15) without a message,
+   * so proxies that cut streams idle for longer than their read timeout
+   * (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`) keep the
+   * stream open: HTTP/2 PINGs are not stream data to them.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Heartbeat heartbeat = 2 [json_name = "heartbeat"];</code>
+   */
+  dev.onebotgateway.v1.HeartbeatOrBuilder getHeartbeatOrBuilder();
 }

@@ -10,6 +10,8 @@ import dev.onebotgateway.v1.Account;
 import dev.onebotgateway.v1.CallToolResponse;
 import dev.onebotgateway.v1.ChatMessage;
 import dev.onebotgateway.v1.Event;
+import dev.onebotgateway.v1.EventKind;
+import dev.onebotgateway.v1.StreamEventsRequest;
 import dev.onebotgateway.v1.PokeMemberResponse;
 import dev.onebotgateway.v1.SearchMessagesRequest;
 import dev.onebotgateway.v1.SearchMessagesResponse;
@@ -213,6 +215,45 @@ class E2eTest {
     assertTrue(event.getSequence() >= 1);
     assertTrue(event.hasPoke());
     assertEquals(PLAYGROUND, event.getPoke().getGroupId());
+  }
+
+  /**
+   * The stream through nginx survives the proxy being killed and restarted: it reconnects from
+   * the last event it returned, and every event arrives once.
+   */
+  @Test
+  void eventsResumeAcrossAProxyRestart() throws Exception {
+    String proxy = System.getenv("ONEBOT_GATEWAY_PROXY_ADDR");
+    String restart = System.getenv("ONEBOT_GATEWAY_PROXY_RESTART");
+    assertNotNull(proxy, "ONEBOT_GATEWAY_PROXY_ADDR is not set: run ./scripts/sdk-tests.sh java");
+    assertNotNull(restart);
+    try (Client viaProxy = Client.builder(proxy).build();
+        EventStream stream =
+            viaProxy.events(
+                StreamEventsRequest.newBuilder()
+                    .addKinds(EventKind.EVENT_KIND_POKE)
+                    .setAfterSequence(0)
+                    .build())) {
+      client.poke(PLAYGROUND, 10015);
+      Event first = stream.next();
+      while (first.getPoke().getTargetId() != 10015) {
+        first = stream.next();
+      }
+      Process p = new ProcessBuilder(restart).inheritIO().start();
+      assertEquals(0, p.waitFor(), "restarting the proxy");
+      client.poke(PLAYGROUND, 10016);
+      long last = first.getSequence();
+      while (true) {
+        Event e = stream.next();
+        assertTrue(e.getSequence() > last, "in order, once");
+        assertTrue(e.getPoke().getTargetId() != 10015, "the event before the restart came again");
+        last = e.getSequence();
+        if (e.getPoke().getTargetId() == 10016) {
+          break;
+        }
+      }
+      assertTrue(stream.reconnects() >= 1);
+    }
   }
 
   @Test

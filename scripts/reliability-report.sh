@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs the fault and bad-input tests and prints one table: each fault, what was checked, the
+# result, and the totals (faults survived N/N, bad inputs tried M, lost 0).
+#
+# Usage: ./scripts/reliability-report.sh            (fuzz budget: 15 s per target)
+#        FUZZ_SECS=60 ./scripts/reliability-report.sh
+# Needs nginx (scripts/install-tools.sh) and root for the full-disk test's tmpfs, as CI has.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+export ONEBOT_FUZZ_REPORT="$WORK/inputs"
+export ONEBOT_FUZZ_SECS="${FUZZ_SECS:-15}"
+: >"$ONEBOT_FUZZ_REPORT"
+
+# test name | fault | what was checked
+ROWS=(
+  "hardening::a_corrupted_or_truncated_store_is_refused_and_left_untouched|store file garbage, truncated to 1/3, header zeroed|start refused naming the file and the remedy; file byte for byte unchanged"
+  "hardening::a_full_data_directory_fails_the_send_and_keeps_the_queue|data directory full (4 MiB tmpfs) while texts are queued|send fails UNAVAILABLE STORAGE_FAILED; 3 queued kept; store reopens once space is back; flushed once each, in order"
+  "kill9::kill_9_during_a_flush_loses_nothing_and_repeats_at_most_the_frame_in_flight|kill -9 during a flush of 30 queued texts|all 30 delivered in order by the next process; at most the frame in flight repeated"
+  "kill9::kill_9_during_an_upload_leaks_no_staged_file_past_its_ttl|kill -9 during an UploadMedia|no temporary file after restart; staged file gone after its TTL"
+  "kill9::queued_messages_survive_kill_9|kill -9 with texts queued offline|delivered in order after restart"
+  "hardening::a_hostile_peer_resets_or_drops_and_the_account_recovers|peer: invalid UTF-8, 65 MiB frame, foreign echoes of every JSON type, 100k-deep JSON, 4000 malformed frames|link reset or frame dropped; account reconnects; calls answered; RSS < +48 MiB"
+  "hardening::hostile_clients_leave_memory_bounded_and_others_served|1000 idle connections, a stream never read under 3000 1 KiB events, an upload stalled after its header|others served within 5 s; unread stream dropped (EVENT_STREAM_LAGGED); stalled upload ended; RSS < +64 MiB"
+  "faults::pending_calls_fail_within_a_second_when_the_peer_dies_and_the_account_recovers|peer killed with calls pending|calls fail within 1 s; account recovers"
+  "faults::a_slow_peer_cannot_hold_a_call_past_its_deadline|slow peer|call ends at the caller's deadline"
+  "faults::the_account_timeout_bounds_a_call_without_a_deadline|slow peer, no deadline|account timeout ends the call"
+  "faults::garbage_frames_from_the_peer_do_not_break_the_connection|garbage frames beside replies|connection stays up"
+  "faults::a_peer_that_drops_the_connection_on_an_action_fails_only_that_call|peer drops the link on one action|only that call fails"
+  "faults::replies_out_of_order_reach_their_own_callers|replies out of order|each reaches its caller"
+  "faults::a_send_in_flight_when_the_peer_dies_is_reported_unknown_never_lost|peer dies with a send in flight|SEND_OUTCOME_UNKNOWN, never silently lost"
+  "faults::queued_entries_flush_once_each_and_in_order_across_a_peer_restart|peer restart with a queue|flushed once each, in order"
+  "proxy::an_idle_event_stream_outlives_the_proxys_read_timeout|nginx grpc_read_timeout 2 s on an idle stream|8 heartbeats over 7 s (3 timeouts) keep it; an event is delivered after"
+  "proxy::without_heartbeats_the_proxy_cuts_an_idle_stream|the same without heartbeats (control)|nginx cuts the stream after its timeout"
+  "proxy::the_rust_sdk_event_stream_resumes_across_a_proxy_restart|nginx killed and restarted with a stream open|SDK resumes from its position; every event once"
+  "proxy::every_rpc_through_nginx_over_h2c_and_tls|every RPC through nginx (h2c, TLS at the proxy)|answers as direct; 30 MiB upload in 64 KiB chunks and DownloadMedia back; grpcurl list"
+  "proxy::error_details_and_deadlines_cross_the_proxy_intact|errors and deadlines through nginx|ErrorInfo/BadRequest/RetryInfo identical to direct; deadline honoured"
+  "shard::one_address_reaches_every_shard_by_account_metadata|3 gateway processes behind one nginx map|each account reaches its shard; unknown account ACCOUNT_NOT_CONFIGURED"
+  "fuzz::fuzz_the_frame_decoder|fuzz: frame decoder|no panic; decode/encode stable"
+  "fuzz::fuzz_the_cq_code_parser|fuzz: CQ-code parser|no panic; parse(encode(x)) stable"
+  "fuzz::fuzz_the_tool_argument_parser|fuzz: tool arguments, JavaScript numbers|no panic; white space never changes a number"
+  "fuzz::fuzz_the_config_loader|fuzz: config loader (TOML and environment)|no panic; errors name the configuration"
+)
+
+echo "running the fault and bad-input tests (fuzz budget ${ONEBOT_FUZZ_SECS} s per target)..." >&2
+set +e
+cargo test -p onebot-gateway-tests --test e2e -- hardening:: faults:: proxy:: fuzz:: \
+  >"$WORK/e2e.log" 2>&1
+cargo test -p onebot-gateway --test kill9 --test shard >"$WORK/server.log" 2>&1
+set -e
+# "test <module>::<name> ... ok"; the server's test files are the module there.
+sed -n 's/^test \(.*\) \.\.\. \(ok\|FAILED\)$/\1 \2/p' "$WORK/e2e.log" >"$WORK/results"
+awk '/Running tests\/kill9.rs/ {m="kill9"} /Running tests\/shard.rs/ {m="shard"}
+     /^test .* \.\.\. (ok|FAILED)$/ {print m "::" $2, $4}' "$WORK/server.log" >>"$WORK/results"
+
+survived=0
+total=0
+failed=()
+printf '| %-3s | %-70s | %-90s | %-6s |\n' "#" "fault or bad input" "what was checked" "result"
+printf '|-----|%s|%s|--------|\n' "$(printf -- '-%.0s' {1..72})" "$(printf -- '-%.0s' {1..92})"
+for row in "${ROWS[@]}"; do
+  IFS='|' read -r name fault checked <<<"$row"
+  total=$((total + 1))
+  result="$(awk -v n="$name" '$1 == n {print $2}' "$WORK/results" | tail -1)"
+  case "$result" in
+    ok) result="ok"; survived=$((survived + 1)) ;;
+    FAILED) result="FAILED"; failed+=("$name") ;;
+    *) result="not run"; failed+=("$name") ;;
+  esac
+  printf '| %-3s | %-70s | %-90s | %-6s |\n' "$total" "$fault" "$checked" "$result"
+done
+inputs="$(awk '{n += $NF} END {print n + 0}' "$ONEBOT_FUZZ_REPORT")"
+echo
+echo "bad inputs per source:"
+awk '{n = $NF; $NF = ""; sum[$0] += n} END {for (k in sum) printf "  %-70s %d\n", k, sum[k]}' \
+  "$ONEBOT_FUZZ_REPORT" | sort
+echo
+if [ ${#failed[@]} -eq 0 ]; then
+  lost=0
+else
+  lost="unknown (failed: ${failed[*]})"
+fi
+echo "faults survived $survived/$total, bad inputs tried $inputs, lost $lost"
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "see the test output:" >&2
+  grep -A30 -- '---- ' "$WORK/e2e.log" "$WORK/server.log" >&2 || true
+  exit 1
+fi
