@@ -788,15 +788,15 @@ impl Systems {
 }
 
 /// `bench echo-server` as a child process (ends when its stdin closes).
-struct EchoProc {
+pub(crate) struct EchoProc {
     _child: tokio::process::Child,
-    pid: u32,
+    pub(crate) pid: u32,
     addr: String,
-    channel: Channel,
+    pub(crate) channel: Channel,
 }
 
 impl EchoProc {
-    async fn start(max_payload: u32) -> Result<EchoProc> {
+    pub(crate) async fn start(max_payload: u32) -> Result<EchoProc> {
         let exe = std::env::current_exe().context("current_exe")?;
         let mut child = tokio::process::Command::new(exe)
             .args(["echo-server", "--max-payload", &max_payload.to_string()])

@@ -10,7 +10,6 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -18,7 +17,6 @@ use onebot_gateway_client::pb;
 use onebot_sandbox::{Sandbox, SandboxConfig};
 use prost::Message as _;
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tonic::transport::Channel;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -27,6 +25,7 @@ use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
 use crate::echo::EchoClient;
 use crate::load;
 use crate::procs::{BENCH_GROUP, GatewayOptions, GatewayProc, cpu_time};
+use crate::run::EchoProc;
 
 /// Account counts of the accounts measurement.
 pub const ACCOUNT_COUNTS: [usize; 3] = [1, 10, 100];
@@ -487,45 +486,6 @@ async fn subscribers_point(
         },
         bytes,
     ))
-}
-
-/// `bench echo-server` as a child process (ends when its stdin closes).
-struct EchoProc {
-    _child: tokio::process::Child,
-    pid: u32,
-    channel: Channel,
-}
-
-impl EchoProc {
-    async fn start(max_payload: u32) -> Result<EchoProc> {
-        let exe = std::env::current_exe().context("current_exe")?;
-        let mut child = tokio::process::Command::new(exe)
-            .args(["echo-server", "--max-payload", &max_payload.to_string()])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .context("spawning echo-server")?;
-        let pid = child.id().context("echo-server exited at once")?;
-        let stdout = child.stdout.take().context("stdout")?;
-        let mut lines = BufReader::new(stdout).lines();
-        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .context("echo-server did not start")??
-            .context("echo-server exited")?;
-        let addr = line
-            .strip_prefix("echo listening on ")
-            .context("unexpected echo-server output")?;
-        let channel = Channel::from_shared(format!("http://{addr}"))?
-            .connect()
-            .await?;
-        Ok(EchoProc {
-            _child: child,
-            pid,
-            channel,
-        })
-    }
 }
 
 /// CPU time of the live threads of `pid`, in nanoseconds, summed from
