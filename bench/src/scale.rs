@@ -362,6 +362,11 @@ async fn subscriber(
     while seen.ids.len() < total {
         match stream.message().await {
             Ok(Some(resp)) => {
+                // The stream starts with a heartbeat and carries one after
+                // each quiet spell: not events.
+                if resp.heartbeat.is_some() {
+                    continue;
+                }
                 seen.bytes = seen.bytes.max(resp.encoded_len());
                 let Some(ev) = resp.event else {
                     seen.problem
