@@ -182,12 +182,12 @@ fn decode_row(
 ) -> Result<JournalEntry> {
     let account_id: std::sync::Arc<str> = std::sync::Arc::from(account);
     match (kind, seq) {
-        (KIND_EVENT, Some(seq)) => Ok(JournalEntry::Event(StoredEvent {
+        (KIND_EVENT, Some(seq)) => Ok(JournalEntry::Event(StoredEvent::new(
             account_id,
-            sequence: seq as u64,
+            seq as u64,
             received_ms,
-            event: std::sync::Arc::new(decode_event(body)?),
-        })),
+            std::sync::Arc::new(decode_event(body)?),
+        ))),
         (KIND_SENT, _) => Ok(JournalEntry::Sent {
             account_id,
             message: Box::new(decode_message(body)?),

@@ -657,12 +657,12 @@ async fn the_journal_keeps_what_the_archive_has_not_taken() {
     let journal = SqliteJournal::open(dir.path()).unwrap();
     let event = |seq: u64| crate::domain::journal::Journaled {
         id: seq,
-        entry: JournalEntry::Event(crate::domain::journal::StoredEvent {
-            account_id: Arc::from("a"),
-            sequence: seq,
-            received_ms: 0,
-            event: Arc::new(poke(seq as i64)),
-        }),
+        entry: JournalEntry::Event(crate::domain::journal::StoredEvent::new(
+            Arc::from("a"),
+            seq,
+            0,
+            Arc::new(poke(seq as i64)),
+        )),
     };
     let batch: Vec<_> = (1..=10).map(event).collect();
     journal.append(&batch, Some(3)).unwrap();

@@ -363,12 +363,12 @@ impl EventHub {
             Some(slot) => slot,
             None => next.entry(account_id.to_string()).or_insert(1),
         };
-        let stored = StoredEvent {
-            account_id: Arc::from(account_id),
-            sequence: *slot,
-            received_ms: jiff::Timestamp::now().as_millisecond(),
-            event: Arc::new(event),
-        };
+        let stored = StoredEvent::new(
+            Arc::from(account_id),
+            *slot,
+            jiff::Timestamp::now().as_millisecond(),
+            Arc::new(event),
+        );
         *slot += 1;
         stored
     }

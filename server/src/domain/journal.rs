@@ -17,9 +17,9 @@
 //! archive has not taken; older entries are trimmed.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, oneshot};
@@ -39,6 +39,28 @@ pub struct StoredEvent {
     pub received_ms: i64,
     /// The event.
     pub event: Arc<InboundEvent>,
+    /// The event as the event stream sends it, encoded by the first
+    /// subscriber that sends it and shared by every clone, so an event is
+    /// encoded once however many subscribers it has.
+    pub wire: Arc<OnceLock<bytes::Bytes>>,
+}
+
+impl StoredEvent {
+    /// Event number `sequence` of `account_id`, received at `received_ms`.
+    pub fn new(
+        account_id: Arc<str>,
+        sequence: u64,
+        received_ms: i64,
+        event: Arc<InboundEvent>,
+    ) -> StoredEvent {
+        StoredEvent {
+            account_id,
+            sequence,
+            received_ms,
+            event,
+            wire: Arc::default(),
+        }
+    }
 }
 
 /// What the journal holds.

@@ -1,18 +1,35 @@
 //! `EventService`: inbound events with resume, and heartbeats that keep an
 //! idle stream alive through proxies with a read timeout.
+//!
+//! An event is encoded once, however many subscribers stream it: the first
+//! subscriber to send an event encodes its `StreamEventsResponse` and keeps
+//! the bytes with the event ([`StoredEvent::wire`]); every other subscriber
+//! (and every resume from the buffer) sends those bytes. The service is
+//! therefore served by [`EventServer`], a route whose codec writes
+//! already-encoded messages, in place of the generated server (which
+//! encodes each message once per stream that sends it). On the wire the two
+//! are the same.
 
+use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
+use bytes::{BufMut, Bytes};
 use onebot_gateway_client::pb;
-use pb::event_service_server::EventService;
+use prost::Message as _;
 use tokio_stream::Stream;
+use tonic::codec::{Codec, EncodeBuf, Encoder};
+use tonic::codegen::BoxFuture;
+use tonic::server::{Grpc, NamedService, ServerStreamingService};
 use tonic::{Request, Response, Status};
+use tonic_prost::ProstDecoder;
 
 use crate::domain::clock::now_ms;
 use crate::domain::events::Subscription;
 use crate::domain::gateway::Gateway;
+use crate::domain::journal::StoredEvent;
 use crate::domain::media::ids::MediaIds;
 use crate::domain::ports::SharedPeer;
 use crate::grpc::{convert, status::to_status};
@@ -29,17 +46,44 @@ impl EventApi {
     }
 }
 
+/// The path of the service's one method.
+pub const STREAM_EVENTS_PATH: &str = "/onebot.gateway.v1.EventService/StreamEvents";
+
+/// One `StreamEventsResponse`, already encoded.
+#[derive(Debug, Clone)]
+pub struct Encoded(pub Bytes);
+
+impl Encoded {
+    /// The encoded response carrying `stored`: encoded by the first caller
+    /// and shared by the rest. `self_id` is the bot's QQ number; the
+    /// message's received media get their ids from `ids`.
+    pub fn event(stored: &StoredEvent, self_id: i64, ids: &MediaIds) -> Encoded {
+        let bytes = stored.wire.get_or_init(|| {
+            let mut event = convert::event(stored, self_id);
+            if let Some(pb::event::Kind::Message(m)) = &mut event.kind
+                && let Some(msg) = m.message.as_mut()
+            {
+                convert::with_media_ids(ids, &stored.account_id, msg);
+            }
+            let response = pb::StreamEventsResponse {
+                event: Some(event),
+                heartbeat: None,
+            };
+            Bytes::from(response.encode_to_vec())
+        });
+        Encoded(bytes.clone())
+    }
+}
+
 /// The stream type of StreamEvents.
-pub type EventStream = Pin<Box<dyn Stream<Item = Result<pb::StreamEventsResponse, Status>> + Send>>;
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<Encoded, Status>> + Send>>;
 
-#[tonic::async_trait]
-impl EventService for EventApi {
-    type StreamEventsStream = EventStream;
-
-    async fn stream_events(
+impl EventApi {
+    /// StreamEvents: the subscription's heartbeats and events, encoded.
+    pub async fn stream_events(
         &self,
         request: Request<pb::StreamEventsRequest>,
-    ) -> Result<Response<Self::StreamEventsStream>, Status> {
+    ) -> Result<Response<EventStream>, Status> {
         let ctx = super::deadline::ctx(&request);
         let pb::StreamEventsRequest {
             account_id,
@@ -98,15 +142,16 @@ struct State {
 
 impl State {
     /// A heartbeat at the subscription's position; restarts the idle timer.
-    fn beat(&mut self) -> pb::StreamEventsResponse {
+    fn beat(&mut self) -> Encoded {
         self.rearm();
-        pb::StreamEventsResponse {
+        let response = pb::StreamEventsResponse {
             event: None,
             heartbeat: Some(pb::Heartbeat {
                 last_sequence: self.sub.last_sequence(),
                 time: Some(convert::timestamp_ms(now_ms())),
             }),
-        }
+        };
+        Encoded(Bytes::from(response.encode_to_vec()))
     }
 
     fn rearm(&mut self) {
@@ -120,14 +165,14 @@ impl State {
 
 /// What woke the stream up.
 enum Step {
-    Event(Option<crate::error::Result<crate::domain::events::StoredEvent>>),
+    Event(Option<crate::error::Result<StoredEvent>>),
     Beat,
 }
 
 /// One step of the stream: first a heartbeat (the position the stream
 /// starts from), then the next event, a heartbeat after `heartbeat_secs` of
 /// silence, the lag error (then the end), or the end at shutdown.
-async fn next_item(mut st: State) -> Option<(Result<pb::StreamEventsResponse, Status>, State)> {
+async fn next_item(mut st: State) -> Option<(Result<Encoded, Status>, State)> {
     if st.done {
         return None;
     }
@@ -153,21 +198,167 @@ async fn next_item(mut st: State) -> Option<(Result<pb::StreamEventsResponse, St
         Step::Event(None) => None,
         Step::Event(Some(Ok(stored))) => {
             st.rearm();
-            let mut event = convert::event(&stored, st.peer.status().self_id);
-            if let Some(pb::event::Kind::Message(m)) = &mut event.kind
-                && let Some(msg) = m.message.as_mut()
-            {
-                convert::with_media_ids(&st.ids, &stored.account_id, msg);
-            }
-            let item = pb::StreamEventsResponse {
-                event: Some(event),
-                heartbeat: None,
-            };
+            let item = Encoded::event(&stored, st.peer.status().self_id, &st.ids);
             Some((Ok(item), st))
         }
         Step::Event(Some(Err(e))) => {
             st.done = true;
             Some((Err(Status::from(e)), st))
         }
+    }
+}
+
+/// The codec of StreamEvents: decodes the request with prost, writes the
+/// already-encoded responses as they are.
+#[derive(Debug, Clone, Copy, Default)]
+struct EventCodec;
+
+impl Codec for EventCodec {
+    type Encode = Encoded;
+    type Decode = pb::StreamEventsRequest;
+    type Encoder = EncodedWriter;
+    type Decoder = ProstDecoder<pb::StreamEventsRequest>;
+
+    fn encoder(&mut self) -> Self::Encoder {
+        EncodedWriter
+    }
+
+    fn decoder(&mut self) -> Self::Decoder {
+        ProstDecoder::default()
+    }
+}
+
+/// Writes an [`Encoded`] message's bytes.
+#[derive(Debug, Clone, Copy, Default)]
+struct EncodedWriter;
+
+impl Encoder for EncodedWriter {
+    type Item = Encoded;
+    type Error = Status;
+
+    fn encode(&mut self, item: Encoded, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        dst.put_slice(&item.0);
+        Ok(())
+    }
+}
+
+/// StreamEvents as a tonic server-streaming method.
+struct StreamEventsMethod(Arc<EventApi>);
+
+impl ServerStreamingService<pb::StreamEventsRequest> for StreamEventsMethod {
+    type Response = Encoded;
+    type ResponseStream = EventStream;
+    type Future = BoxFuture<Response<EventStream>, Status>;
+
+    fn call(&mut self, request: Request<pb::StreamEventsRequest>) -> Self::Future {
+        let api = self.0.clone();
+        Box::pin(async move { api.stream_events(request).await })
+    }
+}
+
+/// The EventService route, in place of the generated server.
+#[derive(Clone)]
+pub struct EventServer {
+    api: Arc<EventApi>,
+    max_decoding: usize,
+    max_encoding: usize,
+}
+
+impl EventServer {
+    /// Serves `api`, refusing requests over `max_decoding` bytes and
+    /// responses over `max_encoding` bytes.
+    pub fn new(api: EventApi, max_decoding: usize, max_encoding: usize) -> Self {
+        Self {
+            api: Arc::new(api),
+            max_decoding,
+            max_encoding,
+        }
+    }
+}
+
+impl NamedService for EventServer {
+    const NAME: &'static str = pb::event_service_server::SERVICE_NAME;
+}
+
+impl tower::Service<http::Request<tonic::body::Body>> for EventServer {
+    type Response = http::Response<tonic::body::Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Self::Response, Infallible>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
+        if req.uri().path() != STREAM_EVENTS_PATH {
+            // As the generated server answers a method it does not know.
+            return Box::pin(async { Ok(Status::unimplemented("").into_http()) });
+        }
+        let method = StreamEventsMethod(self.api.clone());
+        let (max_decoding, max_encoding) = (self.max_decoding, self.max_encoding);
+        Box::pin(async move {
+            let mut grpc = Grpc::new(EventCodec)
+                .apply_max_message_size_config(Some(max_decoding), Some(max_encoding));
+            Ok(grpc.server_streaming(method, req).await)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message as _;
+
+    use super::*;
+
+    /// [`EventServer`] routes StreamEvents only: a method added to the proto
+    /// service must be routed there too (it would answer UNIMPLEMENTED).
+    #[test]
+    fn the_route_covers_every_method_of_the_service() {
+        let set = prost_types::FileDescriptorSet::decode(pb::FILE_DESCRIPTOR_SET)
+            .expect("embedded descriptor set");
+        let (package, name) = pb::event_service_server::SERVICE_NAME
+            .rsplit_once('.')
+            .expect("qualified name");
+        let service = set
+            .file
+            .iter()
+            .filter(|f| f.package() == package)
+            .flat_map(|f| &f.service)
+            .find(|s| s.name() == name)
+            .expect("EventService in the descriptor set");
+        let paths: Vec<String> = service
+            .method
+            .iter()
+            .map(|m| format!("/{}/{}", pb::event_service_server::SERVICE_NAME, m.name()))
+            .collect();
+        assert_eq!(paths, [STREAM_EVENTS_PATH]);
+    }
+
+    #[test]
+    fn an_event_is_encoded_once_for_every_subscriber() {
+        let stored = StoredEvent::new(
+            Arc::from("a"),
+            7,
+            1,
+            Arc::new(crate::domain::model::InboundEvent::Poke {
+                group_id: 1,
+                user_id: 2,
+                target_id: 3,
+                time: 4,
+            }),
+        );
+        let ids = MediaIds::new([7; 32]);
+        let first = Encoded::event(&stored, 99, &ids);
+        let again = Encoded::event(&stored.clone(), 99, &ids);
+        // The same buffer, not a second encoding.
+        assert_eq!(first.0.as_ptr(), again.0.as_ptr());
+        let want = pb::StreamEventsResponse {
+            event: Some(convert::event(&stored, 99)),
+            heartbeat: None,
+        };
+        assert_eq!(
+            pb::StreamEventsResponse::decode(first.0).expect("decodes"),
+            want
+        );
     }
 }

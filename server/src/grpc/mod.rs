@@ -115,11 +115,11 @@ pub fn routes(
             .max_decoding_message_size(max_in)
             .max_encoding_message_size(max_out),
         )
-        .add_service(
-            pb::event_service_server::EventServiceServer::new(event::EventApi::new(gw))
-                .max_decoding_message_size(max_in)
-                .max_encoding_message_size(max_out),
-        )
+        .add_service(event::EventServer::new(
+            event::EventApi::new(gw),
+            max_in,
+            max_out,
+        ))
 }
 
 /// Marks the process and every service SERVING, and keeps each account's
