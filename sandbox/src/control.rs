@@ -104,6 +104,12 @@ impl SandboxControl {
         self.shared.log.wait_for(name).await
     }
 
+    /// Resolves once `done` holds for the actions recorded since the last
+    /// clear (immediately if it already does).
+    pub async fn wait_actions(&self, done: impl Fn(&[RecordedAction]) -> bool) {
+        self.shared.log.wait_until(done).await
+    }
+
     /// Forgets recorded actions.
     pub fn clear_actions(&self) {
         self.shared.log.clear();

@@ -71,6 +71,21 @@ impl ActionLog {
             .cloned()
     }
 
+    /// Resolves once `done` holds for the recorded actions (at once if it
+    /// already does).
+    pub(crate) async fn wait_until(&self, done: impl Fn(&[RecordedAction]) -> bool) {
+        let mut rx = self.version.subscribe();
+        loop {
+            if done(&lock(&self.entries)) {
+                return;
+            }
+            // The sender lives as long as `self`, so this cannot fail while we are borrowed.
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+
     pub(crate) async fn wait_for(&self, name: &str) -> RecordedAction {
         let mut rx = self.version.subscribe();
         loop {

@@ -210,16 +210,17 @@ async fn kill_9_during_a_flush_loses_nothing_and_repeats_at_most_the_frame_in_fl
             100,
         )));
     peer.start_listening().await.unwrap();
-    tokio::time::timeout(Duration::from_secs(30), async {
-        while group_texts(&peer)
-            .iter()
-            .filter(|t| t.starts_with("queued"))
-            .count()
-            < 5
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
+    // Five of the queued sends reached the peer: the flush is under way.
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        peer.control().wait_actions(|actions| {
+            actions
+                .iter()
+                .filter(|a| a.action == "send_group_msg" && a.params.to_string().contains("queued"))
+                .count()
+                >= 5
+        }),
+    )
     .await
     .expect("the flush started");
     first.kill().await.unwrap();
