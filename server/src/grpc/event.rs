@@ -113,34 +113,52 @@ impl EventApi {
             0 => None,
             secs => Some(Duration::from_secs(secs)),
         };
-        let state = State {
-            sub: subscription,
-            peer: account.peer.clone(),
-            ids: self.gw.received().ids().clone(),
+        let state = State::new(
+            subscription,
+            account.peer.clone(),
+            self.gw.received().ids().clone(),
             heartbeat,
-            idle: Box::pin(tokio::time::sleep(heartbeat.unwrap_or_default())),
-            started: false,
-            done: false,
-        };
+        );
         let stream = futures_util::stream::unfold(state, next_item);
         Ok(Response::new(Box::pin(stream)))
     }
 }
 
 /// A running stream: its subscription, the account's peer (for `self_id`),
-/// the received media's ids and the heartbeat timer, reset by every message
-/// sent.
+/// the received media's ids and the heartbeat timer. An event only notes
+/// when it was sent (`last_sent`); the timer, when it fires, sends a
+/// heartbeat only after `heartbeat` of silence and otherwise waits for the
+/// rest of it, so a busy stream does not touch the timer once per event.
 struct State {
     sub: Subscription,
     peer: SharedPeer,
     ids: MediaIds,
     heartbeat: Option<Duration>,
     idle: Pin<Box<tokio::time::Sleep>>,
+    last_sent: tokio::time::Instant,
     started: bool,
     done: bool,
 }
 
 impl State {
+    fn new(
+        sub: Subscription,
+        peer: SharedPeer,
+        ids: MediaIds,
+        heartbeat: Option<Duration>,
+    ) -> State {
+        State {
+            sub,
+            peer,
+            ids,
+            heartbeat,
+            idle: Box::pin(tokio::time::sleep(heartbeat.unwrap_or_default())),
+            last_sent: tokio::time::Instant::now(),
+            started: false,
+            done: false,
+        }
+    }
+
     /// A heartbeat at the subscription's position; restarts the idle timer.
     fn beat(&mut self) -> Encoded {
         self.rearm();
@@ -154,12 +172,27 @@ impl State {
         Encoded(Bytes::from(response.encode_to_vec()))
     }
 
+    /// Restarts the idle timer from now.
     fn rearm(&mut self) {
+        self.last_sent = tokio::time::Instant::now();
         if let Some(period) = self.heartbeat {
-            self.idle
-                .as_mut()
-                .reset(tokio::time::Instant::now() + period);
+            self.idle.as_mut().reset(self.last_sent + period);
         }
+    }
+
+    /// True when the timer fired after a whole period of silence; when
+    /// something was sent since it was set, it is moved to a period after
+    /// that and false is returned.
+    fn silent_for_a_period(&mut self) -> bool {
+        let Some(period) = self.heartbeat else {
+            return false;
+        };
+        let due = self.last_sent + period;
+        if tokio::time::Instant::now() >= due {
+            return true;
+        }
+        self.idle.as_mut().reset(due);
+        false
     }
 }
 
@@ -183,12 +216,17 @@ async fn next_item(mut st: State) -> Option<(Result<Encoded, Status>, State)> {
     }
     // `Subscription::next` is cancel-safe: an event it took is returned, or
     // its sequence was already passed (filtered out) when it is dropped.
-    let step = match st.heartbeat {
-        Some(_) => tokio::select! {
-            r = st.sub.next() => Step::Event(r),
-            () = st.idle.as_mut() => Step::Beat,
-        },
-        None => Step::Event(st.sub.next().await),
+    let step = loop {
+        let step = match st.heartbeat {
+            Some(_) => tokio::select! {
+                r = st.sub.next() => Step::Event(r),
+                () = st.idle.as_mut() => Step::Beat,
+            },
+            None => Step::Event(st.sub.next().await),
+        };
+        if matches!(step, Step::Event(_)) || st.silent_for_a_period() {
+            break step;
+        }
     };
     match step {
         Step::Beat => {
@@ -197,7 +235,8 @@ async fn next_item(mut st: State) -> Option<(Result<Encoded, Status>, State)> {
         }
         Step::Event(None) => None,
         Step::Event(Some(Ok(stored))) => {
-            st.rearm();
+            // Only noted: the timer moves when it fires (`silent_for_a_period`).
+            st.last_sent = tokio::time::Instant::now();
             let item = Encoded::event(&stored, st.peer.status().self_id, &st.ids);
             Some((Ok(item), st))
         }
@@ -332,6 +371,52 @@ mod tests {
             .map(|m| format!("/{}/{}", pb::event_service_server::SERVICE_NAME, m.name()))
             .collect();
         assert_eq!(paths, [STREAM_EVENTS_PATH]);
+    }
+
+    /// What the stream sends next: `Some(sequence)` for an event, `None`
+    /// for a heartbeat.
+    async fn next(st: State) -> (Option<u64>, State) {
+        let (item, st) = next_item(st).await.expect("the stream goes on");
+        let m = pb::StreamEventsResponse::decode(item.expect("no error").0).expect("decodes");
+        (m.event.map(|e| e.sequence), st)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_heartbeat_comes_only_after_a_whole_period_of_silence() {
+        use crate::domain::ports::EventSink as _;
+        let hub = crate::domain::events::EventHub::new(16, Default::default());
+        let sub = hub
+            .subscribe("a", None, crate::domain::events::EventFilter::default())
+            .expect("subscribed");
+        let peer = crate::domain::testkit::FakeApi::new(crate::onebot::Flavor::NapCat);
+        let poke = || crate::domain::model::InboundEvent::Poke {
+            group_id: 1,
+            user_id: 2,
+            target_id: 3,
+            time: 4,
+        };
+        let period = Duration::from_secs(10);
+        let start = tokio::time::Instant::now();
+        let st = State::new(sub, peer, MediaIds::new([7; 32]), Some(period));
+        // The stream opens with a heartbeat.
+        let (first, st) = next(st).await;
+        assert_eq!(first, None);
+        hub.publish("a", poke());
+        let (event, st) = next(st).await;
+        assert_eq!(event, Some(1));
+        // An event 6 s in: the timer set at the start fires at 10 s, but the
+        // heartbeat waits for 10 s after that event.
+        tokio::time::advance(Duration::from_secs(6)).await;
+        hub.publish("a", poke());
+        let (event, st) = next(st).await;
+        assert_eq!(event, Some(2));
+        let (beat, st) = next(st).await;
+        assert_eq!(beat, None);
+        assert_eq!(start.elapsed(), Duration::from_secs(16));
+        // Then one every period while nothing happens.
+        let (beat, _st) = next(st).await;
+        assert_eq!(beat, None);
+        assert_eq!(start.elapsed(), Duration::from_secs(26));
     }
 
     #[test]
