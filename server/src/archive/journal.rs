@@ -46,6 +46,14 @@ CREATE TABLE IF NOT EXISTS journal_meta (
 );
 ";
 
+/// The entries after `?1`, oldest first; the caller stops after the page
+/// it wants. No `LIMIT ?`: SQLite (built with STAT4) re-prepares a statement
+/// whenever the value bound to its LIMIT changes, and a cached statement's
+/// bindings are cleared after every use, so it would be compiled again on
+/// every read.
+const READ_AFTER: &str = "SELECT id, account, seq, received_ms, kind, body FROM journal \
+                          WHERE id > ?1 ORDER BY id";
+
 /// Time between two checkpoints of the write-ahead log.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
@@ -316,14 +324,9 @@ impl EventJournal for SqliteJournal {
     fn read_after(&self, after_id: u64, limit: usize) -> Result<JournalPage> {
         let conn = lock(&self.read);
         let err = self.err();
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT id, account, seq, received_ms, kind, body FROM journal \
-                 WHERE id > ?1 ORDER BY id LIMIT ?2",
-            )
-            .map_err(&err)?;
+        let mut stmt = conn.prepare_cached(READ_AFTER).map_err(&err)?;
         let rows = stmt
-            .query_map(params![after_id as i64, limit as i64], |r| {
+            .query_map(params![after_id as i64], |r| {
                 Ok((
                     r.get::<_, i64>(0)?,
                     r.get::<_, String>(1)?,
@@ -335,7 +338,7 @@ impl EventJournal for SqliteJournal {
             })
             .map_err(&err)?;
         let mut page = JournalPage::default();
-        for row in rows {
+        for row in rows.take(limit) {
             let (id, account, seq, received_ms, kind, body) = row.map_err(&err)?;
             page.last_id = Some(id as u64);
             match decode_row(id, account, seq, received_ms, kind, &body) {
@@ -421,5 +424,41 @@ mod tests {
         let e = sqlite_err("archive", path, failure(rusqlite::ffi::SQLITE_CORRUPT));
         assert_eq!(e.kind, Kind::Internal);
         assert!(e.message.contains("/data/journal.sqlite3"), "{e}");
+    }
+
+    #[test]
+    fn reading_after_each_append_pages_in_order_without_recompiling() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = SqliteJournal::open(dir.path()).unwrap();
+        let event = |id: u64| Journaled {
+            id,
+            entry: JournalEntry::Event(StoredEvent::new(
+                Arc::from("a"),
+                id,
+                0,
+                Arc::new(crate::domain::model::InboundEvent::Poke {
+                    group_id: 1,
+                    user_id: 2,
+                    target_id: 3,
+                    time: id as i64,
+                }),
+            )),
+        };
+        for id in 1..=20 {
+            journal.append(&[event(id)], None).unwrap();
+            let page = journal.read_after(id - 1, 64).unwrap();
+            assert_eq!(page.last_id, Some(id));
+            assert_eq!(page.entries.len(), 1);
+        }
+        // A page stops at its limit, oldest first.
+        let page = journal.read_after(5, 3).unwrap();
+        let ids: Vec<u64> = page.entries.iter().map(|j| j.id).collect();
+        assert_eq!(ids, [6, 7, 8]);
+        assert_eq!(page.last_id, Some(8));
+        // The cached statement was compiled once, not once per read.
+        let conn = lock(&journal.read);
+        let stmt = conn.prepare_cached(READ_AFTER).unwrap();
+        assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
+        assert_eq!(stmt.get_status(rusqlite::StatementStatus::Run), 21);
     }
 }
