@@ -206,24 +206,23 @@ impl Archive {
         if messages.is_empty() || !self.is_archived(account_id, chat) {
             return;
         }
-        let keys: Vec<u64> = {
+        // The page's messages not handed over lately, each with its key.
+        let fresh: Vec<(u64, &Message)> = {
             let handed = self.handed.lock().unwrap_or_else(|p| p.into_inner());
             messages
                 .iter()
-                .map(|m| handed_key(account_id, chat, m.message_id))
-                .filter(|k| !handed.contains(k))
+                .map(|m| (handed_key(account_id, chat, m.message_id), m))
+                .filter(|(k, _)| !handed.contains(k))
                 .collect()
         };
-        if keys.is_empty() {
-            // Every message of the page was handed over lately.
+        if fresh.is_empty() {
             return;
         }
-        let ops = messages
+        let ops = fresh
             .iter()
-            .filter(|m| keys.contains(&handed_key(account_id, chat, m.message_id)))
-            .map(|m| ArchiveOp::Put {
+            .map(|(_, m)| ArchiveOp::Put {
                 account_id: account_id.to_string(),
-                message: m.clone(),
+                message: (*m).clone(),
                 source: Source::History,
                 media_ids: Vec::new(),
             })
@@ -233,11 +232,11 @@ impl Archive {
         self.intake_submitted.fetch_add(1, Ordering::AcqRel);
         if self.intake.try_send(ops).is_err() {
             self.intake_submitted.fetch_sub(1, Ordering::AcqRel);
-            metrics::archive_dropped("intake_full", keys.len() as u64);
+            metrics::archive_dropped("intake_full", fresh.len() as u64);
             return;
         }
         let mut handed = self.handed.lock().unwrap_or_else(|p| p.into_inner());
-        for k in keys {
+        for (k, _) in fresh {
             handed.put(k, ());
         }
     }
