@@ -94,8 +94,9 @@ stage_reliability() {
 }
 
 stage_soak() {
-  step "soak: 60 s of steady mixed load on the release gateway (flat memory, no errors)"
-  cargo run --release -q -p bench -- soak --seconds 60
+  step "soak: 180 s of steady mixed load on the release gateway (flat memory, no errors)"
+  # Long enough for the bounded caches to fill in the first third (see bench/src/soak.rs).
+  cargo run --release -q -p bench -- soak --seconds 180
 }
 
 stage_sdk() {
