@@ -83,6 +83,48 @@ pub(crate) type ActionResult = Result<Value, ActionError>;
 pub(crate) struct Reply {
     pub body: Value,
     pub status: StatusCode,
+    /// The envelope's fields in the order the implementation writes them.
+    pub order: &'static [&'static str],
+}
+
+impl Reply {
+    /// The body as the implementation writes it: the envelope's fields in
+    /// its order (NapCat: `status, retcode, data, message, wording, echo,
+    /// stream`), then any others; values inside keep serde_json's order.
+    pub(crate) fn text(&self) -> String {
+        let Value::Object(o) = &self.body else {
+            return self.body.to_string();
+        };
+        let known = self.order.iter().filter_map(|k| o.get_key_value(*k));
+        let rest = o.iter().filter(|(k, _)| !self.order.contains(&k.as_str()));
+        let mut out = String::with_capacity(256);
+        out.push('{');
+        for (i, (k, v)) in known.chain(rest).enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&Value::String(k.clone()).to_string());
+            out.push(':');
+            out.push_str(&v.to_string());
+        }
+        out.push('}');
+        out
+    }
+}
+
+/// The order of a flavor's envelope fields (go-cqhttp writes a map: its keys
+/// come sorted, as serde_json writes them).
+fn order(flavor: Flavor) -> &'static [&'static str] {
+    match flavor {
+        Flavor::NapCat => &[
+            "status", "retcode", "data", "message", "wording", "echo", "stream",
+        ],
+        Flavor::LlOneBot | Flavor::SnowLuma => {
+            &["status", "retcode", "data", "message", "wording", "echo"]
+        }
+        Flavor::Lagrange => &["status", "retcode", "data", "echo"],
+        Flavor::GoCqhttp => &[],
+    }
 }
 
 fn retcode(flavor: Flavor, transport: Transport, kind: ErrorKind) -> i64 {
@@ -203,6 +245,7 @@ pub(crate) fn render(
     Reply {
         body: Value::Object(o),
         status,
+        order: order(flavor),
     }
 }
 
@@ -254,5 +297,56 @@ mod tests {
             r.body,
             json!({"status":"failed","retcode":404,"data":null,"msg":"API_NOT_FOUND","wording":"API不存在","message":"API不存在","echo":"a"})
         );
+    }
+
+    /// The order of a reply's top-level keys as written.
+    fn keys(text: &str) -> Vec<String> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let mut keys = Vec::new();
+        serde::Deserializer::deserialize_map(&mut de, Keys(&mut keys)).unwrap();
+        keys
+    }
+
+    struct Keys<'a>(&'a mut Vec<String>);
+
+    impl<'de> serde::de::Visitor<'de> for Keys<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(k) = map.next_key::<String>()? {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                self.0.push(k);
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn envelope_fields_come_in_the_implementations_order() {
+        let ok: ActionResult = Ok(json!({"b": 1, "a": 2}));
+        let echo = json!("9");
+        let napcat = render(Flavor::NapCat, Transport::Ws, &ok, Some(&echo));
+        assert_eq!(
+            keys(&napcat.text()),
+            [
+                "status", "retcode", "data", "message", "wording", "echo", "stream"
+            ]
+        );
+        assert_eq!(
+            serde_json::from_str::<Value>(&napcat.text()).unwrap(),
+            napcat.body
+        );
+        let lagrange = render(Flavor::Lagrange, Transport::Ws, &ok, Some(&echo));
+        assert_eq!(
+            keys(&lagrange.text()),
+            ["status", "retcode", "data", "echo"]
+        );
+        let gocq = render(Flavor::GoCqhttp, Transport::Ws, &ok, Some(&echo));
+        let mut sorted = keys(&gocq.text());
+        assert!(sorted.is_sorted(), "{sorted:?}");
+        sorted.sort();
+        assert_eq!(sorted, keys(&gocq.body.to_string()));
     }
 }

@@ -29,7 +29,7 @@ use crate::auth::{self, AuthOutcome};
 use crate::exec::{self, Disposition};
 use crate::fault::FaultKind;
 use crate::flavor::Flavor;
-use crate::response::Transport;
+use crate::response::{Reply, Transport};
 use crate::shared::{Shared, lock};
 use crate::ws::{self, WsPlan};
 
@@ -356,7 +356,7 @@ async fn http_api(
             } else {
                 reply.status
             };
-            respond_json(status, &reply.body)
+            respond(status, Bytes::from(reply.text()), true)
         }
         Disposition::Stream { frames, delay } => {
             if let Some(d) = delay {
@@ -367,7 +367,7 @@ async fn http_api(
             let status = frames.first().map_or(StatusCode::OK, |r| r.status);
             let body = frames
                 .iter()
-                .map(|r| r.body.to_string())
+                .map(Reply::text)
                 .collect::<Vec<_>>()
                 .join("\r\n\r\n");
             respond(status, Bytes::from(body), true)

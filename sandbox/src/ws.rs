@@ -200,7 +200,7 @@ where
         None | Some(Disposition::Silent) => Ok(()),
         Some(Disposition::Drop) => Err(()),
         Some(Disposition::Reply { reply, delay }) => {
-            let text = Utf8Bytes::from(reply.body.to_string());
+            let text = Utf8Bytes::from(reply.text());
             match delay {
                 Some(d) => {
                     slow.push_back((Instant::now() + d, text));
@@ -211,7 +211,7 @@ where
         }
         Some(Disposition::Stream { frames, delay }) => {
             for reply in frames {
-                let text = Utf8Bytes::from(reply.body.to_string());
+                let text = Utf8Bytes::from(reply.text());
                 match delay {
                     Some(d) => slow.push_back((Instant::now() + d, text)),
                     None => replier.deliver(shared, sink, text).await?,
