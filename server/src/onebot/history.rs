@@ -35,8 +35,8 @@ use serde_json::{Map, Value, json};
 
 use self::probe::{Mark, Verdict, judge};
 use self::profile::{AnchorStyle, HistoryProfile};
-use super::frame::Data;
-use super::model::{Entries, history_entries, int_of};
+use super::frame::{Data, FrameText};
+use super::model::{Entries, history_entries, history_entries_of_frame, int_of};
 use crate::domain::model::ChatRef;
 use crate::domain::model::Message;
 use crate::domain::ports::HistoryPage;
@@ -108,15 +108,31 @@ pub struct Fetched {
     pub returned: usize,
 }
 
+/// A history answer's rows, oldest first, and how many entries the list
+/// had; `None` for an answer that holds no list at all.
+pub type Rows = Result<Option<(Vec<Message>, usize)>>;
+
 /// Decodes a history answer into its rows, oldest first (a stable sort
 /// keeps the peer's order within a second). `Ok(None)` for an answer that
 /// holds no list at all. The answer's `data` is read as text, in one pass,
 /// each message object straight into a [`Message`] ([`history_entries`]).
-pub fn rows(chat: ChatRef, data: Data) -> Result<Option<(Vec<Message>, usize)>> {
+pub fn rows(chat: ChatRef, data: Data) -> Rows {
     let Some(raw) = data.into_raw() else {
         return Ok(None);
     };
-    let (mut messages, returned) = match history_entries(raw, chat) {
+    rows_of(chat, history_entries(raw, chat))
+}
+
+/// [`rows`] of a whole reply read in one pass, with its top-level fields
+/// ([`history_entries_of_frame`]); `None` when the text is not a JSON
+/// object.
+pub fn rows_of_frame(chat: ChatRef, text: &FrameText) -> Option<(Value, Rows)> {
+    let (head, entries) = history_entries_of_frame(text.clone(), chat)?;
+    Some((head, rows_of(chat, entries)))
+}
+
+fn rows_of(chat: ChatRef, entries: Entries) -> Rows {
+    let (mut messages, returned) = match entries {
         Entries::List { messages, returned } => (messages, returned),
         Entries::None => return Ok(None),
         Entries::NotAnArray => return Err(protocol_error(chat, "`messages` is not an array")),
@@ -137,13 +153,30 @@ pub fn page(
     anchor: Option<&Mark>,
     answer: Result<Data>,
 ) -> Result<Fetched> {
+    page_of_rows(
+        profile,
+        chat,
+        count,
+        anchor,
+        answer.map(|data| rows(chat, data)),
+    )
+}
+
+/// [`page`] of an answer already read into its [`Rows`].
+pub fn page_of_rows(
+    profile: &HistoryProfile,
+    chat: ChatRef,
+    count: u32,
+    anchor: Option<&Mark>,
+    answer: Result<Rows>,
+) -> Result<Fetched> {
     let empty = |verdict| Fetched {
         page: HistoryPage::default(),
         verdict,
         returned: 0,
     };
-    let data = match answer {
-        Ok(data) => data,
+    let rows = match answer {
+        Ok(rows) => rows,
         // An empty chat (no anchor): nothing there.
         Err(e) if anchor.is_none() && is_not_there(&e) => return Ok(empty(None)),
         // An anchor the peer does not know: the profile may be wrong.
@@ -151,7 +184,7 @@ pub fn page(
         Err(e) if e.kind == Kind::OnebotActionUnsupported => return Err(unsupported(chat, &e)),
         Err(e) => return Err(e),
     };
-    let Some((mut messages, returned)) = rows(chat, data)? else {
+    let Some((mut messages, returned)) = rows? else {
         return Err(Error::new(
             Kind::HistoryUnsupported,
             format!(

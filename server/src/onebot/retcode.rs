@@ -120,11 +120,34 @@ enum Outcome {
     Failed(Error),
 }
 
-fn outcome(flavor: Flavor, via: Via, action: &str, head: &Value, data: &Data) -> Outcome {
-    let status = head
-        .get("status")
+/// The answer's `status`, trimmed and in lower case.
+fn status_of(head: &Value) -> Option<String> {
+    head.get("status")
         .and_then(Value::as_str)
-        .map(|s| s.trim().to_ascii_lowercase());
+        .map(|s| s.trim().to_ascii_lowercase())
+}
+
+/// True when the top-level fields alone make the answer a success (`status`
+/// `ok`, or no status and retcode 0), whatever `data` holds.
+pub fn is_ok(head: &Value) -> bool {
+    let status = status_of(head);
+    matches!(
+        (status.as_deref(), retcode_of(head)),
+        (Some("ok"), _) | (None, Some(0))
+    )
+}
+
+/// The error of a reply that is not a JSON object.
+pub fn unreadable_reply(action: &str, err: &serde_json::Error) -> Error {
+    Error::new(
+        Kind::OnebotProtocolError,
+        format!("{action}: the OneBot implementation's reply is not a JSON object ({err})"),
+    )
+    .with("action", action)
+}
+
+fn outcome(flavor: Flavor, via: Via, action: &str, head: &Value, data: &Data) -> Outcome {
+    let status = status_of(head);
     let status = status.as_deref();
     let retcode = retcode_of(head);
     match (status, retcode) {

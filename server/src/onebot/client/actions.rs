@@ -6,6 +6,7 @@ use tokio::sync::watch;
 
 use super::AccountClient;
 use super::inner::{Inner, lock};
+use super::routing::ReadData;
 use crate::domain::call::Deadline;
 use crate::domain::model::{
     AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message, ReceivedMedia,
@@ -14,9 +15,11 @@ use crate::domain::ports::{HistoryPage, MediaSink, MediaStep, OutSegment, PeerAp
 use crate::error::{Error, Kind, Result};
 use crate::onebot::answer;
 use crate::onebot::flavor::Flavor;
+use crate::onebot::frame::{Data, FrameText};
 use crate::onebot::ids;
 use crate::onebot::model::{
     MemberList, decode_forward, decode_group, decode_message, int_of, member_list,
+    member_list_of_frame,
 };
 use crate::onebot::outgoing::{self, object};
 
@@ -149,14 +152,14 @@ impl PeerApi for AccountClient {
         }
         // The list is read from the answer's text in one pass; each member
         // keeps its own object as a slice of that text.
-        let data = self
+        let list = self
             .inner
-            .call_data("get_group_member_list", params, deadline)
+            .call_reading("get_group_member_list", params, deadline, &Members)
             .await?;
-        match data.into_raw().map(member_list) {
-            None | Some(MemberList::Nothing) => Err(answer::lacks("get_group_member_list")),
-            Some(MemberList::Members(members)) => Ok(members),
-            Some(MemberList::NotAnArray(kind)) => Err(Error::new(
+        match list {
+            MemberList::Nothing => Err(answer::lacks("get_group_member_list")),
+            MemberList::Members(members) => Ok(members),
+            MemberList::NotAnArray(kind) => Err(Error::new(
                 Kind::OnebotProtocolError,
                 format!("get_group_member_list: expected an array, got {kind}"),
             )
@@ -324,5 +327,21 @@ impl PeerApi for AccountClient {
     /// `get_msg`.
     async fn media_message(&self, message_id: i64, deadline: Deadline) -> Result<Message> {
         self.inner.media_message(message_id, deadline).await
+    }
+}
+
+/// A member list, read in the same pass as the reply when the connection
+/// hands it over undecoded.
+struct Members;
+
+impl ReadData for Members {
+    type Out = MemberList;
+
+    fn data(&self, data: Data) -> MemberList {
+        data.into_raw().map_or(MemberList::Nothing, member_list)
+    }
+
+    fn frame(&self, text: &FrameText) -> Option<(Value, MemberList)> {
+        member_list_of_frame(text.clone())
     }
 }

@@ -361,7 +361,9 @@ impl Inner {
         let mut name = String::new();
         loop {
             let frame = match tokio::time::timeout_at(next_deadline(), call.next()).await {
-                Ok(Answer::Reply(frame)) => frame,
+                Ok(Answer::Reply(reply)) => reply
+                    .into_frame()
+                    .map_err(|e| retcode::unreadable_reply(action, &e))?,
                 Ok(Answer::Lost) => {
                     return Err(self.link_error(action, LinkError::Lost, per_frame));
                 }

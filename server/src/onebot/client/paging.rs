@@ -25,13 +25,13 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::inner::{Inner, lock};
-use super::routing::Route;
+use super::routing::{ReadData, Route};
 use crate::domain::call::Deadline;
 use crate::domain::model::ChatRef;
 use crate::domain::ports::HistoryPage;
 use crate::error::{Error, Kind, Result};
 use crate::onebot::answer;
-use crate::onebot::frame::Data;
+use crate::onebot::frame::{Data, FrameText};
 use crate::onebot::history::probe::{Mark, Probe, Verdict, check_probe};
 use crate::onebot::history::profile::{AnchorStyle, Basis, HistoryProfile};
 use crate::onebot::history::{self, Fetched};
@@ -320,8 +320,10 @@ impl Inner {
         deadline: Deadline,
     ) -> Result<Fetched> {
         let (action, params) = history::request(profile, chat, count, anchor);
-        let answer = self.call_data(action, params, deadline).await;
-        history::page(profile, chat, count, anchor, answer)
+        let answer = self
+            .call_reading(action, params, deadline, &HistoryRows(chat))
+            .await;
+        history::page_of_rows(profile, chat, count, anchor, answer)
     }
 
     /// `GetHistory`'s page: fetched in the learned style, judged against
@@ -409,5 +411,21 @@ impl Inner {
             }
         }
         Ok(fetched.page)
+    }
+}
+
+/// A history page's rows, read in the same pass as the reply when the
+/// connection hands it over undecoded.
+struct HistoryRows(ChatRef);
+
+impl ReadData for HistoryRows {
+    type Out = history::Rows;
+
+    fn data(&self, data: Data) -> history::Rows {
+        history::rows(self.0, data)
+    }
+
+    fn frame(&self, text: &FrameText) -> Option<(Value, history::Rows)> {
+        history::rows_of_frame(self.0, text)
     }
 }

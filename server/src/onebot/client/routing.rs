@@ -20,7 +20,7 @@ use crate::domain::call::Deadline;
 use crate::domain::model::ConnState;
 use crate::error::{Error, Kind, Result};
 use crate::onebot::flavor::Flavor;
-use crate::onebot::frame::{Data, Frame};
+use crate::onebot::frame::{Data, Frame, FrameText, Reply};
 use crate::onebot::ids;
 use crate::onebot::outgoing::LazyBase64;
 use crate::onebot::retcode::{self, Via};
@@ -40,7 +40,7 @@ pub(crate) enum Route {
 /// What one exchange on a route came back with.
 pub(crate) enum Answer {
     /// Over the WebSocket link.
-    Ws(std::result::Result<Frame, LinkError>),
+    Ws(std::result::Result<Reply, LinkError>),
     /// Over HTTP, with the HTTP status.
     Http(std::result::Result<(u16, Frame), HttpError>),
 }
@@ -110,14 +110,40 @@ impl Inner {
         timeout: Duration,
         flavor: Flavor,
     ) -> Result<Data> {
-        match answer {
-            Answer::Ws(Ok(frame)) => retcode::classify_frame(flavor, Via::Ws, action, frame),
-            Answer::Ws(Err(e)) => Err(self.link_error(action, e, timeout)),
-            Answer::Http(Ok((status, frame))) => {
-                retcode::classify_frame(flavor, Via::Http(status), action, frame)
+        self.settle_with(action, answer, timeout, flavor, &AsData).1
+    }
+
+    /// [`settle`](Self::settle), `data` read by `read`; also the retcode
+    /// the peer answered with (`Some(None)`: a reply without one), `None`
+    /// when no reply came.
+    fn settle_with<R: ReadData>(
+        &self,
+        action: &str,
+        answer: Answer,
+        timeout: Duration,
+        flavor: Flavor,
+        read: &R,
+    ) -> (Option<Option<i64>>, Result<R::Out>) {
+        let (via, frame) = match answer {
+            Answer::Ws(Ok(Reply::Text(text))) => {
+                // A success is read in one pass; anything else is decoded
+                // whole and classified as every answer is.
+                if let Some((head, out)) = read.frame(&text).filter(|(h, _)| retcode::is_ok(h)) {
+                    return (Some(retcode::retcode_of(&head)), Ok(out));
+                }
+                match text.parse() {
+                    Ok(frame) => (Via::Ws, frame),
+                    Err(e) => return (Some(None), Err(retcode::unreadable_reply(action, &e))),
+                }
             }
-            Answer::Http(Err(e)) => Err(self.http_error(action, e, timeout)),
-        }
+            Answer::Ws(Ok(Reply::Frame(frame))) => (Via::Ws, frame),
+            Answer::Ws(Err(e)) => return (None, Err(self.link_error(action, e, timeout))),
+            Answer::Http(Ok((status, frame))) => (Via::Http(status), frame),
+            Answer::Http(Err(e)) => return (None, Err(self.http_error(action, e, timeout))),
+        };
+        let retcode = retcode::retcode_of(frame.head());
+        let result = retcode::classify_frame(flavor, via, action, frame).map(|d| read.data(d));
+        (Some(retcode), result)
     }
 
     /// Calls `action` and returns its `data` decoded.
@@ -139,7 +165,7 @@ impl Inner {
         media: &[LazyBase64],
         deadline: Deadline,
     ) -> Result<Value> {
-        self.call_data_with(action, params, media, deadline)
+        self.call_data_with(action, params, media, deadline, &AsData)
             .await
             .map(Data::into_value)
     }
@@ -152,16 +178,31 @@ impl Inner {
         params: Value,
         caller: Deadline,
     ) -> Result<Data> {
-        self.call_data_with(action, params, &[], caller).await
+        self.call_data_with(action, params, &[], caller, &AsData)
+            .await
     }
 
-    async fn call_data_with(
+    /// [`call_action`](Self::call_action) with the answer's `data` read by
+    /// `read` (in the same pass as the reply itself when the connection
+    /// hands the reply over undecoded).
+    pub(crate) async fn call_reading<R: ReadData>(
+        &self,
+        action: &str,
+        params: Value,
+        caller: Deadline,
+        read: &R,
+    ) -> Result<R::Out> {
+        self.call_data_with(action, params, &[], caller, read).await
+    }
+
+    async fn call_data_with<R: ReadData>(
         &self,
         action: &str,
         mut params: Value,
         media: &[LazyBase64],
         caller: Deadline,
-    ) -> Result<Data> {
+        read: &R,
+    ) -> Result<R::Out> {
         // Mapped message ids go back as the peer wrote them.
         ids::outbound(&mut params);
         if caller.expired() {
@@ -194,9 +235,7 @@ impl Inner {
                     self.clear_link(link);
                     continue;
                 }
-                (_, Answer::Ws(Ok(frame)) | Answer::Http(Ok((_, frame)))) => {
-                    m::peer_reply(&self.id, action, retcode::retcode_of(frame.head()), elapsed)
-                }
+                (_, Answer::Ws(Ok(_)) | Answer::Http(Ok(_))) => {}
                 (_, Answer::Ws(Err(e))) => {
                     let outcome = match e {
                         LinkError::Timeout { .. } => ActionOutcome::Timeout,
@@ -218,7 +257,41 @@ impl Inner {
                     }
                 }
             }
-            return self.settle(action, answer, timeout, flavor);
+            let (replied, result) = self.settle_with(action, answer, timeout, flavor, read);
+            if let Some(retcode) = replied {
+                m::peer_reply(&self.id, action, retcode, elapsed);
+            }
+            return result;
         }
+    }
+}
+
+/// What a caller makes of an answer's `data`.
+pub(crate) trait ReadData {
+    /// What it makes of it.
+    type Out;
+
+    /// From `data` as text, once the answer is known to be a success.
+    fn data(&self, data: Data) -> Self::Out;
+
+    /// The answer's top-level fields and what its `data` makes, read in
+    /// one pass over a reply handed over undecoded. `None` when the text
+    /// does not read that way: it is then decoded whole and classified as
+    /// any answer is, and a success goes to [`data`](Self::data).
+    fn frame(&self, text: &FrameText) -> Option<(Value, Self::Out)>;
+}
+
+/// `data` kept as the text it came in.
+pub(crate) struct AsData;
+
+impl ReadData for AsData {
+    type Out = Data;
+
+    fn data(&self, data: Data) -> Data {
+        data
+    }
+
+    fn frame(&self, _: &FrameText) -> Option<(Value, Data)> {
+        None
     }
 }

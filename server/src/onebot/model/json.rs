@@ -29,6 +29,7 @@ use super::value::{
     segment_of_fields, segment_of_parts, segments_of,
 };
 use crate::domain::model::{ChatRef, Message, RawEntries, RawJson, Segment};
+use crate::onebot::frame::{self, FrameText};
 
 /// The top-level keys decoding reads: the plain fields first, then
 /// `sender` and `message`, which have readers of their own.
@@ -155,10 +156,25 @@ pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
     let page = Arc::new(PageText::new(data));
     // The text is valid JSON; only a nesting deeper than serde_json allows
     // fails here.
-    let shape = match serde_json::from_str::<Shape>(page.data.get()) {
-        Ok(shape) => shape,
-        Err(_) => return Entries::NotAnObject,
-    };
+    match serde_json::from_str::<Shape>(page.text()) {
+        Ok(shape) => entries_of(shape, &page, chat),
+        Err(_) => Entries::NotAnObject,
+    }
+}
+
+/// A whole history reply read in one pass: its top-level fields (as
+/// [`Frame::head`](crate::onebot::frame::Frame::head)) and the entries of
+/// its `data` ([`Entries::None`] without one), as [`history_entries`] reads
+/// them. `None` when the text is not a JSON object.
+pub fn history_entries_of_frame(text: FrameText, chat: ChatRef) -> Option<(Value, Entries)> {
+    let page = Arc::new(PageText::frame(text));
+    let (head, shape) = frame::read_with(page.text(), ShapeVisitor { inner: false }).ok()?;
+    let entries = shape.map_or(Entries::None, |shape| entries_of(shape, &page, chat));
+    Some((head, entries))
+}
+
+/// The messages of a page read as `shape`; their `raw` share `page`.
+fn entries_of(shape: Shape, page: &Arc<PageText>, chat: ChatRef) -> Entries {
     match shape {
         Shape::None => Entries::None,
         Shape::NotAnArray => Entries::NotAnArray,
@@ -178,34 +194,73 @@ pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
 }
 
 /// An answer's `data` text (a history page, a member list), shared by the
-/// objects decoded from it.
+/// objects decoded from it: the text of `data` alone, or of the whole reply
+/// it is the `data` of.
 pub(super) struct PageText {
-    data: Box<RawValue>,
-    /// Where each entry of the list lies in `data`.
+    text: Source,
+    /// Where each entry of the list lies in the text.
     entries: OnceLock<Vec<Range<usize>>>,
+}
+
+enum Source {
+    Data(Box<RawValue>),
+    Frame(FrameText),
 }
 
 impl PageText {
     /// The shared text of `data`.
     pub(super) fn new(data: Box<RawValue>) -> PageText {
         PageText {
-            data,
+            text: Source::Data(data),
+            entries: OnceLock::new(),
+        }
+    }
+
+    /// The shared text of a whole reply; the list is in its `data`.
+    pub(super) fn frame(text: FrameText) -> PageText {
+        PageText {
+            text: Source::Frame(text),
             entries: OnceLock::new(),
         }
     }
 
     /// The text.
     pub(super) fn text(&self) -> &str {
-        self.data.get()
+        match &self.text {
+            Source::Data(data) => data.get(),
+            Source::Frame(text) => text.as_str(),
+        }
+    }
+
+    /// Where the entries lie in [`text`](Self::text).
+    fn ranges(&self) -> Vec<Range<usize>> {
+        let text = self.text();
+        let data = match self.text {
+            Source::Data(_) => Some(text),
+            // Later duplicates win, as in a `Value`.
+            Source::Frame(_) => serde_json::from_str::<BTreeMap<String, &RawValue>>(text)
+                .ok()
+                .and_then(|o| o.get("data").map(|d| d.get())),
+        };
+        let Some(data) = data else {
+            return Vec::new();
+        };
+        // `data` borrows from `text`: its offset is the distance between
+        // the two.
+        let offset = data.as_ptr() as usize - text.as_ptr() as usize;
+        entry_ranges(data)
+            .into_iter()
+            .map(|r| r.start + offset..r.end + offset)
+            .collect()
     }
 }
 
 impl RawEntries for PageText {
     /// The text of entry `index` (`null` if there is none).
     fn entry(&self, index: usize) -> &str {
-        let text = self.data.get();
+        let text = self.text();
         self.entries
-            .get_or_init(|| entry_ranges(text))
+            .get_or_init(|| self.ranges())
             .get(index)
             .and_then(|r| text.get(r.clone()))
             .unwrap_or("null")
@@ -252,6 +307,7 @@ impl<'de> Deserialize<'de> for Shape {
 }
 
 /// Reads `data` (`inner`: false) or its `messages` (`inner`: true).
+#[derive(Clone, Copy)]
 struct ShapeVisitor {
     inner: bool,
 }

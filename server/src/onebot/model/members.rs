@@ -8,12 +8,14 @@
 use std::fmt;
 use std::sync::Arc;
 
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::json::PageText;
 use super::scalar::Scalar;
 use crate::domain::model::{GroupMember, RawJson};
+use crate::onebot::frame::{self, FrameText};
 
 /// The member keys read; every other key is skipped.
 const KEYS: [&str; 8] = [
@@ -41,94 +43,138 @@ pub enum MemberList {
 
 /// Decodes `data` (a member array) in one pass over its text.
 pub fn member_list(data: Box<RawValue>) -> MemberList {
-    let text = data.get();
-    let kind = match text.as_bytes().first() {
-        Some(b'[') => None,
-        Some(b'n') => return MemberList::Nothing,
-        Some(b'{') if text[1..].trim_start().starts_with('}') => return MemberList::Nothing,
-        Some(b'{') => Some("an object"),
-        Some(b'"') => Some("a string"),
-        Some(b't' | b'f') => Some("a boolean"),
-        _ => Some("a number"),
-    };
-    if let Some(kind) = kind {
-        return MemberList::NotAnArray(kind);
-    }
     let page = Arc::new(PageText::new(data));
-    let entries = match serde_json::from_str::<List>(page.text()) {
-        Ok(List(entries)) => entries,
+    let mut de = serde_json::Deserializer::from_str(page.text());
+    match ListSeed(&page).deserialize(&mut de) {
+        Ok(list) => list,
         // The text is valid JSON; only a nesting deeper than serde_json
         // allows fails here.
-        Err(_) => return MemberList::NotAnArray("an array too deeply nested"),
-    };
-    MemberList::Members(
-        entries
-            .into_iter()
-            .enumerate()
-            .map(|(index, mut member)| {
-                member.raw = RawJson::entry(page.clone(), index);
-                member
-            })
-            .collect(),
-    )
-}
-
-/// The list's entries, each read as a member.
-struct List(Vec<GroupMember>);
-
-impl<'de> Deserialize<'de> for List {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<List, D::Error> {
-        deserializer.deserialize_seq(ListVisitor)
+        Err(_) => MemberList::NotAnArray("an array too deeply nested"),
     }
 }
 
-struct ListVisitor;
+/// A whole member-list reply read in one pass: its top-level fields (as
+/// [`Frame::head`](crate::onebot::frame::Frame::head)) and its `data` as
+/// [`member_list`] reads it ([`MemberList::Nothing`] without one). `None`
+/// when the text is not a JSON object.
+pub fn member_list_of_frame(text: FrameText) -> Option<(Value, MemberList)> {
+    let page = Arc::new(PageText::frame(text));
+    let (head, list) = frame::read_with(page.text(), ListSeed(&page)).ok()?;
+    Some((head, list.unwrap_or(MemberList::Nothing)))
+}
 
-impl<'de> Visitor<'de> for ListVisitor {
-    type Value = List;
+/// Reads `data`: an array's entries each as a member whose `raw` is its
+/// entry of `page` (the text being read), anything else named.
+#[derive(Clone, Copy)]
+struct ListSeed<'p>(&'p Arc<PageText>);
+
+impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
+    type Value = MemberList;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<MemberList, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListSeed<'_> {
+    type Value = MemberList;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member array")
+        f.write_str("any JSON value")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<List, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(Entry(member)) = seq.next_element::<Entry>()? {
-            out.push(member);
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MemberList, A::Error> {
+        let mut out: Vec<GroupMember> = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        // Each member is read into its place in the list: one slot pushed
+        // ahead of the entry, taken back when the array has ended.
+        loop {
+            let raw = RawJson::entry(self.0.clone(), out.len());
+            out.push(GroupMember {
+                user_id: None,
+                nickname: String::new(),
+                card: String::new(),
+                role: String::new(),
+                title: String::new(),
+                level: String::new(),
+                join_time: None,
+                last_sent_time: None,
+                raw,
+            });
+            let slot = out.last_mut().expect("just pushed");
+            if seq.next_element_seed(EntrySeed(slot))?.is_none() {
+                out.pop();
+                return Ok(MemberList::Members(out));
+            }
         }
-        Ok(List(out))
+    }
+
+    /// `null` or `{}`: what a peer without the action answers `ok` with.
+    fn visit_unit<E: de::Error>(self) -> Result<MemberList, E> {
+        Ok(MemberList::Nothing)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MemberList, A::Error> {
+        let mut empty = true;
+        while map.next_key::<IgnoredAny>()?.is_some() {
+            map.next_value::<IgnoredAny>()?;
+            empty = false;
+        }
+        Ok(if empty {
+            MemberList::Nothing
+        } else {
+            MemberList::NotAnArray("an object")
+        })
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<MemberList, E> {
+        Ok(MemberList::NotAnArray("a string"))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<MemberList, E> {
+        Ok(MemberList::NotAnArray("a boolean"))
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<MemberList, E> {
+        Ok(MemberList::NotAnArray("a number"))
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<MemberList, E> {
+        Ok(MemberList::NotAnArray("a number"))
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<MemberList, E> {
+        Ok(MemberList::NotAnArray("a number"))
     }
 }
 
-/// One entry: a member object read field by field, anything else a member
-/// without fields.
-struct Entry(GroupMember);
+/// One entry read into its member: an object field by field, anything else
+/// a member without fields. A member without a role is a `member`.
+struct EntrySeed<'m>(&'m mut GroupMember);
 
-impl<'de> Deserialize<'de> for Entry {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Entry, D::Error> {
-        deserializer.deserialize_any(EntryVisitor)
+impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let member = deserializer.deserialize_any(EntryVisitor(&mut *self.0))?;
+        if member.role.trim().is_empty() {
+            member.role = "member".to_owned();
+        }
+        Ok(())
     }
 }
 
-struct EntryVisitor;
-
-fn finish(mut member: GroupMember) -> Entry {
-    if member.role.trim().is_empty() {
-        member.role = "member".to_owned();
-    }
-    Entry(member)
-}
+struct EntryVisitor<'m>(&'m mut GroupMember);
 
 macro_rules! fieldless {
     ($($name:ident: $ty:ty),*) => {
-        $(fn $name<E: de::Error>(self, _: $ty) -> Result<Entry, E> {
-            Ok(finish(GroupMember::default()))
+        $(fn $name<E: de::Error>(self, _: $ty) -> Result<Self::Value, E> {
+            Ok(self.0)
         })*
     };
 }
 
-impl<'de> Visitor<'de> for EntryVisitor {
-    type Value = Entry;
+impl<'de, 'm> Visitor<'de> for EntryVisitor<'m> {
+    type Value = &'m mut GroupMember;
 
     fieldless!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64, visit_str: &str);
 
@@ -136,17 +182,17 @@ impl<'de> Visitor<'de> for EntryVisitor {
         f.write_str("any JSON value")
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<Entry, E> {
-        Ok(finish(GroupMember::default()))
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.0)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Entry, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(finish(GroupMember::default()))
+        Ok(self.0)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entry, A::Error> {
-        let mut m = GroupMember::default();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let m = self.0;
         // Later duplicates win, as in a `Value`.
         while let Some(index) = map.next_key_seed(Key)? {
             let Some(index) = index else {
@@ -165,7 +211,7 @@ impl<'de> Visitor<'de> for EntryVisitor {
                 _ => m.last_sent_time = v.int().filter(|t| *t != 0),
             }
         }
-        Ok(finish(m))
+        Ok(m)
     }
 }
 

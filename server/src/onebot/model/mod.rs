@@ -10,8 +10,8 @@ pub mod scalar;
 pub mod value;
 
 pub use forward::decode_forward;
-pub use json::{Entries, decode_message_json, history_entries};
-pub use members::{MemberList, member_list};
+pub use json::{Entries, decode_message_json, history_entries, history_entries_of_frame};
+pub use members::{MemberList, member_list, member_list_of_frame};
 pub use value::{
     decode_group, decode_member, decode_members, decode_message, decode_segment, int_of,
     raw_of_text, raw_of_value, segments_of, str_of,

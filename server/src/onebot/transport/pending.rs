@@ -13,13 +13,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::onebot::frame::Frame;
+use crate::onebot::frame::{Frame, FrameText, Reply};
 
 /// How a pending call ended, from the connection's side.
 #[derive(Debug)]
 pub enum Answer {
-    /// The peer answered with this frame.
-    Reply(Frame),
+    /// The peer answered with this frame (a stream action's frames are
+    /// always [`Reply::Frame`]).
+    Reply(Reply),
     /// The connection dropped before an answer.
     Lost,
 }
@@ -123,7 +124,7 @@ impl Pending {
                 }
                 drop(inner);
                 // A receiver gone means the caller gave up: drop the frame.
-                let _ = tx.send(Answer::Reply(frame));
+                let _ = tx.send(Answer::Reply(Reply::Frame(frame)));
                 Ok(())
             }
             Some(Waiter::Once(_)) => {
@@ -133,11 +134,27 @@ impl Pending {
                 drop(inner);
                 // The receiver may have just been dropped: the call is over
                 // either way.
-                let _ = tx.send(Answer::Reply(frame));
+                let _ = tx.send(Answer::Reply(Reply::Frame(frame)));
                 Ok(())
             }
             None => Err(frame),
         }
+    }
+
+    /// Delivers a reply still undecoded to the single call waiting for
+    /// `key`. Gives the text back when no such call waits, or when a stream
+    /// action does (its frames are decoded here, to tell the last one).
+    pub fn complete_text(&self, key: &str, text: FrameText) -> Result<(), FrameText> {
+        let mut inner = self.lock();
+        if !matches!(inner.waiting.get(key), Some(Waiter::Once(_))) {
+            return Err(text);
+        }
+        let Some(Waiter::Once(tx)) = inner.waiting.remove(key) else {
+            return Err(text);
+        };
+        drop(inner);
+        let _ = tx.send(Answer::Reply(Reply::Text(text)));
+        Ok(())
     }
 
     /// Fails every waiting call with [`Answer::Lost`] and refuses new ones.

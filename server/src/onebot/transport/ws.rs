@@ -38,7 +38,7 @@ use super::body::{Fragments, Outgoing, ParamsJson};
 use super::pending::{Answer, Pending, PendingStream, RegisterError, echo_key};
 use crate::domain::model::TransportKind;
 use crate::onebot::events::{self, Decoded};
-use crate::onebot::frame::Frame;
+use crate::onebot::frame::{self, Frame, FrameText, Reply};
 use crate::onebot::retcode;
 
 /// Largest WebSocket message and frame, both ways (NapCat allows 50 MB).
@@ -206,7 +206,11 @@ impl Link {
         deadline: Instant,
     ) -> Result<Frame, LinkError> {
         let body = ParamsJson::new(params.clone());
-        self.call_json(echo, action, &body, deadline).await
+        let reply = self.call_json(echo, action, &body, deadline).await?;
+        // Text that is no JSON object is no reply: as if none came.
+        reply
+            .into_frame()
+            .map_err(|_| LinkError::Timeout { sent: true })
     }
 
     /// [`call`](Self::call) with parameters serialized beforehand (large
@@ -222,7 +226,7 @@ impl Link {
         action: &str,
         params: &ParamsJson,
         deadline: Instant,
-    ) -> Result<Frame, LinkError> {
+    ) -> Result<Reply, LinkError> {
         let mut call = self.pending.register(echo).map_err(|e| match e {
             RegisterError::Full => LinkError::Full,
             RegisterError::Closed => LinkError::NotSent,
@@ -254,7 +258,7 @@ impl Link {
             Ok(Ok(())) => {}
         }
         match tokio::time::timeout_at(deadline, call.answer()).await {
-            Ok(Answer::Reply(frame)) => Ok(frame),
+            Ok(Answer::Reply(reply)) => Ok(reply),
             Ok(Answer::Lost) => Err(LinkError::Lost),
             Err(_) => Err(LinkError::Timeout { sent: true }),
         }
@@ -571,7 +575,7 @@ impl Session {
                     last_frame = Instant::now();
                     match msg {
                         Message::Text(text) => {
-                            if let Some(end) = self.on_text(text.as_str(), &mut heartbeat) {
+                            if let Some(end) = self.on_text(text, &mut heartbeat) {
                                 break end;
                             }
                         }
@@ -603,7 +607,24 @@ impl Session {
     }
 
     /// Handles one text frame; `Some` ends the session.
-    fn on_text(&self, text: &str, heartbeat: &mut Option<Duration>) -> Option<SessionEnd> {
+    fn on_text(
+        &self,
+        text: tungstenite::Utf8Bytes,
+        heartbeat: &mut Option<Duration>,
+    ) -> Option<SessionEnd> {
+        // A reply whose echo ends it goes to its call undecoded: the call
+        // reads it once, into what it needs.
+        let text = match frame::peek_echo(text.as_str()) {
+            Some(key) => {
+                let key = key.to_owned();
+                match self.pending.complete_text(&key, FrameText::new(text)) {
+                    Ok(()) => return None,
+                    Err(text) => text,
+                }
+            }
+            None => FrameText::new(text),
+        };
+        let text = text.as_str();
         // `data` stays text here: the caller decodes it into what it needs.
         let frame = match Frame::parse(text) {
             Ok(frame) => frame,
