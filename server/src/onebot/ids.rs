@@ -37,6 +37,8 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 
+use crate::onebot::model::scalar::Scalar;
+
 /// File name of the store inside the data directory.
 pub const STORE_FILE: &str = "onebot-ids.redb";
 
@@ -67,26 +69,24 @@ pub fn is_mapped(id: i64) -> bool {
 /// the way back). `None` for `null`, booleans, containers, empty strings
 /// and non-integral numbers.
 pub fn message_id_of(v: &Value) -> Option<i64> {
+    message_id_of_scalar(&Scalar::of_value(v))
+}
+
+/// [`message_id_of`] for a field read as a [`Scalar`].
+pub fn message_id_of_scalar(v: &Scalar<'_>) -> Option<i64> {
     match v {
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                return Some(i);
-            }
-            if let Some(u) = n.as_u64() {
-                return Some(remember(&u.to_string()));
-            }
-            let f = n.as_f64()?;
-            (f.is_finite() && f.fract() == 0.0 && (-9.0e18..=9.0e18).contains(&f))
-                .then_some(f as i64)
-        }
-        Value::String(s) => {
+        Scalar::I64(i) => Some(*i),
+        Scalar::U64(u) => Some(i64::try_from(*u).unwrap_or_else(|_| remember(&u.to_string()))),
+        Scalar::F64(f) => (f.is_finite() && f.fract() == 0.0 && (-9.0e18..=9.0e18).contains(f))
+            .then_some(*f as i64),
+        Scalar::Str(s) => {
             let t = s.trim();
             if t.is_empty() {
                 return None;
             }
             Some(t.parse::<i64>().unwrap_or_else(|_| remember(t)))
         }
-        _ => None,
+        Scalar::Bool(_) | Scalar::Null | Scalar::Nested => None,
     }
 }
 

@@ -102,13 +102,13 @@ pub fn decode_message_json(raw: &RawValue, chat: Option<ChatRef>) -> Option<Mess
 /// The message in `text`, if it is one (see
 /// [`decode_message`](super::decode_message)).
 fn message(text: &str, chat: Option<ChatRef>, raw: impl FnOnce() -> RawJson) -> Option<Message> {
-    let Obj(fields) = serde_json::from_str::<Obj<MessageFields>>(text).ok()?;
+    let Obj(fields) = serde_json::from_str::<Obj<MessageFields<'_>>>(text).ok()?;
     finish(fields?, chat, raw)
 }
 
 /// The message made of `fields`, if the ids check out.
 fn finish(
-    fields: MessageFields,
+    fields: MessageFields<'_>,
     chat: Option<ChatRef>,
     raw: impl FnOnce() -> RawJson,
 ) -> Option<Message> {
@@ -121,7 +121,8 @@ fn finish(
         top: &top,
         sender: &sender,
     };
-    let raw_message = view.value_of("raw_message").as_str();
+    let raw_message = view.value_of("raw_message");
+    let raw_message = raw_message.as_str();
     let segments = move || match message {
         MessageField::Segments(segments) if !segments.is_empty() => segments,
         MessageField::Segments(_) => segments_of(&Value::Null, raw_message),
@@ -156,7 +157,7 @@ pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
     let page = Arc::new(PageText::new(data));
     // The text is valid JSON; only a nesting deeper than serde_json allows
     // fails here.
-    match serde_json::from_str::<Shape>(page.text()) {
+    match serde_json::from_str::<Shape<'_>>(page.text()) {
         Ok(shape) => entries_of(shape, &page, chat),
         Err(_) => Entries::NotAnObject,
     }
@@ -174,7 +175,7 @@ pub fn history_entries_of_frame(text: FrameText, chat: ChatRef) -> Option<(Value
 }
 
 /// The messages of a page read as `shape`; their `raw` share `page`.
-fn entries_of(shape: Shape, page: &Arc<PageText>, chat: ChatRef) -> Entries {
+fn entries_of(shape: Shape<'_>, page: &Arc<PageText>, chat: ChatRef) -> Entries {
     match shape {
         Shape::None => Entries::None,
         Shape::NotAnArray => Entries::NotAnArray,
@@ -293,15 +294,15 @@ fn entry_ranges(text: &str) -> Vec<Range<usize>> {
 }
 
 /// What the text of `data` turned out to be.
-enum Shape {
+enum Shape<'de> {
     None,
-    List(Vec<Obj<MessageFields>>),
+    List(Vec<Obj<MessageFields<'de>>>),
     NotAnArray,
     NotAnObject,
 }
 
-impl<'de> Deserialize<'de> for Shape {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shape, D::Error> {
+impl<'de> Deserialize<'de> for Shape<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shape<'de>, D::Error> {
         deserializer.deserialize_any(ShapeVisitor { inner: false })
     }
 }
@@ -313,15 +314,15 @@ struct ShapeVisitor {
 }
 
 impl<'de> DeserializeSeed<'de> for ShapeVisitor {
-    type Value = Shape;
+    type Value = Shape<'de>;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Shape, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Shape<'de>, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
 impl ShapeVisitor {
-    fn other(&self) -> Shape {
+    fn other<'de>(&self) -> Shape<'de> {
         if self.inner {
             Shape::NotAnArray
         } else {
@@ -331,9 +332,9 @@ impl ShapeVisitor {
 }
 
 impl<'de> Visitor<'de> for ShapeVisitor {
-    type Value = Shape;
+    type Value = Shape<'de>;
 
-    scalars!(Shape, |v: &Self| v.other(); bool, i64, u64, f64, str);
+    scalars!(Shape<'de>, |v: &Self| v.other(); bool, i64, u64, f64, str);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
@@ -341,7 +342,7 @@ impl<'de> Visitor<'de> for ShapeVisitor {
 
     /// `null` data is no list; `"messages": null` is an empty one (the
     /// peer knows the action and has nothing).
-    fn visit_unit<E: de::Error>(self) -> Result<Shape, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<Shape<'de>, E> {
         Ok(if self.inner {
             Shape::List(Vec::new())
         } else {
@@ -349,15 +350,15 @@ impl<'de> Visitor<'de> for ShapeVisitor {
         })
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape<'de>, A::Error> {
         let mut list = Vec::new();
-        while let Some(entry) = seq.next_element::<Obj<MessageFields>>()? {
+        while let Some(entry) = seq.next_element::<Obj<MessageFields<'de>>>()? {
             list.push(entry);
         }
         Ok(Shape::List(list))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape<'de>, A::Error> {
         // Inside `messages`, an object is just not an array.
         let mut shape = if self.inner {
             Shape::NotAnArray
@@ -379,11 +380,12 @@ impl<'de> Visitor<'de> for ShapeVisitor {
     }
 }
 
-/// What decoding reads of a message object.
-struct MessageFields {
-    top: [Value; PLAIN],
+/// What decoding reads of a message object: its fields as scalars,
+/// strings borrowed from the text.
+struct MessageFields<'de> {
+    top: [Scalar<'de>; PLAIN],
     /// `Null`s when `sender` is absent or not an object.
-    sender: [Value; SENDER_KEYS.len()],
+    sender: [Scalar<'de>; SENDER_KEYS.len()],
     message: MessageField,
 }
 
@@ -394,26 +396,28 @@ enum MessageField {
     Other(Value),
 }
 
-struct View<'a> {
-    top: &'a [Value; PLAIN],
-    sender: &'a [Value; SENDER_KEYS.len()],
+struct View<'a, 'de> {
+    top: &'a [Scalar<'de>; PLAIN],
+    sender: &'a [Scalar<'de>; SENDER_KEYS.len()],
 }
 
-impl Fields for View<'_> {
-    fn value_of(&self, key: &str) -> &Value {
+impl Fields for View<'_, '_> {
+    fn value_of(&self, key: &str) -> Scalar<'_> {
         lookup(&KEYS[..PLAIN], self.top, key)
     }
 
-    fn sender_of(&self, key: &str) -> &Value {
+    fn sender_of(&self, key: &str) -> Scalar<'_> {
         lookup(&SENDER_KEYS, self.sender, key)
     }
 }
 
-fn lookup<'a>(keys: &[&str], values: &'a [Value], key: &str) -> &'a Value {
+/// The value of `key` among `values` (in the order of `keys`), its string
+/// borrowed.
+fn lookup<'a>(keys: &[&str], values: &'a [Scalar<'_>], key: &str) -> Scalar<'a> {
     keys.iter()
         .position(|k| *k == key)
         .and_then(|i| values.get(i))
-        .unwrap_or(&Value::Null)
+        .map_or(Scalar::Null, Scalar::borrowed)
 }
 
 /// An object read by [`FromMap`]; any other JSON value is skipped and
@@ -422,11 +426,11 @@ struct Obj<T>(Option<T>);
 
 /// Built from the entries of a JSON object (later duplicates win, as in a
 /// [`Value`]).
-trait FromMap: Sized {
-    fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+trait FromMap<'de>: Sized {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
 }
 
-impl<'de, T: FromMap> Deserialize<'de> for Obj<T> {
+impl<'de, T: FromMap<'de>> Deserialize<'de> for Obj<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer
             .deserialize_any(ObjVisitor(PhantomData))
@@ -436,7 +440,7 @@ impl<'de, T: FromMap> Deserialize<'de> for Obj<T> {
 
 struct ObjVisitor<T>(PhantomData<T>);
 
-impl<'de, T: FromMap> Visitor<'de> for ObjVisitor<T> {
+impl<'de, T: FromMap<'de>> Visitor<'de> for ObjVisitor<T> {
     type Value = Option<T>;
 
     scalars!(Option<T>, |_: &Self| None; bool, i64, u64, f64, str, unit);
@@ -482,7 +486,7 @@ impl Visitor<'_> for Key {
 fn read_keys<'de, A: MapAccess<'de>>(
     mut map: A,
     keys: &'static [&'static str],
-    values: &mut [Value],
+    values: &mut [Scalar<'de>],
 ) -> Result<(), A::Error> {
     while let Some(index) = map.next_key_seed(Key(keys))? {
         match index.and_then(|i| values.get_mut(i)) {
@@ -495,17 +499,17 @@ fn read_keys<'de, A: MapAccess<'de>>(
     Ok(())
 }
 
-impl FromMap for MessageFields {
-    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut top: [Value; PLAIN] = Default::default();
-        let mut sender: [Value; SENDER_KEYS.len()] = Default::default();
+impl<'de> FromMap<'de> for MessageFields<'de> {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut top: [Scalar<'de>; PLAIN] = Default::default();
+        let mut sender: [Scalar<'de>; SENDER_KEYS.len()] = Default::default();
         let mut message = MessageField::Other(Value::Null);
         while let Some(index) = map.next_key_seed(Key(&KEYS))? {
             match index {
                 Some(i) if i < PLAIN => top[i] = map.next_value()?,
                 Some(PLAIN) => {
                     sender = map
-                        .next_value::<Obj<SenderFields>>()?
+                        .next_value::<Obj<SenderFields<'de>>>()?
                         .0
                         .map_or_else(Default::default, |s| s.0);
                 }
@@ -523,11 +527,11 @@ impl FromMap for MessageFields {
     }
 }
 
-struct SenderFields([Value; SENDER_KEYS.len()]);
+struct SenderFields<'de>([Scalar<'de>; SENDER_KEYS.len()]);
 
-impl FromMap for SenderFields {
-    fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        let mut values: [Value; SENDER_KEYS.len()] = Default::default();
+impl<'de> FromMap<'de> for SenderFields<'de> {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        let mut values: [Scalar<'de>; SENDER_KEYS.len()] = Default::default();
         read_keys(map, &SENDER_KEYS, &mut values)?;
         Ok(SenderFields(values))
     }
@@ -537,8 +541,8 @@ impl FromMap for SenderFields {
 /// string `type` (as [`decode_segment`](super::decode_segment)).
 struct SegmentEntry(Option<Segment>);
 
-impl FromMap for SegmentEntry {
-    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+impl<'de> FromMap<'de> for SegmentEntry {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut kind = Scalar::Null;
         let mut data: Option<&'de RawValue> = None;
         while let Some(index) = map.next_key_seed(Key(&SEGMENT_KEYS))? {

@@ -75,6 +75,31 @@ impl<'a> Scalar<'a> {
         }
     }
 
+    /// The same value, its string borrowed from this one.
+    pub fn borrowed(&self) -> Scalar<'_> {
+        match self {
+            Scalar::Str(s) => Scalar::Str(Cow::Borrowed(s)),
+            Scalar::I64(i) => Scalar::I64(*i),
+            Scalar::U64(u) => Scalar::U64(*u),
+            Scalar::F64(f) => Scalar::F64(*f),
+            Scalar::Bool(b) => Scalar::Bool(*b),
+            Scalar::Null => Scalar::Null,
+            Scalar::Nested => Scalar::Nested,
+        }
+    }
+
+    /// A timestamp the way peers send it: an integer, any finite number
+    /// truncated (saturating), or what [`Scalar::int`] reads from a string.
+    pub fn time(&self) -> Option<i64> {
+        match self {
+            Scalar::I64(i) => Some(*i),
+            // Beyond `i64` it saturates, as the float it is read as would.
+            Scalar::U64(u) => Some(i64::try_from(*u).unwrap_or(i64::MAX)),
+            Scalar::F64(f) => f.is_finite().then_some(*f as i64),
+            other => other.int(),
+        }
+    }
+
     /// The string it holds, borrowed, when it is one.
     pub fn as_str(&self) -> Option<&str> {
         match self {

@@ -281,31 +281,30 @@ pub(super) fn message_of_fields(
     segments: impl FnOnce() -> Vec<Segment>,
     raw: impl FnOnce() -> RawJson,
 ) -> Option<Message> {
-    let user_id = int_of(obj.sender_of("user_id")).or_else(|| int_of(obj.value_of("user_id")))?;
-    let message_id = ids::message_id_of(obj.value_of("message_id"))?;
+    let user_id = obj
+        .sender_of("user_id")
+        .int()
+        .or_else(|| obj.value_of("user_id").int())?;
+    let message_id = ids::message_id_of_scalar(&obj.value_of("message_id"))?;
     let chat = match chat {
         Some(chat) => chat,
         None => derive_chat(obj, user_id)?,
     };
     let message_seq = ["real_seq", "message_seq", "real_id"]
         .iter()
-        .filter_map(|k| int_of(obj.value_of(k)))
+        .filter_map(|k| obj.value_of(k).int())
         .find(|seq| *seq > 0 && *seq != message_id);
-    let peer_seq = int_of(obj.value_of("message_seq"))
-        .or_else(|| int_of(obj.value_of("real_id")))
+    let peer_seq = obj
+        .value_of("message_seq")
+        .int()
+        .or_else(|| obj.value_of("real_id").int())
         .filter(|s| *s > 0);
-    let time = match obj.value_of("time") {
-        Value::Number(n) => n
-            .as_i64()
-            .or_else(|| n.as_f64().filter(|f| f.is_finite()).map(|f| f as i64)),
-        other => int_of(other),
-    }
-    .unwrap_or(0);
+    let time = obj.value_of("time").time().unwrap_or(0);
     let sender = Sender {
         user_id,
-        nickname: str_of(obj.sender_of("nickname")).unwrap_or_default(),
-        card: str_of(obj.sender_of("card")).unwrap_or_default(),
-        role: str_of(obj.sender_of("role")).unwrap_or_default(),
+        nickname: obj.sender_of("nickname").text().unwrap_or_default(),
+        card: obj.sender_of("card").text().unwrap_or_default(),
+        role: obj.sender_of("role").text().unwrap_or_default(),
     };
     Some(Message {
         message_id,
@@ -320,17 +319,17 @@ pub(super) fn message_of_fields(
 }
 
 fn derive_chat(obj: &impl Fields, sender_id: i64) -> Option<ChatRef> {
-    let group = || int_of(obj.value_of("group_id")).map(ChatRef::Group);
+    let group = || obj.value_of("group_id").int().map(ChatRef::Group);
     match obj.value_of("message_type").as_str() {
         Some("group") => group(),
         Some("private") => {
             let self_sent = obj.value_of("post_type").as_str() == Some("message_sent");
             let peer = if self_sent {
-                int_of(obj.value_of("target_id"))
+                obj.value_of("target_id").int()
             } else {
                 None
             };
-            let top = int_of(obj.value_of("user_id"));
+            let top = obj.value_of("user_id").int();
             Some(ChatRef::Private(peer.or(top).unwrap_or(sender_id)))
         }
         _ => group(),
@@ -340,21 +339,21 @@ fn derive_chat(obj: &impl Fields, sender_id: i64) -> Option<ChatRef> {
 /// A message object's fields by name, wherever they were decoded from.
 pub(super) trait Fields {
     /// The top-level field `key`; `Null` when absent.
-    fn value_of(&self, key: &str) -> &Value;
+    fn value_of(&self, key: &str) -> Scalar<'_>;
     /// The field `key` of the `sender` object; `Null` when absent or when
     /// `sender` is not an object.
-    fn sender_of(&self, key: &str) -> &Value;
+    fn sender_of(&self, key: &str) -> Scalar<'_>;
 }
 
 impl Fields for Map<String, Value> {
-    fn value_of(&self, key: &str) -> &Value {
-        field(self, key)
+    fn value_of(&self, key: &str) -> Scalar<'_> {
+        Scalar::of_value(field(self, key))
     }
 
-    fn sender_of(&self, key: &str) -> &Value {
+    fn sender_of(&self, key: &str) -> Scalar<'_> {
         field(self, "sender")
             .as_object()
-            .map_or(&Value::Null, |sender| field(sender, key))
+            .map_or(Scalar::Null, |sender| Scalar::of_value(field(sender, key)))
     }
 }
 
@@ -485,6 +484,38 @@ mod tests {
             None
         );
         assert_eq!(seq(json!({"message_id": 1, "user_id": 2})), None);
+    }
+
+    /// Every field read from the text as a scalar reads as it does from a
+    /// tree: ids beyond `i64`, floats, strings with escapes, numbers and
+    /// booleans where text is expected, containers where a scalar is.
+    #[test]
+    fn scalar_fields_read_from_text_as_from_a_tree() {
+        let chat = None;
+        let texts = [
+            r#"{"message_id":18446744073709551615,"user_id":"12","time":1.7e9,"message_type":"private","post_type":"message_sent","target_id":" 77 ","sender":{"user_id":5,"nickname":"a\"b\u4e2d","card":12.5,"role":true}}"#,
+            r#"{"message_id":-3,"user_id":2,"time":18446744073709551615,"group_id":"9","message_type":"group","real_seq":"4","message_seq":3,"sender":{"nickname":null,"card":[1],"role":{"x":1}}}"#,
+            r#"{"message_id":" 5 ","user_id":2,"time":"123","message_type":"private","user_id":8,"real_id":6.0,"raw_message":"[CQ:face,id=1]\n","sender":[]}"#,
+            r#"{"message_id":1e3,"sender":{"user_id":"4"},"time":-1.5,"message_type":7,"group_id":1.5,"message":"x\ty","raw_message":"ignored"}"#,
+            r#"{"message_id":"abc","user_id":2,"time":null,"message_type":"private","post_type":"message","target_id":3,"message":{"type":"text"}}"#,
+        ];
+        for text in texts {
+            let tree: Value = serde_json::from_str(text).unwrap();
+            let raw = serde_json::from_str::<Box<RawValue>>(text).unwrap();
+            let by_text = decode_message_json(&raw, chat);
+            let by_tree = decode_message(&tree, chat);
+            match (by_text, by_tree) {
+                (Some(t), Some(v)) => assert_eq!(
+                    Message {
+                        raw: t.raw.clone(),
+                        ..v
+                    },
+                    t,
+                    "{text}"
+                ),
+                (t, v) => assert_eq!(t.is_none(), v.is_none(), "{text}"),
+            }
+        }
     }
 
     #[test]
