@@ -212,11 +212,20 @@ fn targets(r: &Report) -> Vec<Target> {
             let d: Vec<&DirectUpload> = direct.iter().filter(|s| s.concurrency == n).collect();
             let mbps = median(&s.iter().map(|x| x.mb_per_s()).collect::<Vec<_>>());
             let direct_mbps = median(&d.iter().map(|x| x.mb_per_s()).collect::<Vec<_>>());
-            let ratio = mbps / direct_mbps;
+            // Each gateway scenario is paired with the direct send that ran
+            // right after it, as every other ratio here is paired in its round.
+            let ratio = median(
+                &s.iter()
+                    .zip(&d)
+                    .map(|(g, d)| g.mb_per_s() / d.mb_per_s())
+                    .collect::<Vec<_>>(),
+            );
             let growth = median(&s.iter().map(|x| x.growth_multiple()).collect::<Vec<_>>());
             t.push(Target {
                 what: format!("upload + send 30 MiB video, {n} concurrent"),
-                value: format!("{mbps:.0} MB/s = {ratio:.2} × direct ({direct_mbps:.0} MB/s)"),
+                value: format!(
+                    "{ratio:.2} × direct (median of paired runs; medians {mbps:.0} and {direct_mbps:.0} MB/s)"
+                ),
                 target: format!("≥ {UPLOAD_DIRECT_TARGET} × direct"),
                 met: ratio >= UPLOAD_DIRECT_TARGET,
             });
@@ -515,17 +524,22 @@ pub fn render(r: &Report) -> String {
                 o,
                 "\nThe direct baseline: the same video's `send_group_msg` frame, base64-encoded \
                  before the clock starts, written to the same sandbox over one WebSocket per \
-                 concurrent send, until every reply.\n"
+                 concurrent send, until every reply. Each runs right after the gateway scenario \
+                 of its row above; the target is the median of the rows' ratios.\n"
             );
-            let _ = writeln!(o, "| concurrent | wall time (s) | MB/s |");
-            let _ = writeln!(o, "|---|---|---|");
-            for d in direct {
+            let _ = writeln!(
+                o,
+                "| concurrent | wall time (s) | MB/s | gateway / direct |"
+            );
+            let _ = writeln!(o, "|---|---|---|---|");
+            for (d, s) in direct.iter().zip(samples) {
                 let _ = writeln!(
                     o,
-                    "| {} | {:.2} | {:.0} |",
+                    "| {} | {:.2} | {:.0} | {:.2} |",
                     d.concurrency,
                     d.elapsed.as_secs_f64(),
-                    d.mb_per_s()
+                    d.mb_per_s(),
+                    s.mb_per_s() / d.mb_per_s()
                 );
             }
         }

@@ -261,8 +261,7 @@ pub async fn run(opts: Options) -> Result<()> {
 
     let scale = crate::scale::measure(&bin, &crate::scale::Options::default()).await?;
 
-    let uploads =
-        upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, opts.rounds.min(3)).await?;
+    let uploads = upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, opts.rounds).await?;
     let archive = crate::archive::measure(&bin, opts.rounds.min(3), 5.0).await?;
 
     let report = Report {

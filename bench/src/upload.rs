@@ -170,6 +170,7 @@ pub async fn measure(bin: &Path, ws_url: &str, peer_pid: u32, rounds: usize) -> 
         ..GatewayOptions::default()
     };
     let mut samples = Vec::new();
+    let mut direct = Vec::new();
     for _ in 0..rounds {
         for &n in &UPLOAD_CONCURRENCY {
             let gw = GatewayProc::start(bin, ws_url, &opts).await?;
@@ -222,11 +223,8 @@ pub async fn measure(bin: &Path, ws_url: &str, peer_pid: u32, rounds: usize) -> 
                 peak_rss as f64 / 1048576.0
             );
             gw.proc.kill().await?;
-        }
-    }
-    let mut direct = Vec::new();
-    for _ in 0..rounds {
-        for &n in &UPLOAD_CONCURRENCY {
+            // The direct baseline of the same size right after, so the pair
+            // meets the machine in the same state.
             let d = direct_upload(ws_url, &payload, n).await?;
             eprintln!("bench: direct upload x{n}: {:.0} MB/s", d.mb_per_s());
             direct.push(d);
