@@ -92,6 +92,20 @@ macro_rules! scalars {
     };
 }
 
+/// The [`DeserializeSeed`] of a visitor that takes any JSON value: the
+/// seed is the visitor itself (`$de` names the input's lifetime in `$ty`).
+macro_rules! seed_is_visitor {
+    ($de:lifetime, $ty:ty, $out:ty) => {
+        impl<$de> DeserializeSeed<$de> for $ty {
+            type Value = $out;
+
+            fn deserialize<D: Deserializer<$de>>(self, deserializer: D) -> Result<$out, D::Error> {
+                deserializer.deserialize_any(self)
+            }
+        }
+    };
+}
+
 /// [`decode_message`](super::decode_message) reading the object's text:
 /// only the fields a message is made of are decoded, the rest is skipped,
 /// and `raw` keeps the text as it came.
@@ -102,24 +116,26 @@ pub fn decode_message_json(raw: &RawValue, chat: Option<ChatRef>) -> Option<Mess
 /// The message in `text`, if it is one (see
 /// [`decode_message`](super::decode_message)).
 fn message(text: &str, chat: Option<ChatRef>, raw: impl FnOnce() -> RawJson) -> Option<Message> {
-    let Obj(fields) = serde_json::from_str::<Obj<MessageFields<'_>>>(text).ok()?;
-    finish(fields?, chat, raw)
+    let mut fields = MessageFields::new();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let object = MessageInto(&mut fields).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    if !object {
+        return None;
+    }
+    finish(&mut fields, chat, raw)
 }
 
 /// The message made of `fields`, if the ids check out.
 fn finish(
-    fields: MessageFields<'_>,
+    fields: &mut MessageFields<'_>,
     chat: Option<ChatRef>,
     raw: impl FnOnce() -> RawJson,
 ) -> Option<Message> {
-    let MessageFields {
-        top,
-        sender,
-        message,
-    } = fields;
+    let message = std::mem::replace(&mut fields.message, MessageField::Other(Value::Null));
     let view = View {
-        top: &top,
-        sender: &sender,
+        top: &fields.top,
+        sender: &fields.sender,
     };
     let raw_message = view.value_of("raw_message");
     let raw_message = raw_message.as_str();
@@ -155,11 +171,12 @@ pub enum Entries {
 /// shares the text rather than copying its entry out.
 pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
     let page = Arc::new(PageText::new(data));
+    let mut de = serde_json::Deserializer::from_str(page.text());
     // The text is valid JSON; only a nesting deeper than serde_json allows
     // fails here.
-    match serde_json::from_str::<Shape<'_>>(page.text()) {
-        Ok(shape) => entries_of(shape, &page, chat),
-        Err(_) => Entries::NotAnObject,
+    match ShapeVisitor::new(&page, chat).deserialize(&mut de) {
+        Ok(entries) if de.end().is_ok() => entries,
+        _ => Entries::NotAnObject,
     }
 }
 
@@ -169,29 +186,8 @@ pub fn history_entries(data: Box<RawValue>, chat: ChatRef) -> Entries {
 /// them. `None` when the text is not a JSON object.
 pub fn history_entries_of_frame(text: FrameText, chat: ChatRef) -> Option<(Value, Entries)> {
     let page = Arc::new(PageText::frame(text));
-    let (head, shape) = frame::read_with(page.text(), ShapeVisitor { inner: false }).ok()?;
-    let entries = shape.map_or(Entries::None, |shape| entries_of(shape, &page, chat));
-    Some((head, entries))
-}
-
-/// The messages of a page read as `shape`; their `raw` share `page`.
-fn entries_of(shape: Shape<'_>, page: &Arc<PageText>, chat: ChatRef) -> Entries {
-    match shape {
-        Shape::None => Entries::None,
-        Shape::NotAnArray => Entries::NotAnArray,
-        Shape::NotAnObject => Entries::NotAnObject,
-        Shape::List(list) => Entries::List {
-            returned: list.len(),
-            messages: list
-                .into_iter()
-                .enumerate()
-                .filter_map(|(index, Obj(fields))| {
-                    let raw = || RawJson::entry(page.clone(), index);
-                    finish(fields?, Some(chat), raw)
-                })
-                .collect(),
-        },
-    }
+    let (head, entries) = frame::read_with(page.text(), ShapeVisitor::new(&page, chat)).ok()?;
+    Some((head, entries.unwrap_or(Entries::None)))
 }
 
 /// An answer's `data` text (a history page, a member list), shared by the
@@ -293,48 +289,40 @@ fn entry_ranges(text: &str) -> Vec<Range<usize>> {
         .collect()
 }
 
-/// What the text of `data` turned out to be.
-enum Shape<'de> {
-    None,
-    List(Vec<Obj<MessageFields<'de>>>),
-    NotAnArray,
-    NotAnObject,
-}
-
-impl<'de> Deserialize<'de> for Shape<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shape<'de>, D::Error> {
-        deserializer.deserialize_any(ShapeVisitor { inner: false })
-    }
-}
-
-/// Reads `data` (`inner`: false) or its `messages` (`inner`: true).
+/// Reads `data` (`inner`: false) or its `messages` (`inner`: true) into
+/// the page's entries, each message decoded as its object is read; their
+/// `raw` share `page`.
 #[derive(Clone, Copy)]
-struct ShapeVisitor {
+struct ShapeVisitor<'p> {
     inner: bool,
+    page: &'p Arc<PageText>,
+    chat: ChatRef,
 }
 
-impl<'de> DeserializeSeed<'de> for ShapeVisitor {
-    type Value = Shape<'de>;
+seed_is_visitor!('de, ShapeVisitor<'_>, Entries);
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Shape<'de>, D::Error> {
-        deserializer.deserialize_any(self)
+impl<'p> ShapeVisitor<'p> {
+    fn new(page: &'p Arc<PageText>, chat: ChatRef) -> Self {
+        ShapeVisitor {
+            inner: false,
+            page,
+            chat,
+        }
     }
-}
 
-impl ShapeVisitor {
-    fn other<'de>(&self) -> Shape<'de> {
+    fn other(&self) -> Entries {
         if self.inner {
-            Shape::NotAnArray
+            Entries::NotAnArray
         } else {
-            Shape::NotAnObject
+            Entries::NotAnObject
         }
     }
 }
 
-impl<'de> Visitor<'de> for ShapeVisitor {
-    type Value = Shape<'de>;
+impl<'de> Visitor<'de> for ShapeVisitor<'_> {
+    type Value = Entries;
 
-    scalars!(Shape<'de>, |v: &Self| v.other(); bool, i64, u64, f64, str);
+    scalars!(Entries, |v: &Self| v.other(); bool, i64, u64, f64, str);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
@@ -342,34 +330,48 @@ impl<'de> Visitor<'de> for ShapeVisitor {
 
     /// `null` data is no list; `"messages": null` is an empty one (the
     /// peer knows the action and has nothing).
-    fn visit_unit<E: de::Error>(self) -> Result<Shape<'de>, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<Entries, E> {
         Ok(if self.inner {
-            Shape::List(Vec::new())
+            Entries::List {
+                messages: Vec::new(),
+                returned: 0,
+            }
         } else {
-            Shape::None
+            Entries::None
         })
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape<'de>, A::Error> {
-        let mut list = Vec::new();
-        while let Some(entry) = seq.next_element::<Obj<MessageFields<'de>>>()? {
-            list.push(entry);
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Entries, A::Error> {
+        let mut messages = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        let mut returned = 0;
+        // One buffer for every entry: each is read into it in place.
+        let mut fields = MessageFields::new();
+        while let Some(object) = seq.next_element_seed(MessageInto(&mut fields))? {
+            let index = returned;
+            returned += 1;
+            if object {
+                let raw = || RawJson::entry(self.page.clone(), index);
+                messages.extend(finish(&mut fields, Some(self.chat), raw));
+            }
         }
-        Ok(Shape::List(list))
+        Ok(Entries::List { messages, returned })
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
         // Inside `messages`, an object is just not an array.
         let mut shape = if self.inner {
-            Shape::NotAnArray
+            Entries::NotAnArray
         } else {
-            Shape::None
+            Entries::None
         };
         while let Some(index) = map.next_key_seed(Key(&["messages"]))? {
             match index {
                 // Later duplicates win, as in a `Value`.
                 Some(_) if !self.inner => {
-                    shape = map.next_value_seed(ShapeVisitor { inner: true })?
+                    shape = map.next_value_seed(ShapeVisitor {
+                        inner: true,
+                        ..self
+                    })?
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -499,41 +501,83 @@ fn read_keys<'de, A: MapAccess<'de>>(
     Ok(())
 }
 
-impl<'de> FromMap<'de> for MessageFields<'de> {
-    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut top: [Scalar<'de>; PLAIN] = Default::default();
-        let mut sender: [Scalar<'de>; SENDER_KEYS.len()] = Default::default();
-        let mut message = MessageField::Other(Value::Null);
+impl MessageFields<'_> {
+    fn new() -> Self {
+        MessageFields {
+            top: Default::default(),
+            sender: Default::default(),
+            message: MessageField::Other(Value::Null),
+        }
+    }
+}
+
+/// Reads one JSON value into a [`MessageFields`], in place: `true` when it
+/// is an object (the fields are those of this object alone), `false` for
+/// any other value.
+struct MessageInto<'f, 'de>(&'f mut MessageFields<'de>);
+
+seed_is_visitor!('de, MessageInto<'_, 'de>, bool);
+
+impl<'de> Visitor<'de> for MessageInto<'_, 'de> {
+    type Value = bool;
+
+    scalars!(bool, |_: &Self| false; bool, i64, u64, f64, str, unit);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let fields = self.0;
+        fields.top.fill(Scalar::Null);
+        fields.sender.fill(Scalar::Null);
+        fields.message = MessageField::Other(Value::Null);
         while let Some(index) = map.next_key_seed(Key(&KEYS))? {
             match index {
-                Some(i) if i < PLAIN => top[i] = map.next_value()?,
+                Some(i) if i < PLAIN => fields.top[i] = map.next_value()?,
                 Some(PLAIN) => {
-                    sender = map
-                        .next_value::<Obj<SenderFields<'de>>>()?
-                        .0
-                        .map_or_else(Default::default, |s| s.0);
+                    // Later duplicates win whole, as in a `Value`.
+                    fields.sender.fill(Scalar::Null);
+                    map.next_value_seed(ScalarsInto(&SENDER_KEYS, &mut fields.sender))?;
                 }
-                Some(_) => message = map.next_value_seed(MessageSeed)?,
+                Some(_) => fields.message = map.next_value_seed(MessageSeed)?,
                 None => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        Ok(MessageFields {
-            top,
-            sender,
-            message,
-        })
+        Ok(true)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(false)
     }
 }
 
-struct SenderFields<'de>([Scalar<'de>; SENDER_KEYS.len()]);
+/// Reads an object's fields named in `.0` into `.1` (in the order of the
+/// names), in place; they stay as they are when the value is not an
+/// object. Used for `sender` and for a segment's `data`.
+struct ScalarsInto<'f, 'de>(&'static [&'static str], &'f mut [Scalar<'de>]);
 
-impl<'de> FromMap<'de> for SenderFields<'de> {
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        let mut values: [Scalar<'de>; SENDER_KEYS.len()] = Default::default();
-        read_keys(map, &SENDER_KEYS, &mut values)?;
-        Ok(SenderFields(values))
+seed_is_visitor!('de, ScalarsInto<'_, 'de>, ());
+
+impl<'de> Visitor<'de> for ScalarsInto<'_, 'de> {
+    type Value = ();
+
+    scalars!((), |_: &Self| (); bool, i64, u64, f64, str, unit);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        read_keys(map, self.0, self.1)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
     }
 }
 
@@ -561,11 +605,15 @@ impl<'de> FromMap<'de> for SegmentEntry {
         // read their scalar fields from it without building a tree.
         let data = data.filter(|d| d.get() != "null");
         let segment = if reads_fields(kind) {
-            let fields = data
-                .and_then(|d| serde_json::from_str::<Obj<DataFields<'_>>>(d.get()).ok())
-                .and_then(|Obj(f)| f)
-                .map_or_else(|| SegmentFields::from_fn(|_| Scalar::Null), |f| f.0);
-            segment_of_fields(kind, fields)
+            let mut fields = SegmentFields::from_fn(|_| Scalar::Null);
+            if let Some(d) = data {
+                let mut de = serde_json::Deserializer::from_str(d.get());
+                let seed = ScalarsInto(&SEGMENT_FIELDS, &mut fields.0);
+                if seed.deserialize(&mut de).is_err() {
+                    fields = SegmentFields::from_fn(|_| Scalar::Null);
+                }
+            }
+            segment_of_fields(kind, &mut fields)
         } else {
             let value: Option<Value> = data.and_then(|d| serde_json::from_str(d.get()).ok());
             segment_of_parts(kind, value.as_ref().and_then(Value::as_object))
@@ -574,56 +622,10 @@ impl<'de> FromMap<'de> for SegmentEntry {
     }
 }
 
-/// A segment's `data` object, as its scalar fields.
-struct DataFields<'a>(SegmentFields<'a>);
-
-impl<'de> Deserialize<'de> for Obj<DataFields<'de>> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(DataVisitor).map(Obj)
-    }
-}
-
-struct DataVisitor;
-
-impl<'de> Visitor<'de> for DataVisitor {
-    type Value = Option<DataFields<'de>>;
-
-    scalars!(Option<DataFields<'de>>, |_: &Self| None; bool, i64, u64, f64, str, unit);
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut fields = SegmentFields::from_fn(|_| Scalar::Null);
-        // Later duplicates win, as in a `Value`.
-        while let Some(index) = map.next_key_seed(Key(&SEGMENT_FIELDS))? {
-            match index {
-                Some(i) => fields.0[i] = map.next_value()?,
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(Some(DataFields(fields)))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-}
-
 /// Reads the `message` field.
 struct MessageSeed;
 
-impl<'de> DeserializeSeed<'de> for MessageSeed {
-    type Value = MessageField;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<MessageField, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+seed_is_visitor!('de, MessageSeed, MessageField);
 
 impl<'de> Visitor<'de> for MessageSeed {
     type Value = MessageField;

@@ -77,8 +77,8 @@ pub(super) fn segment_of_parts(kind: &str, data: Option<&Map<String, Value>>) ->
     let empty = Map::new();
     let data = data.unwrap_or(&empty);
     if reads_fields(kind) {
-        let fields = SegmentFields::from_fn(|key| Scalar::of_value(field(data, key)));
-        return segment_of_fields(kind, fields);
+        let mut fields = SegmentFields::from_fn(|key| Scalar::of_value(field(data, key)));
+        return segment_of_fields(kind, &mut fields);
     }
     match kind {
         "json" => Segment::Json {
@@ -172,7 +172,7 @@ impl<'a> SegmentFields<'a> {
 }
 
 /// A segment of a kind [`reads_fields`] names, from its fields.
-pub(super) fn segment_of_fields(kind: &str, mut data: SegmentFields<'_>) -> Segment {
+pub(super) fn segment_of_fields(kind: &str, data: &mut SegmentFields<'_>) -> Segment {
     match kind {
         "text" => Segment::Text(data.text("text")),
         "at" => {
