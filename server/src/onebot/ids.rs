@@ -37,8 +37,6 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 
-use crate::onebot::model::scalar::Scalar;
-
 /// File name of the store inside the data directory.
 pub const STORE_FILE: &str = "onebot-ids.redb";
 
@@ -69,25 +67,39 @@ pub fn is_mapped(id: i64) -> bool {
 /// the way back). `None` for `null`, booleans, containers, empty strings
 /// and non-integral numbers.
 pub fn message_id_of(v: &Value) -> Option<i64> {
-    message_id_of_scalar(&Scalar::of_value(v))
+    match v {
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Some(i),
+            (None, Some(u)) => Some(message_id_of_u64(u)),
+            (None, None) => message_id_of_f64(n.as_f64()?),
+        },
+        Value::String(s) => message_id_of_str(s),
+        _ => None,
+    }
 }
 
-/// [`message_id_of`] for a field read as a [`Scalar`].
-pub fn message_id_of_scalar(v: &Scalar<'_>) -> Option<i64> {
-    match v {
-        Scalar::I64(i) => Some(*i),
-        Scalar::U64(u) => Some(i64::try_from(*u).unwrap_or_else(|_| remember(&u.to_string()))),
-        Scalar::F64(f) => (f.is_finite() && f.fract() == 0.0 && (-9.0e18..=9.0e18).contains(f))
-            .then_some(*f as i64),
-        Scalar::Str(s) => {
-            let t = s.trim();
-            if t.is_empty() {
-                return None;
-            }
-            Some(t.parse::<i64>().unwrap_or_else(|_| remember(t)))
-        }
-        Scalar::Bool(_) | Scalar::Null | Scalar::Nested => None,
+/// [`message_id_of`] for an id given as an unsigned integer: itself when it
+/// fits an `i64`, else the mapped id of its digits.
+pub fn message_id_of_u64(u: u64) -> i64 {
+    i64::try_from(u).unwrap_or_else(|_| remember(&u.to_string()))
+}
+
+/// [`message_id_of`] for an id given as a float: only integral values in
+/// range.
+pub fn message_id_of_f64(f: f64) -> Option<i64> {
+    // `as` saturates; the range check keeps only exact conversions.
+    (f.is_finite() && f.fract() == 0.0 && (-9.0e18..=9.0e18).contains(&f)).then_some(f as i64)
+}
+
+/// [`message_id_of`] for an id given as a string: its integer when it is
+/// one (surrounding spaces allowed), else the mapped id of its text; `None`
+/// when blank.
+pub fn message_id_of_str(s: &str) -> Option<i64> {
+    let t = s.trim();
+    if t.is_empty() {
+        return None;
     }
+    Some(t.parse::<i64>().unwrap_or_else(|_| remember(t)))
 }
 
 /// A message id carried as text (a `reply` segment's `id`): unchanged when

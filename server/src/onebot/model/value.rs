@@ -285,7 +285,7 @@ pub(super) fn message_of_fields(
         .sender_of("user_id")
         .int()
         .or_else(|| obj.value_of("user_id").int())?;
-    let message_id = ids::message_id_of_scalar(&obj.value_of("message_id"))?;
+    let message_id = message_id_of(&obj.value_of("message_id"))?;
     let chat = match chat {
         Some(chat) => chat,
         None => derive_chat(obj, user_id)?,
@@ -316,6 +316,18 @@ pub(super) fn message_of_fields(
         chat,
         raw: raw(),
     })
+}
+
+/// A message id as [`ids::message_id_of`] reads it, from a field read as a
+/// [`Scalar`].
+fn message_id_of(v: &Scalar<'_>) -> Option<i64> {
+    match v {
+        Scalar::I64(i) => Some(*i),
+        Scalar::U64(u) => Some(ids::message_id_of_u64(*u)),
+        Scalar::F64(f) => ids::message_id_of_f64(*f),
+        Scalar::Str(s) => ids::message_id_of_str(s),
+        Scalar::Bool(_) | Scalar::Null | Scalar::Nested => None,
+    }
 }
 
 fn derive_chat(obj: &impl Fields, sender_id: i64) -> Option<ChatRef> {
