@@ -529,16 +529,17 @@ pub fn render(r: &Report) -> String {
             );
             let _ = writeln!(
                 o,
-                "| concurrent | wall time (s) | MB/s | gateway / direct |"
+                "| concurrent | wall time (s) | MB/s | sandbox CPU (ms) | gateway / direct |"
             );
-            let _ = writeln!(o, "|---|---|---|---|");
+            let _ = writeln!(o, "|---|---|---|---|---|");
             for (d, s) in direct.iter().zip(samples) {
                 let _ = writeln!(
                     o,
-                    "| {} | {:.2} | {:.0} | {:.2} |",
+                    "| {} | {:.2} | {:.0} | {:.0} | {:.2} |",
                     d.concurrency,
                     d.elapsed.as_secs_f64(),
                     d.mb_per_s(),
+                    d.peer_cpu.as_secs_f64() * 1e3,
                     s.mb_per_s() / d.mb_per_s()
                 );
             }

@@ -68,6 +68,8 @@ pub struct DirectUpload {
     pub concurrency: usize,
     /// Wall time from the first frame written to the last reply.
     pub elapsed: Duration,
+    /// The sandbox's CPU time over the same span.
+    pub peer_cpu: Duration,
 }
 
 impl DirectUpload {
@@ -225,8 +227,12 @@ pub async fn measure(bin: &Path, ws_url: &str, peer_pid: u32, rounds: usize) -> 
             gw.proc.kill().await?;
             // The direct baseline of the same size right after, so the pair
             // meets the machine in the same state.
-            let d = direct_upload(ws_url, &payload, n).await?;
-            eprintln!("bench: direct upload x{n}: {:.0} MB/s", d.mb_per_s());
+            let d = direct_upload(ws_url, peer_pid, &payload, n).await?;
+            eprintln!(
+                "bench: direct upload x{n}: {:.0} MB/s (CPU sandbox {:.0} ms)",
+                d.mb_per_s(),
+                d.peer_cpu.as_secs_f64() * 1e3
+            );
             direct.push(d);
         }
     }
@@ -235,7 +241,12 @@ pub async fn measure(bin: &Path, ws_url: &str, peer_pid: u32, rounds: usize) -> 
 
 /// Sends the video's `send_group_msg` frame, encoded beforehand, over `n`
 /// connections at once and waits for every reply.
-pub async fn direct_upload(ws_url: &str, payload: &[u8], n: usize) -> Result<DirectUpload> {
+pub async fn direct_upload(
+    ws_url: &str,
+    peer_pid: u32,
+    payload: &[u8],
+    n: usize,
+) -> Result<DirectUpload> {
     use base64::Engine as _;
     use futures_util::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
@@ -262,6 +273,7 @@ pub async fn direct_upload(ws_url: &str, payload: &[u8], n: usize) -> Result<Dir
             .with_context(|| format!("connecting to {ws_url}"))?;
         sockets.push(ws);
     }
+    let peer_before = cpu_time(peer_pid)?;
     let started = Instant::now();
     let sends = sockets.into_iter().map(|mut ws| {
         let text = text.clone();
@@ -283,8 +295,10 @@ pub async fn direct_upload(ws_url: &str, payload: &[u8], n: usize) -> Result<Dir
     for r in futures_util::future::join_all(sends).await {
         r?;
     }
+    let elapsed = started.elapsed();
     Ok(DirectUpload {
         concurrency: n,
-        elapsed: started.elapsed(),
+        elapsed,
+        peer_cpu: cpu_time(peer_pid)?.saturating_sub(peer_before),
     })
 }

@@ -16,7 +16,7 @@
 //! resolved (unknown, recalled, another chat, out of time, a peer failure)
 //! stays an id. A recall evicts the message from the cache.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt as _};
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;

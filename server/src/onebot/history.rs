@@ -29,7 +29,9 @@
 pub mod probe;
 pub mod profile;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashMapExt as _};
 
 use serde_json::{Map, Value, json};
 

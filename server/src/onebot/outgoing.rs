@@ -10,8 +10,6 @@
 
 use std::path::PathBuf;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use rand::Rng as _;
 use serde_json::Value;
 
@@ -195,7 +193,10 @@ pub async fn inline_media(value: &mut Value, media: &[LazyBase64]) -> Result<()>
         let text = tokio::task::spawn_blocking(move || {
             let mut raw = vec![0u8; size];
             source.read_exact_at(&mut raw, 0)?;
-            Ok::<_, std::io::Error>(format!("{BASE64_PREFIX}{}", STANDARD.encode(raw)))
+            let mut text = String::with_capacity(BASE64_PREFIX.len() + size.div_ceil(3) * 4);
+            text.push_str(BASE64_PREFIX);
+            base64_simd::STANDARD.encode_append(&raw, &mut text);
+            Ok::<_, std::io::Error>(text)
         })
         .await
         .map_err(|e| Error::internal(format!("encoding task failed: {e}")))?
@@ -310,7 +311,7 @@ pub async fn base64_uri(media: &MediaPayload) -> Result<String> {
     let mut out = String::with_capacity(PREFIX.len() + size.div_ceil(3) * 4);
     out.push_str(PREFIX);
     if let Some(bytes) = media.inline_bytes() {
-        STANDARD.encode_string(bytes, &mut out);
+        base64_simd::STANDARD.encode_append(bytes, &mut out);
         return Ok(out);
     }
     let mut reader = media.reader().map_err(|e| io_err("reading media", e))?;
@@ -319,7 +320,7 @@ pub async fn base64_uri(media: &MediaPayload) -> Result<String> {
         let mut buf = vec![0u8; 3 * 256 * 1024];
         loop {
             let n = read_full(&mut reader, &mut buf)?;
-            STANDARD.encode_string(&buf[..n], &mut out);
+            base64_simd::STANDARD.encode_append(&buf[..n], &mut out);
             if n < buf.len() {
                 return Ok(out);
             }

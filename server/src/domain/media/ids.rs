@@ -21,7 +21,10 @@ const TAG_HEX: usize = 16;
 /// Derives and checks received media ids. Cheap to clone.
 #[derive(Clone)]
 pub struct MediaIds {
-    key: [u8; 32],
+    /// SHA-256 with the key's inner and outer pad blocks absorbed: each
+    /// tag clones them instead of hashing the pads again.
+    inner: Sha256,
+    outer: Sha256,
 }
 
 impl std::fmt::Debug for MediaIds {
@@ -42,17 +45,22 @@ pub struct SegmentRef {
 impl MediaIds {
     /// Ids keyed by `key` (the store's secret).
     pub fn new(key: [u8; 32]) -> Self {
-        Self { key }
+        let (inner, outer) = hmac_sha256_keyed(&key);
+        Self { inner, outer }
     }
 
     fn tag(&self, account_id: &str, message_id: i64, index: usize) -> String {
-        let mut msg = Vec::with_capacity(account_id.len() + 32);
-        msg.extend_from_slice(account_id.as_bytes());
-        msg.push(0);
-        msg.extend_from_slice(message_id.to_string().as_bytes());
-        msg.push(0);
-        msg.extend_from_slice(index.to_string().as_bytes());
-        let mac = hmac_sha256(&self.key, &msg);
+        use std::io::Write as _;
+        let mut numbers = [0u8; 48];
+        let mut w = &mut numbers[..];
+        // Two decimal numbers and a NUL fit in 48 bytes; a write cannot fail.
+        let _ = write!(w, "\0{message_id}\0{index}");
+        let written = 48 - w.len();
+        let mac = hmac_sha256_with(
+            &self.inner,
+            &self.outer,
+            &[account_id.as_bytes(), &numbers[..written]],
+        );
         hex::encode(&mac[..TAG_HEX / 2])
     }
 
@@ -96,8 +104,9 @@ fn parts_text(rest: &str, n: usize) -> &str {
     rest.splitn(3, '_').nth(n).unwrap_or_default()
 }
 
-/// HMAC-SHA256 (RFC 2104) over `msg` with `key` (at most one block long).
-fn hmac_sha256(key: &[u8; 32], msg: &[u8]) -> [u8; 32] {
+/// The SHA-256 states of HMAC-SHA256 (RFC 2104) keyed by `key` (at most
+/// one block long): the inner pad absorbed, the outer pad absorbed.
+fn hmac_sha256_keyed(key: &[u8; 32]) -> (Sha256, Sha256) {
     const BLOCK: usize = 64;
     let mut ipad = [0x36u8; BLOCK];
     let mut opad = [0x5cu8; BLOCK];
@@ -105,15 +114,31 @@ fn hmac_sha256(key: &[u8; 32], msg: &[u8]) -> [u8; 32] {
         ipad[i] ^= k;
         opad[i] ^= k;
     }
-    let inner = Sha256::new()
-        .chain_update(ipad)
-        .chain_update(msg)
-        .finalize();
-    Sha256::new()
-        .chain_update(opad)
-        .chain_update(inner)
+    (
+        Sha256::new().chain_update(ipad),
+        Sha256::new().chain_update(opad),
+    )
+}
+
+/// HMAC-SHA256 over the concatenation of `parts`, from the keyed states of
+/// [`hmac_sha256_keyed`].
+fn hmac_sha256_with(inner: &Sha256, outer: &Sha256, parts: &[&[u8]]) -> [u8; 32] {
+    let mut inner = inner.clone();
+    for part in parts {
+        inner.update(part);
+    }
+    outer
+        .clone()
+        .chain_update(inner.finalize())
         .finalize()
         .into()
+}
+
+/// HMAC-SHA256 over `msg` with `key`.
+#[cfg(test)]
+fn hmac_sha256(key: &[u8; 32], msg: &[u8]) -> [u8; 32] {
+    let (inner, outer) = hmac_sha256_keyed(key);
+    hmac_sha256_with(&inner, &outer, &[msg])
 }
 
 #[cfg(test)]
@@ -153,5 +178,24 @@ mod tests {
             hex::encode(mac),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
+    }
+
+    #[test]
+    fn a_tag_is_the_hmac_of_account_nul_message_id_nul_index() {
+        // Ids handed out before stay valid: the tag's message is fixed.
+        let key = [9u8; 32];
+        let ids = MediaIds::new(key);
+        for (account, message_id, index) in [
+            ("default", -123i64, 2usize),
+            ("备用", i64::MIN, usize::MAX),
+            ("", 0, 0),
+        ] {
+            let msg = format!("{account}\0{message_id}\0{index}");
+            let tag = hex::encode(&hmac_sha256(&key, msg.as_bytes())[..TAG_HEX / 2]);
+            assert_eq!(
+                ids.id(account, message_id, index),
+                format!("r_{tag}_{message_id}_{index}")
+            );
+        }
     }
 }

@@ -4,7 +4,9 @@
 //! Rows are compared by message id (what was seen against what was
 //! expected), by the real seq where the peer reports one, and by time.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashMapExt as _};
 
 use super::profile::AnchorStyle;
 use crate::domain::model::{ChatRef, Message};

@@ -13,8 +13,6 @@
 //! exactly `serde_json::to_string` of `{"action", "params", "echo"}` with
 //! each placeholder replaced by its `base64://` text.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;
@@ -151,6 +149,9 @@ pub struct Blocks {
     /// the media before encoding).
     index: usize,
     offset: u64,
+    /// The raw bytes of the media block being encoded, reused from block
+    /// to block.
+    scratch: Vec<u8>,
 }
 
 impl Blocks {
@@ -159,13 +160,14 @@ impl Blocks {
             chunks,
             index: 0,
             offset: 0,
+            scratch: Vec::new(),
         }
     }
 
     /// The next block; `None` at the end. An error when media cannot be
     /// read (the message is then incomplete).
     pub async fn next(&mut self) -> std::io::Result<Option<Bytes>> {
-        let mut buf: Vec<u8> = Vec::new();
+        let mut buf: Vec<u8> = Vec::with_capacity(FRAGMENT_BYTES);
         while self.index < self.chunks.len() {
             let space = FRAGMENT_BYTES - buf.len();
             match &self.chunks[self.index] {
@@ -205,9 +207,11 @@ impl Blocks {
                         break;
                     }
                     let take = left.min(fits);
-                    let (back, encoded) =
-                        encode_at(media.source().clone(), self.offset, take, buf).await?;
+                    let scratch = std::mem::take(&mut self.scratch);
+                    let (back, scratch, encoded) =
+                        encode_at(media.source().clone(), self.offset, take, buf, scratch).await?;
                     buf = back;
+                    self.scratch = scratch;
                     debug_assert!(encoded <= space);
                     self.offset += take;
                     if take < left {
@@ -221,26 +225,24 @@ impl Blocks {
 }
 
 /// Appends the base64 of `len` bytes of `source` at `offset` to `buf`,
-/// reading (and encoding) on a blocking thread for files; returns the
-/// buffer and how many bytes were appended.
+/// reading into `scratch` (and encoding) on a blocking thread for files;
+/// returns the buffer, the scratch buffer and how many bytes were appended.
 async fn encode_at(
     source: PayloadSource,
     offset: u64,
     len: u64,
     mut buf: Vec<u8>,
-) -> std::io::Result<(Vec<u8>, usize)> {
+    mut scratch: Vec<u8>,
+) -> std::io::Result<(Vec<u8>, Vec<u8>, usize)> {
     let n = usize::try_from(len).map_err(std::io::Error::other)?;
     let inline = matches!(source, PayloadSource::Inline(_));
     let work = move || {
-        let mut raw = vec![0u8; n];
-        source.read_exact_at(&mut raw, offset)?;
+        scratch.resize(n, 0);
+        source.read_exact_at(&mut scratch, offset)?;
         let start = buf.len();
-        buf.resize(start + n.div_ceil(3) * 4, 0);
-        let written = STANDARD
-            .encode_slice(&raw, &mut buf[start..])
-            .map_err(std::io::Error::other)?;
-        buf.truncate(start + written);
-        Ok((buf, written))
+        base64_simd::STANDARD.encode_append(&scratch, &mut buf);
+        let written = buf.len() - start;
+        Ok((buf, scratch, written))
     };
     if inline {
         work()
@@ -378,6 +380,8 @@ impl Builder<'_> {
 
 #[cfg(test)]
 mod tests {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
     use serde_json::json;
 
     use super::*;
