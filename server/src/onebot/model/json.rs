@@ -13,7 +13,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::marker::PhantomData;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
@@ -422,45 +421,6 @@ fn lookup<'a>(keys: &[&str], values: &'a [Scalar<'_>], key: &str) -> Scalar<'a> 
         .map_or(Scalar::Null, Scalar::borrowed)
 }
 
-/// An object read by [`FromMap`]; any other JSON value is skipped and
-/// gives `None`.
-struct Obj<T>(Option<T>);
-
-/// Built from the entries of a JSON object (later duplicates win, as in a
-/// [`Value`]).
-trait FromMap<'de>: Sized {
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
-}
-
-impl<'de, T: FromMap<'de>> Deserialize<'de> for Obj<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer
-            .deserialize_any(ObjVisitor(PhantomData))
-            .map(Obj)
-    }
-}
-
-struct ObjVisitor<T>(PhantomData<T>);
-
-impl<'de, T: FromMap<'de>> Visitor<'de> for ObjVisitor<T> {
-    type Value = Option<T>;
-
-    scalars!(Option<T>, |_: &Self| None; bool, i64, u64, f64, str, unit);
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
-        T::from_map(map).map(Some)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-}
-
 /// A key: its index in the keys given, `None` for any other.
 struct Key(&'static [&'static str]);
 
@@ -582,11 +542,28 @@ impl<'de> Visitor<'de> for ScalarsInto<'_, 'de> {
 }
 
 /// One entry of a segment array: `None` unless it is an object with a
-/// string `type` (as [`decode_segment`](super::decode_segment)).
-struct SegmentEntry(Option<Segment>);
+/// string `type` (as [`decode_segment`](super::decode_segment)); any other
+/// JSON value is skipped.
+struct SegmentEntry;
 
-impl<'de> FromMap<'de> for SegmentEntry {
-    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+seed_is_visitor!('de, SegmentEntry, Option<Segment>);
+
+impl<'de> Visitor<'de> for SegmentEntry {
+    type Value = Option<Segment>;
+
+    scalars!(Option<Segment>, |_: &Self| None; bool, i64, u64, f64, str, unit);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Segment>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    /// Later duplicates win, as in a [`Value`].
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Segment>, A::Error> {
         let mut kind = Scalar::Null;
         let mut data: Option<&'de RawValue> = None;
         while let Some(index) = map.next_key_seed(Key(&SEGMENT_KEYS))? {
@@ -599,7 +576,7 @@ impl<'de> FromMap<'de> for SegmentEntry {
             }
         }
         let Some(kind) = kind.as_str() else {
-            return Ok(SegmentEntry(None));
+            return Ok(None);
         };
         // `data` is valid JSON text borrowed from the page: the common kinds
         // read their scalar fields from it without building a tree.
@@ -618,7 +595,7 @@ impl<'de> FromMap<'de> for SegmentEntry {
             let value: Option<Value> = data.and_then(|d| serde_json::from_str(d.get()).ok());
             segment_of_parts(kind, value.as_ref().and_then(Value::as_object))
         };
-        Ok(SegmentEntry(Some(segment)))
+        Ok(Some(segment))
     }
 }
 
@@ -639,8 +616,8 @@ impl<'de> Visitor<'de> for MessageSeed {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MessageField, A::Error> {
         let mut segments = Vec::new();
-        while let Some(Obj(entry)) = seq.next_element::<Obj<SegmentEntry>>()? {
-            segments.extend(entry.and_then(|e| e.0));
+        while let Some(entry) = seq.next_element_seed(SegmentEntry)? {
+            segments.extend(entry);
         }
         Ok(MessageField::Segments(segments))
     }
