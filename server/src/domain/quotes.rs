@@ -16,11 +16,11 @@
 //! resolved (unknown, recalled, another chat, out of time, a peer failure)
 //! stays an id. A recall evicts the message from the cache.
 
-use foldhash::{HashMap, HashMapExt as _};
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use foldhash::{HashMap, HashMapExt as _};
 use futures_util::StreamExt as _;
 use lru::LruCache;
 use tokio::time::Instant;

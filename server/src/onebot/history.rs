@@ -32,7 +32,6 @@ pub mod profile;
 use std::collections::VecDeque;
 
 use foldhash::{HashMap, HashMapExt as _};
-
 use serde_json::{Map, Value, json};
 
 use self::probe::{Mark, Verdict, judge};

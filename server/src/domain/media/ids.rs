@@ -53,7 +53,8 @@ impl MediaIds {
         use std::io::Write as _;
         let mut numbers = [0u8; 48];
         let mut w = &mut numbers[..];
-        // Two decimal numbers and a NUL fit in 48 bytes; a write cannot fail.
+        // Two NULs and two decimal numbers of at most 20 characters each fit
+        // in 48 bytes: the write cannot fail.
         let _ = write!(w, "\0{message_id}\0{index}");
         let written = 48 - w.len();
         let mac = hmac_sha256_with(
