@@ -12,11 +12,13 @@
 //! - `run`: the benchmark rounds; `upload`: the upload scenarios; `mcp`:
 //!   the MCP Streamable HTTP row; `archive`: inbound messages through the
 //!   archive, and its search.
+//! - `decode`: the reply decoders beside serde_json on the same text.
 //! - `report`: `RESULTS.md`; `machine`: what it ran on.
 //! - `scale`: how cost grows with accounts and event subscribers.
 //! - `soak`: the long steady-load run.
 
 mod archive;
+mod decode;
 mod direct;
 mod echo;
 mod load;
@@ -113,6 +115,10 @@ enum Command {
         #[arg(long, default_value_t = 0.0)]
         pause: f64,
     },
+    /// The gateway's reply decoders (member list, history pages) beside
+    /// serde_json skipping and building a `Value` from the same recorded
+    /// replies, in this process; printed, not written.
+    Decode,
     /// How cost grows: idle memory and CPU with 1, 10 and 100 accounts, CPU
     /// per delivered event with 1, 10 and 100 event subscribers; printed,
     /// not written.
@@ -234,6 +240,15 @@ async fn main() -> anyhow::Result<()> {
                 upload::Uploads::Measured(..) => Ok(()),
                 upload::Uploads::Unavailable(why) => anyhow::bail!("upload unavailable: {why}"),
             }
+        }
+        Command::Decode => {
+            let bin = procs::gateway_binary(cli.gateway_bin)?;
+            let sandbox = procs::SandboxProc::start(&bin).await?;
+            print!(
+                "{}",
+                decode::render(&decode::measure(&sandbox.ws_url).await?)
+            );
+            Ok(())
         }
         Command::Scale {
             idle_secs,

@@ -100,6 +100,16 @@ impl Proc {
         status_field(self.pid, "VmRSS")
     }
 
+    /// The resident set's two parts in bytes: anonymous memory (`RssAnon`:
+    /// heap, stacks) and mapped files (`RssFile`: mostly the binary's own
+    /// pages, shared with every process mapping it and reclaimable).
+    pub fn rss_parts(&self) -> Result<(u64, u64)> {
+        Ok((
+            status_field(self.pid, "RssAnon")?,
+            status_field(self.pid, "RssFile")?,
+        ))
+    }
+
     /// `VmHWM` (peak resident set) in bytes.
     pub fn peak_rss(&self) -> Result<u64> {
         status_field(self.pid, "VmHWM")

@@ -34,10 +34,7 @@ fn recorded_actions() -> Vec<(&'static str, serde_json::Value)> {
         ("get_login_info", json!({})),
         ("get_version_info", json!({})),
         ("get_group_list", json!({})),
-        (
-            "get_group_member_list",
-            json!({ "group_id": crate::run::MEMBERS_GROUP, "no_cache": true }),
-        ),
+        crate::run::direct_members(),
     ];
     out.push((history_action, history_params));
     for count in crate::run::PAGE_SIZES {
@@ -65,6 +62,13 @@ impl Replies {
             "}".to_owned(),
         )
     }
+}
+
+/// The whole reply frame for `data`, with `echo` (JSON text) as its echo:
+/// what the replay peer answers.
+pub fn reply_text(data: &RawValue, echo: &str) -> String {
+    let (head, tail) = Replies::split(data);
+    format!("{head}{echo}{tail}")
 }
 
 /// What the peer reads of an action frame.

@@ -75,6 +75,8 @@ pub struct Report {
     pub pages: Vec<PageRow>,
     /// How cost grows with accounts and subscribers.
     pub scale: crate::scale::Scale,
+    /// The reply decoders beside serde_json on the same text.
+    pub decode: Vec<crate::decode::DecodeRow>,
 }
 
 /// One target row.
@@ -579,6 +581,19 @@ pub fn render(r: &Report) -> String {
         }
     }
 
+    if !r.decode.is_empty() {
+        let _ = writeln!(o, "\n### Decoding the replies\n");
+        let _ = writeln!(
+            o,
+            "The replay peer's replies decoded in the bench process on one thread (`bench \
+             decode`): by the gateway's own decoder (the member list; the history rows), by \
+             serde_json skipping every value (`IgnoredAny`, the floor of any decoder built on \
+             it) and by serde_json building a `Value`. Medians of {} timed batches.\n",
+            crate::decode::BATCHES
+        );
+        o.push_str(&crate::decode::render(&r.decode));
+    }
+
     if !r.pages.is_empty() {
         let _ = writeln!(o, "\n## Page size\n");
         let _ = writeln!(
@@ -612,22 +627,26 @@ pub fn render(r: &Report) -> String {
         "A fresh `onebot-gateway serve` with one external account (forward WebSocket to the \
          sandbox process; no embedded sandbox), started {} times. SERVING = overall health \
          `Check(\"\")`; connected = the account's health name SERVING. Idle RSS is `VmRSS` \
-         1.5 s after connecting.\n",
+         1.5 s after connecting, split into anonymous memory (`RssAnon`: heap, stacks) and \
+         mapped files (`RssFile`: mostly the binary's own code pages, which the kernel maps \
+         in around each page first run; shared and reclaimable).\n",
         r.starts.len()
     );
     let _ = writeln!(
         o,
-        "| start | to SERVING (ms) | to connected (ms) | idle RSS (MiB) |"
+        "| start | to SERVING (ms) | to connected (ms) | idle RSS (MiB) | anonymous (MiB) | files (MiB) |"
     );
-    let _ = writeln!(o, "|---|---|---|---|");
+    let _ = writeln!(o, "|---|---|---|---|---|---|");
     for (k, s) in r.starts.iter().enumerate() {
         let _ = writeln!(
             o,
-            "| {} | {:.1} | {:.1} | {:.1} |",
+            "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
             k + 1,
             s.serving.as_secs_f64() * 1e3,
             s.connected.as_secs_f64() * 1e3,
-            mib(s.idle_rss as f64)
+            mib(s.idle_rss as f64),
+            mib(s.idle_rss_parts.0 as f64),
+            mib(s.idle_rss_parts.1 as f64)
         );
     }
     let _ = writeln!(

@@ -162,6 +162,8 @@ pub struct StartSample {
     pub connected: Duration,
     /// VmRSS once idle, bytes.
     pub idle_rss: u64,
+    /// Of which anonymous and file-backed (`RssAnon`, `RssFile`), bytes.
+    pub idle_rss_parts: (u64, u64),
 }
 
 /// Runs everything and writes the report.
@@ -258,6 +260,7 @@ pub async fn run(opts: Options) -> Result<()> {
     )
     .await?;
     drop(echo);
+    let decode = crate::decode::measure(&sandbox.ws_url).await?;
 
     let scale = crate::scale::measure(&bin, &crate::scale::Options::default()).await?;
 
@@ -284,6 +287,7 @@ pub async fn run(opts: Options) -> Result<()> {
         replay,
         pages,
         scale,
+        decode,
     };
     let text = report::render(&report);
     std::fs::write(&opts.out, &text).with_context(|| format!("writing {}", opts.out.display()))?;
@@ -633,10 +637,12 @@ async fn measure_starts(bin: &std::path::Path, ws_url: &str, n: usize) -> Result
         // Idle: connected, no RPC in flight, nothing to do but heartbeats.
         tokio::time::sleep(Duration::from_millis(1500)).await;
         let idle_rss = gw.proc.rss()?;
+        let idle_rss_parts = gw.proc.rss_parts()?;
         out.push(StartSample {
             serving,
             connected,
             idle_rss,
+            idle_rss_parts,
         });
         gw.proc.kill().await?;
     }
@@ -701,6 +707,15 @@ pub fn members_request() -> pb::ListGroupMembersRequest {
         no_cache: Some(true),
         limit: 0,
     }
+}
+
+/// The action the gateway's adapter sends for [`members_request`]: the
+/// 120-member group's list, bypassing the peer's cache.
+pub fn direct_members() -> (&'static str, serde_json::Value) {
+    (
+        "get_group_member_list",
+        json!({ "group_id": MEMBERS_GROUP, "no_cache": true }),
+    )
 }
 
 /// The action the gateway's adapter sends for [`history_request`] to a
@@ -769,10 +784,10 @@ impl Systems {
                 }
             }),
             echo_members: echo_call(members_bytes),
-            direct_members: direct_call(
-                "get_group_member_list",
-                json!({ "group_id": MEMBERS_GROUP, "no_cache": true }),
-            ),
+            direct_members: {
+                let (action, params) = direct_members();
+                direct_call(action, params)
+            },
             gateway_members: load::call(move || {
                 let mut c = groups.clone();
                 async move {
