@@ -15,7 +15,7 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use onebot_gateway::domain::model::ChatRef;
 use onebot_gateway::onebot::frame::FrameText;
 use onebot_gateway::onebot::history;
@@ -96,12 +96,7 @@ pub async fn measure(ws_url: &str) -> Result<Vec<DecodeRow>> {
 
 /// The reply frame `client` gets for `action`, as the replay peer sends it.
 async fn recorded(client: &DirectClient, action: &str, params: &Value) -> Result<FrameText> {
-    let data = client
-        .call(action, params)
-        .await
-        .with_context(|| format!("recording {action}"))?;
-    let raw = serde_json::value::to_raw_value(&data)?;
-    let text = replay::reply_text(&raw, "\"bench-decode\"");
+    let text = replay::recorded_reply(client, action, params, "\"bench-decode\"").await?;
     Ok(FrameText::new(Utf8Bytes::from(text)))
 }
 

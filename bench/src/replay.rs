@@ -64,11 +64,30 @@ impl Replies {
     }
 }
 
-/// The whole reply frame for `data`, with `echo` (JSON text) as its echo:
-/// what the replay peer answers.
-pub fn reply_text(data: &RawValue, echo: &str) -> String {
-    let (head, tail) = Replies::split(data);
-    format!("{head}{echo}{tail}")
+/// The `data` the sandbox answers `action` with, as the replay peer keeps
+/// it.
+async fn record(
+    client: &DirectClient,
+    action: &str,
+    params: &serde_json::Value,
+) -> Result<Box<RawValue>> {
+    let data = client
+        .call(action, params)
+        .await
+        .with_context(|| format!("recording {action}"))?;
+    Ok(serde_json::value::to_raw_value(&data)?)
+}
+
+/// The whole reply frame the replay peer answers `action` with, recorded
+/// from the sandbox behind `client`; `echo` (JSON text) as its echo.
+pub async fn recorded_reply(
+    client: &DirectClient,
+    action: &str,
+    params: &serde_json::Value,
+    echo: &str,
+) -> Result<String> {
+    let (head, tail) = Replies::split(&record(client, action, params).await?);
+    Ok(format!("{head}{echo}{tail}"))
 }
 
 /// What the peer reads of an action frame.
@@ -93,12 +112,7 @@ pub async fn serve(from: &str) -> Result<()> {
     let client = DirectClient::connect(from).await?;
     let mut replies = Replies::default();
     for (action, params) in recorded_actions() {
-        let data = client
-            .call(action, &params)
-            .await
-            .with_context(|| format!("recording {action}"))?;
-        let raw = serde_json::value::to_raw_value(&data)?;
-        let split = Replies::split(&raw);
+        let split = Replies::split(&record(&client, action, &params).await?);
         if let Some(count) = params.get("count").and_then(|c| c.as_u64())
             && action.ends_with("msg_history")
         {
