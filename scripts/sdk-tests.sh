@@ -124,9 +124,14 @@ CONF
 #!/usr/bin/env bash
 # Kills the proxy (every connection through it breaks) and starts it again on the same port.
 set -euo pipefail
-pid="\$(cat "$PROXY/nginx.pid")"
-kill -9 "\$pid"
-while kill -0 "\$pid" 2>/dev/null; do sleep 0.05; done
+# The old process is gone (its listening socket closed) when its pidfd turns readable.
+python3 - "$PROXY/nginx.pid" <<'PY'
+import os, select, signal, sys
+with open(sys.argv[1]) as f:
+    process = os.pidfd_open(int(f.read()))
+signal.pidfd_send_signal(process, signal.SIGKILL)
+select.select([process], [], [])
+PY
 "$NGINX" -p "$PROXY" -c "$PROXY/nginx.conf" -e "$PROXY/error.log"
 SCRIPT
   chmod +x "$PROXY/restart"

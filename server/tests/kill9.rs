@@ -284,6 +284,38 @@ fn staged(data: &Path) -> Vec<String> {
     names
 }
 
+/// Waits until `done` holds for the names in the gateway's staging
+/// directory, which another process changes: each check runs when the
+/// kernel reports a change there (inotify, through `notify`). The watch is
+/// in place before the first check, so no change is missed; `within` is
+/// the deadline, named in the panic as `what`.
+async fn staging_until(
+    data: &Path,
+    within: Duration,
+    what: &str,
+    done: impl Fn(&[String]) -> bool,
+) {
+    use notify::Watcher;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut watcher = notify::recommended_watcher(move |event| {
+        let _ = tx.send(event);
+    })
+    .expect("an inotify watcher");
+    watcher
+        .watch(&data.join("staging"), notify::RecursiveMode::NonRecursive)
+        .expect("watch the staging directory");
+    let checked = tokio::time::timeout(within, async {
+        while !done(&staged(data)) {
+            let event = rx.recv().await.expect("the watcher is alive");
+            event.expect("a staging directory notice");
+        }
+    })
+    .await;
+    if checked.is_err() {
+        panic!("{what} (after {within:?}): {:?}", staged(data));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_during_an_upload_leaks_no_staged_file_past_its_ttl() {
     use pb::media_service_client::MediaServiceClient;
@@ -325,13 +357,13 @@ async fn kill_9_during_an_upload_leaks_no_staged_file_past_its_ttl() {
             .upload_media(tokio_stream::wrappers::ReceiverStream::new(rx))
             .await
     });
-    tokio::time::timeout(Duration::from_secs(20), async {
-        while !staged(&data).iter().any(|n| n.starts_with(".tmp-")) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("the interrupted upload's temporary file");
+    staging_until(
+        &data,
+        Duration::from_secs(20),
+        "the interrupted upload's temporary file",
+        |names| names.iter().any(|n| n.starts_with(".tmp-")),
+    )
+    .await;
     first.kill().await.unwrap();
     assert!(cut.await.unwrap().is_err());
     drop(tx);
@@ -346,13 +378,13 @@ async fn kill_9_during_an_upload_leaks_no_staged_file_past_its_ttl() {
     );
     // The finished one is gone once its TTL passed (the sweeper runs every
     // second for a 2 s TTL).
-    tokio::time::timeout(Duration::from_secs(15), async {
-        while !staged(&data).is_empty() {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    })
-    .await
-    .unwrap_or_else(|_| panic!("staged files past their TTL: {:?}", staged(&data)));
+    staging_until(
+        &data,
+        Duration::from_secs(15),
+        "staged files past their TTL",
+        |names| names.is_empty(),
+    )
+    .await;
 }
 
 /// The next event of the stream, skipping heartbeats.

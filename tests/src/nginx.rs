@@ -9,7 +9,7 @@
 //! process (as a crashed or redeployed proxy: every connection through it
 //! breaks) and starts it again on the same address.
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -102,8 +102,30 @@ impl Nginx {
     }
 
     fn spawn(&mut self) {
+        // Readiness: nginx writes its pid file once its listening sockets
+        // are open, so the file holding this child's pid means connections
+        // are accepted. Right after writing it, nginx points its stderr at
+        // its error log, so our end of the stderr pipe closes either then or
+        // when nginx exits before that (a configuration it refuses): at that
+        // point the pid file alone tells the two apart. Each check runs on a
+        // notice from the kernel (inotify, through `notify`) of a change in
+        // the directory, or on that close; the watch is in place before the
+        // process starts, so no change is missed.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let fs = tx.clone();
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                let _ = fs.send(Started::Changed(event.map(drop).map_err(|e| e.to_string())));
+            })
+            .expect("an inotify watcher");
+        notify::Watcher::watch(
+            &mut watcher,
+            self.dir.path(),
+            notify::RecursiveMode::NonRecursive,
+        )
+        .expect("watch nginx's directory");
         let bin = binary();
-        let child = Command::new(&bin)
+        let mut child = Command::new(&bin)
             .arg("-p")
             .arg(self.dir.path())
             .arg("-c")
@@ -120,38 +142,56 @@ impl Nginx {
                     bin.display()
                 )
             });
-        self.child = Some(child);
-        // Readiness: the listener accepts (nginx has no readiness signal);
-        // a process that exited instead fails the test with its log.
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self
-                .child
-                .as_mut()
-                .and_then(|c| c.try_wait().ok().flatten())
-            {
-                let mut stderr = String::new();
-                if let Some(mut e) = self.child.take().and_then(|mut c| c.stderr.take()) {
-                    let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+            let _ = tx.send(Started::StderrClosed(text));
+        });
+        let pid = child.id().to_string();
+        let pid_file = self.dir.path().join("nginx.pid");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let ready = || {
+            std::fs::read_to_string(&pid_file)
+                .unwrap_or_default()
+                .trim()
+                == pid
+        };
+        while !ready() {
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(Started::Changed(notice)) => notice.expect("a notice from nginx's directory"),
+                Ok(Started::StderrClosed(_)) if ready() => break,
+                Ok(Started::StderrClosed(stderr)) => {
+                    let status = child.wait().expect("nginx's exit status");
+                    panic!(
+                        "nginx exited ({status}): {stderr}\n{}\nconfig:\n{}",
+                        self.error_log(),
+                        self.config()
+                    );
                 }
-                panic!(
-                    "nginx exited ({status}): {stderr}\n{}\nconfig:\n{}",
-                    self.error_log(),
-                    self.config()
-                );
+                Err(_) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!(
+                        "nginx did not write {} within 20 s (it does once it listens on {}):\n{}",
+                        pid_file.display(),
+                        self.addr,
+                        self.error_log()
+                    );
+                }
             }
-            if TcpStream::connect_timeout(&self.addr, Duration::from_millis(200)).is_ok() {
-                return;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "nginx did not listen on {} within 20 s:\n{}",
-                self.addr,
-                self.error_log()
-            );
-            std::thread::sleep(Duration::from_millis(20));
         }
+        self.child = Some(child);
     }
+}
+
+/// What wakes [`Nginx::spawn`]'s wait for readiness.
+enum Started {
+    /// Something in nginx's directory changed (or the watch failed).
+    Changed(Result<(), String>),
+    /// Our end of nginx's stderr closed (nginx exited, or moved its
+    /// stderr to its error log once started); what it wrote there.
+    StderrClosed(String),
 }
 
 impl Drop for Nginx {

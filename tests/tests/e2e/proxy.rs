@@ -589,3 +589,22 @@ fn message_id(e: &pb::Event) -> i64 {
         other => panic!("not a message: {other:?}"),
     }
 }
+
+/// A configuration nginx refuses fails the start with nginx's own words:
+/// its exit ends the wait for readiness (a wait that ran into its deadline
+/// panics with "did not write" instead).
+#[test]
+fn a_configuration_nginx_refuses_fails_the_start_with_its_error() {
+    let refused = std::panic::catch_unwind(|| {
+        Nginx::start("  server {\n    listen {listen};\n    no_such_directive on;\n  }\n")
+    });
+    let message = refused.err().expect("nginx refused the configuration");
+    let message = message
+        .downcast_ref::<String>()
+        .expect("a formatted panic message");
+    assert!(message.contains("nginx exited"), "{message}");
+    assert!(
+        message.contains("unknown directive \"no_such_directive\""),
+        "{message}"
+    );
+}
