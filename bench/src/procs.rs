@@ -100,14 +100,12 @@ impl Proc {
         status_field(self.pid, "VmRSS")
     }
 
-    /// The resident set's two parts in bytes: anonymous memory (`RssAnon`:
-    /// heap, stacks) and mapped files (`RssFile`: mostly the binary's own
-    /// pages, shared with every process mapping it and reclaimable).
-    pub fn rss_parts(&self) -> Result<(u64, u64)> {
-        Ok((
-            status_field(self.pid, "RssAnon")?,
-            status_field(self.pid, "RssFile")?,
-        ))
+    /// `VmRSS` and its two parts in bytes, from one read of the status:
+    /// anonymous memory (`RssAnon`: heap, stacks) and mapped files
+    /// (`RssFile`: mostly the binary's own pages, shared with every process
+    /// mapping it and reclaimable).
+    pub fn rss_parts(&self) -> Result<[u64; 3]> {
+        status_fields(self.pid, ["VmRSS", "RssAnon", "RssFile"])
     }
 
     /// `VmHWM` (peak resident set) in bytes.
@@ -141,20 +139,31 @@ pub fn cpu_time(pid: u32) -> Result<Duration> {
 
 /// A `kB` field of `/proc/<pid>/status`, in bytes.
 pub fn status_field(pid: u32, field: &str) -> Result<u64> {
+    let [bytes] = status_fields(pid, [field])?;
+    Ok(bytes)
+}
+
+/// `kB` fields of `/proc/<pid>/status`, in bytes, from one read.
+fn status_fields<const N: usize>(pid: u32, fields: [&str; N]) -> Result<[u64; N]> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .with_context(|| format!("reading /proc/{pid}/status"))?;
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix(field).and_then(|r| r.strip_prefix(':')) {
-            let kb: u64 = rest
-                .trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse()
-                .with_context(|| format!("{field}: {rest}"))?;
-            return Ok(kb * 1024);
-        }
+    let mut out = [0; N];
+    for (field, slot) in fields.iter().zip(&mut out) {
+        let Some(rest) = text
+            .lines()
+            .find_map(|line| line.strip_prefix(field).and_then(|r| r.strip_prefix(':')))
+        else {
+            bail!("/proc/{pid}/status has no {field}");
+        };
+        let kb: u64 = rest
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .with_context(|| format!("{field}: {rest}"))?;
+        *slot = kb * 1024;
     }
-    bail!("/proc/{pid}/status has no {field}")
+    Ok(out)
 }
 
 /// The `onebot-gateway` release binary: `--gateway-bin`, else built with
@@ -337,5 +346,27 @@ impl GatewayProc {
     pub fn media(&self) -> pb::media_service_client::MediaServiceClient<Channel> {
         pb::media_service_client::MediaServiceClient::new(self.channel.clone())
             .max_encoding_message_size(16 * 1024 * 1024)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_resident_set_is_the_sum_of_its_parts_from_one_read() {
+        let [rss, anon, file, shmem] = status_fields(
+            std::process::id(),
+            ["VmRSS", "RssAnon", "RssFile", "RssShmem"],
+        )
+        .unwrap();
+        assert!(anon > 0 && file > 0, "{anon} {file}");
+        assert_eq!(rss, anon + file + shmem);
+    }
+
+    #[test]
+    fn a_missing_field_is_named() {
+        let err = status_fields(std::process::id(), ["VmRSS", "NoSuchField"]).unwrap_err();
+        assert!(err.to_string().ends_with("has no NoSuchField"), "{err}");
     }
 }

@@ -636,8 +636,8 @@ async fn measure_starts(bin: &std::path::Path, ws_url: &str, n: usize) -> Result
         let connected = gw.wait_account_connected().await?;
         // Idle: connected, no RPC in flight, nothing to do but heartbeats.
         tokio::time::sleep(Duration::from_millis(1500)).await;
-        let idle_rss = gw.proc.rss()?;
-        let idle_rss_parts = gw.proc.rss_parts()?;
+        let [idle_rss, anon, file] = gw.proc.rss_parts()?;
+        let idle_rss_parts = (anon, file);
         out.push(StartSample {
             serving,
             connected,

@@ -36,6 +36,9 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// How long nginx may take to listen once started.
+const START_DEADLINE: Duration = Duration::from_secs(20);
+
 /// A running nginx.
 pub struct Nginx {
     /// The address `{listen}` stands for.
@@ -150,7 +153,7 @@ impl Nginx {
         });
         let pid = child.id().to_string();
         let pid_file = self.dir.path().join("nginx.pid");
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + START_DEADLINE;
         let ready = || {
             std::fs::read_to_string(&pid_file)
                 .unwrap_or_default()
@@ -173,7 +176,7 @@ impl Nginx {
                     let _ = child.kill();
                     let _ = child.wait();
                     panic!(
-                        "nginx did not write {} within 20 s (it does once it listens on {}):\n{}",
+                        "nginx did not write {} within {START_DEADLINE:?} (it does once it listens on {}):\n{}",
                         pid_file.display(),
                         self.addr,
                         self.error_log()
