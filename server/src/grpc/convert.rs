@@ -221,11 +221,11 @@ pub fn chat_message(msg: Message) -> pb::ChatMessage {
 pub fn group_member(m: GroupMember) -> pb::GroupMember {
     pb::GroupMember {
         user_id: m.user_id.unwrap_or(0),
-        nickname: m.nickname,
-        card: m.card,
-        role: m.role,
-        title: m.title,
-        level: m.level,
+        nickname: m.nickname.into_string(),
+        card: m.card.into_string(),
+        role: m.role.into_string(),
+        title: m.title.into_string(),
+        level: m.level.into_string(),
         join_time: m.join_time.map(timestamp_secs),
         last_sent_time: m.last_sent_time.map(timestamp_secs),
     }

@@ -1,22 +1,27 @@
 //! Group members and groups, as the peer lists them.
 
+use compact_str::CompactString;
+
 use super::raw::RawJson;
 
-/// A group member.
+/// A group member. Its texts are [`CompactString`]s: names, roles and
+/// levels are short, so they sit inside the member and a list of hundreds
+/// is decoded, cached, copied out of the cache and dropped without one
+/// allocation per text.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GroupMember {
     /// QQ number; `None` when the peer sent none (rendered as `?`).
     pub user_id: Option<i64>,
     /// QQ nickname (may be empty).
-    pub nickname: String,
+    pub nickname: CompactString,
     /// Group card (may be empty).
-    pub card: String,
+    pub card: CompactString,
     /// Role as reported; `member` when the peer omits it.
-    pub role: String,
+    pub role: CompactString,
     /// Special title (may be empty).
-    pub title: String,
+    pub title: CompactString,
     /// Level as reported (numbers are kept as text).
-    pub level: String,
+    pub level: CompactString,
     /// Join time, Unix seconds, when reported (non-zero).
     pub join_time: Option<i64>,
     /// Last message time, Unix seconds, when reported (non-zero).

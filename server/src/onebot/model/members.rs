@@ -8,6 +8,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use compact_str::CompactString;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -91,11 +92,11 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
             let raw = RawJson::entry(self.0.clone(), out.len());
             out.push(GroupMember {
                 user_id: None,
-                nickname: String::new(),
-                card: String::new(),
-                role: String::new(),
-                title: String::new(),
-                level: String::new(),
+                nickname: CompactString::default(),
+                card: CompactString::default(),
+                role: CompactString::default(),
+                title: CompactString::default(),
+                level: CompactString::default(),
                 join_time: None,
                 last_sent_time: None,
                 raw,
@@ -157,7 +158,7 @@ impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         let member = deserializer.deserialize_any(EntryVisitor(&mut *self.0))?;
         if member.role.trim().is_empty() {
-            member.role = "member".to_owned();
+            member.role = "member".into();
         }
         Ok(())
     }
@@ -202,11 +203,11 @@ impl<'de, 'm> Visitor<'de> for EntryVisitor<'m> {
             let v: Scalar<'de> = map.next_value()?;
             match index {
                 0 => m.user_id = v.int(),
-                1 => m.nickname = v.text().unwrap_or_default(),
-                2 => m.card = v.text().unwrap_or_default(),
-                3 => m.role = v.text().unwrap_or_default(),
-                4 => m.title = v.text().unwrap_or_default(),
-                5 => m.level = v.text().unwrap_or_default(),
+                1 => m.nickname = v.compact().unwrap_or_default(),
+                2 => m.card = v.compact().unwrap_or_default(),
+                3 => m.role = v.compact().unwrap_or_default(),
+                4 => m.title = v.compact().unwrap_or_default(),
+                5 => m.level = v.compact().unwrap_or_default(),
                 6 => m.join_time = v.int().filter(|t| *t != 0),
                 _ => m.last_sent_time = v.int().filter(|t| *t != 0),
             }

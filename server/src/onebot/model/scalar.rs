@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use compact_str::{CompactString, ToCompactString as _};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 /// One field's value.
@@ -56,6 +57,18 @@ impl<'a> Scalar<'a> {
             Scalar::F64(f) => serde_json::Number::from_f64(f).map(|n| n.to_string()),
             Scalar::Bool(b) => Some(b.to_string()),
             Scalar::Null | Scalar::Nested => None,
+        }
+    }
+
+    /// [`text`](Self::text) as a [`CompactString`]: a short string or
+    /// number is kept inline, without an allocation.
+    pub fn compact(self) -> Option<CompactString> {
+        match self {
+            Scalar::Str(Cow::Borrowed(s)) => Some(CompactString::from(s)),
+            Scalar::Str(Cow::Owned(s)) => Some(CompactString::from(s)),
+            Scalar::I64(i) => Some(i.to_compact_string()),
+            Scalar::U64(u) => Some(u.to_compact_string()),
+            other => other.text().map(CompactString::from),
         }
     }
 

@@ -420,11 +420,11 @@ fn member_fields(raw: &Value) -> GroupMember {
             for (key, v) in obj {
                 match key.as_str() {
                     "user_id" => member.user_id = int_of(v),
-                    "nickname" => member.nickname = str_of(v).unwrap_or_default(),
-                    "card" => member.card = str_of(v).unwrap_or_default(),
-                    "role" => member.role = str_of(v).unwrap_or_default(),
-                    "title" => member.title = str_of(v).unwrap_or_default(),
-                    "level" => member.level = str_of(v).unwrap_or_default(),
+                    "nickname" => member.nickname = str_of(v).unwrap_or_default().into(),
+                    "card" => member.card = str_of(v).unwrap_or_default().into(),
+                    "role" => member.role = str_of(v).unwrap_or_default().into(),
+                    "title" => member.title = str_of(v).unwrap_or_default().into(),
+                    "level" => member.level = str_of(v).unwrap_or_default().into(),
                     "join_time" => member.join_time = int_of(v).filter(|t| *t != 0),
                     "last_sent_time" => member.last_sent_time = int_of(v).filter(|t| *t != 0),
                     _ => {}
@@ -432,7 +432,7 @@ fn member_fields(raw: &Value) -> GroupMember {
             }
         }
         if member.role.trim().is_empty() {
-            member.role = "member".to_owned();
+            member.role = "member".into();
         }
         member
     }
