@@ -580,11 +580,10 @@ async fn hostile_clients_leave_memory_bounded_and_others_served() {
         1002,
     );
     eprintln!("hostile clients: RSS +{} MiB", grown >> 20);
-    // The test process's RSS after this run lies between +53 and +65 MiB
-    // from run to run with the same code (the allocator's arenas across the
-    // runtime's threads), most of it the 1000 connections; the bound sits
-    // above that spread. The unread stream is caught by EVENT_STREAM_LAGGED
-    // above, not by this bound.
+    // With the same code the growth spreads over +53..+65 MiB from run to
+    // run, most of it the 1000 connections; the bound sits above that
+    // spread. The unread stream is caught by EVENT_STREAM_LAGGED above, not
+    // by this bound.
     assert!(
         grown < HOSTILE_CLIENTS_RSS_BOUND,
         "memory grew by {} MiB",

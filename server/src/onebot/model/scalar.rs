@@ -64,8 +64,7 @@ impl<'a> Scalar<'a> {
     /// number is kept inline, without an allocation.
     pub fn compact(self) -> Option<CompactString> {
         match self {
-            Scalar::Str(Cow::Borrowed(s)) => Some(CompactString::from(s)),
-            Scalar::Str(Cow::Owned(s)) => Some(CompactString::from(s)),
+            Scalar::Str(s) => Some(CompactString::from(s)),
             Scalar::I64(i) => Some(i.to_compact_string()),
             Scalar::U64(u) => Some(u.to_compact_string()),
             other => other.text().map(CompactString::from),
