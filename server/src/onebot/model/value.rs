@@ -409,33 +409,33 @@ impl RawEntries for ValueEntries {
     }
 }
 
-/// The fields of one member object (`raw` left empty).
+/// The fields of one member object (`raw` left empty), read as the list
+/// decoder reads them ([`Scalar::compact`]).
 fn member_fields(raw: &Value) -> GroupMember {
-    {
-        let mut member = GroupMember::default();
-        // One pass over the object (members carry twenty-odd keys; lists run
-        // to thousands of members): each key is matched once, not searched
-        // for per field.
-        if let Some(obj) = raw.as_object() {
-            for (key, v) in obj {
-                match key.as_str() {
-                    "user_id" => member.user_id = int_of(v),
-                    "nickname" => member.nickname = str_of(v).unwrap_or_default().into(),
-                    "card" => member.card = str_of(v).unwrap_or_default().into(),
-                    "role" => member.role = str_of(v).unwrap_or_default().into(),
-                    "title" => member.title = str_of(v).unwrap_or_default().into(),
-                    "level" => member.level = str_of(v).unwrap_or_default().into(),
-                    "join_time" => member.join_time = int_of(v).filter(|t| *t != 0),
-                    "last_sent_time" => member.last_sent_time = int_of(v).filter(|t| *t != 0),
-                    _ => {}
-                }
+    let mut member = GroupMember::default();
+    let text = |v| Scalar::of_value(v).compact().unwrap_or_default();
+    // One pass over the object (members carry twenty-odd keys; lists run to
+    // thousands of members): each key is matched once, not searched for per
+    // field.
+    if let Some(obj) = raw.as_object() {
+        for (key, v) in obj {
+            match key.as_str() {
+                "user_id" => member.user_id = int_of(v),
+                "nickname" => member.nickname = text(v),
+                "card" => member.card = text(v),
+                "role" => member.role = text(v),
+                "title" => member.title = text(v),
+                "level" => member.level = text(v),
+                "join_time" => member.join_time = int_of(v).filter(|t| *t != 0),
+                "last_sent_time" => member.last_sent_time = int_of(v).filter(|t| *t != 0),
+                _ => {}
             }
         }
-        if member.role.trim().is_empty() {
-            member.role = "member".into();
-        }
-        member
     }
+    if member.role.trim().is_empty() {
+        member.role = "member".into();
+    }
+    member
 }
 
 /// Decodes one `get_group_list` entry; `None` without a numeric
