@@ -107,6 +107,23 @@ async fn traffic(gw: &TestGateway) -> Vec<String> {
     seen
 }
 
+/// Makes `dispatch` this thread's subscriber until the guard is dropped.
+///
+/// tracing caches each callsite's interest for the whole process. While a
+/// single dispatcher is registered, a callsite first reached on another
+/// test's thread (which has no subscriber) is cached as never enabled, and
+/// its events are lost here too. A second live dispatcher that takes every
+/// event makes the cache ask all of them, this thread's among them, so the
+/// capture sees every event.
+fn capture_on_this_thread(
+    dispatch: &tracing::Dispatch,
+) -> (tracing::Dispatch, tracing::dispatcher::DefaultGuard) {
+    let anchor = tracing::Dispatch::new(tracing_subscriber::registry());
+    let guard = tracing::dispatcher::set_default(dispatch);
+    tracing::callsite::rebuild_interest_cache();
+    (anchor, guard)
+}
+
 async fn run(format: LogFormat) -> (String, Vec<String>) {
     let capture = Capture::default();
     let writer = capture.clone();
@@ -116,7 +133,7 @@ async fn run(format: LogFormat) -> (String, Vec<String>) {
         move || writer.clone(),
         false,
     ));
-    let _guard = tracing::dispatcher::set_default(&dispatch);
+    let _capture = capture_on_this_thread(&dispatch);
     let (config, sandbox) = config().await;
     tracing::debug!(?config, "effective configuration");
     let gw = TestGateway::start(config).await;
@@ -207,7 +224,7 @@ async fn plaintext_beyond_loopback_logs_a_warning() {
         move || writer.clone(),
         false,
     ));
-    let _guard = tracing::dispatcher::set_default(&dispatch);
+    let _capture = capture_on_this_thread(&dispatch);
     let listener = tokio::net::TcpListener::bind("0.0.0.0:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let data = tempfile::tempdir().unwrap();
