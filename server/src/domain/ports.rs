@@ -69,6 +69,13 @@ pub trait PeerApi: Send + Sync + 'static {
     /// The current connection snapshot.
     fn status(&self) -> AccountStatus;
 
+    /// The bot's QQ number (0 until known), as [`status`](Self::status)
+    /// reports it, without copying the rest of the snapshot (read once per
+    /// delivered event).
+    fn self_id(&self) -> i64 {
+        self.status().self_id
+    }
+
     /// A watch on the connection snapshot.
     fn watch_status(&self) -> watch::Receiver<AccountStatus>;
 

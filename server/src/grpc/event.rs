@@ -237,7 +237,7 @@ async fn next_item(mut st: State) -> Option<(Result<Encoded, Status>, State)> {
         Step::Event(Some(Ok(stored))) => {
             // Only noted: the timer moves when it fires (`silent_for_a_period`).
             st.last_sent = tokio::time::Instant::now();
-            let item = Encoded::event(&stored, st.peer.status().self_id, &st.ids);
+            let item = Encoded::event(&stored, st.peer.self_id(), &st.ids);
             Some((Ok(item), st))
         }
         Step::Event(Some(Err(e))) => {

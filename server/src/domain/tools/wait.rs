@@ -224,7 +224,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
     let wanted = Wanted {
         gw,
         account_id: &account.id,
-        self_id: account.peer.status().self_id,
+        self_id: account.peer.self_id(),
         mentioned_only: args.mentioned_only,
     };
     let mut until = tokio::time::Instant::now() + args.timeout;

@@ -58,7 +58,7 @@ impl Gateway {
             .map_err(|e| refused(e, message_id))?;
         std::mem::forget(announced);
         self.quotes.forget(&account.id, message_id);
-        let operator_id = account.peer.status().self_id;
+        let operator_id = account.peer.self_id();
         self.inbound.publish_own(
             &account.id,
             InboundEvent::MessageRecalled {

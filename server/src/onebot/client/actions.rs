@@ -122,6 +122,10 @@ impl PeerApi for AccountClient {
         self.inner.status.borrow().clone()
     }
 
+    fn self_id(&self) -> i64 {
+        self.inner.status.borrow().self_id
+    }
+
     fn watch_status(&self) -> watch::Receiver<AccountStatus> {
         self.inner.status.subscribe()
     }
