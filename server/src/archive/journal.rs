@@ -461,4 +461,148 @@ mod tests {
         assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
         assert_eq!(stmt.get_status(rusqlite::StatementStatus::Run), 21);
     }
+    fn message_event(id: i64) -> crate::domain::model::InboundEvent {
+        use crate::domain::model::{ChatRef, Message, RawJson, Segment, Sender};
+        crate::domain::model::InboundEvent::Message {
+            message: Message {
+                message_id: id,
+                message_seq: Some(id + 100),
+                peer_seq: None,
+                time: 1_700_000_000 + id,
+                sender: Sender {
+                    user_id: 20,
+                    nickname: "昵称".into(),
+                    card: "群名片".into(),
+                    role: "admin".into(),
+                },
+                segments: vec![
+                    Segment::At {
+                        user_id: Some(10),
+                        all: false,
+                        name: Some("机器人".into()),
+                    },
+                    Segment::Text(format!(" 第{id}条")),
+                ],
+                chat: ChatRef::Group(30),
+                raw: RawJson::from_text(format!("{{\"message_id\":{id}}}")),
+            },
+            self_sent: false,
+        }
+    }
+
+    /// Starts the journal over `dir`, submits `events` message events and
+    /// one sent message, and returns once all of them are committed.
+    fn committed(
+        dir: &Path,
+        archived: bool,
+        events: i64,
+    ) -> (crate::domain::journal::Journal, Arc<SqliteJournal>) {
+        use crate::domain::journal::{Journal, JournalOptions};
+        let store = Arc::new(SqliteJournal::open(dir).unwrap());
+        let state = store.open(64).unwrap();
+        let journal = Journal::start(
+            store.clone(),
+            &state,
+            JournalOptions {
+                keep_per_account: 64,
+                archived,
+            },
+            Box::new(|_| {}),
+            tokio_util::sync::CancellationToken::new(),
+        )
+        .unwrap();
+        let start = state.last_id as i64;
+        for id in start + 1..=start + events {
+            journal.submit_event(StoredEvent::new(
+                Arc::from("a"),
+                id as u64,
+                0,
+                Arc::new(message_event(id)),
+            ));
+        }
+        let sent = match message_event(0) {
+            crate::domain::model::InboundEvent::Message { message, .. } => message,
+            _ => unreachable!(),
+        };
+        // Resolved once committed, with every entry submitted before it.
+        journal
+            .submit_sent(Arc::from("a"), sent)
+            .blocking_recv()
+            .unwrap();
+        (journal, store)
+    }
+
+    fn same_entries(handed: &JournalPage, read: &JournalPage) {
+        assert_eq!(handed.last_id, read.last_id);
+        assert_eq!(handed.entries.len(), read.entries.len());
+        for (h, r) in handed.entries.iter().zip(&read.entries) {
+            assert_eq!(h.id, r.id);
+            match (&h.entry, &r.entry) {
+                (JournalEntry::Event(h), JournalEntry::Event(r)) => {
+                    assert_eq!((&h.account_id, h.sequence), (&r.account_id, r.sequence));
+                    assert_eq!(*h.event, *r.event);
+                }
+                (
+                    JournalEntry::Sent {
+                        account_id: ha,
+                        message: hm,
+                    },
+                    JournalEntry::Sent {
+                        account_id: ra,
+                        message: rm,
+                    },
+                ) => assert_eq!((ha, hm), (ra, rm)),
+                (h, r) => panic!("entry {}: handed {h:?}, read {r:?}", r.account_id()),
+            }
+        }
+    }
+
+    #[test]
+    fn the_archive_takes_what_was_just_committed_as_the_journal_would_read_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (journal, store) = committed(dir.path(), true, 9);
+        // Ids 1..=9 are the events, 10 the sent message.
+        let first = journal.take_committed(0, 4).unwrap();
+        same_entries(&first, &store.read_after(0, 4).unwrap());
+        assert_eq!(first.last_id, Some(4));
+        let rest = journal.take_committed(4, 100).unwrap();
+        same_entries(&rest, &store.read_after(4, 100).unwrap());
+        assert_eq!(rest.last_id, Some(10));
+        // Nothing committed after the last one: an empty page, as a read.
+        let none = journal.take_committed(10, 100).unwrap();
+        assert!(none.entries.is_empty() && none.last_id.is_none());
+        // What was taken is gone from memory: the reader reads the journal.
+        assert!(journal.take_committed(2, 100).is_none());
+    }
+
+    #[test]
+    fn a_reader_that_fell_behind_the_handoff_reads_the_journal_then_catches_up() {
+        use crate::domain::journal::HANDOFF_CAP;
+        let dir = tempfile::tempdir().unwrap();
+        let events = HANDOFF_CAP as i64 + 10;
+        let (journal, store) = committed(dir.path(), true, events);
+        let last = events as u64 + 1;
+        // The oldest entries were dropped from memory.
+        assert!(journal.take_committed(0, 1024).is_none());
+        let dropped = last - HANDOFF_CAP as u64;
+        assert!(journal.take_committed(dropped - 1, 1024).is_none());
+        let page = journal.take_committed(dropped, 8).unwrap();
+        same_entries(&page, &store.read_after(dropped, 8).unwrap());
+        assert_eq!(page.entries[0].id, dropped + 1);
+    }
+
+    #[test]
+    fn entries_committed_before_a_restart_or_without_an_archive_are_read_from_the_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let (journal, _) = committed(dir.path(), false, 3);
+        assert!(journal.take_committed(0, 100).is_none());
+        drop(journal);
+        let (journal, store) = committed(dir.path(), true, 2);
+        // Ids 1..=4 were committed by the first start, 5..=7 by this one.
+        assert!(journal.take_committed(0, 100).is_none());
+        assert!(journal.take_committed(3, 100).is_none());
+        let page = journal.take_committed(4, 100).unwrap();
+        same_entries(&page, &store.read_after(4, 100).unwrap());
+        assert_eq!(page.last_id, Some(7));
+    }
 }

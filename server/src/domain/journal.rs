@@ -9,17 +9,20 @@
 //! delivers the batch's events (the hub's callback), completes the waiters
 //! of the sent messages, and wakes the archive's ingest, which reads the
 //! journal after its own checkpoint: entries the archive has not taken yet
-//! (a slow database, a crash) are never lost, only late.
+//! (a slow database, a crash) are never lost, only late. What was just
+//! committed is also handed to the ingest in memory (the newest
+//! [`HANDOFF_CAP`] entries), so an ingest that keeps up takes each entry
+//! without reading it back; one that fell behind reads the journal.
 //!
 //! The journal keeps, per account, the newest `events.buffer_size` events
 //! (the resume buffer, reloaded at start so sequence numbers continue and
 //! `after_sequence` from before a restart resumes) and every entry the
 //! archive has not taken; older entries are trimmed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, oneshot};
@@ -156,6 +159,13 @@ const CHANNEL_BOUND: usize = 65_536;
 const TRIM_ENTRIES: u64 = 1024;
 /// Longest time between two trims while entries arrive.
 const TRIM_EVERY: Duration = Duration::from_secs(30);
+/// Committed entries held in memory for the archive's ingest; older ones
+/// are dropped (the ingest reads them from the journal instead).
+pub const HANDOFF_CAP: usize = 4096;
+
+/// The newest committed entries the archive has not taken, in id order
+/// without gaps.
+type Handoff = Arc<Mutex<VecDeque<Journaled>>>;
 
 enum Command {
     Entry(JournalEntry, Option<oneshot::Sender<()>>),
@@ -175,6 +185,7 @@ pub struct Journal {
     last_committed: Arc<AtomicU64>,
     /// The archive's checkpoint when the journal was opened.
     opened_checkpoint: u64,
+    handoff: Handoff,
 }
 
 impl std::fmt::Debug for Journal {
@@ -210,6 +221,7 @@ impl Journal {
         let (tx, rx) = sync_channel(CHANNEL_BOUND);
         let committed = Arc::new(Notify::new());
         let last_committed = Arc::new(AtomicU64::new(state.last_id));
+        let handoff = Handoff::default();
         let writer = Writer {
             store: store.clone(),
             rx,
@@ -219,6 +231,7 @@ impl Journal {
             deliver,
             committed: committed.clone(),
             last_committed: last_committed.clone(),
+            handoff: handoff.clone(),
             failing: false,
             stop,
         };
@@ -232,6 +245,7 @@ impl Journal {
             committed,
             last_committed,
             opened_checkpoint: state.checkpoint,
+            handoff,
         })
     }
 
@@ -283,6 +297,34 @@ impl Journal {
     pub fn last_committed(&self) -> u64 {
         self.last_committed.load(Ordering::Acquire)
     }
+
+    /// Up to `limit` committed entries after `after_id`, from memory, as
+    /// [`EventJournal::read_after`] would read them: an empty page when
+    /// nothing was committed after it. `None` when memory no longer holds
+    /// the entry right after `after_id` (the reader fell behind, or the
+    /// entries were committed before this start): read the journal then.
+    /// Only an archived journal hands entries over, and what is handed
+    /// over is taken: one reader, the archive's ingest.
+    pub fn take_committed(&self, after_id: u64, limit: usize) -> Option<JournalPage> {
+        // Entries are in the handoff before they are counted committed, so
+        // every id up to this one is there unless it was dropped.
+        if self.last_committed() <= after_id {
+            return Some(JournalPage::default());
+        }
+        let mut handoff = self.handoff.lock().unwrap_or_else(PoisonError::into_inner);
+        while handoff.front().is_some_and(|j| j.id <= after_id) {
+            handoff.pop_front();
+        }
+        if handoff.front()?.id != after_id + 1 {
+            return None;
+        }
+        let n = limit.min(handoff.len());
+        let entries: Vec<Journaled> = handoff.drain(..n).collect();
+        Some(JournalPage {
+            last_id: entries.last().map(|j| j.id),
+            entries,
+        })
+    }
 }
 
 struct Writer {
@@ -294,6 +336,7 @@ struct Writer {
     deliver: Deliver,
     committed: Arc<Notify>,
     last_committed: Arc<AtomicU64>,
+    handoff: Handoff,
     /// True while appends fail (logged once per failing stretch).
     failing: bool,
     stop: CancellationToken,
@@ -340,6 +383,9 @@ impl Writer {
                 self.checkpoint = self.checkpoint.max(c);
             }
             self.append(&entries, checkpoint);
+            if self.options.archived {
+                self.hand_over(&entries);
+            }
             // Counted committed before anything is delivered or answered:
             // a search made by whoever saw an entry waits for the archive
             // to take it.
@@ -372,6 +418,16 @@ impl Writer {
                 }
             }
         }
+    }
+
+    /// Hands `entries` to the archive's ingest, dropping the oldest beyond
+    /// [`HANDOFF_CAP`]. Entries whose commit failed are handed over too:
+    /// like delivery, archiving is not held back by a broken journal.
+    fn hand_over(&self, entries: &[Journaled]) {
+        let mut handoff = self.handoff.lock().unwrap_or_else(PoisonError::into_inner);
+        handoff.extend(entries.iter().cloned());
+        let over = handoff.len().saturating_sub(HANDOFF_CAP);
+        handoff.drain(..over);
     }
 
     /// Commits; on failure the entries are still delivered (an event is

@@ -2,10 +2,11 @@
 //! recalls, the gateway's sends) and the history pages handed over into
 //! the archive's store, off every request path.
 //!
-//! It reads the journal after its checkpoint, so entries the store could
-//! not take yet (a slow or unreachable database, a crash before the ingest
-//! ran) are taken later, never lost: the journal keeps them until the
-//! checkpoint passes them. A failing store is retried with a growing pause
+//! It takes what the journal just committed from memory and, when it fell
+//! behind that (or at start), reads the journal after its checkpoint, so
+//! entries the store could not take yet (a slow or unreachable database, a
+//! crash before the ingest ran) are taken later, never lost: the journal
+//! keeps them until the checkpoint passes them. A failing store is retried with a growing pause
 //! and logged once per failing stretch.
 
 use std::sync::Arc;
@@ -97,8 +98,13 @@ pub async fn run(archive: Arc<Archive>, inputs: IngestInputs, shutdown: Cancella
         // Wake-ups are counted as permits: a commit during the read below
         // makes the next wait return at once.
         let committed = archive.journal().committed().clone();
-        let store = archive.journal().store().clone();
-        let read = tokio::task::spawn_blocking(move || store.read_after(checkpoint, BATCH)).await;
+        let read = match archive.journal().take_committed(checkpoint, BATCH) {
+            Some(page) => Ok(Ok(page)),
+            None => {
+                let store = archive.journal().store().clone();
+                tokio::task::spawn_blocking(move || store.read_after(checkpoint, BATCH)).await
+            }
+        };
         let page: JournalPage = match read {
             Ok(Ok(page)) => page,
             Ok(Err(e)) => {
