@@ -506,6 +506,7 @@ mod tests {
             JournalOptions {
                 keep_per_account: 64,
                 archived,
+                checkpoint_delay: crate::domain::journal::CHECKPOINT_DELAY,
             },
             Box::new(|_| {}),
             tokio_util::sync::CancellationToken::new(),
@@ -604,5 +605,85 @@ mod tests {
         let page = journal.take_committed(4, 100).unwrap();
         same_entries(&page, &store.read_after(4, 100).unwrap());
         assert_eq!(page.last_id, Some(7));
+    }
+    /// The journal's store, telling each append's entry count and checkpoint.
+    struct Recording(SqliteJournal, std::sync::mpsc::Sender<(usize, Option<u64>)>);
+
+    impl EventJournal for Recording {
+        fn open(&self, keep_per_account: usize) -> Result<JournalState> {
+            self.0.open(keep_per_account)
+        }
+        fn append(&self, entries: &[Journaled], checkpoint: Option<u64>) -> Result<()> {
+            self.0.append(entries, checkpoint)?;
+            let _ = self.1.send((entries.len(), checkpoint));
+            Ok(())
+        }
+        fn read_after(&self, after_id: u64, limit: usize) -> Result<JournalPage> {
+            self.0.read_after(after_id, limit)
+        }
+        fn trim(&self, keep_per_account: usize, checkpoint: u64) -> Result<u64> {
+            self.0.trim(keep_per_account, checkpoint)
+        }
+        fn describe(&self) -> String {
+            self.0.describe()
+        }
+    }
+
+    /// A journal over a [`Recording`] store in `dir`, and what it records.
+    fn recorded(
+        dir: &Path,
+        checkpoint_delay: Duration,
+    ) -> (
+        crate::domain::journal::Journal,
+        std::sync::mpsc::Receiver<(usize, Option<u64>)>,
+    ) {
+        use crate::domain::journal::{Journal, JournalOptions};
+        let (tx, appends) = std::sync::mpsc::channel();
+        let store = Arc::new(Recording(SqliteJournal::open(dir).unwrap(), tx));
+        let state = store.open(64).unwrap();
+        let options = JournalOptions {
+            keep_per_account: 64,
+            archived: true,
+            checkpoint_delay,
+        };
+        let stop = tokio_util::sync::CancellationToken::new();
+        let journal = Journal::start(store, &state, options, Box::new(|_| {}), stop).unwrap();
+        (journal, appends)
+    }
+
+    fn event(id: i64) -> StoredEvent {
+        StoredEvent::new(Arc::from("a"), id as u64, 0, Arc::new(message_event(id)))
+    }
+
+    #[test]
+    fn the_archives_checkpoint_rides_with_the_next_entries_instead_of_a_commit_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        // Longer than any test runs: a checkpoint is never stored alone.
+        let (journal, appends) = recorded(dir.path(), Duration::from_secs(3600));
+        journal.submit_event(event(1));
+        assert_eq!(appends.recv().unwrap(), (1, None));
+        journal.checkpoint(1);
+        journal.submit_event(event(2));
+        assert_eq!(appends.recv().unwrap(), (1, Some(1)));
+        // Stored when the journal stops, though its wait is not over.
+        journal.checkpoint(2);
+        drop(journal);
+        assert_eq!(appends.recv().unwrap(), (0, Some(2)));
+        assert!(appends.recv().is_err(), "nothing else was committed");
+        let reopened = SqliteJournal::open(dir.path()).unwrap();
+        assert_eq!(reopened.open(64).unwrap().checkpoint, 2);
+    }
+
+    #[test]
+    fn a_checkpoint_with_no_entries_after_it_is_stored_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (journal, appends) = recorded(dir.path(), Duration::ZERO);
+        journal.submit_event(event(1));
+        assert_eq!(appends.recv().unwrap(), (1, None));
+        journal.checkpoint(1);
+        assert_eq!(appends.recv().unwrap(), (0, Some(1)));
+        let reopened = SqliteJournal::open(dir.path()).unwrap();
+        assert_eq!(reopened.open(64).unwrap().checkpoint, 1);
+        drop(journal);
     }
 }

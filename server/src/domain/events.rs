@@ -216,6 +216,7 @@ impl EventHub {
         let options = JournalOptions {
             keep_per_account: capacity,
             archived,
+            checkpoint_delay: super::journal::CHECKPOINT_DELAY,
         };
         let mut failed = None;
         let hub = Arc::new_cyclic(|weak: &std::sync::Weak<EventHub>| {

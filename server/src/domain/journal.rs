@@ -21,7 +21,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -159,6 +159,12 @@ const CHANNEL_BOUND: usize = 65_536;
 const TRIM_ENTRIES: u64 = 1024;
 /// Longest time between two trims while entries arrive.
 const TRIM_EVERY: Duration = Duration::from_secs(30);
+/// Longest a checkpoint of the archive waits to be stored with the next
+/// entries before it is stored alone: while events arrive it costs no
+/// commit of its own. A checkpoint not yet stored when the process is killed
+/// only makes the archive take those entries again at start (which changes
+/// nothing: it keeps one copy of each message).
+pub const CHECKPOINT_DELAY: Duration = Duration::from_millis(200);
 /// Committed entries held in memory for the archive's ingest; older ones
 /// are dropped (the ingest reads them from the journal instead).
 pub const HANDOFF_CAP: usize = 4096;
@@ -204,6 +210,9 @@ pub struct JournalOptions {
     /// True when an archive takes the entries (its checkpoint bounds
     /// trimming); false: entries are done once committed.
     pub archived: bool,
+    /// Longest the archive's checkpoint waits to ride with the next
+    /// entries before it is stored alone ([`CHECKPOINT_DELAY`]).
+    pub checkpoint_delay: Duration,
 }
 
 impl Journal {
@@ -272,7 +281,8 @@ impl Journal {
     }
 
     /// Records that the archive has taken every entry up to `id` (stored
-    /// with the next commit).
+    /// with the next commit of entries, or alone once it has waited
+    /// [`JournalOptions::checkpoint_delay`] or the journal stops).
     pub fn checkpoint(&self, id: u64) {
         let _ = self.tx.send(Command::Checkpoint(id));
     }
@@ -347,9 +357,28 @@ impl Writer {
         let mut since_trim = 0u64;
         let mut last_trim = Instant::now();
         let batch = (self.options.keep_per_account / 2).clamp(1, MAX_BATCH);
-        while let Ok(first) = self.rx.recv() {
+        // Since when the archive's checkpoint is newer than the stored one.
+        let mut unsaved: Option<Instant> = None;
+        loop {
+            let next = match unsaved {
+                None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                Some(since) => self.rx.recv_timeout(
+                    self.options
+                        .checkpoint_delay
+                        .saturating_sub(since.elapsed()),
+                ),
+            };
+            let first = match next {
+                Ok(first) => first,
+                Err(RecvTimeoutError::Timeout) => {
+                    self.append(&[], Some(self.checkpoint));
+                    unsaved = None;
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            };
             if self.stop.is_cancelled() {
-                return;
+                break;
             }
             let mut commands = vec![first];
             while commands.len() < batch {
@@ -382,6 +411,16 @@ impl Writer {
             if let Some(c) = checkpoint {
                 self.checkpoint = self.checkpoint.max(c);
             }
+            if entries.is_empty() {
+                // Only the archive moved on: stored with the next entries,
+                // or alone once it has waited `checkpoint_delay`.
+                if checkpoint.is_some() {
+                    unsaved.get_or_insert_with(Instant::now);
+                }
+                continue;
+            }
+            let pending = unsaved.take().is_some();
+            let checkpoint = (pending || checkpoint.is_some()).then_some(self.checkpoint);
             self.append(&entries, checkpoint);
             if self.options.archived {
                 self.hand_over(&entries);
@@ -417,6 +456,9 @@ impl Writer {
                     tracing::warn!(journal = %self.store.describe(), error = %e, "trimming the journal failed");
                 }
             }
+        }
+        if unsaved.is_some() {
+            self.append(&[], Some(self.checkpoint));
         }
     }
 
