@@ -162,8 +162,8 @@ const TRIM_EVERY: Duration = Duration::from_secs(30);
 /// Longest a checkpoint of the archive waits to be stored with the next
 /// entries before it is stored alone: while events arrive it costs no
 /// commit of its own. A checkpoint not yet stored when the process is killed
-/// only makes the archive take those entries again at start (which changes
-/// nothing: it keeps one copy of each message).
+/// only makes the archive take those entries again at start; it keeps one
+/// copy of each message.
 pub const CHECKPOINT_DELAY: Duration = Duration::from_millis(200);
 /// Committed entries held in memory for the archive's ingest; older ones
 /// are dropped (the ingest reads them from the journal instead).

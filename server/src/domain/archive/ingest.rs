@@ -6,8 +6,8 @@
 //! behind that (or at start), reads the journal after its checkpoint, so
 //! entries the store could not take yet (a slow or unreachable database, a
 //! crash before the ingest ran) are taken later, never lost: the journal
-//! keeps them until the checkpoint passes them. A failing store is retried with a growing pause
-//! and logged once per failing stretch.
+//! keeps them until the checkpoint passes them. A failing store is retried
+//! with a growing pause and logged once per failing stretch.
 
 use std::sync::Arc;
 use std::time::Duration;
