@@ -461,33 +461,57 @@ mod tests {
         assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
         assert_eq!(stmt.get_status(rusqlite::StatementStatus::Run), 21);
     }
-    fn message_event(id: i64) -> crate::domain::model::InboundEvent {
+
+    fn message(id: i64) -> crate::domain::model::Message {
         use crate::domain::model::{ChatRef, Message, RawJson, Segment, Sender};
-        crate::domain::model::InboundEvent::Message {
-            message: Message {
-                message_id: id,
-                message_seq: Some(id + 100),
-                peer_seq: None,
-                time: 1_700_000_000 + id,
-                sender: Sender {
-                    user_id: 20,
-                    nickname: "昵称".into(),
-                    card: "群名片".into(),
-                    role: "admin".into(),
-                },
-                segments: vec![
-                    Segment::At {
-                        user_id: Some(10),
-                        all: false,
-                        name: Some("机器人".into()),
-                    },
-                    Segment::Text(format!(" 第{id}条")),
-                ],
-                chat: ChatRef::Group(30),
-                raw: RawJson::from_text(format!("{{\"message_id\":{id}}}")),
+        Message {
+            message_id: id,
+            message_seq: Some(id + 100),
+            peer_seq: None,
+            time: 1_700_000_000 + id,
+            sender: Sender {
+                user_id: 20,
+                nickname: "昵称".into(),
+                card: "群名片".into(),
+                role: "admin".into(),
             },
-            self_sent: false,
+            segments: vec![
+                Segment::At {
+                    user_id: Some(10),
+                    all: false,
+                    name: Some("机器人".into()),
+                },
+                Segment::Text(format!(" 第{id}条")),
+            ],
+            chat: ChatRef::Group(30),
+            raw: RawJson::from_text(format!("{{\"message_id\":{id}}}")),
         }
+    }
+
+    /// A group message event of account `a`, numbered `id`.
+    fn event(id: i64) -> StoredEvent {
+        let event = crate::domain::model::InboundEvent::Message {
+            message: message(id),
+            self_sent: false,
+        };
+        StoredEvent::new(Arc::from("a"), id as u64, 0, Arc::new(event))
+    }
+
+    /// The journal's writer over `store`, as it was left.
+    fn start(
+        store: Arc<dyn EventJournal>,
+        archived: bool,
+        checkpoint_delay: Duration,
+    ) -> crate::domain::journal::Journal {
+        use crate::domain::journal::{Journal, JournalOptions};
+        let state = store.open(64).unwrap();
+        let options = JournalOptions {
+            keep_per_account: 64,
+            archived,
+            checkpoint_delay,
+        };
+        let stop = tokio_util::sync::CancellationToken::new();
+        Journal::start(store, &state, options, Box::new(|_| {}), stop).unwrap()
     }
 
     /// Starts the journal over `dir`, submits `events` message events and
@@ -497,37 +521,19 @@ mod tests {
         archived: bool,
         events: i64,
     ) -> (crate::domain::journal::Journal, Arc<SqliteJournal>) {
-        use crate::domain::journal::{Journal, JournalOptions};
         let store = Arc::new(SqliteJournal::open(dir).unwrap());
-        let state = store.open(64).unwrap();
-        let journal = Journal::start(
+        let journal = start(
             store.clone(),
-            &state,
-            JournalOptions {
-                keep_per_account: 64,
-                archived,
-                checkpoint_delay: crate::domain::journal::CHECKPOINT_DELAY,
-            },
-            Box::new(|_| {}),
-            tokio_util::sync::CancellationToken::new(),
-        )
-        .unwrap();
-        let start = state.last_id as i64;
-        for id in start + 1..=start + events {
-            journal.submit_event(StoredEvent::new(
-                Arc::from("a"),
-                id as u64,
-                0,
-                Arc::new(message_event(id)),
-            ));
+            archived,
+            crate::domain::journal::CHECKPOINT_DELAY,
+        );
+        let first = journal.last_committed() as i64 + 1;
+        for id in first..first + events {
+            journal.submit_event(event(id));
         }
-        let sent = match message_event(0) {
-            crate::domain::model::InboundEvent::Message { message, .. } => message,
-            _ => unreachable!(),
-        };
         // Resolved once committed, with every entry submitted before it.
         journal
-            .submit_sent(Arc::from("a"), sent)
+            .submit_sent(Arc::from("a"), message(0))
             .blocking_recv()
             .unwrap();
         (journal, store)
@@ -606,6 +612,7 @@ mod tests {
         same_entries(&page, &store.read_after(4, 100).unwrap());
         assert_eq!(page.last_id, Some(7));
     }
+
     /// The journal's store, telling each append's entry count and checkpoint.
     struct Recording(SqliteJournal, std::sync::mpsc::Sender<(usize, Option<u64>)>);
 
@@ -637,22 +644,9 @@ mod tests {
         crate::domain::journal::Journal,
         std::sync::mpsc::Receiver<(usize, Option<u64>)>,
     ) {
-        use crate::domain::journal::{Journal, JournalOptions};
         let (tx, appends) = std::sync::mpsc::channel();
         let store = Arc::new(Recording(SqliteJournal::open(dir).unwrap(), tx));
-        let state = store.open(64).unwrap();
-        let options = JournalOptions {
-            keep_per_account: 64,
-            archived: true,
-            checkpoint_delay,
-        };
-        let stop = tokio_util::sync::CancellationToken::new();
-        let journal = Journal::start(store, &state, options, Box::new(|_| {}), stop).unwrap();
-        (journal, appends)
-    }
-
-    fn event(id: i64) -> StoredEvent {
-        StoredEvent::new(Arc::from("a"), id as u64, 0, Arc::new(message_event(id)))
+        (start(store, true, checkpoint_delay), appends)
     }
 
     #[test]
