@@ -21,10 +21,10 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
+use flume::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -152,7 +152,9 @@ pub trait EventJournal: Send + Sync + 'static {
 /// resume buffer, so one commit's events never overrun a subscriber that
 /// was keeping up.
 const MAX_BATCH: usize = 2048;
-/// Submissions waiting for the writer before submitting blocks.
+/// Submissions waiting for the writer before submitting blocks. The queue
+/// grows as submissions wait: an idle journal holds none of it (a channel
+/// that sets its slots up front would keep megabytes resident from start).
 const CHANNEL_BOUND: usize = 65_536;
 /// Entries appended between two trims (or [`TRIM_EVERY`], whichever first):
 /// small trims, so none holds up delivery for long.
@@ -184,7 +186,7 @@ pub type Deliver = Box<dyn Fn(Vec<StoredEvent>) + Send + 'static>;
 /// Handle to the journal's writer; cheap to clone.
 #[derive(Clone)]
 pub struct Journal {
-    tx: SyncSender<Command>,
+    tx: Sender<Command>,
     store: Arc<dyn EventJournal>,
     committed: Arc<Notify>,
     /// Id of the newest committed entry.
@@ -227,7 +229,7 @@ impl Journal {
         deliver: Deliver,
         stop: CancellationToken,
     ) -> Result<Journal> {
-        let (tx, rx) = sync_channel(CHANNEL_BOUND);
+        let (tx, rx) = flume::bounded(CHANNEL_BOUND);
         let committed = Arc::new(Notify::new());
         let last_committed = Arc::new(AtomicU64::new(state.last_id));
         let handoff = Handoff::default();
