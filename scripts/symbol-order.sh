@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Writes server/link/symbol-order.txt: the functions the release gateway runs from start to
-# idle (one account on the sandbox peer, connected, heartbeats only), then those a first
-# history, member list, status and send add, in that order. server/build.rs hands the file to
-# the linker, which lays those functions out first and side by side (see ARCHITECTURE.md,
-# "Memory at idle"). Run it after upgrading the toolchain or dependencies, or when bench
-# reports a higher idle RSS; it takes a few minutes (a release build and two runs under
-# valgrind's callgrind, which lists every function executed).
+# idle (one account on the sandbox peer, connected, nothing to do), then those a first history,
+# member list, status, text send and video upload and send add, in that order. server/build.rs
+# hands the file to the linker, which lays those functions out first and side by side (see
+# ARCHITECTURE.md, "Memory at idle"). Run it after upgrading the toolchain or dependencies, or
+# when bench reports a higher idle RSS; it takes a few minutes (a release build and two runs
+# under valgrind's callgrind, which lists every function executed).
 # Needs: valgrind, python3.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -49,13 +49,15 @@ TOML
   wait "$pid" || true
 }
 
-# Start to idle: a few heartbeats' worth of waiting once connected.
+# Start to idle: five seconds once connected (the timers that run at idle fire in them).
 traced_run idle 'sleep 5'
-# The common calls, each once.
+# The common calls, each once; a video goes through UploadMedia and the streamed send.
+{ printf '\000\000\000\030ftypmp42\000\000\000\000mp42isom'; head -c 2097152 /dev/urandom; } >"$WORK/clip.mp4"
 traced_run calls '"$BIN" history --addr "$ADDR" group:20000003 >/dev/null
   "$BIN" members --addr "$ADDR" 20000003 >/dev/null
   "$BIN" accounts --addr "$ADDR" >/dev/null
-  "$BIN" send --addr "$ADDR" --group 20000003 "symbol order" >/dev/null'
+  "$BIN" send --addr "$ADDR" --group 20000003 "symbol order" >/dev/null
+  "$BIN" send --addr "$ADDR" --group 20000003 --video "$WORK/clip.mp4" >/dev/null'
 
 nm --defined-only "$BIN" | awk '$2 ~ /^[tTwW]$/ { print $3 }' >"$WORK/text-symbols"
 python3 - "$WORK" >"$ROOT/server/link/symbol-order.txt" <<'PY'
@@ -65,12 +67,17 @@ text = set(open(f"{work}/text-symbols").read().split())
 seen = set()
 print("# Written by scripts/symbol-order.sh; never edit by hand. The functions the release")
 print("# gateway runs from start to idle, then those its common calls add (see server/build.rs).")
+# Each run's new functions sorted by name (a crate's, a module's side by side), so the file
+# changes only where what runs changed.
 for run in ("idle", "calls"):
+    names = set()
     for line in open(f"{work}/{run}.callgrind", errors="replace"):
         if line.startswith("fn="):
             name = line[3:].strip()
             if name in text and name not in seen:
-                seen.add(name)
-                print(name)
+                names.add(name)
+    seen |= names
+    for name in sorted(names):
+        print(name)
 PY
 echo "symbol-order.sh: $(grep -vc '^#' "$ROOT/server/link/symbol-order.txt") functions in server/link/symbol-order.txt"
