@@ -24,7 +24,8 @@ for _ in $(seq 100); do grep -q 'ws://' "$WORK/sandbox.log" && break; sleep 0.1;
 URL="$(grep -o 'ws://[^ "]*' "$WORK/sandbox.log" | head -1)"
 [ -n "$URL" ] || { echo "symbol-order.sh: the sandbox did not start:" >&2; cat "$WORK/sandbox.log" >&2; exit 1; }
 
-# One traced gateway run: $1 names its output; $2 is what runs against it once it is connected.
+# One traced gateway run: $1 names its output; $2 is the function that runs against it once it
+# is connected (at $ADDR).
 traced_run() {
   local name=$1 then=$2 data="$WORK/data-$1"
   cat >"$WORK/$name.toml" <<TOML
@@ -44,20 +45,24 @@ TOML
   grep -q 'connected to the OneBot implementation' "$WORK/$name.log" \
     || { echo "symbol-order.sh: the traced gateway did not connect:" >&2; cat "$WORK/$name.log" >&2; exit 1; }
   ADDR="http://$(grep -o 'gRPC listening local=[0-9.:]*' "$WORK/$name.log" | head -1 | cut -d= -f2)"
-  eval "$then"
+  "$then"
   kill -INT "$pid"
   wait "$pid" || true
 }
 
 # Start to idle: five seconds once connected (the timers that run at idle fire in them).
-traced_run idle 'sleep 5'
+idle() { sleep 5; }
 # The common calls, each once; a video goes through UploadMedia and the streamed send.
 { printf '\000\000\000\030ftypmp42\000\000\000\000mp42isom'; head -c 2097152 /dev/urandom; } >"$WORK/clip.mp4"
-traced_run calls '"$BIN" history --addr "$ADDR" group:20000003 >/dev/null
+common_calls() {
+  "$BIN" history --addr "$ADDR" group:20000003 >/dev/null
   "$BIN" members --addr "$ADDR" 20000003 >/dev/null
   "$BIN" accounts --addr "$ADDR" >/dev/null
   "$BIN" send --addr "$ADDR" --group 20000003 "symbol order" >/dev/null
-  "$BIN" send --addr "$ADDR" --group 20000003 --video "$WORK/clip.mp4" >/dev/null'
+  "$BIN" send --addr "$ADDR" --group 20000003 --video "$WORK/clip.mp4" >/dev/null
+}
+traced_run idle idle
+traced_run calls common_calls
 
 nm --defined-only "$BIN" | awk '$2 ~ /^[tTwW]$/ { print $3 }' >"$WORK/text-symbols"
 python3 - "$WORK" >"$ROOT/server/link/symbol-order.txt" <<'PY'
