@@ -132,6 +132,15 @@ fn finish(
     raw: impl FnOnce() -> RawJson,
 ) -> Option<Message> {
     let message = std::mem::replace(&mut fields.message, MessageField::Other(Value::Null));
+    if matches!(message, MessageField::Redo) {
+        // A segment this pass could not read exactly: the whole object is
+        // decoded again from a tree of its text.
+        let raw = raw();
+        let tree: Value = serde_json::from_str(raw.text()).ok()?;
+        let mut decoded = super::decode_message(&tree, chat)?;
+        decoded.raw = raw;
+        return Some(decoded);
+    }
     let view = View {
         top: &fields.top,
         sender: &fields.sender,
@@ -142,6 +151,7 @@ fn finish(
         MessageField::Segments(segments) if !segments.is_empty() => segments,
         MessageField::Segments(_) => segments_of(&Value::Null, raw_message),
         MessageField::Other(value) => segments_of(&value, raw_message),
+        MessageField::Redo => Vec::new(),
     };
     message_of_fields(&view, chat, segments, raw)
 }
@@ -395,6 +405,9 @@ struct MessageFields<'de> {
 enum MessageField {
     Segments(Vec<Segment>),
     Other(Value),
+    /// A segment array with an entry read for the wrong kind (a `type`
+    /// repeated after `data`): the message is decoded again from a tree.
+    Redo,
 }
 
 struct View<'a, 'de> {
@@ -541,61 +554,108 @@ impl<'de> Visitor<'de> for ScalarsInto<'_, 'de> {
     }
 }
 
-/// One entry of a segment array: `None` unless it is an object with a
-/// string `type` (as [`decode_segment`](super::decode_segment)); any other
-/// JSON value is skipped.
+/// One entry of a segment array: [`SegmentRead::Skip`] unless it is an
+/// object with a string `type` (as [`decode_segment`](super::decode_segment));
+/// any other JSON value is skipped.
 struct SegmentEntry;
 
-seed_is_visitor!('de, SegmentEntry, Option<Segment>);
+/// What [`SegmentEntry`] read.
+enum SegmentRead {
+    /// Not a segment.
+    Skip,
+    /// The segment.
+    Segment(Segment),
+    /// `data` was read for a kind a later `type` replaced with one that
+    /// needs more of it: only a tree of the whole object reads it exactly.
+    Redo,
+}
+
+/// A segment's `data` as it was read: as text when its kind was not known
+/// yet (`type` after `data`, or none), else straight into what the kind
+/// needs.
+enum SegmentData<'de> {
+    Absent,
+    Text(&'de RawValue),
+    /// Read into the entry's [`SegmentFields`].
+    Fields,
+    Tree(Value),
+}
+
+seed_is_visitor!('de, SegmentEntry, SegmentRead);
 
 impl<'de> Visitor<'de> for SegmentEntry {
-    type Value = Option<Segment>;
+    type Value = SegmentRead;
 
-    scalars!(Option<Segment>, |_: &Self| None; bool, i64, u64, f64, str, unit);
+    scalars!(SegmentRead, |_: &Self| SegmentRead::Skip; bool, i64, u64, f64, str, unit);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Segment>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SegmentRead, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
+        Ok(SegmentRead::Skip)
     }
 
-    /// Later duplicates win, as in a [`Value`].
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Segment>, A::Error> {
+    /// Later duplicates win, as in a [`Value`]. With `type` first (as
+    /// peers send it) `data` is read once, into the kind's fields.
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SegmentRead, A::Error> {
         let mut kind = Scalar::Null;
-        let mut data: Option<&'de RawValue> = None;
+        let mut data = SegmentData::Absent;
+        // Set up only when `data` is read into it.
+        let mut fields: Option<SegmentFields<'de>> = None;
         while let Some(index) = map.next_key_seed(Key(&SEGMENT_KEYS))? {
             match index {
                 Some(0) => kind = map.next_value()?,
-                Some(_) => data = Some(map.next_value()?),
+                Some(_) => {
+                    data = match kind.as_str() {
+                        Some(k) if reads_fields(k) => {
+                            let f = fields
+                                .get_or_insert_with(|| SegmentFields::from_fn(|_| Scalar::Null));
+                            f.0.fill(Scalar::Null);
+                            map.next_value_seed(ScalarsInto(&SEGMENT_FIELDS, &mut f.0))?;
+                            SegmentData::Fields
+                        }
+                        Some(_) => SegmentData::Tree(map.next_value()?),
+                        None => SegmentData::Text(map.next_value()?),
+                    }
+                }
                 None => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
         let Some(kind) = kind.as_str() else {
-            return Ok(None);
+            return Ok(SegmentRead::Skip);
         };
-        // `data` is valid JSON text borrowed from the page: the common kinds
-        // read their scalar fields from it without building a tree.
-        let data = data.filter(|d| d.get() != "null");
-        let segment = if reads_fields(kind) {
-            let mut fields = SegmentFields::from_fn(|_| Scalar::Null);
-            if let Some(d) = data {
-                let mut de = serde_json::Deserializer::from_str(d.get());
-                let seed = ScalarsInto(&SEGMENT_FIELDS, &mut fields.0);
-                if seed.deserialize(&mut de).is_err() {
-                    fields = SegmentFields::from_fn(|_| Scalar::Null);
-                }
+        let segment = match (data, fields.as_mut()) {
+            (SegmentData::Fields, Some(f)) if reads_fields(kind) => segment_of_fields(kind, f),
+            (SegmentData::Fields, _) => return Ok(SegmentRead::Redo),
+            (SegmentData::Tree(value), _) => segment_of_parts(kind, value.as_object()),
+            (SegmentData::Absent, _) => segment_of_text(kind, None),
+            (SegmentData::Text(d), _) => segment_of_text(kind, Some(d)),
+        };
+        Ok(SegmentRead::Segment(segment))
+    }
+}
+
+/// The segment of `kind` whose `data` is the valid JSON text `data`: the
+/// common kinds read their scalar fields from it without building a tree.
+fn segment_of_text(kind: &str, data: Option<&RawValue>) -> Segment {
+    let data = data.filter(|d| d.get() != "null");
+    if reads_fields(kind) {
+        let mut fields = SegmentFields::from_fn(|_| Scalar::Null);
+        if let Some(d) = data {
+            let mut de = serde_json::Deserializer::from_str(d.get());
+            let seed = ScalarsInto(&SEGMENT_FIELDS, &mut fields.0);
+            if seed.deserialize(&mut de).is_err() {
+                fields = SegmentFields::from_fn(|_| Scalar::Null);
             }
-            segment_of_fields(kind, &mut fields)
-        } else {
-            let value: Option<Value> = data.and_then(|d| serde_json::from_str(d.get()).ok());
-            segment_of_parts(kind, value.as_ref().and_then(Value::as_object))
-        };
-        Ok(Some(segment))
+        }
+        segment_of_fields(kind, &mut fields)
+    } else {
+        let value: Option<Value> = data.and_then(|d| serde_json::from_str(d.get()).ok());
+        segment_of_parts(kind, value.as_ref().and_then(Value::as_object))
     }
 }
 
@@ -616,10 +676,19 @@ impl<'de> Visitor<'de> for MessageSeed {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MessageField, A::Error> {
         let mut segments = Vec::new();
+        let mut redo = false;
         while let Some(entry) = seq.next_element_seed(SegmentEntry)? {
-            segments.extend(entry);
+            match entry {
+                SegmentRead::Segment(segment) => segments.push(segment),
+                SegmentRead::Skip => {}
+                SegmentRead::Redo => redo = true,
+            }
         }
-        Ok(MessageField::Segments(segments))
+        Ok(if redo {
+            MessageField::Redo
+        } else {
+            MessageField::Segments(segments)
+        })
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MessageField, A::Error> {

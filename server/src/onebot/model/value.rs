@@ -90,7 +90,9 @@ pub(super) fn segment_of_parts(kind: &str, data: Option<&Map<String, Value>>) ->
         },
         other => Segment::Unknown {
             kind: other.to_owned(),
-            data_json: Value::Object(data.clone()).to_string(),
+            // The map's own text, as `Value::Object` would print it, without
+            // copying the map first.
+            data_json: serde_json::to_string(data).unwrap_or_default(),
         },
     }
 }
@@ -526,6 +528,60 @@ mod tests {
                     "{text}"
                 ),
                 (t, v) => assert_eq!(t.is_none(), v.is_none(), "{text}"),
+            }
+        }
+    }
+
+    /// Segments read from the text as from a tree whatever the order of
+    /// `type` and `data`: `type` first (read in one pass), `data` first,
+    /// repeated keys (a `type` after `data` that changes what the kind
+    /// needs), `data` that is null, absent or not an object.
+    #[test]
+    fn segments_read_from_text_as_from_a_tree_in_any_key_order() {
+        let chat = Some(ChatRef::Group(1));
+        let segments = [
+            r#"{"type":"text","data":{"text":"a\nb","x":[1]}}"#,
+            r#"{"data":{"text":"a"},"type":"text"}"#,
+            r#"{"type":"image","data":{"file":"f.png","url":"http://u/1?a=1&b=2","file_size":"12","summary":"[图片]"}}"#,
+            r#"{"type":"mface","data":{"emoji_id":"e","key":"k","summary":"[表情]"}}"#,
+            r#"{"data":{"emoji_id":"e"},"type":"mface"}"#,
+            r#"{"type":"json","data":{"data":"{\"app\":1}"}}"#,
+            r#"{"type":"reply","data":{"id":-5}}"#,
+            r#"{"type":"at","data":{"qq":"all","name":"x"}}"#,
+            r#"{"type":"text","data":null}"#,
+            r#"{"type":"text"}"#,
+            r#"{"type":"face","data":"not an object"}"#,
+            r#"{"type":"text","data":{"text":"a"},"type":"mface"}"#,
+            r#"{"type":"mface","data":{"text":"a","k":1},"type":"text"}"#,
+            r#"{"type":"text","data":{"text":"a"},"type":"image"}"#,
+            r#"{"type":"text","data":{"text":"a"},"data":{"text":"b"}}"#,
+            r#"{"type":7,"data":{"text":"a"}}"#,
+            r#"{"type":"text","data":{"text":"a"},"type":null}"#,
+            r#"{"type":"poke","data":{"type":"1","id":"2"}}"#,
+            r#"[1,2]"#,
+        ];
+        for segment in segments {
+            // Alone, and beside a plain text segment.
+            for list in [
+                format!("[{segment}]"),
+                format!(r#"[{segment},{{"type":"text","data":{{"text":"z"}}}}]"#),
+            ] {
+                let text = format!(
+                    r#"{{"message_id":1,"user_id":2,"time":3,"message":{list},"raw_message":"r"}}"#
+                );
+                let tree: Value = serde_json::from_str(&text).unwrap();
+                let raw = serde_json::from_str::<Box<RawValue>>(&text).unwrap();
+                let by_text = decode_message_json(&raw, chat).unwrap();
+                let by_tree = decode_message(&tree, chat).unwrap();
+                assert_eq!(by_text.raw.text(), text);
+                assert_eq!(
+                    Message {
+                        raw: by_text.raw.clone(),
+                        ..by_tree
+                    },
+                    by_text,
+                    "{text}"
+                );
             }
         }
     }
