@@ -570,15 +570,14 @@ enum SegmentRead {
     Redo,
 }
 
-/// A segment's `data` as it was read: as text when its kind was not known
-/// yet (`type` after `data`, or none), else straight into what the kind
-/// needs.
+/// A segment's `data` as it was read: into the entry's [`SegmentFields`]
+/// when `type` came first and names a kind read from its fields, else as
+/// text (a tree built from it, as for the kinds that need one, may fail on
+/// its own without failing the page).
 enum SegmentData<'de> {
     Absent,
     Text(&'de RawValue),
-    /// Read into the entry's [`SegmentFields`].
     Fields,
-    Tree(Value),
 }
 
 seed_is_visitor!('de, SegmentEntry, SegmentRead);
@@ -616,8 +615,7 @@ impl<'de> Visitor<'de> for SegmentEntry {
                             map.next_value_seed(ScalarsInto(&SEGMENT_FIELDS, &mut f.0))?;
                             SegmentData::Fields
                         }
-                        Some(_) => SegmentData::Tree(map.next_value()?),
-                        None => SegmentData::Text(map.next_value()?),
+                        _ => SegmentData::Text(map.next_value()?),
                     }
                 }
                 None => {
@@ -631,7 +629,6 @@ impl<'de> Visitor<'de> for SegmentEntry {
         let segment = match (data, fields.as_mut()) {
             (SegmentData::Fields, Some(f)) if reads_fields(kind) => segment_of_fields(kind, f),
             (SegmentData::Fields, _) => return Ok(SegmentRead::Redo),
-            (SegmentData::Tree(value), _) => segment_of_parts(kind, value.as_object()),
             (SegmentData::Absent, _) => segment_of_text(kind, None),
             (SegmentData::Text(d), _) => segment_of_text(kind, Some(d)),
         };
