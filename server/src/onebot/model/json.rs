@@ -137,7 +137,7 @@ fn finish(
         // decoded again from a tree of its text.
         let raw = raw();
         let tree: Value = serde_json::from_str(raw.text()).ok()?;
-        let mut decoded = super::decode_message(&tree, chat)?;
+        let mut decoded = super::value::decode_message(&tree, chat)?;
         decoded.raw = raw;
         return Some(decoded);
     }
