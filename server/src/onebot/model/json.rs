@@ -131,27 +131,30 @@ fn finish(
     chat: Option<ChatRef>,
     raw: impl FnOnce() -> RawJson,
 ) -> Option<Message> {
-    let message = std::mem::replace(&mut fields.message, MessageField::Other(Value::Null));
-    if matches!(message, MessageField::Redo) {
-        // A segment this pass could not read exactly: the whole object is
-        // decoded again from a tree of its text.
-        let raw = raw();
-        let tree: Value = serde_json::from_str(raw.text()).ok()?;
-        let mut decoded = super::value::decode_message(&tree, chat)?;
-        decoded.raw = raw;
-        return Some(decoded);
-    }
+    // The segments as read, or the value `message` held instead.
+    let read = match std::mem::replace(&mut fields.message, MessageField::Other(Value::Null)) {
+        MessageField::Segments(segments) => Ok(segments),
+        MessageField::Other(value) => Err(value),
+        MessageField::Redo => {
+            // A segment this pass could not read exactly: the whole object
+            // is decoded again from a tree of its text.
+            let raw = raw();
+            let tree: Value = serde_json::from_str(raw.text()).ok()?;
+            let mut decoded = super::value::decode_message(&tree, chat)?;
+            decoded.raw = raw;
+            return Some(decoded);
+        }
+    };
     let view = View {
         top: &fields.top,
         sender: &fields.sender,
     };
     let raw_message = view.value_of("raw_message");
     let raw_message = raw_message.as_str();
-    let segments = move || match message {
-        MessageField::Segments(segments) if !segments.is_empty() => segments,
-        MessageField::Segments(_) => segments_of(&Value::Null, raw_message),
-        MessageField::Other(value) => segments_of(&value, raw_message),
-        MessageField::Redo => Vec::new(),
+    let segments = move || match read {
+        Ok(segments) if !segments.is_empty() => segments,
+        Ok(_) => segments_of(&Value::Null, raw_message),
+        Err(value) => segments_of(&value, raw_message),
     };
     message_of_fields(&view, chat, segments, raw)
 }
