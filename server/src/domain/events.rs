@@ -29,6 +29,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::task::Poll;
 
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
@@ -437,50 +438,91 @@ impl Subscription {
     }
 
     /// The next matching event; `None` when the gateway shuts down. After
-    /// an error (the subscriber lagged) the stream is over.
+    /// an error (the subscriber lagged) the stream is over. Cancel-safe: an
+    /// event taken from the channel is returned in the same poll.
     pub async fn next(&mut self) -> Option<Result<StoredEvent>> {
+        loop {
+            if let Poll::Ready(item) = self.try_next() {
+                return item;
+            }
+            let received = tokio::select! {
+                biased;
+                _ = self.shutdown.cancelled() => None,
+                r = self.rx.recv() => Some(r),
+            };
+            let event = match received {
+                None | Some(Err(broadcast::error::RecvError::Closed)) => {
+                    self.done = true;
+                    return None;
+                }
+                Some(Err(broadcast::error::RecvError::Lagged(missed))) => {
+                    return Some(Err(self.lagged(missed)));
+                }
+                Some(Ok(e)) => e,
+            };
+            if let Some(event) = self.pass(event) {
+                return Some(Ok(event));
+            }
+        }
+    }
+
+    /// What [`Subscription::next`] returns when it needs no wait: an event
+    /// already queued (or the end, or the lag error); `Pending` when the
+    /// channel holds nothing matching yet. A busy stream takes its events
+    /// here without arming the shutdown or channel wake-ups per event.
+    pub fn try_next(&mut self) -> Poll<Option<Result<StoredEvent>>> {
         if self.done {
-            return None;
+            return Poll::Ready(None);
+        }
+        if self.shutdown.is_cancelled() {
+            self.done = true;
+            return Poll::Ready(None);
         }
         loop {
             let event = match self.replay.pop_front() {
                 Some(e) => e,
-                None => {
-                    let received = tokio::select! {
-                        biased;
-                        _ = self.shutdown.cancelled() => None,
-                        r = self.rx.recv() => Some(r),
-                    };
-                    match received {
-                        None | Some(Err(broadcast::error::RecvError::Closed)) => {
-                            self.done = true;
-                            return None;
-                        }
-                        Some(Err(broadcast::error::RecvError::Lagged(missed))) => {
-                            self.done = true;
-                            return Some(Err(Error::new(
-                                Kind::EventStreamLagged,
-                                format!(
-                                    "the subscriber fell {missed} events behind account {:?}; resubscribe with after_sequence {}",
-                                    self.account_id, self.last
-                                ),
-                            )
-                            .with("last_sequence", self.last)
-                            .with("missed", missed)
-                            .with("account_id", &self.account_id)));
-                        }
-                        Some(Ok(e)) => e,
+                None => match self.rx.try_recv() {
+                    Ok(e) => e,
+                    Err(broadcast::error::TryRecvError::Empty) => return Poll::Pending,
+                    Err(broadcast::error::TryRecvError::Closed) => {
+                        self.done = true;
+                        return Poll::Ready(None);
                     }
-                }
+                    Err(broadcast::error::TryRecvError::Lagged(missed)) => {
+                        return Poll::Ready(Some(Err(self.lagged(missed))));
+                    }
+                },
             };
-            if event.sequence <= self.last {
-                continue;
-            }
-            self.last = event.sequence;
-            if self.filter.matches(&event.event) {
-                return Some(Ok(event));
+            if let Some(event) = self.pass(event) {
+                return Poll::Ready(Some(Ok(event)));
             }
         }
+    }
+
+    /// `event` when it is new to this subscriber and matches its filter;
+    /// either way its sequence number is passed.
+    fn pass(&mut self, event: StoredEvent) -> Option<StoredEvent> {
+        if event.sequence <= self.last {
+            return None;
+        }
+        self.last = event.sequence;
+        self.filter.matches(&event.event).then_some(event)
+    }
+
+    /// Ends the stream with the lag error: `missed` events were overwritten
+    /// before this subscriber read them.
+    fn lagged(&mut self, missed: u64) -> Error {
+        self.done = true;
+        Error::new(
+            Kind::EventStreamLagged,
+            format!(
+                "the subscriber fell {missed} events behind account {:?}; resubscribe with after_sequence {}",
+                self.account_id, self.last
+            ),
+        )
+        .with("last_sequence", self.last)
+        .with("missed", missed)
+        .with("account_id", &self.account_id)
     }
 }
 
@@ -571,6 +613,41 @@ mod tests {
         assert_eq!(err.kind, Kind::EventStreamLagged);
         assert_eq!(err.meta("last_sequence"), Some("1"));
         assert!(sub.next().await.is_none(), "the stream is over");
+    }
+
+    #[tokio::test]
+    async fn try_next_takes_what_is_queued_and_never_waits() {
+        let cancel = CancellationToken::new();
+        let hub = EventHub::new(2, cancel.clone());
+        let filter = EventFilter {
+            chats: [ChatRef::Group(7)].into_iter().collect(),
+            kinds: HashSet::new(),
+        };
+        let mut sub = hub.subscribe("a", None, filter).unwrap();
+        assert!(sub.try_next().is_pending(), "nothing published yet");
+        hub.publish("a", poke(8));
+        assert!(sub.try_next().is_pending(), "only a filtered-out event");
+        assert_eq!(sub.last_sequence(), 1, "its sequence is passed");
+        hub.publish("a", poke(7));
+        let Poll::Ready(Some(Ok(e))) = sub.try_next() else {
+            panic!("the queued event is returned at once");
+        };
+        assert_eq!((e.sequence, &*e.event), (2, &poke(7)));
+        // Overwritten before it was read: the lag error, then the end.
+        for _ in 0..3 {
+            hub.publish("a", poke(7));
+        }
+        let Poll::Ready(Some(Err(err))) = sub.try_next() else {
+            panic!("the lag is reported without waiting");
+        };
+        assert_eq!(err.kind, Kind::EventStreamLagged);
+        assert!(matches!(sub.try_next(), Poll::Ready(None)));
+        // Shutdown ends a stream even with events queued.
+        let mut other = hub.subscribe("a", None, EventFilter::default()).unwrap();
+        hub.publish("a", poke(7));
+        cancel.cancel();
+        assert!(matches!(other.try_next(), Poll::Ready(None)));
+        assert!(other.next().await.is_none());
     }
 
     #[tokio::test]

@@ -214,18 +214,23 @@ async fn next_item(mut st: State) -> Option<(Result<Encoded, Status>, State)> {
         let beat = st.beat();
         return Some((Ok(beat), st));
     }
+    // An event already queued is taken without touching the timer.
     // `Subscription::next` is cancel-safe: an event it took is returned, or
     // its sequence was already passed (filtered out) when it is dropped.
-    let step = loop {
-        let step = match st.heartbeat {
-            Some(_) => tokio::select! {
-                r = st.sub.next() => Step::Event(r),
-                () = st.idle.as_mut() => Step::Beat,
-            },
-            None => Step::Event(st.sub.next().await),
-        };
-        if matches!(step, Step::Event(_)) || st.silent_for_a_period() {
-            break step;
+    let step = if let Poll::Ready(r) = st.sub.try_next() {
+        Step::Event(r)
+    } else {
+        loop {
+            let step = match st.heartbeat {
+                Some(_) => tokio::select! {
+                    r = st.sub.next() => Step::Event(r),
+                    () = st.idle.as_mut() => Step::Beat,
+                },
+                None => Step::Event(st.sub.next().await),
+            };
+            if matches!(step, Step::Event(_)) || st.silent_for_a_period() {
+                break step;
+            }
         }
     };
     match step {

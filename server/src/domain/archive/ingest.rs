@@ -10,7 +10,7 @@
 //! with a growing pause and logged once per failing stretch.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
@@ -22,6 +22,14 @@ use crate::telemetry::metrics;
 
 /// Journal entries read per store transaction.
 const BATCH: usize = 1024;
+/// Shortest time between two store transactions of journal entries.
+/// Entries committed within it wait and are stored together, so a busy
+/// chat costs one transaction (and one full-text index segment) per gap
+/// instead of one per journal commit, each of a few entries. A search made
+/// by whoever saw an entry waits for the archive to take it, so this is
+/// also the most such a search waits beyond the store's own time. A full
+/// batch does not wait.
+pub const INGEST_GAP: Duration = Duration::from_millis(20);
 /// Pause after the first failure; doubles up to [`MAX_RETRY`].
 const FIRST_RETRY: Duration = Duration::from_millis(200);
 const MAX_RETRY: Duration = Duration::from_secs(30);
@@ -85,6 +93,8 @@ pub async fn run(archive: Arc<Archive>, inputs: IngestInputs, shutdown: Cancella
     } = inputs;
     let mut checkpoint = *journal_done.borrow();
     let mut failing = Failing::default();
+    // When the last transaction of journal entries began.
+    let mut last_journal_apply: Option<Instant> = None;
     loop {
         // History pages first, so a steady stream of events never starves
         // them.
@@ -98,6 +108,17 @@ pub async fn run(archive: Arc<Archive>, inputs: IngestInputs, shutdown: Cancella
         // Wake-ups are counted as permits: a commit during the read below
         // makes the next wait return at once.
         let committed = archive.journal().committed().clone();
+        let pending = archive
+            .journal()
+            .last_committed()
+            .saturating_sub(checkpoint);
+        if pending > 0
+            && pending < BATCH as u64
+            && let Some(wait) = last_journal_apply.and_then(|t| INGEST_GAP.checked_sub(t.elapsed()))
+            && sleep_or_stop(&shutdown, wait).await
+        {
+            return;
+        }
         let read = match archive.journal().take_committed(checkpoint, BATCH) {
             Some(page) => Ok(Ok(page)),
             None => {
@@ -125,6 +146,9 @@ pub async fn run(archive: Arc<Archive>, inputs: IngestInputs, shutdown: Cancella
                 .iter()
                 .filter_map(|j| ops_of(&archive, &j.entry))
                 .collect();
+            if !ops.is_empty() {
+                last_journal_apply = Some(Instant::now());
+            }
             if !apply(&archive, ops, &mut failing, &shutdown).await {
                 return;
             }
