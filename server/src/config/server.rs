@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 use super::check::ConfigError;
 use super::check::Key;
 
+/// Most `worker_threads` a configuration may ask for.
+pub const MAX_WORKER_THREADS: usize = 1024;
+
 /// gRPC listener and process settings.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -33,6 +36,12 @@ pub struct ServerConfig {
     /// `grace_period_ms`), so load balancers and meshes can rebalance, in
     /// milliseconds; 0 keeps connections forever.
     pub max_connection_age_ms: u64,
+    /// Threads that run the gateway's tasks (RPCs, peer links, events):
+    /// 0 (the default) one work-stealing worker per CPU core, N > 1 that
+    /// many, 1 all on one thread (tokio's current-thread scheduler, the
+    /// least CPU per call). Blocking work (the stores, files, media
+    /// encoding and digests) has its own pool whatever this says.
+    pub worker_threads: usize,
 }
 
 impl Default for ServerConfig {
@@ -46,17 +55,23 @@ impl Default for ServerConfig {
             http2_keepalive_timeout_ms: 20_000,
             tcp_keepalive_ms: 60_000,
             max_connection_age_ms: 0,
+            worker_threads: 0,
         }
     }
 }
 
 impl ServerConfig {
-    /// Checks `grace_period_ms`. [`super::Config::validate`] runs this
-    /// first and [`ServerConfig::validate_connections`] after the accounts.
-    pub(super) fn validate_grace_period(&self) -> Result<(), ConfigError> {
+    /// Checks the process settings: `grace_period_ms`, `worker_threads`.
+    /// [`super::Config::validate`] runs this first and
+    /// [`ServerConfig::validate_connections`] after the accounts.
+    pub(super) fn validate_process(&self) -> Result<(), ConfigError> {
         Key::new("server").field("grace_period_ms").ensure(
             self.grace_period_ms <= 3_600_000,
             "must be at most 3600000 (one hour)",
+        )?;
+        Key::new("server").field("worker_threads").ensure(
+            self.worker_threads <= MAX_WORKER_THREADS,
+            "must be at most 1024 (0 means one per CPU core)",
         )
     }
 

@@ -15,6 +15,14 @@ fn defaults_validate() {
     assert_eq!(c.server.listen.to_string(), "127.0.0.1:50051");
     assert!(c.accounts.is_empty());
     assert_eq!(c.timezone, "Asia/Shanghai");
+    assert_eq!(c.server.worker_threads, 0);
+    let env_threads = Config::load(
+        None,
+        env(&[("ONEBOT_GATEWAY__SERVER__WORKER_THREADS", "1")]),
+        &Overrides::default(),
+    )
+    .unwrap();
+    assert_eq!(env_threads.server.worker_threads, 1);
     assert!(c.archive.enabled);
     assert_eq!(c.archive.retention_days, 30);
     assert_eq!(c.archive.max_bytes, 1024 * 1024 * 1024);
@@ -144,6 +152,11 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "[server]\ngrace_period_ms = 3600001",
         "server.grace_period_ms",
         "must be at most 3600000 (one hour)",
+    ),
+    (
+        "[server]\nworker_threads = 1025",
+        "server.worker_threads",
+        "must be at most 1024 (0 means one per CPU core)",
     ),
     (
         "timezone = \"Mars/Olympus\"",
@@ -754,6 +767,8 @@ const FIRST_CHECK_WINS: &[(&str, &str, &str)] = &[
 /// Values on the edge of their range, and settings that switch a check off.
 const ACCEPTED: &[&str] = &[
     "[server]\ngrace_period_ms = 3600000",
+    "[server]\nworker_threads = 1",
+    "[server]\nworker_threads = 1024",
     "[reverse_ws]\n[accounts.a]\nreverse = true\nself_id = 1",
     "[accounts.a]\nflavor = \" LLBot \"",
     "[accounts.a]\nflavor = \"\"",
