@@ -26,11 +26,12 @@ struct Running {
 }
 
 impl Running {
-    fn start(args: &[&str], data_dir: &std::path::Path) -> Running {
+    fn start(args: &[&str], data_dir: &std::path::Path, env: &[(&str, &str)]) -> Running {
         let mut child = Command::new(env!("CARGO_BIN_EXE_onebot-gateway"))
             .args(args)
             .env("RUST_LOG", "info")
             .env("ONEBOT_GATEWAY__SERVER__DATA_DIR", data_dir)
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -127,8 +128,19 @@ fn run_grpcurl(args: &[&str]) -> String {
 
 #[test]
 fn serve_on_sandbox_answers_grpcurl_and_exits_cleanly_on_sigterm() {
+    serve_answers_grpcurl_and_exits_on_sigterm(&[]);
+}
+
+/// The same on one thread (`server.worker_threads = 1`: the current-thread
+/// scheduler, the embedded sandbox on the same thread).
+#[test]
+fn serve_on_one_thread_answers_grpcurl_and_exits_cleanly_on_sigterm() {
+    serve_answers_grpcurl_and_exits_on_sigterm(&[("ONEBOT_GATEWAY__SERVER__WORKER_THREADS", "1")]);
+}
+
+fn serve_answers_grpcurl_and_exits_on_sigterm(env: &[(&str, &str)]) {
     let data = tempfile::tempdir().expect("tempdir");
-    let mut gw = Running::start(&["serve", "--listen", "127.0.0.1:0"], data.path());
+    let mut gw = Running::start(&["serve", "--listen", "127.0.0.1:0"], data.path(), env);
     let addr = addr_of(&gw.wait_line("gRPC listening"), "local=");
 
     let list = run_grpcurl(&["-plaintext", &addr, "list"]);
@@ -157,6 +169,17 @@ fn serve_on_sandbox_answers_grpcurl_and_exits_cleanly_on_sigterm() {
 
     let health = run_grpcurl(&["-plaintext", &addr, "grpc.health.v1.Health/Check"]);
     assert!(health.contains("SERVING"), "{health}");
+    // A call that goes to the peer and back.
+    let history = run_grpcurl(&[
+        "-plaintext",
+        "-d",
+        r#"{"chat":{"group_id":20000003},"count":3}"#,
+        &addr,
+        "onebot.gateway.v1.MessageService/GetHistory",
+    ]);
+    let history: serde_json::Value = serde_json::from_str(&history).expect("grpcurl prints JSON");
+    let messages = history["messages"].as_array().expect("messages");
+    assert_eq!(messages.len(), 3, "{history}");
 
     gw.sigterm();
     let status = gw.wait_exit(Duration::from_secs(15));
@@ -169,7 +192,7 @@ async fn sandbox_subcommand_answers_a_raw_onebot_websocket_call() {
     use tokio_tungstenite::tungstenite::Message;
 
     let data = tempfile::tempdir().expect("tempdir");
-    let peer = Running::start(&["sandbox", "--listen", "127.0.0.1:0"], data.path());
+    let peer = Running::start(&["sandbox", "--listen", "127.0.0.1:0"], data.path(), &[]);
     let line = tokio::task::spawn_blocking(move || {
         let line = peer.wait_line("OneBot sandbox ready");
         (peer, line)
