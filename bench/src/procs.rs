@@ -222,6 +222,8 @@ impl SandboxProc {
 /// Extra settings of a gateway started by [`GatewayProc::start`].
 #[derive(Debug, Clone, Default)]
 pub struct GatewayOptions {
+    /// Extra lines appended to `[server]` (e.g. `worker_threads = 1`).
+    pub server_extra: String,
     /// Extra lines appended to `[accounts.default]`.
     pub account_extra: String,
     /// Extra top-level tables (e.g. `[events]`), written before the accounts.
@@ -255,9 +257,9 @@ impl GatewayProc {
             .clone()
             .unwrap_or_else(|| temp.path().join("data"));
         let config = format!(
-            "[server]\nlisten = \"127.0.0.1:0\"\ndata_dir = {data_dir:?}\n\n{}\n\
+            "[server]\nlisten = \"127.0.0.1:0\"\ndata_dir = {data_dir:?}\n{}\n\n{}\n\
              [accounts.default]\nws_url = {ws_url:?}\ngroups = [{BENCH_GROUP}]\n{}\n",
-            opts.config_extra, opts.account_extra
+            opts.server_extra, opts.config_extra, opts.account_extra
         );
         let path = temp.path().join("gateway.toml");
         std::fs::write(&path, config).context("writing gateway.toml")?;

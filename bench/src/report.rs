@@ -579,6 +579,33 @@ pub fn render(r: &Report) -> String {
                 x.members_ratio()
             );
         }
+        let _ = writeln!(o, "\n### On one thread\n");
+        let _ = writeln!(
+            o,
+            "The same calls, in the same rounds, through a second gateway on the same replay peer \
+             with `[server] worker_threads = 1` (tokio's current-thread scheduler; the default, \
+             measured above, is a work-stealing worker per core). Not a target: what an operator \
+             of a small deployment can choose (docs/operations.md, \"Threads\").\n"
+        );
+        let _ = writeln!(
+            o,
+            "| round | GetHistory rps | CPU/call (µs) | / default | ListGroupMembers rps | CPU/call (µs) | / default |"
+        );
+        let _ = writeln!(o, "|---|---|---|---|---|---|---|");
+        for (k, x) in r.replay.iter().enumerate() {
+            let (h, m) = (&x.one_thread_history, &x.one_thread_members);
+            let _ = writeln!(
+                o,
+                "| {} | {:.0} | {:.1} | {:.2} | {:.0} | {:.1} | {:.2} |",
+                k + 1,
+                h.rps,
+                h.server_cpu,
+                h.server_cpu / x.history.server_cpu,
+                m.rps,
+                m.server_cpu,
+                m.server_cpu / x.members.server_cpu
+            );
+        }
     }
 
     if !r.decode.is_empty() {

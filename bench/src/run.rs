@@ -118,6 +118,11 @@ pub struct ReplayRound {
     pub history: Summary,
     /// ListGroupMembers through the gateway on the replay peer.
     pub members: Summary,
+    /// GetHistory through a gateway on one thread (`[server]
+    /// worker_threads = 1`) on the same replay peer.
+    pub one_thread_history: Summary,
+    /// ListGroupMembers through that gateway.
+    pub one_thread_members: Summary,
     /// Echo CPU per call with an answer of GetHistory's size, µs.
     pub echo_history_cpu: f64,
     /// Echo CPU per call with an answer of ListGroupMembers' size, µs.
@@ -311,14 +316,25 @@ async fn measure_replay(
     gateway.wait_account_connected().await?;
     let history = gateway_call(&gateway, "history")?;
     let members = gateway_call(&gateway, "members")?;
+    let one = GatewayOptions {
+        server_extra: "worker_threads = 1".into(),
+        ..GatewayOptions::default()
+    };
+    let one_thread = GatewayProc::start(bin, &replay.ws_url, &one).await?;
+    one_thread.wait_account_connected().await?;
+    let one_history = gateway_call(&one_thread, "history")?;
+    let one_members = gateway_call(&one_thread, "members")?;
     let echo_history = echo_call(&echo.channel, history_bytes);
     let echo_members = echo_call(&echo.channel, members_bytes);
     let pids = [gateway.proc.pid, replay.pid];
+    let one_pids = [one_thread.proc.pid, replay.pid];
     let mut out = Vec::with_capacity(rounds);
     for round in 0..rounds {
         let r = ReplayRound {
             history: measure(&history, &pids, 64, 5, dur).await,
             members: measure(&members, &pids, 64, 5, dur).await,
+            one_thread_history: measure(&one_history, &one_pids, 64, 5, dur).await,
+            one_thread_members: measure(&one_members, &one_pids, 64, 5, dur).await,
             echo_history_cpu: measure(&echo_history, &[echo.pid], 64, 5, dur)
                 .await
                 .server_cpu,
@@ -339,6 +355,7 @@ async fn measure_replay(
         out.push(r);
     }
     gateway.proc.kill().await?;
+    one_thread.proc.kill().await?;
     Ok(out)
 }
 
