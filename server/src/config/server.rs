@@ -71,7 +71,7 @@ impl ServerConfig {
         )?;
         Key::new("server").field("worker_threads").ensure(
             self.worker_threads <= MAX_WORKER_THREADS,
-            "must be at most 1024 (0 means one per CPU core)",
+            format!("must be at most {MAX_WORKER_THREADS} (0 means one per CPU core)"),
         )
     }
 
