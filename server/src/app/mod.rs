@@ -46,7 +46,7 @@ use crate::domain::gateway::Gateway;
 /// A gateway's tasks are short and wait on sockets, so on the
 /// work-stealing scheduler each call also pays for waking idle workers and
 /// handing tasks between cores: GetHistory on a peer that answers at once
-/// costs ~89 µs of CPU per call on two workers and ~70 µs on one thread,
+/// costs ~92 µs of CPU per call on two workers and ~70 µs on one thread,
 /// which still serves ~12 000 such calls a second.
 pub fn runtime(worker_threads: usize) -> std::io::Result<tokio::runtime::Runtime> {
     let mut builder = match worker_threads {
