@@ -18,6 +18,8 @@ use tonic::transport::Channel;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status};
 
+use crate::relay::Relay;
+
 /// Full method path of the echo RPC.
 pub const ECHO_PATH: &str = "/bench.Echo/Echo";
 
@@ -26,6 +28,9 @@ pub const ECHO_PATH: &str = "/bench.Echo/Echo";
 #[derive(Clone)]
 pub struct EchoServer {
     payload: Bytes,
+    /// With a relay, each call first makes its action round trip
+    /// ([`crate::relay`]).
+    relay: Option<Arc<Relay>>,
 }
 
 impl NamedService for EchoServer {
@@ -35,6 +40,7 @@ impl NamedService for EchoServer {
 #[derive(Clone)]
 struct EchoMethod {
     payload: Bytes,
+    relay: Option<Arc<Relay>>,
 }
 
 impl tonic::server::UnaryService<u32> for EchoMethod {
@@ -44,7 +50,13 @@ impl tonic::server::UnaryService<u32> for EchoMethod {
     fn call(&mut self, request: Request<u32>) -> Self::Future {
         let n = (request.into_inner() as usize).min(self.payload.len());
         let body = self.payload.slice(..n);
-        Box::pin(async move { Ok(Response::new(body)) })
+        let relay = self.relay.clone();
+        Box::pin(async move {
+            if let Some(relay) = relay {
+                relay.round_trip().await?;
+            }
+            Ok(Response::new(body))
+        })
     }
 }
 
@@ -60,6 +72,7 @@ impl tonic::codegen::Service<http::Request<Body>> for EchoServer {
     fn call(&mut self, req: http::Request<Body>) -> Self::Future {
         let method = EchoMethod {
             payload: self.payload.clone(),
+            relay: self.relay.clone(),
         };
         Box::pin(async move {
             let mut grpc = tonic::server::Grpc::new(Codec);
@@ -156,13 +169,20 @@ impl tonic::codec::Decoder for ClientDec {
 }
 
 /// Serves the echo RPC on `127.0.0.1:0` until stdin closes; prints
-/// `echo listening on <addr>` on stdout first.
-pub async fn serve(max_payload: usize) -> Result<()> {
+/// `echo listening on <addr>` on stdout first. With `relay` (the OneBot
+/// peer's URL and `history` or `members`), each call first makes that
+/// action's round trip to the peer.
+pub async fn serve(max_payload: usize, relay: Option<(String, String)>) -> Result<()> {
+    let relay = match relay {
+        Some((peer, rpc)) => Some(Arc::new(Relay::connect(&peer, &rpc).await?)),
+        None => None,
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     println!("echo listening on {addr}");
     let server = EchoServer {
         payload: Bytes::from(vec![b'x'; max_payload]),
+        relay,
     };
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     let stdin_closed = async {

@@ -7,6 +7,8 @@
 //! - `procs`: the sandbox and gateway processes (spawn, log lines, `/proc`).
 //! - `echo`: the bare tonic baseline service (`echo-server`).
 //! - `replay`: the peer that answers recorded replies (`replay-peer`).
+//! - `relay`: the echo service making one action round trip per call (the
+//!   measured floor of a gateway's call on the replay peer).
 //! - `direct`: the OneBot WebSocket baseline client.
 //! - `load`: closed-loop load and statistics.
 //! - `run`: the benchmark rounds; `upload`: the upload scenarios; `mcp`:
@@ -25,6 +27,7 @@ mod load;
 mod machine;
 mod mcp;
 mod procs;
+mod relay;
 mod replay;
 mod report;
 mod run;
@@ -99,7 +102,8 @@ enum Command {
     /// sandbox with perf): prints the process ids, then latency and CPU per
     /// call. Nothing is written.
     Load {
-        /// `gateway`, `direct` or `echo`.
+        /// `gateway`, `direct`, `echo`, `replay` (the gateway on the replay peer)
+        /// or `relay` (the relay floor on the replay peer).
         #[arg(long, default_value = "gateway")]
         system: String,
         /// `history` or `members`.
@@ -158,6 +162,13 @@ enum Command {
         /// Largest answer, bytes.
         #[arg(long)]
         max_payload: usize,
+        /// A OneBot peer each call first makes one action round trip to.
+        #[arg(long)]
+        relay_peer: Option<String>,
+        /// The action of that round trip: the gateway's for `history` or
+        /// `members`.
+        #[arg(long, default_value = "history")]
+        relay_rpc: String,
     },
 }
 
@@ -273,7 +284,11 @@ async fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Command::EchoServer { max_payload } => echo::serve(max_payload).await,
+        Command::EchoServer {
+            max_payload,
+            relay_peer,
+            relay_rpc,
+        } => echo::serve(max_payload, relay_peer.map(|p| (p, relay_rpc))).await,
         Command::ReplayPeer { record_from } => replay::serve(&record_from).await,
     }
 }

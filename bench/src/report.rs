@@ -579,6 +579,7 @@ pub fn render(r: &Report) -> String {
                 x.members_ratio()
             );
         }
+        render_relay(&mut o, &r.replay);
         let _ = writeln!(o, "\n### On one thread\n");
         let _ = writeln!(
             o,
@@ -619,7 +620,6 @@ pub fn render(r: &Report) -> String {
             crate::decode::BATCHES
         );
         o.push_str(&crate::decode::render(&r.decode));
-        render_floor(&mut o, &r.replay, &r.decode);
     }
 
     if !r.pages.is_empty() {
@@ -768,57 +768,43 @@ pub fn summary(r: &Report) -> String {
     o
 }
 
-/// The part of a replay-peer call any gateway has to spend, beside what
-/// the gateway spent, per round: the echo server's CPU per call (one gRPC
-/// answer of the same size), the replay peer's (one WebSocket frame each
-/// way, mirrored) and serde_json skipping the reply (`IgnoredAny`).
-fn render_floor(o: &mut String, rounds: &[ReplayRound], decode: &[crate::decode::DecodeRow]) {
-    let skip = |prefix: &str| {
-        decode
-            .iter()
-            .find(|d| d.what.starts_with(prefix))
-            .map(|d| d.ignored_us)
-    };
-    let (Some(history_skip), Some(members_skip)) = (
-        skip("get_group_msg_history, a page of 20 "),
-        skip("get_group_member_list"),
-    ) else {
-        return;
-    };
-    if rounds.is_empty() {
-        return;
-    }
-    let _ = writeln!(o, "\n### What any gateway spends on these calls\n");
+/// The relay beside the gateway on the replay peer, per round: the floor
+/// of a gateway's call built on the same crates, measured, and what this
+/// gateway spends above it.
+fn render_relay(o: &mut String, rounds: &[ReplayRound]) {
+    let _ = writeln!(o, "\n### The relay: a measured floor\n");
     let _ = writeln!(
         o,
-        "A gateway's call on the replay peer holds the echo server's work (a gRPC unary \
-         answer of the same size), the mirror of the replay peer's (one WebSocket frame each \
-         way) and at least one pass over the reply's JSON. Their sum, per round of the table \
-         above and with the skipping pass of this table, estimates the floor of any gateway \
-         built on tonic, tungstenite and serde_json; \"above\" is what this gateway spends \
-         beyond it (building rows, rendering, the proto answer, auth, limits, metrics, the \
-         archive). CPU per call in µs.\n"
+        "The relay (`bench echo-server --relay-peer`, `bench/src/relay.rs`) is the echo \
+         service where each call first makes the call's OneBot action round trip on one \
+         shared WebSocket to the same replay peer: the frame written by the connection's \
+         task, the reply matched by the echo read off its end (the gateway's own \
+         `peek_echo`), one pass of serde_json over the reply building nothing \
+         (`IgnoredAny`), then an answer of the gateway's size. It is what any gateway built \
+         on tonic, tungstenite and serde_json spends on the call before it does anything \
+         with it; \"above\" is what this gateway spends beyond it (decoding into its model, \
+         rendering, the proto answer, auth, limits, metrics, tracing, the archive). Measured \
+         in the same rounds as the table above, at concurrency 64; CPU per call in µs.\n"
     );
     let _ = writeln!(
         o,
-        "| round | GetHistory floor | floor / echo | gateway / echo | above | ListGroupMembers floor | floor / echo | gateway / echo | above |"
+        "| round | GetHistory relay | relay / echo | gateway / echo | above relay | ListGroupMembers relay | relay / echo | gateway / echo | above relay |"
     );
     let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|");
     for (k, x) in rounds.iter().enumerate() {
-        let history = x.echo_history_cpu + x.history.peer_cpu + history_skip;
-        let members = x.echo_members_cpu + x.members.peer_cpu + members_skip;
+        let (h, m) = (x.relay_history.server_cpu, x.relay_members.server_cpu);
         let _ = writeln!(
             o,
             "| {} | {:.1} | {:.2} | {:.2} | {:.1} | {:.1} | {:.2} | {:.2} | {:.1} |",
             k + 1,
-            history,
-            history / x.echo_history_cpu,
+            h,
+            h / x.echo_history_cpu,
             x.history_ratio(),
-            x.history.server_cpu - history,
-            members,
-            members / x.echo_members_cpu,
+            x.history.server_cpu - h,
+            m,
+            m / x.echo_members_cpu,
             x.members_ratio(),
-            x.members.server_cpu - members,
+            x.members.server_cpu - m,
         );
     }
 }

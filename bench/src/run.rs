@@ -123,6 +123,11 @@ pub struct ReplayRound {
     pub one_thread_history: Summary,
     /// ListGroupMembers through that gateway.
     pub one_thread_members: Summary,
+    /// The relay ([`crate::relay`]) making GetHistory's action round trip
+    /// on the same replay peer: the floor of a gateway's call.
+    pub relay_history: Summary,
+    /// The relay making ListGroupMembers' action round trip.
+    pub relay_members: Summary,
     /// Echo CPU per call with an answer of GetHistory's size, µs.
     pub echo_history_cpu: f64,
     /// Echo CPU per call with an answer of ListGroupMembers' size, µs.
@@ -326,6 +331,10 @@ async fn measure_replay(
     let one_members = gateway_call(&one_thread, "members")?;
     let echo_history = echo_call(&echo.channel, history_bytes);
     let echo_members = echo_call(&echo.channel, members_bytes);
+    let relay_h = EchoProc::start_relay(history_bytes, &replay.ws_url, "history").await?;
+    let relay_m = EchoProc::start_relay(members_bytes, &replay.ws_url, "members").await?;
+    let relay_history = echo_call(&relay_h.channel, history_bytes);
+    let relay_members = echo_call(&relay_m.channel, members_bytes);
     let pids = [gateway.proc.pid, replay.pid];
     let one_pids = [one_thread.proc.pid, replay.pid];
     let mut out = Vec::with_capacity(rounds);
@@ -335,6 +344,8 @@ async fn measure_replay(
             members: measure(&members, &pids, 64, 5, dur).await,
             one_thread_history: measure(&one_history, &one_pids, 64, 5, dur).await,
             one_thread_members: measure(&one_members, &one_pids, 64, 5, dur).await,
+            relay_history: measure(&relay_history, &[relay_h.pid, replay.pid], 64, 5, dur).await,
+            relay_members: measure(&relay_members, &[relay_m.pid, replay.pid], 64, 5, dur).await,
             echo_history_cpu: measure(&echo_history, &[echo.pid], 64, 5, dur)
                 .await
                 .server_cpu,
@@ -343,14 +354,16 @@ async fn measure_replay(
                 .server_cpu,
         };
         eprintln!(
-            "bench: replay round {}/{rounds}: GetHistory {:.0} rps, {:.1} µs CPU/call ({:.2} × echo); ListGroupMembers {:.0} rps, {:.1} µs ({:.2} × echo)",
+            "bench: replay round {}/{rounds}: GetHistory {:.0} rps, {:.1} µs CPU/call ({:.2} × echo, relay {:.2} ×); ListGroupMembers {:.0} rps, {:.1} µs ({:.2} × echo, relay {:.2} ×)",
             round + 1,
             r.history.rps,
             r.history.server_cpu,
             r.history_ratio(),
+            r.relay_history.server_cpu / r.echo_history_cpu,
             r.members.rps,
             r.members.server_cpu,
-            r.members_ratio()
+            r.members_ratio(),
+            r.relay_members.server_cpu / r.echo_members_cpu
         );
         out.push(r);
     }
@@ -497,6 +510,9 @@ pub async fn load_one(opts: LoadOptions) -> Result<()> {
         return load_replay(&bin, &sandbox, &opts).await;
     }
     let rig = Rig::start(&bin, &sandbox.ws_url).await?;
+    if opts.system == "relay" {
+        return load_relay(&rig, &sandbox, &opts).await;
+    }
     let (gateway, echo) = (&rig.gateway, &rig.echo);
     let systems = Systems::new(
         gateway,
@@ -607,6 +623,38 @@ async fn load_replay(
     .await;
     println!(
         "replay {} c={}: p50 {:.0} µs, p99 {:.0} µs, {:.0} rps, errors {}, CPU per call: gateway {:.1} µs, replay peer {:.1} µs",
+        opts.rpc, opts.concurrency, s.p50, s.p99, s.rps, s.errors, s.server_cpu, s.peer_cpu
+    );
+    Ok(())
+}
+
+/// `bench load --system relay`: the relay ([`crate::relay`]) on the
+/// replay peer, answering as many bytes as the gateway does.
+async fn load_relay(rig: &Rig, sandbox: &SandboxProc, opts: &LoadOptions) -> Result<()> {
+    let replay = crate::replay::ReplayProc::start(&sandbox.ws_url).await?;
+    let bytes = match opts.rpc.as_str() {
+        "members" => rig.members_bytes,
+        _ => rig.history_bytes,
+    };
+    let relay = EchoProc::start_relay(bytes, &replay.ws_url, &opts.rpc).await?;
+    let call = echo_call(&relay.channel, bytes);
+    println!(
+        "pids: relay {} replay {} bench {}",
+        relay.pid,
+        replay.pid,
+        std::process::id()
+    );
+    tokio::time::sleep(opts.pause).await;
+    let s = measure(
+        &call,
+        &[relay.pid, replay.pid],
+        opts.concurrency,
+        5,
+        opts.duration,
+    )
+    .await;
+    println!(
+        "relay {} c={}: p50 {:.0} µs, p99 {:.0} µs, {:.0} rps, errors {}, CPU per call: relay {:.1} µs, replay peer {:.1} µs",
         opts.rpc, opts.concurrency, s.p50, s.p99, s.rps, s.errors, s.server_cpu, s.peer_cpu
     );
     Ok(())
@@ -828,9 +876,20 @@ pub(crate) struct EchoProc {
 
 impl EchoProc {
     pub(crate) async fn start(max_payload: u32) -> Result<EchoProc> {
+        EchoProc::start_with(max_payload, &[]).await
+    }
+
+    /// The relay ([`crate::relay`]): each call first makes the action of
+    /// `rpc` (`history` or `members`) round trip to the peer at `peer`.
+    pub(crate) async fn start_relay(max_payload: u32, peer: &str, rpc: &str) -> Result<EchoProc> {
+        EchoProc::start_with(max_payload, &["--relay-peer", peer, "--relay-rpc", rpc]).await
+    }
+
+    async fn start_with(max_payload: u32, extra: &[&str]) -> Result<EchoProc> {
         let exe = std::env::current_exe().context("current_exe")?;
         let mut child = tokio::process::Command::new(exe)
             .args(["echo-server", "--max-payload", &max_payload.to_string()])
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
