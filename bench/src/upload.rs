@@ -216,13 +216,15 @@ pub async fn measure(bin: &Path, ws_url: &str, peer_pid: u32, rounds: usize) -> 
                 peer_cpu,
             });
             eprintln!(
-                "bench: upload x{n}: {:.0} MB/s (UploadMedia {:.0} ms, SendMessage {:.0} ms; CPU gateway {:.0} ms, sandbox {:.0} ms), peak RSS {:.1} MiB",
+                "bench: upload x{n}: {:.0} MB/s (UploadMedia {:.0} ms, SendMessage {:.0} ms; CPU gateway {:.0} ms, sandbox {:.0} ms), idle RSS {:.1} MiB, peak RSS {:.1} MiB ({:.2} × payload above idle)",
                 samples.last().map_or(0.0, UploadSample::mb_per_s),
                 upload.as_secs_f64() * 1e3,
                 send.as_secs_f64() * 1e3,
                 gateway_cpu.as_secs_f64() * 1e3,
                 peer_cpu.as_secs_f64() * 1e3,
-                peak_rss as f64 / 1048576.0
+                idle_rss as f64 / 1048576.0,
+                peak_rss as f64 / 1048576.0,
+                samples.last().map_or(0.0, UploadSample::growth_multiple)
             );
             gw.proc.kill().await?;
             // The direct baseline of the same size right after, so the pair
