@@ -606,25 +606,14 @@ async fn load_replay(
     let gateway = GatewayProc::start(bin, &replay.ws_url, &GatewayOptions::default()).await?;
     gateway.wait_account_connected().await?;
     let call = gateway_call(&gateway, &opts.rpc)?;
-    println!(
-        "pids: gateway {} replay {} bench {}",
+    load_on_replay(
+        ("replay", "gateway"),
+        &call,
         gateway.proc.pid,
         replay.pid,
-        std::process::id()
-    );
-    tokio::time::sleep(opts.pause).await;
-    let s = measure(
-        &call,
-        &[gateway.proc.pid, replay.pid],
-        opts.concurrency,
-        5,
-        opts.duration,
+        opts,
     )
     .await;
-    println!(
-        "replay {} c={}: p50 {:.0} µs, p99 {:.0} µs, {:.0} rps, errors {}, CPU per call: gateway {:.1} µs, replay peer {:.1} µs",
-        opts.rpc, opts.concurrency, s.p50, s.p99, s.rps, s.errors, s.server_cpu, s.peer_cpu
-    );
     Ok(())
 }
 
@@ -638,26 +627,30 @@ async fn load_relay(rig: &Rig, sandbox: &SandboxProc, opts: &LoadOptions) -> Res
     };
     let relay = EchoProc::start_relay(bytes, &replay.ws_url, &opts.rpc).await?;
     let call = echo_call(&relay.channel, bytes);
+    load_on_replay(("relay", "relay"), &call, relay.pid, replay.pid, opts).await;
+    Ok(())
+}
+
+/// Prints the pids, waits `opts.pause`, then holds `call` under load and
+/// prints what it measured: `system` as `bench load` names it, served by
+/// process `pid` (its `name`) on the replay peer `replay_pid`.
+async fn load_on_replay(
+    (system, name): (&str, &str),
+    call: &Call,
+    pid: u32,
+    replay_pid: u32,
+    opts: &LoadOptions,
+) {
     println!(
-        "pids: relay {} replay {} bench {}",
-        relay.pid,
-        replay.pid,
+        "pids: {name} {pid} replay {replay_pid} bench {}",
         std::process::id()
     );
     tokio::time::sleep(opts.pause).await;
-    let s = measure(
-        &call,
-        &[relay.pid, replay.pid],
-        opts.concurrency,
-        5,
-        opts.duration,
-    )
-    .await;
+    let s = measure(call, &[pid, replay_pid], opts.concurrency, 5, opts.duration).await;
     println!(
-        "relay {} c={}: p50 {:.0} µs, p99 {:.0} µs, {:.0} rps, errors {}, CPU per call: relay {:.1} µs, replay peer {:.1} µs",
+        "{system} {} c={}: p50 {:.0} µs, p99 {:.0} µs, {:.0} rps, errors {}, CPU per call: {name} {:.1} µs, replay peer {:.1} µs",
         opts.rpc, opts.concurrency, s.p50, s.p99, s.rps, s.errors, s.server_cpu, s.peer_cpu
     );
-    Ok(())
 }
 
 /// The gateway's GetHistory (`history`) or ListGroupMembers (`members`)
