@@ -2,12 +2,13 @@
 //!
 //! It is the echo RPC (the same tonic service, codec, runtime and server
 //! settings as `echo-server`) where each call first makes one OneBot action
-//! round trip over one shared WebSocket, as the gateway's account
-//! connection does: the action frame is written by the connection's task,
-//! the reply is matched to its call by the echo read off the end of its
-//! text (the gateway's own [`frame::peek_echo`]), and the call passes over
-//! the reply's JSON once with serde_json building nothing (`IgnoredAny`).
-//! Then it answers as many bytes as the gateway's answer.
+//! round trip over one shared WebSocket, the way the gateway's account
+//! connection does it: the call writes its action frame itself, under the
+//! socket's lock; one task reads the socket and hands each reply to its
+//! call by the echo read off the end of its text (the gateway's own
+//! [`frame::peek_echo`]); the call passes over the reply's JSON once with
+//! serde_json building nothing (`IgnoredAny`). Then it answers as many
+//! bytes as the gateway's answer.
 //!
 //! Whatever a gateway does beyond that (decoding the reply into its model,
 //! rendering, building the proto answer, auth, limits, metrics, tracing,
@@ -15,23 +16,31 @@
 //! --relay-rpc history|members` serves it.
 
 use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Waker};
 
 use anyhow::{Context, Result, bail};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::stream::SplitSink;
+use futures_util::{Sink, SinkExt, StreamExt};
 use onebot_gateway::onebot::frame;
 use serde::de::IgnoredAny;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use tonic::Status;
 
-type Waiters = Mutex<HashMap<u64, oneshot::Sender<Utf8Bytes>>>;
+/// The calls waiting for their reply, by echo; `None` once the connection
+/// is gone, so no call waits on it any more.
+type Waiters = Mutex<Option<HashMap<u64, oneshot::Sender<Utf8Bytes>>>>;
+type WsSink = SplitSink<WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>, Message>;
 
 /// One OneBot connection that every call shares, and the action each call
 /// makes on it.
 pub struct Relay {
-    out: mpsc::Sender<Message>,
+    /// `None` once the connection is gone.
+    sink: tokio::sync::Mutex<Option<WsSink>>,
     waiters: Arc<Waiters>,
     next: AtomicU64,
     /// The action frame's text before the echo value (`…,"echo":`).
@@ -44,7 +53,10 @@ fn deliver(waiters: &Waiters, text: Utf8Bytes) {
     let Some(echo) = frame::peek_echo(text.as_str()).and_then(|e| e.parse::<u64>().ok()) else {
         return;
     };
-    let waiter = waiters.lock().ok().and_then(|mut m| m.remove(&echo));
+    let waiter = waiters
+        .lock()
+        .ok()
+        .and_then(|mut m| m.as_mut().and_then(|m| m.remove(&echo)));
     if let Some(tx) = waiter {
         let _ = tx.send(text);
     }
@@ -62,35 +74,23 @@ impl Relay {
         let (ws, _) = tokio_tungstenite::connect_async_with_config(ws_url, None, true)
             .await
             .with_context(|| format!("connecting to {ws_url}"))?;
-        let (mut sink, mut stream) = ws.split();
-        let (out, mut out_rx) = mpsc::channel::<Message>(1024);
-        let waiters: Arc<Waiters> = Arc::default();
+        let (sink, mut stream) = ws.split();
+        let waiters: Arc<Waiters> = Arc::new(Mutex::new(Some(HashMap::new())));
         let w = waiters.clone();
-        // One task reads and writes the connection, as the gateway's
-        // session does.
+        // The reading task; it ends with the connection, and dropping the
+        // senders then fails every waiter.
         tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    m = out_rx.recv() => match m {
-                        Some(m) => if sink.send(m).await.is_err() { break },
-                        None => break,
-                    },
-                    frame = stream.next() => match frame {
-                        Some(Ok(Message::Text(text))) => deliver(&w, text),
-                        Some(Ok(_)) => {}
-                        None | Some(Err(_)) => break,
-                    },
+            while let Some(Ok(msg)) = stream.next().await {
+                if let Message::Text(text) = msg {
+                    deliver(&w, text);
                 }
             }
-            // Connection gone: no call can send any more, and dropping the
-            // senders fails every waiter.
-            out_rx.close();
             if let Ok(mut m) = w.lock() {
-                m.clear();
+                *m = None;
             }
         });
         Ok(Relay {
-            out,
+            sink: tokio::sync::Mutex::new(Some(sink)),
             waiters,
             next: AtomicU64::new(1),
             head: format!(r#"{{"action":"{action}","params":{params},"echo":"#),
@@ -99,27 +99,41 @@ impl Relay {
 
     /// One action round trip: sent, its reply awaited and passed over once.
     pub async fn round_trip(&self) -> Result<(), Status> {
+        let closed = || Status::unavailable("relay: connection closed");
         let echo = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         self.waiters
             .lock()
             .map_err(|_| Status::internal("poisoned"))?
+            .as_mut()
+            .ok_or_else(closed)?
             .insert(echo, tx);
         let mut text = String::with_capacity(self.head.len() + 24);
         text.push_str(&self.head);
         text.push_str(&echo.to_string());
         text.push('}');
-        self.out
-            .send(Message::text(text))
-            .await
-            .map_err(|_| Status::unavailable("relay: connection closed"))?;
-        let reply = rx
-            .await
-            .map_err(|_| Status::unavailable("relay: connection closed"))?;
+        {
+            let mut guard = self.sink.lock().await;
+            let sink = guard.as_mut().ok_or_else(closed)?;
+            if sink.send(Message::text(text)).await.is_err() {
+                *guard = None;
+                return Err(closed());
+            }
+            forget_writer(sink);
+        }
+        let reply = rx.await.map_err(|_| closed())?;
         serde_json::from_str::<IgnoredAny>(reply.as_str())
             .map_err(|e| Status::internal(format!("relay: reply is not JSON: {e}")))?;
         Ok(())
     }
+}
+
+/// Leaves a no-op waker in the socket's writer slot, as the gateway does:
+/// tokio-tungstenite wakes the last writer as well as the reader whenever
+/// the socket turns readable, and the writer is by then waiting for its
+/// own reply. The flush has nothing left to write: no system call.
+fn forget_writer(sink: &mut WsSink) {
+    let _ = Pin::new(sink).poll_flush(&mut TaskContext::from_waker(Waker::noop()));
 }
 
 #[cfg(test)]
@@ -172,9 +186,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_closed_connection_fails_the_waiting_call() {
+    async fn a_closed_connection_fails_the_waiting_call_and_every_later_one() {
         let url = peer(|_| None).await;
         let relay = Relay::connect(&url, "members").await.unwrap();
+        let err = relay.round_trip().await.unwrap_err();
+        assert_eq!(err.code(), tonic::Code::Unavailable, "{err}");
+        // Later calls fail at once instead of waiting on a dead connection.
         let err = relay.round_trip().await.unwrap_err();
         assert_eq!(err.code(), tonic::Code::Unavailable, "{err}");
     }
