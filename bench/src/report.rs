@@ -777,9 +777,10 @@ fn render_relay(o: &mut String, rounds: &[ReplayRound]) {
         o,
         "The relay (`bench echo-server --relay-peer`, `bench/src/relay.rs`) is the echo \
          service where each call first makes the call's OneBot action round trip on one \
-         shared WebSocket to the same replay peer: the frame written by the connection's \
-         task, the reply matched by the echo read off its end (the gateway's own \
-         `peek_echo`), one pass of serde_json over the reply building nothing \
+         shared WebSocket to the same replay peer, as the gateway's connection makes it: \
+         the call writes its frame under the socket's lock, one task reads and hands each \
+         reply to its call by the echo read off its end (the gateway's own `peek_echo`), \
+         then the call makes one pass of serde_json over the reply building nothing \
          (`IgnoredAny`), then an answer of the gateway's size. It is what any gateway built \
          on tonic, tungstenite and serde_json spends on the call before it does anything \
          with it; \"above\" is what this gateway spends beyond it (decoding into its model, \
