@@ -16,15 +16,14 @@
 //! --relay-rpc history|members` serves it.
 
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context as TaskContext, Waker};
 
 use anyhow::{Context, Result, bail};
 use futures_util::stream::SplitSink;
-use futures_util::{Sink, SinkExt, StreamExt};
+use futures_util::{SinkExt, StreamExt};
 use onebot_gateway::onebot::frame;
+use onebot_gateway::onebot::transport::ws::forget_writer;
 use serde::de::IgnoredAny;
 use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
@@ -119,6 +118,8 @@ impl Relay {
                 *guard = None;
                 return Err(closed());
             }
+            // As the gateway does: the writer is by now waiting for its
+            // own reply and needs no wake when the socket turns readable.
             forget_writer(sink);
         }
         let reply = rx.await.map_err(|_| closed())?;
@@ -126,14 +127,6 @@ impl Relay {
             .map_err(|e| Status::internal(format!("relay: reply is not JSON: {e}")))?;
         Ok(())
     }
-}
-
-/// Leaves a no-op waker in the socket's writer slot, as the gateway does:
-/// tokio-tungstenite wakes the last writer as well as the reader whenever
-/// the socket turns readable, and the writer is by then waiting for its
-/// own reply. The flush has nothing left to write: no system call.
-fn forget_writer(sink: &mut WsSink) {
-    let _ = Pin::new(sink).poll_flush(&mut TaskContext::from_waker(Waker::noop()));
 }
 
 #[cfg(test)]

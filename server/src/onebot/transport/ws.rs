@@ -328,11 +328,11 @@ type BoxSink = Pin<Box<dyn Sink<Message, Error = tungstenite::Error> + Send>>;
 /// without this, every reply would wake the caller that wrote last (already
 /// waiting for its own reply) along with the session, and two runnable tasks
 /// make tokio wake a second worker thread for nothing. The flush has nothing
-/// left to write here: no system call.
-fn forget_writer(sink: &mut BoxSink) {
-    let _ = sink
-        .as_mut()
-        .poll_flush(&mut std::task::Context::from_waker(std::task::Waker::noop()));
+/// left to write here: no system call. Any socket's write half shared
+/// behind a lock needs it after each write (the benchmark's relay uses it).
+pub fn forget_writer<S: Sink<Message> + Unpin + ?Sized>(sink: &mut S) {
+    let _ =
+        Pin::new(sink).poll_flush(&mut std::task::Context::from_waker(std::task::Waker::noop()));
 }
 
 /// Asks the session to flush when dropped armed (the write was abandoned).
