@@ -131,6 +131,11 @@ pub enum Kind {
     StorageFailed,
     /// The message archive is turned off (`archive.enabled = false`).
     ArchiveDisabled,
+    /// The bot is not a member of the group (metadata `group_id`), decided
+    /// from the peer's group list.
+    GroupNotFound,
+    /// The chat is not one the archive keeps (metadata `target`).
+    ChatNotArchived,
 }
 
 impl Kind {
@@ -193,6 +198,8 @@ impl Kind {
         Kind::MessageNotFound,
         Kind::StorageFailed,
         Kind::ArchiveDisabled,
+        Kind::GroupNotFound,
+        Kind::ChatNotArchived,
     ];
 }
 

@@ -189,6 +189,7 @@ mod tests {
                     ..Default::default()
                 }),
                 self_sent: false,
+                rendered: String::new(),
             })),
             ..Default::default()
         };

@@ -96,6 +96,7 @@ mod tests {
             media: None,
             replayed: false,
             user_id: 0,
+            rate_limit_wait: None,
         };
         let value = to_json(&response).unwrap();
         assert_eq!(value["groupId"], 20000003);

@@ -363,6 +363,7 @@ pub fn event(stored: &StoredEvent, self_id: i64) -> pb::Event {
             K::Message(pb::MessageEvent {
                 message: Some(chat_message(message.clone())),
                 self_sent: *self_sent,
+                rendered: String::new(),
             }),
         ),
         InboundEvent::Poke {

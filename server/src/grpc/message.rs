@@ -224,5 +224,6 @@ fn send_response(r: SendResult) -> pb::SendMessageResponse {
         }),
         replayed,
         user_id,
+        rate_limit_wait: None,
     }
 }

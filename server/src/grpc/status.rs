@@ -76,6 +76,8 @@ pub fn classify(kind: Kind) -> (Code, ErrorReason) {
         Kind::MessageNotFound => (Code::NotFound, R::MessageNotFound),
         Kind::StorageFailed => (Code::Unavailable, R::StorageFailed),
         Kind::ArchiveDisabled => (Code::FailedPrecondition, R::ArchiveDisabled),
+        Kind::GroupNotFound => (Code::NotFound, R::GroupNotFound),
+        Kind::ChatNotArchived => (Code::FailedPrecondition, R::ChatNotArchived),
     }
 }
 

@@ -1819,6 +1819,17 @@ pub enum ErrorReason {
     /// FAILED_PRECONDITION: the message archive is turned off
     /// (`archive.enabled = false`), so SearchMessages has nothing to search.
     ArchiveDisabled = 60,
+    /// NOT_FOUND: the bot is not a member of the group (metadata `group_id`).
+    /// Decided from the implementation's group list, read again when the group
+    /// is not in the list the gateway holds, never from a failure text. Every
+    /// RPC and agent tool that names a group answers it before any other call
+    /// to the implementation: history, members, send, poke, search.
+    GroupNotFound = 61,
+    /// FAILED_PRECONDITION: the chat is not one the archive keeps (metadata
+    /// `target`): SearchMessages of that chat would always be empty. The
+    /// archived chats are the account's whitelisted groups and users and
+    /// `\[archive\] chats`.
+    ChatNotArchived = 62,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -1883,6 +1894,8 @@ impl ErrorReason {
             Self::MessageNotFound => "ERROR_REASON_MESSAGE_NOT_FOUND",
             Self::StorageFailed => "ERROR_REASON_STORAGE_FAILED",
             Self::ArchiveDisabled => "ERROR_REASON_ARCHIVE_DISABLED",
+            Self::GroupNotFound => "ERROR_REASON_GROUP_NOT_FOUND",
+            Self::ChatNotArchived => "ERROR_REASON_CHAT_NOT_ARCHIVED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -1946,6 +1959,8 @@ impl ErrorReason {
             "ERROR_REASON_MESSAGE_NOT_FOUND" => Some(Self::MessageNotFound),
             "ERROR_REASON_STORAGE_FAILED" => Some(Self::StorageFailed),
             "ERROR_REASON_ARCHIVE_DISABLED" => Some(Self::ArchiveDisabled),
+            "ERROR_REASON_GROUP_NOT_FOUND" => Some(Self::GroupNotFound),
+            "ERROR_REASON_CHAT_NOT_ARCHIVED" => Some(Self::ChatNotArchived),
             _ => None,
         }
     }
@@ -2103,6 +2118,11 @@ pub struct MessageEvent {
     /// True for messages the bot itself sent (NapCat `message_sent`).
     #[prost(bool, tag = "2")]
     pub self_sent: bool,
+    /// The message as one line, exactly as GetHistory renders it:
+    /// `\[HH:mm:ss\] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+    /// `timezone` setting), mentions as `@名字`, a quote as `\[回复 名字: 文本\]`.
+    #[prost(string, tag = "3")]
+    pub rendered: ::prost::alloc::string::String,
 }
 impl ::prost::Name for MessageEvent {
     const NAME: &'static str = "MessageEvent";
@@ -4362,6 +4382,11 @@ pub struct SendMessageResponse {
     /// private chat); 0 for a group send.
     #[prost(int64, tag = "7")]
     pub user_id: i64,
+    /// How long the send waited for the gateway's rate limits (per chat and
+    /// per account) before its first message went out; zero when it did not
+    /// wait, and for queued or replayed sends.
+    #[prost(message, optional, tag = "8")]
+    pub rate_limit_wait: ::core::option::Option<::prost_types::Duration>,
 }
 impl ::prost::Name for SendMessageResponse {
     const NAME: &'static str = "SendMessageResponse";

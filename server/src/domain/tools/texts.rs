@@ -549,6 +549,26 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             "the message archive is off (archive.enabled = false): messages cannot be searched."
                 .to_owned(),
         ),
+        Kind::GroupNotFound => {
+            let group = meta("group_id");
+            pick(
+                locale,
+                format!("机器人不在群 {group} 中：请检查群号。"),
+                format!("the bot is not a member of group {group}: check the group number."),
+            )
+        }
+        Kind::ChatNotArchived => {
+            let target = meta("target");
+            pick(
+                locale,
+                format!(
+                    "{target} 不在消息存档范围内（只存档白名单中的群和用户及 [archive] chats），搜索它总是没有结果。"
+                ),
+                format!(
+                    "{target} is not a chat the archive keeps (whitelisted groups and users and [archive] chats); searching it would always be empty."
+                ),
+            )
+        }
         Kind::UserNotAllowed => {
             let user = meta("user_id");
             pick(

@@ -182,6 +182,17 @@ const (
 	// FAILED_PRECONDITION: the message archive is turned off
 	// (`archive.enabled = false`), so SearchMessages has nothing to search.
 	ErrorReason_ERROR_REASON_ARCHIVE_DISABLED ErrorReason = 60
+	// NOT_FOUND: the bot is not a member of the group (metadata `group_id`).
+	// Decided from the implementation's group list, read again when the group
+	// is not in the list the gateway holds, never from a failure text. Every
+	// RPC and agent tool that names a group answers it before any other call
+	// to the implementation: history, members, send, poke, search.
+	ErrorReason_ERROR_REASON_GROUP_NOT_FOUND ErrorReason = 61
+	// FAILED_PRECONDITION: the chat is not one the archive keeps (metadata
+	// `target`): SearchMessages of that chat would always be empty. The
+	// archived chats are the account's whitelisted groups and users and
+	// `[archive] chats`.
+	ErrorReason_ERROR_REASON_CHAT_NOT_ARCHIVED ErrorReason = 62
 )
 
 // Enum value maps for ErrorReason.
@@ -243,6 +254,8 @@ var (
 		53: "ERROR_REASON_MESSAGE_NOT_FOUND",
 		54: "ERROR_REASON_STORAGE_FAILED",
 		60: "ERROR_REASON_ARCHIVE_DISABLED",
+		61: "ERROR_REASON_GROUP_NOT_FOUND",
+		62: "ERROR_REASON_CHAT_NOT_ARCHIVED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":               0,
@@ -301,6 +314,8 @@ var (
 		"ERROR_REASON_MESSAGE_NOT_FOUND":         53,
 		"ERROR_REASON_STORAGE_FAILED":            54,
 		"ERROR_REASON_ARCHIVE_DISABLED":          60,
+		"ERROR_REASON_GROUP_NOT_FOUND":           61,
+		"ERROR_REASON_CHAT_NOT_ARCHIVED":         62,
 	}
 )
 
@@ -335,7 +350,7 @@ var File_onebot_gateway_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\xc9\x0f\n" +
+	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\x8f\x10\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12'\n" +
@@ -393,7 +408,9 @@ const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\x1dERROR_REASON_USER_NOT_ALLOWED\x104\x12\"\n" +
 	"\x1eERROR_REASON_MESSAGE_NOT_FOUND\x105\x12\x1f\n" +
 	"\x1bERROR_REASON_STORAGE_FAILED\x106\x12!\n" +
-	"\x1dERROR_REASON_ARCHIVE_DISABLED\x10<Bl\n" +
+	"\x1dERROR_REASON_ARCHIVE_DISABLED\x10<\x12 \n" +
+	"\x1cERROR_REASON_GROUP_NOT_FOUND\x10=\x12\"\n" +
+	"\x1eERROR_REASON_CHAT_NOT_ARCHIVED\x10>Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (

@@ -550,7 +550,11 @@ type MessageEvent struct {
 	// The message, with its chat.
 	Message *ChatMessage `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
 	// True for messages the bot itself sent (NapCat `message_sent`).
-	SelfSent      bool `protobuf:"varint,2,opt,name=self_sent,json=selfSent,proto3" json:"self_sent,omitempty"`
+	SelfSent bool `protobuf:"varint,2,opt,name=self_sent,json=selfSent,proto3" json:"self_sent,omitempty"`
+	// The message as one line, exactly as GetHistory renders it:
+	// `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+	// `timezone` setting), mentions as `@名字`, a quote as `[回复 名字: 文本]`.
+	Rendered      string `protobuf:"bytes,3,opt,name=rendered,proto3" json:"rendered,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -597,6 +601,13 @@ func (x *MessageEvent) GetSelfSent() bool {
 		return x.SelfSent
 	}
 	return false
+}
+
+func (x *MessageEvent) GetRendered() string {
+	if x != nil {
+		return x.Rendered
+	}
+	return ""
 }
 
 // A poke notice.
@@ -1134,10 +1145,11 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"connection\x12;\n" +
 	"\aunknown\x18\x11 \x01(\v2\x1f.onebot.gateway.v1.UnknownEventH\x00R\aunknown\x12T\n" +
 	"\x10message_recalled\x18\x12 \x01(\v2'.onebot.gateway.v1.MessageRecalledEventH\x00R\x0fmessageRecalledB\x06\n" +
-	"\x04kind\"e\n" +
+	"\x04kind\"\x81\x01\n" +
 	"\fMessageEvent\x128\n" +
 	"\amessage\x18\x01 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageR\amessage\x12\x1b\n" +
-	"\tself_sent\x18\x02 \x01(\bR\bselfSent\"\\\n" +
+	"\tself_sent\x18\x02 \x01(\bR\bselfSent\x12\x1a\n" +
+	"\brendered\x18\x03 \x01(\tR\brendered\"\\\n" +
 	"\tPokeEvent\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\x03R\x06userId\x12\x1b\n" +

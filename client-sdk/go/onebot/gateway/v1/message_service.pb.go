@@ -9,6 +9,7 @@ package gatewayv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -506,7 +507,11 @@ type SendMessageResponse struct {
 	Replayed bool `protobuf:"varint,6,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	// The user of a private send (the message went, or is queued, to this
 	// private chat); 0 for a group send.
-	UserId        int64 `protobuf:"varint,7,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	UserId int64 `protobuf:"varint,7,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// How long the send waited for the gateway's rate limits (per chat and
+	// per account) before its first message went out; zero when it did not
+	// wait, and for queued or replayed sends.
+	RateLimitWait *durationpb.Duration `protobuf:"bytes,8,opt,name=rate_limit_wait,json=rateLimitWait,proto3" json:"rate_limit_wait,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -588,6 +593,13 @@ func (x *SendMessageResponse) GetUserId() int64 {
 		return x.UserId
 	}
 	return 0
+}
+
+func (x *SendMessageResponse) GetRateLimitWait() *durationpb.Duration {
+	if x != nil {
+		return x.RateLimitWait
+	}
+	return nil
 }
 
 // What media a send carried.
@@ -1177,7 +1189,7 @@ var File_onebot_gateway_v1_message_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\n" +
-	"'onebot/gateway/v1/message_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"\xfd\x01\n" +
+	"'onebot/gateway/v1/message_service.proto\x12\x11onebot.gateway.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"\xfd\x01\n" +
 	"\x11GetHistoryRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12+\n" +
@@ -1218,7 +1230,7 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\t_group_idB\n" +
 	"\n" +
 	"\b_user_idB\x16\n" +
-	"\x14_reply_to_message_id\"\xed\x01\n" +
+	"\x14_reply_to_message_id\"\xb0\x02\n" +
 	"\x13SendMessageResponse\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x16\n" +
 	"\x06chunks\x18\x02 \x01(\x05R\x06chunks\x12\x16\n" +
@@ -1227,7 +1239,8 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"messageIds\x125\n" +
 	"\x05media\x18\x05 \x01(\v2\x1f.onebot.gateway.v1.MediaSummaryR\x05media\x12\x1a\n" +
 	"\breplayed\x18\x06 \x01(\bR\breplayed\x12\x17\n" +
-	"\auser_id\x18\a \x01(\x03R\x06userId\"R\n" +
+	"\auser_id\x18\a \x01(\x03R\x06userId\x12A\n" +
+	"\x0frate_limit_wait\x18\b \x01(\v2\x19.google.protobuf.DurationR\rrateLimitWait\"R\n" +
 	"\fMediaSummary\x12\x16\n" +
 	"\x06images\x18\x01 \x01(\x05R\x06images\x12\x16\n" +
 	"\x06videos\x18\x02 \x01(\x05R\x06videos\x12\x12\n" +
@@ -1316,6 +1329,7 @@ var file_onebot_gateway_v1_message_service_proto_goTypes = []any{
 	(*Chat)(nil),                       // 14: onebot.gateway.v1.Chat
 	(*timestamppb.Timestamp)(nil),      // 15: google.protobuf.Timestamp
 	(*ChatMessage)(nil),                // 16: onebot.gateway.v1.ChatMessage
+	(*durationpb.Duration)(nil),        // 17: google.protobuf.Duration
 }
 var file_onebot_gateway_v1_message_service_proto_depIdxs = []int32{
 	14, // 0: onebot.gateway.v1.GetHistoryRequest.chat:type_name -> onebot.gateway.v1.Chat
@@ -1325,29 +1339,30 @@ var file_onebot_gateway_v1_message_service_proto_depIdxs = []int32{
 	2,  // 4: onebot.gateway.v1.SendMessageRequest.videos:type_name -> onebot.gateway.v1.MediaSource
 	2,  // 5: onebot.gateway.v1.SendMessageRequest.file:type_name -> onebot.gateway.v1.MediaSource
 	5,  // 6: onebot.gateway.v1.SendMessageResponse.media:type_name -> onebot.gateway.v1.MediaSummary
-	16, // 7: onebot.gateway.v1.GetMessageResponse.message:type_name -> onebot.gateway.v1.ChatMessage
-	16, // 8: onebot.gateway.v1.GetForwardMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
-	14, // 9: onebot.gateway.v1.SearchMessagesRequest.chat:type_name -> onebot.gateway.v1.Chat
-	15, // 10: onebot.gateway.v1.SearchMessagesRequest.since:type_name -> google.protobuf.Timestamp
-	15, // 11: onebot.gateway.v1.SearchMessagesRequest.until:type_name -> google.protobuf.Timestamp
-	16, // 12: onebot.gateway.v1.SearchMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
-	0,  // 13: onebot.gateway.v1.MessageService.GetHistory:input_type -> onebot.gateway.v1.GetHistoryRequest
-	3,  // 14: onebot.gateway.v1.MessageService.SendMessage:input_type -> onebot.gateway.v1.SendMessageRequest
-	6,  // 15: onebot.gateway.v1.MessageService.GetMessage:input_type -> onebot.gateway.v1.GetMessageRequest
-	8,  // 16: onebot.gateway.v1.MessageService.RecallMessage:input_type -> onebot.gateway.v1.RecallMessageRequest
-	10, // 17: onebot.gateway.v1.MessageService.GetForwardMessages:input_type -> onebot.gateway.v1.GetForwardMessagesRequest
-	12, // 18: onebot.gateway.v1.MessageService.SearchMessages:input_type -> onebot.gateway.v1.SearchMessagesRequest
-	1,  // 19: onebot.gateway.v1.MessageService.GetHistory:output_type -> onebot.gateway.v1.GetHistoryResponse
-	4,  // 20: onebot.gateway.v1.MessageService.SendMessage:output_type -> onebot.gateway.v1.SendMessageResponse
-	7,  // 21: onebot.gateway.v1.MessageService.GetMessage:output_type -> onebot.gateway.v1.GetMessageResponse
-	9,  // 22: onebot.gateway.v1.MessageService.RecallMessage:output_type -> onebot.gateway.v1.RecallMessageResponse
-	11, // 23: onebot.gateway.v1.MessageService.GetForwardMessages:output_type -> onebot.gateway.v1.GetForwardMessagesResponse
-	13, // 24: onebot.gateway.v1.MessageService.SearchMessages:output_type -> onebot.gateway.v1.SearchMessagesResponse
-	19, // [19:25] is the sub-list for method output_type
-	13, // [13:19] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	17, // 7: onebot.gateway.v1.SendMessageResponse.rate_limit_wait:type_name -> google.protobuf.Duration
+	16, // 8: onebot.gateway.v1.GetMessageResponse.message:type_name -> onebot.gateway.v1.ChatMessage
+	16, // 9: onebot.gateway.v1.GetForwardMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	14, // 10: onebot.gateway.v1.SearchMessagesRequest.chat:type_name -> onebot.gateway.v1.Chat
+	15, // 11: onebot.gateway.v1.SearchMessagesRequest.since:type_name -> google.protobuf.Timestamp
+	15, // 12: onebot.gateway.v1.SearchMessagesRequest.until:type_name -> google.protobuf.Timestamp
+	16, // 13: onebot.gateway.v1.SearchMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	0,  // 14: onebot.gateway.v1.MessageService.GetHistory:input_type -> onebot.gateway.v1.GetHistoryRequest
+	3,  // 15: onebot.gateway.v1.MessageService.SendMessage:input_type -> onebot.gateway.v1.SendMessageRequest
+	6,  // 16: onebot.gateway.v1.MessageService.GetMessage:input_type -> onebot.gateway.v1.GetMessageRequest
+	8,  // 17: onebot.gateway.v1.MessageService.RecallMessage:input_type -> onebot.gateway.v1.RecallMessageRequest
+	10, // 18: onebot.gateway.v1.MessageService.GetForwardMessages:input_type -> onebot.gateway.v1.GetForwardMessagesRequest
+	12, // 19: onebot.gateway.v1.MessageService.SearchMessages:input_type -> onebot.gateway.v1.SearchMessagesRequest
+	1,  // 20: onebot.gateway.v1.MessageService.GetHistory:output_type -> onebot.gateway.v1.GetHistoryResponse
+	4,  // 21: onebot.gateway.v1.MessageService.SendMessage:output_type -> onebot.gateway.v1.SendMessageResponse
+	7,  // 22: onebot.gateway.v1.MessageService.GetMessage:output_type -> onebot.gateway.v1.GetMessageResponse
+	9,  // 23: onebot.gateway.v1.MessageService.RecallMessage:output_type -> onebot.gateway.v1.RecallMessageResponse
+	11, // 24: onebot.gateway.v1.MessageService.GetForwardMessages:output_type -> onebot.gateway.v1.GetForwardMessagesResponse
+	13, // 25: onebot.gateway.v1.MessageService.SearchMessages:output_type -> onebot.gateway.v1.SearchMessagesResponse
+	20, // [20:26] is the sub-list for method output_type
+	14, // [14:20] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_message_service_proto_init() }

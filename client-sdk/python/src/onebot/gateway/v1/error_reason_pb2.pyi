@@ -211,6 +211,19 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the message archive is turned off
     (`archive.enabled = false`), so SearchMessages has nothing to search.
     """
+    ERROR_REASON_GROUP_NOT_FOUND: _ErrorReason.ValueType  # 61
+    """NOT_FOUND: the bot is not a member of the group (metadata `group_id`).
+    Decided from the implementation's group list, read again when the group
+    is not in the list the gateway holds, never from a failure text. Every
+    RPC and agent tool that names a group answers it before any other call
+    to the implementation: history, members, send, poke, search.
+    """
+    ERROR_REASON_CHAT_NOT_ARCHIVED: _ErrorReason.ValueType  # 62
+    """FAILED_PRECONDITION: the chat is not one the archive keeps (metadata
+    `target`): SearchMessages of that chat would always be empty. The
+    archived chats are the account's whitelisted groups and users and
+    `[archive] chats`.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every `google.rpc.ErrorInfo.reason` the gateway returns, with domain
@@ -407,5 +420,18 @@ operator freed space; the gateway reopens its store by itself.
 ERROR_REASON_ARCHIVE_DISABLED: ErrorReason.ValueType  # 60
 """FAILED_PRECONDITION: the message archive is turned off
 (`archive.enabled = false`), so SearchMessages has nothing to search.
+"""
+ERROR_REASON_GROUP_NOT_FOUND: ErrorReason.ValueType  # 61
+"""NOT_FOUND: the bot is not a member of the group (metadata `group_id`).
+Decided from the implementation's group list, read again when the group
+is not in the list the gateway holds, never from a failure text. Every
+RPC and agent tool that names a group answers it before any other call
+to the implementation: history, members, send, poke, search.
+"""
+ERROR_REASON_CHAT_NOT_ARCHIVED: ErrorReason.ValueType  # 62
+"""FAILED_PRECONDITION: the chat is not one the archive keeps (metadata
+`target`): SearchMessages of that chat would always be empty. The
+archived chats are the account's whitelisted groups and users and
+`[archive] chats`.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -297,8 +297,14 @@ class MessageEvent(_message.Message):
 
     MESSAGE_FIELD_NUMBER: _builtins.int
     SELF_SENT_FIELD_NUMBER: _builtins.int
+    RENDERED_FIELD_NUMBER: _builtins.int
     self_sent: _builtins.bool
     """True for messages the bot itself sent (NapCat `message_sent`)."""
+    rendered: _builtins.str
+    """The message as one line, exactly as GetHistory renders it:
+    `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+    `timezone` setting), mentions as `@名字`, a quote as `[回复 名字: 文本]`.
+    """
     @_builtins.property
     def message(self) -> _common_pb2.ChatMessage:
         """The message, with its chat."""
@@ -308,10 +314,11 @@ class MessageEvent(_message.Message):
         *,
         message: _common_pb2.ChatMessage | None = ...,
         self_sent: _builtins.bool = ...,
+        rendered: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "self_sent", b"self_sent"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "rendered", b"rendered", "self_sent", b"self_sent"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -22,11 +22,12 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from onebot.gateway.v1 import common_pb2 as onebot_dot_gateway_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'onebot/gateway/v1/message_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"\xfd\x01\n\x11GetHistoryRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12+\n\x04\x63hat\x18\x02 \x01(\x0b\x32\x17.onebot.gateway.v1.ChatR\x04\x63hat\x12\x14\n\x05\x63ount\x18\x03 \x01(\x05R\x05\x63ount\x12/\n\x11\x61nchor_message_id\x18\x04 \x01(\x03H\x00R\x0f\x61nchorMessageId\x88\x01\x01\x12\x35\n\x05until\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampH\x01R\x05until\x88\x01\x01\x42\x14\n\x12_anchor_message_idB\x08\n\x06_until\"\xd9\x01\n\x12GetHistoryResponse\x12\x16\n\x06target\x18\x01 \x01(\tR\x06target\x12:\n\x08messages\x18\x02 \x03(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageR\x08messages\x12\x1a\n\x08rendered\x18\x03 \x01(\tR\x08rendered\x12\x38\n\x16next_anchor_message_id\x18\x04 \x01(\x03H\x00R\x13nextAnchorMessageId\x88\x01\x01\x42\x19\n\x17_next_anchor_message_id\"t\n\x0bMediaSource\x12\x1b\n\x08media_id\x18\x01 \x01(\tH\x00R\x07mediaId\x12\x12\n\x03url\x18\x02 \x01(\tH\x00R\x03url\x12\x14\n\x04path\x18\x03 \x01(\tH\x00R\x04path\x12\x14\n\x04\x64\x61ta\x18\x04 \x01(\x0cH\x00R\x04\x64\x61taB\x08\n\x06source\"\x9f\x04\n\x12SendMessageRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n\x08group_id\x18\x02 \x01(\x03H\x00R\x07groupId\x88\x01\x01\x12\x12\n\x04text\x18\x03 \x01(\tR\x04text\x12\x36\n\x06images\x18\x04 \x03(\x0b\x32\x1e.onebot.gateway.v1.MediaSourceR\x06images\x12\x36\n\x06videos\x18\x05 \x03(\x0b\x32\x1e.onebot.gateway.v1.MediaSourceR\x06videos\x12\x32\n\x04\x66ile\x18\x06 \x01(\x0b\x32\x1e.onebot.gateway.v1.MediaSourceR\x04\x66ile\x12\x1b\n\tfile_name\x18\x07 \x01(\tR\x08\x66ileName\x12\'\n\x0fidempotency_key\x18\x08 \x01(\tR\x0eidempotencyKey\x12\x1c\n\x07user_id\x18\t \x01(\x03H\x01R\x06userId\x88\x01\x01\x12\x32\n\x13reply_to_message_id\x18\n \x01(\x03H\x02R\x10replyToMessageId\x88\x01\x01\x12(\n\x10mention_user_ids\x18\x0b \x03(\x03R\x0ementionUserIds\x12\x1f\n\x0bmention_all\x18\x0c \x01(\x08R\nmentionAllB\x0b\n\t_group_idB\n\n\x08_user_idB\x16\n\x14_reply_to_message_id\"\xed\x01\n\x13SendMessageResponse\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x16\n\x06\x63hunks\x18\x02 \x01(\x05R\x06\x63hunks\x12\x16\n\x06queued\x18\x03 \x01(\x08R\x06queued\x12\x1f\n\x0bmessage_ids\x18\x04 \x03(\x03R\nmessageIds\x12\x35\n\x05media\x18\x05 \x01(\x0b\x32\x1f.onebot.gateway.v1.MediaSummaryR\x05media\x12\x1a\n\x08replayed\x18\x06 \x01(\x08R\x08replayed\x12\x17\n\x07user_id\x18\x07 \x01(\x03R\x06userId\"R\n\x0cMediaSummary\x12\x16\n\x06images\x18\x01 \x01(\x05R\x06images\x12\x16\n\x06videos\x18\x02 \x01(\x05R\x06videos\x12\x12\n\x04\x66ile\x18\x03 \x01(\tR\x04\x66ile\"Q\n\x11GetMessageRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n\nmessage_id\x18\x02 \x01(\x03R\tmessageId\"j\n\x12GetMessageResponse\x12\x38\n\x07message\x18\x01 \x01(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageR\x07message\x12\x1a\n\x08rendered\x18\x02 \x01(\tR\x08rendered\"T\n\x14RecallMessageRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n\nmessage_id\x18\x02 \x01(\x03R\tmessageId\"\x17\n\x15RecallMessageResponse\"Y\n\x19GetForwardMessagesRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n\nforward_id\x18\x02 \x01(\tR\tforwardId\"t\n\x1aGetForwardMessagesResponse\x12:\n\x08messages\x18\x01 \x03(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageR\x08messages\x12\x1a\n\x08rendered\x18\x02 \x01(\tR\x08rendered\"\xfb\x02\n\x15SearchMessagesRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x30\n\x04\x63hat\x18\x02 \x01(\x0b\x32\x17.onebot.gateway.v1.ChatH\x00R\x04\x63hat\x88\x01\x01\x12\x14\n\x05query\x18\x03 \x01(\tR\x05query\x12\x30\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x05since\x12\x30\n\x05until\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x05until\x12 \n\tsender_id\x18\x06 \x01(\x03H\x01R\x08senderId\x88\x01\x01\x12\x14\n\x05limit\x18\x07 \x01(\x05R\x05limit\x12\x1d\n\npage_token\x18\x08 \x01(\tR\tpageToken\x12)\n\x10include_recalled\x18\t \x01(\x08R\x0fincludeRecalledB\x07\n\x05_chatB\x0c\n\n_sender_id\"\xca\x01\n\x16SearchMessagesResponse\x12:\n\x08messages\x18\x01 \x03(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageR\x08messages\x12\x1a\n\x08rendered\x18\x02 \x01(\tR\x08rendered\x12&\n\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\x12\x30\n\x14recalled_message_ids\x18\x04 \x03(\x03R\x12recalledMessageIds2\xe2\x04\n\x0eMessageService\x12Y\n\nGetHistory\x12$.onebot.gateway.v1.GetHistoryRequest\x1a%.onebot.gateway.v1.GetHistoryResponse\x12\\\n\x0bSendMessage\x12%.onebot.gateway.v1.SendMessageRequest\x1a&.onebot.gateway.v1.SendMessageResponse\x12Y\n\nGetMessage\x12$.onebot.gateway.v1.GetMessageRequest\x1a%.onebot.gateway.v1.GetMessageResponse\x12\x62\n\rRecallMessage\x12\'.onebot.gateway.v1.RecallMessageRequest\x1a(.onebot.gateway.v1.RecallMessageResponse\x12q\n\x12GetForwardMessages\x12,.onebot.gateway.v1.GetForwardMessagesRequest\x1a-.onebot.gateway.v1.GetForwardMessagesResponse\x12\x65\n\x0eSearchMessages\x12(.onebot.gateway.v1.SearchMessagesRequest\x1a).onebot.gateway.v1.SearchMessagesResponseBl\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'onebot/gateway/v1/message_service.proto\x12\x11onebot.gateway.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"\xfd\x01\n\x11GetHistoryRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12+\n\x04\x63hat\x18\x02 \x01(\x0b\x32\x17.onebot.gateway.v1.ChatR\x04\x63hat\x12\x14\n\x05\x63ount\x18\x03 \x01(\x05R\x05\x63ount\x12/\n\x11\x61nchor_message_id\x18\x04 \x01(\x03H\x00R\x0f\x61nchorMessageId\x88\x01\x01\x12\x35\n\x05until\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampH\x01R\x05until\x88\x01\x01\x42\x14\n\x12_anchor_message_idB\x08\n\x06_until\"\xd9\x01\n\x12GetHistoryResponse\x12\x16\n\x06target\x18\x01 \x01(\tR\x06target\x12:\n\x08messages\x18\x02 \x03(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageR\x08messages\x12\x1a\n\x08rendered\x18\x03 \x01(\tR\x08rendered\x12\x38\n\x16next_anchor_message_id\x18\x04 \x01(\x03H\x00R\x13nextAnchorMessageId\x88\x01\x01\x42\x19\n\x17_next_anchor_message_id\"t\n\x0bMediaSource\x12\x1b\n\x08media_id\x18\x01 \x01(\tH\x00R\x07mediaId\x12\x12\n\x03url\x18\x02 \x01(\tH\x00R\x03url\x12\x14\n\x04path\x18\x03 \x01(\tH\x00R\x04path\x12\x14\n\x04\x64\x61ta\x18\x04 \x01(\x0cH\x00R\x04\x64\x61taB\x08\n\x06source\"\x9f\x04\n\x12SendMessageRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n\x08group_id\x18\x02 \x01(\x03H\x00R\x07groupId\x88\x01\x01\x12\x12\n\x04text\x18\x03 \x01(\tR\x04text\x12\x36\n\x06images\x18\x04 \x03(\x0b\x32\x1e.onebot.gateway.v1.MediaSourceR\x06images\x12\x36\n\x06videos\x18\x05 \x03(\x0b\x32\x1e.onebot.gateway.v1.MediaSourceR\x06videos\x12\x32\n\x04\x66ile\x18\x06 \x01(\x0b\x32\x1e.onebot.gateway.v1.MediaSourceR\x04\x66ile\x12\x1b\n\tfile_name\x18\x07 \x01(\tR\x08\x66ileName\x12\'\n\x0fidempotency_key\x18\x08 \x01(\tR\x0eidempotencyKey\x12\x1c\n\x07user_id\x18\t \x01(\x03H\x01R\x06userId\x88\x01\x01\x12\x32\n\x13reply_to_message_id\x18\n \x01(\x03H\x02R\x10replyToMessageId\x88\x01\x01\x12(\n\x10mention_user_ids\x18\x0b \x03(\x03R\x0ementionUserIds\x12\x1f\n\x0bmention_all\x18\x0c \x01(\x08R\nmentionAllB\x0b\n\t_group_idB\n\n\x08_user_idB\x16\n\x14_reply_to_message_id\"\xb0\x02\n\x13SendMessageResponse\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x16\n\x06\x63hunks\x18\x02 \x01(\x05R\x06\x63hunks\x12\x16\n\x06queued\x18\x03 \x01(\x08R\x06queued\x12\x1f\n\x0bmessage_ids\x18\x04 \x03(\x03R\nmessageIds\x12\x35\n\x05media\x18\x05 \x01(\x0b\x32\x1f.onebot.gateway.v1.MediaSummaryR\x05media\x12\x1a\n\x08replayed\x18\x06 \x01(\x08R\x08replayed\x12\x17\n\x07user_id\x18\x07 \x01(\x03R\x06userId\x12\x41\n\x0frate_limit_wait\x18\x08 \x01(\x0b\x32\x19.google.protobuf.DurationR\rrateLimitWait\"R\n\x0cMediaSummary\x12\x16\n\x06images\x18\x01 \x01(\x05R\x06images\x12\x16\n\x06videos\x18\x02 \x01(\x05R\x06videos\x12\x12\n\x04\x66ile\x18\x03 \x01(\tR\x04\x66ile\"Q\n\x11GetMessageRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n\nmessage_id\x18\x02 \x01(\x03R\tmessageId\"j\n\x12GetMessageResponse\x12\x38\n\x07message\x18\x01 \x01(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageR\x07message\x12\x1a\n\x08rendered\x18\x02 \x01(\tR\x08rendered\"T\n\x14RecallMessageRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n\nmessage_id\x18\x02 \x01(\x03R\tmessageId\"\x17\n\x15RecallMessageResponse\"Y\n\x19GetForwardMessagesRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n\nforward_id\x18\x02 \x01(\tR\tforwardId\"t\n\x1aGetForwardMessagesResponse\x12:\n\x08messages\x18\x01 \x03(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageR\x08messages\x12\x1a\n\x08rendered\x18\x02 \x01(\tR\x08rendered\"\xfb\x02\n\x15SearchMessagesRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x30\n\x04\x63hat\x18\x02 \x01(\x0b\x32\x17.onebot.gateway.v1.ChatH\x00R\x04\x63hat\x88\x01\x01\x12\x14\n\x05query\x18\x03 \x01(\tR\x05query\x12\x30\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x05since\x12\x30\n\x05until\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x05until\x12 \n\tsender_id\x18\x06 \x01(\x03H\x01R\x08senderId\x88\x01\x01\x12\x14\n\x05limit\x18\x07 \x01(\x05R\x05limit\x12\x1d\n\npage_token\x18\x08 \x01(\tR\tpageToken\x12)\n\x10include_recalled\x18\t \x01(\x08R\x0fincludeRecalledB\x07\n\x05_chatB\x0c\n\n_sender_id\"\xca\x01\n\x16SearchMessagesResponse\x12:\n\x08messages\x18\x01 \x03(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageR\x08messages\x12\x1a\n\x08rendered\x18\x02 \x01(\tR\x08rendered\x12&\n\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\x12\x30\n\x14recalled_message_ids\x18\x04 \x03(\x03R\x12recalledMessageIds2\xe2\x04\n\x0eMessageService\x12Y\n\nGetHistory\x12$.onebot.gateway.v1.GetHistoryRequest\x1a%.onebot.gateway.v1.GetHistoryResponse\x12\\\n\x0bSendMessage\x12%.onebot.gateway.v1.SendMessageRequest\x1a&.onebot.gateway.v1.SendMessageResponse\x12Y\n\nGetMessage\x12$.onebot.gateway.v1.GetMessageRequest\x1a%.onebot.gateway.v1.GetMessageResponse\x12\x62\n\rRecallMessage\x12\'.onebot.gateway.v1.RecallMessageRequest\x1a(.onebot.gateway.v1.RecallMessageResponse\x12q\n\x12GetForwardMessages\x12,.onebot.gateway.v1.GetForwardMessagesRequest\x1a-.onebot.gateway.v1.GetForwardMessagesResponse\x12\x65\n\x0eSearchMessages\x12(.onebot.gateway.v1.SearchMessagesRequest\x1a).onebot.gateway.v1.SearchMessagesResponseBl\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,34 +35,34 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'onebot.gateway.v1.message_s
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\024dev.onebotgateway.v1P\001ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1'
-  _globals['_GETHISTORYREQUEST']._serialized_start=128
-  _globals['_GETHISTORYREQUEST']._serialized_end=381
-  _globals['_GETHISTORYRESPONSE']._serialized_start=384
-  _globals['_GETHISTORYRESPONSE']._serialized_end=601
-  _globals['_MEDIASOURCE']._serialized_start=603
-  _globals['_MEDIASOURCE']._serialized_end=719
-  _globals['_SENDMESSAGEREQUEST']._serialized_start=722
-  _globals['_SENDMESSAGEREQUEST']._serialized_end=1265
-  _globals['_SENDMESSAGERESPONSE']._serialized_start=1268
-  _globals['_SENDMESSAGERESPONSE']._serialized_end=1505
-  _globals['_MEDIASUMMARY']._serialized_start=1507
-  _globals['_MEDIASUMMARY']._serialized_end=1589
-  _globals['_GETMESSAGEREQUEST']._serialized_start=1591
-  _globals['_GETMESSAGEREQUEST']._serialized_end=1672
-  _globals['_GETMESSAGERESPONSE']._serialized_start=1674
-  _globals['_GETMESSAGERESPONSE']._serialized_end=1780
-  _globals['_RECALLMESSAGEREQUEST']._serialized_start=1782
-  _globals['_RECALLMESSAGEREQUEST']._serialized_end=1866
-  _globals['_RECALLMESSAGERESPONSE']._serialized_start=1868
-  _globals['_RECALLMESSAGERESPONSE']._serialized_end=1891
-  _globals['_GETFORWARDMESSAGESREQUEST']._serialized_start=1893
-  _globals['_GETFORWARDMESSAGESREQUEST']._serialized_end=1982
-  _globals['_GETFORWARDMESSAGESRESPONSE']._serialized_start=1984
-  _globals['_GETFORWARDMESSAGESRESPONSE']._serialized_end=2100
-  _globals['_SEARCHMESSAGESREQUEST']._serialized_start=2103
-  _globals['_SEARCHMESSAGESREQUEST']._serialized_end=2482
-  _globals['_SEARCHMESSAGESRESPONSE']._serialized_start=2485
-  _globals['_SEARCHMESSAGESRESPONSE']._serialized_end=2687
-  _globals['_MESSAGESERVICE']._serialized_start=2690
-  _globals['_MESSAGESERVICE']._serialized_end=3300
+  _globals['_GETHISTORYREQUEST']._serialized_start=160
+  _globals['_GETHISTORYREQUEST']._serialized_end=413
+  _globals['_GETHISTORYRESPONSE']._serialized_start=416
+  _globals['_GETHISTORYRESPONSE']._serialized_end=633
+  _globals['_MEDIASOURCE']._serialized_start=635
+  _globals['_MEDIASOURCE']._serialized_end=751
+  _globals['_SENDMESSAGEREQUEST']._serialized_start=754
+  _globals['_SENDMESSAGEREQUEST']._serialized_end=1297
+  _globals['_SENDMESSAGERESPONSE']._serialized_start=1300
+  _globals['_SENDMESSAGERESPONSE']._serialized_end=1604
+  _globals['_MEDIASUMMARY']._serialized_start=1606
+  _globals['_MEDIASUMMARY']._serialized_end=1688
+  _globals['_GETMESSAGEREQUEST']._serialized_start=1690
+  _globals['_GETMESSAGEREQUEST']._serialized_end=1771
+  _globals['_GETMESSAGERESPONSE']._serialized_start=1773
+  _globals['_GETMESSAGERESPONSE']._serialized_end=1879
+  _globals['_RECALLMESSAGEREQUEST']._serialized_start=1881
+  _globals['_RECALLMESSAGEREQUEST']._serialized_end=1965
+  _globals['_RECALLMESSAGERESPONSE']._serialized_start=1967
+  _globals['_RECALLMESSAGERESPONSE']._serialized_end=1990
+  _globals['_GETFORWARDMESSAGESREQUEST']._serialized_start=1992
+  _globals['_GETFORWARDMESSAGESREQUEST']._serialized_end=2081
+  _globals['_GETFORWARDMESSAGESRESPONSE']._serialized_start=2083
+  _globals['_GETFORWARDMESSAGESRESPONSE']._serialized_end=2199
+  _globals['_SEARCHMESSAGESREQUEST']._serialized_start=2202
+  _globals['_SEARCHMESSAGESREQUEST']._serialized_end=2581
+  _globals['_SEARCHMESSAGESRESPONSE']._serialized_start=2584
+  _globals['_SEARCHMESSAGESRESPONSE']._serialized_end=2786
+  _globals['_MESSAGESERVICE']._serialized_start=2789
+  _globals['_MESSAGESERVICE']._serialized_end=3399
 # @@protoc_insertion_point(module_scope)

@@ -5,6 +5,7 @@ isort:skip_file
 
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
@@ -301,6 +302,7 @@ class SendMessageResponse(_message.Message):
     MEDIA_FIELD_NUMBER: _builtins.int
     REPLAYED_FIELD_NUMBER: _builtins.int
     USER_ID_FIELD_NUMBER: _builtins.int
+    RATE_LIMIT_WAIT_FIELD_NUMBER: _builtins.int
     group_id: _builtins.int
     """The group the message went (or is queued) to; 0 for a private send."""
     chunks: _builtins.int
@@ -327,6 +329,13 @@ class SendMessageResponse(_message.Message):
     def media(self) -> Global___MediaSummary:
         """Set only when media were sent."""
 
+    @_builtins.property
+    def rate_limit_wait(self) -> _duration_pb2.Duration:
+        """How long the send waited for the gateway's rate limits (per chat and
+        per account) before its first message went out; zero when it did not
+        wait, and for queued or replayed sends.
+        """
+
     def __init__(
         self,
         *,
@@ -337,10 +346,11 @@ class SendMessageResponse(_message.Message):
         media: Global___MediaSummary | None = ...,
         replayed: _builtins.bool = ...,
         user_id: _builtins.int = ...,
+        rate_limit_wait: _duration_pb2.Duration | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["media", b"media"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["media", b"media", "rate_limit_wait", b"rate_limit_wait"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunks", b"chunks", "group_id", b"group_id", "media", b"media", "message_ids", b"message_ids", "queued", b"queued", "replayed", b"replayed", "user_id", b"user_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunks", b"chunks", "group_id", b"group_id", "media", b"media", "message_ids", b"message_ids", "queued", b"queued", "rate_limit_wait", b"rate_limit_wait", "replayed", b"replayed", "user_id", b"user_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -508,6 +508,29 @@ public enum ErrorReason
    * <code>ERROR_REASON_ARCHIVE_DISABLED = 60;</code>
    */
   ERROR_REASON_ARCHIVE_DISABLED(60),
+  /**
+   * <pre>
+   * NOT_FOUND: the bot is not a member of the group (metadata `group_id`).
+   * Decided from the implementation's group list, read again when the group
+   * is not in the list the gateway holds, never from a failure text. Every
+   * RPC and agent tool that names a group answers it before any other call
+   * to the implementation: history, members, send, poke, search.
+   * </pre>
+   *
+   * <code>ERROR_REASON_GROUP_NOT_FOUND = 61;</code>
+   */
+  ERROR_REASON_GROUP_NOT_FOUND(61),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the chat is not one the archive keeps (metadata
+   * `target`): SearchMessages of that chat would always be empty. The
+   * archived chats are the account's whitelisted groups and users and
+   * `[archive] chats`.
+   * </pre>
+   *
+   * <code>ERROR_REASON_CHAT_NOT_ARCHIVED = 62;</code>
+   */
+  ERROR_REASON_CHAT_NOT_ARCHIVED(62),
   UNRECOGNIZED(-1),
   ;
 
@@ -1010,6 +1033,29 @@ public enum ErrorReason
    * <code>ERROR_REASON_ARCHIVE_DISABLED = 60;</code>
    */
   public static final int ERROR_REASON_ARCHIVE_DISABLED_VALUE = 60;
+  /**
+   * <pre>
+   * NOT_FOUND: the bot is not a member of the group (metadata `group_id`).
+   * Decided from the implementation's group list, read again when the group
+   * is not in the list the gateway holds, never from a failure text. Every
+   * RPC and agent tool that names a group answers it before any other call
+   * to the implementation: history, members, send, poke, search.
+   * </pre>
+   *
+   * <code>ERROR_REASON_GROUP_NOT_FOUND = 61;</code>
+   */
+  public static final int ERROR_REASON_GROUP_NOT_FOUND_VALUE = 61;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the chat is not one the archive keeps (metadata
+   * `target`): SearchMessages of that chat would always be empty. The
+   * archived chats are the account's whitelisted groups and users and
+   * `[archive] chats`.
+   * </pre>
+   *
+   * <code>ERROR_REASON_CHAT_NOT_ARCHIVED = 62;</code>
+   */
+  public static final int ERROR_REASON_CHAT_NOT_ARCHIVED_VALUE = 62;
 
 
   public final int getNumber() {
@@ -1092,6 +1138,8 @@ public enum ErrorReason
       case 53: return ERROR_REASON_MESSAGE_NOT_FOUND;
       case 54: return ERROR_REASON_STORAGE_FAILED;
       case 60: return ERROR_REASON_ARCHIVE_DISABLED;
+      case 61: return ERROR_REASON_GROUP_NOT_FOUND;
+      case 62: return ERROR_REASON_CHAT_NOT_ARCHIVED;
       default: return null;
     }
   }

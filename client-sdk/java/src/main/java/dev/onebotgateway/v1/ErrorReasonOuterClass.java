@@ -36,7 +36,7 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
   static {
     java.lang.String[] descriptorData = {
       "\n$onebot/gateway/v1/error_reason.proto\022\021" +
-      "onebot.gateway.v1*\311\017\n\013ErrorReason\022\034\n\030ERR" +
+      "onebot.gateway.v1*\217\020\n\013ErrorReason\022\034\n\030ERR" +
       "OR_REASON_UNSPECIFIED\020\000\022 \n\034ERROR_REASON_" +
       "INVALID_REQUEST\020\001\022\'\n#ERROR_REASON_ACCOUN" +
       "T_NOT_CONFIGURED\020\002\022 \n\034ERROR_REASON_ACCOU" +
@@ -86,10 +86,12 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
       "ROR_REASON_USER_NOT_ALLOWED\0204\022\"\n\036ERROR_R" +
       "EASON_MESSAGE_NOT_FOUND\0205\022\037\n\033ERROR_REASO" +
       "N_STORAGE_FAILED\0206\022!\n\035ERROR_REASON_ARCHI" +
-      "VE_DISABLED\020<Bl\n\024dev.onebotgateway.v1P\001Z" +
-      "Rgithub.com/onebot-gateway/onebot-gatewa" +
-      "y/client-sdk/go/onebot/gateway/v1;gatewa" +
-      "yv1b\006proto3"
+      "VE_DISABLED\020<\022 \n\034ERROR_REASON_GROUP_NOT_" +
+      "FOUND\020=\022\"\n\036ERROR_REASON_CHAT_NOT_ARCHIVE" +
+      "D\020>Bl\n\024dev.onebotgateway.v1P\001ZRgithub.co" +
+      "m/onebot-gateway/onebot-gateway/client-s" +
+      "dk/go/onebot/gateway/v1;gatewayv1b\006proto" +
+      "3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

@@ -32,6 +32,7 @@ private static final long serialVersionUID = 0L;
     super(builder);
   }
   private MessageEvent() {
+    rendered_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -106,6 +107,57 @@ private static final long serialVersionUID = 0L;
     return selfSent_;
   }
 
+  public static final int RENDERED_FIELD_NUMBER = 3;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object rendered_ = "";
+  /**
+   * <pre>
+   * The message as one line, exactly as GetHistory renders it:
+   * `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+   * `timezone` setting), mentions as `&#64;名字`, a quote as `[回复 名字: 文本]`.
+   * </pre>
+   *
+   * <code>string rendered = 3 [json_name = "rendered"];</code>
+   * @return The rendered.
+   */
+  @java.lang.Override
+  public java.lang.String getRendered() {
+    java.lang.Object ref = rendered_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      rendered_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The message as one line, exactly as GetHistory renders it:
+   * `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+   * `timezone` setting), mentions as `&#64;名字`, a quote as `[回复 名字: 文本]`.
+   * </pre>
+   *
+   * <code>string rendered = 3 [json_name = "rendered"];</code>
+   * @return The bytes for rendered.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getRenderedBytes() {
+    java.lang.Object ref = rendered_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      rendered_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -126,6 +178,9 @@ private static final long serialVersionUID = 0L;
     if (selfSent_ != false) {
       output.writeBool(2, selfSent_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(rendered_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 3, rendered_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -137,6 +192,9 @@ private static final long serialVersionUID = 0L;
     if (selfSent_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(2, selfSent_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(rendered_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(3, rendered_);
     }
     return size;
   }
@@ -169,6 +227,8 @@ private static final long serialVersionUID = 0L;
     }
     if (getSelfSent()
         != other.getSelfSent()) return false;
+    if (!getRendered()
+        .equals(other.getRendered())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -187,6 +247,8 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + SELF_SENT_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getSelfSent());
+    hash = (37 * hash) + RENDERED_FIELD_NUMBER;
+    hash = (53 * hash) + getRendered().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -334,6 +396,7 @@ private static final long serialVersionUID = 0L;
         messageBuilder_ = null;
       }
       selfSent_ = false;
+      rendered_ = "";
       return this;
     }
 
@@ -377,6 +440,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000002) != 0)) {
         result.selfSent_ = selfSent_;
       }
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.rendered_ = rendered_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -397,6 +463,11 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getSelfSent() != false) {
         setSelfSent(other.getSelfSent());
+      }
+      if (!other.getRendered().isEmpty()) {
+        rendered_ = other.rendered_;
+        bitField0_ |= 0x00000004;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -434,6 +505,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000002;
               break;
             } // case 16
+            case 26: {
+              rendered_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 26
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -646,6 +722,108 @@ private static final long serialVersionUID = 0L;
     public Builder clearSelfSent() {
       bitField0_ = (bitField0_ & ~0x00000002);
       selfSent_ = false;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object rendered_ = "";
+    /**
+     * <pre>
+     * The message as one line, exactly as GetHistory renders it:
+     * `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+     * `timezone` setting), mentions as `&#64;名字`, a quote as `[回复 名字: 文本]`.
+     * </pre>
+     *
+     * <code>string rendered = 3 [json_name = "rendered"];</code>
+     * @return The rendered.
+     */
+    public java.lang.String getRendered() {
+      java.lang.Object ref = rendered_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        rendered_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The message as one line, exactly as GetHistory renders it:
+     * `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+     * `timezone` setting), mentions as `&#64;名字`, a quote as `[回复 名字: 文本]`.
+     * </pre>
+     *
+     * <code>string rendered = 3 [json_name = "rendered"];</code>
+     * @return The bytes for rendered.
+     */
+    public com.google.protobuf.ByteString
+        getRenderedBytes() {
+      java.lang.Object ref = rendered_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        rendered_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The message as one line, exactly as GetHistory renders it:
+     * `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+     * `timezone` setting), mentions as `&#64;名字`, a quote as `[回复 名字: 文本]`.
+     * </pre>
+     *
+     * <code>string rendered = 3 [json_name = "rendered"];</code>
+     * @param value The rendered to set.
+     * @return This builder for chaining.
+     */
+    public Builder setRendered(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      rendered_ = value;
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The message as one line, exactly as GetHistory renders it:
+     * `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+     * `timezone` setting), mentions as `&#64;名字`, a quote as `[回复 名字: 文本]`.
+     * </pre>
+     *
+     * <code>string rendered = 3 [json_name = "rendered"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearRendered() {
+      rendered_ = getDefaultInstance().getRendered();
+      bitField0_ = (bitField0_ & ~0x00000004);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The message as one line, exactly as GetHistory renders it:
+     * `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+     * `timezone` setting), mentions as `&#64;名字`, a quote as `[回复 名字: 文本]`.
+     * </pre>
+     *
+     * <code>string rendered = 3 [json_name = "rendered"];</code>
+     * @param value The bytes for rendered to set.
+     * @return This builder for chaining.
+     */
+    public Builder setRenderedBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      rendered_ = value;
+      bitField0_ |= 0x00000004;
       onChanged();
       return this;
     }

@@ -46,4 +46,28 @@ public interface MessageEventOrBuilder extends
    * @return The selfSent.
    */
   boolean getSelfSent();
+
+  /**
+   * <pre>
+   * The message as one line, exactly as GetHistory renders it:
+   * `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+   * `timezone` setting), mentions as `&#64;名字`, a quote as `[回复 名字: 文本]`.
+   * </pre>
+   *
+   * <code>string rendered = 3 [json_name = "rendered"];</code>
+   * @return The rendered.
+   */
+  java.lang.String getRendered();
+  /**
+   * <pre>
+   * The message as one line, exactly as GetHistory renders it:
+   * `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
+   * `timezone` setting), mentions as `&#64;名字`, a quote as `[回复 名字: 文本]`.
+   * </pre>
+   *
+   * <code>string rendered = 3 [json_name = "rendered"];</code>
+   * @return The bytes for rendered.
+   */
+  com.google.protobuf.ByteString
+      getRenderedBytes();
 }

@@ -106,95 +106,98 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
   static {
     java.lang.String[] descriptorData = {
       "\n\'onebot/gateway/v1/message_service.prot" +
-      "o\022\021onebot.gateway.v1\032\037google/protobuf/ti" +
-      "mestamp.proto\032\036onebot/gateway/v1/common." +
-      "proto\"\375\001\n\021GetHistoryRequest\022\035\n\naccount_i" +
-      "d\030\001 \001(\tR\taccountId\022+\n\004chat\030\002 \001(\0132\027.onebo" +
-      "t.gateway.v1.ChatR\004chat\022\024\n\005count\030\003 \001(\005R\005" +
-      "count\022/\n\021anchor_message_id\030\004 \001(\003H\000R\017anch" +
-      "orMessageId\210\001\001\0225\n\005until\030\005 \001(\0132\032.google.p" +
-      "rotobuf.TimestampH\001R\005until\210\001\001B\024\n\022_anchor" +
-      "_message_idB\010\n\006_until\"\331\001\n\022GetHistoryResp" +
-      "onse\022\026\n\006target\030\001 \001(\tR\006target\022:\n\010messages" +
-      "\030\002 \003(\0132\036.onebot.gateway.v1.ChatMessageR\010" +
-      "messages\022\032\n\010rendered\030\003 \001(\tR\010rendered\0228\n\026" +
-      "next_anchor_message_id\030\004 \001(\003H\000R\023nextAnch" +
-      "orMessageId\210\001\001B\031\n\027_next_anchor_message_i" +
-      "d\"t\n\013MediaSource\022\033\n\010media_id\030\001 \001(\tH\000R\007me" +
-      "diaId\022\022\n\003url\030\002 \001(\tH\000R\003url\022\024\n\004path\030\003 \001(\tH" +
-      "\000R\004path\022\024\n\004data\030\004 \001(\014H\000R\004dataB\010\n\006source\"" +
-      "\237\004\n\022SendMessageRequest\022\035\n\naccount_id\030\001 \001" +
-      "(\tR\taccountId\022\036\n\010group_id\030\002 \001(\003H\000R\007group" +
-      "Id\210\001\001\022\022\n\004text\030\003 \001(\tR\004text\0226\n\006images\030\004 \003(" +
-      "\0132\036.onebot.gateway.v1.MediaSourceR\006image" +
-      "s\0226\n\006videos\030\005 \003(\0132\036.onebot.gateway.v1.Me" +
-      "diaSourceR\006videos\0222\n\004file\030\006 \001(\0132\036.onebot" +
-      ".gateway.v1.MediaSourceR\004file\022\033\n\tfile_na" +
-      "me\030\007 \001(\tR\010fileName\022\'\n\017idempotency_key\030\010 " +
-      "\001(\tR\016idempotencyKey\022\034\n\007user_id\030\t \001(\003H\001R\006" +
-      "userId\210\001\001\0222\n\023reply_to_message_id\030\n \001(\003H\002" +
-      "R\020replyToMessageId\210\001\001\022(\n\020mention_user_id" +
-      "s\030\013 \003(\003R\016mentionUserIds\022\037\n\013mention_all\030\014" +
-      " \001(\010R\nmentionAllB\013\n\t_group_idB\n\n\010_user_i" +
-      "dB\026\n\024_reply_to_message_id\"\355\001\n\023SendMessag" +
-      "eResponse\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\026\n\006" +
-      "chunks\030\002 \001(\005R\006chunks\022\026\n\006queued\030\003 \001(\010R\006qu" +
-      "eued\022\037\n\013message_ids\030\004 \003(\003R\nmessageIds\0225\n" +
-      "\005media\030\005 \001(\0132\037.onebot.gateway.v1.MediaSu" +
-      "mmaryR\005media\022\032\n\010replayed\030\006 \001(\010R\010replayed" +
-      "\022\027\n\007user_id\030\007 \001(\003R\006userId\"R\n\014MediaSummar" +
-      "y\022\026\n\006images\030\001 \001(\005R\006images\022\026\n\006videos\030\002 \001(" +
-      "\005R\006videos\022\022\n\004file\030\003 \001(\tR\004file\"Q\n\021GetMess" +
-      "ageRequest\022\035\n\naccount_id\030\001 \001(\tR\taccountI" +
-      "d\022\035\n\nmessage_id\030\002 \001(\003R\tmessageId\"j\n\022GetM" +
-      "essageResponse\0228\n\007message\030\001 \001(\0132\036.onebot" +
-      ".gateway.v1.ChatMessageR\007message\022\032\n\010rend" +
-      "ered\030\002 \001(\tR\010rendered\"T\n\024RecallMessageReq" +
-      "uest\022\035\n\naccount_id\030\001 \001(\tR\taccountId\022\035\n\nm" +
-      "essage_id\030\002 \001(\003R\tmessageId\"\027\n\025RecallMess" +
-      "ageResponse\"Y\n\031GetForwardMessagesRequest" +
-      "\022\035\n\naccount_id\030\001 \001(\tR\taccountId\022\035\n\nforwa" +
-      "rd_id\030\002 \001(\tR\tforwardId\"t\n\032GetForwardMess" +
-      "agesResponse\022:\n\010messages\030\001 \003(\0132\036.onebot." +
-      "gateway.v1.ChatMessageR\010messages\022\032\n\010rend" +
-      "ered\030\002 \001(\tR\010rendered\"\373\002\n\025SearchMessagesR" +
-      "equest\022\035\n\naccount_id\030\001 \001(\tR\taccountId\0220\n" +
-      "\004chat\030\002 \001(\0132\027.onebot.gateway.v1.ChatH\000R\004" +
-      "chat\210\001\001\022\024\n\005query\030\003 \001(\tR\005query\0220\n\005since\030\004" +
-      " \001(\0132\032.google.protobuf.TimestampR\005since\022" +
-      "0\n\005until\030\005 \001(\0132\032.google.protobuf.Timesta" +
-      "mpR\005until\022 \n\tsender_id\030\006 \001(\003H\001R\010senderId" +
-      "\210\001\001\022\024\n\005limit\030\007 \001(\005R\005limit\022\035\n\npage_token\030" +
-      "\010 \001(\tR\tpageToken\022)\n\020include_recalled\030\t \001" +
-      "(\010R\017includeRecalledB\007\n\005_chatB\014\n\n_sender_" +
-      "id\"\312\001\n\026SearchMessagesResponse\022:\n\010message" +
-      "s\030\001 \003(\0132\036.onebot.gateway.v1.ChatMessageR" +
-      "\010messages\022\032\n\010rendered\030\002 \001(\tR\010rendered\022&\n" +
-      "\017next_page_token\030\003 \001(\tR\rnextPageToken\0220\n" +
-      "\024recalled_message_ids\030\004 \003(\003R\022recalledMes" +
-      "sageIds2\342\004\n\016MessageService\022Y\n\nGetHistory" +
-      "\022$.onebot.gateway.v1.GetHistoryRequest\032%" +
-      ".onebot.gateway.v1.GetHistoryResponse\022\\\n" +
-      "\013SendMessage\022%.onebot.gateway.v1.SendMes" +
-      "sageRequest\032&.onebot.gateway.v1.SendMess" +
-      "ageResponse\022Y\n\nGetMessage\022$.onebot.gatew" +
-      "ay.v1.GetMessageRequest\032%.onebot.gateway" +
-      ".v1.GetMessageResponse\022b\n\rRecallMessage\022" +
-      "\'.onebot.gateway.v1.RecallMessageRequest" +
-      "\032(.onebot.gateway.v1.RecallMessageRespon" +
-      "se\022q\n\022GetForwardMessages\022,.onebot.gatewa" +
-      "y.v1.GetForwardMessagesRequest\032-.onebot." +
-      "gateway.v1.GetForwardMessagesResponse\022e\n" +
-      "\016SearchMessages\022(.onebot.gateway.v1.Sear" +
-      "chMessagesRequest\032).onebot.gateway.v1.Se" +
-      "archMessagesResponseBl\n\024dev.onebotgatewa" +
-      "y.v1P\001ZRgithub.com/onebot-gateway/onebot" +
-      "-gateway/client-sdk/go/onebot/gateway/v1" +
-      ";gatewayv1b\006proto3"
+      "o\022\021onebot.gateway.v1\032\036google/protobuf/du" +
+      "ration.proto\032\037google/protobuf/timestamp." +
+      "proto\032\036onebot/gateway/v1/common.proto\"\375\001" +
+      "\n\021GetHistoryRequest\022\035\n\naccount_id\030\001 \001(\tR" +
+      "\taccountId\022+\n\004chat\030\002 \001(\0132\027.onebot.gatewa" +
+      "y.v1.ChatR\004chat\022\024\n\005count\030\003 \001(\005R\005count\022/\n" +
+      "\021anchor_message_id\030\004 \001(\003H\000R\017anchorMessag" +
+      "eId\210\001\001\0225\n\005until\030\005 \001(\0132\032.google.protobuf." +
+      "TimestampH\001R\005until\210\001\001B\024\n\022_anchor_message" +
+      "_idB\010\n\006_until\"\331\001\n\022GetHistoryResponse\022\026\n\006" +
+      "target\030\001 \001(\tR\006target\022:\n\010messages\030\002 \003(\0132\036" +
+      ".onebot.gateway.v1.ChatMessageR\010messages" +
+      "\022\032\n\010rendered\030\003 \001(\tR\010rendered\0228\n\026next_anc" +
+      "hor_message_id\030\004 \001(\003H\000R\023nextAnchorMessag" +
+      "eId\210\001\001B\031\n\027_next_anchor_message_id\"t\n\013Med" +
+      "iaSource\022\033\n\010media_id\030\001 \001(\tH\000R\007mediaId\022\022\n" +
+      "\003url\030\002 \001(\tH\000R\003url\022\024\n\004path\030\003 \001(\tH\000R\004path\022" +
+      "\024\n\004data\030\004 \001(\014H\000R\004dataB\010\n\006source\"\237\004\n\022Send" +
+      "MessageRequest\022\035\n\naccount_id\030\001 \001(\tR\tacco" +
+      "untId\022\036\n\010group_id\030\002 \001(\003H\000R\007groupId\210\001\001\022\022\n" +
+      "\004text\030\003 \001(\tR\004text\0226\n\006images\030\004 \003(\0132\036.oneb" +
+      "ot.gateway.v1.MediaSourceR\006images\0226\n\006vid" +
+      "eos\030\005 \003(\0132\036.onebot.gateway.v1.MediaSourc" +
+      "eR\006videos\0222\n\004file\030\006 \001(\0132\036.onebot.gateway" +
+      ".v1.MediaSourceR\004file\022\033\n\tfile_name\030\007 \001(\t" +
+      "R\010fileName\022\'\n\017idempotency_key\030\010 \001(\tR\016ide" +
+      "mpotencyKey\022\034\n\007user_id\030\t \001(\003H\001R\006userId\210\001" +
+      "\001\0222\n\023reply_to_message_id\030\n \001(\003H\002R\020replyT" +
+      "oMessageId\210\001\001\022(\n\020mention_user_ids\030\013 \003(\003R" +
+      "\016mentionUserIds\022\037\n\013mention_all\030\014 \001(\010R\nme" +
+      "ntionAllB\013\n\t_group_idB\n\n\010_user_idB\026\n\024_re" +
+      "ply_to_message_id\"\260\002\n\023SendMessageRespons" +
+      "e\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\026\n\006chunks\030\002" +
+      " \001(\005R\006chunks\022\026\n\006queued\030\003 \001(\010R\006queued\022\037\n\013" +
+      "message_ids\030\004 \003(\003R\nmessageIds\0225\n\005media\030\005" +
+      " \001(\0132\037.onebot.gateway.v1.MediaSummaryR\005m" +
+      "edia\022\032\n\010replayed\030\006 \001(\010R\010replayed\022\027\n\007user" +
+      "_id\030\007 \001(\003R\006userId\022A\n\017rate_limit_wait\030\010 \001" +
+      "(\0132\031.google.protobuf.DurationR\rrateLimit" +
+      "Wait\"R\n\014MediaSummary\022\026\n\006images\030\001 \001(\005R\006im" +
+      "ages\022\026\n\006videos\030\002 \001(\005R\006videos\022\022\n\004file\030\003 \001" +
+      "(\tR\004file\"Q\n\021GetMessageRequest\022\035\n\naccount" +
+      "_id\030\001 \001(\tR\taccountId\022\035\n\nmessage_id\030\002 \001(\003" +
+      "R\tmessageId\"j\n\022GetMessageResponse\0228\n\007mes" +
+      "sage\030\001 \001(\0132\036.onebot.gateway.v1.ChatMessa" +
+      "geR\007message\022\032\n\010rendered\030\002 \001(\tR\010rendered\"" +
+      "T\n\024RecallMessageRequest\022\035\n\naccount_id\030\001 " +
+      "\001(\tR\taccountId\022\035\n\nmessage_id\030\002 \001(\003R\tmess" +
+      "ageId\"\027\n\025RecallMessageResponse\"Y\n\031GetFor" +
+      "wardMessagesRequest\022\035\n\naccount_id\030\001 \001(\tR" +
+      "\taccountId\022\035\n\nforward_id\030\002 \001(\tR\tforwardI" +
+      "d\"t\n\032GetForwardMessagesResponse\022:\n\010messa" +
+      "ges\030\001 \003(\0132\036.onebot.gateway.v1.ChatMessag" +
+      "eR\010messages\022\032\n\010rendered\030\002 \001(\tR\010rendered\"" +
+      "\373\002\n\025SearchMessagesRequest\022\035\n\naccount_id\030" +
+      "\001 \001(\tR\taccountId\0220\n\004chat\030\002 \001(\0132\027.onebot." +
+      "gateway.v1.ChatH\000R\004chat\210\001\001\022\024\n\005query\030\003 \001(" +
+      "\tR\005query\0220\n\005since\030\004 \001(\0132\032.google.protobu" +
+      "f.TimestampR\005since\0220\n\005until\030\005 \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\005until\022 \n\tsender_i" +
+      "d\030\006 \001(\003H\001R\010senderId\210\001\001\022\024\n\005limit\030\007 \001(\005R\005l" +
+      "imit\022\035\n\npage_token\030\010 \001(\tR\tpageToken\022)\n\020i" +
+      "nclude_recalled\030\t \001(\010R\017includeRecalledB\007" +
+      "\n\005_chatB\014\n\n_sender_id\"\312\001\n\026SearchMessages" +
+      "Response\022:\n\010messages\030\001 \003(\0132\036.onebot.gate" +
+      "way.v1.ChatMessageR\010messages\022\032\n\010rendered" +
+      "\030\002 \001(\tR\010rendered\022&\n\017next_page_token\030\003 \001(" +
+      "\tR\rnextPageToken\0220\n\024recalled_message_ids" +
+      "\030\004 \003(\003R\022recalledMessageIds2\342\004\n\016MessageSe" +
+      "rvice\022Y\n\nGetHistory\022$.onebot.gateway.v1." +
+      "GetHistoryRequest\032%.onebot.gateway.v1.Ge" +
+      "tHistoryResponse\022\\\n\013SendMessage\022%.onebot" +
+      ".gateway.v1.SendMessageRequest\032&.onebot." +
+      "gateway.v1.SendMessageResponse\022Y\n\nGetMes" +
+      "sage\022$.onebot.gateway.v1.GetMessageReque" +
+      "st\032%.onebot.gateway.v1.GetMessageRespons" +
+      "e\022b\n\rRecallMessage\022\'.onebot.gateway.v1.R" +
+      "ecallMessageRequest\032(.onebot.gateway.v1." +
+      "RecallMessageResponse\022q\n\022GetForwardMessa" +
+      "ges\022,.onebot.gateway.v1.GetForwardMessag" +
+      "esRequest\032-.onebot.gateway.v1.GetForward" +
+      "MessagesResponse\022e\n\016SearchMessages\022(.one" +
+      "bot.gateway.v1.SearchMessagesRequest\032).o" +
+      "nebot.gateway.v1.SearchMessagesResponseB" +
+      "l\n\024dev.onebotgateway.v1P\001ZRgithub.com/on" +
+      "ebot-gateway/onebot-gateway/client-sdk/g" +
+      "o/onebot/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          com.google.protobuf.DurationProto.getDescriptor(),
           com.google.protobuf.TimestampProto.getDescriptor(),
           dev.onebotgateway.v1.Common.getDescriptor(),
         });
@@ -227,7 +230,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
     internal_static_onebot_gateway_v1_SendMessageResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_SendMessageResponse_descriptor,
-        new java.lang.String[] { "GroupId", "Chunks", "Queued", "MessageIds", "Media", "Replayed", "UserId", });
+        new java.lang.String[] { "GroupId", "Chunks", "Queued", "MessageIds", "Media", "Replayed", "UserId", "RateLimitWait", });
     internal_static_onebot_gateway_v1_MediaSummary_descriptor =
       getDescriptor().getMessageType(5);
     internal_static_onebot_gateway_v1_MediaSummary_fieldAccessorTable = new
@@ -283,6 +286,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
         internal_static_onebot_gateway_v1_SearchMessagesResponse_descriptor,
         new java.lang.String[] { "Messages", "Rendered", "NextPageToken", "RecalledMessageIds", });
     descriptor.resolveAllFeaturesImmutable();
+    com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.onebotgateway.v1.Common.getDescriptor();
   }

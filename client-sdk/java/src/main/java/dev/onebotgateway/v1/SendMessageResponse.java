@@ -215,6 +215,50 @@ private static final long serialVersionUID = 0L;
     return userId_;
   }
 
+  public static final int RATE_LIMIT_WAIT_FIELD_NUMBER = 8;
+  private com.google.protobuf.Duration rateLimitWait_;
+  /**
+   * <pre>
+   * How long the send waited for the gateway's rate limits (per chat and
+   * per account) before its first message went out; zero when it did not
+   * wait, and for queued or replayed sends.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+   * @return Whether the rateLimitWait field is set.
+   */
+  @java.lang.Override
+  public boolean hasRateLimitWait() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * How long the send waited for the gateway's rate limits (per chat and
+   * per account) before its first message went out; zero when it did not
+   * wait, and for queued or replayed sends.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+   * @return The rateLimitWait.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Duration getRateLimitWait() {
+    return rateLimitWait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : rateLimitWait_;
+  }
+  /**
+   * <pre>
+   * How long the send waited for the gateway's rate limits (per chat and
+   * per account) before its first message went out; zero when it did not
+   * wait, and for queued or replayed sends.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.DurationOrBuilder getRateLimitWaitOrBuilder() {
+    return rateLimitWait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : rateLimitWait_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -254,6 +298,9 @@ private static final long serialVersionUID = 0L;
     }
     if (userId_ != 0L) {
       output.writeInt64(7, userId_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(8, getRateLimitWait());
     }
     getUnknownFields().writeTo(output);
   }
@@ -297,6 +344,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeInt64Size(7, userId_);
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(8, getRateLimitWait());
+    }
     return size;
   }
   @java.lang.Override
@@ -338,6 +389,11 @@ private static final long serialVersionUID = 0L;
         != other.getReplayed()) return false;
     if (getUserId()
         != other.getUserId()) return false;
+    if (hasRateLimitWait() != other.hasRateLimitWait()) return false;
+    if (hasRateLimitWait()) {
+      if (!getRateLimitWait()
+          .equals(other.getRateLimitWait())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -371,6 +427,10 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + USER_ID_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
         getUserId());
+    if (hasRateLimitWait()) {
+      hash = (37 * hash) + RATE_LIMIT_WAIT_FIELD_NUMBER;
+      hash = (53 * hash) + getRateLimitWait().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -506,6 +566,7 @@ private static final long serialVersionUID = 0L;
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetMediaFieldBuilder();
+        internalGetRateLimitWaitFieldBuilder();
       }
     }
     @java.lang.Override
@@ -523,6 +584,11 @@ private static final long serialVersionUID = 0L;
       }
       replayed_ = false;
       userId_ = 0L;
+      rateLimitWait_ = null;
+      if (rateLimitWaitBuilder_ != null) {
+        rateLimitWaitBuilder_.dispose();
+        rateLimitWaitBuilder_ = null;
+      }
       return this;
     }
 
@@ -582,6 +648,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000040) != 0)) {
         result.userId_ = userId_;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.rateLimitWait_ = rateLimitWaitBuilder_ == null
+            ? rateLimitWait_
+            : rateLimitWaitBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -625,6 +697,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getUserId() != 0L) {
         setUserId(other.getUserId());
+      }
+      if (other.hasRateLimitWait()) {
+        mergeRateLimitWait(other.getRateLimitWait());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -698,6 +773,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 56
+            case 66: {
+              input.readMessage(
+                  internalGetRateLimitWaitFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1216,6 +1298,179 @@ private static final long serialVersionUID = 0L;
       userId_ = 0L;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Duration rateLimitWait_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> rateLimitWaitBuilder_;
+    /**
+     * <pre>
+     * How long the send waited for the gateway's rate limits (per chat and
+     * per account) before its first message went out; zero when it did not
+     * wait, and for queued or replayed sends.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+     * @return Whether the rateLimitWait field is set.
+     */
+    public boolean hasRateLimitWait() {
+      return ((bitField0_ & 0x00000080) != 0);
+    }
+    /**
+     * <pre>
+     * How long the send waited for the gateway's rate limits (per chat and
+     * per account) before its first message went out; zero when it did not
+     * wait, and for queued or replayed sends.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+     * @return The rateLimitWait.
+     */
+    public com.google.protobuf.Duration getRateLimitWait() {
+      if (rateLimitWaitBuilder_ == null) {
+        return rateLimitWait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : rateLimitWait_;
+      } else {
+        return rateLimitWaitBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * How long the send waited for the gateway's rate limits (per chat and
+     * per account) before its first message went out; zero when it did not
+     * wait, and for queued or replayed sends.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+     */
+    public Builder setRateLimitWait(com.google.protobuf.Duration value) {
+      if (rateLimitWaitBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        rateLimitWait_ = value;
+      } else {
+        rateLimitWaitBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How long the send waited for the gateway's rate limits (per chat and
+     * per account) before its first message went out; zero when it did not
+     * wait, and for queued or replayed sends.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+     */
+    public Builder setRateLimitWait(
+        com.google.protobuf.Duration.Builder builderForValue) {
+      if (rateLimitWaitBuilder_ == null) {
+        rateLimitWait_ = builderForValue.build();
+      } else {
+        rateLimitWaitBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How long the send waited for the gateway's rate limits (per chat and
+     * per account) before its first message went out; zero when it did not
+     * wait, and for queued or replayed sends.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+     */
+    public Builder mergeRateLimitWait(com.google.protobuf.Duration value) {
+      if (rateLimitWaitBuilder_ == null) {
+        if (((bitField0_ & 0x00000080) != 0) &&
+          rateLimitWait_ != null &&
+          rateLimitWait_ != com.google.protobuf.Duration.getDefaultInstance()) {
+          getRateLimitWaitBuilder().mergeFrom(value);
+        } else {
+          rateLimitWait_ = value;
+        }
+      } else {
+        rateLimitWaitBuilder_.mergeFrom(value);
+      }
+      if (rateLimitWait_ != null) {
+        bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * How long the send waited for the gateway's rate limits (per chat and
+     * per account) before its first message went out; zero when it did not
+     * wait, and for queued or replayed sends.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+     */
+    public Builder clearRateLimitWait() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      rateLimitWait_ = null;
+      if (rateLimitWaitBuilder_ != null) {
+        rateLimitWaitBuilder_.dispose();
+        rateLimitWaitBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How long the send waited for the gateway's rate limits (per chat and
+     * per account) before its first message went out; zero when it did not
+     * wait, and for queued or replayed sends.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+     */
+    public com.google.protobuf.Duration.Builder getRateLimitWaitBuilder() {
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return internalGetRateLimitWaitFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * How long the send waited for the gateway's rate limits (per chat and
+     * per account) before its first message went out; zero when it did not
+     * wait, and for queued or replayed sends.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+     */
+    public com.google.protobuf.DurationOrBuilder getRateLimitWaitOrBuilder() {
+      if (rateLimitWaitBuilder_ != null) {
+        return rateLimitWaitBuilder_.getMessageOrBuilder();
+      } else {
+        return rateLimitWait_ == null ?
+            com.google.protobuf.Duration.getDefaultInstance() : rateLimitWait_;
+      }
+    }
+    /**
+     * <pre>
+     * How long the send waited for the gateway's rate limits (per chat and
+     * per account) before its first message went out; zero when it did not
+     * wait, and for queued or replayed sends.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
+        internalGetRateLimitWaitFieldBuilder() {
+      if (rateLimitWaitBuilder_ == null) {
+        rateLimitWaitBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder>(
+                getRateLimitWait(),
+                getParentForChildren(),
+                isClean());
+        rateLimitWait_ = null;
+      }
+      return rateLimitWaitBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.SendMessageResponse)

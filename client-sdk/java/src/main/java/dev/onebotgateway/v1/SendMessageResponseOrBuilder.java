@@ -121,4 +121,37 @@ public interface SendMessageResponseOrBuilder extends
    * @return The userId.
    */
   long getUserId();
+
+  /**
+   * <pre>
+   * How long the send waited for the gateway's rate limits (per chat and
+   * per account) before its first message went out; zero when it did not
+   * wait, and for queued or replayed sends.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+   * @return Whether the rateLimitWait field is set.
+   */
+  boolean hasRateLimitWait();
+  /**
+   * <pre>
+   * How long the send waited for the gateway's rate limits (per chat and
+   * per account) before its first message went out; zero when it did not
+   * wait, and for queued or replayed sends.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+   * @return The rateLimitWait.
+   */
+  com.google.protobuf.Duration getRateLimitWait();
+  /**
+   * <pre>
+   * How long the send waited for the gateway's rate limits (per chat and
+   * per account) before its first message went out; zero when it did not
+   * wait, and for queued or replayed sends.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration rate_limit_wait = 8 [json_name = "rateLimitWait"];</code>
+   */
+  com.google.protobuf.DurationOrBuilder getRateLimitWaitOrBuilder();
 }
