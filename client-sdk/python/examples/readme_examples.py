@@ -12,7 +12,7 @@ from onebot.gateway.v1 import (
     group_service_pb2,
     message_service_pb2,
 )
-from onebot_gateway import Client, GatewayError, Uploaded
+from onebot_gateway import Client, ClientError, GatewayError, Uploaded
 from onebot_gateway.aio import AsyncClient
 
 
@@ -125,8 +125,44 @@ def send(client: Client, image: str) -> message_service_pb2.SendMessageResponse:
     # Local files are uploaded first (streamed), then sent by media id.
     sent = client.send(20000003, text="hello from Python", images=[image])
     print("message ids", list(sent.message_ids), "queued", sent.queued)
+    # How long the gateway's rate limits held the send back (a datetime.timedelta).
+    print("waited", sent.rate_limit_wait.ToTimedelta())
     # endregion
     return sent
+
+
+def limits(client: Client, image: str) -> ClientError:
+    # region: limits
+    from onebot_gateway import ClientError, OneBotGatewayError
+
+    try:
+        client.send(20000003, text="five pictures", images=[image] * 5)
+    except ClientError as err:
+        # Refused here, before anything was uploaded, with the reason the gateway would give:
+        # TOO_MANY_IMAGES images 5 images; at most 4
+        print(err.reason, err.field, err)
+        refused = err
+    except OneBotGatewayError as err:  # every other failure: a GatewayError or a ClientError
+        print("failed:", err)
+        raise
+    # endregion
+    return refused
+
+
+def agent(client: Client, handled: int | None) -> message_service_pb2.SendMessageResponse:
+    # region: agent
+    from onebot_gateway import mentions_me
+
+    # Answer each message that @s the bot, in its own chat (group or private), quoting it.
+    # `handled` is the sequence number of the last event answered (None: from now on).
+    for event in client.events(kinds=[event_service_pb2.EVENT_KIND_MESSAGE], after_sequence=handled):
+        if mentions_me(event) and not event.message.self_sent:  # include_all=True: @全体成员 too
+            print(event.message.rendered)  # [HH:mm:ss] 名字(QQ号): @沙盒 在吗
+            answer = client.reply(event, "在的")  # reply_to = the event's message
+            handled = event.sequence
+            break  # an agent keeps following the stream
+    # endregion
+    return answer
 
 
 def conversation(client: Client) -> message_service_pb2.GetMessageResponse:

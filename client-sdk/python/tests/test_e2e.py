@@ -7,13 +7,14 @@ import json
 import os
 import pathlib
 import subprocess
+import urllib.request
 
 import grpc
 import pytest
 
 import readme_examples
-from onebot.gateway.v1 import error_reason_pb2, event_service_pb2
-from onebot_gateway import ACCOUNT_HEALTH_SERVICE_PREFIX, Client, GatewayError
+from onebot.gateway.v1 import error_reason_pb2, event_service_pb2, message_service_pb2
+from onebot_gateway import ACCOUNT_HEALTH_SERVICE_PREFIX, Client, GatewayError, mentions_me
 
 
 def test_health(client: Client) -> None:
@@ -145,6 +146,75 @@ def test_send_a_5_mib_image_and_read_it_back(client: Client) -> None:
     assert by_id[sent.message_ids[0]].text == "hello from Python"
     image = by_id[sent.message_ids[1]]
     assert any(seg.WhichOneof("kind") == "image" for seg in image.segments)
+
+
+def test_limits_are_checked_before_uploading(client: Client) -> None:
+    before = client.history(group_id=PLAYGROUND, count=1).messages[-1].message_id
+    refused = readme_examples.limits(client, os.environ["ONEBOT_GATEWAY_TEST_IMAGE"])
+    assert (refused.reason, refused.field) == ("TOO_MANY_IMAGES", "images")
+    # The same request past the SDK's check is what the gateway refuses, for the same reason.
+    request = message_service_pb2.SendMessageRequest(
+        group_id=PLAYGROUND, images=[message_service_pb2.MediaSource(media_id="m")] * 5
+    )
+    with pytest.raises(GatewayError) as err:
+        client.message_service.SendMessage(request)
+    assert err.value.reason == refused.reason
+    assert client.history(group_id=PLAYGROUND, count=1).messages[-1].message_id == before
+
+
+def _inject(message: object, *, group_id: int | None, user_id: int = 10001) -> int:
+    """Makes a sandbox user say something (the sandbox's own HTTP action); the message id."""
+    url = os.environ.get("ONEBOT_GATEWAY_SANDBOX_URL")
+    if not url:
+        pytest.fail("ONEBOT_GATEWAY_SANDBOX_URL is not set: run ./scripts/sdk-tests.sh python")
+    params: dict[str, object] = {"user_id": user_id, "message": message}
+    if group_id is not None:
+        params["group_id"] = group_id
+    request = urllib.request.Request(
+        f"{url}/sandbox_inject_message",
+        data=json.dumps(params).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        answer = json.load(response)
+    assert answer["status"] == "ok", answer
+    return int(answer["data"]["message_id"])
+
+
+def _at(user_id: int | str) -> dict[str, object]:
+    return {"type": "at", "data": {"qq": str(user_id)}}
+
+
+def test_agent_answers_a_mention_in_its_chat(client: Client) -> None:
+    bot = next(a.self_id for a in client.accounts() if a.account_id == "default")
+    _inject([_at("all"), {"type": "text", "data": {"text": " 全体注意"}}], group_id=PLAYGROUND)
+    _inject([_at(10002), {"type": "text", "data": {"text": " 不是叫你"}}], group_id=PLAYGROUND)
+    asked = _inject([_at(bot), {"type": "text", "data": {"text": " 在吗"}}], group_id=PLAYGROUND)
+    answer = readme_examples.agent(client, 0)
+    assert answer.group_id == PLAYGROUND
+    reply = client.get_message(answer.message_ids[0])
+    assert reply.message.segments[0].reply.id == str(asked)
+    assert reply.message.text == "在的"
+    # A private message is answered privately, quoting it.
+    private = _inject([_at(bot), {"type": "text", "data": {"text": " 私聊"}}], group_id=None)
+    event = next(
+        e for e in client.events(kinds=[event_service_pb2.EVENT_KIND_MESSAGE], after_sequence=0)
+        if e.message.message.message_id == private
+    )
+    assert mentions_me(event)
+    sent = client.reply(event, "私聊收到")
+    assert (sent.group_id, sent.user_id) == (0, 10001)
+    assert client.get_message(sent.message_ids[0]).message.segments[0].reply.id == str(private)
+
+
+def test_mentions_of_everyone_count_only_when_asked(client: Client) -> None:
+    everyone = _inject([_at("all"), {"type": "text", "data": {"text": " 开会了"}}], group_id=PLAYGROUND)
+    event = next(
+        e for e in client.events(kinds=[event_service_pb2.EVENT_KIND_MESSAGE], after_sequence=0)
+        if e.message.message.message_id == everyone
+    )
+    assert not mentions_me(event)
+    assert mentions_me(event, include_all=True)
 
 
 def test_conversation_reply_mention_private_recall_forward(client: Client) -> None:

@@ -12,7 +12,7 @@ import google.rpc.error_details_pb2 as error_details_pb2
 import google.rpc.status_pb2 as status_pb2
 
 from onebot.gateway.v1 import error_reason_pb2, media_service_pb2
-from onebot_gateway import CHUNK_SIZE, ClientError, GatewayError, Media
+from onebot_gateway import CHUNK_SIZE, ClientError, FileError, GatewayError, Media
 from onebot_gateway._common import ChunkReader, as_media, auth_metadata, resolve_target
 
 
@@ -24,8 +24,9 @@ def test_addresses_and_tls_settings() -> None:
     assert ("grpc.ssl_target_name_override", "gw.internal") in tls.options
     with pytest.raises(ClientError):
         resolve_target("http://127.0.0.1:1", "ca.pem", None)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileError) as missing:
         resolve_target("https://127.0.0.1:1", "/nonexistent/ca.pem", None)
+    assert isinstance(missing.value, OSError) and missing.value.filename == "/nonexistent/ca.pem"
 
 
 def test_bearer_token() -> None:

@@ -1,10 +1,12 @@
 """Python client for onebot-gateway: a QQ bot (OneBot v11) behind gRPC.
 
 ``Client`` (sync) and ``onebot_gateway.aio.AsyncClient`` (asyncio) wrap the generated stubs
-in ``onebot.gateway.v1`` with a bearer token, TLS settings, typed errors (``GatewayError``
-with the ``ErrorInfo`` reason, metadata and ``RetryInfo`` delay), ``upload`` (streams a file in
-256 KiB chunks), ``send`` (uploads local media first) and ``download`` / ``download_to``
-(received or uploaded media, checked against the SHA-256 the gateway states).
+in ``onebot.gateway.v1`` with a bearer token, TLS settings, typed errors (every failure is a
+``OneBotGatewayError``: ``GatewayError`` for a failed call, with the ``ErrorInfo`` reason,
+metadata and ``RetryInfo`` delay; ``ClientError`` for one found on this side), ``upload``
+(streams a file in 256 KiB chunks), ``send`` (checks the gateway's limits, then uploads local
+media first), ``reply`` and ``mentions_me`` (answering a message event) and ``download`` /
+``download_to`` (received or uploaded media, checked against the SHA-256 the gateway states).
 """
 
 from ._client import Client, EventStream
@@ -19,9 +21,19 @@ from ._common import (
     VIDEO,
     Media,
     MediaLike,
+    MediaRefLike,
     Uploaded,
 )
-from ._errors import ERROR_DOMAIN, ClientError, FieldViolation, GatewayError
+from ._errors import ERROR_DOMAIN, ClientError, FieldViolation, FileError, GatewayError, OneBotGatewayError
+from ._messages import (
+    MAX_IDEMPOTENCY_KEY_BYTES,
+    MAX_IMAGES,
+    MAX_MENTIONS,
+    MAX_TEXT_CHARS,
+    MAX_VIDEOS,
+    MessageLike,
+    mentions_me,
+)
 from .aio import AsyncClient, AsyncEventStream
 
 __all__ = [
@@ -38,11 +50,20 @@ __all__ = [
     "EventStream",
     "FILE",
     "FieldViolation",
+    "FileError",
     "GatewayError",
     "IMAGE",
+    "MAX_IDEMPOTENCY_KEY_BYTES",
+    "MAX_IMAGES",
+    "MAX_MENTIONS",
+    "MAX_TEXT_CHARS",
+    "MAX_VIDEOS",
     "Media",
     "MediaLike",
     "MediaRefLike",
+    "MessageLike",
+    "OneBotGatewayError",
     "Uploaded",
     "VIDEO",
+    "mentions_me",
 ]

@@ -46,6 +46,7 @@ from ._common import (
     account_metadata,
     as_media,
     auth_metadata,
+    local_media,
     download_request,
     history_request,
     media_kind,
@@ -55,6 +56,7 @@ from ._common import (
     until_request,
 )
 from ._errors import GatewayError
+from ._messages import MessageLike, check_send, reply_target
 from ._events import MAX_RECONNECTS, Cursor, backoff, resumable
 
 _Req = TypeVar("_Req")
@@ -111,8 +113,9 @@ class Client:
     ``authorization: Bearer <token>``. ``account_id`` is the account the helpers act as
     (empty: the gateway's ``default``), sent as ``x-onebot-account`` on every call so a proxy
     can route it to the gateway holding it. ``timeout`` is the deadline of each unary call, in
-    seconds. Every failed call raises ``GatewayError``. Use as a context manager or call
-    ``close()``.
+    seconds. Every failure raises a ``OneBotGatewayError``: ``GatewayError`` when a call
+    fails, ``ClientError`` when this side refuses or fails first. Use as a context manager or
+    call ``close()``.
     """
 
     def __init__(
@@ -369,15 +372,34 @@ class Client:
         mention_all: bool = False,
         idempotency_key: str = "",
     ) -> message_service_pb2.SendMessageResponse:
-        """Uploads local media (paths or bytes) first, then sends text, images, videos and a
-        file to ``group_id`` (None: the account's only whitelisted group) or, with
+        """Checks the message against the gateway's limits (4 images, 1 video, 20000
+        characters, 20 mentions, ...: a ``ClientError`` with the gateway's reason, before
+        anything is uploaded), uploads local media (paths or bytes), then sends text, images,
+        videos and a file to ``group_id`` (None: the account's only whitelisted group) or, with
         ``user_id``, to a private chat. ``reply_to`` quotes a message and ``mentions``
-        (at most 20 QQ numbers) / ``mention_all`` mention members, in the first message."""
+        (at most 20 QQ numbers) / ``mention_all`` mention members, in the first message. The
+        response's ``rate_limit_wait`` (a ``Duration``: ``.ToTimedelta()``) is how long the
+        send waited for the gateway's rate limits."""
+        check_send(
+            group_id=group_id,
+            user_id=user_id,
+            text=text,
+            images=len(images),
+            videos=len(videos),
+            has_file=file is not None,
+            reply_to=reply_to,
+            mentions=mentions,
+            mention_all=mention_all,
+            idempotency_key=idempotency_key,
+        )
+        image_items = [local_media(i) for i in images]
+        video_items = [local_media(v) for v in videos]
+        file_item = local_media(file) if file is not None else None
         request = message_service_pb2.SendMessageRequest(
             account_id=self.account_id,
             text=text,
-            images=[self._source(i, IMAGE) for i in images],
-            videos=[self._source(v, VIDEO) for v in videos],
+            images=[self._source(i, IMAGE) for i in image_items],
+            videos=[self._source(v, VIDEO) for v in video_items],
             file_name=file_name,
             idempotency_key=idempotency_key,
             mention_user_ids=list(mentions),
@@ -389,9 +411,42 @@ class Client:
             request.user_id = user_id
         if reply_to is not None:
             request.reply_to_message_id = reply_to
-        if file is not None:
-            request.file.CopyFrom(self._source(file, FILE))
+        if file_item is not None:
+            request.file.CopyFrom(self._source(file_item, FILE))
         return _call(lambda: self.message_service.SendMessage(request, timeout=self.timeout))
+
+    def reply(
+        self,
+        message: MessageLike,
+        text: str = "",
+        *,
+        quote: bool = True,
+        images: Sequence[MediaLike] = (),
+        videos: Sequence[MediaLike] = (),
+        file: MediaLike | None = None,
+        file_name: str = "",
+        mentions: Sequence[int] = (),
+        mention_all: bool = False,
+        idempotency_key: str = "",
+    ) -> message_service_pb2.SendMessageResponse:
+        """Answers ``message`` (an event from ``events()``, its ``MessageEvent``, or a
+        ``ChatMessage``) in its own chat: its group, else its private chat, quoting it
+        (``reply_to``) unless ``quote=False``. Everything else is ``send``'s."""
+        target = reply_target(message, quote)
+        return self.send(
+            target.group_id,
+            user_id=target.user_id,
+            reply_to=target.reply_to,
+            text=text,
+            images=images,
+            videos=videos,
+            file=file,
+            file_name=file_name,
+            mentions=mentions,
+            mention_all=mention_all,
+            idempotency_key=idempotency_key,
+        )
+
 
     def get_message(self, message_id: int) -> message_service_pb2.GetMessageResponse:
         """One message by id, its quote resolved one level deep, with its history line."""

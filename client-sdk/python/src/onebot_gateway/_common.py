@@ -14,7 +14,7 @@ from grpc_health.v1 import health_pb2
 
 from onebot.gateway.v1 import common_pb2, media_service_pb2, message_service_pb2
 
-from ._errors import ClientError
+from ._errors import ClientError, FileError
 
 #: The gateway's default listen address.
 DEFAULT_ADDRESS = "http://127.0.0.1:50051"
@@ -72,8 +72,11 @@ def resolve_target(
     if address.startswith("https://"):
         root = None
         if ca_file is not None:
-            with open(ca_file, "rb") as f:
-                root = f.read()
+            try:
+                with open(ca_file, "rb") as f:
+                    root = f.read()
+            except OSError as err:
+                raise FileError(err) from err
         if server_name:
             options.append(("grpc.ssl_target_name_override", server_name))
         creds = grpc.ssl_channel_credentials(root_certificates=root)
@@ -154,7 +157,20 @@ def as_media(item: MediaLike) -> Media:
         return Media.data(item)
     if isinstance(item, str) and item.startswith(("http://", "https://")):
         return Media.url(item)
-    return Media.path(item)
+    if isinstance(item, (str, os.PathLike)):
+        return Media.path(item)
+    raise ClientError(
+        f"a media item is a Media, a local path, an http(s) URL or bytes, got {type(item).__name__}"
+    )
+
+
+def local_media(item: MediaLike) -> Media:
+    """Normalises a ``MediaLike`` and checks that a local path names a regular file, so a send
+    that would fail on its second file uploads nothing."""
+    media = as_media(item)
+    if media.kind == "path" and not os.path.isfile(media.value):
+        raise ClientError(f"{media.value!s} is not a regular file")
+    return media
 
 
 def source_of(media: Media) -> message_service_pb2.MediaSource:
@@ -195,7 +211,10 @@ class ChunkReader:
             if not os.path.isfile(path):
                 raise ClientError(f"{path} is not a regular file")
             self._data = None
-            self._file = open(path, "rb")
+            try:
+                self._file = open(path, "rb")
+            except OSError as err:
+                raise FileError(err) from err
             self.size = os.fstat(self._file.fileno()).st_size
             self.file_name = file_name or os.path.basename(path)
 
@@ -212,7 +231,10 @@ class ChunkReader:
         if self._data is not None:
             chunk = self._data[self.sent : self.sent + CHUNK_SIZE]
         elif self._file is not None:
-            chunk = self._file.read(CHUNK_SIZE)
+            try:
+                chunk = self._file.read(CHUNK_SIZE)
+            except OSError as err:
+                raise FileError(err) from err
         else:
             chunk = b""
         self._hash.update(chunk)
@@ -275,7 +297,10 @@ class DownloadWriter:
         self._chunks: list[bytes] = []
         self._path = os.fspath(path) if path is not None else None
         self._part = f"{self._path}.part" if self._path is not None else None
-        self._file = open(self._part, "wb") if self._part is not None else None
+        try:
+            self._file = open(self._part, "wb") if self._part is not None else None
+        except OSError as err:
+            raise FileError(err) from err
 
     @property
     def total(self) -> int:
@@ -294,7 +319,10 @@ class DownloadWriter:
         self._hash.update(message.chunk)
         self.received += len(message.chunk)
         if self._file is not None:
-            self._file.write(message.chunk)
+            try:
+                self._file.write(message.chunk)
+            except OSError as err:
+                raise FileError(err) from err
         else:
             self._chunks.append(message.chunk)
 
@@ -318,9 +346,13 @@ class DownloadWriter:
                 f"received {self.received} bytes sha256 {digest}"
             )
         if self._file is not None and self._part is not None and self._path is not None:
-            self._file.close()
-            self._file = None
-            os.replace(self._part, self._path)
+            try:
+                self._file.close()
+                self._file = None
+                os.replace(self._part, self._path)
+            except OSError as err:
+                self.abort()
+                raise FileError(err) from err
             return Downloaded(header, b"")
         return Downloaded(header, b"".join(self._chunks))
 

@@ -1,4 +1,7 @@
-"""Typed errors: the gateway's google.rpc details decoded from a failed call."""
+"""Typed errors: one base class, ``OneBotGatewayError``, for every failure the SDK raises:
+``GatewayError`` (a failed call, with the gateway's google.rpc details decoded) and
+``ClientError`` (a failure found on this side: bad arguments, a send over the gateway's limits,
+an integrity mismatch, a local file that cannot be read)."""
 
 from __future__ import annotations
 
@@ -17,8 +20,41 @@ ERROR_DOMAIN = "onebot-gateway"
 _DETAILS_KEY = "grpc-status-details-bin"
 
 
-class ClientError(Exception):
-    """A local failure before or after a call (bad input, integrity mismatch)."""
+class OneBotGatewayError(Exception):
+    """Base class of every failure the SDK raises: ``except OneBotGatewayError`` catches them
+    all. Its subclasses are ``GatewayError`` (the gateway or the connection failed a call) and
+    ``ClientError`` (found on this side, before any call or after one)."""
+
+
+class ClientError(OneBotGatewayError):
+    """A failure found on this side, before a call or after one: bad arguments, a send the
+    gateway would refuse (checked before anything is uploaded), an integrity mismatch, a local
+    file that cannot be read or written.
+
+    ``reason`` is the ``ErrorReason`` name the gateway would answer with (without the
+    ``ERROR_REASON_`` prefix, e.g. ``TOO_MANY_IMAGES``) when the check is one of the gateway's
+    own, else ``None``; ``field`` names the argument at fault, when one is.
+    """
+
+    def __init__(self, message: str, *, reason: str | None = None, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+        self.field = field
+
+
+class FileError(ClientError, OSError):
+    """A local file that cannot be opened, read or written: a ``ClientError`` that is also the
+    ``OSError`` it stands for (``errno``, ``strerror``, ``filename`` kept)."""
+
+    def __init__(self, err: OSError) -> None:
+        OSError.__init__(self, err.errno, err.strerror, err.filename)
+        self.message = str(err)
+        self.reason = None
+        self.field = None
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass(frozen=True)
@@ -30,7 +66,7 @@ class FieldViolation:
 
 
 @dataclass(eq=False)
-class GatewayError(Exception):
+class GatewayError(OneBotGatewayError):
     """A failed call, with the gateway's ``ErrorInfo``, ``RetryInfo`` and ``BadRequest``.
 
     ``reason`` is the ``ErrorInfo.reason`` without the ``ERROR_REASON_`` prefix (for example

@@ -46,6 +46,7 @@ from ._common import (
     account_metadata,
     as_media,
     auth_metadata,
+    local_media,
     download_request,
     history_request,
     media_kind,
@@ -55,6 +56,7 @@ from ._common import (
     until_request,
 )
 from ._errors import GatewayError
+from ._messages import MessageLike, check_send, reply_target
 from ._events import MAX_RECONNECTS, Cursor, backoff, resumable
 
 _T = TypeVar("_T")
@@ -100,8 +102,8 @@ async def _call(awaitable: Any) -> Any:
 
 class AsyncClient:
     """A connection to one gateway for asyncio code; see ``onebot_gateway.Client`` for the
-    arguments. Every failed call raises ``GatewayError``. Use ``async with`` or ``await
-    close()``."""
+    arguments. Every failure raises a ``OneBotGatewayError`` (``GatewayError``,
+    ``ClientError``). Use ``async with`` or ``await close()``."""
 
     def __init__(
         self,
@@ -375,12 +377,27 @@ class AsyncClient:
         mention_all: bool = False,
         idempotency_key: str = "",
     ) -> message_service_pb2.SendMessageResponse:
-        """Uploads local media first, then sends (see ``Client.send``)."""
+        """Checks the limits, uploads local media first, then sends (see ``Client.send``)."""
+        check_send(
+            group_id=group_id,
+            user_id=user_id,
+            text=text,
+            images=len(images),
+            videos=len(videos),
+            has_file=file is not None,
+            reply_to=reply_to,
+            mentions=mentions,
+            mention_all=mention_all,
+            idempotency_key=idempotency_key,
+        )
+        image_items = [local_media(i) for i in images]
+        video_items = [local_media(v) for v in videos]
+        file_item = local_media(file) if file is not None else None
         request = message_service_pb2.SendMessageRequest(
             account_id=self.account_id,
             text=text,
-            images=[await self._source(i, IMAGE) for i in images],
-            videos=[await self._source(v, VIDEO) for v in videos],
+            images=[await self._source(i, IMAGE) for i in image_items],
+            videos=[await self._source(v, VIDEO) for v in video_items],
             file_name=file_name,
             idempotency_key=idempotency_key,
             mention_user_ids=list(mentions),
@@ -392,12 +409,45 @@ class AsyncClient:
             request.user_id = user_id
         if reply_to is not None:
             request.reply_to_message_id = reply_to
-        if file is not None:
-            request.file.CopyFrom(await self._source(file, FILE))
+        if file_item is not None:
+            request.file.CopyFrom(await self._source(file_item, FILE))
         response: message_service_pb2.SendMessageResponse = await _call(
             self.message_service.SendMessage(request, timeout=self.timeout)
         )
         return response
+
+    async def reply(
+        self,
+        message: MessageLike,
+        text: str = "",
+        *,
+        quote: bool = True,
+        images: Sequence[MediaLike] = (),
+        videos: Sequence[MediaLike] = (),
+        file: MediaLike | None = None,
+        file_name: str = "",
+        mentions: Sequence[int] = (),
+        mention_all: bool = False,
+        idempotency_key: str = "",
+    ) -> message_service_pb2.SendMessageResponse:
+        """Answers ``message`` (an event from ``events()``, its ``MessageEvent``, or a
+        ``ChatMessage``) in its own chat: its group, else its private chat, quoting it
+        (``reply_to``) unless ``quote=False``. Everything else is ``send``'s."""
+        target = reply_target(message, quote)
+        return await self.send(
+            target.group_id,
+            user_id=target.user_id,
+            reply_to=target.reply_to,
+            text=text,
+            images=images,
+            videos=videos,
+            file=file,
+            file_name=file_name,
+            mentions=mentions,
+            mention_all=mention_all,
+            idempotency_key=idempotency_key,
+        )
+
 
     async def get_message(self, message_id: int) -> message_service_pb2.GetMessageResponse:
         """One message by id, its quote resolved (see ``Client.get_message``)."""
