@@ -5,9 +5,12 @@
 #
 # For each language: starts `onebot-gateway serve` (no account configured, so it runs on the
 # embedded sandbox: account `default`, playground group 20000003) on a free loopback port with a
-# fresh data directory, waits for it with `onebot-gateway health --wait` (polls the gRPC health
-# service until SERVING, with a deadline), then runs that language's own test runner with
-# ONEBOT_GATEWAY_ADDR=http://127.0.0.1:<port> and ONEBOT_GATEWAY_TEST_IMAGE=<a 5 MiB PNG>.
+# fresh data directory and its sandbox on another free port, waits for it with
+# `onebot-gateway health --wait` (polls the gRPC health service until SERVING, with a deadline),
+# then runs that language's own test runner with ONEBOT_GATEWAY_ADDR=http://127.0.0.1:<port>,
+# ONEBOT_GATEWAY_SANDBOX_URL=http://127.0.0.1:<sandbox port> (the sandbox's HTTP API) and
+# ONEBOT_GATEWAY_TEST_IMAGE=<a 5 MiB PNG>. Python and TypeScript test the package as their
+# READMEs install it, from a fresh venv / a new npm project.
 # An nginx (Debian's package, from scripts/install-tools.sh) runs in front of each gateway as a
 # gRPC proxy (docs/operations.md's configuration): ONEBOT_GATEWAY_PROXY_ADDR is its address and
 # ONEBOT_GATEWAY_PROXY_RESTART a command that kills it and starts it again on the same port, for
@@ -70,12 +73,18 @@ free_port() {
 }
 
 start_gateway() {
-  local port data
+  local port sandbox_port data
   port="$(free_port)"
+  sandbox_port="$(free_port)"
   data="$(mktemp -d "$WORK/data.XXXX")"
-  "$BIN" serve --listen "127.0.0.1:$port" --data-dir "$data" >"$data.log" 2>&1 &
+  # The embedded sandbox on a port of its own, never the fixed default: runs side by side
+  # never collide, and the tests reach its HTTP API (POST /sandbox_inject_message makes a
+  # sandbox user say something).
+  ONEBOT_GATEWAY__SANDBOX__LISTEN="127.0.0.1:$sandbox_port" \
+    "$BIN" serve --listen "127.0.0.1:$port" --data-dir "$data" >"$data.log" 2>&1 &
   GW_PID=$!
   export ONEBOT_GATEWAY_ADDR="http://127.0.0.1:$port"
+  export ONEBOT_GATEWAY_SANDBOX_URL="http://127.0.0.1:$sandbox_port"
   if ! "$BIN" health --addr "$ONEBOT_GATEWAY_ADDR" --wait 60s >/dev/null; then
     echo "the gateway did not become healthy; its log:" >&2
     cat "$data.log" >&2
@@ -150,8 +159,17 @@ run_lang() {
       cargo test -p onebot-gateway-client --features e2e --test e2e
       ;;
     python)
-      (cd client-sdk/python && "$TOOLS/venv/bin/python" -m mypy --strict src/onebot_gateway tests examples \
-        && "$TOOLS/venv/bin/python" -m pytest -q tests)
+      # The package as its README installs it (pip install <folder>) into a fresh venv, with
+      # the test tools at the versions requirements-dev.txt pins: the tests import the
+      # installed package, never the source tree.
+      local venv="$WORK/python-venv"
+      python3 -m venv "$venv"
+      "$venv/bin/pip" install --quiet --disable-pip-version-check -c requirements-dev.txt \
+        "./client-sdk/python[typing]" pytest mypy
+      (cd client-sdk/python \
+        && "$venv/bin/python" -c 'import onebot_gateway, sys; f = onebot_gateway.__file__; assert f.startswith(sys.prefix), f"imported {f}, not the installed package"' \
+        && "$venv/bin/python" -m mypy --strict src/onebot_gateway tests examples \
+        && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests)
       ;;
     typescript)
       (cd client-sdk/typescript && { [ node_modules/.package-lock.json -nt package-lock.json ] \
