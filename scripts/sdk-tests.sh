@@ -172,8 +172,26 @@ run_lang() {
         && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests)
       ;;
     typescript)
-      (cd client-sdk/typescript && { [ node_modules/.package-lock.json -nt package-lock.json ] \
-        || npm ci --no-audit --no-fund; } && npm test)
+      # The README's install: `npm ci` in the SDK's folder (its prepare script builds dist/),
+      # then `npm install --install-links <folder>` in a new project, with the test tools at
+      # the versions the SDK's package.json pins. The offline tests of the source run in the
+      # folder; the helpers, end-to-end and README tests run in the new project, against the
+      # installed copy.
+      local sdk="$ROOT/client-sdk/typescript" app="$WORK/typescript-app"
+      (cd "$sdk" && npm ci --no-audit --no-fund && npm run typecheck \
+        && node --import tsx --test test/unit.test.ts test/readme.test.ts)
+      mkdir -p "$app"
+      local tools
+      tools="$(cd "$sdk" && node -p 'const d = require("./package.json").devDependencies; ["typescript", "tsx", "@types/node"].map((n) => `${n}@${d[n]}`).join(" ")')"
+      # shellcheck disable=SC2086 # $tools is a list of package specs
+      (cd "$app" && npm init -y >/dev/null && npm pkg set type=module \
+        && npm install --no-audit --no-fund --install-links "$sdk" $tools \
+        && test ! -L node_modules/@onebot-gateway/client \
+        && node -e 'import("@onebot-gateway/client").then((m) => { if (typeof m.Client !== "function") throw new Error("no Client export"); })' \
+        && cp -r "$sdk/examples" "$sdk/README.md" "$sdk/tsconfig.json" . \
+        && mkdir test && cp "$sdk/test/helpers.test.ts" "$sdk/test/e2e.test.ts" "$sdk/test/readme.test.ts" test/ \
+        && npx tsc -p tsconfig.json \
+        && node --import tsx --test test/*.test.ts)
       ;;
     go)
       (cd client-sdk/go && test -z "$(gofmt -l .)" && go vet ./... && go test -count=1 ./...)

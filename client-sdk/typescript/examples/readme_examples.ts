@@ -2,21 +2,30 @@
 // `// endregion` line is copied verbatim into README.md (test/readme.test.ts checks it) and run
 // by test/e2e.test.ts against a real gateway.
 
-import { Client, EventKind, GatewayError } from "../src/index.js";
-import type { Event } from "../src/gen/onebot/gateway/v1/event_service_pb.js";
-import type { Downloaded, Uploaded } from "../src/index.js";
+import {
+  Client,
+  ClientError,
+  EventKind,
+  GatewayError,
+  OneBotGatewayError,
+  mentionsMe,
+  rateLimitWaitMs,
+} from "@onebot-gateway/client";
 import type {
+  Downloaded,
+  Event,
   GetHistoryResponse,
   GetMessageResponse,
   SearchMessagesResponse,
   SendMessageResponse,
-} from "../src/gen/onebot/gateway/v1/message_service_pb.js";
-import type { CallToolResponse } from "../src/gen/onebot/gateway/v1/agent_tool_service_pb.js";
+  Uploaded,
+} from "@onebot-gateway/client";
+import type { CallToolResponse } from "@onebot-gateway/client/gen/agent_tool_service_pb";
 import type {
   ListGroupMembersResponse,
   ListGroupsResponse,
   PokeMemberResponse,
-} from "../src/gen/onebot/gateway/v1/group_service_pb.js";
+} from "@onebot-gateway/client/gen/group_service_pb";
 
 export async function connect(): Promise<Client> {
   // region: connect
@@ -131,8 +140,51 @@ export async function send(client: Client, image: string): Promise<SendMessageRe
   // Local files are uploaded first (streamed), then sent by media id.
   const sent = await client.send(20000003, { text: "hello from TypeScript", images: [image] });
   console.log("message ids", sent.messageIds, "queued", sent.queued);
+  // How long the gateway's rate limits held the send back.
+  console.log("waited", rateLimitWaitMs(sent), "ms");
   // endregion
   return sent;
+}
+
+export async function limits(client: Client, image: string): Promise<ClientError | undefined> {
+  let refused: ClientError | undefined;
+  // region: limits
+  try {
+    await client.send(20000003, { text: "five pictures", images: Array(5).fill(image) });
+  } catch (err) {
+    if (err instanceof ClientError) {
+      // Refused here, before anything was uploaded, with the reason the gateway would give:
+      // TOO_MANY_IMAGES images 5 images; at most 4
+      console.log(err.reason, err.field, err.message);
+      refused = err;
+    } else if (err instanceof OneBotGatewayError) {
+      console.log("failed:", err.message); // every other failure: a GatewayError or a ClientError
+      throw err;
+    } else {
+      throw err;
+    }
+  }
+  // endregion
+  return refused;
+}
+
+export async function agent(client: Client, handled: bigint | undefined): Promise<SendMessageResponse | undefined> {
+  let answer: SendMessageResponse | undefined;
+  // region: agent
+  // Answer each message that @s the bot, in its own chat (group or private), quoting it.
+  // `handled` is the sequence number of the last event answered (undefined: from now on).
+  for await (const event of client.events({ kinds: [EventKind.MESSAGE], afterSequence: handled })) {
+    if (event.kind.case !== "message" || event.kind.value.selfSent) continue;
+    if (mentionsMe(event)) {
+      // { includeAll: true }: @全体成员 too
+      console.log(event.kind.value.rendered); // [HH:mm:ss] 名字(QQ号): @沙盒 在吗
+      answer = await client.reply(event, "在的"); // replyTo = the event's message
+      handled = event.sequence;
+      break; // an agent keeps following the stream
+    }
+  }
+  // endregion
+  return answer;
 }
 
 export async function conversation(client: Client): Promise<GetMessageResponse> {
@@ -204,7 +256,7 @@ export async function search(client: Client): Promise<SearchMessagesResponse[]> 
   // The archive's messages containing 开会 in the last 7 days, newest page first (each page
   // oldest first); the iteration fetches the next page as it goes on.
   const weekAgo = new Date(Date.now() - 7 * 24 * 3600 * 1000);
-  for await (const page of client.search("开会", { chat: { groupId: 20000003 }, since: weekAgo })) {
+  for await (const page of client.search("开会", { groupId: 20000003, since: weekAgo })) {
     console.log(page.rendered); // [HH:mm:ss] 名字(QQ号): 文本
     pages.push(page);
   }

@@ -12,11 +12,45 @@ export interface FieldViolation {
 }
 
 /**
+ * Base class of every failure the SDK throws or rejects with: `GatewayError` (a call failed) and
+ * `ClientError` (found on this side). `err instanceof OneBotGatewayError` catches them all.
+ */
+export class OneBotGatewayError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "OneBotGatewayError";
+  }
+}
+
+/**
+ * A failure found on this side, before a call or after one: bad arguments (an unknown option, a
+ * chat given in the wrong shape), a send the gateway would refuse (checked before anything is
+ * uploaded), an integrity mismatch, a local file that cannot be read or written (`cause`: the
+ * file system's error).
+ */
+export class ClientError extends OneBotGatewayError {
+  /**
+   * The `ErrorReason` name the gateway would answer with (e.g. `TOO_MANY_IMAGES`) when the check
+   * is one of the gateway's own; undefined otherwise.
+   */
+  readonly reason: string | undefined;
+  /** The argument at fault, when one is (e.g. `images`). */
+  readonly field: string | undefined;
+
+  constructor(message: string, options: { reason?: string; field?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ClientError";
+    this.reason = options.reason;
+    this.field = options.field;
+  }
+}
+
+/**
  * A failed call, with the gateway's `google.rpc` details decoded from
  * `grpc-status-details-bin`: the `ErrorInfo` reason (without the `ERROR_REASON_` prefix, e.g.
  * `GROUP_NOT_ALLOWED`), domain and metadata, the `RetryInfo` delay, and `BadRequest` violations.
  */
-export class GatewayError extends Error {
+export class GatewayError extends OneBotGatewayError {
   /** The gRPC status code. */
   readonly code: Code;
   /** The status message. */

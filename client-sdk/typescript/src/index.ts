@@ -47,10 +47,30 @@ import type {
   SearchMessagesResponse,
   SendMessageResponse,
 } from "./gen/onebot/gateway/v1/message_service_pb.js";
-import { GatewayError } from "./errors.js";
+import { ClientError, GatewayError } from "./errors.js";
+import { chatOption, checkKeys, checkSend, positiveId, replyTarget } from "./messages.js";
+import type { ChatOption, MessageLike } from "./messages.js";
 
-export { ERROR_DOMAIN, GatewayError } from "./errors.js";
+export { ClientError, ERROR_DOMAIN, GatewayError, OneBotGatewayError } from "./errors.js";
 export type { FieldViolation } from "./errors.js";
+export {
+  MAX_IDEMPOTENCY_KEY_BYTES,
+  MAX_IMAGES,
+  MAX_MENTIONS,
+  MAX_TEXT_CHARS,
+  MAX_VIDEOS,
+  mentionsMe,
+  rateLimitWaitMs,
+} from "./messages.js";
+export type { ChatOption, MessageLike } from "./messages.js";
+export type { ChatMessage, Segment } from "./gen/onebot/gateway/v1/common_pb.js";
+export type { Event, MessageEvent } from "./gen/onebot/gateway/v1/event_service_pb.js";
+export type {
+  GetHistoryResponse,
+  GetMessageResponse,
+  SearchMessagesResponse,
+  SendMessageResponse,
+} from "./gen/onebot/gateway/v1/message_service_pb.js";
 export { MediaKind } from "./gen/onebot/gateway/v1/common_pb.js";
 export { EventKind } from "./gen/onebot/gateway/v1/event_service_pb.js";
 export { ErrorReason } from "./gen/onebot/gateway/v1/error_reason_pb.js";
@@ -123,12 +143,42 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** The proto chat of `{ groupId }` or `{ userId }`. */
-function chatOf(chat: { groupId: number | bigint } | { userId: number | bigint }): Chat {
-  return "groupId" in chat
-    ? create(ChatSchema, { kind: { case: "groupId", value: BigInt(chat.groupId) } })
-    : create(ChatSchema, { kind: { case: "userId", value: BigInt(chat.userId) } });
+/** Runs a file system operation; its failure becomes a `ClientError` (`cause`: the original). */
+async function local<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new ClientError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
 }
+
+/** Options of `search`: the chat as `history` takes it (`groupId` or `userId`), and the filters. */
+export type SearchOptions = {
+  /** Only this group (none of `groupId` / `userId`: every archived chat of the account). */
+  groupId?: number | bigint;
+  /** Only this private chat. */
+  userId?: number | bigint;
+  since?: Date;
+  until?: Date;
+  senderId?: number | bigint;
+  limit?: number;
+  includeRecalled?: boolean;
+};
+
+const SEARCH_OPTIONS = ["groupId", "userId", "since", "until", "senderId", "limit", "includeRecalled"] as const;
+const HISTORY_OPTIONS = ["count", "anchor", "until"] as const;
+const SEND_OPTIONS = [
+  "userId",
+  "text",
+  "images",
+  "videos",
+  "file",
+  "fileName",
+  "replyTo",
+  "mentions",
+  "mentionAll",
+  "idempotencyKey",
+] as const;
 
 /** Settings of a `Client`. */
 export interface ClientOptions {
@@ -235,7 +285,7 @@ export class Client {
     const address = options.address ?? DEFAULT_ADDRESS;
     const account = options.accountId === undefined || options.accountId === "" ? "default" : options.accountId;
     if (!/^[\x21-\x7e]+$/.test(account)) {
-      throw new Error(`account id ${JSON.stringify(account)}: account ids are ASCII letters, digits, _ and -`);
+      throw new ClientError(`account id ${JSON.stringify(account)}: account ids are ASCII letters, digits, _ and -`);
     }
     const interceptors: Interceptor[] = [
       (next) => async (req) => {
@@ -253,7 +303,7 @@ export class Client {
       });
     }
     if (ca !== undefined && !address.startsWith("https://")) {
-      throw new Error("TLS settings need an https:// address");
+      throw new ClientError("TLS settings need an https:// address");
     }
     this.transport = createGrpcTransport({
       baseUrl: address,
@@ -274,19 +324,26 @@ export class Client {
 
   /** Creates a client (reads `caFile` first); connections are opened on first use. */
   static async connect(options: ClientOptions = {}): Promise<Client> {
-    const ca = options.caFile !== undefined ? await readFile(options.caFile) : undefined;
+    const caFile = options.caFile;
+    const ca = caFile !== undefined ? await local(() => readFile(caFile)) : undefined;
     return new Client(options, ca);
   }
 
-  /** One page of a chat's history, oldest first (pass `nextAnchorMessageId` as `anchor`). */
+  /**
+   * One page of a chat's history, oldest first (pass `nextAnchorMessageId` as `anchor`). `chat` is
+   * `{ groupId }` or `{ userId }`; any other shape, or an unknown option, throws a `ClientError`.
+   */
   async history(
-    chat: { groupId: number | bigint } | { userId: number | bigint },
+    chat: ChatOption,
     options: { count?: number; anchor?: bigint; until?: Date } = {},
   ): Promise<GetHistoryResponse> {
+    const kind = chatOption(chat as Record<string, unknown>, "history(chat)", true);
+    checkKeys(chat, ["groupId", "userId"], "history(chat): the chat");
+    checkKeys(options, HISTORY_OPTIONS, "history(chat, options)");
     return call(() =>
       this.messageService.getHistory({
         accountId: this.accountId,
-        chat: chatOf(chat),
+        chat: create(ChatSchema, { kind }),
         count: options.count ?? 20,
         anchorMessageId: options.anchor,
         until: options.until === undefined ? undefined : timestampFromDate(options.until),
@@ -296,27 +353,21 @@ export class Client {
 
   /**
    * Searches the gateway's message archive: yields the pages of matches, newest page first
-   * (each page oldest first), fetching the next page as the iteration goes on. Without `chat`,
-   * every archived chat of the account; `limit` 0 = 20.
+   * (each page oldest first), fetching the next page as the iteration goes on. The chat is given
+   * as `history` takes it, `{ groupId }` or `{ userId }`, among the options; without one, every
+   * archived chat of the account. `limit` 0 = 20. An unknown option or another chat shape
+   * (`chat: {...}`, `group_id`) throws a `ClientError` before any call.
    */
-  async *search(
-    query: string,
-    options: {
-      chat?: { groupId: number | bigint } | { userId: number | bigint };
-      since?: Date;
-      until?: Date;
-      senderId?: number | bigint;
-      limit?: number;
-      includeRecalled?: boolean;
-    } = {},
-  ): AsyncGenerator<SearchMessagesResponse> {
+  async *search(query: string, options: SearchOptions = {}): AsyncGenerator<SearchMessagesResponse> {
+    const kind = chatOption(options as Record<string, unknown>, "search(query, options)", false);
+    checkKeys(options, SEARCH_OPTIONS, "search(query, options)");
     let pageToken = "";
     for (;;) {
       const page: SearchMessagesResponse = await call(() =>
         this.messageService.searchMessages({
           accountId: this.accountId,
           query,
-          chat: options.chat === undefined ? undefined : chatOf(options.chat),
+          chat: kind === undefined ? undefined : create(ChatSchema, { kind }),
           since: options.since === undefined ? undefined : timestampFromDate(options.since),
           until: options.until === undefined ? undefined : timestampFromDate(options.until),
           senderId: options.senderId === undefined ? undefined : BigInt(options.senderId),
@@ -464,14 +515,14 @@ export class Client {
     let fileName = options.fileName ?? "";
     let chunks: () => AsyncGenerator<Uint8Array>;
     if (typeof source === "string") {
-      const info = await stat(source);
+      const info = await local(() => stat(source));
       if (!info.isFile()) {
-        throw new Error(`${source} is not a regular file`);
+        throw new ClientError(`${source} is not a regular file`);
       }
       total = info.size;
       fileName ||= basename(source);
       chunks = async function* () {
-        const file = await open(source, "r");
+        const file = await local(() => open(source, "r"));
         try {
           for (;;) {
             const buffer = Buffer.allocUnsafe(CHUNK_SIZE);
@@ -515,7 +566,7 @@ export class Client {
     const response = await call(() => this.mediaService.uploadMedia(requests()));
     const digest = hash.digest("hex");
     if (response.sha256 !== digest || response.size !== BigInt(sent)) {
-      throw new Error(
+      throw new ClientError(
         `upload integrity check failed: sent ${sent} bytes sha256 ${digest}, gateway stored ${response.size} bytes sha256 ${response.sha256}`,
       );
     }
@@ -545,17 +596,17 @@ export class Client {
     options: { onProgress?: (received: number, total: number) => void } = {},
   ): Promise<DownloadMediaHeader> {
     const partial = `${path}.part`;
-    const file = await open(partial, "w");
+    const file = await local(() => open(partial, "w"));
     try {
       const header = await this.downloadEach(
         target,
         async (chunk) => {
-          await file.write(chunk);
+          await local(() => file.write(chunk));
         },
         options.onProgress,
       );
-      await file.close();
-      await rename(partial, path);
+      await local(() => file.close());
+      await local(() => rename(partial, path));
       return header;
     } catch (err) {
       await file.close().catch(() => undefined);
@@ -600,15 +651,41 @@ export class Client {
         }
       }
     });
-    if (header === undefined) throw new Error("the download stream did not start with a header");
-    if (broken !== "") throw new Error(broken);
+    if (header === undefined) throw new ClientError("the download stream did not start with a header");
+    if (broken !== "") throw new ClientError(broken);
     const digest = hash.digest("hex");
     if (digest !== header.sha256 || BigInt(received) !== header.size) {
-      throw new Error(
+      throw new ClientError(
         `download integrity check failed: header sha256 ${header.sha256}, received ${received} bytes sha256 ${digest}`,
       );
     }
     return header;
+  }
+
+  /**
+   * Checks one media item's shape, and that a local path names a regular file: run for every
+   * item before the first upload, so a send that would fail on its second file uploads nothing.
+   */
+  private static async checkMedia(item: unknown, field: string): Promise<void> {
+    if (typeof item === "string") {
+      if (item.startsWith("http://") || item.startsWith("https://")) return;
+      const info = await local(() => stat(item));
+      if (!info.isFile()) throw new ClientError(`${item} is not a regular file`, { field });
+      return;
+    }
+    if (item instanceof Uint8Array) return;
+    if (typeof item === "object" && item !== null && !Array.isArray(item)) {
+      const keys = Object.keys(item).sort().join(",");
+      const record = item as Record<string, unknown>;
+      if (keys === "mediaId" && typeof record["mediaId"] === "string") return;
+      if (keys === "url" && typeof record["url"] === "string") return;
+      if (keys === "serverPath" && typeof record["serverPath"] === "string") return;
+      if ((keys === "data" || keys === "data,fileName") && record["data"] instanceof Uint8Array) return;
+    }
+    throw new ClientError(
+      `${field}: a media item is a local path, an http(s) URL, bytes, { mediaId }, { url }, { serverPath } or { data, fileName? }`,
+      { field },
+    );
   }
 
   private async source(item: MediaInput, kind: MediaKind): Promise<MediaSource> {
@@ -637,33 +714,77 @@ export class Client {
   }
 
   /**
-   * Uploads local media (paths, bytes) first, then sends text, images, videos and a file to
-   * `groupId` (undefined: the account's only whitelisted group) or to the private chat
-   * `message.userId`; `replyTo` quotes a message and `mentions` / `mentionAll` mention members, in
-   * the first message.
+   * Checks the message against the gateway's limits (4 images, 1 video, 20000 characters, 20
+   * mentions, ...: a `ClientError` with the gateway's reason, before anything is uploaded) and
+   * that local files exist, uploads local media (paths, bytes), then sends text, images, videos
+   * and a file to `groupId` (undefined: the account's only whitelisted group) or to the private
+   * chat `message.userId`; `replyTo` quotes a message and `mentions` / `mentionAll` mention
+   * members, in the first message. `rateLimitWaitMs(response)` is how long the gateway's rate
+   * limits held the send back.
    */
   async send(groupId: number | bigint | undefined, message: SendOptions): Promise<SendMessageResponse> {
+    checkKeys(message, SEND_OPTIONS, "send(groupId, message)");
+    const imageItems = message.images ?? [];
+    const videoItems = message.videos ?? [];
+    const mentions = message.mentions ?? [];
+    checkSend({
+      groupId,
+      userId: message.userId,
+      text: message.text ?? "",
+      images: imageItems.length,
+      videos: videoItems.length,
+      hasFile: message.file !== undefined,
+      replyTo: message.replyTo,
+      mentions,
+      mentionAll: message.mentionAll ?? false,
+      idempotencyKey: message.idempotencyKey ?? "",
+    });
+    for (const [i, image] of imageItems.entries()) await Client.checkMedia(image, `images[${i}]`);
+    for (const [i, video] of videoItems.entries()) await Client.checkMedia(video, `videos[${i}]`);
+    if (message.file !== undefined) await Client.checkMedia(message.file, "file");
     const images: MediaSource[] = [];
-    for (const image of message.images ?? []) images.push(await this.source(image, MediaKind.IMAGE));
+    for (const image of imageItems) images.push(await this.source(image, MediaKind.IMAGE));
     const videos: MediaSource[] = [];
-    for (const video of message.videos ?? []) videos.push(await this.source(video, MediaKind.VIDEO));
+    for (const video of videoItems) videos.push(await this.source(video, MediaKind.VIDEO));
     const file = message.file === undefined ? undefined : await this.source(message.file, MediaKind.FILE);
     return call(() =>
       this.messageService.sendMessage({
         accountId: this.accountId,
-        groupId: groupId === undefined ? undefined : BigInt(groupId),
+        groupId: groupId === undefined ? undefined : positiveId(groupId, "groupId"),
         text: message.text ?? "",
         images,
         videos,
         file,
         fileName: message.fileName ?? "",
         idempotencyKey: message.idempotencyKey ?? "",
-        userId: message.userId === undefined ? undefined : BigInt(message.userId),
+        userId: message.userId === undefined ? undefined : positiveId(message.userId, "userId"),
         replyToMessageId: message.replyTo === undefined ? undefined : BigInt(message.replyTo),
-        mentionUserIds: (message.mentions ?? []).map((id) => BigInt(id)),
+        mentionUserIds: mentions.map((id) => BigInt(id)),
         mentionAll: message.mentionAll ?? false,
       }),
     );
+  }
+
+  /**
+   * Answers `message` (an event from `events()`, its `MessageEvent`, or a `ChatMessage`) in its
+   * own chat: its group, else its private chat, quoting it (`replyTo`) unless `quote: false`.
+   * The other options are `send`'s.
+   */
+  async reply(
+    message: MessageLike,
+    text: string,
+    options: Omit<SendOptions, "userId" | "replyTo" | "text"> & { quote?: boolean } = {},
+  ): Promise<SendMessageResponse> {
+    const { quote, ...rest } = options;
+    for (const key of ["userId", "replyTo", "text"]) {
+      if (key in rest) {
+        throw new ClientError(`reply(message, text, options): ${key} is decided by the message and text`, {
+          field: key,
+        });
+      }
+    }
+    const target = replyTarget(message, quote ?? true);
+    return this.send(target.groupId, { ...rest, text, userId: target.userId, replyTo: target.replyTo });
   }
 
   /** One message by id, its quote resolved one level deep, with its history line. */

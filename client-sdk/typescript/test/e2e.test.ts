@@ -13,8 +13,15 @@ import { format } from "node:util";
 import { Code } from "@connectrpc/connect";
 
 import * as examples from "../examples/readme_examples.js";
-import { ACCOUNT_HEALTH_SERVICE_PREFIX, Client, EventKind, GatewayError } from "../src/index.js";
-import type { Event } from "../src/gen/onebot/gateway/v1/event_service_pb.js";
+import {
+  ACCOUNT_HEALTH_SERVICE_PREFIX,
+  Client,
+  ClientError,
+  EventKind,
+  GatewayError,
+  mentionsMe,
+} from "@onebot-gateway/client";
+import type { Event } from "@onebot-gateway/client";
 
 // The README examples print with console.log. Node's test runner reads its
 // own protocol from a test file's stdout, and printed text that lands inside
@@ -155,6 +162,77 @@ test("send a 5 MiB image and read it back", async () => {
   assert.ok(image?.segments.some((s) => s.kind.case === "image"));
 });
 
+test("limits are checked before uploading", async () => {
+  const path = process.env.ONEBOT_GATEWAY_TEST_IMAGE;
+  assert.ok(path, "ONEBOT_GATEWAY_TEST_IMAGE");
+  const before = (await client.history({ groupId: PLAYGROUND }, { count: 1 })).messages.at(-1)?.messageId;
+  const refused = await examples.limits(client, path);
+  assert.deepEqual([refused?.reason, refused?.field], ["TOO_MANY_IMAGES", "images"]);
+  // The same request past the SDK's check is what the gateway refuses, for the same reason.
+  await assert.rejects(
+    client.messageService.sendMessage({
+      groupId: PLAYGROUND,
+      images: Array.from({ length: 5 }, () => ({ source: { case: "mediaId" as const, value: "m" } })),
+    }),
+    (err: unknown) => GatewayError.from(err).reason === refused?.reason,
+  );
+  const after = (await client.history({ groupId: PLAYGROUND }, { count: 1 })).messages.at(-1)?.messageId;
+  assert.equal(after, before);
+});
+
+/** Makes a sandbox user say something (the sandbox's own HTTP action); the message id. */
+async function inject(message: unknown[], groupId: bigint | undefined, userId = 10001): Promise<bigint> {
+  const url = process.env.ONEBOT_GATEWAY_SANDBOX_URL;
+  assert.ok(url, "ONEBOT_GATEWAY_SANDBOX_URL is not set: run ./scripts/sdk-tests.sh typescript");
+  const response = await fetch(`${url}/sandbox_inject_message`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ user_id: userId, message, ...(groupId === undefined ? {} : { group_id: Number(groupId) }) }),
+  });
+  const answer = (await response.json()) as { status: string; data: { message_id: number } };
+  assert.equal(answer.status, "ok", JSON.stringify(answer));
+  return BigInt(answer.data.message_id);
+}
+
+const atSegment = (qq: bigint | string) => ({ type: "at", data: { qq: String(qq) } });
+const textSegment = (text: string) => ({ type: "text", data: { text } });
+
+async function eventOf(messageId: bigint): Promise<Event> {
+  for await (const event of client.events({ kinds: [EventKind.MESSAGE], afterSequence: 0n })) {
+    if (event.kind.case === "message" && event.kind.value.message?.messageId === messageId) return event;
+  }
+  assert.fail(`no event of message ${messageId}`);
+}
+
+test("an agent answers a mention in its chat", async () => {
+  const bot = (await client.accounts()).find((a) => a.accountId === "default")?.selfId;
+  assert.ok(bot !== undefined);
+  await inject([atSegment("all"), textSegment(" 全体注意")], PLAYGROUND);
+  await inject([atSegment(10002n), textSegment(" 不是叫你")], PLAYGROUND);
+  const asked = await inject([atSegment(bot), textSegment(" 在吗")], PLAYGROUND);
+  const answer = await examples.agent(client, 0n);
+  assert.equal(answer?.groupId, PLAYGROUND);
+  const reply = await client.getMessage(answer?.messageIds[0] ?? 0n);
+  const quote = reply.message?.segments[0]?.kind;
+  assert.ok(quote?.case === "reply" && quote.value.id === String(asked));
+  assert.equal(reply.message?.text, "在的");
+  // A private message is answered privately, quoting it.
+  const privately = await inject([atSegment(bot), textSegment(" 私聊")], undefined);
+  const event = await eventOf(privately);
+  assert.ok(mentionsMe(event));
+  const sent = await client.reply(event, "私聊收到");
+  assert.deepEqual([sent.groupId, sent.userId], [0n, 10001n]);
+  const answered = (await client.getMessage(sent.messageIds[0] ?? 0n)).message?.segments[0]?.kind;
+  assert.ok(answered?.case === "reply" && answered.value.id === String(privately));
+});
+
+test("a mention of everyone counts only when asked", async () => {
+  const everyone = await inject([atSegment("all"), textSegment(" 开会了")], PLAYGROUND);
+  const event = await eventOf(everyone);
+  assert.equal(mentionsMe(event), false);
+  assert.equal(mentionsMe(event, { includeAll: true }), true);
+});
+
 test("conversation: reply, mention, private, recall, forward", async () => {
   const reply = await examples.conversation(client);
   const message = reply.message;
@@ -257,12 +335,20 @@ test("search finds what was sent", async () => {
   const found = pages.flatMap((p) => p.messages);
   assert.ok(found.some((m) => m.messageId === sent.messageIds[0]));
   assert.ok(found.every((m) => m.text.includes("开会")));
-  await assert.rejects(
-    async () => {
-      for await (const page of client.search("x", { chat: { groupId: 0 } })) {
-        void page;
-      }
-    },
-    (err: unknown) => err instanceof GatewayError && err.reason === "INVALID_REQUEST",
-  );
+  // One chat shape, as history takes it: another is refused before any call, never read as
+  // "every chat".
+  const refused = async (options: object): Promise<ClientError> => {
+    try {
+      for await (const page of client.search("开会", options as Parameters<Client["search"]>[1])) void page;
+    } catch (err) {
+      assert.ok(err instanceof ClientError, String(err));
+      return err;
+    }
+    assert.fail(`search accepted ${JSON.stringify(options)}`);
+  };
+  const wrongShape = await refused({ chat: { groupId: PLAYGROUND } });
+  assert.match(wrongShape.message, /\{ groupId: <group number> \} or \{ userId: <QQ number> \}/);
+  assert.equal((await refused({ group_id: PLAYGROUND })).field, "group_id");
+  assert.equal((await refused({ groupId: 0 })).reason, "INVALID_REQUEST");
+  assert.equal((await refused({ groupId: PLAYGROUND, limt: 5 })).field, "limt");
 });
