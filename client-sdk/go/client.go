@@ -117,18 +117,18 @@ func New(opts Options) (*Client, error) {
 		if opts.CAFile != "" {
 			pem, err := os.ReadFile(opts.CAFile)
 			if err != nil {
-				return nil, fmt.Errorf("reading the CA file: %w", err)
+				return nil, &ClientError{Message: "reading the CA file: " + err.Error(), Field: "CAFile", Err: err}
 			}
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("%s holds no PEM certificate", opts.CAFile)
+				return nil, &ClientError{Message: opts.CAFile + " holds no PEM certificate", Field: "CAFile"}
 			}
 			cfg.RootCAs = pool
 		}
 		dial = append(dial, grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
 	default:
 		if opts.CAFile != "" || opts.ServerName != "" {
-			return nil, errors.New("TLS settings need an https:// address")
+			return nil, clientErr("TLS settings need an https:// address")
 		}
 		target = strings.TrimPrefix(address, "http://")
 		dial = append(dial, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -136,7 +136,7 @@ func New(opts Options) (*Client, error) {
 	if opts.Token != "" {
 		for _, r := range opts.Token {
 			if r < 0x20 || r > 0x7e {
-				return nil, errors.New("the token must be printable ASCII")
+				return nil, &ClientError{Message: "the token must be printable ASCII", Field: "Token"}
 			}
 		}
 		dial = append(dial, grpc.WithPerRPCCredentials(bearer{header: "Bearer " + opts.Token, secure: secure}))
@@ -147,7 +147,7 @@ func New(opts Options) (*Client, error) {
 	}
 	for _, r := range account {
 		if r <= 0x20 || r > 0x7e {
-			return nil, fmt.Errorf("account id %q: account ids are ASCII letters, digits, _ and -", account)
+			return nil, &ClientError{Message: fmt.Sprintf("account id %q: account ids are ASCII letters, digits, _ and -", account), Field: "AccountID"}
 		}
 	}
 	dial = append(dial,
@@ -161,7 +161,7 @@ func New(opts Options) (*Client, error) {
 	dial = append(dial, opts.DialOptions...)
 	conn, err := grpc.NewClient(strings.TrimSuffix(target, "/"), dial...)
 	if err != nil {
-		return nil, fmt.Errorf("creating the connection: %w", err)
+		return nil, &ClientError{Message: "creating the connection: " + err.Error(), Field: "Address", Err: err}
 	}
 	return &Client{
 		conn:      conn,

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"hash"
 	"io"
 	"os"
@@ -71,7 +70,7 @@ func (c *Client) DownloadToWriter(ctx context.Context, ref MediaRef, w io.Writer
 	}
 	header := first.GetHeader()
 	if header == nil {
-		return nil, errors.New("the download stream did not start with a header")
+		return nil, clientErr("the download stream did not start with a header")
 	}
 	var sum hash.Hash = sha256.New()
 	var received int64
@@ -85,12 +84,12 @@ func (c *Client) DownloadToWriter(ctx context.Context, ref MediaRef, w io.Writer
 		}
 		chunk := msg.GetChunk()
 		if msg.GetHeader() != nil {
-			return nil, errors.New("the download stream had a second header")
+			return nil, clientErr("the download stream had a second header")
 		}
 		sum.Write(chunk)
 		received += int64(len(chunk))
 		if _, err := w.Write(chunk); err != nil {
-			return nil, err
+			return nil, localErr(err)
 		}
 		if opts.Progress != nil {
 			opts.Progress(received, header.GetSize())
@@ -98,7 +97,7 @@ func (c *Client) DownloadToWriter(ctx context.Context, ref MediaRef, w io.Writer
 	}
 	actual := hex.EncodeToString(sum.Sum(nil))
 	if received != header.GetSize() || actual != header.GetSha256() {
-		return nil, fmt.Errorf("download integrity check failed: header sha256 %s, received %d bytes sha256 %s",
+		return nil, clientErr("download integrity check failed: header sha256 %s, received %d bytes sha256 %s",
 			header.GetSha256(), received, actual)
 	}
 	return header, nil
@@ -120,14 +119,14 @@ func (c *Client) DownloadTo(ctx context.Context, ref MediaRef, path string, opts
 	partial := path + ".part"
 	f, err := os.Create(partial)
 	if err != nil {
-		return nil, err
+		return nil, localErr(err)
 	}
 	header, err := c.DownloadToWriter(ctx, ref, f, opts)
 	if closeErr := f.Close(); err == nil {
-		err = closeErr
+		err = localErr(closeErr)
 	}
 	if err == nil {
-		err = os.Rename(partial, path)
+		err = localErr(os.Rename(partial, path))
 	}
 	if err != nil {
 		_ = os.Remove(partial)

@@ -102,3 +102,50 @@ func wrap(err error) error {
 	}
 	return err
 }
+
+// ClientError is a failure found on this side, before a call or after one: bad arguments, a
+// send the gateway would refuse (checked before anything is uploaded), an integrity mismatch,
+// a local file that cannot be read or written (Err: the os error, so errors.Is(err,
+// fs.ErrNotExist) still works). Every error the client returns is a *GatewayError or a
+// *ClientError (see AsClientError).
+type ClientError struct {
+	// Reason is the ErrorReason name the gateway would answer with (e.g. "TOO_MANY_IMAGES")
+	// when the check is one of the gateway's own; empty otherwise.
+	Reason string
+	// Field is the argument at fault, when one is (e.g. "Images").
+	Field string
+	// Message says what is wrong.
+	Message string
+	// Err is the underlying error (a file system error), if any.
+	Err error
+}
+
+func (e *ClientError) Error() string {
+	if e.Reason != "" {
+		return e.Message + " (" + e.Reason + ")"
+	}
+	return e.Message
+}
+
+// Unwrap returns the underlying error.
+func (e *ClientError) Unwrap() error { return e.Err }
+
+// AsClientError returns err's *ClientError, if it is or wraps one.
+func AsClientError(err error) (*ClientError, bool) {
+	var e *ClientError
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// clientErr is a *ClientError with a formatted message.
+func clientErr(format string, args ...any) *ClientError {
+	return &ClientError{Message: fmt.Sprintf(format, args...)}
+}
+
+// localErr is the *ClientError of a failed file system operation.
+func localErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ClientError{Message: err.Error(), Err: err}
+}

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -84,15 +83,15 @@ type UploadOptions struct {
 func (c *Client) UploadFile(ctx context.Context, path string, kind gatewayv1.MediaKind, opts UploadOptions) (*Uploaded, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, localErr(err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, localErr(err)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+		return nil, clientErr("%s is not a regular file", path)
 	}
 	if opts.FileName == "" {
 		opts.FileName = filepath.Base(path)
@@ -144,7 +143,7 @@ func (c *Client) Upload(ctx context.Context, r io.Reader, size int64, kind gatew
 		}
 		if readErr != nil {
 			_, _ = stream.CloseAndRecv()
-			return nil, readErr
+			return nil, localErr(readErr)
 		}
 	}
 	resp, err := stream.CloseAndRecv()
@@ -153,7 +152,7 @@ func (c *Client) Upload(ctx context.Context, r io.Reader, size int64, kind gatew
 	}
 	digest := hex.EncodeToString(hash.Sum(nil))
 	if resp.GetSha256() != digest || resp.GetSize() != sent {
-		return nil, fmt.Errorf("upload integrity check failed: sent %d bytes sha256 %s, gateway stored %d bytes sha256 %s",
+		return nil, clientErr("upload integrity check failed: sent %d bytes sha256 %s, gateway stored %d bytes sha256 %s",
 			sent, digest, resp.GetSize(), resp.GetSha256())
 	}
 	return &Uploaded{MediaID: resp.GetMediaId(), Size: sent, SHA256: digest, MimeType: resp.GetMimeType(), Response: resp}, nil
@@ -183,11 +182,18 @@ func (c *Client) source(ctx context.Context, m Media, kind gatewayv1.MediaKind) 
 	case m.serverPath != "":
 		return &gatewayv1.MediaSource{Source: &gatewayv1.MediaSource_Path{Path: m.serverPath}}, nil
 	}
-	return nil, errors.New("empty media source")
+	return nil, clientErr("empty media source: use Path, Data, URL, MediaID or ServerPath")
 }
 
-// Send uploads the message's local media (in order), then sends it with SendMessage.
+// Send checks the message against the gateway's limits (MaxImages, MaxVideos, MaxTextChars,
+// MaxMentions, ...) and that its local files exist (a *ClientError with the gateway's reason,
+// before anything is uploaded), uploads its local media (in order), then sends it with
+// SendMessage. The response's RateLimitWait (GetRateLimitWait().AsDuration()) is how long the
+// gateway's rate limits held it back.
 func (c *Client) Send(ctx context.Context, m Message) (*gatewayv1.SendMessageResponse, error) {
+	if err := checkSend(m); err != nil {
+		return nil, err
+	}
 	req := &gatewayv1.SendMessageRequest{
 		AccountId: c.accountID, GroupId: m.GroupID, UserId: m.UserID, Text: m.Text,
 		FileName: m.FileName, IdempotencyKey: m.IdempotencyKey,

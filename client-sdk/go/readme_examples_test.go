@@ -182,8 +182,62 @@ func exampleSend(ctx context.Context, client *onebotgateway.Client, image string
 		return nil, err
 	}
 	fmt.Println("message ids", sent.GetMessageIds(), "queued", sent.GetQueued())
+	// How long the gateway's rate limits held the send back (a time.Duration).
+	fmt.Println("waited", sent.GetRateLimitWait().AsDuration())
 	// endregion
 	return sent, nil
+}
+
+func exampleLimits(ctx context.Context, client *onebotgateway.Client, image string) (*onebotgateway.ClientError, error) {
+	// region: limits
+	group := int64(20000003)
+	five := []onebotgateway.Media{}
+	for range 5 {
+		five = append(five, onebotgateway.Path(image))
+	}
+	_, err := client.Send(ctx, onebotgateway.Message{GroupID: &group, Text: "five pictures", Images: five})
+	cerr, ok := onebotgateway.AsClientError(err)
+	if !ok {
+		return nil, err // nil, or a *GatewayError: every error is one of the two
+	}
+	// Refused here, before anything was uploaded, with the reason the gateway would give:
+	// TOO_MANY_IMAGES Images 5 images; at most 4 (TOO_MANY_IMAGES)
+	fmt.Println(cerr.Reason, cerr.Field, cerr)
+	// endregion
+	return cerr, nil
+}
+
+func exampleAgent(ctx context.Context, client *onebotgateway.Client, handled *uint64) (*gatewayv1.SendMessageResponse, error) {
+	// region: agent
+	// Answer each message that @s the bot, in its own chat (group or private), quoting it.
+	// handled is the sequence number of the last event answered (nil: from now on).
+	stream, err := client.StreamEvents(ctx, &gatewayv1.StreamEventsRequest{
+		Kinds:         []gatewayv1.EventKind{gatewayv1.EventKind_EVENT_KIND_MESSAGE},
+		AfterSequence: handled,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for {
+		event, err := stream.Next()
+		if err != nil {
+			return nil, err
+		}
+		// includeAll true: @全体成员 too
+		if event.GetMessage().GetSelfSent() || !onebotgateway.MentionsMe(event, false) {
+			continue
+		}
+		fmt.Println(event.GetMessage().GetRendered()) // [HH:mm:ss] 名字(QQ号): @沙盒 在吗
+		// Sent to the event's chat, with ReplyTo = the event's message.
+		answer, err := client.Reply(ctx, event, onebotgateway.Message{Text: "在的"})
+		if err != nil {
+			return nil, err
+		}
+		seq := event.GetSequence()
+		handled = &seq
+		return answer, nil // an agent keeps following the stream
+	}
+	// endregion
 }
 
 func exampleConversation(ctx context.Context, client *onebotgateway.Client) (*gatewayv1.GetMessageResponse, error) {
