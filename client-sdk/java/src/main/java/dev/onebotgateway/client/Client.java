@@ -8,6 +8,7 @@ import dev.onebotgateway.v1.AgentToolServiceGrpc;
 import dev.onebotgateway.v1.CallToolRequest;
 import dev.onebotgateway.v1.CallToolResponse;
 import dev.onebotgateway.v1.Chat;
+import dev.onebotgateway.v1.ChatMessage;
 import dev.onebotgateway.v1.DownloadMediaHeader;
 import dev.onebotgateway.v1.DownloadMediaRequest;
 import dev.onebotgateway.v1.DownloadMediaResponse;
@@ -89,8 +90,11 @@ import java.util.function.Supplier;
 
 /**
  * A connection to one onebot-gateway: one method per RPC, {@link #upload} (streams a file in
- * 256 KiB chunks) and {@link #send} (uploads local media first). Every failed call throws
- * {@link GatewayException}. Thread-safe; close it when done.
+ * 256 KiB chunks), {@link #send} (checks the gateway's limits, then uploads local media first)
+ * and {@link #reply}. Every failed call throws {@link GatewayException}; an argument refused
+ * before any call throws {@link ClientException} (an {@link IllegalArgumentException}); a local
+ * file that cannot be read or written, and a transfer whose size or SHA-256 does not match, throw
+ * {@link IOException}. Thread-safe; close it when done.
  */
 public final class Client implements AutoCloseable {
   /** The gateway's default listen address. */
@@ -575,7 +579,7 @@ public final class Client implements AutoCloseable {
     } else if (media instanceof Media.ServerPath p) {
       return MediaSource.newBuilder().setPath(p.path()).build();
     }
-    throw new IllegalArgumentException("unknown media " + media);
+    throw new ClientException(null, "media", "unknown media " + media);
   }
 
   /**
@@ -668,8 +672,19 @@ public final class Client implements AutoCloseable {
     }
   }
 
-  /** Uploads the message's local media (in order), then sends it with SendMessage. */
+  /**
+   * Checks the message against the gateway's limits (4 images, 1 video, 20000 characters, 20
+   * mentions, ...) and that its local files exist (a {@link ClientException} with the gateway's
+   * reason, before anything is uploaded), uploads its local media (in order), then sends it with
+   * SendMessage. {@link Messages#rateLimitWait} of the response is how long the gateway's rate
+   * limits held it back.
+   */
   public SendMessageResponse send(OutgoingMessage message) throws IOException {
+    if (message.forReply) {
+      throw new ClientException(
+          null, "message", "OutgoingMessage.reply() has no chat: send it with client.reply(message, quote, content)");
+    }
+    Messages.check(message);
     SendMessageRequest.Builder req =
         SendMessageRequest.newBuilder()
             .setAccountId(accountId)
@@ -696,6 +711,57 @@ public final class Client implements AutoCloseable {
       req.setFile(source(message.file, MediaKind.MEDIA_KIND_FILE));
     }
     return call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).sendMessage(req.build()));
+  }
+
+  /**
+   * Answers a message event in its own chat (its group, else its private chat), quoting it.
+   *
+   * @throws ClientException when the event is not a message event
+   */
+  public SendMessageResponse reply(Event event, String text) throws IOException {
+    if (!event.hasMessage()) {
+      throw new ClientException(
+          null, "event", "event " + event.getSequence() + " is a " + event.getKindCase() + " event, not a message");
+    }
+    return reply(event.getMessage().getMessage(), true, OutgoingMessage.reply().text(text));
+  }
+
+  /**
+   * Answers a message (from an event, history, search, getMessage) in its own chat, quoting it
+   * when {@code quote}; {@code content} is an {@link OutgoingMessage#reply()} (text, media,
+   * mentions, ...).
+   */
+  public SendMessageResponse reply(ChatMessage message, boolean quote, OutgoingMessage content)
+      throws IOException {
+    if (!content.forReply) {
+      throw new ClientException(
+          null, "content", "the content of a reply is an OutgoingMessage.reply(): its chat is the message's");
+    }
+    OutgoingMessage out;
+    switch (message.getChat().getKindCase()) {
+      case GROUP_ID -> out = OutgoingMessage.toGroup(message.getChat().getGroupId());
+      case USER_ID -> out = OutgoingMessage.toUser(message.getChat().getUserId());
+      default -> throw new ClientException(
+          null, "message", "message " + message.getMessageId() + " has no chat to reply in");
+    }
+    if (quote) {
+      if (message.getMessageId() == 0) {
+        throw new ClientException(
+            null, "message", "this message has no id to quote (a forwarded node): reply with quote false");
+      }
+      out.replyTo(message.getMessageId());
+    }
+    content.mentions.forEach(out::mention);
+    if (content.mentionAll) {
+      out.mentionAll();
+    }
+    out.text(content.text).idempotencyKey(content.idempotencyKey);
+    content.images.forEach(out::image);
+    content.videos.forEach(out::video);
+    if (content.file != null) {
+      out.file(content.file, content.fileName);
+    }
+    return send(out);
   }
 
   /** Closes the connection. */

@@ -19,8 +19,14 @@ public final class OutgoingMessage {
   Media file;
   String fileName = "";
   String idempotencyKey = "";
+  final boolean forReply;
 
   private OutgoingMessage(Long groupId) {
+    this(groupId, false);
+  }
+
+  private OutgoingMessage(Long groupId, boolean forReply) {
+    this.forReply = forReply;
     this.groupId = groupId;
   }
 
@@ -32,6 +38,14 @@ public final class OutgoingMessage {
   /** A message to the account's only whitelisted group. */
   public static OutgoingMessage toDefaultGroup() {
     return new OutgoingMessage(null);
+  }
+
+  /**
+   * The content of a reply for {@link Client#reply(ChatMessage, boolean, OutgoingMessage)}: the
+   * chat and the quote come from the message answered.
+   */
+  public static OutgoingMessage reply() {
+    return new OutgoingMessage(null, true);
   }
 
   /** A message to the private chat with {@code userId} (in the account's {@code users} whitelist). */

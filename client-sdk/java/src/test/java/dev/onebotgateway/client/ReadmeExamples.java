@@ -153,8 +153,58 @@ final class ReadmeExamples {
     SendMessageResponse sent =
         client.send(OutgoingMessage.toGroup(20000003).text("hello from Java").image(Media.path(image)));
     System.out.println("message ids " + sent.getMessageIdsList() + " queued " + sent.getQueued());
+    // How long the gateway's rate limits held the send back (a java.time.Duration).
+    System.out.println("waited " + Messages.rateLimitWait(sent));
     // endregion
     return sent;
+  }
+
+  static ClientException limits(Client client, Path image) throws IOException {
+    ClientException refused = null;
+    // region: limits
+    OutgoingMessage five = OutgoingMessage.toGroup(20000003).text("five pictures");
+    for (int i = 0; i < 5; i++) {
+      five.image(Media.path(image));
+    }
+    try {
+      client.send(five);
+    } catch (ClientException err) { // an IllegalArgumentException
+      // Refused here, before anything was uploaded, with the reason the gateway would give:
+      // Optional[TOO_MANY_IMAGES] Optional[images] 5 images; at most 4 (TOO_MANY_IMAGES)
+      System.out.println(err.reason() + " " + err.field() + " " + err.getMessage());
+      refused = err;
+    } catch (GatewayException err) { // the call failed
+      System.out.println("failed: " + err.getMessage());
+      throw err;
+    }
+    // endregion
+    return refused;
+  }
+
+  static SendMessageResponse agent(Client client, Long handled) throws IOException {
+    SendMessageResponse answer = null;
+    // region: agent
+    // Answer each message that @s the bot, in its own chat (group or private), quoting it.
+    // handled is the sequence number of the last event answered (null: from now on).
+    StreamEventsRequest.Builder request = StreamEventsRequest.newBuilder().addKinds(EventKind.EVENT_KIND_MESSAGE);
+    if (handled != null) {
+      request.setAfterSequence(handled);
+    }
+    try (EventStream events = client.events(request.build())) {
+      while (events.hasNext()) {
+        Event event = events.next();
+        // includeAll true: @全体成员 too
+        if (event.getMessage().getSelfSent() || !Messages.mentionsMe(event, false)) {
+          continue;
+        }
+        System.out.println(event.getMessage().getRendered()); // [HH:mm:ss] 名字(QQ号): @沙盒 在吗
+        answer = client.reply(event, "在的"); // to the event's chat, quoting its message
+        handled = event.getSequence();
+        break; // an agent keeps following the stream
+      }
+    }
+    // endregion
+    return answer;
   }
 
   static GetMessageResponse conversation(Client client) throws IOException {
