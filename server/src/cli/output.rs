@@ -96,12 +96,16 @@ mod tests {
             media: None,
             replayed: false,
             user_id: 0,
-            rate_limit_wait: None,
+            rate_limit_wait: Some(prost_types::Duration {
+                seconds: 1,
+                nanos: 200_000_000,
+            }),
         };
         let value = to_json(&response).unwrap();
         assert_eq!(value["groupId"], 20000003);
         assert_eq!(value["messageIds"], json!([-5, 7]));
         assert_eq!(value["queued"], false);
+        assert_eq!(value["rateLimitWait"], "1.200s");
 
         let account = pb::Account {
             account_id: "default".into(),
