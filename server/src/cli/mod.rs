@@ -8,7 +8,8 @@
 //! [`search`], [`mcp`] (MCP on stdin/stdout); [`connection`] is how every
 //! command reaches the gateway and [`output`] holds the shared JSON and
 //! error printing. [`archive`] (`archive purge`) is the one local command:
-//! it opens the archive the configuration names, without a gateway.
+//! it opens the archive the configuration names, without a gateway;
+//! [`sandbox`] (`sandbox inject`) talks to a sandbox peer, not a gateway.
 
 mod account;
 pub mod archive;
@@ -21,6 +22,7 @@ mod history;
 mod mcp;
 mod message;
 mod output;
+pub mod sandbox;
 mod search;
 mod send;
 mod tools;
