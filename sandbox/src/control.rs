@@ -354,11 +354,46 @@ impl SandboxControl {
 
 /// Stores a message from `user_id` in `chat` (segments, a CQ string or plain text) and emits
 /// its message event. Returns its id.
+/// A media segment of an injected message whose `file` carries the bytes
+/// (`base64://…`, or a local file the sandbox can read), stored and named
+/// as received media are; any other segment as it is.
+fn keep_media(files: &mut crate::files::Files, mut seg: Value) -> Value {
+    let Some(kind) = seg
+        .get("type")
+        .and_then(Value::as_str)
+        .and_then(MediaKind::from_segment_type)
+    else {
+        return seg;
+    };
+    let Some(file) = seg.pointer("/data/file").and_then(Value::as_str) else {
+        return seg;
+    };
+    if files.get(file).is_some() {
+        return seg;
+    }
+    let Ok(loaded) = crate::media::load(file, &crate::media::DigestCache::default()) else {
+        return seg;
+    };
+    if let (Some(kept), Some(data)) = (
+        files.keep(kind, &loaded),
+        seg.get_mut("data").and_then(Value::as_object_mut),
+    ) {
+        data.remove("url");
+        data.remove("path");
+        data.extend(kept);
+    }
+    seg
+}
+
 pub(crate) fn inject_message(shared: &Shared, chat: ChatRef, user_id: i64, message: Value) -> i64 {
     let segments = message::normalize(&message, false)
         .unwrap_or_else(|| vec![json!({"type": "text", "data": {"text": message.to_string()}})]);
     let (id, ev) = {
         let mut w = lock(&shared.world);
+        let segments = segments
+            .into_iter()
+            .map(|seg| keep_media(&mut w.files, seg))
+            .collect();
         w.observe(chat);
         let sender = w.sender_for(chat, user_id);
         let self_sent = user_id == w.self_id;

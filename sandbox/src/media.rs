@@ -2,10 +2,13 @@
 //!
 //! `base64://` is decoded and hashed, `http(s)://` is only recorded (the sandbox never fetches),
 //! `file://` and bare paths are recorded and, when the file exists locally, read and hashed.
+//! The bytes the sandbox had are kept with the result: received media are stored as files and
+//! served like the seed's (see `files`).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::{DecodePaddingMode, general_purpose};
+use bytes::Bytes;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -81,11 +84,20 @@ pub(crate) struct Digested {
     pub len: u64,
 }
 
+/// Decoded bytes with their digest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Decoded {
+    pub digest: Digested,
+    pub bytes: Bytes,
+}
+
 /// A resolved media value, before it is attributed to a chat.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Loaded {
     pub source: MediaSource,
     pub digest: Option<Digested>,
+    /// The bytes, when the sandbox had them (as for `digest`).
+    pub bytes: Option<Bytes>,
 }
 
 impl Loaded {
@@ -118,11 +130,11 @@ pub(crate) enum MediaError {
 /// decode and hash the same, possibly 40 MiB, payload twice. Lookups compare the full text.
 #[derive(Debug, Default)]
 pub(crate) struct DigestCache<'a> {
-    seen: Vec<(&'a str, Option<Digested>)>,
+    seen: Vec<(&'a str, Option<Decoded>)>,
 }
 
 impl<'a> DigestCache<'a> {
-    fn lookup(&self, payload: &str) -> Option<Option<Digested>> {
+    fn lookup(&self, payload: &str) -> Option<Option<Decoded>> {
         self.seen
             .iter()
             .find(|(s, _)| s.len() == payload.len() && *s == payload)
@@ -133,18 +145,24 @@ impl<'a> DigestCache<'a> {
     /// `None` when it is not valid base64.
     pub(crate) fn remember(&mut self, payload: &'a str) -> Option<Digested> {
         if let Some(d) = self.lookup(payload) {
-            return d;
+            return d.map(|d| d.digest);
         }
-        let d = decode_base64(payload).map(|bytes| digest(&bytes));
+        let d = decode(payload);
         self.seen.push((payload, d.clone()));
-        d
+        d.map(|d| d.digest)
     }
 
-    /// Digest of a payload, from the cache when the same text was seen before.
-    pub(crate) fn digest(&self, payload: &str) -> Option<Digested> {
-        self.lookup(payload)
-            .unwrap_or_else(|| decode_base64(payload).map(|bytes| digest(&bytes)))
+    /// The decoded payload, from the cache when the same text was seen before.
+    pub(crate) fn decoded(&self, payload: &str) -> Option<Decoded> {
+        self.lookup(payload).unwrap_or_else(|| decode(payload))
     }
+}
+
+fn decode(payload: &str) -> Option<Decoded> {
+    decode_base64(payload).map(|bytes| Decoded {
+        digest: digest(&bytes),
+        bytes: Bytes::from(bytes),
+    })
 }
 
 pub(crate) fn digest(bytes: &[u8]) -> Digested {
@@ -193,10 +211,11 @@ pub(crate) fn load(value: &str, cache: &DigestCache<'_>) -> Result<Loaded, Media
         return Err(MediaError::Empty);
     }
     if let Some(payload) = base64_payload(value) {
-        let digest = cache.digest(payload).ok_or(MediaError::BadBase64)?;
+        let decoded = cache.decoded(payload).ok_or(MediaError::BadBase64)?;
         return Ok(Loaded {
             source: MediaSource::Base64,
-            digest: Some(digest),
+            digest: Some(decoded.digest),
+            bytes: Some(decoded.bytes),
         });
     }
     let lower = value.get(..8).unwrap_or(value).to_ascii_lowercase();
@@ -204,6 +223,7 @@ pub(crate) fn load(value: &str, cache: &DigestCache<'_>) -> Result<Loaded, Media
         return Ok(Loaded {
             source: MediaSource::Url(value.to_owned()),
             digest: None,
+            bytes: None,
         });
     }
     let path = value.strip_prefix("file://").unwrap_or(value);
@@ -212,10 +232,11 @@ pub(crate) fn load(value: &str, cache: &DigestCache<'_>) -> Result<Loaded, Media
         [b'/', d, b':', ..] if d.is_ascii_alphabetic() => &path[1..],
         _ => path,
     };
-    let digest = std::fs::read(path).ok().map(|bytes| digest(&bytes));
+    let bytes = std::fs::read(path).ok().map(Bytes::from);
     Ok(Loaded {
         source: MediaSource::Path(path.to_owned()),
-        digest,
+        digest: bytes.as_deref().map(digest),
+        bytes,
     })
 }
 
@@ -230,6 +251,7 @@ mod tests {
         assert_eq!(l.source, MediaSource::Base64);
         let d = l.digest.unwrap();
         assert_eq!(d.len, 5);
+        assert_eq!(l.bytes.as_deref(), Some(&b"hello"[..]));
         assert_eq!(
             d.sha256,
             "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"

@@ -31,6 +31,8 @@ impl Running {
             .args(args)
             .env("RUST_LOG", "info")
             .env("ONEBOT_GATEWAY__SERVER__DATA_DIR", data_dir)
+            // Other tests run `serve` at the same time: not the fixed default.
+            .env("ONEBOT_GATEWAY__SANDBOX__LISTEN", "127.0.0.1:0")
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

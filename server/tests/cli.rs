@@ -35,6 +35,8 @@ fn start() -> Gateway {
             "--data-dir",
         ])
         .arg(data.path())
+        // Other tests run `serve` at the same time: not the fixed default.
+        .env("ONEBOT_GATEWAY__SANDBOX__LISTEN", "127.0.0.1:0")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

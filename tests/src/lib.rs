@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use onebot_gateway::config::{AccountConfig, Config};
+use onebot_gateway::config::{AccountConfig, Config, SandboxConfig as SandboxSection};
 use onebot_gateway_client::pb;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -61,6 +61,11 @@ impl TestGateway {
         } else {
             None
         };
+        // Tests run side by side: an embedded sandbox on the fixed default
+        // port would be taken by the first; a test that needs the port names it.
+        if config.sandbox.listen == SandboxSection::DEFAULT_LISTEN {
+            config.sandbox.listen = ([127, 0, 0, 1], 0).into();
+        }
         let data_dir = config.server.data_dir.clone();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await

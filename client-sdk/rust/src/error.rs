@@ -50,6 +50,17 @@ pub enum Error {
 }
 
 impl Error {
+    /// True when the call never reached a gateway: the connection failed
+    /// (refused, unresolvable host, TLS handshake) rather than the gateway
+    /// answering with an error.
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            Error::Connect(_) => true,
+            Error::Rpc(rpc) => rpc.code == tonic::Code::Unavailable && rpc.domain.is_none(),
+            _ => false,
+        }
+    }
+
     /// The RPC error, when this is one.
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {
@@ -106,9 +117,17 @@ impl RpcError {
     pub fn from_status(status: &tonic::Status) -> Self {
         let details = status.get_error_details();
         let info = details.error_info();
+        // A transport failure's status says only "tcp connect error"; its
+        // cause (connection refused, no such host) is in the source chain.
+        let message = match (info, root_cause(status)) {
+            (None, Some(cause)) if !status.message().contains(&cause) => {
+                format!("{}: {cause}", status.message())
+            }
+            _ => status.message().to_owned(),
+        };
         Self {
             code: status.code(),
-            message: status.message().to_owned(),
+            message,
             reason: info.map(|i| i.reason.clone()),
             domain: info.map(|i| i.domain.clone()),
             metadata: info
@@ -155,6 +174,40 @@ impl RpcError {
     /// True for errors of the gateway (domain `onebot-gateway`).
     pub fn is_gateway_error(&self) -> bool {
         self.domain.as_deref() == Some(ERROR_DOMAIN)
+    }
+}
+
+/// The innermost cause of `err`, as a short lower-case text: an I/O
+/// error by its kind (`connection refused`), anything else as it prints.
+fn root_cause(err: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut source = err.source()?;
+    loop {
+        if let Some(io) = source.downcast_ref::<std::io::Error>() {
+            return Some(io_text(io));
+        }
+        match source.source() {
+            Some(next) => source = next,
+            None => return Some(source.to_string()),
+        }
+    }
+}
+
+fn io_text(io: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match io.kind() {
+        K::ConnectionRefused => "connection refused".into(),
+        K::ConnectionReset => "connection reset".into(),
+        K::TimedOut => "timed out".into(),
+        K::HostUnreachable => "host unreachable".into(),
+        K::NetworkUnreachable => "network unreachable".into(),
+        K::AddrNotAvailable => "address not available".into(),
+        _ => {
+            let text = io.to_string();
+            match text.rsplit_once(" (os error ") {
+                Some((head, _)) => head.to_lowercase(),
+                None => text,
+            }
+        }
     }
 }
 

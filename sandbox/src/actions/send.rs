@@ -86,7 +86,7 @@ fn check_target(
 
 /// Resolves one media segment: records what was received and returns the stored form.
 fn media_segment(
-    flavor: Flavor,
+    shared: &Shared,
     kind: MediaKind,
     mut data: Map<String, Value>,
     chat: ChatRef,
@@ -103,6 +103,7 @@ fn media_segment(
                 .filter(|s| !s.is_empty())
         })
         .ok_or_else(|| ActionError::failed("识别URL失败, 缺少 file 参数"))?;
+    let flavor = shared.cfg.flavor;
     let loaded = media::load(source, cache).map_err(|e| ActionError::failed(e.to_string()))?;
     if flavor == Flavor::GoCqhttp
         && kind == MediaKind::Video
@@ -132,6 +133,11 @@ fn media_segment(
     data.remove("path");
     if let Some(d) = &loaded.digest {
         data.insert("file_size".into(), json!(d.len.to_string()));
+    }
+    // The bytes are kept: the stored segment is served (`get_image`, its
+    // signed URL) as received media are.
+    if let Some(kept) = lock(&shared.world).files.keep(kind, &loaded) {
+        data.extend(kept);
     }
     received.push(ReceivedMedia {
         kind,
@@ -312,7 +318,7 @@ pub(super) fn send(
             continue;
         }
         let data = match MediaKind::from_segment_type(&kind) {
-            Some(mk) => media_segment(flavor, mk, data, chat, cache, &mut received)?,
+            Some(mk) => media_segment(shared, mk, data, chat, cache, &mut received)?,
             None => data,
         };
         stored.push(json!({"type": kind, "data": data}));

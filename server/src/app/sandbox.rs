@@ -1,8 +1,6 @@
 //! The embedded sandbox: with no account configured, a real OneBot v11 peer
 //! on loopback and a `default` account pointing at it.
 
-use anyhow::Context;
-
 use crate::config::{AccountConfig, Config, DEFAULT_ACCOUNT};
 
 /// Starts the built-in sandbox peer on `sandbox.listen` and adds the
@@ -19,11 +17,32 @@ pub async fn start(config: &mut Config) -> anyhow::Result<onebot_sandbox::Sandbo
         ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
     })
     .await
-    .with_context(|| format!("starting the embedded sandbox on {}", config.sandbox.listen))?;
+    .map_err(|e| {
+        let listen = config.sandbox.listen;
+        let taken = if e.kind() == std::io::ErrorKind::AddrInUse {
+            " (another gateway's sandbox or OneBot implementation uses the port; set \
+             `[sandbox] listen` to a free address, or \"127.0.0.1:0\" for any)"
+        } else {
+            ""
+        };
+        anyhow::anyhow!(
+            "starting the embedded sandbox on {listen} (`[sandbox] listen`): {e}{taken}"
+        )
+    })?;
     tracing::info!(
         ws = %sandbox.ws_url(),
         %flavor,
         "no account configured: serving the embedded sandbox as account \"default\""
+    );
+    let to = if sandbox.addr() == crate::config::SandboxConfig::DEFAULT_LISTEN {
+        String::new()
+    } else {
+        format!("--to {} ", sandbox.http_url())
+    };
+    tracing::info!(
+        http = %sandbox.http_url(),
+        "sandbox users speak with `onebot-gateway sandbox inject {to}--group {} --user 10001 \"hello\"`",
+        config.sandbox.groups.first().copied().unwrap_or(20_000_003),
     );
     config.accounts.insert(
         DEFAULT_ACCOUNT.to_string(),

@@ -6,7 +6,7 @@ use clap::Args;
 use onebot_gateway_client::{Error, pb};
 
 use super::connection::Connection;
-use super::output;
+use super::output::{self, outln};
 
 /// Arguments of `accounts`.
 #[derive(Args, Debug)]
@@ -23,10 +23,10 @@ pub async fn run(args: AccountsArgs) -> Result<ExitCode, Error> {
         let response = pb::ListAccountsResponse { accounts };
         output::print_message(&response)?;
     } else if accounts.is_empty() {
-        println!("(no accounts)");
+        outln!("(no accounts)");
     } else {
         for account in &accounts {
-            println!("{}", render(account));
+            outln!("{}", render(account));
         }
     }
     Ok(ExitCode::SUCCESS)

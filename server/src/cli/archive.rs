@@ -16,6 +16,7 @@ use onebot_gateway_client::pb;
 use serde_json::json;
 
 use super::history::parse_target;
+use super::output::outln;
 
 /// `archive` subcommands.
 #[derive(Subcommand, Debug)]
@@ -58,7 +59,7 @@ pub async fn run(command: ArchiveCommand) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if json {
-                println!("{}", json!({"error": {"message": e.to_string()}}));
+                outln!("{}", json!({"error": {"message": e.to_string()}}));
             } else {
                 eprintln!("error: {e:#}");
             }
@@ -109,7 +110,7 @@ async fn purge_cmd(args: PurgeArgs) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("purging {what}: {e}"))?;
     if args.json {
-        println!(
+        outln!(
             "{}",
             json!({
                 "archive": store.describe(),
@@ -119,7 +120,7 @@ async fn purge_cmd(args: PurgeArgs) -> anyhow::Result<()> {
             })
         );
     } else {
-        println!(
+        outln!(
             "purged {what} from {}: {} messages, {} captured media",
             store.describe(),
             report.messages,

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use onebot_gateway_client::{Client, DEFAULT_ADDRESS, Error};
+use onebot_gateway_client::{Client, DEFAULT_ADDRESS, Error, RpcError};
 
 /// How to reach the gateway; shared by every client subcommand.
 #[derive(Args, Debug, Clone)]
@@ -45,5 +45,84 @@ impl Connection {
             builder = builder.timeout(timeout);
         }
         builder.connect_lazy()
+    }
+}
+
+/// `err` with a message that says what to do when the gateway at `addr`
+/// could not be reached (name the address, suggest starting it) or wants a
+/// token; any other error unchanged.
+pub fn explain(err: Error, addr: &str) -> Error {
+    if err.is_unreachable() {
+        let cause = match &err {
+            Error::Rpc(rpc) => rpc
+                .message
+                .rsplit_once(": ")
+                .map_or(rpc.message.as_str(), |(_, cause)| cause)
+                .to_owned(),
+            other => other.to_string(),
+        };
+        let message = format!(
+            "cannot reach the gateway at {addr}: {cause}. Is it running? Start it with \
+             `onebot-gateway serve` (or pass --addr / set ONEBOT_GATEWAY_ADDR)."
+        );
+        return Error::Rpc(Box::new(RpcError {
+            message,
+            ..unreachable_status(&err)
+        }));
+    }
+    match err {
+        Error::Rpc(mut rpc) if rpc.code == tonic::Code::Unauthenticated => {
+            rpc.message = format!(
+                "{} (the gateway at {addr}). Pass its token with `--token <TOKEN>` or set \
+                 ONEBOT_GATEWAY_TOKEN.",
+                rpc.message
+            );
+            Error::Rpc(rpc)
+        }
+        other => other,
+    }
+}
+
+/// The RPC error of an unreachable gateway (a connect failure becomes
+/// UNAVAILABLE, as tonic reports it on a lazy channel).
+fn unreachable_status(err: &Error) -> RpcError {
+    match err {
+        Error::Rpc(rpc) => (**rpc).clone(),
+        _ => RpcError::from_status(&tonic::Status::unavailable("")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreachable_names_the_address_and_serve() {
+        let err = Error::from(tonic::Status::unavailable(
+            "tcp connect error: connection refused",
+        ));
+        let text = explain(err, "http://127.0.0.1:1").to_string();
+        assert!(
+            text.contains("cannot reach the gateway at http://127.0.0.1:1: connection refused."),
+            "{text}"
+        );
+        assert!(text.contains("`onebot-gateway serve`"), "{text}");
+    }
+
+    #[test]
+    fn unauthenticated_suggests_the_token() {
+        let err = Error::from(tonic::Status::unauthenticated("a bearer token is required"));
+        let text = explain(err, "http://h:1").to_string();
+        assert!(text.contains("--token"), "{text}");
+        assert!(text.contains("ONEBOT_GATEWAY_TOKEN"), "{text}");
+    }
+
+    #[test]
+    fn other_errors_are_unchanged() {
+        let err = Error::from(tonic::Status::not_found("no such message"));
+        assert_eq!(
+            explain(err, "http://h:1").to_string(),
+            "NotFound: no such message"
+        );
     }
 }

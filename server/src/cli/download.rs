@@ -10,7 +10,7 @@ use onebot_gateway_client::{Error, MediaRef};
 use serde_json::json;
 
 use super::connection::Connection;
-use super::output;
+use super::output::{self, outln};
 
 /// Arguments of `download`.
 #[derive(Args, Debug)]
@@ -89,7 +89,7 @@ pub async fn run(args: DownloadArgs) -> Result<ExitCode, Error> {
         value["path"] = json!(args.output.display().to_string());
         output::print_json(&value);
     } else {
-        println!(
+        outln!(
             "{} {} {} bytes sha256 {} → {}",
             header.media_id,
             header.mime_type,

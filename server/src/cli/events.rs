@@ -7,7 +7,7 @@ use onebot_gateway_client::{Error, pb};
 
 use super::connection::Connection;
 use super::history::parse_target;
-use super::output;
+use super::output::{self, outln};
 
 /// Event kinds accepted by `--kind`.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -90,7 +90,7 @@ pub async fn run(args: EventsArgs) -> Result<ExitCode, Error> {
         if args.conn.json {
             output::print_message(&event)?;
         } else {
-            println!("{}", render(&event));
+            outln!("{}", render(&event));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -6,7 +6,7 @@ use clap::Args;
 use onebot_gateway_client::Error;
 
 use super::connection::Connection;
-use super::output;
+use super::output::{self, outln};
 
 /// Arguments of `members`.
 #[derive(Args, Debug)]
@@ -50,7 +50,7 @@ pub async fn members(args: MembersArgs) -> Result<ExitCode, Error> {
     if args.conn.json {
         output::print_message(&list)?;
     } else {
-        println!("{}", list.rendered);
+        outln!("{}", list.rendered);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -62,7 +62,7 @@ pub async fn groups(args: GroupsArgs) -> Result<ExitCode, Error> {
     if args.conn.json {
         output::print_message(&list)?;
     } else {
-        println!("{}", list.rendered);
+        outln!("{}", list.rendered);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -74,7 +74,7 @@ pub async fn poke(args: PokeArgs) -> Result<ExitCode, Error> {
     if args.conn.json {
         output::print_message(&done)?;
     } else {
-        println!("poked {} in group {}", done.user_id, done.group_id);
+        outln!("poked {} in group {}", done.user_id, done.group_id);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,7 +8,7 @@ use onebot_gateway_client::{Error, ServingStatus};
 use serde_json::json;
 
 use super::connection::Connection;
-use super::output;
+use super::output::{self, outln};
 
 /// Arguments of `health`.
 #[derive(Args, Debug)]
@@ -61,7 +61,7 @@ pub async fn run(args: HealthArgs) -> Result<ExitCode, Error> {
     if args.conn.json {
         output::print_json(&json!({ "service": args.service, "status": name }));
     } else {
-        println!("{name}");
+        outln!("{name}");
     }
     Ok(if status == ServingStatus::Serving {
         ExitCode::SUCCESS

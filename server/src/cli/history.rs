@@ -6,7 +6,7 @@ use clap::Args;
 use onebot_gateway_client::{Error, pb};
 
 use super::connection::Connection;
-use super::output;
+use super::output::{self, out};
 
 /// Arguments of `history`.
 #[derive(Args, Debug)]
@@ -51,7 +51,7 @@ pub async fn run(args: HistoryArgs) -> Result<ExitCode, Error> {
     if args.conn.json {
         output::print_message(&page)?;
     } else {
-        print!("{}", render(&page));
+        out!("{}", render(&page));
     }
     Ok(ExitCode::SUCCESS)
 }

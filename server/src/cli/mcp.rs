@@ -2,8 +2,16 @@
 //! launches MCP servers as commands, over a gateway reached by gRPC. The
 //! tools, chat resources and updates are the gateway's own (`ListTools`,
 //! `CallTool`, `ListAccounts`, `GetHistory`, `StreamEvents`): this command
-//! only translates. Logs go to stderr; stdout carries nothing but MCP.
+//! only translates. Logs go to stderr (without colours unless it is a
+//! terminal); stdout carries nothing but MCP.
+//!
+//! The bridge runs on the agent's machine, so a `qq_send` media argument
+//! that names a local file (an absolute path or a `file://` URI) is
+//! uploaded with UploadMedia first and passed on as `media:<id>`; a local
+//! file that does not exist is a failed tool result that says so.
 
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -12,13 +20,14 @@ use base64::engine::general_purpose::STANDARD;
 use clap::Args;
 use onebot_gateway::auth::Caller;
 use onebot_gateway::domain::model::ChatRef;
+use onebot_gateway::domain::tools::ToolName;
 use onebot_gateway::mcp::backend::{JsonObject, MessageChats};
 use onebot_gateway::mcp::resources::LATEST;
 use onebot_gateway::mcp::{Backend, BackendError, ChatResource, ToolImage, ToolInfo, ToolResult};
 use onebot_gateway_client::{Client, Error, pb};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::connection::Connection;
+use super::connection::{Connection, explain};
 
 /// Arguments of `mcp`.
 #[derive(Args, Debug)]
@@ -32,6 +41,7 @@ pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
     // Standard output belongs to the protocol.
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
@@ -39,6 +49,7 @@ pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
         .try_init();
     let backend = Arc::new(GrpcBackend {
         client: args.conn.client()?,
+        addr: args.conn.addr.clone(),
     });
     if let Err(e) = onebot_gateway::mcp::stdio::serve_stdio(backend).await {
         eprintln!("error: {e:#}");
@@ -50,6 +61,119 @@ pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
 /// The gateway over gRPC, as the command's token sees it.
 struct GrpcBackend {
     client: Client,
+    /// The gateway's address, for the texts of connection failures.
+    addr: String,
+}
+
+impl GrpcBackend {
+    /// A failure of a call to the gateway, with the connection explained.
+    fn failure(&self, err: Error) -> BackendError {
+        failure(explain(err, &self.addr))
+    }
+
+    /// `arguments` of `qq_send` with every local media file uploaded and
+    /// named by its `media:<id>`; `None` when nothing is local (or the
+    /// arguments are not an object: the gateway refuses those itself).
+    async fn upload_local_media(&self, arguments: &str) -> Result<Option<String>, ToolResult> {
+        let Ok(Value::Object(mut args)) = serde_json::from_str::<Value>(arguments) else {
+            return Ok(None);
+        };
+        let mut changed = false;
+        for (field, kind) in [
+            ("images", pb::MediaKind::Image),
+            ("videos", pb::MediaKind::Video),
+        ] {
+            let Some(Value::Array(items)) = args.get_mut(field) else {
+                continue;
+            };
+            for (i, item) in items.iter_mut().enumerate() {
+                if let Some(path) = item.as_str().and_then(local_path) {
+                    let id = self.upload(&format!("{field}[{i}]"), &path, kind).await?;
+                    *item = Value::String(id);
+                    changed = true;
+                }
+            }
+        }
+        if let Some(path) = args
+            .get("file")
+            .and_then(Value::as_str)
+            .and_then(local_path)
+        {
+            let id = self.upload("file", &path, pb::MediaKind::File).await?;
+            args.insert("file".into(), Value::String(id));
+            changed = true;
+        }
+        Ok(changed.then(|| Value::Object(args).to_string()))
+    }
+
+    /// Uploads the local file at `path` (the argument `field`); its
+    /// `media:<id>`, or the failed tool result.
+    async fn upload(
+        &self,
+        field: &str,
+        path: &Path,
+        kind: pb::MediaKind,
+    ) -> Result<String, ToolResult> {
+        let fail = |text: String| {
+            Err(failed_result(
+                text,
+                json!({"field": field, "path": path.display().to_string()}),
+            ))
+        };
+        match tokio::fs::metadata(path).await {
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => {
+                return fail(format!(
+                    "参数 {field}：本地路径 {} 不是普通文件。",
+                    path.display()
+                ));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return fail(format!(
+                    "参数 {field}：本地文件 {} 不存在。",
+                    path.display()
+                ));
+            }
+            Err(e) => {
+                return fail(format!(
+                    "参数 {field}：读取本地文件 {} 失败：{e}",
+                    path.display()
+                ));
+            }
+        }
+        match self.client.upload(path, kind).await {
+            Ok(uploaded) => Ok(format!("media:{}", uploaded.media_id)),
+            Err(err) => fail(format!(
+                "参数 {field}：上传本地文件 {} 失败：{}",
+                path.display(),
+                explain(err, &self.addr)
+            )),
+        }
+    }
+}
+
+/// The local file a media string names: an absolute path or a `file://`
+/// URI (`media:<id>` and http(s) URLs are the gateway's).
+fn local_path(s: &str) -> Option<PathBuf> {
+    let scheme = s.get(..7).unwrap_or_default();
+    if scheme.eq_ignore_ascii_case("file://") {
+        return url::Url::parse(s).ok()?.to_file_path().ok();
+    }
+    Path::new(s).is_absolute().then(|| PathBuf::from(s))
+}
+
+/// A failed tool result as the gateway's tools write them.
+fn failed_result(text: String, extra: Value) -> ToolResult {
+    let mut details = json!({"status": "failed", "error": text});
+    if let (Value::Object(d), Value::Object(extra)) = (&mut details, extra) {
+        d.extend(extra);
+    }
+    ToolResult {
+        text,
+        details,
+        is_error: true,
+        images: Vec::new(),
+    }
 }
 
 fn failure(err: Error) -> BackendError {
@@ -115,7 +239,7 @@ impl Backend for GrpcBackend {
             self.client
                 .list_tools()
                 .await
-                .map_err(failure)?
+                .map_err(|e| self.failure(e))?
                 .into_iter()
                 .map(tool_info)
                 .collect(),
@@ -128,11 +252,20 @@ impl Backend for GrpcBackend {
         name: &str,
         arguments: &str,
     ) -> Result<ToolResult, BackendError> {
+        let uploaded = if ToolName::resolve(name) == Some(ToolName::Send) {
+            match self.upload_local_media(arguments).await {
+                Ok(uploaded) => uploaded,
+                Err(failed) => return Ok(failed),
+            }
+        } else {
+            None
+        };
+        let arguments = uploaded.as_deref().unwrap_or(arguments);
         let out = self
             .client
             .call_tool(name, arguments)
             .await
-            .map_err(failure)?;
+            .map_err(|e| self.failure(e))?;
         let details = serde_json::from_str(&out.details_json).map_err(|e| {
             BackendError::Unavailable(format!("the gateway's details are not JSON: {e}"))
         })?;
@@ -157,7 +290,7 @@ impl Backend for GrpcBackend {
     }
 
     async fn list_chats(&self, _caller: &Caller) -> Result<Vec<ChatResource>, BackendError> {
-        let accounts = self.client.accounts().await.map_err(failure)?;
+        let accounts = self.client.accounts().await.map_err(|e| self.failure(e))?;
         Ok(accounts
             .into_iter()
             .filter(|a| a.state != pb::ConnectionState::NotConfigured as i32)
@@ -190,7 +323,7 @@ impl Backend for GrpcBackend {
             .message_service()
             .get_history(request)
             .await
-            .map_err(|s| failure(s.into()))?
+            .map_err(|s| self.failure(s.into()))?
             .into_inner();
         Ok(page.rendered)
     }
@@ -207,7 +340,11 @@ impl Backend for GrpcBackend {
             kinds: vec![pb::EventKind::Message as i32],
             after_sequence: None,
         };
-        let events = self.client.events(request).await.map_err(failure)?;
+        let events = self
+            .client
+            .events(request)
+            .await
+            .map_err(|e| self.failure(e))?;
         Ok(Box::pin(futures_util::stream::unfold(
             events,
             |mut events| async move {
@@ -227,5 +364,27 @@ impl Backend for GrpcBackend {
                 }
             },
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_paths_are_absolute_paths_and_file_uris() {
+        assert_eq!(local_path("/tmp/a.png"), Some(PathBuf::from("/tmp/a.png")));
+        assert_eq!(
+            local_path("file:///tmp/a%20b.png"),
+            Some(PathBuf::from("/tmp/a b.png"))
+        );
+        assert_eq!(
+            local_path("FILE:///tmp/a.png"),
+            Some(PathBuf::from("/tmp/a.png"))
+        );
+        assert_eq!(local_path("media:abc"), None);
+        assert_eq!(local_path("https://example.com/a.png"), None);
+        assert_eq!(local_path("a.png"), None);
+        assert_eq!(local_path("file://remote-host/a.png"), None);
     }
 }

@@ -8,7 +8,7 @@ use onebot_gateway_client::{Error, pb};
 use serde_json::json;
 
 use super::connection::Connection;
-use super::output;
+use super::output::{self, outln};
 
 /// Arguments of `message`.
 #[derive(Args, Debug)]
@@ -46,7 +46,7 @@ pub async fn message(args: MessageArgs) -> Result<ExitCode, Error> {
     if args.conn.json {
         output::print_message(&got)?;
     } else {
-        println!("{}", got.rendered);
+        outln!("{}", got.rendered);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -58,7 +58,7 @@ pub async fn recall(args: RecallArgs) -> Result<ExitCode, Error> {
     if args.conn.json {
         output::print_json(&json!({"recalled": true, "messageId": args.id}));
     } else {
-        println!("recalled message {}", args.id);
+        outln!("recalled message {}", args.id);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -70,7 +70,7 @@ pub async fn forward(args: ForwardArgs) -> Result<ExitCode, Error> {
     if args.conn.json {
         output::print_message(&bundle)?;
     } else {
-        println!("{}", bundle.rendered);
+        outln!("{}", bundle.rendered);
     }
     Ok(ExitCode::SUCCESS)
 }

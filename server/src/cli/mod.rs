@@ -8,7 +8,8 @@
 //! [`search`], [`mcp`] (MCP on stdin/stdout); [`connection`] is how every
 //! command reaches the gateway and [`output`] holds the shared JSON and
 //! error printing. [`archive`] (`archive purge`) is the one local command:
-//! it opens the archive the configuration names, without a gateway.
+//! it opens the archive the configuration names, without a gateway;
+//! [`sandbox`] (`sandbox inject`) talks to a sandbox peer, not a gateway.
 
 mod account;
 pub mod archive;
@@ -21,6 +22,7 @@ mod history;
 mod mcp;
 mod message;
 mod output;
+pub mod sandbox;
 mod search;
 mod send;
 mod tools;
@@ -69,30 +71,58 @@ pub enum ClientCommand {
     Search(search::SearchArgs),
 }
 
+impl ClientCommand {
+    /// How the command reaches the gateway.
+    fn conn(&self) -> &connection::Connection {
+        match self {
+            ClientCommand::History(a) => &a.conn,
+            ClientCommand::Members(a) => &a.conn,
+            ClientCommand::Groups(a) => &a.conn,
+            ClientCommand::Send(a) => &a.conn,
+            ClientCommand::Message(a) => &a.conn,
+            ClientCommand::Recall(a) => &a.conn,
+            ClientCommand::Forward(a) => &a.conn,
+            ClientCommand::Poke(a) => &a.conn,
+            ClientCommand::Accounts(a) => &a.conn,
+            ClientCommand::Events(a) => &a.conn,
+            ClientCommand::Tools(c) => c.conn(),
+            ClientCommand::Health(a) => &a.conn,
+            ClientCommand::Mcp(a) => &a.conn,
+            ClientCommand::Download(a) => &a.conn,
+            ClientCommand::Search(a) => &a.conn,
+        }
+    }
+}
+
 /// Runs one client subcommand; errors are printed (as JSON with `--json`)
-/// and turned into a failure exit code.
+/// and turned into a failure exit code. An unreachable gateway and a
+/// missing token are explained (the address tried, what to do).
 pub async fn run(command: ClientCommand) -> ExitCode {
-    let (json, result) = match command {
-        ClientCommand::History(a) => (a.conn.json, history::run(a).await),
-        ClientCommand::Members(a) => (a.conn.json, group::members(a).await),
-        ClientCommand::Groups(a) => (a.conn.json, group::groups(a).await),
-        ClientCommand::Send(a) => (a.conn.json, send::run(*a).await),
-        ClientCommand::Message(a) => (a.conn.json, message::message(a).await),
-        ClientCommand::Recall(a) => (a.conn.json, message::recall(a).await),
-        ClientCommand::Forward(a) => (a.conn.json, message::forward(a).await),
-        ClientCommand::Poke(a) => (a.conn.json, group::poke(a).await),
-        ClientCommand::Accounts(a) => (a.conn.json, account::run(a).await),
-        ClientCommand::Events(a) => (a.conn.json, events::run(a).await),
-        ClientCommand::Tools(c) => (c.json(), tools::run(c).await),
-        ClientCommand::Health(a) => (a.conn.json, health::run(a).await),
-        ClientCommand::Mcp(a) => (false, mcp::run(a).await),
-        ClientCommand::Download(a) => (a.conn.json, download::run(a).await),
-        ClientCommand::Search(a) => (a.conn.json, search::run(a).await),
+    let conn = command.conn();
+    // `mcp` speaks JSON-RPC on stdout: its own errors are plain text.
+    let json = conn.json && !matches!(command, ClientCommand::Mcp(_));
+    let addr = conn.addr.clone();
+    let result = match command {
+        ClientCommand::History(a) => history::run(a).await,
+        ClientCommand::Members(a) => group::members(a).await,
+        ClientCommand::Groups(a) => group::groups(a).await,
+        ClientCommand::Send(a) => send::run(*a).await,
+        ClientCommand::Message(a) => message::message(a).await,
+        ClientCommand::Recall(a) => message::recall(a).await,
+        ClientCommand::Forward(a) => message::forward(a).await,
+        ClientCommand::Poke(a) => group::poke(a).await,
+        ClientCommand::Accounts(a) => account::run(a).await,
+        ClientCommand::Events(a) => events::run(a).await,
+        ClientCommand::Tools(c) => tools::run(c).await,
+        ClientCommand::Health(a) => health::run(a).await,
+        ClientCommand::Mcp(a) => mcp::run(a).await,
+        ClientCommand::Download(a) => download::run(a).await,
+        ClientCommand::Search(a) => search::run(a).await,
     };
     match result {
         Ok(code) => code,
         Err(err) => {
-            output::print_error(&err, json);
+            output::print_error(&connection::explain(err, &addr), json);
             ExitCode::FAILURE
         }
     }

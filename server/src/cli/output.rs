@@ -1,6 +1,7 @@
 //! Shared output of the client subcommands: protobuf messages as JSON (the
 //! proto3 JSON mapping, through the API's descriptors) and errors.
 
+use std::io::Write as _;
 use std::sync::LazyLock;
 
 use onebot_gateway_client::{Error, pb};
@@ -33,9 +34,40 @@ fn to_json_as<M: prost::Message>(message: &M, full_name: &str) -> Result<Value, 
         .map_err(|e| Error::InvalidInput(format!("encoding {full_name} as JSON: {e}")))
 }
 
+/// `println!` for a command's output, through [`write_out`].
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` for a command's output, through [`write_out`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_out(format_args!($($arg)*))
+    };
+}
+
+pub(crate) use {out, outln};
+
+/// Writes a command's output to stdout. When the reader has gone away (a
+/// closed pipe, as `| head -1` leaves it) the command has nothing left to
+/// do: it ends quietly with exit status 0. Any other write error ends it
+/// with status 1 and says why.
+pub fn write_out(args: std::fmt::Arguments<'_>) {
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
 /// Prints `value` as one line of JSON.
 pub fn print_json(value: &Value) {
-    println!("{value}");
+    outln!("{value}");
 }
 
 /// Prints a message as JSON (one line).
@@ -96,12 +128,16 @@ mod tests {
             media: None,
             replayed: false,
             user_id: 0,
-            rate_limit_wait: None,
+            rate_limit_wait: Some(prost_types::Duration {
+                seconds: 1,
+                nanos: 200_000_000,
+            }),
         };
         let value = to_json(&response).unwrap();
         assert_eq!(value["groupId"], 20000003);
         assert_eq!(value["messageIds"], json!([-5, 7]));
         assert_eq!(value["queued"], false);
+        assert_eq!(value["rateLimitWait"], "1.200s");
 
         let account = pb::Account {
             account_id: "default".into(),

@@ -8,7 +8,7 @@ use onebot_gateway_client::{Error, pb};
 
 use super::connection::Connection;
 use super::history::parse_target;
-use super::output;
+use super::output::{self, outln};
 
 /// Arguments of `search`.
 #[derive(Args, Debug)]
@@ -94,7 +94,7 @@ pub async fn run(args: SearchArgs) -> Result<ExitCode, Error> {
         if args.conn.json {
             output::print_message(&page)?;
         } else {
-            println!("{}", page.rendered);
+            outln!("{}", page.rendered);
         }
         if page.next_page_token.is_empty() {
             break;

@@ -1,19 +1,23 @@
-//! `send`: uploads local files (with a progress bar), then sends.
+//! `send`: uploads local files (with a progress bar), then sends. The text
+//! `-` is read from standard input. A send the gateway holds (for its send
+//! rate limits) says so on stderr while it waits, and how long it waited.
 
+use std::io::Read as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use onebot_gateway_client::{Client, Error, Media, OutgoingMessage, pb};
 
 use super::connection::Connection;
-use super::output;
+use super::output::{self, outln};
 
 /// Arguments of `send`.
 #[derive(Args, Debug)]
 pub struct SendArgs {
-    /// Text to send.
+    /// Text to send; `-` reads it from standard input.
     pub text: Option<String>,
     /// Group (default: the account's only whitelisted group).
     #[arg(long, short, conflicts_with = "user")]
@@ -96,8 +100,44 @@ fn draw_target(show: bool) -> ProgressDrawTarget {
     }
 }
 
+/// How long a send may be pending before the command says it is waiting.
+const PENDING_NOTICE: Duration = Duration::from_secs(1);
+
+/// The text argument: `-` is all of standard input (one trailing newline
+/// removed, as a shell's `echo` adds one).
+fn text(arg: Option<String>) -> Result<String, Error> {
+    match arg.as_deref() {
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Error::InvalidInput(format!("reading the text from stdin: {e}")))?;
+            if text.ends_with('\n') {
+                text.pop();
+                if text.ends_with('\r') {
+                    text.pop();
+                }
+            }
+            Ok(text)
+        }
+        _ => Ok(arg.unwrap_or_default()),
+    }
+}
+
+/// The line saying how long a send waited for the rate limits; `None` when
+/// it did not wait.
+pub fn wait_line(r: &pb::SendMessageResponse) -> Option<String> {
+    let wait = r.rate_limit_wait.as_ref()?;
+    let wait = Duration::try_from(*wait).ok().filter(|w| !w.is_zero())?;
+    Some(format!(
+        "waited {:.1} s for the gateway's send rate limit",
+        wait.as_secs_f64()
+    ))
+}
+
 /// Runs `send`.
 pub async fn run(args: SendArgs) -> Result<ExitCode, Error> {
+    let text = text(args.text)?;
     let client = args.conn.client()?;
     let progress = !args.conn.json;
     let mut message = OutgoingMessage {
@@ -106,7 +146,7 @@ pub async fn run(args: SendArgs) -> Result<ExitCode, Error> {
         reply_to: args.reply_to,
         mentions: args.mentions,
         mention_all: args.mention_all,
-        text: args.text.unwrap_or_default(),
+        text,
         file_name: args.file_name.unwrap_or_default(),
         idempotency_key: args.idempotency_key.unwrap_or_default(),
         ..OutgoingMessage::default()
@@ -124,11 +164,24 @@ pub async fn run(args: SendArgs) -> Result<ExitCode, Error> {
     if let Some(file) = &args.file {
         message.file = Some(resolve(&client, file, pb::MediaKind::File, progress).await?);
     }
-    let sent = client.send(message).await?;
+    let send = client.send(message);
+    tokio::pin!(send);
+    let sent = tokio::select! {
+        sent = &mut send => sent?,
+        () = tokio::time::sleep(PENDING_NOTICE) => {
+            eprintln!(
+                "waiting for the gateway to send (it may be holding the message for its send rate limit)..."
+            );
+            send.await?
+        }
+    };
+    if let Some(line) = wait_line(&sent) {
+        eprintln!("{line}");
+    }
     if args.conn.json {
         output::print_message(&sent)?;
     } else {
-        println!("{}", render(&sent));
+        outln!("{}", render(&sent));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -196,6 +249,22 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(render(&private), "sent to user 10001: message ids [3]");
+    }
+
+    #[test]
+    fn the_wait_is_said_in_tenths_of_seconds() {
+        let mut r = pb::SendMessageResponse::default();
+        assert_eq!(wait_line(&r), None);
+        r.rate_limit_wait = Some(prost_types::Duration::default());
+        assert_eq!(wait_line(&r), None);
+        r.rate_limit_wait = Some(prost_types::Duration {
+            seconds: 1,
+            nanos: 230_000_000,
+        });
+        assert_eq!(
+            wait_line(&r).as_deref(),
+            Some("waited 1.2 s for the gateway's send rate limit")
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use onebot_gateway_client::{Error, pb};
 
 use super::connection::Connection;
-use super::output;
+use super::output::{self, outln};
 
 /// `tools` subcommands.
 #[derive(Subcommand, Debug)]
@@ -19,11 +19,11 @@ pub enum ToolsCommand {
 }
 
 impl ToolsCommand {
-    /// Whether `--json` was given.
-    pub fn json(&self) -> bool {
+    /// How the command reaches the gateway.
+    pub fn conn(&self) -> &Connection {
         match self {
-            ToolsCommand::List(a) => a.conn.json,
-            ToolsCommand::Call(a) => a.conn.json,
+            ToolsCommand::List(a) => &a.conn,
+            ToolsCommand::Call(a) => &a.conn,
         }
     }
 }
@@ -58,7 +58,7 @@ pub async fn run(command: ToolsCommand) -> Result<ExitCode, Error> {
                 output::print_message(&response)?;
             } else {
                 for tool in &tools {
-                    println!("{}", render(tool));
+                    outln!("{}", render(tool));
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -71,7 +71,7 @@ pub async fn run(command: ToolsCommand) -> Result<ExitCode, Error> {
             } else if result.is_error {
                 eprintln!("{}", result.text);
             } else {
-                println!("{}", result.text);
+                outln!("{}", result.text);
             }
             Ok(if result.is_error {
                 ExitCode::FAILURE

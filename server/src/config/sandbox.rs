@@ -11,7 +11,10 @@ use super::check::Key;
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct SandboxConfig {
-    /// Loopback address of the sandbox's OneBot listener (port 0 = any).
+    /// Address of the sandbox's OneBot listener (forward WebSocket and
+    /// HTTP API, `onebot-gateway sandbox inject` talks to it): OneBot's
+    /// customary 127.0.0.1:6700 by default; port 0 picks a free port (for
+    /// several gateways on one machine).
     pub listen: SocketAddr,
     /// Which implementation the sandbox imitates.
     pub flavor: String,
@@ -24,7 +27,7 @@ pub struct SandboxConfig {
 impl Default for SandboxConfig {
     fn default() -> Self {
         Self {
-            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            listen: Self::DEFAULT_LISTEN,
             flavor: "napcat".into(),
             groups: vec![20_000_003],
             users: vec![10_001],
@@ -33,6 +36,13 @@ impl Default for SandboxConfig {
 }
 
 impl SandboxConfig {
+    /// Where the embedded sandbox listens unless `[sandbox] listen` says
+    /// otherwise (and where `onebot-gateway sandbox inject` looks for it).
+    pub const DEFAULT_LISTEN: SocketAddr = SocketAddr::V4(std::net::SocketAddrV4::new(
+        std::net::Ipv4Addr::LOCALHOST,
+        6700,
+    ));
+
     /// Checks `[sandbox]`: the flavor is one the sandbox can imitate.
     pub(super) fn validate(&self) -> Result<(), ConfigError> {
         Key::new("sandbox").field("flavor").ensure(

@@ -211,6 +211,7 @@ fn send_response(r: SendResult) -> pb::SendMessageResponse {
         message_ids,
         media,
         replayed,
+        rate_limit_wait,
     } = r;
     pb::SendMessageResponse {
         group_id,
@@ -224,6 +225,6 @@ fn send_response(r: SendResult) -> pb::SendMessageResponse {
         }),
         replayed,
         user_id,
-        rate_limit_wait: None,
+        rate_limit_wait: Some(prost_types::Duration::try_from(rate_limit_wait).unwrap_or_default()),
     }
 }

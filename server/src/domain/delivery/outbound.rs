@@ -65,6 +65,9 @@ pub struct Delivery {
     /// Message ids of the delivered messages, in order (file uploads have
     /// none).
     pub message_ids: Vec<i64>,
+    /// How long the job waited for the chat's and the account's send rate
+    /// limits before its first message.
+    pub rate_limit_wait: Duration,
 }
 
 /// A job's end: the delivery so far and the error that stopped it, if any.
@@ -342,6 +345,7 @@ impl Sender {
         }
         let n = u32::try_from(frames.len()).unwrap_or(u32::MAX);
         let (pacing, pacing_scope) = self.limits.pacing(chat, n);
+        let mut waited = Duration::ZERO;
         loop {
             let rate_limited = |wait: Duration, scope: &str| {
                 m::rate_limited(&self.account.id, scope, true);
@@ -368,10 +372,12 @@ impl Sender {
                     }
                     m::rate_limited(&self.account.id, scope.name(), false);
                     // The caller drops its receiver when it withdraws.
+                    let slept = Instant::now();
                     tokio::select! {
                         _ = tokio::time::sleep(wait) => {}
                         _ = reply.closed() => return,
                     }
+                    waited += slept.elapsed();
                 }
             }
         }
@@ -381,7 +387,10 @@ impl Sender {
         {
             return;
         }
-        let mut delivery = Delivery::default();
+        let mut delivery = Delivery {
+            rate_limit_wait: waited,
+            ..Delivery::default()
+        };
         let mut error = None;
         for (i, frame) in frames.iter().enumerate() {
             if !self.whitelisted(chat) {

@@ -1,6 +1,8 @@
 //! What a send delivered: the result SendMessage returns, which the
 //! idempotency keys also keep for replays.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
 use crate::domain::model::ChatRef;
@@ -35,6 +37,10 @@ pub struct SendResult {
     pub media: Option<MediaSummary>,
     /// True when replayed from an earlier request with the same key.
     pub replayed: bool,
+    /// How long this request waited for the send rate limits before its first
+    /// message went out (zero for a queued or replayed request: the stored result does not keep it).
+    #[serde(skip)]
+    pub rate_limit_wait: Duration,
 }
 
 impl SendResult {

@@ -451,16 +451,20 @@ impl Plan {
             Ok(o) => o,
             Err(e) => return (Err(e), false),
         };
-        let result = |message_ids: Vec<i64>| SendResult {
+        let result = |message_ids: Vec<i64>, rate_limit_wait| SendResult {
             chunks: u32::try_from(chunks.len()).unwrap_or(u32::MAX),
             queued: false,
             message_ids,
             media: summary.clone(),
             replayed: false,
+            rate_limit_wait,
             ..self.target()
         };
         match error {
-            None => (Ok(result(delivery.message_ids)), true),
+            None => (
+                Ok(result(delivery.message_ids, delivery.rate_limit_wait)),
+                true,
+            ),
             // The connection went away before a frame left: a text-only
             // request keeps its place in line in the durable queue.
             Some(e) if e.kind == Kind::AccountOffline && text_only => {
@@ -565,6 +569,7 @@ impl Plan {
             message_ids: Vec::new(),
             media: None,
             replayed: false,
+            rate_limit_wait: Duration::ZERO,
         }
     }
 

@@ -1,0 +1,207 @@
+//! `sandbox inject`: makes a sandbox user say something, through the
+//! sandbox's own HTTP action `sandbox_inject_message` (the embedded sandbox
+//! of `serve`, or `onebot-gateway sandbox`). Images are sent inline as
+//! `base64://` image segments; the sandbox keeps their bytes, so the
+//! gateway downloads them as it does any received picture.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::output::{outln, print_json};
+
+/// The embedded sandbox's default address
+/// (`SandboxConfig::DEFAULT_LISTEN`, `[sandbox] listen`).
+pub const DEFAULT_SANDBOX: &str = "http://127.0.0.1:6700";
+
+/// How long the sandbox may take to answer.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Arguments of `sandbox inject`.
+#[derive(Args, Debug)]
+pub struct InjectArgs {
+    /// What the user says (may be empty when an image is given).
+    #[arg(default_value = "")]
+    pub text: String,
+    /// The sandbox: http://host:port (or host:port). The default is where
+    /// `onebot-gateway serve` starts its embedded sandbox.
+    #[arg(long, env = "ONEBOT_SANDBOX_URL", default_value = DEFAULT_SANDBOX)]
+    pub to: String,
+    /// The group the message is said in; without it, a private message
+    /// from --user to the bot.
+    #[arg(long, short)]
+    pub group: Option<i64>,
+    /// The QQ number of the user who says it.
+    #[arg(long, short, default_value_t = 10_001)]
+    pub user: i64,
+    /// An image file the user sends with the text; repeatable.
+    #[arg(long = "image", value_name = "PATH")]
+    pub images: Vec<PathBuf>,
+    /// The sandbox's access token (a sandbox started with --token).
+    #[arg(long, env = "ONEBOT_SANDBOX_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Print the sandbox's answer as JSON instead of the message id.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Why an injection failed; the text names the address tried.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InjectError(String);
+
+/// The segments of the message: the text, then each image inline.
+fn segments(args: &InjectArgs) -> Result<Vec<Value>, InjectError> {
+    let mut segments = Vec::new();
+    if !args.text.is_empty() {
+        segments.push(json!({"type": "text", "data": {"text": args.text}}));
+    }
+    for path in &args.images {
+        let bytes = std::fs::read(path)
+            .map_err(|e| InjectError(format!("reading the image {}: {e}", path.display())))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        segments.push(json!({
+            "type": "image",
+            "data": {"file": format!("base64://{}", STANDARD.encode(bytes)), "name": name},
+        }));
+    }
+    if segments.is_empty() {
+        return Err(InjectError(
+            "nothing to say: give a TEXT, an --image, or both".into(),
+        ));
+    }
+    Ok(segments)
+}
+
+/// `http://host:port` for `--to` (a bare `host:port` is plain HTTP).
+fn base_url(to: &str) -> String {
+    let to = to.trim().trim_end_matches('/');
+    if to.contains("://") {
+        to.to_owned()
+    } else {
+        format!("http://{to}")
+    }
+}
+
+/// The innermost cause of a failed request (connection refused).
+fn cause(err: &reqwest::Error) -> String {
+    let mut source: &(dyn std::error::Error + 'static) = err;
+    loop {
+        if let Some(io) = source.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::ConnectionRefused {
+                return "connection refused".into();
+            }
+            let text = io.to_string();
+            return match text.rsplit_once(" (os error ") {
+                Some((head, _)) => head.to_lowercase(),
+                None => text,
+            };
+        }
+        match source.source() {
+            Some(next) => source = next,
+            None => return source.to_string(),
+        }
+    }
+}
+
+/// Sends the message to the sandbox; its `data` (`{"message_id": …}`).
+async fn inject(args: &InjectArgs) -> Result<Value, InjectError> {
+    let segments = segments(args)?;
+    let base = base_url(&args.to);
+    let mut params = json!({"user_id": args.user, "message": segments});
+    if let Some(group) = args.group {
+        params["group_id"] = json!(group);
+    }
+    let url = format!("{base}/sandbox_inject_message");
+    let client = reqwest::Client::builder()
+        .timeout(TIMEOUT)
+        .build()
+        .map_err(|e| InjectError(format!("building the HTTP client: {e}")))?;
+    let mut request = client.post(&url).json(&params);
+    if let Some(token) = &args.token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.map_err(|e| {
+        InjectError(format!(
+            "cannot reach the sandbox at {base}: {}. Is it running? `onebot-gateway serve` \
+             without accounts starts one on {DEFAULT_SANDBOX} (`[sandbox] listen`), \
+             `onebot-gateway sandbox` one of its own; pass its address with --to.",
+            cause(&e)
+        ))
+    })?;
+    let status = response.status();
+    let body = response
+        .text()
+        .await
+        .map_err(|e| InjectError(format!("reading the answer of the sandbox at {base}: {e}")))?;
+    if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
+        return Err(InjectError(format!(
+            "the sandbox at {base} refused the access token (HTTP {status}); pass the one it \
+             was started with as --token or ONEBOT_SANDBOX_TOKEN"
+        )));
+    }
+    let answer: Value = serde_json::from_str(&body).map_err(|_| {
+        InjectError(format!(
+            "the server at {base} is not a OneBot sandbox (HTTP {status}: {})",
+            body.chars().take(200).collect::<String>()
+        ))
+    })?;
+    if answer["status"] != "ok" {
+        let message = ["message", "msg", "wording"]
+            .iter()
+            .find_map(|k| answer[*k].as_str().filter(|s| !s.is_empty()))
+            .unwrap_or("no message");
+        return Err(InjectError(format!(
+            "the sandbox at {base} refused the message: {message} (retcode {})",
+            answer["retcode"]
+        )));
+    }
+    Ok(answer["data"].clone())
+}
+
+/// Runs `sandbox inject`: prints the new message's id.
+pub async fn run(args: InjectArgs) -> ExitCode {
+    match inject(&args).await {
+        Ok(data) => {
+            if args.json {
+                print_json(&data);
+            } else {
+                outln!("{}", data["message_id"]);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            if args.json {
+                eprintln!("{}", json!({"error": {"message": e.to_string()}}));
+            } else {
+                eprintln!("error: {e}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_the_embedded_sandbox() {
+        let listen = onebot_gateway::config::SandboxConfig::DEFAULT_LISTEN;
+        assert_eq!(DEFAULT_SANDBOX, format!("http://{listen}"));
+    }
+
+    #[test]
+    fn bare_addresses_are_http() {
+        assert_eq!(base_url("127.0.0.1:6700"), "http://127.0.0.1:6700");
+        assert_eq!(base_url("http://127.0.0.1:6700/"), "http://127.0.0.1:6700");
+    }
+}
