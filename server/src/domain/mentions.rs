@@ -6,7 +6,8 @@
 //! Where a name comes from, in order:
 //! 1. the name the peer attached to the segment (kept as it is);
 //! 2. the senders of the same messages (a page, the message itself, the
-//!    messages they quote) in the same chat: card, else nickname;
+//!    messages they quote) in the same chat, when they carry a group card
+//!    (or the chat is private: no card there);
 //! 3. in a group, the account's cached member list of that group
 //!    ([`MemberCache`]);
 //! 4. in a group, the group's member list read from the peer: at most one
@@ -14,7 +15,10 @@
 //!    that needs a list being read waits for it and reads the cache), within
 //!    a per-call time budget ([`BUDGET`], shortened by the caller's
 //!    deadline). The list is cached as ListGroupMembers caches it
-//!    (`member_cache_ttl_secs`).
+//!    (`member_cache_ttl_secs`);
+//! 5. a sender's nickname: a sender record without a card may only lack
+//!    it (some peers leave cards out of history), so the member list is
+//!    asked first.
 //!
 //! The name is the member's group card, else nickname, sanitized as
 //! [`render::sanitize_name`] does. A mention whose name is not found (not a
@@ -53,6 +57,17 @@ impl Default for Mentions {
 
 /// Names found, by (chat, QQ number).
 type Names = HashMap<(ChatRef, i64), String>;
+
+/// What the messages themselves tell: the mentions still unnamed, the names
+/// their senders give for sure (a card, or a private chat's nickname), and
+/// nicknames of group senders without a card (used when no member list
+/// names them).
+#[derive(Debug, Default)]
+struct Found {
+    wanted: HashSet<(ChatRef, i64)>,
+    sure: Names,
+    nicknames: Names,
+}
 
 /// The QQ number of a mention that still needs a name.
 fn unnamed(seg: &Segment) -> Option<i64> {
@@ -117,27 +132,38 @@ pub fn wants_names(message: &Message) -> bool {
     wants
 }
 
-/// The mentions still unnamed in `messages`, and the names their senders
-/// (and the senders of what they quote) give, newest message last.
-fn wanted_and_senders(messages: &[&mut Message]) -> (HashSet<(ChatRef, i64)>, Names) {
-    let mut wanted = HashSet::new();
+/// What `messages` (and what they quote) tell, the newest sender record
+/// last.
+fn found_in(messages: &[&mut Message]) -> Found {
+    let mut found = Found::default();
     for m in messages {
         each_segment(m, &mut |chat, seg| {
             if let Some(id) = unnamed(seg) {
-                wanted.insert((chat, id));
+                found.wanted.insert((chat, id));
             }
         });
     }
-    let mut names = Names::new();
-    if wanted.is_empty() {
-        return (wanted, names);
+    if found.wanted.is_empty() {
+        return found;
     }
+    let Found {
+        wanted,
+        sure,
+        nicknames,
+    } = &mut found;
     let mut sender = |m: &Message| {
         let key = (m.chat, m.sender.user_id);
-        if wanted.contains(&key)
-            && let Some(name) = render::display_name(&m.sender.card, &m.sender.nickname)
-        {
-            names.insert(key, name);
+        if !wanted.contains(&key) {
+            return;
+        }
+        let Some(name) = render::display_name(&m.sender.card, &m.sender.nickname) else {
+            return;
+        };
+        let carded = render::display_name(&m.sender.card, "").is_some();
+        if carded || matches!(m.chat, ChatRef::Private(_)) {
+            sure.insert(key, name);
+        } else {
+            nicknames.insert(key, name);
         }
     };
     for m in messages {
@@ -151,15 +177,22 @@ fn wanted_and_senders(messages: &[&mut Message]) -> (HashSet<(ChatRef, i64)>, Na
         }
         sender(m);
     }
-    (wanted, names)
+    found
 }
 
 /// Names the mentions of `messages` from their own senders only (a
 /// forward bundle: its nodes' chat is not one the caller was checked for).
 pub fn name_from_senders(messages: &mut [Message]) {
     let mut refs: Vec<&mut Message> = messages.iter_mut().collect();
-    let (wanted, names) = wanted_and_senders(&refs);
-    if wanted.is_empty() || names.is_empty() {
+    let Found {
+        sure: mut names,
+        nicknames,
+        ..
+    } = found_in(&refs);
+    for (key, name) in nicknames {
+        names.entry(key).or_insert(name);
+    }
+    if names.is_empty() {
         return;
     }
     for m in &mut refs {
@@ -200,7 +233,11 @@ impl Mentions {
         deadline: Deadline,
     ) {
         let mut messages: Vec<&mut Message> = messages.into_iter().collect();
-        let (wanted, mut names) = wanted_and_senders(&messages);
+        let Found {
+            wanted,
+            sure: mut names,
+            nicknames,
+        } = found_in(&messages);
         if wanted.is_empty() {
             return;
         }
@@ -235,6 +272,9 @@ impl Mentions {
                     }
                 }
             }
+        }
+        for (key, name) in nicknames {
+            names.entry(key).or_insert(name);
         }
         if names.is_empty() {
             return;

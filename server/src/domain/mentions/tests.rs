@@ -395,3 +395,41 @@ async fn private_chats_and_forwards_use_their_senders_only() {
     name_from_senders(&mut bundle);
     assert_eq!(names(&bundle[1]), [Some("王五".to_owned()), None]);
 }
+
+#[tokio::test]
+async fn a_group_sender_without_a_card_is_checked_against_the_member_list() {
+    // 示例群's history leaves cards out of sender records: the list's card
+    // wins over the sender's nickname.
+    let e = env(Some(sandbox_members()), 60, None);
+    let mut page = vec![
+        msg(
+            1,
+            json!({"user_id": 10002, "nickname": "李四"}),
+            json!("早"),
+        ),
+        msg(
+            2,
+            json!({"user_id": 10001, "nickname": "张三"}),
+            json!([at("10002")]),
+        ),
+    ];
+    e.mentions.name(&e.account, &mut page, Deadline::NONE).await;
+    assert_eq!(names(&page[1]), [Some("管理员李四".to_owned())]);
+    assert_eq!(e.reads(), 1);
+    // Without the list, the sender's nickname.
+    let e = env(None, 60, None);
+    let mut page = vec![
+        msg(
+            1,
+            json!({"user_id": 10002, "nickname": "李四"}),
+            json!("早"),
+        ),
+        msg(
+            2,
+            json!({"user_id": 10001, "nickname": "张三"}),
+            json!([at("10002")]),
+        ),
+    ];
+    e.mentions.name(&e.account, &mut page, Deadline::NONE).await;
+    assert_eq!(names(&page[1]), [Some("李四".to_owned())]);
+}
