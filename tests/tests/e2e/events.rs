@@ -374,3 +374,54 @@ async fn a_message_events_line_is_its_history_line() {
     gw.stop().await.unwrap();
     sb.shutdown().await;
 }
+
+/// The journal keeps the names: an event replayed after a restart (no
+/// look-up on the way out) carries the same line as when it was live.
+#[tokio::test]
+async fn a_message_events_line_survives_a_restart() {
+    let sb = sandbox(Flavor::NapCat).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_for(&sb, &[SANDBOX_GROUP]);
+    config.server.data_dir = dir.path().to_path_buf();
+    let control = sb.control();
+    let only_messages = [pb::EventKind::Message];
+
+    let gw = TestGateway::start(config.clone()).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    let mut stream = gw
+        .events()
+        .stream_events(request(None, &only_messages))
+        .await
+        .unwrap()
+        .into_inner();
+    let id = control.inject_group_message(
+        SANDBOX_GROUP,
+        10003,
+        json!([{"type": "at", "data": {"qq": "10002"}}, {"type": "text", "data": {"text": " 重启前"}}]),
+    );
+    let live = next_event(&mut stream).await;
+    assert_eq!(message_id(&live), id);
+    assert!(
+        rendered(&live).ends_with("] 王五(10003): @管理员李四 重启前"),
+        "{}",
+        rendered(&live)
+    );
+    drop(stream);
+    gw.stop().await.unwrap();
+
+    let gw = TestGateway::start(config).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    let mut resumed = gw
+        .events()
+        .stream_events(request(Some(live.sequence - 1), &only_messages))
+        .await
+        .unwrap()
+        .into_inner();
+    let replayed = next_event(&mut resumed).await;
+    assert_eq!(replayed.sequence, live.sequence);
+    assert_eq!(rendered(&replayed), rendered(&live));
+    gw.stop().await.unwrap();
+    sb.shutdown().await;
+}
