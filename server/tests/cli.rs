@@ -214,9 +214,34 @@ fn write_commands_send_poke_call_tools_and_follow_events() {
     let message = cli(&gw.addr, &["message", &reply_id]);
     assert!(message.status.success(), "{message:?}");
     assert!(
-        stdout(&message).contains("[回复 沙盒机器人: [图片]]@10002收到"),
+        stdout(&message).contains("[回复 沙盒机器人: [图片]]@管理员李四收到"),
         "{}",
         stdout(&message)
+    );
+    // `events` prints the reply's event as the same line, after its chat:
+    // the two sends before it and the reply are the group's three messages.
+    let events = cli(
+        &gw.addr,
+        &[
+            "events",
+            "--after",
+            "0",
+            "--kind",
+            "message",
+            "--chat",
+            "group:20000003",
+            "--count",
+            "3",
+        ],
+    );
+    assert!(events.status.success(), "{events:?}");
+    let printed = stdout(&events);
+    let last = printed.lines().last().unwrap_or_default();
+    let line = stdout(&message);
+    let line = line.lines().find(|l| l.contains("收到")).expect("the line");
+    assert!(
+        last.starts_with('#') && last.ends_with(&format!(" group:20000003 (self) {line}")),
+        "{printed}\n{line}"
     );
     let recalled = cli(&gw.addr, &["recall", &reply_id]);
     assert_eq!(stdout(&recalled), format!("recalled message {reply_id}\n"));

@@ -114,9 +114,21 @@ fn chat(c: Option<&pb::Chat>) -> String {
     }
 }
 
-/// One line per event: `#<sequence> [HH:MM:SS] <what happened>`.
+/// One line per event. A message: `#<sequence> <chat> <line>`, the line
+/// exactly as the gateway renders it for `history` (`[HH:mm:ss] 名字(QQ号):
+/// 文本` in the gateway's time zone; ` (self)` after the chat for the bot's
+/// own); from a gateway that sends no line, `#<sequence> [HH:MM:SS] <chat>
+/// 名字(QQ号): <text>` in the local time zone. Any other event:
+/// `#<sequence> [HH:MM:SS] <what happened>`, local time.
 pub fn render(e: &pb::Event) -> String {
     use pb::event::Kind as K;
+    if let Some(K::Message(m)) = &e.kind
+        && !m.rendered.is_empty()
+    {
+        let chat = chat(m.message.as_ref().and_then(|msg| msg.chat.as_ref()));
+        let own = if m.self_sent { " (self)" } else { "" };
+        return format!("#{} {chat}{own} {}", e.sequence, m.rendered);
+    }
     let what = match &e.kind {
         Some(K::Message(m)) => match &m.message {
             Some(msg) => {
@@ -207,5 +219,34 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(render(&poke), "#8 [--:--:--] poke in group 1: 2 poked 3");
+    }
+
+    #[test]
+    fn a_message_prints_the_gateways_line() {
+        let event = |self_sent| pb::Event {
+            sequence: 9,
+            time: Some(prost_types::Timestamp {
+                seconds: 1_792_375_092,
+                nanos: 0,
+            }),
+            kind: Some(pb::event::Kind::Message(pb::MessageEvent {
+                message: Some(pb::ChatMessage {
+                    text: "@李四 收到".into(),
+                    chat: Some(pb::Chat::group(20000003)),
+                    ..Default::default()
+                }),
+                self_sent,
+                rendered: "[09:58:12] 群主张三(10001): [回复 王五: 好]@管理员李四 收到".into(),
+            })),
+            ..Default::default()
+        };
+        assert_eq!(
+            render(&event(false)),
+            "#9 group:20000003 [09:58:12] 群主张三(10001): [回复 王五: 好]@管理员李四 收到"
+        );
+        assert_eq!(
+            render(&event(true)),
+            "#9 group:20000003 (self) [09:58:12] 群主张三(10001): [回复 王五: 好]@管理员李四 收到"
+        );
     }
 }

@@ -13,6 +13,7 @@ use super::events::EventHub;
 use super::inbound::Inbound;
 use super::media::download::Received;
 use super::member_cache::MemberCache;
+use super::mentions::Mentions;
 use super::quotes::Quotes;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -49,6 +50,8 @@ pub struct Gateway {
     pub events: Arc<EventHub>,
     /// Quoted messages resolved, with their per-account cache.
     pub quotes: Arc<Quotes>,
+    /// Mentions named, over `member_cache`.
+    pub mentions: Arc<Mentions>,
     /// The event path (the gateway publishes its own recalls there).
     pub inbound: Arc<Inbound>,
     accounts: BTreeMap<String, Arc<Account>>,
@@ -80,7 +83,8 @@ impl Gateway {
         } = parts;
         let tz = jiff::tz::TimeZone::get(&config.timezone)
             .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
-        let member_cache: Arc<MemberCache> = Arc::default();
+        // The event path's mention namer fills the same cache.
+        let member_cache = inbound.mentions().members().clone();
         // Member joins, leaves, card changes and reconnects invalidate it.
         let cache = member_cache.clone();
         events.observe(Arc::new(move |account_id, event| {
@@ -92,6 +96,7 @@ impl Gateway {
             member_cache,
             events,
             quotes: inbound.quotes().clone(),
+            mentions: inbound.mentions().clone(),
             inbound,
             accounts: accounts.into_iter().map(|a| (a.id.clone(), a)).collect(),
             write,

@@ -3,9 +3,13 @@
 //! Adapters publish here ([`EventSink`]); per account, in arrival order,
 //! - every message is remembered for later quotes, and a message that
 //!   quotes another gets the quoted message filled in ([`Quotes`]: the
-//!   cache, else the peer within the resolver's time budget) before it goes
-//!   on; events behind it wait, so the order never changes, but look-ups of
-//!   up to [`IN_FLIGHT`] events run at once;
+//!   cache, else the peer within the resolver's time budget), then its
+//!   mentions (and those of what it quotes) get their names ([`Mentions`]:
+//!   the senders, the member cache, else the group's member list within the
+//!   namer's time budget) before it goes on, so the journal, the resume
+//!   buffer and every subscriber see the same names; events behind it wait,
+//!   so the order never changes, but look-ups of up to [`IN_FLIGHT`] events
+//!   run at once;
 //! - a recall is published once: the gateway's own recall (RecallMessage)
 //!   and the peer's notice of it are the same event; while the gateway's
 //!   recall is under way the peer's notice of it waits for the gateway's
@@ -13,8 +17,8 @@
 //!   after it is dropped; a recall also evicts the message from the quote
 //!   cache.
 //!
-//! Until [`Inbound::attach`] names the accounts' peers, quotes pass through
-//! unresolved.
+//! Until [`Inbound::attach`] names the accounts, quotes and mentions pass
+//! through as the peer sent them.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
@@ -29,8 +33,9 @@ use tokio_util::sync::CancellationToken;
 use super::account::Account;
 use super::call::Deadline;
 use super::events::EventHub;
+use super::mentions::{Mentions, wants_names};
 use super::model::{ChatRef, InboundEvent, Segment};
-use super::ports::{EventSink, SharedPeer};
+use super::ports::EventSink;
 use super::quotes::Quotes;
 
 /// Events of one account being prepared at once.
@@ -65,13 +70,14 @@ impl Recalls {
     }
 }
 
-/// The event path: quotes resolved, recalls published once; implements
-/// [`EventSink`] for the adapters.
+/// The event path: quotes resolved, mentions named, recalls published
+/// once; implements [`EventSink`] for the adapters.
 pub struct Inbound {
     me: Weak<Inbound>,
     hub: Arc<EventHub>,
     quotes: Arc<Quotes>,
-    peers: OnceLock<HashMap<String, SharedPeer>>,
+    mentions: Arc<Mentions>,
+    accounts: OnceLock<HashMap<String, Arc<Account>>>,
     lanes: Mutex<HashMap<String, mpsc::UnboundedSender<(InboundEvent, bool)>>>,
     recalls: Mutex<HashMap<String, Recalls>>,
     /// Recalls the gateway is making, by account: the peer's notices of
@@ -92,14 +98,27 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Inbound {
-    /// A path into `hub` resolving quotes with `quotes`; its tasks end with
-    /// `shutdown`.
+    /// A path into `hub` resolving quotes with `quotes` and naming
+    /// mentions with a [`Mentions`] of its own (over a new member cache);
+    /// its tasks end with `shutdown`.
     pub fn new(hub: Arc<EventHub>, quotes: Arc<Quotes>, shutdown: CancellationToken) -> Arc<Self> {
+        Self::with_mentions(hub, quotes, Arc::default(), shutdown)
+    }
+
+    /// A path into `hub` resolving quotes with `quotes` and naming mentions
+    /// with `mentions`; its tasks end with `shutdown`.
+    pub fn with_mentions(
+        hub: Arc<EventHub>,
+        quotes: Arc<Quotes>,
+        mentions: Arc<Mentions>,
+        shutdown: CancellationToken,
+    ) -> Arc<Self> {
         Arc::new_cyclic(|me| Self {
             me: me.clone(),
             hub,
             quotes,
-            peers: OnceLock::new(),
+            mentions,
+            accounts: OnceLock::new(),
             lanes: Mutex::new(HashMap::new()),
             recalls: Mutex::new(HashMap::new()),
             own: Mutex::new(HashSet::new()),
@@ -112,18 +131,21 @@ impl Inbound {
         &self.quotes
     }
 
+    /// The mention namer (shared with the read use cases; its member
+    /// cache is the gateway's).
+    pub fn mentions(&self) -> &Arc<Mentions> {
+        &self.mentions
+    }
+
     /// The hub events end in.
     pub fn hub(&self) -> &Arc<EventHub> {
         &self.hub
     }
 
-    /// Names the accounts' peers (once; later calls change nothing).
+    /// Names the accounts (once; later calls change nothing).
     pub fn attach(&self, accounts: &[Arc<Account>]) {
-        let peers = accounts
-            .iter()
-            .map(|a| (a.id.clone(), a.peer.clone()))
-            .collect();
-        let _ = self.peers.set(peers);
+        let accounts = accounts.iter().map(|a| (a.id.clone(), a.clone())).collect();
+        let _ = self.accounts.set(accounts);
     }
 
     /// Announces a recall the gateway is about to make: until
@@ -156,12 +178,13 @@ impl Inbound {
         }
     }
 
-    fn peer(&self, account_id: &str) -> Option<SharedPeer> {
-        self.peers.get()?.get(account_id).cloned()
+    fn account(&self, account_id: &str) -> Option<Arc<Account>> {
+        self.accounts.get()?.get(account_id).cloned()
     }
 
-    /// Readies one event: remembers a message and, when it quotes another,
-    /// returns the look-up that fills the quote in.
+    /// Readies one event: remembers a message and, when it quotes another
+    /// or mentions someone, returns the look-ups that fill the quote and
+    /// the names in.
     fn prepare(&self, account_id: &str, event: InboundEvent, own: bool) -> Prepared {
         let (message, self_sent) = match event {
             InboundEvent::Message { message, self_sent } => (message, self_sent),
@@ -172,20 +195,25 @@ impl Inbound {
             .segments
             .iter()
             .any(|s| matches!(s, Segment::Reply { quoted: None, .. }));
-        let peer = self.peer(account_id).filter(|_| quotes_something);
-        let Some(peer) = peer else {
+        // A quoted message may mention someone too: decided once it is in.
+        let work = quotes_something || wants_names(&message);
+        let account = self.account(account_id).filter(|_| work);
+        let Some(account) = account else {
             return Box::pin(std::future::ready((
                 InboundEvent::Message { message, self_sent },
                 own,
             )));
         };
         let quotes = self.quotes.clone();
-        let account = account_id.to_owned();
+        let mentions = self.mentions.clone();
         Box::pin(async move {
             let mut one = [message];
-            quotes
-                .resolve(&account, &*peer, &mut one, Deadline::NONE)
-                .await;
+            if quotes_something {
+                quotes
+                    .resolve(&account.id, &*account.peer, &mut one, Deadline::NONE)
+                    .await;
+            }
+            mentions.name(&account, &mut one, Deadline::NONE).await;
             let [message] = one;
             (InboundEvent::Message { message, self_sent }, own)
         })

@@ -13,7 +13,8 @@
 //!   configured account.
 //! - [`read`]: GetHistory, GetMessage, GetForwardMessages, ListGroupMembers,
 //!   ListGroups, SearchMessages; [`member_cache`]; [`quotes`]: quoted
-//!   messages resolved (for the read use cases and the event path).
+//!   messages resolved, [`mentions`]: mentions named (both for the read
+//!   use cases and the event path).
 //! - [`write`]: SendMessage, PokeMember and RecallMessage; [`delivery`]: what sending
 //!   stands on (the per-account sender with its rate limits and risk
 //!   back-off, the durable offline queue, idempotency keys, the write side
@@ -42,6 +43,7 @@ pub mod inbound;
 pub mod journal;
 pub mod media;
 pub mod member_cache;
+pub mod mentions;
 pub mod model;
 pub mod ports;
 pub mod quotes;

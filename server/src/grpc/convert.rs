@@ -4,6 +4,7 @@ use std::time::SystemTime;
 
 use onebot_gateway_client::pb;
 
+use crate::config::Locale;
 use crate::domain::account::Account;
 use crate::domain::events::{EventFilter, EventKind, StoredEvent};
 use crate::domain::media::ids::MediaIds;
@@ -354,16 +355,22 @@ pub fn event_filter(chats: &[pb::Chat], kinds: &[i32]) -> Result<EventFilter, Er
 }
 
 /// The proto event of a numbered inbound event; `self_id` is the account's
-/// bot QQ number.
-pub fn event(stored: &StoredEvent, self_id: i64) -> pb::Event {
+/// bot QQ number. A message event's `rendered` is its history line in `tz`
+/// with quotes in `locale`'s form, as GetHistory renders it.
+pub fn event(
+    stored: &StoredEvent,
+    self_id: i64,
+    tz: &jiff::tz::TimeZone,
+    locale: Locale,
+) -> pb::Event {
     use pb::event::Kind as K;
     let (time, kind) = match &*stored.event {
         InboundEvent::Message { message, self_sent } => (
             message.time,
             K::Message(pb::MessageEvent {
+                rendered: render::history_line_in(message, tz, locale),
                 message: Some(chat_message(message.clone())),
                 self_sent: *self_sent,
-                rendered: String::new(),
             }),
         ),
         InboundEvent::Poke {

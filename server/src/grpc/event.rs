@@ -26,6 +26,7 @@ use tonic::server::{Grpc, NamedService, ServerStreamingService};
 use tonic::{Request, Response, Status};
 use tonic_prost::ProstDecoder;
 
+use crate::config::Locale;
 use crate::domain::clock::now_ms;
 use crate::domain::events::Subscription;
 use crate::domain::gateway::Gateway;
@@ -56,10 +57,11 @@ pub struct Encoded(pub Bytes);
 impl Encoded {
     /// The encoded response carrying `stored`: encoded by the first caller
     /// and shared by the rest. `self_id` is the bot's QQ number; the
-    /// message's received media get their ids from `ids`.
-    pub fn event(stored: &StoredEvent, self_id: i64, ids: &MediaIds) -> Encoded {
+    /// message's received media get their ids from `ids`; its line is
+    /// rendered in `lines`' zone and locale.
+    pub fn event(stored: &StoredEvent, self_id: i64, ids: &MediaIds, lines: &Lines) -> Encoded {
         let bytes = stored.wire.get_or_init(|| {
-            let mut event = convert::event(stored, self_id);
+            let mut event = convert::event(stored, self_id, &lines.tz, lines.locale);
             if let Some(pb::event::Kind::Message(m)) = &mut event.kind
                 && let Some(msg) = m.message.as_mut()
             {
@@ -72,6 +74,27 @@ impl Encoded {
             Bytes::from(response.encode_to_vec())
         });
         Encoded(bytes.clone())
+    }
+}
+
+/// How message events render their line: the gateway's time zone and the
+/// locale of quotes (the same for every stream, so the shared encoding is
+/// every subscriber's).
+#[derive(Debug, Clone)]
+pub struct Lines {
+    /// Time zone of the `HH:mm:ss` clock (the `timezone` setting).
+    pub tz: jiff::tz::TimeZone,
+    /// Locale of quotes (`tools.locale`).
+    pub locale: Locale,
+}
+
+impl Lines {
+    /// The rendering GetHistory uses in `gw`.
+    pub fn of(gw: &Gateway) -> Lines {
+        Lines {
+            tz: gw.tz.clone(),
+            locale: gw.config.tools.locale,
+        }
     }
 }
 
@@ -117,6 +140,7 @@ impl EventApi {
             subscription,
             account.peer.clone(),
             self.gw.received().ids().clone(),
+            Lines::of(&self.gw),
             heartbeat,
         );
         let stream = futures_util::stream::unfold(state, next_item);
@@ -125,7 +149,7 @@ impl EventApi {
 }
 
 /// A running stream: its subscription, the account's peer (for `self_id`),
-/// the received media's ids and the heartbeat timer. An event only notes
+/// the received media's ids, how lines render and the heartbeat timer. An event only notes
 /// when it was sent (`last_sent`); the timer, when it fires, sends a
 /// heartbeat only after `heartbeat` of silence and otherwise waits for the
 /// rest of it, so a busy stream does not touch the timer once per event.
@@ -133,6 +157,7 @@ struct State {
     sub: Subscription,
     peer: SharedPeer,
     ids: MediaIds,
+    lines: Lines,
     heartbeat: Option<Duration>,
     idle: Pin<Box<tokio::time::Sleep>>,
     last_sent: tokio::time::Instant,
@@ -145,12 +170,14 @@ impl State {
         sub: Subscription,
         peer: SharedPeer,
         ids: MediaIds,
+        lines: Lines,
         heartbeat: Option<Duration>,
     ) -> State {
         State {
             sub,
             peer,
             ids,
+            lines,
             heartbeat,
             idle: Box::pin(tokio::time::sleep(heartbeat.unwrap_or_default())),
             last_sent: tokio::time::Instant::now(),
@@ -242,7 +269,7 @@ async fn next_item(mut st: State) -> Option<(Result<Encoded, Status>, State)> {
         Step::Event(Some(Ok(stored))) => {
             // Only noted: the timer moves when it fires (`silent_for_a_period`).
             st.last_sent = tokio::time::Instant::now();
-            let item = Encoded::event(&stored, st.peer.self_id(), &st.ids);
+            let item = Encoded::event(&stored, st.peer.self_id(), &st.ids, &st.lines);
             Some((Ok(item), st))
         }
         Step::Event(Some(Err(e))) => {
@@ -378,6 +405,65 @@ mod tests {
         assert_eq!(paths, [STREAM_EVENTS_PATH]);
     }
 
+    fn lines() -> Lines {
+        Lines {
+            tz: jiff::tz::TimeZone::get("Asia/Shanghai").expect("bundled zone"),
+            locale: Locale::Zh,
+        }
+    }
+
+    /// A message event carries its history line, rendered once with the
+    /// event's encoding.
+    #[test]
+    fn a_message_event_carries_its_history_line() {
+        let message = crate::onebot::model::decode_message(
+            &serde_json::json!({
+                "message_id": 5, "time": 1_792_375_092,
+                "sender": {"user_id": 10001, "nickname": "张三", "card": "群主张三"},
+                "message": [
+                    {"type": "reply", "data": {"id": "4"}},
+                    {"type": "at", "data": {"qq": "10002", "name": "管理员李四"}},
+                    {"type": "text", "data": {"text": " 收到"}}
+                ]
+            }),
+            Some(crate::domain::model::ChatRef::Group(20000003)),
+        )
+        .expect("decodable");
+        let stored = StoredEvent::new(
+            Arc::from("a"),
+            7,
+            1,
+            Arc::new(crate::domain::model::InboundEvent::Message {
+                message,
+                self_sent: false,
+            }),
+        );
+        let encoded = Encoded::event(&stored, 99, &MediaIds::new([7; 32]), &lines());
+        let event = pb::StreamEventsResponse::decode(encoded.0)
+            .expect("decodes")
+            .event
+            .expect("an event");
+        let Some(pb::event::Kind::Message(m)) = event.kind else {
+            panic!("not a message: {event:?}");
+        };
+        assert_eq!(
+            m.rendered,
+            "[09:58:12] 群主张三(10001): [回复]@管理员李四 收到"
+        );
+        let en = Lines {
+            locale: Locale::En,
+            ..lines()
+        };
+        let event = convert::event(&stored, 99, &en.tz, en.locale);
+        let Some(pb::event::Kind::Message(m)) = event.kind else {
+            panic!("not a message");
+        };
+        assert_eq!(
+            m.rendered,
+            "[09:58:12] 群主张三(10001): [reply]@管理员李四 收到"
+        );
+    }
+
     /// What the stream sends next: `Some(sequence)` for an event, `None`
     /// for a heartbeat.
     async fn next(st: State) -> (Option<u64>, State) {
@@ -402,7 +488,7 @@ mod tests {
         };
         let period = Duration::from_secs(10);
         let start = tokio::time::Instant::now();
-        let st = State::new(sub, peer, MediaIds::new([7; 32]), Some(period));
+        let st = State::new(sub, peer, MediaIds::new([7; 32]), lines(), Some(period));
         // The stream opens with a heartbeat.
         let (first, st) = next(st).await;
         assert_eq!(first, None);
@@ -438,12 +524,12 @@ mod tests {
             }),
         );
         let ids = MediaIds::new([7; 32]);
-        let first = Encoded::event(&stored, 99, &ids);
-        let again = Encoded::event(&stored.clone(), 99, &ids);
+        let first = Encoded::event(&stored, 99, &ids, &lines());
+        let again = Encoded::event(&stored.clone(), 99, &ids, &lines());
         // The same buffer, not a second encoding.
         assert_eq!(first.0.as_ptr(), again.0.as_ptr());
         let want = pb::StreamEventsResponse {
-            event: Some(convert::event(&stored, 99)),
+            event: Some(convert::event(&stored, 99, &lines().tz, Locale::Zh)),
             heartbeat: None,
         };
         assert_eq!(

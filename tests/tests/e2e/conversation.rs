@@ -2,7 +2,8 @@
 //! private sends, quotes and mentions reaching the peer as its segments,
 //! whitelist refusals, GetMessage with its quote, quotes resolved in history
 //! (on the page, by `get_msg`, not at all), forward bundles with a nested
-//! one, RecallMessage inside and outside QQ's window, and recall events.
+//! one, RecallMessage inside and outside QQ's window, recall events, and
+//! mentions rendered as `@名字` wherever messages are read.
 
 use onebot_gateway::config::{AccountConfig, Config};
 use onebot_gateway_client::pb;
@@ -516,4 +517,85 @@ async fn message_events_carry_their_quote() {
     assert_eq!((q.message_id, q.text.as_str()), (first, "大家好"));
     gw.stop().await.unwrap();
     peer.shutdown().await;
+}
+
+fn mentions(m: &pb::ChatMessage) -> Vec<(i64, bool, String)> {
+    m.segments
+        .iter()
+        .filter_map(|s| match &s.kind {
+            Some(pb::segment::Kind::At(a)) => Some((a.user_id, a.all, a.name.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// 沙盒群's peer sends mentions with the QQ number only: history, GetMessage
+/// and forwards show the member's card (`@管理员李四`), and `@全体成员`.
+#[tokio::test]
+async fn mentions_render_as_the_members_name_on_every_flavor() {
+    for flavor in Flavor::ALL {
+        let peer = sandbox(flavor).await;
+        let gw = gateway(&peer).await;
+        let mut messages = gw.messages();
+        // The page before the 292nd message: the 272nd to the 291st.
+        let group = peer.control().messages(ChatRef::Group(SANDBOX_GROUP));
+        let page = messages
+            .get_history(pb::GetHistoryRequest {
+                chat: Some(pb::Chat::group(SANDBOX_GROUP)),
+                count: 20,
+                anchor_message_id: group[291]["message_id"].as_i64(),
+                ..Default::default()
+            })
+            .await
+            .unwrap_or_else(|s| panic!("{flavor}: {s:?}"))
+            .into_inner();
+        // The 289th message mentions 10002, the 290th everyone.
+        assert!(
+            page.rendered.contains("): @管理员李四 看一下第289条\n"),
+            "{flavor}: {}",
+            page.rendered
+        );
+        assert!(
+            page.rendered.contains("): @全体成员 通知 290\n"),
+            "{flavor}: {}",
+            page.rendered
+        );
+        assert!(
+            !page.rendered.contains("@10002"),
+            "{flavor}: {}",
+            page.rendered
+        );
+        let at = page
+            .messages
+            .iter()
+            .find(|m| m.text.ends_with("看一下第289条"))
+            .unwrap_or_else(|| panic!("{flavor}: {}", page.rendered));
+        assert_eq!(
+            mentions(at),
+            [(10002, false, "管理员李四".to_owned())],
+            "{flavor}"
+        );
+        assert_eq!(at.text, "@管理员李四 看一下第289条", "{flavor}");
+        let all = page
+            .messages
+            .iter()
+            .find(|m| m.text.ends_with("通知 290"))
+            .unwrap_or_else(|| panic!("{flavor}: {}", page.rendered));
+        assert_eq!(mentions(all), [(0, true, String::new())], "{flavor}");
+
+        // GetMessage of the same message: the same line.
+        let got = messages
+            .get_message(get(at.message_id))
+            .await
+            .unwrap_or_else(|s| panic!("{flavor}: {s:?}"))
+            .into_inner();
+        let line = page
+            .rendered
+            .lines()
+            .find(|l| l.ends_with("看一下第289条"))
+            .expect("the line");
+        assert_eq!(got.rendered, line, "{flavor}");
+        gw.stop().await.expect("clean stop");
+        peer.shutdown().await;
+    }
 }

@@ -1,7 +1,8 @@
 //! EventService.StreamEvents and account states over real gRPC against the
 //! sandbox: resume after a client reconnect, the gap error, filters,
-//! connection events, the end of streams at shutdown, and ListAccounts
-//! following a peer that is killed and restarted.
+//! connection events, the end of streams at shutdown, ListAccounts
+//! following a peer that is killed and restarted, and the rendered line of
+//! message events (live and resumed) against GetHistory's.
 
 use std::time::Duration;
 
@@ -296,4 +297,131 @@ async fn many_accounts_each_with_its_own_state_and_health() {
         gw.account("default").await.state(),
         pb::ConnectionState::Connected
     );
+}
+
+fn rendered(e: &pb::Event) -> &str {
+    match &e.kind {
+        Some(pb::event::Kind::Message(m)) => &m.rendered,
+        other => panic!("not a message: {other:?}"),
+    }
+}
+
+/// A message that quotes another (which mentions 10002) and mentions 10002
+/// itself: its event's line is GetHistory's line of it, names and quote
+/// included, and a resumed stream carries the same line.
+#[tokio::test]
+async fn a_message_events_line_is_its_history_line() {
+    let sb = sandbox(Flavor::NapCat).await;
+    let gw = TestGateway::with_sandbox(&sb, &[SANDBOX_GROUP]).await;
+    let control = sb.control();
+    let only_messages = [pb::EventKind::Message];
+    let mut stream = gw
+        .events()
+        .stream_events(request(None, &only_messages))
+        .await
+        .unwrap()
+        .into_inner();
+    // The 289th seeded message: `@10002 看一下第289条`.
+    let quoted = control.messages(onebot_sandbox::ChatRef::Group(SANDBOX_GROUP))[288]["message_id"]
+        .as_i64()
+        .unwrap();
+    let id = control.inject_group_message(
+        SANDBOX_GROUP,
+        10001,
+        json!([
+            {"type": "reply", "data": {"id": quoted.to_string()}},
+            {"type": "at", "data": {"qq": "10002"}},
+            {"type": "text", "data": {"text": " 看这个"}}
+        ]),
+    );
+    let event = next_event(&mut stream).await;
+    assert_eq!(message_id(&event), id);
+    let line = rendered(&event).to_owned();
+    // `[HH:mm:ss] 群主张三(10001): [回复 <quoted sender>: @管理员李四 看一下第289条]@管理员李四 看这个`
+    assert!(
+        line.starts_with('[') && line[9..].starts_with("] 群主张三(10001): [回复 "),
+        "{line}"
+    );
+    assert!(
+        line.ends_with(": @管理员李四 看一下第289条]@管理员李四 看这个"),
+        "{line}"
+    );
+
+    let page = gw
+        .messages()
+        .get_history(pb::GetHistoryRequest {
+            chat: Some(pb::Chat::group(SANDBOX_GROUP)),
+            count: 1,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(page.messages[0].message_id, id);
+    assert_eq!(page.rendered, line);
+
+    // Resumed from the buffer: the same line.
+    drop(stream);
+    let mut resumed = gw
+        .events()
+        .stream_events(request(Some(event.sequence - 1), &only_messages))
+        .await
+        .unwrap()
+        .into_inner();
+    let again = next_event(&mut resumed).await;
+    assert_eq!(again.sequence, event.sequence);
+    assert_eq!(rendered(&again), line);
+    gw.stop().await.unwrap();
+    sb.shutdown().await;
+}
+
+/// The journal keeps the names: an event replayed after a restart (no
+/// look-up on the way out) carries the same line as when it was live.
+#[tokio::test]
+async fn a_message_events_line_survives_a_restart() {
+    let sb = sandbox(Flavor::NapCat).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_for(&sb, &[SANDBOX_GROUP]);
+    config.server.data_dir = dir.path().to_path_buf();
+    let control = sb.control();
+    let only_messages = [pb::EventKind::Message];
+
+    let gw = TestGateway::start(config.clone()).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    let mut stream = gw
+        .events()
+        .stream_events(request(None, &only_messages))
+        .await
+        .unwrap()
+        .into_inner();
+    let id = control.inject_group_message(
+        SANDBOX_GROUP,
+        10003,
+        json!([{"type": "at", "data": {"qq": "10002"}}, {"type": "text", "data": {"text": " 重启前"}}]),
+    );
+    let live = next_event(&mut stream).await;
+    assert_eq!(message_id(&live), id);
+    assert!(
+        rendered(&live).ends_with("] 王五(10003): @管理员李四 重启前"),
+        "{}",
+        rendered(&live)
+    );
+    drop(stream);
+    gw.stop().await.unwrap();
+
+    let gw = TestGateway::start(config).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    let mut resumed = gw
+        .events()
+        .stream_events(request(Some(live.sequence - 1), &only_messages))
+        .await
+        .unwrap()
+        .into_inner();
+    let replayed = next_event(&mut resumed).await;
+    assert_eq!(replayed.sequence, live.sequence);
+    assert_eq!(rendered(&replayed), rendered(&live));
+    gw.stop().await.unwrap();
+    sb.shutdown().await;
 }

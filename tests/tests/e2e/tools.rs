@@ -440,7 +440,10 @@ async fn conversation_tools_against_the_sandbox() {
     let sent = details["messageIds"][0].as_i64().unwrap();
     let (text, details, failed) = call(&gw, "qq_get_message", json!({"messageId": sent})).await;
     assert!(!failed, "{text}");
-    assert!(text.ends_with("[回复 张三: 大家好]@10002同意"), "{text}");
+    assert!(
+        text.ends_with("[回复 张三: 大家好]@管理员李四同意"),
+        "{text}"
+    );
     assert_eq!(details["quoted"]["message_id"], first);
     let (text, _, failed) = call(
         &gw,

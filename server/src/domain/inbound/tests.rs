@@ -1,5 +1,6 @@
 //! The event path over a fake peer: order kept while quotes resolve,
-//! recalls published once, quotes of recalled messages forgotten.
+//! mentions named before the hub numbers the event, recalls published
+//! once, quotes of recalled messages forgotten.
 
 use std::sync::{Arc, Mutex};
 
@@ -23,6 +24,9 @@ struct Peer {
     stored: Mutex<Vec<Message>>,
     release: Option<Arc<Notify>>,
     lookups: Mutex<Vec<i64>>,
+    /// Every group's member list; the groups read, in order.
+    members: Vec<GroupMember>,
+    member_reads: Mutex<Vec<i64>>,
     status: watch::Sender<AccountStatus>,
 }
 
@@ -45,11 +49,12 @@ impl PeerApi for Peer {
     }
     async fn get_group_members(
         &self,
-        _: i64,
+        group_id: i64,
         _: Option<bool>,
         _: Deadline,
     ) -> Result<Vec<GroupMember>> {
-        Err(Error::internal("unexpected"))
+        self.member_reads.lock().unwrap().push(group_id);
+        Ok(self.members.clone())
     }
     async fn get_groups(&self, _: Deadline) -> Result<Vec<GroupInfo>> {
         Err(Error::internal("unexpected"))
@@ -145,6 +150,13 @@ fn env(release: Option<Arc<Notify>>) -> Env {
         stored: Mutex::new(Vec::new()),
         release,
         lookups: Mutex::new(Vec::new()),
+        members: vec![GroupMember {
+            user_id: Some(3),
+            nickname: "丙".into(),
+            card: "丙的群名片".into(),
+            ..GroupMember::default()
+        }],
+        member_reads: Mutex::new(Vec::new()),
         status: watch::Sender::new(AccountStatus::default()),
     });
     inbound.attach(&[Arc::new(Account {
@@ -291,4 +303,59 @@ async fn the_peers_notice_of_the_gateways_recall_gives_way_to_the_gateways_event
     };
     e.inbound.publish("a", other.clone());
     assert_eq!(next(&mut e.sub).await, other);
+}
+
+fn names(e: &InboundEvent) -> Vec<Option<String>> {
+    let InboundEvent::Message { message, .. } = e else {
+        return Vec::new();
+    };
+    let quoted = message.segments.iter().filter_map(|s| match s {
+        Segment::Reply { quoted, .. } => quoted.as_deref(),
+        _ => None,
+    });
+    quoted
+        .flat_map(|q| q.segments.iter())
+        .chain(&message.segments)
+        .filter_map(|s| match s {
+            Segment::At { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn mentions_are_named_before_the_hub_numbers_the_event() {
+    let mut e = env(None);
+    let at = |qq: i64| json!({"type": "at", "data": {"qq": qq.to_string()}});
+    // 1 mentions 3 (a member), 2 (its own sender) and 9 (no one known).
+    e.inbound
+        .publish("a", event(msg(1, 2, json!([at(3), at(2), at(9)]))));
+    // 5 quotes 1 and mentions 3 again: the quote's mentions are named too,
+    // and the member list is not read again (it is cached).
+    let quoting = msg(
+        5,
+        4,
+        json!([{"type": "reply", "data": {"id": "1"}}, at(3), {"type": "text", "data": {"text": " 好"}}]),
+    );
+    e.inbound.publish("a", event(quoting));
+    let first = next(&mut e.sub).await;
+    assert_eq!(
+        names(&first),
+        [Some("丙的群名片".into()), Some("u2".into()), None]
+    );
+    let second = next(&mut e.sub).await;
+    assert_eq!(
+        names(&second),
+        [
+            Some("丙的群名片".into()),
+            Some("u2".into()),
+            None,
+            Some("丙的群名片".into())
+        ]
+    );
+    assert_eq!(*e.peer.member_reads.lock().unwrap(), [7]);
+    // A message without mentions reads nothing.
+    e.inbound.publish("a", event(msg(6, 2, json!("无"))));
+    next(&mut e.sub).await;
+    assert_eq!(*e.peer.member_reads.lock().unwrap(), [7]);
 }

@@ -45,7 +45,7 @@ impl Gateway {
             ));
         }
         let account = self.account(account_id, &ctx)?;
-        let messages = account
+        let mut messages = account
             .peer
             .get_forward(id, ctx.deadline)
             .await
@@ -62,6 +62,9 @@ impl Gateway {
                     e
                 }
             })?;
+        // Mentions named by the bundle's own senders only: its nodes' chat
+        // is not one the caller was checked for.
+        crate::domain::mentions::name_from_senders(&mut messages);
         Ok(Forward {
             rendered: render::history_in(&messages, &self.tz, self.config.tools.locale),
             messages,

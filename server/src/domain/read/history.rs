@@ -124,6 +124,11 @@ impl Gateway {
         self.quotes
             .resolve(&account.id, &*account.peer, &mut messages, ctx.deadline)
             .await;
+        // Mentions: from this page's senders, the member cache, else the
+        // group's member list.
+        self.mentions
+            .name(&account, &mut messages, ctx.deadline)
+            .await;
         Ok(History {
             chat,
             target: chat.target(),

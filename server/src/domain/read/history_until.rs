@@ -110,6 +110,9 @@ impl Gateway {
         } else {
             None
         };
+        self.mentions
+            .name(account, &mut messages, ctx.deadline)
+            .await;
         Ok(History {
             chat,
             target: chat.target(),

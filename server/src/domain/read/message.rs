@@ -63,6 +63,7 @@ impl Gateway {
         self.quotes
             .resolve(&account.id, &*account.peer, &mut one, ctx.deadline)
             .await;
+        self.mentions.name(&account, &mut one, ctx.deadline).await;
         let [message] = one;
         Ok(MessageView {
             rendered: render::history_line_in(&message, &self.tz, self.config.tools.locale),

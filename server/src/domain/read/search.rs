@@ -180,6 +180,13 @@ impl Gateway {
             _ => String::new(),
         };
         found.reverse();
+        self.mentions
+            .name(
+                &account,
+                found.iter_mut().map(|a| &mut a.message),
+                ctx.deadline,
+            )
+            .await;
         let rendered = self.render_matches(&found);
         Ok(SearchPage {
             messages: found,

@@ -5,8 +5,9 @@
 //!   card, else nickname, else the QQ number.
 //! - Segments: text as is; `image` [图片], `record` [语音], `face` [表情],
 //!   `video` [视频], `file` [文件], `forward` [合并转发]; `at` as
-//!   `@<name or QQ>` (`@全体成员` for all); `reply` omitted from a message's
-//!   `text`; any other type `[<type>]`.
+//!   `@名字` (`@全体成员` for all): the name the segment carries (the use
+//!   cases fill it in, see `crate::domain::mentions`), else the QQ number;
+//!   `reply` omitted from a message's `text`; any other type `[<type>]`.
 //! - In a history line a reply shows what it quotes: `[回复 名字: 文本]`
 //!   (name by the sender rule below, the quoted text cut to
 //!   [`QUOTE_CHARS`] characters and `…`), `[回复]` when the quote is not
@@ -211,6 +212,18 @@ fn push_sender_name(out: &mut String, sender: &Sender) {
     if out.len() == start {
         push_int(out, sender.user_id);
     }
+}
+
+/// A person's display name from their group card and nickname: the card,
+/// else the nickname (sanitized, the first that is not blank); `None` when
+/// both are blank (the caller shows the QQ number).
+pub fn display_name(card: &str, nickname: &str) -> Option<String> {
+    let mut out = String::new();
+    push_sanitized(&mut out, card);
+    if out.is_empty() {
+        push_sanitized(&mut out, nickname);
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// The display name of a sender: card, else nickname (sanitized, the first

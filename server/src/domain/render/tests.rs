@@ -394,3 +394,54 @@ fn fast_paths_render_exactly_as_the_plain_forms() {
         assert_eq!(segment(&at), Some(format!("@{name}")), "{s:?}");
     }
 }
+
+#[test]
+fn display_names_follow_the_sender_rule() {
+    assert_eq!(
+        display_name("群主张三", "张三").as_deref(),
+        Some("群主张三")
+    );
+    assert_eq!(display_name("", "李四").as_deref(), Some("李四"));
+    assert_eq!(display_name(" \n", "李四").as_deref(), Some("李四"));
+    assert_eq!(
+        display_name("[管理]\r\n 赵六", "x").as_deref(),
+        Some("(管理) 赵六")
+    );
+    assert_eq!(display_name("", "\u{3000}"), None);
+    assert_eq!(display_name("", ""), None);
+    // A sender's name is the same one, with the number when both are blank.
+    let sender = |card: &str, nickname: &str| Sender {
+        user_id: 10002,
+        nickname: nickname.into(),
+        card: card.into(),
+        role: String::new(),
+    };
+    for (card, nickname) in [("卡", "昵称"), ("", "昵称"), ("\n", "[x]"), ("", " ")] {
+        assert_eq!(
+            sender_name(&sender(card, nickname)),
+            display_name(card, nickname).unwrap_or_else(|| "10002".into()),
+            "{card:?} {nickname:?}"
+        );
+    }
+}
+
+#[test]
+fn a_named_mention_renders_its_name_and_an_unnamed_one_its_number() {
+    let at = |name: Option<&str>| Segment::At {
+        user_id: Some(10002),
+        all: false,
+        name: name.map(str::to_owned),
+    };
+    assert_eq!(
+        segment(&at(Some("管理员李四"))).as_deref(),
+        Some("@管理员李四")
+    );
+    assert_eq!(segment(&at(None)).as_deref(), Some("@10002"));
+    assert_eq!(segment(&at(Some(" "))).as_deref(), Some("@10002"));
+    let all = Segment::At {
+        user_id: None,
+        all: true,
+        name: Some("ignored".into()),
+    };
+    assert_eq!(segment(&all).as_deref(), Some("@全体成员"));
+}
