@@ -324,7 +324,10 @@ async fn size_limits_types_statuses_and_timeouts() {
             .file_name,
         "图.png"
     );
-    assert!(e.message.contains("404"), "the cause is in the message: {e:?}");
+    assert!(
+        e.message.contains("404"),
+        "the cause is in the message: {e:?}"
+    );
     let e = fetch(&s, &format!("{base}/hang")).await.unwrap_err();
     assert_eq!(e.kind, Kind::UrlFetchFailed);
     assert!(e.meta("detail").unwrap().contains("timed out"));
