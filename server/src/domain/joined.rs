@@ -11,9 +11,13 @@
 //!   [`REREAD_INTERVAL`]; within it a miss is answered from the held list.
 //!   Concurrent misses wait for the one read in flight and share its
 //!   answer.
-//! - A peer that cannot be asked (offline), or whose read fails, answers
-//!   from the held list; with no list held the answer is unknown, and the
-//!   caller goes on as if the check did not exist (nothing is invented).
+//! - A check waits for a read at most half the caller's time left, and at
+//!   most [`READ_BUDGET`], so the request itself keeps time for its own
+//!   call to the peer.
+//! - A peer that cannot be asked (offline), or whose read fails or is out
+//!   of time, answers from the held list; with no list held the answer is
+//!   unknown, and the caller goes on as if the check did not exist
+//!   (nothing is invented).
 //! - Events keep the list current: the bot joining a group adds it, the
 //!   bot leaving or being removed drops it, and a (re)connection marks the
 //!   list stale (the next check reads again, rate-limited, even for a group
@@ -35,6 +39,8 @@ use crate::error::{Error, Kind, Result};
 
 /// Shortest time between two reads of one account's group list.
 pub const REREAD_INTERVAL: Duration = Duration::from_secs(5);
+/// Longest a check waits for a group-list read (its own or one in flight).
+pub const READ_BUDGET: Duration = Duration::from_secs(5);
 /// Most groups held per account.
 pub const MAX_GROUPS: usize = 100_000;
 
@@ -152,12 +158,12 @@ impl JoinedGroups {
         if !peer.status().online {
             return slot.held().decide(group_id);
         }
-        let reading = match deadline.instant() {
-            Some(until) => match tokio::time::timeout_at(until, slot.reading.lock()).await {
-                Ok(guard) => guard,
-                Err(_) => return slot.held().decide(group_id),
-            },
-            None => slot.reading.lock().await,
+        let budget = deadline
+            .remaining()
+            .map_or(READ_BUDGET, |left| (left / 2).min(READ_BUDGET));
+        let until = Instant::now() + budget;
+        let Ok(reading) = tokio::time::timeout_at(until, slot.reading.lock()).await else {
+            return slot.held().decide(group_id);
         };
         {
             let mut held = slot.held();
@@ -168,7 +174,14 @@ impl JoinedGroups {
             held.read_at = Some(Instant::now());
             held.stale = false;
         }
-        let listed = peer.get_groups(deadline).await;
+        let listed =
+            match tokio::time::timeout_at(until, peer.get_groups(Deadline::at(until))).await {
+                Ok(listed) => listed,
+                Err(_) => Err(Error::new(
+                    Kind::DeadlineExceeded,
+                    "no group list within the check's time",
+                )),
+            };
         let mut held = slot.held();
         held.reads += 1;
         match listed {

@@ -1,8 +1,9 @@
 //! The joined-groups cache over the recording fake peer, in paused time.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use super::{JoinedGroups, Membership, REREAD_INTERVAL};
+use super::{JoinedGroups, Membership, READ_BUDGET, REREAD_INTERVAL};
 use crate::domain::call::Deadline;
 use crate::domain::model::{ConnState, GroupInfo, InboundEvent};
 use crate::domain::testkit::{Call, FakeApi};
@@ -187,4 +188,28 @@ async fn a_list_read_elsewhere_is_taken() {
     joined.saw_list("a", &[info(4), info(5)]);
     assert_eq!(check(&joined, &peer, 5).await, Membership::Joined);
     assert_eq!(reads(&peer), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_read_takes_at_most_half_the_time_left() {
+    let (joined, peer) = (JoinedGroups::default(), FakeApi::new(Flavor::NapCat));
+    peer.set_groups(Some(&[1]));
+    // The peer never answers.
+    *peer.gate.lock().unwrap() = Some(Arc::new(tokio::sync::Semaphore::new(0)));
+    let started = tokio::time::Instant::now();
+    let answer = joined
+        .check(
+            "a",
+            peer.as_ref(),
+            1,
+            Deadline::after(Duration::from_secs(2)),
+        )
+        .await;
+    assert_eq!(answer, Membership::Unknown);
+    assert_eq!(started.elapsed(), Duration::from_secs(1));
+    // Without a caller deadline, the read budget bounds it.
+    tokio::time::advance(REREAD_INTERVAL).await;
+    let started = tokio::time::Instant::now();
+    assert_eq!(check(&joined, &peer, 1).await, Membership::Unknown);
+    assert_eq!(started.elapsed(), READ_BUDGET);
 }
