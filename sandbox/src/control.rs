@@ -13,7 +13,7 @@ use crate::media::{MediaKind, ReceivedMedia};
 use crate::message::{self, View};
 use crate::server;
 use crate::shared::{RecordedAction, Shared, lock};
-use crate::state::{ChatRef, Member, NewMessage, Role};
+use crate::state::{ChatRef, Group, Member, NewMessage, Role};
 
 /// A cheap, cloneable handle to a sandbox's state, usable from any task.
 ///
@@ -197,6 +197,45 @@ impl SandboxControl {
                 .emit(&events::group_increase(self_id, group_id, user_id));
         }
         added
+    }
+
+    /// Makes the bot a member of a new group `group_id` called `name` (the
+    /// bot its only member, so `get_group_list` lists it from now on) and,
+    /// when `announce`, emits the bot's own `group_increase`, as a peer
+    /// reports a group the bot was added to. Returns `false` if the bot is
+    /// already in the group.
+    pub fn join_group(&self, group_id: i64, name: &str, announce: bool) -> bool {
+        let self_id = self.shared.cfg.self_id;
+        {
+            let mut w = lock(&self.shared.world);
+            if w.group(group_id).is_some() {
+                return false;
+            }
+            let now = events::now();
+            let bot = Member {
+                user_id: self_id,
+                nickname: w.nickname.clone(),
+                card: String::new(),
+                role: Role::Member,
+                join_time: now,
+                last_sent_time: now,
+                level: 1,
+                title: String::new(),
+                sex: "unknown",
+                age: 0,
+            };
+            w.groups.push(Group {
+                group_id,
+                name: name.to_owned(),
+                max_member_count: 200,
+                members: vec![bot],
+            });
+        }
+        if announce {
+            self.shared
+                .emit(&events::group_increase(self_id, group_id, self_id));
+        }
+        true
     }
 
     /// Changes a member's card and emits `group_card`. Returns `false` if there is no such member.

@@ -202,10 +202,33 @@ fn forbidden(url: &Url, ip: IpAddr, category: &str) -> Error {
     .with("category", category)
 }
 
+/// The `UrlFetchFailed` error of `url`: the cause in the message and in
+/// metadata `detail`, the URL in metadata only (it may carry credentials).
 fn fetch_failed(url: &Url, detail: impl std::fmt::Display) -> Error {
-    Error::new(Kind::UrlFetchFailed, "fetching the URL failed")
-        .with("url", url.as_str())
-        .with("detail", detail)
+    let detail = detail.to_string();
+    Error::new(
+        Kind::UrlFetchFailed,
+        format!("fetching the URL failed: {detail}"),
+    )
+    .with("url", url.as_str())
+    .with("detail", detail)
+}
+
+/// What a failed HTTP exchange says, its causes included (connection
+/// refused, TLS, DNS), without the URL.
+fn http_cause(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(cause) = source {
+        let part = cause.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 #[async_trait::async_trait]
@@ -353,7 +376,7 @@ impl Fetcher {
                 .get(url.clone())
                 .send()
                 .await
-                .map_err(|e| fetch_failed(&url, e))?;
+                .map_err(|e| fetch_failed(&url, http_cause(e)))?;
             let status = resp.status();
             if status.is_redirection() {
                 let location = resp
@@ -403,7 +426,11 @@ impl Fetcher {
             // the first bytes are held back until they cannot be one.
             let mut head: Vec<u8> = Vec::new();
             let mut held = true;
-            while let Some(chunk) = resp.chunk().await.map_err(|e| fetch_failed(&url, e))? {
+            while let Some(chunk) = resp
+                .chunk()
+                .await
+                .map_err(|e| fetch_failed(&url, http_cause(e)))?
+            {
                 if held {
                     head.extend_from_slice(&chunk);
                     if head.len() <= PEER_ERROR_BYTES {
@@ -504,7 +531,7 @@ impl Fetcher {
                 .get(url.clone())
                 .send()
                 .await
-                .map_err(|e| fetch_failed(&url, e))?;
+                .map_err(|e| fetch_failed(&url, http_cause(e)))?;
             let status = resp.status();
             if status.is_redirection() {
                 let location = resp
@@ -542,7 +569,11 @@ impl Fetcher {
                     sha256: None,
                 },
             )?;
-            while let Some(chunk) = resp.chunk().await.map_err(|e| fetch_failed(&url, e))? {
+            while let Some(chunk) = resp
+                .chunk()
+                .await
+                .map_err(|e| fetch_failed(&url, http_cause(e)))?
+            {
                 upload
                     .write(chunk.to_vec())
                     .await

@@ -7,13 +7,15 @@ use std::sync::Arc;
 
 use super::account::Account;
 use super::archive::service::Archive;
-use super::call::CallCtx;
+use super::call::{CallCtx, Deadline};
 use super::delivery::side::WriteSide;
 use super::events::EventHub;
 use super::inbound::Inbound;
+use super::joined::JoinedGroups;
 use super::media::download::Received;
 use super::member_cache::MemberCache;
 use super::mentions::Mentions;
+use super::ports::SharedPeer;
 use super::quotes::Quotes;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -46,6 +48,8 @@ pub struct Gateway {
     pub tz: jiff::tz::TimeZone,
     /// Member lists per (account, group); the event hub invalidates it.
     pub member_cache: Arc<MemberCache>,
+    /// The groups each account's bot is in; the event hub keeps it current.
+    pub joined: Arc<JoinedGroups>,
     /// Inbound events: numbering, resume buffer, fan-out.
     pub events: Arc<EventHub>,
     /// Quoted messages resolved, with their per-account cache.
@@ -90,10 +94,22 @@ impl Gateway {
         events.observe(Arc::new(move |account_id, event| {
             cache.observe(account_id, event)
         }));
+        // The bot joining or leaving a group, and reconnects, update it.
+        let joined: Arc<JoinedGroups> = Arc::default();
+        let peers: BTreeMap<String, SharedPeer> = accounts
+            .iter()
+            .map(|a| (a.id.clone(), a.peer.clone()))
+            .collect();
+        let held = joined.clone();
+        events.observe(Arc::new(move |account_id, event| {
+            let self_id = peers.get(account_id).map_or(0, |p| p.self_id());
+            held.observe(account_id, self_id, event)
+        }));
         Ok(Self {
             config,
             tz,
             member_cache,
+            joined,
             events,
             quotes: inbound.quotes().clone(),
             mentions: inbound.mentions().clone(),
@@ -139,6 +155,20 @@ impl Gateway {
     /// Received media (DownloadMedia, capture, media ids).
     pub fn received(&self) -> &Received {
         &self.received
+    }
+
+    /// Fails with `GroupNotFound` when `account`'s bot is not in `group_id`,
+    /// decided from the peer's group list ([`JoinedGroups`]); passes when
+    /// that cannot be known (the peer offline and no list held).
+    pub async fn require_joined(
+        &self,
+        account: &Account,
+        group_id: i64,
+        deadline: Deadline,
+    ) -> Result<()> {
+        self.joined
+            .require(&account.id, account.peer.as_ref(), group_id, deadline)
+            .await
     }
 
     /// Text entries waiting in an account's offline queue.

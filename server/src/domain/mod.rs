@@ -12,9 +12,10 @@
 //! - [`gateway`]: [`Gateway`], the root every edge holds; [`account`]: one
 //!   configured account.
 //! - [`read`]: GetHistory, GetMessage, GetForwardMessages, ListGroupMembers,
-//!   ListGroups, SearchMessages; [`member_cache`]; [`quotes`]: quoted
-//!   messages resolved, [`mentions`]: mentions named (both for the read
-//!   use cases and the event path).
+//!   ListGroups, SearchMessages; [`member_cache`]; [`joined`]: the groups
+//!   each bot is in (a group it is not in is `GroupNotFound`); [`quotes`]:
+//!   quoted messages resolved, [`mentions`]: mentions named (both for the
+//!   read use cases and the event path).
 //! - [`write`]: SendMessage, PokeMember and RecallMessage; [`delivery`]: what sending
 //!   stands on (the per-account sender with its rate limits and risk
 //!   back-off, the durable offline queue, idempotency keys, the write side
@@ -40,6 +41,7 @@ pub mod detached;
 pub mod events;
 pub mod gateway;
 pub mod inbound;
+pub mod joined;
 pub mod journal;
 pub mod media;
 pub mod member_cache;

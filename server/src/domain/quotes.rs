@@ -235,3 +235,28 @@ impl Quotes {
         }
     }
 }
+
+/// What a [`Quotes`] cache holds of one message id.
+#[derive(Debug, Clone)]
+pub enum Known {
+    /// The message, as last seen (its own quotes stripped).
+    Message(Arc<Message>),
+    /// The peer said it does not know the id, less than [`MISS_TTL`] ago.
+    Missing,
+}
+
+impl Quotes {
+    /// What the account's cache holds of `message_id`, without asking the
+    /// peer; `None` when it holds nothing.
+    pub fn known(&self, account: &str, message_id: i64) -> Option<Known> {
+        self.cached(account, message_id).map(|c| match c {
+            Cached::Found(m) => Known::Message(m),
+            Cached::Missing(_) => Known::Missing,
+        })
+    }
+
+    /// Remembers that the peer does not know `message_id`.
+    pub fn remember_missing(&self, account: &str, message_id: i64) {
+        self.put(account, message_id, Cached::Missing(Instant::now()));
+    }
+}

@@ -109,6 +109,8 @@ pub(crate) enum Call {
     GetMessage { message_id: i64 },
     /// `delete_msg`.
     Recall { message_id: i64 },
+    /// `get_group_list` (recorded when a list is set).
+    Groups,
 }
 
 /// A scripted [`PeerApi`]: records calls, answers from a script of
@@ -121,6 +123,8 @@ pub(crate) struct FakeApi {
     script: Mutex<VecDeque<Result<()>>>,
     next_id: Mutex<i64>,
     stored: Mutex<HashMap<i64, Message>>,
+    /// What `get_groups` answers; `None`: it fails as an unexpected call.
+    groups: Mutex<Option<Vec<i64>>>,
     /// Notified on every call.
     pub(crate) called: Notify,
     /// When set, calls wait for a permit before answering.
@@ -146,6 +150,7 @@ impl FakeApi {
             script: Mutex::new(VecDeque::new()),
             next_id: Mutex::new(1000),
             stored: Mutex::new(HashMap::new()),
+            groups: Mutex::new(None),
             called: Notify::new(),
             gate: Mutex::new(None),
         })
@@ -184,6 +189,11 @@ impl FakeApi {
             .lock()
             .unwrap()
             .insert(message.message_id, message);
+    }
+
+    /// Sets the groups `get_groups` lists (`None`: it fails).
+    pub(crate) fn set_groups(&self, groups: Option<&[i64]>) {
+        *self.groups.lock().unwrap() = groups.map(<[i64]>::to_vec);
     }
 
     /// Every call so far.
@@ -246,7 +256,20 @@ impl PeerApi for FakeApi {
     }
 
     async fn get_groups(&self, _deadline: Deadline) -> Result<Vec<GroupInfo>> {
-        Err(Error::internal("unexpected get_groups"))
+        let Some(groups) = self.groups.lock().unwrap().clone() else {
+            return Err(Error::internal("unexpected get_groups"));
+        };
+        self.answer(Call::Groups).await?;
+        Ok(groups
+            .into_iter()
+            .map(|group_id| GroupInfo {
+                group_id,
+                group_name: format!("群{group_id}"),
+                member_count: 3,
+                max_member_count: 200,
+                raw: Default::default(),
+            })
+            .collect())
     }
 
     async fn send_message(

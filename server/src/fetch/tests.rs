@@ -324,9 +324,27 @@ async fn size_limits_types_statuses_and_timeouts() {
             .file_name,
         "图.png"
     );
+    assert!(
+        e.message.contains("404"),
+        "the cause is in the message: {e:?}"
+    );
     let e = fetch(&s, &format!("{base}/hang")).await.unwrap_err();
     assert_eq!(e.kind, Kind::UrlFetchFailed);
     assert!(e.meta("detail").unwrap().contains("timed out"));
+    assert!(e.message.contains("timed out"), "{e:?}");
+    // A refused connection names its cause, not the URL.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let e = fetch(&s, &format!("http://127.0.0.1:{port}/secret-path.png"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::UrlFetchFailed);
+    assert!(
+        e.message.to_lowercase().contains("connect"),
+        "the cause is in the message: {e:?}"
+    );
+    assert!(!e.message.contains("secret-path"), "{e:?}");
     // Nothing is left in the staging area.
     assert_eq!(s.media.used_bytes(), 0);
 }

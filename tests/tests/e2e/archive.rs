@@ -521,3 +521,65 @@ async fn event_sequences_continue_and_resume_across_a_restart() {
         .into_inner();
     assert_eq!(texts(&page), ["重启前0", "重启前1", "重启前2", "重启后"]);
 }
+
+#[tokio::test]
+async fn searching_a_chat_the_archive_does_not_keep_or_a_group_the_bot_is_not_in_says_so() {
+    let sb = sandbox(SandboxFlavor::NapCat).await;
+    let gw = TestGateway::with_sandbox(&sb, &[SANDBOX_GROUP]).await;
+    let mut messages = gw.messages();
+    let in_chat = |chat: pb::Chat| pb::SearchMessagesRequest {
+        chat: Some(chat),
+        ..search("")
+    };
+    // Joined, but neither whitelisted nor in `[archive] chats`.
+    let status = messages
+        .search_messages(in_chat(pb::Chat::group(onebot_sandbox::EXAMPLE_GROUP)))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition);
+    assert_eq!(reason(&status), "CHAT_NOT_ARCHIVED");
+    let info = tonic_types::StatusExt::get_error_details(&status);
+    assert_eq!(
+        info.error_info()
+            .and_then(|i| i.metadata.get("target").cloned()),
+        Some("group:20000002".to_owned())
+    );
+    assert!(status.message().contains("group:20000002"), "{status:?}");
+    let status = messages
+        .search_messages(in_chat(pb::Chat {
+            kind: Some(pb::chat::Kind::UserId(10_001)),
+        }))
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&status), "CHAT_NOT_ARCHIVED");
+    // Not a member at all.
+    let status = messages
+        .search_messages(in_chat(pb::Chat::group(20_000_009)))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::NotFound);
+    assert_eq!(reason(&status), "GROUP_NOT_FOUND");
+    // The tool says it in words.
+    let out = gw
+        .tools()
+        .call_tool(pb::CallToolRequest {
+            name: "qq_search_messages".into(),
+            arguments_json: r#"{"query":"你好","target":"group:20000002"}"#.into(),
+        })
+        .await
+        .expect("a tool result")
+        .into_inner();
+    assert!(out.is_error, "{out:?}");
+    assert!(
+        out.text.starts_with("group:20000002 不在消息存档范围内"),
+        "{}",
+        out.text
+    );
+    // The archived group searches as before.
+    messages
+        .search_messages(search(""))
+        .await
+        .expect("archived");
+    gw.stop().await.expect("clean stop");
+    sb.shutdown().await;
+}

@@ -516,6 +516,9 @@ fn answer(action: &str, params: &Value) -> Value {
         "get_version_info" => {
             json!({ "app_name": "NapCat.Onebot", "app_version": "4.0", "protocol_version": "v11" })
         }
+        "get_group_list" => json!([
+            { "group_id": SANDBOX_GROUP, "group_name": "沙盒群", "member_count": 36, "max_member_count": 200 }
+        ]),
         "get_group_msg_history" => {
             let count = params.get("count").and_then(Value::as_i64).unwrap_or(20);
             let messages: Vec<Value> = (1..=count)

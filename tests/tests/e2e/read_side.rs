@@ -407,7 +407,11 @@ async fn member_cache_serves_repeats_and_no_cache_refreshes() {
         .into_inner();
     assert!(!fresh.from_cache);
 
-    let calls = read_actions(&peer);
+    // The group check read the group list once; the member lists:
+    let (lists, calls): (Vec<_>, Vec<_>) = read_actions(&peer)
+        .into_iter()
+        .partition(|(a, _)| a == "get_group_list");
+    assert_eq!(lists.len(), 1, "{lists:?}");
     assert_eq!(calls.len(), 2, "{calls:?}");
     assert_eq!(calls[0].0, "get_group_member_list");
     assert!(
@@ -657,6 +661,149 @@ async fn the_seed_examples_through_grpcurl() {
         (Some(120), Some(50))
     );
 
+    gw.stop().await.expect("clean stop");
+    peer.shutdown().await;
+}
+
+/// A group the bot is not in (the sandbox's bot is in 20000002 and
+/// 20000003 only).
+const ABSENT_GROUP: i64 = 20_000_009;
+
+/// Asserts `status` is NOT_FOUND GROUP_NOT_FOUND naming `group_id`.
+pub(crate) fn assert_group_not_found(status: &tonic::Status, group_id: i64) {
+    assert_eq!(status.code(), Code::NotFound, "{status:?}");
+    assert_eq!(reason(status), "GROUP_NOT_FOUND", "{status:?}");
+    let details = status.get_error_details();
+    let info = details.error_info().expect("ErrorInfo");
+    assert_eq!(
+        info.metadata.get("group_id").map(String::as_str),
+        Some(group_id.to_string().as_str()),
+        "{status:?}"
+    );
+    assert!(
+        status.message().contains(&group_id.to_string()),
+        "{status:?}"
+    );
+}
+
+/// Calls a tool and returns its response.
+pub(crate) async fn tool(gw: &TestGateway, name: &str, args: &str) -> pb::CallToolResponse {
+    gw.tools()
+        .call_tool(pb::CallToolRequest {
+            name: name.into(),
+            arguments_json: args.into(),
+        })
+        .await
+        .unwrap_or_else(|s| panic!("{name} {args}: {s:?}"))
+        .into_inner()
+}
+
+#[tokio::test]
+async fn reads_of_a_group_the_bot_is_not_in_are_group_not_found() {
+    let peer = sandbox(SandboxFlavor::NapCat).await;
+    // Whitelisted or not, a group the bot is not in is not found.
+    let gw = TestGateway::with_sandbox(&peer, &[EXAMPLE_GROUP, ABSENT_GROUP]).await;
+    peer.control().clear_actions();
+    for group_id in [ABSENT_GROUP, 30_000_001] {
+        let status = gw
+            .messages()
+            .get_history(history_req(group(group_id), 20, None))
+            .await
+            .expect_err("not a member");
+        assert_group_not_found(&status, group_id);
+        let status = gw
+            .groups()
+            .list_group_members(pb::ListGroupMembersRequest {
+                account_id: String::new(),
+                group_id,
+                no_cache: Some(true),
+                limit: 10,
+            })
+            .await
+            .expect_err("not a member");
+        assert_group_not_found(&status, group_id);
+    }
+    let text =
+        "机器人不在群 20000009 中（协议端的群列表里没有这个群），未执行任何操作：请检查群号。";
+    for (name, args) in [
+        ("qq_get_history", r#"{"target":"group:20000009"}"#),
+        ("qq_get_group_members", r#"{"groupId":20000009}"#),
+    ] {
+        let out = tool(&gw, name, args).await;
+        assert!(out.is_error, "{name}: {out:?}");
+        assert_eq!(out.text, text, "{name}");
+    }
+    // The peer saw one group-list read (the misses within the re-read
+    // interval share it) and nothing else.
+    let actions: Vec<String> = read_actions(&peer).into_iter().map(|(a, _)| a).collect();
+    assert_eq!(actions, ["get_group_list"]);
+    // A joined group reads as before, without another group-list read.
+    gw.messages()
+        .get_history(history_req(group(EXAMPLE_GROUP), 3, None))
+        .await
+        .expect("a joined group");
+    let lists = read_actions(&peer)
+        .iter()
+        .filter(|(a, _)| a == "get_group_list")
+        .count();
+    assert_eq!(lists, 1);
+    gw.stop().await.expect("clean stop");
+    peer.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_group_joined_after_the_gateway_started_is_found() {
+    let peer = sandbox(SandboxFlavor::NapCat).await;
+    let gw = TestGateway::with_sandbox(&peer, &[EXAMPLE_GROUP]).await;
+    let control = peer.control();
+    // Joined before any group check: the first check reads the list.
+    assert!(control.join_group(ABSENT_GROUP, "新群", false));
+    let members = |group_id| pb::ListGroupMembersRequest {
+        account_id: String::new(),
+        group_id,
+        no_cache: None,
+        limit: 10,
+    };
+    let list = gw
+        .groups()
+        .list_group_members(members(ABSENT_GROUP))
+        .await
+        .expect("a group joined after start")
+        .into_inner();
+    assert_eq!(list.total, 1);
+    // Joined while the gateway holds a list without it: the peer's
+    // group_increase of the bot itself adds it, no waiting, no re-read.
+    let status = gw
+        .groups()
+        .list_group_members(members(20_000_010))
+        .await
+        .expect_err("not yet a member");
+    assert_group_not_found(&status, 20_000_010);
+    let mut events = gw
+        .events()
+        .stream_events(pb::StreamEventsRequest {
+            account_id: String::new(),
+            chats: Vec::new(),
+            kinds: vec![pb::EventKind::MemberJoined as i32],
+            after_sequence: None,
+        })
+        .await
+        .expect("events")
+        .into_inner();
+    control.clear_actions();
+    assert!(control.join_group(20_000_010, "又一个新群", true));
+    next_member_event(&mut events).await;
+    gw.groups()
+        .list_group_members(members(20_000_010))
+        .await
+        .expect("the joined group is found");
+    assert!(
+        !read_actions(&peer)
+            .iter()
+            .any(|(a, _)| a == "get_group_list"),
+        "{:?}",
+        read_actions(&peer)
+    );
     gw.stop().await.expect("clean stop");
     peer.shutdown().await;
 }

@@ -957,3 +957,189 @@ async fn poke_on_each_flavor() {
     assert_eq!(reason(&status), "ACCOUNT_OFFLINE");
     h.stop().await;
 }
+
+/// Asserts `status` is `code` with `reason`, its ErrorInfo metadata `key`
+/// being `value`.
+fn assert_status(status: &tonic::Status, code: Code, why: &str, key: &str, value: &str) {
+    assert_eq!(
+        (status.code(), reason(status).as_str()),
+        (code, why),
+        "{status:?}"
+    );
+    let details = status.get_error_details();
+    let info = details.error_info().expect("ErrorInfo");
+    assert_eq!(
+        info.metadata.get(key).map(String::as_str),
+        Some(value),
+        "{status:?}"
+    );
+}
+
+/// The actions that would change something at the peer.
+fn write_actions(sandbox: &Sandbox) -> Vec<String> {
+    sandbox
+        .control()
+        .actions()
+        .into_iter()
+        .map(|a| a.action)
+        .filter(|a| a.starts_with("send_") || a.contains("poke") || a.starts_with("upload_"))
+        .collect()
+}
+
+async fn tool(
+    gw: &onebot_gateway_tests::TestGateway,
+    name: &str,
+    args: &str,
+) -> pb::CallToolResponse {
+    gw.tools()
+        .call_tool(pb::CallToolRequest {
+            name: name.into(),
+            arguments_json: args.into(),
+        })
+        .await
+        .unwrap_or_else(|s| panic!("{name} {args}: {s:?}"))
+        .into_inner()
+}
+
+#[tokio::test]
+async fn sends_and_pokes_to_a_group_the_bot_is_not_in_send_nothing() {
+    const ABSENT: i64 = 20_000_009;
+    let peer = sandbox(SandboxFlavor::NapCat).await;
+    let gw = onebot_gateway_tests::TestGateway::with_sandbox(&peer, &[GROUP, ABSENT]).await;
+    peer.control().clear_actions();
+    let status = gw
+        .messages()
+        .send_message(pb::SendMessageRequest {
+            group_id: Some(ABSENT),
+            idempotency_key: "absent".into(),
+            ..text("你好")
+        })
+        .await
+        .unwrap_err();
+    assert_status(
+        &status,
+        Code::NotFound,
+        "GROUP_NOT_FOUND",
+        "group_id",
+        "20000009",
+    );
+    let status = gw
+        .groups()
+        .poke_member(pb::PokeMemberRequest {
+            account_id: String::new(),
+            group_id: Some(ABSENT),
+            user_id: 10_003,
+        })
+        .await
+        .unwrap_err();
+    assert_status(
+        &status,
+        Code::NotFound,
+        "GROUP_NOT_FOUND",
+        "group_id",
+        "20000009",
+    );
+    // A group outside the whitelist stays GROUP_NOT_ALLOWED, the bot in it
+    // or not.
+    for group_id in [20_000_003, 30_000_001] {
+        let status = gw
+            .messages()
+            .send_message(pb::SendMessageRequest {
+                group_id: Some(group_id),
+                ..text("你好")
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(status.code(), Code::PermissionDenied, "{status:?}");
+        assert_eq!(reason(&status), "GROUP_NOT_ALLOWED");
+    }
+    let text_zh =
+        "机器人不在群 20000009 中（协议端的群列表里没有这个群），未执行任何操作：请检查群号。";
+    for (name, args) in [
+        ("qq_send", r#"{"groupId":20000009,"text":"你好"}"#),
+        ("qq_poke", r#"{"groupId":20000009,"userId":10003}"#),
+    ] {
+        let out = tool(&gw, name, args).await;
+        assert!(out.is_error, "{name}: {out:?}");
+        assert_eq!(out.text, text_zh, "{name}");
+    }
+    assert_eq!(write_actions(&peer), Vec::<String>::new());
+    let reads: Vec<String> = peer
+        .control()
+        .actions()
+        .into_iter()
+        .map(|a| a.action)
+        .collect();
+    assert_eq!(reads, ["get_group_list"], "one shared group-list read");
+    gw.stop().await.expect("clean stop");
+    peer.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_reply_to_the_peer_does_not_know_or_of_another_chat_sends_nothing() {
+    let peer = sandbox(SandboxFlavor::NapCat).await;
+    let gw = onebot_gateway_tests::TestGateway::with_sandbox(&peer, &[GROUP]).await;
+    let control = peer.control();
+    let elsewhere =
+        control.inject_group_message(20_000_003, 10_001, serde_json::json!("别处的消息"));
+    let here = control.inject_group_message(GROUP, 10_002, serde_json::json!("这里的消息"));
+    control.clear_actions();
+    let quoting = |id: i64| pb::SendMessageRequest {
+        group_id: Some(GROUP),
+        reply_to_message_id: Some(id),
+        ..text("回复")
+    };
+    let status = gw
+        .messages()
+        .send_message(quoting(987_654_321))
+        .await
+        .unwrap_err();
+    assert_status(
+        &status,
+        Code::NotFound,
+        "MESSAGE_NOT_FOUND",
+        "message_id",
+        "987654321",
+    );
+    let status = gw
+        .messages()
+        .send_message(quoting(elsewhere))
+        .await
+        .unwrap_err();
+    assert_status(
+        &status,
+        Code::InvalidArgument,
+        "INVALID_REQUEST",
+        "message_chat",
+        "group:20000003",
+    );
+    assert!(
+        status.message().contains("group:20000003") && status.message().contains("group:20000002"),
+        "{status:?}"
+    );
+    let out = tool(
+        &gw,
+        "qq_send",
+        r#"{"groupId":20000002,"text":"回复","replyTo":987654321}"#,
+    )
+    .await;
+    assert!(out.is_error, "{out:?}");
+    assert_eq!(
+        out.text,
+        "要回复的消息 987654321 不存在：协议端找不到它（已撤回、太旧或从未见过），消息未发送。"
+    );
+    assert_eq!(write_actions(&peer), Vec::<String>::new());
+    // A message of the chat is quoted.
+    gw.messages()
+        .send_message(quoting(here))
+        .await
+        .expect("a known quote");
+    let sent = control
+        .actions()
+        .into_iter()
+        .find(|a| a.action == "send_group_msg")
+        .expect("sent");
+    assert_eq!(sent.params["message"][0]["type"], "reply", "{sent:?}");
+    gw.stop().await.expect("clean stop");
+    peer.shutdown().await;
+}

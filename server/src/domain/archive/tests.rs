@@ -553,3 +553,39 @@ async fn a_history_page_read_again_hands_over_only_new_messages() {
     assert_eq!(archive.handed_over(), first + 1);
     assert_eq!(ids(&t.gw, search("新消息")).await, vec![4]);
 }
+
+#[tokio::test]
+async fn a_chat_given_must_be_a_joined_group_and_one_the_archive_keeps() {
+    let t = start(true);
+    let chat = |c| SearchRequest {
+        chat: Some(c),
+        ..search("开会")
+    };
+    let fail = |req| {
+        let gw = t.gw.clone();
+        async move {
+            gw.search_messages(req, CallCtx::anonymous())
+                .await
+                .unwrap_err()
+        }
+    };
+    // Offline with no group list held: the archive still answers.
+    t.peer.set_groups(Some(&[G]));
+    t.peer.set_online(false);
+    assert!(ids(&t.gw, chat(ChatRef::Group(G))).await.is_empty());
+    t.peer.set_online(true);
+    // Not archived: refused, not an empty page.
+    let e = fail(chat(ChatRef::Private(U + 1))).await;
+    assert_eq!(e.kind, Kind::ChatNotArchived);
+    assert_eq!(e.meta("target"), Some("private:30002"));
+    assert!(e.message.contains("private:30002"), "{}", e.message);
+    assert!(ids(&t.gw, chat(ChatRef::Group(G))).await.is_empty());
+    // A group the bot is not in (archived by `archive.chats` or not).
+    for group in [OTHER, 1] {
+        let e = fail(chat(ChatRef::Group(group))).await;
+        assert_eq!(e.kind, Kind::GroupNotFound);
+        assert_eq!(e.meta("group_id"), Some(group.to_string().as_str()));
+    }
+    // Without a chat, every archived chat is searched as before.
+    assert!(ids(&t.gw, search("开会")).await.is_empty());
+}

@@ -127,6 +127,7 @@ impl Received {
                 format!("the peer's URL is not valid: {e}"),
             )
             .with("url", raw)
+            .with("detail", format!("the peer's URL is not valid: {e}"))
         })?;
         self.urls.fetch_peer(&url, writer).await
     }
@@ -298,6 +299,13 @@ fn gone(media_id: &str, why: Gone, when_ms: i64) -> Error {
         ),
     )
     .with("media_id", media_id)
+    .with(
+        "cause",
+        match why {
+            Gone::Expired => "expired",
+            Gone::Evicted => "evicted",
+        },
+    )
     .with(
         "gone",
         match why {

@@ -165,31 +165,63 @@ impl Resolver {
         id: &str,
         limit: u64,
     ) -> Result<MediaPayload> {
-        let not_kept = |why: &str| {
+        // Metadata `cause` says which: `not_kept` (this gateway keeps no
+        // received media), `never_captured` (not this account's), `expired`
+        // / `evicted` (kept once, gone from the store), `not_fetched` (known,
+        // never downloaded), `file_gone` (its kept file vanished).
+        let not_kept = |cause: &str, why: &str| {
             Error::new(
                 Kind::MediaNotFound,
-                format!("the received media id has no kept bytes ({why}): download it once with DownloadMedia, then send it"),
+                format!("the received media id {id} has no bytes in the gateway to send: {why}"),
             )
             .with("media_id", id)
+            .with("cause", cause)
         };
         let Some(received) = &self.received else {
-            return Err(not_kept("received media are not kept"));
+            return Err(not_kept(
+                "not_kept",
+                "this gateway keeps no received media (media capture is off); send it by URL or path instead",
+            ));
         };
         if received.ids().parse(&owner.account_id, id).is_none() {
-            return Err(not_kept("unknown to this account"));
+            return Err(not_kept(
+                "never_captured",
+                "it is not a media id of a message this account received",
+            ));
         }
         let until = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
         let _ = received.wait(&owner.account_id, id, Some(until)).await;
         let item = match received.lookup(&owner.account_id, id) {
             Lookup::Stored(item) => item,
-            Lookup::Gone(..) => return Err(not_kept("it expired or was evicted")),
-            Lookup::Unknown => return Err(not_kept("not fetched yet")),
+            Lookup::Gone(super::received::Gone::Expired, ..) => {
+                return Err(not_kept(
+                    "expired",
+                    "it expired from the gateway's media store (media.capture.ttl_secs); download it by message_id and segment_index to fetch it from QQ again, then send it",
+                ));
+            }
+            Lookup::Gone(super::received::Gone::Evicted, ..) => {
+                return Err(not_kept(
+                    "evicted",
+                    "it was evicted from the gateway's media store to make room (media.capture.quota_bytes); download it by message_id and segment_index to fetch it from QQ again, then send it",
+                ));
+            }
+            Lookup::Unknown => {
+                return Err(not_kept(
+                    "not_fetched",
+                    "the gateway has not fetched it yet; download it once with DownloadMedia, then send it",
+                ));
+            }
         };
         if item.size > limit {
             return Err(too_large(kind, limit).with("media_id", id));
         }
         let mime = check_kind(kind, Some(&item.mime))?;
-        let file = std::fs::File::open(&item.path).map_err(|_| not_kept("its file is gone"))?;
+        let file = std::fs::File::open(&item.path).map_err(|_| {
+            not_kept(
+                "file_gone",
+                "its kept file is gone; download it by message_id and segment_index to fetch it from QQ again, then send it",
+            )
+        })?;
         Ok(MediaPayload::file(
             kind,
             mime,

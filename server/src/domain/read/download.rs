@@ -89,8 +89,12 @@ fn header(item: &StoredItem) -> DownloadHeader {
 
 fn open(item: &StoredItem) -> Result<std::fs::File> {
     std::fs::File::open(&item.path).map_err(|_| {
-        Error::new(Kind::MediaNotFound, "the media's kept file is gone")
-            .with("media_id", &item.media_id)
+        Error::new(
+            Kind::MediaNotFound,
+            "the media's kept file is gone from the gateway's media store; download it by message_id and segment_index to fetch it from QQ again",
+        )
+        .with("media_id", &item.media_id)
+        .with("cause", "file_gone")
     })
 }
 
@@ -163,12 +167,20 @@ impl Gateway {
         let Some(SegmentRef { message_id, index }) = segment else {
             return Err(Error::new(
                 Kind::MediaNotFound,
-                "the media id is unknown to this account: use a media_id from a segment of this account's messages, or message_id and segment_index",
+                "the media id is not one of a message this account received, so the gateway never captured it: use a media_id from a segment of this account's messages, or message_id and segment_index",
             )
             .with("media_id", &media_id)
+            .with("cause", "never_captured")
             .with("account_id", &account.id));
         };
-        let message = account.peer.media_message(message_id, ctx.deadline).await?;
+        let message = account
+            .peer
+            .media_message(message_id, ctx.deadline)
+            .await
+            .map_err(|e| match e.kind {
+                Kind::MediaNotFound => e.with("cause", "peer_forgot"),
+                _ => e,
+            })?;
         ctx.caller.check_chat(message.chat)?;
         let Some(media) = ReceivedMedia::of(&message, index) else {
             return Err(match message.segments.get(index) {
@@ -187,7 +199,8 @@ impl Gateway {
                         message.segments.len()
                     ),
                 )
-                .with("segments", message.segments.len()),
+                .with("segments", message.segments.len())
+                .with("cause", "no_segment"),
             }
             .with("message_id", message_id)
             .with("segment_index", index));

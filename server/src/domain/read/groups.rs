@@ -59,6 +59,7 @@ impl Gateway {
     pub async fn list_groups(&self, account_id: &str, ctx: CallCtx) -> Result<Groups> {
         let account = self.account(account_id, &ctx)?;
         let listed = account.peer.get_groups(ctx.deadline).await?;
+        self.joined.saw_list(&account.id, &listed);
         // The peer's groups in its order, the first of any duplicate kept.
         let mut known: Vec<GroupInfo> = Vec::new();
         let mut index: HashMap<i64, usize> = HashMap::new();

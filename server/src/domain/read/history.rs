@@ -79,13 +79,18 @@ pub struct History {
 }
 
 impl Gateway {
-    /// Reads one page of history. The chat and the account are checked
-    /// before anything reaches the peer.
+    /// Reads one page of history. The chat, the account and the caller's
+    /// scope are checked before anything reaches the peer; a group the bot
+    /// is not in fails with `GroupNotFound`.
     pub async fn get_history(&self, req: HistoryRequest, ctx: CallCtx) -> Result<History> {
         let chat = validate_chat(req.chat)?;
         let account = self.account(&req.account_id, &ctx)?;
         ctx.caller.check_chat(chat)?;
         crate::telemetry::record_chat(&chat.target());
+        if let ChatRef::Group(group_id) = chat {
+            self.require_joined(&account, group_id, ctx.deadline)
+                .await?;
+        }
         let count = clamp_count(req.count);
         let anchor = req.anchor_message_id;
         if let Some(until) = req.until {

@@ -69,8 +69,9 @@ impl Members {
 }
 
 impl Gateway {
-    /// Lists a group's members. The group id and the account are checked
-    /// before anything reaches the peer.
+    /// Lists a group's members. The group id, the account and the caller's
+    /// scope are checked before anything reaches the peer; a group the bot
+    /// is not in fails with `GroupNotFound`.
     pub async fn list_group_members(&self, req: MembersRequest, ctx: CallCtx) -> Result<Members> {
         if req.group_id <= 0 {
             return Err(Error::invalid(
@@ -82,6 +83,8 @@ impl Gateway {
         let account = self.account(&req.account_id, &ctx)?;
         ctx.caller.check_group(req.group_id)?;
         crate::telemetry::record_chat(&ChatRef::Group(req.group_id).target());
+        self.require_joined(&account, req.group_id, ctx.deadline)
+            .await?;
         let limit = clamp_limit(req.limit) as usize;
         let ttl = Duration::from_secs(account.config.member_cache_ttl_secs);
         let caching = !ttl.is_zero();

@@ -115,13 +115,28 @@ fn decode_token(token: &str, fp: &str) -> Result<Option<Position>> {
     }))
 }
 
+/// The `ChatNotArchived` error of `chat`.
+fn not_archived(chat: ChatRef) -> Error {
+    let target = chat.target();
+    Error::new(
+        Kind::ChatNotArchived,
+        format!(
+            "{target} is not a chat the archive keeps (the account's whitelisted groups and users, and [archive] chats): a search of it would always be empty"
+        ),
+    )
+    .with("target", target)
+}
+
 /// The text of a search without matches.
 pub const NO_MATCHES: &str = "（没有找到匹配的消息）";
 /// What ends the line of a recalled message.
 pub const RECALLED_MARK: &str = "（已撤回）";
 
 impl Gateway {
-    /// Searches the archive; see the proto for the rules.
+    /// Searches the archive; see the proto for the rules. A chat given is
+    /// checked in order: valid, in the caller's scope, the archive on, a
+    /// group the bot is in (`GroupNotFound`), a chat the archive keeps
+    /// (`ChatNotArchived`).
     pub async fn search_messages(&self, req: SearchRequest, ctx: CallCtx) -> Result<SearchPage> {
         if let Some(chat) = req.chat {
             validate_chat(Some(chat))?;
@@ -144,6 +159,15 @@ impl Gateway {
                 "the message archive is turned off (archive.enabled = false)",
             )
         })?;
+        if let Some(chat) = req.chat {
+            if let ChatRef::Group(group_id) = chat {
+                self.require_joined(&account, group_id, ctx.deadline)
+                    .await?;
+            }
+            if !archive.is_archived(&account.id, chat) {
+                return Err(not_archived(chat));
+            }
+        }
         let query = req.query.trim().to_string();
         let fp = fingerprint(&account.id, &req, &query);
         let before = decode_token(&req.page_token, &fp)?;

@@ -1162,3 +1162,104 @@ async fn forwards_open_with_nested_bundles_left_as_segments() {
         (Kind::MessageNotFound, Some("gone"))
     );
 }
+
+fn online(fake: &Fake) {
+    fake.status.send_modify(|s| {
+        s.online = true;
+        s.state = ConnState::Connected;
+    });
+}
+
+#[tokio::test]
+async fn a_group_the_bot_is_not_in_is_group_not_found_before_any_read() {
+    let (gw, fake, _guard) = gateway(groups_fake());
+    online(&fake);
+    let history = |group| req(ChatRef::Group(group), 5, None);
+    let members = |group_id| MembersRequest {
+        group_id,
+        ..MembersRequest::default()
+    };
+    let e = gw
+        .get_history(history(40000004), CallCtx::anonymous())
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::GroupNotFound);
+    assert_eq!(e.meta("group_id"), Some("40000004"));
+    let e = gw
+        .list_group_members(members(40000004), CallCtx::anonymous())
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::GroupNotFound);
+    // One read of the group list answered both (the second is within the
+    // re-read interval); nothing else reached the peer.
+    assert_eq!(fake.calls(), vec![Call::Groups]);
+    // A joined group, and a private chat, are read as before.
+    gw.get_history(history(20000003), CallCtx::anonymous())
+        .await
+        .unwrap();
+    gw.get_history(req(ChatRef::Private(5), 5, None), CallCtx::anonymous())
+        .await
+        .unwrap();
+    gw.list_group_members(members(20000002), CallCtx::anonymous())
+        .await
+        .unwrap();
+    assert_eq!(fake.calls().len(), 4);
+    assert!(!fake.calls().contains(&Call::History {
+        chat: ChatRef::Group(40000004),
+        count: 5,
+        anchor: None
+    }));
+    // Invalid input is refused before the group list is asked.
+    let (gw, fake, _guard) = gateway(groups_fake());
+    online(&fake);
+    let e = gw
+        .list_group_members(members(-1), CallCtx::anonymous())
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::InvalidRequest);
+    assert!(fake.calls().is_empty());
+}
+
+#[tokio::test]
+async fn list_groups_fills_the_joined_groups() {
+    let (gw, fake, _guard) = gateway(groups_fake());
+    online(&fake);
+    gw.list_groups("", CallCtx::anonymous()).await.unwrap();
+    gw.list_group_members(
+        MembersRequest {
+            group_id: 30000001,
+            ..MembersRequest::default()
+        },
+        CallCtx::anonymous(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        fake.calls(),
+        vec![
+            Call::Groups,
+            Call::Members {
+                group_id: 30000001,
+                no_cache: None
+            }
+        ]
+    );
+}
+
+#[tokio::test]
+async fn offline_without_a_group_list_reads_fail_as_before() {
+    let (gw, fake, _guard) = gateway(groups_fake());
+    // The fake is offline; its history answers anyway, as a peer's
+    // transport would refuse: the group check adds nothing then.
+    gw.get_history(req(ChatRef::Group(40000004), 5, None), CallCtx::anonymous())
+        .await
+        .unwrap();
+    assert_eq!(
+        fake.calls(),
+        vec![Call::History {
+            chat: ChatRef::Group(40000004),
+            count: 5,
+            anchor: None
+        }]
+    );
+}

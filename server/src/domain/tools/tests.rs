@@ -86,12 +86,26 @@ impl Fake {
         })
     }
 
+    /// The calls so far, without the group-list reads of the group check
+    /// (counted by [`Fake::group_reads`]).
     fn calls(&self) -> Vec<Call> {
-        self.calls.lock().unwrap().clone()
+        let calls = self.calls.lock().unwrap();
+        calls
+            .iter()
+            .filter(|c| **c != Call::Groups)
+            .cloned()
+            .collect()
     }
 
     fn take_calls(&self) -> Vec<Call> {
-        std::mem::take(&mut *self.calls.lock().unwrap())
+        let calls = std::mem::take(&mut *self.calls.lock().unwrap());
+        calls.into_iter().filter(|c| *c != Call::Groups).collect()
+    }
+
+    /// How many times the group list was read.
+    fn group_reads(&self) -> usize {
+        let calls = self.calls.lock().unwrap();
+        calls.iter().filter(|c| **c == Call::Groups).count()
     }
 
     fn set_online(&self, online: bool) {
@@ -168,6 +182,20 @@ fn seed_messages() -> Vec<Value> {
     ]
 }
 
+/// The peer's one private message: -7, from user 10001.
+fn private_message() -> Value {
+    json!({
+        "self_id": 3_000_000_001i64,
+        "user_id": 10001,
+        "time": shanghai("09:00:00"),
+        "message_id": -7,
+        "message_type": "private",
+        "sender": {"user_id": 10001, "nickname": "张三"},
+        "message": [{"type":"text","data":{"text":"在吗"}}],
+        "post_type": "message",
+    })
+}
+
 /// 120 member objects: 张三 (owner, card 群主张三), 李四 (admin, card
 /// 管理员李四), 王五, then 成员4‥成员120.
 fn seed_members() -> Vec<Value> {
@@ -235,8 +263,22 @@ impl PeerApi for Fake {
         })
     }
 
+    /// The groups the bot is in: the example group, the sandbox group, an
+    /// empty one, and groups 16 and 1000 (what `"0x10"` and `"1e3"` convert
+    /// to).
     async fn get_groups(&self, _deadline: Deadline) -> Result<Vec<GroupInfo>> {
-        self.answer(Call::Groups, Vec::new)
+        self.answer(Call::Groups, || {
+            [GROUP, 20000003, 20000009, 16, 1000]
+                .into_iter()
+                .map(|group_id| GroupInfo {
+                    group_id,
+                    group_name: String::new(),
+                    member_count: 0,
+                    max_member_count: 0,
+                    raw: Default::default(),
+                })
+                .collect()
+        })
     }
 
     async fn send_message(
@@ -288,6 +330,7 @@ impl PeerApi for Fake {
         let found = self.answer(Call::GetMessage(message_id), || {
             seed_messages()
                 .iter()
+                .chain([&private_message()])
                 .filter_map(|m| decode_message(m, None))
                 .find(|m| m.message_id == message_id)
         })?;
@@ -1532,13 +1575,16 @@ async fn send_private_quotes_and_mentions() {
     let calls = fake.take_calls();
     assert_eq!(
         calls,
-        [Call::SendPrivate {
-            user_id: 10001,
-            message: json!([
-                {"type": "reply", "data": {"id": "-7"}},
-                {"type": "text", "data": {"text": "私聊"}}
-            ])
-        }]
+        [
+            Call::GetMessage(-7),
+            Call::SendPrivate {
+                user_id: 10001,
+                message: json!([
+                    {"type": "reply", "data": {"id": "-7"}},
+                    {"type": "text", "data": {"text": "私聊"}}
+                ])
+            }
+        ]
     );
     let out = call(
         &gw,
@@ -1767,4 +1813,33 @@ async fn a_call_routed_for_an_account_acts_for_it_unless_the_arguments_name_anot
         out.text
     );
     assert_eq!(fake.calls(), vec![]);
+}
+
+/// A group the bot is not in (whitelisted or not): every tool that names
+/// it fails with the group's text, and only the group list is read.
+#[tokio::test]
+async fn a_group_the_bot_is_not_in_fails_every_tool() {
+    const ABSENT: i64 = 20_000_001;
+    let fake = Fake::new();
+    let gw = gateway_with(&fake, |c| {
+        if let Some(a) = c.accounts.get_mut("default") {
+            a.groups.push(ABSENT);
+        }
+    });
+    let text =
+        "机器人不在群 20000001 中（协议端的群列表里没有这个群），未执行任何操作：请检查群号。";
+    for (name, args) in [
+        ("qq_get_history", r#"{"target":"group:20000001"}"#),
+        ("qq_get_group_members", r#"{"groupId":20000001}"#),
+        ("qq_send", r#"{"groupId":20000001,"text":"hi"}"#),
+        ("qq_poke", r#"{"groupId":20000001,"userId":10002}"#),
+    ] {
+        assert_failed(&call(&gw, name, args).await, text, name);
+    }
+    assert_eq!(fake.calls(), vec![]);
+    assert_eq!(
+        fake.group_reads(),
+        1,
+        "the misses share the rate-limited read"
+    );
 }

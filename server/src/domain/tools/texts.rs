@@ -7,6 +7,7 @@
 //! (`peer_message`) is passed on verbatim.
 
 use crate::config::Locale;
+use crate::domain::media::ids::MediaIds;
 use crate::error::{Error, Kind};
 
 use super::args::{ArgError, Expected};
@@ -213,6 +214,18 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
     let group = meta("group_id");
     let msg = &err.message;
     match err.kind {
+        Kind::InvalidRequest if err.meta("message_chat").is_some() => {
+            let (id, theirs, ours) = (meta("message_id"), meta("message_chat"), meta("target"));
+            pick(
+                locale,
+                format!(
+                    "要回复的消息 {id} 属于 {theirs}，而这条消息发往 {ours}：只能回复同一会话里的消息。消息未发送。"
+                ),
+                format!(
+                    "the message to reply to, {id}, is in {theirs}, but this send goes to {ours}: quote a message of the same chat. Nothing was sent."
+                ),
+            )
+        }
         Kind::InvalidRequest => {
             let field = err.field.clone().unwrap_or_default();
             pick(
@@ -387,18 +400,7 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             format!("媒体格式不符：{msg}"),
             format!("media of the wrong type: {msg}"),
         ),
-        Kind::MediaNotFound if !err.meta("media_id").is_some_and(|id| id.starts_with("r_")) => {
-            pick(
-                locale,
-                "媒体不存在或已过期，请重新调用 UploadMedia 上传。".to_owned(),
-                "media not found or expired; upload it again with UploadMedia.".to_owned(),
-            )
-        }
-        Kind::MediaNotFound => pick(
-            locale,
-            format!("媒体不存在或已不再保存：{msg}"),
-            format!("media not found or no longer kept: {msg}"),
-        ),
+        Kind::MediaNotFound => media_not_found_text(err, locale),
         Kind::MediaChecksumMismatch => pick(
             locale,
             "上传内容的 SHA-256 与声明的不一致。".to_owned(),
@@ -431,11 +433,16 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
                 "URL refused for safety (loopback, private, link-local or metadata address): {msg}"
             ),
         ),
-        Kind::UrlFetchFailed => pick(
-            locale,
-            format!("下载 URL 失败：{msg}"),
-            format!("fetching the URL failed: {msg}"),
-        ),
+        Kind::UrlFetchFailed => {
+            let detail = meta("detail");
+            pick(
+                locale,
+                format!("网关下载该 URL 失败，原因：「{detail}」。请检查 URL 是否可以公开访问。"),
+                format!(
+                    "the gateway could not fetch the URL: {detail}. Check that the URL is publicly reachable."
+                ),
+            )
+        }
         Kind::PathForbidden => pick(
             locale,
             format!("路径不在允许的媒体目录（media.media_roots）之下：{msg}"),
@@ -553,8 +560,12 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             let group = meta("group_id");
             pick(
                 locale,
-                format!("机器人不在群 {group} 中：请检查群号。"),
-                format!("the bot is not a member of group {group}: check the group number."),
+                format!(
+                    "机器人不在群 {group} 中（协议端的群列表里没有这个群），未执行任何操作：请检查群号。"
+                ),
+                format!(
+                    "the bot is not a member of group {group} (the peer's group list does not have it); nothing was done: check the group number."
+                ),
             )
         }
         Kind::ChatNotArchived => {
@@ -562,10 +573,10 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             pick(
                 locale,
                 format!(
-                    "{target} 不在消息存档范围内（只存档白名单中的群和用户及 [archive] chats），搜索它总是没有结果。"
+                    "{target} 不在消息存档范围内（只存档白名单中的群和用户，以及 [archive] chats 配置的会话），搜索它总是没有结果；请用 qq_get_history 读取它的历史消息。"
                 ),
                 format!(
-                    "{target} is not a chat the archive keeps (whitelisted groups and users and [archive] chats); searching it would always be empty."
+                    "{target} is not a chat the archive keeps (whitelisted groups and users, and the chats of [archive] chats); searching it would always be empty. Read its history with qq_get_history instead."
                 ),
             )
         }
@@ -581,7 +592,18 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         }
         Kind::MessageNotFound => {
             let what = meta("forward_id");
-            if what.is_empty() {
+            if err.field.as_deref() == Some("reply_to_message_id") {
+                let id = meta("message_id");
+                pick(
+                    locale,
+                    format!(
+                        "要回复的消息 {id} 不存在：协议端找不到它（已撤回、太旧或从未见过），消息未发送。"
+                    ),
+                    format!(
+                        "the message to reply to, {id}, is unknown to the implementation (recalled, too old or never seen); nothing was sent."
+                    ),
+                )
+            } else if what.is_empty() {
                 let id = meta("message_id");
                 pick(
                     locale,
@@ -605,6 +627,124 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
             ),
             format!(
                 "the gateway cannot write its data directory (disk full or read-only); nothing of this call was stored or sent, retry later: {msg}"
+            ),
+        ),
+    }
+}
+
+/// The text of a `MediaNotFound`: an upload id that is gone is uploaded
+/// again; media that was received never is (it is fetched from QQ again,
+/// or QQ no longer has it), and the text says which by the error's
+/// `cause`.
+fn media_not_found_text(err: &Error, locale: Locale) -> String {
+    let meta = |key: &str| err.meta(key).unwrap_or_default().to_owned();
+    let media_id = meta("media_id");
+    let message_id = meta("message_id");
+    let cause = err
+        .meta("cause")
+        .or_else(|| err.meta("gone"))
+        .unwrap_or_default();
+    let received = MediaIds::is_received(&media_id) || !cause.is_empty();
+    if !received && message_id.is_empty() {
+        return pick(
+            locale,
+            "媒体不存在或已过期，请重新调用 UploadMedia 上传。".to_owned(),
+            "media not found or expired; upload it again with UploadMedia.".to_owned(),
+        );
+    }
+    let (subject_zh, subject_en) = if media_id.is_empty() {
+        (
+            format!("消息 {message_id} 中的媒体"),
+            format!("the media of message {message_id}"),
+        )
+    } else {
+        (
+            format!("收到的媒体 {media_id}"),
+            format!("the received media {media_id}"),
+        )
+    };
+    let again_zh = "可以用 messageId 和 segmentIndex 让网关重新从 QQ 获取。";
+    let again_en = "Ask for it by messageId and segmentIndex to fetch it from QQ again.";
+    let sending = err.meta("field").is_some();
+    let then_zh = if sending { "取得后再发送。" } else { "" };
+    let then_en = if sending { " Then send it." } else { "" };
+    match cause {
+        "expired" => pick(
+            locale,
+            format!(
+                "{subject_zh}已从网关的媒体存储中过期（media.capture.ttl_secs）。{again_zh}{then_zh}"
+            ),
+            format!(
+                "{subject_en} expired from the gateway's media store (media.capture.ttl_secs). {again_en}{then_en}"
+            ),
+        ),
+        "evicted" => pick(
+            locale,
+            format!(
+                "{subject_zh}为腾出空间已被清出网关的媒体存储（media.capture.quota_bytes）。{again_zh}{then_zh}"
+            ),
+            format!(
+                "{subject_en} was evicted from the gateway's media store to make room (media.capture.quota_bytes). {again_en}{then_en}"
+            ),
+        ),
+        "file_gone" => pick(
+            locale,
+            format!("网关保存的{subject_zh}的文件已丢失。{again_zh}{then_zh}"),
+            format!("the gateway's kept file of {subject_en} is gone. {again_en}{then_en}"),
+        ),
+        "never_captured" => pick(
+            locale,
+            format!(
+                "{subject_zh}不是这个账号收到的消息里的媒体，网关从未取得过它：请用本账号消息里媒体段的 mediaId，或用 messageId 和 segmentIndex。"
+            ),
+            format!(
+                "{subject_en} is not from a message this account received; the gateway never captured it. Use the mediaId of a media segment of this account's messages, or messageId and segmentIndex."
+            ),
+        ),
+        "not_fetched" => pick(
+            locale,
+            format!(
+                "{subject_zh}还没有被网关取得过，无法直接转发：先用 qq_get_media 获取一次，再发送。"
+            ),
+            format!(
+                "the gateway has not fetched {subject_en} yet, so it cannot be forwarded: get it once with qq_get_media, then send it."
+            ),
+        ),
+        "not_kept" => pick(
+            locale,
+            format!(
+                "本网关不保存收到的媒体（媒体捕获未开启），无法按 id 转发{subject_zh}：请改用 URL 或本地文件发送。"
+            ),
+            format!(
+                "this gateway keeps no received media (media capture is off), so {subject_en} cannot be forwarded by id: send it by URL or file instead."
+            ),
+        ),
+        "peer_forgot" => pick(
+            locale,
+            format!(
+                "QQ 已不再保留消息 {message_id}（已撤回、太旧，或协议端已找不到它），无法取得其中的媒体。"
+            ),
+            format!(
+                "QQ no longer has message {message_id} (recalled, too old, or the implementation cannot find it); its media cannot be fetched."
+            ),
+        ),
+        "no_segment" => {
+            let (segments, index) = (meta("segments"), meta("segment_index"));
+            pick(
+                locale,
+                format!(
+                    "消息 {message_id} 只有 {segments} 个消息段，没有第 {index} 段（从 0 开始计）。"
+                ),
+                format!(
+                    "message {message_id} has {segments} segments; there is no segment {index} (counted from 0)."
+                ),
+            )
+        }
+        _ => pick(
+            locale,
+            format!("{subject_zh}已不在网关中，QQ 也可能已不再保留它。{again_zh}"),
+            format!(
+                "{subject_en} is no longer in the gateway, and QQ may no longer have it. {again_en}"
             ),
         ),
     }

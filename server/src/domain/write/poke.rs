@@ -9,7 +9,10 @@ use crate::error::{Error, Kind, Result};
 
 impl Gateway {
     /// Pokes `user_id` in `group_id` (resolved as for sends); returns the
-    /// group used.
+    /// group used. The whitelist and the caller's scope come first (a group
+    /// outside the whitelist is `GroupNotAllowed` whether the bot is in it
+    /// or not), then a group the bot is not in is `GroupNotFound`, then an
+    /// offline account is `AccountOffline`.
     pub async fn poke_member(
         &self,
         account_id: &str,
@@ -27,6 +30,8 @@ impl Gateway {
         ctx.caller.check_write()?;
         ctx.caller.check_group(group_id)?;
         crate::telemetry::record_chat(&ChatRef::Group(group_id).target());
+        self.require_joined(&account, group_id, ctx.deadline)
+            .await?;
         let status = account.peer.status();
         if !status.online {
             return Err(Error::new(

@@ -5,14 +5,23 @@
 //! (something to send, text length, image and video counts, the quote and
 //! mentions, each media source's form); the chat (a private chat's user in
 //! the `users` whitelist; a group explicit and whitelisted, or the one
-//! whitelisted group); the caller's write access and chat scope; the
-//! idempotency key (replay, reuse). Then, offline, a request without media
+//! whitelisted group: a group outside the whitelist is `GroupNotAllowed`
+//! whether the bot is in it or not); the caller's write access and chat
+//! scope; the idempotency key (replay, reuse). Then the peer's view: a
+//! group the bot is not in is `GroupNotFound` ([`crate::domain::joined`]);
+//! a quoted message (`reply_to`) must be one the peer knows
+//! (`MessageNotFound`) and of the same chat (`InvalidRequest`), looked up in
+//! the quote cache, else with `get_message` within the deadline. Offline,
+//! both are decided from what the gateway holds; what it does not hold
+//! cannot be checked, and a text request goes to the queue unchecked (the
+//! peer decides when it is flushed). Then, offline, a request without media
 //! is queued whole and one with media refused; online, a flavor that cannot
 //! take the media is refused, every media source is resolved (fetched,
 //! opened, checked), and the whole request goes to the account's sender as
 //! one job: text chunks, images, the video, the file, the quote and the
 //! mentions leading the first message.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -20,7 +29,7 @@ use tokio::time::Instant;
 
 use super::chunk::split_text;
 use crate::domain::account::Account;
-use crate::domain::call::CallCtx;
+use crate::domain::call::{CallCtx, Deadline};
 use crate::domain::clock::now_ms;
 use crate::domain::delivery::idempotency::{Claim, MAX_KEY_BYTES};
 use crate::domain::delivery::lead::{Lead, MAX_MENTIONS};
@@ -29,10 +38,12 @@ use crate::domain::delivery::queue::NewEntry;
 pub use crate::domain::delivery::receipt::{MediaSummary, SendResult};
 use crate::domain::delivery::side::WriteSide;
 use crate::domain::gateway::Gateway;
+use crate::domain::joined::JoinedGroups;
 use crate::domain::media::kind::sanitize_file_name;
 use crate::domain::media::resolve::MediaSource;
 use crate::domain::media::staging::MediaOwner;
 use crate::domain::model::{ChatRef, MediaKind};
+use crate::domain::quotes::{Known, Quotes};
 use crate::error::{Error, Kind, Result};
 use crate::telemetry::metrics::{QueueOutcome, queue_entries};
 
@@ -353,6 +364,8 @@ impl Gateway {
             }
         }
         let plan = Plan {
+            joined: self.joined.clone(),
+            quotes: self.quotes.clone(),
             owner: MediaOwner::of(&account.id, caller),
             account,
             chat,
@@ -390,10 +403,14 @@ impl Gateway {
 
 /// A validated request on its way out.
 struct Plan {
+    /// The groups each bot is in.
+    joined: Arc<JoinedGroups>,
+    /// The quote cache (messages seen, ids the peer does not know).
+    quotes: Arc<Quotes>,
     /// Who may use staged media here: the account and the caller's token
     /// (captured before the plan leaves the request's task).
     owner: MediaOwner,
-    account: std::sync::Arc<Account>,
+    account: Arc<Account>,
     chat: ChatRef,
     content: Content,
     file_name: String,
@@ -406,6 +423,12 @@ impl Plan {
     /// reached the peer.
     async fn execute(self) -> (Result<SendResult>, bool) {
         let status = self.account.peer.status();
+        if let Err(e) = self.check_chat().await {
+            return (Err(e), false);
+        }
+        if let Err(e) = self.check_quote(status.online).await {
+            return (Err(e), false);
+        }
         let chunks = split_text(&self.content.text, self.account.config.reply_chunk_size);
         if !status.online {
             if self.content.has_media() {
@@ -493,6 +516,76 @@ impl Plan {
                 (Err(e), sent)
             }
         }
+    }
+
+    fn peer_deadline(&self) -> Deadline {
+        self.deadline.map_or(Deadline::NONE, Deadline::at)
+    }
+
+    /// A group send needs the bot in the group.
+    async fn check_chat(&self) -> Result<()> {
+        let ChatRef::Group(group_id) = self.chat else {
+            return Ok(());
+        };
+        let peer = self.account.peer.as_ref();
+        self.joined
+            .require(&self.account.id, peer, group_id, self.peer_deadline())
+            .await
+    }
+
+    /// The quoted message must be one the peer knows, in the send's chat
+    /// (see the module docs).
+    async fn check_quote(&self, online: bool) -> Result<()> {
+        let Some(id) = self.content.lead.reply_to else {
+            return Ok(());
+        };
+        let account = &self.account.id;
+        let quoted = match self.quotes.known(account, id) {
+            Some(Known::Message(m)) => m,
+            Some(Known::Missing) => return Err(quote_not_found(id)),
+            // Nothing held and no peer to ask: the quote goes unchecked.
+            None if !online => return Ok(()),
+            None => match self
+                .account
+                .peer
+                .get_message(id, Some(self.chat), self.peer_deadline())
+                .await
+            {
+                Ok(m) => {
+                    self.quotes.remember(account, &m);
+                    Arc::new(m)
+                }
+                Err(e) if e.kind == Kind::MessageNotFound => {
+                    self.quotes.remember_missing(account, id);
+                    return Err(quote_not_found(id));
+                }
+                // The connection went: the send goes on as an offline one.
+                Err(e)
+                    if matches!(
+                        e.kind,
+                        Kind::AccountOffline
+                            | Kind::OnebotConnectionLost
+                            | Kind::OnebotActionUnsupported
+                    ) =>
+                {
+                    return Ok(());
+                }
+                Err(e) => return Err(e.with("message_id", id).field("reply_to_message_id")),
+            },
+        };
+        if quoted.chat != self.chat {
+            let (theirs, ours) = (quoted.chat.target(), self.chat.target());
+            return Err(Error::invalid(
+                "reply_to_message_id",
+                format!(
+                    "reply_to_message_id {id} is a message of {theirs}, but this send goes to {ours}: quote a message of the chat you send to"
+                ),
+            )
+            .with("message_id", id)
+            .with("message_chat", theirs)
+            .with("target", ours));
+        }
+        Ok(())
     }
 
     fn summary(&self, frames: &[Frame]) -> Option<MediaSummary> {
@@ -624,6 +717,18 @@ impl Plan {
             ..self.target()
         })
     }
+}
+
+/// The `MessageNotFound` error of a quote the peer does not know.
+fn quote_not_found(id: i64) -> Error {
+    Error::new(
+        Kind::MessageNotFound,
+        format!(
+            "reply_to_message_id {id} is a message the peer does not know (recalled, too old or never seen): nothing was sent"
+        ),
+    )
+    .with("message_id", id)
+    .field("reply_to_message_id")
 }
 
 fn join_ids(ids: &[i64]) -> String {

@@ -848,6 +848,15 @@ fn private(t: &str) -> SendRequest {
     }
 }
 
+/// The send calls so far (reads left out).
+fn sends(t: &T) -> Vec<Call> {
+    t.api
+        .calls()
+        .into_iter()
+        .filter(|c| matches!(c, Call::Send { .. } | Call::SendPrivate { .. }))
+        .collect()
+}
+
 fn sent(call: &Call) -> (ChatRef, Value) {
     match call {
         Call::Send { group_id, message } => (ChatRef::Group(*group_id), message.clone()),
@@ -942,6 +951,7 @@ async fn private_sends_go_only_to_whitelisted_users() {
 #[tokio::test]
 async fn quote_and_mentions_lead_the_first_message() {
     let t = start(Flavor::NapCat, |a| a.reply_chunk_size = 3);
+    t.api.store(stored(-42, ChatRef::Group(G), 10_002));
     let r = send(
         &t,
         SendRequest {
@@ -956,6 +966,8 @@ async fn quote_and_mentions_lead_the_first_message() {
     .unwrap();
     assert_eq!(r.chunks, 2);
     let calls = t.api.calls();
+    assert_eq!(calls[0], Call::GetMessage { message_id: -42 });
+    let calls = sends(&t);
     assert_eq!(
         kinds(&sent(&calls[0]).1),
         ["reply -42", "at 10002", "at 10003", "at all", "text abc"]
@@ -967,6 +979,7 @@ async fn quote_and_mentions_lead_the_first_message() {
 #[tokio::test]
 async fn a_quote_alone_or_before_a_file_is_a_message_of_its_own() {
     let t = start(Flavor::NapCat, |_| {});
+    t.api.store(stored(7, ChatRef::Group(G), 10_002));
     let r = send(
         &t,
         SendRequest {
@@ -977,7 +990,7 @@ async fn a_quote_alone_or_before_a_file_is_a_message_of_its_own() {
     .await
     .unwrap();
     assert_eq!((r.chunks, r.message_ids.len()), (0, 1));
-    assert_eq!(kinds(&sent(&t.api.calls()[0]).1), ["reply 7"]);
+    assert_eq!(kinds(&sent(&sends(&t)[0]).1), ["reply 7"]);
     // Only an image: the lead rides on it.
     send(
         &t,
@@ -989,7 +1002,7 @@ async fn a_quote_alone_or_before_a_file_is_a_message_of_its_own() {
     )
     .await
     .unwrap();
-    assert_eq!(kinds(&sent(&t.api.calls()[1]).1), ["at 10002", "image"]);
+    assert_eq!(kinds(&sent(&sends(&t)[1]).1), ["at 10002", "image"]);
     // Only a file: the lead goes first, alone.
     send(
         &t,
@@ -1003,8 +1016,8 @@ async fn a_quote_alone_or_before_a_file_is_a_message_of_its_own() {
     .await
     .unwrap();
     let calls = t.api.calls();
-    assert_eq!(kinds(&sent(&calls[2]).1), ["at 10002"]);
-    assert!(matches!(&calls[3], Call::Upload { name, .. } if name == "a.txt"));
+    assert_eq!(kinds(&sent(&calls[3]).1), ["at 10002"]);
+    assert!(matches!(&calls[4], Call::Upload { name, .. } if name == "a.txt"));
 }
 
 #[tokio::test]
@@ -1225,4 +1238,154 @@ async fn recall_reads_the_message_checks_the_whitelists_then_recalls() {
             .unwrap_err();
     assert_eq!((e.kind, e.meta("scope")), (Kind::TokenScope, Some("write")));
     assert_eq!(t.api.calls().len(), before);
+}
+
+fn quoting(id: i64, req: SendRequest) -> SendRequest {
+    SendRequest {
+        reply_to: Some(id),
+        idempotency_key: format!("quote-{id}-{:?}-{:?}", req.group_id, req.user_id),
+        ..req
+    }
+}
+
+#[tokio::test]
+async fn a_quote_the_peer_does_not_know_sends_nothing() {
+    let t = start(Flavor::NapCat, |_| {});
+    let e = err(&t, quoting(404, text("回复"))).await;
+    assert_eq!(e.kind, Kind::MessageNotFound);
+    assert_eq!(e.meta("message_id"), Some("404"));
+    assert_eq!(e.field.as_deref(), Some("reply_to_message_id"));
+    assert!(e.message.contains("404"), "{}", e.message);
+    assert_eq!(t.api.calls(), vec![Call::GetMessage { message_id: 404 }]);
+    // The miss is remembered; the key is free again.
+    let e = err(&t, quoting(404, text("回复"))).await;
+    assert_eq!(e.kind, Kind::MessageNotFound);
+    assert_eq!(t.api.calls().len(), 1, "a known miss asks the peer nothing");
+    assert!(sends(&t).is_empty());
+    // Once the message exists (another id), the same key sends.
+    t.api.store(stored(405, ChatRef::Group(G), 10_002));
+    let r = send(&t, quoting(405, text("回复"))).await.unwrap();
+    assert_eq!(r.message_ids.len(), 1);
+    assert_eq!(kinds(&sent(&sends(&t)[0]).1), ["reply 405", "text 回复"]);
+}
+
+#[tokio::test]
+async fn a_quote_of_another_chat_is_refused_naming_both() {
+    let t = start(Flavor::NapCat, |a| a.users = vec![USER]);
+    t.api.store(stored(8, ChatRef::Group(G), 10_002));
+    let e = err(&t, quoting(8, private("x"))).await;
+    assert_eq!(
+        (e.kind, e.field.as_deref()),
+        (Kind::InvalidRequest, Some("reply_to_message_id"))
+    );
+    assert_eq!(e.meta("message_chat"), Some("group:20000003"));
+    assert_eq!(e.meta("target"), Some("private:10001"));
+    assert!(
+        e.message.contains("group:20000003") && e.message.contains("private:10001"),
+        "{}",
+        e.message
+    );
+    assert!(sends(&t).is_empty());
+    // A message the quote cache holds needs no peer call.
+    t.gw.quotes
+        .remember("default", &stored(9, ChatRef::Private(USER), USER));
+    let before = t.api.calls().len();
+    send(&t, quoting(9, private("ok"))).await.unwrap();
+    assert_eq!(t.api.calls().len(), before + 1);
+    let e = err(&t, quoting(9, text("group"))).await;
+    assert_eq!(e.kind, Kind::InvalidRequest);
+}
+
+#[tokio::test]
+async fn offline_quotes_are_checked_against_what_is_held() {
+    let t = start(Flavor::NapCat, |_| {});
+    t.gw.quotes.remember_missing("default", 77);
+    t.api.set_online(false);
+    let e = err(&t, quoting(77, text("x"))).await;
+    assert_eq!(e.kind, Kind::MessageNotFound);
+    // Unknown to the cache: queued unchecked.
+    let r = send(&t, quoting(78, text("x"))).await.unwrap();
+    assert!(r.queued);
+    assert!(t.api.calls().is_empty());
+}
+
+#[tokio::test]
+async fn a_group_the_bot_is_not_in_sends_nothing() {
+    const OTHER: i64 = 20_000_009;
+    let t = start(Flavor::NapCat, |a| a.groups = vec![G, OTHER]);
+    t.api.set_groups(Some(&[G]));
+    let e = err(
+        &t,
+        SendRequest {
+            group_id: Some(OTHER),
+            idempotency_key: "k".into(),
+            ..text("hi")
+        },
+    )
+    .await;
+    assert_eq!(e.kind, Kind::GroupNotFound);
+    assert_eq!(e.meta("group_id"), Some("20000009"));
+    assert_eq!(t.api.calls(), vec![Call::Groups]);
+    // A group outside the whitelist is GroupNotAllowed, without a read.
+    let e = err(
+        &t,
+        SendRequest {
+            group_id: Some(20_000_002),
+            ..text("hi")
+        },
+    )
+    .await;
+    assert_eq!(e.kind, Kind::GroupNotAllowed);
+    assert_eq!(t.api.calls(), vec![Call::Groups]);
+    // A joined group sends, without another read.
+    send(
+        &t,
+        SendRequest {
+            group_id: Some(G),
+            ..text("hi")
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(t.api.calls().len(), 2);
+    // Offline, the list held still answers: nothing is queued.
+    t.api.set_online(false);
+    let e = err(
+        &t,
+        SendRequest {
+            group_id: Some(OTHER),
+            idempotency_key: "k".into(),
+            ..text("hi")
+        },
+    )
+    .await;
+    assert_eq!(e.kind, Kind::GroupNotFound);
+    assert_eq!(t.gw.queue_depth("default"), 0);
+    // Pokes too, before the offline refusal.
+    let e =
+        t.gw.poke_member("", Some(OTHER), 10_002, CallCtx::anonymous())
+            .await
+            .unwrap_err();
+    assert_eq!(e.kind, Kind::GroupNotFound);
+    t.api.set_online(true);
+    let e =
+        t.gw.poke_member("", Some(OTHER), 10_002, CallCtx::anonymous())
+            .await
+            .unwrap_err();
+    assert_eq!(e.kind, Kind::GroupNotFound);
+    assert!(
+        !t.api.calls().iter().any(|c| matches!(c, Call::Poke { .. })),
+        "{:?}",
+        t.api.calls()
+    );
+}
+
+#[tokio::test]
+async fn offline_without_a_list_a_text_send_is_queued_as_before() {
+    let t = start(Flavor::NapCat, |_| {});
+    t.api.set_groups(Some(&[]));
+    t.api.set_online(false);
+    let r = send(&t, text("later")).await.unwrap();
+    assert!(r.queued);
+    assert!(t.api.calls().is_empty(), "an offline peer is not asked");
 }
