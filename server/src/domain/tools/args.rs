@@ -809,7 +809,7 @@ mod tests {
         let args = Args::parse(r#"{"count":1e400,"groupId":-1e400,"images":[1e400]}"#).unwrap();
         assert_eq!(args.clamped("count", 20, 100), 20);
         assert_eq!(
-            args.group_id_lenient(),
+            args.qq_id("groupId"),
             Err(ArgError::NotFinite {
                 field: "groupId",
                 value: "-1e400".into()

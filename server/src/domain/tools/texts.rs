@@ -120,9 +120,11 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
         ),
         ArgError::BadChat { field, value } => pick(
             locale,
-            format!("参数不合法：{field} {value} 应为 group:<群号> 或 private:<QQ号>。"),
             format!(
-                "invalid arguments: {field} {value} must be group:<group id> or private:<QQ number>."
+                "参数不合法：{field} {value} 应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。"
+            ),
+            format!(
+                "invalid arguments: {field} {value} must be group:<group id>, private:<QQ number> or bare digits (a private chat)."
             ),
         ),
         ArgError::BadTime { field, value } => pick(

@@ -13,6 +13,8 @@
 //! - A message made of text alone has its `text` and no `segments`; any
 //!   other message has its `segments` and no `text` (the text is in its
 //!   text segments, and every segment is in the result's text).
+//! - A quote (`reply.quoted`) is one level deep and as text: its
+//!   `messageId`, `time`, `sender` and `text`, no segments.
 //! - The peer's own forms are not shown: no `file` names or `url`s of media
 //!   (an agent gets the bytes with the segment's `mediaId`), no raw OneBot
 //!   fields (`raw_message`, `font`, `real_seq`, `message_format`, ...).
@@ -102,6 +104,27 @@ impl<'a> View<'a> {
                 .map(|(i, s)| self.segment(m.message_id, i, s))
                 .collect();
             o.insert("segments".into(), Value::Array(segments));
+        }
+        Value::Object(o)
+    }
+
+    /// A quoted message, one level deep and as text: `messageId`, `time`,
+    /// `sender` and its `text` (ChatMessage.text), no segments.
+    fn quoted(&mut self, m: &Message) -> Value {
+        let mut o = Map::new();
+        if m.message_id != 0 {
+            o.insert("messageId".into(), json!(m.message_id));
+        }
+        if m.time != 0 {
+            o.insert("time".into(), json!(time_text(m.time, self.tz)));
+        }
+        if m.sender.user_id != 0 {
+            o.insert("sender".into(), json!({"userId": m.sender.user_id}));
+            self.note(&m.sender);
+        }
+        let text = render::segments(&m.segments);
+        if !text.is_empty() {
+            o.insert("text".into(), json!(text));
         }
         Value::Object(o)
     }
@@ -222,7 +245,7 @@ impl<'a> View<'a> {
             Segment::Reply { id, quoted } => {
                 put(&mut o, "id", id);
                 if let Some(q) = quoted {
-                    o.insert("quoted".into(), self.message(q));
+                    o.insert("quoted".into(), self.quoted(q));
                 }
                 "reply"
             }
