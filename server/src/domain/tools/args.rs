@@ -359,7 +359,7 @@ impl Args {
             };
             named.push(("target", self.raw_text("target"), chat));
         }
-        let aliases: [(&'static str, fn(i64) -> ChatRef); 2] =
+        let aliases: [(&'static str, ChatMaker); 2] =
             [("groupId", ChatRef::Group), ("userId", ChatRef::Private)];
         for (field, make) in aliases {
             if !self.given(field) || (field == "userId" && !user_is_chat) {
@@ -618,6 +618,9 @@ pub fn parse_time(text: &str, tz: &jiff::tz::TimeZone) -> Option<i64> {
         .ok()
         .map(|z| z.timestamp().as_second())
 }
+
+/// Makes the chat an alias names from its id.
+type ChatMaker = fn(i64) -> ChatRef;
 
 /// The top-level object as ordered raw entries (duplicates kept; the last
 /// one wins when inserted).
