@@ -473,7 +473,7 @@ async def test_string_ids_and_model_details(gateway: Gateway, transport: str) ->
             "joinTime": members.structured_content["members"][0]["joinTime"],
             "lastSentTime": members.structured_content["members"][0]["lastSentTime"],
         }
-        history = await client.call_tool("qq_get_history", {"groupId": "20000003", "count": 20})
+        history = await client.call_tool("qq_get_history", {"groupId": "20000003", "count": 100})
         assert not history.is_error, history
         details = history.structured_content
         assert details is not None
@@ -484,7 +484,7 @@ async def test_string_ids_and_model_details(gateway: Gateway, transport: str) ->
         assert all(set(m) <= {"messageId", "time", "sender", "text", "segments"} for m in details["messages"])
         older = await client.call_tool(
             "qq_get_history",
-            {"target": f"group:{PLAYGROUND}", "anchorMessageId": str(details["nextAnchorMessageId"]), "count": 5},
+            {"target": f"group:{PLAYGROUND}", "anchorMessageId": str(details["messages"][0]["messageId"]), "count": 5},
         )
         assert not older.is_error, older
         assert older.structured_content is not None
