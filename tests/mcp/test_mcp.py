@@ -36,7 +36,11 @@ SAMPLES: list[tuple[str, dict[str, Any]]] = [
     ("qq_send", {"text": "来自 MCP 的问候"}),
     ("qq_send", {"text": "来自 MCP 的提及", "mentions": [10002]}),
     ("qq_send", {"userId": 10001, "text": "来自 MCP 的私聊"}),
+    ("qq_send", {"target": "group:20000003", "text": "来自 MCP 的 target"}),
+    ("qq_send", {"target": "private:10001", "text": "来自 MCP 的私聊 target"}),
     ("qq_poke", {"userId": 10003}),
+    ("qq_poke", {"userId": "10003", "target": "group:20000003"}),
+    ("qq_get_group_members", {"target": "group:20000002", "limit": "50"}),
     ("qq_get_message", {"messageId": FIRST}),
     ("qq_get_forward", {"forwardId": EXAMPLE_FORWARD}),
     # Seed history of 20000002: no sends land there, so the archive's answer stays the same.
@@ -137,7 +141,7 @@ async def test_tools_are_the_registry(gateway: Gateway, transport: str) -> None:
 
 def first_message_id(grpc: Any) -> int:
     history = json.loads(grpc.call_tool("qq_get_history", {"target": "group:20000002"}).details_json)
-    return int(history["messages"][0]["message_id"])
+    return int(history["messages"][0]["messageId"])
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -227,10 +231,10 @@ async def test_images_are_image_content(gateway: Gateway, transport: str) -> Non
     assert len(result.content) == 1 + len(want)
     # qq_get_media of one of those images: its bytes as image content.
     message_id, index = next(
-        (m["message_id"], i)
+        (m["messageId"], i)
         for m in reversed(json.loads(expected.details_json)["messages"])
-        for i, seg in enumerate(m["message"])
-        if seg["type"] == "image"
+        for i, seg in enumerate(m.get("segments", []))
+        if "image" in seg
     )
     media = {"messageId": message_id, "segmentIndex": index}
     async with connect(gateway, transport) as client:
@@ -375,3 +379,113 @@ async def test_tokens_are_required_and_scope_the_tools(secured: Gateway) -> None
             assert text_of(history) == SEED_LINES
         async with connect(secured, transport, token=AGENT_TOKEN) as client:
             assert [t.name for t in (await client.list_tools()).tools] == TOOL_NAMES
+
+
+# Keys of the peer's own (OneBot) objects that tool details never show.
+ONEBOT_FIELDS = {"raw_message", "font", "real_seq", "real_id", "message_format", "message_id", "user_id", "url"}
+
+
+def onebot_fields(value: Any) -> set[str]:
+    """The OneBot keys anywhere inside `value`."""
+    if isinstance(value, dict):
+        found = {k for k in value if k in ONEBOT_FIELDS}
+        for child in value.values():
+            found |= onebot_fields(child)
+        return found
+    if isinstance(value, list):
+        return set().union(*(onebot_fields(v) for v in value)) if value else set()
+    return set()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_unknown_arguments_are_refused(gateway: Gateway, transport: str) -> None:
+    """An argument a tool does not take is a failed result naming it and the accepted ones; nothing
+    is sent (qq_send with `chat` instead of `target` posts nowhere)."""
+    async with connect(gateway, transport) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        before = (await client.call_tool("qq_get_history", {"target": f"group:{PLAYGROUND}", "count": 1})).structured_content
+        assert before is not None
+        for name in TOOL_NAMES:
+            result = await client.call_tool(name, {"bogus": 1})
+            assert result.is_error is True, (name, result)
+            accepted = list(tools[name].input_schema["properties"])
+            assert tools[name].input_schema["additionalProperties"] is False
+            expected = f"参数不合法：{name} 不接受参数 bogus。它接受的参数：{'、'.join(accepted)}。"
+            assert text_of(result) == expected
+            assert result.structured_content == {"status": "failed", "error": expected}
+            jsonschema.validate(result.structured_content, tools[name].output_schema, cls=jsonschema.Draft202012Validator)
+        result = await client.call_tool("qq_send", {"chat": "group:20000002", "text": "不该发出"})
+        assert result.is_error is True
+        assert "chat" in text_of(result)
+        after = (await client.call_tool("qq_get_history", {"target": f"group:{PLAYGROUND}", "count": 1})).structured_content
+        assert after is not None
+        assert after["messages"] == before["messages"], "nothing was sent"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_target_names_the_chat_of_a_send(gateway: Gateway, transport: str) -> None:
+    """`target` on qq_send lands in the named group; a group that is not whitelisted is refused
+    and nothing goes to the whitelisted one instead (the sandbox account whitelists 20000003)."""
+    text = f"target 测试 {transport}"
+    async with connect(gateway, transport) as client:
+        refused = await client.call_tool("qq_send", {"target": "group:20000002", "text": text})
+        assert refused.is_error is True
+        assert text_of(refused) == "群 20000002 不在账号「default」的白名单中。"
+        assert refused.structured_content == {"status": "failed", "error": text_of(refused)}
+        for empty in ({"target": None, "text": text}, {"target": "", "text": text}):
+            result = await client.call_tool("qq_send", empty)
+            assert result.is_error is True, empty
+        sent = await client.call_tool("qq_send", {"target": f"group:{PLAYGROUND}", "text": text})
+        assert not sent.is_error, sent
+        assert sent.structured_content is not None
+        assert sent.structured_content["groupId"] == PLAYGROUND
+        [message_id] = sent.structured_content["messageIds"]
+        page = await client.call_tool("qq_get_history", {"target": f"group:{PLAYGROUND}", "count": 5})
+        assert page.structured_content is not None
+        last = page.structured_content["messages"][-1]
+        assert (last["messageId"], last["text"]) == (message_id, text)
+        assert text_of(page).endswith(f": {text}")
+        # Only this one send reached the chat: the refused ones posted nothing.
+        assert [m.get("text") for m in page.structured_content["messages"]].count(text) == 1
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_string_ids_and_model_details(gateway: Gateway, transport: str) -> None:
+    """Ids given as strings work (as JavaScript Number() converts them); details use the gateway's
+    model with the gRPC JSON names, never the peer's own objects."""
+    async with connect(gateway, transport) as client:
+        with gateway.grpc() as grpc:
+            first = first_message_id(grpc)
+        message = await client.call_tool("qq_get_message", {"messageId": f" {first} "})
+        assert not message.is_error, message
+        assert message.structured_content is not None
+        assert message.structured_content["message"]["messageId"] == first
+        assert text_of(message) == SEED_LINES.splitlines()[0]
+        members = await client.call_tool("qq_get_group_members", {"groupId": "20000002", "limit": 3})
+        assert not members.is_error, members
+        assert members.structured_content is not None
+        assert members.structured_content["members"][0] == {
+            "userId": 10001,
+            "nickname": "张三",
+            "card": "群主张三",
+            "role": "owner",
+            "level": "1",
+            "joinTime": members.structured_content["members"][0]["joinTime"],
+            "lastSentTime": members.structured_content["members"][0]["lastSentTime"],
+        }
+        history = await client.call_tool("qq_get_history", {"groupId": "20000003", "count": 100})
+        assert not history.is_error, history
+        details = history.structured_content
+        assert details is not None
+        assert onebot_fields(details) == set()
+        assert details["target"] == f"group:{PLAYGROUND}"
+        kinds = {next(iter(seg)) for m in details["messages"] for seg in m.get("segments", [])}
+        assert {"image", "reply", "forward"} <= kinds, kinds
+        assert all(set(m) <= {"messageId", "time", "sender", "text", "segments"} for m in details["messages"])
+        older = await client.call_tool(
+            "qq_get_history",
+            {"target": f"group:{PLAYGROUND}", "anchorMessageId": str(details["messages"][0]["messageId"]), "count": 5},
+        )
+        assert not older.is_error, older
+        assert older.structured_content is not None
+        assert older.structured_content["messages"][-1]["messageId"] != details["messages"][0]["messageId"]

@@ -326,7 +326,7 @@ async fn tools_carry_titles_hints_and_schemas() {
         json!({"title": "Read QQ chat history", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true})
     );
     assert_eq!(history["outputSchema"]["type"], "object");
-    assert_eq!(history["inputSchema"]["required"], json!(["target"]));
+    assert_eq!(history["inputSchema"]["required"], json!([]));
     let send = by_name("qq_send");
     assert_eq!(
         send["annotations"],
@@ -344,7 +344,7 @@ async fn tools_carry_titles_hints_and_schemas() {
     );
     assert_eq!(
         search["outputSchema"]["oneOf"][0]["required"],
-        json!(["status", "count", "messages"])
+        json!(["status", "count", "senders", "messages"])
     );
     for name in [
         "qq_get_message",

@@ -134,9 +134,9 @@ fn fuzz_the_tool_argument_parser() {
             let _ = SendArgs::parse(&args);
             let _ = PokeArgs::parse(&args);
             let _ = args.account_id();
-            let _ = args.target();
-            let _ = args.group_id_lenient();
-            let _ = args.positive_id("userId");
+            let _ = args.chat(true);
+            let _ = args.qq_id("groupId");
+            let _ = args.qq_id("userId");
             let _ = args.clamped("count", 20, 100);
         }
         let _ = parse_target(&raw);

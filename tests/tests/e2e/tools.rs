@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use onebot_gateway::config::Config;
 use onebot_gateway_client::pb;
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, reason, sandbox};
-use onebot_sandbox::{ChatRef, EXAMPLE_GROUP, Fault};
+use onebot_sandbox::{ChatRef, EXAMPLE_GROUP, Fault, SANDBOX_GROUP};
 use serde_json::{Value, json};
 use tonic::Code;
 
@@ -72,15 +72,24 @@ async fn seed_sample_calls_against_the_sandbox() {
             call(&gw, name, json!({"target": "group:20000002", "count": 30})).await;
         assert!(!failed, "{text}");
         assert_eq!(text, SEED_LINES);
-        assert_eq!(
-            details,
-            json!({
-                "status": "ok",
-                "target": "group:20000002",
-                "count": 3,
-                "messages": peer.control().messages(ChatRef::Group(EXAMPLE_GROUP)),
-            })
-        );
+        assert_eq!(details["target"], "group:20000002");
+        assert_eq!(details["count"], 3);
+        let ids: Vec<i64> = peer
+            .control()
+            .messages(ChatRef::Group(EXAMPLE_GROUP))
+            .iter()
+            .filter_map(|m| m["message_id"].as_i64())
+            .collect();
+        let got: Vec<i64> = details["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter_map(|m| m["messageId"].as_i64())
+            .collect();
+        assert_eq!(got, ids);
+        assert_eq!(details["messages"][0]["text"], "大家好");
+        assert_eq!(details["senders"][0]["userId"], 10001);
+        assert_eq!(details["senders"][0]["nickname"], "张三");
     }
 
     for name in ["qq_get_group_members", "snowluma_get_group_members"] {
@@ -108,9 +117,10 @@ async fn seed_sample_calls_against_the_sandbox() {
         assert_eq!(details["shown"], 50);
         let members = details["members"].as_array().expect("members");
         assert_eq!(members.len(), 50);
-        assert_eq!(members[0]["user_id"], 10001);
+        assert_eq!(members[0]["userId"], 10001);
         assert_eq!(members[0]["card"], "群主张三");
         assert_eq!(members[0]["role"], "owner");
+        assert_no_onebot_fields(&details);
     }
     gw.stop().await.expect("clean stop");
     peer.shutdown().await;
@@ -158,10 +168,10 @@ async fn failures_against_the_sandbox_are_results() {
     assert_eq!(text, "请求超时：OneBot 实现在 300 毫秒内没有响应。");
     peer.control().clear_faults();
 
-    // The peer's own failure text, verbatim: an unknown group.
+    // A group the bot is not in: a failure naming it.
     let (text, _, failed) = call(&gw, "qq_get_group_members", json!({"groupId": 123})).await;
     assert!(failed, "{text}");
-    assert_eq!(text, "OneBot 实现返回失败（retcode 1200）：群123不存在");
+    assert!(text.contains("123"), "{text}");
 
     // The peer refuses the token: the account ends in AUTH_FAILED.
     peer.control().set_fault(Fault::RejectAuth);
@@ -445,6 +455,14 @@ async fn conversation_tools_against_the_sandbox() {
         "{text}"
     );
     assert_eq!(details["quoted"]["message_id"], first);
+    assert!(text.contains("[回复 张三: 大家好]"), "{text}");
+    assert!(text.ends_with("同意"), "{text}");
+    let segments = &details["message"]["segments"];
+    assert_eq!(
+        segments[0]["reply"]["quoted"]["messageId"], first,
+        "{details}"
+    );
+    assert_eq!(segments[1]["at"]["userId"], 10002, "{details}");
     let (text, _, failed) = call(
         &gw,
         "qq_get_forward",
@@ -468,6 +486,316 @@ async fn conversation_tools_against_the_sandbox() {
     assert!(failed);
     assert!(text.starts_with("OneBot 实现返回失败"), "{text}");
     assert!(text.contains("超过可撤回时间"), "{text}");
+    gw.stop().await.expect("clean stop");
+    peer.shutdown().await;
+}
+
+/// Keys of the peer's own (OneBot) objects that tool details never show.
+const ONEBOT_FIELDS: &[&str] = &[
+    "raw_message",
+    "font",
+    "real_seq",
+    "real_id",
+    "message_format",
+    "message_id",
+    "user_id",
+    "post_type",
+    "url",
+    "base64",
+];
+
+/// Fails when any object inside `v` has a key of the peer's own objects.
+fn assert_no_onebot_fields(v: &Value) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                assert!(
+                    !ONEBOT_FIELDS.contains(&k.as_str()),
+                    "OneBot field {k} in {v}"
+                );
+                assert_no_onebot_fields(child);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(assert_no_onebot_fields),
+        _ => {}
+    }
+}
+
+/// The proto3 JSON of a GetHistory response (camelCase names, 64-bit
+/// integers as numbers, default fields kept), through the API's descriptors.
+fn proto_json(response: &pb::GetHistoryResponse) -> Value {
+    use prost::Message as _;
+    use prost_reflect::{DescriptorPool, DynamicMessage, SerializeOptions};
+    let pool = DescriptorPool::decode(pb::FILE_DESCRIPTOR_SET).expect("descriptors");
+    let descriptor = pool
+        .get_message_by_name("onebot.gateway.v1.GetHistoryResponse")
+        .expect("GetHistoryResponse");
+    let dynamic = DynamicMessage::decode(descriptor, response.encode_to_vec().as_slice())
+        .expect("re-decoded");
+    let options = SerializeOptions::new()
+        .stringify_64_bit_integers(false)
+        .skip_default_fields(false);
+    dynamic
+        .serialize_with_options(serde_json::value::Serializer, &options)
+        .expect("JSON")
+}
+
+/// Every key of `tool` is at the same place in `proto` with the same value
+/// (times compared as instants): the tool's JSON is the gRPC JSON, compacted.
+fn same_names(tool: &Value, proto: &Value, path: &str) {
+    match (tool, proto) {
+        (Value::Object(t), Value::Object(p)) => {
+            for (k, v) in t {
+                let Some(pv) = p.get(k) else {
+                    panic!("{path}.{k}: not a field of the gRPC JSON {proto}");
+                };
+                same_names(v, pv, &format!("{path}.{k}"));
+            }
+        }
+        (Value::Array(t), Value::Array(p)) => {
+            assert_eq!(t.len(), p.len(), "{path}: lengths");
+            for (i, (tv, pv)) in t.iter().zip(p).enumerate() {
+                same_names(tv, pv, &format!("{path}[{i}]"));
+            }
+        }
+        (Value::String(t), Value::String(p)) if path.ends_with(".time") => {
+            let t: jiff::Timestamp = t.parse().expect("an RFC 3339 time");
+            let p: jiff::Timestamp = p.parse().expect("an RFC 3339 time");
+            assert_eq!(t, p, "{path}");
+        }
+        _ => assert_eq!(tool, proto, "{path}"),
+    }
+}
+
+/// qq_get_history's details and GetHistory's proto3 JSON for the same page
+/// name every field alike: messages key by key, each sender of `senders`
+/// as a message of that sender has it; and no OneBot field anywhere.
+async fn assert_history_matches_grpc(gw: &TestGateway, group: i64, count: i32) {
+    let (text, details, failed) = call(
+        gw,
+        "qq_get_history",
+        json!({"target": format!("group:{group}"), "count": count}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    assert_no_onebot_fields(&details);
+    let response = gw
+        .messages()
+        .get_history(pb::GetHistoryRequest {
+            chat: Some(pb::Chat {
+                kind: Some(pb::chat::Kind::GroupId(group)),
+            }),
+            count,
+            ..Default::default()
+        })
+        .await
+        .expect("GetHistory")
+        .into_inner();
+    let proto = proto_json(&response);
+    same_names(&details["messages"], &proto["messages"], "messages");
+    if let Some(next) = details.get("nextAnchorMessageId") {
+        assert_eq!(next, &proto["nextAnchorMessageId"]);
+    }
+    for sender in details["senders"].as_array().expect("senders") {
+        let of_sender = proto["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|m| {
+                let mut senders = vec![m["sender"].clone()];
+                for seg in m["segments"].as_array().unwrap() {
+                    if let Some(q) = seg.get("reply").and_then(|r| r.get("quoted")) {
+                        senders.push(q["sender"].clone());
+                    }
+                }
+                senders
+            })
+            .find(|s| s["userId"] == sender["userId"])
+            .expect("a message of the sender");
+        same_names(sender, &of_sender, "senders[]");
+    }
+    // Every kind the page has is named the gRPC way.
+    let kinds: std::collections::BTreeSet<String> = details["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["segments"].as_array())
+        .flatten()
+        .filter_map(|s| s.as_object()?.keys().next().cloned())
+        .collect();
+    if group == SANDBOX_GROUP {
+        for kind in [
+            "at", "face", "image", "record", "video", "file", "reply", "forward",
+        ] {
+            assert!(kinds.contains(kind), "{kind} missing from {kinds:?}");
+        }
+    }
+}
+
+/// The tools' details are the gateway's message model with the gRPC API's
+/// JSON names, on the sandbox's group of every kind and the example group.
+#[tokio::test]
+async fn details_use_the_grpc_names() {
+    let peer = sandbox(SandboxFlavor::NapCat).await;
+    let gw = TestGateway::with_sandbox(&peer, &[EXAMPLE_GROUP, SANDBOX_GROUP]).await;
+    assert_history_matches_grpc(&gw, SANDBOX_GROUP, 40).await;
+    assert_history_matches_grpc(&gw, EXAMPLE_GROUP, 20).await;
+    gw.stop().await.expect("clean stop");
+    peer.shutdown().await;
+}
+
+/// For qq_get_history with 20 messages, the details (JSON bytes) stay within
+/// 2.5 × the result's text (bytes): on the group of short messages of every
+/// kind (several pages of it) and on the example group.
+#[tokio::test]
+#[ignore = "open: the details measure 4.6-5.0 × the text on the sandbox groups' pages and 2.9 × on the private chat's"]
+async fn history_details_stay_within_two_and_a_half_times_the_text() {
+    let peer = sandbox(SandboxFlavor::NapCat).await;
+    let mut config = config_for(&peer, &[EXAMPLE_GROUP, SANDBOX_GROUP]);
+    if let Some(account) = config.accounts.get_mut("default") {
+        account.users = vec![10001];
+    }
+    let gw = TestGateway::start(config).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    let mut pages = Vec::new();
+    let mut anchor: Option<i64> = None;
+    for _ in 0..4 {
+        let mut args = json!({"target": format!("group:{SANDBOX_GROUP}"), "count": 20});
+        if let Some(a) = anchor {
+            args["anchorMessageId"] = json!(a);
+        }
+        let (text, details, failed) = call(&gw, "qq_get_history", args).await;
+        assert!(!failed, "{text}");
+        assert_eq!(details["count"], 20);
+        anchor = details["nextAnchorMessageId"].as_i64();
+        assert!(anchor.is_some(), "an older page exists: {details}");
+        pages.push((SANDBOX_GROUP, text, details));
+    }
+    let (text, details, failed) = call(
+        &gw,
+        "qq_get_history",
+        json!({"target": format!("group:{EXAMPLE_GROUP}"), "count": 20}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    pages.push((EXAMPLE_GROUP, text, details));
+    let (text, details, failed) = call(
+        &gw,
+        "qq_get_history",
+        json!({"target": "private:10001", "count": 20}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    pages.push((10001, text, details));
+    let mut over = Vec::new();
+    for (chat, text, details) in pages {
+        let (details_len, text_len) = (details.to_string().len(), text.len());
+        let ratio = details_len as f64 / text_len as f64;
+        eprintln!("{chat}: details {details_len} B, text {text_len} B, ratio {ratio:.2}");
+        if ratio > 2.5 {
+            over.push(format!("{chat}: {ratio:.2}"));
+        }
+    }
+    assert!(over.is_empty(), "details above 2.5 × the text: {over:?}");
+    gw.stop().await.expect("clean stop");
+    peer.shutdown().await;
+}
+
+/// THE regression of issue 41: `target` on qq_send names the chat. On an
+/// account whose only whitelisted group is 20000003, a send to
+/// group:20000002 is refused (not whitelisted) and nothing is sent; a send
+/// to group:20000003 lands there; an unknown argument is refused before the
+/// peer; string ids work.
+#[tokio::test]
+async fn send_goes_to_its_target_or_nowhere() {
+    let peer = sandbox(SandboxFlavor::NapCat).await;
+    let gw = TestGateway::with_sandbox(&peer, &[SANDBOX_GROUP]).await;
+    let sends = || -> Vec<Value> {
+        peer.control()
+            .actions()
+            .into_iter()
+            .filter(|a| a.action.starts_with("send_"))
+            .map(|a| a.params)
+            .collect()
+    };
+    peer.control().clear_actions();
+    let (text, _, failed) = call(
+        &gw,
+        "qq_send",
+        json!({"target": "group:20000002", "text": "hi"}),
+    )
+    .await;
+    assert!(failed, "{text}");
+    assert_eq!(text, "群 20000002 不在账号「default」的白名单中。");
+    assert_eq!(sends(), Vec::<Value>::new(), "nothing was sent");
+    // A chat argument given as nothing is refused, never the fallback.
+    for args in [
+        json!({"target": null, "text": "hi"}),
+        json!({"target": "", "text": "hi"}),
+        json!({"groupId": null, "text": "hi"}),
+    ] {
+        let (text, _, failed) = call(&gw, "qq_send", args.clone()).await;
+        assert!(failed, "{args}: {text}");
+        assert!(text.contains("不能为 null 或空字符串"), "{text}");
+    }
+    // target and an alias that disagree.
+    let (text, _, failed) = call(
+        &gw,
+        "qq_send",
+        json!({"target": "group:20000003", "groupId": 20000002, "text": "hi"}),
+    )
+    .await;
+    assert!(failed);
+    assert_eq!(
+        text,
+        "参数不合法：target \"group:20000003\" 与 groupId 20000002 指向不同的目标，请只给一个。"
+    );
+    // An argument the tool does not take.
+    let (text, _, failed) = call(
+        &gw,
+        "qq_send",
+        json!({"target": "group:20000003", "text": "hi", "chat": "group:20000002"}),
+    )
+    .await;
+    assert!(failed);
+    assert!(
+        text.starts_with("参数不合法：qq_send 不接受参数 chat。它接受的参数："),
+        "{text}"
+    );
+    assert_eq!(sends(), Vec::<Value>::new(), "nothing was sent");
+
+    // The named group, with ids as strings.
+    let (text, details, failed) = call(
+        &gw,
+        "qq_send",
+        json!({"target": "group:20000003", "text": "到这里", "mentions": ["10002"]}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    assert_eq!(details["groupId"], SANDBOX_GROUP);
+    let sent = sends();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["group_id"], SANDBOX_GROUP);
+    let (text, details, failed) = call(
+        &gw,
+        "qq_poke",
+        json!({"target": "group:20000003", "userId": "10003"}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    assert_eq!(
+        details,
+        json!({"status": "ok", "groupId": SANDBOX_GROUP, "userId": 10003})
+    );
+    let (text, _, failed) = call(
+        &gw,
+        "qq_get_group_members",
+        json!({"target": "group:20000003", "limit": 5}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    assert_eq!(text.lines().count(), 6, "{text}");
     gw.stop().await.expect("clean stop");
     peer.shutdown().await;
 }

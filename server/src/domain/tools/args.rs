@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::js::{exact_int, js_number, positive_int, safe_positive};
+use super::js::{MAX_SAFE_INTEGER, exact_int, js_number, safe_integer, safe_positive, trim_js};
 use crate::config::DEFAULT_ACCOUNT;
 use crate::domain::model::ChatRef;
 
@@ -49,8 +49,6 @@ pub enum ArgError {
         /// The value as the caller sent it (JSON text).
         value: String,
     },
-    /// `messageSeq` is not an integer message id.
-    BadMessageSeq(String),
     /// An event sequence (`afterSequence`) is not a non-negative integer.
     BadSequence {
         /// The argument.
@@ -99,6 +97,43 @@ pub enum ArgError {
         /// The string.
         value: String,
     },
+    /// Arguments the tool does not take (names outside its input schema's
+    /// `properties`).
+    Unknown {
+        /// The tool.
+        tool: &'static str,
+        /// The unknown names, sorted.
+        keys: Vec<String>,
+        /// Every name the tool takes, in schema order.
+        accepted: Vec<String>,
+    },
+    /// A chat argument (`target`, `groupId`, `userId`) given as `null` or
+    /// an empty string: refused, never read as absent.
+    EmptyChat(&'static str),
+    /// Two chat arguments that name different chats.
+    Conflict {
+        /// The first argument.
+        first: &'static str,
+        /// Its value as the caller sent it (JSON text).
+        first_value: String,
+        /// The second argument.
+        second: &'static str,
+        /// Its value as the caller sent it (JSON text).
+        second_value: String,
+    },
+    /// A private chat given to a tool that works on groups only.
+    GroupOnly {
+        /// The tool.
+        tool: &'static str,
+        /// The chat given (`private:<id>`).
+        target: String,
+    },
+    /// No chat argument at all where one is required.
+    MissingChat {
+        /// The aliases the tool takes besides `target` (`groupId`,
+        /// `groupId / userId`).
+        aliases: &'static str,
+    },
 }
 
 /// The JSON type an argument must have.
@@ -123,6 +158,9 @@ enum Arg {
     /// An array or object holding such a number: present, but of no type
     /// any argument accepts.
     Opaque(String),
+    /// `null`: absent for every argument but the chat arguments, which
+    /// refuse it (a chat named as nothing is not "no chat").
+    Null,
 }
 
 /// The arguments object of one call.
@@ -137,7 +175,8 @@ pub struct Args {
 impl Args {
     /// Parses `arguments_json`; empty (or only white space) means `{}`. As
     /// with `JSON.parse`, a repeated key keeps its last value; `null`
-    /// counts as absent.
+    /// counts as absent (except for [`Args::chat`] and
+    /// [`Args::check_known`], which see the key).
     pub fn parse(json: &str) -> Result<Args, ArgError> {
         if json.trim().is_empty() {
             return Ok(Args::default());
@@ -158,7 +197,7 @@ impl Args {
             let text = raw.get();
             match serde_json::from_str::<Value>(text) {
                 Ok(Value::Null) => {
-                    fields.remove(&key);
+                    fields.insert(key, Arg::Null);
                 }
                 Ok(value) => {
                     fields.insert(key, Arg::Json(value));
@@ -180,7 +219,32 @@ impl Args {
     }
 
     fn get(&self, key: &str) -> Option<&Arg> {
-        self.fields.get(key)
+        self.fields.get(key).filter(|a| !matches!(a, Arg::Null))
+    }
+
+    /// True when the object has `key`, whatever its value (`null` too).
+    pub fn given(&self, key: &str) -> bool {
+        self.fields.contains_key(key)
+    }
+
+    /// Refuses every key outside `accepted` (`null` values too), naming
+    /// them and the accepted ones.
+    pub fn check_known(&self, tool: &'static str, accepted: &[String]) -> Result<(), ArgError> {
+        let keys: Vec<String> = self
+            .fields
+            .keys()
+            .filter(|k| !accepted.contains(k))
+            .cloned()
+            .collect();
+        if keys.is_empty() {
+            Ok(())
+        } else {
+            Err(ArgError::Unknown {
+                tool,
+                keys,
+                accepted: accepted.to_vec(),
+            })
+        }
     }
 
     fn json(&self, key: &str) -> Option<&Value> {
@@ -258,68 +322,107 @@ impl Args {
         self.json(field).and_then(Value::as_bool)
     }
 
-    /// `target` of `qq_get_history` (required).
-    pub fn target(&self) -> Result<ChatRef, ArgError> {
-        match self.get("target") {
-            None => Err(ArgError::Missing("target")),
-            Some(Arg::Json(Value::String(s))) => {
-                parse_target(s).ok_or_else(|| ArgError::BadTarget(s.clone()))
-            }
-            Some(_) => Err(ArgError::WrongType {
-                field: "target",
-                expected: Expected::String,
-            }),
+    /// The JSON text of an argument as the caller sent it (`null` for a
+    /// null, empty when absent).
+    fn raw_text(&self, key: &str) -> String {
+        match self.fields.get(key) {
+            None => String::new(),
+            Some(Arg::Json(v)) => v.to_string(),
+            Some(Arg::Infinite(text) | Arg::Opaque(text)) => text.clone(),
+            Some(Arg::Null) => "null".to_owned(),
         }
     }
 
-    /// `messageSeq`: absent, or an integer message id (a JSON integer, or a
-    /// string of decimal digits for ids a double cannot hold).
-    pub fn message_seq(&self) -> Result<Option<i64>, ArgError> {
-        match self.get("messageSeq") {
-            None => Ok(None),
-            Some(Arg::Json(v)) => exact_int(v)
-                .or_else(|| v.as_str().and_then(signed_decimal_i64))
-                .map(Some)
-                .ok_or_else(|| ArgError::BadMessageSeq(v.to_string())),
-            Some(Arg::Infinite(text) | Arg::Opaque(text)) => {
-                Err(ArgError::BadMessageSeq(text.clone()))
-            }
-        }
-    }
-
-    /// `groupId` of `qq_get_group_members` (required): a number, or a string
-    /// converted with JavaScript `Number()`; it must be finite and then a
-    /// positive integer.
-    pub fn group_id_lenient(&self) -> Result<i64, ArgError> {
-        const FIELD: &str = "groupId";
-        match self.get(FIELD) {
-            None => Err(ArgError::Missing(FIELD)),
-            Some(Arg::Infinite(text)) => Err(ArgError::NotFinite {
-                field: FIELD,
-                value: text.clone(),
-            }),
-            Some(Arg::Json(Value::String(s))) => {
-                let value = Value::String(s.clone()).to_string();
-                let n = js_number(s);
-                if !n.is_finite() {
-                    return Err(ArgError::NotFinite {
-                        field: FIELD,
-                        value,
+    /// The chat the arguments name: `target` (`group:<id>`, `private:<id>`,
+    /// or bare digits, a private chat), or its aliases `groupId` (a group)
+    /// and, when `user_is_chat`, `userId` (a private chat). `None` only when
+    /// none of these keys is there at all: a key given as `null` or `""` is
+    /// refused, as are `groupId` with `userId`, and a `target` and an alias
+    /// naming different chats.
+    pub fn chat(&self, user_is_chat: bool) -> Result<Option<ChatRef>, ArgError> {
+        let mut named: Vec<(&'static str, String, ChatRef)> = Vec::new();
+        if self.given("target") {
+            let chat = match self.get("target") {
+                None => return Err(ArgError::EmptyChat("target")),
+                Some(Arg::Json(Value::String(s))) if trim_js(s).is_empty() => {
+                    return Err(ArgError::EmptyChat("target"));
+                }
+                Some(Arg::Json(Value::String(s))) => {
+                    parse_target(s).ok_or_else(|| ArgError::BadTarget(s.clone()))?
+                }
+                Some(_) => {
+                    return Err(ArgError::WrongType {
+                        field: "target",
+                        expected: Expected::String,
                     });
                 }
-                safe_positive(n).ok_or(ArgError::NotPositiveInteger {
-                    field: FIELD,
-                    value,
-                })
+            };
+            named.push(("target", self.raw_text("target"), chat));
+        }
+        let aliases: [(&'static str, ChatMaker); 2] =
+            [("groupId", ChatRef::Group), ("userId", ChatRef::Private)];
+        for (field, make) in aliases {
+            if !self.given(field) || (field == "userId" && !user_is_chat) {
+                continue;
             }
-            Some(Arg::Json(v @ Value::Number(_))) => {
-                positive_int(v).ok_or_else(|| ArgError::NotPositiveInteger {
-                    field: FIELD,
-                    value: v.to_string(),
-                })
+            match self.get(field) {
+                None => return Err(ArgError::EmptyChat(field)),
+                Some(Arg::Json(Value::String(s))) if trim_js(s).is_empty() => {
+                    return Err(ArgError::EmptyChat(field));
+                }
+                _ => {}
             }
-            Some(Arg::Json(_) | Arg::Opaque(_)) => Err(ArgError::WrongType {
-                field: FIELD,
+            if let Some(id) = self.qq_id(field)? {
+                named.push((field, self.raw_text(field), make(id)));
+            }
+        }
+        if named.iter().any(|n| n.0 == "groupId") && named.iter().any(|n| n.0 == "userId") {
+            return Err(ArgError::Exclusive("groupId", "userId"));
+        }
+        if let Some((first, rest)) = named.split_first()
+            && let Some(other) = rest.iter().find(|n| n.2 != first.2)
+        {
+            return Err(ArgError::Conflict {
+                first: first.0,
+                first_value: first.1.clone(),
+                second: other.0,
+                second_value: other.1.clone(),
+            });
+        }
+        Ok(named.first().map(|n| n.2))
+    }
+
+    /// The anchor of a history page: `anchorMessageId`, or its alias
+    /// `messageSeq` (a message id either way, see [`Args::message_id`]);
+    /// both given must agree.
+    pub fn anchor(&self) -> Result<Option<i64>, ArgError> {
+        let anchor = self.message_id("anchorMessageId")?;
+        let seq = self.message_id("messageSeq")?;
+        match (anchor, seq) {
+            (Some(a), Some(s)) if a != s => Err(ArgError::Conflict {
+                first: "anchorMessageId",
+                first_value: self.raw_text("anchorMessageId"),
+                second: "messageSeq",
+                second_value: self.raw_text("messageSeq"),
+            }),
+            (a, s) => Ok(a.or(s)),
+        }
+    }
+
+    /// An optional QQ number (`groupId`, `userId`, `senderId`): a JSON
+    /// integer, or a string JavaScript `Number()` converts (white space
+    /// around it is fine; `""` is 0); either way a positive safe integer
+    /// (at most 2^53 - 1).
+    pub fn qq_id(&self, field: &'static str) -> Result<Option<i64>, ArgError> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Arg::Json(v)) => qq_number(field, v).map(Some),
+            Some(Arg::Infinite(text)) => Err(ArgError::NotFinite {
+                field,
+                value: text.clone(),
+            }),
+            Some(Arg::Opaque(_) | Arg::Null) => Err(ArgError::WrongType {
+                field,
                 expected: Expected::NumberOrNumericString,
             }),
         }
@@ -337,16 +440,10 @@ impl Args {
         let text = match self.get(field) {
             None => return Ok(None),
             Some(Arg::Json(Value::String(s))) => s.trim().to_owned(),
-            Some(Arg::Json(v)) => {
+            Some(_) => {
                 return Err(ArgError::BadTime {
                     field,
-                    value: v.to_string(),
-                });
-            }
-            Some(Arg::Infinite(text) | Arg::Opaque(text)) => {
-                return Err(ArgError::BadTime {
-                    field,
-                    value: text.clone(),
+                    value: self.raw_text(field),
                 });
             }
         };
@@ -355,64 +452,45 @@ impl Args {
             .ok_or(ArgError::BadTime { field, value: text })
     }
 
-    /// An optional message id (`messageId`, `replyTo`): a non-zero JSON
-    /// integer, or a string of decimal digits for ids a double cannot hold
-    /// (ids may be negative).
+    /// An optional message id (`messageId`, `replyTo`, `anchorMessageId`):
+    /// a non-zero integer (ids may be negative), as a JSON integer or a
+    /// string: decimal digits are read exactly (ids beyond 2^53 too),
+    /// anything else as JavaScript `Number()` converts it, which must give
+    /// a safe integer.
     pub fn message_id(&self, field: &'static str) -> Result<Option<i64>, ArgError> {
-        let bad = |value: String| ArgError::BadMessageId { field, value };
         match self.get(field) {
             None => Ok(None),
-            Some(Arg::Json(v)) => exact_int(v)
-                .or_else(|| v.as_str().and_then(signed_decimal_i64))
-                .filter(|id| *id != 0)
-                .map(Some)
-                .ok_or_else(|| bad(v.to_string())),
-            Some(Arg::Infinite(text) | Arg::Opaque(text)) => Err(bad(text.clone())),
+            Some(Arg::Json(v)) => {
+                message_id_value(v)
+                    .map(Some)
+                    .ok_or_else(|| ArgError::BadMessageId {
+                        field,
+                        value: v.to_string(),
+                    })
+            }
+            Some(_) => Err(ArgError::BadMessageId {
+                field,
+                value: self.raw_text(field),
+            }),
         }
     }
 
-    /// An optional array of positive QQ numbers (`mentions`): JSON integers
-    /// or strings of decimal digits; absent is empty.
+    /// An optional array of QQ numbers (`mentions`), each as
+    /// [`Args::qq_id`] takes one; absent is empty.
     pub fn id_array(&self, field: &'static str) -> Result<Vec<i64>, ArgError> {
         let bad = |value: String| ArgError::BadIdList { field, value };
         match self.get(field) {
             None => Ok(Vec::new()),
             Some(Arg::Json(Value::Array(items))) => items
                 .iter()
-                .map(|v| {
-                    positive_int(v)
-                        .or_else(|| v.as_str().and_then(signed_decimal_i64).filter(|id| *id > 0))
-                        .ok_or_else(|| bad(v.to_string()))
-                })
+                .map(|v| qq_number(field, v).map_err(|_| bad(v.to_string())))
                 .collect(),
-            Some(Arg::Json(v)) => Err(bad(v.to_string())),
-            Some(Arg::Infinite(text) | Arg::Opaque(text)) => Err(bad(text.clone())),
-        }
-    }
-
-    /// A positive integer id given as a JSON integer (`userId`, and the
-    /// optional `groupId` of the write tools).
-    pub fn positive_id(&self, field: &'static str) -> Result<Option<i64>, ArgError> {
-        match self.get(field) {
-            None => Ok(None),
-            Some(Arg::Json(v)) => {
-                positive_int(v)
-                    .map(Some)
-                    .ok_or_else(|| ArgError::NotPositiveInteger {
-                        field,
-                        value: v.to_string(),
-                    })
-            }
-            Some(Arg::Infinite(text) | Arg::Opaque(text)) => Err(ArgError::NotPositiveInteger {
-                field,
-                value: text.clone(),
-            }),
+            Some(_) => Err(bad(self.raw_text(field))),
         }
     }
 
     /// An optional integer (any sign): a JSON integer, or a string of
-    /// decimal digits for values a double cannot hold (`messageId`,
-    /// `segmentIndex`).
+    /// decimal digits for values a double cannot hold (`segmentIndex`).
     pub fn signed_int(&self, field: &'static str) -> Result<Option<i64>, ArgError> {
         let wrong = ArgError::WrongType {
             field,
@@ -421,35 +499,42 @@ impl Args {
         match self.get(field) {
             None => Ok(None),
             Some(Arg::Json(v)) => exact_int(v)
-                .or_else(|| v.as_str().and_then(signed_decimal_i64))
+                .or_else(|| v.as_str().and_then(|s| signed_decimal_i64(trim_js(s))))
                 .map(Some)
                 .ok_or(wrong),
-            Some(Arg::Infinite(_) | Arg::Opaque(_)) => Err(wrong),
+            Some(_) => Err(wrong),
         }
     }
-}
 
-impl Args {
-    /// An optional event sequence number: a JSON integer `>= 0`.
+    /// An optional event sequence number (`afterSequence`): a non-negative
+    /// integer, as a JSON integer or a string (digits, or what JavaScript
+    /// `Number()` makes a safe integer).
     pub fn sequence(&self, field: &'static str) -> Result<Option<u64>, ArgError> {
+        let bad = |value: String| ArgError::BadSequence { field, value };
         match self.get(field) {
             None => Ok(None),
-            Some(Arg::Json(v)) => exact_int(v)
-                .and_then(|n| u64::try_from(n).ok())
-                .map(Some)
-                .ok_or_else(|| ArgError::BadSequence {
-                    field,
-                    value: v.to_string(),
-                }),
-            Some(Arg::Infinite(text) | Arg::Opaque(text)) => Err(ArgError::BadSequence {
-                field,
-                value: text.clone(),
-            }),
+            Some(Arg::Json(v)) => {
+                let n = match v {
+                    Value::String(s) => {
+                        let s = trim_js(s);
+                        s.parse::<u64>()
+                            .ok()
+                            .filter(|_| !s.starts_with('+'))
+                            .or_else(|| {
+                                safe_integer(js_number(s)).and_then(|n| u64::try_from(n).ok())
+                            })
+                    }
+                    _ => exact_int(v).and_then(|n| u64::try_from(n).ok()),
+                };
+                n.map(Some).ok_or_else(|| bad(v.to_string()))
+            }
+            Some(_) => Err(bad(self.raw_text(field))),
         }
     }
 
-    /// An optional array of chats, each `group:<id>` or `private:<id>`
-    /// (the prefix is required); absent is empty. Duplicates are kept.
+    /// An optional array of chats, each a `target` (`group:<id>`,
+    /// `private:<id>`, bare digits = private); absent is empty. Duplicates
+    /// are kept.
     pub fn chats(&self, field: &'static str) -> Result<Vec<ChatRef>, ArgError> {
         let items = match self.get(field) {
             None => return Ok(Vec::new()),
@@ -466,7 +551,6 @@ impl Args {
             .enumerate()
             .map(|(i, item)| {
                 item.as_str()
-                    .filter(|s| s.trim().starts_with("group:") || s.trim().starts_with("private:"))
                     .and_then(parse_target)
                     .ok_or_else(|| ArgError::BadChat {
                         field: format!("{field}[{i}]"),
@@ -475,6 +559,47 @@ impl Args {
             })
             .collect()
     }
+}
+
+/// A QQ number given as a JSON value: an integer, or a string converted by
+/// JavaScript `Number()`; a positive safe integer either way.
+fn qq_number(field: &'static str, v: &Value) -> Result<i64, ArgError> {
+    let not_positive = || ArgError::NotPositiveInteger {
+        field,
+        value: v.to_string(),
+    };
+    match v {
+        Value::String(s) => {
+            let n = js_number(s);
+            if !n.is_finite() {
+                return Err(ArgError::NotFinite {
+                    field,
+                    value: v.to_string(),
+                });
+            }
+            safe_positive(n).ok_or_else(not_positive)
+        }
+        Value::Number(_) => exact_int(v)
+            .filter(|n| (1..=MAX_SAFE_INTEGER).contains(n))
+            .ok_or_else(not_positive),
+        _ => Err(ArgError::WrongType {
+            field,
+            expected: Expected::NumberOrNumericString,
+        }),
+    }
+}
+
+/// A message id given as a JSON value (see [`Args::message_id`]); `None`
+/// when it is not one (0 included).
+fn message_id_value(v: &Value) -> Option<i64> {
+    match v {
+        Value::String(s) => {
+            let s = trim_js(s);
+            signed_decimal_i64(s).or_else(|| safe_integer(js_number(s)))
+        }
+        _ => exact_int(v),
+    }
+    .filter(|id| *id != 0)
 }
 
 /// Unix seconds of an ISO 8601 time: an instant with an offset, or a civil
@@ -493,6 +618,9 @@ pub fn parse_time(text: &str, tz: &jiff::tz::TimeZone) -> Option<i64> {
         .ok()
         .map(|z| z.timestamp().as_second())
 }
+
+/// Makes the chat an alias names from its id.
+type ChatMaker = fn(i64) -> ChatRef;
 
 /// The top-level object as ordered raw entries (duplicates kept; the last
 /// one wins when inserted).
@@ -684,7 +812,7 @@ mod tests {
         let args = Args::parse(r#"{"count":1e400,"groupId":-1e400,"images":[1e400]}"#).unwrap();
         assert_eq!(args.clamped("count", 20, 100), 20);
         assert_eq!(
-            args.group_id_lenient(),
+            args.qq_id("groupId"),
             Err(ArgError::NotFinite {
                 field: "groupId",
                 value: "-1e400".into()

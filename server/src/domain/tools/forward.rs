@@ -4,22 +4,31 @@
 use serde_json::{Value, json};
 
 use super::args::{ArgError, Args};
-use super::output::{ToolOutput, domain_failure, raw_value};
+use super::output::{ToolOutput, domain_failure};
+use super::props::{message_model, strict_rules};
 use super::texts::Failure;
+use super::view::View;
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
 
 /// The tool's description, for a model.
-pub const DESCRIPTION: &str = "\
+pub const DESCRIPTION: &str = concat!(
+    "\
 Open a merged-forward bundle (合并转发, shown as [合并转发] in history) and read its messages. Never throws.
 
 Arguments:
-- forwardId (required): the bundle's id: `data.id` of the forward segment in a message object of qq_get_history's or qq_get_message's details.
+- forwardId (required): the bundle's id: the `forward.id` of a forward segment in the messages of qq_get_history's, qq_get_message's or another qq_get_forward's details.
 - accountId: gateway account, default \"default\".
+",
+    strict_rules!(),
+    "
 
 Result text: one line per forwarded message, in order, `[HH:mm:ss] name(QQ number): text`; a bundle nested inside shows as [合并转发]: open it with another call using its own id. `（无历史消息）` for an empty bundle.
-details on success: {\"status\":\"ok\",\"forwardId\":\"...\",\"count\":<messages>,\"messages\":[the implementation's own node objects]}.
-On failure (empty forwardId, unknown or expired bundle, account not configured, offline, the implementation cannot open bundles, timeout) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+details on success: {\"status\":\"ok\",\"forwardId\":\"...\",\"count\":<messages>,\"senders\":[...],\"messages\":[...]} (forwarded messages mostly have no messageId). ",
+    message_model!(),
+    "
+On failure (empty forwardId, unknown or expired bundle, account not configured, offline, the implementation cannot open bundles, timeout) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
 
 /// The properties of the arguments object.
 pub fn input_properties() -> (Value, Value) {
@@ -43,9 +52,10 @@ pub fn details_properties() -> (Value, Value) {
         json!({
             "forwardId": {"type": "string", "minLength": 1},
             "count": {"type": "integer", "minimum": 0},
-            "messages": {"type": "array", "items": {"type": "object"}}
+            "senders": super::props::senders(),
+            "messages": {"type": "array", "items": {"$ref": "#/$defs/message"}}
         }),
-        json!(["status", "forwardId", "count", "messages"]),
+        json!(["status", "forwardId", "count", "senders", "messages"]),
     )
 }
 
@@ -78,11 +88,13 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         .get_forward(&args.account_id, &args.forward_id, ctx)
         .await
         .map_err(domain_failure(&args.account_id))?;
-    let messages: Vec<Value> = forward.messages.iter().map(|m| raw_value(&m.raw)).collect();
+    let mut view = View::new(gw, &args.account_id);
+    let messages = view.messages(&forward.messages);
     let details = json!({
         "status": "ok",
         "forwardId": args.forward_id.trim(),
-        "count": messages.len(),
+        "count": forward.messages.len(),
+        "senders": view.senders(),
         "messages": messages,
     });
     Ok(ToolOutput::ok(forward.rendered, details))

@@ -4,23 +4,31 @@
 use serde_json::{Value, json};
 
 use super::args::{ArgError, Args};
-use super::output::{ToolOutput, domain_failure, raw_value};
+use super::output::{ToolOutput, domain_failure};
+use super::props::{message_model, strict_rules};
 use super::texts::Failure;
+use super::view::View;
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
-use crate::domain::model::{Message, Segment};
 
 /// The tool's description, for a model.
-pub const DESCRIPTION: &str = "\
+pub const DESCRIPTION: &str = concat!(
+    "\
 Read one QQ message by its message id, with what it quotes. Never throws.
 
 Arguments:
-- messageId (required): the message_id, as history, events or qq_send report it (a non-zero integer; may be negative; a string of digits works for ids beyond 2^53).
+- messageId (required): the message id, as history, events or qq_send report it (a non-zero integer; may be negative; a string of digits works for ids beyond 2^53).
 - accountId: gateway account, default \"default\".
+",
+    strict_rules!(),
+    "
 
 Result text: the message as one history line, `[HH:mm:ss] name(QQ number): text`; a reply shows what it quotes as `[回复 name: text]` (the quoted text cut to 30 characters), `[回复]` when the quoted message cannot be read.
-details on success: {\"status\":\"ok\",\"target\":\"group:<id>\"|\"private:<id>\",\"messageId\":<id>,\"message\":<the implementation's own message object>,\"quoted\":<the quoted message's own object, or null>}.
-On failure (bad messageId, the message is unknown to QQ — too old, recalled or never seen —, its chat is outside the token's scope, account not configured, offline, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+details on success: {\"status\":\"ok\",\"target\":\"group:<id>\"|\"private:<id>\",\"senders\":[...],\"message\":<the message; a quote is its reply segment's quoted message>}. ",
+    message_model!(),
+    "
+On failure (bad messageId, the message is unknown to QQ — too old, recalled or never seen —, its chat is outside the token's scope, account not configured, offline, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
 
 /// The properties of the arguments object.
 pub fn input_properties() -> (Value, Value) {
@@ -38,11 +46,10 @@ pub fn details_properties() -> (Value, Value) {
     (
         json!({
             "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
-            "messageId": {"type": "integer"},
-            "message": {"type": "object"},
-            "quoted": {"type": ["object", "null"]}
+            "senders": super::props::senders(),
+            "message": {"$ref": "#/$defs/message"}
         }),
-        json!(["status", "target", "messageId", "message", "quoted"]),
+        json!(["status", "target", "senders", "message"]),
     )
 }
 
@@ -67,19 +74,6 @@ impl GetMessageArgs {
     }
 }
 
-/// The peer's object of the message `m` quotes, when resolved.
-pub(super) fn quoted_raw(m: &Message) -> Value {
-    m.segments
-        .iter()
-        .find_map(|s| match s {
-            Segment::Reply {
-                quoted: Some(q), ..
-            } => Some(raw_value(&q.raw)),
-            _ => None,
-        })
-        .unwrap_or(Value::Null)
-}
-
 /// Runs the tool.
 pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
     let args = GetMessageArgs::parse(args).map_err(Failure::Args)?;
@@ -87,12 +81,13 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         .get_message(&args.account_id, args.message_id, ctx)
         .await
         .map_err(domain_failure(&args.account_id))?;
+    let mut v = View::new(gw, &args.account_id);
+    let message = v.message(&view.message);
     let details = json!({
         "status": "ok",
         "target": view.message.chat.target(),
-        "messageId": view.message.message_id,
-        "message": raw_value(&view.message.raw),
-        "quoted": quoted_raw(&view.message),
+        "senders": v.senders(),
+        "message": message,
     });
     Ok(ToolOutput::ok(view.rendered, details))
 }

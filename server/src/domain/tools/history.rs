@@ -5,8 +5,9 @@ use serde_json::{Value, json};
 
 use super::args::{ArgError, Args};
 use super::media::{history_images, marked_history};
-use super::output::{ToolOutput, domain_failure, raw_value};
+use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
+use super::view::View;
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
 use crate::domain::model::ChatRef;
@@ -26,20 +27,23 @@ pub struct HistoryArgs {
     pub chat: ChatRef,
     /// Page size in `[1, 100]`.
     pub count: u32,
-    /// Anchor message id.
-    pub message_seq: Option<i64>,
+    /// Anchor message id (`anchorMessageId`, alias `messageSeq`).
+    pub anchor_message_id: Option<i64>,
     /// Return the page's images as image content.
     pub include_images: bool,
 }
 
 impl HistoryArgs {
-    /// `target` required; `count` clamped to `[1, 100]` (20 when absent or
-    /// not a finite number); `messageSeq` an integer message id.
+    /// The chat required (`target`, or its alias `groupId` / `userId`);
+    /// `count` clamped to `[1, 100]` (20 when absent or not a finite
+    /// number); `anchorMessageId` (alias `messageSeq`) a message id.
     pub fn parse(args: &Args) -> Result<Self, ArgError> {
         Ok(Self {
-            chat: args.target()?,
+            chat: args.chat(true)?.ok_or(ArgError::MissingChat {
+                aliases: "groupId / userId",
+            })?,
             count: args.clamped("count", DEFAULT_COUNT, MAX_COUNT),
-            message_seq: args.message_seq()?,
+            anchor_message_id: args.anchor()?,
             include_images: args.flag("includeImages").unwrap_or(false),
             account_id: args.account_id()?,
         })
@@ -47,7 +51,8 @@ impl HistoryArgs {
 }
 
 /// Runs the tool: the page as the typed RPC reads and renders it; details
-/// carry the peer's own message objects in the page's (time) order.
+/// carry the messages in the page's (time) order, in the gateway's model
+/// ([`View`]).
 pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
     let args = HistoryArgs::parse(args).map_err(Failure::Args)?;
     let request = HistoryRequest {
@@ -55,25 +60,30 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         chat: Some(args.chat),
         // Already in [1, 100], which the domain keeps as it is.
         count: args.count as i32,
-        anchor_message_id: args.message_seq,
+        anchor_message_id: args.anchor_message_id,
         until: None,
     };
     let page = gw
         .get_history(request, ctx.clone())
         .await
         .map_err(domain_failure(&args.account_id))?;
-    let messages: Vec<Value> = page.messages.iter().map(|m| raw_value(&m.raw)).collect();
+    let mut view = View::new(gw, &args.account_id);
+    let messages = view.messages(&page.messages);
     let mut details = json!({
         "status": "ok",
         "target": page.target,
-        "count": messages.len(),
+        "count": page.messages.len(),
+        "senders": view.senders(),
         "messages": messages,
     });
+    if let Some(anchor) = page.next_anchor_message_id {
+        details["nextAnchorMessageId"] = json!(anchor);
+    }
     if !args.include_images {
         return Ok(ToolOutput::ok(page.rendered, details));
     }
     let images = history_images(gw, &args.account_id, &page.messages, &ctx).await;
-    let text = marked_history(&page.messages, &images, &gw.tz);
+    let text = marked_history(&page.messages, &images, &gw.tz, gw.config.tools.locale);
     details["images"] = Value::Array(images.iter().map(|i| i.details.clone()).collect());
     Ok(ToolOutput::ok(text, details).with_images(images.into_iter().map(|i| i.image)))
 }

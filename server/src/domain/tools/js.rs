@@ -28,14 +28,20 @@ pub fn exact_int(v: &Value) -> Option<i64> {
     (f.fract() == 0.0 && f.abs() < 9_223_372_036_854_775_808.0).then_some(f as i64)
 }
 
-/// A JSON number that is a positive integer.
-pub fn positive_int(v: &Value) -> Option<i64> {
-    exact_int(v).filter(|n| *n > 0)
-}
-
 /// A finite double that is an integer in `[1, MAX_SAFE_INTEGER]`.
 pub fn safe_positive(n: f64) -> Option<i64> {
     (n.fract() == 0.0 && n >= 1.0 && n <= MAX_SAFE_INTEGER as f64).then_some(n as i64)
+}
+
+/// A finite double that is an integer in `[-MAX_SAFE_INTEGER,
+/// MAX_SAFE_INTEGER]`.
+pub fn safe_integer(n: f64) -> Option<i64> {
+    (n.is_finite() && n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER as f64).then_some(n as i64)
+}
+
+/// `s` without the white space JavaScript `Number()` ignores around it.
+pub fn trim_js(s: &str) -> &str {
+    s.trim_matches(is_js_space)
 }
 
 /// ECMAScript `StrWhiteSpaceChar`: WhiteSpace and LineTerminator.
@@ -63,7 +69,7 @@ fn is_js_space(c: char) -> bool {
 
 /// JavaScript `Number(s)` for a string (ECMAScript `StringToNumber`).
 pub fn js_number(s: &str) -> f64 {
-    let s = s.trim_matches(is_js_space);
+    let s = trim_js(s);
     if s.is_empty() {
         return 0.0;
     }

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::args::{ArgError, Args};
 use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
+use crate::config::Locale;
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
 use crate::domain::model::{Message, ReceivedKind, Segment};
@@ -44,7 +45,7 @@ impl MediaArgs {
             });
         }
         let message_id = args
-            .signed_int("messageId")?
+            .message_id("messageId")?
             .ok_or(ArgError::Missing("mediaId"))?;
         let index = args.signed_int("segmentIndex")?.unwrap_or(0);
         let segment_index = i32::try_from(index).map_err(|_| ArgError::WrongType {
@@ -213,11 +214,13 @@ pub(super) async fn history_images(
     out
 }
 
-/// The history text with each returned image's `[图片]` marked `[图片#<n>]`.
+/// The history text with each returned image's `[图片]` marked `[图片#<n>]`;
+/// quotes as the history renders them in `locale` (`[回复 名字: 文本]`).
 pub(super) fn marked_history(
     messages: &[Message],
     images: &[HistoryImage],
     tz: &jiff::tz::TimeZone,
+    locale: Locale,
 ) -> String {
     if messages.is_empty() {
         return render::NO_HISTORY.to_owned();
@@ -230,12 +233,17 @@ pub(super) fn marked_history(
                 .iter()
                 .enumerate()
                 .filter_map(|(i, seg)| {
-                    match images
-                        .iter()
-                        .find(|img| img.message_id == m.message_id && img.index == i)
-                    {
-                        Some(img) => Some(format!("[图片#{}]", img.n)),
-                        None => render::segment(seg),
+                    match (
+                        images
+                            .iter()
+                            .find(|img| img.message_id == m.message_id && img.index == i),
+                        seg,
+                    ) {
+                        (Some(img), _) => Some(format!("[图片#{}]", img.n)),
+                        (None, Segment::Reply { quoted, .. }) => {
+                            Some(render::reply(quoted.as_deref(), locale))
+                        }
+                        (None, _) => render::segment(seg),
                     }
                 })
                 .collect();

@@ -4,10 +4,12 @@
 use serde_json::{Value, json};
 
 use super::args::{ArgError, Args};
-use super::output::{ToolOutput, domain_failure, raw_value};
+use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
+use super::view;
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
+use crate::domain::model::ChatRef;
 use crate::domain::read::members::MembersRequest;
 
 /// `limit` when absent or not a finite number.
@@ -29,12 +31,22 @@ pub struct MembersArgs {
 }
 
 impl MembersArgs {
-    /// `groupId` required (a number or a numeric string); `limit` clamped to
-    /// `[1, 500]` (100 when absent or not a finite number); `noCache` passed
-    /// on when a boolean.
+    /// A group required (`target` `group:<id>`, or its alias `groupId`, a
+    /// number or a numeric string); `limit` clamped to `[1, 500]` (100 when
+    /// absent or not a finite number); `noCache` passed on when a boolean.
     pub fn parse(args: &Args) -> Result<Self, ArgError> {
+        let group_id = match args.chat(false)? {
+            Some(ChatRef::Group(id)) => id,
+            Some(chat @ ChatRef::Private(_)) => {
+                return Err(ArgError::GroupOnly {
+                    tool: "qq_get_group_members",
+                    target: chat.target(),
+                });
+            }
+            None => return Err(ArgError::MissingChat { aliases: "groupId" }),
+        };
         Ok(Self {
-            group_id: args.group_id_lenient()?,
+            group_id,
             no_cache: args.flag("noCache"),
             limit: args.clamped("limit", DEFAULT_LIMIT, MAX_LIMIT),
             account_id: args.account_id()?,
@@ -43,7 +55,8 @@ impl MembersArgs {
 }
 
 /// Runs the tool: the members as the typed RPC lists and renders them;
-/// details carry the peer's own member objects of the members shown.
+/// details carry the members shown in the gateway's model
+/// ([`view::member`]).
 pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
     let args = MembersArgs::parse(args).map_err(Failure::Args)?;
     let request = MembersRequest {
@@ -57,7 +70,11 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         .list_group_members(request, ctx)
         .await
         .map_err(domain_failure(&args.account_id))?;
-    let members: Vec<Value> = list.members.iter().map(|m| raw_value(&m.raw)).collect();
+    let members: Vec<Value> = list
+        .members
+        .iter()
+        .map(|m| view::member(m, &gw.tz))
+        .collect();
     let details = json!({
         "status": "ok",
         "groupId": list.group_id,

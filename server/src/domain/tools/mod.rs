@@ -10,6 +10,9 @@
 //! service and the caller's own deadline are errors of
 //! [`Gateway::call_tool`].
 //!
+//! Arguments are strict: a key outside the tool's input schema is refused
+//! (naming it and the keys the tool takes) before anything else is read.
+//!
 //! The tools run the same domain code as the typed RPCs
 //! ([`Gateway::get_history`], [`Gateway::list_group_members`],
 //! [`Gateway::send_message`], [`Gateway::poke_member`],
@@ -24,7 +27,8 @@
 //! - [`schema`]: names, aliases, descriptions, input and details schemas;
 //!   [`props`]: schema pieces the tools share.
 //! - [`texts`]: the failure texts (zh / en), one per domain kind.
-//! - [`output`]: the shape of a result.
+//! - [`output`]: the shape of a result; [`view`]: messages and members in
+//!   the gateway's model (the gRPC API's JSON names), for the details.
 //! - [`history`], [`members`], [`send`], [`poke`], [`get_message`],
 //!   [`recall`], [`forward`], [`media`], [`search`], [`wait`]: one file per
 //!   tool, each with its
@@ -46,6 +50,7 @@ pub mod schema;
 pub mod search;
 pub mod send;
 pub mod texts;
+pub mod view;
 pub mod wait;
 
 #[cfg(test)]
@@ -152,6 +157,8 @@ impl Gateway {
         let args = Args::parse(arguments_json)
             .map_err(Failure::Args)?
             .routed_for(ctx.routed_account.clone());
+        args.check_known(tool.name(), &schema::accepted_keys(tool))
+            .map_err(Failure::Args)?;
         match tool {
             ToolName::History => history::run(self, &args, ctx).await,
             ToolName::Members => members::run(self, &args, ctx).await,

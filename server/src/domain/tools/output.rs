@@ -4,7 +4,6 @@
 use serde_json::{Value, json};
 
 use super::texts::Failure;
-use crate::domain::model::RawJson;
 use crate::error::Error;
 
 /// The result of one tool call.
@@ -73,12 +72,6 @@ impl ToolOutput {
             ToolContent::Text(_) => None,
         })
     }
-}
-
-/// The peer's own object as a JSON value for the details (`null` if its
-/// text does not parse).
-pub(super) fn raw_value(raw: &RawJson) -> Value {
-    serde_json::from_str(raw.text()).unwrap_or(Value::Null)
 }
 
 /// Wraps a domain error of a call through `account_id`, naming the

@@ -9,26 +9,37 @@ use super::texts::Failure;
 use crate::config::Locale;
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
+use crate::domain::model::ChatRef;
 
 /// Parsed arguments of `qq_poke`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PokeArgs {
     /// Account id.
     pub account_id: String,
-    /// Target group; `None` means the account's only whitelisted group.
+    /// The group (`target` `group:<id>`, or its alias `groupId`); `None`
+    /// only when neither was given: the account's only whitelisted group.
     pub group_id: Option<i64>,
     /// Member to poke.
     pub user_id: i64,
 }
 
 impl PokeArgs {
-    /// `userId` required, a positive integer; `groupId` optional.
+    /// `userId` required, a QQ number ([`Args::qq_id`]); the group
+    /// optional (`target` or `groupId`, never a private chat).
     pub fn parse(args: &Args) -> Result<Self, ArgError> {
+        let group_id = match args.chat(false)? {
+            Some(ChatRef::Group(id)) => Some(id),
+            Some(chat @ ChatRef::Private(_)) => {
+                return Err(ArgError::GroupOnly {
+                    tool: "qq_poke",
+                    target: chat.target(),
+                });
+            }
+            None => None,
+        };
         Ok(Self {
-            user_id: args
-                .positive_id("userId")?
-                .ok_or(ArgError::Missing("userId"))?,
-            group_id: args.positive_id("groupId")?,
+            user_id: args.qq_id("userId")?.ok_or(ArgError::Missing("userId"))?,
+            group_id,
             account_id: args.account_id()?,
         })
     }

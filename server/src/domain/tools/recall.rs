@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::args::{ArgError, Args};
 use super::output::{ToolOutput, domain_failure};
+use super::props::strict_rules;
 use super::texts::Failure;
 use crate::config::Locale;
 use crate::domain::call::CallCtx;
@@ -12,16 +13,21 @@ use crate::domain::gateway::Gateway;
 use crate::domain::model::ChatRef;
 
 /// The tool's description, for a model.
-pub const DESCRIPTION: &str = "\
+pub const DESCRIPTION: &str = concat!(
+    "\
 Recall (撤回) a QQ message. Destructive: everyone in the chat sees it disappear. Never throws.
 
 Arguments:
-- messageId (required): the message_id to recall (a non-zero integer; may be negative; a string of digits works too), e.g. one of the messageIds qq_send returned.
+- messageId (required): the message id to recall (a non-zero integer; may be negative; a string of digits works too), e.g. one of the messageIds qq_send returned.
 - accountId: gateway account, default \"default\".
+",
+    strict_rules!(),
+    "
 
 The gateway first reads the message and refuses one whose chat is not whitelisted for this account. QQ itself allows the bot to recall its own messages only within 2 minutes, and others' messages only when the bot is a group admin (never the owner's or another admin's); its refusal comes back with QQ's own words. Off when the operator disabled the write tools.
 details on success: {\"status\":\"ok\",\"messageId\":<id>,\"target\":\"group:<id>\"|\"private:<id>\"}.
-On failure (bad messageId, unknown message, chat not whitelisted, too old / not the sender / no admin rights, read-only token, offline, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+On failure (bad messageId, unknown message, chat not whitelisted, too old / not the sender / no admin rights, read-only token, offline, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
 
 /// The properties of the arguments object.
 pub fn input_properties() -> (Value, Value) {

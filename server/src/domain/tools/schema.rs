@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use super::props::account_id;
+use super::props::{account_id, address_rule, clamp_rule, message_model, strict_rules};
 
 /// The JSON Schema dialect of every schema here.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -195,92 +195,138 @@ impl ToolSpec {
     }
 }
 
-const HISTORY: &str = "\
+const HISTORY: &str = concat!(
+    "\
 Read one page of a QQ group's or private chat's message history. Never throws.
 
 Arguments:
-- target (required): `group:<group number>`, `private:<QQ number>`, or bare digits (= a private chat). Anything else fails without contacting QQ.
-- count: messages wanted. Default 20. A number is truncated to an integer and clamped to [1, 100] (0 gives 1); anything that is not a number (strings too) falls back to 20.
-- messageSeq: page anchor, a message_id. The page holds only messages strictly older than the anchor (the anchor itself is never repeated, unlike the seed). To read further back, pass the message_id of the first (oldest) message of the previous page.
+- target (required): the chat, `group:<group number>`, `private:<QQ number>`, or bare digits (= a private chat). Aliases: groupId, userId.
+- count: messages wanted. Default 20. ",
+    clamp_rule!(100, 20),
+    "
+- anchorMessageId: page anchor, a message id (alias: messageSeq). The page holds only messages strictly older than the anchor (the anchor itself is never repeated, unlike the seed). To read further back, pass the previous page's details.nextAnchorMessageId.
 - includeImages: true returns the page's images as image content after the text: at most 4, the newest first, each at most 2 MiB (larger or unfetchable ones are left out); the line of a message whose image is returned shows it as [图片#<n>], n being its place in the content (1 = the newest). Default false.
 - accountId: gateway account, default \"default\".
+",
+    address_rule!(),
+    " ",
+    strict_rules!(),
+    "
 
-Result text: one line per message, oldest first: `[HH:mm:ss] name(QQ number): text` (time in the gateway's time zone, default Asia/Shanghai; name = group card, else nickname; images [图片], voice [语音], faces [表情], videos [视频], files [文件], merged forwards [合并转发], mentions @name). `（无历史消息）` when there is none.
-details on success: {\"status\":\"ok\",\"target\":\"group:<id>\"|\"private:<id>\",\"count\":<messages returned>,\"messages\":[the implementation's own message objects, sorted by time]} (with includeImages also \"images\":[{\"n\",\"messageId\",\"segmentIndex\",\"mediaId\",\"mimeType\",\"size\"}]).
-On failure (bad target, account not configured, offline, QQ login refused the token, timeout, implementation error, history unsupported for this chat kind) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+Result text: one line per message, oldest first: `[HH:mm:ss] name(QQ number): text` (time in the gateway's time zone, default Asia/Shanghai; name = group card, else nickname; images [图片], voice [语音], faces [表情], videos [视频], files [文件], merged forwards [合并转发], mentions @name, quotes [回复 name: text]). `（无历史消息）` when there is none.
+details on success: {\"status\":\"ok\",\"target\":\"group:<id>\"|\"private:<id>\",\"count\":<messages returned>,\"senders\":[...],\"messages\":[...],\"nextAnchorMessageId\":<id> (only when older messages may exist)} (with includeImages also \"images\":[{\"n\",\"messageId\",\"segmentIndex\",\"mediaId\",\"mimeType\",\"size\"}]). ",
+    message_model!(),
+    "
+On failure (bad target, account not configured, offline, QQ login refused the token, timeout, implementation error, history unsupported for this chat kind) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
 
-const MEMBERS: &str = "\
+const MEMBERS: &str = concat!(
+    "\
 List the members of a QQ group, in the implementation's order. Never throws.
 
 Arguments:
-- groupId (required): the group number, as a number or a numeric string (converted like JavaScript Number(): \" 20000002 \" works; a non-numeric string fails). It must be a positive integer.
+- target (required): the group, `group:<group number>` (a private chat is refused: only groups have members). Alias: groupId, the group number (as seed 000: a number or a numeric string converted like JavaScript Number()).
 - noCache: true fetches fresh data, bypassing the gateway's member cache; false is passed on to the implementation; any non-boolean counts as unset.
-- limit: most members shown. Default 100. A number is truncated to an integer and clamped to [1, 500]; anything that is not a number falls back to 100.
+- limit: most members shown. Default 100. ",
+    clamp_rule!(500, 100),
+    "
 - accountId: gateway account, default \"default\".
+",
+    strict_rules!(),
+    "
 
 Result text: one line per member: `name(QQ number) — role` (name = group card, else nickname, else ?; role as reported: owner / admin / member, member when missing). When the group has more members than shown, a last line `（仅显示前 <shown> / 共 <total> 名成员）` follows: raise limit to see more. `（该群暂无成员信息）` when there are no members.
-details on success: {\"status\":\"ok\",\"groupId\":<number>,\"total\":<members in the group>,\"shown\":<members returned>,\"members\":[the implementation's own member objects]}.
-On failure (bad groupId, account not configured, offline, token refused, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+details on success: {\"status\":\"ok\",\"groupId\":<number>,\"total\":<members in the group>,\"shown\":<members returned>,\"members\":[GroupMember: {\"userId\",\"nickname\",\"card\",\"role\",\"title\",\"level\",\"joinTime\",\"lastSentTime\"} (the gRPC API's JSON names; fields with a default value left out; times RFC 3339)]}.
+On failure (bad target or groupId, account not configured, offline, token refused, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
 
-const SEND: &str = "\
+const SEND: &str = concat!(
+    "\
 Send text, images, a video and/or a file to a whitelisted QQ group or private chat, optionally quoting a message and mentioning members. Never throws.
 
 Arguments (at least one of text, images, videos, file, replyTo, mentions, mentionAll):
+- target: the chat, `group:<group number>` (must be in the account's whitelist) or `private:<QQ number>` / bare digits (must be in the account's private whitelist, users; empty by default, which turns private sends off). Aliases: groupId, userId. Only when no chat argument is given at all does the message go to the account's only whitelisted group (several or none: refused).
 - text: at most 20000 characters; long text is split into several messages at line or sentence boundaries, in order.
 - images: up to 4 media strings (JPEG/PNG/GIF/BMP/WEBP, 10 MiB each by default).
 - videos: up to 1 media string (MP4/MOV/WEBM/FLV/AVI/MKV, 30 MiB by default).
 - file: one media string sent as a group file (30 MiB by default); fileName: its display name (default: the upload's, URL's or path's name).
-- groupId: target group, a positive integer; it must be in the account's whitelist. May be omitted when the account has exactly one whitelisted group.
-- userId: instead of groupId, a private chat: the QQ number of the other side; it must be in the account's private whitelist (users; empty by default, which turns private sends off). Give groupId or userId, not both.
-- replyTo: quote (reply to) this message_id; the quote leads the first message.
+- replyTo: quote (reply to) this message id; the quote leads the first message.
 - mentions: up to 20 QQ numbers to @ mention, after the quote and before the text (groups; most implementations drop mentions in private chats).
 - mentionAll: true to @全体成员 (the bot must be a group admin; QQ's refusal comes back as the error).
 - accountId: gateway account, default \"default\".
-A media string is `media:<media_id>` (an id returned by MediaService.UploadMedia), an http(s) URL the gateway downloads (loopback and private addresses refused), or an absolute path on the gateway host. Unlike the seed, server paths work only under the media roots the operator configured (media.media_roots; off by default).
+",
+    address_rule!(),
+    " ",
+    strict_rules!(),
+    "
+A media string is `media:<media_id>` (an id returned by MediaService.UploadMedia, or the mediaId of a received segment), an http(s) URL the gateway downloads (loopback and private addresses refused), or an absolute path on the gateway host. Unlike the seed, server paths work only under the media roots the operator configured (media.media_roots; off by default).
 
 Order of delivery: text, images, video, file. Everything is checked and every media source resolved before anything is sent: a call is sent whole or refused whole. While the account is offline a text-only send is queued and delivered in order on reconnect (queued: true); a send with media fails while offline.
 details on success: {\"status\":\"ok\",\"groupId\":<number> (group sends) or \"userId\":<number> (private sends),\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
-On failure (nothing to send, text too long, too many images or videos, more than 20 mentions, group or user not whitelisted, groupId missing with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+On failure (nothing to send, text too long, too many images or videos, more than 20 mentions, group or user not whitelisted, no chat given with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
 
-const POKE: &str = "\
+const POKE: &str = concat!(
+    "\
 Poke (戳一戳) a member of a whitelisted QQ group. Never throws.
 
 Arguments:
-- userId (required): QQ number of the member to poke, a positive integer.
-- groupId: the group, a positive integer in the account's whitelist. May be omitted when the account has exactly one whitelisted group.
+- userId (required): QQ number of the member to poke (here userId is the member, not a chat).
+- target: the group, `group:<group number>`, in the account's whitelist (a private chat is refused: pokes are in groups). Alias: groupId. Only when neither is given does the poke go to the account's only whitelisted group; target or groupId given as null or \"\" is refused, and the two naming different groups are refused.
 - accountId: gateway account, default \"default\".
+",
+    strict_rules!(),
+    "
 
 A poke is not a message: it is never queued (an offline account fails with 当前离线) and does not appear in history.
 details on success: {\"status\":\"ok\",\"groupId\":<number>,\"userId\":<number>}.
-On failure (bad userId, group not whitelisted, groupId missing with several whitelisted groups, offline, the implementation cannot poke, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+On failure (bad userId, group not whitelisted, no group given with several whitelisted groups, offline, the implementation cannot poke, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
 
-const MEDIA: &str = "\
+const MEDIA: &str = concat!(
+    "\
 Get one received image, voice record, video or file of a QQ message. Never throws.
 
 Arguments (one of):
-- mediaId: the media id of an image, record, video or file segment (ChatMessage segments carry it), or an UploadMedia id.
+- mediaId: the mediaId of an image, record, video or file segment (in the segments of the messages other tools return), or an UploadMedia id.
 - messageId and segmentIndex: the message id and the 0-based index of the segment in the message (default 0).
 - accountId: gateway account, default \"default\".
+",
+    strict_rules!(),
+    "
 
 Received media are kept by the gateway when they arrive (images and voice records of whitelisted groups by default), so they outlive QQ's expiring links; anything else is fetched from QQ now.
 Result: an image comes as image content after a text line `[图片] 媒体 <mediaId>：image，<mime type>，<size> 字节，文件名 <name>`; any other kind only as such a line (语音 / 视频 / 文件), use MediaService.DownloadMedia for its bytes. A voice record is the implementation's converted MP3 where it can convert.
 details on success: {\"status\":\"ok\",\"mediaId\",\"kind\":\"image\"|\"record\"|\"video\"|\"file\",\"mimeType\",\"size\",\"sha256\",\"fileName\"}.
-On failure (no mediaId or messageId, an unknown or expired media id, a segment that is not media, a message QQ no longer has, media QQ cannot deliver, too large, account not configured, offline) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
-const SEARCH: &str = "\
+On failure (no mediaId or messageId, an unknown or expired media id, a segment that is not media, a message QQ no longer has, media QQ cannot deliver, too large, account not configured, offline) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
+
+const SEARCH: &str = concat!(
+    "\
 Search the gateway's message archive of the QQ chats it serves (whitelisted groups and configured chats: every message received, sent or read there, kept 30 days by default). Never throws. Read-only.
 
 Arguments (all optional):
 - query: text to find inside the message text, case-insensitive; Chinese works as is (\"开会\" finds 明天下午开会). Absent or empty: every message.
-- target: only this chat: `group:<group number>`, `private:<QQ number>`, or bare digits (= a private chat). Absent: every archived chat.
+- target: only this chat: `group:<group number>`, `private:<QQ number>`, or bare digits (= a private chat). Aliases: groupId, userId. Absent: every archived chat.
 - since / until: ISO 8601 times, e.g. `2026-11-30T18:00:00+08:00`, `2026-11-30 18:00` or `2026-11-30` (without an offset: the gateway's time zone, default Asia/Shanghai). Messages at or after since and before until.
-- senderId: only messages from this QQ number (a positive integer).
-- limit: matches per page. Default 20. A number is truncated and clamped to [1, 100]; anything else falls back to 20.
+- senderId: only messages from this QQ number.
+- limit: matches per page. Default 20. ",
+    clamp_rule!(100, 20),
+    "
 - pageToken: details.nextPageToken of the previous result, for the next (older) matches; keep the other arguments the same.
 - accountId: gateway account, default \"default\".
+",
+    address_rule!(),
+    " ",
+    strict_rules!(),
+    "
 
 Result text: the newest matches first page by page, each page oldest first, one line per message: `[HH:mm:ss] name(QQ number): text`; when the page spans several chats each line starts with its chat (`group:<id> `). `（没有找到匹配的消息）` when nothing matches. When older matches exist, a last line gives the pageToken.
-details on success: {\"status\":\"ok\",\"count\":<matches returned>,\"messages\":[{\"messageId\",\"time\" (ISO 8601),\"target\",\"senderId\",\"sender\",\"text\",\"recalled\"}],\"nextPageToken\" (only when older matches exist)}. Recalled messages are left out.
-On failure (bad target, time, senderId or pageToken, account not configured, the archive turned off, the token may not read the chat) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+details on success: {\"status\":\"ok\",\"count\":<matches returned>,\"senders\":[...],\"messages\":[... each also with its \"chat\":{\"groupId\"}|{\"userId\"}],\"nextPageToken\" (only when older matches exist)}. Recalled messages are left out. ",
+    message_model!(),
+    "
+On failure (bad target, time, senderId or pageToken, account not configured, the archive turned off, the token may not read the chat) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
 
 fn description(tool: ToolName) -> &'static str {
     match tool {
@@ -297,43 +343,39 @@ fn description(tool: ToolName) -> &'static str {
     }
 }
 
-fn write_group_id() -> Value {
-    json!({
-        "type": "integer",
-        "minimum": 1,
-        "description": "Target group; must be whitelisted. Omit when the account has exactly one whitelisted group."
-    })
-}
-
 fn media_string() -> Value {
     json!({
         "type": "string",
         "minLength": 1,
-        "description": "`media:<media_id>` from UploadMedia, an http(s) URL, or an absolute path under the configured media roots."
+        "description": "`media:<media_id>` (an UploadMedia id or a received segment's mediaId), an http(s) URL, or an absolute path under the configured media roots."
     })
+}
+
+/// The argument names `tool` takes: exactly the `properties` of its input
+/// schema (aliases included).
+pub fn accepted_keys(tool: ToolName) -> Vec<String> {
+    input_schema(tool)["properties"]
+        .as_object()
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
 }
 
 /// The JSON Schema of a tool's arguments.
 fn input_schema(tool: ToolName) -> Value {
+    use super::props::{group_alias, message_id, qq_number, target, user_alias};
     let (properties, required) = match tool {
         ToolName::History => (
             json!({
-                "target": {
-                    "type": "string",
-                    "pattern": "^(group:|private:)?[0-9]+$",
-                    "description": "`group:<group number>`, `private:<QQ number>`, or bare digits (a private chat).",
-                    "examples": ["group:20000002", "private:10001", "10001"]
-                },
+                "target": target("The chat (required, or one of its aliases groupId / userId)."),
+                "groupId": group_alias(),
+                "userId": user_alias(),
                 "count": {
                     "type": "number",
                     "default": 20,
-                    "description": "Messages wanted; truncated and clamped to [1, 100]; non-numbers mean 20."
+                    "description": concat!("Messages wanted. ", clamp_rule!(100, 20))
                 },
-                "messageSeq": {
-                    "type": ["integer", "string"],
-                    "pattern": "^-?[0-9]+$",
-                    "description": "Anchor message_id: return only messages strictly older than it."
-                },
+                "anchorMessageId": message_id("Page anchor: return only messages strictly older than this one (details.nextAnchorMessageId of the previous page)."),
+                "messageSeq": message_id("Alias of anchorMessageId (the seed's name)."),
                 "includeImages": {
                     "type": "boolean",
                     "default": false,
@@ -341,13 +383,16 @@ fn input_schema(tool: ToolName) -> Value {
                 },
                 "accountId": account_id()
             }),
-            json!(["target"]),
+            json!([]),
         ),
         ToolName::Members => (
             json!({
+                "target": target("The group (required, or its alias groupId); a private chat is refused."),
                 "groupId": {
                     "type": ["integer", "string"],
-                    "description": "Group number; a numeric string is converted like JavaScript Number().",
+                    "minimum": 1,
+                    "maximum": super::js::MAX_SAFE_INTEGER,
+                    "description": "Alias of target: the group number `group:<groupId>`; a numeric string is converted like JavaScript Number().",
                     "examples": [20000002, "20000002"]
                 },
                 "noCache": {
@@ -357,14 +402,17 @@ fn input_schema(tool: ToolName) -> Value {
                 "limit": {
                     "type": "number",
                     "default": 100,
-                    "description": "Most members shown; truncated and clamped to [1, 500]; non-numbers mean 100."
+                    "description": concat!("Most members shown. ", clamp_rule!(500, 100))
                 },
                 "accountId": account_id()
             }),
-            json!(["groupId"]),
+            json!([]),
         ),
         ToolName::Send => (
             json!({
+                "target": target("The chat; a group must be whitelisted, a private chat in the private whitelist. Omit every chat argument to send to the account's only whitelisted group."),
+                "groupId": group_alias(),
+                "userId": user_alias(),
                 "text": {
                     "type": "string",
                     "maxLength": 20000,
@@ -387,16 +435,10 @@ fn input_schema(tool: ToolName) -> Value {
                     "type": "string",
                     "description": "Display name of the group file."
                 },
-                "groupId": write_group_id(),
-                "userId": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "Target private chat (QQ number), instead of groupId; must be in the account's private whitelist."
-                },
-                "replyTo": super::props::message_id("Quote (reply to) this message."),
+                "replyTo": message_id("Quote (reply to) this message."),
                 "mentions": {
                     "type": "array",
-                    "items": {"type": "integer", "minimum": 1},
+                    "items": qq_number("A QQ number to @ mention."),
                     "maxItems": 20,
                     "description": "QQ numbers to @ mention (at most 20)."
                 },
@@ -410,12 +452,9 @@ fn input_schema(tool: ToolName) -> Value {
         ),
         ToolName::Poke => (
             json!({
-                "userId": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "QQ number of the member to poke."
-                },
-                "groupId": write_group_id(),
+                "userId": qq_number("QQ number of the member to poke (not a chat)."),
+                "target": target("The group (`group:<id>`), whitelisted; a private chat is refused. Omit it and groupId to poke in the account's only whitelisted group."),
+                "groupId": group_alias(),
                 "accountId": account_id()
             }),
             json!(["userId"]),
@@ -428,13 +467,9 @@ fn input_schema(tool: ToolName) -> Value {
                 "mediaId": {
                     "type": "string",
                     "minLength": 1,
-                    "description": "The media id of a received segment (or an UploadMedia id)."
+                    "description": "The mediaId of a received segment (or an UploadMedia id)."
                 },
-                "messageId": {
-                    "type": ["integer", "string"],
-                    "pattern": "^-?[0-9]+$",
-                    "description": "The message id, with segmentIndex, instead of mediaId."
-                },
+                "messageId": message_id("The message, with segmentIndex, instead of mediaId."),
                 "segmentIndex": {
                     "type": "integer",
                     "minimum": 0,
@@ -452,12 +487,9 @@ fn input_schema(tool: ToolName) -> Value {
                     "description": "Text to find in the message text (case-insensitive); empty: every message.",
                     "examples": ["开会"]
                 },
-                "target": {
-                    "type": "string",
-                    "pattern": "^(group:|private:)?[0-9]+$",
-                    "description": "Only this chat: `group:<group number>`, `private:<QQ number>`, or bare digits (a private chat).",
-                    "examples": ["group:20000003"]
-                },
+                "target": target("Only this chat."),
+                "groupId": group_alias(),
+                "userId": user_alias(),
                 "since": {
                     "type": "string",
                     "description": "ISO 8601 time: only messages at or after it (no offset: the gateway's time zone).",
@@ -468,15 +500,11 @@ fn input_schema(tool: ToolName) -> Value {
                     "description": "ISO 8601 time: only messages before it (no offset: the gateway's time zone).",
                     "examples": ["2026-12-01T00:00:00+08:00"]
                 },
-                "senderId": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "Only messages from this QQ number."
-                },
+                "senderId": qq_number("Only messages from this QQ number."),
                 "limit": {
                     "type": "number",
                     "default": 20,
-                    "description": "Matches per page; truncated and clamped to [1, 100]; non-numbers mean 20."
+                    "description": concat!("Matches per page. ", clamp_rule!(100, 20))
                 },
                 "pageToken": {
                     "type": "string",
@@ -506,7 +534,9 @@ fn details_schema(tool: ToolName) -> Value {
             json!({
                 "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
                 "count": {"type": "integer", "minimum": 0, "maximum": 100},
-                "messages": {"type": "array", "items": {"type": "object"}, "maxItems": 100},
+                "senders": super::props::senders(),
+                "messages": {"type": "array", "items": {"$ref": "#/$defs/message"}, "maxItems": 100},
+                "nextAnchorMessageId": {"type": "integer"},
                 "images": {
                     "type": "array",
                     "maxItems": 4,
@@ -525,14 +555,14 @@ fn details_schema(tool: ToolName) -> Value {
                     }
                 }
             }),
-            json!(["status", "target", "count", "messages"]),
+            json!(["status", "target", "count", "senders", "messages"]),
         ),
         ToolName::Members => (
             json!({
                 "groupId": id,
                 "total": count,
                 "shown": {"type": "integer", "minimum": 0, "maximum": 500},
-                "members": {"type": "array", "items": {"type": "object"}, "maxItems": 500}
+                "members": {"type": "array", "items": {"$ref": "#/$defs/member"}, "maxItems": 500}
             }),
             json!(["status", "groupId", "total", "shown", "members"]),
         ),
@@ -579,27 +609,15 @@ fn details_schema(tool: ToolName) -> Value {
         ToolName::Search => (
             json!({
                 "count": {"type": "integer", "minimum": 0, "maximum": 100},
+                "senders": super::props::senders(),
                 "messages": {
                     "type": "array",
                     "maxItems": 100,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "messageId": {"type": "integer"},
-                            "time": {"type": "string"},
-                            "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
-                            "senderId": {"type": "integer"},
-                            "sender": {"type": "string"},
-                            "text": {"type": "string"},
-                            "recalled": {"type": "boolean"}
-                        },
-                        "required": ["messageId", "time", "target", "senderId", "sender", "text", "recalled"],
-                        "additionalProperties": false
-                    }
+                    "items": {"$ref": "#/$defs/chatMessage"}
                 },
                 "nextPageToken": {"type": "string", "minLength": 1}
             }),
-            json!(["status", "count", "messages"]),
+            json!(["status", "count", "senders", "messages"]),
         ),
         ToolName::Wait => super::wait::details_properties(),
     };
@@ -611,6 +629,7 @@ fn details_schema(tool: ToolName) -> Value {
     // to describe an object.
     json!({
         "$schema": DIALECT,
+        "$defs": super::props::defs(),
         "type": "object",
         "oneOf": [
             {

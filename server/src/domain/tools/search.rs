@@ -6,13 +6,12 @@ use serde_json::{Value, json};
 use super::args::{ArgError, Args};
 use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
+use super::view::View;
 use crate::config::Locale;
-use crate::domain::archive::store::Archived;
 use crate::domain::call::CallCtx;
 use crate::domain::gateway::Gateway;
 use crate::domain::model::ChatRef;
 use crate::domain::read::search::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SearchRequest};
-use crate::domain::render;
 
 /// Parsed arguments of `qq_search_messages`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,16 +40,12 @@ impl SearchArgs {
     /// an offset in `tz`); `senderId` a positive integer; `limit` clamped to
     /// `[1, 100]` (20 when absent or not a number); `pageToken` a string.
     pub fn parse(args: &Args, tz: &jiff::tz::TimeZone) -> Result<Self, ArgError> {
-        let chat = match args.optional_string("target")? {
-            None => None,
-            Some(_) => Some(args.target()?),
-        };
         Ok(Self {
+            chat: args.chat(true)?,
             query: args.optional_string("query")?.unwrap_or_default(),
-            chat,
             since: args.time("since", tz)?,
             until: args.time("until", tz)?,
-            sender_id: args.positive_id("senderId")?,
+            sender_id: args.qq_id("senderId")?,
             limit: args.clamped(
                 "limit",
                 DEFAULT_SEARCH_LIMIT as u32,
@@ -62,31 +57,8 @@ impl SearchArgs {
     }
 }
 
-fn time_text(secs: i64, tz: &jiff::tz::TimeZone) -> String {
-    jiff::Timestamp::from_second(secs)
-        .map(|t| {
-            t.to_zoned_datetime(tz.clone())
-                .strftime("%Y-%m-%dT%H:%M:%S%:z")
-                .to_string()
-        })
-        .unwrap_or_default()
-}
-
-fn detail(a: &Archived, tz: &jiff::tz::TimeZone) -> Value {
-    let m = &a.message;
-    json!({
-        "messageId": m.message_id,
-        "time": time_text(m.time, tz),
-        "target": m.chat.target(),
-        "senderId": m.sender.user_id,
-        "sender": render::sender_name(&m.sender),
-        "text": render::segments(&m.segments),
-        "recalled": a.recalled,
-    })
-}
-
-/// Runs the tool: the page as SearchMessages renders it; details carry each
-/// message's id, time, chat, sender and text.
+/// Runs the tool: the page as SearchMessages renders it; details carry the
+/// messages in the gateway's model ([`View`]), each with its chat.
 pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
     let args = SearchArgs::parse(args, &gw.tz).map_err(Failure::Args)?;
     let request = SearchRequest {
@@ -105,10 +77,16 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         .search_messages(request, ctx)
         .await
         .map_err(domain_failure(&args.account_id))?;
-    let messages: Vec<Value> = page.messages.iter().map(|a| detail(a, &gw.tz)).collect();
+    let mut view = View::new(gw, &args.account_id);
+    let messages: Vec<Value> = page
+        .messages
+        .iter()
+        .map(|a| view.message_in_chat(&a.message))
+        .collect();
     let mut details = json!({
         "status": "ok",
         "count": messages.len(),
+        "senders": view.senders(),
         "messages": messages,
     });
     let mut text = page.rendered;

@@ -26,11 +26,10 @@ fn source(media: MediaArg) -> Option<MediaSource> {
 pub struct SendArgs {
     /// Account id.
     pub account_id: String,
-    /// Target group; `None` (and no `user_id`) means the account's only
+    /// The chat (`target`, or its alias `groupId` / `userId`); `None` only
+    /// when no chat argument was given at all: the account's only
     /// whitelisted group.
-    pub group_id: Option<i64>,
-    /// Target private chat.
-    pub user_id: Option<i64>,
+    pub chat: Option<ChatRef>,
     /// Quote this message.
     pub reply_to: Option<i64>,
     /// Mention these users.
@@ -50,9 +49,9 @@ pub struct SendArgs {
 }
 
 impl SendArgs {
-    /// Types and media strings, ids, and `groupId` xor `userId`; counts,
-    /// lengths and the chat are the send pipeline's (the same checks as
-    /// `SendMessage`).
+    /// Types and media strings, ids, and the chat ([`Args::chat`]); counts,
+    /// lengths and the whitelist are the send pipeline's (the same checks
+    /// as `SendMessage`).
     pub fn parse(args: &Args) -> Result<Self, ArgError> {
         let media = |field: &'static str| -> Result<Vec<MediaArg>, ArgError> {
             args.string_array(field)?
@@ -80,19 +79,11 @@ impl SendArgs {
             videos: media("videos")?,
             file,
             file_name: args.optional_string("fileName")?.unwrap_or_default(),
-            group_id: args.positive_id("groupId")?,
-            user_id: args.positive_id("userId")?,
+            chat: args.chat(true)?,
             reply_to: args.message_id("replyTo")?,
             mentions: args.id_array("mentions")?,
             mention_all: args.flag("mentionAll").unwrap_or(false),
             account_id: args.account_id()?,
-        })
-        .and_then(|a| {
-            if a.group_id.is_some() && a.user_id.is_some() {
-                Err(ArgError::Exclusive("groupId", "userId"))
-            } else {
-                Ok(a)
-            }
         })
     }
 }
@@ -103,8 +94,14 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
     let args = SendArgs::parse(args).map_err(Failure::Args)?;
     let request = SendRequest {
         account_id: args.account_id.clone(),
-        group_id: args.group_id,
-        user_id: args.user_id,
+        group_id: match args.chat {
+            Some(ChatRef::Group(id)) => Some(id),
+            _ => None,
+        },
+        user_id: match args.chat {
+            Some(ChatRef::Private(id)) => Some(id),
+            _ => None,
+        },
         reply_to: args.reply_to,
         mentions: args.mentions,
         mention_all: args.mention_all,

@@ -570,8 +570,38 @@ async fn history_argument_rules() {
             r#"{"target":"group:20000002","accountId":""}"#,
             history_call(g, 20, None),
         ),
+        (r#"{"groupId":20000002}"#, history_call(g, 20, None)),
+        (r#"{"groupId":" 20000002 "}"#, history_call(g, 20, None)),
         (
-            r#"{"target":"group:20000002","unknown":1}"#,
+            r#"{"userId":"10001"}"#,
+            history_call(ChatRef::Private(10001), 20, None),
+        ),
+        (
+            r#"{"target":"group:20000002","groupId":"20000002"}"#,
+            history_call(g, 20, None),
+        ),
+        (
+            r#"{"target":"10001","userId":10001}"#,
+            history_call(ChatRef::Private(10001), 20, None),
+        ),
+        (
+            r#"{"target":"group:20000002","anchorMessageId":12345}"#,
+            history_call(g, 20, Some(12345)),
+        ),
+        (
+            r#"{"target":"group:20000002","anchorMessageId":" 12345 "}"#,
+            history_call(g, 20, Some(12345)),
+        ),
+        (
+            r#"{"target":"group:20000002","anchorMessageId":"-9223372036854775807"}"#,
+            history_call(g, 20, Some(-9_223_372_036_854_775_807)),
+        ),
+        (
+            r#"{"target":"group:20000002","anchorMessageId":12345,"messageSeq":"12345"}"#,
+            history_call(g, 20, Some(12345)),
+        ),
+        (
+            r#"{"target":"group:20000002","anchorMessageId":null}"#,
             history_call(g, 20, None),
         ),
     ]
@@ -631,8 +661,42 @@ async fn history_argument_rules() {
 
     // Refused before any call to the peer.
     let refused = [
-        ("{}", "参数不合法：缺少必填参数 target。"),
-        (r#"{"target":null}"#, "参数不合法：缺少必填参数 target。"),
+        (
+            "{}",
+            "参数不合法：缺少必填参数 target（group:<群号> 或 private:<QQ号>；别名 groupId / userId）。",
+        ),
+        (
+            r#"{"target":null}"#,
+            "参数不合法：target 不能为 null 或空字符串；请给出会话（group:<群号> 或 private:<QQ号>），或完全不给该参数。",
+        ),
+        (
+            r#"{"groupId":""}"#,
+            "参数不合法：groupId 不能为 null 或空字符串；请给出会话（group:<群号> 或 private:<QQ号>），或完全不给该参数。",
+        ),
+        (
+            r#"{"target":"group:20000002","groupId":20000003}"#,
+            "参数不合法：target \"group:20000002\" 与 groupId 20000003 指向不同的目标，请只给一个。",
+        ),
+        (
+            r#"{"target":"group:20000002","userId":20000002}"#,
+            "参数不合法：target \"group:20000002\" 与 userId 20000002 指向不同的目标，请只给一个。",
+        ),
+        (
+            r#"{"groupId":20000002,"userId":10001}"#,
+            "参数不合法：groupId 和 userId 只能给一个。",
+        ),
+        (
+            r#"{"groupId":"abc"}"#,
+            "参数不合法：groupId \"abc\" 无法转换成有限数字。",
+        ),
+        (
+            r#"{"target":"group:20000002","anchorMessageId":1,"messageSeq":2}"#,
+            "参数不合法：anchorMessageId 1 与 messageSeq 2 指向不同的目标，请只给一个。",
+        ),
+        (
+            r#"{"target":"group:20000002","unknown":1,"alsoUnknown":null}"#,
+            "参数不合法：qq_get_history 不接受参数 alsoUnknown、unknown。它接受的参数：accountId、anchorMessageId、count、groupId、includeImages、messageSeq、target、userId。",
+        ),
         (
             r#"{"target":20000002}"#,
             "参数不合法：target 必须是字符串。",
@@ -646,8 +710,8 @@ async fn history_argument_rules() {
             "参数不合法：target「channel:1」无法解析，应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。",
         ),
         (
-            r#"{"target":""}"#,
-            "参数不合法：target「」无法解析，应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。",
+            r#"{"target":" "}"#,
+            "参数不合法：target 不能为 null 或空字符串；请给出会话（group:<群号> 或 private:<QQ号>），或完全不给该参数。",
         ),
         (
             r#"{"target":"group:0"}"#,
@@ -659,15 +723,15 @@ async fn history_argument_rules() {
         ),
         (
             r#"{"target":"group:20000002","messageSeq":1.5}"#,
-            "参数不合法：messageSeq 必须是整数消息 id（message_id），收到 1.5。",
+            "参数不合法：messageSeq 必须是非 0 的整数消息 id（message_id），收到 1.5。",
         ),
         (
             r#"{"target":"group:20000002","messageSeq":"abc"}"#,
-            "参数不合法：messageSeq 必须是整数消息 id（message_id），收到 \"abc\"。",
+            "参数不合法：messageSeq 必须是非 0 的整数消息 id（message_id），收到 \"abc\"。",
         ),
         (
             r#"{"target":"group:20000002","messageSeq":true}"#,
-            "参数不合法：messageSeq 必须是整数消息 id（message_id），收到 true。",
+            "参数不合法：messageSeq 必须是非 0 的整数消息 id（message_id），收到 true。",
         ),
         (
             r#"{"target":"group:20000002","accountId":7}"#,
@@ -711,6 +775,12 @@ async fn members_argument_rules() {
             50,
         ),
         (r#"{"groupId":20000002}"#, members(GROUP, None), 100),
+        (r#"{"target":"group:20000002"}"#, members(GROUP, None), 100),
+        (
+            r#"{"target":"group:20000002","groupId":"20000002"}"#,
+            members(GROUP, None),
+            100,
+        ),
         (r#"{"groupId":"20000002"}"#, members(GROUP, None), 100),
         (r#"{"groupId":" 20000002 "}"#, members(GROUP, None), 100),
         (r#"{"groupId":"\t20000002\n"}"#, members(GROUP, None), 100),
@@ -791,11 +861,30 @@ async fn members_argument_rules() {
 
     let not_finite = |v: &str| format!("参数不合法：groupId {v} 无法转换成有限数字。");
     let not_positive = |v: &str| format!("参数不合法：groupId 必须是正整数，收到 {v}。");
+    let empty = "参数不合法：groupId 不能为 null 或空字符串；请给出会话（group:<群号> 或 private:<QQ号>），或完全不给该参数。".to_owned();
     let refused = [
-        ("{}", "参数不合法：缺少必填参数 groupId。".to_owned()),
         (
-            r#"{"groupId":null}"#,
-            "参数不合法：缺少必填参数 groupId。".to_owned(),
+            "{}",
+            "参数不合法：缺少必填参数 target（group:<群号> 或 private:<QQ号>；别名 groupId）。"
+                .to_owned(),
+        ),
+        (r#"{"groupId":null}"#, empty.clone()),
+        (r#"{"groupId":""}"#, empty.clone()),
+        (r#"{"groupId":"  "}"#, empty),
+        (
+            r#"{"target":"private:10001"}"#,
+            "参数不合法：private:10001 是私聊，qq_get_group_members 只适用于群，请用 group:<群号>。"
+                .to_owned(),
+        ),
+        (
+            r#"{"target":"group:20000002","groupId":20000003}"#,
+            "参数不合法：target \"group:20000002\" 与 groupId 20000003 指向不同的目标，请只给一个。"
+                .to_owned(),
+        ),
+        (
+            r#"{"groupId":20000002,"userId":10001}"#,
+            "参数不合法：qq_get_group_members 不接受参数 userId。它接受的参数：accountId、groupId、limit、noCache、target。"
+                .to_owned(),
         ),
         (r#"{"groupId":"abc"}"#, not_finite("\"abc\"")),
         (
@@ -807,9 +896,6 @@ async fn members_argument_rules() {
         (r#"{"groupId":"-0x10"}"#, not_finite("\"-0x10\"")),
         (r#"{"groupId":"１２"}"#, not_finite("\"１２\"")),
         (r#"{"groupId":1e400}"#, not_finite("1e400")),
-        // Number("") and Number("  ") are 0: finite, but not a group.
-        (r#"{"groupId":""}"#, not_positive("\"\"")),
-        (r#"{"groupId":"  "}"#, not_positive("\"  \"")),
         (
             r#"{"groupId":"20000002.5"}"#,
             not_positive("\"20000002.5\""),
@@ -862,18 +948,36 @@ async fn seed_samples_render_as_the_seed_shows() {
         out.text,
         "[09:58:12] 张三(10001): 大家好\n[09:58:40] 李四(10002): 早上好[图片]\n[10:00:05] 王五(10003): 昨天开会的记录发一下 [合并转发]"
     );
-    let mut sorted = seed_messages();
-    sorted.reverse();
+    // The gateway's model: the gRPC JSON names, text-only messages without
+    // segments, media by media id (no file names or URLs), senders once.
+    let media_id = gw.received().ids().id("default", 102, 1);
     assert_eq!(
         out.details,
-        json!({"status": "ok", "target": "group:20000002", "count": 3, "messages": sorted})
+        json!({
+            "status": "ok",
+            "target": "group:20000002",
+            "count": 3,
+            "senders": [
+                {"userId": 10001, "nickname": "张三", "role": "member"},
+                {"userId": 10002, "nickname": "李四", "role": "member"},
+                {"userId": 10003, "nickname": "王五", "role": "member"},
+            ],
+            "messages": [
+                {"messageId": 101, "time": "2026-10-19T09:58:12+08:00", "sender": {"userId": 10001},
+                 "text": "大家好"},
+                {"messageId": 102, "time": "2026-10-19T09:58:40+08:00", "sender": {"userId": 10002},
+                 "segments": [{"text": {"text": "早上好"}}, {"image": {"mediaId": media_id}}]},
+                {"messageId": 103, "time": "2026-10-19T10:00:05+08:00", "sender": {"userId": 10003},
+                 "segments": [{"text": {"text": "昨天开会的记录发一下 "}}, {"forward": {"id": "fw1"}}]},
+            ],
+        })
     );
 
     let out = call(&gw, "qq_get_history", r#"{"target":"private:10002"}"#).await;
     assert_eq!(out.text, "（无历史消息）");
     assert_eq!(
         out.details,
-        json!({"status": "ok", "target": "private:10002", "count": 0, "messages": []})
+        json!({"status": "ok", "target": "private:10002", "count": 0, "senders": [], "messages": []})
     );
 
     let out = call(
@@ -902,7 +1006,21 @@ async fn seed_samples_render_as_the_seed_shows() {
             "groupId": 20000002,
             "total": 120,
             "shown": 50,
-            "members": seed_members()[..50],
+            "members": seed_members()[..50]
+                .iter()
+                .map(|m| {
+                    let mut v = json!({
+                        "userId": m["user_id"],
+                        "nickname": m["nickname"],
+                        "role": m["role"],
+                        "level": "1",
+                    });
+                    if m["card"] != "" {
+                        v["card"] = m["card"].clone();
+                    }
+                    v
+                })
+                .collect::<Vec<_>>(),
         })
     );
 
@@ -1128,7 +1246,17 @@ fn schemas_are_valid_draft_2020_12() {
             json!({"target": "10001", "messageSeq": "123", "count": 2.5}),
             true,
         ),
-        (ToolName::History, json!({}), false),
+        (ToolName::History, json!({"groupId": "20000002"}), true),
+        (
+            ToolName::History,
+            json!({"target": "group:1", "anchorMessageId": " -5 "}),
+            true,
+        ),
+        (
+            ToolName::History,
+            json!({"target": "1", "anchorMessageId": 0}),
+            false,
+        ),
         (ToolName::History, json!({"target": "channel:1"}), false),
         (ToolName::History, json!({"target": 10001}), false),
         (
@@ -1152,7 +1280,29 @@ fn schemas_are_valid_draft_2020_12() {
             true,
         ),
         (ToolName::Members, json!({"groupId": "20000002"}), true),
-        (ToolName::Members, json!({"noCache": true}), false),
+        (ToolName::Members, json!({"target": "group:20000002"}), true),
+        (ToolName::Members, json!({"userId": 1}), false),
+        (
+            ToolName::Send,
+            json!({"target": "group:1", "text": "x"}),
+            true,
+        ),
+        (
+            ToolName::Send,
+            json!({"groupId": "1", "mentions": ["2", 3]}),
+            true,
+        ),
+        (
+            ToolName::Send,
+            json!({"text": "x", "chat": "group:1"}),
+            false,
+        ),
+        (
+            ToolName::Poke,
+            json!({"userId": "10003", "target": "group:1"}),
+            true,
+        ),
+        (ToolName::Poke, json!({"target": "group:1"}), false),
         (
             ToolName::Members,
             json!({"groupId": 20000002, "noCache": "yes"}),
@@ -1320,8 +1470,32 @@ async fn send_rules_and_failure_rows() {
         (json!({"images": [1]}), "参数不合法：images 必须是字符串数组。".into()),
         (json!({"text": 1}), "参数不合法：text 必须是字符串。".into()),
         (
-            json!({"text": "x", "groupId": "20000002"}),
-            "参数不合法：groupId 必须是正整数，收到 \"20000002\"。".into(),
+            json!({"text": "x", "groupId": "abc"}),
+            "参数不合法：groupId \"abc\" 无法转换成有限数字。".into(),
+        ),
+        (
+            json!({"text": "x", "target": "group:20000003"}),
+            "群 20000003 不在账号「default」的白名单中。".into(),
+        ),
+        (
+            json!({"text": "x", "target": null}),
+            "参数不合法：target 不能为 null 或空字符串；请给出会话（group:<群号> 或 private:<QQ号>），或完全不给该参数。".into(),
+        ),
+        (
+            json!({"text": "x", "userId": ""}),
+            "参数不合法：userId 不能为 null 或空字符串；请给出会话（group:<群号> 或 private:<QQ号>），或完全不给该参数。".into(),
+        ),
+        (
+            json!({"text": "x", "target": "group:20000002", "groupId": 20000003}),
+            "参数不合法：target \"group:20000002\" 与 groupId 20000003 指向不同的目标，请只给一个。".into(),
+        ),
+        (
+            json!({"text": "x", "target": "private:10001", "groupId": 20000002}),
+            "参数不合法：target \"private:10001\" 与 groupId 20000002 指向不同的目标，请只给一个。".into(),
+        ),
+        (
+            json!({"text": "x", "group": 20000002}),
+            "参数不合法：qq_send 不接受参数 group。它接受的参数：accountId、file、fileName、groupId、images、mentionAll、mentions、replyTo、target、text、userId、videos。".into(),
         ),
         (
             json!({"text": "x", "groupId": 0}),
@@ -1426,6 +1600,12 @@ async fn poke_rules_and_failure_rows() {
             r#"{"userId":10003.0,"accountId":"multi","groupId":20000003}"#,
             20_000_003,
         ),
+        (r#"{"userId":"10003","target":"group:20000002"}"#, GROUP),
+        (r#"{"userId":" 10003 ","groupId":"20000002"}"#, GROUP),
+        (
+            r#"{"userId":10003,"target":"group:20000003","groupId":"20000003","accountId":"multi"}"#,
+            20_000_003,
+        ),
     ] {
         let out = call(&gw, "qq_poke", args).await;
         assert!(!out.is_error, "{args}: {out:?}");
@@ -1450,9 +1630,35 @@ async fn poke_rules_and_failure_rows() {
         (r#"{"userId":0}"#, bad_user("0")),
         (r#"{"userId":-1}"#, bad_user("-1")),
         (r#"{"userId":1.5}"#, bad_user("1.5")),
-        (r#"{"userId":"10003"}"#, bad_user("\"10003\"")),
-        (r#"{"userId":true}"#, bad_user("true")),
-        (r#"{"userId":1e400}"#, bad_user("1e400")),
+        (
+            r#"{"userId":true}"#,
+            "参数不合法：userId 必须是数字或数字字符串。".to_owned(),
+        ),
+        (
+            r#"{"userId":"abc"}"#,
+            "参数不合法：userId \"abc\" 无法转换成有限数字。".to_owned(),
+        ),
+        (r#"{"userId":""}"#, bad_user("\"\"")),
+        (
+            r#"{"userId":1e400}"#,
+            "参数不合法：userId 1e400 无法转换成有限数字。".to_owned(),
+        ),
+        (
+            r#"{"userId":10003,"target":"private:10003"}"#,
+            "参数不合法：private:10003 是私聊，qq_poke 只适用于群，请用 group:<群号>。".to_owned(),
+        ),
+        (
+            r#"{"userId":10003,"target":null}"#,
+            "参数不合法：target 不能为 null 或空字符串；请给出会话（group:<群号> 或 private:<QQ号>），或完全不给该参数。".to_owned(),
+        ),
+        (
+            r#"{"userId":10003,"target":"group:20000002","groupId":20000003}"#,
+            "参数不合法：target \"group:20000002\" 与 groupId 20000003 指向不同的目标，请只给一个。".to_owned(),
+        ),
+        (
+            r#"{"userId":10003,"target":"group:20000003"}"#,
+            "群 20000003 不在账号「default」的白名单中。".to_owned(),
+        ),
         (
             r#"{"userId":10003,"groupId":123}"#,
             "群 123 不在账号「default」的白名单中。".to_owned(),
@@ -1538,7 +1744,7 @@ fn get_media_arguments() {
     assert_eq!(parse("{}").unwrap_err(), ArgError::Missing("mediaId"));
     assert!(matches!(
         parse(r#"{"messageId":1.5}"#).unwrap_err(),
-        ArgError::WrongType {
+        ArgError::BadMessageId {
             field: "messageId",
             ..
         }
@@ -1608,7 +1814,7 @@ async fn send_private_quotes_and_mentions() {
     let refused = [
         (
             r#"{"groupId":20000002,"userId":10001,"text":"x"}"#,
-            "参数不合法：groupId 和 userId 只能给一个（一条消息只发往一个会话）。".to_owned(),
+            "参数不合法：groupId 和 userId 只能给一个。".to_owned(),
         ),
         (
             r#"{"userId":10002,"text":"x"}"#,
@@ -1624,11 +1830,13 @@ async fn send_private_quotes_and_mentions() {
         ),
         (
             r#"{"mentions":[1,-2]}"#,
-            "参数不合法：mentions 必须是由正整数 QQ 号组成的数组，-2 不是。".to_owned(),
+            "参数不合法：mentions 必须是由正整数 QQ 号（数字或数字字符串）组成的数组，-2 不是。"
+                .to_owned(),
         ),
         (
             r#"{"mentions":5}"#,
-            "参数不合法：mentions 必须是由正整数 QQ 号组成的数组，5 不是。".to_owned(),
+            "参数不合法：mentions 必须是由正整数 QQ 号（数字或数字字符串）组成的数组，5 不是。"
+                .to_owned(),
         ),
         (
             &format!(r#"{{"mentions":{:?}}}"#, (1..=21).collect::<Vec<i64>>()),
@@ -1652,9 +1860,15 @@ async fn get_message_rules_and_rows() {
     assert!(!out.is_error, "{out:?}");
     assert_eq!(out.text, "[09:58:40] 李四(10002): 早上好[图片]");
     assert_eq!(out.details["target"], "group:20000002");
-    assert_eq!(out.details["messageId"], 102);
-    assert_eq!(out.details["message"]["message_id"], 102);
-    assert_eq!(out.details["quoted"], Value::Null);
+    assert_eq!(out.details["message"]["messageId"], 102);
+    assert_eq!(
+        out.details["message"]["segments"][0],
+        json!({"text": {"text": "早上好"}})
+    );
+    assert_eq!(
+        out.details["senders"],
+        json!([{"userId": 10002, "nickname": "李四", "role": "member"}])
+    );
     assert_eq!(fake.take_calls(), [Call::GetMessage(102)]);
     for (args, text) in [
         (r#"{}"#, "参数不合法：缺少必填参数 messageId。"),
@@ -1842,4 +2056,252 @@ async fn a_group_the_bot_is_not_in_fails_every_tool() {
         1,
         "the misses share the rate-limited read"
     );
+}
+
+/// Every tool refuses an argument outside its input schema's `properties`
+/// (a `null` one too), naming it and every argument it takes, before
+/// anything reaches the peer; the schema says the same
+/// (`additionalProperties: false` over exactly those names).
+#[tokio::test]
+async fn every_tool_refuses_unknown_arguments() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let en = gateway_with(&fake, |c| c.tools.locale = Locale::En);
+    for tool in ToolName::ALL {
+        let spec = ToolSpec::of(tool);
+        let accepted: Vec<String> = spec.input_schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(accepted, super::schema::accepted_keys(tool), "{tool:?}");
+        assert_eq!(spec.input_schema["additionalProperties"], false);
+        let validator = jsonschema::draft202012::new(&spec.input_schema).unwrap();
+        assert!(!validator.is_valid(&json!({"bogus": 1})), "{tool:?}");
+        let out = call(&gw, tool.name(), r#"{"bogus":1,"zzz":null}"#).await;
+        assert_failed(
+            &out,
+            &format!(
+                "参数不合法：{} 不接受参数 bogus、zzz。它接受的参数：{}。",
+                tool.name(),
+                accepted.join("、")
+            ),
+            tool.name(),
+        );
+        let out = call(&en, tool.name(), r#"{"bogus":1}"#).await;
+        assert_failed(
+            &out,
+            &format!(
+                "invalid arguments: {} takes no argument bogus; it takes: {}.",
+                tool.name(),
+                accepted.join(", ")
+            ),
+            tool.name(),
+        );
+        // Aliases are listed (and so accepted) where the tool takes them.
+        let has = |k: &str| accepted.iter().any(|a| a == k);
+        match tool {
+            ToolName::History | ToolName::Search => {
+                assert!(has("target") && has("groupId") && has("userId"), "{tool:?}");
+            }
+            ToolName::Send => assert!(has("target") && has("groupId") && has("userId")),
+            ToolName::Members | ToolName::Poke => {
+                assert!(has("target") && has("groupId"), "{tool:?}");
+            }
+            _ => {}
+        }
+        for key in &accepted {
+            let description = spec.input_schema["properties"][key]["description"]
+                .as_str()
+                .unwrap_or_default();
+            if ["groupId", "userId", "messageSeq"].contains(&key.as_str()) && tool != ToolName::Poke
+            {
+                assert!(
+                    description.starts_with("Alias of"),
+                    "{tool:?} {key}: {description}"
+                );
+            }
+        }
+        // The description states the rules.
+        assert!(
+            spec.description
+                .contains("Every argument not listed above is refused"),
+            "{tool:?}"
+        );
+    }
+    assert_eq!(fake.calls(), vec![], "nothing reached the peer");
+}
+
+/// `target` names the chat of every tool that names one, ids may be
+/// strings, and a send never falls back to the only whitelisted group when
+/// a chat argument was given.
+#[tokio::test]
+async fn one_chat_address_and_string_ids() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let sent = |chat: ChatRef, message: Value| match chat {
+        ChatRef::Group(group_id) => Call::Send { group_id, message },
+        ChatRef::Private(user_id) => Call::SendPrivate { user_id, message },
+    };
+    for (args, chat) in [
+        (
+            r#"{"target":"group:20000002","text":"x"}"#,
+            ChatRef::Group(GROUP),
+        ),
+        (
+            r#"{"target":" group:20000002 ","text":"x"}"#,
+            ChatRef::Group(GROUP),
+        ),
+        (
+            r#"{"target":"private:10001","text":"x"}"#,
+            ChatRef::Private(10001),
+        ),
+        (r#"{"target":"10001","text":"x"}"#, ChatRef::Private(10001)),
+        (r#"{"userId":"10001","text":"x"}"#, ChatRef::Private(10001)),
+        (
+            r#"{"groupId":" 20000002 ","text":"x"}"#,
+            ChatRef::Group(GROUP),
+        ),
+        (
+            r#"{"target":"group:20000002","groupId":20000002,"text":"x"}"#,
+            ChatRef::Group(GROUP),
+        ),
+        (r#"{"text":"x"}"#, ChatRef::Group(GROUP)),
+    ] {
+        let out = call(&gw, "qq_send", args).await;
+        assert!(!out.is_error, "{args}: {out:?}");
+        assert_eq!(fake.take_calls(), [sent(chat, text_segment("x"))], "{args}");
+    }
+    // String message ids and QQ numbers.
+    let out = call(
+        &gw,
+        "qq_send",
+        r#"{"target":"group:20000002","replyTo":" 101 ","mentions":["10002"," 10003 "]}"#,
+    )
+    .await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(
+        fake.take_calls(),
+        [Call::Send {
+            group_id: GROUP,
+            message: json!([
+                {"type": "reply", "data": {"id": "101"}},
+                {"type": "at", "data": {"qq": "10002"}},
+                {"type": "at", "data": {"qq": "10003"}}
+            ])
+        }]
+    );
+    let out = call(&gw, "qq_get_message", r#"{"messageId":" 102 "}"#).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(fake.take_calls(), [Call::GetMessage(102)]);
+    let out = call(&gw, "qq_recall", r#"{"messageId":"101"}"#).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(
+        fake.take_calls(),
+        [Call::GetMessage(101), Call::Recall(101)]
+    );
+    for (args, text) in [
+        (
+            r#"{"messageId":""}"#,
+            "参数不合法：messageId 必须是非 0 的整数消息 id（message_id），收到 \"\"。",
+        ),
+        (
+            r#"{"messageId":"1x"}"#,
+            "参数不合法：messageId 必须是非 0 的整数消息 id（message_id），收到 \"1x\"。",
+        ),
+    ] {
+        assert_failed(&call(&gw, "qq_get_message", args).await, text, args);
+    }
+    assert_eq!(fake.calls(), vec![]);
+
+    // The arguments of the other chat tools.
+    use super::args::Args;
+    use super::search::SearchArgs;
+    use super::wait::WaitArgs;
+    let parse = |json: &str| Args::parse(json).unwrap();
+    let tz = jiff::tz::TimeZone::UTC;
+    let search = SearchArgs::parse(
+        &parse(r#"{"groupId":"20000002","senderId":" 10001 "}"#),
+        &tz,
+    )
+    .unwrap();
+    assert_eq!(
+        (search.chat, search.sender_id),
+        (Some(ChatRef::Group(GROUP)), Some(10001))
+    );
+    let search = SearchArgs::parse(&parse(r#"{"target":"10001"}"#), &tz).unwrap();
+    assert_eq!(search.chat, Some(ChatRef::Private(10001)));
+    let wait = WaitArgs::parse(&parse(r#"{"afterSequence":"7","chats":["group:1","2"]}"#)).unwrap();
+    assert_eq!(wait.after_sequence, Some(7));
+    assert_eq!(wait.chats, [ChatRef::Group(1), ChatRef::Private(2)]);
+    let wait = WaitArgs::parse(&parse(r#"{"target":"group:1"}"#)).unwrap();
+    assert_eq!(wait.chats, [ChatRef::Group(1)]);
+    assert!(WaitArgs::parse(&parse(r#"{"target":"group:1","chats":["group:1"]}"#)).is_err());
+    assert!(WaitArgs::parse(&parse(r#"{"afterSequence":"-1"}"#)).is_err());
+}
+
+/// With `includeImages` the text keeps what replies quote, exactly as the
+/// plain history renders it.
+#[test]
+fn marked_history_keeps_quotes() {
+    use crate::domain::render;
+    let mut messages: Vec<Message> = seed_messages()
+        .iter()
+        .rev()
+        .filter_map(|m| decode_message(m, Some(ChatRef::Group(GROUP))))
+        .collect();
+    let quoted = messages[0].clone();
+    messages[2]
+        .segments
+        .insert(0, crate::domain::model::Segment::reply("101"));
+    messages[1].segments.insert(
+        0,
+        crate::domain::model::Segment::Reply {
+            id: "101".into(),
+            quoted: Some(Box::new(quoted)),
+        },
+    );
+    let tz = jiff::tz::TimeZone::get("Asia/Shanghai").unwrap();
+    for locale in [Locale::Zh, Locale::En] {
+        let marked = super::media::marked_history(&messages, &[], &tz, locale);
+        assert_eq!(marked, render::history_in(&messages, &tz, locale));
+    }
+    let marked = super::media::marked_history(&messages, &[], &tz, Locale::Zh);
+    assert!(
+        marked.contains("李四(10002): [回复 张三: 大家好]早上好[图片]"),
+        "{marked}"
+    );
+    assert!(marked.contains("王五(10003): [回复]昨天"), "{marked}");
+}
+
+/// The details of history, a message, members and a forward bundle carry
+/// none of the peer's own fields.
+#[tokio::test]
+async fn details_carry_no_onebot_fields() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    for (name, args) in [
+        ("qq_get_history", r#"{"target":"group:20000002"}"#),
+        ("qq_get_message", r#"{"messageId":102}"#),
+        ("qq_get_group_members", r#"{"target":"group:20000002"}"#),
+        ("qq_get_forward", r#"{"forwardId":"fw1"}"#),
+    ] {
+        let out = call(&gw, name, args).await;
+        assert!(!out.is_error, "{name}: {out:?}");
+        let text = out.details.to_string();
+        for raw in [
+            "raw_message",
+            "message_format",
+            "real_id",
+            "message_id",
+            "user_id",
+            "\"url\"",
+            "\"file\":\"",
+            "example.invalid",
+            "post_type",
+        ] {
+            assert!(!text.contains(raw), "{name}: {raw} in {text}");
+        }
+    }
 }

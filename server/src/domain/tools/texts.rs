@@ -112,13 +112,6 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
             format!("参数不合法：{field} 必须是正整数，收到 {value}。"),
             format!("invalid arguments: {field} must be a positive integer, got {value}."),
         ),
-        ArgError::BadMessageSeq(value) => pick(
-            locale,
-            format!("参数不合法：messageSeq 必须是整数消息 id（message_id），收到 {value}。"),
-            format!(
-                "invalid arguments: messageSeq must be an integer message id (message_id), got {value}."
-            ),
-        ),
         ArgError::BadSequence { field, value } => pick(
             locale,
             format!("参数不合法：{field} 必须是非负整数（事件序号），收到 {value}。"),
@@ -128,9 +121,11 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
         ),
         ArgError::BadChat { field, value } => pick(
             locale,
-            format!("参数不合法：{field} {value} 应为 group:<群号> 或 private:<QQ号>。"),
             format!(
-                "invalid arguments: {field} {value} must be group:<group id> or private:<QQ number>."
+                "参数不合法：{field} {value} 应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。"
+            ),
+            format!(
+                "invalid arguments: {field} {value} must be group:<group id>, private:<QQ number> or bare digits (a private chat)."
             ),
         ),
         ArgError::BadTime { field, value } => pick(
@@ -151,14 +146,72 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
         ),
         ArgError::Exclusive(a, b) => pick(
             locale,
-            format!("参数不合法：{a} 和 {b} 只能给一个（一条消息只发往一个会话）。"),
-            format!("invalid arguments: give {a} or {b}, not both (a message goes to one chat)."),
+            format!("参数不合法：{a} 和 {b} 只能给一个。"),
+            format!("invalid arguments: give {a} or {b}, not both."),
         ),
         ArgError::BadIdList { field, value } => pick(
             locale,
-            format!("参数不合法：{field} 必须是由正整数 QQ 号组成的数组，{value} 不是。"),
             format!(
-                "invalid arguments: {field} must be an array of positive QQ numbers; {value} is not one."
+                "参数不合法：{field} 必须是由正整数 QQ 号（数字或数字字符串）组成的数组，{value} 不是。"
+            ),
+            format!(
+                "invalid arguments: {field} must be an array of positive QQ numbers (numbers or numeric strings); {value} is not one."
+            ),
+        ),
+        ArgError::Unknown {
+            tool,
+            keys,
+            accepted,
+        } => pick(
+            locale,
+            format!(
+                "参数不合法：{tool} 不接受参数 {}。它接受的参数：{}。",
+                keys.join("、"),
+                accepted.join("、")
+            ),
+            format!(
+                "invalid arguments: {tool} takes no argument {}; it takes: {}.",
+                keys.join(", "),
+                accepted.join(", ")
+            ),
+        ),
+        ArgError::EmptyChat(field) => pick(
+            locale,
+            format!(
+                "参数不合法：{field} 不能为 null 或空字符串；请给出会话（group:<群号> 或 private:<QQ号>），或完全不给该参数。"
+            ),
+            format!(
+                "invalid arguments: {field} may not be null or empty; name the chat (group:<group id> or private:<QQ number>) or leave the argument out."
+            ),
+        ),
+        ArgError::Conflict {
+            first,
+            first_value,
+            second,
+            second_value,
+        } => pick(
+            locale,
+            format!(
+                "参数不合法：{first} {first_value} 与 {second} {second_value} 指向不同的目标，请只给一个。"
+            ),
+            format!(
+                "invalid arguments: {first} {first_value} and {second} {second_value} disagree; give one of them."
+            ),
+        ),
+        ArgError::GroupOnly { tool, target } => pick(
+            locale,
+            format!("参数不合法：{target} 是私聊，{tool} 只适用于群，请用 group:<群号>。"),
+            format!(
+                "invalid arguments: {target} is a private chat; {tool} works on groups only: use group:<group id>."
+            ),
+        ),
+        ArgError::MissingChat { aliases } => pick(
+            locale,
+            format!(
+                "参数不合法：缺少必填参数 target（group:<群号> 或 private:<QQ号>；别名 {aliases}）。"
+            ),
+            format!(
+                "invalid arguments: target is required (group:<group id> or private:<QQ number>; aliases {aliases})."
             ),
         ),
         ArgError::BadMedia { field, value } => pick(

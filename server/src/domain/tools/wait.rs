@@ -17,8 +17,10 @@ use futures_util::FutureExt;
 use serde_json::{Value, json};
 
 use super::args::{ArgError, Args};
-use super::output::{ToolOutput, domain_failure, raw_value};
+use super::output::{ToolOutput, domain_failure};
+use super::props::{clamp_rule, message_model, strict_rules};
 use super::texts::Failure;
+use super::view::View;
 use crate::domain::call::CallCtx;
 use crate::domain::events::{EventFilter, EventKind, StoredEvent};
 use crate::domain::gateway::Gateway;
@@ -34,38 +36,50 @@ pub const MAX_MESSAGES: usize = 100;
 /// The text when no message came.
 pub const NO_MESSAGES: &str = "（无新消息）";
 
-pub(super) const DESCRIPTION: &str = "\
+pub(super) const DESCRIPTION: &str = concat!(
+    "\
 Wait for new QQ messages of the account (group and private chats), and return them. Never throws.
 
 Arguments:
 - afterSequence: an event sequence number. Messages with a larger sequence are returned at once when any are buffered; otherwise the call waits for the next one. Absent: only messages that arrive after the call starts. Loop by passing back the lastSequence of the previous result: nothing is missed while it stays within the gateway's event buffer (events.buffer_size, default 1024 events per account).
-- chats: only these chats, each `group:<group number>` or `private:<QQ number>`. Default: every chat the caller may read.
+- chats: only these chats, each a target: `group:<group number>`, `private:<QQ number>` or bare digits (= a private chat). Default: every chat the caller may read.
+- target: one chat, as chats: [target]; give target or chats, not both.
 - mentionedOnly: true keeps only messages that @ the bot, reply to one of the bot's recent messages, or are private. Default false.
-- timeoutSecs: longest wait in seconds when nothing is buffered. Default 30. A number is truncated to an integer and clamped to [1, 60]; anything that is not a number falls back to 30.
+- timeoutSecs: longest wait in seconds when nothing is buffered. Default 30. ",
+    clamp_rule!(60, 30),
+    "
 - accountId: gateway account, default \"default\".
+",
+    strict_rules!(),
+    "
 The bot's own messages are never returned. At most 100 messages per call; the rest come with the next call.
 
 Result text: the messages in arrival order, in the history format `[HH:mm:ss] name(QQ number): text`, each chat's run of lines after a `group:<id>:` or `private:<id>:` line. `（无新消息）` when none came before the timeout.
-details on success: {\"status\":\"ok\",\"messages\":[{\"sequence\":<event sequence>,\"target\":\"group:<id>\"|\"private:<id>\",\"message\":<the implementation's own message event object>}],\"lastSequence\":<integer: the last event sequence this call looked at, also when no message came; pass it back as afterSequence>}.
-On failure (afterSequence older than the buffer, afterSequence ahead of the newest event (the gateway restarted: call again without it), bad arguments, account not configured) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.";
+details on success: {\"status\":\"ok\",\"senders\":[...],\"messages\":[{\"sequence\":<event sequence>,\"target\":\"group:<id>\"|\"private:<id>\",\"message\":<the message>}],\"lastSequence\":<integer: the last event sequence this call looked at, also when no message came; pass it back as afterSequence>}. ",
+    message_model!(),
+    "
+On failure (afterSequence older than the buffer, afterSequence ahead of the newest event (the gateway restarted: call again without it), bad arguments, account not configured) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
 
 /// The `properties` of the input schema.
 pub(super) fn input_properties() -> Value {
     json!({
         "afterSequence": {
-            "type": "integer",
+            "type": ["integer", "string"],
             "minimum": 0,
+            "pattern": "^\\s*[0-9]+\\s*$",
             "description": "Return messages after this event sequence (the lastSequence of the previous call). Absent: only messages arriving after the call starts."
         },
         "chats": {
             "type": "array",
             "items": {
                 "type": "string",
-                "pattern": "^(group|private):[0-9]+$"
+                "pattern": "^\\s*(group:|private:)?[0-9]+\\s*$"
             },
-            "description": "Only these chats (`group:<id>`, `private:<id>`); default every readable chat.",
+            "description": "Only these chats (`group:<id>`, `private:<id>`, bare digits = private); default every readable chat.",
             "examples": [["group:20000003"]]
         },
+        "target": super::props::target("One chat: the same as chats: [target]."),
         "mentionedOnly": {
             "type": "boolean",
             "default": false,
@@ -74,13 +88,9 @@ pub(super) fn input_properties() -> Value {
         "timeoutSecs": {
             "type": "number",
             "default": DEFAULT_TIMEOUT_SECS,
-            "description": "Longest wait in seconds; truncated and clamped to [1, 60]; non-numbers mean 30."
+            "description": concat!("Longest wait in seconds. ", clamp_rule!(60, 30))
         },
-        "accountId": {
-            "type": "string",
-            "description": "Gateway account id; default \"default\".",
-            "default": "default"
-        }
+        "accountId": super::props::account_id()
     })
 }
 
@@ -97,15 +107,16 @@ pub(super) fn details_properties() -> (Value, Value) {
                     "properties": {
                         "sequence": {"type": "integer", "minimum": 1},
                         "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
-                        "message": {"type": "object"}
+                        "message": {"$ref": "#/$defs/message"}
                     },
                     "required": ["sequence", "target", "message"],
                     "additionalProperties": false
                 }
             },
-            "lastSequence": {"type": "integer", "minimum": 0}
+            "lastSequence": {"type": "integer", "minimum": 0},
+            "senders": super::props::senders()
         }),
-        json!(["status", "messages", "lastSequence"]),
+        json!(["status", "senders", "messages", "lastSequence"]),
     )
 }
 
@@ -125,13 +136,21 @@ pub struct WaitArgs {
 }
 
 impl WaitArgs {
-    /// `afterSequence` a non-negative integer; `chats` prefixed targets;
+    /// `afterSequence` a non-negative integer; `chats` targets, or one chat
+    /// as `target` (not both);
     /// `mentionedOnly` a boolean (anything else is false); `timeoutSecs`
     /// clamped to `[1, 60]` (30 when absent or not a finite number).
     pub fn parse(args: &Args) -> Result<Self, ArgError> {
+        let mut chats = args.chats("chats")?;
+        if args.given("target") {
+            if args.given("chats") {
+                return Err(ArgError::Exclusive("target", "chats"));
+            }
+            chats.extend(args.chat(false)?);
+        }
         Ok(Self {
             after_sequence: args.sequence("afterSequence")?,
-            chats: args.chats("chats")?,
+            chats,
             mentioned_only: args.flag("mentionedOnly").unwrap_or(false),
             timeout: Duration::from_secs(u64::from(args.clamped(
                 "timeoutSecs",
@@ -262,16 +281,21 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         .iter()
         .filter_map(|e| wanted.message(e).map(|m| (e, m)))
         .collect();
-    let details = json!({
-        "status": "ok",
-        "messages": messages
-            .iter()
-            .map(|(e, m)| json!({
+    let mut view = View::new(gw, &account.id);
+    let entries: Vec<Value> = messages
+        .iter()
+        .map(|(e, m)| {
+            json!({
                 "sequence": e.sequence,
                 "target": m.chat.target(),
-                "message": raw_value(&m.raw),
-            }))
-            .collect::<Vec<_>>(),
+                "message": view.message(m),
+            })
+        })
+        .collect();
+    let details = json!({
+        "status": "ok",
+        "senders": view.senders(),
+        "messages": entries,
         "lastSequence": sub.last_sequence(),
     });
     let text = render_messages(messages.iter().map(|(_, m)| *m), &gw.tz);

@@ -92,7 +92,7 @@ async fn buffered_messages_return_at_once() {
     assert_eq!(sequences(&out), [2, 3]);
     assert_eq!(out.details["lastSequence"], 3);
     assert_eq!(out.details["messages"][0]["target"], "group:20000002");
-    assert_eq!(out.details["messages"][0]["message"]["message_id"], 2);
+    assert_eq!(out.details["messages"][0]["message"]["messageId"], 2);
     // From the start of the buffer.
     let out = call(&gw, "qq_wait_messages", r#"{"afterSequence":0}"#).await;
     assert_eq!(sequences(&out), [1, 2, 3]);
@@ -152,7 +152,7 @@ async fn timeouts_and_their_clamping() {
         assert_eq!(out.text, "（无新消息）");
         assert_eq!(
             out.details,
-            json!({"status": "ok", "messages": [], "lastSequence": 2}),
+            json!({"status": "ok", "senders": [], "messages": [], "lastSequence": 2}),
             "{args}"
         );
     }
@@ -376,20 +376,24 @@ async fn failure_rows() {
             "参数不合法：afterSequence 必须是非负整数（事件序号），收到 -1。",
         ),
         (
-            r#"{"afterSequence":"3"}"#,
-            "参数不合法：afterSequence 必须是非负整数（事件序号），收到 \"3\"。",
+            r#"{"afterSequence":"x3"}"#,
+            "参数不合法：afterSequence 必须是非负整数（事件序号），收到 \"x3\"。",
         ),
         (
             r#"{"afterSequence":1.5}"#,
             "参数不合法：afterSequence 必须是非负整数（事件序号），收到 1.5。",
         ),
         (
-            r#"{"chats":["20000002"]}"#,
-            "参数不合法：chats[0] \"20000002\" 应为 group:<群号> 或 private:<QQ号>。",
+            r#"{"chats":["group:x"]}"#,
+            "参数不合法：chats[0] \"group:x\" 应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。",
+        ),
+        (
+            r#"{"chats":["group:1"],"target":"group:1"}"#,
+            "参数不合法：target 和 chats 只能给一个。",
         ),
         (
             r#"{"chats":["group:1", 5]}"#,
-            "参数不合法：chats[1] 5 应为 group:<群号> 或 private:<QQ号>。",
+            "参数不合法：chats[1] 5 应为 group:<群号>、private:<QQ号> 或纯数字 QQ 号（私聊）。",
         ),
         (
             r#"{"accountId":"nows"}"#,
@@ -414,7 +418,9 @@ fn the_input_schema() {
             true,
         ),
         (json!({"afterSequence": -1}), false),
-        (json!({"chats": ["1"]}), false),
+        (json!({"chats": ["1"]}), true),
+        (json!({"chats": ["channel:1"]}), false),
+        (json!({"afterSequence": "3", "target": "group:1"}), true),
         (json!({"mentionedOnly": "yes"}), false),
         (json!({"other": 1}), false),
     ] {
