@@ -2183,14 +2183,17 @@ async fn one_chat_address_and_string_ids() {
     assert!(!out.is_error, "{out:?}");
     assert_eq!(
         fake.take_calls(),
-        [Call::Send {
-            group_id: GROUP,
-            message: json!([
-                {"type": "reply", "data": {"id": "101"}},
-                {"type": "at", "data": {"qq": "10002"}},
-                {"type": "at", "data": {"qq": "10003"}}
-            ])
-        }]
+        [
+            Call::GetMessage(101),
+            Call::Send {
+                group_id: GROUP,
+                message: json!([
+                    {"type": "reply", "data": {"id": "101"}},
+                    {"type": "at", "data": {"qq": "10002"}},
+                    {"type": "at", "data": {"qq": "10003"}}
+                ])
+            }
+        ]
     );
     let out = call(&gw, "qq_get_message", r#"{"messageId":" 102 "}"#).await;
     assert!(!out.is_error, "{out:?}");
