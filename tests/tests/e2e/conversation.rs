@@ -167,27 +167,22 @@ async fn private_sends_quotes_and_mentions_reach_every_flavor_as_its_segments() 
             }
             (_, other) => panic!("{flavor}: {other:?}"),
         }
-        // A quote of a message the peer does not know: go-cqhttp would post
-        // it as literal text and Lagrange fail without a word, so the
-        // gateway refuses it first there; the others drop the quote.
+        // A quote of a message the peer does not know is refused on every
+        // flavor before anything is sent (NapCat and LLOneBot would drop
+        // it, go-cqhttp post it as literal text, Lagrange fail silently).
+        let before = peer.control().messages(ChatRef::Group(SANDBOX_GROUP)).len();
         let req = pb::SendMessageRequest {
             reply_to_message_id: Some(MISSING_QUOTE),
             ..send(Some(SANDBOX_GROUP), None, "引用不存在的")
         };
-        match (flavor, messages.send_message(req).await) {
-            (Flavor::GoCqhttp | Flavor::Lagrange, Err(s)) => {
-                assert_eq!(s.code(), Code::NotFound, "{flavor}: {s:?}");
-                assert_eq!(reason(&s), "MESSAGE_NOT_FOUND");
-            }
-            (Flavor::NapCat | Flavor::LlOneBot | Flavor::SnowLuma, Ok(_)) => {
-                assert_eq!(
-                    newest(&peer, ChatRef::Group(SANDBOX_GROUP)),
-                    json!([{"type": "text", "data": {"text": "引用不存在的"}}]),
-                    "{flavor}"
-                );
-            }
-            (_, other) => panic!("{flavor}: {other:?}"),
-        }
+        let s = messages.send_message(req).await.unwrap_err();
+        assert_eq!(s.code(), Code::NotFound, "{flavor}: {s:?}");
+        assert_eq!(reason(&s), "MESSAGE_NOT_FOUND", "{flavor}");
+        assert_eq!(
+            peer.control().messages(ChatRef::Group(SANDBOX_GROUP)).len(),
+            before,
+            "{flavor}: nothing sent"
+        );
         gw.stop().await.expect("clean stop");
         peer.shutdown().await;
     }

@@ -236,6 +236,12 @@ async fn a_peer_that_drops_the_connection_on_an_action_fails_only_that_call() {
 async fn replies_out_of_order_reach_their_own_callers() {
     let sandbox = sandbox(SandboxFlavor::NapCat).await;
     let gw = TestGateway::with_sandbox(&sandbox, &[SANDBOX_GROUP]).await;
+    // One read first, so the gateway holds the bot's group list and the
+    // four calls below are the only ones in the batch.
+    gw.messages()
+        .get_history(history_req())
+        .await
+        .expect("history");
     sandbox.control().set_fault(Fault::OutOfOrder { batch: 4 });
     // Four concurrent calls with different answers: the peer answers them
     // in reverse; each caller must get its own.

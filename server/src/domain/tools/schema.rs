@@ -262,7 +262,7 @@ Arguments (at least one of text, images, videos, file, replyTo, mentions, mentio
 A media string is `media:<media_id>` (an id returned by MediaService.UploadMedia, or the mediaId of a received segment), an http(s) URL the gateway downloads (loopback and private addresses refused), or an absolute path on the gateway host. Unlike the seed, server paths work only under the media roots the operator configured (media.media_roots; off by default).
 
 Order of delivery: text, images, video, file. Everything is checked and every media source resolved before anything is sent: a call is sent whole or refused whole. While the account is offline a text-only send is queued and delivered in order on reconnect (queued: true); a send with media fails while offline.
-details on success: {\"status\":\"ok\",\"groupId\":<number> (group sends) or \"userId\":<number> (private sends),\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
+details on success: {\"status\":\"ok\",\"groupId\":<number> (group sends) or \"userId\":<number> (private sends),\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"rateLimitWaitMs\":<how long the send waited for the rate limits before its first message>,\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
 On failure (nothing to send, text too long, too many images or videos, more than 20 mentions, group or user not whitelisted, no chat given with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
 );
 
@@ -573,6 +573,7 @@ fn details_schema(tool: ToolName) -> Value {
                 "chunks": count,
                 "queued": {"type": "boolean"},
                 "messageIds": {"type": "array", "items": {"type": "integer"}},
+                "rateLimitWaitMs": {"type": "integer", "minimum": 0},
                 "media": {
                     "type": "object",
                     "properties": {
@@ -584,7 +585,13 @@ fn details_schema(tool: ToolName) -> Value {
                     "additionalProperties": false
                 }
             }),
-            json!(["status", "chunks", "queued", "messageIds"]),
+            json!([
+                "status",
+                "chunks",
+                "queued",
+                "messageIds",
+                "rateLimitWaitMs"
+            ]),
         ),
         ToolName::Poke => (
             json!({"groupId": id, "userId": id}),

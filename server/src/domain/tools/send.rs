@@ -1,6 +1,8 @@
 //! `qq_send`: [`Gateway::send_message`] (the SendMessage pipeline) with the
 //! tool's arguments and details.
 
+use std::time::Duration;
+
 use serde_json::json;
 
 use super::args::{ArgError, Args, MediaArg, parse_media};
@@ -121,6 +123,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         "chunks": sent.chunks,
         "queued": sent.queued,
         "messageIds": sent.message_ids,
+        "rateLimitWaitMs": u64::try_from(sent.rate_limit_wait.as_millis()).unwrap_or(u64::MAX),
     });
     match sent.chat() {
         ChatRef::Group(g) => details["groupId"] = json!(g),
@@ -189,7 +192,8 @@ fn summary(sent: &SendResult, account_id: &str, locale: Locale) -> String {
         parts_zh.push("引用/@ 消息 1 条".to_owned());
         parts_en.push("1 quote/mention message".to_owned());
     }
-    match locale {
+    let waited = sent.rate_limit_wait;
+    let mut text = match locale {
         Locale::Zh => format!(
             "已发送到{where_zh}：{}。消息 id：{}。",
             parts_zh.join("，"),
@@ -200,5 +204,16 @@ fn summary(sent: &SendResult, account_id: &str, locale: Locale) -> String {
             parts_en.join(", "),
             if ids.is_empty() { "none" } else { &ids }
         ),
+    };
+    if waited >= RATE_LIMIT_WAIT_SHOWN {
+        let secs = waited.as_secs_f64();
+        text.push_str(&match locale {
+            Locale::Zh => format!("（为遵守发送频率限制，发送前等待了 {secs:.1} 秒。）"),
+            Locale::En => format!(" (waited {secs:.1} s for the send rate limits first.)"),
+        });
     }
+    text
 }
+
+/// The shortest wait for the rate limits a send's text mentions.
+const RATE_LIMIT_WAIT_SHOWN: Duration = Duration::from_millis(100);

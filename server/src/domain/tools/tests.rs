@@ -1389,7 +1389,7 @@ async fn send_rules_and_failure_rows() {
     let id = out.details["messageIds"][0].as_i64().expect("a message id");
     assert_eq!(
         out.details,
-        json!({"status": "ok", "groupId": GROUP, "chunks": 1, "queued": false, "messageIds": [id]})
+        json!({"status": "ok", "groupId": GROUP, "chunks": 1, "queued": false, "messageIds": [id], "rateLimitWaitMs": 0})
     );
     assert_eq!(
         out.text,
@@ -1548,6 +1548,9 @@ async fn send_rules_and_failure_rows() {
         out.is_error
             && out.text.starts_with(
                 "网关未开启这种媒体来源（服务器路径需要运维配置 media.media_roots）："
+            )
+            && out.text.ends_with(
+                "若要发送本机图片：先用 UploadMedia 上传，传 media:<id>；或通过 stdio 桥（onebot-gateway mcp）传本地绝对路径。"
             ),
         "{out:?}"
     );
@@ -1574,7 +1577,7 @@ async fn send_rules_and_failure_rows() {
     assert!(!out.is_error, "{out:?}");
     assert_eq!(
         out.details,
-        json!({"status": "ok", "groupId": GROUP, "chunks": 1, "queued": true, "messageIds": []})
+        json!({"status": "ok", "groupId": GROUP, "chunks": 1, "queued": true, "messageIds": [], "rateLimitWaitMs": 0})
     );
     assert_eq!(
         out.text,
@@ -2307,4 +2310,32 @@ async fn details_carry_no_onebot_fields() {
             assert!(!text.contains(raw), "{name}: {raw} in {text}");
         }
     }
+}
+
+/// A send that waited for the rate limits says how long, in its text and
+/// its details; one that did not wait says nothing of it.
+#[tokio::test(start_paused = true)]
+async fn a_send_says_how_long_it_waited_for_the_rate_limits() {
+    let fake = Fake::new();
+    let gw = gateway_with(&fake, |c| {
+        if let Some(a) = c.accounts.get_mut("default") {
+            a.rate_group_burst = 1;
+            a.rate_group_per_minute = 20;
+        }
+    });
+    let first = call(&gw, "qq_send", r#"{"target":"group:20000002","text":"a"}"#).await;
+    assert!(!first.is_error, "{first:?}");
+    assert_eq!(first.details["rateLimitWaitMs"], 0);
+    assert!(!first.text.contains("等待"), "{}", first.text);
+    let second = call(&gw, "qq_send", r#"{"target":"group:20000002","text":"b"}"#).await;
+    assert!(!second.is_error, "{second:?}");
+    let waited = second.details["rateLimitWaitMs"].as_u64().unwrap();
+    assert!((2900..=3000).contains(&waited), "{second:?}");
+    assert!(
+        second
+            .text
+            .ends_with("（为遵守发送频率限制，发送前等待了 3.0 秒。）"),
+        "{}",
+        second.text
+    );
 }

@@ -12,6 +12,11 @@ use crate::error::{Error, Kind};
 
 use super::args::{ArgError, Expected};
 
+/// How an agent sends a picture from its own machine, closing every text
+/// that refuses a local path.
+const LOCAL_MEDIA_ZH: &str = "若要发送本机图片：先用 UploadMedia 上传，传 media:<id>；或通过 stdio 桥（onebot-gateway mcp）传本地绝对路径。";
+const LOCAL_MEDIA_EN: &str = "To send a picture from your own machine: upload it with UploadMedia and pass media:<id>, or pass its absolute path through the stdio bridge (onebot-gateway mcp).";
+
 /// Why a call failed; rendered by [`failure_text`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Failure {
@@ -498,19 +503,23 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         }
         Kind::PathForbidden => pick(
             locale,
-            format!("路径不在允许的媒体目录（media.media_roots）之下：{msg}"),
-            format!("the path is outside the allowed media roots (media.media_roots): {msg}"),
+            format!("路径不在允许的媒体目录（media.media_roots）之下：{msg}。{LOCAL_MEDIA_ZH}"),
+            format!(
+                "the path is outside the allowed media roots (media.media_roots): {msg}. {LOCAL_MEDIA_EN}"
+            ),
         ),
         Kind::PathNotFound => pick(
             locale,
-            format!("本地文件不存在或不是普通文件：{msg}"),
-            format!("no such regular file: {msg}"),
+            format!("本地文件不存在或不是普通文件：{msg}。{LOCAL_MEDIA_ZH}"),
+            format!("no such regular file: {msg}. {LOCAL_MEDIA_EN}"),
         ),
         Kind::MediaSourceDisabled => pick(
             locale,
-            format!("网关未开启这种媒体来源（服务器路径需要运维配置 media.media_roots）：{msg}"),
             format!(
-                "this media source is disabled on the gateway (server paths need media.media_roots): {msg}"
+                "网关未开启这种媒体来源（服务器路径需要运维配置 media.media_roots）：{msg}。{LOCAL_MEDIA_ZH}"
+            ),
+            format!(
+                "this media source is disabled on the gateway (server paths need media.media_roots): {msg}. {LOCAL_MEDIA_EN}"
             ),
         ),
         Kind::QueueFull => pick(
