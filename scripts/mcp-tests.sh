@@ -40,7 +40,9 @@ cleanup() {
 }
 trap cleanup EXIT
 PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-"$BIN" serve --listen "127.0.0.1:$PORT" --data-dir "$WORK/data" >"$WORK/gateway.log" 2>&1 &
+# The embedded sandbox on a free port too, so a gateway running on the defaults does not collide.
+ONEBOT_GATEWAY__SANDBOX__LISTEN=127.0.0.1:0 \
+  "$BIN" serve --listen "127.0.0.1:$PORT" --data-dir "$WORK/data" >"$WORK/gateway.log" 2>&1 &
 GW_PID=$!
 ADDR="http://127.0.0.1:$PORT"
 if ! "$BIN" health --addr "$ADDR" --wait 60s >/dev/null; then

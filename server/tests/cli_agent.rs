@@ -233,6 +233,15 @@ fn injected_text_pictures_and_private_messages_reach_the_gateway() {
     assert_eq!(images.len(), 1, "{message}");
     assert_eq!(sha256(&gw.download(&images[0])), sha256(PNG));
 
+    // --at: a mention (of the bot, by its number), leading the message.
+    let id = gw.inject(&["--group", GROUP, "--at", "3889000000", "在吗"]);
+    let message = find(&gw.history(&format!("group:{GROUP}")), id).clone();
+    assert_eq!(
+        message["segments"][0]["at"]["userId"], 3_889_000_000_i64,
+        "{message}"
+    );
+    assert_eq!(message["text"], "@沙盒 在吗", "{message}");
+
     // Without --group: a private message from the user to the bot.
     let id = gw.inject(&["--user", "10001", "私聊一句"]);
     let (text, _) = parts(find(&gw.history("private:10001"), id));

@@ -39,6 +39,10 @@ pub struct InjectArgs {
     /// The QQ number of the user who says it.
     #[arg(long, short, default_value_t = 10_001)]
     pub user: i64,
+    /// A QQ number the message @s (the bot's own number: a mention of
+    /// the bot); repeatable. The mentions lead the message.
+    #[arg(long = "at", value_name = "QQ")]
+    pub at: Vec<i64>,
     /// An image file the user sends with the text; repeatable.
     #[arg(long = "image", value_name = "PATH")]
     pub images: Vec<PathBuf>,
@@ -55,11 +59,21 @@ pub struct InjectArgs {
 #[error("{0}")]
 pub struct InjectError(String);
 
-/// The segments of the message: the text, then each image inline.
+/// The segments of the message: the mentions, the text, then each image
+/// inline.
 fn segments(args: &InjectArgs) -> Result<Vec<Value>, InjectError> {
-    let mut segments = Vec::new();
+    let mut segments: Vec<Value> = args
+        .at
+        .iter()
+        .map(|qq| json!({"type": "at", "data": {"qq": qq.to_string()}}))
+        .collect();
     if !args.text.is_empty() {
-        segments.push(json!({"type": "text", "data": {"text": args.text}}));
+        let text = if segments.is_empty() {
+            args.text.clone()
+        } else {
+            format!(" {}", args.text)
+        };
+        segments.push(json!({"type": "text", "data": {"text": text}}));
     }
     for path in &args.images {
         let bytes = std::fs::read(path)
@@ -75,7 +89,7 @@ fn segments(args: &InjectArgs) -> Result<Vec<Value>, InjectError> {
     }
     if segments.is_empty() {
         return Err(InjectError(
-            "nothing to say: give a TEXT, an --image, or both".into(),
+            "nothing to say: give a TEXT, an --image or an --at".into(),
         ));
     }
     Ok(segments)
