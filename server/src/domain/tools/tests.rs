@@ -1547,7 +1547,7 @@ async fn send_rules_and_failure_rows() {
     assert!(
         out.is_error
             && out.text.starts_with(
-                "网关未开启这种媒体来源（服务器路径需要运维配置 media.media_roots）："
+                "网关未开启服务器本地路径这种媒体来源（需要运维配置 media.media_roots）。"
             )
             && out.text.ends_with(
                 "若要发送本机图片：先用 UploadMedia 上传，传 media:<id>；或通过 stdio 桥（onebot-gateway mcp）传本地绝对路径。"

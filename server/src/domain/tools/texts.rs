@@ -503,23 +503,30 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         }
         Kind::PathForbidden => pick(
             locale,
-            format!("路径不在允许的媒体目录（media.media_roots）之下：{msg}。{LOCAL_MEDIA_ZH}"),
             format!(
-                "the path is outside the allowed media roots (media.media_roots): {msg}. {LOCAL_MEDIA_EN}"
+                "路径不在允许的媒体目录（media.media_roots）之下：{}。{LOCAL_MEDIA_ZH}",
+                meta("path")
+            ),
+            format!(
+                "the path is outside the allowed media roots (media.media_roots): {}. {LOCAL_MEDIA_EN}",
+                meta("path")
             ),
         ),
         Kind::PathNotFound => pick(
             locale,
-            format!("本地文件不存在或不是普通文件：{msg}。{LOCAL_MEDIA_ZH}"),
-            format!("no such regular file: {msg}. {LOCAL_MEDIA_EN}"),
+            format!(
+                "本地文件不存在或不是普通文件：{}。{LOCAL_MEDIA_ZH}",
+                meta("path")
+            ),
+            format!("no such regular file: {}. {LOCAL_MEDIA_EN}", meta("path")),
         ),
         Kind::MediaSourceDisabled => pick(
             locale,
             format!(
-                "网关未开启这种媒体来源（服务器路径需要运维配置 media.media_roots）：{msg}。{LOCAL_MEDIA_ZH}"
+                "网关未开启服务器本地路径这种媒体来源（需要运维配置 media.media_roots）。{LOCAL_MEDIA_ZH}"
             ),
             format!(
-                "this media source is disabled on the gateway (server paths need media.media_roots): {msg}. {LOCAL_MEDIA_EN}"
+                "paths on the gateway's machine are disabled (they need media.media_roots). {LOCAL_MEDIA_EN}"
             ),
         ),
         Kind::QueueFull => pick(
