@@ -1347,7 +1347,11 @@ pub struct AtSegment {
     /// True for `@全体成员` (OneBot `qq: "all"`).
     #[prost(bool, tag = "2")]
     pub all: bool,
-    /// Display name the peer attached to the mention, if any.
+    /// Display name of the mentioned member as the gateway renders it (`@名字`):
+    /// the name the peer attached to the mention, else the member's group card,
+    /// else their nickname (from the message's senders, the member cache or
+    /// one member-list read within a time budget); empty when none is known
+    /// (the text then shows `@QQ号`) and for `all`.
     #[prost(string, tag = "3")]
     pub name: ::prost::alloc::string::String,
 }

@@ -683,7 +683,11 @@ type AtSegment struct {
 	UserId int64 `protobuf:"varint,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	// True for `@全体成员` (OneBot `qq: "all"`).
 	All bool `protobuf:"varint,2,opt,name=all,proto3" json:"all,omitempty"`
-	// Display name the peer attached to the mention, if any.
+	// Display name of the mentioned member as the gateway renders it (`@名字`):
+	// the name the peer attached to the mention, else the member's group card,
+	// else their nickname (from the message's senders, the member cache or
+	// one member-list read within a time budget); empty when none is known
+	// (the text then shows `@QQ号`) and for `all`.
 	Name          string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -335,7 +335,11 @@ export type AtSegment = Message<"onebot.gateway.v1.AtSegment"> & {
   all: boolean;
 
   /**
-   * Display name the peer attached to the mention, if any.
+   * Display name of the mentioned member as the gateway renders it (`@名字`):
+   * the name the peer attached to the mention, else the member's group card,
+   * else their nickname (from the message's senders, the member cache or
+   * one member-list read within a time budget); empty when none is known
+   * (the text then shows `@QQ号`) and for `all`.
    *
    * @generated from field: string name = 3;
    */

@@ -89,7 +89,11 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object name_ = "";
   /**
    * <pre>
-   * Display name the peer attached to the mention, if any.
+   * Display name of the mentioned member as the gateway renders it (`&#64;名字`):
+   * the name the peer attached to the mention, else the member's group card,
+   * else their nickname (from the message's senders, the member cache or
+   * one member-list read within a time budget); empty when none is known
+   * (the text then shows `&#64;QQ号`) and for `all`.
    * </pre>
    *
    * <code>string name = 3 [json_name = "name"];</code>
@@ -110,7 +114,11 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Display name the peer attached to the mention, if any.
+   * Display name of the mentioned member as the gateway renders it (`&#64;名字`):
+   * the name the peer attached to the mention, else the member's group card,
+   * else their nickname (from the message's senders, the member cache or
+   * one member-list read within a time budget); empty when none is known
+   * (the text then shows `&#64;QQ号`) and for `all`.
    * </pre>
    *
    * <code>string name = 3 [json_name = "name"];</code>
@@ -573,7 +581,11 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object name_ = "";
     /**
      * <pre>
-     * Display name the peer attached to the mention, if any.
+     * Display name of the mentioned member as the gateway renders it (`&#64;名字`):
+     * the name the peer attached to the mention, else the member's group card,
+     * else their nickname (from the message's senders, the member cache or
+     * one member-list read within a time budget); empty when none is known
+     * (the text then shows `&#64;QQ号`) and for `all`.
      * </pre>
      *
      * <code>string name = 3 [json_name = "name"];</code>
@@ -593,7 +605,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Display name the peer attached to the mention, if any.
+     * Display name of the mentioned member as the gateway renders it (`&#64;名字`):
+     * the name the peer attached to the mention, else the member's group card,
+     * else their nickname (from the message's senders, the member cache or
+     * one member-list read within a time budget); empty when none is known
+     * (the text then shows `&#64;QQ号`) and for `all`.
      * </pre>
      *
      * <code>string name = 3 [json_name = "name"];</code>
@@ -614,7 +630,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Display name the peer attached to the mention, if any.
+     * Display name of the mentioned member as the gateway renders it (`&#64;名字`):
+     * the name the peer attached to the mention, else the member's group card,
+     * else their nickname (from the message's senders, the member cache or
+     * one member-list read within a time budget); empty when none is known
+     * (the text then shows `&#64;QQ号`) and for `all`.
      * </pre>
      *
      * <code>string name = 3 [json_name = "name"];</code>
@@ -631,7 +651,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Display name the peer attached to the mention, if any.
+     * Display name of the mentioned member as the gateway renders it (`&#64;名字`):
+     * the name the peer attached to the mention, else the member's group card,
+     * else their nickname (from the message's senders, the member cache or
+     * one member-list read within a time budget); empty when none is known
+     * (the text then shows `&#64;QQ号`) and for `all`.
      * </pre>
      *
      * <code>string name = 3 [json_name = "name"];</code>
@@ -645,7 +669,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Display name the peer attached to the mention, if any.
+     * Display name of the mentioned member as the gateway renders it (`&#64;名字`):
+     * the name the peer attached to the mention, else the member's group card,
+     * else their nickname (from the message's senders, the member cache or
+     * one member-list read within a time budget); empty when none is known
+     * (the text then shows `&#64;QQ号`) and for `all`.
      * </pre>
      *
      * <code>string name = 3 [json_name = "name"];</code>

@@ -33,7 +33,11 @@ public interface AtSegmentOrBuilder extends
 
   /**
    * <pre>
-   * Display name the peer attached to the mention, if any.
+   * Display name of the mentioned member as the gateway renders it (`&#64;名字`):
+   * the name the peer attached to the mention, else the member's group card,
+   * else their nickname (from the message's senders, the member cache or
+   * one member-list read within a time budget); empty when none is known
+   * (the text then shows `&#64;QQ号`) and for `all`.
    * </pre>
    *
    * <code>string name = 3 [json_name = "name"];</code>
@@ -42,7 +46,11 @@ public interface AtSegmentOrBuilder extends
   java.lang.String getName();
   /**
    * <pre>
-   * Display name the peer attached to the mention, if any.
+   * Display name of the mentioned member as the gateway renders it (`&#64;名字`):
+   * the name the peer attached to the mention, else the member's group card,
+   * else their nickname (from the message's senders, the member cache or
+   * one member-list read within a time budget); empty when none is known
+   * (the text then shows `&#64;QQ号`) and for `all`.
    * </pre>
    *
    * <code>string name = 3 [json_name = "name"];</code>
