@@ -3048,9 +3048,11 @@ pub mod group_service_client {
         /// true; member join/leave/card events invalidate the cache.
         ///
         /// Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-        /// group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-        /// ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-        /// (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+        /// group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+        /// group, by the peer's group list), FAILED_PRECONDITION
+        /// (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+        /// failures (ONEBOT_ACTION_FAILED).
         pub async fn list_group_members(
             &mut self,
             request: impl tonic::IntoRequest<super::ListGroupMembersRequest>,
@@ -3113,7 +3115,8 @@ pub mod group_service_client {
         /// segment on go-cqhttp.
         ///
         /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-        /// GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+        /// GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+        /// (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
         /// (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
         /// its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
         /// failures (ONEBOT_ACTION_FAILED).
@@ -3163,9 +3166,11 @@ pub mod group_service_server {
         /// true; member join/leave/card events invalidate the cache.
         ///
         /// Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-        /// group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-        /// ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-        /// (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+        /// group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+        /// group, by the peer's group list), FAILED_PRECONDITION
+        /// (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+        /// failures (ONEBOT_ACTION_FAILED).
         async fn list_group_members(
             &self,
             request: tonic::Request<super::ListGroupMembersRequest>,
@@ -3192,7 +3197,8 @@ pub mod group_service_server {
         /// segment on go-cqhttp.
         ///
         /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-        /// GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+        /// GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+        /// (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
         /// (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
         /// its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
         /// failures (ONEBOT_ACTION_FAILED).
@@ -4727,8 +4733,10 @@ pub mod message_service_client {
         /// messages. An empty chat is an empty page, not an error.
         ///
         /// Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST: no
-        /// chat or a non-positive id), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-        /// ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE, ONEBOT_CONNECTION_LOST;
+        /// chat or a non-positive id), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in
+        /// the group, by the peer's group list), FAILED_PRECONDITION
+        /// (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE,
+        /// ONEBOT_CONNECTION_LOST;
         /// with RetryInfo), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), UNIMPLEMENTED
         /// (HISTORY_UNSUPPORTED: e.g. go-cqhttp has no private history), and the
         /// peer's own failures (ONEBOT_ACTION_FAILED with `retcode` and
@@ -4777,8 +4785,11 @@ pub mod message_service_client {
         /// (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
         /// GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
         /// (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
-        /// TOKEN_SCOPE), NOT_FOUND
-        /// (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND: a whitelisted group the bot is
+        /// not in; MESSAGE_NOT_FOUND: a `reply_to_message_id` the peer does not
+        /// know, nothing sent; MEDIA_NOT_FOUND, PATH_NOT_FOUND), INVALID_ARGUMENT
+        /// also for a quote of a message of another chat, RESOURCE_EXHAUSTED
+        /// (MEDIA_TOO_LARGE,
         /// QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
         /// media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
         /// BOT_MUTED, REMOVED_FROM_GROUP, RISK_CONTROLLED, ACCOUNT_NOT_CONFIGURED,
@@ -4945,8 +4956,11 @@ pub mod message_service_client {
         /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
         /// chat id, `since` not before `until`, a bad or foreign `page_token`),
         /// PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+        /// NOT_FOUND (GROUP_NOT_FOUND: a group the bot is not in),
         /// FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
-        /// `archive.enabled = false`), INTERNAL (the archive's store failed).
+        /// `archive.enabled = false`; CHAT_NOT_ARCHIVED: the archive does not keep
+        /// the chat, so a search of it would be empty), INTERNAL (the archive's
+        /// store failed).
         pub async fn search_messages(
             &mut self,
             request: impl tonic::IntoRequest<super::SearchMessagesRequest>,
@@ -4997,8 +5011,10 @@ pub mod message_service_server {
         /// messages. An empty chat is an empty page, not an error.
         ///
         /// Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST: no
-        /// chat or a non-positive id), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-        /// ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE, ONEBOT_CONNECTION_LOST;
+        /// chat or a non-positive id), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in
+        /// the group, by the peer's group list), FAILED_PRECONDITION
+        /// (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE,
+        /// ONEBOT_CONNECTION_LOST;
         /// with RetryInfo), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), UNIMPLEMENTED
         /// (HISTORY_UNSUPPORTED: e.g. go-cqhttp has no private history), and the
         /// peer's own failures (ONEBOT_ACTION_FAILED with `retcode` and
@@ -5028,8 +5044,11 @@ pub mod message_service_server {
         /// (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
         /// GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
         /// (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
-        /// TOKEN_SCOPE), NOT_FOUND
-        /// (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND: a whitelisted group the bot is
+        /// not in; MESSAGE_NOT_FOUND: a `reply_to_message_id` the peer does not
+        /// know, nothing sent; MEDIA_NOT_FOUND, PATH_NOT_FOUND), INVALID_ARGUMENT
+        /// also for a quote of a message of another chat, RESOURCE_EXHAUSTED
+        /// (MEDIA_TOO_LARGE,
         /// QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
         /// media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
         /// BOT_MUTED, REMOVED_FROM_GROUP, RISK_CONTROLLED, ACCOUNT_NOT_CONFIGURED,
@@ -5117,8 +5136,11 @@ pub mod message_service_server {
         /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
         /// chat id, `since` not before `until`, a bad or foreign `page_token`),
         /// PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+        /// NOT_FOUND (GROUP_NOT_FOUND: a group the bot is not in),
         /// FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
-        /// `archive.enabled = false`), INTERNAL (the archive's store failed).
+        /// `archive.enabled = false`; CHAT_NOT_ARCHIVED: the archive does not keep
+        /// the chat, so a search of it would be empty), INTERNAL (the archive's
+        /// store failed).
         async fn search_messages(
             &self,
             request: tonic::Request<super::SearchMessagesRequest>,

@@ -44,9 +44,11 @@ class GroupServiceStub:
     true; member join/leave/card events invalidate the cache.
 
     Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-    group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-    ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-    (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+    group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+    group, by the peer's group list), FAILED_PRECONDITION
+    (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+    (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+    failures (ONEBOT_ACTION_FAILED).
     """
     ListGroups: _grpc.UnaryUnaryMultiCallable[_group_service_pb2.ListGroupsRequest, _group_service_pb2.ListGroupsResponse]
     """Lists the groups this account may use: its whitelisted groups (the
@@ -63,7 +65,8 @@ class GroupServiceStub:
     segment on go-cqhttp.
 
     Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-    GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+    GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+    (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
     (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
     its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
     failures (ONEBOT_ACTION_FAILED).
@@ -85,9 +88,11 @@ class GroupServiceAsyncStub(GroupServiceStub):
     true; member join/leave/card events invalidate the cache.
 
     Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-    group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-    ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-    (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+    group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+    group, by the peer's group list), FAILED_PRECONDITION
+    (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+    (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+    failures (ONEBOT_ACTION_FAILED).
     """
     ListGroups: _aio.UnaryUnaryMultiCallable[_group_service_pb2.ListGroupsRequest, _group_service_pb2.ListGroupsResponse]  # type: ignore[assignment]
     """Lists the groups this account may use: its whitelisted groups (the
@@ -104,7 +109,8 @@ class GroupServiceAsyncStub(GroupServiceStub):
     segment on go-cqhttp.
 
     Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-    GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+    GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+    (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
     (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
     its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
     failures (ONEBOT_ACTION_FAILED).
@@ -129,9 +135,11 @@ class GroupServiceServicer(metaclass=_abc_1.ABCMeta):
         true; member join/leave/card events invalidate the cache.
 
         Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-        group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-        ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-        (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+        group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+        group, by the peer's group list), FAILED_PRECONDITION
+        (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+        (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+        failures (ONEBOT_ACTION_FAILED).
         """
 
     @_abc_1.abstractmethod
@@ -160,7 +168,8 @@ class GroupServiceServicer(metaclass=_abc_1.ABCMeta):
         segment on go-cqhttp.
 
         Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-        GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+        GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+        (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
         (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
         its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
         failures (ONEBOT_ACTION_FAILED).

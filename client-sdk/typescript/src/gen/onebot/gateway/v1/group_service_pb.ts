@@ -382,9 +382,11 @@ export const GroupService: GenService<{
    * true; member join/leave/card events invalidate the cache.
    *
    * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-   * group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-   * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-   * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+   * group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+   * group, by the peer's group list), FAILED_PRECONDITION
+   * (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+   * (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+   * failures (ONEBOT_ACTION_FAILED).
    *
    * @generated from rpc onebot.gateway.v1.GroupService.ListGroupMembers
    */
@@ -415,7 +417,8 @@ export const GroupService: GenService<{
    * segment on go-cqhttp.
    *
    * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-   * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+   * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+   * (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
    * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
    * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
    * failures (ONEBOT_ACTION_FAILED).

@@ -722,8 +722,10 @@ export const MessageService: GenService<{
    * messages. An empty chat is an empty page, not an error.
    *
    * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST: no
-   * chat or a non-positive id), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-   * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE, ONEBOT_CONNECTION_LOST;
+   * chat or a non-positive id), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in
+   * the group, by the peer's group list), FAILED_PRECONDITION
+   * (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE,
+   * ONEBOT_CONNECTION_LOST;
    * with RetryInfo), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), UNIMPLEMENTED
    * (HISTORY_UNSUPPORTED: e.g. go-cqhttp has no private history), and the
    * peer's own failures (ONEBOT_ACTION_FAILED with `retcode` and
@@ -755,8 +757,11 @@ export const MessageService: GenService<{
    * (EMPTY_MESSAGE, TEXT_TOO_LONG, TOO_MANY_IMAGES, TOO_MANY_VIDEOS,
    * GROUP_REQUIRED, MEDIA_TYPE_MISMATCH, INVALID_REQUEST), PERMISSION_DENIED
    * (GROUP_NOT_ALLOWED, USER_NOT_ALLOWED, URL_FORBIDDEN, PATH_FORBIDDEN,
-   * TOKEN_SCOPE), NOT_FOUND
-   * (MEDIA_NOT_FOUND, PATH_NOT_FOUND), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE,
+   * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND: a whitelisted group the bot is
+   * not in; MESSAGE_NOT_FOUND: a `reply_to_message_id` the peer does not
+   * know, nothing sent; MEDIA_NOT_FOUND, PATH_NOT_FOUND), INVALID_ARGUMENT
+   * also for a quote of a message of another chat, RESOURCE_EXHAUSTED
+   * (MEDIA_TOO_LARGE,
    * QUEUE_FULL, RATE_LIMITED with RetryInfo), UNAVAILABLE (ACCOUNT_OFFLINE for
    * media while offline), FAILED_PRECONDITION (UNSUPPORTED_BY_PEER,
    * BOT_MUTED, REMOVED_FROM_GROUP, RISK_CONTROLLED, ACCOUNT_NOT_CONFIGURED,
@@ -852,8 +857,11 @@ export const MessageService: GenService<{
    * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a non-positive
    * chat id, `since` not before `until`, a bad or foreign `page_token`),
    * PERMISSION_DENIED (TOKEN_SCOPE: the token may not read the chat),
+   * NOT_FOUND (GROUP_NOT_FOUND: a group the bot is not in),
    * FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED; ARCHIVE_DISABLED when
-   * `archive.enabled = false`), INTERNAL (the archive's store failed).
+   * `archive.enabled = false`; CHAT_NOT_ARCHIVED: the archive does not keep
+   * the chat, so a search of it would be empty), INTERNAL (the archive's
+   * store failed).
    *
    * @generated from rpc onebot.gateway.v1.MessageService.SearchMessages
    */

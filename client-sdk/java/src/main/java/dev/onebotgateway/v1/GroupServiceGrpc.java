@@ -184,9 +184,11 @@ public final class GroupServiceGrpc {
      * Served from a per-group cache (TTL 60 s by default) unless `no_cache` is
      * true; member join/leave/card events invalidate the cache.
      * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-     * group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-     * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-     * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+     * group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+     * group, by the peer's group list), FAILED_PRECONDITION
+     * (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+     * failures (ONEBOT_ACTION_FAILED).
      * </pre>
      */
     default void listGroupMembers(dev.onebotgateway.v1.ListGroupMembersRequest request,
@@ -214,7 +216,8 @@ public final class GroupServiceGrpc {
      * Uses the implementation's poke action (`group_poke`), or the `poke`
      * segment on go-cqhttp.
      * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+     * (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
      * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
      * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
      * failures (ONEBOT_ACTION_FAILED).
@@ -269,9 +272,11 @@ public final class GroupServiceGrpc {
      * Served from a per-group cache (TTL 60 s by default) unless `no_cache` is
      * true; member join/leave/card events invalidate the cache.
      * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-     * group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-     * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-     * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+     * group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+     * group, by the peer's group list), FAILED_PRECONDITION
+     * (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+     * failures (ONEBOT_ACTION_FAILED).
      * </pre>
      */
     public void listGroupMembers(dev.onebotgateway.v1.ListGroupMembersRequest request,
@@ -301,7 +306,8 @@ public final class GroupServiceGrpc {
      * Uses the implementation's poke action (`group_poke`), or the `poke`
      * segment on go-cqhttp.
      * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+     * (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
      * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
      * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
      * failures (ONEBOT_ACTION_FAILED).
@@ -341,9 +347,11 @@ public final class GroupServiceGrpc {
      * Served from a per-group cache (TTL 60 s by default) unless `no_cache` is
      * true; member join/leave/card events invalidate the cache.
      * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-     * group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-     * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-     * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+     * group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+     * group, by the peer's group list), FAILED_PRECONDITION
+     * (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+     * failures (ONEBOT_ACTION_FAILED).
      * </pre>
      */
     public dev.onebotgateway.v1.ListGroupMembersResponse listGroupMembers(dev.onebotgateway.v1.ListGroupMembersRequest request) throws io.grpc.StatusException {
@@ -371,7 +379,8 @@ public final class GroupServiceGrpc {
      * Uses the implementation's poke action (`group_poke`), or the `poke`
      * segment on go-cqhttp.
      * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+     * (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
      * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
      * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
      * failures (ONEBOT_ACTION_FAILED).
@@ -410,9 +419,11 @@ public final class GroupServiceGrpc {
      * Served from a per-group cache (TTL 60 s by default) unless `no_cache` is
      * true; member join/leave/card events invalidate the cache.
      * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-     * group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-     * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-     * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+     * group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+     * group, by the peer's group list), FAILED_PRECONDITION
+     * (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+     * failures (ONEBOT_ACTION_FAILED).
      * </pre>
      */
     public dev.onebotgateway.v1.ListGroupMembersResponse listGroupMembers(dev.onebotgateway.v1.ListGroupMembersRequest request) {
@@ -440,7 +451,8 @@ public final class GroupServiceGrpc {
      * Uses the implementation's poke action (`group_poke`), or the `poke`
      * segment on go-cqhttp.
      * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+     * (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
      * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
      * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
      * failures (ONEBOT_ACTION_FAILED).
@@ -479,9 +491,11 @@ public final class GroupServiceGrpc {
      * Served from a per-group cache (TTL 60 s by default) unless `no_cache` is
      * true; member join/leave/card events invalidate the cache.
      * Read-only and idempotent. Errors: INVALID_ARGUMENT (INVALID_REQUEST:
-     * group_id not positive), FAILED_PRECONDITION (ACCOUNT_NOT_CONFIGURED,
-     * ONEBOT_AUTH_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
-     * (ONEBOT_TIMEOUT), and the peer's own failures (ONEBOT_ACTION_FAILED).
+     * group_id not positive), NOT_FOUND (GROUP_NOT_FOUND: the bot is not in the
+     * group, by the peer's group list), FAILED_PRECONDITION
+     * (ACCOUNT_NOT_CONFIGURED, ONEBOT_AUTH_FAILED), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED (ONEBOT_TIMEOUT), and the peer's own
+     * failures (ONEBOT_ACTION_FAILED).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.ListGroupMembersResponse> listGroupMembers(
@@ -511,7 +525,8 @@ public final class GroupServiceGrpc {
      * Uses the implementation's poke action (`group_poke`), or the `poke`
      * segment on go-cqhttp.
      * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive;
-     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), UNAVAILABLE
+     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED), NOT_FOUND
+     * (GROUP_NOT_FOUND: a whitelisted group the bot is not in), UNAVAILABLE
      * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
      * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
      * failures (ONEBOT_ACTION_FAILED).
