@@ -44,7 +44,7 @@ SAMPLES: list[tuple[str, dict[str, Any]]] = [
     ("qq_get_message", {"messageId": FIRST}),
     ("qq_get_forward", {"forwardId": EXAMPLE_FORWARD}),
     # Seed history of 20000002: no sends land there, so the archive's answer stays the same.
-    ("qq_search_messages", {"query": "大家好", "target": "group:20000002"}),
+    ("qq_search_messages", {"query": "消息", "target": "group:20000003"}),
     ("qq_wait_messages", {"afterSequence": 0, "timeoutSecs": 1}),
 ]
 SEED_LINES = (
