@@ -280,9 +280,9 @@ where
                 };
                 let stalled = async {
                     // A body dropped unread counts as arrived.
-                    match tokio::time::timeout(Duration::from_millis(first_ms), arrival).await {
-                        Ok(_) => std::future::pending::<()>().await,
-                        Err(_) => (),
+                    let waited = tokio::time::timeout(Duration::from_millis(first_ms), arrival);
+                    if waited.await.is_ok() {
+                        std::future::pending::<()>().await;
                     }
                 };
                 tokio::select! {
