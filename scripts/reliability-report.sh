@@ -24,6 +24,12 @@ ROWS=(
   "kill9::queued_messages_survive_kill_9|kill -9 with texts queued offline|delivered in order after restart"
   "hardening::a_hostile_peer_resets_or_drops_and_the_account_recovers|peer: invalid UTF-8, 65 MiB frame, foreign echoes of every JSON type, 100k-deep JSON, 4000 malformed frames|link reset or frame dropped; account reconnects; calls answered; RSS < +48 MiB"
   "hardening::hostile_clients_leave_memory_bounded_and_others_served|1000 idle connections, a stream never read under 3000 1 KiB events, an upload stalled after its header|others served within 5 s; unread stream dropped (EVENT_STREAM_LAGGED); stalled upload ended; RSS < +72 MiB"
+  "shares::one_token_holding_its_share_of_stalled_calls_leaves_another_served|one read-only token opens 256 unary calls that never send their message|128 held (its share), 128 refused OVERLOADED concurrency_per_client; another token served at once"
+  "shares::one_token_holding_its_share_of_mcp_sessions_leaves_another_served|one token tries to open 256 MCP sessions|128 opened, the rest 503 Retry-After; another token opens a session and is served"
+  "shares::a_unary_call_whose_message_never_arrives_is_dropped_and_frees_its_slot|a unary call whose request message never arrives|dropped DEADLINE_EXCEEDED after first_message_timeout_ms; its slot serves the next call"
+  "shares::an_upload_leases_the_bytes_that_arrived_not_what_it_declares|an upload declares 30 MiB of a 31 MiB quota, sends 10 bytes, stalls|a 2 MiB upload still fits: the stalled one holds 10 bytes"
+  "shares::a_session_belongs_to_the_token_that_opened_it|another token names an MCP session (POST, GET, DELETE)|404 each time; the session stays its owner's"
+  "shares::mcp_tool_calls_take_slots_of_the_concurrency_limit|an MCP tool call waiting with max_concurrent_requests = 1|gRPC refused OVERLOADED concurrency, another tool call 503 Retry-After"
   "faults::pending_calls_fail_within_a_second_when_the_peer_dies_and_the_account_recovers|peer killed with calls pending|calls fail within 1 s; account recovers"
   "faults::a_slow_peer_cannot_hold_a_call_past_its_deadline|slow peer|call ends at the caller's deadline"
   "faults::the_account_timeout_bounds_a_call_without_a_deadline|slow peer, no deadline|account timeout ends the call"
@@ -46,7 +52,7 @@ ROWS=(
 
 echo "running the fault and bad-input tests (fuzz budget ${ONEBOT_FUZZ_SECS} s per target)..." >&2
 set +e
-cargo test -p onebot-gateway-tests --test e2e -- hardening:: faults:: proxy:: fuzz:: \
+cargo test -p onebot-gateway-tests --test e2e -- hardening:: faults:: proxy:: fuzz:: shares:: \
   >"$WORK/e2e.log" 2>&1
 cargo test -p onebot-gateway --test kill9 --test shard >"$WORK/server.log" 2>&1
 set -e

@@ -5,6 +5,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use http::{Request, Response};
@@ -12,15 +13,19 @@ use http_body_util::BodyExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tonic::body::Body;
+use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 use tower::{Layer, Service};
 
 use super::start::Running;
+use crate::domain::shares::Shares;
 use crate::grpc::rpc::{HttpService, ResponseFuture};
+use crate::mcp::http::RemoteAddr;
 use crate::mcp::{McpBody, McpHttp, McpHttpParts};
 
 /// The MCP endpoint of `running`, when `[mcp]` enables it; `loopback`
-/// tells whether the listener it will serve on is a loopback one.
-pub fn endpoint(running: &Running, loopback: bool) -> Option<McpHttp> {
+/// tells whether the listener it will serve on is a loopback one, and
+/// `requests` is the concurrency budget its tool calls share with gRPC.
+pub fn endpoint(running: &Running, loopback: bool, requests: &Arc<Shares>) -> Option<McpHttp> {
     let gw = &running.gateway;
     let config = &gw.config.mcp;
     config.enabled.then(|| {
@@ -28,6 +33,8 @@ pub fn endpoint(running: &Running, loopback: bool) -> Option<McpHttp> {
             gw: gw.clone(),
             auth: running.auth.clone(),
             config,
+            limits: &gw.config.limits,
+            requests: requests.clone(),
             loopback,
             shutdown: running.stop.streams.child_token(),
         })
@@ -48,7 +55,19 @@ pub fn announce(mcp: &McpHttp, local: SocketAddr, tls: bool, tokens: bool) {
     }
 }
 
-fn to_mcp(req: Request<Body>) -> Request<McpBody> {
+/// A request for the MCP transport, with the connection's remote address.
+fn to_mcp(mut req: Request<Body>) -> Request<McpBody> {
+    let ext = req.extensions();
+    let remote = ext
+        .get::<TcpConnectInfo>()
+        .and_then(|i| i.remote_addr())
+        .or_else(|| {
+            ext.get::<TlsConnectInfo<TcpConnectInfo>>()
+                .and_then(|i| i.get_ref().remote_addr())
+        });
+    if let Some(addr) = remote {
+        req.extensions_mut().insert(RemoteAddr(addr));
+    }
     req.map(|body| body.map_err(std::io::Error::other).boxed_unsync())
 }
 
@@ -121,8 +140,15 @@ impl Service<Request<axum::body::Body>> for AxumMcp {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, req: Request<axum::body::Body>) -> Self::Future {
+    fn call(&mut self, mut req: Request<axum::body::Body>) -> Self::Future {
         let mcp = self.0.clone();
+        if let Some(info) = req
+            .extensions()
+            .get::<axum::extract::ConnectInfo<SocketAddr>>()
+            .copied()
+        {
+            req.extensions_mut().insert(RemoteAddr(info.0));
+        }
         let req = req.map(|body| body.map_err(std::io::Error::other).boxed_unsync());
         Box::pin(async move { Ok(mcp.handle(req).await) })
     }
@@ -133,6 +159,7 @@ pub fn serve_separately(listener: TcpListener, mcp: McpHttp, stop: CancellationT
     let path = mcp.path().to_owned();
     let app = axum::Router::new().route_service(&path, AxumMcp(mcp));
     tokio::spawn(async move {
+        let app = app.into_make_service_with_connect_info::<SocketAddr>();
         let served = axum::serve(listener, app)
             .with_graceful_shutdown(stop.cancelled_owned())
             .await;

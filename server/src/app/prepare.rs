@@ -81,8 +81,13 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     // to map into an int64.
     crate::onebot::ids::persist_in(data_dir)
         .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
-    let media = MediaStore::open(data_dir, store.clone(), config.media.clone())
-        .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    let media = MediaStore::open_shared(
+        data_dir,
+        store.clone(),
+        config.media.clone(),
+        config.limits.share_of(config.media.staging_quota_bytes),
+    )
+    .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
     let received = ReceivedStore::open(data_dir, store.clone(), config.media.capture.clone())
         .map_err(|e| anyhow::anyhow!("opening the received-media store: {e}"))?;
     let journal: Arc<dyn EventJournal> = crate::archive::open::journal(data_dir)

@@ -35,6 +35,8 @@ pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Resu
     let (reporter, health) = tonic_health::server::health_reporter();
     grpc::report_health(&reporter, gw).await;
     let routes = grpc::routes(gw.clone(), health);
+    // One budget for gRPC calls and MCP tool calls.
+    let requests = grpc::limits::concurrency_budget(&gw.config.limits);
 
     if let Some(l) = metrics_listener {
         serve_metrics(gw, l, cancel.clone())?;
@@ -46,13 +48,15 @@ pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Resu
     let mcp_here = match mcp_listener {
         Some(l) => {
             let mcp_local = l.local_addr()?;
-            if let Some(mcp) = super::mcp::endpoint(running, mcp_local.ip().is_loopback()) {
+            if let Some(mcp) =
+                super::mcp::endpoint(running, mcp_local.ip().is_loopback(), &requests)
+            {
                 super::mcp::announce(&mcp, mcp_local, false, running.auth.is_some());
                 super::mcp::serve_separately(l, mcp, cancel.clone());
             }
             None
         }
-        None => super::mcp::endpoint(running, local.ip().is_loopback()),
+        None => super::mcp::endpoint(running, local.ip().is_loopback(), &requests),
     };
     if let Some(mcp) = &mcp_here {
         super::mcp::announce(mcp, local, running.tls.is_some(), running.auth.is_some());
@@ -80,7 +84,7 @@ pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Resu
             running.auth.clone(),
             &config.auth,
         ))
-        .layer(grpc::limits::LimitsLayer::new(limits))
+        .layer(grpc::limits::LimitsLayer::new(limits, requests.clone()))
         .add_routes(routes);
     let incoming = TcpIncoming::from(listener)
         .with_nodelay(Some(true))

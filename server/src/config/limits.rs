@@ -32,6 +32,15 @@ pub struct LimitsConfig {
     pub upload_timeout_ms: u64,
     /// Retry delay suggested to shed clients (RetryInfo), in milliseconds.
     pub overload_retry_after_ms: u64,
+    /// The part of each shared budget one client may hold: of
+    /// `max_concurrent_requests`, of `mcp.max_sessions` and of
+    /// `media.staging_quota_bytes` (a client is its token, or its remote
+    /// address without authentication). In (0, 1]; 1 turns the shares off.
+    pub max_share_per_client: f64,
+    /// Longest wait for the request message of a unary call (the header of
+    /// an upload), in milliseconds; a call whose first message has not
+    /// arrived by then is dropped and its slot freed.
+    pub first_message_timeout_ms: u64,
 }
 
 impl Default for LimitsConfig {
@@ -47,14 +56,16 @@ impl Default for LimitsConfig {
             request_timeout_ms: 120_000,
             upload_timeout_ms: 600_000,
             overload_retry_after_ms: 1_000,
+            max_share_per_client: 0.5,
+            first_message_timeout_ms: 10_000,
         }
     }
 }
 
 impl LimitsConfig {
     /// Checks `[limits]`: every size, count and timeout but the retry delay
-    /// is positive, and no message limit reaches 4 GiB (gRPC frames carry a
-    /// 32-bit length).
+    /// is positive, no message limit reaches 4 GiB (gRPC frames carry a
+    /// 32-bit length), and the share per client is in (0, 1].
     pub(super) fn validate(&self) -> Result<(), ConfigError> {
         let key = Key::new("limits");
         for (name, value) in [
@@ -79,6 +90,7 @@ impl LimitsConfig {
             ),
             ("request_timeout_ms", self.request_timeout_ms),
             ("upload_timeout_ms", self.upload_timeout_ms),
+            ("first_message_timeout_ms", self.first_message_timeout_ms),
         ] {
             key.field(name).positive(value)?;
         }
@@ -90,6 +102,17 @@ impl LimitsConfig {
             key.field(name)
                 .ensure(value <= u32::MAX as usize, "must be below 4 GiB")?;
         }
+        key.field("max_share_per_client").ensure(
+            self.max_share_per_client > 0.0 && self.max_share_per_client <= 1.0,
+            "must be above 0 and at most 1",
+        )?;
         Ok(())
+    }
+
+    /// The part of a budget of `total` one client may hold: at least one
+    /// unit, at most `total`.
+    pub fn share_of(&self, total: u64) -> u64 {
+        let share = (total as f64 * self.max_share_per_client).floor() as u64;
+        share.clamp(1, total.max(1))
     }
 }

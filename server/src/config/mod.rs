@@ -198,6 +198,11 @@ impl Config {
             self.accounts.contains_key(id) || (self.accounts.is_empty() && id == DEFAULT_ACCOUNT)
         })?;
         self.limits.validate()?;
+        let largest_upload = self.media.video_max_bytes.max(self.media.file_max_bytes);
+        Key::new("limits.max_share_per_client").ensure(
+            self.limits.share_of(self.media.staging_quota_bytes) >= largest_upload,
+            "leaves one client less of media.staging_quota_bytes than the largest upload",
+        )?;
         if let Some(metrics) = &self.metrics {
             metrics.validate(self.server.listen)?;
         }

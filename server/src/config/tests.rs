@@ -28,6 +28,10 @@ fn defaults_validate() {
     assert_eq!(c.archive.max_bytes, 1024 * 1024 * 1024);
     assert_eq!(c.archive.backfill_max_messages, 500);
     assert!(c.archive.url.is_none() && c.archive.chats.is_empty());
+    assert_eq!(c.limits.max_share_per_client, 0.5);
+    assert_eq!(c.limits.first_message_timeout_ms, 10_000);
+    assert_eq!(c.limits.share_of(256), 128);
+    assert_eq!(c.limits.share_of(1), 1);
 }
 
 #[test]
@@ -574,6 +578,26 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "must be positive",
     ),
     (
+        "[limits]\nmax_share_per_client = 0.0",
+        "limits.max_share_per_client",
+        "must be above 0 and at most 1",
+    ),
+    (
+        "[limits]\nmax_share_per_client = 1.5",
+        "limits.max_share_per_client",
+        "must be above 0 and at most 1",
+    ),
+    (
+        "[limits]\nfirst_message_timeout_ms = 0",
+        "limits.first_message_timeout_ms",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_share_per_client = 0.01",
+        "limits.max_share_per_client",
+        "leaves one client less of media.staging_quota_bytes than the largest upload",
+    ),
+    (
         "[limits]\nmax_request_bytes = 4294967296",
         "limits.max_request_bytes",
         "must be below 4 GiB",
@@ -779,6 +803,7 @@ const ACCEPTED: &[&str] = &[
     "[[auth.tokens]]\nname = \"t\"\nvalue = \"x\"\naccounts = [\"default\"]",
     "[limits]\nmax_response_bytes = 4294967295",
     "[limits]\noverload_retry_after_ms = 0",
+    "[limits]\nmax_share_per_client = 1.0",
     "[server]\nlisten = \"127.0.0.1:0\"\n[metrics]\nlisten = \"127.0.0.1:0\"",
 ];
 

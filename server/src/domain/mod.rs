@@ -51,6 +51,7 @@ pub mod ports;
 pub mod quotes;
 pub mod read;
 pub mod render;
+pub mod shares;
 pub mod store;
 pub mod tools;
 pub mod write;

@@ -185,6 +185,50 @@ impl HttpBody for LimitedBody {
     }
 }
 
+/// A request body that says when its first frame (or its end, or an error)
+/// arrives, once: the first-message timeout waits on it.
+pub struct ArrivalBody {
+    inner: Body,
+    arrived: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl ArrivalBody {
+    /// Wraps `inner`; `arrived` fires at its first frame.
+    pub fn new(inner: Body, arrived: tokio::sync::oneshot::Sender<()>) -> Self {
+        Self {
+            inner,
+            arrived: Some(arrived),
+        }
+    }
+}
+
+impl HttpBody for ArrivalBody {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.inner).poll_frame(cx);
+        if polled.is_ready()
+            && let Some(arrived) = this.arrived.take()
+        {
+            let _ = arrived.send(());
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

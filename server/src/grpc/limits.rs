@@ -6,9 +6,15 @@
 //!   the rest) fails with RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE as soon as
 //!   its 5-byte gRPC header arrives.
 //! - Concurrency: at most `max_concurrent_requests` calls run at once
-//!   (health, reflection and event streams aside); more are refused at once
-//!   with RESOURCE_EXHAUSTED, OVERLOADED and a RetryInfo, never queued. A
-//!   call holds its slot until its response ends.
+//!   (health, reflection and event streams aside; MCP tool calls count
+//!   too), and one client (its token, or its address without
+//!   authentication) at most `max_share_per_client` of them; more are
+//!   refused at once with RESOURCE_EXHAUSTED, OVERLOADED (metadata `limit`:
+//!   `concurrency`, `concurrency_per_client`) and a RetryInfo, never
+//!   queued. A call holds its slot until its response ends.
+//! - First message: a call holding a slot whose request message (an
+//!   upload's header) has not arrived after `first_message_timeout_ms` is
+//!   dropped with DEADLINE_EXCEEDED, and its slot freed.
 //! - Streams: at most `max_event_streams` StreamEvents streams, and
 //!   `max_event_streams_per_client` per client (its token, or its address
 //!   without authentication); more are refused the same way.
@@ -24,7 +30,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http::{Request, Response};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tonic::Status;
 use tonic::body::Body;
 use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
@@ -32,8 +38,9 @@ use tower::{Layer, Service};
 
 use crate::auth::Caller;
 use crate::config::LimitsConfig;
+use crate::domain::shares::{self, Refusal, Shares, Slot};
 use crate::error::{Error, Kind};
-use crate::grpc::body::{LimitedBody, ObservedBody};
+use crate::grpc::body::{ArrivalBody, LimitedBody, ObservedBody};
 use crate::grpc::rpc::{self, Class, HttpService, ResponseFuture};
 use crate::telemetry::metrics as m;
 
@@ -41,7 +48,7 @@ use crate::telemetry::metrics as m;
 #[derive(Debug)]
 struct State {
     config: LimitsConfig,
-    concurrency: Arc<Semaphore>,
+    concurrency: Arc<Shares>,
     event_streams: Arc<Semaphore>,
     per_client: Mutex<HashMap<String, usize>>,
 }
@@ -53,17 +60,24 @@ pub struct LimitsLayer {
 }
 
 impl LimitsLayer {
-    /// Limits from `config`.
-    pub fn new(config: &LimitsConfig) -> Self {
+    /// Limits from `config`; `concurrency` is the budget of
+    /// `max_concurrent_requests` (shared with the MCP tool calls).
+    pub fn new(config: &LimitsConfig, concurrency: Arc<Shares>) -> Self {
         Self {
             state: Arc::new(State {
-                concurrency: Arc::new(Semaphore::new(config.max_concurrent_requests)),
+                concurrency,
                 event_streams: Arc::new(Semaphore::new(config.max_event_streams)),
                 per_client: Mutex::new(HashMap::new()),
                 config: config.clone(),
             }),
         }
     }
+}
+
+/// The budget of `max_concurrent_requests` with its shares per client.
+pub fn concurrency_budget(config: &LimitsConfig) -> Arc<Shares> {
+    let total = config.max_concurrent_requests as u64;
+    Shares::new(total, config.share_of(total))
 }
 
 impl<S> Layer<S> for LimitsLayer {
@@ -108,7 +122,7 @@ impl Drop for ClientSlot {
 /// What a call holds until its response ends.
 enum Held {
     Nothing,
-    Request(#[allow(dead_code)] OwnedSemaphorePermit),
+    Request(#[allow(dead_code)] Slot),
     Stream(
         #[allow(dead_code)] OwnedSemaphorePermit,
         #[allow(dead_code)] ClientSlot,
@@ -148,19 +162,17 @@ fn remote_addr<B>(req: &Request<B>) -> Option<SocketAddr> {
         })
 }
 
-/// Who a client is, for the per-client stream limit.
-fn client_key<B>(req: &Request<B>) -> String {
+/// Who a client is, for the per-client limits: its token, else its
+/// address.
+fn client_key<B>(req: &Request<B>) -> Option<Arc<str>> {
     if let Some(name) = req
         .extensions()
         .get::<Caller>()
         .and_then(|c| c.token_name())
     {
-        return format!("token:{name}");
+        return Some(shares::token_client(name));
     }
-    match remote_addr(req) {
-        Some(addr) => format!("addr:{}", addr.ip()),
-        None => "anonymous".into(),
-    }
+    remote_addr(req).map(|addr| shares::address_client(addr.ip()))
 }
 
 impl State {
@@ -169,12 +181,17 @@ impl State {
         match class {
             Class::Health | Class::Reflection => Ok(Held::Nothing),
             Class::Unary | Class::Upload | Class::Download => {
-                match self.concurrency.clone().try_acquire_owned() {
-                    Ok(p) => Ok(Held::Request(p)),
-                    Err(_) => Err(overloaded(
+                match self.concurrency.slot(client_key(req)) {
+                    Ok(slot) => Ok(Held::Request(slot)),
+                    Err(Refusal::Full { .. }) => Err(overloaded(
                         self,
                         "concurrency",
                         "the gateway is at its concurrency limit",
+                    )),
+                    Err(Refusal::Share { .. }) => Err(overloaded(
+                        self,
+                        "concurrency_per_client",
+                        "this client holds its share of the concurrency limit (limits.max_share_per_client)",
                     )),
                 }
             }
@@ -186,7 +203,7 @@ impl State {
                     .map_err(|_| {
                         overloaded(self, "event_streams", "too many event streams are open")
                     })?;
-                let key = client_key(req);
+                let key = client_key(req).map_or_else(|| "anonymous".to_owned(), |k| k.to_string());
                 {
                     let mut map = self.per_client.lock().unwrap_or_else(|e| e.into_inner());
                     let n = map.entry(key.clone()).or_insert(0);
@@ -240,10 +257,57 @@ where
             }
         };
         let req = req.map(|body| Body::new(LimitedBody::new(body, limit, too_large)));
+        // Calls holding a slot wait at most `first_message_timeout_ms` for
+        // their request message.
+        let (req, arrival) = match held {
+            Held::Request(_) => {
+                let (tx, rx) = oneshot::channel();
+                (
+                    req.map(|body| Body::new(ArrivalBody::new(body, tx))),
+                    Some(rx),
+                )
+            }
+            Held::Nothing | Held::Stream(..) => (req, None),
+        };
+        let first_ms = config.first_message_timeout_ms;
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let fut = inner.call(req);
         Box::pin(async move {
+            let fut = async {
+                let Some(arrival) = arrival else {
+                    return Some(fut.await);
+                };
+                let stalled = async {
+                    // A body dropped unread counts as arrived.
+                    let waited = tokio::time::timeout(Duration::from_millis(first_ms), arrival);
+                    if waited.await.is_ok() {
+                        std::future::pending::<()>().await;
+                    }
+                };
+                tokio::select! {
+                    response = fut => Some(response),
+                    () = stalled => None,
+                }
+            };
+            let fut = async {
+                match fut.await {
+                    Some(response) => response,
+                    None => {
+                        m::shed("first_message");
+                        tracing::info!(
+                            first_ms,
+                            "call dropped: its request message did not arrive"
+                        );
+                        let err = Error::new(
+                            Kind::DeadlineExceeded,
+                            format!("the request message did not arrive within {first_ms} ms"),
+                        )
+                        .with("first_message_timeout_ms", first_ms);
+                        Ok(Status::from(err).into_http())
+                    }
+                }
+            };
             let response = match timeout {
                 None => fut.await,
                 Some(ms) => match tokio::time::timeout(Duration::from_millis(ms), fut).await {
@@ -334,7 +398,10 @@ mod tests {
     }
 
     fn limits(f: impl FnOnce(&mut LimitsConfig)) -> LimitsConfig {
-        let mut c = LimitsConfig::default();
+        let mut c = LimitsConfig {
+            max_share_per_client: 1.0,
+            ..LimitsConfig::default()
+        };
         f(&mut c);
         c
     }
@@ -348,7 +415,7 @@ mod tests {
     ) {
         let gate = Arc::new(Notify::new());
         let (tx, rx) = mpsc::unbounded_channel();
-        let svc = LimitsLayer::new(&config).layer(Gated {
+        let svc = LimitsLayer::new(&config, concurrency_budget(&config)).layer(Gated {
             gate: gate.clone(),
             bodies: tx,
         });
@@ -394,12 +461,7 @@ mod tests {
         assert!(status(&next.await.unwrap().unwrap()).is_none());
     }
 
-    #[tokio::test]
-    async fn limits_event_streams_overall_and_per_client() {
-        let (svc, gate, mut bodies) = setup(limits(|l| {
-            l.max_event_streams = 3;
-            l.max_event_streams_per_client = 2;
-        }));
+    fn two_tokens() -> (Caller, Caller) {
         let tokens = crate::auth::Authenticator::from_config(
             &AuthConfig {
                 tokens: ["a", "b"]
@@ -421,6 +483,16 @@ mod tests {
         let b = tokens
             .authenticate(Some(b"Bearer token-b-0123456789"))
             .unwrap();
+        (a, b)
+    }
+
+    #[tokio::test]
+    async fn limits_event_streams_overall_and_per_client() {
+        let (svc, gate, mut bodies) = setup(limits(|l| {
+            l.max_event_streams = 3;
+            l.max_event_streams_per_client = 2;
+        }));
+        let (a, b) = two_tokens();
         let mut open = Vec::new();
         let mut start = async |caller: &Caller| {
             let call = tokio::spawn(svc.clone().oneshot(request(STREAM, Some(caller.clone()))));
@@ -460,5 +532,76 @@ mod tests {
         let info = s.get_error_details().error_info().unwrap().clone();
         assert_eq!(info.reason, "DEADLINE_EXCEEDED");
         assert_eq!(info.metadata["timeout_ms"], "5000");
+    }
+
+    #[tokio::test]
+    async fn one_client_holds_at_most_its_share_of_the_concurrency_limit() {
+        let (svc, gate, _bodies) = setup(limits(|l| {
+            l.max_concurrent_requests = 4;
+            l.max_share_per_client = 0.5;
+        }));
+        let (a, b) = two_tokens();
+        // a's two calls wait in their handlers, holding their slots.
+        let _held: Vec<_> = (0..2)
+            .map(|_| tokio::spawn(svc.clone().oneshot(request(UNARY, Some(a.clone())))))
+            .collect();
+        tokio::task::yield_now().await;
+        let third = svc
+            .clone()
+            .oneshot(request(UNARY, Some(a.clone())))
+            .await
+            .unwrap();
+        assert_overloaded(&third, "concurrency_per_client");
+        // b still gets the rest of the budget.
+        let b_call = tokio::spawn(svc.clone().oneshot(request(UNARY, Some(b.clone()))));
+        gate.notify_one();
+        gate.notify_one();
+        gate.notify_one();
+        assert!(status(&b_call.await.unwrap().unwrap()).is_none());
+    }
+
+    /// An inner service that reads the whole request body, then answers.
+    #[derive(Clone)]
+    struct Reads;
+
+    impl Service<Request<Body>> for Reads {
+        type Response = Response<Body>;
+        type Error = Infallible;
+        type Future = ResponseFuture;
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, req: Request<Body>) -> Self::Future {
+            Box::pin(async move {
+                let _ = req.into_body().collect().await;
+                Ok(Response::new(Body::empty()))
+            })
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_whose_message_never_arrives_is_dropped_and_frees_its_slot() {
+        let config = limits(|l| {
+            l.max_concurrent_requests = 1;
+            l.first_message_timeout_ms = 10_000;
+        });
+        let svc = LimitsLayer::new(&config, concurrency_budget(&config)).layer(Reads);
+        let (tx, rx) = mpsc::channel::<Result<http_body::Frame<Bytes>, Status>>(1);
+        let stalled = Request::builder()
+            .uri(UNARY)
+            .body(Body::new(http_body_util::StreamBody::new(
+                tokio_stream::wrappers::ReceiverStream::new(rx),
+            )))
+            .unwrap();
+        let res = svc.clone().oneshot(stalled).await.unwrap();
+        let s = status(&res).expect("dropped");
+        assert_eq!(s.code(), tonic::Code::DeadlineExceeded);
+        let info = s.get_error_details().error_info().unwrap().clone();
+        assert_eq!(info.metadata["first_message_timeout_ms"], "10000");
+        drop(res);
+        drop(tx);
+        // The slot is free again: the next call is served.
+        let next = svc.clone().oneshot(request(UNARY, None)).await.unwrap();
+        assert!(status(&next).is_none());
     }
 }

@@ -19,6 +19,7 @@ use crate::domain::model::{MediaKind, ReceivedKind};
 use crate::domain::read::download::{
     DOWNLOAD_CHUNK_BYTES, Download, DownloadRequest, DownloadTarget,
 };
+use crate::domain::shares;
 use crate::error::{Error, Kind, Result};
 use crate::grpc::convert;
 
@@ -36,6 +37,7 @@ impl MediaApi {
     async fn upload(
         &self,
         ctx: CallCtx,
+        client: Option<Arc<str>>,
         stream: &mut Streaming<pb::UploadMediaRequest>,
     ) -> Result<pb::UploadMediaResponse> {
         let header = match next(stream).await? {
@@ -50,11 +52,11 @@ impl MediaApi {
         };
         let account = self.gw.account(&header.account_id, &ctx)?;
         let header = upload_header(header)?;
-        let mut upload = self
-            .gw
-            .write()
-            .media()
-            .begin(MediaOwner::of(&account.id, &ctx.caller), header)?;
+        let mut upload = self.gw.write().media().begin_as(
+            MediaOwner::of(&account.id, &ctx.caller),
+            client,
+            header,
+        )?;
         while let Some(payload) = next(stream).await? {
             match payload {
                 Payload::Chunk(bytes) => upload.write(bytes).await?,
@@ -247,8 +249,16 @@ impl MediaService for MediaApi {
         request: Request<Streaming<pb::UploadMediaRequest>>,
     ) -> Result<Response<pb::UploadMediaResponse>, Status> {
         let ctx = super::deadline::ctx(&request);
+        // Staged bytes count against the client's share: its token, else
+        // its address.
+        let client = match ctx.caller.token_name() {
+            Some(name) => Some(shares::token_client(name)),
+            None => request
+                .remote_addr()
+                .map(|a| shares::address_client(a.ip())),
+        };
         let mut stream = request.into_inner();
-        let result = self.upload(ctx, &mut stream).await;
+        let result = self.upload(ctx, client, &mut stream).await;
         match result {
             Ok(r) => Ok(Response::new(r)),
             Err(e) => {

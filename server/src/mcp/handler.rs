@@ -30,13 +30,19 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::backend::{Backend, BackendError, ChatResource, ToolInfo, ToolResult};
 use super::resources::MIME_TYPE;
 use crate::auth::Caller;
 use crate::domain::model::ChatRef;
+use crate::domain::shares::Shares;
+
+/// The client a request comes from (its token, or its address without
+/// authentication), put into the request's extensions by the transport:
+/// the key of its shares of the budgets.
+#[derive(Debug, Clone)]
+pub struct ClientKey(pub Arc<str>);
 
 /// JSON-RPC code of a request the caller's token does not allow.
 pub const FORBIDDEN: ErrorCode = ErrorCode(-32003);
@@ -72,14 +78,15 @@ pub enum Callers {
 pub struct McpHandler<B: Backend> {
     backend: Arc<B>,
     callers: Callers,
-    budget: Option<Arc<Semaphore>>,
+    budget: Option<Arc<Shares>>,
     subscriptions: Mutex<HashMap<String, CancellationToken>>,
 }
 
 impl<B: Backend> McpHandler<B> {
     /// A server over `backend`. `budget`, when given, bounds the open
-    /// `subscriptions/listen` streams (with the sessions that share it).
-    pub fn new(backend: Arc<B>, callers: Callers, budget: Option<Arc<Semaphore>>) -> Self {
+    /// `subscriptions/listen` streams (with the sessions that share it),
+    /// each client to its share.
+    pub fn new(backend: Arc<B>, callers: Callers, budget: Option<Arc<Shares>>) -> Self {
         Self {
             backend,
             callers,
@@ -381,12 +388,17 @@ impl<B: Backend> ServerHandler for McpHandler<B> {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let caller = self.caller(&context.request_context().extensions)?;
+        let extensions = &context.request_context().extensions;
+        let caller = self.caller(extensions)?;
+        let client = extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<ClientKey>())
+            .map(|key| key.0.clone());
         let _permit = match &self.budget {
-            Some(budget) => Some(budget.clone().try_acquire_owned().map_err(|_| {
+            Some(budget) => Some(budget.slot(client).map_err(|_| {
                 ErrorData::new(
                     OVERLOADED,
-                    "too many MCP sessions and subscriptions are open; retry later",
+                    "too many MCP sessions and subscriptions are open, or this client holds its share of them; retry later",
                     None,
                 )
             })?),

@@ -8,8 +8,17 @@
 //!    401 with `WWW-Authenticate: Bearer`; the token's [`Caller`] goes into
 //!    the request's extensions (where the handler finds it) and the header
 //!    goes no further;
-//! 3. the session budget: when every permit is taken, an `initialize`
-//!    (which would open a session) gets 503 with `Retry-After`.
+//! 3. the session's owner: a request naming (`mcp-session-id`) a session
+//!    another token opened gets 404, as an unknown session does (without
+//!    tokens sessions are not owned);
+//! 4. the session budget: when every slot is taken, or the client (its
+//!    token, or its address without tokens) holds its share of them
+//!    (`limits.max_share_per_client`), an `initialize` (which would open a
+//!    session) gets 503 with `Retry-After`;
+//! 5. the concurrency limit: each `tools/call` holds a slot of the budget of
+//!    `limits.max_concurrent_requests` it shares with the gRPC calls (the
+//!    client's share included) until its response ends; without one it
+//!    gets 503 with `Retry-After`.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -22,15 +31,15 @@ use http::{HeaderValue, Request, Response, StatusCode, header};
 use http_body_util::combinators::{BoxBody, UnsyncBoxBody};
 use http_body_util::{BodyExt, Full, Limited};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::handler::{Callers, McpHandler};
+use super::handler::{Callers, ClientKey, McpHandler};
 use super::local::LocalBackend;
-use super::sessions::BudgetedSessions;
+use super::sessions::{BudgetedSessions, OPENER, Opener};
 use crate::auth::{Authenticator, Caller, Rejection};
-use crate::config::{McpConfig, normalize_origin};
+use crate::config::{LimitsConfig, McpConfig, normalize_origin};
 use crate::domain::gateway::Gateway;
+use crate::domain::shares::{self, Shares, Slot};
 use crate::telemetry::metrics as m;
 
 /// The request body the transport takes (its errors as I/O errors: a
@@ -52,6 +61,10 @@ pub struct McpHttpParts<'a> {
     pub auth: Option<Arc<Authenticator>>,
     /// `[mcp]`.
     pub config: &'a McpConfig,
+    /// `[limits]` (the share per client).
+    pub limits: &'a LimitsConfig,
+    /// The budget of `limits.max_concurrent_requests`, shared with gRPC.
+    pub requests: Arc<Shares>,
     /// The listener is on a loopback address.
     pub loopback: bool,
     /// Ends every session and stream (the start of shutdown).
@@ -64,11 +77,18 @@ pub struct McpHttp {
     inner: Inner,
     auth: Option<Arc<Authenticator>>,
     origins: Arc<[String]>,
-    budget: Arc<Semaphore>,
+    budget: Arc<Shares>,
     sessions: Arc<BudgetedSessions>,
+    requests: Arc<Shares>,
+    retry_after: HeaderValue,
     path: Arc<str>,
     max_request_bytes: usize,
 }
+
+/// The remote address of an MCP request's connection, put into its
+/// extensions by the listener serving it.
+#[derive(Debug, Clone, Copy)]
+pub struct RemoteAddr(pub std::net::SocketAddr);
 
 impl std::fmt::Debug for McpHttp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -86,10 +106,14 @@ impl McpHttp {
             gw,
             auth,
             config,
+            limits,
+            requests,
             loopback,
             shutdown,
         } = parts;
-        let budget = Arc::new(Semaphore::new(config.max_sessions));
+        let total = config.max_sessions as u64;
+        let budget = Shares::new(total, limits.share_of(total));
+        let retry_secs = limits.overload_retry_after_ms.div_ceil(1000).max(1);
         let sessions = Arc::new(BudgetedSessions::new(
             budget.clone(),
             Duration::from_millis(config.session_idle_timeout_ms),
@@ -132,6 +156,8 @@ impl McpHttp {
                 .collect(),
             budget,
             sessions,
+            requests,
+            retry_after: HeaderValue::from(retry_secs),
             path: config.path.as_str().into(),
             max_request_bytes: config.max_request_bytes,
         }
@@ -201,18 +227,63 @@ impl McpHttp {
             Err(response) => return *response,
         };
         let token = caller.token_name().map(str::to_owned);
+        let client = match &token {
+            Some(name) => Some(shares::token_client(name)),
+            None => req
+                .extensions()
+                .get::<RemoteAddr>()
+                .map(|a| shares::address_client(a.0.ip())),
+        };
         req.extensions_mut().insert(caller);
-        req.headers_mut().remove(header::AUTHORIZATION);
-        if method == http::Method::POST
-            && !req.headers().contains_key(SESSION_ID)
-            && self.budget.available_permits() == 0
-        {
-            req = match self.refuse_new_session(req).await {
-                Ok(req) => req,
-                Err(response) => return *response,
-            };
+        if let Some(client) = &client {
+            req.extensions_mut().insert(ClientKey(client.clone()));
         }
-        let response = self.inner.handle(req).await;
+        req.headers_mut().remove(header::AUTHORIZATION);
+        let session = req
+            .headers()
+            .get(SESSION_ID)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        if let Some(id) = &session
+            && self.auth.is_some()
+            && let Some(owner) = self.sessions.owner(id)
+            && owner != token
+        {
+            tracing::info!(
+                token = token.as_deref().unwrap_or(""),
+                "MCP request refused: the session belongs to another token"
+            );
+            return plain(StatusCode::NOT_FOUND, "Not Found: no such session".into());
+        }
+        let mut slot = None;
+        if method == http::Method::POST {
+            let (parts, body) = req.into_parts();
+            let bytes = match Limited::new(body, self.max_request_bytes).collect().await {
+                Ok(collected) => collected.to_bytes(),
+                Err(_) => return self.too_large(),
+            };
+            let methods = rpc_methods(&bytes);
+            if session.is_none()
+                && methods.iter().any(|m| m == "initialize")
+                && !self.session_room(client.as_ref())
+            {
+                return self.refuse_new_session();
+            }
+            if methods.iter().any(|m| m == "tools/call") {
+                match self.requests.slot(client.clone()) {
+                    Ok(s) => slot = Some(s),
+                    Err(_) => return self.refuse_tool_call(),
+                }
+            }
+            let body = Full::new(bytes)
+                .map_err(|never: Infallible| match never {})
+                .boxed_unsync();
+            req = Request::from_parts(parts, body);
+        }
+        let opener = Opener {
+            client,
+            owner: token.clone(),
+        };
+        let response = OPENER.scope(opener, self.inner.handle(req)).await;
         tracing::debug!(
             target: "onebot_gateway::access",
             %method,
@@ -221,50 +292,83 @@ impl McpHttp {
             elapsed_ms = start.elapsed().as_secs_f64() * 1000.0,
             "mcp request"
         );
+        match slot {
+            None => response,
+            // The tool call holds its slot until its response ends.
+            Some(slot) => response.map(|body| hold_until_end(body, slot)),
+        }
+    }
+
+    /// True when `client` may open one more session now.
+    fn session_room(&self, client: Option<&Arc<str>>) -> bool {
+        self.budget.used() < self.budget.total()
+            && client.is_none_or(|c| self.budget.held_by(c) < self.budget.share())
+    }
+
+    fn too_large(&self) -> McpResponse {
+        plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "Payload Too Large: the limit is {} bytes",
+                self.max_request_bytes
+            ),
+        )
+    }
+
+    /// 503 for an `initialize` without room for its session.
+    fn refuse_new_session(&self) -> McpResponse {
+        m::shed("mcp_sessions");
+        tracing::warn!(
+            "MCP initialize refused: every session slot is taken (mcp.max_sessions), or this client holds its share (limits.max_share_per_client)"
+        );
+        let mut response = plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service Unavailable: too many MCP sessions are open (mcp.max_sessions), or this client holds its share of them (limits.max_share_per_client); retry later"
+                .into(),
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         response
     }
 
-    /// With the budget spent: 503 for an `initialize`, the request back
-    /// (its body read, at most `max_request_bytes`) for anything else.
-    async fn refuse_new_session(
-        &self,
-        req: Request<McpBody>,
-    ) -> Result<Request<McpBody>, Box<McpResponse>> {
-        let (parts, body) = req.into_parts();
-        let bytes = match Limited::new(body, self.max_request_bytes).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(_) => {
-                return Err(Box::new(plain(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!(
-                        "Payload Too Large: the limit is {} bytes",
-                        self.max_request_bytes
-                    ),
-                )));
-            }
-        };
-        let initialize = serde_json::from_slice::<serde_json::Value>(&bytes)
-            .is_ok_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("initialize"));
-        if initialize {
-            m::shed("mcp_sessions");
-            tracing::warn!(
-                "MCP initialize refused: every session permit is taken (mcp.max_sessions)"
-            );
-            let mut response = plain(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Service Unavailable: too many MCP sessions are open (mcp.max_sessions); retry later"
-                    .into(),
-            );
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            return Err(Box::new(response));
-        }
-        let body = Full::new(bytes)
-            .map_err(|never: Infallible| match never {})
-            .boxed_unsync();
-        Ok(Request::from_parts(parts, body))
+    /// 503 for a `tools/call` without a slot of the concurrency limit.
+    fn refuse_tool_call(&self) -> McpResponse {
+        m::shed("mcp_tool_calls");
+        tracing::warn!(
+            "MCP tool call refused: the concurrency limit (limits.max_concurrent_requests) or this client's share of it is reached"
+        );
+        let mut response = plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service Unavailable: the gateway is at its concurrency limit (limits.max_concurrent_requests), or this client holds its share of it (limits.max_share_per_client); retry later"
+                .into(),
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, self.retry_after.clone());
+        response
     }
+}
+
+/// The JSON-RPC methods of a POST body (one message or a batch).
+fn rpc_methods(body: &[u8]) -> Vec<String> {
+    let method =
+        |v: &serde_json::Value| v.get("method").and_then(|m| m.as_str()).map(str::to_owned);
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Array(items)) => items.iter().filter_map(method).collect(),
+        Ok(value) => method(&value).into_iter().collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// `body`, keeping `slot` until the body is dropped (the server drops it
+/// once it ended, or when the client went away).
+fn hold_until_end(body: BoxBody<Bytes, Infallible>, slot: Slot) -> BoxBody<Bytes, Infallible> {
+    body.map_frame(move |frame| {
+        let _held = &slot;
+        frame
+    })
+    .boxed()
 }
 
 /// A plain-text (or JSON) response.

@@ -4,12 +4,18 @@
 //! when it closes: on `DELETE`, when its worker ends, and after
 //! `mcp.session_idle_timeout_ms` without traffic (the manager's
 //! keep-alive), so a client that opens sessions and never closes them
-//! holds at most `mcp.max_sessions` of them, each for a bounded time.
+//! holds at most its share of `mcp.max_sessions` of them
+//! (`limits.max_share_per_client`), each for a bounded time.
+//!
+//! A session belongs to the token that opened it ([`Opener`], set by the
+//! transport around the request that opens it); the transport answers 404
+//! to any other token naming it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::domain::shares::{Shares, Slot};
 use futures_util::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::WorkerTransport;
@@ -18,7 +24,28 @@ use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError, LocalSessionWorker,
 };
 use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// Who opens a session: the client whose share it takes and the token that
+/// owns it (`None`: no token, not owned).
+#[derive(Debug, Clone, Default)]
+pub struct Opener {
+    /// The client's key.
+    pub client: Option<Arc<str>>,
+    /// The token's name.
+    pub owner: Option<String>,
+}
+
+tokio::task_local! {
+    /// The opener of a session created while a request is served.
+    pub static OPENER: Opener;
+}
+
+/// An open session's slot of the budget and its owner.
+#[derive(Debug)]
+struct Held {
+    _slot: Slot,
+    owner: Option<String>,
+}
 
 /// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -35,14 +62,14 @@ pub enum SessionError {
 #[derive(Debug)]
 pub struct BudgetedSessions {
     inner: LocalSessionManager,
-    budget: Arc<Semaphore>,
-    held: Mutex<HashMap<SessionId, OwnedSemaphorePermit>>,
+    budget: Arc<Shares>,
+    held: Mutex<HashMap<SessionId, Held>>,
 }
 
 impl BudgetedSessions {
-    /// Sessions taking permits of `budget`, closed after `idle` without
+    /// Sessions taking slots of `budget`, closed after `idle` without
     /// traffic.
-    pub fn new(budget: Arc<Semaphore>, idle: Duration) -> Self {
+    pub fn new(budget: Arc<Shares>, idle: Duration) -> Self {
         let mut inner = LocalSessionManager::default();
         inner.session_config.keep_alive = Some(idle);
         Self {
@@ -55,6 +82,16 @@ impl BudgetedSessions {
     /// Sessions open now.
     pub fn open(&self) -> usize {
         self.held.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// The owner of session `id`: `None` when no such session is open,
+    /// `Some(None)` when it is not owned.
+    pub fn owner(&self, id: &str) -> Option<Option<String>> {
+        self.held
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .map(|held| held.owner.clone())
     }
 
     fn release(&self, id: &SessionId) {
@@ -70,16 +107,19 @@ impl SessionManager for BudgetedSessions {
     type Transport = WorkerTransport<LocalSessionWorker>;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        let permit = self
+        let opener = OPENER.try_with(Opener::clone).unwrap_or_default();
+        let slot = self
             .budget
-            .clone()
-            .try_acquire_owned()
+            .slot(opener.client)
             .map_err(|_| SessionError::Full)?;
         let (id, transport) = self.inner.create_session().await?;
-        self.held
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id.clone(), permit);
+        self.held.lock().unwrap_or_else(|p| p.into_inner()).insert(
+            id.clone(),
+            Held {
+                _slot: slot,
+                owner: opener.owner,
+            },
+        );
         Ok((id, transport))
     }
 

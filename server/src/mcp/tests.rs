@@ -59,6 +59,7 @@ fn env(tweak: impl FnOnce(&mut Config)) -> Env {
         .unwrap()
         .map(Arc::new);
     let mcp_config = config.mcp.clone();
+    let limits = config.limits.clone();
     // With the archive on (the default) the gateway has its journal and
     // archive in the data directory, so qq_search_messages is served too.
     let gw = Arc::new(if config.archive.enabled {
@@ -70,6 +71,11 @@ fn env(tweak: impl FnOnce(&mut Config)) -> Env {
         gw,
         auth,
         config: &mcp_config,
+        limits: &limits,
+        requests: crate::domain::shares::Shares::new(
+            limits.max_concurrent_requests as u64,
+            limits.share_of(limits.max_concurrent_requests as u64),
+        ),
         loopback: true,
         shutdown: stop.child_token(),
     });

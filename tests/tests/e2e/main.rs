@@ -27,6 +27,7 @@ mod proxy;
 mod read_side;
 mod redaction;
 mod send_load;
+mod shares;
 mod shutdown;
 mod tls;
 mod tools;

@@ -1,6 +1,8 @@
 //! The staging area: uploaded media on disk under `<data_dir>/staging`,
 //! each item indexed in the durable store so it survives a restart until
-//! its TTL, with a quota over everything staged or being uploaded.
+//! its TTL, with a quota over everything staged or being uploaded, of which
+//! one client (its token, or its address without authentication) holds at
+//! most its share. An upload leases quota as its bytes arrive.
 //!
 //! A finished upload (see `upload`) is renamed into
 //! `<data_dir>/staging/<media_id>` and indexed; a background sweep deletes
@@ -10,7 +12,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,6 +24,7 @@ use crate::config::MediaConfig;
 use crate::domain::caller::Caller;
 use crate::domain::clock::now_ms;
 use crate::domain::model::MediaKind;
+use crate::domain::shares::{self, Refusal, Shares};
 use crate::domain::store::Store;
 use crate::error::{Error, Kind, Result};
 
@@ -109,6 +111,10 @@ pub(super) struct MediaRecord {
     pub(super) mime: String,
     pub(super) created_ms: i64,
     pub(super) expires_ms: i64,
+    /// The client whose share of the quota the item holds (not stored:
+    /// after a restart, the token of its owner).
+    #[serde(skip)]
+    pub(super) client: Option<Arc<str>>,
 }
 
 /// The staging area of the gateway. Cheap to clone.
@@ -121,7 +127,7 @@ struct Inner {
     dir: PathBuf,
     store: Store,
     config: MediaConfig,
-    used: AtomicU64,
+    quota: Arc<Shares>,
     index: Mutex<HashMap<String, MediaRecord>>,
     active: watch::Sender<usize>,
 }
@@ -130,17 +136,30 @@ impl std::fmt::Debug for MediaStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MediaStore")
             .field("dir", &self.inner.dir)
-            .field("used", &self.inner.used.load(Ordering::Relaxed))
+            .field("used", &self.inner.quota.used())
             .finish()
     }
 }
 
 impl MediaStore {
-    /// Opens the staging area under `data_dir`, reconciling the index with
-    /// the files: temporary files of interrupted uploads, files without an
-    /// index entry, entries without a (complete) file and expired items are
-    /// removed.
+    /// Opens the staging area under `data_dir` without shares per client
+    /// (see [`MediaStore::open_shared`]).
     pub fn open(data_dir: &Path, store: Store, config: MediaConfig) -> Result<Self> {
+        let quota = config.staging_quota_bytes;
+        Self::open_shared(data_dir, store, config, quota)
+    }
+
+    /// Opens the staging area under `data_dir`, of whose quota one client
+    /// holds at most `share` bytes, reconciling the index with the files:
+    /// temporary files of interrupted uploads, files without an index
+    /// entry, entries without a (complete) file and expired items are
+    /// removed.
+    pub fn open_shared(
+        data_dir: &Path,
+        store: Store,
+        config: MediaConfig,
+        share: u64,
+    ) -> Result<Self> {
         let dir = data_dir.join(STAGING_DIR);
         std::fs::create_dir_all(&dir).map_err(|e| {
             Error::internal(format!("creating the staging directory: {e}"))
@@ -156,7 +175,8 @@ impl MediaStore {
             if rec.expires_ms <= now || !complete || !valid_id(&id) {
                 stale.push(id);
             } else {
-                index.insert(id, rec);
+                let client = rec.owner.token.as_deref().map(shares::token_client);
+                index.insert(id, MediaRecord { client, ..rec });
             }
         }
         for id in &stale {
@@ -175,13 +195,16 @@ impl MediaStore {
                 remove_quietly(&entry.path());
             }
         }
-        let used = index.values().map(|r| r.size).sum();
+        let quota = Shares::new(config.staging_quota_bytes, share);
+        for rec in index.values() {
+            quota.count(rec.client.as_ref(), rec.size);
+        }
         Ok(Self {
             inner: Arc::new(Inner {
                 dir,
                 store,
                 config,
-                used: AtomicU64::new(used),
+                quota,
                 index: Mutex::new(index),
                 active: watch::channel(0).0,
             }),
@@ -195,7 +218,12 @@ impl MediaStore {
 
     /// Bytes currently staged or being uploaded.
     pub fn used_bytes(&self) -> u64 {
-        self.inner.used.load(Ordering::Relaxed)
+        self.inner.quota.used()
+    }
+
+    /// Bytes `client` has staged or is uploading.
+    pub fn used_by(&self, client: &str) -> u64 {
+        self.inner.quota.held_by(client)
     }
 
     /// Number of staged items.
@@ -267,9 +295,9 @@ impl MediaStore {
             })
             .await?;
         let mut index = self.index();
-        for (id, size) in &expired {
-            if index.remove(id).is_some() {
-                self.inner.used.fetch_sub(*size, Ordering::Relaxed);
+        for (id, _) in &expired {
+            if let Some(rec) = index.remove(id) {
+                self.inner.quota.give_back(rec.client.as_ref(), rec.size);
             }
         }
         tracing::debug!(count = ids.len(), "swept expired media");
@@ -484,23 +512,43 @@ impl Drop for ActiveUpload {
 /// Bytes of the staging quota held by one upload; returned when dropped.
 pub(super) struct QuotaLease {
     inner: Arc<Inner>,
+    client: Option<Arc<str>>,
     held: u64,
 }
 
 impl std::fmt::Debug for QuotaLease {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("QuotaLease")
+            .field("client", &self.client)
             .field("held", &self.held)
             .finish()
     }
 }
 
 impl QuotaLease {
-    pub(super) fn new(media: &MediaStore) -> Self {
+    /// A lease of nothing yet, for `client`.
+    pub(super) fn new(media: &MediaStore, client: Option<Arc<str>>) -> Self {
         Self {
             inner: media.inner.clone(),
+            client,
             held: 0,
         }
+    }
+
+    /// The client it leases for.
+    pub(super) fn client(&self) -> Option<Arc<str>> {
+        self.client.clone()
+    }
+
+    /// Fails when `more` bytes would not fit now (the quota, or the
+    /// client's share), leasing nothing.
+    pub(super) fn check_room(&self, more: u64) -> Result<()> {
+        let quota = &self.inner.quota;
+        quota
+            .take(self.client.as_ref(), more)
+            .map_err(quota_exceeded)?;
+        quota.give_back(self.client.as_ref(), more);
+        Ok(())
     }
 
     /// Makes sure at least `total` bytes are held.
@@ -508,22 +556,10 @@ impl QuotaLease {
         if total <= self.held {
             return Ok(());
         }
-        let extra = total - self.held;
-        let quota = self.inner.config.staging_quota_bytes;
         self.inner
-            .used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                used.checked_add(extra).filter(|n| *n <= quota)
-            })
-            .map_err(|used| {
-                Error::new(
-                    Kind::StagingQuotaExceeded,
-                    format!("the staging area is full ({used} of {quota} bytes used)"),
-                )
-                .with("quota_bytes", quota)
-                .with("used_bytes", used)
-                .retry_after(Duration::from_secs(60))
-            })?;
+            .quota
+            .take(self.client.as_ref(), total - self.held)
+            .map_err(quota_exceeded)?;
         self.held = total;
         Ok(())
     }
@@ -534,10 +570,30 @@ impl QuotaLease {
     }
 }
 
+fn quota_exceeded(refusal: Refusal) -> Error {
+    match refusal {
+        Refusal::Full { used, total } => Error::new(
+            Kind::StagingQuotaExceeded,
+            format!("the staging area is full ({used} of {total} bytes used)"),
+        )
+        .with("quota_bytes", total)
+        .with("used_bytes", used),
+        Refusal::Share { held, share } => Error::new(
+            Kind::StagingQuotaExceeded,
+            format!(
+                "this client's share of the staging area is full ({held} of {share} bytes used; limits.max_share_per_client)"
+            ),
+        )
+        .with("share_bytes", share)
+        .with("used_bytes", held),
+    }
+    .retry_after(Duration::from_secs(60))
+}
+
 impl Drop for QuotaLease {
     fn drop(&mut self) {
         if self.held > 0 {
-            self.inner.used.fetch_sub(self.held, Ordering::AcqRel);
+            self.inner.quota.give_back(self.client.as_ref(), self.held);
         }
     }
 }

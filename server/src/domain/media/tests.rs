@@ -376,3 +376,50 @@ fn file_names_are_sanitised() {
     assert_eq!(sanitize_file_name(".."), "");
     assert_eq!(sanitize_file_name(&"é".repeat(300)).len(), 254);
 }
+
+#[tokio::test]
+async fn an_upload_leases_the_bytes_that_arrived_not_what_it_declares() {
+    let dir = tempfile::tempdir().unwrap();
+    let media = open(dir.path(), config());
+    let declared = UploadHeader {
+        size: Some(256 * 1024),
+        ..header(MediaKind::File)
+    };
+    let mut a = media.begin(owner(), declared.clone()).unwrap();
+    a.write(vec![0; 10]).await.unwrap();
+    assert_eq!(media.used_bytes(), 10);
+    // Declared sizes hold nothing: both fit while their bytes do.
+    let mut b = media.begin(owner(), declared).unwrap();
+    b.write(vec![0; 10]).await.unwrap();
+    assert_eq!(media.used_bytes(), 20);
+    drop((a, b));
+    assert_eq!(media.used_bytes(), 0);
+}
+
+#[tokio::test]
+async fn one_client_stages_at_most_its_share_of_the_quota() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    // 512 KiB of quota, 128 KiB per client.
+    let media = MediaStore::open_shared(dir.path(), store, config(), 128 * 1024).unwrap();
+    let token = |name: &str| MediaOwner {
+        account_id: "default".into(),
+        token: Some(name.into()),
+    };
+    let mut a = media.begin(token("a"), header(MediaKind::File)).unwrap();
+    a.write(vec![0; 100 * 1024]).await.unwrap();
+    let err = a.write(vec![0; 50 * 1024]).await.unwrap_err();
+    assert_eq!(err.kind, Kind::StagingQuotaExceeded);
+    assert_eq!(err.meta("share_bytes"), Some("131072"));
+    let declared = UploadHeader {
+        size: Some(50 * 1024),
+        ..header(MediaKind::File)
+    };
+    let err = media.begin(token("a"), declared.clone()).unwrap_err();
+    assert_eq!(err.kind, Kind::StagingQuotaExceeded);
+    // Another client still has its share.
+    let mut b = media.begin(token("b"), declared).unwrap();
+    b.write(vec![0; 50 * 1024]).await.unwrap();
+    assert_eq!(media.used_by("token:a"), 100 * 1024);
+    assert_eq!(media.used_by("token:b"), 50 * 1024);
+}

@@ -15,6 +15,7 @@ use super::staging::{
 };
 use crate::domain::clock::now_ms;
 use crate::domain::model::MediaKind;
+use crate::domain::shares;
 use crate::error::{Error, Kind, Result};
 
 /// Bytes of an upload that may wait in memory for the disk writer.
@@ -34,9 +35,24 @@ pub struct UploadHeader {
 }
 
 impl MediaStore {
-    /// Starts an upload. Fails at once when the declared size is over the
-    /// kind's limit or the quota, or the declared SHA-256 is malformed.
+    /// Starts an upload for the client of `owner`'s token (see
+    /// [`MediaStore::begin_as`]).
     pub fn begin(&self, owner: MediaOwner, header: UploadHeader) -> Result<Upload> {
+        let client = owner.token.as_deref().map(shares::token_client);
+        self.begin_as(owner, client, header)
+    }
+
+    /// Starts an upload whose bytes count against `client`'s share of the
+    /// quota. Fails at once when the declared size is over the kind's limit
+    /// or does not fit the quota (or the client's share) now, or the
+    /// declared SHA-256 is malformed. Quota is leased as the bytes arrive,
+    /// never for what the header declares.
+    pub fn begin_as(
+        &self,
+        owner: MediaOwner,
+        client: Option<Arc<str>>,
+        header: UploadHeader,
+    ) -> Result<Upload> {
         let limit = self.limit(header.kind);
         if let Some(sha) = &header.sha256
             && (sha.len() != 64 || !sha.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
@@ -51,9 +67,9 @@ impl MediaStore {
         {
             return Err(too_large(header.kind, limit).with("declared", size));
         }
-        let mut quota = QuotaLease::new(self);
+        let quota = QuotaLease::new(self, client);
         if let Some(size) = header.size {
-            quota.grow_to(size)?;
+            quota.check_room(size)?;
         }
         let (temp, file) = self.create_temp()?;
         let active = ActiveUpload::new(self);
@@ -230,6 +246,7 @@ impl Upload {
             mime,
             created_ms: now,
             expires_ms: now.saturating_add(ttl_ms),
+            client: self.quota.client(),
         };
         let Upload {
             media,
