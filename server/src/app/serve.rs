@@ -81,6 +81,7 @@ pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Resu
             &config.auth,
         ))
         .layer(grpc::limits::LimitsLayer::new(limits))
+        .layer(grpc::decode::DecodeErrorLayer)
         .add_routes(routes);
     let incoming = TcpIncoming::from(listener)
         .with_nodelay(Some(true))

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod body;
 pub mod convert;
 pub mod deadline;
+pub mod decode;
 pub mod event;
 pub mod group;
 pub mod limits;
