@@ -1,6 +1,7 @@
 //! Secrets never reach logs or error messages: the gateway runs in this
-//! process with every log event (all crates, TRACE) captured in text and in
-//! JSON, while clients send good, wrong and malformed bearer tokens, and the
+//! process with every log event (all crates, TRACE, `log`-crate records
+//! through the tracing-log bridge as the binary installs it) captured in
+//! text and in JSON, while clients send good, wrong and malformed bearer tokens, and the
 //! config carries OneBot access tokens (header and URL query forms).
 
 use std::io::Write;
@@ -125,6 +126,10 @@ fn capture_on_this_thread(
 }
 
 async fn run(format: LogFormat) -> (String, Vec<String>) {
+    // The `log` records of dependencies (tungstenite's handshake among
+    // them) reach the thread's dispatcher as the binary's `init` makes them
+    // do; another test may have installed the bridge already.
+    let _ = tracing_log::LogTracer::init();
     let capture = Capture::default();
     let writer = capture.clone();
     let dispatch = tracing::Dispatch::new(subscriber(
@@ -156,6 +161,10 @@ async fn secrets_stay_out_of_text_logs_and_errors() {
     assert!(logs.contains("redaction-test-1"), "request ids are logged");
     assert!(logs.contains("UNAUTHENTICATED"), "refusals are logged");
     assert!(logs.contains("<redacted>"), "the config is logged redacted");
+    assert!(
+        logs.contains("Client handshake done"),
+        "tungstenite's `log` records are captured:\n{logs}"
+    );
     assert_clean("text logs", &logs);
     // Three bad credentials on two RPCs at least (the good token may also
     // meet errors from handlers).
