@@ -102,6 +102,15 @@ impl MediaSource {
     }
 }
 
+/// Opens `path` for reading without blocking on a special file.
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    options.open(path)
+}
+
 fn io_err(what: &str, e: std::io::Error) -> Error {
     Error::internal(format!("{what}: {e}"))
 }
@@ -321,29 +330,45 @@ impl Resolver {
         let field = field.to_string();
         let raw = raw.to_string();
         tokio::task::spawn_blocking(move || -> Result<MediaPayload> {
-            let not_found = || {
+            // A path outside the roots and a path that does not exist get
+            // the same answer: anything else would tell a caller which
+            // files exist anywhere on the machine.
+            let forbidden = || {
+                Error::new(
+                    Kind::PathForbidden,
+                    "the path is outside the configured media roots or does not exist",
+                )
+                .with("path", &raw)
+                .with("field", &field)
+            };
+            let not_a_file = || {
                 Error::new(
                     Kind::PathNotFound,
-                    "the path does not exist or is not a regular file",
+                    "the path under the media roots is not a readable regular file",
                 )
                 .with("path", &raw)
                 .with("field", &field)
             };
             // Canonicalising resolves `..` and every symlink; what is left
             // must lie under a (canonical) root.
-            let canonical = std::fs::canonicalize(&path).map_err(|_| not_found())?;
+            let canonical = std::fs::canonicalize(&path).map_err(|_| forbidden())?;
             if !roots.iter().any(|r| canonical.starts_with(r)) {
-                return Err(Error::new(
-                    Kind::PathForbidden,
-                    "the path is outside the configured media roots",
-                )
-                .with("path", &raw)
-                .with("field", &field));
+                return Err(forbidden());
             }
-            let mut file = std::fs::File::open(&canonical).map_err(|_| not_found())?;
-            let meta = file.metadata().map_err(|_| not_found())?;
+            // Special files (FIFOs, devices, sockets) are refused before
+            // they are opened: opening a FIFO blocks until a writer comes.
+            // The canonical path has no symlink left, so this is the file's
+            // own type.
+            let meta = std::fs::symlink_metadata(&canonical).map_err(|_| forbidden())?;
             if !meta.is_file() {
-                return Err(not_found());
+                return Err(not_a_file());
+            }
+            // Non-blocking, in case the file is swapped for a FIFO between
+            // the check and the open; the handle's own type is checked again.
+            let mut file = open_nonblocking(&canonical).map_err(|_| not_a_file())?;
+            let meta = file.metadata().map_err(|_| not_a_file())?;
+            if !meta.is_file() {
+                return Err(not_a_file());
             }
             if meta.len() > limit {
                 return Err(too_large(kind, limit)
