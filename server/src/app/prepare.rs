@@ -79,6 +79,11 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     let store = Store::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
     // The OneBot adapter's own store: the way back for message ids it had
     // to map into an int64.
+    crate::domain::store::refuse_empty(
+        &data_dir.join(crate::onebot::ids::STORE_FILE),
+        "the way back from the numbers given to the peer's non-numeric message ids",
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     crate::onebot::ids::persist_in(data_dir)
         .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
     let media = MediaStore::open(data_dir, store.clone(), config.media.clone())

@@ -64,6 +64,7 @@ impl Store {
                 .with("path", data_dir.display())
         })?;
         let path = data_dir.join(STORE_FILE);
+        refuse_empty(&path, "the offline queue and the idempotency records")?;
         let db = open_db(&path).map_err(|e| open_error(&path, e))?;
         Ok(Self {
             db: Arc::new(RwLock::new(Some(Arc::new(db)))),
@@ -214,6 +215,26 @@ fn open_db(path: &Path) -> std::result::Result<Database, redb::Error> {
     Ok(db)
 }
 
+/// Refuses a store file that exists with zero length. Every store the
+/// gateway writes has a header once created, so an empty file was cut
+/// short (a full disk, a failed copy or restore); opening it would start an
+/// empty store over it and silently lose `lost`. The file is left as it is;
+/// the error names it, what is lost and the remedy.
+pub fn refuse_empty(path: &Path, lost: &str) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() && meta.len() == 0 => {
+            let p = path.display();
+            Err(Error::internal(format!(
+                "the store file {p} is empty (zero bytes): it was truncated (a full disk, a failed copy or restore). \
+                 The gateway left it untouched and does not start with an empty store over it, which would lose {lost}. \
+                 Restore it from a backup, or move it aside (`mv {p} {p}.broken`) to start with an empty one"
+            ))
+            .with("path", p))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The error of a store file that cannot be opened: which file, why, and
 /// what the operator can do. The file itself is left untouched.
 fn open_error(path: &Path, e: redb::Error) -> Error {
@@ -283,6 +304,19 @@ mod tests {
         assert!(err.message.contains(".broken"), "{err}");
         assert_eq!(err.meta("path"), Some(file.display().to_string().as_str()));
         assert_eq!(std::fs::read(&file).unwrap(), junk);
+    }
+
+    #[test]
+    fn an_empty_store_file_is_refused_with_its_path_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(STORE_FILE);
+        std::fs::write(&file, b"").unwrap();
+        let err = Store::open(dir.path()).unwrap_err();
+        assert!(err.message.contains(&file.display().to_string()), "{err}");
+        assert!(err.message.contains("empty (zero bytes)"), "{err}");
+        assert!(err.message.contains("offline queue"), "{err}");
+        assert!(err.message.contains(".broken"), "{err}");
+        assert_eq!(std::fs::metadata(&file).unwrap().len(), 0);
     }
 
     #[test]

@@ -62,3 +62,69 @@ async fn malformed_protobuf_is_invalid_argument_not_internal() {
     }
     gw.stop().await.unwrap();
 }
+
+/// Starts the gateway on `data_dir` and returns the error it stops with.
+async fn start_error(data_dir: &std::path::Path) -> String {
+    let mut config = Config::default();
+    config.server.data_dir = data_dir.to_path_buf();
+    config.accounts.insert(
+        "default".into(),
+        onebot_gateway::config::AccountConfig {
+            ws_url: Some("ws://127.0.0.1:9/".into()),
+            ..Default::default()
+        },
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let run = onebot_gateway::app::run_with(
+        config,
+        onebot_gateway::app::Listeners {
+            grpc: listener,
+            metrics: None,
+        },
+        std::future::pending(),
+    );
+    let result = tokio::time::timeout(std::time::Duration::from_secs(20), run)
+        .await
+        .expect("the gateway refuses at once");
+    format!(
+        "{:#}",
+        result.expect_err("the gateway must refuse a broken store")
+    )
+}
+
+/// Every store file that exists with zero length (a truncation: the
+/// gateway never leaves one empty) is refused at start, and a store that is
+/// not a database names the file, what is lost and how to go on; the file
+/// is left as it was.
+#[tokio::test]
+async fn an_empty_or_corrupted_store_file_is_refused_naming_it_and_the_remedy() {
+    let garbage = b"this is not a database at all".repeat(200);
+    let cases: [(&str, &[u8], &str); 6] = [
+        ("gateway.redb", b"", "offline queue"),
+        ("onebot-ids.redb", b"", "message ids"),
+        ("journal.sqlite3", b"", "events not yet archived"),
+        ("archive.sqlite3", b"", "archived messages"),
+        ("journal.sqlite3", &garbage, "events not yet archived"),
+        ("archive.sqlite3", &garbage, "archived messages"),
+    ];
+    for (name, bytes, lost) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(name);
+        std::fs::write(&file, bytes).unwrap();
+        let error = start_error(dir.path()).await;
+        let what = format!("{name} of {} bytes", bytes.len());
+        assert!(
+            error.contains(&file.display().to_string()),
+            "{what}: the error names the file: {error}"
+        );
+        assert!(
+            error.contains(lost) && error.contains("backup") && error.contains(".broken"),
+            "{what}: the error says what is lost and what to do: {error}"
+        );
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            bytes,
+            "{what}: left as it was"
+        );
+    }
+}
