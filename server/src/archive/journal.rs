@@ -169,6 +169,7 @@ impl SqliteJournal {
         let path = data_dir.join(JOURNAL_FILE);
         // SQLite takes an empty file for an empty database.
         crate::domain::store::refuse_empty(&path, lost_with("journal"))?;
+        crate::domain::store::create_private_file(&path)?;
         let (write, read) = {
             let err = db_err(&path);
             let write = connect(&path).map_err(&err)?;

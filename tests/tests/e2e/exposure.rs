@@ -8,6 +8,7 @@
 //! watches without a token are capped.
 
 use onebot_gateway::config::Config;
+use onebot_gateway_client::pb;
 use onebot_gateway_tests::TestGateway;
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -126,5 +127,84 @@ async fn an_empty_or_corrupted_store_file_is_refused_naming_it_and_the_remedy() 
             bytes,
             "{what}: left as it was"
         );
+    }
+}
+
+/// A PNG: the magic header, then filler.
+fn png(len: usize) -> Vec<u8> {
+    let mut v = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    v.resize(len, 0x5a);
+    v
+}
+
+/// Everything under `dir` (itself included) with its permission bits.
+fn modes(dir: &std::path::Path) -> Vec<(std::path::PathBuf, bool, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::symlink_metadata(dir).unwrap();
+    let mut out = vec![(
+        dir.to_path_buf(),
+        meta.is_dir(),
+        meta.permissions().mode() & 0o777,
+    )];
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            out.extend(modes(&entry.unwrap().path()));
+        }
+    }
+    out
+}
+
+/// The data directory, its stores (with SQLite's -wal and -shm files),
+/// the staging area and a staged upload are owner-only: 0700 directories,
+/// 0600 files, whatever the process's umask.
+#[tokio::test]
+async fn data_files_and_directories_are_owner_only() {
+    use pb::upload_media_request::Payload;
+    let temp = tempfile::tempdir().unwrap();
+    let data = temp.path().join("state").join("data");
+    let mut config = Config::default();
+    config.server.data_dir = data.clone();
+    let gw = TestGateway::start(config).await;
+    let bytes = png(3000);
+    let upload = vec![
+        pb::UploadMediaRequest {
+            payload: Some(Payload::Header(pb::UploadMediaHeader {
+                kind: pb::MediaKind::Image as i32,
+                file_name: "a.png".into(),
+                size: Some(bytes.len() as i64),
+                ..Default::default()
+            })),
+        },
+        pb::UploadMediaRequest {
+            payload: Some(Payload::Chunk(bytes)),
+        },
+    ];
+    gw.media()
+        .upload_media(tokio_stream::iter(upload))
+        .await
+        .unwrap();
+    let all = modes(temp.path().join("state").as_path());
+    gw.stop().await.unwrap();
+    let names: Vec<String> = all
+        .iter()
+        .map(|(p, _, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for expected in [
+        "data",
+        "gateway.redb",
+        "onebot-ids.redb",
+        "journal.sqlite3",
+        "journal.sqlite3-wal",
+        "archive.sqlite3",
+    ] {
+        assert!(names.iter().any(|n| n == expected), "{expected} in {all:?}");
+    }
+    assert!(
+        all.iter().filter(|(_, dir, _)| !dir).count() >= 7,
+        "a staged file among them: {all:?}"
+    );
+    for (path, dir, mode) in &all {
+        let want = if *dir { 0o700 } else { 0o600 };
+        assert_eq!(*mode, want, "{}: {mode:o}", path.display());
     }
 }

@@ -142,7 +142,7 @@ impl MediaStore {
     /// removed.
     pub fn open(data_dir: &Path, store: Store, config: MediaConfig) -> Result<Self> {
         let dir = data_dir.join(STAGING_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| {
+        crate::domain::store::create_private_dir(&dir).map_err(|e| {
             Error::internal(format!("creating the staging directory: {e}"))
                 .with("path", dir.display())
         })?;
@@ -324,7 +324,7 @@ impl MediaStore {
             .inner
             .dir
             .join(format!("{TEMP_PREFIX}{}", random_hex(16)));
-        let file = std::fs::OpenOptions::new()
+        let file = crate::domain::store::private_file_options()
             .write(true)
             .create_new(true)
             .open(&path)
