@@ -208,3 +208,131 @@ async fn data_files_and_directories_are_owner_only() {
         assert_eq!(*mode, want, "{}: {mode:o}", path.display());
     }
 }
+
+/// Adds `authorization: Bearer <token>` to every call.
+fn bearer(
+    token: &'static str,
+) -> impl FnMut(tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> + Clone {
+    move |mut req: tonic::Request<()>| {
+        let value = format!("Bearer {token}").parse().unwrap();
+        req.metadata_mut().insert("authorization", value);
+        Ok(req)
+    }
+}
+
+const ALL_CHATS: &str = "all-chats-token-0123456789";
+const GROUP_A_ONLY: &str = "group-a-token-0123456789ab";
+
+/// A token scoped to group A cannot send a picture received in group B by
+/// its media id, nor quote B's message, in a send to A: PERMISSION_DENIED
+/// TOKEN_SCOPE, without naming B, and nothing reaches the peer. A token
+/// that may use B can.
+#[tokio::test]
+async fn received_media_and_quotes_keep_the_scope_of_their_chat() {
+    use onebot_gateway::config::{Access, TokenConfig};
+    use onebot_sandbox::{EXAMPLE_GROUP, Flavor, MediaKind, SANDBOX_GROUP, sample_media};
+    const A: i64 = SANDBOX_GROUP;
+    const B: i64 = EXAMPLE_GROUP;
+    let sb = onebot_gateway_tests::sandbox(Flavor::NapCat).await;
+    let mut config = onebot_gateway_tests::config_for(&sb, &[A, B]);
+    config.media.allow_private_urls = true;
+    let mut scoped = TokenConfig::inline("group-a", GROUP_A_ONLY, &["*"], Access::ReadWrite);
+    scoped.groups = Some(vec![A]);
+    config.auth.tokens = vec![
+        TokenConfig::inline("all", ALL_CHATS, &["*"], Access::ReadWrite),
+        scoped,
+    ];
+    let gw = TestGateway::start(config).await;
+    let all = gw.channel.clone();
+    let mut stream = pb::event_service_client::EventServiceClient::with_interceptor(
+        all.clone(),
+        bearer(ALL_CHATS),
+    )
+    .stream_events(pb::StreamEventsRequest {
+        kinds: vec![pb::EventKind::Message as i32],
+        ..Default::default()
+    })
+    .await
+    .unwrap()
+    .into_inner();
+    let control = sb.control();
+    let image = control.store_media(
+        MediaKind::Image,
+        sample_media(MediaKind::Image, 5_000),
+        "b.png",
+    );
+    let message_id = control.inject_group_message(B, 10003, serde_json::json!([image]));
+    let message = loop {
+        let event = crate::events::next_event(&mut stream).await;
+        if let Some(pb::event::Kind::Message(m)) = event.kind {
+            break m.message.unwrap();
+        }
+    };
+    let Some(pb::segment::Kind::Image(seg)) = &message.segments[0].kind else {
+        panic!("an image: {message:?}");
+    };
+    let media_id = seg.media_id.clone();
+    // Captured: the bytes are the gateway's.
+    let mut download = pb::media_service_client::MediaServiceClient::with_interceptor(
+        all.clone(),
+        bearer(ALL_CHATS),
+    )
+    .download_media(pb::DownloadMediaRequest {
+        account_id: String::new(),
+        target: Some(pb::download_media_request::Target::MediaId(
+            media_id.clone(),
+        )),
+    })
+    .await
+    .unwrap()
+    .into_inner();
+    while download.message().await.unwrap().is_some() {}
+
+    let image_of_b = pb::SendMessageRequest {
+        group_id: Some(A),
+        images: vec![pb::MediaSource {
+            source: Some(pb::media_source::Source::MediaId(media_id.clone())),
+        }],
+        ..Default::default()
+    };
+    let quote_of_b = pb::SendMessageRequest {
+        group_id: Some(A),
+        text: "re".into(),
+        reply_to_message_id: Some(message_id),
+        ..Default::default()
+    };
+    control.clear_actions();
+    control.clear_media();
+    let mut scoped = pb::message_service_client::MessageServiceClient::with_interceptor(
+        all.clone(),
+        bearer(GROUP_A_ONLY),
+    );
+    for (what, request) in [("image", image_of_b.clone()), ("quote", quote_of_b)] {
+        let status = scoped.send_message(request).await.unwrap_err();
+        assert_eq!(status.code(), Code::PermissionDenied, "{what}: {status:?}");
+        assert_eq!(
+            onebot_gateway_tests::reason(&status),
+            "TOKEN_SCOPE",
+            "{what}"
+        );
+        assert!(
+            !status.message().contains(&B.to_string()),
+            "{what}: B is not named: {status:?}"
+        );
+    }
+    let sent: Vec<_> = control
+        .actions()
+        .into_iter()
+        .filter(|a| a.action.starts_with("send_"))
+        .collect();
+    assert!(sent.is_empty(), "nothing sent: {sent:?}");
+    assert!(control.received_media().is_empty());
+    // The token that may use B may forward it.
+    pb::message_service_client::MessageServiceClient::with_interceptor(all, bearer(ALL_CHATS))
+        .send_message(image_of_b)
+        .await
+        .unwrap();
+    assert_eq!(control.received_media().len(), 1);
+    gw.stop().await.unwrap();
+    sb.shutdown().await;
+}

@@ -13,8 +13,9 @@ use url::Url;
 
 use super::ids::MediaIds;
 use super::kind::{SNIFF_BYTES, check_kind, sanitize_file_name, sniff, too_large};
-use super::received::{Lookup, ReceivedStore};
+use super::received::{Lookup, ReceivedStore, StoredItem};
 use super::staging::{MediaOwner, MediaStore, TransientMedia};
+use crate::domain::caller::Caller;
 use crate::domain::model::media::read_full;
 use crate::domain::model::{MediaKind, MediaPayload};
 use crate::domain::ports::MediaSink;
@@ -170,6 +171,7 @@ impl Resolver {
     async fn resolve_received(
         &self,
         owner: &MediaOwner,
+        caller: &Caller,
         kind: MediaKind,
         id: &str,
         limit: u64,
@@ -200,7 +202,12 @@ impl Resolver {
         }
         let until = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
         let _ = received.wait(&owner.account_id, id, Some(until)).await;
-        let item = match received.lookup(&owner.account_id, id) {
+        let lookup = received.lookup(&owner.account_id, id);
+        // The caller's chat scope holds for the chat the media came from.
+        if let Lookup::Stored(StoredItem { chat, .. }) | Lookup::Gone(_, _, chat) = &lookup {
+            caller.check_source_chat(*chat, &format!("the received media id {id}"))?;
+        }
+        let item = match lookup {
             Lookup::Stored(item) => item,
             Lookup::Gone(super::received::Gone::Expired, ..) => {
                 return Err(not_kept(
@@ -241,10 +248,13 @@ impl Resolver {
         ))
     }
 
-    /// Resolves one source as `kind` for `owner`; `field` names it in errors.
+    /// Resolves one source as `kind` for `owner` and `caller` (whose chat
+    /// scope holds for the chat a received media id came from); `field`
+    /// names it in errors.
     pub async fn resolve(
         &self,
         owner: &MediaOwner,
+        caller: &Caller,
         kind: MediaKind,
         source: &MediaSource,
         field: &str,
@@ -253,7 +263,7 @@ impl Resolver {
         let with_field = |e: Error| e.with("field", field);
         match source {
             MediaSource::MediaId(id) if MediaIds::is_received(id) => self
-                .resolve_received(owner, kind, id, limit)
+                .resolve_received(owner, caller, kind, id, limit)
                 .await
                 .map_err(with_field),
             MediaSource::MediaId(id) => {

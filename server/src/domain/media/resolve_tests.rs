@@ -51,6 +51,7 @@ async fn resolve(s: &Setup, kind: MediaKind, path: &Path) -> Result<MediaPayload
     s.resolver
         .resolve(
             &MediaOwner::account("default"),
+            &crate::domain::caller::Caller::anonymous(),
             kind,
             &MediaSource::Path(path.to_string_lossy().into_owned()),
             "images[0]",
