@@ -314,6 +314,11 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "a reverse account is dialled by the implementation; remove ws_url or reverse",
     ),
     (
+        "[reverse_ws]\nlisten = \"0.0.0.0:8082\"\n[accounts.a]\nreverse = true\nself_id = 1",
+        "accounts.a.access_token",
+        "a reverse account needs an access_token when reverse_ws.listen (0.0.0.0:8082) is not a loopback address: anyone who reaches the listener could connect as this bot",
+    ),
+    (
         "[accounts.a]\nflavor = \"qq\"",
         "accounts.a.flavor",
         "unknown flavor \"qq\"; expected auto, napcat, llonebot, lagrange, snowluma, go-cqhttp or generic",
@@ -770,6 +775,8 @@ const ACCEPTED: &[&str] = &[
     "[server]\nworker_threads = 1",
     "[server]\nworker_threads = 1024",
     "[reverse_ws]\n[accounts.a]\nreverse = true\nself_id = 1",
+    "[reverse_ws]\nlisten = \"[::1]:8082\"\n[accounts.a]\nreverse = true\nself_id = 1",
+    "[reverse_ws]\nlisten = \"0.0.0.0:8082\"\n[accounts.a]\nreverse = true\nself_id = 1\naccess_token = \"t\"",
     "[accounts.a]\nflavor = \" LLBot \"",
     "[accounts.a]\nflavor = \"\"",
     "[accounts.a]\nbackoff_min_ms = 10000",

@@ -336,3 +336,97 @@ async fn received_media_and_quotes_keep_the_scope_of_their_chat() {
     gw.stop().await.unwrap();
     sb.shutdown().await;
 }
+
+/// Dials the reverse listener at `addr` as bot 42 with `token`; the HTTP
+/// status of a refused upgrade.
+async fn dial_reverse(
+    addr: std::net::SocketAddr,
+    token: &str,
+) -> Result<
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+    u16,
+> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{addr}/onebot/v11/ws")
+        .into_client_request()
+        .unwrap();
+    req.headers_mut().insert("x-self-id", "42".parse().unwrap());
+    req.headers_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    match tokio_tungstenite::connect_async(req).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => Err(resp.status().as_u16()),
+        Err(e) => panic!("dial failed: {e}"),
+    }
+}
+
+/// Plays the implementation on `ws`: answers whatever the gateway asks.
+fn answer_as_bot(
+    mut ws: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+) -> tokio::task::JoinHandle<()> {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    tokio::spawn(async move {
+        while let Some(Ok(Message::Text(text))) = ws.next().await {
+            let req: serde_json::Value = serde_json::from_str(text.as_str()).unwrap();
+            let data = match req["action"].as_str() {
+                Some("get_login_info") => serde_json::json!({"user_id": 42, "nickname": "rev"}),
+                Some("get_version_info") => serde_json::json!({"app_name": "NapCat.Onebot"}),
+                _ => serde_json::json!([]),
+            };
+            let reply = serde_json::json!({"status": "ok", "retcode": 0, "data": data, "echo": req["echo"]});
+            if ws.send(Message::text(reply.to_string())).await.is_err() {
+                break;
+            }
+        }
+    })
+}
+
+/// While a reverse connection of bot 42 is attached, a second one with the
+/// same X-Self-ID and the right token is refused (HTTP 409), and the
+/// account stays on the first; once the first ends, a new one is accepted.
+#[tokio::test]
+async fn a_second_reverse_connection_cannot_take_over_the_account() {
+    const TOKEN: &str = "reverse-token-0123456789";
+    // A free port for the listener (bound by the gateway next).
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let mut config = Config::default();
+    config.reverse_ws = Some(onebot_gateway::config::ReverseWsConfig {
+        listen: addr,
+        ..Default::default()
+    });
+    config.accounts.insert(
+        "rev".into(),
+        onebot_gateway::config::AccountConfig {
+            reverse: true,
+            self_id: Some(42),
+            access_token: Some(onebot_gateway::config::Secret::new(TOKEN)),
+            ..Default::default()
+        },
+    );
+    let gw = TestGateway::start(config).await;
+    let first = answer_as_bot(
+        dial_reverse(addr, TOKEN)
+            .await
+            .expect("the first is accepted"),
+    );
+    gw.wait_state("rev", pb::ConnectionState::Connected).await;
+    for _ in 0..3 {
+        assert_eq!(dial_reverse(addr, TOKEN).await.err(), Some(409));
+    }
+    let account = gw.account("rev").await;
+    assert_eq!(account.state(), pb::ConnectionState::Connected);
+    // The first goes away: a replacement is accepted.
+    first.abort();
+    let _ = first.await;
+    gw.wait_state("rev", pb::ConnectionState::Connecting).await;
+    let second = answer_as_bot(dial_reverse(addr, TOKEN).await.expect("a replacement"));
+    gw.wait_state("rev", pb::ConnectionState::Connected).await;
+    second.abort();
+    gw.stop().await.unwrap();
+}

@@ -376,6 +376,24 @@ impl Inner {
         ws: WebSocketStream<S>,
         role: ClientRole,
     ) {
+        // The handshake already refused a second connection while one was
+        // attached (409); this settles two that passed it at once.
+        let Some(_attached) = self.reverse_attached.take(role) else {
+            tracing::warn!(
+                account_id = %self.id,
+                ?role,
+                "a second reverse connection with this X-Self-ID refused: one is attached"
+            );
+            let mut ws = ws;
+            let _ = ws
+                .close(Some(tokio_tungstenite::tungstenite::protocol::CloseFrame {
+                    code:
+                        tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode::Policy,
+                    reason: "a connection with this X-Self-ID is attached".into(),
+                }))
+                .await;
+            return;
+        };
         if role == ClientRole::Event {
             // Events only: run the session for its frames, never route calls.
             let liveness = Liveness {
