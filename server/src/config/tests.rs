@@ -28,6 +28,8 @@ fn defaults_validate() {
     assert_eq!(c.archive.max_bytes, 1024 * 1024 * 1024);
     assert_eq!(c.archive.backfill_max_messages, 500);
     assert!(c.archive.url.is_none() && c.archive.chats.is_empty());
+    assert_eq!(c.limits.max_anonymous_health_watches, 128);
+    assert_eq!(c.limits.max_anonymous_health_watches_per_address, 16);
 }
 
 #[test]
@@ -557,6 +559,16 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "[limits]\nmax_event_streams = 0",
         "limits.max_event_streams",
         "must be positive",
+    ),
+    (
+        "[limits]\nmax_anonymous_health_watches = 0",
+        "limits.max_anonymous_health_watches",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_anonymous_health_watches_per_address = 129",
+        "limits.max_anonymous_health_watches_per_address",
+        "must be at most limits.max_anonymous_health_watches",
     ),
     (
         "[limits]\nmax_event_streams_per_client = 0",

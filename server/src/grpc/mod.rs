@@ -10,6 +10,7 @@ pub mod deadline;
 pub mod decode;
 pub mod event;
 pub mod group;
+pub mod health;
 pub mod limits;
 pub mod media;
 pub mod message;

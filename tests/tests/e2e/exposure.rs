@@ -430,3 +430,65 @@ async fn a_second_reverse_connection_cannot_take_over_the_account() {
     second.abort();
     gw.stop().await.unwrap();
 }
+
+/// With authentication on, an account's health name answers a caller
+/// without a token as an unknown service does, for a configured id and an
+/// unknown one alike (Check and Watch); a token allowed the account sees
+/// it. Watches without a token are capped per address; a token's are not.
+#[tokio::test]
+async fn health_names_are_hidden_and_watches_without_a_token_capped() {
+    use onebot_gateway::config::{Access, TokenConfig};
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let mut config = Config::default();
+    config.auth.tokens = vec![TokenConfig::inline(
+        "all",
+        ALL_CHATS,
+        &["default"],
+        Access::ReadOnly,
+    )];
+    config.limits.max_anonymous_health_watches = 3;
+    config.limits.max_anonymous_health_watches_per_address = 2;
+    let gw = TestGateway::start(config).await;
+    let request = |service: &str| HealthCheckRequest {
+        service: service.into(),
+    };
+    let mut open = gw.health();
+    let mut with_token = HealthClient::with_interceptor(gw.channel.clone(), bearer(ALL_CHATS));
+    let mut answers = Vec::new();
+    for name in [
+        "onebot.gateway.v1.account.default",
+        "onebot.gateway.v1.account.nope",
+    ] {
+        let check = open.check(request(name)).await.unwrap_err();
+        let watch = open.watch(request(name)).await.unwrap_err();
+        for status in [&check, &watch] {
+            assert_eq!(status.code(), Code::NotFound, "{name}: {status:?}");
+            answers.push(status.message().to_string());
+        }
+    }
+    answers.dedup();
+    assert_eq!(answers, ["service not registered"]);
+    with_token
+        .check(request("onebot.gateway.v1.account.default"))
+        .await
+        .expect("a token sees its account");
+    // Probes of the process and the services stay open.
+    open.check(request("")).await.unwrap();
+    open.check(request("onebot.gateway.v1.MessageService"))
+        .await
+        .unwrap();
+
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        held.push(open.watch(request("")).await.unwrap().into_inner());
+    }
+    let refused = open.watch(request("")).await.unwrap_err();
+    assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
+    assert_eq!(onebot_gateway_tests::reason(&refused), "OVERLOADED");
+    assert!(refused.message().contains("per_address"), "{refused:?}");
+    for _ in 0..4 {
+        held.push(with_token.watch(request("")).await.unwrap().into_inner());
+    }
+    gw.stop().await.unwrap();
+}
