@@ -251,7 +251,8 @@ mod tests {
         let _b1 = l.admit(ip(2)).unwrap();
         let e = l.admit(ip(3)).map(|_| ()).unwrap_err();
         assert!(
-            e.message().contains("max_anonymous_health_watches ("),
+            e.message()
+                .ends_with("limits.max_anonymous_health_watches)"),
             "{e:?}"
         );
         drop(a1);
