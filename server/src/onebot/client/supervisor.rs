@@ -378,7 +378,7 @@ impl Inner {
     ) {
         // The handshake already refused a second connection while one was
         // attached (409); this settles two that passed it at once.
-        let Some(_attached) = self.reverse_attached.take(role) else {
+        let Some(attached) = self.reverse_attached.take(role) else {
             tracing::warn!(
                 account_id = %self.id,
                 ?role,
@@ -408,10 +408,14 @@ impl Inner {
                 self.cancel.clone(),
             );
             let end = session.await.unwrap_or(SessionEnd::Local);
+            drop(attached);
             tracing::info!(account_id = %self.id, ?end, "reverse event connection ended");
             return;
         }
         let outcome = self.clone().run_link(ws, TransportKind::ReverseWs).await;
+        // Free before the state says so: a replacement dialling as soon as
+        // it sees the account down is accepted.
+        drop(attached);
         let still_linked = lock(&self.routes).link.is_some();
         if !still_linked && !self.cancel.is_cancelled() {
             match outcome {
