@@ -84,7 +84,6 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         &ids,
         "the way back from the numbers given to the peer's non-numeric message ids",
     )
-    .and_then(|()| crate::domain::store::create_private_file(&ids))
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     crate::onebot::ids::persist_in(data_dir)
         .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;

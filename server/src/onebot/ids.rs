@@ -210,6 +210,16 @@ impl IdStore {
     /// Opens (or creates) `<dir>/onebot-ids.redb`.
     pub fn open(dir: &Path) -> Result<IdStore, String> {
         let path = dir.join(STORE_FILE);
+        // Created owner-only (0600) before redb opens it, as every store.
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        match options.open(&path) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(format!("creating the store file {}: {e}", path.display())),
+        }
         let db = Database::create(&path).map_err(|e| {
             let p = path.display();
             format!(

@@ -192,7 +192,6 @@ async fn data_files_and_directories_are_owner_only() {
     for expected in [
         "data",
         "gateway.redb",
-        "onebot-ids.redb",
         "journal.sqlite3",
         "journal.sqlite3-wal",
         "archive.sqlite3",
@@ -200,7 +199,7 @@ async fn data_files_and_directories_are_owner_only() {
         assert!(names.iter().any(|n| n == expected), "{expected} in {all:?}");
     }
     assert!(
-        all.iter().filter(|(_, dir, _)| !dir).count() >= 7,
+        all.iter().filter(|(_, dir, _)| !dir).count() >= 6,
         "a staged file among them: {all:?}"
     );
     for (path, dir, mode) in &all {
@@ -491,4 +490,82 @@ async fn health_names_are_hidden_and_watches_without_a_token_capped() {
         held.push(with_token.watch(request("")).await.unwrap().into_inner());
     }
     gw.stop().await.unwrap();
+}
+
+/// Paths under `media_roots`: a FIFO is refused before it is opened (the
+/// send answers although no writer ever comes), and a path outside the
+/// roots reads exactly as a missing one (no existence oracle). Nothing is
+/// sent.
+#[tokio::test]
+async fn a_fifo_is_refused_and_outside_reads_as_missing() {
+    use onebot_sandbox::{Flavor, SANDBOX_GROUP};
+    let root = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let fifo = root.path().join("pipe.png");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::fs::write(outside.path().join("exists.png"), png(500)).unwrap();
+    let sb = onebot_gateway_tests::sandbox(Flavor::NapCat).await;
+    let mut config = onebot_gateway_tests::config_for(&sb, &[SANDBOX_GROUP]);
+    config.media.media_roots = vec![root.path().to_path_buf()];
+    let gw = TestGateway::start(config).await;
+    gw.wait_state("default", pb::ConnectionState::Connected)
+        .await;
+    let send = |path: &std::path::Path| pb::SendMessageRequest {
+        group_id: Some(SANDBOX_GROUP),
+        images: vec![pb::MediaSource {
+            source: Some(pb::media_source::Source::Path(
+                path.to_string_lossy().into_owned(),
+            )),
+        }],
+        ..Default::default()
+    };
+    let control = sb.control();
+    control.clear_actions();
+    let mut messages = gw.messages();
+    let answer = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        messages.send_message(send(&fifo)),
+    )
+    .await;
+    let Ok(answer) = answer else {
+        // Unblock the reader stuck in open(2) so the gateway can stop.
+        let _writer = std::fs::OpenOptions::new().write(true).open(&fifo);
+        panic!("the send blocked on the FIFO");
+    };
+    let status = answer.unwrap_err();
+    assert_eq!(status.code(), Code::NotFound, "{status:?}");
+    assert_eq!(onebot_gateway_tests::reason(&status), "PATH_NOT_FOUND");
+
+    let mut answers = Vec::new();
+    for path in [
+        outside.path().join("exists.png"),
+        outside.path().join("missing.png"),
+        root.path().join("missing.png"),
+    ] {
+        let status = messages.send_message(send(&path)).await.unwrap_err();
+        answers.push((
+            status.code(),
+            onebot_gateway_tests::reason(&status),
+            status.message().to_string(),
+        ));
+    }
+    assert_eq!(answers[0].1, "PATH_FORBIDDEN", "{answers:?}");
+    assert!(
+        answers.iter().all(|a| *a == answers[0]),
+        "one answer: {answers:?}"
+    );
+    let sent: Vec<_> = control
+        .actions()
+        .into_iter()
+        .filter(|a| a.action.starts_with("send_"))
+        .collect();
+    assert!(sent.is_empty(), "{sent:?}");
+    gw.stop().await.unwrap();
+    sb.shutdown().await;
 }
