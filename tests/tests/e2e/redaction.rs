@@ -260,3 +260,46 @@ async fn plaintext_beyond_loopback_logs_a_warning() {
         "{logs}"
     );
 }
+
+/// A reverse account without `access_token` is allowed on a loopback
+/// listener (beyond loopback it is a configuration error) but warned about.
+#[tokio::test(flavor = "current_thread")]
+async fn a_reverse_account_without_a_token_on_loopback_logs_a_warning() {
+    let capture = Capture::default();
+    let writer = capture.clone();
+    let dispatch = tracing::Dispatch::new(subscriber(
+        LogFormat::Text,
+        EnvFilter::new("onebot_gateway=info"),
+        move || writer.clone(),
+        false,
+    ));
+    let _capture = capture_on_this_thread(&dispatch);
+    let reverse = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let mut config = Config::default();
+    config.reverse_ws = Some(onebot_gateway::config::ReverseWsConfig {
+        listen: reverse,
+        ..Default::default()
+    });
+    config.accounts.insert(
+        "rev".into(),
+        AccountConfig {
+            reverse: true,
+            self_id: Some(42),
+            ..AccountConfig::default()
+        },
+    );
+    let gw = TestGateway::start(config).await;
+    gw.health()
+        .check(tonic_health::pb::HealthCheckRequest::default())
+        .await
+        .unwrap();
+    gw.stop().await.unwrap();
+    let logs = capture.text();
+    assert!(
+        logs.contains("WARN") && logs.contains("reverse account without access_token"),
+        "{logs}"
+    );
+}
