@@ -43,6 +43,7 @@ ROWS=(
   "fuzz::fuzz_the_tool_argument_parser|fuzz: tool arguments, JavaScript numbers|no panic; white space never changes a number"
   "fuzz::fuzz_the_config_loader|fuzz: config loader (TOML and environment)|no panic; errors name the configuration"
   "exposure::a_second_reverse_connection_cannot_take_over_the_account|a second reverse connection with the same X-Self-ID and the right token|HTTP 409 while the first is attached; account stays on the first; a replacement accepted after it ends"
+  "redaction::a_reverse_account_without_a_token_on_loopback_logs_a_warning|a reverse account without access_token on a loopback listener (beyond loopback: a config error)|a WARN line at start naming the account"
   "exposure::health_names_are_hidden_and_watches_without_a_token_capped|health Check/Watch of account names without a token; watches without a token beyond the cap|NOT_FOUND as an unknown service for known and unknown ids; RESOURCE_EXHAUSTED OVERLOADED past the per-address cap"
   "exposure::received_media_and_quotes_keep_the_scope_of_their_chat|a group-A token sends group B's received picture or quotes B's message|PERMISSION_DENIED TOKEN_SCOPE, B not named, nothing sent"
   "redaction::secrets_stay_out_of_text_logs_and_errors|TRACE logs of every crate, log-crate records bridged (tungstenite's handshake)|no OneBot token, bearer token or URL token in any line"
