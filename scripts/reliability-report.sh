@@ -48,11 +48,21 @@ ROWS=(
   "fuzz::fuzz_the_cq_code_parser|fuzz: CQ-code parser|no panic; parse(encode(x)) stable"
   "fuzz::fuzz_the_tool_argument_parser|fuzz: tool arguments, JavaScript numbers|no panic; white space never changes a number"
   "fuzz::fuzz_the_config_loader|fuzz: config loader (TOML and environment)|no panic; errors name the configuration"
+  "exposure::a_second_reverse_connection_cannot_take_over_the_account|a second reverse connection with the same X-Self-ID and the right token|HTTP 409 while the first is attached; account stays on the first; a replacement accepted after it ends"
+  "redaction::a_reverse_account_without_a_token_on_loopback_logs_a_warning|a reverse account without access_token on a loopback listener (beyond loopback: a config error)|a WARN line at start naming the account"
+  "exposure::health_names_are_hidden_and_watches_without_a_token_capped|health Check/Watch of account names without a token; watches without a token beyond the cap|NOT_FOUND as an unknown service for known and unknown ids; RESOURCE_EXHAUSTED OVERLOADED past the per-address cap"
+  "exposure::received_media_and_quotes_keep_the_scope_of_their_chat|a group-A token sends group B's received picture or quotes B's message|PERMISSION_DENIED TOKEN_SCOPE, B not named, nothing sent"
+  "redaction::secrets_stay_out_of_text_logs_and_errors|TRACE logs of every crate, log-crate records bridged (tungstenite's handshake)|no OneBot token, bearer token or URL token in any line"
+  "exposure::an_empty_or_corrupted_store_file_is_refused_naming_it_and_the_remedy|zero-length gateway.redb, onebot-ids.redb, journal.sqlite3, archive.sqlite3; garbage SQLite stores|start refused naming the file, what is lost and the remedy; file unchanged"
+  "exposure::data_files_and_directories_are_owner_only|data directory, stores, SQLite side files, staging, a staged upload|0700 directories, 0600 files"
+  "exposure::a_fifo_is_refused_and_outside_reads_as_missing|a FIFO under media_roots; a path outside the roots beside a missing one|FIFO refused (PATH_NOT_FOUND) without blocking; outside and missing: one code, reason and message; nothing sent"
+  "exposure::malformed_protobuf_is_invalid_argument_not_internal|invalid protobuf bytes over raw HTTP/2 (unary, server stream, upload, health)|INVALID_ARGUMENT INVALID_REQUEST, never INTERNAL"
 )
 
 echo "running the fault and bad-input tests (fuzz budget ${ONEBOT_FUZZ_SECS} s per target)..." >&2
 set +e
 cargo test -p onebot-gateway-tests --test e2e -- hardening:: faults:: proxy:: fuzz:: shares:: \
+  exposure:: redaction:: \
   >"$WORK/e2e.log" 2>&1
 cargo test -p onebot-gateway --test kill9 --test shard >"$WORK/server.log" 2>&1
 set -e

@@ -39,6 +39,14 @@ pub async fn start(
             if account.reverse
                 && let Some(self_id) = account.self_id
             {
+                // Beyond loopback the configuration check requires a token.
+                if account.access_token.is_none() {
+                    tracing::warn!(
+                        account_id = %id,
+                        self_id,
+                        "reverse account without access_token: any local process can connect as this bot; set accounts.{id}.access_token"
+                    );
+                }
                 reverse_accounts.insert(self_id, client.clone());
             }
             client

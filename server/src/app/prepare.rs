@@ -73,12 +73,18 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         _ => None,
     };
     let data_dir = &config.server.data_dir;
-    std::fs::create_dir_all(data_dir)
+    crate::domain::store::create_private_dir(data_dir)
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
     // The error names the file and the remedy; the file is never replaced.
     let store = Store::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
     // The OneBot adapter's own store: the way back for message ids it had
     // to map into an int64.
+    let ids = data_dir.join(crate::onebot::ids::STORE_FILE);
+    crate::domain::store::refuse_empty(
+        &ids,
+        "the way back from the numbers given to the peer's non-numeric message ids",
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     crate::onebot::ids::persist_in(data_dir)
         .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
     let media = MediaStore::open_shared(

@@ -32,7 +32,13 @@ pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Resu
     let mcp_listener = running.mcp.take();
     let gw = &running.gateway;
     let cancel = &running.stop.cancel;
-    let (reporter, health) = tonic_health::server::health_reporter();
+    let reporter = HealthReporter::new();
+    let health =
+        tonic_health::pb::health_server::HealthServer::new(grpc::health::GuardedHealth::new(
+            tonic_health::server::HealthService::from_health_reporter(reporter.clone()),
+            running.auth.is_some(),
+            &gw.config.limits,
+        ));
     grpc::report_health(&reporter, gw).await;
     let routes = grpc::routes(gw.clone(), health);
     // One budget for gRPC calls and MCP tool calls.
@@ -85,6 +91,7 @@ pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Resu
             &config.auth,
         ))
         .layer(grpc::limits::LimitsLayer::new(limits, requests.clone()))
+        .layer(grpc::decode::DecodeErrorLayer)
         .add_routes(routes);
     let incoming = TcpIncoming::from(listener)
         .with_nodelay(Some(true))

@@ -111,7 +111,19 @@ pub(super) fn sqlite_err(what: &str, path: &Path, e: rusqlite::Error) -> Error {
         e.sqlite_error_code(),
         Some(C::DiskFull | C::SystemIoFailure | C::ReadOnly | C::CannotOpen)
     );
-    let e = if disk {
+    let unreadable = matches!(
+        e.sqlite_error_code(),
+        Some(C::NotADatabase | C::DatabaseCorrupt)
+    );
+    let e = if unreadable {
+        let p = path.display();
+        Error::internal(format!(
+            "the {what} file {p} is not a readable SQLite database ({e}): it is corrupted, truncated or of another program. \
+             The gateway left it untouched; without it {}. Restore it from a backup, or move it aside \
+             (`mv {p} {p}.broken`, with its -wal and -shm files) and start again with an empty one",
+            lost_with(what)
+        ))
+    } else if disk {
         Error::new(
             Kind::StorageFailed,
             format!(
@@ -123,6 +135,16 @@ pub(super) fn sqlite_err(what: &str, path: &Path, e: rusqlite::Error) -> Error {
         Error::internal(format!("{what} {}: {e}", path.display()))
     };
     e.with("path", path.display())
+}
+
+/// What is lost when the SQLite store `what` is moved aside.
+pub(super) fn lost_with(what: &str) -> &'static str {
+    match what {
+        "journal" => {
+            "events not yet archived are lost, and event streams cannot resume from before the new start"
+        }
+        _ => "the archived messages (history and search from the archive) are lost",
+    }
 }
 
 /// Opens an SQLite connection in WAL mode with the settings both embedded
@@ -145,6 +167,9 @@ impl SqliteJournal {
     /// Opens (or creates) `<data_dir>/journal.sqlite3`.
     pub fn open(data_dir: &Path) -> Result<Self> {
         let path = data_dir.join(JOURNAL_FILE);
+        // SQLite takes an empty file for an empty database.
+        crate::domain::store::refuse_empty(&path, lost_with("journal"))?;
+        crate::domain::store::create_private_file(&path)?;
         let (write, read) = {
             let err = db_err(&path);
             let write = connect(&path).map_err(&err)?;

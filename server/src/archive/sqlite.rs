@@ -107,6 +107,9 @@ impl SqliteArchive {
     /// migrations it lacks. The error names the file.
     pub fn open(data_dir: &Path) -> Result<Self> {
         let path = data_dir.join(ARCHIVE_FILE);
+        // SQLite takes an empty file for an empty database.
+        crate::domain::store::refuse_empty(&path, super::journal::lost_with("archive"))?;
+        crate::domain::store::create_private_file(&path)?;
         let err = |e: rusqlite::Error| sqlite_err("archive", &path, e);
         let mut write = connect(&path).map_err(err)?;
         // Freed pages go back to the file system (set before any table

@@ -222,9 +222,14 @@ impl AccountConfig {
         FlavorChoice::parse(&self.flavor)
     }
 
-    /// Checks account `id`. `reverse_listener` tells whether a
-    /// `[reverse_ws]` section exists, which a reverse account needs.
-    pub(super) fn validate(&self, id: &str, reverse_listener: bool) -> Result<(), ConfigError> {
+    /// Checks account `id`. `reverse_listener` is the address of the
+    /// `[reverse_ws]` listener, which a reverse account needs; beyond
+    /// loopback it also needs an `access_token`.
+    pub(super) fn validate(
+        &self,
+        id: &str,
+        reverse_listener: Option<std::net::SocketAddr>,
+    ) -> Result<(), ConfigError> {
         let account = Key::new("accounts").field(id);
         account.ensure(
             is_account_id(id),
@@ -253,7 +258,10 @@ impl AccountConfig {
             }
         }
         if self.reverse {
-            key("reverse").ensure(reverse_listener, "needs a [reverse_ws] listener section")?;
+            key("reverse").ensure(
+                reverse_listener.is_some(),
+                "needs a [reverse_ws] listener section",
+            )?;
             key("self_id").ensure(
                 self.self_id.is_some_and(|s| s > 0),
                 "a reverse account needs the bot's QQ number",
@@ -262,6 +270,14 @@ impl AccountConfig {
                 self.ws_url.is_none(),
                 "a reverse account is dialled by the implementation; remove ws_url or reverse",
             )?;
+            if let Some(listen) = reverse_listener.filter(|a| !a.ip().is_loopback()) {
+                key("access_token").ensure(
+                    self.access_token.is_some(),
+                    format!(
+                        "a reverse account needs an access_token when reverse_ws.listen ({listen}) is not a loopback address: anyone who reaches the listener could connect as this bot"
+                    ),
+                )?;
+            }
         }
         if self.flavor_choice().is_none() {
             return Err(key("flavor").invalid(format!(

@@ -41,6 +41,11 @@ pub struct LimitsConfig {
     /// an upload), in milliseconds; a call whose first message has not
     /// arrived by then is dropped and its slot freed.
     pub first_message_timeout_ms: u64,
+    /// Open `grpc.health.v1.Health/Watch` streams without a token (every
+    /// watch when authentication is off), over all clients.
+    pub max_anonymous_health_watches: usize,
+    /// The same per remote address.
+    pub max_anonymous_health_watches_per_address: usize,
 }
 
 impl Default for LimitsConfig {
@@ -58,6 +63,8 @@ impl Default for LimitsConfig {
             overload_retry_after_ms: 1_000,
             max_share_per_client: 0.5,
             first_message_timeout_ms: 10_000,
+            max_anonymous_health_watches: 128,
+            max_anonymous_health_watches_per_address: 16,
         }
     }
 }
@@ -91,9 +98,22 @@ impl LimitsConfig {
             ("request_timeout_ms", self.request_timeout_ms),
             ("upload_timeout_ms", self.upload_timeout_ms),
             ("first_message_timeout_ms", self.first_message_timeout_ms),
+            (
+                "max_anonymous_health_watches",
+                self.max_anonymous_health_watches as u64,
+            ),
+            (
+                "max_anonymous_health_watches_per_address",
+                self.max_anonymous_health_watches_per_address as u64,
+            ),
         ] {
             key.field(name).positive(value)?;
         }
+        key.field("max_anonymous_health_watches_per_address")
+            .ensure(
+                self.max_anonymous_health_watches_per_address <= self.max_anonymous_health_watches,
+                "must be at most limits.max_anonymous_health_watches",
+            )?;
         for (name, value) in [
             ("max_request_bytes", self.max_request_bytes),
             ("max_upload_message_bytes", self.max_upload_message_bytes),

@@ -190,7 +190,7 @@ impl Config {
             rev.validate()?;
         }
         for (id, account) in &self.accounts {
-            account.validate(id, self.reverse_ws.is_some())?;
+            account.validate(id, self.reverse_ws.as_ref().map(|r| r.listen))?;
         }
         self.server.validate_connections()?;
         // Without accounts the embedded sandbox runs as `default`.

@@ -32,6 +32,8 @@ fn defaults_validate() {
     assert_eq!(c.limits.first_message_timeout_ms, 10_000);
     assert_eq!(c.limits.share_of(256), 128);
     assert_eq!(c.limits.share_of(1), 1);
+    assert_eq!(c.limits.max_anonymous_health_watches, 128);
+    assert_eq!(c.limits.max_anonymous_health_watches_per_address, 16);
 }
 
 #[test]
@@ -318,6 +320,11 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "a reverse account is dialled by the implementation; remove ws_url or reverse",
     ),
     (
+        "[reverse_ws]\nlisten = \"0.0.0.0:8082\"\n[accounts.a]\nreverse = true\nself_id = 1",
+        "accounts.a.access_token",
+        "a reverse account needs an access_token when reverse_ws.listen (0.0.0.0:8082) is not a loopback address: anyone who reaches the listener could connect as this bot",
+    ),
+    (
         "[accounts.a]\nflavor = \"qq\"",
         "accounts.a.flavor",
         "unknown flavor \"qq\"; expected auto, napcat, llonebot, lagrange, snowluma, go-cqhttp or generic",
@@ -558,6 +565,16 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "must be positive",
     ),
     (
+        "[limits]\nmax_anonymous_health_watches = 0",
+        "limits.max_anonymous_health_watches",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_anonymous_health_watches_per_address = 129",
+        "limits.max_anonymous_health_watches_per_address",
+        "must be at most limits.max_anonymous_health_watches",
+    ),
+    (
         "[limits]\nmax_event_streams_per_client = 0",
         "limits.max_event_streams_per_client",
         "must be positive",
@@ -794,6 +811,8 @@ const ACCEPTED: &[&str] = &[
     "[server]\nworker_threads = 1",
     "[server]\nworker_threads = 1024",
     "[reverse_ws]\n[accounts.a]\nreverse = true\nself_id = 1",
+    "[reverse_ws]\nlisten = \"[::1]:8082\"\n[accounts.a]\nreverse = true\nself_id = 1",
+    "[reverse_ws]\nlisten = \"0.0.0.0:8082\"\n[accounts.a]\nreverse = true\nself_id = 1\naccess_token = \"t\"",
     "[accounts.a]\nflavor = \" LLBot \"",
     "[accounts.a]\nflavor = \"\"",
     "[accounts.a]\nbackoff_min_ms = 10000",

@@ -213,6 +213,25 @@ impl Caller {
         }
     }
 
+    /// Fails with `TokenScope` (scope `group` or `private`) unless the caller
+    /// may use `chat`, the chat an item the caller names came from (a
+    /// received media id, a quoted message). `item` says what was named;
+    /// the error does not name the chat, so a scoped token learns nothing
+    /// of chats outside its scope.
+    pub fn check_source_chat(&self, chat: ChatRef, item: &str) -> Result<()> {
+        if self.allows_chat(chat) {
+            return Ok(());
+        }
+        let scope = match chat {
+            ChatRef::Group(_) => "group",
+            ChatRef::Private(_) => "private",
+        };
+        Err(self.denied(
+            scope,
+            format!("{item} comes from a chat the token may not use: nothing was sent"),
+        ))
+    }
+
     fn denied(&self, scope: &str, message: impl Into<String>) -> Error {
         let mut err = Error::new(Kind::TokenScope, message).with("scope", scope);
         if let Some(name) = self.token_name() {
@@ -225,6 +244,25 @@ impl Caller {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_source_chat_of_an_item_is_checked_without_naming_it() {
+        let caller = scoped(Some(&[1]), None);
+        assert!(caller.check_source_chat(ChatRef::Group(1), "x").is_ok());
+        let e = caller
+            .check_source_chat(ChatRef::Group(2), "media id r_1")
+            .unwrap_err();
+        assert_eq!((e.kind, e.meta("scope")), (Kind::TokenScope, Some("group")));
+        assert!(
+            !e.message.contains('2') && e.meta("group_id").is_none(),
+            "{e:?}"
+        );
+        assert!(
+            Caller::anonymous()
+                .check_source_chat(ChatRef::Group(2), "x")
+                .is_ok()
+        );
+    }
 
     #[test]
     fn anonymous_and_system_callers_may_do_everything() {

@@ -59,11 +59,13 @@ impl Store {
     /// table exists. A file that is not a readable store is left as it is:
     /// the error names it and says how to go on.
     pub fn open(data_dir: &Path) -> Result<Self> {
-        std::fs::create_dir_all(data_dir).map_err(|e| {
+        create_private_dir(data_dir).map_err(|e| {
             Error::internal(format!("creating data directory: {e}"))
                 .with("path", data_dir.display())
         })?;
         let path = data_dir.join(STORE_FILE);
+        refuse_empty(&path, "the offline queue and the idempotency records")?;
+        create_private_file(&path)?;
         let db = open_db(&path).map_err(|e| open_error(&path, e))?;
         Ok(Self {
             db: Arc::new(RwLock::new(Some(Arc::new(db)))),
@@ -214,6 +216,73 @@ fn open_db(path: &Path) -> std::result::Result<Database, redb::Error> {
     Ok(db)
 }
 
+/// Owner-only modes of what the gateway creates under its data directory:
+/// the stores hold users' messages and the offline queue, so no other local
+/// user may read them.
+pub const PRIVATE_DIR_MODE: u32 = 0o700;
+/// See [`PRIVATE_DIR_MODE`].
+pub const PRIVATE_FILE_MODE: u32 = 0o600;
+
+/// Creates `dir` and its missing parents owner-only (0700). A directory
+/// that exists keeps its mode: the operator chose it.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, PRIVATE_DIR_MODE);
+    builder.create(dir)
+}
+
+/// Options that create a new file owner-only (0600).
+pub fn private_file_options() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, PRIVATE_FILE_MODE);
+    options
+}
+
+/// Creates the store file `path` owner-only (0600) when it does not exist,
+/// before its database library opens it (SQLite gives its `-wal` and `-shm`
+/// files the database file's mode). An existing file is left as it is.
+pub fn create_private_file(path: &Path) -> Result<()> {
+    match private_file_options()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(Error::new(
+            Kind::StorageFailed,
+            format!(
+                "creating the store file {} failed: {e}; check that the data directory exists and is writable by the gateway",
+                path.display()
+            ),
+        )
+        .with("path", path.display())),
+    }
+}
+
+/// Refuses a store file that exists with zero length. Every store the
+/// gateway writes has a header once created, so an empty file was cut
+/// short (a full disk, a failed copy or restore); opening it would start an
+/// empty store over it and silently lose `lost`. The file is left as it is;
+/// the error names it, what is lost and the remedy.
+pub fn refuse_empty(path: &Path, lost: &str) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() && meta.len() == 0 => {
+            let p = path.display();
+            Err(Error::internal(format!(
+                "the store file {p} is empty (zero bytes): it was truncated (a full disk, a failed copy or restore). \
+                 The gateway left it untouched and does not start with an empty store over it, which would lose {lost}. \
+                 Restore it from a backup, or move it aside (`mv {p} {p}.broken`) to start with an empty one"
+            ))
+            .with("path", p))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The error of a store file that cannot be opened: which file, why, and
 /// what the operator can do. The file itself is left untouched.
 fn open_error(path: &Path, e: redb::Error) -> Error {
@@ -283,6 +352,19 @@ mod tests {
         assert!(err.message.contains(".broken"), "{err}");
         assert_eq!(err.meta("path"), Some(file.display().to_string().as_str()));
         assert_eq!(std::fs::read(&file).unwrap(), junk);
+    }
+
+    #[test]
+    fn an_empty_store_file_is_refused_with_its_path_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(STORE_FILE);
+        std::fs::write(&file, b"").unwrap();
+        let err = Store::open(dir.path()).unwrap_err();
+        assert!(err.message.contains(&file.display().to_string()), "{err}");
+        assert!(err.message.contains("empty (zero bytes)"), "{err}");
+        assert!(err.message.contains("offline queue"), "{err}");
+        assert!(err.message.contains(".broken"), "{err}");
+        assert_eq!(std::fs::metadata(&file).unwrap().len(), 0);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! handler passes it to the domain in the call's context.
 //!
 //! Health and reflection are served without a token unless the config says
-//! otherwise. With no token configured every request gets
+//! otherwise (a valid token presented there still counts, and a request
+//! without one is marked [`WithoutToken`](crate::grpc::health::WithoutToken)). With no token configured every request gets
 //! [`Caller::anonymous`].
 
 use std::convert::Infallible;
@@ -80,10 +81,15 @@ impl AuthLayer {
             Some(Class::Reflection) => self.open_reflection,
             _ => false,
         };
-        if open {
-            return Ok(Caller::anonymous());
-        }
         let header = req.headers().get(http::header::AUTHORIZATION);
+        if open {
+            // Served without a token; one that is presented and valid still
+            // counts (health shows a token the names of its accounts).
+            return Ok(match auth.authenticate(header.map(|h| h.as_bytes())) {
+                Ok(caller) => caller,
+                Err(_) => Caller::anonymous(),
+            });
+        }
         let caller = auth
             .authenticate(header.map(|h| h.as_bytes()))
             .map_err(|rejection| {
@@ -124,6 +130,10 @@ where
     fn call(&mut self, mut req: Request<Body>) -> Self::Future {
         match self.layer.check(&req) {
             Ok(caller) => {
+                if self.layer.auth.is_some() && caller.token_name().is_none() {
+                    req.extensions_mut()
+                        .insert(crate::grpc::health::WithoutToken);
+                }
                 req.extensions_mut().insert(caller);
                 // The token must not travel further than this layer.
                 req.headers_mut().remove(http::header::AUTHORIZATION);

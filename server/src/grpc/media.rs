@@ -87,7 +87,11 @@ async fn next(stream: &mut Streaming<pb::UploadMediaRequest>) -> Result<Option<P
             )),
         },
         Ok(None) => Ok(None),
-        // A limit of the listener (REQUEST_TOO_LARGE) keeps its own error.
+        // A limit of the listener (REQUEST_TOO_LARGE) keeps its own error;
+        // an undecodable message is the client's invalid request.
+        Err(status) if crate::grpc::decode::is_decode_error(&status) => {
+            Err(crate::grpc::decode::invalid_message(&status))
+        }
         Err(status) => Err(
             crate::grpc::status::gateway_error(&status).unwrap_or_else(|| {
                 Error::new(Kind::Cancelled, "the upload stream was cancelled")

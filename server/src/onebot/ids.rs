@@ -210,7 +210,24 @@ impl IdStore {
     /// Opens (or creates) `<dir>/onebot-ids.redb`.
     pub fn open(dir: &Path) -> Result<IdStore, String> {
         let path = dir.join(STORE_FILE);
-        let db = Database::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        // Created owner-only (0600) before redb opens it, as every store.
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        match options.open(&path) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(format!("creating the store file {}: {e}", path.display())),
+        }
+        let db = Database::create(&path).map_err(|e| {
+            let p = path.display();
+            format!(
+                "the store file {p} cannot be opened as a message id store ({e}). If it is corrupted or truncated, \
+                 the gateway left it untouched: restore it from a backup, or move it aside (`mv {p} {p}.broken`; \
+                 the peer's non-numeric message ids seen before can then no longer be quoted or fetched by their number)"
+            )
+        })?;
         let txn = db.begin_write().map_err(|e| e.to_string())?;
         txn.open_table(TABLE).map_err(|e| e.to_string())?;
         txn.commit().map_err(|e| e.to_string())?;

@@ -40,7 +40,29 @@ pub fn env_filter() -> EnvFilter {
     EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"))
 }
 
-/// A subscriber writing `format` lines to `writer`, filtered by `filter`.
+/// Targets whose TRACE events print a whole HTTP request, headers included,
+/// and so the OneBot access token (`Authorization`, `?access_token=`):
+/// tungstenite's client handshake (a `log` record, bridged into tracing).
+const CREDENTIAL_TRACE_TARGETS: [&str; 1] = ["tungstenite::handshake::client"];
+
+/// True for events no filter may let through: the TRACE events of
+/// [`CREDENTIAL_TRACE_TARGETS`], whatever `RUST_LOG` says.
+fn prints_credentials(meta: &tracing::Metadata<'_>) -> bool {
+    *meta.level() == tracing::Level::TRACE
+        && CREDENTIAL_TRACE_TARGETS
+            .iter()
+            .any(|t| meta.target().starts_with(t))
+}
+
+/// The filter every subscriber of the gateway carries, beside its level
+/// filter: events that would print credentials are dropped.
+pub fn secret_filter()
+-> tracing_subscriber::filter::FilterFn<impl Fn(&tracing::Metadata<'_>) -> bool> {
+    tracing_subscriber::filter::filter_fn(|meta| !prints_credentials(meta))
+}
+
+/// A subscriber writing `format` lines to `writer`, filtered by `filter`
+/// (and by [`secret_filter`]).
 pub fn subscriber<W>(
     format: LogFormat,
     filter: EnvFilter,
@@ -55,8 +77,13 @@ where
         .with_ansi(ansi)
         .with_writer(writer);
     match format {
-        LogFormat::Text => Box::new(base.finish()),
-        LogFormat::Json => Box::new(base.json().with_current_span(true).finish()),
+        LogFormat::Text => Box::new(base.finish().with(secret_filter())),
+        LogFormat::Json => Box::new(
+            base.json()
+                .with_current_span(true)
+                .finish()
+                .with(secret_filter()),
+        ),
     }
 }
 
@@ -90,7 +117,10 @@ pub fn init(format: LogFormat, telemetry: &TelemetryConfig) -> anyhow::Result<Te
         LogFormat::Text => Box::new(fmt),
         LogFormat::Json => Box::new(fmt.json().with_current_span(true)),
     };
-    let registry = tracing_subscriber::registry().with(env_filter()).with(fmt);
+    let registry = tracing_subscriber::registry()
+        .with(env_filter())
+        .with(secret_filter())
+        .with(fmt);
     #[cfg(feature = "otlp")]
     {
         let (layer, provider) = match &telemetry.otlp {

@@ -598,16 +598,17 @@ async fn no_tokens_means_open() {
     gw.stop().await.unwrap();
 }
 
-/// Waits (health watch, open without a token) until `account` is SERVING.
+/// Waits (health watch with a token: without one the account names are
+/// hidden) until `account` is SERVING.
 async fn wait_serving(gw: &TestGateway, account: &str) {
-    let mut watch = gw
-        .health()
-        .watch(tonic_health::pb::HealthCheckRequest {
-            service: format!("onebot.gateway.v1.account.{account}"),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watch =
+        tonic_health::pb::health_client::HealthClient::new(authed(&gw.channel, Cred::Bearer(RW)))
+            .watch(tonic_health::pb::HealthCheckRequest {
+                service: format!("onebot.gateway.v1.account.{account}"),
+            })
+            .await
+            .unwrap()
+            .into_inner();
     let serving = async {
         while let Some(r) = watch.message().await.unwrap() {
             if r.status == tonic_health::pb::health_check_response::ServingStatus::Serving as i32 {

@@ -15,6 +15,7 @@ mod auth;
 mod bad_input;
 mod conversation;
 mod events;
+mod exposure;
 mod faults;
 mod fuzz;
 mod hardening;

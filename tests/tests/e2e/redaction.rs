@@ -1,6 +1,7 @@
 //! Secrets never reach logs or error messages: the gateway runs in this
-//! process with every log event (all crates, TRACE) captured in text and in
-//! JSON, while clients send good, wrong and malformed bearer tokens, and the
+//! process with every log event (all crates, TRACE, `log`-crate records
+//! through the tracing-log bridge as the binary installs it) captured in
+//! text and in JSON, while clients send good, wrong and malformed bearer tokens, and the
 //! config carries OneBot access tokens (header and URL query forms).
 
 use std::io::Write;
@@ -125,6 +126,10 @@ fn capture_on_this_thread(
 }
 
 async fn run(format: LogFormat) -> (String, Vec<String>) {
+    // The `log` records of dependencies (tungstenite's handshake among
+    // them) reach the thread's dispatcher as the binary's `init` makes them
+    // do; another test may have installed the bridge already.
+    let _ = tracing_log::LogTracer::init();
     let capture = Capture::default();
     let writer = capture.clone();
     let dispatch = tracing::Dispatch::new(subscriber(
@@ -156,6 +161,10 @@ async fn secrets_stay_out_of_text_logs_and_errors() {
     assert!(logs.contains("redaction-test-1"), "request ids are logged");
     assert!(logs.contains("UNAUTHENTICATED"), "refusals are logged");
     assert!(logs.contains("<redacted>"), "the config is logged redacted");
+    assert!(
+        logs.contains("Client handshake done"),
+        "tungstenite's `log` records are captured:\n{logs}"
+    );
     assert_clean("text logs", &logs);
     // Three bad credentials on two RPCs at least (the good token may also
     // meet errors from handlers).
@@ -248,6 +257,49 @@ async fn plaintext_beyond_loopback_logs_a_warning() {
     let logs = capture.text();
     assert!(
         logs.contains("WARN") && logs.contains("plaintext on a non-loopback address"),
+        "{logs}"
+    );
+}
+
+/// A reverse account without `access_token` is allowed on a loopback
+/// listener (beyond loopback it is a configuration error) but warned about.
+#[tokio::test(flavor = "current_thread")]
+async fn a_reverse_account_without_a_token_on_loopback_logs_a_warning() {
+    let capture = Capture::default();
+    let writer = capture.clone();
+    let dispatch = tracing::Dispatch::new(subscriber(
+        LogFormat::Text,
+        EnvFilter::new("onebot_gateway=info"),
+        move || writer.clone(),
+        false,
+    ));
+    let _capture = capture_on_this_thread(&dispatch);
+    let reverse = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let mut config = Config::default();
+    config.reverse_ws = Some(onebot_gateway::config::ReverseWsConfig {
+        listen: reverse,
+        ..Default::default()
+    });
+    config.accounts.insert(
+        "rev".into(),
+        AccountConfig {
+            reverse: true,
+            self_id: Some(42),
+            ..AccountConfig::default()
+        },
+    );
+    let gw = TestGateway::start(config).await;
+    gw.health()
+        .check(tonic_health::pb::HealthCheckRequest::default())
+        .await
+        .unwrap();
+    gw.stop().await.unwrap();
+    let logs = capture.text();
+    assert!(
+        logs.contains("WARN") && logs.contains("reverse account without access_token"),
         "{logs}"
     );
 }

@@ -206,7 +206,7 @@ impl ReceivedStore {
     /// records whose blob is missing.
     pub fn open(data_dir: &Path, store: Store, config: CaptureConfig) -> Result<Self> {
         let dir = data_dir.join(RECEIVED_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| {
+        crate::domain::store::create_private_dir(&dir).map_err(|e| {
             Error::internal(format!("creating the received-media directory: {e}"))
                 .with("path", dir.display())
         })?;
@@ -419,7 +419,7 @@ impl ReceivedStore {
             .inner
             .dir
             .join(format!("{TEMP_PREFIX}{}", hex::encode(suffix)));
-        let file = tokio::fs::OpenOptions::new()
+        let file = tokio::fs::OpenOptions::from(crate::domain::store::private_file_options())
             .write(true)
             .create_new(true)
             .open(&path)

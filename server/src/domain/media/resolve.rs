@@ -13,8 +13,9 @@ use url::Url;
 
 use super::ids::MediaIds;
 use super::kind::{SNIFF_BYTES, check_kind, sanitize_file_name, sniff, too_large};
-use super::received::{Lookup, ReceivedStore};
+use super::received::{Lookup, ReceivedStore, StoredItem};
 use super::staging::{MediaOwner, MediaStore, TransientMedia};
+use crate::domain::caller::Caller;
 use crate::domain::model::media::read_full;
 use crate::domain::model::{MediaKind, MediaPayload};
 use crate::domain::ports::MediaSink;
@@ -102,6 +103,15 @@ impl MediaSource {
     }
 }
 
+/// Opens `path` for reading without blocking on a special file.
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    options.open(path)
+}
+
 fn io_err(what: &str, e: std::io::Error) -> Error {
     Error::internal(format!("{what}: {e}"))
 }
@@ -161,6 +171,7 @@ impl Resolver {
     async fn resolve_received(
         &self,
         owner: &MediaOwner,
+        caller: &Caller,
         kind: MediaKind,
         id: &str,
         limit: u64,
@@ -191,7 +202,12 @@ impl Resolver {
         }
         let until = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
         let _ = received.wait(&owner.account_id, id, Some(until)).await;
-        let item = match received.lookup(&owner.account_id, id) {
+        let lookup = received.lookup(&owner.account_id, id);
+        // The caller's chat scope holds for the chat the media came from.
+        if let Lookup::Stored(StoredItem { chat, .. }) | Lookup::Gone(_, _, chat) = &lookup {
+            caller.check_source_chat(*chat, &format!("the received media id {id}"))?;
+        }
+        let item = match lookup {
             Lookup::Stored(item) => item,
             Lookup::Gone(super::received::Gone::Expired, ..) => {
                 return Err(not_kept(
@@ -232,10 +248,13 @@ impl Resolver {
         ))
     }
 
-    /// Resolves one source as `kind` for `owner`; `field` names it in errors.
+    /// Resolves one source as `kind` for `owner` and `caller` (whose chat
+    /// scope holds for the chat a received media id came from); `field`
+    /// names it in errors.
     pub async fn resolve(
         &self,
         owner: &MediaOwner,
+        caller: &Caller,
         kind: MediaKind,
         source: &MediaSource,
         field: &str,
@@ -244,7 +263,7 @@ impl Resolver {
         let with_field = |e: Error| e.with("field", field);
         match source {
             MediaSource::MediaId(id) if MediaIds::is_received(id) => self
-                .resolve_received(owner, kind, id, limit)
+                .resolve_received(owner, caller, kind, id, limit)
                 .await
                 .map_err(with_field),
             MediaSource::MediaId(id) => {
@@ -321,29 +340,45 @@ impl Resolver {
         let field = field.to_string();
         let raw = raw.to_string();
         tokio::task::spawn_blocking(move || -> Result<MediaPayload> {
-            let not_found = || {
+            // A path outside the roots and a path that does not exist get
+            // the same answer: anything else would tell a caller which
+            // files exist anywhere on the machine.
+            let forbidden = || {
+                Error::new(
+                    Kind::PathForbidden,
+                    "the path is outside the configured media roots or does not exist",
+                )
+                .with("path", &raw)
+                .with("field", &field)
+            };
+            let not_a_file = || {
                 Error::new(
                     Kind::PathNotFound,
-                    "the path does not exist or is not a regular file",
+                    "the path under the media roots is not a readable regular file",
                 )
                 .with("path", &raw)
                 .with("field", &field)
             };
             // Canonicalising resolves `..` and every symlink; what is left
             // must lie under a (canonical) root.
-            let canonical = std::fs::canonicalize(&path).map_err(|_| not_found())?;
+            let canonical = std::fs::canonicalize(&path).map_err(|_| forbidden())?;
             if !roots.iter().any(|r| canonical.starts_with(r)) {
-                return Err(Error::new(
-                    Kind::PathForbidden,
-                    "the path is outside the configured media roots",
-                )
-                .with("path", &raw)
-                .with("field", &field));
+                return Err(forbidden());
             }
-            let mut file = std::fs::File::open(&canonical).map_err(|_| not_found())?;
-            let meta = file.metadata().map_err(|_| not_found())?;
+            // Special files (FIFOs, devices, sockets) are refused before
+            // they are opened: opening a FIFO blocks until a writer comes.
+            // The canonical path has no symlink left, so this is the file's
+            // own type.
+            let meta = std::fs::symlink_metadata(&canonical).map_err(|_| forbidden())?;
             if !meta.is_file() {
-                return Err(not_found());
+                return Err(not_a_file());
+            }
+            // Non-blocking, in case the file is swapped for a FIFO between
+            // the check and the open; the handle's own type is checked again.
+            let mut file = open_nonblocking(&canonical).map_err(|_| not_a_file())?;
+            let meta = file.metadata().map_err(|_| not_a_file())?;
+            if !meta.is_file() {
+                return Err(not_a_file());
             }
             if meta.len() > limit {
                 return Err(too_large(kind, limit)

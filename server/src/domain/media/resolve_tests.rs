@@ -51,6 +51,7 @@ async fn resolve(s: &Setup, kind: MediaKind, path: &Path) -> Result<MediaPayload
     s.resolver
         .resolve(
             &MediaOwner::account("default"),
+            &crate::domain::caller::Caller::anonymous(),
             kind,
             &MediaSource::Path(path.to_string_lossy().into_owned()),
             "images[0]",
@@ -105,10 +106,16 @@ async fn paths_under_the_roots_resolve_and_escapes_are_refused() {
         let e = resolve(&s, MediaKind::Image, &escape).await.unwrap_err();
         assert_eq!(e.kind, Kind::PathForbidden, "{}: {e:?}", escape.display());
     }
-    let e = resolve(&s, MediaKind::Image, &s.root.join("missing.png"))
+    // Missing, inside the roots or outside: the answer of a path outside
+    // (no existence oracle).
+    let outside_existing = resolve(&s, MediaKind::Image, &s.outside.join("secret.png"))
         .await
         .unwrap_err();
-    assert_eq!(e.kind, Kind::PathNotFound);
+    for missing in [s.root.join("missing.png"), s.outside.join("missing.png")] {
+        let e = resolve(&s, MediaKind::Image, &missing).await.unwrap_err();
+        assert_eq!(e.kind, Kind::PathForbidden, "{}", missing.display());
+        assert_eq!(e.message, outside_existing.message);
+    }
     let e = resolve(&s, MediaKind::Image, &s.root.join("sub"))
         .await
         .unwrap_err();
@@ -117,6 +124,34 @@ async fn paths_under_the_roots_resolve_and_escapes_are_refused() {
         .await
         .unwrap_err();
     assert_eq!(e.kind, Kind::InvalidRequest);
+}
+
+/// A FIFO under the roots (or a symlink to one) is refused without being opened: the
+/// resolve returns although no writer ever opens the FIFO.
+#[tokio::test]
+async fn special_files_are_refused_before_opening() {
+    let s = setup(true);
+    let fifo = s.root.join("pipe.png");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::os::unix::fs::symlink(&fifo, s.root.join("to-pipe.png")).unwrap();
+    for path in [fifo.clone(), s.root.join("to-pipe.png")] {
+        let answer = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            resolve(&s, MediaKind::Image, &path),
+        )
+        .await;
+        let Ok(answer) = answer else {
+            // Unblock the reader stuck in open(2) so the runtime can stop.
+            let _writer = std::fs::OpenOptions::new().write(true).open(&fifo);
+            panic!("resolving {} blocked on the FIFO", path.display());
+        };
+        let e = answer.unwrap_err();
+        assert_eq!(e.kind, Kind::PathNotFound, "{}: {e:?}", path.display());
+    }
 }
 
 #[tokio::test]

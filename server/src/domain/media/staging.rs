@@ -161,7 +161,7 @@ impl MediaStore {
         share: u64,
     ) -> Result<Self> {
         let dir = data_dir.join(STAGING_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| {
+        crate::domain::store::create_private_dir(&dir).map_err(|e| {
             Error::internal(format!("creating the staging directory: {e}"))
                 .with("path", dir.display())
         })?;
@@ -352,7 +352,7 @@ impl MediaStore {
             .inner
             .dir
             .join(format!("{TEMP_PREFIX}{}", random_hex(16)));
-        let file = std::fs::OpenOptions::new()
+        let file = crate::domain::store::private_file_options()
             .write(true)
             .create_new(true)
             .open(&path)

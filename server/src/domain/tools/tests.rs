@@ -1512,11 +1512,18 @@ async fn send_rules_and_failure_rows() {
         assert_eq!(fake.calls(), vec![], "{args} must not reach the peer");
     }
 
-    // Media that fail when resolved: missing, outside the roots, not an
-    // image, too large, a forbidden URL. Nothing is sent.
+    // Media that fail when resolved: missing and outside the roots (one
+    // answer: no existence oracle), not an image, too large, a forbidden
+    // URL. Nothing is sent.
     let resolving = [
-        (media.join("missing.png"), "本地文件不存在或不是普通文件："),
-        (outside, "路径不在允许的媒体目录（media.media_roots）之下："),
+        (
+            media.join("missing.png"),
+            "路径不在允许的媒体目录（media.media_roots）之下，或不存在：",
+        ),
+        (
+            outside,
+            "路径不在允许的媒体目录（media.media_roots）之下，或不存在：",
+        ),
         (not_image, "媒体格式不符："),
     ];
     for (path, prefix) in resolving {

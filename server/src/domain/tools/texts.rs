@@ -504,21 +504,24 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         Kind::PathForbidden => pick(
             locale,
             format!(
-                "路径不在允许的媒体目录（media.media_roots）之下：{}。{LOCAL_MEDIA_ZH}",
+                "路径不在允许的媒体目录（media.media_roots）之下，或不存在：{}。{LOCAL_MEDIA_ZH}",
                 meta("path")
             ),
             format!(
-                "the path is outside the allowed media roots (media.media_roots): {}. {LOCAL_MEDIA_EN}",
+                "the path is outside the allowed media roots (media.media_roots) or does not exist: {}. {LOCAL_MEDIA_EN}",
                 meta("path")
             ),
         ),
         Kind::PathNotFound => pick(
             locale,
             format!(
-                "本地文件不存在或不是普通文件：{}。{LOCAL_MEDIA_ZH}",
+                "该路径在媒体目录之下，但不是可读的普通文件（目录、管道或设备文件）：{}。{LOCAL_MEDIA_ZH}",
                 meta("path")
             ),
-            format!("no such regular file: {}. {LOCAL_MEDIA_EN}", meta("path")),
+            format!(
+                "the path under the media roots is not a readable regular file (a directory, FIFO or device): {}. {LOCAL_MEDIA_EN}",
+                meta("path")
+            ),
         ),
         Kind::MediaSourceDisabled => pick(
             locale,

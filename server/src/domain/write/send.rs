@@ -30,6 +30,7 @@ use tokio::time::Instant;
 use super::chunk::split_text;
 use crate::domain::account::Account;
 use crate::domain::call::{CallCtx, Deadline};
+use crate::domain::caller::Caller;
 use crate::domain::clock::now_ms;
 use crate::domain::delivery::idempotency::{Claim, MAX_KEY_BYTES};
 use crate::domain::delivery::lead::{Lead, MAX_MENTIONS};
@@ -367,6 +368,7 @@ impl Gateway {
             joined: self.joined.clone(),
             quotes: self.quotes.clone(),
             owner: MediaOwner::of(&account.id, caller),
+            caller: caller.clone(),
             account,
             chat,
             content,
@@ -410,6 +412,9 @@ struct Plan {
     /// Who may use staged media here: the account and the caller's token
     /// (captured before the plan leaves the request's task).
     owner: MediaOwner,
+    /// The caller: its chat scope holds for the chats quoted messages and
+    /// received media come from.
+    caller: Caller,
     account: Arc<Account>,
     chat: ChatRef,
     content: Content,
@@ -574,6 +579,11 @@ impl Plan {
             },
         };
         if quoted.chat != self.chat {
+            // A message of a chat outside the caller's scope is refused
+            // without naming that chat.
+            self.caller
+                .check_source_chat(quoted.chat, &format!("reply_to_message_id {id}"))
+                .map_err(|e| e.field("reply_to_message_id"))?;
             let (theirs, ours) = (quoted.chat.target(), self.chat.target());
             return Err(Error::invalid(
                 "reply_to_message_id",
@@ -615,18 +625,32 @@ impl Plan {
         let mut frames: Vec<Frame> = chunks.iter().cloned().map(Frame::Text).collect();
         for (i, s) in self.content.images.iter().enumerate() {
             let m = resolver
-                .resolve(&owner, MediaKind::Image, s, &format!("images[{i}]"))
+                .resolve(
+                    &owner,
+                    &self.caller,
+                    MediaKind::Image,
+                    s,
+                    &format!("images[{i}]"),
+                )
                 .await?;
             frames.push(Frame::Image(m));
         }
         for (i, s) in self.content.videos.iter().enumerate() {
             let m = resolver
-                .resolve(&owner, MediaKind::Video, s, &format!("videos[{i}]"))
+                .resolve(
+                    &owner,
+                    &self.caller,
+                    MediaKind::Video,
+                    s,
+                    &format!("videos[{i}]"),
+                )
                 .await?;
             frames.push(Frame::Video(m));
         }
         if let Some(s) = &self.content.file {
-            let m = resolver.resolve(&owner, MediaKind::File, s, "file").await?;
+            let m = resolver
+                .resolve(&owner, &self.caller, MediaKind::File, s, "file")
+                .await?;
             let name = if !self.file_name.is_empty() {
                 self.file_name.clone()
             } else if !m.source_name.is_empty() {

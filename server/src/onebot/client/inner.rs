@@ -1,7 +1,7 @@
 //! The state one account's adapter shares between its tasks: settings, the
 //! status watch, the current routes, the seq cache and the echo counter.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -18,6 +18,7 @@ use crate::onebot::history::probe::Marks;
 use crate::onebot::history::profile::Learned;
 use crate::onebot::transport::backoff::Backoff;
 use crate::onebot::transport::http::HttpTransport;
+use crate::onebot::transport::reverse::ClientRole;
 use crate::onebot::transport::ws::Link;
 
 /// Who drives an account's state machine.
@@ -61,6 +62,47 @@ pub(crate) struct Inner {
     pub(crate) cancel: CancellationToken,
     /// The flavor in use, for the status's profile and every call.
     pub(crate) flavor: Mutex<Option<Flavor>>,
+    /// Reverse connections attached: the action link (Universal or API)
+    /// and the events-only one. One of each at a time: a second one is
+    /// refused while the first lives, never a takeover.
+    pub(crate) reverse_attached: ReverseSlots,
+}
+
+/// The reverse connections of an account, by kind.
+#[derive(Debug, Default)]
+pub(crate) struct ReverseSlots {
+    actions: AtomicBool,
+    events: AtomicBool,
+}
+
+impl ReverseSlots {
+    fn slot(&self, role: ClientRole) -> &AtomicBool {
+        match role {
+            ClientRole::Universal | ClientRole::Api => &self.actions,
+            ClientRole::Event => &self.events,
+        }
+    }
+
+    /// True while a connection of `role`'s kind is attached.
+    pub(crate) fn taken(&self, role: ClientRole) -> bool {
+        self.slot(role).load(Ordering::Acquire)
+    }
+
+    /// Takes the slot of `role`'s kind until the guard is dropped; `None`
+    /// while another connection holds it.
+    pub(crate) fn take(&self, role: ClientRole) -> Option<SlotGuard<'_>> {
+        let slot = self.slot(role);
+        (!slot.swap(true, Ordering::AcqRel)).then_some(SlotGuard(slot))
+    }
+}
+
+/// Frees a reverse slot when dropped.
+pub(crate) struct SlotGuard<'a>(&'a AtomicBool);
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 /// Locks `m`. Every critical section is a few field updates: a panic cannot

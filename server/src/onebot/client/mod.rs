@@ -155,6 +155,7 @@ impl AccountClient {
             retry_at: Mutex::new(None),
             cancel,
             flavor: Mutex::new(fixed),
+            reverse_attached: Default::default(),
         });
         if let Some(connector) = connector {
             tokio::spawn(inner.clone().run_forward(connector));
@@ -207,6 +208,10 @@ impl ReverseAccount for AccountClient {
 
     fn access_token(&self) -> Option<&str> {
         AccountClient::access_token(self)
+    }
+
+    fn attached(&self, role: ClientRole) -> bool {
+        self.inner.reverse_attached.taken(role)
     }
 
     async fn attach(&self, ws: WebSocketStream<TcpStream>, role: ClientRole) {

@@ -376,6 +376,24 @@ impl Inner {
         ws: WebSocketStream<S>,
         role: ClientRole,
     ) {
+        // The handshake already refused a second connection while one was
+        // attached (409); this settles two that passed it at once.
+        let Some(attached) = self.reverse_attached.take(role) else {
+            tracing::warn!(
+                account_id = %self.id,
+                ?role,
+                "a second reverse connection with this X-Self-ID refused: one is attached"
+            );
+            let mut ws = ws;
+            let _ = ws
+                .close(Some(tokio_tungstenite::tungstenite::protocol::CloseFrame {
+                    code:
+                        tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode::Policy,
+                    reason: "a connection with this X-Self-ID is attached".into(),
+                }))
+                .await;
+            return;
+        };
         if role == ClientRole::Event {
             // Events only: run the session for its frames, never route calls.
             let liveness = Liveness {
@@ -390,10 +408,14 @@ impl Inner {
                 self.cancel.clone(),
             );
             let end = session.await.unwrap_or(SessionEnd::Local);
+            drop(attached);
             tracing::info!(account_id = %self.id, ?end, "reverse event connection ended");
             return;
         }
         let outcome = self.clone().run_link(ws, TransportKind::ReverseWs).await;
+        // Free before the state says so: a replacement dialling as soon as
+        // it sees the account down is accepted.
+        drop(attached);
         let still_linked = lock(&self.routes).link.is_some();
         if !still_linked && !self.cancel.is_cancelled() {
             match outcome {

@@ -8,6 +8,11 @@
 //! `access_token` the request must carry it as `Authorization: Bearer <t>`
 //! or `Authorization: Token <t>` (go-cqhttp), scheme in any case, or as
 //! `?access_token=`. A missing token is answered 401, a wrong one 403.
+//! While a connection of the account is attached (the action link:
+//! Universal or API; or the events-only one), a second of the same kind is
+//! answered 409 and logged: it never takes the account over. A replacement
+//! is accepted once the first has ended (closed, or found dead by the
+//! pings).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -56,6 +61,9 @@ pub trait ReverseAccount: Send + Sync + 'static {
     fn id(&self) -> &str;
     /// The token a connection must present, if any.
     fn access_token(&self) -> Option<&str>;
+    /// True while a connection of `role`'s kind (actions: Universal or
+    /// API; events) is attached.
+    fn attached(&self, role: ClientRole) -> bool;
     /// Runs an accepted connection until it drops.
     async fn attach(&self, ws: WebSocketStream<TcpStream>, role: ClientRole);
 }
@@ -195,6 +203,15 @@ fn check(
             }
             Some(_) => {}
         }
+    }
+    // Only after the token: an unauthenticated dialler learns nothing.
+    if client.attached(role) {
+        return Err((
+            StatusCode::CONFLICT,
+            format!(
+                "a {role:?} connection with X-Self-ID {self_id} is attached; a second one is refused until it ends"
+            ),
+        ));
     }
     Ok((client, role, self_id))
 }
