@@ -5,6 +5,9 @@ use serde::{Deserialize, Serialize};
 use super::check::ConfigError;
 use super::check::Key;
 
+/// The largest WebSocket message a OneBot peer may send (a media reply).
+pub const MAX_PEER_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+
 /// Request size, concurrency, stream and time limits of the gRPC listener.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -32,6 +35,12 @@ pub struct LimitsConfig {
     pub upload_timeout_ms: u64,
     /// Retry delay suggested to shed clients (RetryInfo), in milliseconds.
     pub overload_retry_after_ms: u64,
+    /// Largest event frame from a OneBot peer, in bytes (forward and
+    /// reverse WebSocket): a larger one is dropped before it is decoded,
+    /// logged and counted, never journaled or archived; the connection
+    /// stays up. Replies to the gateway's own actions keep the WebSocket
+    /// message limit (64 MiB), which media replies need.
+    pub max_event_frame_bytes: usize,
 }
 
 impl Default for LimitsConfig {
@@ -47,6 +56,7 @@ impl Default for LimitsConfig {
             request_timeout_ms: 120_000,
             upload_timeout_ms: 600_000,
             overload_retry_after_ms: 1_000,
+            max_event_frame_bytes: 4 * 1024 * 1024,
         }
     }
 }
@@ -79,9 +89,14 @@ impl LimitsConfig {
             ),
             ("request_timeout_ms", self.request_timeout_ms),
             ("upload_timeout_ms", self.upload_timeout_ms),
+            ("max_event_frame_bytes", self.max_event_frame_bytes as u64),
         ] {
             key.field(name).positive(value)?;
         }
+        key.field("max_event_frame_bytes").ensure(
+            self.max_event_frame_bytes <= MAX_PEER_MESSAGE_BYTES,
+            "must be at most 64 MiB (the WebSocket message limit)",
+        )?;
         for (name, value) in [
             ("max_request_bytes", self.max_request_bytes),
             ("max_upload_message_bytes", self.max_upload_message_bytes),

@@ -61,6 +61,8 @@ pub(crate) struct Inner {
     pub(crate) cancel: CancellationToken,
     /// The flavor in use, for the status's profile and every call.
     pub(crate) flavor: Mutex<Option<Flavor>>,
+    /// Event frames above this many bytes are dropped undecoded.
+    pub(crate) max_event_bytes: usize,
 }
 
 /// Locks `m`. Every critical section is a few field updates: a panic cannot
