@@ -24,6 +24,8 @@ ROWS=(
   "kill9::queued_messages_survive_kill_9|kill -9 with texts queued offline|delivered in order after restart"
   "hardening::a_hostile_peer_resets_or_drops_and_the_account_recovers|peer: invalid UTF-8, 65 MiB frame, foreign echoes of every JSON type, 100k-deep JSON, 4000 malformed frames|link reset or frame dropped; account reconnects; calls answered; RSS < +48 MiB"
   "hardening::hostile_clients_leave_memory_bounded_and_others_served|1000 idle connections, a stream never read under 3000 1 KiB events, an upload stalled after its header|others served within 5 s; unread stream dropped (EVENT_STREAM_LAGGED); stalled upload ended; RSS < +72 MiB"
+  "memory::a_flooding_peer_leaves_memory_bounded_across_a_restart|peer: a ~20 MB event frame, then twenty ~3 MB ones; kill -9 and a start over that journal (real binary)|20 MB event dropped and logged by size, next event arrives, RSS < idle +64 MiB; twenty 3 MB < +200 MiB; restarted idle < clean start +64 MiB"
+  "adapter::an_event_frame_above_the_cap_is_dropped_undecoded_and_replies_keep_the_large_cap|peer: event frames above limits.max_event_frame_bytes (with and without an echo)|dropped undecoded, link kept, next event published; a reply above the cap still reaches its call"
   "faults::pending_calls_fail_within_a_second_when_the_peer_dies_and_the_account_recovers|peer killed with calls pending|calls fail within 1 s; account recovers"
   "faults::a_slow_peer_cannot_hold_a_call_past_its_deadline|slow peer|call ends at the caller's deadline"
   "faults::the_account_timeout_bounds_a_call_without_a_deadline|slow peer, no deadline|account timeout ends the call"
@@ -48,11 +50,13 @@ echo "running the fault and bad-input tests (fuzz budget ${ONEBOT_FUZZ_SECS} s p
 set +e
 cargo test -p onebot-gateway-tests --test e2e -- hardening:: faults:: proxy:: fuzz:: \
   >"$WORK/e2e.log" 2>&1
-cargo test -p onebot-gateway --test kill9 --test shard >"$WORK/server.log" 2>&1
+cargo test -p onebot-gateway --test kill9 --test shard --test memory --test adapter \
+  >"$WORK/server.log" 2>&1
 set -e
 # "test <module>::<name> ... ok"; the server's test files are the module there.
 sed -n 's/^test \(.*\) \.\.\. \(ok\|FAILED\)$/\1 \2/p' "$WORK/e2e.log" >"$WORK/results"
 awk '/Running tests\/kill9.rs/ {m="kill9"} /Running tests\/shard.rs/ {m="shard"}
+     /Running tests\/memory.rs/ {m="memory"} /Running tests\/adapter.rs/ {m="adapter"}
      /^test .* \.\.\. (ok|FAILED)$/ {print m "::" $2, $4}' "$WORK/server.log" >>"$WORK/results"
 
 survived=0
