@@ -30,6 +30,8 @@ ROWS=(
   "shares::an_upload_leases_the_bytes_that_arrived_not_what_it_declares|an upload declares 30 MiB of a 31 MiB quota, sends 10 bytes, stalls|a 2 MiB upload still fits: the stalled one holds 10 bytes"
   "shares::a_session_belongs_to_the_token_that_opened_it|another token names an MCP session (POST, GET, DELETE)|404 each time; the session stays its owner's"
   "shares::mcp_tool_calls_take_slots_of_the_concurrency_limit|an MCP tool call waiting with max_concurrent_requests = 1|gRPC refused OVERLOADED concurrency, another tool call 503 Retry-After"
+  "memory::a_flooding_peer_leaves_memory_bounded_across_a_restart|peer: a ~20 MB event frame, then twenty ~3 MB ones; kill -9 and a start over that journal (real binary)|20 MB event dropped and logged by size, next event arrives, RSS < idle +64 MiB; twenty 3 MB < +200 MiB; restarted idle < clean start +64 MiB"
+  "adapter::an_event_frame_above_the_cap_is_dropped_undecoded_and_replies_keep_the_large_cap|peer: event frames above limits.max_event_frame_bytes (with and without an echo)|dropped undecoded, link kept, next event published; a reply above the cap still reaches its call"
   "faults::pending_calls_fail_within_a_second_when_the_peer_dies_and_the_account_recovers|peer killed with calls pending|calls fail within 1 s; account recovers"
   "faults::a_slow_peer_cannot_hold_a_call_past_its_deadline|slow peer|call ends at the caller's deadline"
   "faults::the_account_timeout_bounds_a_call_without_a_deadline|slow peer, no deadline|account timeout ends the call"
@@ -64,11 +66,13 @@ set +e
 cargo test -p onebot-gateway-tests --test e2e -- hardening:: faults:: proxy:: fuzz:: shares:: \
   exposure:: redaction:: \
   >"$WORK/e2e.log" 2>&1
-cargo test -p onebot-gateway --test kill9 --test shard >"$WORK/server.log" 2>&1
+cargo test -p onebot-gateway --test kill9 --test shard --test memory --test adapter \
+  >"$WORK/server.log" 2>&1
 set -e
 # "test <module>::<name> ... ok"; the server's test files are the module there.
 sed -n 's/^test \(.*\) \.\.\. \(ok\|FAILED\)$/\1 \2/p' "$WORK/e2e.log" >"$WORK/results"
 awk '/Running tests\/kill9.rs/ {m="kill9"} /Running tests\/shard.rs/ {m="shard"}
+     /Running tests\/memory.rs/ {m="memory"} /Running tests\/adapter.rs/ {m="adapter"}
      /^test .* \.\.\. (ok|FAILED)$/ {print m "::" $2, $4}' "$WORK/server.log" >>"$WORK/results"
 
 survived=0

@@ -96,6 +96,11 @@ fn in_memory_account() -> AccountConfig {
 
 /// A client over in-memory connections to a standalone sandbox.
 fn peer(cfg: SandboxConfig, account: AccountConfig) -> Peer {
+    peer_capped(cfg, account, 4 * 1024 * 1024)
+}
+
+/// [`peer`] dropping event frames above `max_event_bytes`.
+fn peer_capped(cfg: SandboxConfig, account: AccountConfig, max_event_bytes: usize) -> Peer {
     let control = SandboxControl::standalone(cfg);
     let dials = Arc::new(AtomicUsize::new(0));
     let refuse = Arc::new(AtomicBool::new(false));
@@ -106,9 +111,10 @@ fn peer(cfg: SandboxConfig, account: AccountConfig) -> Peer {
         dials: dials.clone(),
         refuse: refuse.clone(),
     };
-    let client = AccountClient::start(
+    let client = AccountClient::start_with(
         "default",
         account,
+        max_event_bytes,
         Arc::new(ChannelSink(tx)),
         cancel.clone(),
         Some(Arc::new(connector)),
@@ -555,6 +561,53 @@ async fn inbound_events_are_decoded_and_published() {
         }
     ));
     assert!(matches!(&got[2], InboundEvent::Unknown { post_type, .. } if post_type == "request"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_event_frame_above_the_cap_is_dropped_undecoded_and_replies_keep_the_large_cap() {
+    const CAP: usize = 64 * 1024;
+    let mut p = peer_capped(SandboxConfig::default(), in_memory_account(), CAP);
+    connected(&p.client).await;
+    // A hostile event (no echo, above the cap), then one an implementation
+    // would send with `echo` among its members (still no waiting call).
+    let big = "大".repeat(CAP);
+    let huge = p
+        .control
+        .inject_group_message(SANDBOX_GROUP, 10001, json!(big.clone()));
+    p.control.inject_event(json!({
+        "post_type": "message", "message_type": "group", "group_id": SANDBOX_GROUP,
+        "user_id": 10001, "message_id": 424242, "message": big, "raw_message": "",
+        "time": 1, "self_id": 1, "echo": "7", "sender": {"user_id": 10001}
+    }));
+    let small = p
+        .control
+        .inject_group_message(SANDBOX_GROUP, 10001, json!("after the flood"));
+    let message = loop {
+        let (_, ev) = p.events.recv().await.expect("event");
+        if let InboundEvent::Message { message, .. } = ev {
+            break message;
+        }
+    };
+    assert_eq!(
+        message.message_id, small,
+        "the oversized events were dropped"
+    );
+    assert_eq!(p.dials.load(Ordering::SeqCst), 1, "the link stayed up");
+    // A reply above the event cap still reaches its call.
+    let got = p
+        .client
+        .get_message(huge, Some(ChatRef::Group(SANDBOX_GROUP)), ctx())
+        .await
+        .expect("a large reply is no event");
+    let text: usize = got
+        .segments
+        .iter()
+        .map(|s| match s {
+            Segment::Text(t) => t.len(),
+            _ => 0,
+        })
+        .sum();
+    assert!(text > CAP, "the whole reply arrived: {text} bytes of text");
 }
 
 // ----- history and poke per flavor -----

@@ -28,9 +28,10 @@ pub async fn start(
     let mut reverse_accounts = ReverseAccounts::new();
     for (id, account) in &config.accounts {
         let peer: SharedPeer = if account.has_transport() {
-            let client = AccountClient::start(
+            let client = AccountClient::start_with(
                 id,
                 account.clone(),
+                config.limits.max_event_frame_bytes,
                 sink.clone(),
                 shutdown.child_token(),
                 None,

@@ -68,6 +68,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
     } = prepared;
     let events = EventHub::durable(
         config.events.buffer_size,
+        config.events.buffer_bytes,
         stop.streams.clone(),
         stop.cancel.clone(),
         journal,

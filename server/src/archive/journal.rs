@@ -19,7 +19,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::codec::{decode_event, decode_message, encode_event, encode_message};
 use crate::domain::journal::{
-    EventJournal, JournalEntry, JournalPage, JournalState, Journaled, StoredEvent,
+    EventJournal, JournalEntry, JournalPage, JournalState, Journaled, READ_BYTES, StoredEvent,
 };
 use crate::error::{Error, Kind, Result};
 
@@ -232,7 +232,7 @@ fn decode_row(
 }
 
 impl EventJournal for SqliteJournal {
-    fn open(&self, keep_per_account: usize) -> Result<JournalState> {
+    fn open(&self, keep_per_account: usize, max_bytes_per_account: usize) -> Result<JournalState> {
         let conn = lock(&self.read);
         let err = self.err();
         let last_id: i64 = conn
@@ -269,14 +269,16 @@ impl EventJournal for SqliteJournal {
             .map_err(&err)?;
         for (account, last) in accounts {
             state.last_sequences.insert(account.clone(), last as u64);
-            let rows: Vec<(i64, i64, i64, Vec<u8>)> = recent
+            let rows = recent
                 .query_map(params![account, keep_per_account as i64], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, Vec<u8>>(3)?))
                 })
-                .map_err(&err)?
-                .collect::<rusqlite::Result<_>>()
                 .map_err(&err)?;
-            for (id, seq, received_ms, body) in rows.into_iter().rev() {
+            // Newest first, one row at a time, until the byte bound.
+            let mut newest_first = Vec::new();
+            let mut bytes = 0usize;
+            for row in rows {
+                let (id, seq, received_ms, body) = row.map_err(&err)?;
                 match decode_row(
                     id,
                     account.clone(),
@@ -285,13 +287,20 @@ impl EventJournal for SqliteJournal {
                     KIND_EVENT,
                     &body,
                 ) {
-                    Ok(JournalEntry::Event(e)) => state.recent.push(e),
+                    Ok(JournalEntry::Event(e)) => {
+                        bytes = bytes.saturating_add(e.footprint());
+                        if bytes > max_bytes_per_account && !newest_first.is_empty() {
+                            break;
+                        }
+                        newest_first.push(e);
+                    }
                     Ok(JournalEntry::Sent { .. }) => {}
                     Err(e) => {
                         tracing::warn!(journal = %self.path.display(), id, error = %e, "a journal entry cannot be read; it is left out of the resume buffer")
                     }
                 }
             }
+            state.recent.extend(newest_first.into_iter().rev());
         }
         Ok(state)
     }
@@ -363,8 +372,13 @@ impl EventJournal for SqliteJournal {
             })
             .map_err(&err)?;
         let mut page = JournalPage::default();
+        let mut bytes = 0usize;
         for row in rows.take(limit) {
+            if bytes >= READ_BYTES {
+                break;
+            }
             let (id, account, seq, received_ms, kind, body) = row.map_err(&err)?;
+            bytes = bytes.saturating_add(body.len());
             page.last_id = Some(id as u64);
             match decode_row(id, account, seq, received_ms, kind, &body) {
                 Ok(entry) => page.entries.push(Journaled {
@@ -529,7 +543,7 @@ mod tests {
         checkpoint_delay: Duration,
     ) -> crate::domain::journal::Journal {
         use crate::domain::journal::{Journal, JournalOptions};
-        let state = store.open(64).unwrap();
+        let state = store.open(64, usize::MAX).unwrap();
         let options = JournalOptions {
             keep_per_account: 64,
             archived,
@@ -642,8 +656,8 @@ mod tests {
     struct Recording(SqliteJournal, std::sync::mpsc::Sender<(usize, Option<u64>)>);
 
     impl EventJournal for Recording {
-        fn open(&self, keep_per_account: usize) -> Result<JournalState> {
-            self.0.open(keep_per_account)
+        fn open(&self, keep_per_account: usize, max_bytes: usize) -> Result<JournalState> {
+            self.0.open(keep_per_account, max_bytes)
         }
         fn append(&self, entries: &[Journaled], checkpoint: Option<u64>) -> Result<()> {
             self.0.append(entries, checkpoint)?;
@@ -690,7 +704,7 @@ mod tests {
         assert_eq!(appends.recv().unwrap(), (0, Some(2)));
         assert!(appends.recv().is_err(), "nothing else was committed");
         let reopened = SqliteJournal::open(dir.path()).unwrap();
-        assert_eq!(reopened.open(64).unwrap().checkpoint, 2);
+        assert_eq!(reopened.open(64, usize::MAX).unwrap().checkpoint, 2);
     }
 
     #[test]
@@ -702,7 +716,7 @@ mod tests {
         journal.checkpoint(1);
         assert_eq!(appends.recv().unwrap(), (0, Some(1)));
         let reopened = SqliteJournal::open(dir.path()).unwrap();
-        assert_eq!(reopened.open(64).unwrap().checkpoint, 1);
+        assert_eq!(reopened.open(64, usize::MAX).unwrap().checkpoint, 1);
         drop(journal);
     }
 }

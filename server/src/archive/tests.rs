@@ -602,6 +602,7 @@ async fn event_numbers_and_the_resume_buffer_survive_a_restart() {
     let last = {
         let hub = EventHub::durable(
             4,
+            usize::MAX,
             CancellationToken::new(),
             CancellationToken::new(),
             open(),
@@ -622,6 +623,7 @@ async fn event_numbers_and_the_resume_buffer_survive_a_restart() {
     // A new process over the same journal.
     let hub = EventHub::durable(
         4,
+        usize::MAX,
         CancellationToken::new(),
         CancellationToken::new(),
         open(),
@@ -652,6 +654,57 @@ async fn event_numbers_and_the_resume_buffer_survive_a_restart() {
 }
 
 #[tokio::test]
+async fn the_resume_buffer_reloaded_at_start_obeys_its_byte_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let open = || -> Arc<dyn EventJournal> { Arc::new(SqliteJournal::open(dir.path()).unwrap()) };
+    let big = |n: usize| InboundEvent::Unknown {
+        post_type: "request".into(),
+        group_id: None,
+        time: 0,
+        raw: crate::domain::model::RawJson::from_text("x".repeat(n)),
+    };
+    let one =
+        crate::domain::journal::StoredEvent::new(Arc::from("a"), 1, 0, Arc::new(big(100_000)))
+            .footprint();
+    {
+        let hub = EventHub::durable(
+            1024,
+            usize::MAX,
+            CancellationToken::new(),
+            CancellationToken::new(),
+            open(),
+            false,
+        )
+        .unwrap();
+        let mut sub = hub.subscribe("a", None, EventFilter::default()).unwrap();
+        for _ in 0..10 {
+            hub.publish("a", big(100_000));
+            next_seq(&mut sub).await;
+        }
+    }
+    // The journal holds all ten; the reload reads only what fits.
+    let state = open().open(1024, 3 * one).unwrap();
+    assert_eq!(
+        state.recent.iter().map(|e| e.sequence).collect::<Vec<_>>(),
+        vec![8, 9, 10]
+    );
+    let hub = EventHub::durable(
+        1024,
+        3 * one,
+        CancellationToken::new(),
+        CancellationToken::new(),
+        open(),
+        false,
+    )
+    .unwrap();
+    assert_eq!(hub.last_sequence("a"), 10);
+    let err = hub
+        .subscribe("a", Some(6), EventFilter::default())
+        .unwrap_err();
+    assert_eq!(err.meta("oldest_sequence"), Some("8"));
+}
+
+#[tokio::test]
 async fn the_journal_keeps_what_the_archive_has_not_taken() {
     let dir = tempfile::tempdir().unwrap();
     let journal = SqliteJournal::open(dir.path()).unwrap();
@@ -671,7 +724,7 @@ async fn the_journal_keeps_what_the_archive_has_not_taken() {
     let page = journal.read_after(0, 100).unwrap();
     assert_eq!(page.entries.first().map(|j| j.id), Some(4));
     assert_eq!(page.last_id, Some(10));
-    let state = journal.open(2).unwrap();
+    let state = journal.open(2, usize::MAX).unwrap();
     assert_eq!(state.checkpoint, 3);
     assert_eq!(state.last_id, 10);
     assert_eq!(
@@ -693,5 +746,5 @@ async fn the_journal_keeps_what_the_archive_has_not_taken() {
     };
     journal.append(&[sent], Some(11)).unwrap();
     journal.trim(2, 11).unwrap();
-    assert_eq!(journal.open(2).unwrap().last_id, 11);
+    assert_eq!(journal.open(2, usize::MAX).unwrap().last_id, 11);
 }

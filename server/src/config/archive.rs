@@ -34,6 +34,10 @@ pub struct ArchiveConfig {
     pub ca_file: Option<PathBuf>,
     /// Most messages one gap-healing backfill reads per chat.
     pub backfill_max_messages: u32,
+    /// Most bytes of one message's text (its text segments together, UTF-8)
+    /// the archive keeps and indexes; a longer text is archived cut at a
+    /// character boundary and marked truncated.
+    pub max_text_bytes: usize,
 }
 
 impl Default for ArchiveConfig {
@@ -46,6 +50,7 @@ impl Default for ArchiveConfig {
             url: None,
             ca_file: None,
             backfill_max_messages: 500,
+            max_text_bytes: 64 * 1024,
         }
     }
 }
@@ -60,6 +65,7 @@ impl fmt::Debug for ArchiveConfig {
             .field("url", &self.url.as_ref().map(|u| redact_url(u.expose())))
             .field("ca_file", &self.ca_file)
             .field("backfill_max_messages", &self.backfill_max_messages)
+            .field("max_text_bytes", &self.max_text_bytes)
             .finish()
     }
 }
@@ -96,6 +102,8 @@ impl ArchiveConfig {
             )?;
         }
         key.field("backfill_max_messages")
-            .positive(self.backfill_max_messages)
+            .positive(self.backfill_max_messages)?;
+        key.field("max_text_bytes")
+            .in_range(self.max_text_bytes, 1024..=16 * 1024 * 1024)
     }
 }

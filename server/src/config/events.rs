@@ -17,6 +17,11 @@ pub struct EventsConfig {
     /// (nginx `grpc_read_timeout`, Envoy `stream_idle_timeout`): HTTP/2
     /// PINGs do not count as stream data there. 0 sends only the first one.
     pub heartbeat_secs: u64,
+    /// Bytes of events kept per account for `after_sequence` resumes (the
+    /// buffer holds at most `buffer_size` events and at most this many
+    /// bytes, whichever is reached first; the newest event always stays).
+    /// The journal's reload at start obeys the same bound.
+    pub buffer_bytes: usize,
 }
 
 impl Default for EventsConfig {
@@ -24,6 +29,7 @@ impl Default for EventsConfig {
         Self {
             buffer_size: 1024,
             heartbeat_secs: 15,
+            buffer_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -34,6 +40,7 @@ impl EventsConfig {
     pub(super) fn validate(&self) -> Result<(), ConfigError> {
         let key = Key::new("events");
         key.field("buffer_size").positive(self.buffer_size)?;
+        key.field("buffer_bytes").positive(self.buffer_bytes)?;
         key.field("heartbeat_secs")
             .in_range(self.heartbeat_secs, 0..=86_400)
     }

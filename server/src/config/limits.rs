@@ -5,6 +5,9 @@ use serde::{Deserialize, Serialize};
 use super::check::ConfigError;
 use super::check::Key;
 
+/// The largest WebSocket message a OneBot peer may send (a media reply).
+pub const MAX_PEER_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+
 /// Request size, concurrency, stream and time limits of the gRPC listener.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -46,6 +49,12 @@ pub struct LimitsConfig {
     pub max_anonymous_health_watches: usize,
     /// The same per remote address.
     pub max_anonymous_health_watches_per_address: usize,
+    /// Largest event frame from a OneBot peer, in bytes (forward and
+    /// reverse WebSocket): a larger one is dropped before it is decoded,
+    /// logged and counted, never journaled or archived; the connection
+    /// stays up. Replies to the gateway's own actions keep the WebSocket
+    /// message limit (64 MiB), which media replies need.
+    pub max_event_frame_bytes: usize,
 }
 
 impl Default for LimitsConfig {
@@ -65,6 +74,7 @@ impl Default for LimitsConfig {
             first_message_timeout_ms: 10_000,
             max_anonymous_health_watches: 128,
             max_anonymous_health_watches_per_address: 16,
+            max_event_frame_bytes: 4 * 1024 * 1024,
         }
     }
 }
@@ -106,6 +116,7 @@ impl LimitsConfig {
                 "max_anonymous_health_watches_per_address",
                 self.max_anonymous_health_watches_per_address as u64,
             ),
+            ("max_event_frame_bytes", self.max_event_frame_bytes as u64),
         ] {
             key.field(name).positive(value)?;
         }
@@ -114,6 +125,10 @@ impl LimitsConfig {
                 self.max_anonymous_health_watches_per_address <= self.max_anonymous_health_watches,
                 "must be at most limits.max_anonymous_health_watches",
             )?;
+        key.field("max_event_frame_bytes").ensure(
+            self.max_event_frame_bytes <= MAX_PEER_MESSAGE_BYTES,
+            "must be at most 64 MiB (the WebSocket message limit)",
+        )?;
         for (name, value) in [
             ("max_request_bytes", self.max_request_bytes),
             ("max_upload_message_bytes", self.max_upload_message_bytes),

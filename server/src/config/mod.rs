@@ -37,7 +37,7 @@ pub use auth::{Access, AuthConfig, TokenConfig};
 pub use check::ConfigError;
 pub use events::EventsConfig;
 pub use flavor::FlavorChoice;
-pub use limits::LimitsConfig;
+pub use limits::{LimitsConfig, MAX_PEER_MESSAGE_BYTES};
 pub use mcp::{McpConfig, normalize_origin};
 pub use media::{
     CAPTURE_KINDS, CaptureConfig, DEFAULT_PEER_URL_HOSTS, MAX_INLINE_MEDIA_BYTES, MediaConfig,

@@ -27,6 +27,9 @@ fn defaults_validate() {
     assert_eq!(c.archive.retention_days, 30);
     assert_eq!(c.archive.max_bytes, 1024 * 1024 * 1024);
     assert_eq!(c.archive.backfill_max_messages, 500);
+    assert_eq!(c.archive.max_text_bytes, 64 * 1024);
+    assert_eq!(c.events.buffer_bytes, 16 * 1024 * 1024);
+    assert_eq!(c.limits.max_event_frame_bytes, 4 * 1024 * 1024);
     assert!(c.archive.url.is_none() && c.archive.chats.is_empty());
     assert_eq!(c.limits.max_share_per_client, 0.5);
     assert_eq!(c.limits.first_message_timeout_ms, 10_000);
@@ -228,6 +231,26 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "[events]\nbuffer_size = 0",
         "events.buffer_size",
         "must be positive",
+    ),
+    (
+        "[events]\nbuffer_bytes = 0",
+        "events.buffer_bytes",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_event_frame_bytes = 0",
+        "limits.max_event_frame_bytes",
+        "must be positive",
+    ),
+    (
+        "[limits]\nmax_event_frame_bytes = 67108865",
+        "limits.max_event_frame_bytes",
+        "must be at most 64 MiB (the WebSocket message limit)",
+    ),
+    (
+        "[archive]\nmax_text_bytes = 1023",
+        "archive.max_text_bytes",
+        "must be in 1024..=16777216",
     ),
     (
         "[events]\nheartbeat_secs = 86401",

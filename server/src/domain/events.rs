@@ -7,8 +7,10 @@
 //!   restarts, and an event is delivered only once the journal has
 //!   committed it (group commit: a burst shares one commit), so every
 //!   event a subscriber ever saw is still there after a crash;
-//! - keeps the newest `events.buffer_size` events in a ring buffer (reloaded
-//!   from the journal at start), so a subscriber that reconnects with
+//! - keeps the newest `events.buffer_size` events in a ring buffer, at most
+//!   `events.buffer_bytes` of them by [`StoredEvent::footprint`] (the newest
+//!   event always stays; the journal's reload at start obeys the same
+//!   bounds), so a subscriber that reconnects with
 //!   `after_sequence`, even across a gateway restart, first gets what it
 //!   missed, or [`Kind::EventGapTooOld`] (metadata `oldest_sequence`) when
 //!   the gap is older than the buffer;
@@ -132,12 +134,30 @@ struct AccountLog {
     /// The last sequence number delivered.
     last: u64,
     ring: VecDeque<StoredEvent>,
+    /// The footprints of the events in `ring`, added up.
+    bytes: usize,
     tx: broadcast::Sender<StoredEvent>,
+}
+
+impl AccountLog {
+    /// Appends `event` to the ring, then drops the oldest events while more
+    /// than `capacity` or more than `max_bytes` are held (never the newest).
+    fn push(&mut self, event: StoredEvent, capacity: usize, max_bytes: usize) {
+        self.bytes = self.bytes.saturating_add(event.footprint());
+        self.ring.push_back(event);
+        while self.ring.len() > 1 && (self.ring.len() > capacity || self.bytes > max_bytes) {
+            if let Some(old) = self.ring.pop_front() {
+                self.bytes = self.bytes.saturating_sub(old.footprint());
+            }
+        }
+    }
 }
 
 /// Numbers, buffers and fans out inbound events; implements [`EventSink`].
 pub struct EventHub {
     capacity: usize,
+    /// Most bytes of events in one account's ring.
+    max_bytes: usize,
     logs: Mutex<HashMap<String, AccountLog>>,
     /// The next sequence number to give, per account. A lock of its own:
     /// a publisher waiting for room in the journal never holds up delivery.
@@ -167,9 +187,16 @@ impl EventHub {
     /// (numbers start at 1 in every process); every stream ends when
     /// `shutdown` fires.
     pub fn new(buffer_size: usize, shutdown: CancellationToken) -> Self {
+        Self::bounded(buffer_size, usize::MAX, shutdown)
+    }
+
+    /// [`new`](Self::new) keeping at most `buffer_bytes` of events per
+    /// account as well.
+    pub fn bounded(buffer_size: usize, buffer_bytes: usize, shutdown: CancellationToken) -> Self {
         let capacity = buffer_size.max(1);
         Self {
             capacity,
+            max_bytes: buffer_bytes,
             logs: Mutex::new(HashMap::new()),
             next: Mutex::new(HashMap::new()),
             observers: RwLock::new(Vec::new()),
@@ -186,30 +213,29 @@ impl EventHub {
     /// [`JournalOptions`]); `stop` ends the journal's writer.
     pub fn durable(
         buffer_size: usize,
+        buffer_bytes: usize,
         shutdown: CancellationToken,
         stop: CancellationToken,
         store: Arc<dyn EventJournal>,
         archived: bool,
     ) -> Result<Arc<Self>> {
         let capacity = buffer_size.max(1);
-        let state = store.open(capacity)?;
+        let state = store.open(capacity, buffer_bytes)?;
         let mut logs = HashMap::new();
         let mut next = HashMap::new();
         for (account, last) in &state.last_sequences {
             let mut log = AccountLog {
                 last: *last,
                 ring: VecDeque::with_capacity(capacity.min(1024)),
+                bytes: 0,
                 tx: broadcast::channel(capacity).0,
             };
-            log.ring.extend(
-                state
-                    .recent
-                    .iter()
-                    .filter(|e| &*e.account_id == account.as_str())
-                    .cloned(),
-            );
-            while log.ring.len() > capacity {
-                log.ring.pop_front();
+            for e in state
+                .recent
+                .iter()
+                .filter(|e| &*e.account_id == account.as_str())
+            {
+                log.push(e.clone(), capacity, buffer_bytes);
             }
             logs.insert(account.clone(), log);
             next.insert(account.clone(), last + 1);
@@ -236,6 +262,7 @@ impl EventHub {
             };
             EventHub {
                 capacity,
+                max_bytes: buffer_bytes,
                 logs: Mutex::new(logs),
                 next: Mutex::new(next),
                 observers: RwLock::new(Vec::new()),
@@ -351,6 +378,7 @@ impl EventHub {
         AccountLog {
             last: 0,
             ring: VecDeque::with_capacity(self.capacity.min(1024)),
+            bytes: 0,
             tx: broadcast::channel(self.capacity).0,
         }
     }
@@ -386,10 +414,7 @@ impl EventHub {
                     .or_insert_with(|| self.new_log()),
             };
             log.last = stored.sequence;
-            if log.ring.len() == self.capacity {
-                log.ring.pop_front();
-            }
-            log.ring.push_back(stored.clone());
+            log.push(stored.clone(), self.capacity, self.max_bytes);
             // No receiver is fine: the event stays in the ring.
             let _ = log.tx.send(stored.clone());
             let _ = self.all.send(stored);
@@ -565,6 +590,38 @@ mod tests {
         }
         assert_eq!(hub.last_sequence("b"), 1);
         assert_eq!(hub.last_sequence("c"), 0);
+    }
+
+    fn big(n: usize) -> InboundEvent {
+        InboundEvent::Unknown {
+            post_type: "request".into(),
+            group_id: None,
+            time: 0,
+            raw: crate::domain::model::RawJson::from_text("x".repeat(n)),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_resume_buffer_is_bounded_by_bytes_and_keeps_the_newest() {
+        let one = StoredEvent::new(Arc::from("a"), 1, 0, Arc::new(big(100_000))).footprint();
+        let hub = EventHub::bounded(1024, 3 * one, CancellationToken::new());
+        for _ in 0..10 {
+            hub.publish("a", big(100_000));
+        }
+        // Ten fit the count, three the bytes: 8, 9, 10 stay.
+        let err = hub
+            .subscribe("a", Some(6), EventFilter::default())
+            .unwrap_err();
+        assert_eq!(err.kind, Kind::EventGapTooOld);
+        assert_eq!(err.meta("oldest_sequence"), Some("8"));
+        let mut sub = hub.subscribe("a", Some(7), EventFilter::default()).unwrap();
+        assert_eq!(sub.next().await.unwrap().unwrap().sequence, 8);
+        // One event above the bound on its own still stays, alone.
+        hub.publish("a", big(1_000_000));
+        let err = hub
+            .subscribe("a", Some(9), EventFilter::default())
+            .unwrap_err();
+        assert_eq!(err.meta("oldest_sequence"), Some("11"));
     }
 
     #[tokio::test]

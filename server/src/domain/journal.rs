@@ -11,7 +11,7 @@
 //! journal after its own checkpoint: entries the archive has not taken yet
 //! (a slow database, a crash) are never lost, only late. What was just
 //! committed is also handed to the ingest in memory (the newest
-//! [`HANDOFF_CAP`] entries), so an ingest that keeps up takes each entry
+//! [`HANDOFF_CAP`] entries, at most [`HANDOFF_BYTES`]), so an ingest that keeps up takes each entry
 //! without reading it back; one that fell behind reads the journal.
 //!
 //! The journal keeps, per account, the newest `events.buffer_size` events
@@ -64,6 +64,13 @@ impl StoredEvent {
             wire: Arc::default(),
         }
     }
+
+    /// The bytes the resume buffer counts for this event: twice the
+    /// decoded event's ([`InboundEvent::approx_bytes`]), since every event
+    /// a stream has sent also holds its encoded form ([`Self::wire`]).
+    pub fn footprint(&self) -> usize {
+        2 * self.event.approx_bytes()
+    }
 }
 
 /// What the journal holds.
@@ -99,6 +106,16 @@ pub struct Journaled {
     pub entry: JournalEntry,
 }
 
+impl Journaled {
+    /// About how many bytes of memory the entry holds.
+    pub fn approx_bytes(&self) -> usize {
+        match &self.entry {
+            JournalEntry::Event(e) => e.event.approx_bytes(),
+            JournalEntry::Sent { message, .. } => message.approx_bytes(),
+        }
+    }
+}
+
 /// Entries read back from the journal.
 #[derive(Debug, Clone, Default)]
 pub struct JournalPage {
@@ -128,15 +145,19 @@ pub struct JournalState {
 /// or the blocking pool (reads).
 pub trait EventJournal: Send + Sync + 'static {
     /// Reads the state at start: the newest `keep_per_account` events of
-    /// every account, the last sequence numbers, the last id and the
-    /// archive's checkpoint.
-    fn open(&self, keep_per_account: usize) -> Result<JournalState>;
+    /// every account, newest first only as long as their
+    /// [`footprint`](StoredEvent::footprint)s add up to at most
+    /// `max_bytes_per_account` (the newest one always), the last sequence
+    /// numbers, the last id and the archive's checkpoint. Rows are read one
+    /// at a time: what is left out is never held.
+    fn open(&self, keep_per_account: usize, max_bytes_per_account: usize) -> Result<JournalState>;
 
     /// Stores `entries` (and the archive's `checkpoint`, when given) in one
     /// durable commit.
     fn append(&self, entries: &[Journaled], checkpoint: Option<u64>) -> Result<()>;
 
-    /// Up to `limit` entries with an id above `after_id`, in id order.
+    /// Up to `limit` entries with an id above `after_id`, in id order;
+    /// fewer once the entries read hold [`READ_BYTES`] (at least one).
     fn read_after(&self, after_id: u64, limit: usize) -> Result<JournalPage>;
 
     /// Deletes what is no longer needed: entries at or below `checkpoint`
@@ -148,6 +169,8 @@ pub trait EventJournal: Send + Sync + 'static {
     fn describe(&self) -> String;
 }
 
+/// Most bytes of stored entries one [`EventJournal::read_after`] reads.
+pub const READ_BYTES: usize = 16 * 1024 * 1024;
 /// Most submissions committed in one transaction; also at most half the
 /// resume buffer, so one commit's events never overrun a subscriber that
 /// was keeping up.
@@ -170,10 +193,28 @@ pub const CHECKPOINT_DELAY: Duration = Duration::from_millis(200);
 /// Committed entries held in memory for the archive's ingest; older ones
 /// are dropped (the ingest reads them from the journal instead).
 pub const HANDOFF_CAP: usize = 4096;
+/// Most bytes of entries held for the archive's ingest (by
+/// [`Journaled::approx_bytes`]); older ones are dropped beyond it, as
+/// beyond [`HANDOFF_CAP`].
+pub const HANDOFF_BYTES: usize = 16 * 1024 * 1024;
 
 /// The newest committed entries the archive has not taken, in id order
-/// without gaps.
-type Handoff = Arc<Mutex<VecDeque<Journaled>>>;
+/// without gaps, and their bytes.
+#[derive(Default)]
+struct Held {
+    entries: VecDeque<Journaled>,
+    bytes: usize,
+}
+
+impl Held {
+    fn pop_front(&mut self) -> Option<Journaled> {
+        let j = self.entries.pop_front()?;
+        self.bytes = self.bytes.saturating_sub(j.approx_bytes());
+        Some(j)
+    }
+}
+
+type Handoff = Arc<Mutex<Held>>;
 
 enum Command {
     Entry(JournalEntry, Option<oneshot::Sender<()>>),
@@ -324,14 +365,14 @@ impl Journal {
             return Some(JournalPage::default());
         }
         let mut handoff = self.handoff.lock().unwrap_or_else(PoisonError::into_inner);
-        while handoff.front().is_some_and(|j| j.id <= after_id) {
+        while handoff.entries.front().is_some_and(|j| j.id <= after_id) {
             handoff.pop_front();
         }
-        if handoff.front()?.id != after_id + 1 {
+        if handoff.entries.front()?.id != after_id + 1 {
             return None;
         }
-        let n = limit.min(handoff.len());
-        let entries: Vec<Journaled> = handoff.drain(..n).collect();
+        let n = limit.min(handoff.entries.len());
+        let entries: Vec<Journaled> = (0..n).filter_map(|_| handoff.pop_front()).collect();
         Some(JournalPage {
             last_id: entries.last().map(|j| j.id),
             entries,
@@ -465,13 +506,20 @@ impl Writer {
     }
 
     /// Hands `entries` to the archive's ingest, dropping the oldest beyond
-    /// [`HANDOFF_CAP`]. Entries whose commit failed are handed over too:
-    /// like delivery, archiving is not held back by a broken journal.
+    /// [`HANDOFF_CAP`] entries or [`HANDOFF_BYTES`]. Entries whose commit
+    /// failed are handed over too: like delivery, archiving is not held
+    /// back by a broken journal.
     fn hand_over(&self, entries: &[Journaled]) {
         let mut handoff = self.handoff.lock().unwrap_or_else(PoisonError::into_inner);
-        handoff.extend(entries.iter().cloned());
-        let over = handoff.len().saturating_sub(HANDOFF_CAP);
-        handoff.drain(..over);
+        for j in entries {
+            handoff.bytes = handoff.bytes.saturating_add(j.approx_bytes());
+            handoff.entries.push_back(j.clone());
+        }
+        while handoff.entries.len() > HANDOFF_CAP || handoff.bytes > HANDOFF_BYTES {
+            if handoff.pop_front().is_none() {
+                break;
+            }
+        }
     }
 
     /// Commits; on failure the entries are still delivered (an event is

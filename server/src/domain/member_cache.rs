@@ -5,6 +5,10 @@
 //! it through [`MemberCache::invalidate`] / [`MemberCache::observe`]. A
 //! fetch that was already under way when its group was invalidated does not
 //! store its (possibly stale) result.
+//!
+//! The lists held add up to at most [`MAX_BYTES`] (by
+//! [`GroupMember::approx_bytes`]): storing one evicts the lists fetched
+//! longest ago until they fit (the list just stored always stays).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -13,6 +17,9 @@ use std::time::SystemTime;
 use tokio::time::Instant;
 
 use super::model::{ConnState, GroupMember, InboundEvent};
+
+/// Most bytes of member lists held, over every account and group.
+pub const MAX_BYTES: usize = 64 * 1024 * 1024;
 
 /// A group's member list as fetched, with its expiry.
 #[derive(Debug)]
@@ -28,6 +35,8 @@ pub struct Cached {
 #[derive(Debug, Default)]
 struct Slot {
     cached: Option<Cached>,
+    /// The bytes of `cached`'s members (0 without a list).
+    bytes: usize,
     /// Bumped by every invalidation; a fetch stores only when unchanged.
     generation: u64,
 }
@@ -52,6 +61,7 @@ impl MemberCache {
         let mut slots = self.lock();
         let slot = slots.entry((account_id.to_owned(), group_id)).or_default();
         slot.cached = None;
+        slot.bytes = 0;
         slot.generation += 1;
     }
 
@@ -60,6 +70,7 @@ impl MemberCache {
         for ((account, _), slot) in self.lock().iter_mut() {
             if account == account_id {
                 slot.cached = None;
+                slot.bytes = 0;
                 slot.generation += 1;
             }
         }
@@ -103,17 +114,74 @@ impl MemberCache {
     /// Stores a fetched list, unless its group was invalidated since the
     /// fetch began (`generation` is what [`MemberCache::lookup`] returned).
     pub fn store(&self, key: Key, generation: u64, cached: Cached) {
+        let bytes: usize = cached.members.iter().map(GroupMember::approx_bytes).sum();
         let mut slots = self.lock();
         let now = Instant::now();
         // Drop expired lists so memory follows the groups in active use.
         for slot in slots.values_mut() {
             if slot.cached.as_ref().is_some_and(|c| c.expires <= now) {
                 slot.cached = None;
+                slot.bytes = 0;
             }
         }
-        let slot = slots.entry(key).or_default();
-        if slot.generation == generation {
-            slot.cached = Some(cached);
+        let slot = slots.entry(key.clone()).or_default();
+        if slot.generation != generation {
+            return;
         }
+        slot.cached = Some(cached);
+        slot.bytes = bytes;
+        let mut total: usize = slots.values().map(|s| s.bytes).sum();
+        while total > MAX_BYTES {
+            let oldest = slots
+                .iter_mut()
+                .filter(|(k, s)| **k != key && s.cached.is_some())
+                .min_by_key(|(_, s)| s.cached.as_ref().map(|c| c.fetched_at))
+                .map(|(_, s)| s);
+            let Some(slot) = oldest else { break };
+            total = total.saturating_sub(slot.bytes);
+            slot.cached = None;
+            slot.bytes = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::domain::model::RawJson;
+
+    fn list(members: usize, raw_bytes: usize) -> Arc<Vec<GroupMember>> {
+        let member = GroupMember {
+            user_id: Some(1),
+            raw: RawJson::from_text("x".repeat(raw_bytes)),
+            ..GroupMember::default()
+        };
+        Arc::new(vec![member; members])
+    }
+
+    fn cached(members: Arc<Vec<GroupMember>>, age_secs: u64) -> Cached {
+        Cached {
+            members,
+            fetched_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_000 - age_secs),
+            expires: Instant::now() + Duration::from_secs(3600),
+        }
+    }
+
+    #[test]
+    fn the_lists_held_are_bounded_by_bytes_oldest_fetch_first() {
+        let cache = MemberCache::default();
+        // Each list is a bit over a third of the bound.
+        let third = list(1000, MAX_BYTES / 3000);
+        let key = |g: i64| ("a".to_string(), g);
+        cache.store(key(1), 0, cached(third.clone(), 30));
+        cache.store(key(2), 0, cached(third.clone(), 20));
+        cache.store(key(3), 0, cached(third.clone(), 10));
+        let held = |g: i64| cache.lookup(&key(g), true).is_ok();
+        assert_eq!((held(1), held(2), held(3)), (false, true, true));
+        // A list above the bound on its own stays, alone.
+        cache.store(key(4), 0, cached(list(1, MAX_BYTES + 1), 0));
+        assert_eq!((held(2), held(3), held(4)), (false, false, true));
     }
 }

@@ -15,6 +15,10 @@
 //! so a quote never shows what the caller may not read. What cannot be
 //! resolved (unknown, recalled, another chat, out of time, a peer failure)
 //! stays an id. A recall evicts the message from the cache.
+//!
+//! The cache holds at most [`CACHE_CAPACITY`] ids and [`CACHE_BYTES`] of
+//! messages per account ([`Message::approx_bytes`]), evicting the least
+//! recently used first (the newest entry always stays).
 
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -32,6 +36,8 @@ use crate::error::Kind;
 
 /// Messages (and misses) remembered per account.
 pub const CACHE_CAPACITY: usize = 4096;
+/// Most bytes of messages remembered per account.
+pub const CACHE_BYTES: usize = 8 * 1024 * 1024;
 /// Peer look-ups running at once for one call.
 pub const CONCURRENCY: usize = 4;
 /// Longest time one call spends resolving quotes.
@@ -45,10 +51,54 @@ enum Cached {
     Missing(Instant),
 }
 
+impl Cached {
+    fn bytes(&self) -> usize {
+        match self {
+            Cached::Found(m) => m.approx_bytes(),
+            Cached::Missing(_) => 32,
+        }
+    }
+}
+
+/// One account's cache and the bytes it holds.
+#[derive(Debug)]
+struct Lru {
+    entries: LruCache<i64, Cached>,
+    bytes: usize,
+}
+
+impl Lru {
+    fn new() -> Self {
+        Self {
+            entries: LruCache::new(NonZeroUsize::new(CACHE_CAPACITY).unwrap_or(NonZeroUsize::MIN)),
+            bytes: 0,
+        }
+    }
+
+    fn put(&mut self, id: i64, entry: Cached) {
+        self.bytes = self.bytes.saturating_add(entry.bytes());
+        if let Some((_, old)) = self.entries.push(id, entry) {
+            self.bytes = self.bytes.saturating_sub(old.bytes());
+        }
+        while self.bytes > CACHE_BYTES && self.entries.len() > 1 {
+            match self.entries.pop_lru() {
+                Some((_, old)) => self.bytes = self.bytes.saturating_sub(old.bytes()),
+                None => break,
+            }
+        }
+    }
+
+    fn pop(&mut self, id: &i64) {
+        if let Some(old) = self.entries.pop(id) {
+            self.bytes = self.bytes.saturating_sub(old.bytes());
+        }
+    }
+}
+
 /// The quote resolver and its per-account cache.
 #[derive(Debug)]
 pub struct Quotes {
-    cache: Mutex<HashMap<String, LruCache<i64, Cached>>>,
+    cache: Mutex<HashMap<String, Lru>>,
     budget: Duration,
 }
 
@@ -85,7 +135,7 @@ impl Quotes {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, LruCache<i64, Cached>>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Lru>> {
         // Plain cache entries: a panic elsewhere cannot leave them half-made.
         self.cache
             .lock()
@@ -94,16 +144,14 @@ impl Quotes {
 
     fn put(&self, account: &str, id: i64, entry: Cached) {
         let mut cache = self.lock();
-        let lru = cache.entry(account.to_owned()).or_insert_with(|| {
-            LruCache::new(NonZeroUsize::new(CACHE_CAPACITY).unwrap_or(NonZeroUsize::MIN))
-        });
+        let lru = cache.entry(account.to_owned()).or_insert_with(Lru::new);
         lru.put(id, entry);
     }
 
     fn cached(&self, account: &str, id: i64) -> Option<Cached> {
         let mut cache = self.lock();
         let lru = cache.get_mut(account)?;
-        match lru.get(&id)? {
+        match lru.entries.get(&id)? {
             Cached::Missing(at) if at.elapsed() >= MISS_TTL => {
                 lru.pop(&id);
                 None
@@ -258,5 +306,54 @@ impl Quotes {
     /// Remembers that the peer does not know `message_id`.
     pub fn remember_missing(&self, account: &str, message_id: i64) {
         self.put(account, message_id, Cached::Missing(Instant::now()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::model::{RawJson, Sender};
+
+    fn message(id: i64, text_bytes: usize) -> Message {
+        Message {
+            message_id: id,
+            message_seq: None,
+            peer_seq: None,
+            time: 1,
+            sender: Sender::default(),
+            segments: vec![Segment::Text("x".repeat(text_bytes))],
+            chat: ChatRef::Group(1),
+            raw: RawJson::null(),
+        }
+    }
+
+    #[test]
+    fn the_cache_is_bounded_by_bytes_least_recently_used_first() {
+        let quotes = Quotes::default();
+        let size = CACHE_BYTES / 4;
+        for id in 1..=3 {
+            quotes.remember("a", &message(id, size));
+        }
+        // 1 used again: 2 is the least recently used when 4 and 5 arrive.
+        assert!(quotes.known("a", 1).is_some());
+        quotes.remember("a", &message(4, size));
+        quotes.remember("a", &message(5, size));
+        let held: Vec<i64> = (1..=5)
+            .filter(|id| quotes.known("a", *id).is_some())
+            .collect();
+        assert_eq!(held, vec![1, 4, 5]);
+        // A message above the bound on its own stays, alone.
+        quotes.remember("a", &message(6, CACHE_BYTES));
+        let held: Vec<i64> = (1..=6)
+            .filter(|id| quotes.known("a", *id).is_some())
+            .collect();
+        assert_eq!(held, vec![6]);
+        // Small messages fill up to the count.
+        for id in 100..(100 + CACHE_CAPACITY as i64 + 10) {
+            quotes.remember("a", &message(id, 10));
+        }
+        assert!(quotes.known("a", 6).is_none());
+        assert!(quotes.known("a", 109).is_none());
+        assert!(quotes.known("a", 110).is_some());
     }
 }

@@ -426,8 +426,9 @@ pub(crate) fn gateway(
         received: Some(received_store),
     })
     .expect("write side");
-    let events = Arc::new(super::events::EventHub::new(
+    let events = Arc::new(super::events::EventHub::bounded(
         config.events.buffer_size,
+        config.events.buffer_bytes,
         shutdown.clone(),
     ));
     let inbound = super::inbound::Inbound::new(
@@ -474,6 +475,7 @@ pub(crate) fn gateway_with_archive(
         Arc::new(crate::archive::journal::SqliteJournal::open(&data_dir).expect("journal"));
     let events = super::events::EventHub::durable(
         config.events.buffer_size,
+        config.events.buffer_bytes,
         shutdown.clone(),
         shutdown.clone(),
         journal,

@@ -220,6 +220,34 @@ pub fn peek_echo(text: &str) -> Option<&str> {
     None
 }
 
+/// The `echo` member of a JSON object, found by one pass over its top-level
+/// members that skips every other value without building it (nothing but
+/// the echo and one key at a time is allocated); `None` when the text is
+/// no JSON object or has no echo. A repeated `echo` gives the last one, as
+/// a decoder keeps it.
+pub fn top_level_echo(text: &str) -> Option<Value> {
+    struct EchoOf;
+    impl<'de> Visitor<'de> for EchoOf {
+        type Value = Option<Value>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
+            let mut echo = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "echo" {
+                    echo = Some(map.next_value::<Value>()?);
+                } else {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            Ok(echo)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.deserialize_map(EchoOf).ok().flatten()
+}
+
 /// Where the JSON whitespace that ends `b[..end]` starts.
 fn skip_space_back(b: &[u8], mut end: usize) -> usize {
     while end > 0 && matches!(b[end - 1], b' ' | b'\t' | b'\n' | b'\r') {

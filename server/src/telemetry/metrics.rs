@@ -101,6 +101,8 @@ pub const ARCHIVE_DELETED: &str = "onebot_gateway_archive_deleted_total";
 pub const ARCHIVE_DROPPED: &str = "onebot_gateway_archive_dropped_total";
 /// Journal entries the archive has not taken yet.
 pub const ARCHIVE_LAG: &str = "onebot_gateway_archive_lag_entries";
+/// Counter: event frames from a peer dropped for their size, by account.
+pub const PEER_FRAMES_DROPPED: &str = "onebot_gateway_peer_frames_dropped_total";
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
@@ -156,6 +158,10 @@ fn describe() {
         "1 for the account's current connection state"
     );
     describe_counter!(RECONNECTS, "reconnect attempts");
+    describe_counter!(
+        PEER_FRAMES_DROPPED,
+        "event frames from the peer dropped before decoding, by reason"
+    );
     describe_gauge!(PENDING_CALLS, "actions waiting for the peer's reply");
     describe_histogram!(
         PEER_ACTION_SECONDS,
@@ -185,6 +191,13 @@ fn describe() {
     describe_counter!(ARCHIVE_DELETED, "archived messages deleted, by reason");
     describe_counter!(ARCHIVE_DROPPED, "messages the archive did not take");
     describe_gauge!(ARCHIVE_LAG, "journal entries the archive has not taken yet");
+}
+
+/// An event frame of `account`'s peer was dropped before decoding
+/// (`reason`: `too_large`).
+pub fn peer_frame_dropped(account: &str, reason: &'static str) {
+    counter!(PEER_FRAMES_DROPPED, "account" => account.to_string(), "reason" => reason)
+        .increment(1);
 }
 
 /// The adapter started a reconnect attempt of `account`.

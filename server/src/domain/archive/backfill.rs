@@ -187,7 +187,7 @@ pub async fn heal_chat(
             })
             .collect();
         if !missed.is_empty() {
-            match archive.store().apply(missed).await {
+            match archive.apply(missed).await {
                 Ok(applied) => {
                     let n = applied.stored_total();
                     stored += n;

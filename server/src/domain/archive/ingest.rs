@@ -211,7 +211,7 @@ async fn apply(
         return true;
     }
     loop {
-        match archive.store().apply(ops.clone()).await {
+        match archive.apply(ops.clone()).await {
             Ok(applied) => {
                 failing.recovered(&archive.store().describe());
                 for (account, source, n) in &applied.stored {

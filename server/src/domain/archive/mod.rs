@@ -22,9 +22,11 @@
 //! - [`service`]: [`service::Archive`], shared by use cases and tasks.
 //! - [`ingest`], [`backfill`], [`retention`]: the background tasks.
 //! - [`purge`]: deletion on request, with the media hook.
+//! - [`fit`]: texts above `archive.max_text_bytes` archived cut and marked.
 //! - [`recorder`]: the sends, recorded as the peer acknowledges them.
 
 pub mod backfill;
+pub mod fit;
 pub mod ingest;
 pub mod purge;
 pub mod recorder;

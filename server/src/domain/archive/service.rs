@@ -184,6 +184,16 @@ impl Archive {
         &self.store
     }
 
+    /// Applies `ops` to the store, each message's text first cut to
+    /// `archive.max_text_bytes` ([`super::fit`]).
+    pub async fn apply(
+        &self,
+        mut ops: Vec<ArchiveOp>,
+    ) -> crate::error::Result<super::store::Applied> {
+        super::fit::fit_ops(&mut ops, self.config.max_text_bytes);
+        self.store.apply(ops).await
+    }
+
     /// The journal.
     pub fn journal(&self) -> &Journal {
         &self.journal

@@ -186,6 +186,52 @@ async fn delivered_events_are_searchable_at_once_and_recalls_hide_them() {
 }
 
 #[tokio::test]
+async fn a_text_above_max_text_bytes_is_archived_cut_marked_and_indexed_only_as_kept() {
+    let t = start(true);
+    let max = Config::default().archive.max_text_bytes;
+    let mut sub =
+        t.gw.events
+            .subscribe("default", None, Default::default())
+            .unwrap();
+    // "开头" at the start, "结尾" past the limit.
+    let text = format!("开头{}结尾", "字".repeat(max));
+    t.gw.events.publish(
+        "default",
+        inbound(message(ChatRef::Group(G), 1, T0, 10001, &text)),
+    );
+    sub.next().await.unwrap().unwrap();
+    let page =
+        t.gw.search_messages(search("开头"), CallCtx::anonymous())
+            .await
+            .unwrap();
+    assert_eq!(page.messages.len(), 1);
+    let kept = &page.messages[0].message;
+    let Segment::Text(first) = &kept.segments[0] else {
+        panic!("{:?}", kept.segments);
+    };
+    assert!(
+        first.len() <= max && first.len() > max - 3,
+        "{}",
+        first.len()
+    );
+    assert_eq!(
+        kept.segments.last(),
+        Some(&Segment::Unknown {
+            kind: crate::domain::archive::fit::TRUNCATED_KIND.into(),
+            data_json: format!(
+                "{{\"text_bytes\":{},\"kept_bytes\":{}}}",
+                text.len(),
+                first.len()
+            ),
+        })
+    );
+    assert!(
+        ids(&t.gw, search("结尾")).await.is_empty(),
+        "only what was kept is indexed"
+    );
+}
+
+#[tokio::test]
 async fn private_chats_of_the_users_whitelist_are_archived_and_recall_message_hides_them() {
     let t = start(true);
     let mut sub =

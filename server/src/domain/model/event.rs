@@ -102,3 +102,25 @@ pub enum InboundEvent {
         raw: RawJson,
     },
 }
+
+impl InboundEvent {
+    /// About how many bytes of memory the event holds (see
+    /// [`Message::approx_bytes`]).
+    pub fn approx_bytes(&self) -> usize {
+        const OVERHEAD: usize = 96;
+        OVERHEAD
+            + match self {
+                InboundEvent::Message { message, .. } => message.approx_bytes(),
+                InboundEvent::MemberLeft { sub_type, .. }
+                | InboundEvent::Lifecycle { sub_type, .. } => sub_type.len(),
+                InboundEvent::CardChanged {
+                    card_new, card_old, ..
+                } => card_new.len() + card_old.len(),
+                InboundEvent::Connection { detail, .. } => detail.len(),
+                InboundEvent::Unknown { post_type, raw, .. } => post_type.len() + raw.text().len(),
+                InboundEvent::Poke { .. }
+                | InboundEvent::MemberJoined { .. }
+                | InboundEvent::MessageRecalled { .. } => 0,
+            }
+    }
+}

@@ -45,3 +45,23 @@ pub struct GroupInfo {
     /// The peer's own group object, verbatim.
     pub raw: RawJson,
 }
+
+impl GroupMember {
+    /// About how many bytes of memory the member holds: its strings, the
+    /// peer's raw object and a fixed overhead.
+    pub fn approx_bytes(&self) -> usize {
+        const OVERHEAD: usize = 160;
+        OVERHEAD
+            + [
+                &self.nickname,
+                &self.card,
+                &self.role,
+                &self.title,
+                &self.level,
+            ]
+            .iter()
+            .map(|s| s.len())
+            .sum::<usize>()
+            + self.raw.text().len()
+    }
+}

@@ -164,3 +164,54 @@ impl Segment {
         }
     }
 }
+
+/// Fixed bytes counted per message and per segment besides their strings
+/// (the structs themselves, allocation headers).
+const MESSAGE_OVERHEAD: usize = 160;
+const SEGMENT_OVERHEAD: usize = 64;
+
+impl Message {
+    /// About how many bytes of memory the message holds: its strings (the
+    /// quoted message's too), the peer's raw object and a fixed overhead per
+    /// message and segment. Caches holding messages bound their bytes by it.
+    pub fn approx_bytes(&self) -> usize {
+        MESSAGE_OVERHEAD
+            + self.sender.nickname.len()
+            + self.sender.card.len()
+            + self.sender.role.len()
+            + self.raw.text().len()
+            + self
+                .segments
+                .iter()
+                .map(Segment::approx_bytes)
+                .sum::<usize>()
+    }
+}
+
+impl Segment {
+    /// About how many bytes of memory the segment holds (see
+    /// [`Message::approx_bytes`]).
+    pub fn approx_bytes(&self) -> usize {
+        SEGMENT_OVERHEAD
+            + match self {
+                Segment::Text(t) => t.len(),
+                Segment::At { name, .. } => name.as_ref().map_or(0, String::len),
+                Segment::Face { id } | Segment::Forward { id } => id.len(),
+                Segment::Image {
+                    file, url, summary, ..
+                } => file.len() + url.len() + summary.len(),
+                Segment::Record { file, url } | Segment::Video { file, url } => {
+                    file.len() + url.len()
+                }
+                Segment::File {
+                    file, name, url, ..
+                } => file.len() + name.len() + url.len(),
+                Segment::Reply { id, quoted } => {
+                    id.len() + quoted.as_ref().map_or(0, |m| m.approx_bytes())
+                }
+                Segment::Json { data } | Segment::Xml { data } => data.len(),
+                Segment::Poke { kind, id } => kind.len() + id.len(),
+                Segment::Unknown { kind, data_json } => kind.len() + data_json.len(),
+            }
+    }
+}

@@ -66,6 +66,8 @@ pub(crate) struct Inner {
     /// and the events-only one. One of each at a time: a second one is
     /// refused while the first lives, never a takeover.
     pub(crate) reverse_attached: ReverseSlots,
+    /// Event frames above this many bytes are dropped undecoded.
+    pub(crate) max_event_bytes: usize,
 }
 
 /// The reverse connections of an account, by kind.

@@ -61,9 +61,26 @@ impl AccountClient {
     /// Reverse accounts get their link from the listener
     /// ([`crate::onebot::transport::reverse`]). Every task stops when
     /// `cancel` fires.
+    ///
+    /// Event frames above the default `limits.max_event_frame_bytes` are
+    /// dropped; [`start_with`](Self::start_with) takes another cap.
     pub fn start(
         id: &str,
         cfg: AccountConfig,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+        connector: Option<Arc<dyn Connector>>,
+    ) -> Result<Arc<Self>> {
+        let max_event_bytes = crate::config::LimitsConfig::default().max_event_frame_bytes;
+        Self::start_with(id, cfg, max_event_bytes, sink, cancel, connector)
+    }
+
+    /// [`start`](Self::start) dropping event frames above
+    /// `max_event_bytes` (see [`crate::onebot::transport::ws`]).
+    pub fn start_with(
+        id: &str,
+        cfg: AccountConfig,
+        max_event_bytes: usize,
         sink: Arc<dyn EventSink>,
         cancel: CancellationToken,
         connector: Option<Arc<dyn Connector>>,
@@ -156,6 +173,7 @@ impl AccountClient {
             cancel,
             flavor: Mutex::new(fixed),
             reverse_attached: Default::default(),
+            max_event_bytes,
         });
         if let Some(connector) = connector {
             tokio::spawn(inner.clone().run_forward(connector));

@@ -486,6 +486,20 @@ impl Inbound for Inner {
         let now = jiff::Timestamp::now().as_millisecond();
         self.update("", |s| s.last_heartbeat_ms = Some(now));
     }
+
+    fn max_event_bytes(&self) -> usize {
+        self.max_event_bytes
+    }
+
+    fn dropped(&self, bytes: usize) {
+        tracing::warn!(
+            account_id = %self.id,
+            bytes,
+            limit = self.max_event_bytes,
+            "event frame from the peer above limits.max_event_frame_bytes dropped undecoded"
+        );
+        m::peer_frame_dropped(&self.id, "too_large");
+    }
 }
 
 #[cfg(test)]

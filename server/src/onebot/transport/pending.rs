@@ -108,6 +108,11 @@ impl Pending {
         })
     }
 
+    /// True when a call waits for `key`.
+    pub fn is_waiting(&self, key: &str) -> bool {
+        self.lock().waiting.contains_key(key)
+    }
+
     /// Delivers a reply frame. Gives the frame back when no call waits for
     /// `key` (late reply after a timeout, or a frame for someone else).
     ///

@@ -9,6 +9,19 @@
 //! Malformed frames are logged and dropped; the link stays up. When the
 //! session ends, every pending call fails at once.
 //!
+//! # Event frames and replies are capped apart
+//! tungstenite's message limit is one per connection, and replies to the
+//! gateway's own actions (a media reply, a long history page) need the
+//! large one, [`MAX_MESSAGE_BYTES`]. Events get a much smaller cap,
+//! [`Inbound::max_event_bytes`] (`limits.max_event_frame_bytes`), told apart
+//! before anything is decoded: a text message above it is a reply only when
+//! its `echo` names a call waiting on this link (read off its end as for
+//! every reply, else found among its top-level members by a scan that
+//! builds nothing but the echo: [`frame::top_level_echo`]). Any other
+//! frame above the cap (an event, a reply nobody waits for) is dropped
+//! undecoded: logged with its size (never its content), counted through
+//! [`Inbound::dropped`], never journaled nor archived; the link stays up.
+//!
 //! Callers write their own frames to the socket's write half, one at a time
 //! (a fair lock), so a call costs no hop through another task on its way
 //! out; see [`Link::call_json`].
@@ -41,8 +54,9 @@ use crate::onebot::events::{self, Decoded};
 use crate::onebot::frame::{self, Frame, FrameText, Reply};
 use crate::onebot::retcode;
 
-/// Largest WebSocket message and frame, both ways (NapCat allows 50 MB).
-pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+/// Largest WebSocket message and frame, both ways (NapCat allows 50 MB);
+/// event frames have a smaller cap of their own (see the module docs).
+pub const MAX_MESSAGE_BYTES: usize = crate::config::MAX_PEER_MESSAGE_BYTES;
 
 /// Liveness: a link is dead after this many heartbeat (or ping) intervals
 /// without a frame.
@@ -117,6 +131,11 @@ pub trait Inbound: Send + Sync + 'static {
     fn event(&self, event: crate::domain::model::InboundEvent);
     /// A heartbeat arrived.
     fn heartbeat(&self);
+    /// The largest event frame taken, in bytes.
+    fn max_event_bytes(&self) -> usize;
+    /// An event frame of `bytes` bytes was dropped undecoded, above
+    /// [`max_event_bytes`](Self::max_event_bytes).
+    fn dropped(&self, bytes: usize);
 }
 
 /// Liveness settings of a session.
@@ -625,6 +644,15 @@ impl Session {
             None => FrameText::new(text),
         };
         let text = text.as_str();
+        if text.len() > self.inbound.max_event_bytes() {
+            let waited = frame::top_level_echo(text)
+                .and_then(|echo| echo_key(Some(&echo)))
+                .is_some_and(|key| self.pending.is_waiting(&key));
+            if !waited {
+                self.inbound.dropped(text.len());
+                return None;
+            }
+        }
         // `data` stays text here: the caller decodes it into what it needs.
         let frame = match Frame::parse(text) {
             Ok(frame) => frame,
