@@ -73,14 +73,18 @@ async fn list_groups(gw: &TestGateway, token: &str) -> Result<pb::ListGroupsResp
 }
 
 /// Waits until the `default` account is connected, re-reading its state
-/// (with token `b`) at each announcement of its health name.
+/// at each announcement of its health name (both with token `b`: account
+/// health names are hidden from callers without a token).
 async fn connected(gw: &TestGateway) {
     let wait = async {
         let mut watch = gw
             .health()
-            .watch(tonic_health::pb::HealthCheckRequest {
-                service: "onebot.gateway.v1.account.default".into(),
-            })
+            .watch(authed(
+                tonic_health::pb::HealthCheckRequest {
+                    service: "onebot.gateway.v1.account.default".into(),
+                },
+                B,
+            ))
             .await
             .expect("health watch")
             .into_inner();
