@@ -101,8 +101,10 @@ accounts = ["*"]
         [binary, "serve", "--config", str(path)], stdout=log, stderr=subprocess.STDOUT
     )
     gw = Gateway(binary, port, sandbox_port, tokens, proc, workdir)
+    # Account health names answer only callers with a token when tokens are configured.
+    token = ["--token", AGENT_TOKEN] if tokens else []
     ready = subprocess.run(
-        [binary, "health", "--addr", gw.addr, "--service", "onebot.gateway.v1.account.default", "--wait", "60s"],
+        [binary, "health", "--addr", gw.addr, *token, "--service", "onebot.gateway.v1.account.default", "--wait", "60s"],
         capture_output=True,
     )
     if ready.returncode != 0:
