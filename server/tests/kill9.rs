@@ -1,70 +1,16 @@
 //! The offline queue survives `kill -9` of the real binary: messages queued
 //! while the peer was away are delivered, in order, by the next process.
 
-use std::net::TcpListener;
+mod process;
+
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use onebot_gateway_client::pb;
 use onebot_sandbox::{ChatRef, Sandbox, SandboxConfig};
 use pb::message_service_client::MessageServiceClient;
-use tokio::process::{Child, Command};
-use tonic::transport::Channel;
-use tonic_health::pb::HealthCheckRequest;
+use process::{GROUP, account_is, connect, free_port, spawn, write_config};
 use tonic_health::pb::health_check_response::ServingStatus;
-use tonic_health::pb::health_client::HealthClient;
-
-const BIN: &str = env!("CARGO_BIN_EXE_onebot-gateway");
-const GROUP: i64 = 20_000_002;
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn spawn(config: &Path, addr: &str) -> Child {
-    let child = Command::new(BIN)
-        .args(["serve", "--config"])
-        .arg(config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let ready = Command::new(BIN)
-        .args(["health", "--wait", "60s", "--addr", addr])
-        .output()
-        .await
-        .unwrap();
-    assert!(ready.status.success(), "gateway not healthy: {ready:?}");
-    child
-}
-
-/// Waits (health Watch, bounded) until the account's availability is `want`.
-async fn account_is(channel: &Channel, want: ServingStatus) {
-    let mut health = HealthClient::new(channel.clone());
-    let mut stream = health
-        .watch(HealthCheckRequest {
-            service: "onebot.gateway.v1.account.default".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    tokio::time::timeout(Duration::from_secs(30), async {
-        while let Some(msg) = stream.message().await.unwrap() {
-            if msg.status == want as i32 {
-                return;
-            }
-        }
-        panic!("health stream ended");
-    })
-    .await
-    .expect("account state within 30 s");
-}
 
 fn text(t: &str) -> pb::SendMessageRequest {
     pb::SendMessageRequest {
@@ -79,23 +25,10 @@ async fn queued_messages_survive_kill_9() {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let addr = format!("http://127.0.0.1:{port}");
-    let config = dir.path().join("gateway.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[server]\nlisten = \"127.0.0.1:{port}\"\ndata_dir = {data:?}\n\n[accounts.default]\nws_url = {ws:?}\ngroups = [{GROUP}]\n",
-            data = dir.path().join("data").to_string_lossy(),
-            ws = peer.ws_url(),
-        ),
-    )
-    .unwrap();
+    let config = write_config(dir.path(), port, &peer, "", "");
 
-    let mut first = spawn(&config, &addr).await;
-    let channel = Channel::from_shared(addr.clone())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+    let mut first = spawn(&config, &addr, None).await;
+    let channel = connect(&addr).await;
     account_is(&channel, ServingStatus::Serving).await;
     peer.stop_listening().await;
     account_is(&channel, ServingStatus::NotServing).await;
@@ -108,12 +41,8 @@ async fn queued_messages_survive_kill_9() {
     first.kill().await.unwrap();
 
     peer.start_listening().await.unwrap();
-    let _second = spawn(&config, &addr).await;
-    let channel = Channel::from_shared(addr.clone())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+    let _second = spawn(&config, &addr, None).await;
+    let channel = connect(&addr).await;
     account_is(&channel, ServingStatus::Serving).await;
     let mut client = MessageServiceClient::new(channel);
     // The new process flushes the queue before this send.
@@ -144,34 +73,6 @@ fn group_texts(peer: &Sandbox) -> Vec<String> {
         .collect()
 }
 
-fn write_config(
-    dir: &Path,
-    port: u16,
-    peer: &Sandbox,
-    extra_account: &str,
-    extra: &str,
-) -> std::path::PathBuf {
-    let config = dir.join("gateway.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[server]\nlisten = \"127.0.0.1:{port}\"\ndata_dir = {data:?}\n{extra}\n\n[accounts.default]\nws_url = {ws:?}\ngroups = [{GROUP}]\n{extra_account}\n",
-            data = dir.join("data").to_string_lossy(),
-            ws = peer.ws_url(),
-        ),
-    )
-    .unwrap();
-    config
-}
-
-async fn connect(addr: &str) -> Channel {
-    Channel::from_shared(addr.to_owned())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_during_a_flush_loses_nothing_and_repeats_at_most_the_frame_in_flight() {
     const N: usize = 30;
@@ -186,7 +87,7 @@ async fn kill_9_during_a_flush_loses_nothing_and_repeats_at_most_the_frame_in_fl
         "rate_group_per_minute = 6000\nrate_group_burst = 100\nrate_account_per_minute = 6000\nrate_account_burst = 100",
         "",
     );
-    let mut first = spawn(&config, &addr).await;
+    let mut first = spawn(&config, &addr, None).await;
     let channel = connect(&addr).await;
     account_is(&channel, ServingStatus::Serving).await;
     peer.stop_listening().await;
@@ -232,7 +133,7 @@ async fn kill_9_during_a_flush_loses_nothing_and_repeats_at_most_the_frame_in_fl
     peer.control()
         .clear_fault(onebot_sandbox::FaultKind::SlowReplies);
 
-    let _second = spawn(&config, &addr).await;
+    let _second = spawn(&config, &addr, None).await;
     let channel = connect(&addr).await;
     account_is(&channel, ServingStatus::Serving).await;
     // The flush runs before any newer send of the account.
@@ -326,7 +227,7 @@ async fn kill_9_during_an_upload_leaks_no_staged_file_past_its_ttl() {
     let addr = format!("http://127.0.0.1:{port}");
     let config = write_config(dir.path(), port, &peer, "", "\n[media]\nttl_secs = 2");
     let data = dir.path().join("data");
-    let mut first = spawn(&config, &addr).await;
+    let mut first = spawn(&config, &addr, None).await;
     let channel = connect(&addr).await;
     account_is(&channel, ServingStatus::Serving).await;
     let header = |size: usize| pb::UploadMediaRequest {
@@ -369,7 +270,7 @@ async fn kill_9_during_an_upload_leaks_no_staged_file_past_its_ttl() {
     drop(tx);
     assert!(staged(&data).contains(&done.media_id));
 
-    let _second = spawn(&config, &addr).await;
+    let _second = spawn(&config, &addr, None).await;
     // The new process removed the interrupted upload's file before serving.
     let now = staged(&data);
     assert!(
@@ -421,23 +322,10 @@ async fn delivered_events_and_sends_survive_kill_9() {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let addr = format!("http://127.0.0.1:{port}");
-    let config = dir.path().join("gateway.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[server]\nlisten = \"127.0.0.1:{port}\"\ndata_dir = {data:?}\n\n[accounts.default]\nws_url = {ws:?}\ngroups = [{GROUP}]\n",
-            data = dir.path().join("data").to_string_lossy(),
-            ws = peer.ws_url(),
-        ),
-    )
-    .unwrap();
+    let config = write_config(dir.path(), port, &peer, "", "");
 
-    let mut first = spawn(&config, &addr).await;
-    let channel = Channel::from_shared(addr.clone())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+    let mut first = spawn(&config, &addr, None).await;
+    let channel = connect(&addr).await;
     account_is(&channel, ServingStatus::Serving).await;
     let mut events = EventServiceClient::new(channel.clone())
         .stream_events(pb::StreamEventsRequest::default())
@@ -474,12 +362,8 @@ async fn delivered_events_and_sends_survive_kill_9() {
     // SIGKILL right after the last acknowledgement.
     first.kill().await.unwrap();
 
-    let _second = spawn(&config, &addr).await;
-    let channel = Channel::from_shared(addr.clone())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+    let _second = spawn(&config, &addr, None).await;
+    let channel = connect(&addr).await;
     let mut client = MessageServiceClient::new(channel.clone());
     let found: Vec<i64> = client
         .search_messages(search("kill9"))

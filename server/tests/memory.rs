@@ -10,77 +10,18 @@
 //! idle; after `kill -9` and a start over the same journal, idle RSS is
 //! within 64 MiB of the clean start's, and the next event still arrives.
 
-use std::net::TcpListener;
-use std::path::Path;
-use std::process::Stdio;
+mod process;
+
 use std::time::Duration;
 
 use onebot_gateway_client::pb;
 use onebot_sandbox::{Sandbox, SandboxConfig};
 use pb::event_service_client::EventServiceClient;
-use tokio::process::{Child, Command};
+use process::{GROUP, account_is, connect, free_port, spawn, write_config};
 use tonic::transport::Channel;
-use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
-use tonic_health::pb::health_client::HealthClient;
 
-const BIN: &str = env!("CARGO_BIN_EXE_onebot-gateway");
-const GROUP: i64 = 20_000_002;
 const MIB: u64 = 1024 * 1024;
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn spawn(config: &Path, addr: &str, log: &Path) -> Child {
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .unwrap();
-    let child = Command::new(BIN)
-        .args(["serve", "--config"])
-        .arg(config)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let ready = Command::new(BIN)
-        .args(["health", "--wait", "60s", "--addr", addr])
-        .output()
-        .await
-        .unwrap();
-    assert!(ready.status.success(), "gateway not healthy: {ready:?}");
-    child
-}
-
-/// Waits (health Watch, bounded) until the account can take actions.
-async fn account_serving(channel: &Channel) {
-    let mut health = HealthClient::new(channel.clone());
-    let mut stream = health
-        .watch(HealthCheckRequest {
-            service: "onebot.gateway.v1.account.default".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(msg) = stream.message().await.unwrap() {
-            if msg.status == ServingStatus::Serving as i32 {
-                return;
-            }
-        }
-        panic!("health stream ended");
-    })
-    .await
-    .expect("account serving in time");
-}
 
 /// Resident set of `pid` in bytes (`VmRSS`), and its peak (`VmHWM`).
 fn rss(pid: u32) -> (u64, u64) {
@@ -147,26 +88,12 @@ async fn a_flooding_peer_leaves_memory_bounded_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let addr = format!("http://127.0.0.1:{port}");
-    let config = dir.path().join("gateway.toml");
+    let config = write_config(dir.path(), port, &peer, "", "");
     let log = dir.path().join("gateway.log");
-    std::fs::write(
-        &config,
-        format!(
-            "[server]\nlisten = \"127.0.0.1:{port}\"\ndata_dir = {data:?}\n\n[accounts.default]\nws_url = {ws:?}\ngroups = [{GROUP}]\n",
-            data = dir.path().join("data").to_string_lossy(),
-            ws = peer.ws_url(),
-        ),
-    )
-    .unwrap();
-
-    let mut first = spawn(&config, &addr, &log).await;
+    let mut first = spawn(&config, &addr, Some(&log)).await;
     let pid = first.id().unwrap();
-    let channel = Channel::from_shared(addr.clone())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    account_serving(&channel).await;
+    let channel = connect(&addr).await;
+    account_is(&channel, ServingStatus::Serving).await;
     let mut stream = events(&channel).await;
     a_normal_message_arrives(&peer, &mut stream).await;
     let (idle, _) = rss(pid);
@@ -224,14 +151,10 @@ async fn a_flooding_peer_leaves_memory_bounded_across_a_restart() {
     // A new process over the same journal.
     drop(stream);
     first.kill().await.unwrap();
-    let second = spawn(&config, &addr, &log).await;
+    let second = spawn(&config, &addr, Some(&log)).await;
     let pid = second.id().unwrap();
-    let channel = Channel::from_shared(addr.clone())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    account_serving(&channel).await;
+    let channel = connect(&addr).await;
+    account_is(&channel, ServingStatus::Serving).await;
     let mut stream = events(&channel).await;
     a_normal_message_arrives(&peer, &mut stream).await;
     let (restarted, peak) = rss(pid);

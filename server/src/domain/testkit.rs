@@ -111,6 +111,8 @@ pub(crate) enum Call {
     Recall { message_id: i64 },
     /// `get_group_list` (recorded when a list is set).
     Groups,
+    /// `get_group_member_list` (recorded when a member list is set).
+    Members { group_id: i64 },
 }
 
 /// A scripted [`PeerApi`]: records calls, answers from a script of
@@ -125,6 +127,9 @@ pub(crate) struct FakeApi {
     stored: Mutex<HashMap<i64, Message>>,
     /// What `get_groups` answers; `None`: it fails as an unexpected call.
     groups: Mutex<Option<Vec<i64>>>,
+    /// What `get_group_members` answers for every group; `None`: it fails
+    /// as an unexpected call.
+    members: Mutex<Option<Vec<GroupMember>>>,
     /// Notified on every call.
     pub(crate) called: Notify,
     /// When set, calls wait for a permit before answering.
@@ -151,6 +156,7 @@ impl FakeApi {
             next_id: Mutex::new(1000),
             stored: Mutex::new(HashMap::new()),
             groups: Mutex::new(None),
+            members: Mutex::new(None),
             called: Notify::new(),
             gate: Mutex::new(None),
         })
@@ -194,6 +200,11 @@ impl FakeApi {
     /// Sets the groups `get_groups` lists (`None`: it fails).
     pub(crate) fn set_groups(&self, groups: Option<&[i64]>) {
         *self.groups.lock().unwrap() = groups.map(<[i64]>::to_vec);
+    }
+
+    /// Sets the member list `get_group_members` answers (`None`: it fails).
+    pub(crate) fn set_members(&self, members: Option<Vec<GroupMember>>) {
+        *self.members.lock().unwrap() = members;
     }
 
     /// Every call so far.
@@ -248,11 +259,15 @@ impl PeerApi for FakeApi {
 
     async fn get_group_members(
         &self,
-        _group_id: i64,
+        group_id: i64,
         _no_cache: Option<bool>,
         _deadline: Deadline,
     ) -> Result<Vec<GroupMember>> {
-        Err(Error::internal("unexpected get_group_members"))
+        let Some(members) = self.members.lock().unwrap().clone() else {
+            return Err(Error::internal("unexpected get_group_members"));
+        };
+        self.answer(Call::Members { group_id }).await?;
+        Ok(members)
     }
 
     async fn get_groups(&self, _deadline: Deadline) -> Result<Vec<GroupInfo>> {

@@ -1,102 +1,18 @@
 //! Mention names over a fake peer: where names come from, how often the
 //! member list is read, and what happens when it cannot be.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use serde_json::{Value, json};
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::Semaphore;
 
 use super::*;
 use crate::config::AccountConfig;
-use crate::domain::model::{AccountStatus, GroupInfo, MediaKind, MediaPayload, ReceivedMedia};
-use crate::domain::ports::{HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia};
 use crate::domain::render::history_in;
-use crate::error::{Error, Result};
+use crate::domain::testkit::{Call, FakeApi};
+use crate::error::Error;
+use crate::onebot::Flavor;
 use crate::onebot::model::decode_message;
 
 const GROUP: i64 = 20000003;
-
-/// A peer whose member list is `members` (or a failure when `None`);
-/// each read waits for a permit of `release` when it is set.
-struct Peer {
-    members: Option<Vec<GroupMember>>,
-    release: Option<Arc<Semaphore>>,
-    reads: AtomicUsize,
-    status: watch::Sender<AccountStatus>,
-}
-
-#[async_trait::async_trait]
-impl PeerApi for Peer {
-    fn status(&self) -> AccountStatus {
-        self.status.borrow().clone()
-    }
-    fn watch_status(&self) -> watch::Receiver<AccountStatus> {
-        self.status.subscribe()
-    }
-    async fn get_history(
-        &self,
-        _: ChatRef,
-        _: u32,
-        _: Option<i64>,
-        _: Deadline,
-    ) -> Result<HistoryPage> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn get_group_members(
-        &self,
-        group_id: i64,
-        _: Option<bool>,
-        _: Deadline,
-    ) -> Result<Vec<GroupMember>> {
-        assert_eq!(group_id, GROUP, "only the mentions' group is read");
-        self.reads.fetch_add(1, Ordering::SeqCst);
-        if let Some(release) = &self.release {
-            let _permit = release.acquire().await.expect("open");
-        }
-        self.members
-            .clone()
-            .ok_or_else(|| Error::internal("the peer failed"))
-    }
-    async fn get_groups(&self, _: Deadline) -> Result<Vec<GroupInfo>> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn send_message(&self, _: ChatRef, _: &[OutSegment<'_>], _: Deadline) -> Result<i64> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn upload_file(&self, _: ChatRef, _: &MediaPayload, _: &str, _: Deadline) -> Result<()> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn poke(&self, _: i64, _: i64, _: Deadline) -> Result<()> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn get_message(&self, _: i64, _: Option<ChatRef>, _: Deadline) -> Result<Message> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn recall(&self, _: i64, _: Deadline) -> Result<()> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn get_forward(&self, _: &str, _: Deadline) -> Result<Vec<Message>> {
-        Err(Error::internal("unexpected"))
-    }
-    fn check_media(&self, _: MediaKind) -> Result<()> {
-        Ok(())
-    }
-    fn media_steps(&self, _: &ReceivedMedia) -> Vec<MediaStep> {
-        Vec::new()
-    }
-    async fn fetch_media(
-        &self,
-        _: &ReceivedMedia,
-        _: MediaStep,
-        _: &mut dyn MediaSink,
-        _: Deadline,
-    ) -> Result<PeerMedia> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn media_message(&self, _: i64, _: Deadline) -> Result<Message> {
-        Err(Error::internal("unexpected"))
-    }
-}
 
 fn member(id: i64, nickname: &str, card: &str) -> GroupMember {
     GroupMember {
@@ -121,16 +37,18 @@ fn sandbox_members() -> Vec<GroupMember> {
 struct Env {
     mentions: Mentions,
     account: Account,
-    peer: Arc<Peer>,
+    peer: Arc<FakeApi>,
 }
 
+/// Mentions over a fake peer whose member list is `members` (a failure
+/// when `None`); each read waits for a permit of `release` when it is set.
 fn env(members: Option<Vec<GroupMember>>, ttl: u64, release: Option<Arc<Semaphore>>) -> Env {
-    let peer = Arc::new(Peer {
-        members,
-        release,
-        reads: AtomicUsize::new(0),
-        status: watch::Sender::new(AccountStatus::default()),
-    });
+    let peer = FakeApi::new(Flavor::NapCat);
+    if members.is_none() {
+        peer.script([Err(Error::internal("the peer failed"))]);
+    }
+    peer.set_members(Some(members.unwrap_or_default()));
+    *peer.gate.lock().unwrap() = release;
     let account = Account {
         id: "a".into(),
         config: AccountConfig {
@@ -147,8 +65,16 @@ fn env(members: Option<Vec<GroupMember>>, ttl: u64, release: Option<Arc<Semaphor
 }
 
 impl Env {
+    /// Member-list reads so far; only the mentions' group is ever read.
     fn reads(&self) -> usize {
-        self.peer.reads.load(Ordering::SeqCst)
+        let calls = self.peer.calls();
+        assert!(
+            calls
+                .iter()
+                .all(|c| *c == Call::Members { group_id: GROUP }),
+            "{calls:?}"
+        );
+        calls.len()
     }
 }
 
