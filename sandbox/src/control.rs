@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::config::SandboxConfig;
+use crate::data;
 use crate::events;
 use crate::fault::{Fault, FaultKind};
 use crate::flavor::Flavor;
@@ -13,7 +14,7 @@ use crate::media::{MediaKind, ReceivedMedia};
 use crate::message::{self, View};
 use crate::server;
 use crate::shared::{RecordedAction, Shared, lock};
-use crate::state::{ChatRef, Group, Member, NewMessage, Role};
+use crate::state::{ChatRef, Group, NewMessage, Role};
 
 /// A cheap, cloneable handle to a sandbox's state, usable from any task.
 ///
@@ -173,19 +174,13 @@ impl SandboxControl {
             let mut w = lock(&self.shared.world);
             match w.group_mut(group_id) {
                 Some(g) if g.member(user_id).is_none() => {
-                    let now = events::now();
-                    g.members.push(Member {
+                    g.members.push(data::member(
                         user_id,
-                        nickname: nickname.to_owned(),
-                        card: String::new(),
-                        role: Role::Member,
-                        join_time: now,
-                        last_sent_time: now,
-                        level: 1,
-                        title: String::new(),
-                        sex: "unknown",
-                        age: 0,
-                    });
+                        nickname,
+                        "",
+                        Role::Member,
+                        events::now(),
+                    ));
                     true
                 }
                 _ => false,
@@ -211,19 +206,7 @@ impl SandboxControl {
             if w.group(group_id).is_some() {
                 return false;
             }
-            let now = events::now();
-            let bot = Member {
-                user_id: self_id,
-                nickname: w.nickname.clone(),
-                card: String::new(),
-                role: Role::Member,
-                join_time: now,
-                last_sent_time: now,
-                level: 1,
-                title: String::new(),
-                sex: "unknown",
-                age: 0,
-            };
+            let bot = data::member(self_id, &w.nickname, "", Role::Member, events::now());
             w.groups.push(Group {
                 group_id,
                 name: name.to_owned(),

@@ -49,7 +49,14 @@ pub fn shanghai_time(y: i64, m: i64, d: i64, hh: i64, mm: i64, ss: i64) -> i64 {
     days * 86_400 + hh * 3600 + mm * 60 + ss - 8 * 3600
 }
 
-fn member(user_id: i64, nickname: &str, card: &str, role: Role, join_time: i64) -> Member {
+/// A member who joined at `join_time`, level 1, no title.
+pub(crate) fn member(
+    user_id: i64,
+    nickname: &str,
+    card: &str,
+    role: Role,
+    join_time: i64,
+) -> Member {
     Member {
         user_id,
         nickname: nickname.to_owned(),
