@@ -317,36 +317,20 @@ impl McpHttp {
 
     /// 503 for an `initialize` without room for its session.
     fn refuse_new_session(&self) -> McpResponse {
-        m::shed("mcp_sessions");
-        tracing::warn!(
-            "MCP initialize refused: every session slot is taken (mcp.max_sessions), or this client holds its share (limits.max_share_per_client)"
-        );
-        let mut response = plain(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Service Unavailable: too many MCP sessions are open (mcp.max_sessions), or this client holds its share of them (limits.max_share_per_client); retry later"
-                .into(),
-        );
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        response
+        unavailable(
+            "mcp_sessions",
+            "too many MCP sessions are open (mcp.max_sessions), or this client holds its share of them (limits.max_share_per_client)",
+            HeaderValue::from_static("1"),
+        )
     }
 
     /// 503 for a `tools/call` without a slot of the concurrency limit.
     fn refuse_tool_call(&self) -> McpResponse {
-        m::shed("mcp_tool_calls");
-        tracing::warn!(
-            "MCP tool call refused: the concurrency limit (limits.max_concurrent_requests) or this client's share of it is reached"
-        );
-        let mut response = plain(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Service Unavailable: the gateway is at its concurrency limit (limits.max_concurrent_requests), or this client holds its share of it (limits.max_share_per_client); retry later"
-                .into(),
-        );
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, self.retry_after.clone());
-        response
+        unavailable(
+            "mcp_tool_calls",
+            "the gateway is at its concurrency limit (limits.max_concurrent_requests), or this client holds its share of it (limits.max_share_per_client)",
+            self.retry_after.clone(),
+        )
     }
 }
 
@@ -383,6 +367,20 @@ fn plain(status: StatusCode, body: String) -> McpResponse {
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+/// 503 with `Retry-After`, counted as shed under `what` and logged.
+fn unavailable(what: &'static str, why: &str, retry_after: HeaderValue) -> McpResponse {
+    m::shed(what);
+    tracing::warn!("MCP request refused: {why}");
+    let mut response = plain(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("Service Unavailable: {why}; retry later"),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, retry_after);
     response
 }
 

@@ -24,6 +24,8 @@ use tonic::Code;
 use tonic::transport::Channel;
 use tonic_types::StatusExt;
 
+use crate::read_side::tool;
+
 const MIB: usize = 1024 * 1024;
 const CHUNK: usize = 64 * 1024;
 /// The sandbox's example group (members 10001‥10119).
@@ -984,21 +986,6 @@ fn write_actions(sandbox: &Sandbox) -> Vec<String> {
         .map(|a| a.action)
         .filter(|a| a.starts_with("send_") || a.contains("poke") || a.starts_with("upload_"))
         .collect()
-}
-
-async fn tool(
-    gw: &onebot_gateway_tests::TestGateway,
-    name: &str,
-    args: &str,
-) -> pb::CallToolResponse {
-    gw.tools()
-        .call_tool(pb::CallToolRequest {
-            name: name.into(),
-            arguments_json: args.into(),
-        })
-        .await
-        .unwrap_or_else(|s| panic!("{name} {args}: {s:?}"))
-        .into_inner()
 }
 
 #[tokio::test]
