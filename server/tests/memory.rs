@@ -6,8 +6,8 @@
 //! One test, in order: a clean start's idle RSS; a ~20 MB event frame
 //! (above `limits.max_event_frame_bytes`) is dropped, the next event still
 //! arrives and RSS stays within 64 MiB of idle; twenty ~3 MB event frames
-//! (below it: decoded, journaled, archived cut) keep RSS within 200 MiB of
-//! idle; after `kill -9` and a start over the same journal, idle RSS is
+//! (below it: decoded, journaled, archived cut), with a stream that never
+//! reads them open, keep RSS within 200 MiB of idle; after `kill -9` and a start over the same journal, idle RSS is
 //! within 64 MiB of the clean start's, and the next event still arrives.
 
 mod process;
@@ -118,7 +118,10 @@ async fn a_flooding_peer_leaves_memory_bounded_across_a_restart() {
     );
 
     // Twenty ~3 MB frames (1.5 MB of text each), below the event cap: each
-    // is delivered.
+    // is delivered. A second stream, on a connection of its own, never reads
+    // them: it holds no events beyond the resume buffer's bytes.
+    let stalled_channel = connect(&addr).await;
+    let stalled = events(&stalled_channel).await;
     for i in 0..20 {
         let text = format!("{i} {}", "y".repeat(1_500_000));
         let id = peer
@@ -139,6 +142,7 @@ async fn a_flooding_peer_leaves_memory_bounded_across_a_restart() {
         mib(after_flood),
         mib(idle)
     );
+    drop(stalled);
 
     // The restart's backfill reads the peer's newest history page (50
     // messages) back: normal traffic after the flood keeps that page small,

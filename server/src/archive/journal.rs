@@ -719,4 +719,68 @@ mod tests {
         assert_eq!(reopened.open(64, usize::MAX).unwrap().checkpoint, 1);
         drop(journal);
     }
+
+    /// The journal's store, holding its first append until `open` says go.
+    struct Gated(SqliteJournal, Mutex<std::sync::mpsc::Receiver<()>>);
+
+    impl EventJournal for Gated {
+        fn open(&self, keep_per_account: usize, max_bytes: usize) -> Result<JournalState> {
+            self.0.open(keep_per_account, max_bytes)
+        }
+        fn append(&self, entries: &[Journaled], checkpoint: Option<u64>) -> Result<()> {
+            let _ = self.1.lock().unwrap().recv();
+            self.0.append(entries, checkpoint)
+        }
+        fn read_after(&self, after_id: u64, limit: usize) -> Result<JournalPage> {
+            self.0.read_after(after_id, limit)
+        }
+        fn trim(&self, keep_per_account: usize, checkpoint: u64) -> Result<u64> {
+            self.0.trim(keep_per_account, checkpoint)
+        }
+        fn describe(&self) -> String {
+            self.0.describe()
+        }
+    }
+
+    #[test]
+    fn submitters_wait_while_the_writer_holds_its_bytes() {
+        use crate::domain::journal::{JournalEntry, QUEUE_BYTES};
+        let big = |sequence: u64| {
+            let event = crate::domain::model::InboundEvent::Unknown {
+                post_type: "notice".into(),
+                group_id: None,
+                time: 0,
+                raw: crate::domain::model::RawJson::from_text("x".repeat(4 << 20)),
+            };
+            StoredEvent::new(Arc::from("a"), sequence, 0, Arc::new(event))
+        };
+        let size = JournalEntry::Event(big(1)).approx_bytes();
+        let fit = QUEUE_BYTES / size;
+        let dir = tempfile::tempdir().unwrap();
+        let (open, gate) = std::sync::mpsc::channel();
+        let store = Arc::new(Gated(SqliteJournal::open(dir.path()).unwrap(), Mutex::new(gate)));
+        let journal = start(store, false, Duration::ZERO);
+        let (progress, submitted) = std::sync::mpsc::channel();
+        let submitter = std::thread::spawn(move || {
+            for sequence in 1..=3 * fit as u64 {
+                journal.submit_event(big(sequence));
+                let queued = journal.queued_bytes();
+                assert!(
+                    queued <= QUEUE_BYTES + size,
+                    "{queued} bytes queued behind a stalled writer"
+                );
+                progress.send(sequence).unwrap();
+            }
+        });
+        // The writer holds the first batch in its append; the submitter gets
+        // as far as the bytes allow, then waits for room.
+        for want in 1..=fit as u64 {
+            assert_eq!(submitted.recv().unwrap(), want);
+        }
+        drop(open);
+        for want in fit as u64 + 1..=3 * fit as u64 {
+            assert_eq!(submitted.recv().unwrap(), want);
+        }
+        submitter.join().unwrap();
+    }
 }

@@ -14,10 +14,13 @@
 //!   `after_sequence`, even across a gateway restart, first gets what it
 //!   missed, or [`Kind::EventGapTooOld`] (metadata `oldest_sequence`) when
 //!   the gap is older than the buffer;
-//! - fans out to live subscribers through a bounded broadcast channel: a
-//!   subscriber that falls more than `buffer_size` events behind gets
-//!   [`Kind::EventStreamLagged`] (metadata `last_sequence`, the last event it
-//!   saw, to resume from), never silent loss.
+//! - fans out to live subscribers from that same buffer: a subscriber reads
+//!   the events after the last one it passed, woken by a watch of the
+//!   newest sequence number, so a stalled subscriber holds no events of its
+//!   own and the buffer's bounds are all the memory events take. A
+//!   subscriber whose next event has left the buffer gets
+//!   [`Kind::EventStreamLagged`] (metadata `last_sequence`, the last event
+//!   it saw, to resume from), never silent loss.
 //!
 //! Streams end when the gateway shuts down (the hub's cancellation token).
 //!
@@ -26,14 +29,13 @@
 //! event of every account before it is numbered and fanned out (the member
 //! cache uses it to invalidate on joins, leaves, card changes and
 //! reconnects; a callback never lags or misses events). Callbacks must be
-//! quick and must not block. [`EventHub::subscribe_all`] is the
-//! asynchronous alternative: a broadcast of every numbered event.
+//! quick and must not block.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::task::Poll;
 
-use tokio::sync::broadcast;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 pub use super::journal::StoredEvent;
@@ -136,7 +138,6 @@ struct AccountLog {
     ring: VecDeque<StoredEvent>,
     /// The footprints of the events in `ring`, added up.
     bytes: usize,
-    tx: broadcast::Sender<StoredEvent>,
 }
 
 impl AccountLog {
@@ -153,17 +154,39 @@ impl AccountLog {
     }
 }
 
+/// One account's buffer and the watch its subscribers wait on (the newest
+/// sequence number).
+struct Account {
+    log: Mutex<AccountLog>,
+    newest: watch::Sender<u64>,
+}
+
+impl Account {
+    fn new(log: AccountLog) -> Arc<Account> {
+        let newest = watch::Sender::new(log.last);
+        Arc::new(Account {
+            log: Mutex::new(log),
+            newest,
+        })
+    }
+}
+
+/// Most events a subscriber takes from the buffer at a time.
+const BATCH_EVENTS: usize = 64;
+/// Most bytes of events (by [`StoredEvent::footprint`]) a subscriber takes
+/// from the buffer at a time; at least one event is always taken.
+const BATCH_BYTES: usize = 1 << 20;
+
 /// Numbers, buffers and fans out inbound events; implements [`EventSink`].
 pub struct EventHub {
     capacity: usize,
     /// Most bytes of events in one account's ring.
     max_bytes: usize,
-    logs: Mutex<HashMap<String, AccountLog>>,
+    logs: Mutex<HashMap<String, Arc<Account>>>,
     /// The next sequence number to give, per account. A lock of its own:
     /// a publisher waiting for room in the journal never holds up delivery.
     next: Mutex<HashMap<String, u64>>,
     observers: RwLock<Vec<Observer>>,
-    all: broadcast::Sender<StoredEvent>,
     shutdown: CancellationToken,
     journal: Option<Journal>,
 }
@@ -200,7 +223,6 @@ impl EventHub {
             logs: Mutex::new(HashMap::new()),
             next: Mutex::new(HashMap::new()),
             observers: RwLock::new(Vec::new()),
-            all: broadcast::channel(capacity).0,
             shutdown,
             journal: None,
         }
@@ -228,7 +250,6 @@ impl EventHub {
                 last: *last,
                 ring: VecDeque::with_capacity(capacity.min(1024)),
                 bytes: 0,
-                tx: broadcast::channel(capacity).0,
             };
             for e in state
                 .recent
@@ -237,7 +258,7 @@ impl EventHub {
             {
                 log.push(e.clone(), capacity, buffer_bytes);
             }
-            logs.insert(account.clone(), log);
+            logs.insert(account.clone(), Account::new(log));
             next.insert(account.clone(), last + 1);
         }
         let options = JournalOptions {
@@ -266,7 +287,6 @@ impl EventHub {
                 logs: Mutex::new(logs),
                 next: Mutex::new(next),
                 observers: RwLock::new(Vec::new()),
-                all: broadcast::channel(capacity).0,
                 shutdown,
                 journal,
             }
@@ -291,24 +311,18 @@ impl EventHub {
             .push(observer);
     }
 
-    /// Every numbered event of every account, as a broadcast (lagging
-    /// receivers get `RecvError::Lagged`).
-    pub fn subscribe_all(&self) -> broadcast::Receiver<StoredEvent> {
-        self.all.subscribe()
-    }
-
     /// The sequence number of the newest event of `account_id` (0 before
     /// the first).
     pub fn last_sequence(&self, account_id: &str) -> u64 {
-        lock(&self.logs).get(account_id).map_or(0, |log| log.last)
+        let account = lock(&self.logs).get(account_id).cloned();
+        account.map_or(0, |account| lock(&account.log).last)
     }
 
     /// True when a buffered event of `account_id` satisfies `pred` (the
     /// buffer holds the newest `events.buffer_size` events).
     pub fn any_buffered(&self, account_id: &str, pred: impl Fn(&StoredEvent) -> bool) -> bool {
-        lock(&self.logs)
-            .get(account_id)
-            .is_some_and(|log| log.ring.iter().any(pred))
+        let account = lock(&self.logs).get(account_id).cloned();
+        account.is_some_and(|account| lock(&account.log).ring.iter().any(pred))
     }
 
     /// Subscribes to `account_id`'s events matching `filter`: first the
@@ -323,14 +337,11 @@ impl EventHub {
         after_sequence: Option<u64>,
         filter: EventFilter,
     ) -> Result<Subscription> {
-        let mut logs = lock(&self.logs);
-        let log = logs
-            .entry(account_id.to_string())
-            .or_insert_with(|| self.new_log());
+        let account = self.account(account_id);
+        let log = lock(&account.log);
         let last = log.last;
-        let replay = match after_sequence {
-            None => VecDeque::new(),
-            Some(after) if after > last => {
+        if let Some(after) = after_sequence {
+            if after > last {
                 return Err(Error::invalid(
                     "after_sequence",
                     format!(
@@ -341,32 +352,28 @@ impl EventHub {
                 .with("last_sequence", last)
                 .with("account_id", account_id));
             }
-            Some(after) => {
-                let oldest = log.ring.front().map_or(log.last + 1, |e| e.sequence);
-                if after.saturating_add(1) < oldest {
-                    return Err(Error::new(
-                        Kind::EventGapTooOld,
-                        format!(
-                            "events after {after} of account {account_id:?} are no longer buffered; the oldest is {oldest}"
-                        ),
-                    )
-                    .with("oldest_sequence", oldest)
-                    .with("after_sequence", after)
-                    .with("account_id", account_id));
-                }
-                log.ring
-                    .iter()
-                    .filter(|e| e.sequence > after)
-                    .cloned()
-                    .collect()
+            let oldest = log.ring.front().map_or(last + 1, |e| e.sequence);
+            if after.saturating_add(1) < oldest {
+                return Err(Error::new(
+                    Kind::EventGapTooOld,
+                    format!(
+                        "events after {after} of account {account_id:?} are no longer buffered; the oldest is {oldest}"
+                    ),
+                )
+                .with("oldest_sequence", oldest)
+                .with("after_sequence", after)
+                .with("account_id", account_id));
             }
-        };
-        // Subscribing under the lock: the live stream starts exactly after
-        // the replay, with no gap and no duplicate.
+        }
+        drop(log);
+        // The watch is taken after the checks: the buffer holds every event
+        // after the start, and any later one wakes the subscriber.
+        let newest = account.newest.subscribe();
         Ok(Subscription {
             account_id: account_id.to_string(),
-            replay,
-            rx: log.tx.subscribe(),
+            account,
+            newest,
+            batch: VecDeque::new(),
             last: after_sequence.unwrap_or(last),
             filter,
             shutdown: self.shutdown.clone(),
@@ -374,12 +381,22 @@ impl EventHub {
         })
     }
 
+    /// The buffer of `account_id`, made empty on first use.
+    fn account(&self, account_id: &str) -> Arc<Account> {
+        let mut logs = lock(&self.logs);
+        if let Some(account) = logs.get(account_id) {
+            return account.clone();
+        }
+        logs.entry(account_id.to_string())
+            .or_insert_with(|| Account::new(self.new_log()))
+            .clone()
+    }
+
     fn new_log(&self) -> AccountLog {
         AccountLog {
             last: 0,
             ring: VecDeque::with_capacity(self.capacity.min(1024)),
             bytes: 0,
-            tx: broadcast::channel(self.capacity).0,
         }
     }
 
@@ -403,21 +420,25 @@ impl EventHub {
         stored
     }
 
-    /// Puts numbered events in their rings and fans them out, in order.
+    /// Puts numbered events in their buffers, in order, then wakes the
+    /// subscribers of each account once.
     fn deliver(&self, events: Vec<StoredEvent>) {
-        let mut logs = lock(&self.logs);
+        let mut woken: Vec<(Arc<Account>, u64)> = Vec::new();
         for stored in events {
-            let log = match logs.get_mut(&*stored.account_id) {
-                Some(log) => log,
-                None => logs
-                    .entry(stored.account_id.to_string())
-                    .or_insert_with(|| self.new_log()),
-            };
-            log.last = stored.sequence;
-            log.push(stored.clone(), self.capacity, self.max_bytes);
-            // No receiver is fine: the event stays in the ring.
-            let _ = log.tx.send(stored.clone());
-            let _ = self.all.send(stored);
+            let account = self.account(&stored.account_id);
+            let sequence = stored.sequence;
+            {
+                let mut log = lock(&account.log);
+                log.last = sequence;
+                log.push(stored, self.capacity, self.max_bytes);
+            }
+            match woken.iter_mut().find(|(a, _)| Arc::ptr_eq(a, &account)) {
+                Some(slot) => slot.1 = sequence,
+                None => woken.push((account, sequence)),
+            }
+        }
+        for (account, sequence) in woken {
+            account.newest.send_replace(sequence);
         }
     }
 }
@@ -443,16 +464,27 @@ impl EventSink for EventHub {
     }
 }
 
-/// One subscriber's stream of events.
-#[derive(Debug)]
+/// One subscriber's stream of events: it reads its account's buffer after
+/// the last event it passed.
 pub struct Subscription {
     account_id: String,
-    replay: VecDeque<StoredEvent>,
-    rx: broadcast::Receiver<StoredEvent>,
+    account: Arc<Account>,
+    newest: watch::Receiver<u64>,
+    /// Events taken from the buffer and not yet returned.
+    batch: VecDeque<StoredEvent>,
     last: u64,
     filter: EventFilter,
     shutdown: CancellationToken,
     done: bool,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("account_id", &self.account_id)
+            .field("last", &self.last)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Subscription {
@@ -464,37 +496,31 @@ impl Subscription {
 
     /// The next matching event; `None` when the gateway shuts down. After
     /// an error (the subscriber lagged) the stream is over. Cancel-safe: an
-    /// event taken from the channel is returned in the same poll.
+    /// event taken from the buffer is returned in the same poll.
     pub async fn next(&mut self) -> Option<Result<StoredEvent>> {
         loop {
+            // Seen before the buffer is read: an event delivered after the
+            // read changes the watch and wakes the wait below.
+            self.newest.borrow_and_update();
             if let Poll::Ready(item) = self.try_next() {
                 return item;
             }
-            let received = tokio::select! {
+            let woken = tokio::select! {
                 biased;
-                _ = self.shutdown.cancelled() => None,
-                r = self.rx.recv() => Some(r),
+                _ = self.shutdown.cancelled() => false,
+                r = self.newest.changed() => r.is_ok(),
             };
-            let event = match received {
-                None | Some(Err(broadcast::error::RecvError::Closed)) => {
-                    self.done = true;
-                    return None;
-                }
-                Some(Err(broadcast::error::RecvError::Lagged(missed))) => {
-                    return Some(Err(self.lagged(missed)));
-                }
-                Some(Ok(e)) => e,
-            };
-            if let Some(event) = self.pass(event) {
-                return Some(Ok(event));
+            if !woken {
+                self.done = true;
+                return None;
             }
         }
     }
 
     /// What [`Subscription::next`] returns when it needs no wait: an event
-    /// already queued (or the end, or the lag error); `Pending` when the
-    /// channel holds nothing matching yet. A busy stream takes its events
-    /// here without arming the shutdown or channel wake-ups per event.
+    /// already buffered (or the end, or the lag error); `Pending` when the
+    /// buffer holds nothing matching yet. A busy stream takes its events
+    /// here without arming the shutdown or watch wake-ups per event.
     pub fn try_next(&mut self) -> Poll<Option<Result<StoredEvent>>> {
         if self.done {
             return Poll::Ready(None);
@@ -504,24 +530,45 @@ impl Subscription {
             return Poll::Ready(None);
         }
         loop {
-            let event = match self.replay.pop_front() {
+            let event = match self.batch.pop_front() {
                 Some(e) => e,
-                None => match self.rx.try_recv() {
-                    Ok(e) => e,
-                    Err(broadcast::error::TryRecvError::Empty) => return Poll::Pending,
-                    Err(broadcast::error::TryRecvError::Closed) => {
-                        self.done = true;
-                        return Poll::Ready(None);
-                    }
-                    Err(broadcast::error::TryRecvError::Lagged(missed)) => {
-                        return Poll::Ready(Some(Err(self.lagged(missed))));
-                    }
+                None => match self.refill() {
+                    Ok(true) => continue,
+                    Ok(false) => return Poll::Pending,
+                    Err(e) => return Poll::Ready(Some(Err(e))),
                 },
             };
             if let Some(event) = self.pass(event) {
                 return Poll::Ready(Some(Ok(event)));
             }
         }
+    }
+
+    /// Takes the next events after `last` from the buffer (at most
+    /// [`BATCH_EVENTS`] and [`BATCH_BYTES`]); false when there are none yet,
+    /// the lag error when the next one has left the buffer.
+    fn refill(&mut self) -> Result<bool> {
+        let log = lock(&self.account.log);
+        if log.last <= self.last {
+            return Ok(false);
+        }
+        let oldest = log.ring.front().map_or(log.last + 1, |e| e.sequence);
+        if oldest > self.last + 1 {
+            let missed = oldest - self.last - 1;
+            drop(log);
+            return Err(self.lagged(missed));
+        }
+        // The buffer's sequence numbers are consecutive.
+        let start = usize::try_from(self.last + 1 - oldest).unwrap_or(usize::MAX);
+        let mut bytes = 0usize;
+        for e in log.ring.iter().skip(start).take(BATCH_EVENTS) {
+            if !self.batch.is_empty() && bytes >= BATCH_BYTES {
+                break;
+            }
+            bytes = bytes.saturating_add(e.footprint());
+            self.batch.push_back(e.clone());
+        }
+        Ok(!self.batch.is_empty())
     }
 
     /// `event` when it is new to this subscriber and matches its filter;
@@ -534,10 +581,11 @@ impl Subscription {
         self.filter.matches(&event.event).then_some(event)
     }
 
-    /// Ends the stream with the lag error: `missed` events were overwritten
-    /// before this subscriber read them.
+    /// Ends the stream with the lag error: the `missed` events after the
+    /// last one it passed left the buffer before this subscriber read them.
     fn lagged(&mut self, missed: u64) -> Error {
         self.done = true;
+        self.batch.clear();
         Error::new(
             Kind::EventStreamLagged,
             format!(
@@ -622,6 +670,29 @@ mod tests {
             .subscribe("a", Some(9), EventFilter::default())
             .unwrap_err();
         assert_eq!(err.meta("oldest_sequence"), Some("11"));
+    }
+
+    #[tokio::test]
+    async fn a_stalled_subscriber_holds_no_event_the_buffer_let_go() {
+        let one = StoredEvent::new(Arc::from("a"), 1, 0, Arc::new(big(100_000))).footprint();
+        let hub = EventHub::bounded(1024, 3 * one, CancellationToken::new());
+        let mut stalled = hub.subscribe("a", None, EventFilter::default()).unwrap();
+        let mut reader = hub.subscribe("a", None, EventFilter::default()).unwrap();
+        hub.publish("a", big(100_000));
+        let first = Arc::downgrade(&reader.next().await.unwrap().unwrap().event);
+        drop(reader);
+        for _ in 0..10 {
+            hub.publish("a", big(100_000));
+        }
+        assert!(
+            first.upgrade().is_none(),
+            "the first event is freed although a subscriber never read it"
+        );
+        // 9, 10 and 11 stay: the stalled subscriber lost 1 to 8, and says so.
+        let err = stalled.next().await.unwrap().unwrap_err();
+        assert_eq!(err.kind, Kind::EventStreamLagged);
+        assert_eq!(err.meta("last_sequence"), Some("0"));
+        assert_eq!(err.meta("missed"), Some("8"));
     }
 
     #[tokio::test]
@@ -742,14 +813,9 @@ mod tests {
                 s.fetch_add(1, Ordering::SeqCst);
             }
         }));
-        let mut all = hub.subscribe_all();
         for g in 0..10 {
             hub.publish("a", poke(g));
         }
         assert_eq!(seen.load(Ordering::SeqCst), 10);
-        assert!(matches!(
-            all.recv().await,
-            Err(broadcast::error::RecvError::Lagged(9))
-        ));
     }
 }

@@ -21,7 +21,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use flume::{Receiver, RecvTimeoutError, Sender, TryRecvError};
@@ -42,10 +42,6 @@ pub struct StoredEvent {
     pub received_ms: i64,
     /// The event.
     pub event: Arc<InboundEvent>,
-    /// The event as the event stream sends it, encoded by the first
-    /// subscriber that sends it and shared by every clone, so an event is
-    /// encoded once however many subscribers it has.
-    pub wire: Arc<OnceLock<bytes::Bytes>>,
 }
 
 impl StoredEvent {
@@ -61,15 +57,13 @@ impl StoredEvent {
             sequence,
             received_ms,
             event,
-            wire: Arc::default(),
         }
     }
 
-    /// The bytes the resume buffer counts for this event: twice the
-    /// decoded event's ([`InboundEvent::approx_bytes`]), since every event
-    /// a stream has sent also holds its encoded form ([`Self::wire`]).
+    /// The bytes the resume buffer counts for this event
+    /// ([`InboundEvent::approx_bytes`]).
     pub fn footprint(&self) -> usize {
-        2 * self.event.approx_bytes()
+        self.event.approx_bytes()
     }
 }
 
@@ -88,6 +82,14 @@ pub enum JournalEntry {
 }
 
 impl JournalEntry {
+    /// About how many bytes of memory the entry holds.
+    pub fn approx_bytes(&self) -> usize {
+        match self {
+            JournalEntry::Event(e) => e.event.approx_bytes(),
+            JournalEntry::Sent { message, .. } => message.approx_bytes(),
+        }
+    }
+
     /// The account the entry belongs to.
     pub fn account_id(&self) -> &str {
         match self {
@@ -109,10 +111,7 @@ pub struct Journaled {
 impl Journaled {
     /// About how many bytes of memory the entry holds.
     pub fn approx_bytes(&self) -> usize {
-        match &self.entry {
-            JournalEntry::Event(e) => e.event.approx_bytes(),
-            JournalEntry::Sent { message, .. } => message.approx_bytes(),
-        }
+        self.entry.approx_bytes()
     }
 }
 
@@ -179,6 +178,10 @@ const MAX_BATCH: usize = 2048;
 /// grows as submissions wait: an idle journal holds none of it (a channel
 /// that sets its slots up front would keep megabytes resident from start).
 const CHANNEL_BOUND: usize = 65_536;
+/// Most bytes of entries (by [`JournalEntry::approx_bytes`]) submitted and
+/// not yet committed and delivered; a submission beyond it waits for room,
+/// as beyond [`CHANNEL_BOUND`]. One entry is always let in, however large.
+pub const QUEUE_BYTES: usize = 32 * 1024 * 1024;
 /// Entries appended between two trims (or [`TRIM_EVERY`], whichever first):
 /// small trims, so none holds up delivery for long.
 const TRIM_ENTRIES: u64 = 1024;
@@ -216,6 +219,53 @@ impl Held {
 
 type Handoff = Arc<Mutex<Held>>;
 
+/// The bytes of entries between submission and delivery, bounded by
+/// [`QUEUE_BYTES`]: submitters wait on it, the writer gives room back after
+/// each delivery, and stops the waiting for good when it ends.
+#[derive(Default)]
+struct Room {
+    state: Mutex<RoomState>,
+    freed: Condvar,
+}
+
+#[derive(Default)]
+struct RoomState {
+    used: usize,
+    closed: bool,
+}
+
+impl Room {
+    /// Waits until `bytes` more fit (or nothing is queued, or the writer
+    /// has ended), then counts them.
+    fn take(&self, bytes: usize) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        while !state.closed && state.used > 0 && state.used.saturating_add(bytes) > QUEUE_BYTES {
+            state = self
+                .freed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        state.used = state.used.saturating_add(bytes);
+    }
+
+    /// Gives `bytes` back.
+    fn give(&self, bytes: usize) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.used = state.used.saturating_sub(bytes);
+        drop(state);
+        self.freed.notify_all();
+    }
+
+    /// Lets every waiting and later submission through.
+    fn close(&self) {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .closed = true;
+        self.freed.notify_all();
+    }
+}
+
 enum Command {
     Entry(JournalEntry, Option<oneshot::Sender<()>>),
     Checkpoint(u64),
@@ -228,6 +278,7 @@ pub type Deliver = Box<dyn Fn(Vec<StoredEvent>) + Send + 'static>;
 #[derive(Clone)]
 pub struct Journal {
     tx: Sender<Command>,
+    room: Arc<Room>,
     store: Arc<dyn EventJournal>,
     committed: Arc<Notify>,
     /// Id of the newest committed entry.
@@ -274,9 +325,11 @@ impl Journal {
         let committed = Arc::new(Notify::new());
         let last_committed = Arc::new(AtomicU64::new(state.last_id));
         let handoff = Handoff::default();
+        let room = Arc::new(Room::default());
         let writer = Writer {
             store: store.clone(),
             rx,
+            room: room.clone(),
             next_id: state.last_id + 1,
             checkpoint: state.checkpoint,
             options,
@@ -293,6 +346,7 @@ impl Journal {
             .map_err(|e| crate::error::Error::internal(format!("starting the journal: {e}")))?;
         Ok(Journal {
             tx,
+            room,
             store,
             committed,
             last_committed,
@@ -302,24 +356,28 @@ impl Journal {
     }
 
     /// Submits an event; it is delivered once committed. Blocks only while
-    /// the writer is far behind (tens of thousands of entries).
+    /// the writer is far behind ([`QUEUE_BYTES`] or tens of thousands of
+    /// entries).
     pub fn submit_event(&self, event: StoredEvent) {
-        let _ = self
-            .tx
-            .send(Command::Entry(JournalEntry::Event(event), None));
+        self.submit(JournalEntry::Event(event), None);
+    }
+
+    fn submit(&self, entry: JournalEntry, done: Option<oneshot::Sender<()>>) {
+        self.room.take(entry.approx_bytes());
+        let _ = self.tx.send(Command::Entry(entry, done));
     }
 
     /// Submits a sent message and resolves once it is committed (or the
     /// journal is gone).
     pub fn submit_sent(&self, account_id: Arc<str>, message: Message) -> oneshot::Receiver<()> {
         let (done, rx) = oneshot::channel();
-        let _ = self.tx.send(Command::Entry(
+        self.submit(
             JournalEntry::Sent {
                 account_id,
                 message: Box::new(message),
             },
             Some(done),
-        ));
+        );
         rx
     }
 
@@ -328,6 +386,16 @@ impl Journal {
     /// [`JournalOptions::checkpoint_delay`] or the journal stops).
     pub fn checkpoint(&self, id: u64) {
         let _ = self.tx.send(Command::Checkpoint(id));
+    }
+
+    /// Bytes of entries submitted and not yet committed and delivered (at
+    /// most [`QUEUE_BYTES`] and one entry).
+    pub fn queued_bytes(&self) -> usize {
+        self.room
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .used
     }
 
     /// The journal's store (the archive's ingest reads it).
@@ -383,6 +451,7 @@ impl Journal {
 struct Writer {
     store: Arc<dyn EventJournal>,
     rx: Receiver<Command>,
+    room: Arc<Room>,
     next_id: u64,
     checkpoint: u64,
     options: JournalOptions,
@@ -393,6 +462,13 @@ struct Writer {
     /// True while appends fail (logged once per failing stretch).
     failing: bool,
     stop: CancellationToken,
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        // Ended or panicked: nobody will give room back.
+        self.room.close();
+    }
 }
 
 impl Writer {
@@ -476,6 +552,7 @@ impl Writer {
             self.committed.notify_waiters();
             self.committed.notify_one();
             since_trim += entries.len() as u64;
+            let bytes: usize = entries.iter().map(Journaled::approx_bytes).sum();
             let events: Vec<StoredEvent> = entries
                 .into_iter()
                 .filter_map(|j| match j.entry {
@@ -486,6 +563,7 @@ impl Writer {
             if !events.is_empty() {
                 (self.deliver)(events);
             }
+            self.room.give(bytes);
             for done in waiters {
                 let _ = done.send(());
             }

@@ -2,17 +2,19 @@
 //! idle stream alive through proxies with a read timeout.
 //!
 //! An event is encoded once, however many subscribers stream it: the first
-//! subscriber to send an event encodes its `StreamEventsResponse` and keeps
-//! the bytes with the event ([`StoredEvent::wire`]); every other subscriber
-//! (and every resume from the buffer) sends those bytes. The service is
+//! subscriber to send an event encodes its `StreamEventsResponse` into the
+//! service's [`WireCache`] (keyed by account and sequence number, bounded
+//! by count and bytes); every other subscriber (and every resume from the
+//! buffer) sends those bytes while they are cached. The service is
 //! therefore served by [`EventServer`], a route whose codec writes
 //! already-encoded messages, in place of the generated server (which
 //! encodes each message once per stream that sends it). On the wire the two
 //! are the same.
 
+use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -38,12 +40,93 @@ use crate::grpc::{convert, status::to_status};
 /// The EventService implementation.
 pub struct EventApi {
     gw: Arc<Gateway>,
+    wire: Arc<WireCache>,
 }
 
 impl EventApi {
     /// Serves `gw`.
     pub fn new(gw: Arc<Gateway>) -> Self {
-        Self { gw }
+        Self {
+            gw,
+            wire: Arc::new(WireCache::new(WIRE_CACHE_EVENTS, WIRE_CACHE_BYTES)),
+        }
+    }
+}
+
+/// Most encoded events the [`WireCache`] keeps.
+pub const WIRE_CACHE_EVENTS: usize = 1024;
+/// Most bytes of encoded events the [`WireCache`] keeps.
+pub const WIRE_CACHE_BYTES: usize = 8 << 20;
+
+/// Encoded events shared by every stream, keyed by account and sequence
+/// number. Holds at most `max_events` events and `max_bytes` bytes: the
+/// oldest insertions leave first, and an encoding larger than `max_bytes`
+/// is not kept.
+#[derive(Debug)]
+pub struct WireCache {
+    max_events: usize,
+    max_bytes: usize,
+    inner: Mutex<Cached>,
+}
+
+#[derive(Debug, Default)]
+struct Cached {
+    map: HashMap<(Arc<str>, u64), Bytes>,
+    order: VecDeque<(Arc<str>, u64)>,
+    bytes: usize,
+}
+
+impl WireCache {
+    /// An empty cache with these bounds.
+    pub fn new(max_events: usize, max_bytes: usize) -> WireCache {
+        WireCache {
+            max_events: max_events.max(1),
+            max_bytes,
+            inner: Mutex::default(),
+        }
+    }
+
+    /// The encoding of `stored`: the cached one, else `encode()`'s, which
+    /// is kept for the next stream.
+    fn get_or_encode(&self, stored: &StoredEvent, encode: impl FnOnce() -> Bytes) -> Bytes {
+        let key = (stored.account_id.clone(), stored.sequence);
+        if let Some(bytes) = self.lock().map.get(&key) {
+            return bytes.clone();
+        }
+        // Encoded outside the lock; two streams may both encode an event
+        // that is not cached yet, and the first to finish is kept.
+        let bytes = encode();
+        if bytes.len() > self.max_bytes {
+            return bytes;
+        }
+        let mut cached = self.lock();
+        if let Some(kept) = cached.map.get(&key) {
+            return kept.clone();
+        }
+        cached.bytes += bytes.len();
+        cached.map.insert(key.clone(), bytes.clone());
+        cached.order.push_back(key);
+        while cached.order.len() > self.max_events || cached.bytes > self.max_bytes {
+            let Some(old) = cached.order.pop_front() else {
+                break;
+            };
+            if let Some(gone) = cached.map.remove(&old) {
+                cached.bytes -= gone.len();
+            }
+        }
+        bytes
+    }
+
+    /// How many encoded events and bytes are kept.
+    pub fn held(&self) -> (usize, usize) {
+        let cached = self.lock();
+        (cached.map.len(), cached.bytes)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cached> {
+        // Each critical section leaves the map, the order and the count
+        // consistent: usable after a panic elsewhere.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -56,11 +139,17 @@ pub struct Encoded(pub Bytes);
 
 impl Encoded {
     /// The encoded response carrying `stored`: encoded by the first caller
-    /// and shared by the rest. `self_id` is the bot's QQ number; the
-    /// message's received media get their ids from `ids`; its line is
-    /// rendered in `lines`' zone and locale.
-    pub fn event(stored: &StoredEvent, self_id: i64, ids: &MediaIds, lines: &Lines) -> Encoded {
-        let bytes = stored.wire.get_or_init(|| {
+    /// and shared through `cache` with the rest. `self_id` is the bot's QQ
+    /// number; the message's received media get their ids from `ids`; its
+    /// line is rendered in `lines`' zone and locale.
+    pub fn event(
+        cache: &WireCache,
+        stored: &StoredEvent,
+        self_id: i64,
+        ids: &MediaIds,
+        lines: &Lines,
+    ) -> Encoded {
+        let bytes = cache.get_or_encode(stored, || {
             let mut event = convert::event(stored, self_id, &lines.tz, lines.locale);
             if let Some(pb::event::Kind::Message(m)) = &mut event.kind
                 && let Some(msg) = m.message.as_mut()
@@ -73,7 +162,7 @@ impl Encoded {
             };
             Bytes::from(response.encode_to_vec())
         });
-        Encoded(bytes.clone())
+        Encoded(bytes)
     }
 }
 
@@ -138,6 +227,7 @@ impl EventApi {
         };
         let state = State::new(
             subscription,
+            self.wire.clone(),
             account.peer.clone(),
             self.gw.received().ids().clone(),
             Lines::of(&self.gw),
@@ -148,13 +238,15 @@ impl EventApi {
     }
 }
 
-/// A running stream: its subscription, the account's peer (for `self_id`),
+/// A running stream: its subscription, the shared encodings, the account's
+/// peer (for `self_id`),
 /// the received media's ids, how lines render and the heartbeat timer. An event only notes
 /// when it was sent (`last_sent`); the timer, when it fires, sends a
 /// heartbeat only after `heartbeat` of silence and otherwise waits for the
 /// rest of it, so a busy stream does not touch the timer once per event.
 struct State {
     sub: Subscription,
+    wire: Arc<WireCache>,
     peer: SharedPeer,
     ids: MediaIds,
     lines: Lines,
@@ -168,6 +260,7 @@ struct State {
 impl State {
     fn new(
         sub: Subscription,
+        wire: Arc<WireCache>,
         peer: SharedPeer,
         ids: MediaIds,
         lines: Lines,
@@ -175,6 +268,7 @@ impl State {
     ) -> State {
         State {
             sub,
+            wire,
             peer,
             ids,
             lines,
@@ -269,7 +363,7 @@ async fn next_item(mut st: State) -> Option<(Result<Encoded, Status>, State)> {
         Step::Event(Some(Ok(stored))) => {
             // Only noted: the timer moves when it fires (`silent_for_a_period`).
             st.last_sent = tokio::time::Instant::now();
-            let item = Encoded::event(&stored, st.peer.self_id(), &st.ids, &st.lines);
+            let item = Encoded::event(&st.wire, &stored, st.peer.self_id(), &st.ids, &st.lines);
             Some((Ok(item), st))
         }
         Step::Event(Some(Err(e))) => {
@@ -438,7 +532,8 @@ mod tests {
                 self_sent: false,
             }),
         );
-        let encoded = Encoded::event(&stored, 99, &MediaIds::new([7; 32]), &lines());
+        let cache = WireCache::new(4, 1 << 20);
+        let encoded = Encoded::event(&cache, &stored, 99, &MediaIds::new([7; 32]), &lines());
         let event = pb::StreamEventsResponse::decode(encoded.0)
             .expect("decodes")
             .event
@@ -488,7 +583,15 @@ mod tests {
         };
         let period = Duration::from_secs(10);
         let start = tokio::time::Instant::now();
-        let st = State::new(sub, peer, MediaIds::new([7; 32]), lines(), Some(period));
+        let wire = Arc::new(WireCache::new(4, 1 << 20));
+        let st = State::new(
+            sub,
+            wire,
+            peer,
+            MediaIds::new([7; 32]),
+            lines(),
+            Some(period),
+        );
         // The stream opens with a heartbeat.
         let (first, st) = next(st).await;
         assert_eq!(first, None);
@@ -510,11 +613,10 @@ mod tests {
         assert_eq!(start.elapsed(), Duration::from_secs(26));
     }
 
-    #[test]
-    fn an_event_is_encoded_once_for_every_subscriber() {
-        let stored = StoredEvent::new(
+    fn poke_event(sequence: u64) -> StoredEvent {
+        StoredEvent::new(
             Arc::from("a"),
-            7,
+            sequence,
             1,
             Arc::new(crate::domain::model::InboundEvent::Poke {
                 group_id: 1,
@@ -522,10 +624,16 @@ mod tests {
                 target_id: 3,
                 time: 4,
             }),
-        );
+        )
+    }
+
+    #[test]
+    fn an_event_is_encoded_once_for_every_subscriber() {
+        let stored = poke_event(7);
         let ids = MediaIds::new([7; 32]);
-        let first = Encoded::event(&stored, 99, &ids, &lines());
-        let again = Encoded::event(&stored.clone(), 99, &ids, &lines());
+        let cache = WireCache::new(4, 1 << 20);
+        let first = Encoded::event(&cache, &stored, 99, &ids, &lines());
+        let again = Encoded::event(&cache, &stored.clone(), 99, &ids, &lines());
         // The same buffer, not a second encoding.
         assert_eq!(first.0.as_ptr(), again.0.as_ptr());
         let want = pb::StreamEventsResponse {
@@ -536,5 +644,33 @@ mod tests {
             pb::StreamEventsResponse::decode(first.0).expect("decodes"),
             want
         );
+    }
+
+    #[test]
+    fn the_wire_cache_is_bounded_by_count_and_bytes() {
+        let ids = MediaIds::new([7; 32]);
+        let one = Encoded::event(
+            &WireCache::new(1, 1 << 20),
+            &poke_event(1),
+            99,
+            &ids,
+            &lines(),
+        )
+        .0
+        .len();
+        // Room for three by count, two by bytes: the oldest leave first.
+        let cache = WireCache::new(3, 2 * one);
+        let first = Encoded::event(&cache, &poke_event(1), 99, &ids, &lines());
+        for sequence in 2..=4 {
+            Encoded::event(&cache, &poke_event(sequence), 99, &ids, &lines());
+        }
+        assert_eq!(cache.held(), (2, 2 * one));
+        let again = Encoded::event(&cache, &poke_event(1), 99, &ids, &lines());
+        assert_ne!(first.0.as_ptr(), again.0.as_ptr(), "encoded again");
+        assert_eq!(first.0, again.0, "to the same bytes");
+        // An encoding larger than the whole cache is sent, not kept.
+        let tiny = WireCache::new(8, one - 1);
+        Encoded::event(&tiny, &poke_event(1), 99, &ids, &lines());
+        assert_eq!(tiny.held(), (0, 0));
     }
 }
