@@ -758,7 +758,10 @@ mod tests {
         let fit = QUEUE_BYTES / size;
         let dir = tempfile::tempdir().unwrap();
         let (open, gate) = std::sync::mpsc::channel();
-        let store = Arc::new(Gated(SqliteJournal::open(dir.path()).unwrap(), Mutex::new(gate)));
+        let store = Arc::new(Gated(
+            SqliteJournal::open(dir.path()).unwrap(),
+            Mutex::new(gate),
+        ));
         let journal = start(store, false, Duration::ZERO);
         let (progress, submitted) = std::sync::mpsc::channel();
         let submitter = std::thread::spawn(move || {

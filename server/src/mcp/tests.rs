@@ -27,6 +27,7 @@ const PROTOCOL: &str = "2025-11-25";
 
 struct Env {
     mcp: McpHttp,
+    peer: Arc<FakeApi>,
     _dir: tempfile::TempDir,
     _stop: tokio_util::sync::DropGuard,
 }
@@ -54,6 +55,7 @@ fn env(tweak: impl FnOnce(&mut Config)) -> Env {
             peer: fake.clone() as Arc<dyn PeerApi>,
         })
         .collect();
+    let peer = fake.clone();
     let stop = CancellationToken::new();
     let auth = Authenticator::from_config(&config.auth, &|_| None)
         .unwrap()
@@ -81,6 +83,7 @@ fn env(tweak: impl FnOnce(&mut Config)) -> Env {
     });
     Env {
         mcp,
+        peer,
         _dir: dir,
         _stop: stop.drop_guard(),
     }
@@ -450,6 +453,32 @@ async fn request_bodies_are_capped() {
     // The session is unharmed.
     let listed = rpc(&e.mcp, &id, None, "tools/list", json!({})).await;
     assert!(listed["result"]["tools"].is_array());
+}
+
+/// JSON-RPC batches are not part of MCP (since 2025-06-18): a batch of tool
+/// calls is refused whole, runs nothing and sends nothing, so it can never
+/// run several calls on one slot of the concurrency limit.
+#[tokio::test]
+async fn a_batch_of_tool_calls_is_refused_and_runs_nothing() {
+    let e = env(|_| {});
+    let id = open(&e.mcp, None).await.unwrap();
+    let call = |n: u64| {
+        json!({
+            "jsonrpc": "2.0", "id": n, "method": "tools/call",
+            "params": {"name": "qq_send", "arguments": {"target": "group:20000003", "text": "hi"}}
+        })
+    };
+    let batch = json!([call(3), call(4)]);
+    let r = e
+        .mcp
+        .handle(send(in_session(&id, None, Some(&batch)), Some(&batch)))
+        .await;
+    assert!(r.status().is_client_error(), "{}", r.status());
+    assert!(e.peer.calls().is_empty(), "nothing reached the peer");
+    // One call at a time is served.
+    let one = rpc(&e.mcp, &id, None, "tools/call", call(5)["params"].clone()).await;
+    assert_eq!(one["result"]["isError"], json!(false), "{one}");
+    assert_eq!(e.peer.calls().len(), 1);
 }
 
 /// A tool's images become MCP image content after the text block, in
