@@ -41,11 +41,9 @@ impl MessageService for MessageApi {
             anchor_message_id,
             until,
         } = request.into_inner();
-        let account = if account_id.is_empty() {
-            crate::config::DEFAULT_ACCOUNT.to_string()
-        } else {
-            account_id.clone()
-        };
+        // Media ids are minted for the account the read is for: the one the
+        // call context resolves (body, else routing, else `default`).
+        let account = to_status(ctx.account_id(&account_id))?.to_owned();
         let req = HistoryRequest {
             account_id,
             chat: convert::chat_ref(chat.as_ref()),
@@ -81,11 +79,7 @@ impl MessageService for MessageApi {
             account_id,
             message_id,
         } = request.into_inner();
-        let account = if account_id.is_empty() {
-            crate::config::DEFAULT_ACCOUNT.to_string()
-        } else {
-            account_id.clone()
-        };
+        let account = to_status(ctx.account_id(&account_id))?.to_owned();
         let view = to_status(self.gw.get_message(&account_id, message_id, ctx).await)?;
         let mut response = convert::message_view(view);
         if let Some(m) = response.message.as_mut() {

@@ -611,3 +611,81 @@ async fn a_stream_download_over_http() {
     gw.stop().await.expect("clean stop");
     sb.shutdown().await;
 }
+
+/// `request` routed for `account` by its metadata, the body naming none.
+fn routed<T>(account: &str, message: T) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request
+        .metadata_mut()
+        .insert("x-onebot-account", account.parse().expect("ascii"));
+    request
+}
+
+/// Media ids minted by GetHistory and GetMessage belong to the account the
+/// call context resolved: a read routed for account `second` by
+/// `x-onebot-account`, with an empty body `account_id`, returns ids that
+/// DownloadMedia routed the same way serves.
+#[tokio::test]
+async fn media_ids_of_a_routed_read_belong_to_the_routed_account() {
+    let sb = sandbox(Flavor::NapCat).await;
+    let mut config = media_config(&sb);
+    let account = config.accounts.remove("default").expect("default account");
+    config.accounts.insert("second".into(), account);
+    let gw = TestGateway::start(config).await;
+    gw.wait_state("second", pb::ConnectionState::Connected)
+        .await;
+    let control = sb.control();
+    let png = sample_media(MediaKind::Image, 20_000);
+    let image = control.store_media(MediaKind::Image, png.clone(), "routed.png");
+    let message_id = control.inject_group_message(SANDBOX_GROUP, 10003, json!([image]));
+
+    let history = gw
+        .messages()
+        .get_history(routed(
+            "second",
+            pb::GetHistoryRequest {
+                chat: Some(pb::Chat::group(SANDBOX_GROUP)),
+                count: 5,
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect("history of the routed account")
+        .into_inner();
+    let from_history = history
+        .messages
+        .iter()
+        .find(|m| m.message_id == message_id)
+        .map(|m| media_id(&m.segments[0]))
+        .expect("the injected message in the history");
+    let from_get = gw
+        .messages()
+        .get_message(routed(
+            "second",
+            pb::GetMessageRequest {
+                account_id: String::new(),
+                message_id,
+            },
+        ))
+        .await
+        .expect("the message of the routed account")
+        .into_inner()
+        .message
+        .map(|m| media_id(&m.segments[0]))
+        .expect("a message");
+    for id in [from_history, from_get] {
+        let mut stream = gw
+            .media()
+            .download_media(routed("second", by_id(&id)))
+            .await
+            .unwrap_or_else(|e| panic!("{id} downloads on the routed account: {e:?}"))
+            .into_inner();
+        let mut bytes = Vec::new();
+        while let Some(m) = stream.message().await.expect("the download goes on") {
+            if let Some(pb::download_media_response::Payload::Chunk(c)) = m.payload {
+                bytes.extend_from_slice(&c);
+            }
+        }
+        assert_eq!(sha(&bytes), sha(&png), "{id} serves the picture");
+    }
+}
