@@ -19,6 +19,7 @@ use crate::config::{Access, AccountConfig, Config, TokenConfig};
 use crate::domain::account::Account;
 use crate::domain::ports::PeerApi;
 use crate::domain::testkit::{FakeApi, gateway, gateway_with_archive};
+use crate::domain::tools::ToolName;
 use crate::onebot::Flavor;
 
 const RW: &str = "rw-token-0123456789abcdef";
@@ -272,35 +273,15 @@ async fn tokens_are_required_and_scope_the_tools() {
     }
     let rw = open(&e.mcp, Some(RW)).await.unwrap();
     let listed = rpc(&e.mcp, &rw, Some(RW), "tools/list", json!({})).await;
-    assert_eq!(
-        names(&listed),
-        [
-            "qq_get_history",
-            "qq_get_group_members",
-            "qq_send",
-            "qq_poke",
-            "qq_get_message",
-            "qq_recall",
-            "qq_get_forward",
-            "qq_get_media",
-            "qq_search_messages",
-            "qq_wait_messages"
-        ]
-    );
+    assert_eq!(names(&listed), ToolName::ALL.map(ToolName::name));
     let ro = open(&e.mcp, Some(RO)).await.unwrap();
     let listed = rpc(&e.mcp, &ro, Some(RO), "tools/list", json!({})).await;
-    assert_eq!(
-        names(&listed),
-        [
-            "qq_get_history",
-            "qq_get_group_members",
-            "qq_get_message",
-            "qq_get_forward",
-            "qq_get_media",
-            "qq_search_messages",
-            "qq_wait_messages"
-        ]
-    );
+    let reads: Vec<&str> = ToolName::ALL
+        .into_iter()
+        .filter(|t| !t.writes())
+        .map(ToolName::name)
+        .collect();
+    assert_eq!(names(&listed), reads);
     // A tool not listed to the caller is the protocol's unknown tool.
     let answer = rpc(
         &e.mcp,

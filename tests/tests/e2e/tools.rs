@@ -234,18 +234,8 @@ async fn list_and_call_over_grpc() {
     let names: Vec<&str> = listed.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
         names,
-        [
-            "qq_get_history",
-            "qq_get_group_members",
-            "qq_send",
-            "qq_poke",
-            "qq_get_message",
-            "qq_recall",
-            "qq_get_forward",
-            "qq_get_media",
-            "qq_search_messages",
-            "qq_wait_messages"
-        ]
+        onebot_gateway::domain::tools::ToolName::ALL
+            .map(onebot_gateway::domain::tools::ToolName::name)
     );
     for tool in &listed[2..] {
         let writes = matches!(tool.name.as_str(), "qq_send" | "qq_poke" | "qq_recall");
