@@ -30,7 +30,7 @@ ROWS=(
   "shares::an_upload_leases_the_bytes_that_arrived_not_what_it_declares|an upload declares 30 MiB of a 31 MiB quota, sends 10 bytes, stalls|a 2 MiB upload still fits: the stalled one holds 10 bytes"
   "shares::a_session_belongs_to_the_token_that_opened_it|another token names an MCP session (POST, GET, DELETE)|404 each time; the session stays its owner's"
   "shares::mcp_tool_calls_take_slots_of_the_concurrency_limit|an MCP tool call waiting with max_concurrent_requests = 1|gRPC refused OVERLOADED concurrency, another tool call 503 Retry-After"
-  "memory::a_flooding_peer_leaves_memory_bounded_across_a_restart|peer: a ~20 MB event frame, then twenty ~3 MB ones; kill -9 and a start over that journal (real binary)|20 MB event dropped and logged by size, next event arrives, RSS < idle +64 MiB; twenty 3 MB < +200 MiB; restarted idle < clean start +64 MiB"
+  "memory::a_flooding_peer_leaves_memory_bounded_across_a_restart|peer: a ~20 MB event frame, then twenty ~3 MB ones with a stream that never reads them open; kill -9 and a start over that journal (real binary)|20 MB event dropped and logged by size, next event arrives, RSS < idle +64 MiB; twenty 3 MB < +200 MiB; restarted idle < clean start +64 MiB"
   "adapter::an_event_frame_above_the_cap_is_dropped_undecoded_and_replies_keep_the_large_cap|peer: event frames above limits.max_event_frame_bytes (with and without an echo)|dropped undecoded, link kept, next event published; a reply above the cap still reaches its call"
   "faults::pending_calls_fail_within_a_second_when_the_peer_dies_and_the_account_recovers|peer killed with calls pending|calls fail within 1 s; account recovers"
   "faults::a_slow_peer_cannot_hold_a_call_past_its_deadline|slow peer|call ends at the caller's deadline"
@@ -58,19 +58,26 @@ ROWS=(
   "exposure::an_empty_or_corrupted_store_file_is_refused_naming_it_and_the_remedy|zero-length gateway.redb, onebot-ids.redb, journal.sqlite3, archive.sqlite3; garbage SQLite stores|start refused naming the file, what is lost and the remedy; file unchanged"
   "exposure::data_files_and_directories_are_owner_only|data directory, stores, SQLite side files, staging, a staged upload|0700 directories, 0600 files"
   "exposure::a_fifo_is_refused_and_outside_reads_as_missing|a FIFO under media_roots; a path outside the roots beside a missing one|FIFO refused (PATH_NOT_FOUND) without blocking; outside and missing: one code, reason and message; nothing sent"
+  "lib::domain::events::tests::a_stalled_subscriber_holds_no_event_the_buffer_let_go|an event subscriber that never reads while the resume buffer turns over by bytes|the events it did not read are freed with the buffer; it gets EVENT_STREAM_LAGGED naming what it missed"
+  "lib::archive::journal::tests::submitters_wait_while_the_writer_holds_its_bytes|4 MiB events submitted while the journal's writer is stalled on its disk|at most 32 MiB and one entry queued; the submitter waits, then every event goes through in order"
+  "lib::mcp::tests::a_batch_of_tool_calls_is_refused_and_runs_nothing|a JSON-RPC batch of two qq_send tool calls in one POST|refused whole (4xx), nothing reaches the peer; single calls still served"
+  "media::media_ids_of_a_routed_read_belong_to_the_routed_account|GetHistory and GetMessage routed by x-onebot-account with an empty account_id|the media ids they return download on the routed account"
   "exposure::malformed_protobuf_is_invalid_argument_not_internal|invalid protobuf bytes over raw HTTP/2 (unary, server stream, upload, health)|INVALID_ARGUMENT INVALID_REQUEST, never INTERNAL"
 )
 
 echo "running the fault and bad-input tests (fuzz budget ${ONEBOT_FUZZ_SECS} s per target)..." >&2
 set +e
 cargo test -p onebot-gateway-tests --test e2e -- hardening:: faults:: proxy:: fuzz:: shares:: \
-  exposure:: redaction:: \
+  exposure:: redaction:: media::media_ids_of_a_routed_read \
   >"$WORK/e2e.log" 2>&1
+cargo test -p onebot-gateway --lib -- events::tests:: archive::journal::tests:: mcp::tests:: \
+  >"$WORK/lib.log" 2>&1
 cargo test -p onebot-gateway --test kill9 --test shard --test memory --test adapter \
   >"$WORK/server.log" 2>&1
 set -e
 # "test <module>::<name> ... ok"; the server's test files are the module there.
 sed -n 's/^test \(.*\) \.\.\. \(ok\|FAILED\)$/\1 \2/p' "$WORK/e2e.log" >"$WORK/results"
+sed -n 's/^test \(.*\) \.\.\. \(ok\|FAILED\)$/lib::\1 \2/p' "$WORK/lib.log" >>"$WORK/results"
 awk '/Running tests\/kill9.rs/ {m="kill9"} /Running tests\/shard.rs/ {m="shard"}
      /Running tests\/memory.rs/ {m="memory"} /Running tests\/adapter.rs/ {m="adapter"}
      /^test .* \.\.\. (ok|FAILED)$/ {print m "::" $2, $4}' "$WORK/server.log" >>"$WORK/results"
@@ -105,6 +112,6 @@ fi
 echo "faults survived $survived/$total, bad inputs tried $inputs, lost $lost"
 if [ ${#failed[@]} -ne 0 ]; then
   echo "see the test output:" >&2
-  grep -A30 -- '---- ' "$WORK/e2e.log" "$WORK/server.log" >&2 || true
+  grep -A30 -- '---- ' "$WORK/e2e.log" "$WORK/lib.log" "$WORK/server.log" >&2 || true
   exit 1
 fi
