@@ -111,9 +111,10 @@ pub(super) struct MediaRecord {
     pub(super) mime: String,
     pub(super) created_ms: i64,
     pub(super) expires_ms: i64,
-    /// The client whose share of the quota the item holds (not stored:
-    /// after a restart, the token of its owner).
-    #[serde(skip)]
+    /// The client whose share of the quota the item holds (its token, or
+    /// its address without authentication); kept across restarts. Records
+    /// written without it count for their owner's token.
+    #[serde(default)]
     pub(super) client: Option<Arc<str>>,
 }
 
@@ -175,7 +176,10 @@ impl MediaStore {
             if rec.expires_ms <= now || !complete || !valid_id(&id) {
                 stale.push(id);
             } else {
-                let client = rec.owner.token.as_deref().map(shares::token_client);
+                let client = rec
+                    .client
+                    .clone()
+                    .or_else(|| rec.owner.token.as_deref().map(shares::token_client));
                 index.insert(id, MediaRecord { client, ..rec });
             }
         }

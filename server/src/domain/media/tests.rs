@@ -353,6 +353,26 @@ async fn staged_media_survive_reopen_and_leftovers_are_cleaned() {
     assert_eq!(media.used_bytes(), 300);
 }
 
+/// A staged item keeps its client's share across a restart, for a client
+/// known by its address (no authentication) as for a token.
+#[tokio::test]
+async fn a_staged_item_holds_its_clients_share_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let client: std::sync::Arc<str> = std::sync::Arc::from("addr:127.0.0.1");
+    {
+        let media = open(dir.path(), config());
+        let mut up = media
+            .begin_as(owner(), Some(client.clone()), header(MediaKind::Image))
+            .unwrap();
+        up.write(png(300)).await.unwrap();
+        up.finish().await.unwrap();
+        assert_eq!(media.used_by(&client), 300);
+    }
+    let media = open(dir.path(), config());
+    assert_eq!(media.used_by(&client), 300);
+    assert_eq!(media.used_bytes(), 300);
+}
+
 #[tokio::test]
 async fn transient_media_are_removed_when_dropped() {
     let dir = tempfile::tempdir().unwrap();
