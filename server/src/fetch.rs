@@ -2,36 +2,44 @@
 //! [`UrlSource`] port, implemented by [`Fetcher`] (the gateway's only HTTP
 //! client outside the OneBot adapter).
 //!
-//! Only `http` and `https`. Every hop (redirects are followed by hand, at
-//! most [`MAX_REDIRECTS`]) is checked: an IP-literal host directly, a name
-//! after DNS resolution, and the connection then goes only to the vetted
-//! addresses (no second lookup, so no DNS rebinding between check and
-//! connect). Refused unless `media.allow_private_urls`: loopback, private
-//! (RFC 1918, unique local), link-local, carrier-grade NAT, unspecified,
-//! multicast, broadcast, documentation and other reserved ranges. Cloud
-//! metadata endpoints are refused even then; `media.url_allow_networks`
-//! exempts chosen networks from every rule. The body streams into the
-//! staging area under the kind's size limit; the whole fetch (all hops and
-//! the body) has `media.url_timeout_ms`.
+//! Only `http` and `https`. Every hop (at most [`MAX_REDIRECTS`]
+//! redirects) is checked: an IP-literal host before it is requested, a
+//! name when the connection resolves it, and the connection then goes only
+//! to the vetted addresses (no second lookup, so no DNS rebinding between
+//! check and connect). Refused unless `media.allow_private_urls`: loopback,
+//! private (RFC 1918, unique local), link-local, carrier-grade NAT,
+//! unspecified, multicast, broadcast, documentation and other reserved
+//! ranges. Cloud metadata endpoints are refused even then;
+//! `media.url_allow_networks` exempts chosen networks from every rule.
+//! Every hop of a peer's media URL must also name a host of
+//! `media.peer_url_hosts` or a trusted origin (the embedded sandbox, which
+//! may be on loopback). The body streams into the staging area under the
+//! kind's size limit; the whole fetch (all hops and the body) has
+//! `media.url_timeout_ms`. Agents' URLs and peers' media URLs each have one
+//! HTTP client for the fetcher's life, so connections are pooled.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
 use std::time::Duration;
 
 use ipnet::IpNet;
 use tokio::time::Instant;
-use url::{Host, Url};
+use url::Url;
 
 use crate::config::MediaConfig;
 use crate::domain::media::kind::{sanitize_file_name, too_large};
 #[cfg(test)]
 use crate::domain::media::resolve::parse_url;
-use crate::domain::media::resolve::{FetchedMedia, UrlSource, check_scheme};
+use crate::domain::media::resolve::{FetchedMedia, UrlSource};
 use crate::domain::media::staging::{MediaOwner, MediaStore};
 use crate::domain::media::upload::UploadHeader;
 use crate::domain::model::MediaKind;
 use crate::domain::ports::MediaSink;
 use crate::error::{Error, Kind, Result};
+
+mod client;
+
+use client::{Purpose, Rules, failure, fetch_failed};
 
 /// Most redirects followed for one URL.
 pub const MAX_REDIRECTS: usize = 5;
@@ -172,63 +180,22 @@ fn classify_v4(ip: Ipv4Addr) -> Option<&'static str> {
 /// received-media store).
 #[derive(Clone)]
 pub struct Fetcher {
-    guard: UrlGuard,
-    lookup: Arc<dyn Lookup>,
+    rules: Arc<Rules>,
+    /// The client of agents' URLs.
+    agent: reqwest::Client,
+    /// The client of peers' media URLs.
+    peer: reqwest::Client,
     timeout: Duration,
     media: MediaStore,
-    /// Hosts (names or suffixes) a peer's media URLs may name.
-    peer_hosts: Vec<String>,
-    /// `host:port` origins of peer media URLs allowed on loopback without
-    /// `allow_private_urls` (the embedded sandbox).
-    trusted: Vec<(String, u16)>,
 }
 
 impl std::fmt::Debug for Fetcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Fetcher")
-            .field("guard", &self.guard)
+            .field("guard", &self.rules.guard)
             .field("timeout", &self.timeout)
             .finish()
     }
-}
-
-fn forbidden(url: &Url, ip: IpAddr, category: &str) -> Error {
-    Error::new(
-        Kind::UrlForbidden,
-        format!("the URL resolves to a refused address ({category})"),
-    )
-    .with("url", url.as_str())
-    .with("address", ip)
-    .with("category", category)
-}
-
-/// The `UrlFetchFailed` error of `url`: the cause in the message and in
-/// metadata `detail`, the URL in metadata only (it may carry credentials).
-fn fetch_failed(url: &Url, detail: impl std::fmt::Display) -> Error {
-    let detail = detail.to_string();
-    Error::new(
-        Kind::UrlFetchFailed,
-        format!("fetching the URL failed: {detail}"),
-    )
-    .with("url", url.as_str())
-    .with("detail", detail)
-}
-
-/// What a failed HTTP exchange says, its causes included (connection
-/// refused, TLS, DNS), without the URL.
-fn http_cause(e: reqwest::Error) -> String {
-    let e = e.without_url();
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(&e);
-    while let Some(cause) = source {
-        let part = cause.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 #[async_trait::async_trait]
@@ -261,103 +228,73 @@ fn cdn_error(body: &[u8]) -> Option<String> {
     Some(format!("{text} (retcode {code})").trim().to_string())
 }
 
+/// The error of a redirection answer that was not followed: it has no
+/// usable `Location`, or its status is not one that redirects.
+fn unfollowed(url: &Url, resp: &reqwest::Response) -> Error {
+    let status = resp.status();
+    let Some(location) = resp
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return fetch_failed(url, format!("{status} without a Location"));
+    };
+    match url.join(location) {
+        Err(e) => fetch_failed(url, format!("bad redirect {location:?}: {e}")),
+        Ok(_) => fetch_failed(url, format!("HTTP {status} (redirect to {location:?})"))
+            .with("status", status.as_u16()),
+    }
+}
+
+/// The file name a URL's last path segment gives.
+fn file_name_of(url: &Url) -> String {
+    url.path_segments()
+        .and_then(|mut s| s.next_back())
+        .map(percent_decode)
+        .map(|s| sanitize_file_name(&s))
+        .unwrap_or_default()
+}
+
 impl Fetcher {
     /// A fetcher writing into `media`.
     pub fn new(config: &MediaConfig, media: MediaStore, lookup: Arc<dyn Lookup>) -> Self {
-        Self {
+        let rules = Rules {
             guard: UrlGuard::new(config),
             lookup,
-            timeout: Duration::from_millis(config.url_timeout_ms),
-            media,
             peer_hosts: config
                 .peer_url_hosts
                 .iter()
                 .map(|h| h.trim_start_matches('.').to_ascii_lowercase())
                 .collect(),
             trusted: Vec::new(),
+        };
+        Self::with_rules(rules, Duration::from_millis(config.url_timeout_ms), media)
+    }
+
+    fn with_rules(rules: Rules, timeout: Duration, media: MediaStore) -> Self {
+        let rules = Arc::new(rules);
+        Self {
+            agent: client::build(&rules, Purpose::Agent),
+            peer: client::build(&rules, Purpose::Peer),
+            rules,
+            timeout,
+            media,
         }
     }
 
     /// Also lets peer media URLs of `host:port` reach a loopback address
     /// (the embedded sandbox's own media host), whatever
     /// `allow_private_urls` says.
-    pub fn trust_peer_origin(mut self, host: &str, port: u16) -> Self {
-        self.trusted.push((host.to_ascii_lowercase(), port));
-        self
-    }
-
-    /// Fails with `UrlForbidden` unless `url`'s host is one of the peer
-    /// hosts (the name itself or a subdomain of it).
-    fn check_peer_host(&self, url: &Url) -> Result<()> {
-        let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
-        let host = host.trim_matches(['[', ']']);
-        let allowed = self
-            .peer_hosts
-            .iter()
-            .any(|h| host == h || host.ends_with(&format!(".{h}")))
-            || self.is_trusted(url);
-        if allowed {
-            return Ok(());
-        }
-        Err(Error::new(
-            Kind::UrlForbidden,
-            format!("the peer's media URL names host {host}, which is not in media.peer_url_hosts"),
-        )
-        .with("url", url.as_str())
-        .with("host", host))
-    }
-
-    fn is_trusted(&self, url: &Url) -> bool {
-        let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
-        let port = url.port_or_known_default().unwrap_or(80);
-        self.trusted.iter().any(|(h, p)| *h == host && *p == port)
-    }
-
-    /// The addresses of one hop of a peer URL: vetted by the guard, except
-    /// loopback addresses of a trusted origin.
-    async fn vet_peer(&self, url: &Url) -> Result<Vec<SocketAddr>> {
-        if !self.is_trusted(url) {
-            return self.vet(url).await;
-        }
-        check_scheme(url)?;
-        let port = url.port_or_known_default().unwrap_or(80);
-        let ips = match url.host() {
-            Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
-            Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
-            Some(Host::Domain(name)) => self
-                .lookup
-                .lookup(name, port)
-                .await
-                .map_err(|e| fetch_failed(url, format!("cannot resolve {name}: {e}")))?,
-            None => return Err(fetch_failed(url, "no host")),
-        };
-        let ips: Vec<IpAddr> = ips.into_iter().filter(IpAddr::is_loopback).collect();
-        if ips.is_empty() {
-            return self.vet(url).await;
-        }
-        Ok(ips
-            .into_iter()
-            .map(|ip| SocketAddr::new(ip, port))
-            .collect())
-    }
-
-    fn client_for(url: &Url, addrs: &[SocketAddr]) -> Result<reqwest::Client> {
-        let mut builder = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("onebot-gateway/", env!("CARGO_PKG_VERSION")));
-        if let Some(Host::Domain(name)) = url.host() {
-            builder = builder.resolve_to_addrs(name, addrs);
-        }
-        builder
-            .build()
-            .map_err(|e| Error::internal(format!("building the HTTP client: {e}")))
+    pub fn trust_peer_origin(self, host: &str, port: u16) -> Self {
+        let mut rules = Rules::clone(&self.rules);
+        rules.trusted.push((host.to_ascii_lowercase(), port));
+        Self::with_rules(rules, self.timeout, self.media)
     }
 
     /// Fetches a peer's media URL into `sink` (see [`UrlSource::fetch_peer`]).
     pub async fn fetch_peer(&self, url: &Url, sink: &mut dyn MediaSink) -> Result<String> {
         let deadline = Instant::now() + self.timeout;
-        tokio::time::timeout_at(deadline, self.fetch_peer_inner(url.clone(), sink))
+        tokio::time::timeout_at(deadline, self.fetch_peer_inner(url, sink))
             .await
             .unwrap_or_else(|_| {
                 Err(fetch_failed(
@@ -367,127 +304,72 @@ impl Fetcher {
             })
     }
 
-    async fn fetch_peer_inner(&self, mut url: Url, sink: &mut dyn MediaSink) -> Result<String> {
-        for _ in 0..=MAX_REDIRECTS {
-            self.check_peer_host(&url)?;
-            let addrs = self.vet_peer(&url).await?;
-            let client = Self::client_for(&url, &addrs)?;
-            let mut resp = client
-                .get(url.clone())
-                .send()
-                .await
-                .map_err(|e| fetch_failed(&url, http_cause(e)))?;
-            let status = resp.status();
-            if status.is_redirection() {
-                let location = resp
-                    .headers()
-                    .get(reqwest::header::LOCATION)
-                    .and_then(|v| v.to_str().ok())
-                    .ok_or_else(|| fetch_failed(&url, format!("{status} without a Location")))?;
-                url = url
-                    .join(location)
-                    .map_err(|e| fetch_failed(&url, format!("bad redirect {location:?}: {e}")))?;
-                continue;
-            }
-            if !status.is_success() {
-                let mut body = Vec::new();
-                while let Ok(Some(chunk)) = resp.chunk().await {
-                    body.extend_from_slice(&chunk);
-                    if body.len() >= PEER_ERROR_BYTES {
-                        break;
-                    }
+    async fn fetch_peer_inner(&self, url: &Url, sink: &mut dyn MediaSink) -> Result<String> {
+        self.rules.check_hop(url, Purpose::Peer)?;
+        let mut resp = self
+            .peer
+            .get(url.clone())
+            .send()
+            .await
+            .map_err(|e| failure(url, e))?;
+        let url = resp.url().clone();
+        let status = resp.status();
+        if status.is_redirection() {
+            return Err(unfollowed(&url, &resp));
+        }
+        if !status.is_success() {
+            let mut body = Vec::new();
+            while let Ok(Some(chunk)) = resp.chunk().await {
+                body.extend_from_slice(&chunk);
+                if body.len() >= PEER_ERROR_BYTES {
+                    break;
                 }
-                let text = cdn_error(&body).unwrap_or_else(|| {
-                    String::from_utf8_lossy(&body[..body.len().min(PEER_ERROR_BYTES)])
-                        .trim()
-                        .to_string()
-                });
-                return Err(fetch_failed(&url, format!("HTTP {status}: {text}"))
-                    .with("status", status.as_u16())
+            }
+            let text = cdn_error(&body).unwrap_or_else(|| {
+                String::from_utf8_lossy(&body[..body.len().min(PEER_ERROR_BYTES)])
+                    .trim()
+                    .to_string()
+            });
+            return Err(fetch_failed(&url, format!("HTTP {status}: {text}"))
+                .with("status", status.as_u16())
+                .with("peer_message", text));
+        }
+        if let Some(len) = resp.content_length()
+            && len > sink.limit()
+        {
+            return Err(Error::new(
+                Kind::MediaTooLarge,
+                format!("the media is larger than {} bytes", sink.limit()),
+            )
+            .with("limit_bytes", sink.limit())
+            .with("url", url.as_str()));
+        }
+        let file_name = file_name_of(&url);
+        // A CDN's error can come as a small JSON body with status 200:
+        // the first bytes are held back until they cannot be one.
+        let mut head: Vec<u8> = Vec::new();
+        let mut held = true;
+        while let Some(chunk) = resp.chunk().await.map_err(|e| failure(&url, e))? {
+            if held {
+                head.extend_from_slice(&chunk);
+                if head.len() <= PEER_ERROR_BYTES {
+                    continue;
+                }
+                held = false;
+                sink.write(&head).await?;
+                head.clear();
+            } else {
+                sink.write(&chunk).await?;
+            }
+        }
+        if held {
+            if let Some(text) = cdn_error(&head) {
+                return Err(fetch_failed(&url, format!("the CDN answered: {text}"))
                     .with("peer_message", text));
             }
-            if let Some(len) = resp.content_length()
-                && len > sink.limit()
-            {
-                return Err(Error::new(
-                    Kind::MediaTooLarge,
-                    format!("the media is larger than {} bytes", sink.limit()),
-                )
-                .with("limit_bytes", sink.limit())
-                .with("url", url.as_str()));
-            }
-            let file_name = url
-                .path_segments()
-                .and_then(|mut s| s.next_back())
-                .map(percent_decode)
-                .map(|s| sanitize_file_name(&s))
-                .unwrap_or_default();
-            // A CDN's error can come as a small JSON body with status 200:
-            // the first bytes are held back until they cannot be one.
-            let mut head: Vec<u8> = Vec::new();
-            let mut held = true;
-            while let Some(chunk) = resp
-                .chunk()
-                .await
-                .map_err(|e| fetch_failed(&url, http_cause(e)))?
-            {
-                if held {
-                    head.extend_from_slice(&chunk);
-                    if head.len() <= PEER_ERROR_BYTES {
-                        continue;
-                    }
-                    held = false;
-                    sink.write(&head).await?;
-                    head.clear();
-                } else {
-                    sink.write(&chunk).await?;
-                }
-            }
-            if held {
-                if let Some(text) = cdn_error(&head) {
-                    return Err(fetch_failed(&url, format!("the CDN answered: {text}"))
-                        .with("peer_message", text));
-                }
-                sink.write(&head).await?;
-            }
-            return Ok(file_name);
+            sink.write(&head).await?;
         }
-        Err(fetch_failed(
-            &url,
-            format!("more than {MAX_REDIRECTS} redirects"),
-        ))
-    }
-
-    /// The vetted addresses of one hop.
-    async fn vet(&self, url: &Url) -> Result<Vec<SocketAddr>> {
-        check_scheme(url)?;
-        let port = url.port_or_known_default().unwrap_or(80);
-        let ips = match url.host() {
-            Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
-            Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
-            Some(Host::Domain(name)) => {
-                let ips = self
-                    .lookup
-                    .lookup(name, port)
-                    .await
-                    .map_err(|e| fetch_failed(url, format!("cannot resolve {name}: {e}")))?;
-                if ips.is_empty() {
-                    return Err(fetch_failed(url, format!("{name} has no address")));
-                }
-                ips
-            }
-            None => return Err(fetch_failed(url, "no host")),
-        };
-        // Every address must pass: a name that also points inside is refused.
-        for ip in &ips {
-            if let Some(category) = self.guard.refusal(*ip) {
-                return Err(forbidden(url, *ip, category));
-            }
-        }
-        Ok(ips
-            .into_iter()
-            .map(|ip| SocketAddr::new(ip, port))
-            .collect())
+        Ok(file_name)
     }
 
     /// Fetches `url` as media of `kind` for `owner`.
@@ -498,7 +380,7 @@ impl Fetcher {
         owner: &MediaOwner,
     ) -> Result<FetchedMedia> {
         let deadline = Instant::now() + self.timeout;
-        tokio::time::timeout_at(deadline, self.fetch_inner(url.clone(), kind, owner))
+        tokio::time::timeout_at(deadline, self.fetch_inner(url, kind, owner))
             .await
             .unwrap_or_else(|_| {
                 Err(fetch_failed(
@@ -510,85 +392,54 @@ impl Fetcher {
 
     async fn fetch_inner(
         &self,
-        mut url: Url,
+        url: &Url,
         kind: MediaKind,
         owner: &MediaOwner,
     ) -> Result<FetchedMedia> {
         let limit = self.media.limit(kind);
-        for _ in 0..=MAX_REDIRECTS {
-            let addrs = self.vet(&url).await?;
-            let mut builder = reqwest::Client::builder()
-                .no_proxy()
-                .redirect(reqwest::redirect::Policy::none())
-                .user_agent(concat!("onebot-gateway/", env!("CARGO_PKG_VERSION")));
-            if let Some(Host::Domain(name)) = url.host() {
-                builder = builder.resolve_to_addrs(name, &addrs);
-            }
-            let client = builder
-                .build()
-                .map_err(|e| Error::internal(format!("building the HTTP client: {e}")))?;
-            let mut resp = client
-                .get(url.clone())
-                .send()
-                .await
-                .map_err(|e| fetch_failed(&url, http_cause(e)))?;
-            let status = resp.status();
-            if status.is_redirection() {
-                let location = resp
-                    .headers()
-                    .get(reqwest::header::LOCATION)
-                    .and_then(|v| v.to_str().ok())
-                    .ok_or_else(|| fetch_failed(&url, format!("{status} without a Location")))?;
-                url = url
-                    .join(location)
-                    .map_err(|e| fetch_failed(&url, format!("bad redirect {location:?}: {e}")))?;
-                continue;
-            }
-            if !status.is_success() {
-                return Err(
-                    fetch_failed(&url, format!("HTTP {status}")).with("status", status.as_u16())
-                );
-            }
-            if let Some(len) = resp.content_length()
-                && len > limit
-            {
-                return Err(too_large(kind, limit).with("url", url.as_str()));
-            }
-            let file_name = url
-                .path_segments()
-                .and_then(|mut s| s.next_back())
-                .map(percent_decode)
-                .map(|s| sanitize_file_name(&s))
-                .unwrap_or_default();
-            let mut upload = self.media.begin(
-                owner.clone(),
-                UploadHeader {
-                    kind,
-                    file_name: file_name.clone(),
-                    size: None,
-                    sha256: None,
-                },
-            )?;
-            while let Some(chunk) = resp
-                .chunk()
-                .await
-                .map_err(|e| fetch_failed(&url, http_cause(e)))?
-            {
-                upload
-                    .write(chunk.to_vec())
-                    .await
-                    .map_err(|e| e.with("url", url.as_str()))?;
-            }
-            let media = upload
-                .finish_transient()
+        self.rules.check_hop(url, Purpose::Agent)?;
+        let mut resp = self
+            .agent
+            .get(url.clone())
+            .send()
+            .await
+            .map_err(|e| failure(url, e))?;
+        let url = resp.url().clone();
+        let status = resp.status();
+        if status.is_redirection() {
+            return Err(unfollowed(&url, &resp));
+        }
+        if !status.is_success() {
+            return Err(
+                fetch_failed(&url, format!("HTTP {status}")).with("status", status.as_u16())
+            );
+        }
+        if let Some(len) = resp.content_length()
+            && len > limit
+        {
+            return Err(too_large(kind, limit).with("url", url.as_str()));
+        }
+        let file_name = file_name_of(&url);
+        let mut upload = self.media.begin(
+            owner.clone(),
+            UploadHeader {
+                kind,
+                file_name: file_name.clone(),
+                size: None,
+                sha256: None,
+            },
+        )?;
+        while let Some(chunk) = resp.chunk().await.map_err(|e| failure(&url, e))? {
+            upload
+                .write(chunk.to_vec())
                 .await
                 .map_err(|e| e.with("url", url.as_str()))?;
-            return Ok(FetchedMedia { media, file_name });
         }
-        Err(fetch_failed(
-            &url,
-            format!("more than {MAX_REDIRECTS} redirects"),
-        ))
+        let media = upload
+            .finish_transient()
+            .await
+            .map_err(|e| e.with("url", url.as_str()))?;
+        Ok(FetchedMedia { media, file_name })
     }
 }
 

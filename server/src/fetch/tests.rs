@@ -111,6 +111,10 @@ struct Setup {
 }
 
 fn setup(tweak: impl FnOnce(&mut MediaConfig)) -> Setup {
+    setup_with(lookup(), tweak)
+}
+
+fn setup_with(lookup: Arc<dyn Lookup>, tweak: impl FnOnce(&mut MediaConfig)) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let mut config = MediaConfig {
         image_max_bytes: 64 * 1024,
@@ -121,7 +125,7 @@ fn setup(tweak: impl FnOnce(&mut MediaConfig)) -> Setup {
     let store = Store::open(dir.path()).unwrap();
     let media = MediaStore::open(dir.path(), store, config.clone()).unwrap();
     Setup {
-        fetcher: Fetcher::new(&config, media.clone(), lookup()),
+        fetcher: Fetcher::new(&config, media.clone(), lookup),
         media,
         _dir: dir,
     }
@@ -347,4 +351,214 @@ async fn size_limits_types_statuses_and_timeouts() {
     assert!(!e.message.contains("secret-path"), "{e:?}");
     // Nothing is left in the staging area.
     assert_eq!(s.media.used_bytes(), 0);
+}
+
+#[tokio::test]
+async fn a_redirect_to_a_refused_address_fails_as_the_address_itself() {
+    let routes = vec![
+        ("/to-private".into(), redirect("http://10.0.0.1/x.png")),
+        ("/to-name".into(), redirect("http://evil.test/x.png")),
+        (
+            "/to-metadata-name".into(),
+            redirect("http://meta.test/latest/meta-data/"),
+        ),
+    ];
+    let (outer, _) = serve("127.0.0.2", routes).await;
+    let s = setup(|c| c.url_allow_networks = vec!["127.0.0.2/32".into()]);
+    let base = format!("http://127.0.0.2:{}", outer.port());
+    let same = |e: &Error| {
+        (
+            e.kind,
+            e.message.clone(),
+            e.meta("address").map(str::to_string),
+            e.meta("category").map(str::to_string),
+        )
+    };
+    for (path, direct) in [
+        ("/to-private", "http://10.0.0.1/x.png"),
+        ("/to-name", "http://evil.test/x.png"),
+        ("/to-metadata-name", "http://meta.test/latest/meta-data/"),
+    ] {
+        let redirected = fetch(&s, &format!("{base}{path}")).await.unwrap_err();
+        let direct = fetch(&s, direct).await.unwrap_err();
+        assert_eq!(direct.kind, Kind::UrlForbidden, "{direct:?}");
+        assert_eq!(same(&redirected), same(&direct), "{path}");
+    }
+}
+
+/// Answers each name of its table once; a second lookup of a name never
+/// completes, so a fetch that needs a new connection to it cannot finish.
+struct OnceLookup(std::sync::Mutex<HashMap<&'static str, IpAddr>>);
+
+#[async_trait::async_trait]
+impl Lookup for OnceLookup {
+    async fn lookup(&self, host: &str, _port: u16) -> std::io::Result<Vec<IpAddr>> {
+        let first = self.0.lock().unwrap().remove(host);
+        match first {
+            Some(ip) => Ok(vec![ip]),
+            None => std::future::pending().await,
+        }
+    }
+}
+
+/// An HTTP/1.1 server on 127.0.0.1 keeping connections open: answers every
+/// request with `body`. Counts the connections it accepted.
+async fn serve_keep_alive(body: Vec<u8>) -> (SocketAddr, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counter = accepted.clone();
+    let mut answer = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: image/png\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    answer.extend_from_slice(&body);
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                loop {
+                    match sock.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                    if head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        head.clear();
+                        if sock.write_all(&answer).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (addr, accepted)
+}
+
+/// Collects a peer fetch's bytes.
+struct VecSink(Vec<u8>);
+
+#[async_trait::async_trait]
+impl MediaSink for VecSink {
+    async fn write(&mut self, chunk: &[u8]) -> Result<()> {
+        self.0.extend_from_slice(chunk);
+        Ok(())
+    }
+
+    fn limit(&self) -> u64 {
+        1 << 20
+    }
+}
+
+#[tokio::test]
+async fn connections_are_reused_across_fetches() {
+    let (addr, accepted) = serve_keep_alive(png(2000)).await;
+    let ip = "127.0.0.1".parse().unwrap();
+    let lookup = Arc::new(OnceLookup(std::sync::Mutex::new(HashMap::from([
+        ("pool.test", ip),
+        ("cdn.pool.test", ip),
+    ]))));
+    let s = setup_with(lookup, |c| {
+        c.url_allow_networks = vec!["127.0.0.1/32".into()];
+        c.peer_url_hosts = vec!["cdn.pool.test".into()];
+    });
+    let url = format!("http://pool.test:{}/a.png", addr.port());
+    for _ in 0..3 {
+        assert_eq!(fetch(&s, &url).await.unwrap().media.size, 2000);
+    }
+    assert_eq!(accepted.load(Ordering::SeqCst), 1);
+    // Peers' media URLs have a client (and connections) of their own.
+    let url = Url::parse(&format!("http://cdn.pool.test:{}/b.png", addr.port())).unwrap();
+    for _ in 0..3 {
+        let mut sink = VecSink(Vec::new());
+        assert_eq!(
+            s.fetcher.fetch_peer(&url, &mut sink).await.unwrap(),
+            "b.png"
+        );
+        assert_eq!(sink.0.len(), 2000);
+    }
+    assert_eq!(accepted.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn peer_urls_name_a_peer_host_or_the_trusted_origin_at_every_hop() {
+    let (sandbox, sandbox_hits) = serve("127.0.0.1", vec![("/s.png".into(), ok(&png(50)))]).await;
+    let (other, other_hits) = serve("127.0.0.1", vec![("/o.png".into(), ok(&png(50)))]).await;
+    let routes = vec![
+        ("/c.png".into(), ok(&png(70))),
+        ("/away".into(), redirect("http://elsewhere.test/x.png")),
+        (
+            "/to-sandbox".into(),
+            redirect(&format!("http://localhost:{}/s.png", sandbox.port())),
+        ),
+        (
+            "/to-other-port".into(),
+            redirect(&format!("http://localhost:{}/o.png", other.port())),
+        ),
+    ];
+    let (cdn, _) = serve("127.0.0.2", routes).await;
+    let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+    let lookup = Arc::new(TableLookup(HashMap::from([
+        ("cdn.test", vec![ip("127.0.0.2")]),
+        ("localhost", vec![ip("::1"), ip("127.0.0.1")]),
+    ])));
+    let s = setup_with(lookup, |c| {
+        c.url_allow_networks = vec!["127.0.0.2/32".into()];
+        c.peer_url_hosts = vec!["cdn.test".into(), "localhost".into()];
+    });
+    let fetcher = s
+        .fetcher
+        .clone()
+        .trust_peer_origin("localhost", sandbox.port());
+    let peer = |url: String| {
+        let fetcher = fetcher.clone();
+        async move {
+            let mut sink = VecSink(Vec::new());
+            let url = Url::parse(&url).unwrap();
+            fetcher
+                .fetch_peer(&url, &mut sink)
+                .await
+                .map(|_| sink.0.len())
+        }
+    };
+    let cdn = format!("http://cdn.test:{}", cdn.port());
+    assert_eq!(peer(format!("{cdn}/c.png")).await.unwrap(), 70);
+    assert_eq!(peer(format!("{cdn}/to-sandbox")).await.unwrap(), 50);
+    assert_eq!(
+        peer(format!("http://localhost:{}/s.png", sandbox.port()))
+            .await
+            .unwrap(),
+        50
+    );
+    assert_eq!(sandbox_hits.load(Ordering::SeqCst), 2);
+    // The trusted origin's name at another port is not trusted, nor is a
+    // host outside media.peer_url_hosts, at the first hop or a later one.
+    for url in [
+        format!("{cdn}/away"),
+        format!("{cdn}/to-other-port"),
+        format!("http://localhost:{}/o.png", other.port()),
+        format!("http://127.0.0.1:{}/o.png", other.port()),
+        "http://elsewhere.test/x.png".into(),
+    ] {
+        let e = peer(url.clone()).await.unwrap_err();
+        assert_eq!(e.kind, Kind::UrlForbidden, "{url}: {e:?}");
+    }
+    assert_eq!(other_hits.load(Ordering::SeqCst), 0);
+    // Without the trust, the sandbox's loopback address is refused too.
+    let e = s
+        .fetcher
+        .fetch_peer(
+            &Url::parse(&format!("http://localhost:{}/s.png", sandbox.port())).unwrap(),
+            &mut VecSink(Vec::new()),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.kind, e.meta("category")),
+        (Kind::UrlForbidden, Some("loopback"))
+    );
 }
