@@ -48,7 +48,7 @@ pub const MAX_REDIRECTS: usize = 5;
 #[async_trait::async_trait]
 pub trait Lookup: Send + Sync + 'static {
     /// The addresses of `host`.
-    async fn lookup(&self, host: &str, port: u16) -> std::io::Result<Vec<IpAddr>>;
+    async fn lookup(&self, host: &str) -> std::io::Result<Vec<IpAddr>>;
 }
 
 /// The system resolver (`getaddrinfo` through tokio).
@@ -57,8 +57,8 @@ pub struct SystemLookup;
 
 #[async_trait::async_trait]
 impl Lookup for SystemLookup {
-    async fn lookup(&self, host: &str, port: u16) -> std::io::Result<Vec<IpAddr>> {
-        Ok(tokio::net::lookup_host((host, port))
+    async fn lookup(&self, host: &str) -> std::io::Result<Vec<IpAddr>> {
+        Ok(tokio::net::lookup_host((host, 0))
             .await?
             .map(|a| a.ip())
             .collect())

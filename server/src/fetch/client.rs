@@ -63,8 +63,7 @@ impl Rules {
     /// Fails with `UrlForbidden` unless `url`'s host is one of the peer
     /// hosts (the name itself or a subdomain of it) or `url` is a trusted
     /// origin. A trusted origin's host name is refused at any other port:
-    /// the resolver, which lets that name reach loopback, does not see the
-    /// port.
+    /// the resolver, which lets that name reach loopback, sees no port.
     fn check_peer_host(&self, url: &Url) -> Result<()> {
         let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
         let host = host.trim_matches(['[', ']']);
@@ -72,7 +71,8 @@ impl Rules {
             return Ok(());
         }
         let port = url.port_or_known_default().unwrap_or(80);
-        if self.trusted.iter().any(|(h, _)| h == host) {
+        let named = matches!(url.host(), Some(Host::Domain(_)));
+        if named && self.trusted.iter().any(|(h, _)| h == host) {
             return Err(Error::new(
                 Kind::UrlForbidden,
                 format!("the peer's media URL names host {host} at port {port}, which is not its trusted port"),
@@ -108,7 +108,7 @@ impl Rules {
     async fn resolve(&self, name: &str, purpose: Purpose) -> Result<Vec<IpAddr>> {
         let ips = self
             .lookup
-            .lookup(name, 0)
+            .lookup(name)
             .await
             .map_err(|e| failed(format!("cannot resolve {name}: {e}")))?;
         if ips.is_empty() {

@@ -14,7 +14,7 @@ struct TableLookup(HashMap<&'static str, Vec<IpAddr>>);
 
 #[async_trait::async_trait]
 impl Lookup for TableLookup {
-    async fn lookup(&self, host: &str, _port: u16) -> std::io::Result<Vec<IpAddr>> {
+    async fn lookup(&self, host: &str) -> std::io::Result<Vec<IpAddr>> {
         self.0
             .get(host)
             .cloned()
@@ -392,7 +392,7 @@ struct OnceLookup(std::sync::Mutex<HashMap<&'static str, IpAddr>>);
 
 #[async_trait::async_trait]
 impl Lookup for OnceLookup {
-    async fn lookup(&self, host: &str, _port: u16) -> std::io::Result<Vec<IpAddr>> {
+    async fn lookup(&self, host: &str) -> std::io::Result<Vec<IpAddr>> {
         let first = self.0.lock().unwrap().remove(host);
         match first {
             Some(ip) => Ok(vec![ip]),
