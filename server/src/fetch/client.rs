@@ -204,6 +204,8 @@ pub(super) fn build(rules: &Arc<Rules>, purpose: Purpose) -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
         .redirect(policy)
+        // A redirect's target is not told the URL that sent there.
+        .referer(false)
         .dns_resolver(Arc::new(Resolver {
             rules: rules.clone(),
             purpose,
