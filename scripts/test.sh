@@ -55,13 +55,6 @@ stage_lint-deploy() {
 stage_build() {
   step "cargo build --release (binary used by SDK and grpcurl tests)"
   cargo build --release -p onebot-gateway
-  # The code layout's file names functions by symbol; those a build no longer has lose
-  # locality, not correctness (server/build.rs). Reported, so a stale file shows.
-  local ordered found
-  ordered="$(grep -v '^#' server/link/symbol-order.txt | sort -u)"
-  found="$(nm --defined-only target/release/onebot-gateway | awk '{ print $3 }' | sort -u \
-    | comm -12 - <(printf '%s\n' "$ordered") | wc -l)"
-  echo "symbol order: $found of $(printf '%s\n' "$ordered" | wc -l) functions of server/link/symbol-order.txt are in the release binary (scripts/symbol-order.sh rewrites it)"
 }
 
 stage_deploy-configs() {

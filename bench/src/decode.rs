@@ -57,7 +57,7 @@ pub async fn measure(ws_url: &str) -> Result<Vec<DecodeRow>> {
     let client = DirectClient::connect(ws_url).await?;
     let mut rows = Vec::new();
 
-    let (action, params) = crate::run::direct_members();
+    let (action, params) = crate::workload::direct_members();
     let text = recorded(&client, action, &params).await?;
     let entries = match member_list_of_frame(text.clone()) {
         Some((_, MemberList::Members(m))) => m.len(),
@@ -73,8 +73,8 @@ pub async fn measure(ws_url: &str) -> Result<Vec<DecodeRow>> {
         gateway_us,
     ));
 
-    for count in [crate::run::HISTORY_COUNT, 100] {
-        let (action, params) = crate::run::direct_history_of(count);
+    for count in [crate::workload::HISTORY_COUNT, 100] {
+        let (action, params) = crate::workload::direct_history_of(count);
         let text = recorded(&client, action, &params).await?;
         let chat = ChatRef::Group(BENCH_GROUP);
         let entries = match history::rows_of_frame(chat, &text) {
@@ -90,7 +90,7 @@ pub async fn measure(ws_url: &str) -> Result<Vec<DecodeRow>> {
             entries,
             gateway_us,
         ));
-        if count == crate::run::HISTORY_COUNT {
+        if count == crate::workload::HISTORY_COUNT {
             // The sandbox writes keys sorted (`data` before `type`); NapCat
             // writes a segment's `type` first.
             let text = type_first(&text)?;

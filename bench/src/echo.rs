@@ -2,16 +2,20 @@
 //! `UInt32Value { n }` with an `n`-byte `BytesValue` (so the answer can be
 //! as large as the gateway's), served by `bench echo-server` in its own
 //! process with the gateway's runtime and server settings (`#[tokio::main]`,
-//! default `Server::builder()`, TCP_NODELAY).
+//! default `Server::builder()`, TCP_NODELAY). [`EchoProc`] starts it as a
+//! child process.
 
 use std::convert::Infallible;
+use std::process::Stdio;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use http::uri::PathAndQuery;
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tonic::body::Body;
 use tonic::server::NamedService;
 use tonic::transport::Channel;
@@ -29,7 +33,7 @@ pub const ECHO_PATH: &str = "/bench.Echo/Echo";
 pub struct EchoServer {
     payload: Bytes,
     /// With a relay, each call first makes its action round trip
-    /// ([`crate::relay`]).
+    /// ([`Relay`]).
     relay: Option<Arc<Relay>>,
 }
 
@@ -194,6 +198,60 @@ pub async fn serve(max_payload: usize, relay: Option<(String, String)>) -> Resul
         .serve_with_incoming_shutdown(incoming, stdin_closed)
         .await?;
     Ok(())
+}
+
+/// `bench echo-server` as a child process (ends when its stdin closes).
+pub struct EchoProc {
+    _child: tokio::process::Child,
+    pub pid: u32,
+    /// Where it listens.
+    pub addr: String,
+    pub channel: Channel,
+}
+
+impl EchoProc {
+    pub async fn start(max_payload: u32) -> Result<EchoProc> {
+        EchoProc::start_with(max_payload, &[]).await
+    }
+
+    /// The relay ([`Relay`]): each call first makes the action of
+    /// `rpc` (`history` or `members`) round trip to the peer at `peer`.
+    pub async fn start_relay(max_payload: u32, peer: &str, rpc: &str) -> Result<EchoProc> {
+        EchoProc::start_with(max_payload, &["--relay-peer", peer, "--relay-rpc", rpc]).await
+    }
+
+    async fn start_with(max_payload: u32, extra: &[&str]) -> Result<EchoProc> {
+        let exe = std::env::current_exe().context("current_exe")?;
+        let mut child = tokio::process::Command::new(exe)
+            .args(["echo-server", "--max-payload", &max_payload.to_string()])
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .context("spawning echo-server")?;
+        let pid = child.id().context("echo-server exited at once")?;
+        let stdout = child.stdout.take().context("stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .context("echo-server did not start")??
+            .context("echo-server exited")?;
+        let addr = line
+            .strip_prefix("echo listening on ")
+            .context("unexpected echo-server output")?
+            .to_string();
+        let channel = Channel::from_shared(format!("http://{addr}"))?
+            .connect()
+            .await?;
+        Ok(EchoProc {
+            _child: child,
+            pid,
+            addr,
+            channel,
+        })
+    }
 }
 
 /// A client of the echo RPC.

@@ -4,20 +4,25 @@
 //! `cargo run --release -p bench -- soak --minutes N` runs the soak instead.
 //!
 //! # Layout
-//! - `procs`: the sandbox and gateway processes (spawn, log lines, `/proc`).
-//! - `echo`: the bare tonic baseline service (`echo-server`).
-//! - `replay`: the peer that answers recorded replies (`replay-peer`).
-//! - `relay`: the echo service making one action round trip per call (the
-//!   measured floor of a gateway's call on the replay peer).
-//! - `direct`: the OneBot WebSocket baseline client.
-//! - `load`: closed-loop load and statistics.
-//! - `run`: the benchmark rounds; `upload`: the upload scenarios; `mcp`:
-//!   the MCP Streamable HTTP row; `archive`: inbound messages through the
-//!   archive, and its search.
-//! - `decode`: the reply decoders beside serde_json on the same text.
-//! - `report`: `RESULTS.md`; `machine`: what it ran on.
-//! - `scale`: how cost grows with accounts and event subscribers.
-//! - `soak`: the long steady-load run.
+//!
+//! Each file imports only from those listed before it:
+//! - `procs`: the sandbox and gateway processes (spawn, log lines, `/proc`);
+//!   `load`: closed-loop load and statistics; `machine`: what it ran on;
+//!   `direct`: the OneBot WebSocket baseline client.
+//! - `workload`: the calls the benchmark makes and the OneBot actions the
+//!   gateway sends for them; `rounds`: one measurement ([`rounds::measure`])
+//!   and the rows the rounds collect.
+//! - `relay`: one action round trip per call on a shared WebSocket (the
+//!   measured floor of a gateway's call on the replay peer); `replay`: the
+//!   peer that answers recorded replies (`replay-peer`); `echo`: the bare
+//!   tonic baseline service (`echo-server`), with or without the relay.
+//! - The measurements: `decode` (the reply decoders beside serde_json),
+//!   `mcp` (the MCP Streamable HTTP row), `scale` (cost against accounts and
+//!   event subscribers), `upload` (the upload scenarios), `archive`
+//!   (inbound messages through the archive, and its search), `soak` (the
+//!   long steady-load run).
+//! - `report`: `RESULTS.md`, one function per section.
+//! - `run`: the benchmark rounds, orchestrated.
 
 mod archive;
 mod decode;
@@ -30,10 +35,12 @@ mod procs;
 mod relay;
 mod replay;
 mod report;
+mod rounds;
 mod run;
 mod scale;
 mod soak;
 mod upload;
+mod workload;
 
 use std::path::PathBuf;
 use std::time::Duration;

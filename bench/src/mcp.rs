@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 
 use crate::load::{self, Call};
 use crate::procs::{BENCH_GROUP, GatewayProc};
-use crate::run::Summary;
+use crate::rounds::{Summary, measure};
+use crate::workload::HISTORY_COUNT;
 
 /// Concurrencies of the MCP row.
 pub const MCP_CONCURRENCIES: [usize; 2] = [1, 16];
@@ -43,7 +44,7 @@ impl McpRound {
 
 /// The tool's arguments.
 pub fn arguments() -> Value {
-    json!({"target": format!("group:{BENCH_GROUP}"), "count": crate::run::HISTORY_COUNT})
+    json!({"target": format!("group:{BENCH_GROUP}"), "count": HISTORY_COUNT})
 }
 
 /// One MCP session.
@@ -205,8 +206,8 @@ impl McpSystems {
             let (mcp, grpc) = &self.calls[i];
             let warm = if *conc == 1 { 50 } else { 5 };
             out[i] = McpRound {
-                grpc: crate::run::measure(grpc, pids, *conc, warm, dur).await,
-                mcp: crate::run::measure(mcp, pids, *conc, warm, dur).await,
+                grpc: measure(grpc, pids, *conc, warm, dur).await,
+                mcp: measure(mcp, pids, *conc, warm, dur).await,
             };
         }
         out

@@ -2,13 +2,14 @@
 //!
 //! It is the echo RPC (the same tonic service, codec, runtime and server
 //! settings as `echo-server`) where each call first makes one OneBot action
-//! round trip over one shared WebSocket, the way the gateway's account
-//! connection does it: the call writes its action frame itself, under the
+//! round trip over one shared WebSocket, built here on tokio-tungstenite and
+//! serde_json alone: the call writes its action frame itself, under the
 //! socket's lock; one task reads the socket and hands each reply to its
-//! call by the echo read off the end of its text (the gateway's own
-//! [`frame::peek_echo`]); the call passes over the reply's JSON once with
+//! call by its echo, read off the end of the text where the peer writes it
+//! last ([`echo_at_end`]); the call passes over the reply's JSON once with
 //! serde_json building nothing (`IgnoredAny`). Then it answers as many
-//! bytes as the gateway's answer.
+//! bytes as the gateway's answer. The action and its parameters are the
+//! gateway's own for the call (`workload`).
 //!
 //! Whatever a gateway does beyond that (decoding the reply into its model,
 //! rendering, building the proto answer, auth, limits, metrics, tracing,
@@ -16,19 +17,22 @@
 //! --relay-rpc history|members` serves it.
 
 use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Waker};
 
 use anyhow::{Context, Result, bail};
 use futures_util::stream::SplitSink;
-use futures_util::{SinkExt, StreamExt};
-use onebot_gateway::onebot::frame;
-use onebot_gateway::onebot::transport::ws::forget_writer;
+use futures_util::{Sink, SinkExt, StreamExt};
+use serde::Deserialize;
 use serde::de::IgnoredAny;
 use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use tonic::Status;
+
+use crate::workload::{direct_history, direct_members};
 
 /// The calls waiting for their reply, by echo; `None` once the connection
 /// is gone, so no call waits on it any more.
@@ -46,10 +50,45 @@ pub struct Relay {
     head: String,
 }
 
+/// The echo of a reply whose last member is `"echo": <n>` (a decimal
+/// number, bare or quoted), read backwards from the end of the text without
+/// decoding the rest; `None` when the text does not end that way.
+fn echo_at_end(text: &str) -> Option<u64> {
+    let rest = text.trim_end().strip_suffix('}')?.trim_end();
+    let quoted = rest.strip_suffix('"');
+    let rest = quoted.unwrap_or(rest);
+    let digits = rest.len() - rest.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let (rest, number) = rest.split_at(rest.len() - digits);
+    let rest = match quoted {
+        Some(_) => rest.strip_suffix('"')?,
+        None => rest,
+    };
+    rest.trim_end()
+        .strip_suffix(':')?
+        .trim_end()
+        .strip_suffix(r#""echo""#)?;
+    number.parse().ok()
+}
+
+/// The echo of any reply, for one whose echo is not its last member: a
+/// whole decode that keeps only the echo.
+fn echo_anywhere(text: &str) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Echo {
+        echo: Option<serde_json::Value>,
+    }
+    let echo = serde_json::from_str::<Echo>(text).ok()?.echo?;
+    match echo {
+        serde_json::Value::Number(n) => n.as_u64(),
+        serde_json::Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
 /// Hands a reply to the call its echo names; replies for no call (and
 /// events) are dropped.
 fn deliver(waiters: &Waiters, text: Utf8Bytes) {
-    let Some(echo) = frame::peek_echo(text.as_str()).and_then(|e| e.parse::<u64>().ok()) else {
+    let Some(echo) = echo_at_end(text.as_str()).or_else(|| echo_anywhere(text.as_str())) else {
         return;
     };
     let waiter = waiters
@@ -61,13 +100,22 @@ fn deliver(waiters: &Waiters, text: Utf8Bytes) {
     }
 }
 
+/// Leaves a no-op waker in the socket's writer slot, as a socket shared by
+/// writers behind a lock needs after each write: tokio-tungstenite wakes
+/// the last writer as well as the reader whenever the socket turns
+/// readable, and the writer is by then waiting for its own reply. The flush
+/// has nothing left to write: no system call.
+fn forget_writer(sink: &mut WsSink) {
+    let _ = Pin::new(sink).poll_flush(&mut TaskContext::from_waker(Waker::noop()));
+}
+
 impl Relay {
     /// Connects to the OneBot peer at `ws_url`; each call will send the
     /// action the gateway sends for `rpc` (`history` or `members`).
     pub async fn connect(ws_url: &str, rpc: &str) -> Result<Relay> {
         let (action, params) = match rpc {
-            "history" => crate::run::direct_history(),
-            "members" => crate::run::direct_members(),
+            "history" => direct_history(),
+            "members" => direct_members(),
             other => bail!("unknown relay rpc {other:?} (history or members)"),
         };
         let (ws, _) = tokio_tungstenite::connect_async_with_config(ws_url, None, true)
@@ -118,8 +166,6 @@ impl Relay {
                 *guard = None;
                 return Err(closed());
             }
-            // As the gateway does: the writer is by now waiting for its
-            // own reply and needs no wake when the socket turns readable.
             forget_writer(sink);
         }
         let reply = rx.await.map_err(|_| closed())?;
@@ -167,6 +213,24 @@ mod tests {
         for _ in 0..3 {
             relay.round_trip().await.unwrap();
         }
+    }
+
+    #[test]
+    fn the_echo_is_read_off_the_end_of_the_reply() {
+        assert_eq!(echo_at_end(r#"{"data":[],"echo":42}"#), Some(42));
+        assert_eq!(echo_at_end(r#"{"data":[], "echo" : "7" }"#), Some(7));
+        assert_eq!(echo_at_end(r#"{"echo":3,"data":[]}"#), None);
+        assert_eq!(echo_at_end(r#"{"data":{"echo":3}}"#), None);
+        assert_eq!(echo_at_end(r#"{"xecho":3}"#), None);
+        assert_eq!(echo_at_end(r#"{"echo":}"#), None);
+        assert_eq!(echo_anywhere(r#"{"echo":3,"data":[]}"#), Some(3));
+    }
+
+    #[tokio::test]
+    async fn a_reply_whose_echo_is_not_last_reaches_its_call() {
+        let url = peer(|echo| Some(format!(r#"{{"echo":{echo},"status":"ok","data":[]}}"#))).await;
+        let relay = Relay::connect(&url, "members").await.unwrap();
+        relay.round_trip().await.unwrap();
     }
 
     #[tokio::test]

@@ -25,20 +25,21 @@ use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::direct::DirectClient;
+use crate::workload::{PAGE_SIZES, direct_history, direct_history_of, direct_members};
 
 /// The actions recorded, with the parameters they are recorded with (the
 /// gateway's own for the benchmark's calls; any answer does for the rest).
 fn recorded_actions() -> Vec<(&'static str, serde_json::Value)> {
-    let (history_action, history_params) = crate::run::direct_history();
+    let (history_action, history_params) = direct_history();
     let mut out = vec![
         ("get_login_info", json!({})),
         ("get_version_info", json!({})),
         ("get_group_list", json!({})),
-        crate::run::direct_members(),
+        direct_members(),
     ];
     out.push((history_action, history_params));
-    for count in crate::run::PAGE_SIZES {
-        let (action, params) = crate::run::direct_history_of(count);
+    for count in PAGE_SIZES {
+        let (action, params) = direct_history_of(count);
         out.push((action, params));
     }
     out

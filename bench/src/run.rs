@@ -1,28 +1,29 @@
 //! The benchmark proper: every measurement, interleaved in rounds, against
-//! baselines measured in the same run.
+//! baselines measured in the same run. Only the orchestration lives here:
+//! the workload is `workload`, what a measurement yields is `rounds`, the
+//! report is `report`.
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use onebot_gateway::domain::model::ChatRef;
-use onebot_gateway::onebot::history::profile::HistoryProfile;
-use onebot_gateway::onebot::{Flavor, history};
 use onebot_gateway_client::pb;
 use prost::Message as _;
-use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tonic::transport::Channel;
 
 use crate::direct::DirectClient;
-use crate::echo::EchoClient;
-use crate::load::{self, Call, RunStats, median};
+use crate::echo::{EchoClient, EchoProc};
+use crate::load::{self, Call};
 use crate::machine::{self, Machine};
-use crate::procs::{BENCH_GROUP, GatewayOptions, GatewayProc, SandboxProc};
+use crate::procs::{self, GatewayOptions, GatewayProc, SandboxProc};
 use crate::report::{self, Report};
-use crate::upload;
+use crate::rounds::{HopRound, PageRow, ReplayRound, StartSample, measure, med};
+use crate::workload::{
+    CONCURRENCIES, HISTORY_COUNT, PAGE_SIZES, direct_history, direct_members, history_request,
+    members_request,
+};
+use crate::{archive, decode, mcp, replay, scale, upload};
 
 /// Settings of a benchmark run.
 #[derive(Debug, Clone)]
@@ -41,146 +42,11 @@ pub struct Options {
     pub out: PathBuf,
 }
 
-/// Messages asked for in GetHistory (and its direct counterpart).
-pub const HISTORY_COUNT: u32 = 20;
-/// The group whose members are listed (120 members, 100 shown).
-pub const MEMBERS_GROUP: i64 = onebot_sandbox::EXAMPLE_GROUP;
-/// The concurrencies measured.
-pub const CONCURRENCIES: [usize; 2] = [1, 64];
-/// Page sizes of the page-size scaling measurement.
-pub const PAGE_SIZES: [u32; 3] = [1, 20, 100];
-
-/// Percentiles and throughput of one run, in microseconds.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Summary {
-    /// Median latency, µs.
-    pub p50: f64,
-    /// 99th percentile latency, µs.
-    pub p99: f64,
-    /// Successful calls per second.
-    pub rps: f64,
-    /// Failed calls.
-    pub errors: u64,
-    /// CPU time of the serving process (echo server, sandbox, gateway) per
-    /// successful call, µs.
-    pub server_cpu: f64,
-    /// CPU time of the sandbox per successful call when it is behind the
-    /// gateway, µs (0 otherwise).
-    pub peer_cpu: f64,
-}
-
-impl Summary {
-    fn of(s: &RunStats, cpu: &[Duration]) -> Summary {
-        let calls = s.latencies.len().max(1) as f64;
-        let per_call = |i: usize| cpu.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e6 / calls);
-        Summary {
-            p50: s.quantile(0.5).as_secs_f64() * 1e6,
-            p99: s.quantile(0.99).as_secs_f64() * 1e6,
-            rps: s.rps(),
-            errors: s.errors,
-            server_cpu: per_call(0),
-            peer_cpu: per_call(1),
-        }
-    }
-}
-
-/// One round of one RPC at one concurrency: the gateway and both hops.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct HopRound {
-    /// Through the gateway.
-    pub gateway: Summary,
-    /// The bare tonic echo with an answer of the gateway's size.
-    pub echo: Summary,
-    /// The OneBot action straight to the sandbox.
-    pub direct: Summary,
-}
-
-impl HopRound {
-    /// gateway p50 / (echo p50 + direct p50).
-    pub fn p50_ratio(&self) -> f64 {
-        self.gateway.p50 / (self.echo.p50 + self.direct.p50)
-    }
-    /// gateway p99 / (echo p99 + direct p99).
-    pub fn p99_ratio(&self) -> f64 {
-        self.gateway.p99 / (self.echo.p99 + self.direct.p99)
-    }
-    /// gateway rps / echo rps.
-    pub fn ceiling_ratio(&self) -> f64 {
-        self.gateway.rps / self.echo.rps
-    }
-}
-
-/// One round of the gateway on the replay peer at concurrency 64, with
-/// the echo server's CPU per call at concurrency 64 in the same run.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ReplayRound {
-    /// GetHistory through the gateway on the replay peer.
-    pub history: Summary,
-    /// ListGroupMembers through the gateway on the replay peer.
-    pub members: Summary,
-    /// GetHistory through a gateway on one thread (`[server]
-    /// worker_threads = 1`) on the same replay peer.
-    pub one_thread_history: Summary,
-    /// ListGroupMembers through that gateway.
-    pub one_thread_members: Summary,
-    /// The relay ([`crate::relay`]) making GetHistory's action round trip
-    /// on the same replay peer: the floor of a gateway's call.
-    pub relay_history: Summary,
-    /// The relay making ListGroupMembers' action round trip.
-    pub relay_members: Summary,
-    /// Echo CPU per call with an answer of GetHistory's size, µs.
-    pub echo_history_cpu: f64,
-    /// Echo CPU per call with an answer of ListGroupMembers' size, µs.
-    pub echo_members_cpu: f64,
-}
-
-impl ReplayRound {
-    /// Gateway CPU per GetHistory call / echo CPU per call.
-    pub fn history_ratio(&self) -> f64 {
-        self.history.server_cpu / self.echo_history_cpu
-    }
-    /// Gateway CPU per ListGroupMembers call / echo CPU per call.
-    pub fn members_ratio(&self) -> f64 {
-        self.members.server_cpu / self.echo_members_cpu
-    }
-}
-
-/// GetHistory at one page size.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PageRow {
-    /// The `count` asked for.
-    pub count: u32,
-    /// Messages in the answer.
-    pub returned: usize,
-    /// Through the gateway.
-    pub gateway: Summary,
-}
-
-impl PageRow {
-    /// Gateway CPU per message returned, µs.
-    pub fn cpu_per_message(&self) -> f64 {
-        self.gateway.server_cpu / self.returned.max(1) as f64
-    }
-}
-
-/// Start-up and idle memory of one fresh gateway process.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct StartSample {
-    /// Spawn to overall health SERVING.
-    pub serving: Duration,
-    /// Spawn to account `default` SERVING (connected to the peer).
-    pub connected: Duration,
-    /// VmRSS once idle, bytes.
-    pub idle_rss: u64,
-    /// Of which anonymous and file-backed (`RssAnon`, `RssFile`), bytes.
-    pub idle_rss_parts: (u64, u64),
-}
-
 /// Runs everything and writes the report.
 pub async fn run(opts: Options) -> Result<()> {
     let machine = Machine::read();
     let load_before = machine::loadavg();
-    let bin = crate::procs::gateway_binary(opts.gateway_bin.clone())?;
+    let bin = procs::gateway_binary(opts.gateway_bin.clone())?;
     eprintln!("bench: gateway binary {}", bin.display());
     let sandbox = SandboxProc::start(&bin).await?;
     eprintln!(
@@ -210,10 +76,10 @@ pub async fn run(opts: Options) -> Result<()> {
         history_bytes,
         members_bytes,
     );
-    let mcp = crate::mcp::McpSystems::new(&gateway).await?;
+    let mcp = mcp::McpSystems::new(&gateway).await?;
     let mut history_rounds: Vec<[HopRound; 2]> = Vec::new();
     let mut members_rounds: Vec<[HopRound; 2]> = Vec::new();
-    let mut mcp_rounds: Vec<[crate::mcp::McpRound; 2]> = Vec::new();
+    let mut mcp_rounds: Vec<[mcp::McpRound; 2]> = Vec::new();
     for round in 0..opts.rounds {
         let mut h = [HopRound::default(); 2];
         let mut m = [HopRound::default(); 2];
@@ -233,12 +99,11 @@ pub async fn run(opts: Options) -> Result<()> {
             };
         }
         eprintln!(
-            "bench: round {}/{}: GetHistory ratio c1 {:.2} c64 {:.2}, ceiling {:.2}; ListGroupMembers ratio c1 {:.2} c64 {:.2}",
+            "bench: round {}/{}: GetHistory ratio c1 {:.2} c64 {:.2}; ListGroupMembers ratio c1 {:.2} c64 {:.2}",
             round + 1,
             opts.rounds,
             h[0].p50_ratio(),
             h[1].p50_ratio(),
-            h[1].ceiling_ratio(),
             m[0].p50_ratio(),
             m[1].p50_ratio(),
         );
@@ -270,12 +135,12 @@ pub async fn run(opts: Options) -> Result<()> {
     )
     .await?;
     drop(echo);
-    let decode = crate::decode::measure(&sandbox.ws_url).await?;
+    let decode = decode::measure(&sandbox.ws_url).await?;
 
-    let scale = crate::scale::measure(&bin, &crate::scale::Options::default()).await?;
+    let scale = scale::measure(&bin, &scale::Options::default()).await?;
 
     let uploads = upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, opts.rounds).await?;
-    let archive = crate::archive::measure(&bin, opts.rounds.min(3), 5.0).await?;
+    let archive = archive::measure(&bin, opts.rounds.min(3), 5.0).await?;
 
     let report = Report {
         machine,
@@ -307,7 +172,8 @@ pub async fn run(opts: Options) -> Result<()> {
 }
 
 /// The gateway on the replay peer (recorded from `sandbox`) at
-/// concurrency 64, each round beside the echo server at concurrency 64.
+/// concurrency 64, each round beside the floor (the relay on the same peer)
+/// and the echo server at concurrency 64.
 async fn measure_replay(
     bin: &std::path::Path,
     sandbox: &SandboxProc,
@@ -316,7 +182,7 @@ async fn measure_replay(
     rounds: usize,
     dur: Duration,
 ) -> Result<Vec<ReplayRound>> {
-    let replay = crate::replay::ReplayProc::start(&sandbox.ws_url).await?;
+    let replay = replay::ReplayProc::start(&sandbox.ws_url).await?;
     let gateway = GatewayProc::start(bin, &replay.ws_url, &GatewayOptions::default()).await?;
     gateway.wait_account_connected().await?;
     let history = gateway_call(&gateway, "history")?;
@@ -354,16 +220,16 @@ async fn measure_replay(
                 .server_cpu,
         };
         eprintln!(
-            "bench: replay round {}/{rounds}: GetHistory {:.0} rps, {:.1} µs CPU/call ({:.2} × echo, relay {:.2} ×); ListGroupMembers {:.0} rps, {:.1} µs ({:.2} × echo, relay {:.2} ×)",
+            "bench: replay round {}/{rounds}: GetHistory {:.0} rps, {:.1} µs CPU/call ({:.2} × the floor of {:.1} µs); ListGroupMembers {:.0} rps, {:.1} µs ({:.2} × the floor of {:.1} µs)",
             round + 1,
             r.history.rps,
             r.history.server_cpu,
-            r.history_ratio(),
-            r.relay_history.server_cpu / r.echo_history_cpu,
+            r.history_over_floor(),
+            r.relay_history.server_cpu,
             r.members.rps,
             r.members.server_cpu,
-            r.members_ratio(),
-            r.relay_members.server_cpu / r.echo_members_cpu
+            r.members_over_floor(),
+            r.relay_members.server_cpu
         );
         out.push(r);
     }
@@ -422,41 +288,6 @@ async fn measure_pages(gateway: &GatewayProc, dur: Duration) -> Result<Vec<PageR
     Ok(rows)
 }
 
-/// Runs `call`, also charging the CPU time `pids` used meanwhile (the
-/// serving process first, then the peer behind it, if any).
-pub(crate) async fn measure(
-    call: &Call,
-    pids: &[u32],
-    conc: usize,
-    warmup: usize,
-    dur: Duration,
-) -> Summary {
-    let cpu = |pids: &[u32]| -> Vec<Duration> {
-        pids.iter()
-            .map(|p| crate::procs::cpu_time(*p).unwrap_or_default())
-            .collect()
-    };
-    // Warm up apart, so the CPU charged is that of the timed calls.
-    if warmup > 0 {
-        let _ = load::run(call, conc, warmup, Duration::ZERO).await;
-    }
-    let before = cpu(pids);
-    let stats = load::run(call, conc, 0, dur).await;
-    let used: Vec<Duration> = cpu(pids)
-        .into_iter()
-        .zip(before)
-        .map(|(after, before)| after.saturating_sub(before))
-        .collect();
-    if stats.errors > 0 {
-        eprintln!(
-            "bench: {} errors at concurrency {conc}; first: {}",
-            stats.errors,
-            stats.first_error.as_deref().unwrap_or("?")
-        );
-    }
-    Summary::of(&stats, &used)
-}
-
 /// What `bench load` runs.
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
@@ -504,7 +335,7 @@ impl Rig {
 
 /// `bench load`: one system, one RPC, steady load; prints what it measured.
 pub async fn load_one(opts: LoadOptions) -> Result<()> {
-    let bin = crate::procs::gateway_binary(opts.gateway_bin.clone())?;
+    let bin = procs::gateway_binary(opts.gateway_bin.clone())?;
     let sandbox = SandboxProc::start(&bin).await?;
     if opts.system == "replay" {
         return load_replay(&bin, &sandbox, &opts).await;
@@ -562,16 +393,16 @@ pub async fn load_one(opts: LoadOptions) -> Result<()> {
 
 /// `bench mcp`: only the MCP row, printed (nothing is written).
 pub async fn mcp_only(gateway_bin: Option<PathBuf>, rounds: usize, dur: Duration) -> Result<()> {
-    let bin = crate::procs::gateway_binary(gateway_bin)?;
+    let bin = procs::gateway_binary(gateway_bin)?;
     let sandbox = SandboxProc::start(&bin).await?;
     let gateway = GatewayProc::start(&bin, &sandbox.ws_url, &GatewayOptions::default()).await?;
     gateway.wait_account_connected().await?;
-    let mcp = crate::mcp::McpSystems::new(&gateway).await?;
+    let mcp = mcp::McpSystems::new(&gateway).await?;
     let pids = [gateway.proc.pid, sandbox.proc.pid];
     let mut all = Vec::new();
     for round in 0..rounds {
         let t = mcp.round(&pids, dur).await;
-        for (i, conc) in crate::mcp::MCP_CONCURRENCIES.iter().enumerate() {
+        for (i, conc) in mcp::MCP_CONCURRENCIES.iter().enumerate() {
             println!(
                 "round {}: c={conc}: MCP p50 {:.0} µs p99 {:.0} µs ({} errors), CallTool p50 {:.0} µs p99 {:.0} µs ({} errors): ratio {:.2}",
                 round + 1,
@@ -586,11 +417,11 @@ pub async fn mcp_only(gateway_bin: Option<PathBuf>, rounds: usize, dur: Duration
         }
         all.push(t);
     }
-    for (i, conc) in crate::mcp::MCP_CONCURRENCIES.iter().enumerate() {
+    for (i, conc) in mcp::MCP_CONCURRENCIES.iter().enumerate() {
         let ratio = med(&all, |x| x[i].p50_ratio());
         println!(
             "qq_get_history MCP / CallTool p50, concurrency {conc}: {ratio:.2} × (target ≤ {} ×)",
-            crate::mcp::MCP_TARGET
+            mcp::MCP_TARGET
         );
     }
     Ok(())
@@ -602,7 +433,7 @@ async fn load_replay(
     sandbox: &SandboxProc,
     opts: &LoadOptions,
 ) -> Result<()> {
-    let replay = crate::replay::ReplayProc::start(&sandbox.ws_url).await?;
+    let replay = replay::ReplayProc::start(&sandbox.ws_url).await?;
     let gateway = GatewayProc::start(bin, &replay.ws_url, &GatewayOptions::default()).await?;
     gateway.wait_account_connected().await?;
     let call = gateway_call(&gateway, &opts.rpc)?;
@@ -617,10 +448,10 @@ async fn load_replay(
     Ok(())
 }
 
-/// `bench load --system relay`: the relay ([`crate::relay`]) on the
+/// `bench load --system relay`: the relay (`bench/src/relay.rs`) on the
 /// replay peer, answering as many bytes as the gateway does.
 async fn load_relay(rig: &Rig, sandbox: &SandboxProc, opts: &LoadOptions) -> Result<()> {
-    let replay = crate::replay::ReplayProc::start(&sandbox.ws_url).await?;
+    let replay = replay::ReplayProc::start(&sandbox.ws_url).await?;
     let bytes = match opts.rpc.as_str() {
         "members" => rig.members_bytes,
         _ => rig.history_bytes,
@@ -744,55 +575,6 @@ async fn check_answers(gateway: &GatewayProc, direct: &DirectClient) -> Result<(
     Ok((page.encoded_len() as u32, members.encoded_len() as u32))
 }
 
-/// GetHistory of the benchmark group, 20 messages, no anchor.
-pub fn history_request() -> pb::GetHistoryRequest {
-    pb::GetHistoryRequest {
-        account_id: String::new(),
-        chat: Some(pb::Chat {
-            kind: Some(pb::chat::Kind::GroupId(BENCH_GROUP)),
-        }),
-        count: HISTORY_COUNT as i32,
-        anchor_message_id: None,
-        until: None,
-    }
-}
-
-/// ListGroupMembers of the 120-member group, bypassing the cache.
-pub fn members_request() -> pb::ListGroupMembersRequest {
-    pb::ListGroupMembersRequest {
-        account_id: String::new(),
-        group_id: MEMBERS_GROUP,
-        no_cache: Some(true),
-        limit: 0,
-    }
-}
-
-/// The action the gateway's adapter sends for [`members_request`]: the
-/// 120-member group's list, bypassing the peer's cache.
-pub fn direct_members() -> (&'static str, serde_json::Value) {
-    (
-        "get_group_member_list",
-        json!({ "group_id": MEMBERS_GROUP, "no_cache": true }),
-    )
-}
-
-/// The action the gateway's adapter sends for [`history_request`] to a
-/// NapCat peer (built by the adapter's own function).
-pub fn direct_history() -> (&'static str, serde_json::Value) {
-    direct_history_of(HISTORY_COUNT)
-}
-
-/// The action the gateway's adapter sends for a newest page of `count`
-/// messages of the benchmark group to a NapCat peer.
-pub fn direct_history_of(count: u32) -> (&'static str, serde_json::Value) {
-    history::request(
-        &HistoryProfile::assumed(Flavor::NapCat),
-        ChatRef::Group(BENCH_GROUP),
-        count,
-        None,
-    )
-}
-
 /// The calls under measurement.
 struct Systems {
     echo_history: Call,
@@ -857,62 +639,4 @@ impl Systems {
             }),
         }
     }
-}
-
-/// `bench echo-server` as a child process (ends when its stdin closes).
-pub(crate) struct EchoProc {
-    _child: tokio::process::Child,
-    pub(crate) pid: u32,
-    addr: String,
-    pub(crate) channel: Channel,
-}
-
-impl EchoProc {
-    pub(crate) async fn start(max_payload: u32) -> Result<EchoProc> {
-        EchoProc::start_with(max_payload, &[]).await
-    }
-
-    /// The relay ([`crate::relay`]): each call first makes the action of
-    /// `rpc` (`history` or `members`) round trip to the peer at `peer`.
-    pub(crate) async fn start_relay(max_payload: u32, peer: &str, rpc: &str) -> Result<EchoProc> {
-        EchoProc::start_with(max_payload, &["--relay-peer", peer, "--relay-rpc", rpc]).await
-    }
-
-    async fn start_with(max_payload: u32, extra: &[&str]) -> Result<EchoProc> {
-        let exe = std::env::current_exe().context("current_exe")?;
-        let mut child = tokio::process::Command::new(exe)
-            .args(["echo-server", "--max-payload", &max_payload.to_string()])
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .context("spawning echo-server")?;
-        let pid = child.id().context("echo-server exited at once")?;
-        let stdout = child.stdout.take().context("stdout")?;
-        let mut lines = BufReader::new(stdout).lines();
-        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .context("echo-server did not start")??
-            .context("echo-server exited")?;
-        let addr = line
-            .strip_prefix("echo listening on ")
-            .context("unexpected echo-server output")?
-            .to_string();
-        let channel = Channel::from_shared(format!("http://{addr}"))?
-            .connect()
-            .await?;
-        Ok(EchoProc {
-            _child: child,
-            pid,
-            addr,
-            channel,
-        })
-    }
-}
-
-/// Medians over rounds of a per-round value.
-pub fn med<T>(rounds: &[T], f: impl Fn(&T) -> f64) -> f64 {
-    median(&rounds.iter().map(f).collect::<Vec<_>>())
 }

@@ -22,10 +22,9 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
 
-use crate::echo::EchoClient;
+use crate::echo::{EchoClient, EchoProc};
 use crate::load;
 use crate::procs::{BENCH_GROUP, GatewayOptions, GatewayProc, cpu_time};
-use crate::run::EchoProc;
 
 /// Account counts of the accounts measurement.
 pub const ACCOUNT_COUNTS: [usize; 3] = [1, 10, 100];

@@ -12,8 +12,8 @@ use tonic::Code;
 
 use crate::load::median;
 use crate::procs::{BENCH_GROUP, GatewayOptions, GatewayProc, SandboxProc};
-use crate::run::{history_request, members_request};
 use crate::upload::RAISED_LIMITS;
+use crate::workload::{history_request, members_request};
 
 /// Settings of a soak.
 #[derive(Debug, Clone)]

@@ -180,7 +180,7 @@ impl Reply {
 /// object itself. The first `echo` met is the last one, the one a decoder
 /// keeps when a key repeats. Text that is not valid JSON fails when the
 /// call decodes it.
-pub fn peek_echo(text: &str) -> Option<&str> {
+pub(crate) fn peek_echo(text: &str) -> Option<&str> {
     let b = text.as_bytes();
     let end = skip_space_back(b, b.len());
     if end == 0 || b[end - 1] != b'}' {

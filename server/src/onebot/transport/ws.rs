@@ -347,9 +347,8 @@ type BoxSink = Pin<Box<dyn Sink<Message, Error = tungstenite::Error> + Send>>;
 /// without this, every reply would wake the caller that wrote last (already
 /// waiting for its own reply) along with the session, and two runnable tasks
 /// make tokio wake a second worker thread for nothing. The flush has nothing
-/// left to write here: no system call. Any socket's write half shared
-/// behind a lock needs it after each write (the benchmark's relay uses it).
-pub fn forget_writer<S: Sink<Message> + Unpin + ?Sized>(sink: &mut S) {
+/// left to write here: no system call.
+fn forget_writer<S: Sink<Message> + Unpin + ?Sized>(sink: &mut S) {
     let _ =
         Pin::new(sink).poll_flush(&mut std::task::Context::from_waker(std::task::Waker::noop()));
 }

@@ -1,0 +1,73 @@
+//! The workload every measurement shares: the calls the benchmark makes
+//! (GetHistory of the benchmark group, ListGroupMembers of the 120-member
+//! group), the OneBot actions the gateway's adapter sends for them, and the
+//! concurrencies and page sizes they run at.
+//!
+//! A leaf: it imports nothing from the rest of bench but the benchmark
+//! group's id.
+
+use onebot_gateway::domain::model::ChatRef;
+use onebot_gateway::onebot::history::profile::HistoryProfile;
+use onebot_gateway::onebot::{Flavor, history};
+use onebot_gateway_client::pb;
+use serde_json::json;
+
+use crate::procs::BENCH_GROUP;
+
+/// Messages asked for in GetHistory (and its direct counterpart).
+pub const HISTORY_COUNT: u32 = 20;
+/// The group whose members are listed (120 members, 100 shown).
+pub const MEMBERS_GROUP: i64 = onebot_sandbox::EXAMPLE_GROUP;
+/// The concurrencies measured.
+pub const CONCURRENCIES: [usize; 2] = [1, 64];
+/// Page sizes of the page-size scaling measurement.
+pub const PAGE_SIZES: [u32; 3] = [1, 20, 100];
+
+/// GetHistory of the benchmark group, 20 messages, no anchor.
+pub fn history_request() -> pb::GetHistoryRequest {
+    pb::GetHistoryRequest {
+        account_id: String::new(),
+        chat: Some(pb::Chat {
+            kind: Some(pb::chat::Kind::GroupId(BENCH_GROUP)),
+        }),
+        count: HISTORY_COUNT as i32,
+        anchor_message_id: None,
+        until: None,
+    }
+}
+
+/// ListGroupMembers of the 120-member group, bypassing the cache.
+pub fn members_request() -> pb::ListGroupMembersRequest {
+    pb::ListGroupMembersRequest {
+        account_id: String::new(),
+        group_id: MEMBERS_GROUP,
+        no_cache: Some(true),
+        limit: 0,
+    }
+}
+
+/// The action the gateway's adapter sends for [`members_request`]: the
+/// 120-member group's list, bypassing the peer's cache.
+pub fn direct_members() -> (&'static str, serde_json::Value) {
+    (
+        "get_group_member_list",
+        json!({ "group_id": MEMBERS_GROUP, "no_cache": true }),
+    )
+}
+
+/// The action the gateway's adapter sends for [`history_request`] to a
+/// NapCat peer (built by the adapter's own function).
+pub fn direct_history() -> (&'static str, serde_json::Value) {
+    direct_history_of(HISTORY_COUNT)
+}
+
+/// The action the gateway's adapter sends for a newest page of `count`
+/// messages of the benchmark group to a NapCat peer.
+pub fn direct_history_of(count: u32) -> (&'static str, serde_json::Value) {
+    history::request(
+        &HistoryProfile::assumed(Flavor::NapCat),
+        ChatRef::Group(BENCH_GROUP),
+        count,
+        None,
+    )
+}
