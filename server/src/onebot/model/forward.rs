@@ -72,24 +72,6 @@ const KEYS: [&str; 12] = [
     "time",
 ];
 const RAW_MESSAGE: usize = 5;
-const ALL_KEYS: [&str; 16] = [
-    "type",
-    "user_id",
-    "uin",
-    "nickname",
-    "name",
-    "raw_message",
-    "group_id",
-    "message_id",
-    "id",
-    "real_seq",
-    "message_seq",
-    "time",
-    "sender",
-    "content",
-    "message",
-    "data",
-];
 
 /// One node of a bundle: a `node` segment or a message-like object. Any
 /// JSON value reads; what is not an object is no node. A repeated key
@@ -195,6 +177,30 @@ impl<'de> Deserialize<'de> for PeerNode<'de> {
     }
 }
 
+/// The index of a node key: [`KEYS`], then `sender`, `content`,
+/// `message` and `data`.
+fn node_key(key: &str) -> Option<usize> {
+    Some(match key {
+        "type" => 0,
+        "user_id" => 1,
+        "uin" => 2,
+        "nickname" => 3,
+        "name" => 4,
+        "raw_message" => 5,
+        "group_id" => 6,
+        "message_id" => 7,
+        "id" => 8,
+        "real_seq" => 9,
+        "message_seq" => 10,
+        "time" => 11,
+        "sender" => 12,
+        "content" => 13,
+        "message" => 14,
+        "data" => 15,
+        _ => return None,
+    })
+}
+
 struct NodeVisitor;
 
 impl<'de> Visitor<'de> for NodeVisitor {
@@ -247,7 +253,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
             },
             data: None,
         };
-        while let Some(index) = map.next_key_seed(KeyIn(&ALL_KEYS))? {
+        while let Some(index) = map.next_key_seed(KeyIn(node_key))? {
             match index {
                 Some(i) if i < KEYS.len() => node.top[i] = map.next_value()?,
                 Some(12) => node.sender = map.next_value::<SenderFields<'de>>()?.0,

@@ -6,6 +6,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use compact_str::CompactString;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -17,40 +18,57 @@ use super::scalar::{self, KeyIn, Scalar};
 use crate::domain::model::{GroupInfo, GroupMember, RawJson};
 use crate::onebot::frame::{self, FrameText};
 
-/// The member keys read; every other key is skipped.
-const KEYS: [&str; 8] = [
-    "user_id",
-    "nickname",
-    "card",
-    "role",
-    "title",
-    "level",
-    "join_time",
-    "last_sent_time",
-];
 
-/// One member object, `raw` left empty. Never fails: what is not an object
+/// One member object, `raw` left out. Never fails: what is not an object
 /// is a member without fields, and a member without a numeric `user_id`
 /// keeps `None` (the peer counted it, so it is listed). A member without a
 /// role is a `member`; a zero time is no time. A repeated key keeps its
 /// last value, as in a tree.
-pub struct PeerMember(pub GroupMember);
+#[derive(Default)]
+pub struct PeerMember {
+    user_id: Option<i64>,
+    nickname: CompactString,
+    card: CompactString,
+    role: CompactString,
+    title: CompactString,
+    level: CompactString,
+    join_time: Option<i64>,
+    last_sent_time: Option<i64>,
+}
+
+impl PeerMember {
+    /// The member, `raw` its own object.
+    pub fn into_member(self, raw: RawJson) -> GroupMember {
+        let role = if self.role.trim().is_empty() {
+            "member".into()
+        } else {
+            self.role
+        };
+        GroupMember {
+            user_id: self.user_id,
+            nickname: self.nickname,
+            card: self.card,
+            role,
+            title: self.title,
+            level: self.level,
+            join_time: self.join_time,
+            last_sent_time: self.last_sent_time,
+            raw,
+        }
+    }
+}
 
 impl<'de> Deserialize<'de> for PeerMember {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut member = deserializer.deserialize_any(MemberVisitor)?;
-        if member.role.trim().is_empty() {
-            member.role = "member".into();
-        }
-        Ok(PeerMember(member))
+        deserializer.deserialize_any(MemberVisitor)
     }
 }
 
 /// Decodes one member object given as a tree; `raw` is its text.
 pub fn decode_member(raw: &Value) -> GroupMember {
-    let mut member = PeerMember::deserialize(raw).map_or_else(|_| GroupMember::default(), |m| m.0);
-    member.raw = raw_of_value(raw);
-    member
+    PeerMember::deserialize(raw)
+        .unwrap_or_default()
+        .into_member(raw_of_value(raw))
 }
 
 /// Decodes a member list given as trees, each member as [`decode_member`].
@@ -58,47 +76,62 @@ pub fn decode_members(list: Vec<Value>) -> Vec<GroupMember> {
     list.iter().map(decode_member).collect()
 }
 
+/// The index of a member key read; every other key is skipped.
+fn member_key(key: &str) -> Option<usize> {
+    Some(match key {
+        "user_id" => 0,
+        "nickname" => 1,
+        "card" => 2,
+        "role" => 3,
+        "title" => 4,
+        "level" => 5,
+        "join_time" => 6,
+        "last_sent_time" => 7,
+        _ => return None,
+    })
+}
+
 struct MemberVisitor;
 
 impl<'de> Visitor<'de> for MemberVisitor {
-    type Value = GroupMember;
+    type Value = PeerMember;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<GroupMember, E> {
-        Ok(GroupMember::default())
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<PeerMember, E> {
+        Ok(PeerMember::default())
     }
 
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<GroupMember, E> {
-        Ok(GroupMember::default())
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<PeerMember, E> {
+        Ok(PeerMember::default())
     }
 
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<GroupMember, E> {
-        Ok(GroupMember::default())
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<PeerMember, E> {
+        Ok(PeerMember::default())
     }
 
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<GroupMember, E> {
-        Ok(GroupMember::default())
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<PeerMember, E> {
+        Ok(PeerMember::default())
     }
 
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<GroupMember, E> {
-        Ok(GroupMember::default())
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<PeerMember, E> {
+        Ok(PeerMember::default())
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<GroupMember, E> {
-        Ok(GroupMember::default())
+    fn visit_unit<E: de::Error>(self) -> Result<PeerMember, E> {
+        Ok(PeerMember::default())
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<GroupMember, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PeerMember, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(GroupMember::default())
+        Ok(PeerMember::default())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<GroupMember, A::Error> {
-        let mut m = GroupMember::default();
-        while let Some(index) = map.next_key_seed(KeyIn(&KEYS))? {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PeerMember, A::Error> {
+        let mut m = PeerMember::default();
+        while let Some(index) = map.next_key_seed(KeyIn(member_key))? {
             let Some(index) = index else {
                 map.next_value::<IgnoredAny>()?;
                 continue;
@@ -175,9 +208,9 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MemberList, A::Error> {
         let mut out: Vec<GroupMember> = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(PeerMember(mut member)) = seq.next_element()? {
-            member.raw = RawJson::entry(self.0.clone(), out.len());
-            out.push(member);
+        while let Some(member) = seq.next_element::<PeerMember>()? {
+            let raw = RawJson::entry(self.0.clone(), out.len());
+            out.push(member.into_member(raw));
         }
         Ok(MemberList::Members(out))
     }

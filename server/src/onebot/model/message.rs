@@ -30,22 +30,6 @@ const KEYS: [&str; 11] = [
 const RAW_MESSAGE: usize = 10;
 const SENDER: usize = KEYS.len();
 const MESSAGE: usize = KEYS.len() + 1;
-/// [`KEYS`], then `sender` and `message`.
-const ALL_KEYS: [&str; 13] = [
-    "user_id",
-    "message_id",
-    "group_id",
-    "message_type",
-    "post_type",
-    "target_id",
-    "real_seq",
-    "message_seq",
-    "real_id",
-    "time",
-    "raw_message",
-    "sender",
-    "message",
-];
 /// The keys of a `sender` object read.
 pub(super) const SENDER_KEYS: [&str; 4] = ["user_id", "nickname", "card", "role"];
 
@@ -191,6 +175,37 @@ impl<'de> Deserialize<'de> for PeerMessage<'de> {
     }
 }
 
+/// The index of a message key: [`KEYS`], then `sender` and `message`.
+fn message_key(key: &str) -> Option<usize> {
+    Some(match key {
+        "user_id" => 0,
+        "message_id" => 1,
+        "group_id" => 2,
+        "message_type" => 3,
+        "post_type" => 4,
+        "target_id" => 5,
+        "real_seq" => 6,
+        "message_seq" => 7,
+        "real_id" => 8,
+        "time" => 9,
+        "raw_message" => 10,
+        "sender" => 11,
+        "message" => 12,
+        _ => return None,
+    })
+}
+
+/// The index of a sender key in [`SENDER_KEYS`].
+fn sender_key(key: &str) -> Option<usize> {
+    Some(match key {
+        "user_id" => 0,
+        "nickname" => 1,
+        "card" => 2,
+        "role" => 3,
+        _ => return None,
+    })
+}
+
 struct MessageVisitor;
 
 impl<'de> Visitor<'de> for MessageVisitor {
@@ -235,7 +250,7 @@ impl<'de> Visitor<'de> for MessageVisitor {
             sender: Default::default(),
             content: Content::default(),
         };
-        while let Some(index) = map.next_key_seed(KeyIn(&ALL_KEYS))? {
+        while let Some(index) = map.next_key_seed(KeyIn(message_key))? {
             match index {
                 Some(i) if i < SENDER => f.top[i] = map.next_value()?,
                 Some(SENDER) => f.sender = map.next_value::<SenderFields<'de>>()?.0,
@@ -298,7 +313,7 @@ impl<'de> Visitor<'de> for SenderVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut fields: [Scalar<'de>; SENDER_KEYS.len()] = Default::default();
-        while let Some(index) = map.next_key_seed(KeyIn(&SENDER_KEYS))? {
+        while let Some(index) = map.next_key_seed(KeyIn(sender_key))? {
             match index {
                 Some(i) => fields[i] = map.next_value()?,
                 None => {

@@ -253,7 +253,9 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_> {
         } else {
             Entries::None
         };
-        while let Some(index) = map.next_key_seed(KeyIn(&["messages"]))? {
+        while let Some(index) =
+            map.next_key_seed(KeyIn(|key: &str| (key == "messages").then_some(0)))?
+        {
             match index {
                 // Later duplicates win, as in a `Value`.
                 Some(_) if !self.inner => {

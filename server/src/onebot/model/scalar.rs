@@ -260,12 +260,12 @@ impl<'de> Visitor<'de> for KeyVisitor {
     }
 }
 
-/// A key looked up among the keys given: its index, `None` for any other
-/// (nothing is allocated for it).
+/// A key looked up by `.0` (a `match` over the keys read): its index,
+/// `None` for any other (nothing is allocated for it).
 #[derive(Clone, Copy)]
-pub struct KeyIn(pub &'static [&'static str]);
+pub struct KeyIn<F>(pub F);
 
-impl<'de> DeserializeSeed<'de> for KeyIn {
+impl<'de, F: Fn(&str) -> Option<usize>> DeserializeSeed<'de> for KeyIn<F> {
     type Value = Option<usize>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
@@ -273,7 +273,7 @@ impl<'de> DeserializeSeed<'de> for KeyIn {
     }
 }
 
-impl Visitor<'_> for KeyIn {
+impl<F: Fn(&str) -> Option<usize>> Visitor<'_> for KeyIn<F> {
     type Value = Option<usize>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -281,7 +281,7 @@ impl Visitor<'_> for KeyIn {
     }
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
-        Ok(self.0.iter().position(|k| *k == key))
+        Ok((self.0)(key))
     }
 }
 

@@ -183,7 +183,11 @@ impl<'de> Visitor<'de> for SegmentVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Segment>, A::Error> {
         let mut kind = Scalar::Null;
         let mut data = Data::default();
-        while let Some(key) = map.next_key_seed(KeyIn(&["type", "data"]))? {
+        while let Some(key) = map.next_key_seed(KeyIn(|key: &str| match key {
+            "type" => Some(0),
+            "data" => Some(1),
+            _ => None,
+        }))? {
             match key {
                 Some(0) => kind = map.next_value()?,
                 Some(_) => data = map.next_value()?,
