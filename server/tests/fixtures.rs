@@ -13,7 +13,7 @@ use onebot_gateway::onebot::events::{Decoded, decode};
 use onebot_gateway::onebot::frame::Frame;
 use onebot_gateway::onebot::history::page;
 use onebot_gateway::onebot::history::profile::HistoryProfile;
-use onebot_gateway::onebot::model::decode_segment;
+use onebot_gateway::onebot::model::{PeerSegment, decode_message, decode_segment};
 use onebot_gateway::onebot::retcode::{Via, classify_frame};
 use serde_json::Value;
 
@@ -134,6 +134,16 @@ fn every_recorded_segment_decodes_to_its_kind() {
     let corpus = corpus("segments.json");
     for entry in entries(&corpus, "segments") {
         let seg = decode_segment(&entry["segment"]).unwrap_or_else(|| panic!("{entry}"));
+        // Read from its text, `data` first (as serde_json writes a tree)
+        // and `type` first (as NapCat writes it), it is the same segment.
+        let (kind, data) = (&entry["segment"]["type"], &entry["segment"]["data"]);
+        for text in [
+            entry["segment"].to_string(),
+            format!(r#"{{"type":{kind},"data":{data}}}"#),
+        ] {
+            let read: PeerSegment = serde_json::from_str(&text).unwrap();
+            assert_eq!(read.0.as_ref(), Some(&seg), "{text}");
+        }
         let want = entry["expect"].as_str().unwrap();
         match want.strip_prefix("unknown:") {
             Some(kind) => assert!(
@@ -218,5 +228,15 @@ fn every_recorded_history_answer_decodes_to_its_messages() {
         let want: Vec<i64> = entries(entry, "expect_ids").iter().map(int).collect();
         assert_eq!(ids, want, "{entry}");
         assert!(fetched.page.messages.iter().all(|m| m.chat == chat));
+        // Each message read from the page's text is the message its own
+        // entry decodes to as a tree.
+        for m in &fetched.page.messages {
+            let tree: Value = serde_json::from_str(m.raw.text()).unwrap();
+            assert_eq!(
+                decode_message(&tree, Some(chat)).as_ref(),
+                Some(m),
+                "{entry}"
+            );
+        }
     }
 }

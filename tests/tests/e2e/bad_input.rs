@@ -31,7 +31,7 @@ use onebot_gateway::onebot::frame::{Data, Frame};
 use onebot_gateway::onebot::history::probe::Mark;
 use onebot_gateway::onebot::history::profile::HistoryProfile;
 use onebot_gateway::onebot::model::{
-    decode_group, decode_member, decode_message, decode_message_json, decode_segment, segments_of,
+    PeerMessage, decode_group, decode_member, decode_message, decode_segment, segments_of,
 };
 use onebot_gateway::onebot::retcode::{self, Via};
 use onebot_gateway::onebot::transport::body::ParamsJson;
@@ -317,7 +317,9 @@ proptest! {
             let m = decode_message(&frame, c);
             // Read from the text (history pages): the same message, and
             // `raw` is the text as it came.
-            let direct = decode_message_json(&text, c);
+            let direct = serde_json::from_str::<PeerMessage<'_>>(text.get())
+                .ok()
+                .and_then(|p| p.into_message(c, || RawJson::from_text(text.get())));
             prop_assert_eq!(direct.as_ref().map(|d| d.raw.text()), m.as_ref().map(|_| text.get()));
             prop_assert_eq!(without_raw(direct), without_raw(decode_message(&tree, c)));
             if let Some(m) = m {

@@ -17,82 +17,257 @@
 //! `forward` segment's inline `content` is not read). Items without a
 //! numeric sender are skipped.
 
-use serde_json::{Map, Value};
+use std::fmt;
 
-use super::value::{int_of, raw_of_value, segments_of, str_of};
-use crate::domain::model::{ChatRef, Message, Sender};
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
 
-fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> &'a Value {
-    obj.get(key).unwrap_or(&Value::Null)
-}
+use super::message::{SENDER_KEYS, SenderFields, raw_of_value};
+use super::scalar::{KeyIn, Scalar};
+use super::segment::Content;
+use crate::domain::model::{ChatRef, Message, RawJson, Sender};
 
-fn first<'a>(obj: &'a Map<String, Value>, keys: &[&str]) -> &'a Value {
-    keys.iter()
-        .map(|k| field(obj, k))
-        .find(|v| !v.is_null())
-        .unwrap_or(&Value::Null)
-}
-
-/// The node list of a `get_forward_msg` answer's `data`.
+/// The node list of a `get_forward_msg` answer's `data`: `messages`, else
+/// `message` (the first that is not `null`), else the data itself.
 fn node_list(data: &Value) -> &[Value] {
-    match data {
-        Value::Array(items) => items,
-        Value::Object(o) => match first(o, &["messages", "message"]) {
-            Value::Array(items) => items,
-            _ => &[],
-        },
+    let list = match data {
+        Value::Object(o) => ["messages", "message"]
+            .iter()
+            .filter_map(|k| o.get(*k))
+            .find(|v| !v.is_null()),
+        other => Some(other),
+    };
+    match list {
+        Some(Value::Array(items)) => items,
         _ => &[],
     }
 }
 
 /// Decodes the nodes of a `get_forward_msg` answer (see the module docs).
 pub fn decode_forward(data: &Value) -> Vec<Message> {
-    node_list(data).iter().filter_map(decode_node).collect()
+    node_list(data)
+        .iter()
+        .filter_map(|item| {
+            PeerNode::deserialize(item)
+                .ok()?
+                .into_message(|| raw_of_value(item))
+        })
+        .collect()
 }
 
-/// One node: a `node` segment or a message-like object.
-fn decode_node(item: &Value) -> Option<Message> {
-    let obj = item.as_object()?;
-    // A `node` segment carries the node in its `data`.
-    let node = match (field(obj, "type").as_str(), field(obj, "data")) {
-        (Some("node"), Value::Object(data)) => data,
-        _ => obj,
-    };
-    let sender = field(node, "sender").as_object();
-    let from_sender = |key: &str| sender.map_or(&Value::Null, |s| field(s, key));
-    let user_id =
-        int_of(from_sender("user_id")).or_else(|| int_of(first(node, &["user_id", "uin"])))?;
-    let text = |v: &Value| str_of(v).unwrap_or_default();
-    let sender = Sender {
-        user_id,
-        nickname: match text(from_sender("nickname")) {
-            n if n.is_empty() => text(first(node, &["nickname", "name"])),
-            n => n,
-        },
-        card: text(from_sender("card")),
-        role: text(from_sender("role")),
-    };
-    let content = first(node, &["content", "message"]);
-    let segments = segments_of(content, field(node, "raw_message").as_str());
-    let chat = int_of(field(node, "group_id"))
-        .filter(|g| *g > 0)
-        .map_or(ChatRef::Private(user_id), ChatRef::Group);
-    let message_id = int_of(first(node, &["message_id", "id"])).unwrap_or(0);
-    let message_seq = int_of(field(node, "real_seq"))
-        .or_else(|| int_of(field(node, "message_seq")))
-        .filter(|s| *s > 0 && *s != message_id);
-    Some(Message {
-        message_id,
-        message_seq,
-        peer_seq: None,
-        time: int_of(field(node, "time")).unwrap_or(0),
-        sender,
-        segments,
-        chat,
-        raw: raw_of_value(item),
+/// The keys of a node read, besides `sender`, `content`, `message` and
+/// `data`.
+const KEYS: [&str; 12] = [
+    "type",
+    "user_id",
+    "uin",
+    "nickname",
+    "name",
+    "raw_message",
+    "group_id",
+    "message_id",
+    "id",
+    "real_seq",
+    "message_seq",
+    "time",
+];
+const RAW_MESSAGE: usize = 5;
+
+/// One node of a bundle: a `node` segment or a message-like object. Any
+/// JSON value reads; what is not an object is no node. A repeated key
+/// keeps its last value, as in a tree.
+pub struct PeerNode<'de>(Option<Node<'de>>);
+
+struct Node<'de> {
+    top: [Scalar<'de>; KEYS.len()],
+    /// `Null`s when `sender` is absent or not an object.
+    sender: [Scalar<'de>; SENDER_KEYS.len()],
+    content: Content,
+    message: Content,
+    /// `data`, when it is an object: the node of a `node` segment.
+    data: Option<Box<Node<'de>>>,
+}
+
+impl<'de> Node<'de> {
+    fn get(&self, key: &str) -> &Scalar<'de> {
+        let i = KEYS.iter().position(|k| *k == key).expect("a key read");
+        &self.top[i]
+    }
+
+    /// The first of `a` and `b` that is not `null`.
+    fn first(&self, a: &str, b: &str) -> &Scalar<'de> {
+        match self.get(a) {
+            Scalar::Null => self.get(b),
+            v => v,
+        }
+    }
+
+    fn sender(&self, key: &str) -> &Scalar<'de> {
+        let i = SENDER_KEYS
+            .iter()
+            .position(|k| *k == key)
+            .expect("a key read");
+        &self.sender[i]
+    }
+}
+
+impl PeerNode<'_> {
+    /// The node as a message; `None` without a numeric sender id. `raw` is
+    /// only asked for once the sender checks out.
+    pub fn into_message(self, raw: impl FnOnce() -> RawJson) -> Option<Message> {
+        let outer = self.0?;
+        // A `node` segment carries the node in its `data`.
+        let is_node = outer.get("type").as_str() == Some("node");
+        let node = match outer.data {
+            Some(data) if is_node => *data,
+            _ => Node {
+                data: None,
+                ..outer
+            },
+        };
+        let user_id = node
+            .sender("user_id")
+            .int()
+            .or_else(|| node.first("user_id", "uin").int())?;
+        let text = |v: &Scalar<'_>| v.clone().text().unwrap_or_default();
+        let sender = Sender {
+            user_id,
+            nickname: match text(node.sender("nickname")) {
+                n if n.is_empty() => text(node.first("nickname", "name")),
+                n => n,
+            },
+            card: text(node.sender("card")),
+            role: text(node.sender("role")),
+        };
+        let chat = node
+            .get("group_id")
+            .int()
+            .filter(|g| *g > 0)
+            .map_or(ChatRef::Private(user_id), ChatRef::Group);
+        let message_id = node.first("message_id", "id").int().unwrap_or(0);
+        let message_seq = node
+            .get("real_seq")
+            .int()
+            .or_else(|| node.get("message_seq").int())
+            .filter(|s| *s > 0 && *s != message_id);
+        let time = node.get("time").int().unwrap_or(0);
+        let raw_message = node.top[RAW_MESSAGE].as_str();
+        let content = if node.content.null {
+            node.message
+        } else {
+            node.content
+        };
+        let segments = content.or_raw(raw_message);
+        Some(Message {
+            message_id,
+            message_seq,
+            peer_seq: None,
+            time,
+            sender,
+            segments,
+            chat,
+            raw: raw(),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for PeerNode<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NodeVisitor).map(PeerNode)
+    }
+}
+
+/// The index of a node key: [`KEYS`], then `sender`, `content`,
+/// `message` and `data`.
+fn node_key(key: &str) -> Option<usize> {
+    Some(match key {
+        "type" => 0,
+        "user_id" => 1,
+        "uin" => 2,
+        "nickname" => 3,
+        "name" => 4,
+        "raw_message" => 5,
+        "group_id" => 6,
+        "message_id" => 7,
+        "id" => 8,
+        "real_seq" => 9,
+        "message_seq" => 10,
+        "time" => 11,
+        "sender" => 12,
+        "content" => 13,
+        "message" => 14,
+        "data" => 15,
+        _ => return None,
     })
 }
 
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Option<Node<'de>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut node = Node {
+            top: Default::default(),
+            sender: Default::default(),
+            content: Content {
+                segments: Vec::new(),
+                null: true,
+            },
+            message: Content {
+                segments: Vec::new(),
+                null: true,
+            },
+            data: None,
+        };
+        while let Some(index) = map.next_key_seed(KeyIn(node_key))? {
+            match index {
+                Some(i) if i < KEYS.len() => node.top[i] = map.next_value()?,
+                Some(12) => node.sender = map.next_value::<SenderFields<'de>>()?.0,
+                Some(13) => node.content = map.next_value()?,
+                Some(14) => node.message = map.next_value()?,
+                Some(_) => node.data = map.next_value::<PeerNode<'de>>()?.0.map(Box::new),
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Some(node))
+    }
+}
 #[cfg(test)]
 mod tests {
     use serde_json::json;

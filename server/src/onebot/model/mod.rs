@@ -1,18 +1,29 @@
-//! The peer's message, member and group objects, decoded into the domain's
-//! types: from JSON trees ([`value`]), history pages ([`json`]) and member
-//! lists ([`members`]) straight from their text ([`scalar`]: how a field is
-//! read there), and forward bundles' nodes ([`forward`]).
+//! The peer's objects (message, segment, member, group, forward node)
+//! decoded into the domain's types: one [`serde::Deserialize`] per object,
+//! which reads whole text (`serde_json::from_str`, the hot path) and trees
+//! (`T::deserialize(&value)`, where a tree already exists) alike.
+//!
+//! Every field is read through the one lenient reader of [`scalar`]: ids as
+//! numbers or numeric strings, texts as strings or numbers, whatever the
+//! implementation sends. A peer's quirk is handled once, in the object's
+//! decoder: [`message`], [`segment`], [`member`] (members and groups),
+//! [`forward`]. [`page`] reads an answer's list from its text in one pass,
+//! each entry through its object's decoder, and the `decode_*` functions
+//! are the same decoders given a tree.
 
 pub mod forward;
-pub mod json;
-pub mod members;
+pub mod member;
+pub mod message;
+pub mod page;
 pub mod scalar;
-pub mod value;
+pub mod segment;
 
-pub use forward::decode_forward;
-pub use json::{Entries, decode_message_json, history_entries, history_entries_of_frame};
-pub use members::{MemberList, member_list, member_list_of_frame};
-pub use value::{
-    decode_group, decode_member, decode_members, decode_message, decode_segment, int_of,
-    raw_of_text, raw_of_value, segments_of, str_of,
+pub use forward::{PeerNode, decode_forward};
+pub use member::{
+    MemberList, PeerGroup, PeerMember, decode_group, decode_member, decode_members, member_list,
+    member_list_of_frame,
 };
+pub use message::{PeerMessage, decode_message, raw_of_value};
+pub use page::{Entries, history_entries, history_entries_of_frame};
+pub use scalar::{Scalar, int_of, str_of};
+pub use segment::{Content, PeerSegment, decode_segment, segments_of};

@@ -1,16 +1,31 @@
-//! A JSON value as the text decoders read a field: strings borrowed from
-//! the text where it has no escapes, numbers and booleans as they are,
-//! arrays and objects skipped. Read the same way as [`int_of`] and
-//! [`str_of`] read a [`serde_json::Value`].
-//!
-//! [`int_of`]: super::value::int_of
-//! [`str_of`]: super::value::str_of
+//! The one lenient reader of a field: a JSON value as a peer sends a
+//! scalar. Ids come as numbers or numeric strings, texts as strings or
+//! numbers, depending on the implementation; every decoder of the peer's
+//! objects reads its fields through [`Scalar`], from text (strings borrowed
+//! where they have no escapes) and from a [`Value`] tree alike (strings
+//! borrowed from the tree).
 
 use std::borrow::Cow;
 use std::fmt;
 
 use compact_str::{CompactString, ToCompactString as _};
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
+use serde_json::Value;
+
+/// Reads an integer the way peers send ids: a JSON integer, an integral
+/// float, or a decimal string (surrounding spaces allowed). Anything else,
+/// and values outside `i64`, give `None` ([`Scalar::int`]).
+pub fn int_of(v: &Value) -> Option<i64> {
+    Scalar::of_value(v).int()
+}
+
+/// Reads a text field: strings as they are, numbers and booleans as their
+/// JSON text; `null`, arrays and objects give `None` ([`Scalar::text`]).
+pub fn str_of(v: &Value) -> Option<String> {
+    Scalar::of_value(v).text()
+}
 
 /// One field's value.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -71,20 +86,30 @@ impl<'a> Scalar<'a> {
         }
     }
 
-    /// The value of a [`serde_json::Value`], borrowing its string.
-    pub fn of_value(v: &'a serde_json::Value) -> Scalar<'a> {
-        use serde_json::Value;
-        match v {
-            Value::Null => Scalar::Null,
-            Value::Bool(b) => Scalar::Bool(*b),
-            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                (Some(u), _, _) => Scalar::U64(u),
-                (None, Some(i), _) => Scalar::I64(i),
-                (None, None, f) => Scalar::F64(f.unwrap_or(f64::NAN)),
-            },
-            Value::String(s) => Scalar::Str(Cow::Borrowed(s)),
-            Value::Array(_) | Value::Object(_) => Scalar::Nested,
-        }
+    /// The value of a [`Value`], read by the same visitor as text is,
+    /// borrowing its string.
+    pub fn of_value(v: &'a Value) -> Scalar<'a> {
+        // The visitor takes every JSON value, so reading a tree cannot fail.
+        Scalar::deserialize(v).unwrap_or(Scalar::Null)
+    }
+
+    /// True for `null` (or absent).
+    pub fn is_null(&self) -> bool {
+        matches!(self, Scalar::Null)
+    }
+
+    /// The JSON value it stands for; `None` for [`Scalar::Nested`], which
+    /// keeps nothing of the array or object it was.
+    pub fn to_value(&self) -> Option<Value> {
+        Some(match self {
+            Scalar::Str(s) => Value::String(s.as_ref().to_owned()),
+            Scalar::I64(i) => Value::from(*i),
+            Scalar::U64(u) => Value::from(*u),
+            Scalar::F64(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Scalar::Bool(b) => Value::Bool(*b),
+            Scalar::Null => Value::Null,
+            Scalar::Nested => return None,
+        })
     }
 
     /// The same value, its string borrowed from this one.
@@ -183,15 +208,92 @@ impl<'de> Visitor<'de> for ScalarVisitor {
     }
 }
 
+/// A field that must hold an id ([`Scalar::int`]), for derived decoders.
+pub fn id<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+    Scalar::deserialize(deserializer)?
+        .int()
+        .ok_or_else(|| de::Error::custom("not a numeric id"))
+}
+
+/// A text field ([`Scalar::text`], empty for what is no text), for derived
+/// decoders.
+pub fn text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    Ok(Scalar::deserialize(deserializer)?
+        .text()
+        .unwrap_or_default())
+}
+
+/// A count ([`Scalar::int`]; 0 for what is no number or is negative), for
+/// derived decoders.
+pub fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+    Ok(Scalar::deserialize(deserializer)?.int().unwrap_or(0).max(0))
+}
+
+/// An object's key, borrowed from the input where it has no escapes.
+pub struct Key<'de>(pub Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+        Ok(Key(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+        Ok(Key(Cow::Owned(v.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Key<'de>, E> {
+        Ok(Key(Cow::Owned(v)))
+    }
+}
+
+/// A key looked up by `.0` (a `match` over the keys read): its index,
+/// `None` for any other (nothing is allocated for it).
+#[derive(Clone, Copy)]
+pub struct KeyIn<F>(pub F);
+
+impl<'de, F: Fn(&str) -> Option<usize>> DeserializeSeed<'de> for KeyIn<F> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<F: Fn(&str) -> Option<usize>> Visitor<'_> for KeyIn<F> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok((self.0)(key))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use serde_json::Value;
+    use serde_json::json;
 
     use super::*;
-    use crate::onebot::model::value::{int_of, str_of};
 
+    /// The same field read from its text and from a tree of that text.
     #[test]
-    fn reads_like_int_of_and_str_of() {
+    fn text_and_tree_read_alike() {
         for text in [
             "1",
             "-7",
@@ -219,8 +321,37 @@ mod tests {
         ] {
             let v: Value = serde_json::from_str(text).unwrap();
             let s: Scalar<'_> = serde_json::from_str(text).unwrap();
+            assert_eq!(s, Scalar::of_value(&v), "{text}");
             assert_eq!(s.int(), int_of(&v), "int of {text}");
             assert_eq!(s.clone().text(), str_of(&v), "text of {text}");
+            if !matches!(v, Value::Array(_) | Value::Object(_)) {
+                assert_eq!(s.to_value(), Some(v), "{text}");
+            }
         }
+    }
+
+    #[test]
+    fn ids_and_texts_as_peers_send_them() {
+        assert_eq!(int_of(&json!(" 42 ")), Some(42));
+        assert_eq!(int_of(&json!("-1834567890")), Some(-1_834_567_890));
+        assert_eq!(int_of(&json!(-7)), Some(-7));
+        assert_eq!(int_of(&json!(1e3)), Some(1000));
+        assert_eq!(int_of(&json!(1.5)), None);
+        assert_eq!(int_of(&json!(u64::MAX)), None);
+        assert_eq!(int_of(&json!(f64::MAX)), None);
+        assert_eq!(int_of(&json!(true)), None);
+        assert_eq!(int_of(&json!("0x10")), None);
+        assert_eq!(int_of(&json!("")), None);
+        assert_eq!(str_of(&json!(1.5)).as_deref(), Some("1.5"));
+        assert_eq!(str_of(&json!(12)).as_deref(), Some("12"));
+        assert_eq!(str_of(&json!(false)).as_deref(), Some("false"));
+        assert_eq!(str_of(&json!({})), None);
+        assert_eq!(str_of(&json!(null)), None);
+        // Timestamps: any finite number truncated, big ones saturated.
+        let time = |text: &str| serde_json::from_str::<Scalar<'_>>(text).unwrap().time();
+        assert_eq!(time("-1.5"), Some(-1));
+        assert_eq!(time("1.7e9"), Some(1_700_000_000));
+        assert_eq!(time("18446744073709551615"), Some(i64::MAX));
+        assert_eq!(time("\"123\""), Some(123));
     }
 }
