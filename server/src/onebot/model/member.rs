@@ -18,7 +18,6 @@ use super::scalar::{self, KeyIn, Scalar};
 use crate::domain::model::{GroupInfo, GroupMember, RawJson};
 use crate::onebot::frame::{self, FrameText};
 
-
 /// One member object, `raw` left out. Never fails: what is not an object
 /// is a member without fields, and a member without a numeric `user_id`
 /// keeps `None` (the peer counted it, so it is listed). A member without a
