@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use url::{Host, Url};
 
-use super::{Lookup, MAX_REDIRECTS, UrlGuard};
+use super::guard::{Lookup, MAX_REDIRECTS, UrlGuard};
 use crate::domain::media::resolve::check_scheme;
 use crate::error::{Error, Kind, Result};
 

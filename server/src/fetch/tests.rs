@@ -1,10 +1,11 @@
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+use super::guard::classify;
 use super::*;
 use crate::domain::store::Store;
 use crate::domain::testkit::png;

@@ -5,8 +5,8 @@
 //! answer itself and can be a large tree (a page of history, a member list),
 //! is kept as its validated JSON text ([`Data`]). The caller then decodes it
 //! straight into what it needs: history messages are read field by field
-//! without building a tree first (`model::Message::from_json`), and other
-//! answers turn into a [`Value`] only when they are used.
+//! without building a tree first (`model::page`, through each object's one
+//! decoder), and other answers turn into a [`Value`] only when they are used.
 //!
 //! A WebSocket reply whose `echo` is its last field (NapCat, LLOneBot and
 //! Lagrange write it last) is not decoded by the connection at all: the
