@@ -170,19 +170,29 @@ impl Fetcher {
             })
     }
 
-    async fn fetch_peer_inner(&self, url: &Url, sink: &mut dyn MediaSink) -> Result<String> {
-        self.rules.check_hop(url, Purpose::Peer)?;
-        let mut resp = self
-            .peer
+    /// The answer to a GET of `url` with the client of `purpose`, every hop
+    /// vetted; a redirect reqwest did not follow is an error.
+    async fn get(&self, url: &Url, purpose: Purpose) -> Result<reqwest::Response> {
+        self.rules.check_hop(url, purpose)?;
+        let client = match purpose {
+            Purpose::Agent => &self.agent,
+            Purpose::Peer => &self.peer,
+        };
+        let resp = client
             .get(url.clone())
             .send()
             .await
             .map_err(|e| failure(url, e))?;
+        if resp.status().is_redirection() {
+            return Err(unfollowed(resp.url(), &resp));
+        }
+        Ok(resp)
+    }
+
+    async fn fetch_peer_inner(&self, url: &Url, sink: &mut dyn MediaSink) -> Result<String> {
+        let mut resp = self.get(url, Purpose::Peer).await?;
         let url = resp.url().clone();
         let status = resp.status();
-        if status.is_redirection() {
-            return Err(unfollowed(&url, &resp));
-        }
         if !status.is_success() {
             let mut body = Vec::new();
             while let Ok(Some(chunk)) = resp.chunk().await {
@@ -263,18 +273,9 @@ impl Fetcher {
         owner: &MediaOwner,
     ) -> Result<FetchedMedia> {
         let limit = self.media.limit(kind);
-        self.rules.check_hop(url, Purpose::Agent)?;
-        let mut resp = self
-            .agent
-            .get(url.clone())
-            .send()
-            .await
-            .map_err(|e| failure(url, e))?;
+        let mut resp = self.get(url, Purpose::Agent).await?;
         let url = resp.url().clone();
         let status = resp.status();
-        if status.is_redirection() {
-            return Err(unfollowed(&url, &resp));
-        }
         if !status.is_success() {
             return Err(
                 fetch_failed(&url, format!("HTTP {status}")).with("status", status.as_u16())
