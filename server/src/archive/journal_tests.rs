@@ -213,30 +213,36 @@ fn entries_committed_before_a_restart_or_without_an_archive_are_read_from_the_jo
     assert_eq!(page.last_id, Some(7));
 }
 
-/// The journal's store, telling each append's entry count and checkpoint.
-struct Recording(SqliteJournal, std::sync::mpsc::Sender<(usize, Option<u64>)>);
+/// The journal's store with a hook: `before` runs before each append,
+/// `after` with its entry count and checkpoint once it is stored.
+struct Hooked {
+    store: SqliteJournal,
+    before: Box<dyn Fn() + Send + Sync>,
+    after: Box<dyn Fn(usize, Option<u64>) + Send + Sync>,
+}
 
-impl EventJournal for Recording {
+impl EventJournal for Hooked {
     fn open(&self, keep_per_account: usize, max_bytes: usize) -> Result<JournalState> {
-        self.0.open(keep_per_account, max_bytes)
+        self.store.open(keep_per_account, max_bytes)
     }
     fn append(&self, entries: &[Journaled], checkpoint: Option<u64>) -> Result<()> {
-        self.0.append(entries, checkpoint)?;
-        let _ = self.1.send((entries.len(), checkpoint));
+        (self.before)();
+        self.store.append(entries, checkpoint)?;
+        (self.after)(entries.len(), checkpoint);
         Ok(())
     }
     fn read_after(&self, after_id: u64, limit: usize) -> Result<JournalPage> {
-        self.0.read_after(after_id, limit)
+        self.store.read_after(after_id, limit)
     }
     fn trim(&self, keep_per_account: usize, checkpoint: u64) -> Result<u64> {
-        self.0.trim(keep_per_account, checkpoint)
+        self.store.trim(keep_per_account, checkpoint)
     }
     fn describe(&self) -> String {
-        self.0.describe()
+        self.store.describe()
     }
 }
 
-/// A journal over a [`Recording`] store in `dir`, and what it records.
+/// A journal over a store in `dir` that records each append.
 fn recorded(
     dir: &Path,
     checkpoint_delay: Duration,
@@ -245,7 +251,14 @@ fn recorded(
     std::sync::mpsc::Receiver<(usize, Option<u64>)>,
 ) {
     let (tx, appends) = std::sync::mpsc::channel();
-    let store = Arc::new(Recording(SqliteJournal::open(dir).unwrap(), tx));
+    let tx = Mutex::new(tx);
+    let store = Arc::new(Hooked {
+        store: SqliteJournal::open(dir).unwrap(),
+        before: Box::new(|| {}),
+        after: Box::new(move |n, checkpoint| {
+            let _ = tx.lock().unwrap().send((n, checkpoint));
+        }),
+    });
     (start(store, true, checkpoint_delay), appends)
 }
 
@@ -281,28 +294,6 @@ fn a_checkpoint_with_no_entries_after_it_is_stored_alone() {
     drop(journal);
 }
 
-/// The journal's store, holding its first append until `open` says go.
-struct Gated(SqliteJournal, Mutex<std::sync::mpsc::Receiver<()>>);
-
-impl EventJournal for Gated {
-    fn open(&self, keep_per_account: usize, max_bytes: usize) -> Result<JournalState> {
-        self.0.open(keep_per_account, max_bytes)
-    }
-    fn append(&self, entries: &[Journaled], checkpoint: Option<u64>) -> Result<()> {
-        let _ = self.1.lock().unwrap().recv();
-        self.0.append(entries, checkpoint)
-    }
-    fn read_after(&self, after_id: u64, limit: usize) -> Result<JournalPage> {
-        self.0.read_after(after_id, limit)
-    }
-    fn trim(&self, keep_per_account: usize, checkpoint: u64) -> Result<u64> {
-        self.0.trim(keep_per_account, checkpoint)
-    }
-    fn describe(&self) -> String {
-        self.0.describe()
-    }
-}
-
 #[test]
 fn submitters_wait_while_the_writer_holds_its_bytes() {
     use crate::domain::journal::{JournalEntry, QUEUE_BYTES};
@@ -318,11 +309,16 @@ fn submitters_wait_while_the_writer_holds_its_bytes() {
     let size = JournalEntry::Event(big(1)).approx_bytes();
     let fit = QUEUE_BYTES / size;
     let dir = tempfile::tempdir().unwrap();
-    let (open, gate) = std::sync::mpsc::channel();
-    let store = Arc::new(Gated(
-        SqliteJournal::open(dir.path()).unwrap(),
-        Mutex::new(gate),
-    ));
+    let (open, gate) = std::sync::mpsc::channel::<()>();
+    // The first append waits until `open` is dropped.
+    let gate = Mutex::new(gate);
+    let store = Arc::new(Hooked {
+        store: SqliteJournal::open(dir.path()).unwrap(),
+        before: Box::new(move || {
+            let _ = gate.lock().unwrap().recv();
+        }),
+        after: Box::new(|_, _| {}),
+    });
     let journal = start(store, false, Duration::ZERO);
     let (progress, submitted) = std::sync::mpsc::channel();
     let submitter = std::thread::spawn(move || {
