@@ -90,8 +90,7 @@ struct Node<'de> {
 
 impl<'de> Node<'de> {
     fn get(&self, key: &str) -> &Scalar<'de> {
-        let i = KEYS.iter().position(|k| *k == key).expect("a key read");
-        &self.top[i]
+        super::scalar::field(&KEYS, &self.top, key)
     }
 
     /// The first of `a` and `b` that is not `null`.
@@ -103,11 +102,7 @@ impl<'de> Node<'de> {
     }
 
     fn sender(&self, key: &str) -> &Scalar<'de> {
-        let i = SENDER_KEYS
-            .iter()
-            .position(|k| *k == key)
-            .expect("a key read");
-        &self.sender[i]
+        super::scalar::field(&SENDER_KEYS, &self.sender, key)
     }
 }
 

@@ -48,16 +48,11 @@ struct Fields<'de> {
 
 impl<'de> Fields<'de> {
     fn get(&self, key: &str) -> &Scalar<'de> {
-        let i = KEYS.iter().position(|k| *k == key).expect("a key read");
-        &self.top[i]
+        super::scalar::field(&KEYS, &self.top, key)
     }
 
     fn sender(&self, key: &str) -> &Scalar<'de> {
-        let i = SENDER_KEYS
-            .iter()
-            .position(|k| *k == key)
-            .expect("a key read");
-        &self.sender[i]
+        super::scalar::field(&SENDER_KEYS, &self.sender, key)
     }
 }
 

@@ -285,6 +285,17 @@ impl<F: Fn(&str) -> Option<usize>> Visitor<'_> for KeyIn<F> {
     }
 }
 
+/// The field named `key` of `values`, read in the order of `keys` (a key
+/// the decoder does not read is a programming error).
+pub(super) fn field<'a, 'de>(
+    keys: &[&str],
+    values: &'a [Scalar<'de>],
+    key: &str,
+) -> &'a Scalar<'de> {
+    let i = keys.iter().position(|k| *k == key).expect("a key read");
+    &values[i]
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
