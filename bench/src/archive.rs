@@ -16,10 +16,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use onebot_gateway::archive::sqlite::SqliteArchive;
-use onebot_gateway::domain::archive::store::{ArchiveOp, ArchiveStore, ChatScope, Query, Source};
-use onebot_gateway::domain::model::{ChatRef, Message, RawJson, Segment, Sender};
 use onebot_gateway_client::pb;
+use onebot_gateway_domain::archive::store::{ArchiveOp, ArchiveStore, ChatScope, Query, Source};
+use onebot_gateway_domain::model::{ChatRef, Message, RawJson, Segment, Sender};
+use onebot_gateway_store::sqlite::SqliteArchive;
 use onebot_sandbox::{Sandbox, SandboxConfig};
 use serde_json::json;
 
@@ -496,7 +496,7 @@ async fn searches() -> Result<(f64, Vec<SearchRun>)> {
             .scan(query.clone())
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        let ids = |v: &[onebot_gateway::domain::archive::store::Archived]| {
+        let ids = |v: &[onebot_gateway_domain::archive::store::Archived]| {
             v.iter().map(|a| a.message.message_id).collect::<Vec<_>>()
         };
         if ids(&indexed) != ids(&scanned) || indexed.len() != matches.min(21) {

@@ -16,10 +16,10 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use onebot_gateway::domain::model::ChatRef;
-use onebot_gateway::onebot::frame::FrameText;
-use onebot_gateway::onebot::history;
-use onebot_gateway::onebot::model::{MemberList, member_list_of_frame};
+use onebot_gateway_domain::model::ChatRef;
+use onebot_gateway_onebot::frame::FrameText;
+use onebot_gateway_onebot::history;
+use onebot_gateway_onebot::model::{MemberList, member_list_of_frame};
 use serde::de::IgnoredAny;
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::Utf8Bytes;

@@ -6,10 +6,10 @@
 //! A leaf: it imports nothing from the rest of bench but the benchmark
 //! group's id.
 
-use onebot_gateway::domain::model::ChatRef;
-use onebot_gateway::onebot::history::profile::HistoryProfile;
-use onebot_gateway::onebot::{Flavor, history};
 use onebot_gateway_client::pb;
+use onebot_gateway_domain::model::ChatRef;
+use onebot_gateway_onebot::history::profile::HistoryProfile;
+use onebot_gateway_onebot::{Flavor, history};
 use serde_json::json;
 
 use crate::procs::BENCH_GROUP;

@@ -1,38 +1,26 @@
-//! onebot-gateway: a gRPC front for OneBot v11 QQ bots.
+//! onebot-gateway: a gRPC and MCP front for QQ bots.
 //!
-//! # Layout
-//! The [`domain`] owns its vocabulary and its ports; adapters plug into
-//! them from around it, and [`app`] alone wires them together:
-//! - leaves, importing nothing above them: [`error`] (the domain error
-//!   type), [`config`] (typed, layered, validated configuration),
-//!   [`telemetry`] (logs, traces, Prometheus metrics), [`tls`] (the
-//!   listener's reloadable TLS, the peers' CAs);
-//! - [`domain`]: the use cases (history, members, groups, send, poke,
-//!   media, events, archive search, agent tools) over its ports;
-//! - adapters of the ports: [`onebot`] (the OneBot v11 peer: protocol,
-//!   flavors, transports), [`fetch`] (the SSRF-guarded URL fetcher),
-//!   [`archive`] (the journal and the archive's stores: SQLite,
-//!   PostgreSQL);
-//! - edges: [`grpc`] (tonic services, the one error→`Status` mapping,
-//!   router, health and reflection; the only module that knows tonic),
-//!   [`mcp`] (the Model Context Protocol: the same tools and events for
-//!   MCP clients, over Streamable HTTP and stdio), [`auth`] (bearer tokens
-//!   to callers);
-//! - [`app`]: the wiring, in phases (prepare, start, serve, drain);
-//!   [`shutdown`]: signals.
+//! This crate is the binary's wiring and command line; the layers are
+//! crates of their own, and Cargo keeps their imports in one direction:
+//! - leaves: `onebot-gateway-config` (typed, layered, validated
+//!   configuration), `onebot-gateway-telemetry` (metrics and span fields),
+//!   `onebot-gateway-tls` (the listener's reloadable TLS, the peers' CAs);
+//! - `onebot-gateway-domain`: the model, the ports and the use cases
+//!   (history, members, groups, send, poke, media, events, archive search,
+//!   agent tools), the domain error and bearer tokens to callers;
+//! - adapters of the ports: `onebot-gateway-onebot` (the OneBot v11 peer:
+//!   protocol, flavors, transports), `onebot-gateway-fetch` (the
+//!   SSRF-guarded URL fetcher), `onebot-gateway-store` (the journal and the
+//!   archive: SQLite, PostgreSQL);
+//! - edges: `onebot-gateway-grpc` (tonic services, the one error→`Status`
+//!   mapping, router, health and reflection) and `onebot-gateway-mcp` (the
+//!   same tools and events for MCP clients, over Streamable HTTP and
+//!   stdio);
+//! - here: [`app`], the wiring in phases (prepare, start, serve, drain);
+//!   [`telemetry`], the log and trace subscriber; [`shutdown`], signals.
 
 #![warn(missing_docs)]
 
 pub mod app;
-pub mod archive;
-pub mod auth;
-pub mod config;
-pub mod domain;
-pub mod error;
-pub mod fetch;
-pub mod grpc;
-pub mod mcp;
-pub mod onebot;
 pub mod shutdown;
 pub mod telemetry;
-pub mod tls;

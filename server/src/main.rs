@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use onebot_gateway::config::{Config, Overrides, TelemetryConfig};
 use onebot_gateway::telemetry::{self, LogFormat};
+use onebot_gateway_config::{Config, Overrides, TelemetryConfig};
 
 /// Decoding the peer's JSON is a storm of small allocations; mimalloc serves
 /// them at about half the CPU of the system allocator (`bench/RESULTS.md`).

@@ -12,16 +12,16 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use onebot_gateway::config::{AccountConfig, Secret};
-use onebot_gateway::domain::call::Deadline;
-use onebot_gateway::domain::model::{
+use onebot_gateway_config::{AccountConfig, Secret};
+use onebot_gateway_domain::call::Deadline;
+use onebot_gateway_domain::error::Kind;
+use onebot_gateway_domain::model::{
     AccountStatus, ChatRef, ConnState, InboundEvent, Segment, TransportKind,
 };
-use onebot_gateway::domain::ports::{EventSink, OutSegment, PeerApi};
-use onebot_gateway::error::Kind;
-use onebot_gateway::onebot::Flavor;
-use onebot_gateway::onebot::client::AccountClient;
-use onebot_gateway::onebot::transport::{BoxIo, Connector};
+use onebot_gateway_domain::ports::{EventSink, OutSegment, PeerApi};
+use onebot_gateway_onebot::Flavor;
+use onebot_gateway_onebot::client::AccountClient;
+use onebot_gateway_onebot::transport::{BoxIo, Connector};
 use onebot_sandbox::{
     EXAMPLE_FORWARD, EXAMPLE_GROUP, EXAMPLE_NESTED_FORWARD, FRIEND_WITH_HISTORY, Fault, FaultKind,
     Flavor as PeerFlavor, MISSING_QUOTE, SANDBOX_GROUP, Sandbox, SandboxConfig, SandboxControl,
@@ -612,7 +612,7 @@ async fn an_event_frame_above_the_cap_is_dropped_undecoded_and_replies_keep_the_
 
 // ----- history and poke per flavor -----
 
-fn seqs(page: &onebot_gateway::domain::ports::HistoryPage) -> Vec<i64> {
+fn seqs(page: &onebot_gateway_domain::ports::HistoryPage) -> Vec<i64> {
     page.messages
         .iter()
         .map(|m| m.message_seq.expect("every flavor reports a seq"))
@@ -987,9 +987,9 @@ async fn reverse_websocket_accepts_both_token_schemes_and_refuses_bad_ones() {
         access_token: Some(Secret::new("t0k")),
         ..AccountConfig::default()
     });
-    let mut accounts = onebot_gateway::onebot::transport::reverse::ReverseAccounts::new();
+    let mut accounts = onebot_gateway_onebot::transport::reverse::ReverseAccounts::new();
     accounts.insert(42, client.clone());
-    onebot_gateway::onebot::transport::reverse::spawn(
+    onebot_gateway_onebot::transport::reverse::spawn(
         listener,
         "/onebot/v11/ws".into(),
         accounts,

@@ -12,7 +12,7 @@
 //!    `app`, and not each other.
 //!
 //! An import is any path a file names (`use` items, and paths in code and
-//! types), resolved to the deepest module it reaches: `crate::domain::model::
+//! types), resolved to the deepest module it reaches: `onebot_gateway_domain::model::
 //! ChatRef` is an import of `domain/model/mod.rs`. Test code (`#[cfg(test)]`
 //! items and test-only module files) is left out: tests may build fixtures
 //! with an adapter's decoder. The binary (`main.rs`, `cli/`) is a crate of
@@ -513,10 +513,13 @@ fn the_checks_catch_what_they_are_for() {
     );
     // An edge reaching into the adapter and into the other edge.
     write("grpc.rs", "pub struct G;");
-    write("mcp.rs", "use crate::onebot::x::X; use crate::grpc::G;");
+    write(
+        "mcp.rs",
+        "use onebot_gateway_onebot::x::X; use onebot_gateway_grpc::G;",
+    );
     write(
         "config.rs",
-        "pub struct C; pub fn f() { crate::domain::a::g(); }",
+        "pub struct C; pub fn f() { onebot_gateway_domain::a::g(); }",
     );
     write("domain/mod.rs", "pub mod a; pub mod b; pub mod c;");
     // A file cycle: a <-> b.
@@ -524,17 +527,20 @@ fn the_checks_catch_what_they_are_for() {
         "domain/a.rs",
         "use super::b::B; pub struct A; pub fn g() {}",
     );
-    write("domain/b.rs", "use crate::domain::a::A; pub struct B;");
+    write(
+        "domain/b.rs",
+        "use onebot_gateway_domain::a::A; pub struct B;",
+    );
     // The domain reaching into the adapter, and a transport crate.
     write(
         "domain/c.rs",
-        "use crate::onebot::x::X; fn f() { let _ = tonic::Status::ok(\"\"); }",
+        "use onebot_gateway_onebot::x::X; fn f() { let _ = tonic::Status::ok(\"\"); }",
     );
     write("onebot/mod.rs", "pub mod x; pub mod y;");
     // domain/c <-> onebot/x also makes the crate root's entries `domain`
     // and `onebot` a folder cycle.
-    write("onebot/x.rs", "pub struct X; use crate::domain::c;");
-    write("onebot/y.rs", "use crate::domain::b::B;");
+    write("onebot/x.rs", "pub struct X; use onebot_gateway_domain::c;");
+    write("onebot/y.rs", "use onebot_gateway_domain::b::B;");
     let g = graph(root);
     let files = file_cycles(&g);
     assert!(
@@ -565,7 +571,7 @@ fn the_checks_catch_what_they_are_for() {
     // Test code is left out: a `#[cfg(test)]` item may import anything.
     write(
         "domain/b.rs",
-        "pub struct B; #[cfg(test)] mod tests { use crate::domain::a::A; }",
+        "pub struct B; #[cfg(test)] mod tests { use onebot_gateway_domain::a::A; }",
     );
     let g = graph(root);
     assert!(

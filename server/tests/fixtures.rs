@@ -6,15 +6,15 @@
 
 use std::path::PathBuf;
 
-use onebot_gateway::domain::model::{ChatRef, InboundEvent, Segment};
-use onebot_gateway::error::Kind;
-use onebot_gateway::onebot::Flavor;
-use onebot_gateway::onebot::events::{Decoded, decode};
-use onebot_gateway::onebot::frame::Frame;
-use onebot_gateway::onebot::history::page;
-use onebot_gateway::onebot::history::profile::HistoryProfile;
-use onebot_gateway::onebot::model::{PeerSegment, decode_message, decode_segment};
-use onebot_gateway::onebot::retcode::{Via, classify_frame};
+use onebot_gateway_domain::error::Kind;
+use onebot_gateway_domain::model::{ChatRef, InboundEvent, Segment};
+use onebot_gateway_onebot::Flavor;
+use onebot_gateway_onebot::events::{Decoded, decode};
+use onebot_gateway_onebot::frame::Frame;
+use onebot_gateway_onebot::history::page;
+use onebot_gateway_onebot::history::profile::HistoryProfile;
+use onebot_gateway_onebot::model::{PeerSegment, decode_message, decode_segment};
+use onebot_gateway_onebot::retcode::{Via, classify_frame};
 use serde_json::Value;
 
 fn corpus(name: &str) -> Value {

@@ -9,8 +9,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use onebot_gateway::config::{AccountConfig, Config, SandboxConfig as SandboxSection};
 use onebot_gateway_client::pb;
+use onebot_gateway_config::{AccountConfig, Config, SandboxConfig as SandboxSection};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tonic::transport::Channel;

@@ -8,12 +8,12 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::Config;
-use crate::domain::account::Account;
-use crate::domain::detached::Detached;
-use crate::domain::ports::{EventSink, SharedPeer};
-use crate::onebot::client::AccountClient;
-use crate::onebot::transport::reverse::{self, ReverseAccounts};
+use onebot_gateway_config::Config;
+use onebot_gateway_domain::account::Account;
+use onebot_gateway_domain::detached::Detached;
+use onebot_gateway_domain::ports::{EventSink, SharedPeer};
+use onebot_gateway_onebot::client::AccountClient;
+use onebot_gateway_onebot::transport::reverse::{self, ReverseAccounts};
 
 /// Starts one adapter per configured account (connections are opened in
 /// the background; this returns at once, after binding the reverse

@@ -17,10 +17,10 @@ use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 use tower::{Layer, Service};
 
 use super::start::Running;
-use crate::domain::shares::Shares;
-use crate::grpc::rpc::{HttpService, ResponseFuture};
-use crate::mcp::http::RemoteAddr;
-use crate::mcp::{McpBody, McpHttp, McpHttpParts};
+use onebot_gateway_domain::shares::Shares;
+use onebot_gateway_grpc::rpc::{HttpService, ResponseFuture};
+use onebot_gateway_mcp::http::RemoteAddr;
+use onebot_gateway_mcp::{McpBody, McpHttp, McpHttpParts};
 
 /// The MCP endpoint of `running`, when `[mcp]` enables it; `loopback`
 /// tells whether the listener it will serve on is a loopback one, and
@@ -132,7 +132,7 @@ where
 struct AxumMcp(McpHttp);
 
 impl Service<Request<axum::body::Body>> for AxumMcp {
-    type Response = crate::mcp::McpResponse;
+    type Response = onebot_gateway_mcp::McpResponse;
     type Error = Infallible;
     type Future = futures_util::future::BoxFuture<'static, Result<Self::Response, Infallible>>;
 

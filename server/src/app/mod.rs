@@ -33,8 +33,8 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::Config;
-use crate::domain::gateway::Gateway;
+use onebot_gateway_config::Config;
+use onebot_gateway_domain::gateway::Gateway;
 
 /// The runtime a gateway runs on, with `worker_threads` threads for its
 /// tasks (`server.worker_threads`): 0 is the work-stealing scheduler with

@@ -6,14 +6,14 @@ use std::sync::Arc;
 use anyhow::Context;
 use tokio::net::TcpListener;
 
-use crate::auth::Authenticator;
-use crate::config::Config;
-use crate::domain::archive::store::ArchiveStore;
-use crate::domain::journal::EventJournal;
-use crate::domain::media::received::ReceivedStore;
-use crate::domain::media::staging::MediaStore;
-use crate::domain::store::Store;
-use crate::tls::TlsAcceptor;
+use onebot_gateway_config::Config;
+use onebot_gateway_domain::archive::store::ArchiveStore;
+use onebot_gateway_domain::auth::Authenticator;
+use onebot_gateway_domain::journal::EventJournal;
+use onebot_gateway_domain::media::received::ReceivedStore;
+use onebot_gateway_domain::media::staging::MediaStore;
+use onebot_gateway_domain::store::Store;
+use onebot_gateway_tls::TlsAcceptor;
 
 /// What the later phases are built from.
 pub struct Prepared {
@@ -73,19 +73,19 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         _ => None,
     };
     let data_dir = &config.server.data_dir;
-    crate::domain::store::create_private_dir(data_dir)
+    onebot_gateway_domain::store::create_private_dir(data_dir)
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
     // The error names the file and the remedy; the file is never replaced.
     let store = Store::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
     // The OneBot adapter's own store: the way back for message ids it had
     // to map into an int64.
-    let ids = data_dir.join(crate::onebot::ids::STORE_FILE);
-    crate::domain::store::refuse_empty(
+    let ids = data_dir.join(onebot_gateway_onebot::ids::STORE_FILE);
+    onebot_gateway_domain::store::refuse_empty(
         &ids,
         "the way back from the numbers given to the peer's non-numeric message ids",
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    crate::onebot::ids::persist_in(data_dir)
+    onebot_gateway_onebot::ids::persist_in(data_dir)
         .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
     let media = MediaStore::open_shared(
         data_dir,
@@ -96,9 +96,9 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
     let received = ReceivedStore::open(data_dir, store.clone(), config.media.capture.clone())
         .map_err(|e| anyhow::anyhow!("opening the received-media store: {e}"))?;
-    let journal: Arc<dyn EventJournal> = crate::archive::open::journal(data_dir)
+    let journal: Arc<dyn EventJournal> = onebot_gateway_store::open::journal(data_dir)
         .map_err(|e| anyhow::anyhow!("opening the event journal: {e}"))?;
-    let archive = crate::archive::open::archive(&config.archive, data_dir)
+    let archive = onebot_gateway_store::open::archive(&config.archive, data_dir)
         .await
         .map_err(|e| anyhow::anyhow!("opening the message archive: {e}"))?;
     if let Some(a) = &archive {

@@ -1,7 +1,7 @@
 //! The embedded sandbox: with no account configured, a real OneBot v11 peer
 //! on loopback and a `default` account pointing at it.
 
-use crate::config::{AccountConfig, Config, DEFAULT_ACCOUNT};
+use onebot_gateway_config::{AccountConfig, Config, DEFAULT_ACCOUNT};
 
 /// Starts the built-in sandbox peer on `sandbox.listen` and adds the
 /// `default` account pointing at it, whitelisting `sandbox.groups` and
@@ -34,7 +34,7 @@ pub async fn start(config: &mut Config) -> anyhow::Result<onebot_sandbox::Sandbo
         %flavor,
         "no account configured: serving the embedded sandbox as account \"default\""
     );
-    let to = if sandbox.addr() == crate::config::SandboxConfig::DEFAULT_LISTEN {
+    let to = if sandbox.addr() == onebot_gateway_config::SandboxConfig::DEFAULT_LISTEN {
         String::new()
     } else {
         format!("--to {} ", sandbox.http_url())

@@ -13,10 +13,10 @@ use tonic::transport::server::TcpIncoming;
 use tonic_health::server::HealthReporter;
 
 use super::start::Running;
-use crate::domain::gateway::Gateway;
-use crate::domain::model::ConnState;
-use crate::grpc;
-use crate::telemetry::metrics::{self, AccountGauge};
+use onebot_gateway_domain::gateway::Gateway;
+use onebot_gateway_domain::model::ConnState;
+use onebot_gateway_grpc as grpc;
+use onebot_gateway_telemetry::metrics::{self, AccountGauge};
 
 /// A serving gRPC server.
 pub struct Served {

@@ -7,21 +7,21 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::prepare::Prepared;
-use crate::auth::Authenticator;
-use crate::domain::archive::purge::NoCapturedMedia;
-use crate::domain::archive::recorder::SentRecorder;
-use crate::domain::archive::service::{Archive, ArchiveParts};
-use crate::domain::archive::{backfill, ingest, retention};
-use crate::domain::delivery::side::{WriteParts, WriteSide};
-use crate::domain::events::EventHub;
-use crate::domain::gateway::{Gateway, GatewayParts};
-use crate::domain::inbound::Inbound;
-use crate::domain::media::capture::Capture;
-use crate::domain::media::download::Received;
-use crate::domain::ports::EventSink;
-use crate::domain::quotes::Quotes;
-use crate::fetch::{Fetcher, SystemLookup};
-use crate::tls::TlsAcceptor;
+use onebot_gateway_domain::archive::purge::NoCapturedMedia;
+use onebot_gateway_domain::archive::recorder::SentRecorder;
+use onebot_gateway_domain::archive::service::{Archive, ArchiveParts};
+use onebot_gateway_domain::archive::{backfill, ingest, retention};
+use onebot_gateway_domain::auth::Authenticator;
+use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
+use onebot_gateway_domain::events::EventHub;
+use onebot_gateway_domain::gateway::{Gateway, GatewayParts};
+use onebot_gateway_domain::inbound::Inbound;
+use onebot_gateway_domain::media::capture::Capture;
+use onebot_gateway_domain::media::download::Received;
+use onebot_gateway_domain::ports::EventSink;
+use onebot_gateway_domain::quotes::Quotes;
+use onebot_gateway_fetch::{Fetcher, SystemLookup};
+use onebot_gateway_tls::TlsAcceptor;
 
 /// What stops a running gateway, in two stages.
 #[derive(Debug, Clone)]

@@ -8,11 +8,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use onebot_gateway::config::{Config, Overrides};
-use onebot_gateway::domain::archive::purge::{NoCapturedMedia, purge};
-use onebot_gateway::domain::archive::store::PurgeScope;
-use onebot_gateway::domain::model::ChatRef;
 use onebot_gateway_client::pb;
+use onebot_gateway_config::{Config, Overrides};
+use onebot_gateway_domain::archive::purge::{NoCapturedMedia, purge};
+use onebot_gateway_domain::archive::store::PurgeScope;
+use onebot_gateway_domain::model::ChatRef;
 use serde_json::json;
 
 use super::history::parse_target;
@@ -77,7 +77,7 @@ async fn purge_cmd(args: PurgeArgs) -> anyhow::Result<()> {
     if !config.archive.enabled {
         anyhow::bail!("the archive is turned off in this configuration (archive.enabled = false)");
     }
-    let store = onebot_gateway::archive::open::archive(&config.archive, &config.server.data_dir)
+    let store = onebot_gateway_store::open::archive(&config.archive, &config.server.data_dir)
         .await
         .map_err(|e| anyhow::anyhow!("opening the message archive: {e}"))?
         .ok_or_else(|| anyhow::anyhow!("the archive is turned off"))?;

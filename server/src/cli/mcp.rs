@@ -18,13 +18,13 @@ use std::sync::Arc;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use clap::Args;
-use onebot_gateway::auth::Caller;
-use onebot_gateway::domain::model::ChatRef;
-use onebot_gateway::domain::tools::ToolName;
-use onebot_gateway::mcp::backend::{JsonObject, MessageChats};
-use onebot_gateway::mcp::resources::LATEST;
-use onebot_gateway::mcp::{Backend, BackendError, ChatResource, ToolImage, ToolInfo, ToolResult};
 use onebot_gateway_client::{Client, Error, pb};
+use onebot_gateway_domain::auth::Caller;
+use onebot_gateway_domain::model::ChatRef;
+use onebot_gateway_domain::tools::ToolName;
+use onebot_gateway_mcp::backend::{JsonObject, MessageChats};
+use onebot_gateway_mcp::resources::LATEST;
+use onebot_gateway_mcp::{Backend, BackendError, ChatResource, ToolImage, ToolInfo, ToolResult};
 use serde_json::{Value, json};
 
 use super::connection::{Connection, explain};
@@ -51,7 +51,7 @@ pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
         client: args.conn.client()?,
         addr: args.conn.addr.clone(),
     });
-    if let Err(e) = onebot_gateway::mcp::stdio::serve_stdio(backend).await {
+    if let Err(e) = onebot_gateway_mcp::stdio::serve_stdio(backend).await {
         eprintln!("error: {e:#}");
         return Ok(ExitCode::FAILURE);
     }

@@ -209,7 +209,7 @@ mod tests {
 
     #[test]
     fn the_default_is_the_embedded_sandbox() {
-        let listen = onebot_gateway::config::SandboxConfig::DEFAULT_LISTEN;
+        let listen = onebot_gateway_config::SandboxConfig::DEFAULT_LISTEN;
         assert_eq!(DEFAULT_SANDBOX, format!("http://{listen}"));
     }
 

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use onebot_gateway::config::AccountConfig;
-use onebot_gateway::domain::model::{ChatRef, HistoryPaging};
-use onebot_gateway::domain::ports::PeerApi;
+use onebot_gateway_config::AccountConfig;
+use onebot_gateway_domain::model::{ChatRef, HistoryPaging};
+use onebot_gateway_domain::ports::PeerApi;
 use onebot_sandbox::{Behaviour, Flavor as PeerFlavor, IdForm, SANDBOX_GROUP, SandboxConfig};
 use serde_json::json;
 
@@ -117,7 +117,7 @@ async fn a_text_id_comes_back_to_the_peer_as_it_wrote_it() {
     let chat = ChatRef::Group(SANDBOX_GROUP);
     let page = p.client.get_history(chat, 3, None, ctx()).await.unwrap();
     let oldest = page.messages.iter().min_by_key(|m| m.message_seq).unwrap();
-    assert!(onebot_gateway::onebot::ids::is_mapped(oldest.message_id));
+    assert!(onebot_gateway_onebot::ids::is_mapped(oldest.message_id));
     let wire =
         serde_json::from_str::<serde_json::Value>(oldest.raw.text()).unwrap()["message_id"].clone();
     assert!(
@@ -140,12 +140,12 @@ async fn a_text_id_comes_back_to_the_peer_as_it_wrote_it() {
         .client
         .send_message(
             chat,
-            &[onebot_gateway::domain::ports::OutSegment::Text("hi")],
+            &[onebot_gateway_domain::ports::OutSegment::Text("hi")],
             ctx(),
         )
         .await
         .unwrap();
-    assert!(onebot_gateway::onebot::ids::is_mapped(sent_id));
+    assert!(onebot_gateway_onebot::ids::is_mapped(sent_id));
     let reply = p.client.get_history(chat, 1, None, ctx()).await.unwrap();
     assert_eq!(reply.messages[0].message_id, sent_id);
 }
@@ -240,7 +240,7 @@ async fn a_wrong_guess_is_corrected_on_the_first_page_that_shows_it() {
 
 #[tokio::test(start_paused = true)]
 async fn ok_with_empty_data_is_the_peers_failure_not_an_empty_success() {
-    use onebot_gateway::error::Kind;
+    use onebot_gateway_domain::error::Kind;
     let lenient = |flavor| SandboxConfig {
         behaviour: Behaviour {
             lenient: true,

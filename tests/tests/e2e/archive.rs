@@ -7,10 +7,10 @@
 
 use std::time::Duration;
 
-use onebot_gateway::config::Config;
-use onebot_gateway::domain::call::CallCtx;
-use onebot_gateway::domain::read::search::SearchRequest;
 use onebot_gateway_client::pb;
+use onebot_gateway_config::Config;
+use onebot_gateway_domain::call::CallCtx;
+use onebot_gateway_domain::read::search::SearchRequest;
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, reason, sandbox};
 use onebot_sandbox::SANDBOX_GROUP;
 use serde_json::{Value, json};
@@ -214,7 +214,7 @@ async fn search_finds_chinese_substrings_by_sender_and_time() {
 
 #[tokio::test]
 async fn a_token_limited_to_a_group_may_not_search_another() {
-    use onebot_gateway::config::{Access, TokenConfig};
+    use onebot_gateway_config::{Access, TokenConfig};
     let sb = sandbox(SandboxFlavor::NapCat).await;
     let mut config = config_for(&sb, &[SANDBOX_GROUP, onebot_sandbox::EXAMPLE_GROUP]);
     let mut scoped = TokenConfig::inline(
@@ -252,7 +252,7 @@ async fn a_token_limited_to_a_group_may_not_search_another() {
 }
 
 /// Waits until the account is online (through its status watch).
-async fn online(gw: &onebot_gateway::domain::Gateway, want: bool) {
+async fn online(gw: &onebot_gateway_domain::Gateway, want: bool) {
     let account = gw.account("default", &CallCtx::anonymous()).unwrap();
     let mut status = account.peer.watch_status();
     tokio::time::timeout(WAIT, status.wait_for(|s| s.online == want))
@@ -269,7 +269,7 @@ fn domain_search(query: &str) -> SearchRequest {
     }
 }
 
-async fn found(gw: &onebot_gateway::domain::Gateway, query: &str) -> Vec<i64> {
+async fn found(gw: &onebot_gateway_domain::Gateway, query: &str) -> Vec<i64> {
     gw.search_messages(
         SearchRequest {
             limit: 100,
@@ -320,15 +320,15 @@ async fn a_backfill_heals_the_gap_and_every_message_is_stored_once() {
         let e = events.next().await.unwrap().unwrap();
         if matches!(
             &*e.event,
-            onebot_gateway::domain::model::InboundEvent::Message { .. }
+            onebot_gateway_domain::model::InboundEvent::Message { .. }
         ) {
             break;
         }
     }
     // The same message again in a history page.
     gw.get_history(
-        onebot_gateway::domain::read::history::HistoryRequest {
-            chat: Some(onebot_gateway::domain::ChatRef::Group(SANDBOX_GROUP)),
+        onebot_gateway_domain::read::history::HistoryRequest {
+            chat: Some(onebot_gateway_domain::ChatRef::Group(SANDBOX_GROUP)),
             count: 10,
             ..Default::default()
         },

@@ -11,8 +11,8 @@
 
 use std::time::Duration;
 
-use onebot_gateway::config::{Access, Config, TokenConfig};
 use onebot_gateway_client::pb;
+use onebot_gateway_config::{Access, Config, TokenConfig};
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, reason, sandbox};
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;
@@ -460,7 +460,7 @@ async fn auth_matrix_over_every_rpc() {
     // The matrix covers every path the server serves (its table is checked
     // against the descriptor set in the server's unit tests).
     let covered: std::collections::BTreeSet<&str> = ALL.iter().map(|r| r.path()).collect();
-    let served: std::collections::BTreeSet<String> = onebot_gateway::grpc::rpc::RPCS
+    let served: std::collections::BTreeSet<String> = onebot_gateway_grpc::rpc::RPCS
         .iter()
         .map(|r| format!("/{}/{}", r.service, r.method))
         .collect();

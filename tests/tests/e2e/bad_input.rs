@@ -18,25 +18,25 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures_util::{SinkExt, StreamExt};
-use onebot_gateway::config::{AccountConfig, Config};
-use onebot_gateway::domain::model::{ChatRef, GroupMember, Message, RawJson, Segment};
-use onebot_gateway::domain::render;
-use onebot_gateway::domain::tools::args::{Args, parse_media, parse_target};
-use onebot_gateway::domain::tools::history::HistoryArgs;
-use onebot_gateway::domain::tools::js::js_number;
-use onebot_gateway::domain::tools::members::MembersArgs;
-use onebot_gateway::domain::tools::poke::PokeArgs;
-use onebot_gateway::domain::tools::send::SendArgs;
-use onebot_gateway::onebot::frame::{Data, Frame};
-use onebot_gateway::onebot::history::probe::Mark;
-use onebot_gateway::onebot::history::profile::HistoryProfile;
-use onebot_gateway::onebot::model::{
+use onebot_gateway_client::pb;
+use onebot_gateway_config::{AccountConfig, Config};
+use onebot_gateway_domain::model::{ChatRef, GroupMember, Message, RawJson, Segment};
+use onebot_gateway_domain::render;
+use onebot_gateway_domain::tools::args::{Args, parse_media, parse_target};
+use onebot_gateway_domain::tools::history::HistoryArgs;
+use onebot_gateway_domain::tools::js::js_number;
+use onebot_gateway_domain::tools::members::MembersArgs;
+use onebot_gateway_domain::tools::poke::PokeArgs;
+use onebot_gateway_domain::tools::send::SendArgs;
+use onebot_gateway_onebot::frame::{Data, Frame};
+use onebot_gateway_onebot::history::probe::Mark;
+use onebot_gateway_onebot::history::profile::HistoryProfile;
+use onebot_gateway_onebot::model::{
     PeerMessage, decode_group, decode_member, decode_message, decode_segment, segments_of,
 };
-use onebot_gateway::onebot::retcode::{self, Via};
-use onebot_gateway::onebot::transport::body::ParamsJson;
-use onebot_gateway::onebot::{Flavor, cq, events, history};
-use onebot_gateway_client::pb;
+use onebot_gateway_onebot::retcode::{self, Via};
+use onebot_gateway_onebot::transport::body::ParamsJson;
+use onebot_gateway_onebot::{Flavor, cq, events, history};
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, reason, sandbox};
 use onebot_sandbox::SANDBOX_GROUP;
 use proptest::prelude::*;

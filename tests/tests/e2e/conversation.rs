@@ -5,8 +5,8 @@
 //! one, RecallMessage inside and outside QQ's window, recall events, and
 //! mentions rendered as `@名字` wherever messages are read.
 
-use onebot_gateway::config::{AccountConfig, Config};
 use onebot_gateway_client::pb;
+use onebot_gateway_config::{AccountConfig, Config};
 use onebot_gateway_tests::{TestGateway, reason, sandbox};
 use onebot_sandbox::{
     ChatRef, EXAMPLE_FORWARD, EXAMPLE_GROUP, EXAMPLE_NESTED_FORWARD, FRIEND_WITH_HISTORY, Flavor,

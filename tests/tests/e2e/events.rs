@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use onebot_gateway::config::AccountConfig;
 use onebot_gateway_client::pb;
+use onebot_gateway_config::AccountConfig;
 use onebot_gateway_tests::{TestGateway, config_for, reason, sandbox};
 use onebot_sandbox::{EXAMPLE_GROUP, Flavor, SANDBOX_GROUP};
 use serde_json::json;

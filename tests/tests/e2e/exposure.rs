@@ -7,8 +7,8 @@
 //! quotes keep the chat scope of the chat they came from, and health
 //! watches without a token are capped.
 
-use onebot_gateway::config::Config;
 use onebot_gateway_client::pb;
+use onebot_gateway_config::Config;
 use onebot_gateway_tests::TestGateway;
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -70,7 +70,7 @@ async fn start_error(data_dir: &std::path::Path) -> String {
     config.server.data_dir = data_dir.to_path_buf();
     config.accounts.insert(
         "default".into(),
-        onebot_gateway::config::AccountConfig {
+        onebot_gateway_config::AccountConfig {
             ws_url: Some("ws://127.0.0.1:9/".into()),
             ..Default::default()
         },
@@ -228,7 +228,7 @@ const GROUP_A_ONLY: &str = "group-a-token-0123456789ab";
 /// that may use B can.
 #[tokio::test]
 async fn received_media_and_quotes_keep_the_scope_of_their_chat() {
-    use onebot_gateway::config::{Access, TokenConfig};
+    use onebot_gateway_config::{Access, TokenConfig};
     use onebot_sandbox::{EXAMPLE_GROUP, Flavor, MediaKind, SANDBOX_GROUP, sample_media};
     const A: i64 = SANDBOX_GROUP;
     const B: i64 = EXAMPLE_GROUP;
@@ -394,17 +394,19 @@ async fn a_second_reverse_connection_cannot_take_over_the_account() {
         .unwrap()
         .local_addr()
         .unwrap();
-    let mut config = Config::default();
-    config.reverse_ws = Some(onebot_gateway::config::ReverseWsConfig {
-        listen: addr,
+    let mut config = Config {
+        reverse_ws: Some(onebot_gateway_config::ReverseWsConfig {
+            listen: addr,
+            ..Default::default()
+        }),
         ..Default::default()
-    });
+    };
     config.accounts.insert(
         "rev".into(),
-        onebot_gateway::config::AccountConfig {
+        onebot_gateway_config::AccountConfig {
             reverse: true,
             self_id: Some(42),
-            access_token: Some(onebot_gateway::config::Secret::new(TOKEN)),
+            access_token: Some(onebot_gateway_config::Secret::new(TOKEN)),
             ..Default::default()
         },
     );
@@ -436,7 +438,7 @@ async fn a_second_reverse_connection_cannot_take_over_the_account() {
 /// it. Watches without a token are capped per address; a token's are not.
 #[tokio::test]
 async fn health_names_are_hidden_and_watches_without_a_token_capped() {
-    use onebot_gateway::config::{Access, TokenConfig};
+    use onebot_gateway_config::{Access, TokenConfig};
     use tonic_health::pb::HealthCheckRequest;
     use tonic_health::pb::health_client::HealthClient;
     let mut config = Config::default();

@@ -12,15 +12,15 @@
 
 use std::time::{Duration, Instant};
 
-use onebot_gateway::config::{Config, Overrides};
-use onebot_gateway::domain::tools::args::{Args, parse_media, parse_target};
-use onebot_gateway::domain::tools::history::HistoryArgs;
-use onebot_gateway::domain::tools::js::js_number;
-use onebot_gateway::domain::tools::members::MembersArgs;
-use onebot_gateway::domain::tools::poke::PokeArgs;
-use onebot_gateway::domain::tools::send::SendArgs;
-use onebot_gateway::onebot::frame::Frame;
-use onebot_gateway::onebot::{cq, events};
+use onebot_gateway_config::{Config, Overrides};
+use onebot_gateway_domain::tools::args::{Args, parse_media, parse_target};
+use onebot_gateway_domain::tools::history::HistoryArgs;
+use onebot_gateway_domain::tools::js::js_number;
+use onebot_gateway_domain::tools::members::MembersArgs;
+use onebot_gateway_domain::tools::poke::PokeArgs;
+use onebot_gateway_domain::tools::send::SendArgs;
+use onebot_gateway_onebot::frame::Frame;
+use onebot_gateway_onebot::{cq, events};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PropConfig, TestCaseError, TestRunner};
 

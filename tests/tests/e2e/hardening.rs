@@ -24,8 +24,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use onebot_gateway::config::{AccountConfig, Config};
 use onebot_gateway_client::pb;
+use onebot_gateway_config::{AccountConfig, Config};
 use onebot_gateway_tests::{
     SandboxFlavor, TestGateway, config_for, in_own_process, reason, sandbox,
 };

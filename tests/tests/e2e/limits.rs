@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use onebot_gateway::config::Config;
 use onebot_gateway_client::pb;
+use onebot_gateway_config::Config;
 use onebot_gateway_tests::{TestGateway, reason};
 use tonic::Code;
 use tonic_types::StatusExt;

@@ -4,8 +4,8 @@
 //! download), the errors, quota eviction, a client cancelling mid-stream,
 //! forwarding a received picture, and the agent tools' image content.
 
-use onebot_gateway::config::Config;
 use onebot_gateway_client::pb;
+use onebot_gateway_config::Config;
 use onebot_gateway_tests::{TestGateway, config_for, reason, sandbox};
 use onebot_sandbox::{
     EXAMPLE_GROUP, Flavor, MediaKind, SANDBOX_GROUP, Sandbox, SandboxConfig, sample_media,

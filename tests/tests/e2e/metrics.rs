@@ -4,8 +4,8 @@
 //! every gateway in the process: each test runs in a process of its own, so
 //! that it sees its own traffic only.
 
-use onebot_gateway::config::MetricsConfig;
 use onebot_gateway_client::pb;
+use onebot_gateway_config::MetricsConfig;
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, in_own_process, sandbox};
 
 /// The value of the sample whose name and labels contain all of `parts`.
@@ -67,7 +67,7 @@ async fn metrics_are_scraped_after_traffic() {
     assert!(ok.is_some_and(|n| n >= 4.0), "{page}");
     let started = sample(&page, "grpc_server_started_total", &list);
     assert!(started.is_some_and(|n| n >= 4.0), "{page}");
-    let code = onebot_gateway::grpc::observe::code_name(refused.code());
+    let code = onebot_gateway_grpc::observe::code_name(refused.code());
     let failed = sample(
         &page,
         "grpc_server_handled_total",

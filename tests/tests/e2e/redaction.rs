@@ -7,9 +7,9 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use onebot_gateway::config::{Access, AccountConfig, Config, Secret, TokenConfig};
 use onebot_gateway::telemetry::{LogFormat, subscriber};
 use onebot_gateway_client::pb;
+use onebot_gateway_config::{Access, AccountConfig, Config, Secret, TokenConfig};
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, sandbox};
 use tonic::metadata::MetadataValue;
 use tracing_subscriber::EnvFilter;
@@ -278,11 +278,13 @@ async fn a_reverse_account_without_a_token_on_loopback_logs_a_warning() {
         .unwrap()
         .local_addr()
         .unwrap();
-    let mut config = Config::default();
-    config.reverse_ws = Some(onebot_gateway::config::ReverseWsConfig {
-        listen: reverse,
+    let mut config = Config {
+        reverse_ws: Some(onebot_gateway_config::ReverseWsConfig {
+            listen: reverse,
+            ..Default::default()
+        }),
         ..Default::default()
-    });
+    };
     config.accounts.insert(
         "rev".into(),
         AccountConfig {

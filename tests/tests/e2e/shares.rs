@@ -8,8 +8,8 @@
 
 use std::time::Duration;
 
-use onebot_gateway::config::{Access, Config, TokenConfig};
 use onebot_gateway_client::pb;
+use onebot_gateway_config::{Access, Config, TokenConfig};
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, reason, sandbox};
 use onebot_sandbox::SANDBOX_GROUP;
 use serde_json::{Value, json};
@@ -129,7 +129,7 @@ async fn one_token_holding_its_share_of_stalled_calls_leaves_another_served() {
     config.limits.first_message_timeout_ms = 600_000;
     let gw = TestGateway::start(config).await;
     connected(&gw).await;
-    let total = onebot_gateway::config::LimitsConfig::default().max_concurrent_requests;
+    let total = onebot_gateway_config::LimitsConfig::default().max_concurrent_requests;
 
     // a opens as many stalled calls as the whole limit: those past its
     // share (half) are refused at once, the rest hold their slots.
@@ -353,7 +353,7 @@ fn answer(text: &str) -> Value {
 async fn one_token_holding_its_share_of_mcp_sessions_leaves_another_served() {
     let peer = sandbox(SandboxFlavor::NapCat).await;
     let gw = TestGateway::start(two_readers(config_for(&peer, &[SANDBOX_GROUP]))).await;
-    let budget = onebot_gateway::config::McpConfig::default().max_sessions;
+    let budget = onebot_gateway_config::McpConfig::default().max_sessions;
     let (a, b) = (Mcp::new(&gw, A), Mcp::new(&gw, B));
     // a tries to open every session there is: half are its share.
     let mut opened = Vec::new();

@@ -1,8 +1,8 @@
 //! TLS and mutual TLS on the gRPC listener, with generated certificates:
 //! real handshakes over TCP through tonic clients.
 
-use onebot_gateway::config::{Config, TlsConfig};
 use onebot_gateway_client::pb;
+use onebot_gateway_config::{Config, TlsConfig};
 use onebot_gateway_tests::TestGateway;
 use onebot_gateway_tests::certs::{Leaf, TestCa};
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
@@ -139,7 +139,7 @@ impl TlsProxy {
             .collect::<Result<Vec<_>, _>>()
             .unwrap();
         let key = rustls_pki_types::PrivateKeyDer::from_pem_slice(leaf.key_pem.as_bytes()).unwrap();
-        let config = rustls::ServerConfig::builder_with_provider(onebot_gateway::tls::provider())
+        let config = rustls::ServerConfig::builder_with_provider(onebot_gateway_tls::provider())
             .with_safe_default_protocol_versions()
             .unwrap()
             .with_no_client_auth()
@@ -183,7 +183,7 @@ impl Drop for TlsProxy {
 type PeerSetup = (TestGateway, onebot_gateway_tests::Sandbox, TlsProxy, Setup);
 
 async fn peer_over_tls(use_ws: bool, trust: bool) -> PeerSetup {
-    use onebot_gateway::config::AccountConfig;
+    use onebot_gateway_config::AccountConfig;
     let setup = Setup::new();
     let sandbox = onebot_gateway_tests::sandbox(onebot_gateway_tests::SandboxFlavor::NapCat).await;
     let upstream: std::net::SocketAddr = sandbox

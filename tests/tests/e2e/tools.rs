@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use onebot_gateway::config::Config;
 use onebot_gateway_client::pb;
+use onebot_gateway_config::Config;
 use onebot_gateway_tests::{SandboxFlavor, TestGateway, config_for, reason, sandbox};
 use onebot_sandbox::{ChatRef, EXAMPLE_GROUP, Fault, SANDBOX_GROUP};
 use serde_json::{Value, json};
@@ -234,8 +234,8 @@ async fn list_and_call_over_grpc() {
     let names: Vec<&str> = listed.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
         names,
-        onebot_gateway::domain::tools::ToolName::ALL
-            .map(onebot_gateway::domain::tools::ToolName::name)
+        onebot_gateway_domain::tools::ToolName::ALL
+            .map(onebot_gateway_domain::tools::ToolName::name)
     );
     for tool in &listed[2..] {
         let writes = matches!(tool.name.as_str(), "qq_send" | "qq_poke" | "qq_recall");

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use onebot_gateway::config::{AccountConfig, Config};
-use onebot_gateway::domain::{CallCtx, Gateway};
 use onebot_gateway_client::pb;
+use onebot_gateway_config::{AccountConfig, Config};
+use onebot_gateway_domain::{CallCtx, Gateway};
 use onebot_gateway_tests::{Sandbox, SandboxConfig, SandboxFlavor};
 use pb::group_service_client::GroupServiceClient;
 use pb::media_service_client::MediaServiceClient;
@@ -82,7 +82,7 @@ impl Harness {
             .await
             .unwrap();
         let (_reporter, health) = tonic_health::server::health_reporter();
-        let routes = onebot_gateway::grpc::routes(gw.clone(), health);
+        let routes = onebot_gateway_grpc::routes(gw.clone(), health);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let stop = shutdown.clone();

@@ -1,0 +1,25 @@
+//! Media: what a send carries, from the client's bytes to the peer.
+//!
+//! - [`kind`]: the content types each kind accepts (sniffed), size errors,
+//!   display names.
+//! - [`staging`]: the staging area on disk, its index, quota and sweep.
+//! - [`upload`]: streamed uploads into the staging area.
+//! - [`resolve`]: a send's media sources ([`resolve::MediaSource`]) to
+//!   payloads, and the [`resolve::UrlSource`] port that fetches URLs.
+//! - [`ids`]: the media ids of received segments.
+//! - [`received`]: the content-addressed store of received media.
+//! - [`download`]: DownloadMedia, getting a received item's bytes.
+//! - [`capture`]: capture of received media on receipt.
+
+pub mod kind;
+pub mod resolve;
+pub mod staging;
+pub mod upload;
+
+pub mod capture;
+pub mod download;
+pub mod ids;
+pub mod received;
+
+#[cfg(test)]
+mod received_tests;

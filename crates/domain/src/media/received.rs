@@ -1,0 +1,833 @@
+//! The store of received media: bytes kept content-addressed under
+//! `<data_dir>/received/<sha256>` (the same bytes once, however many
+//! messages carried them), each item indexed in the durable store by
+//! `(account, media id)` so it survives restarts until its TTL, under a
+//! quota of its own (`media.capture.quota_bytes`, beside the staging area's).
+//!
+//! When a new item does not fit, the oldest items are evicted first; an
+//! evicted or expired item leaves a tombstone, so its id answers
+//! `MediaNotFound` saying so (tombstones go after another TTL). Items being
+//! fetched are tracked in memory, so a download of one waits for it instead
+//! of fetching it twice.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rand::Rng as _;
+use redb::{ReadableDatabase, ReadableTable, TableDefinition};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncWriteExt as _;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::ids::MediaIds;
+use super::kind::{OCTET_STREAM, SNIFF_BYTES, sniff};
+use super::staging::TEMP_PREFIX;
+use crate::clock::now_ms;
+use crate::error::{Error, Kind, Result};
+use crate::model::{ChatRef, ReceivedKind};
+use crate::ports::MediaSink;
+use crate::store::{Store, decode, encode, store_err};
+use onebot_gateway_config::CaptureConfig;
+
+/// Name of the received-media directory inside the data directory.
+pub const RECEIVED_DIR: &str = "received";
+
+/// Received-media records keyed by `<account>\0<media id>`; values JSON.
+const RECEIVED: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("received_media");
+/// Secrets of the received-media store (the media id key).
+const SECRETS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("received_secrets");
+
+/// Why an item is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Gone {
+    /// Its TTL passed.
+    Expired,
+    /// The quota needed its room.
+    Evicted,
+}
+
+/// The persisted record of one received item.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Record {
+    /// `group` or `private`.
+    chat_kind: String,
+    chat_id: i64,
+    message_id: i64,
+    index: usize,
+    kind: String,
+    /// Empty for a tombstone.
+    sha256: String,
+    size: u64,
+    mime: String,
+    file_name: String,
+    created_ms: i64,
+    expires_ms: i64,
+    gone: Option<Gone>,
+    /// When it went (tombstones).
+    gone_ms: i64,
+    /// Order of commits (eviction order within one millisecond).
+    #[serde(default)]
+    seq: u64,
+}
+
+impl Record {
+    fn chat(&self) -> ChatRef {
+        if self.chat_kind == "private" {
+            ChatRef::Private(self.chat_id)
+        } else {
+            ChatRef::Group(self.chat_id)
+        }
+    }
+}
+
+/// What a received item is, when its bytes are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredItem {
+    /// The media id.
+    pub media_id: String,
+    /// The chat it was received in.
+    pub chat: ChatRef,
+    /// The message.
+    pub message_id: i64,
+    /// The segment's index.
+    pub index: usize,
+    /// Kind.
+    pub kind: ReceivedKind,
+    /// SHA-256, lowercase hex.
+    pub sha256: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Sniffed MIME type.
+    pub mime: String,
+    /// File name (may be empty).
+    pub file_name: String,
+    /// When it was stored, Unix ms.
+    pub created_ms: i64,
+    /// When it expires, Unix ms.
+    pub expires_ms: i64,
+    /// Where the bytes are.
+    pub path: PathBuf,
+}
+
+/// The answer of [`ReceivedStore::lookup`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// The bytes are kept.
+    Stored(StoredItem),
+    /// It was kept, and is gone: why and when (Unix ms).
+    Gone(Gone, i64, ChatRef),
+    /// Never kept (or its tombstone is gone too).
+    Unknown,
+}
+
+/// How a fetch in progress ended, for those waiting for it.
+pub type Outcome = std::result::Result<(), Error>;
+
+/// Describes an item being committed.
+#[derive(Debug, Clone)]
+pub struct ItemMeta {
+    /// The media id.
+    pub media_id: String,
+    /// The chat.
+    pub chat: ChatRef,
+    /// The message.
+    pub message_id: i64,
+    /// The segment's index.
+    pub index: usize,
+    /// Kind.
+    pub kind: ReceivedKind,
+    /// File name (may be empty).
+    pub file_name: String,
+}
+
+#[derive(Default)]
+struct State {
+    records: HashMap<String, Record>,
+    /// sha256 → (size, live records using it).
+    blobs: HashMap<String, (u64, usize)>,
+    used: u64,
+}
+
+struct Inner {
+    dir: PathBuf,
+    store: Store,
+    config: CaptureConfig,
+    ids: MediaIds,
+    state: Mutex<State>,
+    inflight: Mutex<HashMap<String, watch::Receiver<Option<Outcome>>>>,
+    seq: std::sync::atomic::AtomicU64,
+}
+
+/// The received-media store. Cheap to clone.
+#[derive(Clone)]
+pub struct ReceivedStore {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for ReceivedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReceivedStore")
+            .field("dir", &self.inner.dir)
+            .field("used", &self.used_bytes())
+            .finish()
+    }
+}
+
+fn key(account_id: &str, media_id: &str) -> String {
+    format!("{account_id}\0{media_id}")
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Each critical section is a few map updates: consistent after a panic.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn remove_quietly(path: &Path) {
+    if let Err(e) = std::fs::remove_file(path)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        tracing::warn!(path = %path.display(), error = %e, "cannot remove a received-media file");
+    }
+}
+
+fn valid_sha(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+impl ReceivedStore {
+    /// Opens the store under `data_dir`: reads (or creates) the id key,
+    /// loads the index, removes temporary files, blobs no record uses and
+    /// records whose blob is missing.
+    pub fn open(data_dir: &Path, store: Store, config: CaptureConfig) -> Result<Self> {
+        let dir = data_dir.join(RECEIVED_DIR);
+        crate::store::create_private_dir(&dir).map_err(|e| {
+            Error::internal(format!("creating the received-media directory: {e}"))
+                .with("path", dir.display())
+        })?;
+        let db = store.db()?;
+        let txn = db.begin_write().map_err(store_err)?;
+        let secret = {
+            txn.open_table(RECEIVED).map_err(store_err)?;
+            let mut secrets = txn.open_table(SECRETS).map_err(store_err)?;
+            let existing = secrets
+                .get("media_id_key")
+                .map_err(store_err)?
+                .map(|v| v.value().to_vec());
+            match existing.and_then(|v| <[u8; 32]>::try_from(v.as_slice()).ok()) {
+                Some(k) => k,
+                None => {
+                    let mut k = [0u8; 32];
+                    rand::rng().fill(&mut k);
+                    secrets
+                        .insert("media_id_key", k.as_slice())
+                        .map_err(store_err)?;
+                    k
+                }
+            }
+        };
+        txn.commit().map_err(store_err)?;
+        let mut records = HashMap::new();
+        {
+            let txn = db.begin_read().map_err(store_err)?;
+            let table = txn.open_table(RECEIVED).map_err(store_err)?;
+            for row in table.iter().map_err(store_err)? {
+                let (k, v) = row.map_err(store_err)?;
+                let rec: Record = decode(v.value())?;
+                records.insert(k.value().to_string(), rec);
+            }
+        }
+        let mut state = State::default();
+        let mut dropped = Vec::new();
+        for (k, rec) in records {
+            if rec.gone.is_none() {
+                let path = dir.join(&rec.sha256);
+                let complete = valid_sha(&rec.sha256)
+                    && std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == rec.size);
+                if !complete {
+                    dropped.push(k);
+                    continue;
+                }
+                let blob = state
+                    .blobs
+                    .entry(rec.sha256.clone())
+                    .or_insert((rec.size, 0));
+                if blob.1 == 0 {
+                    state.used += rec.size;
+                }
+                blob.1 += 1;
+            }
+            state.records.insert(k, rec);
+        }
+        if !dropped.is_empty() {
+            let txn = db.begin_write().map_err(store_err)?;
+            {
+                let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
+                for k in &dropped {
+                    table.remove(k.as_str()).map_err(store_err)?;
+                }
+            }
+            txn.commit().map_err(store_err)?;
+        }
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if !state.blobs.contains_key(&name) {
+                    remove_quietly(&entry.path());
+                }
+            }
+        }
+        let next_seq = state.records.values().map(|r| r.seq).max().unwrap_or(0) + 1;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                dir,
+                store,
+                config,
+                ids: MediaIds::new(secret),
+                state: Mutex::new(state),
+                inflight: Mutex::new(HashMap::new()),
+                seq: std::sync::atomic::AtomicU64::new(next_seq),
+            }),
+        })
+    }
+
+    /// The media ids of this gateway.
+    pub fn ids(&self) -> &MediaIds {
+        &self.inner.ids
+    }
+
+    /// The capture settings.
+    pub fn config(&self) -> &CaptureConfig {
+        &self.inner.config
+    }
+
+    /// Bytes of kept blobs.
+    pub fn used_bytes(&self) -> u64 {
+        lock(&self.inner.state).used
+    }
+
+    /// Number of items whose bytes are kept.
+    pub fn len(&self) -> usize {
+        lock(&self.inner.state)
+            .records
+            .values()
+            .filter(|r| r.gone.is_none())
+            .count()
+    }
+
+    /// True when no item is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What is known of `media_id` of `account_id`.
+    pub fn lookup(&self, account_id: &str, media_id: &str) -> Lookup {
+        let state = lock(&self.inner.state);
+        match state.records.get(&key(account_id, media_id)) {
+            Some(rec) => match rec.gone {
+                Some(g) => Lookup::Gone(g, rec.gone_ms, rec.chat()),
+                None if rec.expires_ms <= now_ms() => {
+                    Lookup::Gone(Gone::Expired, rec.expires_ms, rec.chat())
+                }
+                None => match self.item(media_id, rec) {
+                    Some(item) => Lookup::Stored(item),
+                    None => Lookup::Unknown,
+                },
+            },
+            None => Lookup::Unknown,
+        }
+    }
+
+    fn item(&self, media_id: &str, rec: &Record) -> Option<StoredItem> {
+        Some(StoredItem {
+            media_id: media_id.to_string(),
+            chat: rec.chat(),
+            message_id: rec.message_id,
+            index: rec.index,
+            kind: ReceivedKind::from_name(&rec.kind)?,
+            sha256: rec.sha256.clone(),
+            size: rec.size,
+            mime: rec.mime.clone(),
+            file_name: rec.file_name.clone(),
+            created_ms: rec.created_ms,
+            expires_ms: rec.expires_ms,
+            path: self.inner.dir.join(&rec.sha256),
+        })
+    }
+
+    /// Marks `media_id` of `account_id` as being fetched; `None` when it
+    /// already is (wait with [`ReceivedStore::wait`]).
+    pub fn begin(&self, account_id: &str, media_id: &str) -> Option<Fetching> {
+        let k = key(account_id, media_id);
+        let mut inflight = lock(&self.inner.inflight);
+        if inflight.contains_key(&k) {
+            return None;
+        }
+        let (tx, rx) = watch::channel(None);
+        inflight.insert(k.clone(), rx);
+        Some(Fetching {
+            store: self.clone(),
+            key: k,
+            tx: Some(tx),
+        })
+    }
+
+    /// Waits for a fetch of `media_id` in progress, until `until`; `None`
+    /// when none is running (or it ended).
+    pub async fn wait(
+        &self,
+        account_id: &str,
+        media_id: &str,
+        until: Option<tokio::time::Instant>,
+    ) -> Option<Outcome> {
+        let rx = lock(&self.inner.inflight)
+            .get(&key(account_id, media_id))
+            .cloned();
+        let mut rx = rx?;
+        let done = async {
+            match rx.wait_for(Option::is_some).await {
+                Ok(v) => v.clone(),
+                // The fetch was dropped without an outcome.
+                Err(_) => Some(Err(Error::new(
+                    Kind::MediaDownloadFailed,
+                    "the fetch of this media was abandoned",
+                ))),
+            }
+        };
+        match until {
+            Some(until) => match tokio::time::timeout_at(until, done).await {
+                Ok(v) => v,
+                Err(_) => Some(Err(Error::new(
+                    Kind::DeadlineExceeded,
+                    "the deadline passed while the media was still being fetched",
+                ))),
+            },
+            None => done.await,
+        }
+    }
+
+    /// A writer for new bytes, bounded by `limit`.
+    pub async fn writer(&self, limit: u64) -> Result<BlobWriter> {
+        let mut suffix = [0u8; 12];
+        rand::rng().fill(&mut suffix);
+        let path = self
+            .inner
+            .dir
+            .join(format!("{TEMP_PREFIX}{}", hex::encode(suffix)));
+        let file = tokio::fs::OpenOptions::from(crate::store::private_file_options())
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .await
+            .map_err(|e| {
+                Error::internal(format!("creating a received-media file: {e}"))
+                    .with("path", path.display())
+            })?;
+        Ok(BlobWriter {
+            temp: Temp { path },
+            file: Some(file),
+            hasher: Sha256::new(),
+            size: 0,
+            limit,
+            prefix: Vec::new(),
+        })
+    }
+
+    /// Keeps the bytes of `writer` as item `meta` of `account_id`, evicting
+    /// the oldest items when the quota needs room. Bytes larger than the
+    /// whole quota are not kept: the returned item's file lives only as
+    /// long as the [`Kept`] does.
+    pub async fn commit(
+        &self,
+        account_id: &str,
+        meta: ItemMeta,
+        writer: BlobWriter,
+    ) -> Result<Kept> {
+        let (temp, sha256, size, prefix) = writer.finish().await?;
+        let mime = sniff(&prefix).unwrap_or(OCTET_STREAM).to_string();
+        let now = now_ms();
+        let ttl_ms =
+            i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
+        let (chat_kind, chat_id) = match meta.chat {
+            ChatRef::Group(g) => ("group", g),
+            ChatRef::Private(u) => ("private", u),
+        };
+        let rec = Record {
+            chat_kind: chat_kind.to_string(),
+            chat_id,
+            message_id: meta.message_id,
+            index: meta.index,
+            kind: meta.kind.name().to_string(),
+            sha256: sha256.clone(),
+            size,
+            mime,
+            file_name: meta.file_name.clone(),
+            created_ms: now,
+            expires_ms: now.saturating_add(ttl_ms),
+            gone: None,
+            gone_ms: 0,
+            seq: self
+                .inner
+                .seq
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        };
+        let quota = self.inner.config.quota_bytes;
+        if size > quota {
+            let item = StoredItem {
+                path: temp.path.clone(),
+                ..self
+                    .item(&meta.media_id, &rec)
+                    .ok_or_else(|| Error::internal("unknown kind"))?
+            };
+            return Ok(Kept {
+                item,
+                _temp: Some(temp),
+            });
+        }
+        let k = key(account_id, &meta.media_id);
+        let final_path = self.inner.dir.join(&sha256);
+        // Claim room and the blob under the lock; the file work follows.
+        let (evicted, new_blob, tombstones) = {
+            let mut state = lock(&self.inner.state);
+            let mut victims = Vec::new();
+            let replaced = state.records.get(&k).filter(|r| r.gone.is_none()).cloned();
+            let new_blob = !state.blobs.contains_key(&sha256);
+            let mut evicted = Vec::new();
+            if new_blob {
+                while state.used + size > quota {
+                    let oldest = state
+                        .records
+                        .iter()
+                        .filter(|(other, r)| r.gone.is_none() && **other != k)
+                        .min_by_key(|(_, r)| (r.created_ms, r.seq))
+                        .map(|(other, _)| other.clone());
+                    let Some(victim) = oldest else { break };
+                    if let Some(dead) = Self::retire(&mut state, &victim, Gone::Evicted, now) {
+                        evicted.push(dead);
+                    }
+                    victims.push(victim);
+                }
+                state.used += size;
+            }
+            let blob = state.blobs.entry(sha256.clone()).or_insert((size, 0));
+            blob.1 += 1;
+            if let Some(old) = &replaced {
+                // The same id captured again (a peer reusing message ids):
+                // the new bytes replace the old.
+                if let Some(dead) = Self::release(&mut state, &old.sha256) {
+                    evicted.push(dead);
+                }
+            }
+            state.records.insert(k.clone(), rec.clone());
+            let tombstones: Vec<(String, Record)> = victims
+                .into_iter()
+                .filter_map(|v| state.records.get(&v).map(|r| (v.clone(), r.clone())))
+                .collect();
+            (evicted, new_blob, tombstones)
+        };
+        let dir = self.inner.dir.clone();
+        let (store_rec, store_key) = (rec.clone(), k.clone());
+        let from = temp.path.clone();
+        let to = final_path.clone();
+        let evicted_paths: Vec<PathBuf> = evicted.iter().map(|s| dir.join(s)).collect();
+        let result = self
+            .inner
+            .store
+            .run(move |store| {
+                if new_blob {
+                    std::fs::rename(&from, &to).map_err(|e| {
+                        Error::internal(format!("keeping received media: {e}"))
+                            .with("path", to.display())
+                    })?;
+                }
+                let txn = store.db()?.begin_write().map_err(store_err)?;
+                {
+                    let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
+                    for (k, r) in &tombstones {
+                        table
+                            .insert(k.as_str(), encode(r)?.as_slice())
+                            .map_err(store_err)?;
+                    }
+                    table
+                        .insert(store_key.as_str(), encode(&store_rec)?.as_slice())
+                        .map_err(store_err)?;
+                }
+                txn.commit().map_err(store_err)?;
+                for p in &evicted_paths {
+                    remove_quietly(p);
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(e) = result {
+            // Undo the claim: the record is not kept.
+            let mut state = lock(&self.inner.state);
+            state.records.remove(&k);
+            if let Some(dead) = Self::release(&mut state, &sha256) {
+                drop(state);
+                remove_quietly(&dir.join(dead));
+            }
+            return Err(e);
+        }
+        if !evicted.is_empty() {
+            tracing::debug!(count = evicted.len(), "evicted received media for room");
+        }
+        let item = self
+            .item(&meta.media_id, &rec)
+            .ok_or_else(|| Error::internal("unknown kind"))?;
+        Ok(Kept { item, _temp: None })
+    }
+
+    /// Turns record `k` into a tombstone; returns the blob to delete when
+    /// it was its last user.
+    fn retire(state: &mut State, k: &str, why: Gone, now: i64) -> Option<String> {
+        let rec = state.records.get_mut(k)?;
+        if rec.gone.is_some() {
+            return None;
+        }
+        rec.gone = Some(why);
+        rec.gone_ms = now;
+        let sha = std::mem::take(&mut rec.sha256);
+        Self::release(state, &sha)
+    }
+
+    /// Drops one user of blob `sha`; returns it when it has none left.
+    fn release(state: &mut State, sha: &str) -> Option<String> {
+        let entry = state.blobs.get_mut(sha)?;
+        entry.1 = entry.1.saturating_sub(1);
+        if entry.1 > 0 {
+            return None;
+        }
+        let size = entry.0;
+        state.blobs.remove(sha);
+        state.used = state.used.saturating_sub(size);
+        Some(sha.to_string())
+    }
+
+    /// Expires items whose TTL passed (as of `now_ms`) and forgets
+    /// tombstones older than another TTL; returns how many expired.
+    pub async fn sweep(&self, now_ms: i64) -> Result<usize> {
+        let ttl_ms =
+            i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
+        let (dead_blobs, changed, forgotten, expired) = {
+            let mut state = lock(&self.inner.state);
+            let due: Vec<String> = state
+                .records
+                .iter()
+                .filter(|(_, r)| r.gone.is_none() && r.expires_ms <= now_ms)
+                .map(|(k, _)| k.clone())
+                .collect();
+            let mut dead = Vec::new();
+            for k in &due {
+                if let Some(b) = Self::retire(&mut state, k, Gone::Expired, now_ms) {
+                    dead.push(b);
+                }
+            }
+            let forgotten: Vec<String> = state
+                .records
+                .iter()
+                .filter(|(_, r)| r.gone.is_some() && r.gone_ms.saturating_add(ttl_ms) <= now_ms)
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in &forgotten {
+                state.records.remove(k);
+            }
+            let changed: Vec<(String, Record)> = due
+                .iter()
+                .filter_map(|k| state.records.get(k).map(|r| (k.clone(), r.clone())))
+                .collect();
+            (dead, changed, forgotten, due.len())
+        };
+        if changed.is_empty() && forgotten.is_empty() {
+            return Ok(0);
+        }
+        let dir = self.inner.dir.clone();
+        self.inner
+            .store
+            .run(move |store| {
+                let txn = store.db()?.begin_write().map_err(store_err)?;
+                {
+                    let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
+                    for (k, r) in &changed {
+                        table
+                            .insert(k.as_str(), encode(r)?.as_slice())
+                            .map_err(store_err)?;
+                    }
+                    for k in &forgotten {
+                        table.remove(k.as_str()).map_err(store_err)?;
+                    }
+                }
+                txn.commit().map_err(store_err)?;
+                for sha in &dead_blobs {
+                    remove_quietly(&dir.join(sha));
+                }
+                Ok(())
+            })
+            .await?;
+        Ok(expired)
+    }
+
+    /// Sweeps every `min(ttl / 4, 60 s)` until `shutdown`.
+    pub fn spawn_sweeper(&self, shutdown: CancellationToken) -> tokio::task::JoinHandle<()> {
+        let this = self.clone();
+        let ttl = Duration::from_secs(self.inner.config.ttl_secs);
+        let period = (ttl / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(period);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = tick.tick() => {
+                        if let Err(e) = this.sweep(now_ms()).await {
+                            tracing::warn!(error = %e, "received-media sweep failed");
+                        }
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// A fetch in progress: those waiting for it learn its outcome when it is
+/// finished, or that it was abandoned when it is dropped.
+pub struct Fetching {
+    store: ReceivedStore,
+    key: String,
+    tx: Option<watch::Sender<Option<Outcome>>>,
+}
+
+impl std::fmt::Debug for Fetching {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetching").field("key", &self.key).finish()
+    }
+}
+
+impl Fetching {
+    /// Ends the fetch with `outcome`.
+    pub fn finish(mut self, outcome: Outcome) {
+        lock(&self.store.inner.inflight).remove(&self.key);
+        if let Some(tx) = self.tx.take() {
+            tx.send_replace(Some(outcome));
+        }
+    }
+}
+
+impl Drop for Fetching {
+    fn drop(&mut self) {
+        if self.tx.is_some() {
+            lock(&self.store.inner.inflight).remove(&self.key);
+        }
+    }
+}
+
+/// A kept item; its file lives at least as long as this value.
+#[derive(Debug)]
+pub struct Kept {
+    /// The item.
+    pub item: StoredItem,
+    _temp: Option<Temp>,
+}
+
+/// A file removed when dropped.
+#[derive(Debug)]
+struct Temp {
+    path: PathBuf,
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        remove_quietly(&self.path);
+    }
+}
+
+/// New bytes on their way into the store: bounded, hashed as written. The
+/// temporary file is removed when the writer is dropped uncommitted.
+#[derive(Debug)]
+pub struct BlobWriter {
+    temp: Temp,
+    file: Option<tokio::fs::File>,
+    hasher: Sha256,
+    size: u64,
+    limit: u64,
+    prefix: Vec<u8>,
+}
+
+impl BlobWriter {
+    /// Bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.size
+    }
+
+    /// The first bytes written (for content checks).
+    pub fn prefix(&self) -> &[u8] {
+        &self.prefix
+    }
+
+    async fn finish(mut self) -> Result<(Temp, String, u64, Vec<u8>)> {
+        if let Some(mut file) = self.file.take() {
+            file.flush()
+                .await
+                .map_err(|e| Error::internal(format!("writing received media: {e}")))?;
+            file.sync_all()
+                .await
+                .map_err(|e| Error::internal(format!("writing received media: {e}")))?;
+        }
+        if self.size == 0 {
+            return Err(Error::new(
+                Kind::MediaDownloadFailed,
+                "the media has no content",
+            ));
+        }
+        let sha = hex::encode(self.hasher.finalize_reset());
+        let prefix = std::mem::take(&mut self.prefix);
+        let BlobWriter { temp, size, .. } = self;
+        Ok((temp, sha, size, prefix))
+    }
+}
+
+#[async_trait::async_trait]
+impl MediaSink for BlobWriter {
+    async fn write(&mut self, chunk: &[u8]) -> Result<()> {
+        let total = self.size.saturating_add(chunk.len() as u64);
+        if total > self.limit {
+            return Err(Error::new(
+                Kind::MediaTooLarge,
+                format!("the media is larger than {} bytes", self.limit),
+            )
+            .with("limit_bytes", self.limit));
+        }
+        if self.prefix.len() < SNIFF_BYTES {
+            let take = (SNIFF_BYTES - self.prefix.len()).min(chunk.len());
+            self.prefix.extend_from_slice(&chunk[..take]);
+        }
+        self.hasher.update(chunk);
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| Error::internal("the writer is finished"))?;
+        file.write_all(chunk)
+            .await
+            .map_err(|e| Error::internal(format!("writing received media: {e}")))?;
+        self.size = total;
+        Ok(())
+    }
+
+    fn limit(&self) -> u64 {
+        self.limit
+    }
+}
+
+/// The MediaTooLarge error of a received kind.
+pub fn received_too_large(kind: ReceivedKind, limit: u64) -> Error {
+    Error::new(
+        Kind::MediaTooLarge,
+        format!("the {} is larger than {limit} bytes", kind.name()),
+    )
+    .with("limit_bytes", limit)
+    .with("kind", kind.name())
+}

@@ -1,0 +1,603 @@
+//! The staging area: uploaded media on disk under `<data_dir>/staging`,
+//! each item indexed in the durable store so it survives a restart until
+//! its TTL, with a quota over everything staged or being uploaded, of which
+//! one client (its token, or its address without authentication) holds at
+//! most its share. An upload leases quota as its bytes arrive.
+//!
+//! A finished upload (see `upload`) is renamed into
+//! `<data_dir>/staging/<media_id>` and indexed; a background sweep deletes
+//! expired items; an upload that fails or is dropped (client cancel) removes
+//! its temporary file and returns its quota. URL fetches reuse the same
+//! machinery as *transient* media, deleted when the send is done.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rand::Rng as _;
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::caller::Caller;
+use crate::clock::now_ms;
+use crate::error::{Error, Kind, Result};
+use crate::model::MediaKind;
+use crate::shares::{self, Refusal, Shares};
+use crate::store::Store;
+use onebot_gateway_config::MediaConfig;
+
+/// Name of the staging directory inside the data directory.
+pub const STAGING_DIR: &str = "staging";
+
+/// Prefix of temporary files in the staging directory.
+pub const TEMP_PREFIX: &str = ".tmp-";
+
+/// Who may use a staged media item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MediaOwner {
+    /// The account it was uploaded for.
+    pub account_id: String,
+    /// The name of the bearer token that uploaded it (`None` without
+    /// authentication); `None` matches only `None`.
+    pub token: Option<String>,
+}
+
+impl MediaOwner {
+    /// The owner for `caller` on `account_id`: media staged by one token
+    /// are usable only by that token.
+    pub fn of(account_id: &str, caller: &Caller) -> Self {
+        Self {
+            account_id: account_id.to_string(),
+            token: caller.token_name().map(str::to_string),
+        }
+    }
+
+    /// An owner without token.
+    pub fn account(account_id: &str) -> Self {
+        Self {
+            account_id: account_id.to_string(),
+            token: None,
+        }
+    }
+}
+
+/// A staged media item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StagedMedia {
+    /// The media id.
+    pub id: String,
+    /// Kind declared at upload.
+    pub kind: MediaKind,
+    /// File name given at upload (sanitised; may be empty).
+    pub file_name: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// SHA-256, lowercase hex.
+    pub sha256: String,
+    /// Detected MIME type (`application/octet-stream` when unknown).
+    pub mime: String,
+    /// Expiry, Unix milliseconds.
+    pub expires_at_ms: i64,
+    /// Where the bytes are.
+    pub path: PathBuf,
+}
+
+/// Bytes fetched for one send (a URL download): deleted, and its quota
+/// returned, when dropped.
+#[derive(Debug)]
+pub struct TransientMedia {
+    /// Size in bytes.
+    pub size: u64,
+    /// SHA-256, lowercase hex.
+    pub sha256: String,
+    /// Detected MIME type.
+    pub mime: String,
+    /// Where the bytes are (deleted on drop).
+    pub path: PathBuf,
+    pub(super) _temp: TempFile,
+    pub(super) _quota: QuotaLease,
+}
+
+/// The persisted index entry of a staged item.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct MediaRecord {
+    pub(super) owner: MediaOwner,
+    pub(super) kind: String,
+    pub(super) file_name: String,
+    pub(super) size: u64,
+    pub(super) sha256: String,
+    pub(super) mime: String,
+    pub(super) created_ms: i64,
+    pub(super) expires_ms: i64,
+    /// The client whose share of the quota the item holds (its token, or
+    /// its address without authentication); kept across restarts. Records
+    /// written without it count for their owner's token.
+    #[serde(default)]
+    pub(super) client: Option<Arc<str>>,
+}
+
+/// The staging area of the gateway. Cheap to clone.
+#[derive(Clone)]
+pub struct MediaStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    dir: PathBuf,
+    store: Store,
+    config: MediaConfig,
+    quota: Arc<Shares>,
+    index: Mutex<HashMap<String, MediaRecord>>,
+    active: watch::Sender<usize>,
+}
+
+impl std::fmt::Debug for MediaStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MediaStore")
+            .field("dir", &self.inner.dir)
+            .field("used", &self.inner.quota.used())
+            .finish()
+    }
+}
+
+impl MediaStore {
+    /// Opens the staging area under `data_dir` without shares per client
+    /// (see [`MediaStore::open_shared`]).
+    pub fn open(data_dir: &Path, store: Store, config: MediaConfig) -> Result<Self> {
+        let quota = config.staging_quota_bytes;
+        Self::open_shared(data_dir, store, config, quota)
+    }
+
+    /// Opens the staging area under `data_dir`, of whose quota one client
+    /// holds at most `share` bytes, reconciling the index with the files:
+    /// temporary files of interrupted uploads, files without an index
+    /// entry, entries without a (complete) file and expired items are
+    /// removed.
+    pub fn open_shared(
+        data_dir: &Path,
+        store: Store,
+        config: MediaConfig,
+        share: u64,
+    ) -> Result<Self> {
+        let dir = data_dir.join(STAGING_DIR);
+        crate::store::create_private_dir(&dir).map_err(|e| {
+            Error::internal(format!("creating the staging directory: {e}"))
+                .with("path", dir.display())
+        })?;
+        let now = now_ms();
+        let mut index = HashMap::new();
+        let mut stale = Vec::new();
+        for (id, rec) in store.all_media::<MediaRecord>()? {
+            let path = dir.join(&id);
+            let complete =
+                std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == rec.size);
+            if rec.expires_ms <= now || !complete || !valid_id(&id) {
+                stale.push(id);
+            } else {
+                let client = rec
+                    .client
+                    .clone()
+                    .or_else(|| rec.owner.token.as_deref().map(shares::token_client));
+                index.insert(id, MediaRecord { client, ..rec });
+            }
+        }
+        for id in &stale {
+            if valid_id(id) {
+                remove_quietly(&dir.join(id));
+            }
+        }
+        store.remove_media(&stale)?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| {
+            Error::internal(format!("listing the staging directory: {e}"))
+                .with("path", dir.display())
+        })?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !index.contains_key(&name) {
+                remove_quietly(&entry.path());
+            }
+        }
+        let quota = Shares::new(config.staging_quota_bytes, share);
+        for rec in index.values() {
+            quota.count(rec.client.as_ref(), rec.size);
+        }
+        Ok(Self {
+            inner: Arc::new(Inner {
+                dir,
+                store,
+                config,
+                quota,
+                index: Mutex::new(index),
+                active: watch::channel(0).0,
+            }),
+        })
+    }
+
+    /// The staging directory.
+    pub fn dir(&self) -> &Path {
+        &self.inner.dir
+    }
+
+    /// Bytes currently staged or being uploaded.
+    pub fn used_bytes(&self) -> u64 {
+        self.inner.quota.used()
+    }
+
+    /// Bytes `client` has staged or is uploading.
+    pub fn used_by(&self, client: &str) -> u64 {
+        self.inner.quota.held_by(client)
+    }
+
+    /// Number of staged items.
+    pub fn len(&self) -> usize {
+        self.index().len()
+    }
+
+    /// True when nothing is staged.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A watch on the number of uploads in progress (a dropped upload is no
+    /// longer counted once its temporary file is gone).
+    pub fn watch_active_uploads(&self) -> watch::Receiver<usize> {
+        self.inner.active.subscribe()
+    }
+
+    /// How long staged items are kept, in seconds.
+    pub(super) fn ttl_secs(&self) -> u64 {
+        self.inner.config.ttl_secs
+    }
+
+    /// The size limit of a kind.
+    pub fn limit(&self, kind: MediaKind) -> u64 {
+        let c = &self.inner.config;
+        match kind {
+            MediaKind::Image => c.image_max_bytes,
+            MediaKind::Video => c.video_max_bytes,
+            MediaKind::File => c.file_max_bytes,
+        }
+    }
+
+    /// A staged item usable by `owner`. Unknown, expired and foreign ids are
+    /// all `MediaNotFound` (no hint that an id exists).
+    pub fn get(&self, id: &str, owner: &MediaOwner) -> Result<StagedMedia> {
+        let now = now_ms();
+        let index = self.index();
+        match index.get(id) {
+            Some(rec) if rec.owner == *owner && rec.expires_ms > now => {
+                self.staged(id, rec).ok_or_else(|| not_found(id))
+            }
+            _ => Err(not_found(id)),
+        }
+    }
+
+    /// Deletes expired items (as of `now_ms`); returns how many.
+    pub async fn sweep(&self, now_ms: i64) -> Result<usize> {
+        let expired: Vec<(String, u64)> = self
+            .index()
+            .iter()
+            .filter(|(_, r)| r.expires_ms <= now_ms)
+            .map(|(id, r)| (id.clone(), r.size))
+            .collect();
+        if expired.is_empty() {
+            return Ok(0);
+        }
+        let ids: Vec<String> = expired.iter().map(|(id, _)| id.clone()).collect();
+        let dir = self.inner.dir.clone();
+        let removed_ids = ids.clone();
+        self.inner
+            .store
+            .run(move |store| {
+                store.remove_media(&removed_ids)?;
+                for id in &removed_ids {
+                    remove_quietly(&dir.join(id));
+                }
+                Ok(())
+            })
+            .await?;
+        let mut index = self.index();
+        for (id, _) in &expired {
+            if let Some(rec) = index.remove(id) {
+                self.inner.quota.give_back(rec.client.as_ref(), rec.size);
+            }
+        }
+        tracing::debug!(count = ids.len(), "swept expired media");
+        Ok(ids.len())
+    }
+
+    /// Sweeps expired media every `min(ttl / 4, 60 s)` until `shutdown`.
+    pub fn spawn_sweeper(&self, shutdown: CancellationToken) -> tokio::task::JoinHandle<()> {
+        let this = self.clone();
+        let ttl = Duration::from_secs(self.inner.config.ttl_secs);
+        let period = (ttl / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(period);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = tick.tick() => {
+                        if let Err(e) = this.sweep(now_ms()).await {
+                            tracing::warn!(error = %e, "media sweep failed");
+                        }
+                    }
+                }
+            }
+        })
+    }
+
+    fn index(&self) -> std::sync::MutexGuard<'_, HashMap<String, MediaRecord>> {
+        // A poisoned lock only means another thread panicked mid-update of a
+        // plain map; the map itself is still consistent.
+        self.inner
+            .index
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(super) fn staged(&self, id: &str, rec: &MediaRecord) -> Option<StagedMedia> {
+        Some(StagedMedia {
+            id: id.to_string(),
+            kind: MediaKind::from_name(&rec.kind)?,
+            file_name: rec.file_name.clone(),
+            size: rec.size,
+            sha256: rec.sha256.clone(),
+            mime: rec.mime.clone(),
+            expires_at_ms: rec.expires_ms,
+            path: self.inner.dir.join(id),
+        })
+    }
+
+    pub(super) fn create_temp(&self) -> Result<(TempFile, std::fs::File)> {
+        let path = self
+            .inner
+            .dir
+            .join(format!("{TEMP_PREFIX}{}", random_hex(16)));
+        let file = crate::store::private_file_options()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| {
+                Error::internal(format!("creating a staging file: {e}"))
+                    .with("path", path.display())
+            })?;
+        Ok((TempFile { path }, file))
+    }
+
+    pub(super) async fn commit(
+        &self,
+        upload_temp: &TempFile,
+        rec: MediaRecord,
+        active: ActiveUpload,
+    ) -> Result<String> {
+        let id = format!("m{}", random_hex(16));
+        let final_path = self.inner.dir.join(&id);
+        let from = upload_temp.path.clone();
+        let (rec_id, stored, store) = (id.clone(), rec.clone(), self.inner.store.clone());
+        let work = tokio::task::spawn_blocking(move || {
+            std::fs::rename(&from, &final_path).map_err(|e| {
+                Error::internal(format!("committing a staged file: {e}"))
+                    .with("path", final_path.display())
+            })?;
+            if let Err(e) = store.put_media(&rec_id, &stored) {
+                remove_quietly(&final_path);
+                return Err(e);
+            }
+            Ok(())
+        });
+        // If this future is dropped mid-commit (the client cancelled: hyper
+        // ends a reset request body like a finished one, then drops the
+        // handler), the guard undoes the commit once it has run.
+        let mut pending = PendingCommit {
+            work: Some(work),
+            id: id.clone(),
+            media: self.clone(),
+            active: Some(active),
+        };
+        let result = match pending.work.as_mut() {
+            Some(work) => work.await,
+            None => return Err(Error::internal("commit already done")),
+        };
+        pending.work = None;
+        result.map_err(|e| Error::internal(format!("commit task failed: {e}")))??;
+        self.index().insert(id.clone(), rec);
+        Ok(id)
+    }
+}
+
+/// A commit whose caller went away: removes its file and record once the
+/// blocking work has finished.
+struct PendingCommit {
+    work: Option<tokio::task::JoinHandle<Result<()>>>,
+    id: String,
+    media: MediaStore,
+    // The upload counts as in progress until its commit is settled.
+    active: Option<ActiveUpload>,
+}
+
+impl Drop for PendingCommit {
+    fn drop(&mut self) {
+        let Some(work) = self.work.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (id, media, active) = (self.id.clone(), self.media.clone(), self.active.take());
+        runtime.spawn(async move {
+            let _ = work.await;
+            let dir = media.inner.dir.clone();
+            let ids = vec![id];
+            let result = media
+                .inner
+                .store
+                .run(move |store| {
+                    store.remove_media(&ids)?;
+                    for id in &ids {
+                        remove_quietly(&dir.join(id));
+                    }
+                    Ok(())
+                })
+                .await;
+            if let Err(e) = result {
+                tracing::warn!(error = %e, "undoing a cancelled upload failed");
+            }
+            drop(active);
+        });
+    }
+}
+
+fn not_found(id: &str) -> Error {
+    Error::new(
+        Kind::MediaNotFound,
+        "the media id is unknown, expired, or belongs to another account",
+    )
+    .with("media_id", id)
+}
+
+fn valid_id(id: &str) -> bool {
+    id.len() == 33 && id.starts_with('m') && id[1..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    rand::rng().fill(buf.as_mut_slice());
+    hex::encode(buf)
+}
+
+fn remove_quietly(path: &Path) {
+    if let Err(e) = std::fs::remove_file(path)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        tracing::warn!(path = %path.display(), error = %e, "cannot remove a staging file");
+    }
+}
+
+/// A file removed when dropped.
+#[derive(Debug)]
+pub(super) struct TempFile {
+    pub(super) path: PathBuf,
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        remove_quietly(&self.path);
+    }
+}
+
+/// Counts an upload as in progress until dropped.
+pub(super) struct ActiveUpload {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for ActiveUpload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ActiveUpload")
+    }
+}
+
+impl ActiveUpload {
+    pub(super) fn new(media: &MediaStore) -> Self {
+        let inner = media.inner.clone();
+        inner.active.send_modify(|n| *n += 1);
+        Self { inner }
+    }
+}
+
+impl Drop for ActiveUpload {
+    fn drop(&mut self) {
+        self.inner.active.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// Bytes of the staging quota held by one upload; returned when dropped.
+pub(super) struct QuotaLease {
+    inner: Arc<Inner>,
+    client: Option<Arc<str>>,
+    held: u64,
+}
+
+impl std::fmt::Debug for QuotaLease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QuotaLease")
+            .field("client", &self.client)
+            .field("held", &self.held)
+            .finish()
+    }
+}
+
+impl QuotaLease {
+    /// A lease of nothing yet, for `client`.
+    pub(super) fn new(media: &MediaStore, client: Option<Arc<str>>) -> Self {
+        Self {
+            inner: media.inner.clone(),
+            client,
+            held: 0,
+        }
+    }
+
+    /// The client it leases for.
+    pub(super) fn client(&self) -> Option<Arc<str>> {
+        self.client.clone()
+    }
+
+    /// Fails when `more` bytes would not fit now (the quota, or the
+    /// client's share), leasing nothing.
+    pub(super) fn check_room(&self, more: u64) -> Result<()> {
+        let quota = &self.inner.quota;
+        quota
+            .take(self.client.as_ref(), more)
+            .map_err(quota_exceeded)?;
+        quota.give_back(self.client.as_ref(), more);
+        Ok(())
+    }
+
+    /// Makes sure at least `total` bytes are held.
+    pub(super) fn grow_to(&mut self, total: u64) -> Result<()> {
+        if total <= self.held {
+            return Ok(());
+        }
+        self.inner
+            .quota
+            .take(self.client.as_ref(), total - self.held)
+            .map_err(quota_exceeded)?;
+        self.held = total;
+        Ok(())
+    }
+
+    /// Hands the held bytes over to a committed item.
+    pub(super) fn keep(mut self) {
+        self.held = 0;
+    }
+}
+
+fn quota_exceeded(refusal: Refusal) -> Error {
+    match refusal {
+        Refusal::Full { used, total } => Error::new(
+            Kind::StagingQuotaExceeded,
+            format!("the staging area is full ({used} of {total} bytes used)"),
+        )
+        .with("quota_bytes", total)
+        .with("used_bytes", used),
+        Refusal::Share { held, share } => Error::new(
+            Kind::StagingQuotaExceeded,
+            format!(
+                "this client's share of the staging area is full ({held} of {share} bytes used; limits.max_share_per_client)"
+            ),
+        )
+        .with("share_bytes", share)
+        .with("used_bytes", held),
+    }
+    .retry_after(Duration::from_secs(60))
+}
+
+impl Drop for QuotaLease {
+    fn drop(&mut self) {
+        if self.held > 0 {
+            self.inner.quota.give_back(self.client.as_ref(), self.held);
+        }
+    }
+}

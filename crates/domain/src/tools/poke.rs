@@ -1,0 +1,64 @@
+//! `qq_poke`: [`Gateway::poke_member`] (the PokeMember use case) with the
+//! tool's arguments and details.
+
+use serde_json::json;
+
+use super::args::{ArgError, Args};
+use super::output::{ToolOutput, domain_failure};
+use super::texts::Failure;
+use crate::call::CallCtx;
+use crate::gateway::Gateway;
+use crate::model::ChatRef;
+use onebot_gateway_config::Locale;
+
+/// Parsed arguments of `qq_poke`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PokeArgs {
+    /// Account id.
+    pub account_id: String,
+    /// The group (`target` `group:<id>`, or its alias `groupId`); `None`
+    /// only when neither was given: the account's only whitelisted group.
+    pub group_id: Option<i64>,
+    /// Member to poke.
+    pub user_id: i64,
+}
+
+impl PokeArgs {
+    /// `userId` required, a QQ number ([`Args::qq_id`]); the group
+    /// optional (`target` or `groupId`, never a private chat).
+    pub fn parse(args: &Args) -> Result<Self, ArgError> {
+        let group_id = match args.chat(false)? {
+            Some(ChatRef::Group(id)) => Some(id),
+            Some(chat @ ChatRef::Private(_)) => {
+                return Err(ArgError::GroupOnly {
+                    tool: "qq_poke",
+                    target: chat.target(),
+                });
+            }
+            None => None,
+        };
+        Ok(Self {
+            user_id: args.qq_id("userId")?.ok_or(ArgError::Missing("userId"))?,
+            group_id,
+            account_id: args.account_id()?,
+        })
+    }
+}
+
+/// Runs the tool: one PokeMember call.
+pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
+    let args = PokeArgs::parse(args).map_err(Failure::Args)?;
+    let group_id = gw
+        .poke_member(&args.account_id, args.group_id, args.user_id, ctx)
+        .await
+        .map_err(domain_failure(&args.account_id))?;
+    let user_id = args.user_id;
+    let text = match gw.config.tools.locale {
+        Locale::Zh => format!("已在群 {group_id} 戳了 {user_id}。"),
+        Locale::En => format!("poked {user_id} in group {group_id}."),
+    };
+    Ok(ToolOutput::ok(
+        text,
+        json!({"status": "ok", "groupId": group_id, "userId": user_id}),
+    ))
+}

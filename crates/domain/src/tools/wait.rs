@@ -1,0 +1,325 @@
+//! `qq_wait_messages`: the next messages of an account, from the event
+//! hub ([`EventHub::subscribe`](crate::events::EventHub::subscribe)),
+//! so an agent that cannot hold an event stream open (an MCP client, a
+//! request/response agent loop) still misses nothing: it calls again with
+//! the `lastSequence` it got.
+//!
+//! The call returns at once when messages after `afterSequence` are already
+//! buffered, else waits up to `timeoutSecs` for the next one. Once one
+//! message is found, every further message already there is added (up to
+//! [`MAX_MESSAGES`]) without waiting more. The bot's own messages never
+//! count.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use serde_json::{Value, json};
+
+use super::args::{ArgError, Args};
+use super::output::{ToolOutput, domain_failure};
+use super::props::{clamp_rule, message_model, strict_rules};
+use super::texts::Failure;
+use super::view::View;
+use crate::call::CallCtx;
+use crate::events::{EventFilter, EventKind, StoredEvent};
+use crate::gateway::Gateway;
+use crate::model::{ChatRef, InboundEvent, Message, Segment};
+use crate::render;
+
+/// `timeoutSecs` when absent or not a finite number.
+pub const DEFAULT_TIMEOUT_SECS: u32 = 30;
+/// Longest wait; larger `timeoutSecs` are clamped to it.
+pub const MAX_TIMEOUT_SECS: u32 = 60;
+/// Most messages one call returns; the rest come with the next call.
+pub const MAX_MESSAGES: usize = 100;
+/// The text when no message came.
+pub const NO_MESSAGES: &str = "（无新消息）";
+
+pub(super) const DESCRIPTION: &str = concat!(
+    "\
+Wait for new QQ messages of the account (group and private chats), and return them. Never throws.
+
+Arguments:
+- afterSequence: an event sequence number. Messages with a larger sequence are returned at once when any are buffered; otherwise the call waits for the next one. Absent: only messages that arrive after the call starts. Loop by passing back the lastSequence of the previous result: nothing is missed while it stays within the gateway's event buffer (events.buffer_size, default 1024 events per account).
+- chats: only these chats, each a target: `group:<group number>`, `private:<QQ number>` or bare digits (= a private chat). Default: every chat the caller may read.
+- target: one chat, as chats: [target]; give target or chats, not both.
+- mentionedOnly: true keeps only messages that @ the bot, reply to one of the bot's recent messages, or are private. Default false.
+- timeoutSecs: longest wait in seconds when nothing is buffered. Default 30. ",
+    clamp_rule!(60, 30),
+    "
+- accountId: gateway account, default \"default\".
+",
+    strict_rules!(),
+    "
+The bot's own messages are never returned. At most 100 messages per call; the rest come with the next call.
+
+Result text: the messages in arrival order, in the history format `[HH:mm:ss] name(QQ number): text`, each chat's run of lines after a `group:<id>:` or `private:<id>:` line. `（无新消息）` when none came before the timeout.
+details on success: {\"status\":\"ok\",\"senders\":[...],\"messages\":[{\"sequence\":<event sequence>,\"target\":\"group:<id>\"|\"private:<id>\",\"message\":<the message>}],\"lastSequence\":<integer: the last event sequence this call looked at, also when no message came; pass it back as afterSequence>}. ",
+    message_model!(),
+    "
+On failure (afterSequence older than the buffer, afterSequence ahead of the newest event (the gateway restarted: call again without it), bad arguments, account not configured) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+);
+
+/// The `properties` of the input schema.
+pub(super) fn input_properties() -> Value {
+    json!({
+        "afterSequence": {
+            "type": ["integer", "string"],
+            "minimum": 0,
+            "pattern": "^\\s*[0-9]+\\s*$",
+            "description": "Return messages after this event sequence (the lastSequence of the previous call). Absent: only messages arriving after the call starts."
+        },
+        "chats": {
+            "type": "array",
+            "items": {
+                "type": "string",
+                "pattern": "^\\s*(group:|private:)?[0-9]+\\s*$"
+            },
+            "description": "Only these chats (`group:<id>`, `private:<id>`, bare digits = private); default every readable chat.",
+            "examples": [["group:20000003"]]
+        },
+        "target": super::props::target("One chat: the same as chats: [target]."),
+        "mentionedOnly": {
+            "type": "boolean",
+            "default": false,
+            "description": "Only messages that @ the bot, reply to it, or are private."
+        },
+        "timeoutSecs": {
+            "type": "number",
+            "default": DEFAULT_TIMEOUT_SECS,
+            "description": concat!("Longest wait in seconds. ", clamp_rule!(60, 30))
+        },
+        "accountId": super::props::account_id()
+    })
+}
+
+/// The `properties` and `required` of the details' ok shape (the registry
+/// adds `status`).
+pub(super) fn details_properties() -> (Value, Value) {
+    (
+        json!({
+            "messages": {
+                "type": "array",
+                "maxItems": MAX_MESSAGES,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "sequence": {"type": "integer", "minimum": 1},
+                        "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
+                        "message": {"$ref": "#/$defs/message"}
+                    },
+                    "required": ["sequence", "target", "message"],
+                    "additionalProperties": false
+                }
+            },
+            "lastSequence": {"type": "integer", "minimum": 0},
+            "senders": super::props::senders()
+        }),
+        json!(["status", "senders", "messages", "lastSequence"]),
+    )
+}
+
+/// Parsed arguments of `qq_wait_messages`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitArgs {
+    /// Account id.
+    pub account_id: String,
+    /// Resume point; `None` means "from now".
+    pub after_sequence: Option<u64>,
+    /// Only these chats; empty means every readable chat.
+    pub chats: Vec<ChatRef>,
+    /// Only messages for the bot.
+    pub mentioned_only: bool,
+    /// Longest wait, in `[1, 60]` seconds.
+    pub timeout: Duration,
+}
+
+impl WaitArgs {
+    /// `afterSequence` a non-negative integer; `chats` targets, or one chat
+    /// as `target` (not both);
+    /// `mentionedOnly` a boolean (anything else is false); `timeoutSecs`
+    /// clamped to `[1, 60]` (30 when absent or not a finite number).
+    pub fn parse(args: &Args) -> Result<Self, ArgError> {
+        let mut chats = args.chats("chats")?;
+        if args.given("target") {
+            if args.given("chats") {
+                return Err(ArgError::Exclusive("target", "chats"));
+            }
+            chats.extend(args.chat(false)?);
+        }
+        Ok(Self {
+            after_sequence: args.sequence("afterSequence")?,
+            chats,
+            mentioned_only: args.flag("mentionedOnly").unwrap_or(false),
+            timeout: Duration::from_secs(u64::from(args.clamped(
+                "timeoutSecs",
+                DEFAULT_TIMEOUT_SECS,
+                MAX_TIMEOUT_SECS,
+            ))),
+            account_id: args.account_id()?,
+        })
+    }
+}
+
+/// What the call keeps of the account's messages.
+struct Wanted<'a> {
+    gw: &'a Gateway,
+    account_id: &'a str,
+    self_id: i64,
+    mentioned_only: bool,
+}
+
+impl Wanted<'_> {
+    fn message<'e>(&self, event: &'e StoredEvent) -> Option<&'e Message> {
+        match &*event.event {
+            InboundEvent::Message {
+                message,
+                self_sent: false,
+            } if !self.mentioned_only || self.mentions_bot(message) => Some(message),
+            _ => None,
+        }
+    }
+
+    /// Private, an @ of the bot, or a reply to a message the bot sent (the
+    /// resolved quote's sender, else a message of the bot's still in the
+    /// event buffer).
+    fn mentions_bot(&self, message: &Message) -> bool {
+        if matches!(message.chat, ChatRef::Private(_)) {
+            return true;
+        }
+        message.segments.iter().any(|segment| match segment {
+            Segment::At {
+                user_id: Some(id), ..
+            } => self.self_id != 0 && *id == self.self_id,
+            Segment::Reply {
+                quoted: Some(quoted),
+                ..
+            } if self.self_id != 0 && quoted.sender.user_id == self.self_id => true,
+            Segment::Reply { id, .. } => id
+                .trim()
+                .parse::<i64>()
+                .is_ok_and(|replied| self.bot_sent(replied)),
+            _ => false,
+        })
+    }
+
+    fn bot_sent(&self, message_id: i64) -> bool {
+        self.gw.events.any_buffered(self.account_id, |e| {
+            matches!(
+                &*e.event,
+                InboundEvent::Message { message, self_sent: true } if message.message_id == message_id
+            )
+        })
+    }
+}
+
+/// Runs the tool over the account's event subscription.
+pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
+    let args = WaitArgs::parse(args).map_err(Failure::Args)?;
+    let account = gw
+        .account(&args.account_id, &ctx)
+        .map_err(domain_failure(&args.account_id))?;
+    for chat in &args.chats {
+        ctx.caller
+            .check_chat(*chat)
+            .map_err(domain_failure(&args.account_id))?;
+    }
+    let mut chats: HashSet<ChatRef> = args.chats.iter().copied().collect();
+    // A token limited to some chats waits only on them.
+    if chats.is_empty()
+        && let Some(allowed) = ctx.caller.allowed_chats()
+    {
+        chats = allowed.into_iter().collect();
+    }
+    let filter = EventFilter {
+        chats,
+        kinds: [EventKind::Message].into_iter().collect(),
+    };
+    let mut sub = gw
+        .events
+        .subscribe(&account.id, args.after_sequence, filter)
+        .map_err(domain_failure(&args.account_id))?;
+    let wanted = Wanted {
+        gw,
+        account_id: &account.id,
+        self_id: account.peer.self_id(),
+        mentioned_only: args.mentioned_only,
+    };
+    let mut until = tokio::time::Instant::now() + args.timeout;
+    if let Some(deadline) = ctx.deadline.instant() {
+        until = until.min(deadline);
+    }
+
+    let mut found: Vec<StoredEvent> = Vec::new();
+    // The first message: buffered, or the next to arrive before `until`.
+    while found.is_empty() {
+        match tokio::time::timeout_at(until, sub.next()).await {
+            // Timed out, or the gateway is shutting down: no message.
+            Err(_) | Ok(None) => break,
+            Ok(Some(Err(err))) => return Err(domain_failure(&args.account_id)(err)),
+            Ok(Some(Ok(event))) => {
+                if wanted.message(&event).is_some() {
+                    found.push(event);
+                }
+            }
+        }
+    }
+    // Then everything already there, without waiting.
+    while !found.is_empty() && found.len() < MAX_MESSAGES {
+        match sub.next().now_or_never() {
+            Some(Some(Ok(event))) => {
+                if wanted.message(&event).is_some() {
+                    found.push(event);
+                }
+            }
+            _ => break,
+        }
+    }
+
+    let messages: Vec<(&StoredEvent, &Message)> = found
+        .iter()
+        .filter_map(|e| wanted.message(e).map(|m| (e, m)))
+        .collect();
+    let mut view = View::new(gw, &account.id);
+    let entries: Vec<Value> = messages
+        .iter()
+        .map(|(e, m)| {
+            json!({
+                "sequence": e.sequence,
+                "target": m.chat.target(),
+                "message": view.message(m),
+            })
+        })
+        .collect();
+    let details = json!({
+        "status": "ok",
+        "senders": view.senders(),
+        "messages": entries,
+        "lastSequence": sub.last_sequence(),
+    });
+    let text = render_messages(messages.iter().map(|(_, m)| *m), &gw.tz);
+    Ok(ToolOutput::ok(text, details))
+}
+
+/// The messages in order, each chat's run of history lines after a
+/// `group:<id>:` / `private:<id>:` line; [`NO_MESSAGES`] when empty.
+pub fn render_messages<'a>(
+    messages: impl IntoIterator<Item = &'a Message>,
+    tz: &jiff::tz::TimeZone,
+) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut current: Option<ChatRef> = None;
+    for message in messages {
+        if current != Some(message.chat) {
+            current = Some(message.chat);
+            lines.push(format!("{}:", message.chat.target()));
+        }
+        lines.push(render::history_line(message, tz));
+    }
+    if lines.is_empty() {
+        NO_MESSAGES.to_owned()
+    } else {
+        lines.join("\n")
+    }
+}

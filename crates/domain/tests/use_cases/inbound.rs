@@ -1,0 +1,369 @@
+//! The event path over a fake peer: order kept while quotes resolve,
+//! mentions named before the hub numbers the event, recalls published
+//! once, quotes of recalled messages forgotten.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use tokio::sync::{Notify, watch};
+use tokio_util::sync::CancellationToken;
+
+use onebot_gateway_domain::account::Account;
+use onebot_gateway_domain::call::Deadline;
+use onebot_gateway_domain::inbound::*;
+use onebot_gateway_domain::model::{ChatRef, InboundEvent, Segment};
+use onebot_gateway_domain::ports::EventSink;
+use onebot_gateway_domain::quotes::Quotes;
+
+use onebot_gateway_config::AccountConfig;
+use onebot_gateway_domain::error::{Error, Kind, Result};
+use onebot_gateway_domain::events::{EventFilter, EventHub, Subscription};
+use onebot_gateway_domain::model::{
+    AccountStatus, GroupInfo, GroupMember, MediaKind, MediaPayload, Message, ReceivedMedia,
+};
+use onebot_gateway_domain::ports::{
+    HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia,
+};
+use onebot_gateway_onebot::model::decode_message;
+
+/// A peer whose `get_message` answers from `stored`, each look-up waiting
+/// for `release` when it is set.
+struct Peer {
+    stored: Mutex<Vec<Message>>,
+    release: Option<Arc<Notify>>,
+    lookups: Mutex<Vec<i64>>,
+    /// Every group's member list; the groups read, in order.
+    members: Vec<GroupMember>,
+    member_reads: Mutex<Vec<i64>>,
+    status: watch::Sender<AccountStatus>,
+}
+
+#[async_trait::async_trait]
+impl PeerApi for Peer {
+    fn status(&self) -> AccountStatus {
+        self.status.borrow().clone()
+    }
+    fn watch_status(&self) -> watch::Receiver<AccountStatus> {
+        self.status.subscribe()
+    }
+    async fn get_history(
+        &self,
+        _: ChatRef,
+        _: u32,
+        _: Option<i64>,
+        _: Deadline,
+    ) -> Result<HistoryPage> {
+        Err(Error::internal("unexpected"))
+    }
+    async fn get_group_members(
+        &self,
+        group_id: i64,
+        _: Option<bool>,
+        _: Deadline,
+    ) -> Result<Vec<GroupMember>> {
+        self.member_reads.lock().unwrap().push(group_id);
+        Ok(self.members.clone())
+    }
+    async fn get_groups(&self, _: Deadline) -> Result<Vec<GroupInfo>> {
+        Err(Error::internal("unexpected"))
+    }
+    async fn send_message(&self, _: ChatRef, _: &[OutSegment<'_>], _: Deadline) -> Result<i64> {
+        Err(Error::internal("unexpected"))
+    }
+    async fn upload_file(&self, _: ChatRef, _: &MediaPayload, _: &str, _: Deadline) -> Result<()> {
+        Err(Error::internal("unexpected"))
+    }
+    async fn poke(&self, _: i64, _: i64, _: Deadline) -> Result<()> {
+        Err(Error::internal("unexpected"))
+    }
+    async fn get_message(&self, id: i64, _: Option<ChatRef>, _: Deadline) -> Result<Message> {
+        self.lookups.lock().unwrap().push(id);
+        if let Some(release) = &self.release {
+            release.notified().await;
+        }
+        let found = self
+            .stored
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|m| m.message_id == id)
+            .cloned();
+        found.ok_or_else(|| Error::new(Kind::MessageNotFound, "消息不存在"))
+    }
+    async fn recall(&self, _: i64, _: Deadline) -> Result<()> {
+        Err(Error::internal("unexpected"))
+    }
+    async fn get_forward(&self, _: &str, _: Deadline) -> Result<Vec<Message>> {
+        Err(Error::internal("unexpected"))
+    }
+    fn check_media(&self, _: MediaKind) -> Result<()> {
+        Ok(())
+    }
+    fn media_steps(&self, _: &ReceivedMedia) -> Vec<MediaStep> {
+        Vec::new()
+    }
+    async fn fetch_media(
+        &self,
+        _: &ReceivedMedia,
+        _: MediaStep,
+        _: &mut dyn MediaSink,
+        _: Deadline,
+    ) -> Result<PeerMedia> {
+        Err(Error::internal("unexpected"))
+    }
+    async fn media_message(&self, _: i64, _: Deadline) -> Result<Message> {
+        Err(Error::internal("unexpected"))
+    }
+}
+
+const G: ChatRef = ChatRef::Group(7);
+
+fn msg(id: i64, user: i64, segments: serde_json::Value) -> Message {
+    decode_message(
+        &json!({"message_id": id, "user_id": user, "time": 100 + id,
+                "sender": {"user_id": user, "nickname": format!("u{user}")}, "message": segments}),
+        Some(G),
+    )
+    .unwrap()
+}
+
+fn reply(id: i64, quoted: i64, text: &str) -> Message {
+    msg(
+        id,
+        2,
+        json!([{"type": "reply", "data": {"id": quoted.to_string()}}, {"type": "text", "data": {"text": text}}]),
+    )
+}
+
+fn event(m: Message) -> InboundEvent {
+    InboundEvent::Message {
+        message: m,
+        self_sent: false,
+    }
+}
+
+struct Env {
+    inbound: Arc<Inbound>,
+    peer: Arc<Peer>,
+    sub: Subscription,
+    _stop: tokio_util::sync::DropGuard,
+}
+
+fn env(release: Option<Arc<Notify>>) -> Env {
+    let stop = CancellationToken::new();
+    let hub = Arc::new(EventHub::new(64, stop.clone()));
+    let sub = hub.subscribe("a", None, EventFilter::default()).unwrap();
+    let inbound = Inbound::new(hub, Arc::new(Quotes::default()), stop.clone());
+    let peer = Arc::new(Peer {
+        stored: Mutex::new(Vec::new()),
+        release,
+        lookups: Mutex::new(Vec::new()),
+        members: vec![GroupMember {
+            user_id: Some(3),
+            nickname: "丙".into(),
+            card: "丙的群名片".into(),
+            ..GroupMember::default()
+        }],
+        member_reads: Mutex::new(Vec::new()),
+        status: watch::Sender::new(AccountStatus::default()),
+    });
+    inbound.attach(&[Arc::new(Account {
+        id: "a".into(),
+        config: AccountConfig::default(),
+        peer: peer.clone(),
+    })]);
+    Env {
+        inbound,
+        peer,
+        sub,
+        _stop: stop.drop_guard(),
+    }
+}
+
+async fn next(sub: &mut Subscription) -> InboundEvent {
+    (*sub.next().await.unwrap().unwrap().event).clone()
+}
+
+fn quoted_of(e: &InboundEvent) -> Option<&Message> {
+    let InboundEvent::Message { message, .. } = e else {
+        return None;
+    };
+    message.segments.iter().find_map(|s| match s {
+        Segment::Reply { quoted, .. } => quoted.as_deref(),
+        _ => None,
+    })
+}
+
+#[tokio::test]
+async fn a_quote_of_a_message_seen_resolves_without_the_peer() {
+    let mut e = env(None);
+    e.inbound.publish("a", event(msg(1, 1, json!("大家好"))));
+    e.inbound.publish("a", event(reply(2, 1, "你好")));
+    let first = next(&mut e.sub).await;
+    assert!(quoted_of(&first).is_none());
+    let second = next(&mut e.sub).await;
+    let q = quoted_of(&second).expect("resolved from the messages seen");
+    assert_eq!((q.message_id, q.sender.user_id), (1, 1));
+    assert!(e.peer.lookups.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn order_is_kept_while_a_quote_is_looked_up() {
+    let release = Arc::new(Notify::new());
+    let mut e = env(Some(release.clone()));
+    e.peer
+        .stored
+        .lock()
+        .unwrap()
+        .push(msg(50, 1, json!("旧消息")));
+    e.inbound.publish("a", event(reply(2, 50, "引用旧消息")));
+    e.inbound.publish(
+        "a",
+        InboundEvent::Lifecycle {
+            sub_type: "connect".into(),
+            time: 1,
+        },
+    );
+    // Nothing passes the waiting look-up.
+    tokio::task::yield_now().await;
+    assert_eq!(e.inbound.hub().last_sequence("a"), 0);
+    release.notify_one();
+    let first = next(&mut e.sub).await;
+    assert_eq!(quoted_of(&first).map(|q| q.message_id), Some(50));
+    assert!(matches!(
+        next(&mut e.sub).await,
+        InboundEvent::Lifecycle { .. }
+    ));
+    assert_eq!(*e.peer.lookups.lock().unwrap(), vec![50]);
+}
+
+#[tokio::test]
+async fn an_unknown_quote_stays_an_id_and_a_quote_from_another_chat_is_ignored() {
+    let mut e = env(None);
+    let mut elsewhere = msg(60, 1, json!("别的群"));
+    elsewhere.chat = ChatRef::Group(8);
+    e.peer.stored.lock().unwrap().push(elsewhere);
+    e.inbound
+        .publish("a", event(reply(2, 99, "引用不存在的消息")));
+    e.inbound.publish("a", event(reply(3, 60, "引用别的群")));
+    assert!(quoted_of(&next(&mut e.sub).await).is_none());
+    assert!(quoted_of(&next(&mut e.sub).await).is_none());
+}
+
+#[tokio::test]
+async fn a_recall_is_published_once_and_forgets_the_message() {
+    let mut e = env(None);
+    e.inbound.publish("a", event(msg(1, 1, json!("将被撤回"))));
+    let recall = InboundEvent::MessageRecalled {
+        chat: G,
+        message_id: 1,
+        operator_id: 1,
+        time: 5,
+    };
+    e.inbound.publish_own("a", recall.clone());
+    e.inbound.publish("a", recall.clone());
+    e.inbound
+        .publish("a", event(reply(2, 1, "引用已撤回的消息")));
+    next(&mut e.sub).await;
+    assert_eq!(next(&mut e.sub).await, recall);
+    // The duplicate is gone; the quote of the recalled message is asked of
+    // the peer, which no longer has it.
+    assert!(quoted_of(&next(&mut e.sub).await).is_none());
+    assert_eq!(*e.peer.lookups.lock().unwrap(), vec![1]);
+    assert_eq!(e.inbound.hub().last_sequence("a"), 3);
+}
+
+#[tokio::test]
+async fn the_peers_notice_of_the_gateways_recall_gives_way_to_the_gateways_event() {
+    let mut e = env(None);
+    // The peer reports the bot's own private recall first, naming the
+    // friend; the gateway's event names the bot.
+    e.inbound.expect_own("a", ChatRef::Private(9), 4);
+    let notice = |operator_id| InboundEvent::MessageRecalled {
+        chat: ChatRef::Private(9),
+        message_id: 4,
+        operator_id,
+        time: 5,
+    };
+    e.inbound.publish("a", notice(9));
+    e.inbound.publish_own("a", notice(1));
+    e.inbound.publish("a", notice(9));
+    e.inbound.publish(
+        "a",
+        InboundEvent::Lifecycle {
+            sub_type: "x".into(),
+            time: 1,
+        },
+    );
+    assert_eq!(next(&mut e.sub).await, notice(1));
+    assert!(matches!(
+        next(&mut e.sub).await,
+        InboundEvent::Lifecycle { .. }
+    ));
+    // A recall that failed lets the peer's later notices through.
+    e.inbound.expect_own("a", G, 7);
+    e.inbound.cancel_own("a", G, 7);
+    let other = InboundEvent::MessageRecalled {
+        chat: G,
+        message_id: 7,
+        operator_id: 3,
+        time: 6,
+    };
+    e.inbound.publish("a", other.clone());
+    assert_eq!(next(&mut e.sub).await, other);
+}
+
+fn names(e: &InboundEvent) -> Vec<Option<String>> {
+    let InboundEvent::Message { message, .. } = e else {
+        return Vec::new();
+    };
+    let quoted = message.segments.iter().filter_map(|s| match s {
+        Segment::Reply { quoted, .. } => quoted.as_deref(),
+        _ => None,
+    });
+    quoted
+        .flat_map(|q| q.segments.iter())
+        .chain(&message.segments)
+        .filter_map(|s| match s {
+            Segment::At { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn mentions_are_named_before_the_hub_numbers_the_event() {
+    let mut e = env(None);
+    let at = |qq: i64| json!({"type": "at", "data": {"qq": qq.to_string()}});
+    // 1 mentions 3 (a member), 2 (its own sender) and 9 (no one known).
+    e.inbound
+        .publish("a", event(msg(1, 2, json!([at(3), at(2), at(9)]))));
+    // 5 quotes 1 and mentions 3 again: the quote's mentions are named too,
+    // and the member list is not read again (it is cached).
+    let quoting = msg(
+        5,
+        4,
+        json!([{"type": "reply", "data": {"id": "1"}}, at(3), {"type": "text", "data": {"text": " 好"}}]),
+    );
+    e.inbound.publish("a", event(quoting));
+    let first = next(&mut e.sub).await;
+    assert_eq!(
+        names(&first),
+        [Some("丙的群名片".into()), Some("u2".into()), None]
+    );
+    let second = next(&mut e.sub).await;
+    assert_eq!(
+        names(&second),
+        [
+            Some("丙的群名片".into()),
+            Some("u2".into()),
+            None,
+            Some("丙的群名片".into())
+        ]
+    );
+    assert_eq!(*e.peer.member_reads.lock().unwrap(), [7]);
+    // A message without mentions reads nothing.
+    e.inbound.publish("a", event(msg(6, 2, json!("无"))));
+    next(&mut e.sub).await;
+    assert_eq!(*e.peer.member_reads.lock().unwrap(), [7]);
+}

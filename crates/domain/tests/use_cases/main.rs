@@ -1,0 +1,13 @@
+//! The domain's use cases against a fake peer, the real OneBot decoders, the
+//! real media fetcher and a real archive store.
+
+mod archive;
+mod inbound;
+mod joined;
+mod media;
+mod media_resolve;
+mod mentions;
+mod read;
+mod render;
+mod send;
+mod tools;

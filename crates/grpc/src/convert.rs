@@ -1,0 +1,682 @@
+//! Conversions between domain types and protobuf messages, at the edge.
+
+use std::time::SystemTime;
+
+use onebot_gateway_client::pb;
+
+use onebot_gateway_config::Locale;
+use onebot_gateway_domain::account::Account;
+use onebot_gateway_domain::error::Error;
+use onebot_gateway_domain::events::{EventFilter, EventKind, StoredEvent};
+use onebot_gateway_domain::media::ids::MediaIds;
+use onebot_gateway_domain::model::{
+    AccountStatus, ChatRef, ConnState, GroupMember, InboundEvent, Message, Segment, TransportKind,
+};
+use onebot_gateway_domain::read::forward::Forward;
+use onebot_gateway_domain::read::groups::{GroupEntry, Groups};
+use onebot_gateway_domain::read::history::History;
+use onebot_gateway_domain::read::members::Members;
+use onebot_gateway_domain::read::message::MessageView;
+use onebot_gateway_domain::read::search::SearchPage;
+use onebot_gateway_domain::render;
+
+/// A timestamp from Unix milliseconds.
+pub fn timestamp_ms(ms: i64) -> prost_types::Timestamp {
+    prost_types::Timestamp {
+        seconds: ms.div_euclid(1000),
+        nanos: (ms.rem_euclid(1000) * 1_000_000) as i32,
+    }
+}
+
+/// A timestamp from Unix seconds.
+pub fn timestamp_secs(secs: i64) -> prost_types::Timestamp {
+    prost_types::Timestamp {
+        seconds: secs,
+        nanos: 0,
+    }
+}
+
+/// The first whole second at or after a timestamp (messages carry second
+/// precision: `since` 10.5 s starts at 11 s, `until` 10.5 s ends before
+/// 11 s).
+pub fn ceil_secs(t: &prost_types::Timestamp) -> i64 {
+    t.seconds.saturating_add(i64::from(t.nanos > 0))
+}
+
+/// The proto connection state.
+pub fn conn_state(state: ConnState) -> pb::ConnectionState {
+    match state {
+        ConnState::Connecting => pb::ConnectionState::Connecting,
+        ConnState::Connected => pb::ConnectionState::Connected,
+        ConnState::Backoff => pb::ConnectionState::Backoff,
+        ConnState::AuthFailed => pb::ConnectionState::AuthFailed,
+        ConnState::NotConfigured => pb::ConnectionState::NotConfigured,
+    }
+}
+
+/// The proto flavor of an adapter's behaviour profile name; unknown names
+/// (a profile the API has no value for yet) are unspecified.
+pub fn flavor(profile: Option<&str>) -> pb::Flavor {
+    match profile {
+        Some("generic") => pb::Flavor::Generic,
+        Some("napcat") => pb::Flavor::Napcat,
+        Some("llonebot") => pb::Flavor::Llonebot,
+        Some("lagrange") => pb::Flavor::Lagrange,
+        Some("snowluma") => pb::Flavor::Snowluma,
+        Some("go-cqhttp") => pb::Flavor::GoCqhttp,
+        _ => pb::Flavor::Unspecified,
+    }
+}
+
+/// The proto transport.
+pub fn transport(t: TransportKind) -> pb::Transport {
+    match t {
+        TransportKind::None => pb::Transport::Unspecified,
+        TransportKind::ForwardWs => pb::Transport::ForwardWebsocket,
+        TransportKind::Http => pb::Transport::Http,
+        TransportKind::ReverseWs => pb::Transport::ReverseWebsocket,
+    }
+}
+
+/// An account with its status snapshot.
+pub fn account(account: &Account, status: &AccountStatus, queue_depth: usize) -> pb::Account {
+    let state = if account.config.has_transport() {
+        status.state
+    } else {
+        ConnState::NotConfigured
+    };
+    pb::Account {
+        account_id: account.id.clone(),
+        self_id: status.self_id,
+        nickname: status.nickname.clone(),
+        implementation: status.implementation.clone(),
+        implementation_version: status.implementation_version.clone(),
+        flavor: flavor(status.profile) as i32,
+        state: conn_state(state) as i32,
+        transport: transport(status.transport) as i32,
+        last_heartbeat: status.last_heartbeat_ms.map(timestamp_ms),
+        queue_depth: i32::try_from(queue_depth).unwrap_or(i32::MAX),
+        last_error: status.last_error.clone(),
+        groups: account.config.groups.clone(),
+        users: account.config.users.clone(),
+        history_anchor: status.history.map_or("", |h| h.anchor).to_owned(),
+        anchor_included: status.history.is_some_and(|h| h.anchor_included),
+        history_anchor_source: status.history.map_or("", |h| h.basis).to_owned(),
+    }
+}
+
+/// A timestamp from a wall-clock time (before 1970 counts as 1970).
+pub fn timestamp_system(t: SystemTime) -> prost_types::Timestamp {
+    let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    prost_types::Timestamp {
+        seconds: i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        nanos: d.subsec_nanos() as i32,
+    }
+}
+
+/// A count as an `int32` field (saturating).
+pub fn count_i32(n: impl TryInto<i32>) -> i32 {
+    n.try_into().unwrap_or(i32::MAX)
+}
+
+/// The chat a request names; `None` when the oneof is unset. Ids are not
+/// checked here (the domain validates them).
+pub fn chat_ref(chat: Option<&pb::Chat>) -> Option<ChatRef> {
+    match chat?.kind? {
+        pb::chat::Kind::GroupId(id) => Some(ChatRef::Group(id)),
+        pb::chat::Kind::UserId(id) => Some(ChatRef::Private(id)),
+    }
+}
+
+/// The proto chat.
+pub fn chat(chat: ChatRef) -> pb::Chat {
+    pb::Chat {
+        kind: Some(match chat {
+            ChatRef::Group(id) => pb::chat::Kind::GroupId(id),
+            ChatRef::Private(id) => pb::chat::Kind::UserId(id),
+        }),
+    }
+}
+
+/// The proto segment (every kind; unknown kinds keep type and data JSON).
+pub fn segment(seg: Segment) -> pb::Segment {
+    use pb::segment::Kind;
+    let kind = match seg {
+        Segment::Text(text) => Kind::Text(pb::TextSegment { text }),
+        Segment::At { user_id, all, name } => Kind::At(pb::AtSegment {
+            user_id: user_id.unwrap_or(0),
+            all,
+            name: name.unwrap_or_default(),
+        }),
+        Segment::Face { id } => Kind::Face(pb::FaceSegment { id }),
+        Segment::Image {
+            file,
+            url,
+            file_size,
+            summary,
+        } => Kind::Image(pb::ImageSegment {
+            file,
+            url,
+            file_size,
+            summary,
+            media_id: String::new(),
+        }),
+        Segment::Record { file, url } => Kind::Record(pb::RecordSegment {
+            file,
+            url,
+            media_id: String::new(),
+        }),
+        Segment::Video { file, url } => Kind::Video(pb::VideoSegment {
+            file,
+            url,
+            media_id: String::new(),
+        }),
+        Segment::File {
+            file,
+            name,
+            file_size,
+            url,
+        } => Kind::File(pb::FileSegment {
+            file,
+            name,
+            file_size,
+            url,
+            media_id: String::new(),
+        }),
+        Segment::Reply { id, quoted } => Kind::Reply(pb::ReplySegment {
+            id,
+            quoted: quoted.map(|m| chat_message(*m)),
+        }),
+        Segment::Forward { id } => Kind::Forward(pb::ForwardSegment { id }),
+        Segment::Json { data } => Kind::Json(pb::JsonSegment { data }),
+        Segment::Xml { data } => Kind::Xml(pb::XmlSegment { data }),
+        Segment::Poke { kind, id } => Kind::Poke(pb::PokeSegment { r#type: kind, id }),
+        Segment::Unknown { kind, data_json } => Kind::Unknown(pb::UnknownSegment {
+            r#type: kind,
+            data_json,
+        }),
+    };
+    pb::Segment { kind: Some(kind) }
+}
+
+/// The proto message, with its rendered `text`.
+pub fn chat_message(msg: Message) -> pb::ChatMessage {
+    let text = render::segments(&msg.segments);
+    pb::ChatMessage {
+        message_id: msg.message_id,
+        message_seq: msg.message_seq,
+        time: Some(timestamp_secs(msg.time)),
+        sender: Some(pb::Sender {
+            user_id: msg.sender.user_id,
+            nickname: msg.sender.nickname,
+            card: msg.sender.card,
+            role: msg.sender.role,
+        }),
+        segments: msg.segments.into_iter().map(segment).collect(),
+        text,
+        chat: Some(chat(msg.chat)),
+    }
+}
+
+/// The proto group member.
+pub fn group_member(m: GroupMember) -> pb::GroupMember {
+    pb::GroupMember {
+        user_id: m.user_id.unwrap_or(0),
+        nickname: m.nickname.into_string(),
+        card: m.card.into_string(),
+        role: m.role.into_string(),
+        title: m.title.into_string(),
+        level: m.level.into_string(),
+        join_time: m.join_time.map(timestamp_secs),
+        last_sent_time: m.last_sent_time.map(timestamp_secs),
+    }
+}
+
+/// The proto group.
+pub fn group(g: &GroupEntry) -> pb::Group {
+    pb::Group {
+        group_id: g.group_id,
+        group_name: g.group_name.clone(),
+        member_count: count_i32(g.member_count),
+        max_member_count: count_i32(g.max_member_count),
+        whitelisted: g.whitelisted,
+        joined: g.joined,
+    }
+}
+
+/// The GetHistory response.
+pub fn history(h: History) -> pb::GetHistoryResponse {
+    pb::GetHistoryResponse {
+        target: h.target,
+        messages: h.messages.into_iter().map(chat_message).collect(),
+        rendered: h.rendered,
+        next_anchor_message_id: h.next_anchor_message_id,
+    }
+}
+
+/// The GetMessage response.
+pub fn message_view(v: MessageView) -> pb::GetMessageResponse {
+    pb::GetMessageResponse {
+        message: Some(chat_message(v.message)),
+        rendered: v.rendered,
+    }
+}
+
+/// The GetForwardMessages response.
+pub fn forward(f: Forward) -> pb::GetForwardMessagesResponse {
+    pb::GetForwardMessagesResponse {
+        messages: f.messages.into_iter().map(chat_message).collect(),
+        rendered: f.rendered,
+    }
+}
+
+/// The SearchMessages response.
+pub fn search(page: &SearchPage) -> pb::SearchMessagesResponse {
+    pb::SearchMessagesResponse {
+        messages: page
+            .messages
+            .iter()
+            .map(|a| chat_message(a.message.clone()))
+            .collect(),
+        rendered: page.rendered.clone(),
+        next_page_token: page.next_page_token.clone(),
+        recalled_message_ids: page
+            .messages
+            .iter()
+            .filter(|a| a.recalled)
+            .map(|a| a.message.message_id)
+            .collect(),
+    }
+}
+
+/// The ListGroupMembers response.
+pub fn members(m: Members) -> pb::ListGroupMembersResponse {
+    pb::ListGroupMembersResponse {
+        group_id: m.group_id,
+        total: count_i32(m.total),
+        shown: count_i32(m.shown()),
+        members: m.members.into_iter().map(group_member).collect(),
+        rendered: m.rendered,
+        fetched_at: Some(timestamp_system(m.fetched_at)),
+        from_cache: m.from_cache,
+    }
+}
+
+/// The ListGroups response.
+pub fn groups(g: &Groups) -> pb::ListGroupsResponse {
+    pb::ListGroupsResponse {
+        groups: g.groups.iter().map(group).collect(),
+        rendered: g.rendered.clone(),
+    }
+}
+
+/// The domain event kind of a proto filter value; `None` for
+/// `EVENT_KIND_UNSPECIFIED` and unknown numbers.
+pub fn event_kind(value: i32) -> Option<EventKind> {
+    Some(match pb::EventKind::try_from(value).ok()? {
+        pb::EventKind::Unspecified => return None,
+        pb::EventKind::Message => EventKind::Message,
+        pb::EventKind::Poke => EventKind::Poke,
+        pb::EventKind::MemberJoined => EventKind::MemberJoined,
+        pb::EventKind::MemberLeft => EventKind::MemberLeft,
+        pb::EventKind::CardChanged => EventKind::CardChanged,
+        pb::EventKind::Lifecycle => EventKind::Lifecycle,
+        pb::EventKind::Connection => EventKind::Connection,
+        pb::EventKind::Unknown => EventKind::Unknown,
+        pb::EventKind::MessageRecalled => EventKind::MessageRecalled,
+    })
+}
+
+/// The event filter of a `StreamEvents` request; `BadRequest` on a chat
+/// without a positive id or an unspecified kind.
+pub fn event_filter(chats: &[pb::Chat], kinds: &[i32]) -> Result<EventFilter, Error> {
+    let mut filter = EventFilter::default();
+    for (i, c) in chats.iter().enumerate() {
+        match chat_ref(Some(c)) {
+            Some(chat @ (ChatRef::Group(id) | ChatRef::Private(id))) if id > 0 => {
+                filter.chats.insert(chat);
+            }
+            _ => {
+                return Err(Error::invalid(
+                    &format!("chats[{i}]"),
+                    "a chat needs a positive group_id or user_id",
+                ));
+            }
+        }
+    }
+    for (i, k) in kinds.iter().enumerate() {
+        let kind = event_kind(*k).ok_or_else(|| {
+            Error::invalid(&format!("kinds[{i}]"), "unknown or unspecified event kind")
+                .with("kind", k)
+        })?;
+        filter.kinds.insert(kind);
+    }
+    Ok(filter)
+}
+
+/// The proto event of a numbered inbound event; `self_id` is the account's
+/// bot QQ number. A message event's `rendered` is its history line in `tz`
+/// with quotes in `locale`'s form, as GetHistory renders it.
+pub fn event(
+    stored: &StoredEvent,
+    self_id: i64,
+    tz: &jiff::tz::TimeZone,
+    locale: Locale,
+) -> pb::Event {
+    use pb::event::Kind as K;
+    let (time, kind) = match &*stored.event {
+        InboundEvent::Message { message, self_sent } => (
+            message.time,
+            K::Message(pb::MessageEvent {
+                rendered: render::history_line_in(message, tz, locale),
+                message: Some(chat_message(message.clone())),
+                self_sent: *self_sent,
+            }),
+        ),
+        InboundEvent::Poke {
+            group_id,
+            user_id,
+            target_id,
+            time,
+        } => (
+            *time,
+            K::Poke(pb::PokeEvent {
+                group_id: *group_id,
+                user_id: *user_id,
+                target_id: *target_id,
+            }),
+        ),
+        InboundEvent::MemberJoined {
+            group_id,
+            user_id,
+            operator_id,
+            time,
+        } => (
+            *time,
+            K::MemberJoined(pb::MemberJoinedEvent {
+                group_id: *group_id,
+                user_id: *user_id,
+                operator_id: *operator_id,
+            }),
+        ),
+        InboundEvent::MemberLeft {
+            group_id,
+            user_id,
+            operator_id,
+            sub_type,
+            time,
+        } => (
+            *time,
+            K::MemberLeft(pb::MemberLeftEvent {
+                group_id: *group_id,
+                user_id: *user_id,
+                operator_id: *operator_id,
+                sub_type: sub_type.clone(),
+            }),
+        ),
+        InboundEvent::CardChanged {
+            group_id,
+            user_id,
+            card_new,
+            card_old,
+            time,
+        } => (
+            *time,
+            K::CardChanged(pb::CardChangedEvent {
+                group_id: *group_id,
+                user_id: *user_id,
+                card_new: card_new.clone(),
+                card_old: card_old.clone(),
+            }),
+        ),
+        InboundEvent::Lifecycle { sub_type, time } => (
+            *time,
+            K::Lifecycle(pb::LifecycleEvent {
+                sub_type: sub_type.clone(),
+            }),
+        ),
+        InboundEvent::Connection { state, detail } => (
+            0,
+            K::Connection(pb::ConnectionEvent {
+                state: conn_state(*state) as i32,
+                detail: detail.clone(),
+            }),
+        ),
+        InboundEvent::MessageRecalled {
+            chat: c,
+            message_id,
+            operator_id,
+            time,
+        } => (
+            *time,
+            K::MessageRecalled(pb::MessageRecalledEvent {
+                chat: Some(chat(*c)),
+                message_id: *message_id,
+                operator_id: *operator_id,
+            }),
+        ),
+        InboundEvent::Unknown {
+            post_type,
+            time,
+            raw,
+            ..
+        } => (
+            *time,
+            K::Unknown(pb::UnknownEvent {
+                post_type: post_type.clone(),
+                raw_json: raw.text().to_string(),
+            }),
+        ),
+    };
+    // The peer's time when it gave one, else when the gateway received it.
+    let time = if time > 0 {
+        timestamp_secs(time)
+    } else {
+        timestamp_ms(stored.received_ms)
+    };
+    pb::Event {
+        account_id: stored.account_id.to_string(),
+        sequence: stored.sequence,
+        time: Some(time),
+        self_id,
+        kind: Some(kind),
+    }
+}
+
+/// Sets the `media_id` of every media segment of `msg` (a message of
+/// `account_id`; none for a message without an id).
+pub fn with_media_ids(ids: &MediaIds, account_id: &str, msg: &mut pb::ChatMessage) {
+    use pb::segment::Kind;
+    if msg.message_id == 0 {
+        return;
+    }
+    let message_id = msg.message_id;
+    for (index, seg) in msg.segments.iter_mut().enumerate() {
+        let slot = match &mut seg.kind {
+            Some(Kind::Image(s)) => &mut s.media_id,
+            Some(Kind::Record(s)) => &mut s.media_id,
+            Some(Kind::Video(s)) => &mut s.media_id,
+            Some(Kind::File(s)) => &mut s.media_id,
+            // A quoted message's media are its own (its id, its indexes).
+            Some(Kind::Reply(r)) => {
+                if let Some(quoted) = r.quoted.as_mut() {
+                    with_media_ids(ids, account_id, quoted);
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        *slot = ids.id(account_id, message_id, index);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use onebot_gateway_onebot::model::{decode_member, decode_message, segments_of};
+
+    #[test]
+    fn every_segment_kind_converts() {
+        use pb::segment::Kind;
+        let segs = segments_of(
+            &json!([
+                {"type": "text", "data": {"text": "t"}},
+                {"type": "at", "data": {"qq": "all"}},
+                {"type": "at", "data": {"qq": 10001, "name": "张三"}},
+                {"type": "face", "data": {"id": "14"}},
+                {"type": "image", "data": {"file": "f", "url": "u", "file_size": "5", "summary": "s"}},
+                {"type": "record", "data": {"file": "f", "url": "u"}},
+                {"type": "video", "data": {"file": "f", "url": "u"}},
+                {"type": "file", "data": {"file": "f", "name": "n", "file_size": 7, "url": "u"}},
+                {"type": "reply", "data": {"id": "-3"}},
+                {"type": "forward", "data": {"id": "fw"}},
+                {"type": "json", "data": {"data": "{}"}},
+                {"type": "xml", "data": {"data": "<x/>"}},
+                {"type": "poke", "data": {"type": "1", "id": "2"}},
+                {"type": "mface", "data": {"k": 1}},
+            ]),
+            None,
+        );
+        let kinds: Vec<Kind> = segs.into_iter().map(|s| segment(s).kind.unwrap()).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                Kind::Text(pb::TextSegment { text: "t".into() }),
+                Kind::At(pb::AtSegment {
+                    user_id: 0,
+                    all: true,
+                    name: String::new()
+                }),
+                Kind::At(pb::AtSegment {
+                    user_id: 10001,
+                    all: false,
+                    name: "张三".into()
+                }),
+                Kind::Face(pb::FaceSegment { id: "14".into() }),
+                Kind::Image(pb::ImageSegment {
+                    file: "f".into(),
+                    url: "u".into(),
+                    file_size: 5,
+                    summary: "s".into(),
+                    media_id: String::new()
+                }),
+                Kind::Record(pb::RecordSegment {
+                    file: "f".into(),
+                    url: "u".into(),
+                    media_id: String::new()
+                }),
+                Kind::Video(pb::VideoSegment {
+                    file: "f".into(),
+                    url: "u".into(),
+                    media_id: String::new()
+                }),
+                Kind::File(pb::FileSegment {
+                    file: "f".into(),
+                    name: "n".into(),
+                    file_size: 7,
+                    url: "u".into(),
+                    media_id: String::new()
+                }),
+                Kind::Reply(pb::ReplySegment {
+                    id: "-3".into(),
+                    quoted: None
+                }),
+                Kind::Forward(pb::ForwardSegment { id: "fw".into() }),
+                Kind::Json(pb::JsonSegment { data: "{}".into() }),
+                Kind::Xml(pb::XmlSegment {
+                    data: "<x/>".into()
+                }),
+                Kind::Poke(pb::PokeSegment {
+                    r#type: "1".into(),
+                    id: "2".into()
+                }),
+                Kind::Unknown(pb::UnknownSegment {
+                    r#type: "mface".into(),
+                    data_json: "{\"k\":1}".into()
+                }),
+            ]
+        );
+    }
+
+    #[test]
+    fn chat_message_carries_text_seq_time_and_chat() {
+        let msg = decode_message(
+            &json!({"message_type": "private", "message_id": -7, "real_seq": "88", "time": 1700000000,
+                    "user_id": 10001, "sender": {"user_id": 10001, "nickname": "张三", "card": "", "role": ""},
+                    "message": "[CQ:reply,id=1]看\n[CQ:image,file=a]"}),
+            None,
+        )
+        .unwrap();
+        let pb = chat_message(msg);
+        assert_eq!(pb.message_id, -7);
+        assert_eq!(pb.message_seq, Some(88));
+        assert_eq!(pb.time, Some(timestamp_secs(1_700_000_000)));
+        assert_eq!(pb.sender.unwrap().nickname, "张三");
+        assert_eq!(pb.text, "看 [图片]");
+        assert_eq!(pb.segments.len(), 3);
+        assert_eq!(chat_ref(pb.chat.as_ref()), Some(ChatRef::Private(10001)));
+    }
+
+    #[test]
+    fn a_resolved_quote_converts_one_level_deep() {
+        let quoted = decode_message(
+            &json!({"message_type": "group", "group_id": 5, "message_id": 1, "user_id": 2,
+                    "sender": {"user_id": 2, "nickname": "张三"}, "message": "大家好"}),
+            None,
+        )
+        .unwrap();
+        let mut msg = quoted.clone();
+        msg.message_id = 3;
+        msg.segments = vec![
+            Segment::Reply {
+                id: "1".into(),
+                quoted: Some(Box::new(quoted)),
+            },
+            Segment::Text("好".into()),
+        ];
+        let pb = chat_message(msg);
+        assert_eq!(pb.text, "好", "text omits the reply");
+        let Some(pb::segment::Kind::Reply(reply)) = &pb.segments[0].kind else {
+            panic!("{:?}", pb.segments[0]);
+        };
+        let q = reply.quoted.as_ref().unwrap();
+        assert_eq!((q.message_id, q.text.as_str()), (1, "大家好"));
+    }
+
+    #[test]
+    fn chat_round_trip_and_unset() {
+        for c in [ChatRef::Group(5), ChatRef::Private(-1)] {
+            assert_eq!(chat_ref(Some(&chat(c))), Some(c));
+        }
+        assert_eq!(chat_ref(Some(&pb::Chat { kind: None })), None);
+        assert_eq!(chat_ref(None), None);
+    }
+
+    #[test]
+    fn members_and_groups_saturate_counts() {
+        let m = group_member(decode_member(
+            &json!({"user_id": 1, "join_time": 1700000000, "level": 5}),
+        ));
+        assert_eq!(
+            (m.user_id, m.role.as_str(), m.level.as_str()),
+            (1, "member", "5")
+        );
+        assert_eq!(m.join_time, Some(timestamp_secs(1_700_000_000)));
+        assert_eq!(m.last_sent_time, None);
+        let g = group(&GroupEntry {
+            group_id: 1,
+            group_name: "g".into(),
+            member_count: i64::MAX,
+            max_member_count: 500,
+            whitelisted: true,
+            joined: true,
+            raw: None,
+        });
+        assert_eq!((g.member_count, g.max_member_count), (i32::MAX, 500));
+        assert_eq!(count_i32(usize::MAX), i32::MAX);
+        let t = timestamp_system(SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(1500));
+        assert_eq!((t.seconds, t.nanos), (1, 500_000_000));
+    }
+}

@@ -1,0 +1,558 @@
+//! Test helpers of the domain: media samples recognised by their magic
+//! numbers, and an in-test [`PeerApi`] that records calls.
+//!
+//! The fake records what a OneBot peer of its flavor would be sent: it
+//! encodes messages and files with the adapter's own encoder
+//! (`onebot::outgoing`), so the tests see the JSON, the base64 and the
+//! shared-directory copies the real adapter produces.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use tokio::sync::{Notify, watch};
+
+use onebot_gateway_config::SharedDir;
+use onebot_gateway_domain::call::Deadline;
+use onebot_gateway_domain::error::{Error, Kind, Result};
+use onebot_gateway_domain::model::{
+    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
+    TransportKind,
+};
+use onebot_gateway_domain::ports::{HistoryPage, OutSegment, PeerApi};
+use onebot_gateway_onebot::{Flavor, outgoing};
+
+/// Lowercase hex SHA-256.
+pub fn sha_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// `len` bytes of `kind` (`jpeg`, `png`, `gif`, `bmp`, `webp`, `mp4`, `mov`,
+/// `webm`, `mkv`, `flv`, `avi`, `text`): the magic header, then
+/// deterministic noise.
+pub fn sample(kind: &str, len: usize) -> Vec<u8> {
+    let mut head: Vec<u8> = match kind {
+        "jpeg" => vec![
+            0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, b'J', b'F', b'I', b'F', 0,
+        ],
+        "png" => b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec(),
+        "gif" => b"GIF89a".to_vec(),
+        "bmp" => b"BM\x36\x00\x0c\x00\x00\x00\x00\x00\x36\x00\x00\x00".to_vec(),
+        "webp" => b"RIFF\x24\x00\x00\x00WEBPVP8 ".to_vec(),
+        "mp4" => b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2".to_vec(),
+        "mov" => b"\x00\x00\x00\x14ftypqt  \x00\x00\x02\x00qt  ".to_vec(),
+        "webm" => {
+            let mut v = vec![
+                0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x84,
+            ];
+            v.extend_from_slice(b"webm");
+            v
+        }
+        "mkv" => {
+            let mut v = vec![
+                0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x88,
+            ];
+            v.extend_from_slice(b"matroska");
+            v
+        }
+        "flv" => b"FLV\x01\x05\x00\x00\x00\x09".to_vec(),
+        "avi" => b"RIFF\x24\x00\x00\x00AVI LIST".to_vec(),
+        "text" => Vec::new(),
+        other => panic!("no sample of kind {other}"),
+    };
+    if kind == "text" {
+        let line = b"plain words, no magic number here.\n";
+        while head.len() < len {
+            head.extend_from_slice(line);
+        }
+        head.truncate(len);
+        return head;
+    }
+    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ len as u64;
+    while head.len() < len {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        head.extend_from_slice(&state.to_le_bytes());
+    }
+    head.truncate(len);
+    head
+}
+
+/// A PNG sample of `len` bytes.
+pub fn png(len: usize) -> Vec<u8> {
+    sample("png", len)
+}
+/// One recorded call of [`FakeApi`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call {
+    /// `send_group_msg`.
+    Send { group_id: i64, message: Value },
+    /// `send_private_msg`.
+    SendPrivate { user_id: i64, message: Value },
+    /// `upload_group_file`.
+    Upload {
+        group_id: i64,
+        file: String,
+        name: String,
+    },
+    /// `upload_private_file`.
+    UploadPrivate {
+        user_id: i64,
+        file: String,
+        name: String,
+    },
+    /// `poke`.
+    Poke { group_id: i64, user_id: i64 },
+    /// `get_msg`.
+    GetMessage { message_id: i64 },
+    /// `delete_msg`.
+    Recall { message_id: i64 },
+    /// `get_group_list` (recorded when a list is set).
+    Groups,
+    /// `get_group_member_list` (recorded when a member list is set).
+    Members { group_id: i64 },
+}
+
+/// A scripted [`PeerApi`]: records calls, answers from a script of
+/// results (success by default), and publishes a status the test controls.
+pub struct FakeApi {
+    flavor: Flavor,
+    shared_dir: Mutex<Option<SharedDir>>,
+    status: watch::Sender<AccountStatus>,
+    calls: Mutex<Vec<Call>>,
+    script: Mutex<VecDeque<Result<()>>>,
+    next_id: Mutex<i64>,
+    stored: Mutex<HashMap<i64, Message>>,
+    /// What `get_groups` answers; `None`: it fails as an unexpected call.
+    groups: Mutex<Option<Vec<i64>>>,
+    /// What `get_group_members` answers for every group; `None`: it fails
+    /// as an unexpected call.
+    members: Mutex<Option<Vec<GroupMember>>>,
+    /// Notified on every call.
+    pub called: Notify,
+    /// When set, calls wait for a permit before answering.
+    pub gate: Mutex<Option<Arc<tokio::sync::Semaphore>>>,
+}
+
+impl FakeApi {
+    /// An online fake of `flavor`.
+    pub fn new(flavor: Flavor) -> Arc<Self> {
+        let (status, _) = watch::channel(AccountStatus {
+            state: ConnState::Connected,
+            transport: TransportKind::ForwardWs,
+            online: true,
+            self_id: 10_001,
+            profile: Some(flavor.name()),
+            ..AccountStatus::default()
+        });
+        Arc::new(Self {
+            flavor,
+            shared_dir: Mutex::new(None),
+            status,
+            calls: Mutex::new(Vec::new()),
+            script: Mutex::new(VecDeque::new()),
+            next_id: Mutex::new(1000),
+            stored: Mutex::new(HashMap::new()),
+            groups: Mutex::new(None),
+            members: Mutex::new(None),
+            called: Notify::new(),
+            gate: Mutex::new(None),
+        })
+    }
+
+    /// Uses `dir` as the account's shared directory (go-cqhttp media).
+    pub fn set_shared_dir(&self, dir: Option<SharedDir>) {
+        *self.shared_dir.lock().unwrap() = dir;
+    }
+
+    /// Sets the account online or offline.
+    pub fn set_online(&self, online: bool) {
+        self.status.send_modify(|s| {
+            s.online = online;
+            s.state = if online {
+                ConnState::Connected
+            } else {
+                ConnState::Backoff
+            };
+            s.transport = if online {
+                TransportKind::ForwardWs
+            } else {
+                TransportKind::None
+            };
+        });
+    }
+
+    /// Queues the results of the next calls (then success again).
+    pub fn script(&self, results: impl IntoIterator<Item = Result<()>>) {
+        self.script.lock().unwrap().extend(results);
+    }
+
+    /// Makes `message` known to `get_message` (by its id).
+    pub fn store(&self, message: Message) {
+        self.stored
+            .lock()
+            .unwrap()
+            .insert(message.message_id, message);
+    }
+
+    /// Sets the groups `get_groups` lists (`None`: it fails).
+    pub fn set_groups(&self, groups: Option<&[i64]>) {
+        *self.groups.lock().unwrap() = groups.map(<[i64]>::to_vec);
+    }
+
+    /// Sets the member list `get_group_members` answers (`None`: it fails).
+    pub fn set_members(&self, members: Option<Vec<GroupMember>>) {
+        *self.members.lock().unwrap() = members;
+    }
+
+    /// Every call so far.
+    pub fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap().clone()
+    }
+
+    /// Texts of the `send_group_msg` calls with one text segment.
+    pub fn texts(&self) -> Vec<String> {
+        self.calls()
+            .into_iter()
+            .filter_map(|c| match c {
+                Call::Send { message, .. } => message
+                    .get(0)
+                    .filter(|s| s["type"] == "text")
+                    .and_then(|s| s["data"]["text"].as_str().map(str::to_string)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    async fn answer(&self, call: Call) -> Result<()> {
+        self.calls.lock().unwrap().push(call);
+        self.called.notify_waiters();
+        let gate = self.gate.lock().unwrap().clone();
+        if let Some(gate) = gate {
+            gate.acquire().await.expect("gate open").forget();
+        }
+        self.script.lock().unwrap().pop_front().unwrap_or(Ok(()))
+    }
+}
+
+#[async_trait::async_trait]
+impl PeerApi for FakeApi {
+    fn status(&self) -> AccountStatus {
+        self.status.borrow().clone()
+    }
+
+    fn watch_status(&self) -> watch::Receiver<AccountStatus> {
+        self.status.subscribe()
+    }
+
+    async fn get_history(
+        &self,
+        _chat: ChatRef,
+        _count: u32,
+        _anchor: Option<i64>,
+        _deadline: Deadline,
+    ) -> Result<HistoryPage> {
+        Err(Error::internal("unexpected get_history"))
+    }
+
+    async fn get_group_members(
+        &self,
+        group_id: i64,
+        _no_cache: Option<bool>,
+        _deadline: Deadline,
+    ) -> Result<Vec<GroupMember>> {
+        let Some(members) = self.members.lock().unwrap().clone() else {
+            return Err(Error::internal("unexpected get_group_members"));
+        };
+        self.answer(Call::Members { group_id }).await?;
+        Ok(members)
+    }
+
+    async fn get_groups(&self, _deadline: Deadline) -> Result<Vec<GroupInfo>> {
+        let Some(groups) = self.groups.lock().unwrap().clone() else {
+            return Err(Error::internal("unexpected get_groups"));
+        };
+        self.answer(Call::Groups).await?;
+        Ok(groups
+            .into_iter()
+            .map(|group_id| GroupInfo {
+                group_id,
+                group_name: format!("群{group_id}"),
+                member_count: 3,
+                max_member_count: 200,
+                raw: Default::default(),
+            })
+            .collect())
+    }
+
+    async fn send_message(
+        &self,
+        chat: ChatRef,
+        segments: &[OutSegment<'_>],
+        _deadline: Deadline,
+    ) -> Result<i64> {
+        let shared = self.shared_dir.lock().unwrap().clone();
+        let mut encoded = outgoing::message(self.flavor, shared.as_ref(), segments).await?;
+        outgoing::inline_media(&mut encoded.message, &encoded.media).await?;
+        let message = encoded.message.clone();
+        self.answer(match chat {
+            ChatRef::Group(group_id) => Call::Send { group_id, message },
+            ChatRef::Private(user_id) => Call::SendPrivate { user_id, message },
+        })
+        .await?;
+        let mut id = self.next_id.lock().unwrap();
+        *id += 1;
+        Ok(*id)
+    }
+
+    async fn upload_file(
+        &self,
+        chat: ChatRef,
+        file: &MediaPayload,
+        name: &str,
+        _deadline: Deadline,
+    ) -> Result<()> {
+        let shared = self.shared_dir.lock().unwrap().clone();
+        let mut sent = outgoing::upload_file(self.flavor, shared.as_ref(), file, name).await?;
+        let media: Vec<_> = sent.media.iter().cloned().collect();
+        outgoing::inline_media(&mut sent.file, &media).await?;
+        let file = match sent.file {
+            serde_json::Value::String(file) => file,
+            other => other.to_string(),
+        };
+        let name = name.to_owned();
+        self.answer(match chat {
+            ChatRef::Group(group_id) => Call::Upload {
+                group_id,
+                file,
+                name,
+            },
+            ChatRef::Private(user_id) => Call::UploadPrivate {
+                user_id,
+                file,
+                name,
+            },
+        })
+        .await
+    }
+
+    async fn poke(&self, group_id: i64, user_id: i64, _deadline: Deadline) -> Result<()> {
+        self.answer(Call::Poke { group_id, user_id }).await
+    }
+
+    async fn get_message(
+        &self,
+        message_id: i64,
+        _chat: Option<ChatRef>,
+        _deadline: Deadline,
+    ) -> Result<Message> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(Call::GetMessage { message_id });
+        self.stored
+            .lock()
+            .unwrap()
+            .get(&message_id)
+            .cloned()
+            .ok_or_else(|| Error::new(Kind::MessageNotFound, "消息不存在"))
+    }
+
+    async fn recall(&self, message_id: i64, _deadline: Deadline) -> Result<()> {
+        self.answer(Call::Recall { message_id }).await
+    }
+
+    async fn get_forward(&self, _forward_id: &str, _deadline: Deadline) -> Result<Vec<Message>> {
+        Err(Error::internal("unexpected get_forward"))
+    }
+
+    fn check_media(&self, kind: MediaKind) -> Result<()> {
+        let shared = self.shared_dir.lock().unwrap().clone();
+        outgoing::check_media(self.flavor, shared.as_ref(), kind)
+    }
+
+    fn media_steps(
+        &self,
+        _media: &onebot_gateway_domain::model::ReceivedMedia,
+    ) -> Vec<onebot_gateway_domain::ports::MediaStep> {
+        Vec::new()
+    }
+
+    async fn fetch_media(
+        &self,
+        _media: &onebot_gateway_domain::model::ReceivedMedia,
+        _step: onebot_gateway_domain::ports::MediaStep,
+        _sink: &mut dyn onebot_gateway_domain::ports::MediaSink,
+        _deadline: Deadline,
+    ) -> Result<onebot_gateway_domain::ports::PeerMedia> {
+        Err(Error::internal("unexpected fetch_media"))
+    }
+
+    async fn media_message(
+        &self,
+        _message_id: i64,
+        _deadline: Deadline,
+    ) -> Result<onebot_gateway_domain::model::Message> {
+        Err(Error::internal("unexpected media_message"))
+    }
+}
+
+/// A gateway over `accounts` with its write side open in
+/// `config.server.data_dir` (URLs fetched through the system resolver);
+/// `shutdown` stops its background tasks and event streams.
+pub fn gateway(
+    config: onebot_gateway_config::Config,
+    accounts: Vec<onebot_gateway_domain::account::Account>,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> onebot_gateway_domain::gateway::Gateway {
+    use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
+    use onebot_gateway_domain::media::staging::MediaStore;
+    use onebot_gateway_domain::store::Store;
+    let data_dir = config.server.data_dir.clone();
+    let store = Store::open(&data_dir).expect("store");
+    let media = MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
+    let urls = Arc::new(onebot_gateway_fetch::Fetcher::new(
+        &config.media,
+        media.clone(),
+        Arc::new(onebot_gateway_fetch::SystemLookup),
+    ));
+    let accounts: Vec<Arc<onebot_gateway_domain::account::Account>> =
+        accounts.into_iter().map(Arc::new).collect();
+    let received_store = onebot_gateway_domain::media::received::ReceivedStore::open(
+        &data_dir,
+        store.clone(),
+        config.media.capture.clone(),
+    )
+    .expect("received store");
+    let received = onebot_gateway_domain::media::download::Received::new(
+        received_store.clone(),
+        urls.clone(),
+        config.media.clone(),
+    );
+    let write = WriteSide::open(WriteParts {
+        config: &config,
+        store,
+        media,
+        urls,
+        accounts: &accounts,
+        recorder: None,
+        shutdown: shutdown.clone(),
+        received: Some(received_store),
+    })
+    .expect("write side");
+    let events = Arc::new(onebot_gateway_domain::events::EventHub::bounded(
+        config.events.buffer_size,
+        config.events.buffer_bytes,
+        shutdown.clone(),
+    ));
+    let inbound = onebot_gateway_domain::inbound::Inbound::new(
+        events.clone(),
+        Arc::new(onebot_gateway_domain::quotes::Quotes::default()),
+        shutdown,
+    );
+    inbound.attach(&accounts);
+    onebot_gateway_domain::gateway::Gateway::new(onebot_gateway_domain::gateway::GatewayParts {
+        config: Arc::new(config),
+        accounts,
+        events,
+        inbound,
+        write,
+        received,
+        archive: None,
+    })
+    .expect("gateway")
+}
+
+/// [`gateway`] with the durable parts too: the event hub over a journal and
+/// the message archive (both SQLite files in `config.server.data_dir`), with
+/// the archive's ingest task running until `shutdown`.
+pub fn gateway_with_archive(
+    config: onebot_gateway_config::Config,
+    accounts: Vec<onebot_gateway_domain::account::Account>,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> onebot_gateway_domain::gateway::Gateway {
+    use onebot_gateway_domain::archive::recorder::SentRecorder;
+    use onebot_gateway_domain::archive::service::{Archive, ArchiveParts};
+    use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
+    use onebot_gateway_domain::media::staging::MediaStore;
+    use onebot_gateway_domain::store::Store;
+    let data_dir = config.server.data_dir.clone();
+    let store = Store::open(&data_dir).expect("store");
+    let media = MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
+    let urls = Arc::new(onebot_gateway_fetch::Fetcher::new(
+        &config.media,
+        media.clone(),
+        Arc::new(onebot_gateway_fetch::SystemLookup),
+    ));
+    let accounts: Vec<Arc<onebot_gateway_domain::account::Account>> =
+        accounts.into_iter().map(Arc::new).collect();
+    let journal: Arc<dyn onebot_gateway_domain::journal::EventJournal> =
+        Arc::new(onebot_gateway_store::journal::SqliteJournal::open(&data_dir).expect("journal"));
+    let events = onebot_gateway_domain::events::EventHub::durable(
+        config.events.buffer_size,
+        config.events.buffer_bytes,
+        shutdown.clone(),
+        shutdown.clone(),
+        journal,
+        true,
+    )
+    .expect("event hub");
+    let journal = events.journal().expect("durable hub").clone();
+    let archive_store: Arc<dyn onebot_gateway_domain::archive::store::ArchiveStore> =
+        Arc::new(onebot_gateway_store::sqlite::SqliteArchive::open(&data_dir).expect("archive"));
+    let (archive, inputs) = Archive::new(ArchiveParts {
+        config: config.archive.clone(),
+        store: archive_store,
+        journal: journal.clone(),
+        accounts: accounts.clone(),
+        checkpoint: journal.opened_checkpoint(),
+    });
+    tokio::spawn(onebot_gateway_domain::archive::ingest::run(
+        archive.clone(),
+        inputs,
+        shutdown.clone(),
+    ));
+    let received_store = onebot_gateway_domain::media::received::ReceivedStore::open(
+        &data_dir,
+        store.clone(),
+        config.media.capture.clone(),
+    )
+    .expect("received store");
+    let received = onebot_gateway_domain::media::download::Received::new(
+        received_store.clone(),
+        urls.clone(),
+        config.media.clone(),
+    );
+    let write = WriteSide::open(WriteParts {
+        config: &config,
+        store,
+        media,
+        urls,
+        accounts: &accounts,
+        recorder: Some(SentRecorder::new(
+            journal,
+            Arc::new(archive.chats().clone()),
+        )),
+        shutdown: shutdown.clone(),
+        received: Some(received_store),
+    })
+    .expect("write side");
+    let inbound = onebot_gateway_domain::inbound::Inbound::new(
+        events.clone(),
+        Arc::new(onebot_gateway_domain::quotes::Quotes::default()),
+        shutdown.clone(),
+    );
+    inbound.attach(&accounts);
+    onebot_gateway_domain::gateway::Gateway::new(onebot_gateway_domain::gateway::GatewayParts {
+        config: Arc::new(config),
+        accounts,
+        events,
+        inbound,
+        write,
+        received,
+        archive: Some(archive),
+    })
+    .expect("gateway")
+}

@@ -1,7 +1,0 @@
-//! The write use cases: SendMessage, PokeMember and RecallMessage (see
-//! [`crate::domain::delivery`] for what they stand on).
-
-pub mod chunk;
-pub mod poke;
-pub mod recall;
-pub mod send;
