@@ -58,9 +58,9 @@ ROWS=(
   "exposure::an_empty_or_corrupted_store_file_is_refused_naming_it_and_the_remedy|zero-length gateway.redb, onebot-ids.redb, journal.sqlite3, archive.sqlite3; garbage SQLite stores|start refused naming the file, what is lost and the remedy; file unchanged"
   "exposure::data_files_and_directories_are_owner_only|data directory, stores, SQLite side files, staging, a staged upload|0700 directories, 0600 files"
   "exposure::a_fifo_is_refused_and_outside_reads_as_missing|a FIFO under media_roots; a path outside the roots beside a missing one|FIFO refused (PATH_NOT_FOUND) without blocking; outside and missing: one code, reason and message; nothing sent"
-  "lib::domain::events::tests::a_stalled_subscriber_holds_no_event_the_buffer_let_go|an event subscriber that never reads while the resume buffer turns over by bytes|the events it did not read are freed with the buffer; it gets EVENT_STREAM_LAGGED naming what it missed"
-  "lib::archive::journal::tests::submitters_wait_while_the_writer_holds_its_bytes|4 MiB events submitted while the journal's writer is stalled on its disk|at most 32 MiB and one entry queued; the submitter waits, then every event goes through in order"
-  "lib::mcp::tests::a_batch_of_tool_calls_is_refused_and_runs_nothing|a JSON-RPC batch of two qq_send tool calls in one POST|refused whole (4xx), nothing reaches the peer; single calls still served"
+  "domain::events::tests::a_stalled_subscriber_holds_no_event_the_buffer_let_go|an event subscriber that never reads while the resume buffer turns over by bytes|the events it did not read are freed with the buffer; it gets EVENT_STREAM_LAGGED naming what it missed"
+  "store::journal::tests::submitters_wait_while_the_writer_holds_its_bytes|4 MiB events submitted while the journal's writer is stalled on its disk|at most 32 MiB and one entry queued; the submitter waits, then every event goes through in order"
+  "mcp::tests::a_batch_of_tool_calls_is_refused_and_runs_nothing|a JSON-RPC batch of two qq_send tool calls in one POST|refused whole (4xx), nothing reaches the peer; single calls still served"
   "media::media_ids_of_a_routed_read_belong_to_the_routed_account|GetHistory and GetMessage routed by x-onebot-account with an empty account_id|the media ids they return download on the routed account"
   "exposure::malformed_protobuf_is_invalid_argument_not_internal|invalid protobuf bytes over raw HTTP/2 (unary, server stream, upload, health)|INVALID_ARGUMENT INVALID_REQUEST, never INTERNAL"
 )
@@ -70,14 +70,18 @@ set +e
 cargo test -p onebot-gateway-tests --test e2e -- hardening:: faults:: proxy:: fuzz:: shares:: \
   exposure:: redaction:: media::media_ids_of_a_routed_read \
   >"$WORK/e2e.log" 2>&1
-cargo test -p onebot-gateway --lib -- events::tests:: archive::journal::tests:: mcp::tests:: \
-  >"$WORK/lib.log" 2>&1
+cargo test -p onebot-gateway-domain --lib -- events::tests:: >"$WORK/lib-domain.log" 2>&1
+cargo test -p onebot-gateway-store --lib -- journal::tests:: >"$WORK/lib-store.log" 2>&1
+cargo test -p onebot-gateway-mcp --lib -- tests:: >"$WORK/lib-mcp.log" 2>&1
 cargo test -p onebot-gateway --test kill9 --test shard --test memory --test adapter \
   >"$WORK/server.log" 2>&1
 set -e
 # "test <module>::<name> ... ok"; the server's test files are the module there.
 sed -n 's/^test \(.*\) \.\.\. \(ok\|FAILED\)$/\1 \2/p' "$WORK/e2e.log" >"$WORK/results"
-sed -n 's/^test \(.*\) \.\.\. \(ok\|FAILED\)$/lib::\1 \2/p' "$WORK/lib.log" >>"$WORK/results"
+# A crate's unit tests: the crate is the module there.
+for crate in domain store mcp; do
+  sed -n "s/^test \(.*\) \.\.\. \(ok\|FAILED\)$/$crate::\1 \2/p" "$WORK/lib-$crate.log" >>"$WORK/results"
+done
 awk '/Running tests\/kill9.rs/ {m="kill9"} /Running tests\/shard.rs/ {m="shard"}
      /Running tests\/memory.rs/ {m="memory"} /Running tests\/adapter.rs/ {m="adapter"}
      /^test .* \.\.\. (ok|FAILED)$/ {print m "::" $2, $4}' "$WORK/server.log" >>"$WORK/results"
@@ -112,6 +116,6 @@ fi
 echo "faults survived $survived/$total, bad inputs tried $inputs, lost $lost"
 if [ ${#failed[@]} -ne 0 ]; then
   echo "see the test output:" >&2
-  grep -A30 -- '---- ' "$WORK/e2e.log" "$WORK/lib.log" "$WORK/server.log" >&2 || true
+  grep -A30 -- '---- ' "$WORK/e2e.log" "$WORK"/lib-*.log "$WORK/server.log" >&2 || true
   exit 1
 fi

@@ -81,9 +81,8 @@ stage_test() {
   else
     echo "NOTICE: PostgreSQL could not start here; the archive's PostgreSQL tests are skipped"
   fi
-  # Includes the module-structure check (server/tests/architecture.rs): no
-  # import cycle between files or folders of server/src, layers import only
-  # downwards.
+  # Includes the layering check (server/tests/architecture.rs): each crate
+  # depends only on the layers under it.
   step "cargo test"
   cargo test --workspace
 }

@@ -4,16 +4,16 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use crate::archive::{ArchiveReport, INBOUND_RATE, LATENCY_TARGET, SEARCH_ROWS, SEARCH_TARGET};
 use crate::decode::{self, DecodeRow};
 use crate::load::median;
 use crate::machine::Machine;
+use crate::mcp::{MCP_CONCURRENCIES, MCP_TARGET, McpRound};
 use crate::procs::BENCH_GROUP;
 use crate::rounds::{HopRound, PageRow, ReplayRound, StartSample, med};
 use crate::scale::{self, Scale};
 use crate::upload::{DirectUpload, PAYLOAD_BYTES, UPLOAD_CONCURRENCY, UploadSample, Uploads};
 use crate::workload::{CONCURRENCIES, HISTORY_COUNT};
-use crate::archive::{ArchiveReport, INBOUND_RATE, LATENCY_TARGET, SEARCH_ROWS, SEARCH_TARGET};
-use crate::mcp::{MCP_CONCURRENCIES, MCP_TARGET, McpRound};
 
 /// Target: gateway p50 ≤ this × (echo p50 + direct p50).
 pub const HOP_TARGET: f64 = 1.3;

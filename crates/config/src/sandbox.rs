@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::ConfigError;
 use super::check::Key;
+use super::flavor::FlavorChoice;
 
 /// The embedded sandbox peer.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -46,7 +47,8 @@ impl SandboxConfig {
     /// Checks `[sandbox]`: the flavor is one the sandbox can imitate.
     pub(super) fn validate(&self) -> Result<(), ConfigError> {
         Key::new("sandbox").field("flavor").ensure(
-            self.flavor.parse::<onebot_sandbox::Flavor>().is_ok(),
+            FlavorChoice::parse(&self.flavor)
+                .is_some_and(|f| !matches!(f, FlavorChoice::Auto | FlavorChoice::Generic)),
             format!(
                 "unknown flavor {:?}; expected napcat, llonebot, lagrange, snowluma or go-cqhttp",
                 self.flavor

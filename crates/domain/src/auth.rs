@@ -18,7 +18,7 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-pub use crate::caller::{Caller, TokenScope};
+use crate::caller::{Caller, TokenScope};
 use crate::error::{Error, Kind};
 use onebot_gateway_config::{Access, AuthConfig};
 

@@ -21,7 +21,8 @@ use tower::{Layer, Service};
 
 use crate::rpc::{self, Class, HttpService, ResponseFuture};
 use onebot_gateway_config::AuthConfig;
-use onebot_gateway_domain::auth::{Authenticator, Caller, Rejection};
+use onebot_gateway_domain::auth::{Authenticator, Rejection};
+use onebot_gateway_domain::caller::Caller;
 use onebot_gateway_telemetry::metrics as m;
 
 /// The caller of a request (anonymous when the auth layer did not run).

@@ -30,7 +30,7 @@ use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
 use tonic_health::server::HealthService;
 
 use onebot_gateway_config::LimitsConfig;
-use onebot_gateway_domain::auth::Caller;
+use onebot_gateway_domain::caller::Caller;
 use onebot_gateway_domain::error::{Error, Kind};
 
 /// Set by the auth layer on a request served without a token while

@@ -39,7 +39,7 @@ use tower::{Layer, Service};
 use crate::body::{ArrivalBody, LimitedBody, ObservedBody};
 use crate::rpc::{self, Class, HttpService, ResponseFuture};
 use onebot_gateway_config::LimitsConfig;
-use onebot_gateway_domain::auth::Caller;
+use onebot_gateway_domain::caller::Caller;
 use onebot_gateway_domain::error::{Error, Kind};
 use onebot_gateway_domain::shares::{self, Refusal, Shares, Slot};
 use onebot_gateway_telemetry::metrics as m;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use futures_util::stream::BoxStream;
 use serde_json::{Map, Value};
 
-use onebot_gateway_domain::auth::Caller;
+use onebot_gateway_domain::caller::Caller;
 use onebot_gateway_domain::model::ChatRef;
 
 /// A JSON object (a JSON Schema, structured content).

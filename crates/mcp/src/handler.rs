@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::backend::{Backend, BackendError, ChatResource, ToolInfo, ToolResult};
 use super::resources::MIME_TYPE;
-use onebot_gateway_domain::auth::Caller;
+use onebot_gateway_domain::caller::Caller;
 use onebot_gateway_domain::model::ChatRef;
 use onebot_gateway_domain::shares::Shares;
 

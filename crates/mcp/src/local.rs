@@ -12,8 +12,8 @@ use super::backend::{
     Backend, BackendError, ChatResource, JsonObject, MessageChats, ToolImage, ToolInfo, ToolResult,
 };
 use super::resources::LATEST;
-use onebot_gateway_domain::auth::Caller;
 use onebot_gateway_domain::call::{CallCtx, Deadline};
+use onebot_gateway_domain::caller::Caller;
 use onebot_gateway_domain::error::{Error, Kind};
 use onebot_gateway_domain::events::{EventFilter, EventKind, Subscription};
 use onebot_gateway_domain::gateway::Gateway;

@@ -281,7 +281,11 @@ async fn peer_file(
     let Some(shared) = shared else {
         return Err(unsupported_by_peer(media.kind));
     };
-    let file_name = format!("ogw-{}-{}", random_hex(8), safe_component(name));
+    let file_name = format!(
+        "ogw-{}-{}",
+        onebot_gateway_domain::media::staging::random_hex(8),
+        safe_component(name)
+    );
     let local = shared.local.join(&file_name);
     copy_to(media, &local).await?;
     let guard = SharedCopy(local);
@@ -375,10 +379,4 @@ fn safe_component(name: &str) -> String {
     } else {
         cleaned
     }
-}
-
-fn random_hex(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    rand::rng().fill(buf.as_mut_slice());
-    hex::encode(buf)
 }

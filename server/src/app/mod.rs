@@ -45,9 +45,9 @@ use onebot_gateway_domain::gateway::Gateway;
 ///
 /// A gateway's tasks are short and wait on sockets, so on the
 /// work-stealing scheduler each call also pays for waking idle workers and
-/// handing tasks between cores: GetHistory on a peer that answers at once
-/// costs ~92 µs of CPU per call on two workers and ~70 µs on one thread,
-/// which still serves ~12 000 such calls a second.
+/// handing tasks between cores; one thread spends less CPU per call and
+/// serves as many calls as one core can (`bench/RESULTS.md`, "On one
+/// thread").
 pub fn runtime(worker_threads: usize) -> std::io::Result<tokio::runtime::Runtime> {
     let mut builder = match worker_threads {
         1 => tokio::runtime::Builder::new_current_thread(),

@@ -1,17 +1,18 @@
 //! The embedded sandbox: with no account configured, a real OneBot v11 peer
 //! on loopback and a `default` account pointing at it.
 
-use onebot_gateway_config::{AccountConfig, Config, DEFAULT_ACCOUNT};
+use onebot_gateway_config::{AccountConfig, Config, DEFAULT_ACCOUNT, FlavorChoice};
 
 /// Starts the built-in sandbox peer on `sandbox.listen` and adds the
 /// `default` account pointing at it, whitelisting `sandbox.groups` and
 /// `sandbox.users`.
 pub async fn start(config: &mut Config) -> anyhow::Result<onebot_sandbox::Sandbox> {
-    let flavor: onebot_sandbox::Flavor = config
-        .sandbox
-        .flavor
-        .parse()
-        .map_err(|e| anyhow::anyhow!("sandbox.flavor: {e}"))?;
+    let flavor = sandbox_flavor(&config.sandbox.flavor).ok_or_else(|| {
+        anyhow::anyhow!(
+            "sandbox.flavor: unknown flavor {:?}; expected napcat, llonebot, lagrange, snowluma or go-cqhttp",
+            config.sandbox.flavor
+        )
+    })?;
     let sandbox = onebot_sandbox::Sandbox::start(onebot_sandbox::SandboxConfig {
         listen: config.sandbox.listen,
         ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
@@ -54,4 +55,40 @@ pub async fn start(config: &mut Config) -> anyhow::Result<onebot_sandbox::Sandbo
         },
     );
     Ok(sandbox)
+}
+
+/// The implementation `[sandbox] flavor` names, read with the same names as
+/// an account's `flavor`; `auto` and `generic` name none.
+fn sandbox_flavor(setting: &str) -> Option<onebot_sandbox::Flavor> {
+    Some(match FlavorChoice::parse(setting)? {
+        FlavorChoice::NapCat => onebot_sandbox::Flavor::NapCat,
+        FlavorChoice::LlOneBot => onebot_sandbox::Flavor::LlOneBot,
+        FlavorChoice::Lagrange => onebot_sandbox::Flavor::Lagrange,
+        FlavorChoice::SnowLuma => onebot_sandbox::Flavor::SnowLuma,
+        FlavorChoice::GoCqhttp => onebot_sandbox::Flavor::GoCqhttp,
+        FlavorChoice::Auto | FlavorChoice::Generic => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sandbox_flavor;
+
+    #[test]
+    fn the_config_and_the_sandbox_read_a_flavor_alike() {
+        for (name, display) in [
+            ("napcat", "napcat"),
+            ("LLBot", "llonebot"),
+            ("lagrange.onebot", "lagrange"),
+            (" snowluma ", "snowluma"),
+            ("gocqhttp", "go-cqhttp"),
+        ] {
+            let flavor = sandbox_flavor(name).unwrap();
+            assert_eq!(flavor.to_string(), display, "{name}");
+            assert_eq!(display.parse::<onebot_sandbox::Flavor>().unwrap(), flavor);
+        }
+        for name in ["auto", "", "generic", "kritor"] {
+            assert_eq!(sandbox_flavor(name), None, "{name:?}");
+        }
+    }
 }

@@ -19,7 +19,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use clap::Args;
 use onebot_gateway_client::{Client, Error, pb};
-use onebot_gateway_domain::auth::Caller;
+use onebot_gateway_domain::caller::Caller;
 use onebot_gateway_domain::model::ChatRef;
 use onebot_gateway_domain::tools::ToolName;
 use onebot_gateway_mcp::backend::{JsonObject, MessageChats};

@@ -9,7 +9,7 @@
 //! the wait plus the pacing of the messages beyond the bursts would pass the
 //! caller's deadline.
 //! Once admitted, a job is sent to the end even if the caller goes away, so
-//! a request is never cut in half by the gateway. Just before each frame the
+//! a request is never cut in half by the gateway. Just before each part the
 //! chat is checked against the whitelist (`groups`, `users`) again.
 //!
 //! The sender also owns the flush of the account's offline queue: when the
@@ -43,7 +43,7 @@ pub const TICK: Duration = Duration::from_secs(15);
 
 /// One message (or file upload) of a request.
 #[derive(Debug)]
-pub enum Frame {
+pub enum Part {
     /// A text chunk.
     Text(String),
     /// An image (one per message).
@@ -60,7 +60,7 @@ pub enum Frame {
 /// What went out of a job.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Delivery {
-    /// Frames delivered (acknowledged by the peer).
+    /// Parts delivered (acknowledged by the peer).
     pub sent: usize,
     /// Message ids of the delivered messages, in order (file uploads have
     /// none).
@@ -88,7 +88,7 @@ const ABANDONED: u8 = 2;
 pub struct Job {
     chat: ChatRef,
     lead: Lead,
-    frames: Vec<Frame>,
+    parts: Vec<Part>,
     deadline: Option<Instant>,
     state: Arc<AtomicU8>,
     reply: oneshot::Sender<Outcome>,
@@ -150,14 +150,14 @@ impl Outbound {
     }
 
     /// Hands a request to `chat` to the sender and waits for its outcome;
-    /// `lead` goes in front of the first frame's message. When the request
+    /// `lead` goes in front of the first part's message. When the request
     /// is still waiting for its turn at `deadline`, it is withdrawn and
     /// refused with `RateLimited`; once started it runs to its end.
     pub async fn send(
         &self,
         chat: ChatRef,
         lead: Lead,
-        frames: Vec<Frame>,
+        parts: Vec<Part>,
         deadline: Option<Instant>,
     ) -> Result<Outcome> {
         let (reply, rx) = oneshot::channel();
@@ -165,7 +165,7 @@ impl Outbound {
         let job = Job {
             chat,
             lead,
-            frames,
+            parts,
             deadline,
             state: state.clone(),
             reply,
@@ -320,7 +320,7 @@ impl Sender {
         let Job {
             chat,
             lead,
-            frames,
+            parts,
             deadline,
             state,
             mut reply,
@@ -343,7 +343,7 @@ impl Sender {
             .retry_after(wait);
             return refuse(reply, with_chat(e, chat));
         }
-        let n = u32::try_from(frames.len()).unwrap_or(u32::MAX);
+        let n = u32::try_from(parts.len()).unwrap_or(u32::MAX);
         let (pacing, pacing_scope) = self.limits.pacing(chat, n);
         let mut waited = Duration::ZERO;
         loop {
@@ -392,7 +392,7 @@ impl Sender {
             ..Delivery::default()
         };
         let mut error = None;
-        for (i, frame) in frames.iter().enumerate() {
+        for (i, part) in parts.iter().enumerate() {
             if !self.whitelisted(chat) {
                 error = Some(not_allowed_chat(chat));
                 break;
@@ -401,7 +401,7 @@ impl Sender {
                 .pace(chat, u32::try_from(i).unwrap_or(u32::MAX))
                 .await;
             let first = (i == 0).then_some(&lead);
-            match self.send_frame(chat, frame, first).await {
+            match self.send_part(chat, part, first).await {
                 Ok(id) => {
                     delivery.sent += 1;
                     delivery.message_ids.extend(id);
@@ -428,46 +428,46 @@ impl Sender {
         let _ = reply.send(Outcome { delivery, error });
     }
 
-    /// Sends one frame, led by `lead` when given (the request's first
-    /// frame); returns the message id (none for file uploads). Frames carry
+    /// Sends one part, led by `lead` when given (the request's first
+    /// part); returns the message id (none for file uploads). Parts carry
     /// no caller deadline: once admitted, a job runs to its end. An
     /// acknowledged message is recorded for the archive before this returns.
-    async fn send_frame(
+    async fn send_part(
         &self,
         chat: ChatRef,
-        frame: &Frame,
+        part: &Part,
         lead: Option<&Lead>,
     ) -> Result<Option<i64>> {
-        let id = self.send_frame_to(chat, frame, lead).await?;
+        let id = self.send_part_to(chat, part, lead).await?;
         if let (Some(recorder), Some(id)) = (&self.recorder, id) {
             recorder
-                .record(&self.account, chat, id, sent_segments(frame, lead))
+                .record(&self.account, chat, id, sent_segments(part, lead))
                 .await;
         }
         Ok(id)
     }
 
-    async fn send_frame_to(
+    async fn send_part_to(
         &self,
         chat: ChatRef,
-        frame: &Frame,
+        part: &Part,
         lead: Option<&Lead>,
     ) -> Result<Option<i64>> {
-        let result = match frame {
-            Frame::Text(text) => {
+        let result = match part {
+            Part::Text(text) => {
                 self.send_one(chat, lead, Some(OutSegment::Text(text)))
                     .await
             }
-            Frame::Image(media) => {
+            Part::Image(media) => {
                 self.send_one(chat, lead, Some(OutSegment::Image(media)))
                     .await
             }
-            Frame::Video(media) => {
+            Part::Video(media) => {
                 self.send_one(chat, lead, Some(OutSegment::Video(media)))
                     .await
             }
-            Frame::Lead => self.send_one(chat, lead, None).await,
-            Frame::File(media, name) => self
+            Part::Lead => self.send_one(chat, lead, None).await,
+            Part::File(media, name) => self
                 .account
                 .peer
                 .upload_file(chat, media, name, Deadline::NONE)
@@ -577,12 +577,12 @@ impl Sender {
                     Err((wait, _)) => tokio::time::sleep(wait).await,
                 }
             }
-            let frame = match entry.chunks.get(entry.sent) {
-                Some(text) => Frame::Text(text.clone()),
-                None => Frame::Lead,
+            let part = match entry.chunks.get(entry.sent) {
+                Some(text) => Part::Text(text.clone()),
+                None => Part::Lead,
             };
             let first = (entry.sent == 0).then_some(&entry.lead);
-            match self.send_frame(chat, &frame, first).await {
+            match self.send_part(chat, &part, first).await {
                 Ok(_) => {
                     entry.sent += 1;
                     m::sent_messages(id, 1);
@@ -612,8 +612,8 @@ impl Sender {
     }
 }
 
-/// The segments a frame sent (its lead first), as the archive keeps them.
-fn sent_segments(frame: &Frame, lead: Option<&Lead>) -> Vec<Segment> {
+/// The segments a part sent (its lead first), as the archive keeps them.
+fn sent_segments(part: &Part, lead: Option<&Lead>) -> Vec<Segment> {
     let mut out = Vec::new();
     if let Some(lead) = lead {
         out.extend(lead.reply_to.map(|id| Segment::Reply {
@@ -633,20 +633,20 @@ fn sent_segments(frame: &Frame, lead: Option<&Lead>) -> Vec<Segment> {
             });
         }
     }
-    out.extend(match frame {
-        Frame::Lead => None,
-        Frame::Text(text) => Some(Segment::Text(text.clone())),
-        Frame::Image(m) => Some(Segment::Image {
+    out.extend(match part {
+        Part::Lead => None,
+        Part::Text(text) => Some(Segment::Text(text.clone())),
+        Part::Image(m) => Some(Segment::Image {
             file: m.source_name.clone(),
             url: String::new(),
             file_size: i64::try_from(m.size).unwrap_or(i64::MAX),
             summary: String::new(),
         }),
-        Frame::Video(m) => Some(Segment::Video {
+        Part::Video(m) => Some(Segment::Video {
             file: m.source_name.clone(),
             url: String::new(),
         }),
-        Frame::File(m, name) => Some(Segment::File {
+        Part::File(m, name) => Some(Segment::File {
             file: m.source_name.clone(),
             name: name.clone(),
             file_size: i64::try_from(m.size).unwrap_or(i64::MAX),

@@ -19,6 +19,7 @@ use super::received::{BlobWriter, Gone, ItemMeta, Kept, Lookup, ReceivedStore, S
 use super::resolve::UrlSource;
 use crate::call::Deadline;
 use crate::error::{Error, Kind, Result};
+use crate::model::media::is_http_url;
 use crate::model::{ReceivedKind, ReceivedMedia};
 use crate::ports::{MediaStep, PeerApi, PeerMedia};
 use onebot_gateway_config::MediaConfig;
@@ -162,7 +163,7 @@ impl Received {
         let mut writer = self.store.writer(limit).await?;
         let name = match step {
             MediaStep::SegmentUrl => {
-                if !is_http(&media.url) {
+                if !is_http_url(&media.url) {
                     return Ok(None);
                 }
                 self.fetch_url(&media.url, &mut writer).await?
@@ -172,7 +173,7 @@ impl Received {
                 let url = ReceivedMedia::of(&fresh, media.index)
                     .map(|m| m.url)
                     .unwrap_or_default();
-                if !is_http(&url) || url == media.url {
+                if !is_http_url(&url) || url == media.url {
                     return Ok(None);
                 }
                 self.fetch_url(&url, &mut writer).await?
@@ -313,11 +314,6 @@ fn gone(media_id: &str, why: Gone, when_ms: i64) -> Error {
             Gone::Evicted => "evicted",
         },
     )
-}
-
-fn is_http(url: &str) -> bool {
-    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
-    lower.starts_with("http://") || lower.starts_with("https://")
 }
 
 /// The name to report: the peer's (a converted voice record's tells its

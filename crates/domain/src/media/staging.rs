@@ -462,7 +462,9 @@ fn valid_id(id: &str) -> bool {
     id.len() == 33 && id.starts_with('m') && id[1..].bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-fn random_hex(bytes: usize) -> String {
+/// `bytes` random bytes as lowercase hex: names no one can guess (media ids,
+/// temporary and shared-directory files).
+pub fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
     rand::rng().fill(buf.as_mut_slice());
     hex::encode(buf)

@@ -205,6 +205,12 @@ fn read_file_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::R
     own.read_exact(buf)
 }
 
+/// Whether `s` is an `http://` or `https://` URL, the scheme in any case.
+pub fn is_http_url(s: &str) -> bool {
+    let scheme = s.get(..8).unwrap_or(s).to_ascii_lowercase();
+    scheme.starts_with("http://") || scheme.starts_with("https://")
+}
+
 /// Reads from `r` until `buf` is full or the end of the stream; returns how
 /// many bytes were read.
 pub fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -216,4 +222,24 @@ pub fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
         }
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_http_url;
+
+    #[test]
+    fn http_urls_are_told_by_their_scheme_in_any_case() {
+        for url in [
+            "http://a/b.png",
+            "https://a/b.png",
+            "HTTPS://A/B.PNG",
+            "Http://x",
+        ] {
+            assert!(is_http_url(url), "{url}");
+        }
+        for other in ["/tmp/a.png", "media:m1", "ftp://a/b", "https:", "", "htt"] {
+            assert!(!is_http_url(other), "{other}");
+        }
+    }
 }

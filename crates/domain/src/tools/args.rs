@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 
 use super::js::{MAX_SAFE_INTEGER, exact_int, js_number, safe_integer, safe_positive, trim_js};
 use crate::model::ChatRef;
+use crate::model::media::is_http_url;
 use onebot_gateway_config::DEFAULT_ACCOUNT;
 
 /// Why a tool call's arguments were refused (before any peer call).
@@ -701,8 +702,7 @@ pub fn parse_media(s: &str) -> Option<MediaArg> {
     if let Some(id) = s.strip_prefix("media:") {
         return (!id.trim().is_empty()).then(|| MediaArg::MediaId(id.to_owned()));
     }
-    let lower = s.get(..8).unwrap_or(s).to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") {
+    if is_http_url(s) {
         return Some(MediaArg::Url(s.to_owned()));
     }
     std::path::Path::new(s)

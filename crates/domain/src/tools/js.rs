@@ -1,8 +1,8 @@
 //! The JavaScript number rules of the tool arguments.
 //!
-//! The tools' rules come from JavaScript implementations: `count`/`limit`
-//! are used when `typeof x === "number"` and finite, truncated towards
-//! zero, then clamped; `groupId` strings go through `Number()`.
+//! Tool arguments read numbers as JavaScript does: `count`/`limit` are
+//! used when `typeof x === "number"` and finite, truncated towards zero,
+//! then clamped; `groupId` strings go through `Number()`.
 //! [`js_number`] implements `Number(string)` (ECMAScript `StringToNumber`):
 //! surrounding JS white space trimmed, empty is 0, `0x`/`0o`/`0b` integers,
 //! `Infinity`, decimal literals with exponents; anything else is NaN. A JSON

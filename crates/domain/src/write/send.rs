@@ -1,6 +1,6 @@
 //! The SendMessage use case.
 //!
-//! Order of checks, all before the first frame: the account; the idempotency
+//! Order of checks, all before the first part: the account; the idempotency
 //! key's length; the target (not both a group and a user); content
 //! (something to send, text length, image and video counts, the quote and
 //! mentions, each media source's form); the chat (a private chat's user in
@@ -34,7 +34,7 @@ use crate::caller::Caller;
 use crate::clock::now_ms;
 use crate::delivery::idempotency::{Claim, MAX_KEY_BYTES};
 use crate::delivery::lead::{Lead, MAX_MENTIONS};
-use crate::delivery::outbound::{Frame, Outcome, not_allowed, user_not_allowed};
+use crate::delivery::outbound::{Outcome, Part, not_allowed, user_not_allowed};
 use crate::delivery::queue::NewEntry;
 pub use crate::delivery::receipt::{MediaSummary, SendResult};
 use crate::delivery::side::WriteSide;
@@ -462,15 +462,15 @@ impl Plan {
                 return (Err(e), false);
             }
         }
-        let frames = match self.frames(&chunks).await {
+        let parts = match self.parts(&chunks).await {
             Ok(f) => f,
             Err(e) => return (Err(e), false),
         };
-        let summary = self.summary(&frames);
+        let summary = self.summary(&parts);
         let text_only = !self.content.has_media();
         let outcome = match self.write.outbound(&self.account.id) {
             Ok(o) => {
-                o.send(self.chat, self.content.lead.clone(), frames, self.deadline)
+                o.send(self.chat, self.content.lead.clone(), parts, self.deadline)
                     .await
             }
             Err(e) => Err(e),
@@ -493,7 +493,7 @@ impl Plan {
                 Ok(result(delivery.message_ids, delivery.rate_limit_wait)),
                 true,
             ),
-            // The connection went away before a frame left: a text-only
+            // The connection went away before a part left: a text-only
             // request keeps its place in line in the durable queue.
             Some(e) if e.kind == Kind::AccountOffline && text_only => {
                 let rest = chunks.get(delivery.sent..).unwrap_or_default().to_vec();
@@ -598,7 +598,7 @@ impl Plan {
         Ok(())
     }
 
-    fn summary(&self, frames: &[Frame]) -> Option<MediaSummary> {
+    fn summary(&self, parts: &[Part]) -> Option<MediaSummary> {
         if !self.content.has_media() {
             return None;
         }
@@ -607,22 +607,22 @@ impl Plan {
             videos: 0,
             file: String::new(),
         };
-        for f in frames {
+        for f in parts {
             match f {
-                Frame::Image(_) => s.images += 1,
-                Frame::Video(_) => s.videos += 1,
-                Frame::File(_, name) => s.file = name.clone(),
-                Frame::Text(_) | Frame::Lead => {}
+                Part::Image(_) => s.images += 1,
+                Part::Video(_) => s.videos += 1,
+                Part::File(_, name) => s.file = name.clone(),
+                Part::Text(_) | Part::Lead => {}
             }
         }
         Some(s)
     }
 
-    /// Resolves every source and lays out the frames in sending order.
-    async fn frames(&self, chunks: &[String]) -> Result<Vec<Frame>> {
+    /// Resolves every source and lays out the parts in sending order.
+    async fn parts(&self, chunks: &[String]) -> Result<Vec<Part>> {
         let owner = self.owner.clone();
         let resolver = &self.write.resolver;
-        let mut frames: Vec<Frame> = chunks.iter().cloned().map(Frame::Text).collect();
+        let mut parts: Vec<Part> = chunks.iter().cloned().map(Part::Text).collect();
         for (i, s) in self.content.images.iter().enumerate() {
             let m = resolver
                 .resolve(
@@ -633,7 +633,7 @@ impl Plan {
                     &format!("images[{i}]"),
                 )
                 .await?;
-            frames.push(Frame::Image(m));
+            parts.push(Part::Image(m));
         }
         for (i, s) in self.content.videos.iter().enumerate() {
             let m = resolver
@@ -645,7 +645,7 @@ impl Plan {
                     &format!("videos[{i}]"),
                 )
                 .await?;
-            frames.push(Frame::Video(m));
+            parts.push(Part::Video(m));
         }
         if let Some(s) = &self.content.file {
             let m = resolver
@@ -658,18 +658,18 @@ impl Plan {
             } else {
                 "file".to_string()
             };
-            frames.push(Frame::File(m, name));
+            parts.push(Part::File(m, name));
         }
         // The quote and mentions lead the first message: a text chunk, an
         // image or a video; before a file (or alone) a message of their own.
         let carried = matches!(
-            frames.first(),
-            Some(Frame::Text(_) | Frame::Image(_) | Frame::Video(_))
+            parts.first(),
+            Some(Part::Text(_) | Part::Image(_) | Part::Video(_))
         );
         if !self.content.lead.is_empty() && !carried {
-            frames.insert(0, Frame::Lead);
+            parts.insert(0, Part::Lead);
         }
-        Ok(frames)
+        Ok(parts)
     }
 
     /// The target fields of a result.

@@ -390,7 +390,7 @@ async fn staged_media_are_sent_by_id_and_only_for_their_account() {
 }
 
 #[tokio::test]
-async fn media_limits_and_types_are_checked_before_the_first_frame() {
+async fn media_limits_and_types_are_checked_before_the_first_part() {
     let t = start(Flavor::NapCat, |_| {});
     let e = err(
         &t,
@@ -533,7 +533,7 @@ async fn a_queued_entry_for_a_group_no_longer_whitelisted_is_dropped_and_counted
 }
 
 #[tokio::test]
-async fn text_is_queued_when_the_transport_drops_before_the_frame() {
+async fn text_is_queued_when_the_transport_drops_before_the_part() {
     let t = start(Flavor::NapCat, |_| {});
     t.api
         .script([Err(Error::new(Kind::AccountOffline, "gone"))]);
@@ -611,7 +611,7 @@ async fn idempotent_retries_replay_and_reuse_is_refused() {
 }
 
 #[tokio::test]
-async fn a_refused_first_frame_releases_the_key() {
+async fn a_refused_first_part_releases_the_key() {
     let t = start(Flavor::NapCat, |_| {});
     t.api.script([Err(Error::new(Kind::BotMuted, "muted"))]);
     let req = SendRequest {

@@ -30,6 +30,7 @@ use crate::transport::pending::Answer;
 use crate::transport::ws::LinkError;
 use onebot_gateway_domain::call::Deadline;
 use onebot_gateway_domain::error::{Error, Kind, Result};
+use onebot_gateway_domain::model::media::is_http_url;
 use onebot_gateway_domain::model::{Message, ReceivedKind, ReceivedMedia};
 use onebot_gateway_domain::ports::{MediaSink, MediaStep, PeerMedia};
 
@@ -94,11 +95,6 @@ fn key_params(media: &ReceivedMedia) -> Map<String, Value> {
 
 fn unsupported(detail: impl Into<String>) -> Error {
     Error::new(Kind::UnsupportedByPeer, detail.into())
-}
-
-fn is_http(s: &str) -> bool {
-    let lower = s.get(..8).unwrap_or(s).to_ascii_lowercase();
-    lower.starts_with("http://") || lower.starts_with("https://")
 }
 
 async fn write_all(sink: &mut dyn MediaSink, bytes: &[u8]) -> Result<()> {
@@ -233,7 +229,11 @@ impl Inner {
             return Ok(PeerMedia::Written { file_name: name });
         }
         for key in ["url", "file"] {
-            if let Some(u) = data.get(key).and_then(Value::as_str).filter(|u| is_http(u)) {
+            if let Some(u) = data
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|u| is_http_url(u))
+            {
                 return Ok(PeerMedia::Url(u.to_string()));
             }
         }
@@ -286,7 +286,7 @@ impl Inner {
             Flavor::SnowLuma => "get_rkey",
             _ => return Err(unsupported(format!("{flavor} cannot re-sign URLs"))),
         };
-        if !is_http(&media.url) {
+        if !is_http_url(&media.url) {
             return Err(unsupported("the segment has no URL to re-sign"));
         }
         let data = self.call_action(action, json!({}), deadline).await?;
