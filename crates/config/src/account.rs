@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::ConfigError;
 use super::check::Key;
-use super::flavor::FlavorChoice;
+use super::flavor::{Flavor, UnknownFlavor};
 use super::redact::{REDACTED, redact_url};
 
 /// The id of the account used when a request leaves `account_id` empty.
@@ -216,10 +216,10 @@ impl AccountConfig {
     pub fn connect_wait(&self) -> Duration {
         Duration::from_millis(self.connect_wait_ms)
     }
-    /// The `flavor` setting parsed; `None` when it names no known flavor
-    /// (validation refuses that).
-    pub fn flavor_choice(&self) -> Option<FlavorChoice> {
-        FlavorChoice::parse(&self.flavor)
+    /// The `flavor` setting parsed: `None` to detect the implementation;
+    /// an error when it names none (validation refuses that).
+    pub fn flavor_setting(&self) -> Result<Option<Flavor>, UnknownFlavor> {
+        Flavor::parse_setting(&self.flavor)
     }
 
     /// Checks account `id`. `reverse_listener` is the address of the
@@ -279,11 +279,8 @@ impl AccountConfig {
                 )?;
             }
         }
-        if self.flavor_choice().is_none() {
-            return Err(key("flavor").invalid(format!(
-                "unknown flavor {:?}; expected auto, napcat, llonebot, lagrange, snowluma, go-cqhttp or generic",
-                self.flavor
-            )));
+        if let Err(e) = self.flavor_setting() {
+            return Err(key("flavor").invalid(e.to_string()));
         }
         if history_anchor_choice(&self.history_anchor).is_none() {
             return Err(key("history_anchor").invalid(format!(

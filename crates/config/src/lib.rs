@@ -36,7 +36,7 @@ pub use archive::{ArchiveConfig, parse_chat};
 pub use auth::{Access, AuthConfig, TokenConfig};
 pub use check::ConfigError;
 pub use events::EventsConfig;
-pub use flavor::FlavorChoice;
+pub use flavor::{Flavor, UnknownFlavor};
 pub use limits::{LimitsConfig, MAX_PEER_MESSAGE_BYTES};
 pub use mcp::{McpConfig, normalize_origin};
 pub use media::{

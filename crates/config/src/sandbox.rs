@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::ConfigError;
 use super::check::Key;
-use super::flavor::FlavorChoice;
+use super::flavor::Flavor;
 
 /// The embedded sandbox peer.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -47,8 +47,7 @@ impl SandboxConfig {
     /// Checks `[sandbox]`: the flavor is one the sandbox can imitate.
     pub(super) fn validate(&self) -> Result<(), ConfigError> {
         Key::new("sandbox").field("flavor").ensure(
-            FlavorChoice::parse(&self.flavor)
-                .is_some_and(|f| !matches!(f, FlavorChoice::Auto | FlavorChoice::Generic)),
+            Flavor::from_name(&self.flavor).is_some_and(|f| f != Flavor::Generic),
             format!(
                 "unknown flavor {:?}; expected napcat, llonebot, lagrange, snowluma or go-cqhttp",
                 self.flavor

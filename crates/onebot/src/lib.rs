@@ -35,4 +35,4 @@ pub mod outgoing;
 pub mod retcode;
 pub mod transport;
 
-pub use flavor::{Flavor, FlavorSetting};
+pub use flavor::Flavor;

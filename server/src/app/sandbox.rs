@@ -1,7 +1,7 @@
 //! The embedded sandbox: with no account configured, a real OneBot v11 peer
 //! on loopback and a `default` account pointing at it.
 
-use onebot_gateway_config::{AccountConfig, Config, DEFAULT_ACCOUNT, FlavorChoice};
+use onebot_gateway_config::{AccountConfig, Config, DEFAULT_ACCOUNT, Flavor};
 
 /// Starts the built-in sandbox peer on `sandbox.listen` and adds the
 /// `default` account pointing at it, whitelisting `sandbox.groups` and
@@ -60,13 +60,13 @@ pub async fn start(config: &mut Config) -> anyhow::Result<onebot_sandbox::Sandbo
 /// The implementation `[sandbox] flavor` names, read with the same names as
 /// an account's `flavor`; `auto` and `generic` name none.
 fn sandbox_flavor(setting: &str) -> Option<onebot_sandbox::Flavor> {
-    Some(match FlavorChoice::parse(setting)? {
-        FlavorChoice::NapCat => onebot_sandbox::Flavor::NapCat,
-        FlavorChoice::LlOneBot => onebot_sandbox::Flavor::LlOneBot,
-        FlavorChoice::Lagrange => onebot_sandbox::Flavor::Lagrange,
-        FlavorChoice::SnowLuma => onebot_sandbox::Flavor::SnowLuma,
-        FlavorChoice::GoCqhttp => onebot_sandbox::Flavor::GoCqhttp,
-        FlavorChoice::Auto | FlavorChoice::Generic => return None,
+    Some(match Flavor::from_name(setting)? {
+        Flavor::NapCat => onebot_sandbox::Flavor::NapCat,
+        Flavor::LlOneBot => onebot_sandbox::Flavor::LlOneBot,
+        Flavor::Lagrange => onebot_sandbox::Flavor::Lagrange,
+        Flavor::SnowLuma => onebot_sandbox::Flavor::SnowLuma,
+        Flavor::GoCqhttp => onebot_sandbox::Flavor::GoCqhttp,
+        Flavor::Generic => return None,
     })
 }
 

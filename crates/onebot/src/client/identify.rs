@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use super::inner::{Inner, lock};
 use super::routing::Route;
-use crate::flavor::{Flavor, FlavorSetting};
+use crate::flavor;
 use crate::history::profile::{AnchorStyle, HistoryProfile};
 use crate::model::int_of;
 use crate::transport::body::ParamsJson;
@@ -60,10 +60,9 @@ impl Inner {
         };
         let self_id = login.get("user_id").and_then(int_of).unwrap_or(0);
         let app_name = text(version, "app_name");
-        let flavor = match self.flavor_setting {
-            FlavorSetting::Fixed(f) => f,
-            FlavorSetting::Auto => Flavor::detect(&app_name),
-        };
+        let flavor = self
+            .flavor_setting
+            .unwrap_or_else(|| flavor::detect(&app_name));
         if let Some(expected) = self.cfg.self_id
             && self_id != 0
             && self_id != expected

@@ -9,7 +9,7 @@ use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::flavor::{Flavor, FlavorSetting};
+use crate::flavor::Flavor;
 use crate::history::SeqCache;
 use crate::history::probe::Marks;
 use crate::history::profile::Learned;
@@ -44,7 +44,7 @@ pub(crate) struct Routes {
 pub(crate) struct Inner {
     pub(crate) id: String,
     pub(crate) cfg: AccountConfig,
-    pub(crate) flavor_setting: FlavorSetting,
+    pub(crate) flavor_setting: Option<Flavor>,
     pub(crate) owner: Owner,
     pub(crate) status: watch::Sender<AccountStatus>,
     pub(crate) routes: Mutex<Routes>,
@@ -123,8 +123,8 @@ impl Inner {
     /// one, else generic.
     pub(crate) fn setting_flavor(&self) -> Flavor {
         match self.flavor_setting {
-            FlavorSetting::Fixed(f) => f,
-            FlavorSetting::Auto => Flavor::Generic,
+            Some(f) => f,
+            None => Flavor::Generic,
         }
     }
 

@@ -32,7 +32,7 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_util::sync::CancellationToken;
 
 use self::inner::{Inner, Owner, Routes};
-use crate::flavor::{Flavor, FlavorSetting};
+use crate::flavor::Flavor;
 use crate::history::SeqCache;
 use crate::history::probe::Marks;
 use crate::history::profile::{AnchorStyle, HistoryProfile, Learned};
@@ -85,10 +85,9 @@ impl AccountClient {
         cancel: CancellationToken,
         connector: Option<Arc<dyn Connector>>,
     ) -> Result<Arc<Self>> {
-        let flavor_setting = Flavor::parse_setting(&cfg.flavor).ok_or_else(|| {
-            Error::internal(format!("account {id:?}: unknown flavor {:?}", cfg.flavor))
-                .with("account_id", id)
-        })?;
+        let flavor_setting = cfg
+            .flavor_setting()
+            .map_err(|e| Error::internal(format!("account {id:?}: {e}")).with("account_id", id))?;
         let history_anchor = AnchorStyle::parse_setting(&cfg.history_anchor).map_err(|_| {
             Error::internal(format!(
                 "account {id:?}: unknown history_anchor {:?}",
@@ -137,10 +136,7 @@ impl AccountClient {
             }
             _ => None,
         };
-        let fixed = match flavor_setting {
-            FlavorSetting::Fixed(f) => Some(f),
-            FlavorSetting::Auto => None,
-        };
+        let fixed = flavor_setting;
         let history = HistoryProfile::with_settings(
             fixed.unwrap_or_default(),
             history_anchor,
