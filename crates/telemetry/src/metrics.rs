@@ -39,13 +39,11 @@
 //! | `onebot_gateway_archive_dropped_total` | counter | `reason` |
 //! | `onebot_gateway_archive_lag_entries` | gauge | |
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use tokio::net::TcpListener;
-use tokio_util::sync::CancellationToken;
 
 /// Per-RPC started counter.
 pub const RPC_STARTED: &str = "grpc_server_started_total";
@@ -404,61 +402,6 @@ pub fn set_account_gauges(accounts: &[AccountGauge], states: &[&'static str]) {
     }
 }
 
-/// Refreshes gauges before each scrape.
-pub type Refresh = Arc<dyn Fn() + Send + Sync>;
-
-/// Serves `GET <path>` (Prometheus text format) on `listener` until
-/// `shutdown`, running `refresh` before each scrape; other paths answer 404.
-pub async fn serve(
-    listener: TcpListener,
-    path: String,
-    handle: PrometheusHandle,
-    refresh: Refresh,
-    shutdown: CancellationToken,
-) -> std::io::Result<()> {
-    use axum::http::header;
-    use axum::routing::get;
-
-    let upkeep = {
-        let handle = handle.clone();
-        let shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(5));
-            loop {
-                tokio::select! {
-                    _ = shutdown.cancelled() => return,
-                    _ = tick.tick() => handle.run_upkeep(),
-                }
-            }
-        })
-    };
-    let app = axum::Router::new().route(
-        &path,
-        get(move || {
-            let handle = handle.clone();
-            let refresh = refresh.clone();
-            async move {
-                refresh();
-                (
-                    [(
-                        header::CONTENT_TYPE,
-                        "text/plain; version=0.0.4; charset=utf-8",
-                    )],
-                    handle.render(),
-                )
-            }
-        }),
-    );
-    let result = axum::serve(listener, app)
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
-        .await;
-    upkeep.abort();
-    result
-}
-
-/// Records this thread's metrics into a recorder of its own, for tests that
-/// read what the code under test counted (a `current_thread` runtime runs
-/// every task on the test's thread).
 /// Received media captured on receipt.
 pub const MEDIA_CAPTURED: &str = "onebot_gateway_media_captured_total";
 /// Bytes of received media captured on receipt.
@@ -483,7 +426,9 @@ pub fn media_capture_failed(account: &str, kind: &'static str, reason: &'static 
     .increment(1);
 }
 
-/// Metrics recorded on the current thread, for tests that assert a counter.
+/// Records this thread's metrics into a recorder of its own, for tests that
+/// read what the code under test counted (a `current_thread` runtime runs
+/// every task on the test's thread).
 #[cfg(any(test, feature = "testkit"))]
 pub struct Capture {
     handle: PrometheusHandle,

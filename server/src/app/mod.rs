@@ -21,6 +21,7 @@
 
 pub mod accounts;
 pub mod mcp;
+pub mod metrics;
 pub mod prepare;
 pub mod sandbox;
 pub mod serve;

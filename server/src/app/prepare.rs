@@ -39,7 +39,7 @@ pub struct Prepared {
     /// The message archive's store (`None`: `archive.enabled = false`).
     pub archive: Option<Arc<dyn ArchiveStore>>,
     /// The embedded sandbox, when no account was configured.
-    pub sandbox: Option<onebot_sandbox::Sandbox>,
+    pub sandbox: Option<super::sandbox::Embedded>,
 }
 
 /// Checks and opens what the gateway stands on. `metrics` is a pre-bound

@@ -1,78 +1,126 @@
 //! The embedded sandbox: with no account configured, a real OneBot v11 peer
-//! on loopback and a `default` account pointing at it.
+//! on loopback and a `default` account pointing at it. A binary built
+//! without the `sandbox` feature has none: it needs an account.
 
-use onebot_gateway_config::{AccountConfig, Config, DEFAULT_ACCOUNT, Flavor};
+#[cfg(feature = "sandbox")]
+pub use with::*;
+#[cfg(not(feature = "sandbox"))]
+pub use without::*;
 
-/// Starts the built-in sandbox peer on `sandbox.listen` and adds the
-/// `default` account pointing at it, whitelisting `sandbox.groups` and
-/// `sandbox.users`.
-pub async fn start(config: &mut Config) -> anyhow::Result<onebot_sandbox::Sandbox> {
-    let flavor = sandbox_flavor(&config.sandbox.flavor).ok_or_else(|| {
+#[cfg(feature = "sandbox")]
+mod with {
+    use onebot_gateway_config::{AccountConfig, Config, DEFAULT_ACCOUNT, Flavor};
+    use onebot_gateway_fetch::Fetcher;
+
+    /// The embedded sandbox peer.
+    pub type Embedded = onebot_sandbox::Sandbox;
+
+    /// `fetcher`, trusting the media URLs the embedded sandbox serves on
+    /// loopback.
+    pub fn trust_media(sandbox: &Embedded, fetcher: Fetcher) -> Fetcher {
+        fetcher.trust_peer_origin(onebot_sandbox::MEDIA_HOST, sandbox.addr().port())
+    }
+
+    /// Starts the built-in sandbox peer on `sandbox.listen` and adds the
+    /// `default` account pointing at it, whitelisting `sandbox.groups` and
+    /// `sandbox.users`.
+    pub async fn start(config: &mut Config) -> anyhow::Result<Embedded> {
+        let flavor = sandbox_flavor(&config.sandbox.flavor).ok_or_else(|| {
         anyhow::anyhow!(
             "sandbox.flavor: unknown flavor {:?}; expected napcat, llonebot, lagrange, snowluma or go-cqhttp",
             config.sandbox.flavor
         )
     })?;
-    let sandbox = onebot_sandbox::Sandbox::start(onebot_sandbox::SandboxConfig {
-        listen: config.sandbox.listen,
-        ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
-    })
-    .await
-    .map_err(|e| {
-        let listen = config.sandbox.listen;
-        let taken = if e.kind() == std::io::ErrorKind::AddrInUse {
-            " (another gateway's sandbox or OneBot implementation uses the port; set \
+        let sandbox = onebot_sandbox::Sandbox::start(onebot_sandbox::SandboxConfig {
+            listen: config.sandbox.listen,
+            ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
+        })
+        .await
+        .map_err(|e| {
+            let listen = config.sandbox.listen;
+            let taken = if e.kind() == std::io::ErrorKind::AddrInUse {
+                " (another gateway's sandbox or OneBot implementation uses the port; set \
              `[sandbox] listen` to a free address, or \"127.0.0.1:0\" for any)"
+            } else {
+                ""
+            };
+            anyhow::anyhow!(
+                "starting the embedded sandbox on {listen} (`[sandbox] listen`): {e}{taken}"
+            )
+        })?;
+        tracing::info!(
+            ws = %sandbox.ws_url(),
+            %flavor,
+            "no account configured: serving the embedded sandbox as account \"default\""
+        );
+        let to = if sandbox.addr() == onebot_gateway_config::SandboxConfig::DEFAULT_LISTEN {
+            String::new()
         } else {
-            ""
+            format!("--to {} ", sandbox.http_url())
         };
-        anyhow::anyhow!(
-            "starting the embedded sandbox on {listen} (`[sandbox] listen`): {e}{taken}"
+        tracing::info!(
+            http = %sandbox.http_url(),
+            "sandbox users speak with `onebot-gateway sandbox inject {to}--group {} --user 10001 \"hello\"`",
+            config.sandbox.groups.first().copied().unwrap_or(20_000_003),
+        );
+        config.accounts.insert(
+            DEFAULT_ACCOUNT.to_string(),
+            AccountConfig {
+                ws_url: Some(sandbox.ws_url()),
+                groups: config.sandbox.groups.clone(),
+                users: config.sandbox.users.clone(),
+                ..AccountConfig::default()
+            },
+        );
+        Ok(sandbox)
+    }
+
+    /// The implementation `[sandbox] flavor` names, read with the same names as
+    /// an account's `flavor`; `auto` and `generic` name none.
+    pub(super) fn sandbox_flavor(setting: &str) -> Option<onebot_sandbox::Flavor> {
+        Some(match Flavor::from_name(setting)? {
+            Flavor::NapCat => onebot_sandbox::Flavor::NapCat,
+            Flavor::LlOneBot => onebot_sandbox::Flavor::LlOneBot,
+            Flavor::Lagrange => onebot_sandbox::Flavor::Lagrange,
+            Flavor::SnowLuma => onebot_sandbox::Flavor::SnowLuma,
+            Flavor::GoCqhttp => onebot_sandbox::Flavor::GoCqhttp,
+            Flavor::Generic => return None,
+        })
+    }
+}
+
+#[cfg(not(feature = "sandbox"))]
+mod without {
+    use onebot_gateway_config::Config;
+    use onebot_gateway_fetch::Fetcher;
+
+    /// No embedded sandbox in this build: no value exists.
+    pub enum Embedded {}
+
+    impl Embedded {
+        /// Never called: there is no value.
+        pub async fn shutdown(self) {
+            match self {}
+        }
+    }
+
+    /// Never called: there is no embedded sandbox.
+    pub fn trust_media(sandbox: &Embedded, _fetcher: Fetcher) -> Fetcher {
+        match *sandbox {}
+    }
+
+    /// Refuses to start without an account: this build has no embedded sandbox.
+    pub async fn start(_config: &mut Config) -> anyhow::Result<Embedded> {
+        anyhow::bail!(
+            "no account is configured (add an [accounts.<id>] section with ws_url or http_url), \
+         and this binary was built without the embedded sandbox (cargo feature `sandbox`)"
         )
-    })?;
-    tracing::info!(
-        ws = %sandbox.ws_url(),
-        %flavor,
-        "no account configured: serving the embedded sandbox as account \"default\""
-    );
-    let to = if sandbox.addr() == onebot_gateway_config::SandboxConfig::DEFAULT_LISTEN {
-        String::new()
-    } else {
-        format!("--to {} ", sandbox.http_url())
-    };
-    tracing::info!(
-        http = %sandbox.http_url(),
-        "sandbox users speak with `onebot-gateway sandbox inject {to}--group {} --user 10001 \"hello\"`",
-        config.sandbox.groups.first().copied().unwrap_or(20_000_003),
-    );
-    config.accounts.insert(
-        DEFAULT_ACCOUNT.to_string(),
-        AccountConfig {
-            ws_url: Some(sandbox.ws_url()),
-            groups: config.sandbox.groups.clone(),
-            users: config.sandbox.users.clone(),
-            ..AccountConfig::default()
-        },
-    );
-    Ok(sandbox)
+    }
 }
 
-/// The implementation `[sandbox] flavor` names, read with the same names as
-/// an account's `flavor`; `auto` and `generic` name none.
-fn sandbox_flavor(setting: &str) -> Option<onebot_sandbox::Flavor> {
-    Some(match Flavor::from_name(setting)? {
-        Flavor::NapCat => onebot_sandbox::Flavor::NapCat,
-        Flavor::LlOneBot => onebot_sandbox::Flavor::LlOneBot,
-        Flavor::Lagrange => onebot_sandbox::Flavor::Lagrange,
-        Flavor::SnowLuma => onebot_sandbox::Flavor::SnowLuma,
-        Flavor::GoCqhttp => onebot_sandbox::Flavor::GoCqhttp,
-        Flavor::Generic => return None,
-    })
-}
-
-#[cfg(test)]
+#[cfg(all(test, feature = "sandbox"))]
 mod tests {
-    use super::sandbox_flavor;
+    use super::with::sandbox_flavor;
 
     #[test]
     fn the_config_and_the_sandbox_read_a_flavor_alike() {

@@ -2,7 +2,6 @@
 //! keepalive, the MCP endpoint (on the gRPC listener, or its own), and the
 //! metrics listener.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -14,9 +13,7 @@ use tonic_health::server::HealthReporter;
 
 use super::start::Running;
 use onebot_gateway_domain::gateway::Gateway;
-use onebot_gateway_domain::model::ConnState;
 use onebot_gateway_grpc as grpc;
-use onebot_gateway_telemetry::metrics::{self, AccountGauge};
 
 /// A serving gRPC server.
 pub struct Served {
@@ -45,7 +42,7 @@ pub async fn serve(running: &mut Running, listener: TcpListener) -> anyhow::Resu
     let requests = grpc::limits::concurrency_budget(&gw.config.limits);
 
     if let Some(l) = metrics_listener {
-        serve_metrics(gw, l, cancel.clone())?;
+        super::metrics::serve(gw, l, cancel.clone())?;
     }
 
     let local = listener.local_addr()?;
@@ -162,57 +159,4 @@ impl Served {
             }
         }
     }
-}
-
-/// The per-account gauges of `gw` at this moment.
-fn account_gauges(gw: &Gateway) -> Vec<AccountGauge> {
-    gw.accounts()
-        .map(|account| {
-            let status = account.peer.status();
-            let configured = account.config.has_transport();
-            let state = if configured {
-                status.state
-            } else {
-                ConnState::NotConfigured
-            };
-            AccountGauge {
-                account: account.id.clone(),
-                up: configured && status.online,
-                state: state.name(),
-                queue_depth: gw.queue_depth(&account.id),
-            }
-        })
-        .collect()
-}
-
-/// Serves `/metrics` on `listener` until `cancel`, refreshing the account
-/// gauges of `gw` before each scrape.
-fn serve_metrics(
-    gw: &Arc<Gateway>,
-    listener: TcpListener,
-    cancel: tokio_util::sync::CancellationToken,
-) -> anyhow::Result<()> {
-    let Some(m) = gw.config.metrics.as_ref() else {
-        return Ok(());
-    };
-    let Some(handle) = metrics::install() else {
-        tracing::warn!("metrics are configured but cannot be recorded");
-        return Ok(());
-    };
-    let local = listener.local_addr()?;
-    tracing::info!(%local, path = %m.path, "metrics listening");
-    let states: Vec<&'static str> = ConnState::ALL.iter().map(|s| s.name()).collect();
-    let weak = Arc::downgrade(gw);
-    let refresh: metrics::Refresh = Arc::new(move || {
-        if let Some(gw) = weak.upgrade() {
-            metrics::set_account_gauges(&account_gauges(&gw), &states);
-        }
-    });
-    let path = m.path.clone();
-    tokio::spawn(async move {
-        if let Err(e) = metrics::serve(listener, path, handle, refresh, cancel).await {
-            tracing::error!(error = %e, "metrics listener failed");
-        }
-    });
-    Ok(())
 }

@@ -45,7 +45,7 @@ pub struct Running {
     /// The MCP endpoint's own listener, when `mcp.listen` is configured.
     pub mcp: Option<tokio::net::TcpListener>,
     /// The embedded sandbox, when no account was configured.
-    pub sandbox: Option<onebot_sandbox::Sandbox>,
+    pub sandbox: Option<super::sandbox::Embedded>,
     /// What stops it.
     pub stop: Stop,
 }
@@ -120,8 +120,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
     };
     let mut fetcher = Fetcher::new(&config.media, media.clone(), Arc::new(SystemLookup));
     if let Some(sandbox) = &sandbox {
-        // The embedded sandbox serves its media on loopback.
-        fetcher = fetcher.trust_peer_origin(onebot_sandbox::MEDIA_HOST, sandbox.addr().port());
+        fetcher = super::sandbox::trust_media(sandbox, fetcher);
     }
     let urls = Arc::new(fetcher);
     let write = WriteSide::open(WriteParts {

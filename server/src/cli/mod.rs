@@ -22,6 +22,7 @@ mod history;
 mod mcp;
 mod message;
 mod output;
+#[cfg(feature = "sandbox")]
 pub mod sandbox;
 mod search;
 mod send;

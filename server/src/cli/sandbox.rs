@@ -1,19 +1,24 @@
-//! `sandbox inject`: makes a sandbox user say something, through the
+//! `sandbox`: the sandbox peer alone, and `sandbox inject`, which makes a
+//! sandbox user say something, through the
 //! sandbox's own HTTP action `sandbox_inject_message` (the embedded sandbox
 //! of `serve`, or `onebot-gateway sandbox`). Images are sent inline as
 //! `base64://` image segments; the sandbox keeps their bytes, so the
 //! gateway downloads them as it does any received picture.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use anyhow::Context as _;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use clap::Args;
+use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
 use super::output::{outln, print_json};
+use onebot_gateway::telemetry::{self, LogFormat};
+use onebot_gateway_config::TelemetryConfig;
 
 /// The embedded sandbox's default address
 /// (`SandboxConfig::DEFAULT_LISTEN`, `[sandbox] listen`).
@@ -182,7 +187,7 @@ async fn inject(args: &InjectArgs) -> Result<Value, InjectError> {
 }
 
 /// Runs `sandbox inject`: prints the new message's id.
-pub async fn run(args: InjectArgs) -> ExitCode {
+async fn run_inject(args: InjectArgs) -> ExitCode {
     match inject(&args).await {
         Ok(data) => {
             if args.json {
@@ -218,4 +223,92 @@ mod tests {
         assert_eq!(base_url("127.0.0.1:6700"), "http://127.0.0.1:6700");
         assert_eq!(base_url("http://127.0.0.1:6700/"), "http://127.0.0.1:6700");
     }
+}
+
+/// `sandbox`: run a sandbox peer (the flags), or a subcommand.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct SandboxArgs {
+    #[command(subcommand)]
+    command: Option<SandboxCommand>,
+    #[command(flatten)]
+    run: SandboxRun,
+}
+
+#[derive(Subcommand, Debug)]
+enum SandboxCommand {
+    /// Make a sandbox user say something (text and images) in a group, or
+    /// privately to the bot without --group; prints the new message id.
+    /// Talks to the embedded sandbox of `serve` (127.0.0.1:6700 by
+    /// default) or to `onebot-gateway sandbox` (--to).
+    Inject(InjectArgs),
+}
+
+/// The flags of a sandbox run.
+#[derive(clap::Args, Debug)]
+struct SandboxRun {
+    /// Listen address (port 0 picks a free port; the log says which).
+    #[arg(long, default_value = "127.0.0.1:3001")]
+    listen: SocketAddr,
+    /// Implementation to imitate: napcat, llonebot, lagrange, snowluma, go-cqhttp.
+    #[arg(long, default_value = "napcat")]
+    flavor: onebot_sandbox::Flavor,
+    /// Access token clients must present (none by default).
+    #[arg(long, env = "ONEBOT_SANDBOX_TOKEN")]
+    token: Option<String>,
+    /// Heartbeat interval in milliseconds (0 disables heartbeats).
+    #[arg(long, default_value_t = 30_000)]
+    heartbeat_ms: u64,
+    /// Report this implementation's `app_name` while behaving like
+    /// `--flavor` (a fork or mock that is not what it says).
+    #[arg(long)]
+    report_as: Option<onebot_sandbox::Flavor>,
+    /// How message ids are written: number, numeric-string, text,
+    /// wide (beyond int64).
+    #[arg(long, default_value = "number")]
+    id_form: onebot_sandbox::IdForm,
+    /// Answer unknown actions and unknown messages with `status: ok`
+    /// and `{}`, as some mocks do.
+    #[arg(long)]
+    lenient: bool,
+}
+
+/// Runs `sandbox` (the peer alone until SIGINT or SIGTERM) or `sandbox
+/// inject`, on a runtime `runtime` starts.
+pub fn run(
+    args: SandboxArgs,
+    log_format: LogFormat,
+    runtime: impl Fn(usize) -> anyhow::Result<tokio::runtime::Runtime>,
+) -> anyhow::Result<ExitCode> {
+    let SandboxRun {
+        listen,
+        flavor,
+        token,
+        heartbeat_ms,
+        report_as,
+        id_form,
+        lenient,
+    } = match args.command {
+        Some(SandboxCommand::Inject(inject)) => return Ok(runtime(0)?.block_on(run_inject(inject))),
+        None => args.run,
+    };
+    let cfg = onebot_sandbox::SandboxConfig {
+        listen,
+        access_token: token,
+        heartbeat_interval: (heartbeat_ms > 0).then(|| Duration::from_millis(heartbeat_ms)),
+        behaviour: onebot_sandbox::Behaviour {
+            name: report_as,
+            id_form,
+            lenient,
+            ..onebot_sandbox::Behaviour::default()
+        },
+        ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
+    };
+    runtime(0)?.block_on(async {
+        let _telemetry = telemetry::init(log_format, &TelemetryConfig::default())?;
+        onebot_sandbox::run_cli(cfg, onebot_gateway::shutdown::signal())
+            .await
+            .context("sandbox")?;
+        Ok(ExitCode::SUCCESS)
+    })
 }
