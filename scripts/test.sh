@@ -38,6 +38,8 @@ stage_clippy() {
   cargo clippy --workspace --all-targets -- -D warnings
   step "cargo clippy --features otlp (the optional OpenTelemetry exporter)"
   cargo clippy -p onebot-gateway --lib --features otlp -- -D warnings
+  step "cargo clippy --no-default-features (a binary without the embedded sandbox)"
+  cargo clippy -p onebot-gateway --no-default-features -- -D warnings
 }
 
 stage_deny() {
