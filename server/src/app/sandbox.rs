@@ -25,12 +25,13 @@ mod with {
     /// `default` account pointing at it, whitelisting `sandbox.groups` and
     /// `sandbox.users`.
     pub async fn start(config: &mut Config) -> anyhow::Result<Embedded> {
-        let flavor = sandbox_flavor(&config.sandbox.flavor).ok_or_else(|| {
-        anyhow::anyhow!(
-            "sandbox.flavor: unknown flavor {:?}; expected napcat, llonebot, lagrange, snowluma or go-cqhttp",
-            config.sandbox.flavor
-        )
-    })?;
+        let setting = &config.sandbox.flavor;
+        let flavor = sandbox_flavor(setting).ok_or_else(|| {
+            anyhow::anyhow!(
+                "sandbox.flavor: unknown flavor {setting:?}; \
+                 expected napcat, llonebot, lagrange, snowluma or go-cqhttp"
+            )
+        })?;
         let sandbox = onebot_sandbox::Sandbox::start(onebot_sandbox::SandboxConfig {
             listen: config.sandbox.listen,
             ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
