@@ -15,6 +15,7 @@ pub mod journal;
 pub mod open;
 pub mod pg_tls;
 pub mod postgres;
+mod query;
 pub mod sqlite;
 
 #[cfg(test)]

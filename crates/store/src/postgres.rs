@@ -20,11 +20,12 @@ use tokio_postgres::{Client, Row, Statement, Transaction};
 
 use super::codec::{decode_message, encode_message};
 use super::pg_tls::RustlsConnect;
+use super::query::{Binds, Columns, filters, order};
 use super::sqlite::{counted_bytes, message_text};
 use onebot_gateway_config::redact_url;
 use onebot_gateway_domain::archive::store::{
-    Applied, ArchiveOp, ArchiveStore, Archived, ChatScope, Deleted, Position, Pruned, PurgeScope,
-    Query, Source, Usage, chat_key, chat_of_key,
+    Applied, ArchiveOp, ArchiveStore, Archived, Deleted, Position, Pruned, PurgeScope, Query,
+    Source, Usage, chat_key, chat_of_key,
 };
 use onebot_gateway_domain::archive::text::{fold, gram_set, query_grams};
 use onebot_gateway_domain::error::{Error, Result};
@@ -285,60 +286,23 @@ fn refs(values: &[Param]) -> Vec<&(dyn ToSql + Sync)> {
         .collect()
 }
 
-fn filters(query: &Query, sql: &mut String, values: &mut Vec<Param>) -> bool {
-    values.push(Box::new(query.account_id.clone()));
-    sql.push_str(" WHERE account = $1 AND body IS NOT NULL");
-    let param = |v: Param, values: &mut Vec<Param>| {
-        values.push(v);
-        format!("${}", values.len())
-    };
-    if let ChatScope::Only(chats) = &query.chats {
-        if chats.is_empty() {
-            return false;
-        }
-        let parts: Vec<String> = chats
-            .iter()
-            .map(|c| {
-                let (kind, id) = chat_key(*c);
-                let k = param(Box::new(kind.to_string()), values);
-                let i = param(Box::new(id), values);
-                format!("(chat_kind = {k} AND chat_id = {i})")
-            })
-            .collect();
-        sql.push_str(&format!(" AND ({})", parts.join(" OR ")));
+impl Binds for Vec<Param> {
+    fn text(&mut self, v: String) -> String {
+        self.push(Box::new(v));
+        format!("${}", self.len())
     }
-    if let Some(since) = query.since {
-        let p = param(Box::new(since), values);
-        sql.push_str(&format!(" AND time >= {p}"));
+
+    fn int(&mut self, v: i64) -> String {
+        self.push(Box::new(v));
+        format!("${}", self.len())
     }
-    if let Some(until) = query.until {
-        let p = param(Box::new(until), values);
-        sql.push_str(&format!(" AND time < {p}"));
-    }
-    if let Some(sender) = query.sender_id {
-        let p = param(Box::new(sender), values);
-        sql.push_str(&format!(" AND sender_id = {p}"));
-    }
-    if !query.include_recalled {
-        sql.push_str(" AND NOT recalled");
-    }
-    if let Some(c) = &query.cursor {
-        let t = param(Box::new(c.time), values);
-        let r = param(Box::new(c.row), values);
-        let op = if query.ascending { ">" } else { "<" };
-        sql.push_str(&format!(" AND (time, id) {op} ({t}, {r})"));
-    }
-    true
 }
 
-fn order(query: &Query, sql: &mut String, values: &mut Vec<Param>) {
-    let dir = if query.ascending { "ASC" } else { "DESC" };
-    values.push(Box::new(query.limit as i64));
-    sql.push_str(&format!(
-        " ORDER BY time {dir}, id {dir} LIMIT ${}",
-        values.len()
-    ));
-}
+/// The message columns as this store's searches name them.
+const COLS: Columns = Columns {
+    alias: "",
+    not_recalled: "NOT recalled",
+};
 
 /// What a search selects, in the order [`archived`] reads it.
 const COLUMNS: &str = "SELECT body, recalled, time, id FROM onebot_archive_messages";
@@ -349,7 +313,7 @@ const COLUMNS: &str = "SELECT body, recalled, time, id FROM onebot_archive_messa
 fn search_sql(query: &Query) -> (String, Vec<Param>) {
     let mut values: Vec<Param> = Vec::new();
     let mut sql = COLUMNS.to_string();
-    if !filters(query, &mut sql, &mut values) {
+    if !filters(query, &COLS, &mut sql, &mut values) {
         return (format!("{COLUMNS} WHERE FALSE"), Vec::new());
     }
     let folded = fold(&query.text);
@@ -367,14 +331,14 @@ fn search_sql(query: &Query) -> (String, Vec<Param>) {
             g + 1
         ));
     }
-    order(query, &mut sql, &mut values);
+    order(query, &COLS, &mut sql, &mut values);
     (format!("{prefix}{sql}"), values)
 }
 
 fn scan_sql(query: &Query) -> (String, Vec<Param>) {
     let mut values: Vec<Param> = Vec::new();
     let mut sql = COLUMNS.to_string();
-    if !filters(query, &mut sql, &mut values) {
+    if !filters(query, &COLS, &mut sql, &mut values) {
         return (format!("{COLUMNS} WHERE FALSE"), Vec::new());
     }
     let folded = fold(&query.text);
@@ -382,7 +346,7 @@ fn scan_sql(query: &Query) -> (String, Vec<Param>) {
         values.push(Box::new(folded));
         sql.push_str(&format!(" AND strpos(folded, ${}) > 0", values.len()));
     }
-    order(query, &mut sql, &mut values);
+    order(query, &COLS, &mut sql, &mut values);
     (sql, values)
 }
 

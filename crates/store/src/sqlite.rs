@@ -18,9 +18,10 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_i
 
 use super::codec::{decode_message, encode_message};
 use super::journal::{connect, sqlite_err};
+use super::query::{Binds, Columns, filters, order};
 use onebot_gateway_domain::archive::store::{
-    Applied, ArchiveOp, ArchiveStore, Archived, ChatScope, Deleted, Position, Pruned, PurgeScope,
-    Query, Source, Usage, chat_key, chat_of_key,
+    Applied, ArchiveOp, ArchiveStore, Archived, Deleted, Position, Pruned, PurgeScope, Query,
+    Source, Usage, chat_key, chat_of_key,
 };
 use onebot_gateway_domain::archive::text::{fold, fts_query, tokens};
 use onebot_gateway_domain::error::{Error, Result};
@@ -367,61 +368,23 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
 }
 
-/// The filters every search shares, appended to `sql` with their values.
-fn filters(query: &Query, sql: &mut String, values: &mut Vec<Value>) -> bool {
-    values.push(Value::Text(query.account_id.clone()));
-    sql.push_str(" WHERE m.account = ?1 AND m.body IS NOT NULL");
-    let param = |v: Value, values: &mut Vec<Value>| {
-        values.push(v);
-        format!("?{}", values.len())
-    };
-    if let ChatScope::Only(chats) = &query.chats {
-        if chats.is_empty() {
-            return false;
-        }
-        let parts: Vec<String> = chats
-            .iter()
-            .map(|c| {
-                let (kind, id) = chat_key(*c);
-                let k = param(Value::Text(kind.to_string()), values);
-                let i = param(Value::Integer(id), values);
-                format!("(m.chat_kind = {k} AND m.chat_id = {i})")
-            })
-            .collect();
-        sql.push_str(&format!(" AND ({})", parts.join(" OR ")));
+impl Binds for Vec<Value> {
+    fn text(&mut self, v: String) -> String {
+        self.push(Value::Text(v));
+        format!("?{}", self.len())
     }
-    if let Some(since) = query.since {
-        let p = param(Value::Integer(since), values);
-        sql.push_str(&format!(" AND m.time >= {p}"));
+
+    fn int(&mut self, v: i64) -> String {
+        self.push(Value::Integer(v));
+        format!("?{}", self.len())
     }
-    if let Some(until) = query.until {
-        let p = param(Value::Integer(until), values);
-        sql.push_str(&format!(" AND m.time < {p}"));
-    }
-    if let Some(sender) = query.sender_id {
-        let p = param(Value::Integer(sender), values);
-        sql.push_str(&format!(" AND m.sender_id = {p}"));
-    }
-    if !query.include_recalled {
-        sql.push_str(" AND m.recalled = 0");
-    }
-    if let Some(c) = &query.cursor {
-        let t = param(Value::Integer(c.time), values);
-        let r = param(Value::Integer(c.row), values);
-        let op = if query.ascending { ">" } else { "<" };
-        sql.push_str(&format!(" AND (m.time, m.id) {op} ({t}, {r})"));
-    }
-    true
 }
 
-fn order(query: &Query, sql: &mut String, values: &mut Vec<Value>) {
-    let dir = if query.ascending { "ASC" } else { "DESC" };
-    values.push(Value::Integer(query.limit as i64));
-    sql.push_str(&format!(
-        " ORDER BY m.time {dir}, m.id {dir} LIMIT ?{}",
-        values.len()
-    ));
-}
+/// The message columns as this store's searches name them (table alias `m`).
+const COLS: Columns = Columns {
+    alias: "m.",
+    not_recalled: "m.recalled = 0",
+};
 
 /// The SQL of a search and its values. A text query drives the join from
 /// the FTS index (`CROSS JOIN` keeps that order), so it never walks the
@@ -432,21 +395,21 @@ fn search_sql(query: &Query) -> (String, Vec<Value>) {
     let folded = fold(&query.text);
     let Some(fts) = fts_query(&folded) else {
         let mut sql = format!("SELECT {COLUMNS} FROM messages m");
-        if !filters(query, &mut sql, &mut values) {
+        if !filters(query, &COLS, &mut sql, &mut values) {
             return (NOTHING.to_string(), Vec::new());
         }
-        order(query, &mut sql, &mut values);
+        order(query, &COLS, &mut sql, &mut values);
         return (sql, values);
     };
     let mut inner =
         "SELECT m.id FROM messages_fts CROSS JOIN messages m ON m.id = messages_fts.rowid"
             .to_string();
-    if !filters(query, &mut inner, &mut values) {
+    if !filters(query, &COLS, &mut inner, &mut values) {
         return (NOTHING.to_string(), Vec::new());
     }
     values.push(Value::Text(fts));
     inner.push_str(&format!(" AND messages_fts MATCH ?{}", values.len()));
-    order(query, &mut inner, &mut values);
+    order(query, &COLS, &mut inner, &mut values);
     let dir = if query.ascending { "ASC" } else { "DESC" };
     let sql = format!(
         "SELECT {COLUMNS} FROM messages m WHERE m.id IN ({inner}) ORDER BY m.time {dir}, m.id {dir}"
@@ -458,7 +421,7 @@ fn search_sql(query: &Query) -> (String, Vec<Value>) {
 fn scan_sql(query: &Query) -> (String, Vec<Value>) {
     let mut values = Vec::new();
     let mut sql = format!("SELECT {COLUMNS} FROM messages m NOT INDEXED");
-    if !filters(query, &mut sql, &mut values) {
+    if !filters(query, &COLS, &mut sql, &mut values) {
         return (NOTHING.to_string(), Vec::new());
     }
     let folded = fold(&query.text);
@@ -466,7 +429,7 @@ fn scan_sql(query: &Query) -> (String, Vec<Value>) {
         values.push(Value::Text(folded));
         sql.push_str(&format!(" AND instr(lower(m.text), ?{}) > 0", values.len()));
     }
-    order(query, &mut sql, &mut values);
+    order(query, &COLS, &mut sql, &mut values);
     (sql, values)
 }
 
