@@ -12,7 +12,7 @@ use onebot_gateway_domain::auth::Authenticator;
 use onebot_gateway_domain::journal::EventJournal;
 use onebot_gateway_domain::media::received::ReceivedStore;
 use onebot_gateway_domain::media::staging::MediaStore;
-use onebot_gateway_domain::store::Store;
+use onebot_gateway_store::state::StateStore;
 use onebot_gateway_tls::TlsAcceptor;
 
 /// What the later phases are built from.
@@ -28,8 +28,9 @@ pub struct Prepared {
     pub metrics: Option<TcpListener>,
     /// The MCP endpoint's own listener, when `mcp.listen` is configured.
     pub mcp: Option<TcpListener>,
-    /// The durable store under the data directory.
-    pub store: Store,
+    /// The durable state under the data directory (offline queue,
+    /// idempotency keys, media indexes).
+    pub store: Arc<StateStore>,
     /// The staging area under the data directory.
     pub media: MediaStore,
     /// The received-media store under the data directory.
@@ -76,7 +77,7 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     onebot_gateway_domain::store::create_private_dir(data_dir)
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
     // The error names the file and the remedy; the file is never replaced.
-    let store = Store::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let store = Arc::new(StateStore::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
     // The OneBot adapter's own store: the way back for message ids it had
     // to map into an int64.
     let ids = data_dir.join(onebot_gateway_onebot::ids::STORE_FILE);
