@@ -1,7 +1,7 @@
 //! The gateway's stores: the adapters behind the domain's archive port
 //! ([`onebot_gateway_domain::archive::store::ArchiveStore`]), its journal
 //! ([`onebot_gateway_domain::journal::EventJournal`]) and its durable state
-//! ([`onebot_gateway_domain::store`]).
+//! ([`onebot_gateway_domain::store`]), and the OneBot adapter's id store.
 //!
 //! - [`journal`]: the journal in `journal.sqlite3` (always embedded: events
 //!   are delivered only once it has committed them).
@@ -12,8 +12,10 @@
 //! - [`open`]: opening what the configuration asks for.
 //! - [`state`]: the offline queue, idempotency records and media indexes
 //!   in `gateway.redb`.
+//! - [`ids`]: the OneBot adapter's mapped message ids in `onebot-ids.redb`.
 
 pub mod codec;
+pub mod ids;
 pub mod journal;
 pub mod open;
 pub mod pg_tls;
