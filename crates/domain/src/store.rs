@@ -1,219 +1,133 @@
-//! The embedded durable store: one redb database under the data directory.
+//! The durable state's ports: what the offline queue, the idempotency keys
+//! and the media indexes need of a store, and the filesystem rules every
+//! store under the data directory follows.
 //!
-//! Holds what must survive a restart or a `kill -9`: the offline send queue,
-//! idempotency records and the index of staged media. Every commit is
-//! durable (redb's default `Durability::Immediate` fsyncs). redb calls block,
-//! so async code goes through [`Store::run`], which moves them to the
-//! blocking pool.
+//! The ports deal in opaque bytes the domain encodes (JSON, [`encode`] and
+//! [`decode`]); ordering, expiry, limits and error kinds stay in the domain.
+//! An implementation holds what must survive a restart or a `kill -9`:
+//! every write it reports done is durable.
 //!
 //! # Failures
-//! - A file that cannot be read as a store (corrupted, truncated, another
-//!   format) is never deleted or overwritten: opening fails with an error
-//!   naming the file and what the operator can do ([`Store::open`]).
+//! - A file that cannot be read as a store is never deleted or
+//!   overwritten: opening it fails with an error naming the file and what
+//!   the operator can do.
 //! - A write that fails (disk full, directory read-only, I/O error) fails
-//!   its request with `StorageFailed`; the transaction is not committed, so
-//!   what was stored before stays as it was. redb refuses every later call
-//!   on a database handle that saw an I/O error, so the store then closes
-//!   the handle and reopens the file on the next call: once the operator
-//!   freed space the gateway goes on without a restart.
+//!   with `StorageFailed` and the `path` of the store; nothing of it is
+//!   kept, so what was stored before stays as it was. The store goes on
+//!   with the next call once the operator freed space.
+//!
+//! Calls block: async code makes them through [`blocking`], which moves
+//! them to the blocking pool.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::path::Path;
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Kind, Result};
 
-/// Offline queue entries keyed by `(account_id, sequence)`; values are JSON.
-pub(crate) const QUEUE: TableDefinition<'_, (&str, u64), &[u8]> = TableDefinition::new("queue");
-/// Idempotency records keyed by `(account_id, key)`; values are JSON.
-pub(crate) const IDEMPOTENCY: TableDefinition<'_, (&str, &str), &[u8]> =
-    TableDefinition::new("idempotency");
-/// Staged media keyed by media id; values are JSON.
-pub(crate) const MEDIA: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("media");
-/// Counters (the queue sequence).
-pub(crate) const COUNTERS: TableDefinition<'_, &str, u64> = TableDefinition::new("counters");
+/// The offline queues of every account: entries keyed by `(account,
+/// sequence)`, listed in sequence order.
+pub trait QueueStore: Send + Sync + std::fmt::Debug {
+    /// How many entries each account has waiting.
+    fn depths(&self) -> Result<Vec<(String, usize)>>;
 
-/// File name of the database inside the data directory.
-pub const STORE_FILE: &str = "gateway.redb";
+    /// The entries of `account`, in sequence order.
+    fn list(&self, account: &str) -> Result<Vec<Vec<u8>>>;
 
-/// Handle to the durable store; cheap to clone.
-#[derive(Clone)]
-pub struct Store {
-    /// The open database; `None` after an I/O failure closed it (reopened
-    /// on the next use).
-    db: Arc<RwLock<Option<Arc<Database>>>>,
-    path: PathBuf,
+    /// Runs `f` in one write transaction, committed when `f` returns `Ok`;
+    /// nothing of it is kept when `f` (or the commit) fails.
+    fn write(&self, f: &mut dyn FnMut(&mut dyn QueueTxn) -> Result<()>) -> Result<()>;
 }
 
-impl std::fmt::Debug for Store {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("path", &self.path).finish()
-    }
+/// One write transaction over the offline queues.
+pub trait QueueTxn {
+    /// The entries of `account` as of this transaction, in sequence order.
+    fn entries(&mut self, account: &str) -> Result<Vec<Vec<u8>>>;
+
+    /// Inserts or replaces the entry `(account, seq)`.
+    fn put(&mut self, account: &str, seq: u64, value: &[u8]) -> Result<()>;
+
+    /// Removes the entry `(account, seq)` (nothing when there is none).
+    fn remove(&mut self, account: &str, seq: u64) -> Result<()>;
+
+    /// The next queue sequence number (1 first, then increasing across
+    /// accounts and restarts).
+    fn next_seq(&mut self) -> Result<u64>;
 }
 
-impl Store {
-    /// Opens (or creates) `<data_dir>/gateway.redb` and makes sure every
-    /// table exists. A file that is not a readable store is left as it is:
-    /// the error names it and says how to go on.
-    pub fn open(data_dir: &Path) -> Result<Self> {
-        create_private_dir(data_dir).map_err(|e| {
-            Error::internal(format!("creating data directory: {e}"))
-                .with("path", data_dir.display())
-        })?;
-        let path = data_dir.join(STORE_FILE);
-        refuse_empty(&path, "the offline queue and the idempotency records")?;
-        create_private_file(&path)?;
-        let db = open_db(&path).map_err(|e| open_error(&path, e))?;
-        Ok(Self {
-            db: Arc::new(RwLock::new(Some(Arc::new(db)))),
-            path,
-        })
-    }
+/// What [`IdempotencyStore::update`] stores: the new record, or `None` to
+/// leave the one there as it is.
+pub type Replacement = Option<Vec<u8>>;
 
-    /// Path of the database file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
+/// Idempotency records keyed by `(account, key)`.
+pub trait IdempotencyStore: Send + Sync + std::fmt::Debug {
+    /// The record of `(account, key)`.
+    fn get(&self, account: &str, key: &str) -> Result<Option<Vec<u8>>>;
 
-    /// The database, for blocking code; reopened when an I/O failure
-    /// closed it.
-    pub(crate) fn db(&self) -> Result<Arc<Database>> {
-        if let Some(db) = self.db.read().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            return Ok(db.clone());
-        }
-        let mut slot = self.db.write().unwrap_or_else(|p| p.into_inner());
-        if let Some(db) = slot.as_ref() {
-            return Ok(db.clone());
-        }
-        let db = Arc::new(open_db(&self.path).map_err(|e| {
-            storage_failed(format!(
-                "reopening the store {} failed: {e}",
-                self.path.display()
-            ))
-            .with("path", self.path.display())
-        })?);
-        tracing::info!(path = %self.path.display(), "store reopened after an I/O failure");
-        *slot = Some(db.clone());
-        Ok(db)
-    }
+    /// Reads the record of `(account, key)` and stores what `f` returns for
+    /// it (`None`: leaves it as it is), in one write transaction.
+    fn update(
+        &self,
+        account: &str,
+        key: &str,
+        f: &mut dyn FnMut(Option<&[u8]>) -> Result<Replacement>,
+    ) -> Result<()>;
 
-    /// Closes the database handle after an I/O failure, so the next use
-    /// reopens it (redb fails every call on a handle that saw one). When
-    /// another call still uses the handle, the next failure closes it.
-    fn close_after_failure(&self) {
-        let mut slot = self.db.write().unwrap_or_else(|p| p.into_inner());
-        if let Some(db) = slot.take() {
-            match Arc::try_unwrap(db) {
-                Ok(db) => drop(db),
-                Err(shared) => *slot = Some(shared),
-            }
-        }
-    }
+    /// Removes the record of `(account, key)`.
+    fn remove(&self, account: &str, key: &str) -> Result<()>;
 
-    /// Runs blocking store code on the blocking pool.
-    pub async fn run<T, F>(&self, f: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Store) -> Result<T> + Send + 'static,
-    {
-        let store = self.clone();
-        let result = tokio::task::spawn_blocking(move || {
-            let result = f(&store);
-            if result
-                .as_ref()
-                .is_err_and(|e| e.kind == Kind::StorageFailed)
-            {
-                store.close_after_failure();
-            }
-            result
-        })
+    /// Keeps the records `keep` accepts and removes the others; returns
+    /// how many went.
+    fn retain(&self, keep: &mut dyn FnMut(&[u8]) -> bool) -> Result<usize>;
+}
+
+/// The index of staged media, keyed by media id.
+pub trait MediaIndex: Send + Sync + std::fmt::Debug {
+    /// Every record.
+    fn all(&self) -> Result<Vec<(String, Vec<u8>)>>;
+
+    /// Inserts or replaces the record of `id`.
+    fn put(&self, id: &str, value: &[u8]) -> Result<()>;
+
+    /// Removes the records of `ids`, in one write transaction.
+    fn remove(&self, ids: &[String]) -> Result<()>;
+}
+
+/// The index of received media, keyed by `<account>\0<media id>`, and the
+/// secret its media ids are derived from.
+pub trait ReceivedIndex: Send + Sync + std::fmt::Debug {
+    /// The stored secret; `fresh`, stored now, when there is none (or it is
+    /// not 32 bytes).
+    fn secret(&self, fresh: [u8; 32]) -> Result<[u8; 32]>;
+
+    /// Every record.
+    fn all(&self) -> Result<Vec<(String, Vec<u8>)>>;
+
+    /// Inserts or replaces the records of `put` and removes those of
+    /// `remove`, in one write transaction.
+    fn apply(&self, put: &[(String, Vec<u8>)], remove: &[String]) -> Result<()>;
+}
+
+/// Runs blocking store code on the blocking pool.
+pub async fn blocking<T, F>(f: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| Error::internal(format!("store task failed: {e}")))?;
-        result.map_err(|e| match e.kind {
-            Kind::StorageFailed => e.with("path", self.path.display()),
-            _ => e,
-        })
-    }
-
-    /// Every staged-media record.
-    pub(crate) fn all_media<T: DeserializeOwned>(&self) -> Result<Vec<(String, T)>> {
-        let txn = self.db()?.begin_read().map_err(store_err)?;
-        let table = txn.open_table(MEDIA).map_err(store_err)?;
-        let mut out = Vec::new();
-        for row in table.iter().map_err(store_err)? {
-            let (k, v) = row.map_err(store_err)?;
-            out.push((k.value().to_string(), decode(v.value())?));
-        }
-        Ok(out)
-    }
-
-    /// Inserts or replaces a staged-media record.
-    pub(crate) fn put_media<T: Serialize>(&self, id: &str, value: &T) -> Result<()> {
-        let bytes = encode(value)?;
-        let txn = self.db()?.begin_write().map_err(store_err)?;
-        {
-            let mut table = txn.open_table(MEDIA).map_err(store_err)?;
-            table.insert(id, bytes.as_slice()).map_err(store_err)?;
-        }
-        txn.commit().map_err(store_err)
-    }
-
-    /// Removes staged-media records.
-    pub(crate) fn remove_media(&self, ids: &[String]) -> Result<()> {
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let txn = self.db()?.begin_write().map_err(store_err)?;
-        {
-            let mut table = txn.open_table(MEDIA).map_err(store_err)?;
-            for id in ids {
-                table.remove(id.as_str()).map_err(store_err)?;
-            }
-        }
-        txn.commit().map_err(store_err)
-    }
+        .map_err(|e| Error::internal(format!("store task failed: {e}")))?
 }
 
 /// JSON-encodes a stored value.
-pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     serde_json::to_vec(value).map_err(|e| Error::internal(format!("encoding a record: {e}")))
 }
 
 /// Decodes a stored JSON value.
-pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     serde_json::from_slice(bytes).map_err(|e| Error::internal(format!("decoding a record: {e}")))
-}
-
-/// Maps a redb error: an I/O failure (disk full, read-only, failing disk)
-/// to `StorageFailed`, anything else to an internal error.
-pub(crate) fn store_err(e: impl Into<redb::Error>) -> Error {
-    match e.into() {
-        e @ (redb::Error::Io(_) | redb::Error::PreviousIo) => storage_failed(format!(
-            "writing the store failed: {e}; free space in the data directory or make it writable, then retry"
-        )),
-        e => Error::internal(format!("store: {e}")),
-    }
-}
-
-fn storage_failed(message: String) -> Error {
-    Error::new(Kind::StorageFailed, message)
-}
-
-/// Opens or creates the database and its tables.
-fn open_db(path: &Path) -> std::result::Result<Database, redb::Error> {
-    let db = Database::create(path)?;
-    let txn = db.begin_write()?;
-    {
-        txn.open_table(QUEUE)?;
-        txn.open_table(IDEMPOTENCY)?;
-        txn.open_table(MEDIA)?;
-        txn.open_table(COUNTERS)?;
-    }
-    txn.commit()?;
-    Ok(db)
 }
 
 /// Owner-only modes of what the gateway creates under its data directory:
@@ -280,119 +194,5 @@ pub fn refuse_empty(path: &Path, lost: &str) -> Result<()> {
             .with("path", p))
         }
         _ => Ok(()),
-    }
-}
-
-/// The error of a store file that cannot be opened: which file, why, and
-/// what the operator can do. The file itself is left untouched.
-fn open_error(path: &Path, e: redb::Error) -> Error {
-    let p = path.display();
-    let unreadable = match &e {
-        redb::Error::Io(io) => io.kind() == std::io::ErrorKind::InvalidData,
-        redb::Error::Corrupted(_)
-        | redb::Error::UpgradeRequired(_)
-        | redb::Error::RepairAborted => true,
-        _ => false,
-    };
-    let message = if unreadable {
-        format!(
-            "the store file {p} is not a readable gateway store ({e}): it is corrupted, truncated or of another program. \
-             The gateway left it untouched. Restore it from a backup, or move it aside \
-             (`mv {p} {p}.broken`; the offline queue and idempotency records in it are then not used) \
-             and start again with an empty store"
-        )
-    } else {
-        format!(
-            "the store file {p} cannot be opened ({e}): check that the data directory exists, is writable \
-             by the gateway and has free space, and that no other gateway process uses it"
-        )
-    };
-    Error::new(
-        if unreadable {
-            Kind::Internal
-        } else {
-            Kind::StorageFailed
-        },
-        message,
-    )
-    .with("path", p)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[derive(Debug, Serialize, serde::Deserialize, PartialEq)]
-    struct Rec {
-        n: u32,
-    }
-
-    #[test]
-    fn records_survive_reopen() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let store = Store::open(dir.path()).unwrap();
-            store.put_media("a", &Rec { n: 1 }).unwrap();
-            store.put_media("b", &Rec { n: 2 }).unwrap();
-            store.remove_media(&["b".into()]).unwrap();
-        }
-        let store = Store::open(dir.path()).unwrap();
-        let all = store.all_media::<Rec>().unwrap();
-        assert_eq!(all, vec![("a".to_string(), Rec { n: 1 })]);
-    }
-
-    #[test]
-    fn a_file_that_is_not_a_store_is_refused_with_its_path_and_left_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join(STORE_FILE);
-        let junk = b"not a database".repeat(64);
-        std::fs::write(&file, &junk).unwrap();
-        let err = Store::open(dir.path()).unwrap_err();
-        assert!(err.message.contains(&file.display().to_string()), "{err}");
-        assert!(err.message.contains(".broken"), "{err}");
-        assert_eq!(err.meta("path"), Some(file.display().to_string().as_str()));
-        assert_eq!(std::fs::read(&file).unwrap(), junk);
-    }
-
-    #[test]
-    fn an_empty_store_file_is_refused_with_its_path_and_left_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join(STORE_FILE);
-        std::fs::write(&file, b"").unwrap();
-        let err = Store::open(dir.path()).unwrap_err();
-        assert!(err.message.contains(&file.display().to_string()), "{err}");
-        assert!(err.message.contains("empty (zero bytes)"), "{err}");
-        assert!(err.message.contains("offline queue"), "{err}");
-        assert!(err.message.contains(".broken"), "{err}");
-        assert_eq!(std::fs::metadata(&file).unwrap().len(), 0);
-    }
-
-    #[test]
-    fn io_failures_are_storage_failures_and_the_rest_internal() {
-        let io = store_err(redb::Error::Io(std::io::Error::from_raw_os_error(28)));
-        assert_eq!(io.kind, Kind::StorageFailed);
-        assert!(io.message.contains("data directory"), "{io}");
-        assert_eq!(store_err(redb::Error::PreviousIo).kind, Kind::StorageFailed);
-        assert_eq!(
-            store_err(redb::Error::Corrupted("x".into())).kind,
-            Kind::Internal
-        );
-    }
-
-    #[tokio::test]
-    async fn the_store_reopens_after_a_failure_closed_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        store.put_media("a", &Rec { n: 1 }).unwrap();
-        let failed = store
-            .run(|_| Err::<(), _>(store_err(redb::Error::PreviousIo)))
-            .await
-            .unwrap_err();
-        assert_eq!(failed.kind, Kind::StorageFailed);
-        assert!(failed.meta("path").is_some());
-        // The handle was closed; the next call reopens the file.
-        assert!(store.db.read().unwrap().is_none());
-        let all = store.run(|s| s.all_media::<Rec>()).await.unwrap();
-        assert_eq!(all, vec![("a".to_string(), Rec { n: 1 })]);
     }
 }

@@ -7,7 +7,7 @@ use tokio::net::TcpListener;
 
 use super::guard::classify;
 use super::*;
-use onebot_gateway_domain::store::Store;
+use onebot_gateway_store::state::StateStore;
 use onebot_gateway_testkit::png;
 
 /// Resolves names from a fixed table.
@@ -123,7 +123,7 @@ fn setup_with(lookup: Arc<dyn Lookup>, tweak: impl FnOnce(&mut MediaConfig)) -> 
         ..MediaConfig::default()
     };
     tweak(&mut config);
-    let store = Store::open(dir.path()).unwrap();
+    let store = std::sync::Arc::new(StateStore::open(dir.path()).unwrap());
     let media = MediaStore::open(dir.path(), store, config.clone()).unwrap();
     Setup {
         fetcher: Fetcher::new(&config, media.clone(), lookup),

@@ -16,8 +16,8 @@
 //! exact in a JavaScript number. The mapping is a pure function of the
 //! text: the same id on every run, in every process, whatever the account.
 //!
-//! It is reversible: each mapping is remembered (in memory, and in
-//! `<data_dir>/onebot-ids.redb` once [`persist_in`] has opened it), and
+//! It is reversible: each mapping is remembered (in memory, and in an
+//! [`IdMap`] once [`persist_with`] has opened one), and
 //! every action the adapter sends has its known mapped ids turned back into
 //! the peer's own text ([`outbound`]: `message_id`, `message_seq`, and the
 //! `id` of `reply` segments), so `reply_to_message_id`, `GetMessage`,
@@ -26,22 +26,14 @@
 //! gateway never mapped goes out unchanged.
 //!
 //! The store is the adapter's own (nothing of the domain's), one per
-//! process: the first data directory opened holds it.
+//! process: the first one opened holds every mapping.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::mpsc;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
-
-/// File name of the store inside the data directory.
-pub const STORE_FILE: &str = "onebot-ids.redb";
-
-/// Mapped id → the peer's text.
-const TABLE: TableDefinition<'_, i64, &str> = TableDefinition::new("message_ids");
 
 /// The magnitude mapped ids start at (`2^32`).
 const FLOOR: u64 = 1 << 32;
@@ -201,76 +193,26 @@ fn remember(text: &str) -> i64 {
     id
 }
 
-/// The adapter's durable store of mapped ids.
-pub struct IdStore {
-    db: Database,
-}
-
-impl IdStore {
-    /// Opens (or creates) `<dir>/onebot-ids.redb`.
-    pub fn open(dir: &Path) -> Result<IdStore, String> {
-        let path = dir.join(STORE_FILE);
-        // Created owner-only (0600) before redb opens it, as every store.
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        match options.open(&path) {
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(format!("creating the store file {}: {e}", path.display())),
-        }
-        let db = Database::create(&path).map_err(|e| {
-            let p = path.display();
-            format!(
-                "the store file {p} cannot be opened as a message id store ({e}). If it is corrupted or truncated, \
-                 the gateway left it untouched: restore it from a backup, or move it aside (`mv {p} {p}.broken`; \
-                 the peer's non-numeric message ids seen before can then no longer be quoted or fetched by their number)"
-            )
-        })?;
-        let txn = db.begin_write().map_err(|e| e.to_string())?;
-        txn.open_table(TABLE).map_err(|e| e.to_string())?;
-        txn.commit().map_err(|e| e.to_string())?;
-        Ok(IdStore { db })
-    }
-
+/// The adapter's durable store of mapped ids: mapped id → the peer's
+/// text. Its calls block.
+pub trait IdMap: Send + 'static {
     /// Every mapping stored.
-    pub fn load(&self) -> Result<Vec<(i64, String)>, String> {
-        let txn = self.db.begin_read().map_err(|e| e.to_string())?;
-        let table = txn.open_table(TABLE).map_err(|e| e.to_string())?;
-        let mut out = Vec::new();
-        for entry in table.iter().map_err(|e| e.to_string())? {
-            let (k, v) = entry.map_err(|e| e.to_string())?;
-            out.push((k.value(), v.value().to_owned()));
-        }
-        Ok(out)
-    }
+    fn load(&self) -> Result<Vec<(i64, String)>, String>;
 
-    /// Stores mappings, in one transaction.
-    pub fn put(&self, entries: &[(i64, String)]) -> Result<(), String> {
-        let txn = self.db.begin_write().map_err(|e| e.to_string())?;
-        {
-            let mut table = txn.open_table(TABLE).map_err(|e| e.to_string())?;
-            for (id, text) in entries {
-                table
-                    .insert(*id, text.as_str())
-                    .map_err(|e| e.to_string())?;
-            }
-        }
-        txn.commit().map_err(|e| e.to_string())
-    }
+    /// Stores mappings, all or none.
+    fn put(&self, entries: &[(i64, String)]) -> Result<(), String>;
 }
 
-/// Makes the mappings of this process durable in `dir`: loads what an
-/// earlier run stored and writes every new mapping from now on (a thread
-/// of its own, so decoding never waits on the disk). The first call in a
-/// process wins; later ones (another gateway in the same test process)
-/// keep the first store.
-pub fn persist_in(dir: &Path) -> Result<(), String> {
+/// Makes the mappings of this process durable in the store `open` opens:
+/// loads what an earlier run stored and writes every new mapping from now
+/// on (a thread of its own, so decoding never waits on the disk). The
+/// first call in a process wins; later ones (another gateway in the same
+/// test process) keep the first store and do not call `open`.
+pub fn persist_with<M: IdMap>(open: impl FnOnce() -> Result<M, String>) -> Result<(), String> {
     if WRITER.get().is_some() {
         return Ok(());
     }
-    let store = IdStore::open(dir)?;
+    let store = open()?;
     let stored = store.load()?;
     let pending: Vec<(i64, String)> = {
         let mut reg = lock(&REGISTRY);
@@ -357,24 +299,5 @@ mod tests {
         outbound(&mut p);
         assert_eq!(p, json!({"message_id": -(1i64 << 40), "message_seq": 5}));
         assert_eq!(peer_value(5), json!(5));
-    }
-
-    #[test]
-    fn the_store_keeps_mappings_across_opens() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = IdStore::open(dir.path()).unwrap();
-        store
-            .put(&[(mapped("a"), "a".into()), (mapped("b"), "b".into())])
-            .unwrap();
-        drop(store);
-        let again = IdStore::open(dir.path()).unwrap();
-        let mut got = again.load().unwrap();
-        got.sort();
-        let mut want = vec![
-            (mapped("a"), "a".to_string()),
-            (mapped("b"), "b".to_string()),
-        ];
-        want.sort();
-        assert_eq!(got, want);
     }
 }

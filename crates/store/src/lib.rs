@@ -1,6 +1,7 @@
-//! The archive's adapters: the stores behind the domain's archive port
-//! ([`onebot_gateway_domain::archive::store::ArchiveStore`]) and its journal
-//! ([`onebot_gateway_domain::journal::EventJournal`]).
+//! The gateway's stores: the adapters behind the domain's archive port
+//! ([`onebot_gateway_domain::archive::store::ArchiveStore`]), its journal
+//! ([`onebot_gateway_domain::journal::EventJournal`]) and its durable state
+//! ([`onebot_gateway_domain::store`]), and the OneBot adapter's id store.
 //!
 //! - [`journal`]: the journal in `journal.sqlite3` (always embedded: events
 //!   are delivered only once it has committed them).
@@ -9,14 +10,19 @@
 //!   [`pg_tls`] when the URL's `sslmode` asks for TLS.
 //! - [`codec`]: the stored form of messages and events, shared by all three.
 //! - [`open`]: opening what the configuration asks for.
+//! - [`state`]: the offline queue, idempotency records and media indexes
+//!   in `gateway.redb`.
+//! - [`ids`]: the OneBot adapter's mapped message ids in `onebot-ids.redb`.
 
 pub mod codec;
+pub mod ids;
 pub mod journal;
 pub mod open;
 pub mod pg_tls;
 pub mod postgres;
 mod query;
 pub mod sqlite;
+pub mod state;
 
 #[cfg(test)]
 mod tests;

@@ -409,9 +409,9 @@ pub fn gateway(
 ) -> onebot_gateway_domain::gateway::Gateway {
     use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
     use onebot_gateway_domain::media::staging::MediaStore;
-    use onebot_gateway_domain::store::Store;
+    use onebot_gateway_store::state::StateStore;
     let data_dir = config.server.data_dir.clone();
-    let store = Store::open(&data_dir).expect("store");
+    let store = Arc::new(StateStore::open(&data_dir).expect("store"));
     let media = MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
     let urls = Arc::new(onebot_gateway_fetch::Fetcher::new(
         &config.media,
@@ -433,7 +433,8 @@ pub fn gateway(
     );
     let write = WriteSide::open(WriteParts {
         config: &config,
-        store,
+        queue: store.clone(),
+        idempotency: store,
         media,
         urls,
         accounts: &accounts,
@@ -477,9 +478,9 @@ pub fn gateway_with_archive(
     use onebot_gateway_domain::archive::service::{Archive, ArchiveParts};
     use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
     use onebot_gateway_domain::media::staging::MediaStore;
-    use onebot_gateway_domain::store::Store;
+    use onebot_gateway_store::state::StateStore;
     let data_dir = config.server.data_dir.clone();
-    let store = Store::open(&data_dir).expect("store");
+    let store = Arc::new(StateStore::open(&data_dir).expect("store"));
     let media = MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
     let urls = Arc::new(onebot_gateway_fetch::Fetcher::new(
         &config.media,
@@ -527,7 +528,8 @@ pub fn gateway_with_archive(
     );
     let write = WriteSide::open(WriteParts {
         config: &config,
-        store,
+        queue: store.clone(),
+        idempotency: store,
         media,
         urls,
         accounts: &accounts,

@@ -12,7 +12,8 @@ use onebot_gateway_domain::auth::Authenticator;
 use onebot_gateway_domain::journal::EventJournal;
 use onebot_gateway_domain::media::received::ReceivedStore;
 use onebot_gateway_domain::media::staging::MediaStore;
-use onebot_gateway_domain::store::Store;
+use onebot_gateway_store::ids::IdStore;
+use onebot_gateway_store::state::StateStore;
 use onebot_gateway_tls::TlsAcceptor;
 
 /// What the later phases are built from.
@@ -28,8 +29,9 @@ pub struct Prepared {
     pub metrics: Option<TcpListener>,
     /// The MCP endpoint's own listener, when `mcp.listen` is configured.
     pub mcp: Option<TcpListener>,
-    /// The durable store under the data directory.
-    pub store: Store,
+    /// The durable state under the data directory (offline queue,
+    /// idempotency keys, media indexes).
+    pub store: Arc<StateStore>,
     /// The staging area under the data directory.
     pub media: MediaStore,
     /// The received-media store under the data directory.
@@ -76,16 +78,16 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     onebot_gateway_domain::store::create_private_dir(data_dir)
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
     // The error names the file and the remedy; the file is never replaced.
-    let store = Store::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let store = Arc::new(StateStore::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
     // The OneBot adapter's own store: the way back for message ids it had
     // to map into an int64.
-    let ids = data_dir.join(onebot_gateway_onebot::ids::STORE_FILE);
+    let ids = data_dir.join(onebot_gateway_store::ids::STORE_FILE);
     onebot_gateway_domain::store::refuse_empty(
         &ids,
         "the way back from the numbers given to the peer's non-numeric message ids",
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    onebot_gateway_onebot::ids::persist_in(data_dir)
+    onebot_gateway_onebot::ids::persist_with(|| IdStore::open(data_dir).map(IdFile))
         .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
     let media = MediaStore::open_shared(
         data_dir,
@@ -123,4 +125,17 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         archive,
         sandbox,
     })
+}
+
+/// The message-id store, as the OneBot adapter's port.
+struct IdFile(IdStore);
+
+impl onebot_gateway_onebot::ids::IdMap for IdFile {
+    fn load(&self) -> Result<Vec<(i64, String)>, String> {
+        self.0.load()
+    }
+
+    fn put(&self, entries: &[(i64, String)]) -> Result<(), String> {
+        self.0.put(entries)
+    }
 }

@@ -125,7 +125,8 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
     let urls = Arc::new(fetcher);
     let write = WriteSide::open(WriteParts {
         config: &config,
-        store,
+        queue: store.clone(),
+        idempotency: store,
         media,
         urls: urls.clone(),
         accounts: &accounts,

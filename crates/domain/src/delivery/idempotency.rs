@@ -1,4 +1,4 @@
-//! Idempotency keys of SendMessage, persisted in the [`Store`].
+//! Idempotency keys of SendMessage, persisted in an [`IdempotencyStore`].
 //!
 //! A key is claimed (durably) before the first frame. The request's
 //! fingerprint is stored with it: the same key with another request is
@@ -11,16 +11,15 @@
 //! `SendOutcomeUnknown` instead of sending again.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use redb::ReadableTable;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
 use super::receipt::SendResult;
 use crate::error::{Error, Kind, Result};
-use crate::store::{IDEMPOTENCY, Store, decode, encode, store_err};
+use crate::store::{IdempotencyStore, blocking, decode, encode};
 
 /// How long a key is remembered.
 pub const WINDOW: Duration = Duration::from_secs(10 * 60);
@@ -65,7 +64,7 @@ pub enum Claim {
 /// The idempotency keys of every account.
 #[derive(Debug)]
 pub struct Idempotency {
-    store: Store,
+    store: Arc<dyn IdempotencyStore>,
     live: Mutex<HashMap<KeyId, watch::Receiver<Running>>>,
     senders: Mutex<HashMap<KeyId, watch::Sender<Running>>>,
 }
@@ -125,7 +124,7 @@ fn reused(key: &str) -> Error {
 
 impl Idempotency {
     /// The keys in `store`.
-    pub fn new(store: Store) -> Self {
+    pub fn new(store: Arc<dyn IdempotencyStore>) -> Self {
         Self {
             store,
             live: Mutex::new(HashMap::new()),
@@ -183,41 +182,29 @@ impl Idempotency {
             }
             let (account_o, key_o, fp) = (id.0.clone(), id.1.clone(), fingerprint.to_string());
             let window_ms = i64::try_from(WINDOW.as_millis()).unwrap_or(i64::MAX);
-            let found = self
-                .store
-                .run(move |store| {
-                    let txn = store.db()?.begin_write().map_err(store_err)?;
-                    let found = {
-                        let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
-                        let existing: Option<Record> = match table
-                            .get((account_o.as_str(), key_o.as_str()))
-                            .map_err(store_err)?
-                        {
-                            Some(v) => Some(decode(v.value())?),
-                            None => None,
-                        };
-                        match existing {
-                            Some(r) if r.created_ms.saturating_add(window_ms) > now_ms => Some(r),
-                            _ => {
-                                let rec = Record {
-                                    fingerprint: fp,
-                                    created_ms: now_ms,
-                                    outcome: None,
-                                };
-                                table
-                                    .insert(
-                                        (account_o.as_str(), key_o.as_str()),
-                                        encode(&rec)?.as_slice(),
-                                    )
-                                    .map_err(store_err)?;
-                                None
-                            }
+            let store = self.store.clone();
+            let found = blocking(move || {
+                let mut found = None;
+                store.update(&account_o, &key_o, &mut |existing| {
+                    let existing: Option<Record> = existing.map(decode).transpose()?;
+                    match existing {
+                        Some(r) if r.created_ms.saturating_add(window_ms) > now_ms => {
+                            found = Some(r);
+                            Ok(None)
                         }
-                    };
-                    txn.commit().map_err(store_err)?;
-                    Ok(found)
-                })
-                .await;
+                        _ => {
+                            let rec = Record {
+                                fingerprint: fp.clone(),
+                                created_ms: now_ms,
+                                outcome: None,
+                            };
+                            Ok(Some(encode(&rec)?))
+                        }
+                    }
+                })?;
+                Ok(found)
+            })
+            .await;
             let found = match found {
                 Ok(f) => f,
                 Err(e) => {
@@ -248,17 +235,8 @@ impl Idempotency {
 
     async fn read(&self, id: &(String, String)) -> Result<Option<Record>> {
         let (a, k) = id.clone();
-        self.store
-            .run(move |store| {
-                use redb::ReadableDatabase;
-                let txn = store.db()?.begin_read().map_err(store_err)?;
-                let table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
-                match table.get((a.as_str(), k.as_str())).map_err(store_err)? {
-                    Some(v) => Ok(Some(decode(v.value())?)),
-                    None => Ok(None),
-                }
-            })
-            .await
+        let store = self.store.clone();
+        blocking(move || store.get(&a, &k)?.map(|v| decode(&v)).transpose()).await
     }
 
     /// Stores the outcome of a claimed key (durably) and wakes duplicates.
@@ -271,27 +249,17 @@ impl Idempotency {
         let id = (account.to_string(), key.to_string());
         let stored = to_stored(outcome);
         let (a, k) = id.clone();
-        let result = self
-            .store
-            .run(move |store| {
-                let txn = store.db()?.begin_write().map_err(store_err)?;
-                {
-                    let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
-                    let rec: Option<Record> =
-                        match table.get((a.as_str(), k.as_str())).map_err(store_err)? {
-                            Some(v) => Some(decode(v.value())?),
-                            None => None,
-                        };
-                    if let Some(mut rec) = rec {
-                        rec.outcome = Some(stored);
-                        table
-                            .insert((a.as_str(), k.as_str()), encode(&rec)?.as_slice())
-                            .map_err(store_err)?;
-                    }
-                }
-                txn.commit().map_err(store_err)
+        let store = self.store.clone();
+        let result = blocking(move || {
+            store.update(&a, &k, &mut |existing| {
+                let Some(mut rec) = existing.map(decode::<Record>).transpose()? else {
+                    return Ok(None);
+                };
+                rec.outcome = Some(stored.clone());
+                Ok(Some(encode(&rec)?))
             })
-            .await;
+        })
+        .await;
         self.wake(&id, Some(outcome.clone()));
         result
     }
@@ -300,17 +268,8 @@ impl Idempotency {
     pub async fn release(&self, account: &str, key: &str) -> Result<()> {
         let id = (account.to_string(), key.to_string());
         let (a, k) = id.clone();
-        let result = self
-            .store
-            .run(move |store| {
-                let txn = store.db()?.begin_write().map_err(store_err)?;
-                {
-                    let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
-                    table.remove((a.as_str(), k.as_str())).map_err(store_err)?;
-                }
-                txn.commit().map_err(store_err)
-            })
-            .await;
+        let store = self.store.clone();
+        let result = blocking(move || store.remove(&a, &k)).await;
         self.wake(&id, None);
         result
     }
@@ -331,27 +290,12 @@ impl Idempotency {
     /// Removes records older than the window (as of `now_ms`).
     pub async fn purge(&self, now_ms: i64) -> Result<usize> {
         let window_ms = i64::try_from(WINDOW.as_millis()).unwrap_or(i64::MAX);
-        self.store
-            .run(move |store| {
-                let txn = store.db()?.begin_write().map_err(store_err)?;
-                let removed = {
-                    let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
-                    let mut n = 0usize;
-                    table
-                        .retain(|_, v| {
-                            let keep = decode::<Record>(v)
-                                .is_ok_and(|r| r.created_ms.saturating_add(window_ms) > now_ms);
-                            if !keep {
-                                n += 1;
-                            }
-                            keep
-                        })
-                        .map_err(store_err)?;
-                    n
-                };
-                txn.commit().map_err(store_err)?;
-                Ok(removed)
+        let store = self.store.clone();
+        blocking(move || {
+            store.retain(&mut |v| {
+                decode::<Record>(v).is_ok_and(|r| r.created_ms.saturating_add(window_ms) > now_ms)
             })
-            .await
+        })
+        .await
     }
 }

@@ -1,5 +1,5 @@
 //! The durable offline queue: text sends accepted while an account was
-//! offline, kept in the [`Store`] until they are sent.
+//! offline, kept in a [`QueueStore`] until they are sent.
 //!
 //! One entry is one request (all its chunks) with its progress, so a flush
 //! interrupted by another disconnect resumes at the next unsent chunk. A
@@ -8,16 +8,15 @@
 //! reported by the caller (log and metrics), never dropped silently.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use redb::{ReadableTable, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
 use super::lead::Lead;
 use crate::error::{Error, Kind, Result};
 use crate::model::ChatRef;
-use crate::store::{COUNTERS, QUEUE, Store, decode, encode, store_err};
+use crate::store::{QueueStore, QueueTxn, blocking, decode, encode};
 
 /// One queued request.
 ///
@@ -48,22 +47,12 @@ pub struct QueuedEntry {
 /// The queues of every account, over the store.
 #[derive(Debug)]
 pub struct OfflineQueue {
-    store: Store,
+    store: Arc<dyn QueueStore>,
     depth: Mutex<HashMap<String, usize>>,
 }
 
-fn range_of(account: &str) -> std::ops::RangeInclusive<(&str, u64)> {
-    (account, 0)..=(account, u64::MAX)
-}
-
-fn entries_in(txn: &WriteTransaction, account: &str) -> Result<Vec<QueuedEntry>> {
-    let table = txn.open_table(QUEUE).map_err(store_err)?;
-    let mut out = Vec::new();
-    for row in table.range(range_of(account)).map_err(store_err)? {
-        let (_, v) = row.map_err(store_err)?;
-        out.push(decode(v.value())?);
-    }
-    Ok(out)
+fn entries_in(txn: &mut dyn QueueTxn, account: &str) -> Result<Vec<QueuedEntry>> {
+    txn.entries(account)?.iter().map(|v| decode(v)).collect()
 }
 
 /// What a new entry sends.
@@ -110,17 +99,8 @@ impl QueuedEntry {
 
 impl OfflineQueue {
     /// The queues in `store`.
-    pub fn open(store: Store) -> Result<Self> {
-        let mut depth = HashMap::new();
-        {
-            use redb::ReadableDatabase;
-            let txn = store.db()?.begin_read().map_err(store_err)?;
-            let table = txn.open_table(QUEUE).map_err(store_err)?;
-            for row in table.iter().map_err(store_err)? {
-                let (k, _) = row.map_err(store_err)?;
-                *depth.entry(k.value().0.to_string()).or_insert(0) += 1;
-            }
-        }
+    pub fn open(store: Arc<dyn QueueStore>) -> Result<Self> {
+        let depth = store.depths()?.into_iter().collect();
         Ok(Self {
             store,
             depth: Mutex::new(depth),
@@ -155,35 +135,23 @@ impl OfflineQueue {
     ) -> Result<(QueuedEntry, Vec<QueuedEntry>)> {
         let account_owned = account.to_string();
         let ttl_ms = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
-        let (entry, expired, depth) = self
-            .store
-            .run(move |store| {
-                let account = account_owned.as_str();
-                let txn = store.db()?.begin_write().map_err(store_err)?;
-                let expired = remove_expired(&txn, account, now_ms)?;
-                let waiting = entries_in(&txn, account)?.len();
+        let store = self.store.clone();
+        let pushed = blocking(move || {
+            let account = account_owned.as_str();
+            let mut new = Some(new);
+            let mut outcome = None;
+            store.write(&mut |txn| {
+                let expired = remove_expired(txn, account, now_ms)?;
+                let waiting = entries_in(txn, account)?.len();
                 if waiting >= max_entries {
-                    // Commit the expiry even when refusing.
-                    txn.commit().map_err(store_err)?;
-                    return Err(Error::new(
-                        Kind::QueueFull,
-                        format!("the offline queue of account {account:?} is full ({max_entries} entries)"),
-                    )
-                    .with("account_id", account)
-                    .with("max_entries", max_entries)
-                    .with("expired", expired.len())
-                    .retry_after(Duration::from_secs(30)));
+                    // The expiry is committed even when refusing.
+                    outcome = Some(Err(expired));
+                    return Ok(());
                 }
-                let seq = {
-                    let mut counters = txn.open_table(COUNTERS).map_err(store_err)?;
-                    let next = counters
-                        .get("queue_seq")
-                        .map_err(store_err)?
-                        .map_or(1, |v| v.value() + 1);
-                    counters.insert("queue_seq", next).map_err(store_err)?;
-                    next
-                };
-                let NewEntry { chat, lead, chunks } = new;
+                let seq = txn.next_seq()?;
+                let NewEntry { chat, lead, chunks } = new
+                    .take()
+                    .ok_or_else(|| Error::internal("queue entry already written"))?;
                 let (group_id, user_id) = match chat {
                     ChatRef::Group(g) => (g, None),
                     ChatRef::Private(u) => (0, Some(u)),
@@ -198,21 +166,31 @@ impl OfflineQueue {
                     enqueued_ms: now_ms,
                     expires_ms: now_ms.saturating_add(ttl_ms),
                 };
-                {
-                    let mut table = txn.open_table(QUEUE).map_err(store_err)?;
-                    table
-                        .insert((account, seq), encode(&entry)?.as_slice())
-                        .map_err(store_err)?;
-                }
-                txn.commit().map_err(store_err)?;
-                Ok((entry, expired, waiting + 1))
-            })
-            .await
-            .inspect_err(|e| {
-                if e.kind == Kind::QueueFull {
-                    self.set_depth(account, max_entries);
-                }
+                txn.put(account, seq, &encode(&entry)?)?;
+                outcome = Some(Ok((entry, expired, waiting + 1)));
+                Ok(())
             })?;
+            match outcome {
+                Some(Ok(pushed)) => Ok(pushed),
+                Some(Err(expired)) => Err(Error::new(
+                    Kind::QueueFull,
+                    format!(
+                        "the offline queue of account {account:?} is full ({max_entries} entries)"
+                    ),
+                )
+                .with("account_id", account)
+                .with("max_entries", max_entries)
+                .with("expired", expired.len())
+                .retry_after(Duration::from_secs(30))),
+                None => Err(Error::internal("the queue transaction did not run")),
+            }
+        })
+        .await;
+        let (entry, expired, depth) = pushed.inspect_err(|e| {
+            if e.kind == Kind::QueueFull {
+                self.set_depth(account, max_entries);
+            }
+        })?;
         self.set_depth(account, depth);
         Ok((entry, expired))
     }
@@ -220,55 +198,32 @@ impl OfflineQueue {
     /// Every entry of `account`, oldest first.
     pub async fn list(&self, account: &str) -> Result<Vec<QueuedEntry>> {
         let account = account.to_string();
-        self.store
-            .run(move |store| {
-                use redb::ReadableDatabase;
-                let txn = store.db()?.begin_read().map_err(store_err)?;
-                let table = txn.open_table(QUEUE).map_err(store_err)?;
-                let mut out = Vec::new();
-                for row in table.range(range_of(&account)).map_err(store_err)? {
-                    let (_, v) = row.map_err(store_err)?;
-                    out.push(decode(v.value())?);
-                }
-                Ok(out)
-            })
-            .await
+        let store = self.store.clone();
+        blocking(move || store.list(&account)?.iter().map(|v| decode(v)).collect()).await
     }
 
     /// Saves an entry's progress.
     pub async fn update(&self, account: &str, entry: &QueuedEntry) -> Result<()> {
         let account = account.to_string();
-        let entry = entry.clone();
-        self.store
-            .run(move |store| {
-                let txn = store.db()?.begin_write().map_err(store_err)?;
-                {
-                    let mut table = txn.open_table(QUEUE).map_err(store_err)?;
-                    table
-                        .insert((account.as_str(), entry.seq), encode(&entry)?.as_slice())
-                        .map_err(store_err)?;
-                }
-                txn.commit().map_err(store_err)
-            })
-            .await
+        let store = self.store.clone();
+        let (seq, value) = (entry.seq, encode(entry)?);
+        blocking(move || store.write(&mut |txn| txn.put(&account, seq, &value))).await
     }
 
     /// Removes an entry (sent, or failed for good).
     pub async fn remove(&self, account: &str, seq: u64) -> Result<()> {
         let owned = account.to_string();
-        let depth = self
-            .store
-            .run(move |store| {
-                let txn = store.db()?.begin_write().map_err(store_err)?;
-                {
-                    let mut table = txn.open_table(QUEUE).map_err(store_err)?;
-                    table.remove((owned.as_str(), seq)).map_err(store_err)?;
-                }
-                let depth = entries_in(&txn, &owned)?.len();
-                txn.commit().map_err(store_err)?;
-                Ok(depth)
-            })
-            .await?;
+        let store = self.store.clone();
+        let depth = blocking(move || {
+            let mut depth = 0;
+            store.write(&mut |txn| {
+                txn.remove(&owned, seq)?;
+                depth = txn.entries(&owned)?.len();
+                Ok(())
+            })?;
+            Ok(depth)
+        })
+        .await?;
         self.set_depth(account, depth);
         Ok(())
     }
@@ -276,171 +231,29 @@ impl OfflineQueue {
     /// Removes and returns the entries of `account` expired at `now_ms`.
     pub async fn take_expired(&self, account: &str, now_ms: i64) -> Result<Vec<QueuedEntry>> {
         let owned = account.to_string();
-        let (expired, depth) = self
-            .store
-            .run(move |store| {
-                let txn = store.db()?.begin_write().map_err(store_err)?;
-                let expired = remove_expired(&txn, &owned, now_ms)?;
-                let depth = entries_in(&txn, &owned)?.len();
-                txn.commit().map_err(store_err)?;
-                Ok((expired, depth))
-            })
-            .await?;
+        let store = self.store.clone();
+        let (expired, depth) = blocking(move || {
+            let (mut expired, mut depth) = (Vec::new(), 0);
+            store.write(&mut |txn| {
+                expired = remove_expired(txn, &owned, now_ms)?;
+                depth = txn.entries(&owned)?.len();
+                Ok(())
+            })?;
+            Ok((expired, depth))
+        })
+        .await?;
         self.set_depth(account, depth);
         Ok(expired)
     }
 }
 
-fn remove_expired(txn: &WriteTransaction, account: &str, now_ms: i64) -> Result<Vec<QueuedEntry>> {
+fn remove_expired(txn: &mut dyn QueueTxn, account: &str, now_ms: i64) -> Result<Vec<QueuedEntry>> {
     let expired: Vec<QueuedEntry> = entries_in(txn, account)?
         .into_iter()
         .filter(|e| e.expires_ms <= now_ms)
         .collect();
-    let mut table = txn.open_table(QUEUE).map_err(store_err)?;
     for e in &expired {
-        table.remove((account, e.seq)).map_err(store_err)?;
+        txn.remove(account, e.seq)?;
     }
     Ok(expired)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const TTL: Duration = Duration::from_secs(1800);
-    const G7: ChatRef = ChatRef::Group(7);
-
-    #[tokio::test]
-    async fn entries_keep_order_survive_reopen_and_never_evict() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let q = OfflineQueue::open(Store::open(dir.path()).unwrap()).unwrap();
-            for i in 0..3 {
-                q.push(
-                    "a",
-                    NewEntry::group_text(7, vec![format!("m{i}")]),
-                    3,
-                    TTL,
-                    1000,
-                )
-                .await
-                .unwrap();
-            }
-            q.push(
-                "b",
-                NewEntry::group_text(8, vec!["other".into()]),
-                3,
-                TTL,
-                1000,
-            )
-            .await
-            .unwrap();
-            let err = q
-                .push(
-                    "a",
-                    NewEntry::group_text(7, vec!["m3".into()]),
-                    3,
-                    TTL,
-                    1000,
-                )
-                .await
-                .unwrap_err();
-            assert_eq!(err.kind, Kind::QueueFull);
-            assert_eq!(q.depth("a"), 3);
-        }
-        let q = OfflineQueue::open(Store::open(dir.path()).unwrap()).unwrap();
-        assert_eq!(q.depth("a"), 3);
-        assert_eq!(q.depth("b"), 1);
-        let a = q.list("a").await.unwrap();
-        let texts: Vec<&str> = a.iter().map(|e| e.chunks[0].as_str()).collect();
-        assert_eq!(texts, ["m0", "m1", "m2"]);
-        let mut first = a[0].clone();
-        first.sent = 1;
-        q.update("a", &first).await.unwrap();
-        assert_eq!(q.list("a").await.unwrap()[0].sent, 1);
-        q.remove("a", first.seq).await.unwrap();
-        assert_eq!(q.depth("a"), 2);
-        assert_eq!(q.list("a").await.unwrap()[0].chunks, ["m1"]);
-    }
-
-    #[tokio::test]
-    async fn expired_entries_are_returned_not_dropped_silently() {
-        let dir = tempfile::tempdir().unwrap();
-        let q = OfflineQueue::open(Store::open(dir.path()).unwrap()).unwrap();
-        q.push(
-            "a",
-            NewEntry::group_text(7, vec!["old".into()]),
-            2,
-            Duration::from_secs(1),
-            0,
-        )
-        .await
-        .unwrap();
-        q.push(
-            "a",
-            NewEntry::group_text(7, vec!["new".into()]),
-            2,
-            TTL,
-            500,
-        )
-        .await
-        .unwrap();
-        // Full, but the old entry has expired by now: it makes room.
-        let (_, expired) = q
-            .push(
-                "a",
-                NewEntry::group_text(7, vec!["newer".into()]),
-                2,
-                TTL,
-                1000,
-            )
-            .await
-            .unwrap();
-        assert_eq!(expired.len(), 1);
-        assert_eq!(expired[0].chunks, ["old"]);
-        let expired = q.take_expired("a", 500 + 1_800_000).await.unwrap();
-        assert_eq!(expired.len(), 1);
-        assert_eq!(q.depth("a"), 1);
-    }
-
-    #[tokio::test]
-    async fn private_entries_and_leads_round_trip_and_old_entries_still_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let q = OfflineQueue::open(Store::open(dir.path()).unwrap()).unwrap();
-        let lead = Lead {
-            reply_to: Some(5),
-            mentions: vec![],
-            mention_all: false,
-        };
-        let (entry, _) = q
-            .push(
-                "a",
-                NewEntry {
-                    chat: ChatRef::Private(42),
-                    lead: lead.clone(),
-                    chunks: vec![],
-                },
-                5,
-                TTL,
-                0,
-            )
-            .await
-            .unwrap();
-        assert_eq!((entry.chat(), entry.messages()), (ChatRef::Private(42), 1));
-        let listed = &q.list("a").await.unwrap()[0];
-        assert_eq!((listed.chat(), &listed.lead), (ChatRef::Private(42), &lead));
-        // An entry stored before private sends existed.
-        let old =
-            r#"{"seq":9,"group_id":7,"chunks":["hi"],"sent":0,"enqueued_ms":1,"expires_ms":2}"#;
-        let old: QueuedEntry = decode(old.as_bytes()).unwrap();
-        assert_eq!(
-            (old.chat(), old.lead.is_empty(), old.messages()),
-            (G7, true, 1)
-        );
-        let text = String::from_utf8(encode(&old).unwrap()).unwrap();
-        assert!(
-            !text.contains("user_id") && !text.contains("lead"),
-            "{text}"
-        );
-    }
 }

@@ -20,15 +20,17 @@ use crate::error::{Error, Result};
 use crate::media::received::ReceivedStore;
 use crate::media::resolve::{Resolver, UrlSource};
 use crate::media::staging::MediaStore;
-use crate::store::Store;
+use crate::store::{IdempotencyStore, QueueStore};
 use onebot_gateway_config::Config;
 
 /// What the write side is opened over.
 pub struct WriteParts<'a> {
     /// The configuration (`server.data_dir`, `[media]`, per-account limits).
     pub config: &'a Config,
-    /// The durable store under the data directory.
-    pub store: Store,
+    /// The offline queues' durable store.
+    pub queue: Arc<dyn QueueStore>,
+    /// The idempotency keys' durable store.
+    pub idempotency: Arc<dyn IdempotencyStore>,
     /// The staging area under the data directory.
     pub media: MediaStore,
     /// Fetches media sources given as URLs.
@@ -46,7 +48,6 @@ pub struct WriteParts<'a> {
 /// Everything uploads, sends and pokes share. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct WriteSide {
-    pub(crate) store: Store,
     pub(crate) media: MediaStore,
     pub(crate) queue: Arc<OfflineQueue>,
     pub(crate) idempotency: Arc<Idempotency>,
@@ -63,7 +64,8 @@ impl WriteSide {
     pub fn open(parts: WriteParts<'_>) -> Result<Self> {
         let WriteParts {
             config,
-            store,
+            queue,
+            idempotency,
             media,
             urls,
             accounts,
@@ -72,8 +74,8 @@ impl WriteSide {
             received,
         } = parts;
         let mut tasks = vec![media.spawn_sweeper(shutdown.clone())];
-        let queue = Arc::new(OfflineQueue::open(store.clone())?);
-        let idempotency = Arc::new(Idempotency::new(store.clone()));
+        let queue = Arc::new(OfflineQueue::open(queue)?);
+        let idempotency = Arc::new(Idempotency::new(idempotency));
         let resolver =
             Resolver::new(media.clone(), urls, &config.media.media_roots).with_received(received);
         let mut outbound = BTreeMap::new();
@@ -92,7 +94,6 @@ impl WriteSide {
         }
         tasks.push(spawn_idempotency_purge(idempotency.clone(), shutdown));
         Ok(Self {
-            store,
             media,
             queue,
             idempotency,
@@ -126,11 +127,6 @@ impl WriteSide {
         if let Ok(mut tasks) = self.tasks.lock() {
             tasks.push(task);
         }
-    }
-
-    /// The durable store.
-    pub fn store(&self) -> &Store {
-        &self.store
     }
 
     /// The staging area.

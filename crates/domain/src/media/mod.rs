@@ -20,6 +20,3 @@ pub mod capture;
 pub mod download;
 pub mod ids;
 pub mod received;
-
-#[cfg(test)]
-mod received_tests;

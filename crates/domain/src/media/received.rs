@@ -16,7 +16,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rand::Rng as _;
-use redb::{ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt as _;
@@ -30,16 +29,11 @@ use crate::clock::now_ms;
 use crate::error::{Error, Kind, Result};
 use crate::model::{ChatRef, ReceivedKind};
 use crate::ports::MediaSink;
-use crate::store::{Store, decode, encode, store_err};
+use crate::store::{ReceivedIndex, blocking, decode, encode};
 use onebot_gateway_config::CaptureConfig;
 
 /// Name of the received-media directory inside the data directory.
 pub const RECEIVED_DIR: &str = "received";
-
-/// Received-media records keyed by `<account>\0<media id>`; values JSON.
-const RECEIVED: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("received_media");
-/// Secrets of the received-media store (the media id key).
-const SECRETS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("received_secrets");
 
 /// Why an item is gone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,7 +149,7 @@ struct State {
 
 struct Inner {
     dir: PathBuf,
-    store: Store,
+    store: Arc<dyn ReceivedIndex>,
     config: CaptureConfig,
     ids: MediaIds,
     state: Mutex<State>,
@@ -203,43 +197,23 @@ impl ReceivedStore {
     /// Opens the store under `data_dir`: reads (or creates) the id key,
     /// loads the index, removes temporary files, blobs no record uses and
     /// records whose blob is missing.
-    pub fn open(data_dir: &Path, store: Store, config: CaptureConfig) -> Result<Self> {
+    pub fn open(
+        data_dir: &Path,
+        store: Arc<dyn ReceivedIndex>,
+        config: CaptureConfig,
+    ) -> Result<Self> {
         let dir = data_dir.join(RECEIVED_DIR);
         crate::store::create_private_dir(&dir).map_err(|e| {
             Error::internal(format!("creating the received-media directory: {e}"))
                 .with("path", dir.display())
         })?;
-        let db = store.db()?;
-        let txn = db.begin_write().map_err(store_err)?;
-        let secret = {
-            txn.open_table(RECEIVED).map_err(store_err)?;
-            let mut secrets = txn.open_table(SECRETS).map_err(store_err)?;
-            let existing = secrets
-                .get("media_id_key")
-                .map_err(store_err)?
-                .map(|v| v.value().to_vec());
-            match existing.and_then(|v| <[u8; 32]>::try_from(v.as_slice()).ok()) {
-                Some(k) => k,
-                None => {
-                    let mut k = [0u8; 32];
-                    rand::rng().fill(&mut k);
-                    secrets
-                        .insert("media_id_key", k.as_slice())
-                        .map_err(store_err)?;
-                    k
-                }
-            }
-        };
-        txn.commit().map_err(store_err)?;
+        let mut fresh = [0u8; 32];
+        rand::rng().fill(&mut fresh);
+        let secret = store.secret(fresh)?;
         let mut records = HashMap::new();
-        {
-            let txn = db.begin_read().map_err(store_err)?;
-            let table = txn.open_table(RECEIVED).map_err(store_err)?;
-            for row in table.iter().map_err(store_err)? {
-                let (k, v) = row.map_err(store_err)?;
-                let rec: Record = decode(v.value())?;
-                records.insert(k.value().to_string(), rec);
-            }
+        for (k, v) in store.all()? {
+            let rec: Record = decode(&v)?;
+            records.insert(k, rec);
         }
         let mut state = State::default();
         let mut dropped = Vec::new();
@@ -264,14 +238,7 @@ impl ReceivedStore {
             state.records.insert(k, rec);
         }
         if !dropped.is_empty() {
-            let txn = db.begin_write().map_err(store_err)?;
-            {
-                let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
-                for k in &dropped {
-                    table.remove(k.as_str()).map_err(store_err)?;
-                }
-            }
-            txn.commit().map_err(store_err)?;
+            store.apply(&[], &dropped)?;
         }
         if let Ok(entries) = std::fs::read_dir(&dir) {
             for entry in entries.flatten() {
@@ -534,35 +501,26 @@ impl ReceivedStore {
         let from = temp.path.clone();
         let to = final_path.clone();
         let evicted_paths: Vec<PathBuf> = evicted.iter().map(|s| dir.join(s)).collect();
-        let result = self
-            .inner
-            .store
-            .run(move |store| {
-                if new_blob {
-                    std::fs::rename(&from, &to).map_err(|e| {
-                        Error::internal(format!("keeping received media: {e}"))
-                            .with("path", to.display())
-                    })?;
-                }
-                let txn = store.db()?.begin_write().map_err(store_err)?;
-                {
-                    let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
-                    for (k, r) in &tombstones {
-                        table
-                            .insert(k.as_str(), encode(r)?.as_slice())
-                            .map_err(store_err)?;
-                    }
-                    table
-                        .insert(store_key.as_str(), encode(&store_rec)?.as_slice())
-                        .map_err(store_err)?;
-                }
-                txn.commit().map_err(store_err)?;
-                for p in &evicted_paths {
-                    remove_quietly(p);
-                }
-                Ok(())
-            })
-            .await;
+        let store = self.inner.store.clone();
+        let result = blocking(move || {
+            if new_blob {
+                std::fs::rename(&from, &to).map_err(|e| {
+                    Error::internal(format!("keeping received media: {e}"))
+                        .with("path", to.display())
+                })?;
+            }
+            let mut put = Vec::with_capacity(tombstones.len() + 1);
+            for (k, r) in &tombstones {
+                put.push((k.clone(), encode(r)?));
+            }
+            put.push((store_key, encode(&store_rec)?));
+            store.apply(&put, &[])?;
+            for p in &evicted_paths {
+                remove_quietly(p);
+            }
+            Ok(())
+        })
+        .await;
         if let Err(e) = result {
             // Undo the claim: the record is not kept.
             let mut state = lock(&self.inner.state);
@@ -646,28 +604,19 @@ impl ReceivedStore {
             return Ok(0);
         }
         let dir = self.inner.dir.clone();
-        self.inner
-            .store
-            .run(move |store| {
-                let txn = store.db()?.begin_write().map_err(store_err)?;
-                {
-                    let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
-                    for (k, r) in &changed {
-                        table
-                            .insert(k.as_str(), encode(r)?.as_slice())
-                            .map_err(store_err)?;
-                    }
-                    for k in &forgotten {
-                        table.remove(k.as_str()).map_err(store_err)?;
-                    }
-                }
-                txn.commit().map_err(store_err)?;
-                for sha in &dead_blobs {
-                    remove_quietly(&dir.join(sha));
-                }
-                Ok(())
-            })
-            .await?;
+        let store = self.inner.store.clone();
+        blocking(move || {
+            let put = changed
+                .iter()
+                .map(|(k, r)| Ok((k.clone(), encode(r)?)))
+                .collect::<Result<Vec<_>>>()?;
+            store.apply(&put, &forgotten)?;
+            for sha in &dead_blobs {
+                remove_quietly(&dir.join(sha));
+            }
+            Ok(())
+        })
+        .await?;
         Ok(expired)
     }
 

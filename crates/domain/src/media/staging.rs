@@ -25,7 +25,7 @@ use crate::clock::now_ms;
 use crate::error::{Error, Kind, Result};
 use crate::model::MediaKind;
 use crate::shares::{self, Refusal, Shares};
-use crate::store::Store;
+use crate::store::{MediaIndex, blocking, decode, encode};
 use onebot_gateway_config::MediaConfig;
 
 /// Name of the staging directory inside the data directory.
@@ -126,7 +126,7 @@ pub struct MediaStore {
 
 struct Inner {
     dir: PathBuf,
-    store: Store,
+    store: Arc<dyn MediaIndex>,
     config: MediaConfig,
     quota: Arc<Shares>,
     index: Mutex<HashMap<String, MediaRecord>>,
@@ -145,7 +145,7 @@ impl std::fmt::Debug for MediaStore {
 impl MediaStore {
     /// Opens the staging area under `data_dir` without shares per client
     /// (see [`MediaStore::open_shared`]).
-    pub fn open(data_dir: &Path, store: Store, config: MediaConfig) -> Result<Self> {
+    pub fn open(data_dir: &Path, store: Arc<dyn MediaIndex>, config: MediaConfig) -> Result<Self> {
         let quota = config.staging_quota_bytes;
         Self::open_shared(data_dir, store, config, quota)
     }
@@ -157,7 +157,7 @@ impl MediaStore {
     /// removed.
     pub fn open_shared(
         data_dir: &Path,
-        store: Store,
+        store: Arc<dyn MediaIndex>,
         config: MediaConfig,
         share: u64,
     ) -> Result<Self> {
@@ -169,7 +169,8 @@ impl MediaStore {
         let now = now_ms();
         let mut index = HashMap::new();
         let mut stale = Vec::new();
-        for (id, rec) in store.all_media::<MediaRecord>()? {
+        for (id, rec) in store.all()? {
+            let rec: MediaRecord = decode(&rec)?;
             let path = dir.join(&id);
             let complete =
                 std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == rec.size);
@@ -188,7 +189,7 @@ impl MediaStore {
                 remove_quietly(&dir.join(id));
             }
         }
-        store.remove_media(&stale)?;
+        store.remove(&stale)?;
         let entries = std::fs::read_dir(&dir).map_err(|e| {
             Error::internal(format!("listing the staging directory: {e}"))
                 .with("path", dir.display())
@@ -288,16 +289,15 @@ impl MediaStore {
         let ids: Vec<String> = expired.iter().map(|(id, _)| id.clone()).collect();
         let dir = self.inner.dir.clone();
         let removed_ids = ids.clone();
-        self.inner
-            .store
-            .run(move |store| {
-                store.remove_media(&removed_ids)?;
-                for id in &removed_ids {
-                    remove_quietly(&dir.join(id));
-                }
-                Ok(())
-            })
-            .await?;
+        let store = self.inner.store.clone();
+        blocking(move || {
+            store.remove(&removed_ids)?;
+            for id in &removed_ids {
+                remove_quietly(&dir.join(id));
+            }
+            Ok(())
+        })
+        .await?;
         let mut index = self.index();
         for (id, _) in &expired {
             if let Some(rec) = index.remove(id) {
@@ -376,13 +376,13 @@ impl MediaStore {
         let id = format!("m{}", random_hex(16));
         let final_path = self.inner.dir.join(&id);
         let from = upload_temp.path.clone();
-        let (rec_id, stored, store) = (id.clone(), rec.clone(), self.inner.store.clone());
+        let (rec_id, stored, store) = (id.clone(), encode(&rec)?, self.inner.store.clone());
         let work = tokio::task::spawn_blocking(move || {
             std::fs::rename(&from, &final_path).map_err(|e| {
                 Error::internal(format!("committing a staged file: {e}"))
                     .with("path", final_path.display())
             })?;
-            if let Err(e) = store.put_media(&rec_id, &stored) {
+            if let Err(e) = store.put(&rec_id, &stored) {
                 remove_quietly(&final_path);
                 return Err(e);
             }
@@ -431,17 +431,15 @@ impl Drop for PendingCommit {
             let _ = work.await;
             let dir = media.inner.dir.clone();
             let ids = vec![id];
-            let result = media
-                .inner
-                .store
-                .run(move |store| {
-                    store.remove_media(&ids)?;
-                    for id in &ids {
-                        remove_quietly(&dir.join(id));
-                    }
-                    Ok(())
-                })
-                .await;
+            let store = media.inner.store.clone();
+            let result = blocking(move || {
+                store.remove(&ids)?;
+                for id in &ids {
+                    remove_quietly(&dir.join(id));
+                }
+                Ok(())
+            })
+            .await;
             if let Err(e) = result {
                 tracing::warn!(error = %e, "undoing a cancelled upload failed");
             }

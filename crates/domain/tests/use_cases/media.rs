@@ -8,7 +8,7 @@ use onebot_gateway_domain::media::staging::{
 };
 use onebot_gateway_domain::media::upload::UploadHeader;
 use onebot_gateway_domain::model::MediaKind;
-use onebot_gateway_domain::store::Store;
+use onebot_gateway_store::state::StateStore;
 use onebot_gateway_testkit::{png, sample, sha_hex};
 
 fn config() -> MediaConfig {
@@ -22,7 +22,7 @@ fn config() -> MediaConfig {
 }
 
 fn open(dir: &Path, config: MediaConfig) -> MediaStore {
-    let store = Store::open(dir).unwrap();
+    let store = std::sync::Arc::new(StateStore::open(dir).unwrap());
     MediaStore::open(dir, store, config).unwrap()
 }
 
@@ -421,7 +421,7 @@ async fn an_upload_leases_the_bytes_that_arrived_not_what_it_declares() {
 #[tokio::test]
 async fn one_client_stages_at_most_its_share_of_the_quota() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = std::sync::Arc::new(StateStore::open(dir.path()).unwrap());
     // 512 KiB of quota, 128 KiB per client.
     let media = MediaStore::open_shared(dir.path(), store, config(), 128 * 1024).unwrap();
     let token = |name: &str| MediaOwner {

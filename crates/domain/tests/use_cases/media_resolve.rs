@@ -9,9 +9,9 @@ use onebot_gateway_domain::error::{Kind, Result};
 use onebot_gateway_domain::media::resolve::{MediaSource, Resolver};
 use onebot_gateway_domain::media::staging::{MediaOwner, MediaStore};
 use onebot_gateway_domain::model::{MediaKind, MediaPayload};
-use onebot_gateway_domain::store::Store;
 use onebot_gateway_fetch::{Fetcher, SystemLookup};
 use onebot_gateway_onebot::outgoing::base64_uri;
+use onebot_gateway_store::state::StateStore;
 use onebot_gateway_testkit::{png, sample};
 
 struct Setup {
@@ -36,7 +36,7 @@ fn setup(with_roots: bool) -> Setup {
         },
         ..MediaConfig::default()
     };
-    let store = Store::open(data.path()).unwrap();
+    let store = std::sync::Arc::new(StateStore::open(data.path()).unwrap());
     let media = MediaStore::open(data.path(), store, config.clone()).unwrap();
     let fetcher = Fetcher::new(&config, media.clone(), Arc::new(SystemLookup));
     Setup {

@@ -1,12 +1,15 @@
 //! The received-media store: content addressing, quota eviction with
 //! tombstones, expiry, and what survives a restart.
 
-use super::received::{Gone, ItemMeta, Lookup, ReceivedStore};
-use crate::clock::now_ms;
-use crate::model::{ChatRef, ReceivedKind};
-use crate::ports::MediaSink;
-use crate::store::Store;
+use std::path::Path;
+use std::sync::Arc;
+
 use onebot_gateway_config::CaptureConfig;
+use onebot_gateway_domain::clock::now_ms;
+use onebot_gateway_domain::media::received::{Gone, ItemMeta, Lookup, ReceivedStore};
+use onebot_gateway_domain::model::{ChatRef, ReceivedKind};
+use onebot_gateway_domain::ports::MediaSink;
+use onebot_gateway_store::state::StateStore;
 
 fn config(quota: u64) -> CaptureConfig {
     CaptureConfig {
@@ -15,6 +18,11 @@ fn config(quota: u64) -> CaptureConfig {
         ttl_secs: 60,
         ..CaptureConfig::default()
     }
+}
+
+fn open(dir: &Path) -> ReceivedStore {
+    let state = Arc::new(StateStore::open(dir).unwrap());
+    ReceivedStore::open(dir, state, config(100)).unwrap()
 }
 
 fn meta(id: &str, index: usize) -> ItemMeta {
@@ -48,8 +56,7 @@ async fn same_bytes_once_oldest_evicted_and_everything_survives_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let ids;
     {
-        let store =
-            ReceivedStore::open(dir.path(), Store::open(dir.path()).unwrap(), config(100)).unwrap();
+        let store = open(dir.path());
         ids = store.ids().clone();
         keep(&store, "one", &[1; 40]).await;
         keep(&store, "one-again", &[1; 40]).await;
@@ -80,8 +87,7 @@ async fn same_bytes_once_oldest_evicted_and_everything_survives_a_restart() {
         drop(w);
         assert_eq!(blobs(dir.path()).len(), 2);
     }
-    let store =
-        ReceivedStore::open(dir.path(), Store::open(dir.path()).unwrap(), config(100)).unwrap();
+    let store = open(dir.path());
     assert_eq!(
         store.ids().id("a", 1, 2),
         ids.id("a", 1, 2),
@@ -112,8 +118,7 @@ async fn same_bytes_once_oldest_evicted_and_everything_survives_a_restart() {
 #[tokio::test]
 async fn waiting_for_a_fetch_in_progress() {
     let dir = tempfile::tempdir().unwrap();
-    let store =
-        ReceivedStore::open(dir.path(), Store::open(dir.path()).unwrap(), config(100)).unwrap();
+    let store = open(dir.path());
     let fetching = store.begin("a", "x").expect("not yet fetching");
     assert!(store.begin("a", "x").is_none(), "one fetch at a time");
     let waiter = {
