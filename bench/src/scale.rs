@@ -13,6 +13,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
+use futures_util::{StreamExt as _, TryStreamExt as _};
 use onebot_gateway_client::pb;
 use onebot_sandbox::{Sandbox, SandboxConfig};
 use prost::Message as _;
@@ -261,6 +262,10 @@ pub async fn measure(bin: &Path, opts: &Options) -> Result<Scale> {
     Ok(scale)
 }
 
+/// Health watches open at once while waiting for accounts to connect (below
+/// the gateway's default cap of 16 per address).
+const WATCHES_AT_ONCE: usize = 8;
+
 /// Account names of a gateway with `n` accounts: `default`, `a2` … `a<n>`.
 fn account_names(n: usize) -> Vec<String> {
     std::iter::once("default".to_string())
@@ -291,10 +296,15 @@ async fn accounts_point(
         },
     )
     .await?;
+    // A few watches at a time: the gateway caps health watches without a
+    // token per address (`limits.max_anonymous_health_watches_per_address`).
     let waits = account_names(n)
         .into_iter()
         .map(|name| wait_connected(gw.channel.clone(), name));
-    futures_util::future::try_join_all(waits).await?;
+    futures_util::stream::iter(waits)
+        .buffer_unordered(WATCHES_AT_ONCE)
+        .try_collect::<Vec<()>>()
+        .await?;
     let connected = gw.proc.started.elapsed();
     tokio::time::sleep(opts.settle).await;
     let pid = gw.proc.pid;
