@@ -13,8 +13,11 @@
 //! - [`state`]: the offline queue, idempotency records and media indexes
 //!   in `gateway.redb`.
 //! - [`ids`]: the OneBot adapter's mapped message ids in `onebot-ids.redb`.
+//! - [`db`]: how every SQLite file is opened, checked, locked and how its
+//!   errors map.
 
 pub mod codec;
+pub mod db;
 pub mod ids;
 pub mod journal;
 pub mod open;
