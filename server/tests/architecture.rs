@@ -81,7 +81,7 @@ const TRANSPORTS: &[&str] = &[
 ];
 
 /// Crates that carry a storage engine.
-const ENGINES: &[&str] = &["rusqlite", "tokio-postgres"];
+const ENGINES: &[&str] = &["rusqlite", "tokio-postgres", "redb"];
 
 /// The crates that carry no transport: the leaves the use cases stand on and
 /// the use cases.

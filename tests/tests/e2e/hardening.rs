@@ -121,7 +121,7 @@ async fn a_corrupted_or_truncated_store_is_refused_and_left_untouched() {
             .queued
     );
     gw.stop().await.unwrap();
-    let file = dir.path().join("data").join("gateway.redb");
+    let file = dir.path().join("data").join("gateway.sqlite3");
     let good = std::fs::read(&file).unwrap();
     assert!(good.len() > 1024);
 
