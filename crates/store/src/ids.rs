@@ -1,86 +1,114 @@
-//! The OneBot adapter's message-id store: `onebot-ids.redb` under the data
-//! directory, the way back from the numbers the adapter gave the peer's
-//! non-numeric message ids to their text (mapped id → text, table
+//! The OneBot adapter's message-id store: `message-ids.sqlite3` under the
+//! data directory, the way back from the numbers the adapter gave the
+//! peer's non-numeric message ids to their text (mapped id → text, table
 //! `message_ids`). Its calls block.
 //!
-//! A file that cannot be opened as this store is never deleted or
-//! overwritten: the error names it and what the operator can do.
+//! WAL mode with `synchronous = NORMAL` (mappings survive `kill -9`; a
+//! power loss may take the last ones, whose ids then go out unmapped). The
+//! state store's lock keeps a second gateway out of the data directory. A
+//! file that cannot be opened as this store is never deleted or
+//! overwritten: the error names it and what the operator can do
+//! ([`db::open`]). The `onebot-ids.redb` of an older gateway is imported on
+//! the first start ([`super::migrate`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use rusqlite::{Connection, params};
 
-use onebot_gateway_domain::store::private_file_options;
+use super::db::{self, Store, sqlite_err};
 
 /// File name of the store inside the data directory.
-pub const STORE_FILE: &str = "onebot-ids.redb";
+pub const STORE_FILE: &str = "message-ids.sqlite3";
 
-/// Mapped id → the peer's text.
-const TABLE: TableDefinition<'_, i64, &str> = TableDefinition::new("message_ids");
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS message_ids (
+    id INTEGER PRIMARY KEY,
+    text TEXT NOT NULL
+);";
 
 /// The durable store of mapped message ids.
 pub struct IdStore {
-    db: Database,
+    conn: Mutex<Connection>,
+    path: PathBuf,
 }
 
 impl std::fmt::Debug for IdStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("IdStore")
+        f.debug_struct("IdStore")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
     }
 }
 
 impl IdStore {
-    /// Opens (or creates) `<dir>/onebot-ids.redb`.
+    /// Opens (or creates) `<dir>/message-ids.sqlite3`; imports
+    /// `onebot-ids.redb` when the database is new and that file is there.
     pub fn open(dir: &Path) -> Result<IdStore, String> {
         let path = dir.join(STORE_FILE);
-        // Created owner-only (0600) before redb opens it, as every store.
-        match private_file_options()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(format!("creating the store file {}: {e}", path.display())),
+        let mut conn = db::open(&path, Store::Ids).map_err(|e| e.to_string())?;
+        let err = |e| sqlite_err(Store::Ids, &path, e).to_string();
+        let tx = conn.transaction().map_err(err)?;
+        let fresh: bool = tx
+            .query_row("SELECT count(*) = 0 FROM sqlite_master", [], |r| r.get(0))
+            .map_err(err)?;
+        tx.execute_batch(SCHEMA).map_err(err)?;
+        let imported = if fresh {
+            super::migrate::import_ids(dir, &tx).map_err(|e| e.to_string())?
+        } else {
+            None
+        };
+        tx.commit().map_err(err)?;
+        if let Some(from) = imported {
+            super::migrate::retire(&from).map_err(|e| e.to_string())?;
         }
-        let db = Database::create(&path).map_err(|e| {
-            let p = path.display();
-            format!(
-                "the store file {p} cannot be opened as a message id store ({e}). If it is corrupted or truncated, \
-                 the gateway left it untouched: restore it from a backup, or move it aside (`mv {p} {p}.broken`; \
-                 the peer's non-numeric message ids seen before can then no longer be quoted or fetched by their number)"
-            )
-        })?;
-        let txn = db.begin_write().map_err(|e| e.to_string())?;
-        txn.open_table(TABLE).map_err(|e| e.to_string())?;
-        txn.commit().map_err(|e| e.to_string())?;
-        Ok(IdStore { db })
+        Ok(IdStore {
+            conn: Mutex::new(conn),
+            path,
+        })
+    }
+
+    /// Refuses `<dir>/message-ids.sqlite3` when it exists and is not a
+    /// readable database, as [`IdStore::open`] does, without taking the
+    /// store: a process keeps the store it opened first, and a later start
+    /// over another file still checks that one.
+    pub fn check(dir: &Path) -> Result<(), String> {
+        let path = dir.join(STORE_FILE);
+        if !path.exists() {
+            return Ok(());
+        }
+        db::open(&path, Store::Ids)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> String + '_ {
+        |e| sqlite_err(Store::Ids, &self.path, e).to_string()
     }
 
     /// Every mapping stored.
     pub fn load(&self) -> Result<Vec<(i64, String)>, String> {
-        let txn = self.db.begin_read().map_err(|e| e.to_string())?;
-        let table = txn.open_table(TABLE).map_err(|e| e.to_string())?;
-        let mut out = Vec::new();
-        for entry in table.iter().map_err(|e| e.to_string())? {
-            let (k, v) = entry.map_err(|e| e.to_string())?;
-            out.push((k.value(), v.value().to_owned()));
-        }
-        Ok(out)
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        conn.prepare("SELECT id, text FROM message_ids ORDER BY id")
+            .and_then(|mut s| {
+                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()
+            })
+            .map_err(self.err())
     }
 
     /// Stores mappings, in one transaction.
     pub fn put(&self, entries: &[(i64, String)]) -> Result<(), String> {
-        let txn = self.db.begin_write().map_err(|e| e.to_string())?;
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = conn.transaction().map_err(self.err())?;
         {
-            let mut table = txn.open_table(TABLE).map_err(|e| e.to_string())?;
+            let mut insert = tx
+                .prepare_cached("INSERT OR REPLACE INTO message_ids (id, text) VALUES (?1, ?2)")
+                .map_err(self.err())?;
             for (id, text) in entries {
-                table
-                    .insert(*id, text.as_str())
-                    .map_err(|e| e.to_string())?;
+                insert.execute(params![id, text]).map_err(self.err())?;
             }
         }
-        txn.commit().map_err(|e| e.to_string())
+        tx.commit().map_err(self.err())
     }
 }
 

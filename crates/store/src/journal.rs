@@ -18,7 +18,8 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::codec::{decode_event, decode_message, encode_event, encode_message};
-use onebot_gateway_domain::error::{Error, Kind, Result};
+use super::db::{self, Store, connect, sqlite_err};
+use onebot_gateway_domain::error::{Error, Result};
 use onebot_gateway_domain::journal::{
     EventJournal, JournalEntry, JournalPage, JournalState, Journaled, READ_BYTES, StoredEvent,
 };
@@ -75,7 +76,7 @@ impl Drop for SqliteJournal {
 /// Checkpoints the write-ahead log of `path` until `closed`; passive: it
 /// never waits for the writer, and the writer never waits for it.
 fn checkpointer(path: PathBuf, closed: Arc<AtomicBool>) {
-    let conn = match connect(&path) {
+    let conn = match connect(&path, Store::Journal) {
         Ok(c) => c,
         Err(e) => {
             tracing::warn!(journal = %path.display(), error = %e, "the journal's checkpoints cannot run; SQLite checkpoints on commit instead");
@@ -99,86 +100,22 @@ impl std::fmt::Debug for SqliteJournal {
 }
 
 fn db_err(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
-    move |e| sqlite_err("journal", path, e)
-}
-
-/// Maps an SQLite error of the file at `path` (`what`: which store): the
-/// disk full, read-only or failing to `StorageFailed`, anything else to an
-/// internal error; both name the file (metadata `path`).
-pub(super) fn sqlite_err(what: &str, path: &Path, e: rusqlite::Error) -> Error {
-    use rusqlite::ErrorCode as C;
-    let disk = matches!(
-        e.sqlite_error_code(),
-        Some(C::DiskFull | C::SystemIoFailure | C::ReadOnly | C::CannotOpen)
-    );
-    let unreadable = matches!(
-        e.sqlite_error_code(),
-        Some(C::NotADatabase | C::DatabaseCorrupt)
-    );
-    let e = if unreadable {
-        let p = path.display();
-        Error::internal(format!(
-            "the {what} file {p} is not a readable SQLite database ({e}): it is corrupted, truncated or of another program. \
-             The gateway left it untouched; without it {}. Restore it from a backup, or move it aside \
-             (`mv {p} {p}.broken`, with its -wal and -shm files) and start again with an empty one",
-            lost_with(what)
-        ))
-    } else if disk {
-        Error::new(
-            Kind::StorageFailed,
-            format!(
-                "writing the {what} {} failed: {e}; free space in the data directory or make it writable",
-                path.display()
-            ),
-        )
-    } else {
-        Error::internal(format!("{what} {}: {e}", path.display()))
-    };
-    e.with("path", path.display())
-}
-
-/// What is lost when the SQLite store `what` is moved aside.
-pub(super) fn lost_with(what: &str) -> &'static str {
-    match what {
-        "journal" => {
-            "events not yet archived are lost, and event streams cannot resume from before the new start"
-        }
-        _ => "the archived messages (history and search from the archive) are lost",
-    }
-}
-
-/// Opens an SQLite connection in WAL mode with the settings both embedded
-/// stores use.
-pub(super) fn connect(path: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open(path)?;
-    conn.busy_timeout(Duration::from_secs(5))?;
-    let mode: String =
-        conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
-    if !mode.eq_ignore_ascii_case("wal") {
-        return Err(rusqlite::Error::InvalidParameterName(format!(
-            "journal_mode stays {mode}"
-        )));
-    }
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
-    Ok(conn)
+    move |e| sqlite_err(Store::Journal, path, e)
 }
 
 impl SqliteJournal {
     /// Opens (or creates) `<data_dir>/journal.sqlite3`.
     pub fn open(data_dir: &Path) -> Result<Self> {
         let path = data_dir.join(JOURNAL_FILE);
-        // SQLite takes an empty file for an empty database.
-        onebot_gateway_domain::store::refuse_empty(&path, lost_with("journal"))?;
-        onebot_gateway_domain::store::create_private_file(&path)?;
         let (write, read) = {
             let err = db_err(&path);
-            let write = connect(&path).map_err(&err)?;
+            let write = db::open(&path, Store::Journal)?;
             write.execute_batch(SCHEMA).map_err(&err)?;
             // Checkpoints run on their own thread (below), not in commits.
             write
                 .pragma_update(None, "wal_autocheckpoint", 0)
                 .map_err(&err)?;
-            (write, connect(&path).map_err(&err)?)
+            (write, connect(&path, Store::Journal).map_err(&err)?)
         };
         let closed = Arc::new(AtomicBool::new(false));
         {

@@ -1,31 +1,5 @@
 use super::*;
 
-fn failure(code: std::os::raw::c_int) -> rusqlite::Error {
-    rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None)
-}
-
-#[test]
-fn a_full_or_failing_disk_is_storage_failed_naming_the_file() {
-    let path = Path::new("/data/journal.sqlite3");
-    for code in [
-        rusqlite::ffi::SQLITE_FULL,
-        rusqlite::ffi::SQLITE_IOERR,
-        rusqlite::ffi::SQLITE_READONLY,
-        rusqlite::ffi::SQLITE_CANTOPEN,
-    ] {
-        let e = sqlite_err("journal", path, failure(code));
-        assert_eq!(e.kind, Kind::StorageFailed, "{e}");
-        assert!(e.message.contains("/data/journal.sqlite3"), "{e}");
-        assert_eq!(
-            e.metadata.get("path").map(String::as_str),
-            Some("/data/journal.sqlite3")
-        );
-    }
-    let e = sqlite_err("archive", path, failure(rusqlite::ffi::SQLITE_CORRUPT));
-    assert_eq!(e.kind, Kind::Internal);
-    assert!(e.message.contains("/data/journal.sqlite3"), "{e}");
-}
-
 #[test]
 fn reading_after_each_append_pages_in_order_without_recompiling() {
     let dir = tempfile::tempdir().unwrap();

@@ -11,12 +11,18 @@
 //! - [`codec`]: the stored form of messages and events, shared by all three.
 //! - [`open`]: opening what the configuration asks for.
 //! - [`state`]: the offline queue, idempotency records and media indexes
-//!   in `gateway.redb`.
-//! - [`ids`]: the OneBot adapter's mapped message ids in `onebot-ids.redb`.
+//!   in `gateway.sqlite3`.
+//! - [`ids`]: the OneBot adapter's mapped message ids in
+//!   `message-ids.sqlite3`.
+//! - [`db`]: how every SQLite file is opened, checked, locked and how its
+//!   errors map.
+//! - [`migrate`]: the import of an older gateway's redb files.
 
 pub mod codec;
+pub mod db;
 pub mod ids;
 pub mod journal;
+pub mod migrate;
 pub mod open;
 pub mod pg_tls;
 pub mod postgres;

@@ -17,7 +17,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
 use super::codec::{decode_message, encode_message};
-use super::journal::{connect, sqlite_err};
+use super::db::{self, Store, connect, sqlite_err};
 use super::query::{Binds, Columns, filters, order};
 use onebot_gateway_domain::archive::store::{
     Applied, ArchiveOp, ArchiveStore, Archived, Deleted, Position, Pruned, PurgeScope, Query,
@@ -108,11 +108,8 @@ impl SqliteArchive {
     /// migrations it lacks. The error names the file.
     pub fn open(data_dir: &Path) -> Result<Self> {
         let path = data_dir.join(ARCHIVE_FILE);
-        // SQLite takes an empty file for an empty database.
-        onebot_gateway_domain::store::refuse_empty(&path, super::journal::lost_with("archive"))?;
-        onebot_gateway_domain::store::create_private_file(&path)?;
-        let err = |e: rusqlite::Error| sqlite_err("archive", &path, e);
-        let mut write = connect(&path).map_err(err)?;
+        let err = |e: rusqlite::Error| sqlite_err(Store::Archive, &path, e);
+        let mut write = db::open(&path, Store::Archive)?;
         // Freed pages go back to the file system (set before any table
         // exists; a no-op afterwards).
         write
@@ -120,7 +117,7 @@ impl SqliteArchive {
             .map_err(err)?;
         migrate(&mut write).map_err(err)?;
         let reads = (0..READERS)
-            .map(|_| connect(&path).map(Mutex::new))
+            .map(|_| connect(&path, Store::Archive).map(Mutex::new))
             .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(err)?;
         Ok(Self {
@@ -196,7 +193,7 @@ impl SqliteArchive {
 
 impl Inner {
     fn err(&self, e: rusqlite::Error) -> Error {
-        sqlite_err("archive", &self.path, e)
+        sqlite_err(Store::Archive, &self.path, e)
     }
 
     fn reader(&self) -> MutexGuard<'_, Connection> {

@@ -1,45 +1,72 @@
-//! The gateway's durable state in one redb database, `gateway.redb` under
-//! the data directory: the offline send queue, idempotency records and the
-//! indexes of staged and received media (the domain's [`QueueStore`],
-//! [`IdempotencyStore`], [`MediaIndex`] and [`ReceivedIndex`]).
+//! The gateway's durable state in one SQLite database, `gateway.sqlite3`
+//! under the data directory: the offline send queue, idempotency records
+//! and the indexes of staged and received media (the domain's
+//! [`QueueStore`], [`IdempotencyStore`], [`MediaIndex`] and
+//! [`ReceivedIndex`]).
 //!
-//! Every commit is durable (redb's default `Durability::Immediate` fsyncs).
-//! Every call blocks: the domain makes them on the blocking pool.
+//! WAL mode with `synchronous = FULL`: every commit is fsynced before the
+//! call returns, so the offline queue and the idempotency keys survive
+//! `kill -9` and a power loss. One process at a time: the store holds its
+//! file's lock while it is open (SQLite's exclusive locking mode,
+//! [`db::connect`]), and a second open is refused naming the file. Every call blocks: the
+//! domain makes them on the blocking pool.
 //!
 //! # Failures
-//! - A file that cannot be read as a store (corrupted, truncated, another
-//!   format) is never deleted or overwritten: opening fails with an error
-//!   naming the file and what the operator can do ([`StateStore::open`]).
+//! - A file that cannot be read as a database (corrupted, truncated,
+//!   zero-length, another format) is never deleted or overwritten: opening
+//!   fails with an error naming the file and what the operator can do
+//!   ([`db::open`]).
 //! - A write that fails (disk full, directory read-only, I/O error) fails
-//!   its request with `StorageFailed`; the transaction is not committed, so
-//!   what was stored before stays as it was. redb refuses every later call
-//!   on a database handle that saw an I/O error, so the store then closes
-//!   the handle and reopens the file on the next call: once the operator
-//!   freed space the gateway goes on without a restart.
+//!   its request with `StorageFailed`; its transaction is rolled back, so
+//!   what was stored before stays as it was, and the next call goes on
+//!   over the same connection once the operator freed space.
+//! - A data directory of an older gateway (`gateway.redb`) is imported on
+//!   the first start ([`super::migrate`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Mutex, MutexGuard};
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use onebot_gateway_domain::error::{Error, Kind, Result};
+use super::db::{self, Store, sqlite_err};
+use onebot_gateway_domain::error::{Error, Result};
 use onebot_gateway_domain::store::{
     IdempotencyStore, MediaIndex, QueueStore, QueueTxn, ReceivedIndex, Replacement,
-    create_private_dir, create_private_file, refuse_empty,
+    create_private_dir,
 };
 
-/// Offline queue entries keyed by `(account_id, sequence)`; values are JSON.
-const QUEUE: TableDefinition<'_, (&str, u64), &[u8]> = TableDefinition::new("queue");
-/// Idempotency records keyed by `(account_id, key)`; values are JSON.
-const IDEMPOTENCY: TableDefinition<'_, (&str, &str), &[u8]> = TableDefinition::new("idempotency");
-/// Staged media keyed by media id; values are JSON.
-const MEDIA: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("media");
-/// Counters (the queue sequence).
-const COUNTERS: TableDefinition<'_, &str, u64> = TableDefinition::new("counters");
-/// Received-media records keyed by `<account>\0<media id>`; values JSON.
-const RECEIVED: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("received_media");
-/// Secrets of the received-media store (the media id key).
-const SECRETS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("received_secrets");
+/// The tables. Keys are compared bytewise (SQLite's `BINARY` collation),
+/// so rows list in the order of their keys' bytes.
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS queue (
+    account TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    value BLOB NOT NULL,
+    PRIMARY KEY (account, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS idempotency (
+    account TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value BLOB NOT NULL,
+    PRIMARY KEY (account, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS media (
+    id TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS counters (
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS received_media (
+    key TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS received_secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+) WITHOUT ROWID;
+";
 
 /// The counter of queue sequence numbers.
 const QUEUE_SEQ: &str = "queue_seq";
@@ -47,13 +74,11 @@ const QUEUE_SEQ: &str = "queue_seq";
 const MEDIA_ID_KEY: &str = "media_id_key";
 
 /// File name of the database inside the data directory.
-pub const STORE_FILE: &str = "gateway.redb";
+pub const STORE_FILE: &str = "gateway.sqlite3";
 
 /// Handle to the durable state.
 pub struct StateStore {
-    /// The open database; `None` after an I/O failure closed it (reopened
-    /// on the next use).
-    db: RwLock<Option<Arc<Database>>>,
+    conn: Mutex<Connection>,
     path: PathBuf,
 }
 
@@ -66,20 +91,34 @@ impl std::fmt::Debug for StateStore {
 }
 
 impl StateStore {
-    /// Opens (or creates) `<data_dir>/gateway.redb` and makes sure every
-    /// table exists. A file that is not a readable store is left as it is:
-    /// the error names it and says how to go on.
+    /// Opens (or creates) `<data_dir>/gateway.sqlite3` and makes sure every
+    /// table exists; imports `gateway.redb` when the database is new and
+    /// that file is there. A file that is not a readable store is left as
+    /// it is: the error names it and says how to go on.
     pub fn open(data_dir: &Path) -> Result<Self> {
         create_private_dir(data_dir).map_err(|e| {
             Error::internal(format!("creating data directory: {e}"))
                 .with("path", data_dir.display())
         })?;
         let path = data_dir.join(STORE_FILE);
-        refuse_empty(&path, "the offline queue and the idempotency records")?;
-        create_private_file(&path)?;
-        let db = open_db(&path).map_err(|e| open_error(&path, e))?;
+        let mut conn = db::open(&path, Store::State)?;
+        let err = |e| sqlite_err(Store::State, &path, e);
+        {
+            let tx = conn.transaction().map_err(err)?;
+            let fresh = is_fresh(&tx).map_err(err)?;
+            tx.execute_batch(SCHEMA).map_err(err)?;
+            let imported = if fresh {
+                super::migrate::import_state(data_dir, &tx)?
+            } else {
+                None
+            };
+            tx.commit().map_err(err)?;
+            if let Some(from) = imported {
+                super::migrate::retire(&from)?;
+            }
+        }
         Ok(Self {
-            db: RwLock::new(Some(Arc::new(db))),
+            conn: Mutex::new(conn),
             path,
         })
     }
@@ -89,167 +128,134 @@ impl StateStore {
         &self.path
     }
 
-    /// The database; reopened when an I/O failure closed it.
-    fn db(&self) -> Result<Arc<Database>> {
-        if let Some(db) = self.db.read().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            return Ok(db.clone());
-        }
-        let mut slot = self.db.write().unwrap_or_else(|p| p.into_inner());
-        if let Some(db) = slot.as_ref() {
-            return Ok(db.clone());
-        }
-        let db = Arc::new(open_db(&self.path).map_err(|e| {
-            storage_failed(format!(
-                "reopening the store {} failed: {e}",
-                self.path.display()
-            ))
-        })?);
-        tracing::info!(path = %self.path.display(), "store reopened after an I/O failure");
-        *slot = Some(db.clone());
-        Ok(db)
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Closes the database handle after an I/O failure, so the next use
-    /// reopens it (redb fails every call on a handle that saw one). When
-    /// another call still uses the handle, the next failure closes it.
-    fn close_after_failure(&self) {
-        let mut slot = self.db.write().unwrap_or_else(|p| p.into_inner());
-        if let Some(db) = slot.take() {
-            match Arc::try_unwrap(db) {
-                Ok(db) => drop(db),
-                Err(shared) => *slot = Some(shared),
-            }
-        }
+    fn err(&self) -> impl Fn(rusqlite::Error) -> Error + '_ {
+        |e| sqlite_err(Store::State, &self.path, e)
     }
 
-    /// Runs `f` over the database. A `StorageFailed` error closes the
-    /// handle (the next call reopens it) and names the file.
-    fn op<T>(&self, f: impl FnOnce(&Database) -> Result<T>) -> Result<T> {
-        let result = self.db().and_then(|db| f(&db));
-        result.map_err(|e| {
-            if e.kind == Kind::StorageFailed {
-                self.close_after_failure();
-                e.with("path", self.path.display())
-            } else {
-                e
-            }
-        })
-    }
-
-    /// Runs `f` in one write transaction, committed when it returns `Ok`.
-    fn write_txn<T>(&self, f: impl FnOnce(&WriteTransaction) -> Result<T>) -> Result<T> {
-        self.op(|db| {
-            let txn = db.begin_write().map_err(store_err)?;
-            let out = f(&txn)?;
-            txn.commit().map_err(store_err)?;
-            Ok(out)
-        })
-    }
-
-    /// Every row of a table keyed by text.
-    fn all_of(&self, table: TableDefinition<'_, &str, &[u8]>) -> Result<Vec<(String, Vec<u8>)>> {
-        self.op(|db| {
-            let txn = db.begin_read().map_err(store_err)?;
-            let table = txn.open_table(table).map_err(store_err)?;
-            let mut out = Vec::new();
-            for row in table.iter().map_err(store_err)? {
-                let (k, v) = row.map_err(store_err)?;
-                out.push((k.value().to_string(), v.value().to_vec()));
-            }
-            Ok(out)
-        })
-    }
-}
-
-fn range_of(account: &str) -> std::ops::RangeInclusive<(&str, u64)> {
-    (account, 0)..=(account, u64::MAX)
-}
-
-/// A write transaction over the queue tables.
-struct QueueWrite<'t> {
-    txn: &'t WriteTransaction,
-}
-
-impl QueueTxn for QueueWrite<'_> {
-    fn entries(&mut self, account: &str) -> Result<Vec<Vec<u8>>> {
-        let table = self.txn.open_table(QUEUE).map_err(store_err)?;
-        let mut out = Vec::new();
-        for row in table.range(range_of(account)).map_err(store_err)? {
-            let (_, v) = row.map_err(store_err)?;
-            out.push(v.value().to_vec());
-        }
+    /// Runs `f` in one write transaction, committed when it returns `Ok`
+    /// and rolled back otherwise.
+    fn write_txn<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(self.err())?;
+        let out = f(&tx)?;
+        tx.commit().map_err(self.err())?;
         Ok(out)
     }
 
+    /// Every row of a two-column table, in key order.
+    fn all_of(&self, sql: &str) -> Result<Vec<(String, Vec<u8>)>> {
+        let conn = self.conn();
+        rows(&conn, sql, [], |r| Ok((r.get(0)?, r.get(1)?))).map_err(self.err())
+    }
+}
+
+/// True when the database holds no table yet (it was just created).
+fn is_fresh(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT count(*) = 0 FROM sqlite_master", [], |r| r.get(0))
+}
+
+fn rows<T, P: rusqlite::Params>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+    f: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    conn.prepare_cached(sql)?
+        .query_map(params, f)?
+        .collect::<rusqlite::Result<_>>()
+}
+
+const QUEUE_OF: &str = "SELECT value FROM queue WHERE account = ?1 ORDER BY seq";
+
+/// A write transaction over the queue tables.
+struct QueueWrite<'a, 't> {
+    tx: &'a Transaction<'t>,
+    path: &'a Path,
+}
+
+impl QueueWrite<'_, '_> {
+    fn err(&self) -> impl Fn(rusqlite::Error) -> Error + '_ {
+        |e| sqlite_err(Store::State, self.path, e)
+    }
+}
+
+impl QueueTxn for QueueWrite<'_, '_> {
+    fn entries(&mut self, account: &str) -> Result<Vec<Vec<u8>>> {
+        rows(self.tx, QUEUE_OF, [account], |r| r.get(0)).map_err(self.err())
+    }
+
     fn put(&mut self, account: &str, seq: u64, value: &[u8]) -> Result<()> {
-        let mut table = self.txn.open_table(QUEUE).map_err(store_err)?;
-        table.insert((account, seq), value).map_err(store_err)?;
+        self.tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO queue (account, seq, value) VALUES (?1, ?2, ?3)",
+            )
+            .and_then(|mut s| s.execute(params![account, seq as i64, value]))
+            .map_err(self.err())?;
         Ok(())
     }
 
     fn remove(&mut self, account: &str, seq: u64) -> Result<()> {
-        let mut table = self.txn.open_table(QUEUE).map_err(store_err)?;
-        table.remove((account, seq)).map_err(store_err)?;
+        self.tx
+            .prepare_cached("DELETE FROM queue WHERE account = ?1 AND seq = ?2")
+            .and_then(|mut s| s.execute(params![account, seq as i64]))
+            .map_err(self.err())?;
         Ok(())
     }
 
     fn next_seq(&mut self) -> Result<u64> {
-        let mut counters = self.txn.open_table(COUNTERS).map_err(store_err)?;
-        let next = counters
-            .get(QUEUE_SEQ)
-            .map_err(store_err)?
-            .map_or(1, |v| v.value() + 1);
-        counters.insert(QUEUE_SEQ, next).map_err(store_err)?;
-        Ok(next)
+        let next: i64 = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO counters (name, value) VALUES (?1, 1) \
+                 ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value",
+            )
+            .and_then(|mut s| s.query_row([QUEUE_SEQ], |r| r.get(0)))
+            .map_err(self.err())?;
+        Ok(next as u64)
     }
 }
 
 impl QueueStore for StateStore {
     fn depths(&self) -> Result<Vec<(String, usize)>> {
-        self.op(|db| {
-            let txn = db.begin_read().map_err(store_err)?;
-            let table = txn.open_table(QUEUE).map_err(store_err)?;
-            let mut depths: Vec<(String, usize)> = Vec::new();
-            for row in table.iter().map_err(store_err)? {
-                let (k, _) = row.map_err(store_err)?;
-                let account = k.value().0;
-                match depths.last_mut() {
-                    Some((last, n)) if last == account => *n += 1,
-                    _ => depths.push((account.to_string(), 1)),
-                }
-            }
-            Ok(depths)
-        })
+        let conn = self.conn();
+        rows(
+            &conn,
+            "SELECT account, count(*) FROM queue GROUP BY account ORDER BY account",
+            [],
+            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)),
+        )
+        .map_err(self.err())
     }
 
     fn list(&self, account: &str) -> Result<Vec<Vec<u8>>> {
-        self.op(|db| {
-            let txn = db.begin_read().map_err(store_err)?;
-            let table = txn.open_table(QUEUE).map_err(store_err)?;
-            let mut out = Vec::new();
-            for row in table.range(range_of(account)).map_err(store_err)? {
-                let (_, v) = row.map_err(store_err)?;
-                out.push(v.value().to_vec());
-            }
-            Ok(out)
-        })
+        let conn = self.conn();
+        rows(&conn, QUEUE_OF, [account], |r| r.get(0)).map_err(self.err())
     }
 
     fn write(&self, f: &mut dyn FnMut(&mut dyn QueueTxn) -> Result<()>) -> Result<()> {
-        self.write_txn(|txn| f(&mut QueueWrite { txn }))
+        self.write_txn(|tx| {
+            f(&mut QueueWrite {
+                tx,
+                path: &self.path,
+            })
+        })
     }
 }
 
+const IDEMPOTENCY_OF: &str = "SELECT value FROM idempotency WHERE account = ?1 AND key = ?2";
+
 impl IdempotencyStore for StateStore {
     fn get(&self, account: &str, key: &str) -> Result<Option<Vec<u8>>> {
-        self.op(|db| {
-            let txn = db.begin_read().map_err(store_err)?;
-            let table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
-            Ok(table
-                .get((account, key))
-                .map_err(store_err)?
-                .map(|v| v.value().to_vec()))
-        })
+        let conn = self.conn();
+        conn.prepare_cached(IDEMPOTENCY_OF)
+            .and_then(|mut s| s.query_row([account, key], |r| r.get(0)).optional())
+            .map_err(self.err())
     }
 
     fn update(
@@ -258,42 +264,50 @@ impl IdempotencyStore for StateStore {
         key: &str,
         f: &mut dyn FnMut(Option<&[u8]>) -> Result<Replacement>,
     ) -> Result<()> {
-        self.write_txn(|txn| {
-            let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
-            let existing = table
-                .get((account, key))
-                .map_err(store_err)?
-                .map(|v| v.value().to_vec());
+        self.write_txn(|tx| {
+            let existing: Option<Vec<u8>> = tx
+                .prepare_cached(IDEMPOTENCY_OF)
+                .and_then(|mut s| s.query_row([account, key], |r| r.get(0)).optional())
+                .map_err(self.err())?;
             if let Some(new) = f(existing.as_deref())? {
-                table
-                    .insert((account, key), new.as_slice())
-                    .map_err(store_err)?;
+                tx.prepare_cached(
+                    "INSERT OR REPLACE INTO idempotency (account, key, value) VALUES (?1, ?2, ?3)",
+                )
+                .and_then(|mut s| s.execute(params![account, key, new]))
+                .map_err(self.err())?;
             }
             Ok(())
         })
     }
 
     fn remove(&self, account: &str, key: &str) -> Result<()> {
-        self.write_txn(|txn| {
-            let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
-            table.remove((account, key)).map_err(store_err)?;
+        self.write_txn(|tx| {
+            tx.prepare_cached("DELETE FROM idempotency WHERE account = ?1 AND key = ?2")
+                .and_then(|mut s| s.execute([account, key]))
+                .map_err(self.err())?;
             Ok(())
         })
     }
 
     fn retain(&self, keep: &mut dyn FnMut(&[u8]) -> bool) -> Result<usize> {
-        self.write_txn(|txn| {
-            let mut table = txn.open_table(IDEMPOTENCY).map_err(store_err)?;
+        self.write_txn(|tx| {
+            let all: Vec<(String, String, Vec<u8>)> = rows(
+                tx,
+                "SELECT account, key, value FROM idempotency ORDER BY account, key",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(self.err())?;
+            let mut delete = tx
+                .prepare_cached("DELETE FROM idempotency WHERE account = ?1 AND key = ?2")
+                .map_err(self.err())?;
             let mut removed = 0usize;
-            table
-                .retain(|_, v| {
-                    let kept = keep(v);
-                    if !kept {
-                        removed += 1;
-                    }
-                    kept
-                })
-                .map_err(store_err)?;
+            for (account, key, value) in all {
+                if !keep(&value) {
+                    delete.execute([account, key]).map_err(self.err())?;
+                    removed += 1;
+                }
+            }
             Ok(removed)
         })
     }
@@ -301,13 +315,14 @@ impl IdempotencyStore for StateStore {
 
 impl MediaIndex for StateStore {
     fn all(&self) -> Result<Vec<(String, Vec<u8>)>> {
-        self.all_of(MEDIA)
+        self.all_of("SELECT id, value FROM media ORDER BY id")
     }
 
     fn put(&self, id: &str, value: &[u8]) -> Result<()> {
-        self.write_txn(|txn| {
-            let mut table = txn.open_table(MEDIA).map_err(store_err)?;
-            table.insert(id, value).map_err(store_err)?;
+        self.write_txn(|tx| {
+            tx.prepare_cached("INSERT OR REPLACE INTO media (id, value) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute(params![id, value]))
+                .map_err(self.err())?;
             Ok(())
         })
     }
@@ -316,10 +331,12 @@ impl MediaIndex for StateStore {
         if ids.is_empty() {
             return Ok(());
         }
-        self.write_txn(|txn| {
-            let mut table = txn.open_table(MEDIA).map_err(store_err)?;
+        self.write_txn(|tx| {
+            let mut delete = tx
+                .prepare_cached("DELETE FROM media WHERE id = ?1")
+                .map_err(self.err())?;
             for id in ids {
-                table.remove(id.as_str()).map_err(store_err)?;
+                delete.execute([id]).map_err(self.err())?;
             }
             Ok(())
         })
@@ -328,18 +345,19 @@ impl MediaIndex for StateStore {
 
 impl ReceivedIndex for StateStore {
     fn secret(&self, fresh: [u8; 32]) -> Result<[u8; 32]> {
-        self.write_txn(|txn| {
-            let mut secrets = txn.open_table(SECRETS).map_err(store_err)?;
-            let existing = secrets
-                .get(MEDIA_ID_KEY)
-                .map_err(store_err)?
-                .and_then(|v| <[u8; 32]>::try_from(v.value()).ok());
-            match existing {
+        self.write_txn(|tx| {
+            let existing: Option<Vec<u8>> = tx
+                .prepare_cached("SELECT value FROM received_secrets WHERE name = ?1")
+                .and_then(|mut s| s.query_row([MEDIA_ID_KEY], |r| r.get(0)).optional())
+                .map_err(self.err())?;
+            match existing.and_then(|v| <[u8; 32]>::try_from(v.as_slice()).ok()) {
                 Some(k) => Ok(k),
                 None => {
-                    secrets
-                        .insert(MEDIA_ID_KEY, fresh.as_slice())
-                        .map_err(store_err)?;
+                    tx.prepare_cached(
+                        "INSERT OR REPLACE INTO received_secrets (name, value) VALUES (?1, ?2)",
+                    )
+                    .and_then(|mut s| s.execute(params![MEDIA_ID_KEY, fresh.as_slice()]))
+                    .map_err(self.err())?;
                     Ok(fresh)
                 }
             }
@@ -347,95 +365,37 @@ impl ReceivedIndex for StateStore {
     }
 
     fn all(&self) -> Result<Vec<(String, Vec<u8>)>> {
-        self.all_of(RECEIVED)
+        self.all_of("SELECT key, value FROM received_media ORDER BY key")
     }
 
     fn apply(&self, put: &[(String, Vec<u8>)], remove: &[String]) -> Result<()> {
         if put.is_empty() && remove.is_empty() {
             return Ok(());
         }
-        self.write_txn(|txn| {
-            let mut table = txn.open_table(RECEIVED).map_err(store_err)?;
+        self.write_txn(|tx| {
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO received_media (key, value) VALUES (?1, ?2)",
+                )
+                .map_err(self.err())?;
             for (k, v) in put {
-                table.insert(k.as_str(), v.as_slice()).map_err(store_err)?;
+                insert.execute(params![k, v]).map_err(self.err())?;
             }
+            let mut delete = tx
+                .prepare_cached("DELETE FROM received_media WHERE key = ?1")
+                .map_err(self.err())?;
             for k in remove {
-                table.remove(k.as_str()).map_err(store_err)?;
+                delete.execute([k]).map_err(self.err())?;
             }
             Ok(())
         })
     }
 }
 
-/// Maps a redb error: an I/O failure (disk full, read-only, failing disk)
-/// to `StorageFailed`, anything else to an internal error.
-fn store_err(e: impl Into<redb::Error>) -> Error {
-    match e.into() {
-        e @ (redb::Error::Io(_) | redb::Error::PreviousIo) => storage_failed(format!(
-            "writing the store failed: {e}; free space in the data directory or make it writable, then retry"
-        )),
-        e => Error::internal(format!("store: {e}")),
-    }
-}
-
-fn storage_failed(message: String) -> Error {
-    Error::new(Kind::StorageFailed, message)
-}
-
-/// Opens or creates the database and its tables.
-fn open_db(path: &Path) -> std::result::Result<Database, redb::Error> {
-    let db = Database::create(path)?;
-    let txn = db.begin_write()?;
-    {
-        txn.open_table(QUEUE)?;
-        txn.open_table(IDEMPOTENCY)?;
-        txn.open_table(MEDIA)?;
-        txn.open_table(COUNTERS)?;
-        txn.open_table(RECEIVED)?;
-        txn.open_table(SECRETS)?;
-    }
-    txn.commit()?;
-    Ok(db)
-}
-
-/// The error of a store file that cannot be opened: which file, why, and
-/// what the operator can do. The file itself is left untouched.
-fn open_error(path: &Path, e: redb::Error) -> Error {
-    let p = path.display();
-    let unreadable = match &e {
-        redb::Error::Io(io) => io.kind() == std::io::ErrorKind::InvalidData,
-        redb::Error::Corrupted(_)
-        | redb::Error::UpgradeRequired(_)
-        | redb::Error::RepairAborted => true,
-        _ => false,
-    };
-    let message = if unreadable {
-        format!(
-            "the store file {p} is not a readable gateway store ({e}): it is corrupted, truncated or of another program. \
-             The gateway left it untouched. Restore it from a backup, or move it aside \
-             (`mv {p} {p}.broken`; the offline queue and idempotency records in it are then not used) \
-             and start again with an empty store"
-        )
-    } else {
-        format!(
-            "the store file {p} cannot be opened ({e}): check that the data directory exists, is writable \
-             by the gateway and has free space, and that no other gateway process uses it"
-        )
-    };
-    Error::new(
-        if unreadable {
-            Kind::Internal
-        } else {
-            Kind::StorageFailed
-        },
-        message,
-    )
-    .with("path", p)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use onebot_gateway_domain::error::Kind;
 
     fn media(store: &StateStore) -> Vec<(String, Vec<u8>)> {
         MediaIndex::all(store).unwrap()
@@ -481,30 +441,50 @@ mod tests {
     }
 
     #[test]
-    fn io_failures_are_storage_failures_and_the_rest_internal() {
-        let io = store_err(redb::Error::Io(std::io::Error::from_raw_os_error(28)));
-        assert_eq!(io.kind, Kind::StorageFailed);
-        assert!(io.message.contains("data directory"), "{io}");
-        assert_eq!(store_err(redb::Error::PreviousIo).kind, Kind::StorageFailed);
-        assert_eq!(
-            store_err(redb::Error::Corrupted("x".into())).kind,
-            Kind::Internal
-        );
+    fn a_second_open_of_the_same_directory_is_refused_while_the_first_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = StateStore::open(dir.path()).unwrap();
+        MediaIndex::put(&first, "a", b"1").unwrap();
+        let err = StateStore::open(dir.path()).unwrap_err();
+        assert_eq!(err.kind, Kind::StorageFailed);
+        assert!(err.message.contains("another gateway process"), "{err}");
+        assert_eq!(media(&first), vec![("a".to_string(), b"1".to_vec())]);
+        drop(first);
+        let again = StateStore::open(dir.path()).unwrap();
+        assert_eq!(media(&again), vec![("a".to_string(), b"1".to_vec())]);
     }
 
     #[test]
-    fn the_store_reopens_after_a_failure_closed_it() {
+    fn keys_list_in_byte_order_and_keep_their_nul_separators() {
         let dir = tempfile::tempdir().unwrap();
         let store = StateStore::open(dir.path()).unwrap();
-        MediaIndex::put(&store, "a", b"1").unwrap();
-        let failed = store
-            .op(|_| Err::<(), _>(store_err(redb::Error::PreviousIo)))
-            .unwrap_err();
-        assert_eq!(failed.kind, Kind::StorageFailed);
-        assert!(failed.meta("path").is_some());
-        // The handle was closed; the next call reopens the file.
-        assert!(store.db.read().unwrap().is_none());
-        assert_eq!(media(&store), vec![("a".to_string(), b"1".to_vec())]);
+        let put: Vec<(String, Vec<u8>)> = ["b\0x", "a\0z", "a\0y", "a\u{e9}\0q"]
+            .iter()
+            .map(|k| (k.to_string(), k.as_bytes().to_vec()))
+            .collect();
+        ReceivedIndex::apply(&store, &put, &[]).unwrap();
+        ReceivedIndex::apply(&store, &[], &["a\0z".to_string()]).unwrap();
+        let keys: Vec<String> = ReceivedIndex::all(&store)
+            .unwrap()
+            .into_iter()
+            .map(|(k, v)| {
+                assert_eq!(k.as_bytes(), v.as_slice());
+                k
+            })
+            .collect();
+        assert_eq!(keys, ["a\0y", "a\u{e9}\0q", "b\0x"]);
+        QueueStore::write(&store, &mut |txn| {
+            for account in ["b", "a", "b"] {
+                let seq = txn.next_seq()?;
+                txn.put(account, seq, account.as_bytes())?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(
+            QueueStore::depths(&store).unwrap(),
+            [("a".to_string(), 1), ("b".to_string(), 2)]
+        );
     }
 
     #[test]

@@ -80,13 +80,9 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     // The error names the file and the remedy; the file is never replaced.
     let store = Arc::new(StateStore::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
     // The OneBot adapter's own store: the way back for message ids it had
-    // to map into an int64.
-    let ids = data_dir.join(onebot_gateway_store::ids::STORE_FILE);
-    onebot_gateway_domain::store::refuse_empty(
-        &ids,
-        "the way back from the numbers given to the peer's non-numeric message ids",
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // to map into an int64. Checked on every start, also when this process
+    // already holds the store of an earlier one.
+    IdStore::check(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
     onebot_gateway_onebot::ids::persist_with(|| IdStore::open(data_dir).map(IdFile))
         .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
     let media = MediaStore::open_shared(

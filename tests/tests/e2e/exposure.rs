@@ -100,11 +100,13 @@ async fn start_error(data_dir: &std::path::Path) -> String {
 #[tokio::test]
 async fn an_empty_or_corrupted_store_file_is_refused_naming_it_and_the_remedy() {
     let garbage = b"this is not a database at all".repeat(200);
-    let cases: [(&str, &[u8], &str); 6] = [
-        ("gateway.redb", b"", "offline queue"),
-        ("onebot-ids.redb", b"", "message ids"),
+    let cases: [(&str, &[u8], &str); 8] = [
+        ("gateway.sqlite3", b"", "offline queue"),
+        ("message-ids.sqlite3", b"", "message ids"),
         ("journal.sqlite3", b"", "events not yet archived"),
         ("archive.sqlite3", b"", "archived messages"),
+        ("gateway.sqlite3", &garbage, "offline queue"),
+        ("message-ids.sqlite3", &garbage, "message ids"),
         ("journal.sqlite3", &garbage, "events not yet archived"),
         ("archive.sqlite3", &garbage, "archived messages"),
     ];
@@ -191,7 +193,7 @@ async fn data_files_and_directories_are_owner_only() {
         .collect();
     for expected in [
         "data",
-        "gateway.redb",
+        "gateway.sqlite3",
         "journal.sqlite3",
         "journal.sqlite3-wal",
         "archive.sqlite3",

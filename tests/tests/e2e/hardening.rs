@@ -121,7 +121,7 @@ async fn a_corrupted_or_truncated_store_is_refused_and_left_untouched() {
             .queued
     );
     gw.stop().await.unwrap();
-    let file = dir.path().join("data").join("gateway.redb");
+    let file = dir.path().join("data").join("gateway.sqlite3");
     let good = std::fs::read(&file).unwrap();
     assert!(good.len() > 1024);
 
@@ -239,7 +239,7 @@ async fn a_full_data_directory_fails_the_send_and_keeps_the_queue() {
     let depth = gw.account("default").await.queue_depth;
     assert_eq!(depth, 3, "the refused text is not queued");
 
-    // Space is back: the store reopens by itself.
+    // Space is back: the store goes on by itself.
     std::fs::remove_file(filler).unwrap();
     assert!(
         client

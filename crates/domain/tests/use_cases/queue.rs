@@ -1,4 +1,4 @@
-//! The durable offline queue over the gateway's redb state: order, limits,
+//! The durable offline queue over the gateway's SQLite state: order, limits,
 //! expiry and what survives a restart.
 
 use std::path::Path;
