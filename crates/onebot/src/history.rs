@@ -408,6 +408,24 @@ mod tests {
         .unwrap()
     }
 
+    /// The messages of a page count its shared text once between them,
+    /// without their own texts being located.
+    #[test]
+    fn a_page_counts_its_text_once() {
+        let data = json!({"messages": [row(1, 1, 10), row(2, 2, 20), row(3, 3, 30)]});
+        let text = data.to_string();
+        let (messages, returned) = rows(ChatRef::Group(7), Data::from_value(&data))
+            .unwrap()
+            .unwrap();
+        assert_eq!((messages.len(), returned), (3, 3));
+        let shares: usize = messages.iter().map(|m| m.raw.approx_bytes()).sum();
+        assert!(
+            (text.len() - 3..=text.len()).contains(&shares),
+            "{shares} of {}",
+            text.len()
+        );
+    }
+
     #[test]
     fn drops_anchor_and_newer_and_computes_has_more() {
         let napcat = assumed(Flavor::NapCat);

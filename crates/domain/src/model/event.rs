@@ -117,7 +117,9 @@ impl InboundEvent {
                     card_new, card_old, ..
                 } => card_new.len() + card_old.len(),
                 InboundEvent::Connection { detail, .. } => detail.len(),
-                InboundEvent::Unknown { post_type, raw, .. } => post_type.len() + raw.text().len(),
+                InboundEvent::Unknown { post_type, raw, .. } => {
+                    post_type.len() + raw.approx_bytes()
+                }
                 InboundEvent::Poke { .. }
                 | InboundEvent::MemberJoined { .. }
                 | InboundEvent::MessageRecalled { .. } => 0,

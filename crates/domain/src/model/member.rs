@@ -47,8 +47,8 @@ pub struct GroupInfo {
 }
 
 impl GroupMember {
-    /// About how many bytes of memory the member holds: its strings, the
-    /// peer's raw object and a fixed overhead.
+    /// About how many bytes of memory the member holds: its strings, its
+    /// share of the peer's raw text and a fixed overhead.
     pub fn approx_bytes(&self) -> usize {
         const OVERHEAD: usize = 160;
         OVERHEAD
@@ -62,6 +62,6 @@ impl GroupMember {
             .iter()
             .map(|s| s.len())
             .sum::<usize>()
-            + self.raw.text().len()
+            + self.raw.approx_bytes()
     }
 }

@@ -172,14 +172,14 @@ const SEGMENT_OVERHEAD: usize = 64;
 
 impl Message {
     /// About how many bytes of memory the message holds: its strings (the
-    /// quoted message's too), the peer's raw object and a fixed overhead per
-    /// message and segment. Caches holding messages bound their bytes by it.
+    /// quoted message's too), its share of the peer's raw text and a fixed
+    /// overhead per message and segment. Caches holding messages bound their bytes by it.
     pub fn approx_bytes(&self) -> usize {
         MESSAGE_OVERHEAD
             + self.sender.nickname.len()
             + self.sender.card.len()
             + self.sender.role.len()
-            + self.raw.text().len()
+            + self.raw.approx_bytes()
             + self
                 .segments
                 .iter()

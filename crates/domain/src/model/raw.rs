@@ -10,6 +10,11 @@ use std::sync::Arc;
 pub trait RawEntries: Send + Sync + 'static {
     /// The JSON text of entry `index` (`null` when there is none).
     fn entry(&self, index: usize) -> &str;
+
+    /// The bytes of the shared text one entry accounts for: the whole
+    /// text's length over the number of entries, known without locating
+    /// any entry, so the entries of a list together count the text once.
+    fn share_bytes(&self) -> usize;
 }
 
 /// A JSON value kept as its text, produced only when asked for.
@@ -39,6 +44,16 @@ impl RawJson {
     /// Entry `index` of `entries`.
     pub fn entry(entries: Arc<dyn RawEntries>, index: usize) -> RawJson {
         RawJson(Repr::Entry(entries, index))
+    }
+
+    /// About how many bytes of memory the text takes: its length, or for
+    /// an entry of a shared list its [share](RawEntries::share_bytes) of
+    /// the shared text. Never produces the text.
+    pub fn approx_bytes(&self) -> usize {
+        match &self.0 {
+            Repr::Text(text) => text.len(),
+            Repr::Entry(entries, _) => entries.share_bytes(),
+        }
     }
 
     /// The JSON text.

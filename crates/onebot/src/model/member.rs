@@ -211,6 +211,7 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
             let raw = RawJson::entry(self.0.clone(), out.len());
             out.push(member.into_member(raw));
         }
+        self.0.counted(out.len());
         Ok(MemberList::Members(out))
     }
 
@@ -318,6 +319,25 @@ mod tests {
             (m.user_id, m.role.as_str(), m.raw.text()),
             (None, "member", "\"x\"")
         );
+    }
+
+    /// The members of a list count the shared text once between them,
+    /// whether or not any member's own text was asked for.
+    #[test]
+    fn a_list_counts_its_text_once() {
+        let text = r#"[{"user_id":1,"nickname":"a"},{"user_id":2,"nickname":"bb"},{"user_id":3}]"#;
+        for ask in [false, true] {
+            let members = by_text(text);
+            if ask {
+                assert_eq!(members[1].raw.text(), r#"{"user_id":2,"nickname":"bb"}"#);
+            }
+            let shares: usize = members.iter().map(|m| m.raw.approx_bytes()).sum();
+            assert!(
+                (text.len() - members.len()..=text.len()).contains(&shares),
+                "{shares} of {}",
+                text.len()
+            );
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -66,6 +67,8 @@ pub(super) struct PageText {
     text: Source,
     /// Where each entry of the list lies in the text.
     entries: OnceLock<Vec<Range<usize>>>,
+    /// How many entries the list has, as its reader counted them.
+    count: AtomicUsize,
 }
 
 enum Source {
@@ -79,6 +82,7 @@ impl PageText {
         PageText {
             text: Source::Data(data),
             entries: OnceLock::new(),
+            count: AtomicUsize::new(0),
         }
     }
 
@@ -87,7 +91,14 @@ impl PageText {
         PageText {
             text: Source::Frame(text),
             entries: OnceLock::new(),
+            count: AtomicUsize::new(0),
         }
+    }
+
+    /// Records how many entries the list has (the last list read wins,
+    /// as a repeated key does in a tree).
+    pub(super) fn counted(&self, entries: usize) {
+        self.count.store(entries, Ordering::Relaxed);
     }
 
     /// The text.
@@ -130,6 +141,10 @@ impl RawEntries for PageText {
             .get(index)
             .and_then(|r| text.get(r.clone()))
             .unwrap_or("null")
+    }
+
+    fn share_bytes(&self) -> usize {
+        self.text().len() / self.count.load(Ordering::Relaxed).max(1)
     }
 }
 
@@ -243,6 +258,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_> {
             let raw = || RawJson::entry(self.page.clone(), index);
             messages.extend(entry.into_message(Some(self.chat), raw));
         }
+        self.page.counted(returned);
         Ok(Entries::List { messages, returned })
     }
 
