@@ -10,9 +10,10 @@
 //! through a small pool, each call on the blocking pool.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 
+use parking_lot::{Mutex, MutexGuard};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
@@ -93,10 +94,6 @@ impl std::fmt::Debug for SqliteArchive {
     }
 }
 
-fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// The counted size of a stored message: its body, its text and an
 /// estimate of its index entries.
 pub fn counted_bytes(body_len: usize, text: &str) -> i64 {
@@ -142,7 +139,7 @@ impl SqliteArchive {
     {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || {
-            let mut conn = lock(&inner.write);
+            let mut conn = inner.write.lock();
             f(&mut conn).map_err(|e| inner.err(e))
         })
         .await
@@ -198,12 +195,12 @@ impl Inner {
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
         for conn in &self.reads {
-            if let Ok(guard) = conn.try_lock() {
+            if let Some(guard) = conn.try_lock() {
                 return guard;
             }
         }
         let i = self.next_read.fetch_add(1, Ordering::Relaxed) % self.reads.len();
-        lock(&self.reads[i])
+        self.reads[i].lock()
     }
 }
 

@@ -12,9 +12,10 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -176,11 +177,6 @@ fn key(account_id: &str, media_id: &str) -> String {
     format!("{account_id}\0{media_id}")
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each critical section is a few map updates: consistent after a panic.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 fn remove_quietly(path: &Path) {
     if let Err(e) = std::fs::remove_file(path)
         && e.kind() != std::io::ErrorKind::NotFound
@@ -274,12 +270,14 @@ impl ReceivedStore {
 
     /// Bytes of kept blobs.
     pub fn used_bytes(&self) -> u64 {
-        lock(&self.inner.state).used
+        self.inner.state.lock().used
     }
 
     /// Number of items whose bytes are kept.
     pub fn len(&self) -> usize {
-        lock(&self.inner.state)
+        self.inner
+            .state
+            .lock()
             .records
             .values()
             .filter(|r| r.gone.is_none())
@@ -293,7 +291,7 @@ impl ReceivedStore {
 
     /// What is known of `media_id` of `account_id`.
     pub fn lookup(&self, account_id: &str, media_id: &str) -> Lookup {
-        let state = lock(&self.inner.state);
+        let state = self.inner.state.lock();
         match state.records.get(&key(account_id, media_id)) {
             Some(rec) => match rec.gone {
                 Some(g) => Lookup::Gone(g, rec.gone_ms, rec.chat()),
@@ -330,7 +328,7 @@ impl ReceivedStore {
     /// already is (wait with [`ReceivedStore::wait`]).
     pub fn begin(&self, account_id: &str, media_id: &str) -> Option<Fetching> {
         let k = key(account_id, media_id);
-        let mut inflight = lock(&self.inner.inflight);
+        let mut inflight = self.inner.inflight.lock();
         if inflight.contains_key(&k) {
             return None;
         }
@@ -351,7 +349,10 @@ impl ReceivedStore {
         media_id: &str,
         until: Option<tokio::time::Instant>,
     ) -> Option<Outcome> {
-        let rx = lock(&self.inner.inflight)
+        let rx = self
+            .inner
+            .inflight
+            .lock()
             .get(&key(account_id, media_id))
             .cloned();
         let mut rx = rx?;
@@ -459,7 +460,7 @@ impl ReceivedStore {
         let final_path = self.inner.dir.join(&sha256);
         // Claim room and the blob under the lock; the file work follows.
         let (evicted, new_blob, tombstones) = {
-            let mut state = lock(&self.inner.state);
+            let mut state = self.inner.state.lock();
             let mut victims = Vec::new();
             let replaced = state.records.get(&k).filter(|r| r.gone.is_none()).cloned();
             let new_blob = !state.blobs.contains_key(&sha256);
@@ -523,7 +524,7 @@ impl ReceivedStore {
         .await;
         if let Err(e) = result {
             // Undo the claim: the record is not kept.
-            let mut state = lock(&self.inner.state);
+            let mut state = self.inner.state.lock();
             state.records.remove(&k);
             if let Some(dead) = Self::release(&mut state, &sha256) {
                 drop(state);
@@ -572,7 +573,7 @@ impl ReceivedStore {
         let ttl_ms =
             i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
         let (dead_blobs, changed, forgotten, expired) = {
-            let mut state = lock(&self.inner.state);
+            let mut state = self.inner.state.lock();
             let due: Vec<String> = state
                 .records
                 .iter()
@@ -659,7 +660,7 @@ impl std::fmt::Debug for Fetching {
 impl Fetching {
     /// Ends the fetch with `outcome`.
     pub fn finish(mut self, outcome: Outcome) {
-        lock(&self.store.inner.inflight).remove(&self.key);
+        self.store.inner.inflight.lock().remove(&self.key);
         if let Some(tx) = self.tx.take() {
             tx.send_replace(Some(outcome));
         }
@@ -669,7 +670,7 @@ impl Fetching {
 impl Drop for Fetching {
     fn drop(&mut self) {
         if self.tx.is_some() {
-            lock(&self.store.inner.inflight).remove(&self.key);
+            self.store.inner.inflight.lock().remove(&self.key);
         }
     }
 }

@@ -12,9 +12,10 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
@@ -233,7 +234,7 @@ impl MediaStore {
 
     /// Number of staged items.
     pub fn len(&self) -> usize {
-        self.index().len()
+        self.inner.index.lock().len()
     }
 
     /// True when nothing is staged.
@@ -266,7 +267,7 @@ impl MediaStore {
     /// all `MediaNotFound` (no hint that an id exists).
     pub fn get(&self, id: &str, owner: &MediaOwner) -> Result<StagedMedia> {
         let now = now_ms();
-        let index = self.index();
+        let index = self.inner.index.lock();
         match index.get(id) {
             Some(rec) if rec.owner == *owner && rec.expires_ms > now => {
                 self.staged(id, rec).ok_or_else(|| not_found(id))
@@ -278,7 +279,9 @@ impl MediaStore {
     /// Deletes expired items (as of `now_ms`); returns how many.
     pub async fn sweep(&self, now_ms: i64) -> Result<usize> {
         let expired: Vec<(String, u64)> = self
-            .index()
+            .inner
+            .index
+            .lock()
             .iter()
             .filter(|(_, r)| r.expires_ms <= now_ms)
             .map(|(id, r)| (id.clone(), r.size))
@@ -298,7 +301,7 @@ impl MediaStore {
             Ok(())
         })
         .await?;
-        let mut index = self.index();
+        let mut index = self.inner.index.lock();
         for (id, _) in &expired {
             if let Some(rec) = index.remove(id) {
                 self.inner.quota.give_back(rec.client.as_ref(), rec.size);
@@ -327,15 +330,6 @@ impl MediaStore {
                 }
             }
         })
-    }
-
-    fn index(&self) -> std::sync::MutexGuard<'_, HashMap<String, MediaRecord>> {
-        // A poisoned lock only means another thread panicked mid-update of a
-        // plain map; the map itself is still consistent.
-        self.inner
-            .index
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(super) fn staged(&self, id: &str, rec: &MediaRecord) -> Option<StagedMedia> {
@@ -403,7 +397,7 @@ impl MediaStore {
         };
         pending.work = None;
         result.map_err(|e| Error::internal(format!("commit task failed: {e}")))??;
-        self.index().insert(id.clone(), rec);
+        self.inner.index.lock().insert(id.clone(), rec);
         Ok(id)
     }
 }
