@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::sweeper::spawn_sweeper;
 use crate::caller::Caller;
 use crate::clock::now_ms;
 use crate::error::{Error, Kind, Result};
@@ -314,21 +315,9 @@ impl MediaStore {
     /// Sweeps expired media every `min(ttl / 4, 60 s)` until `shutdown`.
     pub fn spawn_sweeper(&self, shutdown: CancellationToken) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
-        let ttl = Duration::from_secs(self.inner.config.ttl_secs);
-        let period = (ttl / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(period);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tokio::select! {
-                    _ = shutdown.cancelled() => return,
-                    _ = tick.tick() => {
-                        if let Err(e) = this.sweep(now_ms()).await {
-                            tracing::warn!(error = %e, "media sweep failed");
-                        }
-                    }
-                }
-            }
+        spawn_sweeper(self.inner.config.ttl_secs, "media", shutdown, move |now| {
+            let this = this.clone();
+            async move { this.sweep(now).await }
         })
     }
 
