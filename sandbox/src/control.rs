@@ -13,7 +13,7 @@ use crate::flavor::Flavor;
 use crate::media::{MediaKind, ReceivedMedia};
 use crate::message::{self, View};
 use crate::server;
-use crate::shared::{RecordedAction, Shared, lock};
+use crate::shared::{RecordedAction, Shared};
 use crate::state::{ChatRef, Group, NewMessage, Role};
 
 /// A cheap, cloneable handle to a sandbox's state, usable from any task.
@@ -118,12 +118,12 @@ impl SandboxControl {
 
     /// Media received through sends and uploads, in order.
     pub fn received_media(&self) -> Vec<ReceivedMedia> {
-        lock(&self.shared.media).clone()
+        self.shared.media.lock().clone()
     }
 
     /// Forgets received media.
     pub fn clear_media(&self) {
-        lock(&self.shared.media).clear();
+        self.shared.media.lock().clear();
     }
 
     /// Pushes a raw event to every event-capable connection.
@@ -149,7 +149,7 @@ impl SandboxControl {
     /// Removes a member and emits `group_decrease`. Returns `false` if there was no such member.
     pub fn remove_member(&self, group_id: i64, user_id: i64) -> bool {
         let removed = {
-            let mut w = lock(&self.shared.world);
+            let mut w = self.shared.world.lock();
             match w.group_mut(group_id) {
                 Some(g) => {
                     let before = g.members.len();
@@ -171,7 +171,7 @@ impl SandboxControl {
     /// group does not exist or the user is already a member.
     pub fn add_member(&self, group_id: i64, user_id: i64, nickname: &str) -> bool {
         let added = {
-            let mut w = lock(&self.shared.world);
+            let mut w = self.shared.world.lock();
             match w.group_mut(group_id) {
                 Some(g) if g.member(user_id).is_none() => {
                     g.members.push(data::member(
@@ -202,7 +202,7 @@ impl SandboxControl {
     pub fn join_group(&self, group_id: i64, name: &str, announce: bool) -> bool {
         let self_id = self.shared.cfg.self_id;
         {
-            let mut w = lock(&self.shared.world);
+            let mut w = self.shared.world.lock();
             if w.group(group_id).is_some() {
                 return false;
             }
@@ -224,7 +224,7 @@ impl SandboxControl {
     /// Changes a member's card and emits `group_card`. Returns `false` if there is no such member.
     pub fn set_card(&self, group_id: i64, user_id: i64, card: &str) -> bool {
         let old = {
-            let mut w = lock(&self.shared.world);
+            let mut w = self.shared.world.lock();
             w.group_mut(group_id)
                 .and_then(|g| g.members.iter_mut().find(|m| m.user_id == user_id))
                 .map(|m| std::mem::replace(&mut m.card, card.to_owned()))
@@ -246,7 +246,7 @@ impl SandboxControl {
     pub fn recall_message(&self, message_id: i64, operator_id: i64) -> bool {
         let self_id = self.shared.cfg.self_id;
         let notice = {
-            let mut w = lock(&self.shared.world);
+            let mut w = self.shared.world.lock();
             let Some((chat, m)) = w.find_mut(message_id) else {
                 return false;
             };
@@ -269,7 +269,7 @@ impl SandboxControl {
     /// Moves a stored message `secs` seconds into the past (to test QQ's recall window).
     /// Returns `false` for an unknown id.
     pub fn age_message(&self, message_id: i64, secs: i64) -> bool {
-        let mut w = lock(&self.shared.world);
+        let mut w = self.shared.world.lock();
         match w.find_mut(message_id) {
             Some((_, m)) => {
                 m.time -= secs;
@@ -282,7 +282,7 @@ impl SandboxControl {
     /// The nodes of a stored merged-forward bundle as `(user_id, segments)`, for assertions;
     /// `None` for an unknown id.
     pub fn forward_nodes(&self, forward_id: &str) -> Option<Vec<(i64, Vec<Value>)>> {
-        let w = lock(&self.shared.world);
+        let w = self.shared.world.lock();
         w.forwards.get(forward_id).map(|nodes| {
             nodes
                 .iter()
@@ -303,7 +303,7 @@ impl SandboxControl {
 
     /// The stored history of a chat as the flavor renders it (old → new); empty if unknown.
     pub fn messages(&self, chat: ChatRef) -> Vec<Value> {
-        let w = lock(&self.shared.world);
+        let w = self.shared.world.lock();
         w.chat(chat)
             .map(|c| {
                 c.messages
@@ -327,7 +327,9 @@ impl SandboxControl {
         let file = format!("{}.{ext}", &digest.sha256[..16]);
         let file_id = format!("/{}", &digest.sha256[..32]);
         let len = bytes.len();
-        lock(&self.shared.world)
+        self.shared
+            .world
+            .lock()
             .files
             .put(kind, &file, Some(&file_id), bytes.into());
         let kind_name = match kind {
@@ -354,7 +356,9 @@ impl SandboxControl {
     /// The bytes of a stored media file (`file` name or `file_id`), seeded
     /// ones generated.
     pub fn media_bytes(&self, file: &str) -> Option<Vec<u8>> {
-        lock(&self.shared.world)
+        self.shared
+            .world
+            .lock()
             .files
             .get(file)
             .map(|f| f.bytes().to_vec())
@@ -363,14 +367,14 @@ impl SandboxControl {
     /// Takes the media host down (every download answers HTTP 503 "media
     /// service unavailable", a CDN outage) or brings it back.
     pub fn set_media_host_down(&self, down: bool) {
-        lock(&self.shared.world).files.down = down;
+        self.shared.world.lock().files.down = down;
     }
 
     /// Retires the media host's download key: every media URL rendered so
     /// far answers "download url has expired" from now on (new renders, and
     /// `nc_get_rkey` / `get_rkey`, use the next key).
     pub fn expire_media_urls(&self) {
-        lock(&self.shared.world).files.expire();
+        self.shared.world.lock().files.expire();
     }
 }
 
@@ -411,7 +415,7 @@ pub(crate) fn inject_message(shared: &Shared, chat: ChatRef, user_id: i64, messa
     let segments = message::normalize(&message, false)
         .unwrap_or_else(|| vec![json!({"type": "text", "data": {"text": message.to_string()}})]);
     let (id, ev) = {
-        let mut w = lock(&shared.world);
+        let mut w = shared.world.lock();
         let segments = segments
             .into_iter()
             .map(|seg| keep_media(&mut w.files, seg))

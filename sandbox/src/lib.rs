@@ -67,7 +67,6 @@ mod ws;
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::Mutex;
 
 pub use actions::RECALL_WINDOW_SECS;
 pub use behaviour::{Behaviour, IdForm, UnknownIdForm};
@@ -82,13 +81,14 @@ pub use fault::{Fault, FaultKind};
 pub use files::{MEDIA_HOST, sample_media};
 pub use flavor::{Flavor, UnknownFlavor};
 pub use media::{MediaKind, MediaSource, ReceivedMedia};
+use parking_lot::Mutex;
 pub use response::Transport;
 pub use server::MAX_PAYLOAD;
 pub use shared::RecordedAction;
 pub use state::{ChatRef, Role};
 
 use server::ListenerTask;
-use shared::{Shared, lock};
+use shared::Shared;
 
 /// A running sandbox peer bound to a TCP address.
 ///
@@ -114,7 +114,7 @@ impl Sandbox {
         let listen = cfg.listen;
         let shared = Shared::new(cfg);
         let (task, addr) = ListenerTask::bind(shared.clone(), listen)?;
-        lock(&shared.world).files.base =
+        shared.world.lock().files.base =
             Some(format!("http://{}:{}", files::MEDIA_HOST, addr.port()));
         tracing::info!(%addr, flavor = %shared.cfg.flavor, "OneBot sandbox listening");
         Ok(Sandbox {
@@ -154,7 +154,7 @@ impl Sandbox {
 
     /// "Kills" the peer: closes the listener and drops every connection. State is kept.
     pub async fn stop_listening(&self) {
-        let task = lock(&self.listener).take();
+        let task = self.listener.lock().take();
         if let Some(task) = task {
             task.stop().await;
             tracing::info!(addr = %self.addr, "OneBot sandbox stopped listening");
@@ -164,7 +164,7 @@ impl Sandbox {
 
     /// "Restarts" the peer: listens on the same address again. No-op if already listening.
     pub async fn start_listening(&self) -> std::io::Result<()> {
-        let mut slot = lock(&self.listener);
+        let mut slot = self.listener.lock();
         if slot.is_none() {
             let (task, _) = ListenerTask::bind(self.control.shared.clone(), self.addr)?;
             *slot = Some(task);
@@ -181,7 +181,7 @@ impl Sandbox {
 
 impl Drop for Sandbox {
     fn drop(&mut self) {
-        if let Some(task) = lock(&self.listener).take() {
+        if let Some(task) = self.listener.lock().take() {
             task.abort();
         }
         self.control.drop_connections();

@@ -7,7 +7,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HeaderValue};
@@ -19,6 +19,7 @@ use hyper::service::service_fn;
 use hyper::upgrade::OnUpgrade;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
+use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpSocket};
@@ -30,7 +31,7 @@ use crate::exec::{self, Disposition};
 use crate::fault::FaultKind;
 use crate::flavor::Flavor;
 use crate::response::{Reply, Transport};
-use crate::shared::{Shared, lock};
+use crate::shared::Shared;
 use crate::ws::{self, WsPlan};
 
 /// Largest accepted WebSocket message / frame and HTTP body: 128 MiB.
@@ -74,7 +75,7 @@ where
         _ = kill.changed() => return,
         _ = ctx.drop_now.notified() => return,
     }
-    let pending = lock(&ctx.upgrade).take();
+    let pending = ctx.upgrade.lock().take();
     if let Some((on_upgrade, plan)) = pending {
         let upgraded = tokio::select! {
             r = on_upgrade => r,
@@ -177,7 +178,7 @@ fn media_host(shared: &Shared, query: &[(String, String)]) -> Response<Body> {
             .map(|(_, v)| v.as_str())
             .unwrap_or("")
     };
-    let world = lock(&shared.world);
+    let world = shared.world.lock();
     if world.files.down {
         return respond_json(
             StatusCode::SERVICE_UNAVAILABLE,

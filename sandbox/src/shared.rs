@@ -2,9 +2,10 @@
 //! the world, active faults, the action log, received media and the connection hub.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 
+use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
@@ -16,11 +17,6 @@ use crate::fault::Faults;
 use crate::media::ReceivedMedia;
 use crate::response::Transport;
 use crate::state::World;
-
-/// Locks a mutex, recovering from poisoning (a panicking test thread must not wedge the peer).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// One action as the peer received it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -51,21 +47,22 @@ impl ActionLog {
     }
 
     pub(crate) fn push(&self, a: RecordedAction) {
-        lock(&self.entries).push(a);
+        self.entries.lock().push(a);
         self.version.send_modify(|v| *v += 1);
     }
 
     pub(crate) fn all(&self) -> Vec<RecordedAction> {
-        lock(&self.entries).clone()
+        self.entries.lock().clone()
     }
 
     pub(crate) fn clear(&self) {
-        lock(&self.entries).clear();
+        self.entries.lock().clear();
         self.version.send_modify(|v| *v += 1);
     }
 
     pub(crate) fn find(&self, name: &str) -> Option<RecordedAction> {
-        lock(&self.entries)
+        self.entries
+            .lock()
             .iter()
             .find(|a| a.action == name || crate::actions::canonical_name(&a.action) == name)
             .cloned()
@@ -76,7 +73,7 @@ impl ActionLog {
     pub(crate) async fn wait_until(&self, done: impl Fn(&[RecordedAction]) -> bool) {
         let mut rx = self.version.subscribe();
         loop {
-            if done(&lock(&self.entries)) {
+            if done(&self.entries.lock()) {
                 return;
             }
             // The sender lives as long as `self`, so this cannot fail while we are borrowed.
@@ -142,7 +139,9 @@ impl Hub {
     /// Pushes an event to every event-capable connection.
     pub(crate) fn emit(&self, ev: &Value) {
         let text = Utf8Bytes::from(ev.to_string());
-        lock(&self.subscribers).retain(|_, tx| tx.send(text.clone()).is_ok());
+        self.subscribers
+            .lock()
+            .retain(|_, tx| tx.send(text.clone()).is_ok());
     }
 }
 
@@ -162,7 +161,7 @@ impl ConnGuard {
         let id = hub.next_id.fetch_add(1, Ordering::Relaxed);
         let rx = events.then(|| {
             let (tx, rx) = mpsc::unbounded_channel();
-            lock(&hub.subscribers).insert(id, tx);
+            hub.subscribers.lock().insert(id, tx);
             rx
         });
         hub.ws_count.send_modify(|c| *c += 1);
@@ -179,7 +178,7 @@ impl ConnGuard {
 impl Drop for ConnGuard {
     fn drop(&mut self) {
         let hub = &self.shared.hub;
-        lock(&hub.subscribers).remove(&self.id);
+        hub.subscribers.lock().remove(&self.id);
         hub.ws_count.send_modify(|c| *c = c.saturating_sub(1));
     }
 }

@@ -34,7 +34,7 @@ use crate::exec::{self, Disposition};
 use crate::flavor::Flavor;
 use crate::response::{self, ActionError, Transport};
 use crate::server::{Body, ConnCtx, MAX_PAYLOAD, respond};
-use crate::shared::{ConnGuard, Shared, lock};
+use crate::shared::{ConnGuard, Shared};
 
 /// What a WebSocket path serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,7 +124,7 @@ pub(crate) fn accept(
         );
     };
     let on_upgrade = hyper::upgrade::on(&mut req);
-    *lock(&ctx.upgrade) = Some((on_upgrade, WsPlan { role, auth }));
+    *ctx.upgrade.lock() = Some((on_upgrade, WsPlan { role, auth }));
     let mut resp = respond(StatusCode::SWITCHING_PROTOCOLS, Bytes::new(), false);
     let h = resp.headers_mut();
     h.remove(http::header::CONTENT_TYPE);

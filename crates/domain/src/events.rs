@@ -32,9 +32,10 @@
 //! quick and must not block.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::Arc;
 use std::task::Poll;
 
+use parking_lot::{Mutex, RwLock};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -199,12 +200,6 @@ impl std::fmt::Debug for EventHub {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each critical section is a few pushes and pops: consistent even after
-    // a panic elsewhere.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl EventHub {
     /// A hub keeping `buffer_size` events per account in memory only
     /// (numbers start at 1 in every process); every stream ends when
@@ -305,24 +300,21 @@ impl EventHub {
     /// Registers a callback run synchronously for every event (see the
     /// module docs).
     pub fn observe(&self, observer: Observer) {
-        self.observers
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(observer);
+        self.observers.write().push(observer);
     }
 
     /// The sequence number of the newest event of `account_id` (0 before
     /// the first).
     pub fn last_sequence(&self, account_id: &str) -> u64 {
-        let account = lock(&self.logs).get(account_id).cloned();
-        account.map_or(0, |account| lock(&account.log).last)
+        let account = self.logs.lock().get(account_id).cloned();
+        account.map_or(0, |account| account.log.lock().last)
     }
 
     /// True when a buffered event of `account_id` satisfies `pred` (the
     /// buffer holds the newest `events.buffer_size` events).
     pub fn any_buffered(&self, account_id: &str, pred: impl Fn(&StoredEvent) -> bool) -> bool {
-        let account = lock(&self.logs).get(account_id).cloned();
-        account.is_some_and(|account| lock(&account.log).ring.iter().any(pred))
+        let account = self.logs.lock().get(account_id).cloned();
+        account.is_some_and(|account| account.log.lock().ring.iter().any(pred))
     }
 
     /// Subscribes to `account_id`'s events matching `filter`: first the
@@ -338,7 +330,7 @@ impl EventHub {
         filter: EventFilter,
     ) -> Result<Subscription> {
         let account = self.account(account_id);
-        let log = lock(&account.log);
+        let log = account.log.lock();
         let last = log.last;
         if let Some(after) = after_sequence {
             if after > last {
@@ -383,7 +375,7 @@ impl EventHub {
 
     /// The buffer of `account_id`, made empty on first use.
     fn account(&self, account_id: &str) -> Arc<Account> {
-        let mut logs = lock(&self.logs);
+        let mut logs = self.logs.lock();
         if let Some(account) = logs.get(account_id) {
             return account.clone();
         }
@@ -428,7 +420,7 @@ impl EventHub {
             let account = self.account(&stored.account_id);
             let sequence = stored.sequence;
             {
-                let mut log = lock(&account.log);
+                let mut log = account.log.lock();
                 log.last = sequence;
                 log.push(stored, self.capacity, self.max_bytes);
             }
@@ -446,12 +438,12 @@ impl EventHub {
 impl EventSink for EventHub {
     fn publish(&self, account_id: &str, event: InboundEvent) {
         {
-            let observers = self.observers.read().unwrap_or_else(|p| p.into_inner());
+            let observers = self.observers.read();
             for observer in observers.iter() {
                 observer(account_id, &event);
             }
         }
-        let mut next = lock(&self.next);
+        let mut next = self.next.lock();
         let stored = Self::number(&mut next, account_id, event);
         match &self.journal {
             // Submitted under the numbering lock: the journal commits (and
@@ -548,7 +540,7 @@ impl Subscription {
     /// [`BATCH_EVENTS`] and [`BATCH_BYTES`]); false when there are none yet,
     /// the lag error when the next one has left the buffer.
     fn refill(&mut self) -> Result<bool> {
-        let log = lock(&self.account.log);
+        let log = self.account.log.lock();
         if log.last <= self.last {
             return Ok(false);
         }

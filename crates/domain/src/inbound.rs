@@ -23,10 +23,11 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use futures_util::StreamExt as _;
 use futures_util::stream::FuturesOrdered;
+use parking_lot::Mutex;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -92,11 +93,6 @@ impl std::fmt::Debug for Inbound {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A few map operations per critical section: consistent after a panic.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 impl Inbound {
     /// A path into `hub` resolving quotes with `quotes` and naming
     /// mentions with a [`Mentions`] of its own (over a new member cache);
@@ -152,12 +148,16 @@ impl Inbound {
     /// [`Inbound::publish_own`] or [`Inbound::cancel_own`], the peer's
     /// notice of it is not published.
     pub fn expect_own(&self, account_id: &str, chat: ChatRef, message_id: i64) {
-        lock(&self.own).insert((account_id.to_owned(), chat, message_id));
+        self.own
+            .lock()
+            .insert((account_id.to_owned(), chat, message_id));
     }
 
     /// The announced recall did not happen.
     pub fn cancel_own(&self, account_id: &str, chat: ChatRef, message_id: i64) {
-        lock(&self.own).remove(&(account_id.to_owned(), chat, message_id));
+        self.own
+            .lock()
+            .remove(&(account_id.to_owned(), chat, message_id));
     }
 
     /// Publishes an event the gateway itself made (a recall through
@@ -228,14 +228,16 @@ impl Inbound {
         {
             let key = (account_id.to_owned(), *chat, *message_id);
             {
-                let mut pending = lock(&self.own);
+                let mut pending = self.own.lock();
                 if own {
                     pending.remove(&key);
                 } else if pending.contains(&key) {
                     return;
                 }
             }
-            let first = lock(&self.recalls)
+            let first = self
+                .recalls
+                .lock()
                 .entry(account_id.to_owned())
                 .or_default()
                 .first((*chat, *message_id));
@@ -248,7 +250,7 @@ impl Inbound {
     }
 
     fn lane(&self, account_id: &str) -> Option<mpsc::UnboundedSender<(InboundEvent, bool)>> {
-        let mut lanes = lock(&self.lanes);
+        let mut lanes = self.lanes.lock();
         if let Some(tx) = lanes.get(account_id).filter(|tx| !tx.is_closed()) {
             return Some(tx.clone());
         }

@@ -27,9 +27,10 @@
 //!   unknown).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use tokio::time::Instant;
 
 use super::call::Deadline;
@@ -89,11 +90,7 @@ struct Slot {
     reading: tokio::sync::Mutex<()>,
 }
 
-impl Slot {
-    fn held(&self) -> MutexGuard<'_, Held> {
-        self.held.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
+impl Slot {}
 
 /// The joined groups of every account.
 #[derive(Debug, Default)]
@@ -114,12 +111,12 @@ pub fn group_not_found(group_id: i64) -> Error {
 
 impl JoinedGroups {
     fn slot(&self, account_id: &str) -> Arc<Slot> {
-        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slots = self.slots.lock();
         slots.entry(account_id.to_owned()).or_default().clone()
     }
 
     fn existing(&self, account_id: &str) -> Option<Arc<Slot>> {
-        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let slots = self.slots.lock();
         slots.get(account_id).cloned()
     }
 
@@ -149,24 +146,24 @@ impl JoinedGroups {
     ) -> Membership {
         let slot = self.slot(account_id);
         let seen = {
-            let held = slot.held();
+            let held = slot.held.lock();
             if !held.stale && held.decide(group_id) == Membership::Joined {
                 return Membership::Joined;
             }
             held.reads
         };
         if !peer.status().online {
-            return slot.held().decide(group_id);
+            return slot.held.lock().decide(group_id);
         }
         let budget = deadline
             .remaining()
             .map_or(READ_BUDGET, |left| (left / 2).min(READ_BUDGET));
         let until = Instant::now() + budget;
         let Ok(reading) = tokio::time::timeout_at(until, slot.reading.lock()).await else {
-            return slot.held().decide(group_id);
+            return slot.held.lock().decide(group_id);
         };
         {
-            let mut held = slot.held();
+            let mut held = slot.held.lock();
             // A read finished while this one waited: its answer is shared.
             if held.reads != seen || !held.may_read(Instant::now()) {
                 return held.decide(group_id);
@@ -182,7 +179,7 @@ impl JoinedGroups {
                     "no group list within the check's time",
                 )),
             };
-        let mut held = slot.held();
+        let mut held = slot.held.lock();
         held.reads += 1;
         match listed {
             Ok(list) => store(&mut held, &list),
@@ -197,7 +194,7 @@ impl JoinedGroups {
     /// Takes a group list read elsewhere (ListGroups) as the account's.
     pub fn saw_list(&self, account_id: &str, list: &[GroupInfo]) {
         let slot = self.slot(account_id);
-        let mut held = slot.held();
+        let mut held = slot.held.lock();
         store(&mut held, list);
         held.stale = false;
     }
@@ -211,7 +208,7 @@ impl JoinedGroups {
                 group_id, user_id, ..
             } if bot(*user_id) => {
                 if let Some(slot) = self.existing(account_id)
-                    && let Some(groups) = &mut slot.held().groups
+                    && let Some(groups) = &mut slot.held.lock().groups
                     && groups.len() < MAX_GROUPS
                 {
                     groups.insert(*group_id);
@@ -224,7 +221,7 @@ impl JoinedGroups {
                 ..
             } if bot(*user_id) || sub_type == "kick_me" => {
                 if let Some(slot) = self.existing(account_id)
-                    && let Some(groups) = &mut slot.held().groups
+                    && let Some(groups) = &mut slot.held.lock().groups
                 {
                     groups.remove(group_id);
                 }
@@ -234,7 +231,7 @@ impl JoinedGroups {
                 ..
             } => {
                 if let Some(slot) = self.existing(account_id) {
-                    let mut held = slot.held();
+                    let mut held = slot.held.lock();
                     held.stale = true;
                     held.read_at = None;
                 }

@@ -217,13 +217,14 @@ impl Held {
     }
 }
 
-type Handoff = Arc<Mutex<Held>>;
+type Handoff = Arc<parking_lot::Mutex<Held>>;
 
 /// The bytes of entries between submission and delivery, bounded by
 /// [`QUEUE_BYTES`]: submitters wait on it, the writer gives room back after
 /// each delivery, and stops the waiting for good when it ends.
 #[derive(Default)]
 struct Room {
+    // std's lock: `freed` waits on its guard.
     state: Mutex<RoomState>,
     freed: Condvar,
 }
@@ -432,7 +433,7 @@ impl Journal {
         if self.last_committed() <= after_id {
             return Some(JournalPage::default());
         }
-        let mut handoff = self.handoff.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut handoff = self.handoff.lock();
         while handoff.entries.front().is_some_and(|j| j.id <= after_id) {
             handoff.pop_front();
         }
@@ -588,7 +589,7 @@ impl Writer {
     /// failed are handed over too: like delivery, archiving is not held
     /// back by a broken journal.
     fn hand_over(&self, entries: &[Journaled]) {
-        let mut handoff = self.handoff.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut handoff = self.handoff.lock();
         for j in entries {
             handoff.bytes = handoff.bytes.saturating_add(j.approx_bytes());
             handoff.entries.push_back(j.clone());

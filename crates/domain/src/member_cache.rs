@@ -11,9 +11,10 @@
 //! longest ago until they fit (the list just stored always stays).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::SystemTime;
 
+use parking_lot::Mutex;
 use tokio::time::Instant;
 
 use super::model::{ConnState, GroupMember, InboundEvent};
@@ -51,14 +52,9 @@ pub struct MemberCache {
 }
 
 impl MemberCache {
-    fn lock(&self) -> MutexGuard<'_, HashMap<Key, Slot>> {
-        // The map stays consistent even if a holder panicked.
-        self.slots.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Forgets the cached members of one group of one account.
     pub fn invalidate(&self, account_id: &str, group_id: i64) {
-        let mut slots = self.lock();
+        let mut slots = self.slots.lock();
         let slot = slots.entry((account_id.to_owned(), group_id)).or_default();
         slot.cached = None;
         slot.bytes = 0;
@@ -67,7 +63,7 @@ impl MemberCache {
 
     /// Forgets every cached group of an account.
     pub fn invalidate_account(&self, account_id: &str) {
-        for ((account, _), slot) in self.lock().iter_mut() {
+        for ((account, _), slot) in self.slots.lock().iter_mut() {
             if account == account_id {
                 slot.cached = None;
                 slot.bytes = 0;
@@ -101,7 +97,7 @@ impl MemberCache {
     ) -> std::result::Result<(Arc<Vec<GroupMember>>, SystemTime), u64> {
         // No slot is created here: slots exist only for groups that were
         // stored or invalidated, so unknown group ids cost no memory.
-        let slots = self.lock();
+        let slots = self.slots.lock();
         match slots.get(key) {
             Some(Slot {
                 cached: Some(c), ..
@@ -115,7 +111,7 @@ impl MemberCache {
     /// fetch began (`generation` is what [`MemberCache::lookup`] returned).
     pub fn store(&self, key: Key, generation: u64, cached: Cached) {
         let bytes: usize = cached.members.iter().map(GroupMember::approx_bytes).sum();
-        let mut slots = self.lock();
+        let mut slots = self.slots.lock();
         let now = Instant::now();
         // Drop expired lists so memory follows the groups in active use.
         for slot in slots.values_mut() {

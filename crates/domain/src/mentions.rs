@@ -26,9 +26,10 @@
 //! number: naming never fails a call. `@全体成员` needs no name.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use parking_lot::Mutex;
 use tokio::time::Instant;
 
 use super::account::Account;
@@ -216,13 +217,6 @@ impl Mentions {
         &self.members
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<Key, Arc<tokio::sync::Mutex<()>>>> {
-        // Map operations only: consistent after a panic elsewhere.
-        self.reading
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     /// Names the mentions of `messages` (see the module docs) for
     /// `account`, reading member lists until the budget or `deadline` runs
     /// out. Never fails: what is not named stays a number.
@@ -299,7 +293,7 @@ impl Mentions {
         if caching && let Ok((list, _)) = self.members.lookup(&key, true) {
             return Some(list);
         }
-        let gate = self.lock().entry(key.clone()).or_default().clone();
+        let gate = self.reading.lock().entry(key.clone()).or_default().clone();
         let read = async {
             let _turn = gate.lock().await;
             // The read before this one may have filled the cache.
@@ -335,7 +329,7 @@ impl Mentions {
         };
         let list = tokio::time::timeout_at(until, read).await.ok().flatten();
         // The map holds one handle and this call another: no one else waits.
-        let mut reading = self.lock();
+        let mut reading = self.reading.lock();
         if Arc::strong_count(&gate) == 2 {
             reading.remove(&key);
         }

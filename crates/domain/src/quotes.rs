@@ -21,12 +21,13 @@
 //! recently used first (the newest entry always stays).
 
 use std::num::NonZeroUsize;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
 use foldhash::{HashMap, HashMapExt as _};
 use futures_util::StreamExt as _;
 use lru::LruCache;
+use parking_lot::Mutex;
 use tokio::time::Instant;
 
 use crate::call::Deadline;
@@ -135,21 +136,14 @@ impl Quotes {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Lru>> {
-        // Plain cache entries: a panic elsewhere cannot leave them half-made.
-        self.cache
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     fn put(&self, account: &str, id: i64, entry: Cached) {
-        let mut cache = self.lock();
+        let mut cache = self.cache.lock();
         let lru = cache.entry(account.to_owned()).or_insert_with(Lru::new);
         lru.put(id, entry);
     }
 
     fn cached(&self, account: &str, id: i64) -> Option<Cached> {
-        let mut cache = self.lock();
+        let mut cache = self.cache.lock();
         let lru = cache.get_mut(account)?;
         match lru.entries.get(&id)? {
             Cached::Missing(at) if at.elapsed() >= MISS_TTL => {
@@ -172,7 +166,7 @@ impl Quotes {
 
     /// Forgets a message (it was recalled).
     pub fn forget(&self, account: &str, message_id: i64) {
-        if let Some(lru) = self.lock().get_mut(account) {
+        if let Some(lru) = self.cache.lock().get_mut(account) {
             lru.pop(&message_id);
         }
     }

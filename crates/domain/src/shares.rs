@@ -10,7 +10,9 @@
 //! (`addr:<ip>`); units taken without a key count against the total only.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 /// Why units were not given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,25 +67,19 @@ impl Shares {
         self.share
     }
 
-    fn tally(&self) -> MutexGuard<'_, Tally> {
-        // A poisoned lock only means a panic between two plain updates of
-        // numbers; the tally is still usable.
-        self.tally.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Units in use over all clients.
     pub fn used(&self) -> u64 {
-        self.tally().used
+        self.tally.lock().used
     }
 
     /// Units `client` holds.
     pub fn held_by(&self, client: &str) -> u64 {
-        self.tally().clients.get(client).copied().unwrap_or(0)
+        self.tally.lock().clients.get(client).copied().unwrap_or(0)
     }
 
     /// Takes `n` units for `client` (`None`: against the total only).
     pub fn take(&self, client: Option<&Arc<str>>, n: u64) -> Result<(), Refusal> {
-        let mut tally = self.tally();
+        let mut tally = self.tally.lock();
         let used = tally.used;
         if used.checked_add(n).is_none_or(|after| after > self.total) {
             return Err(Refusal::Full {
@@ -108,7 +104,7 @@ impl Shares {
     /// Counts `n` units for `client` whatever the limits (units that were
     /// held before a restart).
     pub fn count(&self, client: Option<&Arc<str>>, n: u64) {
-        let mut tally = self.tally();
+        let mut tally = self.tally.lock();
         tally.used = tally.used.saturating_add(n);
         if let Some(client) = client {
             *tally.clients.entry(client.clone()).or_insert(0) += n;
@@ -117,7 +113,7 @@ impl Shares {
 
     /// Gives `n` units of `client` back.
     pub fn give_back(&self, client: Option<&Arc<str>>, n: u64) {
-        let mut tally = self.tally();
+        let mut tally = self.tally.lock();
         tally.used = tally.used.saturating_sub(n);
         if let Some(client) = client
             && let Some(held) = tally.clients.get_mut(client)

@@ -14,12 +14,13 @@
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{BufMut, Bytes};
 use onebot_gateway_client::pb;
+use parking_lot::Mutex;
 use prost::Message as _;
 use tokio_stream::Stream;
 use tonic::codec::{Codec, EncodeBuf, Encoder};
@@ -90,7 +91,7 @@ impl WireCache {
     /// is kept for the next stream.
     fn get_or_encode(&self, stored: &StoredEvent, encode: impl FnOnce() -> Bytes) -> Bytes {
         let key = (stored.account_id.clone(), stored.sequence);
-        if let Some(bytes) = self.lock().map.get(&key) {
+        if let Some(bytes) = self.inner.lock().map.get(&key) {
             return bytes.clone();
         }
         // Encoded outside the lock; two streams may both encode an event
@@ -99,7 +100,7 @@ impl WireCache {
         if bytes.len() > self.max_bytes {
             return bytes;
         }
-        let mut cached = self.lock();
+        let mut cached = self.inner.lock();
         if let Some(kept) = cached.map.get(&key) {
             return kept.clone();
         }
@@ -119,14 +120,8 @@ impl WireCache {
 
     /// How many encoded events and bytes are kept.
     pub fn held(&self) -> (usize, usize) {
-        let cached = self.lock();
+        let cached = self.inner.lock();
         (cached.map.len(), cached.bytes)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Cached> {
-        // Each critical section leaves the map, the order and the count
-        // consistent: usable after a panic elsewhere.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 

@@ -17,10 +17,11 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_stream::Stream;
 use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
@@ -118,11 +119,7 @@ struct WatchPlace {
 
 impl Drop for WatchPlace {
     fn drop(&mut self) {
-        let mut by = self
-            .limits
-            .by_address
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut by = self.limits.by_address.lock();
         if let Some(n) = by.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
@@ -150,7 +147,7 @@ impl WatchLimits {
                 self.global_max,
             )
         })?;
-        let mut by = self.by_address.lock().unwrap_or_else(|p| p.into_inner());
+        let mut by = self.by_address.lock();
         let n = by.entry(ip).or_insert(0);
         if *n >= self.per_address {
             if *n == 0 {
@@ -258,6 +255,6 @@ mod tests {
         drop(a1);
         let _c1 = l.admit(ip(3)).unwrap();
         let _a3 = l.admit(ip(1)).map(|_| ()).unwrap_err();
-        assert_eq!(l.by_address.lock().unwrap().get(&ip(1)), Some(&1));
+        assert_eq!(l.by_address.lock().get(&ip(1)), Some(&1));
     }
 }

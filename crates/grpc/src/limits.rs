@@ -25,11 +25,12 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http::{Request, Response};
+use parking_lot::Mutex;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tonic::Status;
 use tonic::body::Body;
@@ -105,11 +106,7 @@ struct ClientSlot {
 
 impl Drop for ClientSlot {
     fn drop(&mut self) {
-        let mut map = self
-            .state
-            .per_client
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut map = self.state.per_client.lock();
         if let Some(n) = map.get_mut(&self.key) {
             *n = n.saturating_sub(1);
             if *n == 0 {
@@ -205,7 +202,7 @@ impl State {
                     })?;
                 let key = client_key(req).map_or_else(|| "anonymous".to_owned(), |k| k.to_string());
                 {
-                    let mut map = self.per_client.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut map = self.per_client.lock();
                     let n = map.entry(key.clone()).or_insert(0);
                     if *n >= self.config.max_event_streams_per_client {
                         return Err(overloaded(

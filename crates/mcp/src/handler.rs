@@ -18,9 +18,10 @@
 //!   resource, since its acknowledgment precedes the watch.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures_util::StreamExt;
+use parking_lot::Mutex;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
     Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -115,10 +116,6 @@ impl<B: Backend> McpHandler<B> {
         }
     }
 
-    fn subscriptions(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
-        self.subscriptions.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// The resource `uri` if the caller may read it.
     async fn listed(&self, caller: &Caller, uri: &str) -> Result<ChatResource, ErrorData> {
         let unknown = || error(BackendError::UnknownResource(uri.to_owned()));
@@ -134,7 +131,7 @@ impl<B: Backend> McpHandler<B> {
 
 impl<B: Backend> Drop for McpHandler<B> {
     fn drop(&mut self) {
-        for (_, token) in self.subscriptions().drain() {
+        for (_, token) in self.subscriptions.lock().drain() {
             token.cancel();
         }
     }
@@ -336,7 +333,8 @@ impl<B: Backend> ServerHandler for McpHandler<B> {
             .map_err(error)?;
         let stop = CancellationToken::new();
         if let Some(old) = self
-            .subscriptions()
+            .subscriptions
+            .lock()
             .insert(request.uri.clone(), stop.clone())
         {
             old.cancel();
@@ -360,7 +358,7 @@ impl<B: Backend> ServerHandler for McpHandler<B> {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if let Some(token) = self.subscriptions().remove(&request.uri) {
+        if let Some(token) = self.subscriptions.lock().remove(&request.uri) {
             token.cancel();
         }
         Ok(())

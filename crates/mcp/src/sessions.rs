@@ -12,11 +12,12 @@
 //! to any other token naming it.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::Stream;
 use onebot_gateway_domain::shares::{Shares, Slot};
+use parking_lot::Mutex;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::WorkerTransport;
 use rmcp::transport::streamable_http_server::SessionManager;
@@ -81,24 +82,17 @@ impl BudgetedSessions {
 
     /// Sessions open now.
     pub fn open(&self) -> usize {
-        self.held.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.held.lock().len()
     }
 
     /// The owner of session `id`: `None` when no such session is open,
     /// `Some(None)` when it is not owned.
     pub fn owner(&self, id: &str) -> Option<Option<String>> {
-        self.held
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(id)
-            .map(|held| held.owner.clone())
+        self.held.lock().get(id).map(|held| held.owner.clone())
     }
 
     fn release(&self, id: &SessionId) {
-        self.held
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
+        self.held.lock().remove(id);
     }
 }
 
@@ -113,7 +107,7 @@ impl SessionManager for BudgetedSessions {
             .slot(opener.client)
             .map_err(|_| SessionError::Full)?;
         let (id, transport) = self.inner.create_session().await?;
-        self.held.lock().unwrap_or_else(|p| p.into_inner()).insert(
+        self.held.lock().insert(
             id.clone(),
             Held {
                 _slot: slot,

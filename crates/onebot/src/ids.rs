@@ -30,8 +30,9 @@
 
 use std::collections::HashMap;
 use std::sync::mpsc;
-use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
+use parking_lot::Mutex;
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 
@@ -109,7 +110,7 @@ pub fn peer_text(id: i64) -> Option<Arc<str>> {
     if !is_mapped(id) {
         return None;
     }
-    lock(&REGISTRY).get(&id).cloned()
+    REGISTRY.lock().get(&id).cloned()
 }
 
 /// The value the peer knows a domain id by: its own text (a number again
@@ -165,15 +166,11 @@ static REGISTRY: LazyLock<Mutex<HashMap<i64, Arc<str>>>> =
 /// New mappings on their way to the store, once one is open.
 static WRITER: OnceLock<Mutex<mpsc::Sender<(i64, String)>>> = OnceLock::new();
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// Maps `text` and remembers the way back.
 fn remember(text: &str) -> i64 {
     let id = mapped(text);
     let new = {
-        let mut reg = lock(&REGISTRY);
+        let mut reg = REGISTRY.lock();
         match reg.get(&id) {
             Some(known) if &**known == text => false,
             Some(known) => {
@@ -188,7 +185,7 @@ fn remember(text: &str) -> i64 {
         }
     };
     if new && let Some(w) = WRITER.get() {
-        let _ = lock(w).send((id, text.to_owned()));
+        let _ = w.lock().send((id, text.to_owned()));
     }
     id
 }
@@ -215,7 +212,7 @@ pub fn persist_with<M: IdMap>(open: impl FnOnce() -> Result<M, String>) -> Resul
     let store = open()?;
     let stored = store.load()?;
     let pending: Vec<(i64, String)> = {
-        let mut reg = lock(&REGISTRY);
+        let mut reg = REGISTRY.lock();
         let pending = reg
             .iter()
             .map(|(id, text)| (*id, text.to_string()))

@@ -12,8 +12,8 @@
 //! the first start ([`super::migrate`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
+use parking_lot::Mutex;
 use rusqlite::{Connection, params};
 
 use super::db::{self, Store, sqlite_err};
@@ -87,7 +87,7 @@ impl IdStore {
 
     /// Every mapping stored.
     pub fn load(&self) -> Result<Vec<(i64, String)>, String> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = self.conn.lock();
         conn.prepare("SELECT id, text FROM message_ids ORDER BY id")
             .and_then(|mut s| {
                 s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -98,7 +98,7 @@ impl IdStore {
 
     /// Stores mappings, in one transaction.
     pub fn put(&self, entries: &[(i64, String)]) -> Result<(), String> {
-        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let mut conn = self.conn.lock();
         let tx = conn.transaction().map_err(self.err())?;
         {
             let mut insert = tx

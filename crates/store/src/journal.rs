@@ -11,10 +11,11 @@
 //! events, so a slow disk does not hold up the event stream.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::codec::{decode_event, decode_message, encode_event, encode_message};
@@ -138,10 +139,6 @@ impl SqliteJournal {
     }
 }
 
-fn lock(m: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 fn decode_row(
     id: i64,
     account: String,
@@ -170,7 +167,7 @@ fn decode_row(
 
 impl EventJournal for SqliteJournal {
     fn open(&self, keep_per_account: usize, max_bytes_per_account: usize) -> Result<JournalState> {
-        let conn = lock(&self.read);
+        let conn = self.read.lock();
         let err = self.err();
         let last_id: i64 = conn
             .query_row("SELECT coalesce(max(id), 0) FROM journal", [], |r| r.get(0))
@@ -243,7 +240,7 @@ impl EventJournal for SqliteJournal {
     }
 
     fn append(&self, entries: &[Journaled], checkpoint: Option<u64>) -> Result<()> {
-        let mut conn = lock(&self.write);
+        let mut conn = self.write.lock();
         let err = self.err();
         let tx = conn.transaction().map_err(&err)?;
         {
@@ -293,7 +290,7 @@ impl EventJournal for SqliteJournal {
     }
 
     fn read_after(&self, after_id: u64, limit: usize) -> Result<JournalPage> {
-        let conn = lock(&self.read);
+        let conn = self.read.lock();
         let err = self.err();
         let mut stmt = conn.prepare_cached(READ_AFTER).map_err(&err)?;
         let rows = stmt
@@ -331,7 +328,7 @@ impl EventJournal for SqliteJournal {
     }
 
     fn trim(&self, keep_per_account: usize, checkpoint: u64) -> Result<u64> {
-        let mut conn = lock(&self.write);
+        let mut conn = self.write.lock();
         let err = self.err();
         let tx = conn.transaction().map_err(&err)?;
         let lasts: Vec<(String, i64)> = tx

@@ -30,7 +30,7 @@ fn reading_after_each_append_pages_in_order_without_recompiling() {
     assert_eq!(ids, [6, 7, 8]);
     assert_eq!(page.last_id, Some(8));
     // The cached statement was compiled once, not once per read.
-    let conn = lock(&journal.read);
+    let conn = journal.read.lock();
     let stmt = conn.prepare_cached(READ_AFTER).unwrap();
     assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
     assert_eq!(stmt.get_status(rusqlite::StatementStatus::Run), 21);
@@ -230,7 +230,7 @@ fn recorded(
         store: SqliteJournal::open(dir).unwrap(),
         before: Box::new(|| {}),
         after: Box::new(move |n, checkpoint| {
-            let _ = tx.lock().unwrap().send((n, checkpoint));
+            let _ = tx.lock().send((n, checkpoint));
         }),
     });
     (start(store, true, checkpoint_delay), appends)
@@ -289,7 +289,7 @@ fn submitters_wait_while_the_writer_holds_its_bytes() {
     let store = Arc::new(Hooked {
         store: SqliteJournal::open(dir.path()).unwrap(),
         before: Box::new(move || {
-            let _ = gate.lock().unwrap().recv();
+            let _ = gate.lock().recv();
         }),
         after: Box::new(|_, _| {}),
     });

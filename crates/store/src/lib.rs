@@ -9,6 +9,8 @@
 //! - [`postgres`]: the archive in PostgreSQL (`archive.url`), over
 //!   [`pg_tls`] when the URL's `sslmode` asks for TLS.
 //! - [`codec`]: the stored form of messages and events, shared by all three.
+//! - `query` and `row`: what both archive engines share: a search's filters
+//!   and order, and a stored row read back as an archived message.
 //! - [`open`]: opening what the configuration asks for.
 //! - [`state`]: the offline queue, idempotency records and media indexes
 //!   in `gateway.sqlite3`.
@@ -27,6 +29,7 @@ pub mod open;
 pub mod pg_tls;
 pub mod postgres;
 mod query;
+mod row;
 pub mod sqlite;
 pub mod state;
 

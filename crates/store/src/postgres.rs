@@ -14,18 +14,18 @@
 
 use std::sync::Arc;
 
-use tokio::sync::{Mutex, RwLock};
+use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard, RwLock};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Row, Statement, Transaction};
 
-use super::codec::{decode_message, encode_message};
+use super::codec::encode_message;
 use super::pg_tls::RustlsConnect;
 use super::query::{Binds, Columns, filters, order};
-use super::sqlite::{counted_bytes, message_text};
+use super::row::{self, StoredRow, count_put, counted_bytes, message_text};
 use onebot_gateway_config::redact_url;
 use onebot_gateway_domain::archive::store::{
-    Applied, ArchiveOp, ArchiveStore, Archived, Deleted, Position, Pruned, PurgeScope, Query,
-    Source, Usage, chat_key, chat_of_key,
+    Applied, ArchiveOp, ArchiveStore, Archived, Deleted, Pruned, PurgeScope, Query, Source, Usage,
+    chat_key, chat_of_key,
 };
 use onebot_gateway_domain::archive::text::{fold, gram_set, query_grams};
 use onebot_gateway_domain::error::{Error, Result};
@@ -193,14 +193,23 @@ impl PgArchive {
         Ok(client)
     }
 
+    /// The archived messages `sql` (a query of [`COLUMNS`]) selects, read on
+    /// a read connection.
+    async fn select(&self, sql: &str, values: &[&(dyn ToSql + Sync)]) -> Result<Vec<Archived>> {
+        let client = self.reader().await?;
+        let rows = client.query(sql, values).await.map_err(self.err())?;
+        Ok(archived(&rows))
+    }
+
     /// The write connection (locked), opened again when it broke.
-    async fn writer(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Conn>>> {
+    async fn writer(&self) -> Result<MappedMutexGuard<'_, Conn>> {
         let mut guard = self.write.lock().await;
         if guard.as_ref().is_none_or(|c| c.client.is_closed()) {
             let client = connect(&self.url, &self.shown, &self.tls).await?;
             *guard = Some(prepare(client).await.map_err(self.err())?);
         }
-        Ok(guard)
+        MutexGuard::try_map(guard, Option::as_mut)
+            .map_err(|_| Error::internal("archive connection missing"))
     }
 
     /// The query plan PostgreSQL chooses for `query`, with sequential scans
@@ -208,10 +217,7 @@ impl PgArchive {
     pub async fn plan(&self, query: Query) -> Result<Vec<String>> {
         let (sql, values) = search_sql(&query);
         let err = self.err();
-        let mut guard = self.writer().await?;
-        let conn = guard
-            .as_mut()
-            .ok_or_else(|| Error::internal("archive connection missing"))?;
+        let mut conn = self.writer().await?;
         let tx = conn.client.transaction().await.map_err(&err)?;
         tx.batch_execute("SET LOCAL enable_seqscan = off")
             .await
@@ -227,13 +233,8 @@ impl PgArchive {
     /// The same query answered by reading every row, to measure what the
     /// index saves.
     pub async fn scan(&self, query: Query) -> Result<Vec<Archived>> {
-        let client = self.reader().await?;
         let (sql, values) = scan_sql(&query);
-        let rows = client
-            .query(&sql, &refs(&values))
-            .await
-            .map_err(self.err())?;
-        Ok(archived(&rows))
+        self.select(&sql, &refs(&values)).await
     }
 }
 
@@ -351,25 +352,12 @@ fn scan_sql(query: &Query) -> (String, Vec<Param>) {
 }
 
 fn archived(rows: &[Row]) -> Vec<Archived> {
-    rows.iter()
-        .filter_map(|r| {
-            let body: Vec<u8> = r.get(0);
-            match decode_message(&body) {
-                Ok(message) => Some(Archived {
-                    message,
-                    recalled: r.get(1),
-                    position: Position {
-                        time: r.get(2),
-                        row: r.get(3),
-                    },
-                }),
-                Err(e) => {
-                    tracing::warn!(error = %e, "an archived message cannot be read; it is left out");
-                    None
-                }
-            }
-        })
-        .collect()
+    row::archived(rows.iter().map(|r| StoredRow {
+        body: r.get(0),
+        recalled: r.get(1),
+        time: r.get(2),
+        id: r.get(3),
+    }))
 }
 
 async fn put(
@@ -462,10 +450,7 @@ impl PgArchive {
         let mut values = values;
         values.push(Box::new(DELETE_CHUNK));
         loop {
-            let mut guard = self.writer().await?;
-            let conn = guard
-                .as_mut()
-                .ok_or_else(|| Error::internal("archive connection missing"))?;
+            let mut conn = self.writer().await?;
             let tx = conn.client.transaction().await.map_err(&err)?;
             let ids: Vec<i64> = tx
                 .query(select, &refs(&values))
@@ -495,10 +480,7 @@ impl PgArchive {
 impl ArchiveStore for PgArchive {
     async fn apply(&self, ops: Vec<ArchiveOp>) -> Result<Applied> {
         let err = self.err();
-        let mut guard = self.writer().await?;
-        let conn = guard
-            .as_mut()
-            .ok_or_else(|| Error::internal("archive connection missing"))?;
+        let mut conn = self.writer().await?;
         let statements = conn.st.clone();
         let tx = conn.client.transaction().await.map_err(&err)?;
         let mut applied = Applied::default();
@@ -510,21 +492,10 @@ impl ArchiveStore for PgArchive {
                     source,
                     media_ids,
                 } => {
-                    if put(&statements, &tx, account_id, message, *source, media_ids)
+                    let stored = put(&statements, &tx, account_id, message, *source, media_ids)
                         .await
-                        .map_err(&err)?
-                    {
-                        match applied
-                            .stored
-                            .iter_mut()
-                            .find(|(a, s, _)| a == account_id && s == source)
-                        {
-                            Some(entry) => entry.2 += 1,
-                            None => applied.stored.push((account_id.clone(), *source, 1)),
-                        }
-                    } else {
-                        applied.duplicates += 1;
-                    }
+                        .map_err(&err)?;
+                    count_put(&mut applied, account_id, *source, stored);
                 }
                 ArchiveOp::Recall {
                     account_id,
@@ -563,13 +534,8 @@ impl ArchiveStore for PgArchive {
     }
 
     async fn search(&self, query: Query) -> Result<Vec<Archived>> {
-        let client = self.reader().await?;
         let (sql, values) = search_sql(&query);
-        let rows = client
-            .query(&sql, &refs(&values))
-            .await
-            .map_err(self.err())?;
-        Ok(archived(&rows))
+        self.select(&sql, &refs(&values)).await
     }
 
     async fn get(
@@ -578,35 +544,23 @@ impl ArchiveStore for PgArchive {
         chat: ChatRef,
         message_id: i64,
     ) -> Result<Option<Archived>> {
-        let client = self.reader().await?;
         let (kind, chat_id) = chat_key(chat);
-        let rows = client
-            .query(
-                &format!(
-                    "{COLUMNS} WHERE account = $1 AND chat_kind = $2 AND chat_id = $3 \
-                     AND message_id = $4 AND body IS NOT NULL"
-                ),
-                &[&account_id, &kind, &chat_id, &message_id],
-            )
-            .await
-            .map_err(self.err())?;
-        Ok(archived(&rows).pop())
+        let sql = format!(
+            "{COLUMNS} WHERE account = $1 AND chat_kind = $2 AND chat_id = $3 \
+             AND message_id = $4 AND body IS NOT NULL"
+        );
+        let values: [&(dyn ToSql + Sync); 4] = [&account_id, &kind, &chat_id, &message_id];
+        Ok(self.select(&sql, &values).await?.pop())
     }
 
     async fn newest(&self, account_id: &str, chat: ChatRef) -> Result<Option<Message>> {
-        let client = self.reader().await?;
         let (kind, chat_id) = chat_key(chat);
-        let rows = client
-            .query(
-                &format!(
-                    "{COLUMNS} WHERE account = $1 AND chat_kind = $2 AND chat_id = $3 \
-                     AND body IS NOT NULL ORDER BY time DESC, id DESC LIMIT 1"
-                ),
-                &[&account_id, &kind, &chat_id],
-            )
-            .await
-            .map_err(self.err())?;
-        Ok(archived(&rows).pop().map(|a| a.message))
+        let sql = format!(
+            "{COLUMNS} WHERE account = $1 AND chat_kind = $2 AND chat_id = $3 \
+             AND body IS NOT NULL ORDER BY time DESC, id DESC LIMIT 1"
+        );
+        let values: [&(dyn ToSql + Sync); 3] = [&account_id, &kind, &chat_id];
+        Ok(self.select(&sql, &values).await?.pop().map(|a| a.message))
     }
 
     async fn active_chats(&self, account_id: &str, since: i64) -> Result<Vec<ChatRef>> {
@@ -639,10 +593,7 @@ impl ArchiveStore for PgArchive {
         let err = self.err();
         let limit = max_bytes.min(i64::MAX as u64) as i64;
         loop {
-            let mut guard = self.writer().await?;
-            let conn = guard
-                .as_mut()
-                .ok_or_else(|| Error::internal("archive connection missing"))?;
+            let mut conn = self.writer().await?;
             let tx = conn.client.transaction().await.map_err(&err)?;
             let total: i64 = tx
                 .query_one(

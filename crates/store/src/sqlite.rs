@@ -10,23 +10,24 @@
 //! through a small pool, each call on the blocking pool.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 
+use parking_lot::{Mutex, MutexGuard};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
-use super::codec::{decode_message, encode_message};
+use super::codec::encode_message;
 use super::db::{self, Store, connect, sqlite_err};
 use super::query::{Binds, Columns, filters, order};
+use super::row::{StoredRow, archived, count_put, counted_bytes, message_text};
 use onebot_gateway_domain::archive::store::{
-    Applied, ArchiveOp, ArchiveStore, Archived, Deleted, Position, Pruned, PurgeScope, Query,
-    Source, Usage, chat_key, chat_of_key,
+    Applied, ArchiveOp, ArchiveStore, Archived, Deleted, Pruned, PurgeScope, Query, Source, Usage,
+    chat_key, chat_of_key,
 };
 use onebot_gateway_domain::archive::text::{fold, fts_query, tokens};
 use onebot_gateway_domain::error::{Error, Result};
 use onebot_gateway_domain::model::{ChatRef, Message};
-use onebot_gateway_domain::render;
 
 /// File name of the archive inside the data directory.
 pub const ARCHIVE_FILE: &str = "archive.sqlite3";
@@ -93,16 +94,6 @@ impl std::fmt::Debug for SqliteArchive {
     }
 }
 
-fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The counted size of a stored message: its body, its text and an
-/// estimate of its index entries.
-pub fn counted_bytes(body_len: usize, text: &str) -> i64 {
-    (body_len + 2 * text.len() + 160) as i64
-}
-
 impl SqliteArchive {
     /// Opens (or creates) `<data_dir>/archive.sqlite3` and applies the
     /// migrations it lacks. The error names the file.
@@ -142,7 +133,7 @@ impl SqliteArchive {
     {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || {
-            let mut conn = lock(&inner.write);
+            let mut conn = inner.write.lock();
             f(&mut conn).map_err(|e| inner.err(e))
         })
         .await
@@ -185,7 +176,7 @@ impl SqliteArchive {
             let rows = stmt
                 .query_map(params_from_iter(values.iter()), row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(rows_to_archived(rows))
+            Ok(archived(rows))
         })
         .await
     }
@@ -198,12 +189,12 @@ impl Inner {
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
         for conn in &self.reads {
-            if let Ok(guard) = conn.try_lock() {
+            if let Some(guard) = conn.try_lock() {
                 return guard;
             }
         }
         let i = self.next_read.fetch_add(1, Ordering::Relaxed) % self.reads.len();
-        lock(&self.reads[i])
+        self.reads[i].lock()
     }
 }
 
@@ -237,11 +228,6 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The searchable text of a message (what `ChatMessage.text` shows).
-pub fn message_text(m: &Message) -> String {
-    render::segments(&m.segments)
-}
-
 fn put(
     tx: &Transaction<'_>,
     account: &str,
@@ -254,6 +240,19 @@ fn put(
     let body = encode_message(message);
     let bytes = counted_bytes(body.len(), &text);
     let now = jiff::Timestamp::now().as_millisecond();
+    let values = params![
+        account,
+        kind,
+        chat_id,
+        message.message_id,
+        message.time,
+        message.sender.user_id,
+        text,
+        body,
+        bytes,
+        source.name(),
+        now
+    ];
     let inserted = tx
         .prepare_cached(
             "INSERT INTO messages (account, chat_kind, chat_id, message_id, time, sender_id, \
@@ -261,19 +260,7 @@ fn put(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9, ?10, ?11) \
              ON CONFLICT(account, chat_kind, chat_id, message_id) DO NOTHING",
         )?
-        .execute(params![
-            account,
-            kind,
-            chat_id,
-            message.message_id,
-            message.time,
-            message.sender.user_id,
-            text,
-            body,
-            bytes,
-            source.name(),
-            now
-        ])?;
+        .execute(values)?;
     let id = if inserted == 1 {
         tx.last_insert_rowid()
     } else {
@@ -285,22 +272,7 @@ fn put(
                  WHERE account = ?1 AND chat_kind = ?2 AND chat_id = ?3 AND message_id = ?4 \
                  AND body IS NULL RETURNING id",
             )?
-            .query_row(
-                params![
-                    account,
-                    kind,
-                    chat_id,
-                    message.message_id,
-                    message.time,
-                    message.sender.user_id,
-                    text,
-                    body,
-                    bytes,
-                    source.name(),
-                    now
-                ],
-                |r| r.get(0),
-            )
+            .query_row(values, |r| r.get(0))
             .optional()?;
         match filled {
             Some(id) => id,
@@ -359,10 +331,13 @@ const COLUMNS: &str = "m.body, m.recalled, m.time, m.id";
 /// A search that can match nothing.
 const NOTHING: &str = "SELECT NULL, 0, 0, 0 WHERE 0";
 
-type Row = (Vec<u8>, bool, i64, i64);
-
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRow> {
+    Ok(StoredRow {
+        body: r.get(0)?,
+        recalled: r.get(1)?,
+        time: r.get(2)?,
+        id: r.get(3)?,
+    })
 }
 
 impl Binds for Vec<Value> {
@@ -514,22 +489,6 @@ fn delete_where(
     Ok(deleted)
 }
 
-fn rows_to_archived(rows: Vec<Row>) -> Vec<Archived> {
-    rows.into_iter()
-        .filter_map(|(body, recalled, time, id)| match decode_message(&body) {
-            Ok(message) => Some(Archived {
-                message,
-                recalled,
-                position: Position { time, row: id },
-            }),
-            Err(e) => {
-                tracing::warn!(error = %e, "an archived message cannot be read; it is left out");
-                None
-            }
-        })
-        .collect()
-}
-
 #[async_trait::async_trait]
 impl ArchiveStore for SqliteArchive {
     async fn apply(&self, ops: Vec<ArchiveOp>) -> Result<Applied> {
@@ -544,18 +503,8 @@ impl ArchiveStore for SqliteArchive {
                         source,
                         media_ids,
                     } => {
-                        if put(&tx, account_id, message, *source, media_ids)? {
-                            match applied
-                                .stored
-                                .iter_mut()
-                                .find(|(a, s, _)| a == account_id && s == source)
-                            {
-                                Some(entry) => entry.2 += 1,
-                                None => applied.stored.push((account_id.clone(), *source, 1)),
-                            }
-                        } else {
-                            applied.duplicates += 1;
-                        }
+                        let stored = put(&tx, account_id, message, *source, media_ids)?;
+                        count_put(&mut applied, account_id, *source, stored);
                     }
                     ArchiveOp::Recall {
                         account_id,
@@ -581,7 +530,7 @@ impl ArchiveStore for SqliteArchive {
             let rows = stmt
                 .query_map(params_from_iter(values.iter()), row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(rows_to_archived(rows))
+            Ok(archived(rows))
         })
         .await
     }
@@ -595,7 +544,7 @@ impl ArchiveStore for SqliteArchive {
         let account = account_id.to_string();
         self.reading(move |conn| {
             let (kind, chat_id) = chat_key(chat);
-            let found: Option<Row> = conn
+            let found: Option<StoredRow> = conn
                 .prepare_cached(&format!(
                     "SELECT {COLUMNS} FROM messages m \
                      WHERE m.account = ?1 AND m.chat_kind = ?2 AND m.chat_id = ?3 \
@@ -603,7 +552,7 @@ impl ArchiveStore for SqliteArchive {
                 ))?
                 .query_row(params![account, kind, chat_id, message_id], row)
                 .optional()?;
-            Ok(found.and_then(|r| rows_to_archived(vec![r]).pop()))
+            Ok(found.and_then(|r| archived(vec![r]).pop()))
         })
         .await
     }
@@ -612,7 +561,7 @@ impl ArchiveStore for SqliteArchive {
         let account = account_id.to_string();
         self.reading(move |conn| {
             let (kind, chat_id) = chat_key(chat);
-            let found: Option<Row> = conn
+            let found: Option<StoredRow> = conn
                 .prepare_cached(&format!(
                     "SELECT {COLUMNS} FROM messages m \
                      WHERE m.account = ?1 AND m.chat_kind = ?2 AND m.chat_id = ?3 \
@@ -620,7 +569,7 @@ impl ArchiveStore for SqliteArchive {
                 ))?
                 .query_row(params![account, kind, chat_id], row)
                 .optional()?;
-            Ok(found.and_then(|r| rows_to_archived(vec![r]).pop().map(|a| a.message)))
+            Ok(found.and_then(|r| archived(vec![r]).pop().map(|a| a.message)))
         })
         .await
     }

@@ -24,8 +24,8 @@
 //!   the first start ([`super::migrate`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
 
+use parking_lot::Mutex;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::db::{self, Store, sqlite_err};
@@ -128,10 +128,6 @@ impl StateStore {
         &self.path
     }
 
-    fn conn(&self) -> MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     fn err(&self) -> impl Fn(rusqlite::Error) -> Error + '_ {
         |e| sqlite_err(Store::State, &self.path, e)
     }
@@ -139,7 +135,7 @@ impl StateStore {
     /// Runs `f` in one write transaction, committed when it returns `Ok`
     /// and rolled back otherwise.
     fn write_txn<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        let mut conn = self.conn();
+        let mut conn = self.conn.lock();
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(self.err())?;
@@ -150,7 +146,7 @@ impl StateStore {
 
     /// Every row of a two-column table, in key order.
     fn all_of(&self, sql: &str) -> Result<Vec<(String, Vec<u8>)>> {
-        let conn = self.conn();
+        let conn = self.conn.lock();
         rows(&conn, sql, [], |r| Ok((r.get(0)?, r.get(1)?))).map_err(self.err())
     }
 }
@@ -223,7 +219,7 @@ impl QueueTxn for QueueWrite<'_, '_> {
 
 impl QueueStore for StateStore {
     fn depths(&self) -> Result<Vec<(String, usize)>> {
-        let conn = self.conn();
+        let conn = self.conn.lock();
         rows(
             &conn,
             "SELECT account, count(*) FROM queue GROUP BY account ORDER BY account",
@@ -234,7 +230,7 @@ impl QueueStore for StateStore {
     }
 
     fn list(&self, account: &str) -> Result<Vec<Vec<u8>>> {
-        let conn = self.conn();
+        let conn = self.conn.lock();
         rows(&conn, QUEUE_OF, [account], |r| r.get(0)).map_err(self.err())
     }
 
@@ -252,7 +248,7 @@ const IDEMPOTENCY_OF: &str = "SELECT value FROM idempotency WHERE account = ?1 A
 
 impl IdempotencyStore for StateStore {
     fn get(&self, account: &str, key: &str) -> Result<Option<Vec<u8>>> {
-        let conn = self.conn();
+        let conn = self.conn.lock();
         conn.prepare_cached(IDEMPOTENCY_OF)
             .and_then(|mut s| s.query_row([account, key], |r| r.get(0)).optional())
             .map_err(self.err())

@@ -12,9 +12,10 @@
 
 use std::io;
 use std::path::Path;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::{Mutex, RwLock};
 use rustls::server::WebPkiClientVerifier;
 use rustls::{ClientConfig, RootCertStore, ServerConfig};
 use rustls_pki_types::pem::PemObject;
@@ -163,10 +164,7 @@ impl TlsAcceptor {
 
     /// The configuration new connections get.
     pub fn server_config(&self) -> Arc<ServerConfig> {
-        self.current
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.current.read().clone()
     }
 
     /// Re-reads the files; swaps the configuration when they changed and are
@@ -175,12 +173,12 @@ impl TlsAcceptor {
     pub fn reload(&self) -> Result<bool, TlsError> {
         let material = Material::read(&self.config)?;
         let fingerprint = material.fingerprint();
-        if *self.fingerprint.lock().unwrap_or_else(|e| e.into_inner()) == fingerprint {
+        if *self.fingerprint.lock() == fingerprint {
             return Ok(false);
         }
         let server = material.server_config()?;
-        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(server);
-        *self.fingerprint.lock().unwrap_or_else(|e| e.into_inner()) = fingerprint;
+        *self.current.write() = Arc::new(server);
+        *self.fingerprint.lock() = fingerprint;
         Ok(true)
     }
 

@@ -11,7 +11,7 @@ use crate::flavor::Flavor;
 use crate::media::{self, DigestCache, MediaKind, MediaSource, ReceivedMedia};
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
-use crate::shared::{Shared, lock};
+use crate::shared::Shared;
 
 pub(super) fn upload_group_file(
     shared: &Shared,
@@ -28,7 +28,7 @@ pub(super) fn upload_group_file(
     if flavor == Flavor::NapCat && name.is_none() {
         return Err(ActionError::bad_params("缺少参数 name"));
     }
-    if lock(&shared.world).group(group_id).is_none() {
+    if shared.world.lock().group(group_id).is_none() {
         return Err(ActionError::failed(format!("群{group_id}不存在")).with_code("GROUP_NOT_FOUND"));
     }
     let loaded = media::load(&file, cache).map_err(|e| ActionError::failed(e.to_string()))?;
@@ -50,7 +50,7 @@ pub(super) fn upload_group_file(
             |s| s[..32].to_owned()
         )
     );
-    lock(&shared.media).push(ReceivedMedia {
+    shared.media.lock().push(ReceivedMedia {
         kind: MediaKind::File,
         sha256: sha,
         len,

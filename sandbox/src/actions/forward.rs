@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::flavor::Flavor;
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
-use crate::shared::{Shared, lock};
+use crate::shared::Shared;
 use crate::state::{ForwardNode, World};
 
 fn not_found(flavor: Flavor) -> ActionError {
@@ -105,7 +105,7 @@ pub(super) fn get_forward_msg(shared: &Shared, p: Params<'_>) -> ActionResult {
         Flavor::SnowLuma => ActionError::bad_params("id or message_id is required"),
         _ => ActionError::bad_params("message_id is required"),
     })?;
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     let nodes = w.forwards.get(&id).ok_or_else(|| not_found(flavor))?;
     let list: Vec<Value> = nodes
         .iter()

@@ -14,11 +14,11 @@ use crate::flavor::Flavor;
 use crate::message::{self, View};
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
-use crate::shared::{Shared, lock};
+use crate::shared::Shared;
 use crate::state::{Chat, ChatRef, Stored, World};
 
 pub(super) fn get_msg(shared: &Shared, p: Params<'_>) -> ActionResult {
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     let id = message_id(&w, p, "message_id")?
         .ok_or_else(|| ActionError::bad_params("缺少参数 message_id"))?;
     match w.find(id) {
@@ -59,7 +59,7 @@ pub(super) fn friend(shared: &Shared, p: Params<'_>) -> ActionResult {
 }
 
 fn history(shared: &Shared, chat: ChatRef, p: Params<'_>) -> ActionResult {
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     let empty = Chat::default();
     let c = w.chat(chat).unwrap_or(&empty);
     let (range, reverse) = match w.history_flavor {

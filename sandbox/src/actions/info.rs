@@ -5,11 +5,11 @@ use serde_json::{Value, json};
 use crate::flavor::Flavor;
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
-use crate::shared::{Shared, lock};
+use crate::shared::Shared;
 use crate::state::{Group, Member};
 
 pub(super) fn login_info(shared: &Shared) -> ActionResult {
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     Ok(json!({"user_id": w.self_id, "nickname": w.nickname}))
 }
 
@@ -90,7 +90,7 @@ fn member_object(self_id: i64, group_id: i64, m: &Member) -> Value {
 }
 
 pub(super) fn group_list(shared: &Shared) -> Value {
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     Value::Array(w.groups.iter().map(|g| group_object(w.flavor, g)).collect())
 }
 
@@ -100,7 +100,7 @@ fn no_group(group_id: i64) -> ActionError {
 
 pub(super) fn group_info(shared: &Shared, p: Params<'_>) -> ActionResult {
     let group_id = p.req_int("group_id")?;
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     let g = w.group(group_id).ok_or_else(|| no_group(group_id))?;
     Ok(group_object(w.flavor, g))
 }
@@ -108,7 +108,7 @@ pub(super) fn group_info(shared: &Shared, p: Params<'_>) -> ActionResult {
 pub(super) fn member_list(shared: &Shared, p: Params<'_>) -> ActionResult {
     let group_id = p.req_int("group_id")?;
     let _no_cache = p.bool("no_cache");
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     let g = w.group(group_id).ok_or_else(|| no_group(group_id))?;
     Ok(Value::Array(
         g.members
@@ -121,7 +121,7 @@ pub(super) fn member_list(shared: &Shared, p: Params<'_>) -> ActionResult {
 pub(super) fn member_info(shared: &Shared, p: Params<'_>) -> ActionResult {
     let group_id = p.req_int("group_id")?;
     let user_id = p.req_int("user_id")?;
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     let g = w.group(group_id).ok_or_else(|| no_group(group_id))?;
     let m = g.member(user_id).ok_or_else(|| {
         ActionError::failed(format!("群({group_id})成员{user_id}不存在"))
@@ -131,7 +131,7 @@ pub(super) fn member_info(shared: &Shared, p: Params<'_>) -> ActionResult {
 }
 
 pub(super) fn friend_list(shared: &Shared) -> Value {
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     Value::Array(
         w.friends
             .iter()

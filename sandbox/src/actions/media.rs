@@ -17,7 +17,7 @@ use crate::flavor::Flavor;
 use crate::media::MediaKind;
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
-use crate::shared::{Shared, lock};
+use crate::shared::Shared;
 use crate::state::ChatRef;
 
 fn b64(bytes: &[u8]) -> String {
@@ -44,7 +44,7 @@ fn lookup(
 ) -> Result<(MediaFile, Option<String>), ActionError> {
     let flavor = shared.cfg.flavor;
     let key = key(p).ok_or_else(|| ActionError::bad_params("file is required"))?;
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     let file = w
         .files
         .get(&key)
@@ -172,7 +172,7 @@ pub(super) fn get_record(shared: &Shared, p: Params<'_>) -> ActionResult {
 /// `nc_get_rkey` (NapCat: the key with its `&rkey=` prefix) and `get_rkey`.
 pub(super) fn rkeys(shared: &Shared, name: &str) -> ActionResult {
     let flavor = shared.cfg.flavor;
-    let (rkey, left) = lock(&shared.world).files.rkey();
+    let (rkey, left) = shared.world.lock().files.rkey();
     let ttl = left.as_secs().max(1);
     let now = crate::events::now();
     Ok(match (flavor, name) {

@@ -10,7 +10,7 @@ use crate::fault::FaultKind;
 use crate::flavor::Flavor;
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
-use crate::shared::{Shared, lock};
+use crate::shared::Shared;
 
 pub(super) fn poke(shared: &Shared, name: &str, p: Params<'_>) -> ActionResult {
     let flavor = shared.cfg.flavor;
@@ -46,7 +46,7 @@ pub(super) fn poke(shared: &Shared, name: &str, p: Params<'_>) -> ActionResult {
         };
     }
     if let Some(g) = group_id {
-        let w = lock(&shared.world);
+        let w = shared.world.lock();
         let group = w
             .group(g)
             .ok_or_else(|| ActionError::failed(format!("群{g}不存在")))?;

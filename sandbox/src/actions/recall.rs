@@ -18,7 +18,7 @@ use crate::events;
 use crate::flavor::Flavor;
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
-use crate::shared::{Shared, lock};
+use crate::shared::Shared;
 use crate::state::{ChatRef, Role};
 
 /// How long the bot may recall its own messages, in seconds.
@@ -80,7 +80,7 @@ pub(super) fn delete_msg(shared: &Shared, p: Params<'_>) -> ActionResult {
     let id = p.req_int("message_id")?;
     let self_id = shared.cfg.self_id;
     let notice = {
-        let mut w = lock(&shared.world);
+        let mut w = shared.world.lock();
         let Some((chat, m)) = w.find(id) else {
             return Err(unknown(flavor, id));
         };

@@ -27,7 +27,7 @@ use crate::media::{self, DigestCache, MediaKind, MediaSource, ReceivedMedia};
 use crate::message::{self, View};
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
-use crate::shared::{Shared, lock};
+use crate::shared::Shared;
 use crate::state::{ChatRef, ForwardNode, NewMessage, Role, World};
 
 /// go-cqhttp's generic send failure.
@@ -59,7 +59,7 @@ fn check_target(
     chat: ChatRef,
     temp_group: Option<i64>,
 ) -> Result<(), ActionError> {
-    let w = lock(&shared.world);
+    let w = shared.world.lock();
     match chat {
         ChatRef::Group(g) => {
             if w.group(g).is_none() {
@@ -136,7 +136,7 @@ fn media_segment(
     }
     // The bytes are kept: the stored segment is served (`get_image`, its
     // signed URL) as received media are.
-    if let Some(kept) = lock(&shared.world).files.keep(kind, &loaded) {
+    if let Some(kept) = shared.world.lock().files.keep(kind, &loaded) {
         data.extend(kept);
     }
     received.push(ReceivedMedia {
@@ -304,7 +304,7 @@ pub(super) fn send(
             continue;
         }
         if kind == "reply" {
-            match quote(&lock(&shared.world), chat, &data)? {
+            match quote(&shared.world.lock(), chat, &data)? {
                 Quote::Keep(d) => stored.push(json!({"type": "reply", "data": d})),
                 Quote::Text(t) => stored.push(json!({"type": "text", "data": {"text": t}})),
                 Quote::Drop => {}
@@ -312,7 +312,7 @@ pub(super) fn send(
             continue;
         }
         if kind == "at" {
-            if let Some(d) = mention(&lock(&shared.world), chat, &data)? {
+            if let Some(d) = mention(&shared.world.lock(), chat, &data)? {
                 stored.push(json!({"type": "at", "data": d}));
             }
             continue;
@@ -341,7 +341,7 @@ pub(super) fn send(
         (false, true) => {
             let id = format!("sandbox-forward-{}-{}", events::now(), nodes.len());
             stored.push(json!({"type": "forward", "data": {"id": id}}));
-            lock(&shared.world).forwards.insert(id.clone(), nodes);
+            shared.world.lock().forwards.insert(id.clone(), nodes);
             Some(id)
         }
         (false, false) => {
@@ -357,7 +357,7 @@ pub(super) fn send(
         });
     }
     // The peer did receive the bytes, whatever the send outcome below.
-    lock(&shared.media).extend(received);
+    shared.media.lock().extend(received);
 
     let faults = shared.faults();
     if faults.has(FaultKind::RiskControl) {
@@ -386,7 +386,7 @@ pub(super) fn send(
     let mut message_id = 0;
     if !stored.is_empty() {
         let event = {
-            let mut w = lock(&shared.world);
+            let mut w = shared.world.lock();
             w.observe(chat);
             let sender = w.sender_for(chat, self_id);
             let m = w.push(

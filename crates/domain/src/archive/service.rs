@@ -107,7 +107,7 @@ pub struct Archive {
     backfills: HashMap<String, watch::Sender<u64>>,
     /// Messages of history pages handed over lately (a hash of account,
     /// chat and message id): a page read again hands over only what is new.
-    handed: std::sync::Mutex<lru::LruCache<u64, ()>>,
+    handed: parking_lot::Mutex<lru::LruCache<u64, ()>>,
 }
 
 /// How many handed-over history messages are remembered.
@@ -161,7 +161,7 @@ impl Archive {
             journal_done,
             intake_done,
             backfills,
-            handed: std::sync::Mutex::new(lru::LruCache::new(
+            handed: parking_lot::Mutex::new(lru::LruCache::new(
                 std::num::NonZeroUsize::new(HANDED_REMEMBERED)
                     .unwrap_or(std::num::NonZeroUsize::MIN),
             )),
@@ -218,7 +218,7 @@ impl Archive {
         }
         // The page's messages not handed over lately, each with its key.
         let fresh: Vec<(u64, &Message)> = {
-            let handed = self.handed.lock().unwrap_or_else(|p| p.into_inner());
+            let handed = self.handed.lock();
             messages
                 .iter()
                 .map(|m| (handed_key(account_id, chat, m.message_id), m))
@@ -245,7 +245,7 @@ impl Archive {
             metrics::archive_dropped("intake_full", fresh.len() as u64);
             return;
         }
-        let mut handed = self.handed.lock().unwrap_or_else(|p| p.into_inner());
+        let mut handed = self.handed.lock();
         for (k, _) in fresh {
             handed.put(k, ());
         }

@@ -11,9 +11,10 @@
 //! `SendOutcomeUnknown` instead of sending again.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
@@ -132,11 +133,6 @@ impl Idempotency {
         }
     }
 
-    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-        // Plain maps: a panic elsewhere cannot leave them inconsistent.
-        m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     /// Claims `key` of `account` for a request with `fingerprint`.
     pub async fn claim(
         &self,
@@ -151,13 +147,13 @@ impl Idempotency {
             // otherwise this request registers as running before it looks
             // at the store, so a concurrent duplicate waits for it.
             let live = {
-                let mut live = Self::lock(&self.live);
+                let mut live = self.live.lock();
                 match live.get(&id) {
                     Some(rx) => Some(rx.clone()),
                     None => {
                         let (tx, rx) = watch::channel(None);
                         live.insert(id.clone(), rx);
-                        Self::lock(&self.senders).insert(id.clone(), tx);
+                        self.senders.lock().insert(id.clone(), tx);
                         None
                     }
                 }
@@ -275,8 +271,8 @@ impl Idempotency {
     }
 
     fn wake(&self, id: &(String, String), outcome: Option<Result<SendResult>>) {
-        Self::lock(&self.live).remove(id);
-        if let Some(tx) = Self::lock(&self.senders).remove(id) {
+        self.live.lock().remove(id);
+        if let Some(tx) = self.senders.lock().remove(id) {
             match outcome {
                 Some(o) => {
                     let _ = tx.send(Some(o));

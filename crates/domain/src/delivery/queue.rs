@@ -8,9 +8,10 @@
 //! reported by the caller (log and metrics), never dropped silently.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::lead::Lead;
@@ -107,20 +108,13 @@ impl OfflineQueue {
         })
     }
 
-    fn depths(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
-        // Plain counters: a panic elsewhere cannot leave them inconsistent.
-        self.depth
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     fn set_depth(&self, account: &str, n: usize) {
-        self.depths().insert(account.to_string(), n);
+        self.depth.lock().insert(account.to_string(), n);
     }
 
     /// Entries waiting for `account`.
     pub fn depth(&self, account: &str) -> usize {
-        self.depths().get(account).copied().unwrap_or(0)
+        self.depth.lock().get(account).copied().unwrap_or(0)
     }
 
     /// Queues a request, after removing expired entries (returned, to be

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::num::NonZeroU32;
 use std::ops::Add;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use governor::clock::{Clock, Reference};
@@ -23,6 +23,7 @@ use governor::middleware::NoOpMiddleware;
 use governor::nanos::Nanos;
 use governor::state::StateStore;
 use governor::{NotUntil, Quota, RateLimiter};
+use parking_lot::Mutex;
 
 use crate::model::ChatRef;
 
@@ -78,19 +79,12 @@ impl<K> Default for Cells<K> {
 }
 
 impl<K: Hash + Eq + Clone> Cells<K> {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<K, Nanos>> {
-        // The map holds plain values; a panic elsewhere cannot break it.
-        self.map
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     fn snapshot(&self, key: &K) -> Option<Nanos> {
-        self.lock().get(key).copied()
+        self.map.lock().get(key).copied()
     }
 
     fn restore(&self, key: &K, value: Option<Nanos>) {
-        let mut map = self.lock();
+        let mut map = self.map.lock();
         match value {
             Some(v) => map.insert(key.clone(), v),
             None => map.remove(key),
@@ -109,7 +103,7 @@ impl<K: Hash + Eq + Clone> StateStore for SharedCells<K> {
     where
         F: Fn(Option<Nanos>) -> Result<(T, Nanos), E>,
     {
-        let mut map = self.0.lock();
+        let mut map = self.0.map.lock();
         let (out, next) = f(map.get(key).copied())?;
         map.insert(key.clone(), next);
         Ok(out)

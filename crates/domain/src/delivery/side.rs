@@ -54,7 +54,7 @@ pub struct WriteSide {
     pub(crate) resolver: Resolver,
     outbound: Arc<BTreeMap<String, Outbound>>,
     pokes: Arc<BTreeMap<String, Limit<()>>>,
-    tasks: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>>,
+    tasks: Arc<parking_lot::Mutex<Vec<JoinHandle<()>>>>,
 }
 
 impl WriteSide {
@@ -100,18 +100,14 @@ impl WriteSide {
             resolver,
             outbound: Arc::new(outbound),
             pokes: Arc::new(pokes),
-            tasks: Arc::new(std::sync::Mutex::new(tasks)),
+            tasks: Arc::new(parking_lot::Mutex::new(tasks)),
         })
     }
 
     /// Waits until the background tasks have ended (after the shutdown
     /// token fired), so the store is no longer in use by them.
     pub async fn stopped(&self) {
-        let tasks: Vec<JoinHandle<()>> = self
-            .tasks
-            .lock()
-            .map(|mut t| std::mem::take(&mut *t))
-            .unwrap_or_default();
+        let tasks: Vec<JoinHandle<()>> = std::mem::take(&mut *self.tasks.lock());
         for task in tasks {
             if let Err(e) = task.await
                 && e.is_panic()
@@ -124,9 +120,7 @@ impl WriteSide {
     /// Adds a background task over the store (stopped by the same
     /// shutdown token) that [`WriteSide::stopped`] waits for.
     pub fn track(&self, task: JoinHandle<()>) {
-        if let Ok(mut tasks) = self.tasks.lock() {
-            tasks.push(task);
-        }
+        self.tasks.lock().push(task);
     }
 
     /// The staging area.

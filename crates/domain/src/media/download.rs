@@ -13,9 +13,10 @@ use std::sync::Arc;
 
 use url::Url;
 
+use super::blob::BlobWriter;
 use super::ids::MediaIds;
 use super::kind::IMAGE_MIMES;
-use super::received::{BlobWriter, Gone, ItemMeta, Kept, Lookup, ReceivedStore, StoredItem};
+use super::received::{Gone, ItemMeta, Kept, Lookup, ReceivedStore, StoredItem};
 use super::resolve::UrlSource;
 use crate::call::Deadline;
 use crate::error::{Error, Kind, Result};

@@ -7,16 +7,23 @@
 //! - [`resolve`]: a send's media sources ([`resolve::MediaSource`]) to
 //!   payloads, and the [`resolve::UrlSource`] port that fetches URLs.
 //! - [`ids`]: the media ids of received segments.
-//! - [`received`]: the content-addressed store of received media.
+//! - [`received`]: the content-addressed store of received media;
+//!   `received_index`: its index in memory (records, blob users, quota
+//!   use); [`blob`]: new bytes on their way into it.
 //! - [`download`]: DownloadMedia, getting a received item's bytes.
 //! - [`capture`]: capture of received media on receipt.
+//! - `sweeper`: the periodic sweep of the staging area and the received
+//!   store.
 
 pub mod kind;
 pub mod resolve;
 pub mod staging;
 pub mod upload;
 
+pub mod blob;
 pub mod capture;
 pub mod download;
 pub mod ids;
 pub mod received;
+mod received_index;
+mod sweeper;

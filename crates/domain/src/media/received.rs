@@ -12,23 +12,22 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::sync::Arc;
 
+use parking_lot::Mutex;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-use tokio::io::AsyncWriteExt as _;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::blob::{BlobWriter, Temp, remove_quietly};
 use super::ids::MediaIds;
-use super::kind::{OCTET_STREAM, SNIFF_BYTES, sniff};
-use super::staging::TEMP_PREFIX;
+use super::kind::{OCTET_STREAM, sniff};
+use super::received_index::{Claim, Expiry, Record, State};
+use super::sweeper::spawn_sweeper;
 use crate::clock::now_ms;
 use crate::error::{Error, Kind, Result};
 use crate::model::{ChatRef, ReceivedKind};
-use crate::ports::MediaSink;
 use crate::store::{ReceivedIndex, blocking, decode, encode};
 use onebot_gateway_config::CaptureConfig;
 
@@ -43,40 +42,6 @@ pub enum Gone {
     Expired,
     /// The quota needed its room.
     Evicted,
-}
-
-/// The persisted record of one received item.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Record {
-    /// `group` or `private`.
-    chat_kind: String,
-    chat_id: i64,
-    message_id: i64,
-    index: usize,
-    kind: String,
-    /// Empty for a tombstone.
-    sha256: String,
-    size: u64,
-    mime: String,
-    file_name: String,
-    created_ms: i64,
-    expires_ms: i64,
-    gone: Option<Gone>,
-    /// When it went (tombstones).
-    gone_ms: i64,
-    /// Order of commits (eviction order within one millisecond).
-    #[serde(default)]
-    seq: u64,
-}
-
-impl Record {
-    fn chat(&self) -> ChatRef {
-        if self.chat_kind == "private" {
-            ChatRef::Private(self.chat_id)
-        } else {
-            ChatRef::Group(self.chat_id)
-        }
-    }
 }
 
 /// What a received item is, when its bytes are kept.
@@ -139,14 +104,6 @@ pub struct ItemMeta {
     pub file_name: String,
 }
 
-#[derive(Default)]
-struct State {
-    records: HashMap<String, Record>,
-    /// sha256 → (size, live records using it).
-    blobs: HashMap<String, (u64, usize)>,
-    used: u64,
-}
-
 struct Inner {
     dir: PathBuf,
     store: Arc<dyn ReceivedIndex>,
@@ -176,23 +133,6 @@ fn key(account_id: &str, media_id: &str) -> String {
     format!("{account_id}\0{media_id}")
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each critical section is a few map updates: consistent after a panic.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn remove_quietly(path: &Path) {
-    if let Err(e) = std::fs::remove_file(path)
-        && e.kind() != std::io::ErrorKind::NotFound
-    {
-        tracing::warn!(path = %path.display(), error = %e, "cannot remove a received-media file");
-    }
-}
-
-fn valid_sha(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
 impl ReceivedStore {
     /// Opens the store under `data_dir`: reads (or creates) the id key,
     /// loads the index, removes temporary files, blobs no record uses and
@@ -215,28 +155,7 @@ impl ReceivedStore {
             let rec: Record = decode(&v)?;
             records.insert(k, rec);
         }
-        let mut state = State::default();
-        let mut dropped = Vec::new();
-        for (k, rec) in records {
-            if rec.gone.is_none() {
-                let path = dir.join(&rec.sha256);
-                let complete = valid_sha(&rec.sha256)
-                    && std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == rec.size);
-                if !complete {
-                    dropped.push(k);
-                    continue;
-                }
-                let blob = state
-                    .blobs
-                    .entry(rec.sha256.clone())
-                    .or_insert((rec.size, 0));
-                if blob.1 == 0 {
-                    state.used += rec.size;
-                }
-                blob.1 += 1;
-            }
-            state.records.insert(k, rec);
-        }
+        let (state, dropped) = State::load(&dir, records);
         if !dropped.is_empty() {
             store.apply(&[], &dropped)?;
         }
@@ -274,12 +193,14 @@ impl ReceivedStore {
 
     /// Bytes of kept blobs.
     pub fn used_bytes(&self) -> u64 {
-        lock(&self.inner.state).used
+        self.inner.state.lock().used
     }
 
     /// Number of items whose bytes are kept.
     pub fn len(&self) -> usize {
-        lock(&self.inner.state)
+        self.inner
+            .state
+            .lock()
             .records
             .values()
             .filter(|r| r.gone.is_none())
@@ -293,7 +214,7 @@ impl ReceivedStore {
 
     /// What is known of `media_id` of `account_id`.
     pub fn lookup(&self, account_id: &str, media_id: &str) -> Lookup {
-        let state = lock(&self.inner.state);
+        let state = self.inner.state.lock();
         match state.records.get(&key(account_id, media_id)) {
             Some(rec) => match rec.gone {
                 Some(g) => Lookup::Gone(g, rec.gone_ms, rec.chat()),
@@ -330,7 +251,7 @@ impl ReceivedStore {
     /// already is (wait with [`ReceivedStore::wait`]).
     pub fn begin(&self, account_id: &str, media_id: &str) -> Option<Fetching> {
         let k = key(account_id, media_id);
-        let mut inflight = lock(&self.inner.inflight);
+        let mut inflight = self.inner.inflight.lock();
         if inflight.contains_key(&k) {
             return None;
         }
@@ -351,7 +272,10 @@ impl ReceivedStore {
         media_id: &str,
         until: Option<tokio::time::Instant>,
     ) -> Option<Outcome> {
-        let rx = lock(&self.inner.inflight)
+        let rx = self
+            .inner
+            .inflight
+            .lock()
             .get(&key(account_id, media_id))
             .cloned();
         let mut rx = rx?;
@@ -379,29 +303,7 @@ impl ReceivedStore {
 
     /// A writer for new bytes, bounded by `limit`.
     pub async fn writer(&self, limit: u64) -> Result<BlobWriter> {
-        let mut suffix = [0u8; 12];
-        rand::rng().fill(&mut suffix);
-        let path = self
-            .inner
-            .dir
-            .join(format!("{TEMP_PREFIX}{}", hex::encode(suffix)));
-        let file = tokio::fs::OpenOptions::from(crate::store::private_file_options())
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .await
-            .map_err(|e| {
-                Error::internal(format!("creating a received-media file: {e}"))
-                    .with("path", path.display())
-            })?;
-        Ok(BlobWriter {
-            temp: Temp { path },
-            file: Some(file),
-            hasher: Sha256::new(),
-            size: 0,
-            limit,
-            prefix: Vec::new(),
-        })
+        BlobWriter::create(&self.inner.dir, limit).await
     }
 
     /// Keeps the bytes of `writer` as item `meta` of `account_id`, evicting
@@ -417,31 +319,7 @@ impl ReceivedStore {
         let (temp, sha256, size, prefix) = writer.finish().await?;
         let mime = sniff(&prefix).unwrap_or(OCTET_STREAM).to_string();
         let now = now_ms();
-        let ttl_ms =
-            i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
-        let (chat_kind, chat_id) = match meta.chat {
-            ChatRef::Group(g) => ("group", g),
-            ChatRef::Private(u) => ("private", u),
-        };
-        let rec = Record {
-            chat_kind: chat_kind.to_string(),
-            chat_id,
-            message_id: meta.message_id,
-            index: meta.index,
-            kind: meta.kind.name().to_string(),
-            sha256: sha256.clone(),
-            size,
-            mime,
-            file_name: meta.file_name.clone(),
-            created_ms: now,
-            expires_ms: now.saturating_add(ttl_ms),
-            gone: None,
-            gone_ms: 0,
-            seq: self
-                .inner
-                .seq
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        };
+        let rec = self.record(&meta, sha256.clone(), size, mime, now);
         let quota = self.inner.config.quota_bytes;
         if size > quota {
             let item = StoredItem {
@@ -456,50 +334,71 @@ impl ReceivedStore {
             });
         }
         let k = key(account_id, &meta.media_id);
-        let final_path = self.inner.dir.join(&sha256);
         // Claim room and the blob under the lock; the file work follows.
-        let (evicted, new_blob, tombstones) = {
-            let mut state = lock(&self.inner.state);
-            let mut victims = Vec::new();
-            let replaced = state.records.get(&k).filter(|r| r.gone.is_none()).cloned();
-            let new_blob = !state.blobs.contains_key(&sha256);
-            let mut evicted = Vec::new();
-            if new_blob {
-                while state.used + size > quota {
-                    let oldest = state
-                        .records
-                        .iter()
-                        .filter(|(other, r)| r.gone.is_none() && **other != k)
-                        .min_by_key(|(_, r)| (r.created_ms, r.seq))
-                        .map(|(other, _)| other.clone());
-                    let Some(victim) = oldest else { break };
-                    if let Some(dead) = Self::retire(&mut state, &victim, Gone::Evicted, now) {
-                        evicted.push(dead);
-                    }
-                    victims.push(victim);
-                }
-                state.used += size;
-            }
-            let blob = state.blobs.entry(sha256.clone()).or_insert((size, 0));
-            blob.1 += 1;
-            if let Some(old) = &replaced {
-                // The same id captured again (a peer reusing message ids):
-                // the new bytes replace the old.
-                if let Some(dead) = Self::release(&mut state, &old.sha256) {
-                    evicted.push(dead);
-                }
-            }
-            state.records.insert(k.clone(), rec.clone());
-            let tombstones: Vec<(String, Record)> = victims
-                .into_iter()
-                .filter_map(|v| state.records.get(&v).map(|r| (v.clone(), r.clone())))
-                .collect();
-            (evicted, new_blob, tombstones)
-        };
+        let claim = self.inner.state.lock().claim(&k, &rec, quota, now);
         let dir = self.inner.dir.clone();
-        let (store_rec, store_key) = (rec.clone(), k.clone());
+        let evicted = claim.evicted.len();
+        if let Err(e) = self.keep(temp, &k, &rec, claim).await {
+            // Undo the claim: the record is not kept.
+            let mut state = self.inner.state.lock();
+            state.records.remove(&k);
+            if let Some(dead) = state.release(&sha256) {
+                drop(state);
+                remove_quietly(&dir.join(dead));
+            }
+            return Err(e);
+        }
+        if evicted > 0 {
+            tracing::debug!(count = evicted, "evicted received media for room");
+        }
+        let item = self
+            .item(&meta.media_id, &rec)
+            .ok_or_else(|| Error::internal("unknown kind"))?;
+        Ok(Kept { item, _temp: None })
+    }
+
+    /// The record of item `meta` with the given bytes, committed at `now`.
+    fn record(&self, meta: &ItemMeta, sha256: String, size: u64, mime: String, now: i64) -> Record {
+        let ttl_ms =
+            i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
+        let (chat_kind, chat_id) = match meta.chat {
+            ChatRef::Group(g) => ("group", g),
+            ChatRef::Private(u) => ("private", u),
+        };
+        Record {
+            chat_kind: chat_kind.to_string(),
+            chat_id,
+            message_id: meta.message_id,
+            index: meta.index,
+            kind: meta.kind.name().to_string(),
+            sha256,
+            size,
+            mime,
+            file_name: meta.file_name.clone(),
+            created_ms: now,
+            expires_ms: now.saturating_add(ttl_ms),
+            gone: None,
+            gone_ms: 0,
+            seq: self
+                .inner
+                .seq
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// Makes `claim` durable: moves a new blob from `temp` into place,
+    /// stores record `rec` under `k` with the tombstones, and removes the
+    /// evicted blobs' files.
+    async fn keep(&self, temp: Temp, k: &str, rec: &Record, claim: Claim) -> Result<()> {
+        let Claim {
+            evicted,
+            new_blob,
+            tombstones,
+        } = claim;
+        let dir = self.inner.dir.clone();
+        let (store_rec, store_key) = (rec.clone(), k.to_owned());
         let from = temp.path.clone();
-        let to = final_path.clone();
+        let to = dir.join(&rec.sha256);
         let evicted_paths: Vec<PathBuf> = evicted.iter().map(|s| dir.join(s)).collect();
         let store = self.inner.store.clone();
         let result = blocking(move || {
@@ -521,49 +420,8 @@ impl ReceivedStore {
             Ok(())
         })
         .await;
-        if let Err(e) = result {
-            // Undo the claim: the record is not kept.
-            let mut state = lock(&self.inner.state);
-            state.records.remove(&k);
-            if let Some(dead) = Self::release(&mut state, &sha256) {
-                drop(state);
-                remove_quietly(&dir.join(dead));
-            }
-            return Err(e);
-        }
-        if !evicted.is_empty() {
-            tracing::debug!(count = evicted.len(), "evicted received media for room");
-        }
-        let item = self
-            .item(&meta.media_id, &rec)
-            .ok_or_else(|| Error::internal("unknown kind"))?;
-        Ok(Kept { item, _temp: None })
-    }
-
-    /// Turns record `k` into a tombstone; returns the blob to delete when
-    /// it was its last user.
-    fn retire(state: &mut State, k: &str, why: Gone, now: i64) -> Option<String> {
-        let rec = state.records.get_mut(k)?;
-        if rec.gone.is_some() {
-            return None;
-        }
-        rec.gone = Some(why);
-        rec.gone_ms = now;
-        let sha = std::mem::take(&mut rec.sha256);
-        Self::release(state, &sha)
-    }
-
-    /// Drops one user of blob `sha`; returns it when it has none left.
-    fn release(state: &mut State, sha: &str) -> Option<String> {
-        let entry = state.blobs.get_mut(sha)?;
-        entry.1 = entry.1.saturating_sub(1);
-        if entry.1 > 0 {
-            return None;
-        }
-        let size = entry.0;
-        state.blobs.remove(sha);
-        state.used = state.used.saturating_sub(size);
-        Some(sha.to_string())
+        drop(temp);
+        result
     }
 
     /// Expires items whose TTL passed (as of `now_ms`) and forgets
@@ -571,35 +429,12 @@ impl ReceivedStore {
     pub async fn sweep(&self, now_ms: i64) -> Result<usize> {
         let ttl_ms =
             i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
-        let (dead_blobs, changed, forgotten, expired) = {
-            let mut state = lock(&self.inner.state);
-            let due: Vec<String> = state
-                .records
-                .iter()
-                .filter(|(_, r)| r.gone.is_none() && r.expires_ms <= now_ms)
-                .map(|(k, _)| k.clone())
-                .collect();
-            let mut dead = Vec::new();
-            for k in &due {
-                if let Some(b) = Self::retire(&mut state, k, Gone::Expired, now_ms) {
-                    dead.push(b);
-                }
-            }
-            let forgotten: Vec<String> = state
-                .records
-                .iter()
-                .filter(|(_, r)| r.gone.is_some() && r.gone_ms.saturating_add(ttl_ms) <= now_ms)
-                .map(|(k, _)| k.clone())
-                .collect();
-            for k in &forgotten {
-                state.records.remove(k);
-            }
-            let changed: Vec<(String, Record)> = due
-                .iter()
-                .filter_map(|k| state.records.get(k).map(|r| (k.clone(), r.clone())))
-                .collect();
-            (dead, changed, forgotten, due.len())
-        };
+        let Expiry {
+            dead_blobs,
+            changed,
+            forgotten,
+            expired,
+        } = self.inner.state.lock().expire(now_ms, ttl_ms);
         if changed.is_empty() && forgotten.is_empty() {
             return Ok(0);
         }
@@ -623,22 +458,15 @@ impl ReceivedStore {
     /// Sweeps every `min(ttl / 4, 60 s)` until `shutdown`.
     pub fn spawn_sweeper(&self, shutdown: CancellationToken) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
-        let ttl = Duration::from_secs(self.inner.config.ttl_secs);
-        let period = (ttl / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(period);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tokio::select! {
-                    _ = shutdown.cancelled() => return,
-                    _ = tick.tick() => {
-                        if let Err(e) = this.sweep(now_ms()).await {
-                            tracing::warn!(error = %e, "received-media sweep failed");
-                        }
-                    }
-                }
-            }
-        })
+        spawn_sweeper(
+            self.inner.config.ttl_secs,
+            "received-media",
+            shutdown,
+            move |now| {
+                let this = this.clone();
+                async move { this.sweep(now).await }
+            },
+        )
     }
 }
 
@@ -659,7 +487,7 @@ impl std::fmt::Debug for Fetching {
 impl Fetching {
     /// Ends the fetch with `outcome`.
     pub fn finish(mut self, outcome: Outcome) {
-        lock(&self.store.inner.inflight).remove(&self.key);
+        self.store.inner.inflight.lock().remove(&self.key);
         if let Some(tx) = self.tx.take() {
             tx.send_replace(Some(outcome));
         }
@@ -669,7 +497,7 @@ impl Fetching {
 impl Drop for Fetching {
     fn drop(&mut self) {
         if self.tx.is_some() {
-            lock(&self.store.inner.inflight).remove(&self.key);
+            self.store.inner.inflight.lock().remove(&self.key);
         }
     }
 }
@@ -680,95 +508,6 @@ pub struct Kept {
     /// The item.
     pub item: StoredItem,
     _temp: Option<Temp>,
-}
-
-/// A file removed when dropped.
-#[derive(Debug)]
-struct Temp {
-    path: PathBuf,
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        remove_quietly(&self.path);
-    }
-}
-
-/// New bytes on their way into the store: bounded, hashed as written. The
-/// temporary file is removed when the writer is dropped uncommitted.
-#[derive(Debug)]
-pub struct BlobWriter {
-    temp: Temp,
-    file: Option<tokio::fs::File>,
-    hasher: Sha256,
-    size: u64,
-    limit: u64,
-    prefix: Vec<u8>,
-}
-
-impl BlobWriter {
-    /// Bytes written so far.
-    pub fn written(&self) -> u64 {
-        self.size
-    }
-
-    /// The first bytes written (for content checks).
-    pub fn prefix(&self) -> &[u8] {
-        &self.prefix
-    }
-
-    async fn finish(mut self) -> Result<(Temp, String, u64, Vec<u8>)> {
-        if let Some(mut file) = self.file.take() {
-            file.flush()
-                .await
-                .map_err(|e| Error::internal(format!("writing received media: {e}")))?;
-            file.sync_all()
-                .await
-                .map_err(|e| Error::internal(format!("writing received media: {e}")))?;
-        }
-        if self.size == 0 {
-            return Err(Error::new(
-                Kind::MediaDownloadFailed,
-                "the media has no content",
-            ));
-        }
-        let sha = hex::encode(self.hasher.finalize_reset());
-        let prefix = std::mem::take(&mut self.prefix);
-        let BlobWriter { temp, size, .. } = self;
-        Ok((temp, sha, size, prefix))
-    }
-}
-
-#[async_trait::async_trait]
-impl MediaSink for BlobWriter {
-    async fn write(&mut self, chunk: &[u8]) -> Result<()> {
-        let total = self.size.saturating_add(chunk.len() as u64);
-        if total > self.limit {
-            return Err(Error::new(
-                Kind::MediaTooLarge,
-                format!("the media is larger than {} bytes", self.limit),
-            )
-            .with("limit_bytes", self.limit));
-        }
-        if self.prefix.len() < SNIFF_BYTES {
-            let take = (SNIFF_BYTES - self.prefix.len()).min(chunk.len());
-            self.prefix.extend_from_slice(&chunk[..take]);
-        }
-        self.hasher.update(chunk);
-        let file = self
-            .file
-            .as_mut()
-            .ok_or_else(|| Error::internal("the writer is finished"))?;
-        file.write_all(chunk)
-            .await
-            .map_err(|e| Error::internal(format!("writing received media: {e}")))?;
-        self.size = total;
-        Ok(())
-    }
-
-    fn limit(&self) -> u64 {
-        self.limit
-    }
 }
 
 /// The MediaTooLarge error of a received kind.

@@ -12,14 +12,16 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::sweeper::spawn_sweeper;
 use crate::caller::Caller;
 use crate::clock::now_ms;
 use crate::error::{Error, Kind, Result};
@@ -233,7 +235,7 @@ impl MediaStore {
 
     /// Number of staged items.
     pub fn len(&self) -> usize {
-        self.index().len()
+        self.inner.index.lock().len()
     }
 
     /// True when nothing is staged.
@@ -266,7 +268,7 @@ impl MediaStore {
     /// all `MediaNotFound` (no hint that an id exists).
     pub fn get(&self, id: &str, owner: &MediaOwner) -> Result<StagedMedia> {
         let now = now_ms();
-        let index = self.index();
+        let index = self.inner.index.lock();
         match index.get(id) {
             Some(rec) if rec.owner == *owner && rec.expires_ms > now => {
                 self.staged(id, rec).ok_or_else(|| not_found(id))
@@ -278,7 +280,9 @@ impl MediaStore {
     /// Deletes expired items (as of `now_ms`); returns how many.
     pub async fn sweep(&self, now_ms: i64) -> Result<usize> {
         let expired: Vec<(String, u64)> = self
-            .index()
+            .inner
+            .index
+            .lock()
             .iter()
             .filter(|(_, r)| r.expires_ms <= now_ms)
             .map(|(id, r)| (id.clone(), r.size))
@@ -298,7 +302,7 @@ impl MediaStore {
             Ok(())
         })
         .await?;
-        let mut index = self.index();
+        let mut index = self.inner.index.lock();
         for (id, _) in &expired {
             if let Some(rec) = index.remove(id) {
                 self.inner.quota.give_back(rec.client.as_ref(), rec.size);
@@ -311,31 +315,10 @@ impl MediaStore {
     /// Sweeps expired media every `min(ttl / 4, 60 s)` until `shutdown`.
     pub fn spawn_sweeper(&self, shutdown: CancellationToken) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
-        let ttl = Duration::from_secs(self.inner.config.ttl_secs);
-        let period = (ttl / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(period);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tokio::select! {
-                    _ = shutdown.cancelled() => return,
-                    _ = tick.tick() => {
-                        if let Err(e) = this.sweep(now_ms()).await {
-                            tracing::warn!(error = %e, "media sweep failed");
-                        }
-                    }
-                }
-            }
+        spawn_sweeper(self.inner.config.ttl_secs, "media", shutdown, move |now| {
+            let this = this.clone();
+            async move { this.sweep(now).await }
         })
-    }
-
-    fn index(&self) -> std::sync::MutexGuard<'_, HashMap<String, MediaRecord>> {
-        // A poisoned lock only means another thread panicked mid-update of a
-        // plain map; the map itself is still consistent.
-        self.inner
-            .index
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(super) fn staged(&self, id: &str, rec: &MediaRecord) -> Option<StagedMedia> {
@@ -403,7 +386,7 @@ impl MediaStore {
         };
         pending.work = None;
         result.map_err(|e| Error::internal(format!("commit task failed: {e}")))??;
-        self.index().insert(id.clone(), rec);
+        self.inner.index.lock().insert(id.clone(), rec);
         Ok(id)
     }
 }

@@ -8,7 +8,7 @@ use crate::media::download::Received;
 use crate::media::ids::{MediaIds, SegmentRef};
 use crate::media::received::{Kept, StoredItem};
 use crate::media::staging::{MediaOwner, MediaStore};
-use crate::model::{MediaKind, ReceivedKind, ReceivedMedia};
+use crate::model::{MediaKind, Message, ReceivedKind, ReceivedMedia};
 
 /// Largest chunk of a download stream.
 pub const DOWNLOAD_CHUNK_BYTES: usize = 256 * 1024;
@@ -66,6 +66,16 @@ pub struct Download {
 }
 
 impl Download {
+    /// The download of an item kept in the store.
+    fn stored(item: &StoredItem) -> Result<Download> {
+        let file = open(item)?;
+        Ok(Download {
+            header: header(item),
+            file,
+            _keep: None,
+        })
+    }
+
     fn of(kept: Kept) -> Result<Download> {
         let file = open(&kept.item)?;
         Ok(Download {
@@ -96,6 +106,32 @@ fn open(item: &StoredItem) -> Result<std::fs::File> {
         .with("media_id", &item.media_id)
         .with("cause", "file_gone")
     })
+}
+
+/// The error of segment `index` of `message` (id `message_id`) when it is
+/// not media: another kind of segment, or no segment at all.
+fn not_media(message: &Message, message_id: i64, index: usize) -> Error {
+    match message.segments.get(index) {
+        Some(seg) => Error::invalid(
+            "message.segment_index",
+            format!(
+                "segment {index} of message {message_id} is a {} segment, not media (image, record, video or file)",
+                seg.kind()
+            ),
+        )
+        .with("segment_type", seg.kind()),
+        None => Error::new(
+            Kind::MediaNotFound,
+            format!(
+                "message {message_id} has {} segments; there is no segment {index}",
+                message.segments.len()
+            ),
+        )
+        .with("segments", message.segments.len())
+        .with("cause", "no_segment"),
+    }
+    .with("message_id", message_id)
+    .with("segment_index", index)
 }
 
 fn staged_kind(kind: MediaKind) -> ReceivedKind {
@@ -157,12 +193,7 @@ impl Gateway {
         };
         if let Some(item) = kept? {
             ctx.caller.check_chat(item.chat)?;
-            let file = open(&item)?;
-            return Ok(Download {
-                header: header(&item),
-                file,
-                _keep: None,
-            });
+            return Download::stored(&item);
         }
         let Some(SegmentRef { message_id, index }) = segment else {
             return Err(Error::new(
@@ -183,39 +214,14 @@ impl Gateway {
             })?;
         ctx.caller.check_chat(message.chat)?;
         let Some(media) = ReceivedMedia::of(&message, index) else {
-            return Err(match message.segments.get(index) {
-                Some(seg) => Error::invalid(
-                    "message.segment_index",
-                    format!(
-                        "segment {index} of message {message_id} is a {} segment, not media (image, record, video or file)",
-                        seg.kind()
-                    ),
-                )
-                .with("segment_type", seg.kind()),
-                None => Error::new(
-                    Kind::MediaNotFound,
-                    format!(
-                        "message {message_id} has {} segments; there is no segment {index}",
-                        message.segments.len()
-                    ),
-                )
-                .with("segments", message.segments.len())
-                .with("cause", "no_segment"),
-            }
-            .with("message_id", message_id)
-            .with("segment_index", index));
+            return Err(not_media(&message, message_id, index));
         };
         // Someone may have started this one meanwhile.
         let fetching = received.store().begin(&account.id, &media_id);
         if fetching.is_none()
             && let Ok(Some(item)) = received.kept(&account.id, &media_id, ctx.deadline).await
         {
-            let file = open(&item)?;
-            return Ok(Download {
-                header: header(&item),
-                file,
-                _keep: None,
-            });
+            return Download::stored(&item);
         }
         let limit = received.limit(media.kind);
         let result = received

@@ -5,3 +5,4 @@ pub mod chunk;
 pub mod poke;
 pub mod recall;
 pub mod send;
+pub mod send_checks;

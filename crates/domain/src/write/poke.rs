@@ -1,7 +1,7 @@
 //! The PokeMember use case: not a message (never queued, no history entry),
 //! with its own per-account rate limit.
 
-use super::send::resolve_group;
+use super::send_checks::resolve_group;
 use crate::call::CallCtx;
 use crate::error::{Error, Kind, Result};
 use crate::gateway::Gateway;

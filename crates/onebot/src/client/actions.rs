@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use super::AccountClient;
-use super::inner::{Inner, lock};
+use super::inner::Inner;
 use super::routing::ReadData;
 use crate::answer;
 use crate::flavor::Flavor;
@@ -51,7 +51,7 @@ impl Inner {
             .with("message_id", message_id));
         }
         let self_id = self.status.borrow().self_id;
-        let learned = lock(&self.seqs).chat_of(message_id);
+        let learned = self.seqs.lock().chat_of(message_id);
         let decoded = decode_message(&data, None)
             .map(|mut m| {
                 if m.chat == ChatRef::Private(self_id)
@@ -72,7 +72,7 @@ impl Inner {
             .with("action", "get_msg")
             .with("message_id", message_id)
         })?;
-        lock(&self.seqs).learn(&message);
+        self.seqs.lock().learn(&message);
         Ok(message)
     }
 
@@ -213,7 +213,7 @@ impl PeerApi for AccountClient {
             .unwrap_or(0);
         if id != 0 {
             // Remembered for peers whose get_msg names no chat (recalls).
-            lock(&inner.seqs).learn_chat(chat, id);
+            inner.seqs.lock().learn_chat(chat, id);
         }
         Ok(id)
     }

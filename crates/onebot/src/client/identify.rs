@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::inner::{Inner, lock};
+use super::inner::Inner;
 use super::routing::Route;
 use crate::flavor;
 use crate::history::profile::{AnchorStyle, HistoryProfile};
@@ -72,9 +72,9 @@ impl Inner {
                 "the implementation is logged in as another QQ number than configured"
             );
         }
-        *lock(&self.flavor) = Some(flavor);
+        *self.flavor.lock() = Some(flavor);
         let history = {
-            let mut learned = lock(&self.learned);
+            let mut learned = self.learned.lock();
             let identity = format!(
                 "{}\u{0}{}\u{0}{}",
                 app_name,

@@ -1,10 +1,11 @@
 //! The state one account's adapter shares between its tasks: settings, the
 //! status watch, the current routes, the seq cache and the echo counter.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -109,14 +110,10 @@ impl Drop for SlotGuard<'_> {
 
 /// Locks `m`. Every critical section is a few field updates: a panic cannot
 /// leave them half-done, so a poisoned lock is still consistent.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Inner {
     /// The flavor calls are made with (the generic one until detected).
     pub(crate) fn flavor(&self) -> Flavor {
-        lock(&self.flavor).unwrap_or_default()
+        self.flavor.lock().unwrap_or_default()
     }
 
     /// The flavor identification calls are classified with: the configured
@@ -153,13 +150,14 @@ impl Inner {
     /// Remembers when the next reconnect attempt is due (the retry hint of
     /// offline errors).
     pub(crate) fn set_retry_in(&self, delay: Duration) {
-        *lock(&self.retry_at) = Some(Instant::now() + delay);
+        *self.retry_at.lock() = Some(Instant::now() + delay);
     }
 
     /// How long until the next reconnect attempt, at least `backoff_min_ms`.
     pub(crate) fn retry_hint(&self) -> Duration {
         let min = Duration::from_millis(self.cfg.backoff_min_ms);
-        lock(&self.retry_at)
+        self.retry_at
+            .lock()
             .map(|at| at.saturating_duration_since(Instant::now()))
             .filter(|d| *d >= min)
             .unwrap_or(min)

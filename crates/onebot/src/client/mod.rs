@@ -22,10 +22,11 @@ mod paging;
 mod routing;
 pub mod supervisor;
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use tokio::net::TcpStream;
 use tokio::sync::{Notify, watch};
 use tokio_tungstenite::WebSocketStream;

@@ -24,7 +24,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::inner::{Inner, lock};
+use super::inner::Inner;
 use super::routing::{ReadData, Route};
 use crate::answer;
 use crate::frame::{Data, FrameText};
@@ -72,13 +72,13 @@ fn ends_probe(e: &Error) -> bool {
 impl Inner {
     /// The profile history calls are made with.
     pub(crate) fn history_profile(&self) -> HistoryProfile {
-        lock(&self.learned).profile
+        self.learned.lock().profile
     }
 
     /// Takes `profile` in, logging and publishing it when it changed.
     pub(crate) fn set_history_profile(&self, profile: HistoryProfile, why: &str) {
         let before = {
-            let mut learned = lock(&self.learned);
+            let mut learned = self.learned.lock();
             std::mem::replace(&mut learned.profile, profile)
         };
         if before != profile {
@@ -101,7 +101,7 @@ impl Inner {
             )
         };
         let prior = {
-            let learned = lock(&self.learned);
+            let learned = self.learned.lock();
             if learned.profile.basis == Basis::Configured
                 || learned.probed_for.as_deref() == Some(identity.as_str())
             {
@@ -126,7 +126,7 @@ impl Inner {
                 }
             }
         }
-        lock(&self.learned).probed_for = Some(identity);
+        self.learned.lock().probed_for = Some(identity);
         match found {
             Some((p, chat)) => self.set_history_profile(p, &format!("probe of {}", chat.target())),
             None => {
@@ -265,7 +265,7 @@ impl Inner {
         style: AnchorStyle,
         deadline: Deadline,
     ) -> Result<Mark> {
-        let known = lock(&self.marks).get(chat, id);
+        let known = self.marks.lock().get(chat, id);
         if let Some(m) = known.filter(|m| m.value(style).is_some()) {
             return Ok(m);
         }
@@ -284,7 +284,7 @@ impl Inner {
         let data = answer::object("get_msg", data, || format!("message {id}"))?;
         let mark = decode_message(&data, Some(chat))
             .map(|m| {
-                lock(&self.marks).learn(&m);
+                self.marks.lock().learn(&m);
                 Mark::of(&m)
             })
             .filter(|m| m.value(style).is_some())
@@ -361,7 +361,7 @@ impl Inner {
                     false
                 }
                 Verdict::Misread => true,
-                Verdict::Unsure => profile.basis == Basis::Assumed && !lock(&self.learned).gave_up,
+                Verdict::Unsure => profile.basis == Basis::Assumed && !self.learned.lock().gave_up,
             };
             if doubt {
                 tracing::warn!(
@@ -392,7 +392,7 @@ impl Inner {
                     }
                     Ok(None) | Err(_) => {
                         if verdict == Verdict::Unsure {
-                            lock(&self.learned).gave_up = true;
+                            self.learned.lock().gave_up = true;
                         }
                         tracing::warn!(
                             account_id = %self.id, chat = %chat.target(),
@@ -403,8 +403,8 @@ impl Inner {
             }
         }
         {
-            let mut marks = lock(&self.marks);
-            let mut seqs = lock(&self.seqs);
+            let mut marks = self.marks.lock();
+            let mut seqs = self.seqs.lock();
             for m in &fetched.page.messages {
                 marks.learn(m);
                 seqs.learn(m);

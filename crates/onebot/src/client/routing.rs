@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::inner::{Inner, lock};
+use super::inner::Inner;
 use crate::flavor::Flavor;
 use crate::frame::{Data, Frame, FrameText, Reply};
 use crate::ids;
@@ -48,7 +48,7 @@ pub(crate) enum Answer {
 impl Inner {
     /// The transport a call would take right now, if any.
     pub(crate) fn pick(&self) -> Option<Route> {
-        let routes = lock(&self.routes);
+        let routes = self.routes.lock();
         if let Some(link) = routes.link.as_ref().filter(|l| !l.is_closed()) {
             return Some(Route::Ws(link.clone()));
         }

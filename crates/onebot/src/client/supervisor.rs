@@ -31,7 +31,7 @@ use std::time::Duration;
 use tokio_tungstenite::WebSocketStream;
 
 use super::identify::Budget;
-use super::inner::{Inner, Owner, lock};
+use super::inner::{Inner, Owner};
 use super::routing::Route;
 use crate::transport::http::HttpTransport;
 use crate::transport::reverse::ClientRole;
@@ -113,7 +113,7 @@ impl Inner {
     ) {
         let mut changed_to = None;
         {
-            let routes = lock(&self.routes);
+            let routes = self.routes.lock();
             let link = routes.link.as_ref().filter(|l| !l.is_closed());
             self.status.send_if_modified(|s| {
                 let before = s.clone();
@@ -166,7 +166,7 @@ impl Inner {
     }
 
     fn set_link(&self, link: Option<Arc<Link>>) {
-        let old = std::mem::replace(&mut lock(&self.routes).link, link);
+        let old = std::mem::replace(&mut self.routes.lock().link, link);
         if let Some(old) = old {
             old.close();
         }
@@ -176,7 +176,7 @@ impl Inner {
     /// Removes `link` if it is still the current one.
     pub(crate) fn clear_link(&self, link: &Arc<Link>) {
         {
-            let mut routes = lock(&self.routes);
+            let mut routes = self.routes.lock();
             if routes.link.as_ref().is_some_and(|l| Arc::ptr_eq(l, link)) {
                 routes.link = None;
             }
@@ -185,7 +185,7 @@ impl Inner {
     }
 
     pub(crate) fn set_http_ok(&self, ok: bool) {
-        lock(&self.routes).http_ok = ok;
+        self.routes.lock().http_ok = ok;
         self.update("", |_| {});
     }
 
@@ -416,7 +416,7 @@ impl Inner {
         // Free before the state says so: a replacement dialling as soon as
         // it sees the account down is accepted.
         drop(attached);
-        let still_linked = lock(&self.routes).link.is_some();
+        let still_linked = self.routes.lock().link.is_some();
         if !still_linked && !self.cancel.is_cancelled() {
             match outcome {
                 LinkOutcome::Ended { detail, .. } => self.drive(Step::Failed, &detail),
@@ -476,8 +476,8 @@ impl Inner {
 impl Inbound for Inner {
     fn event(&self, event: InboundEvent) {
         if let InboundEvent::Message { message, .. } = &event {
-            lock(&self.seqs).learn(message);
-            lock(&self.marks).learn(message);
+            self.seqs.lock().learn(message);
+            self.marks.lock().learn(message);
         }
         self.sink.publish(&self.id, event);
     }

@@ -8,8 +8,9 @@
 //! every waiting call at once when the connection drops.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
+use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
@@ -64,16 +65,10 @@ impl Pending {
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        // A panic while holding this lock cannot leave the map inconsistent
-        // (every operation is a single insert/remove), so poison is ignored.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Registers a call under `echo`; the returned guard removes it on drop.
     pub fn register(self: &Arc<Self>, echo: String) -> Result<PendingCall, RegisterError> {
         let (tx, rx) = oneshot::channel();
-        let mut inner = self.lock();
+        let mut inner = self.inner.lock();
         if inner.closed {
             return Err(RegisterError::Closed);
         }
@@ -93,7 +88,7 @@ impl Pending {
     /// [`Pending::complete`]); the guard removes it on drop.
     pub fn register_stream(self: &Arc<Self>, echo: String) -> Result<PendingStream, RegisterError> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut inner = self.lock();
+        let mut inner = self.inner.lock();
         if inner.closed {
             return Err(RegisterError::Closed);
         }
@@ -110,7 +105,7 @@ impl Pending {
 
     /// True when a call waits for `key`.
     pub fn is_waiting(&self, key: &str) -> bool {
-        self.lock().waiting.contains_key(key)
+        self.inner.lock().waiting.contains_key(key)
     }
 
     /// Delivers a reply frame. Gives the frame back when no call waits for
@@ -120,7 +115,7 @@ impl Pending {
     /// marked `"stream": "stream-action"`, a failure, or `data.type`
     /// `response` / `error`.
     pub fn complete(&self, key: &str, frame: Frame) -> Result<(), Frame> {
-        let mut inner = self.lock();
+        let mut inner = self.inner.lock();
         match inner.waiting.get(key) {
             Some(Waiter::Stream(tx)) => {
                 let tx = tx.clone();
@@ -150,7 +145,7 @@ impl Pending {
     /// `key`. Gives the text back when no such call waits, or when a stream
     /// action does (its frames are decoded here, to tell the last one).
     pub fn complete_text(&self, key: &str, text: FrameText) -> Result<(), FrameText> {
-        let mut inner = self.lock();
+        let mut inner = self.inner.lock();
         if !matches!(inner.waiting.get(key), Some(Waiter::Once(_))) {
             return Err(text);
         }
@@ -165,7 +160,7 @@ impl Pending {
     /// Fails every waiting call with [`Answer::Lost`] and refuses new ones.
     pub fn fail_all(&self) -> usize {
         let drained: Vec<_> = {
-            let mut inner = self.lock();
+            let mut inner = self.inner.lock();
             inner.closed = true;
             inner.waiting.drain().map(|(_, tx)| tx).collect()
         };
@@ -185,7 +180,7 @@ impl Pending {
 
     /// Number of calls waiting now.
     pub fn len(&self) -> usize {
-        self.lock().waiting.len()
+        self.inner.lock().waiting.len()
     }
 
     /// True when no call waits.
@@ -194,7 +189,7 @@ impl Pending {
     }
 
     fn remove(&self, echo: &str) {
-        self.lock().waiting.remove(echo);
+        self.inner.lock().waiting.remove(echo);
     }
 }
 
