@@ -1,5 +1,6 @@
 //! Test helpers of the domain: media samples recognised by their magic
-//! numbers, and an in-test [`PeerApi`] that records calls.
+//! numbers, an in-test [`PeerApi`] that records calls, and the builder of a
+//! test gateway ([`GatewayBuilder`]).
 //!
 //! The fake records what a OneBot peer of its flavor would be sent: it
 //! encodes messages and files with the adapter's own encoder
@@ -399,162 +400,142 @@ impl PeerApi for FakeApi {
     }
 }
 
-/// A gateway over `accounts` with its write side open in
-/// `config.server.data_dir` (URLs fetched through the system resolver);
+/// A test gateway over some accounts, its write side open in
+/// `config.server.data_dir` (URLs fetched through the system resolver).
 /// `shutdown` stops its background tasks and event streams.
-pub fn gateway(
+pub struct GatewayBuilder {
     config: onebot_gateway_config::Config,
     accounts: Vec<onebot_gateway_domain::account::Account>,
     shutdown: tokio_util::sync::CancellationToken,
-) -> onebot_gateway_domain::gateway::Gateway {
-    use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
-    use onebot_gateway_domain::media::staging::MediaStore;
-    use onebot_gateway_store::state::StateStore;
-    let data_dir = config.server.data_dir.clone();
-    let store = Arc::new(StateStore::open(&data_dir).expect("store"));
-    let media = MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
-    let urls = Arc::new(onebot_gateway_fetch::Fetcher::new(
-        &config.media,
-        media.clone(),
-        Arc::new(onebot_gateway_fetch::SystemLookup),
-    ));
-    let accounts: Vec<Arc<onebot_gateway_domain::account::Account>> =
-        accounts.into_iter().map(Arc::new).collect();
-    let received_store = onebot_gateway_domain::media::received::ReceivedStore::open(
-        &data_dir,
-        store.clone(),
-        config.media.capture.clone(),
-    )
-    .expect("received store");
-    let received = onebot_gateway_domain::media::download::Received::new(
-        received_store.clone(),
-        urls.clone(),
-        config.media.clone(),
-    );
-    let write = WriteSide::open(WriteParts {
-        config: &config,
-        queue: store.clone(),
-        idempotency: store,
-        media,
-        urls,
-        accounts: &accounts,
-        recorder: None,
-        shutdown: shutdown.clone(),
-        received: Some(received_store),
-    })
-    .expect("write side");
-    let events = Arc::new(onebot_gateway_domain::events::EventHub::bounded(
-        config.events.buffer_size,
-        config.events.buffer_bytes,
-        shutdown.clone(),
-    ));
-    let inbound = onebot_gateway_domain::inbound::Inbound::new(
-        events.clone(),
-        Arc::new(onebot_gateway_domain::quotes::Quotes::default()),
-        shutdown,
-    );
-    inbound.attach(&accounts);
-    onebot_gateway_domain::gateway::Gateway::new(onebot_gateway_domain::gateway::GatewayParts {
-        config: Arc::new(config),
-        accounts,
-        events,
-        inbound,
-        write,
-        received,
-        archive: None,
-    })
-    .expect("gateway")
+    archive: bool,
 }
 
-/// [`gateway`] with the durable parts too: the event hub over a journal and
-/// the message archive (both SQLite files in `config.server.data_dir`), with
-/// the archive's ingest task running until `shutdown`.
-pub fn gateway_with_archive(
-    config: onebot_gateway_config::Config,
-    accounts: Vec<onebot_gateway_domain::account::Account>,
-    shutdown: tokio_util::sync::CancellationToken,
-) -> onebot_gateway_domain::gateway::Gateway {
-    use onebot_gateway_domain::archive::recorder::SentRecorder;
-    use onebot_gateway_domain::archive::service::{Archive, ArchiveParts};
-    use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
-    use onebot_gateway_domain::media::staging::MediaStore;
-    use onebot_gateway_store::state::StateStore;
-    let data_dir = config.server.data_dir.clone();
-    let store = Arc::new(StateStore::open(&data_dir).expect("store"));
-    let media = MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
-    let urls = Arc::new(onebot_gateway_fetch::Fetcher::new(
-        &config.media,
-        media.clone(),
-        Arc::new(onebot_gateway_fetch::SystemLookup),
-    ));
-    let accounts: Vec<Arc<onebot_gateway_domain::account::Account>> =
-        accounts.into_iter().map(Arc::new).collect();
-    let journal: Arc<dyn onebot_gateway_domain::journal::EventJournal> =
-        Arc::new(onebot_gateway_store::journal::SqliteJournal::open(&data_dir).expect("journal"));
-    let events = onebot_gateway_domain::events::EventHub::durable(
-        config.events.buffer_size,
-        config.events.buffer_bytes,
-        shutdown.clone(),
-        shutdown.clone(),
-        journal,
-        true,
-    )
-    .expect("event hub");
-    let journal = events.journal().expect("durable hub").clone();
-    let archive_store: Arc<dyn onebot_gateway_domain::archive::store::ArchiveStore> =
-        Arc::new(onebot_gateway_store::sqlite::SqliteArchive::open(&data_dir).expect("archive"));
-    let (archive, inputs) = Archive::new(ArchiveParts {
-        config: config.archive.clone(),
-        store: archive_store,
-        journal: journal.clone(),
-        accounts: accounts.clone(),
-        checkpoint: journal.opened_checkpoint(),
-    });
-    tokio::spawn(onebot_gateway_domain::archive::ingest::run(
-        archive.clone(),
-        inputs,
-        shutdown.clone(),
-    ));
-    let received_store = onebot_gateway_domain::media::received::ReceivedStore::open(
-        &data_dir,
-        store.clone(),
-        config.media.capture.clone(),
-    )
-    .expect("received store");
-    let received = onebot_gateway_domain::media::download::Received::new(
-        received_store.clone(),
-        urls.clone(),
-        config.media.clone(),
-    );
-    let write = WriteSide::open(WriteParts {
-        config: &config,
-        queue: store.clone(),
-        idempotency: store,
-        media,
-        urls,
-        accounts: &accounts,
-        recorder: Some(SentRecorder::new(
-            journal,
-            Arc::new(archive.chats().clone()),
-        )),
-        shutdown: shutdown.clone(),
-        received: Some(received_store),
-    })
-    .expect("write side");
-    let inbound = onebot_gateway_domain::inbound::Inbound::new(
-        events.clone(),
-        Arc::new(onebot_gateway_domain::quotes::Quotes::default()),
-        shutdown.clone(),
-    );
-    inbound.attach(&accounts);
-    onebot_gateway_domain::gateway::Gateway::new(onebot_gateway_domain::gateway::GatewayParts {
-        config: Arc::new(config),
-        accounts,
-        events,
-        inbound,
-        write,
-        received,
-        archive: Some(archive),
-    })
-    .expect("gateway")
+impl GatewayBuilder {
+    /// A gateway over `accounts` with an in-memory event hub and no archive.
+    pub fn new(
+        config: onebot_gateway_config::Config,
+        accounts: Vec<onebot_gateway_domain::account::Account>,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) -> Self {
+        Self {
+            config,
+            accounts,
+            shutdown,
+            archive: false,
+        }
+    }
+
+    /// With `on`, the durable parts too: the event hub over a journal and
+    /// the message archive (both SQLite files in the data directory), the
+    /// archive's ingest task running and sent messages recorded.
+    pub fn archive(mut self, on: bool) -> Self {
+        self.archive = on;
+        self
+    }
+
+    /// The gateway.
+    pub fn build(self) -> onebot_gateway_domain::gateway::Gateway {
+        use onebot_gateway_domain::archive::recorder::SentRecorder;
+        use onebot_gateway_domain::archive::service::{Archive, ArchiveParts};
+        use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
+        use onebot_gateway_domain::events::EventHub;
+        use onebot_gateway_domain::media::staging::MediaStore;
+        use onebot_gateway_store::state::StateStore;
+        let Self {
+            config,
+            accounts,
+            shutdown,
+            archive,
+        } = self;
+        let data_dir = config.server.data_dir.clone();
+        let store = Arc::new(StateStore::open(&data_dir).expect("store"));
+        let media =
+            MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
+        let urls = Arc::new(onebot_gateway_fetch::Fetcher::new(
+            &config.media,
+            media.clone(),
+            Arc::new(onebot_gateway_fetch::SystemLookup),
+        ));
+        let accounts: Vec<Arc<onebot_gateway_domain::account::Account>> =
+            accounts.into_iter().map(Arc::new).collect();
+        let (events, archive, recorder) = if archive {
+            let journal: Arc<dyn onebot_gateway_domain::journal::EventJournal> = Arc::new(
+                onebot_gateway_store::journal::SqliteJournal::open(&data_dir).expect("journal"),
+            );
+            let events = EventHub::durable(
+                config.events.buffer_size,
+                config.events.buffer_bytes,
+                shutdown.clone(),
+                shutdown.clone(),
+                journal,
+                true,
+            )
+            .expect("event hub");
+            let journal = events.journal().expect("durable hub").clone();
+            let archive_store: Arc<dyn onebot_gateway_domain::archive::store::ArchiveStore> =
+                Arc::new(
+                    onebot_gateway_store::sqlite::SqliteArchive::open(&data_dir).expect("archive"),
+                );
+            let (archive, inputs) = Archive::new(ArchiveParts {
+                config: config.archive.clone(),
+                store: archive_store,
+                journal: journal.clone(),
+                accounts: accounts.clone(),
+                checkpoint: journal.opened_checkpoint(),
+            });
+            tokio::spawn(onebot_gateway_domain::archive::ingest::run(
+                archive.clone(),
+                inputs,
+                shutdown.clone(),
+            ));
+            let recorder = SentRecorder::new(journal, Arc::new(archive.chats().clone()));
+            (events, Some(archive), Some(recorder))
+        } else {
+            let events = Arc::new(EventHub::bounded(
+                config.events.buffer_size,
+                config.events.buffer_bytes,
+                shutdown.clone(),
+            ));
+            (events, None, None)
+        };
+        let received_store = onebot_gateway_domain::media::received::ReceivedStore::open(
+            &data_dir,
+            store.clone(),
+            config.media.capture.clone(),
+        )
+        .expect("received store");
+        let received = onebot_gateway_domain::media::download::Received::new(
+            received_store.clone(),
+            urls.clone(),
+            config.media.clone(),
+        );
+        let write = WriteSide::open(WriteParts {
+            config: &config,
+            queue: store.clone(),
+            idempotency: store,
+            media,
+            urls,
+            accounts: &accounts,
+            recorder,
+            shutdown: shutdown.clone(),
+            received: Some(received_store),
+        })
+        .expect("write side");
+        let inbound = onebot_gateway_domain::inbound::Inbound::new(
+            events.clone(),
+            Arc::new(onebot_gateway_domain::quotes::Quotes::default()),
+            shutdown,
+        );
+        inbound.attach(&accounts);
+        onebot_gateway_domain::gateway::Gateway::new(onebot_gateway_domain::gateway::GatewayParts {
+            config: Arc::new(config),
+            accounts,
+            events,
+            inbound,
+            write,
+            received,
+            archive,
+        })
+        .expect("gateway")
+    }
 }

@@ -251,7 +251,7 @@ fn gateway_with(fake: Fake, config: AccountConfig) -> (Gateway, Arc<Fake>, Guard
         },
     ];
     let stop = tokio_util::sync::CancellationToken::new();
-    let gw = onebot_gateway_testkit::gateway(cfg, accounts, stop.clone());
+    let gw = onebot_gateway_testkit::GatewayBuilder::new(cfg, accounts, stop.clone()).build();
     (gw, fake, (dir, stop.drop_guard()))
 }
 

@@ -461,7 +461,7 @@ fn gateway_with(fake: &Arc<Fake>, tweak: impl FnOnce(&mut Config)) -> Env {
         })
         .collect();
     let stop = tokio_util::sync::CancellationToken::new();
-    let gw = onebot_gateway_testkit::gateway(config, accounts, stop.clone());
+    let gw = onebot_gateway_testkit::GatewayBuilder::new(config, accounts, stop.clone()).build();
     Env {
         gw,
         dir,
@@ -1088,7 +1088,8 @@ async fn peer_failures_are_results_not_errors() {
     bare_config.server.data_dir = bare_dir.path().to_path_buf();
     let bare_stop = tokio_util::sync::CancellationToken::new();
     let _bare_guard = bare_stop.clone().drop_guard();
-    let bare = onebot_gateway_testkit::gateway(bare_config, Vec::new(), bare_stop);
+    let bare =
+        onebot_gateway_testkit::GatewayBuilder::new(bare_config, Vec::new(), bare_stop).build();
     let out = call(
         &bare,
         "snowluma_get_history",
