@@ -10,22 +10,56 @@ use super::*;
 use onebot_gateway_store::state::StateStore;
 use onebot_gateway_testkit::png;
 
-/// Resolves names from a fixed table.
-struct TableLookup(HashMap<&'static str, Vec<IpAddr>>);
+/// Resolves names from a fixed table; a name not in it is not found. Made
+/// with [`TableLookup::once`], it answers each name once, and a second
+/// lookup of a name never completes (so a fetch that needs a new
+/// connection to it cannot finish).
+struct TableLookup {
+    table: std::sync::Mutex<HashMap<&'static str, Vec<IpAddr>>>,
+    once: bool,
+}
+
+impl TableLookup {
+    fn new(table: HashMap<&'static str, Vec<IpAddr>>) -> Self {
+        Self {
+            table: std::sync::Mutex::new(table),
+            once: false,
+        }
+    }
+
+    fn once(table: HashMap<&'static str, Vec<IpAddr>>) -> Self {
+        Self {
+            once: true,
+            ..Self::new(table)
+        }
+    }
+}
 
 #[async_trait::async_trait]
 impl Lookup for TableLookup {
     async fn lookup(&self, host: &str) -> std::io::Result<Vec<IpAddr>> {
-        self.0
-            .get(host)
-            .cloned()
-            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such host"))
+        let found = {
+            let mut table = self.table.lock().unwrap();
+            if self.once {
+                table.remove(host)
+            } else {
+                table.get(host).cloned()
+            }
+        };
+        match found {
+            Some(ips) => Ok(ips),
+            None if self.once => std::future::pending().await,
+            None => Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such host",
+            )),
+        }
     }
 }
 
 fn lookup() -> Arc<dyn Lookup> {
     let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-    Arc::new(TableLookup(HashMap::from([
+    Arc::new(TableLookup::new(HashMap::from([
         ("evil.test", vec![ip("10.0.0.7")]),
         ("meta.test", vec![ip("169.254.169.254")]),
         ("loop.test", vec![ip("127.0.0.1")]),
@@ -387,21 +421,6 @@ async fn a_redirect_to_a_refused_address_fails_as_the_address_itself() {
     }
 }
 
-/// Answers each name of its table once; a second lookup of a name never
-/// completes, so a fetch that needs a new connection to it cannot finish.
-struct OnceLookup(std::sync::Mutex<HashMap<&'static str, IpAddr>>);
-
-#[async_trait::async_trait]
-impl Lookup for OnceLookup {
-    async fn lookup(&self, host: &str) -> std::io::Result<Vec<IpAddr>> {
-        let first = self.0.lock().unwrap().remove(host);
-        match first {
-            Some(ip) => Ok(vec![ip]),
-            None => std::future::pending().await,
-        }
-    }
-}
-
 /// An HTTP/1.1 server on 127.0.0.1 keeping connections open: answers every
 /// request with `body`. Counts the connections it accepted.
 async fn serve_keep_alive(body: Vec<u8>) -> (SocketAddr, Arc<AtomicUsize>) {
@@ -459,10 +478,10 @@ impl MediaSink for VecSink {
 async fn connections_are_reused_across_fetches() {
     let (addr, accepted) = serve_keep_alive(png(2000)).await;
     let ip = "127.0.0.1".parse().unwrap();
-    let lookup = Arc::new(OnceLookup(std::sync::Mutex::new(HashMap::from([
-        ("pool.test", ip),
-        ("cdn.pool.test", ip),
-    ]))));
+    let lookup = Arc::new(TableLookup::once(HashMap::from([
+        ("pool.test", vec![ip]),
+        ("cdn.pool.test", vec![ip]),
+    ])));
     let s = setup_with(lookup, |c| {
         c.url_allow_networks = vec!["127.0.0.1/32".into()];
         c.peer_url_hosts = vec!["cdn.pool.test".into()];
@@ -503,7 +522,7 @@ async fn peer_urls_name_a_peer_host_or_the_trusted_origin_at_every_hop() {
     ];
     let (cdn, _) = serve("127.0.0.2", routes).await;
     let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-    let lookup = Arc::new(TableLookup(HashMap::from([
+    let lookup = Arc::new(TableLookup::new(HashMap::from([
         ("cdn.test", vec![ip("127.0.0.2")]),
         ("localhost", vec![ip("::1"), ip("127.0.0.1")]),
     ])));

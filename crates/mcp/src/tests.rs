@@ -20,7 +20,7 @@ use onebot_gateway_domain::auth::Authenticator;
 use onebot_gateway_domain::ports::PeerApi;
 use onebot_gateway_domain::tools::ToolName;
 use onebot_gateway_onebot::Flavor;
-use onebot_gateway_testkit::{FakeApi, gateway, gateway_with_archive};
+use onebot_gateway_testkit::{FakeApi, GatewayBuilder};
 
 const RW: &str = "rw-token-0123456789abcdef";
 const RO: &str = "ro-token-0123456789abcdef";
@@ -65,11 +65,12 @@ fn env(tweak: impl FnOnce(&mut Config)) -> Env {
     let limits = config.limits.clone();
     // With the archive on (the default) the gateway has its journal and
     // archive in the data directory, so qq_search_messages is served too.
-    let gw = Arc::new(if config.archive.enabled {
-        gateway_with_archive(config, accounts, stop.clone())
-    } else {
-        gateway(config, accounts, stop.clone())
-    });
+    let archive = config.archive.enabled;
+    let gw = Arc::new(
+        GatewayBuilder::new(config, accounts, stop.clone())
+            .archive(archive)
+            .build(),
+    );
     let mcp = McpHttp::new(McpHttpParts {
         gw,
         auth,

@@ -1,5 +1,6 @@
 //! Test helpers of the domain: media samples recognised by their magic
-//! numbers, and an in-test [`PeerApi`] that records calls.
+//! numbers, the one fake [`PeerApi`] the tests share ([`FakeApi`]), and the
+//! builder of a test gateway ([`GatewayBuilder`]).
 //!
 //! The fake records what a OneBot peer of its flavor would be sent: it
 //! encodes messages and files with the adapter's own encoder
@@ -87,6 +88,12 @@ pub fn png(len: usize) -> Vec<u8> {
 /// One recorded call of [`FakeApi`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Call {
+    /// `get_history` (recorded when a history is set).
+    History {
+        chat: ChatRef,
+        count: u32,
+        anchor: Option<i64>,
+    },
     /// `send_group_msg`.
     Send { group_id: i64, message: Value },
     /// `send_private_msg`.
@@ -109,35 +116,58 @@ pub enum Call {
     GetMessage { message_id: i64 },
     /// `delete_msg`.
     Recall { message_id: i64 },
+    /// `get_forward_msg`.
+    Forward { forward_id: String },
     /// `get_group_list` (recorded when a list is set).
     Groups,
     /// `get_group_member_list` (recorded when a member list is set).
-    Members { group_id: i64 },
+    Members {
+        group_id: i64,
+        no_cache: Option<bool>,
+    },
 }
 
-/// A scripted [`PeerApi`]: records calls, answers from a script of
-/// results (success by default), and publishes a status the test controls.
+/// What `get_history` answers: `(chat, count, anchor)` to a page.
+pub type HistoryFn = dyn Fn(ChatRef, u32, Option<i64>) -> Result<HistoryPage> + Send + Sync;
+
+/// What `get_group_members` answers for a group.
+pub type MembersFn = dyn Fn(i64) -> Vec<GroupMember> + Send + Sync;
+
+/// A scripted [`PeerApi`]: records calls, answers from canned data (history,
+/// members, groups, messages, forwards) and a script of results (success by
+/// default), and publishes a status the test controls.
+///
+/// A read whose answer is not set (history, members, groups) fails as an
+/// unexpected call and is not recorded. Every recorded call but
+/// `get_message` and `get_forward` notifies [`FakeApi::called`], waits at
+/// [`FakeApi::gate`] and takes the next scripted result; `get_message` waits
+/// at [`FakeApi::lookup_gate`]. A failure set with [`FakeApi::fail_with`]
+/// answers every recorded call.
 pub struct FakeApi {
     flavor: Flavor,
     shared_dir: Mutex<Option<SharedDir>>,
     status: watch::Sender<AccountStatus>,
     calls: Mutex<Vec<Call>>,
     script: Mutex<VecDeque<Result<()>>>,
+    fail: Mutex<Option<Error>>,
     next_id: Mutex<i64>,
     stored: Mutex<HashMap<i64, Message>>,
-    /// What `get_groups` answers; `None`: it fails as an unexpected call.
-    groups: Mutex<Option<Vec<i64>>>,
-    /// What `get_group_members` answers for every group; `None`: it fails
-    /// as an unexpected call.
-    members: Mutex<Option<Vec<GroupMember>>>,
-    /// Notified on every call.
+    missing_message: Mutex<Error>,
+    forwards: Mutex<HashMap<String, Vec<Message>>>,
+    missing_forward: Mutex<Error>,
+    history: Mutex<Option<Arc<HistoryFn>>>,
+    groups: Mutex<Option<Vec<GroupInfo>>>,
+    members: Mutex<Option<Arc<MembersFn>>>,
+    /// Notified on every call that takes a scripted result.
     pub called: Notify,
     /// When set, calls wait for a permit before answering.
     pub gate: Mutex<Option<Arc<tokio::sync::Semaphore>>>,
+    /// When set, `get_message` waits for a permit before answering.
+    pub lookup_gate: Mutex<Option<Arc<tokio::sync::Semaphore>>>,
 }
 
 impl FakeApi {
-    /// An online fake of `flavor`.
+    /// An online fake of `flavor` (bot 10001).
     pub fn new(flavor: Flavor) -> Arc<Self> {
         let (status, _) = watch::channel(AccountStatus {
             state: ConnState::Connected,
@@ -153,12 +183,21 @@ impl FakeApi {
             status,
             calls: Mutex::new(Vec::new()),
             script: Mutex::new(VecDeque::new()),
+            fail: Mutex::new(None),
             next_id: Mutex::new(1000),
             stored: Mutex::new(HashMap::new()),
+            missing_message: Mutex::new(Error::new(Kind::MessageNotFound, "消息不存在")),
+            forwards: Mutex::new(HashMap::new()),
+            missing_forward: Mutex::new(Error::new(
+                Kind::MessageNotFound,
+                "ResId无效: 找不到相关的聊天记录",
+            )),
+            history: Mutex::new(None),
             groups: Mutex::new(None),
             members: Mutex::new(None),
             called: Notify::new(),
             gate: Mutex::new(None),
+            lookup_gate: Mutex::new(None),
         })
     }
 
@@ -184,9 +223,19 @@ impl FakeApi {
         });
     }
 
+    /// Changes the published status.
+    pub fn update_status(&self, change: impl FnOnce(&mut AccountStatus)) {
+        self.status.send_modify(change);
+    }
+
     /// Queues the results of the next calls (then success again).
     pub fn script(&self, results: impl IntoIterator<Item = Result<()>>) {
         self.script.lock().unwrap().extend(results);
+    }
+
+    /// Every recorded call fails with `err` until it is `None` again.
+    pub fn fail_with(&self, err: Option<Error>) {
+        *self.fail.lock().unwrap() = err;
     }
 
     /// Makes `message` known to `get_message` (by its id).
@@ -197,19 +246,87 @@ impl FakeApi {
             .insert(message.message_id, message);
     }
 
-    /// Sets the groups `get_groups` lists (`None`: it fails).
-    pub fn set_groups(&self, groups: Option<&[i64]>) {
-        *self.groups.lock().unwrap() = groups.map(<[i64]>::to_vec);
+    /// What `get_message` fails with for an id it does not know.
+    pub fn set_missing_message(&self, err: Error) {
+        *self.missing_message.lock().unwrap() = err;
     }
 
-    /// Sets the member list `get_group_members` answers (`None`: it fails).
+    /// Makes the bundle `forward_id` known to `get_forward`.
+    pub fn store_forward(&self, forward_id: &str, nodes: Vec<Message>) {
+        self.forwards
+            .lock()
+            .unwrap()
+            .insert(forward_id.to_owned(), nodes);
+    }
+
+    /// What `get_forward` fails with for a bundle it does not know.
+    pub fn set_missing_forward(&self, err: Error) {
+        *self.missing_forward.lock().unwrap() = err;
+    }
+
+    /// Sets what `get_history` answers.
+    pub fn set_history(
+        &self,
+        history: impl Fn(ChatRef, u32, Option<i64>) -> Result<HistoryPage> + Send + Sync + 'static,
+    ) {
+        *self.history.lock().unwrap() = Some(Arc::new(history));
+    }
+
+    /// Sets the groups `get_groups` lists, named `群<id>` (`None`: it
+    /// fails).
+    pub fn set_groups(&self, groups: Option<&[i64]>) {
+        self.set_group_list(groups.map(|groups| {
+            groups
+                .iter()
+                .map(|&group_id| GroupInfo {
+                    group_id,
+                    group_name: format!("群{group_id}"),
+                    member_count: 3,
+                    max_member_count: 200,
+                    raw: Default::default(),
+                })
+                .collect()
+        }));
+    }
+
+    /// Sets what `get_groups` answers (`None`: it fails).
+    pub fn set_group_list(&self, groups: Option<Vec<GroupInfo>>) {
+        *self.groups.lock().unwrap() = groups;
+    }
+
+    /// Sets the member list `get_group_members` answers for every group
+    /// (`None`: it fails).
     pub fn set_members(&self, members: Option<Vec<GroupMember>>) {
-        *self.members.lock().unwrap() = members;
+        *self.members.lock().unwrap() =
+            members.map(|members| Arc::new(move |_| members.clone()) as Arc<MembersFn>);
+    }
+
+    /// Sets what `get_group_members` answers, by group.
+    pub fn set_members_by(
+        &self,
+        members: impl Fn(i64) -> Vec<GroupMember> + Send + Sync + 'static,
+    ) {
+        *self.members.lock().unwrap() = Some(Arc::new(members));
     }
 
     /// Every call so far.
     pub fn calls(&self) -> Vec<Call> {
         self.calls.lock().unwrap().clone()
+    }
+
+    /// Every call so far, forgotten.
+    pub fn take_calls(&self) -> Vec<Call> {
+        std::mem::take(&mut *self.calls.lock().unwrap())
+    }
+
+    /// How many times the group list was read.
+    pub fn group_reads(&self) -> usize {
+        self.calls
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|c| **c == Call::Groups)
+            .count()
     }
 
     /// Texts of the `send_group_msg` calls with one text segment.
@@ -226,13 +343,25 @@ impl FakeApi {
             .collect()
     }
 
-    async fn answer(&self, call: Call) -> Result<()> {
+    fn record(&self, call: Call) {
         self.calls.lock().unwrap().push(call);
+    }
+
+    fn failure(&self) -> Result<()> {
+        match self.fail.lock().unwrap().clone() {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+
+    async fn answer(&self, call: Call) -> Result<()> {
+        self.record(call);
         self.called.notify_waiters();
         let gate = self.gate.lock().unwrap().clone();
         if let Some(gate) = gate {
             gate.acquire().await.expect("gate open").forget();
         }
+        self.failure()?;
         self.script.lock().unwrap().pop_front().unwrap_or(Ok(()))
     }
 }
@@ -249,25 +378,34 @@ impl PeerApi for FakeApi {
 
     async fn get_history(
         &self,
-        _chat: ChatRef,
-        _count: u32,
-        _anchor: Option<i64>,
+        chat: ChatRef,
+        count: u32,
+        anchor: Option<i64>,
         _deadline: Deadline,
     ) -> Result<HistoryPage> {
-        Err(Error::internal("unexpected get_history"))
+        let Some(history) = self.history.lock().unwrap().clone() else {
+            return Err(Error::internal("unexpected get_history"));
+        };
+        self.answer(Call::History {
+            chat,
+            count,
+            anchor,
+        })
+        .await?;
+        history(chat, count, anchor)
     }
 
     async fn get_group_members(
         &self,
         group_id: i64,
-        _no_cache: Option<bool>,
+        no_cache: Option<bool>,
         _deadline: Deadline,
     ) -> Result<Vec<GroupMember>> {
         let Some(members) = self.members.lock().unwrap().clone() else {
             return Err(Error::internal("unexpected get_group_members"));
         };
-        self.answer(Call::Members { group_id }).await?;
-        Ok(members)
+        self.answer(Call::Members { group_id, no_cache }).await?;
+        Ok(members(group_id))
     }
 
     async fn get_groups(&self, _deadline: Deadline) -> Result<Vec<GroupInfo>> {
@@ -275,18 +413,8 @@ impl PeerApi for FakeApi {
             return Err(Error::internal("unexpected get_groups"));
         };
         self.answer(Call::Groups).await?;
-        Ok(groups
-            .into_iter()
-            .map(|group_id| GroupInfo {
-                group_id,
-                group_name: format!("群{group_id}"),
-                member_count: 3,
-                max_member_count: 200,
-                raw: Default::default(),
-            })
-            .collect())
+        Ok(groups)
     }
-
     async fn send_message(
         &self,
         chat: ChatRef,
@@ -348,24 +476,27 @@ impl PeerApi for FakeApi {
         _chat: Option<ChatRef>,
         _deadline: Deadline,
     ) -> Result<Message> {
-        self.calls
-            .lock()
-            .unwrap()
-            .push(Call::GetMessage { message_id });
-        self.stored
-            .lock()
-            .unwrap()
-            .get(&message_id)
-            .cloned()
-            .ok_or_else(|| Error::new(Kind::MessageNotFound, "消息不存在"))
+        self.record(Call::GetMessage { message_id });
+        let gate = self.lookup_gate.lock().unwrap().clone();
+        if let Some(gate) = gate {
+            gate.acquire().await.expect("gate open").forget();
+        }
+        self.failure()?;
+        let found = self.stored.lock().unwrap().get(&message_id).cloned();
+        found.ok_or_else(|| self.missing_message.lock().unwrap().clone())
     }
 
     async fn recall(&self, message_id: i64, _deadline: Deadline) -> Result<()> {
         self.answer(Call::Recall { message_id }).await
     }
 
-    async fn get_forward(&self, _forward_id: &str, _deadline: Deadline) -> Result<Vec<Message>> {
-        Err(Error::internal("unexpected get_forward"))
+    async fn get_forward(&self, forward_id: &str, _deadline: Deadline) -> Result<Vec<Message>> {
+        self.record(Call::Forward {
+            forward_id: forward_id.to_owned(),
+        });
+        self.failure()?;
+        let found = self.forwards.lock().unwrap().get(forward_id).cloned();
+        found.ok_or_else(|| self.missing_forward.lock().unwrap().clone())
     }
 
     fn check_media(&self, kind: MediaKind) -> Result<()> {
@@ -399,162 +530,142 @@ impl PeerApi for FakeApi {
     }
 }
 
-/// A gateway over `accounts` with its write side open in
-/// `config.server.data_dir` (URLs fetched through the system resolver);
+/// A test gateway over some accounts, its write side open in
+/// `config.server.data_dir` (URLs fetched through the system resolver).
 /// `shutdown` stops its background tasks and event streams.
-pub fn gateway(
+pub struct GatewayBuilder {
     config: onebot_gateway_config::Config,
     accounts: Vec<onebot_gateway_domain::account::Account>,
     shutdown: tokio_util::sync::CancellationToken,
-) -> onebot_gateway_domain::gateway::Gateway {
-    use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
-    use onebot_gateway_domain::media::staging::MediaStore;
-    use onebot_gateway_store::state::StateStore;
-    let data_dir = config.server.data_dir.clone();
-    let store = Arc::new(StateStore::open(&data_dir).expect("store"));
-    let media = MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
-    let urls = Arc::new(onebot_gateway_fetch::Fetcher::new(
-        &config.media,
-        media.clone(),
-        Arc::new(onebot_gateway_fetch::SystemLookup),
-    ));
-    let accounts: Vec<Arc<onebot_gateway_domain::account::Account>> =
-        accounts.into_iter().map(Arc::new).collect();
-    let received_store = onebot_gateway_domain::media::received::ReceivedStore::open(
-        &data_dir,
-        store.clone(),
-        config.media.capture.clone(),
-    )
-    .expect("received store");
-    let received = onebot_gateway_domain::media::download::Received::new(
-        received_store.clone(),
-        urls.clone(),
-        config.media.clone(),
-    );
-    let write = WriteSide::open(WriteParts {
-        config: &config,
-        queue: store.clone(),
-        idempotency: store,
-        media,
-        urls,
-        accounts: &accounts,
-        recorder: None,
-        shutdown: shutdown.clone(),
-        received: Some(received_store),
-    })
-    .expect("write side");
-    let events = Arc::new(onebot_gateway_domain::events::EventHub::bounded(
-        config.events.buffer_size,
-        config.events.buffer_bytes,
-        shutdown.clone(),
-    ));
-    let inbound = onebot_gateway_domain::inbound::Inbound::new(
-        events.clone(),
-        Arc::new(onebot_gateway_domain::quotes::Quotes::default()),
-        shutdown,
-    );
-    inbound.attach(&accounts);
-    onebot_gateway_domain::gateway::Gateway::new(onebot_gateway_domain::gateway::GatewayParts {
-        config: Arc::new(config),
-        accounts,
-        events,
-        inbound,
-        write,
-        received,
-        archive: None,
-    })
-    .expect("gateway")
+    archive: bool,
 }
 
-/// [`gateway`] with the durable parts too: the event hub over a journal and
-/// the message archive (both SQLite files in `config.server.data_dir`), with
-/// the archive's ingest task running until `shutdown`.
-pub fn gateway_with_archive(
-    config: onebot_gateway_config::Config,
-    accounts: Vec<onebot_gateway_domain::account::Account>,
-    shutdown: tokio_util::sync::CancellationToken,
-) -> onebot_gateway_domain::gateway::Gateway {
-    use onebot_gateway_domain::archive::recorder::SentRecorder;
-    use onebot_gateway_domain::archive::service::{Archive, ArchiveParts};
-    use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
-    use onebot_gateway_domain::media::staging::MediaStore;
-    use onebot_gateway_store::state::StateStore;
-    let data_dir = config.server.data_dir.clone();
-    let store = Arc::new(StateStore::open(&data_dir).expect("store"));
-    let media = MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
-    let urls = Arc::new(onebot_gateway_fetch::Fetcher::new(
-        &config.media,
-        media.clone(),
-        Arc::new(onebot_gateway_fetch::SystemLookup),
-    ));
-    let accounts: Vec<Arc<onebot_gateway_domain::account::Account>> =
-        accounts.into_iter().map(Arc::new).collect();
-    let journal: Arc<dyn onebot_gateway_domain::journal::EventJournal> =
-        Arc::new(onebot_gateway_store::journal::SqliteJournal::open(&data_dir).expect("journal"));
-    let events = onebot_gateway_domain::events::EventHub::durable(
-        config.events.buffer_size,
-        config.events.buffer_bytes,
-        shutdown.clone(),
-        shutdown.clone(),
-        journal,
-        true,
-    )
-    .expect("event hub");
-    let journal = events.journal().expect("durable hub").clone();
-    let archive_store: Arc<dyn onebot_gateway_domain::archive::store::ArchiveStore> =
-        Arc::new(onebot_gateway_store::sqlite::SqliteArchive::open(&data_dir).expect("archive"));
-    let (archive, inputs) = Archive::new(ArchiveParts {
-        config: config.archive.clone(),
-        store: archive_store,
-        journal: journal.clone(),
-        accounts: accounts.clone(),
-        checkpoint: journal.opened_checkpoint(),
-    });
-    tokio::spawn(onebot_gateway_domain::archive::ingest::run(
-        archive.clone(),
-        inputs,
-        shutdown.clone(),
-    ));
-    let received_store = onebot_gateway_domain::media::received::ReceivedStore::open(
-        &data_dir,
-        store.clone(),
-        config.media.capture.clone(),
-    )
-    .expect("received store");
-    let received = onebot_gateway_domain::media::download::Received::new(
-        received_store.clone(),
-        urls.clone(),
-        config.media.clone(),
-    );
-    let write = WriteSide::open(WriteParts {
-        config: &config,
-        queue: store.clone(),
-        idempotency: store,
-        media,
-        urls,
-        accounts: &accounts,
-        recorder: Some(SentRecorder::new(
-            journal,
-            Arc::new(archive.chats().clone()),
-        )),
-        shutdown: shutdown.clone(),
-        received: Some(received_store),
-    })
-    .expect("write side");
-    let inbound = onebot_gateway_domain::inbound::Inbound::new(
-        events.clone(),
-        Arc::new(onebot_gateway_domain::quotes::Quotes::default()),
-        shutdown.clone(),
-    );
-    inbound.attach(&accounts);
-    onebot_gateway_domain::gateway::Gateway::new(onebot_gateway_domain::gateway::GatewayParts {
-        config: Arc::new(config),
-        accounts,
-        events,
-        inbound,
-        write,
-        received,
-        archive: Some(archive),
-    })
-    .expect("gateway")
+impl GatewayBuilder {
+    /// A gateway over `accounts` with an in-memory event hub and no archive.
+    pub fn new(
+        config: onebot_gateway_config::Config,
+        accounts: Vec<onebot_gateway_domain::account::Account>,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) -> Self {
+        Self {
+            config,
+            accounts,
+            shutdown,
+            archive: false,
+        }
+    }
+
+    /// With `on`, the durable parts too: the event hub over a journal and
+    /// the message archive (both SQLite files in the data directory), the
+    /// archive's ingest task running and sent messages recorded.
+    pub fn archive(mut self, on: bool) -> Self {
+        self.archive = on;
+        self
+    }
+
+    /// The gateway.
+    pub fn build(self) -> onebot_gateway_domain::gateway::Gateway {
+        use onebot_gateway_domain::archive::recorder::SentRecorder;
+        use onebot_gateway_domain::archive::service::{Archive, ArchiveParts};
+        use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
+        use onebot_gateway_domain::events::EventHub;
+        use onebot_gateway_domain::media::staging::MediaStore;
+        use onebot_gateway_store::state::StateStore;
+        let Self {
+            config,
+            accounts,
+            shutdown,
+            archive,
+        } = self;
+        let data_dir = config.server.data_dir.clone();
+        let store = Arc::new(StateStore::open(&data_dir).expect("store"));
+        let media =
+            MediaStore::open(&data_dir, store.clone(), config.media.clone()).expect("staging");
+        let urls = Arc::new(onebot_gateway_fetch::Fetcher::new(
+            &config.media,
+            media.clone(),
+            Arc::new(onebot_gateway_fetch::SystemLookup),
+        ));
+        let accounts: Vec<Arc<onebot_gateway_domain::account::Account>> =
+            accounts.into_iter().map(Arc::new).collect();
+        let (events, archive, recorder) = if archive {
+            let journal: Arc<dyn onebot_gateway_domain::journal::EventJournal> = Arc::new(
+                onebot_gateway_store::journal::SqliteJournal::open(&data_dir).expect("journal"),
+            );
+            let events = EventHub::durable(
+                config.events.buffer_size,
+                config.events.buffer_bytes,
+                shutdown.clone(),
+                shutdown.clone(),
+                journal,
+                true,
+            )
+            .expect("event hub");
+            let journal = events.journal().expect("durable hub").clone();
+            let archive_store: Arc<dyn onebot_gateway_domain::archive::store::ArchiveStore> =
+                Arc::new(
+                    onebot_gateway_store::sqlite::SqliteArchive::open(&data_dir).expect("archive"),
+                );
+            let (archive, inputs) = Archive::new(ArchiveParts {
+                config: config.archive.clone(),
+                store: archive_store,
+                journal: journal.clone(),
+                accounts: accounts.clone(),
+                checkpoint: journal.opened_checkpoint(),
+            });
+            tokio::spawn(onebot_gateway_domain::archive::ingest::run(
+                archive.clone(),
+                inputs,
+                shutdown.clone(),
+            ));
+            let recorder = SentRecorder::new(journal, Arc::new(archive.chats().clone()));
+            (events, Some(archive), Some(recorder))
+        } else {
+            let events = Arc::new(EventHub::bounded(
+                config.events.buffer_size,
+                config.events.buffer_bytes,
+                shutdown.clone(),
+            ));
+            (events, None, None)
+        };
+        let received_store = onebot_gateway_domain::media::received::ReceivedStore::open(
+            &data_dir,
+            store.clone(),
+            config.media.capture.clone(),
+        )
+        .expect("received store");
+        let received = onebot_gateway_domain::media::download::Received::new(
+            received_store.clone(),
+            urls.clone(),
+            config.media.clone(),
+        );
+        let write = WriteSide::open(WriteParts {
+            config: &config,
+            queue: store.clone(),
+            idempotency: store,
+            media,
+            urls,
+            accounts: &accounts,
+            recorder,
+            shutdown: shutdown.clone(),
+            received: Some(received_store),
+        })
+        .expect("write side");
+        let inbound = onebot_gateway_domain::inbound::Inbound::new(
+            events.clone(),
+            Arc::new(onebot_gateway_domain::quotes::Quotes::default()),
+            shutdown,
+        );
+        inbound.attach(&accounts);
+        onebot_gateway_domain::gateway::Gateway::new(onebot_gateway_domain::gateway::GatewayParts {
+            config: Arc::new(config),
+            accounts,
+            events,
+            inbound,
+            write,
+            received,
+            archive,
+        })
+        .expect("gateway")
+    }
 }

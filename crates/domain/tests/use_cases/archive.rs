@@ -18,7 +18,7 @@ use onebot_gateway_domain::ports::EventSink;
 use onebot_gateway_domain::read::search::{NO_MATCHES, RECALLED_MARK, SearchRequest};
 use onebot_gateway_domain::write::send::SendRequest;
 use onebot_gateway_onebot::Flavor;
-use onebot_gateway_testkit::FakeApi;
+use onebot_gateway_testkit::{FakeApi, GatewayBuilder};
 
 const G: i64 = 20_000_003;
 const OTHER: i64 = 20_000_002;
@@ -59,11 +59,9 @@ fn start(archive: bool) -> T {
         config: account,
         peer: peer.clone(),
     }];
-    let gw = if archive {
-        onebot_gateway_testkit::gateway_with_archive(config, accounts, shutdown.clone())
-    } else {
-        onebot_gateway_testkit::gateway(config, accounts, shutdown.clone())
-    };
+    let gw = GatewayBuilder::new(config, accounts, shutdown.clone())
+        .archive(archive)
+        .build();
     T {
         gw: Arc::new(gw),
         peer,

@@ -2,119 +2,24 @@
 //! mentions named before the hub numbers the event, recalls published
 //! once, quotes of recalled messages forgotten.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::json;
-use tokio::sync::{Notify, watch};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use onebot_gateway_domain::account::Account;
-use onebot_gateway_domain::call::Deadline;
 use onebot_gateway_domain::inbound::*;
 use onebot_gateway_domain::model::{ChatRef, InboundEvent, Segment};
 use onebot_gateway_domain::ports::EventSink;
 use onebot_gateway_domain::quotes::Quotes;
 
 use onebot_gateway_config::AccountConfig;
-use onebot_gateway_domain::error::{Error, Kind, Result};
 use onebot_gateway_domain::events::{EventFilter, EventHub, Subscription};
-use onebot_gateway_domain::model::{
-    AccountStatus, GroupInfo, GroupMember, MediaKind, MediaPayload, Message, ReceivedMedia,
-};
-use onebot_gateway_domain::ports::{
-    HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia,
-};
+use onebot_gateway_domain::model::{AccountStatus, GroupMember, Message};
+use onebot_gateway_onebot::Flavor;
 use onebot_gateway_onebot::model::decode_message;
-
-/// A peer whose `get_message` answers from `stored`, each look-up waiting
-/// for `release` when it is set.
-struct Peer {
-    stored: Mutex<Vec<Message>>,
-    release: Option<Arc<Notify>>,
-    lookups: Mutex<Vec<i64>>,
-    /// Every group's member list; the groups read, in order.
-    members: Vec<GroupMember>,
-    member_reads: Mutex<Vec<i64>>,
-    status: watch::Sender<AccountStatus>,
-}
-
-#[async_trait::async_trait]
-impl PeerApi for Peer {
-    fn status(&self) -> AccountStatus {
-        self.status.borrow().clone()
-    }
-    fn watch_status(&self) -> watch::Receiver<AccountStatus> {
-        self.status.subscribe()
-    }
-    async fn get_history(
-        &self,
-        _: ChatRef,
-        _: u32,
-        _: Option<i64>,
-        _: Deadline,
-    ) -> Result<HistoryPage> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn get_group_members(
-        &self,
-        group_id: i64,
-        _: Option<bool>,
-        _: Deadline,
-    ) -> Result<Vec<GroupMember>> {
-        self.member_reads.lock().unwrap().push(group_id);
-        Ok(self.members.clone())
-    }
-    async fn get_groups(&self, _: Deadline) -> Result<Vec<GroupInfo>> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn send_message(&self, _: ChatRef, _: &[OutSegment<'_>], _: Deadline) -> Result<i64> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn upload_file(&self, _: ChatRef, _: &MediaPayload, _: &str, _: Deadline) -> Result<()> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn poke(&self, _: i64, _: i64, _: Deadline) -> Result<()> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn get_message(&self, id: i64, _: Option<ChatRef>, _: Deadline) -> Result<Message> {
-        self.lookups.lock().unwrap().push(id);
-        if let Some(release) = &self.release {
-            release.notified().await;
-        }
-        let found = self
-            .stored
-            .lock()
-            .unwrap()
-            .iter()
-            .find(|m| m.message_id == id)
-            .cloned();
-        found.ok_or_else(|| Error::new(Kind::MessageNotFound, "消息不存在"))
-    }
-    async fn recall(&self, _: i64, _: Deadline) -> Result<()> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn get_forward(&self, _: &str, _: Deadline) -> Result<Vec<Message>> {
-        Err(Error::internal("unexpected"))
-    }
-    fn check_media(&self, _: MediaKind) -> Result<()> {
-        Ok(())
-    }
-    fn media_steps(&self, _: &ReceivedMedia) -> Vec<MediaStep> {
-        Vec::new()
-    }
-    async fn fetch_media(
-        &self,
-        _: &ReceivedMedia,
-        _: MediaStep,
-        _: &mut dyn MediaSink,
-        _: Deadline,
-    ) -> Result<PeerMedia> {
-        Err(Error::internal("unexpected"))
-    }
-    async fn media_message(&self, _: i64, _: Deadline) -> Result<Message> {
-        Err(Error::internal("unexpected"))
-    }
-}
+use onebot_gateway_testkit::{Call, FakeApi};
 
 const G: ChatRef = ChatRef::Group(7);
 
@@ -144,29 +49,28 @@ fn event(m: Message) -> InboundEvent {
 
 struct Env {
     inbound: Arc<Inbound>,
-    peer: Arc<Peer>,
+    peer: Arc<FakeApi>,
     sub: Subscription,
     _stop: tokio_util::sync::DropGuard,
 }
 
-fn env(release: Option<Arc<Notify>>) -> Env {
+/// The inbound path of account `a` over the shared fake: offline, every
+/// group's members one 丙, each `get_message` waiting for a permit of
+/// `release` when it is set.
+fn env(release: Option<Arc<Semaphore>>) -> Env {
     let stop = CancellationToken::new();
     let hub = Arc::new(EventHub::new(64, stop.clone()));
     let sub = hub.subscribe("a", None, EventFilter::default()).unwrap();
     let inbound = Inbound::new(hub, Arc::new(Quotes::default()), stop.clone());
-    let peer = Arc::new(Peer {
-        stored: Mutex::new(Vec::new()),
-        release,
-        lookups: Mutex::new(Vec::new()),
-        members: vec![GroupMember {
-            user_id: Some(3),
-            nickname: "丙".into(),
-            card: "丙的群名片".into(),
-            ..GroupMember::default()
-        }],
-        member_reads: Mutex::new(Vec::new()),
-        status: watch::Sender::new(AccountStatus::default()),
-    });
+    let peer = FakeApi::new(Flavor::NapCat);
+    peer.update_status(|s| *s = AccountStatus::default());
+    peer.set_members(Some(vec![GroupMember {
+        user_id: Some(3),
+        nickname: "丙".into(),
+        card: "丙的群名片".into(),
+        ..GroupMember::default()
+    }]));
+    *peer.lookup_gate.lock().unwrap() = release;
     inbound.attach(&[Arc::new(Account {
         id: "a".into(),
         config: AccountConfig::default(),
@@ -177,6 +81,32 @@ fn env(release: Option<Arc<Notify>>) -> Env {
         peer,
         sub,
         _stop: stop.drop_guard(),
+    }
+}
+
+impl Env {
+    /// The message ids looked up, in order.
+    fn lookups(&self) -> Vec<i64> {
+        self.peer
+            .calls()
+            .into_iter()
+            .filter_map(|c| match c {
+                Call::GetMessage { message_id } => Some(message_id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The groups whose members were read, in order.
+    fn member_reads(&self) -> Vec<i64> {
+        self.peer
+            .calls()
+            .into_iter()
+            .filter_map(|c| match c {
+                Call::Members { group_id, .. } => Some(group_id),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -204,18 +134,14 @@ async fn a_quote_of_a_message_seen_resolves_without_the_peer() {
     let second = next(&mut e.sub).await;
     let q = quoted_of(&second).expect("resolved from the messages seen");
     assert_eq!((q.message_id, q.sender.user_id), (1, 1));
-    assert!(e.peer.lookups.lock().unwrap().is_empty());
+    assert!(e.lookups().is_empty());
 }
 
 #[tokio::test]
 async fn order_is_kept_while_a_quote_is_looked_up() {
-    let release = Arc::new(Notify::new());
+    let release = Arc::new(Semaphore::new(0));
     let mut e = env(Some(release.clone()));
-    e.peer
-        .stored
-        .lock()
-        .unwrap()
-        .push(msg(50, 1, json!("旧消息")));
+    e.peer.store(msg(50, 1, json!("旧消息")));
     e.inbound.publish("a", event(reply(2, 50, "引用旧消息")));
     e.inbound.publish(
         "a",
@@ -227,14 +153,14 @@ async fn order_is_kept_while_a_quote_is_looked_up() {
     // Nothing passes the waiting look-up.
     tokio::task::yield_now().await;
     assert_eq!(e.inbound.hub().last_sequence("a"), 0);
-    release.notify_one();
+    release.add_permits(1);
     let first = next(&mut e.sub).await;
     assert_eq!(quoted_of(&first).map(|q| q.message_id), Some(50));
     assert!(matches!(
         next(&mut e.sub).await,
         InboundEvent::Lifecycle { .. }
     ));
-    assert_eq!(*e.peer.lookups.lock().unwrap(), vec![50]);
+    assert_eq!(e.lookups(), vec![50]);
 }
 
 #[tokio::test]
@@ -242,7 +168,7 @@ async fn an_unknown_quote_stays_an_id_and_a_quote_from_another_chat_is_ignored()
     let mut e = env(None);
     let mut elsewhere = msg(60, 1, json!("别的群"));
     elsewhere.chat = ChatRef::Group(8);
-    e.peer.stored.lock().unwrap().push(elsewhere);
+    e.peer.store(elsewhere);
     e.inbound
         .publish("a", event(reply(2, 99, "引用不存在的消息")));
     e.inbound.publish("a", event(reply(3, 60, "引用别的群")));
@@ -269,7 +195,7 @@ async fn a_recall_is_published_once_and_forgets_the_message() {
     // The duplicate is gone; the quote of the recalled message is asked of
     // the peer, which no longer has it.
     assert!(quoted_of(&next(&mut e.sub).await).is_none());
-    assert_eq!(*e.peer.lookups.lock().unwrap(), vec![1]);
+    assert_eq!(e.lookups(), vec![1]);
     assert_eq!(e.inbound.hub().last_sequence("a"), 3);
 }
 
@@ -361,9 +287,9 @@ async fn mentions_are_named_before_the_hub_numbers_the_event() {
             Some("丙的群名片".into())
         ]
     );
-    assert_eq!(*e.peer.member_reads.lock().unwrap(), [7]);
+    assert_eq!(e.member_reads(), [7]);
     // A message without mentions reads nothing.
     e.inbound.publish("a", event(msg(6, 2, json!("无"))));
     next(&mut e.sub).await;
-    assert_eq!(*e.peer.member_reads.lock().unwrap(), [7]);
+    assert_eq!(e.member_reads(), [7]);
 }

@@ -76,9 +76,11 @@ impl Env {
     fn reads(&self) -> usize {
         let calls = self.peer.calls();
         assert!(
-            calls
-                .iter()
-                .all(|c| *c == Call::Members { group_id: GROUP }),
+            calls.iter().all(|c| *c
+                == Call::Members {
+                    group_id: GROUP,
+                    no_cache: None
+                }),
             "{calls:?}"
         );
         calls.len()

@@ -1,223 +1,36 @@
 //! Read-side domain tests over a recording fake `PeerApi`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::{Notify, watch};
+use tokio::sync::Semaphore;
 
 use onebot_gateway_config::{AccountConfig, Config};
 use onebot_gateway_domain::account::Account;
 use onebot_gateway_domain::call::{CallCtx, Deadline};
 use onebot_gateway_domain::error::{Error, Kind, Result};
 use onebot_gateway_domain::gateway::Gateway;
-use onebot_gateway_domain::model::{
-    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, InboundEvent, MediaKind,
-    MediaPayload, Message,
-};
-use onebot_gateway_domain::ports::{HistoryPage, OutSegment, PeerApi};
+use onebot_gateway_domain::model::{AccountStatus, ChatRef, ConnState, InboundEvent, Message};
+use onebot_gateway_domain::ports::HistoryPage;
 use onebot_gateway_domain::read::groups::GroupEntry;
 use onebot_gateway_domain::read::history::HistoryRequest;
 use onebot_gateway_domain::read::members::MembersRequest;
+use onebot_gateway_onebot::Flavor;
 use onebot_gateway_onebot::model::{decode_group, decode_members, decode_message};
+use onebot_gateway_testkit::{Call, FakeApi, GatewayBuilder};
 
-#[derive(Debug, Clone, PartialEq)]
-enum Call {
-    History {
-        chat: ChatRef,
-        count: u32,
-        anchor: Option<i64>,
-    },
-    Members {
-        group_id: i64,
-        no_cache: Option<bool>,
-    },
-    Groups,
-    GetMessage(i64),
-    Forward(String),
-    Other(&'static str),
-}
-
-type HistoryFn = dyn Fn(ChatRef, u32, Option<i64>) -> Result<HistoryPage> + Send + Sync;
-
-/// A peer that records every call. History answers from `history`;
-/// member lists are `members` (a fresh copy per call, tagged with the call
-/// number in `nickname`); `gate`, when set, holds member calls until
-/// notified.
-struct Fake {
-    calls: Mutex<Vec<Call>>,
-    history: Box<HistoryFn>,
-    members: Vec<Value>,
-    groups: Vec<Value>,
-    gate: Option<(Arc<Notify>, Arc<Notify>)>,
-    status: watch::Sender<AccountStatus>,
-    /// What `get_message` knows, by id.
-    stored: Mutex<std::collections::HashMap<i64, Message>>,
-    /// When set, `get_message` waits for a notification first.
-    lookup_gate: Option<Arc<Notify>>,
-    /// What `get_forward` answers, by id.
-    forwards: std::collections::HashMap<String, Vec<Message>>,
-}
-
-impl Fake {
-    fn new() -> Self {
-        Self {
-            calls: Mutex::new(Vec::new()),
-            history: Box::new(|_, _, _| Ok(HistoryPage::default())),
-            members: Vec::new(),
-            groups: Vec::new(),
-            gate: None,
-            status: watch::Sender::new(AccountStatus::default()),
-            stored: Mutex::new(std::collections::HashMap::new()),
-            lookup_gate: None,
-            forwards: std::collections::HashMap::new(),
-        }
-    }
-
-    fn store(&self, message: Message) {
-        self.stored
-            .lock()
-            .unwrap()
-            .insert(message.message_id, message);
-    }
-
-    fn calls(&self) -> Vec<Call> {
-        self.calls.lock().unwrap().clone()
-    }
-
-    fn record(&self, call: Call) {
-        self.calls.lock().unwrap().push(call);
-    }
-}
-
-#[async_trait::async_trait]
-impl PeerApi for Fake {
-    fn status(&self) -> AccountStatus {
-        self.status.borrow().clone()
-    }
-    fn watch_status(&self) -> watch::Receiver<AccountStatus> {
-        self.status.subscribe()
-    }
-    async fn get_history(
-        &self,
-        chat: ChatRef,
-        count: u32,
-        anchor: Option<i64>,
-        _deadline: Deadline,
-    ) -> Result<HistoryPage> {
-        self.record(Call::History {
-            chat,
-            count,
-            anchor,
-        });
-        (self.history)(chat, count, anchor)
-    }
-    async fn get_group_members(
-        &self,
-        group_id: i64,
-        no_cache: Option<bool>,
-        _deadline: Deadline,
-    ) -> Result<Vec<GroupMember>> {
-        self.record(Call::Members { group_id, no_cache });
-        let n = self.calls().len();
-        if let Some((entered, release)) = &self.gate {
-            entered.notify_one();
-            release.notified().await;
-        }
-        Ok(decode_members(
-            self.members
-                .iter()
-                .map(|m| {
-                    let mut m = m.clone();
-                    m["title"] = json!(format!("call{n}"));
-                    m
-                })
-                .collect(),
-        ))
-    }
-    async fn get_groups(&self, _deadline: Deadline) -> Result<Vec<GroupInfo>> {
-        self.record(Call::Groups);
-        Ok(self.groups.iter().filter_map(decode_group).collect())
-    }
-    async fn send_message(
-        &self,
-        _chat: ChatRef,
-        _segments: &[OutSegment<'_>],
-        _deadline: Deadline,
-    ) -> Result<i64> {
-        self.record(Call::Other("send_message"));
-        Err(Error::internal("not part of the read side"))
-    }
-    async fn upload_file(
-        &self,
-        _chat: ChatRef,
-        _file: &MediaPayload,
-        _name: &str,
-        _deadline: Deadline,
-    ) -> Result<()> {
-        self.record(Call::Other("upload_file"));
-        Err(Error::internal("not part of the read side"))
-    }
-    async fn poke(&self, _g: i64, _u: i64, _deadline: Deadline) -> Result<()> {
-        self.record(Call::Other("poke"));
-        Err(Error::internal("not part of the read side"))
-    }
-    async fn get_message(
-        &self,
-        message_id: i64,
-        _chat: Option<ChatRef>,
-        _deadline: Deadline,
-    ) -> Result<Message> {
-        self.record(Call::GetMessage(message_id));
-        if let Some(gate) = &self.lookup_gate {
-            gate.notified().await;
-        }
-        self.stored
-            .lock()
-            .unwrap()
-            .get(&message_id)
-            .cloned()
-            .ok_or_else(|| Error::new(Kind::MessageNotFound, "消息不存在"))
-    }
-    async fn recall(&self, _message_id: i64, _deadline: Deadline) -> Result<()> {
-        self.record(Call::Other("recall"));
-        Err(Error::internal("not part of the read side"))
-    }
-    async fn get_forward(&self, forward_id: &str, _deadline: Deadline) -> Result<Vec<Message>> {
-        self.record(Call::Forward(forward_id.to_owned()));
-        self.forwards
-            .get(forward_id)
-            .cloned()
-            .ok_or_else(|| Error::new(Kind::MessageNotFound, "ResId无效: 找不到相关的聊天记录"))
-    }
-    fn check_media(&self, _kind: MediaKind) -> Result<()> {
-        Ok(())
-    }
-
-    fn media_steps(
-        &self,
-        _media: &onebot_gateway_domain::model::ReceivedMedia,
-    ) -> Vec<onebot_gateway_domain::ports::MediaStep> {
-        Vec::new()
-    }
-
-    async fn fetch_media(
-        &self,
-        _media: &onebot_gateway_domain::model::ReceivedMedia,
-        _step: onebot_gateway_domain::ports::MediaStep,
-        _sink: &mut dyn onebot_gateway_domain::ports::MediaSink,
-        _deadline: Deadline,
-    ) -> Result<onebot_gateway_domain::ports::PeerMedia> {
-        Err(Error::internal("unexpected fetch_media"))
-    }
-
-    async fn media_message(
-        &self,
-        _message_id: i64,
-        _deadline: Deadline,
-    ) -> Result<onebot_gateway_domain::model::Message> {
-        Err(Error::internal("unexpected media_message"))
-    }
+/// The shared fake as the read side meets it: offline (so no group check),
+/// an empty history, no members, no groups, no messages; every call
+/// recorded.
+fn fake() -> Arc<FakeApi> {
+    let fake = FakeApi::new(Flavor::NapCat);
+    fake.update_status(|s| *s = AccountStatus::default());
+    fake.set_history(|_, _, _| Ok(HistoryPage::default()));
+    fake.set_members(Some(Vec::new()));
+    fake.set_group_list(Some(Vec::new()));
+    fake
 }
 
 fn account_config(groups: &[i64], ttl: u64) -> AccountConfig {
@@ -231,8 +44,7 @@ fn account_config(groups: &[i64], ttl: u64) -> AccountConfig {
 
 /// A gateway over `fake` (account `default`, and `bare` without a
 /// transport), its data directory removed when the returned guard drops.
-fn gateway_with(fake: Fake, config: AccountConfig) -> (Gateway, Arc<Fake>, Guard) {
-    let fake = Arc::new(fake);
+fn gateway_with(fake: Arc<FakeApi>, config: AccountConfig) -> (Gateway, Arc<FakeApi>, Guard) {
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = Config::default();
     cfg.server.data_dir = dir.path().to_path_buf();
@@ -251,14 +63,14 @@ fn gateway_with(fake: Fake, config: AccountConfig) -> (Gateway, Arc<Fake>, Guard
         },
     ];
     let stop = tokio_util::sync::CancellationToken::new();
-    let gw = onebot_gateway_testkit::gateway(cfg, accounts, stop.clone());
+    let gw = GatewayBuilder::new(cfg, accounts, stop.clone()).build();
     (gw, fake, (dir, stop.drop_guard()))
 }
 
 /// Keeps a test gateway's data directory and background tasks alive.
 type Guard = (tempfile::TempDir, tokio_util::sync::DropGuard);
 
-fn gateway(fake: Fake) -> (Gateway, Arc<Fake>, Guard) {
+fn gateway(fake: Arc<FakeApi>) -> (Gateway, Arc<FakeApi>, Guard) {
     gateway_with(fake, account_config(&[], 60))
 }
 
@@ -281,8 +93,10 @@ fn message_with_seq(id: i64, seq: i64, time: i64) -> Message {
 /// An adapter honouring its contract over `log` (oldest first): the newest
 /// `count` messages strictly older than the anchor, in reverse order (the
 /// domain must sort), `has_more` when older ones remain.
-fn paging(log: Vec<Message>) -> Box<HistoryFn> {
-    Box::new(move |_, count, anchor| {
+fn paging(
+    log: Vec<Message>,
+) -> impl Fn(ChatRef, u32, Option<i64>) -> Result<HistoryPage> + Send + Sync + 'static {
+    move |_, count, anchor| {
         let end = match anchor {
             Some(a) => log
                 .iter()
@@ -297,7 +111,7 @@ fn paging(log: Vec<Message>) -> Box<HistoryFn> {
             messages,
             has_more: start > 0,
         })
-    })
+    }
 }
 
 fn req(chat: ChatRef, count: i32, anchor: Option<i64>) -> HistoryRequest {
@@ -312,7 +126,7 @@ fn req(chat: ChatRef, count: i32, anchor: Option<i64>) -> HistoryRequest {
 
 #[tokio::test]
 async fn invalid_chat_or_account_makes_no_peer_call() {
-    let (gw, fake, _guard) = gateway(Fake::new());
+    let (gw, fake, _guard) = gateway(fake());
     let cases = [
         (None, "default", Kind::InvalidRequest, Some("chat")),
         (
@@ -422,7 +236,7 @@ async fn invalid_chat_or_account_makes_no_peer_call() {
 
 #[tokio::test]
 async fn count_is_defaulted_and_clamped() {
-    let (gw, fake, _guard) = gateway(Fake::new());
+    let (gw, fake, _guard) = gateway(fake());
     let cases = [
         (0, 20),
         (-5, 1),
@@ -461,8 +275,8 @@ async fn count_is_defaulted_and_clamped() {
 
 #[tokio::test]
 async fn sorted_by_time_stably_whatever_the_peer_order() {
-    let mut fake = Fake::new();
-    fake.history = Box::new(|_, _, _| {
+    let fake = fake();
+    fake.set_history(|_, _, _| {
         Ok(HistoryPage {
             messages: vec![
                 message(5, 10, 1),
@@ -498,9 +312,9 @@ async fn sorted_by_time_stably_whatever_the_peer_order() {
 
 #[tokio::test]
 async fn keeps_the_newest_count_drops_the_anchor_and_sets_the_next_anchor() {
-    let mut fake = Fake::new();
+    let fake = fake();
     // A peer that ignores `count`, includes the anchor and answers new→old.
-    fake.history = Box::new(|_, _, anchor| {
+    fake.set_history(|_, _, anchor| {
         let top = anchor.unwrap_or(30);
         Ok(HistoryPage {
             messages: (1..=top).rev().map(|i| message(i, 1000 + i, 7)).collect(),
@@ -534,8 +348,8 @@ async fn next_anchor_follows_has_more() {
         (true, 0, None),
         (false, 0, None),
     ] {
-        let mut fake = Fake::new();
-        fake.history = Box::new(move |_, _, _| {
+        let fake = fake();
+        fake.set_history(move |_, _, _| {
             Ok(HistoryPage {
                 // SnowLuma-style negative ids.
                 messages: (1..=n).map(|i| message(-10 * i, 100 - i, 3)).collect(),
@@ -564,8 +378,8 @@ async fn pages_through_a_long_chat_without_gap_or_duplicate() {
         .map(|i| message_with_seq(1_000_000 + i * 7, i + 1, 5000 + i / 3))
         .collect();
     let want: Vec<i64> = log.iter().map(|m| m.message_id).collect();
-    let mut fake = Fake::new();
-    fake.history = paging(log);
+    let fake = fake();
+    fake.set_history(paging(log));
     let (gw, fake, _guard) = gateway(fake);
     let mut anchor = None;
     let mut pages: Vec<Vec<i64>> = Vec::new();
@@ -591,8 +405,8 @@ async fn pages_through_a_long_chat_without_gap_or_duplicate() {
 
 #[tokio::test]
 async fn peer_errors_pass_through() {
-    let mut fake = Fake::new();
-    fake.history = Box::new(|_, _, _| {
+    let fake = fake();
+    fake.set_history(|_, _, _| {
         Err(Error::new(
             Kind::HistoryUnsupported,
             "go-cqhttp has no private history",
@@ -606,11 +420,27 @@ async fn peer_errors_pass_through() {
     assert_eq!(err.kind, Kind::HistoryUnsupported);
 }
 
-fn members_fake(n: i64) -> Fake {
-    let mut fake = Fake::new();
-    fake.members = (0..n)
+/// A fake whose every group has `n` members, each read's copy tagged with
+/// its number in `title` (`call1`, `call2`, ...).
+fn members_fake(n: i64) -> Arc<FakeApi> {
+    let fake = fake();
+    let members: Vec<Value> = (0..n)
         .map(|i| json!({"user_id": 10001 + i, "nickname": format!("成员{i}"), "role": if i == 0 { "owner" } else { "member" }}))
         .collect();
+    let reads = AtomicUsize::new(0);
+    fake.set_members_by(move |_| {
+        let n = reads.fetch_add(1, Ordering::SeqCst) + 1;
+        decode_members(
+            members
+                .iter()
+                .map(|m| {
+                    let mut m = m.clone();
+                    m["title"] = json!(format!("call{n}"));
+                    m
+                })
+                .collect(),
+        )
+    });
     fake
 }
 
@@ -850,12 +680,12 @@ async fn no_cache_is_passed_only_when_set() {
 
 #[tokio::test]
 async fn a_fetch_overtaken_by_an_invalidation_is_not_cached() {
-    let entered = Arc::new(Notify::new());
-    let release = Arc::new(Notify::new());
-    let mut fake = members_fake(2);
-    fake.gate = Some((entered.clone(), release.clone()));
+    let release = Arc::new(Semaphore::new(0));
+    let fake = members_fake(2);
+    *fake.gate.lock().unwrap() = Some(release.clone());
     let (gw, fake, _guard) = gateway(fake);
     let gw = Arc::new(gw);
+    let entered = fake.called.notified();
     let task = {
         let gw = gw.clone();
         tokio::spawn(async move {
@@ -863,7 +693,7 @@ async fn a_fetch_overtaken_by_an_invalidation_is_not_cached() {
                 .await
         })
     };
-    entered.notified().await;
+    entered.await;
     gw.member_cache.observe(
         "default",
         &InboundEvent::MemberJoined {
@@ -873,9 +703,10 @@ async fn a_fetch_overtaken_by_an_invalidation_is_not_cached() {
             time: 0,
         },
     );
-    release.notify_one();
+    release.add_permits(1);
     assert!(!task.await.unwrap().unwrap().from_cache);
     // Not stored: the next read reaches the peer again.
+    let entered = fake.called.notified();
     let next = tokio::spawn({
         let gw = gw.clone();
         async move {
@@ -883,8 +714,8 @@ async fn a_fetch_overtaken_by_an_invalidation_is_not_cached() {
                 .await
         }
     });
-    entered.notified().await;
-    release.notify_one();
+    entered.await;
+    release.add_permits(1);
     let next = next.await.unwrap().unwrap();
     assert!(!next.from_cache);
     assert_eq!(fake.calls().len(), 2);
@@ -897,15 +728,16 @@ async fn a_fetch_overtaken_by_an_invalidation_is_not_cached() {
     );
 }
 
-fn groups_fake() -> Fake {
-    let mut fake = Fake::new();
-    fake.groups = vec![
+fn groups_fake() -> Arc<FakeApi> {
+    let fake = fake();
+    let groups = [
         json!({"group_id": 20000002, "group_name": "示例群", "member_count": 120, "max_member_count": 500}),
         json!({"group_id": "20000003", "group_name": "沙盒群", "member_count": 36, "max_member_count": 200}),
         json!({"group_name": "no id"}),
         json!({"group_id": 20000002, "group_name": "duplicate"}),
         json!({"group_id": 30000001, "group_name": "其他群", "member_count": 8}),
     ];
+    fake.set_group_list(Some(groups.iter().filter_map(decode_group).collect()));
     fake
 }
 
@@ -958,7 +790,7 @@ async fn without_a_whitelist_every_group_is_listed() {
     );
     assert_eq!(groups.groups[0].group_name, "示例群");
 
-    let (gw, _, _guard) = gateway(Fake::new());
+    let (gw, _, _guard) = gateway(fake());
     let groups = gw.list_groups("", CallCtx::anonymous()).await.unwrap();
     assert!(groups.groups.is_empty());
     assert_eq!(groups.rendered, "（暂无可用的群）");
@@ -992,10 +824,8 @@ async fn quotes_resolve_from_the_page_then_the_peer_and_render() {
         quoting(12, 102, 5),
         quoting(13, 103, 99),
     ];
-    let fake = Fake {
-        history: paging(log),
-        ..Fake::new()
-    };
+    let fake = fake();
+    fake.set_history(paging(log));
     let mut old = message(5, 50, 3);
     old.segments = vec![onebot_gateway_domain::model::Segment::Text(
         "这是一条很长很长的旧消息，用来看引用文本在三十个字符处被截断的样子".into(),
@@ -1012,9 +842,15 @@ async fn quotes_resolve_from_the_page_then_the_peer_and_render() {
     let lookups: Vec<Call> = fake
         .calls()
         .into_iter()
-        .filter(|c| matches!(c, Call::GetMessage(_)))
+        .filter(|c| matches!(c, Call::GetMessage { .. }))
         .collect();
-    assert_eq!(lookups, [Call::GetMessage(5), Call::GetMessage(99)]);
+    assert_eq!(
+        lookups,
+        [
+            Call::GetMessage { message_id: 5 },
+            Call::GetMessage { message_id: 99 }
+        ]
+    );
     let lines: Vec<&str> = page.rendered.lines().collect();
     assert!(lines[1].ends_with("[回复 u1: m10]收到"), "{}", lines[1]);
     assert!(
@@ -1038,7 +874,7 @@ async fn quotes_resolve_from_the_page_then_the_peer_and_render() {
     let lookups = fake
         .calls()
         .iter()
-        .filter(|c| matches!(c, Call::GetMessage(_)))
+        .filter(|c| matches!(c, Call::GetMessage { .. }))
         .count();
     assert_eq!(lookups, 2);
 }
@@ -1046,10 +882,8 @@ async fn quotes_resolve_from_the_page_then_the_peer_and_render() {
 #[tokio::test]
 async fn a_quote_in_another_chat_is_not_shown() {
     let log = vec![quoting(11, 101, 5)];
-    let fake = Fake {
-        history: paging(log),
-        ..Fake::new()
-    };
+    let fake = fake();
+    fake.set_history(paging(log));
     let mut elsewhere = message(5, 50, 3);
     elsewhere.chat = ChatRef::Group(2);
     fake.store(elsewhere);
@@ -1064,12 +898,9 @@ async fn a_quote_in_another_chat_is_not_shown() {
 
 #[tokio::test(start_paused = true)]
 async fn quote_lookups_stop_at_the_budget() {
-    let gate = Arc::new(Notify::new());
-    let fake = Fake {
-        history: paging(vec![quoting(11, 101, 5)]),
-        lookup_gate: Some(gate.clone()),
-        ..Fake::new()
-    };
+    let fake = fake();
+    fake.set_history(paging(vec![quoting(11, 101, 5)]));
+    *fake.lookup_gate.lock().unwrap() = Some(Arc::new(Semaphore::new(0)));
     fake.store(message(5, 50, 3));
     let (gw, _fake, _guard) = gateway(fake);
     // The look-up never answers: the page comes back after the budget, the
@@ -1085,7 +916,7 @@ async fn quote_lookups_stop_at_the_budget() {
 
 #[tokio::test]
 async fn get_message_checks_the_id_then_the_scope_and_resolves_its_quote() {
-    let fake = Fake::new();
+    let fake = fake();
     fake.store(message(5, 50, 3));
     fake.store(quoting(11, 101, 5));
     let (gw, fake, _guard) = gateway(fake);
@@ -1130,11 +961,10 @@ async fn get_message_checks_the_id_then_the_scope_and_resolves_its_quote() {
 
 #[tokio::test]
 async fn forwards_open_with_nested_bundles_left_as_segments() {
-    let mut fake = Fake::new();
+    let fake = fake();
     let mut inner = message(0, 60, 4);
     inner.segments = vec![onebot_gateway_domain::model::Segment::Forward { id: "inner".into() }];
-    fake.forwards
-        .insert("outer".into(), vec![message(0, 50, 3), inner]);
+    fake.store_forward("outer", vec![message(0, 50, 3), inner]);
     let (gw, fake, _guard) = gateway(fake);
     let err = gw
         .get_forward("", "  ", CallCtx::anonymous())
@@ -1153,7 +983,12 @@ async fn forwards_open_with_nested_bundles_left_as_segments() {
         .unwrap();
     assert_eq!(f.messages.len(), 2);
     assert!(f.rendered.ends_with("u4(4): [合并转发]"), "{}", f.rendered);
-    assert_eq!(fake.calls(), [Call::Forward("outer".into())]);
+    assert_eq!(
+        fake.calls(),
+        [Call::Forward {
+            forward_id: "outer".into()
+        }]
+    );
     let err = gw
         .get_forward("", "gone", CallCtx::anonymous())
         .await
@@ -1164,8 +999,8 @@ async fn forwards_open_with_nested_bundles_left_as_segments() {
     );
 }
 
-fn online(fake: &Fake) {
-    fake.status.send_modify(|s| {
+fn online(fake: &FakeApi) {
+    fake.update_status(|s| {
         s.online = true;
         s.state = ConnState::Connected;
     });

@@ -57,7 +57,8 @@ fn start_in(
         config: a,
         peer: api.clone(),
     }];
-    let gw = onebot_gateway_testkit::gateway(config, accounts, shutdown.clone());
+    let gw =
+        onebot_gateway_testkit::GatewayBuilder::new(config, accounts, shutdown.clone()).build();
     T {
         gw: Arc::new(gw),
         api,

@@ -2,132 +2,130 @@
 //! failure row of the four tools, each asserting what reached the peer
 //! (nothing, for every refused call).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tokio::sync::watch;
 use tokio::time::Instant;
 
 use onebot_gateway_config::{AccountConfig, Config, Locale};
 use onebot_gateway_domain::account::Account;
 use onebot_gateway_domain::call::{CallCtx, Deadline};
 use onebot_gateway_domain::detached::Detached;
-use onebot_gateway_domain::error::{Error, Kind, Result};
+use onebot_gateway_domain::error::{Error, Kind};
 use onebot_gateway_domain::gateway::Gateway;
-use onebot_gateway_domain::model::{
-    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
-    TransportKind,
-};
-use onebot_gateway_domain::ports::{HistoryPage, OutSegment, PeerApi};
+use onebot_gateway_domain::model::{ChatRef, GroupInfo, Message};
+use onebot_gateway_domain::ports::{HistoryPage, PeerApi};
 use onebot_gateway_domain::tools::{ToolName, ToolOutput, ToolSpec};
+use onebot_gateway_onebot::Flavor;
 use onebot_gateway_onebot::model::{decode_members, decode_message};
-use onebot_gateway_onebot::{Flavor, outgoing};
+use onebot_gateway_testkit::{Call, FakeApi};
 
 const GROUP: i64 = 20_000_002;
 
 mod wait_tests;
 
-/// What reached the peer.
-#[derive(Debug, Clone, PartialEq)]
-enum Call {
-    History {
-        chat: ChatRef,
-        count: u32,
-        anchor: Option<i64>,
-    },
-    Members {
-        group_id: i64,
-        no_cache: Option<bool>,
-    },
-    Groups,
-    Send {
-        group_id: i64,
-        message: Value,
-    },
-    Upload {
-        group_id: i64,
-        name: String,
-    },
-    Poke {
-        group_id: i64,
-        user_id: i64,
-    },
-    SendPrivate {
-        user_id: i64,
-        message: Value,
-    },
-    GetMessage(i64),
-    Recall(i64),
-    Forward(String),
-}
-
-/// A peer that records every call and answers with the example data: the
-/// three messages of the example group (newest first, so the tool must
-/// sort) and a group of 120 members; or, when `fail` is set, that error for every call.
-struct Fake {
-    calls: Mutex<Vec<Call>>,
-    fail: Mutex<Option<Error>>,
-    status: watch::Sender<AccountStatus>,
-}
+/// The shared fake with the example data (see [`Fake::new`]); its calls
+/// are seen without the group-list reads of the group check (counted by
+/// [`FakeApi::group_reads`]).
+struct Fake(Arc<FakeApi>);
 
 impl Fake {
+    /// An online NapCat peer (bot id unknown) that answers with the example
+    /// data: the three messages of the example group (newest first, so the
+    /// tool must sort), a group of 120 members, the groups the bot is in,
+    /// the private message -7 and the bundle `fw1`.
     fn new() -> Arc<Self> {
-        Arc::new(Self {
-            calls: Mutex::new(Vec::new()),
-            fail: Mutex::new(None),
-            status: watch::Sender::new(AccountStatus {
-                state: ConnState::Connected,
-                transport: TransportKind::ForwardWs,
-                online: true,
-                profile: Some(Flavor::NapCat.name()),
-                ..AccountStatus::default()
-            }),
-        })
-    }
-
-    /// The calls so far, without the group-list reads of the group check
-    /// (counted by [`Fake::group_reads`]).
-    fn calls(&self) -> Vec<Call> {
-        let calls = self.calls.lock().unwrap();
-        calls
-            .iter()
-            .filter(|c| **c != Call::Groups)
-            .cloned()
-            .collect()
-    }
-
-    fn take_calls(&self) -> Vec<Call> {
-        let calls = std::mem::take(&mut *self.calls.lock().unwrap());
-        calls.into_iter().filter(|c| *c != Call::Groups).collect()
-    }
-
-    /// How many times the group list was read.
-    fn group_reads(&self) -> usize {
-        let calls = self.calls.lock().unwrap();
-        calls.iter().filter(|c| **c == Call::Groups).count()
-    }
-
-    fn set_online(&self, online: bool) {
-        self.status.send_modify(|s| {
-            s.online = online;
-            s.state = if online {
-                ConnState::Connected
-            } else {
-                ConnState::Backoff
-            };
+        let fake = FakeApi::new(Flavor::NapCat);
+        fake.update_status(|s| s.self_id = 0);
+        fake.set_history(|chat, _, _| {
+            Ok(HistoryPage {
+                messages: match chat {
+                    ChatRef::Group(GROUP) => seed_messages()
+                        .iter()
+                        .filter_map(|m| decode_message(m, Some(chat)))
+                        .collect(),
+                    _ => Vec::new(),
+                },
+                has_more: false,
+            })
         });
-    }
-
-    fn fail_with(&self, err: Option<Error>) {
-        *self.fail.lock().unwrap() = err;
-    }
-
-    fn answer<T>(&self, call: Call, ok: impl FnOnce() -> T) -> Result<T> {
-        self.calls.lock().unwrap().push(call);
-        match self.fail.lock().unwrap().clone() {
-            Some(err) => Err(err),
-            None => Ok(ok()),
+        fake.set_members_by(|group_id| {
+            if group_id == GROUP {
+                decode_members(seed_members())
+            } else {
+                Vec::new()
+            }
+        });
+        // The example group, the sandbox group, an empty one, and groups 16
+        // and 1000 (what `"0x10"` and `"1e3"` convert to).
+        fake.set_group_list(Some(
+            [GROUP, 20000003, 20000009, 16, 1000]
+                .into_iter()
+                .map(|group_id| GroupInfo {
+                    group_id,
+                    group_name: String::new(),
+                    member_count: 0,
+                    max_member_count: 0,
+                    raw: Default::default(),
+                })
+                .collect(),
+        ));
+        for message in seed_messages()
+            .iter()
+            .chain([&private_message()])
+            .filter_map(|m| decode_message(m, None))
+        {
+            fake.store(message);
         }
+        fake.set_missing_message(
+            Error::new(
+                Kind::MessageNotFound,
+                "get_msg: not found (retcode 1200): 消息不存在",
+            )
+            .with("peer_message", "消息不存在")
+            .with("retcode", 1200),
+        );
+        fake.store_forward(
+            "fw1",
+            [
+                json!({"sender": {"user_id": 10001, "nickname": "张三"}, "time": shanghai("09:00:00"),
+                       "message_id": 0, "user_id": 10001, "message": "会议纪要第一条"}),
+                json!({"sender": {"user_id": 10002, "nickname": "李四"}, "time": shanghai("09:01:00"),
+                       "message_id": 0, "user_id": 10002,
+                       "message": [{"type": "forward", "data": {"id": "fw-inner"}}]}),
+            ]
+            .iter()
+            .filter_map(|m| decode_message(m, Some(ChatRef::Private(10001))))
+            .collect(),
+        );
+        fake.set_missing_forward(
+            Error::new(Kind::MessageNotFound, "get_forward_msg: not found")
+                .with("peer_message", "ResId无效: 找不到相关的聊天记录"),
+        );
+        Arc::new(Self(fake))
+    }
+
+    /// The calls so far, without the group-list reads.
+    fn calls(&self) -> Vec<Call> {
+        let mut calls = self.0.calls();
+        calls.retain(|c| *c != Call::Groups);
+        calls
+    }
+
+    /// The calls so far, without the group-list reads, forgotten (the
+    /// reads too).
+    fn take_calls(&self) -> Vec<Call> {
+        let mut calls = self.0.take_calls();
+        calls.retain(|c| *c != Call::Groups);
+        calls
+    }
+}
+
+impl std::ops::Deref for Fake {
+    type Target = FakeApi;
+
+    fn deref(&self) -> &FakeApi {
+        &self.0
     }
 }
 
@@ -211,193 +209,6 @@ fn seed_members() -> Vec<Value> {
         .collect()
 }
 
-#[async_trait::async_trait]
-impl PeerApi for Fake {
-    fn status(&self) -> AccountStatus {
-        self.status.borrow().clone()
-    }
-
-    fn watch_status(&self) -> watch::Receiver<AccountStatus> {
-        self.status.subscribe()
-    }
-
-    async fn get_history(
-        &self,
-        chat: ChatRef,
-        count: u32,
-        anchor: Option<i64>,
-        _deadline: Deadline,
-    ) -> Result<HistoryPage> {
-        self.answer(
-            Call::History {
-                chat,
-                count,
-                anchor,
-            },
-            || HistoryPage {
-                messages: match chat {
-                    ChatRef::Group(GROUP) => seed_messages()
-                        .iter()
-                        .filter_map(|m| decode_message(m, Some(chat)))
-                        .collect(),
-                    _ => Vec::new(),
-                },
-                has_more: false,
-            },
-        )
-    }
-
-    async fn get_group_members(
-        &self,
-        group_id: i64,
-        no_cache: Option<bool>,
-        _deadline: Deadline,
-    ) -> Result<Vec<GroupMember>> {
-        self.answer(Call::Members { group_id, no_cache }, || {
-            if group_id == GROUP {
-                decode_members(seed_members())
-            } else {
-                Vec::new()
-            }
-        })
-    }
-
-    /// The groups the bot is in: the example group, the sandbox group, an
-    /// empty one, and groups 16 and 1000 (what `"0x10"` and `"1e3"` convert
-    /// to).
-    async fn get_groups(&self, _deadline: Deadline) -> Result<Vec<GroupInfo>> {
-        self.answer(Call::Groups, || {
-            [GROUP, 20000003, 20000009, 16, 1000]
-                .into_iter()
-                .map(|group_id| GroupInfo {
-                    group_id,
-                    group_name: String::new(),
-                    member_count: 0,
-                    max_member_count: 0,
-                    raw: Default::default(),
-                })
-                .collect()
-        })
-    }
-
-    async fn send_message(
-        &self,
-        chat: ChatRef,
-        segments: &[OutSegment<'_>],
-        _deadline: Deadline,
-    ) -> Result<i64> {
-        let message = outgoing::message(Flavor::NapCat, None, segments)
-            .await?
-            .message;
-        let n = self.calls().len() as i64;
-        let call = match chat {
-            ChatRef::Group(group_id) => Call::Send { group_id, message },
-            ChatRef::Private(user_id) => Call::SendPrivate { user_id, message },
-        };
-        self.answer(call, || 5000 + n)
-    }
-
-    async fn upload_file(
-        &self,
-        chat: ChatRef,
-        _file: &MediaPayload,
-        name: &str,
-        _deadline: Deadline,
-    ) -> Result<()> {
-        let ChatRef::Group(group_id) = chat else {
-            return Err(Error::internal("unexpected private upload"));
-        };
-        self.answer(
-            Call::Upload {
-                group_id,
-                name: name.to_owned(),
-            },
-            || (),
-        )
-    }
-
-    async fn poke(&self, group_id: i64, user_id: i64, _deadline: Deadline) -> Result<()> {
-        self.answer(Call::Poke { group_id, user_id }, || ())
-    }
-
-    async fn get_message(
-        &self,
-        message_id: i64,
-        _chat: Option<ChatRef>,
-        _deadline: Deadline,
-    ) -> Result<Message> {
-        let found = self.answer(Call::GetMessage(message_id), || {
-            seed_messages()
-                .iter()
-                .chain([&private_message()])
-                .filter_map(|m| decode_message(m, None))
-                .find(|m| m.message_id == message_id)
-        })?;
-        found.ok_or_else(|| {
-            Error::new(
-                Kind::MessageNotFound,
-                "get_msg: not found (retcode 1200): 消息不存在",
-            )
-            .with("peer_message", "消息不存在")
-            .with("retcode", 1200)
-        })
-    }
-
-    async fn recall(&self, message_id: i64, _deadline: Deadline) -> Result<()> {
-        self.answer(Call::Recall(message_id), || ())
-    }
-
-    async fn get_forward(&self, forward_id: &str, _deadline: Deadline) -> Result<Vec<Message>> {
-        let nodes = self.answer(Call::Forward(forward_id.to_owned()), || {
-            (forward_id == "fw1").then(|| {
-                [
-                    json!({"sender": {"user_id": 10001, "nickname": "张三"}, "time": shanghai("09:00:00"),
-                           "message_id": 0, "user_id": 10001, "message": "会议纪要第一条"}),
-                    json!({"sender": {"user_id": 10002, "nickname": "李四"}, "time": shanghai("09:01:00"),
-                           "message_id": 0, "user_id": 10002,
-                           "message": [{"type": "forward", "data": {"id": "fw-inner"}}]}),
-                ]
-                .iter()
-                .filter_map(|m| decode_message(m, Some(ChatRef::Private(10001))))
-                .collect::<Vec<_>>()
-            })
-        })?;
-        nodes.ok_or_else(|| {
-            Error::new(Kind::MessageNotFound, "get_forward_msg: not found")
-                .with("peer_message", "ResId无效: 找不到相关的聊天记录")
-        })
-    }
-
-    fn check_media(&self, _kind: MediaKind) -> Result<()> {
-        Ok(())
-    }
-
-    fn media_steps(
-        &self,
-        _media: &onebot_gateway_domain::model::ReceivedMedia,
-    ) -> Vec<onebot_gateway_domain::ports::MediaStep> {
-        Vec::new()
-    }
-
-    async fn fetch_media(
-        &self,
-        _media: &onebot_gateway_domain::model::ReceivedMedia,
-        _step: onebot_gateway_domain::ports::MediaStep,
-        _sink: &mut dyn onebot_gateway_domain::ports::MediaSink,
-        _deadline: Deadline,
-    ) -> Result<onebot_gateway_domain::ports::PeerMedia> {
-        Err(Error::internal("unexpected fetch_media"))
-    }
-
-    async fn media_message(
-        &self,
-        _message_id: i64,
-        _deadline: Deadline,
-    ) -> Result<onebot_gateway_domain::model::Message> {
-        Err(Error::internal("unexpected media_message"))
-    }
-}
-
 /// A gateway with its write side open over a temporary data directory.
 struct Env {
     gw: Gateway,
@@ -454,14 +265,14 @@ fn gateway_with(fake: &Arc<Fake>, tweak: impl FnOnce(&mut Config)) -> Env {
             id: id.clone(),
             config: c.clone(),
             peer: if c.has_transport() {
-                fake.clone() as Arc<dyn PeerApi>
+                fake.0.clone() as Arc<dyn PeerApi>
             } else {
                 Arc::new(Detached::new(id))
             },
         })
         .collect();
     let stop = tokio_util::sync::CancellationToken::new();
-    let gw = onebot_gateway_testkit::gateway(config, accounts, stop.clone());
+    let gw = onebot_gateway_testkit::GatewayBuilder::new(config, accounts, stop.clone()).build();
     Env {
         gw,
         dir,
@@ -1088,7 +899,8 @@ async fn peer_failures_are_results_not_errors() {
     bare_config.server.data_dir = bare_dir.path().to_path_buf();
     let bare_stop = tokio_util::sync::CancellationToken::new();
     let _bare_guard = bare_stop.clone().drop_guard();
-    let bare = onebot_gateway_testkit::gateway(bare_config, Vec::new(), bare_stop);
+    let bare =
+        onebot_gateway_testkit::GatewayBuilder::new(bare_config, Vec::new(), bare_stop).build();
     let out = call(
         &bare,
         "snowluma_get_history",
@@ -1419,12 +1231,10 @@ async fn send_rules_and_failure_rows() {
     let args = json!({"file": png, "fileName": "报告.png"}).to_string();
     let out = call(&gw, "qq_send", &args).await;
     assert!(!out.is_error, "{out:?}");
-    assert_eq!(
-        fake.take_calls(),
-        vec![Call::Upload {
-            group_id: GROUP,
-            name: "报告.png".into()
-        }]
+    let calls = fake.take_calls();
+    assert!(
+        matches!(&calls[..], [Call::Upload { group_id: GROUP, name, .. }] if name == "报告.png"),
+        "{calls:?}"
     );
     assert_eq!(
         out.details["media"],
@@ -1795,7 +1605,7 @@ async fn send_private_quotes_and_mentions() {
     assert_eq!(
         calls,
         [
-            Call::GetMessage(-7),
+            Call::GetMessage { message_id: -7 },
             Call::SendPrivate {
                 user_id: 10001,
                 message: json!([
@@ -1882,7 +1692,7 @@ async fn get_message_rules_and_rows() {
         out.details["senders"],
         json!([{"userId": 10002, "nickname": "李四", "role": "member"}])
     );
-    assert_eq!(fake.take_calls(), [Call::GetMessage(102)]);
+    assert_eq!(fake.take_calls(), [Call::GetMessage { message_id: 102 }]);
     for (args, text) in [
         (r#"{}"#, "参数不合法：缺少必填参数 messageId。"),
         (
@@ -1926,7 +1736,10 @@ async fn recall_rules_and_rows() {
     );
     assert_eq!(
         fake.take_calls(),
-        [Call::GetMessage(101), Call::Recall(101)]
+        [
+            Call::GetMessage { message_id: 101 },
+            Call::Recall { message_id: 101 }
+        ]
     );
     // Not whitelisted for `nogroups`: refused after reading, before
     // recalling.
@@ -1941,7 +1754,7 @@ async fn recall_rules_and_rows() {
         "群 20000002 不在账号「nogroups」的白名单中。",
         "not whitelisted",
     );
-    assert_eq!(fake.take_calls(), [Call::GetMessage(101)]);
+    assert_eq!(fake.take_calls(), [Call::GetMessage { message_id: 101 }]);
     // The peer's refusal, in its own words.
     fake.fail_with(None);
     let en = gateway_with(&fake, |c| c.tools.locale = Locale::En);
@@ -1983,7 +1796,12 @@ async fn get_forward_rules_and_rows() {
     );
     assert_eq!(out.details["count"], 2);
     assert_eq!(out.details["forwardId"], "fw1");
-    assert_eq!(fake.take_calls(), [Call::Forward("fw1".into())]);
+    assert_eq!(
+        fake.take_calls(),
+        [Call::Forward {
+            forward_id: "fw1".into()
+        }]
+    );
     for (args, text) in [
         (r#"{}"#, "参数不合法：缺少必填参数 forwardId。"),
         (
@@ -2202,7 +2020,7 @@ async fn one_chat_address_and_string_ids() {
     assert_eq!(
         fake.take_calls(),
         [
-            Call::GetMessage(101),
+            Call::GetMessage { message_id: 101 },
             Call::Send {
                 group_id: GROUP,
                 message: json!([
@@ -2215,12 +2033,15 @@ async fn one_chat_address_and_string_ids() {
     );
     let out = call(&gw, "qq_get_message", r#"{"messageId":" 102 "}"#).await;
     assert!(!out.is_error, "{out:?}");
-    assert_eq!(fake.take_calls(), [Call::GetMessage(102)]);
+    assert_eq!(fake.take_calls(), [Call::GetMessage { message_id: 102 }]);
     let out = call(&gw, "qq_recall", r#"{"messageId":"101"}"#).await;
     assert!(!out.is_error, "{out:?}");
     assert_eq!(
         fake.take_calls(),
-        [Call::GetMessage(101), Call::Recall(101)]
+        [
+            Call::GetMessage { message_id: 101 },
+            Call::Recall { message_id: 101 }
+        ]
     );
     for (args, text) in [
         (

@@ -56,7 +56,7 @@ fn bot_said(id: i64, t: &str) -> InboundEvent {
 }
 
 fn with_bot_id(fake: &Arc<Fake>) {
-    fake.status.send_modify(|s| s.self_id = BOT);
+    fake.update_status(|s| s.self_id = BOT);
 }
 
 fn sequences(out: &ToolOutput) -> Vec<u64> {
