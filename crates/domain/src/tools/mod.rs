@@ -26,7 +26,8 @@
 //!   media strings); [`js`]: the JavaScript number rules.
 //! - [`schema`]: names, aliases, descriptions, input and details schemas;
 //!   [`props`]: schema pieces the tools share.
-//! - [`texts`]: the failure texts (zh / en), one per domain kind.
+//! - [`texts`]: the failure texts (zh / en) and those of argument errors;
+//!   [`error_texts`], [`media_texts`]: one per domain kind, by family.
 //! - [`output`]: the shape of a result; [`view`]: messages and members in
 //!   the gateway's model (the gRPC API's JSON names), for the details.
 //! - [`history`], [`members`], [`send`], [`poke`], [`get_message`],
@@ -36,11 +37,13 @@
 //!   schemas).
 
 pub mod args;
+pub mod error_texts;
 pub mod forward;
 pub mod get_message;
 pub mod history;
 pub mod js;
 pub mod media;
+pub mod media_texts;
 pub mod members;
 pub mod output;
 pub mod poke;
