@@ -3,7 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
 use super::output::{ToolOutput, domain_failure};
 use super::props::{message_model, strict_rules};
 use super::texts::Failure;

@@ -6,7 +6,8 @@ use std::io::Read as _;
 
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
 use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
 use crate::call::CallCtx;
@@ -50,7 +51,7 @@ impl MediaArgs {
         let index = args.signed_int("segmentIndex")?.unwrap_or(0);
         let segment_index = i32::try_from(index).map_err(|_| ArgError::WrongType {
             field: "segmentIndex",
-            expected: super::args::Expected::NumberOrNumericString,
+            expected: super::arg_error::Expected::NumberOrNumericString,
         })?;
         Ok(Self {
             account_id,

@@ -22,8 +22,9 @@
 //! defaults) and shapes the result.
 //!
 //! # Layout
-//! - [`args`]: the arguments object and its accessors (clamping, targets,
-//!   media strings); [`js`]: the JavaScript number rules.
+//! - [`args`]: the arguments object and its accessors (clamping, targets);
+//!   [`arg_error`]: why arguments are refused; [`media_arg`]: media
+//!   strings; [`js`]: the JavaScript number rules.
 //! - [`schema`]: names, aliases, descriptions, input and details schemas;
 //!   [`props`]: schema pieces the tools share.
 //! - [`texts`]: the failure texts (zh / en) and those of argument errors;
@@ -36,6 +37,7 @@
 //!   argument struct (the newer ones also with their description and
 //!   schemas).
 
+pub mod arg_error;
 pub mod args;
 pub mod error_texts;
 pub mod forward;
@@ -43,6 +45,7 @@ pub mod get_message;
 pub mod history;
 pub mod js;
 pub mod media;
+pub mod media_arg;
 pub mod media_texts;
 pub mod members;
 pub mod output;

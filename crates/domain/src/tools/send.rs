@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::args::{ArgError, Args, MediaArg, parse_media};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::media_arg::{MediaArg, parse_media};
 use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
 use crate::call::CallCtx;

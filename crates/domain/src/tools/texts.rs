@@ -8,7 +8,7 @@
 use crate::error::Error;
 use onebot_gateway_config::Locale;
 
-use super::args::{ArgError, Expected};
+use super::arg_error::{ArgError, Expected};
 pub use super::error_texts::error_text;
 
 /// Why a call failed; rendered by [`failure_text`].

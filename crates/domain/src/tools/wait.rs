@@ -16,7 +16,8 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
 use super::output::{ToolOutput, domain_failure};
 use super::props::{clamp_rule, message_model, strict_rules};
 use super::texts::Failure;
