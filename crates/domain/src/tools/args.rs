@@ -12,141 +12,11 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+pub use super::arg_error::{ArgError, Expected};
 use super::js::{MAX_SAFE_INTEGER, exact_int, js_number, safe_integer, safe_positive, trim_js};
+pub use super::media_arg::{MediaArg, parse_media};
 use crate::model::ChatRef;
-use crate::model::media::is_http_url;
 use onebot_gateway_config::DEFAULT_ACCOUNT;
-
-/// Why a tool call's arguments were refused (before any peer call).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ArgError {
-    /// `arguments_json` is not valid JSON.
-    BadJson(String),
-    /// The arguments are valid JSON but not an object.
-    NotObject,
-    /// A required argument is absent (or `null`).
-    Missing(&'static str),
-    /// An argument has the wrong JSON type.
-    WrongType {
-        /// The argument.
-        field: &'static str,
-        /// What it must be.
-        expected: Expected,
-    },
-    /// `target` is neither `group:<id>`, `private:<id>` nor bare digits.
-    BadTarget(String),
-    /// `groupId` does not convert to a finite number (`Number(x)` is NaN or
-    /// infinite).
-    NotFinite {
-        /// The argument.
-        field: &'static str,
-        /// The value as the caller sent it (JSON text).
-        value: String,
-    },
-    /// An id is not a positive integer (in range).
-    NotPositiveInteger {
-        /// The argument.
-        field: &'static str,
-        /// The value as the caller sent it (JSON text).
-        value: String,
-    },
-    /// An event sequence (`afterSequence`) is not a non-negative integer.
-    BadSequence {
-        /// The argument.
-        field: &'static str,
-        /// The value as the caller sent it (JSON text).
-        value: String,
-    },
-    /// An entry of a chat list (`chats`) is not `group:<id>` or
-    /// `private:<id>`.
-    BadChat {
-        /// The argument with its index (`chats[1]`).
-        field: String,
-        /// The entry as the caller sent it (JSON text).
-        value: String,
-    },
-    /// A time is not ISO 8601 (`2026-11-30T18:00:00+08:00`,
-    /// `2026-11-30 18:00`, `2026-11-30`).
-    BadTime {
-        /// The argument.
-        field: &'static str,
-        /// The value as the caller sent it.
-        value: String,
-    },
-    /// A message id argument (`messageId`, `replyTo`) is not a non-zero
-    /// integer.
-    BadMessageId {
-        /// The argument.
-        field: &'static str,
-        /// The value as the caller sent it (JSON text).
-        value: String,
-    },
-    /// Two arguments that exclude each other are both given.
-    Exclusive(&'static str, &'static str),
-    /// An array of ids (`mentions`) is not an array of positive integers.
-    BadIdList {
-        /// The argument.
-        field: &'static str,
-        /// The offending value as the caller sent it (JSON text).
-        value: String,
-    },
-    /// A media string is neither `media:<id>`, an http(s) URL nor an
-    /// absolute path.
-    BadMedia {
-        /// The argument with its index (`images[1]`, `file`).
-        field: String,
-        /// The string.
-        value: String,
-    },
-    /// Arguments the tool does not take (names outside its input schema's
-    /// `properties`).
-    Unknown {
-        /// The tool.
-        tool: &'static str,
-        /// The unknown names, sorted.
-        keys: Vec<String>,
-        /// Every name the tool takes, in schema order.
-        accepted: Vec<String>,
-    },
-    /// A chat argument (`target`, `groupId`, `userId`) given as `null` or
-    /// an empty string: refused, never read as absent.
-    EmptyChat(&'static str),
-    /// Two chat arguments that name different chats.
-    Conflict {
-        /// The first argument.
-        first: &'static str,
-        /// Its value as the caller sent it (JSON text).
-        first_value: String,
-        /// The second argument.
-        second: &'static str,
-        /// Its value as the caller sent it (JSON text).
-        second_value: String,
-    },
-    /// A private chat given to a tool that works on groups only.
-    GroupOnly {
-        /// The tool.
-        tool: &'static str,
-        /// The chat given (`private:<id>`).
-        target: String,
-    },
-    /// No chat argument at all where one is required.
-    MissingChat {
-        /// The aliases the tool takes besides `target` (`groupId`,
-        /// `groupId / userId`).
-        aliases: &'static str,
-    },
-}
-
-/// The JSON type an argument must have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Expected {
-    /// A string.
-    String,
-    /// An array of strings.
-    StringArray,
-    /// A number or a numeric string.
-    NumberOrNumericString,
-}
 
 /// One argument as parsed.
 #[derive(Debug, Clone, PartialEq)]
@@ -684,32 +554,6 @@ fn signed_decimal_i64(s: &str) -> Option<i64> {
     }
 }
 
-/// A media string of `qq_send`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MediaArg {
-    /// `media:<id>`: an upload from `MediaService.UploadMedia`.
-    MediaId(String),
-    /// An `http://` or `https://` URL.
-    Url(String),
-    /// An absolute path on the gateway host (only under the media roots).
-    Path(String),
-}
-
-/// Classifies a media string: `media:<id>`, an http(s) URL (scheme case
-/// ignored), or an absolute path; `None` for anything else (relative paths,
-/// other schemes, empty ids).
-pub fn parse_media(s: &str) -> Option<MediaArg> {
-    if let Some(id) = s.strip_prefix("media:") {
-        return (!id.trim().is_empty()).then(|| MediaArg::MediaId(id.to_owned()));
-    }
-    if is_http_url(s) {
-        return Some(MediaArg::Url(s.to_owned()));
-    }
-    std::path::Path::new(s)
-        .is_absolute()
-        .then(|| MediaArg::Path(s.to_owned()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -743,37 +587,6 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(parse_target(input), *expected, "{input:?}");
-        }
-    }
-
-    #[test]
-    fn media_strings() {
-        use MediaArg::*;
-        let cases: &[(&str, Option<MediaArg>)] = &[
-            ("media:abc123", Some(MediaId("abc123".into()))),
-            ("media:", None),
-            ("media:  ", None),
-            (
-                "http://example.com/a.png",
-                Some(Url("http://example.com/a.png".into())),
-            ),
-            (
-                "HTTPS://example.com/a.png",
-                Some(Url("HTTPS://example.com/a.png".into())),
-            ),
-            ("https://", Some(Url("https://".into()))),
-            ("/abs/path/a.png", Some(Path("/abs/path/a.png".into()))),
-            ("a.png", None),
-            ("./a.png", None),
-            ("../a.png", None),
-            ("ftp://example.com/a.png", None),
-            ("file:///etc/passwd", None),
-            ("base64://AAAA", None),
-            ("", None),
-            ("Media:abc", None),
-        ];
-        for (input, expected) in cases {
-            assert_eq!(parse_media(input), *expected, "{input:?}");
         }
     }
 

@@ -1,9 +1,12 @@
 //! `qq_get_forward`: [`Gateway::get_forward`] (the GetForwardMessages use
 //! case) with the tool's arguments and details.
 
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::input::{AccountId, account_rule};
 use super::output::{ToolOutput, domain_failure};
 use super::props::{message_model, strict_rules};
 use super::texts::Failure;
@@ -30,22 +33,6 @@ details on success: {\"status\":\"ok\",\"forwardId\":\"...\",\"count\":<messages
 On failure (empty forwardId, unknown or expired bundle, account not configured, offline, the implementation cannot open bundles, timeout) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
 );
 
-/// The properties of the arguments object.
-pub fn input_properties() -> (Value, Value) {
-    (
-        json!({
-            "forwardId": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 256,
-                "description": "The forward segment's id."
-            },
-            "accountId": super::props::account_id()
-        }),
-        json!(["forwardId"]),
-    )
-}
-
 /// The properties of the details object on success.
 pub fn details_properties() -> (Value, Value) {
     (
@@ -57,6 +44,18 @@ pub fn details_properties() -> (Value, Value) {
         }),
         json!(["status", "forwardId", "count", "senders", "messages"]),
     )
+}
+
+/// The arguments object of `qq_get_forward` as a model sends it: the source of
+/// its input schema ([`super::input`]).
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForwardInput {
+    /// The forward segment's id.
+    #[schemars(length(min = 1, max = 256))]
+    pub forward_id: String,
+    #[doc = account_rule!()]
+    pub account_id: Option<AccountId>,
 }
 
 /// Parsed arguments of `qq_get_forward`.

@@ -1,9 +1,12 @@
 //! `qq_get_message`: [`Gateway::get_message`] (the GetMessage use case)
 //! with the tool's arguments and details.
 
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::input::{AccountId, MessageId, account_rule, message_id_rule};
 use super::output::{ToolOutput, domain_failure};
 use super::props::{message_model, strict_rules};
 use super::texts::Failure;
@@ -30,17 +33,6 @@ details on success: {\"status\":\"ok\",\"target\":\"group:<id>\"|\"private:<id>\
 On failure (bad messageId, the message is unknown to QQ — too old, recalled or never seen —, its chat is outside the token's scope, account not configured, offline, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
 );
 
-/// The properties of the arguments object.
-pub fn input_properties() -> (Value, Value) {
-    (
-        json!({
-            "messageId": super::props::message_id("The message to read."),
-            "accountId": super::props::account_id()
-        }),
-        json!(["messageId"]),
-    )
-}
-
 /// The properties of the details object on success.
 pub fn details_properties() -> (Value, Value) {
     (
@@ -51,6 +43,17 @@ pub fn details_properties() -> (Value, Value) {
         }),
         json!(["status", "target", "senders", "message"]),
     )
+}
+
+/// The arguments object of `qq_get_message` as a model sends it: the source of
+/// its input schema ([`super::input`]).
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetMessageInput {
+    #[doc = concat!("The message to read. ", message_id_rule!())]
+    pub message_id: MessageId,
+    #[doc = account_rule!()]
+    pub account_id: Option<AccountId>,
 }
 
 /// Parsed arguments of `qq_get_message`.

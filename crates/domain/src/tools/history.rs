@@ -1,11 +1,18 @@
 //! `qq_get_history` (alias `snowluma_get_history`): [`Gateway::get_history`]
 //! with the tool's arguments and details.
 
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::input::{
+    AccountId, MessageId, Number, QqNumber, Target, account_rule, group_alias, message_id_rule,
+    target_rule, user_alias,
+};
 use super::media::{history_images, marked_history};
 use super::output::{ToolOutput, domain_failure};
+use super::props::clamp_rule;
 use super::texts::Failure;
 use super::view::View;
 use crate::call::CallCtx;
@@ -17,6 +24,63 @@ use crate::read::history::HistoryRequest;
 pub const DEFAULT_COUNT: u32 = 20;
 /// Largest `count`; larger numbers are clamped to it.
 pub const MAX_COUNT: u32 = 100;
+
+/// The `properties` and `required` of the details' ok shape (the registry
+/// adds `status`).
+pub fn details_properties() -> (Value, Value) {
+    (
+        json!({
+            "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
+            "count": {"type": "integer", "minimum": 0, "maximum": 100},
+            "senders": super::props::senders(),
+            "messages": {"type": "array", "items": {"$ref": "#/$defs/message"}, "maxItems": 100},
+            "nextAnchorMessageId": {"type": "integer"},
+            "images": {
+                "type": "array",
+                "maxItems": 4,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "n": {"type": "integer", "minimum": 1, "maximum": 4},
+                        "messageId": {"type": "integer"},
+                        "segmentIndex": {"type": "integer", "minimum": 0},
+                        "mediaId": {"type": "string", "minLength": 1},
+                        "mimeType": {"type": "string"},
+                        "size": {"type": "integer", "minimum": 0}
+                    },
+                    "required": ["n", "messageId", "segmentIndex", "mediaId", "mimeType", "size"],
+                    "additionalProperties": false
+                }
+            }
+        }),
+        json!(["status", "target", "count", "senders", "messages"]),
+    )
+}
+
+/// The arguments object of `qq_get_history` as a model sends it: the source of
+/// its input schema ([`super::input`]).
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HistoryInput {
+    #[doc = concat!("The chat (required, or one of its aliases groupId / userId). ", target_rule!())]
+    pub target: Option<Target>,
+    #[doc = group_alias!()]
+    pub group_id: Option<QqNumber>,
+    #[doc = user_alias!()]
+    pub user_id: Option<QqNumber>,
+    #[doc = concat!("Messages wanted. ", clamp_rule!(100, 20))]
+    #[schemars(extend("default" = DEFAULT_COUNT))]
+    pub count: Option<Number>,
+    #[doc = concat!("Page anchor: return only messages strictly older than this one (details.nextAnchorMessageId of the previous page). ", message_id_rule!())]
+    pub anchor_message_id: Option<MessageId>,
+    #[doc = concat!("Alias of anchorMessageId (the seed's name). ", message_id_rule!())]
+    pub message_seq: Option<MessageId>,
+    /// Return the page's images (at most 4, newest first, each at most 2 MiB) as image content, marked [图片#<n>] in the text.
+    #[schemars(extend("default" = false))]
+    pub include_images: Option<bool>,
+    #[doc = account_rule!()]
+    pub account_id: Option<AccountId>,
+}
 
 /// Parsed arguments of `qq_get_history`.
 #[derive(Debug, Clone, PartialEq, Eq)]

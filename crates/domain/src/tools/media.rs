@@ -2,11 +2,14 @@
 //! an image as image content, any other kind as a line naming it; and the
 //! images `qq_get_history` adds with `includeImages`.
 
+use schemars::JsonSchema;
 use std::io::Read as _;
 
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::input::{AccountId, Integer, MessageId, account_rule, message_id_rule};
 use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
 use crate::call::CallCtx;
@@ -21,6 +24,41 @@ use onebot_gateway_config::Locale;
 pub const MAX_HISTORY_IMAGES: usize = 4;
 /// Largest image `qq_get_history` returns, in bytes.
 pub const MAX_HISTORY_IMAGE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// The `properties` and `required` of the details' ok shape (the registry
+/// adds `status`).
+pub fn details_properties() -> (Value, Value) {
+    (
+        json!({
+            "mediaId": {"type": "string", "minLength": 1},
+            "kind": {"enum": ["image", "record", "video", "file"]},
+            "mimeType": {"type": "string", "minLength": 1},
+            "size": {"type": "integer", "minimum": 0},
+            "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "fileName": {"type": "string"}
+        }),
+        json!([
+            "status", "mediaId", "kind", "mimeType", "size", "sha256", "fileName"
+        ]),
+    )
+}
+
+/// The arguments object of `qq_get_media` as a model sends it: the source of
+/// its input schema ([`super::input`]).
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MediaInput {
+    /// The mediaId of a received segment (or an UploadMedia id).
+    #[schemars(length(min = 1))]
+    pub media_id: Option<String>,
+    #[doc = concat!("The message, with segmentIndex, instead of mediaId. ", message_id_rule!())]
+    pub message_id: Option<MessageId>,
+    /// 0-based index of the segment in the message.
+    #[schemars(range(min = 0), extend("default" = 0))]
+    pub segment_index: Option<Integer>,
+    #[doc = account_rule!()]
+    pub account_id: Option<AccountId>,
+}
 
 /// Parsed arguments of `qq_get_media`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +88,7 @@ impl MediaArgs {
         let index = args.signed_int("segmentIndex")?.unwrap_or(0);
         let segment_index = i32::try_from(index).map_err(|_| ArgError::WrongType {
             field: "segmentIndex",
-            expected: super::args::Expected::NumberOrNumericString,
+            expected: super::arg_error::Expected::NumberOrNumericString,
         })?;
         Ok(Self {
             account_id,

@@ -1,10 +1,14 @@
 //! `qq_get_group_members` (alias `snowluma_get_group_members`):
 //! [`Gateway::list_group_members`] with the tool's arguments and details.
 
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::input::{AccountId, Number, NumberLikeId, Target, account_rule, target_rule};
 use super::output::{ToolOutput, domain_failure};
+use super::props::clamp_rule;
 use super::texts::Failure;
 use super::view;
 use crate::call::CallCtx;
@@ -16,6 +20,38 @@ use crate::read::members::MembersRequest;
 pub const DEFAULT_LIMIT: u32 = 100;
 /// Largest `limit`; larger numbers are clamped to it.
 pub const MAX_LIMIT: u32 = 500;
+
+/// The `properties` and `required` of the details' ok shape (the registry
+/// adds `status`).
+pub fn details_properties() -> (Value, Value) {
+    (
+        json!({
+            "groupId": {"type": "integer", "minimum": 1},
+            "total": {"type": "integer", "minimum": 0},
+            "shown": {"type": "integer", "minimum": 0, "maximum": 500},
+            "members": {"type": "array", "items": {"$ref": "#/$defs/member"}, "maxItems": 500}
+        }),
+        json!(["status", "groupId", "total", "shown", "members"]),
+    )
+}
+
+/// The arguments object of `qq_get_group_members` as a model sends it: the source of
+/// its input schema ([`super::input`]).
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MembersInput {
+    #[doc = concat!("The group (required, or its alias groupId); a private chat is refused. ", target_rule!())]
+    pub target: Option<Target>,
+    /// Alias of target: the group number `group:<groupId>`; a numeric string is converted like JavaScript Number().
+    pub group_id: Option<NumberLikeId>,
+    /// true: fetch fresh data, bypassing the member cache.
+    pub no_cache: Option<bool>,
+    #[doc = concat!("Most members shown. ", clamp_rule!(500, 100))]
+    #[schemars(extend("default" = DEFAULT_LIMIT))]
+    pub limit: Option<Number>,
+    #[doc = account_rule!()]
+    pub account_id: Option<AccountId>,
+}
 
 /// Parsed arguments of `qq_get_group_members`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,25 +22,33 @@
 //! defaults) and shapes the result.
 //!
 //! # Layout
-//! - [`args`]: the arguments object and its accessors (clamping, targets,
-//!   media strings); [`js`]: the JavaScript number rules.
+//! - [`args`]: the arguments object and its accessors (clamping, targets);
+//!   [`arg_error`]: why arguments are refused; [`media_arg`]: media
+//!   strings; [`js`]: the JavaScript number rules.
 //! - [`schema`]: names, aliases, descriptions, input and details schemas;
-//!   [`props`]: schema pieces the tools share.
-//! - [`texts`]: the failure texts (zh / en), one per domain kind.
+//!   [`input`]: the argument types the input schemas are derived from
+//!   (schemars); [`props`]: details schema pieces the tools share.
+//! - [`texts`]: the failure texts (zh / en) and those of argument errors;
+//!   [`error_texts`], [`media_texts`]: one per domain kind, by family.
 //! - [`output`]: the shape of a result; [`view`]: messages and members in
 //!   the gateway's model (the gRPC API's JSON names), for the details.
 //! - [`history`], [`members`], [`send`], [`poke`], [`get_message`],
 //!   [`recall`], [`forward`], [`media`], [`search`], [`wait`]: one file per
-//!   tool, each with its
-//!   argument struct (the newer ones also with their description and
-//!   schemas).
+//!   tool, each with its parsed argument struct, its arguments object (the
+//!   input schema's source) and its details' properties (the newer ones
+//!   also with their description).
 
+pub mod arg_error;
 pub mod args;
+pub mod error_texts;
 pub mod forward;
 pub mod get_message;
 pub mod history;
+pub mod input;
 pub mod js;
 pub mod media;
+pub mod media_arg;
+pub mod media_texts;
 pub mod members;
 pub mod output;
 pub mod poke;

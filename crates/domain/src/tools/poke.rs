@@ -1,15 +1,42 @@
 //! `qq_poke`: [`Gateway::poke_member`] (the PokeMember use case) with the
 //! tool's arguments and details.
 
-use serde_json::json;
+use schemars::JsonSchema;
+use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::input::{AccountId, QqNumber, Target, account_rule, group_alias, qq_rule, target_rule};
 use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
 use crate::call::CallCtx;
 use crate::gateway::Gateway;
 use crate::model::ChatRef;
 use onebot_gateway_config::Locale;
+
+/// The `properties` and `required` of the details' ok shape (the registry
+/// adds `status`).
+pub fn details_properties() -> (Value, Value) {
+    (
+        json!({"groupId": {"type": "integer", "minimum": 1}, "userId": {"type": "integer", "minimum": 1}}),
+        json!(["status", "groupId", "userId"]),
+    )
+}
+
+/// The arguments object of `qq_poke` as a model sends it: the source of
+/// its input schema ([`super::input`]).
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PokeInput {
+    #[doc = concat!("QQ number of the member to poke (not a chat). ", qq_rule!())]
+    pub user_id: QqNumber,
+    #[doc = concat!("The group (`group:<id>`), whitelisted; a private chat is refused. Omit it and groupId to poke in the account's only whitelisted group. ", target_rule!())]
+    pub target: Option<Target>,
+    #[doc = group_alias!()]
+    pub group_id: Option<QqNumber>,
+    #[doc = account_rule!()]
+    pub account_id: Option<AccountId>,
+}
 
 /// Parsed arguments of `qq_poke`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,8 +1,6 @@
-//! Schema pieces and description sentences the tools share.
+//! Details schema pieces and description sentences the tools share.
 
 use serde_json::{Value, json};
-
-use super::js::MAX_SAFE_INTEGER;
 
 /// The sentence every description ends its arguments with: strict keys and
 /// the string-id rule.
@@ -43,57 +41,6 @@ macro_rules! message_model {
     };
 }
 pub(crate) use message_model;
-
-/// The schema of the `accountId` argument every tool takes.
-pub fn account_id() -> Value {
-    json!({
-        "type": "string",
-        "description": "Gateway account id; default \"default\".",
-        "default": "default"
-    })
-}
-
-/// The schema of a message id argument; `what` says which message.
-pub fn message_id(what: &str) -> Value {
-    json!({
-        "type": ["integer", "string"],
-        "not": {"const": 0},
-        "pattern": "^\\s*-?[0-9]+\\s*$",
-        "description": format!("{what} A message id (non-zero, may be negative): a number or a string of digits (ids beyond 2^53 as strings).")
-    })
-}
-
-/// The schema of a QQ number argument (a group or a user); `what` says
-/// which.
-pub fn qq_number(what: &str) -> Value {
-    json!({
-        "type": ["integer", "string"],
-        "minimum": 1,
-        "maximum": MAX_SAFE_INTEGER,
-        "pattern": "^\\s*[0-9]+\\s*$",
-        "description": format!("{what} A positive integer or a numeric string.")
-    })
-}
-
-/// The schema of `target`; `what` says what it names.
-pub fn target(what: &str) -> Value {
-    json!({
-        "type": "string",
-        "pattern": "^\\s*(group:|private:)?[0-9]+\\s*$",
-        "description": format!("{what} `group:<group number>`, `private:<QQ number>`, or bare digits (a private chat)."),
-        "examples": ["group:20000002", "private:10001", "10001"]
-    })
-}
-
-/// The schema of the `groupId` alias of `target`.
-pub fn group_alias() -> Value {
-    qq_number("Alias of target: the group `group:<groupId>`.")
-}
-
-/// The schema of the `userId` alias of `target`.
-pub fn user_alias() -> Value {
-    qq_number("Alias of target: the private chat `private:<userId>`.")
-}
 
 /// The `$defs` of every details schema: the gateway's message model as
 /// [`super::view`] writes it.

@@ -1,9 +1,12 @@
 //! `qq_recall`: [`Gateway::recall_message`] (the RecallMessage use case)
 //! with the tool's arguments and details.
 
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::input::{AccountId, MessageId, account_rule, message_id_rule};
 use super::output::{ToolOutput, domain_failure};
 use super::props::strict_rules;
 use super::texts::Failure;
@@ -29,17 +32,6 @@ details on success: {\"status\":\"ok\",\"messageId\":<id>,\"target\":\"group:<id
 On failure (bad messageId, unknown message, chat not whitelisted, too old / not the sender / no admin rights, read-only token, offline, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
 );
 
-/// The properties of the arguments object.
-pub fn input_properties() -> (Value, Value) {
-    (
-        json!({
-            "messageId": super::props::message_id("The message to recall."),
-            "accountId": super::props::account_id()
-        }),
-        json!(["messageId"]),
-    )
-}
-
 /// The properties of the details object on success.
 pub fn details_properties() -> (Value, Value) {
     (
@@ -49,6 +41,17 @@ pub fn details_properties() -> (Value, Value) {
         }),
         json!(["status", "messageId", "target"]),
     )
+}
+
+/// The arguments object of `qq_recall` as a model sends it: the source of
+/// its input schema ([`super::input`]).
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecallInput {
+    #[doc = concat!("The message to recall. ", message_id_rule!())]
+    pub message_id: MessageId,
+    #[doc = account_rule!()]
+    pub account_id: Option<AccountId>,
 }
 
 /// Parsed arguments of `qq_recall`.

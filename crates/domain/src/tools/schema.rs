@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use super::props::{account_id, address_rule, clamp_rule, message_model, strict_rules};
+use super::props::{address_rule, clamp_rule, message_model, strict_rules};
 
 /// The JSON Schema dialect of every schema here.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -343,14 +343,6 @@ fn description(tool: ToolName) -> &'static str {
     }
 }
 
-fn media_string() -> Value {
-    json!({
-        "type": "string",
-        "minLength": 1,
-        "description": "`media:<media_id>` (an UploadMedia id or a received segment's mediaId), an http(s) URL, or an absolute path under the configured media roots."
-    })
-}
-
 /// The argument names `tool` takes: exactly the `properties` of its input
 /// schema (aliases included).
 pub fn accepted_keys(tool: ToolName) -> Vec<String> {
@@ -360,272 +352,36 @@ pub fn accepted_keys(tool: ToolName) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The JSON Schema of a tool's arguments.
+/// The JSON Schema of a tool's arguments, derived from its arguments
+/// object ([`super::input`]).
 fn input_schema(tool: ToolName) -> Value {
-    use super::props::{group_alias, message_id, qq_number, target, user_alias};
-    let (properties, required) = match tool {
-        ToolName::History => (
-            json!({
-                "target": target("The chat (required, or one of its aliases groupId / userId)."),
-                "groupId": group_alias(),
-                "userId": user_alias(),
-                "count": {
-                    "type": "number",
-                    "default": 20,
-                    "description": concat!("Messages wanted. ", clamp_rule!(100, 20))
-                },
-                "anchorMessageId": message_id("Page anchor: return only messages strictly older than this one (details.nextAnchorMessageId of the previous page)."),
-                "messageSeq": message_id("Alias of anchorMessageId (the seed's name)."),
-                "includeImages": {
-                    "type": "boolean",
-                    "default": false,
-                    "description": "Return the page's images (at most 4, newest first, each at most 2 MiB) as image content, marked [图片#<n>] in the text."
-                },
-                "accountId": account_id()
-            }),
-            json!([]),
-        ),
-        ToolName::Members => (
-            json!({
-                "target": target("The group (required, or its alias groupId); a private chat is refused."),
-                "groupId": {
-                    "type": ["integer", "string"],
-                    "minimum": 1,
-                    "maximum": super::js::MAX_SAFE_INTEGER,
-                    "description": "Alias of target: the group number `group:<groupId>`; a numeric string is converted like JavaScript Number().",
-                    "examples": [20000002, "20000002"]
-                },
-                "noCache": {
-                    "type": "boolean",
-                    "description": "true: fetch fresh data, bypassing the member cache."
-                },
-                "limit": {
-                    "type": "number",
-                    "default": 100,
-                    "description": concat!("Most members shown. ", clamp_rule!(500, 100))
-                },
-                "accountId": account_id()
-            }),
-            json!([]),
-        ),
-        ToolName::Send => (
-            json!({
-                "target": target("The chat; a group must be whitelisted, a private chat in the private whitelist. Omit every chat argument to send to the account's only whitelisted group."),
-                "groupId": group_alias(),
-                "userId": user_alias(),
-                "text": {
-                    "type": "string",
-                    "maxLength": 20000,
-                    "description": "Text to send (at most 20000 characters)."
-                },
-                "images": {
-                    "type": "array",
-                    "items": media_string(),
-                    "maxItems": 4,
-                    "description": "Up to 4 images."
-                },
-                "videos": {
-                    "type": "array",
-                    "items": media_string(),
-                    "maxItems": 1,
-                    "description": "Up to 1 video."
-                },
-                "file": media_string(),
-                "fileName": {
-                    "type": "string",
-                    "description": "Display name of the group file."
-                },
-                "replyTo": message_id("Quote (reply to) this message."),
-                "mentions": {
-                    "type": "array",
-                    "items": qq_number("A QQ number to @ mention."),
-                    "maxItems": 20,
-                    "description": "QQ numbers to @ mention (at most 20)."
-                },
-                "mentionAll": {
-                    "type": "boolean",
-                    "description": "true: @全体成员 (needs admin rights)."
-                },
-                "accountId": account_id()
-            }),
-            json!([]),
-        ),
-        ToolName::Poke => (
-            json!({
-                "userId": qq_number("QQ number of the member to poke (not a chat)."),
-                "target": target("The group (`group:<id>`), whitelisted; a private chat is refused. Omit it and groupId to poke in the account's only whitelisted group."),
-                "groupId": group_alias(),
-                "accountId": account_id()
-            }),
-            json!(["userId"]),
-        ),
-        ToolName::GetMessage => super::get_message::input_properties(),
-        ToolName::Recall => super::recall::input_properties(),
-        ToolName::Forward => super::forward::input_properties(),
-        ToolName::Media => (
-            json!({
-                "mediaId": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": "The mediaId of a received segment (or an UploadMedia id)."
-                },
-                "messageId": message_id("The message, with segmentIndex, instead of mediaId."),
-                "segmentIndex": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "default": 0,
-                    "description": "0-based index of the segment in the message."
-                },
-                "accountId": account_id()
-            }),
-            json!([]),
-        ),
-        ToolName::Search => (
-            json!({
-                "query": {
-                    "type": "string",
-                    "description": "Text to find in the message text (case-insensitive); empty: every message.",
-                    "examples": ["开会"]
-                },
-                "target": target("Only this chat."),
-                "groupId": group_alias(),
-                "userId": user_alias(),
-                "since": {
-                    "type": "string",
-                    "description": "ISO 8601 time: only messages at or after it (no offset: the gateway's time zone).",
-                    "examples": ["2026-11-30T18:00:00+08:00", "2026-11-30"]
-                },
-                "until": {
-                    "type": "string",
-                    "description": "ISO 8601 time: only messages before it (no offset: the gateway's time zone).",
-                    "examples": ["2026-12-01T00:00:00+08:00"]
-                },
-                "senderId": qq_number("Only messages from this QQ number."),
-                "limit": {
-                    "type": "number",
-                    "default": 20,
-                    "description": concat!("Matches per page. ", clamp_rule!(100, 20))
-                },
-                "pageToken": {
-                    "type": "string",
-                    "description": "details.nextPageToken of the previous result: the next, older matches."
-                },
-                "accountId": account_id()
-            }),
-            json!([]),
-        ),
-        ToolName::Wait => (super::wait::input_properties(), json!([])),
-    };
-    json!({
-        "$schema": DIALECT,
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": false
-    })
+    use super::input::schema;
+    match tool {
+        ToolName::History => schema::<super::history::HistoryInput>(),
+        ToolName::Members => schema::<super::members::MembersInput>(),
+        ToolName::Send => schema::<super::send::SendInput>(),
+        ToolName::Poke => schema::<super::poke::PokeInput>(),
+        ToolName::GetMessage => schema::<super::get_message::GetMessageInput>(),
+        ToolName::Recall => schema::<super::recall::RecallInput>(),
+        ToolName::Forward => schema::<super::forward::ForwardInput>(),
+        ToolName::Media => schema::<super::media::MediaInput>(),
+        ToolName::Search => schema::<super::search::SearchInput>(),
+        ToolName::Wait => schema::<super::wait::WaitInput>(),
+    }
 }
 
 /// The JSON Schema of a tool's details: its ok shape or the failed shape.
 fn details_schema(tool: ToolName) -> Value {
-    let id = json!({"type": "integer", "minimum": 1});
-    let count = json!({"type": "integer", "minimum": 0});
     let (properties, required) = match tool {
-        ToolName::History => (
-            json!({
-                "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
-                "count": {"type": "integer", "minimum": 0, "maximum": 100},
-                "senders": super::props::senders(),
-                "messages": {"type": "array", "items": {"$ref": "#/$defs/message"}, "maxItems": 100},
-                "nextAnchorMessageId": {"type": "integer"},
-                "images": {
-                    "type": "array",
-                    "maxItems": 4,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "n": {"type": "integer", "minimum": 1, "maximum": 4},
-                            "messageId": {"type": "integer"},
-                            "segmentIndex": {"type": "integer", "minimum": 0},
-                            "mediaId": {"type": "string", "minLength": 1},
-                            "mimeType": {"type": "string"},
-                            "size": {"type": "integer", "minimum": 0}
-                        },
-                        "required": ["n", "messageId", "segmentIndex", "mediaId", "mimeType", "size"],
-                        "additionalProperties": false
-                    }
-                }
-            }),
-            json!(["status", "target", "count", "senders", "messages"]),
-        ),
-        ToolName::Members => (
-            json!({
-                "groupId": id,
-                "total": count,
-                "shown": {"type": "integer", "minimum": 0, "maximum": 500},
-                "members": {"type": "array", "items": {"$ref": "#/$defs/member"}, "maxItems": 500}
-            }),
-            json!(["status", "groupId", "total", "shown", "members"]),
-        ),
-        ToolName::Send => (
-            json!({
-                "groupId": id,
-                "userId": id,
-                "chunks": count,
-                "queued": {"type": "boolean"},
-                "messageIds": {"type": "array", "items": {"type": "integer"}},
-                "rateLimitWaitMs": {"type": "integer", "minimum": 0},
-                "media": {
-                    "type": "object",
-                    "properties": {
-                        "images": {"type": "integer", "minimum": 0, "maximum": 4},
-                        "videos": {"type": "integer", "minimum": 0, "maximum": 1},
-                        "file": {"type": "string"}
-                    },
-                    "required": ["images", "videos", "file"],
-                    "additionalProperties": false
-                }
-            }),
-            json!([
-                "status",
-                "chunks",
-                "queued",
-                "messageIds",
-                "rateLimitWaitMs"
-            ]),
-        ),
-        ToolName::Poke => (
-            json!({"groupId": id, "userId": id}),
-            json!(["status", "groupId", "userId"]),
-        ),
+        ToolName::History => super::history::details_properties(),
+        ToolName::Members => super::members::details_properties(),
+        ToolName::Send => super::send::details_properties(),
+        ToolName::Poke => super::poke::details_properties(),
         ToolName::GetMessage => super::get_message::details_properties(),
         ToolName::Recall => super::recall::details_properties(),
         ToolName::Forward => super::forward::details_properties(),
-        ToolName::Media => (
-            json!({
-                "mediaId": {"type": "string", "minLength": 1},
-                "kind": {"enum": ["image", "record", "video", "file"]},
-                "mimeType": {"type": "string", "minLength": 1},
-                "size": count,
-                "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-                "fileName": {"type": "string"}
-            }),
-            json!([
-                "status", "mediaId", "kind", "mimeType", "size", "sha256", "fileName"
-            ]),
-        ),
-        ToolName::Search => (
-            json!({
-                "count": {"type": "integer", "minimum": 0, "maximum": 100},
-                "senders": super::props::senders(),
-                "messages": {
-                    "type": "array",
-                    "maxItems": 100,
-                    "items": {"$ref": "#/$defs/chatMessage"}
-                },
-                "nextPageToken": {"type": "string", "minLength": 1}
-            }),
-            json!(["status", "count", "senders", "messages"]),
-        ),
+        ToolName::Media => super::media::details_properties(),
+        ToolName::Search => super::search::details_properties(),
         ToolName::Wait => super::wait::details_properties(),
     };
     let mut ok_properties = properties;

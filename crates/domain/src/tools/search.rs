@@ -1,10 +1,17 @@
 //! `qq_search_messages`: [`Gateway::search_messages`] with the tool's
 //! arguments and details. Read-only.
 
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::input::{
+    AccountId, Number, QqNumber, Target, account_rule, group_alias, qq_rule, target_rule,
+    user_alias,
+};
 use super::output::{ToolOutput, domain_failure};
+use super::props::clamp_rule;
 use super::texts::Failure;
 use super::view::View;
 use crate::call::CallCtx;
@@ -12,6 +19,55 @@ use crate::gateway::Gateway;
 use crate::model::ChatRef;
 use crate::read::search::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SearchRequest};
 use onebot_gateway_config::Locale;
+
+/// The `properties` and `required` of the details' ok shape (the registry
+/// adds `status`).
+pub fn details_properties() -> (Value, Value) {
+    (
+        json!({
+            "count": {"type": "integer", "minimum": 0, "maximum": 100},
+            "senders": super::props::senders(),
+            "messages": {
+                "type": "array",
+                "maxItems": 100,
+                "items": {"$ref": "#/$defs/chatMessage"}
+            },
+            "nextPageToken": {"type": "string", "minLength": 1}
+        }),
+        json!(["status", "count", "senders", "messages"]),
+    )
+}
+
+/// The arguments object of `qq_search_messages` as a model sends it: the source of
+/// its input schema ([`super::input`]).
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchInput {
+    /// Text to find in the message text (case-insensitive); empty: every message.
+    #[schemars(extend("examples" = ["开会"]))]
+    pub query: Option<String>,
+    #[doc = concat!("Only this chat. ", target_rule!())]
+    pub target: Option<Target>,
+    #[doc = group_alias!()]
+    pub group_id: Option<QqNumber>,
+    #[doc = user_alias!()]
+    pub user_id: Option<QqNumber>,
+    /// ISO 8601 time: only messages at or after it (no offset: the gateway's time zone).
+    #[schemars(extend("examples" = ["2026-11-30T18:00:00+08:00", "2026-11-30"]))]
+    pub since: Option<String>,
+    /// ISO 8601 time: only messages before it (no offset: the gateway's time zone).
+    #[schemars(extend("examples" = ["2026-12-01T00:00:00+08:00"]))]
+    pub until: Option<String>,
+    #[doc = concat!("Only messages from this QQ number. ", qq_rule!())]
+    pub sender_id: Option<QqNumber>,
+    #[doc = concat!("Matches per page. ", clamp_rule!(100, 20))]
+    #[schemars(extend("default" = DEFAULT_SEARCH_LIMIT))]
+    pub limit: Option<Number>,
+    /// details.nextPageToken of the previous result: the next, older matches.
+    pub page_token: Option<String>,
+    #[doc = account_rule!()]
+    pub account_id: Option<AccountId>,
+}
 
 /// Parsed arguments of `qq_search_messages`.
 #[derive(Debug, Clone, PartialEq, Eq)]

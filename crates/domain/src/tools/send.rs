@@ -1,11 +1,18 @@
 //! `qq_send`: [`Gateway::send_message`] (the SendMessage pipeline) with the
 //! tool's arguments and details.
 
+use schemars::JsonSchema;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::args::{ArgError, Args, MediaArg, parse_media};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::input::{
+    AccountId, MediaString, Mention, MessageId, QqNumber, Target, account_rule, group_alias,
+    media_rule, message_id_rule, target_rule, user_alias,
+};
+use super::media_arg::{MediaArg, parse_media};
 use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
 use crate::call::CallCtx;
@@ -21,6 +28,73 @@ fn source(media: MediaArg) -> Option<MediaSource> {
         MediaArg::Url(url) => MediaSource::Url(url),
         MediaArg::Path(path) => MediaSource::Path(path),
     })
+}
+
+/// The `properties` and `required` of the details' ok shape (the registry
+/// adds `status`).
+pub fn details_properties() -> (Value, Value) {
+    (
+        json!({
+            "groupId": {"type": "integer", "minimum": 1},
+            "userId": {"type": "integer", "minimum": 1},
+            "chunks": {"type": "integer", "minimum": 0},
+            "queued": {"type": "boolean"},
+            "messageIds": {"type": "array", "items": {"type": "integer"}},
+            "rateLimitWaitMs": {"type": "integer", "minimum": 0},
+            "media": {
+                "type": "object",
+                "properties": {
+                    "images": {"type": "integer", "minimum": 0, "maximum": 4},
+                    "videos": {"type": "integer", "minimum": 0, "maximum": 1},
+                    "file": {"type": "string"}
+                },
+                "required": ["images", "videos", "file"],
+                "additionalProperties": false
+            }
+        }),
+        json!([
+            "status",
+            "chunks",
+            "queued",
+            "messageIds",
+            "rateLimitWaitMs"
+        ]),
+    )
+}
+
+/// The arguments object of `qq_send` as a model sends it: the source of
+/// its input schema ([`super::input`]).
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SendInput {
+    #[doc = concat!("The chat; a group must be whitelisted, a private chat in the private whitelist. Omit every chat argument to send to the account's only whitelisted group. ", target_rule!())]
+    pub target: Option<Target>,
+    #[doc = group_alias!()]
+    pub group_id: Option<QqNumber>,
+    #[doc = user_alias!()]
+    pub user_id: Option<QqNumber>,
+    /// Text to send (at most 20000 characters).
+    #[schemars(length(max = 20000))]
+    pub text: Option<String>,
+    /// Up to 4 images.
+    #[schemars(length(max = 4))]
+    pub images: Option<Vec<MediaString>>,
+    /// Up to 1 video.
+    #[schemars(length(max = 1))]
+    pub videos: Option<Vec<MediaString>>,
+    #[doc = media_rule!()]
+    pub file: Option<MediaString>,
+    /// Display name of the group file.
+    pub file_name: Option<String>,
+    #[doc = concat!("Quote (reply to) this message. ", message_id_rule!())]
+    pub reply_to: Option<MessageId>,
+    /// QQ numbers to @ mention (at most 20).
+    #[schemars(length(max = 20))]
+    pub mentions: Option<Vec<Mention>>,
+    /// true: @全体成员 (needs admin rights).
+    pub mention_all: Option<bool>,
+    #[doc = account_rule!()]
+    pub account_id: Option<AccountId>,
 }
 
 /// Parsed arguments of `qq_send`.

@@ -10,13 +10,16 @@
 //! [`MAX_MESSAGES`]) without waiting more. The bot's own messages never
 //! count.
 
+use schemars::JsonSchema;
 use std::collections::HashSet;
 use std::time::Duration;
 
 use futures_util::FutureExt;
 use serde_json::{Value, json};
 
-use super::args::{ArgError, Args};
+use super::arg_error::ArgError;
+use super::args::Args;
+use super::input::{AccountId, Chat, Number, Sequence, Target, account_rule, target_rule};
 use super::output::{ToolOutput, domain_failure};
 use super::props::{clamp_rule, message_model, strict_rules};
 use super::texts::Failure;
@@ -61,39 +64,6 @@ details on success: {\"status\":\"ok\",\"senders\":[...],\"messages\":[{\"sequen
 On failure (afterSequence older than the buffer, afterSequence ahead of the newest event (the gateway restarted: call again without it), bad arguments, account not configured) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
 );
 
-/// The `properties` of the input schema.
-pub(super) fn input_properties() -> Value {
-    json!({
-        "afterSequence": {
-            "type": ["integer", "string"],
-            "minimum": 0,
-            "pattern": "^\\s*[0-9]+\\s*$",
-            "description": "Return messages after this event sequence (the lastSequence of the previous call). Absent: only messages arriving after the call starts."
-        },
-        "chats": {
-            "type": "array",
-            "items": {
-                "type": "string",
-                "pattern": "^\\s*(group:|private:)?[0-9]+\\s*$"
-            },
-            "description": "Only these chats (`group:<id>`, `private:<id>`, bare digits = private); default every readable chat.",
-            "examples": [["group:20000003"]]
-        },
-        "target": super::props::target("One chat: the same as chats: [target]."),
-        "mentionedOnly": {
-            "type": "boolean",
-            "default": false,
-            "description": "Only messages that @ the bot, reply to it, or are private."
-        },
-        "timeoutSecs": {
-            "type": "number",
-            "default": DEFAULT_TIMEOUT_SECS,
-            "description": concat!("Longest wait in seconds. ", clamp_rule!(60, 30))
-        },
-        "accountId": super::props::account_id()
-    })
-}
-
 /// The `properties` and `required` of the details' ok shape (the registry
 /// adds `status`).
 pub(super) fn details_properties() -> (Value, Value) {
@@ -118,6 +88,28 @@ pub(super) fn details_properties() -> (Value, Value) {
         }),
         json!(["status", "senders", "messages", "lastSequence"]),
     )
+}
+
+/// The arguments object of `qq_wait_messages` as a model sends it: the source of
+/// its input schema ([`super::input`]).
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WaitInput {
+    /// Return messages after this event sequence (the lastSequence of the previous call). Absent: only messages arriving after the call starts.
+    pub after_sequence: Option<Sequence>,
+    /// Only these chats (`group:<id>`, `private:<id>`, bare digits = private); default every readable chat.
+    #[schemars(extend("examples" = [["group:20000003"]]))]
+    pub chats: Option<Vec<Chat>>,
+    #[doc = concat!("One chat: the same as chats: [target]. ", target_rule!())]
+    pub target: Option<Target>,
+    /// Only messages that @ the bot, reply to it, or are private.
+    #[schemars(extend("default" = false))]
+    pub mentioned_only: Option<bool>,
+    #[doc = concat!("Longest wait in seconds. ", clamp_rule!(60, 30))]
+    #[schemars(extend("default" = DEFAULT_TIMEOUT_SECS))]
+    pub timeout_secs: Option<Number>,
+    #[doc = account_rule!()]
+    pub account_id: Option<AccountId>,
 }
 
 /// Parsed arguments of `qq_wait_messages`.
