@@ -167,7 +167,7 @@ pub async fn run(opts: Options) -> Result<()> {
     let text = report::render(&report);
     std::fs::write(&opts.out, &text).with_context(|| format!("writing {}", opts.out.display()))?;
     eprintln!("bench: wrote {}", opts.out.display());
-    print!("{}", report::summary(&report));
+    print!("{}", report::targets::summary(&report));
     Ok(())
 }
 
