@@ -20,8 +20,9 @@ use onebot_gateway_client::pb;
 use onebot_gateway_domain::archive::store::{ArchiveOp, ArchiveStore, ChatScope, Query, Source};
 use onebot_gateway_domain::model::{ChatRef, Message, RawJson, Segment, Sender};
 use onebot_gateway_store::sqlite::SqliteArchive;
-use onebot_sandbox::{Sandbox, SandboxConfig};
+use onebot_sandbox::{Sandbox, SandboxConfig, SandboxControl};
 use serde_json::json;
+use tokio::task::JoinHandle;
 
 use crate::load::median;
 use crate::procs::{BENCH_GROUP, GatewayOptions, GatewayProc};
@@ -182,34 +183,7 @@ async fn inbound(
     // Injection times, nanoseconds after `epoch` (0: not yet injected).
     let epoch = Instant::now();
     let sent_at: Arc<Vec<AtomicU64>> = Arc::new((0..total).map(|_| AtomicU64::new(0)).collect());
-    let control = sandbox.control();
-    let injector = {
-        let sent_at = sent_at.clone();
-        let marker = marker.clone();
-        tokio::spawn(async move {
-            let start = Instant::now();
-            let mut tick = tokio::time::interval(Duration::from_millis(1));
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
-            let per_ms = (INBOUND_RATE / 1000) as usize;
-            let mut n = 0;
-            while n < total {
-                tick.tick().await;
-                // Catch up to the schedule, so the average rate holds.
-                let due = ((start.elapsed().as_secs_f64() * INBOUND_RATE as f64) as usize + per_ms)
-                    .min(total);
-                while n < due {
-                    sent_at[n].store(epoch.elapsed().as_nanos().max(1) as u64, Ordering::Release);
-                    control.inject_group_message(
-                        BENCH_GROUP,
-                        10001,
-                        json!(format!("{marker} {n} 消息")),
-                    );
-                    n += 1;
-                }
-            }
-            (n, start.elapsed())
-        })
-    };
+    let injector = inject(sandbox.control(), marker.clone(), epoch, sent_at.clone());
     let mut latencies = Vec::with_capacity(total);
     let mut lagged = false;
     let mut last_index = None;
@@ -271,30 +245,73 @@ async fn inbound(
         ..InboundRun::default()
     };
     if archive {
-        // The archive holds the last message once a search finds it.
         let last = format!("{marker} {} 消息", sent.saturating_sub(1));
-        let mut messages = gateway.messages();
-        while last_injected.elapsed() < Duration::from_secs(60) {
-            let found = messages
-                .search_messages(pb::SearchMessagesRequest {
-                    query: last.clone(),
-                    chat: Some(pb::Chat::group(BENCH_GROUP)),
-                    limit: 1,
-                    ..pb::SearchMessagesRequest::default()
-                })
-                .await?
-                .into_inner();
-            if !found.messages.is_empty() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        wait_archived(&gateway, &last, last_injected).await?;
         run.archive_lag_ms = last_injected.elapsed().as_secs_f64() * 1e3;
         run.archived = count_archived(&gateway, &marker).await?;
     }
     gateway.proc.kill().await?;
     sandbox.shutdown().await;
     Ok(run)
+}
+
+/// Injects one message numbered `n` into the bench group per slot of
+/// `sent_at` at `INBOUND_RATE`, storing each injection's time (nanoseconds
+/// after `epoch`) in its slot first; ends with the count injected and the
+/// time it took.
+fn inject(
+    control: SandboxControl,
+    marker: String,
+    epoch: Instant,
+    sent_at: Arc<Vec<AtomicU64>>,
+) -> JoinHandle<(usize, Duration)> {
+    let total = sent_at.len();
+    tokio::spawn(async move {
+        let start = Instant::now();
+        let mut tick = tokio::time::interval(Duration::from_millis(1));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+        let per_ms = (INBOUND_RATE / 1000) as usize;
+        let mut n = 0;
+        while n < total {
+            tick.tick().await;
+            // Catch up to the schedule, so the average rate holds.
+            let due = ((start.elapsed().as_secs_f64() * INBOUND_RATE as f64) as usize + per_ms)
+                .min(total);
+            while n < due {
+                sent_at[n].store(epoch.elapsed().as_nanos().max(1) as u64, Ordering::Release);
+                control.inject_group_message(
+                    BENCH_GROUP,
+                    10001,
+                    json!(format!("{marker} {n} 消息")),
+                );
+                n += 1;
+            }
+        }
+        (n, start.elapsed())
+    })
+}
+
+/// Searches for `last` until the archive holds it, for at most 60 s after
+/// `last_injected`: the archive holds the last message once a search finds
+/// it.
+async fn wait_archived(gateway: &GatewayProc, last: &str, last_injected: Instant) -> Result<()> {
+    let mut messages = gateway.messages();
+    while last_injected.elapsed() < Duration::from_secs(60) {
+        let found = messages
+            .search_messages(pb::SearchMessagesRequest {
+                query: last.to_string(),
+                chat: Some(pb::Chat::group(BENCH_GROUP)),
+                limit: 1,
+                ..pb::SearchMessagesRequest::default()
+            })
+            .await?
+            .into_inner();
+        if !found.messages.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    Ok(())
 }
 
 /// Pages through the archive's matches of `marker` and counts them.

@@ -21,7 +21,8 @@
 //!   event subscribers), `upload` (the upload scenarios), `archive`
 //!   (inbound messages through the archive, and its search), `soak` (the
 //!   long steady-load run).
-//! - `report`: `RESULTS.md`, one function per section.
+//! - `report`: `RESULTS.md`, one function per section; `report/targets.rs`:
+//!   each target, their table and the terminal summary.
 //! - `run`: the benchmark rounds, orchestrated.
 
 mod archive;
@@ -248,7 +249,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Archive { rounds, secs } => {
             let bin = procs::gateway_binary(cli.gateway_bin)?;
             let report = archive::measure(&bin, rounds.max(1), secs).await?;
-            print!("{}", report::archive_summary(&report));
+            print!("{}", report::targets::archive_summary(&report));
             Ok(())
         }
         Command::Upload { rounds } => {

@@ -135,7 +135,7 @@ async fn sessions(gateway: &GatewayProc, conc: usize) -> Result<Arc<Vec<Session>
 /// The MCP call over a pool of sessions: each call takes a session of its
 /// own (one per concurrent caller) and a fresh JSON-RPC id.
 fn mcp_call(pool: Arc<Vec<Session>>) -> Call {
-    let idle = Arc::new(std::sync::Mutex::new((*pool).clone()));
+    let idle = Arc::new(parking_lot::Mutex::new((*pool).clone()));
     let ids = Arc::new(AtomicUsize::new(1));
     load::call(move || {
         let idle = idle.clone();
@@ -143,7 +143,6 @@ fn mcp_call(pool: Arc<Vec<Session>>) -> Call {
         async move {
             let session = idle
                 .lock()
-                .unwrap_or_else(|p| p.into_inner())
                 .pop()
                 .ok_or("more callers than sessions")?;
             let body = json!({
@@ -151,7 +150,7 @@ fn mcp_call(pool: Arc<Vec<Session>>) -> Call {
                 "params": {"name": "qq_get_history", "arguments": arguments()}
             });
             let result = session.call(&body).await;
-            idle.lock().unwrap_or_else(|p| p.into_inner()).push(session);
+            idle.lock().push(session);
             result
         }
     })

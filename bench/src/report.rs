@@ -1,39 +1,21 @@
 //! `bench/RESULTS.md`: the machine, the commit, every number, each target
-//! and whether it was met.
+//! and whether it was met; one function per section, the targets and their
+//! table in [`targets`].
+
+pub mod targets;
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::archive::{ArchiveReport, INBOUND_RATE, LATENCY_TARGET, SEARCH_ROWS, SEARCH_TARGET};
+use crate::archive::{ArchiveReport, INBOUND_RATE, SEARCH_ROWS};
 use crate::decode::{self, DecodeRow};
-use crate::load::median;
 use crate::machine::Machine;
-use crate::mcp::{MCP_CONCURRENCIES, MCP_TARGET, McpRound};
+use crate::mcp::{MCP_CONCURRENCIES, McpRound};
 use crate::procs::BENCH_GROUP;
 use crate::rounds::{HopRound, PageRow, ReplayRound, StartSample, med};
 use crate::scale::{self, Scale};
-use crate::upload::{DirectUpload, PAYLOAD_BYTES, UPLOAD_CONCURRENCY, UploadSample, Uploads};
+use crate::upload::{PAYLOAD_BYTES, Uploads};
 use crate::workload::{CONCURRENCIES, HISTORY_COUNT};
-
-/// Target: gateway p50 ≤ this × (echo p50 + direct p50).
-pub const HOP_TARGET: f64 = 1.3;
-/// Target: gateway GetHistory rps at concurrency 64 ≥ this × direct rps.
-pub const DIRECT_RPS_TARGET: f64 = 0.9;
-/// Target: gateway CPU per call on the replay peer (GetHistory and
-/// ListGroupMembers) ≤ this × the floor, the relay's CPU per call for the
-/// same action on the same peer in the same round.
-pub const REPLAY_FLOOR_TARGET: f64 = 2.5;
-/// Target: upload + send throughput ≥ this × the direct client's.
-pub const UPLOAD_DIRECT_TARGET: f64 = 0.6;
-/// Target: (peak − idle) RSS of uploads, multiple of the bytes in flight,
-/// per concurrency (1, 4).
-pub const UPLOAD_GROWTH_TARGETS: [f64; 2] = [0.5, 0.25];
-/// Page sizes count as flat within this factor.
-pub const PAGE_FLAT: f64 = 1.10;
-/// Target: idle RSS, MiB.
-pub const IDLE_RSS_TARGET_MIB: f64 = 20.0;
-/// Target: start to SERVING, ms.
-pub const SERVING_TARGET_MS: f64 = 200.0;
 
 /// Everything one run measured.
 #[derive(Debug, Clone)]
@@ -80,222 +62,15 @@ pub struct Report {
     pub decode: Vec<DecodeRow>,
 }
 
-/// One target row.
-struct Target {
-    what: String,
-    value: String,
-    target: String,
-    met: bool,
-}
-
 fn mib(bytes: f64) -> f64 {
     bytes / 1048576.0
-}
-
-fn verdict(met: bool) -> &'static str {
-    if met { "met" } else { "**missed**" }
-}
-
-fn archive_targets(a: &ArchiveReport) -> Vec<Target> {
-    let mut t = Vec::new();
-    let on: Vec<_> = a.inbound.iter().filter(|r| r.archive).collect();
-    let rate = median(&on.iter().map(|r| r.rate).collect::<Vec<_>>());
-    t.push(Target {
-        what: format!("{INBOUND_RATE} inbound messages/s through the archive"),
-        value: format!(
-            "{rate:.0}/s, {} of {} runs complete",
-            a.inbound
-                .iter()
-                .filter(|r| !r.lagged
-                    && r.received == r.sent
-                    && (!r.archive || r.archived == r.sent))
-                .count(),
-            a.inbound.len()
-        ),
-        target: "every event delivered (no lag), every message archived".into(),
-        met: a.sustained(),
-    });
-    let ratio = a.latency_ratio();
-    t.push(Target {
-        what: "p50 event delivery latency, archive on / off".into(),
-        value: format!("{ratio:.2} ×"),
-        target: format!("≤ {LATENCY_TARGET} ×"),
-        met: !a.inbound.is_empty() && ratio <= LATENCY_TARGET,
-    });
-    for s in &a.search {
-        t.push(Target {
-            what: format!(
-                "search {:?} ({} chars) over {SEARCH_ROWS} messages",
-                s.query,
-                s.query.chars().count()
-            ),
-            value: format!("{:.1} × faster than a full scan", s.speedup()),
-            target: format!("≥ {SEARCH_TARGET} ×"),
-            met: s.speedup() >= SEARCH_TARGET,
-        });
-    }
-    t
-}
-
-/// The archive rows alone, for `bench archive`.
-pub fn archive_summary(a: &ArchiveReport) -> String {
-    let mut o = String::new();
-    for t in archive_targets(a) {
-        let _ = writeln!(
-            o,
-            "{:<55} {:>34}  {} ({})",
-            t.what,
-            t.value,
-            verdict(t.met),
-            t.target
-        );
-    }
-    o
-}
-
-fn targets(r: &Report) -> Vec<Target> {
-    let mut t = Vec::new();
-    for (name, rounds) in [("GetHistory", &r.history), ("ListGroupMembers", &r.members)] {
-        for (i, conc) in CONCURRENCIES.iter().enumerate() {
-            let ratio = med(rounds, |x| x[i].p50_ratio());
-            t.push(Target {
-                what: format!("{name} p50 hop ratio, concurrency {conc}"),
-                value: format!("{ratio:.2} ×"),
-                target: format!("≤ {HOP_TARGET} × (echo p50 + direct p50)"),
-                met: ratio <= HOP_TARGET,
-            });
-        }
-    }
-    for (i, conc) in MCP_CONCURRENCIES.iter().enumerate() {
-        let ratio = med(&r.mcp, |x| x[i].p50_ratio());
-        t.push(Target {
-            what: format!("qq_get_history MCP / CallTool p50, concurrency {conc}"),
-            value: format!("{ratio:.2} ×"),
-            target: format!("≤ {MCP_TARGET} × CallTool over gRPC"),
-            met: ratio <= MCP_TARGET,
-        });
-    }
-    let vs_direct = med(&r.history, |x| x[1].gateway.rps / x[1].direct.rps);
-    t.push(Target {
-        what: "GetHistory rps at concurrency 64 against the same sandbox".into(),
-        value: format!("{vs_direct:.2} × direct rps"),
-        target: format!("≥ {DIRECT_RPS_TARGET} × direct rps"),
-        met: vs_direct >= DIRECT_RPS_TARGET,
-    });
-    if !r.replay.is_empty() {
-        let history = med(&r.replay, ReplayRound::history_over_floor);
-        let members = med(&r.replay, ReplayRound::members_over_floor);
-        for (name, ratio) in [("GetHistory", history), ("ListGroupMembers", members)] {
-            t.push(Target {
-                what: format!("{name}: gateway CPU per call on the replay peer, concurrency 64"),
-                value: format!("{ratio:.2} × the floor"),
-                target: format!(
-                    "≤ {REPLAY_FLOOR_TARGET} × the floor (the relay's CPU per call, same round)"
-                ),
-                met: ratio <= REPLAY_FLOOR_TARGET,
-            });
-        }
-    }
-    if let Uploads::Measured(samples, direct) = &r.uploads {
-        for (k, n) in UPLOAD_CONCURRENCY.into_iter().enumerate() {
-            let s: Vec<&UploadSample> = samples.iter().filter(|s| s.concurrency == n).collect();
-            let d: Vec<&DirectUpload> = direct.iter().filter(|s| s.concurrency == n).collect();
-            let mbps = median(&s.iter().map(|x| x.mb_per_s()).collect::<Vec<_>>());
-            let direct_mbps = median(&d.iter().map(|x| x.mb_per_s()).collect::<Vec<_>>());
-            // Each gateway scenario is paired with the direct send that ran
-            // right after it, as every other ratio here is paired in its round.
-            let ratio = median(
-                &s.iter()
-                    .zip(&d)
-                    .map(|(g, d)| g.mb_per_s() / d.mb_per_s())
-                    .collect::<Vec<_>>(),
-            );
-            let growth = median(&s.iter().map(|x| x.growth_multiple()).collect::<Vec<_>>());
-            t.push(Target {
-                what: format!("upload + send 30 MiB video, {n} concurrent"),
-                value: format!(
-                    "{ratio:.2} × direct (median of paired runs; medians {mbps:.0} and {direct_mbps:.0} MB/s)"
-                ),
-                target: format!("≥ {UPLOAD_DIRECT_TARGET} × direct"),
-                met: ratio >= UPLOAD_DIRECT_TARGET,
-            });
-            let target = UPLOAD_GROWTH_TARGETS[k.min(1)];
-            t.push(Target {
-                what: format!("gateway memory above idle, {n} concurrent upload(s)"),
-                value: format!("{growth:.2} × payload"),
-                target: format!("≤ {target} × payload"),
-                met: growth <= target,
-            });
-        }
-    }
-    if let [first, rest @ ..] = r.pages.as_slice() {
-        let mut prev = first.cpu_per_message();
-        let mut flat = true;
-        for row in rest {
-            let cpm = row.cpu_per_message();
-            flat &= cpm <= prev * PAGE_FLAT;
-            prev = cpm;
-        }
-        let values: Vec<String> = r
-            .pages
-            .iter()
-            .map(|p| format!("{:.1}", p.cpu_per_message()))
-            .collect();
-        t.push(Target {
-            what: format!(
-                "GetHistory gateway CPU per message returned, count {}",
-                r.pages
-                    .iter()
-                    .map(|p| p.count.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" / ")
-            ),
-            value: format!("{} µs", values.join(" / ")),
-            target: format!("falls or stays flat (within {PAGE_FLAT} ×)"),
-            met: flat,
-        });
-    }
-    for (what, value, target, met) in scale::targets(&r.scale) {
-        t.push(Target {
-            what,
-            value,
-            target,
-            met,
-        });
-    }
-    let idle = mib(median(
-        &r.starts
-            .iter()
-            .map(|s| s.idle_rss as f64)
-            .collect::<Vec<_>>(),
-    ));
-    t.push(Target {
-        what: "idle RSS, one external account".into(),
-        value: format!("{idle:.1} MiB"),
-        target: format!("≤ {IDLE_RSS_TARGET_MIB:.0} MiB"),
-        met: idle <= IDLE_RSS_TARGET_MIB,
-    });
-    let serving = median(
-        &r.starts
-            .iter()
-            .map(|s| s.serving.as_secs_f64() * 1e3)
-            .collect::<Vec<_>>(),
-    );
-    t.push(Target {
-        what: "process start to health SERVING".into(),
-        value: format!("{serving:.0} ms"),
-        target: format!("≤ {SERVING_TARGET_MS:.0} ms"),
-        met: serving <= SERVING_TARGET_MS,
-    });
-    t.extend(archive_targets(&r.archive));
-    t
 }
 
 /// The Markdown report: one section after another.
 pub fn render(r: &Report) -> String {
     let mut o = String::new();
     header_section(&mut o, r);
-    targets_table_section(&mut o, r);
+    targets::table_section(&mut o, r);
     hops_section(&mut o, r);
     mcp_section(&mut o, r);
     uploads_section(&mut o, r);
@@ -341,32 +116,6 @@ fn header_section(o: &mut String, r: &Report) {
         r.run_c1.as_secs_f64(),
         r.run_c64.as_secs_f64()
     );
-}
-
-/// Every target, its value and whether it was met.
-fn targets_table_section(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## Targets\n");
-    let _ = writeln!(o, "| Measure | Value | Target | Result |");
-    let _ = writeln!(o, "|---|---|---|---|");
-    for t in targets(r) {
-        let _ = writeln!(
-            o,
-            "| {} | {} | {} | {} |",
-            t.what,
-            t.value,
-            t.target,
-            verdict(t.met)
-        );
-    }
-    if let Uploads::Unavailable(why) = &r.uploads {
-        let _ = writeln!(
-            o,
-            "| upload 30 MiB video (1 and 4 concurrent): MB/s and memory | not measured | \
-             ≥ {UPLOAD_DIRECT_TARGET} × direct; ≤ {:?} × payload above idle | not measured: {} |",
-            UPLOAD_GROWTH_TARGETS,
-            why.replace('|', "/").replace('\n', " ")
-        );
-    }
 }
 
 /// The gateway beside the echo server and the direct client, per RPC and
@@ -782,25 +531,6 @@ fn archive_section(o: &mut String, a: &ArchiveReport) {
             s.speedup()
         );
     }
-}
-
-/// A few lines for the terminal.
-pub fn summary(r: &Report) -> String {
-    let mut o = String::new();
-    for t in targets(r) {
-        let _ = writeln!(
-            o,
-            "{:<55} {:>24}  {} ({})",
-            t.what,
-            t.value,
-            verdict(t.met),
-            t.target
-        );
-    }
-    if let Uploads::Unavailable(why) = &r.uploads {
-        let _ = writeln!(o, "upload: not measured: {why}");
-    }
-    o
 }
 
 /// The relay beside the gateway on the replay peer, per round: the floor

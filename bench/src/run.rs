@@ -77,48 +77,11 @@ pub async fn run(opts: Options) -> Result<()> {
         members_bytes,
     );
     let mcp = mcp::McpSystems::new(&gateway).await?;
-    let mut history_rounds: Vec<[HopRound; 2]> = Vec::new();
-    let mut members_rounds: Vec<[HopRound; 2]> = Vec::new();
-    let mut mcp_rounds: Vec<[mcp::McpRound; 2]> = Vec::new();
-    for round in 0..opts.rounds {
-        let mut h = [HopRound::default(); 2];
-        let mut m = [HopRound::default(); 2];
-        for (i, &conc) in CONCURRENCIES.iter().enumerate() {
-            let dur = if conc == 1 { opts.run_c1 } else { opts.run_c64 };
-            let warm = if conc == 1 { 50 } else { 5 };
-            let (e, d, g) = (&[echo.pid][..], &[sandbox.proc.pid][..], &pids[..]);
-            h[i] = HopRound {
-                echo: measure(&systems.echo_history, e, conc, warm, dur).await,
-                direct: measure(&systems.direct_history, d, conc, warm, dur).await,
-                gateway: measure(&systems.gateway_history, g, conc, warm, dur).await,
-            };
-            m[i] = HopRound {
-                echo: measure(&systems.echo_members, e, conc, warm, dur).await,
-                direct: measure(&systems.direct_members, d, conc, warm, dur).await,
-                gateway: measure(&systems.gateway_members, g, conc, warm, dur).await,
-            };
-        }
-        eprintln!(
-            "bench: round {}/{}: GetHistory ratio c1 {:.2} c64 {:.2}; ListGroupMembers ratio c1 {:.2} c64 {:.2}",
-            round + 1,
-            opts.rounds,
-            h[0].p50_ratio(),
-            h[1].p50_ratio(),
-            m[0].p50_ratio(),
-            m[1].p50_ratio(),
-        );
-        let t = mcp.round(&pids, opts.run_c1).await;
-        eprintln!(
-            "bench: round {}/{}: qq_get_history MCP / CallTool p50 c1 {:.2} c16 {:.2}",
-            round + 1,
-            opts.rounds,
-            t[0].p50_ratio(),
-            t[1].p50_ratio(),
-        );
-        history_rounds.push(h);
-        members_rounds.push(m);
-        mcp_rounds.push(t);
-    }
+    let ReadRounds {
+        history: history_rounds,
+        members: members_rounds,
+        mcp: mcp_rounds,
+    } = ReadRounds::measure(&opts, &systems, &mcp, [echo.pid, sandbox.proc.pid], pids).await;
     drop(mcp);
     let after_load_rss = gateway.proc.rss()?;
     let peak_after_load = gateway.proc.peak_rss()?;
@@ -167,8 +130,76 @@ pub async fn run(opts: Options) -> Result<()> {
     let text = report::render(&report);
     std::fs::write(&opts.out, &text).with_context(|| format!("writing {}", opts.out.display()))?;
     eprintln!("bench: wrote {}", opts.out.display());
-    print!("{}", report::summary(&report));
+    print!("{}", report::targets::summary(&report));
     Ok(())
+}
+
+/// The read RPCs' rounds on the load gateway: GetHistory and
+/// ListGroupMembers beside the echo server and the direct client at each
+/// concurrency, then MCP against CallTool.
+struct ReadRounds {
+    history: Vec<[HopRound; 2]>,
+    members: Vec<[HopRound; 2]>,
+    mcp: Vec<[mcp::McpRound; 2]>,
+}
+
+impl ReadRounds {
+    /// Every round of `opts`; `pids` are the gateway's and the sandbox's.
+    async fn measure(
+        opts: &Options,
+        systems: &Systems,
+        mcp: &mcp::McpSystems,
+        [echo_pid, sandbox_pid]: [u32; 2],
+        pids: [u32; 2],
+    ) -> Self {
+        let mut history_rounds: Vec<[HopRound; 2]> = Vec::new();
+        let mut members_rounds: Vec<[HopRound; 2]> = Vec::new();
+        let mut mcp_rounds: Vec<[mcp::McpRound; 2]> = Vec::new();
+        for round in 0..opts.rounds {
+            let mut h = [HopRound::default(); 2];
+            let mut m = [HopRound::default(); 2];
+            for (i, &conc) in CONCURRENCIES.iter().enumerate() {
+                let dur = if conc == 1 { opts.run_c1 } else { opts.run_c64 };
+                let warm = if conc == 1 { 50 } else { 5 };
+                let (e, d, g) = (&[echo_pid][..], &[sandbox_pid][..], &pids[..]);
+                h[i] = HopRound {
+                    echo: measure(&systems.echo_history, e, conc, warm, dur).await,
+                    direct: measure(&systems.direct_history, d, conc, warm, dur).await,
+                    gateway: measure(&systems.gateway_history, g, conc, warm, dur).await,
+                };
+                m[i] = HopRound {
+                    echo: measure(&systems.echo_members, e, conc, warm, dur).await,
+                    direct: measure(&systems.direct_members, d, conc, warm, dur).await,
+                    gateway: measure(&systems.gateway_members, g, conc, warm, dur).await,
+                };
+            }
+            eprintln!(
+                "bench: round {}/{}: GetHistory ratio c1 {:.2} c64 {:.2}; ListGroupMembers ratio c1 {:.2} c64 {:.2}",
+                round + 1,
+                opts.rounds,
+                h[0].p50_ratio(),
+                h[1].p50_ratio(),
+                m[0].p50_ratio(),
+                m[1].p50_ratio(),
+            );
+            let t = mcp.round(&pids, opts.run_c1).await;
+            eprintln!(
+                "bench: round {}/{}: qq_get_history MCP / CallTool p50 c1 {:.2} c16 {:.2}",
+                round + 1,
+                opts.rounds,
+                t[0].p50_ratio(),
+                t[1].p50_ratio(),
+            );
+            history_rounds.push(h);
+            members_rounds.push(m);
+            mcp_rounds.push(t);
+        }
+        Self {
+            history: history_rounds,
+            members: members_rounds,
+            mcp: mcp_rounds,
+        }
+    }
 }
 
 /// The gateway on the replay peer (recorded from `sandbox`) at

@@ -8,7 +8,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use onebot_gateway_client::pb;
+use onebot_gateway_client::pb::group_service_client::GroupServiceClient;
+use onebot_gateway_client::pb::message_service_client::MessageServiceClient;
 use tonic::Code;
+use tonic::transport::Channel;
 
 use crate::load::median;
 use crate::procs::{BENCH_GROUP, GatewayOptions, GatewayProc, SandboxProc};
@@ -84,36 +87,7 @@ pub async fn run(opts: SoakOptions) -> Result<()> {
         workers.push(tokio::spawn(async move {
             let mut i: u64 = w as u64;
             while !stop.load(Ordering::Relaxed) {
-                let r = match i % 8 {
-                    0..=2 => messages.get_history(history_request()).await.map(drop),
-                    3 => groups.list_group_members(members_request()).await.map(drop),
-                    4 => groups
-                        .list_group_members(pb::ListGroupMembersRequest {
-                            no_cache: None,
-                            ..members_request()
-                        })
-                        .await
-                        .map(drop),
-                    5 => groups
-                        .list_groups(pb::ListGroupsRequest::default())
-                        .await
-                        .map(drop),
-                    6 if sends && i % 64 == 6 => messages
-                        .send_message(pb::SendMessageRequest {
-                            group_id: Some(BENCH_GROUP),
-                            text: format!("soak {i}"),
-                            ..Default::default()
-                        })
-                        .await
-                        .map(drop),
-                    _ => messages
-                        .get_history(pb::GetHistoryRequest {
-                            count: 100,
-                            ..history_request()
-                        })
-                        .await
-                        .map(drop),
-                };
+                let r = call(&mut messages, &mut groups, i, sends).await;
                 calls.fetch_add(1, Ordering::Relaxed);
                 if let Err(s) = r {
                     errors.fetch_add(1, Ordering::Relaxed);
@@ -126,27 +100,7 @@ pub async fn run(opts: SoakOptions) -> Result<()> {
         }));
     }
 
-    let started = Instant::now();
-    let mut samples: Vec<(f64, u64)> = Vec::new();
-    let mut ticker = tokio::time::interval(Duration::from_secs(1));
-    let report_every = Duration::from_secs(30)
-        .min(opts.duration / 4)
-        .max(Duration::from_secs(5));
-    let mut last_report = Instant::now();
-    while started.elapsed() < opts.duration {
-        ticker.tick().await;
-        samples.push((started.elapsed().as_secs_f64(), gw.proc.rss()?));
-        if last_report.elapsed() >= report_every {
-            last_report = Instant::now();
-            eprintln!(
-                "soak: {:>5.0} s  {} calls  {} errors  RSS {:.1} MiB",
-                started.elapsed().as_secs_f64(),
-                calls.load(Ordering::Relaxed),
-                errors.load(Ordering::Relaxed),
-                samples.last().map_or(0.0, |s| s.1 as f64 / 1048576.0)
-            );
-        }
-    }
+    let samples = sample_rss(&gw, opts.duration, &calls, &errors).await?;
     stop.store(true, Ordering::Relaxed);
     for w in workers {
         let _ = w.await;
@@ -186,6 +140,78 @@ pub async fn run(opts: SoakOptions) -> Result<()> {
     }
     println!("soak: passed (no errors, memory flat)");
     Ok(())
+}
+
+/// The `i`th call of the mix: reads, and a send now and then when the
+/// gateway has SendMessage.
+async fn call(
+    messages: &mut MessageServiceClient<Channel>,
+    groups: &mut GroupServiceClient<Channel>,
+    i: u64,
+    sends: bool,
+) -> Result<(), tonic::Status> {
+    match i % 8 {
+        0..=2 => messages.get_history(history_request()).await.map(drop),
+        3 => groups.list_group_members(members_request()).await.map(drop),
+        4 => groups
+            .list_group_members(pb::ListGroupMembersRequest {
+                no_cache: None,
+                ..members_request()
+            })
+            .await
+            .map(drop),
+        5 => groups
+            .list_groups(pb::ListGroupsRequest::default())
+            .await
+            .map(drop),
+        6 if sends && i % 64 == 6 => messages
+            .send_message(pb::SendMessageRequest {
+                group_id: Some(BENCH_GROUP),
+                text: format!("soak {i}"),
+                ..Default::default()
+            })
+            .await
+            .map(drop),
+        _ => messages
+            .get_history(pb::GetHistoryRequest {
+                count: 100,
+                ..history_request()
+            })
+            .await
+            .map(drop),
+    }
+}
+
+/// The gateway's RSS once a second for `duration` as (seconds since the
+/// start, bytes), with a progress line now and then.
+async fn sample_rss(
+    gw: &GatewayProc,
+    duration: Duration,
+    calls: &AtomicU64,
+    errors: &AtomicU64,
+) -> Result<Vec<(f64, u64)>> {
+    let started = Instant::now();
+    let mut samples: Vec<(f64, u64)> = Vec::new();
+    let mut ticker = tokio::time::interval(Duration::from_secs(1));
+    let report_every = Duration::from_secs(30)
+        .min(duration / 4)
+        .max(Duration::from_secs(5));
+    let mut last_report = Instant::now();
+    while started.elapsed() < duration {
+        ticker.tick().await;
+        samples.push((started.elapsed().as_secs_f64(), gw.proc.rss()?));
+        if last_report.elapsed() >= report_every {
+            last_report = Instant::now();
+            eprintln!(
+                "soak: {:>5.0} s  {} calls  {} errors  RSS {:.1} MiB",
+                started.elapsed().as_secs_f64(),
+                calls.load(Ordering::Relaxed),
+                errors.load(Ordering::Relaxed),
+                samples.last().map_or(0.0, |s| s.1 as f64 / 1048576.0)
+            );
+        }
+    }
+    Ok(samples)
 }
 
 /// Each worker walks the call mix with a stride co-prime to 8, so workers

@@ -117,11 +117,18 @@ fn sender(user_id: i64, nickname: &str, role: Role) -> Sender {
 
 /// Builds the seeded world.
 pub(crate) fn seed(world: &mut World) {
+    let join = shanghai_time(2024, 1, 1, 12, 0, 0);
+    seed_example_group(world, join);
+    seed_example_forwards(world);
+    seed_sandbox_group(world, join);
+    seed_friends(world);
+}
+
+/// 示例群: 3 named + 116 generated + the bot = 120 members (joined from
+/// `join`), and its three messages.
+fn seed_example_group(world: &mut World, join: i64) {
     let self_id = world.self_id;
     let bot_nick = world.nickname.clone();
-    let join = shanghai_time(2024, 1, 1, 12, 0, 0);
-
-    // 示例群: 3 named + 116 generated + the bot = 120.
     let mut members = core_members(join);
     members.extend((10004..=10119).map(|id| generated_member(id, join)));
     members.push(member(self_id, &bot_nick, "", Role::Member, join + 30));
@@ -171,6 +178,10 @@ pub(crate) fn seed(world: &mut World) {
             self_sent: false,
         },
     );
+}
+
+/// The bundle of the example group's third message and the one nested in it.
+fn seed_example_forwards(world: &mut World) {
     let meeting = shanghai_time(2026, 10, 18, 16, 0, 0);
     let node = |user_id: i64, nickname: &str, at: i64, segments: Vec<Value>| ForwardNode {
         user_id,
@@ -198,8 +209,13 @@ pub(crate) fn seed(world: &mut World) {
             node(10003, "王五", 95, vec![text("1. 登录偶尔超时")]),
         ],
     );
+}
 
-    // 沙盒群: 3 named + the bot + 32 generated = 36.
+/// 沙盒群: 3 named + the bot + 32 generated = 36 members (joined from
+/// `join`), its messages and their forward bundles.
+fn seed_sandbox_group(world: &mut World, join: i64) {
+    let self_id = world.self_id;
+    let bot_nick = world.nickname.clone();
     let mut members = core_members(join);
     members.push(member(self_id, &bot_nick, "沙盒", Role::Admin, join + 30));
     members.extend((10004..=10035).map(|id| generated_member(id, join)));
@@ -264,8 +280,12 @@ pub(crate) fn seed(world: &mut World) {
             )
             .message_id;
     }
+}
 
-    // Friends.
+/// The two friends and the private history with the first.
+fn seed_friends(world: &mut World) {
+    let self_id = world.self_id;
+    let bot_nick = world.nickname.clone();
     world.friends.push(Friend {
         user_id: FRIEND_WITH_HISTORY,
         nickname: "张三".to_owned(),

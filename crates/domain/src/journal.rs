@@ -21,10 +21,11 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use flume::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+use parking_lot::{Condvar, Mutex};
 use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -217,14 +218,13 @@ impl Held {
     }
 }
 
-type Handoff = Arc<parking_lot::Mutex<Held>>;
+type Handoff = Arc<Mutex<Held>>;
 
 /// The bytes of entries between submission and delivery, bounded by
 /// [`QUEUE_BYTES`]: submitters wait on it, the writer gives room back after
 /// each delivery, and stops the waiting for good when it ends.
 #[derive(Default)]
 struct Room {
-    // std's lock: `freed` waits on its guard.
     state: Mutex<RoomState>,
     freed: Condvar,
 }
@@ -239,19 +239,16 @@ impl Room {
     /// Waits until `bytes` more fit (or nothing is queued, or the writer
     /// has ended), then counts them.
     fn take(&self, bytes: usize) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.state.lock();
         while !state.closed && state.used > 0 && state.used.saturating_add(bytes) > QUEUE_BYTES {
-            state = self
-                .freed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            self.freed.wait(&mut state);
         }
         state.used = state.used.saturating_add(bytes);
     }
 
     /// Gives `bytes` back.
     fn give(&self, bytes: usize) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.state.lock();
         state.used = state.used.saturating_sub(bytes);
         drop(state);
         self.freed.notify_all();
@@ -259,10 +256,7 @@ impl Room {
 
     /// Lets every waiting and later submission through.
     fn close(&self) {
-        self.state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .closed = true;
+        self.state.lock().closed = true;
         self.freed.notify_all();
     }
 }
@@ -392,11 +386,7 @@ impl Journal {
     /// Bytes of entries submitted and not yet committed and delivered (at
     /// most [`QUEUE_BYTES`] and one entry).
     pub fn queued_bytes(&self) -> usize {
-        self.room
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .used
+        self.room.state.lock().used
     }
 
     /// The journal's store (the archive's ingest reads it).

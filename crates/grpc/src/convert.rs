@@ -363,8 +363,30 @@ pub fn event(
     tz: &jiff::tz::TimeZone,
     locale: Locale,
 ) -> pb::Event {
+    let (time, kind) = inbound_kind(&stored.event, tz, locale);
+    // The peer's time when it gave one, else when the gateway received it.
+    let time = if time > 0 {
+        timestamp_secs(time)
+    } else {
+        timestamp_ms(stored.received_ms)
+    };
+    pb::Event {
+        account_id: stored.account_id.to_string(),
+        sequence: stored.sequence,
+        time: Some(time),
+        self_id,
+        kind: Some(kind),
+    }
+}
+
+/// The proto kind of an inbound event and the peer's time of it (0 when it gave none).
+fn inbound_kind(
+    event: &InboundEvent,
+    tz: &jiff::tz::TimeZone,
+    locale: Locale,
+) -> (i64, pb::event::Kind) {
     use pb::event::Kind as K;
-    let (time, kind) = match &*stored.event {
+    match event {
         InboundEvent::Message { message, self_sent } => (
             message.time,
             K::Message(pb::MessageEvent {
@@ -467,19 +489,6 @@ pub fn event(
                 raw_json: raw.text().to_string(),
             }),
         ),
-    };
-    // The peer's time when it gave one, else when the gateway received it.
-    let time = if time > 0 {
-        timestamp_secs(time)
-    } else {
-        timestamp_ms(stored.received_ms)
-    };
-    pb::Event {
-        account_id: stored.account_id.to_string(),
-        sequence: stored.sequence,
-        time: Some(time),
-        self_id,
-        kind: Some(kind),
     }
 }
 

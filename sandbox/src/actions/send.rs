@@ -21,7 +21,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::events;
-use crate::fault::{self, Fault, FaultKind};
+use crate::fault::{self, Fault, FaultKind, Faults};
 use crate::flavor::Flavor;
 use crate::media::{self, DigestCache, MediaKind, MediaSource, ReceivedMedia};
 use crate::message::{self, View};
@@ -257,22 +257,24 @@ fn node(data: &Map<String, Value>, now: i64) -> Result<ForwardNode, ActionError>
     })
 }
 
-pub(super) fn send(
-    shared: &Shared,
-    name: &str,
-    p: Params<'_>,
-    cache: &DigestCache<'_>,
-) -> ActionResult {
-    let flavor = shared.cfg.flavor;
-    let chat = target(name, p)?;
-    let message = p
-        .raw("message")
-        .ok_or_else(|| ActionError::bad_params("缺少参数 message"))?;
-    let auto_escape = p.bool("auto_escape").unwrap_or(false);
-    let segments = message::normalize(message, auto_escape)
-        .ok_or_else(|| ActionError::bad_params("message 格式错误"))?;
-    check_target(shared, chat, p.int("group_id")?)?;
+/// A send's segments taken apart: what is stored, the pokes go-cqhttp sends as segments, the
+/// forward nodes, the inline media the peer received.
+struct Parts {
+    stored: Vec<Value>,
+    pokes: Vec<i64>,
+    nodes: Vec<ForwardNode>,
+    received: Vec<ReceivedMedia>,
+}
 
+/// Takes a send's segments apart as the flavor stores them (quotes and mentions checked, media
+/// decoded into `received`).
+fn take_apart(
+    shared: &Shared,
+    chat: ChatRef,
+    segments: Vec<Value>,
+    cache: &DigestCache<'_>,
+) -> Result<Parts, ActionError> {
+    let flavor = shared.cfg.flavor;
     let mut stored = Vec::new();
     let mut pokes = Vec::new();
     let mut nodes = Vec::new();
@@ -323,17 +325,103 @@ pub(super) fn send(
         };
         stored.push(json!({"type": kind, "data": data}));
     }
+    Ok(Parts {
+        stored,
+        pokes,
+        nodes,
+        received,
+    })
+}
+
+/// go-cqhttp moves the quote to the front (literal quotes included).
+fn quotes_first(stored: Vec<Value>) -> Vec<Value> {
+    let is_quote = |s: &Value| {
+        s["type"] == "reply"
+            || s["data"]["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("[CQ:reply,"))
+    };
+    let (mut quotes, rest): (Vec<Value>, Vec<Value>) = stored.into_iter().partition(is_quote);
+    quotes.extend(rest);
+    quotes
+}
+
+/// The send failures a fault stands for before anything is stored: risk control and the send
+/// event checker.
+fn refuse_by_fault(faults: &Faults, flavor: Flavor, chat: ChatRef) -> Result<(), ActionError> {
+    if faults.has(FaultKind::RiskControl) {
+        tracing::warn!(?chat, "群消息发送失败: 账号可能被风控.");
+        return Err(match flavor {
+            Flavor::GoCqhttp => gocq_send_failed(),
+            _ => ActionError::failed(fault::timeout_text()),
+        });
+    }
+    if let Some(Fault::SendEventChecker { result, err_msg }) =
+        faults.get(FaultKind::SendEventChecker)
+    {
+        let text = fault::event_checker_text(*result, err_msg);
+        return Err(match flavor {
+            Flavor::GoCqhttp => ActionError::failed(text).with_code("SEND_MSG_API_ERROR"),
+            _ => ActionError::failed(text),
+        });
+    }
+    Ok(())
+}
+
+/// Stores the bot's message in `chat`, marks the chat observed, emits its `message_sent` event
+/// when enabled; the stored message's id.
+fn store(shared: &Shared, chat: ChatRef, stored: Vec<Value>) -> i64 {
+    let self_id = shared.cfg.self_id;
+    let (message_id, event) = {
+        let mut w = shared.world.lock();
+        w.observe(chat);
+        let sender = w.sender_for(chat, self_id);
+        let m = w.push(
+            chat,
+            NewMessage {
+                time: events::now(),
+                sender,
+                segments: stored,
+                self_sent: true,
+            },
+        );
+        let m = m.clone();
+        let event = shared
+            .cfg
+            .report_self_message
+            .then(|| message::render(&w, chat, &m, View::Event));
+        (m.message_id, event)
+    };
+    if let Some(ev) = event {
+        shared.emit(&ev);
+    }
+    message_id
+}
+
+pub(super) fn send(
+    shared: &Shared,
+    name: &str,
+    p: Params<'_>,
+    cache: &DigestCache<'_>,
+) -> ActionResult {
+    let flavor = shared.cfg.flavor;
+    let chat = target(name, p)?;
+    let message = p
+        .raw("message")
+        .ok_or_else(|| ActionError::bad_params("缺少参数 message"))?;
+    let auto_escape = p.bool("auto_escape").unwrap_or(false);
+    let segments = message::normalize(message, auto_escape)
+        .ok_or_else(|| ActionError::bad_params("message 格式错误"))?;
+    check_target(shared, chat, p.int("group_id")?)?;
+
+    let Parts {
+        mut stored,
+        pokes,
+        nodes,
+        received,
+    } = take_apart(shared, chat, segments, cache)?;
     if flavor == Flavor::GoCqhttp {
-        // go-cqhttp moves the quote to the front (literal quotes included).
-        let is_quote = |s: &Value| {
-            s["type"] == "reply"
-                || s["data"]["text"]
-                    .as_str()
-                    .is_some_and(|t| t.starts_with("[CQ:reply,"))
-        };
-        let (mut quotes, rest): (Vec<Value>, Vec<Value>) = stored.into_iter().partition(is_quote);
-        quotes.extend(rest);
-        stored = quotes;
+        stored = quotes_first(stored);
     }
     let forward_id = match (nodes.is_empty(), stored.is_empty()) {
         (true, _) => None,
@@ -360,22 +448,7 @@ pub(super) fn send(
     shared.media.lock().extend(received);
 
     let faults = shared.faults();
-    if faults.has(FaultKind::RiskControl) {
-        tracing::warn!(?chat, "群消息发送失败: 账号可能被风控.");
-        return Err(match flavor {
-            Flavor::GoCqhttp => gocq_send_failed(),
-            _ => ActionError::failed(fault::timeout_text()),
-        });
-    }
-    if let Some(Fault::SendEventChecker { result, err_msg }) =
-        faults.get(FaultKind::SendEventChecker)
-    {
-        let text = fault::event_checker_text(*result, err_msg);
-        return Err(match flavor {
-            Flavor::GoCqhttp => ActionError::failed(text).with_code("SEND_MSG_API_ERROR"),
-            _ => ActionError::failed(text),
-        });
-    }
+    refuse_by_fault(&faults, flavor, chat)?;
 
     let self_id = shared.cfg.self_id;
     for target in pokes {
@@ -383,32 +456,11 @@ pub(super) fn send(
             shared.emit(&events::poke(self_id, Some(g), self_id, target));
         }
     }
-    let mut message_id = 0;
-    if !stored.is_empty() {
-        let event = {
-            let mut w = shared.world.lock();
-            w.observe(chat);
-            let sender = w.sender_for(chat, self_id);
-            let m = w.push(
-                chat,
-                NewMessage {
-                    time: events::now(),
-                    sender,
-                    segments: stored,
-                    self_sent: true,
-                },
-            );
-            message_id = m.message_id;
-            let m = m.clone();
-            shared
-                .cfg
-                .report_self_message
-                .then(|| message::render(&w, chat, &m, View::Event))
-        };
-        if let Some(ev) = event {
-            shared.emit(&ev);
-        }
-    }
+    let message_id = if stored.is_empty() {
+        0
+    } else {
+        store(shared, chat, stored)
+    };
     if faults.has(FaultKind::SendTimeout) {
         // Ambiguous outcome: stored and announced, but reported as a failure.
         return Err(match flavor {
