@@ -141,10 +141,7 @@ fn mcp_call(pool: Arc<Vec<Session>>) -> Call {
         let idle = idle.clone();
         let id = ids.fetch_add(1, Ordering::Relaxed);
         async move {
-            let session = idle
-                .lock()
-                .pop()
-                .ok_or("more callers than sessions")?;
+            let session = idle.lock().pop().ok_or("more callers than sessions")?;
             let body = json!({
                 "jsonrpc": "2.0", "id": id, "method": "tools/call",
                 "params": {"name": "qq_get_history", "arguments": arguments()}

@@ -162,7 +162,7 @@ impl Gateway {
         let args = Args::parse(arguments_json)
             .map_err(Failure::Args)?
             .routed_for(ctx.routed_account.clone());
-        args.check_known(tool.name(), &schema::accepted_keys(tool))
+        args.check_known(tool.name(), schema::accepted_keys(tool))
             .map_err(Failure::Args)?;
         match tool {
             ToolName::History => history::run(self, &args, ctx).await,

@@ -7,6 +7,8 @@
 //! should send; the tools accept more (a string `count` falls back to 20
 //! rather than fail).
 
+use std::sync::OnceLock;
+
 use serde_json::{Value, json};
 
 use super::props::{address_rule, clamp_rule, message_model, strict_rules};
@@ -345,11 +347,25 @@ fn description(tool: ToolName) -> &'static str {
 
 /// The argument names `tool` takes: exactly the `properties` of its input
 /// schema (aliases included).
-pub fn accepted_keys(tool: ToolName) -> Vec<String> {
-    input_schema(tool)["properties"]
-        .as_object()
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default()
+/// Derived once per process: every tool call checks its arguments by it.
+pub fn accepted_keys(tool: ToolName) -> &'static [String] {
+    static KEYS: OnceLock<Vec<Vec<String>>> = OnceLock::new();
+    let keys = KEYS.get_or_init(|| {
+        ToolName::ALL
+            .iter()
+            .map(|t| {
+                input_schema(*t)["properties"]
+                    .as_object()
+                    .map(|p| p.keys().cloned().collect())
+                    .unwrap_or_default()
+            })
+            .collect()
+    });
+    let index = ToolName::ALL
+        .iter()
+        .position(|t| *t == tool)
+        .expect("every tool is in ToolName::ALL");
+    &keys[index]
 }
 
 /// The JSON Schema of a tool's arguments, derived from its arguments
