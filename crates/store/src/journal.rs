@@ -64,19 +64,29 @@ pub struct SqliteJournal {
     path: PathBuf,
     write: Mutex<Connection>,
     read: Mutex<Connection>,
+    /// Shared with the checkpoint thread.
+    checkpoints: Arc<Checkpoints>,
+}
+
+/// What the checkpoint thread and the journal's writer share.
+#[derive(Default)]
+struct Checkpoints {
     /// Ends the checkpoint thread.
-    closed: Arc<AtomicBool>,
+    closed: AtomicBool,
+    /// The log holds commits no checkpoint has copied yet: an idle journal
+    /// is not checkpointed.
+    written: AtomicBool,
 }
 
 impl Drop for SqliteJournal {
     fn drop(&mut self) {
-        self.closed.store(true, Ordering::Release);
+        self.checkpoints.closed.store(true, Ordering::Release);
     }
 }
 
 /// Checkpoints the write-ahead log of `path` until `closed`; passive: it
 /// never waits for the writer, and the writer never waits for it.
-fn checkpointer(path: PathBuf, closed: Arc<AtomicBool>) {
+fn checkpointer(path: PathBuf, checkpoints: Arc<Checkpoints>) {
     let conn = match connect(&path, Store::Journal) {
         Ok(c) => c,
         Err(e) => {
@@ -84,10 +94,24 @@ fn checkpointer(path: PathBuf, closed: Arc<AtomicBool>) {
             return;
         }
     };
-    while !closed.load(Ordering::Acquire) {
+    while !checkpoints.closed.load(Ordering::Acquire) {
         std::thread::sleep(CHECKPOINT_EVERY);
-        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-            tracing::debug!(journal = %path.display(), error = %e, "journal checkpoint failed");
+        if !checkpoints.written.swap(false, Ordering::AcqRel) {
+            continue;
+        }
+        // (busy, frames in the log, frames copied): what a passive
+        // checkpoint left behind is copied by the next one.
+        match conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+            Ok((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+        }) {
+            Ok((logged, copied)) if copied < logged => {
+                checkpoints.written.store(true, Ordering::Release);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                checkpoints.written.store(true, Ordering::Release);
+                tracing::debug!(journal = %path.display(), error = %e, "journal checkpoint failed");
+            }
         }
     }
 }
@@ -118,19 +142,19 @@ impl SqliteJournal {
                 .map_err(&err)?;
             (write, connect(&path, Store::Journal).map_err(&err)?)
         };
-        let closed = Arc::new(AtomicBool::new(false));
+        let checkpoints = Arc::new(Checkpoints::default());
         {
-            let (path, closed) = (path.clone(), closed.clone());
+            let (path, checkpoints) = (path.clone(), checkpoints.clone());
             std::thread::Builder::new()
                 .name("journal-checkpoint".into())
-                .spawn(move || checkpointer(path, closed))
+                .spawn(move || checkpointer(path, checkpoints))
                 .map_err(|e| Error::internal(format!("starting the journal's checkpoints: {e}")))?;
         }
         Ok(Self {
             write: Mutex::new(write),
             read: Mutex::new(read),
             path,
-            closed,
+            checkpoints,
         })
     }
 
@@ -286,7 +310,9 @@ impl EventJournal for SqliteJournal {
                 .map_err(&err)?;
             }
         }
-        tx.commit().map_err(&err)
+        tx.commit().map_err(&err)?;
+        self.checkpoints.written.store(true, Ordering::Release);
+        Ok(())
     }
 
     fn read_after(&self, after_id: u64, limit: usize) -> Result<JournalPage> {
@@ -361,6 +387,7 @@ impl EventJournal for SqliteJournal {
             .execute(params![checkpoint as i64])
             .map_err(&err)?;
         tx.commit().map_err(&err)?;
+        self.checkpoints.written.store(true, Ordering::Release);
         Ok(deleted as u64)
     }
 
