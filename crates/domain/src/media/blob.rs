@@ -2,44 +2,21 @@
 //! temporary file under the store's directory, bounded and hashed as they
 //! come; the store moves the file in when it commits them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rand::Rng as _;
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt as _;
 
 use super::kind::SNIFF_BYTES;
-use super::staging::TEMP_PREFIX;
+use super::staging::{TEMP_PREFIX, TempFile, random_hex};
 use crate::error::{Error, Kind, Result};
 use crate::ports::MediaSink;
-
-/// Removes `path`; a file already gone is not an error, any other failure
-/// is logged.
-pub(super) fn remove_quietly(path: &Path) {
-    if let Err(e) = std::fs::remove_file(path)
-        && e.kind() != std::io::ErrorKind::NotFound
-    {
-        tracing::warn!(path = %path.display(), error = %e, "cannot remove a received-media file");
-    }
-}
-
-/// A file removed when dropped.
-#[derive(Debug)]
-pub(super) struct Temp {
-    pub(super) path: PathBuf,
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        remove_quietly(&self.path);
-    }
-}
 
 /// New bytes on their way into the store: bounded, hashed as written. The
 /// temporary file is removed when the writer is dropped uncommitted.
 #[derive(Debug)]
 pub struct BlobWriter {
-    temp: Temp,
+    temp: TempFile,
     file: Option<tokio::fs::File>,
     hasher: Sha256,
     size: u64,
@@ -50,9 +27,7 @@ pub struct BlobWriter {
 impl BlobWriter {
     /// A writer into a new temporary file under `dir`, bounded by `limit`.
     pub(super) async fn create(dir: &Path, limit: u64) -> Result<Self> {
-        let mut suffix = [0u8; 12];
-        rand::rng().fill(&mut suffix);
-        let path = dir.join(format!("{TEMP_PREFIX}{}", hex::encode(suffix)));
+        let path = dir.join(format!("{TEMP_PREFIX}{}", random_hex(12)));
         let file = tokio::fs::OpenOptions::from(crate::store::private_file_options())
             .write(true)
             .create_new(true)
@@ -63,7 +38,7 @@ impl BlobWriter {
                     .with("path", path.display())
             })?;
         Ok(Self {
-            temp: Temp { path },
+            temp: TempFile { path },
             file: Some(file),
             hasher: Sha256::new(),
             size: 0,
@@ -83,7 +58,7 @@ impl BlobWriter {
     }
 
     /// Flushes the file; its temporary file, SHA-256 (lowercase hex), size and first bytes.
-    pub(super) async fn finish(mut self) -> Result<(Temp, String, u64, Vec<u8>)> {
+    pub(super) async fn finish(mut self) -> Result<(TempFile, String, u64, Vec<u8>)> {
         if let Some(mut file) = self.file.take() {
             file.flush()
                 .await

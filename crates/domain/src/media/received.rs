@@ -20,10 +20,11 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::blob::{BlobWriter, Temp, remove_quietly};
+use super::blob::BlobWriter;
 use super::ids::MediaIds;
 use super::kind::{OCTET_STREAM, sniff};
 use super::received_index::{Claim, Expiry, Record, State};
+use super::staging::{TempFile, remove_quietly};
 use super::sweeper::spawn_sweeper;
 use crate::clock::now_ms;
 use crate::error::{Error, Kind, Result};
@@ -389,7 +390,7 @@ impl ReceivedStore {
     /// Makes `claim` durable: moves a new blob from `temp` into place,
     /// stores record `rec` under `k` with the tombstones, and removes the
     /// evicted blobs' files.
-    async fn keep(&self, temp: Temp, k: &str, rec: &Record, claim: Claim) -> Result<()> {
+    async fn keep(&self, temp: TempFile, k: &str, rec: &Record, claim: Claim) -> Result<()> {
         let Claim {
             evicted,
             new_blob,
@@ -507,7 +508,7 @@ impl Drop for Fetching {
 pub struct Kept {
     /// The item.
     pub item: StoredItem,
-    _temp: Option<Temp>,
+    _temp: Option<TempFile>,
 }
 
 /// The MediaTooLarge error of a received kind.

@@ -451,11 +451,13 @@ pub fn random_hex(bytes: usize) -> String {
     hex::encode(buf)
 }
 
-fn remove_quietly(path: &Path) {
+/// Removes `path`; a file already gone is not an error, any other failure
+/// is logged.
+pub(super) fn remove_quietly(path: &Path) {
     if let Err(e) = std::fs::remove_file(path)
         && e.kind() != std::io::ErrorKind::NotFound
     {
-        tracing::warn!(path = %path.display(), error = %e, "cannot remove a staging file");
+        tracing::warn!(path = %path.display(), error = %e, "cannot remove a media file");
     }
 }
 
