@@ -51,7 +51,15 @@ pub struct AccountConfig {
     pub ws_url: Option<String>,
     /// HTTP API base URL of the implementation.
     pub http_url: Option<String>,
-    /// OneBot access token, sent as `Authorization: Bearer <token>`.
+    /// Base URL of a Milky implementation's HTTP server (`http://` or
+    /// `https://`): its API at `/api/:api`, its events at `/event`. An
+    /// account with it speaks Milky, not OneBot v11.
+    pub milky_url: Option<String>,
+    /// How a Milky account receives events: `websocket` (the default) or
+    /// `sse` (Server-Sent Events), both on `/event`.
+    pub milky_events: MilkyEvents,
+    /// The implementation's access token, sent as `Authorization: Bearer
+    /// <token>` (OneBot v11 and Milky alike).
     pub access_token: Option<Secret>,
     /// Also send the token as `?access_token=` on the WebSocket URL.
     pub token_in_query: bool,
@@ -130,6 +138,8 @@ impl fmt::Debug for AccountConfig {
         f.debug_struct("AccountConfig")
             .field("ws_url", &self.ws_url.as_deref().map(redact_url))
             .field("http_url", &self.http_url.as_deref().map(redact_url))
+            .field("milky_url", &self.milky_url.as_deref().map(redact_url))
+            .field("milky_events", &self.milky_events)
             .field("access_token", &self.access_token)
             .field("token_in_query", &self.token_in_query)
             .field("reverse", &self.reverse)
@@ -167,6 +177,8 @@ impl Default for AccountConfig {
         Self {
             ws_url: None,
             http_url: None,
+            milky_url: None,
+            milky_events: MilkyEvents::WebSocket,
             access_token: None,
             token_in_query: false,
             reverse: false,
@@ -206,7 +218,17 @@ impl AccountConfig {
     /// True when no transport is configured: every RPC answers
     /// ACCOUNT_NOT_CONFIGURED.
     pub fn has_transport(&self) -> bool {
-        self.ws_url.is_some() || self.http_url.is_some() || self.reverse
+        self.ws_url.is_some() || self.http_url.is_some() || self.reverse || self.milky_url.is_some()
+    }
+
+    /// The protocol the account speaks upstream: Milky when `milky_url` is
+    /// set, else OneBot v11.
+    pub fn protocol(&self) -> Protocol {
+        if self.milky_url.is_some() {
+            Protocol::Milky
+        } else {
+            Protocol::OneBotV11
+        }
     }
     /// `request_timeout_ms` as a duration.
     pub fn request_timeout(&self) -> Duration {
@@ -236,6 +258,32 @@ impl AccountConfig {
             "account ids use letters, digits, `_` and `-`",
         )?;
         let key = |name: &str| account.field(name);
+        if let Some(url) = &self.milky_url {
+            let milky_url = key("milky_url");
+            let onebot_keys: Vec<&str> = [
+                ("ws_url", self.ws_url.is_some()),
+                ("http_url", self.http_url.is_some()),
+                ("reverse", self.reverse),
+            ]
+            .into_iter()
+            .filter_map(|(name, set)| set.then_some(name))
+            .collect();
+            if !onebot_keys.is_empty() {
+                return Err(milky_url.invalid(format!(
+                    "an account speaks either Milky (milky_url) or OneBot v11 (ws_url, http_url, reverse); remove milky_url or {}",
+                    onebot_keys.join(" and ")
+                )));
+            }
+            match url::Url::parse(url) {
+                Ok(u)
+                    if (u.scheme() == "http" || u.scheme() == "https")
+                        && u.host_str().is_some() => {}
+                Ok(_) => {
+                    return Err(milky_url.invalid("must be an http:// or https:// URL with a host"));
+                }
+                Err(e) => return Err(milky_url.invalid(format!("invalid URL: {e}"))),
+            }
+        }
         if let Some(url) = &self.ws_url {
             let ws_url = key("ws_url");
             match url::Url::parse(url) {
@@ -327,6 +375,37 @@ impl AccountConfig {
         }
         Ok(())
     }
+}
+
+/// The protocol an account speaks to its implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// OneBot v11 (`ws_url`, `http_url` or `reverse`).
+    OneBotV11,
+    /// Milky (`milky_url`).
+    Milky,
+}
+
+impl Protocol {
+    /// The name clients see (`ListAccounts`, `serve --print-config`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::OneBotV11 => "onebot_v11",
+            Protocol::Milky => "milky",
+        }
+    }
+}
+
+/// How a Milky account receives its events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum MilkyEvents {
+    /// A WebSocket on `/event`.
+    #[default]
+    #[serde(rename = "websocket")]
+    WebSocket,
+    /// Server-Sent Events on `/event`.
+    Sse,
 }
 
 /// The `history_anchor` names the adapter understands (`auto` included);

@@ -31,7 +31,7 @@ use figment::Figment;
 use figment::providers::{Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
-pub use account::{AccountConfig, DEFAULT_ACCOUNT, Secret, SharedDir};
+pub use account::{AccountConfig, DEFAULT_ACCOUNT, MilkyEvents, Protocol, Secret, SharedDir};
 pub use archive::{ArchiveConfig, parse_chat};
 pub use auth::{Access, AuthConfig, TokenConfig};
 pub use check::ConfigError;

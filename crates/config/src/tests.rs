@@ -40,6 +40,26 @@ fn defaults_validate() {
 }
 
 #[test]
+fn a_milky_account_names_its_url_and_event_transport() {
+    let c = Config::from_toml(
+        "[accounts.milky]\nmilky_url = \"http://127.0.0.1:3010\"\naccess_token = \"t\"\nmilky_events = \"sse\"\ngroups = [123456789]\nusers = [10001]\n[accounts.ob]\nws_url = \"ws://127.0.0.1:3001\"",
+    )
+    .unwrap();
+    let milky = &c.accounts["milky"];
+    assert_eq!(milky.protocol(), Protocol::Milky);
+    assert_eq!(milky.milky_events, MilkyEvents::Sse);
+    assert!(milky.has_transport());
+    assert_eq!(c.accounts["ob"].protocol(), Protocol::OneBotV11);
+    assert_eq!(c.accounts["ob"].milky_events, MilkyEvents::WebSocket);
+    assert_eq!(Protocol::Milky.name(), "milky");
+    let err =
+        Config::from_toml("[accounts.m]\nmilky_url = \"http://x\"\nmilky_events = \"webhook\"")
+            .unwrap_err()
+            .to_string();
+    assert!(err.contains("milky_events"), "{err}");
+}
+
+#[test]
 fn the_archive_url_is_a_secret_everywhere() {
     let c = Config::from_toml(
         "[archive]\nurl = \"postgres://gw:hunter2@db.internal:5432/chat\"\nchats = [\"private:10001\"]",
@@ -316,6 +336,16 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "[accounts.a]\nhttp_url = \"ftp://x\"",
         "accounts.a.http_url",
         "must be an http:// or https:// URL",
+    ),
+    (
+        "[accounts.a]\nmilky_url = \"http://127.0.0.1:3010\"\nws_url = \"ws://127.0.0.1:3001\"\nreverse = true",
+        "accounts.a.milky_url",
+        "an account speaks either Milky (milky_url) or OneBot v11 (ws_url, http_url, reverse); remove milky_url or ws_url and reverse",
+    ),
+    (
+        "[accounts.a]\nmilky_url = \"ws://127.0.0.1:3010\"",
+        "accounts.a.milky_url",
+        "must be an http:// or https:// URL with a host",
     ),
     (
         "[accounts.a]\nhttp_url = \"nope\"",
