@@ -69,6 +69,15 @@ if [ ! -x "$INSPECTOR_DIR/node_modules/.bin/mcp-inspector" ] \
   touch "$INSPECTOR_DIR/node_modules/.install-stamp"
 fi
 
+# The official Milky schemas (@saltify/milky-types), for the tests that validate every Milky
+# request and reply (tests/milky-schema/validate.mjs), pinned by their package-lock.json.
+MILKY_SCHEMA_DIR=tests/milky-schema
+if [ ! -d "$MILKY_SCHEMA_DIR/node_modules/@saltify/milky-types" ] \
+  || [ "$MILKY_SCHEMA_DIR/package-lock.json" -nt "$MILKY_SCHEMA_DIR/node_modules/.install-stamp" ]; then
+  (cd "$MILKY_SCHEMA_DIR" && npm ci --no-audit --no-fund)
+  touch "$MILKY_SCHEMA_DIR/node_modules/.install-stamp"
+fi
+
 # Go tools via the Go module proxy; a stamp per pinned version.
 go_tool() { # name package version
   if [ ! -x "$GOBIN/$1" ] || [ ! -f "$GOBIN/.$1-$3" ]; then

@@ -545,7 +545,9 @@ async fn inbound_events_are_decoded_and_published() {
         }
     }
     match &got[0] {
-        InboundEvent::Message { message, self_sent } => {
+        InboundEvent::Message {
+            message, self_sent, ..
+        } => {
             assert_eq!(message.message_id, id);
             assert_eq!(message.chat, ChatRef::Group(SANDBOX_GROUP));
             assert!(!self_sent);

@@ -61,7 +61,12 @@ fn every_recorded_event_decodes_to_its_event_or_a_clean_unknown() {
             ("lifecycle", Decoded::Event(InboundEvent::Lifecycle { sub_type, .. })) => {
                 assert_eq!(sub_type, want["sub_type"].as_str().unwrap(), "{what}")
             }
-            ("message", Decoded::Event(InboundEvent::Message { message, self_sent })) => {
+            (
+                "message",
+                Decoded::Event(InboundEvent::Message {
+                    message, self_sent, ..
+                }),
+            ) => {
                 assert_eq!(
                     message.chat,
                     chat_of(want["chat"].as_str().unwrap()),

@@ -378,11 +378,14 @@ impl AccountConfig {
 }
 
 /// The protocol an account speaks to its implementation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Protocol {
     /// OneBot v11 (`ws_url`, `http_url` or `reverse`).
+    #[default]
+    #[serde(rename = "onebot_v11")]
     OneBotV11,
     /// Milky (`milky_url`).
+    #[serde(rename = "milky")]
     Milky,
 }
 

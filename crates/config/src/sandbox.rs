@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 
 use serde::{Deserialize, Serialize};
 
+use super::account::Protocol;
 use super::check::ConfigError;
 use super::check::Key;
 use super::flavor::Flavor;
@@ -17,7 +18,12 @@ pub struct SandboxConfig {
     /// customary 127.0.0.1:6700 by default; port 0 picks a free port (for
     /// several gateways on one machine).
     pub listen: SocketAddr,
-    /// Which implementation the sandbox imitates.
+    /// The protocol the sandbox speaks: `onebot_v11` (the default; `flavor`
+    /// says which implementation it imitates) or `milky` (a Milky 1.2
+    /// implementation on the same listener and seeded data: HTTP API at
+    /// `/api/:api`, events at `/event`).
+    pub protocol: Protocol,
+    /// Which OneBot v11 implementation the sandbox imitates.
     pub flavor: String,
     /// Group whitelist of the sandbox's `default` account.
     pub groups: Vec<i64>,
@@ -29,6 +35,7 @@ impl Default for SandboxConfig {
     fn default() -> Self {
         Self {
             listen: Self::DEFAULT_LISTEN,
+            protocol: Protocol::OneBotV11,
             flavor: "napcat".into(),
             groups: vec![20_000_003],
             users: vec![10_001],

@@ -10,6 +10,9 @@
 //!   buffer and every subscriber see the same names; events behind it wait,
 //!   so the order never changes, but look-ups of up to [`IN_FLIGHT`] events
 //!   run at once;
+//! - a message is delivered once: a copy read back from history after a
+//!   gap ([`Inbound::publish_backfilled`]) and a live copy of the same
+//!   message (chat and id) are one event, whichever comes first;
 //! - a recall is published once: the gateway's own recall (RecallMessage)
 //!   and the peer's notice of it are the same event; while the gateway's
 //!   recall is under way the peer's notice of it waits for the gateway's
@@ -35,34 +38,35 @@ use super::account::Account;
 use super::call::Deadline;
 use super::events::EventHub;
 use super::mentions::{Mentions, wants_names};
-use super::model::{ChatRef, InboundEvent, Segment};
+use super::model::{ChatRef, InboundEvent, Message, Segment};
 use super::ports::EventSink;
 use super::quotes::Quotes;
 
 /// Events of one account being prepared at once.
 pub const IN_FLIGHT: usize = 64;
 
-/// Recalls remembered per account to publish each once.
-const RECALLS_KEPT: usize = 512;
+/// Recalls remembered per account to publish each once, and messages
+/// remembered per account to deliver each once.
+const KEPT: usize = 512;
 
 /// An event on its way, with whether the gateway made it.
 type Prepared = Pin<Box<dyn Future<Output = (InboundEvent, bool)> + Send>>;
 
-/// Recent recalls of one account, oldest first.
+/// Recent keys (chat, message id) of one account, oldest first.
 #[derive(Debug, Default)]
-struct Recalls {
+struct Seen {
     seen: HashSet<(ChatRef, i64)>,
     order: VecDeque<(ChatRef, i64)>,
 }
 
-impl Recalls {
-    /// True the first time `key` is seen (within the last [`RECALLS_KEPT`]).
+impl Seen {
+    /// True the first time `key` is seen (within the last [`KEPT`]).
     fn first(&mut self, key: (ChatRef, i64)) -> bool {
         if !self.seen.insert(key) {
             return false;
         }
         self.order.push_back(key);
-        while self.order.len() > RECALLS_KEPT {
+        while self.order.len() > KEPT {
             if let Some(old) = self.order.pop_front() {
                 self.seen.remove(&old);
             }
@@ -80,7 +84,9 @@ pub struct Inbound {
     mentions: Arc<Mentions>,
     accounts: OnceLock<HashMap<String, Arc<Account>>>,
     lanes: Mutex<HashMap<String, mpsc::UnboundedSender<(InboundEvent, bool)>>>,
-    recalls: Mutex<HashMap<String, Recalls>>,
+    recalls: Mutex<HashMap<String, Seen>>,
+    /// Messages delivered lately, by account.
+    messages: Mutex<HashMap<String, Seen>>,
     /// Recalls the gateway is making, by account: the peer's notices of
     /// them are dropped (the gateway publishes its own).
     own: Mutex<HashSet<(String, ChatRef, i64)>>,
@@ -117,6 +123,7 @@ impl Inbound {
             accounts: OnceLock::new(),
             lanes: Mutex::new(HashMap::new()),
             recalls: Mutex::new(HashMap::new()),
+            messages: Mutex::new(HashMap::new()),
             own: Mutex::new(HashSet::new()),
             shutdown,
         })
@@ -166,6 +173,18 @@ impl Inbound {
         self.send(account_id, event, true);
     }
 
+    /// Publishes a message the backfill read back from the peer's history
+    /// after a gap, marked as backfilled, in line with the account's other
+    /// events; dropped when the same message was delivered lately.
+    pub fn publish_backfilled(&self, account_id: &str, message: Message, self_sent: bool) {
+        let event = InboundEvent::Message {
+            message,
+            self_sent,
+            backfilled: true,
+        };
+        self.send(account_id, event, false);
+    }
+
     fn send(&self, account_id: &str, event: InboundEvent, own: bool) {
         match self.lane(account_id) {
             Some(tx) => {
@@ -186,8 +205,12 @@ impl Inbound {
     /// or mentions someone, returns the look-ups that fill the quote and
     /// the names in.
     fn prepare(&self, account_id: &str, event: InboundEvent, own: bool) -> Prepared {
-        let (message, self_sent) = match event {
-            InboundEvent::Message { message, self_sent } => (message, self_sent),
+        let (message, self_sent, backfilled) = match event {
+            InboundEvent::Message {
+                message,
+                self_sent,
+                backfilled,
+            } => (message, self_sent, backfilled),
             other => return Box::pin(std::future::ready((other, own))),
         };
         self.quotes.remember(account_id, &message);
@@ -200,7 +223,11 @@ impl Inbound {
         let account = self.account(account_id).filter(|_| work);
         let Some(account) = account else {
             return Box::pin(std::future::ready((
-                InboundEvent::Message { message, self_sent },
+                InboundEvent::Message {
+                    message,
+                    self_sent,
+                    backfilled,
+                },
                 own,
             )));
         };
@@ -215,13 +242,37 @@ impl Inbound {
             }
             mentions.name(&account, &mut one, Deadline::NONE).await;
             let [message] = one;
-            (InboundEvent::Message { message, self_sent }, own)
+            (
+                InboundEvent::Message {
+                    message,
+                    self_sent,
+                    backfilled,
+                },
+                own,
+            )
         })
     }
 
-    /// Hands a ready event to the hub (a recall only the first time; the
-    /// peer's notice of a recall the gateway is making not at all).
+    /// Hands a ready event to the hub (a message or a recall only the first
+    /// time; the peer's notice of a recall the gateway is making not at
+    /// all).
     fn deliver(&self, account_id: &str, event: InboundEvent, own: bool) {
+        if let InboundEvent::Message { message, .. } = &event
+            && message.message_id != 0
+        {
+            let key = (message.chat, message.message_id);
+            let mut messages = self.messages.lock();
+            let first = match messages.get_mut(account_id) {
+                Some(seen) => seen.first(key),
+                None => messages
+                    .entry(account_id.to_owned())
+                    .or_default()
+                    .first(key),
+            };
+            if !first {
+                return;
+            }
+        }
         if let InboundEvent::MessageRecalled {
             chat, message_id, ..
         } = &event

@@ -4,7 +4,7 @@ use std::time::SystemTime;
 
 use onebot_gateway_client::pb;
 
-use onebot_gateway_config::Locale;
+use onebot_gateway_config::{Locale, Protocol};
 use onebot_gateway_domain::account::Account;
 use onebot_gateway_domain::error::Error;
 use onebot_gateway_domain::events::{EventFilter, EventKind, StoredEvent};
@@ -64,6 +64,7 @@ pub fn flavor(profile: Option<&str>) -> pb::Flavor {
         Some("lagrange") => pb::Flavor::Lagrange,
         Some("snowluma") => pb::Flavor::Snowluma,
         Some("go-cqhttp") => pb::Flavor::GoCqhttp,
+        Some("milky") => pb::Flavor::Milky,
         _ => pb::Flavor::Unspecified,
     }
 }
@@ -75,6 +76,14 @@ pub fn transport(t: TransportKind) -> pb::Transport {
         TransportKind::ForwardWs => pb::Transport::ForwardWebsocket,
         TransportKind::Http => pb::Transport::Http,
         TransportKind::ReverseWs => pb::Transport::ReverseWebsocket,
+    }
+}
+
+/// The proto upstream protocol.
+pub fn upstream_protocol(p: Protocol) -> pb::UpstreamProtocol {
+    match p {
+        Protocol::OneBotV11 => pb::UpstreamProtocol::OnebotV11,
+        Protocol::Milky => pb::UpstreamProtocol::Milky,
     }
 }
 
@@ -102,6 +111,7 @@ pub fn account(account: &Account, status: &AccountStatus, queue_depth: usize) ->
         history_anchor: status.history.map_or("", |h| h.anchor).to_owned(),
         anchor_included: status.history.is_some_and(|h| h.anchor_included),
         history_anchor_source: status.history.map_or("", |h| h.basis).to_owned(),
+        protocol: upstream_protocol(account.config.protocol()) as i32,
     }
 }
 
@@ -387,12 +397,17 @@ fn inbound_kind(
 ) -> (i64, pb::event::Kind) {
     use pb::event::Kind as K;
     match event {
-        InboundEvent::Message { message, self_sent } => (
+        InboundEvent::Message {
+            message,
+            self_sent,
+            backfilled,
+        } => (
             message.time,
             K::Message(pb::MessageEvent {
                 rendered: render::history_line_in(message, tz, locale),
                 message: Some(chat_message(message.clone())),
                 self_sent: *self_sent,
+                backfilled: *backfilled,
             }),
         ),
         InboundEvent::Poke {

@@ -522,10 +522,9 @@ mod tests {
             Arc::from("a"),
             7,
             1,
-            Arc::new(onebot_gateway_domain::model::InboundEvent::Message {
-                message,
-                self_sent: false,
-            }),
+            Arc::new(onebot_gateway_domain::model::InboundEvent::message(
+                message, false,
+            )),
         );
         let cache = WireCache::new(4, 1 << 20);
         let encoded = Encoded::event(&cache, &stored, 99, &MediaIds::new([7; 32]), &lines());

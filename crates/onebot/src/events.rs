@@ -54,10 +54,9 @@ pub fn decode(frame: &Value) -> Decoded {
     let time = int(frame, "time");
     match post_type.as_str() {
         "message" | "message_sent" => match decode_message(frame, None) {
-            Some(message) => Decoded::Event(InboundEvent::Message {
-                message,
-                self_sent: post_type == "message_sent",
-            }),
+            Some(message) => {
+                Decoded::Event(InboundEvent::message(message, post_type == "message_sent"))
+            }
             None => unknown(),
         },
         "meta_event" => match text(frame, "meta_event_type").as_str() {
@@ -154,7 +153,9 @@ mod tests {
             "sender":{"user_id":10001,"nickname":"张三","card":""},
             "message":[{"type":"text","data":{"text":"hi"}}]});
         match decode(&msg) {
-            Decoded::Event(InboundEvent::Message { message, self_sent }) => {
+            Decoded::Event(InboundEvent::Message {
+                message, self_sent, ..
+            }) => {
                 assert!(!self_sent);
                 assert_eq!(message.message_id, -5);
                 assert_eq!(message.chat, ChatRef::Group(20000003));

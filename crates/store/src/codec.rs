@@ -102,6 +102,9 @@ enum EventRec {
         m: MessageRec,
         #[serde(default)]
         own: bool,
+        /// Read back from history after a gap (absent in older rows).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        back: bool,
     },
     Poke {
         g: i64,
@@ -297,9 +300,14 @@ pub fn decode_message(bytes: &[u8]) -> Result<Message> {
 /// The stored form of an event.
 pub fn encode_event(e: &InboundEvent) -> Vec<u8> {
     let rec = match e {
-        InboundEvent::Message { message, self_sent } => EventRec::Message {
+        InboundEvent::Message {
+            message,
+            self_sent,
+            backfilled,
+        } => EventRec::Message {
             m: message_rec(message),
             own: *self_sent,
+            back: *backfilled,
         },
         InboundEvent::Poke {
             group_id,
@@ -392,9 +400,10 @@ pub fn decode_event(bytes: &[u8]) -> Result<InboundEvent> {
     let rec: EventRec = serde_json::from_slice(bytes)
         .map_err(|e| Error::internal(format!("a stored event cannot be read: {e}")))?;
     Ok(match rec {
-        EventRec::Message { m, own } => InboundEvent::Message {
+        EventRec::Message { m, own, back } => InboundEvent::Message {
             message: message(m)?,
             self_sent: own,
+            backfilled: back,
         },
         EventRec::Poke { g, u, target, t } => InboundEvent::Poke {
             group_id: g,
@@ -506,6 +515,7 @@ mod tests {
             InboundEvent::Message {
                 message: m.clone(),
                 self_sent: true,
+                backfilled: true,
             },
             InboundEvent::Poke {
                 group_id: 1,

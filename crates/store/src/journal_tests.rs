@@ -64,10 +64,7 @@ fn message(id: i64) -> onebot_gateway_domain::model::Message {
 
 /// A group message event of account `a`, numbered `id`.
 fn event(id: i64) -> StoredEvent {
-    let event = onebot_gateway_domain::model::InboundEvent::Message {
-        message: message(id),
-        self_sent: false,
-    };
+    let event = onebot_gateway_domain::model::InboundEvent::message(message(id), false);
     StoredEvent::new(Arc::from("a"), id as u64, 0, Arc::new(event))
 }
 

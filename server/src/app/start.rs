@@ -104,6 +104,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
                 tokio::spawn(backfill::run(
                     archive.clone(),
                     account.clone(),
+                    inbound.clone(),
                     stop.cancel.clone(),
                 ));
             }

@@ -114,10 +114,22 @@ fn chat(c: Option<&pb::Chat>) -> String {
     }
 }
 
+/// What a message line says about the message besides its text: ` (self)`
+/// for the bot's own, ` (backfilled)` for one read back after a gap.
+fn marks(m: &pb::MessageEvent) -> String {
+    let mut out = String::new();
+    if m.self_sent {
+        out.push_str(" (self)");
+    }
+    if m.backfilled {
+        out.push_str(" (backfilled)");
+    }
+    out
+}
+
 /// One line per event. A message: `#<sequence> <chat> <line>`, the line
 /// exactly as the gateway renders it for `history` (`[HH:mm:ss] 名字(QQ号):
-/// 文本` in the gateway's time zone; ` (self)` after the chat for the bot's
-/// own); from a gateway that sends no line, `#<sequence> [HH:MM:SS] <chat>
+/// 文本` in the gateway's time zone; [`marks`] after the chat); from a gateway that sends no line, `#<sequence> [HH:MM:SS] <chat>
 /// 名字(QQ号): <text>` in the local time zone. Any other event:
 /// `#<sequence> [HH:MM:SS] <what happened>`, local time.
 pub fn render(e: &pb::Event) -> String {
@@ -126,8 +138,7 @@ pub fn render(e: &pb::Event) -> String {
         && !m.rendered.is_empty()
     {
         let chat = chat(m.message.as_ref().and_then(|msg| msg.chat.as_ref()));
-        let own = if m.self_sent { " (self)" } else { "" };
-        return format!("#{} {chat}{own} {}", e.sequence, m.rendered);
+        return format!("#{} {chat}{} {}", e.sequence, marks(m), m.rendered);
     }
     let what = match &e.kind {
         Some(K::Message(m)) => match &m.message {
@@ -138,11 +149,11 @@ pub fn render(e: &pb::Event) -> String {
                     .find(|n| !n.is_empty())
                     .cloned()
                     .unwrap_or_else(|| sender.user_id.to_string());
-                let own = if m.self_sent { " (self)" } else { "" };
                 format!(
-                    "{} {name}({}){own}: {}",
+                    "{} {name}({}){}: {}",
                     chat(msg.chat.as_ref()),
                     sender.user_id,
+                    marks(m),
                     msg.text
                 )
             }
@@ -202,6 +213,7 @@ mod tests {
                 }),
                 self_sent: false,
                 rendered: String::new(),
+                backfilled: false,
             })),
             ..Default::default()
         };
@@ -223,7 +235,7 @@ mod tests {
 
     #[test]
     fn a_message_prints_the_gateways_line() {
-        let event = |self_sent| pb::Event {
+        let event = |self_sent, backfilled| pb::Event {
             sequence: 9,
             time: Some(prost_types::Timestamp {
                 seconds: 1_792_375_092,
@@ -237,16 +249,21 @@ mod tests {
                 }),
                 self_sent,
                 rendered: "[09:58:12] 群主张三(10001): [回复 王五: 好]@管理员李四 收到".into(),
+                backfilled,
             })),
             ..Default::default()
         };
         assert_eq!(
-            render(&event(false)),
+            render(&event(false, false)),
             "#9 group:20000003 [09:58:12] 群主张三(10001): [回复 王五: 好]@管理员李四 收到"
         );
         assert_eq!(
-            render(&event(true)),
+            render(&event(true, false)),
             "#9 group:20000003 (self) [09:58:12] 群主张三(10001): [回复 王五: 好]@管理员李四 收到"
+        );
+        assert_eq!(
+            render(&event(false, true)),
+            "#9 group:20000003 (backfilled) [09:58:12] 群主张三(10001): [回复 王五: 好]@管理员李四 收到"
         );
     }
 }

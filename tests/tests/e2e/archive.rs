@@ -287,8 +287,9 @@ async fn found(gw: &onebot_gateway_domain::Gateway, query: &str) -> Vec<i64> {
 
 /// The gap healing, in-process so the test can wait for the backfill run
 /// itself: messages injected while the sandbox was not listening are
-/// archived after it comes back, and a message seen as an event, in a
-/// history page and again by the backfill is stored once.
+/// archived after it comes back and delivered to listeners as backfilled
+/// message events, and a message seen as an event, in a history page and
+/// again by the backfill is stored once and delivered once.
 #[tokio::test]
 async fn a_backfill_heals_the_gap_and_every_message_is_stored_once() {
     let sb = sandbox(SandboxFlavor::NapCat).await;
@@ -360,6 +361,34 @@ async fn a_backfill_heals_the_gap_and_every_message_is_stored_once() {
         found(&gw, "断线前").await,
         vec![seen],
         "event, history and backfill: stored once"
+    );
+    // A listener misses nothing: the healed messages come as backfilled
+    // message events, oldest first, once; then live messages as before.
+    let after = control.inject_group_message(SANDBOX_GROUP, 10001, json!("重连之后"));
+    let mut delivered = Vec::new();
+    loop {
+        let e = tokio::time::timeout(WAIT, events.next())
+            .await
+            .expect("events after the reconnect")
+            .unwrap()
+            .unwrap();
+        if let onebot_gateway_domain::model::InboundEvent::Message {
+            message,
+            backfilled,
+            ..
+        } = &*e.event
+        {
+            delivered.push((message.message_id, *backfilled));
+            if message.message_id == after {
+                break;
+            }
+        }
+    }
+    let mut want: Vec<(i64, bool)> = missed.iter().map(|id| (*id, true)).collect();
+    want.push((after, false));
+    assert_eq!(
+        delivered, want,
+        "the gap once and in order, then the live message"
     );
     shutdown.cancel();
 }

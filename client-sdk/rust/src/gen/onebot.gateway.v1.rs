@@ -92,6 +92,11 @@ pub struct Account {
     /// `configured`. Empty until the peer has identified itself.
     #[prost(string, tag = "16")]
     pub history_anchor_source: ::prost::alloc::string::String,
+    /// The protocol the gateway speaks to this account's implementation:
+    /// OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+    /// (`milky_url`). Everything else in this API is the same for both.
+    #[prost(enumeration = "UpstreamProtocol", tag = "17")]
+    pub protocol: i32,
 }
 impl ::prost::Name for Account {
     const NAME: &'static str = "Account";
@@ -101,6 +106,39 @@ impl ::prost::Name for Account {
     }
     fn type_url() -> ::prost::alloc::string::String {
         "/onebot.gateway.v1.Account".into()
+    }
+}
+/// The protocol an account's implementation speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum UpstreamProtocol {
+    /// Not reported.
+    Unspecified = 0,
+    /// OneBot v11 (NapCat, LLOneBot, Lagrange.OneBot, SnowLuma, go-cqhttp).
+    OnebotV11 = 1,
+    /// Milky (Lagrange.Milky, Yogurt, LuckyLilliaBot, tanebi).
+    Milky = 2,
+}
+impl UpstreamProtocol {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "UPSTREAM_PROTOCOL_UNSPECIFIED",
+            Self::OnebotV11 => "UPSTREAM_PROTOCOL_ONEBOT_V11",
+            Self::Milky => "UPSTREAM_PROTOCOL_MILKY",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "UPSTREAM_PROTOCOL_UNSPECIFIED" => Some(Self::Unspecified),
+            "UPSTREAM_PROTOCOL_ONEBOT_V11" => Some(Self::OnebotV11),
+            "UPSTREAM_PROTOCOL_MILKY" => Some(Self::Milky),
+            _ => None,
+        }
     }
 }
 /// Connection state of an account.
@@ -207,6 +245,10 @@ pub enum Flavor {
     /// go-cqhttp: fixed 19-message history window by real seq, no private
     /// history, poke by message segment, files by local path only.
     GoCqhttp = 6,
+    /// A Milky implementation (the account's `protocol` is Milky; which one is
+    /// in `implementation`): history by message seq, at most 30 rows per call,
+    /// quotes inline.
+    Milky = 7,
 }
 impl Flavor {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -222,6 +264,7 @@ impl Flavor {
             Self::Lagrange => "FLAVOR_LAGRANGE",
             Self::Snowluma => "FLAVOR_SNOWLUMA",
             Self::GoCqhttp => "FLAVOR_GO_CQHTTP",
+            Self::Milky => "FLAVOR_MILKY",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -234,6 +277,7 @@ impl Flavor {
             "FLAVOR_LAGRANGE" => Some(Self::Lagrange),
             "FLAVOR_SNOWLUMA" => Some(Self::Snowluma),
             "FLAVOR_GO_CQHTTP" => Some(Self::GoCqhttp),
+            "FLAVOR_MILKY" => Some(Self::Milky),
             _ => None,
         }
     }
@@ -2127,6 +2171,13 @@ pub struct MessageEvent {
     /// `timezone` setting), mentions as `@名字`, a quote as `\[回复 名字: 文本\]`.
     #[prost(string, tag = "3")]
     pub rendered: ::prost::alloc::string::String,
+    /// True when the gateway did not receive this message as an event but read
+    /// it back from the peer's history after the account's event connection
+    /// came back: a message sent while the connection was down (archived
+    /// chats only; each such message is delivered once, in order, before or
+    /// instead of a live copy).
+    #[prost(bool, tag = "4")]
+    pub backfilled: bool,
 }
 impl ::prost::Name for MessageEvent {
     const NAME: &'static str = "MessageEvent";

@@ -10,6 +10,15 @@
 //! never approached. A chat whose gap could not be closed (the bound was
 //! reached, the peer's history ended, or the peer failed) is logged once
 //! per run with the range that stays missing.
+//!
+//! The messages a run stores that were sent before the account came back
+//! online (at or before that second) are also delivered as message events,
+//! marked as backfilled, oldest first per chat, through the event path
+//! ([`Inbound::publish_backfilled`]), which delivers each message once: a
+//! live copy of the same message that came or comes as an event is the
+//! same event. When both the gap's newest archived message and a healed
+//! message carry a message seq, only messages after it are delivered (a
+//! message of the same second delivered before the gap is not again).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +30,7 @@ use super::store::{ArchiveOp, Source};
 use crate::account::Account;
 use crate::call::Deadline;
 use crate::error::Kind;
+use crate::inbound::Inbound;
 use crate::model::{ChatRef, Message};
 use onebot_gateway_telemetry::metrics;
 
@@ -54,17 +64,37 @@ pub enum Healed {
     },
 }
 
+/// Where a run delivers the messages it healed.
+#[derive(Clone, Copy)]
+pub struct Delivery<'a> {
+    /// The event path.
+    pub inbound: &'a Inbound,
+    /// The second the account came back online: messages sent after it came
+    /// as events.
+    pub online_at: i64,
+}
+
 /// Runs one account's backfills until `shutdown`: once when the account
-/// first comes online, then after every reconnect.
-pub async fn run(archive: Arc<Archive>, account: Arc<Account>, shutdown: CancellationToken) {
+/// first comes online, then after every reconnect; healed messages are
+/// delivered through `inbound`.
+pub async fn run(
+    archive: Arc<Archive>,
+    account: Arc<Account>,
+    inbound: Arc<Inbound>,
+    shutdown: CancellationToken,
+) {
     let mut status = account.peer.watch_status();
     let mut was_online = false;
     loop {
         let online = status.borrow_and_update().online;
         if online && !was_online {
+            let delivery = Delivery {
+                inbound: &inbound,
+                online_at: jiff::Timestamp::now().as_second(),
+            };
             tokio::select! {
                 _ = shutdown.cancelled() => return,
-                _ = heal_account(&archive, &account) => {}
+                _ = heal_account(&archive, &account, Some(delivery)) => {}
             }
             archive.backfill_finished(&account.id);
         }
@@ -76,8 +106,9 @@ pub async fn run(archive: Arc<Archive>, account: Arc<Account>, shutdown: Cancell
     }
 }
 
-/// Backfills every archived chat of `account` with recent activity.
-pub async fn heal_account(archive: &Archive, account: &Account) {
+/// Backfills every archived chat of `account` with recent activity,
+/// delivering what it healed through `delivery` when given.
+pub async fn heal_account(archive: &Archive, account: &Account, delivery: Option<Delivery<'_>>) {
     let retention = i64::from(archive.config().retention_days) * 86_400;
     let since = jiff::Timestamp::now().as_second() - retention;
     let active = match archive.store().active_chats(&account.id, since).await {
@@ -100,7 +131,7 @@ pub async fn heal_account(archive: &Archive, account: &Account) {
                 continue;
             }
         };
-        match heal_chat(archive, account, chat, &newest, max).await {
+        match heal_chat(archive, account, chat, &newest, max, delivery).await {
             Healed::Closed { stored } => {
                 if stored > 0 {
                     tracing::info!(account_id = %account.id, chat = %chat.target(), stored, "backfill closed the gap");
@@ -129,13 +160,53 @@ fn time_text(secs: i64) -> String {
 }
 
 /// Pages `chat`'s history back to `newest` (the newest archived message),
-/// storing what the archive lacks.
+/// storing what the archive lacks; then delivers what it stored that was
+/// sent before the account came online, oldest first, when `delivery` is
+/// given.
 pub async fn heal_chat(
     archive: &Archive,
     account: &Account,
     chat: ChatRef,
     newest: &Message,
     max: u32,
+    delivery: Option<Delivery<'_>>,
+) -> Healed {
+    let mut healed = Vec::new();
+    let outcome = read_back(archive, account, chat, newest, max, &mut healed).await;
+    if let Some(d) = delivery {
+        deliver(d, account, newest, healed);
+    }
+    outcome
+}
+
+/// Hands the healed messages sent by `online_at` and after `newest` to the
+/// event path, oldest first.
+fn deliver(d: Delivery<'_>, account: &Account, newest: &Message, mut healed: Vec<Message>) {
+    healed.retain(|m| {
+        let after_newest = match (newest.message_seq, m.message_seq) {
+            (Some(held), Some(seq)) => seq > held,
+            _ => true,
+        };
+        m.time <= d.online_at && after_newest
+    });
+    healed.sort_by_key(|m| (m.time, m.message_seq));
+    healed.dedup_by_key(|m| m.message_id);
+    let self_id = account.peer.self_id();
+    for m in healed {
+        let self_sent = self_id != 0 && m.sender.user_id == self_id;
+        d.inbound.publish_backfilled(&account.id, m, self_sent);
+    }
+}
+
+/// The pages of [`heal_chat`]; every message it stored is pushed to
+/// `healed`.
+async fn read_back(
+    archive: &Archive,
+    account: &Account,
+    chat: ChatRef,
+    newest: &Message,
+    max: u32,
+    healed: &mut Vec<Message>,
 ) -> Healed {
     let mut anchor = None;
     let mut read = 0u32;
@@ -187,8 +258,16 @@ pub async fn heal_chat(
             })
             .collect();
         if !missed.is_empty() {
+            let batch: Vec<Message> = missed
+                .iter()
+                .filter_map(|op| match op {
+                    ArchiveOp::Put { message, .. } => Some(message.clone()),
+                    _ => None,
+                })
+                .collect();
             match archive.apply(missed).await {
                 Ok(applied) => {
+                    healed.extend(batch);
                     let n = applied.stored_total();
                     stored += n;
                     metrics::backfilled(&account.id, n);

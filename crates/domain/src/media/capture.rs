@@ -105,6 +105,7 @@ impl Capture {
         let InboundEvent::Message {
             message,
             self_sent: false,
+            ..
         } = event
         else {
             return;

@@ -16,6 +16,10 @@ pub enum InboundEvent {
         message: Message,
         /// True for the bot's own messages.
         self_sent: bool,
+        /// True when the gateway did not receive it as an event but read it
+        /// back from the peer's history after the account's event
+        /// connection came back (a message sent while it was down).
+        backfilled: bool,
     },
     /// A poke notice.
     Poke {
@@ -104,6 +108,15 @@ pub enum InboundEvent {
 }
 
 impl InboundEvent {
+    /// A message event as the peer pushed it (not backfilled).
+    pub fn message(message: Message, self_sent: bool) -> InboundEvent {
+        InboundEvent::Message {
+            message,
+            self_sent,
+            backfilled: false,
+        }
+    }
+
     /// About how many bytes of memory the event holds (see
     /// [`Message::approx_bytes`]).
     pub fn approx_bytes(&self) -> usize {

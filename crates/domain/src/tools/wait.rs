@@ -168,6 +168,7 @@ impl Wanted<'_> {
             InboundEvent::Message {
                 message,
                 self_sent: false,
+                ..
             } if !self.mentioned_only || self.mentions_bot(message) => Some(message),
             _ => None,
         }
@@ -200,7 +201,11 @@ impl Wanted<'_> {
         self.gw.events.any_buffered(self.account_id, |e| {
             matches!(
                 &*e.event,
-                InboundEvent::Message { message, self_sent: true } if message.message_id == message_id
+                InboundEvent::Message {
+                    message,
+                    self_sent: true,
+                    ..
+                } if message.message_id == message_id
             )
         })
     }

@@ -89,10 +89,7 @@ fn message(chat: ChatRef, id: i64, time: i64, sender: i64, text: &str) -> Messag
 }
 
 fn inbound(m: Message) -> InboundEvent {
-    InboundEvent::Message {
-        message: m,
-        self_sent: false,
-    }
+    InboundEvent::message(m, false)
 }
 
 fn search(query: &str) -> SearchRequest {

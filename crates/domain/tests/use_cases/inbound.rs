@@ -41,10 +41,7 @@ fn reply(id: i64, quoted: i64, text: &str) -> Message {
 }
 
 fn event(m: Message) -> InboundEvent {
-    InboundEvent::Message {
-        message: m,
-        self_sent: false,
-    }
+    InboundEvent::message(m, false)
 }
 
 struct Env {
@@ -292,4 +289,49 @@ async fn mentions_are_named_before_the_hub_numbers_the_event() {
     e.inbound.publish("a", event(msg(6, 2, json!("无"))));
     next(&mut e.sub).await;
     assert_eq!(e.member_reads(), [7]);
+}
+
+fn backfilled_of(e: &InboundEvent) -> Option<(i64, bool)> {
+    match e {
+        InboundEvent::Message {
+            message,
+            backfilled,
+            ..
+        } => Some((message.message_id, *backfilled)),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn a_message_is_delivered_once_whether_it_comes_live_or_backfilled_first() {
+    let mut e = env(None);
+    // Live first: the backfilled copy is dropped.
+    e.inbound.publish("a", event(msg(1, 1, json!("实时"))));
+    e.inbound
+        .publish_backfilled("a", msg(1, 1, json!("实时")), false);
+    // Backfilled first: the live copy is dropped.
+    e.inbound
+        .publish_backfilled("a", msg(2, 1, json!("补回")), false);
+    e.inbound.publish("a", event(msg(2, 1, json!("补回"))));
+    // The same id in another chat is another message.
+    let mut elsewhere = msg(1, 1, json!("别的群"));
+    elsewhere.chat = ChatRef::Group(8);
+    e.inbound.publish_backfilled("a", elsewhere, false);
+    e.inbound.publish(
+        "a",
+        InboundEvent::Lifecycle {
+            sub_type: "end".into(),
+            time: 1,
+        },
+    );
+    let mut got = Vec::new();
+    loop {
+        let ev = next(&mut e.sub).await;
+        match backfilled_of(&ev) {
+            Some(pair) => got.push(pair),
+            None => break,
+        }
+    }
+    assert_eq!(got, [(1, false), (2, true), (1, true)]);
+    assert_eq!(e.inbound.hub().last_sequence("a"), 4);
 }

@@ -22,6 +22,59 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// The protocol an account's implementation speaks.
+type UpstreamProtocol int32
+
+const (
+	// Not reported.
+	UpstreamProtocol_UPSTREAM_PROTOCOL_UNSPECIFIED UpstreamProtocol = 0
+	// OneBot v11 (NapCat, LLOneBot, Lagrange.OneBot, SnowLuma, go-cqhttp).
+	UpstreamProtocol_UPSTREAM_PROTOCOL_ONEBOT_V11 UpstreamProtocol = 1
+	// Milky (Lagrange.Milky, Yogurt, LuckyLilliaBot, tanebi).
+	UpstreamProtocol_UPSTREAM_PROTOCOL_MILKY UpstreamProtocol = 2
+)
+
+// Enum value maps for UpstreamProtocol.
+var (
+	UpstreamProtocol_name = map[int32]string{
+		0: "UPSTREAM_PROTOCOL_UNSPECIFIED",
+		1: "UPSTREAM_PROTOCOL_ONEBOT_V11",
+		2: "UPSTREAM_PROTOCOL_MILKY",
+	}
+	UpstreamProtocol_value = map[string]int32{
+		"UPSTREAM_PROTOCOL_UNSPECIFIED": 0,
+		"UPSTREAM_PROTOCOL_ONEBOT_V11":  1,
+		"UPSTREAM_PROTOCOL_MILKY":       2,
+	}
+)
+
+func (x UpstreamProtocol) Enum() *UpstreamProtocol {
+	p := new(UpstreamProtocol)
+	*p = x
+	return p
+}
+
+func (x UpstreamProtocol) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (UpstreamProtocol) Descriptor() protoreflect.EnumDescriptor {
+	return file_onebot_gateway_v1_account_service_proto_enumTypes[0].Descriptor()
+}
+
+func (UpstreamProtocol) Type() protoreflect.EnumType {
+	return &file_onebot_gateway_v1_account_service_proto_enumTypes[0]
+}
+
+func (x UpstreamProtocol) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use UpstreamProtocol.Descriptor instead.
+func (UpstreamProtocol) EnumDescriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_account_service_proto_rawDescGZIP(), []int{0}
+}
+
 // Connection state of an account.
 type ConnectionState int32
 
@@ -72,11 +125,11 @@ func (x ConnectionState) String() string {
 }
 
 func (ConnectionState) Descriptor() protoreflect.EnumDescriptor {
-	return file_onebot_gateway_v1_account_service_proto_enumTypes[0].Descriptor()
+	return file_onebot_gateway_v1_account_service_proto_enumTypes[1].Descriptor()
 }
 
 func (ConnectionState) Type() protoreflect.EnumType {
-	return &file_onebot_gateway_v1_account_service_proto_enumTypes[0]
+	return &file_onebot_gateway_v1_account_service_proto_enumTypes[1]
 }
 
 func (x ConnectionState) Number() protoreflect.EnumNumber {
@@ -85,7 +138,7 @@ func (x ConnectionState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ConnectionState.Descriptor instead.
 func (ConnectionState) EnumDescriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_account_service_proto_rawDescGZIP(), []int{0}
+	return file_onebot_gateway_v1_account_service_proto_rawDescGZIP(), []int{1}
 }
 
 // Which transport carries the account's actions.
@@ -129,11 +182,11 @@ func (x Transport) String() string {
 }
 
 func (Transport) Descriptor() protoreflect.EnumDescriptor {
-	return file_onebot_gateway_v1_account_service_proto_enumTypes[1].Descriptor()
+	return file_onebot_gateway_v1_account_service_proto_enumTypes[2].Descriptor()
 }
 
 func (Transport) Type() protoreflect.EnumType {
-	return &file_onebot_gateway_v1_account_service_proto_enumTypes[1]
+	return &file_onebot_gateway_v1_account_service_proto_enumTypes[2]
 }
 
 func (x Transport) Number() protoreflect.EnumNumber {
@@ -142,7 +195,7 @@ func (x Transport) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Transport.Descriptor instead.
 func (Transport) EnumDescriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_account_service_proto_rawDescGZIP(), []int{1}
+	return file_onebot_gateway_v1_account_service_proto_rawDescGZIP(), []int{2}
 }
 
 // Behaviour profile of a OneBot implementation.
@@ -166,6 +219,10 @@ const (
 	// go-cqhttp: fixed 19-message history window by real seq, no private
 	// history, poke by message segment, files by local path only.
 	Flavor_FLAVOR_GO_CQHTTP Flavor = 6
+	// A Milky implementation (the account's `protocol` is Milky; which one is
+	// in `implementation`): history by message seq, at most 30 rows per call,
+	// quotes inline.
+	Flavor_FLAVOR_MILKY Flavor = 7
 )
 
 // Enum value maps for Flavor.
@@ -178,6 +235,7 @@ var (
 		4: "FLAVOR_LAGRANGE",
 		5: "FLAVOR_SNOWLUMA",
 		6: "FLAVOR_GO_CQHTTP",
+		7: "FLAVOR_MILKY",
 	}
 	Flavor_value = map[string]int32{
 		"FLAVOR_UNSPECIFIED": 0,
@@ -187,6 +245,7 @@ var (
 		"FLAVOR_LAGRANGE":    4,
 		"FLAVOR_SNOWLUMA":    5,
 		"FLAVOR_GO_CQHTTP":   6,
+		"FLAVOR_MILKY":       7,
 	}
 )
 
@@ -201,11 +260,11 @@ func (x Flavor) String() string {
 }
 
 func (Flavor) Descriptor() protoreflect.EnumDescriptor {
-	return file_onebot_gateway_v1_account_service_proto_enumTypes[2].Descriptor()
+	return file_onebot_gateway_v1_account_service_proto_enumTypes[3].Descriptor()
 }
 
 func (Flavor) Type() protoreflect.EnumType {
-	return &file_onebot_gateway_v1_account_service_proto_enumTypes[2]
+	return &file_onebot_gateway_v1_account_service_proto_enumTypes[3]
 }
 
 func (x Flavor) Number() protoreflect.EnumNumber {
@@ -214,7 +273,7 @@ func (x Flavor) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Flavor.Descriptor instead.
 func (Flavor) EnumDescriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_account_service_proto_rawDescGZIP(), []int{2}
+	return file_onebot_gateway_v1_account_service_proto_rawDescGZIP(), []int{3}
 }
 
 // Request of AccountService.ListAccounts.
@@ -346,8 +405,12 @@ type Account struct {
 	// page the peer answered showed it, or forced a correction) or
 	// `configured`. Empty until the peer has identified itself.
 	HistoryAnchorSource string `protobuf:"bytes,16,opt,name=history_anchor_source,json=historyAnchorSource,proto3" json:"history_anchor_source,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The protocol the gateway speaks to this account's implementation:
+	// OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+	// (`milky_url`). Everything else in this API is the same for both.
+	Protocol      UpstreamProtocol `protobuf:"varint,17,opt,name=protocol,proto3,enum=onebot.gateway.v1.UpstreamProtocol" json:"protocol,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Account) Reset() {
@@ -492,6 +555,13 @@ func (x *Account) GetHistoryAnchorSource() string {
 	return ""
 }
 
+func (x *Account) GetProtocol() UpstreamProtocol {
+	if x != nil {
+		return x.Protocol
+	}
+	return UpstreamProtocol_UPSTREAM_PROTOCOL_UNSPECIFIED
+}
+
 var File_onebot_gateway_v1_account_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
@@ -499,7 +569,7 @@ const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
 	"'onebot/gateway/v1/account_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x15\n" +
 	"\x13ListAccountsRequest\"N\n" +
 	"\x14ListAccountsResponse\x126\n" +
-	"\baccounts\x18\x01 \x03(\v2\x1a.onebot.gateway.v1.AccountR\baccounts\"\x9a\x05\n" +
+	"\baccounts\x18\x01 \x03(\v2\x1a.onebot.gateway.v1.AccountR\baccounts\"\xdb\x05\n" +
 	"\aAccount\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x17\n" +
@@ -520,7 +590,12 @@ const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
 	"\x05users\x18\r \x03(\x03R\x05users\x12%\n" +
 	"\x0ehistory_anchor\x18\x0e \x01(\tR\rhistoryAnchor\x12'\n" +
 	"\x0fanchor_included\x18\x0f \x01(\bR\x0eanchorIncluded\x122\n" +
-	"\x15history_anchor_source\x18\x10 \x01(\tR\x13historyAnchorSource*\xd9\x01\n" +
+	"\x15history_anchor_source\x18\x10 \x01(\tR\x13historyAnchorSource\x12?\n" +
+	"\bprotocol\x18\x11 \x01(\x0e2#.onebot.gateway.v1.UpstreamProtocolR\bprotocol*t\n" +
+	"\x10UpstreamProtocol\x12!\n" +
+	"\x1dUPSTREAM_PROTOCOL_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x1cUPSTREAM_PROTOCOL_ONEBOT_V11\x10\x01\x12\x1b\n" +
+	"\x17UPSTREAM_PROTOCOL_MILKY\x10\x02*\xd9\x01\n" +
 	"\x0fConnectionState\x12 \n" +
 	"\x1cCONNECTION_STATE_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bCONNECTION_STATE_CONNECTING\x10\x01\x12\x1e\n" +
@@ -532,7 +607,7 @@ const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
 	"\x15TRANSPORT_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bTRANSPORT_FORWARD_WEBSOCKET\x10\x01\x12\x12\n" +
 	"\x0eTRANSPORT_HTTP\x10\x02\x12\x1f\n" +
-	"\x1bTRANSPORT_REVERSE_WEBSOCKET\x10\x03*\x9c\x01\n" +
+	"\x1bTRANSPORT_REVERSE_WEBSOCKET\x10\x03*\xae\x01\n" +
 	"\x06Flavor\x12\x16\n" +
 	"\x12FLAVOR_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eFLAVOR_GENERIC\x10\x01\x12\x11\n" +
@@ -540,7 +615,8 @@ const file_onebot_gateway_v1_account_service_proto_rawDesc = "" +
 	"\x0fFLAVOR_LLONEBOT\x10\x03\x12\x13\n" +
 	"\x0fFLAVOR_LAGRANGE\x10\x04\x12\x13\n" +
 	"\x0fFLAVOR_SNOWLUMA\x10\x05\x12\x14\n" +
-	"\x10FLAVOR_GO_CQHTTP\x10\x062q\n" +
+	"\x10FLAVOR_GO_CQHTTP\x10\x06\x12\x10\n" +
+	"\fFLAVOR_MILKY\x10\a2q\n" +
 	"\x0eAccountService\x12_\n" +
 	"\fListAccounts\x12&.onebot.gateway.v1.ListAccountsRequest\x1a'.onebot.gateway.v1.ListAccountsResponseBl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
@@ -557,30 +633,32 @@ func file_onebot_gateway_v1_account_service_proto_rawDescGZIP() []byte {
 	return file_onebot_gateway_v1_account_service_proto_rawDescData
 }
 
-var file_onebot_gateway_v1_account_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_onebot_gateway_v1_account_service_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_onebot_gateway_v1_account_service_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_onebot_gateway_v1_account_service_proto_goTypes = []any{
-	(ConnectionState)(0),          // 0: onebot.gateway.v1.ConnectionState
-	(Transport)(0),                // 1: onebot.gateway.v1.Transport
-	(Flavor)(0),                   // 2: onebot.gateway.v1.Flavor
-	(*ListAccountsRequest)(nil),   // 3: onebot.gateway.v1.ListAccountsRequest
-	(*ListAccountsResponse)(nil),  // 4: onebot.gateway.v1.ListAccountsResponse
-	(*Account)(nil),               // 5: onebot.gateway.v1.Account
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
+	(UpstreamProtocol)(0),         // 0: onebot.gateway.v1.UpstreamProtocol
+	(ConnectionState)(0),          // 1: onebot.gateway.v1.ConnectionState
+	(Transport)(0),                // 2: onebot.gateway.v1.Transport
+	(Flavor)(0),                   // 3: onebot.gateway.v1.Flavor
+	(*ListAccountsRequest)(nil),   // 4: onebot.gateway.v1.ListAccountsRequest
+	(*ListAccountsResponse)(nil),  // 5: onebot.gateway.v1.ListAccountsResponse
+	(*Account)(nil),               // 6: onebot.gateway.v1.Account
+	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
 }
 var file_onebot_gateway_v1_account_service_proto_depIdxs = []int32{
-	5, // 0: onebot.gateway.v1.ListAccountsResponse.accounts:type_name -> onebot.gateway.v1.Account
-	2, // 1: onebot.gateway.v1.Account.flavor:type_name -> onebot.gateway.v1.Flavor
-	0, // 2: onebot.gateway.v1.Account.state:type_name -> onebot.gateway.v1.ConnectionState
-	1, // 3: onebot.gateway.v1.Account.transport:type_name -> onebot.gateway.v1.Transport
-	6, // 4: onebot.gateway.v1.Account.last_heartbeat:type_name -> google.protobuf.Timestamp
-	3, // 5: onebot.gateway.v1.AccountService.ListAccounts:input_type -> onebot.gateway.v1.ListAccountsRequest
-	4, // 6: onebot.gateway.v1.AccountService.ListAccounts:output_type -> onebot.gateway.v1.ListAccountsResponse
-	6, // [6:7] is the sub-list for method output_type
-	5, // [5:6] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	6, // 0: onebot.gateway.v1.ListAccountsResponse.accounts:type_name -> onebot.gateway.v1.Account
+	3, // 1: onebot.gateway.v1.Account.flavor:type_name -> onebot.gateway.v1.Flavor
+	1, // 2: onebot.gateway.v1.Account.state:type_name -> onebot.gateway.v1.ConnectionState
+	2, // 3: onebot.gateway.v1.Account.transport:type_name -> onebot.gateway.v1.Transport
+	7, // 4: onebot.gateway.v1.Account.last_heartbeat:type_name -> google.protobuf.Timestamp
+	0, // 5: onebot.gateway.v1.Account.protocol:type_name -> onebot.gateway.v1.UpstreamProtocol
+	4, // 6: onebot.gateway.v1.AccountService.ListAccounts:input_type -> onebot.gateway.v1.ListAccountsRequest
+	5, // 7: onebot.gateway.v1.AccountService.ListAccounts:output_type -> onebot.gateway.v1.ListAccountsResponse
+	7, // [7:8] is the sub-list for method output_type
+	6, // [6:7] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_account_service_proto_init() }
@@ -593,7 +671,7 @@ func file_onebot_gateway_v1_account_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_account_service_proto_rawDesc), len(file_onebot_gateway_v1_account_service_proto_rawDesc)),
-			NumEnums:      3,
+			NumEnums:      4,
 			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   1,

@@ -554,7 +554,13 @@ type MessageEvent struct {
 	// The message as one line, exactly as GetHistory renders it:
 	// `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
 	// `timezone` setting), mentions as `@名字`, a quote as `[回复 名字: 文本]`.
-	Rendered      string `protobuf:"bytes,3,opt,name=rendered,proto3" json:"rendered,omitempty"`
+	Rendered string `protobuf:"bytes,3,opt,name=rendered,proto3" json:"rendered,omitempty"`
+	// True when the gateway did not receive this message as an event but read
+	// it back from the peer's history after the account's event connection
+	// came back: a message sent while the connection was down (archived
+	// chats only; each such message is delivered once, in order, before or
+	// instead of a live copy).
+	Backfilled    bool `protobuf:"varint,4,opt,name=backfilled,proto3" json:"backfilled,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -608,6 +614,13 @@ func (x *MessageEvent) GetRendered() string {
 		return x.Rendered
 	}
 	return ""
+}
+
+func (x *MessageEvent) GetBackfilled() bool {
+	if x != nil {
+		return x.Backfilled
+	}
+	return false
 }
 
 // A poke notice.
@@ -1145,11 +1158,14 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"connection\x12;\n" +
 	"\aunknown\x18\x11 \x01(\v2\x1f.onebot.gateway.v1.UnknownEventH\x00R\aunknown\x12T\n" +
 	"\x10message_recalled\x18\x12 \x01(\v2'.onebot.gateway.v1.MessageRecalledEventH\x00R\x0fmessageRecalledB\x06\n" +
-	"\x04kind\"\x81\x01\n" +
+	"\x04kind\"\xa1\x01\n" +
 	"\fMessageEvent\x128\n" +
 	"\amessage\x18\x01 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageR\amessage\x12\x1b\n" +
 	"\tself_sent\x18\x02 \x01(\bR\bselfSent\x12\x1a\n" +
-	"\brendered\x18\x03 \x01(\tR\brendered\"\\\n" +
+	"\brendered\x18\x03 \x01(\tR\brendered\x12\x1e\n" +
+	"\n" +
+	"backfilled\x18\x04 \x01(\bR\n" +
+	"backfilled\"\\\n" +
 	"\tPokeEvent\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\x03R\x06userId\x12\x1b\n" +

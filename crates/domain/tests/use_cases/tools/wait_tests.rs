@@ -31,10 +31,7 @@ fn message(chat: ChatRef, id: i64, user: i64, nick: &str, segments: Value) -> In
         }
         ChatRef::Private(_) => raw["message_type"] = json!("private"),
     }
-    InboundEvent::Message {
-        message: decode_message(&raw, Some(chat)).expect("a message"),
-        self_sent: false,
-    }
+    InboundEvent::message(decode_message(&raw, Some(chat)).expect("a message"), false)
 }
 
 fn text(t: &str) -> Value {
@@ -47,10 +44,7 @@ fn said(id: i64, t: &str) -> InboundEvent {
 
 fn bot_said(id: i64, t: &str) -> InboundEvent {
     match message(ChatRef::Group(GROUP), id, BOT, "机器人", text(t)) {
-        InboundEvent::Message { message, .. } => InboundEvent::Message {
-            message,
-            self_sent: true,
-        },
+        InboundEvent::Message { message, .. } => InboundEvent::message(message, true),
         other => other,
     }
 }
@@ -260,10 +254,7 @@ async fn a_resolved_quote_of_the_bot_is_a_mention() {
                 quoted: Some(Box::new(quoted)),
             },
         );
-        InboundEvent::Message {
-            message,
-            self_sent: false,
-        }
+        InboundEvent::message(message, false)
     };
     gw.events
         .publish("default", quoting(1, bot_said(90, "很久以前")));

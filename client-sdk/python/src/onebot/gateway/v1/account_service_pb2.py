@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'onebot/gateway/v1/account_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x15\n\x13ListAccountsRequest\"N\n\x14ListAccountsResponse\x12\x36\n\x08\x61\x63\x63ounts\x18\x01 \x03(\x0b\x32\x1a.onebot.gateway.v1.AccountR\x08\x61\x63\x63ounts\"\x9a\x05\n\x07\x41\x63\x63ount\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x17\n\x07self_id\x18\x02 \x01(\x03R\x06selfId\x12\x1a\n\x08nickname\x18\x03 \x01(\tR\x08nickname\x12&\n\x0eimplementation\x18\x04 \x01(\tR\x0eimplementation\x12\x35\n\x16implementation_version\x18\x05 \x01(\tR\x15implementationVersion\x12\x31\n\x06\x66lavor\x18\x06 \x01(\x0e\x32\x19.onebot.gateway.v1.FlavorR\x06\x66lavor\x12\x38\n\x05state\x18\x07 \x01(\x0e\x32\".onebot.gateway.v1.ConnectionStateR\x05state\x12:\n\ttransport\x18\x08 \x01(\x0e\x32\x1c.onebot.gateway.v1.TransportR\ttransport\x12\x41\n\x0elast_heartbeat\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\rlastHeartbeat\x12\x1f\n\x0bqueue_depth\x18\n \x01(\x05R\nqueueDepth\x12\x1d\n\nlast_error\x18\x0b \x01(\tR\tlastError\x12\x16\n\x06groups\x18\x0c \x03(\x03R\x06groups\x12\x14\n\x05users\x18\r \x03(\x03R\x05users\x12%\n\x0ehistory_anchor\x18\x0e \x01(\tR\rhistoryAnchor\x12\'\n\x0f\x61nchor_included\x18\x0f \x01(\x08R\x0e\x61nchorIncluded\x12\x32\n\x15history_anchor_source\x18\x10 \x01(\tR\x13historyAnchorSource*\xd9\x01\n\x0f\x43onnectionState\x12 \n\x1c\x43ONNECTION_STATE_UNSPECIFIED\x10\x00\x12\x1f\n\x1b\x43ONNECTION_STATE_CONNECTING\x10\x01\x12\x1e\n\x1a\x43ONNECTION_STATE_CONNECTED\x10\x02\x12\x1c\n\x18\x43ONNECTION_STATE_BACKOFF\x10\x03\x12 \n\x1c\x43ONNECTION_STATE_AUTH_FAILED\x10\x04\x12#\n\x1f\x43ONNECTION_STATE_NOT_CONFIGURED\x10\x05*|\n\tTransport\x12\x19\n\x15TRANSPORT_UNSPECIFIED\x10\x00\x12\x1f\n\x1bTRANSPORT_FORWARD_WEBSOCKET\x10\x01\x12\x12\n\x0eTRANSPORT_HTTP\x10\x02\x12\x1f\n\x1bTRANSPORT_REVERSE_WEBSOCKET\x10\x03*\x9c\x01\n\x06\x46lavor\x12\x16\n\x12\x46LAVOR_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x46LAVOR_GENERIC\x10\x01\x12\x11\n\rFLAVOR_NAPCAT\x10\x02\x12\x13\n\x0f\x46LAVOR_LLONEBOT\x10\x03\x12\x13\n\x0f\x46LAVOR_LAGRANGE\x10\x04\x12\x13\n\x0f\x46LAVOR_SNOWLUMA\x10\x05\x12\x14\n\x10\x46LAVOR_GO_CQHTTP\x10\x06\x32q\n\x0e\x41\x63\x63ountService\x12_\n\x0cListAccounts\x12&.onebot.gateway.v1.ListAccountsRequest\x1a\'.onebot.gateway.v1.ListAccountsResponseBl\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'onebot/gateway/v1/account_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x15\n\x13ListAccountsRequest\"N\n\x14ListAccountsResponse\x12\x36\n\x08\x61\x63\x63ounts\x18\x01 \x03(\x0b\x32\x1a.onebot.gateway.v1.AccountR\x08\x61\x63\x63ounts\"\xdb\x05\n\x07\x41\x63\x63ount\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x17\n\x07self_id\x18\x02 \x01(\x03R\x06selfId\x12\x1a\n\x08nickname\x18\x03 \x01(\tR\x08nickname\x12&\n\x0eimplementation\x18\x04 \x01(\tR\x0eimplementation\x12\x35\n\x16implementation_version\x18\x05 \x01(\tR\x15implementationVersion\x12\x31\n\x06\x66lavor\x18\x06 \x01(\x0e\x32\x19.onebot.gateway.v1.FlavorR\x06\x66lavor\x12\x38\n\x05state\x18\x07 \x01(\x0e\x32\".onebot.gateway.v1.ConnectionStateR\x05state\x12:\n\ttransport\x18\x08 \x01(\x0e\x32\x1c.onebot.gateway.v1.TransportR\ttransport\x12\x41\n\x0elast_heartbeat\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\rlastHeartbeat\x12\x1f\n\x0bqueue_depth\x18\n \x01(\x05R\nqueueDepth\x12\x1d\n\nlast_error\x18\x0b \x01(\tR\tlastError\x12\x16\n\x06groups\x18\x0c \x03(\x03R\x06groups\x12\x14\n\x05users\x18\r \x03(\x03R\x05users\x12%\n\x0ehistory_anchor\x18\x0e \x01(\tR\rhistoryAnchor\x12\'\n\x0f\x61nchor_included\x18\x0f \x01(\x08R\x0e\x61nchorIncluded\x12\x32\n\x15history_anchor_source\x18\x10 \x01(\tR\x13historyAnchorSource\x12?\n\x08protocol\x18\x11 \x01(\x0e\x32#.onebot.gateway.v1.UpstreamProtocolR\x08protocol*t\n\x10UpstreamProtocol\x12!\n\x1dUPSTREAM_PROTOCOL_UNSPECIFIED\x10\x00\x12 \n\x1cUPSTREAM_PROTOCOL_ONEBOT_V11\x10\x01\x12\x1b\n\x17UPSTREAM_PROTOCOL_MILKY\x10\x02*\xd9\x01\n\x0f\x43onnectionState\x12 \n\x1c\x43ONNECTION_STATE_UNSPECIFIED\x10\x00\x12\x1f\n\x1b\x43ONNECTION_STATE_CONNECTING\x10\x01\x12\x1e\n\x1a\x43ONNECTION_STATE_CONNECTED\x10\x02\x12\x1c\n\x18\x43ONNECTION_STATE_BACKOFF\x10\x03\x12 \n\x1c\x43ONNECTION_STATE_AUTH_FAILED\x10\x04\x12#\n\x1f\x43ONNECTION_STATE_NOT_CONFIGURED\x10\x05*|\n\tTransport\x12\x19\n\x15TRANSPORT_UNSPECIFIED\x10\x00\x12\x1f\n\x1bTRANSPORT_FORWARD_WEBSOCKET\x10\x01\x12\x12\n\x0eTRANSPORT_HTTP\x10\x02\x12\x1f\n\x1bTRANSPORT_REVERSE_WEBSOCKET\x10\x03*\xae\x01\n\x06\x46lavor\x12\x16\n\x12\x46LAVOR_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x46LAVOR_GENERIC\x10\x01\x12\x11\n\rFLAVOR_NAPCAT\x10\x02\x12\x13\n\x0f\x46LAVOR_LLONEBOT\x10\x03\x12\x13\n\x0f\x46LAVOR_LAGRANGE\x10\x04\x12\x13\n\x0f\x46LAVOR_SNOWLUMA\x10\x05\x12\x14\n\x10\x46LAVOR_GO_CQHTTP\x10\x06\x12\x10\n\x0c\x46LAVOR_MILKY\x10\x07\x32q\n\x0e\x41\x63\x63ountService\x12_\n\x0cListAccounts\x12&.onebot.gateway.v1.ListAccountsRequest\x1a\'.onebot.gateway.v1.ListAccountsResponseBl\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,18 +33,20 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'onebot.gateway.v1.account_s
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\024dev.onebotgateway.v1P\001ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1'
-  _globals['_CONNECTIONSTATE']._serialized_start=868
-  _globals['_CONNECTIONSTATE']._serialized_end=1085
-  _globals['_TRANSPORT']._serialized_start=1087
-  _globals['_TRANSPORT']._serialized_end=1211
-  _globals['_FLAVOR']._serialized_start=1214
-  _globals['_FLAVOR']._serialized_end=1370
+  _globals['_UPSTREAMPROTOCOL']._serialized_start=932
+  _globals['_UPSTREAMPROTOCOL']._serialized_end=1048
+  _globals['_CONNECTIONSTATE']._serialized_start=1051
+  _globals['_CONNECTIONSTATE']._serialized_end=1268
+  _globals['_TRANSPORT']._serialized_start=1270
+  _globals['_TRANSPORT']._serialized_end=1394
+  _globals['_FLAVOR']._serialized_start=1397
+  _globals['_FLAVOR']._serialized_end=1571
   _globals['_LISTACCOUNTSREQUEST']._serialized_start=95
   _globals['_LISTACCOUNTSREQUEST']._serialized_end=116
   _globals['_LISTACCOUNTSRESPONSE']._serialized_start=118
   _globals['_LISTACCOUNTSRESPONSE']._serialized_end=196
   _globals['_ACCOUNT']._serialized_start=199
-  _globals['_ACCOUNT']._serialized_end=865
-  _globals['_ACCOUNTSERVICE']._serialized_start=1372
-  _globals['_ACCOUNTSERVICE']._serialized_end=1485
+  _globals['_ACCOUNT']._serialized_end=930
+  _globals['_ACCOUNTSERVICE']._serialized_start=1573
+  _globals['_ACCOUNTSERVICE']._serialized_end=1686
 # @@protoc_insertion_point(module_scope)

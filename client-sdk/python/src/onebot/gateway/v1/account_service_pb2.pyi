@@ -20,6 +20,30 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _UpstreamProtocol:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _UpstreamProtocolEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UpstreamProtocol.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    UPSTREAM_PROTOCOL_UNSPECIFIED: _UpstreamProtocol.ValueType  # 0
+    """Not reported."""
+    UPSTREAM_PROTOCOL_ONEBOT_V11: _UpstreamProtocol.ValueType  # 1
+    """OneBot v11 (NapCat, LLOneBot, Lagrange.OneBot, SnowLuma, go-cqhttp)."""
+    UPSTREAM_PROTOCOL_MILKY: _UpstreamProtocol.ValueType  # 2
+    """Milky (Lagrange.Milky, Yogurt, LuckyLilliaBot, tanebi)."""
+
+class UpstreamProtocol(_UpstreamProtocol, metaclass=_UpstreamProtocolEnumTypeWrapper):
+    """The protocol an account's implementation speaks."""
+
+UPSTREAM_PROTOCOL_UNSPECIFIED: UpstreamProtocol.ValueType  # 0
+"""Not reported."""
+UPSTREAM_PROTOCOL_ONEBOT_V11: UpstreamProtocol.ValueType  # 1
+"""OneBot v11 (NapCat, LLOneBot, Lagrange.OneBot, SnowLuma, go-cqhttp)."""
+UPSTREAM_PROTOCOL_MILKY: UpstreamProtocol.ValueType  # 2
+"""Milky (Lagrange.Milky, Yogurt, LuckyLilliaBot, tanebi)."""
+Global___UpstreamProtocol: _TypeAlias = UpstreamProtocol  # noqa: Y015
+
 class _ConnectionState:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -114,6 +138,11 @@ class _FlavorEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Flavor.ValueTy
     """go-cqhttp: fixed 19-message history window by real seq, no private
     history, poke by message segment, files by local path only.
     """
+    FLAVOR_MILKY: _Flavor.ValueType  # 7
+    """A Milky implementation (the account's `protocol` is Milky; which one is
+    in `implementation`): history by message seq, at most 30 rows per call,
+    quotes inline.
+    """
 
 class Flavor(_Flavor, metaclass=_FlavorEnumTypeWrapper):
     """Behaviour profile of a OneBot implementation."""
@@ -137,6 +166,11 @@ until traffic is observed, errors in `wording`.
 FLAVOR_GO_CQHTTP: Flavor.ValueType  # 6
 """go-cqhttp: fixed 19-message history window by real seq, no private
 history, poke by message segment, files by local path only.
+"""
+FLAVOR_MILKY: Flavor.ValueType  # 7
+"""A Milky implementation (the account's `protocol` is Milky; which one is
+in `implementation`): history by message seq, at most 30 rows per call,
+quotes inline.
 """
 Global___Flavor: _TypeAlias = Flavor  # noqa: Y015
 
@@ -203,6 +237,7 @@ class Account(_message.Message):
     HISTORY_ANCHOR_FIELD_NUMBER: _builtins.int
     ANCHOR_INCLUDED_FIELD_NUMBER: _builtins.int
     HISTORY_ANCHOR_SOURCE_FIELD_NUMBER: _builtins.int
+    PROTOCOL_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """The account id from the configuration (`default` for the default one)."""
     self_id: _builtins.int
@@ -242,6 +277,11 @@ class Account(_message.Message):
     page the peer answered showed it, or forced a correction) or
     `configured`. Empty until the peer has identified itself.
     """
+    protocol: Global___UpstreamProtocol.ValueType
+    """The protocol the gateway speaks to this account's implementation:
+    OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+    (`milky_url`). Everything else in this API is the same for both.
+    """
     @_builtins.property
     def last_heartbeat(self) -> _timestamp_pb2.Timestamp:
         """Time of the last heartbeat or frame from the peer."""
@@ -275,10 +315,11 @@ class Account(_message.Message):
         history_anchor: _builtins.str = ...,
         anchor_included: _builtins.bool = ...,
         history_anchor_source: _builtins.str = ...,
+        protocol: Global___UpstreamProtocol.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_heartbeat", b"last_heartbeat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "anchor_included", b"anchor_included", "flavor", b"flavor", "groups", b"groups", "history_anchor", b"history_anchor", "history_anchor_source", b"history_anchor_source", "implementation", b"implementation", "implementation_version", b"implementation_version", "last_error", b"last_error", "last_heartbeat", b"last_heartbeat", "nickname", b"nickname", "queue_depth", b"queue_depth", "self_id", b"self_id", "state", b"state", "transport", b"transport", "users", b"users"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "anchor_included", b"anchor_included", "flavor", b"flavor", "groups", b"groups", "history_anchor", b"history_anchor", "history_anchor_source", b"history_anchor_source", "implementation", b"implementation", "implementation_version", b"implementation_version", "last_error", b"last_error", "last_heartbeat", b"last_heartbeat", "nickname", b"nickname", "protocol", b"protocol", "queue_depth", b"queue_depth", "self_id", b"self_id", "state", b"state", "transport", b"transport", "users", b"users"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

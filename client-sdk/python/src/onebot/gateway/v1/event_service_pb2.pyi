@@ -298,12 +298,20 @@ class MessageEvent(_message.Message):
     MESSAGE_FIELD_NUMBER: _builtins.int
     SELF_SENT_FIELD_NUMBER: _builtins.int
     RENDERED_FIELD_NUMBER: _builtins.int
+    BACKFILLED_FIELD_NUMBER: _builtins.int
     self_sent: _builtins.bool
     """True for messages the bot itself sent (NapCat `message_sent`)."""
     rendered: _builtins.str
     """The message as one line, exactly as GetHistory renders it:
     `[HH:mm:ss] 名字(QQ号): 文本` in the gateway's time zone (the top-level
     `timezone` setting), mentions as `@名字`, a quote as `[回复 名字: 文本]`.
+    """
+    backfilled: _builtins.bool
+    """True when the gateway did not receive this message as an event but read
+    it back from the peer's history after the account's event connection
+    came back: a message sent while the connection was down (archived
+    chats only; each such message is delivered once, in order, before or
+    instead of a live copy).
     """
     @_builtins.property
     def message(self) -> _common_pb2.ChatMessage:
@@ -315,10 +323,11 @@ class MessageEvent(_message.Message):
         message: _common_pb2.ChatMessage | None = ...,
         self_sent: _builtins.bool = ...,
         rendered: _builtins.str = ...,
+        backfilled: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "rendered", b"rendered", "self_sent", b"self_sent"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["backfilled", b"backfilled", "message", b"message", "rendered", b"rendered", "self_sent", b"self_sent"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

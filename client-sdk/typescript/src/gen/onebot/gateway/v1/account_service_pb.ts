@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/account_service.proto.
  */
 export const file_onebot_gateway_v1_account_service: GenFile = /*@__PURE__*/
-  fileDesc("CidvbmVib3QvZ2F0ZXdheS92MS9hY2NvdW50X3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIhUKE0xpc3RBY2NvdW50c1JlcXVlc3QiRAoUTGlzdEFjY291bnRzUmVzcG9uc2USLAoIYWNjb3VudHMYASADKAsyGi5vbmVib3QuZ2F0ZXdheS52MS5BY2NvdW50ItMDCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDwoHc2VsZl9pZBgCIAEoAxIQCghuaWNrbmFtZRgDIAEoCRIWCg5pbXBsZW1lbnRhdGlvbhgEIAEoCRIeChZpbXBsZW1lbnRhdGlvbl92ZXJzaW9uGAUgASgJEikKBmZsYXZvchgGIAEoDjIZLm9uZWJvdC5nYXRld2F5LnYxLkZsYXZvchIxCgVzdGF0ZRgHIAEoDjIiLm9uZWJvdC5nYXRld2F5LnYxLkNvbm5lY3Rpb25TdGF0ZRIvCgl0cmFuc3BvcnQYCCABKA4yHC5vbmVib3QuZ2F0ZXdheS52MS5UcmFuc3BvcnQSMgoObGFzdF9oZWFydGJlYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3F1ZXVlX2RlcHRoGAogASgFEhIKCmxhc3RfZXJyb3IYCyABKAkSDgoGZ3JvdXBzGAwgAygDEg0KBXVzZXJzGA0gAygDEhYKDmhpc3RvcnlfYW5jaG9yGA4gASgJEhcKD2FuY2hvcl9pbmNsdWRlZBgPIAEoCBIdChVoaXN0b3J5X2FuY2hvcl9zb3VyY2UYECABKAkq2QEKD0Nvbm5lY3Rpb25TdGF0ZRIgChxDT05ORUNUSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASHwobQ09OTkVDVElPTl9TVEFURV9DT05ORUNUSU5HEAESHgoaQ09OTkVDVElPTl9TVEFURV9DT05ORUNURUQQAhIcChhDT05ORUNUSU9OX1NUQVRFX0JBQ0tPRkYQAxIgChxDT05ORUNUSU9OX1NUQVRFX0FVVEhfRkFJTEVEEAQSIwofQ09OTkVDVElPTl9TVEFURV9OT1RfQ09ORklHVVJFRBAFKnwKCVRyYW5zcG9ydBIZChVUUkFOU1BPUlRfVU5TUEVDSUZJRUQQABIfChtUUkFOU1BPUlRfRk9SV0FSRF9XRUJTT0NLRVQQARISCg5UUkFOU1BPUlRfSFRUUBACEh8KG1RSQU5TUE9SVF9SRVZFUlNFX1dFQlNPQ0tFVBADKpwBCgZGbGF2b3ISFgoSRkxBVk9SX1VOU1BFQ0lGSUVEEAASEgoORkxBVk9SX0dFTkVSSUMQARIRCg1GTEFWT1JfTkFQQ0FUEAISEwoPRkxBVk9SX0xMT05FQk9UEAMSEwoPRkxBVk9SX0xBR1JBTkdFEAQSEwoPRkxBVk9SX1NOT1dMVU1BEAUSFAoQRkxBVk9SX0dPX0NRSFRUUBAGMnEKDkFjY291bnRTZXJ2aWNlEl8KDExpc3RBY2NvdW50cxImLm9uZWJvdC5nYXRld2F5LnYxLkxpc3RBY2NvdW50c1JlcXVlc3QaJy5vbmVib3QuZ2F0ZXdheS52MS5MaXN0QWNjb3VudHNSZXNwb25zZUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CidvbmVib3QvZ2F0ZXdheS92MS9hY2NvdW50X3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIhUKE0xpc3RBY2NvdW50c1JlcXVlc3QiRAoUTGlzdEFjY291bnRzUmVzcG9uc2USLAoIYWNjb3VudHMYASADKAsyGi5vbmVib3QuZ2F0ZXdheS52MS5BY2NvdW50IooECgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDwoHc2VsZl9pZBgCIAEoAxIQCghuaWNrbmFtZRgDIAEoCRIWCg5pbXBsZW1lbnRhdGlvbhgEIAEoCRIeChZpbXBsZW1lbnRhdGlvbl92ZXJzaW9uGAUgASgJEikKBmZsYXZvchgGIAEoDjIZLm9uZWJvdC5nYXRld2F5LnYxLkZsYXZvchIxCgVzdGF0ZRgHIAEoDjIiLm9uZWJvdC5nYXRld2F5LnYxLkNvbm5lY3Rpb25TdGF0ZRIvCgl0cmFuc3BvcnQYCCABKA4yHC5vbmVib3QuZ2F0ZXdheS52MS5UcmFuc3BvcnQSMgoObGFzdF9oZWFydGJlYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3F1ZXVlX2RlcHRoGAogASgFEhIKCmxhc3RfZXJyb3IYCyABKAkSDgoGZ3JvdXBzGAwgAygDEg0KBXVzZXJzGA0gAygDEhYKDmhpc3RvcnlfYW5jaG9yGA4gASgJEhcKD2FuY2hvcl9pbmNsdWRlZBgPIAEoCBIdChVoaXN0b3J5X2FuY2hvcl9zb3VyY2UYECABKAkSNQoIcHJvdG9jb2wYESABKA4yIy5vbmVib3QuZ2F0ZXdheS52MS5VcHN0cmVhbVByb3RvY29sKnQKEFVwc3RyZWFtUHJvdG9jb2wSIQodVVBTVFJFQU1fUFJPVE9DT0xfVU5TUEVDSUZJRUQQABIgChxVUFNUUkVBTV9QUk9UT0NPTF9PTkVCT1RfVjExEAESGwoXVVBTVFJFQU1fUFJPVE9DT0xfTUlMS1kQAirZAQoPQ29ubmVjdGlvblN0YXRlEiAKHENPTk5FQ1RJT05fU1RBVEVfVU5TUEVDSUZJRUQQABIfChtDT05ORUNUSU9OX1NUQVRFX0NPTk5FQ1RJTkcQARIeChpDT05ORUNUSU9OX1NUQVRFX0NPTk5FQ1RFRBACEhwKGENPTk5FQ1RJT05fU1RBVEVfQkFDS09GRhADEiAKHENPTk5FQ1RJT05fU1RBVEVfQVVUSF9GQUlMRUQQBBIjCh9DT05ORUNUSU9OX1NUQVRFX05PVF9DT05GSUdVUkVEEAUqfAoJVHJhbnNwb3J0EhkKFVRSQU5TUE9SVF9VTlNQRUNJRklFRBAAEh8KG1RSQU5TUE9SVF9GT1JXQVJEX1dFQlNPQ0tFVBABEhIKDlRSQU5TUE9SVF9IVFRQEAISHwobVFJBTlNQT1JUX1JFVkVSU0VfV0VCU09DS0VUEAMqrgEKBkZsYXZvchIWChJGTEFWT1JfVU5TUEVDSUZJRUQQABISCg5GTEFWT1JfR0VORVJJQxABEhEKDUZMQVZPUl9OQVBDQVQQAhITCg9GTEFWT1JfTExPTkVCT1QQAxITCg9GTEFWT1JfTEFHUkFOR0UQBBITCg9GTEFWT1JfU05PV0xVTUEQBRIUChBGTEFWT1JfR09fQ1FIVFRQEAYSEAoMRkxBVk9SX01JTEtZEAcycQoOQWNjb3VudFNlcnZpY2USXwoMTGlzdEFjY291bnRzEiYub25lYm90LmdhdGV3YXkudjEuTGlzdEFjY291bnRzUmVxdWVzdBonLm9uZWJvdC5nYXRld2F5LnYxLkxpc3RBY2NvdW50c1Jlc3BvbnNlQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Request of AccountService.ListAccounts.
@@ -178,6 +178,15 @@ export type Account = Message<"onebot.gateway.v1.Account"> & {
    * @generated from field: string history_anchor_source = 16;
    */
   historyAnchorSource: string;
+
+  /**
+   * The protocol the gateway speaks to this account's implementation:
+   * OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+   * (`milky_url`). Everything else in this API is the same for both.
+   *
+   * @generated from field: onebot.gateway.v1.UpstreamProtocol protocol = 17;
+   */
+  protocol: UpstreamProtocol;
 };
 
 /**
@@ -186,6 +195,40 @@ export type Account = Message<"onebot.gateway.v1.Account"> & {
  */
 export const AccountSchema: GenMessage<Account> = /*@__PURE__*/
   messageDesc(file_onebot_gateway_v1_account_service, 2);
+
+/**
+ * The protocol an account's implementation speaks.
+ *
+ * @generated from enum onebot.gateway.v1.UpstreamProtocol
+ */
+export enum UpstreamProtocol {
+  /**
+   * Not reported.
+   *
+   * @generated from enum value: UPSTREAM_PROTOCOL_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * OneBot v11 (NapCat, LLOneBot, Lagrange.OneBot, SnowLuma, go-cqhttp).
+   *
+   * @generated from enum value: UPSTREAM_PROTOCOL_ONEBOT_V11 = 1;
+   */
+  ONEBOT_V11 = 1,
+
+  /**
+   * Milky (Lagrange.Milky, Yogurt, LuckyLilliaBot, tanebi).
+   *
+   * @generated from enum value: UPSTREAM_PROTOCOL_MILKY = 2;
+   */
+  MILKY = 2,
+}
+
+/**
+ * Describes the enum onebot.gateway.v1.UpstreamProtocol.
+ */
+export const UpstreamProtocolSchema: GenEnum<UpstreamProtocol> = /*@__PURE__*/
+  enumDesc(file_onebot_gateway_v1_account_service, 0);
 
 /**
  * Connection state of an account.
@@ -241,7 +284,7 @@ export enum ConnectionState {
  * Describes the enum onebot.gateway.v1.ConnectionState.
  */
 export const ConnectionStateSchema: GenEnum<ConnectionState> = /*@__PURE__*/
-  enumDesc(file_onebot_gateway_v1_account_service, 0);
+  enumDesc(file_onebot_gateway_v1_account_service, 1);
 
 /**
  * Which transport carries the account's actions.
@@ -282,7 +325,7 @@ export enum Transport {
  * Describes the enum onebot.gateway.v1.Transport.
  */
 export const TransportSchema: GenEnum<Transport> = /*@__PURE__*/
-  enumDesc(file_onebot_gateway_v1_account_service, 1);
+  enumDesc(file_onebot_gateway_v1_account_service, 2);
 
 /**
  * Behaviour profile of a OneBot implementation.
@@ -341,13 +384,22 @@ export enum Flavor {
    * @generated from enum value: FLAVOR_GO_CQHTTP = 6;
    */
   GO_CQHTTP = 6,
+
+  /**
+   * A Milky implementation (the account's `protocol` is Milky; which one is
+   * in `implementation`): history by message seq, at most 30 rows per call,
+   * quotes inline.
+   *
+   * @generated from enum value: FLAVOR_MILKY = 7;
+   */
+  MILKY = 7,
 }
 
 /**
  * Describes the enum onebot.gateway.v1.Flavor.
  */
 export const FlavorSchema: GenEnum<Flavor> = /*@__PURE__*/
-  enumDesc(file_onebot_gateway_v1_account_service, 2);
+  enumDesc(file_onebot_gateway_v1_account_service, 3);
 
 /**
  * The gateway's configured OneBot accounts and the state of their

@@ -44,6 +44,7 @@ private static final long serialVersionUID = 0L;
     users_ = emptyLongList();
     historyAnchor_ = "";
     historyAnchorSource_ = "";
+    protocol_ = 0;
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -661,6 +662,36 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int PROTOCOL_FIELD_NUMBER = 17;
+  private int protocol_ = 0;
+  /**
+   * <pre>
+   * The protocol the gateway speaks to this account's implementation:
+   * OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+   * (`milky_url`). Everything else in this API is the same for both.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.UpstreamProtocol protocol = 17 [json_name = "protocol"];</code>
+   * @return The enum numeric value on the wire for protocol.
+   */
+  @java.lang.Override public int getProtocolValue() {
+    return protocol_;
+  }
+  /**
+   * <pre>
+   * The protocol the gateway speaks to this account's implementation:
+   * OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+   * (`milky_url`). Everything else in this API is the same for both.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.UpstreamProtocol protocol = 17 [json_name = "protocol"];</code>
+   * @return The protocol.
+   */
+  @java.lang.Override public dev.onebotgateway.v1.UpstreamProtocol getProtocol() {
+    dev.onebotgateway.v1.UpstreamProtocol result = dev.onebotgateway.v1.UpstreamProtocol.forNumber(protocol_);
+    return result == null ? dev.onebotgateway.v1.UpstreamProtocol.UNRECOGNIZED : result;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -731,6 +762,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(historyAnchorSource_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 16, historyAnchorSource_);
+    }
+    if (protocol_ != dev.onebotgateway.v1.UpstreamProtocol.UPSTREAM_PROTOCOL_UNSPECIFIED.getNumber()) {
+      output.writeEnum(17, protocol_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -813,6 +847,10 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(historyAnchorSource_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(16, historyAnchorSource_);
     }
+    if (protocol_ != dev.onebotgateway.v1.UpstreamProtocol.UPSTREAM_PROTOCOL_UNSPECIFIED.getNumber()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeEnumSize(17, protocol_);
+    }
     return size;
   }
   @java.lang.Override
@@ -869,6 +907,7 @@ private static final long serialVersionUID = 0L;
         != other.getAnchorIncluded()) return false;
     if (!getHistoryAnchorSource()
         .equals(other.getHistoryAnchorSource())) return false;
+    if (protocol_ != other.protocol_) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -920,6 +959,8 @@ private static final long serialVersionUID = 0L;
         getAnchorIncluded());
     hash = (37 * hash) + HISTORY_ANCHOR_SOURCE_FIELD_NUMBER;
     hash = (53 * hash) + getHistoryAnchorSource().hashCode();
+    hash = (37 * hash) + PROTOCOL_FIELD_NUMBER;
+    hash = (53 * hash) + protocol_;
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1081,6 +1122,7 @@ private static final long serialVersionUID = 0L;
       historyAnchor_ = "";
       anchorIncluded_ = false;
       historyAnchorSource_ = "";
+      protocol_ = 0;
       return this;
     }
 
@@ -1167,6 +1209,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00008000) != 0)) {
         result.historyAnchorSource_ = historyAnchorSource_;
+      }
+      if (((from_bitField0_ & 0x00010000) != 0)) {
+        result.protocol_ = protocol_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1260,6 +1305,9 @@ private static final long serialVersionUID = 0L;
         historyAnchorSource_ = other.historyAnchorSource_;
         bitField0_ |= 0x00008000;
         onChanged();
+      }
+      if (other.protocol_ != 0) {
+        setProtocolValue(other.getProtocolValue());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1389,6 +1437,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00008000;
               break;
             } // case 130
+            case 136: {
+              protocol_ = input.readEnum();
+              bitField0_ |= 0x00010000;
+              break;
+            } // case 136
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2828,6 +2881,88 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       historyAnchorSource_ = value;
       bitField0_ |= 0x00008000;
+      onChanged();
+      return this;
+    }
+
+    private int protocol_ = 0;
+    /**
+     * <pre>
+     * The protocol the gateway speaks to this account's implementation:
+     * OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+     * (`milky_url`). Everything else in this API is the same for both.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.UpstreamProtocol protocol = 17 [json_name = "protocol"];</code>
+     * @return The enum numeric value on the wire for protocol.
+     */
+    @java.lang.Override public int getProtocolValue() {
+      return protocol_;
+    }
+    /**
+     * <pre>
+     * The protocol the gateway speaks to this account's implementation:
+     * OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+     * (`milky_url`). Everything else in this API is the same for both.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.UpstreamProtocol protocol = 17 [json_name = "protocol"];</code>
+     * @param value The enum numeric value on the wire for protocol to set.
+     * @return This builder for chaining.
+     */
+    public Builder setProtocolValue(int value) {
+      protocol_ = value;
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The protocol the gateway speaks to this account's implementation:
+     * OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+     * (`milky_url`). Everything else in this API is the same for both.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.UpstreamProtocol protocol = 17 [json_name = "protocol"];</code>
+     * @return The protocol.
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.UpstreamProtocol getProtocol() {
+      dev.onebotgateway.v1.UpstreamProtocol result = dev.onebotgateway.v1.UpstreamProtocol.forNumber(protocol_);
+      return result == null ? dev.onebotgateway.v1.UpstreamProtocol.UNRECOGNIZED : result;
+    }
+    /**
+     * <pre>
+     * The protocol the gateway speaks to this account's implementation:
+     * OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+     * (`milky_url`). Everything else in this API is the same for both.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.UpstreamProtocol protocol = 17 [json_name = "protocol"];</code>
+     * @param value The protocol to set.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder setProtocol(dev.onebotgateway.v1.UpstreamProtocol value) {
+      java.util.Objects.requireNonNull(value);
+      bitField0_ |= 0x00010000;
+      protocol_ = value.getNumber();
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The protocol the gateway speaks to this account's implementation:
+     * OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+     * (`milky_url`). Everything else in this API is the same for both.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.UpstreamProtocol protocol = 17 [json_name = "protocol"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearProtocol() {
+      bitField0_ = (bitField0_ & ~0x00010000);
+      protocol_ = 0;
       onChanged();
       return this;
     }

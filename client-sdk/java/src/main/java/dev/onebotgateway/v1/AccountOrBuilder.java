@@ -343,4 +343,27 @@ public interface AccountOrBuilder extends
    */
   com.google.protobuf.ByteString
       getHistoryAnchorSourceBytes();
+
+  /**
+   * <pre>
+   * The protocol the gateway speaks to this account's implementation:
+   * OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+   * (`milky_url`). Everything else in this API is the same for both.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.UpstreamProtocol protocol = 17 [json_name = "protocol"];</code>
+   * @return The enum numeric value on the wire for protocol.
+   */
+  int getProtocolValue();
+  /**
+   * <pre>
+   * The protocol the gateway speaks to this account's implementation:
+   * OneBot v11 (`ws_url`, `http_url` or the reverse WebSocket) or Milky
+   * (`milky_url`). Everything else in this API is the same for both.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.UpstreamProtocol protocol = 17 [json_name = "protocol"];</code>
+   * @return The protocol.
+   */
+  dev.onebotgateway.v1.UpstreamProtocol getProtocol();
 }

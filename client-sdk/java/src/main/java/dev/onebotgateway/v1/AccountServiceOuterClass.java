@@ -54,7 +54,7 @@ public final class AccountServiceOuterClass extends com.google.protobuf.Generate
       "o\022\021onebot.gateway.v1\032\037google/protobuf/ti" +
       "mestamp.proto\"\025\n\023ListAccountsRequest\"N\n\024" +
       "ListAccountsResponse\0226\n\010accounts\030\001 \003(\0132\032" +
-      ".onebot.gateway.v1.AccountR\010accounts\"\232\005\n" +
+      ".onebot.gateway.v1.AccountR\010accounts\"\333\005\n" +
       "\007Account\022\035\n\naccount_id\030\001 \001(\tR\taccountId\022" +
       "\027\n\007self_id\030\002 \001(\003R\006selfId\022\032\n\010nickname\030\003 \001" +
       "(\tR\010nickname\022&\n\016implementation\030\004 \001(\tR\016im" +
@@ -71,26 +71,31 @@ public final class AccountServiceOuterClass extends com.google.protobuf.Generate
       "\030\r \003(\003R\005users\022%\n\016history_anchor\030\016 \001(\tR\rh" +
       "istoryAnchor\022\'\n\017anchor_included\030\017 \001(\010R\016a" +
       "nchorIncluded\0222\n\025history_anchor_source\030\020" +
-      " \001(\tR\023historyAnchorSource*\331\001\n\017Connection" +
-      "State\022 \n\034CONNECTION_STATE_UNSPECIFIED\020\000\022" +
-      "\037\n\033CONNECTION_STATE_CONNECTING\020\001\022\036\n\032CONN" +
-      "ECTION_STATE_CONNECTED\020\002\022\034\n\030CONNECTION_S" +
-      "TATE_BACKOFF\020\003\022 \n\034CONNECTION_STATE_AUTH_" +
-      "FAILED\020\004\022#\n\037CONNECTION_STATE_NOT_CONFIGU" +
-      "RED\020\005*|\n\tTransport\022\031\n\025TRANSPORT_UNSPECIF" +
-      "IED\020\000\022\037\n\033TRANSPORT_FORWARD_WEBSOCKET\020\001\022\022" +
-      "\n\016TRANSPORT_HTTP\020\002\022\037\n\033TRANSPORT_REVERSE_" +
-      "WEBSOCKET\020\003*\234\001\n\006Flavor\022\026\n\022FLAVOR_UNSPECI" +
-      "FIED\020\000\022\022\n\016FLAVOR_GENERIC\020\001\022\021\n\rFLAVOR_NAP" +
-      "CAT\020\002\022\023\n\017FLAVOR_LLONEBOT\020\003\022\023\n\017FLAVOR_LAG" +
-      "RANGE\020\004\022\023\n\017FLAVOR_SNOWLUMA\020\005\022\024\n\020FLAVOR_G" +
-      "O_CQHTTP\020\0062q\n\016AccountService\022_\n\014ListAcco" +
-      "unts\022&.onebot.gateway.v1.ListAccountsReq" +
-      "uest\032\'.onebot.gateway.v1.ListAccountsRes" +
-      "ponseBl\n\024dev.onebotgateway.v1P\001ZRgithub." +
-      "com/onebot-gateway/onebot-gateway/client" +
-      "-sdk/go/onebot/gateway/v1;gatewayv1b\006pro" +
-      "to3"
+      " \001(\tR\023historyAnchorSource\022?\n\010protocol\030\021 " +
+      "\001(\0162#.onebot.gateway.v1.UpstreamProtocol" +
+      "R\010protocol*t\n\020UpstreamProtocol\022!\n\035UPSTRE" +
+      "AM_PROTOCOL_UNSPECIFIED\020\000\022 \n\034UPSTREAM_PR" +
+      "OTOCOL_ONEBOT_V11\020\001\022\033\n\027UPSTREAM_PROTOCOL" +
+      "_MILKY\020\002*\331\001\n\017ConnectionState\022 \n\034CONNECTI" +
+      "ON_STATE_UNSPECIFIED\020\000\022\037\n\033CONNECTION_STA" +
+      "TE_CONNECTING\020\001\022\036\n\032CONNECTION_STATE_CONN" +
+      "ECTED\020\002\022\034\n\030CONNECTION_STATE_BACKOFF\020\003\022 \n" +
+      "\034CONNECTION_STATE_AUTH_FAILED\020\004\022#\n\037CONNE" +
+      "CTION_STATE_NOT_CONFIGURED\020\005*|\n\tTranspor" +
+      "t\022\031\n\025TRANSPORT_UNSPECIFIED\020\000\022\037\n\033TRANSPOR" +
+      "T_FORWARD_WEBSOCKET\020\001\022\022\n\016TRANSPORT_HTTP\020" +
+      "\002\022\037\n\033TRANSPORT_REVERSE_WEBSOCKET\020\003*\256\001\n\006F" +
+      "lavor\022\026\n\022FLAVOR_UNSPECIFIED\020\000\022\022\n\016FLAVOR_" +
+      "GENERIC\020\001\022\021\n\rFLAVOR_NAPCAT\020\002\022\023\n\017FLAVOR_L" +
+      "LONEBOT\020\003\022\023\n\017FLAVOR_LAGRANGE\020\004\022\023\n\017FLAVOR" +
+      "_SNOWLUMA\020\005\022\024\n\020FLAVOR_GO_CQHTTP\020\006\022\020\n\014FLA" +
+      "VOR_MILKY\020\0072q\n\016AccountService\022_\n\014ListAcc" +
+      "ounts\022&.onebot.gateway.v1.ListAccountsRe" +
+      "quest\032\'.onebot.gateway.v1.ListAccountsRe" +
+      "sponseBl\n\024dev.onebotgateway.v1P\001ZRgithub" +
+      ".com/onebot-gateway/onebot-gateway/clien" +
+      "t-sdk/go/onebot/gateway/v1;gatewayv1b\006pr" +
+      "oto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -114,7 +119,7 @@ public final class AccountServiceOuterClass extends com.google.protobuf.Generate
     internal_static_onebot_gateway_v1_Account_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_Account_descriptor,
-        new java.lang.String[] { "AccountId", "SelfId", "Nickname", "Implementation", "ImplementationVersion", "Flavor", "State", "Transport", "LastHeartbeat", "QueueDepth", "LastError", "Groups", "Users", "HistoryAnchor", "AnchorIncluded", "HistoryAnchorSource", });
+        new java.lang.String[] { "AccountId", "SelfId", "Nickname", "Implementation", "ImplementationVersion", "Flavor", "State", "Transport", "LastHeartbeat", "QueueDepth", "LastError", "Groups", "Users", "HistoryAnchor", "AnchorIncluded", "HistoryAnchorSource", "Protocol", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
   }

@@ -187,7 +187,7 @@ public enum ConnectionState
   }
   public static com.google.protobuf.Descriptors.EnumDescriptor
       getDescriptor() {
-    return dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor().getEnumType(0);
+    return dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor().getEnumType(1);
   }
 
   private static final ConnectionState[] VALUES = values();

@@ -134,43 +134,44 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       "\001(\0132\037.onebot.gateway.v1.UnknownEventH\000R\007" +
       "unknown\022T\n\020message_recalled\030\022 \001(\0132\'.oneb" +
       "ot.gateway.v1.MessageRecalledEventH\000R\017me" +
-      "ssageRecalledB\006\n\004kind\"\201\001\n\014MessageEvent\0228" +
+      "ssageRecalledB\006\n\004kind\"\241\001\n\014MessageEvent\0228" +
       "\n\007message\030\001 \001(\0132\036.onebot.gateway.v1.Chat" +
       "MessageR\007message\022\033\n\tself_sent\030\002 \001(\010R\010sel" +
-      "fSent\022\032\n\010rendered\030\003 \001(\tR\010rendered\"\\\n\tPok" +
-      "eEvent\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007use" +
-      "r_id\030\002 \001(\003R\006userId\022\033\n\ttarget_id\030\003 \001(\003R\010t" +
-      "argetId\"h\n\021MemberJoinedEvent\022\031\n\010group_id" +
-      "\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId" +
-      "\022\037\n\013operator_id\030\003 \001(\003R\noperatorId\"\201\001\n\017Me" +
-      "mberLeftEvent\022\031\n\010group_id\030\001 \001(\003R\007groupId" +
-      "\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013operator_id" +
-      "\030\003 \001(\003R\noperatorId\022\031\n\010sub_type\030\004 \001(\tR\007su" +
-      "bType\"|\n\020CardChangedEvent\022\031\n\010group_id\030\001 " +
-      "\001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\031\n" +
-      "\010card_new\030\003 \001(\tR\007cardNew\022\031\n\010card_old\030\004 \001" +
-      "(\tR\007cardOld\"+\n\016LifecycleEvent\022\031\n\010sub_typ" +
-      "e\030\001 \001(\tR\007subType\"c\n\017ConnectionEvent\0228\n\005s" +
-      "tate\030\001 \001(\0162\".onebot.gateway.v1.Connectio" +
-      "nStateR\005state\022\026\n\006detail\030\002 \001(\tR\006detail\"F\n" +
-      "\014UnknownEvent\022\033\n\tpost_type\030\001 \001(\tR\010postTy" +
-      "pe\022\031\n\010raw_json\030\002 \001(\tR\007rawJson\"\203\001\n\024Messag" +
-      "eRecalledEvent\022+\n\004chat\030\001 \001(\0132\027.onebot.ga" +
-      "teway.v1.ChatR\004chat\022\035\n\nmessage_id\030\002 \001(\003R" +
-      "\tmessageId\022\037\n\013operator_id\030\003 \001(\003R\noperato" +
-      "rId*\231\002\n\tEventKind\022\032\n\026EVENT_KIND_UNSPECIF" +
-      "IED\020\000\022\026\n\022EVENT_KIND_MESSAGE\020\001\022\023\n\017EVENT_K" +
-      "IND_POKE\020\002\022\034\n\030EVENT_KIND_MEMBER_JOINED\020\003" +
-      "\022\032\n\026EVENT_KIND_MEMBER_LEFT\020\004\022\033\n\027EVENT_KI" +
-      "ND_CARD_CHANGED\020\005\022\030\n\024EVENT_KIND_LIFECYCL" +
-      "E\020\006\022\031\n\025EVENT_KIND_CONNECTION\020\007\022\026\n\022EVENT_" +
-      "KIND_UNKNOWN\020\010\022\037\n\033EVENT_KIND_MESSAGE_REC" +
-      "ALLED\020\t2q\n\014EventService\022a\n\014StreamEvents\022" +
-      "&.onebot.gateway.v1.StreamEventsRequest\032" +
-      "\'.onebot.gateway.v1.StreamEventsResponse" +
-      "0\001Bl\n\024dev.onebotgateway.v1P\001ZRgithub.com" +
-      "/onebot-gateway/onebot-gateway/client-sd" +
-      "k/go/onebot/gateway/v1;gatewayv1b\006proto3"
+      "fSent\022\032\n\010rendered\030\003 \001(\tR\010rendered\022\036\n\nbac" +
+      "kfilled\030\004 \001(\010R\nbackfilled\"\\\n\tPokeEvent\022\031" +
+      "\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001" +
+      "(\003R\006userId\022\033\n\ttarget_id\030\003 \001(\003R\010targetId\"" +
+      "h\n\021MemberJoinedEvent\022\031\n\010group_id\030\001 \001(\003R\007" +
+      "groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013oper" +
+      "ator_id\030\003 \001(\003R\noperatorId\"\201\001\n\017MemberLeft" +
+      "Event\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user" +
+      "_id\030\002 \001(\003R\006userId\022\037\n\013operator_id\030\003 \001(\003R\n" +
+      "operatorId\022\031\n\010sub_type\030\004 \001(\tR\007subType\"|\n" +
+      "\020CardChangedEvent\022\031\n\010group_id\030\001 \001(\003R\007gro" +
+      "upId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\031\n\010card_ne" +
+      "w\030\003 \001(\tR\007cardNew\022\031\n\010card_old\030\004 \001(\tR\007card" +
+      "Old\"+\n\016LifecycleEvent\022\031\n\010sub_type\030\001 \001(\tR" +
+      "\007subType\"c\n\017ConnectionEvent\0228\n\005state\030\001 \001" +
+      "(\0162\".onebot.gateway.v1.ConnectionStateR\005" +
+      "state\022\026\n\006detail\030\002 \001(\tR\006detail\"F\n\014Unknown" +
+      "Event\022\033\n\tpost_type\030\001 \001(\tR\010postType\022\031\n\010ra" +
+      "w_json\030\002 \001(\tR\007rawJson\"\203\001\n\024MessageRecalle" +
+      "dEvent\022+\n\004chat\030\001 \001(\0132\027.onebot.gateway.v1" +
+      ".ChatR\004chat\022\035\n\nmessage_id\030\002 \001(\003R\tmessage" +
+      "Id\022\037\n\013operator_id\030\003 \001(\003R\noperatorId*\231\002\n\t" +
+      "EventKind\022\032\n\026EVENT_KIND_UNSPECIFIED\020\000\022\026\n" +
+      "\022EVENT_KIND_MESSAGE\020\001\022\023\n\017EVENT_KIND_POKE" +
+      "\020\002\022\034\n\030EVENT_KIND_MEMBER_JOINED\020\003\022\032\n\026EVEN" +
+      "T_KIND_MEMBER_LEFT\020\004\022\033\n\027EVENT_KIND_CARD_" +
+      "CHANGED\020\005\022\030\n\024EVENT_KIND_LIFECYCLE\020\006\022\031\n\025E" +
+      "VENT_KIND_CONNECTION\020\007\022\026\n\022EVENT_KIND_UNK" +
+      "NOWN\020\010\022\037\n\033EVENT_KIND_MESSAGE_RECALLED\020\t2" +
+      "q\n\014EventService\022a\n\014StreamEvents\022&.onebot" +
+      ".gateway.v1.StreamEventsRequest\032\'.onebot" +
+      ".gateway.v1.StreamEventsResponse0\001Bl\n\024de" +
+      "v.onebotgateway.v1P\001ZRgithub.com/onebot-" +
+      "gateway/onebot-gateway/client-sdk/go/one" +
+      "bot/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -208,7 +209,7 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
     internal_static_onebot_gateway_v1_MessageEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MessageEvent_descriptor,
-        new java.lang.String[] { "Message", "SelfSent", "Rendered", });
+        new java.lang.String[] { "Message", "SelfSent", "Rendered", "Backfilled", });
     internal_static_onebot_gateway_v1_PokeEvent_descriptor =
       getDescriptor().getMessageType(5);
     internal_static_onebot_gateway_v1_PokeEvent_fieldAccessorTable = new

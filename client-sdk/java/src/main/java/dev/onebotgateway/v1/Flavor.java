@@ -74,6 +74,16 @@ public enum Flavor
    * <code>FLAVOR_GO_CQHTTP = 6;</code>
    */
   FLAVOR_GO_CQHTTP(6),
+  /**
+   * <pre>
+   * A Milky implementation (the account's `protocol` is Milky; which one is
+   * in `implementation`): history by message seq, at most 30 rows per call,
+   * quotes inline.
+   * </pre>
+   *
+   * <code>FLAVOR_MILKY = 7;</code>
+   */
+  FLAVOR_MILKY(7),
   UNRECOGNIZED(-1),
   ;
 
@@ -145,6 +155,16 @@ public enum Flavor
    * <code>FLAVOR_GO_CQHTTP = 6;</code>
    */
   public static final int FLAVOR_GO_CQHTTP_VALUE = 6;
+  /**
+   * <pre>
+   * A Milky implementation (the account's `protocol` is Milky; which one is
+   * in `implementation`): history by message seq, at most 30 rows per call,
+   * quotes inline.
+   * </pre>
+   *
+   * <code>FLAVOR_MILKY = 7;</code>
+   */
+  public static final int FLAVOR_MILKY_VALUE = 7;
 
 
   public final int getNumber() {
@@ -178,6 +198,7 @@ public enum Flavor
       case 4: return FLAVOR_LAGRANGE;
       case 5: return FLAVOR_SNOWLUMA;
       case 6: return FLAVOR_GO_CQHTTP;
+      case 7: return FLAVOR_MILKY;
       default: return null;
     }
   }
@@ -208,7 +229,7 @@ public enum Flavor
   }
   public static com.google.protobuf.Descriptors.EnumDescriptor
       getDescriptor() {
-    return dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor().getEnumType(2);
+    return dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor().getEnumType(3);
   }
 
   private static final Flavor[] VALUES = values();

@@ -158,6 +158,25 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int BACKFILLED_FIELD_NUMBER = 4;
+  private boolean backfilled_ = false;
+  /**
+   * <pre>
+   * True when the gateway did not receive this message as an event but read
+   * it back from the peer's history after the account's event connection
+   * came back: a message sent while the connection was down (archived
+   * chats only; each such message is delivered once, in order, before or
+   * instead of a live copy).
+   * </pre>
+   *
+   * <code>bool backfilled = 4 [json_name = "backfilled"];</code>
+   * @return The backfilled.
+   */
+  @java.lang.Override
+  public boolean getBackfilled() {
+    return backfilled_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -181,6 +200,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(rendered_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 3, rendered_);
     }
+    if (backfilled_ != false) {
+      output.writeBool(4, backfilled_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -195,6 +217,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(rendered_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(3, rendered_);
+    }
+    if (backfilled_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(4, backfilled_);
     }
     return size;
   }
@@ -229,6 +255,8 @@ private static final long serialVersionUID = 0L;
         != other.getSelfSent()) return false;
     if (!getRendered()
         .equals(other.getRendered())) return false;
+    if (getBackfilled()
+        != other.getBackfilled()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -249,6 +277,9 @@ private static final long serialVersionUID = 0L;
         getSelfSent());
     hash = (37 * hash) + RENDERED_FIELD_NUMBER;
     hash = (53 * hash) + getRendered().hashCode();
+    hash = (37 * hash) + BACKFILLED_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getBackfilled());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -397,6 +428,7 @@ private static final long serialVersionUID = 0L;
       }
       selfSent_ = false;
       rendered_ = "";
+      backfilled_ = false;
       return this;
     }
 
@@ -443,6 +475,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000004) != 0)) {
         result.rendered_ = rendered_;
       }
+      if (((from_bitField0_ & 0x00000008) != 0)) {
+        result.backfilled_ = backfilled_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -468,6 +503,9 @@ private static final long serialVersionUID = 0L;
         rendered_ = other.rendered_;
         bitField0_ |= 0x00000004;
         onChanged();
+      }
+      if (other.getBackfilled() != false) {
+        setBackfilled(other.getBackfilled());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -510,6 +548,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 26
+            case 32: {
+              backfilled_ = input.readBool();
+              bitField0_ |= 0x00000008;
+              break;
+            } // case 32
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -824,6 +867,62 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       rendered_ = value;
       bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+
+    private boolean backfilled_ ;
+    /**
+     * <pre>
+     * True when the gateway did not receive this message as an event but read
+     * it back from the peer's history after the account's event connection
+     * came back: a message sent while the connection was down (archived
+     * chats only; each such message is delivered once, in order, before or
+     * instead of a live copy).
+     * </pre>
+     *
+     * <code>bool backfilled = 4 [json_name = "backfilled"];</code>
+     * @return The backfilled.
+     */
+    @java.lang.Override
+    public boolean getBackfilled() {
+      return backfilled_;
+    }
+    /**
+     * <pre>
+     * True when the gateway did not receive this message as an event but read
+     * it back from the peer's history after the account's event connection
+     * came back: a message sent while the connection was down (archived
+     * chats only; each such message is delivered once, in order, before or
+     * instead of a live copy).
+     * </pre>
+     *
+     * <code>bool backfilled = 4 [json_name = "backfilled"];</code>
+     * @param value The backfilled to set.
+     * @return This builder for chaining.
+     */
+    public Builder setBackfilled(boolean value) {
+
+      backfilled_ = value;
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * True when the gateway did not receive this message as an event but read
+     * it back from the peer's history after the account's event connection
+     * came back: a message sent while the connection was down (archived
+     * chats only; each such message is delivered once, in order, before or
+     * instead of a live copy).
+     * </pre>
+     *
+     * <code>bool backfilled = 4 [json_name = "backfilled"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearBackfilled() {
+      bitField0_ = (bitField0_ & ~0x00000008);
+      backfilled_ = false;
       onChanged();
       return this;
     }

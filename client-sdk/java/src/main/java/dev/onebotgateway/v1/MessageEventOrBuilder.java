@@ -70,4 +70,18 @@ public interface MessageEventOrBuilder extends
    */
   com.google.protobuf.ByteString
       getRenderedBytes();
+
+  /**
+   * <pre>
+   * True when the gateway did not receive this message as an event but read
+   * it back from the peer's history after the account's event connection
+   * came back: a message sent while the connection was down (archived
+   * chats only; each such message is delivered once, in order, before or
+   * instead of a live copy).
+   * </pre>
+   *
+   * <code>bool backfilled = 4 [json_name = "backfilled"];</code>
+   * @return The backfilled.
+   */
+  boolean getBackfilled();
 }

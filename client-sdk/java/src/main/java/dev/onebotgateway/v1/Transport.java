@@ -151,7 +151,7 @@ public enum Transport
   }
   public static com.google.protobuf.Descriptors.EnumDescriptor
       getDescriptor() {
-    return dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor().getEnumType(1);
+    return dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor().getEnumType(2);
   }
 
   private static final Transport[] VALUES = values();
