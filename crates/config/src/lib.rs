@@ -220,9 +220,13 @@ impl Config {
             if account.access_token.is_some() {
                 account.access_token = Some(Secret::new(REDACTED));
             }
-            for url in [&mut account.ws_url, &mut account.http_url]
-                .into_iter()
-                .flatten()
+            for url in [
+                &mut account.ws_url,
+                &mut account.http_url,
+                &mut account.milky_url,
+            ]
+            .into_iter()
+            .flatten()
             {
                 *url = redact_url(url);
             }
@@ -235,7 +239,16 @@ impl Config {
                 token.value = Some(Secret::new(REDACTED));
             }
         }
-        toml::to_string_pretty(&copy).unwrap_or_else(|e| format!("# cannot print: {e}\n"))
+        // Which protocol each account speaks, as comments above the TOML.
+        let protocols: String = copy
+            .accounts
+            .iter()
+            .map(|(id, a)| format!("# accounts.{id} speaks {}\n", a.protocol().name()))
+            .collect();
+        match toml::to_string_pretty(&copy) {
+            Ok(text) => format!("{protocols}{text}"),
+            Err(e) => format!("# cannot print: {e}\n"),
+        }
     }
 }
 
