@@ -1,11 +1,12 @@
 //! Message ids: Milky addresses a message by (scene, peer, seq); the
 //! gateway's message id is one `i64`, minted from the text
-//! `milky:<account>:<scene>:<peer>:<seq>` and read back from it. An id not
-//! minted for this account names no message of it.
+//! `milky:<account>:<scene>:<peer>:<seq>` by the domain's minted ids
+//! (`onebot_gateway_domain::ids`) and read back from it. An id not minted
+//! for this account names no message of it.
 
 use onebot_gateway_domain::model::ChatRef;
 
-use self::minted::{mint, text_of};
+use onebot_gateway_domain::ids::{mint, text_of};
 
 /// A Milky message scene.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,52 +94,6 @@ pub fn key_of(account: &str, id: i64) -> Option<MessageKey> {
     let peer = parts.next()?.parse().ok()?;
     let scene = Scene::from_name(parts.next()?)?;
     (parts.next()? == account).then_some(MessageKey { scene, peer, seq })
-}
-
-/// The minting of ids from text, kept in memory for the process's life.
-mod minted {
-    use std::sync::{Arc, LazyLock};
-
-    use foldhash::HashMap;
-    use parking_lot::Mutex;
-    use sha2::{Digest, Sha256};
-
-    /// Minted ids lie in `(-2^62, -2^53]`, away from the peers' own ids.
-    const BASE: i64 = -(1 << 53);
-    const SPAN: u64 = (1 << 61) - 1;
-
-    static TEXTS: LazyLock<Mutex<HashMap<i64, Arc<str>>>> = LazyLock::new(Default::default);
-
-    /// The id of `text`: the same text always gets the same id.
-    pub fn mint(text: &str) -> i64 {
-        let digest = Sha256::digest(text.as_bytes());
-        let mut first = [0u8; 8];
-        first.copy_from_slice(digest.get(..8).unwrap_or(&[0; 8]));
-        let mut n = u64::from_le_bytes(first) % SPAN;
-        let mut texts = TEXTS.lock();
-        loop {
-            let id = BASE - i64::try_from(n).unwrap_or(0);
-            match texts.get(&id) {
-                Some(known) if &**known != text => n = (n + 1) % SPAN,
-                Some(_) => return id,
-                None => {
-                    texts.insert(id, Arc::from(text));
-                    return id;
-                }
-            }
-        }
-    }
-
-    /// Whether `id` was minted.
-    #[allow(dead_code)]
-    pub fn is_minted(id: i64) -> bool {
-        TEXTS.lock().contains_key(&id)
-    }
-
-    /// The text `id` was minted from.
-    pub fn text_of(id: i64) -> Option<Arc<str>> {
-        TEXTS.lock().get(&id).cloned()
-    }
 }
 
 #[cfg(test)]
