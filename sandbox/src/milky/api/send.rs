@@ -1,0 +1,216 @@
+//! `send_group_message` and `send_private_message`.
+//!
+//! Outgoing segments: `text`, `mention{user_id}`, `mention_all` (the bot must be owner or
+//! admin, else `-406`), `face{face_id}`, `reply{message_seq}` (a message of the same chat, else
+//! `-404`), `image{uri}`, `record{uri}`, `video{uri}` (see `milky::media` for `uri`) and
+//! `light_app{json_payload}`; any other type is a `-400`. The message is stored in the world's
+//! (OneBot-shaped) form, so both faces see it: it joins history and `get_message`, its media are
+//! served by the media host and recorded as received media. The answer is its `message_seq` and
+//! `time`; no event is pushed for the bot's own message.
+
+use serde_json::{Map, Value, json};
+
+use super::super::params::{Body, MAX_UIN, MIN_UIN};
+use super::super::{MilkyError, MilkyResult, media};
+use crate::events::now;
+use crate::media::{Loaded, MediaKind, ReceivedMedia};
+use crate::shared::Shared;
+use crate::state::{ChatRef, NewMessage, Role};
+
+/// One outgoing segment, checked.
+enum Out {
+    Text(String),
+    Mention(i64),
+    MentionAll,
+    Face(String),
+    Reply(i64),
+    Media(MediaKind, Map<String, Value>, Loaded),
+    LightApp(String),
+}
+
+/// A segment's fields, with the field path for errors.
+struct Seg<'a> {
+    data: &'a Map<String, Value>,
+    at: String,
+}
+
+impl Seg<'_> {
+    fn err(&self, key: &str, what: &str) -> MilkyError {
+        MilkyError::bad(format!("{}.data.{key}: {what}", self.at))
+    }
+
+    fn string(&self, key: &str) -> Result<String, MilkyError> {
+        self.data
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| self.err(key, "expected a string"))
+    }
+
+    fn int(&self, key: &str, min: i64, max: i64) -> Result<i64, MilkyError> {
+        self.data
+            .get(key)
+            .and_then(Value::as_i64)
+            .filter(|n| (min..=max).contains(n))
+            .ok_or_else(|| self.err(key, &format!("expected an integer in [{min}, {max}]")))
+    }
+}
+
+/// Checks one segment; media `uri`s are resolved here, before the world is locked.
+async fn check(i: usize, seg: &Value) -> Result<Out, MilkyError> {
+    let at = format!("message[{i}]");
+    let o = seg
+        .as_object()
+        .ok_or_else(|| MilkyError::bad(format!("{at}: expected a segment object")))?;
+    let kind = o
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| MilkyError::bad(format!("{at}.type: expected a string")))?;
+    let empty = Map::new();
+    let data = match o.get("data") {
+        Some(Value::Object(d)) => d,
+        None if kind == "mention_all" => &empty,
+        _ => return Err(MilkyError::bad(format!("{at}.data: expected an object"))),
+    };
+    let s = Seg { data, at };
+    Ok(match kind {
+        "text" => Out::Text(s.string("text")?),
+        "mention" => Out::Mention(s.int("user_id", MIN_UIN, MAX_UIN)?),
+        "mention_all" => Out::MentionAll,
+        "face" => Out::Face(s.string("face_id")?),
+        "reply" => Out::Reply(s.int("message_seq", 0, i64::MAX)?),
+        "light_app" => Out::LightApp(s.string("json_payload")?),
+        "image" | "record" | "video" => {
+            let uri = s.string("uri")?;
+            let mk = MediaKind::from_segment_type(kind).unwrap_or(MediaKind::Image);
+            let loaded = media::resolve(&uri, &format!("{}.data.uri", s.at)).await?;
+            let mut extra = Map::new();
+            if mk == MediaKind::Image {
+                let sticker = data.get("sub_type").and_then(Value::as_str) == Some("sticker");
+                extra.insert("sub_type".into(), json!(i64::from(sticker)));
+                let summary = data.get("summary").and_then(Value::as_str).unwrap_or("");
+                extra.insert("summary".into(), json!(summary));
+            }
+            Out::Media(mk, extra, loaded)
+        }
+        other => {
+            return Err(MilkyError::bad(format!(
+                "{}.type: unsupported segment type {other:?}",
+                s.at
+            )));
+        }
+    })
+}
+
+/// Stores the checked segments in `chat` as the bot's message; its seq and time.
+fn store(shared: &Shared, chat: ChatRef, outs: Vec<Out>) -> Result<(i64, i64), MilkyError> {
+    let self_id = shared.cfg.self_id;
+    let mut w = shared.world.lock();
+    match chat {
+        ChatRef::Group(g) if w.group(g).is_none() => {
+            return Err(MilkyError::not_found(format!(
+                "group_id: group {g} not found"
+            )));
+        }
+        ChatRef::Private(u) if w.friend(u).is_none() => {
+            return Err(MilkyError::not_found(format!(
+                "user_id: {u} is not a friend"
+            )));
+        }
+        _ => {}
+    }
+    let mut stored = Vec::new();
+    let mut received = Vec::new();
+    for (i, out) in outs.into_iter().enumerate() {
+        stored.push(match out {
+            Out::Text(t) => json!({"type": "text", "data": {"text": t}}),
+            Out::Mention(u) => json!({"type": "at", "data": {"qq": u.to_string()}}),
+            Out::MentionAll => {
+                let ChatRef::Group(g) = chat else {
+                    return Err(MilkyError::bad(format!(
+                        "message[{i}].type: mention_all is for groups"
+                    )));
+                };
+                if !matches!(w.role(g, self_id), Some(Role::Owner | Role::Admin)) {
+                    return Err(MilkyError::refused(format!(
+                        "message[{i}]: mentioning everyone needs the owner or an admin"
+                    )));
+                }
+                json!({"type": "at", "data": {"qq": "all"}})
+            }
+            Out::Face(id) => json!({"type": "face", "data": {"id": id}}),
+            Out::Reply(seq) => {
+                let m = w
+                    .chat(chat)
+                    .and_then(|c| c.messages.get(usize::try_from(seq - 1).ok()?))
+                    .filter(|m| !m.recalled)
+                    .ok_or_else(|| {
+                        MilkyError::not_found(format!(
+                            "message[{i}].data.message_seq: no message {seq}"
+                        ))
+                    })?;
+                json!({"type": "reply", "data": {"id": m.message_id.to_string()}})
+            }
+            Out::LightApp(payload) => json!({"type": "json", "data": {"data": payload}}),
+            Out::Media(kind, mut data, loaded) => {
+                if let Some(kept) = w.files.keep(kind, &loaded) {
+                    data.extend(kept);
+                }
+                let (group_id, user_id) = match chat {
+                    ChatRef::Group(g) => (Some(g), None),
+                    ChatRef::Private(u) => (None, Some(u)),
+                };
+                received.push(ReceivedMedia {
+                    kind,
+                    sha256: loaded.digest.as_ref().map(|d| d.sha256.clone()),
+                    len: loaded.digest.as_ref().map(|d| d.len),
+                    source: loaded.source,
+                    group_id,
+                    user_id,
+                    name: None,
+                });
+                let name = match kind {
+                    MediaKind::Image => "image",
+                    MediaKind::Record => "record",
+                    MediaKind::Video => "video",
+                    MediaKind::File => "file",
+                };
+                json!({"type": name, "data": data})
+            }
+        });
+    }
+    if stored.is_empty() {
+        return Err(MilkyError::bad("message: empty"));
+    }
+    w.observe(chat);
+    let sender = w.sender_for(chat, self_id);
+    let time = now();
+    let m = w.push(
+        chat,
+        NewMessage {
+            time,
+            sender,
+            segments: stored,
+            self_sent: true,
+        },
+    );
+    let seq = m.seq;
+    drop(w);
+    shared.media.lock().extend(received);
+    Ok((seq, time))
+}
+
+pub(super) async fn send(shared: &Shared, b: Body<'_>, group: bool) -> MilkyResult {
+    let chat = if group {
+        ChatRef::Group(b.uin("group_id")?)
+    } else {
+        ChatRef::Private(b.uin("user_id")?)
+    };
+    let segments = b.array("message")?;
+    let mut outs = Vec::with_capacity(segments.len());
+    for (i, seg) in segments.iter().enumerate() {
+        outs.push(check(i, seg).await?);
+    }
+    let (seq, time) = store(shared, chat, outs)?;
+    Ok(json!({"message_seq": seq, "time": time.max(0)}))
+}
