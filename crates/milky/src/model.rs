@@ -201,6 +201,30 @@ pub fn message(account: &str, v: &Value) -> Option<Message> {
     })
 }
 
+/// Names the senders of inline quotes that came without a name (Milky
+/// names a quoted sender only inside forwards) from the senders of
+/// `messages` themselves, by QQ number.
+pub fn name_quotes(messages: &mut [Message]) {
+    let known: foldhash::HashMap<i64, Sender> = messages
+        .iter()
+        .filter(|m| !m.sender.nickname.is_empty() || !m.sender.card.is_empty())
+        .map(|m| (m.sender.user_id, m.sender.clone()))
+        .collect();
+    for m in messages.iter_mut() {
+        for seg in &mut m.segments {
+            if let Segment::Reply {
+                quoted: Some(q), ..
+            } = seg
+                && q.sender.nickname.is_empty()
+                && q.sender.card.is_empty()
+                && let Some(s) = known.get(&q.sender.user_id)
+            {
+                q.sender = s.clone();
+            }
+        }
+    }
+}
+
 /// Decodes an `IncomingForwardedMessage`: no sender number and no chat are
 /// reported (both 0), the sender's name is its nickname.
 pub fn forwarded(account: &str, v: &Value) -> Message {

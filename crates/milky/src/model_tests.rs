@@ -226,3 +226,31 @@ fn members_groups_and_forwarded_messages_decode() {
     );
     assert_eq!(f.segments, vec![Segment::Text("x".into())]);
 }
+
+#[test]
+fn quoted_senders_are_named_from_the_page() {
+    let quoted_by = |seq: i64, sender: i64| {
+        json!({"message_scene": "group", "peer_id": 20000003, "message_seq": seq, "sender_id": sender,
+            "time": 1, "segments": [{"type": "reply", "data": {"message_seq": 1, "sender_id": 10002,
+                "time": 0, "segments": [{"type": "text", "data": {"text": "x"}}]}}],
+            "group": group_entity(), "group_member": member_entity()})
+    };
+    let mut page = vec![
+        message("acc", &quoted_by(2, 10002)).unwrap(),
+        message("acc", &quoted_by(3, 10002)).unwrap(),
+    ];
+    page[1].sender.user_id = 10009;
+    name_quotes(&mut page);
+    for m in &page {
+        let Segment::Reply {
+            quoted: Some(q), ..
+        } = &m.segments[0]
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (q.sender.card.as_str(), q.sender.nickname.as_str()),
+            ("三哥", "张三")
+        );
+    }
+}

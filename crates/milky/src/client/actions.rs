@@ -127,7 +127,8 @@ impl PeerApi for MilkyClient {
                 }
             }
         }
-        let messages = pages.into_iter().rev().flatten().collect();
+        let mut messages: Vec<Message> = pages.into_iter().rev().flatten().collect();
+        model::name_quotes(&mut messages);
         Ok(HistoryPage { messages, has_more })
     }
 

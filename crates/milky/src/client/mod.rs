@@ -86,6 +86,7 @@ impl MilkyClient {
             retry_at: Mutex::new(None),
         });
         tokio::spawn(inner.clone().run_events());
+        tokio::spawn(inner.clone().run_api_probe());
         Ok(Arc::new(MilkyClient { inner }))
     }
 

@@ -25,7 +25,8 @@ pub fn decode(account: &str, self_id: i64, event: &Value) -> InboundEvent {
     let data = event.get("data").unwrap_or(&null);
     let self_id = int(event, "self_id").unwrap_or(self_id);
     let known = match kind.as_str() {
-        "message_receive" => model::message(account, data).map(|message| {
+        "message_receive" => model::message(account, data).map(|mut message| {
+            model::name_quotes(std::slice::from_mut(&mut message));
             let self_sent = self_id != 0 && message.sender.user_id == self_id;
             InboundEvent::Message { message, self_sent }
         }),

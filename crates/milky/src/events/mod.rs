@@ -5,7 +5,9 @@
 //! (`backoff_min_ms..backoff_max_ms`), a refused token (HTTP 401, or 403 at
 //! the upgrade) retries once per `auth_retry_ms`. After each connect the
 //! peer is identified again (`get_login_info`, `get_impl_info`) before the
-//! account counts as connected.
+//! account counts as connected. While the event connection is up but the
+//! API did not answer its last call, `get_login_info` is asked again after
+//! each backoff delay until it does.
 //!
 //! Events above `max_event_bytes` are dropped with a warning: SSE data is
 //! never kept beyond that limit ([`sse`]); a WebSocket message is bounded by
@@ -214,6 +216,42 @@ impl Inner {
         }
     }
 
+    /// While the event connection is up but the last API call did not
+    /// reach the peer (the account is offline), asks `get_login_info` again
+    /// after each backoff delay until it answers, so the account comes back
+    /// online without waiting for a caller. Runs until shutdown.
+    pub(crate) async fn run_api_probe(self: Arc<Self>) {
+        let mut rx = self.status.subscribe();
+        let mut backoff = Backoff::new(
+            Duration::from_millis(self.cfg.backoff_min_ms),
+            Duration::from_millis(self.cfg.backoff_max_ms),
+            self.cfg.backoff_jitter,
+        );
+        loop {
+            let reach = *self.reach.lock();
+            if reach.events && !reach.api {
+                if !self.sleep(backoff.next_delay()).await {
+                    return;
+                }
+                let deadline = onebot_gateway_domain::call::Deadline::after(Duration::from_millis(
+                    self.cfg.request_timeout_ms,
+                ));
+                let probe = self
+                    .call_json("get_login_info", &serde_json::json!({}), deadline)
+                    .await;
+                if let Err(e) = probe {
+                    tracing::debug!(account_id = %self.id, error = %e, "the Milky API is still unreachable");
+                }
+                continue;
+            }
+            backoff.reset();
+            tokio::select! {
+                changed = rx.changed() => if changed.is_err() { return },
+                _ = self.cancel.cancelled() => return,
+            }
+        }
+    }
+
     /// Publishes one event's text.
     fn event(&self, text: &str) {
         let value: serde_json::Value = match serde_json::from_str(text) {
@@ -226,8 +264,17 @@ impl Inner {
         };
         let self_id = self.status.borrow().self_id;
         let event = decode::decode(&self.id, self_id, &value);
+        // The last frame's time, to the second: watchers are not woken per
+        // event.
         let now = jiff::Timestamp::now().as_millisecond();
-        self.update("", |s| s.last_heartbeat_ms = Some(now));
+        if self
+            .status
+            .borrow()
+            .last_heartbeat_ms
+            .is_none_or(|last| now - last >= 1000)
+        {
+            self.update("", |s| s.last_heartbeat_ms = Some(now));
+        }
         self.sink.publish(&self.id, event);
     }
 
