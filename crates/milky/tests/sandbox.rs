@@ -37,6 +37,9 @@ impl EventSink for Sink {
 /// the calls and events it recorded are checked against the schemas.
 struct Rig {
     name: &'static str,
+    /// Whether the recording must validate (false for raw calls that are
+    /// invalid on purpose).
+    schema: bool,
     sandbox: Sandbox,
     client: Arc<MilkyClient>,
     events: mpsc::UnboundedReceiver<InboundEvent>,
@@ -46,13 +49,17 @@ struct Rig {
 impl Drop for Rig {
     fn drop(&mut self) {
         self.shutdown.cancel();
-        if !std::thread::panicking() {
+        if self.schema && !std::thread::panicking() {
             schema_check(self.name);
         }
     }
 }
 
 async fn rig(name: &'static str, events: MilkyEvents) -> Rig {
+    rig_with(name, events, 1024 * 1024).await
+}
+
+async fn rig_with(name: &'static str, events: MilkyEvents, max_event_bytes: usize) -> Rig {
     let record = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("milky-adapter-{name}.jsonl"));
     let _ = std::fs::remove_file(&record);
@@ -77,13 +84,14 @@ async fn rig(name: &'static str, events: MilkyEvents) -> Rig {
     let client = MilkyClient::start(
         "milky",
         config,
-        1024 * 1024,
+        max_event_bytes,
         Arc::new(Sink(tx)),
         shutdown.clone(),
     )
     .expect("client starts");
     let rig = Rig {
         name,
+        schema: true,
         sandbox,
         client,
         events: rx,
@@ -623,5 +631,59 @@ fn schema_check(name: &str) {
         out.status.success() && stdout.contains(" 0 invalid"),
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+async fn large_events_are_dropped(events: MilkyEvents, name: &'static str) {
+    let mut rig = rig_with(name, events, 4096).await;
+    let control = rig.sandbox.control();
+    let big = control.inject_group_message(SANDBOX_GROUP, 10002, json!("长".repeat(5000)));
+    let small = control.inject_group_message(SANDBOX_GROUP, 10002, json!("短"));
+    let (big, small) = (control.message_seq(big), control.message_seq(small));
+    let m = event_until(&mut rig.events, |e| match e {
+        InboundEvent::Message { message, .. } => Some(message),
+        _ => None,
+    })
+    .await;
+    // The large one never arrives; the connection carries the next one.
+    assert_ne!(m.message_seq, big);
+    assert_eq!(m.message_seq, small);
+    assert_eq!(rig.client.status().state, ConnState::Connected);
+}
+
+#[tokio::test]
+async fn large_events_are_dropped_over_websocket() {
+    large_events_are_dropped(MilkyEvents::WebSocket, "large-ws").await;
+}
+
+#[tokio::test]
+async fn large_events_are_dropped_over_sse() {
+    large_events_are_dropped(MilkyEvents::Sse, "large-sse").await;
+}
+
+#[tokio::test]
+async fn unknown_apis_and_passed_deadlines_fail_by_kind() {
+    let mut rig = rig("raw", MilkyEvents::WebSocket).await;
+    rig.schema = false;
+    let unknown = rig
+        .client
+        .call("get_nothing", json!({}), deadline())
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.kind, Kind::OnebotActionUnsupported);
+    let bad = rig
+        .client
+        .call(
+            "get_message",
+            json!({"message_scene": "group", "peer_id": SANDBOX_GROUP}),
+            deadline(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(bad.kind, Kind::OnebotBadRequest);
+    let past = Deadline::at(tokio::time::Instant::now() - Duration::from_millis(1));
+    assert_eq!(
+        rig.client.get_groups(past).await.unwrap_err().kind,
+        Kind::DeadlineExceeded
     );
 }
