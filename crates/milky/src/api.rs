@@ -50,11 +50,14 @@ pub struct Api {
 
 impl Api {
     /// A client for `milky_url`; `connect_timeout` bounds each TCP
-    /// connect, answers above `max_reply_bytes` fail.
+    /// connect, `keepalive` is the TCP keepalive of its connections (a
+    /// silent event stream of a vanished peer ends), answers above
+    /// `max_reply_bytes` fail.
     pub fn new(
         milky_url: &str,
         token: Option<&str>,
         connect_timeout: Duration,
+        keepalive: Duration,
         max_reply_bytes: usize,
         tls: &onebot_gateway_tls::PeerTls,
     ) -> Result<Api, String> {
@@ -62,6 +65,7 @@ impl Api {
         let client = tls
             .http_builder(reqwest::Client::builder())
             .connect_timeout(connect_timeout)
+            .tcp_keepalive(keepalive)
             .build()
             .map_err(|e| format!("HTTP client: {e}"))?;
         Ok(Api {

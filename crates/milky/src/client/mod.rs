@@ -59,6 +59,7 @@ impl MilkyClient {
             &url,
             token.as_deref(),
             Duration::from_millis(config.connect_timeout_ms),
+            Duration::from_millis(config.ping_interval_ms.max(1000)),
             onebot_gateway_config::MAX_PEER_MESSAGE_BYTES,
             &tls,
         )
