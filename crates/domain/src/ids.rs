@@ -47,12 +47,12 @@ const SPAN: u64 = (1 << 53) - FLOOR;
 /// least recently minted or resolved mappings beyond it are dropped from
 /// memory (the store still has them); mappings not yet written are held
 /// besides it until written.
-pub const MEMORY_BUDGET: usize = 4 << 20;
+const MEMORY_BUDGET: usize = 4 << 20;
 
 /// The bytes one mapping costs in memory beside its text: the cache's
 /// node, key and links, its slot in the cache's table, and the shared
 /// text's header and allocation.
-pub const ENTRY_OVERHEAD: usize = 96;
+const ENTRY_OVERHEAD: usize = 96;
 
 /// The minted id of `text`: a pure function (the formula of the module
 /// documentation), remembered so [`text_of`] can give the text back.
