@@ -6,7 +6,8 @@
 //! `light_app{json_payload}`; any other type is a `-400`. The message is stored in the world's
 //! (OneBot-shaped) form, so both faces see it: it joins history and `get_message`, its media are
 //! served by the media host and recorded as received media. The answer is its `message_seq` and
-//! `time`; no event is pushed for the bot's own message.
+//! `time`; no event is pushed for the bot's own message. `send_private_message` reaches friends
+//! only (`-404` otherwise).
 
 use serde_json::{Map, Value, json};
 
