@@ -83,6 +83,11 @@ async fn recalls_and_nudges_emit_events() {
     )
     .await;
     let seq = sent["message_seq"].clone();
+    // The bot's own message comes back as message_receive (report_self_message).
+    let own = sse.next().await;
+    assert_eq!(own["event_type"], "message_receive");
+    assert_eq!(own["data"]["message_seq"], seq);
+    assert_eq!(own["data"]["sender_id"], onebot_sandbox::DEFAULT_SELF_ID);
     ok(
         &sb,
         "recall_group_message",
@@ -245,7 +250,7 @@ async fn a_recorded_session_validates_against_the_schemas() {
     control.add_member(SANDBOX_GROUP, 10600, "n");
     control.remove_member(SANDBOX_GROUP, 10600);
     control.bot_offline("test");
-    for _ in 0..8 {
+    for _ in 0..9 {
         sse.next().await;
     }
     match validate(&record) {

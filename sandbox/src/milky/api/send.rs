@@ -6,13 +6,15 @@
 //! `light_app{json_payload}`; any other type is a `-400`. The message is stored in the world's
 //! (OneBot-shaped) form, so both faces see it: it joins history and `get_message`, its media are
 //! served by the media host and recorded as received media. The answer is its `message_seq` and
-//! `time`; no event is pushed for the bot's own message. `send_private_message` reaches friends
-//! only (`-404` otherwise).
+//! `time`. The bot's own message is pushed as `message_receive` (`sender_id` the bot) when
+//! [`report_self_message`](crate::SandboxConfig::report_self_message) is on, as acidify's
+//! `reportSelfMessage` (on by default) does. `send_private_message` reaches friends only
+//! (`-404` otherwise).
 
 use serde_json::{Map, Value, json};
 
 use super::super::params::{Body, MAX_UIN, MIN_UIN};
-use super::super::{MilkyError, MilkyResult, media};
+use super::super::{MilkyError, MilkyResult, entities, events, media};
 use crate::events::now;
 use crate::media::{Loaded, MediaKind, ReceivedMedia};
 use crate::shared::Shared;
@@ -196,8 +198,17 @@ fn store(shared: &Shared, chat: ChatRef, outs: Vec<Out>) -> Result<(i64, i64), M
         },
     );
     let seq = m.seq;
+    let event = if shared.cfg.report_self_message {
+        let m = m.clone();
+        entities::incoming(&w, chat, &m)
+    } else {
+        None
+    };
     drop(w);
     shared.media.lock().extend(received);
+    if let Some(data) = event {
+        events::emit(shared, "message_receive", data);
+    }
     Ok((seq, time))
 }
 
