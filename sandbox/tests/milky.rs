@@ -381,6 +381,48 @@ async fn forwards_and_files() {
     )
     .await;
 
+    // A sent bundle: stored, shown as a forward segment, opened by get_forwarded_messages.
+    let node = |user_id: i64, name: &str, text: &str| {
+        json!({"user_id": user_id, "sender_name": name,
+               "segments": [{"type": "text", "data": {"text": text}}]})
+    };
+    let sent = ok(
+        &sb,
+        "send_group_message",
+        json!({"group_id": SANDBOX_GROUP, "message": [{"type": "forward", "data": {"messages": [
+            node(10001, "张三", "一"), node(10002, "李四", "二"),
+        ]}}]}),
+    )
+    .await;
+    let m = ok(
+        &sb,
+        "get_message",
+        json!({"message_scene": "group", "peer_id": SANDBOX_GROUP, "message_seq": sent["message_seq"]}),
+    )
+    .await;
+    let fwd = &m["message"]["segments"][0]["data"];
+    assert_eq!(fwd["preview"][1], "李四: 二");
+    let nodes = ok(
+        &sb,
+        "get_forwarded_messages",
+        json!({"forward_id": fwd["forward_id"]}),
+    )
+    .await;
+    assert_eq!(nodes["messages"][1]["segments"][0]["data"]["text"], "二");
+    let m = failed(
+        &sb,
+        "send_group_message",
+        json!({"group_id": SANDBOX_GROUP, "message": [{"type": "forward", "data": {"messages": [
+            {"user_id": 10001, "sender_name": "张三", "segments": [{"type": "reply", "data": {"message_seq": 1}}]},
+        ]}}]}),
+        -400,
+    )
+    .await;
+    assert!(
+        m.starts_with("message[0].data.messages[0].segments[0]"),
+        "{m}"
+    );
+
     let bytes = b"%PDF-1.4 minutes".to_vec();
     let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
     let up = ok(

@@ -54,6 +54,16 @@ async fn injected_messages_arrive_over_websocket_and_sse() {
         .unwrap();
     assert_eq!(answer["status"], "ok");
     assert_eq!(answer["data"]["message_seq"], 301);
+    let refused: Value = reqwest::Client::new()
+        .post(format!("{}/sandbox_inject_message", sb.milky_url()))
+        .json(&json!({"user_id": 5, "message": "x"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(refused["retcode"], -400);
     let ev = sse.next().await;
     assert_eq!(ev["data"]["peer_id"], SANDBOX_GROUP);
     assert_eq!(ev["data"]["segments"][0]["data"]["text"], "hello");
@@ -214,6 +224,15 @@ async fn a_recorded_session_validates_against_the_schemas() {
             "send_group_nudge",
             json!({"group_id": SANDBOX_GROUP, "user_id": 10001}),
         ),
+        (
+            "send_private_message",
+            json!({"user_id": FRIEND_WITH_HISTORY, "message": [{"type": "forward", "data": {"messages": [
+                {"user_id": 10001, "sender_name": "张三", "segments": [
+                    {"type": "text", "data": {"text": "一"}},
+                    {"type": "image", "data": {"uri": format!("base64://{b64}")}},
+                ]},
+            ], "title": "聊天记录"}}]}),
+        ),
         ("send_friend_nudge", json!({"user_id": FRIEND_WITH_HISTORY})),
         (
             "recall_group_message",
@@ -250,7 +269,7 @@ async fn a_recorded_session_validates_against_the_schemas() {
     control.add_member(SANDBOX_GROUP, 10600, "n");
     control.remove_member(SANDBOX_GROUP, 10600);
     control.bot_offline("test");
-    for _ in 0..9 {
+    for _ in 0..10 {
         sse.next().await;
     }
     match validate(&record) {
