@@ -42,7 +42,8 @@ pub struct SandboxConfig {
     pub self_id: i64,
     /// The bot's nickname (`get_login_info`).
     pub nickname: String,
-    /// Emit `post_type: "message_sent"` events for the bot's own sends (NapCat `reportSelfMessage`).
+    /// Emit `post_type: "message_sent"` events for the bot's own sends (NapCat `reportSelfMessage`);
+    /// on the Milky face, `message_receive` events (acidify's `reportSelfMessage`).
     pub report_self_message: bool,
     /// NapCat's packet backend: when `false`, poke actions fail validation with
     /// `packetBackend发包能力不可用` (retcode 1400). Ignored by other flavors.

@@ -127,7 +127,8 @@ impl SandboxControl {
         self.shared.media.lock().clear();
     }
 
-    /// Pushes a raw event to every event-capable connection.
+    /// Pushes a raw event to every event-capable connection (on the Milky face: every event
+    /// stream, as given and unrecorded).
     pub fn inject_event(&self, ev: Value) {
         self.shared.emit(&ev);
     }
@@ -231,7 +232,8 @@ impl SandboxControl {
         true
     }
 
-    /// Changes a member's card and emits `group_card`. Returns `false` if there is no such member.
+    /// Changes a member's card and emits `group_card` (nothing on the Milky face, which has no
+    /// such event). Returns `false` if there is no such member.
     pub fn set_card(&self, group_id: i64, user_id: i64, card: &str) -> bool {
         let old = {
             let mut w = self.shared.world.lock();

@@ -207,13 +207,22 @@ pub async fn run_cli(
     cfg: SandboxConfig,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    let milky = cfg.protocol == Protocol::Milky;
     let sandbox = Sandbox::start(cfg).await?;
-    tracing::info!(
-        ws = %sandbox.ws_url(),
-        http = %sandbox.http_url(),
-        self_id = sandbox.control.config().self_id,
-        "OneBot sandbox ready"
-    );
+    if milky {
+        tracing::info!(
+            milky = %sandbox.milky_url(),
+            self_id = sandbox.control.config().self_id,
+            "Milky sandbox ready"
+        );
+    } else {
+        tracing::info!(
+            ws = %sandbox.ws_url(),
+            http = %sandbox.http_url(),
+            self_id = sandbox.control.config().self_id,
+            "OneBot sandbox ready"
+        );
+    }
     shutdown.await;
     sandbox.shutdown().await;
     tracing::info!("OneBot sandbox shut down");

@@ -4,6 +4,8 @@
 //! HTTP API: `POST /<action>` (or `/<action>/`) with a JSON (or urlencoded) body, or
 //! `GET /<action>?k=v`; query parameters are merged over the body (NapCat). go-cqhttp's
 //! `POST /` with `{"action","params"}` is accepted too. Bodies up to [`MAX_PAYLOAD`].
+//! `GET /download` is the media host on both faces; on the Milky face every other request
+//! goes to [`milky::http`](crate::milky::http).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

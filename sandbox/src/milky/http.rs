@@ -11,6 +11,7 @@ use hyper::body::Incoming;
 use hyper::{Request, Response};
 use serde_json::{Map, Value, json};
 
+use super::params::{MAX_UIN, MIN_UIN};
 use super::{MilkyError, api, stream};
 use crate::auth;
 use crate::media::DigestCache;
@@ -165,6 +166,18 @@ async fn inject(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> 
         }
         Err(()) => return respond(StatusCode::PAYLOAD_TOO_LARGE, Bytes::new(), false),
     };
+    // Milky events name QQ numbers in zUin's range only.
+    for key in ["user_id", "group_id"] {
+        let id = crate::params::Params(&params).int(key);
+        if let Ok(Some(id)) = id
+            && !(MIN_UIN..=MAX_UIN).contains(&id)
+        {
+            let e = MilkyError::bad(format!(
+                "{key}: expected a QQ number in [{MIN_UIN}, {MAX_UIN}]"
+            ));
+            return respond_json(StatusCode::OK, &envelope(Err(e)));
+        }
+    }
     let cache = DigestCache::default();
     let result = crate::actions::dispatch(shared, "sandbox_inject_message", &params, &cache)
         .map_err(|e| MilkyError::bad(e.text));

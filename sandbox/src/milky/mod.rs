@@ -23,8 +23,9 @@
 //! | -406    | refused by QQ's rules: a recall outside the window or without the rights, `@全体成员` without admin |
 //! | -500    | a media `uri` could not be read (`http(s)://` fetch or `file://` read failed) |
 //!
-//! The bot's own messages (sends) join history and `get_message` but are not pushed as
-//! `message_receive` events. Layout: `params` (strict parameter reading), `entities` (groups,
+//! The bot's own messages (sends) join history and `get_message`, and are pushed as
+//! `message_receive` events while [`report_self_message`](crate::SandboxConfig::report_self_message)
+//! is on (acidify's `reportSelfMessage`, on by default). Layout: `params` (strict parameter reading), `entities` (groups,
 //! members, friends, incoming messages), `segments` (stored ↔ Milky segments), `media` (`uri`
 //! resolution), `api/` (one file per area, `api::call` routes), `events` (event bodies),
 //! `record` (the JSONL recording), `http` (routing and the envelope), `stream` (WebSocket and

@@ -88,8 +88,9 @@ pub(super) fn download_url(shared: &Shared, b: Body<'_>, group: bool) -> MilkyRe
         }
         ChatRef::Group(g)
     } else {
+        let user_id = b.uin("user_id")?;
         b.string("file_hash")?;
-        ChatRef::Private(b.uin("user_id")?)
+        ChatRef::Private(user_id)
     };
     let id = b.string("file_id")?;
     let url = signed(shared, id, "file_id", chat)?;
