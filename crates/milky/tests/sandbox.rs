@@ -232,7 +232,7 @@ async fn history_pages_back_over_thirty_without_gap_or_duplicate() {
 
 #[tokio::test]
 async fn send_read_and_recall_a_message() {
-    let rig = rig("send", MilkyEvents::WebSocket).await;
+    let mut rig = rig("send", MilkyEvents::WebSocket).await;
     let chat = ChatRef::Group(SANDBOX_GROUP);
     let newest = rig
         .client
@@ -289,6 +289,16 @@ async fn send_read_and_recall_a_message() {
         }
         other => panic!("no inline quote: {other:?}"),
     }
+    // The peer echoes the bot's own send as an event with the same id.
+    let echoed = event_until(&mut rig.events, |e| match e {
+        InboundEvent::Message {
+            message,
+            self_sent: true,
+        } if message.message_id == id => Some(message),
+        _ => None,
+    })
+    .await;
+    assert_eq!(echoed.chat, chat);
     rig.client.recall(id, deadline()).await.unwrap();
     let gone = rig
         .client
