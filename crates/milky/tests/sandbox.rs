@@ -210,6 +210,27 @@ async fn history_pages_back_over_thirty_without_gap_or_duplicate() {
         onebot_sandbox::ChatRef::Group(SANDBOX_GROUP),
     );
     assert_eq!(seqs, stored);
+    // A friend chat: every row its sender's name, the bot's own too.
+    let friend = rig
+        .client
+        .get_history(ChatRef::Private(10001), 100, None, deadline())
+        .await
+        .unwrap();
+    assert!(friend.messages.len() > 30 && !friend.has_more);
+    assert!(
+        friend
+            .messages
+            .iter()
+            .any(|m| m.sender.user_id == DEFAULT_SELF_ID)
+    );
+    assert!(
+        friend
+            .messages
+            .iter()
+            .all(|m| !m.sender.nickname.is_empty()),
+        "{:?}",
+        friend.messages
+    );
     // A count under one page, and an anchor's chat checked.
     let small = rig
         .client

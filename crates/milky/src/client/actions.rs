@@ -38,9 +38,12 @@ impl MilkyClient {
             .call_json("get_message", &requests::get_message(key), deadline)
             .await
             .map_err(|e| missing(e, &self.inner.id, id))?;
-        data.get("message")
+        let mut message = data
+            .get("message")
             .and_then(|m| model::message(&self.inner.id, m))
-            .ok_or_else(|| not_found(&self.inner.id, id))
+            .ok_or_else(|| not_found(&self.inner.id, id))?;
+        self.inner.name_own(std::slice::from_mut(&mut message));
+        Ok(message)
     }
 }
 
@@ -128,6 +131,7 @@ impl PeerApi for MilkyClient {
             }
         }
         let mut messages: Vec<Message> = pages.into_iter().rev().flatten().collect();
+        self.inner.name_own(&mut messages);
         model::name_quotes(&mut messages);
         Ok(HistoryPage { messages, has_more })
     }

@@ -249,6 +249,23 @@ impl Inner {
         }
     }
 
+    /// Names the bot's own messages that came without a sender name (a
+    /// friend chat's entity is the friend) with the bot's nickname.
+    pub(crate) fn name_own(&self, messages: &mut [onebot_gateway_domain::model::Message]) {
+        let (self_id, nickname) = {
+            let s = self.status.borrow();
+            (s.self_id, s.nickname.clone())
+        };
+        if self_id == 0 || nickname.is_empty() {
+            return;
+        }
+        for m in messages.iter_mut() {
+            if m.sender.user_id == self_id && m.sender.nickname.is_empty() {
+                m.sender.nickname.clone_from(&nickname);
+            }
+        }
+    }
+
     /// Asks the peer who it is (`get_login_info`, `get_impl_info`) and
     /// records the answers in the status.
     pub(crate) async fn identify(&self) -> Result<()> {

@@ -35,6 +35,7 @@ use crate::backoff::Backoff;
 use crate::client::inner::{Inner, Step};
 use onebot_gateway_config::MilkyEvents;
 use onebot_gateway_domain::error::Kind;
+use onebot_gateway_domain::model::InboundEvent;
 use onebot_gateway_telemetry::metrics as m;
 
 /// How one attempt ended.
@@ -263,7 +264,10 @@ impl Inner {
             }
         };
         let self_id = self.status.borrow().self_id;
-        let event = decode::decode(&self.id, self_id, &value);
+        let mut event = decode::decode(&self.id, self_id, &value);
+        if let InboundEvent::Message { message, .. } = &mut event {
+            self.name_own(std::slice::from_mut(message));
+        }
         // The last frame's time, to the second: watchers are not woken per
         // event.
         let now = jiff::Timestamp::now().as_millisecond();
