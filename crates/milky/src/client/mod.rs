@@ -39,7 +39,8 @@ impl MilkyClient {
     /// `milky_events`), which identifies the peer on every (re)connect, and
     /// returns at once. Events above `max_event_bytes` are dropped; every
     /// task stops when `shutdown` fires. Fails on a config it cannot use
-    /// (no or a bad `milky_url`, an unreadable `ca_file`).
+    /// (no or a bad `milky_url`, an unreadable `ca_file`). Must be called
+    /// inside a Tokio runtime.
     pub fn start(
         account_id: &str,
         config: AccountConfig,
