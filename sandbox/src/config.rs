@@ -1,6 +1,7 @@
 //! Start-up configuration of a sandbox peer.
 
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::behaviour::Behaviour;
@@ -10,6 +11,16 @@ use crate::flavor::Flavor;
 pub const DEFAULT_SELF_ID: i64 = 3_889_000_000;
 /// Default nickname of the bot account.
 pub const DEFAULT_NICKNAME: &str = "沙盒机器人";
+
+/// Which protocol the sandbox speaks on its listener.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// OneBot v11: forward WebSocket and the HTTP API, shaped by [`Flavor`].
+    #[default]
+    OneBot,
+    /// Milky 1.2: `POST /api/:api` and events on `GET /event` (WebSocket or SSE).
+    Milky,
+}
 
 /// How a [`Sandbox`](crate::Sandbox) is started.
 ///
@@ -31,7 +42,8 @@ pub struct SandboxConfig {
     pub self_id: i64,
     /// The bot's nickname (`get_login_info`).
     pub nickname: String,
-    /// Emit `post_type: "message_sent"` events for the bot's own sends (NapCat `reportSelfMessage`).
+    /// Emit `post_type: "message_sent"` events for the bot's own sends (NapCat `reportSelfMessage`);
+    /// on the Milky face, `message_receive` events (acidify's `reportSelfMessage`).
     pub report_self_message: bool,
     /// NapCat's packet backend: when `false`, poke actions fail validation with
     /// `packetBackend发包能力不可用` (retcode 1400). Ignored by other flavors.
@@ -46,6 +58,12 @@ pub struct SandboxConfig {
     /// Axes on which the peer behaves like another implementation than `flavor` (its name, ids,
     /// history paging, id form, leniency); the default follows `flavor` everywhere.
     pub behaviour: Behaviour,
+    /// The protocol served on `listen` (OneBot v11 by default); both faces share the world.
+    pub protocol: Protocol,
+    /// Milky only: a JSONL file that gets one line per API call
+    /// (`{"kind":"call","api","request","response"}`, `response` null for a non-200 answer)
+    /// and one per event sent (`{"kind":"event","event"}`), for schema validation.
+    pub milky_record: Option<PathBuf>,
 }
 
 impl Default for SandboxConfig {
@@ -62,6 +80,8 @@ impl Default for SandboxConfig {
             media_url_ttl: Duration::from_secs(2 * 3600),
             local_file_to_url: false,
             behaviour: Behaviour::default(),
+            protocol: Protocol::OneBot,
+            milky_record: None,
         }
     }
 }
@@ -81,6 +101,14 @@ impl SandboxConfig {
         SandboxConfig {
             flavor: like,
             behaviour: Behaviour::named_like(name, like),
+            ..Default::default()
+        }
+    }
+
+    /// The default configuration of a Milky 1.2 peer.
+    pub fn milky() -> Self {
+        SandboxConfig {
+            protocol: Protocol::Milky,
             ..Default::default()
         }
     }

@@ -12,6 +12,7 @@ use crate::fault::{Fault, FaultKind};
 use crate::flavor::Flavor;
 use crate::media::{MediaKind, ReceivedMedia};
 use crate::message::{self, View};
+use crate::milky;
 use crate::server;
 use crate::shared::{RecordedAction, Shared};
 use crate::state::{ChatRef, Group, NewMessage, Role};
@@ -126,7 +127,8 @@ impl SandboxControl {
         self.shared.media.lock().clear();
     }
 
-    /// Pushes a raw event to every event-capable connection.
+    /// Pushes a raw event to every event-capable connection (on the Milky face: every event
+    /// stream, as given and unrecorded).
     pub fn inject_event(&self, ev: Value) {
         self.shared.emit(&ev);
     }
@@ -159,7 +161,10 @@ impl SandboxControl {
                 None => false,
             }
         };
-        if removed {
+        if removed && self.shared.milky() {
+            let data = milky::events::member_change(group_id, user_id);
+            milky::events::emit(&self.shared, "group_member_decrease", data);
+        } else if removed {
             let self_id = self.shared.cfg.self_id;
             self.shared
                 .emit(&events::group_decrease(self_id, group_id, user_id));
@@ -186,7 +191,10 @@ impl SandboxControl {
                 _ => false,
             }
         };
-        if added {
+        if added && self.shared.milky() {
+            let data = milky::events::member_change(group_id, user_id);
+            milky::events::emit(&self.shared, "group_member_increase", data);
+        } else if added {
             let self_id = self.shared.cfg.self_id;
             self.shared
                 .emit(&events::group_increase(self_id, group_id, user_id));
@@ -214,14 +222,18 @@ impl SandboxControl {
                 members: vec![bot],
             });
         }
-        if announce {
+        if announce && self.shared.milky() {
+            let data = milky::events::member_change(group_id, self_id);
+            milky::events::emit(&self.shared, "group_member_increase", data);
+        } else if announce {
             self.shared
                 .emit(&events::group_increase(self_id, group_id, self_id));
         }
         true
     }
 
-    /// Changes a member's card and emits `group_card`. Returns `false` if there is no such member.
+    /// Changes a member's card and emits `group_card` (nothing on the Milky face, which has no
+    /// such event). Returns `false` if there is no such member.
     pub fn set_card(&self, group_id: i64, user_id: i64, card: &str) -> bool {
         let old = {
             let mut w = self.shared.world.lock();
@@ -230,6 +242,8 @@ impl SandboxControl {
                 .map(|m| std::mem::replace(&mut m.card, card.to_owned()))
         };
         match old {
+            // Milky 1.2 has no event for a card change.
+            Some(_) if self.shared.milky() => true,
             Some(old) => {
                 let self_id = self.shared.cfg.self_id;
                 self.shared
@@ -254,15 +268,22 @@ impl SandboxControl {
                 return false;
             }
             m.recalled = true;
-            let author = m.sender.user_id;
-            match chat {
-                ChatRef::Group(g) => {
-                    events::group_recall(self_id, g, author, operator_id, message_id)
-                }
-                ChatRef::Private(u) => events::friend_recall(self_id, u, message_id),
+            let (author, seq) = (m.sender.user_id, m.seq);
+            if self.shared.milky() {
+                Err(milky::events::recall(&w, chat, seq, author, operator_id))
+            } else {
+                Ok(match chat {
+                    ChatRef::Group(g) => {
+                        events::group_recall(self_id, g, author, operator_id, message_id)
+                    }
+                    ChatRef::Private(u) => events::friend_recall(self_id, u, message_id),
+                })
             }
         };
-        self.shared.emit(&notice);
+        match notice {
+            Ok(onebot) => self.shared.emit(&onebot),
+            Err(data) => milky::events::emit(&self.shared, "message_recall", data),
+        }
         true
     }
 
@@ -291,7 +312,24 @@ impl SandboxControl {
         })
     }
 
-    /// Number of open (authenticated) WebSocket connections.
+    /// Milky: emits `bot_offline` with `reason` (the peer keeps serving). No-op on OneBot.
+    pub fn bot_offline(&self, reason: &str) {
+        if self.shared.milky() {
+            let data = serde_json::json!({ "reason": reason });
+            milky::events::emit(&self.shared, "bot_offline", data);
+        }
+    }
+
+    /// The `message_seq` (per-chat sequence, from 1) of a stored message id, recalled ones too.
+    pub fn message_seq(&self, message_id: i64) -> Option<i64> {
+        self.shared
+            .world
+            .lock()
+            .find_any(message_id)
+            .map(|(_, m)| m.seq)
+    }
+
+    /// Number of open (authenticated) WebSocket connections (and, on Milky, event streams).
     pub fn connections(&self) -> usize {
         self.shared.hub.count()
     }
@@ -434,8 +472,18 @@ pub(crate) fn inject_message(shared: &Shared, chat: ChatRef, user_id: i64, messa
                 },
             )
             .clone();
-        (m.message_id, message::render(&w, chat, &m, View::Event))
+        // Ok: the OneBot event; Err: the Milky `message_receive` data.
+        let ev = if shared.milky() {
+            milky::entities::incoming(&w, chat, &m).map(Err)
+        } else {
+            Some(Ok(message::render(&w, chat, &m, View::Event)))
+        };
+        (m.message_id, ev)
     };
-    shared.emit(&ev);
+    match ev {
+        Some(Ok(onebot)) => shared.emit(&onebot),
+        Some(Err(data)) => milky::events::emit(shared, "message_receive", data),
+        None => {}
+    }
     id
 }

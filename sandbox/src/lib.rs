@@ -1,4 +1,5 @@
-//! OneBot v11 sandbox peer: a fake QQ account behind a real OneBot v11 server.
+//! OneBot v11 sandbox peer: a fake QQ account behind a real OneBot v11 server, or, with
+//! [`Protocol::Milky`], behind a Milky 1.2 server on the same seeded world.
 //!
 //! It speaks forward WebSocket (`/`, `/api`, `/event`) and the HTTP API on one TCP listener,
 //! imitates one of five implementations ([`Flavor`]: NapCat, LLOneBot, Lagrange.OneBot,
@@ -40,6 +41,12 @@
 //! - `fault` — [`Fault`] switches.
 //! - `shared` — state shared by connections and controls (action log, hub, kill switch).
 //! - `control` — [`SandboxControl`], the test-facing handle.
+//! - `milky/` — the Milky 1.2 face ([`Protocol::Milky`]) over the same world: `http` (routing,
+//!   auth, the envelope), `stream` (events over WebSocket and SSE), `api/` (one file per area:
+//!   info, message, send, recall, nudge, forward, file; `call` routes), `entities` (groups,
+//!   members, friends, incoming messages), `segments` (stored ↔ Milky segments), `media`
+//!   (`uri` resolution), `params` (strict request fields), `events`, `record` (the JSONL
+//!   recording).
 
 #![warn(missing_docs)]
 
@@ -58,6 +65,7 @@ mod flavor;
 mod ids;
 mod media;
 mod message;
+mod milky;
 mod params;
 mod response;
 mod server;
@@ -70,7 +78,7 @@ use std::net::SocketAddr;
 
 pub use actions::RECALL_WINDOW_SECS;
 pub use behaviour::{Behaviour, IdForm, UnknownIdForm};
-pub use config::{DEFAULT_NICKNAME, DEFAULT_SELF_ID, SandboxConfig};
+pub use config::{DEFAULT_NICKNAME, DEFAULT_SELF_ID, Protocol, SandboxConfig};
 pub use control::SandboxControl;
 pub use cq::{escape_text, escape_value, parse as parse_cq, render as render_cq};
 pub use data::{
@@ -116,7 +124,7 @@ impl Sandbox {
         let (task, addr) = ListenerTask::bind(shared.clone(), listen)?;
         shared.world.lock().files.base =
             Some(format!("http://{}:{}", files::MEDIA_HOST, addr.port()));
-        tracing::info!(%addr, flavor = %shared.cfg.flavor, "OneBot sandbox listening");
+        tracing::info!(%addr, flavor = %shared.cfg.flavor, protocol = ?shared.cfg.protocol, "sandbox listening");
         Ok(Sandbox {
             control: SandboxControl { shared },
             addr,
@@ -136,6 +144,11 @@ impl Sandbox {
 
     /// `http://<addr>` (append `/<action>`).
     pub fn http_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// `http://<addr>`, the Milky base URL (append `/api/<api>` or `/event`).
+    pub fn milky_url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
@@ -194,13 +207,22 @@ pub async fn run_cli(
     cfg: SandboxConfig,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    let milky = cfg.protocol == Protocol::Milky;
     let sandbox = Sandbox::start(cfg).await?;
-    tracing::info!(
-        ws = %sandbox.ws_url(),
-        http = %sandbox.http_url(),
-        self_id = sandbox.control.config().self_id,
-        "OneBot sandbox ready"
-    );
+    if milky {
+        tracing::info!(
+            milky = %sandbox.milky_url(),
+            self_id = sandbox.control.config().self_id,
+            "Milky sandbox ready"
+        );
+    } else {
+        tracing::info!(
+            ws = %sandbox.ws_url(),
+            http = %sandbox.http_url(),
+            self_id = sandbox.control.config().self_id,
+            "OneBot sandbox ready"
+        );
+    }
     shutdown.await;
     sandbox.shutdown().await;
     tracing::info!("OneBot sandbox shut down");

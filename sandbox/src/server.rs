@@ -4,6 +4,8 @@
 //! HTTP API: `POST /<action>` (or `/<action>/`) with a JSON (or urlencoded) body, or
 //! `GET /<action>?k=v`; query parameters are merged over the body (NapCat). go-cqhttp's
 //! `POST /` with `{"action","params"}` is accepted too. Bodies up to [`MAX_PAYLOAD`].
+//! `GET /download` is the media host on both faces; on the Milky face every other request
+//! goes to [`milky::http`](crate::milky::http).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -12,6 +14,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HeaderValue};
 use http::{Method, StatusCode};
+use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -37,7 +40,8 @@ use crate::ws::{self, WsPlan};
 /// Largest accepted WebSocket message / frame and HTTP body: 128 MiB.
 pub const MAX_PAYLOAD: usize = 128 << 20;
 
-pub(crate) type Body = Full<Bytes>;
+/// Every response body: whole (`Full`) or streamed (Milky's Server-Sent Events).
+pub(crate) type Body = UnsyncBoxBody<Bytes, Infallible>;
 
 /// Per-connection state shared with the hyper service.
 pub(crate) struct ConnCtx {
@@ -160,6 +164,9 @@ async fn handle(ctx: Arc<ConnCtx>, req: Request<Incoming>) -> Response<Body> {
     if req.method() == Method::GET && req.uri().path() == "/download" && !is_upgrade(&req) {
         return media_host(shared, &query);
     }
+    if shared.milky() {
+        return crate::milky::http::handle(shared, req).await;
+    }
     let reject = shared.faults().has(FaultKind::RejectAuth);
     let outcome = auth::check(flavor, shared.cfg.token(), req.headers(), &query, reject);
     if is_upgrade(&req) {
@@ -199,7 +206,7 @@ fn media_host(shared: &Shared, query: &[(String, String)]) -> Response<Body> {
     };
     let bytes = file.bytes();
     drop(world);
-    let mut resp = Response::new(Full::new(bytes));
+    let mut resp = Response::new(Full::new(bytes).boxed_unsync());
     // What a CDN says; the gateway sniffs the bytes itself.
     resp.headers_mut().insert(
         CONTENT_TYPE,
@@ -210,7 +217,7 @@ fn media_host(shared: &Shared, query: &[(String, String)]) -> Response<Body> {
 
 /// A response with a body and status.
 pub(crate) fn respond(status: StatusCode, body: Bytes, json: bool) -> Response<Body> {
-    let mut resp = Response::new(Full::new(body));
+    let mut resp = Response::new(Full::new(body).boxed_unsync());
     *resp.status_mut() = status;
     let ct = if json {
         "application/json; charset=utf-8"

@@ -11,10 +11,11 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
-use crate::config::SandboxConfig;
+use crate::config::{Protocol, SandboxConfig};
 use crate::data;
 use crate::fault::Faults;
 use crate::media::ReceivedMedia;
+use crate::milky::record::Recorder;
 use crate::response::Transport;
 use crate::state::World;
 
@@ -192,6 +193,8 @@ pub(crate) struct Shared {
     pub log: ActionLog,
     pub media: Mutex<Vec<ReceivedMedia>>,
     pub hub: Hub,
+    /// The Milky recording (a no-op unless configured).
+    pub milky_record: Recorder,
 }
 
 impl Shared {
@@ -204,6 +207,10 @@ impl Shared {
         data::seed(&mut world);
         world.files.set_ttl(cfg.media_url_ttl);
         world.register_media();
+        let milky_record = match cfg.protocol {
+            Protocol::Milky => Recorder::open(cfg.milky_record.as_deref()),
+            Protocol::OneBot => Recorder::default(),
+        };
         Arc::new(Shared {
             cfg,
             world: Mutex::new(world),
@@ -211,6 +218,7 @@ impl Shared {
             log: ActionLog::new(),
             media: Mutex::new(Vec::new()),
             hub: Hub::new(),
+            milky_record,
         })
     }
 
@@ -222,5 +230,10 @@ impl Shared {
     /// Pushes an event to every event-capable connection.
     pub(crate) fn emit(&self, ev: &Value) {
         self.hub.emit(ev);
+    }
+
+    /// True when the peer speaks Milky.
+    pub(crate) fn milky(&self) -> bool {
+        self.cfg.protocol == Protocol::Milky
     }
 }

@@ -29,7 +29,9 @@
 //! - [`tools`]: the agent tools over the same use cases.
 //! - [`render`]: pure text rendering (history lines, member lines,
 //!   placeholders).
-//! - [`store`]: the embedded durable store; [`clock`]: wall-clock time.
+//! - [`store`]: the embedded durable store; [`clock`]: wall-clock time;
+//!   [`ids`]: minted message ids (an `int64` for a message id that is not
+//!   one), shared by the adapters.
 //! - [`error`]: the domain error every use case returns; [`auth`]: bearer
 //!   tokens to [`Caller`]s.
 
@@ -46,6 +48,7 @@ pub mod detached;
 pub mod error;
 pub mod events;
 pub mod gateway;
+pub mod ids;
 pub mod inbound;
 pub mod joined;
 pub mod journal;

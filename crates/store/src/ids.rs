@@ -1,10 +1,11 @@
-//! The OneBot adapter's message-id store: `message-ids.sqlite3` under the
-//! data directory, the way back from the numbers the adapter gave the
-//! peer's non-numeric message ids to their text (mapped id → text, table
-//! `message_ids`). Its calls block.
+//! The store of minted message ids: `message-ids.sqlite3` under the data
+//! directory, the way back from the numbers the gateway minted for
+//! message ids that are not an `i64` to their text (minted id → text,
+//! table `message_ids`), behind the domain's `IdMap` port. Its calls
+//! block.
 //!
 //! WAL mode with `synchronous = NORMAL` (mappings survive `kill -9`; a
-//! power loss may take the last ones, whose ids then go out unmapped). The
+//! power loss may take the last ones, whose ids then no longer resolve). The
 //! state store's lock keeps a second gateway out of the data directory. A
 //! file that cannot be opened as this store is never deleted or
 //! overwritten: the error names it and what the operator can do
@@ -14,7 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::db::{self, Store, sqlite_err};
 
@@ -26,7 +27,7 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS message_ids (
     text TEXT NOT NULL
 );";
 
-/// The durable store of mapped message ids.
+/// The durable store of minted message ids.
 pub struct IdStore {
     conn: Mutex<Connection>,
     path: PathBuf,
@@ -85,24 +86,22 @@ impl IdStore {
         |e| sqlite_err(Store::Ids, &self.path, e).to_string()
     }
 
-    /// Every mapping stored.
-    pub fn load(&self) -> Result<Vec<(i64, String)>, String> {
+    /// The text stored for `id`, if any.
+    pub fn get(&self, id: i64) -> Result<Option<String>, String> {
         let conn = self.conn.lock();
-        conn.prepare("SELECT id, text FROM message_ids ORDER BY id")
-            .and_then(|mut s| {
-                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<rusqlite::Result<_>>()
-            })
+        conn.prepare_cached("SELECT text FROM message_ids WHERE id = ?1")
+            .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
             .map_err(self.err())
     }
 
-    /// Stores mappings, in one transaction.
+    /// Stores mappings, in one transaction; an id already stored keeps
+    /// its text (the first text minted to an id keeps it).
     pub fn put(&self, entries: &[(i64, String)]) -> Result<(), String> {
         let mut conn = self.conn.lock();
         let tx = conn.transaction().map_err(self.err())?;
         {
             let mut insert = tx
-                .prepare_cached("INSERT OR REPLACE INTO message_ids (id, text) VALUES (?1, ?2)")
+                .prepare_cached("INSERT OR IGNORE INTO message_ids (id, text) VALUES (?1, ?2)")
                 .map_err(self.err())?;
             for (id, text) in entries {
                 insert.execute(params![id, text]).map_err(self.err())?;
@@ -124,9 +123,22 @@ mod tests {
         store.put(&[(a, "a".into()), (b, "b".into())]).unwrap();
         drop(store);
         let again = IdStore::open(dir.path()).unwrap();
-        let mut got = again.load().unwrap();
-        got.sort();
-        assert_eq!(got, vec![(b, "b".to_string()), (a, "a".to_string())]);
+        assert_eq!(again.get(a).unwrap().as_deref(), Some("a"));
+        assert_eq!(again.get(b).unwrap().as_deref(), Some("b"));
+        assert_eq!(again.get(-(1i64 << 42)).unwrap(), None);
+    }
+
+    #[test]
+    fn an_id_stored_keeps_its_first_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = -(1i64 << 40);
+        let store = IdStore::open(dir.path()).unwrap();
+        store.put(&[(id, "first".into())]).unwrap();
+        store
+            .put(&[(id, "second".into()), (id - 1, "other".into())])
+            .unwrap();
+        assert_eq!(store.get(id).unwrap().as_deref(), Some("first"));
+        assert_eq!(store.get(id - 1).unwrap().as_deref(), Some("other"));
     }
 
     #[test]

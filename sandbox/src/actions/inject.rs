@@ -7,7 +7,7 @@
 //!
 //! Params: `user_id` (required), `group_id` (absent: a private message from
 //! `user_id`), `message` (segments, one segment, a CQ string or text).
-//! Data: `{"message_id": <id>}`.
+//! Data: `{"message_id": <id>}`, and `message_seq` on the Milky face.
 
 use serde_json::{Value, json};
 
@@ -33,5 +33,11 @@ pub(super) fn inject(shared: &Shared, p: Params<'_>) -> ActionResult {
         m => m,
     };
     let id = inject_message(shared, chat, user_id, message);
-    Ok(json!({ "message_id": id }))
+    let mut data = json!({ "message_id": id });
+    if shared.milky() {
+        // The Milky face names messages by their seq in the chat.
+        let seq = shared.world.lock().find_any(id).map(|(_, m)| m.seq);
+        data["message_seq"] = json!(seq);
+    }
+    Ok(data)
 }

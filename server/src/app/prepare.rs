@@ -79,11 +79,11 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
     // The error names the file and the remedy; the file is never replaced.
     let store = Arc::new(StateStore::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
-    // The OneBot adapter's own store: the way back for message ids it had
-    // to map into an int64. Checked on every start, also when this process
-    // already holds the store of an earlier one.
+    // The way back for the message ids the adapters mint into an int64.
+    // Checked on every start, also when this process already holds the
+    // store of an earlier one.
     IdStore::check(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
-    onebot_gateway_onebot::ids::persist_with(|| IdStore::open(data_dir).map(IdFile))
+    onebot_gateway_domain::ids::persist_with(|| IdStore::open(data_dir).map(IdFile))
         .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
     let media = MediaStore::open_shared(
         data_dir,
@@ -123,12 +123,12 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     })
 }
 
-/// The message-id store, as the OneBot adapter's port.
+/// The message-id store, as the domain's port.
 struct IdFile(IdStore);
 
-impl onebot_gateway_onebot::ids::IdMap for IdFile {
-    fn load(&self) -> Result<Vec<(i64, String)>, String> {
-        self.0.load()
+impl onebot_gateway_domain::ids::IdMap for IdFile {
+    fn get(&self, id: i64) -> Result<Option<String>, String> {
+        self.0.get(id)
     }
 
     fn put(&self, entries: &[(i64, String)]) -> Result<(), String> {

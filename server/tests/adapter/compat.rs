@@ -117,7 +117,7 @@ async fn a_text_id_comes_back_to_the_peer_as_it_wrote_it() {
     let chat = ChatRef::Group(SANDBOX_GROUP);
     let page = p.client.get_history(chat, 3, None, ctx()).await.unwrap();
     let oldest = page.messages.iter().min_by_key(|m| m.message_seq).unwrap();
-    assert!(onebot_gateway_onebot::ids::is_mapped(oldest.message_id));
+    assert!(onebot_gateway_domain::ids::is_minted(oldest.message_id));
     let wire =
         serde_json::from_str::<serde_json::Value>(oldest.raw.text()).unwrap()["message_id"].clone();
     assert!(
@@ -135,7 +135,7 @@ async fn a_text_id_comes_back_to_the_peer_as_it_wrote_it() {
         .find(|a| a.action == "get_group_msg_history")
         .expect("history asked");
     assert_eq!(asked.params["message_id"], wire);
-    // A send answered with a text id gives the mapped id back.
+    // A send answered with a text id gives the minted id back.
     let sent_id = p
         .client
         .send_message(
@@ -145,7 +145,7 @@ async fn a_text_id_comes_back_to_the_peer_as_it_wrote_it() {
         )
         .await
         .unwrap();
-    assert!(onebot_gateway_onebot::ids::is_mapped(sent_id));
+    assert!(onebot_gateway_domain::ids::is_minted(sent_id));
     let reply = p.client.get_history(chat, 1, None, ctx()).await.unwrap();
     assert_eq!(reply.messages[0].message_id, sent_id);
 }

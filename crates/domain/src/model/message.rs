@@ -100,8 +100,10 @@ pub enum Segment {
     Reply {
         /// Quoted message id as sent.
         id: String,
-        /// The quoted message, one level deep (its own quotes unresolved),
-        /// when the gateway could resolve it; `None` as decoded.
+        /// The quoted message, one level deep (its own quotes unresolved):
+        /// decoded with the reply when the peer sends the quote inline
+        /// (Milky), else filled in when the gateway could resolve it; the
+        /// gateway looks up only quotes still `None`.
         quoted: Option<Box<Message>>,
     },
     /// A merged forward.

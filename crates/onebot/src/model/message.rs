@@ -410,7 +410,7 @@ mod tests {
             ),
             ("a\"b中", "12.5", "true")
         );
-        assert!(ids::is_mapped(m.message_id));
+        assert!(onebot_gateway_domain::ids::is_minted(m.message_id));
         let m = decoded[1].as_ref().unwrap();
         assert_eq!(
             (m.chat, m.time, m.message_seq),
@@ -460,7 +460,7 @@ mod tests {
             json!(u64::MAX),
         ] {
             let m = decode_message(&json!({"message_id": id, "user_id": 2}), chat).unwrap();
-            assert!(ids::is_mapped(m.message_id), "{id}");
+            assert!(onebot_gateway_domain::ids::is_minted(m.message_id), "{id}");
         }
     }
 

@@ -678,7 +678,9 @@ mod tests {
         let reply = |v: Value| PeerSegment::deserialize(&v).unwrap().0;
         assert_eq!(
             reply(json!({"type": "reply", "data": {"id": "fork-1"}})),
-            Some(Segment::reply(ids::mapped("fork-1").to_string()))
+            Some(Segment::reply(
+                onebot_gateway_domain::ids::mint("fork-1").to_string()
+            ))
         );
         assert_eq!(
             reply(json!({"type": "reply", "data": {"seq": 5}})),

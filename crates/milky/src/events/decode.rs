@@ -1,0 +1,125 @@
+//! Milky events → domain events. Decoding never fails and never panics:
+//! an event whose data cannot be read, and every kind the domain does not
+//! model, becomes [`InboundEvent::Unknown`] with the whole event.
+//!
+//! - `message_receive` → `Message` (`self_sent` when the bot sent it);
+//! - `message_recall` → `MessageRecalled` (the recalled message's id
+//!   minted from its scene, peer and seq);
+//! - `group_nudge` / `friend_nudge` → `Poke` (group 0 for a friend);
+//! - `group_member_increase` / `group_member_decrease` → `MemberJoined` /
+//!   `MemberLeft` (`leave`, `kick`, or `kick_me` when the bot was removed);
+//! - `bot_offline` → `Lifecycle` `offline`.
+
+use serde_json::Value;
+
+use crate::ids::{MessageKey, Scene, mint_id};
+use crate::model::{self, int, raw, text};
+use onebot_gateway_domain::model::InboundEvent;
+
+/// Decodes one event of `account`, whose bot is `self_id` (0 when not yet
+/// known).
+pub fn decode(account: &str, self_id: i64, event: &Value) -> InboundEvent {
+    let kind = text(event, "event_type");
+    let time = int(event, "time").unwrap_or(0);
+    let null = Value::Null;
+    let data = event.get("data").unwrap_or(&null);
+    let self_id = int(event, "self_id").unwrap_or(self_id);
+    let known = match kind.as_str() {
+        "message_receive" => model::message(account, data).map(|mut message| {
+            model::name_quotes(std::slice::from_mut(&mut message));
+            let self_sent = self_id != 0 && message.sender.user_id == self_id;
+            InboundEvent::Message { message, self_sent }
+        }),
+        "message_recall" => recall(account, data, time),
+        "group_nudge" => Some(InboundEvent::Poke {
+            group_id: int(data, "group_id").unwrap_or(0),
+            user_id: int(data, "sender_id").unwrap_or(0),
+            target_id: int(data, "receiver_id").unwrap_or(0),
+            time,
+        }),
+        "friend_nudge" => int(data, "user_id").map(|friend| {
+            let flag = |k| data.get(k).and_then(Value::as_bool).unwrap_or(false);
+            let (user_id, target_id) = match (flag("is_self_send"), flag("is_self_receive")) {
+                (true, true) => (self_id, self_id),
+                (true, false) => (self_id, friend),
+                (false, true) => (friend, self_id),
+                (false, false) => (friend, friend),
+            };
+            InboundEvent::Poke {
+                group_id: 0,
+                user_id,
+                target_id,
+                time,
+            }
+        }),
+        "group_member_increase" => {
+            let operator = int(data, "operator_id")
+                .or_else(|| int(data, "invitor_id"))
+                .unwrap_or(0);
+            match (int(data, "group_id"), int(data, "user_id")) {
+                (Some(group_id), Some(user_id)) => Some(InboundEvent::MemberJoined {
+                    group_id,
+                    user_id,
+                    operator_id: operator,
+                    time,
+                }),
+                _ => None,
+            }
+        }
+        "group_member_decrease" => match (int(data, "group_id"), int(data, "user_id")) {
+            (Some(group_id), Some(user_id)) => {
+                let operator = int(data, "operator_id").filter(|o| *o != 0 && *o != user_id);
+                let sub_type = match operator {
+                    None => "leave",
+                    Some(_) if self_id != 0 && user_id == self_id => "kick_me",
+                    Some(_) => "kick",
+                };
+                Some(InboundEvent::MemberLeft {
+                    group_id,
+                    user_id,
+                    operator_id: operator.unwrap_or(user_id),
+                    sub_type: sub_type.into(),
+                    time,
+                })
+            }
+            _ => None,
+        },
+        "bot_offline" => Some(InboundEvent::Lifecycle {
+            sub_type: "offline".into(),
+            time,
+        }),
+        _ => None,
+    };
+    known.unwrap_or_else(|| InboundEvent::Unknown {
+        group_id: int(data, "group_id").or_else(|| {
+            (text(data, "message_scene") == "group")
+                .then(|| int(data, "peer_id"))
+                .flatten()
+        }),
+        post_type: kind,
+        time,
+        raw: raw(event),
+    })
+}
+
+fn recall(account: &str, data: &Value, time: i64) -> Option<InboundEvent> {
+    let scene = Scene::from_name(data.get("message_scene")?.as_str()?)?;
+    let key = MessageKey {
+        scene,
+        peer: int(data, "peer_id")?,
+        seq: int(data, "message_seq")?,
+    };
+    let operator = int(data, "operator_id")
+        .or_else(|| int(data, "sender_id"))
+        .unwrap_or(0);
+    Some(InboundEvent::MessageRecalled {
+        chat: key.chat(),
+        message_id: mint_id(account, key),
+        operator_id: operator,
+        time,
+    })
+}
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod tests;

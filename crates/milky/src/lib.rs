@@ -1,0 +1,31 @@
+//! The Milky adapter: speaks Milky 1.2 (an HTTP API at `/api/:api`, events
+//! over WebSocket or SSE at `/event`) to a QQ-bot implementation
+//! (Lagrange.Milky, Yogurt, LuckyLilliaBot, ...) and implements the
+//! domain's [`PeerApi`](onebot_gateway_domain::ports::PeerApi) port; knows
+//! nothing of gRPC.
+//!
+//! # Layout
+//! - [`client`]: one account's adapter ([`MilkyClient`]): shared state,
+//!   status, the call path and the port's methods.
+//! - [`api`]: the HTTP transport and the answer envelope.
+//! - [`body`]: request bodies, media spliced in as `base64://` while sent.
+//! - [`requests`]: the request of every API the adapter calls.
+//! - [`errors`]: the one table from answers and failed exchanges to domain
+//!   errors.
+//! - [`events`]: the supervised event connection and event decoding.
+//! - [`model`]: the peer's messages, segments, members and groups →
+//!   domain types.
+//! - [`ids`]: (scene, peer, seq) ⇄ the gateway's `i64` message ids.
+//! - [`backoff`]: reconnect delays.
+
+pub mod api;
+pub mod backoff;
+pub mod body;
+pub mod client;
+pub mod errors;
+pub mod events;
+pub mod ids;
+pub mod model;
+pub mod requests;
+
+pub use client::MilkyClient;

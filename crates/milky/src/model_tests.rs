@@ -1,0 +1,256 @@
+use serde_json::json;
+
+use super::*;
+use crate::ids::key_of;
+
+fn member_entity() -> Value {
+    json!({"user_id": 10002, "nickname": "张三", "sex": "male", "group_id": 20000003,
+        "card": "三哥", "title": "头衔", "level": 12, "role": "admin",
+        "join_time": 1700000000, "last_sent_time": 1700000500, "shut_up_end_time": null})
+}
+
+fn group_entity() -> Value {
+    json!({"group_id": 20000003, "group_name": "测试群", "member_count": 3,
+        "max_member_count": 200, "remark": "", "created_time": 1600000000,
+        "description": "", "question": "", "announcement": ""})
+}
+
+fn friend_entity() -> Value {
+    json!({"user_id": 10002, "nickname": "张三", "sex": "unknown", "qid": "", "remark": "",
+        "category": {"category_id": 0, "category_name": "我的好友"}})
+}
+
+/// A group message with every incoming segment kind and an inline reply.
+fn group_message() -> Value {
+    json!({
+        "message_scene": "group", "peer_id": 20000003, "message_seq": 77,
+        "sender_id": 10002, "time": 1700000100,
+        "segments": [
+            {"type": "reply", "data": {"message_seq": 70, "sender_id": 10003, "time": 1700000000,
+                "segments": [{"type": "text", "data": {"text": "被引用的话"}},
+                    {"type": "reply", "data": {"message_seq": 60, "sender_id": 10004, "time": 1, "segments": []}}]}},
+            {"type": "mention", "data": {"user_id": 10003, "name": "李四"}},
+            {"type": "mention_all", "data": {}},
+            {"type": "text", "data": {"text": " 你好"}},
+            {"type": "face", "data": {"face_id": "14", "is_large": false}},
+            {"type": "image", "data": {"resource_id": "img-1", "temp_url": "https://cdn/i1",
+                "width": 10, "height": 20, "summary": "[图片]", "sub_type": "normal"}},
+            {"type": "record", "data": {"resource_id": "rec-1", "temp_url": "https://cdn/r1", "duration": 3}},
+            {"type": "video", "data": {"resource_id": "vid-1", "temp_url": "https://cdn/v1",
+                "width": 1, "height": 1, "duration": 9}},
+            {"type": "file", "data": {"file_id": "f-1", "file_name": "a.txt", "file_size": 12}},
+            {"type": "forward", "data": {"forward_id": "fw-1", "title": "t", "preview": ["a"], "summary": "s"}},
+            {"type": "market_face", "data": {"emoji_package_id": 1, "emoji_id": "e", "key": "k",
+                "summary": "[表情]", "url": "https://m"}},
+            {"type": "light_app", "data": {"app_name": "a", "json_payload": "{\"app\":1}"}},
+            {"type": "xml", "data": {"service_id": 1, "xml_payload": "<a/>"}}
+        ],
+        "group": group_entity(),
+        "group_member": member_entity()
+    })
+}
+
+#[test]
+fn a_group_message_decodes_with_its_sender_segments_and_inline_quote() {
+    let m = message("acc", &group_message()).unwrap();
+    assert_eq!(m.chat, ChatRef::Group(20000003));
+    assert_eq!(m.message_seq, Some(77));
+    assert_eq!(m.time, 1700000100);
+    let key = key_of("acc", m.message_id).unwrap();
+    assert_eq!((key.scene, key.peer, key.seq), (Scene::Group, 20000003, 77));
+    assert_eq!(
+        m.sender,
+        Sender {
+            user_id: 10002,
+            nickname: "张三".into(),
+            card: "三哥".into(),
+            role: "admin".into()
+        }
+    );
+    assert_eq!(m.segments.len(), 13);
+    let Segment::Reply { id, quoted } = &m.segments[0] else {
+        panic!("{:?}", m.segments[0]);
+    };
+    let q = quoted.as_deref().unwrap();
+    assert_eq!(id, &q.message_id.to_string());
+    assert_eq!(key_of("acc", q.message_id).unwrap().seq, 70);
+    assert_eq!(q.chat, m.chat);
+    assert_eq!(q.sender.user_id, 10003);
+    assert_eq!(q.segments[0], Segment::Text("被引用的话".into()));
+    // One level deep: the quote's own quote stays unresolved.
+    assert!(matches!(
+        &q.segments[1],
+        Segment::Reply { quoted: None, .. }
+    ));
+    assert_eq!(
+        m.segments[1],
+        Segment::At {
+            user_id: Some(10003),
+            all: false,
+            name: Some("李四".into())
+        }
+    );
+    assert_eq!(
+        m.segments[2],
+        Segment::At {
+            user_id: None,
+            all: true,
+            name: None
+        }
+    );
+    assert_eq!(m.segments[3], Segment::Text(" 你好".into()));
+    assert_eq!(m.segments[4], Segment::Face { id: "14".into() });
+    assert_eq!(
+        m.segments[5],
+        Segment::Image {
+            file: "img-1".into(),
+            url: "https://cdn/i1".into(),
+            file_size: 0,
+            summary: "[图片]".into()
+        }
+    );
+    assert_eq!(
+        m.segments[6],
+        Segment::Record {
+            file: "rec-1".into(),
+            url: "https://cdn/r1".into()
+        }
+    );
+    assert_eq!(
+        m.segments[7],
+        Segment::Video {
+            file: "vid-1".into(),
+            url: "https://cdn/v1".into()
+        }
+    );
+    assert_eq!(
+        m.segments[8],
+        Segment::File {
+            file: "f-1".into(),
+            name: "a.txt".into(),
+            file_size: 12,
+            url: String::new()
+        }
+    );
+    assert_eq!(m.segments[9], Segment::Forward { id: "fw-1".into() });
+    assert!(
+        matches!(&m.segments[10], Segment::Unknown { kind, data_json } if kind == "market_face" && data_json.contains("emoji_id"))
+    );
+    assert_eq!(
+        m.segments[11],
+        Segment::Json {
+            data: "{\"app\":1}".into()
+        }
+    );
+    assert_eq!(
+        m.segments[12],
+        Segment::Xml {
+            data: "<a/>".into()
+        }
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(m.raw.text()).unwrap(),
+        group_message()
+    );
+    // Media keep their index: the raw segment at it is theirs.
+    let media = onebot_gateway_domain::model::ReceivedMedia::all(&m);
+    assert_eq!(
+        media.iter().map(|r| r.index).collect::<Vec<_>>(),
+        [5, 6, 7, 8]
+    );
+}
+
+#[test]
+fn friend_and_temp_messages_decode() {
+    let friend = json!({"message_scene": "friend", "peer_id": 10002, "message_seq": 5,
+        "sender_id": 10002, "time": 1, "segments": [{"type": "text", "data": {"text": "hi"}}],
+        "friend": friend_entity()});
+    let m = message("acc", &friend).unwrap();
+    assert_eq!(m.chat, ChatRef::Private(10002));
+    assert_eq!(m.sender.nickname, "张三");
+    // The bot's own message in the same chat: the friend entity is not its sender.
+    let mut own = friend.clone();
+    own["sender_id"] = json!(10001);
+    assert_eq!(message("acc", &own).unwrap().sender.nickname, "");
+    let temp = json!({"message_scene": "temp", "peer_id": 10005, "message_seq": 2,
+        "sender_id": 10005, "time": 1, "segments": [], "group": null});
+    let t = message("acc", &temp).unwrap();
+    assert_eq!(t.chat, ChatRef::Private(10005));
+    assert_eq!(key_of("acc", t.message_id).unwrap().scene, Scene::Temp);
+    assert!(
+        message(
+            "acc",
+            &json!({"message_scene": "channel", "peer_id": 1, "message_seq": 1})
+        )
+        .is_none()
+    );
+    assert!(message("acc", &json!({"message_scene": "group"})).is_none());
+}
+
+#[test]
+fn members_groups_and_forwarded_messages_decode() {
+    let m = member(&member_entity());
+    assert_eq!(m.user_id, Some(10002));
+    assert_eq!(
+        (
+            m.card.as_str(),
+            m.role.as_str(),
+            m.title.as_str(),
+            m.level.as_str()
+        ),
+        ("三哥", "admin", "头衔", "12")
+    );
+    assert_eq!(
+        (m.join_time, m.last_sent_time),
+        (Some(1700000000), Some(1700000500))
+    );
+    let g = group(&group_entity()).unwrap();
+    assert_eq!(
+        (
+            g.group_id,
+            g.group_name.as_str(),
+            g.member_count,
+            g.max_member_count
+        ),
+        (20000003, "测试群", 3, 200)
+    );
+    assert!(group(&json!({"group_name": "x"})).is_none());
+    let f = forwarded(
+        "acc",
+        &json!({"message_seq": 3, "sender_name": "王五",
+        "avatar_url": "https://a", "time": 9, "segments": [{"type": "text", "data": {"text": "x"}}]}),
+    );
+    assert_eq!(
+        (f.message_id, f.sender.user_id, f.sender.nickname.as_str()),
+        (0, 0, "王五")
+    );
+    assert_eq!(f.segments, vec![Segment::Text("x".into())]);
+}
+
+#[test]
+fn quoted_senders_are_named_from_the_page() {
+    let quoted_by = |seq: i64, sender: i64| {
+        json!({"message_scene": "group", "peer_id": 20000003, "message_seq": seq, "sender_id": sender,
+            "time": 1, "segments": [{"type": "reply", "data": {"message_seq": 1, "sender_id": 10002,
+                "time": 0, "segments": [{"type": "text", "data": {"text": "x"}}]}}],
+            "group": group_entity(), "group_member": member_entity()})
+    };
+    let mut page = vec![
+        message("acc", &quoted_by(2, 10002)).unwrap(),
+        message("acc", &quoted_by(3, 10002)).unwrap(),
+    ];
+    page[1].sender.user_id = 10009;
+    name_quotes(&mut page);
+    for m in &page {
+        let Segment::Reply {
+            quoted: Some(q), ..
+        } = &m.segments[0]
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (q.sender.card.as_str(), q.sender.nickname.as_str()),
+            ("三哥", "张三")
+        );
+    }
+}

@@ -1,0 +1,189 @@
+use bytes::Bytes;
+use serde_json::json;
+
+use super::*;
+use crate::ids::mint_id;
+use onebot_gateway_domain::model::MediaKind;
+
+const ACCOUNT: &str = "acc";
+
+fn media(kind: MediaKind, bytes: &'static [u8]) -> MediaPayload {
+    MediaPayload::inline(
+        kind,
+        "application/octet-stream".into(),
+        "x".into(),
+        Bytes::from_static(bytes),
+    )
+}
+
+fn parsed(body: &Body) -> Value {
+    let text = body.to_vec();
+    assert_eq!(text.len() as u64, body.len());
+    serde_json::from_slice(&text).unwrap()
+}
+
+/// Every request the adapter sends, by API, as it sends them.
+fn every_request() -> Vec<(&'static str, Value)> {
+    let group_key = MessageKey {
+        scene: Scene::Group,
+        peer: 20000003,
+        seq: 77,
+    };
+    let friend_key = MessageKey {
+        scene: Scene::Friend,
+        peer: 10002,
+        seq: 5,
+    };
+    let quoted = mint_id(ACCOUNT, group_key);
+    let image = media(MediaKind::Image, b"\x89PNG....");
+    let video = media(MediaKind::Video, b"\0\0\0 ftypmp42");
+    let file = media(MediaKind::File, b"hello");
+    let (group_send, group_body) = send(
+        ACCOUNT,
+        ChatRef::Group(20000003),
+        &[
+            OutSegment::Reply(quoted),
+            OutSegment::At(10002),
+            OutSegment::AtAll,
+            OutSegment::Text("你好"),
+            OutSegment::Image(&image),
+            OutSegment::Video(&video),
+        ],
+    )
+    .unwrap();
+    let (private_send, private_body) =
+        send(ACCOUNT, ChatRef::Private(10002), &[OutSegment::Text("hi")]).unwrap();
+    let (group_upload, group_upload_body) = upload(ChatRef::Group(20000003), &file, "a \"b\".txt");
+    let (private_upload, private_upload_body) = upload(ChatRef::Private(10002), &file, "a.txt");
+    let (recall_group, recall_group_body) = recall(group_key);
+    let (recall_private, recall_private_body) = recall(friend_key);
+    vec![
+        ("get_login_info", json!({})),
+        ("get_impl_info", json!({})),
+        (
+            "get_history_messages",
+            history(Scene::Group, 20000003, None, 30),
+        ),
+        (
+            "get_history_messages",
+            history(Scene::Friend, 10002, Some(76), 12),
+        ),
+        ("get_group_member_list", member_list(20000003, None)),
+        ("get_group_member_list", member_list(20000003, Some(true))),
+        ("get_group_list", json!({})),
+        ("get_message", get_message(group_key)),
+        ("get_message", get_message(friend_key)),
+        (recall_group, recall_group_body),
+        (recall_private, recall_private_body),
+        ("get_forwarded_messages", forwarded("fw-1")),
+        ("send_group_nudge", group_nudge(20000003, 10002)),
+        ("get_resource_temp_url", resource_temp_url("img-1")),
+        (
+            "get_group_file_download_url",
+            group_file_url(20000003, "f-1"),
+        ),
+        (
+            "get_private_file_download_url",
+            private_file_url(10002, "f-2", "abc"),
+        ),
+        (group_send, parsed(&group_body)),
+        (private_send, parsed(&private_body)),
+        (group_upload, parsed(&group_upload_body)),
+        (private_upload, parsed(&private_upload_body)),
+    ]
+}
+
+#[test]
+fn requests_have_the_schema_shapes() {
+    let all = every_request();
+    let b64 = |b: &[u8]| format!("base64://{}", base64_simd::STANDARD.encode_to_string(b));
+    let expect = [
+        json!({"message_scene": "group", "peer_id": 20000003, "limit": 30}),
+        json!({"message_scene": "friend", "peer_id": 10002, "limit": 12, "start_message_seq": 76}),
+        json!({"group_id": 20000003}),
+        json!({"group_id": 20000003, "no_cache": true}),
+        json!({}),
+        json!({"message_scene": "group", "peer_id": 20000003, "message_seq": 77}),
+        json!({"message_scene": "friend", "peer_id": 10002, "message_seq": 5}),
+        json!({"group_id": 20000003, "message_seq": 77}),
+        json!({"user_id": 10002, "message_seq": 5}),
+        json!({"forward_id": "fw-1"}),
+        json!({"group_id": 20000003, "user_id": 10002}),
+        json!({"resource_id": "img-1"}),
+        json!({"group_id": 20000003, "file_id": "f-1"}),
+        json!({"user_id": 10002, "file_id": "f-2", "file_hash": "abc"}),
+        json!({"group_id": 20000003, "message": [
+            {"type": "reply", "data": {"message_seq": 77}},
+            {"type": "mention", "data": {"user_id": 10002}},
+            {"type": "mention_all", "data": {}},
+            {"type": "text", "data": {"text": "你好"}},
+            {"type": "image", "data": {"uri": b64(b"\x89PNG...."), "sub_type": "normal"}},
+            {"type": "video", "data": {"uri": b64(b"\0\0\0 ftypmp42")}}
+        ]}),
+        json!({"user_id": 10002, "message": [{"type": "text", "data": {"text": "hi"}}]}),
+        json!({"group_id": 20000003, "file_uri": b64(b"hello"), "file_name": "a \"b\".txt"}),
+        json!({"user_id": 10002, "file_uri": b64(b"hello"), "file_name": "a.txt"}),
+    ];
+    let got: Vec<&Value> = all.iter().skip(2).map(|(_, v)| v).collect();
+    assert_eq!(got, expect.iter().collect::<Vec<_>>());
+    assert_eq!(history(Scene::Group, 1, None, 100)["limit"], 30);
+    assert_eq!(
+        recall(MessageKey {
+            scene: Scene::Temp,
+            peer: 10005,
+            seq: 1
+        })
+        .0,
+        "recall_private_message"
+    );
+}
+
+#[test]
+fn a_quote_of_another_accounts_id_is_not_found() {
+    let other = mint_id(
+        "other",
+        MessageKey {
+            scene: Scene::Group,
+            peer: 20000003,
+            seq: 1,
+        },
+    );
+    let e = send(
+        ACCOUNT,
+        ChatRef::Group(20000003),
+        &[OutSegment::Reply(other)],
+    )
+    .err()
+    .unwrap();
+    assert_eq!(e.kind, Kind::MessageNotFound);
+}
+
+/// The requests as the schema check reads them
+/// (`tests/milky-schema/fixtures/adapter-requests.jsonl`, validated by
+/// `node validate.mjs`): the file must hold exactly these;
+/// `MILKY_WRITE_FIXTURES=1` writes it.
+#[test]
+fn the_schema_fixture_holds_every_request() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/milky-schema/fixtures/adapter-requests.jsonl");
+    let lines: String = every_request()
+        .into_iter()
+        .map(|(api, request)| {
+            format!(
+                "{}\n",
+                json!({"kind": "call", "api": api, "request": request, "response": null})
+            )
+        })
+        .collect();
+    if std::env::var_os("MILKY_WRITE_FIXTURES").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &lines).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(
+        on_disk,
+        lines,
+        "run with MILKY_WRITE_FIXTURES=1 to rewrite {}",
+        path.display()
+    );
+}
