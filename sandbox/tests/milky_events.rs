@@ -207,6 +207,10 @@ async fn a_recorded_session_validates_against_the_schemas() {
             json!({"group_id": SANDBOX_GROUP, "user_id": 10001}),
         ),
         ("get_friend_list", json!({})),
+        (
+            "get_friend_info",
+            json!({"user_id": FRIEND_WITH_HISTORY, "no_cache": true}),
+        ),
         ("get_group_info", json!({"group_id": 30000000})),
         (
             "get_forwarded_messages",
