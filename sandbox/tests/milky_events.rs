@@ -293,3 +293,25 @@ async fn a_recorded_session_validates_against_the_schemas() {
         ),
     }
 }
+
+#[tokio::test]
+async fn own_sends_stay_quiet_without_report_self_message() {
+    let sb = start_with(SandboxConfig {
+        report_self_message: false,
+        ..SandboxConfig::milky()
+    })
+    .await;
+    let mut sse = Sse::open(&sb).await;
+    ok(
+        &sb,
+        "send_group_message",
+        json!({"group_id": SANDBOX_GROUP, "message": [{"type": "text", "data": {"text": "mine"}}]}),
+    )
+    .await;
+    sb.control()
+        .inject_group_message(SANDBOX_GROUP, 10002, json!("theirs"));
+    // Events arrive in order: the first one is the injected message, not the send.
+    let ev = sse.next().await;
+    assert_eq!(ev["data"]["sender_id"], 10002);
+    assert_eq!(ev["data"]["message_seq"], 302);
+}
