@@ -22,6 +22,33 @@ pub enum Protocol {
     Milky,
 }
 
+/// A protocol name [`Protocol::from_str`](std::str::FromStr::from_str) does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol {0:?}; expected onebot or milky")]
+pub struct UnknownProtocol(pub String);
+
+impl std::str::FromStr for Protocol {
+    type Err = UnknownProtocol;
+
+    /// `onebot` (or `onebot11`, `onebot-v11`) and `milky`, in any case.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "onebot" | "onebot11" | "onebot-v11" => Ok(Protocol::OneBot),
+            "milky" => Ok(Protocol::Milky),
+            _ => Err(UnknownProtocol(s.to_owned())),
+        }
+    }
+}
+
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Protocol::OneBot => "onebot",
+            Protocol::Milky => "milky",
+        })
+    }
+}
+
 /// How a [`Sandbox`](crate::Sandbox) is started.
 ///
 /// Every field is public so callers can use struct-update syntax:

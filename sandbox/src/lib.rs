@@ -78,7 +78,7 @@ use std::net::SocketAddr;
 
 pub use actions::RECALL_WINDOW_SECS;
 pub use behaviour::{Behaviour, IdForm, UnknownIdForm};
-pub use config::{DEFAULT_NICKNAME, DEFAULT_SELF_ID, Protocol, SandboxConfig};
+pub use config::{DEFAULT_NICKNAME, DEFAULT_SELF_ID, Protocol, SandboxConfig, UnknownProtocol};
 pub use control::SandboxControl;
 pub use cq::{escape_text, escape_value, parse as parse_cq, render as render_cq};
 pub use data::{

@@ -50,6 +50,9 @@ async fn info_apis_answer_the_seeded_world() {
     let friends = ok(&sb, "get_friend_list", json!({})).await;
     assert_eq!(friends["friends"][0]["user_id"], FRIEND_WITH_HISTORY);
     assert_eq!(friends["friends"][0]["remark"], "老张");
+    let friend = ok(&sb, "get_friend_info", json!({"user_id": 10002})).await;
+    assert_eq!(friend["friend"]["nickname"], "李四");
+    failed(&sb, "get_friend_info", json!({"user_id": 10003}), -404).await;
 
     failed(&sb, "get_group_info", json!({"group_id": 30000000}), -404).await;
     failed(
@@ -67,6 +70,16 @@ async fn info_apis_answer_the_seeded_world() {
     assert!(m.contains("group_id"), "{m}");
     let m = failed(&sb, "get_group_list", json!({"no_cache": "yes"}), -400).await;
     assert!(m.contains("no_cache"), "{m}");
+}
+
+#[test]
+fn protocol_names_parse() {
+    use onebot_sandbox::Protocol;
+    assert_eq!("Milky".parse::<Protocol>(), Ok(Protocol::Milky));
+    assert_eq!("onebot11".parse::<Protocol>(), Ok(Protocol::OneBot));
+    assert!("satori".parse::<Protocol>().is_err());
+    assert_eq!(Protocol::Milky.to_string(), "milky");
+    assert_eq!(SandboxConfig::default().protocol, Protocol::OneBot);
 }
 
 #[tokio::test]

@@ -207,6 +207,10 @@ async fn a_recorded_session_validates_against_the_schemas() {
             json!({"group_id": SANDBOX_GROUP, "user_id": 10001}),
         ),
         ("get_friend_list", json!({})),
+        (
+            "get_friend_info",
+            json!({"user_id": FRIEND_WITH_HISTORY, "no_cache": true}),
+        ),
         ("get_group_info", json!({"group_id": 30000000})),
         (
             "get_forwarded_messages",
@@ -288,4 +292,26 @@ async fn a_recorded_session_validates_against_the_schemas() {
              (cd tests/milky-schema && npm install)"
         ),
     }
+}
+
+#[tokio::test]
+async fn own_sends_stay_quiet_without_report_self_message() {
+    let sb = start_with(SandboxConfig {
+        report_self_message: false,
+        ..SandboxConfig::milky()
+    })
+    .await;
+    let mut sse = Sse::open(&sb).await;
+    ok(
+        &sb,
+        "send_group_message",
+        json!({"group_id": SANDBOX_GROUP, "message": [{"type": "text", "data": {"text": "mine"}}]}),
+    )
+    .await;
+    sb.control()
+        .inject_group_message(SANDBOX_GROUP, 10002, json!("theirs"));
+    // Events arrive in order: the first one is the injected message, not the send.
+    let ev = sse.next().await;
+    assert_eq!(ev["data"]["sender_id"], 10002);
+    assert_eq!(ev["data"]["message_seq"], 302);
 }

@@ -1,4 +1,5 @@
-//! `get_login_info`, `get_impl_info`, the friend, group and member lists and infos.
+//! `get_login_info`, `get_impl_info`, the friend, group and member lists and infos
+//! (`get_friend_info` too).
 
 use serde_json::{Value, json};
 
@@ -34,6 +35,16 @@ pub(super) fn group_list(shared: &Shared, b: Body<'_>) -> MilkyResult {
     let w = shared.world.lock();
     let groups: Vec<Value> = w.groups.iter().map(entities::group).collect();
     Ok(json!({"groups": groups}))
+}
+
+pub(super) fn friend_info(shared: &Shared, b: Body<'_>) -> MilkyResult {
+    let user_id = b.uin("user_id")?;
+    b.flag("no_cache")?;
+    let w = shared.world.lock();
+    let f = w
+        .friend(user_id)
+        .ok_or_else(|| MilkyError::not_found(format!("user_id: {user_id} is not a friend")))?;
+    Ok(json!({"friend": entities::friend(f)}))
 }
 
 fn no_group(group_id: i64) -> MilkyError {

@@ -27,6 +27,7 @@ pub(crate) async fn call(
         "get_login_info" => Ok(info::login_info(shared)),
         "get_impl_info" => Ok(info::impl_info()),
         "get_friend_list" => info::friend_list(shared, b),
+        "get_friend_info" => info::friend_info(shared, b),
         "get_group_list" => info::group_list(shared, b),
         "get_group_info" => info::group_info(shared, b),
         "get_group_member_list" => info::member_list(shared, b),
