@@ -16,13 +16,14 @@
 //!
 //! It is reversible: [`text_of`] gives the text back for every id this
 //! gateway minted. Minting never touches the disk. Memory holds the
-//! recently minted and resolved mappings within a byte budget
-//! ([`MEMORY_BUDGET`]); once [`persist_with`] has opened a store
-//! ([`IdMap`]), every new mapping is written to it by a thread of its own,
-//! in batches, and is held in memory until written, so an id resolves from
-//! memory, else from the store (a point read). Without an open store
-//! nothing can be evicted to disk, so every mapping stays in memory. A
-//! mapping memory knows is not written again.
+//! recently minted and resolved mappings within a byte budget (4 MiB, each
+//! mapping counted as its text plus a fixed overhead); once
+//! [`persist_with`] has opened a store ([`IdMap`]), every new mapping is
+//! written to it by a thread of its own, in batches, and is held in memory
+//! until written, so an id resolves from memory, else from the store (a
+//! point read). Without an open store nothing can be evicted to disk, so
+//! every mapping stays in memory. A mapping memory knows is not written
+//! again.
 //!
 //! Two texts with one id (a SHA-256 prefix collision): the first keeps the
 //! id, the second is refused with a warning and resolves to the first.
