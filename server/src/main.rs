@@ -43,8 +43,9 @@ enum Command {
         #[arg(long)]
         print_config: bool,
     },
-    /// The OneBot v11 sandbox peer: run it alone (forward WebSocket on `/`
-    /// and HTTP `POST /<action>` on one port), or `sandbox inject` a message.
+    /// The sandbox peer: run it alone (OneBot v11: forward WebSocket on `/`
+    /// and HTTP `POST /<action>` on one port; or Milky with `--protocol
+    /// milky`), or `sandbox inject` a message.
     #[cfg(feature = "sandbox")]
     Sandbox(Box<cli::sandbox::SandboxArgs>),
     /// The message archive on this machine (no gateway needed).

@@ -43,6 +43,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "onebot-gateway-milky",
+        &[
+            "onebot-gateway-config",
+            "onebot-gateway-telemetry",
+            "onebot-gateway-tls",
+            "onebot-gateway-domain",
+        ],
+    ),
+    (
         "onebot-gateway-store",
         &[
             "onebot-gateway-config",

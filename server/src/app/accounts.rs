@@ -1,6 +1,7 @@
-//! Starting the accounts: one OneBot adapter per configured account (a
-//! detached peer for accounts without a transport), and the reverse
-//! WebSocket listener the implementations of reverse accounts dial.
+//! Starting the accounts: one adapter per configured account, OneBot v11 or
+//! Milky as its configuration says (a detached peer for accounts without a
+//! transport), and the reverse WebSocket listener the implementations of
+//! reverse accounts dial.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,10 +9,11 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio_util::sync::CancellationToken;
 
-use onebot_gateway_config::Config;
+use onebot_gateway_config::{Config, Protocol};
 use onebot_gateway_domain::account::Account;
 use onebot_gateway_domain::detached::Detached;
 use onebot_gateway_domain::ports::{EventSink, SharedPeer};
+use onebot_gateway_milky::MilkyClient;
 use onebot_gateway_onebot::client::AccountClient;
 use onebot_gateway_onebot::transport::reverse::{self, ReverseAccounts};
 
@@ -27,7 +29,16 @@ pub async fn start(
     let mut accounts = Vec::new();
     let mut reverse_accounts = ReverseAccounts::new();
     for (id, account) in &config.accounts {
-        let peer: SharedPeer = if account.has_transport() {
+        let peer: SharedPeer = if account.protocol() == Protocol::Milky {
+            MilkyClient::start(
+                id,
+                account.clone(),
+                config.limits.max_event_frame_bytes,
+                sink.clone(),
+                shutdown.child_token(),
+            )
+            .map_err(|e| anyhow::anyhow!("starting account {id:?}: {e}"))?
+        } else if account.has_transport() {
             let client = AccountClient::start_with(
                 id,
                 account.clone(),

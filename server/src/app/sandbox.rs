@@ -1,5 +1,6 @@
-//! The embedded sandbox: with no account configured, a real OneBot v11 peer
-//! on loopback and a `default` account pointing at it. A binary built
+//! The embedded sandbox: with no account configured, a real OneBot v11 (or,
+//! with `[sandbox] protocol = "milky"`, Milky) peer on loopback and a
+//! `default` account pointing at it. A binary built
 //! without the `sandbox` feature has none: it needs an account.
 
 #[cfg(feature = "sandbox")]
@@ -9,7 +10,7 @@ pub use without::*;
 
 #[cfg(feature = "sandbox")]
 mod with {
-    use onebot_gateway_config::{AccountConfig, Config, DEFAULT_ACCOUNT, Flavor};
+    use onebot_gateway_config::{AccountConfig, Config, DEFAULT_ACCOUNT, Flavor, Protocol};
     use onebot_gateway_fetch::Fetcher;
 
     /// The embedded sandbox peer.
@@ -32,8 +33,13 @@ mod with {
                  expected napcat, llonebot, lagrange, snowluma or go-cqhttp"
             )
         })?;
+        let protocol = config.sandbox.protocol;
         let sandbox = onebot_sandbox::Sandbox::start(onebot_sandbox::SandboxConfig {
             listen: config.sandbox.listen,
+            protocol: match protocol {
+                Protocol::OneBotV11 => onebot_sandbox::Protocol::OneBot,
+                Protocol::Milky => onebot_sandbox::Protocol::Milky,
+            },
             ..onebot_sandbox::SandboxConfig::for_flavor(flavor)
         })
         .await
@@ -49,11 +55,17 @@ mod with {
                 "starting the embedded sandbox on {listen} (`[sandbox] listen`): {e}{taken}"
             )
         })?;
-        tracing::info!(
-            ws = %sandbox.ws_url(),
-            %flavor,
-            "no account configured: serving the embedded sandbox as account \"default\""
-        );
+        match protocol {
+            Protocol::OneBotV11 => tracing::info!(
+                ws = %sandbox.ws_url(),
+                %flavor,
+                "no account configured: serving the embedded sandbox as account \"default\""
+            ),
+            Protocol::Milky => tracing::info!(
+                milky = %sandbox.milky_url(),
+                "no account configured: serving the embedded Milky sandbox as account \"default\""
+            ),
+        }
         let to = if sandbox.addr() == onebot_gateway_config::SandboxConfig::DEFAULT_LISTEN {
             String::new()
         } else {
@@ -67,7 +79,8 @@ mod with {
         config.accounts.insert(
             DEFAULT_ACCOUNT.to_string(),
             AccountConfig {
-                ws_url: Some(sandbox.ws_url()),
+                ws_url: (protocol == Protocol::OneBotV11).then(|| sandbox.ws_url()),
+                milky_url: (protocol == Protocol::Milky).then(|| sandbox.milky_url()),
                 groups: config.sandbox.groups.clone(),
                 users: config.sandbox.users.clone(),
                 ..AccountConfig::default()

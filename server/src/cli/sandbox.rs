@@ -250,6 +250,11 @@ struct SandboxRun {
     /// Listen address (port 0 picks a free port; the log says which).
     #[arg(long, default_value = "127.0.0.1:3001")]
     listen: SocketAddr,
+    /// The protocol to speak: onebot (OneBot v11: forward WebSocket and
+    /// HTTP, imitating --flavor) or milky (Milky 1.2: API at /api/:api,
+    /// events over WebSocket or SSE at /event).
+    #[arg(long, default_value = "onebot")]
+    protocol: onebot_sandbox::Protocol,
     /// Implementation to imitate: napcat, llonebot, lagrange, snowluma, go-cqhttp.
     #[arg(long, default_value = "napcat")]
     flavor: onebot_sandbox::Flavor,
@@ -282,6 +287,7 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     let SandboxRun {
         listen,
+        protocol,
         flavor,
         token,
         heartbeat_ms,
@@ -294,6 +300,7 @@ pub fn run(
     };
     let cfg = onebot_sandbox::SandboxConfig {
         listen,
+        protocol,
         access_token: token,
         heartbeat_interval: (heartbeat_ms > 0).then(|| Duration::from_millis(heartbeat_ms)),
         behaviour: onebot_sandbox::Behaviour {

@@ -28,7 +28,7 @@ pub fn decode(account: &str, self_id: i64, event: &Value) -> InboundEvent {
         "message_receive" => model::message(account, data).map(|mut message| {
             model::name_quotes(std::slice::from_mut(&mut message));
             let self_sent = self_id != 0 && message.sender.user_id == self_id;
-            InboundEvent::Message { message, self_sent }
+            InboundEvent::message(message, self_sent)
         }),
         "message_recall" => recall(account, data, time),
         "group_nudge" => Some(InboundEvent::Poke {

@@ -21,7 +21,9 @@ fn modelled_events_decode() {
             "card": "", "title": "", "level": 1, "role": "member", "join_time": 0, "last_sent_time": 0}}),
     );
     match decode("acc", 0, &msg) {
-        InboundEvent::Message { message, self_sent } => {
+        InboundEvent::Message {
+            message, self_sent, ..
+        } => {
             assert!(self_sent);
             assert_eq!(message.chat, ChatRef::Group(20000003));
         }

@@ -157,6 +157,7 @@ async fn send_read_and_recall_a_message() {
         InboundEvent::Message {
             message,
             self_sent: true,
+            ..
         } if message.message_id == id => Some(message),
         _ => None,
     })
