@@ -20,6 +20,10 @@
 //!    it (some peers leave cards out of history), so the member list is
 //!    asked first.
 //!
+//! A quoted message whose sender record carries no name (Milky's inline
+//! quotes name only the QQ number) gets its sender's name the same way, as
+//! the sender's nickname, so `[回复 名字: 文本]` shows a name.
+//!
 //! The name is the member's group card, else nickname, sanitized as
 //! [`render::sanitize_name`] does. A mention whose name is not found (not a
 //! member, out of time, a peer failure) keeps none and renders as the QQ
@@ -82,6 +86,25 @@ fn unnamed(seg: &Segment) -> Option<i64> {
     }
 }
 
+/// The sender of a quoted message that needs a name: a QQ number and
+/// neither card nor nickname.
+fn unnamed_sender(m: &Message) -> Option<i64> {
+    (m.sender.user_id != 0 && render::display_name(&m.sender.card, &m.sender.nickname).is_none())
+        .then_some(m.sender.user_id)
+}
+
+/// Calls `f` with every quoted message of `message` (one level).
+fn each_quoted(message: &Message, f: &mut impl FnMut(&Message)) {
+    for seg in &message.segments {
+        if let Segment::Reply {
+            quoted: Some(q), ..
+        } = seg
+        {
+            f(q);
+        }
+    }
+}
+
 /// Calls `f` with every segment of `message` and of the messages it quotes
 /// (one level), each with its message's chat.
 fn each_segment(message: &Message, f: &mut impl FnMut(ChatRef, &Segment)) {
@@ -111,6 +134,11 @@ fn apply(message: &mut Message, names: &Names) {
             for inner in &mut q.segments {
                 name_segment(inner, inner_chat, names);
             }
+            if let Some(id) = unnamed_sender(q)
+                && let Some(found) = names.get(&(inner_chat, id))
+            {
+                q.sender.nickname = found.clone();
+            }
         }
         name_segment(seg, chat, names);
     }
@@ -130,6 +158,7 @@ fn name_segment(seg: &mut Segment, chat: ChatRef, names: &Names) {
 pub fn wants_names(message: &Message) -> bool {
     let mut wants = false;
     each_segment(message, &mut |_, seg| wants |= unnamed(seg).is_some());
+    each_quoted(message, &mut |q| wants |= unnamed_sender(q).is_some());
     wants
 }
 
@@ -141,6 +170,11 @@ fn found_in(messages: &[&mut Message]) -> Found {
         each_segment(m, &mut |chat, seg| {
             if let Some(id) = unnamed(seg) {
                 found.wanted.insert((chat, id));
+            }
+        });
+        each_quoted(m, &mut |q| {
+            if let Some(id) = unnamed_sender(q) {
+                found.wanted.insert((q.chat, id));
             }
         });
     }

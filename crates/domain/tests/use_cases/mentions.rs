@@ -214,6 +214,28 @@ async fn a_quoted_messages_mentions_are_named_too() {
 }
 
 #[tokio::test]
+async fn a_quoted_sender_known_only_by_number_is_named_from_the_member_list() {
+    let e = env(Some(sandbox_members()), 60, None);
+    // An inline quote (Milky) names its sender by QQ number alone.
+    let quoted = msg(1, json!({"user_id": 10002}), json!("看图"));
+    let mut page = vec![msg(
+        2,
+        json!({"user_id": 10001, "nickname": "张三", "card": "群主张三"}),
+        json!([{"type": "reply", "data": {"id": "1"}}, text("好")]),
+    )];
+    if let Segment::Reply { quoted: q, .. } = &mut page[0].segments[0] {
+        *q = Some(Box::new(quoted));
+    }
+    assert!(wants_names(&page[0]));
+    e.mentions.name(&e.account, &mut page, Deadline::NONE).await;
+    assert_eq!(
+        lines(&page),
+        "[09:58:14] 群主张三(10001): [回复 管理员李四: 看图]好"
+    );
+    assert_eq!(e.reads(), 1);
+}
+
+#[tokio::test]
 async fn a_cached_list_is_not_read_again_and_no_cache_reads_every_call() {
     let e = env(Some(sandbox_members()), 60, None);
     for _ in 0..3 {
