@@ -186,12 +186,16 @@ async fn inject(args: &InjectArgs) -> Result<Value, InjectError> {
     Ok(answer["data"].clone())
 }
 
-/// Runs `sandbox inject`: prints the new message's id.
+/// Runs `sandbox inject`: prints the new message's id (a Milky sandbox:
+/// `seq <message_seq>`, how Milky names it; the gateway's id of it is in
+/// `history`).
 async fn run_inject(args: InjectArgs) -> ExitCode {
     match inject(&args).await {
         Ok(data) => {
             if args.json {
                 print_json(&data);
+            } else if let Some(seq) = data.get("message_seq").and_then(Value::as_i64) {
+                outln!("seq {seq}");
             } else {
                 outln!("{}", data["message_id"]);
             }
@@ -238,7 +242,8 @@ pub struct SandboxArgs {
 #[derive(Subcommand, Debug)]
 enum SandboxCommand {
     /// Make a sandbox user say something (text and images) in a group, or
-    /// privately to the bot without --group; prints the new message id.
+    /// privately to the bot without --group; prints the new message id
+    /// (`seq <n>` from a Milky sandbox).
     /// Talks to the embedded sandbox of `serve` (127.0.0.1:6700 by
     /// default) or to `onebot-gateway sandbox` (--to).
     Inject(InjectArgs),
