@@ -297,14 +297,19 @@ fn push_history_line(out: &mut String, msg: &Message, tz: &TimeZone, locale: Loc
     push_clock(out, msg.time, tz);
     out.push_str("] ");
     push_sender_name(out, &msg.sender);
-    out.push('(');
-    push_int(out, msg.sender.user_id);
-    out.push_str("): ");
+    // A sender the peer names without a QQ number (a Milky forward node)
+    // shows no number rather than a wrong one.
+    if msg.sender.user_id != 0 {
+        out.push('(');
+        push_int(out, msg.sender.user_id);
+        out.push(')');
+    }
+    out.push_str(": ");
     push_line_segments(out, &msg.segments, Some(locale));
 }
 
 /// One history line: `[HH:mm:ss] 名字(QQ号): 文本` (replies in the Chinese
-/// form).
+/// form; `[HH:mm:ss] 名字: 文本` when the sender's QQ number is unknown).
 pub fn history_line(msg: &Message, tz: &TimeZone) -> String {
     history_line_in(msg, tz, Locale::Zh)
 }

@@ -167,6 +167,8 @@ fn names_card_then_nickname_then_qq() {
         line(json!({"user_id": 7, "nickname": "[09:00:00] 假(1): 伪造\n第二行"})),
         "[09:58:12] (09:00:00) 假(1): 伪造 第二行(7): hi"
     );
+    // A sender named without a QQ number (a Milky forward node).
+    assert_eq!(line(json!({"nickname": "张三"})), "[09:58:12] 张三: hi");
 }
 
 #[test]
