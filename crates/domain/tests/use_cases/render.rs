@@ -168,7 +168,14 @@ fn names_card_then_nickname_then_qq() {
         "[09:58:12] (09:00:00) 假(1): 伪造 第二行(7): hi"
     );
     // A sender named without a QQ number (a Milky forward node).
-    assert_eq!(line(json!({"nickname": "张三"})), "[09:58:12] 张三: hi");
+    let mut unnumbered = msg(
+        json!({"message_id": 1, "time": T0, "sender": {"user_id": 1, "nickname": "张三"}, "message": "hi"}),
+    );
+    unnumbered.sender.user_id = 0;
+    assert_eq!(
+        history_line(&unnumbered, &shanghai()),
+        "[09:58:12] 张三: hi"
+    );
 }
 
 #[test]
