@@ -22,6 +22,7 @@ use tonic::transport::Channel;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status};
 
+use crate::load::{self, Call};
 use crate::relay::Relay;
 
 /// Full method path of the echo RPC.
@@ -282,4 +283,13 @@ impl EchoClient {
             .await?;
         Ok(resp.into_inner())
     }
+}
+
+/// The echo server on `channel` answering `n` bytes, as a load call.
+pub fn load_call(channel: &Channel, n: u32) -> Call {
+    let client = EchoClient::new(channel.clone());
+    load::call(move || {
+        let mut c = client.clone();
+        async move { c.echo(n).await.map(drop).map_err(|s| s.to_string()) }
+    })
 }

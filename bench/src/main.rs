@@ -21,6 +21,9 @@
 //!   event subscribers), `upload` (the upload scenarios), `archive`
 //!   (inbound messages through the archive, and its search), `soak` (the
 //!   long steady-load run).
+//! - `milky_direct`: the Milky HTTP baseline client (the adapter's API
+//!   calls straight to the Milky sandbox); `milky`: the Milky account's
+//!   rows (hop ratios and the upload).
 //! - `report`: `RESULTS.md`, one function per section; `report/targets.rs`:
 //!   each target, their table and the terminal summary.
 //! - `run`: the benchmark rounds, orchestrated.
@@ -32,6 +35,8 @@ mod echo;
 mod load;
 mod machine;
 mod mcp;
+mod milky;
+mod milky_direct;
 mod procs;
 mod relay;
 mod replay;
@@ -99,6 +104,20 @@ enum Command {
         /// Seconds of one inbound run.
         #[arg(long, default_value_t = 5.0)]
         secs: f64,
+    },
+    /// Only the Milky account's rows (hop ratios of GetHistory count 20
+    /// and 100 and ListGroupMembers, the 30 MiB upload), printed, not
+    /// written.
+    Milky {
+        /// Rounds.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Seconds of one timed run at concurrency 1.
+        #[arg(long, default_value_t = 1.0)]
+        secs_c1: f64,
+        /// Seconds of one timed run at concurrency 64.
+        #[arg(long, default_value_t = 1.5)]
+        secs_c64: f64,
     },
     /// Only the upload scenarios (for profiling), printed, not written.
     Upload {
@@ -250,6 +269,22 @@ async fn main() -> anyhow::Result<()> {
             let bin = procs::gateway_binary(cli.gateway_bin)?;
             let report = archive::measure(&bin, rounds.max(1), secs).await?;
             print!("{}", report::targets::archive_summary(&report));
+            Ok(())
+        }
+        Command::Milky {
+            rounds,
+            secs_c1,
+            secs_c64,
+        } => {
+            let bin = procs::gateway_binary(cli.gateway_bin)?;
+            let opts = milky::MilkyOptions {
+                rounds: rounds.max(1),
+                run_c1: Duration::from_secs_f64(secs_c1),
+                run_c64: Duration::from_secs_f64(secs_c64),
+            };
+            let m = milky::measure_all(&bin, opts).await?;
+            print!("{}", report::milky::render(&m));
+            print!("{}", report::targets::milky_summary(&m));
             Ok(())
         }
         Command::Upload { rounds } => {

@@ -219,6 +219,29 @@ impl SandboxProc {
     }
 }
 
+/// A Milky sandbox (`onebot-gateway sandbox --protocol milky`) in its own
+/// process.
+pub struct MilkySandboxProc {
+    /// The process.
+    pub proc: Proc,
+    /// Its base URL (API at `/api/:api`, events at `/event`).
+    pub milky_url: String,
+}
+
+impl MilkySandboxProc {
+    /// Starts `onebot-gateway sandbox --protocol milky --listen
+    /// 127.0.0.1:0` and waits for its `Milky sandbox ready milky=...` line.
+    pub async fn start(bin: &Path) -> Result<MilkySandboxProc> {
+        let mut cmd = Command::new(bin);
+        cmd.args(["sandbox", "--protocol", "milky", "--listen", "127.0.0.1:0"]);
+        let mut proc = Proc::spawn(cmd, "milky-sandbox")?;
+        let milky_url = proc
+            .wait_field("Milky sandbox ready", "milky", Duration::from_secs(20))
+            .await?;
+        Ok(MilkySandboxProc { proc, milky_url })
+    }
+}
+
 /// Extra settings of a gateway started by [`GatewayProc::start`].
 #[derive(Debug, Clone, Default)]
 pub struct GatewayOptions {
@@ -233,7 +256,8 @@ pub struct GatewayOptions {
 }
 
 /// A gateway in its own process, configured by a TOML file with one
-/// external account (`default`, forward WebSocket to a sandbox).
+/// external account (`default`: forward WebSocket to a OneBot sandbox, or
+/// `milky_url` to a Milky one).
 pub struct GatewayProc {
     /// The process.
     pub proc: Proc,
@@ -251,6 +275,21 @@ impl GatewayProc {
     /// Starts `onebot-gateway serve --config <tmp>/gateway.toml`, waits for
     /// its `gRPC listening local=...` line and connects.
     pub async fn start(bin: &Path, ws_url: &str, opts: &GatewayOptions) -> Result<GatewayProc> {
+        GatewayProc::start_with(bin, &format!("ws_url = {ws_url:?}"), opts).await
+    }
+
+    /// As [`GatewayProc::start`], the account a Milky one at `milky_url`
+    /// (events over WebSocket, the default).
+    pub async fn start_milky(
+        bin: &Path,
+        milky_url: &str,
+        opts: &GatewayOptions,
+    ) -> Result<GatewayProc> {
+        GatewayProc::start_with(bin, &format!("milky_url = {milky_url:?}"), opts).await
+    }
+
+    /// Starts the gateway with `upstream` (the account's transport line).
+    async fn start_with(bin: &Path, upstream: &str, opts: &GatewayOptions) -> Result<GatewayProc> {
         let temp = tempfile::tempdir().context("tempdir")?;
         let data_dir = opts
             .data_dir
@@ -258,7 +297,7 @@ impl GatewayProc {
             .unwrap_or_else(|| temp.path().join("data"));
         let config = format!(
             "[server]\nlisten = \"127.0.0.1:0\"\ndata_dir = {data_dir:?}\n{}\n\n{}\n\
-             [accounts.default]\nws_url = {ws_url:?}\ngroups = [{BENCH_GROUP}]\n{}\n",
+             [accounts.default]\n{upstream}\ngroups = [{BENCH_GROUP}]\n{}\n",
             opts.server_extra, opts.config_extra, opts.account_extra
         );
         let path = temp.path().join("gateway.toml");

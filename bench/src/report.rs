@@ -1,7 +1,8 @@
 //! `bench/RESULTS.md`: the machine, the commit, every number, each target
 //! and whether it was met; one function per section, the targets and their
-//! table in [`targets`].
+//! table in [`targets`], the Milky account's section in [`milky`].
 
+pub mod milky;
 pub mod targets;
 
 use std::fmt::Write as _;
@@ -11,6 +12,7 @@ use crate::archive::{ArchiveReport, INBOUND_RATE, SEARCH_ROWS};
 use crate::decode::{self, DecodeRow};
 use crate::machine::Machine;
 use crate::mcp::{MCP_CONCURRENCIES, McpRound};
+use crate::milky::MilkyReport;
 use crate::procs::BENCH_GROUP;
 use crate::rounds::{HopRound, PageRow, ReplayRound, StartSample, med};
 use crate::scale::{self, Scale};
@@ -50,6 +52,8 @@ pub struct Report {
     pub peak_after_load: u64,
     /// Upload results.
     pub uploads: Uploads,
+    /// The Milky account's rows, or why they were not measured.
+    pub milky: Result<MilkyReport, String>,
     /// The archive's rows.
     pub archive: ArchiveReport,
     /// The gateway on the replay peer, per round.
@@ -74,6 +78,7 @@ pub fn render(r: &Report) -> String {
     hops_section(&mut o, r);
     mcp_section(&mut o, r);
     uploads_section(&mut o, r);
+    milky::section(&mut o, &r.milky);
     replay_section(&mut o, r);
     decoding_section(&mut o, r);
     pages_section(&mut o, r);

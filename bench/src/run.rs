@@ -13,7 +13,7 @@ use prost::Message as _;
 use tonic::transport::Channel;
 
 use crate::direct::DirectClient;
-use crate::echo::{EchoClient, EchoProc};
+use crate::echo::{EchoProc, load_call as echo_call};
 use crate::load::{self, Call};
 use crate::machine::{self, Machine};
 use crate::procs::{self, GatewayOptions, GatewayProc, SandboxProc};
@@ -23,7 +23,7 @@ use crate::workload::{
     CONCURRENCIES, HISTORY_COUNT, PAGE_SIZES, direct_history, direct_members, history_request,
     members_request,
 };
-use crate::{archive, decode, mcp, replay, scale, upload};
+use crate::{archive, decode, mcp, milky, replay, scale, upload};
 
 /// Settings of a benchmark run.
 #[derive(Debug, Clone)]
@@ -103,6 +103,19 @@ pub async fn run(opts: Options) -> Result<()> {
     let scale = scale::measure(&bin, &scale::Options::default()).await?;
 
     let uploads = upload::measure(&bin, &sandbox.ws_url, sandbox.proc.pid, opts.rounds).await?;
+    let milky = milky::measure_all(
+        &bin,
+        milky::MilkyOptions {
+            rounds: opts.rounds,
+            run_c1: opts.run_c1,
+            run_c64: opts.run_c64,
+        },
+    )
+    .await
+    .map_err(|e| {
+        eprintln!("bench: the Milky rows were not measured: {e:#}");
+        format!("{e:#}")
+    });
     let archive = archive::measure(&bin, opts.rounds.min(3), 5.0).await?;
 
     let report = Report {
@@ -121,6 +134,7 @@ pub async fn run(opts: Options) -> Result<()> {
         after_load_rss,
         peak_after_load,
         uploads,
+        milky,
         archive,
         replay,
         pages,
@@ -267,15 +281,6 @@ async fn measure_replay(
     gateway.proc.kill().await?;
     one_thread.proc.kill().await?;
     Ok(out)
-}
-
-/// The echo server answering `n` bytes, as a load call.
-fn echo_call(echo: &Channel, n: u32) -> Call {
-    let client = EchoClient::new(echo.clone());
-    load::call(move || {
-        let mut c = client.clone();
-        async move { c.echo(n).await.map(drop).map_err(|s| s.to_string()) }
-    })
 }
 
 /// GetHistory through `gateway` at each of [`PAGE_SIZES`], concurrency 16.

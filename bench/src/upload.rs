@@ -177,55 +177,21 @@ pub async fn measure(bin: &Path, ws_url: &str, peer_pid: u32, rounds: usize) -> 
         for &n in &UPLOAD_CONCURRENCY {
             let gw = GatewayProc::start(bin, ws_url, &opts).await?;
             gw.wait_account_connected().await?;
-            let idle_rss = gw.proc.rss()?;
-            let cpu_before = (cpu_time(gw.proc.pid)?, cpu_time(peer_pid)?);
-            let started = Instant::now();
-            let runs = (0..n).map(|_| upload_and_send(&gw, payload.clone(), sha.clone()));
-            let results = futures_util::future::join_all(runs).await;
-            let elapsed = started.elapsed();
-            let (mut upload, mut send) = (Duration::ZERO, Duration::ZERO);
-            for r in results {
-                match r {
-                    Ok((u, s)) => {
-                        upload = upload.max(u);
-                        send = send.max(s);
+            let sample = match scenario(&gw, peer_pid, (&payload, &sha), n).await {
+                Ok(sample) => sample,
+                Err(e) => {
+                    let unimplemented = e
+                        .chain()
+                        .filter_map(|c| c.downcast_ref::<tonic::Status>())
+                        .any(|s| s.code() == tonic::Code::Unimplemented);
+                    if unimplemented {
+                        return Ok(Uploads::Unavailable(format!("{e:#}")));
                     }
-                    Err(e) => {
-                        let unimplemented = e
-                            .chain()
-                            .filter_map(|c| c.downcast_ref::<tonic::Status>())
-                            .any(|s| s.code() == tonic::Code::Unimplemented);
-                        if unimplemented {
-                            return Ok(Uploads::Unavailable(format!("{e:#}")));
-                        }
-                        return Err(e.context(format!("{n} concurrent uploads")));
-                    }
+                    return Err(e);
                 }
-            }
-            let peak_rss = gw.proc.peak_rss()?;
-            let gateway_cpu = cpu_time(gw.proc.pid)?.saturating_sub(cpu_before.0);
-            let peer_cpu = cpu_time(peer_pid)?.saturating_sub(cpu_before.1);
-            samples.push(UploadSample {
-                concurrency: n,
-                elapsed,
-                upload,
-                send,
-                peak_rss,
-                idle_rss,
-                gateway_cpu,
-                peer_cpu,
-            });
-            eprintln!(
-                "bench: upload x{n}: {:.0} MB/s (UploadMedia {:.0} ms, SendMessage {:.0} ms; CPU gateway {:.0} ms, sandbox {:.0} ms), idle RSS {:.1} MiB, peak RSS {:.1} MiB ({:.2} × payload above idle)",
-                samples.last().map_or(0.0, UploadSample::mb_per_s),
-                upload.as_secs_f64() * 1e3,
-                send.as_secs_f64() * 1e3,
-                gateway_cpu.as_secs_f64() * 1e3,
-                peer_cpu.as_secs_f64() * 1e3,
-                idle_rss as f64 / 1048576.0,
-                peak_rss as f64 / 1048576.0,
-                samples.last().map_or(0.0, UploadSample::growth_multiple)
-            );
+            };
+            log_sample("upload", &sample);
+            samples.push(sample);
             gw.proc.kill().await?;
             // The direct baseline of the same size right after, so the pair
             // meets the machine in the same state.
@@ -239,6 +205,58 @@ pub async fn measure(bin: &Path, ws_url: &str, peer_pid: u32, rounds: usize) -> 
         }
     }
     Ok(Uploads::Measured(samples, direct))
+}
+
+/// One scenario on `gw`, a fresh gateway connected to the peer `peer_pid`:
+/// `n` uploads of `payload` (with its SHA-256 `sha`) and their sends at
+/// once.
+pub async fn scenario(
+    gw: &GatewayProc,
+    peer_pid: u32,
+    (payload, sha): (&Bytes, &str),
+    n: usize,
+) -> Result<UploadSample> {
+    let idle_rss = gw.proc.rss()?;
+    let cpu_before = (cpu_time(gw.proc.pid)?, cpu_time(peer_pid)?);
+    let started = Instant::now();
+    let runs = (0..n).map(|_| upload_and_send(gw, payload.clone(), sha.to_string()));
+    let results = futures_util::future::join_all(runs).await;
+    let elapsed = started.elapsed();
+    let (mut upload, mut send) = (Duration::ZERO, Duration::ZERO);
+    for r in results {
+        let (u, s) = r.map_err(|e| e.context(format!("{n} concurrent uploads")))?;
+        upload = upload.max(u);
+        send = send.max(s);
+    }
+    let peak_rss = gw.proc.peak_rss()?;
+    let gateway_cpu = cpu_time(gw.proc.pid)?.saturating_sub(cpu_before.0);
+    let peer_cpu = cpu_time(peer_pid)?.saturating_sub(cpu_before.1);
+    Ok(UploadSample {
+        concurrency: n,
+        elapsed,
+        upload,
+        send,
+        peak_rss,
+        idle_rss,
+        gateway_cpu,
+        peer_cpu,
+    })
+}
+
+/// Logs one scenario to stderr, `label` first (`upload`, `Milky upload`).
+pub fn log_sample(label: &str, s: &UploadSample) {
+    eprintln!(
+        "bench: {label} x{}: {:.0} MB/s (UploadMedia {:.0} ms, SendMessage {:.0} ms; CPU gateway {:.0} ms, sandbox {:.0} ms), idle RSS {:.1} MiB, peak RSS {:.1} MiB ({:.2} × payload above idle)",
+        s.concurrency,
+        s.mb_per_s(),
+        s.upload.as_secs_f64() * 1e3,
+        s.send.as_secs_f64() * 1e3,
+        s.gateway_cpu.as_secs_f64() * 1e3,
+        s.peer_cpu.as_secs_f64() * 1e3,
+        s.idle_rss as f64 / 1048576.0,
+        s.peak_rss as f64 / 1048576.0,
+        s.growth_multiple()
+    );
 }
 
 /// Sends the video's `send_group_msg` frame, encoded beforehand, over `n`

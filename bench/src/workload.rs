@@ -1,13 +1,15 @@
 //! The workload every measurement shares: the calls the benchmark makes
 //! (GetHistory of the benchmark group, ListGroupMembers of the 120-member
-//! group), the OneBot actions the gateway's adapter sends for them, and the
-//! concurrencies and page sizes they run at.
+//! group), the OneBot actions and Milky API calls the gateway's adapters
+//! send for them, and the concurrencies and page sizes they run at.
 //!
 //! A leaf: it imports nothing from the rest of bench but the benchmark
 //! group's id.
 
 use onebot_gateway_client::pb;
 use onebot_gateway_domain::model::ChatRef;
+use onebot_gateway_milky::ids::Scene;
+use onebot_gateway_milky::requests as milky;
 use onebot_gateway_onebot::history::profile::HistoryProfile;
 use onebot_gateway_onebot::{Flavor, history};
 use serde_json::json;
@@ -69,5 +71,39 @@ pub fn direct_history_of(count: u32) -> (&'static str, serde_json::Value) {
         ChatRef::Group(BENCH_GROUP),
         count,
         None,
+    )
+}
+
+/// The `count`s of the Milky rows' GetHistory: one `get_history_messages`
+/// call, and a count the adapter pages through (30 + 30 + 30 + 10).
+pub const MILKY_HISTORY_COUNTS: [u32; 2] = [HISTORY_COUNT, 100];
+
+/// Most messages the Milky adapter asks one `get_history_messages` for.
+pub const MILKY_HISTORY_LIMIT: u32 = milky::HISTORY_LIMIT;
+
+/// GetHistory of the benchmark group, `count` messages, no anchor.
+pub fn history_request_of(count: u32) -> pb::GetHistoryRequest {
+    pb::GetHistoryRequest {
+        count: count as i32,
+        ..history_request()
+    }
+}
+
+/// The Milky API call the adapter makes for one page of the benchmark
+/// group's history: `limit` messages from `start` back, or the newest
+/// (built by the adapter's own `requests::history`).
+pub fn milky_history(start: Option<i64>, limit: u32) -> (&'static str, serde_json::Value) {
+    (
+        "get_history_messages",
+        milky::history(Scene::Group, BENCH_GROUP, start, limit),
+    )
+}
+
+/// The Milky API call the adapter makes for [`members_request`] (built by
+/// the adapter's own `requests::member_list`).
+pub fn milky_members() -> (&'static str, serde_json::Value) {
+    (
+        "get_group_member_list",
+        milky::member_list(MEMBERS_GROUP, Some(true)),
     )
 }

@@ -7,7 +7,8 @@ use super::{Report, mib};
 use crate::archive::{ArchiveReport, INBOUND_RATE, LATENCY_TARGET, SEARCH_ROWS, SEARCH_TARGET};
 use crate::load::median;
 use crate::mcp::{MCP_CONCURRENCIES, MCP_TARGET};
-use crate::rounds::{PageRow, ReplayRound, StartSample, med};
+use crate::milky::{self, MilkyReport};
+use crate::rounds::{HopRound, PageRow, ReplayRound, StartSample, med};
 use crate::scale;
 use crate::upload::{DirectUpload, UPLOAD_CONCURRENCY, UploadSample, Uploads};
 use crate::workload::CONCURRENCIES;
@@ -108,6 +109,17 @@ fn targets(r: &Report) -> Vec<Target> {
     if let Uploads::Measured(samples, direct) = &r.uploads {
         t.extend(upload_targets(samples, direct));
     }
+    match &r.milky {
+        Ok(m) => t.extend(milky_targets(m)),
+        Err(why) => t.push(Target {
+            what: "Milky account: hop ratios and upload".into(),
+            value: format!("not measured: {}", why.replace('|', "/").replace('\n', " ")),
+            target: format!(
+                "≤ {HOP_TARGET} × (echo p50 + direct p50); ≥ {UPLOAD_DIRECT_TARGET} × direct"
+            ),
+            met: false,
+        }),
+    }
     t.extend(pages_target(&r.pages));
     for (what, value, target, met) in scale::targets(&r.scale) {
         t.push(Target {
@@ -205,6 +217,80 @@ fn upload_targets(samples: &[UploadSample], direct: &[DirectUpload]) -> Vec<Targ
         });
     }
     t
+}
+
+/// The Milky account's rows: the hop ratio of each read row at each
+/// concurrency, then the upload against `send_group_message` posted
+/// directly and its memory above idle.
+fn milky_targets(m: &MilkyReport) -> Vec<Target> {
+    let mut t = Vec::new();
+    for (row, name) in milky::ROWS.iter().enumerate() {
+        for (i, conc) in CONCURRENCIES.iter().enumerate() {
+            let ratio = med(&m.row(row, i), HopRound::p50_ratio);
+            t.push(Target {
+                what: format!("Milky {name} p50 hop ratio, concurrency {conc}"),
+                value: format!("{ratio:.2} ×"),
+                target: format!("≤ {HOP_TARGET} × (echo p50 + direct p50)"),
+                met: ratio <= HOP_TARGET,
+            });
+        }
+    }
+    let ratios: Vec<f64> = m
+        .uploads
+        .iter()
+        .map(|(g, d)| g.mb_per_s() / d.mb_per_s())
+        .collect();
+    let ratio = median(&ratios);
+    let mbps = median(
+        &m.uploads
+            .iter()
+            .map(|(g, _)| g.mb_per_s())
+            .collect::<Vec<_>>(),
+    );
+    let direct = median(
+        &m.uploads
+            .iter()
+            .map(|(_, d)| d.mb_per_s())
+            .collect::<Vec<_>>(),
+    );
+    t.push(Target {
+        what: "Milky upload + send 30 MiB video, 1 concurrent".into(),
+        value: format!(
+            "{ratio:.2} × direct (median of paired runs; medians {mbps:.0} and {direct:.0} MB/s)"
+        ),
+        target: format!("≥ {UPLOAD_DIRECT_TARGET} × direct"),
+        met: ratio >= UPLOAD_DIRECT_TARGET,
+    });
+    let growth = median(
+        &m.uploads
+            .iter()
+            .map(|(g, _)| g.growth_multiple())
+            .collect::<Vec<_>>(),
+    );
+    let bound = UPLOAD_GROWTH_TARGETS[0];
+    t.push(Target {
+        what: "Milky gateway memory above idle, 1 concurrent upload".into(),
+        value: format!("{growth:.2} × payload"),
+        target: format!("≤ {bound} × payload"),
+        met: growth <= bound,
+    });
+    t
+}
+
+/// The Milky rows alone, for `bench milky`.
+pub fn milky_summary(m: &MilkyReport) -> String {
+    let mut o = String::new();
+    for t in milky_targets(m) {
+        let _ = writeln!(
+            o,
+            "{:<55} {:>34}  {} ({})",
+            t.what,
+            t.value,
+            verdict(t.met),
+            t.target
+        );
+    }
+    o
 }
 
 /// CPU per message returned across the page sizes, when measured.
