@@ -11,14 +11,14 @@
 //! reached, the peer's history ended, or the peer failed) is logged once
 //! per run with the range that stays missing.
 //!
-//! The messages a run stores that were sent before the account came back
-//! online (at or before that second) are also delivered as message events,
-//! marked as backfilled, oldest first per chat, through the event path
-//! ([`Inbound::publish_backfilled`]), which delivers each message once: a
-//! live copy of the same message that came or comes as an event is the
-//! same event. When both the gap's newest archived message and a healed
-//! message carry a message seq, only messages after it are delivered (a
-//! message of the same second delivered before the gap is not again).
+//! The messages a run reads back after the newest archived one that were
+//! sent before the account came back online (at or before that second) are
+//! also delivered as message events, marked as backfilled, oldest first per
+//! chat, through the event path ([`Inbound::publish_backfilled`]), which
+//! delivers each message once: a live copy of the same message that came or
+//! comes as an event is the same event. Of the messages of the newest
+//! archived one's second, those with an earlier message seq than it (when
+//! both carry one) are not delivered: they came before the gap.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -183,10 +183,11 @@ pub async fn heal_chat(
 /// event path, oldest first.
 fn deliver(d: Delivery<'_>, account: &Account, newest: &Message, mut healed: Vec<Message>) {
     healed.retain(|m| {
-        let after_newest = match (newest.message_seq, m.message_seq) {
-            (Some(held), Some(seq)) => seq > held,
-            _ => true,
-        };
+        let after_newest = m.time > newest.time
+            || match (newest.message_seq, m.message_seq) {
+                (Some(held), Some(seq)) => seq > held,
+                _ => true,
+            };
         m.time <= d.online_at && after_newest
     });
     healed.sort_by_key(|m| (m.time, m.message_seq));
@@ -198,8 +199,8 @@ fn deliver(d: Delivery<'_>, account: &Account, newest: &Message, mut healed: Vec
     }
 }
 
-/// The pages of [`heal_chat`]; every message it stored is pushed to
-/// `healed`.
+/// The pages of [`heal_chat`]; every message read after `newest` (stored
+/// now or before) is pushed to `healed`.
 async fn read_back(
     archive: &Archive,
     account: &Account,
