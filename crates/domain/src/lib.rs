@@ -40,6 +40,7 @@
 pub mod account;
 pub mod archive;
 pub mod auth;
+pub mod backoff;
 pub mod call;
 pub mod caller;
 pub mod clock;

@@ -16,10 +16,8 @@
 //! - [`model`]: the peer's messages, segments, members and groups →
 //!   domain types.
 //! - [`ids`]: (scene, peer, seq) ⇄ the gateway's `i64` message ids.
-//! - [`backoff`]: reconnect delays.
 
 pub mod api;
-pub mod backoff;
 pub mod body;
 pub mod client;
 pub mod errors;

@@ -9,7 +9,7 @@
 //! - [`frame`]: a peer frame as read: top-level fields decoded, `data` kept
 //!   as validated text.
 //! - [`transport`]: forward WebSocket, HTTP, reverse WebSocket listener,
-//!   pending calls, reconnect backoff.
+//!   pending calls.
 //! - [`retcode`]: the one table classifying peer answers into domain errors.
 //! - [`history`]: history requests and pages, the learned paging profile
 //!   and the evidence it is learned from.

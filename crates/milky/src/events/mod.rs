@@ -31,9 +31,9 @@ use tokio_tungstenite::tungstenite::{self, Message as WsMessage};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use self::sse::{SseItem, SseParser};
-use crate::backoff::Backoff;
 use crate::client::inner::{Inner, Step};
 use onebot_gateway_config::MilkyEvents;
+use onebot_gateway_domain::backoff::Backoff;
 use onebot_gateway_domain::error::Kind;
 use onebot_gateway_domain::model::InboundEvent;
 use onebot_gateway_telemetry::metrics as m;

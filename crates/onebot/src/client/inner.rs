@@ -14,11 +14,11 @@ use crate::flavor::Flavor;
 use crate::history::SeqCache;
 use crate::history::probe::Marks;
 use crate::history::profile::Learned;
-use crate::transport::backoff::Backoff;
 use crate::transport::http::HttpTransport;
 use crate::transport::reverse::ClientRole;
 use crate::transport::ws::Link;
 use onebot_gateway_config::AccountConfig;
+use onebot_gateway_domain::backoff::Backoff;
 use onebot_gateway_domain::model::AccountStatus;
 use onebot_gateway_domain::ports::EventSink;
 

@@ -1,12 +1,10 @@
 //! Transports to a OneBot peer: forward WebSocket ([`ws`]), HTTP ([`http`]),
-//! reverse WebSocket ([`reverse`]), the pending-call map ([`pending`]), the
-//! reconnect schedule ([`backoff`]), serialized parameters and action
-//! frames ([`body`]); the peer's frames as read are [`crate::frame`].
+//! reverse WebSocket ([`reverse`]), the pending-call map ([`pending`]),
+//! serialized parameters and action frames ([`body`]); the peer's frames as read are [`crate::frame`].
 //!
 //! The forward WebSocket dials through a [`Connector`], so tests can hand it
 //! an in-memory stream (`tokio::io::duplex`) and run under paused time.
 
-pub mod backoff;
 pub mod body;
 pub mod http;
 pub mod pending;

@@ -1,13 +1,17 @@
-//! Reconnect delays: exponential from `backoff_min_ms` to `backoff_max_ms`
-//! (doubling, from `backon`), with full jitter over that envelope: each
-//! delay drawn from `[min, envelope]`, never below `min`. Without jitter
-//! the delay is the envelope itself.
+//! Reconnect delays, the one schedule every adapter dials its peer again
+//! by: exponential from `backoff_min_ms` to `backoff_max_ms` (doubling,
+//! from `backon`), with full jitter over that envelope.
+//!
+//! With jitter each delay is drawn uniformly from `[min, envelope]`, where the
+//! envelope doubles per failed attempt up to the maximum; the floor at `min`
+//! keeps a dead peer from ever being polled faster than `backoff_min_ms`.
+//! Without jitter the delay is the envelope itself.
 
 use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
 
-/// The reconnect delay schedule of one connection.
+/// Reconnect delay schedule of one connection.
 #[derive(Debug)]
 pub struct Backoff {
     builder: ExponentialBuilder,
@@ -46,7 +50,7 @@ impl Backoff {
         Duration::from_millis(rand::random_range(lo..=hi))
     }
 
-    /// Starts over at `min` (after a connection that was up).
+    /// Starts over at `min` (after a successful connection).
     pub fn reset(&mut self) {
         self.current = self.builder.build();
     }
@@ -57,17 +61,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn doubles_to_the_cap_resets_and_jitters_within_the_envelope() {
+    fn doubles_to_the_cap_and_resets() {
         let ms = Duration::from_millis;
-        let mut b = Backoff::new(ms(500), ms(4000), false);
-        let got: Vec<_> = (0..5).map(|_| b.next_delay()).collect();
-        assert_eq!(got, [500, 1000, 2000, 4000, 4000].map(ms));
+        let mut b = Backoff::new(ms(500), ms(10_000), false);
+        let got: Vec<_> = (0..8).map(|_| b.next_delay()).collect();
+        assert_eq!(
+            got,
+            [500, 1000, 2000, 4000, 8000, 10_000, 10_000, 10_000].map(ms)
+        );
         b.reset();
         assert_eq!(b.next_delay(), ms(500));
-        let mut j = Backoff::new(ms(500), ms(4000), true);
-        for envelope in [500, 1000, 2000, 4000, 4000] {
-            let d = j.next_delay();
-            assert!(d >= ms(500) && d <= ms(envelope), "{d:?}");
+    }
+
+    #[test]
+    fn jitter_stays_within_the_envelope() {
+        let ms = Duration::from_millis;
+        let mut b = Backoff::new(ms(500), ms(10_000), true);
+        assert_eq!(b.next_delay(), ms(500));
+        let mut envelope = 500;
+        for _ in 0..20 {
+            envelope = (envelope * 2).min(10_000);
+            let d = b.next_delay();
+            assert!(d >= ms(500) && d <= ms(envelope), "{d:?} > {envelope}");
         }
     }
 }
