@@ -15,8 +15,8 @@ use tokio::sync::watch;
 
 use super::call::Deadline;
 use super::model::{
-    AccountStatus, ChatRef, GroupInfo, GroupMember, InboundEvent, MediaKind, MediaPayload, Message,
-    ReceivedMedia,
+    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, InboundEvent, MediaKind,
+    MediaPayload, Message, ReceivedMedia,
 };
 use crate::error::Result;
 
@@ -238,4 +238,26 @@ pub type SharedPeer = Arc<dyn PeerApi>;
 pub trait EventSink: Send + Sync + 'static {
     /// Delivers one event of `account_id`.
     fn publish(&self, account_id: &str, event: InboundEvent);
+
+    /// What every adapter does when an account's connection state changes:
+    /// logs it (`peer` names the implementation's protocol) and publishes
+    /// it as a `Connection` event.
+    fn connection_changed(&self, account_id: &str, state: ConnState, detail: &str, peer: &str) {
+        match state {
+            ConnState::Connected => {
+                tracing::info!(account_id, "connected to the {peer} implementation")
+            }
+            ConnState::Backoff | ConnState::AuthFailed => {
+                tracing::warn!(account_id, state = state.name(), %detail, "connection state")
+            }
+            _ => tracing::debug!(account_id, state = state.name(), %detail, "connection state"),
+        }
+        self.publish(
+            account_id,
+            InboundEvent::Connection {
+                state,
+                detail: detail.to_string(),
+            },
+        );
+    }
 }

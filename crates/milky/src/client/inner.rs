@@ -28,7 +28,7 @@ use crate::errors::{self, Context};
 use onebot_gateway_config::AccountConfig;
 use onebot_gateway_domain::call::Deadline;
 use onebot_gateway_domain::error::{Error, Kind, Result};
-use onebot_gateway_domain::model::{AccountStatus, ConnState, InboundEvent, TransportKind};
+use onebot_gateway_domain::model::{AccountStatus, ConnState, TransportKind};
 use onebot_gateway_domain::ports::EventSink;
 use onebot_gateway_telemetry::metrics::{self as m, ActionOutcome};
 use onebot_gateway_tls::PeerTls;
@@ -110,24 +110,8 @@ impl Inner {
             });
         }
         if let Some(state) = changed_to {
-            match state {
-                ConnState::Connected => {
-                    tracing::info!(account_id = %self.id, "connected to the Milky implementation")
-                }
-                ConnState::Backoff | ConnState::AuthFailed => {
-                    tracing::warn!(account_id = %self.id, state = state.name(), %detail, "connection state")
-                }
-                _ => {
-                    tracing::debug!(account_id = %self.id, state = state.name(), %detail, "connection state")
-                }
-            }
-            self.sink.publish(
-                &self.id,
-                InboundEvent::Connection {
-                    state,
-                    detail: detail.to_string(),
-                },
-            );
+            self.sink
+                .connection_changed(&self.id, state, detail, "Milky");
         }
     }
 

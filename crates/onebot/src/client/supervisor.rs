@@ -131,24 +131,8 @@ impl Inner {
             });
         }
         if let Some(state) = changed_to {
-            match state {
-                ConnState::Connected => {
-                    tracing::info!(account_id = %self.id, "connected to the OneBot implementation")
-                }
-                ConnState::Backoff | ConnState::AuthFailed => {
-                    tracing::warn!(account_id = %self.id, state = state.name(), %detail, "connection state")
-                }
-                _ => {
-                    tracing::debug!(account_id = %self.id, state = state.name(), %detail, "connection state")
-                }
-            }
-            self.sink.publish(
-                &self.id,
-                InboundEvent::Connection {
-                    state,
-                    detail: detail.to_string(),
-                },
-            );
+            self.sink
+                .connection_changed(&self.id, state, detail, "OneBot");
         }
     }
 
