@@ -17,7 +17,9 @@ use super::{McpBody, McpHttp, McpHttpParts, McpResponse};
 use onebot_gateway_config::{Access, AccountConfig, Config, TokenConfig};
 use onebot_gateway_domain::account::Account;
 use onebot_gateway_domain::auth::Authenticator;
-use onebot_gateway_domain::ports::PeerApi;
+use onebot_gateway_domain::gateway::Gateway;
+use onebot_gateway_domain::model::{ChatRef, InboundEvent, Message, Segment, Sender};
+use onebot_gateway_domain::ports::{EventSink, PeerApi};
 use onebot_gateway_domain::tools::ToolName;
 use onebot_gateway_onebot::Flavor;
 use onebot_gateway_testkit::{FakeApi, GatewayBuilder};
@@ -28,6 +30,7 @@ const PROTOCOL: &str = "2025-11-25";
 
 struct Env {
     mcp: McpHttp,
+    gw: Arc<Gateway>,
     peer: Arc<FakeApi>,
     _dir: tempfile::TempDir,
     _stop: tokio_util::sync::DropGuard,
@@ -72,7 +75,7 @@ fn env(tweak: impl FnOnce(&mut Config)) -> Env {
             .build(),
     );
     let mcp = McpHttp::new(McpHttpParts {
-        gw,
+        gw: gw.clone(),
         auth,
         config: &mcp_config,
         limits: &limits,
@@ -85,6 +88,7 @@ fn env(tweak: impl FnOnce(&mut Config)) -> Env {
     });
     Env {
         mcp,
+        gw,
         peer,
         _dir: dir,
         _stop: stop.drop_guard(),
@@ -374,6 +378,58 @@ async fn tools_carry_titles_hints_and_schemas() {
     )
     .await;
     assert_eq!(unknown["error"]["code"], -32602);
+}
+
+/// qq_wait_messages over MCP marks a message the gateway read back after a
+/// reconnect as the registry does: `backfilled: true` in its
+/// structuredContent entry and ` （重连后补回）` after its line; a live
+/// message carries neither.
+#[tokio::test]
+async fn backfilled_messages_are_marked_in_wait_results() {
+    let e = env(|c| c.archive.enabled = false);
+    let said = |id: i64, text: &str, backfilled: bool| InboundEvent::Message {
+        message: Message {
+            message_id: id,
+            message_seq: None,
+            peer_seq: None,
+            time: 1_792_375_260,
+            sender: Sender {
+                user_id: 10001,
+                nickname: "张三".into(),
+                ..Sender::default()
+            },
+            segments: vec![Segment::Text(text.into())],
+            chat: ChatRef::Group(20_000_003),
+            raw: Default::default(),
+        },
+        self_sent: false,
+        backfilled,
+    };
+    e.gw.events.publish("default", said(1, "断线时说的", true));
+    e.gw.events.publish("default", said(2, "重连后", false));
+    let id = open(&e.mcp, None).await.unwrap();
+    let answer = rpc(
+        &e.mcp,
+        &id,
+        None,
+        "tools/call",
+        json!({"name": "qq_wait_messages", "arguments": {"afterSequence": 0}}),
+    )
+    .await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], false, "{answer}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0], "group:20000003:");
+    assert!(
+        lines[1].ends_with(" 张三(10001): 断线时说的 （重连后补回）"),
+        "{text}"
+    );
+    assert!(lines[2].ends_with(" 张三(10001): 重连后"), "{text}");
+    let messages = &result["structuredContent"]["messages"];
+    assert_eq!(messages[0]["backfilled"], true, "{answer}");
+    assert_eq!(messages[1].get("backfilled"), None, "{answer}");
 }
 
 #[tokio::test(start_paused = true)]

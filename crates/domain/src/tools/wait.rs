@@ -8,7 +8,10 @@
 //! buffered, else waits up to `timeoutSecs` for the next one. Once one
 //! message is found, every further message already there is added (up to
 //! [`MAX_MESSAGES`]) without waiting more. The bot's own messages never
-//! count.
+//! count. A message the gateway read back from the peer's history after the
+//! account's event connection came back (a backfilled message event) is
+//! returned like any other, marked: `backfilled: true` in its details entry
+//! and [`BACKFILLED_MARK`] after its line.
 
 use schemars::JsonSchema;
 use std::collections::HashSet;
@@ -38,6 +41,9 @@ pub const MAX_TIMEOUT_SECS: u32 = 60;
 pub const MAX_MESSAGES: usize = 100;
 /// The text when no message came.
 pub const NO_MESSAGES: &str = "（无新消息）";
+/// What follows the line of a backfilled message (one the gateway read back
+/// from the peer's history after its event connection came back).
+pub const BACKFILLED_MARK: &str = " （重连后补回）";
 
 pub(super) const DESCRIPTION: &str = concat!(
     "\
@@ -57,8 +63,8 @@ Arguments:
     "
 The bot's own messages are never returned. At most 100 messages per call; the rest come with the next call.
 
-Result text: the messages in arrival order, in the history format `[HH:mm:ss] name(QQ number): text`, each chat's run of lines after a `group:<id>:` or `private:<id>:` line. `（无新消息）` when none came before the timeout.
-details on success: {\"status\":\"ok\",\"senders\":[...],\"messages\":[{\"sequence\":<event sequence>,\"target\":\"group:<id>\"|\"private:<id>\",\"message\":<the message>}],\"lastSequence\":<integer: the last event sequence this call looked at, also when no message came; pass it back as afterSequence>}. ",
+Result text: the messages in arrival order, in the history format `[HH:mm:ss] name(QQ number): text`, each chat's run of lines after a `group:<id>:` or `private:<id>:` line. A message the gateway missed while its connection to QQ was down, read back from the chat's history once it came back, arrives in order after the reconnect, its line followed by ` （重连后补回）` (its time is when it was sent). `（无新消息）` when none came before the timeout.
+details on success: {\"status\":\"ok\",\"senders\":[...],\"messages\":[{\"sequence\":<event sequence>,\"target\":\"group:<id>\"|\"private:<id>\",\"backfilled\":true (only for such a message read back after a reconnect),\"message\":<the message>}],\"lastSequence\":<integer: the last event sequence this call looked at, also when no message came; pass it back as afterSequence>}. ",
     message_model!(),
     "
 On failure (afterSequence older than the buffer, afterSequence ahead of the newest event (the gateway restarted: call again without it), bad arguments, account not configured) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
@@ -77,6 +83,7 @@ pub(super) fn details_properties() -> (Value, Value) {
                     "properties": {
                         "sequence": {"type": "integer", "minimum": 1},
                         "target": {"type": "string", "pattern": "^(group|private):[1-9][0-9]*$"},
+                        "backfilled": {"type": "boolean", "const": true},
                         "message": {"$ref": "#/$defs/message"}
                     },
                     "required": ["sequence", "target", "message"],
@@ -154,6 +161,16 @@ impl WaitArgs {
     }
 }
 
+/// A message the call returns.
+#[derive(Debug, Clone, Copy)]
+pub struct Waited<'a> {
+    /// The message.
+    pub message: &'a Message,
+    /// True when the gateway read it back from the peer's history after
+    /// the account's event connection came back.
+    pub backfilled: bool,
+}
+
 /// What the call keeps of the account's messages.
 struct Wanted<'a> {
     gw: &'a Gateway,
@@ -163,13 +180,18 @@ struct Wanted<'a> {
 }
 
 impl Wanted<'_> {
-    fn message<'e>(&self, event: &'e StoredEvent) -> Option<&'e Message> {
+    /// The event's message when the call returns it, with whether it was
+    /// backfilled.
+    fn message<'e>(&self, event: &'e StoredEvent) -> Option<Waited<'e>> {
         match &*event.event {
             InboundEvent::Message {
                 message,
                 self_sent: false,
-                ..
-            } if !self.mentioned_only || self.mentions_bot(message) => Some(message),
+                backfilled,
+            } if !self.mentioned_only || self.mentions_bot(message) => Some(Waited {
+                message,
+                backfilled: *backfilled,
+            }),
             _ => None,
         }
     }
@@ -274,19 +296,23 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         }
     }
 
-    let messages: Vec<(&StoredEvent, &Message)> = found
+    let messages: Vec<(&StoredEvent, Waited<'_>)> = found
         .iter()
         .filter_map(|e| wanted.message(e).map(|m| (e, m)))
         .collect();
     let mut view = View::new(gw, &account.id);
     let entries: Vec<Value> = messages
         .iter()
-        .map(|(e, m)| {
-            json!({
+        .map(|(e, w)| {
+            let mut entry = json!({
                 "sequence": e.sequence,
-                "target": m.chat.target(),
-                "message": view.message(m),
-            })
+                "target": w.message.chat.target(),
+                "message": view.message(w.message),
+            });
+            if w.backfilled {
+                entry["backfilled"] = json!(true);
+            }
+            entry
         })
         .collect();
     let details = json!({
@@ -295,24 +321,33 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         "messages": entries,
         "lastSequence": sub.last_sequence(),
     });
-    let text = render_messages(messages.iter().map(|(_, m)| *m), &gw.tz);
+    let text = render_messages(messages.iter().map(|(_, w)| *w), &gw.tz);
     Ok(ToolOutput::ok(text, details))
 }
 
 /// The messages in order, each chat's run of history lines after a
-/// `group:<id>:` / `private:<id>:` line; [`NO_MESSAGES`] when empty.
+/// `group:<id>:` / `private:<id>:` line, a backfilled message's line
+/// followed by [`BACKFILLED_MARK`]; [`NO_MESSAGES`] when empty.
 pub fn render_messages<'a>(
-    messages: impl IntoIterator<Item = &'a Message>,
+    messages: impl IntoIterator<Item = Waited<'a>>,
     tz: &jiff::tz::TimeZone,
 ) -> String {
     let mut lines: Vec<String> = Vec::new();
     let mut current: Option<ChatRef> = None;
-    for message in messages {
+    for Waited {
+        message,
+        backfilled,
+    } in messages
+    {
         if current != Some(message.chat) {
             current = Some(message.chat);
             lines.push(format!("{}:", message.chat.target()));
         }
-        lines.push(render::history_line(message, tz));
+        let mut line = render::history_line(message, tz);
+        if backfilled {
+            line.push_str(BACKFILLED_MARK);
+        }
+        lines.push(line);
     }
     if lines.is_empty() {
         NO_MESSAGES.to_owned()

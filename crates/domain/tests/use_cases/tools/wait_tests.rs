@@ -93,6 +93,83 @@ async fn buffered_messages_return_at_once() {
     assert_eq!(fake.calls(), vec![], "waiting never reaches the peer");
 }
 
+/// A message the gateway read back after a reconnect (a backfilled message
+/// event) comes in order with the live ones, marked: `backfilled: true` in
+/// its details entry (absent on the others) and ` （重连后补回）` after its
+/// line.
+#[tokio::test(start_paused = true)]
+async fn backfilled_messages_are_marked() {
+    let fake = Fake::new();
+    let gw = gateway(&fake);
+    let backfilled = |event: InboundEvent| match event {
+        InboundEvent::Message {
+            message, self_sent, ..
+        } => InboundEvent::Message {
+            message,
+            self_sent,
+            backfilled: true,
+        },
+        other => other,
+    };
+    gw.events.publish("default", said(1, "断线前"));
+    gw.events
+        .publish("default", backfilled(said(2, "断线时说的")));
+    gw.events.publish(
+        "default",
+        backfilled(message(
+            ChatRef::Private(10002),
+            3,
+            10002,
+            "李四",
+            text("断线时的私聊"),
+        )),
+    );
+    gw.events.publish("default", said(4, "重连后"));
+    let out = call(&gw, "qq_wait_messages", r#"{"afterSequence":0}"#).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(
+        out.text,
+        "group:20000002:\n[10:01:00] 张三(10001): 断线前\n[10:01:00] 张三(10001): 断线时说的 （重连后补回）\n\
+         private:10002:\n[10:01:00] 李四(10002): 断线时的私聊 （重连后补回）\n\
+         group:20000002:\n[10:01:00] 张三(10001): 重连后"
+    );
+    assert_eq!(sequences(&out), [1, 2, 3, 4]);
+    let marks: Vec<Option<&Value>> = out.details["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| m.get("backfilled"))
+        .collect();
+    assert_eq!(
+        marks,
+        [None, Some(&json!(true)), Some(&json!(true)), None],
+        "only the backfilled ones carry it"
+    );
+    assert_eq!(
+        out.details["messages"][1],
+        json!({
+            "sequence": 2,
+            "target": "group:20000002",
+            "backfilled": true,
+            "message": {
+                "messageId": 2,
+                "time": "2026-10-19T10:01:00+08:00",
+                "sender": {"userId": 10001},
+                "text": "断线时说的",
+            },
+        })
+    );
+    // The details schema holds the mark to `true`.
+    let schema = ToolSpec::of(ToolName::Wait).details_schema;
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let mut wrong = out.details.clone();
+    wrong["messages"][0]["backfilled"] = json!(false);
+    assert!(
+        !validator.is_valid(&wrong),
+        "false is left out, never written"
+    );
+}
+
 /// Without `afterSequence` only what arrives after the call started
 /// counts: a waiting call wakes on the next message.
 #[tokio::test(start_paused = true)]
