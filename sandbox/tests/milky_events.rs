@@ -282,7 +282,14 @@ async fn a_recorded_session_validates_against_the_schemas() {
             println!("{text}");
             assert!(out.status.success(), "validator: {text}");
             assert!(text.contains(", 0 invalid"), "{text}");
-            assert!(text.contains("event:message_receive"), "{text}");
+            for covered in [
+                "event:message_receive",
+                "event:group_nudge",
+                "event:friend_nudge",
+                "event:message_recall",
+            ] {
+                assert!(text.contains(covered), "{covered} not validated: {text}");
+            }
         }
         None if std::env::var("CI").as_deref() == Ok("true") => {
             panic!("node or tests/milky-schema/node_modules missing in CI");

@@ -66,6 +66,31 @@ impl MilkyPeer {
             .collect()
     }
 
+    /// The recorded events of `event_type`, in order.
+    pub fn events(&self, event_type: &str) -> Vec<Value> {
+        recorded(&self.record)
+            .into_iter()
+            .filter(|r| r["kind"] == "event" && r["event"]["event_type"] == event_type)
+            .map(|r| r["event"].clone())
+            .collect()
+    }
+
+    /// Pushes `event` to every event stream of the sandbox as it is given
+    /// and records it as the sandbox records the events it sends (one
+    /// line, appended), so the schema check of [`finish`](Self::finish)
+    /// covers it: the sandbox's own `inject_event` pushes raw events
+    /// unrecorded.
+    pub fn inject_event(&self, event: Value) {
+        let line = format!("{}\n", json!({"kind": "event", "event": &event}));
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.record)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()))
+            .expect("append the event to the recording");
+        self.sb.control().inject_event(event);
+    }
+
     /// Stops the sandbox and checks its recording against the schemas.
     pub async fn finish(self) {
         self.sb.shutdown().await;

@@ -75,7 +75,7 @@ async fn messages_pokes_recalls_and_own_sends(events_over: MilkyEvents) {
         .into_inner();
     assert_eq!(page.rendered, m.rendered);
 
-    control.inject_event(json!({
+    peer.inject_event(json!({
         "time": 1_700_000_000,
         "self_id": onebot_sandbox::DEFAULT_SELF_ID,
         "event_type": "group_nudge",
@@ -96,6 +96,10 @@ async fn messages_pokes_recalls_and_own_sends(events_over: MilkyEvents) {
         (poke.group_id, poke.user_id, poke.target_id),
         (EXAMPLE_GROUP, 10002, 10003)
     );
+    // Recorded, so the schema check at the end validates it.
+    let nudges = peer.events("group_nudge");
+    assert_eq!(nudges.len(), 1, "{nudges:?}");
+    assert_eq!(nudges[0]["data"]["sender_id"], 10002);
 
     let sandbox_id = control.inject_group_message(EXAMPLE_GROUP, 10003, text("撤回我"));
     let id = gateway_id(&peer.sb, chat, sandbox_id);
@@ -302,6 +306,54 @@ async fn received_images_download_also_after_their_url_expired() {
     let (_, bytes) = download(&gw, &image_media_id(&got)).await;
     assert_eq!(bytes, png2);
     assert_eq!(peer.calls("get_message").len(), reads + 1, "read again");
+    gw.stop().await.expect("clean stop");
+    peer.finish().await;
+}
+
+fn record_media_id(message: &pb::ChatMessage) -> String {
+    message
+        .segments
+        .iter()
+        .find_map(|s| match &s.kind {
+            Some(pb::segment::Kind::Record(r)) => Some(r.media_id.clone()),
+            _ => None,
+        })
+        .expect("a record segment")
+}
+
+/// A voice received on a Milky account arrives in QQ's own codec and
+/// downloads as it came, with its true MIME type: SILK v3 (with QQ's
+/// leading 0x02 byte) as `audio/silk`, AMR as `audio/amr`; captured on
+/// receipt in a whitelisted group, fetched by its temp URL in another.
+#[tokio::test]
+async fn received_voice_downloads_with_its_true_mime_type() {
+    let peer = MilkyPeer::start().await;
+    let gw = start(milky_config(
+        &peer.sb,
+        &[SANDBOX_GROUP],
+        MilkyEvents::WebSocket,
+    ))
+    .await;
+    let control = peer.sb.control();
+    let mut events = stream(&gw, &[pb::EventKind::Message]).await;
+
+    let mut silk = b"\x02#!SILK_V3".to_vec();
+    silk.extend((0..6_000u32).map(|i| (i % 251) as u8));
+    let amr = sample_media(MediaKind::Record, 3_000);
+    for (group, bytes, name, mime) in [
+        (SANDBOX_GROUP, &silk, "voice.silk", "audio/silk"),
+        (EXAMPLE_GROUP, &amr, "voice.amr", "audio/amr"),
+    ] {
+        let voice = control.store_media(MediaKind::Record, bytes.clone(), name);
+        control.inject_group_message(group, 10001, json!([voice]));
+        let message = next_message(&mut events).await.message.expect("message");
+        assert_eq!(message.text, "[语音]", "{name}");
+        let (header, got) = download(&gw, &record_media_id(&message)).await;
+        assert_eq!(&got, bytes, "{name}: the bytes as received");
+        assert_eq!(header.kind, pb::MediaKind::Record as i32, "{name}");
+        assert_eq!(header.mime_type, mime, "{name}");
+        assert_eq!(header.size, bytes.len() as i64, "{name}");
+    }
     gw.stop().await.expect("clean stop");
     peer.finish().await;
 }
