@@ -1,7 +1,7 @@
 """Gateways for the MCP client tests: the release binary (ONEBOT_GATEWAY_BIN, set by
-scripts/mcp-tests.sh) serving on its embedded sandbox, whose HTTP API (POST
-/sandbox_inject_message) makes a user say something, and the Python SDK for the same calls
-over gRPC."""
+scripts/mcp-tests.sh) serving on its embedded sandbox (OneBot v11, or Milky with
+`protocol="milky"`), whose HTTP API (POST /sandbox_inject_message, on both faces) makes a user
+say something, and the Python SDK for the same calls over gRPC."""
 
 from __future__ import annotations
 
@@ -71,7 +71,9 @@ class Gateway:
         return int(answer["data"]["message_id"])
 
 
-def start_gateway(binary: str, workdir: Path, *, tokens: bool) -> Gateway:
+def start_gateway(binary: str, workdir: Path, *, tokens: bool, protocol: str = "onebot_v11") -> Gateway:
+    """`protocol`: what the embedded sandbox (and so the `default` account) speaks, `onebot_v11`
+    or `milky`."""
     port, sandbox_port = free_port(), free_port()
     config = f"""
 [server]
@@ -80,6 +82,7 @@ data_dir = "{workdir / 'data'}"
 
 [sandbox]
 listen = "127.0.0.1:{sandbox_port}"
+protocol = "{protocol}"
 """
     if tokens:
         config += f"""
@@ -121,9 +124,10 @@ def binary() -> str:
     return path
 
 
-def _serve(binary: str, tokens: bool) -> Iterator[Gateway]:
+def serve(binary: str, tokens: bool, protocol: str = "onebot_v11") -> Iterator[Gateway]:
+    """One gateway for as long as the generator runs (a fixture's body)."""
     with tempfile.TemporaryDirectory() as tmp:
-        gw = start_gateway(binary, Path(tmp), tokens=tokens)
+        gw = start_gateway(binary, Path(tmp), tokens=tokens, protocol=protocol)
         try:
             yield gw
         finally:
@@ -134,13 +138,13 @@ def _serve(binary: str, tokens: bool) -> Iterator[Gateway]:
 @pytest.fixture(scope="session")
 def gateway(binary: str) -> Iterator[Gateway]:
     """A gateway without tokens (open, like gRPC)."""
-    yield from _serve(binary, tokens=False)
+    yield from serve(binary, tokens=False)
 
 
 @pytest.fixture(scope="session")
 def secured(binary: str) -> Iterator[Gateway]:
     """A gateway with a read-write token `agent` and a read-only token `reader`."""
-    yield from _serve(binary, tokens=True)
+    yield from serve(binary, tokens=True)
 
 
 @pytest.fixture
