@@ -209,8 +209,47 @@ async fn a_dropped_event_connection_loses_no_message(events_over: MilkyEvents) {
             break;
         }
     }
+    waited_messages_mark_the_backfilled(&gw, &missed, [before, after]).await;
     gw.stop().await.expect("clean stop");
     peer.finish().await;
+}
+
+/// `qq_wait_messages` returns the healed messages in order between the
+/// live ones, each marked: `backfilled: true` in its details entry and
+/// ` （重连后补回）` after its line; the live ones carry neither.
+async fn waited_messages_mark_the_backfilled(gw: &TestGateway, missed: &[i64], live: [i64; 2]) {
+    let out = gw
+        .tools()
+        .call_tool(pb::CallToolRequest {
+            name: "qq_wait_messages".into(),
+            arguments_json: json!({"afterSequence": 0, "target": format!("group:{SANDBOX_GROUP}")})
+                .to_string(),
+        })
+        .await
+        .expect("CallTool")
+        .into_inner();
+    assert!(!out.is_error, "{}", out.text);
+    let details: serde_json::Value = serde_json::from_str(&out.details_json).expect("JSON");
+    let entries = details["messages"].as_array().expect("messages");
+    let ids: Vec<i64> = entries
+        .iter()
+        .map(|e| e["message"]["messageId"].as_i64().expect("an id"))
+        .collect();
+    let mut expected = vec![live[0]];
+    expected.extend_from_slice(missed);
+    expected.push(live[1]);
+    assert_eq!(ids, expected);
+    let lines: Vec<&str> = out.text.lines().skip(1).collect();
+    assert_eq!(lines.len(), entries.len(), "{}", out.text);
+    for ((entry, line), id) in entries.iter().zip(&lines).zip(&ids) {
+        let backfilled = missed.contains(id);
+        assert_eq!(
+            entry.get("backfilled"),
+            backfilled.then_some(&json!(true)),
+            "{entry}"
+        );
+        assert_eq!(line.ends_with(" （重连后补回）"), backfilled, "{line}");
+    }
 }
 
 #[tokio::test]
