@@ -2,11 +2,15 @@
 //! `Authorization: Bearer <token>`; the answer's envelope
 //! `{status, retcode, data|message}` read from a body of bounded size.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde::de::MapAccess;
 
 use crate::body::Body;
+pub use crate::model::Data;
+use crate::model::DataIn;
+use crate::model::wire::{Fields, Int, Obj, Str, skip};
 
 /// Why a call yielded no envelope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,14 +31,14 @@ pub enum CallError {
 }
 
 /// A Milky answer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Envelope {
     /// `ok` or `failed` (anything else is kept as sent).
     pub status: String,
     /// 0 on success.
     pub retcode: i64,
-    /// The output (`{}` for APIs without one); `Null` on failure.
-    pub data: Value,
+    /// The output (`{}` for APIs without one; `null` on failure).
+    pub data: Data,
     /// The failure's text.
     pub message: String,
 }
@@ -127,29 +131,53 @@ pub fn envelope(text: &[u8]) -> Result<Envelope, CallError> {
             .take(200)
             .collect::<String>()
     };
-    let mut v: Value = serde_json::from_slice(text)
+    let text: Arc<str> = match std::str::from_utf8(text) {
+        Ok(t) => Arc::from(t),
+        Err(e) => return Err(CallError::Undecodable(format!("{e}: {}", shown()))),
+    };
+    let head: Head = serde_json::from_str::<Obj<Head>>(&text)
+        .map(|o| o.0)
         .map_err(|e| CallError::Undecodable(format!("{e}: {}", shown())))?;
-    let (Some(status), Some(retcode)) = (
-        v.get("status").and_then(Value::as_str).map(str::to_string),
-        v.get("retcode").and_then(Value::as_i64),
-    ) else {
+    let (Some(status), Some(retcode)) = (head.status, head.retcode.0) else {
         return Err(CallError::Undecodable(format!(
             "no status and retcode: {}",
             shown()
         )));
     };
-    let message = v
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let data = v.get_mut("data").map(Value::take).unwrap_or(Value::Null);
     Ok(Envelope {
         status,
         retcode,
-        data,
-        message,
+        data: Data::new(text, head.data),
+        message: head.message.0,
     })
+}
+
+/// An envelope's fields, its `data` decoded in the same pass.
+#[derive(Default)]
+struct Head {
+    status: Option<String>,
+    retcode: Int,
+    message: Str,
+    data: DataIn,
+}
+
+impl<'de> Fields<'de> for Head {
+    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            // A status that is not a string is no envelope.
+            "status" => {
+                self.status = map
+                    .next_value::<serde_json::Value>()?
+                    .as_str()
+                    .map(str::to_string)
+            }
+            "retcode" => self.retcode = map.next_value()?,
+            "message" => self.message = map.next_value()?,
+            "data" => self.data = map.next_value::<Obj<DataIn>>()?.0,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
 }
 
 /// `milky_url` with `path` appended under it (the base's own path kept).
@@ -194,11 +222,13 @@ mod tests {
     fn envelopes_are_read() {
         let ok = envelope(br#"{"status":"ok","retcode":0,"data":{"uin":10001}}"#).unwrap();
         assert_eq!((ok.status.as_str(), ok.retcode), ("ok", 0));
-        assert_eq!(ok.data["uin"], 10001);
+        assert_eq!(ok.data.value()["uin"], 10001);
+        assert_eq!(ok.data.text(), r#"{"uin":10001}"#);
         let failed =
             envelope(br#"{"status":"failed","retcode":-403,"message":"not logged in"}"#).unwrap();
         assert_eq!(failed.retcode, -403);
         assert_eq!(failed.message, "not logged in");
+        assert_eq!(failed.data.text(), "null");
         assert!(matches!(
             envelope(b"<html>"),
             Err(CallError::Undecodable(_))

@@ -14,9 +14,7 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
-use crate::api::{CallError, Envelope};
+use crate::api::{CallError, Data, Envelope};
 use onebot_gateway_domain::error::{Error, Kind, Result};
 
 /// What an error names besides its cause.
@@ -144,7 +142,7 @@ pub fn call_error(ctx: Context<'_>, e: CallError) -> Error {
 }
 
 /// The output of an answer, or its failure.
-pub fn answer(ctx: Context<'_>, env: Envelope) -> Result<Value> {
+pub fn answer(ctx: Context<'_>, env: Envelope) -> Result<Data> {
     let api = ctx.api;
     match (env.status.as_str(), env.retcode) {
         ("ok", 0) => Ok(env.data),
@@ -212,7 +210,7 @@ mod tests {
                 .unwrap(),
         )
         .unwrap();
-        assert_eq!(data["uin"], 10001);
+        assert_eq!(data.value()["uin"], 10001);
         let offline = kind(
             "get_group_list",
             r#"{"status":"failed","retcode":-403,"message":"not logged in"}"#,

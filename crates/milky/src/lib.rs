@@ -14,7 +14,7 @@
 //!   errors.
 //! - [`events`]: the supervised event connection and event decoding.
 //! - [`model`]: the peer's messages, segments, members and groups →
-//!   domain types.
+//!   domain types, decoded from the answer's text in the pass that reads it.
 //! - [`ids`]: (scene, peer, seq) ⇄ the gateway's `i64` message ids.
 
 pub mod api;

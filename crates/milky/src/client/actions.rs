@@ -18,13 +18,6 @@ use onebot_gateway_domain::ports::{
     HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia,
 };
 
-/// The array `key` of `data` (empty when absent).
-fn list<'a>(data: &'a Value, key: &str) -> &'a [Value] {
-    data.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
 impl MilkyClient {
     fn key(&self, id: i64) -> Result<MessageKey> {
         key_of(&self.inner.id, id).ok_or_else(|| not_found(&self.inner.id, id))
@@ -38,9 +31,7 @@ impl MilkyClient {
             .call_json("get_message", &requests::get_message(key), deadline)
             .await
             .map_err(|e| missing(e, &self.inner.id, id))?;
-        let mut message = data
-            .get("message")
-            .and_then(|m| model::message(&self.inner.id, m))
+        let mut message = model::message_answer(&self.inner.id, data)
             .ok_or_else(|| not_found(&self.inner.id, id))?;
         self.inner.name_own(std::slice::from_mut(&mut message));
         Ok(message)
@@ -106,9 +97,10 @@ impl PeerApi for MilkyClient {
                 .inner
                 .call_json("get_history_messages", &request, deadline)
                 .await?;
-            let mut page: Vec<Message> = list(&data, "messages")
-                .iter()
-                .filter_map(|m| model::message(&self.inner.id, m))
+            let decoded = model::page(&self.inner.id, data);
+            let mut page: Vec<Message> = decoded
+                .messages
+                .into_iter()
                 .filter(|m| m.chat == chat)
                 .collect();
             let truncated = page.len() > wanted - got;
@@ -117,8 +109,7 @@ impl PeerApi for MilkyClient {
             }
             got += page.len();
             pages.push(page);
-            let next = data.get("next_message_seq").and_then(Value::as_i64);
-            match next {
+            match decoded.next_message_seq {
                 // A cursor that does not move back would page forever.
                 Some(n) if start.is_none_or(|s| n < s) => {
                     has_more = true;
@@ -150,7 +141,7 @@ impl PeerApi for MilkyClient {
                 deadline,
             )
             .await?;
-        Ok(list(&data, "members").iter().map(model::member).collect())
+        Ok(model::members(data))
     }
 
     async fn get_groups(&self, deadline: Deadline) -> Result<Vec<GroupInfo>> {
@@ -158,10 +149,7 @@ impl PeerApi for MilkyClient {
             .inner
             .call_json("get_group_list", &serde_json::json!({}), deadline)
             .await?;
-        Ok(list(&data, "groups")
-            .iter()
-            .filter_map(model::group)
-            .collect())
+        Ok(model::groups(data))
     }
 
     async fn send_message(
@@ -171,14 +159,11 @@ impl PeerApi for MilkyClient {
         deadline: Deadline,
     ) -> Result<i64> {
         let (api, body) = requests::send(&self.inner.id, chat, segments)?;
-        let data = self.inner.call(api, body, deadline).await?;
+        let data = self.inner.call(api, body, deadline).await?.value();
         let (scene, peer) = Scene::of_chat(chat);
-        Ok(data
-            .get("message_seq")
-            .and_then(Value::as_i64)
-            .map_or(0, |seq| {
-                mint_id(&self.inner.id, MessageKey { scene, peer, seq })
-            }))
+        Ok(model::int(&data, "message_seq").map_or(0, |seq| {
+            mint_id(&self.inner.id, MessageKey { scene, peer, seq })
+        }))
     }
 
     async fn upload_file(
@@ -244,10 +229,7 @@ impl PeerApi for MilkyClient {
                     e
                 }
             })?;
-        Ok(list(&data, "messages")
-            .iter()
-            .map(|m| model::forwarded(&self.inner.id, m))
-            .collect())
+        Ok(model::forwarded_list(&self.inner.id, data))
     }
 
     fn check_media(&self, _kind: MediaKind) -> Result<()> {
@@ -294,9 +276,9 @@ impl PeerApi for MilkyClient {
                 "url",
             ),
         };
-        let data = self.inner.call_json(api, &request, deadline).await?;
-        match data.get(key).and_then(Value::as_str) {
-            Some(url) if !url.is_empty() => Ok(PeerMedia::Url(url.to_string())),
+        let data = self.inner.call_json(api, &request, deadline).await?.value();
+        match model::text(&data, key) {
+            url if !url.is_empty() => Ok(PeerMedia::Url(url)),
             _ => Err(Error::new(
                 Kind::OnebotProtocolError,
                 format!("{api} answered without a {key}"),

@@ -22,9 +22,10 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::api::{Api, CallError};
+use crate::api::{Api, CallError, Data};
 use crate::body::Body;
 use crate::errors::{self, Context};
+use crate::model::{int, text};
 use onebot_gateway_config::AccountConfig;
 use onebot_gateway_domain::call::Deadline;
 use onebot_gateway_domain::error::{Error, Kind, Result};
@@ -172,12 +173,12 @@ impl Inner {
         api: &str,
         request: &Value,
         deadline: Deadline,
-    ) -> Result<Value> {
+    ) -> Result<Data> {
         self.call(api, Body::json(request), deadline).await
     }
 
     /// Calls `api` with `body`; its `data` on success.
-    pub(crate) async fn call(&self, api: &str, body: Body, deadline: Deadline) -> Result<Value> {
+    pub(crate) async fn call(&self, api: &str, body: Body, deadline: Deadline) -> Result<Data> {
         if deadline.expired() {
             return Err(Error::new(
                 Kind::DeadlineExceeded,
@@ -256,18 +257,14 @@ impl Inner {
         let deadline = Deadline::after(Duration::from_millis(self.cfg.request_timeout_ms));
         let login = self
             .call_json("get_login_info", &serde_json::json!({}), deadline)
-            .await?;
+            .await?
+            .value();
         let implementation = self
             .call_json("get_impl_info", &serde_json::json!({}), deadline)
-            .await?;
-        let text = |v: &Value, k: &str| {
-            v.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
+            .await?
+            .value();
         self.update("", |s| {
-            if let Some(uin) = login.get("uin").and_then(Value::as_i64) {
+            if let Some(uin) = int(&login, "uin") {
                 s.self_id = uin;
             }
             s.nickname = text(&login, "nickname");

@@ -105,6 +105,9 @@ impl MilkyClient {
         request: serde_json::Value,
         deadline: onebot_gateway_domain::call::Deadline,
     ) -> onebot_gateway_domain::error::Result<serde_json::Value> {
-        self.inner.call_json(api, &request, deadline).await
+        self.inner
+            .call_json(api, &request, deadline)
+            .await
+            .map(|data| data.value())
     }
 }

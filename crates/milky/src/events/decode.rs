@@ -10,22 +10,54 @@
 //!   `MemberLeft` (`leave`, `kick`, or `kick_me` when the bot was removed);
 //! - `bot_offline` → `Lifecycle` `offline`.
 
+use serde::de::MapAccess;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::ids::{MessageKey, Scene, mint_id};
-use crate::model::{self, int, raw, text};
-use onebot_gateway_domain::model::InboundEvent;
+use crate::model::wire::{Fields, Int, Str, raw_value, read, skip};
+use crate::model::{self, int, text};
+use onebot_gateway_domain::model::{InboundEvent, RawJson};
 
-/// Decodes one event of `account`, whose bot is `self_id` (0 when not yet
-/// known).
-pub fn decode(account: &str, self_id: i64, event: &Value) -> InboundEvent {
-    let kind = text(event, "event_type");
-    let time = int(event, "time").unwrap_or(0);
-    let null = Value::Null;
-    let data = event.get("data").unwrap_or(&null);
-    let self_id = int(event, "self_id").unwrap_or(self_id);
+/// An event's envelope.
+#[derive(Default)]
+struct EventIn<'de> {
+    kind: Str,
+    time: Int,
+    self_id: Int,
+    data: Option<&'de RawValue>,
+}
+
+impl<'de> Fields<'de> for EventIn<'de> {
+    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "event_type" => self.kind = map.next_value()?,
+            "time" => self.time = map.next_value()?,
+            "self_id" => self.self_id = map.next_value()?,
+            "data" => self.data = raw_value(map)?,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+/// Decodes one event of `account` from its JSON text, whose bot is
+/// `self_id` (0 when not yet known); `None` when the text is not JSON.
+pub fn decode(account: &str, self_id: i64, event: &str) -> Option<InboundEvent> {
+    let envelope: EventIn<'_> = read(event)?;
+    let kind = envelope.kind.0;
+    let time = envelope.time.0.unwrap_or(0);
+    let self_id = envelope.self_id.0.unwrap_or(self_id);
+    let data_text = envelope.data.map_or("null", RawValue::get);
+    // A message is read from its text; the other kinds are small.
+    let data: Value = if kind == "message_receive" {
+        Value::Null
+    } else {
+        serde_json::from_str(data_text).unwrap_or(Value::Null)
+    };
+    let data = &data;
     let known = match kind.as_str() {
-        "message_receive" => model::message(account, data).map(|mut message| {
+        "message_receive" => model::message(account, data_text).map(|mut message| {
             model::name_quotes(std::slice::from_mut(&mut message));
             let self_sent = self_id != 0 && message.sender.user_id == self_id;
             InboundEvent::message(message, self_sent)
@@ -90,16 +122,24 @@ pub fn decode(account: &str, self_id: i64, event: &Value) -> InboundEvent {
         }),
         _ => None,
     };
-    known.unwrap_or_else(|| InboundEvent::Unknown {
-        group_id: int(data, "group_id").or_else(|| {
-            (text(data, "message_scene") == "group")
-                .then(|| int(data, "peer_id"))
-                .flatten()
-        }),
-        post_type: kind,
-        time,
-        raw: raw(event),
-    })
+    Some(known.unwrap_or_else(|| {
+        // An undecodable message's data is read for its group too.
+        let data = if kind == "message_receive" {
+            serde_json::from_str(data_text).unwrap_or(Value::Null)
+        } else {
+            data.clone()
+        };
+        InboundEvent::Unknown {
+            group_id: int(&data, "group_id").or_else(|| {
+                (text(&data, "message_scene") == "group")
+                    .then(|| int(&data, "peer_id"))
+                    .flatten()
+            }),
+            post_type: kind,
+            time,
+            raw: RawJson::from_text(event),
+        }
+    }))
 }
 
 fn recall(account: &str, data: &Value, time: i64) -> Option<InboundEvent> {

@@ -4,6 +4,10 @@ use super::*;
 use crate::ids::key_of;
 use onebot_gateway_domain::model::ChatRef;
 
+fn decode(account: &str, self_id: i64, event: &Value) -> InboundEvent {
+    super::decode(account, self_id, &event.to_string()).unwrap()
+}
+
 fn event(kind: &str, data: Value) -> Value {
     json!({"event_type": kind, "time": 1700000000, "self_id": 10001, "data": data})
 }

@@ -255,16 +255,12 @@ impl Inner {
 
     /// Publishes one event's text.
     fn event(&self, text: &str) {
-        let value: serde_json::Value = match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::warn!(account_id = %self.id, error = %e, "an event from the Milky implementation is not JSON; dropped");
-                m::peer_frame_dropped(&self.id, "undecodable");
-                return;
-            }
-        };
         let self_id = self.status.borrow().self_id;
-        let mut event = decode::decode(&self.id, self_id, &value);
+        let Some(mut event) = decode::decode(&self.id, self_id, text) else {
+            tracing::warn!(account_id = %self.id, bytes = text.len(), "an event from the Milky implementation is not JSON; dropped");
+            m::peer_frame_dropped(&self.id, "undecodable");
+            return;
+        };
         if let InboundEvent::Message { message, .. } = &mut event {
             self.name_own(std::slice::from_mut(message));
         }

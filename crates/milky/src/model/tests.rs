@@ -3,6 +3,29 @@ use serde_json::json;
 use super::*;
 use crate::ids::key_of;
 
+fn message(account: &str, v: &Value) -> Option<Message> {
+    super::message(account, &v.to_string())
+}
+
+fn member(v: &Value) -> GroupMember {
+    let mut all = members(Data::from_text(&json!({ "members": [v] }).to_string()));
+    assert_eq!(all.len(), 1);
+    all.remove(0)
+}
+
+fn group(v: &Value) -> Option<GroupInfo> {
+    groups(Data::from_text(&json!({ "groups": [v] }).to_string())).pop()
+}
+
+fn forwarded(account: &str, v: &Value) -> Message {
+    let mut all = forwarded_list(
+        account,
+        Data::from_text(&json!({ "messages": [v] }).to_string()),
+    );
+    assert_eq!(all.len(), 1);
+    all.remove(0)
+}
+
 fn member_entity() -> Value {
     json!({"user_id": 10002, "nickname": "张三", "sex": "male", "group_id": 20000003,
         "card": "三哥", "title": "头衔", "level": 12, "role": "admin",
@@ -253,4 +276,69 @@ fn quoted_senders_are_named_from_the_page() {
             ("三哥", "张三")
         );
     }
+}
+
+#[test]
+fn a_page_decodes_in_order_and_each_message_keeps_its_own_text() {
+    let first = group_message();
+    let second = json!({"message_scene": "group", "peer_id": 20000003, "message_seq": 78,
+        "sender_id": 10003, "time": 1700000200, "segments": [{"data": {"text": "后"}, "type": "text"}]});
+    let text = format!(
+        r#"{{"messages":[{first}, 7, {second}],"next_message_seq":41,"next_message_seq":40}}"#
+    );
+    let decoded = page("acc", Data::from_text(&text));
+    assert_eq!(
+        decoded.next_message_seq,
+        Some(40),
+        "the last duplicate wins"
+    );
+    assert_eq!(
+        decoded.messages.len(),
+        2,
+        "an entry that is no message is left out"
+    );
+    assert_eq!(decoded.messages[0].message_seq, Some(77));
+    assert_eq!(
+        decoded.messages[1].segments,
+        vec![Segment::Text("后".into())]
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(decoded.messages[0].raw.text()).unwrap(),
+        first
+    );
+    assert_eq!(decoded.messages[1].raw.text(), second.to_string());
+    assert!(page("acc", Data::from_text("null")).messages.is_empty());
+    assert!(
+        page("acc", Data::from_text(r#"{"messages":{}}"#))
+            .messages
+            .is_empty()
+    );
+}
+
+#[test]
+fn mistyped_fields_read_as_empty() {
+    let m = message(
+        "acc",
+        &json!({"message_scene": "group", "peer_id": 20000003, "message_seq": 5,
+            "sender_id": "10002", "time": 1.5, "group_member": [1],
+            "segments": [{"type": "text", "data": {"text": 3}}, {"type": 9, "data": "x"}, 4]}),
+    )
+    .unwrap();
+    assert_eq!((m.sender.user_id, m.time), (0, 0));
+    assert_eq!(m.sender.nickname, "");
+    assert_eq!(m.segments.len(), 3);
+    assert_eq!(m.segments[0], Segment::Text(String::new()));
+    assert!(
+        matches!(&m.segments[1], Segment::Unknown { kind, data_json } if kind.is_empty() && data_json == "{}")
+    );
+    let quote = message(
+        "acc",
+        &json!({"message_scene": "group", "peer_id": 1, "message_seq": 2,
+            "segments": [{"type": "reply", "data": {"message_seq": 1, "segments": {"x": 1}}}]}),
+    )
+    .unwrap();
+    assert!(matches!(
+        &quote.segments[0],
+        Segment::Reply { quoted: None, .. }
+    ));
 }
