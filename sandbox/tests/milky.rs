@@ -228,6 +228,25 @@ async fn sends_join_history_and_media_temp_urls_expire() {
     assert_eq!(segs[1]["type"], "mention");
     assert_eq!(segs[1]["data"]["name"], "管理员李四");
     assert_eq!(segs[2]["data"]["text"], " 看图");
+    // A recalled message stays quoted, with its content.
+    ok(
+        &sb,
+        "recall_group_message",
+        json!({"group_id": SANDBOX_GROUP, "message_seq": 299}),
+    )
+    .await;
+    let again = ok(
+        &sb,
+        "get_message",
+        json!({"message_scene": "group", "peer_id": SANDBOX_GROUP, "message_seq": 301}),
+    )
+    .await;
+    assert_eq!(again["message"]["segments"][0]["type"], "reply");
+    assert_eq!(again["message"]["segments"][0]["data"]["message_seq"], 299);
+    assert_eq!(
+        again["message"]["segments"][0]["data"]["segments"],
+        segs[0]["data"]["segments"]
+    );
     let image = &segs[3]["data"];
     let url = image["temp_url"].as_str().unwrap().to_owned();
     assert_eq!(download(&url).await, (200, png.clone()));

@@ -6,7 +6,7 @@
 //! | `text`                  | `text`                                                           |
 //! | `at` `qq=all` / `qq=N`  | `mention_all` / `mention{user_id, name}` (name: card, else nickname) |
 //! | `face`                  | `face{face_id, is_large: false}`                                 |
-//! | `reply{id}`             | `reply{message_seq, sender_id, time, segments}` (the quoted message's segments; a quote inside a quote has none); left out when the quoted message is unknown |
+//! | `reply{id}`             | `reply{message_seq, sender_id, time, segments}` (the quoted message's segments; a quote inside a quote has none); left out when the quoted message is unknown; a recalled message is still quoted, as QQ keeps the quote's content in the reply |
 //! | `image`/`record`/`video`| `resource_id` (the stored file's name) and a `temp_url` on the media host, signed now, that expires with the download key |
 //! | `file`                  | `file{file_id, file_name, file_size}`                            |
 //! | `forward{id}`           | `forward{forward_id, title, preview (≤ 4 lines), summary}`       |
@@ -139,7 +139,7 @@ fn forward(w: &World, id: &str) -> Value {
 
 fn reply(w: &World, data: &Value, depth: u8) -> Option<Value> {
     let id = number(data, "id")?;
-    let (found, m) = w.find(id)?;
+    let (found, m) = w.find_any(id)?;
     let quoted = if depth == 0 {
         incoming(w, found, &m.segments, depth + 1)
     } else {
