@@ -164,12 +164,8 @@ async fn base64_mode_still_sends_base64() {
 
 #[tokio::test]
 async fn a_url_answers_once_with_its_type_and_length_and_dies_with_its_request() {
-    let server = MediaServer::start(
-        "127.0.0.1:0".parse().unwrap(),
-        None,
-        CancellationToken::new(),
-    )
-    .unwrap();
+    let stop = CancellationToken::new();
+    let server = MediaServer::start("127.0.0.1:0".parse().unwrap(), None, stop.clone()).unwrap();
     assert_eq!(
         server.base(),
         format!("http://{}", server.local_addr()).as_str()
@@ -211,6 +207,16 @@ async fn a_url_answers_once_with_its_type_and_length_and_dies_with_its_request()
     drop(lease);
     assert_eq!(server.pending(), 0);
     assert_eq!(http.get(&unfetched).send().await.unwrap().status(), 404);
+    // Stopped with its shutdown token: the port is closed.
+    stop.cancel();
+    let addr = server.local_addr();
+    tokio::time::timeout(WAIT, async {
+        while tokio::net::TcpStream::connect(addr).await.is_ok() {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the listener closes");
 }
 
 #[tokio::test]
