@@ -577,3 +577,7 @@ pub struct SharedDir {
     /// The same directory as the implementation sees it.
     pub peer: PathBuf,
 }
+
+#[cfg(test)]
+#[path = "account_milky_tests.rs"]
+mod milky_tests;
