@@ -102,22 +102,38 @@ impl MilkyDirect {
     }
 
     /// The direct counterpart of an upload: `send_group_message` to the
-    /// benchmark group with one `video` segment whose `uri` is the
-    /// payload as `base64://`, the body encoded before the clock starts
-    /// and the connection opened (by one `get_login_info`) before it too;
-    /// timed until the answer. `peer_pid` is the sandbox's.
+    /// benchmark group with one `video` segment whose `uri` is a one-time
+    /// `http://` URL, as the gateway's account on loopback sends it
+    /// (`milky_media = "auto"` picks `http`): the URL served by a media
+    /// listener of the adapter's own type
+    /// ([`MediaServer`](onebot_gateway_milky::media::MediaServer) on
+    /// `127.0.0.1:0`) from the payload in memory. The listener, the URL,
+    /// the body and the connection (one `get_login_info`) are ready before
+    /// the clock starts; timed until the answer, which the sandbox gives
+    /// once it has fetched the bytes. `peer_pid` is the sandbox's.
     pub async fn upload(&self, peer_pid: u32, payload: &[u8]) -> Result<DirectUpload> {
-        use base64::Engine as _;
-        let uri = format!(
-            "base64://{}",
-            base64::engine::general_purpose::STANDARD.encode(payload)
+        use onebot_gateway_domain::model::{MediaKind, MediaPayload};
+        use onebot_gateway_milky::media::{MediaServer, MediaUris};
+        let stop = tokio_util::sync::CancellationToken::new();
+        let _stop = stop.clone().drop_guard();
+        let server =
+            MediaServer::start(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), None, stop)
+                .context("binding the direct upload's media listener")?;
+        let MediaUris::Http(mut lease) = server.uris() else {
+            bail!("a media listener hands out no URLs");
+        };
+        let media = MediaPayload::inline(
+            MediaKind::Video,
+            "video/mp4".into(),
+            "bench.mp4".into(),
+            bytes::Bytes::copy_from_slice(payload),
         );
+        let uri = lease.url(&media);
         let body = serde_json::json!({
             "group_id": BENCH_GROUP,
             "message": [{"type": "video", "data": {"uri": uri}}],
         })
         .to_string();
-        drop(uri);
         let body = bytes::Bytes::from(body);
         self.call("get_login_info", &serde_json::json!({})).await?;
         let peer_before = cpu_time(peer_pid)?;

@@ -125,12 +125,15 @@ fn upload(o: &mut String, m: &MilkyReport) {
         o,
         "\nUpload: the same {} MiB video as above, streamed with UploadMedia and sent with \
          SendMessage (`videos`) on a fresh gateway process whose account is the Milky one, one \
-         at a time; the adapter writes it into `send_group_message`'s `video` segment as a \
-         `base64://` `uri`, encoded block by block while the request body is sent. Right \
-         after each, the direct baseline: the same `send_group_message` body (`video{{uri: \
-         base64://...}}`), encoded before the clock starts, posted to the sandbox on a \
-         connection already open, until its answer. The sandbox decodes the base64 in both. \
-         MB = 10^6 bytes.\n",
+         at a time. The bench's Milky sandbox listens on loopback, so the account's \
+         `milky_media = \"auto\"` picks `http`: the adapter names the staged video in \
+         `send_group_message`'s `video` segment by a one-time `http://` URL on the account's \
+         media listener, and the sandbox fetches it from there (the staged file read in blocks) \
+         before it answers. Right after each, the direct baseline: the same \
+         `send_group_message` body (`video{{uri: http://...}}`), its one-time URL served by a \
+         media listener of the adapter's own type started by the bench from the payload in \
+         memory, posted to the sandbox on a connection already open, until its answer (the \
+         sandbox's fetch included). MB = 10^6 bytes.\n",
         PAYLOAD_BYTES / 1048576
     );
     let _ = writeln!(

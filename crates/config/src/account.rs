@@ -1,6 +1,7 @@
 //! `[accounts.<id>]`: one OneBot account, its secrets and shared directory.
 
 use std::fmt;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -58,6 +59,20 @@ pub struct AccountConfig {
     /// How a Milky account receives events: `websocket` (the default) or
     /// `sse` (Server-Sent Events), both on `/event`.
     pub milky_events: MilkyEvents,
+    /// How a Milky account hands media (images, videos, files) to the
+    /// implementation: `auto` (the default: `http` when `milky_url`'s host
+    /// is a loopback address or `localhost`, else `base64`), `http` (a
+    /// one-time URL on the account's media listener, which the
+    /// implementation fetches) or `base64` (the bytes inline in the
+    /// request). Milky accounts only.
+    pub milky_media: Option<MilkyMedia>,
+    /// The address the account's media listener binds (`127.0.0.1:0`, any
+    /// free port, when unset). Milky accounts only.
+    pub milky_media_listen: Option<String>,
+    /// The base URL (`http://` or `https://`) the implementation reaches
+    /// the media listener at, when it is not `http://<bound address>`
+    /// (another container or host). Milky accounts only.
+    pub milky_media_url: Option<String>,
     /// The implementation's access token, sent as `Authorization: Bearer
     /// <token>` (OneBot v11 and Milky alike).
     pub access_token: Option<Secret>,
@@ -140,6 +155,12 @@ impl fmt::Debug for AccountConfig {
             .field("http_url", &self.http_url.as_deref().map(redact_url))
             .field("milky_url", &self.milky_url.as_deref().map(redact_url))
             .field("milky_events", &self.milky_events)
+            .field("milky_media", &self.milky_media)
+            .field("milky_media_listen", &self.milky_media_listen)
+            .field(
+                "milky_media_url",
+                &self.milky_media_url.as_deref().map(redact_url),
+            )
             .field("access_token", &self.access_token)
             .field("token_in_query", &self.token_in_query)
             .field("reverse", &self.reverse)
@@ -179,6 +200,9 @@ impl Default for AccountConfig {
             http_url: None,
             milky_url: None,
             milky_events: MilkyEvents::WebSocket,
+            milky_media: None,
+            milky_media_listen: None,
+            milky_media_url: None,
             access_token: None,
             token_in_query: false,
             reverse: false,
@@ -230,6 +254,32 @@ impl AccountConfig {
             Protocol::OneBotV11
         }
     }
+
+    /// The `milky_media` setting (`auto` when unset).
+    pub fn milky_media_setting(&self) -> MilkyMedia {
+        self.milky_media.unwrap_or_default()
+    }
+
+    /// Whether a Milky account's media go by one-time `http://` URLs:
+    /// `milky_media = "http"`, or `auto` with a `milky_url` whose host is a
+    /// loopback address or `localhost`.
+    pub fn milky_media_by_http(&self) -> bool {
+        match self.milky_media_setting() {
+            MilkyMedia::Http => true,
+            MilkyMedia::Base64 => false,
+            MilkyMedia::Auto => self.milky_url.as_deref().is_some_and(is_loopback_url),
+        }
+    }
+
+    /// The address the media listener binds: `milky_media_listen`, or
+    /// `127.0.0.1:0` (validation refuses one that does not parse).
+    pub fn milky_media_listen_addr(&self) -> SocketAddr {
+        self.milky_media_listen
+            .as_deref()
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
     /// `request_timeout_ms` as a duration.
     pub fn request_timeout(&self) -> Duration {
         Duration::from_millis(self.request_timeout_ms)
@@ -284,6 +334,7 @@ impl AccountConfig {
                 Err(e) => return Err(milky_url.invalid(format!("invalid URL: {e}"))),
             }
         }
+        self.validate_milky_media(&account)?;
         if let Some(url) = &self.ws_url {
             let ws_url = key("ws_url");
             match url::Url::parse(url) {
@@ -377,6 +428,87 @@ impl AccountConfig {
     }
 }
 
+impl AccountConfig {
+    /// The `milky_media*` keys: Milky accounts only; the listen address
+    /// and the base URL must parse.
+    fn validate_milky_media(&self, account: &Key) -> Result<(), ConfigError> {
+        let set = [
+            ("milky_media", self.milky_media.is_some()),
+            ("milky_media_listen", self.milky_media_listen.is_some()),
+            ("milky_media_url", self.milky_media_url.is_some()),
+        ];
+        if self.milky_url.is_none() {
+            if let Some((name, _)) = set.into_iter().find(|(_, on)| *on) {
+                return Err(account
+                    .field(name)
+                    .invalid("applies to Milky accounts only (set milky_url or remove it)"));
+            }
+            return Ok(());
+        }
+        if let Some(listen) = &self.milky_media_listen {
+            account.field("milky_media_listen").ensure(
+                listen.parse::<SocketAddr>().is_ok(),
+                format!("{listen:?} is not an address: expected IP:port, such as 127.0.0.1:0"),
+            )?;
+        }
+        if let Some(url) = &self.milky_media_url {
+            let key = account.field("milky_media_url");
+            match url::Url::parse(url) {
+                Ok(u)
+                    if (u.scheme() == "http" || u.scheme() == "https")
+                        && u.host_str().is_some()
+                        && u.query().is_none()
+                        && u.fragment().is_none() => {}
+                Ok(_) => {
+                    return Err(key.invalid(
+                        "must be an http:// or https:// URL with a host and no query or fragment",
+                    ));
+                }
+                Err(e) => return Err(key.invalid(format!("invalid URL: {e}"))),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `url`'s host is a loopback address (127.0.0.0/8, ::1) or
+/// `localhost`.
+fn is_loopback_url(url: &str) -> bool {
+    match url::Url::parse(url).ok().as_ref().and_then(url::Url::host) {
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.');
+            d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// How a Milky account hands media to its implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum MilkyMedia {
+    /// `http` when `milky_url` is on loopback, else `base64`.
+    #[default]
+    Auto,
+    /// A one-time URL on the account's media listener.
+    Http,
+    /// The bytes inline as a `base64://` URI.
+    Base64,
+}
+
+impl MilkyMedia {
+    /// The setting's name in the configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            MilkyMedia::Auto => "auto",
+            MilkyMedia::Http => "http",
+            MilkyMedia::Base64 => "base64",
+        }
+    }
+}
+
 /// The protocol an account speaks to its implementation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Protocol {
@@ -445,3 +577,7 @@ pub struct SharedDir {
     /// The same directory as the implementation sees it.
     pub peer: PathBuf,
 }
+
+#[cfg(test)]
+#[path = "account_milky_tests.rs"]
+mod milky_tests;

@@ -31,7 +31,9 @@ use figment::Figment;
 use figment::providers::{Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
-pub use account::{AccountConfig, DEFAULT_ACCOUNT, MilkyEvents, Protocol, Secret, SharedDir};
+pub use account::{
+    AccountConfig, DEFAULT_ACCOUNT, MilkyEvents, MilkyMedia, Protocol, Secret, SharedDir,
+};
 pub use archive::{ArchiveConfig, parse_chat};
 pub use auth::{Access, AuthConfig, TokenConfig};
 pub use check::ConfigError;
@@ -224,6 +226,7 @@ impl Config {
                 &mut account.ws_url,
                 &mut account.http_url,
                 &mut account.milky_url,
+                &mut account.milky_media_url,
             ]
             .into_iter()
             .flatten()
@@ -243,7 +246,18 @@ impl Config {
         let protocols: String = copy
             .accounts
             .iter()
-            .map(|(id, a)| format!("# accounts.{id} speaks {}\n", a.protocol().name()))
+            .map(|(id, a)| match a.protocol() {
+                Protocol::Milky => format!(
+                    "# accounts.{id} speaks milky; media by {} (milky_media = {})\n",
+                    if a.milky_media_by_http() {
+                        "one-time http:// URLs"
+                    } else {
+                        "base64:// in the request"
+                    },
+                    a.milky_media_setting().name()
+                ),
+                p => format!("# accounts.{id} speaks {}\n", p.name()),
+            })
             .collect();
         match toml::to_string_pretty(&copy) {
             Ok(text) => format!("{protocols}{text}"),

@@ -348,6 +348,41 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "must be an http:// or https:// URL with a host",
     ),
     (
+        "[accounts.a]\nws_url = \"ws://127.0.0.1:3001\"\nmilky_media = \"http\"",
+        "accounts.a.milky_media",
+        "applies to Milky accounts only (set milky_url or remove it)",
+    ),
+    (
+        "[accounts.a]\nws_url = \"ws://127.0.0.1:3001\"\nmilky_media_listen = \"127.0.0.1:0\"",
+        "accounts.a.milky_media_listen",
+        "applies to Milky accounts only (set milky_url or remove it)",
+    ),
+    (
+        "[accounts.a]\nmilky_media_url = \"http://127.0.0.1:8900\"",
+        "accounts.a.milky_media_url",
+        "applies to Milky accounts only (set milky_url or remove it)",
+    ),
+    (
+        "[accounts.a]\nmilky_url = \"http://127.0.0.1:3010\"\nmilky_media_listen = \"localhost:80\"",
+        "accounts.a.milky_media_listen",
+        "\"localhost:80\" is not an address: expected IP:port, such as 127.0.0.1:0",
+    ),
+    (
+        "[accounts.a]\nmilky_url = \"http://127.0.0.1:3010\"\nmilky_media_url = \"ftp://gw:21\"",
+        "accounts.a.milky_media_url",
+        "must be an http:// or https:// URL with a host and no query or fragment",
+    ),
+    (
+        "[accounts.a]\nmilky_url = \"http://127.0.0.1:3010\"\nmilky_media_url = \"http://gw:8900/?a=1\"",
+        "accounts.a.milky_media_url",
+        "must be an http:// or https:// URL with a host and no query or fragment",
+    ),
+    (
+        "[accounts.a]\nmilky_url = \"http://127.0.0.1:3010\"\nmilky_media_url = \"gw:8900\"",
+        "accounts.a.milky_media_url",
+        "must be an http:// or https:// URL with a host and no query or fragment",
+    ),
+    (
         "[accounts.a]\nhttp_url = \"nope\"",
         "accounts.a.http_url",
         "invalid URL: relative URL without a base",

@@ -1,11 +1,15 @@
-//! Request bodies: JSON written once, with media as `base64://` URIs
-//! encoded block by block while the body is sent, so a large file is never
-//! held whole in memory (neither its bytes nor their base64 text).
+//! Request bodies: JSON written once, with each media item's `uri` as the
+//! request's [`MediaUris`] name it: a one-time `http://` URL, or a
+//! `base64://` URI encoded block by block while the body is sent, so a
+//! large file is never held whole in memory (neither its bytes nor their
+//! base64 text).
 
 use bytes::Bytes;
 use onebot_gateway_domain::model::MediaPayload;
 use onebot_gateway_domain::model::media::PayloadSource;
 use serde_json::Value;
+
+use crate::media::MediaUris;
 
 /// Bytes of media read (and encoded) per block: a multiple of 3, so the
 /// blocks' base64 texts join without padding in between.
@@ -55,6 +59,15 @@ impl Body {
         self.parts.push(Part::Media(media.source(), media.size));
         self.parts.push(Part::Text(Bytes::from_static(b"\"")));
         self
+    }
+
+    /// Appends the JSON string of `media`'s `uri`: a one-time URL when
+    /// `uris` serves them, else `base64://` of its bytes.
+    pub fn media_uri(self, media: &MediaPayload, uris: &mut MediaUris) -> Body {
+        match uris {
+            MediaUris::Base64 => self.base64_uri(media),
+            MediaUris::Http(lease) => self.value(&Value::from(lease.url(media))),
+        }
     }
 
     /// The body's length in bytes.

@@ -8,7 +8,10 @@
 //! - [`client`]: one account's adapter ([`MilkyClient`]): shared state,
 //!   status, the call path and the port's methods.
 //! - [`api`]: the HTTP transport and the answer envelope.
-//! - [`body`]: request bodies, media spliced in as `base64://` while sent.
+//! - [`body`]: request bodies, media named by a one-time URL or spliced in
+//!   as `base64://` while sent.
+//! - [`media`]: the account's media listener: one-time `http://` URLs of
+//!   the media of a request.
 //! - [`requests`]: the request of every API the adapter calls.
 //! - [`errors`]: the one table from answers and failed exchanges to domain
 //!   errors.
@@ -23,6 +26,7 @@ pub mod client;
 pub mod errors;
 pub mod events;
 pub mod ids;
+pub mod media;
 pub mod model;
 pub mod requests;
 

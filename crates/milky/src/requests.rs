@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::body::Body;
 use crate::ids::{MessageKey, Scene, key_of};
+use crate::media::MediaUris;
 use onebot_gateway_domain::error::{Error, Kind, Result};
 use onebot_gateway_domain::model::{ChatRef, MediaPayload};
 use onebot_gateway_domain::ports::OutSegment;
@@ -81,11 +82,13 @@ pub fn private_file_url(user_id: i64, file_id: &str, file_hash: &str) -> Value {
 }
 
 /// `send_group_message` / `send_private_message` of `segments` in their
-/// order; a quote of an id not minted for `account` fails `MessageNotFound`.
+/// order, each image's and video's `uri` as `uris` names it; a quote of an
+/// id not minted for `account` fails `MessageNotFound`.
 pub fn send(
     account: &str,
     chat: ChatRef,
     segments: &[OutSegment<'_>],
+    uris: &mut MediaUris,
 ) -> Result<(&'static str, Body)> {
     let (api, head) = match chat {
         ChatRef::Group(g) => (
@@ -114,19 +117,25 @@ pub fn send(
             }
             OutSegment::Image(media) => body
                 .raw("{\"type\":\"image\",\"data\":{\"uri\":")
-                .base64_uri(media)
+                .media_uri(media, uris)
                 .raw(",\"sub_type\":\"normal\"}}"),
             OutSegment::Video(media) => body
                 .raw("{\"type\":\"video\",\"data\":{\"uri\":")
-                .base64_uri(media)
+                .media_uri(media, uris)
                 .raw("}}"),
         };
     }
     Ok((api, body.raw("]}")))
 }
 
-/// `upload_group_file` / `upload_private_file` of `file` named `name`.
-pub fn upload(chat: ChatRef, file: &MediaPayload, name: &str) -> (&'static str, Body) {
+/// `upload_group_file` / `upload_private_file` of `file` named `name`, its
+/// `file_uri` as `uris` names it.
+pub fn upload(
+    chat: ChatRef,
+    file: &MediaPayload,
+    name: &str,
+    uris: &mut MediaUris,
+) -> (&'static str, Body) {
     let (api, head) = match chat {
         ChatRef::Group(g) => (
             "upload_group_file",
@@ -139,7 +148,7 @@ pub fn upload(chat: ChatRef, file: &MediaPayload, name: &str) -> (&'static str, 
     };
     let body = Body::builder()
         .raw(head)
-        .base64_uri(file)
+        .media_uri(file, uris)
         .raw(",\"file_name\":")
         .value(&Value::from(name))
         .raw("}");

@@ -3,6 +3,7 @@ use serde_json::json;
 
 use super::*;
 use crate::ids::mint_id;
+use crate::media::MediaServer;
 use onebot_gateway_domain::model::MediaKind;
 
 const ACCOUNT: &str = "acc";
@@ -38,23 +39,40 @@ fn every_request() -> Vec<(&'static str, Value)> {
     let image = media(MediaKind::Image, b"\x89PNG....");
     let video = media(MediaKind::Video, b"\0\0\0 ftypmp42");
     let file = media(MediaKind::File, b"hello");
-    let (group_send, group_body) = send(
+    let segments = [
+        OutSegment::Reply(quoted),
+        OutSegment::At(10002),
+        OutSegment::AtAll,
+        OutSegment::Text("你好"),
+        OutSegment::Image(&image),
+        OutSegment::Video(&video),
+    ];
+    let b64 = &mut MediaUris::Base64;
+    let (group_send, group_body) = send(ACCOUNT, ChatRef::Group(20000003), &segments, b64).unwrap();
+    let (private_send, private_body) = send(
         ACCOUNT,
-        ChatRef::Group(20000003),
-        &[
-            OutSegment::Reply(quoted),
-            OutSegment::At(10002),
-            OutSegment::AtAll,
-            OutSegment::Text("你好"),
-            OutSegment::Image(&image),
-            OutSegment::Video(&video),
-        ],
+        ChatRef::Private(10002),
+        &[OutSegment::Text("hi")],
+        b64,
     )
     .unwrap();
-    let (private_send, private_body) =
-        send(ACCOUNT, ChatRef::Private(10002), &[OutSegment::Text("hi")]).unwrap();
-    let (group_upload, group_upload_body) = upload(ChatRef::Group(20000003), &file, "a \"b\".txt");
-    let (private_upload, private_upload_body) = upload(ChatRef::Private(10002), &file, "a.txt");
+    let (group_upload, group_upload_body) =
+        upload(ChatRef::Group(20000003), &file, "a \"b\".txt", b64);
+    let (private_upload, private_upload_body) =
+        upload(ChatRef::Private(10002), &file, "a.txt", b64);
+    // The same by one-time URLs (their random tokens written as zeros).
+    let (server, _runtime) = media_server();
+    let mut http = server.uris();
+    let (_, http_send) = send(ACCOUNT, ChatRef::Group(20000003), &segments, &mut http).unwrap();
+    let (_, http_private_send) = send(
+        ACCOUNT,
+        ChatRef::Private(10002),
+        &[OutSegment::Image(&image)],
+        &mut http,
+    )
+    .unwrap();
+    let (_, http_group_upload) = upload(ChatRef::Group(20000003), &file, "a.txt", &mut http);
+    let (_, http_private_upload) = upload(ChatRef::Private(10002), &file, "a.txt", &mut http);
     let (recall_group, recall_group_body) = recall(group_key);
     let (recall_private, recall_private_body) = recall(friend_key);
     vec![
@@ -90,13 +108,79 @@ fn every_request() -> Vec<(&'static str, Value)> {
         (private_send, parsed(&private_body)),
         (group_upload, parsed(&group_upload_body)),
         (private_upload, parsed(&private_upload_body)),
+        (group_send, zero_tokens(parsed(&http_send))),
+        (private_send, zero_tokens(parsed(&http_private_send))),
+        (group_upload, zero_tokens(parsed(&http_group_upload))),
+        (private_upload, zero_tokens(parsed(&http_private_upload))),
     ]
+}
+
+/// A media server whose URLs start with `http://127.0.0.1:8900`, and the
+/// runtime it runs on.
+fn media_server() -> (MediaServer, tokio::runtime::Runtime) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = {
+        let _in = runtime.enter();
+        MediaServer::start(
+            "127.0.0.1:0".parse().unwrap(),
+            Some("http://127.0.0.1:8900/"),
+            tokio_util::sync::CancellationToken::new(),
+        )
+        .unwrap()
+    };
+    (server, runtime)
+}
+
+/// `v` with the token of every one-time URL in it written as 32 zeros.
+fn zero_tokens(v: Value) -> Value {
+    match v {
+        Value::String(s) => match s.split_once("/media/") {
+            Some((base, token))
+                if token.len() == 32 && token.bytes().all(|b| b.is_ascii_hexdigit()) =>
+            {
+                Value::String(format!("{base}/media/{}", "0".repeat(32)))
+            }
+            _ => Value::String(s),
+        },
+        Value::Array(a) => Value::Array(a.into_iter().map(zero_tokens).collect()),
+        Value::Object(o) => {
+            Value::Object(o.into_iter().map(|(k, v)| (k, zero_tokens(v))).collect())
+        }
+        other => other,
+    }
+}
+
+#[test]
+fn one_time_urls_are_named_per_item_and_gone_when_the_request_drops() {
+    let (server, _runtime) = media_server();
+    let image = media(MediaKind::Image, b"\x89PNG....");
+    let mut uris = server.uris();
+    let (_, body) = send(
+        ACCOUNT,
+        ChatRef::Group(20000003),
+        &[OutSegment::Image(&image), OutSegment::Image(&image)],
+        &mut uris,
+    )
+    .unwrap();
+    let v = parsed(&body);
+    let first = v["message"][0]["data"]["uri"].as_str().unwrap();
+    let second = v["message"][1]["data"]["uri"].as_str().unwrap();
+    assert!(first.starts_with("http://127.0.0.1:8900/media/"), "{first}");
+    assert_ne!(first, second, "each item has its own token");
+    assert_eq!(server.pending(), 2);
+    drop(uris);
+    assert_eq!(server.pending(), 0);
 }
 
 #[test]
 fn requests_have_the_schema_shapes() {
     let all = every_request();
     let b64 = |b: &[u8]| format!("base64://{}", base64_simd::STANDARD.encode_to_string(b));
+    let url = format!("http://127.0.0.1:8900/media/{}", "0".repeat(32));
     let expect = [
         json!({"message_scene": "group", "peer_id": 20000003, "limit": 30}),
         json!({"message_scene": "friend", "peer_id": 10002, "limit": 12, "start_message_seq": 76}),
@@ -123,6 +207,19 @@ fn requests_have_the_schema_shapes() {
         json!({"user_id": 10002, "message": [{"type": "text", "data": {"text": "hi"}}]}),
         json!({"group_id": 20000003, "file_uri": b64(b"hello"), "file_name": "a \"b\".txt"}),
         json!({"user_id": 10002, "file_uri": b64(b"hello"), "file_name": "a.txt"}),
+        json!({"group_id": 20000003, "message": [
+            {"type": "reply", "data": {"message_seq": 77}},
+            {"type": "mention", "data": {"user_id": 10002}},
+            {"type": "mention_all", "data": {}},
+            {"type": "text", "data": {"text": "你好"}},
+            {"type": "image", "data": {"uri": url, "sub_type": "normal"}},
+            {"type": "video", "data": {"uri": url}}
+        ]}),
+        json!({"user_id": 10002, "message": [
+            {"type": "image", "data": {"uri": url, "sub_type": "normal"}}
+        ]}),
+        json!({"group_id": 20000003, "file_uri": url, "file_name": "a.txt"}),
+        json!({"user_id": 10002, "file_uri": url, "file_name": "a.txt"}),
     ];
     let got: Vec<&Value> = all.iter().skip(2).map(|(_, v)| v).collect();
     assert_eq!(got, expect.iter().collect::<Vec<_>>());
@@ -152,6 +249,7 @@ fn a_quote_of_another_accounts_id_is_not_found() {
         ACCOUNT,
         ChatRef::Group(20000003),
         &[OutSegment::Reply(other)],
+        &mut MediaUris::Base64,
     )
     .err()
     .unwrap();

@@ -26,6 +26,7 @@ mod media;
 mod metrics;
 mod milky;
 mod milky_events;
+mod milky_media;
 mod milky_writes;
 mod proxy;
 mod read_side;

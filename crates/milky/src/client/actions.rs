@@ -158,8 +158,11 @@ impl PeerApi for MilkyClient {
         segments: &[OutSegment<'_>],
         deadline: Deadline,
     ) -> Result<i64> {
-        let (api, body) = requests::send(&self.inner.id, chat, segments)?;
+        // The media's one-time URLs live until this call ends.
+        let mut uris = self.media_uris();
+        let (api, body) = requests::send(&self.inner.id, chat, segments, &mut uris)?;
         let data = self.inner.call(api, body, deadline).await?.value();
+        drop(uris);
         let (scene, peer) = Scene::of_chat(chat);
         Ok(model::int(&data, "message_seq").map_or(0, |seq| {
             mint_id(&self.inner.id, MessageKey { scene, peer, seq })
@@ -173,8 +176,12 @@ impl PeerApi for MilkyClient {
         name: &str,
         deadline: Deadline,
     ) -> Result<()> {
-        let (api, body) = requests::upload(chat, file, name);
-        self.inner.call(api, body, deadline).await.map(drop)
+        // The file's one-time URL lives until this call ends.
+        let mut uris = self.media_uris();
+        let (api, body) = requests::upload(chat, file, name, &mut uris);
+        let done = self.inner.call(api, body, deadline).await.map(drop);
+        drop(uris);
+        done
     }
 
     async fn poke(&self, group_id: i64, user_id: i64, deadline: Deadline) -> Result<()> {

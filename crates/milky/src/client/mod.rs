@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use self::inner::{Inner, Reach};
 use crate::api::Api;
+use crate::media::{MediaServer, MediaUris};
 use onebot_gateway_config::AccountConfig;
 use onebot_gateway_domain::model::{AccountStatus, ConnState};
 use onebot_gateway_domain::ports::EventSink;
@@ -31,16 +32,20 @@ pub const PROFILE: &str = "milky";
 /// [`PeerApi`](onebot_gateway_domain::ports::PeerApi).
 pub struct MilkyClient {
     inner: Arc<Inner>,
+    /// The media listener, when media go by one-time URLs.
+    media: Option<MediaServer>,
 }
 
 impl MilkyClient {
     /// Starts the account `account_id` of `config` (its `milky_url`):
     /// spawns the supervised event connection (WebSocket or SSE per
     /// `milky_events`), which identifies the peer on every (re)connect, and
-    /// returns at once. Events above `max_event_bytes` are dropped; every
-    /// task stops when `shutdown` fires. Fails on a config it cannot use
-    /// (no or a bad `milky_url`, an unreadable `ca_file`). Must be called
-    /// inside a Tokio runtime.
+    /// returns at once. When media go by `http` (`milky_media`), binds the
+    /// media listener at `milky_media_listen`; when it cannot bind, media go
+    /// as `base64://` (logged). Events above `max_event_bytes` are dropped;
+    /// every task (the media listener too) stops when `shutdown` fires.
+    /// Fails on a config it cannot use (no or a bad `milky_url`, an
+    /// unreadable `ca_file`). Must be called inside a Tokio runtime.
     pub fn start(
         account_id: &str,
         config: AccountConfig,
@@ -67,6 +72,7 @@ impl MilkyClient {
         .map_err(|e| format!("account {id:?}: {e}"))?;
         let event_url =
             crate::api::join_base(&url, "event").map_err(|e| format!("account {id:?}: {e}"))?;
+        let media = media_server(id, &config, &shutdown);
         let (status, _) = watch::channel(AccountStatus {
             state: ConnState::Connecting,
             profile: Some(PROFILE),
@@ -89,7 +95,21 @@ impl MilkyClient {
         });
         tokio::spawn(inner.clone().run_events());
         tokio::spawn(inner.clone().run_api_probe());
-        Ok(Arc::new(MilkyClient { inner }))
+        Ok(Arc::new(MilkyClient { inner, media }))
+    }
+
+    /// The media listener serving this account's one-time media URLs;
+    /// `None` when media go as `base64://`.
+    pub fn media_server(&self) -> Option<&MediaServer> {
+        self.media.as_ref()
+    }
+
+    /// The URIs the media of one request get: one-time URLs on the media
+    /// listener (removed when the returned value drops), or `base64://`.
+    pub(crate) fn media_uris(&self) -> MediaUris {
+        self.media
+            .as_ref()
+            .map_or(MediaUris::Base64, MediaServer::uris)
     }
 
     /// The account id.
@@ -109,5 +129,47 @@ impl MilkyClient {
             .call_json(api, &request, deadline)
             .await
             .map(|data| data.value())
+    }
+}
+
+/// The media listener of account `id` when its media go by `http`; `None`
+/// (media as `base64://`) when they do not or when it cannot bind.
+fn media_server(
+    id: &str,
+    config: &AccountConfig,
+    shutdown: &CancellationToken,
+) -> Option<MediaServer> {
+    if !config.milky_media_by_http() {
+        tracing::info!(
+            account = id,
+            milky_media = config.milky_media_setting().name(),
+            "milky media go as base64:// in the request"
+        );
+        return None;
+    }
+    let listen = config.milky_media_listen_addr();
+    match MediaServer::start(
+        listen,
+        config.milky_media_url.as_deref(),
+        shutdown.child_token(),
+    ) {
+        Ok(server) => {
+            tracing::info!(
+                account = id,
+                listen = %server.local_addr(),
+                base = server.base(),
+                "milky media served at one-time http:// URLs"
+            );
+            Some(server)
+        }
+        Err(e) => {
+            tracing::warn!(
+                account = id,
+                %listen,
+                error = %e,
+                "milky media listener not bound: media go as base64:// in the request instead"
+            );
+            None
+        }
     }
 }

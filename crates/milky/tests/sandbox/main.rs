@@ -5,6 +5,7 @@
 
 mod events;
 mod media;
+mod one_time;
 mod reads;
 
 use std::sync::Arc;
@@ -64,6 +65,16 @@ async fn rig(name: &'static str, events: MilkyEvents) -> Rig {
 }
 
 async fn rig_with(name: &'static str, events: MilkyEvents, max_event_bytes: usize) -> Rig {
+    rig_config(name, events, max_event_bytes, |_| {}).await
+}
+
+/// A rig whose account config `edit` adjusts.
+async fn rig_config(
+    name: &'static str,
+    events: MilkyEvents,
+    max_event_bytes: usize,
+    edit: impl FnOnce(&mut AccountConfig),
+) -> Rig {
     let record = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("milky-adapter-{name}.jsonl"));
     let _ = std::fs::remove_file(&record);
@@ -74,7 +85,7 @@ async fn rig_with(name: &'static str, events: MilkyEvents, max_event_bytes: usiz
     })
     .await
     .expect("sandbox starts");
-    let config = AccountConfig {
+    let mut config = AccountConfig {
         milky_url: Some(sandbox.milky_url()),
         milky_events: events,
         access_token: Some(onebot_gateway_config::Secret::new("secret")),
@@ -83,6 +94,7 @@ async fn rig_with(name: &'static str, events: MilkyEvents, max_event_bytes: usiz
         request_timeout_ms: 10_000,
         ..AccountConfig::default()
     };
+    edit(&mut config);
     let (tx, rx) = mpsc::unbounded_channel();
     let shutdown = CancellationToken::new();
     let client = MilkyClient::start(
@@ -161,6 +173,17 @@ fn stored_seqs(control: &SandboxControl, chat: onebot_sandbox::ChatRef) -> Vec<i
         .messages(chat)
         .iter()
         .filter_map(|m| control.message_seq(m["message_id"].as_i64()?))
+        .collect()
+}
+
+/// The lines the rig `name` recorded so far.
+fn recorded(name: &str) -> Vec<serde_json::Value> {
+    let record = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("milky-adapter-{name}.jsonl"));
+    std::fs::read_to_string(record)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
 }
 
