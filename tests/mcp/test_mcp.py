@@ -286,29 +286,35 @@ async def test_listening_clients_hear_of_new_messages(gateway: Gateway, transpor
                         break
 
 
+async def wake_on_injected(client: Any, gateway: Gateway, transport: str) -> tuple[int, CallToolResult]:
+    """Waits with qq_wait_messages on the playground while a sandbox user speaks there; returns the
+    sequence waited after and the result."""
+    first = await client.call_tool("qq_wait_messages", {"timeoutSecs": 1})
+    assert first.structured_content is not None
+    last = first.structured_content["lastSequence"]
+    assert isinstance(last, int)
+    results: list[CallToolResult] = []
+
+    async def wait() -> None:
+        results.append(
+            await client.call_tool(
+                "qq_wait_messages",
+                {"afterSequence": last, "chats": [f"group:{PLAYGROUND}"], "timeoutSecs": 60},
+            )
+        )
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(wait)
+            await anyio.sleep(0.2)  # not for correctness: afterSequence covers an early inject
+            gateway.inject(f"醒醒 {transport}", user_id=10002)
+    return last, results[0]
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_wait_messages_wakes_on_an_injected_message(gateway: Gateway, transport: str) -> None:
     async with connect(gateway, transport) as client:
-        first = await client.call_tool("qq_wait_messages", {"timeoutSecs": 1})
-        assert first.structured_content is not None
-        last = first.structured_content["lastSequence"]
-        assert isinstance(last, int)
-        results: list[CallToolResult] = []
-
-        async def wait() -> None:
-            results.append(
-                await client.call_tool(
-                    "qq_wait_messages",
-                    {"afterSequence": last, "chats": [f"group:{PLAYGROUND}"], "timeoutSecs": 60},
-                )
-            )
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(wait)
-                await anyio.sleep(0.2)  # not for correctness: afterSequence covers an early inject
-                gateway.inject(f"醒醒 {transport}", user_id=10002)
-        woke = results[0]
+        last, woke = await wake_on_injected(client, gateway, transport)
         assert not woke.is_error, woke
         assert text_of(woke).startswith(f"group:{PLAYGROUND}:\n")
         assert text_of(woke).endswith(f": 醒醒 {transport}")

@@ -10,13 +10,21 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import anyio
 import jsonschema
 import pytest
 from conftest import Gateway, serve
 from mcp_types import CallToolResult
 from onebot.gateway.v1 import account_service_pb2
-from test_mcp import EXAMPLE_FORWARD, FRIEND, PLAYGROUND, WRITE_TOOLS, connect, text_of, without_ids
+from test_mcp import (
+    EXAMPLE_FORWARD,
+    FRIEND,
+    PLAYGROUND,
+    WRITE_TOOLS,
+    connect,
+    text_of,
+    wake_on_injected,
+    without_ids,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -166,24 +174,7 @@ async def test_sends_replies_mentions_recalls_and_pokes(milky: Gateway, transpor
 @pytest.mark.parametrize("transport", ERAS)
 async def test_wait_messages_wakes_on_an_injected_message(milky: Gateway, transport: str) -> None:
     async with connect(milky, transport) as client:
-        last = structured(await client.call_tool("qq_wait_messages", {"timeoutSecs": 1}))["lastSequence"]
-        assert isinstance(last, int)
-        results: list[CallToolResult] = []
-
-        async def wait() -> None:
-            results.append(
-                await client.call_tool(
-                    "qq_wait_messages",
-                    {"afterSequence": last, "chats": [f"group:{PLAYGROUND}"], "timeoutSecs": 60},
-                )
-            )
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(wait)
-                await anyio.sleep(0.2)  # not for correctness: afterSequence covers an early inject
-                milky.inject(f"醒醒 {transport}", user_id=10002)
-        woke = results[0]
+        last, woke = await wake_on_injected(client, milky, transport)
         assert not woke.is_error, woke
         assert text_of(woke) == f"group:{PLAYGROUND}:\n" + text_of(woke).splitlines()[-1]
         assert text_of(woke).endswith(f" 管理员李四(10002): 醒醒 {transport}")
