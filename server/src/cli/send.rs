@@ -132,9 +132,32 @@ pub fn wait_line(r: &pb::SendMessageResponse) -> Option<String> {
     ))
 }
 
+/// Refuses a text that is only a chat's name (`group:<id>`,
+/// `private:<id>`) when no chat was given: `send` names its chat with
+/// `-g`/`-u`, and that text would otherwise go to the default group.
+fn not_a_chat_name(text: &str, group: Option<i64>, user: Option<i64>) -> Result<(), Error> {
+    if group.is_some() || user.is_some() || !text.contains(':') {
+        return Ok(());
+    }
+    match super::history::parse_target(text) {
+        Ok(chat) => {
+            let flag = match chat.kind {
+                Some(pb::chat::Kind::GroupId(id)) => format!("-g {id}"),
+                Some(pb::chat::Kind::UserId(id)) => format!("-u {id}"),
+                None => return Ok(()),
+            };
+            Err(Error::InvalidInput(format!(
+                "{text:?} names a chat, not a text: send names its chat with {flag} (`onebot-gateway send {flag} \"text\"`); with -g or -u given, a text like this is sent as written"
+            )))
+        }
+        Err(_) => Ok(()),
+    }
+}
+
 /// Runs `send`.
 pub async fn run(args: SendArgs) -> Result<ExitCode, Error> {
     let text = text(args.text)?;
+    not_a_chat_name(&text, args.group, args.user)?;
     let client = args.conn.client()?;
     let progress = !args.conn.json;
     let mut message = OutgoingMessage {
@@ -214,6 +237,17 @@ pub fn render(r: &pb::SendMessageResponse) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chat_name_is_not_sent_as_text_to_the_default_group() {
+        let refused = not_a_chat_name("group:20000003", None, None).unwrap_err();
+        assert!(refused.to_string().contains("-g 20000003"), "{refused}");
+        let refused = not_a_chat_name("private:10001", None, None).unwrap_err();
+        assert!(refused.to_string().contains("-u 10001"), "{refused}");
+        assert!(not_a_chat_name("group:20000003", Some(20000003), None).is_ok());
+        assert!(not_a_chat_name("会议: 下午三点", None, None).is_ok());
+        assert!(not_a_chat_name("10001", None, None).is_ok());
+    }
 
     #[test]
     fn renders_sent_and_queued() {
