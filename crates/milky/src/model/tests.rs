@@ -342,3 +342,188 @@ fn mistyped_fields_read_as_empty() {
         Segment::Reply { quoted: None, .. }
     ));
 }
+
+mod fuzz {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use super::super::{forwarded_list, groups, members, message_answer, page};
+    use crate::api::envelope;
+
+    /// Keys of Milky objects, so generated JSON reaches the decoders' fields.
+    const KEYS: &[&str] = &[
+        "messages",
+        "members",
+        "groups",
+        "message",
+        "next_message_seq",
+        "message_scene",
+        "peer_id",
+        "message_seq",
+        "sender_id",
+        "sender_name",
+        "time",
+        "segments",
+        "type",
+        "data",
+        "text",
+        "user_id",
+        "name",
+        "reply",
+        "group_member",
+        "friend",
+        "nickname",
+        "card",
+        "role",
+        "level",
+        "group_id",
+        "group_name",
+        "resource_id",
+        "temp_url",
+        "file_size",
+        "status",
+        "retcode",
+    ];
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            prop_oneof![any::<i64>(), 0i64..400].prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            proptest::sample::select(vec![
+                "group", "friend", "temp", "reply", "text", "image", "mention"
+            ])
+            .prop_map(|w| Value::String(w.to_string())),
+            ".{0,12}".prop_map(Value::String),
+        ]
+    }
+
+    fn milky_json() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(6, 128, 8, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec(
+                    (
+                        prop_oneof![
+                            4 => proptest::sample::select(KEYS).prop_map(str::to_string),
+                            1 => "[a-z_]{1,8}",
+                        ],
+                        inner
+                    ),
+                    0..8
+                )
+                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
+            ]
+        })
+    }
+
+    /// An object with `fixed` fields and random others (a fixed key wins).
+    fn object_with(
+        fixed: impl Strategy<Value = Vec<(&'static str, Value)>>,
+    ) -> impl Strategy<Value = Value> {
+        (fixed, milky_json()).prop_map(|(fixed, extra)| {
+            let mut map = match extra {
+                Value::Object(map) => map,
+                _ => Map::new(),
+            };
+            for (k, v) in fixed {
+                map.insert(k.to_string(), v);
+            }
+            Value::Object(map)
+        })
+    }
+
+    fn segment() -> impl Strategy<Value = Value> {
+        let kind = proptest::sample::select(vec![
+            "text",
+            "mention",
+            "mention_all",
+            "face",
+            "reply",
+            "image",
+            "record",
+            "video",
+            "file",
+            "forward",
+            "light_app",
+            "xml",
+            "market_face",
+        ]);
+        object_with((kind, milky_json()).prop_map(|(k, d)| vec![("type", json!(k)), ("data", d)]))
+    }
+
+    fn message() -> impl Strategy<Value = Value> {
+        let scene = proptest::sample::select(vec!["group", "friend", "temp", "channel"]);
+        object_with(
+            (
+                scene,
+                1i64..5_000_000_000,
+                0i64..400,
+                proptest::collection::vec(segment(), 0..5),
+            )
+                .prop_map(|(scene, peer, seq, segs)| {
+                    vec![
+                        ("message_scene", json!(scene)),
+                        ("peer_id", json!(peer)),
+                        ("message_seq", json!(seq)),
+                        ("segments", Value::Array(segs)),
+                    ]
+                }),
+        )
+    }
+
+    /// `data` of a list answer: messages, members and groups that decode,
+    /// mixed with entries that are anything.
+    fn list_data() -> impl Strategy<Value = Value> {
+        let entries = |valid: BoxedStrategy<Value>| {
+            proptest::collection::vec(prop_oneof![4 => valid, 1 => milky_json()], 0..6)
+        };
+        let member =
+            object_with((10001i64..20000).prop_map(|id| vec![("user_id", json!(id))])).boxed();
+        let group =
+            object_with((1i64..1_000_000_000).prop_map(|id| vec![("group_id", json!(id))])).boxed();
+        (
+            entries(message().boxed()),
+            entries(member),
+            entries(group),
+            any::<Option<i64>>(),
+        )
+            .prop_map(|(messages, members, groups, next)| {
+                json!({"messages": messages, "members": members, "groups": groups,
+                    "message": messages.first(), "next_message_seq": next})
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Any answer decodes without a panic, and every decoded message's
+        /// raw JSON is its own entry of the shared text.
+        #[test]
+        fn any_answer_decodes_and_raw_entries_are_their_own(
+            data in prop_oneof![milky_json(), list_data()]
+        ) {
+            let text = json!({"status": "ok", "retcode": 0, "data": data}).to_string();
+            let answer = || envelope(text.as_bytes()).expect("an envelope").data;
+            for m in page("acc", answer()).messages {
+                let raw: Value = serde_json::from_str(m.raw.text()).expect("raw is JSON");
+                prop_assert_eq!(raw.get("message_seq").and_then(Value::as_i64), m.message_seq);
+            }
+            for m in members(answer()) {
+                let raw: Value = serde_json::from_str(m.raw.text()).expect("raw is JSON");
+                prop_assert_eq!(raw.get("user_id").and_then(Value::as_i64), m.user_id);
+            }
+            for g in groups(answer()) {
+                let raw: Value = serde_json::from_str(g.raw.text()).expect("raw is JSON");
+                prop_assert_eq!(raw.get("group_id").and_then(Value::as_i64), Some(g.group_id));
+            }
+            forwarded_list("acc", answer());
+            message_answer("acc", answer());
+            let event = json!({"event_type": "message_receive", "time": 1, "data": data}).to_string();
+            prop_assert!(crate::events::decode::decode("acc", 1, &event).is_some());
+        }
+    }
+}
