@@ -2,8 +2,9 @@
 # MCP clients that are not ours against the real gateway binary:
 # 1. the official MCP Python SDK (tests/mcp, pytest): Streamable HTTP (both protocol eras) and
 #    stdio (`onebot-gateway mcp`), each tool compared with CallTool, schemas, resources,
-#    subscriptions, qq_wait_messages, Origin and token checks; the tests start their own
-#    gateways (embedded sandbox) and inject messages through the sandbox's HTTP API;
+#    subscriptions, qq_wait_messages, Origin and token checks, and the same tools on a Milky
+#    account (test_milky.py); the tests start their own gateways (embedded sandbox, speaking
+#    OneBot v11 or Milky) and inject messages through the sandbox's HTTP API;
 # 2. the MCP Inspector's CLI mode (npm @modelcontextprotocol/inspector, pinned by
 #    tests/mcp/inspector/package-lock.json): lists and calls tools over Streamable HTTP and stdio.
 # Needs scripts/install-tools.sh and `cargo build --release -p onebot-gateway` first
