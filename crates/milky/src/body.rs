@@ -5,6 +5,7 @@
 //! base64 text).
 
 use bytes::Bytes;
+use futures_util::StreamExt;
 use onebot_gateway_domain::model::MediaPayload;
 use onebot_gateway_domain::model::media::PayloadSource;
 use serde_json::Value;
@@ -103,30 +104,10 @@ impl Body {
             }
             return reqwest::Body::from(all);
         }
-        let chunks = futures_util::stream::try_unfold(
-            (self.parts.into_iter(), None::<(PayloadSource, u64, u64)>),
-            |(mut parts, mut media)| async move {
-                loop {
-                    if let Some((source, size, offset)) = media.take()
-                        && offset < size
-                    {
-                        let n = (size - offset).min(BLOCK as u64);
-                        let src = source.clone();
-                        let block =
-                            tokio::task::spawn_blocking(move || encode_block(&src, offset, n))
-                                .await
-                                .map_err(std::io::Error::other)??;
-                        let rest = (parts, Some((source, size, offset + n)));
-                        return Ok::<_, std::io::Error>(Some((block, rest)));
-                    }
-                    match parts.next() {
-                        None => return Ok(None),
-                        Some(Part::Text(t)) => return Ok(Some((t, (parts, None)))),
-                        Some(Part::Media(source, size)) => media = Some((source, size, 0)),
-                    }
-                }
-            },
-        );
+        let chunks = futures_util::stream::iter(self.parts).flat_map(|p| match p {
+            Part::Text(t) => futures_util::stream::once(std::future::ready(Ok(t))).left_stream(),
+            Part::Media(source, size) => source.blocks(size, BLOCK as u64, encode).right_stream(),
+        });
         reqwest::Body::wrap_stream(chunks)
     }
 
@@ -141,7 +122,9 @@ impl Body {
                     let mut offset = 0;
                     while offset < *size {
                         let n = (size - offset).min(BLOCK as u64);
-                        out.extend_from_slice(&encode_block(source, offset, n).unwrap_or_default());
+                        let mut raw = vec![0u8; usize::try_from(n).unwrap_or_default()];
+                        source.read_exact_at(&mut raw, offset).unwrap_or_default();
+                        out.extend_from_slice(&encode(raw));
                         offset += n;
                     }
                 }
@@ -151,11 +134,9 @@ impl Body {
     }
 }
 
-/// Base64 of `n` bytes of `source` at `offset` (blocking for a file).
-fn encode_block(source: &PayloadSource, offset: u64, n: u64) -> std::io::Result<Bytes> {
-    let mut buf = vec![0u8; usize::try_from(n).map_err(std::io::Error::other)?];
-    source.read_exact_at(&mut buf, offset)?;
-    Ok(Bytes::from(base64_simd::STANDARD.encode_to_string(&buf)))
+/// The base64 of a block of media.
+fn encode(raw: Vec<u8>) -> Bytes {
+    Bytes::from(base64_simd::STANDARD.encode_to_string(&raw))
 }
 
 #[cfg(test)]

@@ -181,20 +181,7 @@ async fn take(State(items): State<Items>, Path(token): Path<String>) -> Response
         return StatusCode::NOT_FOUND.into_response();
     };
     let headers = headers(&item);
-    let blocks = futures_util::stream::try_unfold(0u64, move |offset| {
-        let source = item.source.clone();
-        let size = item.size;
-        async move {
-            if offset >= size {
-                return Ok::<_, std::io::Error>(None);
-            }
-            let n = (size - offset).min(BLOCK);
-            let block = tokio::task::spawn_blocking(move || read_block(&source, offset, n))
-                .await
-                .map_err(std::io::Error::other)??;
-            Ok(Some((block, offset + n)))
-        }
-    });
+    let blocks = item.source.blocks(item.size, BLOCK, Bytes::from);
     (headers, Body::from_stream(blocks)).into_response()
 }
 
@@ -204,11 +191,4 @@ async fn peek(State(items): State<Items>, Path(token): Path<String>) -> Response
         Some(item) => headers(item).into_response(),
         None => StatusCode::NOT_FOUND.into_response(),
     }
-}
-
-/// `n` bytes of `source` at `offset` (blocking for a file).
-fn read_block(source: &PayloadSource, offset: u64, n: u64) -> std::io::Result<Bytes> {
-    let mut buf = vec![0u8; usize::try_from(n).map_err(std::io::Error::other)?];
-    source.read_exact_at(&mut buf, offset)?;
-    Ok(Bytes::from(buf))
 }

@@ -193,6 +193,38 @@ impl PayloadSource {
     }
 }
 
+impl PayloadSource {
+    /// Its first `size` bytes as a stream of blocks of at most `block`
+    /// bytes, each read and passed through `map` off the async threads (a
+    /// file read blocks), one block at a time as the stream is polled.
+    pub fn blocks(
+        self,
+        size: u64,
+        block: u64,
+        map: fn(Vec<u8>) -> bytes::Bytes,
+    ) -> impl futures_util::Stream<Item = std::io::Result<bytes::Bytes>> + Send + 'static {
+        futures_util::stream::try_unfold(0u64, move |offset| {
+            let source = self.clone();
+            async move {
+                if offset >= size {
+                    return Ok(None);
+                }
+                let n = (size - offset).min(block.max(1));
+                let len = usize::try_from(n).map_err(std::io::Error::other)?;
+                let read = move || {
+                    let mut buf = vec![0u8; len];
+                    source.read_exact_at(&mut buf, offset)?;
+                    Ok::<_, std::io::Error>(map(buf))
+                };
+                let out = tokio::task::spawn_blocking(read)
+                    .await
+                    .map_err(std::io::Error::other)??;
+                Ok(Some((out, offset + n)))
+            }
+        })
+    }
+}
+
 #[cfg(unix)]
 fn read_file_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
