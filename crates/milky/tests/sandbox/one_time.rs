@@ -18,6 +18,30 @@ fn file_payload(kind: MediaKind, mime: &str, bytes: &[u8]) -> MediaPayload {
     MediaPayload::file(kind, mime.into(), "x".into(), bytes.len() as u64, tmp, None)
 }
 
+/// A sample PNG of `len` bytes, inline.
+fn png_payload(len: usize) -> (Vec<u8>, MediaPayload) {
+    let png = onebot_sandbox::sample_media(onebot_sandbox::MediaKind::Image, len);
+    let image = MediaPayload::inline(
+        MediaKind::Image,
+        "image/png".into(),
+        "a.png".into(),
+        Bytes::from(png.clone()),
+    );
+    (png, image)
+}
+
+/// Sends `image` alone to the sandbox group.
+async fn send_image(rig: &Rig, image: &MediaPayload) {
+    rig.client
+        .send_message(
+            ChatRef::Group(SANDBOX_GROUP),
+            &[OutSegment::Image(image)],
+            deadline(),
+        )
+        .await
+        .unwrap();
+}
+
 /// The URL `received` was fetched from, checked to be one of `server`'s,
 /// and that its bytes are `bytes`.
 fn fetched_url(received: &ReceivedMedia, server: &MediaServer, bytes: &[u8]) -> String {
@@ -46,13 +70,7 @@ async fn http_mode_sends_images_videos_and_files_by_one_time_urls() {
     let control = rig.sandbox.control();
     let server = rig.client.media_server().expect("a media listener").clone();
     assert!(server.local_addr().ip().is_loopback());
-    let png = onebot_sandbox::sample_media(onebot_sandbox::MediaKind::Image, 300);
-    let image = MediaPayload::inline(
-        MediaKind::Image,
-        "image/png".into(),
-        "a.png".into(),
-        Bytes::from(png.clone()),
-    );
+    let (png, image) = png_payload(300);
     // Several blocks of the listener's reads.
     let mp4: Vec<u8> = (0..700_001u32).map(|i| (i % 253) as u8).collect();
     let video = file_payload(MediaKind::Video, "video/mp4", &mp4);
@@ -132,21 +150,8 @@ async fn base64_mode_still_sends_base64() {
     .await;
     assert!(rig.client.media_server().is_none());
     let control = rig.sandbox.control();
-    let png = onebot_sandbox::sample_media(onebot_sandbox::MediaKind::Image, 300);
-    let image = MediaPayload::inline(
-        MediaKind::Image,
-        "image/png".into(),
-        "a.png".into(),
-        Bytes::from(png.clone()),
-    );
-    rig.client
-        .send_message(
-            ChatRef::Group(SANDBOX_GROUP),
-            &[OutSegment::Image(&image)],
-            deadline(),
-        )
-        .await
-        .unwrap();
+    let (png, image) = png_payload(300);
+    send_image(&rig, &image).await;
     let file = file_payload(MediaKind::File, "text/plain", b"hello");
     rig.client
         .upload_file(ChatRef::Group(SANDBOX_GROUP), &file, "a.txt", deadline())
@@ -229,23 +234,8 @@ async fn a_listener_that_cannot_bind_falls_back_to_base64() {
     })
     .await;
     assert!(rig.client.media_server().is_none());
-    let image = MediaPayload::inline(
-        MediaKind::Image,
-        "image/png".into(),
-        "a.png".into(),
-        Bytes::from(onebot_sandbox::sample_media(
-            onebot_sandbox::MediaKind::Image,
-            100,
-        )),
-    );
-    rig.client
-        .send_message(
-            ChatRef::Group(SANDBOX_GROUP),
-            &[OutSegment::Image(&image)],
-            deadline(),
-        )
-        .await
-        .unwrap();
+    let (_, image) = png_payload(100);
+    send_image(&rig, &image).await;
     let got = rig.sandbox.control().received_media();
     assert_eq!(got.last().map(|m| &m.source), Some(&MediaSource::Base64));
 }
