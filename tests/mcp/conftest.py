@@ -71,9 +71,11 @@ class Gateway:
         return int(answer["data"]["message_id"])
 
 
-def start_gateway(binary: str, workdir: Path, *, tokens: bool, protocol: str = "onebot_v11") -> Gateway:
+def start_gateway(
+    binary: str, workdir: Path, *, tokens: bool, protocol: str = "onebot_v11", extra: str = ""
+) -> Gateway:
     """`protocol`: what the embedded sandbox (and so the `default` account) speaks, `onebot_v11`
-    or `milky`."""
+    or `milky`; `extra`: more TOML appended to the config (e.g. a `[policy]` section)."""
     port, sandbox_port = free_port(), free_port()
     config = f"""
 [server]
@@ -98,7 +100,7 @@ value = "{READER_TOKEN}"
 accounts = ["*"]
 """
     path = workdir / "gateway.toml"
-    path.write_text(config)
+    path.write_text(config + extra)
     log = open(workdir / "gateway.log", "wb")
     proc = subprocess.Popen(
         [binary, "serve", "--config", str(path)], stdout=log, stderr=subprocess.STDOUT
@@ -124,10 +126,10 @@ def binary() -> str:
     return path
 
 
-def serve(binary: str, tokens: bool, protocol: str = "onebot_v11") -> Iterator[Gateway]:
+def serve(binary: str, tokens: bool, protocol: str = "onebot_v11", extra: str = "") -> Iterator[Gateway]:
     """One gateway for as long as the generator runs (a fixture's body)."""
     with tempfile.TemporaryDirectory() as tmp:
-        gw = start_gateway(binary, Path(tmp), tokens=tokens, protocol=protocol)
+        gw = start_gateway(binary, Path(tmp), tokens=tokens, protocol=protocol, extra=extra)
         try:
             yield gw
         finally:

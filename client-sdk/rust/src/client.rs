@@ -278,7 +278,7 @@ impl Client {
         })
     }
 
-    fn authed(&self) -> Authed {
+    pub(crate) fn authed(&self) -> Authed {
         InterceptedService::new(self.channel.clone(), self.auth.clone())
     }
 
@@ -409,9 +409,20 @@ impl Client {
     /// Recalls (撤回) a message: the bot's own within 2 minutes, or a
     /// member's when the bot is a group admin.
     pub async fn recall(&self, message_id: i64) -> Result<(), Error> {
+        self.recall_for(message_id, None).await
+    }
+
+    /// Recalls a message on behalf of a QQ user (`[policy]` decides by
+    /// their role).
+    pub async fn recall_for(
+        &self,
+        message_id: i64,
+        on_behalf_of: Option<pb::OnBehalfOf>,
+    ) -> Result<(), Error> {
         let request = pb::RecallMessageRequest {
             account_id: self.account_id.clone(),
             message_id,
+            on_behalf_of,
         };
         self.message_service().recall_message(request).await?;
         Ok(())
@@ -473,10 +484,21 @@ impl Client {
         group_id: Option<i64>,
         user_id: i64,
     ) -> Result<pb::PokeMemberResponse, Error> {
+        self.poke_for(group_id, user_id, None).await
+    }
+
+    /// Pokes on behalf of a QQ user (`[policy]` decides by their role).
+    pub async fn poke_for(
+        &self,
+        group_id: Option<i64>,
+        user_id: i64,
+        on_behalf_of: Option<pb::OnBehalfOf>,
+    ) -> Result<pb::PokeMemberResponse, Error> {
         let request = pb::PokeMemberRequest {
             account_id: self.account_id.clone(),
             group_id,
             user_id,
+            on_behalf_of,
         };
         Ok(self
             .group_service()

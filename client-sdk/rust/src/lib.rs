@@ -42,6 +42,8 @@ mod download;
 #[cfg(feature = "client")]
 mod error;
 #[cfg(feature = "client")]
+mod governance;
+#[cfg(feature = "client")]
 mod media;
 
 #[cfg(feature = "client")]
@@ -53,6 +55,8 @@ pub use client::{
 pub use download::{Downloaded, MediaRef};
 #[cfg(feature = "client")]
 pub use error::{Error, FieldViolation, RpcError};
+#[cfg(feature = "client")]
+pub use governance::AuditPages;
 #[cfg(feature = "client")]
 pub use media::{CHUNK_SIZE, Media, MediaInput, OutgoingMessage, Uploaded};
 
@@ -84,6 +88,22 @@ impl pb::Chat {
     pub fn private(user_id: i64) -> Self {
         Self {
             kind: Some(pb::chat::Kind::UserId(user_id)),
+        }
+    }
+}
+
+impl pb::OnBehalfOf {
+    /// On behalf of the sender of `message_id`.
+    pub fn message(message_id: i64) -> Self {
+        Self {
+            requester: Some(pb::on_behalf_of::Requester::MessageId(message_id)),
+        }
+    }
+
+    /// On behalf of the QQ user `user_id`.
+    pub fn user(user_id: i64) -> Self {
+        Self {
+            requester: Some(pb::on_behalf_of::Requester::UserId(user_id)),
         }
     }
 }

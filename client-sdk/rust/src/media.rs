@@ -155,6 +155,9 @@ pub struct OutgoingMessage {
     pub file_name: String,
     /// Idempotency key (empty = none).
     pub idempotency_key: String,
+    /// The QQ user the message is sent for (`[policy]` decides by their
+    /// role); `None` = nobody.
+    pub on_behalf_of: Option<pb::OnBehalfOf>,
 }
 
 impl OutgoingMessage {
@@ -172,6 +175,36 @@ impl OutgoingMessage {
             user_id: Some(user_id),
             ..Self::default()
         }
+    }
+
+    /// A reply to a received message, in one call: to its chat, quoting
+    /// it, sent on behalf of its sender.
+    pub fn reply_for(message: &pb::ChatMessage) -> Self {
+        let (group_id, user_id) = match message.chat.as_ref().and_then(|c| c.kind.as_ref()) {
+            Some(pb::chat::Kind::GroupId(g)) => (Some(*g), None),
+            Some(pb::chat::Kind::UserId(u)) => (None, Some(*u)),
+            None => (None, None),
+        };
+        Self {
+            group_id,
+            user_id,
+            reply_to: Some(message.message_id),
+            on_behalf_of: Some(pb::OnBehalfOf::message(message.message_id)),
+            ..Self::default()
+        }
+    }
+
+    /// Sends it on behalf of the sender of `message_id` (a message of the
+    /// same chat).
+    pub fn on_behalf_of_message(mut self, message_id: i64) -> Self {
+        self.on_behalf_of = Some(pb::OnBehalfOf::message(message_id));
+        self
+    }
+
+    /// Sends it on behalf of the QQ user `user_id`.
+    pub fn on_behalf_of_user(mut self, user_id: i64) -> Self {
+        self.on_behalf_of = Some(pb::OnBehalfOf::user(user_id));
+        self
     }
 
     /// Quotes (replies to) `message_id`.
@@ -430,6 +463,7 @@ impl Client {
             reply_to_message_id: message.reply_to,
             mention_user_ids: message.mentions,
             mention_all: message.mention_all,
+            on_behalf_of: message.on_behalf_of,
         };
         Ok(self
             .message_service()

@@ -105,6 +105,10 @@ pub struct TokenConfig {
     /// `groups` reaches no group.
     #[serde(default)]
     pub users: Option<Vec<i64>>,
+    /// May decide approvals (ApprovalService.DecideApproval) of the accounts
+    /// it may use.
+    #[serde(default)]
+    pub approve: bool,
 }
 
 impl TokenConfig {
@@ -120,6 +124,7 @@ impl TokenConfig {
             access,
             groups: None,
             users: None,
+            approve: false,
         }
     }
 

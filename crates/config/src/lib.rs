@@ -16,6 +16,7 @@ mod limits;
 mod mcp;
 mod media;
 mod metrics;
+mod policy;
 mod redact;
 mod reverse_ws;
 mod sandbox;
@@ -45,6 +46,7 @@ pub use media::{
     CAPTURE_KINDS, CaptureConfig, DEFAULT_PEER_URL_HOSTS, MAX_INLINE_MEDIA_BYTES, MediaConfig,
 };
 pub use metrics::MetricsConfig;
+pub use policy::{Approval, POLICY_ACTIONS, POLICY_ROLES, PolicyConfig, PolicyRule};
 pub use redact::{REDACTED, redact_url};
 pub use reverse_ws::ReverseWsConfig;
 pub use sandbox::SandboxConfig;
@@ -92,6 +94,8 @@ pub struct Config {
     pub telemetry: TelemetryConfig,
     /// The durable message archive.
     pub archive: ArchiveConfig,
+    /// On whose behalf agents may act, and what waits for approval.
+    pub policy: PolicyConfig,
 }
 
 impl Default for Config {
@@ -111,6 +115,7 @@ impl Default for Config {
             mcp: McpConfig::default(),
             telemetry: TelemetryConfig::default(),
             archive: ArchiveConfig::default(),
+            policy: PolicyConfig::default(),
         }
     }
 }
@@ -174,7 +179,7 @@ impl Config {
 
     /// Checks ranges and consistency; the error names the key. The checks
     /// run in a fixed order (the grace period and worker threads, the time
-    /// zone, sandbox, media, events, archive, reverse WebSocket, each
+    /// zone, sandbox, media, events, archive, policy, reverse WebSocket, each
     /// account, then the listener's connections and TLS, auth, limits,
     /// metrics, MCP and telemetry), so a config with several bad values
     /// always reports the same one.
@@ -188,6 +193,7 @@ impl Config {
         self.media.validate()?;
         self.events.validate()?;
         self.archive.validate()?;
+        self.policy.validate()?;
         if let Some(rev) = &self.reverse_ws {
             rev.validate()?;
         }

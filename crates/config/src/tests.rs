@@ -178,6 +178,46 @@ fn refusal(text: &str) -> (String, String) {
 /// One bad value each: the key and message every check reports.
 const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
     (
+        "[policy]\nowners = [0]",
+        "policy.owners[0]",
+        "0 is not a QQ number",
+    ),
+    (
+        "[policy]\napproval_timeout_secs = 5",
+        "policy.approval_timeout_secs",
+        "must be in 10..=604800",
+    ),
+    (
+        "[[policy.rules]]\nactions = []",
+        "policy.rules[0].actions",
+        "name at least one action",
+    ),
+    (
+        "[[policy.rules]]\nactions = [\"ban\"]",
+        "policy.rules[0].actions[0]",
+        "unknown action \"ban\"; the actions are send, send_private, send_media, send_file, mention_all, recall, poke",
+    ),
+    (
+        "[[policy.rules]]\nactions = [\"poke\", \"poke\"]",
+        "policy.rules[0].actions[1]",
+        "\"poke\" is named twice",
+    ),
+    (
+        "[[policy.rules]]\nactions = [\"send\"]\nchats = [\"group:x\"]",
+        "policy.rules[0].chats[0]",
+        "\"group:x\" is not group:<id> or private:<id> with a positive id",
+    ),
+    (
+        "[[policy.rules]]\nactions = [\"send\"]\nallow_requesters = [\"root\"]",
+        "policy.rules[0].allow_requesters[0]",
+        "unknown role \"root\"; the roles are bot_owner, owner, admin, member, stranger, none",
+    ),
+    (
+        "[[policy.rules]]\nactions = [\"mention_all\"]\napproval = \"bot_owner\"",
+        "policy.rules[0].approval",
+        "approval = \"bot_owner\" needs at least one QQ number in policy.owners",
+    ),
+    (
         "[server]\ngrace_period_ms = 3600001",
         "server.grace_period_ms",
         "must be at most 3600000 (one hour)",
@@ -913,6 +953,38 @@ const ACCEPTED: &[&str] = &[
     "[limits]\nmax_share_per_client = 1.0",
     "[server]\nlisten = \"127.0.0.1:0\"\n[metrics]\nlisten = \"127.0.0.1:0\"",
 ];
+
+#[test]
+fn the_policy_section_reads_as_documented() {
+    let config = Config::from_toml(
+        r#"
+[policy]
+owners = [10001]
+approval_timeout_secs = 600
+
+[[policy.rules]]
+actions = ["mention_all"]
+chats = ["group:123456789"]
+allow_requesters = ["bot_owner", "owner", "admin"]
+approval = "bot_owner"
+
+[[policy.rules]]
+actions = ["recall", "poke"]
+"#,
+    )
+    .unwrap();
+    let p = &config.policy;
+    assert_eq!(p.owners, vec![10001]);
+    assert_eq!(p.rules.len(), 2);
+    assert_eq!(p.rules[0].approval, crate::Approval::BotOwner);
+    assert_eq!(p.rules[1].allow_requesters, None);
+    assert_eq!(p.rules[1].approval, crate::Approval::None);
+    let unknown = Config::from_toml("[[policy.rules]]\nactions = [\"send\"]\nwho = 1");
+    assert!(
+        matches!(&unknown, Err(ConfigError::Load(m)) if m.contains("who")),
+        "{unknown:?}"
+    );
+}
 
 #[test]
 fn every_check_reports_its_key_and_message() {

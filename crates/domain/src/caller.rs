@@ -103,6 +103,11 @@ impl Caller {
         Some(groups.chain(users).collect())
     }
 
+    /// The token's scope, `None` for anonymous and system callers.
+    pub fn token_scope(&self) -> Option<&TokenScope> {
+        self.scope()
+    }
+
     /// The token's name, `None` for anonymous and system callers. Identifies
     /// the owner of staged media and the client in stream limits.
     pub fn token_name(&self) -> Option<&str> {

@@ -136,6 +136,16 @@ pub enum Kind {
     GroupNotFound,
     /// The chat is not one the archive keeps (metadata `target`).
     ChatNotArchived,
+    /// A `[policy]` rule refuses the action for the requester's role
+    /// (metadata `rule`, `action`, `role`).
+    PolicyDenied,
+    /// The action waits for a bot owner's approval (metadata
+    /// `approval_id`); it was stored, not executed.
+    ApprovalPending,
+    /// No approval has this id.
+    ApprovalNotFound,
+    /// The approval was already decided, expired or executed.
+    ApprovalDecided,
 }
 
 impl Kind {
@@ -200,6 +210,10 @@ impl Kind {
         Kind::ArchiveDisabled,
         Kind::GroupNotFound,
         Kind::ChatNotArchived,
+        Kind::PolicyDenied,
+        Kind::ApprovalPending,
+        Kind::ApprovalNotFound,
+        Kind::ApprovalDecided,
     ];
 }
 

@@ -69,6 +69,8 @@ pub enum EventKind {
     Unknown,
     /// A message was recalled.
     MessageRecalled,
+    /// An approval changed state.
+    Approval,
 }
 
 impl EventKind {
@@ -84,12 +86,14 @@ impl EventKind {
             InboundEvent::Connection { .. } => EventKind::Connection,
             InboundEvent::Unknown { .. } => EventKind::Unknown,
             InboundEvent::MessageRecalled { .. } => EventKind::MessageRecalled,
+            InboundEvent::Approval(_) => EventKind::Approval,
         }
     }
 }
 
 /// The chat an event belongs to, if any: messages and recalls their chat,
-/// group notices their group, a private poke the poker; lifecycle and
+/// group notices their group, a private poke the poker, approvals the held
+/// action's chat; lifecycle and
 /// connection events none; unknown events their `group_id` when they carry
 /// one.
 pub fn chat_of(event: &InboundEvent) -> Option<ChatRef> {
@@ -108,6 +112,15 @@ pub fn chat_of(event: &InboundEvent) -> Option<ChatRef> {
         InboundEvent::Lifecycle { .. } | InboundEvent::Connection { .. } => None,
         InboundEvent::Unknown { group_id, .. } => group_id.map(ChatRef::Group),
         InboundEvent::MessageRecalled { chat, .. } => Some(*chat),
+        InboundEvent::Approval(r) => {
+            onebot_gateway_config::parse_chat(&r.chat).map(|(kind, id)| {
+                if kind == "group" {
+                    ChatRef::Group(id)
+                } else {
+                    ChatRef::Private(id)
+                }
+            })
+        }
     }
 }
 

@@ -15,6 +15,9 @@ use super::joined::JoinedGroups;
 use super::media::download::Received;
 use super::member_cache::MemberCache;
 use super::mentions::Mentions;
+use super::policy::Policy;
+use super::policy::approvals::ApprovalWork;
+use super::policy::store::GovernanceStore;
 use super::ports::SharedPeer;
 use super::quotes::Quotes;
 use crate::error::{Error, Result};
@@ -38,6 +41,9 @@ pub struct GatewayParts {
     pub received: Received,
     /// The message archive (`None`: `archive.enabled = false`).
     pub archive: Option<Arc<Archive>>,
+    /// Approvals and the audit trail (`None`: neither is kept, and a rule
+    /// asking for approval fails the call).
+    pub governance: Option<Arc<dyn GovernanceStore>>,
 }
 
 /// The root of the domain: configuration, accounts and shared services.
@@ -59,6 +65,10 @@ pub struct Gateway {
     /// The event path (the gateway publishes its own recalls there).
     pub inbound: Arc<Inbound>,
     accounts: BTreeMap<String, Arc<Account>>,
+    policy: Policy,
+    governance: Option<Arc<dyn GovernanceStore>>,
+    approval_work: Arc<ApprovalWork>,
+    approval_changes: tokio::sync::watch::Sender<u64>,
     write: WriteSide,
     received: Received,
     archive: Option<Arc<Archive>>,
@@ -84,6 +94,7 @@ impl Gateway {
             write,
             received,
             archive,
+            governance,
         } = parts;
         let tz = jiff::tz::TimeZone::get(&config.timezone)
             .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
@@ -105,7 +116,21 @@ impl Gateway {
             let self_id = peers.get(account_id).map_or(0, |p| p.self_id());
             held.observe(account_id, self_id, event)
         }));
+        let policy = Policy::new(&config.policy);
+        // The bot owners' answers to approvals arrive as private messages.
+        let approval_work: Arc<ApprovalWork> = Arc::default();
+        if !policy.owners().is_empty() && governance.is_some() {
+            let work = approval_work.clone();
+            let owners = policy.owners().to_vec();
+            events.observe(Arc::new(move |account_id, event| {
+                work.observe(&owners, account_id, event)
+            }));
+        }
         Ok(Self {
+            policy,
+            governance,
+            approval_work,
+            approval_changes: tokio::sync::watch::Sender::new(0),
             config,
             tz,
             member_cache,
@@ -124,6 +149,33 @@ impl Gateway {
     /// The write side (uploads, sends, pokes).
     pub fn write(&self) -> &WriteSide {
         &self.write
+    }
+
+    /// The `[policy]` rules and owners.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Approvals and the audit trail, when kept.
+    pub fn governance(&self) -> Option<&Arc<dyn GovernanceStore>> {
+        self.governance.as_ref()
+    }
+
+    /// The approvals task's queue.
+    pub(crate) fn approval_work(&self) -> &ApprovalWork {
+        &self.approval_work
+    }
+
+    /// Tells waiters an approval changed.
+    pub(crate) fn approval_changed(&self) {
+        self.approval_changes
+            .send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// A receiver told of every change of an approval (and of the owners
+    /// having been asked).
+    pub fn approval_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.approval_changes.subscribe()
     }
 
     /// The message archive, when enabled.

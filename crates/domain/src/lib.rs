@@ -57,6 +57,7 @@ pub mod media;
 pub mod member_cache;
 pub mod mentions;
 pub mod model;
+pub mod policy;
 pub mod ports;
 pub mod quotes;
 pub mod read;

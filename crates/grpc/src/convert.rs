@@ -334,6 +334,7 @@ pub fn event_kind(value: i32) -> Option<EventKind> {
         pb::EventKind::Connection => EventKind::Connection,
         pb::EventKind::Unknown => EventKind::Unknown,
         pb::EventKind::MessageRecalled => EventKind::MessageRecalled,
+        pb::EventKind::Approval => EventKind::Approval,
     })
 }
 
@@ -491,6 +492,13 @@ fn inbound_kind(
                 message_id: *message_id,
                 operator_id: *operator_id,
             }),
+        ),
+        InboundEvent::Approval(record) => (
+            record
+                .decided_ms
+                .unwrap_or(record.created_ms)
+                .div_euclid(1000),
+            K::Approval(crate::governance::approval(record)),
         ),
         InboundEvent::Unknown {
             post_type,

@@ -64,10 +64,12 @@ impl GroupService for GroupApi {
             account_id,
             group_id,
             user_id,
+            on_behalf_of,
         } = request.into_inner();
+        let on_behalf_of = super::requester::on_behalf_of(on_behalf_of)?;
         let group_id = to_status(
             self.gw
-                .poke_member(&account_id, group_id, user_id, ctx)
+                .poke_member(&account_id, group_id, user_id, on_behalf_of, ctx)
                 .await,
         )?;
         Ok(Response::new(pb::PokeMemberResponse { group_id, user_id }))

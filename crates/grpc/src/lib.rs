@@ -9,12 +9,14 @@ pub mod convert;
 pub mod deadline;
 pub mod decode;
 pub mod event;
+pub mod governance;
 pub mod group;
 pub mod health;
 pub mod limits;
 pub mod media;
 pub mod message;
 pub mod observe;
+pub mod requester;
 pub mod rpc;
 pub mod status;
 pub mod tools;
@@ -32,13 +34,15 @@ pub use deadline::ctx;
 
 /// Fully qualified names of the gateway's own services (health names), as
 /// the generated servers name them.
-pub const SERVICE_NAMES: [&str; 6] = [
+pub const SERVICE_NAMES: [&str; 8] = [
     pb::message_service_server::SERVICE_NAME,
     pb::group_service_server::SERVICE_NAME,
     pb::media_service_server::SERVICE_NAME,
     pb::agent_tool_service_server::SERVICE_NAME,
     pb::account_service_server::SERVICE_NAME,
     pb::event_service_server::SERVICE_NAME,
+    pb::approval_service_server::SERVICE_NAME,
+    pb::audit_service_server::SERVICE_NAME,
 ];
 
 /// The package of the gateway's services.
@@ -112,6 +116,20 @@ pub fn routes(
         )
         .add_service(
             pb::account_service_server::AccountServiceServer::new(account::AccountApi::new(
+                gw.clone(),
+            ))
+            .max_decoding_message_size(max_in)
+            .max_encoding_message_size(max_out),
+        )
+        .add_service(
+            pb::approval_service_server::ApprovalServiceServer::new(governance::ApprovalApi::new(
+                gw.clone(),
+            ))
+            .max_decoding_message_size(max_in)
+            .max_encoding_message_size(max_out),
+        )
+        .add_service(
+            pb::audit_service_server::AuditServiceServer::new(governance::AuditApi::new(
                 gw.clone(),
             ))
             .max_decoding_message_size(max_in)

@@ -65,7 +65,7 @@ impl MessageService for MessageApi {
         request: Request<pb::SendMessageRequest>,
     ) -> Result<Response<pb::SendMessageResponse>, Status> {
         let ctx = super::deadline::ctx(&request);
-        let req = send_request(request.into_inner());
+        let req = send_request(request.into_inner())?;
         let result = to_status(self.gw.send_message(req, ctx).await)?;
         Ok(Response::new(send_response(result)))
     }
@@ -96,8 +96,14 @@ impl MessageService for MessageApi {
         let pb::RecallMessageRequest {
             account_id,
             message_id,
+            on_behalf_of,
         } = request.into_inner();
-        to_status(self.gw.recall_message(&account_id, message_id, ctx).await)?;
+        let on_behalf_of = super::requester::on_behalf_of(on_behalf_of)?;
+        to_status(
+            self.gw
+                .recall_message(&account_id, message_id, on_behalf_of, ctx)
+                .await,
+        )?;
         Ok(Response::new(pb::RecallMessageResponse {}))
     }
 
@@ -165,7 +171,7 @@ fn media_source(source: pb::MediaSource) -> Option<MediaSource> {
     })
 }
 
-fn send_request(r: pb::SendMessageRequest) -> SendRequest {
+fn send_request(r: pb::SendMessageRequest) -> Result<SendRequest, Status> {
     let pb::SendMessageRequest {
         account_id,
         group_id,
@@ -179,8 +185,9 @@ fn send_request(r: pb::SendMessageRequest) -> SendRequest {
         reply_to_message_id,
         mention_user_ids,
         mention_all,
+        on_behalf_of,
     } = r;
-    SendRequest {
+    Ok(SendRequest {
         account_id,
         group_id,
         user_id,
@@ -193,7 +200,8 @@ fn send_request(r: pb::SendMessageRequest) -> SendRequest {
         file: file.map(media_source),
         file_name,
         idempotency_key,
-    }
+        on_behalf_of: super::requester::on_behalf_of(on_behalf_of)?,
+    })
 }
 
 fn send_response(r: SendResult) -> pb::SendMessageResponse {

@@ -87,6 +87,8 @@ const MEDIA: &str = pb::media_service_server::SERVICE_NAME;
 const TOOLS: &str = pb::agent_tool_service_server::SERVICE_NAME;
 const ACCOUNT: &str = pb::account_service_server::SERVICE_NAME;
 const EVENT: &str = pb::event_service_server::SERVICE_NAME;
+const APPROVAL: &str = pb::approval_service_server::SERVICE_NAME;
+const AUDIT: &str = pb::audit_service_server::SERVICE_NAME;
 /// The health service.
 pub const HEALTH: &str = tonic_health::pb::health_server::SERVICE_NAME;
 const REFLECTION_V1: &str = tonic_reflection::pb::v1::server_reflection_server::SERVICE_NAME;
@@ -110,6 +112,11 @@ pub const RPCS: &[Rpc] = &[
     rpc(TOOLS, "CallTool", Class::Unary, false),
     rpc(ACCOUNT, "ListAccounts", Class::Unary, false),
     rpc(EVENT, "StreamEvents", Class::EventStream, false),
+    rpc(APPROVAL, "ListApprovals", Class::Unary, false),
+    rpc(APPROVAL, "GetApproval", Class::Unary, false),
+    // Decided by the token's `approve`, not its write access.
+    rpc(APPROVAL, "DecideApproval", Class::Unary, false),
+    rpc(AUDIT, "ListAuditRecords", Class::Unary, false),
     rpc(HEALTH, "Check", Class::Health, false),
     rpc(HEALTH, "Watch", Class::Health, false),
     rpc(

@@ -78,6 +78,10 @@ pub fn classify(kind: Kind) -> (Code, ErrorReason) {
         Kind::ArchiveDisabled => (Code::FailedPrecondition, R::ArchiveDisabled),
         Kind::GroupNotFound => (Code::NotFound, R::GroupNotFound),
         Kind::ChatNotArchived => (Code::FailedPrecondition, R::ChatNotArchived),
+        Kind::PolicyDenied => (Code::PermissionDenied, R::PolicyDenied),
+        Kind::ApprovalPending => (Code::FailedPrecondition, R::ApprovalPending),
+        Kind::ApprovalNotFound => (Code::NotFound, R::ApprovalNotFound),
+        Kind::ApprovalDecided => (Code::FailedPrecondition, R::ApprovalDecided),
     }
 }
 

@@ -129,6 +129,18 @@ pub trait Backend: Send + Sync + 'static {
         arguments: &str,
     ) -> Result<ToolResult, BackendError>;
 
+    /// Decides a pending approval for `caller` as the MCP client named
+    /// `client` (its user answered an elicitation); returns what
+    /// `qq_get_approval` says of the approval afterwards. A caller that may
+    /// not decide approvals is `Denied`.
+    async fn decide_approval(
+        &self,
+        caller: &Caller,
+        approval_id: &str,
+        approve: bool,
+        client: &str,
+    ) -> Result<ToolResult, BackendError>;
+
     /// The chats served as resources: each account's whitelisted chats the
     /// caller may read.
     async fn list_chats(&self, caller: &Caller) -> Result<Vec<ChatResource>, BackendError>;

@@ -29,7 +29,8 @@ use rmcp::model::{
     ResourceContents, ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig,
     SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
-use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+use rmcp::service::{ElicitationMode, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
@@ -112,6 +113,75 @@ impl<B: Backend> McpHandler<B> {
                         None,
                     )),
                 }
+            }
+        }
+    }
+
+    /// Asks the client's user to approve an action the policy held, when
+    /// the client declared form elicitation; their answer decides it
+    /// (accept with `approve`, or decline: reject; cancel: the approval
+    /// stays pending for the bot owners). Returns the approval's result
+    /// once decided, `None` when nothing was decided here (no elicitation,
+    /// a cancel, a caller that may not approve, a failure: logged).
+    async fn elicit_approval(
+        &self,
+        caller: &Caller,
+        result: &ToolResult,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<ToolResult> {
+        if result.details["status"] != "pending_approval" {
+            return None;
+        }
+        let id = result.details["approvalId"].as_str()?.to_owned();
+        if !context
+            .peer
+            .supported_elicitation_modes()
+            .contains(&ElicitationMode::Form)
+        {
+            return None;
+        }
+        let schema = ElicitationSchema::builder()
+            .required_bool("approve")
+            .build()
+            .ok()?;
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: format!(
+                "{}\n\nApprove approval {id}? (approve = true runs it now; false rejects it)",
+                result.text
+            ),
+            requested_schema: schema,
+        };
+        let answer = match context.peer.create_elicitation(params).await {
+            Ok(answer) => answer,
+            Err(e) => {
+                tracing::debug!(approval_id = %id, error = %e, "the MCP client did not answer the approval");
+                return None;
+            }
+        };
+        let approve = match answer.action {
+            ElicitationAction::Accept => answer
+                .content
+                .as_ref()
+                .and_then(|c| c.get("approve"))
+                .and_then(serde_json::Value::as_bool)?,
+            ElicitationAction::Decline => false,
+            _ => return None,
+        };
+        let client = context
+            .peer
+            .peer_info()
+            .map(|i| i.client_info.name.clone())
+            .unwrap_or_else(|| "client".to_owned());
+        match self
+            .backend
+            .decide_approval(caller, &id, approve, &client)
+            .await
+        {
+            Ok(decided) => Some(decided),
+            Err(e) => {
+                tracing::info!(approval_id = %id, error = %e, "the MCP client's answer did not decide the approval");
+                None
             }
         }
     }
@@ -284,9 +354,11 @@ impl<B: Backend> ServerHandler for McpHandler<B> {
             }
             result = self.backend.call_tool(&caller, name, &arguments) => result,
         };
-        Ok(CallToolResponse::Complete(call_result(
-            result.map_err(error)?,
-        )))
+        let mut result = result.map_err(error)?;
+        if let Some(decided) = self.elicit_approval(&caller, &result, &context).await {
+            result = decided;
+        }
+        Ok(CallToolResponse::Complete(call_result(result)))
     }
 
     async fn list_resources(

@@ -181,6 +181,30 @@ impl Backend for LocalBackend {
         }
     }
 
+    async fn decide_approval(
+        &self,
+        caller: &Caller,
+        approval_id: &str,
+        approve: bool,
+        client: &str,
+    ) -> Result<ToolResult, BackendError> {
+        let ctx = self.ctx(caller);
+        let record = self
+            .gw
+            .get_approval(approval_id, &ctx)
+            .await
+            .map_err(|e| self.failure(e))?;
+        self.gw
+            .check_approver(caller, &record.account_id)
+            .map_err(|e| self.failure(e))?;
+        self.gw
+            .decide_approval(&record.id, approve, &format!("mcp:{client}"))
+            .await
+            .map_err(|e| self.failure(e))?;
+        let arguments = serde_json::json!({"approvalId": record.id}).to_string();
+        self.call_tool(caller, "qq_get_approval", &arguments).await
+    }
+
     async fn list_chats(&self, caller: &Caller) -> Result<Vec<ChatResource>, BackendError> {
         let mut chats = Vec::new();
         for account in self.gw.accounts() {

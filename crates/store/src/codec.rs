@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use onebot_gateway_domain::archive::store::{chat_key, chat_of_key};
 use onebot_gateway_domain::error::{Error, Result};
 use onebot_gateway_domain::model::{ConnState, InboundEvent, Message, RawJson, Segment, Sender};
+use onebot_gateway_domain::policy::store::ApprovalRecord;
 
 #[derive(Serialize, Deserialize)]
 struct SenderRec {
@@ -152,6 +153,9 @@ enum EventRec {
         id: i64,
         op: i64,
         t: i64,
+    },
+    Approval {
+        r: Box<ApprovalRecord>,
     },
 }
 
@@ -391,6 +395,7 @@ pub fn encode_event(e: &InboundEvent) -> Vec<u8> {
                 t: *time,
             }
         }
+        InboundEvent::Approval(record) => EventRec::Approval { r: record.clone() },
     };
     serde_json::to_vec(&rec).unwrap_or_default()
 }
@@ -454,6 +459,7 @@ pub fn decode_event(bytes: &[u8]) -> Result<InboundEvent> {
             operator_id: op,
             time: t,
         },
+        EventRec::Approval { r } => InboundEvent::Approval(r),
     })
 }
 
@@ -546,6 +552,27 @@ mod tests {
                 operator_id: 10001,
                 time: 8,
             },
+            InboundEvent::Approval(Box::new(
+                onebot_gateway_domain::policy::store::ApprovalRecord {
+                    id: "K7Q2M9".into(),
+                    account_id: "default".into(),
+                    created_ms: 1,
+                    expires_ms: 2,
+                    state: onebot_gateway_domain::policy::store::ApprovalState::Executed,
+                    action: "send,mention_all".into(),
+                    chat: "group:1".into(),
+                    requester_id: Some(10002),
+                    role: "admin".into(),
+                    token: None,
+                    rule: 0,
+                    summary: "@全体成员 开会".into(),
+                    payload: String::new(),
+                    decided_by: Some("qq:10001".into()),
+                    decided_ms: Some(3),
+                    result: Some("{\"message_ids\":[5]}".into()),
+                    owner_message_ids: vec![9],
+                },
+            )),
         ];
         for e in events {
             assert_eq!(decode_event(&encode_event(&e)).unwrap(), e);

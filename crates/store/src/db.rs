@@ -1,5 +1,6 @@
 //! Every SQLite file of the crate, opened one way: the journal, the
-//! embedded archive, the durable state and the message ids.
+//! embedded archive, the durable state, the message ids and the
+//! governance records.
 //!
 //! - [`open`] refuses a file that exists with zero length, creates a new
 //!   one owner-only, sets the pragmas ([`connect`]) and runs
@@ -18,7 +19,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use onebot_gateway_domain::error::{Error, Kind, Result};
 use onebot_gateway_domain::store::{create_private_file, refuse_empty};
@@ -34,6 +35,8 @@ pub enum Store {
     State,
     /// `message-ids.sqlite3`.
     Ids,
+    /// `governance.sqlite3`.
+    Governance,
 }
 
 impl Store {
@@ -44,6 +47,7 @@ impl Store {
             Store::Archive => "archive",
             Store::State => "state store",
             Store::Ids => "message id store",
+            Store::Governance => "governance store",
         }
     }
 
@@ -62,6 +66,9 @@ impl Store {
             Store::Ids => {
                 "the way back from the numbers given to the peer's non-numeric message ids is lost: those message ids can no longer be quoted or fetched by their number"
             }
+            Store::Governance => {
+                "the approvals (pending ones can no longer be decided) and the audit trail are lost"
+            }
         }
     }
 
@@ -75,10 +82,11 @@ impl Store {
 
     /// `synchronous`: `FULL` fsyncs the write-ahead log on every commit
     /// (survives a power loss); `NORMAL` survives `kill -9`, and a power
-    /// loss may take the last commits.
+    /// loss may take the last commits. The governance store fsyncs too: a
+    /// decision acted upon must not come back undecided.
     fn synchronous(self) -> &'static str {
         match self {
-            Store::State => "FULL",
+            Store::State | Store::Governance => "FULL",
             Store::Journal | Store::Archive | Store::Ids => "NORMAL",
         }
     }
@@ -193,6 +201,47 @@ pub(crate) fn sqlite_err(store: Store, path: &Path, e: rusqlite::Error) -> Error
     e.with("path", path.display())
 }
 
+/// Applies the `migrations` the file lacks, each in its own transaction,
+/// recording the version (the number of migrations applied) under the key
+/// `schema` of the table `meta`. A file of a newer version (more
+/// migrations than this build knows) is refused.
+pub(crate) fn migrate(
+    conn: &mut Connection,
+    meta: &str,
+    migrations: &[&str],
+) -> rusqlite::Result<()> {
+    let latest = migrations.len() as i64;
+    conn.execute_batch(&format!(
+        "CREATE TABLE IF NOT EXISTS {meta} (key TEXT PRIMARY KEY, value INTEGER NOT NULL)"
+    ))?;
+    let version: i64 = conn
+        .query_row(
+            &format!("SELECT value FROM {meta} WHERE key = 'schema'"),
+            [],
+            |r| r.get(0),
+        )
+        .optional()?
+        .unwrap_or(0);
+    if version > latest {
+        return Err(rusqlite::Error::InvalidParameterName(format!(
+            "schema version {version} is newer than this gateway's {latest}; run a newer gateway"
+        )));
+    }
+    for (i, migration) in migrations.iter().enumerate().skip(version as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(migration)?;
+        tx.execute(
+            &format!(
+                "INSERT INTO {meta} (key, value) VALUES ('schema', ?1) \
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+            ),
+            [(i + 1) as i64],
+        )?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,7 +296,13 @@ mod tests {
             ("truncated", whole[..whole.len() / 3].to_vec()),
             ("empty", Vec::new()),
         ];
-        for store in [Store::Journal, Store::Archive, Store::State, Store::Ids] {
+        for store in [
+            Store::Journal,
+            Store::Archive,
+            Store::State,
+            Store::Ids,
+            Store::Governance,
+        ] {
             for (what, bytes) in &cases {
                 let file = dir.path().join(format!("{store:?}-{what}.sqlite3"));
                 std::fs::write(&file, bytes).unwrap();
@@ -280,10 +335,11 @@ mod tests {
     }
 
     #[test]
-    fn the_state_store_fsyncs_every_commit_and_the_others_survive_kill() {
+    fn the_state_and_governance_stores_fsync_every_commit_and_the_others_survive_kill() {
         let dir = tempfile::tempdir().unwrap();
         for (store, level) in [
             (Store::State, 2),
+            (Store::Governance, 2),
             (Store::Ids, 1),
             (Store::Journal, 1),
             (Store::Archive, 1),

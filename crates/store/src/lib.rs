@@ -1,7 +1,8 @@
 //! The gateway's stores: the adapters behind the domain's archive port
 //! ([`onebot_gateway_domain::archive::store::ArchiveStore`]), its journal
 //! ([`onebot_gateway_domain::journal::EventJournal`]) and its durable state
-//! ([`onebot_gateway_domain::store`]), and the OneBot adapter's id store.
+//! ([`onebot_gateway_domain::store`]), its governance records, and the
+//! OneBot adapter's id store.
 //!
 //! - [`journal`]: the journal in `journal.sqlite3` (always embedded: events
 //!   are delivered only once it has committed them).
@@ -18,14 +19,21 @@
 //!   `message-ids.sqlite3`.
 //! - [`db`]: how every SQLite file is opened, checked, locked and how its
 //!   errors map.
+//! - [`governance`]: the approvals and the audit trail (the domain's
+//!   [`onebot_gateway_domain::policy::store::GovernanceStore`]): in
+//!   PostgreSQL at `archive.url`, else in `governance.sqlite3`.
+//! - `pg`: what both PostgreSQL stores share: connecting, error mapping,
+//!   migrations.
 //! - [`migrate`]: the import of an older gateway's redb files.
 
 pub mod codec;
 pub mod db;
+pub mod governance;
 pub mod ids;
 pub mod journal;
 pub mod migrate;
 pub mod open;
+mod pg;
 pub mod pg_tls;
 pub mod postgres;
 mod query;

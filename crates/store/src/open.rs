@@ -1,14 +1,18 @@
-//! Opening the journal and the archive the configuration names.
+//! Opening the journal, the archive and the governance records the
+//! configuration names.
 
 use std::path::Path;
 use std::sync::Arc;
 
+use super::governance::postgres::PgGovernance;
+use super::governance::sqlite::SqliteGovernance;
 use super::journal::SqliteJournal;
 use super::postgres::PgArchive;
 use super::sqlite::SqliteArchive;
 use onebot_gateway_config::ArchiveConfig;
 use onebot_gateway_domain::archive::store::ArchiveStore;
-use onebot_gateway_domain::error::Result;
+use onebot_gateway_domain::error::{Error, Result};
+use onebot_gateway_domain::policy::store::GovernanceStore;
 
 /// Opens `<data_dir>/journal.sqlite3`.
 pub fn journal(data_dir: &Path) -> Result<Arc<SqliteJournal>> {
@@ -25,13 +29,30 @@ pub async fn archive(
         return Ok(None);
     }
     let store: Arc<dyn ArchiveStore> = match &config.url {
-        Some(url) => {
-            let tls =
-                onebot_gateway_tls::PeerTls::new(config.ca_file.as_deref(), "archive.ca_file")
-                    .map_err(|e| onebot_gateway_domain::error::Error::internal(e.to_string()))?;
-            Arc::new(PgArchive::open(url.expose(), tls.client_config()).await?)
-        }
+        Some(url) => Arc::new(PgArchive::open(url.expose(), pg_tls(config)?).await?),
         None => Arc::new(SqliteArchive::open(data_dir)?),
     };
     Ok(Some(store))
+}
+
+/// Opens the governance records (approvals and the audit trail) where
+/// `config` keeps the archive: PostgreSQL at `archive.url` when it is set
+/// (whether or not the archive is enabled), else
+/// `<data_dir>/governance.sqlite3`.
+pub async fn governance(
+    config: &ArchiveConfig,
+    data_dir: &Path,
+) -> Result<Arc<dyn GovernanceStore>> {
+    Ok(match &config.url {
+        Some(url) => Arc::new(PgGovernance::open(url.expose(), pg_tls(config)?).await?),
+        None => Arc::new(SqliteGovernance::open(data_dir)?),
+    })
+}
+
+/// The TLS of the PostgreSQL connections: the system's roots and
+/// `archive.ca_file`.
+fn pg_tls(config: &ArchiveConfig) -> Result<Arc<rustls::ClientConfig>> {
+    onebot_gateway_tls::PeerTls::new(config.ca_file.as_deref(), "archive.ca_file")
+        .map(|tls| tls.client_config())
+        .map_err(|e| Error::internal(e.to_string()))
 }

@@ -19,6 +19,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Row, Statement, Transaction};
 
 use super::codec::encode_message;
+use super::pg;
 use super::pg_tls::RustlsConnect;
 use super::query::{Binds, Columns, filters, order};
 use super::row::{self, StoredRow, count_put, counted_bytes, message_text};
@@ -122,27 +123,15 @@ impl std::fmt::Debug for PgArchive {
     }
 }
 
+/// What errors and logs call this store.
+const WHAT: &str = "archive";
+
 fn pg_err(shown: &str) -> impl Fn(tokio_postgres::Error) -> Error + '_ {
-    move |e| {
-        let detail = match e.as_db_error() {
-            Some(db) => format!("{}: {}", db.code().code(), db.message()),
-            None => e.to_string(),
-        };
-        Error::internal(format!("archive {shown}: {detail}")).with("url", shown)
-    }
+    pg::pg_err(WHAT, shown)
 }
 
 async fn connect(url: &str, shown: &str, tls: &RustlsConnect) -> Result<Client> {
-    let (client, connection) = tokio_postgres::connect(url, tls.clone())
-        .await
-        .map_err(pg_err(shown))?;
-    let shown = shown.to_string();
-    tokio::spawn(async move {
-        if let Err(e) = connection.await {
-            tracing::warn!(archive = %shown, error = %e, "the archive's PostgreSQL connection ended");
-        }
-    });
-    Ok(client)
+    pg::connect(WHAT, url, shown, tls).await
 }
 
 impl PgArchive {
@@ -153,7 +142,14 @@ impl PgArchive {
         let shown = redact_url(url);
         let tls = RustlsConnect::new(tls);
         let mut client = connect(url, &shown, &tls).await?;
-        let version = migrate(&mut client).await.map_err(pg_err(&shown))?;
+        let version = pg::migrate(
+            &mut client,
+            MIGRATION_LOCK,
+            "onebot_archive_schema",
+            MIGRATIONS,
+        )
+        .await
+        .map_err(pg_err(&shown))?;
         if version > SCHEMA_VERSION {
             return Err(Error::internal(format!(
                 "archive {shown}: its schema version {version} is newer than this gateway's {SCHEMA_VERSION}; run a newer gateway"
@@ -238,35 +234,6 @@ impl PgArchive {
     }
 }
 
-/// Applies the migrations the database lacks; returns the version it was
-/// at (newer than this build's: nothing applied).
-async fn migrate(client: &mut Client) -> std::result::Result<i32, tokio_postgres::Error> {
-    let tx = client.transaction().await?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
-        .await?;
-    tx.batch_execute("CREATE TABLE IF NOT EXISTS onebot_archive_schema (version INTEGER NOT NULL)")
-        .await?;
-    let version: i32 = tx
-        .query_opt("SELECT version FROM onebot_archive_schema", &[])
-        .await?
-        .map_or(0, |r| r.get(0));
-    if version >= SCHEMA_VERSION {
-        tx.rollback().await?;
-        return Ok(version);
-    }
-    for migration in MIGRATIONS.iter().skip(version as usize) {
-        tx.batch_execute(migration).await?;
-    }
-    tx.execute("DELETE FROM onebot_archive_schema", &[]).await?;
-    tx.execute(
-        "INSERT INTO onebot_archive_schema (version) VALUES ($1)",
-        &[&SCHEMA_VERSION],
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(version)
-}
-
 async fn prepare(client: Client) -> std::result::Result<Conn, tokio_postgres::Error> {
     let st = Statements {
         insert: client.prepare(INSERT).await?,
@@ -278,9 +245,9 @@ async fn prepare(client: Client) -> std::result::Result<Conn, tokio_postgres::Er
     Ok(Conn { client, st })
 }
 
-type Param = Box<dyn ToSql + Sync + Send>;
+pub(crate) type Param = Box<dyn ToSql + Sync + Send>;
 
-fn refs(values: &[Param]) -> Vec<&(dyn ToSql + Sync)> {
+pub(crate) fn refs(values: &[Param]) -> Vec<&(dyn ToSql + Sync)> {
     values
         .iter()
         .map(|v| v.as_ref() as &(dyn ToSql + Sync))

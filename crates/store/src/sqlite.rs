@@ -32,9 +32,6 @@ use onebot_gateway_domain::model::{ChatRef, Message};
 /// File name of the archive inside the data directory.
 pub const ARCHIVE_FILE: &str = "archive.sqlite3";
 
-/// The schema version this build writes.
-const SCHEMA_VERSION: i64 = 1;
-
 /// Each migration takes the schema from the version before it to its own.
 const MIGRATIONS: &[&str] = &["
 CREATE TABLE messages (
@@ -199,33 +196,7 @@ impl Inner {
 }
 
 fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS archive_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
-    )?;
-    let version: i64 = conn
-        .query_row(
-            "SELECT value FROM archive_meta WHERE key = 'schema'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()?
-        .unwrap_or(0);
-    if version > SCHEMA_VERSION {
-        return Err(rusqlite::Error::InvalidParameterName(format!(
-            "schema version {version} is newer than this gateway's {SCHEMA_VERSION}; run a newer gateway"
-        )));
-    }
-    for (i, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(migration)?;
-        tx.execute(
-            "INSERT INTO archive_meta (key, value) VALUES ('schema', ?1) \
-             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            params![(i + 1) as i64],
-        )?;
-        tx.commit()?;
-    }
-    Ok(())
+    db::migrate(conn, "archive_meta", MIGRATIONS)
 }
 
 fn put(

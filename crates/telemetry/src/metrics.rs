@@ -77,6 +77,11 @@ pub const QUEUE_DEPTH: &str = "onebot_gateway_queue_depth";
 pub const QUEUE_ENTRIES: &str = "onebot_gateway_queue_entries_total";
 /// Sends and pokes refused or delayed by a rate limit (`scope`).
 pub const RATE_LIMITED: &str = "onebot_gateway_rate_limited_total";
+/// Audit records written, by `decision` (`store_failed`: a record the
+/// store refused).
+pub const AUDIT_RECORDS: &str = "onebot_gateway_audit_records_total";
+/// Approval state changes, by `state`.
+pub const APPROVALS: &str = "onebot_gateway_approvals_total";
 /// Bytes staged through UploadMedia.
 pub const UPLOAD_BYTES: &str = "onebot_gateway_upload_bytes_total";
 /// Messages (and file uploads) the peer acknowledged.
@@ -169,6 +174,8 @@ fn describe() {
     describe_gauge!(QUEUE_DEPTH, "entries in the offline queue");
     describe_counter!(QUEUE_ENTRIES, "offline-queue entries by outcome");
     describe_counter!(RATE_LIMITED, "sends and pokes hitting a rate limit");
+    describe_counter!(AUDIT_RECORDS, "audit records written, by decision");
+    describe_counter!(APPROVALS, "approval state changes, by state");
     describe_counter!(
         UPLOAD_BYTES,
         Unit::Bytes,
@@ -298,6 +305,18 @@ pub fn rate_limited(account: &str, scope: &str, refused: bool) {
         "outcome" => if refused { "refused" } else { "delayed" }
     )
     .increment(1);
+}
+
+/// An audit record of `account` with `decision` was written
+/// (`store_failed`: the store refused one).
+pub fn audit_record(account: &str, decision: &str) {
+    counter!(AUDIT_RECORDS, "account" => account.to_string(), "decision" => decision.to_string())
+        .increment(1);
+}
+
+/// An approval of `account` entered `state`.
+pub fn approval(account: &str, state: &'static str) {
+    counter!(APPROVALS, "account" => account.to_string(), "state" => state).increment(1);
 }
 
 /// `n` bytes of `kind` (`image`, `video`, `file`) were staged for

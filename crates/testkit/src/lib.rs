@@ -665,6 +665,10 @@ impl GatewayBuilder {
             write,
             received,
             archive,
+            governance: Some(Arc::new(
+                onebot_gateway_store::governance::sqlite::SqliteGovernance::open(&data_dir)
+                    .expect("governance store"),
+            )),
         })
         .expect("gateway")
     }

@@ -12,6 +12,7 @@ use onebot_gateway_domain::auth::Authenticator;
 use onebot_gateway_domain::journal::EventJournal;
 use onebot_gateway_domain::media::received::ReceivedStore;
 use onebot_gateway_domain::media::staging::MediaStore;
+use onebot_gateway_domain::policy::store::GovernanceStore;
 use onebot_gateway_store::ids::IdStore;
 use onebot_gateway_store::state::StateStore;
 use onebot_gateway_tls::TlsAcceptor;
@@ -40,6 +41,9 @@ pub struct Prepared {
     pub journal: Arc<dyn EventJournal>,
     /// The message archive's store (`None`: `archive.enabled = false`).
     pub archive: Option<Arc<dyn ArchiveStore>>,
+    /// Approvals and the audit trail, where the archive keeps its
+    /// messages.
+    pub governance: Arc<dyn GovernanceStore>,
     /// The embedded sandbox, when no account was configured.
     pub sandbox: Option<super::sandbox::Embedded>,
 }
@@ -102,6 +106,10 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     if let Some(a) = &archive {
         tracing::info!(archive = %a.describe(), "message archive open");
     }
+    let governance = onebot_gateway_store::open::governance(&config.archive, data_dir)
+        .await
+        .map_err(|e| anyhow::anyhow!("opening the approvals and audit store: {e}"))?;
+    tracing::info!(store = %governance.describe(), "approvals and audit trail open");
     let mut config = config;
     let sandbox = if config.accounts.is_empty() {
         Some(super::sandbox::start(&mut config).await?)
@@ -119,6 +127,7 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         received,
         journal,
         archive,
+        governance,
         sandbox,
     })
 }

@@ -64,6 +64,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         received,
         journal,
         archive,
+        governance,
         sandbox,
     } = prepared;
     let events = EventHub::durable(
@@ -154,7 +155,9 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         write,
         received,
         archive,
+        governance: Some(governance),
     })?);
+    tokio::spawn(gateway.clone().run_approvals(stop.cancel.clone()));
     Ok(Running {
         gateway,
         auth,

@@ -30,6 +30,8 @@ pub enum Kind {
     Unknown,
     /// Recalled messages.
     MessageRecalled,
+    /// Approvals changing state.
+    Approval,
 }
 
 impl From<Kind> for pb::EventKind {
@@ -44,6 +46,7 @@ impl From<Kind> for pb::EventKind {
             Kind::Connection => pb::EventKind::Connection,
             Kind::Unknown => pb::EventKind::Unknown,
             Kind::MessageRecalled => pb::EventKind::MessageRecalled,
+            Kind::Approval => pb::EventKind::Approval,
         }
     }
 }
@@ -187,6 +190,23 @@ pub fn render(e: &pb::Event) -> String {
             r.message_id,
             r.operator_id
         ),
+        Some(K::Approval(a)) => {
+            let state = a.state().as_str_name();
+            let state = state
+                .strip_prefix("APPROVAL_STATE_")
+                .unwrap_or(state)
+                .to_ascii_lowercase();
+            let mut line = format!(
+                "approval {} {state}: {} in {}",
+                a.approval_id,
+                a.actions.join("+"),
+                a.target
+            );
+            if !a.decided_by.is_empty() {
+                line.push_str(&format!(" (by {})", a.decided_by));
+            }
+            line
+        }
         None => "(empty event)".into(),
     };
     format!("#{} [{}] {what}", e.sequence, clock(e.time.as_ref()))

@@ -39,6 +39,8 @@ pub struct PokeArgs {
     #[arg(long, short)]
     pub group: Option<i64>,
     #[command(flatten)]
+    pub requester: super::governance::Requester,
+    #[command(flatten)]
     pub conn: Connection,
 }
 
@@ -70,7 +72,9 @@ pub async fn groups(args: GroupsArgs) -> Result<ExitCode, Error> {
 /// Runs `poke`.
 pub async fn poke(args: PokeArgs) -> Result<ExitCode, Error> {
     let client = args.conn.client()?;
-    let done = client.poke(args.group, args.user_id).await?;
+    let done = client
+        .poke_for(args.group, args.user_id, args.requester.on_behalf_of())
+        .await?;
     if args.conn.json {
         output::print_message(&done)?;
     } else {

@@ -289,6 +289,25 @@ impl Backend for GrpcBackend {
         })
     }
 
+    async fn decide_approval(
+        &self,
+        caller: &Caller,
+        approval_id: &str,
+        approve: bool,
+        _client: &str,
+    ) -> Result<ToolResult, BackendError> {
+        // Over gRPC the decision is the token's (DecideApproval needs
+        // `approve = true`): the gateway records it as `token:<name>`.
+        let decided = if approve {
+            self.client.approve(approval_id).await
+        } else {
+            self.client.reject(approval_id).await
+        };
+        decided.map_err(|e| self.failure(e))?;
+        let arguments = serde_json::json!({"approvalId": approval_id}).to_string();
+        self.call_tool(caller, "qq_get_approval", &arguments).await
+    }
+
     async fn list_chats(&self, _caller: &Caller) -> Result<Vec<ChatResource>, BackendError> {
         let accounts = self.client.accounts().await.map_err(|e| self.failure(e))?;
         Ok(accounts

@@ -27,6 +27,8 @@ pub struct RecallArgs {
     #[arg(allow_hyphen_values = true)]
     pub id: i64,
     #[command(flatten)]
+    pub requester: super::governance::Requester,
+    #[command(flatten)]
     pub conn: Connection,
 }
 
@@ -54,7 +56,9 @@ pub async fn message(args: MessageArgs) -> Result<ExitCode, Error> {
 /// Runs `recall`.
 pub async fn recall(args: RecallArgs) -> Result<ExitCode, Error> {
     let client = args.conn.client()?;
-    client.recall(args.id).await?;
+    client
+        .recall_for(args.id, args.requester.on_behalf_of())
+        .await?;
     if args.conn.json {
         output::print_json(&json!({"recalled": true, "messageId": args.id}));
     } else {

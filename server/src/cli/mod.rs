@@ -16,6 +16,7 @@ pub mod archive;
 mod connection;
 mod download;
 mod events;
+mod governance;
 mod group;
 mod health;
 mod history;
@@ -70,6 +71,18 @@ pub enum ClientCommand {
     Download(download::DownloadArgs),
     /// Search the gateway's message archive (newest matches first).
     Search(search::SearchArgs),
+    /// List the actions held for a bot owner's approval (newest first).
+    Approvals(governance::ApprovalsArgs),
+    /// Show one approval (optionally waiting for its decision).
+    Approval(governance::ApprovalArgs),
+    /// Approve a pending approval: the held action runs (needs a token
+    /// with `approve = true`).
+    Approve(governance::DecideArgs),
+    /// Reject a pending approval: the held action never runs.
+    Reject(governance::DecideArgs),
+    /// List the audit trail: every write performed or refused, every
+    /// approval's change (newest first).
+    Audit(governance::AuditArgs),
 }
 
 impl ClientCommand {
@@ -91,6 +104,10 @@ impl ClientCommand {
             ClientCommand::Mcp(a) => &a.conn,
             ClientCommand::Download(a) => &a.conn,
             ClientCommand::Search(a) => &a.conn,
+            ClientCommand::Approvals(a) => &a.conn,
+            ClientCommand::Approval(a) => &a.conn,
+            ClientCommand::Approve(a) | ClientCommand::Reject(a) => &a.conn,
+            ClientCommand::Audit(a) => &a.conn,
         }
     }
 }
@@ -119,6 +136,11 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::Mcp(a) => mcp::run(a).await,
         ClientCommand::Download(a) => download::run(a).await,
         ClientCommand::Search(a) => search::run(a).await,
+        ClientCommand::Approvals(a) => governance::approvals(a).await,
+        ClientCommand::Approval(a) => governance::approval(a).await,
+        ClientCommand::Approve(a) => governance::decide(a, true).await,
+        ClientCommand::Reject(a) => governance::decide(a, false).await,
+        ClientCommand::Audit(a) => governance::audit(a).await,
     };
     match result {
         Ok(code) => code,

@@ -52,6 +52,8 @@ pub struct SendArgs {
     #[arg(long)]
     pub idempotency_key: Option<String>,
     #[command(flatten)]
+    pub requester: super::governance::Requester,
+    #[command(flatten)]
     pub conn: Connection,
 }
 
@@ -169,6 +171,7 @@ pub async fn run(args: SendArgs) -> Result<ExitCode, Error> {
         text,
         file_name: args.file_name.unwrap_or_default(),
         idempotency_key: args.idempotency_key.unwrap_or_default(),
+        on_behalf_of: args.requester.on_behalf_of(),
         ..OutgoingMessage::default()
     };
     for image in &args.images {

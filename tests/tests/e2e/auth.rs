@@ -109,9 +109,13 @@ enum Rpc {
     RecallMessage,
     GetForwardMessages,
     DownloadMedia,
+    ListApprovals,
+    GetApproval,
+    DecideApproval,
+    ListAuditRecords,
 }
 
-const ALL: [Rpc; 20] = [
+const ALL: [Rpc; 24] = [
     Rpc::GetHistory,
     Rpc::SendMessage,
     Rpc::SearchMessages,
@@ -132,6 +136,10 @@ const ALL: [Rpc; 20] = [
     Rpc::RecallMessage,
     Rpc::GetForwardMessages,
     Rpc::DownloadMedia,
+    Rpc::ListApprovals,
+    Rpc::GetApproval,
+    Rpc::DecideApproval,
+    Rpc::ListAuditRecords,
 ];
 
 impl Rpc {
@@ -160,6 +168,10 @@ impl Rpc {
             Rpc::RecallMessage => "/onebot.gateway.v1.MessageService/RecallMessage",
             Rpc::GetForwardMessages => "/onebot.gateway.v1.MessageService/GetForwardMessages",
             Rpc::DownloadMedia => "/onebot.gateway.v1.MediaService/DownloadMedia",
+            Rpc::ListApprovals => "/onebot.gateway.v1.ApprovalService/ListApprovals",
+            Rpc::GetApproval => "/onebot.gateway.v1.ApprovalService/GetApproval",
+            Rpc::DecideApproval => "/onebot.gateway.v1.ApprovalService/DecideApproval",
+            Rpc::ListAuditRecords => "/onebot.gateway.v1.AuditService/ListAuditRecords",
         }
     }
 
@@ -183,7 +195,10 @@ impl Rpc {
 
     /// True when the request names an account (and so has an account scope).
     fn names_account(self) -> bool {
-        !matches!(self, Rpc::ListTools | Rpc::ListAccounts) && !self.open()
+        !matches!(
+            self,
+            Rpc::ListTools | Rpc::ListAccounts | Rpc::GetApproval | Rpc::DecideApproval
+        ) && !self.open()
     }
 
     /// True when the request names a group (and so has a group scope).
@@ -258,6 +273,7 @@ async fn call(
             .recall_message(pb::RecallMessageRequest {
                 account_id: account,
                 message_id: message_in(group),
+                on_behalf_of: None,
             })
             .await
             .map(|_| ()),
@@ -288,6 +304,7 @@ async fn call(
                 account_id: account,
                 group_id: Some(group),
                 user_id: 10_001,
+                on_behalf_of: None,
             })
             .await
             .map(|_| ()),
@@ -387,6 +404,35 @@ async fn call(
                 .into_inner();
             first(s.message().await.map(|m| m.map(|_| ())))
         }
+        Rpc::ListApprovals => pb::approval_service_client::ApprovalServiceClient::new(ch)
+            .list_approvals(pb::ListApprovalsRequest {
+                account_id: account,
+                ..pb::ListApprovalsRequest::default()
+            })
+            .await
+            .map(|_| ()),
+        // An id no approval has: NOT_FOUND once auth passed.
+        Rpc::GetApproval => pb::approval_service_client::ApprovalServiceClient::new(ch)
+            .get_approval(pb::GetApprovalRequest {
+                approval_id: "NOSUCH".into(),
+                wait: None,
+            })
+            .await
+            .map(|_| ()),
+        Rpc::DecideApproval => pb::approval_service_client::ApprovalServiceClient::new(ch)
+            .decide_approval(pb::DecideApprovalRequest {
+                approval_id: "NOSUCH".into(),
+                approve: false,
+            })
+            .await
+            .map(|_| ()),
+        Rpc::ListAuditRecords => pb::audit_service_client::AuditServiceClient::new(ch)
+            .list_audit_records(pb::ListAuditRecordsRequest {
+                account_id: account,
+                ..pb::ListAuditRecordsRequest::default()
+            })
+            .await
+            .map(|_| ()),
         Rpc::DownloadMedia => {
             // An id no message has: NOT_FOUND once auth passed.
             let mut s = pb::media_service_client::MediaServiceClient::new(ch)

@@ -55,6 +55,7 @@ fn recall(message_id: i64) -> pb::RecallMessageRequest {
     pb::RecallMessageRequest {
         account_id: String::new(),
         message_id,
+        on_behalf_of: None,
     }
 }
 

@@ -28,6 +28,7 @@ mod milky;
 mod milky_events;
 mod milky_media;
 mod milky_writes;
+mod policy;
 mod proxy;
 mod read_side;
 mod redaction;

@@ -171,6 +171,7 @@ async fn sends_quotes_mentions_media_and_recalls() {
         .recall_message(pb::RecallMessageRequest {
             account_id: String::new(),
             message_id: sent.message_ids[0],
+            on_behalf_of: None,
         })
         .await
         .expect("RecallMessage");
@@ -216,6 +217,7 @@ async fn pokes_private_sends_and_idempotent_retries() {
             account_id: String::new(),
             group_id: None,
             user_id: 10_003,
+            on_behalf_of: None,
         })
         .await
         .expect("PokeMember")

@@ -175,6 +175,7 @@ async fn every_rpc(channel: Channel, peer: &onebot_sandbox::Sandbox) {
         .recall_message(pb::RecallMessageRequest {
             account_id: String::new(),
             message_id: to_recall,
+            on_behalf_of: None,
         })
         .await
         .expect("RecallMessage");

@@ -897,6 +897,7 @@ async fn poke_on_each_flavor() {
                 account_id: String::new(),
                 group_id: None,
                 user_id: 10_003,
+                on_behalf_of: None,
             })
             .await
             .unwrap_or_else(|s| panic!("{flavor:?}: {s:?}"))
@@ -918,6 +919,7 @@ async fn poke_on_each_flavor() {
                 account_id: String::new(),
                 group_id: Some(1),
                 user_id: 10_003,
+                on_behalf_of: None,
             })
             .await
             .unwrap_err();
@@ -938,6 +940,7 @@ async fn poke_on_each_flavor() {
             account_id: String::new(),
             group_id: None,
             user_id: 10_003,
+            on_behalf_of: None,
         })
         .await
         .unwrap_err();
@@ -952,6 +955,7 @@ async fn poke_on_each_flavor() {
             account_id: String::new(),
             group_id: None,
             user_id: 10_003,
+            on_behalf_of: None,
         })
         .await
         .unwrap_err();
@@ -1016,6 +1020,7 @@ async fn sends_and_pokes_to_a_group_the_bot_is_not_in_send_nothing() {
             account_id: String::new(),
             group_id: Some(ABSENT),
             user_id: 10_003,
+            on_behalf_of: None,
         })
         .await
         .unwrap_err();

@@ -1664,6 +1664,43 @@ impl ::prost::Name for UnknownSegment {
         "/onebot.gateway.v1.UnknownSegment".into()
     }
 }
+/// Who an action is done for: the QQ user on whose behalf the agent acts.
+/// The `\[policy\]` rules decide by that user's role in the action's chat:
+/// `bot_owner` (in `policy.owners`), else the group role from the group's
+/// member list (`owner`, `admin`, `member`), `stranger` when not a member;
+/// in a private chat the chat's own user is `member`. A call without it
+/// acts for nobody (role `none`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct OnBehalfOf {
+    /// The requester.
+    #[prost(oneof = "on_behalf_of::Requester", tags = "1, 2")]
+    pub requester: ::core::option::Option<on_behalf_of::Requester>,
+}
+/// Nested message and enum types in `OnBehalfOf`.
+pub mod on_behalf_of {
+    /// The requester.
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum Requester {
+        /// The sender of this message (preferred: the gateway looks the message
+        /// up, so an agent cannot claim a role it cannot show). It must be a
+        /// message of the action's chat.
+        #[prost(int64, tag = "1")]
+        MessageId(i64),
+        /// This QQ user.
+        #[prost(int64, tag = "2")]
+        UserId(i64),
+    }
+}
+impl ::prost::Name for OnBehalfOf {
+    const NAME: &'static str = "OnBehalfOf";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.OnBehalfOf".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.OnBehalfOf".into()
+    }
+}
 /// What kind of media an upload or a media source is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
 #[repr(i32)]
@@ -1878,6 +1915,21 @@ pub enum ErrorReason {
     /// archived chats are the account's whitelisted groups and users and
     /// `\[archive\] chats`.
     ChatNotArchived = 62,
+    /// PERMISSION_DENIED: a `\[policy\]` rule refuses the action for the
+    /// requester the call names (`on_behalf_of`) (metadata `rule`: the rule's
+    /// index in `policy.rules`, `action`, `role`: the requester's role in the
+    /// chat, `allowed_roles`). Nothing reached the implementation.
+    PolicyDenied = 63,
+    /// FAILED_PRECONDITION: a `\[policy\]` rule makes the action wait for a bot
+    /// owner's approval (metadata `approval_id`, `rule`, `action`). The action
+    /// is stored, not executed; the owners were asked in QQ. Follow it with
+    /// ApprovalService.GetApproval or the APPROVAL events; do not retry.
+    ApprovalPending = 64,
+    /// NOT_FOUND: no approval has this id (metadata `approval_id`).
+    ApprovalNotFound = 65,
+    /// FAILED_PRECONDITION: the approval is no longer pending: decided,
+    /// expired or executed (metadata `approval_id`, `state`).
+    ApprovalDecided = 66,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -1944,6 +1996,10 @@ impl ErrorReason {
             Self::ArchiveDisabled => "ERROR_REASON_ARCHIVE_DISABLED",
             Self::GroupNotFound => "ERROR_REASON_GROUP_NOT_FOUND",
             Self::ChatNotArchived => "ERROR_REASON_CHAT_NOT_ARCHIVED",
+            Self::PolicyDenied => "ERROR_REASON_POLICY_DENIED",
+            Self::ApprovalPending => "ERROR_REASON_APPROVAL_PENDING",
+            Self::ApprovalNotFound => "ERROR_REASON_APPROVAL_NOT_FOUND",
+            Self::ApprovalDecided => "ERROR_REASON_APPROVAL_DECIDED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -2009,8 +2065,1256 @@ impl ErrorReason {
             "ERROR_REASON_ARCHIVE_DISABLED" => Some(Self::ArchiveDisabled),
             "ERROR_REASON_GROUP_NOT_FOUND" => Some(Self::GroupNotFound),
             "ERROR_REASON_CHAT_NOT_ARCHIVED" => Some(Self::ChatNotArchived),
+            "ERROR_REASON_POLICY_DENIED" => Some(Self::PolicyDenied),
+            "ERROR_REASON_APPROVAL_PENDING" => Some(Self::ApprovalPending),
+            "ERROR_REASON_APPROVAL_NOT_FOUND" => Some(Self::ApprovalNotFound),
+            "ERROR_REASON_APPROVAL_DECIDED" => Some(Self::ApprovalDecided),
             _ => None,
         }
+    }
+}
+/// One held action.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Approval {
+    /// The id an owner types to answer (`同意 <id>`).
+    #[prost(string, tag = "1")]
+    pub approval_id: ::prost::alloc::string::String,
+    /// The account the action runs on.
+    #[prost(string, tag = "2")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Where it stands.
+    #[prost(enumeration = "ApprovalState", tag = "3")]
+    pub state: i32,
+    /// The actions held (`send`, `mention_all`, `recall`, `poke`, ...).
+    #[prost(string, repeated, tag = "4")]
+    pub actions: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The chat, `group:<id>` or `private:<id>`.
+    #[prost(string, tag = "5")]
+    pub target: ::prost::alloc::string::String,
+    /// The QQ user the agent acted for; 0 when it named nobody.
+    #[prost(int64, tag = "6")]
+    pub requester_user_id: i64,
+    /// Their role in the chat (`bot_owner`, `owner`, `admin`, `member`,
+    /// `stranger`, `none`).
+    #[prost(string, tag = "7")]
+    pub requester_role: ::prost::alloc::string::String,
+    /// The calling token's name; empty with authentication off.
+    #[prost(string, tag = "8")]
+    pub token_name: ::prost::alloc::string::String,
+    /// The index of the rule in `policy.rules` that held it.
+    #[prost(int32, tag = "9")]
+    pub rule: i32,
+    /// What would be done, in short.
+    #[prost(string, tag = "10")]
+    pub summary: ::prost::alloc::string::String,
+    /// Who decided: `qq:<owner>`, `token:<name>`, `mcp:<client>`, `timeout`.
+    #[prost(string, tag = "11")]
+    pub decided_by: ::prost::alloc::string::String,
+    /// When it was asked for.
+    #[prost(message, optional, tag = "12")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When a pending approval expires.
+    #[prost(message, optional, tag = "13")]
+    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it was decided; unset while pending.
+    #[prost(message, optional, tag = "14")]
+    pub decide_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// The ids of the messages the executed action sent.
+    #[prost(int64, repeated, tag = "15")]
+    pub message_ids: ::prost::alloc::vec::Vec<i64>,
+    /// The reason of a failed execution (`SEND_OUTCOME_UNKNOWN`, ...).
+    #[prost(string, tag = "16")]
+    pub error_reason: ::prost::alloc::string::String,
+    /// Its text.
+    #[prost(string, tag = "17")]
+    pub error_message: ::prost::alloc::string::String,
+}
+impl ::prost::Name for Approval {
+    const NAME: &'static str = "Approval";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.Approval".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.Approval".into()
+    }
+}
+/// Request of ApprovalService.ListApprovals.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListApprovalsRequest {
+    /// Only this account; empty: every account the token may use.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Only this state; unspecified: every state.
+    #[prost(enumeration = "ApprovalState", tag = "2")]
+    pub state: i32,
+    /// Most approvals returned: 0 means 50, at most 500.
+    #[prost(int32, tag = "3")]
+    pub limit: i32,
+}
+impl ::prost::Name for ListApprovalsRequest {
+    const NAME: &'static str = "ListApprovalsRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListApprovalsRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListApprovalsRequest".into()
+    }
+}
+/// Response of ApprovalService.ListApprovals.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListApprovalsResponse {
+    /// Newest first.
+    #[prost(message, repeated, tag = "1")]
+    pub approvals: ::prost::alloc::vec::Vec<Approval>,
+}
+impl ::prost::Name for ListApprovalsResponse {
+    const NAME: &'static str = "ListApprovalsResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListApprovalsResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListApprovalsResponse".into()
+    }
+}
+/// Request of ApprovalService.GetApproval.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetApprovalRequest {
+    /// The approval.
+    #[prost(string, tag = "1")]
+    pub approval_id: ::prost::alloc::string::String,
+    /// Wait up to this long for the approval to leave PENDING and APPROVED: at
+    /// most 10 minutes, the call's deadline, and a second less than the
+    /// server's `limits.request_timeout_ms` (2 minutes by default). Unset:
+    /// answer at once.
+    #[prost(message, optional, tag = "2")]
+    pub wait: ::core::option::Option<::prost_types::Duration>,
+}
+impl ::prost::Name for GetApprovalRequest {
+    const NAME: &'static str = "GetApprovalRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GetApprovalRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GetApprovalRequest".into()
+    }
+}
+/// Response of ApprovalService.GetApproval.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetApprovalResponse {
+    /// The approval.
+    #[prost(message, optional, tag = "1")]
+    pub approval: ::core::option::Option<Approval>,
+}
+impl ::prost::Name for GetApprovalResponse {
+    const NAME: &'static str = "GetApprovalResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GetApprovalResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GetApprovalResponse".into()
+    }
+}
+/// Request of ApprovalService.DecideApproval.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DecideApprovalRequest {
+    /// The approval.
+    #[prost(string, tag = "1")]
+    pub approval_id: ::prost::alloc::string::String,
+    /// True approves (and executes), false rejects.
+    #[prost(bool, tag = "2")]
+    pub approve: bool,
+}
+impl ::prost::Name for DecideApprovalRequest {
+    const NAME: &'static str = "DecideApprovalRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.DecideApprovalRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.DecideApprovalRequest".into()
+    }
+}
+/// Response of ApprovalService.DecideApproval.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DecideApprovalResponse {
+    /// The approval after the decision (EXECUTED or FAILED when approved,
+    /// REJECTED otherwise).
+    #[prost(message, optional, tag = "1")]
+    pub approval: ::core::option::Option<Approval>,
+}
+impl ::prost::Name for DecideApprovalResponse {
+    const NAME: &'static str = "DecideApprovalResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.DecideApprovalResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.DecideApprovalResponse".into()
+    }
+}
+/// One audit record.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct AuditRecord {
+    /// Increasing id.
+    #[prost(int64, tag = "1")]
+    pub id: i64,
+    /// When.
+    #[prost(message, optional, tag = "2")]
+    pub time: ::core::option::Option<::prost_types::Timestamp>,
+    /// The account.
+    #[prost(string, tag = "3")]
+    pub account_id: ::prost::alloc::string::String,
+    /// The calling token's name (never its secret); empty with authentication
+    /// off or for the gateway's own work.
+    #[prost(string, tag = "4")]
+    pub token_name: ::prost::alloc::string::String,
+    /// The QQ user the agent acted for; 0 when it named nobody.
+    #[prost(int64, tag = "5")]
+    pub requester_user_id: i64,
+    /// Their role in the chat.
+    #[prost(string, tag = "6")]
+    pub requester_role: ::prost::alloc::string::String,
+    /// The actions (`send`, `mention_all`, `recall`, `poke`, ...).
+    #[prost(string, repeated, tag = "7")]
+    pub actions: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The chat, `group:<id>` or `private:<id>`; empty when unknown.
+    #[prost(string, tag = "8")]
+    pub target: ::prost::alloc::string::String,
+    /// What happened.
+    #[prost(enumeration = "AuditDecision", tag = "9")]
+    pub decision: i32,
+    /// The index in `policy.rules` of the rule that decided; -1 for none.
+    #[prost(int32, tag = "10")]
+    pub rule: i32,
+    /// The approval, if any.
+    #[prost(string, tag = "11")]
+    pub approval_id: ::prost::alloc::string::String,
+    /// What was (or would have been) done, in short.
+    #[prost(string, tag = "12")]
+    pub summary: ::prost::alloc::string::String,
+    /// Who decided an approval.
+    #[prost(string, tag = "13")]
+    pub decided_by: ::prost::alloc::string::String,
+    /// The error reason of a refusal or failure (`POLICY_DENIED`, ...).
+    #[prost(string, tag = "14")]
+    pub error_reason: ::prost::alloc::string::String,
+}
+impl ::prost::Name for AuditRecord {
+    const NAME: &'static str = "AuditRecord";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.AuditRecord".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.AuditRecord".into()
+    }
+}
+/// Request of AuditService.ListAuditRecords.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListAuditRecordsRequest {
+    /// Only this account; empty: every account the token may use.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Only records at or after this time.
+    #[prost(message, optional, tag = "2")]
+    pub since: ::core::option::Option<::prost_types::Timestamp>,
+    /// Only records before this time.
+    #[prost(message, optional, tag = "3")]
+    pub until: ::core::option::Option<::prost_types::Timestamp>,
+    /// Only records of this action (`send`, `mention_all`, ...).
+    #[prost(string, tag = "4")]
+    pub action: ::prost::alloc::string::String,
+    /// Only this chat, `group:<id>` or `private:<id>`.
+    #[prost(string, tag = "5")]
+    pub target: ::prost::alloc::string::String,
+    /// Only this decision.
+    #[prost(enumeration = "AuditDecision", tag = "6")]
+    pub decision: i32,
+    /// Most records in the page: 0 means 50, at most 500.
+    #[prost(int32, tag = "7")]
+    pub limit: i32,
+    /// The previous response's `next_page_token`; empty for the first page.
+    #[prost(string, tag = "8")]
+    pub page_token: ::prost::alloc::string::String,
+}
+impl ::prost::Name for ListAuditRecordsRequest {
+    const NAME: &'static str = "ListAuditRecordsRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListAuditRecordsRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListAuditRecordsRequest".into()
+    }
+}
+/// Response of AuditService.ListAuditRecords.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListAuditRecordsResponse {
+    /// Newest first.
+    #[prost(message, repeated, tag = "1")]
+    pub records: ::prost::alloc::vec::Vec<AuditRecord>,
+    /// Pass as `page_token` for the next (older) page; empty on the last page.
+    #[prost(string, tag = "2")]
+    pub next_page_token: ::prost::alloc::string::String,
+}
+impl ::prost::Name for ListAuditRecordsResponse {
+    const NAME: &'static str = "ListAuditRecordsResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListAuditRecordsResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListAuditRecordsResponse".into()
+    }
+}
+/// Where an approval stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum ApprovalState {
+    /// Not set; as a filter: every state.
+    Unspecified = 0,
+    /// Waiting for a bot owner.
+    Pending = 1,
+    /// Approved; the action is executing.
+    Approved = 2,
+    /// Rejected; never executed.
+    Rejected = 3,
+    /// Not decided within `policy.approval_timeout_secs`; never executed.
+    Expired = 4,
+    /// Approved and executed (`message_ids` has what was sent).
+    Executed = 5,
+    /// Approved, but the execution failed (`error_reason`, `error_message`), or
+    /// the gateway stopped while executing it (outcome unknown).
+    Failed = 6,
+}
+impl ApprovalState {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "APPROVAL_STATE_UNSPECIFIED",
+            Self::Pending => "APPROVAL_STATE_PENDING",
+            Self::Approved => "APPROVAL_STATE_APPROVED",
+            Self::Rejected => "APPROVAL_STATE_REJECTED",
+            Self::Expired => "APPROVAL_STATE_EXPIRED",
+            Self::Executed => "APPROVAL_STATE_EXECUTED",
+            Self::Failed => "APPROVAL_STATE_FAILED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "APPROVAL_STATE_UNSPECIFIED" => Some(Self::Unspecified),
+            "APPROVAL_STATE_PENDING" => Some(Self::Pending),
+            "APPROVAL_STATE_APPROVED" => Some(Self::Approved),
+            "APPROVAL_STATE_REJECTED" => Some(Self::Rejected),
+            "APPROVAL_STATE_EXPIRED" => Some(Self::Expired),
+            "APPROVAL_STATE_EXECUTED" => Some(Self::Executed),
+            "APPROVAL_STATE_FAILED" => Some(Self::Failed),
+            _ => None,
+        }
+    }
+}
+/// What an audit record says of its action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum AuditDecision {
+    /// Not set; as a filter: every decision.
+    Unspecified = 0,
+    /// Done without approval (a failed attempt has `error_reason`).
+    Allowed = 1,
+    /// Refused: by a policy rule, the whitelist or the token's scope.
+    Denied = 2,
+    /// Held for a bot owner's approval.
+    Pending = 3,
+    /// An owner approved.
+    Approved = 4,
+    /// An owner rejected.
+    Rejected = 5,
+    /// Nobody decided in time.
+    Expired = 6,
+    /// The approved action ran.
+    Executed = 7,
+    /// The approved action failed.
+    Failed = 8,
+}
+impl AuditDecision {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "AUDIT_DECISION_UNSPECIFIED",
+            Self::Allowed => "AUDIT_DECISION_ALLOWED",
+            Self::Denied => "AUDIT_DECISION_DENIED",
+            Self::Pending => "AUDIT_DECISION_PENDING",
+            Self::Approved => "AUDIT_DECISION_APPROVED",
+            Self::Rejected => "AUDIT_DECISION_REJECTED",
+            Self::Expired => "AUDIT_DECISION_EXPIRED",
+            Self::Executed => "AUDIT_DECISION_EXECUTED",
+            Self::Failed => "AUDIT_DECISION_FAILED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "AUDIT_DECISION_UNSPECIFIED" => Some(Self::Unspecified),
+            "AUDIT_DECISION_ALLOWED" => Some(Self::Allowed),
+            "AUDIT_DECISION_DENIED" => Some(Self::Denied),
+            "AUDIT_DECISION_PENDING" => Some(Self::Pending),
+            "AUDIT_DECISION_APPROVED" => Some(Self::Approved),
+            "AUDIT_DECISION_REJECTED" => Some(Self::Rejected),
+            "AUDIT_DECISION_EXPIRED" => Some(Self::Expired),
+            "AUDIT_DECISION_EXECUTED" => Some(Self::Executed),
+            "AUDIT_DECISION_FAILED" => Some(Self::Failed),
+            _ => None,
+        }
+    }
+}
+/// Generated client implementations.
+#[cfg(feature = "client")]
+pub mod approval_service_client {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    use tonic::codegen::http::Uri;
+    /// Actions a `[policy]` rule held for a bot owner's approval
+    /// (`approval = "bot_owner"`).
+    ///
+    /// A held action is stored durably and not executed; the call that asked for
+    /// it failed with FAILED_PRECONDITION, reason APPROVAL_PENDING, metadata
+    /// `approval_id`. The bot asked each owner in a private message; an owner
+    /// answers there (`同意 <id>` / `拒绝 <id>`, `approve <id>` / `reject <id>`,
+    /// or by quoting the bot's message with 同意 or 拒绝), or a UI decides with
+    /// DecideApproval. An approved action executes exactly once, also after a
+    /// restart; a rejected or expired one never.
+    #[derive(Debug, Clone)]
+    pub struct ApprovalServiceClient<T> {
+        inner: tonic::client::Grpc<T>,
+    }
+    impl ApprovalServiceClient<tonic::transport::Channel> {
+        /// Attempt to create a new client by connecting to a given endpoint.
+        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
+        where
+            D: TryInto<tonic::transport::Endpoint>,
+            D::Error: Into<StdError>,
+        {
+            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
+            Ok(Self::new(conn))
+        }
+    }
+    impl<T> ApprovalServiceClient<T>
+    where
+        T: tonic::client::GrpcService<tonic::body::Body>,
+        T::Error: Into<StdError>,
+        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
+        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
+    {
+        pub fn new(inner: T) -> Self {
+            let inner = tonic::client::Grpc::new(inner);
+            Self { inner }
+        }
+        pub fn with_origin(inner: T, origin: Uri) -> Self {
+            let inner = tonic::client::Grpc::with_origin(inner, origin);
+            Self { inner }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> ApprovalServiceClient<InterceptedService<T, F>>
+        where
+            F: tonic::service::Interceptor,
+            T::ResponseBody: Default,
+            T: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<
+                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
+                >,
+            >,
+            <T as tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+        {
+            ApprovalServiceClient::new(InterceptedService::new(inner, interceptor))
+        }
+        /// Compress requests with the given encoding.
+        ///
+        /// This requires the server to support it otherwise it might respond with an
+        /// error.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.send_compressed(encoding);
+            self
+        }
+        /// Enable decompressing responses.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.accept_compressed(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_decoding_message_size(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_encoding_message_size(limit);
+            self
+        }
+        /// Lists approvals, newest first.
+        ///
+        /// Read-only. Errors: PERMISSION_DENIED (TOKEN_SCOPE: an account outside
+        /// the token's scope).
+        pub async fn list_approvals(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListApprovalsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListApprovalsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.ApprovalService/ListApprovals",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.ApprovalService", "ListApprovals"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// One approval; with `wait`, once it is no longer pending or executing, or
+        /// when the wait is over, whichever comes first.
+        ///
+        /// Read-only. Errors: NOT_FOUND (APPROVAL_NOT_FOUND), PERMISSION_DENIED
+        /// (TOKEN_SCOPE).
+        pub async fn get_approval(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetApprovalRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetApprovalResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.ApprovalService/GetApproval",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.ApprovalService", "GetApproval"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// Approves or rejects a pending approval, for a human's UI. Approving
+        /// executes the action before the call returns (its result is in the
+        /// response).
+        ///
+        /// Needs a token with `approve = true` (or authentication off). Errors:
+        /// NOT_FOUND (APPROVAL_NOT_FOUND), FAILED_PRECONDITION (APPROVAL_DECIDED:
+        /// no longer pending), PERMISSION_DENIED (TOKEN_SCOPE: the token may not
+        /// approve).
+        pub async fn decide_approval(
+            &mut self,
+            request: impl tonic::IntoRequest<super::DecideApprovalRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DecideApprovalResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.ApprovalService/DecideApproval",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new(
+                        "onebot.gateway.v1.ApprovalService",
+                        "DecideApproval",
+                    ),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+    }
+}
+/// Generated server implementations.
+#[cfg(feature = "server")]
+pub mod approval_service_server {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    /// Generated trait containing gRPC methods that should be implemented for use with ApprovalServiceServer.
+    #[async_trait]
+    pub trait ApprovalService: std::marker::Send + std::marker::Sync + 'static {
+        /// Lists approvals, newest first.
+        ///
+        /// Read-only. Errors: PERMISSION_DENIED (TOKEN_SCOPE: an account outside
+        /// the token's scope).
+        async fn list_approvals(
+            &self,
+            request: tonic::Request<super::ListApprovalsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListApprovalsResponse>,
+            tonic::Status,
+        >;
+        /// One approval; with `wait`, once it is no longer pending or executing, or
+        /// when the wait is over, whichever comes first.
+        ///
+        /// Read-only. Errors: NOT_FOUND (APPROVAL_NOT_FOUND), PERMISSION_DENIED
+        /// (TOKEN_SCOPE).
+        async fn get_approval(
+            &self,
+            request: tonic::Request<super::GetApprovalRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetApprovalResponse>,
+            tonic::Status,
+        >;
+        /// Approves or rejects a pending approval, for a human's UI. Approving
+        /// executes the action before the call returns (its result is in the
+        /// response).
+        ///
+        /// Needs a token with `approve = true` (or authentication off). Errors:
+        /// NOT_FOUND (APPROVAL_NOT_FOUND), FAILED_PRECONDITION (APPROVAL_DECIDED:
+        /// no longer pending), PERMISSION_DENIED (TOKEN_SCOPE: the token may not
+        /// approve).
+        async fn decide_approval(
+            &self,
+            request: tonic::Request<super::DecideApprovalRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DecideApprovalResponse>,
+            tonic::Status,
+        >;
+    }
+    /// Actions a `[policy]` rule held for a bot owner's approval
+    /// (`approval = "bot_owner"`).
+    ///
+    /// A held action is stored durably and not executed; the call that asked for
+    /// it failed with FAILED_PRECONDITION, reason APPROVAL_PENDING, metadata
+    /// `approval_id`. The bot asked each owner in a private message; an owner
+    /// answers there (`同意 <id>` / `拒绝 <id>`, `approve <id>` / `reject <id>`,
+    /// or by quoting the bot's message with 同意 or 拒绝), or a UI decides with
+    /// DecideApproval. An approved action executes exactly once, also after a
+    /// restart; a rejected or expired one never.
+    #[derive(Debug)]
+    pub struct ApprovalServiceServer<T> {
+        inner: Arc<T>,
+        accept_compression_encodings: EnabledCompressionEncodings,
+        send_compression_encodings: EnabledCompressionEncodings,
+        max_decoding_message_size: Option<usize>,
+        max_encoding_message_size: Option<usize>,
+    }
+    impl<T> ApprovalServiceServer<T> {
+        pub fn new(inner: T) -> Self {
+            Self::from_arc(Arc::new(inner))
+        }
+        pub fn from_arc(inner: Arc<T>) -> Self {
+            Self {
+                inner,
+                accept_compression_encodings: Default::default(),
+                send_compression_encodings: Default::default(),
+                max_decoding_message_size: None,
+                max_encoding_message_size: None,
+            }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> InterceptedService<Self, F>
+        where
+            F: tonic::service::Interceptor,
+        {
+            InterceptedService::new(Self::new(inner), interceptor)
+        }
+        /// Enable decompressing requests with the given encoding.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.accept_compression_encodings.enable(encoding);
+            self
+        }
+        /// Compress responses with the given encoding, if the client supports it.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.send_compression_encodings.enable(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.max_decoding_message_size = Some(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.max_encoding_message_size = Some(limit);
+            self
+        }
+    }
+    impl<T, B> tonic::codegen::Service<http::Request<B>> for ApprovalServiceServer<T>
+    where
+        T: ApprovalService,
+        B: Body + std::marker::Send + 'static,
+        B::Error: Into<StdError> + std::marker::Send + 'static,
+    {
+        type Response = http::Response<tonic::body::Body>;
+        type Error = std::convert::Infallible;
+        type Future = BoxFuture<Self::Response, Self::Error>;
+        fn poll_ready(
+            &mut self,
+            _cx: &mut Context<'_>,
+        ) -> Poll<std::result::Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, req: http::Request<B>) -> Self::Future {
+            match req.uri().path() {
+                "/onebot.gateway.v1.ApprovalService/ListApprovals" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListApprovalsSvc<T: ApprovalService>(pub Arc<T>);
+                    impl<
+                        T: ApprovalService,
+                    > tonic::server::UnaryService<super::ListApprovalsRequest>
+                    for ListApprovalsSvc<T> {
+                        type Response = super::ListApprovalsResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListApprovalsRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ApprovalService>::list_approvals(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListApprovalsSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.ApprovalService/GetApproval" => {
+                    #[allow(non_camel_case_types)]
+                    struct GetApprovalSvc<T: ApprovalService>(pub Arc<T>);
+                    impl<
+                        T: ApprovalService,
+                    > tonic::server::UnaryService<super::GetApprovalRequest>
+                    for GetApprovalSvc<T> {
+                        type Response = super::GetApprovalResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::GetApprovalRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ApprovalService>::get_approval(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = GetApprovalSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.ApprovalService/DecideApproval" => {
+                    #[allow(non_camel_case_types)]
+                    struct DecideApprovalSvc<T: ApprovalService>(pub Arc<T>);
+                    impl<
+                        T: ApprovalService,
+                    > tonic::server::UnaryService<super::DecideApprovalRequest>
+                    for DecideApprovalSvc<T> {
+                        type Response = super::DecideApprovalResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::DecideApprovalRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ApprovalService>::decide_approval(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = DecideApprovalSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                _ => {
+                    Box::pin(async move {
+                        let mut response = http::Response::new(
+                            tonic::body::Body::default(),
+                        );
+                        let headers = response.headers_mut();
+                        headers
+                            .insert(
+                                tonic::Status::GRPC_STATUS,
+                                (tonic::Code::Unimplemented as i32).into(),
+                            );
+                        headers
+                            .insert(
+                                http::header::CONTENT_TYPE,
+                                tonic::metadata::GRPC_CONTENT_TYPE,
+                            );
+                        Ok(response)
+                    })
+                }
+            }
+        }
+    }
+    impl<T> Clone for ApprovalServiceServer<T> {
+        fn clone(&self) -> Self {
+            let inner = self.inner.clone();
+            Self {
+                inner,
+                accept_compression_encodings: self.accept_compression_encodings,
+                send_compression_encodings: self.send_compression_encodings,
+                max_decoding_message_size: self.max_decoding_message_size,
+                max_encoding_message_size: self.max_encoding_message_size,
+            }
+        }
+    }
+    /// Generated gRPC service name
+    pub const SERVICE_NAME: &str = "onebot.gateway.v1.ApprovalService";
+    impl<T> tonic::server::NamedService for ApprovalServiceServer<T> {
+        const NAME: &'static str = SERVICE_NAME;
+    }
+}
+/// Generated client implementations.
+#[cfg(feature = "client")]
+pub mod audit_service_client {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    use tonic::codegen::http::Uri;
+    /// The audit trail: every write the gateway performed or refused, and every
+    /// approval's change, kept durably where the archive keeps its messages
+    /// (PostgreSQL at `archive.url`, else `governance.sqlite3` in the data
+    /// directory) for `archive.retention_days`.
+    #[derive(Debug, Clone)]
+    pub struct AuditServiceClient<T> {
+        inner: tonic::client::Grpc<T>,
+    }
+    impl AuditServiceClient<tonic::transport::Channel> {
+        /// Attempt to create a new client by connecting to a given endpoint.
+        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
+        where
+            D: TryInto<tonic::transport::Endpoint>,
+            D::Error: Into<StdError>,
+        {
+            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
+            Ok(Self::new(conn))
+        }
+    }
+    impl<T> AuditServiceClient<T>
+    where
+        T: tonic::client::GrpcService<tonic::body::Body>,
+        T::Error: Into<StdError>,
+        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
+        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
+    {
+        pub fn new(inner: T) -> Self {
+            let inner = tonic::client::Grpc::new(inner);
+            Self { inner }
+        }
+        pub fn with_origin(inner: T, origin: Uri) -> Self {
+            let inner = tonic::client::Grpc::with_origin(inner, origin);
+            Self { inner }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> AuditServiceClient<InterceptedService<T, F>>
+        where
+            F: tonic::service::Interceptor,
+            T::ResponseBody: Default,
+            T: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<
+                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
+                >,
+            >,
+            <T as tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+        {
+            AuditServiceClient::new(InterceptedService::new(inner, interceptor))
+        }
+        /// Compress requests with the given encoding.
+        ///
+        /// This requires the server to support it otherwise it might respond with an
+        /// error.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.send_compressed(encoding);
+            self
+        }
+        /// Enable decompressing responses.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.accept_compressed(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_decoding_message_size(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_encoding_message_size(limit);
+            self
+        }
+        /// Lists audit records, newest first, one page at a time.
+        ///
+        /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page token
+        /// or filter), PERMISSION_DENIED (TOKEN_SCOPE).
+        pub async fn list_audit_records(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListAuditRecordsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListAuditRecordsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.AuditService/ListAuditRecords",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.AuditService", "ListAuditRecords"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+    }
+}
+/// Generated server implementations.
+#[cfg(feature = "server")]
+pub mod audit_service_server {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    /// Generated trait containing gRPC methods that should be implemented for use with AuditServiceServer.
+    #[async_trait]
+    pub trait AuditService: std::marker::Send + std::marker::Sync + 'static {
+        /// Lists audit records, newest first, one page at a time.
+        ///
+        /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page token
+        /// or filter), PERMISSION_DENIED (TOKEN_SCOPE).
+        async fn list_audit_records(
+            &self,
+            request: tonic::Request<super::ListAuditRecordsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListAuditRecordsResponse>,
+            tonic::Status,
+        >;
+    }
+    /// The audit trail: every write the gateway performed or refused, and every
+    /// approval's change, kept durably where the archive keeps its messages
+    /// (PostgreSQL at `archive.url`, else `governance.sqlite3` in the data
+    /// directory) for `archive.retention_days`.
+    #[derive(Debug)]
+    pub struct AuditServiceServer<T> {
+        inner: Arc<T>,
+        accept_compression_encodings: EnabledCompressionEncodings,
+        send_compression_encodings: EnabledCompressionEncodings,
+        max_decoding_message_size: Option<usize>,
+        max_encoding_message_size: Option<usize>,
+    }
+    impl<T> AuditServiceServer<T> {
+        pub fn new(inner: T) -> Self {
+            Self::from_arc(Arc::new(inner))
+        }
+        pub fn from_arc(inner: Arc<T>) -> Self {
+            Self {
+                inner,
+                accept_compression_encodings: Default::default(),
+                send_compression_encodings: Default::default(),
+                max_decoding_message_size: None,
+                max_encoding_message_size: None,
+            }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> InterceptedService<Self, F>
+        where
+            F: tonic::service::Interceptor,
+        {
+            InterceptedService::new(Self::new(inner), interceptor)
+        }
+        /// Enable decompressing requests with the given encoding.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.accept_compression_encodings.enable(encoding);
+            self
+        }
+        /// Compress responses with the given encoding, if the client supports it.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.send_compression_encodings.enable(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.max_decoding_message_size = Some(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.max_encoding_message_size = Some(limit);
+            self
+        }
+    }
+    impl<T, B> tonic::codegen::Service<http::Request<B>> for AuditServiceServer<T>
+    where
+        T: AuditService,
+        B: Body + std::marker::Send + 'static,
+        B::Error: Into<StdError> + std::marker::Send + 'static,
+    {
+        type Response = http::Response<tonic::body::Body>;
+        type Error = std::convert::Infallible;
+        type Future = BoxFuture<Self::Response, Self::Error>;
+        fn poll_ready(
+            &mut self,
+            _cx: &mut Context<'_>,
+        ) -> Poll<std::result::Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, req: http::Request<B>) -> Self::Future {
+            match req.uri().path() {
+                "/onebot.gateway.v1.AuditService/ListAuditRecords" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListAuditRecordsSvc<T: AuditService>(pub Arc<T>);
+                    impl<
+                        T: AuditService,
+                    > tonic::server::UnaryService<super::ListAuditRecordsRequest>
+                    for ListAuditRecordsSvc<T> {
+                        type Response = super::ListAuditRecordsResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListAuditRecordsRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as AuditService>::list_audit_records(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListAuditRecordsSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                _ => {
+                    Box::pin(async move {
+                        let mut response = http::Response::new(
+                            tonic::body::Body::default(),
+                        );
+                        let headers = response.headers_mut();
+                        headers
+                            .insert(
+                                tonic::Status::GRPC_STATUS,
+                                (tonic::Code::Unimplemented as i32).into(),
+                            );
+                        headers
+                            .insert(
+                                http::header::CONTENT_TYPE,
+                                tonic::metadata::GRPC_CONTENT_TYPE,
+                            );
+                        Ok(response)
+                    })
+                }
+            }
+        }
+    }
+    impl<T> Clone for AuditServiceServer<T> {
+        fn clone(&self) -> Self {
+            let inner = self.inner.clone();
+            Self {
+                inner,
+                accept_compression_encodings: self.accept_compression_encodings,
+                send_compression_encodings: self.send_compression_encodings,
+                max_decoding_message_size: self.max_decoding_message_size,
+                max_encoding_message_size: self.max_encoding_message_size,
+            }
+        }
+    }
+    /// Generated gRPC service name
+    pub const SERVICE_NAME: &str = "onebot.gateway.v1.AuditService";
+    impl<T> tonic::server::NamedService for AuditServiceServer<T> {
+        const NAME: &'static str = SERVICE_NAME;
     }
 }
 /// Request of EventService.StreamEvents.
@@ -2110,7 +3414,7 @@ pub struct Event {
     #[prost(int64, tag = "4")]
     pub self_id: i64,
     /// The event itself.
-    #[prost(oneof = "event::Kind", tags = "10, 11, 12, 13, 14, 15, 16, 17, 18")]
+    #[prost(oneof = "event::Kind", tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19")]
     pub kind: ::core::option::Option<event::Kind>,
 }
 /// Nested message and enum types in `Event`.
@@ -2145,6 +3449,10 @@ pub mod event {
         /// A message was recalled (by its sender, an admin, or RecallMessage).
         #[prost(message, tag = "18")]
         MessageRecalled(super::MessageRecalledEvent),
+        /// An approval changed state: the approval as GetApproval returns it.
+        /// Its chat is the held action's chat (`target`).
+        #[prost(message, tag = "19")]
+        Approval(super::Approval),
     }
 }
 impl ::prost::Name for Event {
@@ -2396,6 +3704,9 @@ pub enum EventKind {
     Unknown = 8,
     /// A message was recalled.
     MessageRecalled = 9,
+    /// An approval of a held action changed state (ApprovalService): asked
+    /// (PENDING), decided, expired, executed or failed.
+    Approval = 10,
 }
 impl EventKind {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -2414,6 +3725,7 @@ impl EventKind {
             Self::Connection => "EVENT_KIND_CONNECTION",
             Self::Unknown => "EVENT_KIND_UNKNOWN",
             Self::MessageRecalled => "EVENT_KIND_MESSAGE_RECALLED",
+            Self::Approval => "EVENT_KIND_APPROVAL",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -2429,6 +3741,7 @@ impl EventKind {
             "EVENT_KIND_CONNECTION" => Some(Self::Connection),
             "EVENT_KIND_UNKNOWN" => Some(Self::Unknown),
             "EVENT_KIND_MESSAGE_RECALLED" => Some(Self::MessageRecalled),
+            "EVENT_KIND_APPROVAL" => Some(Self::Approval),
             _ => None,
         }
     }
@@ -2966,6 +4279,9 @@ pub struct PokeMemberRequest {
     /// QQ number to poke; must be positive.
     #[prost(int64, tag = "3")]
     pub user_id: i64,
+    /// The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+    #[prost(message, optional, tag = "4")]
+    pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
 }
 impl ::prost::Name for PokeMemberRequest {
     const NAME: &'static str = "PokeMemberRequest";
@@ -3171,6 +4487,13 @@ pub mod group_service_client {
         /// (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
         /// its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
         /// failures (ONEBOT_ACTION_FAILED).
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService).
         pub async fn poke_member(
             &mut self,
             request: impl tonic::IntoRequest<super::PokeMemberRequest>,
@@ -3253,6 +4576,13 @@ pub mod group_service_server {
         /// (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
         /// its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
         /// failures (ONEBOT_ACTION_FAILED).
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService).
         async fn poke_member(
             &self,
             request: tonic::Request<super::PokeMemberRequest>,
@@ -4404,6 +5734,13 @@ pub struct SendMessageRequest {
     /// ONEBOT_ACTION_FAILED).
     #[prost(bool, tag = "12")]
     pub mention_all: bool,
+    /// The QQ user this message is sent for (usually the sender of the message
+    /// being answered). The `\[policy\]` rules decide by their role: a refusal
+    /// is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+    /// approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+    /// `approval_id`). Absent: the message is sent for nobody (role `none`).
+    #[prost(message, optional, tag = "13")]
+    pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
 }
 impl ::prost::Name for SendMessageRequest {
     const NAME: &'static str = "SendMessageRequest";
@@ -4532,6 +5869,9 @@ pub struct RecallMessageRequest {
     /// The message to recall (any non-zero int64).
     #[prost(int64, tag = "2")]
     pub message_id: i64,
+    /// The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+    #[prost(message, optional, tag = "3")]
+    pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
 }
 impl ::prost::Name for RecallMessageRequest {
     const NAME: &'static str = "RecallMessageRequest";
@@ -4847,6 +6187,13 @@ pub mod message_service_client {
         /// MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
         /// have been delivered; do not retry blindly), ABORTED
         /// (MEDIA_TRANSFER_FAILED).
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService).
         pub async fn send_message(
             &mut self,
             request: impl tonic::IntoRequest<super::SendMessageRequest>,
@@ -4923,6 +6270,13 @@ pub mod message_service_client {
         /// errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
         /// (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
         /// (ONEBOT_TIMEOUT).
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService).
         pub async fn recall_message(
             &mut self,
             request: impl tonic::IntoRequest<super::RecallMessageRequest>,
@@ -5106,6 +6460,13 @@ pub mod message_service_server {
         /// MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
         /// have been delivered; do not retry blindly), ABORTED
         /// (MEDIA_TRANSFER_FAILED).
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService).
         async fn send_message(
             &self,
             request: tonic::Request<super::SendMessageRequest>,
@@ -5144,6 +6505,13 @@ pub mod message_service_server {
         /// errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
         /// (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
         /// (ONEBOT_TIMEOUT).
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService).
         async fn recall_message(
             &self,
             request: tonic::Request<super::RecallMessageRequest>,

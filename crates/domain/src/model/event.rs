@@ -94,6 +94,10 @@ pub enum InboundEvent {
         /// Event time (Unix seconds).
         time: i64,
     },
+    /// An approval of a held action changed state (the gateway's own
+    /// event; the payload, in memory and in the journal, without the held
+    /// action's stored payload).
+    Approval(Box<crate::policy::store::ApprovalRecord>),
     /// Anything else, raw.
     Unknown {
         /// The peer's name of the event's kind.
@@ -132,6 +136,9 @@ impl InboundEvent {
                 InboundEvent::Connection { detail, .. } => detail.len(),
                 InboundEvent::Unknown { post_type, raw, .. } => {
                     post_type.len() + raw.approx_bytes()
+                }
+                InboundEvent::Approval(r) => {
+                    r.summary.len() + r.action.len() + r.payload.len() + r.id.len()
                 }
                 InboundEvent::Poke { .. }
                 | InboundEvent::MemberJoined { .. }

@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime};
 
 use tokio::time::Instant;
 
-use crate::call::CallCtx;
+use crate::account::Account;
+use crate::call::{CallCtx, Deadline};
 use crate::error::{Error, Result};
 use crate::gateway::Gateway;
 use crate::member_cache::Cached;
@@ -86,18 +87,42 @@ impl Gateway {
         self.require_joined(&account, req.group_id, ctx.deadline)
             .await?;
         let limit = clamp_limit(req.limit) as usize;
+        let (all, fetched_at, from_cache) = self
+            .members_of(&account, req.group_id, req.no_cache, ctx.deadline)
+            .await?;
+        let total = all.len();
+        let members: Vec<GroupMember> = all.iter().take(limit).cloned().collect();
+        Ok(Members {
+            group_id: req.group_id,
+            total,
+            rendered: render::members(&members, total),
+            members,
+            fetched_at,
+            from_cache,
+        })
+    }
+
+    /// `group_id`'s member list: the cached one when the account caches
+    /// lists (and `no_cache` is not set), else the peer's, cached; with
+    /// when it was read and whether it came from the cache.
+    pub async fn members_of(
+        &self,
+        account: &Account,
+        group_id: i64,
+        no_cache: Option<bool>,
+        deadline: Deadline,
+    ) -> Result<(Arc<Vec<GroupMember>>, SystemTime, bool)> {
         let ttl = Duration::from_secs(account.config.member_cache_ttl_secs);
         let caching = !ttl.is_zero();
-        let key = (account.id.clone(), req.group_id);
-
-        let use_cache = caching && req.no_cache != Some(true);
-        let (all, fetched_at, from_cache) = match self.member_cache.lookup(&key, use_cache) {
-            Ok((members, fetched_at)) => (members, fetched_at, true),
+        let key = (account.id.clone(), group_id);
+        let use_cache = caching && no_cache != Some(true);
+        match self.member_cache.lookup(&key, use_cache) {
+            Ok((members, fetched_at)) => Ok((members, fetched_at, true)),
             Err(generation) => {
                 let members = Arc::new(
                     account
                         .peer
-                        .get_group_members(req.group_id, req.no_cache, ctx.deadline)
+                        .get_group_members(group_id, no_cache, deadline)
                         .await?,
                 );
                 let fetched_at = SystemTime::now();
@@ -112,18 +137,8 @@ impl Gateway {
                         },
                     );
                 }
-                (members, fetched_at, false)
+                Ok((members, fetched_at, false))
             }
-        };
-        let total = all.len();
-        let members: Vec<GroupMember> = all.iter().take(limit).cloned().collect();
-        Ok(Members {
-            group_id: req.group_id,
-            total,
-            rendered: render::members(&members, total),
-            members,
-            fetched_at,
-            from_cache,
-        })
+        }
     }
 }

@@ -74,6 +74,11 @@ pub enum ArgError {
         /// The offending value as the caller sent it (JSON text).
         value: String,
     },
+    /// `onBehalfOf` is not `{"messageId": <id>}` or `{"userId": <QQ>}`.
+    BadOnBehalfOf {
+        /// The value as the caller sent it (JSON text).
+        value: String,
+    },
     /// A media string is neither `media:<id>`, an http(s) URL nor an
     /// absolute path.
     BadMedia {

@@ -16,6 +16,7 @@ pub use super::arg_error::{ArgError, Expected};
 use super::js::{MAX_SAFE_INTEGER, exact_int, js_number, safe_integer, safe_positive, trim_js};
 pub use super::media_arg::{MediaArg, parse_media};
 use crate::model::ChatRef;
+use crate::policy::OnBehalfOf;
 use onebot_gateway_config::DEFAULT_ACCOUNT;
 
 /// One argument as parsed.
@@ -343,6 +344,31 @@ impl Args {
                 field,
                 value: self.raw_text(field),
             }),
+        }
+    }
+
+    /// `onBehalfOf`: an object with exactly one of `messageId` (a message
+    /// id as [`Args::message_id`] takes one) and `userId` (a QQ number);
+    /// absent is `None`.
+    pub fn on_behalf_of(&self) -> Result<Option<OnBehalfOf>, ArgError> {
+        let field = "onBehalfOf";
+        let bad = || ArgError::BadOnBehalfOf {
+            value: self.raw_text(field),
+        };
+        let object = match self.get(field) {
+            None => return Ok(None),
+            Some(Arg::Json(Value::Object(o))) => o,
+            Some(_) => return Err(bad()),
+        };
+        let mut entries = object.iter();
+        match (entries.next(), entries.next()) {
+            (Some((key, v)), None) if key == "messageId" => message_id_value(v)
+                .map(|id| Some(OnBehalfOf::Message(id)))
+                .ok_or_else(bad),
+            (Some((key, v)), None) if key == "userId" => qq_number(field, v)
+                .map(|id| Some(OnBehalfOf::User(id)))
+                .map_err(|_| bad()),
+            _ => Err(bad()),
         }
     }
 

@@ -76,6 +76,54 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         | Kind::RequestTooLarge
         | Kind::ArchiveDisabled
         | Kind::StorageFailed => gateway_text(err, &c, locale),
+        Kind::PolicyDenied
+        | Kind::ApprovalPending
+        | Kind::ApprovalNotFound
+        | Kind::ApprovalDecided => policy_text(err, locale),
+    }
+}
+
+/// The texts of `[policy]` refusals and approvals.
+fn policy_text(err: &Error, locale: Locale) -> String {
+    let meta = |key: &str| err.meta(key).unwrap_or_default().to_owned();
+    let (action, rule, id) = (meta("action"), meta("rule"), meta("approval_id"));
+    match err.kind {
+        Kind::PolicyDenied => {
+            let (role, allowed) = (meta("role"), meta("allowed_roles"));
+            pick(
+                locale,
+                format!(
+                    "策略拒绝：规则 policy.rules[{rule}] 不允许角色为 {role} 的请求者执行 {action}（允许的角色：{allowed}），未执行任何操作。请代表有权限的用户操作（onBehalfOf），或告诉用户需要管理员来做。"
+                ),
+                format!(
+                    "refused by policy: rule policy.rules[{rule}] does not let a requester with role {role} do {action} (allowed roles: {allowed}); nothing was done. Act on behalf of a user who may (onBehalfOf), or tell the user an admin must ask."
+                ),
+            )
+        }
+        Kind::ApprovalPending => pick(
+            locale,
+            format!(
+                "{action} 需要机器人主人批准（审批号 {id}），已私聊通知主人，尚未执行。请用 qq_get_approval 查看或等待结果，不要重复发送。"
+            ),
+            format!(
+                "{action} needs a bot owner's approval (approval {id}); the owners were asked in a private message and nothing was done yet. Check or wait with qq_get_approval; do not send it again."
+            ),
+        ),
+        Kind::ApprovalNotFound => pick(
+            locale,
+            format!("没有审批号为 {id} 的审批：请检查审批号。"),
+            format!("there is no approval {id}: check the approval id."),
+        ),
+        _ => {
+            let state = meta("state");
+            pick(
+                locale,
+                format!("审批 {id} 已不在待批状态（当前：{state}），无法再决定。"),
+                format!(
+                    "approval {id} is no longer pending (it is {state}); it cannot be decided again."
+                ),
+            )
+        }
     }
 }
 

@@ -43,8 +43,24 @@ pub fn schema<T: JsonSchema>() -> Value {
     schema
 }
 
-/// Removes the `null` an `Option` adds to a property's `type`.
+/// Removes the `null` an `Option` adds to a property: from its `type`,
+/// or (for a type whose schema has no `type`) the `{"type": "null"}`
+/// branch of the `anyOf` it is wrapped in, the other branch taking its
+/// place.
 fn drop_null(property: &mut Value) {
+    if let Some(Value::Array(branches)) = property.get_mut("anyOf") {
+        branches.retain(|b| b.get("type").is_none_or(|t| t != "null"));
+        if let [only] = branches.as_slice() {
+            let only = only.clone();
+            if let (Some(map), Value::Object(inner)) = (property.as_object_mut(), only) {
+                map.remove("anyOf");
+                for (k, v) in inner {
+                    map.entry(k).or_insert(v);
+                }
+            }
+        }
+        return;
+    }
     let Some(Value::Array(types)) = property.get_mut("type") else {
         return;
     };
@@ -86,6 +102,14 @@ macro_rules! media_rule {
     };
 }
 pub(crate) use media_rule;
+
+/// The description of `onBehalfOf`, which the write tools take.
+macro_rules! on_behalf_of_rule {
+    () => {
+        "The QQ user you act for, so the gateway's policy can check what they may ask: {\"messageId\": <id>} of the message that asked you (preferred; the gateway reads its sender and their role), or {\"userId\": <QQ number>}. Leave it out when nobody asked."
+    };
+}
+pub(crate) use on_behalf_of_rule;
 
 /// The description of `accountId`, which every tool takes.
 macro_rules! account_rule {
@@ -185,6 +209,27 @@ argument_type!(MediaString, {
     "type": "string",
     "minLength": 1,
     "description": media_rule!()
+});
+
+/// Who the call acts for: `{messageId}` (the requester's message, looked
+/// up) or `{userId}`.
+pub struct OnBehalfOfArg;
+argument_type!(OnBehalfOfArg, {
+    "oneOf": [
+        {
+            "type": "object",
+            "properties": {"messageId": {"type": ["integer", "string"], "not": {"const": 0}, "pattern": "^\\s*-?[0-9]+\\s*$"}},
+            "required": ["messageId"],
+            "additionalProperties": false
+        },
+        {
+            "type": "object",
+            "properties": {"userId": {"type": ["integer", "string"], "minimum": 1, "maximum": MAX_SAFE_INTEGER, "pattern": "^\\s*[0-9]+\\s*$"}},
+            "required": ["userId"],
+            "additionalProperties": false
+        }
+    ],
+    "description": on_behalf_of_rule!()
 });
 
 /// A gateway account id.

@@ -38,6 +38,7 @@
 //!   input schema's source) and its details' properties (the newer ones
 //!   also with their description).
 
+pub mod approval;
 pub mod arg_error;
 pub mod args;
 pub mod error_texts;
@@ -109,6 +110,8 @@ impl Gateway {
             .filter(|t| self.config.tools.write_enabled || !t.writes())
             // Without an archive there is nothing to search.
             .filter(|t| *t != ToolName::Search || self.archive().is_some())
+            // Without the governance store nothing is ever held.
+            .filter(|t| *t != ToolName::Approval || self.governance().is_some())
     }
 
     /// Calls the tool `name` (a name or an alias) with `arguments_json` (a
@@ -136,6 +139,10 @@ impl Gateway {
                     format!("the caller's deadline passed during tool {name}"),
                 )
                 .with("tool", name))
+            }
+            Err(Failure::Domain(err)) if err.kind == Kind::ApprovalPending => {
+                let text = texts::failure_text(&Failure::Domain(err.clone()), locale);
+                Ok(ToolOutput::pending_approval(text, &err))
             }
             Err(failure) => Ok(ToolOutput::failed(texts::failure_text(&failure, locale))),
         }
@@ -175,6 +182,7 @@ impl Gateway {
             ToolName::Media => media::run(self, &args, ctx).await,
             ToolName::Wait => wait::run(self, &args, ctx).await,
             ToolName::Search => search::run(self, &args, ctx).await,
+            ToolName::Approval => approval::run(self, &args, ctx).await,
         }
     }
 }

@@ -55,6 +55,26 @@ impl ToolOutput {
         }
     }
 
+    /// The result of an action held for approval (`ApprovalPending`): not
+    /// an error, nothing done yet; `details = {"status":
+    /// "pending_approval","approvalId","actions"}`.
+    pub fn pending_approval(text: String, err: &Error) -> Self {
+        let actions: Vec<&str> = err
+            .meta("action")
+            .unwrap_or_default()
+            .split(',')
+            .filter(|a| !a.is_empty())
+            .collect();
+        Self::ok(
+            text,
+            json!({
+                "status": "pending_approval",
+                "approvalId": err.meta("approval_id").unwrap_or_default(),
+                "actions": actions,
+            }),
+        )
+    }
+
     /// This result with `images` (mime type, bytes) after its text.
     pub fn with_images(mut self, images: impl IntoIterator<Item = (String, bytes::Bytes)>) -> Self {
         self.content.extend(

@@ -6,12 +6,16 @@ use serde_json::{Value, json};
 
 use super::arg_error::ArgError;
 use super::args::Args;
-use super::input::{AccountId, QqNumber, Target, account_rule, group_alias, qq_rule, target_rule};
+use super::input::{
+    AccountId, OnBehalfOfArg, QqNumber, Target, account_rule, group_alias, on_behalf_of_rule,
+    qq_rule, target_rule,
+};
 use super::output::{ToolOutput, domain_failure};
 use super::texts::Failure;
 use crate::call::CallCtx;
 use crate::gateway::Gateway;
 use crate::model::ChatRef;
+use crate::policy::OnBehalfOf;
 use onebot_gateway_config::Locale;
 
 /// The `properties` and `required` of the details' ok shape (the registry
@@ -34,6 +38,8 @@ pub struct PokeInput {
     pub target: Option<Target>,
     #[doc = group_alias!()]
     pub group_id: Option<QqNumber>,
+    #[doc = on_behalf_of_rule!()]
+    pub on_behalf_of: Option<OnBehalfOfArg>,
     #[doc = account_rule!()]
     pub account_id: Option<AccountId>,
 }
@@ -48,6 +54,8 @@ pub struct PokeArgs {
     pub group_id: Option<i64>,
     /// Member to poke.
     pub user_id: i64,
+    /// Who the poke is done for.
+    pub on_behalf_of: Option<OnBehalfOf>,
 }
 
 impl PokeArgs {
@@ -68,6 +76,7 @@ impl PokeArgs {
             user_id: args.qq_id("userId")?.ok_or(ArgError::Missing("userId"))?,
             group_id,
             account_id: args.account_id()?,
+            on_behalf_of: args.on_behalf_of()?,
         })
     }
 }
@@ -76,7 +85,13 @@ impl PokeArgs {
 pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
     let args = PokeArgs::parse(args).map_err(Failure::Args)?;
     let group_id = gw
-        .poke_member(&args.account_id, args.group_id, args.user_id, ctx)
+        .poke_member(
+            &args.account_id,
+            args.group_id,
+            args.user_id,
+            args.on_behalf_of,
+            ctx,
+        )
         .await
         .map_err(domain_failure(&args.account_id))?;
     let user_id = args.user_id;

@@ -6,13 +6,16 @@ use serde_json::{Value, json};
 
 use super::arg_error::ArgError;
 use super::args::Args;
-use super::input::{AccountId, MessageId, account_rule, message_id_rule};
+use super::input::{
+    AccountId, MessageId, OnBehalfOfArg, account_rule, message_id_rule, on_behalf_of_rule,
+};
 use super::output::{ToolOutput, domain_failure};
 use super::props::strict_rules;
 use super::texts::Failure;
 use crate::call::CallCtx;
 use crate::gateway::Gateway;
 use crate::model::ChatRef;
+use crate::policy::OnBehalfOf;
 use onebot_gateway_config::Locale;
 
 /// The tool's description, for a model.
@@ -22,6 +25,7 @@ Recall (撤回) a QQ message. Destructive: everyone in the chat sees it disappea
 
 Arguments:
 - messageId (required): the message id to recall (a non-zero integer; may be negative; a string of digits works too), e.g. one of the messageIds qq_send returned.
+- onBehalfOf: the QQ user you act for: {\"messageId\": <id>} of the message that asked you (preferred), or {\"userId\": <QQ number>}; the operator's policy decides by their role.
 - accountId: gateway account, default \"default\".
 ",
     strict_rules!(),
@@ -29,7 +33,8 @@ Arguments:
 
 The gateway first reads the message and refuses one whose chat is not whitelisted for this account. QQ itself allows the bot to recall its own messages only within 2 minutes, and others' messages only when the bot is a group admin (never the owner's or another admin's); its refusal comes back with QQ's own words. Off when the operator disabled the write tools.
 details on success: {\"status\":\"ok\",\"messageId\":<id>,\"target\":\"group:<id>\"|\"private:<id>\"}.
-On failure (bad messageId, unknown message, chat not whitelisted, too old / not the sender / no admin rights, read-only token, offline, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+On failure (bad messageId, unknown message, chat not whitelisted, too old / not the sender / no admin rights, read-only token, offline, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
+An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet. Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
 );
 
 /// The properties of the details object on success.
@@ -50,6 +55,8 @@ pub fn details_properties() -> (Value, Value) {
 pub struct RecallInput {
     #[doc = concat!("The message to recall. ", message_id_rule!())]
     pub message_id: MessageId,
+    #[doc = on_behalf_of_rule!()]
+    pub on_behalf_of: Option<OnBehalfOfArg>,
     #[doc = account_rule!()]
     pub account_id: Option<AccountId>,
 }
@@ -61,6 +68,8 @@ pub struct RecallArgs {
     pub account_id: String,
     /// The message.
     pub message_id: i64,
+    /// Who the recall is done for.
+    pub on_behalf_of: Option<OnBehalfOf>,
 }
 
 impl RecallArgs {
@@ -71,6 +80,7 @@ impl RecallArgs {
                 .message_id("messageId")?
                 .ok_or(ArgError::Missing("messageId"))?,
             account_id: args.account_id()?,
+            on_behalf_of: args.on_behalf_of()?,
         })
     }
 }
@@ -79,7 +89,7 @@ impl RecallArgs {
 pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolOutput, Failure> {
     let args = RecallArgs::parse(args).map_err(Failure::Args)?;
     let chat = gw
-        .recall_message(&args.account_id, args.message_id, ctx)
+        .recall_message(&args.account_id, args.message_id, args.on_behalf_of, ctx)
         .await
         .map_err(domain_failure(&args.account_id))?;
     let id = args.message_id;

@@ -39,11 +39,13 @@ pub enum ToolName {
     Search,
     /// `qq_wait_messages`.
     Wait,
+    /// `qq_get_approval`.
+    Approval,
 }
 
 impl ToolName {
     /// Every tool, in listing order.
-    pub const ALL: [ToolName; 10] = [
+    pub const ALL: [ToolName; 11] = [
         ToolName::History,
         ToolName::Members,
         ToolName::Send,
@@ -54,6 +56,7 @@ impl ToolName {
         ToolName::Media,
         ToolName::Search,
         ToolName::Wait,
+        ToolName::Approval,
     ];
 
     /// The tool's name.
@@ -69,6 +72,7 @@ impl ToolName {
             ToolName::Media => "qq_get_media",
             ToolName::Search => "qq_search_messages",
             ToolName::Wait => "qq_wait_messages",
+            ToolName::Approval => "qq_get_approval",
         }
     }
 
@@ -85,6 +89,7 @@ impl ToolName {
             ToolName::Media => "Get received QQ media",
             ToolName::Search => "Search archived QQ messages",
             ToolName::Wait => "Wait for new QQ messages",
+            ToolName::Approval => "Check an action awaiting approval",
         }
     }
 
@@ -100,7 +105,8 @@ impl ToolName {
             | ToolName::Forward
             | ToolName::Media
             | ToolName::Search
-            | ToolName::Wait => &[],
+            | ToolName::Wait
+            | ToolName::Approval => &[],
         }
     }
 
@@ -120,7 +126,8 @@ impl ToolName {
             | ToolName::Forward
             | ToolName::Media
             | ToolName::Search
-            | ToolName::Wait => false,
+            | ToolName::Wait
+            | ToolName::Approval => false,
             ToolName::Send | ToolName::Poke | ToolName::Recall => true,
         }
     }
@@ -147,10 +154,10 @@ impl ToolName {
 
     /// True when the tool reaches beyond the gateway (MCP's
     /// `openWorldHint`): every tool reads from or writes to QQ, whose
-    /// chats other people change, except the archive search, which reads
-    /// only the gateway's own archive.
+    /// chats other people change, except the archive search and the
+    /// approvals, which read only the gateway's own records.
     pub fn open_world(self) -> bool {
-        !matches!(self, ToolName::Search)
+        !matches!(self, ToolName::Search | ToolName::Approval)
     }
 }
 
@@ -255,6 +262,7 @@ Arguments (at least one of text, images, videos, file, replyTo, mentions, mentio
 - replyTo: quote (reply to) this message id; the quote leads the first message.
 - mentions: up to 20 QQ numbers to @ mention, after the quote and before the text (groups; most implementations drop mentions in private chats).
 - mentionAll: true to @全体成员 (the bot must be a group admin; QQ's refusal comes back as the error).
+- onBehalfOf: the QQ user you act for: {\"messageId\": <id>} of the message that asked you (preferred), or {\"userId\": <QQ number>}; the operator's policy decides by their role (bot owner, group owner, admin, member, stranger).
 - accountId: gateway account, default \"default\".
 ",
     address_rule!(),
@@ -265,7 +273,8 @@ A media string is `media:<media_id>` (an id returned by MediaService.UploadMedia
 
 Order of delivery: text, images, video, file. Everything is checked and every media source resolved before anything is sent: a call is sent whole or refused whole. While the account is offline a text-only send is queued and delivered in order on reconnect (queued: true); a send with media fails while offline.
 details on success: {\"status\":\"ok\",\"groupId\":<number> (group sends) or \"userId\":<number> (private sends),\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"rateLimitWaitMs\":<how long the send waited for the rate limits before its first message>,\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
-On failure (nothing to send, text too long, too many images or videos, more than 20 mentions, group or user not whitelisted, no chat given with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+On failure (nothing to send, text too long, too many images or videos, more than 20 mentions, group or user not whitelisted, no chat given with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
+An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet. Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
 );
 
 const POKE: &str = concat!(
@@ -275,6 +284,7 @@ Poke (戳一戳) a member of a whitelisted QQ group. Never throws.
 Arguments:
 - userId (required): QQ number of the member to poke (here userId is the member, not a chat).
 - target: the group, `group:<group number>`, in the account's whitelist (a private chat is refused: pokes are in groups). Alias: groupId. Only when neither is given does the poke go to the account's only whitelisted group; target or groupId given as null or \"\" is refused, and the two naming different groups are refused.
+- onBehalfOf: the QQ user you act for: {\"messageId\": <id>} of the message that asked you (preferred), or {\"userId\": <QQ number>}; the operator's policy decides by their role (bot owner, group owner, admin, member, stranger).
 - accountId: gateway account, default \"default\".
 ",
     strict_rules!(),
@@ -282,7 +292,8 @@ Arguments:
 
 A poke is not a message: it is never queued (an offline account fails with 当前离线) and does not appear in history.
 details on success: {\"status\":\"ok\",\"groupId\":<number>,\"userId\":<number>}.
-On failure (bad userId, group not whitelisted, no group given with several whitelisted groups, offline, the implementation cannot poke, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
+On failure (bad userId, group not whitelisted, no group given with several whitelisted groups, offline, the implementation cannot poke, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
+An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet. Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
 );
 
 const MEDIA: &str = concat!(
@@ -342,6 +353,7 @@ fn description(tool: ToolName) -> &'static str {
         ToolName::Media => MEDIA,
         ToolName::Search => SEARCH,
         ToolName::Wait => super::wait::DESCRIPTION,
+        ToolName::Approval => super::approval::DESCRIPTION,
     }
 }
 
@@ -383,6 +395,7 @@ fn input_schema(tool: ToolName) -> Value {
         ToolName::Media => schema::<super::media::MediaInput>(),
         ToolName::Search => schema::<super::search::SearchInput>(),
         ToolName::Wait => schema::<super::wait::WaitInput>(),
+        ToolName::Approval => schema::<super::approval::ApprovalInput>(),
     }
 }
 
@@ -399,6 +412,7 @@ fn details_schema(tool: ToolName) -> Value {
         ToolName::Media => super::media::details_properties(),
         ToolName::Search => super::search::details_properties(),
         ToolName::Wait => super::wait::details_properties(),
+        ToolName::Approval => super::approval::details_properties(),
     };
     let mut ok_properties = properties;
     if let Some(map) = ok_properties.as_object_mut() {
@@ -424,6 +438,16 @@ fn details_schema(tool: ToolName) -> Value {
                     "error": {"type": "string", "minLength": 1}
                 },
                 "required": ["status", "error"],
+                "additionalProperties": false
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "status": {"const": "pending_approval"},
+                    "approvalId": {"type": "string", "minLength": 1},
+                    "actions": {"type": "array", "items": {"type": "string"}}
+                },
+                "required": ["status", "approvalId", "actions"],
                 "additionalProperties": false
             }
         ]

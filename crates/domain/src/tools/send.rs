@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use super::arg_error::ArgError;
 use super::args::Args;
 use super::input::{
-    AccountId, MediaString, Mention, MessageId, QqNumber, Target, account_rule, group_alias,
-    media_rule, message_id_rule, target_rule, user_alias,
+    AccountId, MediaString, Mention, MessageId, OnBehalfOfArg, QqNumber, Target, account_rule,
+    group_alias, media_rule, message_id_rule, on_behalf_of_rule, target_rule, user_alias,
 };
 use super::media_arg::{MediaArg, parse_media};
 use super::output::{ToolOutput, domain_failure};
@@ -19,6 +19,7 @@ use crate::call::CallCtx;
 use crate::gateway::Gateway;
 use crate::media::resolve::MediaSource;
 use crate::model::ChatRef;
+use crate::policy::OnBehalfOf;
 use crate::write::send::{SendRequest, SendResult};
 use onebot_gateway_config::Locale;
 
@@ -93,6 +94,8 @@ pub struct SendInput {
     pub mentions: Option<Vec<Mention>>,
     /// true: @全体成员 (needs admin rights).
     pub mention_all: Option<bool>,
+    #[doc = on_behalf_of_rule!()]
+    pub on_behalf_of: Option<OnBehalfOfArg>,
     #[doc = account_rule!()]
     pub account_id: Option<AccountId>,
 }
@@ -122,6 +125,8 @@ pub struct SendArgs {
     pub file: Option<MediaArg>,
     /// Display name of the file (may be empty).
     pub file_name: String,
+    /// Who the message is sent for.
+    pub on_behalf_of: Option<OnBehalfOf>,
 }
 
 impl SendArgs {
@@ -160,6 +165,7 @@ impl SendArgs {
             mentions: args.id_array("mentions")?,
             mention_all: args.flag("mentionAll").unwrap_or(false),
             account_id: args.account_id()?,
+            on_behalf_of: args.on_behalf_of()?,
         })
     }
 }
@@ -187,6 +193,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         file: args.file.map(source),
         file_name: args.file_name,
         idempotency_key: String::new(),
+        on_behalf_of: args.on_behalf_of,
     };
     let sent = gw
         .send_message(request, ctx)

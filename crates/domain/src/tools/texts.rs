@@ -81,6 +81,7 @@ pub fn arg_text(err: &ArgError, locale: Locale) -> String {
         | ArgError::BadTime { .. }
         | ArgError::BadMessageId { .. }
         | ArgError::BadIdList { .. }
+        | ArgError::BadOnBehalfOf { .. }
         | ArgError::BadMedia { .. } => value_text(err, locale),
     }
 }
@@ -253,6 +254,15 @@ fn value_text(err: &ArgError, locale: Locale) -> String {
             ),
             format!(
                 "invalid arguments: {field} must be an array of positive QQ numbers (numbers or numeric strings); {value} is not one."
+            ),
+        ),
+        ArgError::BadOnBehalfOf { value } => pick(
+            locale,
+            format!(
+                "参数不合法：onBehalfOf 必须是 {{\"messageId\": <消息 id>}}（请求者发的那条消息）或 {{\"userId\": <QQ 号>}} 之一，{value} 不是。"
+            ),
+            format!(
+                "invalid arguments: onBehalfOf must be {{\"messageId\": <id>}} (the requester's message) or {{\"userId\": <QQ number>}}, exactly one; {value} is not."
             ),
         ),
         ArgError::BadMedia { field, value } => pick(

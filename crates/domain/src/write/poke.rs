@@ -6,6 +6,9 @@ use crate::call::CallCtx;
 use crate::error::{Error, Kind, Result};
 use crate::gateway::Gateway;
 use crate::model::ChatRef;
+use crate::policy::audit::Note;
+use crate::policy::held::Held;
+use crate::policy::{Action, Decision, OnBehalfOf};
 
 impl Gateway {
     /// Pokes `user_id` in `group_id` (resolved as for sends); returns the
@@ -13,14 +16,70 @@ impl Gateway {
     /// outside the whitelist is `GroupNotAllowed` whether the bot is in it
     /// or not), then a group the bot is not in is `GroupNotFound`, then an
     /// offline account is `AccountOffline`.
+    ///
+    /// The `[policy]` rules decide after the whitelist and the caller's
+    /// scope; the outcome goes to the audit trail.
     pub async fn poke_member(
         &self,
         account_id: &str,
         group_id: Option<i64>,
         user_id: i64,
+        on_behalf_of: Option<OnBehalfOf>,
         ctx: CallCtx,
     ) -> Result<i64> {
-        let account = self.account(account_id, &ctx)?;
+        let mut note = Note::new(account_id, vec![Action::Poke], format!("poke {user_id}"));
+        let outcome = self
+            .poke_checked(
+                account_id,
+                group_id,
+                user_id,
+                on_behalf_of,
+                &ctx,
+                false,
+                &mut note,
+            )
+            .await;
+        self.audit_outcome(&note, &ctx, &outcome, |_| String::new())
+            .await;
+        outcome
+    }
+
+    /// Pokes for an approval an owner gave: the same checks but the
+    /// policy's.
+    pub(crate) async fn poke_approved(
+        &self,
+        account_id: &str,
+        group_id: i64,
+        user_id: i64,
+        on_behalf_of: Option<OnBehalfOf>,
+        ctx: CallCtx,
+    ) -> Result<i64> {
+        let mut note = Note::new(account_id, vec![Action::Poke], String::new());
+        self.poke_checked(
+            account_id,
+            Some(group_id),
+            user_id,
+            on_behalf_of,
+            &ctx,
+            true,
+            &mut note,
+        )
+        .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn poke_checked(
+        &self,
+        account_id: &str,
+        group_id: Option<i64>,
+        user_id: i64,
+        on_behalf_of: Option<OnBehalfOf>,
+        ctx: &CallCtx,
+        approved: bool,
+        note: &mut Note,
+    ) -> Result<i64> {
+        let account = self.account(account_id, ctx)?;
+        note.account_id = account.id.clone();
         if user_id <= 0 {
             return Err(
                 Error::invalid("user_id", "user_id must be positive").with("user_id", user_id)
@@ -29,9 +88,27 @@ impl Gateway {
         let group_id = resolve_group(&account, group_id)?;
         ctx.caller.check_write()?;
         ctx.caller.check_group(group_id)?;
-        onebot_gateway_telemetry::record_chat(&ChatRef::Group(group_id).target());
+        let chat = ChatRef::Group(group_id);
+        note.chat = Some(chat);
+        onebot_gateway_telemetry::record_chat(&chat.target());
         self.require_joined(&account, group_id, ctx.deadline)
             .await?;
+        if !approved {
+            let verdict = self
+                .check_policy(&account, chat, &note.actions, on_behalf_of, ctx.deadline)
+                .await?;
+            note.requester = verdict.requester;
+            note.rule = verdict.decision.rule();
+            if let Some(denied) = verdict.decision.denial() {
+                return Err(denied);
+            }
+            if matches!(verdict.decision, Decision::NeedsApproval { .. }) {
+                let held = Held::Poke { group_id, user_id };
+                return Err(self
+                    .hold(&account, &verdict, note, held, ctx, on_behalf_of)
+                    .await);
+            }
+        }
         let status = account.peer.status();
         if !status.online {
             return Err(Error::new(

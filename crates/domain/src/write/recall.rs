@@ -7,7 +7,22 @@ use crate::delivery::outbound::not_allowed_chat;
 use crate::error::{Error, Kind, Result};
 use crate::gateway::Gateway;
 use crate::model::{ChatRef, InboundEvent};
+use crate::policy::audit::{Note, cut};
+use crate::policy::held::Held;
+use crate::policy::{Action, Decision, OnBehalfOf};
 use crate::read::message::{about_message, validate_message_id};
+
+/// The text segments of `message`, joined.
+fn plain_text(message: &crate::model::Message) -> String {
+    message
+        .segments
+        .iter()
+        .filter_map(|s| match s {
+            crate::model::Segment::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect::<String>()
+}
 
 impl Gateway {
     /// Recalls `message_id`; returns the chat it was in. Refused before
@@ -15,14 +30,55 @@ impl Gateway {
     /// not know, one whose chat is not whitelisted (`groups`, `users`) or
     /// outside the caller's scope. The peer's refusal (too old, not the
     /// sender, no admin rights) is `OnebotActionFailed` with its text.
+    ///
+    /// The `[policy]` rules decide after the whitelist and the caller's
+    /// scope; the outcome goes to the audit trail.
     pub async fn recall_message(
         &self,
         account_id: &str,
         message_id: i64,
+        on_behalf_of: Option<OnBehalfOf>,
         ctx: CallCtx,
     ) -> Result<ChatRef> {
+        let mut note = Note::new(
+            account_id,
+            vec![Action::Recall],
+            format!("recall message {message_id}"),
+        );
+        let outcome = self
+            .recall_checked(account_id, message_id, on_behalf_of, &ctx, false, &mut note)
+            .await;
+        self.audit_outcome(&note, &ctx, &outcome, |_| String::new())
+            .await;
+        outcome
+    }
+
+    /// Recalls a message an owner approved: the same checks but the
+    /// policy's.
+    pub(crate) async fn recall_approved(
+        &self,
+        account_id: &str,
+        message_id: i64,
+        on_behalf_of: Option<OnBehalfOf>,
+        ctx: CallCtx,
+    ) -> Result<ChatRef> {
+        let mut note = Note::new(account_id, vec![Action::Recall], String::new());
+        self.recall_checked(account_id, message_id, on_behalf_of, &ctx, true, &mut note)
+            .await
+    }
+
+    async fn recall_checked(
+        &self,
+        account_id: &str,
+        message_id: i64,
+        on_behalf_of: Option<OnBehalfOf>,
+        ctx: &CallCtx,
+        approved: bool,
+        note: &mut Note,
+    ) -> Result<ChatRef> {
         validate_message_id(message_id)?;
-        let account = self.account(account_id, &ctx)?;
+        let account = self.account(account_id, ctx)?;
+        note.account_id = account.id.clone();
         ctx.caller.check_write()?;
         let message = account
             .peer
@@ -30,6 +86,11 @@ impl Gateway {
             .await
             .map_err(|e| about_message(e, message_id))?;
         let chat = message.chat;
+        note.chat = Some(chat);
+        let text = plain_text(&message);
+        if !text.is_empty() {
+            note.summary = cut(&format!("recall message {message_id}: {text}"));
+        }
         let c = &account.config;
         let whitelisted = match chat {
             ChatRef::Group(g) => c.groups.contains(&g),
@@ -42,6 +103,22 @@ impl Gateway {
         }
         ctx.caller.check_chat(chat)?;
         onebot_gateway_telemetry::record_chat(&chat.target());
+        if !approved {
+            let verdict = self
+                .check_policy(&account, chat, &note.actions, on_behalf_of, ctx.deadline)
+                .await?;
+            note.requester = verdict.requester;
+            note.rule = verdict.decision.rule();
+            if let Some(denied) = verdict.decision.denial() {
+                return Err(denied);
+            }
+            if matches!(verdict.decision, Decision::NeedsApproval { .. }) {
+                let held = Held::Recall { message_id };
+                return Err(self
+                    .hold(&account, &verdict, note, held, ctx, on_behalf_of)
+                    .await);
+            }
+        }
         // The peer's notice of this recall waits for the gateway's own event;
         // a failed (or abandoned) recall withdraws the announcement.
         self.inbound.expect_own(&account.id, chat, message_id);

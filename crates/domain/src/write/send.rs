@@ -45,6 +45,9 @@ use crate::media::kind::sanitize_file_name;
 use crate::media::resolve::MediaSource;
 use crate::media::staging::MediaOwner;
 use crate::model::{ChatRef, MediaKind};
+use crate::policy::audit::{Note, cut};
+use crate::policy::held::{Held, HeldSend};
+use crate::policy::{Action, Decision, OnBehalfOf};
 use crate::quotes::{Known, Quotes};
 use onebot_gateway_telemetry::metrics::{QueueOutcome, queue_entries};
 
@@ -86,13 +89,113 @@ pub struct SendRequest {
     pub file_name: String,
     /// Idempotency key (`""` = none).
     pub idempotency_key: String,
+    /// The QQ user the message is sent for (`[policy]` decides by their
+    /// role); `None` = nobody.
+    pub on_behalf_of: Option<OnBehalfOf>,
+}
+
+impl SendRequest {
+    /// The governed actions this request is in `chat` (`None`: its chat is
+    /// not resolved yet): `send` or `send_private`, and `send_media`,
+    /// `send_file`, `mention_all` when it carries them.
+    pub fn actions(&self, chat: Option<ChatRef>) -> Vec<Action> {
+        let private = match chat {
+            Some(c) => matches!(c, ChatRef::Private(_)),
+            None => self.user_id.is_some(),
+        };
+        let mut actions = vec![if private {
+            Action::SendPrivate
+        } else {
+            Action::Send
+        }];
+        if !self.images.is_empty() || !self.videos.is_empty() {
+            actions.push(Action::SendMedia);
+        }
+        if self.file.is_some() {
+            actions.push(Action::SendFile);
+        }
+        if self.mention_all {
+            actions.push(Action::MentionAll);
+        }
+        actions
+    }
+
+    /// What it sends, in short: the text's start, then its media and
+    /// mentions.
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if self.mention_all {
+            parts.push("@全体成员".to_owned());
+        }
+        if !self.mentions.is_empty() {
+            let ids: Vec<String> = self.mentions.iter().map(|m| format!("@{m}")).collect();
+            parts.push(ids.join(" "));
+        }
+        if !self.text.is_empty() {
+            parts.push(cut(&self.text));
+        }
+        if !self.images.is_empty() {
+            parts.push(format!("[{} image(s)]", self.images.len()));
+        }
+        if !self.videos.is_empty() {
+            parts.push(format!("[{} video(s)]", self.videos.len()));
+        }
+        if self.file.is_some() {
+            parts.push(format!("[file {}]", self.file_name));
+        }
+        parts.join(" ")
+    }
 }
 
 impl Gateway {
     /// Sends (or queues) a message; see the module docs for the order of
-    /// checks.
+    /// checks. The `[policy]` rules decide after the chat and the caller's
+    /// scope; the outcome goes to the audit trail.
     pub async fn send_message(&self, req: SendRequest, ctx: CallCtx) -> Result<SendResult> {
+        let mut note = Note::new(&req.account_id, req.actions(None), req.summary());
+        let outcome = self.send_checked(req, ctx.clone(), None, &mut note).await;
+        self.audit_outcome(&note, &ctx, &outcome, |r| {
+            if r.queued {
+                "queued".to_owned()
+            } else if r.message_ids.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "message_ids {}",
+                    r.message_ids
+                        .iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            }
+        })
+        .await;
+        outcome
+    }
+
+    /// Sends a message an owner approved (approval `approval_id`): the same
+    /// checks but the policy's.
+    pub(crate) async fn send_approved(
+        &self,
+        req: SendRequest,
+        ctx: CallCtx,
+        approval_id: &str,
+    ) -> Result<SendResult> {
+        let mut note = Note::new(&req.account_id, req.actions(None), req.summary());
+        self.send_checked(req, ctx, Some(approval_id), &mut note)
+            .await
+    }
+
+    async fn send_checked(
+        &self,
+        req: SendRequest,
+        ctx: CallCtx,
+        approved: Option<&str>,
+        note: &mut Note,
+    ) -> Result<SendResult> {
         let account = self.account(&req.account_id, &ctx)?;
+        note.account_id = account.id.clone();
         if req.idempotency_key.len() > MAX_KEY_BYTES {
             return Err(Error::invalid(
                 "idempotency_key",
@@ -109,10 +212,41 @@ impl Gateway {
         }
         let content = validate_content(&req)?;
         let chat = resolve_chat(&account, req.group_id, req.user_id)?;
+        note.chat = Some(chat);
+        note.actions = req.actions(Some(chat));
         let caller = &ctx.caller;
         caller.check_write()?;
         caller.check_chat(chat)?;
         onebot_gateway_telemetry::record_chat(&chat.target());
+        if approved.is_none() {
+            let verdict = self
+                .check_policy(
+                    &account,
+                    chat,
+                    &note.actions,
+                    req.on_behalf_of,
+                    ctx.deadline,
+                )
+                .await?;
+            note.requester = verdict.requester;
+            note.rule = verdict.decision.rule();
+            if let Some(denied) = verdict.decision.denial() {
+                return Err(denied);
+            }
+            if let Decision::NeedsApproval { .. } = verdict.decision {
+                {
+                    let (group_id, user_id) = match chat {
+                        ChatRef::Group(g) => (Some(g), None),
+                        ChatRef::Private(u) => (None, Some(u)),
+                    };
+                    let held =
+                        Held::Send(Box::new(HeldSend::of(&req, &account.id, group_id, user_id)));
+                    return Err(self
+                        .hold(&account, &verdict, note, held, &ctx, req.on_behalf_of)
+                        .await);
+                }
+            }
+        }
         let write = self.write();
         let key = req.idempotency_key.clone();
         if !key.is_empty() {

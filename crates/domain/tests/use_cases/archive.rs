@@ -258,7 +258,7 @@ async fn private_chats_of_the_users_whitelist_are_archived_and_recall_message_hi
 
     // RecallMessage publishes the recall, which the archive takes.
     t.peer.store(private);
-    t.gw.recall_message("default", 11, CallCtx::anonymous())
+    t.gw.recall_message("default", 11, None, CallCtx::anonymous())
         .await
         .unwrap();
     let recall = sub.next().await.unwrap().unwrap();

@@ -7,6 +7,7 @@ mod joined;
 mod media;
 mod media_resolve;
 mod mentions;
+mod policy;
 mod queue;
 mod read;
 mod received;

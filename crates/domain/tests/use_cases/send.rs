@@ -790,7 +790,7 @@ async fn poke_rules() {
     let t = start(Flavor::NapCat, |_| {});
     let ctx = CallCtx::anonymous();
     assert_eq!(
-        t.gw.poke_member("", None, 10_003, ctx.clone())
+        t.gw.poke_member("", None, 10_003, None, ctx.clone())
             .await
             .unwrap(),
         G
@@ -803,7 +803,7 @@ async fn poke_rules() {
         }]
     );
     let e =
-        t.gw.poke_member("", None, 0, ctx.clone())
+        t.gw.poke_member("", None, 0, None, ctx.clone())
             .await
             .unwrap_err();
     assert_eq!(
@@ -811,25 +811,25 @@ async fn poke_rules() {
         (Kind::InvalidRequest, Some("user_id"))
     );
     let e =
-        t.gw.poke_member("", Some(1), 5, ctx.clone())
+        t.gw.poke_member("", Some(1), 5, None, ctx.clone())
             .await
             .unwrap_err();
     assert_eq!(e.kind, Kind::GroupNotAllowed);
     let e =
-        t.gw.poke_member("nobody", None, 5, ctx.clone())
+        t.gw.poke_member("nobody", None, 5, None, ctx.clone())
             .await
             .unwrap_err();
     assert_eq!(e.kind, Kind::AccountNotConfigured);
     t.api
         .script([Err(Error::new(Kind::OnebotActionUnsupported, "1404"))]);
     let e =
-        t.gw.poke_member("", None, 5, ctx.clone())
+        t.gw.poke_member("", None, 5, None, ctx.clone())
             .await
             .unwrap_err();
     assert_eq!(e.kind, Kind::PokeUnsupported);
     t.api.set_online(false);
     let e =
-        t.gw.poke_member("", None, 5, ctx.clone())
+        t.gw.poke_member("", None, 5, None, ctx.clone())
             .await
             .unwrap_err();
     assert_eq!(e.kind, Kind::AccountOffline);
@@ -840,9 +840,12 @@ async fn poke_rules() {
 async fn poke_has_its_own_rate_limit() {
     let t = start(Flavor::NapCat, |a| a.rate_poke_per_minute = 2);
     let ctx = || CallCtx::anonymous().with_timeout(Duration::from_secs(1));
-    t.gw.poke_member("", None, 5, ctx()).await.unwrap();
-    t.gw.poke_member("", None, 5, ctx()).await.unwrap();
-    let e = t.gw.poke_member("", None, 5, ctx()).await.unwrap_err();
+    t.gw.poke_member("", None, 5, None, ctx()).await.unwrap();
+    t.gw.poke_member("", None, 5, None, ctx()).await.unwrap();
+    let e =
+        t.gw.poke_member("", None, 5, None, ctx())
+            .await
+            .unwrap_err();
     assert_eq!(e.kind, Kind::RateLimited);
     assert_eq!(e.meta("scope"), Some("poke"));
     // Sends are not affected by the poke limit.
@@ -1190,7 +1193,7 @@ async fn recall_reads_the_message_checks_the_whitelists_then_recalls() {
     t.api.store(stored(2, ChatRef::Group(7), 10_001));
     t.api.store(stored(3, ChatRef::Private(10_002), 10_002));
     t.api.store(stored(4, ChatRef::Private(USER), 10_001));
-    let recall = |id| t.gw.recall_message("", id, CallCtx::anonymous());
+    let recall = |id| t.gw.recall_message("", id, None, CallCtx::anonymous());
     assert_eq!(recall(1).await.unwrap(), ChatRef::Group(G));
     assert_eq!(recall(4).await.unwrap(), ChatRef::Private(USER));
     let e = recall(2).await.unwrap_err();
@@ -1245,7 +1248,7 @@ async fn recall_reads_the_message_checks_the_whitelists_then_recalls() {
             users: None,
         });
     let e =
-        t.gw.recall_message("", 1, CallCtx::new(ro, Default::default()))
+        t.gw.recall_message("", 1, None, CallCtx::new(ro, Default::default()))
             .await
             .unwrap_err();
     assert_eq!((e.kind, e.meta("scope")), (Kind::TokenScope, Some("write")));
@@ -1375,13 +1378,13 @@ async fn a_group_the_bot_is_not_in_sends_nothing() {
     assert_eq!(t.gw.queue_depth("default"), 0);
     // Pokes too, before the offline refusal.
     let e =
-        t.gw.poke_member("", Some(OTHER), 10_002, CallCtx::anonymous())
+        t.gw.poke_member("", Some(OTHER), 10_002, None, CallCtx::anonymous())
             .await
             .unwrap_err();
     assert_eq!(e.kind, Kind::GroupNotFound);
     t.api.set_online(true);
     let e =
-        t.gw.poke_member("", Some(OTHER), 10_002, CallCtx::anonymous())
+        t.gw.poke_member("", Some(OTHER), 10_002, None, CallCtx::anonymous())
             .await
             .unwrap_err();
     assert_eq!(e.kind, Kind::GroupNotFound);

@@ -921,7 +921,7 @@ async fn unknown_tools_and_english_texts() {
     let out = call(&gw, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_get_message、qq_recall、qq_get_forward、qq_get_media、qq_wait_messages。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_get_message、qq_recall、qq_get_forward、qq_get_media、qq_wait_messages、qq_get_approval。",
         "unknown",
     );
     // Names are exact.
@@ -976,7 +976,8 @@ async fn tools_disabled_and_read_only_deployments() {
             "qq_get_message",
             "qq_get_forward",
             "qq_get_media",
-            "qq_wait_messages"
+            "qq_wait_messages",
+            "qq_get_approval"
         ]
     );
     for (name, args) in [
@@ -994,7 +995,7 @@ async fn tools_disabled_and_read_only_deployments() {
     let out = call(&ro, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_get_message、qq_get_forward、qq_get_media、qq_wait_messages。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_get_message、qq_get_forward、qq_get_media、qq_wait_messages、qq_get_approval。",
         "unknown, read-only",
     );
     assert_eq!(fake.calls(), vec![]);
@@ -1308,7 +1309,7 @@ async fn send_rules_and_failure_rows() {
         ),
         (
             json!({"text": "x", "group": 20000002}),
-            "参数不合法：qq_send 不接受参数 group。它接受的参数：accountId、file、fileName、groupId、images、mentionAll、mentions、replyTo、target、text、userId、videos。".into(),
+            "参数不合法：qq_send 不接受参数 group。它接受的参数：accountId、file、fileName、groupId、images、mentionAll、mentions、onBehalfOf、replyTo、target、text、userId、videos。".into(),
         ),
         (
             json!({"text": "x", "groupId": 0}),

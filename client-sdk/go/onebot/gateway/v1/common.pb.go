@@ -1408,6 +1408,100 @@ func (x *UnknownSegment) GetDataJson() string {
 	return ""
 }
 
+// Who an action is done for: the QQ user on whose behalf the agent acts.
+// The `[policy]` rules decide by that user's role in the action's chat:
+// `bot_owner` (in `policy.owners`), else the group role from the group's
+// member list (`owner`, `admin`, `member`), `stranger` when not a member;
+// in a private chat the chat's own user is `member`. A call without it
+// acts for nobody (role `none`).
+type OnBehalfOf struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The requester.
+	//
+	// Types that are valid to be assigned to Requester:
+	//
+	//	*OnBehalfOf_MessageId
+	//	*OnBehalfOf_UserId
+	Requester     isOnBehalfOf_Requester `protobuf_oneof:"requester"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OnBehalfOf) Reset() {
+	*x = OnBehalfOf{}
+	mi := &file_onebot_gateway_v1_common_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OnBehalfOf) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OnBehalfOf) ProtoMessage() {}
+
+func (x *OnBehalfOf) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_common_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OnBehalfOf.ProtoReflect.Descriptor instead.
+func (*OnBehalfOf) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_common_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *OnBehalfOf) GetRequester() isOnBehalfOf_Requester {
+	if x != nil {
+		return x.Requester
+	}
+	return nil
+}
+
+func (x *OnBehalfOf) GetMessageId() int64 {
+	if x != nil {
+		if x, ok := x.Requester.(*OnBehalfOf_MessageId); ok {
+			return x.MessageId
+		}
+	}
+	return 0
+}
+
+func (x *OnBehalfOf) GetUserId() int64 {
+	if x != nil {
+		if x, ok := x.Requester.(*OnBehalfOf_UserId); ok {
+			return x.UserId
+		}
+	}
+	return 0
+}
+
+type isOnBehalfOf_Requester interface {
+	isOnBehalfOf_Requester()
+}
+
+type OnBehalfOf_MessageId struct {
+	// The sender of this message (preferred: the gateway looks the message
+	// up, so an agent cannot claim a role it cannot show). It must be a
+	// message of the action's chat.
+	MessageId int64 `protobuf:"varint,1,opt,name=message_id,json=messageId,proto3,oneof"`
+}
+
+type OnBehalfOf_UserId struct {
+	// This QQ user.
+	UserId int64 `protobuf:"varint,2,opt,name=user_id,json=userId,proto3,oneof"`
+}
+
+func (*OnBehalfOf_MessageId) isOnBehalfOf_Requester() {}
+
+func (*OnBehalfOf_UserId) isOnBehalfOf_Requester() {}
+
 var File_onebot_gateway_v1_common_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_common_proto_rawDesc = "" +
@@ -1493,7 +1587,13 @@ const file_onebot_gateway_v1_common_proto_rawDesc = "" +
 	"\x02id\x18\x02 \x01(\tR\x02id\"A\n" +
 	"\x0eUnknownSegment\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1b\n" +
-	"\tdata_json\x18\x02 \x01(\tR\bdataJson*\x7f\n" +
+	"\tdata_json\x18\x02 \x01(\tR\bdataJson\"U\n" +
+	"\n" +
+	"OnBehalfOf\x12\x1f\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\x03H\x00R\tmessageId\x12\x19\n" +
+	"\auser_id\x18\x02 \x01(\x03H\x00R\x06userIdB\v\n" +
+	"\trequester*\x7f\n" +
 	"\tMediaKind\x12\x1a\n" +
 	"\x16MEDIA_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10MEDIA_KIND_IMAGE\x10\x01\x12\x14\n" +
@@ -1515,7 +1615,7 @@ func file_onebot_gateway_v1_common_proto_rawDescGZIP() []byte {
 }
 
 var file_onebot_gateway_v1_common_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_onebot_gateway_v1_common_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_onebot_gateway_v1_common_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_onebot_gateway_v1_common_proto_goTypes = []any{
 	(MediaKind)(0),                // 0: onebot.gateway.v1.MediaKind
 	(*Chat)(nil),                  // 1: onebot.gateway.v1.Chat
@@ -1535,10 +1635,11 @@ var file_onebot_gateway_v1_common_proto_goTypes = []any{
 	(*XmlSegment)(nil),            // 15: onebot.gateway.v1.XmlSegment
 	(*PokeSegment)(nil),           // 16: onebot.gateway.v1.PokeSegment
 	(*UnknownSegment)(nil),        // 17: onebot.gateway.v1.UnknownSegment
-	(*timestamppb.Timestamp)(nil), // 18: google.protobuf.Timestamp
+	(*OnBehalfOf)(nil),            // 18: onebot.gateway.v1.OnBehalfOf
+	(*timestamppb.Timestamp)(nil), // 19: google.protobuf.Timestamp
 }
 var file_onebot_gateway_v1_common_proto_depIdxs = []int32{
-	18, // 0: onebot.gateway.v1.ChatMessage.time:type_name -> google.protobuf.Timestamp
+	19, // 0: onebot.gateway.v1.ChatMessage.time:type_name -> google.protobuf.Timestamp
 	2,  // 1: onebot.gateway.v1.ChatMessage.sender:type_name -> onebot.gateway.v1.Sender
 	4,  // 2: onebot.gateway.v1.ChatMessage.segments:type_name -> onebot.gateway.v1.Segment
 	1,  // 3: onebot.gateway.v1.ChatMessage.chat:type_name -> onebot.gateway.v1.Chat
@@ -1589,13 +1690,17 @@ func file_onebot_gateway_v1_common_proto_init() {
 		(*Segment_Unknown)(nil),
 	}
 	file_onebot_gateway_v1_common_proto_msgTypes[11].OneofWrappers = []any{}
+	file_onebot_gateway_v1_common_proto_msgTypes[17].OneofWrappers = []any{
+		(*OnBehalfOf_MessageId)(nil),
+		(*OnBehalfOf_UserId)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_common_proto_rawDesc), len(file_onebot_gateway_v1_common_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

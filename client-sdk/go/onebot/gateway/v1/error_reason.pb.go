@@ -193,6 +193,21 @@ const (
 	// archived chats are the account's whitelisted groups and users and
 	// `[archive] chats`.
 	ErrorReason_ERROR_REASON_CHAT_NOT_ARCHIVED ErrorReason = 62
+	// PERMISSION_DENIED: a `[policy]` rule refuses the action for the
+	// requester the call names (`on_behalf_of`) (metadata `rule`: the rule's
+	// index in `policy.rules`, `action`, `role`: the requester's role in the
+	// chat, `allowed_roles`). Nothing reached the implementation.
+	ErrorReason_ERROR_REASON_POLICY_DENIED ErrorReason = 63
+	// FAILED_PRECONDITION: a `[policy]` rule makes the action wait for a bot
+	// owner's approval (metadata `approval_id`, `rule`, `action`). The action
+	// is stored, not executed; the owners were asked in QQ. Follow it with
+	// ApprovalService.GetApproval or the APPROVAL events; do not retry.
+	ErrorReason_ERROR_REASON_APPROVAL_PENDING ErrorReason = 64
+	// NOT_FOUND: no approval has this id (metadata `approval_id`).
+	ErrorReason_ERROR_REASON_APPROVAL_NOT_FOUND ErrorReason = 65
+	// FAILED_PRECONDITION: the approval is no longer pending: decided,
+	// expired or executed (metadata `approval_id`, `state`).
+	ErrorReason_ERROR_REASON_APPROVAL_DECIDED ErrorReason = 66
 )
 
 // Enum value maps for ErrorReason.
@@ -256,6 +271,10 @@ var (
 		60: "ERROR_REASON_ARCHIVE_DISABLED",
 		61: "ERROR_REASON_GROUP_NOT_FOUND",
 		62: "ERROR_REASON_CHAT_NOT_ARCHIVED",
+		63: "ERROR_REASON_POLICY_DENIED",
+		64: "ERROR_REASON_APPROVAL_PENDING",
+		65: "ERROR_REASON_APPROVAL_NOT_FOUND",
+		66: "ERROR_REASON_APPROVAL_DECIDED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":               0,
@@ -316,6 +335,10 @@ var (
 		"ERROR_REASON_ARCHIVE_DISABLED":          60,
 		"ERROR_REASON_GROUP_NOT_FOUND":           61,
 		"ERROR_REASON_CHAT_NOT_ARCHIVED":         62,
+		"ERROR_REASON_POLICY_DENIED":             63,
+		"ERROR_REASON_APPROVAL_PENDING":          64,
+		"ERROR_REASON_APPROVAL_NOT_FOUND":        65,
+		"ERROR_REASON_APPROVAL_DECIDED":          66,
 	}
 )
 
@@ -350,7 +373,7 @@ var File_onebot_gateway_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\x8f\x10\n" +
+	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\x9a\x11\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12'\n" +
@@ -410,7 +433,11 @@ const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\x1bERROR_REASON_STORAGE_FAILED\x106\x12!\n" +
 	"\x1dERROR_REASON_ARCHIVE_DISABLED\x10<\x12 \n" +
 	"\x1cERROR_REASON_GROUP_NOT_FOUND\x10=\x12\"\n" +
-	"\x1eERROR_REASON_CHAT_NOT_ARCHIVED\x10>Bl\n" +
+	"\x1eERROR_REASON_CHAT_NOT_ARCHIVED\x10>\x12\x1e\n" +
+	"\x1aERROR_REASON_POLICY_DENIED\x10?\x12!\n" +
+	"\x1dERROR_REASON_APPROVAL_PENDING\x10@\x12#\n" +
+	"\x1fERROR_REASON_APPROVAL_NOT_FOUND\x10A\x12!\n" +
+	"\x1dERROR_REASON_APPROVAL_DECIDED\x10BBl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (

@@ -47,21 +47,25 @@ const (
 	EventKind_EVENT_KIND_UNKNOWN EventKind = 8
 	// A message was recalled.
 	EventKind_EVENT_KIND_MESSAGE_RECALLED EventKind = 9
+	// An approval of a held action changed state (ApprovalService): asked
+	// (PENDING), decided, expired, executed or failed.
+	EventKind_EVENT_KIND_APPROVAL EventKind = 10
 )
 
 // Enum value maps for EventKind.
 var (
 	EventKind_name = map[int32]string{
-		0: "EVENT_KIND_UNSPECIFIED",
-		1: "EVENT_KIND_MESSAGE",
-		2: "EVENT_KIND_POKE",
-		3: "EVENT_KIND_MEMBER_JOINED",
-		4: "EVENT_KIND_MEMBER_LEFT",
-		5: "EVENT_KIND_CARD_CHANGED",
-		6: "EVENT_KIND_LIFECYCLE",
-		7: "EVENT_KIND_CONNECTION",
-		8: "EVENT_KIND_UNKNOWN",
-		9: "EVENT_KIND_MESSAGE_RECALLED",
+		0:  "EVENT_KIND_UNSPECIFIED",
+		1:  "EVENT_KIND_MESSAGE",
+		2:  "EVENT_KIND_POKE",
+		3:  "EVENT_KIND_MEMBER_JOINED",
+		4:  "EVENT_KIND_MEMBER_LEFT",
+		5:  "EVENT_KIND_CARD_CHANGED",
+		6:  "EVENT_KIND_LIFECYCLE",
+		7:  "EVENT_KIND_CONNECTION",
+		8:  "EVENT_KIND_UNKNOWN",
+		9:  "EVENT_KIND_MESSAGE_RECALLED",
+		10: "EVENT_KIND_APPROVAL",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":      0,
@@ -74,6 +78,7 @@ var (
 		"EVENT_KIND_CONNECTION":       7,
 		"EVENT_KIND_UNKNOWN":          8,
 		"EVENT_KIND_MESSAGE_RECALLED": 9,
+		"EVENT_KIND_APPROVAL":         10,
 	}
 )
 
@@ -326,6 +331,7 @@ type Event struct {
 	//	*Event_Connection
 	//	*Event_Unknown
 	//	*Event_MessageRecalled
+	//	*Event_Approval
 	Kind          isEvent_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -477,6 +483,15 @@ func (x *Event) GetMessageRecalled() *MessageRecalledEvent {
 	return nil
 }
 
+func (x *Event) GetApproval() *Approval {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_Approval); ok {
+			return x.Approval
+		}
+	}
+	return nil
+}
+
 type isEvent_Kind interface {
 	isEvent_Kind()
 }
@@ -526,6 +541,12 @@ type Event_MessageRecalled struct {
 	MessageRecalled *MessageRecalledEvent `protobuf:"bytes,18,opt,name=message_recalled,json=messageRecalled,proto3,oneof"`
 }
 
+type Event_Approval struct {
+	// An approval changed state: the approval as GetApproval returns it.
+	// Its chat is the held action's chat (`target`).
+	Approval *Approval `protobuf:"bytes,19,opt,name=approval,proto3,oneof"`
+}
+
 func (*Event_Message) isEvent_Kind() {}
 
 func (*Event_Poke) isEvent_Kind() {}
@@ -543,6 +564,8 @@ func (*Event_Connection) isEvent_Kind() {}
 func (*Event_Unknown) isEvent_Kind() {}
 
 func (*Event_MessageRecalled) isEvent_Kind() {}
+
+func (*Event_Approval) isEvent_Kind() {}
 
 // A group or private message.
 type MessageEvent struct {
@@ -1125,7 +1148,7 @@ var File_onebot_gateway_v1_event_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\n" +
-	"%onebot/gateway/v1/event_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a'onebot/gateway/v1/account_service.proto\x1a\x1eonebot/gateway/v1/common.proto\"\xd6\x01\n" +
+	"%onebot/gateway/v1/event_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a'onebot/gateway/v1/account_service.proto\x1a\x1eonebot/gateway/v1/common.proto\x1a*onebot/gateway/v1/governance_service.proto\"\xd6\x01\n" +
 	"\x13StreamEventsRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12-\n" +
@@ -1138,7 +1161,7 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\theartbeat\x18\x02 \x01(\v2\x1c.onebot.gateway.v1.HeartbeatR\theartbeat\"`\n" +
 	"\tHeartbeat\x12#\n" +
 	"\rlast_sequence\x18\x01 \x01(\x04R\flastSequence\x12.\n" +
-	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xfe\x05\n" +
+	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xb9\x06\n" +
 	"\x05Event\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1a\n" +
@@ -1157,7 +1180,8 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"connection\x18\x10 \x01(\v2\".onebot.gateway.v1.ConnectionEventH\x00R\n" +
 	"connection\x12;\n" +
 	"\aunknown\x18\x11 \x01(\v2\x1f.onebot.gateway.v1.UnknownEventH\x00R\aunknown\x12T\n" +
-	"\x10message_recalled\x18\x12 \x01(\v2'.onebot.gateway.v1.MessageRecalledEventH\x00R\x0fmessageRecalledB\x06\n" +
+	"\x10message_recalled\x18\x12 \x01(\v2'.onebot.gateway.v1.MessageRecalledEventH\x00R\x0fmessageRecalled\x129\n" +
+	"\bapproval\x18\x13 \x01(\v2\x1b.onebot.gateway.v1.ApprovalH\x00R\bapprovalB\x06\n" +
 	"\x04kind\"\xa1\x01\n" +
 	"\fMessageEvent\x128\n" +
 	"\amessage\x18\x01 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageR\amessage\x12\x1b\n" +
@@ -1199,7 +1223,7 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\n" +
 	"message_id\x18\x02 \x01(\x03R\tmessageId\x12\x1f\n" +
 	"\voperator_id\x18\x03 \x01(\x03R\n" +
-	"operatorId*\x99\x02\n" +
+	"operatorId*\xb2\x02\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12EVENT_KIND_MESSAGE\x10\x01\x12\x13\n" +
@@ -1210,7 +1234,9 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\x14EVENT_KIND_LIFECYCLE\x10\x06\x12\x19\n" +
 	"\x15EVENT_KIND_CONNECTION\x10\a\x12\x16\n" +
 	"\x12EVENT_KIND_UNKNOWN\x10\b\x12\x1f\n" +
-	"\x1bEVENT_KIND_MESSAGE_RECALLED\x10\t2q\n" +
+	"\x1bEVENT_KIND_MESSAGE_RECALLED\x10\t\x12\x17\n" +
+	"\x13EVENT_KIND_APPROVAL\x10\n" +
+	"2q\n" +
 	"\fEventService\x12a\n" +
 	"\fStreamEvents\x12&.onebot.gateway.v1.StreamEventsRequest\x1a'.onebot.gateway.v1.StreamEventsResponse0\x01Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
@@ -1246,8 +1272,9 @@ var file_onebot_gateway_v1_event_service_proto_goTypes = []any{
 	(*MessageRecalledEvent)(nil),  // 13: onebot.gateway.v1.MessageRecalledEvent
 	(*Chat)(nil),                  // 14: onebot.gateway.v1.Chat
 	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
-	(*ChatMessage)(nil),           // 16: onebot.gateway.v1.ChatMessage
-	(ConnectionState)(0),          // 17: onebot.gateway.v1.ConnectionState
+	(*Approval)(nil),              // 16: onebot.gateway.v1.Approval
+	(*ChatMessage)(nil),           // 17: onebot.gateway.v1.ChatMessage
+	(ConnectionState)(0),          // 18: onebot.gateway.v1.ConnectionState
 }
 var file_onebot_gateway_v1_event_service_proto_depIdxs = []int32{
 	14, // 0: onebot.gateway.v1.StreamEventsRequest.chats:type_name -> onebot.gateway.v1.Chat
@@ -1265,16 +1292,17 @@ var file_onebot_gateway_v1_event_service_proto_depIdxs = []int32{
 	11, // 12: onebot.gateway.v1.Event.connection:type_name -> onebot.gateway.v1.ConnectionEvent
 	12, // 13: onebot.gateway.v1.Event.unknown:type_name -> onebot.gateway.v1.UnknownEvent
 	13, // 14: onebot.gateway.v1.Event.message_recalled:type_name -> onebot.gateway.v1.MessageRecalledEvent
-	16, // 15: onebot.gateway.v1.MessageEvent.message:type_name -> onebot.gateway.v1.ChatMessage
-	17, // 16: onebot.gateway.v1.ConnectionEvent.state:type_name -> onebot.gateway.v1.ConnectionState
-	14, // 17: onebot.gateway.v1.MessageRecalledEvent.chat:type_name -> onebot.gateway.v1.Chat
-	1,  // 18: onebot.gateway.v1.EventService.StreamEvents:input_type -> onebot.gateway.v1.StreamEventsRequest
-	2,  // 19: onebot.gateway.v1.EventService.StreamEvents:output_type -> onebot.gateway.v1.StreamEventsResponse
-	19, // [19:20] is the sub-list for method output_type
-	18, // [18:19] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	16, // 15: onebot.gateway.v1.Event.approval:type_name -> onebot.gateway.v1.Approval
+	17, // 16: onebot.gateway.v1.MessageEvent.message:type_name -> onebot.gateway.v1.ChatMessage
+	18, // 17: onebot.gateway.v1.ConnectionEvent.state:type_name -> onebot.gateway.v1.ConnectionState
+	14, // 18: onebot.gateway.v1.MessageRecalledEvent.chat:type_name -> onebot.gateway.v1.Chat
+	1,  // 19: onebot.gateway.v1.EventService.StreamEvents:input_type -> onebot.gateway.v1.StreamEventsRequest
+	2,  // 20: onebot.gateway.v1.EventService.StreamEvents:output_type -> onebot.gateway.v1.StreamEventsResponse
+	20, // [20:21] is the sub-list for method output_type
+	19, // [19:20] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_event_service_proto_init() }
@@ -1284,6 +1312,7 @@ func file_onebot_gateway_v1_event_service_proto_init() {
 	}
 	file_onebot_gateway_v1_account_service_proto_init()
 	file_onebot_gateway_v1_common_proto_init()
+	file_onebot_gateway_v1_governance_service_proto_init()
 	file_onebot_gateway_v1_event_service_proto_msgTypes[0].OneofWrappers = []any{}
 	file_onebot_gateway_v1_event_service_proto_msgTypes[3].OneofWrappers = []any{
 		(*Event_Message)(nil),
@@ -1295,6 +1324,7 @@ func file_onebot_gateway_v1_event_service_proto_init() {
 		(*Event_Connection)(nil),
 		(*Event_Unknown)(nil),
 		(*Event_MessageRecalled)(nil),
+		(*Event_Approval)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

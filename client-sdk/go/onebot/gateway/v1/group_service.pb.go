@@ -513,7 +513,9 @@ type PokeMemberRequest struct {
 	// Group; resolved as in SendMessage (absent = the only whitelisted group).
 	GroupId *int64 `protobuf:"varint,2,opt,name=group_id,json=groupId,proto3,oneof" json:"group_id,omitempty"`
 	// QQ number to poke; must be positive.
-	UserId        int64 `protobuf:"varint,3,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	UserId int64 `protobuf:"varint,3,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,4,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -567,6 +569,13 @@ func (x *PokeMemberRequest) GetUserId() int64 {
 		return x.UserId
 	}
 	return 0
+}
+
+func (x *PokeMemberRequest) GetOnBehalfOf() *OnBehalfOf {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return nil
 }
 
 // Response of GroupService.PokeMember.
@@ -628,7 +637,7 @@ var File_onebot_gateway_v1_group_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_group_service_proto_rawDesc = "" +
 	"\n" +
-	"%onebot/gateway/v1/group_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x96\x01\n" +
+	"%onebot/gateway/v1/group_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"\x96\x01\n" +
 	"\x17ListGroupMembersRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x19\n" +
@@ -668,12 +677,14 @@ const file_onebot_gateway_v1_group_service_proto_rawDesc = "" +
 	"\fmember_count\x18\x03 \x01(\x05R\vmemberCount\x12(\n" +
 	"\x10max_member_count\x18\x04 \x01(\x05R\x0emaxMemberCount\x12 \n" +
 	"\vwhitelisted\x18\x05 \x01(\bR\vwhitelisted\x12\x16\n" +
-	"\x06joined\x18\x06 \x01(\bR\x06joined\"x\n" +
+	"\x06joined\x18\x06 \x01(\bR\x06joined\"\xb9\x01\n" +
 	"\x11PokeMemberRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
 	"\bgroup_id\x18\x02 \x01(\x03H\x00R\agroupId\x88\x01\x01\x12\x17\n" +
-	"\auser_id\x18\x03 \x01(\x03R\x06userIdB\v\n" +
+	"\auser_id\x18\x03 \x01(\x03R\x06userId\x12?\n" +
+	"\fon_behalf_of\x18\x04 \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
+	"onBehalfOfB\v\n" +
 	"\t_group_id\"H\n" +
 	"\x12PokeMemberResponse\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x17\n" +
@@ -709,6 +720,7 @@ var file_onebot_gateway_v1_group_service_proto_goTypes = []any{
 	(*PokeMemberRequest)(nil),        // 6: onebot.gateway.v1.PokeMemberRequest
 	(*PokeMemberResponse)(nil),       // 7: onebot.gateway.v1.PokeMemberResponse
 	(*timestamppb.Timestamp)(nil),    // 8: google.protobuf.Timestamp
+	(*OnBehalfOf)(nil),               // 9: onebot.gateway.v1.OnBehalfOf
 }
 var file_onebot_gateway_v1_group_service_proto_depIdxs = []int32{
 	2, // 0: onebot.gateway.v1.ListGroupMembersResponse.members:type_name -> onebot.gateway.v1.GroupMember
@@ -716,17 +728,18 @@ var file_onebot_gateway_v1_group_service_proto_depIdxs = []int32{
 	8, // 2: onebot.gateway.v1.GroupMember.join_time:type_name -> google.protobuf.Timestamp
 	8, // 3: onebot.gateway.v1.GroupMember.last_sent_time:type_name -> google.protobuf.Timestamp
 	5, // 4: onebot.gateway.v1.ListGroupsResponse.groups:type_name -> onebot.gateway.v1.Group
-	0, // 5: onebot.gateway.v1.GroupService.ListGroupMembers:input_type -> onebot.gateway.v1.ListGroupMembersRequest
-	3, // 6: onebot.gateway.v1.GroupService.ListGroups:input_type -> onebot.gateway.v1.ListGroupsRequest
-	6, // 7: onebot.gateway.v1.GroupService.PokeMember:input_type -> onebot.gateway.v1.PokeMemberRequest
-	1, // 8: onebot.gateway.v1.GroupService.ListGroupMembers:output_type -> onebot.gateway.v1.ListGroupMembersResponse
-	4, // 9: onebot.gateway.v1.GroupService.ListGroups:output_type -> onebot.gateway.v1.ListGroupsResponse
-	7, // 10: onebot.gateway.v1.GroupService.PokeMember:output_type -> onebot.gateway.v1.PokeMemberResponse
-	8, // [8:11] is the sub-list for method output_type
-	5, // [5:8] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	9, // 5: onebot.gateway.v1.PokeMemberRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	0, // 6: onebot.gateway.v1.GroupService.ListGroupMembers:input_type -> onebot.gateway.v1.ListGroupMembersRequest
+	3, // 7: onebot.gateway.v1.GroupService.ListGroups:input_type -> onebot.gateway.v1.ListGroupsRequest
+	6, // 8: onebot.gateway.v1.GroupService.PokeMember:input_type -> onebot.gateway.v1.PokeMemberRequest
+	1, // 9: onebot.gateway.v1.GroupService.ListGroupMembers:output_type -> onebot.gateway.v1.ListGroupMembersResponse
+	4, // 10: onebot.gateway.v1.GroupService.ListGroups:output_type -> onebot.gateway.v1.ListGroupsResponse
+	7, // 11: onebot.gateway.v1.GroupService.PokeMember:output_type -> onebot.gateway.v1.PokeMemberResponse
+	9, // [9:12] is the sub-list for method output_type
+	6, // [6:9] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_group_service_proto_init() }
@@ -734,6 +747,7 @@ func file_onebot_gateway_v1_group_service_proto_init() {
 	if File_onebot_gateway_v1_group_service_proto != nil {
 		return
 	}
+	file_onebot_gateway_v1_common_proto_init()
 	file_onebot_gateway_v1_group_service_proto_msgTypes[0].OneofWrappers = []any{}
 	file_onebot_gateway_v1_group_service_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}

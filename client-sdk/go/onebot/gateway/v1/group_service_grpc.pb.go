@@ -63,6 +63,13 @@ type GroupServiceClient interface {
 	// (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
 	// its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
 	// failures (ONEBOT_ACTION_FAILED).
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService).
 	PokeMember(ctx context.Context, in *PokeMemberRequest, opts ...grpc.CallOption) (*PokeMemberResponse, error)
 }
 
@@ -143,6 +150,13 @@ type GroupServiceServer interface {
 	// (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
 	// its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
 	// failures (ONEBOT_ACTION_FAILED).
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService).
 	PokeMember(context.Context, *PokeMemberRequest) (*PokeMemberResponse, error)
 	mustEmbedUnimplementedGroupServiceServer()
 }

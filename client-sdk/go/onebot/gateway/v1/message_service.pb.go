@@ -368,7 +368,13 @@ type SendMessageRequest struct {
 	// when the bot is not an admin or the group's quota is used up; the
 	// refusal comes back with the peer's own text (FAILED_PRECONDITION,
 	// ONEBOT_ACTION_FAILED).
-	MentionAll    bool `protobuf:"varint,12,opt,name=mention_all,json=mentionAll,proto3" json:"mention_all,omitempty"`
+	MentionAll bool `protobuf:"varint,12,opt,name=mention_all,json=mentionAll,proto3" json:"mention_all,omitempty"`
+	// The QQ user this message is sent for (usually the sender of the message
+	// being answered). The `[policy]` rules decide by their role: a refusal
+	// is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+	// approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+	// `approval_id`). Absent: the message is sent for nobody (role `none`).
+	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,13,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -485,6 +491,13 @@ func (x *SendMessageRequest) GetMentionAll() bool {
 		return x.MentionAll
 	}
 	return false
+}
+
+func (x *SendMessageRequest) GetOnBehalfOf() *OnBehalfOf {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return nil
 }
 
 // Response of MessageService.SendMessage.
@@ -783,7 +796,9 @@ type RecallMessageRequest struct {
 	// Configured account; empty means `default`.
 	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
 	// The message to recall (any non-zero int64).
-	MessageId     int64 `protobuf:"varint,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	MessageId int64 `protobuf:"varint,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,3,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -830,6 +845,13 @@ func (x *RecallMessageRequest) GetMessageId() int64 {
 		return x.MessageId
 	}
 	return 0
+}
+
+func (x *RecallMessageRequest) GetOnBehalfOf() *OnBehalfOf {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return nil
 }
 
 // Response of MessageService.RecallMessage: empty on success (the peer
@@ -1210,7 +1232,7 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tH\x00R\x03url\x12\x14\n" +
 	"\x04path\x18\x03 \x01(\tH\x00R\x04path\x12\x14\n" +
 	"\x04data\x18\x04 \x01(\fH\x00R\x04dataB\b\n" +
-	"\x06source\"\x9f\x04\n" +
+	"\x06source\"\xe0\x04\n" +
 	"\x12SendMessageRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
@@ -1226,7 +1248,9 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	" \x01(\x03H\x02R\x10replyToMessageId\x88\x01\x01\x12(\n" +
 	"\x10mention_user_ids\x18\v \x03(\x03R\x0ementionUserIds\x12\x1f\n" +
 	"\vmention_all\x18\f \x01(\bR\n" +
-	"mentionAllB\v\n" +
+	"mentionAll\x12?\n" +
+	"\fon_behalf_of\x18\r \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
+	"onBehalfOfB\v\n" +
 	"\t_group_idB\n" +
 	"\n" +
 	"\b_user_idB\x16\n" +
@@ -1252,12 +1276,14 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"message_id\x18\x02 \x01(\x03R\tmessageId\"j\n" +
 	"\x12GetMessageResponse\x128\n" +
 	"\amessage\x18\x01 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageR\amessage\x12\x1a\n" +
-	"\brendered\x18\x02 \x01(\tR\brendered\"T\n" +
+	"\brendered\x18\x02 \x01(\tR\brendered\"\x95\x01\n" +
 	"\x14RecallMessageRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
 	"\n" +
-	"message_id\x18\x02 \x01(\x03R\tmessageId\"\x17\n" +
+	"message_id\x18\x02 \x01(\x03R\tmessageId\x12?\n" +
+	"\fon_behalf_of\x18\x03 \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
+	"onBehalfOf\"\x17\n" +
 	"\x15RecallMessageResponse\"Y\n" +
 	"\x19GetForwardMessagesRequest\x12\x1d\n" +
 	"\n" +
@@ -1329,7 +1355,8 @@ var file_onebot_gateway_v1_message_service_proto_goTypes = []any{
 	(*Chat)(nil),                       // 14: onebot.gateway.v1.Chat
 	(*timestamppb.Timestamp)(nil),      // 15: google.protobuf.Timestamp
 	(*ChatMessage)(nil),                // 16: onebot.gateway.v1.ChatMessage
-	(*durationpb.Duration)(nil),        // 17: google.protobuf.Duration
+	(*OnBehalfOf)(nil),                 // 17: onebot.gateway.v1.OnBehalfOf
+	(*durationpb.Duration)(nil),        // 18: google.protobuf.Duration
 }
 var file_onebot_gateway_v1_message_service_proto_depIdxs = []int32{
 	14, // 0: onebot.gateway.v1.GetHistoryRequest.chat:type_name -> onebot.gateway.v1.Chat
@@ -1338,31 +1365,33 @@ var file_onebot_gateway_v1_message_service_proto_depIdxs = []int32{
 	2,  // 3: onebot.gateway.v1.SendMessageRequest.images:type_name -> onebot.gateway.v1.MediaSource
 	2,  // 4: onebot.gateway.v1.SendMessageRequest.videos:type_name -> onebot.gateway.v1.MediaSource
 	2,  // 5: onebot.gateway.v1.SendMessageRequest.file:type_name -> onebot.gateway.v1.MediaSource
-	5,  // 6: onebot.gateway.v1.SendMessageResponse.media:type_name -> onebot.gateway.v1.MediaSummary
-	17, // 7: onebot.gateway.v1.SendMessageResponse.rate_limit_wait:type_name -> google.protobuf.Duration
-	16, // 8: onebot.gateway.v1.GetMessageResponse.message:type_name -> onebot.gateway.v1.ChatMessage
-	16, // 9: onebot.gateway.v1.GetForwardMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
-	14, // 10: onebot.gateway.v1.SearchMessagesRequest.chat:type_name -> onebot.gateway.v1.Chat
-	15, // 11: onebot.gateway.v1.SearchMessagesRequest.since:type_name -> google.protobuf.Timestamp
-	15, // 12: onebot.gateway.v1.SearchMessagesRequest.until:type_name -> google.protobuf.Timestamp
-	16, // 13: onebot.gateway.v1.SearchMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
-	0,  // 14: onebot.gateway.v1.MessageService.GetHistory:input_type -> onebot.gateway.v1.GetHistoryRequest
-	3,  // 15: onebot.gateway.v1.MessageService.SendMessage:input_type -> onebot.gateway.v1.SendMessageRequest
-	6,  // 16: onebot.gateway.v1.MessageService.GetMessage:input_type -> onebot.gateway.v1.GetMessageRequest
-	8,  // 17: onebot.gateway.v1.MessageService.RecallMessage:input_type -> onebot.gateway.v1.RecallMessageRequest
-	10, // 18: onebot.gateway.v1.MessageService.GetForwardMessages:input_type -> onebot.gateway.v1.GetForwardMessagesRequest
-	12, // 19: onebot.gateway.v1.MessageService.SearchMessages:input_type -> onebot.gateway.v1.SearchMessagesRequest
-	1,  // 20: onebot.gateway.v1.MessageService.GetHistory:output_type -> onebot.gateway.v1.GetHistoryResponse
-	4,  // 21: onebot.gateway.v1.MessageService.SendMessage:output_type -> onebot.gateway.v1.SendMessageResponse
-	7,  // 22: onebot.gateway.v1.MessageService.GetMessage:output_type -> onebot.gateway.v1.GetMessageResponse
-	9,  // 23: onebot.gateway.v1.MessageService.RecallMessage:output_type -> onebot.gateway.v1.RecallMessageResponse
-	11, // 24: onebot.gateway.v1.MessageService.GetForwardMessages:output_type -> onebot.gateway.v1.GetForwardMessagesResponse
-	13, // 25: onebot.gateway.v1.MessageService.SearchMessages:output_type -> onebot.gateway.v1.SearchMessagesResponse
-	20, // [20:26] is the sub-list for method output_type
-	14, // [14:20] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	17, // 6: onebot.gateway.v1.SendMessageRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	5,  // 7: onebot.gateway.v1.SendMessageResponse.media:type_name -> onebot.gateway.v1.MediaSummary
+	18, // 8: onebot.gateway.v1.SendMessageResponse.rate_limit_wait:type_name -> google.protobuf.Duration
+	16, // 9: onebot.gateway.v1.GetMessageResponse.message:type_name -> onebot.gateway.v1.ChatMessage
+	17, // 10: onebot.gateway.v1.RecallMessageRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	16, // 11: onebot.gateway.v1.GetForwardMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	14, // 12: onebot.gateway.v1.SearchMessagesRequest.chat:type_name -> onebot.gateway.v1.Chat
+	15, // 13: onebot.gateway.v1.SearchMessagesRequest.since:type_name -> google.protobuf.Timestamp
+	15, // 14: onebot.gateway.v1.SearchMessagesRequest.until:type_name -> google.protobuf.Timestamp
+	16, // 15: onebot.gateway.v1.SearchMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	0,  // 16: onebot.gateway.v1.MessageService.GetHistory:input_type -> onebot.gateway.v1.GetHistoryRequest
+	3,  // 17: onebot.gateway.v1.MessageService.SendMessage:input_type -> onebot.gateway.v1.SendMessageRequest
+	6,  // 18: onebot.gateway.v1.MessageService.GetMessage:input_type -> onebot.gateway.v1.GetMessageRequest
+	8,  // 19: onebot.gateway.v1.MessageService.RecallMessage:input_type -> onebot.gateway.v1.RecallMessageRequest
+	10, // 20: onebot.gateway.v1.MessageService.GetForwardMessages:input_type -> onebot.gateway.v1.GetForwardMessagesRequest
+	12, // 21: onebot.gateway.v1.MessageService.SearchMessages:input_type -> onebot.gateway.v1.SearchMessagesRequest
+	1,  // 22: onebot.gateway.v1.MessageService.GetHistory:output_type -> onebot.gateway.v1.GetHistoryResponse
+	4,  // 23: onebot.gateway.v1.MessageService.SendMessage:output_type -> onebot.gateway.v1.SendMessageResponse
+	7,  // 24: onebot.gateway.v1.MessageService.GetMessage:output_type -> onebot.gateway.v1.GetMessageResponse
+	9,  // 25: onebot.gateway.v1.MessageService.RecallMessage:output_type -> onebot.gateway.v1.RecallMessageResponse
+	11, // 26: onebot.gateway.v1.MessageService.GetForwardMessages:output_type -> onebot.gateway.v1.GetForwardMessagesResponse
+	13, // 27: onebot.gateway.v1.MessageService.SearchMessages:output_type -> onebot.gateway.v1.SearchMessagesResponse
+	22, // [22:28] is the sub-list for method output_type
+	16, // [16:22] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_message_service_proto_init() }

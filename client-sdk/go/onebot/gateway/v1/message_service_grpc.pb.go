@@ -84,6 +84,13 @@ type MessageServiceClient interface {
 	// MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
 	// have been delivered; do not retry blindly), ABORTED
 	// (MEDIA_TRANSFER_FAILED).
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService).
 	SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error)
 	// Reads one message by id (`get_msg`), with its quote resolved one level
 	// deep, and renders it as one history line.
@@ -110,6 +117,13 @@ type MessageServiceClient interface {
 	// errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
 	// (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
 	// (ONEBOT_TIMEOUT).
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService).
 	RecallMessage(ctx context.Context, in *RecallMessageRequest, opts ...grpc.CallOption) (*RecallMessageResponse, error)
 	// Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
 	//
@@ -274,6 +288,13 @@ type MessageServiceServer interface {
 	// MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
 	// have been delivered; do not retry blindly), ABORTED
 	// (MEDIA_TRANSFER_FAILED).
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService).
 	SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error)
 	// Reads one message by id (`get_msg`), with its quote resolved one level
 	// deep, and renders it as one history line.
@@ -300,6 +321,13 @@ type MessageServiceServer interface {
 	// errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
 	// (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
 	// (ONEBOT_TIMEOUT).
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService).
 	RecallMessage(context.Context, *RecallMessageRequest) (*RecallMessageResponse, error)
 	// Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
 	//

@@ -682,3 +682,40 @@ class UnknownSegment(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___UnknownSegment: _TypeAlias = UnknownSegment  # noqa: Y015
+
+@_typing.final
+class OnBehalfOf(_message.Message):
+    """Who an action is done for: the QQ user on whose behalf the agent acts.
+    The `[policy]` rules decide by that user's role in the action's chat:
+    `bot_owner` (in `policy.owners`), else the group role from the group's
+    member list (`owner`, `admin`, `member`), `stranger` when not a member;
+    in a private chat the chat's own user is `member`. A call without it
+    acts for nobody (role `none`).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    message_id: _builtins.int
+    """The sender of this message (preferred: the gateway looks the message
+    up, so an agent cannot claim a role it cannot show). It must be a
+    message of the action's chat.
+    """
+    user_id: _builtins.int
+    """This QQ user."""
+    def __init__(
+        self,
+        *,
+        message_id: _builtins.int = ...,
+        user_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["message_id", b"message_id", "requester", b"requester", "user_id", b"user_id"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message_id", b"message_id", "requester", b"requester", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_requester: _TypeAlias = _typing.Literal["message_id", "user_id"]  # noqa: Y015
+    _WhichOneofArgType_requester: _TypeAlias = _typing.Literal["requester", b"requester"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_requester) -> _WhichOneofReturnType_requester | None: ...
+
+Global___OnBehalfOf: _TypeAlias = OnBehalfOf  # noqa: Y015

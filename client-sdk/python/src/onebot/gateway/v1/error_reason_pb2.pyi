@@ -224,6 +224,24 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     archived chats are the account's whitelisted groups and users and
     `[archive] chats`.
     """
+    ERROR_REASON_POLICY_DENIED: _ErrorReason.ValueType  # 63
+    """PERMISSION_DENIED: a `[policy]` rule refuses the action for the
+    requester the call names (`on_behalf_of`) (metadata `rule`: the rule's
+    index in `policy.rules`, `action`, `role`: the requester's role in the
+    chat, `allowed_roles`). Nothing reached the implementation.
+    """
+    ERROR_REASON_APPROVAL_PENDING: _ErrorReason.ValueType  # 64
+    """FAILED_PRECONDITION: a `[policy]` rule makes the action wait for a bot
+    owner's approval (metadata `approval_id`, `rule`, `action`). The action
+    is stored, not executed; the owners were asked in QQ. Follow it with
+    ApprovalService.GetApproval or the APPROVAL events; do not retry.
+    """
+    ERROR_REASON_APPROVAL_NOT_FOUND: _ErrorReason.ValueType  # 65
+    """NOT_FOUND: no approval has this id (metadata `approval_id`)."""
+    ERROR_REASON_APPROVAL_DECIDED: _ErrorReason.ValueType  # 66
+    """FAILED_PRECONDITION: the approval is no longer pending: decided,
+    expired or executed (metadata `approval_id`, `state`).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every `google.rpc.ErrorInfo.reason` the gateway returns, with domain
@@ -433,5 +451,23 @@ ERROR_REASON_CHAT_NOT_ARCHIVED: ErrorReason.ValueType  # 62
 `target`): SearchMessages of that chat would always be empty. The
 archived chats are the account's whitelisted groups and users and
 `[archive] chats`.
+"""
+ERROR_REASON_POLICY_DENIED: ErrorReason.ValueType  # 63
+"""PERMISSION_DENIED: a `[policy]` rule refuses the action for the
+requester the call names (`on_behalf_of`) (metadata `rule`: the rule's
+index in `policy.rules`, `action`, `role`: the requester's role in the
+chat, `allowed_roles`). Nothing reached the implementation.
+"""
+ERROR_REASON_APPROVAL_PENDING: ErrorReason.ValueType  # 64
+"""FAILED_PRECONDITION: a `[policy]` rule makes the action wait for a bot
+owner's approval (metadata `approval_id`, `rule`, `action`). The action
+is stored, not executed; the owners were asked in QQ. Follow it with
+ApprovalService.GetApproval or the APPROVAL events; do not retry.
+"""
+ERROR_REASON_APPROVAL_NOT_FOUND: ErrorReason.ValueType  # 65
+"""NOT_FOUND: no approval has this id (metadata `approval_id`)."""
+ERROR_REASON_APPROVAL_DECIDED: ErrorReason.ValueType  # 66
+"""FAILED_PRECONDITION: the approval is no longer pending: decided,
+expired or executed (metadata `approval_id`, `state`).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

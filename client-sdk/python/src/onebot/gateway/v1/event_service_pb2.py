@@ -25,9 +25,10 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from onebot.gateway.v1 import account_service_pb2 as onebot_dot_gateway_dot_v1_dot_account__service__pb2
 from onebot.gateway.v1 import common_pb2 as onebot_dot_gateway_dot_v1_dot_common__pb2
+from onebot.gateway.v1 import governance_service_pb2 as onebot_dot_gateway_dot_v1_dot_governance__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%onebot/gateway/v1/event_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\'onebot/gateway/v1/account_service.proto\x1a\x1eonebot/gateway/v1/common.proto\"\xd6\x01\n\x13StreamEventsRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12-\n\x05\x63hats\x18\x02 \x03(\x0b\x32\x17.onebot.gateway.v1.ChatR\x05\x63hats\x12\x32\n\x05kinds\x18\x03 \x03(\x0e\x32\x1c.onebot.gateway.v1.EventKindR\x05kinds\x12*\n\x0e\x61\x66ter_sequence\x18\x04 \x01(\x04H\x00R\rafterSequence\x88\x01\x01\x42\x11\n\x0f_after_sequence\"\x82\x01\n\x14StreamEventsResponse\x12.\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x18.onebot.gateway.v1.EventR\x05\x65vent\x12:\n\theartbeat\x18\x02 \x01(\x0b\x32\x1c.onebot.gateway.v1.HeartbeatR\theartbeat\"`\n\tHeartbeat\x12#\n\rlast_sequence\x18\x01 \x01(\x04R\x0clastSequence\x12.\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\"\xfe\x05\n\x05\x45vent\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1a\n\x08sequence\x18\x02 \x01(\x04R\x08sequence\x12.\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\x12\x17\n\x07self_id\x18\x04 \x01(\x03R\x06selfId\x12;\n\x07message\x18\n \x01(\x0b\x32\x1f.onebot.gateway.v1.MessageEventH\x00R\x07message\x12\x32\n\x04poke\x18\x0b \x01(\x0b\x32\x1c.onebot.gateway.v1.PokeEventH\x00R\x04poke\x12K\n\rmember_joined\x18\x0c \x01(\x0b\x32$.onebot.gateway.v1.MemberJoinedEventH\x00R\x0cmemberJoined\x12\x45\n\x0bmember_left\x18\r \x01(\x0b\x32\".onebot.gateway.v1.MemberLeftEventH\x00R\nmemberLeft\x12H\n\x0c\x63\x61rd_changed\x18\x0e \x01(\x0b\x32#.onebot.gateway.v1.CardChangedEventH\x00R\x0b\x63\x61rdChanged\x12\x41\n\tlifecycle\x18\x0f \x01(\x0b\x32!.onebot.gateway.v1.LifecycleEventH\x00R\tlifecycle\x12\x44\n\nconnection\x18\x10 \x01(\x0b\x32\".onebot.gateway.v1.ConnectionEventH\x00R\nconnection\x12;\n\x07unknown\x18\x11 \x01(\x0b\x32\x1f.onebot.gateway.v1.UnknownEventH\x00R\x07unknown\x12T\n\x10message_recalled\x18\x12 \x01(\x0b\x32\'.onebot.gateway.v1.MessageRecalledEventH\x00R\x0fmessageRecalledB\x06\n\x04kind\"\xa1\x01\n\x0cMessageEvent\x12\x38\n\x07message\x18\x01 \x01(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageR\x07message\x12\x1b\n\tself_sent\x18\x02 \x01(\x08R\x08selfSent\x12\x1a\n\x08rendered\x18\x03 \x01(\tR\x08rendered\x12\x1e\n\nbackfilled\x18\x04 \x01(\x08R\nbackfilled\"\\\n\tPokeEvent\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x17\n\x07user_id\x18\x02 \x01(\x03R\x06userId\x12\x1b\n\ttarget_id\x18\x03 \x01(\x03R\x08targetId\"h\n\x11MemberJoinedEvent\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x17\n\x07user_id\x18\x02 \x01(\x03R\x06userId\x12\x1f\n\x0boperator_id\x18\x03 \x01(\x03R\noperatorId\"\x81\x01\n\x0fMemberLeftEvent\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x17\n\x07user_id\x18\x02 \x01(\x03R\x06userId\x12\x1f\n\x0boperator_id\x18\x03 \x01(\x03R\noperatorId\x12\x19\n\x08sub_type\x18\x04 \x01(\tR\x07subType\"|\n\x10\x43\x61rdChangedEvent\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x17\n\x07user_id\x18\x02 \x01(\x03R\x06userId\x12\x19\n\x08\x63\x61rd_new\x18\x03 \x01(\tR\x07\x63\x61rdNew\x12\x19\n\x08\x63\x61rd_old\x18\x04 \x01(\tR\x07\x63\x61rdOld\"+\n\x0eLifecycleEvent\x12\x19\n\x08sub_type\x18\x01 \x01(\tR\x07subType\"c\n\x0f\x43onnectionEvent\x12\x38\n\x05state\x18\x01 \x01(\x0e\x32\".onebot.gateway.v1.ConnectionStateR\x05state\x12\x16\n\x06\x64\x65tail\x18\x02 \x01(\tR\x06\x64\x65tail\"F\n\x0cUnknownEvent\x12\x1b\n\tpost_type\x18\x01 \x01(\tR\x08postType\x12\x19\n\x08raw_json\x18\x02 \x01(\tR\x07rawJson\"\x83\x01\n\x14MessageRecalledEvent\x12+\n\x04\x63hat\x18\x01 \x01(\x0b\x32\x17.onebot.gateway.v1.ChatR\x04\x63hat\x12\x1d\n\nmessage_id\x18\x02 \x01(\x03R\tmessageId\x12\x1f\n\x0boperator_id\x18\x03 \x01(\x03R\noperatorId*\x99\x02\n\tEventKind\x12\x1a\n\x16\x45VENT_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x45VENT_KIND_MESSAGE\x10\x01\x12\x13\n\x0f\x45VENT_KIND_POKE\x10\x02\x12\x1c\n\x18\x45VENT_KIND_MEMBER_JOINED\x10\x03\x12\x1a\n\x16\x45VENT_KIND_MEMBER_LEFT\x10\x04\x12\x1b\n\x17\x45VENT_KIND_CARD_CHANGED\x10\x05\x12\x18\n\x14\x45VENT_KIND_LIFECYCLE\x10\x06\x12\x19\n\x15\x45VENT_KIND_CONNECTION\x10\x07\x12\x16\n\x12\x45VENT_KIND_UNKNOWN\x10\x08\x12\x1f\n\x1b\x45VENT_KIND_MESSAGE_RECALLED\x10\t2q\n\x0c\x45ventService\x12\x61\n\x0cStreamEvents\x12&.onebot.gateway.v1.StreamEventsRequest\x1a\'.onebot.gateway.v1.StreamEventsResponse0\x01\x42l\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%onebot/gateway/v1/event_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\'onebot/gateway/v1/account_service.proto\x1a\x1eonebot/gateway/v1/common.proto\x1a*onebot/gateway/v1/governance_service.proto\"\xd6\x01\n\x13StreamEventsRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12-\n\x05\x63hats\x18\x02 \x03(\x0b\x32\x17.onebot.gateway.v1.ChatR\x05\x63hats\x12\x32\n\x05kinds\x18\x03 \x03(\x0e\x32\x1c.onebot.gateway.v1.EventKindR\x05kinds\x12*\n\x0e\x61\x66ter_sequence\x18\x04 \x01(\x04H\x00R\rafterSequence\x88\x01\x01\x42\x11\n\x0f_after_sequence\"\x82\x01\n\x14StreamEventsResponse\x12.\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x18.onebot.gateway.v1.EventR\x05\x65vent\x12:\n\theartbeat\x18\x02 \x01(\x0b\x32\x1c.onebot.gateway.v1.HeartbeatR\theartbeat\"`\n\tHeartbeat\x12#\n\rlast_sequence\x18\x01 \x01(\x04R\x0clastSequence\x12.\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\"\xb9\x06\n\x05\x45vent\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1a\n\x08sequence\x18\x02 \x01(\x04R\x08sequence\x12.\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\x12\x17\n\x07self_id\x18\x04 \x01(\x03R\x06selfId\x12;\n\x07message\x18\n \x01(\x0b\x32\x1f.onebot.gateway.v1.MessageEventH\x00R\x07message\x12\x32\n\x04poke\x18\x0b \x01(\x0b\x32\x1c.onebot.gateway.v1.PokeEventH\x00R\x04poke\x12K\n\rmember_joined\x18\x0c \x01(\x0b\x32$.onebot.gateway.v1.MemberJoinedEventH\x00R\x0cmemberJoined\x12\x45\n\x0bmember_left\x18\r \x01(\x0b\x32\".onebot.gateway.v1.MemberLeftEventH\x00R\nmemberLeft\x12H\n\x0c\x63\x61rd_changed\x18\x0e \x01(\x0b\x32#.onebot.gateway.v1.CardChangedEventH\x00R\x0b\x63\x61rdChanged\x12\x41\n\tlifecycle\x18\x0f \x01(\x0b\x32!.onebot.gateway.v1.LifecycleEventH\x00R\tlifecycle\x12\x44\n\nconnection\x18\x10 \x01(\x0b\x32\".onebot.gateway.v1.ConnectionEventH\x00R\nconnection\x12;\n\x07unknown\x18\x11 \x01(\x0b\x32\x1f.onebot.gateway.v1.UnknownEventH\x00R\x07unknown\x12T\n\x10message_recalled\x18\x12 \x01(\x0b\x32\'.onebot.gateway.v1.MessageRecalledEventH\x00R\x0fmessageRecalled\x12\x39\n\x08\x61pproval\x18\x13 \x01(\x0b\x32\x1b.onebot.gateway.v1.ApprovalH\x00R\x08\x61pprovalB\x06\n\x04kind\"\xa1\x01\n\x0cMessageEvent\x12\x38\n\x07message\x18\x01 \x01(\x0b\x32\x1e.onebot.gateway.v1.ChatMessageR\x07message\x12\x1b\n\tself_sent\x18\x02 \x01(\x08R\x08selfSent\x12\x1a\n\x08rendered\x18\x03 \x01(\tR\x08rendered\x12\x1e\n\nbackfilled\x18\x04 \x01(\x08R\nbackfilled\"\\\n\tPokeEvent\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x17\n\x07user_id\x18\x02 \x01(\x03R\x06userId\x12\x1b\n\ttarget_id\x18\x03 \x01(\x03R\x08targetId\"h\n\x11MemberJoinedEvent\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x17\n\x07user_id\x18\x02 \x01(\x03R\x06userId\x12\x1f\n\x0boperator_id\x18\x03 \x01(\x03R\noperatorId\"\x81\x01\n\x0fMemberLeftEvent\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x17\n\x07user_id\x18\x02 \x01(\x03R\x06userId\x12\x1f\n\x0boperator_id\x18\x03 \x01(\x03R\noperatorId\x12\x19\n\x08sub_type\x18\x04 \x01(\tR\x07subType\"|\n\x10\x43\x61rdChangedEvent\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x17\n\x07user_id\x18\x02 \x01(\x03R\x06userId\x12\x19\n\x08\x63\x61rd_new\x18\x03 \x01(\tR\x07\x63\x61rdNew\x12\x19\n\x08\x63\x61rd_old\x18\x04 \x01(\tR\x07\x63\x61rdOld\"+\n\x0eLifecycleEvent\x12\x19\n\x08sub_type\x18\x01 \x01(\tR\x07subType\"c\n\x0f\x43onnectionEvent\x12\x38\n\x05state\x18\x01 \x01(\x0e\x32\".onebot.gateway.v1.ConnectionStateR\x05state\x12\x16\n\x06\x64\x65tail\x18\x02 \x01(\tR\x06\x64\x65tail\"F\n\x0cUnknownEvent\x12\x1b\n\tpost_type\x18\x01 \x01(\tR\x08postType\x12\x19\n\x08raw_json\x18\x02 \x01(\tR\x07rawJson\"\x83\x01\n\x14MessageRecalledEvent\x12+\n\x04\x63hat\x18\x01 \x01(\x0b\x32\x17.onebot.gateway.v1.ChatR\x04\x63hat\x12\x1d\n\nmessage_id\x18\x02 \x01(\x03R\tmessageId\x12\x1f\n\x0boperator_id\x18\x03 \x01(\x03R\noperatorId*\xb2\x02\n\tEventKind\x12\x1a\n\x16\x45VENT_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x45VENT_KIND_MESSAGE\x10\x01\x12\x13\n\x0f\x45VENT_KIND_POKE\x10\x02\x12\x1c\n\x18\x45VENT_KIND_MEMBER_JOINED\x10\x03\x12\x1a\n\x16\x45VENT_KIND_MEMBER_LEFT\x10\x04\x12\x1b\n\x17\x45VENT_KIND_CARD_CHANGED\x10\x05\x12\x18\n\x14\x45VENT_KIND_LIFECYCLE\x10\x06\x12\x19\n\x15\x45VENT_KIND_CONNECTION\x10\x07\x12\x16\n\x12\x45VENT_KIND_UNKNOWN\x10\x08\x12\x1f\n\x1b\x45VENT_KIND_MESSAGE_RECALLED\x10\t\x12\x17\n\x13\x45VENT_KIND_APPROVAL\x10\n2q\n\x0c\x45ventService\x12\x61\n\x0cStreamEvents\x12&.onebot.gateway.v1.StreamEventsRequest\x1a\'.onebot.gateway.v1.StreamEventsResponse0\x01\x42l\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,34 +36,34 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'onebot.gateway.v1.event_ser
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\024dev.onebotgateway.v1P\001ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1'
-  _globals['_EVENTKIND']._serialized_start=2358
-  _globals['_EVENTKIND']._serialized_end=2639
-  _globals['_STREAMEVENTSREQUEST']._serialized_start=167
-  _globals['_STREAMEVENTSREQUEST']._serialized_end=381
-  _globals['_STREAMEVENTSRESPONSE']._serialized_start=384
-  _globals['_STREAMEVENTSRESPONSE']._serialized_end=514
-  _globals['_HEARTBEAT']._serialized_start=516
-  _globals['_HEARTBEAT']._serialized_end=612
-  _globals['_EVENT']._serialized_start=615
-  _globals['_EVENT']._serialized_end=1381
-  _globals['_MESSAGEEVENT']._serialized_start=1384
-  _globals['_MESSAGEEVENT']._serialized_end=1545
-  _globals['_POKEEVENT']._serialized_start=1547
-  _globals['_POKEEVENT']._serialized_end=1639
-  _globals['_MEMBERJOINEDEVENT']._serialized_start=1641
-  _globals['_MEMBERJOINEDEVENT']._serialized_end=1745
-  _globals['_MEMBERLEFTEVENT']._serialized_start=1748
-  _globals['_MEMBERLEFTEVENT']._serialized_end=1877
-  _globals['_CARDCHANGEDEVENT']._serialized_start=1879
-  _globals['_CARDCHANGEDEVENT']._serialized_end=2003
-  _globals['_LIFECYCLEEVENT']._serialized_start=2005
-  _globals['_LIFECYCLEEVENT']._serialized_end=2048
-  _globals['_CONNECTIONEVENT']._serialized_start=2050
-  _globals['_CONNECTIONEVENT']._serialized_end=2149
-  _globals['_UNKNOWNEVENT']._serialized_start=2151
-  _globals['_UNKNOWNEVENT']._serialized_end=2221
-  _globals['_MESSAGERECALLEDEVENT']._serialized_start=2224
-  _globals['_MESSAGERECALLEDEVENT']._serialized_end=2355
-  _globals['_EVENTSERVICE']._serialized_start=2641
-  _globals['_EVENTSERVICE']._serialized_end=2754
+  _globals['_EVENTKIND']._serialized_start=2461
+  _globals['_EVENTKIND']._serialized_end=2767
+  _globals['_STREAMEVENTSREQUEST']._serialized_start=211
+  _globals['_STREAMEVENTSREQUEST']._serialized_end=425
+  _globals['_STREAMEVENTSRESPONSE']._serialized_start=428
+  _globals['_STREAMEVENTSRESPONSE']._serialized_end=558
+  _globals['_HEARTBEAT']._serialized_start=560
+  _globals['_HEARTBEAT']._serialized_end=656
+  _globals['_EVENT']._serialized_start=659
+  _globals['_EVENT']._serialized_end=1484
+  _globals['_MESSAGEEVENT']._serialized_start=1487
+  _globals['_MESSAGEEVENT']._serialized_end=1648
+  _globals['_POKEEVENT']._serialized_start=1650
+  _globals['_POKEEVENT']._serialized_end=1742
+  _globals['_MEMBERJOINEDEVENT']._serialized_start=1744
+  _globals['_MEMBERJOINEDEVENT']._serialized_end=1848
+  _globals['_MEMBERLEFTEVENT']._serialized_start=1851
+  _globals['_MEMBERLEFTEVENT']._serialized_end=1980
+  _globals['_CARDCHANGEDEVENT']._serialized_start=1982
+  _globals['_CARDCHANGEDEVENT']._serialized_end=2106
+  _globals['_LIFECYCLEEVENT']._serialized_start=2108
+  _globals['_LIFECYCLEEVENT']._serialized_end=2151
+  _globals['_CONNECTIONEVENT']._serialized_start=2153
+  _globals['_CONNECTIONEVENT']._serialized_end=2252
+  _globals['_UNKNOWNEVENT']._serialized_start=2254
+  _globals['_UNKNOWNEVENT']._serialized_end=2324
+  _globals['_MESSAGERECALLEDEVENT']._serialized_start=2327
+  _globals['_MESSAGERECALLEDEVENT']._serialized_end=2458
+  _globals['_EVENTSERVICE']._serialized_start=2769
+  _globals['_EVENTSERVICE']._serialized_end=2882
 # @@protoc_insertion_point(module_scope)

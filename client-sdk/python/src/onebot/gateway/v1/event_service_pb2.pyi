@@ -11,6 +11,7 @@ from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from onebot.gateway.v1 import account_service_pb2 as _account_service_pb2
 from onebot.gateway.v1 import common_pb2 as _common_pb2
+from onebot.gateway.v1 import governance_service_pb2 as _governance_service_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -50,6 +51,10 @@ class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.V
     """Any other OneBot event, kept raw."""
     EVENT_KIND_MESSAGE_RECALLED: _EventKind.ValueType  # 9
     """A message was recalled."""
+    EVENT_KIND_APPROVAL: _EventKind.ValueType  # 10
+    """An approval of a held action changed state (ApprovalService): asked
+    (PENDING), decided, expired, executed or failed.
+    """
 
 class EventKind(_EventKind, metaclass=_EventKindEnumTypeWrapper):
     """Kinds of events, for filtering."""
@@ -76,6 +81,10 @@ EVENT_KIND_UNKNOWN: EventKind.ValueType  # 8
 """Any other OneBot event, kept raw."""
 EVENT_KIND_MESSAGE_RECALLED: EventKind.ValueType  # 9
 """A message was recalled."""
+EVENT_KIND_APPROVAL: EventKind.ValueType  # 10
+"""An approval of a held action changed state (ApprovalService): asked
+(PENDING), decided, expired, executed or failed.
+"""
 Global___EventKind: _TypeAlias = EventKind  # noqa: Y015
 
 @_typing.final
@@ -214,6 +223,7 @@ class Event(_message.Message):
     CONNECTION_FIELD_NUMBER: _builtins.int
     UNKNOWN_FIELD_NUMBER: _builtins.int
     MESSAGE_RECALLED_FIELD_NUMBER: _builtins.int
+    APPROVAL_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """The account that received it."""
     sequence: _builtins.int
@@ -262,6 +272,12 @@ class Event(_message.Message):
     def message_recalled(self) -> Global___MessageRecalledEvent:
         """A message was recalled (by its sender, an admin, or RecallMessage)."""
 
+    @_builtins.property
+    def approval(self) -> _governance_service_pb2.Approval:
+        """An approval changed state: the approval as GetApproval returns it.
+        Its chat is the held action's chat (`target`).
+        """
+
     def __init__(
         self,
         *,
@@ -278,12 +294,13 @@ class Event(_message.Message):
         connection: Global___ConnectionEvent | None = ...,
         unknown: Global___UnknownEvent | None = ...,
         message_recalled: Global___MessageRecalledEvent | None = ...,
+        approval: _governance_service_pb2.Approval | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_changed", b"card_changed", "connection", b"connection", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "message_recalled", b"message_recalled", "poke", b"poke", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["approval", b"approval", "card_changed", b"card_changed", "connection", b"connection", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "message_recalled", b"message_recalled", "poke", b"poke", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "card_changed", b"card_changed", "connection", b"connection", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "message_recalled", b"message_recalled", "poke", b"poke", "self_id", b"self_id", "sequence", b"sequence", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "approval", b"approval", "card_changed", b"card_changed", "connection", b"connection", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "message_recalled", b"message_recalled", "poke", b"poke", "self_id", b"self_id", "sequence", b"sequence", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["message", "poke", "member_joined", "member_left", "card_changed", "lifecycle", "connection", "unknown", "message_recalled"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["message", "poke", "member_joined", "member_left", "card_changed", "lifecycle", "connection", "unknown", "message_recalled", "approval"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 

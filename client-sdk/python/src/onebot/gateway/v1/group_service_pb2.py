@@ -23,9 +23,10 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from onebot.gateway.v1 import common_pb2 as onebot_dot_gateway_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%onebot/gateway/v1/group_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x96\x01\n\x17ListGroupMembersRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x19\n\x08group_id\x18\x02 \x01(\x03R\x07groupId\x12\x1e\n\x08no_cache\x18\x03 \x01(\x08H\x00R\x07noCache\x88\x01\x01\x12\x14\n\x05limit\x18\x04 \x01(\x05R\x05limitB\x0b\n\t_no_cache\"\x91\x02\n\x18ListGroupMembersResponse\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x14\n\x05total\x18\x02 \x01(\x05R\x05total\x12\x14\n\x05shown\x18\x03 \x01(\x05R\x05shown\x12\x38\n\x07members\x18\x04 \x03(\x0b\x32\x1e.onebot.gateway.v1.GroupMemberR\x07members\x12\x1a\n\x08rendered\x18\x05 \x01(\tR\x08rendered\x12\x39\n\nfetched_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tfetchedAt\x12\x1d\n\nfrom_cache\x18\x07 \x01(\x08R\tfromCache\"\x91\x02\n\x0bGroupMember\x12\x17\n\x07user_id\x18\x01 \x01(\x03R\x06userId\x12\x1a\n\x08nickname\x18\x02 \x01(\tR\x08nickname\x12\x12\n\x04\x63\x61rd\x18\x03 \x01(\tR\x04\x63\x61rd\x12\x12\n\x04role\x18\x04 \x01(\tR\x04role\x12\x14\n\x05title\x18\x05 \x01(\tR\x05title\x12\x14\n\x05level\x18\x06 \x01(\tR\x05level\x12\x37\n\tjoin_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08joinTime\x12@\n\x0elast_sent_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0clastSentTime\"2\n\x11ListGroupsRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\"b\n\x12ListGroupsResponse\x12\x30\n\x06groups\x18\x01 \x03(\x0b\x32\x18.onebot.gateway.v1.GroupR\x06groups\x12\x1a\n\x08rendered\x18\x02 \x01(\tR\x08rendered\"\xc8\x01\n\x05Group\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x1d\n\ngroup_name\x18\x02 \x01(\tR\tgroupName\x12!\n\x0cmember_count\x18\x03 \x01(\x05R\x0bmemberCount\x12(\n\x10max_member_count\x18\x04 \x01(\x05R\x0emaxMemberCount\x12 \n\x0bwhitelisted\x18\x05 \x01(\x08R\x0bwhitelisted\x12\x16\n\x06joined\x18\x06 \x01(\x08R\x06joined\"x\n\x11PokeMemberRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n\x08group_id\x18\x02 \x01(\x03H\x00R\x07groupId\x88\x01\x01\x12\x17\n\x07user_id\x18\x03 \x01(\x03R\x06userIdB\x0b\n\t_group_id\"H\n\x12PokeMemberResponse\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x17\n\x07user_id\x18\x02 \x01(\x03R\x06userId2\xb1\x02\n\x0cGroupService\x12k\n\x10ListGroupMembers\x12*.onebot.gateway.v1.ListGroupMembersRequest\x1a+.onebot.gateway.v1.ListGroupMembersResponse\x12Y\n\nListGroups\x12$.onebot.gateway.v1.ListGroupsRequest\x1a%.onebot.gateway.v1.ListGroupsResponse\x12Y\n\nPokeMember\x12$.onebot.gateway.v1.PokeMemberRequest\x1a%.onebot.gateway.v1.PokeMemberResponseBl\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%onebot/gateway/v1/group_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"\x96\x01\n\x17ListGroupMembersRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x19\n\x08group_id\x18\x02 \x01(\x03R\x07groupId\x12\x1e\n\x08no_cache\x18\x03 \x01(\x08H\x00R\x07noCache\x88\x01\x01\x12\x14\n\x05limit\x18\x04 \x01(\x05R\x05limitB\x0b\n\t_no_cache\"\x91\x02\n\x18ListGroupMembersResponse\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x14\n\x05total\x18\x02 \x01(\x05R\x05total\x12\x14\n\x05shown\x18\x03 \x01(\x05R\x05shown\x12\x38\n\x07members\x18\x04 \x03(\x0b\x32\x1e.onebot.gateway.v1.GroupMemberR\x07members\x12\x1a\n\x08rendered\x18\x05 \x01(\tR\x08rendered\x12\x39\n\nfetched_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tfetchedAt\x12\x1d\n\nfrom_cache\x18\x07 \x01(\x08R\tfromCache\"\x91\x02\n\x0bGroupMember\x12\x17\n\x07user_id\x18\x01 \x01(\x03R\x06userId\x12\x1a\n\x08nickname\x18\x02 \x01(\tR\x08nickname\x12\x12\n\x04\x63\x61rd\x18\x03 \x01(\tR\x04\x63\x61rd\x12\x12\n\x04role\x18\x04 \x01(\tR\x04role\x12\x14\n\x05title\x18\x05 \x01(\tR\x05title\x12\x14\n\x05level\x18\x06 \x01(\tR\x05level\x12\x37\n\tjoin_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08joinTime\x12@\n\x0elast_sent_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0clastSentTime\"2\n\x11ListGroupsRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\"b\n\x12ListGroupsResponse\x12\x30\n\x06groups\x18\x01 \x03(\x0b\x32\x18.onebot.gateway.v1.GroupR\x06groups\x12\x1a\n\x08rendered\x18\x02 \x01(\tR\x08rendered\"\xc8\x01\n\x05Group\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x1d\n\ngroup_name\x18\x02 \x01(\tR\tgroupName\x12!\n\x0cmember_count\x18\x03 \x01(\x05R\x0bmemberCount\x12(\n\x10max_member_count\x18\x04 \x01(\x05R\x0emaxMemberCount\x12 \n\x0bwhitelisted\x18\x05 \x01(\x08R\x0bwhitelisted\x12\x16\n\x06joined\x18\x06 \x01(\x08R\x06joined\"\xb9\x01\n\x11PokeMemberRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n\x08group_id\x18\x02 \x01(\x03H\x00R\x07groupId\x88\x01\x01\x12\x17\n\x07user_id\x18\x03 \x01(\x03R\x06userId\x12?\n\x0con_behalf_of\x18\x04 \x01(\x0b\x32\x1d.onebot.gateway.v1.OnBehalfOfR\nonBehalfOfB\x0b\n\t_group_id\"H\n\x12PokeMemberResponse\x12\x19\n\x08group_id\x18\x01 \x01(\x03R\x07groupId\x12\x17\n\x07user_id\x18\x02 \x01(\x03R\x06userId2\xb1\x02\n\x0cGroupService\x12k\n\x10ListGroupMembers\x12*.onebot.gateway.v1.ListGroupMembersRequest\x1a+.onebot.gateway.v1.ListGroupMembersResponse\x12Y\n\nListGroups\x12$.onebot.gateway.v1.ListGroupsRequest\x1a%.onebot.gateway.v1.ListGroupsResponse\x12Y\n\nPokeMember\x12$.onebot.gateway.v1.PokeMemberRequest\x1a%.onebot.gateway.v1.PokeMemberResponseBl\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,22 +34,22 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'onebot.gateway.v1.group_ser
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\024dev.onebotgateway.v1P\001ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1'
-  _globals['_LISTGROUPMEMBERSREQUEST']._serialized_start=94
-  _globals['_LISTGROUPMEMBERSREQUEST']._serialized_end=244
-  _globals['_LISTGROUPMEMBERSRESPONSE']._serialized_start=247
-  _globals['_LISTGROUPMEMBERSRESPONSE']._serialized_end=520
-  _globals['_GROUPMEMBER']._serialized_start=523
-  _globals['_GROUPMEMBER']._serialized_end=796
-  _globals['_LISTGROUPSREQUEST']._serialized_start=798
-  _globals['_LISTGROUPSREQUEST']._serialized_end=848
-  _globals['_LISTGROUPSRESPONSE']._serialized_start=850
-  _globals['_LISTGROUPSRESPONSE']._serialized_end=948
-  _globals['_GROUP']._serialized_start=951
-  _globals['_GROUP']._serialized_end=1151
-  _globals['_POKEMEMBERREQUEST']._serialized_start=1153
-  _globals['_POKEMEMBERREQUEST']._serialized_end=1273
-  _globals['_POKEMEMBERRESPONSE']._serialized_start=1275
-  _globals['_POKEMEMBERRESPONSE']._serialized_end=1347
-  _globals['_GROUPSERVICE']._serialized_start=1350
-  _globals['_GROUPSERVICE']._serialized_end=1655
+  _globals['_LISTGROUPMEMBERSREQUEST']._serialized_start=126
+  _globals['_LISTGROUPMEMBERSREQUEST']._serialized_end=276
+  _globals['_LISTGROUPMEMBERSRESPONSE']._serialized_start=279
+  _globals['_LISTGROUPMEMBERSRESPONSE']._serialized_end=552
+  _globals['_GROUPMEMBER']._serialized_start=555
+  _globals['_GROUPMEMBER']._serialized_end=828
+  _globals['_LISTGROUPSREQUEST']._serialized_start=830
+  _globals['_LISTGROUPSREQUEST']._serialized_end=880
+  _globals['_LISTGROUPSRESPONSE']._serialized_start=882
+  _globals['_LISTGROUPSRESPONSE']._serialized_end=980
+  _globals['_GROUP']._serialized_start=983
+  _globals['_GROUP']._serialized_end=1183
+  _globals['_POKEMEMBERREQUEST']._serialized_start=1186
+  _globals['_POKEMEMBERREQUEST']._serialized_end=1371
+  _globals['_POKEMEMBERRESPONSE']._serialized_start=1373
+  _globals['_POKEMEMBERRESPONSE']._serialized_end=1445
+  _globals['_GROUPSERVICE']._serialized_start=1448
+  _globals['_GROUPSERVICE']._serialized_end=1753
 # @@protoc_insertion_point(module_scope)

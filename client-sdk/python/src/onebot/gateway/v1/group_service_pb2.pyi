@@ -8,6 +8,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from onebot.gateway.v1 import common_pb2 as _common_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -274,22 +275,28 @@ class PokeMemberRequest(_message.Message):
     ACCOUNT_ID_FIELD_NUMBER: _builtins.int
     GROUP_ID_FIELD_NUMBER: _builtins.int
     USER_ID_FIELD_NUMBER: _builtins.int
+    ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """Configured account; empty means `default`."""
     group_id: _builtins.int
     """Group; resolved as in SendMessage (absent = the only whitelisted group)."""
     user_id: _builtins.int
     """QQ number to poke; must be positive."""
+    @_builtins.property
+    def on_behalf_of(self) -> _common_pb2.OnBehalfOf:
+        """The QQ user this poke is done for; see SendMessageRequest.on_behalf_of."""
+
     def __init__(
         self,
         *,
         account_id: _builtins.str = ...,
         group_id: _builtins.int | None = ...,
         user_id: _builtins.int = ...,
+        on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "group_id", b"group_id"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "account_id", b"account_id", "group_id", b"group_id", "user_id", b"user_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "account_id", b"account_id", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of", "user_id", b"user_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
     _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015

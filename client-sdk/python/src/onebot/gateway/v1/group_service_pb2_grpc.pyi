@@ -70,6 +70,13 @@ class GroupServiceStub:
     (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
     its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
     failures (ONEBOT_ACTION_FAILED).
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService).
     """
 
 @_typing.type_check_only
@@ -114,6 +121,13 @@ class GroupServiceAsyncStub(GroupServiceStub):
     (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
     its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
     failures (ONEBOT_ACTION_FAILED).
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService).
     """
 
 class GroupServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -173,6 +187,13 @@ class GroupServiceServicer(metaclass=_abc_1.ABCMeta):
         (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
         its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
         failures (ONEBOT_ACTION_FAILED).
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService).
         """
 
 def add_GroupServiceServicer_to_server(servicer: GroupServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

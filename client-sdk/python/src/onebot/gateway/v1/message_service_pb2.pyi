@@ -189,6 +189,7 @@ class SendMessageRequest(_message.Message):
     REPLY_TO_MESSAGE_ID_FIELD_NUMBER: _builtins.int
     MENTION_USER_IDS_FIELD_NUMBER: _builtins.int
     MENTION_ALL_FIELD_NUMBER: _builtins.int
+    ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """Configured account to send through; empty means `default`."""
     group_id: _builtins.int
@@ -254,6 +255,15 @@ class SendMessageRequest(_message.Message):
         groups; most peers drop them in private chats.
         """
 
+    @_builtins.property
+    def on_behalf_of(self) -> _common_pb2.OnBehalfOf:
+        """The QQ user this message is sent for (usually the sender of the message
+        being answered). The `[policy]` rules decide by their role: a refusal
+        is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+        approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+        `approval_id`). Absent: the message is sent for nobody (role `none`).
+        """
+
     def __init__(
         self,
         *,
@@ -269,10 +279,11 @@ class SendMessageRequest(_message.Message):
         reply_to_message_id: _builtins.int | None = ...,
         mention_user_ids: _abc.Iterable[_builtins.int] | None = ...,
         mention_all: _builtins.bool = ...,
+        on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "_reply_to_message_id", b"_reply_to_message_id", "_user_id", b"_user_id", "file", b"file", "group_id", b"group_id", "reply_to_message_id", b"reply_to_message_id", "user_id", b"user_id"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "_reply_to_message_id", b"_reply_to_message_id", "_user_id", b"_user_id", "file", b"file", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of", "reply_to_message_id", b"reply_to_message_id", "user_id", b"user_id"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "_reply_to_message_id", b"_reply_to_message_id", "_user_id", b"_user_id", "account_id", b"account_id", "file", b"file", "file_name", b"file_name", "group_id", b"group_id", "idempotency_key", b"idempotency_key", "images", b"images", "mention_all", b"mention_all", "mention_user_ids", b"mention_user_ids", "reply_to_message_id", b"reply_to_message_id", "text", b"text", "user_id", b"user_id", "videos", b"videos"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "_reply_to_message_id", b"_reply_to_message_id", "_user_id", b"_user_id", "account_id", b"account_id", "file", b"file", "file_name", b"file_name", "group_id", b"group_id", "idempotency_key", b"idempotency_key", "images", b"images", "mention_all", b"mention_all", "mention_user_ids", b"mention_user_ids", "on_behalf_of", b"on_behalf_of", "reply_to_message_id", b"reply_to_message_id", "text", b"text", "user_id", b"user_id", "videos", b"videos"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
     _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015
@@ -450,19 +461,25 @@ class RecallMessageRequest(_message.Message):
 
     ACCOUNT_ID_FIELD_NUMBER: _builtins.int
     MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """Configured account; empty means `default`."""
     message_id: _builtins.int
     """The message to recall (any non-zero int64)."""
+    @_builtins.property
+    def on_behalf_of(self) -> _common_pb2.OnBehalfOf:
+        """The QQ user this recall is done for; see SendMessageRequest.on_behalf_of."""
+
     def __init__(
         self,
         *,
         account_id: _builtins.str = ...,
         message_id: _builtins.int = ...,
+        on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["on_behalf_of", b"on_behalf_of"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "message_id", b"message_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "message_id", b"message_id", "on_behalf_of", b"on_behalf_of"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -133,6 +133,13 @@ class MessageServiceServicer:
         MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
         have been delivered; do not retry blindly), ABORTED
         (MEDIA_TRANSFER_FAILED).
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -169,6 +176,13 @@ class MessageServiceServicer:
         errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
         (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
         (ONEBOT_TIMEOUT).
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -87,6 +87,13 @@ class MessageServiceStub:
     MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
     have been delivered; do not retry blindly), ABORTED
     (MEDIA_TRANSFER_FAILED).
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService).
     """
     GetMessage: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.GetMessageRequest, _message_service_pb2.GetMessageResponse]
     """Reads one message by id (`get_msg`), with its quote resolved one level
@@ -115,6 +122,13 @@ class MessageServiceStub:
     errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
     (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
     (ONEBOT_TIMEOUT).
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService).
     """
     GetForwardMessages: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.GetForwardMessagesRequest, _message_service_pb2.GetForwardMessagesResponse]
     """Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
@@ -214,6 +228,13 @@ class MessageServiceAsyncStub(MessageServiceStub):
     MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
     have been delivered; do not retry blindly), ABORTED
     (MEDIA_TRANSFER_FAILED).
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService).
     """
     GetMessage: _aio.UnaryUnaryMultiCallable[_message_service_pb2.GetMessageRequest, _message_service_pb2.GetMessageResponse]  # type: ignore[assignment]
     """Reads one message by id (`get_msg`), with its quote resolved one level
@@ -242,6 +263,13 @@ class MessageServiceAsyncStub(MessageServiceStub):
     errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
     (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
     (ONEBOT_TIMEOUT).
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService).
     """
     GetForwardMessages: _aio.UnaryUnaryMultiCallable[_message_service_pb2.GetForwardMessagesRequest, _message_service_pb2.GetForwardMessagesResponse]  # type: ignore[assignment]
     """Opens a merged-forward bundle (合并转发): its nodes as messages, in order.
@@ -350,6 +378,13 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
         have been delivered; do not retry blindly), ABORTED
         (MEDIA_TRANSFER_FAILED).
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService).
         """
 
     @_abc_1.abstractmethod
@@ -390,6 +425,13 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
         (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
         (ONEBOT_TIMEOUT).
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService).
         """
 
     @_abc_1.abstractmethod

@@ -111,6 +111,11 @@ public final class Common extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_UnknownSegment_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_OnBehalfOf_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_OnBehalfOf_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -175,13 +180,15 @@ public final class Common extends com.google.protobuf.GeneratedFile {
       "ment\022\022\n\004data\030\001 \001(\tR\004data\"1\n\013PokeSegment\022" +
       "\022\n\004type\030\001 \001(\tR\004type\022\016\n\002id\030\002 \001(\tR\002id\"A\n\016U" +
       "nknownSegment\022\022\n\004type\030\001 \001(\tR\004type\022\033\n\tdat" +
-      "a_json\030\002 \001(\tR\010dataJson*\177\n\tMediaKind\022\032\n\026M" +
-      "EDIA_KIND_UNSPECIFIED\020\000\022\024\n\020MEDIA_KIND_IM" +
-      "AGE\020\001\022\024\n\020MEDIA_KIND_VIDEO\020\002\022\023\n\017MEDIA_KIN" +
-      "D_FILE\020\003\022\025\n\021MEDIA_KIND_RECORD\020\004Bl\n\024dev.o" +
-      "nebotgateway.v1P\001ZRgithub.com/onebot-gat" +
-      "eway/onebot-gateway/client-sdk/go/onebot" +
-      "/gateway/v1;gatewayv1b\006proto3"
+      "a_json\030\002 \001(\tR\010dataJson\"U\n\nOnBehalfOf\022\037\n\n" +
+      "message_id\030\001 \001(\003H\000R\tmessageId\022\031\n\007user_id" +
+      "\030\002 \001(\003H\000R\006userIdB\013\n\trequester*\177\n\tMediaKi" +
+      "nd\022\032\n\026MEDIA_KIND_UNSPECIFIED\020\000\022\024\n\020MEDIA_" +
+      "KIND_IMAGE\020\001\022\024\n\020MEDIA_KIND_VIDEO\020\002\022\023\n\017ME" +
+      "DIA_KIND_FILE\020\003\022\025\n\021MEDIA_KIND_RECORD\020\004Bl" +
+      "\n\024dev.onebotgateway.v1P\001ZRgithub.com/one" +
+      "bot-gateway/onebot-gateway/client-sdk/go" +
+      "/onebot/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -290,6 +297,12 @@ public final class Common extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_UnknownSegment_descriptor,
         new java.lang.String[] { "Type", "DataJson", });
+    internal_static_onebot_gateway_v1_OnBehalfOf_descriptor =
+      getDescriptor().getMessageType(17);
+    internal_static_onebot_gateway_v1_OnBehalfOf_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_OnBehalfOf_descriptor,
+        new java.lang.String[] { "MessageId", "UserId", "Requester", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
   }

@@ -531,6 +531,45 @@ public enum ErrorReason
    * <code>ERROR_REASON_CHAT_NOT_ARCHIVED = 62;</code>
    */
   ERROR_REASON_CHAT_NOT_ARCHIVED(62),
+  /**
+   * <pre>
+   * PERMISSION_DENIED: a `[policy]` rule refuses the action for the
+   * requester the call names (`on_behalf_of`) (metadata `rule`: the rule's
+   * index in `policy.rules`, `action`, `role`: the requester's role in the
+   * chat, `allowed_roles`). Nothing reached the implementation.
+   * </pre>
+   *
+   * <code>ERROR_REASON_POLICY_DENIED = 63;</code>
+   */
+  ERROR_REASON_POLICY_DENIED(63),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: a `[policy]` rule makes the action wait for a bot
+   * owner's approval (metadata `approval_id`, `rule`, `action`). The action
+   * is stored, not executed; the owners were asked in QQ. Follow it with
+   * ApprovalService.GetApproval or the APPROVAL events; do not retry.
+   * </pre>
+   *
+   * <code>ERROR_REASON_APPROVAL_PENDING = 64;</code>
+   */
+  ERROR_REASON_APPROVAL_PENDING(64),
+  /**
+   * <pre>
+   * NOT_FOUND: no approval has this id (metadata `approval_id`).
+   * </pre>
+   *
+   * <code>ERROR_REASON_APPROVAL_NOT_FOUND = 65;</code>
+   */
+  ERROR_REASON_APPROVAL_NOT_FOUND(65),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the approval is no longer pending: decided,
+   * expired or executed (metadata `approval_id`, `state`).
+   * </pre>
+   *
+   * <code>ERROR_REASON_APPROVAL_DECIDED = 66;</code>
+   */
+  ERROR_REASON_APPROVAL_DECIDED(66),
   UNRECOGNIZED(-1),
   ;
 
@@ -1056,6 +1095,45 @@ public enum ErrorReason
    * <code>ERROR_REASON_CHAT_NOT_ARCHIVED = 62;</code>
    */
   public static final int ERROR_REASON_CHAT_NOT_ARCHIVED_VALUE = 62;
+  /**
+   * <pre>
+   * PERMISSION_DENIED: a `[policy]` rule refuses the action for the
+   * requester the call names (`on_behalf_of`) (metadata `rule`: the rule's
+   * index in `policy.rules`, `action`, `role`: the requester's role in the
+   * chat, `allowed_roles`). Nothing reached the implementation.
+   * </pre>
+   *
+   * <code>ERROR_REASON_POLICY_DENIED = 63;</code>
+   */
+  public static final int ERROR_REASON_POLICY_DENIED_VALUE = 63;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: a `[policy]` rule makes the action wait for a bot
+   * owner's approval (metadata `approval_id`, `rule`, `action`). The action
+   * is stored, not executed; the owners were asked in QQ. Follow it with
+   * ApprovalService.GetApproval or the APPROVAL events; do not retry.
+   * </pre>
+   *
+   * <code>ERROR_REASON_APPROVAL_PENDING = 64;</code>
+   */
+  public static final int ERROR_REASON_APPROVAL_PENDING_VALUE = 64;
+  /**
+   * <pre>
+   * NOT_FOUND: no approval has this id (metadata `approval_id`).
+   * </pre>
+   *
+   * <code>ERROR_REASON_APPROVAL_NOT_FOUND = 65;</code>
+   */
+  public static final int ERROR_REASON_APPROVAL_NOT_FOUND_VALUE = 65;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the approval is no longer pending: decided,
+   * expired or executed (metadata `approval_id`, `state`).
+   * </pre>
+   *
+   * <code>ERROR_REASON_APPROVAL_DECIDED = 66;</code>
+   */
+  public static final int ERROR_REASON_APPROVAL_DECIDED_VALUE = 66;
 
 
   public final int getNumber() {
@@ -1140,6 +1218,10 @@ public enum ErrorReason
       case 60: return ERROR_REASON_ARCHIVE_DISABLED;
       case 61: return ERROR_REASON_GROUP_NOT_FOUND;
       case 62: return ERROR_REASON_CHAT_NOT_ARCHIVED;
+      case 63: return ERROR_REASON_POLICY_DENIED;
+      case 64: return ERROR_REASON_APPROVAL_PENDING;
+      case 65: return ERROR_REASON_APPROVAL_NOT_FOUND;
+      case 66: return ERROR_REASON_APPROVAL_DECIDED;
       default: return null;
     }
   }

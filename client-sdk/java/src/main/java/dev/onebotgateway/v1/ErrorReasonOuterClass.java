@@ -36,7 +36,7 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
   static {
     java.lang.String[] descriptorData = {
       "\n$onebot/gateway/v1/error_reason.proto\022\021" +
-      "onebot.gateway.v1*\217\020\n\013ErrorReason\022\034\n\030ERR" +
+      "onebot.gateway.v1*\232\021\n\013ErrorReason\022\034\n\030ERR" +
       "OR_REASON_UNSPECIFIED\020\000\022 \n\034ERROR_REASON_" +
       "INVALID_REQUEST\020\001\022\'\n#ERROR_REASON_ACCOUN" +
       "T_NOT_CONFIGURED\020\002\022 \n\034ERROR_REASON_ACCOU" +
@@ -88,10 +88,13 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
       "N_STORAGE_FAILED\0206\022!\n\035ERROR_REASON_ARCHI" +
       "VE_DISABLED\020<\022 \n\034ERROR_REASON_GROUP_NOT_" +
       "FOUND\020=\022\"\n\036ERROR_REASON_CHAT_NOT_ARCHIVE" +
-      "D\020>Bl\n\024dev.onebotgateway.v1P\001ZRgithub.co" +
-      "m/onebot-gateway/onebot-gateway/client-s" +
-      "dk/go/onebot/gateway/v1;gatewayv1b\006proto" +
-      "3"
+      "D\020>\022\036\n\032ERROR_REASON_POLICY_DENIED\020?\022!\n\035E" +
+      "RROR_REASON_APPROVAL_PENDING\020@\022#\n\037ERROR_" +
+      "REASON_APPROVAL_NOT_FOUND\020A\022!\n\035ERROR_REA" +
+      "SON_APPROVAL_DECIDED\020BBl\n\024dev.onebotgate" +
+      "way.v1P\001ZRgithub.com/onebot-gateway/oneb" +
+      "ot-gateway/client-sdk/go/onebot/gateway/" +
+      "v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

@@ -69,6 +69,7 @@ private static final long serialVersionUID = 0L;
     CONNECTION(16),
     UNKNOWN(17),
     MESSAGE_RECALLED(18),
+    APPROVAL(19),
     KIND_NOT_SET(0);
     private final int value;
     private KindCase(int value) {
@@ -95,6 +96,7 @@ private static final long serialVersionUID = 0L;
         case 16: return CONNECTION;
         case 17: return UNKNOWN;
         case 18: return MESSAGE_RECALLED;
+        case 19: return APPROVAL;
         case 0: return KIND_NOT_SET;
         default: return null;
       }
@@ -615,6 +617,52 @@ private static final long serialVersionUID = 0L;
     return dev.onebotgateway.v1.MessageRecalledEvent.getDefaultInstance();
   }
 
+  public static final int APPROVAL_FIELD_NUMBER = 19;
+  /**
+   * <pre>
+   * An approval changed state: the approval as GetApproval returns it.
+   * Its chat is the held action's chat (`target`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+   * @return Whether the approval field is set.
+   */
+  @java.lang.Override
+  public boolean hasApproval() {
+    return kindCase_ == 19;
+  }
+  /**
+   * <pre>
+   * An approval changed state: the approval as GetApproval returns it.
+   * Its chat is the held action's chat (`target`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+   * @return The approval.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.Approval getApproval() {
+    if (kindCase_ == 19) {
+       return (dev.onebotgateway.v1.Approval) kind_;
+    }
+    return dev.onebotgateway.v1.Approval.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * An approval changed state: the approval as GetApproval returns it.
+   * Its chat is the held action's chat (`target`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.ApprovalOrBuilder getApprovalOrBuilder() {
+    if (kindCase_ == 19) {
+       return (dev.onebotgateway.v1.Approval) kind_;
+    }
+    return dev.onebotgateway.v1.Approval.getDefaultInstance();
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -667,6 +715,9 @@ private static final long serialVersionUID = 0L;
     }
     if (kindCase_ == 18) {
       output.writeMessage(18, (dev.onebotgateway.v1.MessageRecalledEvent) kind_);
+    }
+    if (kindCase_ == 19) {
+      output.writeMessage(19, (dev.onebotgateway.v1.Approval) kind_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -722,6 +773,10 @@ private static final long serialVersionUID = 0L;
     if (kindCase_ == 18) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(18, (dev.onebotgateway.v1.MessageRecalledEvent) kind_);
+    }
+    if (kindCase_ == 19) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(19, (dev.onebotgateway.v1.Approval) kind_);
     }
     return size;
   }
@@ -796,6 +851,10 @@ private static final long serialVersionUID = 0L;
         if (!getMessageRecalled()
             .equals(other.getMessageRecalled())) return false;
         break;
+      case 19:
+        if (!getApproval()
+            .equals(other.getApproval())) return false;
+        break;
       case 0:
       default:
     }
@@ -858,6 +917,10 @@ private static final long serialVersionUID = 0L;
       case 18:
         hash = (37 * hash) + MESSAGE_RECALLED_FIELD_NUMBER;
         hash = (53 * hash) + getMessageRecalled().hashCode();
+        break;
+      case 19:
+        hash = (37 * hash) + APPROVAL_FIELD_NUMBER;
+        hash = (53 * hash) + getApproval().hashCode();
         break;
       case 0:
       default:
@@ -1038,6 +1101,9 @@ private static final long serialVersionUID = 0L;
       if (messageRecalledBuilder_ != null) {
         messageRecalledBuilder_.clear();
       }
+      if (approvalBuilder_ != null) {
+        approvalBuilder_.clear();
+      }
       kindCase_ = 0;
       kind_ = null;
       return this;
@@ -1132,6 +1198,10 @@ private static final long serialVersionUID = 0L;
           messageRecalledBuilder_ != null) {
         result.kind_ = messageRecalledBuilder_.build();
       }
+      if (kindCase_ == 19 &&
+          approvalBuilder_ != null) {
+        result.kind_ = approvalBuilder_.build();
+      }
     }
 
     @java.lang.Override
@@ -1195,6 +1265,10 @@ private static final long serialVersionUID = 0L;
         }
         case MESSAGE_RECALLED: {
           mergeMessageRecalled(other.getMessageRecalled());
+          break;
+        }
+        case APPROVAL: {
+          mergeApproval(other.getApproval());
           break;
         }
         case KIND_NOT_SET: {
@@ -1310,6 +1384,13 @@ private static final long serialVersionUID = 0L;
               kindCase_ = 18;
               break;
             } // case 146
+            case 154: {
+              input.readMessage(
+                  internalGetApprovalFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 19;
+              break;
+            } // case 154
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3268,6 +3349,191 @@ private static final long serialVersionUID = 0L;
       kindCase_ = 18;
       onChanged();
       return messageRecalledBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.Approval, dev.onebotgateway.v1.Approval.Builder, dev.onebotgateway.v1.ApprovalOrBuilder> approvalBuilder_;
+    /**
+     * <pre>
+     * An approval changed state: the approval as GetApproval returns it.
+     * Its chat is the held action's chat (`target`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+     * @return Whether the approval field is set.
+     */
+    @java.lang.Override
+    public boolean hasApproval() {
+      return kindCase_ == 19;
+    }
+    /**
+     * <pre>
+     * An approval changed state: the approval as GetApproval returns it.
+     * Its chat is the held action's chat (`target`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+     * @return The approval.
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.Approval getApproval() {
+      if (approvalBuilder_ == null) {
+        if (kindCase_ == 19) {
+          return (dev.onebotgateway.v1.Approval) kind_;
+        }
+        return dev.onebotgateway.v1.Approval.getDefaultInstance();
+      } else {
+        if (kindCase_ == 19) {
+          return approvalBuilder_.getMessage();
+        }
+        return dev.onebotgateway.v1.Approval.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * An approval changed state: the approval as GetApproval returns it.
+     * Its chat is the held action's chat (`target`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+     */
+    public Builder setApproval(dev.onebotgateway.v1.Approval value) {
+      if (approvalBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        kind_ = value;
+        onChanged();
+      } else {
+        approvalBuilder_.setMessage(value);
+      }
+      kindCase_ = 19;
+      return this;
+    }
+    /**
+     * <pre>
+     * An approval changed state: the approval as GetApproval returns it.
+     * Its chat is the held action's chat (`target`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+     */
+    public Builder setApproval(
+        dev.onebotgateway.v1.Approval.Builder builderForValue) {
+      if (approvalBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        approvalBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 19;
+      return this;
+    }
+    /**
+     * <pre>
+     * An approval changed state: the approval as GetApproval returns it.
+     * Its chat is the held action's chat (`target`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+     */
+    public Builder mergeApproval(dev.onebotgateway.v1.Approval value) {
+      if (approvalBuilder_ == null) {
+        if (kindCase_ == 19 &&
+            kind_ != dev.onebotgateway.v1.Approval.getDefaultInstance()) {
+          kind_ = dev.onebotgateway.v1.Approval.newBuilder((dev.onebotgateway.v1.Approval) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 19) {
+          approvalBuilder_.mergeFrom(value);
+        } else {
+          approvalBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 19;
+      return this;
+    }
+    /**
+     * <pre>
+     * An approval changed state: the approval as GetApproval returns it.
+     * Its chat is the held action's chat (`target`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+     */
+    public Builder clearApproval() {
+      if (approvalBuilder_ == null) {
+        if (kindCase_ == 19) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 19) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        approvalBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * An approval changed state: the approval as GetApproval returns it.
+     * Its chat is the held action's chat (`target`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+     */
+    public dev.onebotgateway.v1.Approval.Builder getApprovalBuilder() {
+      return internalGetApprovalFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * An approval changed state: the approval as GetApproval returns it.
+     * Its chat is the held action's chat (`target`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.ApprovalOrBuilder getApprovalOrBuilder() {
+      if ((kindCase_ == 19) && (approvalBuilder_ != null)) {
+        return approvalBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 19) {
+          return (dev.onebotgateway.v1.Approval) kind_;
+        }
+        return dev.onebotgateway.v1.Approval.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * An approval changed state: the approval as GetApproval returns it.
+     * Its chat is the held action's chat (`target`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.Approval, dev.onebotgateway.v1.Approval.Builder, dev.onebotgateway.v1.ApprovalOrBuilder> 
+        internalGetApprovalFieldBuilder() {
+      if (approvalBuilder_ == null) {
+        if (!(kindCase_ == 19)) {
+          kind_ = dev.onebotgateway.v1.Approval.getDefaultInstance();
+        }
+        approvalBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.Approval, dev.onebotgateway.v1.Approval.Builder, dev.onebotgateway.v1.ApprovalOrBuilder>(
+                (dev.onebotgateway.v1.Approval) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 19;
+      onChanged();
+      return approvalBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.Event)

@@ -96,6 +96,15 @@ public enum EventKind
    * <code>EVENT_KIND_MESSAGE_RECALLED = 9;</code>
    */
   EVENT_KIND_MESSAGE_RECALLED(9),
+  /**
+   * <pre>
+   * An approval of a held action changed state (ApprovalService): asked
+   * (PENDING), decided, expired, executed or failed.
+   * </pre>
+   *
+   * <code>EVENT_KIND_APPROVAL = 10;</code>
+   */
+  EVENT_KIND_APPROVAL(10),
   UNRECOGNIZED(-1),
   ;
 
@@ -189,6 +198,15 @@ public enum EventKind
    * <code>EVENT_KIND_MESSAGE_RECALLED = 9;</code>
    */
   public static final int EVENT_KIND_MESSAGE_RECALLED_VALUE = 9;
+  /**
+   * <pre>
+   * An approval of a held action changed state (ApprovalService): asked
+   * (PENDING), decided, expired, executed or failed.
+   * </pre>
+   *
+   * <code>EVENT_KIND_APPROVAL = 10;</code>
+   */
+  public static final int EVENT_KIND_APPROVAL_VALUE = 10;
 
 
   public final int getNumber() {
@@ -225,6 +243,7 @@ public enum EventKind
       case 7: return EVENT_KIND_CONNECTION;
       case 8: return EVENT_KIND_UNKNOWN;
       case 9: return EVENT_KIND_MESSAGE_RECALLED;
+      case 10: return EVENT_KIND_APPROVAL;
       default: return null;
     }
   }

@@ -323,5 +323,35 @@ public interface EventOrBuilder extends
    */
   dev.onebotgateway.v1.MessageRecalledEventOrBuilder getMessageRecalledOrBuilder();
 
+  /**
+   * <pre>
+   * An approval changed state: the approval as GetApproval returns it.
+   * Its chat is the held action's chat (`target`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+   * @return Whether the approval field is set.
+   */
+  boolean hasApproval();
+  /**
+   * <pre>
+   * An approval changed state: the approval as GetApproval returns it.
+   * Its chat is the held action's chat (`target`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+   * @return The approval.
+   */
+  dev.onebotgateway.v1.Approval getApproval();
+  /**
+   * <pre>
+   * An approval changed state: the approval as GetApproval returns it.
+   * Its chat is the held action's chat (`target`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.Approval approval = 19 [json_name = "approval"];</code>
+   */
+  dev.onebotgateway.v1.ApprovalOrBuilder getApprovalOrBuilder();
+
   dev.onebotgateway.v1.Event.KindCase getKindCase();
 }

@@ -104,74 +104,77 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       "\021onebot.gateway.v1\032\037google/protobuf/time" +
       "stamp.proto\032\'onebot/gateway/v1/account_s" +
       "ervice.proto\032\036onebot/gateway/v1/common.p" +
-      "roto\"\326\001\n\023StreamEventsRequest\022\035\n\naccount_" +
-      "id\030\001 \001(\tR\taccountId\022-\n\005chats\030\002 \003(\0132\027.one" +
-      "bot.gateway.v1.ChatR\005chats\0222\n\005kinds\030\003 \003(" +
-      "\0162\034.onebot.gateway.v1.EventKindR\005kinds\022*" +
-      "\n\016after_sequence\030\004 \001(\004H\000R\rafterSequence\210" +
-      "\001\001B\021\n\017_after_sequence\"\202\001\n\024StreamEventsRe" +
-      "sponse\022.\n\005event\030\001 \001(\0132\030.onebot.gateway.v" +
-      "1.EventR\005event\022:\n\theartbeat\030\002 \001(\0132\034.oneb" +
-      "ot.gateway.v1.HeartbeatR\theartbeat\"`\n\tHe" +
-      "artbeat\022#\n\rlast_sequence\030\001 \001(\004R\014lastSequ" +
-      "ence\022.\n\004time\030\002 \001(\0132\032.google.protobuf.Tim" +
-      "estampR\004time\"\376\005\n\005Event\022\035\n\naccount_id\030\001 \001" +
-      "(\tR\taccountId\022\032\n\010sequence\030\002 \001(\004R\010sequenc" +
-      "e\022.\n\004time\030\003 \001(\0132\032.google.protobuf.Timest" +
-      "ampR\004time\022\027\n\007self_id\030\004 \001(\003R\006selfId\022;\n\007me" +
-      "ssage\030\n \001(\0132\037.onebot.gateway.v1.MessageE" +
-      "ventH\000R\007message\0222\n\004poke\030\013 \001(\0132\034.onebot.g" +
-      "ateway.v1.PokeEventH\000R\004poke\022K\n\rmember_jo" +
-      "ined\030\014 \001(\0132$.onebot.gateway.v1.MemberJoi" +
-      "nedEventH\000R\014memberJoined\022E\n\013member_left\030" +
-      "\r \001(\0132\".onebot.gateway.v1.MemberLeftEven" +
-      "tH\000R\nmemberLeft\022H\n\014card_changed\030\016 \001(\0132#." +
-      "onebot.gateway.v1.CardChangedEventH\000R\013ca" +
-      "rdChanged\022A\n\tlifecycle\030\017 \001(\0132!.onebot.ga" +
-      "teway.v1.LifecycleEventH\000R\tlifecycle\022D\n\n" +
-      "connection\030\020 \001(\0132\".onebot.gateway.v1.Con" +
-      "nectionEventH\000R\nconnection\022;\n\007unknown\030\021 " +
-      "\001(\0132\037.onebot.gateway.v1.UnknownEventH\000R\007" +
-      "unknown\022T\n\020message_recalled\030\022 \001(\0132\'.oneb" +
-      "ot.gateway.v1.MessageRecalledEventH\000R\017me" +
-      "ssageRecalledB\006\n\004kind\"\241\001\n\014MessageEvent\0228" +
-      "\n\007message\030\001 \001(\0132\036.onebot.gateway.v1.Chat" +
-      "MessageR\007message\022\033\n\tself_sent\030\002 \001(\010R\010sel" +
-      "fSent\022\032\n\010rendered\030\003 \001(\tR\010rendered\022\036\n\nbac" +
-      "kfilled\030\004 \001(\010R\nbackfilled\"\\\n\tPokeEvent\022\031" +
-      "\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001" +
-      "(\003R\006userId\022\033\n\ttarget_id\030\003 \001(\003R\010targetId\"" +
-      "h\n\021MemberJoinedEvent\022\031\n\010group_id\030\001 \001(\003R\007" +
-      "groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013oper" +
-      "ator_id\030\003 \001(\003R\noperatorId\"\201\001\n\017MemberLeft" +
-      "Event\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user" +
-      "_id\030\002 \001(\003R\006userId\022\037\n\013operator_id\030\003 \001(\003R\n" +
-      "operatorId\022\031\n\010sub_type\030\004 \001(\tR\007subType\"|\n" +
-      "\020CardChangedEvent\022\031\n\010group_id\030\001 \001(\003R\007gro" +
-      "upId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\031\n\010card_ne" +
-      "w\030\003 \001(\tR\007cardNew\022\031\n\010card_old\030\004 \001(\tR\007card" +
-      "Old\"+\n\016LifecycleEvent\022\031\n\010sub_type\030\001 \001(\tR" +
-      "\007subType\"c\n\017ConnectionEvent\0228\n\005state\030\001 \001" +
-      "(\0162\".onebot.gateway.v1.ConnectionStateR\005" +
-      "state\022\026\n\006detail\030\002 \001(\tR\006detail\"F\n\014Unknown" +
-      "Event\022\033\n\tpost_type\030\001 \001(\tR\010postType\022\031\n\010ra" +
-      "w_json\030\002 \001(\tR\007rawJson\"\203\001\n\024MessageRecalle" +
-      "dEvent\022+\n\004chat\030\001 \001(\0132\027.onebot.gateway.v1" +
-      ".ChatR\004chat\022\035\n\nmessage_id\030\002 \001(\003R\tmessage" +
-      "Id\022\037\n\013operator_id\030\003 \001(\003R\noperatorId*\231\002\n\t" +
-      "EventKind\022\032\n\026EVENT_KIND_UNSPECIFIED\020\000\022\026\n" +
-      "\022EVENT_KIND_MESSAGE\020\001\022\023\n\017EVENT_KIND_POKE" +
-      "\020\002\022\034\n\030EVENT_KIND_MEMBER_JOINED\020\003\022\032\n\026EVEN" +
-      "T_KIND_MEMBER_LEFT\020\004\022\033\n\027EVENT_KIND_CARD_" +
-      "CHANGED\020\005\022\030\n\024EVENT_KIND_LIFECYCLE\020\006\022\031\n\025E" +
-      "VENT_KIND_CONNECTION\020\007\022\026\n\022EVENT_KIND_UNK" +
-      "NOWN\020\010\022\037\n\033EVENT_KIND_MESSAGE_RECALLED\020\t2" +
-      "q\n\014EventService\022a\n\014StreamEvents\022&.onebot" +
-      ".gateway.v1.StreamEventsRequest\032\'.onebot" +
-      ".gateway.v1.StreamEventsResponse0\001Bl\n\024de" +
-      "v.onebotgateway.v1P\001ZRgithub.com/onebot-" +
-      "gateway/onebot-gateway/client-sdk/go/one" +
-      "bot/gateway/v1;gatewayv1b\006proto3"
+      "roto\032*onebot/gateway/v1/governance_servi" +
+      "ce.proto\"\326\001\n\023StreamEventsRequest\022\035\n\nacco" +
+      "unt_id\030\001 \001(\tR\taccountId\022-\n\005chats\030\002 \003(\0132\027" +
+      ".onebot.gateway.v1.ChatR\005chats\0222\n\005kinds\030" +
+      "\003 \003(\0162\034.onebot.gateway.v1.EventKindR\005kin" +
+      "ds\022*\n\016after_sequence\030\004 \001(\004H\000R\rafterSeque" +
+      "nce\210\001\001B\021\n\017_after_sequence\"\202\001\n\024StreamEven" +
+      "tsResponse\022.\n\005event\030\001 \001(\0132\030.onebot.gatew" +
+      "ay.v1.EventR\005event\022:\n\theartbeat\030\002 \001(\0132\034." +
+      "onebot.gateway.v1.HeartbeatR\theartbeat\"`" +
+      "\n\tHeartbeat\022#\n\rlast_sequence\030\001 \001(\004R\014last" +
+      "Sequence\022.\n\004time\030\002 \001(\0132\032.google.protobuf" +
+      ".TimestampR\004time\"\271\006\n\005Event\022\035\n\naccount_id" +
+      "\030\001 \001(\tR\taccountId\022\032\n\010sequence\030\002 \001(\004R\010seq" +
+      "uence\022.\n\004time\030\003 \001(\0132\032.google.protobuf.Ti" +
+      "mestampR\004time\022\027\n\007self_id\030\004 \001(\003R\006selfId\022;" +
+      "\n\007message\030\n \001(\0132\037.onebot.gateway.v1.Mess" +
+      "ageEventH\000R\007message\0222\n\004poke\030\013 \001(\0132\034.oneb" +
+      "ot.gateway.v1.PokeEventH\000R\004poke\022K\n\rmembe" +
+      "r_joined\030\014 \001(\0132$.onebot.gateway.v1.Membe" +
+      "rJoinedEventH\000R\014memberJoined\022E\n\013member_l" +
+      "eft\030\r \001(\0132\".onebot.gateway.v1.MemberLeft" +
+      "EventH\000R\nmemberLeft\022H\n\014card_changed\030\016 \001(" +
+      "\0132#.onebot.gateway.v1.CardChangedEventH\000" +
+      "R\013cardChanged\022A\n\tlifecycle\030\017 \001(\0132!.onebo" +
+      "t.gateway.v1.LifecycleEventH\000R\tlifecycle" +
+      "\022D\n\nconnection\030\020 \001(\0132\".onebot.gateway.v1" +
+      ".ConnectionEventH\000R\nconnection\022;\n\007unknow" +
+      "n\030\021 \001(\0132\037.onebot.gateway.v1.UnknownEvent" +
+      "H\000R\007unknown\022T\n\020message_recalled\030\022 \001(\0132\'." +
+      "onebot.gateway.v1.MessageRecalledEventH\000" +
+      "R\017messageRecalled\0229\n\010approval\030\023 \001(\0132\033.on" +
+      "ebot.gateway.v1.ApprovalH\000R\010approvalB\006\n\004" +
+      "kind\"\241\001\n\014MessageEvent\0228\n\007message\030\001 \001(\0132\036" +
+      ".onebot.gateway.v1.ChatMessageR\007message\022" +
+      "\033\n\tself_sent\030\002 \001(\010R\010selfSent\022\032\n\010rendered" +
+      "\030\003 \001(\tR\010rendered\022\036\n\nbackfilled\030\004 \001(\010R\nba" +
+      "ckfilled\"\\\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R" +
+      "\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttar" +
+      "get_id\030\003 \001(\003R\010targetId\"h\n\021MemberJoinedEv" +
+      "ent\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_i" +
+      "d\030\002 \001(\003R\006userId\022\037\n\013operator_id\030\003 \001(\003R\nop" +
+      "eratorId\"\201\001\n\017MemberLeftEvent\022\031\n\010group_id" +
+      "\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId" +
+      "\022\037\n\013operator_id\030\003 \001(\003R\noperatorId\022\031\n\010sub" +
+      "_type\030\004 \001(\tR\007subType\"|\n\020CardChangedEvent" +
+      "\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002" +
+      " \001(\003R\006userId\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022" +
+      "\031\n\010card_old\030\004 \001(\tR\007cardOld\"+\n\016LifecycleE" +
+      "vent\022\031\n\010sub_type\030\001 \001(\tR\007subType\"c\n\017Conne" +
+      "ctionEvent\0228\n\005state\030\001 \001(\0162\".onebot.gatew" +
+      "ay.v1.ConnectionStateR\005state\022\026\n\006detail\030\002" +
+      " \001(\tR\006detail\"F\n\014UnknownEvent\022\033\n\tpost_typ" +
+      "e\030\001 \001(\tR\010postType\022\031\n\010raw_json\030\002 \001(\tR\007raw" +
+      "Json\"\203\001\n\024MessageRecalledEvent\022+\n\004chat\030\001 " +
+      "\001(\0132\027.onebot.gateway.v1.ChatR\004chat\022\035\n\nme" +
+      "ssage_id\030\002 \001(\003R\tmessageId\022\037\n\013operator_id" +
+      "\030\003 \001(\003R\noperatorId*\262\002\n\tEventKind\022\032\n\026EVEN" +
+      "T_KIND_UNSPECIFIED\020\000\022\026\n\022EVENT_KIND_MESSA" +
+      "GE\020\001\022\023\n\017EVENT_KIND_POKE\020\002\022\034\n\030EVENT_KIND_" +
+      "MEMBER_JOINED\020\003\022\032\n\026EVENT_KIND_MEMBER_LEF" +
+      "T\020\004\022\033\n\027EVENT_KIND_CARD_CHANGED\020\005\022\030\n\024EVEN" +
+      "T_KIND_LIFECYCLE\020\006\022\031\n\025EVENT_KIND_CONNECT" +
+      "ION\020\007\022\026\n\022EVENT_KIND_UNKNOWN\020\010\022\037\n\033EVENT_K" +
+      "IND_MESSAGE_RECALLED\020\t\022\027\n\023EVENT_KIND_APP" +
+      "ROVAL\020\n2q\n\014EventService\022a\n\014StreamEvents\022" +
+      "&.onebot.gateway.v1.StreamEventsRequest\032" +
+      "\'.onebot.gateway.v1.StreamEventsResponse" +
+      "0\001Bl\n\024dev.onebotgateway.v1P\001ZRgithub.com" +
+      "/onebot-gateway/onebot-gateway/client-sd" +
+      "k/go/onebot/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -179,6 +182,7 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
           com.google.protobuf.TimestampProto.getDescriptor(),
           dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor(),
           dev.onebotgateway.v1.Common.getDescriptor(),
+          dev.onebotgateway.v1.GovernanceService.getDescriptor(),
         });
     internal_static_onebot_gateway_v1_StreamEventsRequest_descriptor =
       getDescriptor().getMessageType(0);
@@ -203,7 +207,7 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
     internal_static_onebot_gateway_v1_Event_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_Event_descriptor,
-        new java.lang.String[] { "AccountId", "Sequence", "Time", "SelfId", "Message", "Poke", "MemberJoined", "MemberLeft", "CardChanged", "Lifecycle", "Connection", "Unknown", "MessageRecalled", "Kind", });
+        new java.lang.String[] { "AccountId", "Sequence", "Time", "SelfId", "Message", "Poke", "MemberJoined", "MemberLeft", "CardChanged", "Lifecycle", "Connection", "Unknown", "MessageRecalled", "Approval", "Kind", });
     internal_static_onebot_gateway_v1_MessageEvent_descriptor =
       getDescriptor().getMessageType(4);
     internal_static_onebot_gateway_v1_MessageEvent_fieldAccessorTable = new
@@ -262,6 +266,7 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor();
     dev.onebotgateway.v1.Common.getDescriptor();
+    dev.onebotgateway.v1.GovernanceService.getDescriptor();
   }
 
   // @@protoc_insertion_point(outer_class_scope)

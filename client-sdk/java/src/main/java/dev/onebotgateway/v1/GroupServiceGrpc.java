@@ -221,6 +221,12 @@ public final class GroupServiceGrpc {
      * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
      * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
      * failures (ONEBOT_ACTION_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     default void pokeMember(dev.onebotgateway.v1.PokeMemberRequest request,
@@ -311,6 +317,12 @@ public final class GroupServiceGrpc {
      * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
      * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
      * failures (ONEBOT_ACTION_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public void pokeMember(dev.onebotgateway.v1.PokeMemberRequest request,
@@ -384,6 +396,12 @@ public final class GroupServiceGrpc {
      * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
      * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
      * failures (ONEBOT_ACTION_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public dev.onebotgateway.v1.PokeMemberResponse pokeMember(dev.onebotgateway.v1.PokeMemberRequest request) throws io.grpc.StatusException {
@@ -456,6 +474,12 @@ public final class GroupServiceGrpc {
      * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
      * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
      * failures (ONEBOT_ACTION_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public dev.onebotgateway.v1.PokeMemberResponse pokeMember(dev.onebotgateway.v1.PokeMemberRequest request) {
@@ -530,6 +554,12 @@ public final class GroupServiceGrpc {
      * (ACCOUNT_OFFLINE), UNIMPLEMENTED (POKE_UNSUPPORTED: e.g. NapCat without
      * its packet backend), RESOURCE_EXHAUSTED (RATE_LIMITED), and the peer's own
      * failures (ONEBOT_ACTION_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.PokeMemberResponse> pokeMember(

@@ -77,54 +77,57 @@ public final class GroupServiceOuterClass extends com.google.protobuf.GeneratedF
     java.lang.String[] descriptorData = {
       "\n%onebot/gateway/v1/group_service.proto\022" +
       "\021onebot.gateway.v1\032\037google/protobuf/time" +
-      "stamp.proto\"\226\001\n\027ListGroupMembersRequest\022" +
-      "\035\n\naccount_id\030\001 \001(\tR\taccountId\022\031\n\010group_" +
-      "id\030\002 \001(\003R\007groupId\022\036\n\010no_cache\030\003 \001(\010H\000R\007n" +
-      "oCache\210\001\001\022\024\n\005limit\030\004 \001(\005R\005limitB\013\n\t_no_c" +
-      "ache\"\221\002\n\030ListGroupMembersResponse\022\031\n\010gro" +
-      "up_id\030\001 \001(\003R\007groupId\022\024\n\005total\030\002 \001(\005R\005tot" +
-      "al\022\024\n\005shown\030\003 \001(\005R\005shown\0228\n\007members\030\004 \003(" +
-      "\0132\036.onebot.gateway.v1.GroupMemberR\007membe" +
-      "rs\022\032\n\010rendered\030\005 \001(\tR\010rendered\0229\n\nfetche" +
-      "d_at\030\006 \001(\0132\032.google.protobuf.TimestampR\t" +
-      "fetchedAt\022\035\n\nfrom_cache\030\007 \001(\010R\tfromCache" +
-      "\"\221\002\n\013GroupMember\022\027\n\007user_id\030\001 \001(\003R\006userI" +
-      "d\022\032\n\010nickname\030\002 \001(\tR\010nickname\022\022\n\004card\030\003 " +
-      "\001(\tR\004card\022\022\n\004role\030\004 \001(\tR\004role\022\024\n\005title\030\005" +
-      " \001(\tR\005title\022\024\n\005level\030\006 \001(\tR\005level\0227\n\tjoi" +
-      "n_time\030\007 \001(\0132\032.google.protobuf.Timestamp" +
-      "R\010joinTime\022@\n\016last_sent_time\030\010 \001(\0132\032.goo" +
-      "gle.protobuf.TimestampR\014lastSentTime\"2\n\021" +
-      "ListGroupsRequest\022\035\n\naccount_id\030\001 \001(\tR\ta" +
-      "ccountId\"b\n\022ListGroupsResponse\0220\n\006groups" +
-      "\030\001 \003(\0132\030.onebot.gateway.v1.GroupR\006groups" +
-      "\022\032\n\010rendered\030\002 \001(\tR\010rendered\"\310\001\n\005Group\022\031" +
-      "\n\010group_id\030\001 \001(\003R\007groupId\022\035\n\ngroup_name\030" +
-      "\002 \001(\tR\tgroupName\022!\n\014member_count\030\003 \001(\005R\013" +
-      "memberCount\022(\n\020max_member_count\030\004 \001(\005R\016m" +
-      "axMemberCount\022 \n\013whitelisted\030\005 \001(\010R\013whit" +
-      "elisted\022\026\n\006joined\030\006 \001(\010R\006joined\"x\n\021PokeM" +
-      "emberRequest\022\035\n\naccount_id\030\001 \001(\tR\taccoun" +
-      "tId\022\036\n\010group_id\030\002 \001(\003H\000R\007groupId\210\001\001\022\027\n\007u" +
-      "ser_id\030\003 \001(\003R\006userIdB\013\n\t_group_id\"H\n\022Pok" +
-      "eMemberResponse\022\031\n\010group_id\030\001 \001(\003R\007group" +
-      "Id\022\027\n\007user_id\030\002 \001(\003R\006userId2\261\002\n\014GroupSer" +
-      "vice\022k\n\020ListGroupMembers\022*.onebot.gatewa" +
-      "y.v1.ListGroupMembersRequest\032+.onebot.ga" +
-      "teway.v1.ListGroupMembersResponse\022Y\n\nLis" +
-      "tGroups\022$.onebot.gateway.v1.ListGroupsRe" +
-      "quest\032%.onebot.gateway.v1.ListGroupsResp" +
-      "onse\022Y\n\nPokeMember\022$.onebot.gateway.v1.P" +
-      "okeMemberRequest\032%.onebot.gateway.v1.Pok" +
-      "eMemberResponseBl\n\024dev.onebotgateway.v1P" +
-      "\001ZRgithub.com/onebot-gateway/onebot-gate" +
-      "way/client-sdk/go/onebot/gateway/v1;gate" +
-      "wayv1b\006proto3"
+      "stamp.proto\032\036onebot/gateway/v1/common.pr" +
+      "oto\"\226\001\n\027ListGroupMembersRequest\022\035\n\naccou" +
+      "nt_id\030\001 \001(\tR\taccountId\022\031\n\010group_id\030\002 \001(\003" +
+      "R\007groupId\022\036\n\010no_cache\030\003 \001(\010H\000R\007noCache\210\001" +
+      "\001\022\024\n\005limit\030\004 \001(\005R\005limitB\013\n\t_no_cache\"\221\002\n" +
+      "\030ListGroupMembersResponse\022\031\n\010group_id\030\001 " +
+      "\001(\003R\007groupId\022\024\n\005total\030\002 \001(\005R\005total\022\024\n\005sh" +
+      "own\030\003 \001(\005R\005shown\0228\n\007members\030\004 \003(\0132\036.oneb" +
+      "ot.gateway.v1.GroupMemberR\007members\022\032\n\010re" +
+      "ndered\030\005 \001(\tR\010rendered\0229\n\nfetched_at\030\006 \001" +
+      "(\0132\032.google.protobuf.TimestampR\tfetchedA" +
+      "t\022\035\n\nfrom_cache\030\007 \001(\010R\tfromCache\"\221\002\n\013Gro" +
+      "upMember\022\027\n\007user_id\030\001 \001(\003R\006userId\022\032\n\010nic" +
+      "kname\030\002 \001(\tR\010nickname\022\022\n\004card\030\003 \001(\tR\004car" +
+      "d\022\022\n\004role\030\004 \001(\tR\004role\022\024\n\005title\030\005 \001(\tR\005ti" +
+      "tle\022\024\n\005level\030\006 \001(\tR\005level\0227\n\tjoin_time\030\007" +
+      " \001(\0132\032.google.protobuf.TimestampR\010joinTi" +
+      "me\022@\n\016last_sent_time\030\010 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\014lastSentTime\"2\n\021ListGrou" +
+      "psRequest\022\035\n\naccount_id\030\001 \001(\tR\taccountId" +
+      "\"b\n\022ListGroupsResponse\0220\n\006groups\030\001 \003(\0132\030" +
+      ".onebot.gateway.v1.GroupR\006groups\022\032\n\010rend" +
+      "ered\030\002 \001(\tR\010rendered\"\310\001\n\005Group\022\031\n\010group_" +
+      "id\030\001 \001(\003R\007groupId\022\035\n\ngroup_name\030\002 \001(\tR\tg" +
+      "roupName\022!\n\014member_count\030\003 \001(\005R\013memberCo" +
+      "unt\022(\n\020max_member_count\030\004 \001(\005R\016maxMember" +
+      "Count\022 \n\013whitelisted\030\005 \001(\010R\013whitelisted\022" +
+      "\026\n\006joined\030\006 \001(\010R\006joined\"\271\001\n\021PokeMemberRe" +
+      "quest\022\035\n\naccount_id\030\001 \001(\tR\taccountId\022\036\n\010" +
+      "group_id\030\002 \001(\003H\000R\007groupId\210\001\001\022\027\n\007user_id\030" +
+      "\003 \001(\003R\006userId\022?\n\014on_behalf_of\030\004 \001(\0132\035.on" +
+      "ebot.gateway.v1.OnBehalfOfR\nonBehalfOfB\013" +
+      "\n\t_group_id\"H\n\022PokeMemberResponse\022\031\n\010gro" +
+      "up_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006u" +
+      "serId2\261\002\n\014GroupService\022k\n\020ListGroupMembe" +
+      "rs\022*.onebot.gateway.v1.ListGroupMembersR" +
+      "equest\032+.onebot.gateway.v1.ListGroupMemb" +
+      "ersResponse\022Y\n\nListGroups\022$.onebot.gatew" +
+      "ay.v1.ListGroupsRequest\032%.onebot.gateway" +
+      ".v1.ListGroupsResponse\022Y\n\nPokeMember\022$.o" +
+      "nebot.gateway.v1.PokeMemberRequest\032%.one" +
+      "bot.gateway.v1.PokeMemberResponseBl\n\024dev" +
+      ".onebotgateway.v1P\001ZRgithub.com/onebot-g" +
+      "ateway/onebot-gateway/client-sdk/go/oneb" +
+      "ot/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           com.google.protobuf.TimestampProto.getDescriptor(),
+          dev.onebotgateway.v1.Common.getDescriptor(),
         });
     internal_static_onebot_gateway_v1_ListGroupMembersRequest_descriptor =
       getDescriptor().getMessageType(0);
@@ -167,7 +170,7 @@ public final class GroupServiceOuterClass extends com.google.protobuf.GeneratedF
     internal_static_onebot_gateway_v1_PokeMemberRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_PokeMemberRequest_descriptor,
-        new java.lang.String[] { "AccountId", "GroupId", "UserId", });
+        new java.lang.String[] { "AccountId", "GroupId", "UserId", "OnBehalfOf", });
     internal_static_onebot_gateway_v1_PokeMemberResponse_descriptor =
       getDescriptor().getMessageType(7);
     internal_static_onebot_gateway_v1_PokeMemberResponse_fieldAccessorTable = new
@@ -176,6 +179,7 @@ public final class GroupServiceOuterClass extends com.google.protobuf.GeneratedF
         new java.lang.String[] { "GroupId", "UserId", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
+    dev.onebotgateway.v1.Common.getDescriptor();
   }
 
   // @@protoc_insertion_point(outer_class_scope)

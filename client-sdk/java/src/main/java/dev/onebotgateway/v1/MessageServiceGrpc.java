@@ -327,6 +327,12 @@ public final class MessageServiceGrpc {
      * MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
      * have been delivered; do not retry blindly), ABORTED
      * (MEDIA_TRANSFER_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     default void sendMessage(dev.onebotgateway.v1.SendMessageRequest request,
@@ -367,6 +373,12 @@ public final class MessageServiceGrpc {
      * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
      * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
      * (ONEBOT_TIMEOUT).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     default void recallMessage(dev.onebotgateway.v1.RecallMessageRequest request,
@@ -518,6 +530,12 @@ public final class MessageServiceGrpc {
      * MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
      * have been delivered; do not retry blindly), ABORTED
      * (MEDIA_TRANSFER_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public void sendMessage(dev.onebotgateway.v1.SendMessageRequest request,
@@ -560,6 +578,12 @@ public final class MessageServiceGrpc {
      * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
      * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
      * (ONEBOT_TIMEOUT).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public void recallMessage(dev.onebotgateway.v1.RecallMessageRequest request,
@@ -695,6 +719,12 @@ public final class MessageServiceGrpc {
      * MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
      * have been delivered; do not retry blindly), ABORTED
      * (MEDIA_TRANSFER_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public dev.onebotgateway.v1.SendMessageResponse sendMessage(dev.onebotgateway.v1.SendMessageRequest request) throws io.grpc.StatusException {
@@ -735,6 +765,12 @@ public final class MessageServiceGrpc {
      * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
      * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
      * (ONEBOT_TIMEOUT).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public dev.onebotgateway.v1.RecallMessageResponse recallMessage(dev.onebotgateway.v1.RecallMessageRequest request) throws io.grpc.StatusException {
@@ -867,6 +903,12 @@ public final class MessageServiceGrpc {
      * MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
      * have been delivered; do not retry blindly), ABORTED
      * (MEDIA_TRANSFER_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public dev.onebotgateway.v1.SendMessageResponse sendMessage(dev.onebotgateway.v1.SendMessageRequest request) {
@@ -907,6 +949,12 @@ public final class MessageServiceGrpc {
      * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
      * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
      * (ONEBOT_TIMEOUT).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public dev.onebotgateway.v1.RecallMessageResponse recallMessage(dev.onebotgateway.v1.RecallMessageRequest request) {
@@ -1040,6 +1088,12 @@ public final class MessageServiceGrpc {
      * MEDIA_SOURCE_DISABLED), UNKNOWN (SEND_OUTCOME_UNKNOWN: the message may
      * have been delivered; do not retry blindly), ABORTED
      * (MEDIA_TRANSFER_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.SendMessageResponse> sendMessage(
@@ -1082,6 +1136,12 @@ public final class MessageServiceGrpc {
      * errors: NOT_FOUND (MESSAGE_NOT_FOUND), INVALID_ARGUMENT
      * (INVALID_REQUEST), UNAVAILABLE (ACCOUNT_OFFLINE), DEADLINE_EXCEEDED
      * (ONEBOT_TIMEOUT).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.RecallMessageResponse> recallMessage(

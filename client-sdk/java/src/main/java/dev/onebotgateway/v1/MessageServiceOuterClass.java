@@ -123,7 +123,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       "eId\210\001\001B\031\n\027_next_anchor_message_id\"t\n\013Med" +
       "iaSource\022\033\n\010media_id\030\001 \001(\tH\000R\007mediaId\022\022\n" +
       "\003url\030\002 \001(\tH\000R\003url\022\024\n\004path\030\003 \001(\tH\000R\004path\022" +
-      "\024\n\004data\030\004 \001(\014H\000R\004dataB\010\n\006source\"\237\004\n\022Send" +
+      "\024\n\004data\030\004 \001(\014H\000R\004dataB\010\n\006source\"\340\004\n\022Send" +
       "MessageRequest\022\035\n\naccount_id\030\001 \001(\tR\tacco" +
       "untId\022\036\n\010group_id\030\002 \001(\003H\000R\007groupId\210\001\001\022\022\n" +
       "\004text\030\003 \001(\tR\004text\0226\n\006images\030\004 \003(\0132\036.oneb" +
@@ -136,63 +136,67 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       "\001\0222\n\023reply_to_message_id\030\n \001(\003H\002R\020replyT" +
       "oMessageId\210\001\001\022(\n\020mention_user_ids\030\013 \003(\003R" +
       "\016mentionUserIds\022\037\n\013mention_all\030\014 \001(\010R\nme" +
-      "ntionAllB\013\n\t_group_idB\n\n\010_user_idB\026\n\024_re" +
-      "ply_to_message_id\"\260\002\n\023SendMessageRespons" +
-      "e\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\026\n\006chunks\030\002" +
-      " \001(\005R\006chunks\022\026\n\006queued\030\003 \001(\010R\006queued\022\037\n\013" +
-      "message_ids\030\004 \003(\003R\nmessageIds\0225\n\005media\030\005" +
-      " \001(\0132\037.onebot.gateway.v1.MediaSummaryR\005m" +
-      "edia\022\032\n\010replayed\030\006 \001(\010R\010replayed\022\027\n\007user" +
-      "_id\030\007 \001(\003R\006userId\022A\n\017rate_limit_wait\030\010 \001" +
-      "(\0132\031.google.protobuf.DurationR\rrateLimit" +
-      "Wait\"R\n\014MediaSummary\022\026\n\006images\030\001 \001(\005R\006im" +
-      "ages\022\026\n\006videos\030\002 \001(\005R\006videos\022\022\n\004file\030\003 \001" +
-      "(\tR\004file\"Q\n\021GetMessageRequest\022\035\n\naccount" +
-      "_id\030\001 \001(\tR\taccountId\022\035\n\nmessage_id\030\002 \001(\003" +
-      "R\tmessageId\"j\n\022GetMessageResponse\0228\n\007mes" +
-      "sage\030\001 \001(\0132\036.onebot.gateway.v1.ChatMessa" +
-      "geR\007message\022\032\n\010rendered\030\002 \001(\tR\010rendered\"" +
-      "T\n\024RecallMessageRequest\022\035\n\naccount_id\030\001 " +
-      "\001(\tR\taccountId\022\035\n\nmessage_id\030\002 \001(\003R\tmess" +
-      "ageId\"\027\n\025RecallMessageResponse\"Y\n\031GetFor" +
-      "wardMessagesRequest\022\035\n\naccount_id\030\001 \001(\tR" +
-      "\taccountId\022\035\n\nforward_id\030\002 \001(\tR\tforwardI" +
-      "d\"t\n\032GetForwardMessagesResponse\022:\n\010messa" +
-      "ges\030\001 \003(\0132\036.onebot.gateway.v1.ChatMessag" +
-      "eR\010messages\022\032\n\010rendered\030\002 \001(\tR\010rendered\"" +
-      "\373\002\n\025SearchMessagesRequest\022\035\n\naccount_id\030" +
-      "\001 \001(\tR\taccountId\0220\n\004chat\030\002 \001(\0132\027.onebot." +
-      "gateway.v1.ChatH\000R\004chat\210\001\001\022\024\n\005query\030\003 \001(" +
-      "\tR\005query\0220\n\005since\030\004 \001(\0132\032.google.protobu" +
-      "f.TimestampR\005since\0220\n\005until\030\005 \001(\0132\032.goog" +
-      "le.protobuf.TimestampR\005until\022 \n\tsender_i" +
-      "d\030\006 \001(\003H\001R\010senderId\210\001\001\022\024\n\005limit\030\007 \001(\005R\005l" +
-      "imit\022\035\n\npage_token\030\010 \001(\tR\tpageToken\022)\n\020i" +
-      "nclude_recalled\030\t \001(\010R\017includeRecalledB\007" +
-      "\n\005_chatB\014\n\n_sender_id\"\312\001\n\026SearchMessages" +
-      "Response\022:\n\010messages\030\001 \003(\0132\036.onebot.gate" +
-      "way.v1.ChatMessageR\010messages\022\032\n\010rendered" +
-      "\030\002 \001(\tR\010rendered\022&\n\017next_page_token\030\003 \001(" +
-      "\tR\rnextPageToken\0220\n\024recalled_message_ids" +
-      "\030\004 \003(\003R\022recalledMessageIds2\342\004\n\016MessageSe" +
-      "rvice\022Y\n\nGetHistory\022$.onebot.gateway.v1." +
-      "GetHistoryRequest\032%.onebot.gateway.v1.Ge" +
-      "tHistoryResponse\022\\\n\013SendMessage\022%.onebot" +
-      ".gateway.v1.SendMessageRequest\032&.onebot." +
-      "gateway.v1.SendMessageResponse\022Y\n\nGetMes" +
-      "sage\022$.onebot.gateway.v1.GetMessageReque" +
-      "st\032%.onebot.gateway.v1.GetMessageRespons" +
-      "e\022b\n\rRecallMessage\022\'.onebot.gateway.v1.R" +
-      "ecallMessageRequest\032(.onebot.gateway.v1." +
-      "RecallMessageResponse\022q\n\022GetForwardMessa" +
-      "ges\022,.onebot.gateway.v1.GetForwardMessag" +
-      "esRequest\032-.onebot.gateway.v1.GetForward" +
-      "MessagesResponse\022e\n\016SearchMessages\022(.one" +
-      "bot.gateway.v1.SearchMessagesRequest\032).o" +
-      "nebot.gateway.v1.SearchMessagesResponseB" +
-      "l\n\024dev.onebotgateway.v1P\001ZRgithub.com/on" +
-      "ebot-gateway/onebot-gateway/client-sdk/g" +
-      "o/onebot/gateway/v1;gatewayv1b\006proto3"
+      "ntionAll\022?\n\014on_behalf_of\030\r \001(\0132\035.onebot." +
+      "gateway.v1.OnBehalfOfR\nonBehalfOfB\013\n\t_gr" +
+      "oup_idB\n\n\010_user_idB\026\n\024_reply_to_message_" +
+      "id\"\260\002\n\023SendMessageResponse\022\031\n\010group_id\030\001" +
+      " \001(\003R\007groupId\022\026\n\006chunks\030\002 \001(\005R\006chunks\022\026\n" +
+      "\006queued\030\003 \001(\010R\006queued\022\037\n\013message_ids\030\004 \003" +
+      "(\003R\nmessageIds\0225\n\005media\030\005 \001(\0132\037.onebot.g" +
+      "ateway.v1.MediaSummaryR\005media\022\032\n\010replaye" +
+      "d\030\006 \001(\010R\010replayed\022\027\n\007user_id\030\007 \001(\003R\006user" +
+      "Id\022A\n\017rate_limit_wait\030\010 \001(\0132\031.google.pro" +
+      "tobuf.DurationR\rrateLimitWait\"R\n\014MediaSu" +
+      "mmary\022\026\n\006images\030\001 \001(\005R\006images\022\026\n\006videos\030" +
+      "\002 \001(\005R\006videos\022\022\n\004file\030\003 \001(\tR\004file\"Q\n\021Get" +
+      "MessageRequest\022\035\n\naccount_id\030\001 \001(\tR\tacco" +
+      "untId\022\035\n\nmessage_id\030\002 \001(\003R\tmessageId\"j\n\022" +
+      "GetMessageResponse\0228\n\007message\030\001 \001(\0132\036.on" +
+      "ebot.gateway.v1.ChatMessageR\007message\022\032\n\010" +
+      "rendered\030\002 \001(\tR\010rendered\"\225\001\n\024RecallMessa" +
+      "geRequest\022\035\n\naccount_id\030\001 \001(\tR\taccountId" +
+      "\022\035\n\nmessage_id\030\002 \001(\003R\tmessageId\022?\n\014on_be" +
+      "half_of\030\003 \001(\0132\035.onebot.gateway.v1.OnBeha" +
+      "lfOfR\nonBehalfOf\"\027\n\025RecallMessageRespons" +
+      "e\"Y\n\031GetForwardMessagesRequest\022\035\n\naccoun" +
+      "t_id\030\001 \001(\tR\taccountId\022\035\n\nforward_id\030\002 \001(" +
+      "\tR\tforwardId\"t\n\032GetForwardMessagesRespon" +
+      "se\022:\n\010messages\030\001 \003(\0132\036.onebot.gateway.v1" +
+      ".ChatMessageR\010messages\022\032\n\010rendered\030\002 \001(\t" +
+      "R\010rendered\"\373\002\n\025SearchMessagesRequest\022\035\n\n" +
+      "account_id\030\001 \001(\tR\taccountId\0220\n\004chat\030\002 \001(" +
+      "\0132\027.onebot.gateway.v1.ChatH\000R\004chat\210\001\001\022\024\n" +
+      "\005query\030\003 \001(\tR\005query\0220\n\005since\030\004 \001(\0132\032.goo" +
+      "gle.protobuf.TimestampR\005since\0220\n\005until\030\005" +
+      " \001(\0132\032.google.protobuf.TimestampR\005until\022" +
+      " \n\tsender_id\030\006 \001(\003H\001R\010senderId\210\001\001\022\024\n\005lim" +
+      "it\030\007 \001(\005R\005limit\022\035\n\npage_token\030\010 \001(\tR\tpag" +
+      "eToken\022)\n\020include_recalled\030\t \001(\010R\017includ" +
+      "eRecalledB\007\n\005_chatB\014\n\n_sender_id\"\312\001\n\026Sea" +
+      "rchMessagesResponse\022:\n\010messages\030\001 \003(\0132\036." +
+      "onebot.gateway.v1.ChatMessageR\010messages\022" +
+      "\032\n\010rendered\030\002 \001(\tR\010rendered\022&\n\017next_page" +
+      "_token\030\003 \001(\tR\rnextPageToken\0220\n\024recalled_" +
+      "message_ids\030\004 \003(\003R\022recalledMessageIds2\342\004" +
+      "\n\016MessageService\022Y\n\nGetHistory\022$.onebot." +
+      "gateway.v1.GetHistoryRequest\032%.onebot.ga" +
+      "teway.v1.GetHistoryResponse\022\\\n\013SendMessa" +
+      "ge\022%.onebot.gateway.v1.SendMessageReques" +
+      "t\032&.onebot.gateway.v1.SendMessageRespons" +
+      "e\022Y\n\nGetMessage\022$.onebot.gateway.v1.GetM" +
+      "essageRequest\032%.onebot.gateway.v1.GetMes" +
+      "sageResponse\022b\n\rRecallMessage\022\'.onebot.g" +
+      "ateway.v1.RecallMessageRequest\032(.onebot." +
+      "gateway.v1.RecallMessageResponse\022q\n\022GetF" +
+      "orwardMessages\022,.onebot.gateway.v1.GetFo" +
+      "rwardMessagesRequest\032-.onebot.gateway.v1" +
+      ".GetForwardMessagesResponse\022e\n\016SearchMes" +
+      "sages\022(.onebot.gateway.v1.SearchMessages" +
+      "Request\032).onebot.gateway.v1.SearchMessag" +
+      "esResponseBl\n\024dev.onebotgateway.v1P\001ZRgi" +
+      "thub.com/onebot-gateway/onebot-gateway/c" +
+      "lient-sdk/go/onebot/gateway/v1;gatewayv1" +
+      "b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -224,7 +228,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
     internal_static_onebot_gateway_v1_SendMessageRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_SendMessageRequest_descriptor,
-        new java.lang.String[] { "AccountId", "GroupId", "Text", "Images", "Videos", "File", "FileName", "IdempotencyKey", "UserId", "ReplyToMessageId", "MentionUserIds", "MentionAll", });
+        new java.lang.String[] { "AccountId", "GroupId", "Text", "Images", "Videos", "File", "FileName", "IdempotencyKey", "UserId", "ReplyToMessageId", "MentionUserIds", "MentionAll", "OnBehalfOf", });
     internal_static_onebot_gateway_v1_SendMessageResponse_descriptor =
       getDescriptor().getMessageType(4);
     internal_static_onebot_gateway_v1_SendMessageResponse_fieldAccessorTable = new
@@ -254,7 +258,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
     internal_static_onebot_gateway_v1_RecallMessageRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_RecallMessageRequest_descriptor,
-        new java.lang.String[] { "AccountId", "MessageId", });
+        new java.lang.String[] { "AccountId", "MessageId", "OnBehalfOf", });
     internal_static_onebot_gateway_v1_RecallMessageResponse_descriptor =
       getDescriptor().getMessageType(9);
     internal_static_onebot_gateway_v1_RecallMessageResponse_fieldAccessorTable = new

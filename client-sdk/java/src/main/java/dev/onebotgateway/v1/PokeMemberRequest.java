@@ -143,6 +143,44 @@ private static final long serialVersionUID = 0L;
     return userId_;
   }
 
+  public static final int ON_BEHALF_OF_FIELD_NUMBER = 4;
+  private dev.onebotgateway.v1.OnBehalfOf onBehalfOf_;
+  /**
+   * <pre>
+   * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+   * @return Whether the onBehalfOf field is set.
+   */
+  @java.lang.Override
+  public boolean hasOnBehalfOf() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.OnBehalfOf getOnBehalfOf() {
+    return onBehalfOf_ == null ? dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+  }
+  /**
+   * <pre>
+   * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.OnBehalfOfOrBuilder getOnBehalfOfOrBuilder() {
+    return onBehalfOf_ == null ? dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -166,6 +204,9 @@ private static final long serialVersionUID = 0L;
     if (userId_ != 0L) {
       output.writeInt64(3, userId_);
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(4, getOnBehalfOf());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -180,6 +221,10 @@ private static final long serialVersionUID = 0L;
     if (userId_ != 0L) {
       size += com.google.protobuf.CodedOutputStream
         .computeInt64Size(3, userId_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(4, getOnBehalfOf());
     }
     return size;
   }
@@ -214,6 +259,11 @@ private static final long serialVersionUID = 0L;
     }
     if (getUserId()
         != other.getUserId()) return false;
+    if (hasOnBehalfOf() != other.hasOnBehalfOf()) return false;
+    if (hasOnBehalfOf()) {
+      if (!getOnBehalfOf()
+          .equals(other.getOnBehalfOf())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -235,6 +285,10 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + USER_ID_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
         getUserId());
+    if (hasOnBehalfOf()) {
+      hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
+      hash = (53 * hash) + getOnBehalfOf().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -358,13 +412,19 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.onebotgateway.v1.PokeMemberRequest.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetOnBehalfOfFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -373,6 +433,11 @@ private static final long serialVersionUID = 0L;
       accountId_ = "";
       groupId_ = 0L;
       userId_ = 0L;
+      onBehalfOf_ = null;
+      if (onBehalfOfBuilder_ != null) {
+        onBehalfOfBuilder_.dispose();
+        onBehalfOfBuilder_ = null;
+      }
       return this;
     }
 
@@ -417,6 +482,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000004) != 0)) {
         result.userId_ = userId_;
       }
+      if (((from_bitField0_ & 0x00000008) != 0)) {
+        result.onBehalfOf_ = onBehalfOfBuilder_ == null
+            ? onBehalfOf_
+            : onBehalfOfBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -442,6 +513,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getUserId() != 0L) {
         setUserId(other.getUserId());
+      }
+      if (other.hasOnBehalfOf()) {
+        mergeOnBehalfOf(other.getOnBehalfOf());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -482,6 +556,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 24
+            case 34: {
+              input.readMessage(
+                  internalGetOnBehalfOfFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000008;
+              break;
+            } // case 34
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -689,6 +770,161 @@ private static final long serialVersionUID = 0L;
       userId_ = 0L;
       onChanged();
       return this;
+    }
+
+    private dev.onebotgateway.v1.OnBehalfOf onBehalfOf_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.OnBehalfOf, dev.onebotgateway.v1.OnBehalfOf.Builder, dev.onebotgateway.v1.OnBehalfOfOrBuilder> onBehalfOfBuilder_;
+    /**
+     * <pre>
+     * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+     * @return Whether the onBehalfOf field is set.
+     */
+    public boolean hasOnBehalfOf() {
+      return ((bitField0_ & 0x00000008) != 0);
+    }
+    /**
+     * <pre>
+     * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+     * @return The onBehalfOf.
+     */
+    public dev.onebotgateway.v1.OnBehalfOf getOnBehalfOf() {
+      if (onBehalfOfBuilder_ == null) {
+        return onBehalfOf_ == null ? dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+      } else {
+        return onBehalfOfBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder setOnBehalfOf(dev.onebotgateway.v1.OnBehalfOf value) {
+      if (onBehalfOfBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        onBehalfOf_ = value;
+      } else {
+        onBehalfOfBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder setOnBehalfOf(
+        dev.onebotgateway.v1.OnBehalfOf.Builder builderForValue) {
+      if (onBehalfOfBuilder_ == null) {
+        onBehalfOf_ = builderForValue.build();
+      } else {
+        onBehalfOfBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder mergeOnBehalfOf(dev.onebotgateway.v1.OnBehalfOf value) {
+      if (onBehalfOfBuilder_ == null) {
+        if (((bitField0_ & 0x00000008) != 0) &&
+          onBehalfOf_ != null &&
+          onBehalfOf_ != dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance()) {
+          getOnBehalfOfBuilder().mergeFrom(value);
+        } else {
+          onBehalfOf_ = value;
+        }
+      } else {
+        onBehalfOfBuilder_.mergeFrom(value);
+      }
+      if (onBehalfOf_ != null) {
+        bitField0_ |= 0x00000008;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder clearOnBehalfOf() {
+      bitField0_ = (bitField0_ & ~0x00000008);
+      onBehalfOf_ = null;
+      if (onBehalfOfBuilder_ != null) {
+        onBehalfOfBuilder_.dispose();
+        onBehalfOfBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+     */
+    public dev.onebotgateway.v1.OnBehalfOf.Builder getOnBehalfOfBuilder() {
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return internalGetOnBehalfOfFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+     */
+    public dev.onebotgateway.v1.OnBehalfOfOrBuilder getOnBehalfOfOrBuilder() {
+      if (onBehalfOfBuilder_ != null) {
+        return onBehalfOfBuilder_.getMessageOrBuilder();
+      } else {
+        return onBehalfOf_ == null ?
+            dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+      }
+    }
+    /**
+     * <pre>
+     * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.OnBehalfOf, dev.onebotgateway.v1.OnBehalfOf.Builder, dev.onebotgateway.v1.OnBehalfOfOrBuilder> 
+        internalGetOnBehalfOfFieldBuilder() {
+      if (onBehalfOfBuilder_ == null) {
+        onBehalfOfBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.OnBehalfOf, dev.onebotgateway.v1.OnBehalfOf.Builder, dev.onebotgateway.v1.OnBehalfOfOrBuilder>(
+                getOnBehalfOf(),
+                getParentForChildren(),
+                isClean());
+        onBehalfOf_ = null;
+      }
+      return onBehalfOfBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.PokeMemberRequest)

@@ -58,4 +58,31 @@ public interface PokeMemberRequestOrBuilder extends
    * @return The userId.
    */
   long getUserId();
+
+  /**
+   * <pre>
+   * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+   * @return Whether the onBehalfOf field is set.
+   */
+  boolean hasOnBehalfOf();
+  /**
+   * <pre>
+   * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  dev.onebotgateway.v1.OnBehalfOf getOnBehalfOf();
+  /**
+   * <pre>
+   * The QQ user this poke is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 4 [json_name = "onBehalfOf"];</code>
+   */
+  dev.onebotgateway.v1.OnBehalfOfOrBuilder getOnBehalfOfOrBuilder();
 }

@@ -53,6 +53,7 @@ private static final long serialVersionUID = 0L;
             dev.onebotgateway.v1.RecallMessageRequest.class, dev.onebotgateway.v1.RecallMessageRequest.Builder.class);
   }
 
+  private int bitField0_;
   public static final int ACCOUNT_ID_FIELD_NUMBER = 1;
   @SuppressWarnings("serial")
   private volatile java.lang.Object accountId_ = "";
@@ -115,6 +116,44 @@ private static final long serialVersionUID = 0L;
     return messageId_;
   }
 
+  public static final int ON_BEHALF_OF_FIELD_NUMBER = 3;
+  private dev.onebotgateway.v1.OnBehalfOf onBehalfOf_;
+  /**
+   * <pre>
+   * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+   * @return Whether the onBehalfOf field is set.
+   */
+  @java.lang.Override
+  public boolean hasOnBehalfOf() {
+    return ((bitField0_ & 0x00000001) != 0);
+  }
+  /**
+   * <pre>
+   * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.OnBehalfOf getOnBehalfOf() {
+    return onBehalfOf_ == null ? dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+  }
+  /**
+   * <pre>
+   * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.OnBehalfOfOrBuilder getOnBehalfOfOrBuilder() {
+    return onBehalfOf_ == null ? dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -135,6 +174,9 @@ private static final long serialVersionUID = 0L;
     if (messageId_ != 0L) {
       output.writeInt64(2, messageId_);
     }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      output.writeMessage(3, getOnBehalfOf());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -145,6 +187,10 @@ private static final long serialVersionUID = 0L;
     if (messageId_ != 0L) {
       size += com.google.protobuf.CodedOutputStream
         .computeInt64Size(2, messageId_);
+    }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(3, getOnBehalfOf());
     }
     return size;
   }
@@ -174,6 +220,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getAccountId())) return false;
     if (getMessageId()
         != other.getMessageId()) return false;
+    if (hasOnBehalfOf() != other.hasOnBehalfOf()) return false;
+    if (hasOnBehalfOf()) {
+      if (!getOnBehalfOf()
+          .equals(other.getOnBehalfOf())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -190,6 +241,10 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + MESSAGE_ID_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
         getMessageId());
+    if (hasOnBehalfOf()) {
+      hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
+      hash = (53 * hash) + getOnBehalfOf().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -313,13 +368,19 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.onebotgateway.v1.RecallMessageRequest.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetOnBehalfOfFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -327,6 +388,11 @@ private static final long serialVersionUID = 0L;
       bitField0_ = 0;
       accountId_ = "";
       messageId_ = 0L;
+      onBehalfOf_ = null;
+      if (onBehalfOfBuilder_ != null) {
+        onBehalfOfBuilder_.dispose();
+        onBehalfOfBuilder_ = null;
+      }
       return this;
     }
 
@@ -366,6 +432,14 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000002) != 0)) {
         result.messageId_ = messageId_;
       }
+      int to_bitField0_ = 0;
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.onBehalfOf_ = onBehalfOfBuilder_ == null
+            ? onBehalfOf_
+            : onBehalfOfBuilder_.build();
+        to_bitField0_ |= 0x00000001;
+      }
+      result.bitField0_ |= to_bitField0_;
     }
 
     @java.lang.Override
@@ -387,6 +461,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getMessageId() != 0L) {
         setMessageId(other.getMessageId());
+      }
+      if (other.hasOnBehalfOf()) {
+        mergeOnBehalfOf(other.getOnBehalfOf());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -422,6 +499,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000002;
               break;
             } // case 16
+            case 26: {
+              input.readMessage(
+                  internalGetOnBehalfOfFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 26
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -573,6 +657,161 @@ private static final long serialVersionUID = 0L;
       messageId_ = 0L;
       onChanged();
       return this;
+    }
+
+    private dev.onebotgateway.v1.OnBehalfOf onBehalfOf_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.OnBehalfOf, dev.onebotgateway.v1.OnBehalfOf.Builder, dev.onebotgateway.v1.OnBehalfOfOrBuilder> onBehalfOfBuilder_;
+    /**
+     * <pre>
+     * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+     * @return Whether the onBehalfOf field is set.
+     */
+    public boolean hasOnBehalfOf() {
+      return ((bitField0_ & 0x00000004) != 0);
+    }
+    /**
+     * <pre>
+     * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+     * @return The onBehalfOf.
+     */
+    public dev.onebotgateway.v1.OnBehalfOf getOnBehalfOf() {
+      if (onBehalfOfBuilder_ == null) {
+        return onBehalfOf_ == null ? dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+      } else {
+        return onBehalfOfBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder setOnBehalfOf(dev.onebotgateway.v1.OnBehalfOf value) {
+      if (onBehalfOfBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        onBehalfOf_ = value;
+      } else {
+        onBehalfOfBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder setOnBehalfOf(
+        dev.onebotgateway.v1.OnBehalfOf.Builder builderForValue) {
+      if (onBehalfOfBuilder_ == null) {
+        onBehalfOf_ = builderForValue.build();
+      } else {
+        onBehalfOfBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder mergeOnBehalfOf(dev.onebotgateway.v1.OnBehalfOf value) {
+      if (onBehalfOfBuilder_ == null) {
+        if (((bitField0_ & 0x00000004) != 0) &&
+          onBehalfOf_ != null &&
+          onBehalfOf_ != dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance()) {
+          getOnBehalfOfBuilder().mergeFrom(value);
+        } else {
+          onBehalfOf_ = value;
+        }
+      } else {
+        onBehalfOfBuilder_.mergeFrom(value);
+      }
+      if (onBehalfOf_ != null) {
+        bitField0_ |= 0x00000004;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder clearOnBehalfOf() {
+      bitField0_ = (bitField0_ & ~0x00000004);
+      onBehalfOf_ = null;
+      if (onBehalfOfBuilder_ != null) {
+        onBehalfOfBuilder_.dispose();
+        onBehalfOfBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+     */
+    public dev.onebotgateway.v1.OnBehalfOf.Builder getOnBehalfOfBuilder() {
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return internalGetOnBehalfOfFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+     */
+    public dev.onebotgateway.v1.OnBehalfOfOrBuilder getOnBehalfOfOrBuilder() {
+      if (onBehalfOfBuilder_ != null) {
+        return onBehalfOfBuilder_.getMessageOrBuilder();
+      } else {
+        return onBehalfOf_ == null ?
+            dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+      }
+    }
+    /**
+     * <pre>
+     * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.OnBehalfOf, dev.onebotgateway.v1.OnBehalfOf.Builder, dev.onebotgateway.v1.OnBehalfOfOrBuilder> 
+        internalGetOnBehalfOfFieldBuilder() {
+      if (onBehalfOfBuilder_ == null) {
+        onBehalfOfBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.OnBehalfOf, dev.onebotgateway.v1.OnBehalfOf.Builder, dev.onebotgateway.v1.OnBehalfOfOrBuilder>(
+                getOnBehalfOf(),
+                getParentForChildren(),
+                isClean());
+        onBehalfOf_ = null;
+      }
+      return onBehalfOfBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.RecallMessageRequest)

@@ -39,4 +39,31 @@ public interface RecallMessageRequestOrBuilder extends
    * @return The messageId.
    */
   long getMessageId();
+
+  /**
+   * <pre>
+   * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+   * @return Whether the onBehalfOf field is set.
+   */
+  boolean hasOnBehalfOf();
+  /**
+   * <pre>
+   * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  dev.onebotgateway.v1.OnBehalfOf getOnBehalfOf();
+  /**
+   * <pre>
+   * The QQ user this recall is done for; see SendMessageRequest.on_behalf_of.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 3 [json_name = "onBehalfOf"];</code>
+   */
+  dev.onebotgateway.v1.OnBehalfOfOrBuilder getOnBehalfOfOrBuilder();
 }

@@ -595,6 +595,56 @@ private static final long serialVersionUID = 0L;
     return mentionAll_;
   }
 
+  public static final int ON_BEHALF_OF_FIELD_NUMBER = 13;
+  private dev.onebotgateway.v1.OnBehalfOf onBehalfOf_;
+  /**
+   * <pre>
+   * The QQ user this message is sent for (usually the sender of the message
+   * being answered). The `[policy]` rules decide by their role: a refusal
+   * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+   * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+   * `approval_id`). Absent: the message is sent for nobody (role `none`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+   * @return Whether the onBehalfOf field is set.
+   */
+  @java.lang.Override
+  public boolean hasOnBehalfOf() {
+    return ((bitField0_ & 0x00000010) != 0);
+  }
+  /**
+   * <pre>
+   * The QQ user this message is sent for (usually the sender of the message
+   * being answered). The `[policy]` rules decide by their role: a refusal
+   * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+   * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+   * `approval_id`). Absent: the message is sent for nobody (role `none`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.OnBehalfOf getOnBehalfOf() {
+    return onBehalfOf_ == null ? dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+  }
+  /**
+   * <pre>
+   * The QQ user this message is sent for (usually the sender of the message
+   * being answered). The `[policy]` rules decide by their role: a refusal
+   * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+   * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+   * `approval_id`). Absent: the message is sent for nobody (role `none`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.OnBehalfOfOrBuilder getOnBehalfOfOrBuilder() {
+    return onBehalfOf_ == null ? dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -649,6 +699,9 @@ private static final long serialVersionUID = 0L;
     }
     if (mentionAll_ != false) {
       output.writeBool(12, mentionAll_);
+    }
+    if (((bitField0_ & 0x00000010) != 0)) {
+      output.writeMessage(13, getOnBehalfOf());
     }
     getUnknownFields().writeTo(output);
   }
@@ -718,6 +771,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(12, mentionAll_);
     }
+    if (((bitField0_ & 0x00000010) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(13, getOnBehalfOf());
+    }
     return size;
   }
   @java.lang.Override
@@ -778,6 +835,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getMentionUserIdsList())) return false;
     if (getMentionAll()
         != other.getMentionAll()) return false;
+    if (hasOnBehalfOf() != other.hasOnBehalfOf()) return false;
+    if (hasOnBehalfOf()) {
+      if (!getOnBehalfOf()
+          .equals(other.getOnBehalfOf())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -831,6 +893,10 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + MENTION_ALL_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getMentionAll());
+    if (hasOnBehalfOf()) {
+      hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
+      hash = (53 * hash) + getOnBehalfOf().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -968,6 +1034,7 @@ private static final long serialVersionUID = 0L;
         internalGetImagesFieldBuilder();
         internalGetVideosFieldBuilder();
         internalGetFileFieldBuilder();
+        internalGetOnBehalfOfFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1002,6 +1069,11 @@ private static final long serialVersionUID = 0L;
       replyToMessageId_ = 0L;
       mentionUserIds_ = emptyLongList();
       mentionAll_ = false;
+      onBehalfOf_ = null;
+      if (onBehalfOfBuilder_ != null) {
+        onBehalfOfBuilder_.dispose();
+        onBehalfOfBuilder_ = null;
+      }
       return this;
     }
 
@@ -1094,6 +1166,12 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000800) != 0)) {
         result.mentionAll_ = mentionAll_;
+      }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.onBehalfOf_ = onBehalfOfBuilder_ == null
+            ? onBehalfOf_
+            : onBehalfOfBuilder_.build();
+        to_bitField0_ |= 0x00000010;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1208,6 +1286,9 @@ private static final long serialVersionUID = 0L;
       if (other.getMentionAll() != false) {
         setMentionAll(other.getMentionAll());
       }
+      if (other.hasOnBehalfOf()) {
+        mergeOnBehalfOf(other.getOnBehalfOf());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1321,6 +1402,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000800;
               break;
             } // case 96
+            case 106: {
+              input.readMessage(
+                  internalGetOnBehalfOfFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 106
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2907,6 +2995,197 @@ private static final long serialVersionUID = 0L;
       mentionAll_ = false;
       onChanged();
       return this;
+    }
+
+    private dev.onebotgateway.v1.OnBehalfOf onBehalfOf_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.OnBehalfOf, dev.onebotgateway.v1.OnBehalfOf.Builder, dev.onebotgateway.v1.OnBehalfOfOrBuilder> onBehalfOfBuilder_;
+    /**
+     * <pre>
+     * The QQ user this message is sent for (usually the sender of the message
+     * being answered). The `[policy]` rules decide by their role: a refusal
+     * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+     * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+     * `approval_id`). Absent: the message is sent for nobody (role `none`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+     * @return Whether the onBehalfOf field is set.
+     */
+    public boolean hasOnBehalfOf() {
+      return ((bitField0_ & 0x00001000) != 0);
+    }
+    /**
+     * <pre>
+     * The QQ user this message is sent for (usually the sender of the message
+     * being answered). The `[policy]` rules decide by their role: a refusal
+     * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+     * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+     * `approval_id`). Absent: the message is sent for nobody (role `none`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+     * @return The onBehalfOf.
+     */
+    public dev.onebotgateway.v1.OnBehalfOf getOnBehalfOf() {
+      if (onBehalfOfBuilder_ == null) {
+        return onBehalfOf_ == null ? dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+      } else {
+        return onBehalfOfBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The QQ user this message is sent for (usually the sender of the message
+     * being answered). The `[policy]` rules decide by their role: a refusal
+     * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+     * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+     * `approval_id`). Absent: the message is sent for nobody (role `none`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder setOnBehalfOf(dev.onebotgateway.v1.OnBehalfOf value) {
+      if (onBehalfOfBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        onBehalfOf_ = value;
+      } else {
+        onBehalfOfBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this message is sent for (usually the sender of the message
+     * being answered). The `[policy]` rules decide by their role: a refusal
+     * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+     * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+     * `approval_id`). Absent: the message is sent for nobody (role `none`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder setOnBehalfOf(
+        dev.onebotgateway.v1.OnBehalfOf.Builder builderForValue) {
+      if (onBehalfOfBuilder_ == null) {
+        onBehalfOf_ = builderForValue.build();
+      } else {
+        onBehalfOfBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this message is sent for (usually the sender of the message
+     * being answered). The `[policy]` rules decide by their role: a refusal
+     * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+     * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+     * `approval_id`). Absent: the message is sent for nobody (role `none`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder mergeOnBehalfOf(dev.onebotgateway.v1.OnBehalfOf value) {
+      if (onBehalfOfBuilder_ == null) {
+        if (((bitField0_ & 0x00001000) != 0) &&
+          onBehalfOf_ != null &&
+          onBehalfOf_ != dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance()) {
+          getOnBehalfOfBuilder().mergeFrom(value);
+        } else {
+          onBehalfOf_ = value;
+        }
+      } else {
+        onBehalfOfBuilder_.mergeFrom(value);
+      }
+      if (onBehalfOf_ != null) {
+        bitField0_ |= 0x00001000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this message is sent for (usually the sender of the message
+     * being answered). The `[policy]` rules decide by their role: a refusal
+     * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+     * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+     * `approval_id`). Absent: the message is sent for nobody (role `none`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+     */
+    public Builder clearOnBehalfOf() {
+      bitField0_ = (bitField0_ & ~0x00001000);
+      onBehalfOf_ = null;
+      if (onBehalfOfBuilder_ != null) {
+        onBehalfOfBuilder_.dispose();
+        onBehalfOfBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The QQ user this message is sent for (usually the sender of the message
+     * being answered). The `[policy]` rules decide by their role: a refusal
+     * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+     * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+     * `approval_id`). Absent: the message is sent for nobody (role `none`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+     */
+    public dev.onebotgateway.v1.OnBehalfOf.Builder getOnBehalfOfBuilder() {
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return internalGetOnBehalfOfFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The QQ user this message is sent for (usually the sender of the message
+     * being answered). The `[policy]` rules decide by their role: a refusal
+     * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+     * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+     * `approval_id`). Absent: the message is sent for nobody (role `none`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+     */
+    public dev.onebotgateway.v1.OnBehalfOfOrBuilder getOnBehalfOfOrBuilder() {
+      if (onBehalfOfBuilder_ != null) {
+        return onBehalfOfBuilder_.getMessageOrBuilder();
+      } else {
+        return onBehalfOf_ == null ?
+            dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
+      }
+    }
+    /**
+     * <pre>
+     * The QQ user this message is sent for (usually the sender of the message
+     * being answered). The `[policy]` rules decide by their role: a refusal
+     * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+     * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+     * `approval_id`). Absent: the message is sent for nobody (role `none`).
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.OnBehalfOf, dev.onebotgateway.v1.OnBehalfOf.Builder, dev.onebotgateway.v1.OnBehalfOfOrBuilder> 
+        internalGetOnBehalfOfFieldBuilder() {
+      if (onBehalfOfBuilder_ == null) {
+        onBehalfOfBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.OnBehalfOf, dev.onebotgateway.v1.OnBehalfOf.Builder, dev.onebotgateway.v1.OnBehalfOfOrBuilder>(
+                getOnBehalfOf(),
+                getParentForChildren(),
+                isClean());
+        onBehalfOf_ = null;
+      }
+      return onBehalfOfBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.SendMessageRequest)

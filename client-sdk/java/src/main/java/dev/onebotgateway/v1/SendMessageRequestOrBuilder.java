@@ -349,4 +349,43 @@ public interface SendMessageRequestOrBuilder extends
    * @return The mentionAll.
    */
   boolean getMentionAll();
+
+  /**
+   * <pre>
+   * The QQ user this message is sent for (usually the sender of the message
+   * being answered). The `[policy]` rules decide by their role: a refusal
+   * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+   * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+   * `approval_id`). Absent: the message is sent for nobody (role `none`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+   * @return Whether the onBehalfOf field is set.
+   */
+  boolean hasOnBehalfOf();
+  /**
+   * <pre>
+   * The QQ user this message is sent for (usually the sender of the message
+   * being answered). The `[policy]` rules decide by their role: a refusal
+   * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+   * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+   * `approval_id`). Absent: the message is sent for nobody (role `none`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  dev.onebotgateway.v1.OnBehalfOf getOnBehalfOf();
+  /**
+   * <pre>
+   * The QQ user this message is sent for (usually the sender of the message
+   * being answered). The `[policy]` rules decide by their role: a refusal
+   * is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
+   * approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
+   * `approval_id`). Absent: the message is sent for nobody (role `none`).
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
+   */
+  dev.onebotgateway.v1.OnBehalfOfOrBuilder getOnBehalfOfOrBuilder();
 }
