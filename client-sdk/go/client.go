@@ -86,7 +86,10 @@ type Client struct {
 	Tools    gatewayv1.AgentToolServiceClient
 	Accounts gatewayv1.AccountServiceClient
 	Events   gatewayv1.EventServiceClient
-	Health   healthpb.HealthClient
+	// Approvals and Audit are the governance services (see governance.go).
+	Approvals gatewayv1.ApprovalServiceClient
+	Audit     gatewayv1.AuditServiceClient
+	Health    healthpb.HealthClient
 }
 
 // bearer adds the authorization header to every call.
@@ -172,6 +175,8 @@ func New(opts Options) (*Client, error) {
 		Tools:     gatewayv1.NewAgentToolServiceClient(conn),
 		Accounts:  gatewayv1.NewAccountServiceClient(conn),
 		Events:    gatewayv1.NewEventServiceClient(conn),
+		Approvals: gatewayv1.NewApprovalServiceClient(conn),
+		Audit:     gatewayv1.NewAuditServiceClient(conn),
 		Health:    healthpb.NewHealthClient(conn),
 	}, nil
 }
@@ -264,7 +269,15 @@ func (c *Client) GetMessage(ctx context.Context, messageID int64) (*gatewayv1.Ge
 // Recall recalls (撤回) a message: the bot's own within 2 minutes, or a member's when the bot is a
 // group admin.
 func (c *Client) Recall(ctx context.Context, messageID int64) error {
-	_, err := c.Messages.RecallMessage(ctx, &gatewayv1.RecallMessageRequest{AccountId: c.accountID, MessageId: messageID})
+	return c.RecallFor(ctx, messageID, nil)
+}
+
+// RecallFor recalls a message on behalf of a QQ user (OnBehalfOfMessage, OnBehalfOfUser; nil:
+// nobody): the gateway's [policy] rules decide by that user's role in the chat.
+func (c *Client) RecallFor(ctx context.Context, messageID int64, onBehalfOf *gatewayv1.OnBehalfOf) error {
+	_, err := c.Messages.RecallMessage(ctx, &gatewayv1.RecallMessageRequest{
+		AccountId: c.accountID, MessageId: messageID, OnBehalfOf: onBehalfOf,
+	})
 	return wrap(err)
 }
 
@@ -283,8 +296,14 @@ func (c *Client) ListGroups(ctx context.Context) (*gatewayv1.ListGroupsResponse,
 
 // Poke pokes userID in groupID (nil: the account's only whitelisted group).
 func (c *Client) Poke(ctx context.Context, groupID *int64, userID int64) (*gatewayv1.PokeMemberResponse, error) {
+	return c.PokeFor(ctx, groupID, userID, nil)
+}
+
+// PokeFor pokes on behalf of a QQ user (OnBehalfOfMessage, OnBehalfOfUser; nil: nobody): the
+// gateway's [policy] rules decide by that user's role in the group.
+func (c *Client) PokeFor(ctx context.Context, groupID *int64, userID int64, onBehalfOf *gatewayv1.OnBehalfOf) (*gatewayv1.PokeMemberResponse, error) {
 	r, err := c.Groups.PokeMember(ctx, &gatewayv1.PokeMemberRequest{
-		AccountId: c.accountID, GroupId: groupID, UserId: userID,
+		AccountId: c.accountID, GroupId: groupID, UserId: userID, OnBehalfOf: onBehalfOf,
 	})
 	return r, wrap(err)
 }

@@ -63,6 +63,26 @@ func (e *GatewayError) ErrorReason() gatewayv1.ErrorReason {
 	return gatewayv1.ErrorReason(gatewayv1.ErrorReason_value["ERROR_REASON_"+e.Reason])
 }
 
+// ApprovalID is the approval an error names (ErrorInfo metadata "approval_id"): the action a
+// [policy] rule held for a bot owner's approval (APPROVAL_PENDING: follow it with
+// Client.WaitApproval, do not retry the call), or the approval of an APPROVAL_NOT_FOUND or
+// APPROVAL_DECIDED error. Empty for any other error.
+func (e *GatewayError) ApprovalID() string {
+	switch e.Reason {
+	case "APPROVAL_PENDING", "APPROVAL_NOT_FOUND", "APPROVAL_DECIDED":
+		return e.Metadata["approval_id"]
+	}
+	return ""
+}
+
+// IsApprovalPending reports whether the call was held for a bot owner's approval
+// (FAILED_PRECONDITION, APPROVAL_PENDING); ApprovalID names the approval.
+func (e *GatewayError) IsApprovalPending() bool { return e.Reason == "APPROVAL_PENDING" }
+
+// IsPolicyDenied reports whether a [policy] rule refused the call for its requester
+// (PERMISSION_DENIED, POLICY_DENIED; metadata "rule", "action", "role", "allowed_roles").
+func (e *GatewayError) IsPolicyDenied() bool { return e.Reason == "POLICY_DENIED" }
+
 // FromStatus decodes a status and its details.
 func FromStatus(s *status.Status) *GatewayError {
 	e := &GatewayError{Code: s.Code(), Message: s.Message(), Metadata: map[string]string{}, Status: s}

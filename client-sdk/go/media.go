@@ -69,6 +69,9 @@ type Message struct {
 	// MentionAll mentions everyone (@全体成员; the bot must be a group admin).
 	MentionAll     bool
 	IdempotencyKey string
+	// OnBehalfOf is the QQ user the message is sent for (OnBehalfOfMessage, OnBehalfOfUser):
+	// the gateway's [policy] rules decide by their role in the chat. nil: nobody.
+	OnBehalfOf *gatewayv1.OnBehalfOf
 }
 
 // UploadOptions tunes Upload.
@@ -198,6 +201,7 @@ func (c *Client) Send(ctx context.Context, m Message) (*gatewayv1.SendMessageRes
 		AccountId: c.accountID, GroupId: m.GroupID, UserId: m.UserID, Text: m.Text,
 		FileName: m.FileName, IdempotencyKey: m.IdempotencyKey,
 		ReplyToMessageId: m.ReplyTo, MentionUserIds: m.Mentions, MentionAll: m.MentionAll,
+		OnBehalfOf: m.OnBehalfOf,
 	}
 	for _, img := range m.Images {
 		s, err := c.source(ctx, img, gatewayv1.MediaKind_MEDIA_KIND_IMAGE)

@@ -142,6 +142,36 @@ func MessageMentions(message *gatewayv1.ChatMessage, selfID int64, includeAll bo
 	return false
 }
 
+// OnBehalfOfMessage names the sender of messageID (a message of the action's chat) as the QQ
+// user an action is done for; the gateway looks the message up, so this is the preferred form.
+func OnBehalfOfMessage(messageID int64) *gatewayv1.OnBehalfOf {
+	return &gatewayv1.OnBehalfOf{Requester: &gatewayv1.OnBehalfOf_MessageId{MessageId: messageID}}
+}
+
+// OnBehalfOfUser names the QQ user userID as the one an action is done for.
+func OnBehalfOfUser(userID int64) *gatewayv1.OnBehalfOf {
+	return &gatewayv1.OnBehalfOf{Requester: &gatewayv1.OnBehalfOf_UserId{UserId: userID}}
+}
+
+// ReplyFor is a reply to a received message, in one call: a Message to its chat (its group,
+// else its private chat), quoting it, sent on behalf of its sender. Set Text (or media) and
+// pass it to Send.
+func ReplyFor(message *gatewayv1.ChatMessage) Message {
+	var m Message
+	switch chat := message.GetChat().GetKind().(type) {
+	case *gatewayv1.Chat_GroupId:
+		group := chat.GroupId
+		m.GroupID = &group
+	case *gatewayv1.Chat_UserId:
+		user := chat.UserId
+		m.UserID = &user
+	}
+	id := message.GetMessageId()
+	m.ReplyTo = &id
+	m.OnBehalfOf = OnBehalfOfMessage(id)
+	return m
+}
+
 // Reply answers a message event in its own chat (its group, else its private chat), quoting
 // it: m is sent there with ReplyTo set to the event's message. m must not name a chat or a
 // quote of its own.

@@ -368,3 +368,51 @@ func exampleSearch(ctx context.Context, client *onebotgateway.Client) ([]*gatewa
 	// endregion
 	return pages, nil
 }
+
+// exampleGovernance is shown in the README; it needs a gateway with [policy] rules and an
+// approver token, so no e2e test runs it (governance_test.go covers the helpers offline).
+func exampleGovernance(ctx context.Context, client, approver *onebotgateway.Client, event *gatewayv1.Event) (*gatewayv1.Approval, error) {
+	// region: governance
+	// Answer a received message on behalf of its sender: to its chat, quoting it; the
+	// gateway's [policy] rules decide by the sender's role there.
+	reply := onebotgateway.ReplyFor(event.GetMessage().GetMessage())
+	reply.Text = "好的"
+	_, err := client.Send(ctx, reply)
+	gerr, ok := onebotgateway.AsGatewayError(err)
+	if !ok || !gerr.IsApprovalPending() {
+		return nil, err // sent (nil), or another failure (IsPolicyDenied: refused for this role)
+	}
+	// Held for a bot owner's approval (they were asked in QQ): do not retry, wait for it.
+	approval, err := client.WaitApproval(ctx, gerr.ApprovalID(), 5*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	if onebotgateway.IsApprovalOpen(approval) {
+		// Still pending after the wait: decide with a token that has approve = true
+		// (approver.Reject(ctx, id) rejects instead).
+		approval, err = approver.Approve(ctx, approval.GetApprovalId())
+		if err != nil {
+			return nil, err
+		}
+	}
+	fmt.Println(approval.GetState(), approval.GetMessageIds()) // APPROVAL_STATE_EXECUTED [...]
+	// The audit trail of held sends, newest first, one page at a time.
+	audit := client.AuditRecords(ctx, &gatewayv1.ListAuditRecordsRequest{
+		Action:   "send",
+		Decision: gatewayv1.AuditDecision_AUDIT_DECISION_PENDING,
+	})
+	for {
+		page, err := audit.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range page.GetRecords() {
+			fmt.Println(r.GetTime().AsTime(), r.GetRequesterUserId(), r.GetSummary(), r.GetApprovalId())
+		}
+	}
+	// endregion
+	return approval, nil
+}

@@ -243,3 +243,31 @@ async def asyncio_client(address: str) -> str:
     # endregion
     assert isinstance(aclient, AsyncClient)
     return status
+
+
+def governance(client: Client, approver: Client, event: event_service_pb2.Event) -> None:
+    """Shown in the README; it needs a gateway with ``[policy]`` rules and an approver token,
+    so no e2e test runs it (tests/test_governance.py covers the helpers offline)."""
+    # region: governance
+    from onebot.gateway.v1 import governance_service_pb2
+    from onebot_gateway import GatewayError, is_approval_open
+
+    # Answer a received message on behalf of its sender: to its chat, quoting it; the
+    # gateway's [policy] rules decide by the sender's role there.
+    try:
+        client.reply_for(event, "好的")
+    except GatewayError as err:
+        if not err.is_approval_pending or err.approval_id is None:
+            raise  # e.g. err.is_policy_denied: refused for this role
+        # Held for a bot owner's approval (they were asked in QQ): do not retry, wait for it.
+        approval = client.wait_approval(err.approval_id, 300)
+        if is_approval_open(approval):
+            # Still pending after the wait: decide with a token that has approve = true
+            # (approver.reject(approval_id) rejects instead).
+            approval = approver.approve(approval.approval_id)
+        print(governance_service_pb2.ApprovalState.Name(approval.state), approval.message_ids)
+    # The audit trail of held sends, newest first, one page at a time.
+    for page in client.audit(action="send", decision=governance_service_pb2.AUDIT_DECISION_PENDING):
+        for record in page.records:
+            print(record.time.ToDatetime(), record.requester_user_id, record.summary, record.approval_id)
+    # endregion

@@ -3,11 +3,14 @@
 // by test/e2e.test.ts against a real gateway.
 
 import {
+  ApprovalState,
+  AuditDecision,
   Client,
   ClientError,
   EventKind,
   GatewayError,
   OneBotGatewayError,
+  isApprovalOpen,
   mentionsMe,
   rateLimitWaitMs,
 } from "@onebot-gateway/client";
@@ -262,4 +265,34 @@ export async function search(client: Client): Promise<SearchMessagesResponse[]> 
   }
   // endregion
   return pages;
+}
+
+// Shown in the README; it needs a gateway with `[policy]` rules and an approver token, so no e2e
+// test runs it (test/helpers.test.ts covers the helpers against a fake gateway).
+export async function governance(client: Client, approver: Client, event: Event): Promise<void> {
+  // region: governance
+  // Answer a received message on behalf of its sender: to its chat, quoting it; the
+  // gateway's [policy] rules decide by the sender's role there.
+  try {
+    await client.replyFor(event, "好的");
+  } catch (err) {
+    if (!(err instanceof GatewayError) || !err.isApprovalPending || err.approvalId === undefined) {
+      throw err; // e.g. err.isPolicyDenied: refused for this role
+    }
+    // Held for a bot owner's approval (they were asked in QQ): do not retry, wait for it.
+    let approval = await client.waitApproval(err.approvalId, 5 * 60_000);
+    if (isApprovalOpen(approval)) {
+      // Still pending after the wait: decide with a token that has approve = true
+      // (approver.reject(id) rejects instead).
+      approval = await approver.approve(approval.approvalId);
+    }
+    console.log(ApprovalState[approval.state], approval.messageIds); // EXECUTED [ ... ]
+  }
+  // The audit trail of held sends, newest first, one page at a time.
+  for await (const page of client.audit({ action: "send", decision: AuditDecision.PENDING })) {
+    for (const record of page.records) {
+      console.log(record.time, record.requesterUserId, record.summary, record.approvalId);
+    }
+  }
+  // endregion
 }

@@ -92,6 +92,36 @@ export class GatewayError extends OneBotGatewayError {
     }));
   }
 
+  /**
+   * The approval the error names (`ErrorInfo` metadata `approval_id`): the action a `[policy]`
+   * rule held for a bot owner's approval (`APPROVAL_PENDING`: follow it with `waitApproval`, do
+   * not retry the call), or the approval of an `APPROVAL_NOT_FOUND` / `APPROVAL_DECIDED` error.
+   * Undefined for any other error.
+   */
+  get approvalId(): string | undefined {
+    switch (this.reason) {
+      case "APPROVAL_PENDING":
+      case "APPROVAL_NOT_FOUND":
+      case "APPROVAL_DECIDED":
+        return this.metadata["approval_id"];
+      default:
+        return undefined;
+    }
+  }
+
+  /** True when the call was held for a bot owner's approval (`FailedPrecondition`, `APPROVAL_PENDING`). */
+  get isApprovalPending(): boolean {
+    return this.reason === "APPROVAL_PENDING";
+  }
+
+  /**
+   * True when a `[policy]` rule refused the call for its requester (`PermissionDenied`,
+   * `POLICY_DENIED`; metadata `rule`, `action`, `role`, `allowed_roles`).
+   */
+  get isPolicyDenied(): boolean {
+    return this.reason === "POLICY_DENIED";
+  }
+
   /** Converts any error thrown by a Connect call. */
   static from(err: unknown): GatewayError {
     return err instanceof GatewayError ? err : new GatewayError(ConnectError.from(err));

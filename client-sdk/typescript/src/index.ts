@@ -3,8 +3,10 @@
  *
  * `Client` wraps the services generated from `proto/onebot/gateway/v1` (in `./gen`) with a
  * bearer token, TLS settings, typed errors (`GatewayError`), `upload` (streams a file in
- * 256 KiB chunks), `send` (uploads local media first) and `download` / `downloadTo` (received or
- * uploaded media, checked against the SHA-256 the gateway states).
+ * 256 KiB chunks), `send` (uploads local media first), `download` / `downloadTo` (received or
+ * uploaded media, checked against the SHA-256 the gateway states), `replyFor` and `onBehalfOf`
+ * (acting for a QQ user, decided by the gateway's `[policy]`), and `approvals` / `waitApproval` /
+ * `approve` / `reject` / `audit` (held actions and the audit trail).
  */
 
 import { createHash } from "node:crypto";
@@ -26,6 +28,8 @@ import { ChatSchema, MediaKind } from "./gen/onebot/gateway/v1/common_pb.js";
 import type { Chat } from "./gen/onebot/gateway/v1/common_pb.js";
 import { EventService } from "./gen/onebot/gateway/v1/event_service_pb.js";
 import type { Event, EventKind } from "./gen/onebot/gateway/v1/event_service_pb.js";
+import { ApprovalService, ApprovalState, AuditDecision, AuditService } from "./gen/onebot/gateway/v1/governance_service_pb.js";
+import type { Approval, ListAuditRecordsResponse } from "./gen/onebot/gateway/v1/governance_service_pb.js";
 import { GroupService } from "./gen/onebot/gateway/v1/group_service_pb.js";
 import type {
   ListGroupMembersResponse,
@@ -48,7 +52,9 @@ import type {
   SendMessageResponse,
 } from "./gen/onebot/gateway/v1/message_service_pb.js";
 import { ClientError, GatewayError } from "./errors.js";
-import { chatOption, checkKeys, checkSend, positiveId, replyTarget } from "./messages.js";
+import { MAX_APPROVAL_WAIT_MS, onBehalfOf } from "./governance.js";
+import type { OnBehalfOfOption } from "./governance.js";
+import { chatMessage, chatOption, checkKeys, checkSend, positiveId, replyTarget } from "./messages.js";
 import type { ChatOption, MessageLike } from "./messages.js";
 
 export { ClientError, ERROR_DOMAIN, GatewayError, OneBotGatewayError } from "./errors.js";
@@ -63,6 +69,10 @@ export {
   rateLimitWaitMs,
 } from "./messages.js";
 export type { ChatOption, MessageLike } from "./messages.js";
+export { MAX_APPROVAL_WAIT_MS, isApprovalOpen } from "./governance.js";
+export type { OnBehalfOfOption } from "./governance.js";
+export type { Approval, AuditRecord, ListAuditRecordsResponse } from "./gen/onebot/gateway/v1/governance_service_pb.js";
+export { ApprovalState, AuditDecision } from "./gen/onebot/gateway/v1/governance_service_pb.js";
 export type { ChatMessage, Segment } from "./gen/onebot/gateway/v1/common_pb.js";
 export type { Event, MessageEvent } from "./gen/onebot/gateway/v1/event_service_pb.js";
 export type {
@@ -178,7 +188,25 @@ const SEND_OPTIONS = [
   "mentions",
   "mentionAll",
   "idempotencyKey",
+  "onBehalfOf",
 ] as const;
+const AUDIT_OPTIONS = ["since", "until", "action", "target", "decision", "limit"] as const;
+
+/** Filters of `audit`. */
+export interface AuditOptions {
+  /** Only records at or after this time. */
+  since?: Date;
+  /** Only records before this time. */
+  until?: Date;
+  /** Only records of this action (`send`, `mention_all`, `recall`, `poke`, ...). */
+  action?: string;
+  /** Only this chat, `group:<id>` or `private:<id>`. */
+  target?: string;
+  /** Only this decision. */
+  decision?: AuditDecision;
+  /** Most records per page: 0 = 50, at most 500. */
+  limit?: number;
+}
 
 /** Settings of a `Client`. */
 export interface ClientOptions {
@@ -245,6 +273,8 @@ export interface SendOptions {
   /** Mention everyone (`@全体成员`; the bot must be a group admin). */
   mentionAll?: boolean;
   idempotencyKey?: string;
+  /** The QQ user the message is sent for (`[policy]` decides by their role); undefined: nobody. */
+  onBehalfOf?: OnBehalfOfOption;
 }
 
 function kindOf(kind: Kind): MediaKind {
@@ -279,6 +309,9 @@ export class Client {
   readonly toolService: ConnectClient<typeof AgentToolService>;
   readonly accountService: ConnectClient<typeof AccountService>;
   readonly eventService: ConnectClient<typeof EventService>;
+  readonly approvalService: ConnectClient<typeof ApprovalService>;
+  readonly auditService: ConnectClient<typeof AuditService>;
+  private readonly timeoutMs: number | undefined;
   private readonly healthService: ConnectClient<typeof Health>;
 
   private constructor(options: ClientOptions, ca: Buffer | undefined) {
@@ -319,6 +352,9 @@ export class Client {
     this.toolService = createClient(AgentToolService, this.transport);
     this.accountService = createClient(AccountService, this.transport);
     this.eventService = createClient(EventService, this.transport);
+    this.approvalService = createClient(ApprovalService, this.transport);
+    this.auditService = createClient(AuditService, this.transport);
+    this.timeoutMs = options.timeoutMs;
     this.healthService = createClient(Health, this.transport);
   }
 
@@ -404,15 +440,118 @@ export class Client {
     return call(() => this.groupService.listGroups({ accountId: this.accountId }));
   }
 
-  /** Pokes `userId` in `groupId` (undefined: the account's only whitelisted group). */
-  async poke(userId: number | bigint, options: { groupId?: number | bigint } = {}): Promise<PokeMemberResponse> {
+  /**
+   * Pokes `userId` in `groupId` (undefined: the account's only whitelisted group), on behalf of
+   * `onBehalfOf` (`{ messageId }` / `{ userId }`; undefined: nobody).
+   */
+  async poke(
+    userId: number | bigint,
+    options: { groupId?: number | bigint; onBehalfOf?: OnBehalfOfOption } = {},
+  ): Promise<PokeMemberResponse> {
+    checkKeys(options, ["groupId", "onBehalfOf"], "poke(userId, options)");
+    const requester = onBehalfOf(options.onBehalfOf, "poke(userId, options)");
     return call(() =>
       this.groupService.pokeMember({
         accountId: this.accountId,
         userId: BigInt(userId),
         groupId: options.groupId === undefined ? undefined : BigInt(options.groupId),
+        onBehalfOf: requester,
       }),
     );
+  }
+
+  /** The approvals of the client's account in `state` (undefined: every state), newest first (`limit` 0 = 50). */
+  async approvals(options: { state?: ApprovalState; limit?: number } = {}): Promise<Approval[]> {
+    checkKeys(options, ["state", "limit"], "approvals(options)");
+    const response = await call(() =>
+      this.approvalService.listApprovals({
+        accountId: this.accountId,
+        state: options.state ?? ApprovalState.UNSPECIFIED,
+        limit: options.limit ?? 0,
+      }),
+    );
+    return response.approvals;
+  }
+
+  /** One approval, at once. */
+  async approval(approvalId: string): Promise<Approval> {
+    return this.waitApproval(approvalId, 0);
+  }
+
+  /**
+   * One approval once it is no longer pending or executing (`isApprovalOpen`), or after `waitMs`
+   * milliseconds (at most `MAX_APPROVAL_WAIT_MS`), whichever comes first. The call's deadline is
+   * stretched to cover the wait.
+   */
+  async waitApproval(approvalId: string, waitMs: number): Promise<Approval> {
+    if (!(waitMs >= 0 && waitMs <= MAX_APPROVAL_WAIT_MS)) {
+      throw new ClientError(`waitMs must be 0 to ${MAX_APPROVAL_WAIT_MS}, got ${waitMs}`, {
+        reason: "INVALID_REQUEST",
+        field: "waitMs",
+      });
+    }
+    const wait =
+      waitMs > 0
+        ? { seconds: BigInt(Math.floor(waitMs / 1000)), nanos: Math.round((waitMs % 1000) * 1e6) }
+        : undefined;
+    const timeoutMs =
+      this.timeoutMs === undefined || waitMs === 0 ? this.timeoutMs : Math.max(this.timeoutMs, waitMs + 10_000);
+    const response = await call(() =>
+      this.approvalService.getApproval({ approvalId, wait }, timeoutMs === undefined ? {} : { timeoutMs }),
+    );
+    return Client.approvalOf(response.approval);
+  }
+
+  /**
+   * Approves (and so executes, before it resolves) a pending approval; needs a token with
+   * `approve = true`. The approval comes back EXECUTED or FAILED.
+   */
+  async approve(approvalId: string): Promise<Approval> {
+    return this.decide(approvalId, true);
+  }
+
+  /** Rejects a pending approval; needs a token with `approve = true`. */
+  async reject(approvalId: string): Promise<Approval> {
+    return this.decide(approvalId, false);
+  }
+
+  private async decide(approvalId: string, approve: boolean): Promise<Approval> {
+    const response = await call(() => this.approvalService.decideApproval({ approvalId, approve }));
+    return Client.approvalOf(response.approval);
+  }
+
+  private static approvalOf(approval: Approval | undefined): Approval {
+    if (approval === undefined) throw new ClientError("the gateway answered without an approval");
+    return approval;
+  }
+
+  /**
+   * The audit trail of the client's account: yields the pages of records (newest first),
+   * fetching the next page as the iteration goes on. An unknown option throws a `ClientError`
+   * before any call.
+   */
+  async *audit(options: AuditOptions = {}): AsyncGenerator<ListAuditRecordsResponse> {
+    checkKeys(options, AUDIT_OPTIONS, "audit(options)");
+    let pageToken = "";
+    for (;;) {
+      const page: ListAuditRecordsResponse = await call(() =>
+        this.auditService.listAuditRecords({
+          accountId: this.accountId,
+          since: options.since === undefined ? undefined : timestampFromDate(options.since),
+          until: options.until === undefined ? undefined : timestampFromDate(options.until),
+          action: options.action ?? "",
+          target: options.target ?? "",
+          decision: options.decision ?? AuditDecision.UNSPECIFIED,
+          limit: options.limit ?? 0,
+          pageToken,
+        }),
+      );
+      yield page;
+      if (page.nextPageToken === "") {
+        return;
+      }
+      pageToken = page.nextPageToken;
+    }
   }
 
   /** Every configured account with its connection state. */
@@ -746,6 +885,7 @@ export class Client {
     for (const image of imageItems) images.push(await this.source(image, MediaKind.IMAGE));
     const videos: MediaSource[] = [];
     for (const video of videoItems) videos.push(await this.source(video, MediaKind.VIDEO));
+    const requester = onBehalfOf(message.onBehalfOf, "send(groupId, message)");
     const file = message.file === undefined ? undefined : await this.source(message.file, MediaKind.FILE);
     return call(() =>
       this.messageService.sendMessage({
@@ -761,6 +901,7 @@ export class Client {
         replyToMessageId: message.replyTo === undefined ? undefined : BigInt(message.replyTo),
         mentionUserIds: mentions.map((id) => BigInt(id)),
         mentionAll: message.mentionAll ?? false,
+        onBehalfOf: requester,
       }),
     );
   }
@@ -787,14 +928,40 @@ export class Client {
     return this.send(target.groupId, { ...rest, text, userId: target.userId, replyTo: target.replyTo });
   }
 
+  /**
+   * A reply to a received message in one call: to its chat, quoting it, sent on behalf of its
+   * sender (`onBehalfOf: { messageId }`: the gateway's `[policy]` rules decide by the sender's
+   * role). The other options are `send`'s.
+   */
+  async replyFor(
+    message: MessageLike,
+    text: string,
+    options: Omit<SendOptions, "userId" | "replyTo" | "text" | "onBehalfOf"> = {},
+  ): Promise<SendMessageResponse> {
+    for (const key of ["quote", "onBehalfOf"]) {
+      if (key in options) {
+        throw new ClientError(`replyFor(message, text, options): ${key} is decided by the message`, { field: key });
+      }
+    }
+    const messageId = chatMessage(message).messageId;
+    return this.reply(message, text, { ...options, onBehalfOf: { messageId } });
+  }
+
   /** One message by id, its quote resolved one level deep, with its history line. */
   async getMessage(messageId: number | bigint): Promise<GetMessageResponse> {
     return call(() => this.messageService.getMessage({ accountId: this.accountId, messageId: BigInt(messageId) }));
   }
 
-  /** Recalls (撤回) a message: the bot's own within 2 minutes, or a member's when the bot is a group admin. */
-  async recall(messageId: number | bigint): Promise<void> {
-    await call(() => this.messageService.recallMessage({ accountId: this.accountId, messageId: BigInt(messageId) }));
+  /**
+   * Recalls (撤回) a message: the bot's own within 2 minutes, or a member's when the bot is a group
+   * admin; on behalf of `onBehalfOf` (`{ messageId }` / `{ userId }`; undefined: nobody).
+   */
+  async recall(messageId: number | bigint, options: { onBehalfOf?: OnBehalfOfOption } = {}): Promise<void> {
+    checkKeys(options, ["onBehalfOf"], "recall(messageId, options)");
+    const requester = onBehalfOf(options.onBehalfOf, "recall(messageId, options)");
+    await call(() =>
+      this.messageService.recallMessage({ accountId: this.accountId, messageId: BigInt(messageId), onBehalfOf: requester }),
+    );
   }
 
   /** The messages of a merged-forward bundle (`ForwardSegment.id`); nested bundles stay forward segments. */

@@ -20,6 +20,7 @@ import {
   GatewayError,
   MAX_TEXT_CHARS,
   OneBotGatewayError,
+  isApprovalOpen,
   mentionsMe,
   rateLimitWaitMs,
 } from "@onebot-gateway/client";
@@ -27,10 +28,25 @@ import type { Event, SendMessageResponse } from "@onebot-gateway/client";
 import { ChatMessageSchema, SegmentSchema } from "@onebot-gateway/client/gen/common_pb";
 import type { Segment } from "@onebot-gateway/client/gen/common_pb";
 import { EventSchema } from "@onebot-gateway/client/gen/event_service_pb";
+import {
+  ApprovalService,
+  ApprovalState,
+  AuditDecision,
+  AuditService,
+} from "@onebot-gateway/client/gen/governance_service_pb";
+import type {
+  DecideApprovalRequest,
+  GetApprovalRequest,
+  ListApprovalsRequest,
+  ListAuditRecordsRequest,
+} from "@onebot-gateway/client/gen/governance_service_pb";
+import { GroupService } from "@onebot-gateway/client/gen/group_service_pb";
+import type { PokeMemberRequest } from "@onebot-gateway/client/gen/group_service_pb";
 import { MediaService } from "@onebot-gateway/client/gen/media_service_pb";
 import { MessageService, SendMessageResponseSchema } from "@onebot-gateway/client/gen/message_service_pb";
 import type {
   GetHistoryRequest,
+  RecallMessageRequest,
   SearchMessagesRequest,
   SendMessageRequest,
 } from "@onebot-gateway/client/gen/message_service_pb";
@@ -45,6 +61,10 @@ let uploads = 0;
 let sent: SendMessageRequest[] = [];
 let searched: SearchMessagesRequest[] = [];
 let read: GetHistoryRequest[] = [];
+let recalled: RecallMessageRequest[] = [];
+let poked: PokeMemberRequest[] = [];
+let governed: (ListApprovalsRequest | GetApprovalRequest | DecideApprovalRequest)[] = [];
+let audited: ListAuditRecordsRequest[] = [];
 
 before(async () => {
   const handler = connectNodeAdapter({
@@ -79,6 +99,34 @@ before(async () => {
         read.push(request);
         return {};
       });
+      router.rpc(MessageService.method.recallMessage, async (request) => {
+        recalled.push(request);
+        return {};
+      });
+      router.rpc(GroupService.method.pokeMember, async (request) => {
+        poked.push(request);
+        return {};
+      });
+      router.rpc(ApprovalService.method.listApprovals, async (request) => {
+        governed.push(request);
+        return { approvals: [{ approvalId: "a1", state: ApprovalState.PENDING }] };
+      });
+      router.rpc(ApprovalService.method.getApproval, async (request) => {
+        governed.push(request);
+        const state = request.wait === undefined ? ApprovalState.PENDING : ApprovalState.EXECUTED;
+        return { approval: { approvalId: request.approvalId, state } };
+      });
+      router.rpc(ApprovalService.method.decideApproval, async (request) => {
+        governed.push(request);
+        const state = request.approve ? ApprovalState.EXECUTED : ApprovalState.REJECTED;
+        return { approval: { approvalId: request.approvalId, state } };
+      });
+      router.rpc(AuditService.method.listAuditRecords, async (request) => {
+        audited.push(request);
+        return request.pageToken === ""
+          ? { records: [{ id: 3n }, { id: 2n }], nextPageToken: "p2" }
+          : { records: [{ id: 1n }] };
+      });
     },
   });
   server = createServer(handler);
@@ -103,6 +151,10 @@ beforeEach(() => {
   sent = [];
   searched = [];
   read = [];
+  recalled = [];
+  poked = [];
+  governed = [];
+  audited = [];
 });
 
 function image(): string {
@@ -288,4 +340,84 @@ test("rateLimitWaitMs reads the send's wait", () => {
   assert.equal(rateLimitWaitMs(create(SendMessageResponseSchema, {})), 0);
   const waited = create(SendMessageResponseSchema, { rateLimitWait: { seconds: 1n, nanos: 250_000_000 } });
   assert.equal(rateLimitWaitMs(waited), 1250);
+});
+
+test("onBehalfOf reaches the gateway: replyFor, send, recall and poke", async () => {
+  const client = await Client.connect({ address, accountId: "bot1" });
+  await client.replyFor(messageEvent([text("hi")]), "收到");
+  const privateMessage = create(ChatMessageSchema, {
+    messageId: 88n,
+    chat: { kind: { case: "userId", value: 10001n } },
+  });
+  await client.replyFor(privateMessage, "私聊");
+  await client.send(GROUP, { text: "for a user", onBehalfOf: { userId: 10002 } });
+  await client.send(GROUP, { text: "for nobody" });
+  await client.recall(99, { onBehalfOf: { messageId: 77 } });
+  await client.recall(100);
+  await client.poke(10002, { groupId: GROUP, onBehalfOf: { userId: 10001 } });
+  await client.poke(10002);
+  const [groupReply, privateReply, forUser, forNobody] = sent;
+  assert.equal(groupReply?.groupId, BigInt(GROUP));
+  assert.equal(groupReply?.replyToMessageId, 77n);
+  assert.deepEqual(groupReply?.onBehalfOf?.requester, { case: "messageId", value: 77n });
+  assert.equal(groupReply?.accountId, "bot1");
+  assert.equal(privateReply?.userId, 10001n);
+  assert.equal(privateReply?.groupId, undefined);
+  assert.deepEqual(privateReply?.onBehalfOf?.requester, { case: "messageId", value: 88n });
+  assert.deepEqual(forUser?.onBehalfOf?.requester, { case: "userId", value: 10002n });
+  assert.equal(forNobody?.onBehalfOf, undefined);
+  assert.deepEqual(recalled[0]?.onBehalfOf?.requester, { case: "messageId", value: 77n });
+  assert.equal(recalled[0]?.messageId, 99n);
+  assert.equal(recalled[1]?.onBehalfOf, undefined);
+  assert.deepEqual(poked[0]?.onBehalfOf?.requester, { case: "userId", value: 10001n });
+  assert.equal(poked[0]?.groupId, BigInt(GROUP));
+  assert.equal(poked[1]?.onBehalfOf, undefined);
+  // A requester is one of the two, and replyFor decides it.
+  await refusal(client.send(GROUP, { text: "x", onBehalfOf: {} as { userId: number } }));
+  await refusal(client.send(GROUP, { text: "x", onBehalfOf: { userId: 1, messageId: 2 } as { userId: number } }));
+  await refusal(client.replyFor(privateMessage, "x", { onBehalfOf: { userId: 1 } } as object));
+  assert.equal(sent.length, 4);
+});
+
+test("approvals: list, get, wait, approve, reject", async () => {
+  const client = await Client.connect({ address, accountId: "bot1", timeoutMs: 5000 });
+  const listed = await client.approvals({ state: ApprovalState.PENDING });
+  assert.deepEqual(listed.map((a) => a.approvalId), ["a1"]);
+  assert.ok(listed[0] !== undefined && isApprovalOpen(listed[0]));
+  const now = await client.approval("a1");
+  assert.equal(now.state, ApprovalState.PENDING);
+  const done = await client.waitApproval("a1", 90_500);
+  assert.equal(done.state, ApprovalState.EXECUTED);
+  assert.ok(!isApprovalOpen(done));
+  assert.equal((await client.approve("a1")).state, ApprovalState.EXECUTED);
+  assert.equal((await client.reject("a2")).state, ApprovalState.REJECTED);
+  await refusal(client.waitApproval("a1", 600_001));
+  const [list, get, wait, approve, reject] = governed;
+  assert.equal((list as ListApprovalsRequest).accountId, "bot1");
+  assert.equal((list as ListApprovalsRequest).state, ApprovalState.PENDING);
+  assert.equal((get as GetApprovalRequest).wait, undefined);
+  assert.equal((wait as GetApprovalRequest).wait?.seconds, 90n);
+  assert.equal((wait as GetApprovalRequest).wait?.nanos, 500_000_000);
+  assert.equal((approve as DecideApprovalRequest).approve, true);
+  assert.equal((reject as DecideApprovalRequest).approve, false);
+  assert.equal((reject as DecideApprovalRequest).approvalId, "a2");
+});
+
+test("audit follows the pages", async () => {
+  const client = await Client.connect({ address, accountId: "bot1" });
+  const since = new Date("2026-01-01T00:00:00Z");
+  const ids: bigint[] = [];
+  for await (const page of client.audit({ since, action: "send", target: `group:${GROUP}`, decision: AuditDecision.PENDING })) {
+    ids.push(...page.records.map((r) => r.id));
+  }
+  assert.deepEqual(ids, [3n, 2n, 1n]);
+  assert.equal(audited.length, 2);
+  assert.equal(audited[0]?.accountId, "bot1");
+  assert.equal(audited[0]?.pageToken, "");
+  assert.equal(audited[0]?.action, "send");
+  assert.equal(audited[0]?.target, `group:${GROUP}`);
+  assert.equal(audited[0]?.decision, AuditDecision.PENDING);
+  assert.equal(audited[0]?.since?.seconds, BigInt(since.getTime() / 1000));
+  assert.equal(audited[1]?.pageToken, "p2");
+  await refusal(client.audit({ chat: 1 } as object).next());
 });

@@ -3,9 +3,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 
-import { Client, ErrorReason, GatewayError } from "../src/index.js";
+import { ApprovalState, Client, ErrorReason, GatewayError, isApprovalOpen } from "../src/index.js";
+import { ApprovalSchema } from "../src/gen/onebot/gateway/v1/governance_service_pb.js";
 import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 
 test("GatewayError decodes ErrorInfo, RetryInfo and BadRequest", () => {
@@ -34,6 +36,47 @@ test("a plain status has no reason", () => {
   const err = GatewayError.from(new ConnectError("nope", Code.Unimplemented));
   assert.equal(err.reason, undefined);
   assert.deepEqual(err.metadata, {});
+});
+
+test("GatewayError names the approval of APPROVAL_PENDING", () => {
+  const held = GatewayError.from(
+    new ConnectError("held for approval a1", Code.FailedPrecondition, undefined, [
+      {
+        desc: ErrorInfoSchema,
+        value: { reason: "APPROVAL_PENDING", domain: "onebot-gateway", metadata: { approval_id: "a1", rule: "0", action: "send" } },
+      },
+    ]),
+  );
+  assert.equal(held.code, Code.FailedPrecondition);
+  assert.equal(held.approvalId, "a1");
+  assert.equal(held.isApprovalPending, true);
+  assert.equal(held.isPolicyDenied, false);
+  assert.equal(ErrorReason[`${held.reason}` as keyof typeof ErrorReason], ErrorReason.APPROVAL_PENDING);
+  const denied = GatewayError.from(
+    new ConnectError("no", Code.PermissionDenied, undefined, [
+      { desc: ErrorInfoSchema, value: { reason: "POLICY_DENIED", metadata: { role: "member", approval_id: "x" } } },
+    ]),
+  );
+  assert.equal(denied.isPolicyDenied, true);
+  assert.equal(denied.isApprovalPending, false);
+  assert.equal(denied.approvalId, undefined);
+  assert.equal(denied.metadata["role"], "member");
+  const decided = GatewayError.from(
+    new ConnectError("decided", Code.FailedPrecondition, undefined, [
+      { desc: ErrorInfoSchema, value: { reason: "APPROVAL_DECIDED", metadata: { approval_id: "a2" } } },
+    ]),
+  );
+  assert.equal(decided.approvalId, "a2");
+  assert.equal(GatewayError.from(new ConnectError("nope", Code.Unknown)).approvalId, undefined);
+});
+
+test("isApprovalOpen: pending or executing", () => {
+  const open = (state: ApprovalState) => isApprovalOpen(create(ApprovalSchema, { state }));
+  assert.equal(open(ApprovalState.PENDING), true);
+  assert.equal(open(ApprovalState.APPROVED), true);
+  for (const state of [ApprovalState.EXECUTED, ApprovalState.FAILED, ApprovalState.REJECTED, ApprovalState.EXPIRED]) {
+    assert.equal(open(state), false);
+  }
 });
 
 test("uploading a missing file fails before any call", async () => {

@@ -5,7 +5,10 @@ in ``onebot.gateway.v1`` with a bearer token, TLS settings, typed errors (every 
 ``OneBotGatewayError``: ``GatewayError`` for a failed call, with the ``ErrorInfo`` reason,
 metadata and ``RetryInfo`` delay; ``ClientError`` for one found on this side), ``upload``
 (streams a file in 256 KiB chunks), ``send`` (checks the gateway's limits, then uploads local
-media first), ``reply`` and ``mentions_me`` (answering a message event) and ``download`` /
+media first), ``reply`` and ``mentions_me`` (answering a message event), ``reply_for`` and
+``on_behalf_of_message`` / ``on_behalf_of_user`` (acting for a QQ user, decided by the gateway's
+``[policy]``), ``approvals`` / ``wait_approval`` / ``approve`` / ``reject`` and ``audit`` (held
+actions and the audit trail) and ``download`` /
 ``download_to`` (received or uploaded media, checked against the SHA-256 the gateway states).
 """
 
@@ -23,6 +26,12 @@ from ._common import (
     MediaLike,
     MediaRefLike,
     Uploaded,
+)
+from ._governance import (
+    MAX_APPROVAL_WAIT,
+    is_approval_open,
+    on_behalf_of_message,
+    on_behalf_of_user,
 )
 from ._errors import ERROR_DOMAIN, ClientError, FieldViolation, FileError, GatewayError, OneBotGatewayError
 from ._messages import (
@@ -53,6 +62,7 @@ __all__ = [
     "FileError",
     "GatewayError",
     "IMAGE",
+    "MAX_APPROVAL_WAIT",
     "MAX_IDEMPOTENCY_KEY_BYTES",
     "MAX_IMAGES",
     "MAX_MENTIONS",
@@ -65,5 +75,8 @@ __all__ = [
     "OneBotGatewayError",
     "Uploaded",
     "VIDEO",
+    "is_approval_open",
     "mentions_me",
+    "on_behalf_of_message",
+    "on_behalf_of_user",
 ]

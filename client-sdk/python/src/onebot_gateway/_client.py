@@ -20,6 +20,8 @@ from onebot.gateway.v1 import (
     common_pb2,
     event_service_pb2,
     event_service_pb2_grpc,
+    governance_service_pb2,
+    governance_service_pb2_grpc,
     group_service_pb2,
     group_service_pb2_grpc,
     media_service_pb2,
@@ -56,7 +58,14 @@ from ._common import (
     until_request,
 )
 from ._errors import GatewayError
-from ._messages import MessageLike, check_send, reply_target
+from ._governance import (
+    audit_request,
+    get_approval_request,
+    list_approvals_request,
+    on_behalf_of_message,
+    wait_timeout,
+)
+from ._messages import MessageLike, chat_message, check_send, reply_target
 from ._events import MAX_RECONNECTS, Cursor, backoff, resumable
 
 _Req = TypeVar("_Req")
@@ -144,6 +153,8 @@ class Client:
         self.tool_service = agent_tool_service_pb2_grpc.AgentToolServiceStub(self.channel)
         self.account_service = account_service_pb2_grpc.AccountServiceStub(self.channel)
         self.event_service = event_service_pb2_grpc.EventServiceStub(self.channel)
+        self.approval_service = governance_service_pb2_grpc.ApprovalServiceStub(self.channel)
+        self.audit_service = governance_service_pb2_grpc.AuditServiceStub(self.channel)
         #: ``grpc.health.v1.Health/Check``.
         self.health_check = self.channel.unary_unary(
             HEALTH_CHECK_METHOD,
@@ -223,12 +234,85 @@ class Client:
         request = group_service_pb2.ListGroupsRequest(account_id=self.account_id)
         return _call(lambda: self.group_service.ListGroups(request, timeout=self.timeout))
 
-    def poke(self, user_id: int, *, group_id: int | None = None) -> group_service_pb2.PokeMemberResponse:
-        """Pokes ``user_id`` in ``group_id`` (None: the account's only whitelisted group)."""
-        request = group_service_pb2.PokeMemberRequest(account_id=self.account_id, user_id=user_id)
+    def poke(
+        self,
+        user_id: int,
+        *,
+        group_id: int | None = None,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> group_service_pb2.PokeMemberResponse:
+        """Pokes ``user_id`` in ``group_id`` (None: the account's only whitelisted group).
+        ``on_behalf_of`` (``on_behalf_of_message`` / ``on_behalf_of_user``; None: nobody) is
+        the QQ user it is done for: the gateway's ``[policy]`` rules decide by their role."""
+        request = group_service_pb2.PokeMemberRequest(
+            account_id=self.account_id, user_id=user_id, on_behalf_of=on_behalf_of
+        )
         if group_id is not None:
             request.group_id = group_id
         return _call(lambda: self.group_service.PokeMember(request, timeout=self.timeout))
+
+    def approvals(
+        self,
+        state: governance_service_pb2.ApprovalState.ValueType = governance_service_pb2.APPROVAL_STATE_UNSPECIFIED,
+        *,
+        limit: int = 0,
+    ) -> list[governance_service_pb2.Approval]:
+        """The approvals of the client's account in ``state`` (unspecified: every state),
+        newest first (``limit`` 0 = 50)."""
+        request = list_approvals_request(self.account_id, state, limit)
+        response = _call(lambda: self.approval_service.ListApprovals(request, timeout=self.timeout))
+        return list(response.approvals)
+
+    def approval(self, approval_id: str) -> governance_service_pb2.Approval:
+        """One approval, at once."""
+        return self.wait_approval(approval_id, 0)
+
+    def wait_approval(self, approval_id: str, wait: float) -> governance_service_pb2.Approval:
+        """One approval once it is no longer pending or executing (``is_approval_open``), or
+        after ``wait`` seconds (at most 600), whichever comes first. The call's deadline is
+        stretched to cover the wait."""
+        request = get_approval_request(approval_id, wait)
+        timeout = wait_timeout(self.timeout, wait)
+        response = _call(lambda: self.approval_service.GetApproval(request, timeout=timeout))
+        return response.approval
+
+    def approve(self, approval_id: str) -> governance_service_pb2.Approval:
+        """Approves (and so executes, before it returns) a pending approval; needs a token
+        with ``approve = true``. The approval comes back EXECUTED or FAILED."""
+        return self._decide(approval_id, True)
+
+    def reject(self, approval_id: str) -> governance_service_pb2.Approval:
+        """Rejects a pending approval; needs a token with ``approve = true``."""
+        return self._decide(approval_id, False)
+
+    def _decide(self, approval_id: str, approve: bool) -> governance_service_pb2.Approval:
+        request = governance_service_pb2.DecideApprovalRequest(approval_id=approval_id, approve=approve)
+        response = _call(lambda: self.approval_service.DecideApproval(request, timeout=self.timeout))
+        return response.approval
+
+    def audit(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        action: str = "",
+        target: str = "",
+        decision: governance_service_pb2.AuditDecision.ValueType = governance_service_pb2.AUDIT_DECISION_UNSPECIFIED,
+        limit: int = 0,
+    ) -> Iterator[governance_service_pb2.ListAuditRecordsResponse]:
+        """The audit trail of the client's account: the pages of records (newest first),
+        fetched one at a time as the iterator advances. Filters: ``since`` / ``until``
+        (timezone-aware), ``action`` (``send``, ``mention_all``, ...), ``target``
+        (``group:<id>`` / ``private:<id>``), ``decision``; ``limit`` 0 = 50 per page."""
+        request = audit_request(self.account_id, since, until, action, target, decision, limit)
+        while True:
+            page: governance_service_pb2.ListAuditRecordsResponse = _call(
+                lambda: self.audit_service.ListAuditRecords(request, timeout=self.timeout)
+            )
+            yield page
+            if not page.next_page_token:
+                return
+            request.page_token = page.next_page_token
 
     def accounts(self) -> list[account_service_pb2.Account]:
         """Every configured account with its connection state."""
@@ -371,6 +455,7 @@ class Client:
         mentions: Sequence[int] = (),
         mention_all: bool = False,
         idempotency_key: str = "",
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
     ) -> message_service_pb2.SendMessageResponse:
         """Checks the message against the gateway's limits (4 images, 1 video, 20000
         characters, 20 mentions, ...: a ``ClientError`` with the gateway's reason, before
@@ -411,6 +496,8 @@ class Client:
             request.user_id = user_id
         if reply_to is not None:
             request.reply_to_message_id = reply_to
+        if on_behalf_of is not None:
+            request.on_behalf_of.CopyFrom(on_behalf_of)
         if file_item is not None:
             request.file.CopyFrom(self._source(file_item, FILE))
         return _call(lambda: self.message_service.SendMessage(request, timeout=self.timeout))
@@ -428,6 +515,7 @@ class Client:
         mentions: Sequence[int] = (),
         mention_all: bool = False,
         idempotency_key: str = "",
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
     ) -> message_service_pb2.SendMessageResponse:
         """Answers ``message`` (an event from ``events()``, its ``MessageEvent``, or a
         ``ChatMessage``) in its own chat: its group, else its private chat, quoting it
@@ -445,18 +533,53 @@ class Client:
             mentions=mentions,
             mention_all=mention_all,
             idempotency_key=idempotency_key,
+            on_behalf_of=on_behalf_of,
         )
 
+    def reply_for(
+        self,
+        message: MessageLike,
+        text: str = "",
+        *,
+        images: Sequence[MediaLike] = (),
+        videos: Sequence[MediaLike] = (),
+        file: MediaLike | None = None,
+        file_name: str = "",
+        mentions: Sequence[int] = (),
+        mention_all: bool = False,
+        idempotency_key: str = "",
+    ) -> message_service_pb2.SendMessageResponse:
+        """A reply to a received message in one call: to its chat, quoting it, sent on behalf
+        of its sender (``on_behalf_of_message(message_id)``: the gateway's ``[policy]`` rules
+        decide by the sender's role). Everything else is ``send``'s."""
+        return self.reply(
+            message,
+            text,
+            images=images,
+            videos=videos,
+            file=file,
+            file_name=file_name,
+            mentions=mentions,
+            mention_all=mention_all,
+            idempotency_key=idempotency_key,
+            on_behalf_of=on_behalf_of_message(chat_message(message).message_id),
+        )
 
     def get_message(self, message_id: int) -> message_service_pb2.GetMessageResponse:
         """One message by id, its quote resolved one level deep, with its history line."""
         request = message_service_pb2.GetMessageRequest(account_id=self.account_id, message_id=message_id)
         return _call(lambda: self.message_service.GetMessage(request, timeout=self.timeout))
 
-    def recall(self, message_id: int) -> None:
+    def recall(
+        self, message_id: int, *, on_behalf_of: common_pb2.OnBehalfOf | None = None
+    ) -> None:
         """Recalls (撤回) a message: the bot's own within 2 minutes, or a member's when the bot
-        is a group admin."""
-        request = message_service_pb2.RecallMessageRequest(account_id=self.account_id, message_id=message_id)
+        is a group admin. ``on_behalf_of`` (``on_behalf_of_message`` / ``on_behalf_of_user``;
+        None: nobody) is the QQ user it is done for: the gateway's ``[policy]`` rules decide by
+        their role."""
+        request = message_service_pb2.RecallMessageRequest(
+            account_id=self.account_id, message_id=message_id, on_behalf_of=on_behalf_of
+        )
         _call(lambda: self.message_service.RecallMessage(request, timeout=self.timeout))
 
     def get_forward(self, forward_id: str) -> message_service_pb2.GetForwardMessagesResponse:

@@ -104,6 +104,29 @@ class GatewayError(OneBotGatewayError):
         except ValueError:
             return None
 
+    @property
+    def approval_id(self) -> str | None:
+        """The approval the error names (``ErrorInfo`` metadata ``approval_id``): the action a
+        ``[policy]`` rule held for a bot owner's approval (``APPROVAL_PENDING``: follow it with
+        ``wait_approval``, do not retry the call), or the approval of an
+        ``APPROVAL_NOT_FOUND`` / ``APPROVAL_DECIDED`` error. None for any other error."""
+        if self.reason not in ("APPROVAL_PENDING", "APPROVAL_NOT_FOUND", "APPROVAL_DECIDED"):
+            return None
+        return self.metadata.get("approval_id")
+
+    @property
+    def is_approval_pending(self) -> bool:
+        """True when the call was held for a bot owner's approval (``FAILED_PRECONDITION``,
+        ``APPROVAL_PENDING``); ``approval_id`` names the approval."""
+        return self.reason == "APPROVAL_PENDING"
+
+    @property
+    def is_policy_denied(self) -> bool:
+        """True when a ``[policy]`` rule refused the call for its requester
+        (``PERMISSION_DENIED``, ``POLICY_DENIED``; metadata ``rule``, ``action``, ``role``,
+        ``allowed_roles``)."""
+        return self.reason == "POLICY_DENIED"
+
     @classmethod
     def from_status(
         cls, code: grpc.StatusCode, message: str, trailing_metadata: Any

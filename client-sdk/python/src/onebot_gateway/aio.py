@@ -21,6 +21,8 @@ from onebot.gateway.v1 import (
     common_pb2,
     event_service_pb2,
     event_service_pb2_grpc,
+    governance_service_pb2,
+    governance_service_pb2_grpc,
     group_service_pb2,
     group_service_pb2_grpc,
     media_service_pb2,
@@ -56,7 +58,14 @@ from ._common import (
     until_request,
 )
 from ._errors import GatewayError
-from ._messages import MessageLike, check_send, reply_target
+from ._governance import (
+    audit_request,
+    get_approval_request,
+    list_approvals_request,
+    on_behalf_of_message,
+    wait_timeout,
+)
+from ._messages import MessageLike, chat_message, check_send, reply_target
 from ._events import MAX_RECONNECTS, Cursor, backoff, resumable
 
 _T = TypeVar("_T")
@@ -138,6 +147,8 @@ class AsyncClient:
         self.tool_service = agent_tool_service_pb2_grpc.AgentToolServiceStub(self.channel)
         self.account_service = account_service_pb2_grpc.AccountServiceStub(self.channel)
         self.event_service = event_service_pb2_grpc.EventServiceStub(self.channel)
+        self.approval_service = governance_service_pb2_grpc.ApprovalServiceStub(self.channel)
+        self.audit_service = governance_service_pb2_grpc.AuditServiceStub(self.channel)
         #: ``grpc.health.v1.Health/Check``.
         self.health_check = self.channel.unary_unary(
             HEALTH_CHECK_METHOD,
@@ -222,16 +233,84 @@ class AsyncClient:
         return response
 
     async def poke(
-        self, user_id: int, *, group_id: int | None = None
+        self,
+        user_id: int,
+        *,
+        group_id: int | None = None,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
     ) -> group_service_pb2.PokeMemberResponse:
         """Pokes a member (see ``Client.poke``)."""
-        request = group_service_pb2.PokeMemberRequest(account_id=self.account_id, user_id=user_id)
+        request = group_service_pb2.PokeMemberRequest(
+            account_id=self.account_id, user_id=user_id, on_behalf_of=on_behalf_of
+        )
         if group_id is not None:
             request.group_id = group_id
         response: group_service_pb2.PokeMemberResponse = await _call(
             self.group_service.PokeMember(request, timeout=self.timeout)
         )
         return response
+
+    async def approvals(
+        self,
+        state: governance_service_pb2.ApprovalState.ValueType = governance_service_pb2.APPROVAL_STATE_UNSPECIFIED,
+        *,
+        limit: int = 0,
+    ) -> list[governance_service_pb2.Approval]:
+        """The approvals of the client's account (see ``Client.approvals``)."""
+        request = list_approvals_request(self.account_id, state, limit)
+        response: governance_service_pb2.ListApprovalsResponse = await _call(
+            self.approval_service.ListApprovals(request, timeout=self.timeout)
+        )
+        return list(response.approvals)
+
+    async def approval(self, approval_id: str) -> governance_service_pb2.Approval:
+        """One approval, at once."""
+        return await self.wait_approval(approval_id, 0)
+
+    async def wait_approval(self, approval_id: str, wait: float) -> governance_service_pb2.Approval:
+        """One approval once it is no longer pending or executing, or after ``wait`` seconds
+        (see ``Client.wait_approval``)."""
+        request = get_approval_request(approval_id, wait)
+        response: governance_service_pb2.GetApprovalResponse = await _call(
+            self.approval_service.GetApproval(request, timeout=wait_timeout(self.timeout, wait))
+        )
+        return response.approval
+
+    async def approve(self, approval_id: str) -> governance_service_pb2.Approval:
+        """Approves (and executes) a pending approval (see ``Client.approve``)."""
+        return await self._decide(approval_id, True)
+
+    async def reject(self, approval_id: str) -> governance_service_pb2.Approval:
+        """Rejects a pending approval (see ``Client.reject``)."""
+        return await self._decide(approval_id, False)
+
+    async def _decide(self, approval_id: str, approve: bool) -> governance_service_pb2.Approval:
+        request = governance_service_pb2.DecideApprovalRequest(approval_id=approval_id, approve=approve)
+        response: governance_service_pb2.DecideApprovalResponse = await _call(
+            self.approval_service.DecideApproval(request, timeout=self.timeout)
+        )
+        return response.approval
+
+    async def audit(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        action: str = "",
+        target: str = "",
+        decision: governance_service_pb2.AuditDecision.ValueType = governance_service_pb2.AUDIT_DECISION_UNSPECIFIED,
+        limit: int = 0,
+    ) -> AsyncIterator[governance_service_pb2.ListAuditRecordsResponse]:
+        """The audit trail's pages (see ``Client.audit``), as an async iterator."""
+        request = audit_request(self.account_id, since, until, action, target, decision, limit)
+        while True:
+            page: governance_service_pb2.ListAuditRecordsResponse = await _call(
+                self.audit_service.ListAuditRecords(request, timeout=self.timeout)
+            )
+            yield page
+            if not page.next_page_token:
+                return
+            request.page_token = page.next_page_token
 
     async def accounts(self) -> list[account_service_pb2.Account]:
         """Every configured account with its connection state."""
@@ -376,6 +455,7 @@ class AsyncClient:
         mentions: Sequence[int] = (),
         mention_all: bool = False,
         idempotency_key: str = "",
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
     ) -> message_service_pb2.SendMessageResponse:
         """Checks the limits, uploads local media first, then sends (see ``Client.send``)."""
         check_send(
@@ -409,6 +489,8 @@ class AsyncClient:
             request.user_id = user_id
         if reply_to is not None:
             request.reply_to_message_id = reply_to
+        if on_behalf_of is not None:
+            request.on_behalf_of.CopyFrom(on_behalf_of)
         if file_item is not None:
             request.file.CopyFrom(await self._source(file_item, FILE))
         response: message_service_pb2.SendMessageResponse = await _call(
@@ -429,6 +511,7 @@ class AsyncClient:
         mentions: Sequence[int] = (),
         mention_all: bool = False,
         idempotency_key: str = "",
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
     ) -> message_service_pb2.SendMessageResponse:
         """Answers ``message`` (an event from ``events()``, its ``MessageEvent``, or a
         ``ChatMessage``) in its own chat: its group, else its private chat, quoting it
@@ -446,8 +529,37 @@ class AsyncClient:
             mentions=mentions,
             mention_all=mention_all,
             idempotency_key=idempotency_key,
+            on_behalf_of=on_behalf_of,
         )
 
+    async def reply_for(
+        self,
+        message: MessageLike,
+        text: str = "",
+        *,
+        images: Sequence[MediaLike] = (),
+        videos: Sequence[MediaLike] = (),
+        file: MediaLike | None = None,
+        file_name: str = "",
+        mentions: Sequence[int] = (),
+        mention_all: bool = False,
+        idempotency_key: str = "",
+    ) -> message_service_pb2.SendMessageResponse:
+        """A reply to a received message in one call: to its chat, quoting it, sent on behalf
+        of its sender (``on_behalf_of_message(message_id)``: the gateway's ``[policy]`` rules
+        decide by the sender's role). Everything else is ``send``'s."""
+        return await self.reply(
+            message,
+            text,
+            images=images,
+            videos=videos,
+            file=file,
+            file_name=file_name,
+            mentions=mentions,
+            mention_all=mention_all,
+            idempotency_key=idempotency_key,
+            on_behalf_of=on_behalf_of_message(chat_message(message).message_id),
+        )
 
     async def get_message(self, message_id: int) -> message_service_pb2.GetMessageResponse:
         """One message by id, its quote resolved (see ``Client.get_message``)."""
@@ -457,9 +569,13 @@ class AsyncClient:
         )
         return response
 
-    async def recall(self, message_id: int) -> None:
+    async def recall(
+        self, message_id: int, *, on_behalf_of: common_pb2.OnBehalfOf | None = None
+    ) -> None:
         """Recalls (撤回) a message (see ``Client.recall``)."""
-        request = message_service_pb2.RecallMessageRequest(account_id=self.account_id, message_id=message_id)
+        request = message_service_pb2.RecallMessageRequest(
+            account_id=self.account_id, message_id=message_id, on_behalf_of=on_behalf_of
+        )
         await _call(self.message_service.RecallMessage(request, timeout=self.timeout))
 
     async def get_forward(self, forward_id: str) -> message_service_pb2.GetForwardMessagesResponse:

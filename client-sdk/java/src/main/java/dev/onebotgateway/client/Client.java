@@ -5,6 +5,16 @@ import dev.onebotgateway.v1.Account;
 import dev.onebotgateway.v1.AccountServiceGrpc;
 import dev.onebotgateway.v1.AccountServiceOuterClass;
 import dev.onebotgateway.v1.AgentToolServiceGrpc;
+import dev.onebotgateway.v1.Approval;
+import dev.onebotgateway.v1.ApprovalServiceGrpc;
+import dev.onebotgateway.v1.ApprovalState;
+import dev.onebotgateway.v1.AuditServiceGrpc;
+import dev.onebotgateway.v1.DecideApprovalRequest;
+import dev.onebotgateway.v1.GetApprovalRequest;
+import dev.onebotgateway.v1.ListApprovalsRequest;
+import dev.onebotgateway.v1.ListAuditRecordsRequest;
+import dev.onebotgateway.v1.ListAuditRecordsResponse;
+import dev.onebotgateway.v1.OnBehalfOf;
 import dev.onebotgateway.v1.CallToolRequest;
 import dev.onebotgateway.v1.CallToolResponse;
 import dev.onebotgateway.v1.Chat;
@@ -335,9 +345,20 @@ public final class Client implements AutoCloseable {
    * admin.
    */
   public void recall(long messageId) {
-    RecallMessageRequest req =
-        RecallMessageRequest.newBuilder().setAccountId(accountId).setMessageId(messageId).build();
-    call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).recallMessage(req));
+    recall(messageId, null);
+  }
+
+  /**
+   * Recalls a message on behalf of a QQ user ({@link #onBehalfOfMessage}, {@link
+   * #onBehalfOfUser}; null: nobody): the gateway's {@code [policy]} rules decide by their role.
+   */
+  public void recall(long messageId, OnBehalfOf onBehalfOf) {
+    RecallMessageRequest.Builder req =
+        RecallMessageRequest.newBuilder().setAccountId(accountId).setMessageId(messageId);
+    if (onBehalfOf != null) {
+      req.setOnBehalfOf(onBehalfOf);
+    }
+    call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).recallMessage(req.build()));
   }
 
   /** The messages of a merged-forward bundle ({@code ForwardSegment.id}); nested bundles stay forward segments. */
@@ -365,11 +386,138 @@ public final class Client implements AutoCloseable {
 
   /** Pokes {@code userId} in {@code groupId} (null: the account's only whitelisted group). */
   public PokeMemberResponse poke(Long groupId, long userId) {
+    return poke(groupId, userId, null);
+  }
+
+  /**
+   * Pokes on behalf of a QQ user ({@link #onBehalfOfMessage}, {@link #onBehalfOfUser}; null:
+   * nobody): the gateway's {@code [policy]} rules decide by their role.
+   */
+  public PokeMemberResponse poke(Long groupId, long userId, OnBehalfOf onBehalfOf) {
     PokeMemberRequest.Builder req = PokeMemberRequest.newBuilder().setAccountId(accountId).setUserId(userId);
     if (groupId != null) {
       req.setGroupId(groupId);
     }
+    if (onBehalfOf != null) {
+      req.setOnBehalfOf(onBehalfOf);
+    }
     return call(() -> withDeadline(GroupServiceGrpc.newBlockingStub(channel)).pokeMember(req.build()));
+  }
+
+  /**
+   * On behalf of the sender of {@code messageId} (a message of the action's chat): the preferred
+   * form, the gateway looks the message up.
+   */
+  public static OnBehalfOf onBehalfOfMessage(long messageId) {
+    return OnBehalfOf.newBuilder().setMessageId(messageId).build();
+  }
+
+  /** On behalf of the QQ user {@code userId}. */
+  public static OnBehalfOf onBehalfOfUser(long userId) {
+    return OnBehalfOf.newBuilder().setUserId(userId).build();
+  }
+
+  /** Longest wait of {@link #waitApproval} (the gateway's limit). */
+  public static final Duration MAX_APPROVAL_WAIT = Duration.ofMinutes(10);
+
+  /**
+   * The approvals of the client's account in {@code state} ({@code APPROVAL_STATE_UNSPECIFIED}:
+   * every state), newest first.
+   */
+  public List<Approval> approvals(ApprovalState state) {
+    ListApprovalsRequest req =
+        ListApprovalsRequest.newBuilder().setAccountId(accountId).setState(state).build();
+    return call(() -> withDeadline(ApprovalServiceGrpc.newBlockingStub(channel)).listApprovals(req))
+        .getApprovalsList();
+  }
+
+  /** One approval, at once. */
+  public Approval approval(String approvalId) {
+    return waitApproval(approvalId, Duration.ZERO);
+  }
+
+  /**
+   * One approval once it is no longer pending or executing ({@link #isApprovalOpen}), or after
+   * {@code wait} (at most {@link #MAX_APPROVAL_WAIT}), whichever comes first. The call's deadline
+   * is stretched to cover the wait.
+   */
+  public Approval waitApproval(String approvalId, Duration wait) {
+    if (wait.isNegative() || wait.compareTo(MAX_APPROVAL_WAIT) > 0) {
+      throw new ClientException("INVALID_REQUEST", "wait", "wait must be 0 to 10 minutes, got " + wait);
+    }
+    GetApprovalRequest.Builder req = GetApprovalRequest.newBuilder().setApprovalId(approvalId);
+    ApprovalServiceGrpc.ApprovalServiceBlockingStub stub = ApprovalServiceGrpc.newBlockingStub(channel);
+    if (!wait.isZero()) {
+      req.setWait(
+          com.google.protobuf.Duration.newBuilder().setSeconds(wait.getSeconds()).setNanos(wait.getNano()));
+      if (timeout != null) {
+        Duration deadline = wait.plusSeconds(10).compareTo(timeout) > 0 ? wait.plusSeconds(10) : timeout;
+        stub = stub.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } else {
+      stub = withDeadline(stub);
+    }
+    ApprovalServiceGrpc.ApprovalServiceBlockingStub chosen = stub;
+    return call(() -> chosen.getApproval(req.build())).getApproval();
+  }
+
+  /**
+   * Approves (and so executes, before it returns) a pending approval; needs a token with {@code
+   * approve = true}. The approval comes back EXECUTED or FAILED.
+   */
+  public Approval approve(String approvalId) {
+    return decide(approvalId, true);
+  }
+
+  /** Rejects a pending approval; needs a token with {@code approve = true}. */
+  public Approval reject(String approvalId) {
+    return decide(approvalId, false);
+  }
+
+  private Approval decide(String approvalId, boolean approve) {
+    DecideApprovalRequest req =
+        DecideApprovalRequest.newBuilder().setApprovalId(approvalId).setApprove(approve).build();
+    return call(() -> withDeadline(ApprovalServiceGrpc.newBlockingStub(channel)).decideApproval(req))
+        .getApproval();
+  }
+
+  /** True while an approval may still run: pending (waiting for a bot owner) or approved (executing). */
+  public static boolean isApprovalOpen(Approval approval) {
+    return approval.getState() == ApprovalState.APPROVAL_STATE_PENDING
+        || approval.getState() == ApprovalState.APPROVAL_STATE_APPROVED;
+  }
+
+  /**
+   * The audit trail: an iterator over the pages of the records {@code request} selects (since,
+   * until, action, target, decision, limit), newest first, fetching each page when it is asked
+   * for. An empty account id means the client's account.
+   */
+  public Iterator<ListAuditRecordsResponse> audit(ListAuditRecordsRequest request) {
+    ListAuditRecordsRequest first =
+        request.getAccountId().isEmpty() ? request.toBuilder().setAccountId(accountId).build() : request;
+    return new Iterator<>() {
+      private ListAuditRecordsRequest next = first;
+
+      @Override
+      public boolean hasNext() {
+        return next != null;
+      }
+
+      @Override
+      public ListAuditRecordsResponse next() {
+        if (next == null) {
+          throw new NoSuchElementException("no more pages");
+        }
+        ListAuditRecordsRequest req = next;
+        ListAuditRecordsResponse page =
+            call(() -> withDeadline(AuditServiceGrpc.newBlockingStub(channel)).listAuditRecords(req));
+        next =
+            page.getNextPageToken().isEmpty()
+                ? null
+                : req.toBuilder().setPageToken(page.getNextPageToken()).build();
+        return page;
+      }
+    };
   }
 
   /** Every configured account with its connection state. */
@@ -701,6 +849,9 @@ public final class Client implements AutoCloseable {
       req.setReplyToMessageId(message.replyTo);
     }
     req.addAllMentionUserIds(message.mentions).setMentionAll(message.mentionAll);
+    if (message.onBehalfOf != null) {
+      req.setOnBehalfOf(message.onBehalfOf);
+    }
     for (Media image : message.images) {
       req.addImages(source(image, MediaKind.MEDIA_KIND_IMAGE));
     }
@@ -755,7 +906,7 @@ public final class Client implements AutoCloseable {
     if (content.mentionAll) {
       out.mentionAll();
     }
-    out.text(content.text).idempotencyKey(content.idempotencyKey);
+    out.text(content.text).idempotencyKey(content.idempotencyKey).onBehalfOf(content.onBehalfOf);
     content.images.forEach(out::image);
     content.videos.forEach(out::video);
     if (content.file != null) {

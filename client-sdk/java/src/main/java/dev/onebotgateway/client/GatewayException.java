@@ -143,6 +143,38 @@ public final class GatewayException extends RuntimeException {
     return metadata;
   }
 
+  /**
+   * The approval the error names ({@code ErrorInfo} metadata {@code approval_id}): the action a
+   * {@code [policy]} rule held for a bot owner's approval ({@code APPROVAL_PENDING}: follow it
+   * with {@link Client#waitApproval}, do not retry the call), or the approval of an {@code
+   * APPROVAL_NOT_FOUND} / {@code APPROVAL_DECIDED} error. Empty for any other error.
+   */
+  public Optional<String> approvalId() {
+    if (!"APPROVAL_PENDING".equals(reason)
+        && !"APPROVAL_NOT_FOUND".equals(reason)
+        && !"APPROVAL_DECIDED".equals(reason)) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(metadata.get("approval_id"));
+  }
+
+  /**
+   * True when the call was held for a bot owner's approval ({@code FAILED_PRECONDITION}, {@code
+   * APPROVAL_PENDING}); {@link #approvalId()} names the approval.
+   */
+  public boolean isApprovalPending() {
+    return "APPROVAL_PENDING".equals(reason);
+  }
+
+  /**
+   * True when a {@code [policy]} rule refused the call for its requester ({@code
+   * PERMISSION_DENIED}, {@code POLICY_DENIED}; metadata {@code rule}, {@code action}, {@code
+   * role}, {@code allowed_roles}).
+   */
+  public boolean isPolicyDenied() {
+    return "POLICY_DENIED".equals(reason);
+  }
+
   /** {@code RetryInfo.retry_delay}, when the gateway gave one. */
   public Optional<Duration> retryDelay() {
     return Optional.ofNullable(retryDelay);

@@ -1,5 +1,7 @@
 package dev.onebotgateway.client;
 
+import dev.onebotgateway.v1.ChatMessage;
+import dev.onebotgateway.v1.OnBehalfOf;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,6 +21,7 @@ public final class OutgoingMessage {
   Media file;
   String fileName = "";
   String idempotencyKey = "";
+  OnBehalfOf onBehalfOf;
   final boolean forReply;
 
   private OutgoingMessage(Long groupId) {
@@ -53,6 +56,43 @@ public final class OutgoingMessage {
     OutgoingMessage m = new OutgoingMessage(null);
     m.userId = userId;
     return m;
+  }
+
+  /**
+   * A reply to a received message, in one call: to its chat (its group, else its private chat),
+   * quoting it, sent on behalf of its sender ({@link Client#onBehalfOfMessage}). Set its text (or
+   * media) and pass it to {@link Client#send}.
+   *
+   * @throws ClientException when the message has no chat
+   */
+  public static OutgoingMessage replyFor(ChatMessage message) {
+    OutgoingMessage m;
+    switch (message.getChat().getKindCase()) {
+      case GROUP_ID -> m = toGroup(message.getChat().getGroupId());
+      case USER_ID -> m = toUser(message.getChat().getUserId());
+      default -> throw new ClientException(
+          null, "message", "message " + message.getMessageId() + " has no chat to reply in");
+    }
+    return m.replyTo(message.getMessageId()).onBehalfOfMessage(message.getMessageId());
+  }
+
+  /**
+   * Sends it on behalf of the sender of {@code messageId} (a message of the same chat): the
+   * gateway's {@code [policy]} rules decide by their role.
+   */
+  public OutgoingMessage onBehalfOfMessage(long messageId) {
+    return onBehalfOf(Client.onBehalfOfMessage(messageId));
+  }
+
+  /** Sends it on behalf of the QQ user {@code userId}. */
+  public OutgoingMessage onBehalfOfUser(long userId) {
+    return onBehalfOf(Client.onBehalfOfUser(userId));
+  }
+
+  /** Sends it on behalf of {@code requester} (null: nobody). */
+  public OutgoingMessage onBehalfOf(OnBehalfOf requester) {
+    this.onBehalfOf = requester;
+    return this;
   }
 
   /** Quotes (replies to) {@code messageId}. */

@@ -1,6 +1,11 @@
 package dev.onebotgateway.client;
 
 import dev.onebotgateway.v1.Account;
+import dev.onebotgateway.v1.Approval;
+import dev.onebotgateway.v1.AuditDecision;
+import dev.onebotgateway.v1.AuditRecord;
+import dev.onebotgateway.v1.ListAuditRecordsRequest;
+import dev.onebotgateway.v1.ListAuditRecordsResponse;
 import dev.onebotgateway.v1.CallToolResponse;
 import dev.onebotgateway.v1.Event;
 import dev.onebotgateway.v1.EventKind;
@@ -299,5 +304,43 @@ final class ReadmeExamples {
     }
     // endregion
     return pages;
+  }
+
+  /**
+   * Shown in the README; it needs a gateway with {@code [policy]} rules and an approver token, so
+   * no e2e test runs it (GovernanceTest covers the helpers against a fake gateway).
+   */
+  static void governance(Client client, Client approver, ChatMessage received) throws IOException {
+    // region: governance
+    // Answer a received message on behalf of its sender: to its chat, quoting it; the
+    // gateway's [policy] rules decide by the sender's role there.
+    try {
+      client.send(OutgoingMessage.replyFor(received).text("好的"));
+    } catch (GatewayException err) {
+      if (!err.isApprovalPending()) {
+        throw err; // e.g. err.isPolicyDenied(): refused for this role
+      }
+      // Held for a bot owner's approval (they were asked in QQ): do not retry, wait for it.
+      Approval approval = client.waitApproval(err.approvalId().orElseThrow(), Duration.ofMinutes(5));
+      if (Client.isApprovalOpen(approval)) {
+        // Still pending after the wait: decide with a token that has approve = true
+        // (approver.reject(id) rejects instead).
+        approval = approver.approve(approval.getApprovalId());
+      }
+      System.out.println(approval.getState() + " " + approval.getMessageIdsList()); // APPROVAL_STATE_EXECUTED [...]
+    }
+    // The audit trail of held sends, newest first, one page at a time.
+    Iterator<ListAuditRecordsResponse> audit =
+        client.audit(
+            ListAuditRecordsRequest.newBuilder()
+                .setAction("send")
+                .setDecision(AuditDecision.AUDIT_DECISION_PENDING)
+                .build());
+    while (audit.hasNext()) {
+      for (AuditRecord record : audit.next().getRecordsList()) {
+        System.out.println(record.getTime() + " " + record.getRequesterUserId() + " " + record.getSummary());
+      }
+    }
+    // endregion
   }
 }
