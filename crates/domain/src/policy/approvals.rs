@@ -235,7 +235,8 @@ fn chat_words(chat: &str) -> String {
 
 impl Gateway {
     /// Holds an action for approval (see the module docs); returns the
-    /// `ApprovalPending` error the call answers with.
+    /// `ApprovalPending` error the call answers with (or the error that
+    /// kept it from being stored).
     pub(crate) async fn hold(
         &self,
         account: &Arc<Account>,
@@ -245,15 +246,12 @@ impl Gateway {
         ctx: &CallCtx,
         on_behalf_of: Option<super::OnBehalfOf>,
     ) -> Error {
-        match self
-            .hold_inner(account, verdict, note, held, ctx, on_behalf_of)
+        self.store_held(account, verdict, note, held, ctx, on_behalf_of)
             .await
-        {
-            Ok(e) | Err(e) => e,
-        }
+            .unwrap_or_else(|e| e)
     }
 
-    async fn hold_inner(
+    async fn store_held(
         &self,
         account: &Arc<Account>,
         verdict: &Verdict,

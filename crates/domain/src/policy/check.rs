@@ -9,9 +9,13 @@
 //! cached one when the account caches lists, else the peer's; when it
 //! cannot be read the call fails, never guessing a role.
 
+use std::sync::Arc;
+
+use super::audit::Note;
+use super::held::Held;
 use super::{Action, Decision, OnBehalfOf, Role};
 use crate::account::Account;
-use crate::call::Deadline;
+use crate::call::{CallCtx, Deadline};
 use crate::error::{Error, Result};
 use crate::gateway::Gateway;
 use crate::model::{ChatRef, GroupMember};
@@ -62,6 +66,39 @@ impl Gateway {
             requester,
             decision,
         })
+    }
+
+    /// The policy gate of a write use case, after its whitelist and scope
+    /// checks: resolves the requester of `on_behalf_of` in the note's chat
+    /// and decides the note's actions, noting the requester and the rule.
+    /// A refusal is the `PolicyDenied` error; an action a rule holds is
+    /// stored as `held()` and answered with `ApprovalPending`; `Ok` lets the
+    /// action run.
+    pub(crate) async fn govern(
+        &self,
+        account: &Arc<Account>,
+        note: &mut Note,
+        on_behalf_of: Option<OnBehalfOf>,
+        ctx: &CallCtx,
+        held: impl FnOnce() -> Held,
+    ) -> Result<()> {
+        let chat = note
+            .chat
+            .ok_or_else(|| Error::internal("the policy gate runs once the chat is known"))?;
+        let verdict = self
+            .check_policy(account, chat, &note.actions, on_behalf_of, ctx.deadline)
+            .await?;
+        note.requester = verdict.requester;
+        note.rule = verdict.decision.rule();
+        if let Some(denied) = verdict.decision.denial() {
+            return Err(denied);
+        }
+        if let Decision::NeedsApproval { .. } = verdict.decision {
+            return Err(self
+                .hold(account, &verdict, note, held(), ctx, on_behalf_of)
+                .await);
+        }
+        Ok(())
     }
 
     /// The requester of `on_behalf_of` in `chat` (see the module docs).

@@ -8,7 +8,7 @@ use crate::gateway::Gateway;
 use crate::model::ChatRef;
 use crate::policy::audit::Note;
 use crate::policy::held::Held;
-use crate::policy::{Action, Decision, OnBehalfOf};
+use crate::policy::{Action, OnBehalfOf};
 
 impl Gateway {
     /// Pokes `user_id` in `group_id` (resolved as for sends); returns the
@@ -94,20 +94,11 @@ impl Gateway {
         self.require_joined(&account, group_id, ctx.deadline)
             .await?;
         if !approved {
-            let verdict = self
-                .check_policy(&account, chat, &note.actions, on_behalf_of, ctx.deadline)
-                .await?;
-            note.requester = verdict.requester;
-            note.rule = verdict.decision.rule();
-            if let Some(denied) = verdict.decision.denial() {
-                return Err(denied);
-            }
-            if matches!(verdict.decision, Decision::NeedsApproval { .. }) {
-                let held = Held::Poke { group_id, user_id };
-                return Err(self
-                    .hold(&account, &verdict, note, held, ctx, on_behalf_of)
-                    .await);
-            }
+            self.govern(&account, note, on_behalf_of, ctx, || Held::Poke {
+                group_id,
+                user_id,
+            })
+            .await?;
         }
         let status = account.peer.status();
         if !status.online {

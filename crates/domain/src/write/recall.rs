@@ -9,7 +9,7 @@ use crate::gateway::Gateway;
 use crate::model::{ChatRef, InboundEvent};
 use crate::policy::audit::{Note, cut};
 use crate::policy::held::Held;
-use crate::policy::{Action, Decision, OnBehalfOf};
+use crate::policy::{Action, OnBehalfOf};
 use crate::read::message::{about_message, validate_message_id};
 
 /// The text segments of `message`, joined.
@@ -104,20 +104,10 @@ impl Gateway {
         ctx.caller.check_chat(chat)?;
         onebot_gateway_telemetry::record_chat(&chat.target());
         if !approved {
-            let verdict = self
-                .check_policy(&account, chat, &note.actions, on_behalf_of, ctx.deadline)
-                .await?;
-            note.requester = verdict.requester;
-            note.rule = verdict.decision.rule();
-            if let Some(denied) = verdict.decision.denial() {
-                return Err(denied);
-            }
-            if matches!(verdict.decision, Decision::NeedsApproval { .. }) {
-                let held = Held::Recall { message_id };
-                return Err(self
-                    .hold(&account, &verdict, note, held, ctx, on_behalf_of)
-                    .await);
-            }
+            self.govern(&account, note, on_behalf_of, ctx, || Held::Recall {
+                message_id,
+            })
+            .await?;
         }
         // The peer's notice of this recall waits for the gateway's own event;
         // a failed (or abandoned) recall withdraws the announcement.

@@ -47,7 +47,7 @@ use crate::media::staging::MediaOwner;
 use crate::model::{ChatRef, MediaKind};
 use crate::policy::audit::{Note, cut};
 use crate::policy::held::{Held, HeldSend};
-use crate::policy::{Action, Decision, OnBehalfOf};
+use crate::policy::{Action, OnBehalfOf};
 use crate::quotes::{Known, Quotes};
 use onebot_gateway_telemetry::metrics::{QueueOutcome, queue_entries};
 
@@ -219,33 +219,14 @@ impl Gateway {
         caller.check_chat(chat)?;
         onebot_gateway_telemetry::record_chat(&chat.target());
         if approved.is_none() {
-            let verdict = self
-                .check_policy(
-                    &account,
-                    chat,
-                    &note.actions,
-                    req.on_behalf_of,
-                    ctx.deadline,
-                )
-                .await?;
-            note.requester = verdict.requester;
-            note.rule = verdict.decision.rule();
-            if let Some(denied) = verdict.decision.denial() {
-                return Err(denied);
-            }
-            if let Decision::NeedsApproval { .. } = verdict.decision {
-                {
-                    let (group_id, user_id) = match chat {
-                        ChatRef::Group(g) => (Some(g), None),
-                        ChatRef::Private(u) => (None, Some(u)),
-                    };
-                    let held =
-                        Held::Send(Box::new(HeldSend::of(&req, &account.id, group_id, user_id)));
-                    return Err(self
-                        .hold(&account, &verdict, note, held, &ctx, req.on_behalf_of)
-                        .await);
-                }
-            }
+            let (group_id, user_id) = match chat {
+                ChatRef::Group(g) => (Some(g), None),
+                ChatRef::Private(u) => (None, Some(u)),
+            };
+            self.govern(&account, note, req.on_behalf_of, &ctx, || {
+                Held::Send(Box::new(HeldSend::of(&req, &account.id, group_id, user_id)))
+            })
+            .await?;
         }
         let write = self.write();
         let key = req.idempotency_key.clone();
