@@ -56,7 +56,8 @@ async def test_an_eliciting_client_approves_and_the_action_runs(governed: Gatewa
         result = await client.call_tool("qq_send", at_all("MCP 用户同意的通知"))
     assert not result.is_error, result
     details = result.structured_content
-    assert details is not None and details["state"] == "executed", details
+    assert details is not None and details["status"] == "approval_decided", details
+    assert details["state"] == "executed", details
     assert details["decidedBy"].startswith("mcp:"), details
     assert len(details["messageIds"]) == 1
     assert len(callback.asked) == 1 and details["approvalId"] in callback.asked[0]
@@ -74,7 +75,8 @@ async def test_a_declining_client_rejects(governed: Gateway) -> None:
     async with connect(governed, "http", elicitation_callback=answering("decline")) as client:
         result = await client.call_tool("qq_send", at_all("MCP 用户拒绝的通知"))
     details = result.structured_content
-    assert details is not None and details["state"] == "rejected", details
+    assert details is not None and details["status"] == "approval_decided", details
+    assert details["state"] == "rejected", details
     assert details["messageIds"] == []
 
 

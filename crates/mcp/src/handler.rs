@@ -178,7 +178,14 @@ impl<B: Backend> McpHandler<B> {
             .decide_approval(caller, &id, approve, &client)
             .await
         {
-            Ok(decided) => Some(decided),
+            // The write tool's own result: its approval shape, decided.
+            Ok(mut decided) if !decided.is_error => {
+                if let Some(details) = decided.details.as_object_mut() {
+                    details.insert("status".to_owned(), "approval_decided".into());
+                }
+                Some(decided)
+            }
+            Ok(failed) => Some(failed),
             Err(e) => {
                 tracing::info!(approval_id = %id, error = %e, "the MCP client's answer did not decide the approval");
                 None

@@ -34,7 +34,7 @@ Arguments:
 The gateway first reads the message and refuses one whose chat is not whitelisted for this account. QQ itself allows the bot to recall its own messages only within 2 minutes, and others' messages only when the bot is a group admin (never the owner's or another admin's); its refusal comes back with QQ's own words. Off when the operator disabled the write tools.
 details on success: {\"status\":\"ok\",\"messageId\":<id>,\"target\":\"group:<id>\"|\"private:<id>\"}.
 On failure (bad messageId, unknown message, chat not whitelisted, too old / not the sender / no admin rights, read-only token, offline, timeout, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
-An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet. Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
+An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet (an MCP client that asked its user answers with \"status\":\"approval_decided\" and the approval's state). Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
 );
 
 /// The properties of the details object on success.

@@ -274,7 +274,7 @@ A media string is `media:<media_id>` (an id returned by MediaService.UploadMedia
 Order of delivery: text, images, video, file. Everything is checked and every media source resolved before anything is sent: a call is sent whole or refused whole. While the account is offline a text-only send is queued and delivered in order on reconnect (queued: true); a send with media fails while offline.
 details on success: {\"status\":\"ok\",\"groupId\":<number> (group sends) or \"userId\":<number> (private sends),\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"rateLimitWaitMs\":<how long the send waited for the rate limits before its first message>,\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
 On failure (nothing to send, text too long, too many images or videos, more than 20 mentions, group or user not whitelisted, no chat given with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
-An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet. Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
+An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet (an MCP client that asked its user answers with \"status\":\"approval_decided\" and the approval's state). Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
 );
 
 const POKE: &str = concat!(
@@ -293,7 +293,7 @@ Arguments:
 A poke is not a message: it is never queued (an offline account fails with 当前离线) and does not appear in history.
 details on success: {\"status\":\"ok\",\"groupId\":<number>,\"userId\":<number>}.
 On failure (bad userId, group not whitelisted, no group given with several whitelisted groups, offline, the implementation cannot poke, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
-An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet. Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
+An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet (an MCP client that asked its user answers with \"status\":\"approval_decided\" and the approval's state). Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
 );
 
 const MEDIA: &str = concat!(
@@ -399,7 +399,30 @@ fn input_schema(tool: ToolName) -> Value {
     }
 }
 
-/// The JSON Schema of a tool's details: its ok shape or the failed shape.
+/// The details of a write the policy held for approval: `pending_approval`
+/// (nothing done yet), or, over MCP once the client's user answered,
+/// `approval_decided` with where the approval ended (`qq_get_approval`'s
+/// fields).
+fn approval_shape() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "status": {"enum": ["pending_approval", "approval_decided"]},
+            "approvalId": {"type": "string", "minLength": 1},
+            "actions": {"type": "array", "items": {"type": "string"}},
+            "state": {"enum": crate::policy::store::ApprovalState::ALL.map(|s| s.name())},
+            "target": {"type": "string"},
+            "messageIds": {"type": "array", "items": {"type": "integer"}},
+            "decidedBy": {"type": "string"},
+            "error": {"type": "string"}
+        },
+        "required": ["status", "approvalId", "actions"],
+        "additionalProperties": false
+    })
+}
+
+/// The JSON Schema of a tool's details: its ok shape or the failed shape
+/// (and for write tools, the approval shape).
 fn details_schema(tool: ToolName) -> Value {
     let (properties, required) = match tool {
         ToolName::History => super::history::details_properties(),
@@ -418,38 +441,32 @@ fn details_schema(tool: ToolName) -> Value {
     if let Some(map) = ok_properties.as_object_mut() {
         map.insert("status".to_owned(), json!({"const": "ok"}));
     }
+    let mut shapes = vec![
+        json!({
+            "type": "object",
+            "properties": ok_properties,
+            "required": required,
+            "additionalProperties": false
+        }),
+        json!({
+            "type": "object",
+            "properties": {
+                "status": {"const": "failed"},
+                "error": {"type": "string", "minLength": 1}
+            },
+            "required": ["status", "error"],
+            "additionalProperties": false
+        }),
+    ];
+    if tool.writes() {
+        shapes.push(approval_shape());
+    }
     // `type: object` at the top too: MCP clients expect an output schema
     // to describe an object.
     json!({
         "$schema": DIALECT,
         "$defs": super::props::defs(),
         "type": "object",
-        "oneOf": [
-            {
-                "type": "object",
-                "properties": ok_properties,
-                "required": required,
-                "additionalProperties": false
-            },
-            {
-                "type": "object",
-                "properties": {
-                    "status": {"const": "failed"},
-                    "error": {"type": "string", "minLength": 1}
-                },
-                "required": ["status", "error"],
-                "additionalProperties": false
-            },
-            {
-                "type": "object",
-                "properties": {
-                    "status": {"const": "pending_approval"},
-                    "approvalId": {"type": "string", "minLength": 1},
-                    "actions": {"type": "array", "items": {"type": "string"}}
-                },
-                "required": ["status", "approvalId", "actions"],
-                "additionalProperties": false
-            }
-        ]
+        "oneOf": shapes
     })
 }
