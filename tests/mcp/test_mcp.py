@@ -118,8 +118,11 @@ async def test_tools_are_the_registry(gateway: Gateway, transport: str) -> None:
         # nothing more.
         assert hints.destructive_hint is grpc_tool.deletes is (tool.name == "qq_recall")
         assert hints.idempotent_hint is grpc_tool.idempotent is (tool.name not in WRITE_TOOLS or tool.name == "qq_recall")
-        # Every tool reaches into QQ but the search, which reads the gateway's own archive.
-        assert hints.open_world_hint is grpc_tool.open_world is (tool.name != "qq_search_messages")
+        # Every tool reaches into QQ but the search and the approvals, which read the gateway's
+        # own records.
+        assert hints.open_world_hint is grpc_tool.open_world is (
+            tool.name not in ("qq_search_messages", "qq_get_approval")
+        )
 
 
 def first_message_id(grpc: Any) -> int:
