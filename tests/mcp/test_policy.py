@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import Gateway, serve
+from conftest import Gateway, serve, start_gateway
 from mcp_types import ElicitResult
 from onebot.gateway.v1 import governance_service_pb2
 from test_mcp import PLAYGROUND, connect
@@ -95,3 +95,32 @@ async def test_without_elicitation_the_owner_decides_in_qq(governed: Gateway) ->
     assert done.structured_content is not None, done
     assert done.structured_content["state"] == "executed", done
     assert done.structured_content["decidedBy"] == f"qq:{OWNER}"
+
+
+async def test_a_pending_approval_survives_kill_9(binary: str, tmp_path: Any) -> None:
+    """The gateway is killed (SIGKILL) with an approval pending; the next process over the same
+    data directory runs it once on the owner's answer."""
+    first = start_gateway(binary, tmp_path, tokens=False, extra=POLICY)
+    try:
+        async with connect(first, "http") as client:
+            held = await client.call_tool("qq_send", at_all("kill -9 之前的通知"))
+        assert held.structured_content is not None, held
+        approval_id = held.structured_content["approvalId"]
+    finally:
+        first.proc.kill()
+        first.proc.wait(timeout=30)
+    second = start_gateway(binary, tmp_path, tokens=False, extra=POLICY)
+    try:
+        async with connect(second, "http") as client:
+            now = await client.call_tool("qq_get_approval", {"approvalId": approval_id})
+            assert now.structured_content is not None and now.structured_content["state"] == "pending"
+            # The second process has a sandbox of its own: its owner answers there.
+            second.inject(f"同意 {approval_id}", group_id=None, user_id=OWNER)
+            done = await client.call_tool("qq_get_approval", {"approvalId": approval_id, "waitSecs": 30})
+        assert done.structured_content is not None and done.structured_content["state"] == "executed", done
+        with second.grpc() as grpc:
+            history = grpc.call_tool("qq_get_history", {"target": f"group:{PLAYGROUND}", "count": 5})
+        assert "kill -9 之前的通知" in history.text
+    finally:
+        second.proc.terminate()
+        second.proc.wait(timeout=30)
