@@ -127,6 +127,15 @@ pub async fn run_with(
     running.stop.streams.cancel();
     let drained = served.drain(grace).await;
     running.stop.cancel.cancel();
+    // The background tasks (the sender, sweeps, approvals) end on the
+    // cancellation; waited for within the grace period, so a stopped
+    // gateway has let go of its stores.
+    if tokio::time::timeout(grace, running.gateway.write().stopped())
+        .await
+        .is_err()
+    {
+        tracing::warn!("background tasks still running after the grace period");
+    }
     drained?;
     if let Some(sandbox) = running.sandbox {
         sandbox.shutdown().await;

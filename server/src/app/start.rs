@@ -157,7 +157,11 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         archive,
         governance: Some(governance),
     })?);
-    tokio::spawn(gateway.clone().run_approvals(stop.cancel.clone()));
+    // Waited for at shutdown like the write side's own tasks: it holds the
+    // gateway (and so its stores) until it ends.
+    gateway.write().track(tokio::spawn(
+        gateway.clone().run_approvals(stop.cancel.clone()),
+    ));
     Ok(Running {
         gateway,
         auth,

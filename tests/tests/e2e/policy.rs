@@ -183,6 +183,15 @@ async fn roles_come_from_the_member_list_and_the_owner_approves_in_qq() {
     gw.wait_state("default", pb::ConnectionState::Connected)
         .await;
     let mut events = messages(&gw).await;
+    let mut approvals = gw
+        .events()
+        .stream_events(pb::StreamEventsRequest {
+            kinds: vec![pb::EventKind::Approval as i32],
+            ..pb::StreamEventsRequest::default()
+        })
+        .await
+        .expect("StreamEvents")
+        .into_inner();
     let seeded = at_all_messages(&sb);
 
     // A member's request: refused, nothing sent.
@@ -243,6 +252,23 @@ async fn roles_come_from_the_member_list_and_the_owner_approves_in_qq() {
     .await;
     assert!(late.message.is_some());
     assert_eq!(at_all_messages(&sb), seeded + 1, "executed exactly once");
+
+    // Every state change was an APPROVAL event, in order.
+    let mut states = Vec::new();
+    for _ in 0..3 {
+        match next_event(&mut approvals).await.kind {
+            Some(pb::event::Kind::Approval(a)) if a.approval_id == id => states.push(a.state()),
+            other => panic!("not this approval's event: {other:?}"),
+        }
+    }
+    assert_eq!(
+        states,
+        [
+            pb::ApprovalState::Pending,
+            pb::ApprovalState::Approved,
+            pb::ApprovalState::Executed
+        ]
+    );
 
     let trail: Vec<(String, pb::AuditDecision)> = audit(&gw)
         .await

@@ -756,9 +756,16 @@ impl Gateway {
         let mut prune = tokio::time::interval(PRUNE_EVERY);
         prune.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let keep_ms = i64::from(self.config.archive.retention_days) * 86_400_000;
+        // Answers and questions in flight: waited for at shutdown, so the
+        // task ends only once nothing of it still holds the gateway.
+        let mut running = tokio::task::JoinSet::new();
         loop {
             tokio::select! {
-                () = shutdown.cancelled() => return,
+                () = shutdown.cancelled() => {
+                    while running.join_next().await.is_some() {}
+                    return;
+                }
+                Some(_) = running.join_next(), if !running.is_empty() => {}
                 _ = prune.tick() => {
                     let before = now_ms().saturating_sub(keep_ms);
                     let audit = store.prune_audit(before).await;
@@ -773,7 +780,7 @@ impl Gateway {
                     // Each on its own task: an approved send may take a
                     // while, and other work need not wait.
                     let gw = self.clone();
-                    tokio::spawn(async move {
+                    running.spawn(async move {
                         match item {
                             Work::Ask(account, record) => gw.ask_owners(&account, &record).await,
                             Work::Answer(account_id, message) => {
