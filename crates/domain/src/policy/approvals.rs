@@ -743,6 +743,7 @@ impl Gateway {
                             Some(executed.error_reason),
                         )
                         .await;
+                        self.announce(&record.id).await;
                     }
                 }
             }
