@@ -284,6 +284,48 @@ async fn roles_come_from_the_member_list_and_the_owner_approves_in_qq() {
             ("admin".into(), pb::AuditDecision::Executed),
         ]
     );
+
+    // The trail in pages, newest first, and filtered.
+    let mut audit_service = pb::audit_service_client::AuditServiceClient::new(gw.channel.clone());
+    let page = |token: &str| pb::ListAuditRecordsRequest {
+        limit: 3,
+        page_token: token.into(),
+        ..pb::ListAuditRecordsRequest::default()
+    };
+    let first = audit_service
+        .list_audit_records(page(""))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(first.records.len(), 3);
+    assert!(!first.next_page_token.is_empty());
+    let rest = audit_service
+        .list_audit_records(page(&first.next_page_token))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(rest.records.len(), 1);
+    assert_eq!(rest.records[0].decision(), pb::AuditDecision::Denied);
+    assert!(rest.next_page_token.is_empty());
+    let denied = audit_service
+        .list_audit_records(pb::ListAuditRecordsRequest {
+            decision: pb::AuditDecision::Denied as i32,
+            target: format!("group:{SANDBOX_GROUP}"),
+            action: "mention_all".into(),
+            ..pb::ListAuditRecordsRequest::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(denied.records.len(), 1);
+    assert_eq!(denied.records[0].error_reason, "POLICY_DENIED");
+    assert_eq!(denied.records[0].rule, 0);
+    let bad = audit_service
+        .list_audit_records(page("not-a-token"))
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), Code::InvalidArgument);
+    assert_eq!(reason(&bad), "INVALID_REQUEST");
     gw.stop().await.unwrap();
 }
 
