@@ -167,6 +167,18 @@ mod tests {
 
     use super::*;
 
+    /// The audit trail keeps the very reason a client gets for each kind.
+    #[test]
+    fn audit_reasons_are_the_wire_reasons() {
+        for kind in Kind::ALL {
+            assert_eq!(
+                onebot_gateway_domain::policy::audit::reason_of(*kind),
+                reason_str(classify(*kind).1),
+                "{kind:?}"
+            );
+        }
+    }
+
     /// Every proto reason (but UNSPECIFIED) is produced by some kind, every
     /// kind produces a real reason, and the reason string is the enum name
     /// without its prefix (AIP-193: UPPER_SNAKE_CASE, at most 63 chars).

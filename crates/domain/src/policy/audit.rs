@@ -110,8 +110,15 @@ fn refusal(kind: Kind) -> bool {
     )
 }
 
-/// `ErrorInfo.reason` of a kind, as the audit trail keeps it.
+/// `ErrorInfo.reason` of a kind, as the audit trail keeps it: the kind's
+/// name in upper snake case, but for the kinds that share another kind's
+/// reason on the wire.
 pub fn reason_of(kind: Kind) -> String {
+    match kind {
+        Kind::OnebotActionUnknown => return "ONEBOT_ACTION_FAILED".to_owned(),
+        Kind::MediaDownloadFailed => return "MEDIA_TRANSFER_FAILED".to_owned(),
+        _ => {}
+    }
     let name = format!("{kind:?}");
     let mut out = String::with_capacity(name.len() + 4);
     for (i, c) in name.chars().enumerate() {
