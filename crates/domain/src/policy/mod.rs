@@ -236,12 +236,6 @@ impl Policy {
         self.owners.contains(&user_id)
     }
 
-    /// Whether any rule names one of `actions` in `chat` (else the
-    /// requester's role does not matter).
-    pub fn governs(&self, actions: &[Action], chat: ChatRef) -> bool {
-        actions.iter().any(|a| self.rule_for(*a, chat).is_some())
-    }
-
     fn rule_for(&self, action: Action, chat: ChatRef) -> Option<(usize, &Rule)> {
         self.rules.iter().enumerate().find(|(_, r)| {
             r.actions.contains(&action) && (r.chats.is_empty() || r.chats.contains(&chat))
@@ -319,7 +313,6 @@ mod tests {
             p.decide(&[Action::Send], G, Role::None),
             Decision::Allowed { rule: None }
         );
-        assert!(!p.governs(&[Action::Send], G));
     }
 
     #[test]
