@@ -241,7 +241,8 @@ pub trait GovernanceStore: Send + Sync + 'static {
     async fn get_approval(&self, id: &str) -> Result<Option<ApprovalRecord>>;
 
     /// Approvals in `state` (any when `None`) of `account_id` (any when
-    /// `None`), newest first, at most `limit`.
+    /// `None`), newest first, at most `limit`; their `payload` is empty
+    /// (only [`GovernanceStore::get_approval`] reads it).
     async fn list_approvals(
         &self,
         state: Option<ApprovalState>,

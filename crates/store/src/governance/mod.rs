@@ -37,6 +37,12 @@ const APPROVAL_COLUMNS: &str = "id, account_id, created_ms, expires_ms, state, a
     requester_id, role, token, rule, summary, payload, decided_by, decided_ms, result, \
     owner_message_ids";
 
+/// [`APPROVAL_COLUMNS`] for lists: the payload (a held send's inline media
+/// may be tens of MiB) is left out, read back empty.
+const LISTED_APPROVAL_COLUMNS: &str = "id, account_id, created_ms, expires_ms, state, action, \
+    chat, requester_id, role, token, rule, summary, '' AS payload, decided_by, decided_ms, \
+    result, owner_message_ids";
+
 /// The audit columns, in the order [`audit`] reads them (the id first,
 /// then the values [`APPEND_AUDIT`] binds).
 const AUDIT_COLUMNS: &str = "id, time_ms, account_id, token, requester_id, role, action, chat, \
@@ -132,7 +138,7 @@ fn approvals_sql(
     count: u32,
     b: &mut impl Binds,
 ) -> String {
-    let mut sql = format!("SELECT {APPROVAL_COLUMNS} FROM gateway_approvals WHERE TRUE");
+    let mut sql = format!("SELECT {LISTED_APPROVAL_COLUMNS} FROM gateway_approvals WHERE TRUE");
     if let Some(state) = state {
         sql.push_str(&format!(
             " AND state = {}",

@@ -431,6 +431,11 @@ async fn approvals_list_newest_first_by_state_and_account(s: Subject) {
     assert_eq!(list(None, Some("b"), 10).await, ["R1", "P2"]);
     assert!(list(Some(Failed), None, 10).await.is_empty());
     assert!(list(None, Some("c"), 10).await.is_empty());
+    // Lists leave the payload out; the approval itself has it.
+    let listed = s.store.list_approvals(None, None, 0).await.unwrap();
+    assert!(listed.iter().all(|a| a.payload.is_empty()), "{listed:?}");
+    let one = s.store.get_approval("P1").await.unwrap().unwrap();
+    assert!(!one.payload.is_empty(), "{one:?}");
 }
 both!(
     list_approvals,
