@@ -45,6 +45,8 @@ const ID_LEN: usize = 6;
 pub const MAX_WAIT: Duration = Duration::from_secs(600);
 /// How long an approved action may run.
 const EXECUTION_TIMEOUT: Duration = Duration::from_secs(120);
+/// Most questions and answers waiting for the approvals task.
+const WORK_QUEUE: usize = 1024;
 /// How often records older than `archive.retention_days` are deleted.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 /// Approvals listed when a query asks for 0.
@@ -150,13 +152,13 @@ enum Work {
 
 /// The queue of the approvals task.
 pub struct ApprovalWork {
-    tx: mpsc::UnboundedSender<Work>,
-    rx: parking_lot::Mutex<Option<mpsc::UnboundedReceiver<Work>>>,
+    tx: mpsc::Sender<Work>,
+    rx: parking_lot::Mutex<Option<mpsc::Receiver<Work>>>,
 }
 
 impl Default for ApprovalWork {
     fn default() -> Self {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::channel(WORK_QUEUE);
         ApprovalWork {
             tx,
             rx: parking_lot::Mutex::new(Some(rx)),
@@ -182,9 +184,17 @@ impl ApprovalWork {
         {
             return;
         }
-        let _ = self
-            .tx
-            .send(Work::Answer(account_id.to_owned(), message.clone()));
+        self.push(Work::Answer(account_id.to_owned(), message.clone()));
+    }
+
+    /// Queues `work`; a full queue drops it with a warning (an owner can
+    /// answer again, an approval can be decided with ApprovalService).
+    fn push(&self, work: Work) {
+        if self.tx.try_send(work).is_err() {
+            tracing::warn!(
+                "the approvals task is {WORK_QUEUE} items behind; an owner's question or answer was dropped"
+            );
+        }
     }
 }
 
@@ -304,10 +314,8 @@ impl Gateway {
         self.announce(&record.id).await;
         // The owners are asked by the approvals task: the call answers at
         // once, and a slow or offline account only delays the question.
-        let _ = self
-            .approval_work()
-            .tx
-            .send(Work::Ask(account.clone(), record.clone()));
+        self.approval_work()
+            .push(Work::Ask(account.clone(), record.clone()));
         Ok(pending(&record))
     }
 
