@@ -94,24 +94,26 @@ fn sqlite() -> Subject {
     }
 }
 
-/// A PostgreSQL database of its own for one test, or `None` (with a notice)
-/// when no server is configured.
-async fn postgres(test: &str) -> Option<Subject> {
+/// The URL of a PostgreSQL database of its own for one test (`prefix` and
+/// the test's name make its name), created afresh on the server of
+/// `ONEBOT_GATEWAY_TEST_POSTGRES`; `None`, with a notice naming `what`, when
+/// no server is configured (in CI that fails: CI always starts one).
+pub(crate) async fn fresh_database(what: &str, prefix: &str, test: &str) -> Option<url::Url> {
     let Ok(admin) = std::env::var("ONEBOT_GATEWAY_TEST_POSTGRES") else {
         // CI starts a server (scripts/test.sh): there the PostgreSQL half of
         // the suite runs, never skips.
         assert_ne!(
             std::env::var("CI").as_deref(),
             Ok("true"),
-            "{test} on PostgreSQL: ONEBOT_GATEWAY_TEST_POSTGRES is not set in CI"
+            "{what} on PostgreSQL: ONEBOT_GATEWAY_TEST_POSTGRES is not set in CI"
         );
         eprintln!(
-            "SKIPPED: {test} on PostgreSQL: ONEBOT_GATEWAY_TEST_POSTGRES is not set (scripts/test.sh starts a server and sets it)"
+            "SKIPPED: {what} on PostgreSQL: ONEBOT_GATEWAY_TEST_POSTGRES is not set (scripts/test.sh starts a server and sets it)"
         );
         return None;
     };
     let name = format!(
-        "onebot_test_{}_{}",
+        "{prefix}_{}_{}",
         test.replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
         std::process::id()
     );
@@ -129,6 +131,13 @@ async fn postgres(test: &str) -> Option<Subject> {
         .unwrap();
     let mut url = url::Url::parse(&admin).unwrap();
     url.set_path(&name);
+    Some(url)
+}
+
+/// A PostgreSQL database of its own for one test, or `None` (with a notice)
+/// when no server is configured.
+async fn postgres(test: &str) -> Option<Subject> {
+    let url = fresh_database(test, "onebot_test", test).await?;
     let store = Arc::new(PgArchive::open(url.as_str(), test_tls()).await.unwrap());
     Some(Subject {
         store: store.clone(),
@@ -140,7 +149,7 @@ async fn postgres(test: &str) -> Option<Subject> {
 
 /// The TLS the PostgreSQL tests verify the server with: the system roots
 /// and the test server's CA, when there is one.
-fn test_tls() -> Arc<rustls::ClientConfig> {
+pub(crate) fn test_tls() -> Arc<rustls::ClientConfig> {
     let ca = std::env::var_os("ONEBOT_GATEWAY_TEST_POSTGRES_CA").map(std::path::PathBuf::from);
     onebot_gateway_tls::PeerTls::new(ca.as_deref(), "archive.ca_file")
         .unwrap()

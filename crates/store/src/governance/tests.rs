@@ -31,7 +31,11 @@ impl Subject {
     async fn reopen(&self) -> Arc<dyn GovernanceStore> {
         match &self.target {
             Target::Sqlite(dir) => Arc::new(SqliteGovernance::open(dir.path()).unwrap()),
-            Target::Postgres(url) => Arc::new(PgGovernance::open(url, test_tls()).await.unwrap()),
+            Target::Postgres(url) => Arc::new(
+                PgGovernance::open(url, crate::tests::test_tls())
+                    .await
+                    .unwrap(),
+            ),
         }
     }
 }
@@ -44,49 +48,18 @@ fn sqlite() -> Subject {
     }
 }
 
-fn test_tls() -> Arc<rustls::ClientConfig> {
-    let ca = std::env::var_os("ONEBOT_GATEWAY_TEST_POSTGRES_CA").map(std::path::PathBuf::from);
-    onebot_gateway_tls::PeerTls::new(ca.as_deref(), "archive.ca_file")
-        .unwrap()
-        .client_config()
-}
-
 /// A fresh PostgreSQL database for one test, or `None` (with a notice)
 /// when no server is configured.
 async fn postgres(test: &str) -> Option<Subject> {
-    let Ok(admin) = std::env::var("ONEBOT_GATEWAY_TEST_POSTGRES") else {
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "governance {test} on PostgreSQL: ONEBOT_GATEWAY_TEST_POSTGRES is not set in CI"
-        );
-        eprintln!(
-            "SKIPPED: governance {test} on PostgreSQL: ONEBOT_GATEWAY_TEST_POSTGRES is not set (scripts/test.sh starts a server and sets it)"
-        );
-        return None;
-    };
-    let name = format!(
-        "onebot_gov_test_{}_{}",
-        test.replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
-        std::process::id()
-    );
-    let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
-        .await
-        .expect("connect to ONEBOT_GATEWAY_TEST_POSTGRES");
-    tokio::spawn(conn);
-    client
-        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
-        .await
-        .unwrap();
-    client
-        .batch_execute(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
-    let mut url = url::Url::parse(&admin).unwrap();
-    url.set_path(&name);
-    let url = url.to_string();
+    let url = crate::tests::fresh_database(&format!("governance {test}"), "onebot_gov_test", test)
+        .await?
+        .to_string();
     Some(Subject {
-        store: Arc::new(PgGovernance::open(&url, test_tls()).await.unwrap()),
+        store: Arc::new(
+            PgGovernance::open(&url, crate::tests::test_tls())
+                .await
+                .unwrap(),
+        ),
         target: Target::Postgres(url),
     })
 }
