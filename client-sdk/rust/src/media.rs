@@ -464,6 +464,7 @@ impl Client {
             mention_user_ids: message.mentions,
             mention_all: message.mention_all,
             on_behalf_of: message.on_behalf_of,
+            voices: Vec::new(),
         };
         Ok(self
             .message_service()

@@ -22,6 +22,8 @@ pub struct MediaConfig {
     pub video_max_bytes: u64,
     /// Largest group file, in bytes (default 30 MiB).
     pub file_max_bytes: u64,
+    /// Largest voice message, in bytes (default 10 MiB).
+    pub voice_max_bytes: u64,
     /// How long staged uploads live, in seconds (default 30 minutes).
     pub ttl_secs: u64,
     /// Total bytes the staging area may hold (default 1 GiB).
@@ -101,6 +103,7 @@ impl Default for MediaConfig {
             image_max_bytes: 10 * 1024 * 1024,
             video_max_bytes: 30 * 1024 * 1024,
             file_max_bytes: 30 * 1024 * 1024,
+            voice_max_bytes: 10 * 1024 * 1024,
             ttl_secs: 30 * 60,
             staging_quota_bytes: 1024 * 1024 * 1024,
             media_roots: Vec::new(),
@@ -124,6 +127,7 @@ impl MediaConfig {
             ("image_max_bytes", self.image_max_bytes),
             ("video_max_bytes", self.video_max_bytes),
             ("file_max_bytes", self.file_max_bytes),
+            ("voice_max_bytes", self.voice_max_bytes),
         ] {
             let limit = key.field(name);
             limit.positive(value)?;

@@ -10,7 +10,9 @@ use super::check::{ConfigError, Key};
 
 /// The action names rules may name. A SendMessage is `send` (a group) or
 /// `send_private`, plus `send_media` (images or videos), `send_file` and
-/// `mention_all` when it carries them.
+/// `mention_all` when it carries them, and `send_voice` with a voice.
+/// Moderation (`mute`, `mute_all`, `kick`, `set_card`) is refused unless a
+/// rule names it; every other action is allowed when no rule names it.
 pub const POLICY_ACTIONS: &[&str] = &[
     "send",
     "send_private",
@@ -19,6 +21,14 @@ pub const POLICY_ACTIONS: &[&str] = &[
     "mention_all",
     "recall",
     "poke",
+    "react",
+    "essence",
+    "typing",
+    "send_voice",
+    "mute",
+    "mute_all",
+    "kick",
+    "set_card",
 ];
 
 /// The requester roles rules may name: `bot_owner` (in `owners`), the

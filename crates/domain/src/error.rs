@@ -146,6 +146,16 @@ pub enum Kind {
     ApprovalNotFound,
     /// The approval was already decided, expired or executed.
     ApprovalDecided,
+    /// The account's implementation has no such action (metadata
+    /// `implementation`, `action`); decided from the implementation's
+    /// flavor, nothing was sent.
+    NotSupportedByImplementation,
+    /// The bot lacks the group role the action needs (metadata
+    /// `group_id`, `bot_role`, `needed_role`); nothing was sent.
+    BotNotAdmin,
+    /// The action targets the group's owner or the bot itself, which the
+    /// gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
+    ProtectedMember,
 }
 
 impl Kind {
@@ -214,6 +224,9 @@ impl Kind {
         Kind::ApprovalPending,
         Kind::ApprovalNotFound,
         Kind::ApprovalDecided,
+        Kind::NotSupportedByImplementation,
+        Kind::BotNotAdmin,
+        Kind::ProtectedMember,
     ];
 }
 
@@ -274,6 +287,17 @@ impl Error {
             format!("account {account_id:?} is not configured with ws_url or http_url"),
         )
         .with("account_id", account_id)
+    }
+
+    /// The account's implementation (`implementation`: its flavor or
+    /// protocol name) has no such `action` (the gateway's name of it).
+    pub fn not_supported(implementation: &str, action: &str) -> Self {
+        Self::new(
+            Kind::NotSupportedByImplementation,
+            format!("{implementation} has no {action} action; nothing was sent"),
+        )
+        .with("implementation", implementation)
+        .with("action", action)
     }
 
     /// An internal failure.

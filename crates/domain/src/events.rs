@@ -71,6 +71,18 @@ pub enum EventKind {
     MessageRecalled,
     /// An approval changed state.
     Approval,
+    /// An emoji reaction was added or removed.
+    Reaction,
+    /// A message was marked or unmarked as essence.
+    Essence,
+    /// A member or the whole group was muted or unmuted.
+    Mute,
+    /// A member was made or stopped being an admin.
+    AdminChanged,
+    /// A file was uploaded to a group's files.
+    GroupFileUploaded,
+    /// A group's name changed.
+    GroupNameChanged,
 }
 
 impl EventKind {
@@ -87,6 +99,12 @@ impl EventKind {
             InboundEvent::Unknown { .. } => EventKind::Unknown,
             InboundEvent::MessageRecalled { .. } => EventKind::MessageRecalled,
             InboundEvent::Approval(_) => EventKind::Approval,
+            InboundEvent::Reaction { .. } => EventKind::Reaction,
+            InboundEvent::Essence { .. } => EventKind::Essence,
+            InboundEvent::Mute { .. } => EventKind::Mute,
+            InboundEvent::AdminChanged { .. } => EventKind::AdminChanged,
+            InboundEvent::GroupFileUploaded { .. } => EventKind::GroupFileUploaded,
+            InboundEvent::GroupNameChanged { .. } => EventKind::GroupNameChanged,
         }
     }
 }
@@ -108,7 +126,13 @@ pub fn chat_of(event: &InboundEvent) -> Option<ChatRef> {
         }),
         InboundEvent::MemberJoined { group_id, .. }
         | InboundEvent::MemberLeft { group_id, .. }
-        | InboundEvent::CardChanged { group_id, .. } => Some(ChatRef::Group(*group_id)),
+        | InboundEvent::CardChanged { group_id, .. }
+        | InboundEvent::Reaction { group_id, .. }
+        | InboundEvent::Essence { group_id, .. }
+        | InboundEvent::Mute { group_id, .. }
+        | InboundEvent::AdminChanged { group_id, .. }
+        | InboundEvent::GroupFileUploaded { group_id, .. }
+        | InboundEvent::GroupNameChanged { group_id, .. } => Some(ChatRef::Group(*group_id)),
         InboundEvent::Lifecycle { .. } | InboundEvent::Connection { .. } => None,
         InboundEvent::Unknown { group_id, .. } => group_id.map(ChatRef::Group),
         InboundEvent::MessageRecalled { chat, .. } => Some(*chat),

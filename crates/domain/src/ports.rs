@@ -15,9 +15,10 @@ use tokio::sync::watch;
 
 use super::call::Deadline;
 use super::model::{
-    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, InboundEvent, MediaKind,
-    MediaPayload, Message, ReceivedMedia,
+    AccountStatus, ChatRef, ConnState, EssencePage, GroupFiles, GroupInfo, GroupMember,
+    InboundEvent, MediaKind, MediaPayload, Message, ReceivedMedia,
 };
+use crate::error::Error;
 use crate::error::Result;
 
 /// One page of history as the adapter fetched it.
@@ -40,6 +41,8 @@ pub enum OutSegment<'a> {
     Image(&'a MediaPayload),
     /// A video.
     Video(&'a MediaPayload),
+    /// A voice message (`record`): mp3, wav, ogg, amr or silk.
+    Voice(&'a MediaPayload),
     /// A quote of the message with this id (leads the message).
     Reply(i64),
     /// A mention of this QQ number.
@@ -176,6 +179,128 @@ pub trait PeerApi: Send + Sync + 'static {
     /// signed afresh where the peer signs them), for downloading its media.
     /// An id the peer does not know fails with `MediaNotFound`.
     async fn media_message(&self, message_id: i64, deadline: Deadline) -> Result<Message>;
+
+    /// The name this peer's implementation goes by in errors (its flavor,
+    /// or its protocol), for `NotSupportedByImplementation`.
+    fn implementation(&self) -> String {
+        "the implementation".to_string()
+    }
+
+    /// Adds (`add`) or removes an emoji reaction to `message_id` in the
+    /// group `group_id`; `emoji_id` is a QQ face id or a Unicode emoji's
+    /// code point, as text. An implementation without reactions fails with
+    /// `NotSupportedByImplementation` before sending anything.
+    async fn react(
+        &self,
+        group_id: i64,
+        message_id: i64,
+        emoji_id: &str,
+        add: bool,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let _ = (group_id, message_id, emoji_id, add, deadline);
+        Err(Error::not_supported(&self.implementation(), "react"))
+    }
+
+    /// Marks (`set`) or unmarks `message_id` of `group_id` as essence.
+    async fn set_essence(
+        &self,
+        group_id: i64,
+        message_id: i64,
+        set: bool,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let _ = (group_id, message_id, set, deadline);
+        Err(Error::not_supported(&self.implementation(), "essence"))
+    }
+
+    /// One page (`page` from 0, `page_size` entries) of the group's essence
+    /// messages; a peer that only lists them whole is paged by the adapter.
+    async fn list_essence(
+        &self,
+        group_id: i64,
+        page: u32,
+        page_size: u32,
+        deadline: Deadline,
+    ) -> Result<EssencePage> {
+        let _ = (group_id, page, page_size, deadline);
+        Err(Error::not_supported(&self.implementation(), "list_essence"))
+    }
+
+    /// Shows "正在输入" (typing) in the private chat with `user_id`.
+    async fn set_typing(&self, user_id: i64, deadline: Deadline) -> Result<()> {
+        let _ = (user_id, deadline);
+        Err(Error::not_supported(&self.implementation(), "typing"))
+    }
+
+    /// The content of one folder of the group's files: the root when
+    /// `folder_id` is `None`.
+    async fn list_group_files(
+        &self,
+        group_id: i64,
+        folder_id: Option<&str>,
+        deadline: Deadline,
+    ) -> Result<GroupFiles> {
+        let _ = (group_id, folder_id, deadline);
+        Err(Error::not_supported(&self.implementation(), "list_group_files"))
+    }
+
+    /// A URL the file's bytes can be fetched from (through the domain's
+    /// guard, as a peer's media URL). An unknown file fails with
+    /// `MediaNotFound`.
+    async fn group_file_url(
+        &self,
+        group_id: i64,
+        file_id: &str,
+        deadline: Deadline,
+    ) -> Result<String> {
+        let _ = (group_id, file_id, deadline);
+        Err(Error::not_supported(&self.implementation(), "download_group_file"))
+    }
+
+    /// Mutes `user_id` in `group_id` for `duration_secs` (0 lifts the
+    /// mute). The duration is always sent: implementations' defaults differ.
+    async fn mute_member(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        duration_secs: u32,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let _ = (group_id, user_id, duration_secs, deadline);
+        Err(Error::not_supported(&self.implementation(), "mute"))
+    }
+
+    /// Turns the whole-group mute on or off (always sent explicitly).
+    async fn mute_all(&self, group_id: i64, enable: bool, deadline: Deadline) -> Result<()> {
+        let _ = (group_id, enable, deadline);
+        Err(Error::not_supported(&self.implementation(), "mute_all"))
+    }
+
+    /// Removes `user_id` from `group_id`; `reject_rejoin` refuses their
+    /// later join requests.
+    async fn kick_member(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        reject_rejoin: bool,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let _ = (group_id, user_id, reject_rejoin, deadline);
+        Err(Error::not_supported(&self.implementation(), "kick"))
+    }
+
+    /// Sets `user_id`'s card in `group_id` (empty clears it).
+    async fn set_member_card(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        card: &str,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let _ = (group_id, user_id, card, deadline);
+        Err(Error::not_supported(&self.implementation(), "set_card"))
+    }
 }
 
 /// One way of getting a received media item's bytes.

@@ -123,6 +123,10 @@ pub fn send(
                 .raw("{\"type\":\"video\",\"data\":{\"uri\":")
                 .media_uri(media, uris)
                 .raw("}}"),
+            OutSegment::Voice(media) => body
+                .raw("{\"type\":\"record\",\"data\":{\"uri\":")
+                .media_uri(media, uris)
+                .raw("}}"),
         };
     }
     Ok((api, body.raw("]}")))

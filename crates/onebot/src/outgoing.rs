@@ -150,6 +150,9 @@ pub async fn message(
                 media.extend(file.media);
                 media_segment("video", file.file)
             }
+            // Voice goes as base64 on every flavor (at most 10 MiB by
+            // default; only `file` is set: NapCat prefers `url` over it).
+            OutSegment::Voice(payload) => media_segment("record", lazy(payload, &mut media)),
             OutSegment::Reply(id) => reply_segment(id),
             OutSegment::At(user_id) => at_segment(&user_id.to_string()),
             OutSegment::AtAll => at_segment("all"),

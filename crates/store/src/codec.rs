@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use onebot_gateway_domain::archive::store::{chat_key, chat_of_key};
 use onebot_gateway_domain::error::{Error, Result};
-use onebot_gateway_domain::model::{ConnState, InboundEvent, Message, RawJson, Segment, Sender};
+use onebot_gateway_domain::model::{
+    ConnState, InboundEvent, Message, MuteTarget, RawJson, Segment, Sender,
+};
 use onebot_gateway_domain::policy::store::ApprovalRecord;
 
 #[derive(Serialize, Deserialize)]
@@ -156,6 +158,52 @@ enum EventRec {
     },
     Approval {
         r: Box<ApprovalRecord>,
+    },
+    Reaction {
+        g: i64,
+        id: i64,
+        u: i64,
+        emoji: String,
+        add: bool,
+        t: i64,
+    },
+    Essence {
+        g: i64,
+        id: i64,
+        sender: i64,
+        op: i64,
+        set: bool,
+        t: i64,
+    },
+    Mute {
+        g: i64,
+        /// The member; absent for the whole group.
+        u: Option<i64>,
+        op: i64,
+        secs: i64,
+        on: bool,
+        t: i64,
+    },
+    AdminChanged {
+        g: i64,
+        u: i64,
+        op: i64,
+        set: bool,
+        t: i64,
+    },
+    GroupFileUploaded {
+        g: i64,
+        u: i64,
+        id: String,
+        name: String,
+        size: u64,
+        t: i64,
+    },
+    GroupNameChanged {
+        g: i64,
+        name: String,
+        op: i64,
+        t: i64,
     },
 }
 
@@ -396,6 +444,93 @@ pub fn encode_event(e: &InboundEvent) -> Vec<u8> {
             }
         }
         InboundEvent::Approval(record) => EventRec::Approval { r: record.clone() },
+        InboundEvent::Reaction {
+            group_id,
+            message_id,
+            user_id,
+            emoji_id,
+            added,
+            time,
+        } => EventRec::Reaction {
+            g: *group_id,
+            id: *message_id,
+            u: *user_id,
+            emoji: emoji_id.clone(),
+            add: *added,
+            t: *time,
+        },
+        InboundEvent::Essence {
+            group_id,
+            message_id,
+            sender_id,
+            operator_id,
+            set,
+            time,
+        } => EventRec::Essence {
+            g: *group_id,
+            id: *message_id,
+            sender: *sender_id,
+            op: *operator_id,
+            set: *set,
+            t: *time,
+        },
+        InboundEvent::Mute {
+            group_id,
+            target,
+            operator_id,
+            duration_secs,
+            muted,
+            time,
+        } => EventRec::Mute {
+            g: *group_id,
+            u: match target {
+                MuteTarget::Member(u) => Some(*u),
+                MuteTarget::WholeGroup => None,
+            },
+            op: *operator_id,
+            secs: *duration_secs,
+            on: *muted,
+            t: *time,
+        },
+        InboundEvent::AdminChanged {
+            group_id,
+            user_id,
+            operator_id,
+            set,
+            time,
+        } => EventRec::AdminChanged {
+            g: *group_id,
+            u: *user_id,
+            op: *operator_id,
+            set: *set,
+            t: *time,
+        },
+        InboundEvent::GroupFileUploaded {
+            group_id,
+            user_id,
+            file_id,
+            name,
+            size,
+            time,
+        } => EventRec::GroupFileUploaded {
+            g: *group_id,
+            u: *user_id,
+            id: file_id.clone(),
+            name: name.clone(),
+            size: *size,
+            t: *time,
+        },
+        InboundEvent::GroupNameChanged {
+            group_id,
+            name,
+            operator_id,
+            time,
+        } => EventRec::GroupNameChanged {
+            g: *group_id,
+            name: name.clone(),
+            op: *operator_id,
+            t: *time,
+        },
     };
     serde_json::to_vec(&rec).unwrap_or_default()
 }
@@ -460,6 +595,79 @@ pub fn decode_event(bytes: &[u8]) -> Result<InboundEvent> {
             time: t,
         },
         EventRec::Approval { r } => InboundEvent::Approval(r),
+        EventRec::Reaction {
+            g,
+            id,
+            u,
+            emoji,
+            add,
+            t,
+        } => InboundEvent::Reaction {
+            group_id: g,
+            message_id: id,
+            user_id: u,
+            emoji_id: emoji,
+            added: add,
+            time: t,
+        },
+        EventRec::Essence {
+            g,
+            id,
+            sender,
+            op,
+            set,
+            t,
+        } => InboundEvent::Essence {
+            group_id: g,
+            message_id: id,
+            sender_id: sender,
+            operator_id: op,
+            set,
+            time: t,
+        },
+        EventRec::Mute {
+            g,
+            u,
+            op,
+            secs,
+            on,
+            t,
+        } => InboundEvent::Mute {
+            group_id: g,
+            target: u.map_or(MuteTarget::WholeGroup, MuteTarget::Member),
+            operator_id: op,
+            duration_secs: secs,
+            muted: on,
+            time: t,
+        },
+        EventRec::AdminChanged { g, u, op, set, t } => InboundEvent::AdminChanged {
+            group_id: g,
+            user_id: u,
+            operator_id: op,
+            set,
+            time: t,
+        },
+        EventRec::GroupFileUploaded {
+            g,
+            u,
+            id,
+            name,
+            size,
+            t,
+        } => InboundEvent::GroupFileUploaded {
+            group_id: g,
+            user_id: u,
+            file_id: id,
+            name,
+            size,
+            time: t,
+        },
+        EventRec::GroupNameChanged { g, name, op, t } => InboundEvent::GroupNameChanged {
+            group_id: g,
+            name,
+            operator_id: op,
+            time: t,
+        },
     })
 }
 
@@ -551,6 +759,59 @@ mod tests {
                 message_id: 7,
                 operator_id: 10001,
                 time: 8,
+            },
+            InboundEvent::Reaction {
+                group_id: 1,
+                message_id: -2,
+                user_id: 3,
+                emoji_id: "128077".into(),
+                added: false,
+                time: 4,
+            },
+            InboundEvent::Essence {
+                group_id: 1,
+                message_id: 2,
+                sender_id: 3,
+                operator_id: 4,
+                set: true,
+                time: 5,
+            },
+            InboundEvent::Mute {
+                group_id: 1,
+                target: MuteTarget::WholeGroup,
+                operator_id: 2,
+                duration_secs: 0,
+                muted: true,
+                time: 3,
+            },
+            InboundEvent::Mute {
+                group_id: 1,
+                target: MuteTarget::Member(9),
+                operator_id: 2,
+                duration_secs: 600,
+                muted: true,
+                time: 3,
+            },
+            InboundEvent::AdminChanged {
+                group_id: 1,
+                user_id: 2,
+                operator_id: 0,
+                set: false,
+                time: 3,
+            },
+            InboundEvent::GroupFileUploaded {
+                group_id: 1,
+                user_id: 2,
+                file_id: "/abc".into(),
+                name: "报告.pdf".into(),
+                size: 1234,
+                time: 3,
+            },
+            InboundEvent::GroupNameChanged {
+                group_id: 1,
+                name: "新群名".into(),
+                operator_id: 2,
+                time: 3,
             },
             InboundEvent::Approval(Box::new(
                 onebot_gateway_domain::policy::store::ApprovalRecord {

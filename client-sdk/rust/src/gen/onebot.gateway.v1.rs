@@ -1713,8 +1713,9 @@ pub enum MediaKind {
     Video = 2,
     /// Any file, sent as a group file, at most 30 MiB by default.
     File = 3,
-    /// A voice record. Only received media have this kind (DownloadMedia);
-    /// UploadMedia and SendMessage refuse it.
+    /// A voice record (语音): received voice (DownloadMedia), and the kind to
+    /// upload a voice message with (SendMessageRequest.voices): MP3, WAV, OGG,
+    /// AMR or SILK, at most 10 MiB by default.
     Record = 4,
 }
 impl MediaKind {
@@ -1930,6 +1931,17 @@ pub enum ErrorReason {
     /// FAILED_PRECONDITION: the approval is no longer pending: decided,
     /// expired or executed (metadata `approval_id`, `state`).
     ApprovalDecided = 66,
+    /// The account's implementation has no such action (metadata
+    /// `implementation`, `action`), decided from its flavor or protocol;
+    /// nothing was sent.
+    NotSupportedByImplementation = 67,
+    /// The bot lacks the group role the action needs (metadata `group_id`,
+    /// `bot_role`, `needed_role`), decided from the member list; nothing was
+    /// sent.
+    BotNotAdmin = 68,
+    /// The action targets the group's owner or the bot itself, which the
+    /// gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
+    ProtectedMember = 69,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -2000,6 +2012,11 @@ impl ErrorReason {
             Self::ApprovalPending => "ERROR_REASON_APPROVAL_PENDING",
             Self::ApprovalNotFound => "ERROR_REASON_APPROVAL_NOT_FOUND",
             Self::ApprovalDecided => "ERROR_REASON_APPROVAL_DECIDED",
+            Self::NotSupportedByImplementation => {
+                "ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION"
+            }
+            Self::BotNotAdmin => "ERROR_REASON_BOT_NOT_ADMIN",
+            Self::ProtectedMember => "ERROR_REASON_PROTECTED_MEMBER",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -2069,6 +2086,11 @@ impl ErrorReason {
             "ERROR_REASON_APPROVAL_PENDING" => Some(Self::ApprovalPending),
             "ERROR_REASON_APPROVAL_NOT_FOUND" => Some(Self::ApprovalNotFound),
             "ERROR_REASON_APPROVAL_DECIDED" => Some(Self::ApprovalDecided),
+            "ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION" => {
+                Some(Self::NotSupportedByImplementation)
+            }
+            "ERROR_REASON_BOT_NOT_ADMIN" => Some(Self::BotNotAdmin),
+            "ERROR_REASON_PROTECTED_MEMBER" => Some(Self::ProtectedMember),
             _ => None,
         }
     }
@@ -3414,7 +3436,10 @@ pub struct Event {
     #[prost(int64, tag = "4")]
     pub self_id: i64,
     /// The event itself.
-    #[prost(oneof = "event::Kind", tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19")]
+    #[prost(
+        oneof = "event::Kind",
+        tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25"
+    )]
     pub kind: ::core::option::Option<event::Kind>,
 }
 /// Nested message and enum types in `Event`.
@@ -3453,6 +3478,24 @@ pub mod event {
         /// Its chat is the held action's chat (`target`).
         #[prost(message, tag = "19")]
         Approval(super::Approval),
+        /// An emoji reaction was added or removed.
+        #[prost(message, tag = "20")]
+        Reaction(super::ReactionEvent),
+        /// A message was marked or unmarked as essence.
+        #[prost(message, tag = "21")]
+        Essence(super::EssenceEvent),
+        /// A member or the whole group was muted or unmuted.
+        #[prost(message, tag = "22")]
+        Mute(super::MuteEvent),
+        /// A member was made, or stopped being, an admin.
+        #[prost(message, tag = "23")]
+        AdminChanged(super::AdminChangedEvent),
+        /// A file was uploaded to a group's files.
+        #[prost(message, tag = "24")]
+        GroupFileUploaded(super::GroupFileUploadedEvent),
+        /// A group's name changed.
+        #[prost(message, tag = "25")]
+        GroupNameChanged(super::GroupNameChangedEvent),
     }
 }
 impl ::prost::Name for Event {
@@ -3679,6 +3722,182 @@ impl ::prost::Name for MessageRecalledEvent {
         "/onebot.gateway.v1.MessageRecalledEvent".into()
     }
 }
+/// An emoji reaction to a group message was added or removed (NapCat,
+/// LLOneBot and SnowLuma `group_msg_emoji_like`, Lagrange `reaction`, Milky
+/// `group_message_reaction`).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ReactionEvent {
+    /// The group.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// The message reacted to; 0 when the peer did not say.
+    #[prost(int64, tag = "2")]
+    pub message_id: i64,
+    /// Who reacted.
+    #[prost(int64, tag = "3")]
+    pub user_id: i64,
+    /// The emoji: a QQ face id, or a Unicode emoji's code point, as text.
+    #[prost(string, tag = "4")]
+    pub emoji_id: ::prost::alloc::string::String,
+    /// True when added, false when removed.
+    #[prost(bool, tag = "5")]
+    pub added: bool,
+}
+impl ::prost::Name for ReactionEvent {
+    const NAME: &'static str = "ReactionEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ReactionEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ReactionEvent".into()
+    }
+}
+/// A group message was marked or unmarked as essence (`essence` notices,
+/// Milky `group_essence_message_change`). NapCat and LLOneBot never report a
+/// removal.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct EssenceEvent {
+    /// The group.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// The message; 0 when the peer did not say.
+    #[prost(int64, tag = "2")]
+    pub message_id: i64,
+    /// The message's sender, when reported.
+    #[prost(int64, tag = "3")]
+    pub sender_id: i64,
+    /// Who marked or unmarked it.
+    #[prost(int64, tag = "4")]
+    pub operator_id: i64,
+    /// True when marked, false when unmarked.
+    #[prost(bool, tag = "5")]
+    pub is_set: bool,
+}
+impl ::prost::Name for EssenceEvent {
+    const NAME: &'static str = "EssenceEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.EssenceEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.EssenceEvent".into()
+    }
+}
+/// A member, or the whole group, was muted or unmuted (`group_ban` notices,
+/// Milky `group_mute` and `group_whole_mute`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MuteEvent {
+    /// The group.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// The member; 0 for the whole group.
+    #[prost(int64, tag = "2")]
+    pub user_id: i64,
+    /// True for the whole-group mute (全员禁言).
+    #[prost(bool, tag = "3")]
+    pub whole_group: bool,
+    /// Who did it; 0 when not reported.
+    #[prost(int64, tag = "4")]
+    pub operator_id: i64,
+    /// Seconds a member is muted for; 0 when lifted, and for the whole group.
+    #[prost(int64, tag = "5")]
+    pub duration_secs: i64,
+    /// True when muted, false when lifted.
+    #[prost(bool, tag = "6")]
+    pub muted: bool,
+}
+impl ::prost::Name for MuteEvent {
+    const NAME: &'static str = "MuteEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MuteEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MuteEvent".into()
+    }
+}
+/// A member was made, or stopped being, a group admin (`group_admin`
+/// notices, Milky `group_admin_change`). The member list cache follows it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct AdminChangedEvent {
+    /// The group.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// The member.
+    #[prost(int64, tag = "2")]
+    pub user_id: i64,
+    /// Who did it; 0 when not reported (no OneBot implementation reports it).
+    #[prost(int64, tag = "3")]
+    pub operator_id: i64,
+    /// True when made admin, false when no longer.
+    #[prost(bool, tag = "4")]
+    pub is_admin: bool,
+}
+impl ::prost::Name for AdminChangedEvent {
+    const NAME: &'static str = "AdminChangedEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.AdminChangedEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.AdminChangedEvent".into()
+    }
+}
+/// A file was uploaded to a group's files (`group_upload` notices, Milky
+/// `group_file_upload`).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GroupFileUploadedEvent {
+    /// The group.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// The uploader.
+    #[prost(int64, tag = "2")]
+    pub user_id: i64,
+    /// The file's id, for MediaService.DownloadGroupFile.
+    #[prost(string, tag = "3")]
+    pub file_id: ::prost::alloc::string::String,
+    /// The file's name.
+    #[prost(string, tag = "4")]
+    pub name: ::prost::alloc::string::String,
+    /// Its size in bytes.
+    #[prost(uint64, tag = "5")]
+    pub size: u64,
+}
+impl ::prost::Name for GroupFileUploadedEvent {
+    const NAME: &'static str = "GroupFileUploadedEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GroupFileUploadedEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GroupFileUploadedEvent".into()
+    }
+}
+/// A group's name changed (NapCat `notify`/`group_name`, Lagrange
+/// `group_name_change`, Milky `group_name_change`).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GroupNameChangedEvent {
+    /// The group.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// The new name.
+    #[prost(string, tag = "2")]
+    pub name: ::prost::alloc::string::String,
+    /// Who changed it; 0 when not reported.
+    #[prost(int64, tag = "3")]
+    pub operator_id: i64,
+}
+impl ::prost::Name for GroupNameChangedEvent {
+    const NAME: &'static str = "GroupNameChangedEvent";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GroupNameChangedEvent".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GroupNameChangedEvent".into()
+    }
+}
 /// Kinds of events, for filtering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
 #[repr(i32)]
@@ -3707,6 +3926,18 @@ pub enum EventKind {
     /// An approval of a held action changed state (ApprovalService): asked
     /// (PENDING), decided, expired, executed or failed.
     Approval = 10,
+    /// An emoji reaction to a group message was added or removed.
+    Reaction = 11,
+    /// A group message was marked or unmarked as essence (精华).
+    Essence = 12,
+    /// A member, or the whole group, was muted or unmuted.
+    Mute = 13,
+    /// A member was made, or stopped being, a group admin.
+    AdminChanged = 14,
+    /// A file was uploaded to a group's files.
+    GroupFileUploaded = 15,
+    /// A group's name changed (NapCat, Lagrange and Milky report it).
+    GroupNameChanged = 16,
 }
 impl EventKind {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -3726,6 +3957,12 @@ impl EventKind {
             Self::Unknown => "EVENT_KIND_UNKNOWN",
             Self::MessageRecalled => "EVENT_KIND_MESSAGE_RECALLED",
             Self::Approval => "EVENT_KIND_APPROVAL",
+            Self::Reaction => "EVENT_KIND_REACTION",
+            Self::Essence => "EVENT_KIND_ESSENCE",
+            Self::Mute => "EVENT_KIND_MUTE",
+            Self::AdminChanged => "EVENT_KIND_ADMIN_CHANGED",
+            Self::GroupFileUploaded => "EVENT_KIND_GROUP_FILE_UPLOADED",
+            Self::GroupNameChanged => "EVENT_KIND_GROUP_NAME_CHANGED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -3742,6 +3979,12 @@ impl EventKind {
             "EVENT_KIND_UNKNOWN" => Some(Self::Unknown),
             "EVENT_KIND_MESSAGE_RECALLED" => Some(Self::MessageRecalled),
             "EVENT_KIND_APPROVAL" => Some(Self::Approval),
+            "EVENT_KIND_REACTION" => Some(Self::Reaction),
+            "EVENT_KIND_ESSENCE" => Some(Self::Essence),
+            "EVENT_KIND_MUTE" => Some(Self::Mute),
+            "EVENT_KIND_ADMIN_CHANGED" => Some(Self::AdminChanged),
+            "EVENT_KIND_GROUP_FILE_UPLOADED" => Some(Self::GroupFileUploaded),
+            "EVENT_KIND_GROUP_NAME_CHANGED" => Some(Self::GroupNameChanged),
             _ => None,
         }
     }
@@ -4313,6 +4556,322 @@ impl ::prost::Name for PokeMemberResponse {
         "/onebot.gateway.v1.PokeMemberResponse".into()
     }
 }
+/// Request of GroupService.ListGroupFiles.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListGroupFilesRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Group; resolved as in SendMessage (absent = the only whitelisted group).
+    #[prost(int64, optional, tag = "2")]
+    pub group_id: ::core::option::Option<i64>,
+    /// The folder to list (a `GroupFolder.folder_id`); empty for the root.
+    #[prost(string, tag = "3")]
+    pub folder_id: ::prost::alloc::string::String,
+    /// Entries (folders and files together) per page, 1..200; 0 means 50.
+    #[prost(int32, tag = "4")]
+    pub page_size: i32,
+    /// `next_page_token` of the previous page; empty for the first.
+    #[prost(string, tag = "5")]
+    pub page_token: ::prost::alloc::string::String,
+}
+impl ::prost::Name for ListGroupFilesRequest {
+    const NAME: &'static str = "ListGroupFilesRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListGroupFilesRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListGroupFilesRequest".into()
+    }
+}
+/// Response of GroupService.ListGroupFiles.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListGroupFilesResponse {
+    /// The group listed.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// This page's folders (all folders come before any file).
+    #[prost(message, repeated, tag = "2")]
+    pub folders: ::prost::alloc::vec::Vec<GroupFolder>,
+    /// This page's files.
+    #[prost(message, repeated, tag = "3")]
+    pub files: ::prost::alloc::vec::Vec<GroupFile>,
+    /// The token of the next page; empty on the last.
+    #[prost(string, tag = "4")]
+    pub next_page_token: ::prost::alloc::string::String,
+}
+impl ::prost::Name for ListGroupFilesResponse {
+    const NAME: &'static str = "ListGroupFilesResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListGroupFilesResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListGroupFilesResponse".into()
+    }
+}
+/// A file in a group's files.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GroupFile {
+    /// The peer's id of the file: what MediaService.DownloadGroupFile takes.
+    #[prost(string, tag = "1")]
+    pub file_id: ::prost::alloc::string::String,
+    /// Display name.
+    #[prost(string, tag = "2")]
+    pub name: ::prost::alloc::string::String,
+    /// Size in bytes.
+    #[prost(uint64, tag = "3")]
+    pub size: u64,
+    /// The folder it is in (`/` for the root), when the peer reports it.
+    #[prost(string, tag = "4")]
+    pub folder_id: ::prost::alloc::string::String,
+    /// Who uploaded it.
+    #[prost(int64, tag = "5")]
+    pub uploader_id: i64,
+    /// The uploader's name, when reported.
+    #[prost(string, tag = "6")]
+    pub uploader_name: ::prost::alloc::string::String,
+    /// When it was uploaded.
+    #[prost(message, optional, tag = "7")]
+    pub upload_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it expires; absent when it does not.
+    #[prost(message, optional, tag = "8")]
+    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// How often it was downloaded.
+    #[prost(int64, tag = "9")]
+    pub download_count: i64,
+}
+impl ::prost::Name for GroupFile {
+    const NAME: &'static str = "GroupFile";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GroupFile".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GroupFile".into()
+    }
+}
+/// A folder in a group's files.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GroupFolder {
+    /// The peer's id of the folder: what ListGroupFilesRequest.folder_id takes.
+    #[prost(string, tag = "1")]
+    pub folder_id: ::prost::alloc::string::String,
+    /// Display name.
+    #[prost(string, tag = "2")]
+    pub name: ::prost::alloc::string::String,
+    /// Who created it.
+    #[prost(int64, tag = "3")]
+    pub creator_id: i64,
+    /// When it was created.
+    #[prost(message, optional, tag = "4")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Number of files in it.
+    #[prost(int64, tag = "5")]
+    pub file_count: i64,
+}
+impl ::prost::Name for GroupFolder {
+    const NAME: &'static str = "GroupFolder";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.GroupFolder".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.GroupFolder".into()
+    }
+}
+/// Request of GroupService.MuteMember.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MuteMemberRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Group; resolved as in SendMessage (absent = the only whitelisted group).
+    #[prost(int64, optional, tag = "2")]
+    pub group_id: ::core::option::Option<i64>,
+    /// The member to mute; must be positive.
+    #[prost(int64, tag = "3")]
+    pub user_id: i64,
+    /// Seconds, at most 2592000 (30 days, the platform's limit); 0 lifts the
+    /// mute.
+    #[prost(int64, tag = "4")]
+    pub duration_secs: i64,
+    /// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+    #[prost(message, optional, tag = "5")]
+    pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
+}
+impl ::prost::Name for MuteMemberRequest {
+    const NAME: &'static str = "MuteMemberRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MuteMemberRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MuteMemberRequest".into()
+    }
+}
+/// Response of GroupService.MuteMember.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MuteMemberResponse {
+    /// The group.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// The member.
+    #[prost(int64, tag = "2")]
+    pub user_id: i64,
+}
+impl ::prost::Name for MuteMemberResponse {
+    const NAME: &'static str = "MuteMemberResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MuteMemberResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MuteMemberResponse".into()
+    }
+}
+/// Request of GroupService.MuteAll.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MuteAllRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Group; resolved as in SendMessage (absent = the only whitelisted group).
+    #[prost(int64, optional, tag = "2")]
+    pub group_id: ::core::option::Option<i64>,
+    /// True turns the whole-group mute on, false off.
+    #[prost(bool, tag = "3")]
+    pub enable: bool,
+    /// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+    #[prost(message, optional, tag = "4")]
+    pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
+}
+impl ::prost::Name for MuteAllRequest {
+    const NAME: &'static str = "MuteAllRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MuteAllRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MuteAllRequest".into()
+    }
+}
+/// Response of GroupService.MuteAll.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MuteAllResponse {
+    /// The group.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+}
+impl ::prost::Name for MuteAllResponse {
+    const NAME: &'static str = "MuteAllResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.MuteAllResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.MuteAllResponse".into()
+    }
+}
+/// Request of GroupService.KickMember.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct KickMemberRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Group; resolved as in SendMessage (absent = the only whitelisted group).
+    #[prost(int64, optional, tag = "2")]
+    pub group_id: ::core::option::Option<i64>,
+    /// The member to remove; must be positive.
+    #[prost(int64, tag = "3")]
+    pub user_id: i64,
+    /// Refuse this user's later join requests.
+    #[prost(bool, tag = "4")]
+    pub reject_rejoin: bool,
+    /// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+    #[prost(message, optional, tag = "5")]
+    pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
+}
+impl ::prost::Name for KickMemberRequest {
+    const NAME: &'static str = "KickMemberRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.KickMemberRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.KickMemberRequest".into()
+    }
+}
+/// Response of GroupService.KickMember.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct KickMemberResponse {
+    /// The group.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// The removed member.
+    #[prost(int64, tag = "2")]
+    pub user_id: i64,
+}
+impl ::prost::Name for KickMemberResponse {
+    const NAME: &'static str = "KickMemberResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.KickMemberResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.KickMemberResponse".into()
+    }
+}
+/// Request of GroupService.SetMemberCard.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SetMemberCardRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Group; resolved as in SendMessage (absent = the only whitelisted group).
+    #[prost(int64, optional, tag = "2")]
+    pub group_id: ::core::option::Option<i64>,
+    /// The member; must be positive.
+    #[prost(int64, tag = "3")]
+    pub user_id: i64,
+    /// The new card, at most 60 bytes of UTF-8; empty clears it.
+    #[prost(string, tag = "4")]
+    pub card: ::prost::alloc::string::String,
+    /// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+    #[prost(message, optional, tag = "5")]
+    pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
+}
+impl ::prost::Name for SetMemberCardRequest {
+    const NAME: &'static str = "SetMemberCardRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.SetMemberCardRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.SetMemberCardRequest".into()
+    }
+}
+/// Response of GroupService.SetMemberCard.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SetMemberCardResponse {
+    /// The group.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// The member.
+    #[prost(int64, tag = "2")]
+    pub user_id: i64,
+}
+impl ::prost::Name for SetMemberCardResponse {
+    const NAME: &'static str = "SetMemberCardResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.SetMemberCardResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.SetMemberCardResponse".into()
+    }
+}
 /// Generated client implementations.
 #[cfg(feature = "client")]
 pub mod group_service_client {
@@ -4325,7 +4884,7 @@ pub mod group_service_client {
     )]
     use tonic::codegen::*;
     use tonic::codegen::http::Uri;
-    /// Group members, the account's groups, and pokes.
+    /// Group members, the account's groups, pokes, group files and moderation.
     ///
     /// `account_id` empty means `default`; an unknown or unconfigured account fails
     /// with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -4518,6 +5077,209 @@ pub mod group_service_client {
                 .insert(GrpcMethod::new("onebot.gateway.v1.GroupService", "PokeMember"));
             self.inner.unary(req, path, codec).await
         }
+        /// Lists one folder of a group's files (群文件): its sub-folders, then its
+        /// files, a page at a time. OneBot: `get_group_root_files` /
+        /// `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+        /// folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+        /// Milky: `get_group_files`.
+        ///
+        /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+        /// or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures.
+        pub async fn list_group_files(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListGroupFilesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListGroupFilesResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.GroupService/ListGroupFiles",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.GroupService", "ListGroupFiles"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+        /// OneBot: `set_group_ban` (the duration always sent: implementations'
+        /// defaults differ); Milky: `set_group_member_mute`.
+        ///
+        /// Moderation: the bot must be the group's owner or an admin (an admin
+        /// target needs the owner), checked from the member list before the peer
+        /// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        /// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        /// Refused unless a `[[policy.rules]]` entry names the action
+        /// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        /// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        /// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        /// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        /// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        /// success whatever happened).
+        /// Policy action: `mute`.
+        pub async fn mute_member(
+            &mut self,
+            request: impl tonic::IntoRequest<super::MuteMemberRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::MuteMemberResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.GroupService/MuteMember",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("onebot.gateway.v1.GroupService", "MuteMember"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// Turns the whole-group mute (全员禁言) on or off. OneBot:
+        /// `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+        ///
+        /// Moderation: the bot must be the group's owner or an admin (an admin
+        /// target needs the owner), checked from the member list before the peer
+        /// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        /// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        /// Refused unless a `[[policy.rules]]` entry names the action
+        /// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        /// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        /// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        /// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        /// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        /// success whatever happened).
+        /// Policy action: `mute_all`.
+        pub async fn mute_all(
+            &mut self,
+            request: impl tonic::IntoRequest<super::MuteAllRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::MuteAllResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.GroupService/MuteAll",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("onebot.gateway.v1.GroupService", "MuteAll"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// Removes a member from the group (踢出), optionally refusing their later
+        /// join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+        ///
+        /// Moderation: the bot must be the group's owner or an admin (an admin
+        /// target needs the owner), checked from the member list before the peer
+        /// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        /// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        /// Refused unless a `[[policy.rules]]` entry names the action
+        /// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        /// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        /// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        /// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        /// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        /// success whatever happened).
+        /// Policy action: `kick`.
+        pub async fn kick_member(
+            &mut self,
+            request: impl tonic::IntoRequest<super::KickMemberRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::KickMemberResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.GroupService/KickMember",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("onebot.gateway.v1.GroupService", "KickMember"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// Sets a member's group card (群名片); an empty card clears it. OneBot:
+        /// `set_group_card`; Milky: `set_group_member_card`.
+        ///
+        /// Moderation: the bot must be the group's owner or an admin (an admin
+        /// target needs the owner), checked from the member list before the peer
+        /// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        /// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        /// Refused unless a `[[policy.rules]]` entry names the action
+        /// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        /// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        /// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        /// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        /// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        /// success whatever happened).
+        /// Policy action: `set_card`.
+        pub async fn set_member_card(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SetMemberCardRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SetMemberCardResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.GroupService/SetMemberCard",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.GroupService", "SetMemberCard"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
     }
 }
 /// Generated server implementations.
@@ -4590,8 +5352,119 @@ pub mod group_service_server {
             tonic::Response<super::PokeMemberResponse>,
             tonic::Status,
         >;
+        /// Lists one folder of a group's files (群文件): its sub-folders, then its
+        /// files, a page at a time. OneBot: `get_group_root_files` /
+        /// `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+        /// folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+        /// Milky: `get_group_files`.
+        ///
+        /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+        /// or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures.
+        async fn list_group_files(
+            &self,
+            request: tonic::Request<super::ListGroupFilesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListGroupFilesResponse>,
+            tonic::Status,
+        >;
+        /// Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+        /// OneBot: `set_group_ban` (the duration always sent: implementations'
+        /// defaults differ); Milky: `set_group_member_mute`.
+        ///
+        /// Moderation: the bot must be the group's owner or an admin (an admin
+        /// target needs the owner), checked from the member list before the peer
+        /// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        /// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        /// Refused unless a `[[policy.rules]]` entry names the action
+        /// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        /// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        /// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        /// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        /// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        /// success whatever happened).
+        /// Policy action: `mute`.
+        async fn mute_member(
+            &self,
+            request: tonic::Request<super::MuteMemberRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::MuteMemberResponse>,
+            tonic::Status,
+        >;
+        /// Turns the whole-group mute (全员禁言) on or off. OneBot:
+        /// `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+        ///
+        /// Moderation: the bot must be the group's owner or an admin (an admin
+        /// target needs the owner), checked from the member list before the peer
+        /// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        /// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        /// Refused unless a `[[policy.rules]]` entry names the action
+        /// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        /// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        /// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        /// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        /// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        /// success whatever happened).
+        /// Policy action: `mute_all`.
+        async fn mute_all(
+            &self,
+            request: tonic::Request<super::MuteAllRequest>,
+        ) -> std::result::Result<tonic::Response<super::MuteAllResponse>, tonic::Status>;
+        /// Removes a member from the group (踢出), optionally refusing their later
+        /// join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+        ///
+        /// Moderation: the bot must be the group's owner or an admin (an admin
+        /// target needs the owner), checked from the member list before the peer
+        /// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        /// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        /// Refused unless a `[[policy.rules]]` entry names the action
+        /// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        /// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        /// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        /// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        /// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        /// success whatever happened).
+        /// Policy action: `kick`.
+        async fn kick_member(
+            &self,
+            request: tonic::Request<super::KickMemberRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::KickMemberResponse>,
+            tonic::Status,
+        >;
+        /// Sets a member's group card (群名片); an empty card clears it. OneBot:
+        /// `set_group_card`; Milky: `set_group_member_card`.
+        ///
+        /// Moderation: the bot must be the group's owner or an admin (an admin
+        /// target needs the owner), checked from the member list before the peer
+        /// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        /// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        /// Refused unless a `[[policy.rules]]` entry names the action
+        /// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        /// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        /// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        /// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        /// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        /// success whatever happened).
+        /// Policy action: `set_card`.
+        async fn set_member_card(
+            &self,
+            request: tonic::Request<super::SetMemberCardRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SetMemberCardResponse>,
+            tonic::Status,
+        >;
     }
-    /// Group members, the account's groups, and pokes.
+    /// Group members, the account's groups, pokes, group files and moderation.
     ///
     /// `account_id` empty means `default`; an unknown or unconfigured account fails
     /// with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -4807,6 +5680,231 @@ pub mod group_service_server {
                     };
                     Box::pin(fut)
                 }
+                "/onebot.gateway.v1.GroupService/ListGroupFiles" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListGroupFilesSvc<T: GroupService>(pub Arc<T>);
+                    impl<
+                        T: GroupService,
+                    > tonic::server::UnaryService<super::ListGroupFilesRequest>
+                    for ListGroupFilesSvc<T> {
+                        type Response = super::ListGroupFilesResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListGroupFilesRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as GroupService>::list_group_files(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListGroupFilesSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.GroupService/MuteMember" => {
+                    #[allow(non_camel_case_types)]
+                    struct MuteMemberSvc<T: GroupService>(pub Arc<T>);
+                    impl<
+                        T: GroupService,
+                    > tonic::server::UnaryService<super::MuteMemberRequest>
+                    for MuteMemberSvc<T> {
+                        type Response = super::MuteMemberResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::MuteMemberRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as GroupService>::mute_member(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = MuteMemberSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.GroupService/MuteAll" => {
+                    #[allow(non_camel_case_types)]
+                    struct MuteAllSvc<T: GroupService>(pub Arc<T>);
+                    impl<
+                        T: GroupService,
+                    > tonic::server::UnaryService<super::MuteAllRequest>
+                    for MuteAllSvc<T> {
+                        type Response = super::MuteAllResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::MuteAllRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as GroupService>::mute_all(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = MuteAllSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.GroupService/KickMember" => {
+                    #[allow(non_camel_case_types)]
+                    struct KickMemberSvc<T: GroupService>(pub Arc<T>);
+                    impl<
+                        T: GroupService,
+                    > tonic::server::UnaryService<super::KickMemberRequest>
+                    for KickMemberSvc<T> {
+                        type Response = super::KickMemberResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::KickMemberRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as GroupService>::kick_member(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = KickMemberSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.GroupService/SetMemberCard" => {
+                    #[allow(non_camel_case_types)]
+                    struct SetMemberCardSvc<T: GroupService>(pub Arc<T>);
+                    impl<
+                        T: GroupService,
+                    > tonic::server::UnaryService<super::SetMemberCardRequest>
+                    for SetMemberCardSvc<T> {
+                        type Response = super::SetMemberCardResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::SetMemberCardRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as GroupService>::set_member_card(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = SetMemberCardSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
                 _ => {
                     Box::pin(async move {
                         let mut response = http::Response::new(
@@ -4845,6 +5943,60 @@ pub mod group_service_server {
     pub const SERVICE_NAME: &str = "onebot.gateway.v1.GroupService";
     impl<T> tonic::server::NamedService for GroupServiceServer<T> {
         const NAME: &'static str = SERVICE_NAME;
+    }
+}
+/// Request of MediaService.DownloadGroupFile.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DownloadGroupFileRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Group; resolved as in SendMessage (absent = the only whitelisted group).
+    #[prost(int64, optional, tag = "2")]
+    pub group_id: ::core::option::Option<i64>,
+    /// The file (`GroupFile.file_id`).
+    #[prost(string, tag = "3")]
+    pub file_id: ::prost::alloc::string::String,
+}
+impl ::prost::Name for DownloadGroupFileRequest {
+    const NAME: &'static str = "DownloadGroupFileRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.DownloadGroupFileRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.DownloadGroupFileRequest".into()
+    }
+}
+/// One message of the DownloadGroupFile stream: the header first, then
+/// chunks (as DownloadMediaResponse).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DownloadGroupFileResponse {
+    /// The header, then the bytes.
+    #[prost(oneof = "download_group_file_response::Payload", tags = "1, 2")]
+    pub payload: ::core::option::Option<download_group_file_response::Payload>,
+}
+/// Nested message and enum types in `DownloadGroupFileResponse`.
+pub mod download_group_file_response {
+    /// The header, then the bytes.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum Payload {
+        /// Describes the file; exactly once, first. Its `media_id` is empty.
+        #[prost(message, tag = "1")]
+        Header(super::DownloadMediaHeader),
+        /// The next bytes of the file, at most 256 KiB.
+        #[prost(bytes, tag = "2")]
+        Chunk(::prost::alloc::vec::Vec<u8>),
+    }
+}
+impl ::prost::Name for DownloadGroupFileResponse {
+    const NAME: &'static str = "DownloadGroupFileResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.DownloadGroupFileResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.DownloadGroupFileResponse".into()
     }
 }
 /// One message of the UploadMedia stream.
@@ -5262,6 +6414,47 @@ pub mod media_service_client {
                 );
             self.inner.server_streaming(req, path, codec).await
         }
+        /// Streams a file of a group's files (a `GroupFile.file_id` of
+        /// GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+        /// (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+        /// gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+        /// `get_group_file_download_url`) and fetches it through the same guard
+        /// as peer media, bounded by `media.file_max_bytes`.
+        ///
+        /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+        /// GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+        /// NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+        /// not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+        /// (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+        pub async fn download_group_file(
+            &mut self,
+            request: impl tonic::IntoRequest<super::DownloadGroupFileRequest>,
+        ) -> std::result::Result<
+            tonic::Response<tonic::codec::Streaming<super::DownloadGroupFileResponse>>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.MediaService/DownloadGroupFile",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new(
+                        "onebot.gateway.v1.MediaService",
+                        "DownloadGroupFile",
+                    ),
+                );
+            self.inner.server_streaming(req, path, codec).await
+        }
     }
 }
 /// Generated server implementations.
@@ -5345,6 +6538,34 @@ pub mod media_service_server {
             request: tonic::Request<super::DownloadMediaRequest>,
         ) -> std::result::Result<
             tonic::Response<Self::DownloadMediaStream>,
+            tonic::Status,
+        >;
+        /// Server streaming response type for the DownloadGroupFile method.
+        type DownloadGroupFileStream: tonic::codegen::tokio_stream::Stream<
+                Item = std::result::Result<
+                    super::DownloadGroupFileResponse,
+                    tonic::Status,
+                >,
+            >
+            + std::marker::Send
+            + 'static;
+        /// Streams a file of a group's files (a `GroupFile.file_id` of
+        /// GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+        /// (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+        /// gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+        /// `get_group_file_download_url`) and fetches it through the same guard
+        /// as peer media, bounded by `media.file_max_bytes`.
+        ///
+        /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+        /// GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+        /// NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+        /// not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+        /// (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+        async fn download_group_file(
+            &self,
+            request: tonic::Request<super::DownloadGroupFileRequest>,
+        ) -> std::result::Result<
+            tonic::Response<Self::DownloadGroupFileStream>,
             tonic::Status,
         >;
     }
@@ -5506,6 +6727,54 @@ pub mod media_service_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = DownloadMediaSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.server_streaming(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.MediaService/DownloadGroupFile" => {
+                    #[allow(non_camel_case_types)]
+                    struct DownloadGroupFileSvc<T: MediaService>(pub Arc<T>);
+                    impl<
+                        T: MediaService,
+                    > tonic::server::ServerStreamingService<
+                        super::DownloadGroupFileRequest,
+                    > for DownloadGroupFileSvc<T> {
+                        type Response = super::DownloadGroupFileResponse;
+                        type ResponseStream = T::DownloadGroupFileStream;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::ResponseStream>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::DownloadGroupFileRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MediaService>::download_group_file(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = DownloadGroupFileSvc(inner);
                         let codec = tonic_prost::ProstCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(
@@ -5741,6 +7010,12 @@ pub struct SendMessageRequest {
     /// `approval_id`). Absent: the message is sent for nobody (role `none`).
     #[prost(message, optional, tag = "13")]
     pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
+    /// Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+    /// default), sent as its own message (a `record` segment) after the text
+    /// and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+    /// `send_voice`.
+    #[prost(message, repeated, tag = "14")]
+    pub voices: ::prost::alloc::vec::Vec<MediaSource>,
 }
 impl ::prost::Name for SendMessageRequest {
     const NAME: &'static str = "SendMessageRequest";
@@ -5808,6 +7083,9 @@ pub struct MediaSummary {
     /// Name of the group file sent; empty when none.
     #[prost(string, tag = "3")]
     pub file: ::prost::alloc::string::String,
+    /// Number of voice messages sent.
+    #[prost(int32, tag = "4")]
+    pub voices: i32,
 }
 impl ::prost::Name for MediaSummary {
     const NAME: &'static str = "MediaSummary";
@@ -6016,6 +7294,208 @@ impl ::prost::Name for SearchMessagesResponse {
     }
     fn type_url() -> ::prost::alloc::string::String {
         "/onebot.gateway.v1.SearchMessagesResponse".into()
+    }
+}
+/// Request of MessageService.ReactToMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ReactToMessageRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// The group message to react to.
+    #[prost(int64, tag = "2")]
+    pub message_id: i64,
+    /// The emoji: a QQ face id (for example `76`, 赞) or a Unicode emoji's code
+    /// point in decimal (for example `128077`, 👍). At most 32 bytes.
+    #[prost(string, tag = "3")]
+    pub emoji_id: ::prost::alloc::string::String,
+    /// Remove the bot's reaction instead of adding it.
+    #[prost(bool, tag = "4")]
+    pub remove: bool,
+    /// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+    #[prost(message, optional, tag = "5")]
+    pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
+}
+impl ::prost::Name for ReactToMessageRequest {
+    const NAME: &'static str = "ReactToMessageRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ReactToMessageRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ReactToMessageRequest".into()
+    }
+}
+/// Response of MessageService.ReactToMessage.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ReactToMessageResponse {
+    /// The group the message is in.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+}
+impl ::prost::Name for ReactToMessageResponse {
+    const NAME: &'static str = "ReactToMessageResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ReactToMessageResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ReactToMessageResponse".into()
+    }
+}
+/// Request of MessageService.SetEssence.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SetEssenceRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// The group message to mark.
+    #[prost(int64, tag = "2")]
+    pub message_id: i64,
+    /// Unmark it instead.
+    #[prost(bool, tag = "3")]
+    pub remove: bool,
+    /// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+    #[prost(message, optional, tag = "4")]
+    pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
+}
+impl ::prost::Name for SetEssenceRequest {
+    const NAME: &'static str = "SetEssenceRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.SetEssenceRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.SetEssenceRequest".into()
+    }
+}
+/// Response of MessageService.SetEssence.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SetEssenceResponse {
+    /// The group the message is in.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+}
+impl ::prost::Name for SetEssenceResponse {
+    const NAME: &'static str = "SetEssenceResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.SetEssenceResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.SetEssenceResponse".into()
+    }
+}
+/// Request of MessageService.ListEssence.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListEssenceRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// Group; resolved as in SendMessage (absent = the only whitelisted group).
+    #[prost(int64, optional, tag = "2")]
+    pub group_id: ::core::option::Option<i64>,
+    /// Entries per page, 1..50; 0 means 20.
+    #[prost(int32, tag = "3")]
+    pub page_size: i32,
+    /// `next_page_token` of the previous page; empty for the first.
+    #[prost(string, tag = "4")]
+    pub page_token: ::prost::alloc::string::String,
+}
+impl ::prost::Name for ListEssenceRequest {
+    const NAME: &'static str = "ListEssenceRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListEssenceRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListEssenceRequest".into()
+    }
+}
+/// Response of MessageService.ListEssence.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListEssenceResponse {
+    /// The group listed.
+    #[prost(int64, tag = "1")]
+    pub group_id: i64,
+    /// This page's essence messages.
+    #[prost(message, repeated, tag = "2")]
+    pub messages: ::prost::alloc::vec::Vec<EssenceMessage>,
+    /// The token of the next page; empty on the last.
+    #[prost(string, tag = "3")]
+    pub next_page_token: ::prost::alloc::string::String,
+}
+impl ::prost::Name for ListEssenceResponse {
+    const NAME: &'static str = "ListEssenceResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.ListEssenceResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.ListEssenceResponse".into()
+    }
+}
+/// One essence message of a group.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct EssenceMessage {
+    /// The message: its sender and, where the peer reports them, its id, time
+    /// and segments (`message_id` 0, no `time` or no segments otherwise).
+    #[prost(message, optional, tag = "1")]
+    pub message: ::core::option::Option<ChatMessage>,
+    /// Who marked it.
+    #[prost(int64, tag = "2")]
+    pub operator_id: i64,
+    /// The marker's name as the peer reports it.
+    #[prost(string, tag = "3")]
+    pub operator_name: ::prost::alloc::string::String,
+    /// When it was marked; absent when unknown.
+    #[prost(message, optional, tag = "4")]
+    pub operation_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+impl ::prost::Name for EssenceMessage {
+    const NAME: &'static str = "EssenceMessage";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.EssenceMessage".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.EssenceMessage".into()
+    }
+}
+/// Request of MessageService.SetTyping.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SetTypingRequest {
+    /// Configured account; empty means `default`.
+    #[prost(string, tag = "1")]
+    pub account_id: ::prost::alloc::string::String,
+    /// The user of the private chat.
+    #[prost(int64, tag = "2")]
+    pub user_id: i64,
+    /// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+    #[prost(message, optional, tag = "3")]
+    pub on_behalf_of: ::core::option::Option<OnBehalfOf>,
+}
+impl ::prost::Name for SetTypingRequest {
+    const NAME: &'static str = "SetTypingRequest";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.SetTypingRequest".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.SetTypingRequest".into()
+    }
+}
+/// Response of MessageService.SetTyping.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SetTypingResponse {}
+impl ::prost::Name for SetTypingResponse {
+    const NAME: &'static str = "SetTypingResponse";
+    const PACKAGE: &'static str = "onebot.gateway.v1";
+    fn full_name() -> ::prost::alloc::string::String {
+        "onebot.gateway.v1.SetTypingResponse".into()
+    }
+    fn type_url() -> ::prost::alloc::string::String {
+        "/onebot.gateway.v1.SetTypingResponse".into()
     }
 }
 /// Generated client implementations.
@@ -6392,6 +7872,173 @@ pub mod message_service_client {
                 );
             self.inner.unary(req, path, codec).await
         }
+        /// Adds an emoji reaction to a group message (表情回应), or removes the
+        /// bot's own with `remove`. The message's group is read from the peer and
+        /// must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+        /// `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+        /// `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+        ///
+        /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+        /// over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+        /// PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+        /// (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+        /// UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+        /// (ONEBOT_ACTION_FAILED).
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService). Policy action: `react`.
+        pub async fn react_to_message(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ReactToMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ReactToMessageResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.MessageService/ReactToMessage",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.MessageService", "ReactToMessage"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// Marks a group message as essence (精华), or unmarks it with `remove`.
+        /// The bot must be the group's owner or an admin. OneBot:
+        /// `set_essence_msg` / `delete_essence_msg`; Milky:
+        /// `set_group_essence_message`.
+        ///
+        /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+        /// message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+        /// (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+        /// decided from the member list before the peer is called), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures.
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService). Policy
+        /// action: `essence`.
+        pub async fn set_essence(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SetEssenceRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SetEssenceResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.MessageService/SetEssence",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.MessageService", "SetEssence"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// Lists a group's essence messages (精华消息), a page at a time, newest
+        /// marking first as the peer orders them. OneBot peers list them whole
+        /// (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+        /// itself (`get_group_essence_messages`). What each peer reports differs:
+        /// NapCat reports no message time, LLOneBot and go-cqhttp no content.
+        ///
+        /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+        /// or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures.
+        pub async fn list_essence(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListEssenceRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListEssenceResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.MessageService/ListEssence",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.MessageService", "ListEssence"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// Shows "正在输入" (typing) to a user in a private chat, for example while
+        /// the model thinks. The user must be in the private whitelist (`users`).
+        /// OneBot: `set_input_status` (NapCat, SnowLuma).
+        ///
+        /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+        /// PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+        /// (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+        /// Milky have no such action; nothing is sent), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE).
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService). Policy action: `typing`.
+        pub async fn set_typing(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SetTypingRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SetTypingResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/onebot.gateway.v1.MessageService/SetTyping",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("onebot.gateway.v1.MessageService", "SetTyping"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
     }
 }
 /// Generated server implementations.
@@ -6565,6 +8212,97 @@ pub mod message_service_server {
             request: tonic::Request<super::SearchMessagesRequest>,
         ) -> std::result::Result<
             tonic::Response<super::SearchMessagesResponse>,
+            tonic::Status,
+        >;
+        /// Adds an emoji reaction to a group message (表情回应), or removes the
+        /// bot's own with `remove`. The message's group is read from the peer and
+        /// must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+        /// `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+        /// `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+        ///
+        /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+        /// over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+        /// PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+        /// (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+        /// UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+        /// (ONEBOT_ACTION_FAILED).
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService). Policy action: `react`.
+        async fn react_to_message(
+            &self,
+            request: tonic::Request<super::ReactToMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ReactToMessageResponse>,
+            tonic::Status,
+        >;
+        /// Marks a group message as essence (精华), or unmarks it with `remove`.
+        /// The bot must be the group's owner or an admin. OneBot:
+        /// `set_essence_msg` / `delete_essence_msg`; Milky:
+        /// `set_group_essence_message`.
+        ///
+        /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+        /// message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+        /// (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+        /// decided from the member list before the peer is called), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures.
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService). Policy
+        /// action: `essence`.
+        async fn set_essence(
+            &self,
+            request: tonic::Request<super::SetEssenceRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SetEssenceResponse>,
+            tonic::Status,
+        >;
+        /// Lists a group's essence messages (精华消息), a page at a time, newest
+        /// marking first as the peer orders them. OneBot peers list them whole
+        /// (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+        /// itself (`get_group_essence_messages`). What each peer reports differs:
+        /// NapCat reports no message time, LLOneBot and go-cqhttp no content.
+        ///
+        /// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+        /// or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        /// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE), and the peer's own failures.
+        async fn list_essence(
+            &self,
+            request: tonic::Request<super::ListEssenceRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListEssenceResponse>,
+            tonic::Status,
+        >;
+        /// Shows "正在输入" (typing) to a user in a private chat, for example while
+        /// the model thinks. The user must be in the private whitelist (`users`).
+        /// OneBot: `set_input_status` (NapCat, SnowLuma).
+        ///
+        /// Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+        /// PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+        /// (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+        /// Milky have no such action; nothing is sent), UNAVAILABLE
+        /// (ACCOUNT_OFFLINE).
+        ///
+        /// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        /// after the whitelist and the token's scope: PERMISSION_DENIED
+        /// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        /// metadata `approval_id`) holds it for a bot owner's approval
+        /// (ApprovalService). Rules apply without it too (role `none`). The call is
+        /// recorded in the audit trail (AuditService). Policy action: `typing`.
+        async fn set_typing(
+            &self,
+            request: tonic::Request<super::SetTypingRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SetTypingResponse>,
             tonic::Status,
         >;
     }
@@ -6907,6 +8645,187 @@ pub mod message_service_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = SearchMessagesSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.MessageService/ReactToMessage" => {
+                    #[allow(non_camel_case_types)]
+                    struct ReactToMessageSvc<T: MessageService>(pub Arc<T>);
+                    impl<
+                        T: MessageService,
+                    > tonic::server::UnaryService<super::ReactToMessageRequest>
+                    for ReactToMessageSvc<T> {
+                        type Response = super::ReactToMessageResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ReactToMessageRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MessageService>::react_to_message(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ReactToMessageSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.MessageService/SetEssence" => {
+                    #[allow(non_camel_case_types)]
+                    struct SetEssenceSvc<T: MessageService>(pub Arc<T>);
+                    impl<
+                        T: MessageService,
+                    > tonic::server::UnaryService<super::SetEssenceRequest>
+                    for SetEssenceSvc<T> {
+                        type Response = super::SetEssenceResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::SetEssenceRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MessageService>::set_essence(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = SetEssenceSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.MessageService/ListEssence" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListEssenceSvc<T: MessageService>(pub Arc<T>);
+                    impl<
+                        T: MessageService,
+                    > tonic::server::UnaryService<super::ListEssenceRequest>
+                    for ListEssenceSvc<T> {
+                        type Response = super::ListEssenceResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListEssenceRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MessageService>::list_essence(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListEssenceSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/onebot.gateway.v1.MessageService/SetTyping" => {
+                    #[allow(non_camel_case_types)]
+                    struct SetTypingSvc<T: MessageService>(pub Arc<T>);
+                    impl<
+                        T: MessageService,
+                    > tonic::server::UnaryService<super::SetTypingRequest>
+                    for SetTypingSvc<T> {
+                        type Response = super::SetTypingResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::SetTypingRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MessageService>::set_typing(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = SetTypingSvc(inner);
                         let codec = tonic_prost::ProstCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(

@@ -31,6 +31,16 @@ pub const VIDEO_MIMES: [&str; 7] = [
     "video/x-matroska",
 ];
 
+/// MIME types accepted as voice messages: MP3, WAV, OGG, AMR and SILK v3
+/// (what every implementation converts or sends as-is).
+pub const VOICE_MIMES: [&str; 5] = [
+    "audio/mpeg",
+    "audio/x-wav",
+    "audio/ogg",
+    "audio/amr",
+    SILK_MIME,
+];
+
 /// MIME type of SILK v3 audio (QQ voice records as received).
 pub const SILK_MIME: &str = "audio/silk";
 
@@ -50,6 +60,7 @@ pub fn check_kind(kind: MediaKind, detected: Option<&str>) -> Result<String> {
     let ok = match kind {
         MediaKind::Image => detected.is_some_and(|m| IMAGE_MIMES.contains(&m)),
         MediaKind::Video => detected.is_some_and(|m| VIDEO_MIMES.contains(&m)),
+        MediaKind::Voice => detected.is_some_and(|m| VOICE_MIMES.contains(&m)),
         // A file staged without a recognised type is reported as octet-stream.
         MediaKind::File => true,
     };
@@ -59,6 +70,7 @@ pub fn check_kind(kind: MediaKind, detected: Option<&str>) -> Result<String> {
     let detected = detected.filter(|m| *m != OCTET_STREAM).unwrap_or("unknown");
     let expected = match kind {
         MediaKind::Image => "JPEG, PNG, GIF, BMP or WEBP",
+        MediaKind::Voice => "MP3, WAV, OGG, AMR or SILK",
         _ => "MP4, MOV, WEBM, FLV, AVI or MKV",
     };
     Err(Error::new(

@@ -261,6 +261,7 @@ impl MediaStore {
             MediaKind::Image => c.image_max_bytes,
             MediaKind::Video => c.video_max_bytes,
             MediaKind::File => c.file_max_bytes,
+            MediaKind::Voice => c.voice_max_bytes,
         }
     }
 

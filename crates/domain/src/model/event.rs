@@ -6,6 +6,15 @@ use super::message::Message;
 use super::raw::RawJson;
 use super::status::ConnState;
 
+/// Who a mute concerns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MuteTarget {
+    /// One member.
+    Member(i64),
+    /// The whole group (全员禁言).
+    WholeGroup,
+}
+
 /// An inbound event from the peer, decoded.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InboundEvent {
@@ -94,6 +103,91 @@ pub enum InboundEvent {
         /// Event time (Unix seconds).
         time: i64,
     },
+    /// An emoji reaction on a group message was added or removed.
+    Reaction {
+        /// Group.
+        group_id: i64,
+        /// The message reacted to (0 when the peer did not say).
+        message_id: i64,
+        /// Who reacted.
+        user_id: i64,
+        /// The emoji: a QQ face id, or a Unicode emoji's code point, as text.
+        emoji_id: String,
+        /// True when added, false when removed.
+        added: bool,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
+    /// A group message was marked (or unmarked) as essence (精华).
+    Essence {
+        /// Group.
+        group_id: i64,
+        /// The message (0 when the peer did not say).
+        message_id: i64,
+        /// The message's sender, when reported (else 0).
+        sender_id: i64,
+        /// Who marked it.
+        operator_id: i64,
+        /// True when set, false when removed.
+        set: bool,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
+    /// A member, or the whole group, was muted or unmuted.
+    Mute {
+        /// Group.
+        group_id: i64,
+        /// One member, or the whole group.
+        target: MuteTarget,
+        /// Who did it (0 when not reported).
+        operator_id: i64,
+        /// Seconds muted for; 0 = lifted. A whole-group mute has no end:
+        /// its duration is 0 and `muted` says on or off.
+        duration_secs: i64,
+        /// True when muted, false when lifted.
+        muted: bool,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
+    /// A member was made, or stopped being, a group admin.
+    AdminChanged {
+        /// Group.
+        group_id: i64,
+        /// The member.
+        user_id: i64,
+        /// Who did it (0: the OneBot implementations never report it).
+        operator_id: i64,
+        /// True when made admin.
+        set: bool,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
+    /// A file was uploaded to a group's files.
+    GroupFileUploaded {
+        /// Group.
+        group_id: i64,
+        /// The uploader.
+        user_id: i64,
+        /// The peer's id of the file.
+        file_id: String,
+        /// Its name.
+        name: String,
+        /// Its size in bytes.
+        size: u64,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
+    /// A group's name changed.
+    GroupNameChanged {
+        /// Group.
+        group_id: i64,
+        /// The new name.
+        name: String,
+        /// Who changed it (0 when not reported).
+        operator_id: i64,
+        /// Event time (Unix seconds).
+        time: i64,
+    },
     /// An approval of a held action changed state (the gateway's own
     /// event; the payload, in memory and in the journal, without the held
     /// action's stored payload).
@@ -140,7 +234,15 @@ impl InboundEvent {
                 InboundEvent::Approval(r) => {
                     r.summary.len() + r.action.len() + r.payload.len() + r.id.len()
                 }
+                InboundEvent::Reaction { emoji_id, .. } => emoji_id.len(),
+                InboundEvent::GroupFileUploaded { file_id, name, .. } => {
+                    file_id.len() + name.len()
+                }
+                InboundEvent::GroupNameChanged { name, .. } => name.len(),
                 InboundEvent::Poke { .. }
+                | InboundEvent::Essence { .. }
+                | InboundEvent::Mute { .. }
+                | InboundEvent::AdminChanged { .. }
                 | InboundEvent::MemberJoined { .. }
                 | InboundEvent::MessageRecalled { .. } => 0,
             }

@@ -13,18 +13,26 @@ pub enum MediaKind {
     Video,
     /// A group file.
     File,
+    /// A voice message (`record`).
+    Voice,
 }
 
 impl MediaKind {
     /// Every kind.
-    pub const ALL: [MediaKind; 3] = [MediaKind::Image, MediaKind::Video, MediaKind::File];
+    pub const ALL: [MediaKind; 4] = [
+        MediaKind::Image,
+        MediaKind::Video,
+        MediaKind::File,
+        MediaKind::Voice,
+    ];
 
-    /// Lower-case name (`image`, `video`, `file`).
+    /// Lower-case name (`image`, `video`, `file`, `voice`).
     pub fn name(self) -> &'static str {
         match self {
             MediaKind::Image => "image",
             MediaKind::Video => "video",
             MediaKind::File => "file",
+            MediaKind::Voice => "voice",
         }
     }
 

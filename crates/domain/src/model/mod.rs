@@ -10,11 +10,13 @@
 //!   [`TransportKind`].
 //! - [`media`]: [`MediaKind`] and [`MediaPayload`], the bytes of a send.
 //! - [`raw`]: [`RawJson`], the peer's own object kept verbatim.
+//! - [`group_content`]: a group's essence messages and files.
 //! - [`received`]: [`ReceivedMedia`], a media segment of a received
 //!   message.
 
 pub mod chat;
 pub mod event;
+pub mod group_content;
 pub mod media;
 pub mod member;
 pub mod message;
@@ -23,7 +25,8 @@ pub mod received;
 pub mod status;
 
 pub use chat::ChatRef;
-pub use event::InboundEvent;
+pub use event::{InboundEvent, MuteTarget};
+pub use group_content::{EssenceEntry, EssencePage, GroupFile, GroupFiles, GroupFolder};
 pub use media::{MediaKind, MediaPayload};
 pub use member::{GroupInfo, GroupMember};
 pub use message::{Message, Segment, Sender};

@@ -3,7 +3,9 @@
 //! refuse or hold an [`Action`] for a bot owner's approval.
 //!
 //! Rules: the first rule whose actions and chats match an action decides
-//! it; an action no rule names is allowed. A request that is several
+//! it; an action no rule names is allowed, except moderation (`mute`,
+//! `mute_all`, `kick`, `set_card`), which is refused unless a rule names
+//! it. A request that is several
 //! actions at once passes only when each of them passes: a refusal of any
 //! refuses the request, else an approval asked by any holds it.
 
@@ -85,6 +87,22 @@ pub enum Action {
     Recall,
     /// A poke.
     Poke,
+    /// An emoji reaction added or removed.
+    React,
+    /// A message marked or unmarked as essence.
+    Essence,
+    /// "正在输入" shown in a private chat.
+    Typing,
+    /// A message with a voice record.
+    SendVoice,
+    /// A member muted or unmuted.
+    Mute,
+    /// The whole-group mute turned on or off.
+    MuteAll,
+    /// A member removed from the group.
+    Kick,
+    /// A member's card set.
+    SetCard,
 }
 
 impl Action {
@@ -98,7 +116,23 @@ impl Action {
             Action::MentionAll => "mention_all",
             Action::Recall => "recall",
             Action::Poke => "poke",
+            Action::React => "react",
+            Action::Essence => "essence",
+            Action::Typing => "typing",
+            Action::SendVoice => "send_voice",
+            Action::Mute => "mute",
+            Action::MuteAll => "mute_all",
+            Action::Kick => "kick",
+            Action::SetCard => "set_card",
         }
+    }
+
+    /// Moderation: refused unless a rule names it.
+    pub fn is_moderation(self) -> bool {
+        matches!(
+            self,
+            Action::Mute | Action::MuteAll | Action::Kick | Action::SetCard
+        )
     }
 
     /// The action a configuration name stands for.
@@ -111,6 +145,14 @@ impl Action {
             Action::MentionAll,
             Action::Recall,
             Action::Poke,
+            Action::React,
+            Action::Essence,
+            Action::Typing,
+            Action::SendVoice,
+            Action::Mute,
+            Action::MuteAll,
+            Action::Kick,
+            Action::SetCard,
         ]
         .into_iter()
         .find(|a| a.name() == name)
@@ -136,6 +178,11 @@ pub enum Decision {
         /// The roles the rule lets ask.
         allowed: Vec<String>,
     },
+    /// A moderation action no rule names.
+    Unnamed {
+        /// The refused action.
+        action: Action,
+    },
     /// A rule holds it for a bot owner's approval.
     NeedsApproval {
         /// The rule's index.
@@ -150,12 +197,26 @@ impl Decision {
     pub fn rule(&self) -> Option<usize> {
         match self {
             Decision::Allowed { rule } => *rule,
+            Decision::Unnamed { .. } => None,
             Decision::Denied { rule, .. } | Decision::NeedsApproval { rule, .. } => Some(*rule),
         }
     }
 
     /// The `PolicyDenied` error of a refusal (`None` for other decisions).
     pub fn denial(&self) -> Option<Error> {
+        if let Decision::Unnamed { action } = self {
+            let name = action.name();
+            return Some(
+                Error::new(
+                    Kind::PolicyDenied,
+                    format!(
+                        "{name} is moderation, refused unless a [[policy.rules]] entry names it; a rule with actions = [\"{name}\"] (and allow_requesters) would allow it. Nothing was done"
+                    ),
+                )
+                .with("action", name)
+                .with("rule", "none"),
+            );
+        }
         let Decision::Denied {
             rule,
             action,
@@ -249,6 +310,9 @@ impl Policy {
         let mut first = None;
         for action in actions {
             let Some((i, rule)) = self.rule_for(*action, chat) else {
+                if action.is_moderation() {
+                    return Decision::Unnamed { action: *action };
+                }
                 continue;
             };
             first.get_or_insert(i);
@@ -311,6 +375,35 @@ mod tests {
         let p = policy(vec![rule(&["mention_all"], &[], Some(&["admin"]), false)]);
         assert_eq!(
             p.decide(&[Action::Send], G, Role::None),
+            Decision::Allowed { rule: None }
+        );
+    }
+
+    #[test]
+    fn moderation_no_rule_names_is_refused_and_a_rule_allows_it() {
+        let p = policy(vec![]);
+        let d = p.decide(&[Action::Mute], G, Role::BotOwner);
+        assert_eq!(
+            d,
+            Decision::Unnamed {
+                action: Action::Mute
+            }
+        );
+        let e = d.denial().unwrap();
+        assert_eq!(e.kind, Kind::PolicyDenied);
+        assert_eq!(e.meta("action"), Some("mute"));
+        assert!(e.message.contains("actions = [\"mute\"]"), "{}", e.message);
+        let p = policy(vec![rule(&["mute", "kick"], &[], Some(&["admin"]), false)]);
+        assert_eq!(
+            p.decide(&[Action::Kick], G, Role::Admin),
+            Decision::Allowed { rule: Some(0) }
+        );
+        assert!(matches!(
+            p.decide(&[Action::SetCard], G, Role::Admin),
+            Decision::Unnamed { .. }
+        ));
+        assert_eq!(
+            p.decide(&[Action::React], G, Role::None),
             Decision::Allowed { rule: None }
         );
     }

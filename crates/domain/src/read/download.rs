@@ -139,6 +139,7 @@ fn staged_kind(kind: MediaKind) -> ReceivedKind {
         MediaKind::Image => ReceivedKind::Image,
         MediaKind::Video => ReceivedKind::Video,
         MediaKind::File => ReceivedKind::File,
+        MediaKind::Voice => ReceivedKind::Record,
     }
 }
 

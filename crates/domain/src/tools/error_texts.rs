@@ -80,6 +80,47 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         | Kind::ApprovalPending
         | Kind::ApprovalNotFound
         | Kind::ApprovalDecided => policy_text(err, locale),
+        Kind::NotSupportedByImplementation | Kind::BotNotAdmin | Kind::ProtectedMember => {
+            group_action_text(err, locale)
+        }
+    }
+}
+
+/// The texts of group actions the implementation or the bot's role rules
+/// out.
+fn group_action_text(err: &Error, locale: Locale) -> String {
+    let meta = |key: &str| err.meta(key).unwrap_or_default().to_owned();
+    match err.kind {
+        Kind::NotSupportedByImplementation => {
+            let (implementation, action) = (meta("implementation"), meta("action"));
+            pick(
+                locale,
+                format!("{implementation} 不支持 {action}，未执行任何操作。请换一种方式（例如回复文字）。"),
+                format!(
+                    "{implementation} cannot do {action}; nothing was done. Do it another way (for example, reply in text)."
+                ),
+            )
+        }
+        Kind::BotNotAdmin => {
+            let (group, role, needed) = (meta("group_id"), meta("bot_role"), meta("needed_role"));
+            pick(
+                locale,
+                format!(
+                    "机器人在群 {group} 的身份是 {role}，此操作需要 {needed}，未执行。请让群主给机器人相应权限，或请群管理员自己操作。"
+                ),
+                format!(
+                    "the bot is {role} in group {group} and this needs {needed}; nothing was done. Ask the group owner to give the bot that role, or ask an admin to do it."
+                ),
+            )
+        }
+        _ => {
+            let (user, why) = (meta("user_id"), meta("why"));
+            pick(
+                locale,
+                format!("不能对 {user} 执行此操作（{why}），未执行。"),
+                format!("this cannot be done to {user} ({why}); nothing was done."),
+            )
+        }
     }
 }
 
@@ -88,6 +129,15 @@ fn policy_text(err: &Error, locale: Locale) -> String {
     let meta = |key: &str| err.meta(key).unwrap_or_default().to_owned();
     let (action, rule, id) = (meta("action"), meta("rule"), meta("approval_id"));
     match err.kind {
+        Kind::PolicyDenied if rule == "none" => pick(
+            locale,
+            format!(
+                "{action} 属于群管理操作，没有任何策略规则允许它，未执行。需要运营者在 [[policy.rules]] 中加入 actions = [\"{action}\"] 的规则。"
+            ),
+            format!(
+                "{action} is moderation and no policy rule allows it; nothing was done. The operator must add a [[policy.rules]] entry with actions = [\"{action}\"]."
+            ),
+        ),
         Kind::PolicyDenied => {
             let (role, allowed) = (meta("role"), meta("allowed_roles"));
             pick(

@@ -34,8 +34,9 @@ const (
 	MediaKind_MEDIA_KIND_VIDEO MediaKind = 2
 	// Any file, sent as a group file, at most 30 MiB by default.
 	MediaKind_MEDIA_KIND_FILE MediaKind = 3
-	// A voice record. Only received media have this kind (DownloadMedia);
-	// UploadMedia and SendMessage refuse it.
+	// A voice record (语音): received voice (DownloadMedia), and the kind to
+	// upload a voice message with (SendMessageRequest.voices): MP3, WAV, OGG,
+	// AMR or SILK, at most 10 MiB by default.
 	MediaKind_MEDIA_KIND_RECORD MediaKind = 4
 )
 

@@ -208,6 +208,17 @@ const (
 	// FAILED_PRECONDITION: the approval is no longer pending: decided,
 	// expired or executed (metadata `approval_id`, `state`).
 	ErrorReason_ERROR_REASON_APPROVAL_DECIDED ErrorReason = 66
+	// The account's implementation has no such action (metadata
+	// `implementation`, `action`), decided from its flavor or protocol;
+	// nothing was sent.
+	ErrorReason_ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION ErrorReason = 67
+	// The bot lacks the group role the action needs (metadata `group_id`,
+	// `bot_role`, `needed_role`), decided from the member list; nothing was
+	// sent.
+	ErrorReason_ERROR_REASON_BOT_NOT_ADMIN ErrorReason = 68
+	// The action targets the group's owner or the bot itself, which the
+	// gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
+	ErrorReason_ERROR_REASON_PROTECTED_MEMBER ErrorReason = 69
 )
 
 // Enum value maps for ErrorReason.
@@ -275,70 +286,76 @@ var (
 		64: "ERROR_REASON_APPROVAL_PENDING",
 		65: "ERROR_REASON_APPROVAL_NOT_FOUND",
 		66: "ERROR_REASON_APPROVAL_DECIDED",
+		67: "ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION",
+		68: "ERROR_REASON_BOT_NOT_ADMIN",
+		69: "ERROR_REASON_PROTECTED_MEMBER",
 	}
 	ErrorReason_value = map[string]int32{
-		"ERROR_REASON_UNSPECIFIED":               0,
-		"ERROR_REASON_INVALID_REQUEST":           1,
-		"ERROR_REASON_ACCOUNT_NOT_CONFIGURED":    2,
-		"ERROR_REASON_ACCOUNT_OFFLINE":           3,
-		"ERROR_REASON_ONEBOT_AUTH_FAILED":        4,
-		"ERROR_REASON_ONEBOT_TIMEOUT":            5,
-		"ERROR_REASON_ONEBOT_BAD_REQUEST":        6,
-		"ERROR_REASON_ONEBOT_ACTION_UNSUPPORTED": 7,
-		"ERROR_REASON_ONEBOT_ACTION_FAILED":      8,
-		"ERROR_REASON_ONEBOT_PROTOCOL_ERROR":     9,
-		"ERROR_REASON_ONEBOT_CONNECTION_LOST":    10,
-		"ERROR_REASON_BOT_MUTED":                 11,
-		"ERROR_REASON_REMOVED_FROM_GROUP":        12,
-		"ERROR_REASON_MEDIA_TRANSFER_FAILED":     13,
-		"ERROR_REASON_SEND_OUTCOME_UNKNOWN":      14,
-		"ERROR_REASON_RISK_CONTROLLED":           15,
-		"ERROR_REASON_POKE_UNSUPPORTED":          16,
-		"ERROR_REASON_UNSUPPORTED_BY_PEER":       17,
-		"ERROR_REASON_HISTORY_UNSUPPORTED":       18,
-		"ERROR_REASON_GROUP_NOT_ALLOWED":         19,
-		"ERROR_REASON_GROUP_REQUIRED":            20,
-		"ERROR_REASON_EMPTY_MESSAGE":             21,
-		"ERROR_REASON_TEXT_TOO_LONG":             22,
-		"ERROR_REASON_TOO_MANY_IMAGES":           23,
-		"ERROR_REASON_TOO_MANY_VIDEOS":           24,
-		"ERROR_REASON_MEDIA_TOO_LARGE":           25,
-		"ERROR_REASON_MEDIA_TYPE_MISMATCH":       26,
-		"ERROR_REASON_MEDIA_NOT_FOUND":           27,
-		"ERROR_REASON_MEDIA_CHECKSUM_MISMATCH":   28,
-		"ERROR_REASON_MEDIA_SIZE_MISMATCH":       29,
-		"ERROR_REASON_UPLOAD_HEADER_MISSING":     30,
-		"ERROR_REASON_UPLOAD_HEADER_REPEATED":    31,
-		"ERROR_REASON_STAGING_QUOTA_EXCEEDED":    32,
-		"ERROR_REASON_URL_FORBIDDEN":             33,
-		"ERROR_REASON_URL_FETCH_FAILED":          34,
-		"ERROR_REASON_PATH_FORBIDDEN":            35,
-		"ERROR_REASON_PATH_NOT_FOUND":            36,
-		"ERROR_REASON_MEDIA_SOURCE_DISABLED":     37,
-		"ERROR_REASON_QUEUE_FULL":                38,
-		"ERROR_REASON_RATE_LIMITED":              39,
-		"ERROR_REASON_IDEMPOTENCY_KEY_REUSED":    40,
-		"ERROR_REASON_EVENT_STREAM_LAGGED":       41,
-		"ERROR_REASON_EVENT_GAP_TOO_OLD":         42,
-		"ERROR_REASON_TOOLS_DISABLED":            43,
-		"ERROR_REASON_UNAUTHENTICATED":           44,
-		"ERROR_REASON_TOKEN_SCOPE":               45,
-		"ERROR_REASON_SHUTTING_DOWN":             46,
-		"ERROR_REASON_OVERLOADED":                47,
-		"ERROR_REASON_INTERNAL":                  48,
-		"ERROR_REASON_CANCELLED":                 49,
-		"ERROR_REASON_DEADLINE_EXCEEDED":         50,
-		"ERROR_REASON_REQUEST_TOO_LARGE":         51,
-		"ERROR_REASON_USER_NOT_ALLOWED":          52,
-		"ERROR_REASON_MESSAGE_NOT_FOUND":         53,
-		"ERROR_REASON_STORAGE_FAILED":            54,
-		"ERROR_REASON_ARCHIVE_DISABLED":          60,
-		"ERROR_REASON_GROUP_NOT_FOUND":           61,
-		"ERROR_REASON_CHAT_NOT_ARCHIVED":         62,
-		"ERROR_REASON_POLICY_DENIED":             63,
-		"ERROR_REASON_APPROVAL_PENDING":          64,
-		"ERROR_REASON_APPROVAL_NOT_FOUND":        65,
-		"ERROR_REASON_APPROVAL_DECIDED":          66,
+		"ERROR_REASON_UNSPECIFIED":                     0,
+		"ERROR_REASON_INVALID_REQUEST":                 1,
+		"ERROR_REASON_ACCOUNT_NOT_CONFIGURED":          2,
+		"ERROR_REASON_ACCOUNT_OFFLINE":                 3,
+		"ERROR_REASON_ONEBOT_AUTH_FAILED":              4,
+		"ERROR_REASON_ONEBOT_TIMEOUT":                  5,
+		"ERROR_REASON_ONEBOT_BAD_REQUEST":              6,
+		"ERROR_REASON_ONEBOT_ACTION_UNSUPPORTED":       7,
+		"ERROR_REASON_ONEBOT_ACTION_FAILED":            8,
+		"ERROR_REASON_ONEBOT_PROTOCOL_ERROR":           9,
+		"ERROR_REASON_ONEBOT_CONNECTION_LOST":          10,
+		"ERROR_REASON_BOT_MUTED":                       11,
+		"ERROR_REASON_REMOVED_FROM_GROUP":              12,
+		"ERROR_REASON_MEDIA_TRANSFER_FAILED":           13,
+		"ERROR_REASON_SEND_OUTCOME_UNKNOWN":            14,
+		"ERROR_REASON_RISK_CONTROLLED":                 15,
+		"ERROR_REASON_POKE_UNSUPPORTED":                16,
+		"ERROR_REASON_UNSUPPORTED_BY_PEER":             17,
+		"ERROR_REASON_HISTORY_UNSUPPORTED":             18,
+		"ERROR_REASON_GROUP_NOT_ALLOWED":               19,
+		"ERROR_REASON_GROUP_REQUIRED":                  20,
+		"ERROR_REASON_EMPTY_MESSAGE":                   21,
+		"ERROR_REASON_TEXT_TOO_LONG":                   22,
+		"ERROR_REASON_TOO_MANY_IMAGES":                 23,
+		"ERROR_REASON_TOO_MANY_VIDEOS":                 24,
+		"ERROR_REASON_MEDIA_TOO_LARGE":                 25,
+		"ERROR_REASON_MEDIA_TYPE_MISMATCH":             26,
+		"ERROR_REASON_MEDIA_NOT_FOUND":                 27,
+		"ERROR_REASON_MEDIA_CHECKSUM_MISMATCH":         28,
+		"ERROR_REASON_MEDIA_SIZE_MISMATCH":             29,
+		"ERROR_REASON_UPLOAD_HEADER_MISSING":           30,
+		"ERROR_REASON_UPLOAD_HEADER_REPEATED":          31,
+		"ERROR_REASON_STAGING_QUOTA_EXCEEDED":          32,
+		"ERROR_REASON_URL_FORBIDDEN":                   33,
+		"ERROR_REASON_URL_FETCH_FAILED":                34,
+		"ERROR_REASON_PATH_FORBIDDEN":                  35,
+		"ERROR_REASON_PATH_NOT_FOUND":                  36,
+		"ERROR_REASON_MEDIA_SOURCE_DISABLED":           37,
+		"ERROR_REASON_QUEUE_FULL":                      38,
+		"ERROR_REASON_RATE_LIMITED":                    39,
+		"ERROR_REASON_IDEMPOTENCY_KEY_REUSED":          40,
+		"ERROR_REASON_EVENT_STREAM_LAGGED":             41,
+		"ERROR_REASON_EVENT_GAP_TOO_OLD":               42,
+		"ERROR_REASON_TOOLS_DISABLED":                  43,
+		"ERROR_REASON_UNAUTHENTICATED":                 44,
+		"ERROR_REASON_TOKEN_SCOPE":                     45,
+		"ERROR_REASON_SHUTTING_DOWN":                   46,
+		"ERROR_REASON_OVERLOADED":                      47,
+		"ERROR_REASON_INTERNAL":                        48,
+		"ERROR_REASON_CANCELLED":                       49,
+		"ERROR_REASON_DEADLINE_EXCEEDED":               50,
+		"ERROR_REASON_REQUEST_TOO_LARGE":               51,
+		"ERROR_REASON_USER_NOT_ALLOWED":                52,
+		"ERROR_REASON_MESSAGE_NOT_FOUND":               53,
+		"ERROR_REASON_STORAGE_FAILED":                  54,
+		"ERROR_REASON_ARCHIVE_DISABLED":                60,
+		"ERROR_REASON_GROUP_NOT_FOUND":                 61,
+		"ERROR_REASON_CHAT_NOT_ARCHIVED":               62,
+		"ERROR_REASON_POLICY_DENIED":                   63,
+		"ERROR_REASON_APPROVAL_PENDING":                64,
+		"ERROR_REASON_APPROVAL_NOT_FOUND":              65,
+		"ERROR_REASON_APPROVAL_DECIDED":                66,
+		"ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION": 67,
+		"ERROR_REASON_BOT_NOT_ADMIN":                   68,
+		"ERROR_REASON_PROTECTED_MEMBER":                69,
 	}
 )
 
@@ -373,7 +390,7 @@ var File_onebot_gateway_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\x9a\x11\n" +
+	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\x8f\x12\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12'\n" +
@@ -437,7 +454,10 @@ const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\x1aERROR_REASON_POLICY_DENIED\x10?\x12!\n" +
 	"\x1dERROR_REASON_APPROVAL_PENDING\x10@\x12#\n" +
 	"\x1fERROR_REASON_APPROVAL_NOT_FOUND\x10A\x12!\n" +
-	"\x1dERROR_REASON_APPROVAL_DECIDED\x10BBl\n" +
+	"\x1dERROR_REASON_APPROVAL_DECIDED\x10B\x120\n" +
+	",ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION\x10C\x12\x1e\n" +
+	"\x1aERROR_REASON_BOT_NOT_ADMIN\x10D\x12!\n" +
+	"\x1dERROR_REASON_PROTECTED_MEMBER\x10EBl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (

@@ -50,6 +50,18 @@ const (
 	// An approval of a held action changed state (ApprovalService): asked
 	// (PENDING), decided, expired, executed or failed.
 	EventKind_EVENT_KIND_APPROVAL EventKind = 10
+	// An emoji reaction to a group message was added or removed.
+	EventKind_EVENT_KIND_REACTION EventKind = 11
+	// A group message was marked or unmarked as essence (精华).
+	EventKind_EVENT_KIND_ESSENCE EventKind = 12
+	// A member, or the whole group, was muted or unmuted.
+	EventKind_EVENT_KIND_MUTE EventKind = 13
+	// A member was made, or stopped being, a group admin.
+	EventKind_EVENT_KIND_ADMIN_CHANGED EventKind = 14
+	// A file was uploaded to a group's files.
+	EventKind_EVENT_KIND_GROUP_FILE_UPLOADED EventKind = 15
+	// A group's name changed (NapCat, Lagrange and Milky report it).
+	EventKind_EVENT_KIND_GROUP_NAME_CHANGED EventKind = 16
 )
 
 // Enum value maps for EventKind.
@@ -66,19 +78,31 @@ var (
 		8:  "EVENT_KIND_UNKNOWN",
 		9:  "EVENT_KIND_MESSAGE_RECALLED",
 		10: "EVENT_KIND_APPROVAL",
+		11: "EVENT_KIND_REACTION",
+		12: "EVENT_KIND_ESSENCE",
+		13: "EVENT_KIND_MUTE",
+		14: "EVENT_KIND_ADMIN_CHANGED",
+		15: "EVENT_KIND_GROUP_FILE_UPLOADED",
+		16: "EVENT_KIND_GROUP_NAME_CHANGED",
 	}
 	EventKind_value = map[string]int32{
-		"EVENT_KIND_UNSPECIFIED":      0,
-		"EVENT_KIND_MESSAGE":          1,
-		"EVENT_KIND_POKE":             2,
-		"EVENT_KIND_MEMBER_JOINED":    3,
-		"EVENT_KIND_MEMBER_LEFT":      4,
-		"EVENT_KIND_CARD_CHANGED":     5,
-		"EVENT_KIND_LIFECYCLE":        6,
-		"EVENT_KIND_CONNECTION":       7,
-		"EVENT_KIND_UNKNOWN":          8,
-		"EVENT_KIND_MESSAGE_RECALLED": 9,
-		"EVENT_KIND_APPROVAL":         10,
+		"EVENT_KIND_UNSPECIFIED":         0,
+		"EVENT_KIND_MESSAGE":             1,
+		"EVENT_KIND_POKE":                2,
+		"EVENT_KIND_MEMBER_JOINED":       3,
+		"EVENT_KIND_MEMBER_LEFT":         4,
+		"EVENT_KIND_CARD_CHANGED":        5,
+		"EVENT_KIND_LIFECYCLE":           6,
+		"EVENT_KIND_CONNECTION":          7,
+		"EVENT_KIND_UNKNOWN":             8,
+		"EVENT_KIND_MESSAGE_RECALLED":    9,
+		"EVENT_KIND_APPROVAL":            10,
+		"EVENT_KIND_REACTION":            11,
+		"EVENT_KIND_ESSENCE":             12,
+		"EVENT_KIND_MUTE":                13,
+		"EVENT_KIND_ADMIN_CHANGED":       14,
+		"EVENT_KIND_GROUP_FILE_UPLOADED": 15,
+		"EVENT_KIND_GROUP_NAME_CHANGED":  16,
 	}
 )
 
@@ -332,6 +356,12 @@ type Event struct {
 	//	*Event_Unknown
 	//	*Event_MessageRecalled
 	//	*Event_Approval
+	//	*Event_Reaction
+	//	*Event_Essence
+	//	*Event_Mute
+	//	*Event_AdminChanged
+	//	*Event_GroupFileUploaded
+	//	*Event_GroupNameChanged
 	Kind          isEvent_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -492,6 +522,60 @@ func (x *Event) GetApproval() *Approval {
 	return nil
 }
 
+func (x *Event) GetReaction() *ReactionEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_Reaction); ok {
+			return x.Reaction
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetEssence() *EssenceEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_Essence); ok {
+			return x.Essence
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetMute() *MuteEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_Mute); ok {
+			return x.Mute
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetAdminChanged() *AdminChangedEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_AdminChanged); ok {
+			return x.AdminChanged
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetGroupFileUploaded() *GroupFileUploadedEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_GroupFileUploaded); ok {
+			return x.GroupFileUploaded
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetGroupNameChanged() *GroupNameChangedEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_GroupNameChanged); ok {
+			return x.GroupNameChanged
+		}
+	}
+	return nil
+}
+
 type isEvent_Kind interface {
 	isEvent_Kind()
 }
@@ -547,6 +631,36 @@ type Event_Approval struct {
 	Approval *Approval `protobuf:"bytes,19,opt,name=approval,proto3,oneof"`
 }
 
+type Event_Reaction struct {
+	// An emoji reaction was added or removed.
+	Reaction *ReactionEvent `protobuf:"bytes,20,opt,name=reaction,proto3,oneof"`
+}
+
+type Event_Essence struct {
+	// A message was marked or unmarked as essence.
+	Essence *EssenceEvent `protobuf:"bytes,21,opt,name=essence,proto3,oneof"`
+}
+
+type Event_Mute struct {
+	// A member or the whole group was muted or unmuted.
+	Mute *MuteEvent `protobuf:"bytes,22,opt,name=mute,proto3,oneof"`
+}
+
+type Event_AdminChanged struct {
+	// A member was made, or stopped being, an admin.
+	AdminChanged *AdminChangedEvent `protobuf:"bytes,23,opt,name=admin_changed,json=adminChanged,proto3,oneof"`
+}
+
+type Event_GroupFileUploaded struct {
+	// A file was uploaded to a group's files.
+	GroupFileUploaded *GroupFileUploadedEvent `protobuf:"bytes,24,opt,name=group_file_uploaded,json=groupFileUploaded,proto3,oneof"`
+}
+
+type Event_GroupNameChanged struct {
+	// A group's name changed.
+	GroupNameChanged *GroupNameChangedEvent `protobuf:"bytes,25,opt,name=group_name_changed,json=groupNameChanged,proto3,oneof"`
+}
+
 func (*Event_Message) isEvent_Kind() {}
 
 func (*Event_Poke) isEvent_Kind() {}
@@ -566,6 +680,18 @@ func (*Event_Unknown) isEvent_Kind() {}
 func (*Event_MessageRecalled) isEvent_Kind() {}
 
 func (*Event_Approval) isEvent_Kind() {}
+
+func (*Event_Reaction) isEvent_Kind() {}
+
+func (*Event_Essence) isEvent_Kind() {}
+
+func (*Event_Mute) isEvent_Kind() {}
+
+func (*Event_AdminChanged) isEvent_Kind() {}
+
+func (*Event_GroupFileUploaded) isEvent_Kind() {}
+
+func (*Event_GroupNameChanged) isEvent_Kind() {}
 
 // A group or private message.
 type MessageEvent struct {
@@ -1144,6 +1270,488 @@ func (x *MessageRecalledEvent) GetOperatorId() int64 {
 	return 0
 }
 
+// An emoji reaction to a group message was added or removed (NapCat,
+// LLOneBot and SnowLuma `group_msg_emoji_like`, Lagrange `reaction`, Milky
+// `group_message_reaction`).
+type ReactionEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The message reacted to; 0 when the peer did not say.
+	MessageId int64 `protobuf:"varint,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// Who reacted.
+	UserId int64 `protobuf:"varint,3,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// The emoji: a QQ face id, or a Unicode emoji's code point, as text.
+	EmojiId string `protobuf:"bytes,4,opt,name=emoji_id,json=emojiId,proto3" json:"emoji_id,omitempty"`
+	// True when added, false when removed.
+	Added         bool `protobuf:"varint,5,opt,name=added,proto3" json:"added,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReactionEvent) Reset() {
+	*x = ReactionEvent{}
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReactionEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReactionEvent) ProtoMessage() {}
+
+func (x *ReactionEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReactionEvent.ProtoReflect.Descriptor instead.
+func (*ReactionEvent) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ReactionEvent) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *ReactionEvent) GetMessageId() int64 {
+	if x != nil {
+		return x.MessageId
+	}
+	return 0
+}
+
+func (x *ReactionEvent) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+func (x *ReactionEvent) GetEmojiId() string {
+	if x != nil {
+		return x.EmojiId
+	}
+	return ""
+}
+
+func (x *ReactionEvent) GetAdded() bool {
+	if x != nil {
+		return x.Added
+	}
+	return false
+}
+
+// A group message was marked or unmarked as essence (`essence` notices,
+// Milky `group_essence_message_change`). NapCat and LLOneBot never report a
+// removal.
+type EssenceEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The message; 0 when the peer did not say.
+	MessageId int64 `protobuf:"varint,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// The message's sender, when reported.
+	SenderId int64 `protobuf:"varint,3,opt,name=sender_id,json=senderId,proto3" json:"sender_id,omitempty"`
+	// Who marked or unmarked it.
+	OperatorId int64 `protobuf:"varint,4,opt,name=operator_id,json=operatorId,proto3" json:"operator_id,omitempty"`
+	// True when marked, false when unmarked.
+	IsSet         bool `protobuf:"varint,5,opt,name=is_set,json=isSet,proto3" json:"is_set,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EssenceEvent) Reset() {
+	*x = EssenceEvent{}
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EssenceEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EssenceEvent) ProtoMessage() {}
+
+func (x *EssenceEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EssenceEvent.ProtoReflect.Descriptor instead.
+func (*EssenceEvent) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *EssenceEvent) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *EssenceEvent) GetMessageId() int64 {
+	if x != nil {
+		return x.MessageId
+	}
+	return 0
+}
+
+func (x *EssenceEvent) GetSenderId() int64 {
+	if x != nil {
+		return x.SenderId
+	}
+	return 0
+}
+
+func (x *EssenceEvent) GetOperatorId() int64 {
+	if x != nil {
+		return x.OperatorId
+	}
+	return 0
+}
+
+func (x *EssenceEvent) GetIsSet() bool {
+	if x != nil {
+		return x.IsSet
+	}
+	return false
+}
+
+// A member, or the whole group, was muted or unmuted (`group_ban` notices,
+// Milky `group_mute` and `group_whole_mute`).
+type MuteEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The member; 0 for the whole group.
+	UserId int64 `protobuf:"varint,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// True for the whole-group mute (全员禁言).
+	WholeGroup bool `protobuf:"varint,3,opt,name=whole_group,json=wholeGroup,proto3" json:"whole_group,omitempty"`
+	// Who did it; 0 when not reported.
+	OperatorId int64 `protobuf:"varint,4,opt,name=operator_id,json=operatorId,proto3" json:"operator_id,omitempty"`
+	// Seconds a member is muted for; 0 when lifted, and for the whole group.
+	DurationSecs int64 `protobuf:"varint,5,opt,name=duration_secs,json=durationSecs,proto3" json:"duration_secs,omitempty"`
+	// True when muted, false when lifted.
+	Muted         bool `protobuf:"varint,6,opt,name=muted,proto3" json:"muted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MuteEvent) Reset() {
+	*x = MuteEvent{}
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MuteEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MuteEvent) ProtoMessage() {}
+
+func (x *MuteEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MuteEvent.ProtoReflect.Descriptor instead.
+func (*MuteEvent) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *MuteEvent) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *MuteEvent) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+func (x *MuteEvent) GetWholeGroup() bool {
+	if x != nil {
+		return x.WholeGroup
+	}
+	return false
+}
+
+func (x *MuteEvent) GetOperatorId() int64 {
+	if x != nil {
+		return x.OperatorId
+	}
+	return 0
+}
+
+func (x *MuteEvent) GetDurationSecs() int64 {
+	if x != nil {
+		return x.DurationSecs
+	}
+	return 0
+}
+
+func (x *MuteEvent) GetMuted() bool {
+	if x != nil {
+		return x.Muted
+	}
+	return false
+}
+
+// A member was made, or stopped being, a group admin (`group_admin`
+// notices, Milky `group_admin_change`). The member list cache follows it.
+type AdminChangedEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The member.
+	UserId int64 `protobuf:"varint,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// Who did it; 0 when not reported (no OneBot implementation reports it).
+	OperatorId int64 `protobuf:"varint,3,opt,name=operator_id,json=operatorId,proto3" json:"operator_id,omitempty"`
+	// True when made admin, false when no longer.
+	IsAdmin       bool `protobuf:"varint,4,opt,name=is_admin,json=isAdmin,proto3" json:"is_admin,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AdminChangedEvent) Reset() {
+	*x = AdminChangedEvent{}
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AdminChangedEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AdminChangedEvent) ProtoMessage() {}
+
+func (x *AdminChangedEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AdminChangedEvent.ProtoReflect.Descriptor instead.
+func (*AdminChangedEvent) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *AdminChangedEvent) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *AdminChangedEvent) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+func (x *AdminChangedEvent) GetOperatorId() int64 {
+	if x != nil {
+		return x.OperatorId
+	}
+	return 0
+}
+
+func (x *AdminChangedEvent) GetIsAdmin() bool {
+	if x != nil {
+		return x.IsAdmin
+	}
+	return false
+}
+
+// A file was uploaded to a group's files (`group_upload` notices, Milky
+// `group_file_upload`).
+type GroupFileUploadedEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The uploader.
+	UserId int64 `protobuf:"varint,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// The file's id, for MediaService.DownloadGroupFile.
+	FileId string `protobuf:"bytes,3,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// The file's name.
+	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// Its size in bytes.
+	Size          uint64 `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GroupFileUploadedEvent) Reset() {
+	*x = GroupFileUploadedEvent{}
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GroupFileUploadedEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GroupFileUploadedEvent) ProtoMessage() {}
+
+func (x *GroupFileUploadedEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GroupFileUploadedEvent.ProtoReflect.Descriptor instead.
+func (*GroupFileUploadedEvent) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GroupFileUploadedEvent) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *GroupFileUploadedEvent) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+func (x *GroupFileUploadedEvent) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *GroupFileUploadedEvent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GroupFileUploadedEvent) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+// A group's name changed (NapCat `notify`/`group_name`, Lagrange
+// `group_name_change`, Milky `group_name_change`).
+type GroupNameChangedEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The new name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Who changed it; 0 when not reported.
+	OperatorId    int64 `protobuf:"varint,3,opt,name=operator_id,json=operatorId,proto3" json:"operator_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GroupNameChangedEvent) Reset() {
+	*x = GroupNameChangedEvent{}
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GroupNameChangedEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GroupNameChangedEvent) ProtoMessage() {}
+
+func (x *GroupNameChangedEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_event_service_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GroupNameChangedEvent.ProtoReflect.Descriptor instead.
+func (*GroupNameChangedEvent) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_event_service_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *GroupNameChangedEvent) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *GroupNameChangedEvent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GroupNameChangedEvent) GetOperatorId() int64 {
+	if x != nil {
+		return x.OperatorId
+	}
+	return 0
+}
+
 var File_onebot_gateway_v1_event_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
@@ -1161,7 +1769,7 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\theartbeat\x18\x02 \x01(\v2\x1c.onebot.gateway.v1.HeartbeatR\theartbeat\"`\n" +
 	"\tHeartbeat\x12#\n" +
 	"\rlast_sequence\x18\x01 \x01(\x04R\flastSequence\x12.\n" +
-	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xb9\x06\n" +
+	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xee\t\n" +
 	"\x05Event\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1a\n" +
@@ -1181,7 +1789,13 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"connection\x12;\n" +
 	"\aunknown\x18\x11 \x01(\v2\x1f.onebot.gateway.v1.UnknownEventH\x00R\aunknown\x12T\n" +
 	"\x10message_recalled\x18\x12 \x01(\v2'.onebot.gateway.v1.MessageRecalledEventH\x00R\x0fmessageRecalled\x129\n" +
-	"\bapproval\x18\x13 \x01(\v2\x1b.onebot.gateway.v1.ApprovalH\x00R\bapprovalB\x06\n" +
+	"\bapproval\x18\x13 \x01(\v2\x1b.onebot.gateway.v1.ApprovalH\x00R\bapproval\x12>\n" +
+	"\breaction\x18\x14 \x01(\v2 .onebot.gateway.v1.ReactionEventH\x00R\breaction\x12;\n" +
+	"\aessence\x18\x15 \x01(\v2\x1f.onebot.gateway.v1.EssenceEventH\x00R\aessence\x122\n" +
+	"\x04mute\x18\x16 \x01(\v2\x1c.onebot.gateway.v1.MuteEventH\x00R\x04mute\x12K\n" +
+	"\radmin_changed\x18\x17 \x01(\v2$.onebot.gateway.v1.AdminChangedEventH\x00R\fadminChanged\x12[\n" +
+	"\x13group_file_uploaded\x18\x18 \x01(\v2).onebot.gateway.v1.GroupFileUploadedEventH\x00R\x11groupFileUploaded\x12X\n" +
+	"\x12group_name_changed\x18\x19 \x01(\v2(.onebot.gateway.v1.GroupNameChangedEventH\x00R\x10groupNameChangedB\x06\n" +
 	"\x04kind\"\xa1\x01\n" +
 	"\fMessageEvent\x128\n" +
 	"\amessage\x18\x01 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageR\amessage\x12\x1b\n" +
@@ -1223,7 +1837,48 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\n" +
 	"message_id\x18\x02 \x01(\x03R\tmessageId\x12\x1f\n" +
 	"\voperator_id\x18\x03 \x01(\x03R\n" +
-	"operatorId*\xb2\x02\n" +
+	"operatorId\"\x93\x01\n" +
+	"\rReactionEvent\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\x03R\tmessageId\x12\x17\n" +
+	"\auser_id\x18\x03 \x01(\x03R\x06userId\x12\x19\n" +
+	"\bemoji_id\x18\x04 \x01(\tR\aemojiId\x12\x14\n" +
+	"\x05added\x18\x05 \x01(\bR\x05added\"\x9d\x01\n" +
+	"\fEssenceEvent\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\x03R\tmessageId\x12\x1b\n" +
+	"\tsender_id\x18\x03 \x01(\x03R\bsenderId\x12\x1f\n" +
+	"\voperator_id\x18\x04 \x01(\x03R\n" +
+	"operatorId\x12\x15\n" +
+	"\x06is_set\x18\x05 \x01(\bR\x05isSet\"\xbc\x01\n" +
+	"\tMuteEvent\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\x03R\x06userId\x12\x1f\n" +
+	"\vwhole_group\x18\x03 \x01(\bR\n" +
+	"wholeGroup\x12\x1f\n" +
+	"\voperator_id\x18\x04 \x01(\x03R\n" +
+	"operatorId\x12#\n" +
+	"\rduration_secs\x18\x05 \x01(\x03R\fdurationSecs\x12\x14\n" +
+	"\x05muted\x18\x06 \x01(\bR\x05muted\"\x83\x01\n" +
+	"\x11AdminChangedEvent\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\x03R\x06userId\x12\x1f\n" +
+	"\voperator_id\x18\x03 \x01(\x03R\n" +
+	"operatorId\x12\x19\n" +
+	"\bis_admin\x18\x04 \x01(\bR\aisAdmin\"\x8d\x01\n" +
+	"\x16GroupFileUploadedEvent\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\x03R\x06userId\x12\x17\n" +
+	"\afile_id\x18\x03 \x01(\tR\x06fileId\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x12\n" +
+	"\x04size\x18\x05 \x01(\x04R\x04size\"g\n" +
+	"\x15GroupNameChangedEvent\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1f\n" +
+	"\voperator_id\x18\x03 \x01(\x03R\n" +
+	"operatorId*\xdd\x03\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12EVENT_KIND_MESSAGE\x10\x01\x12\x13\n" +
@@ -1236,7 +1891,13 @@ const file_onebot_gateway_v1_event_service_proto_rawDesc = "" +
 	"\x12EVENT_KIND_UNKNOWN\x10\b\x12\x1f\n" +
 	"\x1bEVENT_KIND_MESSAGE_RECALLED\x10\t\x12\x17\n" +
 	"\x13EVENT_KIND_APPROVAL\x10\n" +
-	"2q\n" +
+	"\x12\x17\n" +
+	"\x13EVENT_KIND_REACTION\x10\v\x12\x16\n" +
+	"\x12EVENT_KIND_ESSENCE\x10\f\x12\x13\n" +
+	"\x0fEVENT_KIND_MUTE\x10\r\x12\x1c\n" +
+	"\x18EVENT_KIND_ADMIN_CHANGED\x10\x0e\x12\"\n" +
+	"\x1eEVENT_KIND_GROUP_FILE_UPLOADED\x10\x0f\x12!\n" +
+	"\x1dEVENT_KIND_GROUP_NAME_CHANGED\x10\x102q\n" +
 	"\fEventService\x12a\n" +
 	"\fStreamEvents\x12&.onebot.gateway.v1.StreamEventsRequest\x1a'.onebot.gateway.v1.StreamEventsResponse0\x01Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
@@ -1254,35 +1915,41 @@ func file_onebot_gateway_v1_event_service_proto_rawDescGZIP() []byte {
 }
 
 var file_onebot_gateway_v1_event_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_onebot_gateway_v1_event_service_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_onebot_gateway_v1_event_service_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_onebot_gateway_v1_event_service_proto_goTypes = []any{
-	(EventKind)(0),                // 0: onebot.gateway.v1.EventKind
-	(*StreamEventsRequest)(nil),   // 1: onebot.gateway.v1.StreamEventsRequest
-	(*StreamEventsResponse)(nil),  // 2: onebot.gateway.v1.StreamEventsResponse
-	(*Heartbeat)(nil),             // 3: onebot.gateway.v1.Heartbeat
-	(*Event)(nil),                 // 4: onebot.gateway.v1.Event
-	(*MessageEvent)(nil),          // 5: onebot.gateway.v1.MessageEvent
-	(*PokeEvent)(nil),             // 6: onebot.gateway.v1.PokeEvent
-	(*MemberJoinedEvent)(nil),     // 7: onebot.gateway.v1.MemberJoinedEvent
-	(*MemberLeftEvent)(nil),       // 8: onebot.gateway.v1.MemberLeftEvent
-	(*CardChangedEvent)(nil),      // 9: onebot.gateway.v1.CardChangedEvent
-	(*LifecycleEvent)(nil),        // 10: onebot.gateway.v1.LifecycleEvent
-	(*ConnectionEvent)(nil),       // 11: onebot.gateway.v1.ConnectionEvent
-	(*UnknownEvent)(nil),          // 12: onebot.gateway.v1.UnknownEvent
-	(*MessageRecalledEvent)(nil),  // 13: onebot.gateway.v1.MessageRecalledEvent
-	(*Chat)(nil),                  // 14: onebot.gateway.v1.Chat
-	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
-	(*Approval)(nil),              // 16: onebot.gateway.v1.Approval
-	(*ChatMessage)(nil),           // 17: onebot.gateway.v1.ChatMessage
-	(ConnectionState)(0),          // 18: onebot.gateway.v1.ConnectionState
+	(EventKind)(0),                 // 0: onebot.gateway.v1.EventKind
+	(*StreamEventsRequest)(nil),    // 1: onebot.gateway.v1.StreamEventsRequest
+	(*StreamEventsResponse)(nil),   // 2: onebot.gateway.v1.StreamEventsResponse
+	(*Heartbeat)(nil),              // 3: onebot.gateway.v1.Heartbeat
+	(*Event)(nil),                  // 4: onebot.gateway.v1.Event
+	(*MessageEvent)(nil),           // 5: onebot.gateway.v1.MessageEvent
+	(*PokeEvent)(nil),              // 6: onebot.gateway.v1.PokeEvent
+	(*MemberJoinedEvent)(nil),      // 7: onebot.gateway.v1.MemberJoinedEvent
+	(*MemberLeftEvent)(nil),        // 8: onebot.gateway.v1.MemberLeftEvent
+	(*CardChangedEvent)(nil),       // 9: onebot.gateway.v1.CardChangedEvent
+	(*LifecycleEvent)(nil),         // 10: onebot.gateway.v1.LifecycleEvent
+	(*ConnectionEvent)(nil),        // 11: onebot.gateway.v1.ConnectionEvent
+	(*UnknownEvent)(nil),           // 12: onebot.gateway.v1.UnknownEvent
+	(*MessageRecalledEvent)(nil),   // 13: onebot.gateway.v1.MessageRecalledEvent
+	(*ReactionEvent)(nil),          // 14: onebot.gateway.v1.ReactionEvent
+	(*EssenceEvent)(nil),           // 15: onebot.gateway.v1.EssenceEvent
+	(*MuteEvent)(nil),              // 16: onebot.gateway.v1.MuteEvent
+	(*AdminChangedEvent)(nil),      // 17: onebot.gateway.v1.AdminChangedEvent
+	(*GroupFileUploadedEvent)(nil), // 18: onebot.gateway.v1.GroupFileUploadedEvent
+	(*GroupNameChangedEvent)(nil),  // 19: onebot.gateway.v1.GroupNameChangedEvent
+	(*Chat)(nil),                   // 20: onebot.gateway.v1.Chat
+	(*timestamppb.Timestamp)(nil),  // 21: google.protobuf.Timestamp
+	(*Approval)(nil),               // 22: onebot.gateway.v1.Approval
+	(*ChatMessage)(nil),            // 23: onebot.gateway.v1.ChatMessage
+	(ConnectionState)(0),           // 24: onebot.gateway.v1.ConnectionState
 }
 var file_onebot_gateway_v1_event_service_proto_depIdxs = []int32{
-	14, // 0: onebot.gateway.v1.StreamEventsRequest.chats:type_name -> onebot.gateway.v1.Chat
+	20, // 0: onebot.gateway.v1.StreamEventsRequest.chats:type_name -> onebot.gateway.v1.Chat
 	0,  // 1: onebot.gateway.v1.StreamEventsRequest.kinds:type_name -> onebot.gateway.v1.EventKind
 	4,  // 2: onebot.gateway.v1.StreamEventsResponse.event:type_name -> onebot.gateway.v1.Event
 	3,  // 3: onebot.gateway.v1.StreamEventsResponse.heartbeat:type_name -> onebot.gateway.v1.Heartbeat
-	15, // 4: onebot.gateway.v1.Heartbeat.time:type_name -> google.protobuf.Timestamp
-	15, // 5: onebot.gateway.v1.Event.time:type_name -> google.protobuf.Timestamp
+	21, // 4: onebot.gateway.v1.Heartbeat.time:type_name -> google.protobuf.Timestamp
+	21, // 5: onebot.gateway.v1.Event.time:type_name -> google.protobuf.Timestamp
 	5,  // 6: onebot.gateway.v1.Event.message:type_name -> onebot.gateway.v1.MessageEvent
 	6,  // 7: onebot.gateway.v1.Event.poke:type_name -> onebot.gateway.v1.PokeEvent
 	7,  // 8: onebot.gateway.v1.Event.member_joined:type_name -> onebot.gateway.v1.MemberJoinedEvent
@@ -1292,17 +1959,23 @@ var file_onebot_gateway_v1_event_service_proto_depIdxs = []int32{
 	11, // 12: onebot.gateway.v1.Event.connection:type_name -> onebot.gateway.v1.ConnectionEvent
 	12, // 13: onebot.gateway.v1.Event.unknown:type_name -> onebot.gateway.v1.UnknownEvent
 	13, // 14: onebot.gateway.v1.Event.message_recalled:type_name -> onebot.gateway.v1.MessageRecalledEvent
-	16, // 15: onebot.gateway.v1.Event.approval:type_name -> onebot.gateway.v1.Approval
-	17, // 16: onebot.gateway.v1.MessageEvent.message:type_name -> onebot.gateway.v1.ChatMessage
-	18, // 17: onebot.gateway.v1.ConnectionEvent.state:type_name -> onebot.gateway.v1.ConnectionState
-	14, // 18: onebot.gateway.v1.MessageRecalledEvent.chat:type_name -> onebot.gateway.v1.Chat
-	1,  // 19: onebot.gateway.v1.EventService.StreamEvents:input_type -> onebot.gateway.v1.StreamEventsRequest
-	2,  // 20: onebot.gateway.v1.EventService.StreamEvents:output_type -> onebot.gateway.v1.StreamEventsResponse
-	20, // [20:21] is the sub-list for method output_type
-	19, // [19:20] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	22, // 15: onebot.gateway.v1.Event.approval:type_name -> onebot.gateway.v1.Approval
+	14, // 16: onebot.gateway.v1.Event.reaction:type_name -> onebot.gateway.v1.ReactionEvent
+	15, // 17: onebot.gateway.v1.Event.essence:type_name -> onebot.gateway.v1.EssenceEvent
+	16, // 18: onebot.gateway.v1.Event.mute:type_name -> onebot.gateway.v1.MuteEvent
+	17, // 19: onebot.gateway.v1.Event.admin_changed:type_name -> onebot.gateway.v1.AdminChangedEvent
+	18, // 20: onebot.gateway.v1.Event.group_file_uploaded:type_name -> onebot.gateway.v1.GroupFileUploadedEvent
+	19, // 21: onebot.gateway.v1.Event.group_name_changed:type_name -> onebot.gateway.v1.GroupNameChangedEvent
+	23, // 22: onebot.gateway.v1.MessageEvent.message:type_name -> onebot.gateway.v1.ChatMessage
+	24, // 23: onebot.gateway.v1.ConnectionEvent.state:type_name -> onebot.gateway.v1.ConnectionState
+	20, // 24: onebot.gateway.v1.MessageRecalledEvent.chat:type_name -> onebot.gateway.v1.Chat
+	1,  // 25: onebot.gateway.v1.EventService.StreamEvents:input_type -> onebot.gateway.v1.StreamEventsRequest
+	2,  // 26: onebot.gateway.v1.EventService.StreamEvents:output_type -> onebot.gateway.v1.StreamEventsResponse
+	26, // [26:27] is the sub-list for method output_type
+	25, // [25:26] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_event_service_proto_init() }
@@ -1325,6 +1998,12 @@ func file_onebot_gateway_v1_event_service_proto_init() {
 		(*Event_Unknown)(nil),
 		(*Event_MessageRecalled)(nil),
 		(*Event_Approval)(nil),
+		(*Event_Reaction)(nil),
+		(*Event_Essence)(nil),
+		(*Event_Mute)(nil),
+		(*Event_AdminChanged)(nil),
+		(*Event_GroupFileUploaded)(nil),
+		(*Event_GroupNameChanged)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1332,7 +2011,7 @@ func file_onebot_gateway_v1_event_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_event_service_proto_rawDesc), len(file_onebot_gateway_v1_event_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   13,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -633,6 +633,892 @@ func (x *PokeMemberResponse) GetUserId() int64 {
 	return 0
 }
 
+// Request of GroupService.ListGroupFiles.
+type ListGroupFilesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// Group; resolved as in SendMessage (absent = the only whitelisted group).
+	GroupId *int64 `protobuf:"varint,2,opt,name=group_id,json=groupId,proto3,oneof" json:"group_id,omitempty"`
+	// The folder to list (a `GroupFolder.folder_id`); empty for the root.
+	FolderId string `protobuf:"bytes,3,opt,name=folder_id,json=folderId,proto3" json:"folder_id,omitempty"`
+	// Entries (folders and files together) per page, 1..200; 0 means 50.
+	PageSize int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// `next_page_token` of the previous page; empty for the first.
+	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListGroupFilesRequest) Reset() {
+	*x = ListGroupFilesRequest{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListGroupFilesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListGroupFilesRequest) ProtoMessage() {}
+
+func (x *ListGroupFilesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListGroupFilesRequest.ProtoReflect.Descriptor instead.
+func (*ListGroupFilesRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListGroupFilesRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *ListGroupFilesRequest) GetGroupId() int64 {
+	if x != nil && x.GroupId != nil {
+		return *x.GroupId
+	}
+	return 0
+}
+
+func (x *ListGroupFilesRequest) GetFolderId() string {
+	if x != nil {
+		return x.FolderId
+	}
+	return ""
+}
+
+func (x *ListGroupFilesRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListGroupFilesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// Response of GroupService.ListGroupFiles.
+type ListGroupFilesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group listed.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// This page's folders (all folders come before any file).
+	Folders []*GroupFolder `protobuf:"bytes,2,rep,name=folders,proto3" json:"folders,omitempty"`
+	// This page's files.
+	Files []*GroupFile `protobuf:"bytes,3,rep,name=files,proto3" json:"files,omitempty"`
+	// The token of the next page; empty on the last.
+	NextPageToken string `protobuf:"bytes,4,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListGroupFilesResponse) Reset() {
+	*x = ListGroupFilesResponse{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListGroupFilesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListGroupFilesResponse) ProtoMessage() {}
+
+func (x *ListGroupFilesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListGroupFilesResponse.ProtoReflect.Descriptor instead.
+func (*ListGroupFilesResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListGroupFilesResponse) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *ListGroupFilesResponse) GetFolders() []*GroupFolder {
+	if x != nil {
+		return x.Folders
+	}
+	return nil
+}
+
+func (x *ListGroupFilesResponse) GetFiles() []*GroupFile {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+func (x *ListGroupFilesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// A file in a group's files.
+type GroupFile struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The peer's id of the file: what MediaService.DownloadGroupFile takes.
+	FileId string `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// Display name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Size in bytes.
+	Size uint64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	// The folder it is in (`/` for the root), when the peer reports it.
+	FolderId string `protobuf:"bytes,4,opt,name=folder_id,json=folderId,proto3" json:"folder_id,omitempty"`
+	// Who uploaded it.
+	UploaderId int64 `protobuf:"varint,5,opt,name=uploader_id,json=uploaderId,proto3" json:"uploader_id,omitempty"`
+	// The uploader's name, when reported.
+	UploaderName string `protobuf:"bytes,6,opt,name=uploader_name,json=uploaderName,proto3" json:"uploader_name,omitempty"`
+	// When it was uploaded.
+	UploadTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=upload_time,json=uploadTime,proto3" json:"upload_time,omitempty"`
+	// When it expires; absent when it does not.
+	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	// How often it was downloaded.
+	DownloadCount int64 `protobuf:"varint,9,opt,name=download_count,json=downloadCount,proto3" json:"download_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GroupFile) Reset() {
+	*x = GroupFile{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GroupFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GroupFile) ProtoMessage() {}
+
+func (x *GroupFile) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GroupFile.ProtoReflect.Descriptor instead.
+func (*GroupFile) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GroupFile) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *GroupFile) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GroupFile) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *GroupFile) GetFolderId() string {
+	if x != nil {
+		return x.FolderId
+	}
+	return ""
+}
+
+func (x *GroupFile) GetUploaderId() int64 {
+	if x != nil {
+		return x.UploaderId
+	}
+	return 0
+}
+
+func (x *GroupFile) GetUploaderName() string {
+	if x != nil {
+		return x.UploaderName
+	}
+	return ""
+}
+
+func (x *GroupFile) GetUploadTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UploadTime
+	}
+	return nil
+}
+
+func (x *GroupFile) GetExpireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpireTime
+	}
+	return nil
+}
+
+func (x *GroupFile) GetDownloadCount() int64 {
+	if x != nil {
+		return x.DownloadCount
+	}
+	return 0
+}
+
+// A folder in a group's files.
+type GroupFolder struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The peer's id of the folder: what ListGroupFilesRequest.folder_id takes.
+	FolderId string `protobuf:"bytes,1,opt,name=folder_id,json=folderId,proto3" json:"folder_id,omitempty"`
+	// Display name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Who created it.
+	CreatorId int64 `protobuf:"varint,3,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
+	// When it was created.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// Number of files in it.
+	FileCount     int64 `protobuf:"varint,5,opt,name=file_count,json=fileCount,proto3" json:"file_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GroupFolder) Reset() {
+	*x = GroupFolder{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GroupFolder) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GroupFolder) ProtoMessage() {}
+
+func (x *GroupFolder) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GroupFolder.ProtoReflect.Descriptor instead.
+func (*GroupFolder) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *GroupFolder) GetFolderId() string {
+	if x != nil {
+		return x.FolderId
+	}
+	return ""
+}
+
+func (x *GroupFolder) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GroupFolder) GetCreatorId() int64 {
+	if x != nil {
+		return x.CreatorId
+	}
+	return 0
+}
+
+func (x *GroupFolder) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *GroupFolder) GetFileCount() int64 {
+	if x != nil {
+		return x.FileCount
+	}
+	return 0
+}
+
+// Request of GroupService.MuteMember.
+type MuteMemberRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// Group; resolved as in SendMessage (absent = the only whitelisted group).
+	GroupId *int64 `protobuf:"varint,2,opt,name=group_id,json=groupId,proto3,oneof" json:"group_id,omitempty"`
+	// The member to mute; must be positive.
+	UserId int64 `protobuf:"varint,3,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// Seconds, at most 2592000 (30 days, the platform's limit); 0 lifts the
+	// mute.
+	DurationSecs int64 `protobuf:"varint,4,opt,name=duration_secs,json=durationSecs,proto3" json:"duration_secs,omitempty"`
+	// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,5,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MuteMemberRequest) Reset() {
+	*x = MuteMemberRequest{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MuteMemberRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MuteMemberRequest) ProtoMessage() {}
+
+func (x *MuteMemberRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MuteMemberRequest.ProtoReflect.Descriptor instead.
+func (*MuteMemberRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *MuteMemberRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *MuteMemberRequest) GetGroupId() int64 {
+	if x != nil && x.GroupId != nil {
+		return *x.GroupId
+	}
+	return 0
+}
+
+func (x *MuteMemberRequest) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+func (x *MuteMemberRequest) GetDurationSecs() int64 {
+	if x != nil {
+		return x.DurationSecs
+	}
+	return 0
+}
+
+func (x *MuteMemberRequest) GetOnBehalfOf() *OnBehalfOf {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return nil
+}
+
+// Response of GroupService.MuteMember.
+type MuteMemberResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The member.
+	UserId        int64 `protobuf:"varint,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MuteMemberResponse) Reset() {
+	*x = MuteMemberResponse{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MuteMemberResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MuteMemberResponse) ProtoMessage() {}
+
+func (x *MuteMemberResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MuteMemberResponse.ProtoReflect.Descriptor instead.
+func (*MuteMemberResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *MuteMemberResponse) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *MuteMemberResponse) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+// Request of GroupService.MuteAll.
+type MuteAllRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// Group; resolved as in SendMessage (absent = the only whitelisted group).
+	GroupId *int64 `protobuf:"varint,2,opt,name=group_id,json=groupId,proto3,oneof" json:"group_id,omitempty"`
+	// True turns the whole-group mute on, false off.
+	Enable bool `protobuf:"varint,3,opt,name=enable,proto3" json:"enable,omitempty"`
+	// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,4,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MuteAllRequest) Reset() {
+	*x = MuteAllRequest{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MuteAllRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MuteAllRequest) ProtoMessage() {}
+
+func (x *MuteAllRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MuteAllRequest.ProtoReflect.Descriptor instead.
+func (*MuteAllRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *MuteAllRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *MuteAllRequest) GetGroupId() int64 {
+	if x != nil && x.GroupId != nil {
+		return *x.GroupId
+	}
+	return 0
+}
+
+func (x *MuteAllRequest) GetEnable() bool {
+	if x != nil {
+		return x.Enable
+	}
+	return false
+}
+
+func (x *MuteAllRequest) GetOnBehalfOf() *OnBehalfOf {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return nil
+}
+
+// Response of GroupService.MuteAll.
+type MuteAllResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	GroupId       int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MuteAllResponse) Reset() {
+	*x = MuteAllResponse{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MuteAllResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MuteAllResponse) ProtoMessage() {}
+
+func (x *MuteAllResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MuteAllResponse.ProtoReflect.Descriptor instead.
+func (*MuteAllResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *MuteAllResponse) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+// Request of GroupService.KickMember.
+type KickMemberRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// Group; resolved as in SendMessage (absent = the only whitelisted group).
+	GroupId *int64 `protobuf:"varint,2,opt,name=group_id,json=groupId,proto3,oneof" json:"group_id,omitempty"`
+	// The member to remove; must be positive.
+	UserId int64 `protobuf:"varint,3,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// Refuse this user's later join requests.
+	RejectRejoin bool `protobuf:"varint,4,opt,name=reject_rejoin,json=rejectRejoin,proto3" json:"reject_rejoin,omitempty"`
+	// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,5,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KickMemberRequest) Reset() {
+	*x = KickMemberRequest{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KickMemberRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KickMemberRequest) ProtoMessage() {}
+
+func (x *KickMemberRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KickMemberRequest.ProtoReflect.Descriptor instead.
+func (*KickMemberRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *KickMemberRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *KickMemberRequest) GetGroupId() int64 {
+	if x != nil && x.GroupId != nil {
+		return *x.GroupId
+	}
+	return 0
+}
+
+func (x *KickMemberRequest) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+func (x *KickMemberRequest) GetRejectRejoin() bool {
+	if x != nil {
+		return x.RejectRejoin
+	}
+	return false
+}
+
+func (x *KickMemberRequest) GetOnBehalfOf() *OnBehalfOf {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return nil
+}
+
+// Response of GroupService.KickMember.
+type KickMemberResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The removed member.
+	UserId        int64 `protobuf:"varint,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KickMemberResponse) Reset() {
+	*x = KickMemberResponse{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KickMemberResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KickMemberResponse) ProtoMessage() {}
+
+func (x *KickMemberResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KickMemberResponse.ProtoReflect.Descriptor instead.
+func (*KickMemberResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *KickMemberResponse) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *KickMemberResponse) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+// Request of GroupService.SetMemberCard.
+type SetMemberCardRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// Group; resolved as in SendMessage (absent = the only whitelisted group).
+	GroupId *int64 `protobuf:"varint,2,opt,name=group_id,json=groupId,proto3,oneof" json:"group_id,omitempty"`
+	// The member; must be positive.
+	UserId int64 `protobuf:"varint,3,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// The new card, at most 60 bytes of UTF-8; empty clears it.
+	Card string `protobuf:"bytes,4,opt,name=card,proto3" json:"card,omitempty"`
+	// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,5,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetMemberCardRequest) Reset() {
+	*x = SetMemberCardRequest{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetMemberCardRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetMemberCardRequest) ProtoMessage() {}
+
+func (x *SetMemberCardRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetMemberCardRequest.ProtoReflect.Descriptor instead.
+func (*SetMemberCardRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SetMemberCardRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *SetMemberCardRequest) GetGroupId() int64 {
+	if x != nil && x.GroupId != nil {
+		return *x.GroupId
+	}
+	return 0
+}
+
+func (x *SetMemberCardRequest) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+func (x *SetMemberCardRequest) GetCard() string {
+	if x != nil {
+		return x.Card
+	}
+	return ""
+}
+
+func (x *SetMemberCardRequest) GetOnBehalfOf() *OnBehalfOf {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return nil
+}
+
+// Response of GroupService.SetMemberCard.
+type SetMemberCardResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The member.
+	UserId        int64 `protobuf:"varint,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetMemberCardResponse) Reset() {
+	*x = SetMemberCardResponse{}
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetMemberCardResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetMemberCardResponse) ProtoMessage() {}
+
+func (x *SetMemberCardResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_group_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetMemberCardResponse.ProtoReflect.Descriptor instead.
+func (*SetMemberCardResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_group_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *SetMemberCardResponse) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *SetMemberCardResponse) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
 var File_onebot_gateway_v1_group_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_group_service_proto_rawDesc = "" +
@@ -688,13 +1574,102 @@ const file_onebot_gateway_v1_group_service_proto_rawDesc = "" +
 	"\t_group_id\"H\n" +
 	"\x12PokeMemberResponse\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x17\n" +
-	"\auser_id\x18\x02 \x01(\x03R\x06userId2\xb1\x02\n" +
+	"\auser_id\x18\x02 \x01(\x03R\x06userId\"\xbc\x01\n" +
+	"\x15ListGroupFilesRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
+	"\bgroup_id\x18\x02 \x01(\x03H\x00R\agroupId\x88\x01\x01\x12\x1b\n" +
+	"\tfolder_id\x18\x03 \x01(\tR\bfolderId\x12\x1b\n" +
+	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x05 \x01(\tR\tpageTokenB\v\n" +
+	"\t_group_id\"\xc9\x01\n" +
+	"\x16ListGroupFilesResponse\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x128\n" +
+	"\afolders\x18\x02 \x03(\v2\x1e.onebot.gateway.v1.GroupFolderR\afolders\x122\n" +
+	"\x05files\x18\x03 \x03(\v2\x1c.onebot.gateway.v1.GroupFileR\x05files\x12&\n" +
+	"\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageToken\"\xd0\x02\n" +
+	"\tGroupFile\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x04R\x04size\x12\x1b\n" +
+	"\tfolder_id\x18\x04 \x01(\tR\bfolderId\x12\x1f\n" +
+	"\vuploader_id\x18\x05 \x01(\x03R\n" +
+	"uploaderId\x12#\n" +
+	"\ruploader_name\x18\x06 \x01(\tR\fuploaderName\x12;\n" +
+	"\vupload_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"uploadTime\x12;\n" +
+	"\vexpire_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"expireTime\x12%\n" +
+	"\x0edownload_count\x18\t \x01(\x03R\rdownloadCount\"\xb9\x01\n" +
+	"\vGroupFolder\x12\x1b\n" +
+	"\tfolder_id\x18\x01 \x01(\tR\bfolderId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"creator_id\x18\x03 \x01(\x03R\tcreatorId\x12;\n" +
+	"\vcreate_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12\x1d\n" +
+	"\n" +
+	"file_count\x18\x05 \x01(\x03R\tfileCount\"\xde\x01\n" +
+	"\x11MuteMemberRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
+	"\bgroup_id\x18\x02 \x01(\x03H\x00R\agroupId\x88\x01\x01\x12\x17\n" +
+	"\auser_id\x18\x03 \x01(\x03R\x06userId\x12#\n" +
+	"\rduration_secs\x18\x04 \x01(\x03R\fdurationSecs\x12?\n" +
+	"\fon_behalf_of\x18\x05 \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
+	"onBehalfOfB\v\n" +
+	"\t_group_id\"H\n" +
+	"\x12MuteMemberResponse\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\x03R\x06userId\"\xb5\x01\n" +
+	"\x0eMuteAllRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
+	"\bgroup_id\x18\x02 \x01(\x03H\x00R\agroupId\x88\x01\x01\x12\x16\n" +
+	"\x06enable\x18\x03 \x01(\bR\x06enable\x12?\n" +
+	"\fon_behalf_of\x18\x04 \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
+	"onBehalfOfB\v\n" +
+	"\t_group_id\",\n" +
+	"\x0fMuteAllResponse\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\"\xde\x01\n" +
+	"\x11KickMemberRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
+	"\bgroup_id\x18\x02 \x01(\x03H\x00R\agroupId\x88\x01\x01\x12\x17\n" +
+	"\auser_id\x18\x03 \x01(\x03R\x06userId\x12#\n" +
+	"\rreject_rejoin\x18\x04 \x01(\bR\frejectRejoin\x12?\n" +
+	"\fon_behalf_of\x18\x05 \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
+	"onBehalfOfB\v\n" +
+	"\t_group_id\"H\n" +
+	"\x12KickMemberResponse\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\x03R\x06userId\"\xd0\x01\n" +
+	"\x14SetMemberCardRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
+	"\bgroup_id\x18\x02 \x01(\x03H\x00R\agroupId\x88\x01\x01\x12\x17\n" +
+	"\auser_id\x18\x03 \x01(\x03R\x06userId\x12\x12\n" +
+	"\x04card\x18\x04 \x01(\tR\x04card\x12?\n" +
+	"\fon_behalf_of\x18\x05 \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
+	"onBehalfOfB\v\n" +
+	"\t_group_id\"K\n" +
+	"\x15SetMemberCardResponse\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\x03R\x06userId2\x84\x06\n" +
 	"\fGroupService\x12k\n" +
 	"\x10ListGroupMembers\x12*.onebot.gateway.v1.ListGroupMembersRequest\x1a+.onebot.gateway.v1.ListGroupMembersResponse\x12Y\n" +
 	"\n" +
 	"ListGroups\x12$.onebot.gateway.v1.ListGroupsRequest\x1a%.onebot.gateway.v1.ListGroupsResponse\x12Y\n" +
 	"\n" +
-	"PokeMember\x12$.onebot.gateway.v1.PokeMemberRequest\x1a%.onebot.gateway.v1.PokeMemberResponseBl\n" +
+	"PokeMember\x12$.onebot.gateway.v1.PokeMemberRequest\x1a%.onebot.gateway.v1.PokeMemberResponse\x12e\n" +
+	"\x0eListGroupFiles\x12(.onebot.gateway.v1.ListGroupFilesRequest\x1a).onebot.gateway.v1.ListGroupFilesResponse\x12Y\n" +
+	"\n" +
+	"MuteMember\x12$.onebot.gateway.v1.MuteMemberRequest\x1a%.onebot.gateway.v1.MuteMemberResponse\x12P\n" +
+	"\aMuteAll\x12!.onebot.gateway.v1.MuteAllRequest\x1a\".onebot.gateway.v1.MuteAllResponse\x12Y\n" +
+	"\n" +
+	"KickMember\x12$.onebot.gateway.v1.KickMemberRequest\x1a%.onebot.gateway.v1.KickMemberResponse\x12b\n" +
+	"\rSetMemberCard\x12'.onebot.gateway.v1.SetMemberCardRequest\x1a(.onebot.gateway.v1.SetMemberCardResponseBl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (
@@ -709,7 +1684,7 @@ func file_onebot_gateway_v1_group_service_proto_rawDescGZIP() []byte {
 	return file_onebot_gateway_v1_group_service_proto_rawDescData
 }
 
-var file_onebot_gateway_v1_group_service_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_onebot_gateway_v1_group_service_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_onebot_gateway_v1_group_service_proto_goTypes = []any{
 	(*ListGroupMembersRequest)(nil),  // 0: onebot.gateway.v1.ListGroupMembersRequest
 	(*ListGroupMembersResponse)(nil), // 1: onebot.gateway.v1.ListGroupMembersResponse
@@ -719,27 +1694,58 @@ var file_onebot_gateway_v1_group_service_proto_goTypes = []any{
 	(*Group)(nil),                    // 5: onebot.gateway.v1.Group
 	(*PokeMemberRequest)(nil),        // 6: onebot.gateway.v1.PokeMemberRequest
 	(*PokeMemberResponse)(nil),       // 7: onebot.gateway.v1.PokeMemberResponse
-	(*timestamppb.Timestamp)(nil),    // 8: google.protobuf.Timestamp
-	(*OnBehalfOf)(nil),               // 9: onebot.gateway.v1.OnBehalfOf
+	(*ListGroupFilesRequest)(nil),    // 8: onebot.gateway.v1.ListGroupFilesRequest
+	(*ListGroupFilesResponse)(nil),   // 9: onebot.gateway.v1.ListGroupFilesResponse
+	(*GroupFile)(nil),                // 10: onebot.gateway.v1.GroupFile
+	(*GroupFolder)(nil),              // 11: onebot.gateway.v1.GroupFolder
+	(*MuteMemberRequest)(nil),        // 12: onebot.gateway.v1.MuteMemberRequest
+	(*MuteMemberResponse)(nil),       // 13: onebot.gateway.v1.MuteMemberResponse
+	(*MuteAllRequest)(nil),           // 14: onebot.gateway.v1.MuteAllRequest
+	(*MuteAllResponse)(nil),          // 15: onebot.gateway.v1.MuteAllResponse
+	(*KickMemberRequest)(nil),        // 16: onebot.gateway.v1.KickMemberRequest
+	(*KickMemberResponse)(nil),       // 17: onebot.gateway.v1.KickMemberResponse
+	(*SetMemberCardRequest)(nil),     // 18: onebot.gateway.v1.SetMemberCardRequest
+	(*SetMemberCardResponse)(nil),    // 19: onebot.gateway.v1.SetMemberCardResponse
+	(*timestamppb.Timestamp)(nil),    // 20: google.protobuf.Timestamp
+	(*OnBehalfOf)(nil),               // 21: onebot.gateway.v1.OnBehalfOf
 }
 var file_onebot_gateway_v1_group_service_proto_depIdxs = []int32{
-	2, // 0: onebot.gateway.v1.ListGroupMembersResponse.members:type_name -> onebot.gateway.v1.GroupMember
-	8, // 1: onebot.gateway.v1.ListGroupMembersResponse.fetched_at:type_name -> google.protobuf.Timestamp
-	8, // 2: onebot.gateway.v1.GroupMember.join_time:type_name -> google.protobuf.Timestamp
-	8, // 3: onebot.gateway.v1.GroupMember.last_sent_time:type_name -> google.protobuf.Timestamp
-	5, // 4: onebot.gateway.v1.ListGroupsResponse.groups:type_name -> onebot.gateway.v1.Group
-	9, // 5: onebot.gateway.v1.PokeMemberRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
-	0, // 6: onebot.gateway.v1.GroupService.ListGroupMembers:input_type -> onebot.gateway.v1.ListGroupMembersRequest
-	3, // 7: onebot.gateway.v1.GroupService.ListGroups:input_type -> onebot.gateway.v1.ListGroupsRequest
-	6, // 8: onebot.gateway.v1.GroupService.PokeMember:input_type -> onebot.gateway.v1.PokeMemberRequest
-	1, // 9: onebot.gateway.v1.GroupService.ListGroupMembers:output_type -> onebot.gateway.v1.ListGroupMembersResponse
-	4, // 10: onebot.gateway.v1.GroupService.ListGroups:output_type -> onebot.gateway.v1.ListGroupsResponse
-	7, // 11: onebot.gateway.v1.GroupService.PokeMember:output_type -> onebot.gateway.v1.PokeMemberResponse
-	9, // [9:12] is the sub-list for method output_type
-	6, // [6:9] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	2,  // 0: onebot.gateway.v1.ListGroupMembersResponse.members:type_name -> onebot.gateway.v1.GroupMember
+	20, // 1: onebot.gateway.v1.ListGroupMembersResponse.fetched_at:type_name -> google.protobuf.Timestamp
+	20, // 2: onebot.gateway.v1.GroupMember.join_time:type_name -> google.protobuf.Timestamp
+	20, // 3: onebot.gateway.v1.GroupMember.last_sent_time:type_name -> google.protobuf.Timestamp
+	5,  // 4: onebot.gateway.v1.ListGroupsResponse.groups:type_name -> onebot.gateway.v1.Group
+	21, // 5: onebot.gateway.v1.PokeMemberRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	11, // 6: onebot.gateway.v1.ListGroupFilesResponse.folders:type_name -> onebot.gateway.v1.GroupFolder
+	10, // 7: onebot.gateway.v1.ListGroupFilesResponse.files:type_name -> onebot.gateway.v1.GroupFile
+	20, // 8: onebot.gateway.v1.GroupFile.upload_time:type_name -> google.protobuf.Timestamp
+	20, // 9: onebot.gateway.v1.GroupFile.expire_time:type_name -> google.protobuf.Timestamp
+	20, // 10: onebot.gateway.v1.GroupFolder.create_time:type_name -> google.protobuf.Timestamp
+	21, // 11: onebot.gateway.v1.MuteMemberRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	21, // 12: onebot.gateway.v1.MuteAllRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	21, // 13: onebot.gateway.v1.KickMemberRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	21, // 14: onebot.gateway.v1.SetMemberCardRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	0,  // 15: onebot.gateway.v1.GroupService.ListGroupMembers:input_type -> onebot.gateway.v1.ListGroupMembersRequest
+	3,  // 16: onebot.gateway.v1.GroupService.ListGroups:input_type -> onebot.gateway.v1.ListGroupsRequest
+	6,  // 17: onebot.gateway.v1.GroupService.PokeMember:input_type -> onebot.gateway.v1.PokeMemberRequest
+	8,  // 18: onebot.gateway.v1.GroupService.ListGroupFiles:input_type -> onebot.gateway.v1.ListGroupFilesRequest
+	12, // 19: onebot.gateway.v1.GroupService.MuteMember:input_type -> onebot.gateway.v1.MuteMemberRequest
+	14, // 20: onebot.gateway.v1.GroupService.MuteAll:input_type -> onebot.gateway.v1.MuteAllRequest
+	16, // 21: onebot.gateway.v1.GroupService.KickMember:input_type -> onebot.gateway.v1.KickMemberRequest
+	18, // 22: onebot.gateway.v1.GroupService.SetMemberCard:input_type -> onebot.gateway.v1.SetMemberCardRequest
+	1,  // 23: onebot.gateway.v1.GroupService.ListGroupMembers:output_type -> onebot.gateway.v1.ListGroupMembersResponse
+	4,  // 24: onebot.gateway.v1.GroupService.ListGroups:output_type -> onebot.gateway.v1.ListGroupsResponse
+	7,  // 25: onebot.gateway.v1.GroupService.PokeMember:output_type -> onebot.gateway.v1.PokeMemberResponse
+	9,  // 26: onebot.gateway.v1.GroupService.ListGroupFiles:output_type -> onebot.gateway.v1.ListGroupFilesResponse
+	13, // 27: onebot.gateway.v1.GroupService.MuteMember:output_type -> onebot.gateway.v1.MuteMemberResponse
+	15, // 28: onebot.gateway.v1.GroupService.MuteAll:output_type -> onebot.gateway.v1.MuteAllResponse
+	17, // 29: onebot.gateway.v1.GroupService.KickMember:output_type -> onebot.gateway.v1.KickMemberResponse
+	19, // 30: onebot.gateway.v1.GroupService.SetMemberCard:output_type -> onebot.gateway.v1.SetMemberCardResponse
+	23, // [23:31] is the sub-list for method output_type
+	15, // [15:23] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_group_service_proto_init() }
@@ -750,13 +1756,18 @@ func file_onebot_gateway_v1_group_service_proto_init() {
 	file_onebot_gateway_v1_common_proto_init()
 	file_onebot_gateway_v1_group_service_proto_msgTypes[0].OneofWrappers = []any{}
 	file_onebot_gateway_v1_group_service_proto_msgTypes[6].OneofWrappers = []any{}
+	file_onebot_gateway_v1_group_service_proto_msgTypes[8].OneofWrappers = []any{}
+	file_onebot_gateway_v1_group_service_proto_msgTypes[12].OneofWrappers = []any{}
+	file_onebot_gateway_v1_group_service_proto_msgTypes[14].OneofWrappers = []any{}
+	file_onebot_gateway_v1_group_service_proto_msgTypes[16].OneofWrappers = []any{}
+	file_onebot_gateway_v1_group_service_proto_msgTypes[18].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_group_service_proto_rawDesc), len(file_onebot_gateway_v1_group_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

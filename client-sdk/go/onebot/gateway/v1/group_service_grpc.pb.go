@@ -22,13 +22,18 @@ const (
 	GroupService_ListGroupMembers_FullMethodName = "/onebot.gateway.v1.GroupService/ListGroupMembers"
 	GroupService_ListGroups_FullMethodName       = "/onebot.gateway.v1.GroupService/ListGroups"
 	GroupService_PokeMember_FullMethodName       = "/onebot.gateway.v1.GroupService/PokeMember"
+	GroupService_ListGroupFiles_FullMethodName   = "/onebot.gateway.v1.GroupService/ListGroupFiles"
+	GroupService_MuteMember_FullMethodName       = "/onebot.gateway.v1.GroupService/MuteMember"
+	GroupService_MuteAll_FullMethodName          = "/onebot.gateway.v1.GroupService/MuteAll"
+	GroupService_KickMember_FullMethodName       = "/onebot.gateway.v1.GroupService/KickMember"
+	GroupService_SetMemberCard_FullMethodName    = "/onebot.gateway.v1.GroupService/SetMemberCard"
 )
 
 // GroupServiceClient is the client API for GroupService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// Group members, the account's groups, and pokes.
+// Group members, the account's groups, pokes, group files and moderation.
 //
 // `account_id` empty means `default`; an unknown or unconfigured account fails
 // with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -71,6 +76,90 @@ type GroupServiceClient interface {
 	// (ApprovalService). Rules apply without it too (role `none`). The call is
 	// recorded in the audit trail (AuditService).
 	PokeMember(ctx context.Context, in *PokeMemberRequest, opts ...grpc.CallOption) (*PokeMemberResponse, error)
+	// Lists one folder of a group's files (群文件): its sub-folders, then its
+	// files, a page at a time. OneBot: `get_group_root_files` /
+	// `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+	// folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+	// Milky: `get_group_files`.
+	//
+	// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+	// or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures.
+	ListGroupFiles(ctx context.Context, in *ListGroupFilesRequest, opts ...grpc.CallOption) (*ListGroupFilesResponse, error)
+	// Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+	// OneBot: `set_group_ban` (the duration always sent: implementations'
+	// defaults differ); Milky: `set_group_member_mute`.
+	//
+	// Moderation: the bot must be the group's owner or an admin (an admin
+	// target needs the owner), checked from the member list before the peer
+	// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+	// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+	// Refused unless a `[[policy.rules]]` entry names the action
+	// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+	// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+	// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+	// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+	// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+	// success whatever happened).
+	// Policy action: `mute`.
+	MuteMember(ctx context.Context, in *MuteMemberRequest, opts ...grpc.CallOption) (*MuteMemberResponse, error)
+	// Turns the whole-group mute (全员禁言) on or off. OneBot:
+	// `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+	//
+	// Moderation: the bot must be the group's owner or an admin (an admin
+	// target needs the owner), checked from the member list before the peer
+	// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+	// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+	// Refused unless a `[[policy.rules]]` entry names the action
+	// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+	// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+	// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+	// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+	// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+	// success whatever happened).
+	// Policy action: `mute_all`.
+	MuteAll(ctx context.Context, in *MuteAllRequest, opts ...grpc.CallOption) (*MuteAllResponse, error)
+	// Removes a member from the group (踢出), optionally refusing their later
+	// join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+	//
+	// Moderation: the bot must be the group's owner or an admin (an admin
+	// target needs the owner), checked from the member list before the peer
+	// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+	// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+	// Refused unless a `[[policy.rules]]` entry names the action
+	// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+	// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+	// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+	// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+	// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+	// success whatever happened).
+	// Policy action: `kick`.
+	KickMember(ctx context.Context, in *KickMemberRequest, opts ...grpc.CallOption) (*KickMemberResponse, error)
+	// Sets a member's group card (群名片); an empty card clears it. OneBot:
+	// `set_group_card`; Milky: `set_group_member_card`.
+	//
+	// Moderation: the bot must be the group's owner or an admin (an admin
+	// target needs the owner), checked from the member list before the peer
+	// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+	// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+	// Refused unless a `[[policy.rules]]` entry names the action
+	// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+	// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+	// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+	// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+	// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+	// success whatever happened).
+	// Policy action: `set_card`.
+	SetMemberCard(ctx context.Context, in *SetMemberCardRequest, opts ...grpc.CallOption) (*SetMemberCardResponse, error)
 }
 
 type groupServiceClient struct {
@@ -111,11 +200,61 @@ func (c *groupServiceClient) PokeMember(ctx context.Context, in *PokeMemberReque
 	return out, nil
 }
 
+func (c *groupServiceClient) ListGroupFiles(ctx context.Context, in *ListGroupFilesRequest, opts ...grpc.CallOption) (*ListGroupFilesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListGroupFilesResponse)
+	err := c.cc.Invoke(ctx, GroupService_ListGroupFiles_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *groupServiceClient) MuteMember(ctx context.Context, in *MuteMemberRequest, opts ...grpc.CallOption) (*MuteMemberResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MuteMemberResponse)
+	err := c.cc.Invoke(ctx, GroupService_MuteMember_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *groupServiceClient) MuteAll(ctx context.Context, in *MuteAllRequest, opts ...grpc.CallOption) (*MuteAllResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MuteAllResponse)
+	err := c.cc.Invoke(ctx, GroupService_MuteAll_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *groupServiceClient) KickMember(ctx context.Context, in *KickMemberRequest, opts ...grpc.CallOption) (*KickMemberResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(KickMemberResponse)
+	err := c.cc.Invoke(ctx, GroupService_KickMember_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *groupServiceClient) SetMemberCard(ctx context.Context, in *SetMemberCardRequest, opts ...grpc.CallOption) (*SetMemberCardResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetMemberCardResponse)
+	err := c.cc.Invoke(ctx, GroupService_SetMemberCard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GroupServiceServer is the server API for GroupService service.
 // All implementations must embed UnimplementedGroupServiceServer
 // for forward compatibility.
 //
-// Group members, the account's groups, and pokes.
+// Group members, the account's groups, pokes, group files and moderation.
 //
 // `account_id` empty means `default`; an unknown or unconfigured account fails
 // with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -158,6 +297,90 @@ type GroupServiceServer interface {
 	// (ApprovalService). Rules apply without it too (role `none`). The call is
 	// recorded in the audit trail (AuditService).
 	PokeMember(context.Context, *PokeMemberRequest) (*PokeMemberResponse, error)
+	// Lists one folder of a group's files (群文件): its sub-folders, then its
+	// files, a page at a time. OneBot: `get_group_root_files` /
+	// `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+	// folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+	// Milky: `get_group_files`.
+	//
+	// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+	// or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures.
+	ListGroupFiles(context.Context, *ListGroupFilesRequest) (*ListGroupFilesResponse, error)
+	// Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+	// OneBot: `set_group_ban` (the duration always sent: implementations'
+	// defaults differ); Milky: `set_group_member_mute`.
+	//
+	// Moderation: the bot must be the group's owner or an admin (an admin
+	// target needs the owner), checked from the member list before the peer
+	// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+	// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+	// Refused unless a `[[policy.rules]]` entry names the action
+	// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+	// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+	// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+	// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+	// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+	// success whatever happened).
+	// Policy action: `mute`.
+	MuteMember(context.Context, *MuteMemberRequest) (*MuteMemberResponse, error)
+	// Turns the whole-group mute (全员禁言) on or off. OneBot:
+	// `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+	//
+	// Moderation: the bot must be the group's owner or an admin (an admin
+	// target needs the owner), checked from the member list before the peer
+	// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+	// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+	// Refused unless a `[[policy.rules]]` entry names the action
+	// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+	// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+	// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+	// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+	// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+	// success whatever happened).
+	// Policy action: `mute_all`.
+	MuteAll(context.Context, *MuteAllRequest) (*MuteAllResponse, error)
+	// Removes a member from the group (踢出), optionally refusing their later
+	// join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+	//
+	// Moderation: the bot must be the group's owner or an admin (an admin
+	// target needs the owner), checked from the member list before the peer
+	// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+	// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+	// Refused unless a `[[policy.rules]]` entry names the action
+	// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+	// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+	// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+	// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+	// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+	// success whatever happened).
+	// Policy action: `kick`.
+	KickMember(context.Context, *KickMemberRequest) (*KickMemberResponse, error)
+	// Sets a member's group card (群名片); an empty card clears it. OneBot:
+	// `set_group_card`; Milky: `set_group_member_card`.
+	//
+	// Moderation: the bot must be the group's owner or an admin (an admin
+	// target needs the owner), checked from the member list before the peer
+	// is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+	// the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+	// Refused unless a `[[policy.rules]]` entry names the action
+	// (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+	// rule, it decides by `on_behalf_of` as for sends, and may hold the call
+	// for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+	// Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+	// (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+	// success whatever happened).
+	// Policy action: `set_card`.
+	SetMemberCard(context.Context, *SetMemberCardRequest) (*SetMemberCardResponse, error)
 	mustEmbedUnimplementedGroupServiceServer()
 }
 
@@ -176,6 +399,21 @@ func (UnimplementedGroupServiceServer) ListGroups(context.Context, *ListGroupsRe
 }
 func (UnimplementedGroupServiceServer) PokeMember(context.Context, *PokeMemberRequest) (*PokeMemberResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method PokeMember not implemented")
+}
+func (UnimplementedGroupServiceServer) ListGroupFiles(context.Context, *ListGroupFilesRequest) (*ListGroupFilesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListGroupFiles not implemented")
+}
+func (UnimplementedGroupServiceServer) MuteMember(context.Context, *MuteMemberRequest) (*MuteMemberResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MuteMember not implemented")
+}
+func (UnimplementedGroupServiceServer) MuteAll(context.Context, *MuteAllRequest) (*MuteAllResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MuteAll not implemented")
+}
+func (UnimplementedGroupServiceServer) KickMember(context.Context, *KickMemberRequest) (*KickMemberResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method KickMember not implemented")
+}
+func (UnimplementedGroupServiceServer) SetMemberCard(context.Context, *SetMemberCardRequest) (*SetMemberCardResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetMemberCard not implemented")
 }
 func (UnimplementedGroupServiceServer) mustEmbedUnimplementedGroupServiceServer() {}
 func (UnimplementedGroupServiceServer) testEmbeddedByValue()                      {}
@@ -252,6 +490,96 @@ func _GroupService_PokeMember_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GroupService_ListGroupFiles_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListGroupFilesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GroupServiceServer).ListGroupFiles(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GroupService_ListGroupFiles_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GroupServiceServer).ListGroupFiles(ctx, req.(*ListGroupFilesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GroupService_MuteMember_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MuteMemberRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GroupServiceServer).MuteMember(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GroupService_MuteMember_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GroupServiceServer).MuteMember(ctx, req.(*MuteMemberRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GroupService_MuteAll_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MuteAllRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GroupServiceServer).MuteAll(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GroupService_MuteAll_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GroupServiceServer).MuteAll(ctx, req.(*MuteAllRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GroupService_KickMember_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(KickMemberRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GroupServiceServer).KickMember(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GroupService_KickMember_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GroupServiceServer).KickMember(ctx, req.(*KickMemberRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GroupService_SetMemberCard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetMemberCardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GroupServiceServer).SetMemberCard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GroupService_SetMemberCard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GroupServiceServer).SetMemberCard(ctx, req.(*SetMemberCardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GroupService_ServiceDesc is the grpc.ServiceDesc for GroupService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -270,6 +598,26 @@ var GroupService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "PokeMember",
 			Handler:    _GroupService_PokeMember_Handler,
+		},
+		{
+			MethodName: "ListGroupFiles",
+			Handler:    _GroupService_ListGroupFiles_Handler,
+		},
+		{
+			MethodName: "MuteMember",
+			Handler:    _GroupService_MuteMember_Handler,
+		},
+		{
+			MethodName: "MuteAll",
+			Handler:    _GroupService_MuteAll_Handler,
+		},
+		{
+			MethodName: "KickMember",
+			Handler:    _GroupService_KickMember_Handler,
+		},
+		{
+			MethodName: "SetMemberCard",
+			Handler:    _GroupService_SetMemberCard_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -22,6 +22,158 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Request of MediaService.DownloadGroupFile.
+type DownloadGroupFileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// Group; resolved as in SendMessage (absent = the only whitelisted group).
+	GroupId *int64 `protobuf:"varint,2,opt,name=group_id,json=groupId,proto3,oneof" json:"group_id,omitempty"`
+	// The file (`GroupFile.file_id`).
+	FileId        string `protobuf:"bytes,3,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DownloadGroupFileRequest) Reset() {
+	*x = DownloadGroupFileRequest{}
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DownloadGroupFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DownloadGroupFileRequest) ProtoMessage() {}
+
+func (x *DownloadGroupFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DownloadGroupFileRequest.ProtoReflect.Descriptor instead.
+func (*DownloadGroupFileRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *DownloadGroupFileRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *DownloadGroupFileRequest) GetGroupId() int64 {
+	if x != nil && x.GroupId != nil {
+		return *x.GroupId
+	}
+	return 0
+}
+
+func (x *DownloadGroupFileRequest) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+// One message of the DownloadGroupFile stream: the header first, then
+// chunks (as DownloadMediaResponse).
+type DownloadGroupFileResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The header, then the bytes.
+	//
+	// Types that are valid to be assigned to Payload:
+	//
+	//	*DownloadGroupFileResponse_Header
+	//	*DownloadGroupFileResponse_Chunk
+	Payload       isDownloadGroupFileResponse_Payload `protobuf_oneof:"payload"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DownloadGroupFileResponse) Reset() {
+	*x = DownloadGroupFileResponse{}
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DownloadGroupFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DownloadGroupFileResponse) ProtoMessage() {}
+
+func (x *DownloadGroupFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DownloadGroupFileResponse.ProtoReflect.Descriptor instead.
+func (*DownloadGroupFileResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *DownloadGroupFileResponse) GetPayload() isDownloadGroupFileResponse_Payload {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+func (x *DownloadGroupFileResponse) GetHeader() *DownloadMediaHeader {
+	if x != nil {
+		if x, ok := x.Payload.(*DownloadGroupFileResponse_Header); ok {
+			return x.Header
+		}
+	}
+	return nil
+}
+
+func (x *DownloadGroupFileResponse) GetChunk() []byte {
+	if x != nil {
+		if x, ok := x.Payload.(*DownloadGroupFileResponse_Chunk); ok {
+			return x.Chunk
+		}
+	}
+	return nil
+}
+
+type isDownloadGroupFileResponse_Payload interface {
+	isDownloadGroupFileResponse_Payload()
+}
+
+type DownloadGroupFileResponse_Header struct {
+	// Describes the file; exactly once, first. Its `media_id` is empty.
+	Header *DownloadMediaHeader `protobuf:"bytes,1,opt,name=header,proto3,oneof"`
+}
+
+type DownloadGroupFileResponse_Chunk struct {
+	// The next bytes of the file, at most 256 KiB.
+	Chunk []byte `protobuf:"bytes,2,opt,name=chunk,proto3,oneof"`
+}
+
+func (*DownloadGroupFileResponse_Header) isDownloadGroupFileResponse_Payload() {}
+
+func (*DownloadGroupFileResponse_Chunk) isDownloadGroupFileResponse_Payload() {}
+
 // One message of the UploadMedia stream.
 type UploadMediaRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -38,7 +190,7 @@ type UploadMediaRequest struct {
 
 func (x *UploadMediaRequest) Reset() {
 	*x = UploadMediaRequest{}
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[0]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -50,7 +202,7 @@ func (x *UploadMediaRequest) String() string {
 func (*UploadMediaRequest) ProtoMessage() {}
 
 func (x *UploadMediaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[0]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -63,7 +215,7 @@ func (x *UploadMediaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadMediaRequest.ProtoReflect.Descriptor instead.
 func (*UploadMediaRequest) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{0}
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *UploadMediaRequest) GetPayload() isUploadMediaRequest_Payload {
@@ -132,7 +284,7 @@ type UploadMediaHeader struct {
 
 func (x *UploadMediaHeader) Reset() {
 	*x = UploadMediaHeader{}
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[1]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -144,7 +296,7 @@ func (x *UploadMediaHeader) String() string {
 func (*UploadMediaHeader) ProtoMessage() {}
 
 func (x *UploadMediaHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[1]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -157,7 +309,7 @@ func (x *UploadMediaHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadMediaHeader.ProtoReflect.Descriptor instead.
 func (*UploadMediaHeader) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{1}
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *UploadMediaHeader) GetAccountId() string {
@@ -217,7 +369,7 @@ type UploadMediaResponse struct {
 
 func (x *UploadMediaResponse) Reset() {
 	*x = UploadMediaResponse{}
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[2]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -229,7 +381,7 @@ func (x *UploadMediaResponse) String() string {
 func (*UploadMediaResponse) ProtoMessage() {}
 
 func (x *UploadMediaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[2]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -242,7 +394,7 @@ func (x *UploadMediaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadMediaResponse.ProtoReflect.Descriptor instead.
 func (*UploadMediaResponse) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{2}
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *UploadMediaResponse) GetMediaId() string {
@@ -305,7 +457,7 @@ type DownloadMediaRequest struct {
 
 func (x *DownloadMediaRequest) Reset() {
 	*x = DownloadMediaRequest{}
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[3]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -317,7 +469,7 @@ func (x *DownloadMediaRequest) String() string {
 func (*DownloadMediaRequest) ProtoMessage() {}
 
 func (x *DownloadMediaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[3]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -330,7 +482,7 @@ func (x *DownloadMediaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadMediaRequest.ProtoReflect.Descriptor instead.
 func (*DownloadMediaRequest) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{3}
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DownloadMediaRequest) GetAccountId() string {
@@ -398,7 +550,7 @@ type MessageMediaRef struct {
 
 func (x *MessageMediaRef) Reset() {
 	*x = MessageMediaRef{}
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[4]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -410,7 +562,7 @@ func (x *MessageMediaRef) String() string {
 func (*MessageMediaRef) ProtoMessage() {}
 
 func (x *MessageMediaRef) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[4]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -423,7 +575,7 @@ func (x *MessageMediaRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageMediaRef.ProtoReflect.Descriptor instead.
 func (*MessageMediaRef) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{4}
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *MessageMediaRef) GetMessageId() int64 {
@@ -456,7 +608,7 @@ type DownloadMediaResponse struct {
 
 func (x *DownloadMediaResponse) Reset() {
 	*x = DownloadMediaResponse{}
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[5]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -468,7 +620,7 @@ func (x *DownloadMediaResponse) String() string {
 func (*DownloadMediaResponse) ProtoMessage() {}
 
 func (x *DownloadMediaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[5]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -481,7 +633,7 @@ func (x *DownloadMediaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadMediaResponse.ProtoReflect.Descriptor instead.
 func (*DownloadMediaResponse) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{5}
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DownloadMediaResponse) GetPayload() isDownloadMediaResponse_Payload {
@@ -551,7 +703,7 @@ type DownloadMediaHeader struct {
 
 func (x *DownloadMediaHeader) Reset() {
 	*x = DownloadMediaHeader{}
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[6]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -563,7 +715,7 @@ func (x *DownloadMediaHeader) String() string {
 func (*DownloadMediaHeader) ProtoMessage() {}
 
 func (x *DownloadMediaHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[6]
+	mi := &file_onebot_gateway_v1_media_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -576,7 +728,7 @@ func (x *DownloadMediaHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadMediaHeader.ProtoReflect.Descriptor instead.
 func (*DownloadMediaHeader) Descriptor() ([]byte, []int) {
-	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{6}
+	return file_onebot_gateway_v1_media_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *DownloadMediaHeader) GetMediaId() string {
@@ -625,7 +777,17 @@ var File_onebot_gateway_v1_media_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_media_service_proto_rawDesc = "" +
 	"\n" +
-	"%onebot/gateway/v1/media_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"w\n" +
+	"%onebot/gateway/v1/media_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"\x7f\n" +
+	"\x18DownloadGroupFileRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
+	"\bgroup_id\x18\x02 \x01(\x03H\x00R\agroupId\x88\x01\x01\x12\x17\n" +
+	"\afile_id\x18\x03 \x01(\tR\x06fileIdB\v\n" +
+	"\t_group_id\"\x80\x01\n" +
+	"\x19DownloadGroupFileResponse\x12@\n" +
+	"\x06header\x18\x01 \x01(\v2&.onebot.gateway.v1.DownloadMediaHeaderH\x00R\x06header\x12\x16\n" +
+	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunkB\t\n" +
+	"\apayload\"w\n" +
 	"\x12UploadMediaRequest\x12>\n" +
 	"\x06header\x18\x01 \x01(\v2$.onebot.gateway.v1.UploadMediaHeaderH\x00R\x06header\x12\x16\n" +
 	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunkB\t\n" +
@@ -667,10 +829,11 @@ const file_onebot_gateway_v1_media_service_proto_rawDesc = "" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x12\n" +
 	"\x04size\x18\x04 \x01(\x03R\x04size\x12\x16\n" +
 	"\x06sha256\x18\x05 \x01(\tR\x06sha256\x12\x1b\n" +
-	"\tfile_name\x18\x06 \x01(\tR\bfileName2\xd4\x01\n" +
+	"\tfile_name\x18\x06 \x01(\tR\bfileName2\xc6\x02\n" +
 	"\fMediaService\x12^\n" +
 	"\vUploadMedia\x12%.onebot.gateway.v1.UploadMediaRequest\x1a&.onebot.gateway.v1.UploadMediaResponse(\x01\x12d\n" +
-	"\rDownloadMedia\x12'.onebot.gateway.v1.DownloadMediaRequest\x1a(.onebot.gateway.v1.DownloadMediaResponse0\x01Bl\n" +
+	"\rDownloadMedia\x12'.onebot.gateway.v1.DownloadMediaRequest\x1a(.onebot.gateway.v1.DownloadMediaResponse0\x01\x12p\n" +
+	"\x11DownloadGroupFile\x12+.onebot.gateway.v1.DownloadGroupFileRequest\x1a,.onebot.gateway.v1.DownloadGroupFileResponse0\x01Bl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (
@@ -685,35 +848,40 @@ func file_onebot_gateway_v1_media_service_proto_rawDescGZIP() []byte {
 	return file_onebot_gateway_v1_media_service_proto_rawDescData
 }
 
-var file_onebot_gateway_v1_media_service_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_onebot_gateway_v1_media_service_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_onebot_gateway_v1_media_service_proto_goTypes = []any{
-	(*UploadMediaRequest)(nil),    // 0: onebot.gateway.v1.UploadMediaRequest
-	(*UploadMediaHeader)(nil),     // 1: onebot.gateway.v1.UploadMediaHeader
-	(*UploadMediaResponse)(nil),   // 2: onebot.gateway.v1.UploadMediaResponse
-	(*DownloadMediaRequest)(nil),  // 3: onebot.gateway.v1.DownloadMediaRequest
-	(*MessageMediaRef)(nil),       // 4: onebot.gateway.v1.MessageMediaRef
-	(*DownloadMediaResponse)(nil), // 5: onebot.gateway.v1.DownloadMediaResponse
-	(*DownloadMediaHeader)(nil),   // 6: onebot.gateway.v1.DownloadMediaHeader
-	(MediaKind)(0),                // 7: onebot.gateway.v1.MediaKind
-	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(*DownloadGroupFileRequest)(nil),  // 0: onebot.gateway.v1.DownloadGroupFileRequest
+	(*DownloadGroupFileResponse)(nil), // 1: onebot.gateway.v1.DownloadGroupFileResponse
+	(*UploadMediaRequest)(nil),        // 2: onebot.gateway.v1.UploadMediaRequest
+	(*UploadMediaHeader)(nil),         // 3: onebot.gateway.v1.UploadMediaHeader
+	(*UploadMediaResponse)(nil),       // 4: onebot.gateway.v1.UploadMediaResponse
+	(*DownloadMediaRequest)(nil),      // 5: onebot.gateway.v1.DownloadMediaRequest
+	(*MessageMediaRef)(nil),           // 6: onebot.gateway.v1.MessageMediaRef
+	(*DownloadMediaResponse)(nil),     // 7: onebot.gateway.v1.DownloadMediaResponse
+	(*DownloadMediaHeader)(nil),       // 8: onebot.gateway.v1.DownloadMediaHeader
+	(MediaKind)(0),                    // 9: onebot.gateway.v1.MediaKind
+	(*timestamppb.Timestamp)(nil),     // 10: google.protobuf.Timestamp
 }
 var file_onebot_gateway_v1_media_service_proto_depIdxs = []int32{
-	1, // 0: onebot.gateway.v1.UploadMediaRequest.header:type_name -> onebot.gateway.v1.UploadMediaHeader
-	7, // 1: onebot.gateway.v1.UploadMediaHeader.kind:type_name -> onebot.gateway.v1.MediaKind
-	7, // 2: onebot.gateway.v1.UploadMediaResponse.kind:type_name -> onebot.gateway.v1.MediaKind
-	8, // 3: onebot.gateway.v1.UploadMediaResponse.expires_at:type_name -> google.protobuf.Timestamp
-	4, // 4: onebot.gateway.v1.DownloadMediaRequest.message:type_name -> onebot.gateway.v1.MessageMediaRef
-	6, // 5: onebot.gateway.v1.DownloadMediaResponse.header:type_name -> onebot.gateway.v1.DownloadMediaHeader
-	7, // 6: onebot.gateway.v1.DownloadMediaHeader.kind:type_name -> onebot.gateway.v1.MediaKind
-	0, // 7: onebot.gateway.v1.MediaService.UploadMedia:input_type -> onebot.gateway.v1.UploadMediaRequest
-	3, // 8: onebot.gateway.v1.MediaService.DownloadMedia:input_type -> onebot.gateway.v1.DownloadMediaRequest
-	2, // 9: onebot.gateway.v1.MediaService.UploadMedia:output_type -> onebot.gateway.v1.UploadMediaResponse
-	5, // 10: onebot.gateway.v1.MediaService.DownloadMedia:output_type -> onebot.gateway.v1.DownloadMediaResponse
-	9, // [9:11] is the sub-list for method output_type
-	7, // [7:9] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	8,  // 0: onebot.gateway.v1.DownloadGroupFileResponse.header:type_name -> onebot.gateway.v1.DownloadMediaHeader
+	3,  // 1: onebot.gateway.v1.UploadMediaRequest.header:type_name -> onebot.gateway.v1.UploadMediaHeader
+	9,  // 2: onebot.gateway.v1.UploadMediaHeader.kind:type_name -> onebot.gateway.v1.MediaKind
+	9,  // 3: onebot.gateway.v1.UploadMediaResponse.kind:type_name -> onebot.gateway.v1.MediaKind
+	10, // 4: onebot.gateway.v1.UploadMediaResponse.expires_at:type_name -> google.protobuf.Timestamp
+	6,  // 5: onebot.gateway.v1.DownloadMediaRequest.message:type_name -> onebot.gateway.v1.MessageMediaRef
+	8,  // 6: onebot.gateway.v1.DownloadMediaResponse.header:type_name -> onebot.gateway.v1.DownloadMediaHeader
+	9,  // 7: onebot.gateway.v1.DownloadMediaHeader.kind:type_name -> onebot.gateway.v1.MediaKind
+	2,  // 8: onebot.gateway.v1.MediaService.UploadMedia:input_type -> onebot.gateway.v1.UploadMediaRequest
+	5,  // 9: onebot.gateway.v1.MediaService.DownloadMedia:input_type -> onebot.gateway.v1.DownloadMediaRequest
+	0,  // 10: onebot.gateway.v1.MediaService.DownloadGroupFile:input_type -> onebot.gateway.v1.DownloadGroupFileRequest
+	4,  // 11: onebot.gateway.v1.MediaService.UploadMedia:output_type -> onebot.gateway.v1.UploadMediaResponse
+	7,  // 12: onebot.gateway.v1.MediaService.DownloadMedia:output_type -> onebot.gateway.v1.DownloadMediaResponse
+	1,  // 13: onebot.gateway.v1.MediaService.DownloadGroupFile:output_type -> onebot.gateway.v1.DownloadGroupFileResponse
+	11, // [11:14] is the sub-list for method output_type
+	8,  // [8:11] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_media_service_proto_init() }
@@ -722,16 +890,21 @@ func file_onebot_gateway_v1_media_service_proto_init() {
 		return
 	}
 	file_onebot_gateway_v1_common_proto_init()
-	file_onebot_gateway_v1_media_service_proto_msgTypes[0].OneofWrappers = []any{
+	file_onebot_gateway_v1_media_service_proto_msgTypes[0].OneofWrappers = []any{}
+	file_onebot_gateway_v1_media_service_proto_msgTypes[1].OneofWrappers = []any{
+		(*DownloadGroupFileResponse_Header)(nil),
+		(*DownloadGroupFileResponse_Chunk)(nil),
+	}
+	file_onebot_gateway_v1_media_service_proto_msgTypes[2].OneofWrappers = []any{
 		(*UploadMediaRequest_Header)(nil),
 		(*UploadMediaRequest_Chunk)(nil),
 	}
-	file_onebot_gateway_v1_media_service_proto_msgTypes[1].OneofWrappers = []any{}
-	file_onebot_gateway_v1_media_service_proto_msgTypes[3].OneofWrappers = []any{
+	file_onebot_gateway_v1_media_service_proto_msgTypes[3].OneofWrappers = []any{}
+	file_onebot_gateway_v1_media_service_proto_msgTypes[5].OneofWrappers = []any{
 		(*DownloadMediaRequest_MediaId)(nil),
 		(*DownloadMediaRequest_Message)(nil),
 	}
-	file_onebot_gateway_v1_media_service_proto_msgTypes[5].OneofWrappers = []any{
+	file_onebot_gateway_v1_media_service_proto_msgTypes[7].OneofWrappers = []any{
 		(*DownloadMediaResponse_Header)(nil),
 		(*DownloadMediaResponse_Chunk)(nil),
 	}
@@ -741,7 +914,7 @@ func file_onebot_gateway_v1_media_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_media_service_proto_rawDesc), len(file_onebot_gateway_v1_media_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

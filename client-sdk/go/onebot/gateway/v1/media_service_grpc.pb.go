@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MediaService_UploadMedia_FullMethodName   = "/onebot.gateway.v1.MediaService/UploadMedia"
-	MediaService_DownloadMedia_FullMethodName = "/onebot.gateway.v1.MediaService/DownloadMedia"
+	MediaService_UploadMedia_FullMethodName       = "/onebot.gateway.v1.MediaService/UploadMedia"
+	MediaService_DownloadMedia_FullMethodName     = "/onebot.gateway.v1.MediaService/DownloadMedia"
+	MediaService_DownloadGroupFile_FullMethodName = "/onebot.gateway.v1.MediaService/DownloadGroupFile"
 )
 
 // MediaServiceClient is the client API for MediaService service.
@@ -83,6 +84,19 @@ type MediaServiceClient interface {
 	// the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
 	// A client that cancels mid-stream leaves nothing behind.
 	DownloadMedia(ctx context.Context, in *DownloadMediaRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[DownloadMediaResponse], error)
+	// Streams a file of a group's files (a `GroupFile.file_id` of
+	// GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+	// (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+	// gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+	// `get_group_file_download_url`) and fetches it through the same guard
+	// as peer media, bounded by `media.file_max_bytes`.
+	//
+	// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+	// GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+	// NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+	// not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+	// (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+	DownloadGroupFile(ctx context.Context, in *DownloadGroupFileRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[DownloadGroupFileResponse], error)
 }
 
 type mediaServiceClient struct {
@@ -124,6 +138,25 @@ func (c *mediaServiceClient) DownloadMedia(ctx context.Context, in *DownloadMedi
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MediaService_DownloadMediaClient = grpc.ServerStreamingClient[DownloadMediaResponse]
+
+func (c *mediaServiceClient) DownloadGroupFile(ctx context.Context, in *DownloadGroupFileRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[DownloadGroupFileResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &MediaService_ServiceDesc.Streams[2], MediaService_DownloadGroupFile_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[DownloadGroupFileRequest, DownloadGroupFileResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MediaService_DownloadGroupFileClient = grpc.ServerStreamingClient[DownloadGroupFileResponse]
 
 // MediaServiceServer is the server API for MediaService service.
 // All implementations must embed UnimplementedMediaServiceServer
@@ -185,6 +218,19 @@ type MediaServiceServer interface {
 	// the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
 	// A client that cancels mid-stream leaves nothing behind.
 	DownloadMedia(*DownloadMediaRequest, grpc.ServerStreamingServer[DownloadMediaResponse]) error
+	// Streams a file of a group's files (a `GroupFile.file_id` of
+	// GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+	// (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+	// gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+	// `get_group_file_download_url`) and fetches it through the same guard
+	// as peer media, bounded by `media.file_max_bytes`.
+	//
+	// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+	// GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+	// NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+	// not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+	// (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+	DownloadGroupFile(*DownloadGroupFileRequest, grpc.ServerStreamingServer[DownloadGroupFileResponse]) error
 	mustEmbedUnimplementedMediaServiceServer()
 }
 
@@ -200,6 +246,9 @@ func (UnimplementedMediaServiceServer) UploadMedia(grpc.ClientStreamingServer[Up
 }
 func (UnimplementedMediaServiceServer) DownloadMedia(*DownloadMediaRequest, grpc.ServerStreamingServer[DownloadMediaResponse]) error {
 	return status.Error(codes.Unimplemented, "method DownloadMedia not implemented")
+}
+func (UnimplementedMediaServiceServer) DownloadGroupFile(*DownloadGroupFileRequest, grpc.ServerStreamingServer[DownloadGroupFileResponse]) error {
+	return status.Error(codes.Unimplemented, "method DownloadGroupFile not implemented")
 }
 func (UnimplementedMediaServiceServer) mustEmbedUnimplementedMediaServiceServer() {}
 func (UnimplementedMediaServiceServer) testEmbeddedByValue()                      {}
@@ -240,6 +289,17 @@ func _MediaService_DownloadMedia_Handler(srv interface{}, stream grpc.ServerStre
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MediaService_DownloadMediaServer = grpc.ServerStreamingServer[DownloadMediaResponse]
 
+func _MediaService_DownloadGroupFile_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(DownloadGroupFileRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(MediaServiceServer).DownloadGroupFile(m, &grpc.GenericServerStream[DownloadGroupFileRequest, DownloadGroupFileResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MediaService_DownloadGroupFileServer = grpc.ServerStreamingServer[DownloadGroupFileResponse]
+
 // MediaService_ServiceDesc is the grpc.ServiceDesc for MediaService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -256,6 +316,11 @@ var MediaService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "DownloadMedia",
 			Handler:       _MediaService_DownloadMedia_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "DownloadGroupFile",
+			Handler:       _MediaService_DownloadGroupFile_Handler,
 			ServerStreams: true,
 		},
 	},

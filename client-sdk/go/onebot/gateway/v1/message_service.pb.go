@@ -374,7 +374,12 @@ type SendMessageRequest struct {
 	// is PERMISSION_DENIED (POLICY_DENIED), an action held for a bot owner's
 	// approval FAILED_PRECONDITION (APPROVAL_PENDING, metadata
 	// `approval_id`). Absent: the message is sent for nobody (role `none`).
-	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,13,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	OnBehalfOf *OnBehalfOf `protobuf:"bytes,13,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	// Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+	// default), sent as its own message (a `record` segment) after the text
+	// and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+	// `send_voice`.
+	Voices        []*MediaSource `protobuf:"bytes,14,rep,name=voices,proto3" json:"voices,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -496,6 +501,13 @@ func (x *SendMessageRequest) GetMentionAll() bool {
 func (x *SendMessageRequest) GetOnBehalfOf() *OnBehalfOf {
 	if x != nil {
 		return x.OnBehalfOf
+	}
+	return nil
+}
+
+func (x *SendMessageRequest) GetVoices() []*MediaSource {
+	if x != nil {
+		return x.Voices
 	}
 	return nil
 }
@@ -623,7 +635,9 @@ type MediaSummary struct {
 	// Number of videos sent.
 	Videos int32 `protobuf:"varint,2,opt,name=videos,proto3" json:"videos,omitempty"`
 	// Name of the group file sent; empty when none.
-	File          string `protobuf:"bytes,3,opt,name=file,proto3" json:"file,omitempty"`
+	File string `protobuf:"bytes,3,opt,name=file,proto3" json:"file,omitempty"`
+	// Number of voice messages sent.
+	Voices        int32 `protobuf:"varint,4,opt,name=voices,proto3" json:"voices,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -677,6 +691,13 @@ func (x *MediaSummary) GetFile() string {
 		return x.File
 	}
 	return ""
+}
+
+func (x *MediaSummary) GetVoices() int32 {
+	if x != nil {
+		return x.Voices
+	}
+	return 0
 }
 
 // Request of MessageService.GetMessage.
@@ -1207,6 +1228,566 @@ func (x *SearchMessagesResponse) GetRecalledMessageIds() []int64 {
 	return nil
 }
 
+// Request of MessageService.ReactToMessage.
+type ReactToMessageRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// The group message to react to.
+	MessageId int64 `protobuf:"varint,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// The emoji: a QQ face id (for example `76`, 赞) or a Unicode emoji's code
+	// point in decimal (for example `128077`, 👍). At most 32 bytes.
+	EmojiId string `protobuf:"bytes,3,opt,name=emoji_id,json=emojiId,proto3" json:"emoji_id,omitempty"`
+	// Remove the bot's reaction instead of adding it.
+	Remove bool `protobuf:"varint,4,opt,name=remove,proto3" json:"remove,omitempty"`
+	// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,5,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReactToMessageRequest) Reset() {
+	*x = ReactToMessageRequest{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReactToMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReactToMessageRequest) ProtoMessage() {}
+
+func (x *ReactToMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReactToMessageRequest.ProtoReflect.Descriptor instead.
+func (*ReactToMessageRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ReactToMessageRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *ReactToMessageRequest) GetMessageId() int64 {
+	if x != nil {
+		return x.MessageId
+	}
+	return 0
+}
+
+func (x *ReactToMessageRequest) GetEmojiId() string {
+	if x != nil {
+		return x.EmojiId
+	}
+	return ""
+}
+
+func (x *ReactToMessageRequest) GetRemove() bool {
+	if x != nil {
+		return x.Remove
+	}
+	return false
+}
+
+func (x *ReactToMessageRequest) GetOnBehalfOf() *OnBehalfOf {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return nil
+}
+
+// Response of MessageService.ReactToMessage.
+type ReactToMessageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group the message is in.
+	GroupId       int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReactToMessageResponse) Reset() {
+	*x = ReactToMessageResponse{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReactToMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReactToMessageResponse) ProtoMessage() {}
+
+func (x *ReactToMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReactToMessageResponse.ProtoReflect.Descriptor instead.
+func (*ReactToMessageResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ReactToMessageResponse) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+// Request of MessageService.SetEssence.
+type SetEssenceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// The group message to mark.
+	MessageId int64 `protobuf:"varint,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// Unmark it instead.
+	Remove bool `protobuf:"varint,3,opt,name=remove,proto3" json:"remove,omitempty"`
+	// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,4,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetEssenceRequest) Reset() {
+	*x = SetEssenceRequest{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetEssenceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetEssenceRequest) ProtoMessage() {}
+
+func (x *SetEssenceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetEssenceRequest.ProtoReflect.Descriptor instead.
+func (*SetEssenceRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SetEssenceRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *SetEssenceRequest) GetMessageId() int64 {
+	if x != nil {
+		return x.MessageId
+	}
+	return 0
+}
+
+func (x *SetEssenceRequest) GetRemove() bool {
+	if x != nil {
+		return x.Remove
+	}
+	return false
+}
+
+func (x *SetEssenceRequest) GetOnBehalfOf() *OnBehalfOf {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return nil
+}
+
+// Response of MessageService.SetEssence.
+type SetEssenceResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group the message is in.
+	GroupId       int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetEssenceResponse) Reset() {
+	*x = SetEssenceResponse{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetEssenceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetEssenceResponse) ProtoMessage() {}
+
+func (x *SetEssenceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetEssenceResponse.ProtoReflect.Descriptor instead.
+func (*SetEssenceResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SetEssenceResponse) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+// Request of MessageService.ListEssence.
+type ListEssenceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// Group; resolved as in SendMessage (absent = the only whitelisted group).
+	GroupId *int64 `protobuf:"varint,2,opt,name=group_id,json=groupId,proto3,oneof" json:"group_id,omitempty"`
+	// Entries per page, 1..50; 0 means 20.
+	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// `next_page_token` of the previous page; empty for the first.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListEssenceRequest) Reset() {
+	*x = ListEssenceRequest{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListEssenceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListEssenceRequest) ProtoMessage() {}
+
+func (x *ListEssenceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListEssenceRequest.ProtoReflect.Descriptor instead.
+func (*ListEssenceRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ListEssenceRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *ListEssenceRequest) GetGroupId() int64 {
+	if x != nil && x.GroupId != nil {
+		return *x.GroupId
+	}
+	return 0
+}
+
+func (x *ListEssenceRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListEssenceRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// Response of MessageService.ListEssence.
+type ListEssenceResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group listed.
+	GroupId int64 `protobuf:"varint,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// This page's essence messages.
+	Messages []*EssenceMessage `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
+	// The token of the next page; empty on the last.
+	NextPageToken string `protobuf:"bytes,3,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListEssenceResponse) Reset() {
+	*x = ListEssenceResponse{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListEssenceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListEssenceResponse) ProtoMessage() {}
+
+func (x *ListEssenceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListEssenceResponse.ProtoReflect.Descriptor instead.
+func (*ListEssenceResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ListEssenceResponse) GetGroupId() int64 {
+	if x != nil {
+		return x.GroupId
+	}
+	return 0
+}
+
+func (x *ListEssenceResponse) GetMessages() []*EssenceMessage {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+func (x *ListEssenceResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// One essence message of a group.
+type EssenceMessage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The message: its sender and, where the peer reports them, its id, time
+	// and segments (`message_id` 0, no `time` or no segments otherwise).
+	Message *ChatMessage `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// Who marked it.
+	OperatorId int64 `protobuf:"varint,2,opt,name=operator_id,json=operatorId,proto3" json:"operator_id,omitempty"`
+	// The marker's name as the peer reports it.
+	OperatorName string `protobuf:"bytes,3,opt,name=operator_name,json=operatorName,proto3" json:"operator_name,omitempty"`
+	// When it was marked; absent when unknown.
+	OperationTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=operation_time,json=operationTime,proto3" json:"operation_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EssenceMessage) Reset() {
+	*x = EssenceMessage{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EssenceMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EssenceMessage) ProtoMessage() {}
+
+func (x *EssenceMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EssenceMessage.ProtoReflect.Descriptor instead.
+func (*EssenceMessage) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *EssenceMessage) GetMessage() *ChatMessage {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+func (x *EssenceMessage) GetOperatorId() int64 {
+	if x != nil {
+		return x.OperatorId
+	}
+	return 0
+}
+
+func (x *EssenceMessage) GetOperatorName() string {
+	if x != nil {
+		return x.OperatorName
+	}
+	return ""
+}
+
+func (x *EssenceMessage) GetOperationTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OperationTime
+	}
+	return nil
+}
+
+// Request of MessageService.SetTyping.
+type SetTypingRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Configured account; empty means `default`.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// The user of the private chat.
+	UserId int64 `protobuf:"varint,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+	OnBehalfOf    *OnBehalfOf `protobuf:"bytes,3,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetTypingRequest) Reset() {
+	*x = SetTypingRequest{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetTypingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetTypingRequest) ProtoMessage() {}
+
+func (x *SetTypingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetTypingRequest.ProtoReflect.Descriptor instead.
+func (*SetTypingRequest) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *SetTypingRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *SetTypingRequest) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+func (x *SetTypingRequest) GetOnBehalfOf() *OnBehalfOf {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return nil
+}
+
+// Response of MessageService.SetTyping.
+type SetTypingResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetTypingResponse) Reset() {
+	*x = SetTypingResponse{}
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetTypingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetTypingResponse) ProtoMessage() {}
+
+func (x *SetTypingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_onebot_gateway_v1_message_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetTypingResponse.ProtoReflect.Descriptor instead.
+func (*SetTypingResponse) Descriptor() ([]byte, []int) {
+	return file_onebot_gateway_v1_message_service_proto_rawDescGZIP(), []int{22}
+}
+
 var File_onebot_gateway_v1_message_service_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
@@ -1232,7 +1813,7 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tH\x00R\x03url\x12\x14\n" +
 	"\x04path\x18\x03 \x01(\tH\x00R\x04path\x12\x14\n" +
 	"\x04data\x18\x04 \x01(\fH\x00R\x04dataB\b\n" +
-	"\x06source\"\xe0\x04\n" +
+	"\x06source\"\x98\x05\n" +
 	"\x12SendMessageRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
@@ -1250,7 +1831,8 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\vmention_all\x18\f \x01(\bR\n" +
 	"mentionAll\x12?\n" +
 	"\fon_behalf_of\x18\r \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
-	"onBehalfOfB\v\n" +
+	"onBehalfOf\x126\n" +
+	"\x06voices\x18\x0e \x03(\v2\x1e.onebot.gateway.v1.MediaSourceR\x06voicesB\v\n" +
 	"\t_group_idB\n" +
 	"\n" +
 	"\b_user_idB\x16\n" +
@@ -1264,11 +1846,12 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\x05media\x18\x05 \x01(\v2\x1f.onebot.gateway.v1.MediaSummaryR\x05media\x12\x1a\n" +
 	"\breplayed\x18\x06 \x01(\bR\breplayed\x12\x17\n" +
 	"\auser_id\x18\a \x01(\x03R\x06userId\x12A\n" +
-	"\x0frate_limit_wait\x18\b \x01(\v2\x19.google.protobuf.DurationR\rrateLimitWait\"R\n" +
+	"\x0frate_limit_wait\x18\b \x01(\v2\x19.google.protobuf.DurationR\rrateLimitWait\"j\n" +
 	"\fMediaSummary\x12\x16\n" +
 	"\x06images\x18\x01 \x01(\x05R\x06images\x12\x16\n" +
 	"\x06videos\x18\x02 \x01(\x05R\x06videos\x12\x12\n" +
-	"\x04file\x18\x03 \x01(\tR\x04file\"Q\n" +
+	"\x04file\x18\x03 \x01(\tR\x04file\x12\x16\n" +
+	"\x06voices\x18\x04 \x01(\x05R\x06voices\"Q\n" +
 	"\x11GetMessageRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
@@ -1312,7 +1895,53 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"\bmessages\x18\x01 \x03(\v2\x1e.onebot.gateway.v1.ChatMessageR\bmessages\x12\x1a\n" +
 	"\brendered\x18\x02 \x01(\tR\brendered\x12&\n" +
 	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\x120\n" +
-	"\x14recalled_message_ids\x18\x04 \x03(\x03R\x12recalledMessageIds2\xe2\x04\n" +
+	"\x14recalled_message_ids\x18\x04 \x03(\x03R\x12recalledMessageIds\"\xc9\x01\n" +
+	"\x15ReactToMessageRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\x03R\tmessageId\x12\x19\n" +
+	"\bemoji_id\x18\x03 \x01(\tR\aemojiId\x12\x16\n" +
+	"\x06remove\x18\x04 \x01(\bR\x06remove\x12?\n" +
+	"\fon_behalf_of\x18\x05 \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
+	"onBehalfOf\"3\n" +
+	"\x16ReactToMessageResponse\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\"\xaa\x01\n" +
+	"\x11SetEssenceRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\x03R\tmessageId\x12\x16\n" +
+	"\x06remove\x18\x03 \x01(\bR\x06remove\x12?\n" +
+	"\fon_behalf_of\x18\x04 \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
+	"onBehalfOf\"/\n" +
+	"\x12SetEssenceResponse\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\"\x9c\x01\n" +
+	"\x12ListEssenceRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n" +
+	"\bgroup_id\x18\x02 \x01(\x03H\x00R\agroupId\x88\x01\x01\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageTokenB\v\n" +
+	"\t_group_id\"\x97\x01\n" +
+	"\x13ListEssenceResponse\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\x03R\agroupId\x12=\n" +
+	"\bmessages\x18\x02 \x03(\v2!.onebot.gateway.v1.EssenceMessageR\bmessages\x12&\n" +
+	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\"\xd3\x01\n" +
+	"\x0eEssenceMessage\x128\n" +
+	"\amessage\x18\x01 \x01(\v2\x1e.onebot.gateway.v1.ChatMessageR\amessage\x12\x1f\n" +
+	"\voperator_id\x18\x02 \x01(\x03R\n" +
+	"operatorId\x12#\n" +
+	"\roperator_name\x18\x03 \x01(\tR\foperatorName\x12A\n" +
+	"\x0eoperation_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\roperationTime\"\x8b\x01\n" +
+	"\x10SetTypingRequest\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\x03R\x06userId\x12?\n" +
+	"\fon_behalf_of\x18\x03 \x01(\v2\x1d.onebot.gateway.v1.OnBehalfOfR\n" +
+	"onBehalfOf\"\x13\n" +
+	"\x11SetTypingResponse2\xda\a\n" +
 	"\x0eMessageService\x12Y\n" +
 	"\n" +
 	"GetHistory\x12$.onebot.gateway.v1.GetHistoryRequest\x1a%.onebot.gateway.v1.GetHistoryResponse\x12\\\n" +
@@ -1321,7 +1950,12 @@ const file_onebot_gateway_v1_message_service_proto_rawDesc = "" +
 	"GetMessage\x12$.onebot.gateway.v1.GetMessageRequest\x1a%.onebot.gateway.v1.GetMessageResponse\x12b\n" +
 	"\rRecallMessage\x12'.onebot.gateway.v1.RecallMessageRequest\x1a(.onebot.gateway.v1.RecallMessageResponse\x12q\n" +
 	"\x12GetForwardMessages\x12,.onebot.gateway.v1.GetForwardMessagesRequest\x1a-.onebot.gateway.v1.GetForwardMessagesResponse\x12e\n" +
-	"\x0eSearchMessages\x12(.onebot.gateway.v1.SearchMessagesRequest\x1a).onebot.gateway.v1.SearchMessagesResponseBl\n" +
+	"\x0eSearchMessages\x12(.onebot.gateway.v1.SearchMessagesRequest\x1a).onebot.gateway.v1.SearchMessagesResponse\x12e\n" +
+	"\x0eReactToMessage\x12(.onebot.gateway.v1.ReactToMessageRequest\x1a).onebot.gateway.v1.ReactToMessageResponse\x12Y\n" +
+	"\n" +
+	"SetEssence\x12$.onebot.gateway.v1.SetEssenceRequest\x1a%.onebot.gateway.v1.SetEssenceResponse\x12\\\n" +
+	"\vListEssence\x12%.onebot.gateway.v1.ListEssenceRequest\x1a&.onebot.gateway.v1.ListEssenceResponse\x12V\n" +
+	"\tSetTyping\x12#.onebot.gateway.v1.SetTypingRequest\x1a$.onebot.gateway.v1.SetTypingResponseBl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (
@@ -1336,7 +1970,7 @@ func file_onebot_gateway_v1_message_service_proto_rawDescGZIP() []byte {
 	return file_onebot_gateway_v1_message_service_proto_rawDescData
 }
 
-var file_onebot_gateway_v1_message_service_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_onebot_gateway_v1_message_service_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_onebot_gateway_v1_message_service_proto_goTypes = []any{
 	(*GetHistoryRequest)(nil),          // 0: onebot.gateway.v1.GetHistoryRequest
 	(*GetHistoryResponse)(nil),         // 1: onebot.gateway.v1.GetHistoryResponse
@@ -1352,46 +1986,70 @@ var file_onebot_gateway_v1_message_service_proto_goTypes = []any{
 	(*GetForwardMessagesResponse)(nil), // 11: onebot.gateway.v1.GetForwardMessagesResponse
 	(*SearchMessagesRequest)(nil),      // 12: onebot.gateway.v1.SearchMessagesRequest
 	(*SearchMessagesResponse)(nil),     // 13: onebot.gateway.v1.SearchMessagesResponse
-	(*Chat)(nil),                       // 14: onebot.gateway.v1.Chat
-	(*timestamppb.Timestamp)(nil),      // 15: google.protobuf.Timestamp
-	(*ChatMessage)(nil),                // 16: onebot.gateway.v1.ChatMessage
-	(*OnBehalfOf)(nil),                 // 17: onebot.gateway.v1.OnBehalfOf
-	(*durationpb.Duration)(nil),        // 18: google.protobuf.Duration
+	(*ReactToMessageRequest)(nil),      // 14: onebot.gateway.v1.ReactToMessageRequest
+	(*ReactToMessageResponse)(nil),     // 15: onebot.gateway.v1.ReactToMessageResponse
+	(*SetEssenceRequest)(nil),          // 16: onebot.gateway.v1.SetEssenceRequest
+	(*SetEssenceResponse)(nil),         // 17: onebot.gateway.v1.SetEssenceResponse
+	(*ListEssenceRequest)(nil),         // 18: onebot.gateway.v1.ListEssenceRequest
+	(*ListEssenceResponse)(nil),        // 19: onebot.gateway.v1.ListEssenceResponse
+	(*EssenceMessage)(nil),             // 20: onebot.gateway.v1.EssenceMessage
+	(*SetTypingRequest)(nil),           // 21: onebot.gateway.v1.SetTypingRequest
+	(*SetTypingResponse)(nil),          // 22: onebot.gateway.v1.SetTypingResponse
+	(*Chat)(nil),                       // 23: onebot.gateway.v1.Chat
+	(*timestamppb.Timestamp)(nil),      // 24: google.protobuf.Timestamp
+	(*ChatMessage)(nil),                // 25: onebot.gateway.v1.ChatMessage
+	(*OnBehalfOf)(nil),                 // 26: onebot.gateway.v1.OnBehalfOf
+	(*durationpb.Duration)(nil),        // 27: google.protobuf.Duration
 }
 var file_onebot_gateway_v1_message_service_proto_depIdxs = []int32{
-	14, // 0: onebot.gateway.v1.GetHistoryRequest.chat:type_name -> onebot.gateway.v1.Chat
-	15, // 1: onebot.gateway.v1.GetHistoryRequest.until:type_name -> google.protobuf.Timestamp
-	16, // 2: onebot.gateway.v1.GetHistoryResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	23, // 0: onebot.gateway.v1.GetHistoryRequest.chat:type_name -> onebot.gateway.v1.Chat
+	24, // 1: onebot.gateway.v1.GetHistoryRequest.until:type_name -> google.protobuf.Timestamp
+	25, // 2: onebot.gateway.v1.GetHistoryResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
 	2,  // 3: onebot.gateway.v1.SendMessageRequest.images:type_name -> onebot.gateway.v1.MediaSource
 	2,  // 4: onebot.gateway.v1.SendMessageRequest.videos:type_name -> onebot.gateway.v1.MediaSource
 	2,  // 5: onebot.gateway.v1.SendMessageRequest.file:type_name -> onebot.gateway.v1.MediaSource
-	17, // 6: onebot.gateway.v1.SendMessageRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
-	5,  // 7: onebot.gateway.v1.SendMessageResponse.media:type_name -> onebot.gateway.v1.MediaSummary
-	18, // 8: onebot.gateway.v1.SendMessageResponse.rate_limit_wait:type_name -> google.protobuf.Duration
-	16, // 9: onebot.gateway.v1.GetMessageResponse.message:type_name -> onebot.gateway.v1.ChatMessage
-	17, // 10: onebot.gateway.v1.RecallMessageRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
-	16, // 11: onebot.gateway.v1.GetForwardMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
-	14, // 12: onebot.gateway.v1.SearchMessagesRequest.chat:type_name -> onebot.gateway.v1.Chat
-	15, // 13: onebot.gateway.v1.SearchMessagesRequest.since:type_name -> google.protobuf.Timestamp
-	15, // 14: onebot.gateway.v1.SearchMessagesRequest.until:type_name -> google.protobuf.Timestamp
-	16, // 15: onebot.gateway.v1.SearchMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
-	0,  // 16: onebot.gateway.v1.MessageService.GetHistory:input_type -> onebot.gateway.v1.GetHistoryRequest
-	3,  // 17: onebot.gateway.v1.MessageService.SendMessage:input_type -> onebot.gateway.v1.SendMessageRequest
-	6,  // 18: onebot.gateway.v1.MessageService.GetMessage:input_type -> onebot.gateway.v1.GetMessageRequest
-	8,  // 19: onebot.gateway.v1.MessageService.RecallMessage:input_type -> onebot.gateway.v1.RecallMessageRequest
-	10, // 20: onebot.gateway.v1.MessageService.GetForwardMessages:input_type -> onebot.gateway.v1.GetForwardMessagesRequest
-	12, // 21: onebot.gateway.v1.MessageService.SearchMessages:input_type -> onebot.gateway.v1.SearchMessagesRequest
-	1,  // 22: onebot.gateway.v1.MessageService.GetHistory:output_type -> onebot.gateway.v1.GetHistoryResponse
-	4,  // 23: onebot.gateway.v1.MessageService.SendMessage:output_type -> onebot.gateway.v1.SendMessageResponse
-	7,  // 24: onebot.gateway.v1.MessageService.GetMessage:output_type -> onebot.gateway.v1.GetMessageResponse
-	9,  // 25: onebot.gateway.v1.MessageService.RecallMessage:output_type -> onebot.gateway.v1.RecallMessageResponse
-	11, // 26: onebot.gateway.v1.MessageService.GetForwardMessages:output_type -> onebot.gateway.v1.GetForwardMessagesResponse
-	13, // 27: onebot.gateway.v1.MessageService.SearchMessages:output_type -> onebot.gateway.v1.SearchMessagesResponse
-	22, // [22:28] is the sub-list for method output_type
-	16, // [16:22] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	26, // 6: onebot.gateway.v1.SendMessageRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	2,  // 7: onebot.gateway.v1.SendMessageRequest.voices:type_name -> onebot.gateway.v1.MediaSource
+	5,  // 8: onebot.gateway.v1.SendMessageResponse.media:type_name -> onebot.gateway.v1.MediaSummary
+	27, // 9: onebot.gateway.v1.SendMessageResponse.rate_limit_wait:type_name -> google.protobuf.Duration
+	25, // 10: onebot.gateway.v1.GetMessageResponse.message:type_name -> onebot.gateway.v1.ChatMessage
+	26, // 11: onebot.gateway.v1.RecallMessageRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	25, // 12: onebot.gateway.v1.GetForwardMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	23, // 13: onebot.gateway.v1.SearchMessagesRequest.chat:type_name -> onebot.gateway.v1.Chat
+	24, // 14: onebot.gateway.v1.SearchMessagesRequest.since:type_name -> google.protobuf.Timestamp
+	24, // 15: onebot.gateway.v1.SearchMessagesRequest.until:type_name -> google.protobuf.Timestamp
+	25, // 16: onebot.gateway.v1.SearchMessagesResponse.messages:type_name -> onebot.gateway.v1.ChatMessage
+	26, // 17: onebot.gateway.v1.ReactToMessageRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	26, // 18: onebot.gateway.v1.SetEssenceRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	20, // 19: onebot.gateway.v1.ListEssenceResponse.messages:type_name -> onebot.gateway.v1.EssenceMessage
+	25, // 20: onebot.gateway.v1.EssenceMessage.message:type_name -> onebot.gateway.v1.ChatMessage
+	24, // 21: onebot.gateway.v1.EssenceMessage.operation_time:type_name -> google.protobuf.Timestamp
+	26, // 22: onebot.gateway.v1.SetTypingRequest.on_behalf_of:type_name -> onebot.gateway.v1.OnBehalfOf
+	0,  // 23: onebot.gateway.v1.MessageService.GetHistory:input_type -> onebot.gateway.v1.GetHistoryRequest
+	3,  // 24: onebot.gateway.v1.MessageService.SendMessage:input_type -> onebot.gateway.v1.SendMessageRequest
+	6,  // 25: onebot.gateway.v1.MessageService.GetMessage:input_type -> onebot.gateway.v1.GetMessageRequest
+	8,  // 26: onebot.gateway.v1.MessageService.RecallMessage:input_type -> onebot.gateway.v1.RecallMessageRequest
+	10, // 27: onebot.gateway.v1.MessageService.GetForwardMessages:input_type -> onebot.gateway.v1.GetForwardMessagesRequest
+	12, // 28: onebot.gateway.v1.MessageService.SearchMessages:input_type -> onebot.gateway.v1.SearchMessagesRequest
+	14, // 29: onebot.gateway.v1.MessageService.ReactToMessage:input_type -> onebot.gateway.v1.ReactToMessageRequest
+	16, // 30: onebot.gateway.v1.MessageService.SetEssence:input_type -> onebot.gateway.v1.SetEssenceRequest
+	18, // 31: onebot.gateway.v1.MessageService.ListEssence:input_type -> onebot.gateway.v1.ListEssenceRequest
+	21, // 32: onebot.gateway.v1.MessageService.SetTyping:input_type -> onebot.gateway.v1.SetTypingRequest
+	1,  // 33: onebot.gateway.v1.MessageService.GetHistory:output_type -> onebot.gateway.v1.GetHistoryResponse
+	4,  // 34: onebot.gateway.v1.MessageService.SendMessage:output_type -> onebot.gateway.v1.SendMessageResponse
+	7,  // 35: onebot.gateway.v1.MessageService.GetMessage:output_type -> onebot.gateway.v1.GetMessageResponse
+	9,  // 36: onebot.gateway.v1.MessageService.RecallMessage:output_type -> onebot.gateway.v1.RecallMessageResponse
+	11, // 37: onebot.gateway.v1.MessageService.GetForwardMessages:output_type -> onebot.gateway.v1.GetForwardMessagesResponse
+	13, // 38: onebot.gateway.v1.MessageService.SearchMessages:output_type -> onebot.gateway.v1.SearchMessagesResponse
+	15, // 39: onebot.gateway.v1.MessageService.ReactToMessage:output_type -> onebot.gateway.v1.ReactToMessageResponse
+	17, // 40: onebot.gateway.v1.MessageService.SetEssence:output_type -> onebot.gateway.v1.SetEssenceResponse
+	19, // 41: onebot.gateway.v1.MessageService.ListEssence:output_type -> onebot.gateway.v1.ListEssenceResponse
+	22, // 42: onebot.gateway.v1.MessageService.SetTyping:output_type -> onebot.gateway.v1.SetTypingResponse
+	33, // [33:43] is the sub-list for method output_type
+	23, // [23:33] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_onebot_gateway_v1_message_service_proto_init() }
@@ -1410,13 +2068,14 @@ func file_onebot_gateway_v1_message_service_proto_init() {
 	}
 	file_onebot_gateway_v1_message_service_proto_msgTypes[3].OneofWrappers = []any{}
 	file_onebot_gateway_v1_message_service_proto_msgTypes[12].OneofWrappers = []any{}
+	file_onebot_gateway_v1_message_service_proto_msgTypes[18].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_onebot_gateway_v1_message_service_proto_rawDesc), len(file_onebot_gateway_v1_message_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,10 @@ const (
 	MessageService_RecallMessage_FullMethodName      = "/onebot.gateway.v1.MessageService/RecallMessage"
 	MessageService_GetForwardMessages_FullMethodName = "/onebot.gateway.v1.MessageService/GetForwardMessages"
 	MessageService_SearchMessages_FullMethodName     = "/onebot.gateway.v1.MessageService/SearchMessages"
+	MessageService_ReactToMessage_FullMethodName     = "/onebot.gateway.v1.MessageService/ReactToMessage"
+	MessageService_SetEssence_FullMethodName         = "/onebot.gateway.v1.MessageService/SetEssence"
+	MessageService_ListEssence_FullMethodName        = "/onebot.gateway.v1.MessageService/ListEssence"
+	MessageService_SetTyping_FullMethodName          = "/onebot.gateway.v1.MessageService/SetTyping"
 )
 
 // MessageServiceClient is the client API for MessageService service.
@@ -161,6 +165,73 @@ type MessageServiceClient interface {
 	// the chat, so a search of it would be empty), INTERNAL (the archive's
 	// store failed).
 	SearchMessages(ctx context.Context, in *SearchMessagesRequest, opts ...grpc.CallOption) (*SearchMessagesResponse, error)
+	// Adds an emoji reaction to a group message (表情回应), or removes the
+	// bot's own with `remove`. The message's group is read from the peer and
+	// must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+	// `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+	// `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+	// over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+	// PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+	// (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+	// UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+	// (ONEBOT_ACTION_FAILED).
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService). Policy action: `react`.
+	ReactToMessage(ctx context.Context, in *ReactToMessageRequest, opts ...grpc.CallOption) (*ReactToMessageResponse, error)
+	// Marks a group message as essence (精华), or unmarks it with `remove`.
+	// The bot must be the group's owner or an admin. OneBot:
+	// `set_essence_msg` / `delete_essence_msg`; Milky:
+	// `set_group_essence_message`.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+	// message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+	// (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+	// decided from the member list before the peer is called), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures.
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService). Policy
+	// action: `essence`.
+	SetEssence(ctx context.Context, in *SetEssenceRequest, opts ...grpc.CallOption) (*SetEssenceResponse, error)
+	// Lists a group's essence messages (精华消息), a page at a time, newest
+	// marking first as the peer orders them. OneBot peers list them whole
+	// (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+	// itself (`get_group_essence_messages`). What each peer reports differs:
+	// NapCat reports no message time, LLOneBot and go-cqhttp no content.
+	//
+	// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+	// or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures.
+	ListEssence(ctx context.Context, in *ListEssenceRequest, opts ...grpc.CallOption) (*ListEssenceResponse, error)
+	// Shows "正在输入" (typing) to a user in a private chat, for example while
+	// the model thinks. The user must be in the private whitelist (`users`).
+	// OneBot: `set_input_status` (NapCat, SnowLuma).
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+	// PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+	// (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+	// Milky have no such action; nothing is sent), UNAVAILABLE
+	// (ACCOUNT_OFFLINE).
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService). Policy action: `typing`.
+	SetTyping(ctx context.Context, in *SetTypingRequest, opts ...grpc.CallOption) (*SetTypingResponse, error)
 }
 
 type messageServiceClient struct {
@@ -225,6 +296,46 @@ func (c *messageServiceClient) SearchMessages(ctx context.Context, in *SearchMes
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SearchMessagesResponse)
 	err := c.cc.Invoke(ctx, MessageService_SearchMessages_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *messageServiceClient) ReactToMessage(ctx context.Context, in *ReactToMessageRequest, opts ...grpc.CallOption) (*ReactToMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReactToMessageResponse)
+	err := c.cc.Invoke(ctx, MessageService_ReactToMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *messageServiceClient) SetEssence(ctx context.Context, in *SetEssenceRequest, opts ...grpc.CallOption) (*SetEssenceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetEssenceResponse)
+	err := c.cc.Invoke(ctx, MessageService_SetEssence_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *messageServiceClient) ListEssence(ctx context.Context, in *ListEssenceRequest, opts ...grpc.CallOption) (*ListEssenceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListEssenceResponse)
+	err := c.cc.Invoke(ctx, MessageService_ListEssence_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *messageServiceClient) SetTyping(ctx context.Context, in *SetTypingRequest, opts ...grpc.CallOption) (*SetTypingResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetTypingResponse)
+	err := c.cc.Invoke(ctx, MessageService_SetTyping_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -365,6 +476,73 @@ type MessageServiceServer interface {
 	// the chat, so a search of it would be empty), INTERNAL (the archive's
 	// store failed).
 	SearchMessages(context.Context, *SearchMessagesRequest) (*SearchMessagesResponse, error)
+	// Adds an emoji reaction to a group message (表情回应), or removes the
+	// bot's own with `remove`. The message's group is read from the peer and
+	// must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+	// `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+	// `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+	// over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+	// PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+	// (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+	// UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+	// (ONEBOT_ACTION_FAILED).
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService). Policy action: `react`.
+	ReactToMessage(context.Context, *ReactToMessageRequest) (*ReactToMessageResponse, error)
+	// Marks a group message as essence (精华), or unmarks it with `remove`.
+	// The bot must be the group's owner or an admin. OneBot:
+	// `set_essence_msg` / `delete_essence_msg`; Milky:
+	// `set_group_essence_message`.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+	// message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+	// (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+	// decided from the member list before the peer is called), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures.
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService). Policy
+	// action: `essence`.
+	SetEssence(context.Context, *SetEssenceRequest) (*SetEssenceResponse, error)
+	// Lists a group's essence messages (精华消息), a page at a time, newest
+	// marking first as the peer orders them. OneBot peers list them whole
+	// (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+	// itself (`get_group_essence_messages`). What each peer reports differs:
+	// NapCat reports no message time, LLOneBot and go-cqhttp no content.
+	//
+	// Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+	// or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+	// TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+	// (ACCOUNT_OFFLINE), and the peer's own failures.
+	ListEssence(context.Context, *ListEssenceRequest) (*ListEssenceResponse, error)
+	// Shows "正在输入" (typing) to a user in a private chat, for example while
+	// the model thinks. The user must be in the private whitelist (`users`).
+	// OneBot: `set_input_status` (NapCat, SnowLuma).
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+	// PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+	// (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+	// Milky have no such action; nothing is sent), UNAVAILABLE
+	// (ACCOUNT_OFFLINE).
+	//
+	// With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+	// after the whitelist and the token's scope: PERMISSION_DENIED
+	// (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+	// metadata `approval_id`) holds it for a bot owner's approval
+	// (ApprovalService). Rules apply without it too (role `none`). The call is
+	// recorded in the audit trail (AuditService). Policy action: `typing`.
+	SetTyping(context.Context, *SetTypingRequest) (*SetTypingResponse, error)
 	mustEmbedUnimplementedMessageServiceServer()
 }
 
@@ -392,6 +570,18 @@ func (UnimplementedMessageServiceServer) GetForwardMessages(context.Context, *Ge
 }
 func (UnimplementedMessageServiceServer) SearchMessages(context.Context, *SearchMessagesRequest) (*SearchMessagesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SearchMessages not implemented")
+}
+func (UnimplementedMessageServiceServer) ReactToMessage(context.Context, *ReactToMessageRequest) (*ReactToMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReactToMessage not implemented")
+}
+func (UnimplementedMessageServiceServer) SetEssence(context.Context, *SetEssenceRequest) (*SetEssenceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetEssence not implemented")
+}
+func (UnimplementedMessageServiceServer) ListEssence(context.Context, *ListEssenceRequest) (*ListEssenceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListEssence not implemented")
+}
+func (UnimplementedMessageServiceServer) SetTyping(context.Context, *SetTypingRequest) (*SetTypingResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetTyping not implemented")
 }
 func (UnimplementedMessageServiceServer) mustEmbedUnimplementedMessageServiceServer() {}
 func (UnimplementedMessageServiceServer) testEmbeddedByValue()                        {}
@@ -522,6 +712,78 @@ func _MessageService_SearchMessages_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MessageService_ReactToMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReactToMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MessageServiceServer).ReactToMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MessageService_ReactToMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MessageServiceServer).ReactToMessage(ctx, req.(*ReactToMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MessageService_SetEssence_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetEssenceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MessageServiceServer).SetEssence(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MessageService_SetEssence_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MessageServiceServer).SetEssence(ctx, req.(*SetEssenceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MessageService_ListEssence_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListEssenceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MessageServiceServer).ListEssence(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MessageService_ListEssence_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MessageServiceServer).ListEssence(ctx, req.(*ListEssenceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MessageService_SetTyping_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetTypingRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MessageServiceServer).SetTyping(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MessageService_SetTyping_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MessageServiceServer).SetTyping(ctx, req.(*SetTypingRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MessageService_ServiceDesc is the grpc.ServiceDesc for MessageService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -552,6 +814,22 @@ var MessageService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SearchMessages",
 			Handler:    _MessageService_SearchMessages_Handler,
+		},
+		{
+			MethodName: "ReactToMessage",
+			Handler:    _MessageService_ReactToMessage_Handler,
+		},
+		{
+			MethodName: "SetEssence",
+			Handler:    _MessageService_SetEssence_Handler,
+		},
+		{
+			MethodName: "ListEssence",
+			Handler:    _MessageService_ListEssence_Handler,
+		},
+		{
+			MethodName: "SetTyping",
+			Handler:    _MessageService_SetTyping_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

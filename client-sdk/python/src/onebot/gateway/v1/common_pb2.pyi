@@ -35,8 +35,9 @@ class _MediaKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MediaKind.V
     MEDIA_KIND_FILE: _MediaKind.ValueType  # 3
     """Any file, sent as a group file, at most 30 MiB by default."""
     MEDIA_KIND_RECORD: _MediaKind.ValueType  # 4
-    """A voice record. Only received media have this kind (DownloadMedia);
-    UploadMedia and SendMessage refuse it.
+    """A voice record (语音): received voice (DownloadMedia), and the kind to
+    upload a voice message with (SendMessageRequest.voices): MP3, WAV, OGG,
+    AMR or SILK, at most 10 MiB by default.
     """
 
 class MediaKind(_MediaKind, metaclass=_MediaKindEnumTypeWrapper):
@@ -51,8 +52,9 @@ MEDIA_KIND_VIDEO: MediaKind.ValueType  # 2
 MEDIA_KIND_FILE: MediaKind.ValueType  # 3
 """Any file, sent as a group file, at most 30 MiB by default."""
 MEDIA_KIND_RECORD: MediaKind.ValueType  # 4
-"""A voice record. Only received media have this kind (DownloadMedia);
-UploadMedia and SendMessage refuse it.
+"""A voice record (语音): received voice (DownloadMedia), and the kind to
+upload a voice message with (SendMessageRequest.voices): MP3, WAV, OGG,
+AMR or SILK, at most 10 MiB by default.
 """
 Global___MediaKind: _TypeAlias = MediaKind  # noqa: Y015
 

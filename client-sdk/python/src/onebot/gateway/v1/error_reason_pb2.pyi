@@ -242,6 +242,20 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the approval is no longer pending: decided,
     expired or executed (metadata `approval_id`, `state`).
     """
+    ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION: _ErrorReason.ValueType  # 67
+    """The account's implementation has no such action (metadata
+    `implementation`, `action`), decided from its flavor or protocol;
+    nothing was sent.
+    """
+    ERROR_REASON_BOT_NOT_ADMIN: _ErrorReason.ValueType  # 68
+    """The bot lacks the group role the action needs (metadata `group_id`,
+    `bot_role`, `needed_role`), decided from the member list; nothing was
+    sent.
+    """
+    ERROR_REASON_PROTECTED_MEMBER: _ErrorReason.ValueType  # 69
+    """The action targets the group's owner or the bot itself, which the
+    gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every `google.rpc.ErrorInfo.reason` the gateway returns, with domain
@@ -469,5 +483,19 @@ ERROR_REASON_APPROVAL_NOT_FOUND: ErrorReason.ValueType  # 65
 ERROR_REASON_APPROVAL_DECIDED: ErrorReason.ValueType  # 66
 """FAILED_PRECONDITION: the approval is no longer pending: decided,
 expired or executed (metadata `approval_id`, `state`).
+"""
+ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION: ErrorReason.ValueType  # 67
+"""The account's implementation has no such action (metadata
+`implementation`, `action`), decided from its flavor or protocol;
+nothing was sent.
+"""
+ERROR_REASON_BOT_NOT_ADMIN: ErrorReason.ValueType  # 68
+"""The bot lacks the group role the action needs (metadata `group_id`,
+`bot_role`, `needed_role`), decided from the member list; nothing was
+sent.
+"""
+ERROR_REASON_PROTECTED_MEMBER: ErrorReason.ValueType  # 69
+"""The action targets the group's owner or the bot itself, which the
+gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -55,6 +55,18 @@ class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.V
     """An approval of a held action changed state (ApprovalService): asked
     (PENDING), decided, expired, executed or failed.
     """
+    EVENT_KIND_REACTION: _EventKind.ValueType  # 11
+    """An emoji reaction to a group message was added or removed."""
+    EVENT_KIND_ESSENCE: _EventKind.ValueType  # 12
+    """A group message was marked or unmarked as essence (精华)."""
+    EVENT_KIND_MUTE: _EventKind.ValueType  # 13
+    """A member, or the whole group, was muted or unmuted."""
+    EVENT_KIND_ADMIN_CHANGED: _EventKind.ValueType  # 14
+    """A member was made, or stopped being, a group admin."""
+    EVENT_KIND_GROUP_FILE_UPLOADED: _EventKind.ValueType  # 15
+    """A file was uploaded to a group's files."""
+    EVENT_KIND_GROUP_NAME_CHANGED: _EventKind.ValueType  # 16
+    """A group's name changed (NapCat, Lagrange and Milky report it)."""
 
 class EventKind(_EventKind, metaclass=_EventKindEnumTypeWrapper):
     """Kinds of events, for filtering."""
@@ -85,6 +97,18 @@ EVENT_KIND_APPROVAL: EventKind.ValueType  # 10
 """An approval of a held action changed state (ApprovalService): asked
 (PENDING), decided, expired, executed or failed.
 """
+EVENT_KIND_REACTION: EventKind.ValueType  # 11
+"""An emoji reaction to a group message was added or removed."""
+EVENT_KIND_ESSENCE: EventKind.ValueType  # 12
+"""A group message was marked or unmarked as essence (精华)."""
+EVENT_KIND_MUTE: EventKind.ValueType  # 13
+"""A member, or the whole group, was muted or unmuted."""
+EVENT_KIND_ADMIN_CHANGED: EventKind.ValueType  # 14
+"""A member was made, or stopped being, a group admin."""
+EVENT_KIND_GROUP_FILE_UPLOADED: EventKind.ValueType  # 15
+"""A file was uploaded to a group's files."""
+EVENT_KIND_GROUP_NAME_CHANGED: EventKind.ValueType  # 16
+"""A group's name changed (NapCat, Lagrange and Milky report it)."""
 Global___EventKind: _TypeAlias = EventKind  # noqa: Y015
 
 @_typing.final
@@ -224,6 +248,12 @@ class Event(_message.Message):
     UNKNOWN_FIELD_NUMBER: _builtins.int
     MESSAGE_RECALLED_FIELD_NUMBER: _builtins.int
     APPROVAL_FIELD_NUMBER: _builtins.int
+    REACTION_FIELD_NUMBER: _builtins.int
+    ESSENCE_FIELD_NUMBER: _builtins.int
+    MUTE_FIELD_NUMBER: _builtins.int
+    ADMIN_CHANGED_FIELD_NUMBER: _builtins.int
+    GROUP_FILE_UPLOADED_FIELD_NUMBER: _builtins.int
+    GROUP_NAME_CHANGED_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """The account that received it."""
     sequence: _builtins.int
@@ -278,6 +308,30 @@ class Event(_message.Message):
         Its chat is the held action's chat (`target`).
         """
 
+    @_builtins.property
+    def reaction(self) -> Global___ReactionEvent:
+        """An emoji reaction was added or removed."""
+
+    @_builtins.property
+    def essence(self) -> Global___EssenceEvent:
+        """A message was marked or unmarked as essence."""
+
+    @_builtins.property
+    def mute(self) -> Global___MuteEvent:
+        """A member or the whole group was muted or unmuted."""
+
+    @_builtins.property
+    def admin_changed(self) -> Global___AdminChangedEvent:
+        """A member was made, or stopped being, an admin."""
+
+    @_builtins.property
+    def group_file_uploaded(self) -> Global___GroupFileUploadedEvent:
+        """A file was uploaded to a group's files."""
+
+    @_builtins.property
+    def group_name_changed(self) -> Global___GroupNameChangedEvent:
+        """A group's name changed."""
+
     def __init__(
         self,
         *,
@@ -295,12 +349,18 @@ class Event(_message.Message):
         unknown: Global___UnknownEvent | None = ...,
         message_recalled: Global___MessageRecalledEvent | None = ...,
         approval: _governance_service_pb2.Approval | None = ...,
+        reaction: Global___ReactionEvent | None = ...,
+        essence: Global___EssenceEvent | None = ...,
+        mute: Global___MuteEvent | None = ...,
+        admin_changed: Global___AdminChangedEvent | None = ...,
+        group_file_uploaded: Global___GroupFileUploadedEvent | None = ...,
+        group_name_changed: Global___GroupNameChangedEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["approval", b"approval", "card_changed", b"card_changed", "connection", b"connection", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "message_recalled", b"message_recalled", "poke", b"poke", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["admin_changed", b"admin_changed", "approval", b"approval", "card_changed", b"card_changed", "connection", b"connection", "essence", b"essence", "group_file_uploaded", b"group_file_uploaded", "group_name_changed", b"group_name_changed", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "message_recalled", b"message_recalled", "mute", b"mute", "poke", b"poke", "reaction", b"reaction", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "approval", b"approval", "card_changed", b"card_changed", "connection", b"connection", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "message_recalled", b"message_recalled", "poke", b"poke", "self_id", b"self_id", "sequence", b"sequence", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "admin_changed", b"admin_changed", "approval", b"approval", "card_changed", b"card_changed", "connection", b"connection", "essence", b"essence", "group_file_uploaded", b"group_file_uploaded", "group_name_changed", b"group_name_changed", "kind", b"kind", "lifecycle", b"lifecycle", "member_joined", b"member_joined", "member_left", b"member_left", "message", b"message", "message_recalled", b"message_recalled", "mute", b"mute", "poke", b"poke", "reaction", b"reaction", "self_id", b"self_id", "sequence", b"sequence", "time", b"time", "unknown", b"unknown"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["message", "poke", "member_joined", "member_left", "card_changed", "lifecycle", "connection", "unknown", "message_recalled", "approval"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["message", "poke", "member_joined", "member_left", "card_changed", "lifecycle", "connection", "unknown", "message_recalled", "approval", "reaction", "essence", "mute", "admin_changed", "group_file_uploaded", "group_name_changed"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -590,3 +650,237 @@ class MessageRecalledEvent(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MessageRecalledEvent: _TypeAlias = MessageRecalledEvent  # noqa: Y015
+
+@_typing.final
+class ReactionEvent(_message.Message):
+    """An emoji reaction to a group message was added or removed (NapCat,
+    LLOneBot and SnowLuma `group_msg_emoji_like`, Lagrange `reaction`, Milky
+    `group_message_reaction`).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    EMOJI_ID_FIELD_NUMBER: _builtins.int
+    ADDED_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group."""
+    message_id: _builtins.int
+    """The message reacted to; 0 when the peer did not say."""
+    user_id: _builtins.int
+    """Who reacted."""
+    emoji_id: _builtins.str
+    """The emoji: a QQ face id, or a Unicode emoji's code point, as text."""
+    added: _builtins.bool
+    """True when added, false when removed."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        message_id: _builtins.int = ...,
+        user_id: _builtins.int = ...,
+        emoji_id: _builtins.str = ...,
+        added: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["added", b"added", "emoji_id", b"emoji_id", "group_id", b"group_id", "message_id", b"message_id", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReactionEvent: _TypeAlias = ReactionEvent  # noqa: Y015
+
+@_typing.final
+class EssenceEvent(_message.Message):
+    """A group message was marked or unmarked as essence (`essence` notices,
+    Milky `group_essence_message_change`). NapCat and LLOneBot never report a
+    removal.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    SENDER_ID_FIELD_NUMBER: _builtins.int
+    OPERATOR_ID_FIELD_NUMBER: _builtins.int
+    IS_SET_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group."""
+    message_id: _builtins.int
+    """The message; 0 when the peer did not say."""
+    sender_id: _builtins.int
+    """The message's sender, when reported."""
+    operator_id: _builtins.int
+    """Who marked or unmarked it."""
+    is_set: _builtins.bool
+    """True when marked, false when unmarked."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        message_id: _builtins.int = ...,
+        sender_id: _builtins.int = ...,
+        operator_id: _builtins.int = ...,
+        is_set: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id", "is_set", b"is_set", "message_id", b"message_id", "operator_id", b"operator_id", "sender_id", b"sender_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EssenceEvent: _TypeAlias = EssenceEvent  # noqa: Y015
+
+@_typing.final
+class MuteEvent(_message.Message):
+    """A member, or the whole group, was muted or unmuted (`group_ban` notices,
+    Milky `group_mute` and `group_whole_mute`).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    WHOLE_GROUP_FIELD_NUMBER: _builtins.int
+    OPERATOR_ID_FIELD_NUMBER: _builtins.int
+    DURATION_SECS_FIELD_NUMBER: _builtins.int
+    MUTED_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group."""
+    user_id: _builtins.int
+    """The member; 0 for the whole group."""
+    whole_group: _builtins.bool
+    """True for the whole-group mute (全员禁言)."""
+    operator_id: _builtins.int
+    """Who did it; 0 when not reported."""
+    duration_secs: _builtins.int
+    """Seconds a member is muted for; 0 when lifted, and for the whole group."""
+    muted: _builtins.bool
+    """True when muted, false when lifted."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        user_id: _builtins.int = ...,
+        whole_group: _builtins.bool = ...,
+        operator_id: _builtins.int = ...,
+        duration_secs: _builtins.int = ...,
+        muted: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duration_secs", b"duration_secs", "group_id", b"group_id", "muted", b"muted", "operator_id", b"operator_id", "user_id", b"user_id", "whole_group", b"whole_group"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MuteEvent: _TypeAlias = MuteEvent  # noqa: Y015
+
+@_typing.final
+class AdminChangedEvent(_message.Message):
+    """A member was made, or stopped being, a group admin (`group_admin`
+    notices, Milky `group_admin_change`). The member list cache follows it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    OPERATOR_ID_FIELD_NUMBER: _builtins.int
+    IS_ADMIN_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group."""
+    user_id: _builtins.int
+    """The member."""
+    operator_id: _builtins.int
+    """Who did it; 0 when not reported (no OneBot implementation reports it)."""
+    is_admin: _builtins.bool
+    """True when made admin, false when no longer."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        user_id: _builtins.int = ...,
+        operator_id: _builtins.int = ...,
+        is_admin: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id", "is_admin", b"is_admin", "operator_id", b"operator_id", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AdminChangedEvent: _TypeAlias = AdminChangedEvent  # noqa: Y015
+
+@_typing.final
+class GroupFileUploadedEvent(_message.Message):
+    """A file was uploaded to a group's files (`group_upload` notices, Milky
+    `group_file_upload`).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    FILE_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group."""
+    user_id: _builtins.int
+    """The uploader."""
+    file_id: _builtins.str
+    """The file's id, for MediaService.DownloadGroupFile."""
+    name: _builtins.str
+    """The file's name."""
+    size: _builtins.int
+    """Its size in bytes."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        user_id: _builtins.int = ...,
+        file_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["file_id", b"file_id", "group_id", b"group_id", "name", b"name", "size", b"size", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GroupFileUploadedEvent: _TypeAlias = GroupFileUploadedEvent  # noqa: Y015
+
+@_typing.final
+class GroupNameChangedEvent(_message.Message):
+    """A group's name changed (NapCat `notify`/`group_name`, Lagrange
+    `group_name_change`, Milky `group_name_change`).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    OPERATOR_ID_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group."""
+    name: _builtins.str
+    """The new name."""
+    operator_id: _builtins.int
+    """Who changed it; 0 when not reported."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        name: _builtins.str = ...,
+        operator_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id", "name", b"name", "operator_id", b"operator_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GroupNameChangedEvent: _TypeAlias = GroupNameChangedEvent  # noqa: Y015

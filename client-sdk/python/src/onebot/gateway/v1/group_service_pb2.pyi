@@ -329,3 +329,445 @@ class PokeMemberResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PokeMemberResponse: _TypeAlias = PokeMemberResponse  # noqa: Y015
+
+@_typing.final
+class ListGroupFilesRequest(_message.Message):
+    """Request of GroupService.ListGroupFiles."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    FOLDER_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    group_id: _builtins.int
+    """Group; resolved as in SendMessage (absent = the only whitelisted group)."""
+    folder_id: _builtins.str
+    """The folder to list (a `GroupFolder.folder_id`); empty for the root."""
+    page_size: _builtins.int
+    """Entries (folders and files together) per page, 1..200; 0 means 50."""
+    page_token: _builtins.str
+    """`next_page_token` of the previous page; empty for the first."""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        group_id: _builtins.int | None = ...,
+        folder_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "group_id", b"group_id"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "account_id", b"account_id", "folder_id", b"folder_id", "group_id", b"group_id", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
+    _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__group_id) -> _WhichOneofReturnType__group_id | None: ...
+
+Global___ListGroupFilesRequest: _TypeAlias = ListGroupFilesRequest  # noqa: Y015
+
+@_typing.final
+class ListGroupFilesResponse(_message.Message):
+    """Response of GroupService.ListGroupFiles."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    FOLDERS_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group listed."""
+    next_page_token: _builtins.str
+    """The token of the next page; empty on the last."""
+    @_builtins.property
+    def folders(self) -> _containers.RepeatedCompositeFieldContainer[Global___GroupFolder]:
+        """This page's folders (all folders come before any file)."""
+
+    @_builtins.property
+    def files(self) -> _containers.RepeatedCompositeFieldContainer[Global___GroupFile]:
+        """This page's files."""
+
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        folders: _abc.Iterable[Global___GroupFolder] | None = ...,
+        files: _abc.Iterable[Global___GroupFile] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["files", b"files", "folders", b"folders", "group_id", b"group_id", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGroupFilesResponse: _TypeAlias = ListGroupFilesResponse  # noqa: Y015
+
+@_typing.final
+class GroupFile(_message.Message):
+    """A file in a group's files."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FILE_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    FOLDER_ID_FIELD_NUMBER: _builtins.int
+    UPLOADER_ID_FIELD_NUMBER: _builtins.int
+    UPLOADER_NAME_FIELD_NUMBER: _builtins.int
+    UPLOAD_TIME_FIELD_NUMBER: _builtins.int
+    EXPIRE_TIME_FIELD_NUMBER: _builtins.int
+    DOWNLOAD_COUNT_FIELD_NUMBER: _builtins.int
+    file_id: _builtins.str
+    """The peer's id of the file: what MediaService.DownloadGroupFile takes."""
+    name: _builtins.str
+    """Display name."""
+    size: _builtins.int
+    """Size in bytes."""
+    folder_id: _builtins.str
+    """The folder it is in (`/` for the root), when the peer reports it."""
+    uploader_id: _builtins.int
+    """Who uploaded it."""
+    uploader_name: _builtins.str
+    """The uploader's name, when reported."""
+    download_count: _builtins.int
+    """How often it was downloaded."""
+    @_builtins.property
+    def upload_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was uploaded."""
+
+    @_builtins.property
+    def expire_time(self) -> _timestamp_pb2.Timestamp:
+        """When it expires; absent when it does not."""
+
+    def __init__(
+        self,
+        *,
+        file_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        size: _builtins.int = ...,
+        folder_id: _builtins.str = ...,
+        uploader_id: _builtins.int = ...,
+        uploader_name: _builtins.str = ...,
+        upload_time: _timestamp_pb2.Timestamp | None = ...,
+        expire_time: _timestamp_pb2.Timestamp | None = ...,
+        download_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "upload_time", b"upload_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["download_count", b"download_count", "expire_time", b"expire_time", "file_id", b"file_id", "folder_id", b"folder_id", "name", b"name", "size", b"size", "upload_time", b"upload_time", "uploader_id", b"uploader_id", "uploader_name", b"uploader_name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GroupFile: _TypeAlias = GroupFile  # noqa: Y015
+
+@_typing.final
+class GroupFolder(_message.Message):
+    """A folder in a group's files."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FOLDER_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    CREATOR_ID_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    FILE_COUNT_FIELD_NUMBER: _builtins.int
+    folder_id: _builtins.str
+    """The peer's id of the folder: what ListGroupFilesRequest.folder_id takes."""
+    name: _builtins.str
+    """Display name."""
+    creator_id: _builtins.int
+    """Who created it."""
+    file_count: _builtins.int
+    """Number of files in it."""
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was created."""
+
+    def __init__(
+        self,
+        *,
+        folder_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        creator_id: _builtins.int = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        file_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "creator_id", b"creator_id", "file_count", b"file_count", "folder_id", b"folder_id", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GroupFolder: _TypeAlias = GroupFolder  # noqa: Y015
+
+@_typing.final
+class MuteMemberRequest(_message.Message):
+    """Request of GroupService.MuteMember."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    DURATION_SECS_FIELD_NUMBER: _builtins.int
+    ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    group_id: _builtins.int
+    """Group; resolved as in SendMessage (absent = the only whitelisted group)."""
+    user_id: _builtins.int
+    """The member to mute; must be positive."""
+    duration_secs: _builtins.int
+    """Seconds, at most 2592000 (30 days, the platform's limit); 0 lifts the
+    mute.
+    """
+    @_builtins.property
+    def on_behalf_of(self) -> _common_pb2.OnBehalfOf:
+        """The QQ user this is done for; see SendMessageRequest.on_behalf_of."""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        group_id: _builtins.int | None = ...,
+        user_id: _builtins.int = ...,
+        duration_secs: _builtins.int = ...,
+        on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "account_id", b"account_id", "duration_secs", b"duration_secs", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
+    _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__group_id) -> _WhichOneofReturnType__group_id | None: ...
+
+Global___MuteMemberRequest: _TypeAlias = MuteMemberRequest  # noqa: Y015
+
+@_typing.final
+class MuteMemberResponse(_message.Message):
+    """Response of GroupService.MuteMember."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group."""
+    user_id: _builtins.int
+    """The member."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        user_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MuteMemberResponse: _TypeAlias = MuteMemberResponse  # noqa: Y015
+
+@_typing.final
+class MuteAllRequest(_message.Message):
+    """Request of GroupService.MuteAll."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    ENABLE_FIELD_NUMBER: _builtins.int
+    ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    group_id: _builtins.int
+    """Group; resolved as in SendMessage (absent = the only whitelisted group)."""
+    enable: _builtins.bool
+    """True turns the whole-group mute on, false off."""
+    @_builtins.property
+    def on_behalf_of(self) -> _common_pb2.OnBehalfOf:
+        """The QQ user this is done for; see SendMessageRequest.on_behalf_of."""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        group_id: _builtins.int | None = ...,
+        enable: _builtins.bool = ...,
+        on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "account_id", b"account_id", "enable", b"enable", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
+    _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__group_id) -> _WhichOneofReturnType__group_id | None: ...
+
+Global___MuteAllRequest: _TypeAlias = MuteAllRequest  # noqa: Y015
+
+@_typing.final
+class MuteAllResponse(_message.Message):
+    """Response of GroupService.MuteAll."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MuteAllResponse: _TypeAlias = MuteAllResponse  # noqa: Y015
+
+@_typing.final
+class KickMemberRequest(_message.Message):
+    """Request of GroupService.KickMember."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    REJECT_REJOIN_FIELD_NUMBER: _builtins.int
+    ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    group_id: _builtins.int
+    """Group; resolved as in SendMessage (absent = the only whitelisted group)."""
+    user_id: _builtins.int
+    """The member to remove; must be positive."""
+    reject_rejoin: _builtins.bool
+    """Refuse this user's later join requests."""
+    @_builtins.property
+    def on_behalf_of(self) -> _common_pb2.OnBehalfOf:
+        """The QQ user this is done for; see SendMessageRequest.on_behalf_of."""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        group_id: _builtins.int | None = ...,
+        user_id: _builtins.int = ...,
+        reject_rejoin: _builtins.bool = ...,
+        on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "account_id", b"account_id", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of", "reject_rejoin", b"reject_rejoin", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
+    _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__group_id) -> _WhichOneofReturnType__group_id | None: ...
+
+Global___KickMemberRequest: _TypeAlias = KickMemberRequest  # noqa: Y015
+
+@_typing.final
+class KickMemberResponse(_message.Message):
+    """Response of GroupService.KickMember."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group."""
+    user_id: _builtins.int
+    """The removed member."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        user_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___KickMemberResponse: _TypeAlias = KickMemberResponse  # noqa: Y015
+
+@_typing.final
+class SetMemberCardRequest(_message.Message):
+    """Request of GroupService.SetMemberCard."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    group_id: _builtins.int
+    """Group; resolved as in SendMessage (absent = the only whitelisted group)."""
+    user_id: _builtins.int
+    """The member; must be positive."""
+    card: _builtins.str
+    """The new card, at most 60 bytes of UTF-8; empty clears it."""
+    @_builtins.property
+    def on_behalf_of(self) -> _common_pb2.OnBehalfOf:
+        """The QQ user this is done for; see SendMessageRequest.on_behalf_of."""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        group_id: _builtins.int | None = ...,
+        user_id: _builtins.int = ...,
+        card: _builtins.str = ...,
+        on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "account_id", b"account_id", "card", b"card", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
+    _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__group_id) -> _WhichOneofReturnType__group_id | None: ...
+
+Global___SetMemberCardRequest: _TypeAlias = SetMemberCardRequest  # noqa: Y015
+
+@_typing.final
+class SetMemberCardResponse(_message.Message):
+    """Response of GroupService.SetMemberCard."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group."""
+    user_id: _builtins.int
+    """The member."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        user_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetMemberCardResponse: _TypeAlias = SetMemberCardResponse  # noqa: Y015

@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class GroupServiceStub:
-    """Group members, the account's groups, and pokes.
+    """Group members, the account's groups, pokes, group files and moderation.
 
     `account_id` empty means `default`; an unknown or unconfigured account fails
     with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -53,10 +53,35 @@ class GroupServiceStub:
                 request_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.PokeMemberRequest.SerializeToString,
                 response_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.PokeMemberResponse.FromString,
                 _registered_method=True)
+        self.ListGroupFiles = channel.unary_unary(
+                '/onebot.gateway.v1.GroupService/ListGroupFiles',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.ListGroupFilesRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.ListGroupFilesResponse.FromString,
+                _registered_method=True)
+        self.MuteMember = channel.unary_unary(
+                '/onebot.gateway.v1.GroupService/MuteMember',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteMemberRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteMemberResponse.FromString,
+                _registered_method=True)
+        self.MuteAll = channel.unary_unary(
+                '/onebot.gateway.v1.GroupService/MuteAll',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteAllRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteAllResponse.FromString,
+                _registered_method=True)
+        self.KickMember = channel.unary_unary(
+                '/onebot.gateway.v1.GroupService/KickMember',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.KickMemberRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.KickMemberResponse.FromString,
+                _registered_method=True)
+        self.SetMemberCard = channel.unary_unary(
+                '/onebot.gateway.v1.GroupService/SetMemberCard',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.SetMemberCardRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.SetMemberCardResponse.FromString,
+                _registered_method=True)
 
 
 class GroupServiceServicer:
-    """Group members, the account's groups, and pokes.
+    """Group members, the account's groups, pokes, group files and moderation.
 
     `account_id` empty means `default`; an unknown or unconfigured account fails
     with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -115,6 +140,115 @@ class GroupServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListGroupFiles(self, request, context):
+        """Lists one folder of a group's files (群文件): its sub-folders, then its
+        files, a page at a time. OneBot: `get_group_root_files` /
+        `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+        folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+        Milky: `get_group_files`.
+
+        Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+        or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MuteMember(self, request, context):
+        """Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+        OneBot: `set_group_ban` (the duration always sent: implementations'
+        defaults differ); Milky: `set_group_member_mute`.
+
+        Moderation: the bot must be the group's owner or an admin (an admin
+        target needs the owner), checked from the member list before the peer
+        is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        Refused unless a `[[policy.rules]]` entry names the action
+        (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        success whatever happened).
+        Policy action: `mute`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MuteAll(self, request, context):
+        """Turns the whole-group mute (全员禁言) on or off. OneBot:
+        `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+
+        Moderation: the bot must be the group's owner or an admin (an admin
+        target needs the owner), checked from the member list before the peer
+        is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        Refused unless a `[[policy.rules]]` entry names the action
+        (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        success whatever happened).
+        Policy action: `mute_all`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def KickMember(self, request, context):
+        """Removes a member from the group (踢出), optionally refusing their later
+        join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+
+        Moderation: the bot must be the group's owner or an admin (an admin
+        target needs the owner), checked from the member list before the peer
+        is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        Refused unless a `[[policy.rules]]` entry names the action
+        (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        success whatever happened).
+        Policy action: `kick`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetMemberCard(self, request, context):
+        """Sets a member's group card (群名片); an empty card clears it. OneBot:
+        `set_group_card`; Milky: `set_group_member_card`.
+
+        Moderation: the bot must be the group's owner or an admin (an admin
+        target needs the owner), checked from the member list before the peer
+        is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        Refused unless a `[[policy.rules]]` entry names the action
+        (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        success whatever happened).
+        Policy action: `set_card`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GroupServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -133,6 +267,31 @@ def add_GroupServiceServicer_to_server(servicer, server):
                     request_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.PokeMemberRequest.FromString,
                     response_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.PokeMemberResponse.SerializeToString,
             ),
+            'ListGroupFiles': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGroupFiles,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.ListGroupFilesRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.ListGroupFilesResponse.SerializeToString,
+            ),
+            'MuteMember': grpc.unary_unary_rpc_method_handler(
+                    servicer.MuteMember,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteMemberRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteMemberResponse.SerializeToString,
+            ),
+            'MuteAll': grpc.unary_unary_rpc_method_handler(
+                    servicer.MuteAll,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteAllRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteAllResponse.SerializeToString,
+            ),
+            'KickMember': grpc.unary_unary_rpc_method_handler(
+                    servicer.KickMember,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.KickMemberRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.KickMemberResponse.SerializeToString,
+            ),
+            'SetMemberCard': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetMemberCard,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.SetMemberCardRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_group__service__pb2.SetMemberCardResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'onebot.gateway.v1.GroupService', rpc_method_handlers)
@@ -142,7 +301,7 @@ def add_GroupServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class GroupService:
-    """Group members, the account's groups, and pokes.
+    """Group members, the account's groups, pokes, group files and moderation.
 
     `account_id` empty means `default`; an unknown or unconfigured account fails
     with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -219,6 +378,141 @@ class GroupService:
             '/onebot.gateway.v1.GroupService/PokeMember',
             onebot_dot_gateway_dot_v1_dot_group__service__pb2.PokeMemberRequest.SerializeToString,
             onebot_dot_gateway_dot_v1_dot_group__service__pb2.PokeMemberResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGroupFiles(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.GroupService/ListGroupFiles',
+            onebot_dot_gateway_dot_v1_dot_group__service__pb2.ListGroupFilesRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_group__service__pb2.ListGroupFilesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MuteMember(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.GroupService/MuteMember',
+            onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteMemberRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteMemberResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MuteAll(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.GroupService/MuteAll',
+            onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteAllRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_group__service__pb2.MuteAllResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def KickMember(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.GroupService/KickMember',
+            onebot_dot_gateway_dot_v1_dot_group__service__pb2.KickMemberRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_group__service__pb2.KickMemberResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetMemberCard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.GroupService/SetMemberCard',
+            onebot_dot_gateway_dot_v1_dot_group__service__pb2.SetMemberCardRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_group__service__pb2.SetMemberCardResponse.FromString,
             options,
             channel_credentials,
             insecure,

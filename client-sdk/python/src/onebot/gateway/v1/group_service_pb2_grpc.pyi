@@ -27,7 +27,7 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class GroupServiceStub:
-    """Group members, the account's groups, and pokes.
+    """Group members, the account's groups, pokes, group files and moderation.
 
     `account_id` empty means `default`; an unknown or unconfigured account fails
     with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -78,10 +78,99 @@ class GroupServiceStub:
     (ApprovalService). Rules apply without it too (role `none`). The call is
     recorded in the audit trail (AuditService).
     """
+    ListGroupFiles: _grpc.UnaryUnaryMultiCallable[_group_service_pb2.ListGroupFilesRequest, _group_service_pb2.ListGroupFilesResponse]
+    """Lists one folder of a group's files (群文件): its sub-folders, then its
+    files, a page at a time. OneBot: `get_group_root_files` /
+    `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+    folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+    Milky: `get_group_files`.
+
+    Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+    or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures.
+    """
+    MuteMember: _grpc.UnaryUnaryMultiCallable[_group_service_pb2.MuteMemberRequest, _group_service_pb2.MuteMemberResponse]
+    """Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+    OneBot: `set_group_ban` (the duration always sent: implementations'
+    defaults differ); Milky: `set_group_member_mute`.
+
+    Moderation: the bot must be the group's owner or an admin (an admin
+    target needs the owner), checked from the member list before the peer
+    is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+    the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+    Refused unless a `[[policy.rules]]` entry names the action
+    (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+    rule, it decides by `on_behalf_of` as for sends, and may hold the call
+    for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+    Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+    (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+    success whatever happened).
+    Policy action: `mute`.
+    """
+    MuteAll: _grpc.UnaryUnaryMultiCallable[_group_service_pb2.MuteAllRequest, _group_service_pb2.MuteAllResponse]
+    """Turns the whole-group mute (全员禁言) on or off. OneBot:
+    `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+
+    Moderation: the bot must be the group's owner or an admin (an admin
+    target needs the owner), checked from the member list before the peer
+    is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+    the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+    Refused unless a `[[policy.rules]]` entry names the action
+    (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+    rule, it decides by `on_behalf_of` as for sends, and may hold the call
+    for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+    Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+    (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+    success whatever happened).
+    Policy action: `mute_all`.
+    """
+    KickMember: _grpc.UnaryUnaryMultiCallable[_group_service_pb2.KickMemberRequest, _group_service_pb2.KickMemberResponse]
+    """Removes a member from the group (踢出), optionally refusing their later
+    join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+
+    Moderation: the bot must be the group's owner or an admin (an admin
+    target needs the owner), checked from the member list before the peer
+    is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+    the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+    Refused unless a `[[policy.rules]]` entry names the action
+    (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+    rule, it decides by `on_behalf_of` as for sends, and may hold the call
+    for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+    Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+    (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+    success whatever happened).
+    Policy action: `kick`.
+    """
+    SetMemberCard: _grpc.UnaryUnaryMultiCallable[_group_service_pb2.SetMemberCardRequest, _group_service_pb2.SetMemberCardResponse]
+    """Sets a member's group card (群名片); an empty card clears it. OneBot:
+    `set_group_card`; Milky: `set_group_member_card`.
+
+    Moderation: the bot must be the group's owner or an admin (an admin
+    target needs the owner), checked from the member list before the peer
+    is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+    the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+    Refused unless a `[[policy.rules]]` entry names the action
+    (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+    rule, it decides by `on_behalf_of` as for sends, and may hold the call
+    for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+    Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+    (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+    success whatever happened).
+    Policy action: `set_card`.
+    """
 
 @_typing.type_check_only
 class GroupServiceAsyncStub(GroupServiceStub):
-    """Group members, the account's groups, and pokes.
+    """Group members, the account's groups, pokes, group files and moderation.
 
     `account_id` empty means `default`; an unknown or unconfigured account fails
     with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -129,9 +218,98 @@ class GroupServiceAsyncStub(GroupServiceStub):
     (ApprovalService). Rules apply without it too (role `none`). The call is
     recorded in the audit trail (AuditService).
     """
+    ListGroupFiles: _aio.UnaryUnaryMultiCallable[_group_service_pb2.ListGroupFilesRequest, _group_service_pb2.ListGroupFilesResponse]  # type: ignore[assignment]
+    """Lists one folder of a group's files (群文件): its sub-folders, then its
+    files, a page at a time. OneBot: `get_group_root_files` /
+    `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+    folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+    Milky: `get_group_files`.
+
+    Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+    or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures.
+    """
+    MuteMember: _aio.UnaryUnaryMultiCallable[_group_service_pb2.MuteMemberRequest, _group_service_pb2.MuteMemberResponse]  # type: ignore[assignment]
+    """Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+    OneBot: `set_group_ban` (the duration always sent: implementations'
+    defaults differ); Milky: `set_group_member_mute`.
+
+    Moderation: the bot must be the group's owner or an admin (an admin
+    target needs the owner), checked from the member list before the peer
+    is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+    the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+    Refused unless a `[[policy.rules]]` entry names the action
+    (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+    rule, it decides by `on_behalf_of` as for sends, and may hold the call
+    for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+    Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+    (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+    success whatever happened).
+    Policy action: `mute`.
+    """
+    MuteAll: _aio.UnaryUnaryMultiCallable[_group_service_pb2.MuteAllRequest, _group_service_pb2.MuteAllResponse]  # type: ignore[assignment]
+    """Turns the whole-group mute (全员禁言) on or off. OneBot:
+    `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+
+    Moderation: the bot must be the group's owner or an admin (an admin
+    target needs the owner), checked from the member list before the peer
+    is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+    the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+    Refused unless a `[[policy.rules]]` entry names the action
+    (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+    rule, it decides by `on_behalf_of` as for sends, and may hold the call
+    for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+    Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+    (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+    success whatever happened).
+    Policy action: `mute_all`.
+    """
+    KickMember: _aio.UnaryUnaryMultiCallable[_group_service_pb2.KickMemberRequest, _group_service_pb2.KickMemberResponse]  # type: ignore[assignment]
+    """Removes a member from the group (踢出), optionally refusing their later
+    join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+
+    Moderation: the bot must be the group's owner or an admin (an admin
+    target needs the owner), checked from the member list before the peer
+    is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+    the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+    Refused unless a `[[policy.rules]]` entry names the action
+    (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+    rule, it decides by `on_behalf_of` as for sends, and may hold the call
+    for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+    Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+    (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+    success whatever happened).
+    Policy action: `kick`.
+    """
+    SetMemberCard: _aio.UnaryUnaryMultiCallable[_group_service_pb2.SetMemberCardRequest, _group_service_pb2.SetMemberCardResponse]  # type: ignore[assignment]
+    """Sets a member's group card (群名片); an empty card clears it. OneBot:
+    `set_group_card`; Milky: `set_group_member_card`.
+
+    Moderation: the bot must be the group's owner or an admin (an admin
+    target needs the owner), checked from the member list before the peer
+    is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+    the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+    Refused unless a `[[policy.rules]]` entry names the action
+    (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+    rule, it decides by `on_behalf_of` as for sends, and may hold the call
+    for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+    Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+    (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+    success whatever happened).
+    Policy action: `set_card`.
+    """
 
 class GroupServiceServicer(metaclass=_abc_1.ABCMeta):
-    """Group members, the account's groups, and pokes.
+    """Group members, the account's groups, pokes, group files and moderation.
 
     `account_id` empty means `default`; an unknown or unconfigured account fails
     with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -194,6 +372,125 @@ class GroupServiceServicer(metaclass=_abc_1.ABCMeta):
         metadata `approval_id`) holds it for a bot owner's approval
         (ApprovalService). Rules apply without it too (role `none`). The call is
         recorded in the audit trail (AuditService).
+        """
+
+    @_abc_1.abstractmethod
+    def ListGroupFiles(
+        self,
+        request: _group_service_pb2.ListGroupFilesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_group_service_pb2.ListGroupFilesResponse, _abc.Awaitable[_group_service_pb2.ListGroupFilesResponse]]:
+        """Lists one folder of a group's files (群文件): its sub-folders, then its
+        files, a page at a time. OneBot: `get_group_root_files` /
+        `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+        folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+        Milky: `get_group_files`.
+
+        Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+        or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures.
+        """
+
+    @_abc_1.abstractmethod
+    def MuteMember(
+        self,
+        request: _group_service_pb2.MuteMemberRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_group_service_pb2.MuteMemberResponse, _abc.Awaitable[_group_service_pb2.MuteMemberResponse]]:
+        """Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+        OneBot: `set_group_ban` (the duration always sent: implementations'
+        defaults differ); Milky: `set_group_member_mute`.
+
+        Moderation: the bot must be the group's owner or an admin (an admin
+        target needs the owner), checked from the member list before the peer
+        is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        Refused unless a `[[policy.rules]]` entry names the action
+        (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        success whatever happened).
+        Policy action: `mute`.
+        """
+
+    @_abc_1.abstractmethod
+    def MuteAll(
+        self,
+        request: _group_service_pb2.MuteAllRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_group_service_pb2.MuteAllResponse, _abc.Awaitable[_group_service_pb2.MuteAllResponse]]:
+        """Turns the whole-group mute (全员禁言) on or off. OneBot:
+        `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+
+        Moderation: the bot must be the group's owner or an admin (an admin
+        target needs the owner), checked from the member list before the peer
+        is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        Refused unless a `[[policy.rules]]` entry names the action
+        (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        success whatever happened).
+        Policy action: `mute_all`.
+        """
+
+    @_abc_1.abstractmethod
+    def KickMember(
+        self,
+        request: _group_service_pb2.KickMemberRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_group_service_pb2.KickMemberResponse, _abc.Awaitable[_group_service_pb2.KickMemberResponse]]:
+        """Removes a member from the group (踢出), optionally refusing their later
+        join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+
+        Moderation: the bot must be the group's owner or an admin (an admin
+        target needs the owner), checked from the member list before the peer
+        is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        Refused unless a `[[policy.rules]]` entry names the action
+        (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        success whatever happened).
+        Policy action: `kick`.
+        """
+
+    @_abc_1.abstractmethod
+    def SetMemberCard(
+        self,
+        request: _group_service_pb2.SetMemberCardRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_group_service_pb2.SetMemberCardResponse, _abc.Awaitable[_group_service_pb2.SetMemberCardResponse]]:
+        """Sets a member's group card (群名片); an empty card clears it. OneBot:
+        `set_group_card`; Milky: `set_group_member_card`.
+
+        Moderation: the bot must be the group's owner or an admin (an admin
+        target needs the owner), checked from the member list before the peer
+        is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+        the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+        Refused unless a `[[policy.rules]]` entry names the action
+        (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+        rule, it decides by `on_behalf_of` as for sends, and may hold the call
+        for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+        Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+        (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+        success whatever happened).
+        Policy action: `set_card`.
         """
 
 def add_GroupServiceServicer_to_server(servicer: GroupServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

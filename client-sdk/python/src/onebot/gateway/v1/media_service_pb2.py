@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from onebot.gateway.v1 import common_pb2 as onebot_dot_gateway_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%onebot/gateway/v1/media_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"w\n\x12UploadMediaRequest\x12>\n\x06header\x18\x01 \x01(\x0b\x32$.onebot.gateway.v1.UploadMediaHeaderH\x00R\x06header\x12\x16\n\x05\x63hunk\x18\x02 \x01(\x0cH\x00R\x05\x63hunkB\t\n\x07payload\"\xcb\x01\n\x11UploadMediaHeader\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x30\n\x04kind\x18\x02 \x01(\x0e\x32\x1c.onebot.gateway.v1.MediaKindR\x04kind\x12\x1b\n\tfile_name\x18\x03 \x01(\tR\x08\x66ileName\x12\x17\n\x04size\x18\x04 \x01(\x03H\x00R\x04size\x88\x01\x01\x12\x1b\n\x06sha256\x18\x05 \x01(\tH\x01R\x06sha256\x88\x01\x01\x42\x07\n\x05_sizeB\t\n\x07_sha256\"\xe6\x01\n\x13UploadMediaResponse\x12\x19\n\x08media_id\x18\x01 \x01(\tR\x07mediaId\x12\x30\n\x04kind\x18\x02 \x01(\x0e\x32\x1c.onebot.gateway.v1.MediaKindR\x04kind\x12\x12\n\x04size\x18\x03 \x01(\x03R\x04size\x12\x16\n\x06sha256\x18\x04 \x01(\tR\x06sha256\x12\x1b\n\tmime_type\x18\x05 \x01(\tR\x08mimeType\x12\x39\n\nexpires_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\texpiresAt\"\x9c\x01\n\x14\x44ownloadMediaRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1b\n\x08media_id\x18\x02 \x01(\tH\x00R\x07mediaId\x12>\n\x07message\x18\x03 \x01(\x0b\x32\".onebot.gateway.v1.MessageMediaRefH\x00R\x07messageB\x08\n\x06target\"U\n\x0fMessageMediaRef\x12\x1d\n\nmessage_id\x18\x01 \x01(\x03R\tmessageId\x12#\n\rsegment_index\x18\x02 \x01(\x05R\x0csegmentIndex\"|\n\x15\x44ownloadMediaResponse\x12@\n\x06header\x18\x01 \x01(\x0b\x32&.onebot.gateway.v1.DownloadMediaHeaderH\x00R\x06header\x12\x16\n\x05\x63hunk\x18\x02 \x01(\x0cH\x00R\x05\x63hunkB\t\n\x07payload\"\xc8\x01\n\x13\x44ownloadMediaHeader\x12\x19\n\x08media_id\x18\x01 \x01(\tR\x07mediaId\x12\x30\n\x04kind\x18\x02 \x01(\x0e\x32\x1c.onebot.gateway.v1.MediaKindR\x04kind\x12\x1b\n\tmime_type\x18\x03 \x01(\tR\x08mimeType\x12\x12\n\x04size\x18\x04 \x01(\x03R\x04size\x12\x16\n\x06sha256\x18\x05 \x01(\tR\x06sha256\x12\x1b\n\tfile_name\x18\x06 \x01(\tR\x08\x66ileName2\xd4\x01\n\x0cMediaService\x12^\n\x0bUploadMedia\x12%.onebot.gateway.v1.UploadMediaRequest\x1a&.onebot.gateway.v1.UploadMediaResponse(\x01\x12\x64\n\rDownloadMedia\x12\'.onebot.gateway.v1.DownloadMediaRequest\x1a(.onebot.gateway.v1.DownloadMediaResponse0\x01\x42l\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%onebot/gateway/v1/media_service.proto\x12\x11onebot.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1eonebot/gateway/v1/common.proto\"\x7f\n\x18\x44ownloadGroupFileRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1e\n\x08group_id\x18\x02 \x01(\x03H\x00R\x07groupId\x88\x01\x01\x12\x17\n\x07\x66ile_id\x18\x03 \x01(\tR\x06\x66ileIdB\x0b\n\t_group_id\"\x80\x01\n\x19\x44ownloadGroupFileResponse\x12@\n\x06header\x18\x01 \x01(\x0b\x32&.onebot.gateway.v1.DownloadMediaHeaderH\x00R\x06header\x12\x16\n\x05\x63hunk\x18\x02 \x01(\x0cH\x00R\x05\x63hunkB\t\n\x07payload\"w\n\x12UploadMediaRequest\x12>\n\x06header\x18\x01 \x01(\x0b\x32$.onebot.gateway.v1.UploadMediaHeaderH\x00R\x06header\x12\x16\n\x05\x63hunk\x18\x02 \x01(\x0cH\x00R\x05\x63hunkB\t\n\x07payload\"\xcb\x01\n\x11UploadMediaHeader\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x30\n\x04kind\x18\x02 \x01(\x0e\x32\x1c.onebot.gateway.v1.MediaKindR\x04kind\x12\x1b\n\tfile_name\x18\x03 \x01(\tR\x08\x66ileName\x12\x17\n\x04size\x18\x04 \x01(\x03H\x00R\x04size\x88\x01\x01\x12\x1b\n\x06sha256\x18\x05 \x01(\tH\x01R\x06sha256\x88\x01\x01\x42\x07\n\x05_sizeB\t\n\x07_sha256\"\xe6\x01\n\x13UploadMediaResponse\x12\x19\n\x08media_id\x18\x01 \x01(\tR\x07mediaId\x12\x30\n\x04kind\x18\x02 \x01(\x0e\x32\x1c.onebot.gateway.v1.MediaKindR\x04kind\x12\x12\n\x04size\x18\x03 \x01(\x03R\x04size\x12\x16\n\x06sha256\x18\x04 \x01(\tR\x06sha256\x12\x1b\n\tmime_type\x18\x05 \x01(\tR\x08mimeType\x12\x39\n\nexpires_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\texpiresAt\"\x9c\x01\n\x14\x44ownloadMediaRequest\x12\x1d\n\naccount_id\x18\x01 \x01(\tR\taccountId\x12\x1b\n\x08media_id\x18\x02 \x01(\tH\x00R\x07mediaId\x12>\n\x07message\x18\x03 \x01(\x0b\x32\".onebot.gateway.v1.MessageMediaRefH\x00R\x07messageB\x08\n\x06target\"U\n\x0fMessageMediaRef\x12\x1d\n\nmessage_id\x18\x01 \x01(\x03R\tmessageId\x12#\n\rsegment_index\x18\x02 \x01(\x05R\x0csegmentIndex\"|\n\x15\x44ownloadMediaResponse\x12@\n\x06header\x18\x01 \x01(\x0b\x32&.onebot.gateway.v1.DownloadMediaHeaderH\x00R\x06header\x12\x16\n\x05\x63hunk\x18\x02 \x01(\x0cH\x00R\x05\x63hunkB\t\n\x07payload\"\xc8\x01\n\x13\x44ownloadMediaHeader\x12\x19\n\x08media_id\x18\x01 \x01(\tR\x07mediaId\x12\x30\n\x04kind\x18\x02 \x01(\x0e\x32\x1c.onebot.gateway.v1.MediaKindR\x04kind\x12\x1b\n\tmime_type\x18\x03 \x01(\tR\x08mimeType\x12\x12\n\x04size\x18\x04 \x01(\x03R\x04size\x12\x16\n\x06sha256\x18\x05 \x01(\tR\x06sha256\x12\x1b\n\tfile_name\x18\x06 \x01(\tR\x08\x66ileName2\xc6\x02\n\x0cMediaService\x12^\n\x0bUploadMedia\x12%.onebot.gateway.v1.UploadMediaRequest\x1a&.onebot.gateway.v1.UploadMediaResponse(\x01\x12\x64\n\rDownloadMedia\x12\'.onebot.gateway.v1.DownloadMediaRequest\x1a(.onebot.gateway.v1.DownloadMediaResponse0\x01\x12p\n\x11\x44ownloadGroupFile\x12+.onebot.gateway.v1.DownloadGroupFileRequest\x1a,.onebot.gateway.v1.DownloadGroupFileResponse0\x01\x42l\n\x14\x64\x65v.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,20 +34,24 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'onebot.gateway.v1.media_ser
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\024dev.onebotgateway.v1P\001ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1'
-  _globals['_UPLOADMEDIAREQUEST']._serialized_start=125
-  _globals['_UPLOADMEDIAREQUEST']._serialized_end=244
-  _globals['_UPLOADMEDIAHEADER']._serialized_start=247
-  _globals['_UPLOADMEDIAHEADER']._serialized_end=450
-  _globals['_UPLOADMEDIARESPONSE']._serialized_start=453
-  _globals['_UPLOADMEDIARESPONSE']._serialized_end=683
-  _globals['_DOWNLOADMEDIAREQUEST']._serialized_start=686
-  _globals['_DOWNLOADMEDIAREQUEST']._serialized_end=842
-  _globals['_MESSAGEMEDIAREF']._serialized_start=844
-  _globals['_MESSAGEMEDIAREF']._serialized_end=929
-  _globals['_DOWNLOADMEDIARESPONSE']._serialized_start=931
-  _globals['_DOWNLOADMEDIARESPONSE']._serialized_end=1055
-  _globals['_DOWNLOADMEDIAHEADER']._serialized_start=1058
-  _globals['_DOWNLOADMEDIAHEADER']._serialized_end=1258
-  _globals['_MEDIASERVICE']._serialized_start=1261
-  _globals['_MEDIASERVICE']._serialized_end=1473
+  _globals['_DOWNLOADGROUPFILEREQUEST']._serialized_start=125
+  _globals['_DOWNLOADGROUPFILEREQUEST']._serialized_end=252
+  _globals['_DOWNLOADGROUPFILERESPONSE']._serialized_start=255
+  _globals['_DOWNLOADGROUPFILERESPONSE']._serialized_end=383
+  _globals['_UPLOADMEDIAREQUEST']._serialized_start=385
+  _globals['_UPLOADMEDIAREQUEST']._serialized_end=504
+  _globals['_UPLOADMEDIAHEADER']._serialized_start=507
+  _globals['_UPLOADMEDIAHEADER']._serialized_end=710
+  _globals['_UPLOADMEDIARESPONSE']._serialized_start=713
+  _globals['_UPLOADMEDIARESPONSE']._serialized_end=943
+  _globals['_DOWNLOADMEDIAREQUEST']._serialized_start=946
+  _globals['_DOWNLOADMEDIAREQUEST']._serialized_end=1102
+  _globals['_MESSAGEMEDIAREF']._serialized_start=1104
+  _globals['_MESSAGEMEDIAREF']._serialized_end=1189
+  _globals['_DOWNLOADMEDIARESPONSE']._serialized_start=1191
+  _globals['_DOWNLOADMEDIARESPONSE']._serialized_end=1315
+  _globals['_DOWNLOADMEDIAHEADER']._serialized_start=1318
+  _globals['_DOWNLOADMEDIAHEADER']._serialized_end=1518
+  _globals['_MEDIASERVICE']._serialized_start=1521
+  _globals['_MEDIASERVICE']._serialized_end=1847
 # @@protoc_insertion_point(module_scope)

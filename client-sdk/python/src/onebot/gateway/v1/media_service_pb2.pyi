@@ -19,6 +19,70 @@ else:
 DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
+class DownloadGroupFileRequest(_message.Message):
+    """Request of MediaService.DownloadGroupFile."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    FILE_ID_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    group_id: _builtins.int
+    """Group; resolved as in SendMessage (absent = the only whitelisted group)."""
+    file_id: _builtins.str
+    """The file (`GroupFile.file_id`)."""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        group_id: _builtins.int | None = ...,
+        file_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "group_id", b"group_id"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "account_id", b"account_id", "file_id", b"file_id", "group_id", b"group_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
+    _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__group_id) -> _WhichOneofReturnType__group_id | None: ...
+
+Global___DownloadGroupFileRequest: _TypeAlias = DownloadGroupFileRequest  # noqa: Y015
+
+@_typing.final
+class DownloadGroupFileResponse(_message.Message):
+    """One message of the DownloadGroupFile stream: the header first, then
+    chunks (as DownloadMediaResponse).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HEADER_FIELD_NUMBER: _builtins.int
+    CHUNK_FIELD_NUMBER: _builtins.int
+    chunk: _builtins.bytes
+    """The next bytes of the file, at most 256 KiB."""
+    @_builtins.property
+    def header(self) -> Global___DownloadMediaHeader:
+        """Describes the file; exactly once, first. Its `media_id` is empty."""
+
+    def __init__(
+        self,
+        *,
+        header: Global___DownloadMediaHeader | None = ...,
+        chunk: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "header", b"header", "payload", b"payload"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk", b"chunk", "header", b"header", "payload", b"payload"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["header", "chunk"]  # noqa: Y015
+    _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
+
+Global___DownloadGroupFileResponse: _TypeAlias = DownloadGroupFileResponse  # noqa: Y015
+
+@_typing.final
 class UploadMediaRequest(_message.Message):
     """One message of the UploadMedia stream."""
 

@@ -48,6 +48,11 @@ class MediaServiceStub:
                 request_serializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaRequest.SerializeToString,
                 response_deserializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaResponse.FromString,
                 _registered_method=True)
+        self.DownloadGroupFile = channel.unary_stream(
+                '/onebot.gateway.v1.MediaService/DownloadGroupFile',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadGroupFileRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadGroupFileResponse.FromString,
+                _registered_method=True)
 
 
 class MediaServiceServicer:
@@ -118,6 +123,24 @@ class MediaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DownloadGroupFile(self, request, context):
+        """Streams a file of a group's files (a `GroupFile.file_id` of
+        GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+        (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+        gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+        `get_group_file_download_url`) and fetches it through the same guard
+        as peer media, bounded by `media.file_max_bytes`.
+
+        Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+        GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+        NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+        not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+        (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MediaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -130,6 +153,11 @@ def add_MediaServiceServicer_to_server(servicer, server):
                     servicer.DownloadMedia,
                     request_deserializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaRequest.FromString,
                     response_serializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaResponse.SerializeToString,
+            ),
+            'DownloadGroupFile': grpc.unary_stream_rpc_method_handler(
+                    servicer.DownloadGroupFile,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadGroupFileRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadGroupFileResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -190,6 +218,33 @@ class MediaService:
             '/onebot.gateway.v1.MediaService/DownloadMedia',
             onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaRequest.SerializeToString,
             onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadMediaResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DownloadGroupFile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/onebot.gateway.v1.MediaService/DownloadGroupFile',
+            onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadGroupFileRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_media__service__pb2.DownloadGroupFileResponse.FromString,
             options,
             channel_credentials,
             insecure,

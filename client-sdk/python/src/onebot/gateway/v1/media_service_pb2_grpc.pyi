@@ -90,6 +90,20 @@ class MediaServiceStub:
     the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
     A client that cancels mid-stream leaves nothing behind.
     """
+    DownloadGroupFile: _grpc.UnaryStreamMultiCallable[_media_service_pb2.DownloadGroupFileRequest, _media_service_pb2.DownloadGroupFileResponse]
+    """Streams a file of a group's files (a `GroupFile.file_id` of
+    GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+    (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+    gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+    `get_group_file_download_url`) and fetches it through the same guard
+    as peer media, bounded by `media.file_max_bytes`.
+
+    Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+    GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+    NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+    not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+    (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+    """
 
 @_typing.type_check_only
 class MediaServiceAsyncStub(MediaServiceStub):
@@ -152,6 +166,20 @@ class MediaServiceAsyncStub(MediaServiceStub):
     (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
     the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
     A client that cancels mid-stream leaves nothing behind.
+    """
+    DownloadGroupFile: _aio.UnaryStreamMultiCallable[_media_service_pb2.DownloadGroupFileRequest, _media_service_pb2.DownloadGroupFileResponse]  # type: ignore[assignment]
+    """Streams a file of a group's files (a `GroupFile.file_id` of
+    GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+    (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+    gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+    `get_group_file_download_url`) and fetches it through the same guard
+    as peer media, bounded by `media.file_max_bytes`.
+
+    Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+    GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+    NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+    not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+    (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
     """
 
 class MediaServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -224,6 +252,26 @@ class MediaServiceServicer(metaclass=_abc_1.ABCMeta):
         (MEDIA_TOO_LARGE), PERMISSION_DENIED (TOKEN_SCOPE for a chat outside
         the token's scope), DEADLINE_EXCEEDED, UNAVAILABLE (ACCOUNT_OFFLINE).
         A client that cancels mid-stream leaves nothing behind.
+        """
+
+    @_abc_1.abstractmethod
+    def DownloadGroupFile(
+        self,
+        request: _media_service_pb2.DownloadGroupFileRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_media_service_pb2.DownloadGroupFileResponse], _abc.AsyncIterator[_media_service_pb2.DownloadGroupFileResponse]]:
+        """Streams a file of a group's files (a `GroupFile.file_id` of
+        GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+        (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+        gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+        `get_group_file_download_url`) and fetches it through the same guard
+        as peer media, bounded by `media.file_max_bytes`.
+
+        Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+        GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+        NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+        not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+        (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
         """
 
 def add_MediaServiceServicer_to_server(servicer: MediaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

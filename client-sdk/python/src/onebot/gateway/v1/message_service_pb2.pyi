@@ -190,6 +190,7 @@ class SendMessageRequest(_message.Message):
     MENTION_USER_IDS_FIELD_NUMBER: _builtins.int
     MENTION_ALL_FIELD_NUMBER: _builtins.int
     ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
+    VOICES_FIELD_NUMBER: _builtins.int
     account_id: _builtins.str
     """Configured account to send through; empty means `default`."""
     group_id: _builtins.int
@@ -264,6 +265,14 @@ class SendMessageRequest(_message.Message):
         `approval_id`). Absent: the message is sent for nobody (role `none`).
         """
 
+    @_builtins.property
+    def voices(self) -> _containers.RepeatedCompositeFieldContainer[Global___MediaSource]:
+        """Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+        default), sent as its own message (a `record` segment) after the text
+        and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+        `send_voice`.
+        """
+
     def __init__(
         self,
         *,
@@ -280,10 +289,11 @@ class SendMessageRequest(_message.Message):
         mention_user_ids: _abc.Iterable[_builtins.int] | None = ...,
         mention_all: _builtins.bool = ...,
         on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
+        voices: _abc.Iterable[Global___MediaSource] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "_reply_to_message_id", b"_reply_to_message_id", "_user_id", b"_user_id", "file", b"file", "group_id", b"group_id", "on_behalf_of", b"on_behalf_of", "reply_to_message_id", b"reply_to_message_id", "user_id", b"user_id"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "_reply_to_message_id", b"_reply_to_message_id", "_user_id", b"_user_id", "account_id", b"account_id", "file", b"file", "file_name", b"file_name", "group_id", b"group_id", "idempotency_key", b"idempotency_key", "images", b"images", "mention_all", b"mention_all", "mention_user_ids", b"mention_user_ids", "on_behalf_of", b"on_behalf_of", "reply_to_message_id", b"reply_to_message_id", "text", b"text", "user_id", b"user_id", "videos", b"videos"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "_reply_to_message_id", b"_reply_to_message_id", "_user_id", b"_user_id", "account_id", b"account_id", "file", b"file", "file_name", b"file_name", "group_id", b"group_id", "idempotency_key", b"idempotency_key", "images", b"images", "mention_all", b"mention_all", "mention_user_ids", b"mention_user_ids", "on_behalf_of", b"on_behalf_of", "reply_to_message_id", b"reply_to_message_id", "text", b"text", "user_id", b"user_id", "videos", b"videos", "voices", b"voices"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
     _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015
@@ -376,22 +386,26 @@ class MediaSummary(_message.Message):
     IMAGES_FIELD_NUMBER: _builtins.int
     VIDEOS_FIELD_NUMBER: _builtins.int
     FILE_FIELD_NUMBER: _builtins.int
+    VOICES_FIELD_NUMBER: _builtins.int
     images: _builtins.int
     """Number of images sent."""
     videos: _builtins.int
     """Number of videos sent."""
     file: _builtins.str
     """Name of the group file sent; empty when none."""
+    voices: _builtins.int
+    """Number of voice messages sent."""
     def __init__(
         self,
         *,
         images: _builtins.int = ...,
         videos: _builtins.int = ...,
         file: _builtins.str = ...,
+        voices: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "images", b"images", "videos", b"videos"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "images", b"images", "videos", b"videos", "voices", b"voices"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -685,3 +699,282 @@ class SearchMessagesResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SearchMessagesResponse: _TypeAlias = SearchMessagesResponse  # noqa: Y015
+
+@_typing.final
+class ReactToMessageRequest(_message.Message):
+    """Request of MessageService.ReactToMessage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    EMOJI_ID_FIELD_NUMBER: _builtins.int
+    REMOVE_FIELD_NUMBER: _builtins.int
+    ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    message_id: _builtins.int
+    """The group message to react to."""
+    emoji_id: _builtins.str
+    """The emoji: a QQ face id (for example `76`, 赞) or a Unicode emoji's code
+    point in decimal (for example `128077`, 👍). At most 32 bytes.
+    """
+    remove: _builtins.bool
+    """Remove the bot's reaction instead of adding it."""
+    @_builtins.property
+    def on_behalf_of(self) -> _common_pb2.OnBehalfOf:
+        """The QQ user this is done for; see SendMessageRequest.on_behalf_of."""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        message_id: _builtins.int = ...,
+        emoji_id: _builtins.str = ...,
+        remove: _builtins.bool = ...,
+        on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["on_behalf_of", b"on_behalf_of"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "emoji_id", b"emoji_id", "message_id", b"message_id", "on_behalf_of", b"on_behalf_of", "remove", b"remove"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReactToMessageRequest: _TypeAlias = ReactToMessageRequest  # noqa: Y015
+
+@_typing.final
+class ReactToMessageResponse(_message.Message):
+    """Response of MessageService.ReactToMessage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group the message is in."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReactToMessageResponse: _TypeAlias = ReactToMessageResponse  # noqa: Y015
+
+@_typing.final
+class SetEssenceRequest(_message.Message):
+    """Request of MessageService.SetEssence."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    REMOVE_FIELD_NUMBER: _builtins.int
+    ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    message_id: _builtins.int
+    """The group message to mark."""
+    remove: _builtins.bool
+    """Unmark it instead."""
+    @_builtins.property
+    def on_behalf_of(self) -> _common_pb2.OnBehalfOf:
+        """The QQ user this is done for; see SendMessageRequest.on_behalf_of."""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        message_id: _builtins.int = ...,
+        remove: _builtins.bool = ...,
+        on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["on_behalf_of", b"on_behalf_of"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "message_id", b"message_id", "on_behalf_of", b"on_behalf_of", "remove", b"remove"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetEssenceRequest: _TypeAlias = SetEssenceRequest  # noqa: Y015
+
+@_typing.final
+class SetEssenceResponse(_message.Message):
+    """Response of MessageService.SetEssence."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group the message is in."""
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetEssenceResponse: _TypeAlias = SetEssenceResponse  # noqa: Y015
+
+@_typing.final
+class ListEssenceRequest(_message.Message):
+    """Request of MessageService.ListEssence."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    group_id: _builtins.int
+    """Group; resolved as in SendMessage (absent = the only whitelisted group)."""
+    page_size: _builtins.int
+    """Entries per page, 1..50; 0 means 20."""
+    page_token: _builtins.str
+    """`next_page_token` of the previous page; empty for the first."""
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        group_id: _builtins.int | None = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "group_id", b"group_id"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_group_id", b"_group_id", "account_id", b"account_id", "group_id", b"group_id", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__group_id: _TypeAlias = _typing.Literal["group_id"]  # noqa: Y015
+    _WhichOneofArgType__group_id: _TypeAlias = _typing.Literal["_group_id", b"_group_id"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__group_id) -> _WhichOneofReturnType__group_id | None: ...
+
+Global___ListEssenceRequest: _TypeAlias = ListEssenceRequest  # noqa: Y015
+
+@_typing.final
+class ListEssenceResponse(_message.Message):
+    """Response of MessageService.ListEssence."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    MESSAGES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    group_id: _builtins.int
+    """The group listed."""
+    next_page_token: _builtins.str
+    """The token of the next page; empty on the last."""
+    @_builtins.property
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___EssenceMessage]:
+        """This page's essence messages."""
+
+    def __init__(
+        self,
+        *,
+        group_id: _builtins.int = ...,
+        messages: _abc.Iterable[Global___EssenceMessage] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id", "messages", b"messages", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListEssenceResponse: _TypeAlias = ListEssenceResponse  # noqa: Y015
+
+@_typing.final
+class EssenceMessage(_message.Message):
+    """One essence message of a group."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    OPERATOR_ID_FIELD_NUMBER: _builtins.int
+    OPERATOR_NAME_FIELD_NUMBER: _builtins.int
+    OPERATION_TIME_FIELD_NUMBER: _builtins.int
+    operator_id: _builtins.int
+    """Who marked it."""
+    operator_name: _builtins.str
+    """The marker's name as the peer reports it."""
+    @_builtins.property
+    def message(self) -> _common_pb2.ChatMessage:
+        """The message: its sender and, where the peer reports them, its id, time
+        and segments (`message_id` 0, no `time` or no segments otherwise).
+        """
+
+    @_builtins.property
+    def operation_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was marked; absent when unknown."""
+
+    def __init__(
+        self,
+        *,
+        message: _common_pb2.ChatMessage | None = ...,
+        operator_id: _builtins.int = ...,
+        operator_name: _builtins.str = ...,
+        operation_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "operation_time", b"operation_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "operation_time", b"operation_time", "operator_id", b"operator_id", "operator_name", b"operator_name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EssenceMessage: _TypeAlias = EssenceMessage  # noqa: Y015
+
+@_typing.final
+class SetTypingRequest(_message.Message):
+    """Request of MessageService.SetTyping."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    ON_BEHALF_OF_FIELD_NUMBER: _builtins.int
+    account_id: _builtins.str
+    """Configured account; empty means `default`."""
+    user_id: _builtins.int
+    """The user of the private chat."""
+    @_builtins.property
+    def on_behalf_of(self) -> _common_pb2.OnBehalfOf:
+        """The QQ user this is done for; see SendMessageRequest.on_behalf_of."""
+
+    def __init__(
+        self,
+        *,
+        account_id: _builtins.str = ...,
+        user_id: _builtins.int = ...,
+        on_behalf_of: _common_pb2.OnBehalfOf | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["on_behalf_of", b"on_behalf_of"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "on_behalf_of", b"on_behalf_of", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetTypingRequest: _TypeAlias = SetTypingRequest  # noqa: Y015
+
+@_typing.final
+class SetTypingResponse(_message.Message):
+    """Response of MessageService.SetTyping."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetTypingResponse: _TypeAlias = SetTypingResponse  # noqa: Y015

@@ -70,6 +70,26 @@ class MessageServiceStub:
                 request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesRequest.SerializeToString,
                 response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesResponse.FromString,
                 _registered_method=True)
+        self.ReactToMessage = channel.unary_unary(
+                '/onebot.gateway.v1.MessageService/ReactToMessage',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.ReactToMessageRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.ReactToMessageResponse.FromString,
+                _registered_method=True)
+        self.SetEssence = channel.unary_unary(
+                '/onebot.gateway.v1.MessageService/SetEssence',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetEssenceRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetEssenceResponse.FromString,
+                _registered_method=True)
+        self.ListEssence = channel.unary_unary(
+                '/onebot.gateway.v1.MessageService/ListEssence',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.ListEssenceRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.ListEssenceResponse.FromString,
+                _registered_method=True)
+        self.SetTyping = channel.unary_unary(
+                '/onebot.gateway.v1.MessageService/SetTyping',
+                request_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetTypingRequest.SerializeToString,
+                response_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetTypingResponse.FromString,
+                _registered_method=True)
 
 
 class MessageServiceServicer:
@@ -234,6 +254,93 @@ class MessageServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReactToMessage(self, request, context):
+        """Adds an emoji reaction to a group message (表情回应), or removes the
+        bot's own with `remove`. The message's group is read from the peer and
+        must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+        `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+        `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+        over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+        PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+        (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+        UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+        (ONEBOT_ACTION_FAILED).
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService). Policy action: `react`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetEssence(self, request, context):
+        """Marks a group message as essence (精华), or unmarks it with `remove`.
+        The bot must be the group's owner or an admin. OneBot:
+        `set_essence_msg` / `delete_essence_msg`; Milky:
+        `set_group_essence_message`.
+
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+        message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+        (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+        decided from the member list before the peer is called), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures.
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService). Policy
+        action: `essence`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListEssence(self, request, context):
+        """Lists a group's essence messages (精华消息), a page at a time, newest
+        marking first as the peer orders them. OneBot peers list them whole
+        (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+        itself (`get_group_essence_messages`). What each peer reports differs:
+        NapCat reports no message time, LLOneBot and go-cqhttp no content.
+
+        Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+        or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetTyping(self, request, context):
+        """Shows "正在输入" (typing) to a user in a private chat, for example while
+        the model thinks. The user must be in the private whitelist (`users`).
+        OneBot: `set_input_status` (NapCat, SnowLuma).
+
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+        PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+        (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+        Milky have no such action; nothing is sent), UNAVAILABLE
+        (ACCOUNT_OFFLINE).
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService). Policy action: `typing`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MessageServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -266,6 +373,26 @@ def add_MessageServiceServicer_to_server(servicer, server):
                     servicer.SearchMessages,
                     request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesRequest.FromString,
                     response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesResponse.SerializeToString,
+            ),
+            'ReactToMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReactToMessage,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.ReactToMessageRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.ReactToMessageResponse.SerializeToString,
+            ),
+            'SetEssence': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetEssence,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetEssenceRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetEssenceResponse.SerializeToString,
+            ),
+            'ListEssence': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEssence,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.ListEssenceRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.ListEssenceResponse.SerializeToString,
+            ),
+            'SetTyping': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetTyping,
+                    request_deserializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetTypingRequest.FromString,
+                    response_serializer=onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetTypingResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -436,6 +563,114 @@ class MessageService:
             '/onebot.gateway.v1.MessageService/SearchMessages',
             onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesRequest.SerializeToString,
             onebot_dot_gateway_dot_v1_dot_message__service__pb2.SearchMessagesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReactToMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.MessageService/ReactToMessage',
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.ReactToMessageRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.ReactToMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetEssence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.MessageService/SetEssence',
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetEssenceRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetEssenceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEssence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.MessageService/ListEssence',
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.ListEssenceRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.ListEssenceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetTyping(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/onebot.gateway.v1.MessageService/SetTyping',
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetTypingRequest.SerializeToString,
+            onebot_dot_gateway_dot_v1_dot_message__service__pb2.SetTypingResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -168,6 +168,77 @@ class MessageServiceStub:
     the chat, so a search of it would be empty), INTERNAL (the archive's
     store failed).
     """
+    ReactToMessage: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.ReactToMessageRequest, _message_service_pb2.ReactToMessageResponse]
+    """Adds an emoji reaction to a group message (表情回应), or removes the
+    bot's own with `remove`. The message's group is read from the peer and
+    must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+    `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+    `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+
+    Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+    over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+    PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+    (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+    UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+    (ONEBOT_ACTION_FAILED).
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService). Policy action: `react`.
+    """
+    SetEssence: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.SetEssenceRequest, _message_service_pb2.SetEssenceResponse]
+    """Marks a group message as essence (精华), or unmarks it with `remove`.
+    The bot must be the group's owner or an admin. OneBot:
+    `set_essence_msg` / `delete_essence_msg`; Milky:
+    `set_group_essence_message`.
+
+    Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+    message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+    (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+    decided from the member list before the peer is called), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures.
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService). Policy
+    action: `essence`.
+    """
+    ListEssence: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.ListEssenceRequest, _message_service_pb2.ListEssenceResponse]
+    """Lists a group's essence messages (精华消息), a page at a time, newest
+    marking first as the peer orders them. OneBot peers list them whole
+    (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+    itself (`get_group_essence_messages`). What each peer reports differs:
+    NapCat reports no message time, LLOneBot and go-cqhttp no content.
+
+    Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+    or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures.
+    """
+    SetTyping: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.SetTypingRequest, _message_service_pb2.SetTypingResponse]
+    """Shows "正在输入" (typing) to a user in a private chat, for example while
+    the model thinks. The user must be in the private whitelist (`users`).
+    OneBot: `set_input_status` (NapCat, SnowLuma).
+
+    Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+    PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+    (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+    Milky have no such action; nothing is sent), UNAVAILABLE
+    (ACCOUNT_OFFLINE).
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService). Policy action: `typing`.
+    """
 
 @_typing.type_check_only
 class MessageServiceAsyncStub(MessageServiceStub):
@@ -308,6 +379,77 @@ class MessageServiceAsyncStub(MessageServiceStub):
     `archive.enabled = false`; CHAT_NOT_ARCHIVED: the archive does not keep
     the chat, so a search of it would be empty), INTERNAL (the archive's
     store failed).
+    """
+    ReactToMessage: _aio.UnaryUnaryMultiCallable[_message_service_pb2.ReactToMessageRequest, _message_service_pb2.ReactToMessageResponse]  # type: ignore[assignment]
+    """Adds an emoji reaction to a group message (表情回应), or removes the
+    bot's own with `remove`. The message's group is read from the peer and
+    must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+    `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+    `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+
+    Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+    over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+    PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+    (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+    UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+    (ONEBOT_ACTION_FAILED).
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService). Policy action: `react`.
+    """
+    SetEssence: _aio.UnaryUnaryMultiCallable[_message_service_pb2.SetEssenceRequest, _message_service_pb2.SetEssenceResponse]  # type: ignore[assignment]
+    """Marks a group message as essence (精华), or unmarks it with `remove`.
+    The bot must be the group's owner or an admin. OneBot:
+    `set_essence_msg` / `delete_essence_msg`; Milky:
+    `set_group_essence_message`.
+
+    Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+    message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+    (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+    decided from the member list before the peer is called), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures.
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService). Policy
+    action: `essence`.
+    """
+    ListEssence: _aio.UnaryUnaryMultiCallable[_message_service_pb2.ListEssenceRequest, _message_service_pb2.ListEssenceResponse]  # type: ignore[assignment]
+    """Lists a group's essence messages (精华消息), a page at a time, newest
+    marking first as the peer orders them. OneBot peers list them whole
+    (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+    itself (`get_group_essence_messages`). What each peer reports differs:
+    NapCat reports no message time, LLOneBot and go-cqhttp no content.
+
+    Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+    or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+    TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+    (ACCOUNT_OFFLINE), and the peer's own failures.
+    """
+    SetTyping: _aio.UnaryUnaryMultiCallable[_message_service_pb2.SetTypingRequest, _message_service_pb2.SetTypingResponse]  # type: ignore[assignment]
+    """Shows "正在输入" (typing) to a user in a private chat, for example while
+    the model thinks. The user must be in the private whitelist (`users`).
+    OneBot: `set_input_status` (NapCat, SnowLuma).
+
+    Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+    PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+    (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+    Milky have no such action; nothing is sent), UNAVAILABLE
+    (ACCOUNT_OFFLINE).
+
+    With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+    after the whitelist and the token's scope: PERMISSION_DENIED
+    (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+    metadata `approval_id`) holds it for a bot owner's approval
+    (ApprovalService). Rules apply without it too (role `none`). The call is
+    recorded in the audit trail (AuditService). Policy action: `typing`.
     """
 
 class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -482,6 +624,101 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         `archive.enabled = false`; CHAT_NOT_ARCHIVED: the archive does not keep
         the chat, so a search of it would be empty), INTERNAL (the archive's
         store failed).
+        """
+
+    @_abc_1.abstractmethod
+    def ReactToMessage(
+        self,
+        request: _message_service_pb2.ReactToMessageRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_message_service_pb2.ReactToMessageResponse, _abc.Awaitable[_message_service_pb2.ReactToMessageResponse]]:
+        """Adds an emoji reaction to a group message (表情回应), or removes the
+        bot's own with `remove`. The message's group is read from the peer and
+        must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+        `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+        `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+        over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+        PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+        (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+        UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+        (ONEBOT_ACTION_FAILED).
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService). Policy action: `react`.
+        """
+
+    @_abc_1.abstractmethod
+    def SetEssence(
+        self,
+        request: _message_service_pb2.SetEssenceRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_message_service_pb2.SetEssenceResponse, _abc.Awaitable[_message_service_pb2.SetEssenceResponse]]:
+        """Marks a group message as essence (精华), or unmarks it with `remove`.
+        The bot must be the group's owner or an admin. OneBot:
+        `set_essence_msg` / `delete_essence_msg`; Milky:
+        `set_group_essence_message`.
+
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+        message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+        (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+        decided from the member list before the peer is called), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures.
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService). Policy
+        action: `essence`.
+        """
+
+    @_abc_1.abstractmethod
+    def ListEssence(
+        self,
+        request: _message_service_pb2.ListEssenceRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_message_service_pb2.ListEssenceResponse, _abc.Awaitable[_message_service_pb2.ListEssenceResponse]]:
+        """Lists a group's essence messages (精华消息), a page at a time, newest
+        marking first as the peer orders them. OneBot peers list them whole
+        (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+        itself (`get_group_essence_messages`). What each peer reports differs:
+        NapCat reports no message time, LLOneBot and go-cqhttp no content.
+
+        Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+        or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+        TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+        (ACCOUNT_OFFLINE), and the peer's own failures.
+        """
+
+    @_abc_1.abstractmethod
+    def SetTyping(
+        self,
+        request: _message_service_pb2.SetTypingRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_message_service_pb2.SetTypingResponse, _abc.Awaitable[_message_service_pb2.SetTypingResponse]]:
+        """Shows "正在输入" (typing) to a user in a private chat, for example while
+        the model thinks. The user must be in the private whitelist (`users`).
+        OneBot: `set_input_status` (NapCat, SnowLuma).
+
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+        PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+        (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+        Milky have no such action; nothing is sent), UNAVAILABLE
+        (ACCOUNT_OFFLINE).
+
+        With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+        after the whitelist and the token's scope: PERMISSION_DENIED
+        (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+        metadata `approval_id`) holds it for a bot owner's approval
+        (ApprovalService). Rules apply without it too (role `none`). The call is
+        recorded in the audit trail (AuditService). Policy action: `typing`.
         """
 
 def add_MessageServiceServicer_to_server(servicer: MessageServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -791,8 +791,9 @@ export enum MediaKind {
   FILE = 3,
 
   /**
-   * A voice record. Only received media have this kind (DownloadMedia);
-   * UploadMedia and SendMessage refuse it.
+   * A voice record (语音): received voice (DownloadMedia), and the kind to
+   * upload a voice message with (SendMessageRequest.voices): MP3, WAV, OGG,
+   * AMR or SILK, at most 10 MiB by default.
    *
    * @generated from enum value: MEDIA_KIND_RECORD = 4;
    */

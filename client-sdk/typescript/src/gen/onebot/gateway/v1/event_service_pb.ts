@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/event_service.proto.
  */
 export const file_onebot_gateway_v1_event_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9ldmVudF9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSKuAQoTU3RyZWFtRXZlbnRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiYKBWNoYXRzGAIgAygLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBIrCgVraW5kcxgDIAMoDjIcLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50S2luZBIbCg5hZnRlcl9zZXF1ZW5jZRgEIAEoBEgAiAEBQhEKD19hZnRlcl9zZXF1ZW5jZSJwChRTdHJlYW1FdmVudHNSZXNwb25zZRInCgVldmVudBgBIAEoCzIYLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50Ei8KCWhlYXJ0YmVhdBgCIAEoCzIcLm9uZWJvdC5nYXRld2F5LnYxLkhlYXJ0YmVhdCJMCglIZWFydGJlYXQSFQoNbGFzdF9zZXF1ZW5jZRgBIAEoBBIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKlBQoFRXZlbnQSEgoKYWNjb3VudF9pZBgBIAEoCRIQCghzZXF1ZW5jZRgCIAEoBBIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdzZWxmX2lkGAQgASgDEjIKB21lc3NhZ2UYCiABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlRXZlbnRIABIsCgRwb2tlGAsgASgLMhwub25lYm90LmdhdGV3YXkudjEuUG9rZUV2ZW50SAASPQoNbWVtYmVyX2pvaW5lZBgMIAEoCzIkLm9uZWJvdC5nYXRld2F5LnYxLk1lbWJlckpvaW5lZEV2ZW50SAASOQoLbWVtYmVyX2xlZnQYDSABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5NZW1iZXJMZWZ0RXZlbnRIABI7CgxjYXJkX2NoYW5nZWQYDiABKAsyIy5vbmVib3QuZ2F0ZXdheS52MS5DYXJkQ2hhbmdlZEV2ZW50SAASNgoJbGlmZWN5Y2xlGA8gASgLMiEub25lYm90LmdhdGV3YXkudjEuTGlmZWN5Y2xlRXZlbnRIABI4Cgpjb25uZWN0aW9uGBAgASgLMiIub25lYm90LmdhdGV3YXkudjEuQ29ubmVjdGlvbkV2ZW50SAASMgoHdW5rbm93bhgRIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLlVua25vd25FdmVudEgAEkMKEG1lc3NhZ2VfcmVjYWxsZWQYEiABKAsyJy5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlUmVjYWxsZWRFdmVudEgAEi8KCGFwcHJvdmFsGBMgASgLMhsub25lYm90LmdhdGV3YXkudjEuQXBwcm92YWxIAEIGCgRraW5kIngKDE1lc3NhZ2VFdmVudBIvCgdtZXNzYWdlGAEgASgLMh4ub25lYm90LmdhdGV3YXkudjEuQ2hhdE1lc3NhZ2USEQoJc2VsZl9zZW50GAIgASgIEhAKCHJlbmRlcmVkGAMgASgJEhIKCmJhY2tmaWxsZWQYBCABKAgiQQoJUG9rZUV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEQoJdGFyZ2V0X2lkGAMgASgDIksKEU1lbWJlckpvaW5lZEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEwoLb3BlcmF0b3JfaWQYAyABKAMiWwoPTWVtYmVyTGVmdEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSEwoLb3BlcmF0b3JfaWQYAyABKAMSEAoIc3ViX3R5cGUYBCABKAkiWQoQQ2FyZENoYW5nZWRFdmVudBIQCghncm91cF9pZBgBIAEoAxIPCgd1c2VyX2lkGAIgASgDEhAKCGNhcmRfbmV3GAMgASgJEhAKCGNhcmRfb2xkGAQgASgJIiIKDkxpZmVjeWNsZUV2ZW50EhAKCHN1Yl90eXBlGAEgASgJIlQKD0Nvbm5lY3Rpb25FdmVudBIxCgVzdGF0ZRgBIAEoDjIiLm9uZWJvdC5nYXRld2F5LnYxLkNvbm5lY3Rpb25TdGF0ZRIOCgZkZXRhaWwYAiABKAkiMwoMVW5rbm93bkV2ZW50EhEKCXBvc3RfdHlwZRgBIAEoCRIQCghyYXdfanNvbhgCIAEoCSJmChRNZXNzYWdlUmVjYWxsZWRFdmVudBIlCgRjaGF0GAEgASgLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBISCgptZXNzYWdlX2lkGAIgASgDEhMKC29wZXJhdG9yX2lkGAMgASgDKrICCglFdmVudEtpbmQSGgoWRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhYKEkVWRU5UX0tJTkRfTUVTU0FHRRABEhMKD0VWRU5UX0tJTkRfUE9LRRACEhwKGEVWRU5UX0tJTkRfTUVNQkVSX0pPSU5FRBADEhoKFkVWRU5UX0tJTkRfTUVNQkVSX0xFRlQQBBIbChdFVkVOVF9LSU5EX0NBUkRfQ0hBTkdFRBAFEhgKFEVWRU5UX0tJTkRfTElGRUNZQ0xFEAYSGQoVRVZFTlRfS0lORF9DT05ORUNUSU9OEAcSFgoSRVZFTlRfS0lORF9VTktOT1dOEAgSHwobRVZFTlRfS0lORF9NRVNTQUdFX1JFQ0FMTEVEEAkSFwoTRVZFTlRfS0lORF9BUFBST1ZBTBAKMnEKDEV2ZW50U2VydmljZRJhCgxTdHJlYW1FdmVudHMSJi5vbmVib3QuZ2F0ZXdheS52MS5TdHJlYW1FdmVudHNSZXF1ZXN0Gicub25lYm90LmdhdGV3YXkudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UwAUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_onebot_gateway_v1_account_service, file_onebot_gateway_v1_common, file_onebot_gateway_v1_governance_service]);
+  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9ldmVudF9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSKuAQoTU3RyZWFtRXZlbnRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiYKBWNoYXRzGAIgAygLMhcub25lYm90LmdhdGV3YXkudjEuQ2hhdBIrCgVraW5kcxgDIAMoDjIcLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50S2luZBIbCg5hZnRlcl9zZXF1ZW5jZRgEIAEoBEgAiAEBQhEKD19hZnRlcl9zZXF1ZW5jZSJwChRTdHJlYW1FdmVudHNSZXNwb25zZRInCgVldmVudBgBIAEoCzIYLm9uZWJvdC5nYXRld2F5LnYxLkV2ZW50Ei8KCWhlYXJ0YmVhdBgCIAEoCzIcLm9uZWJvdC5nYXRld2F5LnYxLkhlYXJ0YmVhdCJMCglIZWFydGJlYXQSFQoNbGFzdF9zZXF1ZW5jZRgBIAEoBBIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKOCAoFRXZlbnQSEgoKYWNjb3VudF9pZBgBIAEoCRIQCghzZXF1ZW5jZRgCIAEoBBIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdzZWxmX2lkGAQgASgDEjIKB21lc3NhZ2UYCiABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlRXZlbnRIABIsCgRwb2tlGAsgASgLMhwub25lYm90LmdhdGV3YXkudjEuUG9rZUV2ZW50SAASPQoNbWVtYmVyX2pvaW5lZBgMIAEoCzIkLm9uZWJvdC5nYXRld2F5LnYxLk1lbWJlckpvaW5lZEV2ZW50SAASOQoLbWVtYmVyX2xlZnQYDSABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5NZW1iZXJMZWZ0RXZlbnRIABI7CgxjYXJkX2NoYW5nZWQYDiABKAsyIy5vbmVib3QuZ2F0ZXdheS52MS5DYXJkQ2hhbmdlZEV2ZW50SAASNgoJbGlmZWN5Y2xlGA8gASgLMiEub25lYm90LmdhdGV3YXkudjEuTGlmZWN5Y2xlRXZlbnRIABI4Cgpjb25uZWN0aW9uGBAgASgLMiIub25lYm90LmdhdGV3YXkudjEuQ29ubmVjdGlvbkV2ZW50SAASMgoHdW5rbm93bhgRIAEoCzIfLm9uZWJvdC5nYXRld2F5LnYxLlVua25vd25FdmVudEgAEkMKEG1lc3NhZ2VfcmVjYWxsZWQYEiABKAsyJy5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlUmVjYWxsZWRFdmVudEgAEi8KCGFwcHJvdmFsGBMgASgLMhsub25lYm90LmdhdGV3YXkudjEuQXBwcm92YWxIABI0CghyZWFjdGlvbhgUIAEoCzIgLm9uZWJvdC5nYXRld2F5LnYxLlJlYWN0aW9uRXZlbnRIABIyCgdlc3NlbmNlGBUgASgLMh8ub25lYm90LmdhdGV3YXkudjEuRXNzZW5jZUV2ZW50SAASLAoEbXV0ZRgWIAEoCzIcLm9uZWJvdC5nYXRld2F5LnYxLk11dGVFdmVudEgAEj0KDWFkbWluX2NoYW5nZWQYFyABKAsyJC5vbmVib3QuZ2F0ZXdheS52MS5BZG1pbkNoYW5nZWRFdmVudEgAEkgKE2dyb3VwX2ZpbGVfdXBsb2FkZWQYGCABKAsyKS5vbmVib3QuZ2F0ZXdheS52MS5Hcm91cEZpbGVVcGxvYWRlZEV2ZW50SAASRgoSZ3JvdXBfbmFtZV9jaGFuZ2VkGBkgASgLMigub25lYm90LmdhdGV3YXkudjEuR3JvdXBOYW1lQ2hhbmdlZEV2ZW50SABCBgoEa2luZCJ4CgxNZXNzYWdlRXZlbnQSLwoHbWVzc2FnZRgBIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhEKCXNlbGZfc2VudBgCIAEoCBIQCghyZW5kZXJlZBgDIAEoCRISCgpiYWNrZmlsbGVkGAQgASgIIkEKCVBva2VFdmVudBIQCghncm91cF9pZBgBIAEoAxIPCgd1c2VyX2lkGAIgASgDEhEKCXRhcmdldF9pZBgDIAEoAyJLChFNZW1iZXJKb2luZWRFdmVudBIQCghncm91cF9pZBgBIAEoAxIPCgd1c2VyX2lkGAIgASgDEhMKC29wZXJhdG9yX2lkGAMgASgDIlsKD01lbWJlckxlZnRFdmVudBIQCghncm91cF9pZBgBIAEoAxIPCgd1c2VyX2lkGAIgASgDEhMKC29wZXJhdG9yX2lkGAMgASgDEhAKCHN1Yl90eXBlGAQgASgJIlkKEENhcmRDaGFuZ2VkRXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxIQCghjYXJkX25ldxgDIAEoCRIQCghjYXJkX29sZBgEIAEoCSIiCg5MaWZlY3ljbGVFdmVudBIQCghzdWJfdHlwZRgBIAEoCSJUCg9Db25uZWN0aW9uRXZlbnQSMQoFc3RhdGUYASABKA4yIi5vbmVib3QuZ2F0ZXdheS52MS5Db25uZWN0aW9uU3RhdGUSDgoGZGV0YWlsGAIgASgJIjMKDFVua25vd25FdmVudBIRCglwb3N0X3R5cGUYASABKAkSEAoIcmF3X2pzb24YAiABKAkiZgoUTWVzc2FnZVJlY2FsbGVkRXZlbnQSJQoEY2hhdBgBIAEoCzIXLm9uZWJvdC5nYXRld2F5LnYxLkNoYXQSEgoKbWVzc2FnZV9pZBgCIAEoAxITCgtvcGVyYXRvcl9pZBgDIAEoAyJnCg1SZWFjdGlvbkV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEhIKCm1lc3NhZ2VfaWQYAiABKAMSDwoHdXNlcl9pZBgDIAEoAxIQCghlbW9qaV9pZBgEIAEoCRINCgVhZGRlZBgFIAEoCCJsCgxFc3NlbmNlRXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSEgoKbWVzc2FnZV9pZBgCIAEoAxIRCglzZW5kZXJfaWQYAyABKAMSEwoLb3BlcmF0b3JfaWQYBCABKAMSDgoGaXNfc2V0GAUgASgIIn4KCU11dGVFdmVudBIQCghncm91cF9pZBgBIAEoAxIPCgd1c2VyX2lkGAIgASgDEhMKC3dob2xlX2dyb3VwGAMgASgIEhMKC29wZXJhdG9yX2lkGAQgASgDEhUKDWR1cmF0aW9uX3NlY3MYBSABKAMSDQoFbXV0ZWQYBiABKAgiXQoRQWRtaW5DaGFuZ2VkRXZlbnQSEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAxITCgtvcGVyYXRvcl9pZBgDIAEoAxIQCghpc19hZG1pbhgEIAEoCCJoChZHcm91cEZpbGVVcGxvYWRlZEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMSDwoHZmlsZV9pZBgDIAEoCRIMCgRuYW1lGAQgASgJEgwKBHNpemUYBSABKAQiTAoVR3JvdXBOYW1lQ2hhbmdlZEV2ZW50EhAKCGdyb3VwX2lkGAEgASgDEgwKBG5hbWUYAiABKAkSEwoLb3BlcmF0b3JfaWQYAyABKAMq3QMKCUV2ZW50S2luZBIaChZFVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASFgoSRVZFTlRfS0lORF9NRVNTQUdFEAESEwoPRVZFTlRfS0lORF9QT0tFEAISHAoYRVZFTlRfS0lORF9NRU1CRVJfSk9JTkVEEAMSGgoWRVZFTlRfS0lORF9NRU1CRVJfTEVGVBAEEhsKF0VWRU5UX0tJTkRfQ0FSRF9DSEFOR0VEEAUSGAoURVZFTlRfS0lORF9MSUZFQ1lDTEUQBhIZChVFVkVOVF9LSU5EX0NPTk5FQ1RJT04QBxIWChJFVkVOVF9LSU5EX1VOS05PV04QCBIfChtFVkVOVF9LSU5EX01FU1NBR0VfUkVDQUxMRUQQCRIXChNFVkVOVF9LSU5EX0FQUFJPVkFMEAoSFwoTRVZFTlRfS0lORF9SRUFDVElPThALEhYKEkVWRU5UX0tJTkRfRVNTRU5DRRAMEhMKD0VWRU5UX0tJTkRfTVVURRANEhwKGEVWRU5UX0tJTkRfQURNSU5fQ0hBTkdFRBAOEiIKHkVWRU5UX0tJTkRfR1JPVVBfRklMRV9VUExPQURFRBAPEiEKHUVWRU5UX0tJTkRfR1JPVVBfTkFNRV9DSEFOR0VEEBAycQoMRXZlbnRTZXJ2aWNlEmEKDFN0cmVhbUV2ZW50cxImLm9uZWJvdC5nYXRld2F5LnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaJy5vbmVib3QuZ2F0ZXdheS52MS5TdHJlYW1FdmVudHNSZXNwb25zZTABQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw", [file_google_protobuf_timestamp, file_onebot_gateway_v1_account_service, file_onebot_gateway_v1_common, file_onebot_gateway_v1_governance_service]);
 
 /**
  * Request of EventService.StreamEvents.
@@ -253,6 +253,54 @@ export type Event = Message<"onebot.gateway.v1.Event"> & {
      */
     value: Approval;
     case: "approval";
+  } | {
+    /**
+     * An emoji reaction was added or removed.
+     *
+     * @generated from field: onebot.gateway.v1.ReactionEvent reaction = 20;
+     */
+    value: ReactionEvent;
+    case: "reaction";
+  } | {
+    /**
+     * A message was marked or unmarked as essence.
+     *
+     * @generated from field: onebot.gateway.v1.EssenceEvent essence = 21;
+     */
+    value: EssenceEvent;
+    case: "essence";
+  } | {
+    /**
+     * A member or the whole group was muted or unmuted.
+     *
+     * @generated from field: onebot.gateway.v1.MuteEvent mute = 22;
+     */
+    value: MuteEvent;
+    case: "mute";
+  } | {
+    /**
+     * A member was made, or stopped being, an admin.
+     *
+     * @generated from field: onebot.gateway.v1.AdminChangedEvent admin_changed = 23;
+     */
+    value: AdminChangedEvent;
+    case: "adminChanged";
+  } | {
+    /**
+     * A file was uploaded to a group's files.
+     *
+     * @generated from field: onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24;
+     */
+    value: GroupFileUploadedEvent;
+    case: "groupFileUploaded";
+  } | {
+    /**
+     * A group's name changed.
+     *
+     * @generated from field: onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25;
+     */
+    value: GroupNameChangedEvent;
+    case: "groupNameChanged";
   } | { case: undefined; value?: undefined };
 };
 
@@ -582,6 +630,294 @@ export const MessageRecalledEventSchema: GenMessage<MessageRecalledEvent> = /*@_
   messageDesc(file_onebot_gateway_v1_event_service, 12);
 
 /**
+ * An emoji reaction to a group message was added or removed (NapCat,
+ * LLOneBot and SnowLuma `group_msg_emoji_like`, Lagrange `reaction`, Milky
+ * `group_message_reaction`).
+ *
+ * @generated from message onebot.gateway.v1.ReactionEvent
+ */
+export type ReactionEvent = Message<"onebot.gateway.v1.ReactionEvent"> & {
+  /**
+   * The group.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * The message reacted to; 0 when the peer did not say.
+   *
+   * @generated from field: int64 message_id = 2;
+   */
+  messageId: bigint;
+
+  /**
+   * Who reacted.
+   *
+   * @generated from field: int64 user_id = 3;
+   */
+  userId: bigint;
+
+  /**
+   * The emoji: a QQ face id, or a Unicode emoji's code point, as text.
+   *
+   * @generated from field: string emoji_id = 4;
+   */
+  emojiId: string;
+
+  /**
+   * True when added, false when removed.
+   *
+   * @generated from field: bool added = 5;
+   */
+  added: boolean;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.ReactionEvent.
+ * Use `create(ReactionEventSchema)` to create a new message.
+ */
+export const ReactionEventSchema: GenMessage<ReactionEvent> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_event_service, 13);
+
+/**
+ * A group message was marked or unmarked as essence (`essence` notices,
+ * Milky `group_essence_message_change`). NapCat and LLOneBot never report a
+ * removal.
+ *
+ * @generated from message onebot.gateway.v1.EssenceEvent
+ */
+export type EssenceEvent = Message<"onebot.gateway.v1.EssenceEvent"> & {
+  /**
+   * The group.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * The message; 0 when the peer did not say.
+   *
+   * @generated from field: int64 message_id = 2;
+   */
+  messageId: bigint;
+
+  /**
+   * The message's sender, when reported.
+   *
+   * @generated from field: int64 sender_id = 3;
+   */
+  senderId: bigint;
+
+  /**
+   * Who marked or unmarked it.
+   *
+   * @generated from field: int64 operator_id = 4;
+   */
+  operatorId: bigint;
+
+  /**
+   * True when marked, false when unmarked.
+   *
+   * @generated from field: bool is_set = 5;
+   */
+  isSet: boolean;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.EssenceEvent.
+ * Use `create(EssenceEventSchema)` to create a new message.
+ */
+export const EssenceEventSchema: GenMessage<EssenceEvent> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_event_service, 14);
+
+/**
+ * A member, or the whole group, was muted or unmuted (`group_ban` notices,
+ * Milky `group_mute` and `group_whole_mute`).
+ *
+ * @generated from message onebot.gateway.v1.MuteEvent
+ */
+export type MuteEvent = Message<"onebot.gateway.v1.MuteEvent"> & {
+  /**
+   * The group.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * The member; 0 for the whole group.
+   *
+   * @generated from field: int64 user_id = 2;
+   */
+  userId: bigint;
+
+  /**
+   * True for the whole-group mute (全员禁言).
+   *
+   * @generated from field: bool whole_group = 3;
+   */
+  wholeGroup: boolean;
+
+  /**
+   * Who did it; 0 when not reported.
+   *
+   * @generated from field: int64 operator_id = 4;
+   */
+  operatorId: bigint;
+
+  /**
+   * Seconds a member is muted for; 0 when lifted, and for the whole group.
+   *
+   * @generated from field: int64 duration_secs = 5;
+   */
+  durationSecs: bigint;
+
+  /**
+   * True when muted, false when lifted.
+   *
+   * @generated from field: bool muted = 6;
+   */
+  muted: boolean;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.MuteEvent.
+ * Use `create(MuteEventSchema)` to create a new message.
+ */
+export const MuteEventSchema: GenMessage<MuteEvent> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_event_service, 15);
+
+/**
+ * A member was made, or stopped being, a group admin (`group_admin`
+ * notices, Milky `group_admin_change`). The member list cache follows it.
+ *
+ * @generated from message onebot.gateway.v1.AdminChangedEvent
+ */
+export type AdminChangedEvent = Message<"onebot.gateway.v1.AdminChangedEvent"> & {
+  /**
+   * The group.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * The member.
+   *
+   * @generated from field: int64 user_id = 2;
+   */
+  userId: bigint;
+
+  /**
+   * Who did it; 0 when not reported (no OneBot implementation reports it).
+   *
+   * @generated from field: int64 operator_id = 3;
+   */
+  operatorId: bigint;
+
+  /**
+   * True when made admin, false when no longer.
+   *
+   * @generated from field: bool is_admin = 4;
+   */
+  isAdmin: boolean;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.AdminChangedEvent.
+ * Use `create(AdminChangedEventSchema)` to create a new message.
+ */
+export const AdminChangedEventSchema: GenMessage<AdminChangedEvent> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_event_service, 16);
+
+/**
+ * A file was uploaded to a group's files (`group_upload` notices, Milky
+ * `group_file_upload`).
+ *
+ * @generated from message onebot.gateway.v1.GroupFileUploadedEvent
+ */
+export type GroupFileUploadedEvent = Message<"onebot.gateway.v1.GroupFileUploadedEvent"> & {
+  /**
+   * The group.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * The uploader.
+   *
+   * @generated from field: int64 user_id = 2;
+   */
+  userId: bigint;
+
+  /**
+   * The file's id, for MediaService.DownloadGroupFile.
+   *
+   * @generated from field: string file_id = 3;
+   */
+  fileId: string;
+
+  /**
+   * The file's name.
+   *
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * Its size in bytes.
+   *
+   * @generated from field: uint64 size = 5;
+   */
+  size: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.GroupFileUploadedEvent.
+ * Use `create(GroupFileUploadedEventSchema)` to create a new message.
+ */
+export const GroupFileUploadedEventSchema: GenMessage<GroupFileUploadedEvent> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_event_service, 17);
+
+/**
+ * A group's name changed (NapCat `notify`/`group_name`, Lagrange
+ * `group_name_change`, Milky `group_name_change`).
+ *
+ * @generated from message onebot.gateway.v1.GroupNameChangedEvent
+ */
+export type GroupNameChangedEvent = Message<"onebot.gateway.v1.GroupNameChangedEvent"> & {
+  /**
+   * The group.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * The new name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Who changed it; 0 when not reported.
+   *
+   * @generated from field: int64 operator_id = 3;
+   */
+  operatorId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.GroupNameChangedEvent.
+ * Use `create(GroupNameChangedEventSchema)` to create a new message.
+ */
+export const GroupNameChangedEventSchema: GenMessage<GroupNameChangedEvent> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_event_service, 18);
+
+/**
  * Kinds of events, for filtering.
  *
  * @generated from enum onebot.gateway.v1.EventKind
@@ -665,6 +1001,48 @@ export enum EventKind {
    * @generated from enum value: EVENT_KIND_APPROVAL = 10;
    */
   APPROVAL = 10,
+
+  /**
+   * An emoji reaction to a group message was added or removed.
+   *
+   * @generated from enum value: EVENT_KIND_REACTION = 11;
+   */
+  REACTION = 11,
+
+  /**
+   * A group message was marked or unmarked as essence (精华).
+   *
+   * @generated from enum value: EVENT_KIND_ESSENCE = 12;
+   */
+  ESSENCE = 12,
+
+  /**
+   * A member, or the whole group, was muted or unmuted.
+   *
+   * @generated from enum value: EVENT_KIND_MUTE = 13;
+   */
+  MUTE = 13,
+
+  /**
+   * A member was made, or stopped being, a group admin.
+   *
+   * @generated from enum value: EVENT_KIND_ADMIN_CHANGED = 14;
+   */
+  ADMIN_CHANGED = 14,
+
+  /**
+   * A file was uploaded to a group's files.
+   *
+   * @generated from enum value: EVENT_KIND_GROUP_FILE_UPLOADED = 15;
+   */
+  GROUP_FILE_UPLOADED = 15,
+
+  /**
+   * A group's name changed (NapCat, Lagrange and Milky report it).
+   *
+   * @generated from enum value: EVENT_KIND_GROUP_NAME_CHANGED = 16;
+   */
+  GROUP_NAME_CHANGED = 16,
 }
 
 /**

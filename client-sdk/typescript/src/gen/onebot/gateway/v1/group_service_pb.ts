@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/group_service.proto.
  */
 export const file_onebot_gateway_v1_group_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9ncm91cF9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSJyChdMaXN0R3JvdXBNZW1iZXJzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhAKCGdyb3VwX2lkGAIgASgDEhUKCG5vX2NhY2hlGAMgASgISACIAQESDQoFbGltaXQYBCABKAVCCwoJX25vX2NhY2hlItEBChhMaXN0R3JvdXBNZW1iZXJzUmVzcG9uc2USEAoIZ3JvdXBfaWQYASABKAMSDQoFdG90YWwYAiABKAUSDQoFc2hvd24YAyABKAUSLwoHbWVtYmVycxgEIAMoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkdyb3VwTWVtYmVyEhAKCHJlbmRlcmVkGAUgASgJEi4KCmZldGNoZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmZyb21fY2FjaGUYByABKAgizQEKC0dyb3VwTWVtYmVyEg8KB3VzZXJfaWQYASABKAMSEAoIbmlja25hbWUYAiABKAkSDAoEY2FyZBgDIAEoCRIMCgRyb2xlGAQgASgJEg0KBXRpdGxlGAUgASgJEg0KBWxldmVsGAYgASgJEi0KCWpvaW5fdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoObGFzdF9zZW50X3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIicKEUxpc3RHcm91cHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiUAoSTGlzdEdyb3Vwc1Jlc3BvbnNlEigKBmdyb3VwcxgBIAMoCzIYLm9uZWJvdC5nYXRld2F5LnYxLkdyb3VwEhAKCHJlbmRlcmVkGAIgASgJIoIBCgVHcm91cBIQCghncm91cF9pZBgBIAEoAxISCgpncm91cF9uYW1lGAIgASgJEhQKDG1lbWJlcl9jb3VudBgDIAEoBRIYChBtYXhfbWVtYmVyX2NvdW50GAQgASgFEhMKC3doaXRlbGlzdGVkGAUgASgIEg4KBmpvaW5lZBgGIAEoCCKRAQoRUG9rZU1lbWJlclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIVCghncm91cF9pZBgCIAEoA0gAiAEBEg8KB3VzZXJfaWQYAyABKAMSMwoMb25fYmVoYWxmX29mGAQgASgLMh0ub25lYm90LmdhdGV3YXkudjEuT25CZWhhbGZPZkILCglfZ3JvdXBfaWQiNwoSUG9rZU1lbWJlclJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMysQIKDEdyb3VwU2VydmljZRJrChBMaXN0R3JvdXBNZW1iZXJzEioub25lYm90LmdhdGV3YXkudjEuTGlzdEdyb3VwTWVtYmVyc1JlcXVlc3QaKy5vbmVib3QuZ2F0ZXdheS52MS5MaXN0R3JvdXBNZW1iZXJzUmVzcG9uc2USWQoKTGlzdEdyb3VwcxIkLm9uZWJvdC5nYXRld2F5LnYxLkxpc3RHcm91cHNSZXF1ZXN0GiUub25lYm90LmdhdGV3YXkudjEuTGlzdEdyb3Vwc1Jlc3BvbnNlElkKClBva2VNZW1iZXISJC5vbmVib3QuZ2F0ZXdheS52MS5Qb2tlTWVtYmVyUmVxdWVzdBolLm9uZWJvdC5nYXRld2F5LnYxLlBva2VNZW1iZXJSZXNwb25zZUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_onebot_gateway_v1_common]);
+  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9ncm91cF9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSJyChdMaXN0R3JvdXBNZW1iZXJzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhAKCGdyb3VwX2lkGAIgASgDEhUKCG5vX2NhY2hlGAMgASgISACIAQESDQoFbGltaXQYBCABKAVCCwoJX25vX2NhY2hlItEBChhMaXN0R3JvdXBNZW1iZXJzUmVzcG9uc2USEAoIZ3JvdXBfaWQYASABKAMSDQoFdG90YWwYAiABKAUSDQoFc2hvd24YAyABKAUSLwoHbWVtYmVycxgEIAMoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkdyb3VwTWVtYmVyEhAKCHJlbmRlcmVkGAUgASgJEi4KCmZldGNoZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmZyb21fY2FjaGUYByABKAgizQEKC0dyb3VwTWVtYmVyEg8KB3VzZXJfaWQYASABKAMSEAoIbmlja25hbWUYAiABKAkSDAoEY2FyZBgDIAEoCRIMCgRyb2xlGAQgASgJEg0KBXRpdGxlGAUgASgJEg0KBWxldmVsGAYgASgJEi0KCWpvaW5fdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoObGFzdF9zZW50X3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIicKEUxpc3RHcm91cHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiUAoSTGlzdEdyb3Vwc1Jlc3BvbnNlEigKBmdyb3VwcxgBIAMoCzIYLm9uZWJvdC5nYXRld2F5LnYxLkdyb3VwEhAKCHJlbmRlcmVkGAIgASgJIoIBCgVHcm91cBIQCghncm91cF9pZBgBIAEoAxISCgpncm91cF9uYW1lGAIgASgJEhQKDG1lbWJlcl9jb3VudBgDIAEoBRIYChBtYXhfbWVtYmVyX2NvdW50GAQgASgFEhMKC3doaXRlbGlzdGVkGAUgASgIEg4KBmpvaW5lZBgGIAEoCCKRAQoRUG9rZU1lbWJlclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIVCghncm91cF9pZBgCIAEoA0gAiAEBEg8KB3VzZXJfaWQYAyABKAMSMwoMb25fYmVoYWxmX29mGAQgASgLMh0ub25lYm90LmdhdGV3YXkudjEuT25CZWhhbGZPZkILCglfZ3JvdXBfaWQiNwoSUG9rZU1lbWJlclJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMiiQEKFUxpc3RHcm91cEZpbGVzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhUKCGdyb3VwX2lkGAIgASgDSACIAQESEQoJZm9sZGVyX2lkGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJQgsKCV9ncm91cF9pZCKhAQoWTGlzdEdyb3VwRmlsZXNSZXNwb25zZRIQCghncm91cF9pZBgBIAEoAxIvCgdmb2xkZXJzGAIgAygLMh4ub25lYm90LmdhdGV3YXkudjEuR3JvdXBGb2xkZXISKwoFZmlsZXMYAyADKAsyHC5vbmVib3QuZ2F0ZXdheS52MS5Hcm91cEZpbGUSFwoPbmV4dF9wYWdlX3Rva2VuGAQgASgJIvEBCglHcm91cEZpbGUSDwoHZmlsZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHNpemUYAyABKAQSEQoJZm9sZGVyX2lkGAQgASgJEhMKC3VwbG9hZGVyX2lkGAUgASgDEhUKDXVwbG9hZGVyX25hbWUYBiABKAkSLwoLdXBsb2FkX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2V4cGlyZV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5kb3dubG9hZF9jb3VudBgJIAEoAyKHAQoLR3JvdXBGb2xkZXISEQoJZm9sZGVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKY3JlYXRvcl9pZBgDIAEoAxIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKZmlsZV9jb3VudBgFIAEoAyKoAQoRTXV0ZU1lbWJlclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIVCghncm91cF9pZBgCIAEoA0gAiAEBEg8KB3VzZXJfaWQYAyABKAMSFQoNZHVyYXRpb25fc2VjcxgEIAEoAxIzCgxvbl9iZWhhbGZfb2YYBSABKAsyHS5vbmVib3QuZ2F0ZXdheS52MS5PbkJlaGFsZk9mQgsKCV9ncm91cF9pZCI3ChJNdXRlTWVtYmVyUmVzcG9uc2USEAoIZ3JvdXBfaWQYASABKAMSDwoHdXNlcl9pZBgCIAEoAyKNAQoOTXV0ZUFsbFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIVCghncm91cF9pZBgCIAEoA0gAiAEBEg4KBmVuYWJsZRgDIAEoCBIzCgxvbl9iZWhhbGZfb2YYBCABKAsyHS5vbmVib3QuZ2F0ZXdheS52MS5PbkJlaGFsZk9mQgsKCV9ncm91cF9pZCIjCg9NdXRlQWxsUmVzcG9uc2USEAoIZ3JvdXBfaWQYASABKAMiqAEKEUtpY2tNZW1iZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSFQoIZ3JvdXBfaWQYAiABKANIAIgBARIPCgd1c2VyX2lkGAMgASgDEhUKDXJlamVjdF9yZWpvaW4YBCABKAgSMwoMb25fYmVoYWxmX29mGAUgASgLMh0ub25lYm90LmdhdGV3YXkudjEuT25CZWhhbGZPZkILCglfZ3JvdXBfaWQiNwoSS2lja01lbWJlclJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMiogEKFFNldE1lbWJlckNhcmRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSFQoIZ3JvdXBfaWQYAiABKANIAIgBARIPCgd1c2VyX2lkGAMgASgDEgwKBGNhcmQYBCABKAkSMwoMb25fYmVoYWxmX29mGAUgASgLMh0ub25lYm90LmdhdGV3YXkudjEuT25CZWhhbGZPZkILCglfZ3JvdXBfaWQiOgoVU2V0TWVtYmVyQ2FyZFJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgDEg8KB3VzZXJfaWQYAiABKAMyhAYKDEdyb3VwU2VydmljZRJrChBMaXN0R3JvdXBNZW1iZXJzEioub25lYm90LmdhdGV3YXkudjEuTGlzdEdyb3VwTWVtYmVyc1JlcXVlc3QaKy5vbmVib3QuZ2F0ZXdheS52MS5MaXN0R3JvdXBNZW1iZXJzUmVzcG9uc2USWQoKTGlzdEdyb3VwcxIkLm9uZWJvdC5nYXRld2F5LnYxLkxpc3RHcm91cHNSZXF1ZXN0GiUub25lYm90LmdhdGV3YXkudjEuTGlzdEdyb3Vwc1Jlc3BvbnNlElkKClBva2VNZW1iZXISJC5vbmVib3QuZ2F0ZXdheS52MS5Qb2tlTWVtYmVyUmVxdWVzdBolLm9uZWJvdC5nYXRld2F5LnYxLlBva2VNZW1iZXJSZXNwb25zZRJlCg5MaXN0R3JvdXBGaWxlcxIoLm9uZWJvdC5nYXRld2F5LnYxLkxpc3RHcm91cEZpbGVzUmVxdWVzdBopLm9uZWJvdC5nYXRld2F5LnYxLkxpc3RHcm91cEZpbGVzUmVzcG9uc2USWQoKTXV0ZU1lbWJlchIkLm9uZWJvdC5nYXRld2F5LnYxLk11dGVNZW1iZXJSZXF1ZXN0GiUub25lYm90LmdhdGV3YXkudjEuTXV0ZU1lbWJlclJlc3BvbnNlElAKB011dGVBbGwSIS5vbmVib3QuZ2F0ZXdheS52MS5NdXRlQWxsUmVxdWVzdBoiLm9uZWJvdC5nYXRld2F5LnYxLk11dGVBbGxSZXNwb25zZRJZCgpLaWNrTWVtYmVyEiQub25lYm90LmdhdGV3YXkudjEuS2lja01lbWJlclJlcXVlc3QaJS5vbmVib3QuZ2F0ZXdheS52MS5LaWNrTWVtYmVyUmVzcG9uc2USYgoNU2V0TWVtYmVyQ2FyZBInLm9uZWJvdC5nYXRld2F5LnYxLlNldE1lbWJlckNhcmRSZXF1ZXN0Gigub25lYm90LmdhdGV3YXkudjEuU2V0TWVtYmVyQ2FyZFJlc3BvbnNlQmwKFGRldi5vbmVib3RnYXRld2F5LnYxUAFaUmdpdGh1Yi5jb20vb25lYm90LWdhdGV3YXkvb25lYm90LWdhdGV3YXkvY2xpZW50LXNkay9nby9vbmVib3QvZ2F0ZXdheS92MTtnYXRld2F5djFiBnByb3RvMw", [file_google_protobuf_timestamp, file_onebot_gateway_v1_common]);
 
 /**
  * Request of GroupService.ListGroupMembers.
@@ -376,7 +376,519 @@ export const PokeMemberResponseSchema: GenMessage<PokeMemberResponse> = /*@__PUR
   messageDesc(file_onebot_gateway_v1_group_service, 7);
 
 /**
- * Group members, the account's groups, and pokes.
+ * Request of GroupService.ListGroupFiles.
+ *
+ * @generated from message onebot.gateway.v1.ListGroupFilesRequest
+ */
+export type ListGroupFilesRequest = Message<"onebot.gateway.v1.ListGroupFilesRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Group; resolved as in SendMessage (absent = the only whitelisted group).
+   *
+   * @generated from field: optional int64 group_id = 2;
+   */
+  groupId?: bigint | undefined;
+
+  /**
+   * The folder to list (a `GroupFolder.folder_id`); empty for the root.
+   *
+   * @generated from field: string folder_id = 3;
+   */
+  folderId: string;
+
+  /**
+   * Entries (folders and files together) per page, 1..200; 0 means 50.
+   *
+   * @generated from field: int32 page_size = 4;
+   */
+  pageSize: number;
+
+  /**
+   * `next_page_token` of the previous page; empty for the first.
+   *
+   * @generated from field: string page_token = 5;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.ListGroupFilesRequest.
+ * Use `create(ListGroupFilesRequestSchema)` to create a new message.
+ */
+export const ListGroupFilesRequestSchema: GenMessage<ListGroupFilesRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 8);
+
+/**
+ * Response of GroupService.ListGroupFiles.
+ *
+ * @generated from message onebot.gateway.v1.ListGroupFilesResponse
+ */
+export type ListGroupFilesResponse = Message<"onebot.gateway.v1.ListGroupFilesResponse"> & {
+  /**
+   * The group listed.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * This page's folders (all folders come before any file).
+   *
+   * @generated from field: repeated onebot.gateway.v1.GroupFolder folders = 2;
+   */
+  folders: GroupFolder[];
+
+  /**
+   * This page's files.
+   *
+   * @generated from field: repeated onebot.gateway.v1.GroupFile files = 3;
+   */
+  files: GroupFile[];
+
+  /**
+   * The token of the next page; empty on the last.
+   *
+   * @generated from field: string next_page_token = 4;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.ListGroupFilesResponse.
+ * Use `create(ListGroupFilesResponseSchema)` to create a new message.
+ */
+export const ListGroupFilesResponseSchema: GenMessage<ListGroupFilesResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 9);
+
+/**
+ * A file in a group's files.
+ *
+ * @generated from message onebot.gateway.v1.GroupFile
+ */
+export type GroupFile = Message<"onebot.gateway.v1.GroupFile"> & {
+  /**
+   * The peer's id of the file: what MediaService.DownloadGroupFile takes.
+   *
+   * @generated from field: string file_id = 1;
+   */
+  fileId: string;
+
+  /**
+   * Display name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Size in bytes.
+   *
+   * @generated from field: uint64 size = 3;
+   */
+  size: bigint;
+
+  /**
+   * The folder it is in (`/` for the root), when the peer reports it.
+   *
+   * @generated from field: string folder_id = 4;
+   */
+  folderId: string;
+
+  /**
+   * Who uploaded it.
+   *
+   * @generated from field: int64 uploader_id = 5;
+   */
+  uploaderId: bigint;
+
+  /**
+   * The uploader's name, when reported.
+   *
+   * @generated from field: string uploader_name = 6;
+   */
+  uploaderName: string;
+
+  /**
+   * When it was uploaded.
+   *
+   * @generated from field: google.protobuf.Timestamp upload_time = 7;
+   */
+  uploadTime?: Timestamp | undefined;
+
+  /**
+   * When it expires; absent when it does not.
+   *
+   * @generated from field: google.protobuf.Timestamp expire_time = 8;
+   */
+  expireTime?: Timestamp | undefined;
+
+  /**
+   * How often it was downloaded.
+   *
+   * @generated from field: int64 download_count = 9;
+   */
+  downloadCount: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.GroupFile.
+ * Use `create(GroupFileSchema)` to create a new message.
+ */
+export const GroupFileSchema: GenMessage<GroupFile> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 10);
+
+/**
+ * A folder in a group's files.
+ *
+ * @generated from message onebot.gateway.v1.GroupFolder
+ */
+export type GroupFolder = Message<"onebot.gateway.v1.GroupFolder"> & {
+  /**
+   * The peer's id of the folder: what ListGroupFilesRequest.folder_id takes.
+   *
+   * @generated from field: string folder_id = 1;
+   */
+  folderId: string;
+
+  /**
+   * Display name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Who created it.
+   *
+   * @generated from field: int64 creator_id = 3;
+   */
+  creatorId: bigint;
+
+  /**
+   * When it was created.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 4;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * Number of files in it.
+   *
+   * @generated from field: int64 file_count = 5;
+   */
+  fileCount: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.GroupFolder.
+ * Use `create(GroupFolderSchema)` to create a new message.
+ */
+export const GroupFolderSchema: GenMessage<GroupFolder> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 11);
+
+/**
+ * Request of GroupService.MuteMember.
+ *
+ * @generated from message onebot.gateway.v1.MuteMemberRequest
+ */
+export type MuteMemberRequest = Message<"onebot.gateway.v1.MuteMemberRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Group; resolved as in SendMessage (absent = the only whitelisted group).
+   *
+   * @generated from field: optional int64 group_id = 2;
+   */
+  groupId?: bigint | undefined;
+
+  /**
+   * The member to mute; must be positive.
+   *
+   * @generated from field: int64 user_id = 3;
+   */
+  userId: bigint;
+
+  /**
+   * Seconds, at most 2592000 (30 days, the platform's limit); 0 lifts the
+   * mute.
+   *
+   * @generated from field: int64 duration_secs = 4;
+   */
+  durationSecs: bigint;
+
+  /**
+   * The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+   *
+   * @generated from field: onebot.gateway.v1.OnBehalfOf on_behalf_of = 5;
+   */
+  onBehalfOf?: OnBehalfOf | undefined;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.MuteMemberRequest.
+ * Use `create(MuteMemberRequestSchema)` to create a new message.
+ */
+export const MuteMemberRequestSchema: GenMessage<MuteMemberRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 12);
+
+/**
+ * Response of GroupService.MuteMember.
+ *
+ * @generated from message onebot.gateway.v1.MuteMemberResponse
+ */
+export type MuteMemberResponse = Message<"onebot.gateway.v1.MuteMemberResponse"> & {
+  /**
+   * The group.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * The member.
+   *
+   * @generated from field: int64 user_id = 2;
+   */
+  userId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.MuteMemberResponse.
+ * Use `create(MuteMemberResponseSchema)` to create a new message.
+ */
+export const MuteMemberResponseSchema: GenMessage<MuteMemberResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 13);
+
+/**
+ * Request of GroupService.MuteAll.
+ *
+ * @generated from message onebot.gateway.v1.MuteAllRequest
+ */
+export type MuteAllRequest = Message<"onebot.gateway.v1.MuteAllRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Group; resolved as in SendMessage (absent = the only whitelisted group).
+   *
+   * @generated from field: optional int64 group_id = 2;
+   */
+  groupId?: bigint | undefined;
+
+  /**
+   * True turns the whole-group mute on, false off.
+   *
+   * @generated from field: bool enable = 3;
+   */
+  enable: boolean;
+
+  /**
+   * The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+   *
+   * @generated from field: onebot.gateway.v1.OnBehalfOf on_behalf_of = 4;
+   */
+  onBehalfOf?: OnBehalfOf | undefined;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.MuteAllRequest.
+ * Use `create(MuteAllRequestSchema)` to create a new message.
+ */
+export const MuteAllRequestSchema: GenMessage<MuteAllRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 14);
+
+/**
+ * Response of GroupService.MuteAll.
+ *
+ * @generated from message onebot.gateway.v1.MuteAllResponse
+ */
+export type MuteAllResponse = Message<"onebot.gateway.v1.MuteAllResponse"> & {
+  /**
+   * The group.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.MuteAllResponse.
+ * Use `create(MuteAllResponseSchema)` to create a new message.
+ */
+export const MuteAllResponseSchema: GenMessage<MuteAllResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 15);
+
+/**
+ * Request of GroupService.KickMember.
+ *
+ * @generated from message onebot.gateway.v1.KickMemberRequest
+ */
+export type KickMemberRequest = Message<"onebot.gateway.v1.KickMemberRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Group; resolved as in SendMessage (absent = the only whitelisted group).
+   *
+   * @generated from field: optional int64 group_id = 2;
+   */
+  groupId?: bigint | undefined;
+
+  /**
+   * The member to remove; must be positive.
+   *
+   * @generated from field: int64 user_id = 3;
+   */
+  userId: bigint;
+
+  /**
+   * Refuse this user's later join requests.
+   *
+   * @generated from field: bool reject_rejoin = 4;
+   */
+  rejectRejoin: boolean;
+
+  /**
+   * The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+   *
+   * @generated from field: onebot.gateway.v1.OnBehalfOf on_behalf_of = 5;
+   */
+  onBehalfOf?: OnBehalfOf | undefined;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.KickMemberRequest.
+ * Use `create(KickMemberRequestSchema)` to create a new message.
+ */
+export const KickMemberRequestSchema: GenMessage<KickMemberRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 16);
+
+/**
+ * Response of GroupService.KickMember.
+ *
+ * @generated from message onebot.gateway.v1.KickMemberResponse
+ */
+export type KickMemberResponse = Message<"onebot.gateway.v1.KickMemberResponse"> & {
+  /**
+   * The group.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * The removed member.
+   *
+   * @generated from field: int64 user_id = 2;
+   */
+  userId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.KickMemberResponse.
+ * Use `create(KickMemberResponseSchema)` to create a new message.
+ */
+export const KickMemberResponseSchema: GenMessage<KickMemberResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 17);
+
+/**
+ * Request of GroupService.SetMemberCard.
+ *
+ * @generated from message onebot.gateway.v1.SetMemberCardRequest
+ */
+export type SetMemberCardRequest = Message<"onebot.gateway.v1.SetMemberCardRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Group; resolved as in SendMessage (absent = the only whitelisted group).
+   *
+   * @generated from field: optional int64 group_id = 2;
+   */
+  groupId?: bigint | undefined;
+
+  /**
+   * The member; must be positive.
+   *
+   * @generated from field: int64 user_id = 3;
+   */
+  userId: bigint;
+
+  /**
+   * The new card, at most 60 bytes of UTF-8; empty clears it.
+   *
+   * @generated from field: string card = 4;
+   */
+  card: string;
+
+  /**
+   * The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+   *
+   * @generated from field: onebot.gateway.v1.OnBehalfOf on_behalf_of = 5;
+   */
+  onBehalfOf?: OnBehalfOf | undefined;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.SetMemberCardRequest.
+ * Use `create(SetMemberCardRequestSchema)` to create a new message.
+ */
+export const SetMemberCardRequestSchema: GenMessage<SetMemberCardRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 18);
+
+/**
+ * Response of GroupService.SetMemberCard.
+ *
+ * @generated from message onebot.gateway.v1.SetMemberCardResponse
+ */
+export type SetMemberCardResponse = Message<"onebot.gateway.v1.SetMemberCardResponse"> & {
+  /**
+   * The group.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * The member.
+   *
+   * @generated from field: int64 user_id = 2;
+   */
+  userId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.SetMemberCardResponse.
+ * Use `create(SetMemberCardResponseSchema)` to create a new message.
+ */
+export const SetMemberCardResponseSchema: GenMessage<SetMemberCardResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_group_service, 19);
+
+/**
+ * Group members, the account's groups, pokes, group files and moderation.
  *
  * `account_id` empty means `default`; an unknown or unconfigured account fails
  * with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
@@ -445,6 +957,130 @@ export const GroupService: GenService<{
     methodKind: "unary";
     input: typeof PokeMemberRequestSchema;
     output: typeof PokeMemberResponseSchema;
+  },
+  /**
+   * Lists one folder of a group's files (群文件): its sub-folders, then its
+   * files, a page at a time. OneBot: `get_group_root_files` /
+   * `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+   * folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+   * Milky: `get_group_files`.
+   *
+   * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+   * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+   * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+   * (ACCOUNT_OFFLINE), and the peer's own failures.
+   *
+   * @generated from rpc onebot.gateway.v1.GroupService.ListGroupFiles
+   */
+  listGroupFiles: {
+    methodKind: "unary";
+    input: typeof ListGroupFilesRequestSchema;
+    output: typeof ListGroupFilesResponseSchema;
+  },
+  /**
+   * Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+   * OneBot: `set_group_ban` (the duration always sent: implementations'
+   * defaults differ); Milky: `set_group_member_mute`.
+   *
+   * Moderation: the bot must be the group's owner or an admin (an admin
+   * target needs the owner), checked from the member list before the peer
+   * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+   * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+   * Refused unless a `[[policy.rules]]` entry names the action
+   * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+   * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+   * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+   * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+   * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+   * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+   * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+   * success whatever happened).
+   * Policy action: `mute`.
+   *
+   * @generated from rpc onebot.gateway.v1.GroupService.MuteMember
+   */
+  muteMember: {
+    methodKind: "unary";
+    input: typeof MuteMemberRequestSchema;
+    output: typeof MuteMemberResponseSchema;
+  },
+  /**
+   * Turns the whole-group mute (全员禁言) on or off. OneBot:
+   * `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+   *
+   * Moderation: the bot must be the group's owner or an admin (an admin
+   * target needs the owner), checked from the member list before the peer
+   * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+   * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+   * Refused unless a `[[policy.rules]]` entry names the action
+   * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+   * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+   * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+   * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+   * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+   * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+   * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+   * success whatever happened).
+   * Policy action: `mute_all`.
+   *
+   * @generated from rpc onebot.gateway.v1.GroupService.MuteAll
+   */
+  muteAll: {
+    methodKind: "unary";
+    input: typeof MuteAllRequestSchema;
+    output: typeof MuteAllResponseSchema;
+  },
+  /**
+   * Removes a member from the group (踢出), optionally refusing their later
+   * join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+   *
+   * Moderation: the bot must be the group's owner or an admin (an admin
+   * target needs the owner), checked from the member list before the peer
+   * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+   * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+   * Refused unless a `[[policy.rules]]` entry names the action
+   * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+   * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+   * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+   * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+   * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+   * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+   * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+   * success whatever happened).
+   * Policy action: `kick`.
+   *
+   * @generated from rpc onebot.gateway.v1.GroupService.KickMember
+   */
+  kickMember: {
+    methodKind: "unary";
+    input: typeof KickMemberRequestSchema;
+    output: typeof KickMemberResponseSchema;
+  },
+  /**
+   * Sets a member's group card (群名片); an empty card clears it. OneBot:
+   * `set_group_card`; Milky: `set_group_member_card`.
+   *
+   * Moderation: the bot must be the group's owner or an admin (an admin
+   * target needs the owner), checked from the member list before the peer
+   * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+   * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+   * Refused unless a `[[policy.rules]]` entry names the action
+   * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+   * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+   * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+   * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+   * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+   * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+   * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+   * success whatever happened).
+   * Policy action: `set_card`.
+   *
+   * @generated from rpc onebot.gateway.v1.GroupService.SetMemberCard
+   */
+  setMemberCard: {
+    methodKind: "unary";
+    input: typeof SetMemberCardRequestSchema;
+    output: typeof SetMemberCardResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_onebot_gateway_v1_group_service, 0);

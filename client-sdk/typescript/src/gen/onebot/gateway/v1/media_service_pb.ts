@@ -14,7 +14,80 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/media_service.proto.
  */
 export const file_onebot_gateway_v1_media_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9tZWRpYV9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSJoChJVcGxvYWRNZWRpYVJlcXVlc3QSNgoGaGVhZGVyGAEgASgLMiQub25lYm90LmdhdGV3YXkudjEuVXBsb2FkTWVkaWFIZWFkZXJIABIPCgVjaHVuaxgCIAEoDEgAQgkKB3BheWxvYWQiogEKEVVwbG9hZE1lZGlhSGVhZGVyEhIKCmFjY291bnRfaWQYASABKAkSKgoEa2luZBgCIAEoDjIcLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhS2luZBIRCglmaWxlX25hbWUYAyABKAkSEQoEc2l6ZRgEIAEoA0gAiAEBEhMKBnNoYTI1NhgFIAEoCUgBiAEBQgcKBV9zaXplQgkKB19zaGEyNTYitAEKE1VwbG9hZE1lZGlhUmVzcG9uc2USEAoIbWVkaWFfaWQYASABKAkSKgoEa2luZBgCIAEoDjIcLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhS2luZBIMCgRzaXplGAMgASgDEg4KBnNoYTI1NhgEIAEoCRIRCgltaW1lX3R5cGUYBSABKAkSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifwoURG93bmxvYWRNZWRpYVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRISCghtZWRpYV9pZBgCIAEoCUgAEjUKB21lc3NhZ2UYAyABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlTWVkaWFSZWZIAEIICgZ0YXJnZXQiPAoPTWVzc2FnZU1lZGlhUmVmEhIKCm1lc3NhZ2VfaWQYASABKAMSFQoNc2VnbWVudF9pbmRleBgCIAEoBSJtChVEb3dubG9hZE1lZGlhUmVzcG9uc2USOAoGaGVhZGVyGAEgASgLMiYub25lYm90LmdhdGV3YXkudjEuRG93bmxvYWRNZWRpYUhlYWRlckgAEg8KBWNodW5rGAIgASgMSABCCQoHcGF5bG9hZCKXAQoTRG93bmxvYWRNZWRpYUhlYWRlchIQCghtZWRpYV9pZBgBIAEoCRIqCgRraW5kGAIgASgOMhwub25lYm90LmdhdGV3YXkudjEuTWVkaWFLaW5kEhEKCW1pbWVfdHlwZRgDIAEoCRIMCgRzaXplGAQgASgDEg4KBnNoYTI1NhgFIAEoCRIRCglmaWxlX25hbWUYBiABKAky1AEKDE1lZGlhU2VydmljZRJeCgtVcGxvYWRNZWRpYRIlLm9uZWJvdC5nYXRld2F5LnYxLlVwbG9hZE1lZGlhUmVxdWVzdBomLm9uZWJvdC5nYXRld2F5LnYxLlVwbG9hZE1lZGlhUmVzcG9uc2UoARJkCg1Eb3dubG9hZE1lZGlhEicub25lYm90LmdhdGV3YXkudjEuRG93bmxvYWRNZWRpYVJlcXVlc3QaKC5vbmVib3QuZ2F0ZXdheS52MS5Eb3dubG9hZE1lZGlhUmVzcG9uc2UwAUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_onebot_gateway_v1_common]);
+  fileDesc("CiVvbmVib3QvZ2F0ZXdheS92MS9tZWRpYV9zZXJ2aWNlLnByb3RvEhFvbmVib3QuZ2F0ZXdheS52MSJjChhEb3dubG9hZEdyb3VwRmlsZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIVCghncm91cF9pZBgCIAEoA0gAiAEBEg8KB2ZpbGVfaWQYAyABKAlCCwoJX2dyb3VwX2lkInEKGURvd25sb2FkR3JvdXBGaWxlUmVzcG9uc2USOAoGaGVhZGVyGAEgASgLMiYub25lYm90LmdhdGV3YXkudjEuRG93bmxvYWRNZWRpYUhlYWRlckgAEg8KBWNodW5rGAIgASgMSABCCQoHcGF5bG9hZCJoChJVcGxvYWRNZWRpYVJlcXVlc3QSNgoGaGVhZGVyGAEgASgLMiQub25lYm90LmdhdGV3YXkudjEuVXBsb2FkTWVkaWFIZWFkZXJIABIPCgVjaHVuaxgCIAEoDEgAQgkKB3BheWxvYWQiogEKEVVwbG9hZE1lZGlhSGVhZGVyEhIKCmFjY291bnRfaWQYASABKAkSKgoEa2luZBgCIAEoDjIcLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhS2luZBIRCglmaWxlX25hbWUYAyABKAkSEQoEc2l6ZRgEIAEoA0gAiAEBEhMKBnNoYTI1NhgFIAEoCUgBiAEBQgcKBV9zaXplQgkKB19zaGEyNTYitAEKE1VwbG9hZE1lZGlhUmVzcG9uc2USEAoIbWVkaWFfaWQYASABKAkSKgoEa2luZBgCIAEoDjIcLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhS2luZBIMCgRzaXplGAMgASgDEg4KBnNoYTI1NhgEIAEoCRIRCgltaW1lX3R5cGUYBSABKAkSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifwoURG93bmxvYWRNZWRpYVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRISCghtZWRpYV9pZBgCIAEoCUgAEjUKB21lc3NhZ2UYAyABKAsyIi5vbmVib3QuZ2F0ZXdheS52MS5NZXNzYWdlTWVkaWFSZWZIAEIICgZ0YXJnZXQiPAoPTWVzc2FnZU1lZGlhUmVmEhIKCm1lc3NhZ2VfaWQYASABKAMSFQoNc2VnbWVudF9pbmRleBgCIAEoBSJtChVEb3dubG9hZE1lZGlhUmVzcG9uc2USOAoGaGVhZGVyGAEgASgLMiYub25lYm90LmdhdGV3YXkudjEuRG93bmxvYWRNZWRpYUhlYWRlckgAEg8KBWNodW5rGAIgASgMSABCCQoHcGF5bG9hZCKXAQoTRG93bmxvYWRNZWRpYUhlYWRlchIQCghtZWRpYV9pZBgBIAEoCRIqCgRraW5kGAIgASgOMhwub25lYm90LmdhdGV3YXkudjEuTWVkaWFLaW5kEhEKCW1pbWVfdHlwZRgDIAEoCRIMCgRzaXplGAQgASgDEg4KBnNoYTI1NhgFIAEoCRIRCglmaWxlX25hbWUYBiABKAkyxgIKDE1lZGlhU2VydmljZRJeCgtVcGxvYWRNZWRpYRIlLm9uZWJvdC5nYXRld2F5LnYxLlVwbG9hZE1lZGlhUmVxdWVzdBomLm9uZWJvdC5nYXRld2F5LnYxLlVwbG9hZE1lZGlhUmVzcG9uc2UoARJkCg1Eb3dubG9hZE1lZGlhEicub25lYm90LmdhdGV3YXkudjEuRG93bmxvYWRNZWRpYVJlcXVlc3QaKC5vbmVib3QuZ2F0ZXdheS52MS5Eb3dubG9hZE1lZGlhUmVzcG9uc2UwARJwChFEb3dubG9hZEdyb3VwRmlsZRIrLm9uZWJvdC5nYXRld2F5LnYxLkRvd25sb2FkR3JvdXBGaWxlUmVxdWVzdBosLm9uZWJvdC5nYXRld2F5LnYxLkRvd25sb2FkR3JvdXBGaWxlUmVzcG9uc2UwAUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_onebot_gateway_v1_common]);
+
+/**
+ * Request of MediaService.DownloadGroupFile.
+ *
+ * @generated from message onebot.gateway.v1.DownloadGroupFileRequest
+ */
+export type DownloadGroupFileRequest = Message<"onebot.gateway.v1.DownloadGroupFileRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Group; resolved as in SendMessage (absent = the only whitelisted group).
+   *
+   * @generated from field: optional int64 group_id = 2;
+   */
+  groupId?: bigint | undefined;
+
+  /**
+   * The file (`GroupFile.file_id`).
+   *
+   * @generated from field: string file_id = 3;
+   */
+  fileId: string;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.DownloadGroupFileRequest.
+ * Use `create(DownloadGroupFileRequestSchema)` to create a new message.
+ */
+export const DownloadGroupFileRequestSchema: GenMessage<DownloadGroupFileRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_media_service, 0);
+
+/**
+ * One message of the DownloadGroupFile stream: the header first, then
+ * chunks (as DownloadMediaResponse).
+ *
+ * @generated from message onebot.gateway.v1.DownloadGroupFileResponse
+ */
+export type DownloadGroupFileResponse = Message<"onebot.gateway.v1.DownloadGroupFileResponse"> & {
+  /**
+   * The header, then the bytes.
+   *
+   * @generated from oneof onebot.gateway.v1.DownloadGroupFileResponse.payload
+   */
+  payload: {
+    /**
+     * Describes the file; exactly once, first. Its `media_id` is empty.
+     *
+     * @generated from field: onebot.gateway.v1.DownloadMediaHeader header = 1;
+     */
+    value: DownloadMediaHeader;
+    case: "header";
+  } | {
+    /**
+     * The next bytes of the file, at most 256 KiB.
+     *
+     * @generated from field: bytes chunk = 2;
+     */
+    value: Uint8Array;
+    case: "chunk";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message onebot.gateway.v1.DownloadGroupFileResponse.
+ * Use `create(DownloadGroupFileResponseSchema)` to create a new message.
+ */
+export const DownloadGroupFileResponseSchema: GenMessage<DownloadGroupFileResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_media_service, 1);
 
 /**
  * One message of the UploadMedia stream.
@@ -52,7 +125,7 @@ export type UploadMediaRequest = Message<"onebot.gateway.v1.UploadMediaRequest">
  * Use `create(UploadMediaRequestSchema)` to create a new message.
  */
 export const UploadMediaRequestSchema: GenMessage<UploadMediaRequest> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_media_service, 0);
+  messageDesc(file_onebot_gateway_v1_media_service, 2);
 
 /**
  * Describes an upload.
@@ -104,7 +177,7 @@ export type UploadMediaHeader = Message<"onebot.gateway.v1.UploadMediaHeader"> &
  * Use `create(UploadMediaHeaderSchema)` to create a new message.
  */
 export const UploadMediaHeaderSchema: GenMessage<UploadMediaHeader> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_media_service, 1);
+  messageDesc(file_onebot_gateway_v1_media_service, 3);
 
 /**
  * Response of MediaService.UploadMedia.
@@ -161,7 +234,7 @@ export type UploadMediaResponse = Message<"onebot.gateway.v1.UploadMediaResponse
  * Use `create(UploadMediaResponseSchema)` to create a new message.
  */
 export const UploadMediaResponseSchema: GenMessage<UploadMediaResponse> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_media_service, 2);
+  messageDesc(file_onebot_gateway_v1_media_service, 4);
 
 /**
  * Request of MediaService.DownloadMedia.
@@ -206,7 +279,7 @@ export type DownloadMediaRequest = Message<"onebot.gateway.v1.DownloadMediaReque
  * Use `create(DownloadMediaRequestSchema)` to create a new message.
  */
 export const DownloadMediaRequestSchema: GenMessage<DownloadMediaRequest> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_media_service, 3);
+  messageDesc(file_onebot_gateway_v1_media_service, 5);
 
 /**
  * A media segment of a message.
@@ -235,7 +308,7 @@ export type MessageMediaRef = Message<"onebot.gateway.v1.MessageMediaRef"> & {
  * Use `create(MessageMediaRefSchema)` to create a new message.
  */
 export const MessageMediaRefSchema: GenMessage<MessageMediaRef> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_media_service, 4);
+  messageDesc(file_onebot_gateway_v1_media_service, 6);
 
 /**
  * One message of the DownloadMedia stream: the header first, then chunks.
@@ -272,7 +345,7 @@ export type DownloadMediaResponse = Message<"onebot.gateway.v1.DownloadMediaResp
  * Use `create(DownloadMediaResponseSchema)` to create a new message.
  */
 export const DownloadMediaResponseSchema: GenMessage<DownloadMediaResponse> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_media_service, 5);
+  messageDesc(file_onebot_gateway_v1_media_service, 7);
 
 /**
  * Describes a downloaded item.
@@ -331,7 +404,7 @@ export type DownloadMediaHeader = Message<"onebot.gateway.v1.DownloadMediaHeader
  * Use `create(DownloadMediaHeaderSchema)` to create a new message.
  */
 export const DownloadMediaHeaderSchema: GenMessage<DownloadMediaHeader> = /*@__PURE__*/
-  messageDesc(file_onebot_gateway_v1_media_service, 6);
+  messageDesc(file_onebot_gateway_v1_media_service, 8);
 
 /**
  * Stages media bytes streamed by the client, for use in SendMessage.
@@ -408,6 +481,27 @@ export const MediaService: GenService<{
     methodKind: "server_streaming";
     input: typeof DownloadMediaRequestSchema;
     output: typeof DownloadMediaResponseSchema;
+  },
+  /**
+   * Streams a file of a group's files (a `GroupFile.file_id` of
+   * GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+   * (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+   * gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+   * `get_group_file_download_url`) and fetches it through the same guard
+   * as peer media, bounded by `media.file_max_bytes`.
+   *
+   * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+   * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+   * NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+   * not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+   * (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+   *
+   * @generated from rpc onebot.gateway.v1.MediaService.DownloadGroupFile
+   */
+  downloadGroupFile: {
+    methodKind: "server_streaming";
+    input: typeof DownloadGroupFileRequestSchema;
+    output: typeof DownloadGroupFileResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_onebot_gateway_v1_media_service, 0);

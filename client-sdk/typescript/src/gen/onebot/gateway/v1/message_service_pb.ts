@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file onebot/gateway/v1/message_service.proto.
  */
 export const file_onebot_gateway_v1_message_service: GenFile = /*@__PURE__*/
-  fileDesc("CidvbmVib3QvZ2F0ZXdheS92MS9tZXNzYWdlX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIs0BChFHZXRIaXN0b3J5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiUKBGNoYXQYAiABKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5DaGF0Eg0KBWNvdW50GAMgASgFEh4KEWFuY2hvcl9tZXNzYWdlX2lkGAQgASgDSACIAQESLgoFdW50aWwYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQFCFAoSX2FuY2hvcl9tZXNzYWdlX2lkQggKBl91bnRpbCKoAQoSR2V0SGlzdG9yeVJlc3BvbnNlEg4KBnRhcmdldBgBIAEoCRIwCghtZXNzYWdlcxgCIAMoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhAKCHJlbmRlcmVkGAMgASgJEiMKFm5leHRfYW5jaG9yX21lc3NhZ2VfaWQYBCABKANIAIgBAUIZChdfbmV4dF9hbmNob3JfbWVzc2FnZV9pZCJaCgtNZWRpYVNvdXJjZRISCghtZWRpYV9pZBgBIAEoCUgAEg0KA3VybBgCIAEoCUgAEg4KBHBhdGgYAyABKAlIABIOCgRkYXRhGAQgASgMSABCCAoGc291cmNlItQDChJTZW5kTWVzc2FnZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIVCghncm91cF9pZBgCIAEoA0gAiAEBEgwKBHRleHQYAyABKAkSLgoGaW1hZ2VzGAQgAygLMh4ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTb3VyY2USLgoGdmlkZW9zGAUgAygLMh4ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTb3VyY2USLAoEZmlsZRgGIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhU291cmNlEhEKCWZpbGVfbmFtZRgHIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYCCABKAkSFAoHdXNlcl9pZBgJIAEoA0gBiAEBEiAKE3JlcGx5X3RvX21lc3NhZ2VfaWQYCiABKANIAogBARIYChBtZW50aW9uX3VzZXJfaWRzGAsgAygDEhMKC21lbnRpb25fYWxsGAwgASgIEjMKDG9uX2JlaGFsZl9vZhgNIAEoCzIdLm9uZWJvdC5nYXRld2F5LnYxLk9uQmVoYWxmT2ZCCwoJX2dyb3VwX2lkQgoKCF91c2VyX2lkQhYKFF9yZXBseV90b19tZXNzYWdlX2lkIuMBChNTZW5kTWVzc2FnZVJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgDEg4KBmNodW5rcxgCIAEoBRIOCgZxdWV1ZWQYAyABKAgSEwoLbWVzc2FnZV9pZHMYBCADKAMSLgoFbWVkaWEYBSABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5NZWRpYVN1bW1hcnkSEAoIcmVwbGF5ZWQYBiABKAgSDwoHdXNlcl9pZBgHIAEoAxIyCg9yYXRlX2xpbWl0X3dhaXQYCCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iPAoMTWVkaWFTdW1tYXJ5Eg4KBmltYWdlcxgBIAEoBRIOCgZ2aWRlb3MYAiABKAUSDAoEZmlsZRgDIAEoCSI7ChFHZXRNZXNzYWdlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAMiVwoSR2V0TWVzc2FnZVJlc3BvbnNlEi8KB21lc3NhZ2UYASABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZRIQCghyZW5kZXJlZBgCIAEoCSJzChRSZWNhbGxNZXNzYWdlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAMSMwoMb25fYmVoYWxmX29mGAMgASgLMh0ub25lYm90LmdhdGV3YXkudjEuT25CZWhhbGZPZiIXChVSZWNhbGxNZXNzYWdlUmVzcG9uc2UiQwoZR2V0Rm9yd2FyZE1lc3NhZ2VzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhIKCmZvcndhcmRfaWQYAiABKAkiYAoaR2V0Rm9yd2FyZE1lc3NhZ2VzUmVzcG9uc2USMAoIbWVzc2FnZXMYASADKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZRIQCghyZW5kZXJlZBgCIAEoCSKoAgoVU2VhcmNoTWVzc2FnZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSKgoEY2hhdBgCIAEoCzIXLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRIAIgBARINCgVxdWVyeRgDIAEoCRIpCgVzaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKCXNlbmRlcl9pZBgGIAEoA0gBiAEBEg0KBWxpbWl0GAcgASgFEhIKCnBhZ2VfdG9rZW4YCCABKAkSGAoQaW5jbHVkZV9yZWNhbGxlZBgJIAEoCEIHCgVfY2hhdEIMCgpfc2VuZGVyX2lkIpMBChZTZWFyY2hNZXNzYWdlc1Jlc3BvbnNlEjAKCG1lc3NhZ2VzGAEgAygLMh4ub25lYm90LmdhdGV3YXkudjEuQ2hhdE1lc3NhZ2USEAoIcmVuZGVyZWQYAiABKAkSFwoPbmV4dF9wYWdlX3Rva2VuGAMgASgJEhwKFHJlY2FsbGVkX21lc3NhZ2VfaWRzGAQgAygDMuIECg5NZXNzYWdlU2VydmljZRJZCgpHZXRIaXN0b3J5EiQub25lYm90LmdhdGV3YXkudjEuR2V0SGlzdG9yeVJlcXVlc3QaJS5vbmVib3QuZ2F0ZXdheS52MS5HZXRIaXN0b3J5UmVzcG9uc2USXAoLU2VuZE1lc3NhZ2USJS5vbmVib3QuZ2F0ZXdheS52MS5TZW5kTWVzc2FnZVJlcXVlc3QaJi5vbmVib3QuZ2F0ZXdheS52MS5TZW5kTWVzc2FnZVJlc3BvbnNlElkKCkdldE1lc3NhZ2USJC5vbmVib3QuZ2F0ZXdheS52MS5HZXRNZXNzYWdlUmVxdWVzdBolLm9uZWJvdC5nYXRld2F5LnYxLkdldE1lc3NhZ2VSZXNwb25zZRJiCg1SZWNhbGxNZXNzYWdlEicub25lYm90LmdhdGV3YXkudjEuUmVjYWxsTWVzc2FnZVJlcXVlc3QaKC5vbmVib3QuZ2F0ZXdheS52MS5SZWNhbGxNZXNzYWdlUmVzcG9uc2UScQoSR2V0Rm9yd2FyZE1lc3NhZ2VzEiwub25lYm90LmdhdGV3YXkudjEuR2V0Rm9yd2FyZE1lc3NhZ2VzUmVxdWVzdBotLm9uZWJvdC5nYXRld2F5LnYxLkdldEZvcndhcmRNZXNzYWdlc1Jlc3BvbnNlEmUKDlNlYXJjaE1lc3NhZ2VzEigub25lYm90LmdhdGV3YXkudjEuU2VhcmNoTWVzc2FnZXNSZXF1ZXN0Gikub25lYm90LmdhdGV3YXkudjEuU2VhcmNoTWVzc2FnZXNSZXNwb25zZUJsChRkZXYub25lYm90Z2F0ZXdheS52MVABWlJnaXRodWIuY29tL29uZWJvdC1nYXRld2F5L29uZWJvdC1nYXRld2F5L2NsaWVudC1zZGsvZ28vb25lYm90L2dhdGV3YXkvdjE7Z2F0ZXdheXYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_onebot_gateway_v1_common]);
+  fileDesc("CidvbmVib3QvZ2F0ZXdheS92MS9tZXNzYWdlX3NlcnZpY2UucHJvdG8SEW9uZWJvdC5nYXRld2F5LnYxIs0BChFHZXRIaXN0b3J5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiUKBGNoYXQYAiABKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5DaGF0Eg0KBWNvdW50GAMgASgFEh4KEWFuY2hvcl9tZXNzYWdlX2lkGAQgASgDSACIAQESLgoFdW50aWwYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQFCFAoSX2FuY2hvcl9tZXNzYWdlX2lkQggKBl91bnRpbCKoAQoSR2V0SGlzdG9yeVJlc3BvbnNlEg4KBnRhcmdldBgBIAEoCRIwCghtZXNzYWdlcxgCIAMoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhAKCHJlbmRlcmVkGAMgASgJEiMKFm5leHRfYW5jaG9yX21lc3NhZ2VfaWQYBCABKANIAIgBAUIZChdfbmV4dF9hbmNob3JfbWVzc2FnZV9pZCJaCgtNZWRpYVNvdXJjZRISCghtZWRpYV9pZBgBIAEoCUgAEg0KA3VybBgCIAEoCUgAEg4KBHBhdGgYAyABKAlIABIOCgRkYXRhGAQgASgMSABCCAoGc291cmNlIoQEChJTZW5kTWVzc2FnZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIVCghncm91cF9pZBgCIAEoA0gAiAEBEgwKBHRleHQYAyABKAkSLgoGaW1hZ2VzGAQgAygLMh4ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTb3VyY2USLgoGdmlkZW9zGAUgAygLMh4ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTb3VyY2USLAoEZmlsZRgGIAEoCzIeLm9uZWJvdC5nYXRld2F5LnYxLk1lZGlhU291cmNlEhEKCWZpbGVfbmFtZRgHIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYCCABKAkSFAoHdXNlcl9pZBgJIAEoA0gBiAEBEiAKE3JlcGx5X3RvX21lc3NhZ2VfaWQYCiABKANIAogBARIYChBtZW50aW9uX3VzZXJfaWRzGAsgAygDEhMKC21lbnRpb25fYWxsGAwgASgIEjMKDG9uX2JlaGFsZl9vZhgNIAEoCzIdLm9uZWJvdC5nYXRld2F5LnYxLk9uQmVoYWxmT2YSLgoGdm9pY2VzGA4gAygLMh4ub25lYm90LmdhdGV3YXkudjEuTWVkaWFTb3VyY2VCCwoJX2dyb3VwX2lkQgoKCF91c2VyX2lkQhYKFF9yZXBseV90b19tZXNzYWdlX2lkIuMBChNTZW5kTWVzc2FnZVJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgDEg4KBmNodW5rcxgCIAEoBRIOCgZxdWV1ZWQYAyABKAgSEwoLbWVzc2FnZV9pZHMYBCADKAMSLgoFbWVkaWEYBSABKAsyHy5vbmVib3QuZ2F0ZXdheS52MS5NZWRpYVN1bW1hcnkSEAoIcmVwbGF5ZWQYBiABKAgSDwoHdXNlcl9pZBgHIAEoAxIyCg9yYXRlX2xpbWl0X3dhaXQYCCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iTAoMTWVkaWFTdW1tYXJ5Eg4KBmltYWdlcxgBIAEoBRIOCgZ2aWRlb3MYAiABKAUSDAoEZmlsZRgDIAEoCRIOCgZ2b2ljZXMYBCABKAUiOwoRR2V0TWVzc2FnZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgDIlcKEkdldE1lc3NhZ2VSZXNwb25zZRIvCgdtZXNzYWdlGAEgASgLMh4ub25lYm90LmdhdGV3YXkudjEuQ2hhdE1lc3NhZ2USEAoIcmVuZGVyZWQYAiABKAkicwoUUmVjYWxsTWVzc2FnZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgDEjMKDG9uX2JlaGFsZl9vZhgDIAEoCzIdLm9uZWJvdC5nYXRld2F5LnYxLk9uQmVoYWxmT2YiFwoVUmVjYWxsTWVzc2FnZVJlc3BvbnNlIkMKGUdldEZvcndhcmRNZXNzYWdlc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRISCgpmb3J3YXJkX2lkGAIgASgJImAKGkdldEZvcndhcmRNZXNzYWdlc1Jlc3BvbnNlEjAKCG1lc3NhZ2VzGAEgAygLMh4ub25lYm90LmdhdGV3YXkudjEuQ2hhdE1lc3NhZ2USEAoIcmVuZGVyZWQYAiABKAkiqAIKFVNlYXJjaE1lc3NhZ2VzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEioKBGNoYXQYAiABKAsyFy5vbmVib3QuZ2F0ZXdheS52MS5DaGF0SACIAQESDQoFcXVlcnkYAyABKAkSKQoFc2luY2UYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCglzZW5kZXJfaWQYBiABKANIAYgBARINCgVsaW1pdBgHIAEoBRISCgpwYWdlX3Rva2VuGAggASgJEhgKEGluY2x1ZGVfcmVjYWxsZWQYCSABKAhCBwoFX2NoYXRCDAoKX3NlbmRlcl9pZCKTAQoWU2VhcmNoTWVzc2FnZXNSZXNwb25zZRIwCghtZXNzYWdlcxgBIAMoCzIeLm9uZWJvdC5nYXRld2F5LnYxLkNoYXRNZXNzYWdlEhAKCHJlbmRlcmVkGAIgASgJEhcKD25leHRfcGFnZV90b2tlbhgDIAEoCRIcChRyZWNhbGxlZF9tZXNzYWdlX2lkcxgEIAMoAyKWAQoVUmVhY3RUb01lc3NhZ2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoAxIQCghlbW9qaV9pZBgDIAEoCRIOCgZyZW1vdmUYBCABKAgSMwoMb25fYmVoYWxmX29mGAUgASgLMh0ub25lYm90LmdhdGV3YXkudjEuT25CZWhhbGZPZiIqChZSZWFjdFRvTWVzc2FnZVJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgDIoABChFTZXRFc3NlbmNlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAMSDgoGcmVtb3ZlGAMgASgIEjMKDG9uX2JlaGFsZl9vZhgEIAEoCzIdLm9uZWJvdC5nYXRld2F5LnYxLk9uQmVoYWxmT2YiJgoSU2V0RXNzZW5jZVJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgDInMKEkxpc3RFc3NlbmNlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhUKCGdyb3VwX2lkGAIgASgDSACIAQESEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAlCCwoJX2dyb3VwX2lkInUKE0xpc3RFc3NlbmNlUmVzcG9uc2USEAoIZ3JvdXBfaWQYASABKAMSMwoIbWVzc2FnZXMYAiADKAsyIS5vbmVib3QuZ2F0ZXdheS52MS5Fc3NlbmNlTWVzc2FnZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAyABKAkioQEKDkVzc2VuY2VNZXNzYWdlEi8KB21lc3NhZ2UYASABKAsyHi5vbmVib3QuZ2F0ZXdheS52MS5DaGF0TWVzc2FnZRITCgtvcGVyYXRvcl9pZBgCIAEoAxIVCg1vcGVyYXRvcl9uYW1lGAMgASgJEjIKDm9wZXJhdGlvbl90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJsChBTZXRUeXBpbmdSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoAxIzCgxvbl9iZWhhbGZfb2YYAyABKAsyHS5vbmVib3QuZ2F0ZXdheS52MS5PbkJlaGFsZk9mIhMKEVNldFR5cGluZ1Jlc3BvbnNlMtoHCg5NZXNzYWdlU2VydmljZRJZCgpHZXRIaXN0b3J5EiQub25lYm90LmdhdGV3YXkudjEuR2V0SGlzdG9yeVJlcXVlc3QaJS5vbmVib3QuZ2F0ZXdheS52MS5HZXRIaXN0b3J5UmVzcG9uc2USXAoLU2VuZE1lc3NhZ2USJS5vbmVib3QuZ2F0ZXdheS52MS5TZW5kTWVzc2FnZVJlcXVlc3QaJi5vbmVib3QuZ2F0ZXdheS52MS5TZW5kTWVzc2FnZVJlc3BvbnNlElkKCkdldE1lc3NhZ2USJC5vbmVib3QuZ2F0ZXdheS52MS5HZXRNZXNzYWdlUmVxdWVzdBolLm9uZWJvdC5nYXRld2F5LnYxLkdldE1lc3NhZ2VSZXNwb25zZRJiCg1SZWNhbGxNZXNzYWdlEicub25lYm90LmdhdGV3YXkudjEuUmVjYWxsTWVzc2FnZVJlcXVlc3QaKC5vbmVib3QuZ2F0ZXdheS52MS5SZWNhbGxNZXNzYWdlUmVzcG9uc2UScQoSR2V0Rm9yd2FyZE1lc3NhZ2VzEiwub25lYm90LmdhdGV3YXkudjEuR2V0Rm9yd2FyZE1lc3NhZ2VzUmVxdWVzdBotLm9uZWJvdC5nYXRld2F5LnYxLkdldEZvcndhcmRNZXNzYWdlc1Jlc3BvbnNlEmUKDlNlYXJjaE1lc3NhZ2VzEigub25lYm90LmdhdGV3YXkudjEuU2VhcmNoTWVzc2FnZXNSZXF1ZXN0Gikub25lYm90LmdhdGV3YXkudjEuU2VhcmNoTWVzc2FnZXNSZXNwb25zZRJlCg5SZWFjdFRvTWVzc2FnZRIoLm9uZWJvdC5nYXRld2F5LnYxLlJlYWN0VG9NZXNzYWdlUmVxdWVzdBopLm9uZWJvdC5nYXRld2F5LnYxLlJlYWN0VG9NZXNzYWdlUmVzcG9uc2USWQoKU2V0RXNzZW5jZRIkLm9uZWJvdC5nYXRld2F5LnYxLlNldEVzc2VuY2VSZXF1ZXN0GiUub25lYm90LmdhdGV3YXkudjEuU2V0RXNzZW5jZVJlc3BvbnNlElwKC0xpc3RFc3NlbmNlEiUub25lYm90LmdhdGV3YXkudjEuTGlzdEVzc2VuY2VSZXF1ZXN0GiYub25lYm90LmdhdGV3YXkudjEuTGlzdEVzc2VuY2VSZXNwb25zZRJWCglTZXRUeXBpbmcSIy5vbmVib3QuZ2F0ZXdheS52MS5TZXRUeXBpbmdSZXF1ZXN0GiQub25lYm90LmdhdGV3YXkudjEuU2V0VHlwaW5nUmVzcG9uc2VCbAoUZGV2Lm9uZWJvdGdhdGV3YXkudjFQAVpSZ2l0aHViLmNvbS9vbmVib3QtZ2F0ZXdheS9vbmVib3QtZ2F0ZXdheS9jbGllbnQtc2RrL2dvL29uZWJvdC9nYXRld2F5L3YxO2dhdGV3YXl2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_onebot_gateway_v1_common]);
 
 /**
  * Request of MessageService.GetHistory.
@@ -303,6 +303,16 @@ export type SendMessageRequest = Message<"onebot.gateway.v1.SendMessageRequest">
    * @generated from field: onebot.gateway.v1.OnBehalfOf on_behalf_of = 13;
    */
   onBehalfOf?: OnBehalfOf | undefined;
+
+  /**
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   *
+   * @generated from field: repeated onebot.gateway.v1.MediaSource voices = 14;
+   */
+  voices: MediaSource[];
 };
 
 /**
@@ -414,6 +424,13 @@ export type MediaSummary = Message<"onebot.gateway.v1.MediaSummary"> & {
    * @generated from field: string file = 3;
    */
   file: string;
+
+  /**
+   * Number of voice messages sent.
+   *
+   * @generated from field: int32 voices = 4;
+   */
+  voices: number;
 };
 
 /**
@@ -721,6 +738,310 @@ export const SearchMessagesResponseSchema: GenMessage<SearchMessagesResponse> = 
   messageDesc(file_onebot_gateway_v1_message_service, 13);
 
 /**
+ * Request of MessageService.ReactToMessage.
+ *
+ * @generated from message onebot.gateway.v1.ReactToMessageRequest
+ */
+export type ReactToMessageRequest = Message<"onebot.gateway.v1.ReactToMessageRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * The group message to react to.
+   *
+   * @generated from field: int64 message_id = 2;
+   */
+  messageId: bigint;
+
+  /**
+   * The emoji: a QQ face id (for example `76`, 赞) or a Unicode emoji's code
+   * point in decimal (for example `128077`, 👍). At most 32 bytes.
+   *
+   * @generated from field: string emoji_id = 3;
+   */
+  emojiId: string;
+
+  /**
+   * Remove the bot's reaction instead of adding it.
+   *
+   * @generated from field: bool remove = 4;
+   */
+  remove: boolean;
+
+  /**
+   * The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+   *
+   * @generated from field: onebot.gateway.v1.OnBehalfOf on_behalf_of = 5;
+   */
+  onBehalfOf?: OnBehalfOf | undefined;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.ReactToMessageRequest.
+ * Use `create(ReactToMessageRequestSchema)` to create a new message.
+ */
+export const ReactToMessageRequestSchema: GenMessage<ReactToMessageRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 14);
+
+/**
+ * Response of MessageService.ReactToMessage.
+ *
+ * @generated from message onebot.gateway.v1.ReactToMessageResponse
+ */
+export type ReactToMessageResponse = Message<"onebot.gateway.v1.ReactToMessageResponse"> & {
+  /**
+   * The group the message is in.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.ReactToMessageResponse.
+ * Use `create(ReactToMessageResponseSchema)` to create a new message.
+ */
+export const ReactToMessageResponseSchema: GenMessage<ReactToMessageResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 15);
+
+/**
+ * Request of MessageService.SetEssence.
+ *
+ * @generated from message onebot.gateway.v1.SetEssenceRequest
+ */
+export type SetEssenceRequest = Message<"onebot.gateway.v1.SetEssenceRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * The group message to mark.
+   *
+   * @generated from field: int64 message_id = 2;
+   */
+  messageId: bigint;
+
+  /**
+   * Unmark it instead.
+   *
+   * @generated from field: bool remove = 3;
+   */
+  remove: boolean;
+
+  /**
+   * The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+   *
+   * @generated from field: onebot.gateway.v1.OnBehalfOf on_behalf_of = 4;
+   */
+  onBehalfOf?: OnBehalfOf | undefined;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.SetEssenceRequest.
+ * Use `create(SetEssenceRequestSchema)` to create a new message.
+ */
+export const SetEssenceRequestSchema: GenMessage<SetEssenceRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 16);
+
+/**
+ * Response of MessageService.SetEssence.
+ *
+ * @generated from message onebot.gateway.v1.SetEssenceResponse
+ */
+export type SetEssenceResponse = Message<"onebot.gateway.v1.SetEssenceResponse"> & {
+  /**
+   * The group the message is in.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.SetEssenceResponse.
+ * Use `create(SetEssenceResponseSchema)` to create a new message.
+ */
+export const SetEssenceResponseSchema: GenMessage<SetEssenceResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 17);
+
+/**
+ * Request of MessageService.ListEssence.
+ *
+ * @generated from message onebot.gateway.v1.ListEssenceRequest
+ */
+export type ListEssenceRequest = Message<"onebot.gateway.v1.ListEssenceRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Group; resolved as in SendMessage (absent = the only whitelisted group).
+   *
+   * @generated from field: optional int64 group_id = 2;
+   */
+  groupId?: bigint | undefined;
+
+  /**
+   * Entries per page, 1..50; 0 means 20.
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * `next_page_token` of the previous page; empty for the first.
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.ListEssenceRequest.
+ * Use `create(ListEssenceRequestSchema)` to create a new message.
+ */
+export const ListEssenceRequestSchema: GenMessage<ListEssenceRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 18);
+
+/**
+ * Response of MessageService.ListEssence.
+ *
+ * @generated from message onebot.gateway.v1.ListEssenceResponse
+ */
+export type ListEssenceResponse = Message<"onebot.gateway.v1.ListEssenceResponse"> & {
+  /**
+   * The group listed.
+   *
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * This page's essence messages.
+   *
+   * @generated from field: repeated onebot.gateway.v1.EssenceMessage messages = 2;
+   */
+  messages: EssenceMessage[];
+
+  /**
+   * The token of the next page; empty on the last.
+   *
+   * @generated from field: string next_page_token = 3;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.ListEssenceResponse.
+ * Use `create(ListEssenceResponseSchema)` to create a new message.
+ */
+export const ListEssenceResponseSchema: GenMessage<ListEssenceResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 19);
+
+/**
+ * One essence message of a group.
+ *
+ * @generated from message onebot.gateway.v1.EssenceMessage
+ */
+export type EssenceMessage = Message<"onebot.gateway.v1.EssenceMessage"> & {
+  /**
+   * The message: its sender and, where the peer reports them, its id, time
+   * and segments (`message_id` 0, no `time` or no segments otherwise).
+   *
+   * @generated from field: onebot.gateway.v1.ChatMessage message = 1;
+   */
+  message?: ChatMessage | undefined;
+
+  /**
+   * Who marked it.
+   *
+   * @generated from field: int64 operator_id = 2;
+   */
+  operatorId: bigint;
+
+  /**
+   * The marker's name as the peer reports it.
+   *
+   * @generated from field: string operator_name = 3;
+   */
+  operatorName: string;
+
+  /**
+   * When it was marked; absent when unknown.
+   *
+   * @generated from field: google.protobuf.Timestamp operation_time = 4;
+   */
+  operationTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.EssenceMessage.
+ * Use `create(EssenceMessageSchema)` to create a new message.
+ */
+export const EssenceMessageSchema: GenMessage<EssenceMessage> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 20);
+
+/**
+ * Request of MessageService.SetTyping.
+ *
+ * @generated from message onebot.gateway.v1.SetTypingRequest
+ */
+export type SetTypingRequest = Message<"onebot.gateway.v1.SetTypingRequest"> & {
+  /**
+   * Configured account; empty means `default`.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * The user of the private chat.
+   *
+   * @generated from field: int64 user_id = 2;
+   */
+  userId: bigint;
+
+  /**
+   * The QQ user this is done for; see SendMessageRequest.on_behalf_of.
+   *
+   * @generated from field: onebot.gateway.v1.OnBehalfOf on_behalf_of = 3;
+   */
+  onBehalfOf?: OnBehalfOf | undefined;
+};
+
+/**
+ * Describes the message onebot.gateway.v1.SetTypingRequest.
+ * Use `create(SetTypingRequestSchema)` to create a new message.
+ */
+export const SetTypingRequestSchema: GenMessage<SetTypingRequest> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 21);
+
+/**
+ * Response of MessageService.SetTyping.
+ *
+ * @generated from message onebot.gateway.v1.SetTypingResponse
+ */
+export type SetTypingResponse = Message<"onebot.gateway.v1.SetTypingResponse"> & {
+};
+
+/**
+ * Describes the message onebot.gateway.v1.SetTypingResponse.
+ * Use `create(SetTypingResponseSchema)` to create a new message.
+ */
+export const SetTypingResponseSchema: GenMessage<SetTypingResponse> = /*@__PURE__*/
+  messageDesc(file_onebot_gateway_v1_message_service, 22);
+
+/**
  * Reads message history and sends messages.
  *
  * Every request names an `account_id` (empty means `default`): one of the
@@ -901,6 +1222,105 @@ export const MessageService: GenService<{
     methodKind: "unary";
     input: typeof SearchMessagesRequestSchema;
     output: typeof SearchMessagesResponseSchema;
+  },
+  /**
+   * Adds an emoji reaction to a group message (表情回应), or removes the
+   * bot's own with `remove`. The message's group is read from the peer and
+   * must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+   * `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+   * `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+   *
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+   * over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+   * PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+   * (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+   * UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+   * (ONEBOT_ACTION_FAILED).
+   *
+   * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+   * after the whitelist and the token's scope: PERMISSION_DENIED
+   * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+   * metadata `approval_id`) holds it for a bot owner's approval
+   * (ApprovalService). Rules apply without it too (role `none`). The call is
+   * recorded in the audit trail (AuditService). Policy action: `react`.
+   *
+   * @generated from rpc onebot.gateway.v1.MessageService.ReactToMessage
+   */
+  reactToMessage: {
+    methodKind: "unary";
+    input: typeof ReactToMessageRequestSchema;
+    output: typeof ReactToMessageResponseSchema;
+  },
+  /**
+   * Marks a group message as essence (精华), or unmarks it with `remove`.
+   * The bot must be the group's owner or an admin. OneBot:
+   * `set_essence_msg` / `delete_essence_msg`; Milky:
+   * `set_group_essence_message`.
+   *
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+   * message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+   * (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+   * decided from the member list before the peer is called), UNAVAILABLE
+   * (ACCOUNT_OFFLINE), and the peer's own failures.
+   *
+   * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+   * after the whitelist and the token's scope: PERMISSION_DENIED
+   * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+   * metadata `approval_id`) holds it for a bot owner's approval
+   * (ApprovalService). Rules apply without it too (role `none`). The call is
+   * recorded in the audit trail (AuditService). Policy
+   * action: `essence`.
+   *
+   * @generated from rpc onebot.gateway.v1.MessageService.SetEssence
+   */
+  setEssence: {
+    methodKind: "unary";
+    input: typeof SetEssenceRequestSchema;
+    output: typeof SetEssenceResponseSchema;
+  },
+  /**
+   * Lists a group's essence messages (精华消息), a page at a time, newest
+   * marking first as the peer orders them. OneBot peers list them whole
+   * (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+   * itself (`get_group_essence_messages`). What each peer reports differs:
+   * NapCat reports no message time, LLOneBot and go-cqhttp no content.
+   *
+   * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+   * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+   * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+   * (ACCOUNT_OFFLINE), and the peer's own failures.
+   *
+   * @generated from rpc onebot.gateway.v1.MessageService.ListEssence
+   */
+  listEssence: {
+    methodKind: "unary";
+    input: typeof ListEssenceRequestSchema;
+    output: typeof ListEssenceResponseSchema;
+  },
+  /**
+   * Shows "正在输入" (typing) to a user in a private chat, for example while
+   * the model thinks. The user must be in the private whitelist (`users`).
+   * OneBot: `set_input_status` (NapCat, SnowLuma).
+   *
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+   * PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+   * (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+   * Milky have no such action; nothing is sent), UNAVAILABLE
+   * (ACCOUNT_OFFLINE).
+   *
+   * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+   * after the whitelist and the token's scope: PERMISSION_DENIED
+   * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+   * metadata `approval_id`) holds it for a bot owner's approval
+   * (ApprovalService). Rules apply without it too (role `none`). The call is
+   * recorded in the audit trail (AuditService). Policy action: `typing`.
+   *
+   * @generated from rpc onebot.gateway.v1.MessageService.SetTyping
+   */
+  setTyping: {
+    methodKind: "unary";
+    input: typeof SetTypingRequestSchema;
+    output: typeof SetTypingResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_onebot_gateway_v1_message_service, 0);

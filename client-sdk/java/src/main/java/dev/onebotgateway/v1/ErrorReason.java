@@ -570,6 +570,35 @@ public enum ErrorReason
    * <code>ERROR_REASON_APPROVAL_DECIDED = 66;</code>
    */
   ERROR_REASON_APPROVAL_DECIDED(66),
+  /**
+   * <pre>
+   * The account's implementation has no such action (metadata
+   * `implementation`, `action`), decided from its flavor or protocol;
+   * nothing was sent.
+   * </pre>
+   *
+   * <code>ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION = 67;</code>
+   */
+  ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION(67),
+  /**
+   * <pre>
+   * The bot lacks the group role the action needs (metadata `group_id`,
+   * `bot_role`, `needed_role`), decided from the member list; nothing was
+   * sent.
+   * </pre>
+   *
+   * <code>ERROR_REASON_BOT_NOT_ADMIN = 68;</code>
+   */
+  ERROR_REASON_BOT_NOT_ADMIN(68),
+  /**
+   * <pre>
+   * The action targets the group's owner or the bot itself, which the
+   * gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
+   * </pre>
+   *
+   * <code>ERROR_REASON_PROTECTED_MEMBER = 69;</code>
+   */
+  ERROR_REASON_PROTECTED_MEMBER(69),
   UNRECOGNIZED(-1),
   ;
 
@@ -1134,6 +1163,35 @@ public enum ErrorReason
    * <code>ERROR_REASON_APPROVAL_DECIDED = 66;</code>
    */
   public static final int ERROR_REASON_APPROVAL_DECIDED_VALUE = 66;
+  /**
+   * <pre>
+   * The account's implementation has no such action (metadata
+   * `implementation`, `action`), decided from its flavor or protocol;
+   * nothing was sent.
+   * </pre>
+   *
+   * <code>ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION = 67;</code>
+   */
+  public static final int ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION_VALUE = 67;
+  /**
+   * <pre>
+   * The bot lacks the group role the action needs (metadata `group_id`,
+   * `bot_role`, `needed_role`), decided from the member list; nothing was
+   * sent.
+   * </pre>
+   *
+   * <code>ERROR_REASON_BOT_NOT_ADMIN = 68;</code>
+   */
+  public static final int ERROR_REASON_BOT_NOT_ADMIN_VALUE = 68;
+  /**
+   * <pre>
+   * The action targets the group's owner or the bot itself, which the
+   * gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
+   * </pre>
+   *
+   * <code>ERROR_REASON_PROTECTED_MEMBER = 69;</code>
+   */
+  public static final int ERROR_REASON_PROTECTED_MEMBER_VALUE = 69;
 
 
   public final int getNumber() {
@@ -1222,6 +1280,9 @@ public enum ErrorReason
       case 64: return ERROR_REASON_APPROVAL_PENDING;
       case 65: return ERROR_REASON_APPROVAL_NOT_FOUND;
       case 66: return ERROR_REASON_APPROVAL_DECIDED;
+      case 67: return ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION;
+      case 68: return ERROR_REASON_BOT_NOT_ADMIN;
+      case 69: return ERROR_REASON_PROTECTED_MEMBER;
       default: return null;
     }
   }

@@ -36,7 +36,7 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
   static {
     java.lang.String[] descriptorData = {
       "\n$onebot/gateway/v1/error_reason.proto\022\021" +
-      "onebot.gateway.v1*\232\021\n\013ErrorReason\022\034\n\030ERR" +
+      "onebot.gateway.v1*\217\022\n\013ErrorReason\022\034\n\030ERR" +
       "OR_REASON_UNSPECIFIED\020\000\022 \n\034ERROR_REASON_" +
       "INVALID_REQUEST\020\001\022\'\n#ERROR_REASON_ACCOUN" +
       "T_NOT_CONFIGURED\020\002\022 \n\034ERROR_REASON_ACCOU" +
@@ -91,10 +91,13 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
       "D\020>\022\036\n\032ERROR_REASON_POLICY_DENIED\020?\022!\n\035E" +
       "RROR_REASON_APPROVAL_PENDING\020@\022#\n\037ERROR_" +
       "REASON_APPROVAL_NOT_FOUND\020A\022!\n\035ERROR_REA" +
-      "SON_APPROVAL_DECIDED\020BBl\n\024dev.onebotgate" +
-      "way.v1P\001ZRgithub.com/onebot-gateway/oneb" +
-      "ot-gateway/client-sdk/go/onebot/gateway/" +
-      "v1;gatewayv1b\006proto3"
+      "SON_APPROVAL_DECIDED\020B\0220\n,ERROR_REASON_N" +
+      "OT_SUPPORTED_BY_IMPLEMENTATION\020C\022\036\n\032ERRO" +
+      "R_REASON_BOT_NOT_ADMIN\020D\022!\n\035ERROR_REASON" +
+      "_PROTECTED_MEMBER\020EBl\n\024dev.onebotgateway" +
+      ".v1P\001ZRgithub.com/onebot-gateway/onebot-" +
+      "gateway/client-sdk/go/onebot/gateway/v1;" +
+      "gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

@@ -70,6 +70,12 @@ private static final long serialVersionUID = 0L;
     UNKNOWN(17),
     MESSAGE_RECALLED(18),
     APPROVAL(19),
+    REACTION(20),
+    ESSENCE(21),
+    MUTE(22),
+    ADMIN_CHANGED(23),
+    GROUP_FILE_UPLOADED(24),
+    GROUP_NAME_CHANGED(25),
     KIND_NOT_SET(0);
     private final int value;
     private KindCase(int value) {
@@ -97,6 +103,12 @@ private static final long serialVersionUID = 0L;
         case 17: return UNKNOWN;
         case 18: return MESSAGE_RECALLED;
         case 19: return APPROVAL;
+        case 20: return REACTION;
+        case 21: return ESSENCE;
+        case 22: return MUTE;
+        case 23: return ADMIN_CHANGED;
+        case 24: return GROUP_FILE_UPLOADED;
+        case 25: return GROUP_NAME_CHANGED;
         case 0: return KIND_NOT_SET;
         default: return null;
       }
@@ -663,6 +675,264 @@ private static final long serialVersionUID = 0L;
     return dev.onebotgateway.v1.Approval.getDefaultInstance();
   }
 
+  public static final int REACTION_FIELD_NUMBER = 20;
+  /**
+   * <pre>
+   * An emoji reaction was added or removed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+   * @return Whether the reaction field is set.
+   */
+  @java.lang.Override
+  public boolean hasReaction() {
+    return kindCase_ == 20;
+  }
+  /**
+   * <pre>
+   * An emoji reaction was added or removed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+   * @return The reaction.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.ReactionEvent getReaction() {
+    if (kindCase_ == 20) {
+       return (dev.onebotgateway.v1.ReactionEvent) kind_;
+    }
+    return dev.onebotgateway.v1.ReactionEvent.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * An emoji reaction was added or removed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.ReactionEventOrBuilder getReactionOrBuilder() {
+    if (kindCase_ == 20) {
+       return (dev.onebotgateway.v1.ReactionEvent) kind_;
+    }
+    return dev.onebotgateway.v1.ReactionEvent.getDefaultInstance();
+  }
+
+  public static final int ESSENCE_FIELD_NUMBER = 21;
+  /**
+   * <pre>
+   * A message was marked or unmarked as essence.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+   * @return Whether the essence field is set.
+   */
+  @java.lang.Override
+  public boolean hasEssence() {
+    return kindCase_ == 21;
+  }
+  /**
+   * <pre>
+   * A message was marked or unmarked as essence.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+   * @return The essence.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.EssenceEvent getEssence() {
+    if (kindCase_ == 21) {
+       return (dev.onebotgateway.v1.EssenceEvent) kind_;
+    }
+    return dev.onebotgateway.v1.EssenceEvent.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A message was marked or unmarked as essence.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.EssenceEventOrBuilder getEssenceOrBuilder() {
+    if (kindCase_ == 21) {
+       return (dev.onebotgateway.v1.EssenceEvent) kind_;
+    }
+    return dev.onebotgateway.v1.EssenceEvent.getDefaultInstance();
+  }
+
+  public static final int MUTE_FIELD_NUMBER = 22;
+  /**
+   * <pre>
+   * A member or the whole group was muted or unmuted.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+   * @return Whether the mute field is set.
+   */
+  @java.lang.Override
+  public boolean hasMute() {
+    return kindCase_ == 22;
+  }
+  /**
+   * <pre>
+   * A member or the whole group was muted or unmuted.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+   * @return The mute.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.MuteEvent getMute() {
+    if (kindCase_ == 22) {
+       return (dev.onebotgateway.v1.MuteEvent) kind_;
+    }
+    return dev.onebotgateway.v1.MuteEvent.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A member or the whole group was muted or unmuted.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.MuteEventOrBuilder getMuteOrBuilder() {
+    if (kindCase_ == 22) {
+       return (dev.onebotgateway.v1.MuteEvent) kind_;
+    }
+    return dev.onebotgateway.v1.MuteEvent.getDefaultInstance();
+  }
+
+  public static final int ADMIN_CHANGED_FIELD_NUMBER = 23;
+  /**
+   * <pre>
+   * A member was made, or stopped being, an admin.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+   * @return Whether the adminChanged field is set.
+   */
+  @java.lang.Override
+  public boolean hasAdminChanged() {
+    return kindCase_ == 23;
+  }
+  /**
+   * <pre>
+   * A member was made, or stopped being, an admin.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+   * @return The adminChanged.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.AdminChangedEvent getAdminChanged() {
+    if (kindCase_ == 23) {
+       return (dev.onebotgateway.v1.AdminChangedEvent) kind_;
+    }
+    return dev.onebotgateway.v1.AdminChangedEvent.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A member was made, or stopped being, an admin.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.AdminChangedEventOrBuilder getAdminChangedOrBuilder() {
+    if (kindCase_ == 23) {
+       return (dev.onebotgateway.v1.AdminChangedEvent) kind_;
+    }
+    return dev.onebotgateway.v1.AdminChangedEvent.getDefaultInstance();
+  }
+
+  public static final int GROUP_FILE_UPLOADED_FIELD_NUMBER = 24;
+  /**
+   * <pre>
+   * A file was uploaded to a group's files.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+   * @return Whether the groupFileUploaded field is set.
+   */
+  @java.lang.Override
+  public boolean hasGroupFileUploaded() {
+    return kindCase_ == 24;
+  }
+  /**
+   * <pre>
+   * A file was uploaded to a group's files.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+   * @return The groupFileUploaded.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.GroupFileUploadedEvent getGroupFileUploaded() {
+    if (kindCase_ == 24) {
+       return (dev.onebotgateway.v1.GroupFileUploadedEvent) kind_;
+    }
+    return dev.onebotgateway.v1.GroupFileUploadedEvent.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A file was uploaded to a group's files.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.GroupFileUploadedEventOrBuilder getGroupFileUploadedOrBuilder() {
+    if (kindCase_ == 24) {
+       return (dev.onebotgateway.v1.GroupFileUploadedEvent) kind_;
+    }
+    return dev.onebotgateway.v1.GroupFileUploadedEvent.getDefaultInstance();
+  }
+
+  public static final int GROUP_NAME_CHANGED_FIELD_NUMBER = 25;
+  /**
+   * <pre>
+   * A group's name changed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+   * @return Whether the groupNameChanged field is set.
+   */
+  @java.lang.Override
+  public boolean hasGroupNameChanged() {
+    return kindCase_ == 25;
+  }
+  /**
+   * <pre>
+   * A group's name changed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+   * @return The groupNameChanged.
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.GroupNameChangedEvent getGroupNameChanged() {
+    if (kindCase_ == 25) {
+       return (dev.onebotgateway.v1.GroupNameChangedEvent) kind_;
+    }
+    return dev.onebotgateway.v1.GroupNameChangedEvent.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A group's name changed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.GroupNameChangedEventOrBuilder getGroupNameChangedOrBuilder() {
+    if (kindCase_ == 25) {
+       return (dev.onebotgateway.v1.GroupNameChangedEvent) kind_;
+    }
+    return dev.onebotgateway.v1.GroupNameChangedEvent.getDefaultInstance();
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -718,6 +988,24 @@ private static final long serialVersionUID = 0L;
     }
     if (kindCase_ == 19) {
       output.writeMessage(19, (dev.onebotgateway.v1.Approval) kind_);
+    }
+    if (kindCase_ == 20) {
+      output.writeMessage(20, (dev.onebotgateway.v1.ReactionEvent) kind_);
+    }
+    if (kindCase_ == 21) {
+      output.writeMessage(21, (dev.onebotgateway.v1.EssenceEvent) kind_);
+    }
+    if (kindCase_ == 22) {
+      output.writeMessage(22, (dev.onebotgateway.v1.MuteEvent) kind_);
+    }
+    if (kindCase_ == 23) {
+      output.writeMessage(23, (dev.onebotgateway.v1.AdminChangedEvent) kind_);
+    }
+    if (kindCase_ == 24) {
+      output.writeMessage(24, (dev.onebotgateway.v1.GroupFileUploadedEvent) kind_);
+    }
+    if (kindCase_ == 25) {
+      output.writeMessage(25, (dev.onebotgateway.v1.GroupNameChangedEvent) kind_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -777,6 +1065,30 @@ private static final long serialVersionUID = 0L;
     if (kindCase_ == 19) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(19, (dev.onebotgateway.v1.Approval) kind_);
+    }
+    if (kindCase_ == 20) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(20, (dev.onebotgateway.v1.ReactionEvent) kind_);
+    }
+    if (kindCase_ == 21) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(21, (dev.onebotgateway.v1.EssenceEvent) kind_);
+    }
+    if (kindCase_ == 22) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(22, (dev.onebotgateway.v1.MuteEvent) kind_);
+    }
+    if (kindCase_ == 23) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(23, (dev.onebotgateway.v1.AdminChangedEvent) kind_);
+    }
+    if (kindCase_ == 24) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(24, (dev.onebotgateway.v1.GroupFileUploadedEvent) kind_);
+    }
+    if (kindCase_ == 25) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(25, (dev.onebotgateway.v1.GroupNameChangedEvent) kind_);
     }
     return size;
   }
@@ -855,6 +1167,30 @@ private static final long serialVersionUID = 0L;
         if (!getApproval()
             .equals(other.getApproval())) return false;
         break;
+      case 20:
+        if (!getReaction()
+            .equals(other.getReaction())) return false;
+        break;
+      case 21:
+        if (!getEssence()
+            .equals(other.getEssence())) return false;
+        break;
+      case 22:
+        if (!getMute()
+            .equals(other.getMute())) return false;
+        break;
+      case 23:
+        if (!getAdminChanged()
+            .equals(other.getAdminChanged())) return false;
+        break;
+      case 24:
+        if (!getGroupFileUploaded()
+            .equals(other.getGroupFileUploaded())) return false;
+        break;
+      case 25:
+        if (!getGroupNameChanged()
+            .equals(other.getGroupNameChanged())) return false;
+        break;
       case 0:
       default:
     }
@@ -921,6 +1257,30 @@ private static final long serialVersionUID = 0L;
       case 19:
         hash = (37 * hash) + APPROVAL_FIELD_NUMBER;
         hash = (53 * hash) + getApproval().hashCode();
+        break;
+      case 20:
+        hash = (37 * hash) + REACTION_FIELD_NUMBER;
+        hash = (53 * hash) + getReaction().hashCode();
+        break;
+      case 21:
+        hash = (37 * hash) + ESSENCE_FIELD_NUMBER;
+        hash = (53 * hash) + getEssence().hashCode();
+        break;
+      case 22:
+        hash = (37 * hash) + MUTE_FIELD_NUMBER;
+        hash = (53 * hash) + getMute().hashCode();
+        break;
+      case 23:
+        hash = (37 * hash) + ADMIN_CHANGED_FIELD_NUMBER;
+        hash = (53 * hash) + getAdminChanged().hashCode();
+        break;
+      case 24:
+        hash = (37 * hash) + GROUP_FILE_UPLOADED_FIELD_NUMBER;
+        hash = (53 * hash) + getGroupFileUploaded().hashCode();
+        break;
+      case 25:
+        hash = (37 * hash) + GROUP_NAME_CHANGED_FIELD_NUMBER;
+        hash = (53 * hash) + getGroupNameChanged().hashCode();
         break;
       case 0:
       default:
@@ -1104,6 +1464,24 @@ private static final long serialVersionUID = 0L;
       if (approvalBuilder_ != null) {
         approvalBuilder_.clear();
       }
+      if (reactionBuilder_ != null) {
+        reactionBuilder_.clear();
+      }
+      if (essenceBuilder_ != null) {
+        essenceBuilder_.clear();
+      }
+      if (muteBuilder_ != null) {
+        muteBuilder_.clear();
+      }
+      if (adminChangedBuilder_ != null) {
+        adminChangedBuilder_.clear();
+      }
+      if (groupFileUploadedBuilder_ != null) {
+        groupFileUploadedBuilder_.clear();
+      }
+      if (groupNameChangedBuilder_ != null) {
+        groupNameChangedBuilder_.clear();
+      }
       kindCase_ = 0;
       kind_ = null;
       return this;
@@ -1202,6 +1580,30 @@ private static final long serialVersionUID = 0L;
           approvalBuilder_ != null) {
         result.kind_ = approvalBuilder_.build();
       }
+      if (kindCase_ == 20 &&
+          reactionBuilder_ != null) {
+        result.kind_ = reactionBuilder_.build();
+      }
+      if (kindCase_ == 21 &&
+          essenceBuilder_ != null) {
+        result.kind_ = essenceBuilder_.build();
+      }
+      if (kindCase_ == 22 &&
+          muteBuilder_ != null) {
+        result.kind_ = muteBuilder_.build();
+      }
+      if (kindCase_ == 23 &&
+          adminChangedBuilder_ != null) {
+        result.kind_ = adminChangedBuilder_.build();
+      }
+      if (kindCase_ == 24 &&
+          groupFileUploadedBuilder_ != null) {
+        result.kind_ = groupFileUploadedBuilder_.build();
+      }
+      if (kindCase_ == 25 &&
+          groupNameChangedBuilder_ != null) {
+        result.kind_ = groupNameChangedBuilder_.build();
+      }
     }
 
     @java.lang.Override
@@ -1269,6 +1671,30 @@ private static final long serialVersionUID = 0L;
         }
         case APPROVAL: {
           mergeApproval(other.getApproval());
+          break;
+        }
+        case REACTION: {
+          mergeReaction(other.getReaction());
+          break;
+        }
+        case ESSENCE: {
+          mergeEssence(other.getEssence());
+          break;
+        }
+        case MUTE: {
+          mergeMute(other.getMute());
+          break;
+        }
+        case ADMIN_CHANGED: {
+          mergeAdminChanged(other.getAdminChanged());
+          break;
+        }
+        case GROUP_FILE_UPLOADED: {
+          mergeGroupFileUploaded(other.getGroupFileUploaded());
+          break;
+        }
+        case GROUP_NAME_CHANGED: {
+          mergeGroupNameChanged(other.getGroupNameChanged());
           break;
         }
         case KIND_NOT_SET: {
@@ -1391,6 +1817,48 @@ private static final long serialVersionUID = 0L;
               kindCase_ = 19;
               break;
             } // case 154
+            case 162: {
+              input.readMessage(
+                  internalGetReactionFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 20;
+              break;
+            } // case 162
+            case 170: {
+              input.readMessage(
+                  internalGetEssenceFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 21;
+              break;
+            } // case 170
+            case 178: {
+              input.readMessage(
+                  internalGetMuteFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 22;
+              break;
+            } // case 178
+            case 186: {
+              input.readMessage(
+                  internalGetAdminChangedFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 23;
+              break;
+            } // case 186
+            case 194: {
+              input.readMessage(
+                  internalGetGroupFileUploadedFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 24;
+              break;
+            } // case 194
+            case 202: {
+              input.readMessage(
+                  internalGetGroupNameChangedFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 25;
+              break;
+            } // case 202
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3534,6 +4002,1062 @@ private static final long serialVersionUID = 0L;
       kindCase_ = 19;
       onChanged();
       return approvalBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.ReactionEvent, dev.onebotgateway.v1.ReactionEvent.Builder, dev.onebotgateway.v1.ReactionEventOrBuilder> reactionBuilder_;
+    /**
+     * <pre>
+     * An emoji reaction was added or removed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+     * @return Whether the reaction field is set.
+     */
+    @java.lang.Override
+    public boolean hasReaction() {
+      return kindCase_ == 20;
+    }
+    /**
+     * <pre>
+     * An emoji reaction was added or removed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+     * @return The reaction.
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.ReactionEvent getReaction() {
+      if (reactionBuilder_ == null) {
+        if (kindCase_ == 20) {
+          return (dev.onebotgateway.v1.ReactionEvent) kind_;
+        }
+        return dev.onebotgateway.v1.ReactionEvent.getDefaultInstance();
+      } else {
+        if (kindCase_ == 20) {
+          return reactionBuilder_.getMessage();
+        }
+        return dev.onebotgateway.v1.ReactionEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * An emoji reaction was added or removed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+     */
+    public Builder setReaction(dev.onebotgateway.v1.ReactionEvent value) {
+      if (reactionBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        kind_ = value;
+        onChanged();
+      } else {
+        reactionBuilder_.setMessage(value);
+      }
+      kindCase_ = 20;
+      return this;
+    }
+    /**
+     * <pre>
+     * An emoji reaction was added or removed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+     */
+    public Builder setReaction(
+        dev.onebotgateway.v1.ReactionEvent.Builder builderForValue) {
+      if (reactionBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        reactionBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 20;
+      return this;
+    }
+    /**
+     * <pre>
+     * An emoji reaction was added or removed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+     */
+    public Builder mergeReaction(dev.onebotgateway.v1.ReactionEvent value) {
+      if (reactionBuilder_ == null) {
+        if (kindCase_ == 20 &&
+            kind_ != dev.onebotgateway.v1.ReactionEvent.getDefaultInstance()) {
+          kind_ = dev.onebotgateway.v1.ReactionEvent.newBuilder((dev.onebotgateway.v1.ReactionEvent) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 20) {
+          reactionBuilder_.mergeFrom(value);
+        } else {
+          reactionBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 20;
+      return this;
+    }
+    /**
+     * <pre>
+     * An emoji reaction was added or removed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+     */
+    public Builder clearReaction() {
+      if (reactionBuilder_ == null) {
+        if (kindCase_ == 20) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 20) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        reactionBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * An emoji reaction was added or removed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+     */
+    public dev.onebotgateway.v1.ReactionEvent.Builder getReactionBuilder() {
+      return internalGetReactionFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * An emoji reaction was added or removed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.ReactionEventOrBuilder getReactionOrBuilder() {
+      if ((kindCase_ == 20) && (reactionBuilder_ != null)) {
+        return reactionBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 20) {
+          return (dev.onebotgateway.v1.ReactionEvent) kind_;
+        }
+        return dev.onebotgateway.v1.ReactionEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * An emoji reaction was added or removed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.ReactionEvent, dev.onebotgateway.v1.ReactionEvent.Builder, dev.onebotgateway.v1.ReactionEventOrBuilder> 
+        internalGetReactionFieldBuilder() {
+      if (reactionBuilder_ == null) {
+        if (!(kindCase_ == 20)) {
+          kind_ = dev.onebotgateway.v1.ReactionEvent.getDefaultInstance();
+        }
+        reactionBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.ReactionEvent, dev.onebotgateway.v1.ReactionEvent.Builder, dev.onebotgateway.v1.ReactionEventOrBuilder>(
+                (dev.onebotgateway.v1.ReactionEvent) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 20;
+      onChanged();
+      return reactionBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.EssenceEvent, dev.onebotgateway.v1.EssenceEvent.Builder, dev.onebotgateway.v1.EssenceEventOrBuilder> essenceBuilder_;
+    /**
+     * <pre>
+     * A message was marked or unmarked as essence.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+     * @return Whether the essence field is set.
+     */
+    @java.lang.Override
+    public boolean hasEssence() {
+      return kindCase_ == 21;
+    }
+    /**
+     * <pre>
+     * A message was marked or unmarked as essence.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+     * @return The essence.
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.EssenceEvent getEssence() {
+      if (essenceBuilder_ == null) {
+        if (kindCase_ == 21) {
+          return (dev.onebotgateway.v1.EssenceEvent) kind_;
+        }
+        return dev.onebotgateway.v1.EssenceEvent.getDefaultInstance();
+      } else {
+        if (kindCase_ == 21) {
+          return essenceBuilder_.getMessage();
+        }
+        return dev.onebotgateway.v1.EssenceEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A message was marked or unmarked as essence.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+     */
+    public Builder setEssence(dev.onebotgateway.v1.EssenceEvent value) {
+      if (essenceBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        kind_ = value;
+        onChanged();
+      } else {
+        essenceBuilder_.setMessage(value);
+      }
+      kindCase_ = 21;
+      return this;
+    }
+    /**
+     * <pre>
+     * A message was marked or unmarked as essence.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+     */
+    public Builder setEssence(
+        dev.onebotgateway.v1.EssenceEvent.Builder builderForValue) {
+      if (essenceBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        essenceBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 21;
+      return this;
+    }
+    /**
+     * <pre>
+     * A message was marked or unmarked as essence.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+     */
+    public Builder mergeEssence(dev.onebotgateway.v1.EssenceEvent value) {
+      if (essenceBuilder_ == null) {
+        if (kindCase_ == 21 &&
+            kind_ != dev.onebotgateway.v1.EssenceEvent.getDefaultInstance()) {
+          kind_ = dev.onebotgateway.v1.EssenceEvent.newBuilder((dev.onebotgateway.v1.EssenceEvent) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 21) {
+          essenceBuilder_.mergeFrom(value);
+        } else {
+          essenceBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 21;
+      return this;
+    }
+    /**
+     * <pre>
+     * A message was marked or unmarked as essence.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+     */
+    public Builder clearEssence() {
+      if (essenceBuilder_ == null) {
+        if (kindCase_ == 21) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 21) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        essenceBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A message was marked or unmarked as essence.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+     */
+    public dev.onebotgateway.v1.EssenceEvent.Builder getEssenceBuilder() {
+      return internalGetEssenceFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A message was marked or unmarked as essence.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.EssenceEventOrBuilder getEssenceOrBuilder() {
+      if ((kindCase_ == 21) && (essenceBuilder_ != null)) {
+        return essenceBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 21) {
+          return (dev.onebotgateway.v1.EssenceEvent) kind_;
+        }
+        return dev.onebotgateway.v1.EssenceEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A message was marked or unmarked as essence.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.EssenceEvent, dev.onebotgateway.v1.EssenceEvent.Builder, dev.onebotgateway.v1.EssenceEventOrBuilder> 
+        internalGetEssenceFieldBuilder() {
+      if (essenceBuilder_ == null) {
+        if (!(kindCase_ == 21)) {
+          kind_ = dev.onebotgateway.v1.EssenceEvent.getDefaultInstance();
+        }
+        essenceBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.EssenceEvent, dev.onebotgateway.v1.EssenceEvent.Builder, dev.onebotgateway.v1.EssenceEventOrBuilder>(
+                (dev.onebotgateway.v1.EssenceEvent) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 21;
+      onChanged();
+      return essenceBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.MuteEvent, dev.onebotgateway.v1.MuteEvent.Builder, dev.onebotgateway.v1.MuteEventOrBuilder> muteBuilder_;
+    /**
+     * <pre>
+     * A member or the whole group was muted or unmuted.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+     * @return Whether the mute field is set.
+     */
+    @java.lang.Override
+    public boolean hasMute() {
+      return kindCase_ == 22;
+    }
+    /**
+     * <pre>
+     * A member or the whole group was muted or unmuted.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+     * @return The mute.
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.MuteEvent getMute() {
+      if (muteBuilder_ == null) {
+        if (kindCase_ == 22) {
+          return (dev.onebotgateway.v1.MuteEvent) kind_;
+        }
+        return dev.onebotgateway.v1.MuteEvent.getDefaultInstance();
+      } else {
+        if (kindCase_ == 22) {
+          return muteBuilder_.getMessage();
+        }
+        return dev.onebotgateway.v1.MuteEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A member or the whole group was muted or unmuted.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+     */
+    public Builder setMute(dev.onebotgateway.v1.MuteEvent value) {
+      if (muteBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        kind_ = value;
+        onChanged();
+      } else {
+        muteBuilder_.setMessage(value);
+      }
+      kindCase_ = 22;
+      return this;
+    }
+    /**
+     * <pre>
+     * A member or the whole group was muted or unmuted.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+     */
+    public Builder setMute(
+        dev.onebotgateway.v1.MuteEvent.Builder builderForValue) {
+      if (muteBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        muteBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 22;
+      return this;
+    }
+    /**
+     * <pre>
+     * A member or the whole group was muted or unmuted.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+     */
+    public Builder mergeMute(dev.onebotgateway.v1.MuteEvent value) {
+      if (muteBuilder_ == null) {
+        if (kindCase_ == 22 &&
+            kind_ != dev.onebotgateway.v1.MuteEvent.getDefaultInstance()) {
+          kind_ = dev.onebotgateway.v1.MuteEvent.newBuilder((dev.onebotgateway.v1.MuteEvent) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 22) {
+          muteBuilder_.mergeFrom(value);
+        } else {
+          muteBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 22;
+      return this;
+    }
+    /**
+     * <pre>
+     * A member or the whole group was muted or unmuted.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+     */
+    public Builder clearMute() {
+      if (muteBuilder_ == null) {
+        if (kindCase_ == 22) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 22) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        muteBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A member or the whole group was muted or unmuted.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+     */
+    public dev.onebotgateway.v1.MuteEvent.Builder getMuteBuilder() {
+      return internalGetMuteFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A member or the whole group was muted or unmuted.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.MuteEventOrBuilder getMuteOrBuilder() {
+      if ((kindCase_ == 22) && (muteBuilder_ != null)) {
+        return muteBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 22) {
+          return (dev.onebotgateway.v1.MuteEvent) kind_;
+        }
+        return dev.onebotgateway.v1.MuteEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A member or the whole group was muted or unmuted.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.MuteEvent, dev.onebotgateway.v1.MuteEvent.Builder, dev.onebotgateway.v1.MuteEventOrBuilder> 
+        internalGetMuteFieldBuilder() {
+      if (muteBuilder_ == null) {
+        if (!(kindCase_ == 22)) {
+          kind_ = dev.onebotgateway.v1.MuteEvent.getDefaultInstance();
+        }
+        muteBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.MuteEvent, dev.onebotgateway.v1.MuteEvent.Builder, dev.onebotgateway.v1.MuteEventOrBuilder>(
+                (dev.onebotgateway.v1.MuteEvent) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 22;
+      onChanged();
+      return muteBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.AdminChangedEvent, dev.onebotgateway.v1.AdminChangedEvent.Builder, dev.onebotgateway.v1.AdminChangedEventOrBuilder> adminChangedBuilder_;
+    /**
+     * <pre>
+     * A member was made, or stopped being, an admin.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+     * @return Whether the adminChanged field is set.
+     */
+    @java.lang.Override
+    public boolean hasAdminChanged() {
+      return kindCase_ == 23;
+    }
+    /**
+     * <pre>
+     * A member was made, or stopped being, an admin.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+     * @return The adminChanged.
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.AdminChangedEvent getAdminChanged() {
+      if (adminChangedBuilder_ == null) {
+        if (kindCase_ == 23) {
+          return (dev.onebotgateway.v1.AdminChangedEvent) kind_;
+        }
+        return dev.onebotgateway.v1.AdminChangedEvent.getDefaultInstance();
+      } else {
+        if (kindCase_ == 23) {
+          return adminChangedBuilder_.getMessage();
+        }
+        return dev.onebotgateway.v1.AdminChangedEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A member was made, or stopped being, an admin.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+     */
+    public Builder setAdminChanged(dev.onebotgateway.v1.AdminChangedEvent value) {
+      if (adminChangedBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        kind_ = value;
+        onChanged();
+      } else {
+        adminChangedBuilder_.setMessage(value);
+      }
+      kindCase_ = 23;
+      return this;
+    }
+    /**
+     * <pre>
+     * A member was made, or stopped being, an admin.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+     */
+    public Builder setAdminChanged(
+        dev.onebotgateway.v1.AdminChangedEvent.Builder builderForValue) {
+      if (adminChangedBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        adminChangedBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 23;
+      return this;
+    }
+    /**
+     * <pre>
+     * A member was made, or stopped being, an admin.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+     */
+    public Builder mergeAdminChanged(dev.onebotgateway.v1.AdminChangedEvent value) {
+      if (adminChangedBuilder_ == null) {
+        if (kindCase_ == 23 &&
+            kind_ != dev.onebotgateway.v1.AdminChangedEvent.getDefaultInstance()) {
+          kind_ = dev.onebotgateway.v1.AdminChangedEvent.newBuilder((dev.onebotgateway.v1.AdminChangedEvent) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 23) {
+          adminChangedBuilder_.mergeFrom(value);
+        } else {
+          adminChangedBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 23;
+      return this;
+    }
+    /**
+     * <pre>
+     * A member was made, or stopped being, an admin.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+     */
+    public Builder clearAdminChanged() {
+      if (adminChangedBuilder_ == null) {
+        if (kindCase_ == 23) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 23) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        adminChangedBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A member was made, or stopped being, an admin.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+     */
+    public dev.onebotgateway.v1.AdminChangedEvent.Builder getAdminChangedBuilder() {
+      return internalGetAdminChangedFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A member was made, or stopped being, an admin.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.AdminChangedEventOrBuilder getAdminChangedOrBuilder() {
+      if ((kindCase_ == 23) && (adminChangedBuilder_ != null)) {
+        return adminChangedBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 23) {
+          return (dev.onebotgateway.v1.AdminChangedEvent) kind_;
+        }
+        return dev.onebotgateway.v1.AdminChangedEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A member was made, or stopped being, an admin.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.AdminChangedEvent, dev.onebotgateway.v1.AdminChangedEvent.Builder, dev.onebotgateway.v1.AdminChangedEventOrBuilder> 
+        internalGetAdminChangedFieldBuilder() {
+      if (adminChangedBuilder_ == null) {
+        if (!(kindCase_ == 23)) {
+          kind_ = dev.onebotgateway.v1.AdminChangedEvent.getDefaultInstance();
+        }
+        adminChangedBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.AdminChangedEvent, dev.onebotgateway.v1.AdminChangedEvent.Builder, dev.onebotgateway.v1.AdminChangedEventOrBuilder>(
+                (dev.onebotgateway.v1.AdminChangedEvent) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 23;
+      onChanged();
+      return adminChangedBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.GroupFileUploadedEvent, dev.onebotgateway.v1.GroupFileUploadedEvent.Builder, dev.onebotgateway.v1.GroupFileUploadedEventOrBuilder> groupFileUploadedBuilder_;
+    /**
+     * <pre>
+     * A file was uploaded to a group's files.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+     * @return Whether the groupFileUploaded field is set.
+     */
+    @java.lang.Override
+    public boolean hasGroupFileUploaded() {
+      return kindCase_ == 24;
+    }
+    /**
+     * <pre>
+     * A file was uploaded to a group's files.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+     * @return The groupFileUploaded.
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.GroupFileUploadedEvent getGroupFileUploaded() {
+      if (groupFileUploadedBuilder_ == null) {
+        if (kindCase_ == 24) {
+          return (dev.onebotgateway.v1.GroupFileUploadedEvent) kind_;
+        }
+        return dev.onebotgateway.v1.GroupFileUploadedEvent.getDefaultInstance();
+      } else {
+        if (kindCase_ == 24) {
+          return groupFileUploadedBuilder_.getMessage();
+        }
+        return dev.onebotgateway.v1.GroupFileUploadedEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A file was uploaded to a group's files.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+     */
+    public Builder setGroupFileUploaded(dev.onebotgateway.v1.GroupFileUploadedEvent value) {
+      if (groupFileUploadedBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        kind_ = value;
+        onChanged();
+      } else {
+        groupFileUploadedBuilder_.setMessage(value);
+      }
+      kindCase_ = 24;
+      return this;
+    }
+    /**
+     * <pre>
+     * A file was uploaded to a group's files.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+     */
+    public Builder setGroupFileUploaded(
+        dev.onebotgateway.v1.GroupFileUploadedEvent.Builder builderForValue) {
+      if (groupFileUploadedBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        groupFileUploadedBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 24;
+      return this;
+    }
+    /**
+     * <pre>
+     * A file was uploaded to a group's files.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+     */
+    public Builder mergeGroupFileUploaded(dev.onebotgateway.v1.GroupFileUploadedEvent value) {
+      if (groupFileUploadedBuilder_ == null) {
+        if (kindCase_ == 24 &&
+            kind_ != dev.onebotgateway.v1.GroupFileUploadedEvent.getDefaultInstance()) {
+          kind_ = dev.onebotgateway.v1.GroupFileUploadedEvent.newBuilder((dev.onebotgateway.v1.GroupFileUploadedEvent) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 24) {
+          groupFileUploadedBuilder_.mergeFrom(value);
+        } else {
+          groupFileUploadedBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 24;
+      return this;
+    }
+    /**
+     * <pre>
+     * A file was uploaded to a group's files.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+     */
+    public Builder clearGroupFileUploaded() {
+      if (groupFileUploadedBuilder_ == null) {
+        if (kindCase_ == 24) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 24) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        groupFileUploadedBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A file was uploaded to a group's files.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+     */
+    public dev.onebotgateway.v1.GroupFileUploadedEvent.Builder getGroupFileUploadedBuilder() {
+      return internalGetGroupFileUploadedFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A file was uploaded to a group's files.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.GroupFileUploadedEventOrBuilder getGroupFileUploadedOrBuilder() {
+      if ((kindCase_ == 24) && (groupFileUploadedBuilder_ != null)) {
+        return groupFileUploadedBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 24) {
+          return (dev.onebotgateway.v1.GroupFileUploadedEvent) kind_;
+        }
+        return dev.onebotgateway.v1.GroupFileUploadedEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A file was uploaded to a group's files.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.GroupFileUploadedEvent, dev.onebotgateway.v1.GroupFileUploadedEvent.Builder, dev.onebotgateway.v1.GroupFileUploadedEventOrBuilder> 
+        internalGetGroupFileUploadedFieldBuilder() {
+      if (groupFileUploadedBuilder_ == null) {
+        if (!(kindCase_ == 24)) {
+          kind_ = dev.onebotgateway.v1.GroupFileUploadedEvent.getDefaultInstance();
+        }
+        groupFileUploadedBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.GroupFileUploadedEvent, dev.onebotgateway.v1.GroupFileUploadedEvent.Builder, dev.onebotgateway.v1.GroupFileUploadedEventOrBuilder>(
+                (dev.onebotgateway.v1.GroupFileUploadedEvent) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 24;
+      onChanged();
+      return groupFileUploadedBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.GroupNameChangedEvent, dev.onebotgateway.v1.GroupNameChangedEvent.Builder, dev.onebotgateway.v1.GroupNameChangedEventOrBuilder> groupNameChangedBuilder_;
+    /**
+     * <pre>
+     * A group's name changed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+     * @return Whether the groupNameChanged field is set.
+     */
+    @java.lang.Override
+    public boolean hasGroupNameChanged() {
+      return kindCase_ == 25;
+    }
+    /**
+     * <pre>
+     * A group's name changed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+     * @return The groupNameChanged.
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.GroupNameChangedEvent getGroupNameChanged() {
+      if (groupNameChangedBuilder_ == null) {
+        if (kindCase_ == 25) {
+          return (dev.onebotgateway.v1.GroupNameChangedEvent) kind_;
+        }
+        return dev.onebotgateway.v1.GroupNameChangedEvent.getDefaultInstance();
+      } else {
+        if (kindCase_ == 25) {
+          return groupNameChangedBuilder_.getMessage();
+        }
+        return dev.onebotgateway.v1.GroupNameChangedEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A group's name changed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+     */
+    public Builder setGroupNameChanged(dev.onebotgateway.v1.GroupNameChangedEvent value) {
+      if (groupNameChangedBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        kind_ = value;
+        onChanged();
+      } else {
+        groupNameChangedBuilder_.setMessage(value);
+      }
+      kindCase_ = 25;
+      return this;
+    }
+    /**
+     * <pre>
+     * A group's name changed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+     */
+    public Builder setGroupNameChanged(
+        dev.onebotgateway.v1.GroupNameChangedEvent.Builder builderForValue) {
+      if (groupNameChangedBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        groupNameChangedBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 25;
+      return this;
+    }
+    /**
+     * <pre>
+     * A group's name changed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+     */
+    public Builder mergeGroupNameChanged(dev.onebotgateway.v1.GroupNameChangedEvent value) {
+      if (groupNameChangedBuilder_ == null) {
+        if (kindCase_ == 25 &&
+            kind_ != dev.onebotgateway.v1.GroupNameChangedEvent.getDefaultInstance()) {
+          kind_ = dev.onebotgateway.v1.GroupNameChangedEvent.newBuilder((dev.onebotgateway.v1.GroupNameChangedEvent) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 25) {
+          groupNameChangedBuilder_.mergeFrom(value);
+        } else {
+          groupNameChangedBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 25;
+      return this;
+    }
+    /**
+     * <pre>
+     * A group's name changed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+     */
+    public Builder clearGroupNameChanged() {
+      if (groupNameChangedBuilder_ == null) {
+        if (kindCase_ == 25) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 25) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        groupNameChangedBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A group's name changed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+     */
+    public dev.onebotgateway.v1.GroupNameChangedEvent.Builder getGroupNameChangedBuilder() {
+      return internalGetGroupNameChangedFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A group's name changed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+     */
+    @java.lang.Override
+    public dev.onebotgateway.v1.GroupNameChangedEventOrBuilder getGroupNameChangedOrBuilder() {
+      if ((kindCase_ == 25) && (groupNameChangedBuilder_ != null)) {
+        return groupNameChangedBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 25) {
+          return (dev.onebotgateway.v1.GroupNameChangedEvent) kind_;
+        }
+        return dev.onebotgateway.v1.GroupNameChangedEvent.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A group's name changed.
+     * </pre>
+     *
+     * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.onebotgateway.v1.GroupNameChangedEvent, dev.onebotgateway.v1.GroupNameChangedEvent.Builder, dev.onebotgateway.v1.GroupNameChangedEventOrBuilder> 
+        internalGetGroupNameChangedFieldBuilder() {
+      if (groupNameChangedBuilder_ == null) {
+        if (!(kindCase_ == 25)) {
+          kind_ = dev.onebotgateway.v1.GroupNameChangedEvent.getDefaultInstance();
+        }
+        groupNameChangedBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.onebotgateway.v1.GroupNameChangedEvent, dev.onebotgateway.v1.GroupNameChangedEvent.Builder, dev.onebotgateway.v1.GroupNameChangedEventOrBuilder>(
+                (dev.onebotgateway.v1.GroupNameChangedEvent) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 25;
+      onChanged();
+      return groupNameChangedBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.Event)

@@ -105,6 +105,54 @@ public enum EventKind
    * <code>EVENT_KIND_APPROVAL = 10;</code>
    */
   EVENT_KIND_APPROVAL(10),
+  /**
+   * <pre>
+   * An emoji reaction to a group message was added or removed.
+   * </pre>
+   *
+   * <code>EVENT_KIND_REACTION = 11;</code>
+   */
+  EVENT_KIND_REACTION(11),
+  /**
+   * <pre>
+   * A group message was marked or unmarked as essence (精华).
+   * </pre>
+   *
+   * <code>EVENT_KIND_ESSENCE = 12;</code>
+   */
+  EVENT_KIND_ESSENCE(12),
+  /**
+   * <pre>
+   * A member, or the whole group, was muted or unmuted.
+   * </pre>
+   *
+   * <code>EVENT_KIND_MUTE = 13;</code>
+   */
+  EVENT_KIND_MUTE(13),
+  /**
+   * <pre>
+   * A member was made, or stopped being, a group admin.
+   * </pre>
+   *
+   * <code>EVENT_KIND_ADMIN_CHANGED = 14;</code>
+   */
+  EVENT_KIND_ADMIN_CHANGED(14),
+  /**
+   * <pre>
+   * A file was uploaded to a group's files.
+   * </pre>
+   *
+   * <code>EVENT_KIND_GROUP_FILE_UPLOADED = 15;</code>
+   */
+  EVENT_KIND_GROUP_FILE_UPLOADED(15),
+  /**
+   * <pre>
+   * A group's name changed (NapCat, Lagrange and Milky report it).
+   * </pre>
+   *
+   * <code>EVENT_KIND_GROUP_NAME_CHANGED = 16;</code>
+   */
+  EVENT_KIND_GROUP_NAME_CHANGED(16),
   UNRECOGNIZED(-1),
   ;
 
@@ -207,6 +255,54 @@ public enum EventKind
    * <code>EVENT_KIND_APPROVAL = 10;</code>
    */
   public static final int EVENT_KIND_APPROVAL_VALUE = 10;
+  /**
+   * <pre>
+   * An emoji reaction to a group message was added or removed.
+   * </pre>
+   *
+   * <code>EVENT_KIND_REACTION = 11;</code>
+   */
+  public static final int EVENT_KIND_REACTION_VALUE = 11;
+  /**
+   * <pre>
+   * A group message was marked or unmarked as essence (精华).
+   * </pre>
+   *
+   * <code>EVENT_KIND_ESSENCE = 12;</code>
+   */
+  public static final int EVENT_KIND_ESSENCE_VALUE = 12;
+  /**
+   * <pre>
+   * A member, or the whole group, was muted or unmuted.
+   * </pre>
+   *
+   * <code>EVENT_KIND_MUTE = 13;</code>
+   */
+  public static final int EVENT_KIND_MUTE_VALUE = 13;
+  /**
+   * <pre>
+   * A member was made, or stopped being, a group admin.
+   * </pre>
+   *
+   * <code>EVENT_KIND_ADMIN_CHANGED = 14;</code>
+   */
+  public static final int EVENT_KIND_ADMIN_CHANGED_VALUE = 14;
+  /**
+   * <pre>
+   * A file was uploaded to a group's files.
+   * </pre>
+   *
+   * <code>EVENT_KIND_GROUP_FILE_UPLOADED = 15;</code>
+   */
+  public static final int EVENT_KIND_GROUP_FILE_UPLOADED_VALUE = 15;
+  /**
+   * <pre>
+   * A group's name changed (NapCat, Lagrange and Milky report it).
+   * </pre>
+   *
+   * <code>EVENT_KIND_GROUP_NAME_CHANGED = 16;</code>
+   */
+  public static final int EVENT_KIND_GROUP_NAME_CHANGED_VALUE = 16;
 
 
   public final int getNumber() {
@@ -244,6 +340,12 @@ public enum EventKind
       case 8: return EVENT_KIND_UNKNOWN;
       case 9: return EVENT_KIND_MESSAGE_RECALLED;
       case 10: return EVENT_KIND_APPROVAL;
+      case 11: return EVENT_KIND_REACTION;
+      case 12: return EVENT_KIND_ESSENCE;
+      case 13: return EVENT_KIND_MUTE;
+      case 14: return EVENT_KIND_ADMIN_CHANGED;
+      case 15: return EVENT_KIND_GROUP_FILE_UPLOADED;
+      case 16: return EVENT_KIND_GROUP_NAME_CHANGED;
       default: return null;
     }
   }

@@ -353,5 +353,167 @@ public interface EventOrBuilder extends
    */
   dev.onebotgateway.v1.ApprovalOrBuilder getApprovalOrBuilder();
 
+  /**
+   * <pre>
+   * An emoji reaction was added or removed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+   * @return Whether the reaction field is set.
+   */
+  boolean hasReaction();
+  /**
+   * <pre>
+   * An emoji reaction was added or removed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+   * @return The reaction.
+   */
+  dev.onebotgateway.v1.ReactionEvent getReaction();
+  /**
+   * <pre>
+   * An emoji reaction was added or removed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.ReactionEvent reaction = 20 [json_name = "reaction"];</code>
+   */
+  dev.onebotgateway.v1.ReactionEventOrBuilder getReactionOrBuilder();
+
+  /**
+   * <pre>
+   * A message was marked or unmarked as essence.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+   * @return Whether the essence field is set.
+   */
+  boolean hasEssence();
+  /**
+   * <pre>
+   * A message was marked or unmarked as essence.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+   * @return The essence.
+   */
+  dev.onebotgateway.v1.EssenceEvent getEssence();
+  /**
+   * <pre>
+   * A message was marked or unmarked as essence.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.EssenceEvent essence = 21 [json_name = "essence"];</code>
+   */
+  dev.onebotgateway.v1.EssenceEventOrBuilder getEssenceOrBuilder();
+
+  /**
+   * <pre>
+   * A member or the whole group was muted or unmuted.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+   * @return Whether the mute field is set.
+   */
+  boolean hasMute();
+  /**
+   * <pre>
+   * A member or the whole group was muted or unmuted.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+   * @return The mute.
+   */
+  dev.onebotgateway.v1.MuteEvent getMute();
+  /**
+   * <pre>
+   * A member or the whole group was muted or unmuted.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.MuteEvent mute = 22 [json_name = "mute"];</code>
+   */
+  dev.onebotgateway.v1.MuteEventOrBuilder getMuteOrBuilder();
+
+  /**
+   * <pre>
+   * A member was made, or stopped being, an admin.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+   * @return Whether the adminChanged field is set.
+   */
+  boolean hasAdminChanged();
+  /**
+   * <pre>
+   * A member was made, or stopped being, an admin.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+   * @return The adminChanged.
+   */
+  dev.onebotgateway.v1.AdminChangedEvent getAdminChanged();
+  /**
+   * <pre>
+   * A member was made, or stopped being, an admin.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.AdminChangedEvent admin_changed = 23 [json_name = "adminChanged"];</code>
+   */
+  dev.onebotgateway.v1.AdminChangedEventOrBuilder getAdminChangedOrBuilder();
+
+  /**
+   * <pre>
+   * A file was uploaded to a group's files.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+   * @return Whether the groupFileUploaded field is set.
+   */
+  boolean hasGroupFileUploaded();
+  /**
+   * <pre>
+   * A file was uploaded to a group's files.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+   * @return The groupFileUploaded.
+   */
+  dev.onebotgateway.v1.GroupFileUploadedEvent getGroupFileUploaded();
+  /**
+   * <pre>
+   * A file was uploaded to a group's files.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupFileUploadedEvent group_file_uploaded = 24 [json_name = "groupFileUploaded"];</code>
+   */
+  dev.onebotgateway.v1.GroupFileUploadedEventOrBuilder getGroupFileUploadedOrBuilder();
+
+  /**
+   * <pre>
+   * A group's name changed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+   * @return Whether the groupNameChanged field is set.
+   */
+  boolean hasGroupNameChanged();
+  /**
+   * <pre>
+   * A group's name changed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+   * @return The groupNameChanged.
+   */
+  dev.onebotgateway.v1.GroupNameChangedEvent getGroupNameChanged();
+  /**
+   * <pre>
+   * A group's name changed.
+   * </pre>
+   *
+   * <code>.onebot.gateway.v1.GroupNameChangedEvent group_name_changed = 25 [json_name = "groupNameChanged"];</code>
+   */
+  dev.onebotgateway.v1.GroupNameChangedEventOrBuilder getGroupNameChangedOrBuilder();
+
   dev.onebotgateway.v1.Event.KindCase getKindCase();
 }

@@ -91,6 +91,36 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_MessageRecalledEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ReactionEvent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ReactionEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_EssenceEvent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_EssenceEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_MuteEvent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_MuteEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_AdminChangedEvent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_AdminChangedEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GroupFileUploadedEvent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GroupFileUploadedEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GroupNameChangedEvent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GroupNameChangedEvent_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -116,7 +146,7 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       "onebot.gateway.v1.HeartbeatR\theartbeat\"`" +
       "\n\tHeartbeat\022#\n\rlast_sequence\030\001 \001(\004R\014last" +
       "Sequence\022.\n\004time\030\002 \001(\0132\032.google.protobuf" +
-      ".TimestampR\004time\"\271\006\n\005Event\022\035\n\naccount_id" +
+      ".TimestampR\004time\"\356\t\n\005Event\022\035\n\naccount_id" +
       "\030\001 \001(\tR\taccountId\022\032\n\010sequence\030\002 \001(\004R\010seq" +
       "uence\022.\n\004time\030\003 \001(\0132\032.google.protobuf.Ti" +
       "mestampR\004time\022\027\n\007self_id\030\004 \001(\003R\006selfId\022;" +
@@ -136,45 +166,83 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       "H\000R\007unknown\022T\n\020message_recalled\030\022 \001(\0132\'." +
       "onebot.gateway.v1.MessageRecalledEventH\000" +
       "R\017messageRecalled\0229\n\010approval\030\023 \001(\0132\033.on" +
-      "ebot.gateway.v1.ApprovalH\000R\010approvalB\006\n\004" +
-      "kind\"\241\001\n\014MessageEvent\0228\n\007message\030\001 \001(\0132\036" +
-      ".onebot.gateway.v1.ChatMessageR\007message\022" +
-      "\033\n\tself_sent\030\002 \001(\010R\010selfSent\022\032\n\010rendered" +
-      "\030\003 \001(\tR\010rendered\022\036\n\nbackfilled\030\004 \001(\010R\nba" +
-      "ckfilled\"\\\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R" +
-      "\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttar" +
-      "get_id\030\003 \001(\003R\010targetId\"h\n\021MemberJoinedEv" +
-      "ent\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_i" +
-      "d\030\002 \001(\003R\006userId\022\037\n\013operator_id\030\003 \001(\003R\nop" +
-      "eratorId\"\201\001\n\017MemberLeftEvent\022\031\n\010group_id" +
-      "\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId" +
-      "\022\037\n\013operator_id\030\003 \001(\003R\noperatorId\022\031\n\010sub" +
-      "_type\030\004 \001(\tR\007subType\"|\n\020CardChangedEvent" +
+      "ebot.gateway.v1.ApprovalH\000R\010approval\022>\n\010" +
+      "reaction\030\024 \001(\0132 .onebot.gateway.v1.React" +
+      "ionEventH\000R\010reaction\022;\n\007essence\030\025 \001(\0132\037." +
+      "onebot.gateway.v1.EssenceEventH\000R\007essenc" +
+      "e\0222\n\004mute\030\026 \001(\0132\034.onebot.gateway.v1.Mute" +
+      "EventH\000R\004mute\022K\n\radmin_changed\030\027 \001(\0132$.o" +
+      "nebot.gateway.v1.AdminChangedEventH\000R\014ad" +
+      "minChanged\022[\n\023group_file_uploaded\030\030 \001(\0132" +
+      ").onebot.gateway.v1.GroupFileUploadedEve" +
+      "ntH\000R\021groupFileUploaded\022X\n\022group_name_ch" +
+      "anged\030\031 \001(\0132(.onebot.gateway.v1.GroupNam" +
+      "eChangedEventH\000R\020groupNameChangedB\006\n\004kin" +
+      "d\"\241\001\n\014MessageEvent\0228\n\007message\030\001 \001(\0132\036.on" +
+      "ebot.gateway.v1.ChatMessageR\007message\022\033\n\t" +
+      "self_sent\030\002 \001(\010R\010selfSent\022\032\n\010rendered\030\003 " +
+      "\001(\tR\010rendered\022\036\n\nbackfilled\030\004 \001(\010R\nbackf" +
+      "illed\"\\\n\tPokeEvent\022\031\n\010group_id\030\001 \001(\003R\007gr" +
+      "oupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\033\n\ttarget" +
+      "_id\030\003 \001(\003R\010targetId\"h\n\021MemberJoinedEvent" +
       "\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002" +
-      " \001(\003R\006userId\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022" +
-      "\031\n\010card_old\030\004 \001(\tR\007cardOld\"+\n\016LifecycleE" +
-      "vent\022\031\n\010sub_type\030\001 \001(\tR\007subType\"c\n\017Conne" +
-      "ctionEvent\0228\n\005state\030\001 \001(\0162\".onebot.gatew" +
-      "ay.v1.ConnectionStateR\005state\022\026\n\006detail\030\002" +
-      " \001(\tR\006detail\"F\n\014UnknownEvent\022\033\n\tpost_typ" +
-      "e\030\001 \001(\tR\010postType\022\031\n\010raw_json\030\002 \001(\tR\007raw" +
-      "Json\"\203\001\n\024MessageRecalledEvent\022+\n\004chat\030\001 " +
-      "\001(\0132\027.onebot.gateway.v1.ChatR\004chat\022\035\n\nme" +
-      "ssage_id\030\002 \001(\003R\tmessageId\022\037\n\013operator_id" +
-      "\030\003 \001(\003R\noperatorId*\262\002\n\tEventKind\022\032\n\026EVEN" +
-      "T_KIND_UNSPECIFIED\020\000\022\026\n\022EVENT_KIND_MESSA" +
-      "GE\020\001\022\023\n\017EVENT_KIND_POKE\020\002\022\034\n\030EVENT_KIND_" +
-      "MEMBER_JOINED\020\003\022\032\n\026EVENT_KIND_MEMBER_LEF" +
-      "T\020\004\022\033\n\027EVENT_KIND_CARD_CHANGED\020\005\022\030\n\024EVEN" +
-      "T_KIND_LIFECYCLE\020\006\022\031\n\025EVENT_KIND_CONNECT" +
-      "ION\020\007\022\026\n\022EVENT_KIND_UNKNOWN\020\010\022\037\n\033EVENT_K" +
-      "IND_MESSAGE_RECALLED\020\t\022\027\n\023EVENT_KIND_APP" +
-      "ROVAL\020\n2q\n\014EventService\022a\n\014StreamEvents\022" +
-      "&.onebot.gateway.v1.StreamEventsRequest\032" +
-      "\'.onebot.gateway.v1.StreamEventsResponse" +
-      "0\001Bl\n\024dev.onebotgateway.v1P\001ZRgithub.com" +
-      "/onebot-gateway/onebot-gateway/client-sd" +
-      "k/go/onebot/gateway/v1;gatewayv1b\006proto3"
+      " \001(\003R\006userId\022\037\n\013operator_id\030\003 \001(\003R\nopera" +
+      "torId\"\201\001\n\017MemberLeftEvent\022\031\n\010group_id\030\001 " +
+      "\001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n" +
+      "\013operator_id\030\003 \001(\003R\noperatorId\022\031\n\010sub_ty" +
+      "pe\030\004 \001(\tR\007subType\"|\n\020CardChangedEvent\022\031\n" +
+      "\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(" +
+      "\003R\006userId\022\031\n\010card_new\030\003 \001(\tR\007cardNew\022\031\n\010" +
+      "card_old\030\004 \001(\tR\007cardOld\"+\n\016LifecycleEven" +
+      "t\022\031\n\010sub_type\030\001 \001(\tR\007subType\"c\n\017Connecti" +
+      "onEvent\0228\n\005state\030\001 \001(\0162\".onebot.gateway." +
+      "v1.ConnectionStateR\005state\022\026\n\006detail\030\002 \001(" +
+      "\tR\006detail\"F\n\014UnknownEvent\022\033\n\tpost_type\030\001" +
+      " \001(\tR\010postType\022\031\n\010raw_json\030\002 \001(\tR\007rawJso" +
+      "n\"\203\001\n\024MessageRecalledEvent\022+\n\004chat\030\001 \001(\013" +
+      "2\027.onebot.gateway.v1.ChatR\004chat\022\035\n\nmessa" +
+      "ge_id\030\002 \001(\003R\tmessageId\022\037\n\013operator_id\030\003 " +
+      "\001(\003R\noperatorId\"\223\001\n\rReactionEvent\022\031\n\010gro" +
+      "up_id\030\001 \001(\003R\007groupId\022\035\n\nmessage_id\030\002 \001(\003" +
+      "R\tmessageId\022\027\n\007user_id\030\003 \001(\003R\006userId\022\031\n\010" +
+      "emoji_id\030\004 \001(\tR\007emojiId\022\024\n\005added\030\005 \001(\010R\005" +
+      "added\"\235\001\n\014EssenceEvent\022\031\n\010group_id\030\001 \001(\003" +
+      "R\007groupId\022\035\n\nmessage_id\030\002 \001(\003R\tmessageId" +
+      "\022\033\n\tsender_id\030\003 \001(\003R\010senderId\022\037\n\013operato" +
+      "r_id\030\004 \001(\003R\noperatorId\022\025\n\006is_set\030\005 \001(\010R\005" +
+      "isSet\"\274\001\n\tMuteEvent\022\031\n\010group_id\030\001 \001(\003R\007g" +
+      "roupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013whole" +
+      "_group\030\003 \001(\010R\nwholeGroup\022\037\n\013operator_id\030" +
+      "\004 \001(\003R\noperatorId\022#\n\rduration_secs\030\005 \001(\003" +
+      "R\014durationSecs\022\024\n\005muted\030\006 \001(\010R\005muted\"\203\001\n" +
+      "\021AdminChangedEvent\022\031\n\010group_id\030\001 \001(\003R\007gr" +
+      "oupId\022\027\n\007user_id\030\002 \001(\003R\006userId\022\037\n\013operat" +
+      "or_id\030\003 \001(\003R\noperatorId\022\031\n\010is_admin\030\004 \001(" +
+      "\010R\007isAdmin\"\215\001\n\026GroupFileUploadedEvent\022\031\n" +
+      "\010group_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(" +
+      "\003R\006userId\022\027\n\007file_id\030\003 \001(\tR\006fileId\022\022\n\004na" +
+      "me\030\004 \001(\tR\004name\022\022\n\004size\030\005 \001(\004R\004size\"g\n\025Gr" +
+      "oupNameChangedEvent\022\031\n\010group_id\030\001 \001(\003R\007g" +
+      "roupId\022\022\n\004name\030\002 \001(\tR\004name\022\037\n\013operator_i" +
+      "d\030\003 \001(\003R\noperatorId*\335\003\n\tEventKind\022\032\n\026EVE" +
+      "NT_KIND_UNSPECIFIED\020\000\022\026\n\022EVENT_KIND_MESS" +
+      "AGE\020\001\022\023\n\017EVENT_KIND_POKE\020\002\022\034\n\030EVENT_KIND" +
+      "_MEMBER_JOINED\020\003\022\032\n\026EVENT_KIND_MEMBER_LE" +
+      "FT\020\004\022\033\n\027EVENT_KIND_CARD_CHANGED\020\005\022\030\n\024EVE" +
+      "NT_KIND_LIFECYCLE\020\006\022\031\n\025EVENT_KIND_CONNEC" +
+      "TION\020\007\022\026\n\022EVENT_KIND_UNKNOWN\020\010\022\037\n\033EVENT_" +
+      "KIND_MESSAGE_RECALLED\020\t\022\027\n\023EVENT_KIND_AP" +
+      "PROVAL\020\n\022\027\n\023EVENT_KIND_REACTION\020\013\022\026\n\022EVE" +
+      "NT_KIND_ESSENCE\020\014\022\023\n\017EVENT_KIND_MUTE\020\r\022\034" +
+      "\n\030EVENT_KIND_ADMIN_CHANGED\020\016\022\"\n\036EVENT_KI" +
+      "ND_GROUP_FILE_UPLOADED\020\017\022!\n\035EVENT_KIND_G" +
+      "ROUP_NAME_CHANGED\020\0202q\n\014EventService\022a\n\014S" +
+      "treamEvents\022&.onebot.gateway.v1.StreamEv" +
+      "entsRequest\032\'.onebot.gateway.v1.StreamEv" +
+      "entsResponse0\001Bl\n\024dev.onebotgateway.v1P\001" +
+      "ZRgithub.com/onebot-gateway/onebot-gatew" +
+      "ay/client-sdk/go/onebot/gateway/v1;gatew" +
+      "ayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -207,7 +275,7 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
     internal_static_onebot_gateway_v1_Event_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_Event_descriptor,
-        new java.lang.String[] { "AccountId", "Sequence", "Time", "SelfId", "Message", "Poke", "MemberJoined", "MemberLeft", "CardChanged", "Lifecycle", "Connection", "Unknown", "MessageRecalled", "Approval", "Kind", });
+        new java.lang.String[] { "AccountId", "Sequence", "Time", "SelfId", "Message", "Poke", "MemberJoined", "MemberLeft", "CardChanged", "Lifecycle", "Connection", "Unknown", "MessageRecalled", "Approval", "Reaction", "Essence", "Mute", "AdminChanged", "GroupFileUploaded", "GroupNameChanged", "Kind", });
     internal_static_onebot_gateway_v1_MessageEvent_descriptor =
       getDescriptor().getMessageType(4);
     internal_static_onebot_gateway_v1_MessageEvent_fieldAccessorTable = new
@@ -262,6 +330,42 @@ public final class EventServiceOuterClass extends com.google.protobuf.GeneratedF
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MessageRecalledEvent_descriptor,
         new java.lang.String[] { "Chat", "MessageId", "OperatorId", });
+    internal_static_onebot_gateway_v1_ReactionEvent_descriptor =
+      getDescriptor().getMessageType(13);
+    internal_static_onebot_gateway_v1_ReactionEvent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ReactionEvent_descriptor,
+        new java.lang.String[] { "GroupId", "MessageId", "UserId", "EmojiId", "Added", });
+    internal_static_onebot_gateway_v1_EssenceEvent_descriptor =
+      getDescriptor().getMessageType(14);
+    internal_static_onebot_gateway_v1_EssenceEvent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_EssenceEvent_descriptor,
+        new java.lang.String[] { "GroupId", "MessageId", "SenderId", "OperatorId", "IsSet", });
+    internal_static_onebot_gateway_v1_MuteEvent_descriptor =
+      getDescriptor().getMessageType(15);
+    internal_static_onebot_gateway_v1_MuteEvent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_MuteEvent_descriptor,
+        new java.lang.String[] { "GroupId", "UserId", "WholeGroup", "OperatorId", "DurationSecs", "Muted", });
+    internal_static_onebot_gateway_v1_AdminChangedEvent_descriptor =
+      getDescriptor().getMessageType(16);
+    internal_static_onebot_gateway_v1_AdminChangedEvent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_AdminChangedEvent_descriptor,
+        new java.lang.String[] { "GroupId", "UserId", "OperatorId", "IsAdmin", });
+    internal_static_onebot_gateway_v1_GroupFileUploadedEvent_descriptor =
+      getDescriptor().getMessageType(17);
+    internal_static_onebot_gateway_v1_GroupFileUploadedEvent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GroupFileUploadedEvent_descriptor,
+        new java.lang.String[] { "GroupId", "UserId", "FileId", "Name", "Size", });
+    internal_static_onebot_gateway_v1_GroupNameChangedEvent_descriptor =
+      getDescriptor().getMessageType(18);
+    internal_static_onebot_gateway_v1_GroupNameChangedEvent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GroupNameChangedEvent_descriptor,
+        new java.lang.String[] { "GroupId", "Name", "OperatorId", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.onebotgateway.v1.AccountServiceOuterClass.getDescriptor();

@@ -4,7 +4,7 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * Group members, the account's groups, and pokes.
+ * Group members, the account's groups, pokes, group files and moderation.
  * `account_id` empty means `default`; an unknown or unconfigured account fails
  * with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
  * </pre>
@@ -110,6 +110,161 @@ public final class GroupServiceGrpc {
     return getPokeMemberMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.ListGroupFilesRequest,
+      dev.onebotgateway.v1.ListGroupFilesResponse> getListGroupFilesMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListGroupFiles",
+      requestType = dev.onebotgateway.v1.ListGroupFilesRequest.class,
+      responseType = dev.onebotgateway.v1.ListGroupFilesResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.ListGroupFilesRequest,
+      dev.onebotgateway.v1.ListGroupFilesResponse> getListGroupFilesMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.ListGroupFilesRequest, dev.onebotgateway.v1.ListGroupFilesResponse> getListGroupFilesMethod;
+    if ((getListGroupFilesMethod = GroupServiceGrpc.getListGroupFilesMethod) == null) {
+      synchronized (GroupServiceGrpc.class) {
+        if ((getListGroupFilesMethod = GroupServiceGrpc.getListGroupFilesMethod) == null) {
+          GroupServiceGrpc.getListGroupFilesMethod = getListGroupFilesMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.ListGroupFilesRequest, dev.onebotgateway.v1.ListGroupFilesResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListGroupFiles"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.ListGroupFilesRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.ListGroupFilesResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new GroupServiceMethodDescriptorSupplier("ListGroupFiles"))
+              .build();
+        }
+      }
+    }
+    return getListGroupFilesMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.MuteMemberRequest,
+      dev.onebotgateway.v1.MuteMemberResponse> getMuteMemberMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "MuteMember",
+      requestType = dev.onebotgateway.v1.MuteMemberRequest.class,
+      responseType = dev.onebotgateway.v1.MuteMemberResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.MuteMemberRequest,
+      dev.onebotgateway.v1.MuteMemberResponse> getMuteMemberMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.MuteMemberRequest, dev.onebotgateway.v1.MuteMemberResponse> getMuteMemberMethod;
+    if ((getMuteMemberMethod = GroupServiceGrpc.getMuteMemberMethod) == null) {
+      synchronized (GroupServiceGrpc.class) {
+        if ((getMuteMemberMethod = GroupServiceGrpc.getMuteMemberMethod) == null) {
+          GroupServiceGrpc.getMuteMemberMethod = getMuteMemberMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.MuteMemberRequest, dev.onebotgateway.v1.MuteMemberResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "MuteMember"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.MuteMemberRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.MuteMemberResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new GroupServiceMethodDescriptorSupplier("MuteMember"))
+              .build();
+        }
+      }
+    }
+    return getMuteMemberMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.MuteAllRequest,
+      dev.onebotgateway.v1.MuteAllResponse> getMuteAllMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "MuteAll",
+      requestType = dev.onebotgateway.v1.MuteAllRequest.class,
+      responseType = dev.onebotgateway.v1.MuteAllResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.MuteAllRequest,
+      dev.onebotgateway.v1.MuteAllResponse> getMuteAllMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.MuteAllRequest, dev.onebotgateway.v1.MuteAllResponse> getMuteAllMethod;
+    if ((getMuteAllMethod = GroupServiceGrpc.getMuteAllMethod) == null) {
+      synchronized (GroupServiceGrpc.class) {
+        if ((getMuteAllMethod = GroupServiceGrpc.getMuteAllMethod) == null) {
+          GroupServiceGrpc.getMuteAllMethod = getMuteAllMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.MuteAllRequest, dev.onebotgateway.v1.MuteAllResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "MuteAll"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.MuteAllRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.MuteAllResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new GroupServiceMethodDescriptorSupplier("MuteAll"))
+              .build();
+        }
+      }
+    }
+    return getMuteAllMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.KickMemberRequest,
+      dev.onebotgateway.v1.KickMemberResponse> getKickMemberMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "KickMember",
+      requestType = dev.onebotgateway.v1.KickMemberRequest.class,
+      responseType = dev.onebotgateway.v1.KickMemberResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.KickMemberRequest,
+      dev.onebotgateway.v1.KickMemberResponse> getKickMemberMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.KickMemberRequest, dev.onebotgateway.v1.KickMemberResponse> getKickMemberMethod;
+    if ((getKickMemberMethod = GroupServiceGrpc.getKickMemberMethod) == null) {
+      synchronized (GroupServiceGrpc.class) {
+        if ((getKickMemberMethod = GroupServiceGrpc.getKickMemberMethod) == null) {
+          GroupServiceGrpc.getKickMemberMethod = getKickMemberMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.KickMemberRequest, dev.onebotgateway.v1.KickMemberResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "KickMember"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.KickMemberRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.KickMemberResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new GroupServiceMethodDescriptorSupplier("KickMember"))
+              .build();
+        }
+      }
+    }
+    return getKickMemberMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.SetMemberCardRequest,
+      dev.onebotgateway.v1.SetMemberCardResponse> getSetMemberCardMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SetMemberCard",
+      requestType = dev.onebotgateway.v1.SetMemberCardRequest.class,
+      responseType = dev.onebotgateway.v1.SetMemberCardResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.SetMemberCardRequest,
+      dev.onebotgateway.v1.SetMemberCardResponse> getSetMemberCardMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.SetMemberCardRequest, dev.onebotgateway.v1.SetMemberCardResponse> getSetMemberCardMethod;
+    if ((getSetMemberCardMethod = GroupServiceGrpc.getSetMemberCardMethod) == null) {
+      synchronized (GroupServiceGrpc.class) {
+        if ((getSetMemberCardMethod = GroupServiceGrpc.getSetMemberCardMethod) == null) {
+          GroupServiceGrpc.getSetMemberCardMethod = getSetMemberCardMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.SetMemberCardRequest, dev.onebotgateway.v1.SetMemberCardResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SetMemberCard"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SetMemberCardRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SetMemberCardResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new GroupServiceMethodDescriptorSupplier("SetMemberCard"))
+              .build();
+        }
+      }
+    }
+    return getSetMemberCardMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -171,7 +326,7 @@ public final class GroupServiceGrpc {
 
   /**
    * <pre>
-   * Group members, the account's groups, and pokes.
+   * Group members, the account's groups, pokes, group files and moderation.
    * `account_id` empty means `default`; an unknown or unconfigured account fails
    * with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
    * </pre>
@@ -233,12 +388,131 @@ public final class GroupServiceGrpc {
         io.grpc.stub.StreamObserver<dev.onebotgateway.v1.PokeMemberResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getPokeMemberMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * Lists one folder of a group's files (群文件): its sub-folders, then its
+     * files, a page at a time. OneBot: `get_group_root_files` /
+     * `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+     * folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+     * Milky: `get_group_files`.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+     * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * </pre>
+     */
+    default void listGroupFiles(dev.onebotgateway.v1.ListGroupFilesRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.ListGroupFilesResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListGroupFilesMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+     * OneBot: `set_group_ban` (the duration always sent: implementations'
+     * defaults differ); Milky: `set_group_member_mute`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `mute`.
+     * </pre>
+     */
+    default void muteMember(dev.onebotgateway.v1.MuteMemberRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.MuteMemberResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getMuteMemberMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Turns the whole-group mute (全员禁言) on or off. OneBot:
+     * `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `mute_all`.
+     * </pre>
+     */
+    default void muteAll(dev.onebotgateway.v1.MuteAllRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.MuteAllResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getMuteAllMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Removes a member from the group (踢出), optionally refusing their later
+     * join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `kick`.
+     * </pre>
+     */
+    default void kickMember(dev.onebotgateway.v1.KickMemberRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.KickMemberResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getKickMemberMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Sets a member's group card (群名片); an empty card clears it. OneBot:
+     * `set_group_card`; Milky: `set_group_member_card`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `set_card`.
+     * </pre>
+     */
+    default void setMemberCard(dev.onebotgateway.v1.SetMemberCardRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SetMemberCardResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSetMemberCardMethod(), responseObserver);
+    }
   }
 
   /**
    * Base class for the server implementation of the service GroupService.
    * <pre>
-   * Group members, the account's groups, and pokes.
+   * Group members, the account's groups, pokes, group files and moderation.
    * `account_id` empty means `default`; an unknown or unconfigured account fails
    * with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
    * </pre>
@@ -254,7 +528,7 @@ public final class GroupServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service GroupService.
    * <pre>
-   * Group members, the account's groups, and pokes.
+   * Group members, the account's groups, pokes, group files and moderation.
    * `account_id` empty means `default`; an unknown or unconfigured account fails
    * with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
    * </pre>
@@ -330,12 +604,136 @@ public final class GroupServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getPokeMemberMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Lists one folder of a group's files (群文件): its sub-folders, then its
+     * files, a page at a time. OneBot: `get_group_root_files` /
+     * `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+     * folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+     * Milky: `get_group_files`.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+     * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * </pre>
+     */
+    public void listGroupFiles(dev.onebotgateway.v1.ListGroupFilesRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.ListGroupFilesResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListGroupFilesMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+     * OneBot: `set_group_ban` (the duration always sent: implementations'
+     * defaults differ); Milky: `set_group_member_mute`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `mute`.
+     * </pre>
+     */
+    public void muteMember(dev.onebotgateway.v1.MuteMemberRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.MuteMemberResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getMuteMemberMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Turns the whole-group mute (全员禁言) on or off. OneBot:
+     * `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `mute_all`.
+     * </pre>
+     */
+    public void muteAll(dev.onebotgateway.v1.MuteAllRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.MuteAllResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getMuteAllMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Removes a member from the group (踢出), optionally refusing their later
+     * join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `kick`.
+     * </pre>
+     */
+    public void kickMember(dev.onebotgateway.v1.KickMemberRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.KickMemberResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getKickMemberMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Sets a member's group card (群名片); an empty card clears it. OneBot:
+     * `set_group_card`; Milky: `set_group_member_card`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `set_card`.
+     * </pre>
+     */
+    public void setMemberCard(dev.onebotgateway.v1.SetMemberCardRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SetMemberCardResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSetMemberCardMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
    * A stub to allow clients to do synchronous rpc calls to service GroupService.
    * <pre>
-   * Group members, the account's groups, and pokes.
+   * Group members, the account's groups, pokes, group files and moderation.
    * `account_id` empty means `default`; an unknown or unconfigured account fails
    * with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
    * </pre>
@@ -408,12 +806,131 @@ public final class GroupServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getPokeMemberMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Lists one folder of a group's files (群文件): its sub-folders, then its
+     * files, a page at a time. OneBot: `get_group_root_files` /
+     * `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+     * folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+     * Milky: `get_group_files`.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+     * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.ListGroupFilesResponse listGroupFiles(dev.onebotgateway.v1.ListGroupFilesRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListGroupFilesMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+     * OneBot: `set_group_ban` (the duration always sent: implementations'
+     * defaults differ); Milky: `set_group_member_mute`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `mute`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.MuteMemberResponse muteMember(dev.onebotgateway.v1.MuteMemberRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getMuteMemberMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Turns the whole-group mute (全员禁言) on or off. OneBot:
+     * `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `mute_all`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.MuteAllResponse muteAll(dev.onebotgateway.v1.MuteAllRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getMuteAllMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Removes a member from the group (踢出), optionally refusing their later
+     * join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `kick`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.KickMemberResponse kickMember(dev.onebotgateway.v1.KickMemberRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getKickMemberMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Sets a member's group card (群名片); an empty card clears it. OneBot:
+     * `set_group_card`; Milky: `set_group_member_card`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `set_card`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SetMemberCardResponse setMemberCard(dev.onebotgateway.v1.SetMemberCardRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSetMemberCardMethod(), getCallOptions(), request);
+    }
   }
 
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service GroupService.
    * <pre>
-   * Group members, the account's groups, and pokes.
+   * Group members, the account's groups, pokes, group files and moderation.
    * `account_id` empty means `default`; an unknown or unconfigured account fails
    * with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
    * </pre>
@@ -486,12 +1003,131 @@ public final class GroupServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getPokeMemberMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Lists one folder of a group's files (群文件): its sub-folders, then its
+     * files, a page at a time. OneBot: `get_group_root_files` /
+     * `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+     * folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+     * Milky: `get_group_files`.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+     * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.ListGroupFilesResponse listGroupFiles(dev.onebotgateway.v1.ListGroupFilesRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListGroupFilesMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+     * OneBot: `set_group_ban` (the duration always sent: implementations'
+     * defaults differ); Milky: `set_group_member_mute`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `mute`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.MuteMemberResponse muteMember(dev.onebotgateway.v1.MuteMemberRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getMuteMemberMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Turns the whole-group mute (全员禁言) on or off. OneBot:
+     * `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `mute_all`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.MuteAllResponse muteAll(dev.onebotgateway.v1.MuteAllRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getMuteAllMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Removes a member from the group (踢出), optionally refusing their later
+     * join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `kick`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.KickMemberResponse kickMember(dev.onebotgateway.v1.KickMemberRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getKickMemberMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Sets a member's group card (群名片); an empty card clears it. OneBot:
+     * `set_group_card`; Milky: `set_group_member_card`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `set_card`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SetMemberCardResponse setMemberCard(dev.onebotgateway.v1.SetMemberCardRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSetMemberCardMethod(), getCallOptions(), request);
+    }
   }
 
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service GroupService.
    * <pre>
-   * Group members, the account's groups, and pokes.
+   * Group members, the account's groups, pokes, group files and moderation.
    * `account_id` empty means `default`; an unknown or unconfigured account fails
    * with FAILED_PRECONDITION, ACCOUNT_NOT_CONFIGURED, without touching any peer.
    * </pre>
@@ -567,11 +1203,140 @@ public final class GroupServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getPokeMemberMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Lists one folder of a group's files (群文件): its sub-folders, then its
+     * files, a page at a time. OneBot: `get_group_root_files` /
+     * `get_group_files_by_folder` (NapCat lists at most the first 50 of a
+     * folder, and no peer but Lagrange lists a sub-folder's sub-folders);
+     * Milky: `get_group_files`.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+     * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.ListGroupFilesResponse> listGroupFiles(
+        dev.onebotgateway.v1.ListGroupFilesRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListGroupFilesMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Mutes a member for `duration_secs` (禁言), or lifts the mute with 0.
+     * OneBot: `set_group_ban` (the duration always sent: implementations'
+     * defaults differ); Milky: `set_group_member_mute`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `mute`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.MuteMemberResponse> muteMember(
+        dev.onebotgateway.v1.MuteMemberRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getMuteMemberMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Turns the whole-group mute (全员禁言) on or off. OneBot:
+     * `set_group_whole_ban`; Milky: `set_group_whole_mute`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `mute_all`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.MuteAllResponse> muteAll(
+        dev.onebotgateway.v1.MuteAllRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getMuteAllMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Removes a member from the group (踢出), optionally refusing their later
+     * join requests. OneBot: `set_group_kick`; Milky: `kick_group_member`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `kick`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.KickMemberResponse> kickMember(
+        dev.onebotgateway.v1.KickMemberRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getKickMemberMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Sets a member's group card (群名片); an empty card clears it. OneBot:
+     * `set_group_card`; Milky: `set_group_member_card`.
+     * Moderation: the bot must be the group's owner or an admin (an admin
+     * target needs the owner), checked from the member list before the peer
+     * is called (FAILED_PRECONDITION, BOT_NOT_ADMIN); the group's owner and
+     * the bot itself are never targets (PERMISSION_DENIED, PROTECTED_MEMBER).
+     * Refused unless a `[[policy.rules]]` entry names the action
+     * (PERMISSION_DENIED, POLICY_DENIED, metadata `rule` = `none`); with a
+     * rule, it decides by `on_behalf_of` as for sends, and may hold the call
+     * for a bot owner's approval (FAILED_PRECONDITION, APPROVAL_PENDING).
+     * Recorded in the audit trail. Other errors: INVALID_ARGUMENT
+     * (INVALID_REQUEST; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures (Lagrange reports
+     * success whatever happened).
+     * Policy action: `set_card`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.SetMemberCardResponse> setMemberCard(
+        dev.onebotgateway.v1.SetMemberCardRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSetMemberCardMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_LIST_GROUP_MEMBERS = 0;
   private static final int METHODID_LIST_GROUPS = 1;
   private static final int METHODID_POKE_MEMBER = 2;
+  private static final int METHODID_LIST_GROUP_FILES = 3;
+  private static final int METHODID_MUTE_MEMBER = 4;
+  private static final int METHODID_MUTE_ALL = 5;
+  private static final int METHODID_KICK_MEMBER = 6;
+  private static final int METHODID_SET_MEMBER_CARD = 7;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -601,6 +1366,26 @@ public final class GroupServiceGrpc {
         case METHODID_POKE_MEMBER:
           serviceImpl.pokeMember((dev.onebotgateway.v1.PokeMemberRequest) request,
               (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.PokeMemberResponse>) responseObserver);
+          break;
+        case METHODID_LIST_GROUP_FILES:
+          serviceImpl.listGroupFiles((dev.onebotgateway.v1.ListGroupFilesRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.ListGroupFilesResponse>) responseObserver);
+          break;
+        case METHODID_MUTE_MEMBER:
+          serviceImpl.muteMember((dev.onebotgateway.v1.MuteMemberRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.MuteMemberResponse>) responseObserver);
+          break;
+        case METHODID_MUTE_ALL:
+          serviceImpl.muteAll((dev.onebotgateway.v1.MuteAllRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.MuteAllResponse>) responseObserver);
+          break;
+        case METHODID_KICK_MEMBER:
+          serviceImpl.kickMember((dev.onebotgateway.v1.KickMemberRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.KickMemberResponse>) responseObserver);
+          break;
+        case METHODID_SET_MEMBER_CARD:
+          serviceImpl.setMemberCard((dev.onebotgateway.v1.SetMemberCardRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SetMemberCardResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -641,6 +1426,41 @@ public final class GroupServiceGrpc {
               dev.onebotgateway.v1.PokeMemberRequest,
               dev.onebotgateway.v1.PokeMemberResponse>(
                 service, METHODID_POKE_MEMBER)))
+        .addMethod(
+          getListGroupFilesMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.ListGroupFilesRequest,
+              dev.onebotgateway.v1.ListGroupFilesResponse>(
+                service, METHODID_LIST_GROUP_FILES)))
+        .addMethod(
+          getMuteMemberMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.MuteMemberRequest,
+              dev.onebotgateway.v1.MuteMemberResponse>(
+                service, METHODID_MUTE_MEMBER)))
+        .addMethod(
+          getMuteAllMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.MuteAllRequest,
+              dev.onebotgateway.v1.MuteAllResponse>(
+                service, METHODID_MUTE_ALL)))
+        .addMethod(
+          getKickMemberMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.KickMemberRequest,
+              dev.onebotgateway.v1.KickMemberResponse>(
+                service, METHODID_KICK_MEMBER)))
+        .addMethod(
+          getSetMemberCardMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.SetMemberCardRequest,
+              dev.onebotgateway.v1.SetMemberCardResponse>(
+                service, METHODID_SET_MEMBER_CARD)))
         .build();
   }
 
@@ -692,6 +1512,11 @@ public final class GroupServiceGrpc {
               .addMethod(getListGroupMembersMethod())
               .addMethod(getListGroupsMethod())
               .addMethod(getPokeMemberMethod())
+              .addMethod(getListGroupFilesMethod())
+              .addMethod(getMuteMemberMethod())
+              .addMethod(getMuteAllMethod())
+              .addMethod(getKickMemberMethod())
+              .addMethod(getSetMemberCardMethod())
               .build();
         }
       }

@@ -66,6 +66,66 @@ public final class GroupServiceOuterClass extends com.google.protobuf.GeneratedF
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_PokeMemberResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ListGroupFilesRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ListGroupFilesRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ListGroupFilesResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ListGroupFilesResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GroupFile_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GroupFile_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_GroupFolder_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_GroupFolder_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_MuteMemberRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_MuteMemberRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_MuteMemberResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_MuteMemberResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_MuteAllRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_MuteAllRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_MuteAllResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_MuteAllResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_KickMemberRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_KickMemberRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_KickMemberResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_KickMemberResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_SetMemberCardRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_SetMemberCardRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_SetMemberCardResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_SetMemberCardResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -111,17 +171,80 @@ public final class GroupServiceOuterClass extends com.google.protobuf.GeneratedF
       "ebot.gateway.v1.OnBehalfOfR\nonBehalfOfB\013" +
       "\n\t_group_id\"H\n\022PokeMemberResponse\022\031\n\010gro" +
       "up_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006u" +
-      "serId2\261\002\n\014GroupService\022k\n\020ListGroupMembe" +
-      "rs\022*.onebot.gateway.v1.ListGroupMembersR" +
-      "equest\032+.onebot.gateway.v1.ListGroupMemb" +
-      "ersResponse\022Y\n\nListGroups\022$.onebot.gatew" +
-      "ay.v1.ListGroupsRequest\032%.onebot.gateway" +
-      ".v1.ListGroupsResponse\022Y\n\nPokeMember\022$.o" +
-      "nebot.gateway.v1.PokeMemberRequest\032%.one" +
-      "bot.gateway.v1.PokeMemberResponseBl\n\024dev" +
-      ".onebotgateway.v1P\001ZRgithub.com/onebot-g" +
-      "ateway/onebot-gateway/client-sdk/go/oneb" +
-      "ot/gateway/v1;gatewayv1b\006proto3"
+      "serId\"\274\001\n\025ListGroupFilesRequest\022\035\n\naccou" +
+      "nt_id\030\001 \001(\tR\taccountId\022\036\n\010group_id\030\002 \001(\003" +
+      "H\000R\007groupId\210\001\001\022\033\n\tfolder_id\030\003 \001(\tR\010folde" +
+      "rId\022\033\n\tpage_size\030\004 \001(\005R\010pageSize\022\035\n\npage" +
+      "_token\030\005 \001(\tR\tpageTokenB\013\n\t_group_id\"\311\001\n" +
+      "\026ListGroupFilesResponse\022\031\n\010group_id\030\001 \001(" +
+      "\003R\007groupId\0228\n\007folders\030\002 \003(\0132\036.onebot.gat" +
+      "eway.v1.GroupFolderR\007folders\0222\n\005files\030\003 " +
+      "\003(\0132\034.onebot.gateway.v1.GroupFileR\005files" +
+      "\022&\n\017next_page_token\030\004 \001(\tR\rnextPageToken" +
+      "\"\320\002\n\tGroupFile\022\027\n\007file_id\030\001 \001(\tR\006fileId\022" +
+      "\022\n\004name\030\002 \001(\tR\004name\022\022\n\004size\030\003 \001(\004R\004size\022" +
+      "\033\n\tfolder_id\030\004 \001(\tR\010folderId\022\037\n\013uploader" +
+      "_id\030\005 \001(\003R\nuploaderId\022#\n\ruploader_name\030\006" +
+      " \001(\tR\014uploaderName\022;\n\013upload_time\030\007 \001(\0132" +
+      "\032.google.protobuf.TimestampR\nuploadTime\022" +
+      ";\n\013expire_time\030\010 \001(\0132\032.google.protobuf.T" +
+      "imestampR\nexpireTime\022%\n\016download_count\030\t" +
+      " \001(\003R\rdownloadCount\"\271\001\n\013GroupFolder\022\033\n\tf" +
+      "older_id\030\001 \001(\tR\010folderId\022\022\n\004name\030\002 \001(\tR\004" +
+      "name\022\035\n\ncreator_id\030\003 \001(\003R\tcreatorId\022;\n\013c" +
+      "reate_time\030\004 \001(\0132\032.google.protobuf.Times" +
+      "tampR\ncreateTime\022\035\n\nfile_count\030\005 \001(\003R\tfi" +
+      "leCount\"\336\001\n\021MuteMemberRequest\022\035\n\naccount" +
+      "_id\030\001 \001(\tR\taccountId\022\036\n\010group_id\030\002 \001(\003H\000" +
+      "R\007groupId\210\001\001\022\027\n\007user_id\030\003 \001(\003R\006userId\022#\n" +
+      "\rduration_secs\030\004 \001(\003R\014durationSecs\022?\n\014on" +
+      "_behalf_of\030\005 \001(\0132\035.onebot.gateway.v1.OnB" +
+      "ehalfOfR\nonBehalfOfB\013\n\t_group_id\"H\n\022Mute" +
+      "MemberResponse\022\031\n\010group_id\030\001 \001(\003R\007groupI" +
+      "d\022\027\n\007user_id\030\002 \001(\003R\006userId\"\265\001\n\016MuteAllRe" +
+      "quest\022\035\n\naccount_id\030\001 \001(\tR\taccountId\022\036\n\010" +
+      "group_id\030\002 \001(\003H\000R\007groupId\210\001\001\022\026\n\006enable\030\003" +
+      " \001(\010R\006enable\022?\n\014on_behalf_of\030\004 \001(\0132\035.one" +
+      "bot.gateway.v1.OnBehalfOfR\nonBehalfOfB\013\n" +
+      "\t_group_id\",\n\017MuteAllResponse\022\031\n\010group_i" +
+      "d\030\001 \001(\003R\007groupId\"\336\001\n\021KickMemberRequest\022\035" +
+      "\n\naccount_id\030\001 \001(\tR\taccountId\022\036\n\010group_i" +
+      "d\030\002 \001(\003H\000R\007groupId\210\001\001\022\027\n\007user_id\030\003 \001(\003R\006" +
+      "userId\022#\n\rreject_rejoin\030\004 \001(\010R\014rejectRej" +
+      "oin\022?\n\014on_behalf_of\030\005 \001(\0132\035.onebot.gatew" +
+      "ay.v1.OnBehalfOfR\nonBehalfOfB\013\n\t_group_i" +
+      "d\"H\n\022KickMemberResponse\022\031\n\010group_id\030\001 \001(" +
+      "\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006userId\"\320\001\n\024" +
+      "SetMemberCardRequest\022\035\n\naccount_id\030\001 \001(\t" +
+      "R\taccountId\022\036\n\010group_id\030\002 \001(\003H\000R\007groupId" +
+      "\210\001\001\022\027\n\007user_id\030\003 \001(\003R\006userId\022\022\n\004card\030\004 \001" +
+      "(\tR\004card\022?\n\014on_behalf_of\030\005 \001(\0132\035.onebot." +
+      "gateway.v1.OnBehalfOfR\nonBehalfOfB\013\n\t_gr" +
+      "oup_id\"K\n\025SetMemberCardResponse\022\031\n\010group" +
+      "_id\030\001 \001(\003R\007groupId\022\027\n\007user_id\030\002 \001(\003R\006use" +
+      "rId2\204\006\n\014GroupService\022k\n\020ListGroupMembers" +
+      "\022*.onebot.gateway.v1.ListGroupMembersReq" +
+      "uest\032+.onebot.gateway.v1.ListGroupMember" +
+      "sResponse\022Y\n\nListGroups\022$.onebot.gateway" +
+      ".v1.ListGroupsRequest\032%.onebot.gateway.v" +
+      "1.ListGroupsResponse\022Y\n\nPokeMember\022$.one" +
+      "bot.gateway.v1.PokeMemberRequest\032%.onebo" +
+      "t.gateway.v1.PokeMemberResponse\022e\n\016ListG" +
+      "roupFiles\022(.onebot.gateway.v1.ListGroupF" +
+      "ilesRequest\032).onebot.gateway.v1.ListGrou" +
+      "pFilesResponse\022Y\n\nMuteMember\022$.onebot.ga" +
+      "teway.v1.MuteMemberRequest\032%.onebot.gate" +
+      "way.v1.MuteMemberResponse\022P\n\007MuteAll\022!.o" +
+      "nebot.gateway.v1.MuteAllRequest\032\".onebot" +
+      ".gateway.v1.MuteAllResponse\022Y\n\nKickMembe" +
+      "r\022$.onebot.gateway.v1.KickMemberRequest\032" +
+      "%.onebot.gateway.v1.KickMemberResponse\022b" +
+      "\n\rSetMemberCard\022\'.onebot.gateway.v1.SetM" +
+      "emberCardRequest\032(.onebot.gateway.v1.Set" +
+      "MemberCardResponseBl\n\024dev.onebotgateway." +
+      "v1P\001ZRgithub.com/onebot-gateway/onebot-g" +
+      "ateway/client-sdk/go/onebot/gateway/v1;g" +
+      "atewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -176,6 +299,78 @@ public final class GroupServiceOuterClass extends com.google.protobuf.GeneratedF
     internal_static_onebot_gateway_v1_PokeMemberResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_PokeMemberResponse_descriptor,
+        new java.lang.String[] { "GroupId", "UserId", });
+    internal_static_onebot_gateway_v1_ListGroupFilesRequest_descriptor =
+      getDescriptor().getMessageType(8);
+    internal_static_onebot_gateway_v1_ListGroupFilesRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ListGroupFilesRequest_descriptor,
+        new java.lang.String[] { "AccountId", "GroupId", "FolderId", "PageSize", "PageToken", });
+    internal_static_onebot_gateway_v1_ListGroupFilesResponse_descriptor =
+      getDescriptor().getMessageType(9);
+    internal_static_onebot_gateway_v1_ListGroupFilesResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ListGroupFilesResponse_descriptor,
+        new java.lang.String[] { "GroupId", "Folders", "Files", "NextPageToken", });
+    internal_static_onebot_gateway_v1_GroupFile_descriptor =
+      getDescriptor().getMessageType(10);
+    internal_static_onebot_gateway_v1_GroupFile_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GroupFile_descriptor,
+        new java.lang.String[] { "FileId", "Name", "Size", "FolderId", "UploaderId", "UploaderName", "UploadTime", "ExpireTime", "DownloadCount", });
+    internal_static_onebot_gateway_v1_GroupFolder_descriptor =
+      getDescriptor().getMessageType(11);
+    internal_static_onebot_gateway_v1_GroupFolder_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_GroupFolder_descriptor,
+        new java.lang.String[] { "FolderId", "Name", "CreatorId", "CreateTime", "FileCount", });
+    internal_static_onebot_gateway_v1_MuteMemberRequest_descriptor =
+      getDescriptor().getMessageType(12);
+    internal_static_onebot_gateway_v1_MuteMemberRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_MuteMemberRequest_descriptor,
+        new java.lang.String[] { "AccountId", "GroupId", "UserId", "DurationSecs", "OnBehalfOf", });
+    internal_static_onebot_gateway_v1_MuteMemberResponse_descriptor =
+      getDescriptor().getMessageType(13);
+    internal_static_onebot_gateway_v1_MuteMemberResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_MuteMemberResponse_descriptor,
+        new java.lang.String[] { "GroupId", "UserId", });
+    internal_static_onebot_gateway_v1_MuteAllRequest_descriptor =
+      getDescriptor().getMessageType(14);
+    internal_static_onebot_gateway_v1_MuteAllRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_MuteAllRequest_descriptor,
+        new java.lang.String[] { "AccountId", "GroupId", "Enable", "OnBehalfOf", });
+    internal_static_onebot_gateway_v1_MuteAllResponse_descriptor =
+      getDescriptor().getMessageType(15);
+    internal_static_onebot_gateway_v1_MuteAllResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_MuteAllResponse_descriptor,
+        new java.lang.String[] { "GroupId", });
+    internal_static_onebot_gateway_v1_KickMemberRequest_descriptor =
+      getDescriptor().getMessageType(16);
+    internal_static_onebot_gateway_v1_KickMemberRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_KickMemberRequest_descriptor,
+        new java.lang.String[] { "AccountId", "GroupId", "UserId", "RejectRejoin", "OnBehalfOf", });
+    internal_static_onebot_gateway_v1_KickMemberResponse_descriptor =
+      getDescriptor().getMessageType(17);
+    internal_static_onebot_gateway_v1_KickMemberResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_KickMemberResponse_descriptor,
+        new java.lang.String[] { "GroupId", "UserId", });
+    internal_static_onebot_gateway_v1_SetMemberCardRequest_descriptor =
+      getDescriptor().getMessageType(18);
+    internal_static_onebot_gateway_v1_SetMemberCardRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_SetMemberCardRequest_descriptor,
+        new java.lang.String[] { "AccountId", "GroupId", "UserId", "Card", "OnBehalfOf", });
+    internal_static_onebot_gateway_v1_SetMemberCardResponse_descriptor =
+      getDescriptor().getMessageType(19);
+    internal_static_onebot_gateway_v1_SetMemberCardResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_SetMemberCardResponse_descriptor,
         new java.lang.String[] { "GroupId", "UserId", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();

@@ -49,8 +49,9 @@ public enum MediaKind
   MEDIA_KIND_FILE(3),
   /**
    * <pre>
-   * A voice record. Only received media have this kind (DownloadMedia);
-   * UploadMedia and SendMessage refuse it.
+   * A voice record (语音): received voice (DownloadMedia), and the kind to
+   * upload a voice message with (SendMessageRequest.voices): MP3, WAV, OGG,
+   * AMR or SILK, at most 10 MiB by default.
    * </pre>
    *
    * <code>MEDIA_KIND_RECORD = 4;</code>
@@ -102,8 +103,9 @@ public enum MediaKind
   public static final int MEDIA_KIND_FILE_VALUE = 3;
   /**
    * <pre>
-   * A voice record. Only received media have this kind (DownloadMedia);
-   * UploadMedia and SendMessage refuse it.
+   * A voice record (语音): received voice (DownloadMedia), and the kind to
+   * upload a voice message with (SendMessageRequest.voices): MP3, WAV, OGG,
+   * AMR or SILK, at most 10 MiB by default.
    * </pre>
    *
    * <code>MEDIA_KIND_RECORD = 4;</code>

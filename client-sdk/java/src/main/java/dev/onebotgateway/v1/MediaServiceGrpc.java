@@ -79,6 +79,37 @@ public final class MediaServiceGrpc {
     return getDownloadMediaMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.DownloadGroupFileRequest,
+      dev.onebotgateway.v1.DownloadGroupFileResponse> getDownloadGroupFileMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "DownloadGroupFile",
+      requestType = dev.onebotgateway.v1.DownloadGroupFileRequest.class,
+      responseType = dev.onebotgateway.v1.DownloadGroupFileResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.SERVER_STREAMING)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.DownloadGroupFileRequest,
+      dev.onebotgateway.v1.DownloadGroupFileResponse> getDownloadGroupFileMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.DownloadGroupFileRequest, dev.onebotgateway.v1.DownloadGroupFileResponse> getDownloadGroupFileMethod;
+    if ((getDownloadGroupFileMethod = MediaServiceGrpc.getDownloadGroupFileMethod) == null) {
+      synchronized (MediaServiceGrpc.class) {
+        if ((getDownloadGroupFileMethod = MediaServiceGrpc.getDownloadGroupFileMethod) == null) {
+          MediaServiceGrpc.getDownloadGroupFileMethod = getDownloadGroupFileMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.DownloadGroupFileRequest, dev.onebotgateway.v1.DownloadGroupFileResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.SERVER_STREAMING)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "DownloadGroupFile"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.DownloadGroupFileRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.DownloadGroupFileResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MediaServiceMethodDescriptorSupplier("DownloadGroupFile"))
+              .build();
+        }
+      }
+    }
+    return getDownloadGroupFileMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -208,6 +239,26 @@ public final class MediaServiceGrpc {
         io.grpc.stub.StreamObserver<dev.onebotgateway.v1.DownloadMediaResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getDownloadMediaMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * Streams a file of a group's files (a `GroupFile.file_id` of
+     * GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+     * (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+     * gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+     * `get_group_file_download_url`) and fetches it through the same guard
+     * as peer media, bounded by `media.file_max_bytes`.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+     * NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+     * not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+     * (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+     * </pre>
+     */
+    default void downloadGroupFile(dev.onebotgateway.v1.DownloadGroupFileRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.DownloadGroupFileResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getDownloadGroupFileMethod(), responseObserver);
+    }
   }
 
   /**
@@ -310,6 +361,27 @@ public final class MediaServiceGrpc {
       io.grpc.stub.ClientCalls.asyncServerStreamingCall(
           getChannel().newCall(getDownloadMediaMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Streams a file of a group's files (a `GroupFile.file_id` of
+     * GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+     * (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+     * gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+     * `get_group_file_download_url`) and fetches it through the same guard
+     * as peer media, bounded by `media.file_max_bytes`.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+     * NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+     * not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+     * (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+     * </pre>
+     */
+    public void downloadGroupFile(dev.onebotgateway.v1.DownloadGroupFileRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.DownloadGroupFileResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncServerStreamingCall(
+          getChannel().newCall(getDownloadGroupFileMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -398,6 +470,28 @@ public final class MediaServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2ServerStreamingCall(
           getChannel(), getDownloadMediaMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Streams a file of a group's files (a `GroupFile.file_id` of
+     * GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+     * (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+     * gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+     * `get_group_file_download_url`) and fetches it through the same guard
+     * as peer media, bounded by `media.file_max_bytes`.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+     * NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+     * not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+     * (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+     * </pre>
+     */
+    @io.grpc.ExperimentalApi("https://github.com/grpc/grpc-java/issues/10918")
+    public io.grpc.stub.BlockingClientCall<?, dev.onebotgateway.v1.DownloadGroupFileResponse>
+        downloadGroupFile(dev.onebotgateway.v1.DownloadGroupFileRequest request) {
+      return io.grpc.stub.ClientCalls.blockingV2ServerStreamingCall(
+          getChannel(), getDownloadGroupFileMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -461,6 +555,27 @@ public final class MediaServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingServerStreamingCall(
           getChannel(), getDownloadMediaMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Streams a file of a group's files (a `GroupFile.file_id` of
+     * GroupService.ListGroupFiles), as DownloadMedia streams media: a header
+     * (kind FILE, the sniffed MIME type, the file's name), then chunks. The
+     * gateway asks the peer for the file's URL (`get_group_file_url`; Milky
+     * `get_group_file_download_url`) and fetches it through the same guard
+     * as peer media, bounded by `media.file_max_bytes`.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: an empty file_id;
+     * GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE),
+     * NOT_FOUND (GROUP_NOT_FOUND; MEDIA_NOT_FOUND for a file the peer does
+     * not have), RESOURCE_EXHAUSTED (MEDIA_TOO_LARGE), FAILED_PRECONDITION
+     * (MEDIA_TRANSFER_FAILED), UNAVAILABLE (ACCOUNT_OFFLINE).
+     * </pre>
+     */
+    public java.util.Iterator<dev.onebotgateway.v1.DownloadGroupFileResponse> downloadGroupFile(
+        dev.onebotgateway.v1.DownloadGroupFileRequest request) {
+      return io.grpc.stub.ClientCalls.blockingServerStreamingCall(
+          getChannel(), getDownloadGroupFileMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -486,7 +601,8 @@ public final class MediaServiceGrpc {
   }
 
   private static final int METHODID_DOWNLOAD_MEDIA = 0;
-  private static final int METHODID_UPLOAD_MEDIA = 1;
+  private static final int METHODID_DOWNLOAD_GROUP_FILE = 1;
+  private static final int METHODID_UPLOAD_MEDIA = 2;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -508,6 +624,10 @@ public final class MediaServiceGrpc {
         case METHODID_DOWNLOAD_MEDIA:
           serviceImpl.downloadMedia((dev.onebotgateway.v1.DownloadMediaRequest) request,
               (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.DownloadMediaResponse>) responseObserver);
+          break;
+        case METHODID_DOWNLOAD_GROUP_FILE:
+          serviceImpl.downloadGroupFile((dev.onebotgateway.v1.DownloadGroupFileRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.DownloadGroupFileResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -544,6 +664,13 @@ public final class MediaServiceGrpc {
               dev.onebotgateway.v1.DownloadMediaRequest,
               dev.onebotgateway.v1.DownloadMediaResponse>(
                 service, METHODID_DOWNLOAD_MEDIA)))
+        .addMethod(
+          getDownloadGroupFileMethod(),
+          io.grpc.stub.ServerCalls.asyncServerStreamingCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.DownloadGroupFileRequest,
+              dev.onebotgateway.v1.DownloadGroupFileResponse>(
+                service, METHODID_DOWNLOAD_GROUP_FILE)))
         .build();
   }
 
@@ -594,6 +721,7 @@ public final class MediaServiceGrpc {
               .setSchemaDescriptor(new MediaServiceFileDescriptorSupplier())
               .addMethod(getUploadMediaMethod())
               .addMethod(getDownloadMediaMethod())
+              .addMethod(getDownloadGroupFileMethod())
               .build();
         }
       }

@@ -27,6 +27,16 @@ public final class MediaServiceOuterClass extends com.google.protobuf.GeneratedF
         (com.google.protobuf.ExtensionRegistryLite) registry);
   }
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_DownloadGroupFileRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_DownloadGroupFileRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_DownloadGroupFileResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_DownloadGroupFileResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_onebot_gateway_v1_UploadMediaRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -73,43 +83,53 @@ public final class MediaServiceOuterClass extends com.google.protobuf.GeneratedF
       "\n%onebot/gateway/v1/media_service.proto\022" +
       "\021onebot.gateway.v1\032\037google/protobuf/time" +
       "stamp.proto\032\036onebot/gateway/v1/common.pr" +
-      "oto\"w\n\022UploadMediaRequest\022>\n\006header\030\001 \001(" +
-      "\0132$.onebot.gateway.v1.UploadMediaHeaderH" +
-      "\000R\006header\022\026\n\005chunk\030\002 \001(\014H\000R\005chunkB\t\n\007pay" +
-      "load\"\313\001\n\021UploadMediaHeader\022\035\n\naccount_id" +
-      "\030\001 \001(\tR\taccountId\0220\n\004kind\030\002 \001(\0162\034.onebot" +
-      ".gateway.v1.MediaKindR\004kind\022\033\n\tfile_name" +
-      "\030\003 \001(\tR\010fileName\022\027\n\004size\030\004 \001(\003H\000R\004size\210\001" +
-      "\001\022\033\n\006sha256\030\005 \001(\tH\001R\006sha256\210\001\001B\007\n\005_sizeB" +
-      "\t\n\007_sha256\"\346\001\n\023UploadMediaResponse\022\031\n\010me" +
-      "dia_id\030\001 \001(\tR\007mediaId\0220\n\004kind\030\002 \001(\0162\034.on" +
-      "ebot.gateway.v1.MediaKindR\004kind\022\022\n\004size\030" +
-      "\003 \001(\003R\004size\022\026\n\006sha256\030\004 \001(\tR\006sha256\022\033\n\tm" +
-      "ime_type\030\005 \001(\tR\010mimeType\0229\n\nexpires_at\030\006" +
-      " \001(\0132\032.google.protobuf.TimestampR\texpire" +
-      "sAt\"\234\001\n\024DownloadMediaRequest\022\035\n\naccount_" +
-      "id\030\001 \001(\tR\taccountId\022\033\n\010media_id\030\002 \001(\tH\000R" +
-      "\007mediaId\022>\n\007message\030\003 \001(\0132\".onebot.gatew" +
-      "ay.v1.MessageMediaRefH\000R\007messageB\010\n\006targ" +
-      "et\"U\n\017MessageMediaRef\022\035\n\nmessage_id\030\001 \001(" +
-      "\003R\tmessageId\022#\n\rsegment_index\030\002 \001(\005R\014seg" +
-      "mentIndex\"|\n\025DownloadMediaResponse\022@\n\006he" +
-      "ader\030\001 \001(\0132&.onebot.gateway.v1.DownloadM" +
-      "ediaHeaderH\000R\006header\022\026\n\005chunk\030\002 \001(\014H\000R\005c" +
-      "hunkB\t\n\007payload\"\310\001\n\023DownloadMediaHeader\022" +
-      "\031\n\010media_id\030\001 \001(\tR\007mediaId\0220\n\004kind\030\002 \001(\016" +
-      "2\034.onebot.gateway.v1.MediaKindR\004kind\022\033\n\t" +
-      "mime_type\030\003 \001(\tR\010mimeType\022\022\n\004size\030\004 \001(\003R" +
-      "\004size\022\026\n\006sha256\030\005 \001(\tR\006sha256\022\033\n\tfile_na" +
-      "me\030\006 \001(\tR\010fileName2\324\001\n\014MediaService\022^\n\013U" +
-      "ploadMedia\022%.onebot.gateway.v1.UploadMed" +
-      "iaRequest\032&.onebot.gateway.v1.UploadMedi" +
-      "aResponse(\001\022d\n\rDownloadMedia\022\'.onebot.ga" +
-      "teway.v1.DownloadMediaRequest\032(.onebot.g" +
-      "ateway.v1.DownloadMediaResponse0\001Bl\n\024dev" +
-      ".onebotgateway.v1P\001ZRgithub.com/onebot-g" +
-      "ateway/onebot-gateway/client-sdk/go/oneb" +
-      "ot/gateway/v1;gatewayv1b\006proto3"
+      "oto\"\177\n\030DownloadGroupFileRequest\022\035\n\naccou" +
+      "nt_id\030\001 \001(\tR\taccountId\022\036\n\010group_id\030\002 \001(\003" +
+      "H\000R\007groupId\210\001\001\022\027\n\007file_id\030\003 \001(\tR\006fileIdB" +
+      "\013\n\t_group_id\"\200\001\n\031DownloadGroupFileRespon" +
+      "se\022@\n\006header\030\001 \001(\0132&.onebot.gateway.v1.D" +
+      "ownloadMediaHeaderH\000R\006header\022\026\n\005chunk\030\002 " +
+      "\001(\014H\000R\005chunkB\t\n\007payload\"w\n\022UploadMediaRe" +
+      "quest\022>\n\006header\030\001 \001(\0132$.onebot.gateway.v" +
+      "1.UploadMediaHeaderH\000R\006header\022\026\n\005chunk\030\002" +
+      " \001(\014H\000R\005chunkB\t\n\007payload\"\313\001\n\021UploadMedia" +
+      "Header\022\035\n\naccount_id\030\001 \001(\tR\taccountId\0220\n" +
+      "\004kind\030\002 \001(\0162\034.onebot.gateway.v1.MediaKin" +
+      "dR\004kind\022\033\n\tfile_name\030\003 \001(\tR\010fileName\022\027\n\004" +
+      "size\030\004 \001(\003H\000R\004size\210\001\001\022\033\n\006sha256\030\005 \001(\tH\001R" +
+      "\006sha256\210\001\001B\007\n\005_sizeB\t\n\007_sha256\"\346\001\n\023Uploa" +
+      "dMediaResponse\022\031\n\010media_id\030\001 \001(\tR\007mediaI" +
+      "d\0220\n\004kind\030\002 \001(\0162\034.onebot.gateway.v1.Medi" +
+      "aKindR\004kind\022\022\n\004size\030\003 \001(\003R\004size\022\026\n\006sha25" +
+      "6\030\004 \001(\tR\006sha256\022\033\n\tmime_type\030\005 \001(\tR\010mime" +
+      "Type\0229\n\nexpires_at\030\006 \001(\0132\032.google.protob" +
+      "uf.TimestampR\texpiresAt\"\234\001\n\024DownloadMedi" +
+      "aRequest\022\035\n\naccount_id\030\001 \001(\tR\taccountId\022" +
+      "\033\n\010media_id\030\002 \001(\tH\000R\007mediaId\022>\n\007message\030" +
+      "\003 \001(\0132\".onebot.gateway.v1.MessageMediaRe" +
+      "fH\000R\007messageB\010\n\006target\"U\n\017MessageMediaRe" +
+      "f\022\035\n\nmessage_id\030\001 \001(\003R\tmessageId\022#\n\rsegm" +
+      "ent_index\030\002 \001(\005R\014segmentIndex\"|\n\025Downloa" +
+      "dMediaResponse\022@\n\006header\030\001 \001(\0132&.onebot." +
+      "gateway.v1.DownloadMediaHeaderH\000R\006header" +
+      "\022\026\n\005chunk\030\002 \001(\014H\000R\005chunkB\t\n\007payload\"\310\001\n\023" +
+      "DownloadMediaHeader\022\031\n\010media_id\030\001 \001(\tR\007m" +
+      "ediaId\0220\n\004kind\030\002 \001(\0162\034.onebot.gateway.v1" +
+      ".MediaKindR\004kind\022\033\n\tmime_type\030\003 \001(\tR\010mim" +
+      "eType\022\022\n\004size\030\004 \001(\003R\004size\022\026\n\006sha256\030\005 \001(" +
+      "\tR\006sha256\022\033\n\tfile_name\030\006 \001(\tR\010fileName2\306" +
+      "\002\n\014MediaService\022^\n\013UploadMedia\022%.onebot." +
+      "gateway.v1.UploadMediaRequest\032&.onebot.g" +
+      "ateway.v1.UploadMediaResponse(\001\022d\n\rDownl" +
+      "oadMedia\022\'.onebot.gateway.v1.DownloadMed" +
+      "iaRequest\032(.onebot.gateway.v1.DownloadMe" +
+      "diaResponse0\001\022p\n\021DownloadGroupFile\022+.one" +
+      "bot.gateway.v1.DownloadGroupFileRequest\032" +
+      ",.onebot.gateway.v1.DownloadGroupFileRes" +
+      "ponse0\001Bl\n\024dev.onebotgateway.v1P\001ZRgithu" +
+      "b.com/onebot-gateway/onebot-gateway/clie" +
+      "nt-sdk/go/onebot/gateway/v1;gatewayv1b\006p" +
+      "roto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -117,44 +137,56 @@ public final class MediaServiceOuterClass extends com.google.protobuf.GeneratedF
           com.google.protobuf.TimestampProto.getDescriptor(),
           dev.onebotgateway.v1.Common.getDescriptor(),
         });
-    internal_static_onebot_gateway_v1_UploadMediaRequest_descriptor =
+    internal_static_onebot_gateway_v1_DownloadGroupFileRequest_descriptor =
       getDescriptor().getMessageType(0);
+    internal_static_onebot_gateway_v1_DownloadGroupFileRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_DownloadGroupFileRequest_descriptor,
+        new java.lang.String[] { "AccountId", "GroupId", "FileId", });
+    internal_static_onebot_gateway_v1_DownloadGroupFileResponse_descriptor =
+      getDescriptor().getMessageType(1);
+    internal_static_onebot_gateway_v1_DownloadGroupFileResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_DownloadGroupFileResponse_descriptor,
+        new java.lang.String[] { "Header", "Chunk", "Payload", });
+    internal_static_onebot_gateway_v1_UploadMediaRequest_descriptor =
+      getDescriptor().getMessageType(2);
     internal_static_onebot_gateway_v1_UploadMediaRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_UploadMediaRequest_descriptor,
         new java.lang.String[] { "Header", "Chunk", "Payload", });
     internal_static_onebot_gateway_v1_UploadMediaHeader_descriptor =
-      getDescriptor().getMessageType(1);
+      getDescriptor().getMessageType(3);
     internal_static_onebot_gateway_v1_UploadMediaHeader_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_UploadMediaHeader_descriptor,
         new java.lang.String[] { "AccountId", "Kind", "FileName", "Size", "Sha256", });
     internal_static_onebot_gateway_v1_UploadMediaResponse_descriptor =
-      getDescriptor().getMessageType(2);
+      getDescriptor().getMessageType(4);
     internal_static_onebot_gateway_v1_UploadMediaResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_UploadMediaResponse_descriptor,
         new java.lang.String[] { "MediaId", "Kind", "Size", "Sha256", "MimeType", "ExpiresAt", });
     internal_static_onebot_gateway_v1_DownloadMediaRequest_descriptor =
-      getDescriptor().getMessageType(3);
+      getDescriptor().getMessageType(5);
     internal_static_onebot_gateway_v1_DownloadMediaRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_DownloadMediaRequest_descriptor,
         new java.lang.String[] { "AccountId", "MediaId", "Message", "Target", });
     internal_static_onebot_gateway_v1_MessageMediaRef_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(6);
     internal_static_onebot_gateway_v1_MessageMediaRef_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MessageMediaRef_descriptor,
         new java.lang.String[] { "MessageId", "SegmentIndex", });
     internal_static_onebot_gateway_v1_DownloadMediaResponse_descriptor =
-      getDescriptor().getMessageType(5);
+      getDescriptor().getMessageType(7);
     internal_static_onebot_gateway_v1_DownloadMediaResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_DownloadMediaResponse_descriptor,
         new java.lang.String[] { "Header", "Chunk", "Payload", });
     internal_static_onebot_gateway_v1_DownloadMediaHeader_descriptor =
-      getDescriptor().getMessageType(6);
+      getDescriptor().getMessageType(8);
     internal_static_onebot_gateway_v1_DownloadMediaHeader_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_DownloadMediaHeader_descriptor,

@@ -130,6 +130,21 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int VOICES_FIELD_NUMBER = 4;
+  private int voices_ = 0;
+  /**
+   * <pre>
+   * Number of voice messages sent.
+   * </pre>
+   *
+   * <code>int32 voices = 4 [json_name = "voices"];</code>
+   * @return The voices.
+   */
+  @java.lang.Override
+  public int getVoices() {
+    return voices_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -153,6 +168,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(file_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 3, file_);
     }
+    if (voices_ != 0) {
+      output.writeInt32(4, voices_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -167,6 +185,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(file_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(3, file_);
+    }
+    if (voices_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(4, voices_);
     }
     return size;
   }
@@ -198,6 +220,8 @@ private static final long serialVersionUID = 0L;
         != other.getVideos()) return false;
     if (!getFile()
         .equals(other.getFile())) return false;
+    if (getVoices()
+        != other.getVoices()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -215,6 +239,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getVideos();
     hash = (37 * hash) + FILE_FIELD_NUMBER;
     hash = (53 * hash) + getFile().hashCode();
+    hash = (37 * hash) + VOICES_FIELD_NUMBER;
+    hash = (53 * hash) + getVoices();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -353,6 +379,7 @@ private static final long serialVersionUID = 0L;
       images_ = 0;
       videos_ = 0;
       file_ = "";
+      voices_ = 0;
       return this;
     }
 
@@ -395,6 +422,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000004) != 0)) {
         result.file_ = file_;
       }
+      if (((from_bitField0_ & 0x00000008) != 0)) {
+        result.voices_ = voices_;
+      }
     }
 
     @java.lang.Override
@@ -419,6 +449,9 @@ private static final long serialVersionUID = 0L;
         file_ = other.file_;
         bitField0_ |= 0x00000004;
         onChanged();
+      }
+      if (other.getVoices() != 0) {
+        setVoices(other.getVoices());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -459,6 +492,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 26
+            case 32: {
+              voices_ = input.readInt32();
+              bitField0_ |= 0x00000008;
+              break;
+            } // case 32
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -652,6 +690,50 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       file_ = value;
       bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+
+    private int voices_ ;
+    /**
+     * <pre>
+     * Number of voice messages sent.
+     * </pre>
+     *
+     * <code>int32 voices = 4 [json_name = "voices"];</code>
+     * @return The voices.
+     */
+    @java.lang.Override
+    public int getVoices() {
+      return voices_;
+    }
+    /**
+     * <pre>
+     * Number of voice messages sent.
+     * </pre>
+     *
+     * <code>int32 voices = 4 [json_name = "voices"];</code>
+     * @param value The voices to set.
+     * @return This builder for chaining.
+     */
+    public Builder setVoices(int value) {
+
+      voices_ = value;
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Number of voice messages sent.
+     * </pre>
+     *
+     * <code>int32 voices = 4 [json_name = "voices"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearVoices() {
+      bitField0_ = (bitField0_ & ~0x00000008);
+      voices_ = 0;
       onChanged();
       return this;
     }

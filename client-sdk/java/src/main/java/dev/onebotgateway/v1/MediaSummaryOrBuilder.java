@@ -49,4 +49,14 @@ public interface MediaSummaryOrBuilder extends
    */
   com.google.protobuf.ByteString
       getFileBytes();
+
+  /**
+   * <pre>
+   * Number of voice messages sent.
+   * </pre>
+   *
+   * <code>int32 voices = 4 [json_name = "voices"];</code>
+   * @return The voices.
+   */
+  int getVoices();
 }

@@ -205,6 +205,130 @@ public final class MessageServiceGrpc {
     return getSearchMessagesMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.ReactToMessageRequest,
+      dev.onebotgateway.v1.ReactToMessageResponse> getReactToMessageMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ReactToMessage",
+      requestType = dev.onebotgateway.v1.ReactToMessageRequest.class,
+      responseType = dev.onebotgateway.v1.ReactToMessageResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.ReactToMessageRequest,
+      dev.onebotgateway.v1.ReactToMessageResponse> getReactToMessageMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.ReactToMessageRequest, dev.onebotgateway.v1.ReactToMessageResponse> getReactToMessageMethod;
+    if ((getReactToMessageMethod = MessageServiceGrpc.getReactToMessageMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getReactToMessageMethod = MessageServiceGrpc.getReactToMessageMethod) == null) {
+          MessageServiceGrpc.getReactToMessageMethod = getReactToMessageMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.ReactToMessageRequest, dev.onebotgateway.v1.ReactToMessageResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ReactToMessage"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.ReactToMessageRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.ReactToMessageResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("ReactToMessage"))
+              .build();
+        }
+      }
+    }
+    return getReactToMessageMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.SetEssenceRequest,
+      dev.onebotgateway.v1.SetEssenceResponse> getSetEssenceMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SetEssence",
+      requestType = dev.onebotgateway.v1.SetEssenceRequest.class,
+      responseType = dev.onebotgateway.v1.SetEssenceResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.SetEssenceRequest,
+      dev.onebotgateway.v1.SetEssenceResponse> getSetEssenceMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.SetEssenceRequest, dev.onebotgateway.v1.SetEssenceResponse> getSetEssenceMethod;
+    if ((getSetEssenceMethod = MessageServiceGrpc.getSetEssenceMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getSetEssenceMethod = MessageServiceGrpc.getSetEssenceMethod) == null) {
+          MessageServiceGrpc.getSetEssenceMethod = getSetEssenceMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.SetEssenceRequest, dev.onebotgateway.v1.SetEssenceResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SetEssence"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SetEssenceRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SetEssenceResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("SetEssence"))
+              .build();
+        }
+      }
+    }
+    return getSetEssenceMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.ListEssenceRequest,
+      dev.onebotgateway.v1.ListEssenceResponse> getListEssenceMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListEssence",
+      requestType = dev.onebotgateway.v1.ListEssenceRequest.class,
+      responseType = dev.onebotgateway.v1.ListEssenceResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.ListEssenceRequest,
+      dev.onebotgateway.v1.ListEssenceResponse> getListEssenceMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.ListEssenceRequest, dev.onebotgateway.v1.ListEssenceResponse> getListEssenceMethod;
+    if ((getListEssenceMethod = MessageServiceGrpc.getListEssenceMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getListEssenceMethod = MessageServiceGrpc.getListEssenceMethod) == null) {
+          MessageServiceGrpc.getListEssenceMethod = getListEssenceMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.ListEssenceRequest, dev.onebotgateway.v1.ListEssenceResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListEssence"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.ListEssenceRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.ListEssenceResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("ListEssence"))
+              .build();
+        }
+      }
+    }
+    return getListEssenceMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.onebotgateway.v1.SetTypingRequest,
+      dev.onebotgateway.v1.SetTypingResponse> getSetTypingMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SetTyping",
+      requestType = dev.onebotgateway.v1.SetTypingRequest.class,
+      responseType = dev.onebotgateway.v1.SetTypingResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.onebotgateway.v1.SetTypingRequest,
+      dev.onebotgateway.v1.SetTypingResponse> getSetTypingMethod() {
+    io.grpc.MethodDescriptor<dev.onebotgateway.v1.SetTypingRequest, dev.onebotgateway.v1.SetTypingResponse> getSetTypingMethod;
+    if ((getSetTypingMethod = MessageServiceGrpc.getSetTypingMethod) == null) {
+      synchronized (MessageServiceGrpc.class) {
+        if ((getSetTypingMethod = MessageServiceGrpc.getSetTypingMethod) == null) {
+          MessageServiceGrpc.getSetTypingMethod = getSetTypingMethod =
+              io.grpc.MethodDescriptor.<dev.onebotgateway.v1.SetTypingRequest, dev.onebotgateway.v1.SetTypingResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SetTyping"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SetTypingRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.onebotgateway.v1.SetTypingResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new MessageServiceMethodDescriptorSupplier("SetTyping"))
+              .build();
+        }
+      }
+    }
+    return getSetTypingMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -434,6 +558,98 @@ public final class MessageServiceGrpc {
         io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SearchMessagesResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSearchMessagesMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * Adds an emoji reaction to a group message (表情回应), or removes the
+     * bot's own with `remove`. The message's group is read from the peer and
+     * must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+     * `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+     * `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+     * over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+     * PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+     * (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+     * UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+     * (ONEBOT_ACTION_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy action: `react`.
+     * </pre>
+     */
+    default void reactToMessage(dev.onebotgateway.v1.ReactToMessageRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.ReactToMessageResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getReactToMessageMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Marks a group message as essence (精华), or unmarks it with `remove`.
+     * The bot must be the group's owner or an admin. OneBot:
+     * `set_essence_msg` / `delete_essence_msg`; Milky:
+     * `set_group_essence_message`.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+     * message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+     * (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+     * decided from the member list before the peer is called), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy
+     * action: `essence`.
+     * </pre>
+     */
+    default void setEssence(dev.onebotgateway.v1.SetEssenceRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SetEssenceResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSetEssenceMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists a group's essence messages (精华消息), a page at a time, newest
+     * marking first as the peer orders them. OneBot peers list them whole
+     * (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+     * itself (`get_group_essence_messages`). What each peer reports differs:
+     * NapCat reports no message time, LLOneBot and go-cqhttp no content.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+     * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * </pre>
+     */
+    default void listEssence(dev.onebotgateway.v1.ListEssenceRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.ListEssenceResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListEssenceMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Shows "正在输入" (typing) to a user in a private chat, for example while
+     * the model thinks. The user must be in the private whitelist (`users`).
+     * OneBot: `set_input_status` (NapCat, SnowLuma).
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+     * PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+     * (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+     * Milky have no such action; nothing is sent), UNAVAILABLE
+     * (ACCOUNT_OFFLINE).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy action: `typing`.
+     * </pre>
+     */
+    default void setTyping(dev.onebotgateway.v1.SetTypingRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SetTypingResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSetTypingMethod(), responseObserver);
+    }
   }
 
   /**
@@ -642,6 +858,102 @@ public final class MessageServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getSearchMessagesMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Adds an emoji reaction to a group message (表情回应), or removes the
+     * bot's own with `remove`. The message's group is read from the peer and
+     * must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+     * `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+     * `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+     * over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+     * PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+     * (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+     * UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+     * (ONEBOT_ACTION_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy action: `react`.
+     * </pre>
+     */
+    public void reactToMessage(dev.onebotgateway.v1.ReactToMessageRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.ReactToMessageResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getReactToMessageMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Marks a group message as essence (精华), or unmarks it with `remove`.
+     * The bot must be the group's owner or an admin. OneBot:
+     * `set_essence_msg` / `delete_essence_msg`; Milky:
+     * `set_group_essence_message`.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+     * message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+     * (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+     * decided from the member list before the peer is called), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy
+     * action: `essence`.
+     * </pre>
+     */
+    public void setEssence(dev.onebotgateway.v1.SetEssenceRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SetEssenceResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSetEssenceMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists a group's essence messages (精华消息), a page at a time, newest
+     * marking first as the peer orders them. OneBot peers list them whole
+     * (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+     * itself (`get_group_essence_messages`). What each peer reports differs:
+     * NapCat reports no message time, LLOneBot and go-cqhttp no content.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+     * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * </pre>
+     */
+    public void listEssence(dev.onebotgateway.v1.ListEssenceRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.ListEssenceResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListEssenceMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Shows "正在输入" (typing) to a user in a private chat, for example while
+     * the model thinks. The user must be in the private whitelist (`users`).
+     * OneBot: `set_input_status` (NapCat, SnowLuma).
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+     * PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+     * (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+     * Milky have no such action; nothing is sent), UNAVAILABLE
+     * (ACCOUNT_OFFLINE).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy action: `typing`.
+     * </pre>
+     */
+    public void setTyping(dev.onebotgateway.v1.SetTypingRequest request,
+        io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SetTypingResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSetTypingMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -826,6 +1138,98 @@ public final class MessageServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getSearchMessagesMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Adds an emoji reaction to a group message (表情回应), or removes the
+     * bot's own with `remove`. The message's group is read from the peer and
+     * must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+     * `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+     * `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+     * over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+     * PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+     * (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+     * UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+     * (ONEBOT_ACTION_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy action: `react`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.ReactToMessageResponse reactToMessage(dev.onebotgateway.v1.ReactToMessageRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getReactToMessageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Marks a group message as essence (精华), or unmarks it with `remove`.
+     * The bot must be the group's owner or an admin. OneBot:
+     * `set_essence_msg` / `delete_essence_msg`; Milky:
+     * `set_group_essence_message`.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+     * message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+     * (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+     * decided from the member list before the peer is called), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy
+     * action: `essence`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SetEssenceResponse setEssence(dev.onebotgateway.v1.SetEssenceRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSetEssenceMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists a group's essence messages (精华消息), a page at a time, newest
+     * marking first as the peer orders them. OneBot peers list them whole
+     * (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+     * itself (`get_group_essence_messages`). What each peer reports differs:
+     * NapCat reports no message time, LLOneBot and go-cqhttp no content.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+     * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.ListEssenceResponse listEssence(dev.onebotgateway.v1.ListEssenceRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListEssenceMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Shows "正在输入" (typing) to a user in a private chat, for example while
+     * the model thinks. The user must be in the private whitelist (`users`).
+     * OneBot: `set_input_status` (NapCat, SnowLuma).
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+     * PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+     * (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+     * Milky have no such action; nothing is sent), UNAVAILABLE
+     * (ACCOUNT_OFFLINE).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy action: `typing`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SetTypingResponse setTyping(dev.onebotgateway.v1.SetTypingRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSetTypingMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -1009,6 +1413,98 @@ public final class MessageServiceGrpc {
     public dev.onebotgateway.v1.SearchMessagesResponse searchMessages(dev.onebotgateway.v1.SearchMessagesRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getSearchMessagesMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Adds an emoji reaction to a group message (表情回应), or removes the
+     * bot's own with `remove`. The message's group is read from the peer and
+     * must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+     * `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+     * `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+     * over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+     * PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+     * (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+     * UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+     * (ONEBOT_ACTION_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy action: `react`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.ReactToMessageResponse reactToMessage(dev.onebotgateway.v1.ReactToMessageRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getReactToMessageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Marks a group message as essence (精华), or unmarks it with `remove`.
+     * The bot must be the group's owner or an admin. OneBot:
+     * `set_essence_msg` / `delete_essence_msg`; Milky:
+     * `set_group_essence_message`.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+     * message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+     * (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+     * decided from the member list before the peer is called), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy
+     * action: `essence`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SetEssenceResponse setEssence(dev.onebotgateway.v1.SetEssenceRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSetEssenceMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists a group's essence messages (精华消息), a page at a time, newest
+     * marking first as the peer orders them. OneBot peers list them whole
+     * (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+     * itself (`get_group_essence_messages`). What each peer reports differs:
+     * NapCat reports no message time, LLOneBot and go-cqhttp no content.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+     * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.ListEssenceResponse listEssence(dev.onebotgateway.v1.ListEssenceRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListEssenceMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Shows "正在输入" (typing) to a user in a private chat, for example while
+     * the model thinks. The user must be in the private whitelist (`users`).
+     * OneBot: `set_input_status` (NapCat, SnowLuma).
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+     * PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+     * (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+     * Milky have no such action; nothing is sent), UNAVAILABLE
+     * (ACCOUNT_OFFLINE).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy action: `typing`.
+     * </pre>
+     */
+    public dev.onebotgateway.v1.SetTypingResponse setTyping(dev.onebotgateway.v1.SetTypingRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSetTypingMethod(), getCallOptions(), request);
     }
   }
 
@@ -1200,6 +1696,102 @@ public final class MessageServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getSearchMessagesMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Adds an emoji reaction to a group message (表情回应), or removes the
+     * bot's own with `remove`. The message's group is read from the peer and
+     * must be whitelisted. OneBot: `set_msg_emoji_like` (NapCat, SnowLuma),
+     * `set_msg_emoji_like` / `unset_msg_emoji_like` (LLOneBot),
+     * `set_group_reaction` (Lagrange); Milky: `send_group_message_reaction`.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, an empty or
+     * over-long emoji_id, a private message), NOT_FOUND (MESSAGE_NOT_FOUND),
+     * PERMISSION_DENIED (GROUP_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+     * (NOT_SUPPORTED_BY_IMPLEMENTATION: go-cqhttp; nothing is sent),
+     * UNAVAILABLE (ACCOUNT_OFFLINE), and the peer's own failures
+     * (ONEBOT_ACTION_FAILED).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy action: `react`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.ReactToMessageResponse> reactToMessage(
+        dev.onebotgateway.v1.ReactToMessageRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getReactToMessageMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Marks a group message as essence (精华), or unmarks it with `remove`.
+     * The bot must be the group's owner or an admin. OneBot:
+     * `set_essence_msg` / `delete_essence_msg`; Milky:
+     * `set_group_essence_message`.
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: message_id 0, a private
+     * message), NOT_FOUND (MESSAGE_NOT_FOUND), PERMISSION_DENIED
+     * (GROUP_NOT_ALLOWED, TOKEN_SCOPE), FAILED_PRECONDITION (BOT_NOT_ADMIN,
+     * decided from the member list before the peer is called), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy
+     * action: `essence`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.SetEssenceResponse> setEssence(
+        dev.onebotgateway.v1.SetEssenceRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSetEssenceMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Lists a group's essence messages (精华消息), a page at a time, newest
+     * marking first as the peer orders them. OneBot peers list them whole
+     * (`get_essence_msg_list`), and the gateway pages that list; Milky pages
+     * itself (`get_group_essence_messages`). What each peer reports differs:
+     * NapCat reports no message time, LLOneBot and go-cqhttp no content.
+     * Read-only. Errors: INVALID_ARGUMENT (INVALID_REQUEST: a bad page_size
+     * or page_token; GROUP_REQUIRED), PERMISSION_DENIED (GROUP_NOT_ALLOWED,
+     * TOKEN_SCOPE), NOT_FOUND (GROUP_NOT_FOUND), UNAVAILABLE
+     * (ACCOUNT_OFFLINE), and the peer's own failures.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.ListEssenceResponse> listEssence(
+        dev.onebotgateway.v1.ListEssenceRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListEssenceMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Shows "正在输入" (typing) to a user in a private chat, for example while
+     * the model thinks. The user must be in the private whitelist (`users`).
+     * OneBot: `set_input_status` (NapCat, SnowLuma).
+     * Errors: INVALID_ARGUMENT (INVALID_REQUEST: user_id not positive),
+     * PERMISSION_DENIED (USER_NOT_ALLOWED, TOKEN_SCOPE), UNIMPLEMENTED
+     * (NOT_SUPPORTED_BY_IMPLEMENTATION: LLOneBot, Lagrange, go-cqhttp and
+     * Milky have no such action; nothing is sent), UNAVAILABLE
+     * (ACCOUNT_OFFLINE).
+     * With `on_behalf_of`, the `[policy]` rules decide by the requester's role
+     * after the whitelist and the token's scope: PERMISSION_DENIED
+     * (POLICY_DENIED) refuses it, FAILED_PRECONDITION (APPROVAL_PENDING,
+     * metadata `approval_id`) holds it for a bot owner's approval
+     * (ApprovalService). Rules apply without it too (role `none`). The call is
+     * recorded in the audit trail (AuditService). Policy action: `typing`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.onebotgateway.v1.SetTypingResponse> setTyping(
+        dev.onebotgateway.v1.SetTypingRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSetTypingMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_GET_HISTORY = 0;
@@ -1208,6 +1800,10 @@ public final class MessageServiceGrpc {
   private static final int METHODID_RECALL_MESSAGE = 3;
   private static final int METHODID_GET_FORWARD_MESSAGES = 4;
   private static final int METHODID_SEARCH_MESSAGES = 5;
+  private static final int METHODID_REACT_TO_MESSAGE = 6;
+  private static final int METHODID_SET_ESSENCE = 7;
+  private static final int METHODID_LIST_ESSENCE = 8;
+  private static final int METHODID_SET_TYPING = 9;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1249,6 +1845,22 @@ public final class MessageServiceGrpc {
         case METHODID_SEARCH_MESSAGES:
           serviceImpl.searchMessages((dev.onebotgateway.v1.SearchMessagesRequest) request,
               (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SearchMessagesResponse>) responseObserver);
+          break;
+        case METHODID_REACT_TO_MESSAGE:
+          serviceImpl.reactToMessage((dev.onebotgateway.v1.ReactToMessageRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.ReactToMessageResponse>) responseObserver);
+          break;
+        case METHODID_SET_ESSENCE:
+          serviceImpl.setEssence((dev.onebotgateway.v1.SetEssenceRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SetEssenceResponse>) responseObserver);
+          break;
+        case METHODID_LIST_ESSENCE:
+          serviceImpl.listEssence((dev.onebotgateway.v1.ListEssenceRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.ListEssenceResponse>) responseObserver);
+          break;
+        case METHODID_SET_TYPING:
+          serviceImpl.setTyping((dev.onebotgateway.v1.SetTypingRequest) request,
+              (io.grpc.stub.StreamObserver<dev.onebotgateway.v1.SetTypingResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -1310,6 +1922,34 @@ public final class MessageServiceGrpc {
               dev.onebotgateway.v1.SearchMessagesRequest,
               dev.onebotgateway.v1.SearchMessagesResponse>(
                 service, METHODID_SEARCH_MESSAGES)))
+        .addMethod(
+          getReactToMessageMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.ReactToMessageRequest,
+              dev.onebotgateway.v1.ReactToMessageResponse>(
+                service, METHODID_REACT_TO_MESSAGE)))
+        .addMethod(
+          getSetEssenceMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.SetEssenceRequest,
+              dev.onebotgateway.v1.SetEssenceResponse>(
+                service, METHODID_SET_ESSENCE)))
+        .addMethod(
+          getListEssenceMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.ListEssenceRequest,
+              dev.onebotgateway.v1.ListEssenceResponse>(
+                service, METHODID_LIST_ESSENCE)))
+        .addMethod(
+          getSetTypingMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.onebotgateway.v1.SetTypingRequest,
+              dev.onebotgateway.v1.SetTypingResponse>(
+                service, METHODID_SET_TYPING)))
         .build();
   }
 
@@ -1364,6 +2004,10 @@ public final class MessageServiceGrpc {
               .addMethod(getRecallMessageMethod())
               .addMethod(getGetForwardMessagesMethod())
               .addMethod(getSearchMessagesMethod())
+              .addMethod(getReactToMessageMethod())
+              .addMethod(getSetEssenceMethod())
+              .addMethod(getListEssenceMethod())
+              .addMethod(getSetTypingMethod())
               .build();
         }
       }

@@ -96,6 +96,51 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_onebot_gateway_v1_SearchMessagesResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ReactToMessageRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ReactToMessageRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ReactToMessageResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ReactToMessageResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_SetEssenceRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_SetEssenceRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_SetEssenceResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_SetEssenceResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ListEssenceRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ListEssenceRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_ListEssenceResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_ListEssenceResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_EssenceMessage_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_EssenceMessage_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_SetTypingRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_SetTypingRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_onebot_gateway_v1_SetTypingResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_onebot_gateway_v1_SetTypingResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -123,7 +168,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       "eId\210\001\001B\031\n\027_next_anchor_message_id\"t\n\013Med" +
       "iaSource\022\033\n\010media_id\030\001 \001(\tH\000R\007mediaId\022\022\n" +
       "\003url\030\002 \001(\tH\000R\003url\022\024\n\004path\030\003 \001(\tH\000R\004path\022" +
-      "\024\n\004data\030\004 \001(\014H\000R\004dataB\010\n\006source\"\340\004\n\022Send" +
+      "\024\n\004data\030\004 \001(\014H\000R\004dataB\010\n\006source\"\230\005\n\022Send" +
       "MessageRequest\022\035\n\naccount_id\030\001 \001(\tR\tacco" +
       "untId\022\036\n\010group_id\030\002 \001(\003H\000R\007groupId\210\001\001\022\022\n" +
       "\004text\030\003 \001(\tR\004text\0226\n\006images\030\004 \003(\0132\036.oneb" +
@@ -137,18 +182,20 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       "oMessageId\210\001\001\022(\n\020mention_user_ids\030\013 \003(\003R" +
       "\016mentionUserIds\022\037\n\013mention_all\030\014 \001(\010R\nme" +
       "ntionAll\022?\n\014on_behalf_of\030\r \001(\0132\035.onebot." +
-      "gateway.v1.OnBehalfOfR\nonBehalfOfB\013\n\t_gr" +
-      "oup_idB\n\n\010_user_idB\026\n\024_reply_to_message_" +
-      "id\"\260\002\n\023SendMessageResponse\022\031\n\010group_id\030\001" +
-      " \001(\003R\007groupId\022\026\n\006chunks\030\002 \001(\005R\006chunks\022\026\n" +
-      "\006queued\030\003 \001(\010R\006queued\022\037\n\013message_ids\030\004 \003" +
-      "(\003R\nmessageIds\0225\n\005media\030\005 \001(\0132\037.onebot.g" +
-      "ateway.v1.MediaSummaryR\005media\022\032\n\010replaye" +
-      "d\030\006 \001(\010R\010replayed\022\027\n\007user_id\030\007 \001(\003R\006user" +
-      "Id\022A\n\017rate_limit_wait\030\010 \001(\0132\031.google.pro" +
-      "tobuf.DurationR\rrateLimitWait\"R\n\014MediaSu" +
-      "mmary\022\026\n\006images\030\001 \001(\005R\006images\022\026\n\006videos\030" +
-      "\002 \001(\005R\006videos\022\022\n\004file\030\003 \001(\tR\004file\"Q\n\021Get" +
+      "gateway.v1.OnBehalfOfR\nonBehalfOf\0226\n\006voi" +
+      "ces\030\016 \003(\0132\036.onebot.gateway.v1.MediaSourc" +
+      "eR\006voicesB\013\n\t_group_idB\n\n\010_user_idB\026\n\024_r" +
+      "eply_to_message_id\"\260\002\n\023SendMessageRespon" +
+      "se\022\031\n\010group_id\030\001 \001(\003R\007groupId\022\026\n\006chunks\030" +
+      "\002 \001(\005R\006chunks\022\026\n\006queued\030\003 \001(\010R\006queued\022\037\n" +
+      "\013message_ids\030\004 \003(\003R\nmessageIds\0225\n\005media\030" +
+      "\005 \001(\0132\037.onebot.gateway.v1.MediaSummaryR\005" +
+      "media\022\032\n\010replayed\030\006 \001(\010R\010replayed\022\027\n\007use" +
+      "r_id\030\007 \001(\003R\006userId\022A\n\017rate_limit_wait\030\010 " +
+      "\001(\0132\031.google.protobuf.DurationR\rrateLimi" +
+      "tWait\"j\n\014MediaSummary\022\026\n\006images\030\001 \001(\005R\006i" +
+      "mages\022\026\n\006videos\030\002 \001(\005R\006videos\022\022\n\004file\030\003 " +
+      "\001(\tR\004file\022\026\n\006voices\030\004 \001(\005R\006voices\"Q\n\021Get" +
       "MessageRequest\022\035\n\naccount_id\030\001 \001(\tR\tacco" +
       "untId\022\035\n\nmessage_id\030\002 \001(\003R\tmessageId\"j\n\022" +
       "GetMessageResponse\0228\n\007message\030\001 \001(\0132\036.on" +
@@ -177,26 +224,64 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       "onebot.gateway.v1.ChatMessageR\010messages\022" +
       "\032\n\010rendered\030\002 \001(\tR\010rendered\022&\n\017next_page" +
       "_token\030\003 \001(\tR\rnextPageToken\0220\n\024recalled_" +
-      "message_ids\030\004 \003(\003R\022recalledMessageIds2\342\004" +
-      "\n\016MessageService\022Y\n\nGetHistory\022$.onebot." +
-      "gateway.v1.GetHistoryRequest\032%.onebot.ga" +
-      "teway.v1.GetHistoryResponse\022\\\n\013SendMessa" +
-      "ge\022%.onebot.gateway.v1.SendMessageReques" +
-      "t\032&.onebot.gateway.v1.SendMessageRespons" +
-      "e\022Y\n\nGetMessage\022$.onebot.gateway.v1.GetM" +
-      "essageRequest\032%.onebot.gateway.v1.GetMes" +
-      "sageResponse\022b\n\rRecallMessage\022\'.onebot.g" +
-      "ateway.v1.RecallMessageRequest\032(.onebot." +
-      "gateway.v1.RecallMessageResponse\022q\n\022GetF" +
-      "orwardMessages\022,.onebot.gateway.v1.GetFo" +
-      "rwardMessagesRequest\032-.onebot.gateway.v1" +
-      ".GetForwardMessagesResponse\022e\n\016SearchMes" +
-      "sages\022(.onebot.gateway.v1.SearchMessages" +
-      "Request\032).onebot.gateway.v1.SearchMessag" +
-      "esResponseBl\n\024dev.onebotgateway.v1P\001ZRgi" +
-      "thub.com/onebot-gateway/onebot-gateway/c" +
-      "lient-sdk/go/onebot/gateway/v1;gatewayv1" +
-      "b\006proto3"
+      "message_ids\030\004 \003(\003R\022recalledMessageIds\"\311\001" +
+      "\n\025ReactToMessageRequest\022\035\n\naccount_id\030\001 " +
+      "\001(\tR\taccountId\022\035\n\nmessage_id\030\002 \001(\003R\tmess" +
+      "ageId\022\031\n\010emoji_id\030\003 \001(\tR\007emojiId\022\026\n\006remo" +
+      "ve\030\004 \001(\010R\006remove\022?\n\014on_behalf_of\030\005 \001(\0132\035" +
+      ".onebot.gateway.v1.OnBehalfOfR\nonBehalfO" +
+      "f\"3\n\026ReactToMessageResponse\022\031\n\010group_id\030" +
+      "\001 \001(\003R\007groupId\"\252\001\n\021SetEssenceRequest\022\035\n\n" +
+      "account_id\030\001 \001(\tR\taccountId\022\035\n\nmessage_i" +
+      "d\030\002 \001(\003R\tmessageId\022\026\n\006remove\030\003 \001(\010R\006remo" +
+      "ve\022?\n\014on_behalf_of\030\004 \001(\0132\035.onebot.gatewa" +
+      "y.v1.OnBehalfOfR\nonBehalfOf\"/\n\022SetEssenc" +
+      "eResponse\022\031\n\010group_id\030\001 \001(\003R\007groupId\"\234\001\n" +
+      "\022ListEssenceRequest\022\035\n\naccount_id\030\001 \001(\tR" +
+      "\taccountId\022\036\n\010group_id\030\002 \001(\003H\000R\007groupId\210" +
+      "\001\001\022\033\n\tpage_size\030\003 \001(\005R\010pageSize\022\035\n\npage_" +
+      "token\030\004 \001(\tR\tpageTokenB\013\n\t_group_id\"\227\001\n\023" +
+      "ListEssenceResponse\022\031\n\010group_id\030\001 \001(\003R\007g" +
+      "roupId\022=\n\010messages\030\002 \003(\0132!.onebot.gatewa" +
+      "y.v1.EssenceMessageR\010messages\022&\n\017next_pa" +
+      "ge_token\030\003 \001(\tR\rnextPageToken\"\323\001\n\016Essenc" +
+      "eMessage\0228\n\007message\030\001 \001(\0132\036.onebot.gatew" +
+      "ay.v1.ChatMessageR\007message\022\037\n\013operator_i" +
+      "d\030\002 \001(\003R\noperatorId\022#\n\roperator_name\030\003 \001" +
+      "(\tR\014operatorName\022A\n\016operation_time\030\004 \001(\013" +
+      "2\032.google.protobuf.TimestampR\roperationT" +
+      "ime\"\213\001\n\020SetTypingRequest\022\035\n\naccount_id\030\001" +
+      " \001(\tR\taccountId\022\027\n\007user_id\030\002 \001(\003R\006userId" +
+      "\022?\n\014on_behalf_of\030\003 \001(\0132\035.onebot.gateway." +
+      "v1.OnBehalfOfR\nonBehalfOf\"\023\n\021SetTypingRe" +
+      "sponse2\332\007\n\016MessageService\022Y\n\nGetHistory\022" +
+      "$.onebot.gateway.v1.GetHistoryRequest\032%." +
+      "onebot.gateway.v1.GetHistoryResponse\022\\\n\013" +
+      "SendMessage\022%.onebot.gateway.v1.SendMess" +
+      "ageRequest\032&.onebot.gateway.v1.SendMessa" +
+      "geResponse\022Y\n\nGetMessage\022$.onebot.gatewa" +
+      "y.v1.GetMessageRequest\032%.onebot.gateway." +
+      "v1.GetMessageResponse\022b\n\rRecallMessage\022\'" +
+      ".onebot.gateway.v1.RecallMessageRequest\032" +
+      "(.onebot.gateway.v1.RecallMessageRespons" +
+      "e\022q\n\022GetForwardMessages\022,.onebot.gateway" +
+      ".v1.GetForwardMessagesRequest\032-.onebot.g" +
+      "ateway.v1.GetForwardMessagesResponse\022e\n\016" +
+      "SearchMessages\022(.onebot.gateway.v1.Searc" +
+      "hMessagesRequest\032).onebot.gateway.v1.Sea" +
+      "rchMessagesResponse\022e\n\016ReactToMessage\022(." +
+      "onebot.gateway.v1.ReactToMessageRequest\032" +
+      ").onebot.gateway.v1.ReactToMessageRespon" +
+      "se\022Y\n\nSetEssence\022$.onebot.gateway.v1.Set" +
+      "EssenceRequest\032%.onebot.gateway.v1.SetEs" +
+      "senceResponse\022\\\n\013ListEssence\022%.onebot.ga" +
+      "teway.v1.ListEssenceRequest\032&.onebot.gat" +
+      "eway.v1.ListEssenceResponse\022V\n\tSetTyping" +
+      "\022#.onebot.gateway.v1.SetTypingRequest\032$." +
+      "onebot.gateway.v1.SetTypingResponseBl\n\024d" +
+      "ev.onebotgateway.v1P\001ZRgithub.com/onebot" +
+      "-gateway/onebot-gateway/client-sdk/go/on" +
+      "ebot/gateway/v1;gatewayv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -228,7 +313,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
     internal_static_onebot_gateway_v1_SendMessageRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_SendMessageRequest_descriptor,
-        new java.lang.String[] { "AccountId", "GroupId", "Text", "Images", "Videos", "File", "FileName", "IdempotencyKey", "UserId", "ReplyToMessageId", "MentionUserIds", "MentionAll", "OnBehalfOf", });
+        new java.lang.String[] { "AccountId", "GroupId", "Text", "Images", "Videos", "File", "FileName", "IdempotencyKey", "UserId", "ReplyToMessageId", "MentionUserIds", "MentionAll", "OnBehalfOf", "Voices", });
     internal_static_onebot_gateway_v1_SendMessageResponse_descriptor =
       getDescriptor().getMessageType(4);
     internal_static_onebot_gateway_v1_SendMessageResponse_fieldAccessorTable = new
@@ -240,7 +325,7 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
     internal_static_onebot_gateway_v1_MediaSummary_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_MediaSummary_descriptor,
-        new java.lang.String[] { "Images", "Videos", "File", });
+        new java.lang.String[] { "Images", "Videos", "File", "Voices", });
     internal_static_onebot_gateway_v1_GetMessageRequest_descriptor =
       getDescriptor().getMessageType(6);
     internal_static_onebot_gateway_v1_GetMessageRequest_fieldAccessorTable = new
@@ -289,6 +374,60 @@ public final class MessageServiceOuterClass extends com.google.protobuf.Generate
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_onebot_gateway_v1_SearchMessagesResponse_descriptor,
         new java.lang.String[] { "Messages", "Rendered", "NextPageToken", "RecalledMessageIds", });
+    internal_static_onebot_gateway_v1_ReactToMessageRequest_descriptor =
+      getDescriptor().getMessageType(14);
+    internal_static_onebot_gateway_v1_ReactToMessageRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ReactToMessageRequest_descriptor,
+        new java.lang.String[] { "AccountId", "MessageId", "EmojiId", "Remove", "OnBehalfOf", });
+    internal_static_onebot_gateway_v1_ReactToMessageResponse_descriptor =
+      getDescriptor().getMessageType(15);
+    internal_static_onebot_gateway_v1_ReactToMessageResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ReactToMessageResponse_descriptor,
+        new java.lang.String[] { "GroupId", });
+    internal_static_onebot_gateway_v1_SetEssenceRequest_descriptor =
+      getDescriptor().getMessageType(16);
+    internal_static_onebot_gateway_v1_SetEssenceRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_SetEssenceRequest_descriptor,
+        new java.lang.String[] { "AccountId", "MessageId", "Remove", "OnBehalfOf", });
+    internal_static_onebot_gateway_v1_SetEssenceResponse_descriptor =
+      getDescriptor().getMessageType(17);
+    internal_static_onebot_gateway_v1_SetEssenceResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_SetEssenceResponse_descriptor,
+        new java.lang.String[] { "GroupId", });
+    internal_static_onebot_gateway_v1_ListEssenceRequest_descriptor =
+      getDescriptor().getMessageType(18);
+    internal_static_onebot_gateway_v1_ListEssenceRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ListEssenceRequest_descriptor,
+        new java.lang.String[] { "AccountId", "GroupId", "PageSize", "PageToken", });
+    internal_static_onebot_gateway_v1_ListEssenceResponse_descriptor =
+      getDescriptor().getMessageType(19);
+    internal_static_onebot_gateway_v1_ListEssenceResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_ListEssenceResponse_descriptor,
+        new java.lang.String[] { "GroupId", "Messages", "NextPageToken", });
+    internal_static_onebot_gateway_v1_EssenceMessage_descriptor =
+      getDescriptor().getMessageType(20);
+    internal_static_onebot_gateway_v1_EssenceMessage_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_EssenceMessage_descriptor,
+        new java.lang.String[] { "Message", "OperatorId", "OperatorName", "OperationTime", });
+    internal_static_onebot_gateway_v1_SetTypingRequest_descriptor =
+      getDescriptor().getMessageType(21);
+    internal_static_onebot_gateway_v1_SetTypingRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_SetTypingRequest_descriptor,
+        new java.lang.String[] { "AccountId", "UserId", "OnBehalfOf", });
+    internal_static_onebot_gateway_v1_SetTypingResponse_descriptor =
+      getDescriptor().getMessageType(22);
+    internal_static_onebot_gateway_v1_SetTypingResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_onebot_gateway_v1_SetTypingResponse_descriptor,
+        new java.lang.String[] { });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();

@@ -39,6 +39,7 @@ private static final long serialVersionUID = 0L;
     fileName_ = "";
     idempotencyKey_ = "";
     mentionUserIds_ = emptyLongList();
+    voices_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -645,6 +646,82 @@ private static final long serialVersionUID = 0L;
     return onBehalfOf_ == null ? dev.onebotgateway.v1.OnBehalfOf.getDefaultInstance() : onBehalfOf_;
   }
 
+  public static final int VOICES_FIELD_NUMBER = 14;
+  @SuppressWarnings("serial")
+  private java.util.List<dev.onebotgateway.v1.MediaSource> voices_;
+  /**
+   * <pre>
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<dev.onebotgateway.v1.MediaSource> getVoicesList() {
+    return voices_;
+  }
+  /**
+   * <pre>
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends dev.onebotgateway.v1.MediaSourceOrBuilder> 
+      getVoicesOrBuilderList() {
+    return voices_;
+  }
+  /**
+   * <pre>
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+   */
+  @java.lang.Override
+  public int getVoicesCount() {
+    return voices_.size();
+  }
+  /**
+   * <pre>
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.MediaSource getVoices(int index) {
+    return voices_.get(index);
+  }
+  /**
+   * <pre>
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+   */
+  @java.lang.Override
+  public dev.onebotgateway.v1.MediaSourceOrBuilder getVoicesOrBuilder(
+      int index) {
+    return voices_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -702,6 +779,9 @@ private static final long serialVersionUID = 0L;
     }
     if (((bitField0_ & 0x00000010) != 0)) {
       output.writeMessage(13, getOnBehalfOf());
+    }
+    for (int i = 0; i < voices_.size(); i++) {
+      output.writeMessage(14, voices_.get(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -775,6 +855,15 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(13, getOnBehalfOf());
     }
+
+        {
+          final int count = voices_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(voices_.get(i));
+          }
+          size += 1 * count;
+        }
     return size;
   }
   @java.lang.Override
@@ -840,6 +929,8 @@ private static final long serialVersionUID = 0L;
       if (!getOnBehalfOf()
           .equals(other.getOnBehalfOf())) return false;
     }
+    if (!getVoicesList()
+        .equals(other.getVoicesList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -896,6 +987,10 @@ private static final long serialVersionUID = 0L;
     if (hasOnBehalfOf()) {
       hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
       hash = (53 * hash) + getOnBehalfOf().hashCode();
+    }
+    if (getVoicesCount() > 0) {
+      hash = (37 * hash) + VOICES_FIELD_NUMBER;
+      hash = (53 * hash) + getVoicesList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1035,6 +1130,7 @@ private static final long serialVersionUID = 0L;
         internalGetVideosFieldBuilder();
         internalGetFileFieldBuilder();
         internalGetOnBehalfOfFieldBuilder();
+        internalGetVoicesFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1074,6 +1170,13 @@ private static final long serialVersionUID = 0L;
         onBehalfOfBuilder_.dispose();
         onBehalfOfBuilder_ = null;
       }
+      if (voicesBuilder_ == null) {
+        voices_ = java.util.Collections.emptyList();
+      } else {
+        voices_ = null;
+        voicesBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00002000);
       return this;
     }
 
@@ -1124,6 +1227,15 @@ private static final long serialVersionUID = 0L;
         result.videos_ = videos_;
       } else {
         result.videos_ = videosBuilder_.build();
+      }
+      if (voicesBuilder_ == null) {
+        if (((bitField0_ & 0x00002000) != 0)) {
+          voices_ = java.util.Collections.unmodifiableList(voices_);
+          bitField0_ = (bitField0_ & ~0x00002000);
+        }
+        result.voices_ = voices_;
+      } else {
+        result.voices_ = voicesBuilder_.build();
       }
     }
 
@@ -1289,6 +1401,32 @@ private static final long serialVersionUID = 0L;
       if (other.hasOnBehalfOf()) {
         mergeOnBehalfOf(other.getOnBehalfOf());
       }
+      if (voicesBuilder_ == null) {
+        if (!other.voices_.isEmpty()) {
+          if (voices_.isEmpty()) {
+            voices_ = other.voices_;
+            bitField0_ = (bitField0_ & ~0x00002000);
+          } else {
+            ensureVoicesIsMutable();
+            voices_.addAll(other.voices_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.voices_.isEmpty()) {
+          if (voicesBuilder_.isEmpty()) {
+            voicesBuilder_.dispose();
+            voicesBuilder_ = null;
+            voices_ = other.voices_;
+            bitField0_ = (bitField0_ & ~0x00002000);
+            voicesBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetVoicesFieldBuilder() : null;
+          } else {
+            voicesBuilder_.addAllMessages(other.voices_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1409,6 +1547,19 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00001000;
               break;
             } // case 106
+            case 114: {
+              dev.onebotgateway.v1.MediaSource m =
+                  input.readMessage(
+                      dev.onebotgateway.v1.MediaSource.parser(),
+                      extensionRegistry);
+              if (voicesBuilder_ == null) {
+                ensureVoicesIsMutable();
+                voices_.add(m);
+              } else {
+                voicesBuilder_.addMessage(m);
+              }
+              break;
+            } // case 114
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3186,6 +3337,366 @@ private static final long serialVersionUID = 0L;
         onBehalfOf_ = null;
       }
       return onBehalfOfBuilder_;
+    }
+
+    private java.util.List<dev.onebotgateway.v1.MediaSource> voices_ =
+      java.util.Collections.emptyList();
+    private void ensureVoicesIsMutable() {
+      if (!((bitField0_ & 0x00002000) != 0)) {
+        voices_ = new java.util.ArrayList<dev.onebotgateway.v1.MediaSource>(voices_);
+        bitField0_ |= 0x00002000;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.onebotgateway.v1.MediaSource, dev.onebotgateway.v1.MediaSource.Builder, dev.onebotgateway.v1.MediaSourceOrBuilder> voicesBuilder_;
+
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public java.util.List<dev.onebotgateway.v1.MediaSource> getVoicesList() {
+      if (voicesBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(voices_);
+      } else {
+        return voicesBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public int getVoicesCount() {
+      if (voicesBuilder_ == null) {
+        return voices_.size();
+      } else {
+        return voicesBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public dev.onebotgateway.v1.MediaSource getVoices(int index) {
+      if (voicesBuilder_ == null) {
+        return voices_.get(index);
+      } else {
+        return voicesBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public Builder setVoices(
+        int index, dev.onebotgateway.v1.MediaSource value) {
+      if (voicesBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureVoicesIsMutable();
+        voices_.set(index, value);
+        onChanged();
+      } else {
+        voicesBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public Builder setVoices(
+        int index, dev.onebotgateway.v1.MediaSource.Builder builderForValue) {
+      if (voicesBuilder_ == null) {
+        ensureVoicesIsMutable();
+        voices_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        voicesBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public Builder addVoices(dev.onebotgateway.v1.MediaSource value) {
+      if (voicesBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureVoicesIsMutable();
+        voices_.add(value);
+        onChanged();
+      } else {
+        voicesBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public Builder addVoices(
+        int index, dev.onebotgateway.v1.MediaSource value) {
+      if (voicesBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureVoicesIsMutable();
+        voices_.add(index, value);
+        onChanged();
+      } else {
+        voicesBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public Builder addVoices(
+        dev.onebotgateway.v1.MediaSource.Builder builderForValue) {
+      if (voicesBuilder_ == null) {
+        ensureVoicesIsMutable();
+        voices_.add(builderForValue.build());
+        onChanged();
+      } else {
+        voicesBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public Builder addVoices(
+        int index, dev.onebotgateway.v1.MediaSource.Builder builderForValue) {
+      if (voicesBuilder_ == null) {
+        ensureVoicesIsMutable();
+        voices_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        voicesBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public Builder addAllVoices(
+        java.lang.Iterable<? extends dev.onebotgateway.v1.MediaSource> values) {
+      if (voicesBuilder_ == null) {
+        ensureVoicesIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, voices_);
+        onChanged();
+      } else {
+        voicesBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public Builder clearVoices() {
+      if (voicesBuilder_ == null) {
+        voices_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00002000);
+        onChanged();
+      } else {
+        voicesBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public Builder removeVoices(int index) {
+      if (voicesBuilder_ == null) {
+        ensureVoicesIsMutable();
+        voices_.remove(index);
+        onChanged();
+      } else {
+        voicesBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public dev.onebotgateway.v1.MediaSource.Builder getVoicesBuilder(
+        int index) {
+      return internalGetVoicesFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public dev.onebotgateway.v1.MediaSourceOrBuilder getVoicesOrBuilder(
+        int index) {
+      if (voicesBuilder_ == null) {
+        return voices_.get(index);  } else {
+        return voicesBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public java.util.List<? extends dev.onebotgateway.v1.MediaSourceOrBuilder> 
+         getVoicesOrBuilderList() {
+      if (voicesBuilder_ != null) {
+        return voicesBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(voices_);
+      }
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public dev.onebotgateway.v1.MediaSource.Builder addVoicesBuilder() {
+      return internalGetVoicesFieldBuilder().addBuilder(
+          dev.onebotgateway.v1.MediaSource.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public dev.onebotgateway.v1.MediaSource.Builder addVoicesBuilder(
+        int index) {
+      return internalGetVoicesFieldBuilder().addBuilder(
+          index, dev.onebotgateway.v1.MediaSource.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+     * default), sent as its own message (a `record` segment) after the text
+     * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+     * `send_voice`.
+     * </pre>
+     *
+     * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+     */
+    public java.util.List<dev.onebotgateway.v1.MediaSource.Builder> 
+         getVoicesBuilderList() {
+      return internalGetVoicesFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.onebotgateway.v1.MediaSource, dev.onebotgateway.v1.MediaSource.Builder, dev.onebotgateway.v1.MediaSourceOrBuilder> 
+        internalGetVoicesFieldBuilder() {
+      if (voicesBuilder_ == null) {
+        voicesBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            dev.onebotgateway.v1.MediaSource, dev.onebotgateway.v1.MediaSource.Builder, dev.onebotgateway.v1.MediaSourceOrBuilder>(
+                voices_,
+                ((bitField0_ & 0x00002000) != 0),
+                getParentForChildren(),
+                isClean());
+        voices_ = null;
+      }
+      return voicesBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:onebot.gateway.v1.SendMessageRequest)

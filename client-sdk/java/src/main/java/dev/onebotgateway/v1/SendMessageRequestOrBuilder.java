@@ -388,4 +388,63 @@ public interface SendMessageRequestOrBuilder extends
    * <code>.onebot.gateway.v1.OnBehalfOf on_behalf_of = 13 [json_name = "onBehalfOf"];</code>
    */
   dev.onebotgateway.v1.OnBehalfOfOrBuilder getOnBehalfOfOrBuilder();
+
+  /**
+   * <pre>
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+   */
+  java.util.List<dev.onebotgateway.v1.MediaSource> 
+      getVoicesList();
+  /**
+   * <pre>
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+   */
+  dev.onebotgateway.v1.MediaSource getVoices(int index);
+  /**
+   * <pre>
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+   */
+  int getVoicesCount();
+  /**
+   * <pre>
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+   */
+  java.util.List<? extends dev.onebotgateway.v1.MediaSourceOrBuilder> 
+      getVoicesOrBuilderList();
+  /**
+   * <pre>
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK, at most 10 MiB by
+   * default), sent as its own message (a `record` segment) after the text
+   * and other media. Upload it with kind MEDIA_KIND_RECORD. Policy action:
+   * `send_voice`.
+   * </pre>
+   *
+   * <code>repeated .onebot.gateway.v1.MediaSource voices = 14 [json_name = "voices"];</code>
+   */
+  dev.onebotgateway.v1.MediaSourceOrBuilder getVoicesOrBuilder(
+      int index);
 }
