@@ -72,14 +72,15 @@ impl MemberCache {
         }
     }
 
-    /// Applies an inbound event of `account_id`: member joins, leaves and
-    /// card changes invalidate their group; a (re)connection invalidates
+    /// Applies an inbound event of `account_id`: member joins, leaves,
+    /// card and admin changes invalidate their group; a (re)connection invalidates
     /// the account (events may have been missed while it was down).
     pub fn observe(&self, account_id: &str, event: &InboundEvent) {
         match event {
             InboundEvent::MemberJoined { group_id, .. }
             | InboundEvent::MemberLeft { group_id, .. }
-            | InboundEvent::CardChanged { group_id, .. } => self.invalidate(account_id, *group_id),
+            | InboundEvent::CardChanged { group_id, .. }
+            | InboundEvent::AdminChanged { group_id, .. } => self.invalidate(account_id, *group_id),
             InboundEvent::Connection {
                 state: ConnState::Connected,
                 ..

@@ -52,6 +52,8 @@ pub enum Part {
     Video(MediaPayload),
     /// A group (or private) file with its display name.
     File(MediaPayload, String),
+    /// A voice message (its own message).
+    Voice(MediaPayload),
     /// A message of only the request's lead (its quote and mentions), when
     /// no text, image or video can carry it.
     Lead,
@@ -502,6 +504,10 @@ impl Sender {
                 self.send_one(chat, lead, Some(OutSegment::Video(media)))
                     .await
             }
+            Part::Voice(media) => {
+                self.send_one(chat, None, Some(OutSegment::Voice(media)))
+                    .await
+            }
             Part::Lead => self.send_one(chat, lead, None).await,
             Part::File(media, name) => self
                 .account
@@ -679,6 +685,10 @@ fn sent_segments(part: &Part, lead: Option<&Lead>) -> Vec<Segment> {
             summary: String::new(),
         }),
         Part::Video(m) => Some(Segment::Video {
+            file: m.source_name.clone(),
+            url: String::new(),
+        }),
+        Part::Voice(m) => Some(Segment::Record {
             file: m.source_name.clone(),
             url: String::new(),
         }),

@@ -16,6 +16,9 @@ pub struct MediaSummary {
     pub videos: u32,
     /// Name of the group file; empty when none.
     pub file: String,
+    /// Voice messages sent (absent in records stored before voices).
+    #[serde(default)]
+    pub voices: u32,
 }
 
 /// The result of SendMessage.

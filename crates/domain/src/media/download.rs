@@ -25,6 +25,34 @@ use crate::model::{ReceivedKind, ReceivedMedia};
 use crate::ports::{MediaStep, PeerApi, PeerMedia};
 use onebot_gateway_config::MediaConfig;
 
+/// A file fetched from a peer's URL, deleted when dropped.
+#[derive(Debug)]
+pub struct FetchedFile {
+    /// The bytes, from their start.
+    pub file: std::fs::File,
+    /// Size in bytes.
+    pub size: u64,
+    /// SHA-256, lowercase hex.
+    pub sha256: String,
+    /// MIME type sniffed from the bytes.
+    pub mime: String,
+    /// The name the URL's answer gave, may be empty.
+    pub url_name: String,
+    _temp: super::staging::TempFile,
+}
+
+/// Deletes a fetched file's bytes when dropped.
+#[derive(Debug)]
+pub struct FetchedGuard(#[allow(dead_code)] super::staging::TempFile);
+
+impl FetchedFile {
+    /// The open file, and the guard that deletes it from disk once dropped
+    /// (the open handle keeps reading).
+    pub fn into_parts(self) -> (std::fs::File, FetchedGuard) {
+        (self.file, FetchedGuard(self._temp))
+    }
+}
+
 /// Received media: the store and the URL fetcher. Cheap to clone.
 #[derive(Clone)]
 pub struct Received {
@@ -120,6 +148,37 @@ impl Received {
             ReceivedKind::Video => self.config.video_max_bytes,
             ReceivedKind::Record | ReceivedKind::File => self.config.file_max_bytes,
         }
+    }
+
+    /// Fetches a file the peer named by `url` (a group file's download
+    /// URL) within `limit` and `deadline`, through the same guard as peer
+    /// media: the bytes in a temporary file deleted when the answer drops.
+    pub async fn fetch_file(&self, url: &str, limit: u64, deadline: Deadline) -> Result<FetchedFile> {
+        let mut writer = self.store.writer(limit).await?;
+        let fetch = self.fetch_url(url, &mut writer);
+        let name = match deadline.remaining() {
+            Some(left) => tokio::time::timeout(left, fetch).await.unwrap_or_else(|_| {
+                Err(Error::new(
+                    Kind::DeadlineExceeded,
+                    "the deadline passed while fetching the file",
+                ))
+            })?,
+            None => fetch.await?,
+        };
+        let (temp, sha256, size, prefix) = writer.finish().await?;
+        let file = std::fs::File::open(&temp.path)
+            .map_err(|e| Error::internal(format!("reading a fetched file: {e}")))?;
+        let mime = super::kind::sniff(&prefix)
+            .unwrap_or(super::kind::OCTET_STREAM)
+            .to_owned();
+        Ok(FetchedFile {
+            file,
+            size,
+            sha256,
+            mime,
+            url_name: name,
+            _temp: temp,
+        })
     }
 
     async fn fetch_url(&self, raw: &str, writer: &mut BlobWriter) -> Result<String> {

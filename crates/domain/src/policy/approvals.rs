@@ -27,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 use super::audit::{Note, reason_of};
 use super::check::Verdict;
 use super::held::{Held, Payload};
+use super::Action;
 use super::store::{ApprovalRecord, ApprovalState, ApprovalUpdate, AuditDecision};
 use crate::account::Account;
 use crate::call::{CallCtx, Deadline};
@@ -597,6 +598,59 @@ impl Gateway {
             Held::Poke { group_id, user_id } => {
                 self.poke_approved(account_id, group_id, user_id, on_behalf_of, ctx)
                     .await?;
+                Ok(Executed::default())
+            }
+            Held::React {
+                message_id,
+                emoji_id,
+                remove,
+            } => {
+                let mut note = Note::new(account_id, vec![Action::React], String::new());
+                self.react_checked(
+                    account_id,
+                    message_id,
+                    &emoji_id,
+                    remove,
+                    on_behalf_of,
+                    &ctx,
+                    true,
+                    &mut note,
+                )
+                .await?;
+                Ok(Executed::default())
+            }
+            Held::Essence { message_id, remove } => {
+                let mut note = Note::new(account_id, vec![Action::Essence], String::new());
+                self.essence_checked(
+                    account_id,
+                    message_id,
+                    remove,
+                    on_behalf_of,
+                    &ctx,
+                    true,
+                    &mut note,
+                )
+                .await?;
+                Ok(Executed::default())
+            }
+            Held::Typing { user_id } => {
+                let mut note = Note::new(account_id, vec![Action::Typing], String::new());
+                self.typing_checked(account_id, user_id, on_behalf_of, &ctx, true, &mut note)
+                    .await?;
+                Ok(Executed::default())
+            }
+            Held::Moderate { group_id, op } => {
+                let mut note = Note::new(account_id, vec![op.action()], String::new());
+                self.moderate_checked(
+                    account_id,
+                    Some(group_id),
+                    &op,
+                    on_behalf_of,
+                    &ctx,
+                    true,
+                    &mut note,
+                )
+                .await?;
                 Ok(Executed::default())
             }
         }

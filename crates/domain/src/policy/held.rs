@@ -11,6 +11,7 @@ use super::OnBehalfOf;
 use crate::caller::{Caller, TokenScope};
 use crate::error::{Error, Result};
 use crate::media::resolve::MediaSource;
+use crate::write::moderation::Moderation;
 use crate::write::send::SendRequest;
 
 /// What an approval runs.
@@ -31,6 +32,34 @@ pub enum Held {
         /// The member.
         user_id: i64,
     },
+    /// A ReactToMessage.
+    React {
+        /// The message.
+        message_id: i64,
+        /// The emoji.
+        emoji_id: String,
+        /// Remove instead of add.
+        remove: bool,
+    },
+    /// A SetEssence.
+    Essence {
+        /// The message.
+        message_id: i64,
+        /// Unmark instead of mark.
+        remove: bool,
+    },
+    /// A SetTyping.
+    Typing {
+        /// The private chat's user.
+        user_id: i64,
+    },
+    /// A moderation action.
+    Moderate {
+        /// The group.
+        group_id: i64,
+        /// What to do.
+        op: Moderation,
+    },
 }
 
 /// A SendMessage, its chat resolved.
@@ -45,6 +74,8 @@ pub struct HeldSend {
     text: String,
     images: Vec<HeldSource>,
     videos: Vec<HeldSource>,
+    #[serde(default)]
+    voices: Vec<HeldSource>,
     file: Option<HeldSource>,
     file_name: String,
     idempotency_key: String,
@@ -109,6 +140,7 @@ impl HeldSend {
             text: req.text.clone(),
             images: sources(&req.images),
             videos: sources(&req.videos),
+            voices: sources(&req.voices),
             file: req
                 .file
                 .as_ref()
@@ -136,6 +168,7 @@ impl HeldSend {
             text: self.text.clone(),
             images: sources(&self.images)?,
             videos: sources(&self.videos)?,
+            voices: sources(&self.voices)?,
             file: self
                 .file
                 .as_ref()

@@ -4,7 +4,7 @@
 use crate::call::CallCtx;
 use crate::error::{Error, Kind, Result};
 use crate::gateway::Gateway;
-use crate::media::download::Received;
+use crate::media::download::{FetchedFile, FetchedGuard, Received};
 use crate::media::ids::{MediaIds, SegmentRef};
 use crate::media::received::{Kept, StoredItem};
 use crate::media::staging::{MediaOwner, MediaStore};
@@ -63,6 +63,8 @@ pub struct Download {
     pub file: std::fs::File,
     // Keeps bytes that are not kept in the store alive while streaming.
     _keep: Option<Kept>,
+    // A fetched file deleted once streamed.
+    _fetched: Option<FetchedGuard>,
 }
 
 impl Download {
@@ -73,7 +75,19 @@ impl Download {
             header: header(item),
             file,
             _keep: None,
+            _fetched: None,
         })
+    }
+
+    /// The download of a file fetched for this call only.
+    pub(crate) fn fetched(header: DownloadHeader, fetched: FetchedFile) -> Download {
+        let (file, guard) = fetched.into_parts();
+        Download {
+            header,
+            file,
+            _keep: None,
+            _fetched: Some(guard),
+        }
     }
 
     fn of(kept: Kept) -> Result<Download> {
@@ -82,6 +96,7 @@ impl Download {
             header: header(&kept.item),
             file,
             _keep: Some(kept),
+            _fetched: None,
         })
     }
 }
@@ -258,6 +273,7 @@ impl Gateway {
             },
             file,
             _keep: None,
+            _fetched: None,
         })
     }
 }

@@ -190,6 +190,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         text: args.text,
         images: args.images.into_iter().map(source).collect(),
         videos: args.videos.into_iter().map(source).collect(),
+        voices: Vec::new(),
         file: args.file.map(source),
         file_name: args.file_name,
         idempotency_key: String::new(),

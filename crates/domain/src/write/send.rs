@@ -57,6 +57,8 @@ pub const MAX_TEXT_CHARS: usize = 20_000;
 pub const MAX_IMAGES: usize = 4;
 /// Most videos in one request.
 pub const MAX_VIDEOS: usize = 1;
+/// Most voice messages in one request.
+pub const MAX_VOICES: usize = 1;
 
 /// Time kept back from the caller's deadline for the answer to travel.
 const DEADLINE_MARGIN: Duration = Duration::from_millis(100);
@@ -83,6 +85,8 @@ pub struct SendRequest {
     pub images: Vec<Option<MediaSource>>,
     /// Video sources.
     pub videos: Vec<Option<MediaSource>>,
+    /// Voice sources.
+    pub voices: Vec<Option<MediaSource>>,
     /// The group file, if any (`Some(None)`: a file with nothing set).
     pub file: Option<Option<MediaSource>>,
     /// Display name of the file.
@@ -114,6 +118,9 @@ impl SendRequest {
         if self.file.is_some() {
             actions.push(Action::SendFile);
         }
+        if !self.voices.is_empty() {
+            actions.push(Action::SendVoice);
+        }
         if self.mention_all {
             actions.push(Action::MentionAll);
         }
@@ -142,6 +149,9 @@ impl SendRequest {
         }
         if self.file.is_some() {
             parts.push(format!("[file {}]", self.file_name));
+        }
+        if !self.voices.is_empty() {
+            parts.push("[voice]".to_owned());
         }
         parts.join(" ")
     }
@@ -333,6 +343,7 @@ impl Plan {
         let kinds = [
             (!self.content.videos.is_empty(), MediaKind::Video),
             (self.content.file.is_some(), MediaKind::File),
+            (!self.content.voices.is_empty(), MediaKind::Voice),
         ];
         for (_, kind) in kinds.iter().filter(|(present, _)| *present) {
             if let Err(e) = self.account.peer.check_media(*kind) {
@@ -483,11 +494,13 @@ impl Plan {
             images: 0,
             videos: 0,
             file: String::new(),
+            voices: 0,
         };
         for f in parts {
             match f {
                 Part::Image(_) => s.images += 1,
                 Part::Video(_) => s.videos += 1,
+                Part::Voice(_) => s.voices += 1,
                 Part::File(_, name) => s.file = name.clone(),
                 Part::Text(_) | Part::Lead => {}
             }
@@ -536,6 +549,18 @@ impl Plan {
                 "file".to_string()
             };
             parts.push(Part::File(m, name));
+        }
+        for (i, s) in self.content.voices.iter().enumerate() {
+            let m = resolver
+                .resolve(
+                    &owner,
+                    &self.caller,
+                    MediaKind::Voice,
+                    s,
+                    &format!("voices[{i}]"),
+                )
+                .await?;
+            parts.push(Part::Voice(m));
         }
         // The quote and mentions lead the first message: a text chunk, an
         // image or a video; before a file (or alone) a message of their own.

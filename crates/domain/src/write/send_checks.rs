@@ -4,7 +4,7 @@
 
 use sha2::{Digest, Sha256};
 
-use super::send::{MAX_IMAGES, MAX_TEXT_CHARS, MAX_VIDEOS, SendRequest};
+use super::send::{MAX_IMAGES, MAX_TEXT_CHARS, MAX_VIDEOS, MAX_VOICES, SendRequest};
 use crate::account::Account;
 use crate::delivery::lead::{Lead, MAX_MENTIONS};
 use crate::delivery::outbound::{not_allowed, user_not_allowed};
@@ -79,12 +79,16 @@ pub(super) struct Content {
     pub(super) images: Vec<MediaSource>,
     pub(super) videos: Vec<MediaSource>,
     pub(super) file: Option<MediaSource>,
+    pub(super) voices: Vec<MediaSource>,
     pub(super) lead: Lead,
 }
 
 impl Content {
     pub(super) fn has_media(&self) -> bool {
-        !self.images.is_empty() || !self.videos.is_empty() || self.file.is_some()
+        !self.images.is_empty()
+            || !self.videos.is_empty()
+            || self.file.is_some()
+            || !self.voices.is_empty()
     }
 }
 
@@ -132,12 +136,15 @@ fn validate_lead(req: &SendRequest) -> Result<Lead> {
 /// returns it validated.
 pub(super) fn validate_content(req: &SendRequest) -> Result<Content> {
     let has_text = !req.text.trim().is_empty();
-    let has_media = !req.images.is_empty() || !req.videos.is_empty() || req.file.is_some();
+    let has_media = !req.images.is_empty()
+        || !req.videos.is_empty()
+        || req.file.is_some()
+        || !req.voices.is_empty();
     let has_lead = req.reply_to.is_some() || !req.mentions.is_empty() || req.mention_all;
     if !has_text && !has_media && !has_lead {
         return Err(Error::new(
             Kind::EmptyMessage,
-            "nothing to send: give text, images, videos, a file, a quote or mentions",
+            "nothing to send: give text, images, videos, a voice, a file, a quote or mentions",
         ));
     }
     let chars = req.text.chars().count();
@@ -168,6 +175,14 @@ pub(super) fn validate_content(req: &SendRequest) -> Result<Content> {
         .with("limit", MAX_VIDEOS)
         .field("videos"));
     }
+    if req.voices.len() > MAX_VOICES {
+        return Err(Error::invalid(
+            "voices",
+            format!("{} voices; at most {MAX_VOICES}", req.voices.len()),
+        )
+        .with("count", req.voices.len())
+        .with("limit", MAX_VOICES));
+    }
     let check = |field: String, s: &Option<MediaSource>| -> Result<MediaSource> {
         match s {
             None => Err(Error::invalid(
@@ -193,6 +208,12 @@ pub(super) fn validate_content(req: &SendRequest) -> Result<Content> {
         None => None,
         Some(s) => Some(check("file".into(), s)?),
     };
+    let voices = req
+        .voices
+        .iter()
+        .enumerate()
+        .map(|(i, s)| check(format!("voices[{i}]"), s))
+        .collect::<Result<Vec<_>>>()?;
     let lead = validate_lead(req)?;
     Ok(Content {
         lead,
@@ -204,6 +225,7 @@ pub(super) fn validate_content(req: &SendRequest) -> Result<Content> {
         images,
         videos,
         file,
+        voices,
     })
 }
 
@@ -247,6 +269,9 @@ pub(super) fn fingerprint(account_id: &str, req: &SendRequest) -> String {
     }
     if let Some(s) = &req.file {
         source("file", s);
+    }
+    for s in &req.voices {
+        source("voice", s);
     }
     field("file_name", req.file_name.as_bytes());
     hex::encode(h.finalize())
