@@ -242,7 +242,10 @@ pub trait PeerApi: Send + Sync + 'static {
         deadline: Deadline,
     ) -> Result<GroupFiles> {
         let _ = (group_id, folder_id, deadline);
-        Err(Error::not_supported(&self.implementation(), "list_group_files"))
+        Err(Error::not_supported(
+            &self.implementation(),
+            "list_group_files",
+        ))
     }
 
     /// A URL the file's bytes can be fetched from (through the domain's
@@ -255,7 +258,10 @@ pub trait PeerApi: Send + Sync + 'static {
         deadline: Deadline,
     ) -> Result<String> {
         let _ = (group_id, file_id, deadline);
-        Err(Error::not_supported(&self.implementation(), "download_group_file"))
+        Err(Error::not_supported(
+            &self.implementation(),
+            "download_group_file",
+        ))
     }
 
     /// Mutes `user_id` in `group_id` for `duration_secs` (0 lifts the

@@ -10,9 +10,11 @@ use onebot_gateway_domain::error::Error;
 use onebot_gateway_domain::events::{EventFilter, EventKind, StoredEvent};
 use onebot_gateway_domain::media::ids::MediaIds;
 use onebot_gateway_domain::model::{
-    AccountStatus, ChatRef, ConnState, GroupMember, InboundEvent, Message, Segment, TransportKind,
+    AccountStatus, ChatRef, ConnState, EssenceEntry, GroupFile, GroupFolder, GroupMember,
+    InboundEvent, Message, MuteTarget, Segment, TransportKind,
 };
 use onebot_gateway_domain::read::forward::Forward;
+use onebot_gateway_domain::read::group_content::{EssenceListing, FilesListing};
 use onebot_gateway_domain::read::groups::{GroupEntry, Groups};
 use onebot_gateway_domain::read::history::History;
 use onebot_gateway_domain::read::members::Members;
@@ -228,6 +230,66 @@ pub fn chat_message(msg: Message) -> pb::ChatMessage {
     }
 }
 
+/// A time that is 0 when unknown: absent then.
+fn known_time(secs: i64) -> Option<prost_types::Timestamp> {
+    (secs > 0).then(|| timestamp_secs(secs))
+}
+
+/// The ListEssence response (media ids are set by the caller).
+pub fn essence(listing: EssenceListing) -> pb::ListEssenceResponse {
+    pb::ListEssenceResponse {
+        group_id: listing.group_id,
+        messages: listing.entries.into_iter().map(essence_entry).collect(),
+        next_page_token: listing.next_page_token,
+    }
+}
+
+fn essence_entry(e: EssenceEntry) -> pb::EssenceMessage {
+    let time = e.message.time;
+    let mut message = chat_message(e.message);
+    message.time = known_time(time);
+    pb::EssenceMessage {
+        message: Some(message),
+        operator_id: e.operator_id,
+        operator_name: e.operator_name,
+        operation_time: known_time(e.operation_time),
+    }
+}
+
+/// The ListGroupFiles response.
+pub fn group_files(listing: FilesListing) -> pb::ListGroupFilesResponse {
+    pb::ListGroupFilesResponse {
+        group_id: listing.group_id,
+        folders: listing.folders.into_iter().map(group_folder).collect(),
+        files: listing.files.into_iter().map(group_file).collect(),
+        next_page_token: listing.next_page_token,
+    }
+}
+
+fn group_file(f: GroupFile) -> pb::GroupFile {
+    pb::GroupFile {
+        file_id: f.file_id,
+        name: f.name,
+        size: f.size,
+        folder_id: f.folder_id,
+        uploader_id: f.uploader_id,
+        uploader_name: f.uploader_name,
+        upload_time: known_time(f.upload_time),
+        expire_time: known_time(f.expire_time),
+        download_count: f.download_count,
+    }
+}
+
+fn group_folder(f: GroupFolder) -> pb::GroupFolder {
+    pb::GroupFolder {
+        folder_id: f.folder_id,
+        name: f.name,
+        creator_id: f.creator_id,
+        create_time: known_time(f.create_time),
+        file_count: f.file_count,
+    }
+}
+
 /// The proto group member.
 pub fn group_member(m: GroupMember) -> pb::GroupMember {
     pb::GroupMember {
@@ -335,6 +397,12 @@ pub fn event_kind(value: i32) -> Option<EventKind> {
         pb::EventKind::Unknown => EventKind::Unknown,
         pb::EventKind::MessageRecalled => EventKind::MessageRecalled,
         pb::EventKind::Approval => EventKind::Approval,
+        pb::EventKind::Reaction => EventKind::Reaction,
+        pb::EventKind::Essence => EventKind::Essence,
+        pb::EventKind::Mute => EventKind::Mute,
+        pb::EventKind::AdminChanged => EventKind::AdminChanged,
+        pb::EventKind::GroupFileUploaded => EventKind::GroupFileUploaded,
+        pb::EventKind::GroupNameChanged => EventKind::GroupNameChanged,
     })
 }
 
@@ -499,6 +567,106 @@ fn inbound_kind(
                 .unwrap_or(record.created_ms)
                 .div_euclid(1000),
             K::Approval(crate::governance::approval(record)),
+        ),
+        InboundEvent::Reaction {
+            group_id,
+            message_id,
+            user_id,
+            emoji_id,
+            added,
+            time,
+        } => (
+            *time,
+            K::Reaction(pb::ReactionEvent {
+                group_id: *group_id,
+                message_id: *message_id,
+                user_id: *user_id,
+                emoji_id: emoji_id.clone(),
+                added: *added,
+            }),
+        ),
+        InboundEvent::Essence {
+            group_id,
+            message_id,
+            sender_id,
+            operator_id,
+            set,
+            time,
+        } => (
+            *time,
+            K::Essence(pb::EssenceEvent {
+                group_id: *group_id,
+                message_id: *message_id,
+                sender_id: *sender_id,
+                operator_id: *operator_id,
+                is_set: *set,
+            }),
+        ),
+        InboundEvent::Mute {
+            group_id,
+            target,
+            operator_id,
+            duration_secs,
+            muted,
+            time,
+        } => (
+            *time,
+            K::Mute(pb::MuteEvent {
+                group_id: *group_id,
+                user_id: match target {
+                    MuteTarget::Member(u) => *u,
+                    MuteTarget::WholeGroup => 0,
+                },
+                whole_group: *target == MuteTarget::WholeGroup,
+                operator_id: *operator_id,
+                duration_secs: *duration_secs,
+                muted: *muted,
+            }),
+        ),
+        InboundEvent::AdminChanged {
+            group_id,
+            user_id,
+            operator_id,
+            set,
+            time,
+        } => (
+            *time,
+            K::AdminChanged(pb::AdminChangedEvent {
+                group_id: *group_id,
+                user_id: *user_id,
+                operator_id: *operator_id,
+                is_admin: *set,
+            }),
+        ),
+        InboundEvent::GroupFileUploaded {
+            group_id,
+            user_id,
+            file_id,
+            name,
+            size,
+            time,
+        } => (
+            *time,
+            K::GroupFileUploaded(pb::GroupFileUploadedEvent {
+                group_id: *group_id,
+                user_id: *user_id,
+                file_id: file_id.clone(),
+                name: name.clone(),
+                size: *size,
+            }),
+        ),
+        InboundEvent::GroupNameChanged {
+            group_id,
+            name,
+            operator_id,
+            time,
+        } => (
+            *time,
+            K::GroupNameChanged(pb::GroupNameChangedEvent {
+                group_id: *group_id,
+                name: name.clone(),
+                operator_id: *operator_id,
+            }),
         ),
         InboundEvent::Unknown {
             post_type,

@@ -1,4 +1,4 @@
-//! `GroupService`: members, groups, pokes.
+//! `GroupService`: members, groups, pokes, group files, moderation.
 
 use std::sync::Arc;
 
@@ -9,6 +9,7 @@ use tonic::{Request, Response, Status};
 use crate::{convert, status::to_status};
 use onebot_gateway_domain::gateway::Gateway;
 use onebot_gateway_domain::read::members::MembersRequest;
+use onebot_gateway_domain::write::moderation::Moderation;
 
 /// The GroupService implementation.
 pub struct GroupApi {
@@ -73,5 +74,122 @@ impl GroupService for GroupApi {
                 .await,
         )?;
         Ok(Response::new(pb::PokeMemberResponse { group_id, user_id }))
+    }
+
+    async fn list_group_files(
+        &self,
+        request: Request<pb::ListGroupFilesRequest>,
+    ) -> Result<Response<pb::ListGroupFilesResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::ListGroupFilesRequest {
+            account_id,
+            group_id,
+            folder_id,
+            page_size,
+            page_token,
+        } = request.into_inner();
+        let folder = (!folder_id.is_empty()).then_some(folder_id.as_str());
+        let listing = to_status(
+            self.gw
+                .list_group_files(&account_id, group_id, folder, page_size, &page_token, ctx)
+                .await,
+        )?;
+        Ok(Response::new(convert::group_files(listing)))
+    }
+
+    async fn mute_member(
+        &self,
+        request: Request<pb::MuteMemberRequest>,
+    ) -> Result<Response<pb::MuteMemberResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::MuteMemberRequest {
+            account_id,
+            group_id,
+            user_id,
+            duration_secs,
+            on_behalf_of,
+        } = request.into_inner();
+        let on_behalf_of = super::requester::on_behalf_of(on_behalf_of)?;
+        let op = Moderation::Mute {
+            user_id,
+            duration_secs,
+        };
+        let group_id = to_status(
+            self.gw
+                .moderate(&account_id, group_id, op, on_behalf_of, ctx)
+                .await,
+        )?;
+        Ok(Response::new(pb::MuteMemberResponse { group_id, user_id }))
+    }
+
+    async fn mute_all(
+        &self,
+        request: Request<pb::MuteAllRequest>,
+    ) -> Result<Response<pb::MuteAllResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::MuteAllRequest {
+            account_id,
+            group_id,
+            enable,
+            on_behalf_of,
+        } = request.into_inner();
+        let on_behalf_of = super::requester::on_behalf_of(on_behalf_of)?;
+        let op = Moderation::MuteAll { enable };
+        let group_id = to_status(
+            self.gw
+                .moderate(&account_id, group_id, op, on_behalf_of, ctx)
+                .await,
+        )?;
+        Ok(Response::new(pb::MuteAllResponse { group_id }))
+    }
+
+    async fn kick_member(
+        &self,
+        request: Request<pb::KickMemberRequest>,
+    ) -> Result<Response<pb::KickMemberResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::KickMemberRequest {
+            account_id,
+            group_id,
+            user_id,
+            reject_rejoin,
+            on_behalf_of,
+        } = request.into_inner();
+        let on_behalf_of = super::requester::on_behalf_of(on_behalf_of)?;
+        let op = Moderation::Kick {
+            user_id,
+            reject_rejoin,
+        };
+        let group_id = to_status(
+            self.gw
+                .moderate(&account_id, group_id, op, on_behalf_of, ctx)
+                .await,
+        )?;
+        Ok(Response::new(pb::KickMemberResponse { group_id, user_id }))
+    }
+
+    async fn set_member_card(
+        &self,
+        request: Request<pb::SetMemberCardRequest>,
+    ) -> Result<Response<pb::SetMemberCardResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::SetMemberCardRequest {
+            account_id,
+            group_id,
+            user_id,
+            card,
+            on_behalf_of,
+        } = request.into_inner();
+        let on_behalf_of = super::requester::on_behalf_of(on_behalf_of)?;
+        let op = Moderation::SetCard { user_id, card };
+        let group_id = to_status(
+            self.gw
+                .moderate(&account_id, group_id, op, on_behalf_of, ctx)
+                .await,
+        )?;
+        Ok(Response::new(pb::SetMemberCardResponse {
+            group_id,
+            user_id,
+        }))
     }
 }

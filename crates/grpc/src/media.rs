@@ -11,7 +11,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::convert;
-use crate::status::status_of;
+use crate::status::{status_of, to_status};
 use onebot_gateway_domain::call::CallCtx;
 use onebot_gateway_domain::error::{Error, Kind, Result};
 use onebot_gateway_domain::gateway::Gateway;
@@ -109,10 +109,11 @@ fn upload_header(h: pb::UploadMediaHeader) -> Result<UploadHeader> {
         Ok(pb::MediaKind::Image) => MediaKind::Image,
         Ok(pb::MediaKind::Video) => MediaKind::Video,
         Ok(pb::MediaKind::File) => MediaKind::File,
-        Ok(pb::MediaKind::Unspecified | pb::MediaKind::Record) | Err(_) => {
+        Ok(pb::MediaKind::Record) => MediaKind::Voice,
+        Ok(pb::MediaKind::Unspecified) | Err(_) => {
             return Err(Error::invalid(
                 "header.kind",
-                "kind must be IMAGE, VIDEO or FILE",
+                "kind must be IMAGE, VIDEO, FILE or RECORD (a voice)",
             ));
         }
     };
@@ -136,6 +137,7 @@ fn response(m: StagedMedia) -> pb::UploadMediaResponse {
         MediaKind::Image => pb::MediaKind::Image,
         MediaKind::Video => pb::MediaKind::Video,
         MediaKind::File => pb::MediaKind::File,
+        MediaKind::Voice => pb::MediaKind::Record,
     };
     pb::UploadMediaResponse {
         media_id: m.id,
@@ -178,19 +180,51 @@ fn download_stream(
     download: Download,
 ) -> ReceiverStream<Result<pb::DownloadMediaResponse, Status>> {
     use pb::download_media_response::Payload as Out;
+    stream_download(
+        download,
+        |h| pb::DownloadMediaResponse {
+            payload: Some(Out::Header(h)),
+        },
+        |c| pb::DownloadMediaResponse {
+            payload: Some(Out::Chunk(c)),
+        },
+    )
+}
+
+/// The response stream of a group file's download, as [`download_stream`].
+fn group_file_stream(
+    download: Download,
+) -> ReceiverStream<Result<pb::DownloadGroupFileResponse, Status>> {
+    use pb::download_group_file_response::Payload as Out;
+    stream_download(
+        download,
+        |h| pb::DownloadGroupFileResponse {
+            payload: Some(Out::Header(h)),
+        },
+        |c| pb::DownloadGroupFileResponse {
+            payload: Some(Out::Chunk(c)),
+        },
+    )
+}
+
+fn stream_download<T: Send + 'static>(
+    download: Download,
+    header_of: fn(pb::DownloadMediaHeader) -> T,
+    chunk_of: fn(Vec<u8>) -> T,
+) -> ReceiverStream<Result<T, Status>> {
     let (tx, rx) = mpsc::channel(4);
+    // The file stays readable through its open handle after the download's
+    // guards drop.
     let Download { header, file, .. } = download;
     let size = header.size;
-    let first = pb::DownloadMediaResponse {
-        payload: Some(Out::Header(pb::DownloadMediaHeader {
-            media_id: header.media_id,
-            kind: received_kind(header.kind) as i32,
-            mime_type: header.mime,
-            size: i64::try_from(header.size).unwrap_or(i64::MAX),
-            sha256: header.sha256,
-            file_name: header.file_name,
-        })),
-    };
+    let first = header_of(pb::DownloadMediaHeader {
+        media_id: header.media_id,
+        kind: received_kind(header.kind) as i32,
+        mime_type: header.mime,
+        size: i64::try_from(header.size).unwrap_or(i64::MAX),
+        sha256: header.sha256,
+        file_name: header.file_name,
+    });
     tokio::task::spawn_blocking(move || {
         if tx.blocking_send(Ok(first)).is_err() {
             return;
@@ -213,10 +247,7 @@ fn download_stream(
             }
             buf.truncate(n);
             sent += n as u64;
-            let chunk = pb::DownloadMediaResponse {
-                payload: Some(Out::Chunk(buf)),
-            };
-            if tx.blocking_send(Ok(chunk)).is_err() {
+            if tx.blocking_send(Ok(chunk_of(buf))).is_err() {
                 // The client went away.
                 return;
             }
@@ -233,6 +264,25 @@ fn download_stream(
 #[tonic::async_trait]
 impl MediaService for MediaApi {
     type DownloadMediaStream = ReceiverStream<Result<pb::DownloadMediaResponse, Status>>;
+    type DownloadGroupFileStream = ReceiverStream<Result<pb::DownloadGroupFileResponse, Status>>;
+
+    async fn download_group_file(
+        &self,
+        request: Request<pb::DownloadGroupFileRequest>,
+    ) -> Result<Response<Self::DownloadGroupFileStream>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::DownloadGroupFileRequest {
+            account_id,
+            group_id,
+            file_id,
+        } = request.into_inner();
+        let download = to_status(
+            self.gw
+                .download_group_file(&account_id, group_id, &file_id, ctx)
+                .await,
+        )?;
+        Ok(Response::new(group_file_stream(download)))
+    }
 
     async fn download_media(
         &self,

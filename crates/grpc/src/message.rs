@@ -1,5 +1,5 @@
-//! `MessageService`: history, single messages, forward bundles, sending and
-//! recalling.
+//! `MessageService`: history, single messages, forward bundles, sending,
+//! recalling, reactions, essence and typing.
 
 use std::sync::Arc;
 
@@ -159,6 +159,102 @@ impl MessageService for MessageApi {
         let page = to_status(self.gw.search_messages(req, ctx).await)?;
         Ok(Response::new(convert::search(&page)))
     }
+
+    async fn react_to_message(
+        &self,
+        request: Request<pb::ReactToMessageRequest>,
+    ) -> Result<Response<pb::ReactToMessageResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::ReactToMessageRequest {
+            account_id,
+            message_id,
+            emoji_id,
+            remove,
+            on_behalf_of,
+        } = request.into_inner();
+        let on_behalf_of = super::requester::on_behalf_of(on_behalf_of)?;
+        let group_id = to_status(
+            self.gw
+                .react_to_message(
+                    &account_id,
+                    message_id,
+                    &emoji_id,
+                    remove,
+                    on_behalf_of,
+                    ctx,
+                )
+                .await,
+        )?;
+        Ok(Response::new(pb::ReactToMessageResponse { group_id }))
+    }
+
+    async fn set_essence(
+        &self,
+        request: Request<pb::SetEssenceRequest>,
+    ) -> Result<Response<pb::SetEssenceResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::SetEssenceRequest {
+            account_id,
+            message_id,
+            remove,
+            on_behalf_of,
+        } = request.into_inner();
+        let on_behalf_of = super::requester::on_behalf_of(on_behalf_of)?;
+        let group_id = to_status(
+            self.gw
+                .set_essence(&account_id, message_id, remove, on_behalf_of, ctx)
+                .await,
+        )?;
+        Ok(Response::new(pb::SetEssenceResponse { group_id }))
+    }
+
+    async fn list_essence(
+        &self,
+        request: Request<pb::ListEssenceRequest>,
+    ) -> Result<Response<pb::ListEssenceResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::ListEssenceRequest {
+            account_id,
+            group_id,
+            page_size,
+            page_token,
+        } = request.into_inner();
+        let account = to_status(ctx.account_id(&account_id))?.to_owned();
+        let listing = to_status(
+            self.gw
+                .list_essence(&account_id, group_id, page_size, &page_token, ctx)
+                .await,
+        )?;
+        let mut response = convert::essence(listing);
+        let ids = self.gw.received().ids();
+        for m in response
+            .messages
+            .iter_mut()
+            .filter_map(|e| e.message.as_mut())
+        {
+            convert::with_media_ids(ids, &account, m);
+        }
+        Ok(Response::new(response))
+    }
+
+    async fn set_typing(
+        &self,
+        request: Request<pb::SetTypingRequest>,
+    ) -> Result<Response<pb::SetTypingResponse>, Status> {
+        let ctx = super::deadline::ctx(&request);
+        let pb::SetTypingRequest {
+            account_id,
+            user_id,
+            on_behalf_of,
+        } = request.into_inner();
+        let on_behalf_of = super::requester::on_behalf_of(on_behalf_of)?;
+        to_status(
+            self.gw
+                .set_typing(&account_id, user_id, on_behalf_of, ctx)
+                .await,
+        )?;
+        Ok(Response::new(pb::SetTypingResponse {}))
+    }
 }
 
 fn media_source(source: pb::MediaSource) -> Option<MediaSource> {
@@ -186,6 +282,7 @@ fn send_request(r: pb::SendMessageRequest) -> Result<SendRequest, Status> {
         mention_user_ids,
         mention_all,
         on_behalf_of,
+        voices,
     } = r;
     Ok(SendRequest {
         account_id,
@@ -197,6 +294,7 @@ fn send_request(r: pb::SendMessageRequest) -> Result<SendRequest, Status> {
         text,
         images: images.into_iter().map(media_source).collect(),
         videos: videos.into_iter().map(media_source).collect(),
+        voices: voices.into_iter().map(media_source).collect(),
         file: file.map(media_source),
         file_name,
         idempotency_key,
@@ -224,6 +322,7 @@ fn send_response(r: SendResult) -> pb::SendMessageResponse {
             images: i32::try_from(m.images).unwrap_or(i32::MAX),
             videos: i32::try_from(m.videos).unwrap_or(i32::MAX),
             file: m.file,
+            voices: i32::try_from(m.voices).unwrap_or(i32::MAX),
         }),
         replayed,
         user_id,

@@ -82,6 +82,11 @@ pub fn classify(kind: Kind) -> (Code, ErrorReason) {
         Kind::ApprovalPending => (Code::FailedPrecondition, R::ApprovalPending),
         Kind::ApprovalNotFound => (Code::NotFound, R::ApprovalNotFound),
         Kind::ApprovalDecided => (Code::FailedPrecondition, R::ApprovalDecided),
+        Kind::NotSupportedByImplementation => {
+            (Code::Unimplemented, R::NotSupportedByImplementation)
+        }
+        Kind::BotNotAdmin => (Code::FailedPrecondition, R::BotNotAdmin),
+        Kind::ProtectedMember => (Code::PermissionDenied, R::ProtectedMember),
     }
 }
 

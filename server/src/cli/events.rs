@@ -207,6 +207,50 @@ pub fn render(e: &pb::Event) -> String {
             }
             line
         }
+        Some(K::Reaction(r)) => format!(
+            "reaction {} {} by {} on message {} in group {}",
+            r.emoji_id,
+            if r.added { "added" } else { "removed" },
+            r.user_id,
+            r.message_id,
+            r.group_id
+        ),
+        Some(K::Essence(e)) => format!(
+            "message {} in group {} {} essence by {}",
+            e.message_id,
+            e.group_id,
+            if e.is_set { "marked" } else { "unmarked" },
+            e.operator_id
+        ),
+        Some(K::Mute(m)) => {
+            let who = if m.whole_group {
+                "the whole group".to_owned()
+            } else {
+                m.user_id.to_string()
+            };
+            let what = match (m.muted, m.whole_group) {
+                (false, _) => "unmuted".to_owned(),
+                (true, true) => "muted".to_owned(),
+                (true, false) => format!("muted for {}s", m.duration_secs),
+            };
+            format!("{who} {what} in group {} by {}", m.group_id, m.operator_id)
+        }
+        Some(K::AdminChanged(a)) => format!(
+            "{} {} admin of group {}",
+            a.user_id,
+            if a.is_admin { "made" } else { "no longer" },
+            a.group_id
+        ),
+        Some(K::GroupFileUploaded(f)) => format!(
+            "{} uploaded {:?} ({} bytes, file id {}) to group {}",
+            f.user_id, f.name, f.size, f.file_id, f.group_id
+        ),
+        Some(K::GroupNameChanged(n)) => {
+            format!(
+                "group {} renamed to {:?} by {}",
+                n.group_id, n.name, n.operator_id
+            )
+        }
         None => "(empty event)".into(),
     };
     format!("#{} [{}] {what}", e.sequence, clock(e.time.as_ref()))

@@ -262,6 +262,7 @@ mod tests {
                 images: 1,
                 videos: 0,
                 file: String::new(),
+                voices: 0,
             }),
             ..Default::default()
         };

@@ -150,7 +150,8 @@ async fn sends_quotes_mentions_media_and_recalls() {
         Some(pb::MediaSummary {
             images: 2,
             videos: 0,
-            file: "报告.txt".into()
+            file: "报告.txt".into(),
+            voices: 0,
         })
     );
     assert!(!media.message_ids.is_empty());

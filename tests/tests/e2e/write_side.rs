@@ -526,7 +526,8 @@ async fn thirty_mib_video_arrives_at_the_sandbox_as_one_base64_segment() {
         Some(pb::MediaSummary {
             images: 0,
             videos: 1,
-            file: String::new()
+            file: String::new(),
+            voices: 0,
         })
     );
     let media = peer.control().received_media();

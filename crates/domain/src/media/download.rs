@@ -153,16 +153,23 @@ impl Received {
     /// Fetches a file the peer named by `url` (a group file's download
     /// URL) within `limit` and `deadline`, through the same guard as peer
     /// media: the bytes in a temporary file deleted when the answer drops.
-    pub async fn fetch_file(&self, url: &str, limit: u64, deadline: Deadline) -> Result<FetchedFile> {
+    pub async fn fetch_file(
+        &self,
+        url: &str,
+        limit: u64,
+        deadline: Deadline,
+    ) -> Result<FetchedFile> {
         let mut writer = self.store.writer(limit).await?;
         let fetch = self.fetch_url(url, &mut writer);
         let name = match deadline.remaining() {
-            Some(left) => tokio::time::timeout(left, fetch).await.unwrap_or_else(|_| {
-                Err(Error::new(
-                    Kind::DeadlineExceeded,
-                    "the deadline passed while fetching the file",
-                ))
-            })?,
+            Some(left) => tokio::time::timeout(left, fetch)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(Error::new(
+                        Kind::DeadlineExceeded,
+                        "the deadline passed while fetching the file",
+                    ))
+                })?,
             None => fetch.await?,
         };
         let (temp, sha256, size, prefix) = writer.finish().await?;

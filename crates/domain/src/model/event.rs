@@ -235,9 +235,7 @@ impl InboundEvent {
                     r.summary.len() + r.action.len() + r.payload.len() + r.id.len()
                 }
                 InboundEvent::Reaction { emoji_id, .. } => emoji_id.len(),
-                InboundEvent::GroupFileUploaded { file_id, name, .. } => {
-                    file_id.len() + name.len()
-                }
+                InboundEvent::GroupFileUploaded { file_id, name, .. } => file_id.len() + name.len(),
                 InboundEvent::GroupNameChanged { name, .. } => name.len(),
                 InboundEvent::Poke { .. }
                 | InboundEvent::Essence { .. }

@@ -24,10 +24,10 @@ use rand::Rng;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::Action;
 use super::audit::{Note, reason_of};
 use super::check::Verdict;
 use super::held::{Held, Payload};
-use super::Action;
 use super::store::{ApprovalRecord, ApprovalState, ApprovalUpdate, AuditDecision};
 use crate::account::Account;
 use crate::call::{CallCtx, Deadline};

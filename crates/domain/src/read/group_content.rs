@@ -134,7 +134,9 @@ impl Gateway {
         ctx.caller.check_group(group_id)?;
         self.require_joined(&account, group_id, ctx.deadline)
             .await?;
-        let folder_id = folder_id.map(str::trim).filter(|f| !f.is_empty() && *f != "/");
+        let folder_id = folder_id
+            .map(str::trim)
+            .filter(|f| !f.is_empty() && *f != "/");
         let listed = account
             .peer
             .list_group_files(group_id, folder_id, ctx.deadline)

@@ -30,7 +30,10 @@ pub(crate) async fn bot_role(
     ctx: &CallCtx,
 ) -> Result<Role> {
     let self_id = account.peer.self_id();
-    let members = gw.members_of(account, group_id, None, ctx.deadline).await?.0;
+    let members = gw
+        .members_of(account, group_id, None, ctx.deadline)
+        .await?
+        .0;
     Ok(members
         .iter()
         .find(|m| m.user_id == Some(self_id))

@@ -146,7 +146,15 @@ impl Gateway {
     ) -> Result<i64> {
         let mut note = Note::new(account_id, vec![op.action()], op.summary());
         let outcome = self
-            .moderate_checked(account_id, group_id, &op, on_behalf_of, &ctx, false, &mut note)
+            .moderate_checked(
+                account_id,
+                group_id,
+                &op,
+                on_behalf_of,
+                &ctx,
+                false,
+                &mut note,
+            )
             .await;
         self.audit_outcome(&note, &ctx, &outcome, |_| String::new())
             .await;
@@ -190,7 +198,10 @@ impl Gateway {
             if user_id == account.peer.self_id() {
                 return Err(protected("the bot itself"));
             }
-            let members = self.members_of(&account, group_id, None, ctx.deadline).await?.0;
+            let members = self
+                .members_of(&account, group_id, None, ctx.deadline)
+                .await?
+                .0;
             let Some(member) = members.iter().find(|m| m.user_id == Some(user_id)) else {
                 return Err(Error::invalid(
                     "user_id",

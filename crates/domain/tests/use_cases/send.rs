@@ -220,7 +220,8 @@ async fn limits_at_the_edge_pass() {
         Some(MediaSummary {
             images: 4,
             videos: 1,
-            file: String::new()
+            file: String::new(),
+            voices: 0,
         })
     );
 }
