@@ -439,8 +439,9 @@ impl PeerApi for AccountClient {
         card: &str,
         deadline: Deadline,
     ) -> Result<()> {
-        let request = group::card_request(group_id, user_id, card);
-        self.inner.send_request(request, deadline).await.map(drop)
+        self.inner
+            .set_member_card(group_id, user_id, card, deadline)
+            .await
     }
 }
 

@@ -12,7 +12,8 @@
 //! `get_essence_msg_list`, `get_group_files_by_folder`, `set_group_ban`
 //! (always with `duration`: the defaults are 0 or 1800), `set_group_whole_ban`
 //! (always with `enable`: Lagrange's default is false), `set_group_kick`
-//! and `set_group_card` the same way. An action the flavor lacks fails
+//! and `set_group_card` the same way (NapCat's `设置群名片未生效`, which it
+//! can answer after the card was set, is checked against the member). An action the flavor lacks fails
 //! with `NotSupportedByImplementation` and sends nothing; before the flavor
 //! is known (generic) the NapCat form is sent and the peer's answer decides.
 //! Ids are sent as numbers.
@@ -22,7 +23,7 @@ use serde_json::{Value, json};
 use super::inner::Inner;
 use crate::answer;
 use crate::flavor::Flavor;
-use crate::model::{decode_group_files, essence_page};
+use crate::model::{decode_group_files, decode_member, essence_page};
 use crate::retcode;
 use onebot_gateway_domain::call::Deadline;
 use onebot_gateway_domain::error::{Error, Kind, Result};
@@ -164,7 +165,47 @@ fn is_missing_file(e: &Error) -> bool {
         && (retcode::is_not_found_text(text) || text.contains("FILE_NOT_FOUND"))
 }
 
+/// True for NapCat's `设置群名片未生效`: it polls its member cache after
+/// the change and fails when the cache has not caught up, though the card
+/// may well have been set.
+fn is_unconfirmed_card(e: &Error) -> bool {
+    e.kind == Kind::OnebotActionFailed
+        && e.meta("peer_message")
+            .is_some_and(|t| t.contains("群名片未生效"))
+}
+
 impl Inner {
+    /// `set_group_card`. NapCat's unconfirmed-card failure is checked
+    /// against `get_group_member_info` (no cache): a member whose card is
+    /// the one asked for is success, anything else keeps the failure.
+    pub(crate) async fn set_member_card(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        card: &str,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let err = match self
+            .send_request(card_request(group_id, user_id, card), deadline)
+            .await
+        {
+            Ok(_) => return Ok(()),
+            Err(e) if is_unconfirmed_card(&e) => e,
+            Err(e) => return Err(e),
+        };
+        let member = self
+            .call_action(
+                "get_group_member_info",
+                json!({ "group_id": group_id, "user_id": user_id, "no_cache": true }),
+                deadline,
+            )
+            .await;
+        match member {
+            Ok(m) if m.is_object() && decode_member(&m).card == card => Ok(()),
+            _ => Err(err),
+        }
+    }
+
     /// Sends `request`; its `data` on success, the classified failure else.
     pub(crate) async fn send_request(&self, request: Request, deadline: Deadline) -> Result<Value> {
         let (action, params) = request;
@@ -408,6 +449,23 @@ mod tests {
             essence_request(9, false),
             ("delete_essence_msg", json!({"message_id": 9}))
         );
+    }
+
+    #[test]
+    fn only_napcats_unconfirmed_card_is_checked() {
+        let failed = |kind, text: &str| Error::new(kind, "x").with("peer_message", text);
+        assert!(is_unconfirmed_card(&failed(
+            Kind::OnebotActionFailed,
+            "设置群名片未生效"
+        )));
+        assert!(!is_unconfirmed_card(&failed(
+            Kind::OnebotActionFailed,
+            "permission denied"
+        )));
+        assert!(!is_unconfirmed_card(&failed(
+            Kind::OnebotTimeout,
+            "设置群名片未生效"
+        )));
     }
 
     #[test]

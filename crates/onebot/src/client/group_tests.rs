@@ -416,3 +416,48 @@ async fn a_missing_file_is_media_not_found() {
     let e = file_url(Flavor::NapCat, ok_null).await.unwrap_err();
     assert_eq!(e.kind, Kind::OnebotActionUnsupported);
 }
+
+fn card_unconfirmed(action: &str, _: &Value) -> Value {
+    match action {
+        "set_group_card" => {
+            json!({"status": "failed", "retcode": 1200, "message": "设置群名片未生效", "data": null})
+        }
+        _ => ok(json!({"group_id": 5, "user_id": 7, "card": "名片", "nickname": "n"})),
+    }
+}
+
+fn card_really_unset(action: &str, _: &Value) -> Value {
+    match action {
+        "set_group_card" => {
+            json!({"status": "failed", "retcode": 1200, "message": "设置群名片未生效", "data": null})
+        }
+        _ => ok(json!({"group_id": 5, "user_id": 7, "card": "旧", "nickname": "n"})),
+    }
+}
+
+#[tokio::test]
+async fn napcats_unconfirmed_card_is_checked_against_the_member() {
+    let p = peer(Flavor::NapCat, card_unconfirmed).await;
+    p.client.set_member_card(5, 7, "名片", dl()).await.unwrap();
+    assert_eq!(
+        p.sent(),
+        vec![
+            (
+                "set_group_card".to_string(),
+                json!({"group_id": 5, "user_id": 7, "card": "名片"})
+            ),
+            (
+                "get_group_member_info".to_string(),
+                json!({"group_id": 5, "user_id": 7, "no_cache": true})
+            ),
+        ]
+    );
+    let p = peer(Flavor::NapCat, card_really_unset).await;
+    let e = p
+        .client
+        .set_member_card(5, 7, "名片", dl())
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind, Kind::OnebotActionFailed);
+    assert_eq!(e.meta("action"), Some("set_group_card"));
+}

@@ -92,7 +92,8 @@ fn web_item(item: &Value) -> Option<onebot_gateway_domain::model::Segment> {
 
 /// The whole essence list of `group_id` decoded (undecodable entries
 /// skipped), then page `page` of `page_size` entries of it: the slice from
-/// `page * page_size`, `is_end` when it reaches the end of the list.
+/// `page * page_size`, `is_end` when it reaches the end of the list. A
+/// `page_size` of 0 is no limit: the whole list, as one last page.
 pub fn essence_page(group_id: i64, list: &[Value], page: u32, page_size: u32) -> EssencePage {
     let entries: Vec<EssenceEntry> = list
         .iter()
@@ -104,6 +105,12 @@ pub fn essence_page(group_id: i64, list: &[Value], page: u32, page_size: u32) ->
             decoded
         })
         .collect();
+    if page_size == 0 {
+        return EssencePage {
+            entries,
+            is_end: true,
+        };
+    }
     let size = page_size as usize;
     let start = (page as usize).saturating_mul(size).min(entries.len());
     let end = start.saturating_add(size).min(entries.len());
@@ -262,6 +269,8 @@ mod tests {
         assert_eq!((exact.entries.len(), exact.is_end), (5, true));
         let past = essence_page(5, &list, 9, 2);
         assert_eq!((past.entries.len(), past.is_end), (0, true));
+        let all = essence_page(5, &list, 0, 0);
+        assert_eq!((all.entries.len(), all.is_end), (5, true));
         let empty = essence_page(5, &[], 0, 10);
         assert!(empty.is_end && empty.entries.is_empty());
     }
