@@ -3,9 +3,12 @@
 //! Decoding never fails and never panics: a message that cannot be decoded
 //! and any `post_type`/`notice_type` we do not model become
 //! [`InboundEvent::Unknown`] with the raw frame. Heartbeats feed the
-//! connection's watchdog and are not published.
+//! connection's watchdog and are not published. Group notices (reactions,
+//! essence, mutes, admins, uploads, group names) are decoded in `group`.
 
 use serde_json::Value;
+
+mod group;
 
 use super::model::{decode_message, int_of, raw_of_value};
 use onebot_gateway_domain::model::{ChatRef, InboundEvent};
@@ -132,7 +135,8 @@ pub fn decode(frame: &Value) -> Decoded {
                     sub_type: "offline".into(),
                     time,
                 }),
-                _ => unknown(),
+                notice_type => group::decode(frame, notice_type, &text(frame, "sub_type"))
+                    .map_or_else(unknown, Decoded::Event),
             }
         }
         _ => unknown(),

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use super::AccountClient;
+use super::group;
 use super::inner::Inner;
 use super::routing::ReadData;
 use crate::answer;
@@ -19,7 +20,8 @@ use crate::outgoing::{self, object};
 use onebot_gateway_domain::call::Deadline;
 use onebot_gateway_domain::error::{Error, Kind, Result};
 use onebot_gateway_domain::model::{
-    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message, ReceivedMedia,
+    AccountStatus, ChatRef, EssencePage, GroupFiles, GroupInfo, GroupMember, MediaKind,
+    MediaPayload, Message, ReceivedMedia,
 };
 use onebot_gateway_domain::ports::{
     HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia,
@@ -333,6 +335,113 @@ impl PeerApi for AccountClient {
     /// `get_msg`.
     async fn media_message(&self, message_id: i64, deadline: Deadline) -> Result<Message> {
         self.inner.media_message(message_id, deadline).await
+    }
+
+    /// The flavor's name, as the account's status names it.
+    fn implementation(&self) -> String {
+        self.inner.flavor().name().to_string()
+    }
+
+    /// By flavor: see the table of `client::group`.
+    async fn react(
+        &self,
+        group_id: i64,
+        message_id: i64,
+        emoji_id: &str,
+        add: bool,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let request =
+            group::react_request(self.inner.flavor(), group_id, message_id, emoji_id, add)?;
+        self.inner.send_request(request, deadline).await.map(drop)
+    }
+
+    async fn set_essence(
+        &self,
+        _group_id: i64,
+        message_id: i64,
+        set: bool,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let request = group::essence_request(message_id, set);
+        self.inner.send_request(request, deadline).await.map(drop)
+    }
+
+    /// `get_essence_msg_list` answers the whole list; it is paged here.
+    async fn list_essence(
+        &self,
+        group_id: i64,
+        page: u32,
+        page_size: u32,
+        deadline: Deadline,
+    ) -> Result<EssencePage> {
+        self.inner
+            .list_essence(group_id, page, page_size, deadline)
+            .await
+    }
+
+    async fn set_typing(&self, user_id: i64, deadline: Deadline) -> Result<()> {
+        let request = group::typing_request(self.inner.flavor(), user_id)?;
+        self.inner.send_request(request, deadline).await.map(drop)
+    }
+
+    async fn list_group_files(
+        &self,
+        group_id: i64,
+        folder_id: Option<&str>,
+        deadline: Deadline,
+    ) -> Result<GroupFiles> {
+        self.inner
+            .list_group_files(group_id, folder_id, deadline)
+            .await
+    }
+
+    async fn group_file_url(
+        &self,
+        group_id: i64,
+        file_id: &str,
+        deadline: Deadline,
+    ) -> Result<String> {
+        self.inner.group_file_url(group_id, file_id, deadline).await
+    }
+
+    async fn mute_member(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        duration_secs: u32,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let request = group::mute_request(group_id, user_id, duration_secs);
+        self.inner.send_request(request, deadline).await.map(drop)
+    }
+
+    async fn mute_all(&self, group_id: i64, enable: bool, deadline: Deadline) -> Result<()> {
+        let request = group::mute_all_request(group_id, enable);
+        self.inner.send_request(request, deadline).await.map(drop)
+    }
+
+    async fn kick_member(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        reject_rejoin: bool,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let request = group::kick_request(group_id, user_id, reject_rejoin);
+        self.inner.send_request(request, deadline).await.map(drop)
+    }
+
+    async fn set_member_card(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        card: &str,
+        deadline: Deadline,
+    ) -> Result<()> {
+        self.inner
+            .set_member_card(group_id, user_id, card, deadline)
+            .await
     }
 }
 

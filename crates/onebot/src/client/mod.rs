@@ -11,10 +11,13 @@
 //! - `paging`: history pages as the peer really pages (probe, judge,
 //!   correct).
 //! - `actions`: the typed actions behind the port.
+//! - `group`: the group actions per flavor (reactions, essence, typing,
+//!   group files, moderation).
 //! - `media`: received media per flavor (steps, lookups, stream downloads).
 
 mod actions;
 mod errors;
+mod group;
 mod identify;
 mod inner;
 mod media;

@@ -12,6 +12,7 @@
 //! are the same decoders given a tree.
 
 pub mod forward;
+pub mod group_content;
 pub mod member;
 pub mod message;
 pub mod page;
@@ -19,6 +20,7 @@ pub mod scalar;
 pub mod segment;
 
 pub use forward::{PeerNode, decode_forward};
+pub use group_content::{decode_essence_entry, decode_group_files, essence_page};
 pub use member::{
     MemberList, PeerGroup, PeerMember, decode_group, decode_member, decode_members, member_list,
     member_list_of_frame,
