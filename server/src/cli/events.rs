@@ -32,6 +32,18 @@ pub enum Kind {
     MessageRecalled,
     /// Approvals changing state.
     Approval,
+    /// Emoji reactions added or removed.
+    Reaction,
+    /// Messages marked or unmarked as essence.
+    Essence,
+    /// Mutes of members or the whole group.
+    Mute,
+    /// Admins set or unset.
+    AdminChanged,
+    /// Files uploaded to a group's files.
+    GroupFileUploaded,
+    /// Group name changes.
+    GroupNameChanged,
 }
 
 impl From<Kind> for pb::EventKind {
@@ -47,6 +59,12 @@ impl From<Kind> for pb::EventKind {
             Kind::Unknown => pb::EventKind::Unknown,
             Kind::MessageRecalled => pb::EventKind::MessageRecalled,
             Kind::Approval => pb::EventKind::Approval,
+            Kind::Reaction => pb::EventKind::Reaction,
+            Kind::Essence => pb::EventKind::Essence,
+            Kind::Mute => pb::EventKind::Mute,
+            Kind::AdminChanged => pb::EventKind::AdminChanged,
+            Kind::GroupFileUploaded => pb::EventKind::GroupFileUploaded,
+            Kind::GroupNameChanged => pb::EventKind::GroupNameChanged,
         }
     }
 }
@@ -99,7 +117,7 @@ pub async fn run(args: EventsArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn clock(time: Option<&prost_types::Timestamp>) -> String {
+pub(super) fn clock(time: Option<&prost_types::Timestamp>) -> String {
     time.and_then(|t| jiff::Timestamp::from_second(t.seconds).ok())
         .map(|t| {
             t.to_zoned_datetime(jiff::tz::TimeZone::system())

@@ -5,7 +5,9 @@
 //! One file per command group: [`history`] (history), [`message`] (message,
 //! recall, forward), [`group`] (members, groups, poke), [`send`],
 //! [`account`] (accounts), [`events`], [`tools`], [`health`], [`download`],
-//! [`search`], [`mcp`] (MCP on stdin/stdout); [`connection`] is how every
+//! [`search`], [`mcp`] (MCP on stdin/stdout), [`group_actions`] (react,
+//! essence, essences, typing, files, group-file, mute, mute-all, kick,
+//! card); [`connection`] is how every
 //! command reaches the gateway and [`output`] holds the shared JSON and
 //! error printing. [`archive`] (`archive purge`) is the one local command:
 //! it opens the archive the configuration names, without a gateway;
@@ -18,6 +20,7 @@ mod download;
 mod events;
 mod governance;
 mod group;
+mod group_actions;
 mod health;
 mod history;
 mod mcp;
@@ -83,6 +86,26 @@ pub enum ClientCommand {
     /// List the audit trail: every write performed or refused, every
     /// approval's change (newest first).
     Audit(governance::AuditArgs),
+    /// Add (or remove) an emoji reaction to a group message.
+    React(group_actions::ReactArgs),
+    /// Mark (or unmark) a group message as essence (精华).
+    Essence(group_actions::EssenceArgs),
+    /// List a group's essence messages.
+    Essences(group_actions::EssencesArgs),
+    /// Show "正在输入" (typing) in a private chat.
+    Typing(group_actions::TypingArgs),
+    /// List a group's files (群文件): one folder's folders and files.
+    Files(group_actions::FilesArgs),
+    /// Download a file of a group's files: `<file-id> -o FILE`.
+    GroupFile(group_actions::GroupFileArgs),
+    /// Mute (禁言) a group member for some seconds, or lift it with 0.
+    Mute(group_actions::MuteArgs),
+    /// Turn the whole-group mute (全员禁言) on, or off with --off.
+    MuteAll(group_actions::MuteAllArgs),
+    /// Remove (踢出) a member from the group.
+    Kick(group_actions::KickArgs),
+    /// Set a member's group card (群名片).
+    Card(group_actions::CardArgs),
 }
 
 impl ClientCommand {
@@ -108,6 +131,16 @@ impl ClientCommand {
             ClientCommand::Approval(a) => &a.conn,
             ClientCommand::Approve(a) | ClientCommand::Reject(a) => &a.conn,
             ClientCommand::Audit(a) => &a.conn,
+            ClientCommand::React(a) => &a.conn,
+            ClientCommand::Essence(a) => &a.conn,
+            ClientCommand::Essences(a) => &a.conn,
+            ClientCommand::Typing(a) => &a.conn,
+            ClientCommand::Files(a) => &a.conn,
+            ClientCommand::GroupFile(a) => &a.conn,
+            ClientCommand::Mute(a) => &a.conn,
+            ClientCommand::MuteAll(a) => &a.conn,
+            ClientCommand::Kick(a) => &a.conn,
+            ClientCommand::Card(a) => &a.conn,
         }
     }
 }
@@ -141,6 +174,16 @@ pub async fn run(command: ClientCommand) -> ExitCode {
         ClientCommand::Approve(a) => governance::decide(a, true).await,
         ClientCommand::Reject(a) => governance::decide(a, false).await,
         ClientCommand::Audit(a) => governance::audit(a).await,
+        ClientCommand::React(a) => group_actions::react(a).await,
+        ClientCommand::Essence(a) => group_actions::essence(a).await,
+        ClientCommand::Essences(a) => group_actions::essences(a).await,
+        ClientCommand::Typing(a) => group_actions::typing(a).await,
+        ClientCommand::Files(a) => group_actions::files(a).await,
+        ClientCommand::GroupFile(a) => group_actions::group_file(a).await,
+        ClientCommand::Mute(a) => group_actions::mute(a).await,
+        ClientCommand::MuteAll(a) => group_actions::mute_all(a).await,
+        ClientCommand::Kick(a) => group_actions::kick(a).await,
+        ClientCommand::Card(a) => group_actions::card(a).await,
     };
     match result {
         Ok(code) => code,
