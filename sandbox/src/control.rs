@@ -235,23 +235,7 @@ impl SandboxControl {
     /// Changes a member's card and emits `group_card` (nothing on the Milky face, which has no
     /// such event). Returns `false` if there is no such member.
     pub fn set_card(&self, group_id: i64, user_id: i64, card: &str) -> bool {
-        let old = {
-            let mut w = self.shared.world.lock();
-            w.group_mut(group_id)
-                .and_then(|g| g.members.iter_mut().find(|m| m.user_id == user_id))
-                .map(|m| std::mem::replace(&mut m.card, card.to_owned()))
-        };
-        match old {
-            // Milky 1.2 has no event for a card change.
-            Some(_) if self.shared.milky() => true,
-            Some(old) => {
-                let self_id = self.shared.cfg.self_id;
-                self.shared
-                    .emit(&events::group_card(self_id, group_id, user_id, card, &old));
-                true
-            }
-            None => false,
-        }
+        crate::ops::apply_card(&self.shared, group_id, user_id, card).is_some()
     }
 
     /// Recalls a message as `operator_id` would (its author, or a group admin): it leaves

@@ -66,6 +66,7 @@ mod ids;
 mod media;
 mod message;
 mod milky;
+mod ops;
 mod params;
 mod response;
 mod server;
@@ -83,7 +84,8 @@ pub use control::SandboxControl;
 pub use cq::{escape_text, escape_value, parse as parse_cq, render as render_cq};
 pub use data::{
     EXAMPLE_FORWARD, EXAMPLE_GROUP, EXAMPLE_NESTED_FORWARD, FRIEND_MESSAGES, FRIEND_WITH_HISTORY,
-    FRIEND_WITHOUT_HISTORY, MISSING_QUOTE, SANDBOX_GROUP, SANDBOX_GROUP_MESSAGES, shanghai_time,
+    FRIEND_WITHOUT_HISTORY, MISSING_QUOTE, SANDBOX_ESSENCE_SEQS, SANDBOX_FOLDER, SANDBOX_GROUP,
+    SANDBOX_GROUP_FILES, SANDBOX_GROUP_MESSAGES, shanghai_time,
 };
 pub use fault::{Fault, FaultKind};
 pub use files::{MEDIA_HOST, sample_media};

@@ -83,7 +83,7 @@ fn member_object(self_id: i64, group_id: i64, m: &Member) -> Value {
         "unfriendly": false,
         "card_changeable": true,
         "is_robot": m.user_id == self_id,
-        "shut_up_timestamp": 0,
+        "shut_up_timestamp": m.shut_up_until,
         "role": m.role.as_str(),
         "title": m.title,
     })
