@@ -934,3 +934,55 @@ async fn control_endpoints_make_users_act() {
         sb.shutdown().await;
     }
 }
+
+#[tokio::test]
+async fn control_handle_makes_users_act() {
+    let sb = start(Flavor::GoCqhttp).await;
+    let mut c = universal(&sb).await;
+    let control = sb.control();
+    let id = msg_id(&sb, 40);
+    // go-cqhttp reports essence set by someone else than the bot.
+    control.set_essence(id, 10002, true).unwrap();
+    let ev = c.recv_event().await.unwrap();
+    assert_eq!(
+        (ev["notice_type"].as_str(), ev["sender_id"].as_i64()),
+        (Some("essence"), msg_sender(&sb, 40))
+    );
+    assert!(control.set_essence(id, 10005, false).is_err());
+    // go-cqhttp has no reaction notice, but the reaction is kept and a second one is no change.
+    control.react(id, 10003, "76", true).unwrap();
+    control.react(id, 10003, "76", true).unwrap();
+    no_notice(&sb, &mut c).await;
+    assert!(control.react(1, 10003, "76", true).is_err());
+    assert_eq!(
+        control.mute_member(SANDBOX_GROUP, 10003, 10001, 60),
+        Err("不能对群主操作".to_owned())
+    );
+    control.mute_group(SANDBOX_GROUP, 10002, true).unwrap();
+    let ev = c.recv_event().await.unwrap();
+    assert_eq!(
+        (ev["user_id"].as_i64(), ev["operator_id"].as_i64()),
+        (Some(0), Some(10002))
+    );
+    control.set_admin(SANDBOX_GROUP, 10004, true).unwrap();
+    assert_eq!(c.recv_event().await.unwrap()["notice_type"], "group_admin");
+    assert!(control.set_admin(SANDBOX_GROUP, 10001, false).is_err());
+    let bytes = vec![7u8; 1234];
+    let file_id = control
+        .upload_group_file(SANDBOX_GROUP, 10004, "七.bin", bytes.clone())
+        .unwrap();
+    let ev = c.recv_event().await.unwrap();
+    assert_eq!(ev["notice_type"], "group_upload");
+    // go-cqhttp's notice carries the URL.
+    let (status, got) = download(ev["file"]["url"].as_str().unwrap()).await;
+    assert_eq!((status, got), (200, bytes));
+    assert_eq!(ev["file"]["id"], file_id.as_str());
+    control.rename_group(SANDBOX_GROUP, 10001, "新名").unwrap();
+    // go-cqhttp reports no rename.
+    no_notice(&sb, &mut c).await;
+    sb.shutdown().await;
+}
+
+fn msg_sender(sb: &Sandbox, seq: usize) -> Option<i64> {
+    sb.control().messages(ChatRef::Group(SANDBOX_GROUP))[seq - 1]["sender"]["user_id"].as_i64()
+}
