@@ -536,6 +536,12 @@ async fn mute_defaults_and_notices_per_flavor() {
                     -1
                 };
                 assert_eq!(ev["duration"], raw, "{flavor}");
+                if flavor == Flavor::NapCat {
+                    let g = c
+                        .ok("get_group_info", json!({"group_id": SANDBOX_GROUP}))
+                        .await;
+                    assert_eq!(g["group_all_shut"], -1);
+                }
             }
         }
         c.ok(

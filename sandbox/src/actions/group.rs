@@ -294,6 +294,12 @@ pub(super) fn ban(shared: &Shared, p: Params<'_>) -> ActionResult {
     }
     match ops::mute(shared, group_id, shared.cfg.self_id, user_id, duration) {
         Ok(()) => Ok(Value::Null),
+        // go-cqhttp blames a failed mute of 30 days or more on the duration.
+        Err(Refusal::NoRights | Refusal::TargetOwner | Refusal::TargetAdmin)
+            if flavor == Flavor::GoCqhttp && duration >= 2_592_000 =>
+        {
+            Err(ActionError::failed("封禁时间超出范围").with_code("DURATION_IS_NOT_IN_RANGE"))
+        }
         Err(e) => refused(flavor, "set_group_ban", e),
     }
 }
