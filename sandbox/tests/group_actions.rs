@@ -762,6 +762,17 @@ async fn record_segments_are_kept_in_every_flavor() {
             .ok("get_msg", json!({"message_id": d["message_id"]}))
             .await;
         assert_eq!(got["message"][0]["type"], "record", "{flavor}");
+        // As received records are: get_record converts to "MP3" (an ID3 header before the bytes).
+        if matches!(flavor, Flavor::NapCat | Flavor::SnowLuma) {
+            let rec = c
+                .ok("get_record", json!({"file": file, "out_format": "mp3"}))
+                .await;
+            let mp3 = base64::engine::general_purpose::STANDARD
+                .decode(rec["base64"].as_str().unwrap())
+                .unwrap();
+            assert_eq!(&mp3[..3], b"ID3");
+            assert!(mp3.ends_with(&voice), "{flavor}");
+        }
         sb.shutdown().await;
     }
 }
