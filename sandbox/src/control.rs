@@ -13,6 +13,7 @@ use crate::flavor::Flavor;
 use crate::media::{MediaKind, ReceivedMedia};
 use crate::message::{self, View};
 use crate::milky;
+use crate::ops;
 use crate::server;
 use crate::shared::{RecordedAction, Shared};
 use crate::state::{ChatRef, Group, NewMessage, Role};
@@ -235,23 +236,71 @@ impl SandboxControl {
     /// Changes a member's card and emits `group_card` (nothing on the Milky face, which has no
     /// such event). Returns `false` if there is no such member.
     pub fn set_card(&self, group_id: i64, user_id: i64, card: &str) -> bool {
-        let old = {
-            let mut w = self.shared.world.lock();
-            w.group_mut(group_id)
-                .and_then(|g| g.members.iter_mut().find(|m| m.user_id == user_id))
-                .map(|m| std::mem::replace(&mut m.card, card.to_owned()))
+        crate::ops::apply_card(&self.shared, group_id, user_id, card).is_some()
+    }
+
+    /// `user_id` adds (or removes) the reaction `emoji` (a face id or an emoji) to the group
+    /// message `message_id`; the flavor's reaction notice (Milky: `group_message_reaction`) is
+    /// pushed when it changed something. `Err` with the refusal's text.
+    pub fn react(
+        &self,
+        message_id: i64,
+        user_id: i64,
+        emoji: &str,
+        add: bool,
+    ) -> Result<(), String> {
+        ops::react(&self.shared, message_id, user_id, emoji, add).map_err(|e| e.text())
+    }
+
+    /// `operator_id` (an admin or the owner) marks or unmarks the group message `message_id` as
+    /// essence, pushing the flavor's `essence` notice where it has one.
+    pub fn set_essence(&self, message_id: i64, operator_id: i64, on: bool) -> Result<(), String> {
+        ops::set_essence(&self.shared, message_id, operator_id, on).map_err(|e| e.text())
+    }
+
+    /// `operator_id` mutes `user_id` for `duration` seconds (0 lifts), as QQ's rules allow.
+    pub fn mute_member(
+        &self,
+        group_id: i64,
+        operator_id: i64,
+        user_id: i64,
+        duration: i64,
+    ) -> Result<(), String> {
+        ops::mute(&self.shared, group_id, operator_id, user_id, duration).map_err(|e| e.text())
+    }
+
+    /// `operator_id` (an admin or the owner) turns the whole-group mute on or off.
+    pub fn mute_group(&self, group_id: i64, operator_id: i64, on: bool) -> Result<(), String> {
+        ops::whole_mute(&self.shared, group_id, operator_id, on).map_err(|e| e.text())
+    }
+
+    /// The group's owner makes `user_id` an admin (or a member again).
+    pub fn set_admin(&self, group_id: i64, user_id: i64, on: bool) -> Result<(), String> {
+        ops::set_admin(&self.shared, group_id, user_id, on).map_err(|e| e.text())
+    }
+
+    /// `user_id` uploads `bytes` as `name` to the root of the group's files; returns its
+    /// `file_id` (`get_group_file_url` serves the bytes).
+    pub fn upload_group_file(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        name: &str,
+        bytes: Vec<u8>,
+    ) -> Result<String, String> {
+        let loaded = crate::media::Loaded {
+            source: crate::media::MediaSource::Base64,
+            digest: Some(crate::media::digest(&bytes)),
+            bytes: Some(bytes.into()),
         };
-        match old {
-            // Milky 1.2 has no event for a card change.
-            Some(_) if self.shared.milky() => true,
-            Some(old) => {
-                let self_id = self.shared.cfg.self_id;
-                self.shared
-                    .emit(&events::group_card(self_id, group_id, user_id, card, &old));
-                true
-            }
-            None => false,
-        }
+        ops::upload(&self.shared, group_id, user_id, name, "/", &loaded, true)
+            .map(|f| f.file_id)
+            .map_err(|e| e.text())
+    }
+
+    /// `operator_id` (an admin or the owner) renames the group.
+    pub fn rename_group(&self, group_id: i64, operator_id: i64, name: &str) -> Result<(), String> {
+        ops::rename(&self.shared, group_id, operator_id, name).map_err(|e| e.text())
     }
 
     /// Recalls a message as `operator_id` would (its author, or a group admin): it leaves

@@ -8,12 +8,18 @@
 //!   last a nested bundle, [`EXAMPLE_NESTED_FORWARD`]).
 //! - Group `20000003` 沙盒群: 36 members, 300 messages cycling through every segment type; every
 //!   16th quotes the message before it, every forward is a bundle of two nodes.
+//!   Three of them are essence messages ([`SANDBOX_ESSENCE_SEQS`]); its file system has three
+//!   files at the root and a folder with one more ([`SANDBOX_GROUP_FILES`], [`SANDBOX_FOLDER`]).
 //! - Friends 10001 (48 messages both directions; the bot's answers quote the question, one of
 //!   them a message that no longer exists, [`MISSING_QUOTE`]) and 10002 (no messages).
 
 use serde_json::{Value, json};
 
-use crate::state::{ChatRef, ForwardNode, Friend, Group, Member, NewMessage, Role, Sender, World};
+use crate::media::MediaKind;
+use crate::state::{
+    ChatRef, Essence, ForwardNode, Friend, Group, GroupFile, GroupFolder, Member, NewMessage, Role,
+    Sender, World,
+};
 
 /// The example group: three messages and 120 members.
 pub const EXAMPLE_GROUP: i64 = 20_000_002;
@@ -35,6 +41,20 @@ pub const EXAMPLE_NESTED_FORWARD: &str = "7412580369852147964";
 pub const MISSING_QUOTE: i64 = 123_456_789;
 /// Index (0-based) of the private message quoting [`MISSING_QUOTE`].
 const MISSING_QUOTE_AT: usize = 43;
+
+/// The seqs (1-based, in [`SANDBOX_GROUP`]) of the seeded essence messages, newest mark first:
+/// #20 (an image, marked by 10001), #19 (a face and text, by 10002), #16 (text, by 10002).
+pub const SANDBOX_ESSENCE_SEQS: [i64; 3] = [20, 19, 16];
+/// The folder of [`SANDBOX_GROUP`]'s file system: `(folder_id, name)`.
+pub const SANDBOX_FOLDER: (&str, &str) = ("/sandbox-folder-1", "资料");
+/// The seeded files of [`SANDBOX_GROUP`]: `(file_id, name, size, folder_id)`; `/` is the root.
+/// Their bytes are generated (a PDF header, then deterministic filler) at exactly `size`.
+pub const SANDBOX_GROUP_FILES: [(&str, &str, u64, &str); 4] = [
+    ("/sandbox-gf-1", "活动安排.pdf", 20_480, "/"),
+    ("/sandbox-gf-2", "成员名单.pdf", 9_731, "/"),
+    ("/sandbox-gf-3", "年度总结.pdf", 131_072, "/"),
+    ("/sandbox-gf-4", "群规.pdf", 4_096, "/sandbox-folder-1"),
+];
 
 /// Unix seconds of a wall-clock time in Asia/Shanghai (UTC+8, no DST since 1991).
 pub fn shanghai_time(y: i64, m: i64, d: i64, hh: i64, mm: i64, ss: i64) -> i64 {
@@ -68,6 +88,7 @@ pub(crate) fn member(
         title: String::new(),
         sex: "unknown",
         age: 0,
+        shut_up_until: 0,
     }
 }
 
@@ -121,7 +142,67 @@ pub(crate) fn seed(world: &mut World) {
     seed_example_group(world, join);
     seed_example_forwards(world);
     seed_sandbox_group(world, join);
+    seed_sandbox_essence(world);
+    seed_sandbox_files(world);
     seed_friends(world);
+}
+
+/// 沙盒群's essence messages ([`SANDBOX_ESSENCE_SEQS`]), each marked an hour after it was sent.
+fn seed_sandbox_essence(world: &mut World) {
+    let operators = [10001, 10002, 10002];
+    let mut marks: Vec<Essence> = SANDBOX_ESSENCE_SEQS
+        .iter()
+        .zip(operators)
+        .filter_map(|(&seq, operator_id)| {
+            let m = world.by_seq(SANDBOX_GROUP, seq)?;
+            Some(Essence {
+                group_id: SANDBOX_GROUP,
+                message_id: m.message_id,
+                operator_id,
+                time: m.time + 3600,
+            })
+        })
+        .collect();
+    // Stored oldest mark first.
+    marks.sort_by_key(|e| e.time);
+    world.essence.extend(marks);
+}
+
+/// 沙盒群's file system ([`SANDBOX_FOLDER`], [`SANDBOX_GROUP_FILES`]), uploaded by 10001 and
+/// 10002 on 2026-10-10.
+fn seed_sandbox_files(world: &mut World) {
+    let t = shanghai_time(2026, 10, 10, 9, 0, 0);
+    world.group_folders.push(GroupFolder {
+        group_id: SANDBOX_GROUP,
+        folder_id: SANDBOX_FOLDER.0.to_owned(),
+        name: SANDBOX_FOLDER.1.to_owned(),
+        create_time: t,
+        creator: 10001,
+        creator_name: "张三".to_owned(),
+    });
+    for (i, (file_id, name, size, folder)) in SANDBOX_GROUP_FILES.iter().enumerate() {
+        let (uploader, uploader_name) = if i % 2 == 0 {
+            (10001, "张三")
+        } else {
+            (10002, "李四")
+        };
+        let key = file_id.trim_start_matches('/').to_owned();
+        world
+            .files
+            .generated(MediaKind::File, &key, Some(file_id), *size as usize);
+        world.group_files.push(GroupFile {
+            group_id: SANDBOX_GROUP,
+            file_id: (*file_id).to_owned(),
+            name: (*name).to_owned(),
+            size: *size,
+            folder_id: (*folder).to_owned(),
+            upload_time: t + 600 * (i as i64 + 1),
+            uploader,
+            uploader_name: uploader_name.to_owned(),
+            downloads: i as i64,
+            key,
+        });
+    }
 }
 
 /// 示例群: 3 named + 116 generated + the bot = 120 members (joined from

@@ -245,7 +245,8 @@ pub(crate) fn url(base: &str, kind: MediaKind, chat: ChatRef, name: &str, rkey: 
     u
 }
 
-fn percent_encode(s: &str) -> String {
+/// Percent-encodes everything but RFC 3986's unreserved characters.
+pub(crate) fn percent_encode(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {

@@ -22,8 +22,12 @@
 //! - `flavor` — [`Flavor`] and small per-implementation facts (app names, fonts).
 //! - `config` — [`SandboxConfig`].
 //! - `behaviour` — [`Behaviour`]: report one implementation's name, behave like another's.
-//! - `data` — deterministic seed: groups 20000002 / 20000003, friends, histories.
-//! - `state` — the world model (groups, members, friends, per-chat history, id index).
+//! - `data` — deterministic seed: groups 20000002 / 20000003, friends, histories, 20000003's
+//!   essence messages and group files.
+//! - `state` — the world model (groups, members, friends, per-chat history, id index,
+//!   reactions, essence, group files, whole-group mutes).
+//! - `ops` — group operations both faces and the control endpoints share (QQ's rules, the
+//!   change, the flavor's notice or the Milky event).
 //! - `ids` — per-flavor `message_id` shapes derived from per-chat sequences.
 //! - `cq` — CQ-code parsing and rendering.
 //! - `message` — message input normalisation and per-flavor message objects.
@@ -31,8 +35,11 @@
 //! - `files` — the media files and the loopback media host (signed, expiring URLs).
 //! - `params` — lenient parameter access (numeric strings, string booleans).
 //! - `response` — results and the per-flavor response frame (retcodes, text fields, echo).
-//! - `actions` — one file per area: info, history, send, file, poke, recall, forward;
-//!   `dispatch` routes.
+//! - `actions` — one file per area: info, history, send, file, poke, recall, forward, group
+//!   (reactions, essence, typing, moderation), group_file, simulate (the control endpoints
+//!   that make a user act: `sandbox_react`, `sandbox_set_essence`, `sandbox_mute`,
+//!   `sandbox_whole_mute`, `sandbox_set_admin`, `sandbox_upload_group_file`,
+//!   `sandbox_rename_group`); `dispatch` routes.
 //! - `exec` — per-request pipeline: record, action-level faults, dispatch, render.
 //! - `events` — meta events and notices.
 //! - `auth` — per-flavor token sources and outcomes.
@@ -43,7 +50,7 @@
 //! - `control` — [`SandboxControl`], the test-facing handle.
 //! - `milky/` — the Milky 1.2 face ([`Protocol::Milky`]) over the same world: `http` (routing,
 //!   auth, the envelope), `stream` (events over WebSocket and SSE), `api/` (one file per area:
-//!   info, message, send, recall, nudge, forward, file; `call` routes), `entities` (groups,
+//!   info, message, send, recall, nudge, forward, file, group; `call` routes), `entities` (groups,
 //!   members, friends, incoming messages), `segments` (stored ↔ Milky segments), `media`
 //!   (`uri` resolution), `params` (strict request fields), `events`, `record` (the JSONL
 //!   recording).
@@ -66,6 +73,7 @@ mod ids;
 mod media;
 mod message;
 mod milky;
+mod ops;
 mod params;
 mod response;
 mod server;
@@ -83,7 +91,8 @@ pub use control::SandboxControl;
 pub use cq::{escape_text, escape_value, parse as parse_cq, render as render_cq};
 pub use data::{
     EXAMPLE_FORWARD, EXAMPLE_GROUP, EXAMPLE_NESTED_FORWARD, FRIEND_MESSAGES, FRIEND_WITH_HISTORY,
-    FRIEND_WITHOUT_HISTORY, MISSING_QUOTE, SANDBOX_GROUP, SANDBOX_GROUP_MESSAGES, shanghai_time,
+    FRIEND_WITHOUT_HISTORY, MISSING_QUOTE, SANDBOX_ESSENCE_SEQS, SANDBOX_FOLDER, SANDBOX_GROUP,
+    SANDBOX_GROUP_FILES, SANDBOX_GROUP_MESSAGES, shanghai_time,
 };
 pub use fault::{Fault, FaultKind};
 pub use files::{MEDIA_HOST, sample_media};

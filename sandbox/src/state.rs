@@ -3,7 +3,7 @@
 //! [`World`] is plain data behind one mutex in [`Shared`](crate::shared::Shared); handlers lock
 //! it briefly and never across an `.await`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -58,6 +58,8 @@ pub(crate) struct Member {
     pub title: String,
     pub sex: &'static str,
     pub age: u32,
+    /// Unix seconds the member's mute ends (0: not muted).
+    pub shut_up_until: i64,
 }
 
 /// A group.
@@ -149,6 +151,52 @@ pub(crate) struct NewMessage {
     pub self_sent: bool,
 }
 
+/// One user's reaction to a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Reaction {
+    pub user_id: i64,
+    /// A QQ face id (digits) or an emoji's code point as text.
+    pub emoji: String,
+}
+
+/// A group's essence (精华) message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Essence {
+    pub group_id: i64,
+    pub message_id: i64,
+    pub operator_id: i64,
+    /// Unix seconds it was marked.
+    pub time: i64,
+}
+
+/// A file of a group's file system (群文件).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GroupFile {
+    pub group_id: i64,
+    pub file_id: String,
+    pub name: String,
+    pub size: u64,
+    /// `/` for the root, else the folder's id.
+    pub folder_id: String,
+    pub upload_time: i64,
+    pub uploader: i64,
+    pub uploader_name: String,
+    pub downloads: i64,
+    /// The name its bytes are stored under in [`Files`].
+    pub key: String,
+}
+
+/// A folder of a group's file system (one level under the root).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GroupFolder {
+    pub group_id: i64,
+    pub folder_id: String,
+    pub name: String,
+    pub create_time: i64,
+    pub creator: i64,
+    pub creator_name: String,
+}
+
 /// Everything the fake account knows.
 #[derive(Debug, Clone)]
 pub(crate) struct World {
@@ -169,6 +217,16 @@ pub(crate) struct World {
     pub files: Files,
     /// Merged-forward bundles by id.
     pub forwards: HashMap<String, Vec<ForwardNode>>,
+    /// Reactions by message id, in the order they were added.
+    pub reactions: HashMap<i64, Vec<Reaction>>,
+    /// Essence messages of every group, in the order they were marked.
+    pub essence: Vec<Essence>,
+    /// Group files, in upload order.
+    pub group_files: Vec<GroupFile>,
+    /// Group folders, in creation order.
+    pub group_folders: Vec<GroupFolder>,
+    /// Groups under a whole-group mute (全员禁言).
+    pub whole_muted: HashSet<i64>,
 }
 
 impl World {
@@ -186,6 +244,11 @@ impl World {
             ids: HashMap::new(),
             files: Files::new(std::time::Duration::from_secs(2 * 3600)),
             forwards: HashMap::new(),
+            reactions: HashMap::new(),
+            essence: Vec::new(),
+            group_files: Vec::new(),
+            group_folders: Vec::new(),
+            whole_muted: HashSet::new(),
         }
     }
 
@@ -340,6 +403,26 @@ impl World {
         let (chat, idx) = *self.ids.get(&message_id)?;
         let m = self.chats.get_mut(&chat)?.messages.get_mut(idx)?;
         Some((chat, m))
+    }
+
+    /// A stored group message by its seq.
+    pub(crate) fn by_seq(&self, group_id: i64, seq: i64) -> Option<&Stored> {
+        let idx = usize::try_from(seq.checked_sub(1)?).ok()?;
+        self.chats
+            .get(&ChatRef::Group(group_id))?
+            .messages
+            .get(idx)
+            .filter(|m| !m.recalled)
+    }
+
+    /// The display name of `user_id` in a group: card, else nickname.
+    pub(crate) fn display_name(&self, group_id: i64, user_id: i64) -> String {
+        let s = self.sender_for(ChatRef::Group(group_id), user_id);
+        if s.card.is_empty() {
+            s.nickname
+        } else {
+            s.card
+        }
     }
 
     /// The role of `user_id` in group `group_id`, if a member.

@@ -1,14 +1,15 @@
 //! `upload_group_file`.
 //!
 //! NapCat requires `name`; go-cqhttp accepts only an existing local path. The upload is
-//! recorded as [`ReceivedMedia`] of kind `File` and announced with a `group_upload` notice;
-//! it does not land in message history.
+//! recorded as [`ReceivedMedia`] of kind `File`, joins the group's files (`folder_id` or
+//! `folder`, default the root; its bytes served when the sandbox has them) and is announced
+//! with a `group_upload` notice; it does not land in message history.
 
 use serde_json::{Value, json};
 
-use crate::events;
 use crate::flavor::Flavor;
 use crate::media::{self, DigestCache, MediaKind, MediaSource, ReceivedMedia};
+use crate::ops;
 use crate::params::Params;
 use crate::response::{ActionError, ActionResult};
 use crate::shared::Shared;
@@ -39,35 +40,24 @@ pub(super) fn upload_group_file(
         return Err(ActionError::failed("file not found").with_code("FILE_NOT_FOUND"));
     }
     let name = name.unwrap_or_else(|| loaded.stored_name(MediaKind::File));
-    let (sha, len) = match &loaded.digest {
-        Some(d) => (Some(d.sha256.clone()), Some(d.len)),
-        None => (None, None),
-    };
-    let file_id = format!(
-        "/{}",
-        sha.as_deref().map_or_else(
-            || format!("sandbox-{}", events::now()),
-            |s| s[..32].to_owned()
-        )
-    );
+    let folder = p
+        .str("folder_id")
+        .or_else(|| p.str("folder"))
+        .filter(|f| !f.is_empty())
+        .unwrap_or_else(|| "/".to_owned());
+    let self_id = shared.cfg.self_id;
+    let file = ops::upload(shared, group_id, self_id, &name, &folder, &loaded, true)
+        .map_err(|e| ActionError::failed(e.text()))?;
+    let file_id = file.file_id;
     shared.media.lock().push(ReceivedMedia {
         kind: MediaKind::File,
-        sha256: sha,
-        len,
+        sha256: loaded.digest.as_ref().map(|d| d.sha256.clone()),
+        len: loaded.digest.as_ref().map(|d| d.len),
         source: loaded.source,
         group_id: Some(group_id),
         user_id: None,
         name: Some(name.clone()),
     });
-    let self_id = shared.cfg.self_id;
-    shared.emit(&events::group_upload(
-        self_id,
-        group_id,
-        self_id,
-        &file_id,
-        &name,
-        len.unwrap_or(0),
-    ));
     Ok(match flavor {
         Flavor::GoCqhttp | Flavor::Lagrange => Value::Null,
         _ => json!({"file_id": file_id}),

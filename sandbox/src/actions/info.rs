@@ -42,7 +42,8 @@ pub(super) fn status(flavor: Flavor) -> Value {
     }
 }
 
-fn group_object(flavor: Flavor, g: &Group) -> Value {
+/// A group object; NapCat's `group_all_shut` is -1 under a whole-group mute, else 0.
+fn group_object(flavor: Flavor, g: &Group, whole_muted: bool) -> Value {
     let mut v = json!({
         "group_id": g.group_id,
         "group_name": g.name,
@@ -52,7 +53,7 @@ fn group_object(flavor: Flavor, g: &Group) -> Value {
     if let Some(o) = v.as_object_mut() {
         match flavor {
             Flavor::NapCat => {
-                o.insert("group_all_shut".into(), json!(0));
+                o.insert("group_all_shut".into(), json!(-i64::from(whole_muted)));
                 o.insert("group_remark".into(), json!(""));
             }
             Flavor::GoCqhttp => {
@@ -83,7 +84,7 @@ fn member_object(self_id: i64, group_id: i64, m: &Member) -> Value {
         "unfriendly": false,
         "card_changeable": true,
         "is_robot": m.user_id == self_id,
-        "shut_up_timestamp": 0,
+        "shut_up_timestamp": m.shut_up_until,
         "role": m.role.as_str(),
         "title": m.title,
     })
@@ -91,7 +92,12 @@ fn member_object(self_id: i64, group_id: i64, m: &Member) -> Value {
 
 pub(super) fn group_list(shared: &Shared) -> Value {
     let w = shared.world.lock();
-    Value::Array(w.groups.iter().map(|g| group_object(w.flavor, g)).collect())
+    Value::Array(
+        w.groups
+            .iter()
+            .map(|g| group_object(w.flavor, g, w.whole_muted.contains(&g.group_id)))
+            .collect(),
+    )
 }
 
 fn no_group(group_id: i64) -> ActionError {
@@ -102,7 +108,7 @@ pub(super) fn group_info(shared: &Shared, p: Params<'_>) -> ActionResult {
     let group_id = p.req_int("group_id")?;
     let w = shared.world.lock();
     let g = w.group(group_id).ok_or_else(|| no_group(group_id))?;
-    Ok(group_object(w.flavor, g))
+    Ok(group_object(w.flavor, g, w.whole_muted.contains(&group_id)))
 }
 
 pub(super) fn member_list(shared: &Shared, p: Params<'_>) -> ActionResult {

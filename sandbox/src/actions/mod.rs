@@ -6,6 +6,8 @@
 
 mod file;
 mod forward;
+mod group;
+mod group_file;
 mod history;
 mod info;
 mod inject;
@@ -13,6 +15,7 @@ pub(crate) mod media;
 mod poke;
 mod recall;
 mod send;
+mod simulate;
 
 use serde_json::{Map, Value, json};
 
@@ -76,8 +79,31 @@ pub(crate) fn dispatch(
         "group_poke" | "friend_poke" | "send_poke" if flavor.has_extensions() => {
             poke::poke(shared, name, p)
         }
-        // The sandbox's own: tests outside the process make users speak.
+        "set_msg_emoji_like"
+            if matches!(flavor, Flavor::NapCat | Flavor::LlOneBot | Flavor::SnowLuma) =>
+        {
+            group::reaction(shared, name, p)
+        }
+        "unset_msg_emoji_like" if flavor == Flavor::LlOneBot => group::reaction(shared, name, p),
+        "set_group_reaction" if matches!(flavor, Flavor::Lagrange | Flavor::SnowLuma) => {
+            group::reaction(shared, name, p)
+        }
+        "set_essence_msg" => group::essence(shared, true, p),
+        "delete_essence_msg" => group::essence(shared, false, p),
+        "get_essence_msg_list" => group::essence_list(shared, p),
+        "set_input_status" if matches!(flavor, Flavor::NapCat | Flavor::SnowLuma) => {
+            group::input_status(shared, p)
+        }
+        "get_group_root_files" => group_file::list(shared, false, p),
+        "get_group_files_by_folder" => group_file::list(shared, true, p),
+        "get_group_file_url" => group_file::url(shared, p),
+        "set_group_ban" => group::ban(shared, p),
+        "set_group_whole_ban" => group::whole_ban(shared, p),
+        "set_group_kick" => group::kick(shared, p),
+        "set_group_card" => group::card(shared, p),
+        // The sandbox's own: tests outside the process make users speak and act.
         "sandbox_inject_message" => inject::inject(shared, p),
+        _ if simulate::handles(name) => simulate::run(shared, name, p, cache),
         "get_image" if flavor != Flavor::Lagrange => media::get_image_or_file(shared, name, p),
         "get_file" if !matches!(flavor, Flavor::Lagrange | Flavor::GoCqhttp) => {
             media::get_image_or_file(shared, name, p)
@@ -93,6 +119,11 @@ pub(crate) fn dispatch(
         _ if shared.cfg.behaviour.lenient => Ok(json!({})),
         _ => Err(unknown_action(flavor, action)),
     }
+}
+
+/// True for the sandbox's control endpoints that make a user act (`sandbox_react`, …).
+pub(crate) fn is_simulation(name: &str) -> bool {
+    simulate::handles(name)
 }
 
 /// True for the stream download actions of flavors that have them (many

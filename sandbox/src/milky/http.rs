@@ -112,7 +112,12 @@ pub(crate) async fn handle(shared: &Arc<Shared>, req: Request<Incoming>) -> Resp
                 stream::sse(shared)
             }
         }
-        (None, "/sandbox_inject_message" | "/sandbox_inject_message/") => inject(shared, req).await,
+        (None, "/sandbox_inject_message" | "/sandbox_inject_message/") => {
+            inject(shared, "sandbox_inject_message", req).await
+        }
+        (None, p) if crate::actions::is_simulation(p.trim_matches('/')) => {
+            inject(shared, p.trim_matches('/'), req).await
+        }
         _ => respond(StatusCode::NOT_FOUND, Bytes::from("not found"), false),
     }
 }
@@ -154,8 +159,10 @@ async fn call(shared: &Arc<Shared>, api: &str, req: Request<Incoming>) -> Respon
 }
 
 /// `POST /sandbox_inject_message`: the OneBot face's injection action (same parameters), whose
-/// message is pushed as a Milky `message_receive`; data `{message_id, message_seq}`.
-async fn inject(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+/// message is pushed as a Milky `message_receive`; data `{message_id, message_seq}`. The other
+/// control endpoints (`POST /sandbox_react`, …, see `actions::simulate`) take the OneBot face's
+/// bodies too and push Milky events.
+async fn inject(shared: &Arc<Shared>, action: &str, req: Request<Incoming>) -> Response<Body> {
     let params = match read_body(req).await {
         Ok(Ok(p)) => p,
         Ok(Err(_)) => {
@@ -179,7 +186,7 @@ async fn inject(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> 
         }
     }
     let cache = DigestCache::default();
-    let result = crate::actions::dispatch(shared, "sandbox_inject_message", &params, &cache)
+    let result = crate::actions::dispatch(shared, action, &params, &cache)
         .map_err(|e| MilkyError::bad(e.text));
     respond_json(StatusCode::OK, &envelope(result))
 }

@@ -12,7 +12,10 @@
 //! line; a `: heartbeat` comment every
 //! [`heartbeat_interval`](crate::SandboxConfig::heartbeat_interval)). `GET /download` is the
 //! media host the temp URLs point at; `POST /sandbox_inject_message` is the sandbox's own
-//! injection (as on the OneBot face), whose messages arrive as `message_receive` events.
+//! injection (as on the OneBot face), whose messages arrive as `message_receive` events, and
+//! `POST /sandbox_react`, `/sandbox_set_essence`, `/sandbox_mute`, `/sandbox_whole_mute`,
+//! `/sandbox_set_admin`, `/sandbox_upload_group_file`, `/sandbox_rename_group` make a user act
+//! (bodies as on the OneBot face, see `actions::simulate`), pushing the Milky events.
 //!
 //! Retcodes of failed calls:
 //!

@@ -98,6 +98,25 @@ impl<'a> Body<'a> {
         }
     }
 
+    /// An optional boolean with its default.
+    pub(crate) fn flag_or(&self, key: &str, default: bool) -> Result<bool, MilkyError> {
+        match self.present(key) {
+            None => Ok(default),
+            Some(_) => self.flag(key),
+        }
+    }
+
+    /// An optional integer (any sign).
+    pub(crate) fn opt_i64(&self, key: &str) -> Result<Option<i64>, MilkyError> {
+        match self.present(key) {
+            None => Ok(None),
+            Some(v) => v
+                .as_i64()
+                .map(Some)
+                .ok_or_else(|| MilkyError::bad(format!("{key}: expected an integer"))),
+        }
+    }
+
     /// A required array.
     pub(crate) fn array(&self, key: &str) -> Result<&'a Vec<Value>, MilkyError> {
         self.present(key)

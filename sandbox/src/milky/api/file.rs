@@ -8,6 +8,7 @@ use serde_json::json;
 use super::super::params::Body;
 use super::super::{MilkyError, MilkyResult, media};
 use crate::media::{MediaKind, ReceivedMedia};
+use crate::ops;
 use crate::shared::Shared;
 use crate::state::ChatRef;
 
@@ -17,9 +18,11 @@ pub(super) async fn upload(shared: &Shared, b: Body<'_>, group: bool) -> MilkyRe
     } else {
         b.uin("user_id")?
     };
-    if group {
-        b.opt_string("parent_folder_id")?;
-    }
+    let folder = if group {
+        b.opt_string("parent_folder_id")?.unwrap_or("/")
+    } else {
+        "/"
+    };
     let uri = b.string("file_uri")?;
     let name = b.string("file_name")?;
     {
@@ -41,13 +44,24 @@ pub(super) async fn upload(shared: &Shared, b: Body<'_>, group: bool) -> MilkyRe
         Some(d) => (Some(d.sha256.clone()), Some(d.len)),
         None => (None, None),
     };
-    let file_id = shared
-        .world
-        .lock()
-        .files
-        .keep(MediaKind::File, &loaded)
-        .and_then(|d| d.get("file_id").and_then(|v| v.as_str()).map(str::to_owned))
-        .ok_or_else(|| MilkyError::media("file_uri: no bytes"))?;
+    if loaded.bytes.is_none() {
+        return Err(MilkyError::media("file_uri: no bytes"));
+    }
+    let file_id = if group {
+        // The bot's own upload joins the group's files; QQ pushes no upload event for it.
+        let self_id = shared.cfg.self_id;
+        ops::upload(shared, peer, self_id, name, folder, &loaded, false)
+            .map_err(|e| e.milky())?
+            .file_id
+    } else {
+        shared
+            .world
+            .lock()
+            .files
+            .keep(MediaKind::File, &loaded)
+            .and_then(|d| d.get("file_id").and_then(|v| v.as_str()).map(str::to_owned))
+            .ok_or_else(|| MilkyError::media("file_uri: no bytes"))?
+    };
     shared.media.lock().push(ReceivedMedia {
         kind: MediaKind::File,
         sha256,
@@ -93,6 +107,12 @@ pub(super) fn download_url(shared: &Shared, b: Body<'_>, group: bool) -> MilkyRe
         ChatRef::Private(user_id)
     };
     let id = b.string("file_id")?;
+    if let ChatRef::Group(g) = chat {
+        let w = shared.world.lock();
+        if let Ok(url) = ops::file_url(&w, g, id) {
+            return Ok(json!({"download_url": url}));
+        }
+    }
     let url = signed(shared, id, "file_id", chat)?;
     Ok(json!({"download_url": url}))
 }

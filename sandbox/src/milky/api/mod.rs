@@ -4,6 +4,7 @@
 
 mod file;
 mod forward;
+mod group;
 mod info;
 mod message;
 mod nudge;
@@ -46,6 +47,14 @@ pub(crate) async fn call(
         "get_resource_temp_url" => file::temp_url(shared, b),
         "get_group_file_download_url" => file::download_url(shared, b, true),
         "get_private_file_download_url" => file::download_url(shared, b, false),
+        "send_group_message_reaction" => group::reaction(shared, b),
+        "set_group_essence_message" => group::essence(shared, b),
+        "get_group_essence_messages" => group::essence_list(shared, b),
+        "get_group_files" => group::files(shared, b),
+        "set_group_member_mute" => group::mute(shared, b),
+        "set_group_whole_mute" => group::whole_mute(shared, b),
+        "kick_group_member" => group::kick(shared, b),
+        "set_group_member_card" => group::card(shared, b),
         _ => return None,
     })
 }
