@@ -255,7 +255,7 @@ impl PeerApi for MilkyClient {
     }
 
     fn check_media(&self, _kind: MediaKind) -> Result<()> {
-        // Images, videos and files all go by `uri`.
+        // Images, videos, voice and files all go by `uri`.
         Ok(())
     }
 
