@@ -453,3 +453,26 @@ fn reaction_ids_are_faces_below_the_first_emoji_code_point() {
     assert_eq!(reaction_of("👌👌"), None);
     assert_eq!(reaction_of("-1"), None);
 }
+
+#[test]
+fn voice_goes_as_a_record_segment_by_uri() {
+    let voice = media(MediaKind::Voice, b"#!SILK_V3");
+    let (api, body) = send(
+        ACCOUNT,
+        ChatRef::Group(20000003),
+        &[OutSegment::Voice(&voice)],
+        &mut MediaUris::Base64,
+    )
+    .unwrap();
+    let uri = format!(
+        "base64://{}",
+        base64_simd::STANDARD.encode_to_string(b"#!SILK_V3")
+    );
+    assert_eq!(
+        (api, parsed(&body)),
+        (
+            "send_group_message",
+            json!({"group_id": 20000003, "message": [{"type": "record", "data": {"uri": uri}}]})
+        )
+    );
+}
