@@ -81,6 +81,91 @@ pub fn private_file_url(user_id: i64, file_id: &str, file_hash: &str) -> Value {
     json!({ "user_id": user_id, "file_id": file_id, "file_hash": file_hash })
 }
 
+/// The first numeric reaction id that is a Unicode emoji's code point
+/// (U+203C ‼, the first emoji past Latin-1's © and ®): QQ face ids are far
+/// below it, and QQ's emoji reactions include BMP emoji such as U+2600 ☀.
+pub const FIRST_EMOJI_CODE_POINT: u32 = 0x203C;
+
+/// The `reaction` and `reaction_type` of a gateway emoji id (a QQ face id
+/// or a Unicode emoji's code point, as decimal text): a number below
+/// [`FIRST_EMOJI_CODE_POINT`] is a face (`face`, the default, left out of
+/// the request); a number from it up is an emoji code point (`emoji`); one
+/// emoji character (an optional U+FE0F after it) goes as its code point
+/// (`emoji`). `None` for anything else.
+pub fn reaction_of(emoji_id: &str) -> Option<(String, Option<&'static str>)> {
+    let id = emoji_id.trim();
+    if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
+        let n: u32 = id.parse().ok()?;
+        return if n < FIRST_EMOJI_CODE_POINT {
+            Some((n.to_string(), None))
+        } else {
+            char::from_u32(n).map(|_| (n.to_string(), Some("emoji")))
+        };
+    }
+    let mut chars = id.chars();
+    let c = chars.next()?;
+    let rest = chars.as_str();
+    (u32::from(c) >= FIRST_EMOJI_CODE_POINT && (rest.is_empty() || rest == "\u{FE0F}"))
+        .then(|| (u32::from(c).to_string(), Some("emoji")))
+}
+
+/// `send_group_message_reaction` on message `seq` of `group_id`;
+/// `reaction_type` only for an emoji (the default is `face`).
+pub fn group_reaction(
+    group_id: i64,
+    seq: i64,
+    reaction: &str,
+    reaction_type: Option<&str>,
+    add: bool,
+) -> Value {
+    let mut v = json!({
+        "group_id": group_id,
+        "message_seq": seq,
+        "reaction": reaction,
+        "is_add": add,
+    });
+    if let (Some(kind), Some(map)) = (reaction_type, v.as_object_mut()) {
+        map.insert("reaction_type".into(), kind.into());
+    }
+    v
+}
+
+/// `set_group_essence_message` on message `seq` of `group_id`.
+pub fn group_essence(group_id: i64, seq: i64, set: bool) -> Value {
+    json!({ "group_id": group_id, "message_seq": seq, "is_set": set })
+}
+
+/// `get_group_essence_messages`: page `page_index` (from 0) of `page_size`.
+pub fn group_essence_list(group_id: i64, page_index: u32, page_size: u32) -> Value {
+    json!({ "group_id": group_id, "page_index": page_index, "page_size": page_size })
+}
+
+/// `get_group_files` of the folder `folder_id` (`/` for the root).
+pub fn group_files(group_id: i64, folder_id: Option<&str>) -> Value {
+    let folder = folder_id.filter(|f| !f.is_empty()).unwrap_or("/");
+    json!({ "group_id": group_id, "parent_folder_id": folder })
+}
+
+/// `set_group_member_mute` for `duration` seconds (0 lifts; always sent).
+pub fn member_mute(group_id: i64, user_id: i64, duration: u32) -> Value {
+    json!({ "group_id": group_id, "user_id": user_id, "duration": duration })
+}
+
+/// `set_group_whole_mute` (`is_mute` always sent).
+pub fn whole_mute(group_id: i64, on: bool) -> Value {
+    json!({ "group_id": group_id, "is_mute": on })
+}
+
+/// `kick_group_member`.
+pub fn kick_member(group_id: i64, user_id: i64, reject_add_request: bool) -> Value {
+    json!({ "group_id": group_id, "user_id": user_id, "reject_add_request": reject_add_request })
+}
+
+/// `set_group_member_card` (an empty card clears it).
+pub fn member_card(group_id: i64, user_id: i64, card: &str) -> Value {
+    json!({ "group_id": group_id, "user_id": user_id, "card": card })
+}
+
 /// `send_group_message` / `send_private_message` of `segments` in their
 /// order, each image's and video's `uri` as `uris` names it; a quote of an
 /// id not minted for `account` fails `MessageNotFound`.

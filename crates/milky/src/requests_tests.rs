@@ -285,3 +285,194 @@ fn the_schema_fixture_holds_every_request() {
         path.display()
     );
 }
+
+/// The requests of the group actions, by API, as they are sent (kept out
+/// of [`every_request`]: the schema fixture holds the requests of the
+/// actions before them).
+fn group_action_requests() -> Vec<(&'static str, Value)> {
+    let (face, no_type) = reaction_of("76").unwrap();
+    let (emoji, emoji_type) = reaction_of("128076").unwrap();
+    vec![
+        (
+            "send_group_message_reaction",
+            group_reaction(20000003, 77, &face, no_type, true),
+        ),
+        (
+            "send_group_message_reaction",
+            group_reaction(20000003, 77, &emoji, emoji_type, false),
+        ),
+        (
+            "set_group_essence_message",
+            group_essence(20000003, 77, true),
+        ),
+        (
+            "set_group_essence_message",
+            group_essence(20000003, 77, false),
+        ),
+        (
+            "get_group_essence_messages",
+            group_essence_list(20000003, 0, 20),
+        ),
+        (
+            "get_group_essence_messages",
+            group_essence_list(20000003, 3, 50),
+        ),
+        ("get_group_files", group_files(20000003, None)),
+        ("get_group_files", group_files(20000003, Some(""))),
+        ("get_group_files", group_files(20000003, Some("/folder-1"))),
+        ("set_group_member_mute", member_mute(20000003, 10002, 600)),
+        ("set_group_member_mute", member_mute(20000003, 10002, 0)),
+        ("set_group_whole_mute", whole_mute(20000003, true)),
+        ("set_group_whole_mute", whole_mute(20000003, false)),
+        ("kick_group_member", kick_member(20000003, 10002, false)),
+        ("kick_group_member", kick_member(20000003, 10002, true)),
+        (
+            "set_group_member_card",
+            member_card(20000003, 10002, "三哥"),
+        ),
+        ("set_group_member_card", member_card(20000003, 10002, "")),
+    ]
+}
+
+#[test]
+fn group_action_requests_have_the_schema_shapes() {
+    let expect = [
+        (
+            "send_group_message_reaction",
+            json!({"group_id": 20000003, "message_seq": 77, "reaction": "76", "is_add": true}),
+        ),
+        (
+            "send_group_message_reaction",
+            json!({"group_id": 20000003, "message_seq": 77, "reaction": "128076",
+                "reaction_type": "emoji", "is_add": false}),
+        ),
+        (
+            "set_group_essence_message",
+            json!({"group_id": 20000003, "message_seq": 77, "is_set": true}),
+        ),
+        (
+            "set_group_essence_message",
+            json!({"group_id": 20000003, "message_seq": 77, "is_set": false}),
+        ),
+        (
+            "get_group_essence_messages",
+            json!({"group_id": 20000003, "page_index": 0, "page_size": 20}),
+        ),
+        (
+            "get_group_essence_messages",
+            json!({"group_id": 20000003, "page_index": 3, "page_size": 50}),
+        ),
+        (
+            "get_group_files",
+            json!({"group_id": 20000003, "parent_folder_id": "/"}),
+        ),
+        (
+            "get_group_files",
+            json!({"group_id": 20000003, "parent_folder_id": "/"}),
+        ),
+        (
+            "get_group_files",
+            json!({"group_id": 20000003, "parent_folder_id": "/folder-1"}),
+        ),
+        (
+            "set_group_member_mute",
+            json!({"group_id": 20000003, "user_id": 10002, "duration": 600}),
+        ),
+        (
+            "set_group_member_mute",
+            json!({"group_id": 20000003, "user_id": 10002, "duration": 0}),
+        ),
+        (
+            "set_group_whole_mute",
+            json!({"group_id": 20000003, "is_mute": true}),
+        ),
+        (
+            "set_group_whole_mute",
+            json!({"group_id": 20000003, "is_mute": false}),
+        ),
+        (
+            "kick_group_member",
+            json!({"group_id": 20000003, "user_id": 10002, "reject_add_request": false}),
+        ),
+        (
+            "kick_group_member",
+            json!({"group_id": 20000003, "user_id": 10002, "reject_add_request": true}),
+        ),
+        (
+            "set_group_member_card",
+            json!({"group_id": 20000003, "user_id": 10002, "card": "三哥"}),
+        ),
+        (
+            "set_group_member_card",
+            json!({"group_id": 20000003, "user_id": 10002, "card": ""}),
+        ),
+    ];
+    let got = group_action_requests();
+    assert_eq!(got.len(), expect.len());
+    for ((api, request), (want_api, want)) in got.iter().zip(expect.iter()) {
+        assert_eq!((*api, request), (*want_api, want));
+    }
+    if let Some(path) = std::env::var_os("MILKY_GROUP_ACTION_RECORD") {
+        let lines: String = got
+            .into_iter()
+            .map(|(api, request)| {
+                format!(
+                    "{}\n",
+                    json!({"kind": "call", "api": api, "request": request, "response": null})
+                )
+            })
+            .collect();
+        std::fs::write(path, lines).unwrap();
+    }
+}
+
+#[test]
+fn reaction_ids_are_faces_below_the_first_emoji_code_point() {
+    assert_eq!(reaction_of("76"), Some(("76".into(), None)));
+    assert_eq!(reaction_of(" 0 "), Some(("0".into(), None)));
+    assert_eq!(reaction_of("8251"), Some(("8251".into(), None)));
+    assert_eq!(reaction_of("8252"), Some(("8252".into(), Some("emoji"))));
+    // ☀ U+2600, a BMP emoji QQ offers as a reaction.
+    assert_eq!(reaction_of("9728"), Some(("9728".into(), Some("emoji"))));
+    assert_eq!(
+        reaction_of("128076"),
+        Some(("128076".into(), Some("emoji")))
+    );
+    // The emoji itself goes as its code point.
+    assert_eq!(reaction_of("👌"), Some(("128076".into(), Some("emoji"))));
+    assert_eq!(
+        reaction_of("❤\u{FE0F}"),
+        Some(("10084".into(), Some("emoji")))
+    );
+    // Not a code point, not one emoji, not an id.
+    assert_eq!(reaction_of("55296"), None);
+    assert_eq!(reaction_of("1114112"), None);
+    assert_eq!(reaction_of("99999999999"), None);
+    assert_eq!(reaction_of(""), None);
+    assert_eq!(reaction_of("ok"), None);
+    assert_eq!(reaction_of("👌👌"), None);
+    assert_eq!(reaction_of("-1"), None);
+}
+
+#[test]
+fn voice_goes_as_a_record_segment_by_uri() {
+    let voice = media(MediaKind::Voice, b"#!SILK_V3");
+    let (api, body) = send(
+        ACCOUNT,
+        ChatRef::Group(20000003),
+        &[OutSegment::Voice(&voice)],
+        &mut MediaUris::Base64,
+    )
+    .unwrap();
+    let uri = format!(
+        "base64://{}",
+        base64_simd::STANDARD.encode_to_string(b"#!SILK_V3")
+    );
+    assert_eq!(
+        (api, parsed(&body)),
+        (
+            "send_group_message",
+            json!({"group_id": 20000003, "message": [{"type": "record", "data": {"uri": uri}}]})
+        )
+    );
+}

@@ -11,8 +11,8 @@ use crate::requests::{self, HISTORY_LIMIT, not_found};
 use onebot_gateway_domain::call::Deadline;
 use onebot_gateway_domain::error::{Error, Kind, Result};
 use onebot_gateway_domain::model::{
-    AccountStatus, ChatRef, GroupInfo, GroupMember, MediaKind, MediaPayload, Message, ReceivedKind,
-    ReceivedMedia,
+    AccountStatus, ChatRef, EssencePage, GroupFiles, GroupInfo, GroupMember, MediaKind,
+    MediaPayload, Message, ReceivedKind, ReceivedMedia,
 };
 use onebot_gateway_domain::ports::{
     HistoryPage, MediaSink, MediaStep, OutSegment, PeerApi, PeerMedia,
@@ -21,6 +21,21 @@ use onebot_gateway_domain::ports::{
 impl MilkyClient {
     fn key(&self, id: i64) -> Result<MessageKey> {
         key_of(&self.inner.id, id).ok_or_else(|| not_found(&self.inner.id, id))
+    }
+
+    /// The seq of `message_id` when it names a message of the group
+    /// `group_id`; `MessageNotFound` otherwise.
+    fn group_seq(&self, group_id: i64, message_id: i64) -> Result<i64> {
+        let key = self.key(message_id)?;
+        if key.chat() != ChatRef::Group(group_id) {
+            return Err(not_found(&self.inner.id, message_id).with("group_id", group_id));
+        }
+        Ok(key.seq)
+    }
+
+    /// Calls an API whose answer carries nothing.
+    async fn act(&self, api: &str, request: &Value, deadline: Deadline) -> Result<()> {
+        self.inner.call_json(api, request, deadline).await.map(drop)
     }
 
     /// A message as `get_message` answers; `MessageNotFound` when the peer
@@ -240,7 +255,7 @@ impl PeerApi for MilkyClient {
     }
 
     fn check_media(&self, _kind: MediaKind) -> Result<()> {
-        // Images, videos and files all go by `uri`.
+        // Images, videos, voice and files all go by `uri`.
         Ok(())
     }
 
@@ -306,6 +321,166 @@ impl PeerApi for MilkyClient {
                 }
             })
     }
+
+    fn implementation(&self) -> String {
+        let status = self.inner.status.borrow();
+        match status.implementation.trim() {
+            "" => "Milky".to_string(),
+            name => format!("Milky ({name})"),
+        }
+    }
+
+    async fn react(
+        &self,
+        group_id: i64,
+        message_id: i64,
+        emoji_id: &str,
+        add: bool,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let seq = self.group_seq(group_id, message_id)?;
+        let (reaction, kind) = requests::reaction_of(emoji_id).ok_or_else(|| {
+            Error::invalid(
+                "emoji_id",
+                format!(
+                    "emoji_id {emoji_id:?} is neither a QQ face id nor a Unicode emoji (its code point in decimal, or the emoji itself)"
+                ),
+            )
+        })?;
+        let request = requests::group_reaction(group_id, seq, &reaction, kind, add);
+        self.act("send_group_message_reaction", &request, deadline)
+            .await
+    }
+
+    async fn set_essence(
+        &self,
+        group_id: i64,
+        message_id: i64,
+        set: bool,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let seq = self.group_seq(group_id, message_id)?;
+        let request = requests::group_essence(group_id, seq, set);
+        self.act("set_group_essence_message", &request, deadline)
+            .await
+    }
+
+    async fn list_essence(
+        &self,
+        group_id: i64,
+        page: u32,
+        page_size: u32,
+        deadline: Deadline,
+    ) -> Result<EssencePage> {
+        let request = requests::group_essence_list(group_id, page, page_size);
+        let data = self
+            .inner
+            .call_json("get_group_essence_messages", &request, deadline)
+            .await?;
+        let mut page = model::essence_page(&self.inner.id, group_id, data);
+        // Entries name their senders; quotes are named from them.
+        let mut messages: Vec<Message> = page.entries.iter().map(|e| e.message.clone()).collect();
+        model::name_quotes(&mut messages);
+        for (entry, message) in page.entries.iter_mut().zip(messages) {
+            entry.message = message;
+        }
+        Ok(page)
+    }
+
+    async fn set_typing(&self, _user_id: i64, _deadline: Deadline) -> Result<()> {
+        // Milky 1.2 has no typing-status API.
+        Err(Error::not_supported(&self.implementation(), "typing"))
+    }
+
+    async fn list_group_files(
+        &self,
+        group_id: i64,
+        folder_id: Option<&str>,
+        deadline: Deadline,
+    ) -> Result<GroupFiles> {
+        let request = requests::group_files(group_id, folder_id);
+        let data = self
+            .inner
+            .call_json("get_group_files", &request, deadline)
+            .await?;
+        Ok(model::group_files(&data.value()))
+    }
+
+    async fn group_file_url(
+        &self,
+        group_id: i64,
+        file_id: &str,
+        deadline: Deadline,
+    ) -> Result<String> {
+        let api = "get_group_file_download_url";
+        let data = self
+            .inner
+            .call_json(api, &requests::group_file_url(group_id, file_id), deadline)
+            .await
+            .map_err(|e| {
+                // The peer's refusal (its retcode is its own) means the
+                // file is not there.
+                if e.kind == Kind::OnebotActionFailed {
+                    let mut nf = Error::new(
+                        Kind::MediaNotFound,
+                        format!("group {group_id} has no file {file_id:?}"),
+                    )
+                    .with("group_id", group_id)
+                    .with("file_id", file_id);
+                    nf.metadata.extend(e.metadata);
+                    nf
+                } else {
+                    e
+                }
+            })?
+            .value();
+        match model::text(&data, "download_url") {
+            url if !url.is_empty() => Ok(url),
+            _ => Err(Error::new(
+                Kind::OnebotProtocolError,
+                format!("{api} answered without a download_url"),
+            )
+            .with("action", api)),
+        }
+    }
+
+    async fn mute_member(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        duration_secs: u32,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let request = requests::member_mute(group_id, user_id, duration_secs);
+        self.act("set_group_member_mute", &request, deadline).await
+    }
+
+    async fn mute_all(&self, group_id: i64, enable: bool, deadline: Deadline) -> Result<()> {
+        let request = requests::whole_mute(group_id, enable);
+        self.act("set_group_whole_mute", &request, deadline).await
+    }
+
+    async fn kick_member(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        reject_rejoin: bool,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let request = requests::kick_member(group_id, user_id, reject_rejoin);
+        self.act("kick_group_member", &request, deadline).await
+    }
+
+    async fn set_member_card(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        card: &str,
+        deadline: Deadline,
+    ) -> Result<()> {
+        let request = requests::member_card(group_id, user_id, card);
+        self.act("set_group_member_card", &request, deadline).await
+    }
 }
 
 fn media_not_found(message_id: i64) -> Error {
@@ -331,3 +506,7 @@ fn file_hash(media: &ReceivedMedia) -> String {
         })
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+#[path = "actions_tests.rs"]
+mod tests;

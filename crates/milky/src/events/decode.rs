@@ -8,7 +8,20 @@
 //! - `group_nudge` / `friend_nudge` → `Poke` (group 0 for a friend);
 //! - `group_member_increase` / `group_member_decrease` → `MemberJoined` /
 //!   `MemberLeft` (`leave`, `kick`, or `kick_me` when the bot was removed);
+//! - `group_message_reaction` → `Reaction` (the message's id minted from
+//!   the group and its seq; `face_id` as the emoji id, a face id or an
+//!   emoji's code point);
+//! - `group_essence_message_change` → `Essence` (no sender reported: 0);
+//! - `group_mute` → `Mute` of the member (`duration` 0 = lifted);
+//!   `group_whole_mute` → `Mute` of the whole group (duration 0, `is_mute`
+//!   says on or off);
+//! - `group_admin_change` → `AdminChanged`;
+//! - `group_file_upload` → `GroupFileUploaded`;
+//! - `group_name_change` → `GroupNameChanged`;
 //! - `bot_offline` → `Lifecycle` `offline`.
+//!
+//! A group event without its group, or without the member or flag it is
+//! about, stays `Unknown`.
 
 use serde::de::MapAccess;
 use serde_json::Value;
@@ -17,7 +30,7 @@ use serde_json::value::RawValue;
 use crate::ids::{MessageKey, Scene, mint_id};
 use crate::model::wire::{Fields, Int, Str, raw_value, read, skip};
 use crate::model::{self, int, text};
-use onebot_gateway_domain::model::{InboundEvent, RawJson};
+use onebot_gateway_domain::model::{InboundEvent, MuteTarget, RawJson};
 
 /// An event's envelope.
 #[derive(Default)]
@@ -120,7 +133,7 @@ pub fn decode(account: &str, self_id: i64, event: &str) -> Option<InboundEvent> 
             sub_type: "offline".into(),
             time,
         }),
-        _ => None,
+        other => group_notice(account, other, data, time),
     };
     Some(known.unwrap_or_else(|| {
         // An undecodable message's data is read for its group too.
@@ -140,6 +153,87 @@ pub fn decode(account: &str, self_id: i64, event: &str) -> Option<InboundEvent> 
             raw: RawJson::from_text(event),
         }
     }))
+}
+
+/// The group notices of the group actions; `None` for any other kind, and
+/// for a notice without its group or the member or flag it is about.
+fn group_notice(account: &str, kind: &str, data: &Value, time: i64) -> Option<InboundEvent> {
+    let flag = |key: &str| data.get(key).and_then(Value::as_bool);
+    let operator_id = int(data, "operator_id").unwrap_or(0);
+    let group_id = int(data, "group_id")?;
+    // The message a notice names by its seq in the group, minted as
+    // message events mint it (0 without a seq).
+    let message_id = || {
+        int(data, "message_seq").map_or(0, |seq| {
+            mint_id(
+                account,
+                MessageKey {
+                    scene: Scene::Group,
+                    peer: group_id,
+                    seq,
+                },
+            )
+        })
+    };
+    Some(match kind {
+        "group_message_reaction" => InboundEvent::Reaction {
+            group_id,
+            message_id: message_id(),
+            user_id: int(data, "user_id").unwrap_or(0),
+            emoji_id: text(data, "face_id"),
+            added: flag("is_add")?,
+            time,
+        },
+        "group_essence_message_change" => InboundEvent::Essence {
+            group_id,
+            message_id: message_id(),
+            sender_id: 0,
+            operator_id,
+            set: flag("is_set")?,
+            time,
+        },
+        "group_mute" => {
+            let duration = int(data, "duration").unwrap_or(0).max(0);
+            InboundEvent::Mute {
+                group_id,
+                target: MuteTarget::Member(int(data, "user_id")?),
+                operator_id,
+                duration_secs: duration,
+                muted: duration > 0,
+                time,
+            }
+        }
+        "group_whole_mute" => InboundEvent::Mute {
+            group_id,
+            target: MuteTarget::WholeGroup,
+            operator_id,
+            duration_secs: 0,
+            muted: flag("is_mute")?,
+            time,
+        },
+        "group_admin_change" => InboundEvent::AdminChanged {
+            group_id,
+            user_id: int(data, "user_id")?,
+            operator_id,
+            set: flag("is_set")?,
+            time,
+        },
+        "group_file_upload" => InboundEvent::GroupFileUploaded {
+            group_id,
+            user_id: int(data, "user_id").unwrap_or(0),
+            file_id: text(data, "file_id"),
+            name: text(data, "file_name"),
+            size: int(data, "file_size").unwrap_or(0).max(0).unsigned_abs(),
+            time,
+        },
+        "group_name_change" => InboundEvent::GroupNameChanged {
+            group_id,
+            name: text(data, "new_group_name"),
+            operator_id,
+            time,
+        },
+        _ => return None,
+    })
 }
 
 fn recall(account: &str, data: &Value, time: i64) -> Option<InboundEvent> {

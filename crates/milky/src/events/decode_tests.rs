@@ -126,11 +126,12 @@ fn modelled_events_decode() {
 
 #[test]
 fn other_events_stay_raw() {
-    let mute = event(
-        "group_mute",
-        json!({"group_id": 20000003, "user_id": 10002, "operator_id": 10003, "duration": 60}),
+    let request = event(
+        "group_join_request",
+        json!({"group_id": 20000003, "notification_seq": 5, "is_filtered": false,
+        "initiator_id": 10009, "comment": "hi"}),
     );
-    match decode("acc", 10001, &mute) {
+    match decode("acc", 10001, &request) {
         InboundEvent::Unknown {
             post_type,
             group_id,
@@ -139,9 +140,9 @@ fn other_events_stay_raw() {
         } => {
             assert_eq!(
                 (post_type.as_str(), group_id, time),
-                ("group_mute", Some(20000003), 1700000000)
+                ("group_join_request", Some(20000003), 1700000000)
             );
-            assert_eq!(serde_json::from_str::<Value>(raw.text()).unwrap(), mute);
+            assert_eq!(serde_json::from_str::<Value>(raw.text()).unwrap(), request);
         }
         other => panic!("{other:?}"),
     }
@@ -164,4 +165,251 @@ fn other_events_stay_raw() {
         decode("acc", 10001, &json!([1])),
         InboundEvent::Unknown { time: 0, .. }
     ));
+}
+
+/// The group-action notices, each in its official Milky 1.2 shape.
+#[test]
+fn group_notices_decode() {
+    let seq_id = |seq| {
+        mint_id(
+            "acc",
+            MessageKey {
+                scene: Scene::Group,
+                peer: 20000003,
+                seq,
+            },
+        )
+    };
+    let cases = [
+        (
+            event(
+                "group_message_reaction",
+                json!({"group_id": 20000003, "user_id": 10002, "message_seq": 77,
+                "face_id": "76", "reaction_type": "face", "is_add": true}),
+            ),
+            InboundEvent::Reaction {
+                group_id: 20000003,
+                message_id: seq_id(77),
+                user_id: 10002,
+                emoji_id: "76".into(),
+                added: true,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_message_reaction",
+                json!({"group_id": 20000003, "user_id": 10002, "message_seq": 78,
+                "face_id": "128076", "reaction_type": "emoji", "is_add": false}),
+            ),
+            InboundEvent::Reaction {
+                group_id: 20000003,
+                message_id: seq_id(78),
+                user_id: 10002,
+                emoji_id: "128076".into(),
+                added: false,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_essence_message_change",
+                json!({"group_id": 20000003, "message_seq": 77, "operator_id": 10003, "is_set": true}),
+            ),
+            InboundEvent::Essence {
+                group_id: 20000003,
+                message_id: seq_id(77),
+                sender_id: 0,
+                operator_id: 10003,
+                set: true,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_essence_message_change",
+                json!({"group_id": 20000003, "message_seq": 77, "operator_id": 10003, "is_set": false}),
+            ),
+            InboundEvent::Essence {
+                group_id: 20000003,
+                message_id: seq_id(77),
+                sender_id: 0,
+                operator_id: 10003,
+                set: false,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_mute",
+                json!({"group_id": 20000003, "user_id": 10002, "operator_id": 10003, "duration": 600}),
+            ),
+            InboundEvent::Mute {
+                group_id: 20000003,
+                target: MuteTarget::Member(10002),
+                operator_id: 10003,
+                duration_secs: 600,
+                muted: true,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_mute",
+                json!({"group_id": 20000003, "user_id": 10002, "operator_id": 10003, "duration": 0}),
+            ),
+            InboundEvent::Mute {
+                group_id: 20000003,
+                target: MuteTarget::Member(10002),
+                operator_id: 10003,
+                duration_secs: 0,
+                muted: false,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_whole_mute",
+                json!({"group_id": 20000003, "operator_id": 10003, "is_mute": true}),
+            ),
+            InboundEvent::Mute {
+                group_id: 20000003,
+                target: MuteTarget::WholeGroup,
+                operator_id: 10003,
+                duration_secs: 0,
+                muted: true,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_whole_mute",
+                json!({"group_id": 20000003, "operator_id": 10003, "is_mute": false}),
+            ),
+            InboundEvent::Mute {
+                group_id: 20000003,
+                target: MuteTarget::WholeGroup,
+                operator_id: 10003,
+                duration_secs: 0,
+                muted: false,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_admin_change",
+                json!({"group_id": 20000003, "user_id": 10002, "operator_id": 10004, "is_set": true}),
+            ),
+            InboundEvent::AdminChanged {
+                group_id: 20000003,
+                user_id: 10002,
+                operator_id: 10004,
+                set: true,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_admin_change",
+                json!({"group_id": 20000003, "user_id": 10002, "operator_id": 10004, "is_set": false}),
+            ),
+            InboundEvent::AdminChanged {
+                group_id: 20000003,
+                user_id: 10002,
+                operator_id: 10004,
+                set: false,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_file_upload",
+                json!({"group_id": 20000003, "user_id": 10002, "file_id": "/abc-123",
+                "file_name": "报告.pdf", "file_size": 123456}),
+            ),
+            InboundEvent::GroupFileUploaded {
+                group_id: 20000003,
+                user_id: 10002,
+                file_id: "/abc-123".into(),
+                name: "报告.pdf".into(),
+                size: 123456,
+                time: 1700000000,
+            },
+        ),
+        (
+            event(
+                "group_name_change",
+                json!({"group_id": 20000003, "new_group_name": "新群名", "operator_id": 10003}),
+            ),
+            InboundEvent::GroupNameChanged {
+                group_id: 20000003,
+                name: "新群名".into(),
+                operator_id: 10003,
+                time: 1700000000,
+            },
+        ),
+    ];
+    for (raw, want) in cases {
+        assert_eq!(decode("acc", 10001, &raw), want, "{raw}");
+    }
+    // The reacted-to message's id names the group and seq the event did.
+    let InboundEvent::Reaction { message_id, .. } = decode(
+        "acc",
+        10001,
+        &event(
+            "group_message_reaction",
+            json!({"group_id": 20000003, "user_id": 10002, "message_seq": 5,
+            "face_id": "76", "reaction_type": "face", "is_add": true}),
+        ),
+    ) else {
+        panic!()
+    };
+    assert_eq!(
+        key_of("acc", message_id),
+        Some(MessageKey {
+            scene: Scene::Group,
+            peer: 20000003,
+            seq: 5
+        })
+    );
+}
+
+#[test]
+fn group_notices_without_their_subject_stay_raw() {
+    for (kind, data) in [
+        (
+            "group_mute",
+            json!({"user_id": 10002, "operator_id": 10003, "duration": 60}),
+        ),
+        (
+            "group_mute",
+            json!({"group_id": 20000003, "operator_id": 10003, "duration": 60}),
+        ),
+        (
+            "group_whole_mute",
+            json!({"group_id": 20000003, "operator_id": 10003}),
+        ),
+        (
+            "group_message_reaction",
+            json!({"group_id": 20000003, "user_id": 10002, "message_seq": 5, "face_id": "76"}),
+        ),
+        (
+            "group_essence_message_change",
+            json!({"group_id": 20000003, "message_seq": 5}),
+        ),
+        (
+            "group_admin_change",
+            json!({"group_id": 20000003, "is_set": true}),
+        ),
+        (
+            "group_name_change",
+            json!({"new_group_name": "x", "operator_id": 1}),
+        ),
+    ] {
+        let raw = event(kind, data);
+        assert!(
+            matches!(decode("acc", 10001, &raw), InboundEvent::Unknown { ref post_type, .. } if post_type == kind),
+            "{raw}"
+        );
+    }
 }

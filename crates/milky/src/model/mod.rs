@@ -23,7 +23,8 @@ use serde_json::value::RawValue;
 
 use crate::ids::{MessageKey, Scene, mint_id};
 use onebot_gateway_domain::model::{
-    ChatRef, GroupInfo, GroupMember, Message, RawJson, Segment, Sender,
+    ChatRef, EssenceEntry, EssencePage, GroupFile, GroupFiles, GroupFolder, GroupInfo, GroupMember,
+    Message, RawJson, Segment, Sender,
 };
 use wire::{Fields, Int, List, Obj, Shared, Str, read, skip};
 
@@ -115,7 +116,7 @@ impl fmt::Debug for Data {
     }
 }
 
-/// An `IncomingMessage`.
+/// An `IncomingMessage` (also the fields of a `GroupEssenceMessage`).
 #[derive(Default)]
 struct MessageIn {
     scene: Str,
@@ -127,6 +128,11 @@ struct MessageIn {
     segments: List<Obj<SegmentIn>>,
     member: Option<Obj<MemberIn>>,
     friend: Option<Obj<MemberIn>>,
+    group_id: Int,
+    message_time: Int,
+    operator_id: Int,
+    operator_name: Str,
+    operation_time: Int,
 }
 
 impl<'de> Fields<'de> for MessageIn {
@@ -141,6 +147,11 @@ impl<'de> Fields<'de> for MessageIn {
             "segments" => self.segments = map.next_value()?,
             "group_member" => self.member = Some(map.next_value()?),
             "friend" => self.friend = Some(map.next_value()?),
+            "group_id" => self.group_id = map.next_value()?,
+            "message_time" => self.message_time = map.next_value()?,
+            "operator_id" => self.operator_id = map.next_value()?,
+            "operator_name" => self.operator_name = map.next_value()?,
+            "operation_time" => self.operation_time = map.next_value()?,
             _ => skip(map)?,
         }
         Ok(())
@@ -339,6 +350,101 @@ pub fn forwarded_list(account: &str, data: Data) -> Vec<Message> {
         .enumerate()
         .map(|(i, m)| forwarded(account, m.0, shared.raw(i)))
         .collect()
+}
+
+/// Decodes a `get_group_essence_messages` answer of `group_id`: each
+/// `GroupEssenceMessage` as the message (its id minted from the group and
+/// its seq, as for history; the sender's name as its nickname) with who
+/// marked it and when. Entries without a seq are left out.
+pub fn essence_page(account: &str, group_id: i64, data: Data) -> EssencePage {
+    let (text, d) = data.into_parts();
+    let is_end = wire::field_text(&text, "data")
+        .and_then(|d| wire::field_text(d, "is_end"))
+        .is_none_or(|v| v != "false");
+    let shared = Shared::new(text, "messages", d.messages.0.len());
+    let entries = d
+        .messages
+        .0
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, m)| essence_entry(account, group_id, m.0, shared.raw(i)))
+        .collect();
+    EssencePage { entries, is_end }
+}
+
+fn essence_entry(account: &str, group_id: i64, v: MessageIn, raw: RawJson) -> Option<EssenceEntry> {
+    let group_id = v.group_id.0.unwrap_or(group_id);
+    let key = MessageKey {
+        scene: Scene::Group,
+        peer: group_id,
+        seq: v.seq.0?,
+    };
+    let message = Message {
+        message_id: mint_id(account, key),
+        message_seq: Some(key.seq),
+        peer_seq: Some(key.seq),
+        time: v.message_time.0.unwrap_or(0),
+        sender: Sender {
+            user_id: v.sender_id.0.unwrap_or(0),
+            nickname: v.sender_name.0,
+            ..Sender::default()
+        },
+        segments: segments(account, v.segments, Some((Scene::Group, group_id))),
+        chat: key.chat(),
+        raw,
+    };
+    Some(EssenceEntry {
+        message,
+        operator_id: v.operator_id.0.unwrap_or(0),
+        operator_name: v.operator_name.0,
+        operation_time: v.operation_time.0.unwrap_or(0),
+    })
+}
+
+/// Decodes a `get_group_files` answer: `GroupFileEntity` and
+/// `GroupFolderEntity` under the domain's names (`uploaded_time` →
+/// `upload_time`, `expire_time` absent → 0 = never, `downloaded_times` →
+/// `download_count`, `created_time` → `create_time`; Milky names no
+/// uploader). Entries without an id are left out.
+pub fn group_files(data: &Value) -> GroupFiles {
+    let list = |key: &str| {
+        data.get(key)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    };
+    let count = |v: &Value, key: &str| int(v, key).filter(|n| *n > 0).unwrap_or(0);
+    let files = list("files")
+        .iter()
+        .filter_map(|f| {
+            let file_id = text(f, "file_id");
+            (!file_id.is_empty()).then(|| GroupFile {
+                file_id,
+                name: text(f, "file_name"),
+                size: count(f, "file_size").unsigned_abs(),
+                folder_id: text(f, "parent_folder_id"),
+                uploader_id: int(f, "uploader_id").unwrap_or(0),
+                uploader_name: String::new(),
+                upload_time: count(f, "uploaded_time"),
+                expire_time: count(f, "expire_time"),
+                download_count: count(f, "downloaded_times"),
+            })
+        })
+        .collect();
+    let folders = list("folders")
+        .iter()
+        .filter_map(|f| {
+            let folder_id = text(f, "folder_id");
+            (!folder_id.is_empty()).then(|| GroupFolder {
+                folder_id,
+                name: text(f, "folder_name"),
+                creator_id: int(f, "creator_id").unwrap_or(0),
+                create_time: count(f, "created_time"),
+                file_count: count(f, "file_count"),
+            })
+        })
+        .collect();
+    GroupFiles { folders, files }
 }
 
 /// Decodes one `IncomingMessage` from its text (kept as its raw JSON);

@@ -527,3 +527,171 @@ mod fuzz {
         }
     }
 }
+
+/// A `get_group_essence_messages` answer as the schema has it.
+fn essence_answer(is_end: bool) -> Value {
+    json!({
+        "messages": [
+            {"group_id": 20000003, "message_seq": 77, "message_time": 1700000100,
+                "sender_id": 10002, "sender_name": "张三", "operator_id": 10003,
+                "operator_name": "李四", "operation_time": 1700000200,
+                "segments": [
+                    {"type": "reply", "data": {"message_seq": 70, "sender_id": 10003,
+                        "time": 1700000000, "segments": [{"type": "text", "data": {"text": "q"}}]}},
+                    {"type": "text", "data": {"text": "精华"}},
+                    {"type": "image", "data": {"resource_id": "img-1", "temp_url": "https://cdn/i1",
+                        "width": 1, "height": 1, "summary": "[图片]", "sub_type": "normal"}}
+                ]},
+            {"group_id": 20000003, "message_seq": 78, "message_time": 1700000300,
+                "sender_id": 10004, "sender_name": "王五", "operator_id": 10003,
+                "operator_name": "李四", "operation_time": 1700000400, "segments": []}
+        ],
+        "is_end": is_end
+    })
+}
+
+#[test]
+fn essence_pages_decode_with_ids_minted_as_for_history() {
+    let answer = essence_answer(false);
+    let page = essence_page("acc", 20000003, Data::from_text(&answer.to_string()));
+    assert!(!page.is_end);
+    assert_eq!(page.entries.len(), 2);
+    let first = &page.entries[0];
+    let key = MessageKey {
+        scene: Scene::Group,
+        peer: 20000003,
+        seq: 77,
+    };
+    assert_eq!(first.message.message_id, mint_id("acc", key));
+    assert_eq!(key_of("acc", first.message.message_id), Some(key));
+    assert_eq!(first.message.chat, ChatRef::Group(20000003));
+    assert_eq!(
+        (
+            first.message.message_seq,
+            first.message.peer_seq,
+            first.message.time
+        ),
+        (Some(77), Some(77), 1700000100)
+    );
+    assert_eq!(
+        (
+            first.message.sender.user_id,
+            first.message.sender.nickname.as_str()
+        ),
+        (10002, "张三")
+    );
+    assert_eq!(
+        (
+            first.operator_id,
+            first.operator_name.as_str(),
+            first.operation_time
+        ),
+        (10003, "李四", 1700000200)
+    );
+    let quoted = mint_id(
+        "acc",
+        MessageKey {
+            scene: Scene::Group,
+            peer: 20000003,
+            seq: 70,
+        },
+    );
+    match &first.message.segments[..] {
+        [
+            Segment::Reply {
+                id,
+                quoted: Some(q),
+            },
+            Segment::Text(t),
+            Segment::Image { file, url, .. },
+        ] => {
+            assert_eq!(id, &quoted.to_string());
+            assert_eq!(q.segments, vec![Segment::Text("q".into())]);
+            assert_eq!(
+                (t.as_str(), file.as_str(), url.as_str()),
+                ("精华", "img-1", "https://cdn/i1")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        serde_json::from_str::<Value>(first.message.raw.text()).unwrap(),
+        answer["messages"][0]
+    );
+    let second = &page.entries[1];
+    assert_eq!(key_of("acc", second.message.message_id).unwrap().seq, 78);
+    assert!(second.message.segments.is_empty());
+    assert_eq!(
+        serde_json::from_str::<Value>(second.message.raw.text()).unwrap(),
+        answer["messages"][1]
+    );
+    let last = essence_page(
+        "acc",
+        20000003,
+        Data::from_text(&essence_answer(true).to_string()),
+    );
+    assert!(last.is_end);
+    // An entry without its seq names no message: left out.
+    let broken = json!({"messages": [{"group_id": 20000003, "sender_id": 1}], "is_end": true});
+    let page = essence_page("acc", 20000003, Data::from_text(&broken.to_string()));
+    assert!(page.entries.is_empty() && page.is_end);
+}
+
+#[test]
+fn group_files_decode_under_the_domain_names() {
+    let answer = json!({
+        "files": [
+            {"group_id": 20000003, "file_id": "/f-1", "file_name": "a.txt",
+                "parent_folder_id": "/", "file_size": 5, "uploaded_time": 1700000000,
+                "expire_time": 1800000000, "uploader_id": 10002, "downloaded_times": 3},
+            {"group_id": 20000003, "file_id": "/f-2", "file_name": "b.txt",
+                "parent_folder_id": "/", "file_size": 6, "uploaded_time": 1700000001,
+                "expire_time": null, "uploader_id": 10003, "downloaded_times": 0},
+            {"group_id": 20000003, "file_name": "no id"}
+        ],
+        "folders": [
+            {"group_id": 20000003, "folder_id": "/d-1", "parent_folder_id": "/",
+                "folder_name": "资料", "created_time": 1600000000,
+                "last_modified_time": 1650000000, "creator_id": 10004, "file_count": 12}
+        ]
+    });
+    let files = group_files(&answer);
+    assert_eq!(
+        files.files,
+        vec![
+            GroupFile {
+                file_id: "/f-1".into(),
+                name: "a.txt".into(),
+                size: 5,
+                folder_id: "/".into(),
+                uploader_id: 10002,
+                uploader_name: String::new(),
+                upload_time: 1700000000,
+                expire_time: 1800000000,
+                download_count: 3,
+            },
+            GroupFile {
+                file_id: "/f-2".into(),
+                name: "b.txt".into(),
+                size: 6,
+                folder_id: "/".into(),
+                uploader_id: 10003,
+                uploader_name: String::new(),
+                upload_time: 1700000001,
+                expire_time: 0,
+                download_count: 0,
+            },
+        ]
+    );
+    assert_eq!(
+        files.folders,
+        vec![GroupFolder {
+            folder_id: "/d-1".into(),
+            name: "资料".into(),
+            creator_id: 10004,
+            create_time: 1600000000,
+            file_count: 12,
+        }]
+    );
+    assert_eq!(group_files(&json!({})), GroupFiles::default());
+}
