@@ -480,12 +480,14 @@ func exampleReact(ctx context.Context, client *onebotgateway.Client) ([]*gateway
 func exampleTyping(ctx context.Context, client *onebotgateway.Client) error {
 	// region: typing
 	// "正在输入" in the private chat with 10001 (a user of the `users` whitelist) while the
-	// model thinks; some implementations have no such action (nothing is sent then).
-	err := client.SetTyping(ctx, 10001)
-	if gerr, ok := onebotgateway.AsGatewayError(err); ok && gerr.IsNotSupportedByImplementation() {
-		fmt.Println("this implementation cannot show typing")
-	} else if err != nil {
-		return err
+	// model thinks. A courtesy: never let it stop the answer (some implementations have no
+	// such action: IsNotSupportedByImplementation, and nothing is sent).
+	if err := client.SetTyping(ctx, 10001); err != nil {
+		gerr, ok := onebotgateway.AsGatewayError(err)
+		if !ok {
+			return err
+		}
+		fmt.Println("no typing indicator:", gerr.Reason)
 	}
 	// endregion
 	return nil

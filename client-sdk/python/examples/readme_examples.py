@@ -313,13 +313,12 @@ def react(client: Client) -> list[message_service_pb2.EssenceMessage]:
 def typing(client: Client) -> None:
     # region: typing
     # "正在输入" in the private chat with 10001 (a user of the `users` whitelist) while the
-    # model thinks; some implementations have no such action (nothing is sent then).
+    # model thinks. A courtesy: never let it stop the answer (some implementations have no
+    # such action: err.is_not_supported_by_implementation, and nothing is sent).
     try:
         client.set_typing(10001)
     except GatewayError as err:
-        if not err.is_not_supported_by_implementation:
-            raise
-        print("this implementation cannot show typing")
+        print("no typing indicator:", err.reason)
     # endregion
 
 

@@ -305,9 +305,6 @@ def test_group_files_list_and_download(client: Client, tmp_path: pathlib.Path) -
     for file, data in files:
         assert len(data) == file.size, file
     assert (tmp_path / "group-file").stat().st_size == files[-1][0].size
-    with pytest.raises(GatewayError) as missing:
-        client.download_group_file("no-such-file", group_id=PLAYGROUND)
-    assert missing.value.code == grpc.StatusCode.NOT_FOUND
 
 
 def test_react_and_list_essence(client: Client) -> None:

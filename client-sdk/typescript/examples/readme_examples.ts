@@ -338,12 +338,13 @@ export async function react(client: Client): Promise<EssenceMessage[]> {
 export async function typing(client: Client): Promise<void> {
   // region: typing
   // "正在输入" in the private chat with 10001 (a user of the `users` whitelist) while the model
-  // thinks; some implementations have no such action (nothing is sent then).
+  // thinks. A courtesy: never let it stop the answer (some implementations have no such action:
+  // err.isNotSupportedByImplementation, and nothing is sent).
   try {
     await client.setTyping(10001);
   } catch (err) {
-    if (!(err instanceof GatewayError) || !err.isNotSupportedByImplementation) throw err;
-    console.log("this implementation cannot show typing");
+    if (!(err instanceof GatewayError)) throw err;
+    console.log("no typing indicator:", err.reason);
   }
   // endregion
 }

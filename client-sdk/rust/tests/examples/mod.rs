@@ -343,18 +343,11 @@ pub async fn react(client: &Client) -> Result<Vec<pb::EssenceMessage>, Error> {
 
 pub async fn typing(client: &Client) -> Result<(), Error> {
     // region: typing
-    use onebot_gateway_client::pb::ErrorReason;
-
     // "正在输入" in the private chat with 10001 (a user of the `users` whitelist) while the
-    // model thinks; some implementations have no such action (nothing is sent then).
-    match client.set_typing(10001).await {
-        Err(e)
-            if e.rpc()
-                .is_some_and(|r| r.is(ErrorReason::NotSupportedByImplementation)) =>
-        {
-            println!("this implementation cannot show typing")
-        }
-        other => other?,
+    // model thinks. A courtesy: never let it stop the answer (some implementations have no
+    // such action: ErrorReason::NotSupportedByImplementation, and nothing is sent).
+    if let Err(e) = client.set_typing(10001).await {
+        println!("no typing indicator: {:?}", e.reason());
     }
     // endregion
     Ok(())

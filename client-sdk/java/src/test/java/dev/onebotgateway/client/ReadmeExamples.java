@@ -398,14 +398,12 @@ final class ReadmeExamples {
   static void typing(Client client) {
     // region: typing
     // "正在输入" in the private chat with 10001 (a user of the `users` whitelist) while the
-    // model thinks; some implementations have no such action (nothing is sent then).
+    // model thinks. A courtesy: never let it stop the answer (some implementations have no
+    // such action: err.isNotSupportedByImplementation(), and nothing is sent).
     try {
       client.setTyping(10001);
     } catch (GatewayException err) {
-      if (!err.isNotSupportedByImplementation()) {
-        throw err;
-      }
-      System.out.println("this implementation cannot show typing");
+      System.out.println("no typing indicator: " + err.reason().orElse(err.code().name()));
     }
     // endregion
   }
