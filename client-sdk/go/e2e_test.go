@@ -411,3 +411,71 @@ func TestSearchFindsWhatWasSent(t *testing.T) {
 		t.Fatalf("want INVALID_REQUEST, got %v", err)
 	}
 }
+
+func TestGroupFilesListAndDownload(t *testing.T) {
+	client, ctx := connect(t)
+	dir := t.TempDir()
+	files, err := exampleGroupFiles(ctx, client, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("group %d has files", playground)
+	}
+	for _, f := range files {
+		if uint64(len(f.data)) != f.file.GetSize() {
+			t.Errorf("%s: %d bytes, listed %d", f.file.GetName(), len(f.data), f.file.GetSize())
+		}
+	}
+	if info, err := os.Stat(filepath.Join(dir, "group-file")); err != nil || uint64(info.Size()) != files[len(files)-1].file.GetSize() {
+		t.Fatalf("saved file: %v %v", info, err)
+	}
+}
+
+func TestReactAndListEssence(t *testing.T) {
+	client, ctx := connect(t)
+	essence, err := exampleReact(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(essence) == 0 {
+		t.Fatalf("group %d has essence messages", playground)
+	}
+	group := int64(playground)
+	first, err := client.ListEssence(ctx, &gatewayv1.ListEssenceRequest{GroupId: &group, PageSize: 1}).Next()
+	if err != nil || first.GetGroupId() != playground || len(first.GetMessages()) > 1 {
+		t.Fatalf("first page: %v %v", first, err)
+	}
+}
+
+func TestTypingNeedsAWhitelistedUser(t *testing.T) {
+	client, ctx := connect(t)
+	err := client.SetTyping(ctx, 10002)
+	if gerr, ok := onebotgateway.AsGatewayError(err); !ok || gerr.Code != codes.PermissionDenied || gerr.Reason != "USER_NOT_ALLOWED" {
+		t.Fatalf("typing to 10002: %v", err)
+	}
+	if err := exampleTyping(ctx, client); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestModerationWithoutAPolicyRuleIsDenied(t *testing.T) {
+	client, ctx := connect(t)
+	refused, err := exampleModeration(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refused == nil || refused.Code != codes.PermissionDenied || !refused.IsPolicyDenied() || refused.Metadata["rule"] != "none" {
+		t.Fatalf("mute without a rule: %v", refused)
+	}
+	group := int64(playground)
+	for name, call := range map[string]func() error{
+		"mute all": func() error { _, err := client.MuteAll(ctx, &group, true); return err },
+		"kick":     func() error { _, err := client.KickMember(ctx, &group, 10003, false); return err },
+		"card":     func() error { _, err := client.SetMemberCard(ctx, &group, 10003, "新名片"); return err },
+	} {
+		if gerr, ok := onebotgateway.AsGatewayError(call()); !ok || gerr.Reason != "POLICY_DENIED" {
+			t.Errorf("%s: %v", name, gerr)
+		}
+	}
+}

@@ -83,6 +83,21 @@ func (e *GatewayError) IsApprovalPending() bool { return e.Reason == "APPROVAL_P
 // (PERMISSION_DENIED, POLICY_DENIED; metadata "rule", "action", "role", "allowed_roles").
 func (e *GatewayError) IsPolicyDenied() bool { return e.Reason == "POLICY_DENIED" }
 
+// IsNotSupportedByImplementation reports whether the account's OneBot implementation has no such
+// action (Unimplemented, NOT_SUPPORTED_BY_IMPLEMENTATION; metadata implementation, action):
+// nothing was sent, and a retry will not help.
+func (e *GatewayError) IsNotSupportedByImplementation() bool {
+	return e.Reason == "NOT_SUPPORTED_BY_IMPLEMENTATION"
+}
+
+// IsBotNotAdmin reports whether the bot lacks the group role the action needs
+// (FailedPrecondition, BOT_NOT_ADMIN; metadata group_id, bot_role, needed_role).
+func (e *GatewayError) IsBotNotAdmin() bool { return e.Reason == "BOT_NOT_ADMIN" }
+
+// IsProtectedMember reports whether a moderation targeted the group's owner or the bot itself
+// (PermissionDenied, PROTECTED_MEMBER; metadata user_id, why).
+func (e *GatewayError) IsProtectedMember() bool { return e.Reason == "PROTECTED_MEMBER" }
+
 // FromStatus decodes a status and its details.
 func FromStatus(s *status.Status) *GatewayError {
 	e := &GatewayError{Code: s.Code(), Message: s.Message(), Metadata: map[string]string{}, Status: s}

@@ -56,10 +56,13 @@ type Message struct {
 	// GroupID is the target group; nil (and no UserID) means the account's only whitelisted group.
 	GroupID *int64
 	// UserID is a private chat (the other side's QQ number) instead of a group.
-	UserID   *int64
-	Text     string
-	Images   []Media
-	Videos   []Media
+	UserID *int64
+	Text   string
+	Images []Media
+	Videos []Media
+	// Voices is up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK), uploaded with kind
+	// MEDIA_KIND_RECORD and sent as its own message after the text and other media.
+	Voices   []Media
 	File     *Media
 	FileName string
 	// ReplyTo quotes (replies to) this message id in the first message.
@@ -188,7 +191,7 @@ func (c *Client) source(ctx context.Context, m Media, kind gatewayv1.MediaKind) 
 	return nil, clientErr("empty media source: use Path, Data, URL, MediaID or ServerPath")
 }
 
-// Send checks the message against the gateway's limits (MaxImages, MaxVideos, MaxTextChars,
+// Send checks the message against the gateway's limits (MaxImages, MaxVideos, MaxVoices, MaxTextChars,
 // MaxMentions, ...) and that its local files exist (a *ClientError with the gateway's reason,
 // before anything is uploaded), uploads its local media (in order), then sends it with
 // SendMessage. The response's RateLimitWait (GetRateLimitWait().AsDuration()) is how long the
@@ -216,6 +219,13 @@ func (c *Client) Send(ctx context.Context, m Message) (*gatewayv1.SendMessageRes
 			return nil, err
 		}
 		req.Videos = append(req.Videos, s)
+	}
+	for _, v := range m.Voices {
+		s, err := c.source(ctx, v, gatewayv1.MediaKind_MEDIA_KIND_RECORD)
+		if err != nil {
+			return nil, err
+		}
+		req.Voices = append(req.Voices, s)
 	}
 	if m.File != nil {
 		s, err := c.source(ctx, *m.File, gatewayv1.MediaKind_MEDIA_KIND_FILE)

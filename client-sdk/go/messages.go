@@ -18,6 +18,8 @@ const (
 	MaxImages = 4
 	// MaxVideos is the most videos of one send.
 	MaxVideos = 1
+	// MaxVoices is the most voice messages of one send.
+	MaxVoices = 1
 	// MaxMentions is the most mentions of one send (before duplicates are dropped).
 	MaxMentions = 20
 	// MaxIdempotencyKeyBytes is the longest IdempotencyKey, in bytes.
@@ -45,8 +47,8 @@ func checkSend(m Message) error {
 		return refused("INVALID_REQUEST", "UserID", "UserID must be positive, got %d", *m.UserID)
 	}
 	hasLead := m.ReplyTo != nil || len(m.Mentions) > 0 || m.MentionAll
-	if strings.TrimSpace(m.Text) == "" && len(m.Images) == 0 && len(m.Videos) == 0 && m.File == nil && !hasLead {
-		return refused("EMPTY_MESSAGE", "", "nothing to send: give text, images, videos, a file, a quote or mentions")
+	if strings.TrimSpace(m.Text) == "" && len(m.Images) == 0 && len(m.Videos) == 0 && len(m.Voices) == 0 && m.File == nil && !hasLead {
+		return refused("EMPTY_MESSAGE", "", "nothing to send: give text, images, videos, a voice, a file, a quote or mentions")
 	}
 	if n := utf8.RuneCountInString(m.Text); n > MaxTextChars {
 		return refused("TEXT_TOO_LONG", "Text", "text is %d characters; at most %d", n, MaxTextChars)
@@ -56,6 +58,9 @@ func checkSend(m Message) error {
 	}
 	if n := len(m.Videos); n > MaxVideos {
 		return refused("TOO_MANY_VIDEOS", "Videos", "%d videos; at most %d", n, MaxVideos)
+	}
+	if n := len(m.Voices); n > MaxVoices {
+		return refused("INVALID_REQUEST", "Voices", "%d voices; at most %d", n, MaxVoices)
 	}
 	if m.ReplyTo != nil && *m.ReplyTo == 0 {
 		return refused("INVALID_REQUEST", "ReplyTo", "ReplyTo must be a message id (not 0)")
@@ -68,12 +73,15 @@ func checkSend(m Message) error {
 			return refused("INVALID_REQUEST", fmt.Sprintf("Mentions[%d]", i), "Mentions[%d] must be a positive QQ number, got %d", i, id)
 		}
 	}
-	media := make([]mediaField, 0, len(m.Images)+len(m.Videos)+1)
+	media := make([]mediaField, 0, len(m.Images)+len(m.Videos)+len(m.Voices)+1)
 	for i, item := range m.Images {
 		media = append(media, mediaField{fmt.Sprintf("Images[%d]", i), item})
 	}
 	for i, item := range m.Videos {
 		media = append(media, mediaField{fmt.Sprintf("Videos[%d]", i), item})
+	}
+	for i, item := range m.Voices {
+		media = append(media, mediaField{fmt.Sprintf("Voices[%d]", i), item})
 	}
 	if m.File != nil {
 		media = append(media, mediaField{"File", *m.File})

@@ -416,3 +416,99 @@ func exampleGovernance(ctx context.Context, client, approver *onebotgateway.Clie
 	// endregion
 	return approval, nil
 }
+
+type groupFileDownload struct {
+	file *gatewayv1.GroupFile
+	data []byte
+}
+
+func exampleGroupFiles(ctx context.Context, client *onebotgateway.Client, dir string) ([]groupFileDownload, error) {
+	var downloaded []groupFileDownload
+	// region: groupFiles
+	// The root folder of group 20000003's files (群文件), every page: its folders, then its files.
+	group := int64(20000003)
+	folders, files, err := client.ListGroupFiles(ctx, &gatewayv1.ListGroupFilesRequest{GroupId: &group}).All()
+	if err != nil {
+		return nil, err
+	}
+	for _, folder := range folders {
+		fmt.Printf("%s/ (%d files)\n", folder.GetName(), folder.GetFileCount())
+	}
+	for _, file := range files {
+		// Into memory, or streamed into a file; both check the header's size and SHA-256.
+		got, err := client.DownloadGroupFile(ctx, &group, file.GetFileId())
+		if err != nil {
+			return nil, err
+		}
+		fmt.Println(file.GetName(), len(got.Data), "bytes", got.Header.GetMimeType())
+		header, err := client.DownloadGroupFileTo(ctx, &group, file.GetFileId(), filepath.Join(dir, "group-file"), onebotgateway.DownloadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		fmt.Println("saved", header.GetFileName(), header.GetSize())
+		downloaded = append(downloaded, groupFileDownload{file, got.Data})
+	}
+	// endregion
+	return downloaded, nil
+}
+
+func exampleReact(ctx context.Context, client *onebotgateway.Client) ([]*gatewayv1.EssenceMessage, error) {
+	// region: react
+	// React to a group message with 赞 (QQ face 76; a Unicode emoji is its code point, "128077").
+	group := int64(20000003)
+	sent, err := client.Send(ctx, onebotgateway.Message{GroupID: &group, Text: "react to me"})
+	if err != nil {
+		return nil, err
+	}
+	reacted, err := client.React(ctx, sent.GetMessageIds()[0], "76")
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println("reacted in", reacted.GetGroupId())
+	// The group's essence messages (精华), newest marking first, every page.
+	essence, err := client.ListEssence(ctx, &gatewayv1.ListEssenceRequest{GroupId: &group}).All()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range essence {
+		fmt.Println(e.GetMessage().GetSender().GetUserId(), e.GetMessage().GetText(), "marked by", e.GetOperatorName())
+	}
+	// endregion
+	return essence, nil
+}
+
+func exampleTyping(ctx context.Context, client *onebotgateway.Client) error {
+	// region: typing
+	// "正在输入" in the private chat with 10001 (a user of the `users` whitelist) while the
+	// model thinks. A courtesy: never let it stop the answer (some implementations have no
+	// such action: IsNotSupportedByImplementation, and nothing is sent).
+	if err := client.SetTyping(ctx, 10001); err != nil {
+		gerr, ok := onebotgateway.AsGatewayError(err)
+		if !ok {
+			return err
+		}
+		fmt.Println("no typing indicator:", gerr.Reason)
+	}
+	// endregion
+	return nil
+}
+
+func exampleModeration(ctx context.Context, client *onebotgateway.Client) (*onebotgateway.GatewayError, error) {
+	var refused *onebotgateway.GatewayError
+	// region: moderation
+	// Mute, mute-all, kick and set-card are refused unless a [[policy.rules]] entry names the
+	// action (mute, mute_all, kick, set_card); the sandbox has none, so this is POLICY_DENIED.
+	group := int64(20000003)
+	muted, err := client.MuteMember(ctx, &group, 10003, 10*time.Minute)
+	if gerr, ok := onebotgateway.AsGatewayError(err); ok && gerr.IsPolicyDenied() {
+		// Also: IsBotNotAdmin (the bot is not an admin), IsProtectedMember (the owner, the bot).
+		fmt.Println("no policy rule allows it, rule =", gerr.Metadata["rule"])
+		refused = gerr
+	} else if err != nil {
+		return nil, err
+	} else {
+		fmt.Println("muted", muted.GetUserId(), "in", muted.GetGroupId())
+	}
+	// endregion
+	return refused, nil
+}

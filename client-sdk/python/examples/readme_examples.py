@@ -271,3 +271,73 @@ def governance(client: Client, approver: Client, event: event_service_pb2.Event)
         for record in page.records:
             print(record.time.ToDatetime(), record.requester_user_id, record.summary, record.approval_id)
     # endregion
+
+
+def group_files(client: Client, directory: str) -> list[tuple[group_service_pb2.GroupFile, bytes]]:
+    downloaded: list[tuple[group_service_pb2.GroupFile, bytes]] = []
+    # region: group_files
+    import os
+
+    # The root folder of group 20000003's files (群文件): the iterator fetches the next page as
+    # it advances; each page lists its folders first, then its files.
+    for page in client.list_group_files(20000003):
+        for folder in page.folders:
+            print(f"{folder.name}/ ({folder.file_count} files)")
+        for file in page.files:
+            # Into memory, or streamed into a file; both check the header's size and SHA-256.
+            got = client.download_group_file(file.file_id, group_id=20000003)
+            print(file.name, len(got.data), "bytes", got.header.mime_type)
+            header = client.download_group_file_to(
+                file.file_id, os.path.join(directory, "group-file"), group_id=20000003
+            )
+            print("saved", header.file_name, header.size)
+            downloaded.append((file, got.data))
+    # endregion
+    return downloaded
+
+
+def react(client: Client) -> list[message_service_pb2.EssenceMessage]:
+    # region: react
+    # React to a group message with 赞 (QQ face 76; a Unicode emoji is its code point, 128077).
+    sent = client.send(20000003, text="react to me")
+    reacted = client.react(sent.message_ids[0], 76)
+    print("reacted in", reacted.group_id)
+    # The group's essence messages (精华), newest marking first, across every page.
+    essence = list(client.essence_messages(20000003))
+    for entry in essence:
+        print(entry.message.sender.user_id, entry.message.text, "marked by", entry.operator_name)
+    # endregion
+    return essence
+
+
+def typing(client: Client) -> None:
+    # region: typing
+    # "正在输入" in the private chat with 10001 (a user of the `users` whitelist) while the
+    # model thinks. A courtesy: never let it stop the answer (some implementations have no
+    # such action: err.is_not_supported_by_implementation, and nothing is sent).
+    try:
+        client.set_typing(10001)
+    except GatewayError as err:
+        print("no typing indicator:", err.reason)
+    # endregion
+
+
+def moderation(client: Client) -> GatewayError | None:
+    refused: GatewayError | None = None
+    # region: moderation
+    from datetime import timedelta
+
+    # Mute, mute-all, kick and set-card are refused unless a [[policy.rules]] entry names the
+    # action (mute, mute_all, kick, set_card); the sandbox has none, so this is POLICY_DENIED.
+    try:
+        muted = client.mute_member(10003, timedelta(minutes=10), group_id=20000003)
+        print("muted", muted.user_id, "in", muted.group_id)
+    except GatewayError as err:
+        # Also: err.is_bot_not_admin (the bot is not an admin), err.is_protected_member (the
+        # owner, the bot).
+        if not err.is_policy_denied:
+            raise
+        print("no policy rule allows it, rule =", err.metadata.get("rule"))
+        refused = err
+    # endregion
+    return refused

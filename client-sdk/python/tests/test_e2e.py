@@ -297,3 +297,57 @@ def test_search_finds_what_was_sent(client: Client) -> None:
     with pytest.raises(GatewayError) as err:
         list(client.search("x", group_id=0))
     assert err.value.reason == "INVALID_REQUEST"
+
+
+def test_group_files_list_and_download(client: Client, tmp_path: pathlib.Path) -> None:
+    files = readme_examples.group_files(client, str(tmp_path))
+    assert files, f"group {PLAYGROUND} has files"
+    for file, data in files:
+        assert len(data) == file.size, file
+    assert (tmp_path / "group-file").stat().st_size == files[-1][0].size
+
+
+def test_react_and_list_essence(client: Client) -> None:
+    essence = readme_examples.react(client)
+    assert essence, f"group {PLAYGROUND} has essence messages"
+    first = next(client.list_essence(PLAYGROUND, page_size=1))
+    assert first.group_id == PLAYGROUND and len(first.messages) <= 1
+
+
+def test_typing_needs_a_whitelisted_user(client: Client) -> None:
+    with pytest.raises(GatewayError) as denied:
+        client.set_typing(10002)
+    assert denied.value.code == grpc.StatusCode.PERMISSION_DENIED
+    assert denied.value.reason == "USER_NOT_ALLOWED"
+    readme_examples.typing(client)
+
+
+def test_moderation_without_a_policy_rule_is_denied(client: Client) -> None:
+    refused = readme_examples.moderation(client)
+    assert refused is not None, "no policy rule names `mute`"
+    assert refused.code == grpc.StatusCode.PERMISSION_DENIED
+    assert refused.is_policy_denied and refused.metadata.get("rule") == "none"
+    for call in (
+        lambda: client.mute_all(True, group_id=PLAYGROUND),
+        lambda: client.kick_member(10003, group_id=PLAYGROUND),
+        lambda: client.set_member_card(10003, "新名片", group_id=PLAYGROUND),
+    ):
+        with pytest.raises(GatewayError) as err:
+            call()
+        assert err.value.reason == "POLICY_DENIED", err.value
+
+
+def test_asyncio_group_actions(address: str) -> None:
+    from onebot_gateway.aio import AsyncClient
+
+    async def run() -> tuple[int, GatewayError | None]:
+        async with AsyncClient(address) as client:
+            files = [f async for f in client.group_files(PLAYGROUND)]
+            try:
+                await client.mute_member(10003, 60, group_id=PLAYGROUND)
+            except GatewayError as err:
+                return len(files), err
+            return len(files), None
+
+    count, refused = asyncio.run(run())
+    assert count >= 1 and refused is not None and refused.is_policy_denied

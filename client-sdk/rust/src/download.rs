@@ -1,5 +1,6 @@
-//! Downloads of received (and uploaded) media: MediaService.DownloadMedia
-//! streamed to a file or into memory, checked against the header's SHA-256.
+//! Downloads of received (and uploaded) media and of group files:
+//! MediaService.DownloadMedia and DownloadGroupFile streamed to a file or into
+//! memory, checked against the header's SHA-256.
 
 use std::path::{Path, PathBuf};
 
@@ -79,28 +80,83 @@ fn request(client: &Client, target: MediaRef) -> pb::DownloadMediaRequest {
     }
 }
 
+/// One message of a download stream, whichever RPC it came from.
+enum Part {
+    Header(pb::DownloadMediaHeader),
+    Chunk(Vec<u8>),
+    Empty,
+}
+
+impl From<pb::DownloadMediaResponse> for Part {
+    fn from(response: pb::DownloadMediaResponse) -> Self {
+        use pb::download_media_response::Payload;
+        match response.payload {
+            Some(Payload::Header(h)) => Part::Header(h),
+            Some(Payload::Chunk(c)) => Part::Chunk(c),
+            None => Part::Empty,
+        }
+    }
+}
+
+impl From<pb::DownloadGroupFileResponse> for Part {
+    fn from(response: pb::DownloadGroupFileResponse) -> Self {
+        use pb::download_group_file_response::Payload;
+        match response.payload {
+            Some(Payload::Header(h)) => Part::Header(h),
+            Some(Payload::Chunk(c)) => Part::Chunk(c),
+            None => Part::Empty,
+        }
+    }
+}
+
+type Parts = futures_util::stream::BoxStream<'static, Result<Part, tonic::Status>>;
+
+/// What a download reads: a media item or segment, or a group file.
+#[derive(Clone, Debug)]
+enum Source {
+    Media(MediaRef),
+    GroupFile {
+        group_id: Option<i64>,
+        file_id: String,
+    },
+}
+
 /// A download in progress: the header, then chunks checked as they come.
 struct Incoming {
     header: pb::DownloadMediaHeader,
-    stream: tonic::Streaming<pb::DownloadMediaResponse>,
+    stream: Parts,
     hasher: Sha256,
     received: u64,
     total: u64,
 }
 
 impl Incoming {
-    async fn open(client: &Client, target: MediaRef) -> Result<Incoming, Error> {
-        use pb::download_media_response::Payload;
-        let mut stream = client
-            .media_service()
-            .download_media(request(client, target))
-            .await
-            .map_err(Error::from)?
-            .into_inner();
-        let header = match stream.message().await.map_err(Error::from)? {
-            Some(pb::DownloadMediaResponse {
-                payload: Some(Payload::Header(h)),
-            }) => h,
+    async fn open(client: &Client, source: Source) -> Result<Incoming, Error> {
+        use futures_util::StreamExt;
+        let mut stream: Parts = match source {
+            Source::Media(target) => client
+                .media_service()
+                .download_media(request(client, target))
+                .await
+                .map_err(Error::from)?
+                .into_inner()
+                .map(|r| r.map(Part::from))
+                .boxed(),
+            Source::GroupFile { group_id, file_id } => client
+                .media_service()
+                .download_group_file(pb::DownloadGroupFileRequest {
+                    account_id: client.account_id().to_owned(),
+                    group_id,
+                    file_id,
+                })
+                .await
+                .map_err(Error::from)?
+                .into_inner()
+                .map(|r| r.map(Part::from))
+                .boxed(),
+        };
+        let header = match stream.next().await.transpose().map_err(Error::from)? {
+            Some(Part::Header(h)) => h,
             _ => {
                 return Err(Error::InvalidInput(
                     "the download stream did not start with a header".into(),
@@ -119,12 +175,10 @@ impl Incoming {
 
     /// The next chunk, `None` at the end.
     async fn next(&mut self) -> Result<Option<Vec<u8>>, Error> {
-        use pb::download_media_response::Payload;
-        match self.stream.message().await.map_err(Error::from)? {
+        use futures_util::StreamExt;
+        match self.stream.next().await.transpose().map_err(Error::from)? {
             None => Ok(None),
-            Some(pb::DownloadMediaResponse {
-                payload: Some(Payload::Chunk(chunk)),
-            }) => {
+            Some(Part::Chunk(chunk)) => {
                 self.hasher.update(&chunk);
                 self.received += chunk.len() as u64;
                 Ok(Some(chunk))
@@ -152,16 +206,7 @@ impl Client {
     /// Downloads `target` into memory, checking the header's size and
     /// SHA-256.
     pub async fn download(&self, target: impl Into<MediaRef>) -> Result<Downloaded, Error> {
-        let mut incoming = Incoming::open(self, target.into()).await?;
-        let mut data =
-            BytesMut::with_capacity(usize::try_from(incoming.total).unwrap_or(0).min(64 << 20));
-        while let Some(chunk) = incoming.next().await? {
-            data.extend_from_slice(&chunk);
-        }
-        Ok(Downloaded {
-            header: incoming.finish()?,
-            data: data.freeze(),
-        })
+        self.download_source(Source::Media(target.into())).await
     }
 
     /// Downloads `target` into the file `path` (written beside it first and
@@ -182,11 +227,80 @@ impl Client {
         &self,
         target: impl Into<MediaRef>,
         path: impl AsRef<Path>,
+        progress: impl FnMut(u64, u64),
+    ) -> Result<pb::DownloadMediaHeader, Error> {
+        self.download_source_to(Source::Media(target.into()), path.as_ref(), progress)
+            .await
+    }
+
+    /// Downloads a file of a group's files (a `GroupFile.file_id` of
+    /// [`Client::list_group_files`]) into memory, checking the header's
+    /// size and SHA-256. `group_id` `None` = the account's only whitelisted
+    /// group.
+    pub async fn download_group_file(
+        &self,
+        group_id: Option<i64>,
+        file_id: impl Into<String>,
+    ) -> Result<Downloaded, Error> {
+        self.download_source(Source::GroupFile {
+            group_id,
+            file_id: file_id.into(),
+        })
+        .await
+    }
+
+    /// Downloads a group file into the file `path`, as
+    /// [`Client::download_to`] does; returns the header (kind FILE, the
+    /// file's name, an empty media id).
+    pub async fn download_group_file_to(
+        &self,
+        group_id: Option<i64>,
+        file_id: impl Into<String>,
+        path: impl AsRef<Path>,
+    ) -> Result<pb::DownloadMediaHeader, Error> {
+        self.download_group_file_to_with_progress(group_id, file_id, path, |_, _| {})
+            .await
+    }
+
+    /// Like [`Client::download_group_file_to`], calling
+    /// `progress(received_bytes, total_bytes)` after each chunk.
+    pub async fn download_group_file_to_with_progress(
+        &self,
+        group_id: Option<i64>,
+        file_id: impl Into<String>,
+        path: impl AsRef<Path>,
+        progress: impl FnMut(u64, u64),
+    ) -> Result<pb::DownloadMediaHeader, Error> {
+        let source = Source::GroupFile {
+            group_id,
+            file_id: file_id.into(),
+        };
+        self.download_source_to(source, path.as_ref(), progress)
+            .await
+    }
+
+    async fn download_source(&self, source: Source) -> Result<Downloaded, Error> {
+        let mut incoming = Incoming::open(self, source).await?;
+        let mut data =
+            BytesMut::with_capacity(usize::try_from(incoming.total).unwrap_or(0).min(64 << 20));
+        while let Some(chunk) = incoming.next().await? {
+            data.extend_from_slice(&chunk);
+        }
+        Ok(Downloaded {
+            header: incoming.finish()?,
+            data: data.freeze(),
+        })
+    }
+
+    async fn download_source_to(
+        &self,
+        source: Source,
+        path: &Path,
         mut progress: impl FnMut(u64, u64),
     ) -> Result<pb::DownloadMediaHeader, Error> {
-        let path = path.as_ref().to_path_buf();
+        let path = path.to_path_buf();
         let partial = partial_path(&path);
-        let mut incoming = Incoming::open(self, target.into()).await?;
+        let mut incoming = Incoming::open(self, source).await?;
         let result = async {
             let io = |source| Error::Io {
                 path: partial.clone(),

@@ -44,6 +44,8 @@ mod error;
 #[cfg(feature = "client")]
 mod governance;
 #[cfg(feature = "client")]
+mod group_actions;
+#[cfg(feature = "client")]
 mod media;
 
 #[cfg(feature = "client")]
@@ -57,6 +59,8 @@ pub use download::{Downloaded, MediaRef};
 pub use error::{Error, FieldViolation, RpcError};
 #[cfg(feature = "client")]
 pub use governance::AuditPages;
+#[cfg(feature = "client")]
+pub use group_actions::{EssencePages, GroupFilePages, MAX_MUTE};
 #[cfg(feature = "client")]
 pub use media::{CHUNK_SIZE, Media, MediaInput, OutgoingMessage, Uploaded};
 

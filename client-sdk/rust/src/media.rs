@@ -88,7 +88,7 @@ pub struct Uploaded {
     pub response: pb::UploadMediaResponse,
 }
 
-/// One image, video or file of an [`OutgoingMessage`].
+/// One image, video, voice or file of an [`OutgoingMessage`].
 #[derive(Clone, Debug)]
 pub enum Media {
     /// Local bytes: uploaded with [`Client::upload`] first.
@@ -149,6 +149,10 @@ pub struct OutgoingMessage {
     pub images: Vec<Media>,
     /// Up to 1 video.
     pub videos: Vec<Media>,
+    /// Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK), sent as its
+    /// own message after the text and other media; local voices are
+    /// uploaded with [`pb::MediaKind::Record`].
+    pub voices: Vec<Media>,
     /// An optional group file.
     pub file: Option<Media>,
     /// Display name of `file` (default: its upload name).
@@ -240,6 +244,12 @@ impl OutgoingMessage {
     /// Adds a video.
     pub fn video(mut self, video: impl Into<Media>) -> Self {
         self.videos.push(video.into());
+        self
+    }
+
+    /// Adds a voice message (语音), for example `Media::path("hello.mp3")`.
+    pub fn voice(mut self, voice: impl Into<Media>) -> Self {
+        self.voices.push(voice.into());
         self
     }
 
@@ -446,6 +456,10 @@ impl Client {
         for video in message.videos {
             videos.push(self.media_source(video, pb::MediaKind::Video).await?);
         }
+        let mut voices = Vec::with_capacity(message.voices.len());
+        for voice in message.voices {
+            voices.push(self.media_source(voice, pb::MediaKind::Record).await?);
+        }
         let file = match message.file {
             Some(file) => Some(self.media_source(file, pb::MediaKind::File).await?),
             None => None,
@@ -464,7 +478,7 @@ impl Client {
             mention_user_ids: message.mentions,
             mention_all: message.mention_all,
             on_behalf_of: message.on_behalf_of,
-            voices: Vec::new(),
+            voices,
         };
         Ok(self
             .message_service()
@@ -540,8 +554,13 @@ mod tests {
             .text("hi")
             .image(Media::path("a.png"))
             .video(Media::url("https://example.com/v.mp4"))
+            .voice(Media::bytes(vec![1u8, 2, 3], "hi.amr"))
             .file(Media::id("m1"));
         assert_eq!(m.group_id, Some(1));
+        assert_eq!(m.voices.len(), 1);
+        assert!(
+            matches!(m.voices[0], Media::Local(MediaInput::Bytes { ref file_name, .. }) if file_name == "hi.amr")
+        );
         assert_eq!(m.images.len(), 1);
         assert_eq!(m.videos.len(), 1);
         assert!(matches!(m.file, Some(Media::Id(ref id)) if id == "m1"));

@@ -399,3 +399,68 @@ async fn search_finds_what_was_sent() {
         .unwrap_err();
     assert_eq!(err.rpc().and_then(|r| r.reason()), Some("INVALID_REQUEST"));
 }
+
+#[tokio::test]
+async fn lists_and_downloads_group_files() {
+    let client = client().await;
+    let dir = tempfile::tempdir().unwrap();
+    let files = examples::group_files(&client, dir.path()).await.unwrap();
+    assert!(!files.is_empty(), "group {PLAYGROUND} has files");
+    for (file, got) in &files {
+        assert_eq!(got.data.len() as u64, file.size, "{file:?}");
+        assert_eq!(got.header.size as u64, file.size);
+        assert_eq!(got.header.kind, pb::MediaKind::File as i32);
+    }
+    let saved = std::fs::metadata(dir.path().join("group-file")).unwrap();
+    assert_eq!(saved.len(), files.last().unwrap().0.size);
+}
+
+#[tokio::test]
+async fn reacts_and_lists_essence() {
+    let client = client().await;
+    let essence = examples::react(&client).await.unwrap();
+    assert!(
+        !essence.is_empty(),
+        "group {PLAYGROUND} has essence messages"
+    );
+    let mut pages = client.list_essence(Some(PLAYGROUND), 1);
+    let first = pages.next_page().await.unwrap().unwrap();
+    assert_eq!(first.group_id, PLAYGROUND);
+    assert!(first.messages.len() <= 1);
+}
+
+#[tokio::test]
+async fn typing_needs_a_whitelisted_user() {
+    let client = client().await;
+    let denied = client.set_typing(10002).await.unwrap_err();
+    let rpc = denied.rpc().unwrap();
+    assert_eq!(rpc.code, tonic::Code::PermissionDenied);
+    assert!(rpc.is(pb::ErrorReason::UserNotAllowed), "{denied:?}");
+    examples::typing(&client).await.unwrap();
+}
+
+#[tokio::test]
+async fn moderation_without_a_policy_rule_is_denied() {
+    let client = client().await;
+    let refused = examples::moderation(&client)
+        .await
+        .unwrap()
+        .expect("no policy rule names `mute`");
+    let rpc = refused.rpc().unwrap();
+    assert_eq!(rpc.code, tonic::Code::PermissionDenied);
+    assert!(rpc.is(pb::ErrorReason::PolicyDenied));
+    assert_eq!(rpc.metadata.get("rule").map(String::as_str), Some("none"));
+    for err in [
+        client.mute_all(Some(PLAYGROUND), true).await.unwrap_err(),
+        client
+            .kick_member(Some(PLAYGROUND), 10003, false)
+            .await
+            .unwrap_err(),
+        client
+            .set_member_card(Some(PLAYGROUND), 10003, "新名片")
+            .await
+            .unwrap_err(),
+    ] {
+        assert_eq!(err.reason(), Some("POLICY_DENIED"), "{err:?}");
+    }
+}

@@ -16,7 +16,9 @@ import {
 } from "@onebot-gateway/client";
 import type {
   Downloaded,
+  EssenceMessage,
   Event,
+  GroupFile,
   GetHistoryResponse,
   GetMessageResponse,
   SearchMessagesResponse,
@@ -295,4 +297,72 @@ export async function governance(client: Client, approver: Client, event: Event)
     }
   }
   // endregion
+}
+
+export async function groupFiles(client: Client, dir: string): Promise<[GroupFile, Downloaded][]> {
+  const downloaded: [GroupFile, Downloaded][] = [];
+  // region: groupFiles
+  // The root folder of group 20000003's files (群文件): the iteration fetches the next page as
+  // it goes on; each page lists its folders first, then its files.
+  for await (const page of client.listGroupFiles(20000003)) {
+    for (const folder of page.folders) console.log(`${folder.name}/ (${folder.fileCount} files)`);
+    for (const file of page.files) {
+      // Into memory, or streamed into a file; both check the header's size and SHA-256.
+      const got = await client.downloadGroupFile(file.fileId, { groupId: 20000003 });
+      console.log(file.name, got.data.length, "bytes", got.header.mimeType);
+      const header = await client.downloadGroupFileTo(file.fileId, `${dir}/group-file`, { groupId: 20000003 });
+      console.log("saved", header.fileName, header.size);
+      downloaded.push([file, got]);
+    }
+  }
+  // endregion
+  return downloaded;
+}
+
+export async function react(client: Client): Promise<EssenceMessage[]> {
+  const essence: EssenceMessage[] = [];
+  // region: react
+  // React to a group message with 赞 (QQ face 76; a Unicode emoji is its code point, 128077).
+  const sent = await client.send(20000003, { text: "react to me" });
+  const reacted = await client.react(sent.messageIds[0]!, 76);
+  console.log("reacted in", reacted.groupId);
+  // The group's essence messages (精华), newest marking first, across every page.
+  for await (const entry of client.essenceMessages(20000003)) {
+    console.log(entry.message?.sender?.userId, entry.message?.text, "marked by", entry.operatorName);
+    essence.push(entry);
+  }
+  // endregion
+  return essence;
+}
+
+export async function typing(client: Client): Promise<void> {
+  // region: typing
+  // "正在输入" in the private chat with 10001 (a user of the `users` whitelist) while the model
+  // thinks. A courtesy: never let it stop the answer (some implementations have no such action:
+  // err.isNotSupportedByImplementation, and nothing is sent).
+  try {
+    await client.setTyping(10001);
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    console.log("no typing indicator:", err.reason);
+  }
+  // endregion
+}
+
+export async function moderation(client: Client): Promise<GatewayError | undefined> {
+  let refused: GatewayError | undefined;
+  // region: moderation
+  // Mute, mute-all, kick and set-card are refused unless a [[policy.rules]] entry names the
+  // action (mute, mute_all, kick, set_card); the sandbox has none, so this is POLICY_DENIED.
+  try {
+    const muted = await client.muteMember(10003, 10 * 60_000, { groupId: 20000003 });
+    console.log("muted", muted.userId, "in", muted.groupId);
+  } catch (err) {
+    // Also: err.isBotNotAdmin (the bot is not an admin), err.isProtectedMember (the owner, the bot).
+    if (!(err instanceof GatewayError) || !err.isPolicyDenied) throw err;
+    console.log("no policy rule allows it, rule =", err.metadata["rule"]);
+    refused = err;
+  }
+  // endregion
+  return refused;
 }

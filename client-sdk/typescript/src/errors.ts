@@ -122,6 +122,31 @@ export class GatewayError extends OneBotGatewayError {
     return this.reason === "POLICY_DENIED";
   }
 
+  /**
+   * True when the account's OneBot implementation has no such action (`Unimplemented`,
+   * `NOT_SUPPORTED_BY_IMPLEMENTATION`; metadata `implementation`, `action`): nothing was sent, and
+   * a retry will not help.
+   */
+  get isNotSupportedByImplementation(): boolean {
+    return this.reason === "NOT_SUPPORTED_BY_IMPLEMENTATION";
+  }
+
+  /**
+   * True when the bot lacks the group role the action needs (`FailedPrecondition`,
+   * `BOT_NOT_ADMIN`; metadata `group_id`, `bot_role`, `needed_role`).
+   */
+  get isBotNotAdmin(): boolean {
+    return this.reason === "BOT_NOT_ADMIN";
+  }
+
+  /**
+   * True when a moderation targeted the group's owner or the bot itself (`PermissionDenied`,
+   * `PROTECTED_MEMBER`; metadata `user_id`, `why`).
+   */
+  get isProtectedMember(): boolean {
+    return this.reason === "PROTECTED_MEMBER";
+  }
+
   /** Converts any error thrown by a Connect call. */
   static from(err: unknown): GatewayError {
     return err instanceof GatewayError ? err : new GatewayError(ConnectError.from(err));

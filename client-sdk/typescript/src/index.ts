@@ -6,7 +6,9 @@
  * 256 KiB chunks), `send` (uploads local media first), `download` / `downloadTo` (received or
  * uploaded media, checked against the SHA-256 the gateway states), `replyFor` and `onBehalfOf`
  * (acting for a QQ user, decided by the gateway's `[policy]`), and `approvals` / `waitApproval` /
- * `approve` / `reject` / `audit` (held actions and the audit trail).
+ * `approve` / `reject` / `audit` (held actions and the audit trail), and the group actions
+ * (`react`, `setEssence`, `listEssence`, `setTyping`, `listGroupFiles`, `downloadGroupFile`,
+ * `muteMember`, `muteAll`, `kickMember`, `setMemberCard`; `send({ voices })` sends a voice).
  */
 
 import { createHash } from "node:crypto";
@@ -32,26 +34,39 @@ import { ApprovalService, ApprovalState, AuditDecision, AuditService } from "./g
 import type { Approval, ListAuditRecordsResponse } from "./gen/onebot/gateway/v1/governance_service_pb.js";
 import { GroupService } from "./gen/onebot/gateway/v1/group_service_pb.js";
 import type {
+  GroupFile,
+  KickMemberResponse,
+  ListGroupFilesResponse,
   ListGroupMembersResponse,
   ListGroupsResponse,
+  MuteAllResponse,
+  MuteMemberResponse,
   PokeMemberResponse,
+  SetMemberCardResponse,
 } from "./gen/onebot/gateway/v1/group_service_pb.js";
 import { MediaService, UploadMediaRequestSchema } from "./gen/onebot/gateway/v1/media_service_pb.js";
 import type {
+  DownloadGroupFileResponse,
   DownloadMediaHeader,
+  DownloadMediaResponse,
   UploadMediaRequest,
   UploadMediaResponse,
 } from "./gen/onebot/gateway/v1/media_service_pb.js";
 import { MediaSourceSchema, MessageService } from "./gen/onebot/gateway/v1/message_service_pb.js";
 import type {
+  EssenceMessage,
   GetForwardMessagesResponse,
   GetHistoryResponse,
   GetMessageResponse,
+  ListEssenceResponse,
   MediaSource,
+  ReactToMessageResponse,
   SearchMessagesResponse,
   SendMessageResponse,
+  SetEssenceResponse,
 } from "./gen/onebot/gateway/v1/message_service_pb.js";
 import { ClientError, GatewayError } from "./errors.js";
+import { cardOf, emojiIdOf, muteSeconds, pageSizeOf } from "./groupActions.js";
 import { MAX_APPROVAL_WAIT_MS, onBehalfOf } from "./governance.js";
 import type { OnBehalfOfOption } from "./governance.js";
 import { chatMessage, chatOption, checkKeys, checkSend, positiveId, replyTarget } from "./messages.js";
@@ -65,22 +80,38 @@ export {
   MAX_MENTIONS,
   MAX_TEXT_CHARS,
   MAX_VIDEOS,
+  MAX_VOICES,
   mentionsMe,
   rateLimitWaitMs,
 } from "./messages.js";
 export type { ChatOption, MessageLike } from "./messages.js";
 export { MAX_APPROVAL_WAIT_MS, isApprovalOpen } from "./governance.js";
+export { MAX_CARD_BYTES, MAX_EMOJI_ID_BYTES, MAX_MUTE_SECONDS } from "./groupActions.js";
+export type {
+  GroupFile,
+  GroupFolder,
+  KickMemberResponse,
+  ListGroupFilesResponse,
+  MuteAllResponse,
+  MuteMemberResponse,
+  SetMemberCardResponse,
+} from "./gen/onebot/gateway/v1/group_service_pb.js";
 export type { OnBehalfOfOption } from "./governance.js";
 export type { Approval, AuditRecord, ListAuditRecordsResponse } from "./gen/onebot/gateway/v1/governance_service_pb.js";
 export { ApprovalState, AuditDecision } from "./gen/onebot/gateway/v1/governance_service_pb.js";
 export type { ChatMessage, Segment } from "./gen/onebot/gateway/v1/common_pb.js";
 export type { Event, MessageEvent } from "./gen/onebot/gateway/v1/event_service_pb.js";
 export type {
+  EssenceMessage,
   GetHistoryResponse,
   GetMessageResponse,
+  ListEssenceResponse,
+  ReactToMessageResponse,
   SearchMessagesResponse,
   SendMessageResponse,
+  SetEssenceResponse,
 } from "./gen/onebot/gateway/v1/message_service_pb.js";
+export type { DownloadMediaHeader } from "./gen/onebot/gateway/v1/media_service_pb.js";
 export { MediaKind } from "./gen/onebot/gateway/v1/common_pb.js";
 export { EventKind } from "./gen/onebot/gateway/v1/event_service_pb.js";
 export { ErrorReason } from "./gen/onebot/gateway/v1/error_reason_pb.js";
@@ -182,6 +213,7 @@ const SEND_OPTIONS = [
   "text",
   "images",
   "videos",
+  "voices",
   "file",
   "fileName",
   "replyTo",
@@ -233,8 +265,8 @@ export interface Downloaded {
 
 /** Where an upload's bytes come from: a local file path or bytes in memory. */
 export type UploadSource = string | Uint8Array;
-/** `"image" | "video" | "file"` or a `MediaKind` value. */
-export type Kind = "image" | "video" | "file" | MediaKind;
+/** `"image" | "video" | "file" | "record"` (a voice) or a `MediaKind` value. */
+export type Kind = "image" | "video" | "file" | "record" | MediaKind;
 
 /** What an upload staged on the gateway. */
 export interface Uploaded {
@@ -264,6 +296,11 @@ export interface SendOptions {
   text?: string;
   images?: MediaInput[];
   videos?: MediaInput[];
+  /**
+   * Up to 1 voice message (语音: MP3, WAV, OGG, AMR or SILK), uploaded with kind `RECORD` and sent
+   * as its own message after the text and other media.
+   */
+  voices?: MediaInput[];
   file?: MediaInput;
   fileName?: string;
   /** Quote (reply to) this message id in the first message. */
@@ -285,6 +322,8 @@ function kindOf(kind: Kind): MediaKind {
       return MediaKind.VIDEO;
     case "file":
       return MediaKind.FILE;
+    case "record":
+      return MediaKind.RECORD;
     default:
       return kind;
   }
@@ -458,6 +497,201 @@ export class Client {
         onBehalfOf: requester,
       }),
     );
+  }
+
+  /**
+   * Adds an emoji reaction (表情回应) to a group message, or with `remove` takes the bot's own
+   * back. `emojiId` is a QQ face id (`76`: 赞) or a Unicode emoji's code point in decimal
+   * (`128077`: 👍), as a string or a number; `onBehalfOf` as for `poke`.
+   */
+  async react(
+    messageId: number | bigint,
+    emojiId: string | number,
+    options: { remove?: boolean; onBehalfOf?: OnBehalfOfOption } = {},
+  ): Promise<ReactToMessageResponse> {
+    checkKeys(options, ["remove", "onBehalfOf"], "react(messageId, emojiId, options)");
+    const request = {
+      accountId: this.accountId,
+      messageId: positiveId(messageId, "messageId"),
+      emojiId: emojiIdOf(emojiId),
+      remove: options.remove ?? false,
+      onBehalfOf: onBehalfOf(options.onBehalfOf, "react(messageId, emojiId, options)"),
+    };
+    return call(() => this.messageService.reactToMessage(request));
+  }
+
+  /**
+   * Marks a group message as essence (精华), or unmarks it with `remove`; the bot must be a group
+   * admin (`BOT_NOT_ADMIN`). `onBehalfOf` as for `poke`.
+   */
+  async setEssence(
+    messageId: number | bigint,
+    options: { remove?: boolean; onBehalfOf?: OnBehalfOfOption } = {},
+  ): Promise<SetEssenceResponse> {
+    checkKeys(options, ["remove", "onBehalfOf"], "setEssence(messageId, options)");
+    const request = {
+      accountId: this.accountId,
+      messageId: positiveId(messageId, "messageId"),
+      remove: options.remove ?? false,
+      onBehalfOf: onBehalfOf(options.onBehalfOf, "setEssence(messageId, options)"),
+    };
+    return call(() => this.messageService.setEssence(request));
+  }
+
+  /**
+   * A group's essence messages (undefined: the account's only whitelisted group): yields the pages
+   * (`pageSize` 0 = 20, at most 50), newest marking first, fetching the next page as the iteration
+   * goes on.
+   */
+  async *listEssence(
+    groupId?: number | bigint,
+    options: { pageSize?: number } = {},
+  ): AsyncGenerator<ListEssenceResponse> {
+    checkKeys(options, ["pageSize"], "listEssence(groupId, options)");
+    const group = groupId === undefined ? undefined : positiveId(groupId, "groupId");
+    const pageSize = pageSizeOf(options.pageSize, 50);
+    let pageToken = "";
+    for (;;) {
+      const page: ListEssenceResponse = await call(() =>
+        this.messageService.listEssence({ accountId: this.accountId, groupId: group, pageSize, pageToken }),
+      );
+      yield page;
+      if (page.nextPageToken === "") return;
+      pageToken = page.nextPageToken;
+    }
+  }
+
+  /** Every essence message of a group, across all pages of `listEssence`. */
+  async *essenceMessages(groupId?: number | bigint, options: { pageSize?: number } = {}): AsyncGenerator<EssenceMessage> {
+    for await (const page of this.listEssence(groupId, options)) yield* page.messages;
+  }
+
+  /**
+   * Shows "正在输入" (typing) to `userId` in their private chat, for example while the model
+   * thinks; the user must be in the private whitelist (`USER_NOT_ALLOWED`), and implementations
+   * without the action answer `NOT_SUPPORTED_BY_IMPLEMENTATION` (`isNotSupportedByImplementation`).
+   */
+  async setTyping(userId: number | bigint, options: { onBehalfOf?: OnBehalfOfOption } = {}): Promise<void> {
+    checkKeys(options, ["onBehalfOf"], "setTyping(userId, options)");
+    const request = {
+      accountId: this.accountId,
+      userId: positiveId(userId, "userId"),
+      onBehalfOf: onBehalfOf(options.onBehalfOf, "setTyping(userId, options)"),
+    };
+    await call(() => this.messageService.setTyping(request));
+  }
+
+  /**
+   * One folder of a group's files (群文件; `folderId` "" = the root): yields the pages, its
+   * folders first, then its files (`pageSize` 0 = 50, at most 200), fetching the next page as the
+   * iteration goes on.
+   */
+  async *listGroupFiles(
+    groupId?: number | bigint,
+    options: { folderId?: string; pageSize?: number } = {},
+  ): AsyncGenerator<ListGroupFilesResponse> {
+    checkKeys(options, ["folderId", "pageSize"], "listGroupFiles(groupId, options)");
+    const group = groupId === undefined ? undefined : positiveId(groupId, "groupId");
+    const pageSize = pageSizeOf(options.pageSize, 200);
+    let pageToken = "";
+    for (;;) {
+      const page: ListGroupFilesResponse = await call(() =>
+        this.groupService.listGroupFiles({
+          accountId: this.accountId,
+          groupId: group,
+          folderId: options.folderId ?? "",
+          pageSize,
+          pageToken,
+        }),
+      );
+      yield page;
+      if (page.nextPageToken === "") return;
+      pageToken = page.nextPageToken;
+    }
+  }
+
+  /** Every file of a folder of a group's files, across all pages of `listGroupFiles` (sub-folders left out). */
+  async *groupFiles(
+    groupId?: number | bigint,
+    options: { folderId?: string; pageSize?: number } = {},
+  ): AsyncGenerator<GroupFile> {
+    for await (const page of this.listGroupFiles(groupId, options)) yield* page.files;
+  }
+
+  /**
+   * Mutes (禁言) `userId` for `durationMs` milliseconds (sent in whole seconds, a part second
+   * rounded up; at most 30 days; 0 lifts the mute). Moderation: refused unless a `[[policy.rules]]`
+   * entry names `mute` (`isPolicyDenied`, metadata `rule` = `none`); the bot must be an admin
+   * (`isBotNotAdmin`); the owner and the bot are never targets (`isProtectedMember`).
+   */
+  async muteMember(
+    userId: number | bigint,
+    durationMs: number,
+    options: { groupId?: number | bigint; onBehalfOf?: OnBehalfOfOption } = {},
+  ): Promise<MuteMemberResponse> {
+    checkKeys(options, ["groupId", "onBehalfOf"], "muteMember(userId, durationMs, options)");
+    const request = {
+      accountId: this.accountId,
+      groupId: options.groupId === undefined ? undefined : positiveId(options.groupId, "groupId"),
+      userId: positiveId(userId, "userId"),
+      durationSecs: muteSeconds(durationMs),
+      onBehalfOf: onBehalfOf(options.onBehalfOf, "muteMember(userId, durationMs, options)"),
+    };
+    return call(() => this.groupService.muteMember(request));
+  }
+
+  /** Turns the whole-group mute (全员禁言) on or off. Moderation, as `muteMember` (policy action `mute_all`). */
+  async muteAll(
+    enable: boolean,
+    options: { groupId?: number | bigint; onBehalfOf?: OnBehalfOfOption } = {},
+  ): Promise<MuteAllResponse> {
+    checkKeys(options, ["groupId", "onBehalfOf"], "muteAll(enable, options)");
+    const request = {
+      accountId: this.accountId,
+      groupId: options.groupId === undefined ? undefined : positiveId(options.groupId, "groupId"),
+      enable,
+      onBehalfOf: onBehalfOf(options.onBehalfOf, "muteAll(enable, options)"),
+    };
+    return call(() => this.groupService.muteAll(request));
+  }
+
+  /**
+   * Removes (踢出) a member; `rejectRejoin` refuses their later join requests. Moderation, as
+   * `muteMember` (policy action `kick`).
+   */
+  async kickMember(
+    userId: number | bigint,
+    options: { groupId?: number | bigint; rejectRejoin?: boolean; onBehalfOf?: OnBehalfOfOption } = {},
+  ): Promise<KickMemberResponse> {
+    checkKeys(options, ["groupId", "rejectRejoin", "onBehalfOf"], "kickMember(userId, options)");
+    const request = {
+      accountId: this.accountId,
+      groupId: options.groupId === undefined ? undefined : positiveId(options.groupId, "groupId"),
+      userId: positiveId(userId, "userId"),
+      rejectRejoin: options.rejectRejoin ?? false,
+      onBehalfOf: onBehalfOf(options.onBehalfOf, "kickMember(userId, options)"),
+    };
+    return call(() => this.groupService.kickMember(request));
+  }
+
+  /**
+   * Sets a member's group card (群名片, at most 60 bytes; "" clears it). Moderation, as
+   * `muteMember` (policy action `set_card`).
+   */
+  async setMemberCard(
+    userId: number | bigint,
+    card: string,
+    options: { groupId?: number | bigint; onBehalfOf?: OnBehalfOfOption } = {},
+  ): Promise<SetMemberCardResponse> {
+    checkKeys(options, ["groupId", "onBehalfOf"], "setMemberCard(userId, card, options)");
+    const request = {
+      accountId: this.accountId,
+      groupId: options.groupId === undefined ? undefined : positiveId(options.groupId, "groupId"),
+      userId: positiveId(userId, "userId"),
+      card: cardOf(card),
+      onBehalfOf: onBehalfOf(options.onBehalfOf, "setMemberCard(userId, card, options)"),
+    };
+    return call(() => this.groupService.setMemberCard(request));
   }
 
   /** The approvals of the client's account in `state` (undefined: every state), newest first (`limit` 0 = 50). */
@@ -718,11 +952,7 @@ export class Client {
    * states are checked.
    */
   async download(target: MediaRef): Promise<Downloaded> {
-    const parts: Uint8Array[] = [];
-    const header = await this.downloadEach(target, async (chunk) => {
-      parts.push(chunk);
-    });
-    return { header, data: Buffer.concat(parts) };
+    return this.downloadAll(() => this.mediaStream(target));
   }
 
   /**
@@ -734,15 +964,82 @@ export class Client {
     path: string,
     options: { onProgress?: (received: number, total: number) => void } = {},
   ): Promise<DownloadMediaHeader> {
+    return this.downloadFile(() => this.mediaStream(target), path, options.onProgress);
+  }
+
+  /**
+   * Downloads a file of a group's files (a `GroupFile.fileId` of `listGroupFiles`) into memory,
+   * checking the size and SHA-256 the header states.
+   */
+  async downloadGroupFile(fileId: string, options: { groupId?: number | bigint } = {}): Promise<Downloaded> {
+    checkKeys(options, ["groupId"], "downloadGroupFile(fileId, options)");
+    const request = this.groupFileRequest(fileId, options.groupId);
+    return this.downloadAll(() => this.mediaService.downloadGroupFile(request));
+  }
+
+  /**
+   * Streams a group file into `path` as `downloadTo` does, and returns the header (kind FILE, the
+   * file's name; an empty media id).
+   */
+  async downloadGroupFileTo(
+    fileId: string,
+    path: string,
+    options: { groupId?: number | bigint; onProgress?: (received: number, total: number) => void } = {},
+  ): Promise<DownloadMediaHeader> {
+    checkKeys(options, ["groupId", "onProgress"], "downloadGroupFileTo(fileId, path, options)");
+    const request = this.groupFileRequest(fileId, options.groupId);
+    return this.downloadFile(() => this.mediaService.downloadGroupFile(request), path, options.onProgress);
+  }
+
+  private groupFileRequest(fileId: string, groupId: number | bigint | undefined) {
+    if (typeof fileId !== "string" || fileId === "") {
+      throw new ClientError("fileId must be a non-empty string", { reason: "INVALID_REQUEST", field: "fileId" });
+    }
+    return {
+      accountId: this.accountId,
+      groupId: groupId === undefined ? undefined : positiveId(groupId, "groupId"),
+      fileId,
+    };
+  }
+
+  private mediaStream(target: MediaRef): AsyncIterable<DownloadMediaResponse> {
+    const request =
+      typeof target === "string"
+        ? { accountId: this.accountId, target: { case: "mediaId" as const, value: target } }
+        : {
+            accountId: this.accountId,
+            target: {
+              case: "message" as const,
+              value: { messageId: BigInt(target.messageId), segmentIndex: target.segmentIndex },
+            },
+          };
+    return this.mediaService.downloadMedia(request);
+  }
+
+  private async downloadAll(
+    stream: () => AsyncIterable<DownloadMediaResponse | DownloadGroupFileResponse>,
+  ): Promise<Downloaded> {
+    const parts: Uint8Array[] = [];
+    const header = await this.downloadEach(stream, async (chunk) => {
+      parts.push(chunk);
+    });
+    return { header, data: Buffer.concat(parts) };
+  }
+
+  private async downloadFile(
+    stream: () => AsyncIterable<DownloadMediaResponse | DownloadGroupFileResponse>,
+    path: string,
+    onProgress: ((received: number, total: number) => void) | undefined,
+  ): Promise<DownloadMediaHeader> {
     const partial = `${path}.part`;
     const file = await local(() => open(partial, "w"));
     try {
       const header = await this.downloadEach(
-        target,
+        stream,
         async (chunk) => {
           await local(() => file.write(chunk));
         },
-        options.onProgress,
+        onProgress,
       );
       await local(() => file.close());
       await local(() => rename(partial, path));
@@ -755,26 +1052,16 @@ export class Client {
   }
 
   private async downloadEach(
-    target: MediaRef,
+    stream: () => AsyncIterable<DownloadMediaResponse | DownloadGroupFileResponse>,
     sink: (chunk: Uint8Array) => Promise<void>,
     onProgress?: (received: number, total: number) => void,
   ): Promise<DownloadMediaHeader> {
-    const request =
-      typeof target === "string"
-        ? { accountId: this.accountId, target: { case: "mediaId" as const, value: target } }
-        : {
-            accountId: this.accountId,
-            target: {
-              case: "message" as const,
-              value: { messageId: BigInt(target.messageId), segmentIndex: target.segmentIndex },
-            },
-          };
     let header: DownloadMediaHeader | undefined;
     const hash = createHash("sha256");
     let received = 0;
     let broken = "";
     await call(async () => {
-      for await (const message of this.mediaService.downloadMedia(request)) {
+      for await (const message of stream()) {
         if (message.payload.case === "header") {
           if (header !== undefined) broken = "the download stream had a second header";
           header = message.payload.value;
@@ -855,8 +1142,8 @@ export class Client {
   /**
    * Checks the message against the gateway's limits (4 images, 1 video, 20000 characters, 20
    * mentions, ...: a `ClientError` with the gateway's reason, before anything is uploaded) and
-   * that local files exist, uploads local media (paths, bytes), then sends text, images, videos
-   * and a file to `groupId` (undefined: the account's only whitelisted group) or to the private
+   * that local files exist, uploads local media (paths, bytes; a voice with kind `RECORD`), then
+   * sends text, images, videos, a voice and a file to `groupId` (undefined: the account's only whitelisted group) or to the private
    * chat `message.userId`; `replyTo` quotes a message and `mentions` / `mentionAll` mention
    * members, in the first message. `rateLimitWaitMs(response)` is how long the gateway's rate
    * limits held the send back.
@@ -865,6 +1152,7 @@ export class Client {
     checkKeys(message, SEND_OPTIONS, "send(groupId, message)");
     const imageItems = message.images ?? [];
     const videoItems = message.videos ?? [];
+    const voiceItems = message.voices ?? [];
     const mentions = message.mentions ?? [];
     checkSend({
       groupId,
@@ -872,6 +1160,7 @@ export class Client {
       text: message.text ?? "",
       images: imageItems.length,
       videos: videoItems.length,
+      voices: voiceItems.length,
       hasFile: message.file !== undefined,
       replyTo: message.replyTo,
       mentions,
@@ -880,11 +1169,14 @@ export class Client {
     });
     for (const [i, image] of imageItems.entries()) await Client.checkMedia(image, `images[${i}]`);
     for (const [i, video] of videoItems.entries()) await Client.checkMedia(video, `videos[${i}]`);
+    for (const [i, voice] of voiceItems.entries()) await Client.checkMedia(voice, `voices[${i}]`);
     if (message.file !== undefined) await Client.checkMedia(message.file, "file");
     const images: MediaSource[] = [];
     for (const image of imageItems) images.push(await this.source(image, MediaKind.IMAGE));
     const videos: MediaSource[] = [];
     for (const video of videoItems) videos.push(await this.source(video, MediaKind.VIDEO));
+    const voices: MediaSource[] = [];
+    for (const voice of voiceItems) voices.push(await this.source(voice, MediaKind.RECORD));
     const requester = onBehalfOf(message.onBehalfOf, "send(groupId, message)");
     const file = message.file === undefined ? undefined : await this.source(message.file, MediaKind.FILE);
     return call(() =>
@@ -894,6 +1186,7 @@ export class Client {
         text: message.text ?? "",
         images,
         videos,
+        voices,
         file,
         fileName: message.fileName ?? "",
         idempotencyKey: message.idempotencyKey ?? "",

@@ -18,6 +18,8 @@ export const MAX_TEXT_CHARS = 20_000;
 export const MAX_IMAGES = 4;
 /** Most videos of one send. */
 export const MAX_VIDEOS = 1;
+/** Most voice messages of one send. */
+export const MAX_VOICES = 1;
 /** Most mentions of one send (`mentions`, before duplicates are dropped). */
 export const MAX_MENTIONS = 20;
 /** Longest `idempotencyKey`, in UTF-8 bytes. */
@@ -98,6 +100,8 @@ export interface SendShape {
   text: string;
   images: number;
   videos: number;
+  /** Voice messages (0 when undefined). */
+  voices?: number;
   hasFile: boolean;
   replyTo: number | bigint | undefined;
   mentions: readonly (number | bigint)[];
@@ -126,8 +130,9 @@ export function checkSend(m: SendShape): void {
   if (m.groupId !== undefined) positiveId(m.groupId, "groupId");
   if (m.userId !== undefined) positiveId(m.userId, "userId");
   const hasLead = m.replyTo !== undefined || m.mentions.length > 0 || m.mentionAll;
-  if (m.text.trim() === "" && m.images === 0 && m.videos === 0 && !m.hasFile && !hasLead) {
-    throw new ClientError("nothing to send: give text, images, videos, a file, a quote or mentions", {
+  const voices = m.voices ?? 0;
+  if (m.text.trim() === "" && m.images === 0 && m.videos === 0 && voices === 0 && !m.hasFile && !hasLead) {
+    throw new ClientError("nothing to send: give text, images, videos, a voice, a file, a quote or mentions", {
       reason: "EMPTY_MESSAGE",
     });
   }
@@ -144,6 +149,9 @@ export function checkSend(m: SendShape): void {
   }
   if (m.videos > MAX_VIDEOS) {
     throw new ClientError(`${m.videos} videos; at most ${MAX_VIDEOS}`, { reason: "TOO_MANY_VIDEOS", field: "videos" });
+  }
+  if (voices > MAX_VOICES) {
+    throw new ClientError(`${voices} voices; at most ${MAX_VOICES}`, { reason: "INVALID_REQUEST", field: "voices" });
   }
   if (m.replyTo !== undefined && BigInt(m.replyTo) === 0n) {
     throw new ClientError("replyTo must be a message id (not 0)", { reason: "INVALID_REQUEST", field: "replyTo" });

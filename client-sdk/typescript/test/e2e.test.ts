@@ -352,3 +352,46 @@ test("search finds what was sent", async () => {
   assert.equal((await refused({ groupId: 0 })).reason, "INVALID_REQUEST");
   assert.equal((await refused({ groupId: PLAYGROUND, limt: 5 })).field, "limt");
 });
+
+test("group files: list and download", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ts-e2e-"));
+  const files = await examples.groupFiles(client, dir);
+  assert.ok(files.length > 0, `group ${PLAYGROUND} has files`);
+  for (const [file, got] of files) {
+    assert.equal(BigInt(got.data.length), file.size, file.name);
+  }
+  assert.equal(BigInt(statSync(join(dir, "group-file")).size), files.at(-1)![0].size);
+});
+
+test("react and list essence", async () => {
+  const essence = await examples.react(client);
+  assert.ok(essence.length > 0, `group ${PLAYGROUND} has essence messages`);
+  const first = await client.listEssence(PLAYGROUND, { pageSize: 1 }).next();
+  assert.ok(!first.done && first.value.groupId === BigInt(PLAYGROUND) && first.value.messages.length <= 1);
+});
+
+test("typing needs a whitelisted user", async () => {
+  await assert.rejects(client.setTyping(10002), (err: unknown) => {
+    assert.ok(err instanceof GatewayError, String(err));
+    assert.deepEqual([err.code, err.reason], [Code.PermissionDenied, "USER_NOT_ALLOWED"]);
+    return true;
+  });
+  await examples.typing(client);
+});
+
+test("moderation without a policy rule is denied", async () => {
+  const refused = await examples.moderation(client);
+  assert.ok(refused !== undefined, "no policy rule names `mute`");
+  assert.equal(refused.code, Code.PermissionDenied);
+  assert.ok(refused.isPolicyDenied && refused.metadata["rule"] === "none");
+  for (const run of [
+    () => client.muteAll(true, { groupId: PLAYGROUND }),
+    () => client.kickMember(10003, { groupId: PLAYGROUND }),
+    () => client.setMemberCard(10003, "新名片", { groupId: PLAYGROUND }),
+  ]) {
+    await assert.rejects(run(), (err: unknown) => {
+      assert.ok(err instanceof GatewayError && err.reason === "POLICY_DENIED", String(err));
+      return true;
+    });
+  }
+});

@@ -1,9 +1,10 @@
-// Offline tests of the agent helpers, the chat option and the checks before a send, against an
-// in-process fake gateway (a real gRPC server on a loopback port) that records what reaches it.
+// Offline tests of the agent helpers, the chat option, the checks before a send and the group
+// actions, against in-process fake gateways (real gRPC servers on loopback ports) that record
+// what reaches them.
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http2";
 import type { Http2Server, ServerHttp2Session } from "node:http2";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 
 import { create } from "@bufbuild/protobuf";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 
@@ -18,7 +20,9 @@ import {
   Client,
   ClientError,
   GatewayError,
+  MAX_MUTE_SECONDS,
   MAX_TEXT_CHARS,
+  MediaKind,
   OneBotGatewayError,
   isApprovalOpen,
   mentionsMe,
@@ -420,4 +424,297 @@ test("audit follows the pages", async () => {
   assert.equal(audited[0]?.since?.seconds, BigInt(since.getTime() / 1000));
   assert.equal(audited[1]?.pageToken, "p2");
   await refusal(client.audit({ chat: 1 } as object).next());
+});
+
+// The group actions (reactions, essence, typing, voice, group files, moderation) and their error
+// predicates, against a second fake gateway.
+
+const FILE_BYTES = Buffer.alloc(300 * 1024, 7); // two chunks
+
+let gaServer: Http2Server;
+const gaSessions = new Set<ServerHttp2Session>();
+let gaAddress: string;
+let gaRequests: { method: string; request: unknown }[] = [];
+let gaUploadKinds: MediaKind[] = [];
+
+/** A refusal carrying a `google.rpc.ErrorInfo` (encoded here: the package exports no schema of it). */
+function refused(message: string, code: Code, reason: string, metadata: Record<string, string>): ConnectError {
+  const info = new BinaryWriter();
+  info.tag(1, WireType.LengthDelimited).string(reason);
+  info.tag(2, WireType.LengthDelimited).string("onebot-gateway");
+  for (const [key, value] of Object.entries(metadata)) {
+    info.tag(3, WireType.LengthDelimited).fork();
+    info.tag(1, WireType.LengthDelimited).string(key).tag(2, WireType.LengthDelimited).string(value).join();
+  }
+  const err = new ConnectError(message, code);
+  err.details.push({ type: "google.rpc.ErrorInfo", value: info.finish() });
+  return err;
+}
+
+function seen(method: string): any[] {
+  return gaRequests.filter((r) => r.method === method).map((r) => r.request);
+}
+
+before(async () => {
+  const handler = connectNodeAdapter({
+    grpc: true,
+    connect: false,
+    grpcWeb: false,
+    routes(router) {
+      router.rpc(MessageService.method.reactToMessage, async (request) => {
+        gaRequests.push({ method: "react", request });
+        return { groupId: BigInt(GROUP) };
+      });
+      router.rpc(MessageService.method.setEssence, async (request) => {
+        gaRequests.push({ method: "essence", request });
+        return { groupId: BigInt(GROUP) };
+      });
+      router.rpc(MessageService.method.listEssence, async (request) => {
+        gaRequests.push({ method: "listEssence", request });
+        return request.pageToken === ""
+          ? { groupId: BigInt(GROUP), messages: [{ operatorId: 10001n }, { operatorId: 10001n }], nextPageToken: "e2" }
+          : { groupId: BigInt(GROUP), messages: [{ operatorId: 10002n }] };
+      });
+      router.rpc(MessageService.method.setTyping, async (request) => {
+        gaRequests.push({ method: "typing", request });
+        if (request.userId === 10002n) throw refused("not allowed", Code.PermissionDenied, "USER_NOT_ALLOWED", {});
+        if (request.userId === 10003n) {
+          throw refused("no such action", Code.Unimplemented, "NOT_SUPPORTED_BY_IMPLEMENTATION", {
+            implementation: "llonebot",
+            action: "typing",
+          });
+        }
+        return {};
+      });
+      router.rpc(MessageService.method.sendMessage, async (request) => {
+        gaRequests.push({ method: "send", request });
+        return { messageIds: [1n, 2n], media: { voices: request.voices.length } };
+      });
+      router.rpc(MediaService.method.uploadMedia, async (stream) => {
+        const hash = createHash("sha256");
+        let size = 0;
+        for await (const request of stream) {
+          if (request.payload.case === "header") gaUploadKinds.push(request.payload.value.kind);
+          if (request.payload.case === "chunk") {
+            hash.update(request.payload.value);
+            size += request.payload.value.length;
+          }
+        }
+        return { mediaId: `v${gaUploadKinds.length}`, size: BigInt(size), sha256: hash.digest("hex"), mimeType: "audio/amr" };
+      });
+      router.rpc(GroupService.method.listGroupFiles, async (request) => {
+        gaRequests.push({ method: "listFiles", request });
+        return request.pageToken === ""
+          ? {
+              groupId: BigInt(GROUP),
+              folders: [{ folderId: "/d1", name: "资料" }],
+              files: [{ fileId: "f1", name: "a.txt", size: BigInt(FILE_BYTES.length) }],
+              nextPageToken: "g2",
+            }
+          : { groupId: BigInt(GROUP), files: [{ fileId: "f2", name: "b.txt", size: 1n }] };
+      });
+      router.rpc(MediaService.method.downloadGroupFile, async function* (request) {
+        gaRequests.push({ method: "download", request });
+        const data = request.fileId === "bad" ? Buffer.from("x") : FILE_BYTES;
+        yield {
+          payload: {
+            case: "header" as const,
+            value: {
+              kind: MediaKind.FILE,
+              mimeType: "text/plain",
+              size: BigInt(FILE_BYTES.length),
+              sha256: createHash("sha256").update(FILE_BYTES).digest("hex"),
+              fileName: "a.txt",
+            },
+          },
+        };
+        for (let i = 0; i < data.length; i += 256 * 1024) {
+          yield { payload: { case: "chunk" as const, value: data.subarray(i, i + 256 * 1024) } };
+        }
+      });
+      router.rpc(GroupService.method.muteMember, async (request) => {
+        gaRequests.push({ method: "mute", request });
+        if (request.userId === 10001n) {
+          throw refused("owner", Code.PermissionDenied, "PROTECTED_MEMBER", { user_id: "10001", why: "owner" });
+        }
+        throw refused("no rule", Code.PermissionDenied, "POLICY_DENIED", { rule: "none", action: "mute" });
+      });
+      router.rpc(GroupService.method.muteAll, async (request) => {
+        gaRequests.push({ method: "muteAll", request });
+        throw refused("not admin", Code.FailedPrecondition, "BOT_NOT_ADMIN", {
+          group_id: "20000002",
+          bot_role: "member",
+          needed_role: "admin",
+        });
+      });
+      router.rpc(GroupService.method.kickMember, async (request) => {
+        gaRequests.push({ method: "kick", request });
+        return { groupId: BigInt(GROUP), userId: request.userId };
+      });
+      router.rpc(GroupService.method.setMemberCard, async (request) => {
+        gaRequests.push({ method: "card", request });
+        return { groupId: BigInt(GROUP), userId: request.userId };
+      });
+    },
+  });
+  gaServer = createServer(handler);
+  gaServer.on("session", (session) => {
+    gaSessions.add(session);
+    session.on("close", () => gaSessions.delete(session));
+  });
+  await new Promise<void>((resolve) => gaServer.listen(0, "127.0.0.1", resolve));
+  const bound = gaServer.address();
+  assert.ok(bound !== null && typeof bound === "object");
+  gaAddress = `http://127.0.0.1:${bound.port}`;
+});
+
+after(() => {
+  for (const session of gaSessions) session.destroy();
+  gaServer.close();
+});
+
+beforeEach(() => {
+  gaRequests = [];
+  gaUploadKinds = [];
+});
+
+async function gatewayError(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof GatewayError, `expected a GatewayError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail("expected a GatewayError");
+}
+
+test("react, essence and typing reach the gateway", async () => {
+  const client = await Client.connect({ address: gaAddress, accountId: "bot1" });
+  assert.equal((await client.react(77, 76)).groupId, BigInt(GROUP));
+  await client.react(77n, "128077", { remove: true, onBehalfOf: { messageId: 77 } });
+  await client.setEssence(77, { onBehalfOf: { userId: 10001 } });
+  await client.setEssence(77, { remove: true });
+  await client.setTyping(10001);
+  const [react, unreact] = seen("react");
+  assert.deepEqual([react.accountId, react.messageId, react.emojiId, react.remove], ["bot1", 77n, "76", false]);
+  assert.equal(react.onBehalfOf, undefined);
+  assert.deepEqual([unreact.emojiId, unreact.remove, unreact.onBehalfOf.requester.value], ["128077", true, 77n]);
+  const [essence, unessence] = seen("essence");
+  assert.deepEqual([essence.remove, essence.onBehalfOf.requester.value, unessence.remove], [false, 10001n, true]);
+  assert.equal(seen("typing")[0].userId, 10001n);
+});
+
+test("bad arguments are refused before any call", async () => {
+  const client = await Client.connect({ address: gaAddress });
+  const cases: [() => Promise<unknown>, string][] = [
+    [() => client.react(0, "76"), "messageId"],
+    [() => client.react(1, ""), "emojiId"],
+    [() => client.react(1, "x".repeat(33)), "emojiId"],
+    [() => client.setEssence(0), "messageId"],
+    [() => client.setTyping(0), "userId"],
+    [() => client.muteMember(10003, (MAX_MUTE_SECONDS + 1) * 1000), "durationMs"],
+    [() => client.muteMember(10003, -1), "durationMs"],
+    [() => client.kickMember(0), "userId"],
+    [() => client.setMemberCard(10003, "名".repeat(21)), "card"],
+    [() => client.downloadGroupFile(""), "fileId"],
+    [() => client.listEssence(GROUP, { pageSize: 51 }).next(), "pageSize"],
+    [() => client.listGroupFiles(GROUP, { pageSize: 201 }).next(), "pageSize"],
+  ];
+  for (const [run, field] of cases) {
+    await assert.rejects(run(), (err: unknown) => {
+      assert.ok(err instanceof ClientError, String(err));
+      assert.deepEqual([err.reason, err.field], ["INVALID_REQUEST", field]);
+      return true;
+    });
+  }
+  await assert.rejects(client.kickMember(10003, { reject: true } as never), /unknown option "reject"/);
+  assert.deepEqual(gaRequests, []);
+});
+
+test("listEssence and listGroupFiles follow the pages", async () => {
+  const client = await Client.connect({ address: gaAddress, accountId: "bot1" });
+  const pages = [];
+  for await (const page of client.listEssence(GROUP, { pageSize: 2 })) pages.push(page.messages.length);
+  const everything = [];
+  for await (const message of client.essenceMessages()) everything.push(message.operatorId);
+  assert.deepEqual(pages, [2, 1]);
+  assert.deepEqual(everything, [10001n, 10001n, 10002n]);
+  const [first, second, unset] = seen("listEssence");
+  assert.deepEqual([first.accountId, first.groupId, first.pageSize, first.pageToken], ["bot1", BigInt(GROUP), 2, ""]);
+  assert.deepEqual([second.pageToken, second.pageSize, unset.groupId], ["e2", 2, undefined]);
+  const folders = [];
+  for await (const page of client.listGroupFiles(GROUP, { folderId: "/d1", pageSize: 100 })) {
+    for (const folder of page.folders) folders.push(folder.name);
+  }
+  const files = [];
+  for await (const file of client.groupFiles(GROUP)) files.push(file.fileId);
+  assert.deepEqual([folders, files], [["资料"], ["f1", "f2"]]);
+  const [listed, next] = seen("listFiles");
+  assert.deepEqual([listed.folderId, listed.pageSize, listed.pageToken, next.pageToken], ["/d1", 100, "", "g2"]);
+});
+
+test("group files download into memory and into a file, checked", async () => {
+  const client = await Client.connect({ address: gaAddress });
+  const dir = mkdtempSync(join(tmpdir(), "ts-sdk-"));
+  const data = await client.downloadGroupFile("f1", { groupId: GROUP });
+  assert.ok(Buffer.from(data.data).equals(FILE_BYTES));
+  assert.equal(data.header.fileName, "a.txt");
+  const progress: [number, number][] = [];
+  const header = await client.downloadGroupFileTo("f1", join(dir, "a.txt"), {
+    onProgress: (received, total) => progress.push([received, total]),
+  });
+  assert.equal(header.size, BigInt(FILE_BYTES.length));
+  assert.ok(readFileSync(join(dir, "a.txt")).equals(FILE_BYTES));
+  assert.deepEqual(progress.at(-1), [FILE_BYTES.length, FILE_BYTES.length]);
+  await assert.rejects(client.downloadGroupFileTo("bad", join(dir, "bad.txt")), /integrity/);
+  assert.ok(!existsSync(join(dir, "bad.txt")) && !existsSync(join(dir, "bad.txt.part")));
+  const download = seen("download");
+  assert.deepEqual([download[0].groupId, download[1].groupId, download[2].fileId], [BigInt(GROUP), undefined, "bad"]);
+});
+
+test("moderation requests and the error predicates", async () => {
+  const client = await Client.connect({ address: gaAddress });
+  const denied = await gatewayError(
+    client.muteMember(10003, 600_000, { groupId: GROUP, onBehalfOf: { userId: 10002 } }),
+  );
+  const isProtected = await gatewayError(client.muteMember(10001, 500));
+  const notAdmin = await gatewayError(client.muteAll(true, { groupId: 20000002 }));
+  const unsupported = await gatewayError(client.setTyping(10003));
+  const kicked = await client.kickMember(10003, { groupId: GROUP, rejectRejoin: true });
+  const carded = await client.setMemberCard(10003, "新名片", { groupId: GROUP });
+  assert.equal(denied.code, Code.PermissionDenied);
+  assert.ok(denied.isPolicyDenied && denied.metadata["rule"] === "none");
+  assert.ok(isProtected.isProtectedMember && isProtected.metadata["why"] === "owner");
+  assert.ok(notAdmin.isBotNotAdmin && notAdmin.metadata["needed_role"] === "admin");
+  assert.equal(unsupported.code, Code.Unimplemented);
+  assert.ok(unsupported.isNotSupportedByImplementation);
+  assert.ok(!denied.isBotNotAdmin && !unsupported.isProtectedMember && !notAdmin.isPolicyDenied);
+  assert.deepEqual([kicked.userId, carded.userId], [10003n, 10003n]);
+  const [mute, lift] = seen("mute");
+  assert.deepEqual(
+    [mute.groupId, mute.userId, mute.durationSecs, mute.onBehalfOf.requester.value],
+    [BigInt(GROUP), 10003n, 600n, 10002n],
+  );
+  assert.deepEqual([lift.durationSecs, lift.groupId], [1n, undefined]); // a part second rounds up
+  assert.deepEqual([seen("muteAll")[0].groupId, seen("muteAll")[0].enable], [20000002n, true]);
+  assert.deepEqual([seen("kick")[0].rejectRejoin, seen("card")[0].card], [true, "新名片"]);
+});
+
+test("a voice is uploaded as a RECORD", async () => {
+  const client = await Client.connect({ address: gaAddress });
+  const voice = join(mkdtempSync(join(tmpdir(), "ts-sdk-")), "hello.amr");
+  writeFileSync(voice, Buffer.concat([Buffer.from("#!AMR\n"), Buffer.alloc(32)]));
+  const sent = await client.send(GROUP, { text: "听", voices: [voice] });
+  await assert.rejects(client.send(GROUP, { voices: [voice, voice] }), (err: unknown) => {
+    assert.ok(err instanceof ClientError && err.field === "voices");
+    return true;
+  });
+  await client.send(GROUP, { voices: [new Uint8Array([1, 2, 3])] });
+  assert.deepEqual(gaUploadKinds, [MediaKind.RECORD, MediaKind.RECORD]);
+  const [request] = seen("send");
+  assert.deepEqual(
+    request.voices.map((v: { source: { value: string } }) => v.source.value),
+    ["v1"],
+  );
+  assert.equal(sent.media?.voices, 1);
 });

@@ -87,3 +87,21 @@ test("uploading a missing file fails before any call", async () => {
 test("a missing CA file fails at connect", async () => {
   await assert.rejects(Client.connect({ address: "http://127.0.0.1:1", caFile: "/nonexistent/ca.pem" }), /ENOENT/);
 });
+
+test("GatewayError predicates of the group actions' reasons", () => {
+  const of = (code: Code, reason: string) =>
+    GatewayError.from(new ConnectError(reason, code, undefined, [{ desc: ErrorInfoSchema, value: { reason } }]));
+  const unsupported = of(Code.Unimplemented, "NOT_SUPPORTED_BY_IMPLEMENTATION");
+  const notAdmin = of(Code.FailedPrecondition, "BOT_NOT_ADMIN");
+  const isProtected = of(Code.PermissionDenied, "PROTECTED_MEMBER");
+  assert.deepEqual(
+    [unsupported, notAdmin, isProtected].map((e) => [e.isNotSupportedByImplementation, e.isBotNotAdmin, e.isProtectedMember]),
+    [
+      [true, false, false],
+      [false, true, false],
+      [false, false, true],
+    ],
+  );
+  assert.equal(ErrorReason[`${notAdmin.reason}` as keyof typeof ErrorReason], ErrorReason.BOT_NOT_ADMIN);
+  assert.equal(GatewayError.from(new ConnectError("nope", Code.Unknown)).isBotNotAdmin, false);
+});

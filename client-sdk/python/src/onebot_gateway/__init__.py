@@ -8,8 +8,11 @@ metadata and ``RetryInfo`` delay; ``ClientError`` for one found on this side), `
 media first), ``reply`` and ``mentions_me`` (answering a message event), ``reply_for`` and
 ``on_behalf_of_message`` / ``on_behalf_of_user`` (acting for a QQ user, decided by the gateway's
 ``[policy]``), ``approvals`` / ``wait_approval`` / ``approve`` / ``reject`` and ``audit`` (held
-actions and the audit trail) and ``download`` /
-``download_to`` (received or uploaded media, checked against the SHA-256 the gateway states).
+actions and the audit trail), ``download`` / ``download_to`` (received or uploaded media,
+checked against the SHA-256 the gateway states) and the group actions: ``react``,
+``set_essence``, ``list_essence``, ``set_typing``, ``list_group_files``,
+``download_group_file`` / ``download_group_file_to``, ``mute_member``, ``mute_all``,
+``kick_member`` and ``set_member_card``; ``send(voices=[...])`` sends a voice.
 """
 
 from ._client import Client, EventStream
@@ -21,6 +24,7 @@ from ._common import (
     FILE,
     Downloaded,
     IMAGE,
+    RECORD,
     VIDEO,
     Media,
     MediaLike,
@@ -33,6 +37,7 @@ from ._governance import (
     on_behalf_of_message,
     on_behalf_of_user,
 )
+from ._group_actions import MAX_CARD_BYTES, MAX_EMOJI_ID_BYTES, MAX_MUTE_SECONDS
 from ._errors import ERROR_DOMAIN, ClientError, FieldViolation, FileError, GatewayError, OneBotGatewayError
 from ._messages import (
     MAX_IDEMPOTENCY_KEY_BYTES,
@@ -40,6 +45,7 @@ from ._messages import (
     MAX_MENTIONS,
     MAX_TEXT_CHARS,
     MAX_VIDEOS,
+    MAX_VOICES,
     MessageLike,
     mentions_me,
 )
@@ -63,16 +69,21 @@ __all__ = [
     "GatewayError",
     "IMAGE",
     "MAX_APPROVAL_WAIT",
+    "MAX_CARD_BYTES",
+    "MAX_EMOJI_ID_BYTES",
     "MAX_IDEMPOTENCY_KEY_BYTES",
     "MAX_IMAGES",
     "MAX_MENTIONS",
+    "MAX_MUTE_SECONDS",
     "MAX_TEXT_CHARS",
     "MAX_VIDEOS",
+    "MAX_VOICES",
     "Media",
     "MediaLike",
     "MediaRefLike",
     "MessageLike",
     "OneBotGatewayError",
+    "RECORD",
     "Uploaded",
     "VIDEO",
     "is_approval_open",

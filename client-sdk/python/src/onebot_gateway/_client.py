@@ -6,7 +6,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import grpc
@@ -35,6 +35,7 @@ from ._common import (
     FILE,
     HEALTH_CHECK_METHOD,
     IMAGE,
+    RECORD,
     VIDEO,
     ChunkReader,
     Downloaded,
@@ -58,6 +59,18 @@ from ._common import (
     until_request,
 )
 from ._errors import GatewayError
+from ._group_actions import (
+    download_group_file_request,
+    kick_member_request,
+    list_essence_request,
+    list_group_files_request,
+    mute_all_request,
+    mute_member_request,
+    react_request,
+    set_essence_request,
+    set_member_card_request,
+    set_typing_request,
+)
 from ._governance import (
     audit_request,
     get_approval_request,
@@ -251,6 +264,164 @@ class Client:
             request.group_id = group_id
         return _call(lambda: self.group_service.PokeMember(request, timeout=self.timeout))
 
+    def react(
+        self,
+        message_id: int,
+        emoji_id: str | int,
+        *,
+        remove: bool = False,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> message_service_pb2.ReactToMessageResponse:
+        """Adds an emoji reaction (表情回应) to a group message, or with ``remove`` takes the
+        bot's own back. ``emoji_id`` is a QQ face id (``76``: 赞) or a Unicode emoji's code
+        point in decimal (``128077``: 👍). ``on_behalf_of`` as for ``poke``."""
+        request = react_request(self.account_id, message_id, emoji_id, remove, on_behalf_of)
+        return _call(lambda: self.message_service.ReactToMessage(request, timeout=self.timeout))
+
+    def set_essence(
+        self,
+        message_id: int,
+        *,
+        remove: bool = False,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> message_service_pb2.SetEssenceResponse:
+        """Marks a group message as essence (精华), or unmarks it with ``remove``; the bot must
+        be a group admin (``BOT_NOT_ADMIN``). ``on_behalf_of`` as for ``poke``."""
+        request = set_essence_request(self.account_id, message_id, remove, on_behalf_of)
+        return _call(lambda: self.message_service.SetEssence(request, timeout=self.timeout))
+
+    def list_essence(
+        self, group_id: int | None = None, *, page_size: int = 0
+    ) -> Iterator[message_service_pb2.ListEssenceResponse]:
+        """A group's essence messages (None: the account's only whitelisted group): the pages
+        (``page_size`` 0 = 20, at most 50), newest marking first, fetched one at a time as the
+        iterator advances."""
+        request = list_essence_request(self.account_id, group_id, page_size)
+        while True:
+            page: message_service_pb2.ListEssenceResponse = _call(
+                lambda: self.message_service.ListEssence(request, timeout=self.timeout)
+            )
+            yield page
+            if not page.next_page_token:
+                return
+            request.page_token = page.next_page_token
+
+    def essence_messages(
+        self, group_id: int | None = None, *, page_size: int = 0
+    ) -> Iterator[message_service_pb2.EssenceMessage]:
+        """Every essence message of a group, across all pages of ``list_essence``."""
+        for page in self.list_essence(group_id, page_size=page_size):
+            yield from page.messages
+
+    def set_typing(
+        self, user_id: int, *, on_behalf_of: common_pb2.OnBehalfOf | None = None
+    ) -> None:
+        """Shows "正在输入" (typing) to ``user_id`` in their private chat, for example while the
+        model thinks; the user must be in the private whitelist (``USER_NOT_ALLOWED``), and
+        implementations without the action answer ``NOT_SUPPORTED_BY_IMPLEMENTATION``."""
+        request = set_typing_request(self.account_id, user_id, on_behalf_of)
+        _call(lambda: self.message_service.SetTyping(request, timeout=self.timeout))
+
+    def list_group_files(
+        self, group_id: int | None = None, *, folder_id: str = "", page_size: int = 0
+    ) -> Iterator[group_service_pb2.ListGroupFilesResponse]:
+        """One folder of a group's files (群文件; ``folder_id`` "" = the root): the pages, its
+        folders first, then its files (``page_size`` 0 = 50, at most 200), fetched one at a
+        time as the iterator advances."""
+        request = list_group_files_request(self.account_id, group_id, folder_id, page_size)
+        while True:
+            page: group_service_pb2.ListGroupFilesResponse = _call(
+                lambda: self.group_service.ListGroupFiles(request, timeout=self.timeout)
+            )
+            yield page
+            if not page.next_page_token:
+                return
+            request.page_token = page.next_page_token
+
+    def group_files(
+        self, group_id: int | None = None, *, folder_id: str = "", page_size: int = 0
+    ) -> Iterator[group_service_pb2.GroupFile]:
+        """Every file of a folder of a group's files, across all pages of
+        ``list_group_files`` (its sub-folders are left out)."""
+        for page in self.list_group_files(group_id, folder_id=folder_id, page_size=page_size):
+            yield from page.files
+
+    def download_group_file(self, file_id: str, *, group_id: int | None = None) -> Downloaded:
+        """Downloads a file of a group's files (a ``GroupFile.file_id``) into memory, checking
+        the size and SHA-256 the header states."""
+        request = download_group_file_request(self.account_id, group_id, file_id)
+        return self._download_call(
+            lambda: self.media_service.DownloadGroupFile(request, timeout=self.timeout), None, None
+        )
+
+    def download_group_file_to(
+        self,
+        file_id: str,
+        path: str | os.PathLike[str],
+        *,
+        group_id: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> media_service_pb2.DownloadMediaHeader:
+        """Streams a group file into ``path`` as ``download_to`` does, and returns the header
+        (kind FILE, the file's name; an empty media id)."""
+        request = download_group_file_request(self.account_id, group_id, file_id)
+        return self._download_call(
+            lambda: self.media_service.DownloadGroupFile(request, timeout=self.timeout), path, progress
+        ).header
+
+    def mute_member(
+        self,
+        user_id: int,
+        duration: float | timedelta,
+        *,
+        group_id: int | None = None,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> group_service_pb2.MuteMemberResponse:
+        """Mutes (禁言) a member for ``duration`` (seconds or a ``timedelta``, at most 30 days;
+        0 lifts the mute). Moderation: refused unless a ``[[policy.rules]]`` entry names
+        ``mute`` (``POLICY_DENIED``, metadata ``rule`` = ``none``); the bot must be an admin
+        (``BOT_NOT_ADMIN``); the owner and the bot are never targets (``PROTECTED_MEMBER``)."""
+        request = mute_member_request(self.account_id, group_id, user_id, duration, on_behalf_of)
+        return _call(lambda: self.group_service.MuteMember(request, timeout=self.timeout))
+
+    def mute_all(
+        self,
+        enable: bool = True,
+        *,
+        group_id: int | None = None,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> group_service_pb2.MuteAllResponse:
+        """Turns the whole-group mute (全员禁言) on or off. Moderation, as ``mute_member``
+        (policy action ``mute_all``)."""
+        request = mute_all_request(self.account_id, group_id, enable, on_behalf_of)
+        return _call(lambda: self.group_service.MuteAll(request, timeout=self.timeout))
+
+    def kick_member(
+        self,
+        user_id: int,
+        *,
+        group_id: int | None = None,
+        reject_rejoin: bool = False,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> group_service_pb2.KickMemberResponse:
+        """Removes (踢出) a member; ``reject_rejoin`` refuses their later join requests.
+        Moderation, as ``mute_member`` (policy action ``kick``)."""
+        request = kick_member_request(self.account_id, group_id, user_id, reject_rejoin, on_behalf_of)
+        return _call(lambda: self.group_service.KickMember(request, timeout=self.timeout))
+
+    def set_member_card(
+        self,
+        user_id: int,
+        card: str,
+        *,
+        group_id: int | None = None,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> group_service_pb2.SetMemberCardResponse:
+        """Sets a member's group card (群名片, at most 60 bytes; "" clears it). Moderation, as
+        ``mute_member`` (policy action ``set_card``)."""
+        request = set_member_card_request(self.account_id, group_id, user_id, card, on_behalf_of)
+        return _call(lambda: self.group_service.SetMemberCard(request, timeout=self.timeout))
+
     def approvals(
         self,
         state: governance_service_pb2.ApprovalState.ValueType = governance_service_pb2.APPROVAL_STATE_UNSPECIFIED,
@@ -417,8 +588,22 @@ class Client:
         progress: Callable[[int, int], None] | None,
     ) -> Downloaded:
         request = download_request(self.account_id, target)
+        return self._download_call(
+            lambda: self.media_service.DownloadMedia(request, timeout=self.timeout), path, progress
+        )
+
+    def _download_call(
+        self,
+        start: Callable[[], Any],
+        path: str | os.PathLike[str] | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> Downloaded:
         writer = DownloadWriter(path)
-        call = self.media_service.DownloadMedia(request, timeout=self.timeout)
+        try:
+            call = start()
+        except BaseException:
+            writer.abort()
+            raise
         try:
             for message in call:
                 writer.take(message)
@@ -449,6 +634,7 @@ class Client:
         text: str = "",
         images: Sequence[MediaLike] = (),
         videos: Sequence[MediaLike] = (),
+        voices: Sequence[MediaLike] = (),
         file: MediaLike | None = None,
         file_name: str = "",
         reply_to: int | None = None,
@@ -459,8 +645,9 @@ class Client:
     ) -> message_service_pb2.SendMessageResponse:
         """Checks the message against the gateway's limits (4 images, 1 video, 20000
         characters, 20 mentions, ...: a ``ClientError`` with the gateway's reason, before
-        anything is uploaded), uploads local media (paths or bytes), then sends text, images,
-        videos and a file to ``group_id`` (None: the account's only whitelisted group) or, with
+        anything is uploaded), uploads local media (paths or bytes; a voice with kind RECORD), then
+        sends text, images, videos, a voice (语音, at most 1: its own message after the rest)
+        and a file to ``group_id`` (None: the account's only whitelisted group) or, with
         ``user_id``, to a private chat. ``reply_to`` quotes a message and ``mentions``
         (at most 20 QQ numbers) / ``mention_all`` mention members, in the first message. The
         response's ``rate_limit_wait`` (a ``Duration``: ``.ToTimedelta()``) is how long the
@@ -471,6 +658,7 @@ class Client:
             text=text,
             images=len(images),
             videos=len(videos),
+            voices=len(voices),
             has_file=file is not None,
             reply_to=reply_to,
             mentions=mentions,
@@ -479,12 +667,14 @@ class Client:
         )
         image_items = [local_media(i) for i in images]
         video_items = [local_media(v) for v in videos]
+        voice_items = [local_media(v) for v in voices]
         file_item = local_media(file) if file is not None else None
         request = message_service_pb2.SendMessageRequest(
             account_id=self.account_id,
             text=text,
             images=[self._source(i, IMAGE) for i in image_items],
             videos=[self._source(v, VIDEO) for v in video_items],
+            voices=[self._source(v, RECORD) for v in voice_items],
             file_name=file_name,
             idempotency_key=idempotency_key,
             mention_user_ids=list(mentions),
@@ -510,6 +700,7 @@ class Client:
         quote: bool = True,
         images: Sequence[MediaLike] = (),
         videos: Sequence[MediaLike] = (),
+        voices: Sequence[MediaLike] = (),
         file: MediaLike | None = None,
         file_name: str = "",
         mentions: Sequence[int] = (),
@@ -528,6 +719,7 @@ class Client:
             text=text,
             images=images,
             videos=videos,
+            voices=voices,
             file=file,
             file_name=file_name,
             mentions=mentions,
@@ -543,6 +735,7 @@ class Client:
         *,
         images: Sequence[MediaLike] = (),
         videos: Sequence[MediaLike] = (),
+        voices: Sequence[MediaLike] = (),
         file: MediaLike | None = None,
         file_name: str = "",
         mentions: Sequence[int] = (),
@@ -557,6 +750,7 @@ class Client:
             text,
             images=images,
             videos=videos,
+            voices=voices,
             file=file,
             file_name=file_name,
             mentions=mentions,

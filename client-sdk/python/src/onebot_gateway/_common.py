@@ -37,19 +37,21 @@ HEALTH_CHECK_METHOD = f"/{_HEALTH_CHECK.containing_service.full_name}/{_HEALTH_C
 IMAGE = common_pb2.MEDIA_KIND_IMAGE
 VIDEO = common_pb2.MEDIA_KIND_VIDEO
 FILE = common_pb2.MEDIA_KIND_FILE
+#: A voice record (语音): the kind ``send(voices=...)`` uploads a voice with.
+RECORD = common_pb2.MEDIA_KIND_RECORD
 
 MediaKind: TypeAlias = common_pb2.MediaKind.ValueType
-KindName: TypeAlias = Literal["image", "video", "file"]
-_KINDS: dict[str, MediaKind] = {"image": IMAGE, "video": VIDEO, "file": FILE}
+KindName: TypeAlias = Literal["image", "video", "file", "record"]
+_KINDS: dict[str, MediaKind] = {"image": IMAGE, "video": VIDEO, "file": FILE, "record": RECORD}
 
 
 def media_kind(kind: MediaKind | KindName) -> MediaKind:
-    """``"image"``/``"video"``/``"file"`` or a ``MediaKind`` value."""
+    """``"image"``/``"video"``/``"file"``/``"record"`` or a ``MediaKind`` value."""
     if isinstance(kind, str):
         try:
             return _KINDS[kind]
         except KeyError:
-            raise ClientError(f"unknown media kind {kind!r}: image, video or file") from None
+            raise ClientError(f"unknown media kind {kind!r}: image, video, file or record") from None
     return kind
 
 
@@ -307,8 +309,11 @@ class DownloadWriter:
         """The size the header states (0 before it)."""
         return self.header.size if self.header is not None else 0
 
-    def take(self, message: media_service_pb2.DownloadMediaResponse) -> None:
-        """One message of the stream."""
+    def take(
+        self,
+        message: media_service_pb2.DownloadMediaResponse | media_service_pb2.DownloadGroupFileResponse,
+    ) -> None:
+        """One message of the stream (of DownloadMedia or DownloadGroupFile)."""
         if message.WhichOneof("payload") == "header":
             if self.header is not None:
                 raise ClientError("the download stream had a second header")

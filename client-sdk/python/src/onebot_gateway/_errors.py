@@ -127,6 +127,25 @@ class GatewayError(OneBotGatewayError):
         ``allowed_roles``)."""
         return self.reason == "POLICY_DENIED"
 
+    @property
+    def is_not_supported_by_implementation(self) -> bool:
+        """True when the account's OneBot implementation has no such action (``UNIMPLEMENTED``,
+        ``NOT_SUPPORTED_BY_IMPLEMENTATION``; metadata ``implementation``, ``action``): nothing
+        was sent, and retrying will not help."""
+        return self.reason == "NOT_SUPPORTED_BY_IMPLEMENTATION"
+
+    @property
+    def is_bot_not_admin(self) -> bool:
+        """True when the bot lacks the group role the action needs (``FAILED_PRECONDITION``,
+        ``BOT_NOT_ADMIN``; metadata ``group_id``, ``bot_role``, ``needed_role``)."""
+        return self.reason == "BOT_NOT_ADMIN"
+
+    @property
+    def is_protected_member(self) -> bool:
+        """True when a moderation targeted the group's owner or the bot itself
+        (``PERMISSION_DENIED``, ``PROTECTED_MEMBER``; metadata ``user_id``, ``why``)."""
+        return self.reason == "PROTECTED_MEMBER"
+
     @classmethod
     def from_status(
         cls, code: grpc.StatusCode, message: str, trailing_metadata: Any

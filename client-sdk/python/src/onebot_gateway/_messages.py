@@ -18,6 +18,8 @@ MAX_TEXT_CHARS = 20_000
 MAX_IMAGES = 4
 #: Most videos of one send.
 MAX_VIDEOS = 1
+#: Most voice messages of one send.
+MAX_VOICES = 1
 #: Most mentions of one send (``mentions``, before duplicates are dropped).
 MAX_MENTIONS = 20
 #: Longest ``idempotency_key``, in UTF-8 bytes.
@@ -32,6 +34,7 @@ def check_send(
     images: int,
     videos: int,
     has_file: bool,
+    voices: int = 0,
     reply_to: int | None,
     mentions: Sequence[int],
     mention_all: bool,
@@ -56,9 +59,9 @@ def check_send(
         if chat_id is not None and chat_id <= 0:
             raise ClientError(f"{name} must be positive, got {chat_id}", reason="INVALID_REQUEST", field=name)
     has_lead = reply_to is not None or bool(mentions) or mention_all
-    if not text.strip() and not images and not videos and not has_file and not has_lead:
+    if not text.strip() and not images and not videos and not voices and not has_file and not has_lead:
         raise ClientError(
-            "nothing to send: give text, images, videos, a file, a quote or mentions",
+            "nothing to send: give text, images, videos, a voice, a file, a quote or mentions",
             reason="EMPTY_MESSAGE",
         )
     if len(text) > MAX_TEXT_CHARS:
@@ -71,6 +74,8 @@ def check_send(
         raise ClientError(f"{images} images; at most {MAX_IMAGES}", reason="TOO_MANY_IMAGES", field="images")
     if videos > MAX_VIDEOS:
         raise ClientError(f"{videos} videos; at most {MAX_VIDEOS}", reason="TOO_MANY_VIDEOS", field="videos")
+    if voices > MAX_VOICES:
+        raise ClientError(f"{voices} voices; at most {MAX_VOICES}", reason="INVALID_REQUEST", field="voices")
     if reply_to == 0:
         raise ClientError(
             "reply_to must be a message id (not 0)", reason="INVALID_REQUEST", field="reply_to"

@@ -6,7 +6,7 @@ import asyncio
 import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import grpc
@@ -36,6 +36,7 @@ from ._common import (
     FILE,
     HEALTH_CHECK_METHOD,
     IMAGE,
+    RECORD,
     VIDEO,
     ChunkReader,
     Downloaded,
@@ -58,6 +59,18 @@ from ._common import (
     until_request,
 )
 from ._errors import GatewayError
+from ._group_actions import (
+    download_group_file_request,
+    kick_member_request,
+    list_essence_request,
+    list_group_files_request,
+    mute_all_request,
+    mute_member_request,
+    react_request,
+    set_essence_request,
+    set_member_card_request,
+    set_typing_request,
+)
 from ._governance import (
     audit_request,
     get_approval_request,
@@ -250,6 +263,168 @@ class AsyncClient:
         )
         return response
 
+    async def react(
+        self,
+        message_id: int,
+        emoji_id: str | int,
+        *,
+        remove: bool = False,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> message_service_pb2.ReactToMessageResponse:
+        """Adds (or with ``remove``, takes back) an emoji reaction (see ``Client.react``)."""
+        request = react_request(self.account_id, message_id, emoji_id, remove, on_behalf_of)
+        response: message_service_pb2.ReactToMessageResponse = await _call(
+            self.message_service.ReactToMessage(request, timeout=self.timeout)
+        )
+        return response
+
+    async def set_essence(
+        self,
+        message_id: int,
+        *,
+        remove: bool = False,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> message_service_pb2.SetEssenceResponse:
+        """Marks (or with ``remove``, unmarks) an essence message (see ``Client.set_essence``)."""
+        request = set_essence_request(self.account_id, message_id, remove, on_behalf_of)
+        response: message_service_pb2.SetEssenceResponse = await _call(
+            self.message_service.SetEssence(request, timeout=self.timeout)
+        )
+        return response
+
+    async def list_essence(
+        self, group_id: int | None = None, *, page_size: int = 0
+    ) -> AsyncIterator[message_service_pb2.ListEssenceResponse]:
+        """A group's essence pages (see ``Client.list_essence``), as an async iterator."""
+        request = list_essence_request(self.account_id, group_id, page_size)
+        while True:
+            page: message_service_pb2.ListEssenceResponse = await _call(
+                self.message_service.ListEssence(request, timeout=self.timeout)
+            )
+            yield page
+            if not page.next_page_token:
+                return
+            request.page_token = page.next_page_token
+
+    async def essence_messages(
+        self, group_id: int | None = None, *, page_size: int = 0
+    ) -> AsyncIterator[message_service_pb2.EssenceMessage]:
+        """Every essence message of a group, across all pages, as an async iterator."""
+        async for page in self.list_essence(group_id, page_size=page_size):
+            for message in page.messages:
+                yield message
+
+    async def set_typing(
+        self, user_id: int, *, on_behalf_of: common_pb2.OnBehalfOf | None = None
+    ) -> None:
+        """Shows "正在输入" to a user of the private whitelist (see ``Client.set_typing``)."""
+        request = set_typing_request(self.account_id, user_id, on_behalf_of)
+        await _call(self.message_service.SetTyping(request, timeout=self.timeout))
+
+    async def list_group_files(
+        self, group_id: int | None = None, *, folder_id: str = "", page_size: int = 0
+    ) -> AsyncIterator[group_service_pb2.ListGroupFilesResponse]:
+        """The pages of one folder of a group's files (see ``Client.list_group_files``), as
+        an async iterator."""
+        request = list_group_files_request(self.account_id, group_id, folder_id, page_size)
+        while True:
+            page: group_service_pb2.ListGroupFilesResponse = await _call(
+                self.group_service.ListGroupFiles(request, timeout=self.timeout)
+            )
+            yield page
+            if not page.next_page_token:
+                return
+            request.page_token = page.next_page_token
+
+    async def group_files(
+        self, group_id: int | None = None, *, folder_id: str = "", page_size: int = 0
+    ) -> AsyncIterator[group_service_pb2.GroupFile]:
+        """Every file of a folder of a group's files, across all pages, as an async iterator."""
+        async for page in self.list_group_files(group_id, folder_id=folder_id, page_size=page_size):
+            for file in page.files:
+                yield file
+
+    async def download_group_file(self, file_id: str, *, group_id: int | None = None) -> Downloaded:
+        """Downloads a group file into memory (see ``Client.download_group_file``)."""
+        request = download_group_file_request(self.account_id, group_id, file_id)
+        return await self._download_call(
+            lambda: self.media_service.DownloadGroupFile(request, timeout=self.timeout), None, None
+        )
+
+    async def download_group_file_to(
+        self,
+        file_id: str,
+        path: str | os.PathLike[str],
+        *,
+        group_id: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> media_service_pb2.DownloadMediaHeader:
+        """Streams a group file into ``path`` (see ``Client.download_group_file_to``)."""
+        request = download_group_file_request(self.account_id, group_id, file_id)
+        downloaded = await self._download_call(
+            lambda: self.media_service.DownloadGroupFile(request, timeout=self.timeout), path, progress
+        )
+        return downloaded.header
+
+    async def mute_member(
+        self,
+        user_id: int,
+        duration: float | timedelta,
+        *,
+        group_id: int | None = None,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> group_service_pb2.MuteMemberResponse:
+        """Mutes a member (see ``Client.mute_member``)."""
+        request = mute_member_request(self.account_id, group_id, user_id, duration, on_behalf_of)
+        response: group_service_pb2.MuteMemberResponse = await _call(
+            self.group_service.MuteMember(request, timeout=self.timeout)
+        )
+        return response
+
+    async def mute_all(
+        self,
+        enable: bool = True,
+        *,
+        group_id: int | None = None,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> group_service_pb2.MuteAllResponse:
+        """Turns the whole-group mute on or off (see ``Client.mute_all``)."""
+        request = mute_all_request(self.account_id, group_id, enable, on_behalf_of)
+        response: group_service_pb2.MuteAllResponse = await _call(
+            self.group_service.MuteAll(request, timeout=self.timeout)
+        )
+        return response
+
+    async def kick_member(
+        self,
+        user_id: int,
+        *,
+        group_id: int | None = None,
+        reject_rejoin: bool = False,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> group_service_pb2.KickMemberResponse:
+        """Removes a member (see ``Client.kick_member``)."""
+        request = kick_member_request(self.account_id, group_id, user_id, reject_rejoin, on_behalf_of)
+        response: group_service_pb2.KickMemberResponse = await _call(
+            self.group_service.KickMember(request, timeout=self.timeout)
+        )
+        return response
+
+    async def set_member_card(
+        self,
+        user_id: int,
+        card: str,
+        *,
+        group_id: int | None = None,
+        on_behalf_of: common_pb2.OnBehalfOf | None = None,
+    ) -> group_service_pb2.SetMemberCardResponse:
+        """Sets a member's group card (see ``Client.set_member_card``)."""
+        request = set_member_card_request(self.account_id, group_id, user_id, card, on_behalf_of)
+        response: group_service_pb2.SetMemberCardResponse = await _call(
+            self.group_service.SetMemberCard(request, timeout=self.timeout)
+        )
+        return response
+
     async def approvals(
         self,
         state: governance_service_pb2.ApprovalState.ValueType = governance_service_pb2.APPROVAL_STATE_UNSPECIFIED,
@@ -417,8 +592,22 @@ class AsyncClient:
         progress: Callable[[int, int], None] | None,
     ) -> Downloaded:
         request = download_request(self.account_id, target)
+        return await self._download_call(
+            lambda: self.media_service.DownloadMedia(request, timeout=self.timeout), path, progress
+        )
+
+    async def _download_call(
+        self,
+        start: Callable[[], Any],
+        path: str | os.PathLike[str] | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> Downloaded:
         writer = DownloadWriter(path)
-        call = self.media_service.DownloadMedia(request, timeout=self.timeout)
+        try:
+            call = start()
+        except BaseException:
+            writer.abort()
+            raise
         try:
             async for message in call:
                 await asyncio.to_thread(writer.take, message)
@@ -449,6 +638,7 @@ class AsyncClient:
         text: str = "",
         images: Sequence[MediaLike] = (),
         videos: Sequence[MediaLike] = (),
+        voices: Sequence[MediaLike] = (),
         file: MediaLike | None = None,
         file_name: str = "",
         reply_to: int | None = None,
@@ -464,6 +654,7 @@ class AsyncClient:
             text=text,
             images=len(images),
             videos=len(videos),
+            voices=len(voices),
             has_file=file is not None,
             reply_to=reply_to,
             mentions=mentions,
@@ -472,12 +663,14 @@ class AsyncClient:
         )
         image_items = [local_media(i) for i in images]
         video_items = [local_media(v) for v in videos]
+        voice_items = [local_media(v) for v in voices]
         file_item = local_media(file) if file is not None else None
         request = message_service_pb2.SendMessageRequest(
             account_id=self.account_id,
             text=text,
             images=[await self._source(i, IMAGE) for i in image_items],
             videos=[await self._source(v, VIDEO) for v in video_items],
+            voices=[await self._source(v, RECORD) for v in voice_items],
             file_name=file_name,
             idempotency_key=idempotency_key,
             mention_user_ids=list(mentions),
@@ -506,6 +699,7 @@ class AsyncClient:
         quote: bool = True,
         images: Sequence[MediaLike] = (),
         videos: Sequence[MediaLike] = (),
+        voices: Sequence[MediaLike] = (),
         file: MediaLike | None = None,
         file_name: str = "",
         mentions: Sequence[int] = (),
@@ -524,6 +718,7 @@ class AsyncClient:
             text=text,
             images=images,
             videos=videos,
+            voices=voices,
             file=file,
             file_name=file_name,
             mentions=mentions,
@@ -539,6 +734,7 @@ class AsyncClient:
         *,
         images: Sequence[MediaLike] = (),
         videos: Sequence[MediaLike] = (),
+        voices: Sequence[MediaLike] = (),
         file: MediaLike | None = None,
         file_name: str = "",
         mentions: Sequence[int] = (),
@@ -553,6 +749,7 @@ class AsyncClient:
             text,
             images=images,
             videos=videos,
+            voices=voices,
             file=file,
             file_name=file_name,
             mentions=mentions,

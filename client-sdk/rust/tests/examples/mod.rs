@@ -273,3 +273,112 @@ pub async fn search(client: &Client) -> Result<Vec<pb::SearchMessagesResponse>, 
     // endregion
     Ok(found)
 }
+
+pub async fn group_files(
+    client: &Client,
+    dir: &std::path::Path,
+) -> Result<Vec<(pb::GroupFile, onebot_gateway_client::Downloaded)>, Error> {
+    let mut downloaded = Vec::new();
+    // region: group_files
+    // The root folder of group 20000003's files (群文件), every page: its folders, then its files.
+    let (folders, files) = client
+        .list_group_files(Some(20000003), "")
+        .collect_all()
+        .await?;
+    for folder in &folders {
+        println!("{}/ ({} files)", folder.name, folder.file_count);
+    }
+    for file in &files {
+        // Into memory, or streamed into a file; both check the header's size and SHA-256.
+        let got = client
+            .download_group_file(Some(20000003), file.file_id.as_str())
+            .await?;
+        println!(
+            "{}: {} bytes, {}",
+            file.name,
+            got.data.len(),
+            got.header.mime_type
+        );
+        let header = client
+            .download_group_file_to(
+                Some(20000003),
+                file.file_id.as_str(),
+                dir.join("group-file"),
+            )
+            .await?;
+        println!("saved {} ({} bytes)", header.file_name, header.size);
+        downloaded.push((file.clone(), got));
+    }
+    // endregion
+    Ok(downloaded)
+}
+
+pub async fn react(client: &Client) -> Result<Vec<pb::EssenceMessage>, Error> {
+    // region: react
+    use onebot_gateway_client::OutgoingMessage;
+
+    // React to a group message with 赞 (QQ face 76; a Unicode emoji is its code point, "128077").
+    let sent = client
+        .send(OutgoingMessage::to_group(20000003).text("react to me"))
+        .await?;
+    let reacted = client.react(sent.message_ids[0], "76").await?;
+    println!("reacted in {}", reacted.group_id);
+    // The group's essence messages (精华), newest marking first, every page.
+    let essence = client
+        .list_essence(Some(20000003), 20)
+        .collect_all()
+        .await?;
+    for entry in &essence {
+        let sender = entry.message.as_ref().and_then(|m| m.sender.as_ref());
+        println!(
+            "{:?}: {} (marked by {})",
+            sender.map(|s| s.user_id),
+            entry.message.as_ref().map_or("", |m| m.text.as_str()),
+            entry.operator_name
+        );
+    }
+    // endregion
+    Ok(essence)
+}
+
+pub async fn typing(client: &Client) -> Result<(), Error> {
+    // region: typing
+    // "正在输入" in the private chat with 10001 (a user of the `users` whitelist) while the
+    // model thinks. A courtesy: never let it stop the answer (some implementations have no
+    // such action: ErrorReason::NotSupportedByImplementation, and nothing is sent).
+    if let Err(e) = client.set_typing(10001).await {
+        println!("no typing indicator: {:?}", e.reason());
+    }
+    // endregion
+    Ok(())
+}
+
+pub async fn moderation(client: &Client) -> Result<Option<Error>, Error> {
+    let mut refused = None;
+    // region: moderation
+    use std::time::Duration;
+
+    use onebot_gateway_client::pb::ErrorReason;
+
+    // Mute, mute-all, kick and set-card are refused unless a [[policy.rules]] entry names the
+    // action (mute, mute_all, kick, set_card); the sandbox has none, so this is POLICY_DENIED.
+    match client
+        .mute_member(Some(20000003), 10003, Duration::from_secs(600))
+        .await
+    {
+        Ok(muted) => println!("muted {} in {}", muted.user_id, muted.group_id),
+        Err(e) => match e.rpc() {
+            Some(rpc) if rpc.is(ErrorReason::PolicyDenied) => {
+                println!(
+                    "no policy rule allows it (rule={:?})",
+                    rpc.metadata.get("rule")
+                );
+                refused = Some(e);
+            }
+            // Also: BotNotAdmin (the bot is not an admin), ProtectedMember (the owner, the bot).
+            _ => return Err(e),
+        },
+    }
+    // endregion
+    Ok(refused)
+}

@@ -1,6 +1,27 @@
 package dev.onebotgateway.client;
 
 import com.google.protobuf.ByteString;
+import dev.onebotgateway.v1.DownloadGroupFileRequest;
+import dev.onebotgateway.v1.DownloadGroupFileResponse;
+import dev.onebotgateway.v1.EssenceMessage;
+import dev.onebotgateway.v1.GroupFile;
+import dev.onebotgateway.v1.KickMemberRequest;
+import dev.onebotgateway.v1.KickMemberResponse;
+import dev.onebotgateway.v1.ListEssenceRequest;
+import dev.onebotgateway.v1.ListEssenceResponse;
+import dev.onebotgateway.v1.ListGroupFilesRequest;
+import dev.onebotgateway.v1.ListGroupFilesResponse;
+import dev.onebotgateway.v1.MuteAllRequest;
+import dev.onebotgateway.v1.MuteAllResponse;
+import dev.onebotgateway.v1.MuteMemberRequest;
+import dev.onebotgateway.v1.MuteMemberResponse;
+import dev.onebotgateway.v1.ReactToMessageRequest;
+import dev.onebotgateway.v1.ReactToMessageResponse;
+import dev.onebotgateway.v1.SetEssenceRequest;
+import dev.onebotgateway.v1.SetEssenceResponse;
+import dev.onebotgateway.v1.SetMemberCardRequest;
+import dev.onebotgateway.v1.SetMemberCardResponse;
+import dev.onebotgateway.v1.SetTypingRequest;
 import dev.onebotgateway.v1.Account;
 import dev.onebotgateway.v1.AccountServiceGrpc;
 import dev.onebotgateway.v1.AccountServiceOuterClass;
@@ -88,6 +109,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
@@ -96,6 +119,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -402,6 +427,267 @@ public final class Client implements AutoCloseable {
       req.setOnBehalfOf(onBehalfOf);
     }
     return call(() -> withDeadline(GroupServiceGrpc.newBlockingStub(channel)).pokeMember(req.build()));
+  }
+
+  /** Longest mute of {@link #muteMember}: 30 days, the platform's limit. */
+  public static final Duration MAX_MUTE = Duration.ofDays(30);
+  /** Longest emoji id of {@link #react}, in UTF-8 bytes. */
+  public static final int MAX_EMOJI_ID_BYTES = 32;
+  /** Longest group card of {@link #setMemberCard}, in UTF-8 bytes. */
+  public static final int MAX_CARD_BYTES = 60;
+
+  private static void checkPositive(String field, long value) {
+    if (value <= 0) {
+      throw new ClientException("INVALID_REQUEST", field, field + " must be positive, got " + value);
+    }
+  }
+
+  /**
+   * An iterator over pages: {@code fetch} reads the page of a request, {@code token} is a page's
+   * next page token, {@code next} the request of the page after it.
+   */
+  private static <Q, R> Iterator<R> pages(
+      Q first, Function<Q, R> fetch, Function<R, String> token, java.util.function.BiFunction<Q, String, Q> next) {
+    return new Iterator<>() {
+      private Q request = first;
+
+      @Override
+      public boolean hasNext() {
+        return request != null;
+      }
+
+      @Override
+      public R next() {
+        if (request == null) {
+          throw new NoSuchElementException("no more pages");
+        }
+        Q req = request;
+        R page = fetch.apply(req);
+        request = token.apply(page).isEmpty() ? null : next.apply(req, token.apply(page));
+        return page;
+      }
+    };
+  }
+
+  /**
+   * Adds the emoji reaction {@code emojiId} (a QQ face id such as {@code "76"}, 赞, or a Unicode
+   * emoji's code point in decimal such as {@code "128077"}, 👍) to a group message.
+   */
+  public ReactToMessageResponse react(long messageId, String emojiId) {
+    return react(messageId, emojiId, false, null);
+  }
+
+  /**
+   * Adds (or with {@code remove}, takes back) a reaction on behalf of a QQ user ({@link
+   * #onBehalfOfMessage}, {@link #onBehalfOfUser}; null: nobody).
+   */
+  public ReactToMessageResponse react(long messageId, String emojiId, boolean remove, OnBehalfOf onBehalfOf) {
+    checkPositive("messageId", messageId);
+    int bytes = emojiId == null ? 0 : emojiId.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes == 0 || bytes > MAX_EMOJI_ID_BYTES) {
+      throw new ClientException(
+          "INVALID_REQUEST", "emojiId", "emojiId must be 1 to " + MAX_EMOJI_ID_BYTES + " bytes, got " + emojiId);
+    }
+    ReactToMessageRequest.Builder req =
+        ReactToMessageRequest.newBuilder()
+            .setAccountId(accountId)
+            .setMessageId(messageId)
+            .setEmojiId(emojiId)
+            .setRemove(remove);
+    if (onBehalfOf != null) {
+      req.setOnBehalfOf(onBehalfOf);
+    }
+    return call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).reactToMessage(req.build()));
+  }
+
+  /** Marks a group message as essence (精华); the bot must be a group admin. */
+  public SetEssenceResponse setEssence(long messageId) {
+    return setEssence(messageId, false, null);
+  }
+
+  /** Marks (or with {@code remove}, unmarks) an essence message on behalf of a QQ user. */
+  public SetEssenceResponse setEssence(long messageId, boolean remove, OnBehalfOf onBehalfOf) {
+    checkPositive("messageId", messageId);
+    SetEssenceRequest.Builder req =
+        SetEssenceRequest.newBuilder().setAccountId(accountId).setMessageId(messageId).setRemove(remove);
+    if (onBehalfOf != null) {
+      req.setOnBehalfOf(onBehalfOf);
+    }
+    return call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).setEssence(req.build()));
+  }
+
+  /**
+   * A group's essence messages: an iterator over the pages of {@code request} (group unset: the
+   * account's only whitelisted group; page size 1..50, 0 = 20), newest marking first, fetching
+   * each page when it is asked for. An empty account id means the client's account.
+   */
+  public Iterator<ListEssenceResponse> listEssence(ListEssenceRequest request) {
+    ListEssenceRequest first =
+        request.getAccountId().isEmpty() ? request.toBuilder().setAccountId(accountId).build() : request;
+    return pages(
+        first,
+        req -> call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).listEssence(req)),
+        ListEssenceResponse::getNextPageToken,
+        (req, token) -> req.toBuilder().setPageToken(token).build());
+  }
+
+  /** Every essence message of a group ({@code groupId} null: the only whitelisted one), all pages read. */
+  public List<EssenceMessage> essenceMessages(Long groupId) {
+    ListEssenceRequest.Builder req = ListEssenceRequest.newBuilder();
+    if (groupId != null) {
+      req.setGroupId(groupId);
+    }
+    List<EssenceMessage> all = new ArrayList<>();
+    listEssence(req.build()).forEachRemaining(page -> all.addAll(page.getMessagesList()));
+    return all;
+  }
+
+  /**
+   * Shows "正在输入" (typing) to {@code userId} in their private chat, for example while the model
+   * thinks; the user must be in the private whitelist ({@code USER_NOT_ALLOWED}), and
+   * implementations without the action answer {@code NOT_SUPPORTED_BY_IMPLEMENTATION} ({@link
+   * GatewayException#isNotSupportedByImplementation()}).
+   */
+  public void setTyping(long userId) {
+    setTyping(userId, null);
+  }
+
+  /** Shows typing on behalf of a QQ user. */
+  public void setTyping(long userId, OnBehalfOf onBehalfOf) {
+    checkPositive("userId", userId);
+    SetTypingRequest.Builder req = SetTypingRequest.newBuilder().setAccountId(accountId).setUserId(userId);
+    if (onBehalfOf != null) {
+      req.setOnBehalfOf(onBehalfOf);
+    }
+    call(() -> withDeadline(MessageServiceGrpc.newBlockingStub(channel)).setTyping(req.build()));
+  }
+
+  /**
+   * One folder of a group's files (群文件; folder id empty: the root; group unset: the account's
+   * only whitelisted group; page size 1..200, 0 = 50): an iterator over the pages, its folders
+   * first, then its files, fetching each page when it is asked for. An empty account id means
+   * the client's account.
+   */
+  public Iterator<ListGroupFilesResponse> listGroupFiles(ListGroupFilesRequest request) {
+    ListGroupFilesRequest first =
+        request.getAccountId().isEmpty() ? request.toBuilder().setAccountId(accountId).build() : request;
+    return pages(
+        first,
+        req -> call(() -> withDeadline(GroupServiceGrpc.newBlockingStub(channel)).listGroupFiles(req)),
+        ListGroupFilesResponse::getNextPageToken,
+        (req, token) -> req.toBuilder().setPageToken(token).build());
+  }
+
+  /**
+   * Every file of a folder of a group's files ({@code groupId} null: the only whitelisted group;
+   * {@code folderId} empty: the root), all pages read; its sub-folders are left out.
+   */
+  public List<GroupFile> groupFiles(Long groupId, String folderId) {
+    ListGroupFilesRequest.Builder req = ListGroupFilesRequest.newBuilder().setFolderId(folderId);
+    if (groupId != null) {
+      req.setGroupId(groupId);
+    }
+    List<GroupFile> all = new ArrayList<>();
+    listGroupFiles(req.build()).forEachRemaining(page -> all.addAll(page.getFilesList()));
+    return all;
+  }
+
+  /**
+   * Mutes (禁言) {@code userId} for {@code duration} (whole seconds, a part second rounded up; at
+   * most {@link #MAX_MUTE}; zero lifts the mute) in {@code groupId} (null: the account's only
+   * whitelisted group). Moderation: refused unless a {@code [[policy.rules]]} entry names {@code
+   * mute} ({@link GatewayException#isPolicyDenied()}, metadata {@code rule} = {@code none}); the
+   * bot must be an admin ({@link GatewayException#isBotNotAdmin()}); the owner and the bot are
+   * never targets ({@link GatewayException#isProtectedMember()}).
+   */
+  public MuteMemberResponse muteMember(Long groupId, long userId, Duration duration) {
+    return muteMember(groupId, userId, duration, null);
+  }
+
+  /** Mutes a member on behalf of a QQ user. */
+  public MuteMemberResponse muteMember(Long groupId, long userId, Duration duration, OnBehalfOf onBehalfOf) {
+    checkPositive("userId", userId);
+    if (duration == null || duration.isNegative() || duration.compareTo(MAX_MUTE) > 0) {
+      throw new ClientException(
+          "INVALID_REQUEST", "duration", "a mute lasts 0 to 30 days, not " + duration);
+    }
+    long seconds = duration.getSeconds() + (duration.getNano() > 0 ? 1 : 0);
+    MuteMemberRequest.Builder req =
+        MuteMemberRequest.newBuilder().setAccountId(accountId).setUserId(userId).setDurationSecs(seconds);
+    if (groupId != null) {
+      req.setGroupId(groupId);
+    }
+    if (onBehalfOf != null) {
+      req.setOnBehalfOf(onBehalfOf);
+    }
+    return call(() -> withDeadline(GroupServiceGrpc.newBlockingStub(channel)).muteMember(req.build()));
+  }
+
+  /** Turns the whole-group mute (全员禁言) on or off. Moderation, as {@link #muteMember}. */
+  public MuteAllResponse muteAll(Long groupId, boolean enable) {
+    return muteAll(groupId, enable, null);
+  }
+
+  /** Turns the whole-group mute on or off on behalf of a QQ user. */
+  public MuteAllResponse muteAll(Long groupId, boolean enable, OnBehalfOf onBehalfOf) {
+    MuteAllRequest.Builder req = MuteAllRequest.newBuilder().setAccountId(accountId).setEnable(enable);
+    if (groupId != null) {
+      req.setGroupId(groupId);
+    }
+    if (onBehalfOf != null) {
+      req.setOnBehalfOf(onBehalfOf);
+    }
+    return call(() -> withDeadline(GroupServiceGrpc.newBlockingStub(channel)).muteAll(req.build()));
+  }
+
+  /**
+   * Removes (踢出) a member; {@code rejectRejoin} refuses their later join requests. Moderation,
+   * as {@link #muteMember}.
+   */
+  public KickMemberResponse kickMember(Long groupId, long userId, boolean rejectRejoin) {
+    return kickMember(groupId, userId, rejectRejoin, null);
+  }
+
+  /** Removes a member on behalf of a QQ user. */
+  public KickMemberResponse kickMember(Long groupId, long userId, boolean rejectRejoin, OnBehalfOf onBehalfOf) {
+    checkPositive("userId", userId);
+    KickMemberRequest.Builder req =
+        KickMemberRequest.newBuilder().setAccountId(accountId).setUserId(userId).setRejectRejoin(rejectRejoin);
+    if (groupId != null) {
+      req.setGroupId(groupId);
+    }
+    if (onBehalfOf != null) {
+      req.setOnBehalfOf(onBehalfOf);
+    }
+    return call(() -> withDeadline(GroupServiceGrpc.newBlockingStub(channel)).kickMember(req.build()));
+  }
+
+  /**
+   * Sets a member's group card (群名片, at most {@link #MAX_CARD_BYTES}; empty clears it).
+   * Moderation, as {@link #muteMember}.
+   */
+  public SetMemberCardResponse setMemberCard(Long groupId, long userId, String card) {
+    return setMemberCard(groupId, userId, card, null);
+  }
+
+  /** Sets a member's card on behalf of a QQ user. */
+  public SetMemberCardResponse setMemberCard(Long groupId, long userId, String card, OnBehalfOf onBehalfOf) {
+    checkPositive("userId", userId);
+    String text = card == null ? "" : card;
+    int bytes = text.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_CARD_BYTES) {
+      throw new ClientException(
+          "INVALID_REQUEST", "card", "card is " + bytes + " bytes; at most " + MAX_CARD_BYTES);
+    }
+    SetMemberCardRequest.Builder req =
+        SetMemberCardRequest.newBuilder().setAccountId(accountId).setUserId(userId).setCard(text);
+    if (groupId != null) {
+      req.setGroupId(groupId);
+    }
+    if (onBehalfOf != null) {
+      req.setOnBehalfOf(onBehalfOf);
+    }
+    return call(() -> withDeadline(GroupServiceGrpc.newBlockingStub(channel)).setMemberCard(req.build()));
   }
 
   /**
@@ -747,18 +1033,7 @@ public final class Client implements AutoCloseable {
    */
   public DownloadMediaHeader downloadTo(MediaRef target, Path path, BiConsumer<Long, Long> progress)
       throws IOException {
-    Path partial = path.resolveSibling(path.getFileName() + ".part");
-    try {
-      DownloadMediaHeader header;
-      try (OutputStream out = Files.newOutputStream(partial)) {
-        header = download(target, out, progress);
-      }
-      Files.move(partial, path, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      return header;
-    } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(partial);
-      throw e;
-    }
+    return toFile(path, out -> download(target, out, progress));
   }
 
   /** Streams a media item into {@code out} and returns its checked header. */
@@ -773,6 +1048,92 @@ public final class Client implements AutoCloseable {
               .setMessageId(target.messageId())
               .setSegmentIndex(target.segmentIndex()));
     }
+    return receive(
+        () -> withDeadline(MediaServiceGrpc.newBlockingStub(channel)).downloadMedia(req.build()),
+        DownloadMediaResponse::hasHeader,
+        DownloadMediaResponse::getHeader,
+        DownloadMediaResponse::getChunk,
+        out,
+        progress);
+  }
+
+  /**
+   * Downloads a file of a group's files (a {@code GroupFile.file_id} of {@link #listGroupFiles};
+   * {@code groupId} null: the account's only whitelisted group) into memory, checking the size
+   * and SHA-256 the header states.
+   */
+  public Downloaded downloadGroupFile(Long groupId, String fileId) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    DownloadMediaHeader header = downloadGroupFile(groupId, fileId, out, null);
+    return new Downloaded(header, out.toByteArray());
+  }
+
+  /**
+   * Streams a group file into the file {@code path} as {@link #downloadTo} does; returns the
+   * header (kind FILE, the file's name, an empty media id).
+   */
+  public DownloadMediaHeader downloadGroupFileTo(
+      Long groupId, String fileId, Path path, BiConsumer<Long, Long> progress) throws IOException {
+    return toFile(path, out -> downloadGroupFile(groupId, fileId, out, progress));
+  }
+
+  /** Streams a group file into {@code out} and returns its checked header. */
+  public DownloadMediaHeader downloadGroupFile(
+      Long groupId, String fileId, OutputStream out, BiConsumer<Long, Long> progress) throws IOException {
+    if (fileId == null || fileId.isEmpty()) {
+      throw new ClientException("INVALID_REQUEST", "fileId", "fileId must not be empty");
+    }
+    DownloadGroupFileRequest.Builder req =
+        DownloadGroupFileRequest.newBuilder().setAccountId(accountId).setFileId(fileId);
+    if (groupId != null) {
+      req.setGroupId(groupId);
+    }
+    return receive(
+        () -> withDeadline(MediaServiceGrpc.newBlockingStub(channel)).downloadGroupFile(req.build()),
+        DownloadGroupFileResponse::hasHeader,
+        DownloadGroupFileResponse::getHeader,
+        DownloadGroupFileResponse::getChunk,
+        out,
+        progress);
+  }
+
+  /** A download into an output stream, as {@link #toFile} runs it. */
+  @FunctionalInterface
+  private interface DownloadInto {
+    DownloadMediaHeader run(OutputStream out) throws IOException;
+  }
+
+  /**
+   * Runs a download into {@code path.part} and renames it to {@code path} once complete and
+   * checked; a failed download leaves nothing behind.
+   */
+  private static DownloadMediaHeader toFile(Path path, DownloadInto download) throws IOException {
+    Path partial = path.resolveSibling(path.getFileName() + ".part");
+    try {
+      DownloadMediaHeader header;
+      try (OutputStream out = Files.newOutputStream(partial)) {
+        header = download.run(out);
+      }
+      Files.move(partial, path, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      return header;
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(partial);
+      throw e;
+    }
+  }
+
+  /**
+   * Reads a download stream (DownloadMedia, DownloadGroupFile: a header, then chunks) into
+   * {@code out} and returns its header once the size and SHA-256 it states are checked.
+   */
+  private <T> DownloadMediaHeader receive(
+      Supplier<Iterator<T>> open,
+      Predicate<T> hasHeader,
+      Function<T, DownloadMediaHeader> headerOf,
+      Function<T, ByteString> chunkOf,
+      OutputStream out,
+      BiConsumer<Long, Long> progress)
+      throws IOException {
     MessageDigest digest;
     try {
       digest = MessageDigest.getInstance("SHA-256");
@@ -783,23 +1144,22 @@ public final class Client implements AutoCloseable {
     try (Context.CancellableContext scope = Context.current().withCancellation()) {
       Context previous = scope.attach();
       try {
-        Iterator<DownloadMediaResponse> responses =
-            call(() -> withDeadline(MediaServiceGrpc.newBlockingStub(channel)).downloadMedia(req.build()));
+        Iterator<T> responses = call(open);
         if (!call(responses::hasNext)) {
           throw new IOException("the download stream ended before its header");
         }
-        DownloadMediaResponse first = call(responses::next);
-        if (!first.hasHeader()) {
+        T first = call(responses::next);
+        if (!hasHeader.test(first)) {
           throw new IOException("the download stream did not start with a header");
         }
-        DownloadMediaHeader header = first.getHeader();
+        DownloadMediaHeader header = headerOf.apply(first);
         long received = 0;
         while (call(responses::hasNext)) {
-          DownloadMediaResponse msg = call(responses::next);
-          if (msg.hasHeader()) {
+          T msg = call(responses::next);
+          if (hasHeader.test(msg)) {
             throw new IOException("the download stream had a second header");
           }
-          byte[] chunk = msg.getChunk().toByteArray();
+          byte[] chunk = chunkOf.apply(msg).toByteArray();
           digest.update(chunk);
           out.write(chunk);
           received += chunk.length;
@@ -821,9 +1181,10 @@ public final class Client implements AutoCloseable {
   }
 
   /**
-   * Checks the message against the gateway's limits (4 images, 1 video, 20000 characters, 20
-   * mentions, ...) and that its local files exist (a {@link ClientException} with the gateway's
-   * reason, before anything is uploaded), uploads its local media (in order), then sends it with
+   * Checks the message against the gateway's limits (4 images, 1 video, 1 voice, 20000
+   * characters, 20 mentions, ...) and that its local files exist (a {@link ClientException} with the gateway's
+   * reason, before anything is uploaded), uploads its local media (in order; a voice with kind
+   * {@code MEDIA_KIND_RECORD}), then sends it with
    * SendMessage. {@link Messages#rateLimitWait} of the response is how long the gateway's rate
    * limits held it back.
    */
@@ -857,6 +1218,9 @@ public final class Client implements AutoCloseable {
     }
     for (Media video : message.videos) {
       req.addVideos(source(video, MediaKind.MEDIA_KIND_VIDEO));
+    }
+    for (Media voice : message.voices) {
+      req.addVoices(source(voice, MediaKind.MEDIA_KIND_RECORD));
     }
     if (message.file != null) {
       req.setFile(source(message.file, MediaKind.MEDIA_KIND_FILE));
@@ -909,6 +1273,7 @@ public final class Client implements AutoCloseable {
     out.text(content.text).idempotencyKey(content.idempotencyKey).onBehalfOf(content.onBehalfOf);
     content.images.forEach(out::image);
     content.videos.forEach(out::video);
+    content.voices.forEach(out::voice);
     if (content.file != null) {
       out.file(content.file, content.fileName);
     }

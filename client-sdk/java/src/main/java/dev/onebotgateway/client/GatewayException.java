@@ -175,6 +175,31 @@ public final class GatewayException extends RuntimeException {
     return "POLICY_DENIED".equals(reason);
   }
 
+  /**
+   * True when the account's OneBot implementation has no such action ({@code UNIMPLEMENTED},
+   * {@code NOT_SUPPORTED_BY_IMPLEMENTATION}; metadata {@code implementation}, {@code action}):
+   * nothing was sent, and a retry will not help.
+   */
+  public boolean isNotSupportedByImplementation() {
+    return "NOT_SUPPORTED_BY_IMPLEMENTATION".equals(reason);
+  }
+
+  /**
+   * True when the bot lacks the group role the action needs ({@code FAILED_PRECONDITION}, {@code
+   * BOT_NOT_ADMIN}; metadata {@code group_id}, {@code bot_role}, {@code needed_role}).
+   */
+  public boolean isBotNotAdmin() {
+    return "BOT_NOT_ADMIN".equals(reason);
+  }
+
+  /**
+   * True when a moderation targeted the group's owner or the bot itself ({@code
+   * PERMISSION_DENIED}, {@code PROTECTED_MEMBER}; metadata {@code user_id}, {@code why}).
+   */
+  public boolean isProtectedMember() {
+    return "PROTECTED_MEMBER".equals(reason);
+  }
+
   /** {@code RetryInfo.retry_delay}, when the gateway gave one. */
   public Optional<Duration> retryDelay() {
     return Optional.ofNullable(retryDelay);

@@ -22,6 +22,8 @@ public final class Messages {
   public static final int MAX_IMAGES = 4;
   /** Most videos of one send. */
   public static final int MAX_VIDEOS = 1;
+  /** Most voice messages of one send. */
+  public static final int MAX_VOICES = 1;
   /** Most mentions of one send (before duplicates are dropped). */
   public static final int MAX_MENTIONS = 20;
   /** Longest idempotency key, in UTF-8 bytes. */
@@ -89,9 +91,9 @@ public final class Messages {
       throw new ClientException("INVALID_REQUEST", "userId", "userId must be positive, got " + m.userId);
     }
     boolean lead = m.replyTo != null || !m.mentions.isEmpty() || m.mentionAll;
-    if (m.text.isBlank() && m.images.isEmpty() && m.videos.isEmpty() && m.file == null && !lead) {
+    if (m.text.isBlank() && m.images.isEmpty() && m.videos.isEmpty() && m.voices.isEmpty() && m.file == null && !lead) {
       throw new ClientException(
-          "EMPTY_MESSAGE", null, "nothing to send: give text, images, videos, a file, a quote or mentions");
+          "EMPTY_MESSAGE", null, "nothing to send: give text, images, videos, a voice, a file, a quote or mentions");
     }
     int chars = m.text.codePointCount(0, m.text.length());
     if (chars > MAX_TEXT_CHARS) {
@@ -105,6 +107,10 @@ public final class Messages {
     if (m.videos.size() > MAX_VIDEOS) {
       throw new ClientException(
           "TOO_MANY_VIDEOS", "videos", m.videos.size() + " videos; at most " + MAX_VIDEOS);
+    }
+    if (m.voices.size() > MAX_VOICES) {
+      throw new ClientException(
+          "INVALID_REQUEST", "voices", m.voices.size() + " voices; at most " + MAX_VOICES);
     }
     if (m.replyTo != null && m.replyTo == 0) {
       throw new ClientException("INVALID_REQUEST", "replyTo", "replyTo must be a message id (not 0)");
@@ -133,6 +139,10 @@ public final class Messages {
     for (int i = 0; i < m.videos.size(); i++) {
       fields.add("videos[" + i + "]");
       media.add(m.videos.get(i));
+    }
+    for (int i = 0; i < m.voices.size(); i++) {
+      fields.add("voices[" + i + "]");
+      media.add(m.voices.get(i));
     }
     if (m.file != null) {
       fields.add("file");

@@ -18,6 +18,7 @@ public final class OutgoingMessage {
   String text = "";
   final List<Media> images = new ArrayList<>();
   final List<Media> videos = new ArrayList<>();
+  final List<Media> voices = new ArrayList<>();
   Media file;
   String fileName = "";
   String idempotencyKey = "";
@@ -128,6 +129,15 @@ public final class OutgoingMessage {
   /** Adds a video. */
   public OutgoingMessage video(Media video) {
     videos.add(video);
+    return this;
+  }
+
+  /**
+   * Adds a voice message (语音: MP3, WAV, OGG, AMR or SILK; at most 1), uploaded with kind {@code
+   * MEDIA_KIND_RECORD} and sent as its own message after the text and other media.
+   */
+  public OutgoingMessage voice(Media voice) {
+    voices.add(voice);
     return this;
   }
 

@@ -269,4 +269,53 @@ class E2eTest {
             () -> client.search(SearchMessagesRequest.newBuilder().setChat(Client.groupChat(0)).build()).next());
     assertEquals(java.util.Optional.of("INVALID_REQUEST"), err.reason());
   }
+
+  @Test
+  void groupFilesListAndDownload(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
+    java.util.Map<dev.onebotgateway.v1.GroupFile, Downloaded> files = ReadmeExamples.groupFiles(client, dir);
+    assertFalse(files.isEmpty(), "group " + PLAYGROUND + " has files");
+    dev.onebotgateway.v1.GroupFile last = null;
+    for (var entry : files.entrySet()) {
+      assertEquals(entry.getKey().getSize(), entry.getValue().data().length, entry.getKey().getName());
+      last = entry.getKey();
+    }
+    assertEquals(last.getSize(), java.nio.file.Files.size(dir.resolve("group-file")));
+  }
+
+  @Test
+  void reactAndListEssence() throws IOException {
+    java.util.List<dev.onebotgateway.v1.EssenceMessage> essence = ReadmeExamples.react(client);
+    assertFalse(essence.isEmpty(), "group " + PLAYGROUND + " has essence messages");
+    dev.onebotgateway.v1.ListEssenceResponse first =
+        client
+            .listEssence(dev.onebotgateway.v1.ListEssenceRequest.newBuilder().setGroupId(PLAYGROUND).setPageSize(1).build())
+            .next();
+    assertEquals(PLAYGROUND, first.getGroupId());
+    assertTrue(first.getMessagesCount() <= 1);
+  }
+
+  @Test
+  void typingNeedsAWhitelistedUser() {
+    GatewayException denied = assertThrows(GatewayException.class, () -> client.setTyping(10002));
+    assertEquals(Status.Code.PERMISSION_DENIED, denied.code());
+    assertEquals(java.util.Optional.of("USER_NOT_ALLOWED"), denied.reason());
+    ReadmeExamples.typing(client);
+  }
+
+  @Test
+  void moderationWithoutAPolicyRuleIsDenied() {
+    GatewayException refused = ReadmeExamples.moderation(client);
+    assertNotNull(refused, "no policy rule names `mute`");
+    assertEquals(Status.Code.PERMISSION_DENIED, refused.code());
+    assertTrue(refused.isPolicyDenied());
+    assertEquals("none", refused.metadata().get("rule"));
+    for (org.junit.jupiter.api.function.Executable call :
+        java.util.List.<org.junit.jupiter.api.function.Executable>of(
+            () -> client.muteAll(PLAYGROUND, true),
+            () -> client.kickMember(PLAYGROUND, 10003, false),
+            () -> client.setMemberCard(PLAYGROUND, 10003, "新名片"))) {
+      GatewayException err = assertThrows(GatewayException.class, call);
+      assertTrue(err.isPolicyDenied(), err.toString());
+    }
+  }
 }

@@ -30,6 +30,14 @@ import dev.onebotgateway.v1.Group;
 import dev.onebotgateway.v1.ListGroupMembersResponse;
 import dev.onebotgateway.v1.ListGroupsResponse;
 import dev.onebotgateway.v1.MediaKind;
+import dev.onebotgateway.v1.EssenceMessage;
+import dev.onebotgateway.v1.GroupFile;
+import dev.onebotgateway.v1.GroupFolder;
+import dev.onebotgateway.v1.ListGroupFilesRequest;
+import dev.onebotgateway.v1.ListGroupFilesResponse;
+import dev.onebotgateway.v1.MuteMemberResponse;
+import dev.onebotgateway.v1.ReactToMessageResponse;
+import java.util.Map;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -342,5 +350,82 @@ final class ReadmeExamples {
       }
     }
     // endregion
+  }
+
+  static Map<GroupFile, Downloaded> groupFiles(Client client, Path dir) throws IOException {
+    Map<GroupFile, Downloaded> downloaded = new java.util.LinkedHashMap<>();
+    // region: groupFiles
+    // The root folder of group 20000003's files (群文件): the iterator fetches each page when it
+    // is asked for; each page lists its folders first, then its files.
+    Iterator<ListGroupFilesResponse> pages =
+        client.listGroupFiles(ListGroupFilesRequest.newBuilder().setGroupId(20000003L).build());
+    while (pages.hasNext()) {
+      ListGroupFilesResponse page = pages.next();
+      for (GroupFolder folder : page.getFoldersList()) {
+        System.out.println(folder.getName() + "/ (" + folder.getFileCount() + " files)");
+      }
+      for (GroupFile file : page.getFilesList()) {
+        // Into memory, or streamed into a file; both check the header's size and SHA-256.
+        Downloaded got = client.downloadGroupFile(20000003L, file.getFileId());
+        System.out.println(file.getName() + " " + got.data().length + " bytes " + got.header().getMimeType());
+        DownloadMediaHeader header =
+            client.downloadGroupFileTo(20000003L, file.getFileId(), dir.resolve("group-file"), null);
+        System.out.println("saved " + header.getFileName() + " " + header.getSize());
+        downloaded.put(file, got);
+      }
+    }
+    // endregion
+    return downloaded;
+  }
+
+  static List<EssenceMessage> react(Client client) throws IOException {
+    // region: react
+    // React to a group message with 赞 (QQ face 76; a Unicode emoji is its code point, "128077").
+    SendMessageResponse sent = client.send(OutgoingMessage.toGroup(20000003).text("react to me"));
+    ReactToMessageResponse reacted = client.react(sent.getMessageIds(0), "76");
+    System.out.println("reacted in " + reacted.getGroupId());
+    // The group's essence messages (精华), newest marking first, every page.
+    List<EssenceMessage> essence = client.essenceMessages(20000003L);
+    for (EssenceMessage entry : essence) {
+      System.out.println(
+          entry.getMessage().getSender().getUserId() + " " + entry.getMessage().getText()
+              + " marked by " + entry.getOperatorName());
+    }
+    // endregion
+    return essence;
+  }
+
+  static void typing(Client client) {
+    // region: typing
+    // "正在输入" in the private chat with 10001 (a user of the `users` whitelist) while the
+    // model thinks. A courtesy: never let it stop the answer (some implementations have no
+    // such action: err.isNotSupportedByImplementation(), and nothing is sent).
+    try {
+      client.setTyping(10001);
+    } catch (GatewayException err) {
+      System.out.println("no typing indicator: " + err.reason().orElse(err.code().name()));
+    }
+    // endregion
+  }
+
+  static GatewayException moderation(Client client) {
+    GatewayException refused = null;
+    // region: moderation
+    // Mute, mute-all, kick and set-card are refused unless a [[policy.rules]] entry names the
+    // action (mute, mute_all, kick, set_card); the sandbox has none, so this is POLICY_DENIED.
+    try {
+      MuteMemberResponse muted = client.muteMember(20000003L, 10003, Duration.ofMinutes(10));
+      System.out.println("muted " + muted.getUserId() + " in " + muted.getGroupId());
+    } catch (GatewayException err) {
+      // Also: err.isBotNotAdmin() (the bot is not an admin), err.isProtectedMember() (the owner,
+      // the bot).
+      if (!err.isPolicyDenied()) {
+        throw err;
+      }
+      System.out.println("no policy rule allows it, rule = " + err.metadata().get("rule"));
+      refused = err;
+    }
+    // endregion
+    return refused;
   }
 }
