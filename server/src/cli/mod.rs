@@ -45,7 +45,7 @@ pub enum ClientCommand {
     Members(group::MembersArgs),
     /// List the groups the account may use.
     Groups(group::GroupsArgs),
-    /// Send text, images, a video and a file to a group or a private chat,
+    /// Send text, images, a video, a voice and a file to a group or a private chat,
     /// optionally quoting a message and mentioning members (local files are
     /// uploaded first).
     Send(Box<send::SendArgs>),

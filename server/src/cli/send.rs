@@ -42,6 +42,10 @@ pub struct SendArgs {
     /// A video: a local file or an http(s) URL. At most 1.
     #[arg(long = "video", value_name = "PATH|URL")]
     pub videos: Vec<String>,
+    /// A voice message (MP3, WAV, OGG, AMR or SILK): a local file or an
+    /// http(s) URL, sent as its own message after the rest.
+    #[arg(long, value_name = "PATH|URL")]
+    pub voice: Option<String>,
     /// A file sent as a group file: a local file or an http(s) URL.
     #[arg(long, value_name = "PATH|URL")]
     pub file: Option<String>,
@@ -187,6 +191,11 @@ pub async fn run(args: SendArgs) -> Result<ExitCode, Error> {
     if let Some(file) = &args.file {
         message.file = Some(resolve(&client, file, pb::MediaKind::File, progress).await?);
     }
+    if let Some(voice) = &args.voice {
+        message
+            .voices
+            .push(resolve(&client, voice, pb::MediaKind::Record, progress).await?);
+    }
     let send = client.send(message);
     tokio::pin!(send);
     let sent = tokio::select! {
@@ -229,6 +238,9 @@ pub fn render(r: &pb::SendMessageResponse) -> String {
         line.push_str(&format!("; {} image(s), {} video(s)", m.images, m.videos));
         if !m.file.is_empty() {
             line.push_str(&format!(", file {}", m.file));
+        }
+        if m.voices > 0 {
+            line.push_str(&format!(", {} voice(s)", m.voices));
         }
     }
     if r.replayed {
