@@ -134,18 +134,34 @@ fn cause(err: &reqwest::Error) -> String {
 /// Sends the message to the sandbox; its `data` (`{"message_id": …}`).
 async fn inject(args: &InjectArgs) -> Result<Value, InjectError> {
     let segments = segments(args)?;
-    let base = base_url(&args.to);
     let mut params = json!({"user_id": args.user, "message": segments});
     if let Some(group) = args.group {
         params["group_id"] = json!(group);
     }
-    let url = format!("{base}/sandbox_inject_message");
+    call(
+        &args.to,
+        args.token.as_deref(),
+        "sandbox_inject_message",
+        &params,
+    )
+    .await
+}
+
+/// Posts `params` to the sandbox's action `action`; its answer's `data`.
+async fn call(
+    to: &str,
+    token: Option<&str>,
+    action: &str,
+    params: &Value,
+) -> Result<Value, InjectError> {
+    let base = base_url(to);
+    let url = format!("{base}/{action}");
     let client = reqwest::Client::builder()
         .timeout(TIMEOUT)
         .build()
         .map_err(|e| InjectError(format!("building the HTTP client: {e}")))?;
-    let mut request = client.post(&url).json(&params);
-    if let Some(token) = &args.token {
+    let mut request = client.post(&url).json(params);
+    if let Some(token) = token {
         request = request.bearer_auth(token);
     }
     let response = request.send().await.map_err(|e| {
@@ -179,7 +195,7 @@ async fn inject(args: &InjectArgs) -> Result<Value, InjectError> {
             .find_map(|k| answer[*k].as_str().filter(|s| !s.is_empty()))
             .unwrap_or("no message");
         return Err(InjectError(format!(
-            "the sandbox at {base} refused the message: {message} (retcode {})",
+            "the sandbox at {base} refused {action}: {message} (retcode {})",
             answer["retcode"]
         )));
     }
@@ -212,9 +228,124 @@ async fn run_inject(args: InjectArgs) -> ExitCode {
     }
 }
 
+/// What a sandbox user (or admin, or owner) does with `sandbox act`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy)]
+pub enum UserAction {
+    /// `user_id` reacts to `message_id` with `emoji_id` (`is_add=false`
+    /// removes it).
+    React,
+    /// `operator_id` (an admin) marks `message_id` as essence (`is_set=false`
+    /// unmarks).
+    SetEssence,
+    /// `operator_id` mutes `user_id` in `group_id` for `duration` seconds.
+    Mute,
+    /// `operator_id` turns the whole-group mute of `group_id` on
+    /// (`is_mute=false`: off).
+    WholeMute,
+    /// The owner makes `user_id` an admin of `group_id` (`is_set=false`:
+    /// a member again).
+    SetAdmin,
+    /// `user_id` uploads `file` (a local path) as `name` to `group_id`'s files.
+    UploadGroupFile,
+    /// `operator_id` renames `group_id` to `name`.
+    RenameGroup,
+}
+
+impl UserAction {
+    fn action(self) -> &'static str {
+        match self {
+            UserAction::React => "sandbox_react",
+            UserAction::SetEssence => "sandbox_set_essence",
+            UserAction::Mute => "sandbox_mute",
+            UserAction::WholeMute => "sandbox_whole_mute",
+            UserAction::SetAdmin => "sandbox_set_admin",
+            UserAction::UploadGroupFile => "sandbox_upload_group_file",
+            UserAction::RenameGroup => "sandbox_rename_group",
+        }
+    }
+}
+
+/// Parameters that are text even when they look like numbers.
+const TEXT_KEYS: &[&str] = &["emoji_id", "name", "file", "folder_id"];
+
+/// Arguments of `sandbox act`.
+#[derive(Args, Debug)]
+pub struct ActArgs {
+    /// What the user does.
+    #[arg(value_enum)]
+    pub what: UserAction,
+    /// The action's parameters as KEY=VALUE (numbers and true/false are
+    /// sent as such; `emoji_id`, `name`, `file`, `folder_id` as text).
+    #[arg(value_name = "KEY=VALUE", value_parser = parse_param)]
+    pub params: Vec<(String, String)>,
+    /// The sandbox (as for `sandbox inject`).
+    #[arg(long, env = "ONEBOT_SANDBOX_URL", default_value = DEFAULT_SANDBOX)]
+    pub to: String,
+    /// The sandbox's access token.
+    #[arg(long, env = "ONEBOT_SANDBOX_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+fn parse_param(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not KEY=VALUE"))?;
+    if k.trim().is_empty() {
+        return Err(format!("{s:?} has no key"));
+    }
+    Ok((k.trim().to_owned(), v.to_owned()))
+}
+
+/// The JSON body of `params`.
+fn act_params(params: &[(String, String)]) -> Value {
+    let mut body = serde_json::Map::new();
+    for (k, v) in params {
+        let value = if TEXT_KEYS.contains(&k.as_str()) {
+            Value::String(v.clone())
+        } else {
+            match serde_json::from_str::<Value>(v) {
+                Ok(n @ (Value::Number(_) | Value::Bool(_))) => n,
+                _ => Value::String(v.clone()),
+            }
+        };
+        body.insert(k.clone(), value);
+    }
+    Value::Object(body)
+}
+
+/// Runs `sandbox act`: prints the sandbox's answer.
+async fn run_act(args: ActArgs) -> ExitCode {
+    let params = act_params(&args.params);
+    match call(&args.to, args.token.as_deref(), args.what.action(), &params).await {
+        Ok(data) => {
+            print_json(&data);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn act_params_keep_text_keys_as_text() {
+        let p = act_params(&[
+            ("user_id".into(), "10003".into()),
+            ("emoji_id".into(), "76".into()),
+            ("is_add".into(), "false".into()),
+            ("name".into(), "新群名".into()),
+        ]);
+        assert_eq!(
+            p,
+            json!({"user_id": 10003, "emoji_id": "76", "is_add": false, "name": "新群名"})
+        );
+        assert!(parse_param("novalue").is_err());
+    }
 
     #[test]
     fn the_default_is_the_embedded_sandbox() {
@@ -247,6 +378,10 @@ enum SandboxCommand {
     /// Talks to the embedded sandbox of `serve` (127.0.0.1:6700 by
     /// default) or to `onebot-gateway sandbox` (--to).
     Inject(InjectArgs),
+    /// Make a sandbox user, admin or owner do something the bot sees as an
+    /// event: react to a message, mark essence, mute, set an admin, upload
+    /// a group file, rename the group. Prints the sandbox's answer.
+    Act(ActArgs),
 }
 
 /// The flags of a sandbox run.
@@ -301,6 +436,7 @@ pub fn run(
         lenient,
     } = match args.command {
         Some(SandboxCommand::Inject(inject)) => return Ok(runtime(0)?.block_on(run_inject(inject))),
+        Some(SandboxCommand::Act(act)) => return Ok(runtime(0)?.block_on(run_act(act))),
         None => args.run,
     };
     let cfg = onebot_sandbox::SandboxConfig {
