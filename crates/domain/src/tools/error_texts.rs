@@ -95,7 +95,9 @@ fn group_action_text(err: &Error, locale: Locale) -> String {
             let (implementation, action) = (meta("implementation"), meta("action"));
             pick(
                 locale,
-                format!("{implementation} 不支持 {action}，未执行任何操作。请换一种方式（例如回复文字）。"),
+                format!(
+                    "{implementation} 不支持 {action}，未执行任何操作。请换一种方式（例如回复文字）。"
+                ),
                 format!(
                     "{implementation} cannot do {action}; nothing was done. Do it another way (for example, reply in text)."
                 ),
