@@ -47,7 +47,7 @@ Arguments:
     strict_rules!(),
     "
 
-Result text: one line per folder, `[文件夹] name（folderId <id>，<n> 个文件）`, then one per file, `[文件] name（fileId <id>，<size> 字节，上传者 <QQ number>，<upload time>）`. `（该文件夹为空）` when there is nothing. When more entries exist, a last line gives the pageToken. Read a file with qq_get_group_file and its fileId.
+Result text: one line per folder, `[文件夹] name（folderId <id>，<n> 个文件）`, then one per file, `[文件] name（fileId <id>，<size> 字节，上传者 <QQ number>，<YYYY-MM-DD HH:mm> 上传）` (the parts QQ does not report left out). `（该文件夹为空）` when there is nothing. When more entries exist, a last line gives the pageToken. Read a file with qq_get_group_file and its fileId.
 details on success: {\"status\":\"ok\",\"groupId\":<number>,\"folders\":[{\"folderId\",\"name\",\"creatorId\",\"createTime\",\"fileCount\"}],\"files\":[{\"fileId\",\"name\",\"size\",\"folderId\",\"uploaderId\",\"uploaderName\",\"uploadTime\",\"expireTime\",\"downloadCount\"}],\"nextPageToken\" (only when more entries exist)} (times RFC 3339; fields the implementation does not report left out).
 On failure (bad target or groupId, group not whitelisted, no group given with several whitelisted groups, bad pageToken, offline, the implementation cannot list files, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}."
 );

@@ -52,7 +52,7 @@ Arguments (a member: userId and durationSecs; the whole group: all, alone):
     moderation_rule!(),
     "
 details on success: {\"status\":\"ok\",\"groupId\":<number>,\"userId\":<number>,\"durationSecs\":<seconds, 0 = lifted>} for a member, {\"status\":\"ok\",\"groupId\":<number>,\"all\":<bool>} for the whole group.
-On failure (userId and all both or neither given, bad userId, durationSecs over 30 days or negative, group not whitelisted, no group given with several whitelisted groups, not a member, the bot is not an admin, the owner or the bot itself, no policy rule names the action, read-only token, offline, the implementation cannot do it, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
+On failure (userId and all both or neither given, bad userId, durationSecs over 30 days or negative, group not whitelisted, no group given with several whitelisted groups, not a member, the bot is not an admin, a target that is the group's owner or the bot itself, no policy rule names the action, read-only token, offline, the implementation cannot do it, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
 ",
     held_rule!()
 );
@@ -78,7 +78,7 @@ Arguments:
     moderation_rule!(),
     "
 details on success: {\"status\":\"ok\",\"groupId\":<number>,\"userId\":<number>,\"rejectRejoin\":<bool>}.
-On failure (bad userId, group not whitelisted, no group given with several whitelisted groups, not a member, the bot is not an admin, the owner or the bot itself, no policy rule names kick, read-only token, offline, the implementation cannot do it, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
+On failure (bad userId, group not whitelisted, no group given with several whitelisted groups, not a member, the bot is not an admin, a target that is the group's owner or the bot itself, no policy rule names kick, read-only token, offline, the implementation cannot do it, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
 ",
     held_rule!()
 );
@@ -104,7 +104,7 @@ Arguments:
     moderation_rule!(),
     "
 details on success: {\"status\":\"ok\",\"groupId\":<number>,\"userId\":<number>,\"card\":\"<card>\"}.
-On failure (bad userId, no card, a card over 60 bytes, group not whitelisted, no group given with several whitelisted groups, not a member, the bot is not an admin, the owner or the bot itself, no policy rule names set_card, read-only token, offline, the implementation cannot do it, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
+On failure (bad userId, no card, a card over 60 bytes, group not whitelisted, no group given with several whitelisted groups, not a member, the bot is not an admin, a target that is the group's owner or the bot itself, no policy rule names set_card, read-only token, offline, the implementation cannot do it, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
 ",
     held_rule!()
 );
