@@ -62,8 +62,22 @@ fn rule(actions: &[&str], allow: Option<&[&str]>, approval: Approval) -> PolicyR
 /// of 10005, the bot `bot_role` in a group of an owner, an admin and a
 /// member; the member cache off (every role check reads the list).
 fn start(rules: Vec<PolicyRule>, bot_role: &str) -> T {
+    start_full(rules, bot_role, |_| {})
+}
+
+/// [`start`] without rules, the bot a member, the media settings tweaked.
+fn start_with_media(tweak: impl FnOnce(&mut onebot_gateway_config::MediaConfig)) -> T {
+    start_full(Vec::new(), "member", tweak)
+}
+
+fn start_full(
+    rules: Vec<PolicyRule>,
+    bot_role: &str,
+    tweak: impl FnOnce(&mut onebot_gateway_config::MediaConfig),
+) -> T {
     let dir = tempfile::tempdir().unwrap();
     let mut config = Config::default();
+    tweak(&mut config.media);
     config.server.data_dir = dir.path().to_path_buf();
     config.policy.owners = vec![BOT_OWNER];
     config.policy.rules = rules;
@@ -811,4 +825,67 @@ async fn a_voice_is_the_send_voice_action_of_the_policy() {
     )
     .await
     .unwrap();
+}
+
+#[tokio::test]
+async fn a_group_file_is_fetched_from_the_peers_url() {
+    let t = start(Vec::new(), "member");
+    let bytes = sample("text", 300);
+    let server =
+        onebot_gateway_testkit::FileServer::start(vec![("/f.txt".into(), bytes.clone())]).await;
+    t.api.set_file_url("f1", &server.url("/f.txt"));
+    let ctx = CallCtx::anonymous;
+    // The peer's loopback URL is refused unless the operator allows it.
+    let e =
+        t.gw.download_group_file("", None, "f1", ctx())
+            .await
+            .unwrap_err();
+    assert_eq!(e.kind, Kind::MediaDownloadFailed, "{e:?}");
+    assert_eq!(server.hits(), 0, "never fetched");
+    for (group, file, kind) in [
+        (Some(OTHER), "f1", Kind::GroupNotAllowed),
+        (None, "  ", Kind::InvalidRequest),
+    ] {
+        let e =
+            t.gw.download_group_file("", group, file, ctx())
+                .await
+                .unwrap_err();
+        assert_eq!(e.kind, kind, "{group:?} {file:?}");
+    }
+    assert!(
+        !t.api
+            .calls()
+            .iter()
+            .any(|c| matches!(c, Call::FileUrl { file_id, .. } if file_id.trim().is_empty())),
+        "a blank file id never reaches the peer"
+    );
+    drop(t);
+    // Allowed: the bytes, their hash and the URL's name.
+    let t = start_with_media(|m| {
+        m.allow_private_urls = true;
+        m.peer_url_hosts.push("127.0.0.1".into());
+    });
+    t.api.set_file_url("f1", &server.url("/f.txt"));
+    let download =
+        t.gw.download_group_file("", None, " f1 ", ctx())
+            .await
+            .unwrap();
+    assert_eq!(download.header.size, 300);
+    assert_eq!(
+        download.header.sha256,
+        onebot_gateway_testkit::sha_hex(&bytes)
+    );
+    assert_eq!(download.header.file_name, "f.txt");
+    let mut got = Vec::new();
+    std::io::Read::read_to_end(&mut &download.file, &mut got).unwrap();
+    assert_eq!(got, bytes);
+    assert!(t.api.calls().contains(&Call::FileUrl {
+        group_id: G,
+        file_id: "f1".into()
+    }));
+    let e =
+        t.gw.download_group_file("", None, "unknown", ctx())
+            .await
+            .unwrap_err();
+    assert_eq!(e.kind, Kind::MediaNotFound, "{e:?}");
 }
