@@ -54,7 +54,10 @@ pub const OVERLOADED: ErrorCode = ErrorCode(-32004);
 
 const INSTRUCTIONS: &str = "QQ chats through onebot-gateway. Read history with qq_get_history, \
 members with qq_get_group_members, send with qq_send, poke with qq_poke; search the message \
-archive by text, sender or time with qq_search_messages (listed while the archive is on). To \
+archive by text, sender or time with qq_search_messages (listed while the archive is on). In a \
+group: react with qq_react, mark essence with qq_set_essence, read qq_list_essence, \
+qq_list_group_files and qq_get_group_file; moderate with qq_mute, qq_kick and qq_set_card (off \
+unless the operator's policy names them). To \
 follow new \
 messages, loop on qq_wait_messages passing back its lastSequence, or subscribe to a chat \
 resource (qq://<account>/group/<id>). Tools never throw: a failure is a result with isError \

@@ -332,6 +332,34 @@ async fn tools_carry_titles_hints_and_schemas() {
         recall["annotations"],
         json!({"title": "Recall a QQ message", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true})
     );
+    // The group writes may remove or overwrite; a mute repeated starts
+    // again, a kick or card repeated changes nothing more.
+    for (name, title, idempotent) in [
+        ("qq_react", "React to a QQ group message", true),
+        ("qq_set_essence", "Mark a QQ group message as essence", true),
+        (
+            "qq_mute",
+            "Mute a QQ group member or the whole group",
+            false,
+        ),
+        ("qq_kick", "Remove a member from a QQ group", true),
+        ("qq_set_card", "Set a QQ group member's card", true),
+    ] {
+        let tool = by_name(name);
+        assert_eq!(
+            tool["annotations"],
+            json!({"title": title, "readOnlyHint": false, "destructiveHint": true, "idempotentHint": idempotent, "openWorldHint": true}),
+            "{name}"
+        );
+        // A held action's shape is one of the output shapes.
+        let shapes = tool["outputSchema"]["oneOf"].as_array().unwrap();
+        assert!(
+            shapes
+                .iter()
+                .any(|s| s["properties"]["status"]["enum"][0] == "pending_approval"),
+            "{name}"
+        );
+    }
     let search = by_name("qq_search_messages");
     assert_eq!(
         search["annotations"],
@@ -347,6 +375,9 @@ async fn tools_carry_titles_hints_and_schemas() {
         "qq_get_media",
         "qq_search_messages",
         "qq_wait_messages",
+        "qq_list_essence",
+        "qq_list_group_files",
+        "qq_get_group_file",
     ] {
         let tool = by_name(name);
         assert_eq!(tool["annotations"]["readOnlyHint"], true, "{name}");
@@ -543,4 +574,67 @@ fn images_follow_the_text_as_image_content() {
     );
     assert_eq!(value["structuredContent"], json!({"status": "ok"}));
     assert_eq!(value["isError"], false);
+}
+
+/// A group file that is an image comes over MCP as image content after
+/// its line, like qq_get_media's images; a moderation tool no rule names
+/// is a failed result, and nothing reaches the peer.
+#[tokio::test]
+async fn group_tools_over_mcp() {
+    let picture = onebot_gateway_testkit::png(2048);
+    let server =
+        onebot_gateway_testkit::FileServer::start(vec![("/p.png".into(), picture.clone())]).await;
+    let e = env(|c| {
+        c.archive.enabled = false;
+        c.media.allow_private_urls = true;
+        c.media.peer_url_hosts.push("127.0.0.1".into());
+    });
+    e.peer.set_groups(Some(&[20_000_003]));
+    e.peer.set_members(Some(vec![
+        onebot_gateway_testkit::member(10_001, "admin"),
+        onebot_gateway_testkit::member(10_003, "member"),
+    ]));
+    e.peer.set_file_url("pic", &server.url("/p.png"));
+    let id = open(&e.mcp, None).await.unwrap();
+    let answer = rpc(
+        &e.mcp,
+        &id,
+        None,
+        "tools/call",
+        json!({"name": "qq_get_group_file", "arguments": {"fileId": "pic"}}),
+    )
+    .await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], false, "{answer}");
+    assert_eq!(result["structuredContent"]["content"], "image", "{answer}");
+    use base64::Engine as _;
+    assert_eq!(
+        result["content"][1],
+        json!({"type": "image", "mimeType": "image/png", "data": base64::engine::general_purpose::STANDARD.encode(&picture)})
+    );
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("[文件] 群文件 pic：image/png"),
+        "{answer}"
+    );
+    let answer = rpc(
+        &e.mcp,
+        &id,
+        None,
+        "tools/call",
+        json!({"name": "qq_kick", "arguments": {"userId": 10003}}),
+    )
+    .await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], true, "{answer}");
+    assert!(
+        result["structuredContent"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("[[policy.rules]]"),
+        "{answer}"
+    );
+    assert!(e.peer.group_actions().is_empty());
 }

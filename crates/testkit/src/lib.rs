@@ -18,8 +18,8 @@ use onebot_gateway_config::SharedDir;
 use onebot_gateway_domain::call::Deadline;
 use onebot_gateway_domain::error::{Error, Kind, Result};
 use onebot_gateway_domain::model::{
-    AccountStatus, ChatRef, ConnState, GroupInfo, GroupMember, MediaKind, MediaPayload, Message,
-    TransportKind,
+    AccountStatus, ChatRef, ConnState, EssenceEntry, EssencePage, GroupFiles, GroupInfo,
+    GroupMember, MediaKind, MediaPayload, Message, TransportKind,
 };
 use onebot_gateway_domain::ports::{HistoryPage, OutSegment, PeerApi};
 use onebot_gateway_onebot::{Flavor, outgoing};
@@ -30,8 +30,8 @@ pub fn sha_hex(bytes: &[u8]) -> String {
 }
 
 /// `len` bytes of `kind` (`jpeg`, `png`, `gif`, `bmp`, `webp`, `mp4`, `mov`,
-/// `webm`, `mkv`, `flv`, `avi`, `text`): the magic header, then
-/// deterministic noise.
+/// `webm`, `mkv`, `flv`, `avi`, the voices `mp3`, `wav`, `ogg`, `amr`,
+/// `silk`, and `text`): the magic header, then deterministic noise.
 pub fn sample(kind: &str, len: usize) -> Vec<u8> {
     let mut head: Vec<u8> = match kind {
         "jpeg" => vec![
@@ -59,6 +59,11 @@ pub fn sample(kind: &str, len: usize) -> Vec<u8> {
         }
         "flv" => b"FLV\x01\x05\x00\x00\x00\x09".to_vec(),
         "avi" => b"RIFF\x24\x00\x00\x00AVI LIST".to_vec(),
+        "mp3" => b"ID3\x04\x00\x00\x00\x00\x00\x00".to_vec(),
+        "wav" => b"RIFF\x24\x00\x00\x00WAVEfmt ".to_vec(),
+        "ogg" => b"OggS\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00".to_vec(),
+        "amr" => b"#!AMR\n".to_vec(),
+        "silk" => b"\x02#!SILK_V3".to_vec(),
         "text" => Vec::new(),
         other => panic!("no sample of kind {other}"),
     };
@@ -125,6 +130,71 @@ pub enum Call {
         group_id: i64,
         no_cache: Option<bool>,
     },
+    /// `set_msg_emoji_like` (`add`) or its removal.
+    React {
+        group_id: i64,
+        message_id: i64,
+        emoji_id: String,
+        add: bool,
+    },
+    /// `set_essence_msg` (`set`) or `delete_essence_msg`.
+    Essence {
+        group_id: i64,
+        message_id: i64,
+        set: bool,
+    },
+    /// `get_essence_msg_list`, one page.
+    ListEssence {
+        group_id: i64,
+        page: u32,
+        page_size: u32,
+    },
+    /// `set_input_status`.
+    Typing { user_id: i64 },
+    /// `get_group_root_files` / `get_group_files_by_folder`.
+    ListFiles {
+        group_id: i64,
+        folder_id: Option<String>,
+    },
+    /// `get_group_file_url`.
+    FileUrl { group_id: i64, file_id: String },
+    /// `set_group_ban`.
+    Mute {
+        group_id: i64,
+        user_id: i64,
+        duration_secs: u32,
+    },
+    /// `set_group_whole_ban`.
+    MuteAll { group_id: i64, enable: bool },
+    /// `set_group_kick`.
+    Kick {
+        group_id: i64,
+        user_id: i64,
+        reject_rejoin: bool,
+    },
+    /// `set_group_card`.
+    SetCard {
+        group_id: i64,
+        user_id: i64,
+        card: String,
+    },
+}
+
+impl Call {
+    /// True for the group actions that change something (reactions,
+    /// essence, typing, moderation): what a refused call must never send.
+    pub fn is_group_action(&self) -> bool {
+        matches!(
+            self,
+            Call::React { .. }
+                | Call::Essence { .. }
+                | Call::Typing { .. }
+                | Call::Mute { .. }
+                | Call::MuteAll { .. }
+                | Call::Kick { .. }
+                | Call::SetCard { .. }
+        )
+    }
 }
 
 /// What `get_history` answers: `(chat, count, anchor)` to a page.
@@ -158,6 +228,10 @@ pub struct FakeApi {
     history: Mutex<Option<Arc<HistoryFn>>>,
     groups: Mutex<Option<Vec<GroupInfo>>>,
     members: Mutex<Option<Arc<MembersFn>>>,
+    essence: Mutex<Vec<EssenceEntry>>,
+    files: Mutex<HashMap<String, GroupFiles>>,
+    file_urls: Mutex<HashMap<String, String>>,
+    unsupported: Mutex<Vec<String>>,
     /// Notified on every call that takes a scripted result.
     pub called: Notify,
     /// When set, calls wait for a permit before answering.
@@ -195,6 +269,10 @@ impl FakeApi {
             history: Mutex::new(None),
             groups: Mutex::new(None),
             members: Mutex::new(None),
+            essence: Mutex::new(Vec::new()),
+            files: Mutex::new(HashMap::new()),
+            file_urls: Mutex::new(HashMap::new()),
+            unsupported: Mutex::new(Vec::new()),
             called: Notify::new(),
             gate: Mutex::new(None),
             lookup_gate: Mutex::new(None),
@@ -309,6 +387,46 @@ impl FakeApi {
         *self.members.lock().unwrap() = Some(Arc::new(members));
     }
 
+    /// Sets the essence messages `list_essence` pages through (every group).
+    pub fn set_essence(&self, entries: Vec<EssenceEntry>) {
+        *self.essence.lock().unwrap() = entries;
+    }
+
+    /// Sets what `list_group_files` answers for a folder (`None`: the
+    /// root); a folder not set is empty.
+    pub fn set_group_files(&self, folder_id: Option<&str>, files: GroupFiles) {
+        self.files
+            .lock()
+            .unwrap()
+            .insert(folder_id.unwrap_or("/").to_owned(), files);
+    }
+
+    /// Sets the URL `group_file_url` answers for `file_id`; an unknown file
+    /// fails with `MediaNotFound`.
+    pub fn set_file_url(&self, file_id: &str, url: &str) {
+        self.file_urls
+            .lock()
+            .unwrap()
+            .insert(file_id.to_owned(), url.to_owned());
+    }
+
+    /// Makes the group action `action` (`react`, `essence`, `list_essence`,
+    /// `typing`, `list_group_files`, `download_group_file`, `mute`,
+    /// `mute_all`, `kick`, `set_card`) fail as an implementation without it
+    /// does: `NotSupportedByImplementation`, before anything is sent (not
+    /// recorded).
+    pub fn set_unsupported(&self, action: &str) {
+        self.unsupported.lock().unwrap().push(action.to_owned());
+    }
+
+    /// The group actions recorded so far (see [`Call::is_group_action`]).
+    pub fn group_actions(&self) -> Vec<Call> {
+        self.calls()
+            .into_iter()
+            .filter(Call::is_group_action)
+            .collect()
+    }
+
     /// Every call so far.
     pub fn calls(&self) -> Vec<Call> {
         self.calls.lock().unwrap().clone()
@@ -341,6 +459,13 @@ impl FakeApi {
                 _ => None,
             })
             .collect()
+    }
+
+    fn supports(&self, action: &str) -> Result<()> {
+        if self.unsupported.lock().unwrap().iter().any(|a| a == action) {
+            return Err(Error::not_supported(&self.implementation(), action));
+        }
+        Ok(())
     }
 
     fn record(&self, call: Call) {
@@ -527,6 +652,257 @@ impl PeerApi for FakeApi {
         _deadline: Deadline,
     ) -> Result<onebot_gateway_domain::model::Message> {
         Err(Error::internal("unexpected media_message"))
+    }
+
+    fn implementation(&self) -> String {
+        self.flavor.name().to_owned()
+    }
+
+    async fn react(
+        &self,
+        group_id: i64,
+        message_id: i64,
+        emoji_id: &str,
+        add: bool,
+        _deadline: Deadline,
+    ) -> Result<()> {
+        self.supports("react")?;
+        self.answer(Call::React {
+            group_id,
+            message_id,
+            emoji_id: emoji_id.to_owned(),
+            add,
+        })
+        .await
+    }
+
+    async fn set_essence(
+        &self,
+        group_id: i64,
+        message_id: i64,
+        set: bool,
+        _deadline: Deadline,
+    ) -> Result<()> {
+        self.supports("essence")?;
+        self.answer(Call::Essence {
+            group_id,
+            message_id,
+            set,
+        })
+        .await
+    }
+
+    async fn list_essence(
+        &self,
+        group_id: i64,
+        page: u32,
+        page_size: u32,
+        _deadline: Deadline,
+    ) -> Result<EssencePage> {
+        self.supports("list_essence")?;
+        self.answer(Call::ListEssence {
+            group_id,
+            page,
+            page_size,
+        })
+        .await?;
+        let all = self.essence.lock().unwrap().clone();
+        let size = page_size.max(1) as usize;
+        let start = (page as usize).saturating_mul(size).min(all.len());
+        let end = start.saturating_add(size).min(all.len());
+        Ok(EssencePage {
+            entries: all[start..end].to_vec(),
+            is_end: end >= all.len(),
+        })
+    }
+
+    async fn set_typing(&self, user_id: i64, _deadline: Deadline) -> Result<()> {
+        self.supports("typing")?;
+        self.answer(Call::Typing { user_id }).await
+    }
+
+    async fn list_group_files(
+        &self,
+        group_id: i64,
+        folder_id: Option<&str>,
+        _deadline: Deadline,
+    ) -> Result<GroupFiles> {
+        self.supports("list_group_files")?;
+        self.answer(Call::ListFiles {
+            group_id,
+            folder_id: folder_id.map(str::to_owned),
+        })
+        .await?;
+        let files = self
+            .files
+            .lock()
+            .unwrap()
+            .get(folder_id.unwrap_or("/"))
+            .cloned();
+        Ok(files.unwrap_or_default())
+    }
+
+    async fn group_file_url(
+        &self,
+        group_id: i64,
+        file_id: &str,
+        _deadline: Deadline,
+    ) -> Result<String> {
+        self.supports("download_group_file")?;
+        self.answer(Call::FileUrl {
+            group_id,
+            file_id: file_id.to_owned(),
+        })
+        .await?;
+        let url = self.file_urls.lock().unwrap().get(file_id).cloned();
+        url.ok_or_else(|| {
+            Error::new(Kind::MediaNotFound, format!("no group file {file_id}"))
+                .with("peer_message", "file not found")
+        })
+    }
+
+    async fn mute_member(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        duration_secs: u32,
+        _deadline: Deadline,
+    ) -> Result<()> {
+        self.supports("mute")?;
+        self.answer(Call::Mute {
+            group_id,
+            user_id,
+            duration_secs,
+        })
+        .await
+    }
+
+    async fn mute_all(&self, group_id: i64, enable: bool, _deadline: Deadline) -> Result<()> {
+        self.supports("mute_all")?;
+        self.answer(Call::MuteAll { group_id, enable }).await
+    }
+
+    async fn kick_member(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        reject_rejoin: bool,
+        _deadline: Deadline,
+    ) -> Result<()> {
+        self.supports("kick")?;
+        self.answer(Call::Kick {
+            group_id,
+            user_id,
+            reject_rejoin,
+        })
+        .await
+    }
+
+    async fn set_member_card(
+        &self,
+        group_id: i64,
+        user_id: i64,
+        card: &str,
+        _deadline: Deadline,
+    ) -> Result<()> {
+        self.supports("set_card")?;
+        self.answer(Call::SetCard {
+            group_id,
+            user_id,
+            card: card.to_owned(),
+        })
+        .await
+    }
+}
+
+/// A tiny HTTP/1.1 file server on 127.0.0.1 for the URLs a fake peer
+/// hands out (group files): each path answers `200` with its bytes, any
+/// other path `404`. Stops when dropped. A gateway fetching from it needs
+/// `media.allow_private_urls` and `127.0.0.1` in `media.peer_url_hosts`
+/// (it is a loopback address).
+pub struct FileServer {
+    addr: std::net::SocketAddr,
+    hits: Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl FileServer {
+    /// Serves `files` (path, bytes), e.g. `("/notes.txt", b"...")`.
+    pub async fn start(files: Vec<(String, Vec<u8>)>) -> FileServer {
+        use std::sync::atomic::Ordering;
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .expect("bind a loopback port");
+        let addr = listener.local_addr().expect("local address");
+        let files: Arc<HashMap<String, Vec<u8>>> = Arc::new(files.into_iter().collect());
+        let hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = hits.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((mut sock, _)) = listener.accept().await {
+                let files = files.clone();
+                let counter = counter.clone();
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 1024];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match sock.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    let line = String::from_utf8_lossy(&head)
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .to_owned();
+                    let path = line.split(' ').nth(1).unwrap_or("/").to_owned();
+                    let answer = match files.get(&path) {
+                        Some(body) => {
+                            let mut a = format!(
+                                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                                body.len()
+                            )
+                            .into_bytes();
+                            a.extend_from_slice(body);
+                            a
+                        }
+                        None => b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                            .to_vec(),
+                    };
+                    let _ = sock.write_all(&answer).await;
+                    let _ = sock.shutdown().await;
+                });
+            }
+        });
+        FileServer { addr, hits, task }
+    }
+
+    /// The URL of `path` (which starts with `/`).
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// How many requests were answered.
+    pub fn hits(&self) -> usize {
+        self.hits.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Drop for FileServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// A group member of `role` (`owner`, `admin`, `member`) named `u<id>`.
+pub fn member(user_id: i64, role: &str) -> GroupMember {
+    GroupMember {
+        user_id: Some(user_id),
+        nickname: format!("u{user_id}").into(),
+        role: role.into(),
+        ..GroupMember::default()
     }
 }
 

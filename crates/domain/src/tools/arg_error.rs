@@ -135,4 +135,6 @@ pub enum Expected {
     StringArray,
     /// A number or a numeric string.
     NumberOrNumericString,
+    /// `true` or `false`.
+    Boolean,
 }

@@ -194,6 +194,20 @@ impl Args {
         self.json(field).and_then(Value::as_bool)
     }
 
+    /// A strict boolean (`all` of `qq_mute`, where a default would
+    /// decide what is done): absent or `null` is `None`, anything but a
+    /// boolean is refused.
+    pub fn boolean(&self, field: &'static str) -> Result<Option<bool>, ArgError> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Arg::Json(Value::Bool(b))) => Ok(Some(*b)),
+            Some(_) => Err(ArgError::WrongType {
+                field,
+                expected: Expected::Boolean,
+            }),
+        }
+    }
+
     /// The JSON text of an argument as the caller sent it (`null` for a
     /// null, empty when absent).
     fn raw_text(&self, key: &str) -> String {
@@ -262,6 +276,22 @@ impl Args {
             });
         }
         Ok(named.first().map(|n| n.2))
+    }
+
+    /// The group a group tool names: `target` (`group:<id>`) or its alias
+    /// `groupId`, as [`Args::chat`] reads them (`userId` is never a chat
+    /// here: it is the member); a private chat is refused for `tool`.
+    /// `None` only when neither is given: the account's only whitelisted
+    /// group.
+    pub fn group(&self, tool: &'static str) -> Result<Option<i64>, ArgError> {
+        match self.chat(false)? {
+            Some(ChatRef::Group(id)) => Ok(Some(id)),
+            Some(chat @ ChatRef::Private(_)) => Err(ArgError::GroupOnly {
+                tool,
+                target: chat.target(),
+            }),
+            None => Ok(None),
+        }
     }
 
     /// The anchor of a history page: `anchorMessageId`, or its alias

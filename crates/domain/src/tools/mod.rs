@@ -1,7 +1,8 @@
-//! The agent tools: ten QQ tools (history, members, send, poke, get
+//! The agent tools: the QQ tools (history, members, send, poke, get
 //! message, recall, get forward, get media, archive search, waiting for
-//! messages), each as a
-//! name, a description, a JSON Schema and a text result.
+//! messages, approvals, and the group actions: reactions, essence, group
+//! files, moderation), each as a name, a description, a JSON Schema and a
+//! text result.
 //!
 //! A call never fails for anything about the call itself: an unknown tool,
 //! bad JSON, bad arguments and every domain or peer failure come back as a
@@ -17,7 +18,10 @@
 //! ([`Gateway::get_history`], [`Gateway::list_group_members`],
 //! [`Gateway::send_message`], [`Gateway::poke_member`],
 //! [`Gateway::get_message`], [`Gateway::recall_message`],
-//! [`Gateway::get_forward`], [`Gateway::search_messages`]); this module only
+//! [`Gateway::get_forward`], [`Gateway::search_messages`],
+//! [`Gateway::react_to_message`], [`Gateway::set_essence`],
+//! [`Gateway::list_essence`], [`Gateway::list_group_files`],
+//! [`Gateway::download_group_file`], [`Gateway::moderate`]); this module only
 //! parses arguments the tools' way (JavaScript number rules, lenient
 //! defaults) and shapes the result.
 //!
@@ -33,17 +37,22 @@
 //! - [`output`]: the shape of a result; [`view`]: messages and members in
 //!   the gateway's model (the gRPC API's JSON names), for the details.
 //! - [`history`], [`members`], [`send`], [`poke`], [`get_message`],
-//!   [`recall`], [`forward`], [`media`], [`search`], [`wait`]: one file per
-//!   tool, each with its parsed argument struct, its arguments object (the
-//!   input schema's source) and its details' properties (the newer ones
-//!   also with their description).
+//!   [`recall`], [`forward`], [`media`], [`search`], [`wait`],
+//!   [`approval`], [`react`]: one file per tool, each with its parsed
+//!   argument struct, its arguments object (the input schema's source) and
+//!   its details' properties (the newer ones also with their description);
+//!   [`essence`] (qq_set_essence, qq_list_essence), [`group_files`]
+//!   (qq_list_group_files, qq_get_group_file) and [`moderation`] (qq_mute,
+//!   qq_kick, qq_set_card) hold a family each.
 
 pub mod approval;
 pub mod arg_error;
 pub mod args;
 pub mod error_texts;
+pub mod essence;
 pub mod forward;
 pub mod get_message;
+pub mod group_files;
 pub mod history;
 pub mod input;
 pub mod js;
@@ -51,9 +60,11 @@ pub mod media;
 pub mod media_arg;
 pub mod media_texts;
 pub mod members;
+pub mod moderation;
 pub mod output;
 pub mod poke;
 pub mod props;
+pub mod react;
 pub mod recall;
 pub mod schema;
 pub mod search;
@@ -183,6 +194,14 @@ impl Gateway {
             ToolName::Wait => wait::run(self, &args, ctx).await,
             ToolName::Search => search::run(self, &args, ctx).await,
             ToolName::Approval => approval::run(self, &args, ctx).await,
+            ToolName::React => react::run(self, &args, ctx).await,
+            ToolName::SetEssence => essence::run_set(self, &args, ctx).await,
+            ToolName::ListEssence => essence::run_list(self, &args, ctx).await,
+            ToolName::ListGroupFiles => group_files::run_list(self, &args, ctx).await,
+            ToolName::GetGroupFile => group_files::run_get(self, &args, ctx).await,
+            ToolName::Mute => moderation::run_mute(self, &args, ctx).await,
+            ToolName::Kick => moderation::run_kick(self, &args, ctx).await,
+            ToolName::SetCard => moderation::run_set_card(self, &args, ctx).await,
         }
     }
 }

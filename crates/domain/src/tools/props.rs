@@ -11,6 +11,24 @@ macro_rules! strict_rules {
 }
 pub(crate) use strict_rules;
 
+/// The closing paragraph of every write tool the policy may hold: the
+/// pending approval shape, and what a refusal says.
+macro_rules! held_rule {
+    () => {
+        "An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet (an MCP client that asked its user answers with \"status\":\"approval_decided\" and the approval's state). Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
+    };
+}
+pub(crate) use held_rule;
+
+/// The group rule of the group tools: `target` / `groupId`, or the only
+/// whitelisted group.
+macro_rules! group_rule {
+    () => {
+        "- target: the group, `group:<group number>`, in the account's whitelist (a private chat is refused). Alias: groupId. Only when neither is given does the call go to the account's only whitelisted group; target or groupId given as null or \"\" is refused, and the two naming different groups are refused.\n"
+    };
+}
+pub(crate) use group_rule;
+
 /// The chat address rule of the tools that name a chat.
 macro_rules! address_rule {
     () => {

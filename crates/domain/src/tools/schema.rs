@@ -41,11 +41,27 @@ pub enum ToolName {
     Wait,
     /// `qq_get_approval`.
     Approval,
+    /// `qq_react`.
+    React,
+    /// `qq_set_essence`.
+    SetEssence,
+    /// `qq_list_essence`.
+    ListEssence,
+    /// `qq_list_group_files`.
+    ListGroupFiles,
+    /// `qq_get_group_file`.
+    GetGroupFile,
+    /// `qq_mute`.
+    Mute,
+    /// `qq_kick`.
+    Kick,
+    /// `qq_set_card`.
+    SetCard,
 }
 
 impl ToolName {
     /// Every tool, in listing order.
-    pub const ALL: [ToolName; 11] = [
+    pub const ALL: [ToolName; 19] = [
         ToolName::History,
         ToolName::Members,
         ToolName::Send,
@@ -57,6 +73,14 @@ impl ToolName {
         ToolName::Search,
         ToolName::Wait,
         ToolName::Approval,
+        ToolName::React,
+        ToolName::SetEssence,
+        ToolName::ListEssence,
+        ToolName::ListGroupFiles,
+        ToolName::GetGroupFile,
+        ToolName::Mute,
+        ToolName::Kick,
+        ToolName::SetCard,
     ];
 
     /// The tool's name.
@@ -73,6 +97,14 @@ impl ToolName {
             ToolName::Search => "qq_search_messages",
             ToolName::Wait => "qq_wait_messages",
             ToolName::Approval => "qq_get_approval",
+            ToolName::React => "qq_react",
+            ToolName::SetEssence => "qq_set_essence",
+            ToolName::ListEssence => "qq_list_essence",
+            ToolName::ListGroupFiles => "qq_list_group_files",
+            ToolName::GetGroupFile => "qq_get_group_file",
+            ToolName::Mute => "qq_mute",
+            ToolName::Kick => "qq_kick",
+            ToolName::SetCard => "qq_set_card",
         }
     }
 
@@ -90,6 +122,14 @@ impl ToolName {
             ToolName::Search => "Search archived QQ messages",
             ToolName::Wait => "Wait for new QQ messages",
             ToolName::Approval => "Check an action awaiting approval",
+            ToolName::React => "React to a QQ group message",
+            ToolName::SetEssence => "Mark a QQ group message as essence",
+            ToolName::ListEssence => "List a QQ group's essence messages",
+            ToolName::ListGroupFiles => "List a QQ group's files",
+            ToolName::GetGroupFile => "Get a QQ group file",
+            ToolName::Mute => "Mute a QQ group member or the whole group",
+            ToolName::Kick => "Remove a member from a QQ group",
+            ToolName::SetCard => "Set a QQ group member's card",
         }
     }
 
@@ -106,7 +146,15 @@ impl ToolName {
             | ToolName::Media
             | ToolName::Search
             | ToolName::Wait
-            | ToolName::Approval => &[],
+            | ToolName::Approval
+            | ToolName::React
+            | ToolName::SetEssence
+            | ToolName::ListEssence
+            | ToolName::ListGroupFiles
+            | ToolName::GetGroupFile
+            | ToolName::Mute
+            | ToolName::Kick
+            | ToolName::SetCard => &[],
         }
     }
 
@@ -127,8 +175,18 @@ impl ToolName {
             | ToolName::Media
             | ToolName::Search
             | ToolName::Wait
-            | ToolName::Approval => false,
-            ToolName::Send | ToolName::Poke | ToolName::Recall => true,
+            | ToolName::Approval
+            | ToolName::ListEssence
+            | ToolName::ListGroupFiles
+            | ToolName::GetGroupFile => false,
+            ToolName::Send
+            | ToolName::Poke
+            | ToolName::Recall
+            | ToolName::React
+            | ToolName::SetEssence
+            | ToolName::Mute
+            | ToolName::Kick
+            | ToolName::SetCard => true,
         }
     }
 
@@ -138,18 +196,38 @@ impl ToolName {
     }
 
     /// True when the tool may delete or overwrite something (MCP's
-    /// `destructiveHint`): a recall removes a message for everyone; sends
-    /// and pokes only add (a new message, a new poke).
+    /// `destructiveHint`): a recall removes a message for everyone, a kick
+    /// a member; a mute or a card overwrites the member's state; a
+    /// reaction or an essence mark can be removed (`remove`). Sends and
+    /// pokes only add (a new message, a new poke).
     pub fn deletes(self) -> bool {
-        matches!(self, ToolName::Recall)
+        matches!(
+            self,
+            ToolName::Recall
+                | ToolName::React
+                | ToolName::SetEssence
+                | ToolName::Mute
+                | ToolName::Kick
+                | ToolName::SetCard
+        )
     }
 
     /// True when calling again with the same arguments has no further
-    /// effect (MCP's `idempotentHint`): every read tool, and a recall (the
-    /// message is gone after the first); a send or poke repeated sends or
-    /// pokes again.
+    /// effect (MCP's `idempotentHint`): every read tool, a recall and a
+    /// kick (the message or member is gone after the first), a reaction,
+    /// an essence mark and a card (set once, set again to the same); a
+    /// send or poke repeated sends or pokes again, and a mute repeated
+    /// starts its time again.
     pub fn idempotent(self) -> bool {
-        !self.writes() || matches!(self, ToolName::Recall)
+        !self.writes()
+            || matches!(
+                self,
+                ToolName::Recall
+                    | ToolName::React
+                    | ToolName::SetEssence
+                    | ToolName::Kick
+                    | ToolName::SetCard
+            )
     }
 
     /// True when the tool reaches beyond the gateway (MCP's
@@ -251,13 +329,14 @@ On failure (bad target or groupId, account not configured, offline, token refuse
 
 const SEND: &str = concat!(
     "\
-Send text, images, a video and/or a file to a whitelisted QQ group or private chat, optionally quoting a message and mentioning members. Never throws.
+Send text, images, a video, a voice message and/or a file to a whitelisted QQ group or private chat, optionally quoting a message and mentioning members. Never throws.
 
-Arguments (at least one of text, images, videos, file, replyTo, mentions, mentionAll):
+Arguments (at least one of text, images, videos, voices, file, replyTo, mentions, mentionAll):
 - target: the chat, `group:<group number>` (must be in the account's whitelist) or `private:<QQ number>` / bare digits (must be in the account's private whitelist, users; empty by default, which turns private sends off). Aliases: groupId, userId. Only when no chat argument is given at all does the message go to the account's only whitelisted group (several or none: refused).
 - text: at most 20000 characters; long text is split into several messages at line or sentence boundaries, in order.
 - images: up to 4 media strings (JPEG/PNG/GIF/BMP/WEBP, 10 MiB each by default).
 - videos: up to 1 media string (MP4/MOV/WEBM/FLV/AVI/MKV, 30 MiB by default).
+- voices: up to 1 media string sent as a voice message (语音; MP3/WAV/OGG/AMR/SILK, 10 MiB by default; the implementation converts it). The operator's policy action is send_voice.
 - file: one media string sent as a group file (30 MiB by default); fileName: its display name (default: the upload's, URL's or path's name).
 - replyTo: quote (reply to) this message id; the quote leads the first message.
 - mentions: up to 20 QQ numbers to @ mention, after the quote and before the text (groups; most implementations drop mentions in private chats).
@@ -271,9 +350,9 @@ Arguments (at least one of text, images, videos, file, replyTo, mentions, mentio
     "
 A media string is `media:<media_id>` (an id returned by MediaService.UploadMedia, or the mediaId of a received segment), an http(s) URL the gateway downloads (loopback and private addresses refused), or an absolute path on the gateway host. Unlike the seed, server paths work only under the media roots the operator configured (media.media_roots; off by default).
 
-Order of delivery: text, images, video, file. Everything is checked and every media source resolved before anything is sent: a call is sent whole or refused whole. While the account is offline a text-only send is queued and delivered in order on reconnect (queued: true); a send with media fails while offline.
-details on success: {\"status\":\"ok\",\"groupId\":<number> (group sends) or \"userId\":<number> (private sends),\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"rateLimitWaitMs\":<how long the send waited for the rate limits before its first message>,\"media\":{\"images\":n,\"videos\":n,\"file\":\"name\"} (only when media were sent)}.
-On failure (nothing to send, text too long, too many images or videos, more than 20 mentions, group or user not whitelisted, no chat given with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
+Order of delivery: text, images, video, file, voice (a voice message is always a message of its own). Everything is checked and every media source resolved before anything is sent: a call is sent whole or refused whole. While the account is offline a text-only send is queued and delivered in order on reconnect (queued: true); a send with media fails while offline.
+details on success: {\"status\":\"ok\",\"groupId\":<number> (group sends) or \"userId\":<number> (private sends),\"chunks\":<text messages>,\"queued\":<bool>,\"messageIds\":[...],\"rateLimitWaitMs\":<how long the send waited for the rate limits before its first message>,\"media\":{\"images\":n,\"videos\":n,\"voices\":n,\"file\":\"name\"} (only when media were sent)}.
+On failure (nothing to send, text too long, too many images, videos or voices, more than 20 mentions, group or user not whitelisted, no chat given with several whitelisted groups, media not found / too large / wrong type / forbidden, offline with media, bot muted, rate limited, implementation error) the result is an error whose text equals details.error, details = {\"status\":\"failed\",\"error\":\"...\"}.
 An action the operator's policy holds for the bot owner's approval is not an error: details = {\"status\":\"pending_approval\",\"approvalId\":\"<id>\",\"actions\":[...]}; nothing was done yet (an MCP client that asked its user answers with \"status\":\"approval_decided\" and the approval's state). Tell the user it awaits approval and follow it with qq_get_approval; never send it again. A refusal by the policy is an error naming the rule and the roles it allows."
 );
 
@@ -354,6 +433,14 @@ fn description(tool: ToolName) -> &'static str {
         ToolName::Search => SEARCH,
         ToolName::Wait => super::wait::DESCRIPTION,
         ToolName::Approval => super::approval::DESCRIPTION,
+        ToolName::React => super::react::DESCRIPTION,
+        ToolName::SetEssence => super::essence::SET_DESCRIPTION,
+        ToolName::ListEssence => super::essence::LIST_DESCRIPTION,
+        ToolName::ListGroupFiles => super::group_files::LIST_DESCRIPTION,
+        ToolName::GetGroupFile => super::group_files::GET_DESCRIPTION,
+        ToolName::Mute => super::moderation::MUTE_DESCRIPTION,
+        ToolName::Kick => super::moderation::KICK_DESCRIPTION,
+        ToolName::SetCard => super::moderation::SET_CARD_DESCRIPTION,
     }
 }
 
@@ -396,6 +483,14 @@ fn input_schema(tool: ToolName) -> Value {
         ToolName::Search => schema::<super::search::SearchInput>(),
         ToolName::Wait => schema::<super::wait::WaitInput>(),
         ToolName::Approval => schema::<super::approval::ApprovalInput>(),
+        ToolName::React => schema::<super::react::ReactInput>(),
+        ToolName::SetEssence => schema::<super::essence::SetEssenceInput>(),
+        ToolName::ListEssence => schema::<super::essence::ListEssenceInput>(),
+        ToolName::ListGroupFiles => schema::<super::group_files::ListGroupFilesInput>(),
+        ToolName::GetGroupFile => schema::<super::group_files::GetGroupFileInput>(),
+        ToolName::Mute => schema::<super::moderation::MuteInput>(),
+        ToolName::Kick => schema::<super::moderation::KickInput>(),
+        ToolName::SetCard => schema::<super::moderation::SetCardInput>(),
     }
 }
 
@@ -436,6 +531,14 @@ fn details_schema(tool: ToolName) -> Value {
         ToolName::Search => super::search::details_properties(),
         ToolName::Wait => super::wait::details_properties(),
         ToolName::Approval => super::approval::details_properties(),
+        ToolName::React => super::react::details_properties(),
+        ToolName::SetEssence => super::essence::set_details_properties(),
+        ToolName::ListEssence => super::essence::list_details_properties(),
+        ToolName::ListGroupFiles => super::group_files::list_details_properties(),
+        ToolName::GetGroupFile => super::group_files::get_details_properties(),
+        ToolName::Mute => super::moderation::mute_details_properties(),
+        ToolName::Kick => super::moderation::kick_details_properties(),
+        ToolName::SetCard => super::moderation::set_card_details_properties(),
     };
     let mut ok_properties = properties;
     if let Some(map) = ok_properties.as_object_mut() {

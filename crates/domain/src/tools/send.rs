@@ -47,9 +47,10 @@ pub fn details_properties() -> (Value, Value) {
                 "properties": {
                     "images": {"type": "integer", "minimum": 0, "maximum": 4},
                     "videos": {"type": "integer", "minimum": 0, "maximum": 1},
+                    "voices": {"type": "integer", "minimum": 0, "maximum": 1},
                     "file": {"type": "string"}
                 },
-                "required": ["images", "videos", "file"],
+                "required": ["images", "videos", "voices", "file"],
                 "additionalProperties": false
             }
         }),
@@ -83,6 +84,9 @@ pub struct SendInput {
     /// Up to 1 video.
     #[schemars(length(max = 1))]
     pub videos: Option<Vec<MediaString>>,
+    /// Up to 1 voice message (MP3/WAV/OGG/AMR/SILK).
+    #[schemars(length(max = 1))]
+    pub voices: Option<Vec<MediaString>>,
     #[doc = media_rule!()]
     pub file: Option<MediaString>,
     /// Display name of the group file.
@@ -121,6 +125,8 @@ pub struct SendArgs {
     pub images: Vec<MediaArg>,
     /// Videos.
     pub videos: Vec<MediaArg>,
+    /// Voice messages.
+    pub voices: Vec<MediaArg>,
     /// Group file.
     pub file: Option<MediaArg>,
     /// Display name of the file (may be empty).
@@ -158,6 +164,7 @@ impl SendArgs {
             text: args.optional_string("text")?.unwrap_or_default(),
             images: media("images")?,
             videos: media("videos")?,
+            voices: media("voices")?,
             file,
             file_name: args.optional_string("fileName")?.unwrap_or_default(),
             chat: args.chat(true)?,
@@ -190,7 +197,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         text: args.text,
         images: args.images.into_iter().map(source).collect(),
         videos: args.videos.into_iter().map(source).collect(),
-        voices: Vec::new(),
+        voices: args.voices.into_iter().map(source).collect(),
         file: args.file.map(source),
         file_name: args.file_name,
         idempotency_key: String::new(),
@@ -215,6 +222,7 @@ pub(super) async fn run(gw: &Gateway, args: &Args, ctx: CallCtx) -> Result<ToolO
         details["media"] = json!({
             "images": media.images,
             "videos": media.videos,
+            "voices": media.voices,
             "file": media.file,
         });
     }
@@ -261,6 +269,10 @@ fn summary(sent: &SendResult, account_id: &str, locale: Locale) -> String {
         if !media.file.is_empty() {
             parts_zh.push(format!("文件「{}」", media.file));
             parts_en.push(format!("file {:?}", media.file));
+        }
+        if media.voices > 0 {
+            parts_zh.push(format!("语音 {} 条", media.voices));
+            parts_en.push(format!("{} voice message(s)", media.voices));
         }
     }
     let ids = sent

@@ -207,6 +207,7 @@ fn value_text(err: &ArgError, locale: Locale) -> String {
                 Expected::NumberOrNumericString => {
                     ("数字或数字字符串", "a number or a numeric string")
                 }
+                Expected::Boolean => ("布尔值（true 或 false）", "a boolean (true or false)"),
             };
             pick(
                 locale,

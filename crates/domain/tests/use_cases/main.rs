@@ -2,6 +2,7 @@
 //! real media fetcher and a real archive store.
 
 mod archive;
+mod group_actions;
 mod inbound;
 mod joined;
 mod media;

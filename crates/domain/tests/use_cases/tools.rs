@@ -22,6 +22,7 @@ use onebot_gateway_testkit::{Call, FakeApi};
 
 const GROUP: i64 = 20_000_002;
 
+mod group_tests;
 mod wait_tests;
 
 /// The shared fake with the example data (see [`Fake::new`]); its calls
@@ -921,7 +922,7 @@ async fn unknown_tools_and_english_texts() {
     let out = call(&gw, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_get_message、qq_recall、qq_get_forward、qq_get_media、qq_wait_messages、qq_get_approval。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_send、qq_poke、qq_get_message、qq_recall、qq_get_forward、qq_get_media、qq_wait_messages、qq_get_approval、qq_react、qq_set_essence、qq_list_essence、qq_list_group_files、qq_get_group_file、qq_mute、qq_kick、qq_set_card。",
         "unknown",
     );
     // Names are exact.
@@ -977,13 +978,21 @@ async fn tools_disabled_and_read_only_deployments() {
             "qq_get_forward",
             "qq_get_media",
             "qq_wait_messages",
-            "qq_get_approval"
+            "qq_get_approval",
+            "qq_list_essence",
+            "qq_list_group_files",
+            "qq_get_group_file"
         ]
     );
     for (name, args) in [
         ("qq_send", r#"{"text":"hi"}"#),
         ("qq_poke", r#"{"userId":10003}"#),
         ("qq_recall", r#"{"messageId":101}"#),
+        ("qq_react", r#"{"messageId":101,"emojiId":"76"}"#),
+        ("qq_set_essence", r#"{"messageId":101}"#),
+        ("qq_mute", r#"{"userId":10003,"durationSecs":60}"#),
+        ("qq_kick", r#"{"userId":10003}"#),
+        ("qq_set_card", r#"{"userId":10003,"card":"x"}"#),
     ] {
         let out = call(&ro, name, args).await;
         assert_failed(
@@ -995,7 +1004,7 @@ async fn tools_disabled_and_read_only_deployments() {
     let out = call(&ro, "qq_nope", "{}").await;
     assert_failed(
         &out,
-        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_get_message、qq_get_forward、qq_get_media、qq_wait_messages、qq_get_approval。",
+        "未知工具「qq_nope」。可用工具：qq_get_history、qq_get_group_members、qq_get_message、qq_get_forward、qq_get_media、qq_wait_messages、qq_get_approval、qq_list_essence、qq_list_group_files、qq_get_group_file。",
         "unknown, read-only",
     );
     assert_eq!(fake.calls(), vec![]);
@@ -1224,7 +1233,7 @@ async fn send_rules_and_failure_rows() {
     );
     assert_eq!(
         out.details["media"],
-        json!({"images": 1, "videos": 0, "file": ""})
+        json!({"images": 1, "videos": 0, "voices": 0, "file": ""})
     );
     assert_eq!(out.details["chunks"], 1);
 
@@ -1239,7 +1248,7 @@ async fn send_rules_and_failure_rows() {
     );
     assert_eq!(
         out.details["media"],
-        json!({"images": 0, "videos": 0, "file": "报告.png"})
+        json!({"images": 0, "videos": 0, "voices": 0, "file": "报告.png"})
     );
     assert_eq!(out.details["messageIds"], json!([]));
 
@@ -1309,7 +1318,7 @@ async fn send_rules_and_failure_rows() {
         ),
         (
             json!({"text": "x", "group": 20000002}),
-            "参数不合法：qq_send 不接受参数 group。它接受的参数：accountId、file、fileName、groupId、images、mentionAll、mentions、onBehalfOf、replyTo、target、text、userId、videos。".into(),
+            "参数不合法：qq_send 不接受参数 group。它接受的参数：accountId、file、fileName、groupId、images、mentionAll、mentions、onBehalfOf、replyTo、target、text、userId、videos、voices。".into(),
         ),
         (
             json!({"text": "x", "groupId": 0}),
@@ -1943,16 +1952,29 @@ async fn every_tool_refuses_unknown_arguments() {
                 assert!(has("target") && has("groupId") && has("userId"), "{tool:?}");
             }
             ToolName::Send => assert!(has("target") && has("groupId") && has("userId")),
-            ToolName::Members | ToolName::Poke => {
+            ToolName::Members
+            | ToolName::Poke
+            | ToolName::ListEssence
+            | ToolName::ListGroupFiles
+            | ToolName::GetGroupFile
+            | ToolName::Mute
+            | ToolName::Kick
+            | ToolName::SetCard => {
                 assert!(has("target") && has("groupId"), "{tool:?}");
             }
             _ => {}
         }
+        // userId is the member where a tool acts on one, never a chat.
+        let user_is_member = matches!(
+            tool,
+            ToolName::Poke | ToolName::Mute | ToolName::Kick | ToolName::SetCard
+        );
         for key in &accepted {
             let description = spec.input_schema["properties"][key]["description"]
                 .as_str()
                 .unwrap_or_default();
-            if ["groupId", "userId", "messageSeq"].contains(&key.as_str()) && tool != ToolName::Poke
+            if ["groupId", "messageSeq"].contains(&key.as_str())
+                || (key == "userId" && !user_is_member)
             {
                 assert!(
                     description.starts_with("Alias of"),
