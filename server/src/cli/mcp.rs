@@ -82,6 +82,7 @@ impl GrpcBackend {
         for (field, kind) in [
             ("images", pb::MediaKind::Image),
             ("videos", pb::MediaKind::Video),
+            ("voices", pb::MediaKind::Record),
         ] {
             let Some(Value::Array(items)) = args.get_mut(field) else {
                 continue;

@@ -202,6 +202,15 @@ impl Decision {
         }
     }
 
+    /// The refusal of moderation no rule names (it does not depend on the
+    /// requester); `None` for other decisions.
+    pub fn unnamed(&self) -> Option<Error> {
+        match self {
+            Decision::Unnamed { .. } => self.denial(),
+            _ => None,
+        }
+    }
+
     /// The `PolicyDenied` error of a refusal (`None` for other decisions).
     pub fn denial(&self) -> Option<Error> {
         if let Decision::Unnamed { action } = self {

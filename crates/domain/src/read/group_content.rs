@@ -68,6 +68,13 @@ fn parse_token(token: &str, prefix: char) -> Result<(u32, u32)> {
     Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
 }
 
+/// A short tag of a folder id (8 hex digits of its SHA-256), for page
+/// tokens.
+fn folder_tag(folder_id: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(&Sha256::digest(folder_id.as_bytes())[..4])
+}
+
 impl Gateway {
     /// One page of a group's essence messages. A page token keeps the page
     /// size of the first page.
@@ -98,10 +105,11 @@ impl Gateway {
             .list_essence(group_id, page, size, ctx.deadline)
             .await
             .map_err(|e| e.with("group_id", group_id))?;
-        let next_page_token = if listed.is_end || listed.entries.is_empty() {
-            String::new()
-        } else {
-            format!("e{}.{size}", page + 1)
+        let next_page_token = match page.checked_add(1) {
+            Some(next) if !listed.is_end && !listed.entries.is_empty() => {
+                format!("e{next}.{size}")
+            }
+            _ => String::new(),
         };
         Ok(EssenceListing {
             group_id,
@@ -121,10 +129,22 @@ impl Gateway {
         ctx: CallCtx,
     ) -> Result<FilesListing> {
         let account = self.account(account_id, &ctx)?;
+        let folder_id = folder_id
+            .map(str::trim)
+            .filter(|f| !f.is_empty() && *f != "/");
+        // A token names the folder it pages: another folder's is refused.
+        let folder_tag = folder_tag(folder_id.unwrap_or("/"));
         let (offset, size) = if page_token.is_empty() {
             (0usize, page_size(page_size_requested, FILES_PAGE)? as usize)
         } else {
-            let (offset, size) = parse_token(page_token, 'f')?;
+            let (rest, tag) = page_token.rsplit_once('.').unwrap_or((page_token, ""));
+            if tag != folder_tag {
+                return Err(Error::invalid(
+                    "page_token",
+                    "page_token is not a next_page_token of this folder's listing: list the same folder_id, or leave page_token empty for the first page",
+                ));
+            }
+            let (offset, size) = parse_token(rest, 'f')?;
             if size == 0 || size > FILES_PAGE.1 {
                 return Err(Error::invalid("page_token", "page_token is not valid"));
             }
@@ -134,9 +154,6 @@ impl Gateway {
         ctx.caller.check_group(group_id)?;
         self.require_joined(&account, group_id, ctx.deadline)
             .await?;
-        let folder_id = folder_id
-            .map(str::trim)
-            .filter(|f| !f.is_empty() && *f != "/");
         let listed = account
             .peer
             .list_group_files(group_id, folder_id, ctx.deadline)
@@ -160,7 +177,7 @@ impl Gateway {
             .skip(start.saturating_sub(n_folders))
             .collect();
         let next_page_token = if end < total {
-            format!("f{end}.{size}")
+            format!("f{end}.{size}.{folder_tag}")
         } else {
             String::new()
         };

@@ -4,10 +4,12 @@
 //! member, the platform's limits (a mute of at most 30 days, a card of at
 //! most 60 bytes), a write-capable caller, the group resolved and
 //! whitelisted as for sends and inside the caller's scope, a group the bot
-//! is in; then the bot's role from the member list (an admin or the owner;
-//! the owner to act on an admin: `BotNotAdmin`), and the target (never the
+//! is in; moderation no `[policy]` rule names refused (`PolicyDenied`);
+//! then the bot's role from the member list (an admin or the owner; the
+//! owner to act on an admin: `BotNotAdmin`), and the target (never the
 //! group's owner or the bot itself: `ProtectedMember`; a member of the
-//! group); then the `[policy]` rules, which refuse moderation no rule names.
+//! group); then the policy's rules for the requester, so an action held for
+//! approval is one the bot can do.
 
 use serde::{Deserialize, Serialize};
 
@@ -183,6 +185,14 @@ impl Gateway {
         onebot_gateway_telemetry::record_chat(&chat.target());
         self.require_joined(&account, group_id, ctx.deadline)
             .await?;
+        if !approved
+            && let Some(denied) = self
+                .policy()
+                .decide(&note.actions, chat, Role::None)
+                .unnamed()
+        {
+            return Err(denied);
+        }
         let bot = require_bot_role(self, &account, group_id, Role::Admin, ctx).await?;
         if let Some(user_id) = op.target() {
             let protected = |why: &str| {

@@ -648,6 +648,15 @@ async fn file_pages_list_folders_first_then_files() {
         group_id: G,
         folder_id: Some("/a".into())
     }));
+    // A token pages the folder it came from only.
+    let e =
+        t.gw.list_group_files("", None, Some("/a"), 0, &first.next_page_token, ctx())
+            .await
+            .unwrap_err();
+    assert_eq!(
+        (e.kind, e.field.as_deref()),
+        (Kind::InvalidRequest, Some("page_token"))
+    );
     // An essence token is not a files token.
     for bad in ["e1.20", "f", "f1.0", "f1.201", "x"] {
         let e =
