@@ -52,8 +52,15 @@ SEED_LINES = (
     "[09:58:40] 李四(10002): 早上好[图片]\n"
     "[10:00:05] 王五(10003): 昨天开会的记录发一下 [合并转发]"
 )
-# The tools that act (send, poke, recall): a read-only token does not see them.
-WRITE_TOOLS = {"qq_send", "qq_poke", "qq_recall"}
+# The tools that act: a read-only token does not see them.
+WRITE_TOOLS = {
+    "qq_send", "qq_poke", "qq_recall", "qq_react", "qq_set_essence", "qq_mute", "qq_kick", "qq_set_card",
+}
+# The write tools that may remove something (a message, a reaction, an essence mark, a member's
+# voice, membership or card).
+DESTRUCTIVE_TOOLS = {"qq_recall", "qq_react", "qq_set_essence", "qq_mute", "qq_kick", "qq_set_card"}
+# The write tools whose repeat changes nothing more (a mute repeated restarts its timer).
+IDEMPOTENT_WRITES = {"qq_recall", "qq_react", "qq_set_essence", "qq_kick", "qq_set_card"}
 PLAYGROUND = 20000003
 PLAYGROUND_URI = f"qq://default/group/{PLAYGROUND}"
 FRIEND = 10001
@@ -114,10 +121,10 @@ async def test_tools_are_the_registry(gateway: Gateway, transport: str) -> None:
         hints = tool.annotations
         assert hints is not None
         assert hints.read_only_hint is grpc_tool.read_only is (tool.name not in WRITE_TOOLS)
-        # Only a recall removes something (sends and pokes only add); a recall repeated changes
-        # nothing more.
-        assert hints.destructive_hint is grpc_tool.deletes is (tool.name == "qq_recall")
-        assert hints.idempotent_hint is grpc_tool.idempotent is (tool.name not in WRITE_TOOLS or tool.name == "qq_recall")
+        assert hints.destructive_hint is grpc_tool.deletes is (tool.name in DESTRUCTIVE_TOOLS)
+        assert hints.idempotent_hint is grpc_tool.idempotent is (
+            tool.name not in WRITE_TOOLS or tool.name in IDEMPOTENT_WRITES
+        )
         # Every tool reaches into QQ but the search and the approvals, which read the gateway's
         # own records.
         assert hints.open_world_hint is grpc_tool.open_world is (
