@@ -113,9 +113,19 @@ enum Rpc {
     GetApproval,
     DecideApproval,
     ListAuditRecords,
+    ReactToMessage,
+    SetEssence,
+    ListEssence,
+    SetTyping,
+    ListGroupFiles,
+    MuteMember,
+    MuteAll,
+    KickMember,
+    SetMemberCard,
+    DownloadGroupFile,
 }
 
-const ALL: [Rpc; 24] = [
+const ALL: [Rpc; 34] = [
     Rpc::GetHistory,
     Rpc::SendMessage,
     Rpc::SearchMessages,
@@ -140,6 +150,16 @@ const ALL: [Rpc; 24] = [
     Rpc::GetApproval,
     Rpc::DecideApproval,
     Rpc::ListAuditRecords,
+    Rpc::ReactToMessage,
+    Rpc::SetEssence,
+    Rpc::ListEssence,
+    Rpc::SetTyping,
+    Rpc::ListGroupFiles,
+    Rpc::MuteMember,
+    Rpc::MuteAll,
+    Rpc::KickMember,
+    Rpc::SetMemberCard,
+    Rpc::DownloadGroupFile,
 ];
 
 impl Rpc {
@@ -172,6 +192,16 @@ impl Rpc {
             Rpc::GetApproval => "/onebot.gateway.v1.ApprovalService/GetApproval",
             Rpc::DecideApproval => "/onebot.gateway.v1.ApprovalService/DecideApproval",
             Rpc::ListAuditRecords => "/onebot.gateway.v1.AuditService/ListAuditRecords",
+            Rpc::ReactToMessage => "/onebot.gateway.v1.MessageService/ReactToMessage",
+            Rpc::SetEssence => "/onebot.gateway.v1.MessageService/SetEssence",
+            Rpc::ListEssence => "/onebot.gateway.v1.MessageService/ListEssence",
+            Rpc::SetTyping => "/onebot.gateway.v1.MessageService/SetTyping",
+            Rpc::ListGroupFiles => "/onebot.gateway.v1.GroupService/ListGroupFiles",
+            Rpc::MuteMember => "/onebot.gateway.v1.GroupService/MuteMember",
+            Rpc::MuteAll => "/onebot.gateway.v1.GroupService/MuteAll",
+            Rpc::KickMember => "/onebot.gateway.v1.GroupService/KickMember",
+            Rpc::SetMemberCard => "/onebot.gateway.v1.GroupService/SetMemberCard",
+            Rpc::DownloadGroupFile => "/onebot.gateway.v1.MediaService/DownloadGroupFile",
         }
     }
 
@@ -183,6 +213,13 @@ impl Rpc {
                 | Rpc::UploadMedia
                 | Rpc::CallToolWrite
                 | Rpc::RecallMessage
+                | Rpc::ReactToMessage
+                | Rpc::SetEssence
+                | Rpc::SetTyping
+                | Rpc::MuteMember
+                | Rpc::MuteAll
+                | Rpc::KickMember
+                | Rpc::SetMemberCard
         )
     }
 
@@ -214,6 +251,15 @@ impl Rpc {
                 | Rpc::CallToolWrite
                 | Rpc::GetMessage
                 | Rpc::RecallMessage
+                | Rpc::ReactToMessage
+                | Rpc::SetEssence
+                | Rpc::ListEssence
+                | Rpc::ListGroupFiles
+                | Rpc::MuteMember
+                | Rpc::MuteAll
+                | Rpc::KickMember
+                | Rpc::SetMemberCard
+                | Rpc::DownloadGroupFile
         )
     }
 }
@@ -441,6 +487,99 @@ async fn call(
                     target: Some(pb::download_media_request::Target::MediaId(
                         "r_0123456789abcdef_1_0".into(),
                     )),
+                })
+                .await?
+                .into_inner();
+            first(s.message().await.map(|m| m.map(|_| ())))
+        }
+        Rpc::ReactToMessage => pb::message_service_client::MessageServiceClient::new(ch)
+            .react_to_message(pb::ReactToMessageRequest {
+                account_id: account,
+                message_id: message_in(group),
+                emoji_id: "76".into(),
+                ..Default::default()
+            })
+            .await
+            .map(|_| ()),
+        Rpc::SetEssence => pb::message_service_client::MessageServiceClient::new(ch)
+            .set_essence(pb::SetEssenceRequest {
+                account_id: account,
+                message_id: message_in(group),
+                ..Default::default()
+            })
+            .await
+            .map(|_| ()),
+        Rpc::ListEssence => pb::message_service_client::MessageServiceClient::new(ch)
+            .list_essence(pb::ListEssenceRequest {
+                account_id: account,
+                group_id: Some(group),
+                ..Default::default()
+            })
+            .await
+            .map(|_| ()),
+        Rpc::SetTyping => pb::message_service_client::MessageServiceClient::new(ch)
+            .set_typing(pb::SetTypingRequest {
+                account_id: account,
+                user_id: 10_001,
+                on_behalf_of: None,
+            })
+            .await
+            .map(|_| ()),
+        Rpc::ListGroupFiles => pb::group_service_client::GroupServiceClient::new(ch)
+            .list_group_files(pb::ListGroupFilesRequest {
+                account_id: account,
+                group_id: Some(group),
+                ..Default::default()
+            })
+            .await
+            .map(|_| ()),
+        Rpc::MuteMember => pb::group_service_client::GroupServiceClient::new(ch)
+            .mute_member(pb::MuteMemberRequest {
+                account_id: account,
+                group_id: Some(group),
+                user_id: 10_003,
+                duration_secs: 60,
+                on_behalf_of: None,
+            })
+            .await
+            .map(|_| ()),
+        Rpc::MuteAll => pb::group_service_client::GroupServiceClient::new(ch)
+            .mute_all(pb::MuteAllRequest {
+                account_id: account,
+                group_id: Some(group),
+                enable: true,
+                on_behalf_of: None,
+            })
+            .await
+            .map(|_| ()),
+        Rpc::KickMember => pb::group_service_client::GroupServiceClient::new(ch)
+            .kick_member(pb::KickMemberRequest {
+                account_id: account,
+                group_id: Some(group),
+                user_id: 10_003,
+                reject_rejoin: false,
+                on_behalf_of: None,
+            })
+            .await
+            .map(|_| ()),
+        Rpc::SetMemberCard => pb::group_service_client::GroupServiceClient::new(ch)
+            .set_member_card(pb::SetMemberCardRequest {
+                account_id: account,
+                group_id: Some(group),
+                user_id: 10_003,
+                card: "auth".into(),
+                on_behalf_of: None,
+            })
+            .await
+            .map(|_| ()),
+        Rpc::DownloadGroupFile => {
+            // A file no group has: NOT_FOUND (or a transfer failure) once
+            // auth passed.
+            let mut s = pb::media_service_client::MediaServiceClient::new(ch)
+                .download_group_file(pb::DownloadGroupFileRequest {
+                    account_id: account,
+                    group_id: Some(group),
+                    file_id: "/no-such-file".into(),
                 })
                 .await?
                 .into_inner();
