@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use onebot_gateway_domain::error::Kind;
-use onebot_gateway_domain::model::{ChatRef, InboundEvent, Segment};
+use onebot_gateway_domain::model::{ChatRef, InboundEvent, MuteTarget, Segment};
 use onebot_gateway_onebot::Flavor;
 use onebot_gateway_onebot::events::{Decoded, decode};
 use onebot_gateway_onebot::frame::Frame;
@@ -121,6 +121,43 @@ fn every_recorded_event_decodes_to_its_event_or_a_clean_unknown() {
                     "{what}"
                 )
             }
+            (
+                "mute",
+                Decoded::Event(InboundEvent::Mute {
+                    group_id,
+                    target: MuteTarget::Member(user_id),
+                    duration_secs,
+                    muted: true,
+                    ..
+                }),
+            ) => assert_eq!(
+                (group_id, user_id, duration_secs),
+                (
+                    int(&want["group_id"]),
+                    int(&want["user_id"]),
+                    int(&want["duration_secs"])
+                ),
+                "{what}"
+            ),
+            (
+                "group_file_uploaded",
+                Decoded::Event(InboundEvent::GroupFileUploaded {
+                    group_id,
+                    user_id,
+                    file_id,
+                    size,
+                    ..
+                }),
+            ) => assert_eq!(
+                (group_id, user_id, file_id.as_str(), size as i64),
+                (
+                    int(&want["group_id"]),
+                    int(&want["user_id"]),
+                    want["file_id"].as_str().unwrap(),
+                    int(&want["size"])
+                ),
+                "{what}"
+            ),
             ("unknown", Decoded::Event(InboundEvent::Unknown { post_type, raw, .. })) => {
                 assert_eq!(post_type, want["post_type"].as_str().unwrap(), "{what}");
                 assert_eq!(

@@ -195,7 +195,7 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
     (
         "[[policy.rules]]\nactions = [\"ban\"]",
         "policy.rules[0].actions[0]",
-        "unknown action \"ban\"; the actions are send, send_private, send_media, send_file, mention_all, recall, poke",
+        "unknown action \"ban\"; the actions are send, send_private, send_media, send_file, mention_all, recall, poke, react, essence, typing, send_voice, mute, mute_all, kick, set_card",
     ),
     (
         "[[policy.rules]]\nactions = [\"poke\", \"poke\"]",

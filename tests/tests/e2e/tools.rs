@@ -238,7 +238,17 @@ async fn list_and_call_over_grpc() {
             .map(onebot_gateway_domain::tools::ToolName::name)
     );
     for tool in &listed[2..] {
-        let writes = matches!(tool.name.as_str(), "qq_send" | "qq_poke" | "qq_recall");
+        let writes = matches!(
+            tool.name.as_str(),
+            "qq_send"
+                | "qq_poke"
+                | "qq_recall"
+                | "qq_react"
+                | "qq_set_essence"
+                | "qq_mute"
+                | "qq_kick"
+                | "qq_set_card"
+        );
         assert_eq!(
             (tool.read_only, tool.destructive),
             (!writes, writes),
@@ -356,7 +366,7 @@ async fn send_and_poke_against_the_sandbox() {
             "queued": false,
             "messageIds": ids,
             "rateLimitWaitMs": details["rateLimitWaitMs"].as_u64().expect("a wait"),
-            "media": {"images": 1, "videos": 0, "file": ""},
+            "media": {"images": 1, "videos": 0, "file": "", "voices": 0},
         })
     );
     assert!(

@@ -446,7 +446,7 @@ async fn qq_list_group_files_lists_folders_then_files() {
     assert!(!out.is_error, "{out:?}");
     assert_eq!(
         out.text,
-        "[文件夹] 资料（folderId /f1，2 个文件）\n[文件] 议程.txt（fileId a1，12 字节，上传者 10002，2026-10-19 09:00 上传）\n（还有更多：pageToken = f2.2）"
+        "[文件夹] 资料（folderId /f1，2 个文件）\n[文件] 议程.txt（fileId a1，12 字节，上传者 10002，2026-10-19 09:00 上传）\n（还有更多：pageToken = f2.2.8a5edab2）"
     );
     assert_eq!(
         out.details["folders"],
@@ -459,7 +459,7 @@ async fn qq_list_group_files_lists_folders_then_files() {
     let out = call(
         &gw,
         "qq_list_group_files",
-        r#"{"pageToken":"f2.2","folderId":"/"}"#,
+        r#"{"pageToken":"f2.2.8a5edab2","folderId":"/"}"#,
     )
     .await;
     assert!(!out.is_error, "{out:?}");
