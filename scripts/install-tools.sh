@@ -2,8 +2,8 @@
 # Installs every tool the checks and tests need, into .tools/ and node_modules/ (idempotent:
 # each step is skipped when its pinned version is already installed).
 # Fresh-machine requirements: Rust (rustup), Go, Python 3, Node 20 + npm, Java 17 + Maven, and
-# Debian's apt (as root, or sudo) for the system packages below (nginx; the PostgreSQL server is
-# installed from Debian's packages when running as root).
+# Debian's apt (as root, or sudo) for the system packages below (nginx, nats-server; the
+# PostgreSQL server is installed from Debian's packages when running as root).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 mkdir -p "$TOOLS/bin" "$GOBIN"
@@ -37,6 +37,24 @@ if [ -z "$(nginx_bin)" ] || ! "$(nginx_bin)" -v 2>&1 | grep -q "nginx/$NGINX_SER
   "${as_root[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends \
     "nginx=$NGINX_SERIES.*"
+  [ -z "$no_start" ] || "${as_root[@]}" rm -f /usr/sbin/policy-rc.d
+fi
+
+# nats-server from Debian's archive (2.9 on bookworm, JetStream included): the broker of the
+# NATS event sink's tests (tests/src/nats.rs), which start it themselves on loopback with their
+# own store directory. Only the binary is used: the package's service is kept from starting.
+if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/bin/nats-server ]; then
+  as_root=()
+  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+  no_start=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+    "${as_root[@]}" chmod +x /usr/sbin/policy-rc.d
+    no_start=1
+  fi
+  "${as_root[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends \
+    nats-server
   [ -z "$no_start" ] || "${as_root[@]}" rm -f /usr/sbin/policy-rc.d
 fi
 

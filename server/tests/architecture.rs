@@ -52,6 +52,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "onebot-gateway-nats",
+        &[
+            "onebot-gateway-config",
+            "onebot-gateway-telemetry",
+            "onebot-gateway-domain",
+        ],
+    ),
+    (
         "onebot-gateway-store",
         &[
             "onebot-gateway-config",

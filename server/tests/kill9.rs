@@ -1,6 +1,9 @@
 //! The offline queue survives `kill -9` of the real binary: messages queued
-//! while the peer was away are delivered, in order, by the next process.
+//! while the peer was away are delivered, in order, by the next process;
+//! so do delivered events, staged uploads and the NATS event sink's place.
 
+#[path = "../../tests/src/nats.rs"]
+mod nats;
 mod process;
 
 use std::path::Path;
@@ -403,4 +406,92 @@ async fn delivered_events_and_sends_survive_kill_9() {
         seqs.windows(2).all(|w| w[1] == w[0] + 1),
         "contiguous across kill -9: {seqs:?}"
     );
+}
+
+/// The NATS event sink across `kill -9` of the gateway while it publishes:
+/// the next process goes on from the position it stored, and JetStream
+/// holds every event of the account once, in order (a repeat of what was
+/// in flight is dropped by its `Nats-Msg-Id`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_nats_sink_survives_kill_9_with_every_event_once() {
+    use async_nats::jetstream::{self, stream};
+
+    let server = nats::NatsServer::start();
+    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let addr = format!("http://127.0.0.1:{port}");
+    let sink = format!("[[events.sinks]]\nurl = {:?}\n", server.url());
+    let config = write_config(dir.path(), port, &peer, "", &sink);
+    let say = |from: usize, to: usize| {
+        for i in from..to {
+            peer.control().inject_group_message(
+                GROUP,
+                10_003,
+                serde_json::json!([{"type": "text", "data": {"text": format!("kill9-{i}")}}]),
+            );
+        }
+    };
+    let client = async_nats::connect(server.url()).await.unwrap();
+    let js = jetstream::new(client);
+    let mut stream = js
+        .get_or_create_stream(stream::Config {
+            name: "QQ_EVENTS".into(),
+            subjects: vec!["qq.>".into()],
+            duplicate_window: Duration::from_secs(600),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+
+    let mut first = spawn(&config, &addr, None).await;
+    account_is(&connect(&addr).await, ServingStatus::Serving).await;
+    say(0, 300);
+    // SIGKILL while events arrive and the sink publishes them.
+    first.kill().await.unwrap();
+    let _second = spawn(&config, &addr, None).await;
+    account_is(&connect(&addr).await, ServingStatus::Serving).await;
+    say(300, 310);
+
+    // Wait until the stream holds the last one said, then read it whole.
+    let texts = async {
+        loop {
+            let stored = stream.info().await.unwrap().state.messages;
+            let mut texts = Vec::new();
+            let mut sequences = Vec::new();
+            for n in 1..=stored {
+                let m = stream.get_raw_message(n).await.unwrap();
+                let header = |name: &str| {
+                    m.headers
+                        .get(name)
+                        .map(|v| v.as_str().to_owned())
+                        .unwrap_or_default()
+                };
+                let sequence: u64 = header("Onebot-Sequence").parse().unwrap();
+                assert_eq!(header("Nats-Msg-Id"), format!("default:{sequence}"));
+                sequences.push(sequence);
+                let body: serde_json::Value = serde_json::from_slice(&m.payload).unwrap();
+                if let Some(t) = body["message"]["message"]["text"].as_str() {
+                    texts.push(t.to_owned());
+                }
+            }
+            if texts.last().is_some_and(|t| t == "kill9-309") {
+                let want: Vec<u64> = (1..=stored).collect();
+                assert_eq!(sequences, want, "every event once, in order");
+                return texts;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    let texts = tokio::time::timeout(Duration::from_secs(60), texts)
+        .await
+        .expect("every event in the stream within 60 s");
+    // The messages the first process committed before it died (the rest
+    // died with it, unreceived), then the second's: each once, in order.
+    let k = texts.len() - 10;
+    let want: Vec<String> = (0..k)
+        .chain(300..310)
+        .map(|i| format!("kill9-{i}"))
+        .collect();
+    assert_eq!(texts, want);
 }

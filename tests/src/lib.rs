@@ -18,6 +18,7 @@ use tonic::transport::Channel;
 pub use onebot_sandbox::{Flavor as SandboxFlavor, Sandbox, SandboxConfig};
 
 pub mod certs;
+pub mod nats;
 pub mod nginx;
 
 /// A gateway running in this process on an ephemeral port.

@@ -22,6 +22,8 @@ pub struct EventsConfig {
     /// bytes, whichever is reached first; the newest event always stays).
     /// The journal's reload at start obeys the same bound.
     pub buffer_bytes: usize,
+    /// Where else every committed event is published (`[[events.sinks]]`).
+    pub sinks: Vec<super::sink::SinkConfig>,
 }
 
 impl Default for EventsConfig {
@@ -30,6 +32,7 @@ impl Default for EventsConfig {
             buffer_size: 1024,
             heartbeat_secs: 15,
             buffer_bytes: 16 * 1024 * 1024,
+            sinks: Vec::new(),
         }
     }
 }
@@ -42,6 +45,16 @@ impl EventsConfig {
         key.field("buffer_size").positive(self.buffer_size)?;
         key.field("buffer_bytes").positive(self.buffer_bytes)?;
         key.field("heartbeat_secs")
-            .in_range(self.heartbeat_secs, 0..=86_400)
+            .in_range(self.heartbeat_secs, 0..=86_400)?;
+        let mut names = std::collections::BTreeSet::new();
+        for (i, sink) in self.sinks.iter().enumerate() {
+            let key = key.field("sinks").index(i);
+            sink.validate(&key)?;
+            key.field("name").ensure(
+                names.insert(sink.name.as_str()),
+                format!("another sink is named {:?}", sink.name),
+            )?;
+        }
+        Ok(())
     }
 }

@@ -21,6 +21,7 @@ mod redact;
 mod reverse_ws;
 mod sandbox;
 mod server;
+mod sink;
 mod telemetry;
 mod tools;
 
@@ -51,6 +52,7 @@ pub use redact::{REDACTED, redact_url};
 pub use reverse_ws::ReverseWsConfig;
 pub use sandbox::SandboxConfig;
 pub use server::{ServerConfig, TlsConfig};
+pub use sink::{SinkConfig, SinkEncoding, SinkKind};
 pub use telemetry::{OtlpConfig, TelemetryConfig};
 pub use tools::{Locale, ToolsConfig};
 

@@ -86,6 +86,29 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// The lower-case name (`message`, `member_joined`, …), as event sinks
+    /// put it in subjects.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Message => "message",
+            EventKind::Poke => "poke",
+            EventKind::MemberJoined => "member_joined",
+            EventKind::MemberLeft => "member_left",
+            EventKind::CardChanged => "card_changed",
+            EventKind::Lifecycle => "lifecycle",
+            EventKind::Connection => "connection",
+            EventKind::Unknown => "unknown",
+            EventKind::MessageRecalled => "message_recalled",
+            EventKind::Approval => "approval",
+            EventKind::Reaction => "reaction",
+            EventKind::Essence => "essence",
+            EventKind::Mute => "mute",
+            EventKind::AdminChanged => "admin_changed",
+            EventKind::GroupFileUploaded => "group_file_uploaded",
+            EventKind::GroupNameChanged => "group_name_changed",
+        }
+    }
+
     /// The kind of an event.
     pub fn of(event: &InboundEvent) -> EventKind {
         match event {

@@ -145,20 +145,33 @@ impl Encoded {
         lines: &Lines,
     ) -> Encoded {
         let bytes = cache.get_or_encode(stored, || {
-            let mut event = convert::event(stored, self_id, &lines.tz, lines.locale);
-            if let Some(pb::event::Kind::Message(m)) = &mut event.kind
-                && let Some(msg) = m.message.as_mut()
-            {
-                convert::with_media_ids(ids, &stored.account_id, msg);
-            }
             let response = pb::StreamEventsResponse {
-                event: Some(event),
+                event: Some(event_message(stored, self_id, ids, lines)),
                 heartbeat: None,
             };
             Bytes::from(response.encode_to_vec())
         });
         Encoded(bytes)
     }
+}
+
+/// The `Event` message of `stored`, exactly as StreamEvents sends it (the
+/// event sinks publish the same): `self_id` is the bot's QQ number, the
+/// message's received media get their ids from `ids`, its line is rendered
+/// in `lines`' zone and locale.
+pub fn event_message(
+    stored: &StoredEvent,
+    self_id: i64,
+    ids: &MediaIds,
+    lines: &Lines,
+) -> pb::Event {
+    let mut event = convert::event(stored, self_id, &lines.tz, lines.locale);
+    if let Some(pb::event::Kind::Message(m)) = &mut event.kind
+        && let Some(msg) = m.message.as_mut()
+    {
+        convert::with_media_ids(ids, &stored.account_id, msg);
+    }
+    event
 }
 
 /// How message events render their line: the gateway's time zone and the

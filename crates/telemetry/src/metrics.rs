@@ -82,6 +82,17 @@ pub const RATE_LIMITED: &str = "onebot_gateway_rate_limited_total";
 pub const AUDIT_RECORDS: &str = "onebot_gateway_audit_records_total";
 /// Approval state changes, by `state`.
 pub const APPROVALS: &str = "onebot_gateway_approvals_total";
+/// Events an event sink published and its broker acknowledged, by `sink`
+/// and `account`.
+pub const SINK_PUBLISHED: &str = "onebot_gateway_sink_published_total";
+/// Publish attempts of an event sink that failed (the sink retries), by
+/// `sink`.
+pub const SINK_FAILURES: &str = "onebot_gateway_sink_failures_total";
+/// Events an event sink could not publish because the journal no longer
+/// held them, by `sink` and `account`.
+pub const SINK_LOST: &str = "onebot_gateway_sink_lost_events_total";
+/// Journal entries an event sink is behind, by `sink`.
+pub const SINK_LAG: &str = "onebot_gateway_sink_lag_entries";
 /// Bytes staged through UploadMedia.
 pub const UPLOAD_BYTES: &str = "onebot_gateway_upload_bytes_total";
 /// Messages (and file uploads) the peer acknowledged.
@@ -176,6 +187,16 @@ fn describe() {
     describe_counter!(RATE_LIMITED, "sends and pokes hitting a rate limit");
     describe_counter!(AUDIT_RECORDS, "audit records written, by decision");
     describe_counter!(APPROVALS, "approval state changes, by state");
+    describe_counter!(
+        SINK_PUBLISHED,
+        "events an event sink published and its broker acknowledged"
+    );
+    describe_counter!(SINK_FAILURES, "failed publish attempts of an event sink");
+    describe_counter!(
+        SINK_LOST,
+        "events a sink could not publish: the journal no longer held them"
+    );
+    describe_gauge!(SINK_LAG, "journal entries an event sink is behind");
     describe_counter!(
         UPLOAD_BYTES,
         Unit::Bytes,
@@ -312,6 +333,27 @@ pub fn rate_limited(account: &str, scope: &str, refused: bool) {
 pub fn audit_record(account: &str, decision: &str) {
     counter!(AUDIT_RECORDS, "account" => account.to_string(), "decision" => decision.to_string())
         .increment(1);
+}
+
+/// Event sink `sink` published `n` events of `account`.
+pub fn sink_published(sink: &str, account: &str, n: u64) {
+    counter!(SINK_PUBLISHED, "sink" => sink.to_string(), "account" => account.to_string())
+        .increment(n);
+}
+
+/// A publish attempt of event sink `sink` failed.
+pub fn sink_failed(sink: &str) {
+    counter!(SINK_FAILURES, "sink" => sink.to_string()).increment(1);
+}
+
+/// Event sink `sink` found `n` events of `account` gone from the journal.
+pub fn sink_lost(sink: &str, account: &str, n: u64) {
+    counter!(SINK_LOST, "sink" => sink.to_string(), "account" => account.to_string()).increment(n);
+}
+
+/// Event sink `sink` is `entries` journal entries behind.
+pub fn sink_lag(sink: &str, entries: u64) {
+    gauge!(SINK_LAG, "sink" => sink.to_string()).set(entries as f64);
 }
 
 /// An approval of `account` entered `state`.

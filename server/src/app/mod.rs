@@ -25,6 +25,7 @@ pub mod metrics;
 pub mod prepare;
 pub mod sandbox;
 pub mod serve;
+pub mod sinks;
 pub mod start;
 
 use std::future::Future;

@@ -1,6 +1,6 @@
 //! Phase 2: the event hub (over the journal) and the path into it, the
 //! accounts, the archive with its background tasks, the write side and the
-//! [`Gateway`] over them, built in one step.
+//! [`Gateway`] over them, built in one step; the event sinks over its journal.
 
 use std::sync::Arc;
 
@@ -78,6 +78,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
     .map_err(|e| anyhow::anyhow!("opening the event journal: {e}"))?;
     // The adapters publish into the event path (quotes resolved, recalls
     // once), which ends in the hub.
+    let journal_handle = events.journal().cloned();
     let inbound = Inbound::new(
         events.clone(),
         Arc::new(Quotes::default()),
@@ -157,6 +158,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         archive,
         governance: Some(governance),
     })?);
+    super::sinks::start(&gateway, journal_handle, &stop.cancel)?;
     // Waited for at shutdown like the write side's own tasks: it holds the
     // gateway (and so its stores) until it ends.
     gateway.write().track(tokio::spawn(

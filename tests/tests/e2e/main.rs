@@ -30,6 +30,7 @@ mod milky_events;
 mod milky_group_actions;
 mod milky_media;
 mod milky_writes;
+mod nats_sink;
 mod policy;
 mod proxy;
 mod read_side;
