@@ -188,6 +188,31 @@ const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
         "must be in 10..=604800",
     ),
     (
+        "[[events.sinks]]\nsubject_prefix = \"qq.*\"",
+        "events.sinks[0].subject_prefix",
+        "subject tokens separated by dots (letters, digits, _ and -; no wildcards)",
+    ),
+    (
+        "[[events.sinks]]\nstream = \"QQ EVENTS\"",
+        "events.sinks[0].stream",
+        "a JetStream stream name is letters, digits, _ and -",
+    ),
+    (
+        "[[events.sinks]]\npassword = \"p\"",
+        "events.sinks[0].password",
+        "a password needs a user",
+    ),
+    (
+        "[[events.sinks]]\n[[events.sinks]]",
+        "events.sinks[1].name",
+        "another sink is named \"nats\"",
+    ),
+    (
+        "[[events.sinks]]\nduplicate_window_secs = 1",
+        "events.sinks[0].duplicate_window_secs",
+        "must be in 10..=86400",
+    ),
+    (
         "[[policy.rules]]\nactions = []",
         "policy.rules[0].actions",
         "name at least one action",
