@@ -329,3 +329,66 @@ async fn events_the_journal_let_go_of_during_an_outage_are_a_published_gap() {
     assert!(last - last_missing <= 1100, "the journal kept the newest");
     gw.stop().await.expect("stop");
 }
+
+#[tokio::test]
+async fn protobuf_bodies_are_the_event_of_stream_events() {
+    use prost::Message as _;
+
+    let nats = NatsServer::start();
+    let sb = Sandbox::start(SandboxConfig {
+        flavor: SandboxFlavor::NapCat,
+        ..SandboxConfig::default()
+    })
+    .await
+    .expect("sandbox");
+    let data = tempfile::tempdir().expect("tempdir");
+    let mut config = config(&sb, &nats, data.path());
+    config.events.sinks[0].encoding = onebot_gateway_config::SinkEncoding::Protobuf;
+    config.events.sinks[0].subject_prefix = "bots.qq".into();
+    config.events.sinks[0].stream = "QQ_PB".into();
+    let gw = start(config).await;
+    let client = async_nats::connect(nats.url()).await.expect("connect");
+    let js = jetstream::new(client);
+    let id = sb.control().inject_group_message(
+        SANDBOX_GROUP,
+        10_002,
+        json!([{"type": "text", "data": {"text": "二进制"}}]),
+    );
+    // The same event over gRPC, for comparison.
+    let mut events = gw
+        .events()
+        .stream_events(pb::StreamEventsRequest {
+            after_sequence: Some(0),
+            kinds: vec![pb::EventKind::Message as i32],
+            ..Default::default()
+        })
+        .await
+        .expect("StreamEvents")
+        .into_inner();
+    let over_grpc = crate::events::next_event(&mut events).await;
+    let found = async {
+        loop {
+            if let Ok(stream) = js.get_stream("QQ_PB").await
+                && let Ok(m) = stream
+                    .get_last_raw_message_by_subject(&format!(
+                        "bots.qq.default.message.group.{SANDBOX_GROUP}"
+                    ))
+                    .await
+            {
+                return m;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    let m = tokio::time::timeout(Duration::from_secs(30), found)
+        .await
+        .expect("the message in the stream");
+    let event = pb::Event::decode(m.payload.as_ref()).expect("an Event");
+    assert_eq!(event, over_grpc);
+    let message = match event.kind {
+        Some(pb::event::Kind::Message(m)) => m.message.expect("message"),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(message.message_id, id);
+    gw.stop().await.expect("stop");
+}
