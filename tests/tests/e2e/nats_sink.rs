@@ -36,6 +36,41 @@ async fn start(config: Config) -> TestGateway {
     gw
 }
 
+/// The stream (as the sink creates it) and a durable pull consumer `name`
+/// of every subject of the `default` account, from a second client.
+async fn durable_consumer(
+    nats: &NatsServer,
+    name: &str,
+) -> (
+    jetstream::stream::Stream,
+    jetstream::consumer::Consumer<pull::Config>,
+) {
+    let client = async_nats::connect(nats.url()).await.expect("connect");
+    let js = jetstream::new(client);
+    let stream = js
+        .get_or_create_stream(stream::Config {
+            name: STREAM.into(),
+            subjects: vec!["qq.>".into()],
+            duplicate_window: Duration::from_secs(600),
+            ..Default::default()
+        })
+        .await
+        .expect("the stream");
+    let consumer = stream
+        .get_or_create_consumer(
+            name,
+            pull::Config {
+                durable_name: Some(name.into()),
+                filter_subject: "qq.default.>".into(),
+                ack_policy: jetstream::consumer::AckPolicy::Explicit,
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("a durable consumer");
+    (stream, consumer)
+}
+
 /// One message the consumer read: its subject, sequence header, Msg-Id and
 /// body.
 #[derive(Debug)]
@@ -107,29 +142,7 @@ async fn every_event_lands_once_in_order_through_an_outage_and_a_restart() {
 
     // A second client: a durable pull consumer over every subject of the
     // account.
-    let client = async_nats::connect(nats.url()).await.expect("connect");
-    let js = jetstream::new(client);
-    let stream = js
-        .get_or_create_stream(stream::Config {
-            name: STREAM.into(),
-            subjects: vec!["qq.>".into()],
-            duplicate_window: Duration::from_secs(600),
-            ..Default::default()
-        })
-        .await
-        .expect("the stream");
-    let consumer = stream
-        .get_or_create_consumer(
-            "it",
-            pull::Config {
-                durable_name: Some("it".into()),
-                filter_subject: "qq.default.>".into(),
-                ack_policy: jetstream::consumer::AckPolicy::Explicit,
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("a durable consumer");
+    let (stream, consumer) = durable_consumer(&nats, "it").await;
     let say = |n: usize| {
         for i in 0..n {
             sb.control().inject_group_message(
@@ -226,29 +239,7 @@ async fn events_the_journal_let_go_of_during_an_outage_are_a_published_gap() {
     // The journal keeps 10 events per account once the archive took them.
     config.events.buffer_size = 10;
     let gw = start(config).await;
-    let client = async_nats::connect(nats.url()).await.expect("connect");
-    let js = jetstream::new(client);
-    let stream = js
-        .get_or_create_stream(stream::Config {
-            name: STREAM.into(),
-            subjects: vec!["qq.>".into()],
-            duplicate_window: Duration::from_secs(600),
-            ..Default::default()
-        })
-        .await
-        .expect("the stream");
-    let consumer = stream
-        .get_or_create_consumer(
-            "gap",
-            pull::Config {
-                durable_name: Some("gap".into()),
-                filter_subject: "qq.default.>".into(),
-                ack_policy: jetstream::consumer::AckPolicy::Explicit,
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("a durable consumer");
+    let (_, consumer) = durable_consumer(&nats, "gap").await;
     let mut got = Vec::new();
     sb.control().inject_group_message(
         SANDBOX_GROUP,
