@@ -59,6 +59,19 @@ pub struct InboundRun {
     pub archived: u64,
     /// From the end of the run until a search found the last message, ms.
     pub archive_lag_ms: f64,
+    /// With an event sink: message events JetStream acknowledged.
+    pub stored: u64,
+    /// With an event sink: from the end of the run until JetStream held the
+    /// last one, ms.
+    pub store_lag_ms: f64,
+}
+
+/// A NATS JetStream the gateway's event sink publishes to during a run.
+pub struct SinkTarget<'a> {
+    /// `nats://…`.
+    pub url: &'a str,
+    /// The stream (fresh for each run).
+    pub stream: &'a str,
 }
 
 /// One query's timings.
@@ -134,7 +147,7 @@ pub async fn measure(bin: &Path, rounds: usize, secs: f64) -> Result<ArchiveRepo
     let mut report = ArchiveReport::default();
     for round in 0..rounds {
         for archive in [false, true] {
-            let run = inbound(bin, archive, Duration::from_secs_f64(secs), round).await?;
+            let run = inbound(bin, archive, None, Duration::from_secs_f64(secs), round).await?;
             eprintln!(
                 "bench: inbound archive={archive}: {}/{} at {:.0}/s, p50 {:.0} µs, p99 {:.0} µs, lagged {}, archived {} (+{:.0} ms)",
                 run.received,
@@ -157,9 +170,13 @@ pub async fn measure(bin: &Path, rounds: usize, secs: f64) -> Result<ArchiveRepo
     Ok(report)
 }
 
-async fn inbound(
+/// One inbound run (see the module docs); with `sink`, the gateway also
+/// publishes every event to it, and the run counts the message events
+/// JetStream holds afterwards.
+pub async fn inbound(
     bin: &Path,
     archive: bool,
+    sink: Option<SinkTarget<'_>>,
     duration: Duration,
     round: usize,
 ) -> Result<InboundRun> {
@@ -171,7 +188,11 @@ async fn inbound(
         &sandbox.ws_url(),
         &GatewayOptions {
             config_extra: format!(
-                "[archive]\nenabled = {archive}\n\n[events]\nbuffer_size = 8192\n"
+                "[archive]\nenabled = {archive}\n\n[events]\nbuffer_size = 8192\n{}",
+                sink.as_ref().map_or(String::new(), |s| format!(
+                    "\n[[events.sinks]]\nurl = {:?}\nstream = {:?}\n",
+                    s.url, s.stream
+                ))
             ),
             ..GatewayOptions::default()
         },
@@ -185,7 +206,11 @@ async fn inbound(
         })
         .await?
         .into_inner();
-    let marker = format!("bench{round}{}", if archive { "on" } else { "off" });
+    let marker = format!(
+        "bench{round}{}{}",
+        if archive { "on" } else { "off" },
+        if sink.is_some() { "sink" } else { "" }
+    );
     let total = (INBOUND_RATE as f64 * duration.as_secs_f64()) as usize;
     // Injection times, nanoseconds after `epoch` (0: not yet injected).
     let epoch = Instant::now();
@@ -251,6 +276,11 @@ async fn inbound(
         lagged: lagged || !in_order,
         ..InboundRun::default()
     };
+    if let Some(s) = &sink {
+        let (stored, lag) = crate::sink::wait_stored(s, sent as u64, last_injected).await?;
+        run.stored = stored;
+        run.store_lag_ms = lag.as_secs_f64() * 1e3;
+    }
     if archive {
         let last = format!("{marker} {} 消息", sent.saturating_sub(1));
         wait_archived(&gateway, &last, last_injected).await?;

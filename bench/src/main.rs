@@ -44,6 +44,7 @@ mod report;
 mod rounds;
 mod run;
 mod scale;
+mod sink;
 mod soak;
 mod upload;
 mod workload;
@@ -102,6 +103,16 @@ enum Command {
         #[arg(long, default_value_t = 2)]
         rounds: usize,
         /// Seconds of one inbound run.
+        #[arg(long, default_value_t = 5.0)]
+        secs: f64,
+    },
+    /// Only the NATS event sink's rows (inbound with and without the sink
+    /// to a real nats-server), printed, not written.
+    Sink {
+        /// Rounds (each one run without and one with the sink).
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// Seconds of one run.
         #[arg(long, default_value_t = 5.0)]
         secs: f64,
     },
@@ -269,6 +280,12 @@ async fn main() -> anyhow::Result<()> {
             let bin = procs::gateway_binary(cli.gateway_bin)?;
             let report = archive::measure(&bin, rounds.max(1), secs).await?;
             print!("{}", report::targets::archive_summary(&report));
+            Ok(())
+        }
+        Command::Sink { rounds, secs } => {
+            let bin = procs::gateway_binary(cli.gateway_bin)?;
+            let report = sink::measure(&bin, rounds.max(1), secs).await?;
+            print!("{}", report::targets::sink_summary(&report));
             Ok(())
         }
         Command::Milky {

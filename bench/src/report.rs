@@ -56,6 +56,8 @@ pub struct Report {
     pub milky: Result<MilkyReport, String>,
     /// The archive's rows.
     pub archive: ArchiveReport,
+    /// The NATS event sink's rows (why not, when they were not measured).
+    pub sink: Result<crate::sink::SinkReport, String>,
     /// The gateway on the replay peer, per round.
     pub replay: Vec<ReplayRound>,
     /// GetHistory at each page size.
@@ -85,6 +87,7 @@ pub fn render(r: &Report) -> String {
     scale_section(&mut o, r);
     starts_section(&mut o, r);
     archive_section(&mut o, &r.archive);
+    sink_section(&mut o, &r.sink);
     o
 }
 
@@ -474,6 +477,51 @@ fn starts_section(o: &mut String, r: &Report) {
         mib(r.after_load_rss as f64),
         mib(r.peak_after_load as f64)
     );
+}
+
+fn sink_section(o: &mut String, s: &Result<crate::sink::SinkReport, String>) {
+    let _ = writeln!(o, "\n## The NATS event sink\n");
+    let s = match s {
+        Ok(s) => s,
+        Err(why) => {
+            let _ = writeln!(o, "Not measured: {why}");
+            return;
+        }
+    };
+    let _ = writeln!(
+        o,
+        "{INBOUND_RATE} messages per second injected into the sandbox for a gateway process to deliver to one \
+         `StreamEvents` subscriber in the bench process, alternately without an event sink and with \
+         `[[events.sinks]]` publishing to a real `nats-server -js` on loopback. Latency is from \
+         injection to the subscriber's receipt. With the sink, the stream is then counted: every \
+         message event must be in JetStream; “until stored” is from the end of the run until it \
+         held the last one.\n"
+    );
+    let _ = writeln!(
+        o,
+        "| sink | sent | received | rate /s | p50 µs | p99 µs | lag or gap | in JetStream | until stored, ms |"
+    );
+    let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|");
+    for (label, runs) in [("off", &s.off), ("on", &s.on)] {
+        for r in runs.iter() {
+            let _ = writeln!(
+                o,
+                "| {label} | {} | {} | {:.0} | {:.0} | {:.0} | {} | {} | {:.0} |",
+                r.sent,
+                r.received,
+                r.rate,
+                r.p50_us,
+                r.p99_us,
+                if r.lagged { "yes" } else { "no" },
+                if label == "on" {
+                    r.stored.to_string()
+                } else {
+                    "—".into()
+                },
+                r.store_lag_ms
+            );
+        }
+    }
 }
 
 fn archive_section(o: &mut String, a: &ArchiveReport) {

@@ -23,7 +23,7 @@ use crate::workload::{
     CONCURRENCIES, HISTORY_COUNT, PAGE_SIZES, direct_history, direct_members, history_request,
     members_request,
 };
-use crate::{archive, decode, mcp, milky, replay, scale, upload};
+use crate::{archive, decode, mcp, milky, replay, scale, sink, upload};
 
 /// Settings of a benchmark run.
 #[derive(Debug, Clone)]
@@ -117,6 +117,12 @@ pub async fn run(opts: Options) -> Result<()> {
         format!("{e:#}")
     });
     let archive = archive::measure(&bin, opts.rounds.min(3), 5.0).await?;
+    let sink = sink::measure(&bin, opts.rounds.min(3), 5.0)
+        .await
+        .map_err(|e| {
+            eprintln!("bench: the event sink's rows were not measured: {e:#}");
+            format!("{e:#}")
+        });
 
     let report = Report {
         machine,
@@ -136,6 +142,7 @@ pub async fn run(opts: Options) -> Result<()> {
         uploads,
         milky,
         archive,
+        sink,
         replay,
         pages,
         scale,

@@ -45,6 +45,56 @@ fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "**missed**" }
 }
 
+fn sink_targets(s: &Result<crate::sink::SinkReport, String>) -> Vec<Target> {
+    let s = match s {
+        Ok(s) => s,
+        Err(why) => {
+            return vec![Target {
+                what: "the NATS event sink".into(),
+                value: format!("not measured: {why}"),
+                target: "measured".into(),
+                met: false,
+            }];
+        }
+    };
+    let ratio = s.latency_ratio();
+    vec![
+        Target {
+            what: format!("{INBOUND_RATE} inbound messages/s through the NATS sink"),
+            value: format!(
+                "{} of {} runs with every event in JetStream",
+                s.on.iter().filter(|r| r.stored == r.sent).count(),
+                s.on.len()
+            ),
+            target: "every event delivered (no lag), every message acknowledged by JetStream"
+                .into(),
+            met: s.sustained(),
+        },
+        Target {
+            what: "p50 event delivery latency, sink on / off".into(),
+            value: format!("{ratio:.2} ×"),
+            target: format!("≤ {} ×", crate::sink::LATENCY_TARGET),
+            met: !s.on.is_empty() && ratio <= crate::sink::LATENCY_TARGET,
+        },
+    ]
+}
+
+/// The sink's targets alone, one line each.
+pub fn sink_summary(s: &crate::sink::SinkReport) -> String {
+    let mut o = String::new();
+    for t in sink_targets(&Ok(s.clone())) {
+        let _ = writeln!(
+            o,
+            "{:<55} {:>34}  {} ({})",
+            t.what,
+            t.value,
+            verdict(t.met),
+            t.target
+        );
+    }
+    o
+}
+
 fn archive_targets(a: &ArchiveReport) -> Vec<Target> {
     let mut t = Vec::new();
     let on: Vec<_> = a.inbound.iter().filter(|r| r.archive).collect();
@@ -131,6 +181,7 @@ fn targets(r: &Report) -> Vec<Target> {
     }
     t.extend(start_targets(&r.starts));
     t.extend(archive_targets(&r.archive));
+    t.extend(sink_targets(&r.sink));
     t
 }
 
