@@ -72,6 +72,8 @@ pub struct SinkTarget<'a> {
     pub url: &'a str,
     /// The stream (fresh for each run).
     pub stream: &'a str,
+    /// The subject prefix (a stream's subjects may not overlap another's).
+    pub prefix: &'a str,
 }
 
 /// One query's timings.
@@ -190,8 +192,8 @@ pub async fn inbound(
             config_extra: format!(
                 "[archive]\nenabled = {archive}\n\n[events]\nbuffer_size = 8192\n{}",
                 sink.as_ref().map_or(String::new(), |s| format!(
-                    "\n[[events.sinks]]\nurl = {:?}\nstream = {:?}\n",
-                    s.url, s.stream
+                    "\n[[events.sinks]]\nurl = {:?}\nstream = {:?}\nsubject_prefix = {:?}\n",
+                    s.url, s.stream, s.prefix
                 ))
             ),
             ..GatewayOptions::default()

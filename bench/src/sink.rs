@@ -61,12 +61,14 @@ pub async fn measure(bin: &Path, rounds: usize, secs: f64) -> Result<SinkReport>
         let duration = Duration::from_secs_f64(secs);
         let off = inbound(bin, true, None, duration, round).await?;
         let stream = format!("BENCH{round}");
+        let prefix = format!("bench{round}");
         let on = inbound(
             bin,
             true,
             Some(SinkTarget {
                 url: &url,
                 stream: &stream,
+                prefix: &prefix,
             }),
             duration,
             round,
@@ -103,7 +105,7 @@ pub async fn wait_stored(
             counter = Some(
                 stream
                     .create_consumer(consumer::pull::Config {
-                        filter_subject: "qq.default.message.>".into(),
+                        filter_subject: format!("{}.default.message.>", sink.prefix),
                         ..Default::default()
                     })
                     .await?,

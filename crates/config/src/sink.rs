@@ -67,7 +67,8 @@ pub struct SinkConfig {
     pub tls_key_file: Option<PathBuf>,
     /// How long JetStream remembers a `Nats-Msg-Id` to drop a repeat, in
     /// seconds, for a stream the sink creates (must cover a restart of the
-    /// gateway: its position is written at most every second).
+    /// gateway: its position is written about once a second, so a restart
+    /// repeats at most the last second's events).
     pub duplicate_window_secs: u64,
 }
 

@@ -9,9 +9,10 @@
 //! - In journal order, so in order per account. A publish counts only once
 //!   JetStream acknowledged it; the position after the last acknowledged
 //!   entry (and each account's last published sequence) is written to
-//!   `<data_dir>/sinks/<name>.json` after each acknowledged batch, so a
-//!   restart, kill -9 included, resumes after it and repeats at most the
-//!   batch that was in flight (dropped by JetStream as duplicates).
+//!   `<data_dir>/sinks/<name>.json` at most once a second while batches are
+//!   acknowledged, and when the sink stops or goes idle, so a restart,
+//!   kill -9 included, resumes after it and repeats at most the last
+//!   second's events (dropped by JetStream as duplicates).
 //! - While NATS is unreachable the sink retries with backoff; the gRPC
 //!   event streams do not wait for it. Entries the journal no longer holds
 //!   when the sink reaches them (it keeps `events.buffer_size` events per
@@ -42,6 +43,9 @@ const BATCH: usize = 256;
 
 /// How long the sink waits for a commit before it looks again.
 const IDLE: Duration = Duration::from_secs(1);
+
+/// Longest time between two writes of the position while publishing.
+const STORE_EVERY: Duration = Duration::from_secs(1);
 
 /// Turns an event into the bytes published (the `Event` message, in the
 /// configured encoding).
@@ -218,9 +222,24 @@ async fn run(parts: SinkParts) {
         }
     };
     let mut backoff = Backoff::new(Duration::from_millis(200), Duration::from_secs(10), true);
+    // The position written last, and when.
+    let mut stored = position.clone();
+    let mut stored_at = std::time::Instant::now();
+    let store = |position: &Position, stored: &mut Position, at: &mut std::time::Instant| {
+        if *position != *stored {
+            if let Err(e) = position.store(&path) {
+                tracing::error!(sink = %name, error = %e, "the sink's position cannot be written");
+            }
+            *stored = position.clone();
+            *at = std::time::Instant::now();
+        }
+    };
     'connect: loop {
         let js = tokio::select! {
-            () = shutdown.cancelled() => return,
+            () = shutdown.cancelled() => {
+                        store(&position, &mut stored, &mut stored_at);
+                        return;
+                    }
             r = connect(&config) => r,
         };
         let js = match js {
@@ -233,7 +252,10 @@ async fn run(parts: SinkParts) {
                 tracing::warn!(sink = %name, error = %e, "event sink cannot reach NATS; retrying");
                 let delay = backoff.next_delay();
                 tokio::select! {
-                    () = shutdown.cancelled() => return,
+                    () = shutdown.cancelled() => {
+                        store(&position, &mut stored, &mut stored_at);
+                        return;
+                    }
                     () = tokio::time::sleep(delay) => continue 'connect,
                 }
             }
@@ -245,17 +267,21 @@ async fn run(parts: SinkParts) {
             notified.as_mut().enable();
             match publish_batch(&js, &config, &journal, &encode, &mut position).await {
                 Ok(0) => {
+                    store(&position, &mut stored, &mut stored_at);
                     onebot_gateway_telemetry::metrics::sink_lag(&name, 0);
                     tokio::select! {
-                        () = shutdown.cancelled() => return,
+                        () = shutdown.cancelled() => {
+                        store(&position, &mut stored, &mut stored_at);
+                        return;
+                    }
                         () = &mut notified => {}
                         () = tokio::time::sleep(IDLE) => {}
                     }
                 }
                 Ok(_) => {
                     backoff.reset();
-                    if let Err(e) = position.store(&path) {
-                        tracing::error!(sink = %name, error = %e, "the sink's position cannot be written");
+                    if stored_at.elapsed() >= STORE_EVERY || shutdown.is_cancelled() {
+                        store(&position, &mut stored, &mut stored_at);
                     }
                     let lag = journal.last_committed().saturating_sub(position.journal_id);
                     onebot_gateway_telemetry::metrics::sink_lag(&name, lag);
@@ -268,7 +294,10 @@ async fn run(parts: SinkParts) {
                     tracing::warn!(sink = %name, error = %e, "event sink publish failed; retrying from its position");
                     let delay = backoff.next_delay();
                     tokio::select! {
-                        () = shutdown.cancelled() => return,
+                        () = shutdown.cancelled() => {
+                        store(&position, &mut stored, &mut stored_at);
+                        return;
+                    }
                         () = tokio::time::sleep(delay) => {}
                     }
                     if js.get_stream(&config.stream).await.is_err() {
