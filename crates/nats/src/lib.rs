@@ -237,9 +237,9 @@ async fn run(parts: SinkParts) {
     'connect: loop {
         let js = tokio::select! {
             () = shutdown.cancelled() => {
-                        store(&position, &mut stored, &mut stored_at);
-                        return;
-                    }
+                store(&position, &mut stored, &mut stored_at);
+                return;
+            }
             r = connect(&config) => r,
         };
         let js = match js {
@@ -271,9 +271,9 @@ async fn run(parts: SinkParts) {
                     onebot_gateway_telemetry::metrics::sink_lag(&name, 0);
                     tokio::select! {
                         () = shutdown.cancelled() => {
-                        store(&position, &mut stored, &mut stored_at);
-                        return;
-                    }
+                            store(&position, &mut stored, &mut stored_at);
+                            return;
+                        }
                         () = &mut notified => {}
                         () = tokio::time::sleep(IDLE) => {}
                     }
@@ -295,9 +295,9 @@ async fn run(parts: SinkParts) {
                     let delay = backoff.next_delay();
                     tokio::select! {
                         () = shutdown.cancelled() => {
-                        store(&position, &mut stored, &mut stored_at);
-                        return;
-                    }
+                            store(&position, &mut stored, &mut stored_at);
+                            return;
+                        }
                         () = tokio::time::sleep(delay) => {}
                     }
                     if js.get_stream(&config.stream).await.is_err() {
