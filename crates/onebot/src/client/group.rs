@@ -6,10 +6,11 @@
 //! | react          | `set_msg_emoji_like {message_id, emoji_id, set}` | `set_msg_emoji_like` / `unset_msg_emoji_like {message_id, emoji_id}` | `set_group_reaction {group_id, message_id, code, is_add}` | none |
 //! | typing         | `set_input_status {user_id, event_type: 1}` | none | none | none |
 //! | root files     | `get_group_root_files {group_id}` (NapCat, generic: `file_count` 10000; its default is 50) | same | same | same |
+//! | folder files   | `get_group_files_by_folder {group_id, folder_id}` (NapCat, generic: `file_count` 10000) | same | same | same |
 //! | file URL       | `get_group_file_url {group_id, file_id}` | same | same | `+ busid: 102` |
 //!
 //! Every flavor takes essence (`set_essence_msg` / `delete_essence_msg`),
-//! `get_essence_msg_list`, `get_group_files_by_folder`, `set_group_ban`
+//! `get_essence_msg_list`, `set_group_ban`
 //! (always with `duration`: the defaults are 0 or 1800), `set_group_whole_ban`
 //! (always with `enable`: Lagrange's default is false), `set_group_kick`
 //! and `set_group_card` the same way (NapCat's `设置群名片未生效`, which it
@@ -107,6 +108,10 @@ pub(crate) fn files_request(flavor: Flavor, group_id: i64, folder_id: Option<&st
             json!({ "group_id": group_id, "file_count": NAPCAT_FILE_COUNT }),
         ),
         None => ("get_group_root_files", json!({ "group_id": group_id })),
+        Some(folder) if matches!(flavor, Flavor::NapCat | Flavor::Generic) => (
+            "get_group_files_by_folder",
+            json!({ "group_id": group_id, "folder_id": folder, "file_count": NAPCAT_FILE_COUNT }),
+        ),
         Some(folder) => (
             "get_group_files_by_folder",
             json!({ "group_id": group_id, "folder_id": folder }),
@@ -389,13 +394,17 @@ mod tests {
             } else {
                 assert_eq!(params, json!({"group_id": 5}), "{f}");
             }
-            assert_eq!(
-                files_request(f, 5, Some("/abc")),
-                (
-                    "get_group_files_by_folder",
-                    json!({"group_id": 5, "folder_id": "/abc"})
-                )
-            );
+            let (action, params) = files_request(f, 5, Some("/abc"));
+            assert_eq!(action, "get_group_files_by_folder");
+            if matches!(f, Flavor::NapCat | Flavor::Generic) {
+                assert_eq!(
+                    params,
+                    json!({"group_id": 5, "folder_id": "/abc", "file_count": 10000}),
+                    "{f}"
+                );
+            } else {
+                assert_eq!(params, json!({"group_id": 5, "folder_id": "/abc"}), "{f}");
+            }
             let (action, params) = file_url_request(f, 5, "/f");
             assert_eq!(action, "get_group_file_url");
             if f == Flavor::GoCqhttp {
