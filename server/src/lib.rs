@@ -17,10 +17,12 @@
 //!   same tools and events for MCP clients, over Streamable HTTP and
 //!   stdio);
 //! - here: [`app`], the wiring in phases (prepare, start, serve, drain);
+//!   [`proto_json`], API messages as proto3 JSON (the CLI, the event sinks);
 //!   [`telemetry`], the log and trace subscriber; [`shutdown`], signals.
 
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod proto_json;
 pub mod shutdown;
 pub mod telemetry;

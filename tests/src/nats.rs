@@ -5,10 +5,10 @@
 //! [`NatsServer::start_again`] starts it on the same port over the same
 //! store, as a restarted server.
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A free loopback port (bound and released; the server binds it next).
 fn free_port() -> u16 {
@@ -61,24 +61,37 @@ impl NatsServer {
         format!("nats://{}", self.addr)
     }
 
-    /// Starts the server again on the same port and store.
+    /// Starts the server again on the same port and store, and waits for its
+    /// `Server is ready` log line (read from its stderr, which a thread
+    /// drains for the rest of the process's life).
     pub fn start_again(&mut self) {
+        use std::io::BufRead as _;
         assert!(self.child.is_none(), "nats-server is already running");
-        let child = Command::new(binary())
+        let mut child = Command::new(binary())
             .args(["-js", "-a", "127.0.0.1", "-p"])
             .arg(self.addr.port().to_string())
             .arg("-sd")
             .arg(self.dir.path())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("starting {}: {e}", binary().display()));
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (ready, is_ready) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if line.contains("Server is ready") {
+                    let _ = ready.send(());
+                }
+            }
+        });
         self.child = Some(child);
-        let deadline = Instant::now() + START_DEADLINE;
-        while TcpStream::connect(self.addr).is_err() {
-            assert!(Instant::now() < deadline, "nats-server did not listen");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        is_ready
+            .recv_timeout(START_DEADLINE)
+            .expect("nats-server said it is ready");
     }
 
     /// Kills the server (every connection to it breaks).

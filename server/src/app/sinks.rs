@@ -3,7 +3,7 @@
 //! and the rendered line included), as the canonical proto3 JSON mapping
 //! or protobuf.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use onebot_gateway_client::pb;
@@ -13,20 +13,14 @@ use onebot_gateway_domain::journal::{Journal, StoredEvent};
 use onebot_gateway_grpc::event::{Lines, event_message};
 use onebot_gateway_nats::{Encoder, SinkParts};
 use prost::Message as _;
-use prost_reflect::{DescriptorPool, DynamicMessage, SerializeOptions};
+use prost_reflect::SerializeOptions;
 use tokio_util::sync::CancellationToken;
-
-static POOL: LazyLock<Result<DescriptorPool, String>> =
-    LazyLock::new(|| DescriptorPool::decode(pb::FILE_DESCRIPTOR_SET).map_err(|e| e.to_string()));
 
 /// `event` in the canonical proto3 JSON mapping (what
 /// `google.protobuf.json_format` and `protojson` read back).
 fn json(event: &pb::Event) -> anyhow::Result<Vec<u8>> {
-    let pool = POOL.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let descriptor = pool
-        .get_message_by_name("onebot.gateway.v1.Event")
-        .context("the Event descriptor")?;
-    let dynamic = DynamicMessage::decode(descriptor, event.encode_to_vec().as_slice())?;
+    let dynamic = crate::proto_json::dynamic(event, "onebot.gateway.v1.Event")
+        .map_err(|e| anyhow::anyhow!(e))?;
     let mut out = Vec::new();
     let mut ser = serde_json::Serializer::new(&mut out);
     dynamic.serialize_with_options(&mut ser, &SerializeOptions::new())?;

@@ -2,14 +2,10 @@
 //! proto3 JSON mapping, through the API's descriptors) and errors.
 
 use std::io::Write as _;
-use std::sync::LazyLock;
 
-use onebot_gateway_client::{Error, pb};
-use prost_reflect::{DescriptorPool, DynamicMessage, SerializeOptions};
+use onebot_gateway_client::Error;
+use prost_reflect::SerializeOptions;
 use serde_json::{Value, json};
-
-static POOL: LazyLock<Result<DescriptorPool, String>> =
-    LazyLock::new(|| DescriptorPool::decode(pb::FILE_DESCRIPTOR_SET).map_err(|e| e.to_string()));
 
 /// `message` in the proto3 JSON mapping: camelCase names, enums by name,
 /// 64-bit integers as numbers, default values included. The descriptor is
@@ -20,12 +16,8 @@ pub fn to_json<M: prost::Message + prost::Name>(message: &M) -> Result<Value, Er
 
 /// [`to_json`] with the descriptor of the proto type `full_name`.
 fn to_json_as<M: prost::Message>(message: &M, full_name: &str) -> Result<Value, Error> {
-    let pool = POOL.as_ref().map_err(|e| Error::InvalidInput(e.clone()))?;
-    let descriptor = pool
-        .get_message_by_name(full_name)
-        .ok_or_else(|| Error::InvalidInput(format!("unknown message type {full_name}")))?;
-    let dynamic = DynamicMessage::decode(descriptor, message.encode_to_vec().as_slice())
-        .map_err(|e| Error::InvalidInput(format!("re-decoding {full_name}: {e}")))?;
+    let dynamic =
+        onebot_gateway::proto_json::dynamic(message, full_name).map_err(Error::InvalidInput)?;
     let options = SerializeOptions::new()
         .stringify_64_bit_integers(false)
         .skip_default_fields(false);
@@ -117,6 +109,7 @@ pub fn print_error(err: &Error, json: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use onebot_gateway_client::pb;
 
     #[test]
     fn messages_use_the_proto3_json_mapping() {

@@ -13,7 +13,7 @@ use crate::call::CallCtx;
 use crate::delivery::outbound::{not_allowed, user_not_allowed};
 use crate::error::{Error, Kind, Result};
 use crate::gateway::Gateway;
-use crate::model::ChatRef;
+use crate::model::{ChatRef, GroupMember};
 use crate::policy::audit::Note;
 use crate::policy::held::Held;
 use crate::policy::{Action, OnBehalfOf, Role};
@@ -22,34 +22,19 @@ use crate::read::message::{about_message, validate_message_id};
 /// Longest `emoji_id` accepted, in bytes.
 pub const MAX_EMOJI_ID_BYTES: usize = 32;
 
-/// The bot's role in a group, from the group's member list.
-pub(crate) async fn bot_role(
-    gw: &Gateway,
-    account: &Account,
-    group_id: i64,
-    ctx: &CallCtx,
-) -> Result<Role> {
-    let self_id = account.peer.self_id();
-    let members = gw
-        .members_of(account, group_id, None, ctx.deadline)
-        .await?
-        .0;
-    Ok(members
-        .iter()
-        .find(|m| m.user_id == Some(self_id))
-        .map_or(Role::Stranger, |m| Role::of_member(&m.role)))
-}
-
-/// `BotNotAdmin` unless the bot's role in `group_id` is at least `needed`
-/// (`Admin`: an admin or the owner; `Owner`: the owner).
-pub(crate) async fn require_bot_role(
-    gw: &Gateway,
-    account: &Account,
+/// `BotNotAdmin` unless the bot's role in `group_id`, from the group's
+/// member list `members`, is at least `needed` (`Admin`: an admin or the
+/// owner; `Owner`: the owner); the bot's role otherwise.
+pub(crate) fn require_bot_role(
+    members: &[GroupMember],
+    self_id: i64,
     group_id: i64,
     needed: Role,
-    ctx: &CallCtx,
 ) -> Result<Role> {
-    let role = bot_role(gw, account, group_id, ctx).await?;
+    let role = members
+        .iter()
+        .find(|m| m.user_id == Some(self_id))
+        .map_or(Role::Stranger, |m| Role::of_member(&m.role));
     let ok = match needed {
         Role::Owner => role == Role::Owner,
         _ => matches!(role, Role::Owner | Role::Admin),
@@ -236,7 +221,11 @@ impl Gateway {
         note.account_id = account.id.clone();
         ctx.caller.check_write()?;
         let group_id = self.message_group(&account, message_id, ctx, note).await?;
-        require_bot_role(self, &account, group_id, Role::Admin, ctx).await?;
+        let members = self
+            .members_of(&account, group_id, None, ctx.deadline)
+            .await?
+            .0;
+        require_bot_role(&members, account.peer.self_id(), group_id, Role::Admin)?;
         if !approved {
             self.govern(&account, note, on_behalf_of, ctx, || Held::Essence {
                 message_id,

@@ -193,7 +193,12 @@ impl Gateway {
         {
             return Err(denied);
         }
-        let bot = require_bot_role(self, &account, group_id, Role::Admin, ctx).await?;
+        // One member list serves the bot's role and the target's.
+        let members = self
+            .members_of(&account, group_id, None, ctx.deadline)
+            .await?
+            .0;
+        let bot = require_bot_role(&members, account.peer.self_id(), group_id, Role::Admin)?;
         if let Some(user_id) = op.target() {
             let protected = |why: &str| {
                 Error::new(
@@ -208,10 +213,6 @@ impl Gateway {
             if user_id == account.peer.self_id() {
                 return Err(protected("the bot itself"));
             }
-            let members = self
-                .members_of(&account, group_id, None, ctx.deadline)
-                .await?
-                .0;
             let Some(member) = members.iter().find(|m| m.user_id == Some(user_id)) else {
                 return Err(Error::invalid(
                     "user_id",
