@@ -66,25 +66,29 @@ ROWS=(
 )
 
 echo "running the fault and bad-input tests (fuzz budget ${ONEBOT_FUZZ_SECS} s per target)..." >&2
-set +e
-cargo test -p onebot-gateway-tests --test e2e -- hardening:: faults:: proxy:: fuzz:: shares:: \
-  exposure:: redaction:: media::media_ids_of_a_routed_read \
-  >"$WORK/e2e.log" 2>&1
-cargo test -p onebot-gateway-domain --lib -- events::tests:: >"$WORK/lib-domain.log" 2>&1
-cargo test -p onebot-gateway-store --lib -- journal::tests:: >"$WORK/lib-store.log" 2>&1
-cargo test -p onebot-gateway-mcp --lib -- tests:: >"$WORK/lib-mcp.log" 2>&1
-cargo test -p onebot-gateway --test kill9 --test shard --test memory --test adapter \
-  >"$WORK/server.log" 2>&1
-set -e
-# "test <module>::<name> ... ok"; the server's test files are the module there.
-sed -n 's/^test \(.*\) \.\.\. \(ok\|FAILED\)$/\1 \2/p' "$WORK/e2e.log" >"$WORK/results"
-# A crate's unit tests: the crate is the module there.
-for crate in domain store mcp; do
-  sed -n "s/^test \(.*\) \.\.\. \(ok\|FAILED\)$/$crate::\1 \2/p" "$WORK/lib-$crate.log" >>"$WORK/results"
+# One `cargo test --workspace` with the rows' names as filters: the same selection, hence the same
+# features and binaries, as the test stage, so nothing is compiled again. A row named
+# `<binary>::<test>` is a test of that binary (a crate's unit tests or a server test file); any other
+# row is a test of the e2e binary.
+filters=()
+for row in "${ROWS[@]}"; do
+  name="${row%%|*}"
+  case "$name" in
+    domain::* | store::* | mcp::* | kill9::* | shard::* | memory::* | adapter::*) name="${name#*::}" ;;
+  esac
+  filters+=("$name")
 done
-awk '/Running tests\/kill9.rs/ {m="kill9"} /Running tests\/shard.rs/ {m="shard"}
-     /Running tests\/memory.rs/ {m="memory"} /Running tests\/adapter.rs/ {m="adapter"}
-     /^test .* \.\.\. (ok|FAILED)$/ {print m "::" $2, $4}' "$WORK/server.log" >>"$WORK/results"
+set +e
+cargo test --workspace --no-fail-fast -- "${filters[@]}" >"$WORK/test.log" 2>&1
+status=$?
+set -e
+# "Running <source> (…/deps/<binary>-<hash>)" starts a binary's output; "test <name> ... ok" follows.
+awk '/^ *Running / {
+       bin = $NF; sub(/\)$/, "", bin); sub(/.*\//, "", bin); sub(/-[0-9a-f]+$/, "", bin)
+       sub(/^onebot_gateway_/, "", bin)
+       prefix = (bin == "e2e") ? "" : bin "::"
+     }
+     /^test .* \.\.\. (ok|FAILED)$/ {print prefix $2, $4}' "$WORK/test.log" >"$WORK/results"
 
 survived=0
 total=0
@@ -114,8 +118,15 @@ else
   lost="unknown (failed: ${failed[*]})"
 fi
 echo "faults survived $survived/$total, bad inputs tried $inputs, lost $lost"
-if [ ${#failed[@]} -ne 0 ]; then
+if [ ${#failed[@]} -ne 0 ] || [ "$status" -ne 0 ]; then
   echo "see the test output:" >&2
-  grep -A30 -- '---- ' "$WORK/e2e.log" "$WORK"/lib-*.log "$WORK/server.log" >&2 || true
+  if grep -q -- '^---- ' "$WORK/test.log"; then
+    grep -A30 -- '^---- ' "$WORK/test.log" >&2
+  else
+    # No test failed by itself: cargo stopped before or between the binaries (a build error, a
+    # full disk, a crash); its last lines say which.
+    echo "cargo test exited $status without a failing test; its last lines:" >&2
+    tail -n 60 "$WORK/test.log" >&2
+  fi
   exit 1
 fi
