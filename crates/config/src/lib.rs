@@ -12,6 +12,7 @@ mod auth;
 mod check;
 mod events;
 mod flavor;
+mod ha;
 mod limits;
 mod mcp;
 mod media;
@@ -41,6 +42,7 @@ pub use auth::{Access, AuthConfig, TokenConfig};
 pub use check::ConfigError;
 pub use events::EventsConfig;
 pub use flavor::{Flavor, UnknownFlavor};
+pub use ha::{HaConfig, LeaseKind};
 pub use limits::{LimitsConfig, MAX_PEER_MESSAGE_BYTES};
 pub use mcp::{McpConfig, normalize_origin};
 pub use media::{
@@ -98,6 +100,8 @@ pub struct Config {
     pub archive: ArchiveConfig,
     /// On whose behalf agents may act, and what waits for approval.
     pub policy: PolicyConfig,
+    /// Failover of accounts between gateways; off when absent.
+    pub ha: Option<HaConfig>,
 }
 
 impl Default for Config {
@@ -118,6 +122,7 @@ impl Default for Config {
             telemetry: TelemetryConfig::default(),
             archive: ArchiveConfig::default(),
             policy: PolicyConfig::default(),
+            ha: None,
         }
     }
 }
@@ -196,6 +201,9 @@ impl Config {
         self.events.validate()?;
         self.archive.validate()?;
         self.policy.validate()?;
+        if let Some(ha) = &self.ha {
+            ha.validate(self.archive.url.as_ref())?;
+        }
         if let Some(rev) = &self.reverse_ws {
             rev.validate()?;
         }
@@ -243,6 +251,9 @@ impl Config {
             }
         }
         if let Some(url) = &mut copy.archive.url {
+            *url = Secret::new(redact_url(url.expose()));
+        }
+        if let Some(url) = copy.ha.as_mut().and_then(|h| h.url.as_mut()) {
             *url = Secret::new(redact_url(url.expose()));
         }
         for token in &mut copy.auth.tokens {

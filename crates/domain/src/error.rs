@@ -156,6 +156,9 @@ pub enum Kind {
     /// The action targets the group's owner or the bot itself, which the
     /// gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
     ProtectedMember,
+    /// Under `[ha]`, another gateway leads the account (metadata
+    /// `account_id`, `leader`, `advertise`); nothing was done here.
+    NotLeader,
 }
 
 impl Kind {
@@ -227,6 +230,7 @@ impl Kind {
         Kind::NotSupportedByImplementation,
         Kind::BotNotAdmin,
         Kind::ProtectedMember,
+        Kind::NotLeader,
     ];
 }
 

@@ -12,6 +12,7 @@ use super::delivery::side::WriteSide;
 use super::events::EventHub;
 use super::inbound::Inbound;
 use super::joined::JoinedGroups;
+use super::lease::Leadership;
 use super::media::download::Received;
 use super::member_cache::MemberCache;
 use super::mentions::Mentions;
@@ -44,6 +45,9 @@ pub struct GatewayParts {
     /// Approvals and the audit trail (`None`: neither is kept, and a rule
     /// asking for approval fails the call).
     pub governance: Option<Arc<dyn GovernanceStore>>,
+    /// Which accounts this gateway leads under `[ha]` (`None`: every
+    /// configured account is its own).
+    pub leadership: Option<Arc<Leadership>>,
 }
 
 /// The root of the domain: configuration, accounts and shared services.
@@ -72,6 +76,7 @@ pub struct Gateway {
     write: WriteSide,
     received: Received,
     archive: Option<Arc<Archive>>,
+    leadership: Option<Arc<Leadership>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -95,6 +100,7 @@ impl Gateway {
             received,
             archive,
             governance,
+            leadership,
         } = parts;
         let tz = jiff::tz::TimeZone::get(&config.timezone)
             .map_err(|e| Error::internal(format!("time zone {}: {e}", config.timezone)))?;
@@ -127,6 +133,7 @@ impl Gateway {
             }));
         }
         Ok(Self {
+            leadership,
             policy,
             governance,
             approval_work,
@@ -194,9 +201,20 @@ impl Gateway {
         ctx.caller.check_account(id)?;
         onebot_gateway_telemetry::record_account(id);
         match self.accounts.get(id) {
-            Some(a) if a.config.has_transport() => Ok(a.clone()),
+            Some(a) if a.config.has_transport() => {
+                if let Some(l) = &self.leadership {
+                    l.require_leader(id)?;
+                }
+                Ok(a.clone())
+            }
             _ => Err(Error::account_not_configured(id)),
         }
+    }
+
+    /// Which accounts this gateway leads under `[ha]` (`None`: all of
+    /// them).
+    pub fn leadership(&self) -> Option<&Arc<Leadership>> {
+        self.leadership.as_ref()
     }
 
     /// Every configured account, sorted by id.

@@ -53,6 +53,7 @@ pub mod ids;
 pub mod inbound;
 pub mod joined;
 pub mod journal;
+pub mod lease;
 pub mod media;
 pub mod member_cache;
 pub mod mentions;

@@ -87,6 +87,7 @@ pub fn classify(kind: Kind) -> (Code, ErrorReason) {
         }
         Kind::BotNotAdmin => (Code::FailedPrecondition, R::BotNotAdmin),
         Kind::ProtectedMember => (Code::PermissionDenied, R::ProtectedMember),
+        Kind::NotLeader => (Code::Unavailable, R::NotLeader),
     }
 }
 

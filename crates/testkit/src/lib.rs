@@ -1045,6 +1045,7 @@ impl GatewayBuilder {
                 onebot_gateway_store::governance::sqlite::SqliteGovernance::open(&data_dir)
                     .expect("governance store"),
             )),
+            leadership: None,
         })
         .expect("gateway")
     }

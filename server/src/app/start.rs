@@ -157,6 +157,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         received,
         archive,
         governance: Some(governance),
+        leadership: None,
     })?);
     super::sinks::start(&gateway, journal_handle, &stop.cancel)?;
     // Waited for at shutdown like the write side's own tasks: it holds the

@@ -1942,6 +1942,13 @@ pub enum ErrorReason {
     /// The action targets the group's owner or the bot itself, which the
     /// gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
     ProtectedMember = 69,
+    /// UNAVAILABLE: under `\[ha\]`, another gateway leads this account and only
+    /// the leader serves it (metadata `account_id`, `leader`: the leading
+    /// instance when known, `advertise`: the address it gave, when it gave
+    /// one). Nothing was done here. Retry with backoff, at the advertised
+    /// address or through a route that follows the account's health; RetryInfo
+    /// says when a retry here can succeed at the earliest.
+    NotLeader = 70,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -2017,6 +2024,7 @@ impl ErrorReason {
             }
             Self::BotNotAdmin => "ERROR_REASON_BOT_NOT_ADMIN",
             Self::ProtectedMember => "ERROR_REASON_PROTECTED_MEMBER",
+            Self::NotLeader => "ERROR_REASON_NOT_LEADER",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -2091,6 +2099,7 @@ impl ErrorReason {
             }
             "ERROR_REASON_BOT_NOT_ADMIN" => Some(Self::BotNotAdmin),
             "ERROR_REASON_PROTECTED_MEMBER" => Some(Self::ProtectedMember),
+            "ERROR_REASON_NOT_LEADER" => Some(Self::NotLeader),
             _ => None,
         }
     }

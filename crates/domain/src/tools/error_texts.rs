@@ -83,6 +83,21 @@ pub fn error_text(err: &Error, locale: Locale) -> String {
         Kind::NotSupportedByImplementation | Kind::BotNotAdmin | Kind::ProtectedMember => {
             group_action_text(err, locale)
         }
+        Kind::NotLeader => {
+            let (account, leader) = (
+                err.meta("account_id").unwrap_or_default(),
+                err.meta("leader").unwrap_or("another gateway"),
+            );
+            pick(
+                locale,
+                format!(
+                    "账号「{account}」此刻由另一个网关（{leader}）负责，这里未执行任何操作。请稍后重试。"
+                ),
+                format!(
+                    "account {account:?} is served by another gateway ({leader}) right now; nothing was done here. Try again shortly."
+                ),
+            )
+        }
     }
 }
 

@@ -219,6 +219,13 @@ const (
 	// The action targets the group's owner or the bot itself, which the
 	// gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
 	ErrorReason_ERROR_REASON_PROTECTED_MEMBER ErrorReason = 69
+	// UNAVAILABLE: under `[ha]`, another gateway leads this account and only
+	// the leader serves it (metadata `account_id`, `leader`: the leading
+	// instance when known, `advertise`: the address it gave, when it gave
+	// one). Nothing was done here. Retry with backoff, at the advertised
+	// address or through a route that follows the account's health; RetryInfo
+	// says when a retry here can succeed at the earliest.
+	ErrorReason_ERROR_REASON_NOT_LEADER ErrorReason = 70
 )
 
 // Enum value maps for ErrorReason.
@@ -289,6 +296,7 @@ var (
 		67: "ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION",
 		68: "ERROR_REASON_BOT_NOT_ADMIN",
 		69: "ERROR_REASON_PROTECTED_MEMBER",
+		70: "ERROR_REASON_NOT_LEADER",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                     0,
@@ -356,6 +364,7 @@ var (
 		"ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION": 67,
 		"ERROR_REASON_BOT_NOT_ADMIN":                   68,
 		"ERROR_REASON_PROTECTED_MEMBER":                69,
+		"ERROR_REASON_NOT_LEADER":                      70,
 	}
 )
 
@@ -390,7 +399,7 @@ var File_onebot_gateway_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\x8f\x12\n" +
+	"$onebot/gateway/v1/error_reason.proto\x12\x11onebot.gateway.v1*\xac\x12\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12'\n" +
@@ -457,7 +466,8 @@ const file_onebot_gateway_v1_error_reason_proto_rawDesc = "" +
 	"\x1dERROR_REASON_APPROVAL_DECIDED\x10B\x120\n" +
 	",ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION\x10C\x12\x1e\n" +
 	"\x1aERROR_REASON_BOT_NOT_ADMIN\x10D\x12!\n" +
-	"\x1dERROR_REASON_PROTECTED_MEMBER\x10EBl\n" +
+	"\x1dERROR_REASON_PROTECTED_MEMBER\x10E\x12\x1b\n" +
+	"\x17ERROR_REASON_NOT_LEADER\x10FBl\n" +
 	"\x14dev.onebotgateway.v1P\x01ZRgithub.com/onebot-gateway/onebot-gateway/client-sdk/go/onebot/gateway/v1;gatewayv1b\x06proto3"
 
 var (

@@ -256,6 +256,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The action targets the group's owner or the bot itself, which the
     gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
     """
+    ERROR_REASON_NOT_LEADER: _ErrorReason.ValueType  # 70
+    """UNAVAILABLE: under `[ha]`, another gateway leads this account and only
+    the leader serves it (metadata `account_id`, `leader`: the leading
+    instance when known, `advertise`: the address it gave, when it gave
+    one). Nothing was done here. Retry with backoff, at the advertised
+    address or through a route that follows the account's health; RetryInfo
+    says when a retry here can succeed at the earliest.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every `google.rpc.ErrorInfo.reason` the gateway returns, with domain
@@ -497,5 +505,13 @@ sent.
 ERROR_REASON_PROTECTED_MEMBER: ErrorReason.ValueType  # 69
 """The action targets the group's owner or the bot itself, which the
 gateway never mutes, kicks or re-cards (metadata `user_id`, `why`).
+"""
+ERROR_REASON_NOT_LEADER: ErrorReason.ValueType  # 70
+"""UNAVAILABLE: under `[ha]`, another gateway leads this account and only
+the leader serves it (metadata `account_id`, `leader`: the leading
+instance when known, `advertise`: the address it gave, when it gave
+one). Nothing was done here. Retry with backoff, at the advertised
+address or through a route that follows the account's health; RetryInfo
+says when a retry here can succeed at the earliest.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -599,6 +599,19 @@ public enum ErrorReason
    * <code>ERROR_REASON_PROTECTED_MEMBER = 69;</code>
    */
   ERROR_REASON_PROTECTED_MEMBER(69),
+  /**
+   * <pre>
+   * UNAVAILABLE: under `[ha]`, another gateway leads this account and only
+   * the leader serves it (metadata `account_id`, `leader`: the leading
+   * instance when known, `advertise`: the address it gave, when it gave
+   * one). Nothing was done here. Retry with backoff, at the advertised
+   * address or through a route that follows the account's health; RetryInfo
+   * says when a retry here can succeed at the earliest.
+   * </pre>
+   *
+   * <code>ERROR_REASON_NOT_LEADER = 70;</code>
+   */
+  ERROR_REASON_NOT_LEADER(70),
   UNRECOGNIZED(-1),
   ;
 
@@ -1192,6 +1205,19 @@ public enum ErrorReason
    * <code>ERROR_REASON_PROTECTED_MEMBER = 69;</code>
    */
   public static final int ERROR_REASON_PROTECTED_MEMBER_VALUE = 69;
+  /**
+   * <pre>
+   * UNAVAILABLE: under `[ha]`, another gateway leads this account and only
+   * the leader serves it (metadata `account_id`, `leader`: the leading
+   * instance when known, `advertise`: the address it gave, when it gave
+   * one). Nothing was done here. Retry with backoff, at the advertised
+   * address or through a route that follows the account's health; RetryInfo
+   * says when a retry here can succeed at the earliest.
+   * </pre>
+   *
+   * <code>ERROR_REASON_NOT_LEADER = 70;</code>
+   */
+  public static final int ERROR_REASON_NOT_LEADER_VALUE = 70;
 
 
   public final int getNumber() {
@@ -1283,6 +1309,7 @@ public enum ErrorReason
       case 67: return ERROR_REASON_NOT_SUPPORTED_BY_IMPLEMENTATION;
       case 68: return ERROR_REASON_BOT_NOT_ADMIN;
       case 69: return ERROR_REASON_PROTECTED_MEMBER;
+      case 70: return ERROR_REASON_NOT_LEADER;
       default: return null;
     }
   }

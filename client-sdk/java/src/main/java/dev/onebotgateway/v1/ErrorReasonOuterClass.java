@@ -36,7 +36,7 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
   static {
     java.lang.String[] descriptorData = {
       "\n$onebot/gateway/v1/error_reason.proto\022\021" +
-      "onebot.gateway.v1*\217\022\n\013ErrorReason\022\034\n\030ERR" +
+      "onebot.gateway.v1*\254\022\n\013ErrorReason\022\034\n\030ERR" +
       "OR_REASON_UNSPECIFIED\020\000\022 \n\034ERROR_REASON_" +
       "INVALID_REQUEST\020\001\022\'\n#ERROR_REASON_ACCOUN" +
       "T_NOT_CONFIGURED\020\002\022 \n\034ERROR_REASON_ACCOU" +
@@ -94,10 +94,11 @@ public final class ErrorReasonOuterClass extends com.google.protobuf.GeneratedFi
       "SON_APPROVAL_DECIDED\020B\0220\n,ERROR_REASON_N" +
       "OT_SUPPORTED_BY_IMPLEMENTATION\020C\022\036\n\032ERRO" +
       "R_REASON_BOT_NOT_ADMIN\020D\022!\n\035ERROR_REASON" +
-      "_PROTECTED_MEMBER\020EBl\n\024dev.onebotgateway" +
-      ".v1P\001ZRgithub.com/onebot-gateway/onebot-" +
-      "gateway/client-sdk/go/onebot/gateway/v1;" +
-      "gatewayv1b\006proto3"
+      "_PROTECTED_MEMBER\020E\022\033\n\027ERROR_REASON_NOT_" +
+      "LEADER\020FBl\n\024dev.onebotgateway.v1P\001ZRgith" +
+      "ub.com/onebot-gateway/onebot-gateway/cli" +
+      "ent-sdk/go/onebot/gateway/v1;gatewayv1b\006" +
+      "proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
