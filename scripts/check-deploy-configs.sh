@@ -25,10 +25,19 @@ with open("deploy/k8s/sharded/configmap.yaml", encoding="utf-8") as f:
 for name, text in shards["data"].items():
     with open(sys.argv[1].replace("k8s.toml", name), "w", encoding="utf-8") as out:
         out.write(text)
+# The [ha] variant: its lease URL comes from the Secret, as the StatefulSet sets it.
+with open("deploy/k8s/ha/configmap.yaml", encoding="utf-8") as f:
+    ha = yaml.safe_load(f)
+with open(sys.argv[1].replace("k8s.toml", "ha.toml"), "w", encoding="utf-8") as out:
+    out.write(ha["data"]["config.toml"])
 PY
 
 for config in deploy/gateway.toml "$WORK"/*.toml; do
-  if ! "$BIN" serve --config "$config" --print-config >/dev/null; then
+  ha_url=()
+  case "$config" in
+    */ha.toml) ha_url=(env ONEBOT_GATEWAY__HA__URL=postgres://gateway@postgres:5432/gateway) ;;
+  esac
+  if ! "${ha_url[@]}" "$BIN" serve --config "$config" --print-config >/dev/null; then
     echo "invalid configuration: $config" >&2
     exit 1
   fi

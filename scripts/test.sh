@@ -51,7 +51,7 @@ stage_lint-deploy() {
   step "Dockerfile lint (hadolint)"
   hadolint Dockerfile
   step "Kubernetes manifests against the bundled schemas (kubernetes-validate)"
-  kubernetes-validate --strict --quiet deploy/k8s/*.yaml deploy/k8s/sharded/*.yaml
+  kubernetes-validate --strict --quiet deploy/k8s/*.yaml deploy/k8s/sharded/*.yaml deploy/k8s/ha/*.yaml
 }
 
 stage_build() {

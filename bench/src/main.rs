@@ -32,6 +32,7 @@ mod archive;
 mod decode;
 mod direct;
 mod echo;
+mod failover;
 mod load;
 mod machine;
 mod mcp;
@@ -115,6 +116,14 @@ enum Command {
         /// Seconds of one run.
         #[arg(long, default_value_t = 5.0)]
         secs: f64,
+    },
+    /// Only the failover rows: kill -9 of an `[ha]` leader to the first
+    /// call served by the standby, over a real PostgreSQL, printed, not
+    /// written.
+    Failover {
+        /// Failovers.
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
     },
     /// Only the Milky account's rows (hop ratios of GetHistory count 20
     /// and 100 and ListGroupMembers, the 30 MiB upload), printed, not
@@ -286,6 +295,12 @@ async fn main() -> anyhow::Result<()> {
             let bin = procs::gateway_binary(cli.gateway_bin)?;
             let report = sink::measure(&bin, rounds.max(1), secs).await?;
             print!("{}", report::targets::sink_summary(&report));
+            Ok(())
+        }
+        Command::Failover { runs } => {
+            let bin = procs::gateway_binary(cli.gateway_bin)?;
+            let report = failover::measure(&bin, runs.max(1)).await?;
+            print!("{}", report::targets::failover_summary(&report));
             Ok(())
         }
         Command::Milky {

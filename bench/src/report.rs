@@ -58,6 +58,8 @@ pub struct Report {
     pub archive: ArchiveReport,
     /// The NATS event sink's rows (why not, when they were not measured).
     pub sink: Result<crate::sink::SinkReport, String>,
+    /// The failover rows (why not, when they were not measured).
+    pub failover: Result<crate::failover::FailoverReport, String>,
     /// The gateway on the replay peer, per round.
     pub replay: Vec<ReplayRound>,
     /// GetHistory at each page size.
@@ -88,6 +90,7 @@ pub fn render(r: &Report) -> String {
     starts_section(&mut o, r);
     archive_section(&mut o, &r.archive);
     sink_section(&mut o, &r.sink);
+    failover_section(&mut o, &r.failover);
     o
 }
 
@@ -522,6 +525,37 @@ fn sink_section(o: &mut String, s: &Result<crate::sink::SinkReport, String>) {
             );
         }
     }
+}
+
+fn failover_section(o: &mut String, f: &Result<crate::failover::FailoverReport, String>) {
+    let _ = writeln!(o, "\n## Failover of an account (`[ha]`)\n");
+    let f = match f {
+        Ok(f) => f,
+        Err(why) => {
+            let _ = writeln!(o, "Not measured: {why}");
+            return;
+        }
+    };
+    let _ = writeln!(
+        o,
+        "Two gateway processes share the account of one sandbox peer, leasing it in a real \
+         PostgreSQL with `ttl_secs = {}`. Each run kills the leader with SIGKILL and times until the \
+         standby serves the first ListGroups for the account (tried every 20 ms); a fresh standby \
+         is started for the next run.\n",
+        crate::failover::TTL_SECS
+    );
+    let _ = writeln!(o, "| run | kill -9 to first served call, s |");
+    let _ = writeln!(o, "|---|---|");
+    for (i, d) in f.runs.iter().enumerate() {
+        let _ = writeln!(o, "| {} | {:.2} |", i + 1, d.as_secs_f64());
+    }
+    let _ = writeln!(
+        o,
+        "\nMedian {:.2} s, maximum {:.2} s, beside `ttl_secs` {} s.",
+        f.median_secs(),
+        f.max_secs(),
+        crate::failover::TTL_SECS
+    );
 }
 
 fn archive_section(o: &mut String, a: &ArchiveReport) {

@@ -124,6 +124,11 @@ pub async fn run(opts: Options) -> Result<()> {
             format!("{e:#}")
         });
 
+    let failover = crate::failover::measure(&bin, 5).await.map_err(|e| {
+        eprintln!("bench: the failover rows were not measured: {e:#}");
+        format!("{e:#}")
+    });
+
     let report = Report {
         machine,
         load_before,
@@ -143,6 +148,7 @@ pub async fn run(opts: Options) -> Result<()> {
         milky,
         archive,
         sink,
+        failover,
         replay,
         pages,
         scale,

@@ -388,6 +388,11 @@ impl SandboxControl {
         self.shared.hub.wait_count(n).await;
     }
 
+    /// Resolves once at most `n` WebSocket connections are open.
+    pub async fn wait_connections_at_most(&self, n: usize) {
+        self.shared.hub.wait_count_where(|c| c <= n).await;
+    }
+
     /// The stored history of a chat as the flavor renders it (old → new); empty if unknown.
     pub fn messages(&self, chat: ChatRef) -> Vec<Value> {
         let w = self.shared.world.lock();

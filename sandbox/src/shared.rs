@@ -132,9 +132,13 @@ impl Hub {
     }
 
     pub(crate) async fn wait_count(&self, n: usize) {
+        self.wait_count_where(|c| c >= n).await;
+    }
+
+    pub(crate) async fn wait_count_where(&self, ok: impl Fn(usize) -> bool) {
         let mut rx = self.ws_count.subscribe();
         // Cannot fail: the sender outlives every borrow of the hub.
-        let _ = rx.wait_for(|c| *c >= n).await;
+        let _ = rx.wait_for(|c| ok(*c)).await;
     }
 
     /// Pushes an event to every event-capable connection.

@@ -95,6 +95,44 @@ pub fn sink_summary(s: &crate::sink::SinkReport) -> String {
     o
 }
 
+fn failover_targets(f: &Result<crate::failover::FailoverReport, String>) -> Vec<Target> {
+    use crate::failover::{SLACK_SECS, TTL_SECS};
+    let target = format!("≤ ttl_secs + {SLACK_SECS} s = {} s", TTL_SECS + SLACK_SECS);
+    vec![match f {
+        Ok(f) => Target {
+            what: format!(
+                "failover, kill -9 to first served call ({} runs)",
+                f.runs.len()
+            ),
+            value: format!("median {:.2} s, max {:.2} s", f.median_secs(), f.max_secs()),
+            target,
+            met: f.met(),
+        },
+        Err(why) => Target {
+            what: "failover, kill -9 to first served call".into(),
+            value: format!("not measured: {why}"),
+            target,
+            met: false,
+        },
+    }]
+}
+
+/// The failover target alone, one line.
+pub fn failover_summary(f: &crate::failover::FailoverReport) -> String {
+    let mut o = String::new();
+    for t in failover_targets(&Ok(f.clone())) {
+        let _ = writeln!(
+            o,
+            "{:<55} {:>34}  {} ({})",
+            t.what,
+            t.value,
+            verdict(t.met),
+            t.target
+        );
+    }
+    o
+}
+
 fn archive_targets(a: &ArchiveReport) -> Vec<Target> {
     let mut t = Vec::new();
     let on: Vec<_> = a.inbound.iter().filter(|r| r.archive).collect();
@@ -182,6 +220,7 @@ fn targets(r: &Report) -> Vec<Target> {
     t.extend(start_targets(&r.starts));
     t.extend(archive_targets(&r.archive));
     t.extend(sink_targets(&r.sink));
+    t.extend(failover_targets(&r.failover));
     t
 }
 

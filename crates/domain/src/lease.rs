@@ -219,8 +219,9 @@ impl Leadership {
     }
 }
 
-/// The error of a call for an account another gateway leads.
-fn not_leader(account: &str, leader: Option<&Holder>) -> Error {
+/// The error of a call for an account another gateway leads (`leader`:
+/// the leader, when known).
+pub fn not_leader(account: &str, leader: Option<&Holder>) -> Error {
     let err = match leader {
         Some(h) => {
             let at = if h.advertise.is_empty() {

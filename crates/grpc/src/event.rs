@@ -35,6 +35,7 @@ use onebot_gateway_domain::clock::now_ms;
 use onebot_gateway_domain::events::Subscription;
 use onebot_gateway_domain::gateway::Gateway;
 use onebot_gateway_domain::journal::StoredEvent;
+use onebot_gateway_domain::lease::{Leadership, Role, not_leader};
 use onebot_gateway_domain::media::ids::MediaIds;
 use onebot_gateway_domain::ports::SharedPeer;
 
@@ -233,7 +234,7 @@ impl EventApi {
             0 => None,
             secs => Some(Duration::from_secs(secs)),
         };
-        let state = State::new(
+        let mut state = State::new(
             subscription,
             self.wire.clone(),
             account.peer.clone(),
@@ -241,6 +242,15 @@ impl EventApi {
             Lines::of(&self.gw),
             heartbeat,
         );
+        // Under [ha] the stream ends with NOT_LEADER when this gateway stops
+        // leading the account, so the client resubscribes with the leader.
+        state.leading = self.gw.leadership().and_then(|l| {
+            l.watch(&account.id).map(|role| Leading {
+                leadership: l.clone(),
+                account_id: account.id.clone(),
+                role,
+            })
+        });
         let stream = futures_util::stream::unfold(state, next_item);
         Ok(Response::new(Box::pin(stream)))
     }
@@ -263,6 +273,30 @@ struct State {
     last_sent: tokio::time::Instant,
     started: bool,
     done: bool,
+    leading: Option<Leading>,
+}
+
+/// The role of the stream's account under `[ha]`.
+struct Leading {
+    leadership: Arc<Leadership>,
+    account_id: String,
+    role: tokio::sync::watch::Receiver<Role>,
+}
+
+/// Resolves when the account is no longer led here (never without `[ha]`).
+async fn stepped_down(leading: &mut Option<Leading>) {
+    match leading {
+        Some(l) => {
+            if l.role
+                .wait_for(|r| !matches!(r, Role::Leading { .. }))
+                .await
+                .is_err()
+            {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending().await,
+    }
 }
 
 impl State {
@@ -285,6 +319,7 @@ impl State {
             last_sent: tokio::time::Instant::now(),
             started: false,
             done: false,
+            leading: None,
         }
     }
 
@@ -329,6 +364,7 @@ impl State {
 enum Step {
     Event(Option<onebot_gateway_domain::error::Result<StoredEvent>>),
     Beat,
+    SteppedDown,
 }
 
 /// One step of the stream: first a heartbeat (the position the stream
@@ -354,10 +390,14 @@ async fn next_item(mut st: State) -> Option<(Result<Encoded, Status>, State)> {
                 Some(_) => tokio::select! {
                     r = st.sub.next() => Step::Event(r),
                     () = st.idle.as_mut() => Step::Beat,
+                    () = stepped_down(&mut st.leading) => Step::SteppedDown,
                 },
-                None => Step::Event(st.sub.next().await),
+                None => tokio::select! {
+                    r = st.sub.next() => Step::Event(r),
+                    () = stepped_down(&mut st.leading) => Step::SteppedDown,
+                },
             };
-            if matches!(step, Step::Event(_)) || st.silent_for_a_period() {
+            if !matches!(step, Step::Beat) || st.silent_for_a_period() {
                 break step;
             }
         }
@@ -366,6 +406,16 @@ async fn next_item(mut st: State) -> Option<(Result<Encoded, Status>, State)> {
         Step::Beat => {
             let beat = st.beat();
             Some((Ok(beat), st))
+        }
+        Step::SteppedDown => {
+            st.done = true;
+            let l = st.leading.as_ref()?;
+            let err = l
+                .leadership
+                .require_leader(&l.account_id)
+                .err()
+                .unwrap_or_else(|| not_leader(&l.account_id, None));
+            Some((Err(crate::status::status_of(err)), st))
         }
         Step::Event(None) => None,
         Step::Event(Some(Ok(stored))) => {

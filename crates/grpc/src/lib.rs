@@ -29,6 +29,7 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use onebot_gateway_domain::gateway::Gateway;
+use onebot_gateway_domain::lease::Role;
 
 pub use deadline::ctx;
 
@@ -50,6 +51,13 @@ pub const PACKAGE: &str = <pb::Account as prost::Name>::PACKAGE;
 
 /// Health service name of an account: `onebot.gateway.v1.account.<id>` (a
 /// gateway convention, not a proto service; every SDK names the prefix).
+/// The health name of leadership under `[ha]`: SERVING while this gateway
+/// leads every account it shares by lease, NOT_SERVING otherwise (absent
+/// without `[ha]`). It names no account, so probes see it with
+/// authentication on; a Kubernetes readiness probe on it routes a Service
+/// to the leader.
+pub const LEADING_HEALTH_NAME: &str = "onebot.gateway.v1.ha.leading";
+
 pub fn account_health_name(account_id: &str) -> String {
     format!(
         "{}{account_id}",
@@ -154,6 +162,31 @@ pub async fn report_health(reporter: &HealthReporter, gw: &Arc<Gateway>) {
             .set_service_status(name, ServingStatus::Serving)
             .await;
     }
+    if let Some(leadership) = gw.leadership() {
+        let mut watches: Vec<_> = leadership
+            .accounts()
+            .filter_map(|id| leadership.watch(id))
+            .collect();
+        let leads_all = |w: &[tokio::sync::watch::Receiver<Role>]| {
+            w.iter()
+                .all(|rx| matches!(*rx.borrow(), Role::Leading { .. }))
+        };
+        reporter
+            .set_service_status(LEADING_HEALTH_NAME, serving(leads_all(&watches)))
+            .await;
+        let reporter = reporter.clone();
+        tokio::spawn(async move {
+            while !watches.is_empty() {
+                let changes = watches.iter_mut().map(|rx| Box::pin(rx.changed()));
+                if futures_util::future::select_all(changes).await.0.is_err() {
+                    return;
+                }
+                reporter
+                    .set_service_status(LEADING_HEALTH_NAME, serving(leads_all(&watches)))
+                    .await;
+            }
+        });
+    }
     for account in gw.accounts() {
         let name = account_health_name(&account.id);
         let mut rx = account.peer.watch_status();
@@ -175,7 +208,8 @@ pub async fn report_shutdown(reporter: &HealthReporter, gw: &Gateway) {
     reporter
         .set_service_status("", ServingStatus::NotServing)
         .await;
-    for name in SERVICE_NAMES {
+    let leading = gw.leadership().map(|_| LEADING_HEALTH_NAME);
+    for name in SERVICE_NAMES.into_iter().chain(leading) {
         reporter
             .set_service_status(name, ServingStatus::NotServing)
             .await;

@@ -19,6 +19,7 @@
 //!   `message-ids.sqlite3`.
 //! - [`db`]: how every SQLite file is opened, checked, locked and how its
 //!   errors map.
+//! - [`lease`]: the leases of `[ha]` in PostgreSQL.
 //! - [`governance`]: the approvals and the audit trail (the domain's
 //!   [`onebot_gateway_domain::policy::store::GovernanceStore`]): in
 //!   PostgreSQL at `archive.url`, else in `governance.sqlite3`.
@@ -31,6 +32,7 @@ pub mod db;
 pub mod governance;
 pub mod ids;
 pub mod journal;
+pub mod lease;
 pub mod migrate;
 pub mod open;
 mod pg;

@@ -7,9 +7,10 @@ use std::sync::Arc;
 use super::governance::postgres::PgGovernance;
 use super::governance::sqlite::SqliteGovernance;
 use super::journal::SqliteJournal;
+use super::lease::PgLeases;
 use super::postgres::PgArchive;
 use super::sqlite::SqliteArchive;
-use onebot_gateway_config::ArchiveConfig;
+use onebot_gateway_config::{ArchiveConfig, HaConfig};
 use onebot_gateway_domain::archive::store::ArchiveStore;
 use onebot_gateway_domain::error::{Error, Result};
 use onebot_gateway_domain::policy::store::GovernanceStore;
@@ -47,6 +48,17 @@ pub async fn governance(
         Some(url) => Arc::new(PgGovernance::open(url.expose(), pg_tls(config)?).await?),
         None => Arc::new(SqliteGovernance::open(data_dir)?),
     })
+}
+
+/// Opens the leases of `[ha]` in PostgreSQL at `ha.url`, else
+/// `archive.url` (TLS as the archive's: `archive.ca_file`).
+pub async fn leases(ha: &HaConfig, archive: &ArchiveConfig) -> Result<Arc<PgLeases>> {
+    let url = ha.lease_url(archive.url.as_ref()).ok_or_else(|| {
+        Error::internal("[ha] needs PostgreSQL: set ha.url or archive.url".to_string())
+    })?;
+    Ok(Arc::new(
+        PgLeases::open(url.expose(), pg_tls(archive)?).await?,
+    ))
 }
 
 /// The TLS of the PostgreSQL connections: the system's roots and

@@ -84,3 +84,87 @@ pub(crate) async fn migrate(
     tx.commit().await?;
     Ok(version)
 }
+
+/// One connection of the store `what`, shared by its calls (statements are
+/// pipelined) and opened again by the first call after it broke.
+pub(crate) struct Conn {
+    what: &'static str,
+    url: String,
+    shown: String,
+    tls: RustlsConnect,
+    client: tokio::sync::RwLock<Option<std::sync::Arc<Client>>>,
+}
+
+impl Conn {
+    /// Wraps `client`, opened to `url` (shown as `shown`) over `tls`.
+    pub(crate) fn new(
+        what: &'static str,
+        url: &str,
+        shown: &str,
+        tls: RustlsConnect,
+        client: Client,
+    ) -> Self {
+        Self {
+            what,
+            url: url.to_owned(),
+            shown: shown.to_owned(),
+            tls,
+            client: tokio::sync::RwLock::new(Some(std::sync::Arc::new(client))),
+        }
+    }
+
+    /// The URL without credentials.
+    pub(crate) fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// The connection, opened again when it broke.
+    pub(crate) async fn client(&self) -> Result<std::sync::Arc<Client>> {
+        if let Some(c) = self.client.read().await.as_ref()
+            && !c.is_closed()
+        {
+            return Ok(c.clone());
+        }
+        let mut slot = self.client.write().await;
+        if let Some(c) = slot.as_ref()
+            && !c.is_closed()
+        {
+            return Ok(c.clone());
+        }
+        let client =
+            std::sync::Arc::new(connect(self.what, &self.url, &self.shown, &self.tls).await?);
+        *slot = Some(client.clone());
+        Ok(client)
+    }
+}
+
+/// `postgres host:port/database` of `url`, without credentials.
+pub(crate) fn describe_url(url: &str, shown: &str) -> String {
+    let Ok(config) = url.parse::<tokio_postgres::Config>() else {
+        return format!("postgres {shown}");
+    };
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .enumerate()
+        .map(|(i, host)| {
+            let host = match host {
+                tokio_postgres::config::Host::Tcp(h) => h.clone(),
+                #[cfg(unix)]
+                tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
+            };
+            let port = config
+                .get_ports()
+                .get(i)
+                .or(config.get_ports().first())
+                .copied()
+                .unwrap_or(5432);
+            format!("{host}:{port}")
+        })
+        .collect();
+    format!(
+        "postgres {}/{}",
+        hosts.join(","),
+        config.get_dbname().unwrap_or_default()
+    )
+}

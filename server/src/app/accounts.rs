@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use onebot_gateway_config::{Config, Protocol};
 use onebot_gateway_domain::account::Account;
 use onebot_gateway_domain::detached::Detached;
+use onebot_gateway_domain::lease::{Gate, Leadership};
 use onebot_gateway_domain::ports::{EventSink, SharedPeer};
 use onebot_gateway_milky::MilkyClient;
 use onebot_gateway_onebot::client::AccountClient;
@@ -20,32 +21,37 @@ use onebot_gateway_onebot::transport::reverse::{self, ReverseAccounts};
 /// Starts one adapter per configured account (connections are opened in
 /// the background; this returns at once, after binding the reverse
 /// WebSocket listener when one is configured). `sink` receives inbound
-/// events; `shutdown` stops every connection task and the listener.
+/// events; `leadership` (under `[ha]`) gates each account's connections;
+/// `shutdown` stops every connection task and the listener.
 pub async fn start(
     config: &Config,
     sink: Arc<dyn EventSink>,
+    leadership: Option<&Leadership>,
     shutdown: &CancellationToken,
 ) -> anyhow::Result<Vec<Arc<Account>>> {
     let mut accounts = Vec::new();
     let mut reverse_accounts = ReverseAccounts::new();
     for (id, account) in &config.accounts {
+        let gate = leadership.map_or(Gate::Open, |l| l.gate(id));
         let peer: SharedPeer = if account.protocol() == Protocol::Milky {
-            MilkyClient::start(
+            MilkyClient::start_gated(
                 id,
                 account.clone(),
                 config.limits.max_event_frame_bytes,
                 sink.clone(),
                 shutdown.child_token(),
+                gate,
             )
             .map_err(|e| anyhow::anyhow!("starting account {id:?}: {e}"))?
         } else if account.has_transport() {
-            let client = AccountClient::start_with(
+            let client = AccountClient::start_gated(
                 id,
                 account.clone(),
                 config.limits.max_event_frame_bytes,
                 sink.clone(),
                 shutdown.child_token(),
                 None,
+                gate,
             )
             .map_err(|e| anyhow::anyhow!("starting account {id:?}: {e}"))?;
             if account.reverse

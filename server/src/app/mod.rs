@@ -20,6 +20,7 @@
 //!    background tasks stop.
 
 pub mod accounts;
+pub mod ha;
 pub mod mcp;
 pub mod metrics;
 pub mod prepare;

@@ -46,6 +46,8 @@ pub struct Prepared {
     pub governance: Arc<dyn GovernanceStore>,
     /// The embedded sandbox, when no account was configured.
     pub sandbox: Option<super::sandbox::Embedded>,
+    /// The account leases of `[ha]`, when configured.
+    pub ha: Option<super::ha::Ha>,
 }
 
 /// Checks and opens what the gateway stands on. `metrics` is a pre-bound
@@ -110,6 +112,7 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         .await
         .map_err(|e| anyhow::anyhow!("opening the approvals and audit store: {e}"))?;
     tracing::info!(store = %governance.describe(), "approvals and audit trail open");
+    let ha = super::ha::Ha::open(&config).await?;
     let mut config = config;
     let sandbox = if config.accounts.is_empty() {
         Some(super::sandbox::start(&mut config).await?)
@@ -129,6 +132,7 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         archive,
         governance,
         sandbox,
+        ha,
     })
 }
 

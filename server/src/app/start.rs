@@ -66,6 +66,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         archive,
         governance,
         sandbox,
+        ha,
     } = prepared;
     let events = EventHub::durable(
         config.events.buffer_size,
@@ -85,7 +86,11 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         stop.cancel.clone(),
     );
     let sink: Arc<dyn EventSink> = inbound.clone();
-    let accounts = super::accounts::start(&config, sink, &stop.cancel).await?;
+    // Under [ha] an account's adapter connects only while this gateway
+    // leads it; every account starts as standby.
+    let leadership = ha.as_ref().map(|h| h.leadership.clone());
+    let accounts =
+        super::accounts::start(&config, sink, leadership.as_deref(), &stop.cancel).await?;
     inbound.attach(&accounts);
     let archive = match (archive, events.journal()) {
         (Some(store), Some(journal)) => {
@@ -157,9 +162,14 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         received,
         archive,
         governance: Some(governance),
-        leadership: None,
+        leadership,
     })?);
     super::sinks::start(&gateway, journal_handle, &stop.cancel)?;
+    if let Some(ha) = ha {
+        // Waited for at shutdown: the leases held are released, so a
+        // standby takes the accounts over at once.
+        gateway.write().track(ha.spawn(stop.cancel.clone()));
+    }
     // Waited for at shutdown like the write side's own tasks: it holds the
     // gateway (and so its stores) until it ends.
     gateway.write().track(tokio::spawn(

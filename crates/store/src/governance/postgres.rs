@@ -8,7 +8,6 @@
 
 use std::sync::Arc;
 
-use tokio::sync::RwLock;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Row};
 
@@ -82,11 +81,9 @@ fn pg_sql(sql: &str) -> String {
 
 /// The governance records in PostgreSQL.
 pub struct PgGovernance {
-    url: String,
     shown: String,
     described: String,
-    tls: RustlsConnect,
-    client: RwLock<Option<Arc<Client>>>,
+    conn: pg::Conn,
 }
 
 impl std::fmt::Debug for PgGovernance {
@@ -95,37 +92,6 @@ impl std::fmt::Debug for PgGovernance {
             .field("url", &self.shown)
             .finish_non_exhaustive()
     }
-}
-
-/// `postgres host:port/database` of `url`, without credentials.
-pub(super) fn describe_url(url: &str, shown: &str) -> String {
-    let Ok(config) = url.parse::<tokio_postgres::Config>() else {
-        return format!("postgres {shown}");
-    };
-    let hosts: Vec<String> = config
-        .get_hosts()
-        .iter()
-        .enumerate()
-        .map(|(i, host)| {
-            let host = match host {
-                tokio_postgres::config::Host::Tcp(h) => h.clone(),
-                #[cfg(unix)]
-                tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
-            };
-            let port = config
-                .get_ports()
-                .get(i)
-                .or(config.get_ports().first())
-                .copied()
-                .unwrap_or(5432);
-            format!("{host}:{port}")
-        })
-        .collect();
-    format!(
-        "postgres {}/{}",
-        hosts.join(","),
-        config.get_dbname().unwrap_or_default()
-    )
 }
 
 impl PgGovernance {
@@ -151,11 +117,9 @@ impl PgGovernance {
             .with("url", &shown));
         }
         Ok(Self {
-            url: url.to_string(),
-            described: describe_url(url, &shown),
+            described: pg::describe_url(url, &shown),
+            conn: pg::Conn::new(WHAT, url, &shown, tls, client),
             shown,
-            tls,
-            client: RwLock::new(Some(Arc::new(client))),
         })
     }
 
@@ -165,20 +129,7 @@ impl PgGovernance {
 
     /// The connection, opened again when it broke.
     async fn client(&self) -> Result<Arc<Client>> {
-        if let Some(c) = self.client.read().await.as_ref()
-            && !c.is_closed()
-        {
-            return Ok(c.clone());
-        }
-        let mut slot = self.client.write().await;
-        if let Some(c) = slot.as_ref()
-            && !c.is_closed()
-        {
-            return Ok(c.clone());
-        }
-        let client = Arc::new(pg::connect(WHAT, &self.url, &self.shown, &self.tls).await?);
-        *slot = Some(client.clone());
-        Ok(client)
+        self.conn.client().await
     }
 
     /// Runs the statement `sql` (written with `?n`); returns the rows it

@@ -697,11 +697,11 @@ async fn the_stores_describe_themselves_without_credentials() {
     assert_eq!(s.store.describe(), format!("sqlite {}", path.display()));
     assert!(std::fs::metadata(&path).unwrap().is_file());
     assert_eq!(
-        super::postgres::describe_url("postgres://user:secret@db.example:5433/gw", "x"),
+        crate::pg::describe_url("postgres://user:secret@db.example:5433/gw", "x"),
         "postgres db.example:5433/gw"
     );
     assert_eq!(
-        super::postgres::describe_url("postgres://user:secret@db.example/gw", "x"),
+        crate::pg::describe_url("postgres://user:secret@db.example/gw", "x"),
         "postgres db.example:5432/gw"
     );
     if let Some(s) = postgres("describe").await {

@@ -1,0 +1,83 @@
+//! `[ha]`: the account leases this gateway keeps while it runs. Without
+//! `[ha]` every configured account is this gateway's own.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio_util::sync::CancellationToken;
+
+use onebot_gateway_config::Config;
+use onebot_gateway_domain::lease::{self, Claimant, Holder, Leadership, LeaseStore};
+
+/// The leases of `[ha]`, before they are kept.
+pub struct Ha {
+    /// The roles of the accounts (every one standby until a claim).
+    pub leadership: Arc<Leadership>,
+    store: Arc<dyn LeaseStore>,
+    me: Claimant,
+    ttl: Duration,
+}
+
+impl Ha {
+    /// Opens the lease store `config.ha` names (`None` without `[ha]`).
+    /// Every account with a transport is led by one gateway at a time.
+    pub async fn open(config: &Config) -> anyhow::Result<Option<Ha>> {
+        let Some(ha) = &config.ha else {
+            return Ok(None);
+        };
+        let store = onebot_gateway_store::open::leases(ha, &config.archive)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .context("opening the account leases of [ha]")?;
+        let instance = ha.instance.clone().unwrap_or_else(default_instance);
+        let me = Claimant {
+            holder: Holder {
+                instance,
+                advertise: ha.advertise.clone().unwrap_or_default(),
+            },
+            token: hex::encode(rand::random::<[u8; 16]>()),
+        };
+        tracing::info!(
+            leases = %store.describe(),
+            instance = %me.holder.instance,
+            ttl_secs = ha.ttl_secs,
+            "[ha]: accounts are led by one gateway at a time"
+        );
+        let leadership = Arc::new(Leadership::new(
+            config
+                .accounts
+                .iter()
+                .filter(|(_, a)| a.has_transport())
+                .map(|(id, _)| id.as_str()),
+        ));
+        Ok(Some(Ha {
+            leadership,
+            store,
+            me,
+            ttl: Duration::from_secs(ha.ttl_secs),
+        }))
+    }
+
+    /// Keeps the leases until `cancel`, then releases those held.
+    pub fn spawn(self, cancel: CancellationToken) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(lease::run(
+            self.leadership,
+            self.store,
+            self.me,
+            self.ttl,
+            cancel,
+        ))
+    }
+}
+
+/// `<host name>-<process id>`.
+fn default_instance() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "gateway".into());
+    format!("{host}-{}", std::process::id())
+}

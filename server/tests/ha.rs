@@ -1,0 +1,270 @@
+//! `[ha]` with the real binary and a real PostgreSQL: two gateways share
+//! one account and exactly one of them, the lease holder, is connected to
+//! the implementation and serves it; the other refuses with NOT_LEADER
+//! naming the leader and reports the account NOT_SERVING. When the leader
+//! is killed (`kill -9`), stopped, or paused past its lease, the other
+//! takes over within the lease's term plus 5 s, and a paused former leader
+//! lets the account go as soon as it runs again.
+//!
+//! Runs when `ONEBOT_GATEWAY_TEST_POSTGRES` names a server (scripts/test.sh
+//! starts one; in CI it is required).
+
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use onebot_gateway_client::pb;
+use onebot_sandbox::{Sandbox, SandboxConfig};
+use pb::group_service_client::GroupServiceClient;
+use process::{account_is, connect, free_port, spawn};
+use tokio::process::Child;
+use tonic::Code;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_types::StatusExt;
+
+/// The lease's term in these tests.
+const TTL_SECS: u64 = 3;
+
+/// A database of its own on the server of `ONEBOT_GATEWAY_TEST_POSTGRES`.
+async fn fresh_database(test: &str) -> Option<String> {
+    let Ok(admin) = std::env::var("ONEBOT_GATEWAY_TEST_POSTGRES") else {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "[ha] tests: ONEBOT_GATEWAY_TEST_POSTGRES is not set in CI"
+        );
+        eprintln!("SKIPPED: [ha] needs PostgreSQL: ONEBOT_GATEWAY_TEST_POSTGRES is not set");
+        return None;
+    };
+    let name = format!("onebot_ha_{test}_{}", std::process::id());
+    let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+        .await
+        .expect("connect to ONEBOT_GATEWAY_TEST_POSTGRES");
+    tokio::spawn(conn);
+    client
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+        .await
+        .unwrap();
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let mut url = url::Url::parse(&admin).unwrap();
+    url.set_path(&name);
+    Some(url.to_string())
+}
+
+/// One gateway of the pair.
+struct Gw {
+    addr: String,
+    config: PathBuf,
+}
+
+/// Writes the config of gateway `name` over `peer`, leasing in `db`.
+fn gateway(dir: &Path, name: &str, peer: &Sandbox, db: &str) -> Gw {
+    let port = free_port();
+    let home = dir.join(name);
+    std::fs::create_dir_all(&home).unwrap();
+    let ca = std::env::var("ONEBOT_GATEWAY_TEST_POSTGRES_CA")
+        .map(|ca| format!("ca_file = {ca:?}\n"))
+        .unwrap_or_default();
+    let config = home.join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:{port}\"\ndata_dir = {data:?}\n\n\
+             [archive]\n{ca}\n\
+             [ha]\nurl = {db:?}\nttl_secs = {TTL_SECS}\ninstance = {name:?}\nadvertise = \"127.0.0.1:{port}\"\n\n\
+             [accounts.default]\nws_url = {ws:?}\ngroups = [{group}]\n",
+            data = home.join("data").to_string_lossy(),
+            ws = peer.ws_url(),
+            group = process::GROUP,
+        ),
+    )
+    .unwrap();
+    Gw {
+        addr: format!("http://127.0.0.1:{port}"),
+        config,
+    }
+}
+
+impl Gw {
+    async fn start(&self) -> Child {
+        spawn(&self.config, &self.addr, None).await
+    }
+
+    /// ListGroups for the account through this gateway.
+    async fn list_groups(&self) -> Result<pb::ListGroupsResponse, tonic::Status> {
+        let mut client = GroupServiceClient::new(connect(&self.addr).await);
+        client
+            .list_groups(pb::ListGroupsRequest::default())
+            .await
+            .map(tonic::Response::into_inner)
+    }
+
+    /// Asserts the gateway refuses the account with NOT_LEADER naming
+    /// `leader` (and its advertised address). A gateway that just started
+    /// or stepped down learns the leader at its next claim: the refusal
+    /// names nobody until then (at most a second).
+    async fn refuses_naming(&self, leader: &Gw, name: &str) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let status = loop {
+            let status = self.list_groups().await.unwrap_err();
+            let named = status
+                .get_details_error_info()
+                .is_some_and(|i| i.metadata.contains_key("leader"));
+            if named || Instant::now() > deadline {
+                break status;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+        let info = status.get_details_error_info().expect("ErrorInfo");
+        assert_eq!(info.reason, "NOT_LEADER", "{status:?}");
+        assert_eq!(info.metadata.get("leader").map(String::as_str), Some(name));
+        assert_eq!(
+            info.metadata.get("advertise").map(String::as_str),
+            leader.addr.strip_prefix("http://")
+        );
+        assert_eq!(
+            info.metadata.get("account_id").map(String::as_str),
+            Some("default")
+        );
+        assert!(status.get_details_retry_info().is_some(), "{status:?}");
+    }
+}
+
+/// Starts `a` and waits until it leads, then `b`, which must stand by.
+async fn leader_and_standby(a: &Gw, b: &Gw, peer: &Sandbox) -> (Child, Child) {
+    let first = a.start().await;
+    account_is(&connect(&a.addr).await, ServingStatus::Serving).await;
+    let second = b.start().await;
+    // The standby answers, and refuses the account naming the leader.
+    b.refuses_naming(a, "gw-a").await;
+    account_is(&connect(&b.addr).await, ServingStatus::NotServing).await;
+    assert_eq!(peer.control().connections(), 1, "only the leader connects");
+    assert!(a.list_groups().await.is_ok());
+    (first, second)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_standby_leads_within_the_term_after_kill_9_of_the_leader() {
+    let Some(db) = fresh_database("kill").await else {
+        return;
+    };
+    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        gateway(dir.path(), "gw-a", &peer, &db),
+        gateway(dir.path(), "gw-b", &peer, &db),
+    );
+    let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
+    // A standby stays one: several terms later it still refuses.
+    tokio::time::sleep(Duration::from_secs(2 * TTL_SECS)).await;
+    b.refuses_naming(&a, "gw-a").await;
+    assert_eq!(peer.control().connections(), 1);
+
+    first.kill().await.unwrap();
+    let killed = Instant::now();
+    account_is(&connect(&b.addr).await, ServingStatus::Serving).await;
+    let took = killed.elapsed();
+    assert!(
+        took <= Duration::from_secs(TTL_SECS + 5),
+        "the standby led {took:?} after the kill"
+    );
+    let groups = b.list_groups().await.unwrap();
+    assert!(!groups.groups.is_empty(), "{groups:?}");
+    assert_eq!(peer.control().connections(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_leader_hands_over_at_once() {
+    let Some(db) = fresh_database("stop").await else {
+        return;
+    };
+    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        gateway(dir.path(), "gw-a", &peer, &db),
+        gateway(dir.path(), "gw-b", &peer, &db),
+    );
+    // A long term: only the release can make the handover quick.
+    for gw in [&a, &b] {
+        let text = std::fs::read_to_string(&gw.config).unwrap();
+        std::fs::write(&gw.config, text.replace("ttl_secs = 3", "ttl_secs = 60")).unwrap();
+    }
+    let (first, _second) = leader_and_standby(&a, &b, &peer).await;
+    let pid = first.id().expect("pid");
+    let stopped = Instant::now();
+    signal(pid, "TERM");
+    account_is(&connect(&b.addr).await, ServingStatus::Serving).await;
+    let took = stopped.elapsed();
+    assert!(
+        took < Duration::from_secs(10),
+        "the standby led {took:?} after the leader stopped"
+    );
+    assert!(b.list_groups().await.is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_leader_lets_the_account_go_when_it_runs_again() {
+    let Some(db) = fresh_database("pause").await else {
+        return;
+    };
+    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        gateway(dir.path(), "gw-a", &peer, &db),
+        gateway(dir.path(), "gw-b", &peer, &db),
+    );
+    let (first, _second) = leader_and_standby(&a, &b, &peer).await;
+    let pid = first.id().expect("pid");
+    // An event stream open on the leader.
+    let mut events = pb::event_service_client::EventServiceClient::new(connect(&a.addr).await)
+        .stream_events(pb::StreamEventsRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    // Paused (as by a long stop of the world): its lease runs out and the
+    // standby takes the account over while the old leader's connection is
+    // still open.
+    signal(pid, "STOP");
+    account_is(&connect(&b.addr).await, ServingStatus::Serving).await;
+    assert!(b.list_groups().await.is_ok());
+    signal(pid, "CONT");
+    // Running again, the former leader closes its connection and refuses
+    // the account, naming the new leader.
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        peer.control().wait_connections_at_most(1),
+    )
+    .await
+    .expect("the former leader closed its connection");
+    account_is(&connect(&a.addr).await, ServingStatus::NotServing).await;
+    a.refuses_naming(&b, "gw-b").await;
+    assert!(b.list_groups().await.is_ok());
+    // Its event stream ended with NOT_LEADER, so the client resubscribes
+    // with the leader.
+    let ended = loop {
+        match events.message().await {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("the stream ended without a status"),
+            Err(status) => break status,
+        }
+    };
+    assert_eq!(ended.code(), Code::Unavailable, "{ended:?}");
+    assert_eq!(
+        ended.get_details_error_info().map(|i| i.reason),
+        Some("NOT_LEADER".to_owned())
+    );
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{sig} {pid}");
+}
