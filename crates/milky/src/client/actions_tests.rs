@@ -103,6 +103,7 @@ async fn client(implementation: &str) -> (MilkyClient, Stub) {
         cancel: CancellationToken::new(),
         max_event_bytes: 1 << 20,
         retry_at: Mutex::new(None),
+        gate: onebot_gateway_domain::lease::Gate::Open,
     });
     (MilkyClient { inner, media: None }, stub)
 }

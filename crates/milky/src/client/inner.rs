@@ -8,6 +8,11 @@
 //! `auth_retry_ms`. Every state change is published on the status watch
 //! and as an [`InboundEvent::Connection`] event.
 //!
+//! While the account's gate is closed (another gateway leads it) nothing
+//! reaches the peer: the account is not online, its state is `Connecting`
+//! with the last error [`STANDBY`] whatever the transports report, and a
+//! call fails `AccountOffline` at once without an HTTP request.
+//!
 //! A call's timeout is the shorter of `request_timeout_ms` and the caller's
 //! deadline; a call whose deadline passed sends nothing
 //! (`DeadlineExceeded`), and a call while the token is refused fails at
@@ -29,10 +34,15 @@ use crate::model::{int, text};
 use onebot_gateway_config::AccountConfig;
 use onebot_gateway_domain::call::Deadline;
 use onebot_gateway_domain::error::{Error, Kind, Result};
+use onebot_gateway_domain::lease::Gate;
 use onebot_gateway_domain::model::{AccountStatus, ConnState, TransportKind};
 use onebot_gateway_domain::ports::EventSink;
 use onebot_gateway_telemetry::metrics::{self as m, ActionOutcome};
 use onebot_gateway_tls::PeerTls;
+
+/// The status detail (and last error) of an account while its gate is
+/// closed.
+pub(crate) const STANDBY: &str = "standby: another gateway leads this account";
 
 /// What is reachable right now.
 #[derive(Debug, Default, Clone, Copy)]
@@ -85,6 +95,8 @@ pub(crate) struct Inner {
     /// Events above this many bytes are dropped.
     pub(crate) max_event_bytes: usize,
     pub(crate) retry_at: Mutex<Option<Instant>>,
+    /// Open while this gateway may connect to the implementation.
+    pub(crate) gate: Gate,
 }
 
 impl Inner {
@@ -94,7 +106,10 @@ impl Inner {
     pub(crate) fn update(&self, detail: &str, f: impl FnOnce(&mut AccountStatus)) {
         let mut changed_to = None;
         {
-            let reach = *self.reach.lock();
+            let mut reach = *self.reach.lock();
+            if !self.gate.is_open() {
+                reach = Reach::default();
+            }
             self.status.send_if_modified(|s| {
                 let before = s.clone();
                 f(s);
@@ -117,8 +132,12 @@ impl Inner {
     }
 
     /// Feeds `step` to the state machine; `detail` becomes the last error
-    /// of any state but `Connected`.
+    /// of any state but `Connected`. Ignored while the gate is closed: the
+    /// state is then the standby's.
     pub(crate) fn drive(&self, step: Step, detail: &str) {
+        if !self.gate.is_open() {
+            return;
+        }
         self.update(detail, |s| {
             let next = transition(s.state, step);
             s.state = next;
@@ -141,6 +160,39 @@ impl Inner {
         };
         if changed {
             self.update("", |_| {});
+        }
+    }
+
+    /// Forgets what was reachable and shows the standby state:
+    /// `Connecting`, last error [`STANDBY`].
+    pub(crate) fn stand_by(&self) {
+        *self.reach.lock() = Reach::default();
+        self.update(STANDBY, |s| {
+            s.state = ConnState::Connecting;
+            s.last_error = STANDBY.to_string();
+        });
+    }
+
+    /// Follows a watched gate until shutdown: stands by whenever it closes;
+    /// when it opens, forgets the standby's last error (the event loop
+    /// connects).
+    pub(crate) async fn run_gate(self: Arc<Self>) {
+        let mut gate = self.gate.clone();
+        loop {
+            tokio::select! {
+                () = gate.closed() => {}
+                () = self.cancel.cancelled() => return,
+            }
+            self.stand_by();
+            tokio::select! {
+                () = gate.opened() => {}
+                () = self.cancel.cancelled() => return,
+            }
+            self.update("", |s| {
+                if s.last_error == STANDBY {
+                    s.last_error.clear();
+                }
+            });
         }
     }
 
@@ -186,6 +238,18 @@ impl Inner {
             )
             .with("action", api)
             .with("account_id", &self.id));
+        }
+        if !self.gate.is_open() {
+            return Err(Error::new(
+                Kind::AccountOffline,
+                format!(
+                    "account {:?} is offline ({STANDBY}); {api} was not sent",
+                    self.id
+                ),
+            )
+            .with("account_id", &self.id)
+            .with("action", api)
+            .retry_after(self.retry_hint()));
         }
         if self.status.borrow().state == ConnState::AuthFailed {
             let last = self.status.borrow().last_error.clone();

@@ -21,6 +21,7 @@ use self::inner::{Inner, Reach};
 use crate::api::Api;
 use crate::media::{MediaServer, MediaUris};
 use onebot_gateway_config::AccountConfig;
+use onebot_gateway_domain::lease::Gate;
 use onebot_gateway_domain::model::{AccountStatus, ConnState};
 use onebot_gateway_domain::ports::EventSink;
 use onebot_gateway_tls::PeerTls;
@@ -52,6 +53,34 @@ impl MilkyClient {
         max_event_bytes: usize,
         sink: Arc<dyn EventSink>,
         shutdown: CancellationToken,
+    ) -> Result<Arc<MilkyClient>, String> {
+        Self::start_gated(
+            account_id,
+            config,
+            max_event_bytes,
+            sink,
+            shutdown,
+            Gate::Open,
+        )
+    }
+
+    /// [`start`](Self::start) connecting to the implementation only while
+    /// `gate` is open (this gateway leads the account).
+    ///
+    /// While the gate is closed the event connection is not attempted and
+    /// no API request is made: the status is `Connecting`, not online, with
+    /// the last error `standby: another gateway leads this account`, and
+    /// calls fail `AccountOffline` at once. When the gate closes, the event
+    /// connection is dropped at once (an attempt under way is abandoned);
+    /// when it opens, it connects again without a back-off delay. The
+    /// media listener (ours, not the peer's) runs regardless.
+    pub fn start_gated(
+        account_id: &str,
+        config: AccountConfig,
+        max_event_bytes: usize,
+        sink: Arc<dyn EventSink>,
+        shutdown: CancellationToken,
+        gate: Gate,
     ) -> Result<Arc<MilkyClient>, String> {
         let id = account_id;
         let url = config
@@ -92,7 +121,11 @@ impl MilkyClient {
             cancel: shutdown,
             max_event_bytes,
             retry_at: Mutex::new(None),
+            gate,
         });
+        if matches!(inner.gate, Gate::Watch(_)) {
+            tokio::spawn(inner.clone().run_gate());
+        }
         tokio::spawn(inner.clone().run_events());
         tokio::spawn(inner.clone().run_api_probe());
         Ok(Arc::new(MilkyClient { inner, media }))

@@ -9,6 +9,10 @@
 //! API did not answer its last call, `get_login_info` is asked again after
 //! each backoff delay until it does.
 //!
+//! The account's gate comes first: the loop connects only while it is
+//! open, drops the connection (or abandons the attempt) as soon as it
+//! closes, and connects again as soon as it opens, owing no back-off delay.
+//!
 //! Events above `max_event_bytes` are dropped with a warning: SSE data is
 //! never kept beyond that limit ([`sse`]); a WebSocket message is bounded by
 //! the peer message limit and dropped after the read. A WebSocket without
@@ -65,7 +69,8 @@ struct SseSource {
 }
 
 impl Inner {
-    /// The event connection's reconnect loop, until shutdown.
+    /// The event connection's reconnect loop, until shutdown, connected
+    /// only while the gate is open.
     pub(crate) async fn run_events(self: Arc<Self>) {
         let mut backoff = Backoff::new(
             Duration::from_millis(self.cfg.backoff_min_ms),
@@ -73,13 +78,27 @@ impl Inner {
             self.cfg.backoff_jitter,
         );
         let auth_retry = Duration::from_millis(self.cfg.auth_retry_ms);
+        let mut gate = self.gate.clone();
         while !self.cancel.is_cancelled() {
+            if !gate.is_open() {
+                self.stand_by();
+                tokio::select! {
+                    () = gate.opened() => {}
+                    _ = self.cancel.cancelled() => break,
+                }
+                backoff.reset();
+            }
             self.drive(Step::Retry, "");
+            // Dropping the attempt drops its connection.
             let outcome = tokio::select! {
                 o = self.events_once() => o,
+                () = gate.closed() => continue,
                 _ = self.cancel.cancelled() => break,
             };
             self.set_events_up(false);
+            if !gate.is_open() {
+                continue;
+            }
             let (delay, step, detail) = match outcome {
                 Attempt::AuthFailed(detail) => (auth_retry, Step::AuthRejected, detail),
                 Attempt::Failed { detail, connected } => {
@@ -91,8 +110,9 @@ impl Inner {
             };
             self.set_retry_in(delay);
             self.drive(step, &detail);
-            if !self.sleep(delay).await {
-                break;
+            tokio::select! {
+                slept = self.sleep(delay) => if !slept { break },
+                () = gate.closed() => continue,
             }
             m::reconnect(&self.id);
         }

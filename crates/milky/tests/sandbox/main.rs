@@ -4,6 +4,7 @@
 //! (`tests/milky-schema/validate.mjs`).
 
 mod events;
+mod gate;
 mod media;
 mod one_time;
 mod reads;

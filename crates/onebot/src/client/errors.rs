@@ -35,12 +35,16 @@ impl Inner {
     /// No transport can carry `action` (with the time to the next attempt).
     pub(crate) fn offline_error(&self, action: &str) -> Error {
         let status = self.status.borrow().clone();
+        let why = if self.gate.is_open() {
+            status.state.name()
+        } else {
+            super::inner::STANDBY
+        };
         Error::new(
             Kind::AccountOffline,
             format!(
-                "account {:?} is offline ({}); no transport can carry {action}",
+                "account {:?} is offline ({why}); no transport can carry {action}",
                 self.id,
-                status.state.name()
             ),
         )
         .with("account_id", &self.id)

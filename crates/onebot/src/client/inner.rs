@@ -19,8 +19,13 @@ use crate::transport::reverse::ClientRole;
 use crate::transport::ws::Link;
 use onebot_gateway_config::AccountConfig;
 use onebot_gateway_domain::backoff::Backoff;
+use onebot_gateway_domain::lease::Gate;
 use onebot_gateway_domain::model::AccountStatus;
 use onebot_gateway_domain::ports::EventSink;
+
+/// The status detail (and last error) of an account while its gate is
+/// closed.
+pub(crate) const STANDBY: &str = "standby: another gateway leads this account";
 
 /// Who drives an account's state machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +74,8 @@ pub(crate) struct Inner {
     pub(crate) reverse_attached: ReverseSlots,
     /// Event frames above this many bytes are dropped undecoded.
     pub(crate) max_event_bytes: usize,
+    /// Open while this gateway may connect to the implementation.
+    pub(crate) gate: Gate,
 }
 
 /// The reverse connections of an account, by kind.

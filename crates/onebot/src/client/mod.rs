@@ -17,6 +17,8 @@
 
 mod actions;
 mod errors;
+#[cfg(test)]
+mod gate_tests;
 mod group;
 mod identify;
 mod inner;
@@ -45,6 +47,7 @@ use crate::transport::reverse::{ClientRole, ReverseAccount};
 use crate::transport::{Connector, Io, TcpConnector, WssConnector};
 use onebot_gateway_config::AccountConfig;
 use onebot_gateway_domain::error::{Error, Result};
+use onebot_gateway_domain::lease::Gate;
 use onebot_gateway_domain::model::{AccountStatus, ConnState};
 use onebot_gateway_domain::ports::EventSink;
 use onebot_gateway_tls::PeerTls;
@@ -88,6 +91,37 @@ impl AccountClient {
         sink: Arc<dyn EventSink>,
         cancel: CancellationToken,
         connector: Option<Arc<dyn Connector>>,
+    ) -> Result<Arc<Self>> {
+        Self::start_gated(
+            id,
+            cfg,
+            max_event_bytes,
+            sink,
+            cancel,
+            connector,
+            Gate::Open,
+        )
+    }
+
+    /// [`start_with`](Self::start_with) connecting to the implementation
+    /// only while `gate` is open (this gateway leads the account).
+    ///
+    /// While the gate is closed no connection is attempted (no dial, no
+    /// HTTP request), the status is `Connecting`, not online, with the
+    /// last error `standby: another gateway leads this account`, calls fail
+    /// `AccountOffline` at once without reaching the peer, and reverse
+    /// connections of the account are refused (HTTP 503). When the gate
+    /// closes, the link (forward or reverse) is closed at once and an
+    /// attempt under way is abandoned; when it opens, the account connects
+    /// again without a back-off delay.
+    pub fn start_gated(
+        id: &str,
+        cfg: AccountConfig,
+        max_event_bytes: usize,
+        sink: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+        connector: Option<Arc<dyn Connector>>,
+        gate: Gate,
     ) -> Result<Arc<Self>> {
         let flavor_setting = cfg
             .flavor_setting()
@@ -174,7 +208,11 @@ impl AccountClient {
             flavor: Mutex::new(fixed),
             reverse_attached: Default::default(),
             max_event_bytes,
+            gate,
         });
+        if matches!(inner.gate, Gate::Watch(_)) {
+            tokio::spawn(inner.clone().run_gate());
+        }
         if let Some(connector) = connector {
             tokio::spawn(inner.clone().run_forward(connector));
         }
@@ -187,6 +225,13 @@ impl AccountClient {
     /// The account id.
     pub fn id(&self) -> &str {
         &self.inner.id
+    }
+
+    /// Whether the account's gate is open: this gateway may connect to the
+    /// implementation (always, unless started by
+    /// [`start_gated`](Self::start_gated) with a gate that is closed now).
+    pub fn gate_open(&self) -> bool {
+        self.inner.gate.is_open()
     }
 
     /// The configured access token (reverse connections must present it).
@@ -212,7 +257,9 @@ impl AccountClient {
 
     /// Runs a reverse connection the implementation opened, until it drops.
     /// Universal and API connections carry actions (replacing any older
-    /// link); Event connections only deliver events.
+    /// link); Event connections only deliver events. While the account's
+    /// gate is closed the connection is closed at once (close code 1013);
+    /// an attached one is closed when the gate closes.
     pub async fn attach_reverse<S: Io>(&self, ws: WebSocketStream<S>, role: ClientRole) {
         self.inner.clone().attach_reverse(ws, role).await;
     }
@@ -226,6 +273,10 @@ impl ReverseAccount for AccountClient {
 
     fn access_token(&self) -> Option<&str> {
         AccountClient::access_token(self)
+    }
+
+    fn gate_open(&self) -> bool {
+        AccountClient::gate_open(self)
     }
 
     fn attached(&self, role: ClientRole) -> bool {

@@ -6,7 +6,8 @@
 //! has passed sends nothing. While connecting or in backoff a call waits up
 //! to `connect_wait_ms` (never past its deadline) for a transport, then fails
 //! `AccountOffline` with a retry hint; in `AuthFailed` it fails at once with
-//! `OnebotAuthFailed`. A drop fails every pending call at once with
+//! `OnebotAuthFailed`; while the account's gate is closed (another gateway
+//! leads it) it fails `AccountOffline` at once. A drop fails every pending call at once with
 //! `OnebotConnectionLost` (or `SendOutcomeUnknown` for sends).
 
 use std::sync::Arc;
@@ -68,6 +69,9 @@ impl Inner {
         let until = Instant::now() + wait;
         loop {
             let state = rx.borrow_and_update().state;
+            if !self.gate.is_open() {
+                return Err(self.offline_error(action));
+            }
             if let Some(route) = self.pick() {
                 return Ok(route);
             }

@@ -23,21 +23,32 @@
 //! failed), or — HTTP after a good probe — asks to be re-checked. Every
 //! state change is published on the status watch and as an
 //! [`InboundEvent::Connection`] event.
+//!
+//! The account's gate ([`Gate`]) comes first: the loops start an attempt
+//! only while it is open. When it closes, an attempt under way is
+//! abandoned, every link (forward or reverse) is closed, HTTP counts as
+//! down, and the state is `Connecting` with the last error
+//! [`STANDBY`], whatever the transports report, until it opens again; the
+//! loops then try again at once, owing no back-off delay.
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::identify::Budget;
-use super::inner::{Inner, Owner};
+use super::inner::{Inner, Owner, STANDBY};
 use super::routing::Route;
 use crate::transport::http::HttpTransport;
 use crate::transport::reverse::ClientRole;
 use crate::transport::ws::{self, ConnectError, Inbound, Link, Liveness, SessionEnd};
 use crate::transport::{Connector, Io};
 use onebot_gateway_domain::error::Kind;
+use onebot_gateway_domain::lease::Gate;
 use onebot_gateway_domain::model::{ConnState, InboundEvent, TransportKind};
 use onebot_gateway_telemetry::metrics as m;
 
@@ -114,12 +125,14 @@ impl Inner {
         let mut changed_to = None;
         {
             let routes = self.routes.lock();
-            let link = routes.link.as_ref().filter(|l| !l.is_closed());
+            let open = self.gate.is_open();
+            let link = routes.link.as_ref().filter(|l| open && !l.is_closed());
+            let http_ok = open && routes.http_ok;
             self.status.send_if_modified(|s| {
                 let before = s.clone();
                 f(s);
-                s.online = link.is_some() || routes.http_ok;
-                s.transport = match (link, routes.http_ok) {
+                s.online = link.is_some() || http_ok;
+                s.transport = match (link, http_ok) {
                     (Some(l), _) => l.kind(),
                     (None, true) => TransportKind::Http,
                     (None, false) => TransportKind::None,
@@ -137,8 +150,12 @@ impl Inner {
     }
 
     /// Feeds `step` of the owner's transport to the state machine; `detail`
-    /// becomes the last error of any state but `Connected`.
+    /// becomes the last error of any state but `Connected`. Ignored while
+    /// the gate is closed: the state is then the standby's.
     pub(crate) fn drive(&self, step: Step, detail: &str) {
+        if !self.gate.is_open() {
+            return;
+        }
         let owner = self.owner;
         self.update(detail, |s| {
             let next = transition(owner, s.state, step);
@@ -173,10 +190,70 @@ impl Inner {
         self.update("", |_| {});
     }
 
+    // ----- the gate -----
+
+    /// Drops every route (closing the link) and shows the standby state:
+    /// `Connecting`, last error [`STANDBY`].
+    fn stand_by(&self) {
+        let old = {
+            let mut routes = self.routes.lock();
+            routes.http_ok = false;
+            routes.link.take()
+        };
+        if let Some(old) = old {
+            old.close();
+        }
+        self.update(STANDBY, |s| {
+            s.state = ConnState::Connecting;
+            s.last_error = STANDBY.to_string();
+        });
+    }
+
+    /// Follows a watched gate until shutdown: stands by whenever it closes;
+    /// when it opens, forgets the standby's last error (the loops connect).
+    pub(crate) async fn run_gate(self: Arc<Self>) {
+        let mut gate = self.gate.clone();
+        loop {
+            tokio::select! {
+                () = gate.closed() => {}
+                () = self.cancel.cancelled() => return,
+            }
+            self.stand_by();
+            tokio::select! {
+                () = gate.opened() => {}
+                () = self.cancel.cancelled() => return,
+            }
+            self.update("", |s| {
+                if s.last_error == STANDBY {
+                    s.last_error.clear();
+                }
+            });
+        }
+    }
+
+    /// The token one link runs under: cancelled at shutdown, when the gate
+    /// closes, and when the guard drops (whoever runs the link gave it up).
+    fn link_token(&self) -> (CancellationToken, DropGuard) {
+        let token = self.cancel.child_token();
+        if let Gate::Watch(_) = &self.gate {
+            let mut gate = self.gate.clone();
+            let watched = token.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = gate.closed() => watched.cancel(),
+                    () = watched.cancelled() => {}
+                }
+            });
+        }
+        (token.clone(), token.drop_guard())
+    }
+
     // ----- the reconnect loop -----
 
-    /// Runs attempts until shutdown, backing off between failures. Only
-    /// the owner's loop (`drives`) moves the state.
+    /// Runs attempts until shutdown, backing off between failures, each
+    /// only while the gate is open: one under way when it closes is
+    /// abandoned, and the next starts as soon as it opens. Only the owner's
+    /// loop (`drives`) moves the state.
     async fn supervise<F, Fut>(self: Arc<Self>, drives: bool, mut attempt: F)
     where
         F: FnMut(Arc<Self>) -> Fut,
@@ -184,14 +261,28 @@ impl Inner {
     {
         let mut backoff = self.backoff();
         let auth_retry = Duration::from_millis(self.cfg.auth_retry_ms);
+        let mut gate = self.gate.clone();
         while !self.cancel.is_cancelled() {
+            if !gate.is_open() {
+                self.stand_by();
+                tokio::select! {
+                    () = gate.opened() => {}
+                    _ = self.cancel.cancelled() => break,
+                }
+                backoff.reset();
+            }
             if drives {
                 self.drive(Step::Retry, "");
             }
             let outcome = tokio::select! {
                 o = attempt(self.clone()) => o,
+                () = gate.closed() => continue,
                 _ = self.cancel.cancelled() => break,
             };
+            if !gate.is_open() {
+                // Ended by the gate (its link closed): no back-off owed.
+                continue;
+            }
             let (delay, step, detail) = match outcome {
                 Attempt::Shutdown => break,
                 Attempt::Recheck => {
@@ -210,8 +301,9 @@ impl Inner {
                 self.set_retry_in(delay);
                 self.drive(step, &detail);
             }
-            if !self.sleep(delay).await {
-                break;
+            tokio::select! {
+                slept = self.sleep(delay) => if !slept { break },
+                () = gate.closed() => continue,
             }
             m::reconnect(&self.id);
         }
@@ -282,13 +374,15 @@ impl Inner {
         let liveness = Liveness {
             ping_interval: Duration::from_millis(self.cfg.ping_interval_ms),
         };
+        // The link closes with the gate, and when this future is dropped.
+        let (token, _closes) = self.link_token();
         let (link, mut session) = ws::start(
             ws,
             kind,
             liveness,
             self.cfg.max_pending_calls,
             self.clone(),
-            self.cancel.clone(),
+            token,
         );
         let route = Route::Ws(link.clone());
         let budget = Budget::Shared(self.cfg.request_timeout());
@@ -339,6 +433,10 @@ impl Inner {
         self.http_check.notify_one();
         match end {
             SessionEnd::Local if self.cancel.is_cancelled() => LinkOutcome::Shutdown,
+            SessionEnd::Local if !self.gate.is_open() => LinkOutcome::Ended {
+                detail: STANDBY.into(),
+                connected,
+            },
             SessionEnd::Local => LinkOutcome::Ended {
                 detail: "link closed by the gateway".into(),
                 connected,
@@ -360,6 +458,19 @@ impl Inner {
         ws: WebSocketStream<S>,
         role: ClientRole,
     ) {
+        // The handshake refused it while the gate was closed (503); this
+        // settles one that passed it as the gate closed.
+        if !self.gate.is_open() {
+            tracing::info!(account_id = %self.id, ?role, "a reverse connection refused: {STANDBY}");
+            let mut ws = ws;
+            let _ = ws
+                .close(Some(CloseFrame {
+                    code: CloseCode::Again,
+                    reason: STANDBY.into(),
+                }))
+                .await;
+            return;
+        }
         // The handshake already refused a second connection while one was
         // attached (409); this settles two that passed it at once.
         let Some(attached) = self.reverse_attached.take(role) else {
@@ -370,9 +481,8 @@ impl Inner {
             );
             let mut ws = ws;
             let _ = ws
-                .close(Some(tokio_tungstenite::tungstenite::protocol::CloseFrame {
-                    code:
-                        tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode::Policy,
+                .close(Some(CloseFrame {
+                    code: CloseCode::Policy,
                     reason: "a connection with this X-Self-ID is attached".into(),
                 }))
                 .await;
@@ -383,13 +493,14 @@ impl Inner {
             let liveness = Liveness {
                 ping_interval: Duration::from_millis(self.cfg.ping_interval_ms),
             };
+            let (token, _closes) = self.link_token();
             let (_link, session) = ws::start(
                 ws,
                 TransportKind::ReverseWs,
                 liveness,
                 1,
                 self.clone(),
-                self.cancel.clone(),
+                token,
             );
             let end = session.await.unwrap_or(SessionEnd::Local);
             drop(attached);

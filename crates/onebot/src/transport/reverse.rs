@@ -8,6 +8,8 @@
 //! `access_token` the request must carry it as `Authorization: Bearer <t>`
 //! or `Authorization: Token <t>` (go-cqhttp), scheme in any case, or as
 //! `?access_token=`. A missing token is answered 401, a wrong one 403.
+//! While the account's gate is closed (another gateway leads it), a
+//! handshake that passed the token check is answered 503.
 //! While a connection of the account is attached (the action link:
 //! Universal or API; or the events-only one), a second of the same kind is
 //! answered 409 and logged: it never takes the account over. A replacement
@@ -61,6 +63,11 @@ pub trait ReverseAccount: Send + Sync + 'static {
     fn id(&self) -> &str;
     /// The token a connection must present, if any.
     fn access_token(&self) -> Option<&str>;
+    /// Whether the account's gate is open (this gateway may take its
+    /// connections); while it is not, handshakes are refused with 503.
+    fn gate_open(&self) -> bool {
+        true
+    }
     /// True while a connection of `role`'s kind (actions: Universal or
     /// API; events) is attached.
     fn attached(&self, role: ClientRole) -> bool;
@@ -205,6 +212,14 @@ fn check(
         }
     }
     // Only after the token: an unauthenticated dialler learns nothing.
+    if !client.gate_open() {
+        return Err((
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "standby: another gateway leads the account of X-Self-ID {self_id}; dial the leader"
+            ),
+        ));
+    }
     if client.attached(role) {
         return Err((
             StatusCode::CONFLICT,
