@@ -70,6 +70,15 @@ type Options struct {
 	// AccountID is the account the helpers act as (empty: the gateway's "default"), sent as
 	// AccountMetadataKey on every call.
 	AccountID string
+	// NotLeaderRetryBudget is how long, in all, a unary call refused with Unavailable
+	// NOT_LEADER (a standby gateway under [ha]: nothing was done) is retried; 0 means
+	// DefaultNotLeaderRetryBudget (30 s). Each retry waits the refusal's RetryInfo delay, or
+	// 250 ms doubling to 5 s with jitter; the context's deadline also ends it, and then the
+	// last NOT_LEADER error is returned. No other error is retried, and streaming calls
+	// (uploads, downloads) are not; the EventStream resumes after NOT_LEADER by itself.
+	NotLeaderRetryBudget time.Duration
+	// DisableNotLeaderRetry turns that retrying off: a NOT_LEADER refusal is returned at once.
+	DisableNotLeaderRetry bool
 	// DialOptions are appended to the client's own.
 	DialOptions []grpc.DialOption
 }
@@ -161,6 +170,13 @@ func New(opts Options) (*Client, error) {
 			return streamer(withAccount(ctx, account), desc, cc, method, callOpts...)
 		}),
 	)
+	if !opts.DisableNotLeaderRetry {
+		budget := opts.NotLeaderRetryBudget
+		if budget <= 0 {
+			budget = DefaultNotLeaderRetryBudget
+		}
+		dial = append(dial, grpc.WithChainUnaryInterceptor(notLeaderRetry(budget)))
+	}
 	dial = append(dial, opts.DialOptions...)
 	conn, err := grpc.NewClient(strings.TrimSuffix(target, "/"), dial...)
 	if err != nil {
@@ -342,8 +358,9 @@ func withAccount(ctx context.Context, account string) context.Context {
 }
 
 // EventStream is a running StreamEvents call that resumes by itself: when the connection
-// breaks (a proxy or the network restarted: Unavailable, Internal, Unknown, Canceled) or the
-// gateway drops it for lagging, Next reconnects with AfterSequence set to the last event it
+// breaks (a proxy or the network restarted: Unavailable, Internal, Unknown, Canceled), the
+// gateway drops it for lagging, or a standby gateway refuses it (Unavailable NOT_LEADER, after
+// its RetryInfo delay), Next reconnects with AfterSequence set to the last event it
 // returned (or the last heartbeat's position), with backoff (100 ms doubling to 5 s,
 // MaxReconnects attempts in a row), and returns every event once. Heartbeats are never
 // returned.
@@ -414,8 +431,12 @@ func (s *EventStream) retry(err error) error {
 		return wrapped
 	}
 	s.failures++
+	wait := backoff(s.failures)
+	if gw.IsNotLeader() && gw.RetryDelay > 0 {
+		wait = gw.RetryDelay
+	}
 	select {
-	case <-time.After(backoff(s.failures)):
+	case <-time.After(wait):
 		return nil
 	case <-s.ctx.Done():
 		return wrapped

@@ -98,6 +98,47 @@ func (e *GatewayError) IsBotNotAdmin() bool { return e.Reason == "BOT_NOT_ADMIN"
 // (PermissionDenied, PROTECTED_MEMBER; metadata user_id, why).
 func (e *GatewayError) IsProtectedMember() bool { return e.Reason == "PROTECTED_MEMBER" }
 
+// IsNotLeader reports whether a standby gateway refused the call because another gateway leads
+// the account (Unavailable, NOT_LEADER, under [ha]; metadata account_id, leader, advertise):
+// nothing was done, so a retry is safe. The Client retries these by itself for unary calls (see
+// Options.NotLeaderRetryBudget); this is the last refusal when the budget or the context ran out.
+func (e *GatewayError) IsNotLeader() bool {
+	return e.Code == codes.Unavailable && e.Reason == "NOT_LEADER"
+}
+
+// Leader is the instance name of the account's leader a NOT_LEADER refusal names (metadata
+// "leader"), when the standby knows it; empty otherwise.
+func (e *GatewayError) Leader() string {
+	if !e.IsNotLeader() {
+		return ""
+	}
+	return e.Metadata["leader"]
+}
+
+// Advertise is the leader's advertised host:port a NOT_LEADER refusal names (metadata
+// "advertise"), when the leader gave one; empty otherwise.
+func (e *GatewayError) Advertise() string {
+	if !e.IsNotLeader() {
+		return ""
+	}
+	return e.Metadata["advertise"]
+}
+
+// IsNotLeader reports whether err is (or wraps) a NOT_LEADER refusal: a *GatewayError, or a
+// plain gRPC status error from the generated clients.
+func IsNotLeader(err error) bool {
+	if err == nil {
+		return false
+	}
+	if e, ok := AsGatewayError(err); ok {
+		return e.IsNotLeader()
+	}
+	if s, ok := status.FromError(err); ok {
+		return FromStatus(s).IsNotLeader()
+	}
+	return false
+}
+
 // FromStatus decodes a status and its details.
 func FromStatus(s *status.Status) *GatewayError {
 	e := &GatewayError{Code: s.Code(), Message: s.Message(), Metadata: map[string]string{}, Status: s}

@@ -20,6 +20,7 @@ use crate::pb::event_service_client::EventServiceClient;
 use crate::pb::group_service_client::GroupServiceClient;
 use crate::pb::media_service_client::MediaServiceClient;
 use crate::pb::message_service_client::MessageServiceClient;
+use crate::retry::{DEFAULT_NOT_LEADER_BUDGET, NotLeaderRetry};
 
 /// The gateway's default listen address.
 pub const DEFAULT_ADDRESS: &str = "http://127.0.0.1:50051";
@@ -27,8 +28,10 @@ pub const DEFAULT_ADDRESS: &str = "http://127.0.0.1:50051";
 /// Largest response the clients decode (history pages with many segments).
 const MAX_DECODING_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 
-/// The channel type of the generated clients a [`Client`] hands out.
-pub type Authed = InterceptedService<Channel, BearerAuth>;
+/// The channel type of the generated clients a [`Client`] hands out: the
+/// connection, retrying `NOT_LEADER` refusals ([`NotLeaderRetry`]), with the
+/// token and account on every call.
+pub type Authed = InterceptedService<NotLeaderRetry, BearerAuth>;
 
 /// Adds `authorization: Bearer <token>` to every request when a token is
 /// set, and the account metadata ([`ACCOUNT_METADATA_KEY`]) when an account
@@ -112,6 +115,7 @@ pub struct ClientBuilder {
     account_id: String,
     timeout: Option<Duration>,
     connect_timeout: Duration,
+    not_leader_budget: Duration,
 }
 
 impl ClientBuilder {
@@ -157,6 +161,18 @@ impl ClientBuilder {
     /// How long to wait for the TCP/TLS connection (default 10 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long a call refused with UNAVAILABLE `NOT_LEADER` (a standby
+    /// gateway under `[ha]`) is retried in all (default 30 s;
+    /// `Duration::ZERO` turns retrying off). Each retry waits the refusal's
+    /// `RetryInfo` delay, or 250 ms doubling to 5 s with jitter; the call's
+    /// deadline ([`ClientBuilder::timeout`], `grpc-timeout`) also ends it,
+    /// and then the last `NOT_LEADER` error is returned. No other error is
+    /// retried, and uploads (client streaming) are not.
+    pub fn not_leader_retry(mut self, budget: Duration) -> Self {
+        self.not_leader_budget = budget;
         self
     }
 
@@ -223,7 +239,7 @@ impl ClientBuilder {
     fn finish(self, channel: Channel) -> Result<Client, Error> {
         Ok(Client {
             auth: BearerAuth::new(self.token.as_deref())?.with_account(&self.account_id)?,
-            channel,
+            channel: NotLeaderRetry::new(channel, self.not_leader_budget, self.timeout),
             account_id: self.account_id,
         })
     }
@@ -233,7 +249,7 @@ impl ClientBuilder {
 /// connection).
 #[derive(Clone, Debug)]
 pub struct Client {
-    channel: Channel,
+    channel: NotLeaderRetry,
     auth: BearerAuth,
     account_id: String,
 }
@@ -253,6 +269,7 @@ impl Client {
             account_id: String::new(),
             timeout: None,
             connect_timeout: Duration::from_secs(10),
+            not_leader_budget: DEFAULT_NOT_LEADER_BUDGET,
         }
     }
 
@@ -546,7 +563,8 @@ impl Client {
     ///
     /// The stream resumes by itself: when the connection breaks (a proxy or
     /// the network restarted: UNAVAILABLE, INTERNAL, UNKNOWN, CANCELLED) or
-    /// the gateway reports this subscriber lagged, it reconnects with
+    /// the gateway reports this subscriber lagged, or a standby gateway
+    /// refuses it with UNAVAILABLE `NOT_LEADER`, it reconnects with
     /// `after_sequence` set to the last event it delivered (or the position
     /// of the last heartbeat), with exponential backoff (100 ms doubling to
     /// 5 s, [`EventStream::MAX_RECONNECTS`] attempts in a row), and the
@@ -715,14 +733,20 @@ impl EventStream {
             return Err(error);
         }
         self.failures += 1;
-        tokio::time::sleep(backoff(self.failures)).await;
+        // A standby's refusal says when the leader may be there.
+        let wait = match error.rpc() {
+            Some(rpc) if rpc.is_not_leader() => rpc.retry_delay,
+            _ => None,
+        };
+        tokio::time::sleep(wait.unwrap_or_else(|| backoff(self.failures))).await;
         Ok(())
     }
 }
 
 /// Errors after which a stream is reopened from its position: the
-/// connection broke (a proxy or the gateway's network went away), or the
-/// gateway dropped a subscriber that lagged.
+/// connection broke (a proxy or the gateway's network went away), the
+/// gateway dropped a subscriber that lagged, or a standby refused it
+/// (UNAVAILABLE `NOT_LEADER`, reopened until the new leader serves it).
 fn resumable(error: &Error) -> bool {
     use tonic::Code;
     let Error::Rpc(rpc) = error else {

@@ -74,6 +74,15 @@ impl Error {
     pub fn reason(&self) -> Option<&str> {
         self.rpc().and_then(RpcError::reason)
     }
+
+    /// True when a standby gateway refused the call because another
+    /// gateway leads the account (UNAVAILABLE `NOT_LEADER`, under `[ha]`):
+    /// nothing was done, so a retry is safe. The [`crate::Client`] retries
+    /// these by itself ([`crate::ClientBuilder::not_leader_retry`]); this is
+    /// the last refusal when its budget ran out.
+    pub fn is_not_leader(&self) -> bool {
+        self.rpc().is_some_and(RpcError::is_not_leader)
+    }
 }
 
 impl From<tonic::Status> for Error {
@@ -174,6 +183,24 @@ impl RpcError {
     /// True for errors of the gateway (domain `onebot-gateway`).
     pub fn is_gateway_error(&self) -> bool {
         self.domain.as_deref() == Some(ERROR_DOMAIN)
+    }
+
+    /// True for a standby's refusal: UNAVAILABLE with reason `NOT_LEADER`
+    /// (another gateway leads the account; nothing was done).
+    pub fn is_not_leader(&self) -> bool {
+        self.code == tonic::Code::Unavailable && self.is(pb::ErrorReason::NotLeader)
+    }
+
+    /// Of a `NOT_LEADER` refusal: the instance name of the account's
+    /// leader, when the standby knows it (metadata `leader`).
+    pub fn leader(&self) -> Option<&str> {
+        self.metadata.get("leader").map(String::as_str)
+    }
+
+    /// Of a `NOT_LEADER` refusal: the leader's advertised `host:port`,
+    /// when it gave one (metadata `advertise`).
+    pub fn advertise(&self) -> Option<&str> {
+        self.metadata.get("advertise").map(String::as_str)
     }
 }
 

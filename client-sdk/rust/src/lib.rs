@@ -47,6 +47,8 @@ mod governance;
 mod group_actions;
 #[cfg(feature = "client")]
 mod media;
+#[cfg(feature = "client")]
+mod retry;
 
 #[cfg(feature = "client")]
 pub use client::{
@@ -63,6 +65,8 @@ pub use governance::AuditPages;
 pub use group_actions::{EssencePages, GroupFilePages, MAX_MUTE};
 #[cfg(feature = "client")]
 pub use media::{CHUNK_SIZE, Media, MediaInput, OutgoingMessage, Uploaded};
+#[cfg(feature = "client")]
+pub use retry::{DEFAULT_NOT_LEADER_BUDGET, NotLeaderRetry};
 
 /// Request metadata naming the account a call is for: every [`Client`] call
 /// sends it (the client's account, `default` when empty), so a proxy in

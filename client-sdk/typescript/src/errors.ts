@@ -147,8 +147,36 @@ export class GatewayError extends OneBotGatewayError {
     return this.reason === "PROTECTED_MEMBER";
   }
 
+  /**
+   * True when a standby gateway refused the call because another gateway leads the account
+   * (`Unavailable`, `NOT_LEADER`, under `[ha]`; metadata `account_id`, `leader`, `advertise`):
+   * nothing was done, so a retry is safe. The client retries these by itself for unary calls
+   * (`notLeaderRetryBudgetMs`); this is the last refusal when the budget or the deadline ran out.
+   */
+  get isNotLeader(): boolean {
+    return this.code === Code.Unavailable && this.reason === "NOT_LEADER";
+  }
+
+  /** Of a `NOT_LEADER` refusal: the leader's instance name (metadata `leader`), when known. */
+  get leader(): string | undefined {
+    return this.isNotLeader ? this.metadata["leader"] : undefined;
+  }
+
+  /** Of a `NOT_LEADER` refusal: the leader's advertised `host:port` (metadata `advertise`), when it gave one. */
+  get advertise(): string | undefined {
+    return this.isNotLeader ? this.metadata["advertise"] : undefined;
+  }
+
   /** Converts any error thrown by a Connect call. */
   static from(err: unknown): GatewayError {
     return err instanceof GatewayError ? err : new GatewayError(ConnectError.from(err));
   }
+}
+
+/** True when `err` (a `GatewayError` or any error of a Connect call) is a `NOT_LEADER` refusal. */
+export function isNotLeader(err: unknown): boolean {
+  if (err instanceof GatewayError) {
+    return err.isNotLeader;
+  }
+  return err instanceof ConnectError && GatewayError.from(err).isNotLeader;
 }

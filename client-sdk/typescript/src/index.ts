@@ -65,6 +65,7 @@ import type {
   SendMessageResponse,
   SetEssenceResponse,
 } from "./gen/onebot/gateway/v1/message_service_pb.js";
+import { DEFAULT_NOT_LEADER_RETRY_BUDGET_MS, notLeaderRetry } from "./retry.js";
 import { ClientError, GatewayError } from "./errors.js";
 import { cardOf, emojiIdOf, muteSeconds, pageSizeOf } from "./groupActions.js";
 import { MAX_APPROVAL_WAIT_MS, onBehalfOf } from "./governance.js";
@@ -72,7 +73,8 @@ import type { OnBehalfOfOption } from "./governance.js";
 import { chatMessage, chatOption, checkKeys, checkSend, positiveId, replyTarget } from "./messages.js";
 import type { ChatOption, MessageLike } from "./messages.js";
 
-export { ClientError, ERROR_DOMAIN, GatewayError, OneBotGatewayError } from "./errors.js";
+export { ClientError, ERROR_DOMAIN, GatewayError, OneBotGatewayError, isNotLeader } from "./errors.js";
+export { DEFAULT_NOT_LEADER_RETRY_BUDGET_MS, notLeaderRetry } from "./retry.js";
 export type { FieldViolation } from "./errors.js";
 export {
   MAX_IDEMPOTENCY_KEY_BYTES,
@@ -252,6 +254,14 @@ export interface ClientOptions {
   accountId?: string;
   /** Deadline of each unary call in milliseconds. */
   timeoutMs?: number;
+  /**
+   * How long, in all, a unary call refused with `Unavailable` `NOT_LEADER` (a standby gateway under
+   * `[ha]`: nothing was done) is retried, in milliseconds (default 30 000; 0 turns it off). Each
+   * retry waits the refusal's RetryInfo delay, or 250 ms doubling to 5 s with jitter; the call's
+   * deadline also ends it, and then the last `NOT_LEADER` error is thrown. No other error is
+   * retried, and streaming calls (uploads, downloads) are not.
+   */
+  notLeaderRetryBudgetMs?: number;
 }
 
 /** What `download` takes: a media id, or a message id and a 0-based segment index. */
@@ -373,6 +383,10 @@ export class Client {
         req.header.set("authorization", header);
         return await next(req);
       });
+    }
+    const notLeaderBudgetMs = options.notLeaderRetryBudgetMs ?? DEFAULT_NOT_LEADER_RETRY_BUDGET_MS;
+    if (notLeaderBudgetMs > 0) {
+      interceptors.push(notLeaderRetry(notLeaderBudgetMs));
     }
     if (ca !== undefined && !address.startsWith("https://")) {
       throw new ClientError("TLS settings need an https:// address");
@@ -808,8 +822,9 @@ export class Client {
    * Follows the account's events. Leaving the `for await` loop (or aborting `signal`) cancels
    * the stream.
    *
-   * The stream resumes by itself: when the connection breaks (a proxy or the network restarted)
-   * or the gateway drops it for lagging, it reconnects with `afterSequence` set to the last event
+   * The stream resumes by itself: when the connection breaks (a proxy or the network restarted),
+   * the gateway drops it for lagging, or a standby gateway refuses it (`Unavailable`
+   * `NOT_LEADER`, after its RetryInfo delay), it reconnects with `afterSequence` set to the last event
    * delivered (or the last heartbeat's position), with backoff (100 ms doubling to 5 s,
    * `MAX_RECONNECTS` attempts in a row), and yields every event once. Heartbeats are never yielded.
    */
@@ -855,7 +870,9 @@ export class Client {
           }
           failures += 1;
           options.onReconnect?.(error, failures);
-          await sleep(backoffMs(failures), controller.signal);
+          // A standby's NOT_LEADER refusal says when the leader may be there (RetryInfo).
+          const wait = error.isNotLeader && error.retryDelayMs ? error.retryDelayMs : backoffMs(failures);
+          await sleep(wait, controller.signal);
           if (controller.signal.aborted) {
             return;
           }

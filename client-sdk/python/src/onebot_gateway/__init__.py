@@ -49,6 +49,7 @@ from ._messages import (
     MessageLike,
     mentions_me,
 )
+from ._retry import DEFAULT_NOT_LEADER_RETRY_BUDGET, AsyncNotLeaderRetry, NotLeaderRetry
 from .aio import AsyncClient, AsyncEventStream
 
 __all__ = [
@@ -56,10 +57,12 @@ __all__ = [
     "ACCOUNT_METADATA_KEY",
     "AsyncClient",
     "AsyncEventStream",
+    "AsyncNotLeaderRetry",
     "CHUNK_SIZE",
     "Client",
     "ClientError",
     "DEFAULT_ADDRESS",
+    "DEFAULT_NOT_LEADER_RETRY_BUDGET",
     "Downloaded",
     "ERROR_DOMAIN",
     "EventStream",
@@ -82,6 +85,7 @@ __all__ = [
     "MediaLike",
     "MediaRefLike",
     "MessageLike",
+    "NotLeaderRetry",
     "OneBotGatewayError",
     "RECORD",
     "Uploaded",

@@ -59,6 +59,7 @@ from ._common import (
     until_request,
 )
 from ._errors import GatewayError
+from ._retry import DEFAULT_NOT_LEADER_RETRY_BUDGET, NotLeaderRetry
 from ._group_actions import (
     download_group_file_request,
     kick_member_request,
@@ -79,7 +80,7 @@ from ._governance import (
     wait_timeout,
 )
 from ._messages import MessageLike, chat_message, check_send, reply_target
-from ._events import MAX_RECONNECTS, Cursor, backoff, resumable
+from ._events import MAX_RECONNECTS, Cursor, reconnect_wait, resumable
 
 _Req = TypeVar("_Req")
 _Resp = TypeVar("_Resp")
@@ -135,7 +136,11 @@ class Client:
     ``authorization: Bearer <token>``. ``account_id`` is the account the helpers act as
     (empty: the gateway's ``default``), sent as ``x-onebot-account`` on every call so a proxy
     can route it to the gateway holding it. ``timeout`` is the deadline of each unary call, in
-    seconds. Every failure raises a ``OneBotGatewayError``: ``GatewayError`` when a call
+    seconds. A unary call a standby gateway refuses with ``UNAVAILABLE`` ``NOT_LEADER`` (under
+    ``[ha]``) is retried for up to ``not_leader_retry_budget`` seconds (default 30; 0 turns it
+    off), waiting the refusal's ``RetryInfo`` delay or 0.25 s doubling to 5 s, never past
+    ``timeout``; no other error is retried, and uploads and downloads are not. Every failure
+    raises a ``OneBotGatewayError``: ``GatewayError`` when a call
     fails, ``ClientError`` when this side refuses or fails first. Use as a context manager or
     call ``close()``.
     """
@@ -149,6 +154,7 @@ class Client:
         server_name: str | None = None,
         account_id: str = "",
         timeout: float | None = None,
+        not_leader_retry_budget: float = DEFAULT_NOT_LEADER_RETRY_BUDGET,
     ) -> None:
         target = resolve_target(address, ca_file, server_name)
         metadata = auth_metadata(token) + account_metadata(account_id)
@@ -157,7 +163,10 @@ class Client:
         else:
             channel = grpc.secure_channel(target.target, target.credentials, options=target.options)
         self._raw_channel = channel
-        self.channel: grpc.Channel = grpc.intercept_channel(channel, _AuthInterceptor(metadata))
+        interceptors: list[Any] = [_AuthInterceptor(metadata)]
+        if not_leader_retry_budget > 0:
+            interceptors.append(NotLeaderRetry(not_leader_retry_budget))
+        self.channel: grpc.Channel = grpc.intercept_channel(channel, *interceptors)
         self.account_id = account_id
         self.timeout = timeout
         self.message_service = message_service_pb2_grpc.MessageServiceStub(self.channel)
@@ -830,7 +839,7 @@ class EventStream(Iterator[event_service_pb2.Event]):
                     self.close()
                     raise err from None
                 self._failures += 1
-                time.sleep(backoff(self._failures))
+                time.sleep(reconnect_wait(err, self._failures))
                 continue
             self._failures = 0
             event = self._cursor.take(response)

@@ -146,6 +146,27 @@ class GatewayError(OneBotGatewayError):
         (``PERMISSION_DENIED``, ``PROTECTED_MEMBER``; metadata ``user_id``, ``why``)."""
         return self.reason == "PROTECTED_MEMBER"
 
+    @property
+    def is_not_leader(self) -> bool:
+        """True when a standby gateway refused the call because another gateway leads the
+        account (``UNAVAILABLE``, ``NOT_LEADER``, under ``[ha]``; metadata ``account_id``,
+        ``leader``, ``advertise``): nothing was done, so a retry is safe. The clients retry
+        these by themselves for unary calls (``not_leader_retry_budget``); this is the last
+        refusal when the budget or the call's timeout ran out."""
+        return self.code == grpc.StatusCode.UNAVAILABLE and self.reason == "NOT_LEADER"
+
+    @property
+    def leader(self) -> str | None:
+        """The instance name of the account's leader a ``NOT_LEADER`` refusal names (metadata
+        ``leader``), when the standby knows it; None otherwise."""
+        return self.metadata.get("leader") if self.is_not_leader else None
+
+    @property
+    def advertise(self) -> str | None:
+        """The leader's advertised ``host:port`` a ``NOT_LEADER`` refusal names (metadata
+        ``advertise``), when the leader gave one; None otherwise."""
+        return self.metadata.get("advertise") if self.is_not_leader else None
+
     @classmethod
     def from_status(
         cls, code: grpc.StatusCode, message: str, trailing_metadata: Any

@@ -24,8 +24,9 @@ _RESUMABLE = {
 
 
 def resumable(err: GatewayError) -> bool:
-    """True for a broken connection (a proxy or the network went away) and for a subscriber
-    the gateway dropped for lagging: the stream is reopened from its position."""
+    """True for a broken connection (a proxy or the network went away), for a subscriber
+    the gateway dropped for lagging, and for a standby's refusal (``UNAVAILABLE``
+    ``NOT_LEADER``): the stream is reopened from its position."""
     if err.code in _RESUMABLE:
         return True
     return err.code == grpc.StatusCode.RESOURCE_EXHAUSTED and err.reason == "EVENT_STREAM_LAGGED"
@@ -36,6 +37,14 @@ def backoff(attempt: int) -> float:
     taken off at random so the clients of one proxy do not all come back at once."""
     base: float = min(0.1 * 2 ** min(attempt - 1, 6), 5.0)
     return base - random.uniform(0, base / 2)
+
+
+def reconnect_wait(err: GatewayError, attempt: int) -> float:
+    """Seconds before reconnect attempt ``attempt`` after ``err``: a standby's ``NOT_LEADER``
+    refusal says when to come back (``RetryInfo``), anything else backs off."""
+    if err.is_not_leader and err.retry_delay:
+        return err.retry_delay
+    return backoff(attempt)
 
 
 class Cursor:

@@ -59,6 +59,7 @@ from ._common import (
     until_request,
 )
 from ._errors import GatewayError
+from ._retry import DEFAULT_NOT_LEADER_RETRY_BUDGET, AsyncNotLeaderRetry
 from ._group_actions import (
     download_group_file_request,
     kick_member_request,
@@ -79,7 +80,7 @@ from ._governance import (
     wait_timeout,
 )
 from ._messages import MessageLike, chat_message, check_send, reply_target
-from ._events import MAX_RECONNECTS, Cursor, backoff, resumable
+from ._events import MAX_RECONNECTS, Cursor, reconnect_wait, resumable
 
 _T = TypeVar("_T")
 
@@ -136,6 +137,7 @@ class AsyncClient:
         server_name: str | None = None,
         account_id: str = "",
         timeout: float | None = None,
+        not_leader_retry_budget: float = DEFAULT_NOT_LEADER_RETRY_BUDGET,
     ) -> None:
         target = resolve_target(address, ca_file, server_name)
         metadata = auth_metadata(token) + account_metadata(account_id)
@@ -144,6 +146,8 @@ class AsyncClient:
             _AuthUnaryStream(metadata),
             _AuthStreamUnary(metadata),
         ]
+        if not_leader_retry_budget > 0:
+            interceptors.append(AsyncNotLeaderRetry(not_leader_retry_budget))
         if target.credentials is None:
             self.channel = grpc.aio.insecure_channel(
                 target.target, options=target.options, interceptors=interceptors
@@ -829,7 +833,7 @@ class AsyncEventStream(AsyncIterator[event_service_pb2.Event]):
                     await self.aclose()
                     raise err from None
                 self._failures += 1
-                await asyncio.sleep(backoff(self._failures))
+                await asyncio.sleep(reconnect_wait(err, self._failures))
                 continue
             if response is grpc.aio.EOF:
                 await self.aclose()

@@ -173,6 +173,7 @@ public final class Client implements AutoCloseable {
     private Path caFile;
     private String accountId = "";
     private Duration timeout;
+    private Duration notLeaderBudget = NotLeaderRetry.DEFAULT_BUDGET;
 
     private Builder(String address) {
       this.address = address;
@@ -199,6 +200,19 @@ public final class Client implements AutoCloseable {
     /** Deadline of each unary call (none by default). */
     public Builder timeout(Duration timeout) {
       this.timeout = timeout;
+      return this;
+    }
+
+    /**
+     * How long, in all, a unary call refused with {@code UNAVAILABLE} {@code NOT_LEADER} (a standby
+     * gateway under {@code [ha]}: nothing was done) is retried (default 30 s; {@link
+     * Duration#ZERO} turns it off). Each retry waits the refusal's {@code RetryInfo} delay, or 250
+     * ms doubling to 5 s with jitter; the call's deadline also ends it, and then the last {@code
+     * NOT_LEADER} error is thrown. No other error is retried, and streaming calls (uploads,
+     * downloads) are not. See {@link NotLeaderRetry}.
+     */
+    public Builder notLeaderRetry(Duration budget) {
+      this.notLeaderBudget = budget;
       return this;
     }
 
@@ -237,7 +251,11 @@ public final class Client implements AutoCloseable {
         throw new IllegalArgumentException(
             "account id " + account + ": account ids are ASCII letters, digits, _ and -");
       }
-      Channel channel = ClientInterceptors.intercept(managed, headers(token, account));
+      // The retry is the inner interceptor: each attempt carries the token and account.
+      Channel channel =
+          ClientInterceptors.intercept(
+              ClientInterceptors.intercept(managed, new NotLeaderRetry(notLeaderBudget)),
+              headers(token, account));
       return new Client(managed, channel, accountId, timeout);
     }
   }

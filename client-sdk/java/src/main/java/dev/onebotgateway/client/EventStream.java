@@ -14,8 +14,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The events of {@link Client#events}: an iterator that resumes by itself. When the connection
- * breaks (a proxy or the network restarted: UNAVAILABLE, INTERNAL, UNKNOWN, CANCELLED) or the
- * gateway drops the stream for lagging, it reconnects with {@code after_sequence} set to the last
+ * breaks (a proxy or the network restarted: UNAVAILABLE, INTERNAL, UNKNOWN, CANCELLED), the
+ * gateway drops the stream for lagging, or a standby gateway refuses it (UNAVAILABLE {@code
+ * NOT_LEADER}, after its RetryInfo delay), it reconnects with {@code after_sequence} set to the last
  * event it returned (or the last heartbeat's position), with backoff (100 ms doubling to 5 s,
  * {@link #MAX_RECONNECTS} attempts in a row), and returns every event once. Heartbeats are never
  * returned. {@code hasNext} is false when the gateway ends the stream; {@link #close} (or
@@ -94,7 +95,10 @@ public final class EventStream implements Iterator<Event>, AutoCloseable {
         failures++;
         reconnects++;
         try {
-          Thread.sleep(backoff(failures).toMillis());
+          // A standby's NOT_LEADER refusal says when the leader may be there (RetryInfo).
+          Duration wait =
+              err.isNotLeader() ? err.retryDelay().orElse(backoff(failures)) : backoff(failures);
+          Thread.sleep(wait.toMillis());
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
           ended = true;
@@ -129,7 +133,10 @@ public final class EventStream implements Iterator<Event>, AutoCloseable {
     }
   }
 
-  /** True for a broken connection and for a subscriber the gateway dropped for lagging. */
+  /**
+   * True for a broken connection, for a subscriber the gateway dropped for lagging, and for a
+   * standby's refusal (UNAVAILABLE {@code NOT_LEADER}).
+   */
   static boolean resumable(GatewayException err) {
     Status.Code code = err.code();
     return switch (code) {

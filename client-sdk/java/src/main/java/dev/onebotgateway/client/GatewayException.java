@@ -200,6 +200,33 @@ public final class GatewayException extends RuntimeException {
     return "PROTECTED_MEMBER".equals(reason);
   }
 
+  /**
+   * True when a standby gateway refused the call because another gateway leads the account
+   * ({@code UNAVAILABLE}, {@code NOT_LEADER}, under {@code [ha]}; metadata {@code account_id},
+   * {@code leader}, {@code advertise}): nothing was done, so a retry is safe. The client retries
+   * these by itself for unary calls ({@link Client.Builder#notLeaderRetry}); this is the last
+   * refusal when the budget or the deadline ran out.
+   */
+  public boolean isNotLeader() {
+    return code == Status.Code.UNAVAILABLE && "NOT_LEADER".equals(reason);
+  }
+
+  /**
+   * Of a {@code NOT_LEADER} refusal: the leader's instance name (metadata {@code leader}), when
+   * known.
+   */
+  public Optional<String> leader() {
+    return isNotLeader() ? Optional.ofNullable(metadata.get("leader")) : Optional.empty();
+  }
+
+  /**
+   * Of a {@code NOT_LEADER} refusal: the leader's advertised {@code host:port} (metadata {@code
+   * advertise}), when it gave one.
+   */
+  public Optional<String> advertise() {
+    return isNotLeader() ? Optional.ofNullable(metadata.get("advertise")) : Optional.empty();
+  }
+
   /** {@code RetryInfo.retry_delay}, when the gateway gave one. */
   public Optional<Duration> retryDelay() {
     return Optional.ofNullable(retryDelay);
