@@ -9,6 +9,8 @@
 //! Runs when `ONEBOT_GATEWAY_TEST_POSTGRES` names a server (scripts/test.sh
 //! starts one; in CI it is required).
 
+// Shared with the kill and restart tests; this file writes its own configs.
+#[allow(dead_code)]
 mod process;
 
 use std::path::{Path, PathBuf};
@@ -160,6 +162,18 @@ async fn the_standby_leads_within_the_term_after_kill_9_of_the_leader() {
         gateway(dir.path(), "gw-b", &peer, &db),
     );
     let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
+    // The CLI shows the refusal at once with the retry off.
+    let cli = tokio::process::Command::new(process::BIN)
+        .args(["groups", "--addr", &b.addr, "--not-leader-retry", "0s"])
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&cli.stderr);
+    assert!(!cli.status.success(), "{cli:?}");
+    assert!(
+        stderr.contains("NOT_LEADER") && stderr.contains("gw-a"),
+        "{stderr}"
+    );
     // A standby stays one: several terms later it still refuses.
     tokio::time::sleep(Duration::from_secs(2 * TTL_SECS)).await;
     b.refuses_naming(&a, "gw-a").await;

@@ -79,10 +79,10 @@ fn sink_targets(s: &Result<crate::sink::SinkReport, String>) -> Vec<Target> {
     ]
 }
 
-/// The sink's targets alone, one line each.
-pub fn sink_summary(s: &crate::sink::SinkReport) -> String {
+/// `targets`, one line each, for the terminal.
+fn lines(targets: Vec<Target>) -> String {
     let mut o = String::new();
-    for t in sink_targets(&Ok(s.clone())) {
+    for t in targets {
         let _ = writeln!(
             o,
             "{:<55} {:>34}  {} ({})",
@@ -93,6 +93,11 @@ pub fn sink_summary(s: &crate::sink::SinkReport) -> String {
         );
     }
     o
+}
+
+/// The sink's targets alone, one line each.
+pub fn sink_summary(s: &crate::sink::SinkReport) -> String {
+    lines(sink_targets(&Ok(s.clone())))
 }
 
 fn failover_targets(f: &Result<crate::failover::FailoverReport, String>) -> Vec<Target> {
@@ -119,18 +124,7 @@ fn failover_targets(f: &Result<crate::failover::FailoverReport, String>) -> Vec<
 
 /// The failover target alone, one line.
 pub fn failover_summary(f: &crate::failover::FailoverReport) -> String {
-    let mut o = String::new();
-    for t in failover_targets(&Ok(f.clone())) {
-        let _ = writeln!(
-            o,
-            "{:<55} {:>34}  {} ({})",
-            t.what,
-            t.value,
-            verdict(t.met),
-            t.target
-        );
-    }
-    o
+    lines(failover_targets(&Ok(f.clone())))
 }
 
 fn archive_targets(a: &ArchiveReport) -> Vec<Target> {
@@ -176,18 +170,7 @@ fn archive_targets(a: &ArchiveReport) -> Vec<Target> {
 
 /// The archive rows alone, for `bench archive`.
 pub fn archive_summary(a: &ArchiveReport) -> String {
-    let mut o = String::new();
-    for t in archive_targets(a) {
-        let _ = writeln!(
-            o,
-            "{:<55} {:>34}  {} ({})",
-            t.what,
-            t.value,
-            verdict(t.met),
-            t.target
-        );
-    }
-    o
+    lines(archive_targets(a))
 }
 
 /// Every target in the order of the table: the read RPCs, the uploads, the
@@ -369,18 +352,7 @@ fn milky_targets(m: &MilkyReport) -> Vec<Target> {
 
 /// The Milky rows alone, for `bench milky`.
 pub fn milky_summary(m: &MilkyReport) -> String {
-    let mut o = String::new();
-    for t in milky_targets(m) {
-        let _ = writeln!(
-            o,
-            "{:<55} {:>34}  {} ({})",
-            t.what,
-            t.value,
-            verdict(t.met),
-            t.target
-        );
-    }
-    o
+    lines(milky_targets(m))
 }
 
 /// CPU per message returned across the page sizes, when measured.

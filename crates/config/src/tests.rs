@@ -178,6 +178,26 @@ fn refusal(text: &str) -> (String, String) {
 /// One bad value each: the key and message every check reports.
 const ONE_BAD_VALUE: &[(&str, &str, &str)] = &[
     (
+        "[ha]",
+        "ha.url",
+        "the leases need PostgreSQL: set ha.url (or archive.url) to a postgres:// URL",
+    ),
+    (
+        "[ha]\nurl = \"mysql://db/gw\"",
+        "ha.url",
+        "must be a postgres:// or postgresql:// URL",
+    ),
+    (
+        "[archive]\nurl = \"postgres://db/gw\"\n[ha]\nttl_secs = 2",
+        "ha.ttl_secs",
+        "must be in 3..=300",
+    ),
+    (
+        "[ha]\nurl = \"postgres://db/gw\"\ninstance = \" \"",
+        "ha.instance",
+        "a non-empty name of at most 128 bytes",
+    ),
+    (
         "[policy]\nowners = [0]",
         "policy.owners[0]",
         "0 is not a QQ number",
@@ -1249,4 +1269,20 @@ fn mcp_defaults_and_checks() {
     );
     assert_eq!(normalize_origin("https://a.example/"), None);
     assert_eq!(normalize_origin("https://user@a.example"), None);
+}
+
+#[test]
+fn ha_takes_the_archive_url_by_default_and_its_own_url_is_redacted() {
+    let c = Config::from_toml("[archive]\nurl = \"postgres://u:pw@db/gw\"\n[ha]").unwrap();
+    let ha = c.ha.as_ref().expect("[ha]");
+    assert_eq!(ha.ttl_secs, 10);
+    assert_eq!(
+        ha.lease_url(c.archive.url.as_ref()).map(|u| u.expose()),
+        Some("postgres://u:pw@db/gw")
+    );
+    let c = Config::from_toml("[ha]\nurl = \"postgres://u:secret@db/leases\"").unwrap();
+    let printed = c.to_redacted_toml();
+    assert!(!printed.contains("secret"), "{printed}");
+    assert!(printed.contains("[ha]"), "{printed}");
+    assert!(!format!("{:?}", c.ha).contains("secret"));
 }

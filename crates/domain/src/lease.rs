@@ -68,6 +68,33 @@ impl Gate {
     }
 }
 
+/// The `last_error` an adapter shows while its account's gate is closed.
+pub const STANDBY: &str = "standby: another gateway leads this account";
+
+impl Gate {
+    /// Follows the gate until `cancel`: `closed` runs each time it closes,
+    /// `opened` each time it opens again (never for [`Gate::Open`]).
+    pub async fn follow(
+        mut self,
+        cancel: &CancellationToken,
+        closed: impl Fn(),
+        opened: impl Fn(),
+    ) {
+        loop {
+            tokio::select! {
+                () = self.closed() => {}
+                () = cancel.cancelled() => return,
+            }
+            closed();
+            tokio::select! {
+                () = self.opened() => {}
+                () = cancel.cancelled() => return,
+            }
+            opened();
+        }
+    }
+}
+
 /// A gateway that holds, or held, a lease.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Holder {

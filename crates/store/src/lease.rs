@@ -15,9 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::pg::{self, pg_err};
-use crate::pg_tls::RustlsConnect;
-use onebot_gateway_config::redact_url;
-use onebot_gateway_domain::error::{Error, Result};
+use onebot_gateway_domain::error::Result;
 use onebot_gateway_domain::lease::{Claimant, Holder, LeaseStore, LeaseView};
 
 /// What errors and logs call this store.
@@ -80,27 +78,18 @@ impl PgLeases {
     /// Connects to `url` (TLS verified by `tls`) and creates the table when
     /// it is missing. The error names the (redacted) URL.
     pub async fn open(url: &str, tls: Arc<rustls::ClientConfig>) -> Result<Self> {
-        let shown = redact_url(url);
-        let tls = RustlsConnect::new(tls);
-        let mut client = pg::connect(WHAT, url, &shown, &tls).await?;
-        let version = pg::migrate(
-            &mut client,
+        let conn = pg::Conn::open(
+            WHAT,
+            url,
+            tls,
             MIGRATION_LOCK,
             "gateway_leases_schema",
             MIGRATIONS,
         )
-        .await
-        .map_err(pg_err(WHAT, &shown))?;
-        if version as usize > MIGRATIONS.len() {
-            return Err(Error::internal(format!(
-                "{WHAT} {shown}: its schema version {version} is newer than this gateway's {}; run a newer gateway",
-                MIGRATIONS.len()
-            ))
-            .with("url", &shown));
-        }
+        .await?;
         Ok(Self {
-            described: pg::describe_url(url, &shown),
-            conn: pg::Conn::new(WHAT, url, &shown, tls, client),
+            described: pg::describe_url(url, conn.shown()),
+            conn,
         })
     }
 }

@@ -96,6 +96,34 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
+    /// Connects to `url` for the store `what` (TLS verified by `tls`) and
+    /// applies the `migrations` the database lacks (under the advisory lock
+    /// `lock`, the version in `schema_table`); a database at a newer version
+    /// than this gateway's is refused. Errors name the redacted URL.
+    pub(crate) async fn open(
+        what: &'static str,
+        url: &str,
+        tls: std::sync::Arc<rustls::ClientConfig>,
+        lock: i64,
+        schema_table: &str,
+        migrations: &[&str],
+    ) -> Result<Self> {
+        let shown = onebot_gateway_config::redact_url(url);
+        let tls = RustlsConnect::new(tls);
+        let mut client = connect(what, url, &shown, &tls).await?;
+        let version = migrate(&mut client, lock, schema_table, migrations)
+            .await
+            .map_err(pg_err(what, &shown))?;
+        if version as usize > migrations.len() {
+            return Err(onebot_gateway_domain::error::Error::internal(format!(
+                "{what} {shown}: its schema version {version} is newer than this gateway's {}; run a newer gateway",
+                migrations.len()
+            ))
+            .with("url", &shown));
+        }
+        Ok(Self::new(what, url, &shown, tls, client))
+    }
+
     /// Wraps `client`, opened to `url` (shown as `shown`) over `tls`.
     pub(crate) fn new(
         what: &'static str,

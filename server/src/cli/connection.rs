@@ -27,6 +27,11 @@ pub struct Connection {
     /// Deadline of each call, e.g. `10s` (none by default).
     #[arg(long, value_parser = humantime::parse_duration)]
     pub timeout: Option<Duration>,
+    /// How long a call refused by a standby gateway (`NOT_LEADER`, under
+    /// `[ha]`) is retried, with backoff, before its refusal is shown; `0s`
+    /// shows it at once.
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "30s")]
+    pub not_leader_retry: Duration,
     /// Print JSON instead of rendered text.
     #[arg(long)]
     pub json: bool,
@@ -37,7 +42,8 @@ impl Connection {
     pub fn client(&self) -> Result<Client, Error> {
         let mut builder = Client::builder(self.addr.clone())
             .maybe_token(self.token.clone())
-            .account_id(self.account.clone().unwrap_or_default());
+            .account_id(self.account.clone().unwrap_or_default())
+            .not_leader_retry(self.not_leader_retry);
         if let Some(ca) = &self.ca_file {
             builder = builder.ca_file(ca.clone());
         }

@@ -42,7 +42,7 @@ use onebot_gateway_tls::PeerTls;
 
 /// The status detail (and last error) of an account while its gate is
 /// closed.
-pub(crate) const STANDBY: &str = "standby: another gateway leads this account";
+pub(crate) use onebot_gateway_domain::lease::STANDBY;
 
 /// What is reachable right now.
 #[derive(Debug, Default, Clone, Copy)]
@@ -174,26 +174,23 @@ impl Inner {
     }
 
     /// Follows a watched gate until shutdown: stands by whenever it closes;
-    /// when it opens, forgets the standby's last error (the event loop
-    /// connects).
+    /// when it opens, forgets the standby's last error (the adapter's loops
+    /// connect).
     pub(crate) async fn run_gate(self: Arc<Self>) {
-        let mut gate = self.gate.clone();
-        loop {
-            tokio::select! {
-                () = gate.closed() => {}
-                () = self.cancel.cancelled() => return,
-            }
-            self.stand_by();
-            tokio::select! {
-                () = gate.opened() => {}
-                () = self.cancel.cancelled() => return,
-            }
-            self.update("", |s| {
-                if s.last_error == STANDBY {
-                    s.last_error.clear();
-                }
-            });
-        }
+        self.gate
+            .clone()
+            .follow(
+                &self.cancel,
+                || self.stand_by(),
+                || {
+                    self.update("", |s| {
+                        if s.last_error == STANDBY {
+                            s.last_error.clear();
+                        }
+                    });
+                },
+            )
+            .await;
     }
 
     /// Sleeps `d`; false when shutdown came first.

@@ -25,7 +25,7 @@ use onebot_gateway_domain::ports::EventSink;
 
 /// The status detail (and last error) of an account while its gate is
 /// closed.
-pub(crate) const STANDBY: &str = "standby: another gateway leads this account";
+pub(crate) use onebot_gateway_domain::lease::STANDBY;
 
 /// Who drives an account's state machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

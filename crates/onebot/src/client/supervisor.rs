@@ -210,25 +210,23 @@ impl Inner {
     }
 
     /// Follows a watched gate until shutdown: stands by whenever it closes;
-    /// when it opens, forgets the standby's last error (the loops connect).
+    /// when it opens, forgets the standby's last error (the adapter's loops
+    /// connect).
     pub(crate) async fn run_gate(self: Arc<Self>) {
-        let mut gate = self.gate.clone();
-        loop {
-            tokio::select! {
-                () = gate.closed() => {}
-                () = self.cancel.cancelled() => return,
-            }
-            self.stand_by();
-            tokio::select! {
-                () = gate.opened() => {}
-                () = self.cancel.cancelled() => return,
-            }
-            self.update("", |s| {
-                if s.last_error == STANDBY {
-                    s.last_error.clear();
-                }
-            });
-        }
+        self.gate
+            .clone()
+            .follow(
+                &self.cancel,
+                || self.stand_by(),
+                || {
+                    self.update("", |s| {
+                        if s.last_error == STANDBY {
+                            s.last_error.clear();
+                        }
+                    });
+                },
+            )
+            .await;
     }
 
     /// The token one link runs under: cancelled at shutdown, when the gate

@@ -16,9 +16,7 @@ use super::{
     TRANSITION, approval, approvals_sql, audit, audit_sql, get_approval_sql,
 };
 use crate::pg::{self, pg_err};
-use crate::pg_tls::RustlsConnect;
 use crate::postgres::{Param, refs};
-use onebot_gateway_config::redact_url;
 use onebot_gateway_domain::error::{Error, Result};
 use onebot_gateway_domain::policy::store::{
     ApprovalRecord, ApprovalState, ApprovalUpdate, AuditQuery, AuditRecord, GovernanceStore,
@@ -98,28 +96,19 @@ impl PgGovernance {
     /// Connects to `url` (TLS verified by `tls`) and creates the tables
     /// the database lacks. The error names the (redacted) URL.
     pub async fn open(url: &str, tls: Arc<rustls::ClientConfig>) -> Result<Self> {
-        let shown = redact_url(url);
-        let tls = RustlsConnect::new(tls);
-        let mut client = pg::connect(WHAT, url, &shown, &tls).await?;
-        let version = pg::migrate(
-            &mut client,
+        let conn = pg::Conn::open(
+            WHAT,
+            url,
+            tls,
             MIGRATION_LOCK,
             "gateway_governance_schema",
             MIGRATIONS,
         )
-        .await
-        .map_err(pg_err(WHAT, &shown))?;
-        if version as usize > MIGRATIONS.len() {
-            return Err(Error::internal(format!(
-                "{WHAT} {shown}: its schema version {version} is newer than this gateway's {}; run a newer gateway",
-                MIGRATIONS.len()
-            ))
-            .with("url", &shown));
-        }
+        .await?;
         Ok(Self {
-            described: pg::describe_url(url, &shown),
-            conn: pg::Conn::new(WHAT, url, &shown, tls, client),
-            shown,
+            described: pg::describe_url(url, conn.shown()),
+            shown: conn.shown().to_owned(),
+            conn,
         })
     }
 
