@@ -14,6 +14,13 @@ trap 'rm -rf "$WORK"' EXIT
 export ONEBOT_FUZZ_REPORT="$WORK/inputs"
 export ONEBOT_FUZZ_SECS="${FUZZ_SECS:-15}"
 : >"$ONEBOT_FUZZ_REPORT"
+# The [ha] rows need PostgreSQL: the test stage's server, else a throwaway one.
+if [ -z "${ONEBOT_GATEWAY_TEST_POSTGRES:-}" ] && pg_url="$(./scripts/postgres.sh start)"; then
+  export ONEBOT_GATEWAY_TEST_POSTGRES="$pg_url"
+  if pg_ca="$(./scripts/postgres.sh ca)"; then
+    export ONEBOT_GATEWAY_TEST_POSTGRES_CA="$pg_ca"
+  fi
+fi
 
 # test name | fault | what was checked
 ROWS=(
@@ -45,6 +52,8 @@ ROWS=(
   "proxy::the_rust_sdk_event_stream_resumes_across_a_proxy_restart|nginx killed and restarted with a stream open|SDK resumes from its position; every event once"
   "proxy::every_rpc_through_nginx_over_h2c_and_tls|every RPC through nginx (h2c, TLS at the proxy)|answers as direct; 30 MiB upload in 64 KiB chunks and DownloadMedia back; grpcurl list"
   "proxy::error_details_and_deadlines_cross_the_proxy_intact|errors and deadlines through nginx|ErrorInfo/BadRequest/RetryInfo identical to direct; deadline honoured"
+  "ha::the_standby_leads_within_the_term_after_kill_9_of_the_leader|[ha]: kill -9 of the leader of an account two gateways share (real PostgreSQL)|the standby, which held no connection and refused NOT_LEADER naming the leader, serves within ttl + 5 s; one connection to the peer"
+  "ha::a_paused_leader_lets_the_account_go_when_it_runs_again|[ha]: the leader paused (SIGSTOP) past its lease, then resumed|the standby takes over; the resumed one closes its connection, refuses NOT_LEADER naming the new leader, ends its event streams NOT_LEADER"
   "shard::one_address_reaches_every_shard_by_account_metadata|3 gateway processes behind one nginx map|each account reaches its shard; unknown account ACCOUNT_NOT_CONFIGURED"
   "fuzz::fuzz_the_frame_decoder|fuzz: frame decoder|no panic; decode/encode stable"
   "fuzz::fuzz_the_cq_code_parser|fuzz: CQ-code parser|no panic; parse(encode(x)) stable"
@@ -74,7 +83,7 @@ filters=()
 for row in "${ROWS[@]}"; do
   name="${row%%|*}"
   case "$name" in
-    domain::* | store::* | mcp::* | kill9::* | shard::* | memory::* | adapter::*) name="${name#*::}" ;;
+    domain::* | store::* | mcp::* | kill9::* | shard::* | memory::* | adapter::* | ha::*) name="${name#*::}" ;;
   esac
   filters+=("$name")
 done

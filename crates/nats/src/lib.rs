@@ -61,8 +61,38 @@ pub struct SinkParts {
     pub data_dir: PathBuf,
     /// The event's bytes.
     pub encode: Encoder,
+    /// The last sequence numbered for each account (what the sink's lag
+    /// per account is counted against).
+    pub last_sequences: LastSequences,
     /// Stops it.
     pub shutdown: CancellationToken,
+}
+
+/// The last sequence numbered for each account.
+pub type LastSequences = Arc<dyn Fn() -> Vec<(String, u64)> + Send + Sync>;
+
+/// How many events of each account of `last` the sink has not yet had
+/// acknowledged, from the last sequences it published (`published`).
+pub fn account_lags(
+    last: &[(String, u64)],
+    published: &BTreeMap<String, u64>,
+) -> Vec<(String, u64)> {
+    last.iter()
+        .map(|(account, seq)| {
+            let done = published.get(account).copied().unwrap_or(0);
+            (account.clone(), seq.saturating_sub(done))
+        })
+        .collect()
+}
+
+/// Sets the lag gauges of sink `name` at `position`: journal entries, and
+/// events per account.
+fn report_lag(name: &str, journal: &Journal, position: &Position, last: &LastSequences) {
+    let entries = journal.last_committed().saturating_sub(position.journal_id);
+    onebot_gateway_telemetry::metrics::sink_lag(name, entries);
+    for (account, events) in account_lags(&last(), &position.sequences) {
+        onebot_gateway_telemetry::metrics::sink_account_lag(name, &account, events);
+    }
 }
 
 /// Where a sink is: the journal id after which it goes on, and the last
@@ -210,6 +240,7 @@ async fn run(parts: SinkParts) {
         journal,
         data_dir,
         encode,
+        last_sequences,
         shutdown,
     } = parts;
     let name = config.name.clone();
@@ -268,7 +299,7 @@ async fn run(parts: SinkParts) {
             match publish_batch(&js, &config, &journal, &encode, &mut position).await {
                 Ok(0) => {
                     store(&position, &mut stored, &mut stored_at);
-                    onebot_gateway_telemetry::metrics::sink_lag(&name, 0);
+                    report_lag(&name, &journal, &position, &last_sequences);
                     tokio::select! {
                         () = shutdown.cancelled() => {
                             store(&position, &mut stored, &mut stored_at);
@@ -283,8 +314,7 @@ async fn run(parts: SinkParts) {
                     if stored_at.elapsed() >= STORE_EVERY || shutdown.is_cancelled() {
                         store(&position, &mut stored, &mut stored_at);
                     }
-                    let lag = journal.last_committed().saturating_sub(position.journal_id);
-                    onebot_gateway_telemetry::metrics::sink_lag(&name, lag);
+                    report_lag(&name, &journal, &position, &last_sequences);
                     if shutdown.is_cancelled() {
                         return;
                     }
@@ -387,6 +417,24 @@ async fn publish_batch(
 mod tests {
     use super::*;
     use onebot_gateway_domain::model::InboundEvent;
+
+    #[test]
+    fn the_lag_of_an_account_is_what_was_numbered_and_not_yet_acknowledged() {
+        let published: BTreeMap<String, u64> = [("a".to_owned(), 7)].into_iter().collect();
+        let last = [
+            ("a".to_owned(), 10),
+            ("b".to_owned(), 3),
+            ("c".to_owned(), 0),
+        ];
+        assert_eq!(
+            account_lags(&last, &published),
+            [
+                ("a".to_owned(), 3),
+                ("b".to_owned(), 3),
+                ("c".to_owned(), 0)
+            ]
+        );
+    }
 
     fn event(account: &str, sequence: u64, e: InboundEvent) -> StoredEvent {
         StoredEvent::new(account.into(), sequence, 0, Arc::new(e))

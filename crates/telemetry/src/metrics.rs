@@ -93,6 +93,8 @@ pub const SINK_FAILURES: &str = "onebot_gateway_sink_failures_total";
 pub const SINK_LOST: &str = "onebot_gateway_sink_lost_events_total";
 /// Journal entries an event sink is behind, by `sink`.
 pub const SINK_LAG: &str = "onebot_gateway_sink_lag_entries";
+/// Gauge: events of an account an event sink has not had acknowledged yet.
+pub const SINK_ACCOUNT_LAG: &str = "onebot_gateway_sink_lag_events";
 /// Bytes staged through UploadMedia.
 pub const UPLOAD_BYTES: &str = "onebot_gateway_upload_bytes_total";
 /// Messages (and file uploads) the peer acknowledged.
@@ -197,6 +199,10 @@ fn describe() {
         "events a sink could not publish: the journal no longer held them"
     );
     describe_gauge!(SINK_LAG, "journal entries an event sink is behind");
+    describe_gauge!(
+        SINK_ACCOUNT_LAG,
+        "events of an account an event sink has not had acknowledged yet"
+    );
     describe_counter!(
         UPLOAD_BYTES,
         Unit::Bytes,
@@ -354,6 +360,12 @@ pub fn sink_lost(sink: &str, account: &str, n: u64) {
 /// Event sink `sink` is `entries` journal entries behind.
 pub fn sink_lag(sink: &str, entries: u64) {
     gauge!(SINK_LAG, "sink" => sink.to_string()).set(entries as f64);
+}
+
+/// Event sink `sink` has `events` events of `account` not yet acknowledged.
+pub fn sink_account_lag(sink: &str, account: &str, events: u64) {
+    gauge!(SINK_ACCOUNT_LAG, "sink" => sink.to_string(), "account" => account.to_string())
+        .set(events as f64);
 }
 
 /// An approval of `account` entered `state`.

@@ -48,6 +48,16 @@ fn encoder(gateway: &Arc<Gateway>, encoding: SinkEncoding) -> Encoder {
     })
 }
 
+/// The last sequence the event hub numbered for each account.
+fn last_sequences(gateway: &Arc<Gateway>) -> onebot_gateway_nats::LastSequences {
+    let gw = gateway.clone();
+    Arc::new(move || {
+        gw.accounts()
+            .map(|a| (a.id.clone(), gw.events.last_sequence(&a.id)))
+            .collect()
+    })
+}
+
 /// Starts every configured sink over `journal`; each is waited for at
 /// shutdown like the write side's tasks.
 pub fn start(
@@ -66,6 +76,7 @@ pub fn start(
             journal: journal.clone(),
             data_dir: gateway.config.server.data_dir.clone(),
             encode: encoder(gateway, config.encoding),
+            last_sequences: last_sequences(gateway),
             shutdown: cancel.clone(),
         });
         gateway.write().track(task);
