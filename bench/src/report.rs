@@ -541,7 +541,8 @@ fn failover_section(o: &mut String, f: &Result<crate::failover::FailoverReport, 
         "Two gateway processes share the account of one sandbox peer, leasing it in a real \
          PostgreSQL with `ttl_secs = {}`. Each run kills the leader with SIGKILL and times until the \
          standby serves the first ListGroups for the account (tried every 20 ms); a fresh standby \
-         is started for the next run.\n",
+         is started for the next run. The kill comes well under a second after the leader took or \
+         renewed its lease: the worst case, the lease's whole term.\n",
         crate::failover::TTL_SECS
     );
     let _ = writeln!(o, "| run | kill -9 to first served call, s |");

@@ -28,13 +28,14 @@ use super::Action;
 use super::audit::{Note, reason_of};
 use super::check::Verdict;
 use super::held::{Held, Payload};
-use super::store::{ApprovalRecord, ApprovalState, ApprovalUpdate, AuditDecision};
+use super::store::{ApprovalRecord, ApprovalState, ApprovalUpdate, AuditDecision, GovernanceStore};
 use crate::account::Account;
 use crate::call::{CallCtx, Deadline};
 use crate::caller::Caller;
 use crate::clock::now_ms;
 use crate::error::{Error, Kind, Result};
 use crate::gateway::Gateway;
+use crate::lease::Role;
 use crate::model::{ChatRef, InboundEvent, Message, Segment};
 use crate::ports::EventSink;
 
@@ -764,21 +765,16 @@ impl Gateway {
         }
     }
 
-    /// The background work of approvals until `shutdown`: owners' answers,
-    /// expiry, and (once, at start) approvals cut off mid-run.
-    pub async fn run_approvals(self: Arc<Self>, shutdown: CancellationToken) {
-        let Some(store) = self.governance().cloned() else {
-            return;
-        };
-        let Some(mut work) = self.approval_work().rx.lock().take() else {
-            return;
-        };
+    /// Marks the approvals of `accounts` that were being executed when a
+    /// gateway stopped (state approved) failed, outcome unknown: they are not
+    /// run again.
+    async fn fail_cut_off(&self, store: &Arc<dyn GovernanceStore>, accounts: &[String]) {
         match store
             .list_approvals(Some(ApprovalState::Approved), None, 10_000)
             .await
         {
             Ok(cut) => {
-                for record in cut {
+                for record in cut.into_iter().filter(|r| accounts.contains(&r.account_id)) {
                     let executed = Executed {
                         error_reason: reason_of(Kind::SendOutcomeUnknown),
                         error_message: "the gateway stopped while executing it; the outcome is unknown and it is not run again".to_owned(),
@@ -811,6 +807,55 @@ impl Gateway {
             }
             Err(e) => tracing::error!(error = %e, "reading approvals cut off by a stop failed"),
         }
+    }
+
+    /// The background work of approvals until `shutdown`: owners' answers,
+    /// expiry, and (once, at start) approvals cut off mid-run.
+    pub async fn run_approvals(self: Arc<Self>, shutdown: CancellationToken) {
+        let Some(store) = self.governance().cloned() else {
+            return;
+        };
+        let Some(mut work) = self.approval_work().rx.lock().take() else {
+            return;
+        };
+        // Answers and questions in flight: waited for at shutdown, so the
+        // task ends only once nothing of it still holds the gateway.
+        let mut running = tokio::task::JoinSet::new();
+        // Approvals cut off mid-run are this gateway's to settle only for
+        // the accounts it serves: at start, or under [ha] each time it comes
+        // to lead one (another gateway may be executing them until then).
+        match self.leadership().cloned() {
+            None => {
+                let here: Vec<String> = self.accounts().map(|a| a.id.clone()).collect();
+                self.fail_cut_off(&store, &here).await;
+            }
+            Some(leadership) => {
+                for id in leadership.accounts() {
+                    let Some(mut role) = leadership.watch(id) else {
+                        continue;
+                    };
+                    let (gw, store, id, stop) = (
+                        self.clone(),
+                        store.clone(),
+                        vec![id.to_owned()],
+                        shutdown.clone(),
+                    );
+                    running.spawn(async move {
+                        loop {
+                            tokio::select! {
+                                r = role.wait_for(|r| matches!(r, Role::Leading { .. })) => if r.is_err() { return },
+                                () = stop.cancelled() => return,
+                            }
+                            gw.fail_cut_off(&store, &id).await;
+                            tokio::select! {
+                                r = role.wait_for(|r| !matches!(r, Role::Leading { .. })) => if r.is_err() { return },
+                                () = stop.cancelled() => return,
+                            }
+                        }
+                    });
+                }
+            }
+        }
         let period =
             Duration::from_secs((self.config.policy.approval_timeout_secs / 10).clamp(1, 5));
         let mut tick = tokio::time::interval(period);
@@ -819,9 +864,6 @@ impl Gateway {
         let mut prune = tokio::time::interval(PRUNE_EVERY);
         prune.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let keep_ms = i64::from(self.config.archive.retention_days) * 86_400_000;
-        // Answers and questions in flight: waited for at shutdown, so the
-        // task ends only once nothing of it still holds the gateway.
-        let mut running = tokio::task::JoinSet::new();
         loop {
             tokio::select! {
                 () = shutdown.cancelled() => {

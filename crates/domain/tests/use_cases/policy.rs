@@ -385,3 +385,64 @@ async fn a_rejected_or_expired_approval_never_runs() {
     );
     assert!(!t.api.calls().contains(&Call::Recall { message_id: 42 }));
 }
+
+#[tokio::test]
+async fn approvals_cut_off_mid_run_are_failed_only_for_this_gateways_accounts() {
+    use onebot_gateway_domain::policy::store::{ApprovalRecord, GovernanceStore};
+    use onebot_gateway_store::governance::sqlite::SqliteGovernance;
+    let dir = tempfile::tempdir().unwrap();
+    // Two approvals being executed when a gateway stopped: one of this
+    // gateway's account, one of an account another gateway (a shard) holds
+    // in the same governance store.
+    let store = SqliteGovernance::open(dir.path()).unwrap();
+    for (id, account_id) in [("HERE1", "default"), ("ELSE1", "elsewhere")] {
+        let record = ApprovalRecord {
+            id: id.into(),
+            account_id: account_id.into(),
+            created_ms: 1,
+            expires_ms: i64::MAX,
+            state: ApprovalState::Approved,
+            action: "send".into(),
+            chat: format!("group:{G}"),
+            requester_id: None,
+            role: "none".into(),
+            token: None,
+            rule: 0,
+            summary: "s".into(),
+            payload: "{}".into(),
+            decided_by: Some(format!("qq:{OWNER}")),
+            decided_ms: Some(2),
+            result: None,
+            owner_message_ids: Vec::new(),
+        };
+        assert!(store.insert_approval(&record).await.unwrap());
+    }
+    let mut config = Config::default();
+    config.server.data_dir = dir.path().to_path_buf();
+    config.policy.owners = vec![OWNER];
+    let a = AccountConfig {
+        ws_url: Some("ws://127.0.0.1:9/".into()),
+        groups: vec![G],
+        ..AccountConfig::default()
+    };
+    config.accounts.insert("default".into(), a.clone());
+    let shutdown = CancellationToken::new();
+    let accounts = vec![Account {
+        id: "default".into(),
+        config: a,
+        peer: FakeApi::new(Flavor::NapCat),
+    }];
+    let gw = Arc::new(
+        onebot_gateway_testkit::GatewayBuilder::new(config, accounts, shutdown.clone()).build(),
+    );
+    let mut changes = gw.approval_changes();
+    tokio::spawn(gw.clone().run_approvals(shutdown.clone()));
+    changes.changed().await.unwrap();
+    let state = |id: &'static str| {
+        let store = &store;
+        async move { store.get_approval(id).await.unwrap().unwrap().state }
+    };
+    assert_eq!(state("HERE1").await, ApprovalState::Failed);
+    assert_eq!(state("ELSE1").await, ApprovalState::Approved);
+    shutdown.cancel();
+}
