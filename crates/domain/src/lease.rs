@@ -24,6 +24,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, Kind, Result};
+use crate::model::{AccountStatus, ConnState};
 
 /// An account's gate: open while this gateway may connect to the account's
 /// implementation.
@@ -70,6 +71,20 @@ impl Gate {
 
 /// The `last_error` an adapter shows while its account's gate is closed.
 pub const STANDBY: &str = "standby: another gateway leads this account";
+
+/// The status of an account whose gate is closed: not connected, with
+/// [`STANDBY`] as its last error.
+pub fn show_standby(status: &mut AccountStatus) {
+    status.state = ConnState::Connecting;
+    status.last_error = STANDBY.to_owned();
+}
+
+/// Forgets [`STANDBY`] once the gate opened (another last error stays).
+pub fn clear_standby(status: &mut AccountStatus) {
+    if status.last_error == STANDBY {
+        status.last_error.clear();
+    }
+}
 
 impl Gate {
     /// Follows the gate until `cancel`: `closed` runs each time it closes,
@@ -293,6 +308,42 @@ fn held_for(ttl: Duration) -> Duration {
     ttl - (ttl / 10).min(Duration::from_secs(1))
 }
 
+/// Claims the lease of every account of `leadership` once and records what
+/// each claim found, so a gateway knows at start which accounts it leads
+/// and who leads the others. A claim that fails or takes longer than a
+/// third of the term leaves its account standby (logged); [`run`] goes on
+/// from there.
+pub async fn claim_once(
+    leadership: &Leadership,
+    store: &dyn LeaseStore,
+    me: &Claimant,
+    ttl: Duration,
+) {
+    for account in leadership.accounts() {
+        match tokio::time::timeout(ttl / 3, store.claim(account, me, ttl)).await {
+            Ok(Ok(view)) => leadership.set(account, role_of(view)),
+            Ok(Err(e)) => {
+                tracing::warn!(account_id = %account, error = %e, "claiming the account's lease failed");
+            }
+            Err(_) => tracing::warn!(
+                account_id = %account,
+                "claiming the account's lease took longer than a third of its term"
+            ),
+        }
+    }
+}
+
+/// The role a claim's answer gives.
+fn role_of(view: LeaseView) -> Role {
+    if view.mine {
+        Role::Leading { epoch: view.epoch }
+    } else {
+        Role::Standby {
+            leader: Some(view.holder),
+        }
+    }
+}
+
 /// Keeps the lease of every account of `leadership` until `cancel`, then
 /// releases those it holds.
 pub async fn run(
@@ -335,18 +386,9 @@ async fn keep(
             () = cancel.cancelled() => break,
         };
         match claim {
-            Ok(Ok(view)) if view.mine => {
-                held_until = Some(sent + held_for(ttl));
-                leadership.set(&account, Role::Leading { epoch: view.epoch });
-            }
             Ok(Ok(view)) => {
-                held_until = None;
-                leadership.set(
-                    &account,
-                    Role::Standby {
-                        leader: Some(view.holder),
-                    },
-                );
+                held_until = view.mine.then(|| sent + held_for(ttl));
+                leadership.set(&account, role_of(view));
             }
             Ok(Err(e)) => {
                 tracing::warn!(account_id = %account, error = %e, "claiming the account's lease failed");
@@ -485,6 +527,9 @@ mod tests {
             matches!(r, Role::Standby { leader: Some(_) })
         })
         .await;
+        // Several terms later the leader still leads and the standby waits.
+        tokio::time::sleep(ttl * 3).await;
+        assert!(matches!(a.role("acc"), Role::Leading { epoch: 1 }));
         let err = b.require_leader("acc").unwrap_err();
         assert_eq!(err.kind, Kind::NotLeader);
         assert_eq!(err.meta("leader"), Some("a"));
@@ -566,6 +611,20 @@ mod tests {
             stopped.elapsed()
         );
         stop_b.cancel();
+    }
+
+    #[tokio::test]
+    async fn a_first_claim_names_the_leader_or_takes_the_lease() {
+        let table = Table::default();
+        let ttl = Duration::from_secs(9);
+        let (a, b) = (Leadership::new(["acc"]), Leadership::new(["acc"]));
+        claim_once(&a, &table, &claimant("a"), ttl).await;
+        claim_once(&b, &table, &claimant("b"), ttl).await;
+        assert!(matches!(a.role("acc"), Role::Leading { epoch: 1 }) && a.gate("acc").is_open());
+        assert_eq!(
+            b.require_leader("acc").unwrap_err().meta("leader"),
+            Some("a")
+        );
     }
 
     #[test]

@@ -51,11 +51,15 @@ impl Ha {
                 .filter(|(_, a)| a.has_transport())
                 .map(|(id, _)| id.as_str()),
         ));
+        let ttl = Duration::from_secs(ha.ttl_secs);
+        // Before serving: a call to a standby names its leader from the
+        // start, and a leader's adapters connect at once.
+        lease::claim_once(&leadership, store.as_ref(), &me, ttl).await;
         Ok(Some(Ha {
             leadership,
             store,
             me,
-            ttl: Duration::from_secs(ha.ttl_secs),
+            ttl,
         }))
     }
 

@@ -167,10 +167,7 @@ impl Inner {
     /// `Connecting`, last error [`STANDBY`].
     pub(crate) fn stand_by(&self) {
         *self.reach.lock() = Reach::default();
-        self.update(STANDBY, |s| {
-            s.state = ConnState::Connecting;
-            s.last_error = STANDBY.to_string();
-        });
+        self.update(STANDBY, onebot_gateway_domain::lease::show_standby);
     }
 
     /// Follows a watched gate until shutdown: stands by whenever it closes;
@@ -182,13 +179,7 @@ impl Inner {
             .follow(
                 &self.cancel,
                 || self.stand_by(),
-                || {
-                    self.update("", |s| {
-                        if s.last_error == STANDBY {
-                            s.last_error.clear();
-                        }
-                    });
-                },
+                || self.update("", onebot_gateway_domain::lease::clear_standby),
             )
             .await;
     }
