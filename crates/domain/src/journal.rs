@@ -167,6 +167,22 @@ pub trait EventJournal: Send + Sync + 'static {
 
     /// Where the journal lives, for logs.
     fn describe(&self) -> String;
+
+    /// Reads `account`'s state now, as [`open`](Self::open) reads every
+    /// account's: its last sequence number and its newest events (oldest
+    /// first, within `keep` and `max_bytes` as there). `None` when the
+    /// journal is this gateway's alone, so what it holds in memory is
+    /// already all there is; a journal shared under `[ha]` answers, and a
+    /// gateway that comes to lead the account continues from there.
+    fn reload(
+        &self,
+        account: &str,
+        keep: usize,
+        max_bytes: usize,
+    ) -> Result<Option<(u64, Vec<StoredEvent>)>> {
+        let _ = (account, keep, max_bytes);
+        Ok(None)
+    }
 }
 
 /// Most bytes of stored entries one [`EventJournal::read_after`] reads.

@@ -23,6 +23,8 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use futures_util::future::BoxFuture;
+
 use crate::error::{Error, Kind, Result};
 use crate::model::{AccountStatus, ConnState};
 
@@ -171,11 +173,69 @@ pub enum Role {
     },
 }
 
+/// Work that must be done before this gateway serves an account it has
+/// just come to lead: reading back what the former leader left in the
+/// shared stores (the journal's newest events, the offline queue's depth,
+/// the media indexes). Given the account's id.
+pub type OnLead = Arc<dyn Fn(String) -> BoxFuture<'static, Result<()>> + Send + Sync>;
+
+/// What a shared store's writes are fenced with under `[ha]`: the epoch of
+/// the lease this gateway holds on each account. A store commits a write
+/// for an account only while the lease's epoch in the database is the one
+/// [`Fence::epoch`] gives, in the same transaction as the write; a gateway
+/// that lost its lease (paused, partitioned) commits nothing after that.
+pub trait Fence: Send + Sync + 'static {
+    /// The epoch of the lease this gateway holds on `account`; `None` when
+    /// it does not lead it (the write is refused with `NotLeader`).
+    fn epoch(&self, account: &str) -> Option<u64>;
+
+    /// A store found the lease of `account` at another epoch: this gateway
+    /// stops serving the account at once.
+    fn lost(&self, account: &str);
+}
+
+/// The error of a write a [`Fence`] refused: `account`'s lease is held by
+/// another gateway (or by nobody) now.
+pub fn fenced(account: &str) -> Error {
+    Error::new(
+        Kind::NotLeader,
+        format!(
+            "this gateway no longer leads account {account:?}: its lease is held at a newer epoch; the write was not committed"
+        ),
+    )
+    .with("account_id", account)
+    .retry_after(Duration::from_secs(1))
+}
+
 /// The roles of this gateway's accounts.
-#[derive(Debug)]
 pub struct Leadership {
     roles: HashMap<String, watch::Sender<Role>>,
     gates: HashMap<String, watch::Sender<bool>>,
+    on_lead: parking_lot::Mutex<Vec<OnLead>>,
+}
+
+impl std::fmt::Debug for Leadership {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Leadership")
+            .field("roles", &self.roles)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Fence for Leadership {
+    fn epoch(&self, account: &str) -> Option<u64> {
+        match self.role(account) {
+            Role::Leading { epoch } => Some(epoch),
+            Role::Standby { .. } => None,
+        }
+    }
+
+    fn lost(&self, account: &str) {
+        if matches!(self.role(account), Role::Leading { .. }) {
+            tracing::warn!(account_id = %account, "a shared store found the account's lease at a newer epoch: stepping down");
+            self.set(account, Role::Standby { leader: None });
+        }
+    }
 }
 
 impl Leadership {
@@ -190,7 +250,27 @@ impl Leadership {
             );
             gates.insert(id.to_owned(), watch::Sender::new(false));
         }
-        Self { roles, gates }
+        Self {
+            roles,
+            gates,
+            on_lead: parking_lot::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Adds work run each time this gateway comes to lead an account,
+    /// before it serves it (before its gate opens and calls pass).
+    pub fn on_lead(&self, hook: OnLead) {
+        self.on_lead.lock().push(hook);
+    }
+
+    /// Runs the [`on_lead`](Self::on_lead) work of `account`, in the order
+    /// it was added; the first failure ends it.
+    async fn prepare(&self, account: &str) -> Result<()> {
+        let hooks = self.on_lead.lock().clone();
+        for hook in hooks {
+            hook(account.to_owned()).await?;
+        }
+        Ok(())
     }
 
     /// The accounts whose leases this gateway keeps.
@@ -321,7 +401,14 @@ pub async fn claim_once(
 ) {
     for account in leadership.accounts() {
         match tokio::time::timeout(ttl / 3, store.claim(account, me, ttl)).await {
-            Ok(Ok(view)) => leadership.set(account, role_of(view)),
+            Ok(Ok(view)) => {
+                let role = role_of(view);
+                if !matches!(role, Role::Leading { .. })
+                    || take_over(leadership, store, me, account).await
+                {
+                    leadership.set(account, role);
+                }
+            }
             Ok(Err(e)) => {
                 tracing::warn!(account_id = %account, error = %e, "claiming the account's lease failed");
             }
@@ -342,6 +429,25 @@ fn role_of(view: LeaseView) -> Role {
             leader: Some(view.holder),
         }
     }
+}
+
+/// Runs the work of taking `account` over before it is served; when it
+/// fails the lease just taken is let go (another gateway may take it, or
+/// this one tries again on its next claim). True when the work was done.
+async fn take_over(
+    leadership: &Leadership,
+    store: &dyn LeaseStore,
+    me: &Claimant,
+    account: &str,
+) -> bool {
+    let Err(e) = leadership.prepare(account).await else {
+        return true;
+    };
+    tracing::warn!(account_id = %account, error = %e, "taking the account over failed; its lease is let go");
+    if let Err(e) = store.release(account, me).await {
+        tracing::warn!(account_id = %account, error = %e, "releasing the account's lease failed; it expires in its term");
+    }
+    false
 }
 
 /// Keeps the lease of every account of `leadership` until `cancel`, then
@@ -387,8 +493,16 @@ async fn keep(
         };
         match claim {
             Ok(Ok(view)) => {
-                held_until = view.mine.then(|| sent + held_for(ttl));
-                leadership.set(&account, role_of(view));
+                let role = role_of(view);
+                if role != leadership.role(&account)
+                    && matches!(role, Role::Leading { .. })
+                    && !take_over(&leadership, store.as_ref(), &me, &account).await
+                {
+                    held_until = None;
+                } else {
+                    held_until = matches!(role, Role::Leading { .. }).then(|| sent + held_for(ttl));
+                    leadership.set(&account, role);
+                }
             }
             Ok(Err(e)) => {
                 tracing::warn!(account_id = %account, error = %e, "claiming the account's lease failed");
