@@ -357,6 +357,41 @@ impl EventHub {
         self.journal.as_ref()
     }
 
+    /// Continues `account_id` from what its shared journal holds now (under
+    /// `[ha]`, when this gateway comes to lead it): its sequence numbers go
+    /// on after the former leader's last event, and the resume buffer is
+    /// that leader's newest events, so an `after_sequence` from it resumes
+    /// here. Nothing changes when the journal is this gateway's alone.
+    pub async fn take_over(&self, account_id: &str) -> Result<()> {
+        let Some(journal) = &self.journal else {
+            return Ok(());
+        };
+        let store = journal.store().clone();
+        let (account, keep, max_bytes) = (account_id.to_owned(), self.capacity, self.max_bytes);
+        let reloaded =
+            crate::store::blocking(move || store.reload(&account, keep, max_bytes)).await?;
+        let Some((last, events)) = reloaded else {
+            return Ok(());
+        };
+        // Under the numbering lock: nothing of the account is numbered
+        // from the old state meanwhile.
+        let mut next = self.next.lock();
+        next.insert(account_id.to_owned(), last + 1);
+        let account = self.account(account_id);
+        let mut log = account.log.lock();
+        log.last = last;
+        log.ring.clear();
+        log.bytes = 0;
+        for e in events {
+            log.push(e, self.capacity, self.max_bytes);
+        }
+        drop(log);
+        account.newest.send_replace(last);
+        drop(next);
+        tracing::info!(account_id, last_sequence = last, "events continue from the shared journal");
+        Ok(())
+    }
+
     /// Registers a callback run synchronously for every event (see the
     /// module docs).
     pub fn observe(&self, observer: Observer) {

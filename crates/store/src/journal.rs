@@ -28,8 +28,10 @@ use onebot_gateway_domain::journal::{
 /// File name of the journal inside the data directory.
 pub const JOURNAL_FILE: &str = "journal.sqlite3";
 
-const KIND_EVENT: i64 = 1;
-const KIND_SENT: i64 = 2;
+/// The kind of an inbound event's row.
+pub(crate) const KIND_EVENT: i64 = 1;
+/// The kind of a sent message's row.
+pub(crate) const KIND_SENT: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS journal (
@@ -163,7 +165,8 @@ impl SqliteJournal {
     }
 }
 
-fn decode_row(
+/// The entry of a stored row.
+pub(crate) fn decode_row(
     id: i64,
     account: String,
     seq: Option<i64>,
@@ -186,6 +189,25 @@ fn decode_row(
         _ => Err(Error::internal(format!(
             "journal entry {id} has an unknown kind {kind}"
         ))),
+    }
+}
+
+/// The stored row of `entry`: its sequence number (events only), when it
+/// was received, its kind and its encoded body.
+pub(crate) fn encode_entry(entry: &JournalEntry) -> (Option<i64>, i64, i64, Vec<u8>) {
+    match entry {
+        JournalEntry::Event(e) => (
+            Some(e.sequence as i64),
+            e.received_ms,
+            KIND_EVENT,
+            encode_event(&e.event),
+        ),
+        JournalEntry::Sent { message, .. } => (
+            None,
+            jiff::Timestamp::now().as_millisecond(),
+            KIND_SENT,
+            encode_message(message),
+        ),
     }
 }
 
@@ -275,20 +297,7 @@ impl EventJournal for SqliteJournal {
                 )
                 .map_err(&err)?;
             for j in entries {
-                let (seq, received_ms, kind, body) = match &j.entry {
-                    JournalEntry::Event(e) => (
-                        Some(e.sequence as i64),
-                        e.received_ms,
-                        KIND_EVENT,
-                        encode_event(&e.event),
-                    ),
-                    JournalEntry::Sent { message, .. } => (
-                        None,
-                        jiff::Timestamp::now().as_millisecond(),
-                        KIND_SENT,
-                        encode_message(message),
-                    ),
-                };
+                let (seq, received_ms, kind, body) = encode_entry(&j.entry);
                 insert
                     .execute(params![
                         j.id as i64,
