@@ -1,5 +1,5 @@
-//! Opening the journal, the archive and the governance records the
-//! configuration names.
+//! Opening the journal, the archive, the governance records, the leases and
+//! the shared stores the configuration names.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,10 +9,12 @@ use super::governance::sqlite::SqliteGovernance;
 use super::journal::SqliteJournal;
 use super::lease::PgLeases;
 use super::postgres::PgArchive;
+use super::shared::Shared;
 use super::sqlite::SqliteArchive;
 use onebot_gateway_config::{ArchiveConfig, HaConfig};
 use onebot_gateway_domain::archive::store::ArchiveStore;
 use onebot_gateway_domain::error::{Error, Result};
+use onebot_gateway_domain::lease::Fence;
 use onebot_gateway_domain::policy::store::GovernanceStore;
 
 /// Opens `<data_dir>/journal.sqlite3`.
@@ -59,6 +61,19 @@ pub async fn leases(ha: &HaConfig, archive: &ArchiveConfig) -> Result<Arc<PgLeas
     Ok(Arc::new(
         PgLeases::open(url.expose(), pg_tls(archive)?).await?,
     ))
+}
+
+/// Opens the stores `[ha]` shares (in the database of the leases: `ha.url`,
+/// else `archive.url`), whose writes `fence` fences.
+pub async fn shared(
+    ha: &HaConfig,
+    archive: &ArchiveConfig,
+    fence: Arc<dyn Fence>,
+) -> Result<Arc<Shared>> {
+    let url = ha.lease_url(archive.url.as_ref()).ok_or_else(|| {
+        Error::internal("[ha] needs PostgreSQL: set ha.url or archive.url".to_string())
+    })?;
+    Shared::open(url.expose(), pg_tls(archive)?, fence).await
 }
 
 /// The TLS of the PostgreSQL connections: the system's roots and

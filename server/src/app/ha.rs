@@ -63,6 +63,11 @@ impl Ha {
         }))
     }
 
+    /// This gateway's `ha.instance`.
+    pub fn instance(&self) -> &str {
+        &self.me.holder.instance
+    }
+
     /// Keeps the leases until `cancel`, then releases those held.
     pub fn spawn(self, cancel: CancellationToken) -> tokio::task::JoinHandle<()> {
         tokio::spawn(lease::run(

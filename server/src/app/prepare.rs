@@ -14,6 +14,7 @@ use onebot_gateway_domain::media::received::ReceivedStore;
 use onebot_gateway_domain::media::staging::MediaStore;
 use onebot_gateway_domain::policy::store::GovernanceStore;
 use onebot_gateway_store::ids::IdStore;
+use onebot_gateway_store::shared::journal::PgJournal;
 use onebot_gateway_store::state::StateStore;
 use onebot_gateway_tls::TlsAcceptor;
 
@@ -100,8 +101,24 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
     let received = ReceivedStore::open(data_dir, store.clone(), config.media.capture.clone())
         .map_err(|e| anyhow::anyhow!("opening the received-media store: {e}"))?;
-    let journal: Arc<dyn EventJournal> = onebot_gateway_store::open::journal(data_dir)
-        .map_err(|e| anyhow::anyhow!("opening the event journal: {e}"))?;
+    // Under [ha] the leases are claimed before the shared stores are read,
+    // so what this gateway reads of an account it leads is final.
+    let ha = super::ha::Ha::open(&config).await?;
+    let shared = match (&config.ha, &ha) {
+        (Some(c), Some(h)) => {
+            let shared = onebot_gateway_store::open::shared(c, &config.archive, h.leadership.clone())
+                .await
+                .map_err(|e| anyhow::anyhow!("opening the shared stores of [ha]: {e}"))?;
+            tracing::info!(store = %shared.describe(), "[ha]: the journal is shared");
+            Some(shared)
+        }
+        _ => None,
+    };
+    let journal: Arc<dyn EventJournal> = match (&shared, &ha) {
+        (Some(shared), Some(h)) => Arc::new(PgJournal::new(shared.clone(), h.instance())),
+        _ => onebot_gateway_store::open::journal(data_dir)
+            .map_err(|e| anyhow::anyhow!("opening the event journal: {e}"))?,
+    };
     let archive = onebot_gateway_store::open::archive(&config.archive, data_dir)
         .await
         .map_err(|e| anyhow::anyhow!("opening the message archive: {e}"))?;
@@ -112,7 +129,6 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         .await
         .map_err(|e| anyhow::anyhow!("opening the approvals and audit store: {e}"))?;
     tracing::info!(store = %governance.describe(), "approvals and audit trail open");
-    let ha = super::ha::Ha::open(&config).await?;
     let mut config = config;
     let sandbox = if config.accounts.is_empty() {
         Some(super::sandbox::start(&mut config).await?)

@@ -153,6 +153,15 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         events.observe(capture.observer());
         write.track(task);
     }
+    if let Some(leadership) = &leadership {
+        // A gateway that comes to lead an account continues from what the
+        // former leader left in the shared stores before it serves it.
+        let events = events.clone();
+        leadership.on_lead(Arc::new(move |account: String| {
+            let events = events.clone();
+            Box::pin(async move { events.take_over(&account).await })
+        }));
+    }
     let gateway = Arc::new(Gateway::new(GatewayParts {
         config,
         accounts,

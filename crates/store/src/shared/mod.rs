@@ -19,9 +19,12 @@
 //! same whoever writes them, and carry no epoch.
 //!
 //! # Calls
-//! The domain's store ports block (it calls them on the blocking pool or
-//! the journal's thread); each call here runs its statements as a task on
-//! the runtime the store was opened in and waits for it ([`Shared::run`]).
+//! The stores' connections live on a runtime of their own (one thread),
+//! and every call runs its statements there: a blocking port's call
+//! ([`Shared::run`]: the domain calls them on the blocking pool, the
+//! journal's thread, or once at start on the gateway's own thread) waits
+//! for it; an async one ([`Shared::exec`]) awaits it. So a call that blocks
+//! never waits on a connection its own thread would have to drive.
 
 pub mod blobs;
 pub mod ids;
@@ -122,6 +125,16 @@ pub struct Shared {
     described: String,
     fence: Arc<dyn Fence>,
     runtime: tokio::runtime::Handle,
+    /// Shut down without waiting when the stores go.
+    owned: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some(rt) = self.owned.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 impl std::fmt::Debug for Shared {
@@ -141,15 +154,38 @@ impl Shared {
         tls: Arc<rustls::ClientConfig>,
         fence: Arc<dyn Fence>,
     ) -> Result<Arc<Self>> {
-        let read = pg::Conn::open(
-            WHAT,
-            url,
-            tls.clone(),
-            MIGRATION_LOCK,
-            "gateway_shared_schema",
-            MIGRATIONS,
-        )
-        .await?;
+        let owned = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("shared-store")
+            .enable_all()
+            .build()
+            .map_err(|e| Error::internal(format!("starting the shared store's runtime: {e}")))?;
+        let runtime = owned.handle().clone();
+        let opened = {
+            let (url, tls) = (url.to_owned(), tls.clone());
+            runtime
+                .spawn(async move {
+                    pg::Conn::open(
+                        WHAT,
+                        &url,
+                        tls,
+                        MIGRATION_LOCK,
+                        "gateway_shared_schema",
+                        MIGRATIONS,
+                    )
+                    .await
+                })
+                .await
+        };
+        let read = match opened {
+            Ok(read) => read?,
+            Err(e) => {
+                owned.shutdown_background();
+                return Err(Error::internal(format!(
+                    "opening the shared store failed: {e}"
+                )));
+            }
+        };
         let tls = RustlsConnect::new(tls);
         Ok(Arc::new(Self {
             described: pg::describe_url(url, read.shown()),
@@ -158,7 +194,8 @@ impl Shared {
             tls,
             read,
             fence,
-            runtime: tokio::runtime::Handle::current(),
+            runtime,
+            owned: Some(owned),
         }))
     }
 
@@ -193,9 +230,22 @@ impl Shared {
             .map_err(|_| Error::internal("the shared store's connection is missing"))
     }
 
-    /// Runs `f` on the store's runtime and waits for it: how a blocking
-    /// port's call reaches the database. Never call it from a task of that
-    /// runtime (the ports are called on the blocking pool).
+    /// Runs `f` on the stores' runtime and awaits it: how an async call
+    /// reaches the database.
+    pub async fn exec<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: Future<Output = Result<T>> + Send + 'static,
+    {
+        self.runtime
+            .spawn(f)
+            .await
+            .map_err(|e| Error::internal(format!("a shared store call failed: {e}")))?
+    }
+
+    /// Runs `f` on the stores' runtime and waits for it, blocking the
+    /// calling thread: how a blocking port's call reaches the database.
+    /// Never called from a task of the stores' runtime.
     pub fn run<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
