@@ -275,6 +275,93 @@ async fn a_paused_leader_lets_the_account_go_when_it_runs_again() {
     );
 }
 
+/// An event stream of the account through `addr`, after `after` when
+/// given.
+async fn events_of(addr: &str, after: Option<u64>) -> tonic::Streaming<pb::StreamEventsResponse> {
+    pb::event_service_client::EventServiceClient::new(connect(addr).await)
+        .stream_events(pb::StreamEventsRequest {
+            after_sequence: after,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+/// The next event of `stream` (heartbeats skipped).
+async fn next_event(stream: &mut tonic::Streaming<pb::StreamEventsResponse>) -> pb::Event {
+    loop {
+        let item = tokio::time::timeout(Duration::from_secs(30), stream.message())
+            .await
+            .expect("an event within 30 s")
+            .expect("the stream goes on")
+            .expect("the stream goes on");
+        if let Some(event) = item.event {
+            return event;
+        }
+    }
+}
+
+fn text_of(event: &pb::Event) -> Option<String> {
+    match &event.kind {
+        Some(pb::event::Kind::Message(m)) => m.message.as_ref().map(|m| m.text.clone()),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_event_sequence_continues_on_the_new_leader_after_kill_9() {
+    let Some(db) = fresh_database("sequence").await else {
+        return;
+    };
+    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        gateway(dir.path(), "gw-a", &peer, &db),
+        gateway(dir.path(), "gw-b", &peer, &db),
+    );
+    let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
+    let mut on_a = events_of(&a.addr, None).await;
+    for i in 0..3 {
+        peer.control()
+            .inject_group_message(process::GROUP, 10001, serde_json::json!(format!("before {i}")));
+    }
+    let mut before = Vec::new();
+    while before.len() < 3 {
+        let event = next_event(&mut on_a).await;
+        if let Some(text) = text_of(&event) {
+            before.push((event.sequence, text));
+        }
+    }
+    first.kill().await.unwrap();
+    account_is(&connect(&b.addr).await, ServingStatus::Serving).await;
+    // Resumed on the new leader from the first of them: the two after it
+    // come from the shared journal, then what the new leader receives,
+    // numbered on with no gap and no repeat.
+    let mut on_b = events_of(&b.addr, Some(before[0].0)).await;
+    peer.control()
+        .inject_group_message(process::GROUP, 10001, serde_json::json!("after"));
+    let mut seen = Vec::new();
+    loop {
+        let event = next_event(&mut on_b).await;
+        let text = text_of(&event);
+        seen.push((event.sequence, text.clone()));
+        if text.as_deref() == Some("after") {
+            break;
+        }
+    }
+    let sequences: Vec<u64> = seen.iter().map(|(s, _)| *s).collect();
+    let expected: Vec<u64> = (before[0].0 + 1..).take(seen.len()).collect();
+    assert_eq!(sequences, expected, "{seen:?}");
+    for (sequence, text) in &before[1..] {
+        assert!(
+            seen.contains(&(*sequence, Some(text.clone()))),
+            "{sequence} {text:?} resumed on the new leader: {seen:?}"
+        );
+    }
+    assert!(seen.last().unwrap().0 > before[2].0);
+}
+
 fn signal(pid: u32, sig: &str) {
     let ok = std::process::Command::new("kill")
         .args([&format!("-{sig}"), &pid.to_string()])
