@@ -239,6 +239,17 @@ async fn a_paused_leader_lets_the_account_go_when_it_runs_again() {
     signal(pid, "STOP");
     account_is(&connect(&b.addr).await, ServingStatus::Serving).await;
     assert!(b.list_groups().await.is_ok());
+    // A message while the former leader is paused: both connections have
+    // it; the new leader journals it.
+    let mut on_b = events_of(&b.addr, None).await;
+    peer.control()
+        .inject_group_message(process::GROUP, 10001, serde_json::json!("while paused"));
+    let paused_at = loop {
+        let event = next_event(&mut on_b).await;
+        if text_of(&event).as_deref() == Some("while paused") {
+            break event.sequence;
+        }
+    };
     signal(pid, "CONT");
     // Running again, the former leader closes its connection and refuses
     // the account (naming the new leader once its next claim, right after
@@ -259,6 +270,21 @@ async fn a_paused_leader_lets_the_account_go_when_it_runs_again() {
         "{refused:?}"
     );
     assert!(b.list_groups().await.is_ok());
+    // Fenced: nothing the former leader took in after the handover was
+    // committed to the shared journal (it holds no row from there on).
+    let (client, conn) = tokio_postgres::connect(&db, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let late: i64 = client
+        .query_one(
+            "SELECT count(*) FROM gateway_journal WHERE instance = 'gw-a' AND seq >= $1",
+            &[&(paused_at as i64)],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(late, 0, "the paused leader journaled after the handover");
     // Its event stream ended with NOT_LEADER, so the client resubscribes
     // with the leader.
     let ended = loop {
