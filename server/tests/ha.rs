@@ -349,8 +349,11 @@ async fn the_event_sequence_continues_on_the_new_leader_after_kill_9() {
     let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
     let mut on_a = events_of(&a.addr, None).await;
     for i in 0..3 {
-        peer.control()
-            .inject_group_message(process::GROUP, 10001, serde_json::json!(format!("before {i}")));
+        peer.control().inject_group_message(
+            process::GROUP,
+            10001,
+            serde_json::json!(format!("before {i}")),
+        );
     }
     let mut before = Vec::new();
     while before.len() < 3 {

@@ -388,7 +388,11 @@ impl EventHub {
         drop(log);
         account.newest.send_replace(last);
         drop(next);
-        tracing::info!(account_id, last_sequence = last, "events continue from the shared journal");
+        tracing::info!(
+            account_id,
+            last_sequence = last,
+            "events continue from the shared journal"
+        );
         Ok(())
     }
 

@@ -249,6 +249,9 @@ impl Leadership {
                 watch::Sender::new(Role::Standby { leader: None }),
             );
             gates.insert(id.to_owned(), watch::Sender::new(false));
+            // Standby until a claim: every account has a sample from the start.
+            metrics::gauge!("onebot_gateway_account_leader", "account_id" => id.to_owned())
+                .set(0.0);
         }
         Self {
             roles,
@@ -739,6 +742,61 @@ mod tests {
             b.require_leader("acc").unwrap_err().meta("leader"),
             Some("a")
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_new_leader_serves_only_after_its_take_over_work_and_lets_go_when_it_fails() {
+        let table = Arc::new(Table::default());
+        let ttl = Duration::from_secs(9);
+        let a = Arc::new(Leadership::new(["acc"]));
+        // The work sees the account not served yet; it fails twice.
+        let runs = Arc::new(Mutex::new(Vec::new()));
+        {
+            let (a2, runs) = (a.clone(), runs.clone());
+            a.on_lead(Arc::new(move |account: String| {
+                let (a2, runs) = (a2.clone(), runs.clone());
+                Box::pin(async move {
+                    let served = a2.require_leader(&account).is_ok() || a2.gate(&account).is_open();
+                    let mut runs = runs.lock();
+                    runs.push(served);
+                    if runs.len() <= 2 {
+                        Err(Error::internal("shared store down"))
+                    } else {
+                        Ok(())
+                    }
+                })
+            }));
+        }
+        let stop = CancellationToken::new();
+        tokio::spawn(run(
+            a.clone(),
+            table.clone(),
+            claimant("a"),
+            ttl,
+            stop.clone(),
+        ));
+        role_becomes(&a, "acc", |r| matches!(r, Role::Leading { .. })).await;
+        assert_eq!(*runs.lock(), [false, false, false]);
+        // Each failure let the lease go (taken again by the same process:
+        // the same epoch).
+        assert!(
+            matches!(a.role("acc"), Role::Leading { epoch: 1 }),
+            "{:?}",
+            a.role("acc")
+        );
+        assert!(
+            table.rows.lock()["acc"].3 > Instant::now(),
+            "held, not let go"
+        );
+        // Renewals do not run the work again.
+        tokio::time::sleep(ttl * 2).await;
+        assert_eq!(runs.lock().len(), 3);
+        // A store that found the lease elsewhere steps the gateway down.
+        assert_eq!(a.epoch("acc"), Some(1));
+        a.lost("acc");
+        assert_eq!(a.epoch("acc"), None);
+        assert!(!a.gate("acc").is_open());
+        stop.cancel();
     }
 
     #[test]

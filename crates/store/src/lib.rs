@@ -38,9 +38,9 @@ pub mod open;
 pub(crate) mod pg;
 pub mod pg_tls;
 pub mod postgres;
-pub mod shared;
 mod query;
 mod row;
+pub mod shared;
 pub mod sqlite;
 pub mod state;
 

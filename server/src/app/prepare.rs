@@ -106,9 +106,10 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     let ha = super::ha::Ha::open(&config).await?;
     let shared = match (&config.ha, &ha) {
         (Some(c), Some(h)) => {
-            let shared = onebot_gateway_store::open::shared(c, &config.archive, h.leadership.clone())
-                .await
-                .map_err(|e| anyhow::anyhow!("opening the shared stores of [ha]: {e}"))?;
+            let shared =
+                onebot_gateway_store::open::shared(c, &config.archive, h.leadership.clone())
+                    .await
+                    .map_err(|e| anyhow::anyhow!("opening the shared stores of [ha]: {e}"))?;
             tracing::info!(store = %shared.describe(), "[ha]: the journal is shared");
             Some(shared)
         }

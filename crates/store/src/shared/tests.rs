@@ -79,8 +79,15 @@ impl TestDb {
             .claim(account, &gw.me, Duration::from_secs(60))
             .await
             .unwrap();
-        assert!(view.mine, "{} could not take {account}: {view:?}", gw.me.holder.instance);
-        gw.fence.epochs.lock().insert(account.to_owned(), view.epoch);
+        assert!(
+            view.mine,
+            "{} could not take {account}: {view:?}",
+            gw.me.holder.instance
+        );
+        gw.fence
+            .epochs
+            .lock()
+            .insert(account.to_owned(), view.epoch);
     }
 
     /// `gw` lets the lease of `account` go (its fence still holds the old
