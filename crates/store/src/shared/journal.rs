@@ -21,7 +21,7 @@
 //! committed (the rest of the batch is); the account is stepped down from
 //! at once.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::Shared;
@@ -159,30 +159,26 @@ impl EventJournal for PgJournal {
     fn append(&self, entries: &[Journaled], checkpoint: Option<u64>) -> Result<()> {
         let shared = self.shared.clone();
         let instance = self.instance.clone();
-        let rows: Vec<(i64, String, Option<i64>, i64, i64, Vec<u8>)> = entries
-            .iter()
-            .map(|j| {
-                let (seq, received_ms, kind, body) = encode_entry(&j.entry);
-                (
-                    j.id as i64,
-                    j.entry.account_id().to_owned(),
-                    seq,
-                    received_ms,
-                    kind,
-                    body,
-                )
-            })
-            .collect();
+        let mut columns = Columns::default();
+        for j in entries {
+            let (seq, received_ms, kind, body) = encode_entry(&j.entry);
+            columns.ids.push(j.id as i64);
+            columns.accounts.push(j.entry.account_id().to_owned());
+            columns.seqs.push(seq);
+            columns.received.push(received_ms);
+            columns.kinds.push(kind as i16);
+            columns.bodies.push(body);
+        }
         self.shared.run(async move {
             let err = shared.err();
             let mut client = shared.writer().await?;
             let tx = client.transaction().await.map_err(&err)?;
-            let accounts: BTreeSet<&str> = rows.iter().map(|r| r.1.as_str()).collect();
-            let mut epochs = std::collections::HashMap::new();
+            let accounts: BTreeSet<String> = columns.accounts.iter().cloned().collect();
+            let mut epochs = HashMap::new();
             for account in accounts {
-                match shared.fence_in(&tx, account).await {
+                match shared.fence_in(&tx, &account).await {
                     Ok(epoch) => {
-                        epochs.insert(account.to_owned(), epoch);
+                        epochs.insert(account, epoch);
                     }
                     Err(e) if e.kind == Kind::NotLeader => {
                         tracing::warn!(account_id = %account, "this gateway lost the account's lease: its newest events are not journaled (the new leader receives them itself)");
@@ -190,19 +186,7 @@ impl EventJournal for PgJournal {
                     Err(e) => return Err(e),
                 }
             }
-            let mut columns = Columns::default();
-            for (id, account, seq, received_ms, kind, body) in rows {
-                let Some(epoch) = epochs.get(&account) else {
-                    continue;
-                };
-                columns.ids.push(id);
-                columns.epochs.push(*epoch);
-                columns.accounts.push(account);
-                columns.seqs.push(seq);
-                columns.received.push(received_ms);
-                columns.kinds.push(kind as i16);
-                columns.bodies.push(body);
-            }
+            let columns = columns.fenced(&epochs);
             if !columns.ids.is_empty() {
                 tx.execute(
                     "INSERT INTO gateway_journal \
@@ -330,6 +314,35 @@ struct Columns {
     kinds: Vec<i16>,
     bodies: Vec<Vec<u8>>,
     epochs: Vec<i64>,
+}
+
+impl Columns {
+    /// The rows of the accounts `epochs` holds, each with its account's
+    /// epoch; the others are left out.
+    fn fenced(self, epochs: &HashMap<String, i64>) -> Columns {
+        let mut kept = Columns::default();
+        let rows = self
+            .ids
+            .into_iter()
+            .zip(self.accounts)
+            .zip(self.seqs)
+            .zip(self.received)
+            .zip(self.kinds)
+            .zip(self.bodies);
+        for (((((id, account), seq), received), kind), body) in rows {
+            let Some(epoch) = epochs.get(&account) else {
+                continue;
+            };
+            kept.ids.push(id);
+            kept.epochs.push(*epoch);
+            kept.accounts.push(account);
+            kept.seqs.push(seq);
+            kept.received.push(received);
+            kept.kinds.push(kind);
+            kept.bodies.push(body);
+        }
+        kept
+    }
 }
 
 #[cfg(test)]
