@@ -426,38 +426,43 @@ impl IdempotencyStore for PgState {
     fn retain(&self, keep: &mut dyn FnMut(&[u8]) -> bool) -> Result<usize> {
         let fence = self.shared.fence().clone();
         let mut txn = self.begin()?;
-        let rows = txn.query(
-            "SELECT account_id, key, value FROM gateway_idempotency \
-             ORDER BY account_id COLLATE \"C\", key COLLATE \"C\"",
+        let accounts = txn.query(
+            "SELECT DISTINCT account_id FROM gateway_idempotency",
             vec![],
         )?;
+        let led: Vec<String> = accounts
+            .iter()
+            .map(|r| r.get::<_, String>(0))
+            .filter(|account| fence.epoch(account).is_some())
+            .collect();
+        if led.is_empty() {
+            return Ok(0);
+        }
+        let rows = txn.query(
+            "SELECT account_id, key, value FROM gateway_idempotency WHERE account_id = ANY($1) \
+             ORDER BY account_id COLLATE \"C\", key COLLATE \"C\"",
+            vec![Box::new(led)],
+        )?;
         let mut gone: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let mut led: HashMap<String, bool> = HashMap::new();
         for row in &rows {
-            let account: String = row.get(0);
-            let mine = *led
-                .entry(account.clone())
-                .or_insert_with(|| fence.epoch(&account).is_some());
-            if mine && !keep(row.get::<_, &[u8]>(2)) {
-                gone.entry(account).or_default().push(row.get(1));
+            if !keep(row.get::<_, &[u8]>(2)) {
+                gone.entry(row.get(0)).or_default().push(row.get(1));
             }
         }
-        let mut removed = 0usize;
+        let mut removed = 0u64;
         for (account, keys) in gone {
             match txn.fence(&account) {
                 Ok(_) => {}
                 Err(e) if e.kind == Kind::NotLeader => continue,
                 Err(e) => return Err(e),
             }
-            let n = keys.len();
-            txn.execute(
+            removed += txn.execute(
                 "DELETE FROM gateway_idempotency WHERE account_id = $1 AND key = ANY($2)",
                 vec![Box::new(account), Box::new(keys)],
             )?;
-            removed += n;
         }
         txn.commit()?;
-        Ok(removed)
+        Ok(usize::try_from(removed).unwrap_or(usize::MAX))
     }
 }
 
@@ -593,8 +598,11 @@ impl ReceivedIndex for PgState {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::shared::tests::{TestDb, TestGateway};
+    use onebot_gateway_domain::lease::LeaseStore;
 
     async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
         tokio::task::spawn_blocking(f).await.unwrap()
@@ -686,6 +694,39 @@ mod tests {
                 .iter()
                 .all(|(a, _, e)| a != "acc" || *e == epoch)
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_writes_of_two_gateways_each_commit_whole() {
+        let Some(db) = TestDb::fresh("queue_concurrent").await else {
+            return;
+        };
+        let (a, b) = (db.gateway("a").await, db.gateway("b").await);
+        db.lead(&a, "acc").await;
+        db.lead(&b, "other").await;
+        let mut tasks = Vec::new();
+        for (gw, account) in [(&a, "acc"), (&b, "other")] {
+            for _ in 0..8 {
+                let store = state(gw);
+                tasks.push(tokio::task::spawn_blocking(move || {
+                    QueueStore::write(&*store, &mut |txn| {
+                        let n = txn.entries(account)?.len();
+                        let seq = txn.next_seq()?;
+                        txn.put(account, seq, n.to_string().as_bytes())
+                    })
+                }));
+            }
+        }
+        for task in tasks {
+            task.await.unwrap().unwrap();
+        }
+        // Each write saw every earlier one of its gateway: one at a time.
+        let expected: Vec<Vec<u8>> = (0..8).map(|n| n.to_string().into_bytes()).collect();
+        assert_eq!(blocking(list(&state(&a), "acc")).await, expected);
+        assert_eq!(blocking(list(&state(&b), "other")).await, expected);
+        let mut seqs: Vec<i64> = queue_rows(&a).await.iter().map(|r| r.1).collect();
+        seqs.sort_unstable();
+        assert_eq!(seqs, (1..=16).collect::<Vec<i64>>());
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -854,9 +895,23 @@ mod tests {
             assert!(t.get("acc", "k1").unwrap().is_some());
         })
         .await;
-        // A lost lease: the update is refused and the gateway steps down.
+        // A lost lease: the sweep leaves the account's records alone, and
+        // the gateway steps down.
         db.let_go(&a, "acc").await;
         db.lead(&b, "acc").await;
+        let s = sa.clone();
+        let swept = blocking(move || s.retain(&mut |_| false)).await;
+        assert_eq!(swept.unwrap(), 0);
+        assert!(a.fence.lost.lock().contains("acc"));
+        a.fence.lost.lock().clear();
+        let epoch = db
+            .leases
+            .claim("acc", &b.me, Duration::from_secs(60))
+            .await
+            .unwrap()
+            .epoch;
+        a.fence.epochs.lock().insert("acc".into(), epoch - 1);
+        // An update is refused too.
         let s = sa.clone();
         let late =
             blocking(move || s.update("acc", "k1", &mut |_| Ok(Some(b"late".to_vec())))).await;
