@@ -117,6 +117,26 @@ impl OfflineQueue {
         self.depth.lock().get(account).copied().unwrap_or(0)
     }
 
+    /// Reads how many entries `account` has waiting from the store again.
+    /// The depths are read at [`OfflineQueue::open`] and then kept by this
+    /// queue's own writes; under `[ha]` a gateway that comes to lead an
+    /// account calls this first, so it sees the queue the former leader
+    /// left.
+    pub async fn refresh(&self, account: &str) -> Result<()> {
+        let store = self.store.clone();
+        let owned = account.to_string();
+        let depth = blocking(move || {
+            Ok(store
+                .depths()?
+                .into_iter()
+                .find_map(|(a, n)| (a == owned).then_some(n))
+                .unwrap_or(0))
+        })
+        .await?;
+        self.set_depth(account, depth);
+        Ok(())
+    }
+
     /// Queues a request, after removing expired entries (returned, to be
     /// reported). Fails with `QueueFull` when `max_entries` are waiting.
     pub async fn push(
@@ -250,4 +270,92 @@ fn remove_expired(txn: &mut dyn QueueTxn, account: &str, now_ms: i64) -> Result<
         txn.remove(account, e.seq)?;
     }
     Ok(expired)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    /// The entries by `(account, seq)`, and the last sequence number.
+    type Rows = (BTreeMap<(String, u64), Vec<u8>>, u64);
+
+    /// Queues in memory, shared by the queues opened over it (as the
+    /// gateways of `[ha]` share their database).
+    #[derive(Debug, Default)]
+    struct Shared {
+        rows: Mutex<Rows>,
+    }
+
+    struct Txn(Rows);
+
+    impl QueueTxn for Txn {
+        fn entries(&mut self, account: &str) -> Result<Vec<Vec<u8>>> {
+            Ok(self
+                .0
+                .0
+                .iter()
+                .filter(|((a, _), _)| a == account)
+                .map(|(_, v)| v.clone())
+                .collect())
+        }
+
+        fn put(&mut self, account: &str, seq: u64, value: &[u8]) -> Result<()> {
+            self.0.0.insert((account.to_string(), seq), value.to_vec());
+            Ok(())
+        }
+
+        fn remove(&mut self, account: &str, seq: u64) -> Result<()> {
+            self.0.0.remove(&(account.to_string(), seq));
+            Ok(())
+        }
+
+        fn next_seq(&mut self) -> Result<u64> {
+            self.0.1 += 1;
+            Ok(self.0.1)
+        }
+    }
+
+    impl QueueStore for Shared {
+        fn depths(&self) -> Result<Vec<(String, usize)>> {
+            let mut depths = BTreeMap::new();
+            for (account, _) in self.rows.lock().0.keys() {
+                *depths.entry(account.clone()).or_insert(0) += 1;
+            }
+            Ok(depths.into_iter().collect())
+        }
+
+        fn list(&self, account: &str) -> Result<Vec<Vec<u8>>> {
+            Txn(self.rows.lock().clone()).entries(account)
+        }
+
+        fn write(&self, f: &mut dyn FnMut(&mut dyn QueueTxn) -> Result<()>) -> Result<()> {
+            let mut rows = self.rows.lock();
+            let mut txn = Txn(rows.clone());
+            f(&mut txn)?;
+            *rows = txn.0;
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn refresh_reads_the_depth_another_queue_left() {
+        let store = Arc::new(Shared::default());
+        let mine = OfflineQueue::open(store.clone()).unwrap();
+        let former = OfflineQueue::open(store.clone()).unwrap();
+        let ttl = Duration::from_secs(60);
+        for text in ["a", "b"] {
+            let new = NewEntry::group_text(1, vec![text.to_string()]);
+            former.push("acc", new, 10, ttl, 1_000).await.unwrap();
+        }
+        assert_eq!((former.depth("acc"), mine.depth("acc")), (2, 0));
+        mine.refresh("acc").await.unwrap();
+        assert_eq!(mine.depth("acc"), 2);
+        let first = mine.list("acc").await.unwrap()[0].seq;
+        former.remove("acc", first).await.unwrap();
+        former.remove("acc", first + 1).await.unwrap();
+        mine.refresh("acc").await.unwrap();
+        assert_eq!(mine.depth("acc"), 0);
+    }
 }

@@ -133,6 +133,20 @@ impl WriteSide {
         self.queue.depth(account_id)
     }
 
+    /// Readies the write side for `account_id`, which this gateway has just
+    /// come to lead: reads its offline queue's depth from the store again
+    /// (the former leader queued and sent entries meanwhile) and has its
+    /// sender flush what is waiting. Call it before the account's gate
+    /// opens: the sender flushes when the account comes online, on its
+    /// periodic tick and before each send, but only while the depth it
+    /// knows is not zero.
+    pub async fn take_over(&self, account_id: &str) -> Result<()> {
+        let outbound = self.outbound(account_id)?;
+        self.queue.refresh(account_id).await?;
+        outbound.kick();
+        Ok(())
+    }
+
     /// The idempotency keys.
     pub(crate) fn idempotency(&self) -> &Idempotency {
         &self.idempotency
