@@ -391,6 +391,55 @@ async fn the_event_sequence_continues_on_the_new_leader_after_kill_9() {
     assert!(seen.last().unwrap().0 > before[2].0);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_text_queued_on_the_leader_is_sent_once_by_the_new_one_after_kill_9() {
+    let Some(db) = fresh_database("queue").await else {
+        return;
+    };
+    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        gateway(dir.path(), "gw-a", &peer, &db),
+        gateway(dir.path(), "gw-b", &peer, &db),
+    );
+    let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
+    // The implementation goes away: the leader queues the text.
+    peer.stop_listening().await;
+    let on_a = connect(&a.addr).await;
+    account_is(&on_a, ServingStatus::NotServing).await;
+    // The one group of the account is where a text without a chat goes.
+    let send = |text: &str| pb::SendMessageRequest {
+        text: text.into(),
+        ..Default::default()
+    };
+    let queued = pb::message_service_client::MessageServiceClient::new(on_a)
+        .send_message(send("queued on the old leader"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(queued.queued, "{queued:?}");
+    first.kill().await.unwrap();
+    peer.start_listening().await.unwrap();
+    // The new leader reads the queue the old one left and flushes it
+    // before this send.
+    let on_b = connect(&b.addr).await;
+    account_is(&on_b, ServingStatus::Serving).await;
+    let sent = pb::message_service_client::MessageServiceClient::new(on_b)
+        .send_message(send("after the failover"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!sent.queued, "{sent:?}");
+    let texts: Vec<String> = peer
+        .control()
+        .messages(onebot_sandbox::ChatRef::Group(process::GROUP))
+        .iter()
+        .map(|m| m["raw_message"].as_str().unwrap_or_default().to_owned())
+        .filter(|t| t.contains("leader") || t.contains("failover"))
+        .collect();
+    assert_eq!(texts, ["queued on the old leader", "after the failover"]);
+}
+
 fn signal(pid: u32, sig: &str) {
     let ok = std::process::Command::new("kill")
         .args([&format!("-{sig}"), &pid.to_string()])

@@ -13,8 +13,11 @@ use onebot_gateway_domain::journal::EventJournal;
 use onebot_gateway_domain::media::received::ReceivedStore;
 use onebot_gateway_domain::media::staging::MediaStore;
 use onebot_gateway_domain::policy::store::GovernanceStore;
+use onebot_gateway_domain::store::{IdempotencyStore, MediaIndex, QueueStore, ReceivedIndex};
 use onebot_gateway_store::ids::IdStore;
+use onebot_gateway_store::shared::ids::PgIds;
 use onebot_gateway_store::shared::journal::PgJournal;
+use onebot_gateway_store::shared::state::PgState;
 use onebot_gateway_store::state::StateStore;
 use onebot_gateway_tls::TlsAcceptor;
 
@@ -31,9 +34,11 @@ pub struct Prepared {
     pub metrics: Option<TcpListener>,
     /// The MCP endpoint's own listener, when `mcp.listen` is configured.
     pub mcp: Option<TcpListener>,
-    /// The durable state under the data directory (offline queue,
-    /// idempotency keys, media indexes).
-    pub store: Arc<StateStore>,
+    /// The offline queue: under the data directory, or shared under
+    /// `[ha]`.
+    pub queue: Arc<dyn QueueStore>,
+    /// The idempotency records, beside the offline queue.
+    pub idempotency: Arc<dyn IdempotencyStore>,
     /// The staging area under the data directory.
     pub media: MediaStore,
     /// The received-media store under the data directory.
@@ -84,23 +89,6 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
     let data_dir = &config.server.data_dir;
     onebot_gateway_domain::store::create_private_dir(data_dir)
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
-    // The error names the file and the remedy; the file is never replaced.
-    let store = Arc::new(StateStore::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?);
-    // The way back for the message ids the adapters mint into an int64.
-    // Checked on every start, also when this process already holds the
-    // store of an earlier one.
-    IdStore::check(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
-    onebot_gateway_domain::ids::persist_with(|| IdStore::open(data_dir).map(IdFile))
-        .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
-    let media = MediaStore::open_shared(
-        data_dir,
-        store.clone(),
-        config.media.clone(),
-        config.limits.share_of(config.media.staging_quota_bytes),
-    )
-    .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
-    let received = ReceivedStore::open(data_dir, store.clone(), config.media.capture.clone())
-        .map_err(|e| anyhow::anyhow!("opening the received-media store: {e}"))?;
     // Under [ha] the leases are claimed before the shared stores are read,
     // so what this gateway reads of an account it leads is final.
     let ha = super::ha::Ha::open(&config).await?;
@@ -115,6 +103,40 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         }
         _ => None,
     };
+    let state = match &shared {
+        Some(shared) => State::shared(Arc::new(PgState::new(shared.clone()))),
+        // The error names the file and the remedy; the file is never replaced.
+        None => State::shared(Arc::new(
+            StateStore::open(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?,
+        )),
+    };
+    // The way back for the message ids the adapters mint into an int64.
+    match &shared {
+        Some(shared) => {
+            let ids = PgIds::new(shared.clone());
+            onebot_gateway_domain::ids::persist_with(|| Ok(ids))
+        }
+        None => {
+            // Checked on every start, also when this process already holds
+            // the store of an earlier one.
+            IdStore::check(data_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+            onebot_gateway_domain::ids::persist_with(|| IdStore::open(data_dir).map(IdFile))
+        }
+    }
+    .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
+    let media = MediaStore::open_shared(
+        data_dir,
+        state.media.clone(),
+        config.media.clone(),
+        config.limits.share_of(config.media.staging_quota_bytes),
+    )
+    .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
+    let received = ReceivedStore::open(
+        data_dir,
+        state.received.clone(),
+        config.media.capture.clone(),
+    )
+    .map_err(|e| anyhow::anyhow!("opening the received-media store: {e}"))?;
     let journal: Arc<dyn EventJournal> = match (&shared, &ha) {
         (Some(shared), Some(h)) => Arc::new(PgJournal::new(shared.clone(), h.instance())),
         _ => onebot_gateway_store::open::journal(data_dir)
@@ -142,7 +164,8 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         tls,
         metrics,
         mcp,
-        store,
+        queue: state.queue,
+        idempotency: state.idempotency,
         media,
         received,
         journal,
@@ -163,5 +186,27 @@ impl onebot_gateway_domain::ids::IdMap for IdFile {
 
     fn put(&self, entries: &[(i64, String)]) -> Result<(), String> {
         self.0.put(entries)
+    }
+}
+
+/// The durable state's four ports, over one store.
+struct State {
+    queue: Arc<dyn QueueStore>,
+    idempotency: Arc<dyn IdempotencyStore>,
+    media: Arc<dyn MediaIndex>,
+    received: Arc<dyn ReceivedIndex>,
+}
+
+impl State {
+    fn shared<S>(store: Arc<S>) -> State
+    where
+        S: QueueStore + IdempotencyStore + MediaIndex + ReceivedIndex + 'static,
+    {
+        State {
+            queue: store.clone(),
+            idempotency: store.clone(),
+            media: store.clone(),
+            received: store,
+        }
     }
 }

@@ -59,7 +59,8 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         tls,
         metrics,
         mcp,
-        store,
+        queue,
+        idempotency,
         media,
         received,
         journal,
@@ -133,8 +134,8 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
     let urls = Arc::new(fetcher);
     let write = WriteSide::open(WriteParts {
         config: &config,
-        queue: store.clone(),
-        idempotency: store,
+        queue,
+        idempotency,
         media,
         urls: urls.clone(),
         accounts: &accounts,
@@ -153,15 +154,6 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         events.observe(capture.observer());
         write.track(task);
     }
-    if let Some(leadership) = &leadership {
-        // A gateway that comes to lead an account continues from what the
-        // former leader left in the shared stores before it serves it.
-        let events = events.clone();
-        leadership.on_lead(Arc::new(move |account: String| {
-            let events = events.clone();
-            Box::pin(async move { events.take_over(&account).await })
-        }));
-    }
     let gateway = Arc::new(Gateway::new(GatewayParts {
         config,
         accounts,
@@ -173,6 +165,21 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         governance: Some(governance),
         leadership,
     })?);
+    if let Some(leadership) = gateway.leadership() {
+        // A gateway that comes to lead an account continues from what the
+        // former leader left in the shared stores before it serves it.
+        let weak = Arc::downgrade(&gateway);
+        leadership.on_lead(Arc::new(move |account: String| {
+            let weak = weak.clone();
+            Box::pin(async move {
+                let Some(gateway) = weak.upgrade() else {
+                    return Ok(());
+                };
+                gateway.events.take_over(&account).await?;
+                gateway.write().take_over(&account).await
+            })
+        }));
+    }
     super::sinks::start(&gateway, journal_handle, &stop.cancel)?;
     if let Some(ha) = ha {
         // Waited for at shutdown: the leases held are released, so a
