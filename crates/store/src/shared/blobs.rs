@@ -342,4 +342,88 @@ mod tests {
         blobs.put("one", &file(&dir, "one", &one)).await.unwrap();
         assert!(fetched(&blobs, "one").await.unwrap() == one);
     }
+
+    /// Two gateways' media stores over directories of their own, sharing
+    /// an index and these blobs: what one captured or staged, the other
+    /// serves after a reload.
+    #[tokio::test]
+    async fn media_kept_by_one_gateway_download_from_another() {
+        use onebot_gateway_config::{CaptureConfig, MediaConfig};
+        use onebot_gateway_domain::media::received::{ItemMeta, Lookup, ReceivedStore};
+        use onebot_gateway_domain::media::staging::{MediaOwner, MediaStore};
+        use onebot_gateway_domain::media::upload::UploadHeader;
+        use onebot_gateway_domain::model::{ChatRef, MediaKind, ReceivedKind};
+        use onebot_gateway_domain::ports::MediaSink as _;
+
+        let Some(db) = TestDb::fresh("blobs_media_stores").await else {
+            return;
+        };
+        let index_dir = tempfile::tempdir().unwrap();
+        let index = Arc::new(crate::state::StateStore::open(index_dir.path()).unwrap());
+        let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let blobs_a: Arc<dyn SharedBlobs> = Arc::new(PgBlobs::new(db.gateway("a").await.shared));
+        let blobs_b: Arc<dyn SharedBlobs> = Arc::new(PgBlobs::new(db.gateway("b").await.shared));
+        let capture = CaptureConfig {
+            quota_bytes: 64 << 20,
+            max_bytes: 64 << 20,
+            ..CaptureConfig::default()
+        };
+        let received_a = ReceivedStore::open_with_blobs(
+            dir_a.path(),
+            index.clone(),
+            capture.clone(),
+            blobs_a.clone(),
+        )
+        .unwrap();
+        let received_b =
+            ReceivedStore::open_with_blobs(dir_b.path(), index.clone(), capture, blobs_b.clone())
+                .unwrap();
+        let data = bytes(2 * MIB + 99, 3);
+        let mut w = received_a.writer(64 << 20).await.unwrap();
+        w.write(&data).await.unwrap();
+        let meta = ItemMeta {
+            media_id: "r1".into(),
+            chat: ChatRef::Group(1),
+            message_id: 2,
+            index: 0,
+            kind: ReceivedKind::File,
+            file_name: String::new(),
+        };
+        received_a.commit("acct", meta, w).await.unwrap();
+        received_b.reload().await.unwrap();
+        let Lookup::Stored(item) = received_b.lookup("acct", "r1") else {
+            panic!("not stored on b");
+        };
+        assert!(!item.path.exists());
+        assert!(received_b.ensure_local(&item).await.unwrap());
+        assert!(std::fs::read(&item.path).unwrap() == data);
+
+        let config = MediaConfig::default();
+        let share = config.staging_quota_bytes;
+        let staging_a = MediaStore::open_with_blobs(
+            dir_a.path(),
+            index.clone(),
+            config.clone(),
+            share,
+            blobs_a,
+        )
+        .unwrap();
+        let staging_b =
+            MediaStore::open_with_blobs(dir_b.path(), index.clone(), config, share, blobs_b)
+                .unwrap();
+        let owner = MediaOwner::account("acct");
+        let header = UploadHeader {
+            kind: MediaKind::File,
+            file_name: "f.bin".into(),
+            size: None,
+            sha256: None,
+        };
+        let mut up = staging_a.begin(owner.clone(), header).unwrap();
+        let data = bytes(MIB + 5, 4);
+        up.write(data.clone()).await.unwrap();
+        let staged = up.finish().await.unwrap();
+        staging_b.reload().await.unwrap();
+        let got = staging_b.get_local(&staged.id, &owner).await.unwrap();
+        assert!(std::fs::read(&got.path).unwrap() == data);
+    }
 }
