@@ -327,7 +327,9 @@ impl Received {
     }
 
     /// The kept item `media_id` of `account_id`, waiting for a fetch in
-    /// progress (within `deadline`). `Ok(None)` when it is not kept.
+    /// progress (within `deadline`), its bytes in its file (fetched from
+    /// the shared blobs when only they have them). `Ok(None)` when it is
+    /// not kept.
     pub async fn kept(
         &self,
         account_id: &str,
@@ -343,7 +345,8 @@ impl Received {
             return Err(e);
         }
         match self.store.lookup(account_id, media_id) {
-            Lookup::Stored(item) => Ok(Some(item)),
+            Lookup::Stored(item) if self.store.ensure_local(&item).await? => Ok(Some(item)),
+            Lookup::Stored(_) => Ok(None),
             Lookup::Gone(why, when, _) => Err(gone(media_id, why, when)),
             Lookup::Unknown => Ok(None),
         }

@@ -14,6 +14,8 @@
 //! - [`capture`]: capture of received media on receipt.
 //! - `sweeper`: the periodic sweep of the staging area and the received
 //!   store.
+//! - [`shared`]: the [`shared::SharedBlobs`] port, where both stores keep
+//!   their bytes for every gateway of a deployment (`[ha]`).
 
 pub mod kind;
 pub mod resolve;
@@ -26,4 +28,8 @@ pub mod download;
 pub mod ids;
 pub mod received;
 mod received_index;
+pub mod shared;
 mod sweeper;
+
+#[cfg(test)]
+mod shared_tests;

@@ -9,6 +9,13 @@
 //! `MediaNotFound` saying so (tombstones go after another TTL). Items being
 //! fetched are tracked in memory, so a download of one waits for it instead
 //! of fetching it twice.
+//!
+//! Opened with [`SharedBlobs`] (`[ha]`), the directory is a cache of bytes
+//! every gateway reads: a new blob goes into the shared store before its
+//! record is written, a record whose file is missing here is kept (its
+//! bytes are fetched when it is read, see [`ReceivedStore::ensure_local`]),
+//! a blob no record uses any more leaves the shared store with its file,
+//! and [`ReceivedStore::reload`] takes in the records other gateways wrote.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +31,7 @@ use super::blob::BlobWriter;
 use super::ids::MediaIds;
 use super::kind::{OCTET_STREAM, sniff};
 use super::received_index::{Claim, Expiry, Record, State};
+use super::shared::{Fetches, SharedBlobs, received_name, remove_logged};
 use super::staging::{TempFile, remove_quietly};
 use super::sweeper::spawn_sweeper;
 use crate::clock::now_ms;
@@ -113,6 +121,8 @@ struct Inner {
     state: Mutex<State>,
     inflight: Mutex<HashMap<String, watch::Receiver<Option<Outcome>>>>,
     seq: std::sync::atomic::AtomicU64,
+    blobs: Option<Arc<dyn SharedBlobs>>,
+    fetches: Fetches,
 }
 
 /// The received-media store. Cheap to clone.
@@ -143,6 +153,28 @@ impl ReceivedStore {
         store: Arc<dyn ReceivedIndex>,
         config: CaptureConfig,
     ) -> Result<Self> {
+        Self::open_inner(data_dir, store, config, None)
+    }
+
+    /// Opens the store under `data_dir` with its bytes in `blobs` too, for
+    /// gateways sharing `store` and `blobs`: as [`ReceivedStore::open`],
+    /// except that records whose file is missing here are kept (their
+    /// bytes are in `blobs`) and an incomplete file is removed.
+    pub fn open_with_blobs(
+        data_dir: &Path,
+        store: Arc<dyn ReceivedIndex>,
+        config: CaptureConfig,
+        blobs: Arc<dyn SharedBlobs>,
+    ) -> Result<Self> {
+        Self::open_inner(data_dir, store, config, Some(blobs))
+    }
+
+    fn open_inner(
+        data_dir: &Path,
+        store: Arc<dyn ReceivedIndex>,
+        config: CaptureConfig,
+        blobs: Option<Arc<dyn SharedBlobs>>,
+    ) -> Result<Self> {
         let dir = data_dir.join(RECEIVED_DIR);
         crate::store::create_private_dir(&dir).map_err(|e| {
             Error::internal(format!("creating the received-media directory: {e}"))
@@ -156,7 +188,7 @@ impl ReceivedStore {
             let rec: Record = decode(&v)?;
             records.insert(k, rec);
         }
-        let (state, dropped) = State::load(&dir, records);
+        let (state, dropped) = State::load(&dir, records, blobs.is_some());
         if !dropped.is_empty() {
             store.apply(&[], &dropped)?;
         }
@@ -178,8 +210,78 @@ impl ReceivedStore {
                 state: Mutex::new(state),
                 inflight: Mutex::new(HashMap::new()),
                 seq: std::sync::atomic::AtomicU64::new(next_seq),
+                blobs,
+                fetches: Fetches::default(),
             }),
         })
+    }
+
+    /// Takes in the index as the durable store has it now: records other
+    /// gateways wrote are added, records they removed or changed follow,
+    /// and the quota use is counted again from the records; the files of
+    /// blobs no record uses any more are removed here (their shared bytes
+    /// are removed by the gateway that retired their last record). Records
+    /// a commit in progress is writing keep their state in memory. Run it
+    /// when this gateway comes to lead an account whose media other
+    /// gateways captured.
+    pub async fn reload(&self) -> Result<()> {
+        let store = self.inner.store.clone();
+        let stored = blocking(move || store.all()).await?;
+        let mut records = HashMap::with_capacity(stored.len());
+        for (k, v) in stored {
+            let rec: Record = decode(&v)?;
+            records.insert(k, rec);
+        }
+        let next_seq = records.values().map(|r| r.seq).max().unwrap_or(0) + 1;
+        self.inner
+            .seq
+            .fetch_max(next_seq, std::sync::atomic::Ordering::Relaxed);
+        let dead = self.inner.state.lock().merge(records);
+        let dir = self.inner.dir.clone();
+        blocking(move || {
+            for sha in &dead {
+                remove_quietly(&dir.join(sha));
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// Makes sure the bytes of `item` (an answer of
+    /// [`ReceivedStore::lookup`]) are in its file: with shared blobs, a
+    /// file missing here is fetched from them first (once, however many
+    /// ask at the same time). False when no gateway has the bytes any more
+    /// (or the item went meanwhile): the item is not kept. Without shared
+    /// blobs, always true.
+    pub async fn ensure_local(&self, item: &StoredItem) -> Result<bool> {
+        let Some(blobs) = &self.inner.blobs else {
+            return Ok(true);
+        };
+        let name = received_name(&item.sha256);
+        let found = self
+            .inner
+            .fetches
+            .ensure(blobs.as_ref(), &name, &item.path, item.size)
+            .await?;
+        if found && !self.inner.state.lock().blobs.contains_key(&item.sha256) {
+            // Retired while it was fetched: its file goes with it.
+            remove_quietly(&item.path);
+            return Ok(false);
+        }
+        Ok(found)
+    }
+
+    /// Removes the shared bytes of `shas` that no record uses (again).
+    async fn remove_shared(&self, mut shas: Vec<String>) {
+        let Some(blobs) = &self.inner.blobs else {
+            return;
+        };
+        {
+            let state = self.inner.state.lock();
+            shas.retain(|sha| !state.blobs.contains_key(sha));
+        }
+        let names = shas.iter().map(|s| received_name(s)).collect();
+        remove_logged(blobs.as_ref(), names).await;
     }
 
     /// The media ids of this gateway.
@@ -336,12 +438,20 @@ impl ReceivedStore {
         }
         let k = key(account_id, &meta.media_id);
         // Claim room and the blob under the lock; the file work follows.
-        let claim = self.inner.state.lock().claim(&k, &rec, quota, now);
+        let (claim, held) = {
+            let mut state = self.inner.state.lock();
+            let claim = state.claim(&k, &rec, quota, now);
+            let mut held = vec![k.clone()];
+            held.extend(claim.tombstones.iter().map(|(t, _)| t.clone()));
+            state.hold(&held);
+            (claim, held)
+        };
         let dir = self.inner.dir.clone();
-        let evicted = claim.evicted.len();
+        let evicted = claim.evicted.clone();
         if let Err(e) = self.keep(temp, &k, &rec, claim).await {
             // Undo the claim: the record is not kept.
             let mut state = self.inner.state.lock();
+            state.unhold(&held);
             state.records.remove(&k);
             if let Some(dead) = state.release(&sha256) {
                 drop(state);
@@ -349,8 +459,10 @@ impl ReceivedStore {
             }
             return Err(e);
         }
-        if evicted > 0 {
-            tracing::debug!(count = evicted, "evicted received media for room");
+        self.inner.state.lock().unhold(&held);
+        if !evicted.is_empty() {
+            tracing::debug!(count = evicted.len(), "evicted received media for room");
+            self.remove_shared(evicted).await;
         }
         let item = self
             .item(&meta.media_id, &rec)
@@ -387,15 +499,19 @@ impl ReceivedStore {
         }
     }
 
-    /// Makes `claim` durable: moves a new blob from `temp` into place,
-    /// stores record `rec` under `k` with the tombstones, and removes the
-    /// evicted blobs' files.
+    /// Makes `claim` durable: puts the bytes in the shared blobs (when
+    /// there are), moves a new blob from `temp` into place, stores record
+    /// `rec` under `k` with the tombstones, and removes the evicted blobs'
+    /// files.
     async fn keep(&self, temp: TempFile, k: &str, rec: &Record, claim: Claim) -> Result<()> {
         let Claim {
             evicted,
             new_blob,
             tombstones,
         } = claim;
+        if let Some(blobs) = &self.inner.blobs {
+            blobs.put(&received_name(&rec.sha256), &temp.path).await?;
+        }
         let dir = self.inner.dir.clone();
         let (store_rec, store_key) = (rec.clone(), k.to_owned());
         let from = temp.path.clone();
@@ -439,20 +555,27 @@ impl ReceivedStore {
         if changed.is_empty() && forgotten.is_empty() {
             return Ok(0);
         }
+        let mut held: Vec<String> = changed.iter().map(|(k, _)| k.clone()).collect();
+        held.extend(forgotten.iter().cloned());
+        self.inner.state.lock().hold(&held);
         let dir = self.inner.dir.clone();
         let store = self.inner.store.clone();
-        blocking(move || {
+        let dead = dead_blobs.clone();
+        let result = blocking(move || {
             let put = changed
                 .iter()
                 .map(|(k, r)| Ok((k.clone(), encode(r)?)))
                 .collect::<Result<Vec<_>>>()?;
             store.apply(&put, &forgotten)?;
-            for sha in &dead_blobs {
+            for sha in &dead {
                 remove_quietly(&dir.join(sha));
             }
             Ok(())
         })
-        .await?;
+        .await;
+        self.inner.state.lock().unhold(&held);
+        result?;
+        self.remove_shared(dead_blobs).await;
         Ok(expired)
     }
 

@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::received::Gone;
+use super::staging::remove_quietly;
 use crate::model::ChatRef;
 
 /// The persisted record of one received item.
@@ -51,6 +52,8 @@ pub(super) struct State {
     /// sha256 → (size, live records using it).
     pub(super) blobs: HashMap<String, (u64, usize)>,
     pub(super) used: u64,
+    /// Keys a commit in progress is writing, and how many commits.
+    pub(super) pending: HashMap<String, usize>,
 }
 
 /// What [`State::claim`] changed.
@@ -83,19 +86,45 @@ fn valid_sha(s: &str) -> bool {
 impl State {
     /// The index of the stored `records`, whose blobs are under `dir`; also
     /// the keys of the live records whose blob is missing or incomplete
-    /// (left out).
-    pub(super) fn load(dir: &Path, records: HashMap<String, Record>) -> (Self, Vec<String>) {
-        let mut state = State::default();
+    /// (left out). With `keep_missing` (the bytes are in shared blobs too),
+    /// such records stay, and an incomplete file is removed (fetched again
+    /// when needed).
+    pub(super) fn load(
+        dir: &Path,
+        mut records: HashMap<String, Record>,
+        keep_missing: bool,
+    ) -> (Self, Vec<String>) {
         let mut dropped = Vec::new();
+        records.retain(|k, rec| {
+            if rec.gone.is_some() {
+                return true;
+            }
+            if !valid_sha(&rec.sha256) {
+                dropped.push(k.clone());
+                return false;
+            }
+            let path = dir.join(&rec.sha256);
+            let found = std::fs::metadata(&path).ok().filter(|m| m.is_file());
+            if found.as_ref().is_some_and(|m| m.len() == rec.size) {
+                return true;
+            }
+            if !keep_missing {
+                dropped.push(k.clone());
+                return false;
+            }
+            if found.is_some() {
+                remove_quietly(&path);
+            }
+            true
+        });
+        (Self::index(records), dropped)
+    }
+
+    /// The index of `records`, as they are (no file is looked at).
+    pub(super) fn index(records: HashMap<String, Record>) -> Self {
+        let mut state = State::default();
         for (k, rec) in records {
             if rec.gone.is_none() {
-                let path = dir.join(&rec.sha256);
-                let complete = valid_sha(&rec.sha256)
-                    && std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == rec.size);
-                if !complete {
-                    dropped.push(k);
-                    continue;
-                }
                 let blob = state
                     .blobs
                     .entry(rec.sha256.clone())
@@ -107,7 +136,48 @@ impl State {
             }
             state.records.insert(k, rec);
         }
-        (state, dropped)
+        state
+    }
+
+    /// Takes `stored`, the records as the durable store has them now, for
+    /// the records in memory; those a commit in progress is writing stay
+    /// as they are in memory. Returns the blobs no record uses any more.
+    pub(super) fn merge(&mut self, mut stored: HashMap<String, Record>) -> Vec<String> {
+        for k in self.pending.keys() {
+            match self.records.get(k) {
+                Some(rec) => stored.insert(k.clone(), rec.clone()),
+                None => stored.remove(k),
+            };
+        }
+        let mut next = Self::index(stored);
+        next.pending = std::mem::take(&mut self.pending);
+        let dead = self
+            .blobs
+            .keys()
+            .filter(|sha| !next.blobs.contains_key(*sha))
+            .cloned()
+            .collect();
+        *self = next;
+        dead
+    }
+
+    /// Marks `keys` as being written by a commit (see [`State::merge`]).
+    pub(super) fn hold(&mut self, keys: &[String]) {
+        for k in keys {
+            *self.pending.entry(k.clone()).or_default() += 1;
+        }
+    }
+
+    /// Ends what [`State::hold`] began.
+    pub(super) fn unhold(&mut self, keys: &[String]) {
+        for k in keys {
+            if let Some(n) = self.pending.get_mut(k) {
+                *n -= 1;
+                if *n == 0 {
+                    self.pending.remove(k);
+                }
+            }
+        }
     }
 
     /// Keeps `rec` under `k`. When its blob is new, the oldest other live

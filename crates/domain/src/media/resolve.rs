@@ -232,6 +232,8 @@ impl Resolver {
             return Err(too_large(kind, limit).with("media_id", id));
         }
         let mime = check_kind(kind, Some(&item.mime))?;
+        // Bytes no gateway has any more fail the open below.
+        received.ensure_local(&item).await?;
         let file = std::fs::File::open(&item.path).map_err(|_| {
             not_kept(
                 "file_gone",
@@ -267,7 +269,7 @@ impl Resolver {
                 .await
                 .map_err(with_field),
             MediaSource::MediaId(id) => {
-                let staged = self.media.get(id, owner).map_err(with_field)?;
+                let staged = self.media.get_local(id, owner).await.map_err(with_field)?;
                 if staged.size > limit {
                     return Err(with_field(too_large(kind, limit).with("media_id", id)));
                 }

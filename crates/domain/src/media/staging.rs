@@ -9,8 +9,16 @@
 //! expired items; an upload that fails or is dropped (client cancel) removes
 //! its temporary file and returns its quota. URL fetches reuse the same
 //! machinery as *transient* media, deleted when the send is done.
+//!
+//! Opened with [`SharedBlobs`] (`[ha]`), the directory is a cache of bytes
+//! every gateway reads: a finished upload's bytes go into the shared store
+//! before its record is written, a record whose file is missing here is
+//! kept (its bytes are fetched when it is read, see
+//! [`MediaStore::get_local`]), an item swept or undone leaves the shared
+//! store too, and [`MediaStore::reload`] takes in the records other
+//! gateways wrote.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::shared::{Fetches, SharedBlobs, remove_logged, staged_name};
 use super::sweeper::spawn_sweeper;
 use crate::caller::Caller;
 use crate::clock::now_ms;
@@ -133,6 +142,10 @@ struct Inner {
     quota: Arc<Shares>,
     index: Mutex<HashMap<String, MediaRecord>>,
     active: watch::Sender<usize>,
+    blobs: Option<Arc<dyn SharedBlobs>>,
+    fetches: Fetches,
+    /// Ids whose commit is in progress (left alone by a reload).
+    committing: Mutex<HashSet<String>>,
 }
 
 impl std::fmt::Debug for MediaStore {
@@ -163,6 +176,32 @@ impl MediaStore {
         config: MediaConfig,
         share: u64,
     ) -> Result<Self> {
+        Self::open_inner(data_dir, store, config, share, None)
+    }
+
+    /// Opens the staging area under `data_dir` with its bytes in `blobs`
+    /// too, for gateways sharing `store` and `blobs`: as
+    /// [`MediaStore::open_shared`], except that entries whose file is
+    /// missing here are kept (their bytes are in `blobs`; an incomplete
+    /// file is removed) and expired ones are left to the sweep, which
+    /// removes their shared bytes.
+    pub fn open_with_blobs(
+        data_dir: &Path,
+        store: Arc<dyn MediaIndex>,
+        config: MediaConfig,
+        share: u64,
+        blobs: Arc<dyn SharedBlobs>,
+    ) -> Result<Self> {
+        Self::open_inner(data_dir, store, config, share, Some(blobs))
+    }
+
+    fn open_inner(
+        data_dir: &Path,
+        store: Arc<dyn MediaIndex>,
+        config: MediaConfig,
+        share: u64,
+        blobs: Option<Arc<dyn SharedBlobs>>,
+    ) -> Result<Self> {
         let dir = data_dir.join(STAGING_DIR);
         crate::store::create_private_dir(&dir).map_err(|e| {
             Error::internal(format!("creating the staging directory: {e}"))
@@ -174,16 +213,17 @@ impl MediaStore {
         for (id, rec) in store.all()? {
             let rec: MediaRecord = decode(&rec)?;
             let path = dir.join(&id);
-            let complete =
-                std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == rec.size);
-            if rec.expires_ms <= now || !complete || !valid_id(&id) {
+            let found = std::fs::metadata(&path).ok().filter(|m| m.is_file());
+            let complete = found.as_ref().is_some_and(|m| m.len() == rec.size);
+            if blobs.is_some() && valid_id(&id) {
+                if found.is_some() && !complete {
+                    remove_quietly(&path);
+                }
+                index.insert(id, with_client(rec));
+            } else if rec.expires_ms <= now || !complete || !valid_id(&id) {
                 stale.push(id);
             } else {
-                let client = rec
-                    .client
-                    .clone()
-                    .or_else(|| rec.owner.token.as_deref().map(shares::token_client));
-                index.insert(id, MediaRecord { client, ..rec });
+                index.insert(id, with_client(rec));
             }
         }
         for id in &stale {
@@ -214,8 +254,84 @@ impl MediaStore {
                 quota,
                 index: Mutex::new(index),
                 active: watch::channel(0).0,
+                blobs,
+                fetches: Fetches::default(),
+                committing: Mutex::new(HashSet::new()),
             }),
         })
+    }
+
+    /// Takes in the index as the durable store has it now: entries other
+    /// gateways wrote are added and counted against the quota, entries
+    /// they removed are dropped (their quota returned, their file here
+    /// removed). Entries whose commit is in progress here are left alone.
+    /// Run it when this gateway comes to lead an account whose media other
+    /// gateways staged.
+    pub async fn reload(&self) -> Result<()> {
+        let store = self.inner.store.clone();
+        let stored = blocking(move || store.all()).await?;
+        let mut records = HashMap::with_capacity(stored.len());
+        for (id, v) in stored {
+            if valid_id(&id) {
+                let rec: MediaRecord = decode(&v)?;
+                records.insert(id, with_client(rec));
+            }
+        }
+        let gone: Vec<String> = {
+            let mut index = self.inner.index.lock();
+            let committing = self.inner.committing.lock();
+            let gone: Vec<String> = index
+                .keys()
+                .filter(|id| !records.contains_key(*id) && !committing.contains(*id))
+                .cloned()
+                .collect();
+            for id in &gone {
+                if let Some(rec) = index.remove(id) {
+                    self.inner.quota.give_back(rec.client.as_ref(), rec.size);
+                }
+            }
+            for (id, rec) in records {
+                if committing.contains(&id) || index.contains_key(&id) {
+                    continue;
+                }
+                self.inner.quota.count(rec.client.as_ref(), rec.size);
+                index.insert(id, rec);
+            }
+            gone
+        };
+        let dir = self.inner.dir.clone();
+        blocking(move || {
+            for id in &gone {
+                remove_quietly(&dir.join(id));
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// As [`MediaStore::get`], with the item's bytes in its file: with
+    /// shared blobs, a file missing here is fetched from them first (once,
+    /// however many ask at the same time); `MediaNotFound` when no gateway
+    /// has the bytes any more.
+    pub async fn get_local(&self, id: &str, owner: &MediaOwner) -> Result<StagedMedia> {
+        let staged = self.get(id, owner)?;
+        let Some(blobs) = &self.inner.blobs else {
+            return Ok(staged);
+        };
+        let found = self
+            .inner
+            .fetches
+            .ensure(blobs.as_ref(), &staged_name(id), &staged.path, staged.size)
+            .await?;
+        if found && !self.inner.index.lock().contains_key(id) {
+            // Swept while it was fetched: its file goes with it.
+            remove_quietly(&staged.path);
+            return Err(not_found(id));
+        }
+        if !found {
+            return Err(not_found(id));
+        }
+        Ok(staged)
     }
 
     /// The staging directory.
@@ -303,11 +419,20 @@ impl MediaStore {
             Ok(())
         })
         .await?;
-        let mut index = self.inner.index.lock();
-        for (id, _) in &expired {
-            if let Some(rec) = index.remove(id) {
-                self.inner.quota.give_back(rec.client.as_ref(), rec.size);
+        {
+            let mut index = self.inner.index.lock();
+            for (id, _) in &expired {
+                if let Some(rec) = index.remove(id) {
+                    self.inner.quota.give_back(rec.client.as_ref(), rec.size);
+                }
             }
+        }
+        if let Some(blobs) = &self.inner.blobs {
+            remove_logged(
+                blobs.as_ref(),
+                ids.iter().map(|id| staged_name(id)).collect(),
+            )
+            .await;
         }
         tracing::debug!(count = ids.len(), "swept expired media");
         Ok(ids.len())
@@ -361,17 +486,43 @@ impl MediaStore {
         let final_path = self.inner.dir.join(&id);
         let from = upload_temp.path.clone();
         let (rec_id, stored, store) = (id.clone(), encode(&rec)?, self.inner.store.clone());
-        let work = tokio::task::spawn_blocking(move || {
-            std::fs::rename(&from, &final_path).map_err(|e| {
-                Error::internal(format!("committing a staged file: {e}"))
-                    .with("path", final_path.display())
-            })?;
-            if let Err(e) = store.put(&rec_id, &stored) {
-                remove_quietly(&final_path);
-                return Err(e);
-            }
-            Ok(())
-        });
+        let committing = Committing::new(self, &id);
+        let work = match self.inner.blobs.clone() {
+            None => tokio::task::spawn_blocking(move || {
+                std::fs::rename(&from, &final_path).map_err(|e| {
+                    Error::internal(format!("committing a staged file: {e}"))
+                        .with("path", final_path.display())
+                })?;
+                if let Err(e) = store.put(&rec_id, &stored) {
+                    remove_quietly(&final_path);
+                    return Err(e);
+                }
+                Ok(())
+            }),
+            Some(blobs) => tokio::spawn(async move {
+                let to = final_path.clone();
+                blocking(move || {
+                    std::fs::rename(&from, &to).map_err(|e| {
+                        Error::internal(format!("committing a staged file: {e}"))
+                            .with("path", to.display())
+                    })
+                })
+                .await?;
+                // The shared bytes first: a record never names bytes no
+                // gateway has.
+                let name = staged_name(&rec_id);
+                let result = match blobs.put(&name, &final_path).await {
+                    Ok(()) => blocking(move || store.put(&rec_id, &stored)).await,
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = result {
+                    remove_quietly(&final_path);
+                    remove_logged(blobs.as_ref(), vec![name]).await;
+                    return Err(e);
+                }
+                Ok(())
+            }),
+        };
         // If this future is dropped mid-commit (the client cancelled: hyper
         // ends a reset request body like a finished one, then drops the
         // handler), the guard undoes the commit once it has run.
@@ -380,6 +531,7 @@ impl MediaStore {
             id: id.clone(),
             media: self.clone(),
             active: Some(active),
+            committing: Some(committing),
         };
         let result = match pending.work.as_mut() {
             Some(work) => work.await,
@@ -400,6 +552,30 @@ struct PendingCommit {
     media: MediaStore,
     // The upload counts as in progress until its commit is settled.
     active: Option<ActiveUpload>,
+    // Dropped after the entry is in the index, or once it is undone.
+    committing: Option<Committing>,
+}
+
+/// Marks an id as being committed until dropped.
+struct Committing {
+    inner: Arc<Inner>,
+    id: String,
+}
+
+impl Committing {
+    fn new(media: &MediaStore, id: &str) -> Self {
+        media.inner.committing.lock().insert(id.to_owned());
+        Self {
+            inner: media.inner.clone(),
+            id: id.to_owned(),
+        }
+    }
+}
+
+impl Drop for Committing {
+    fn drop(&mut self) {
+        self.inner.committing.lock().remove(&self.id);
+    }
 }
 
 impl Drop for PendingCommit {
@@ -411,11 +587,13 @@ impl Drop for PendingCommit {
             return;
         };
         let (id, media, active) = (self.id.clone(), self.media.clone(), self.active.take());
+        let committing = self.committing.take();
         runtime.spawn(async move {
             let _ = work.await;
             let dir = media.inner.dir.clone();
             let ids = vec![id];
             let store = media.inner.store.clone();
+            let names: Vec<String> = ids.iter().map(|id| staged_name(id)).collect();
             let result = blocking(move || {
                 store.remove(&ids)?;
                 for id in &ids {
@@ -426,7 +604,10 @@ impl Drop for PendingCommit {
             .await;
             if let Err(e) = result {
                 tracing::warn!(error = %e, "undoing a cancelled upload failed");
+            } else if let Some(blobs) = &media.inner.blobs {
+                remove_logged(blobs.as_ref(), names).await;
             }
+            drop(committing);
             drop(active);
         });
     }
@@ -438,6 +619,16 @@ fn not_found(id: &str) -> Error {
         "the media id is unknown, expired, or belongs to another account",
     )
     .with("media_id", id)
+}
+
+/// `rec` with the client whose share it holds: its own, else its owner's
+/// token's.
+fn with_client(rec: MediaRecord) -> MediaRecord {
+    let client = rec
+        .client
+        .clone()
+        .or_else(|| rec.owner.token.as_deref().map(shares::token_client));
+    MediaRecord { client, ..rec }
 }
 
 fn valid_id(id: &str) -> bool {
