@@ -77,6 +77,7 @@ fn gateway(dir: &Path, name: &str, peer: &Sandbox, db: &str) -> Gw {
         format!(
             "[server]\nlisten = \"127.0.0.1:{port}\"\ndata_dir = {data:?}\n\n\
              [archive]\n{ca}\n\
+             [media]\nallow_private_urls = true\n\n\
              [ha]\nurl = {db:?}\nttl_secs = {TTL_SECS}\ninstance = {name:?}\nadvertise = \"127.0.0.1:{port}\"\n\n\
              [accounts.default]\nws_url = {ws:?}\ngroups = [{group}]\n",
             data = home.join("data").to_string_lossy(),
@@ -438,6 +439,103 @@ async fn a_text_queued_on_the_leader_is_sent_once_by_the_new_one_after_kill_9() 
         .filter(|t| t.contains("leader") || t.contains("failover"))
         .collect();
     assert_eq!(texts, ["queued on the old leader", "after the failover"]);
+}
+
+/// Waits (health Watch, at most 60 s) until this gateway leads its
+/// accounts (`onebot.gateway.v1.ha.leading` SERVING).
+async fn leads(addr: &str) {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let mut stream = HealthClient::new(connect(addr).await)
+        .watch(HealthCheckRequest {
+            service: "onebot.gateway.v1.ha.leading".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(msg) = stream.message().await.unwrap() {
+            if msg.status == ServingStatus::Serving as i32 {
+                return;
+            }
+        }
+        panic!("health stream ended");
+    })
+    .await
+    .expect("leading within 60 s");
+}
+
+/// Downloads `media_id` through `addr` with the CLI; the bytes.
+async fn download(addr: &str, media_id: &str, dir: &Path) -> Vec<u8> {
+    let to = dir.join(format!("{media_id}.out"));
+    let out = tokio::process::Command::new(process::BIN)
+        .args([
+            "download",
+            media_id,
+            "-o",
+            to.to_str().unwrap(),
+            "--addr",
+            addr,
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    std::fs::read(to).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_captured_by_the_leader_downloads_from_the_new_one_after_kill_9() {
+    use onebot_sandbox::{MediaKind, sample_media};
+    let Some(db) = fresh_database("media").await else {
+        return;
+    };
+    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        gateway(dir.path(), "gw-a", &peer, &db),
+        gateway(dir.path(), "gw-b", &peer, &db),
+    );
+    let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
+    let png = sample_media(MediaKind::Image, 1_500_000);
+    let image = peer
+        .control()
+        .store_media(MediaKind::Image, png.clone(), "cat.png");
+    let mut on_a = events_of(&a.addr, None).await;
+    peer.control().inject_group_message(
+        process::GROUP,
+        10001,
+        serde_json::json!([{"type": "text", "data": {"text": "看图"}}, image]),
+    );
+    let media_id = loop {
+        let event = next_event(&mut on_a).await;
+        let Some(pb::event::Kind::Message(m)) = event.kind else {
+            continue;
+        };
+        let segments = m.message.expect("message").segments;
+        let found = segments.iter().find_map(|s| match &s.kind {
+            Some(pb::segment::Kind::Image(i)) => Some(i.media_id.clone()),
+            _ => None,
+        });
+        if let Some(id) = found {
+            break id;
+        }
+    };
+    // Captured by the leader (the download waits for the capture).
+    assert_eq!(download(&a.addr, &media_id, dir.path()).await, png);
+    // Nothing can be fetched again: the implementation and its media host
+    // are gone; the leader is killed.
+    peer.control().set_media_host_down(true);
+    peer.stop_listening().await;
+    first.kill().await.unwrap();
+    leads(&b.addr).await;
+    // The new leader serves the bytes from the shared store.
+    assert_eq!(download(&b.addr, &media_id, dir.path()).await, png);
+    let b_received = dir.path().join("gw-b/data/received");
+    assert!(
+        std::fs::read_dir(&b_received).unwrap().count() == 1,
+        "fetched into the new leader's own directory"
+    );
 }
 
 fn signal(pid: u32, sig: &str) {

@@ -11,10 +11,12 @@ use onebot_gateway_domain::archive::store::ArchiveStore;
 use onebot_gateway_domain::auth::Authenticator;
 use onebot_gateway_domain::journal::EventJournal;
 use onebot_gateway_domain::media::received::ReceivedStore;
+use onebot_gateway_domain::media::shared::SharedBlobs;
 use onebot_gateway_domain::media::staging::MediaStore;
 use onebot_gateway_domain::policy::store::GovernanceStore;
 use onebot_gateway_domain::store::{IdempotencyStore, MediaIndex, QueueStore, ReceivedIndex};
 use onebot_gateway_store::ids::IdStore;
+use onebot_gateway_store::shared::blobs::PgBlobs;
 use onebot_gateway_store::shared::ids::PgIds;
 use onebot_gateway_store::shared::journal::PgJournal;
 use onebot_gateway_store::shared::state::PgState;
@@ -124,18 +126,30 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
         }
     }
     .map_err(|e| anyhow::anyhow!("opening the message id store: {e}"))?;
-    let media = MediaStore::open_shared(
-        data_dir,
-        state.media.clone(),
-        config.media.clone(),
-        config.limits.share_of(config.media.staging_quota_bytes),
-    )
+    // Under [ha] the bytes of staged and captured media are kept in the
+    // shared database as well, so a new leader serves them.
+    let blobs: Option<Arc<dyn SharedBlobs>> = shared
+        .as_ref()
+        .map(|s| Arc::new(PgBlobs::new(s.clone())) as Arc<dyn SharedBlobs>);
+    let share = config.limits.share_of(config.media.staging_quota_bytes);
+    let media = match &blobs {
+        Some(blobs) => MediaStore::open_with_blobs(
+            data_dir,
+            state.media.clone(),
+            config.media.clone(),
+            share,
+            blobs.clone(),
+        ),
+        None => MediaStore::open_shared(data_dir, state.media.clone(), config.media.clone(), share),
+    }
     .map_err(|e| anyhow::anyhow!("opening the write side: {e}"))?;
-    let received = ReceivedStore::open(
-        data_dir,
-        state.received.clone(),
-        config.media.capture.clone(),
-    )
+    let capture = config.media.capture.clone();
+    let received = match &blobs {
+        Some(blobs) => {
+            ReceivedStore::open_with_blobs(data_dir, state.received.clone(), capture, blobs.clone())
+        }
+        None => ReceivedStore::open(data_dir, state.received.clone(), capture),
+    }
     .map_err(|e| anyhow::anyhow!("opening the received-media store: {e}"))?;
     let journal: Arc<dyn EventJournal> = match (&shared, &ha) {
         (Some(shared), Some(h)) => Arc::new(PgJournal::new(shared.clone(), h.instance())),

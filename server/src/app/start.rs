@@ -176,6 +176,8 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
                     return Ok(());
                 };
                 gateway.events.take_over(&account).await?;
+                gateway.received().store().reload().await?;
+                gateway.write().media().reload().await?;
                 gateway.write().take_over(&account).await
             })
         }));

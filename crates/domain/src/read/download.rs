@@ -185,7 +185,7 @@ impl Gateway {
                 return Err(Error::invalid("media_id", "media_id is empty"));
             }
             DownloadTarget::MediaId(id) if !MediaIds::is_received(&id) => {
-                return self.download_staged(&account.id, &id, &ctx);
+                return self.download_staged(&account.id, &id, &ctx).await;
             }
             DownloadTarget::MediaId(id) => {
                 let segment = received.ids().parse(&account.id, &id);
@@ -255,9 +255,12 @@ impl Gateway {
         Download::of(result?)
     }
 
-    fn download_staged(&self, account_id: &str, id: &str, ctx: &CallCtx) -> Result<Download> {
+    async fn download_staged(&self, account_id: &str, id: &str, ctx: &CallCtx) -> Result<Download> {
         let staging: &MediaStore = self.write().media();
-        let staged = staging.get(id, &MediaOwner::of(account_id, &ctx.caller))?;
+        // Under [ha] the bytes may be in the shared store only: fetched here.
+        let staged = staging
+            .get_local(id, &MediaOwner::of(account_id, &ctx.caller))
+            .await?;
         let file = std::fs::File::open(&staged.path).map_err(|_| {
             Error::new(Kind::MediaNotFound, "the media id is unknown or expired")
                 .with("media_id", id)

@@ -18,8 +18,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio_postgres::Client;
 
-use super::{Shared, WHAT};
-use crate::pg;
+use super::Shared;
 use onebot_gateway_domain::error::{Error, Result};
 use onebot_gateway_domain::media::shared::{PART_BYTES, SharedBlobs};
 
@@ -91,10 +90,7 @@ impl PgBlobs {
         };
         let client = match idle {
             Some(c) => c,
-            None => {
-                let s = &self.shared;
-                pg::connect(WHAT, &s.url, s.read.shown(), &s.tls).await?
-            }
+            None => self.shared.connect().await?,
         };
         Ok(Writer {
             blobs: self,

@@ -61,7 +61,7 @@ impl PgJournal {
     /// The last sequence number of `account` and its newest events, oldest
     /// first, within `keep` events and `max_bytes` (the newest always).
     async fn recent(
-        shared: &Shared,
+        shared: &Arc<Shared>,
         account: &str,
         keep: usize,
         max_bytes: usize,

@@ -214,9 +214,22 @@ impl Shared {
         pg_err(WHAT, self.read.shown())
     }
 
-    /// The read connection, opened again when it broke.
-    pub(crate) async fn reader(&self) -> Result<Arc<Client>> {
-        self.read.client().await
+    /// The read connection, opened again (on the stores' runtime) when it
+    /// broke.
+    pub(crate) async fn reader(self: &Arc<Self>) -> Result<Arc<Client>> {
+        let me = self.clone();
+        self.exec(async move { me.read.client().await }).await
+    }
+
+    /// A new connection, driven by the stores' runtime as all of theirs.
+    pub(crate) async fn connect(&self) -> Result<Client> {
+        let (url, shown, tls) = (
+            self.url.clone(),
+            self.read.shown().to_owned(),
+            self.tls.clone(),
+        );
+        self.exec(async move { pg::connect(WHAT, &url, &shown, &tls).await })
+            .await
     }
 
     /// The write connection (one caller at a time), opened again when it
@@ -224,7 +237,7 @@ impl Shared {
     pub(crate) async fn writer(&self) -> Result<MappedMutexGuard<'_, Client>> {
         let mut guard = self.write.lock().await;
         if guard.as_ref().is_none_or(Client::is_closed) {
-            *guard = Some(pg::connect(WHAT, &self.url, self.read.shown(), &self.tls).await?);
+            *guard = Some(self.connect().await?);
         }
         MutexGuard::try_map(guard, Option::as_mut)
             .map_err(|_| Error::internal("the shared store's connection is missing"))
