@@ -345,7 +345,9 @@ impl Received {
             return Err(e);
         }
         match self.store.lookup(account_id, media_id) {
-            Lookup::Stored(item) if self.store.ensure_local(&item).await? => Ok(Some(item)),
+            Lookup::Stored(item) if self.store.ensure_local(account_id, &item).await? => {
+                Ok(Some(item))
+            }
             Lookup::Stored(_) => Ok(None),
             Lookup::Gone(why, when, _) => Err(gone(media_id, why, when)),
             Lookup::Unknown => Ok(None),

@@ -17,7 +17,7 @@
 //! a blob no record uses any more leaves the shared store with its file,
 //! and [`ReceivedStore::reload`] takes in the records other gateways wrote.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -144,6 +144,21 @@ fn key(account_id: &str, media_id: &str) -> String {
     format!("{account_id}\0{media_id}")
 }
 
+/// The `(account, sha256)` of every live record: what names shared bytes
+/// (an account's bytes are its own in the shared store, so one gateway
+/// letting an item go never takes bytes another's account still uses).
+fn live_pairs(state: &State) -> HashSet<(String, String)> {
+    state
+        .records
+        .iter()
+        .filter(|(_, r)| r.gone.is_none())
+        .map(|(k, r)| {
+            let account = k.split('\0').next().unwrap_or_default();
+            (account.to_owned(), r.sha256.clone())
+        })
+        .collect()
+}
+
 impl ReceivedStore {
     /// Opens the store under `data_dir`: reads (or creates) the id key,
     /// loads the index, removes temporary files, blobs no record uses and
@@ -253,11 +268,11 @@ impl ReceivedStore {
     /// ask at the same time). False when no gateway has the bytes any more
     /// (or the item went meanwhile): the item is not kept. Without shared
     /// blobs, always true.
-    pub async fn ensure_local(&self, item: &StoredItem) -> Result<bool> {
+    pub async fn ensure_local(&self, account_id: &str, item: &StoredItem) -> Result<bool> {
         let Some(blobs) = &self.inner.blobs else {
             return Ok(true);
         };
-        let name = received_name(&item.sha256);
+        let name = received_name(account_id, &item.sha256);
         let found = self
             .inner
             .fetches
@@ -271,17 +286,34 @@ impl ReceivedStore {
         Ok(found)
     }
 
-    /// Removes the shared bytes of `shas` that no record uses (again).
-    async fn remove_shared(&self, mut shas: Vec<String>) {
+    /// Removes the shared bytes of the `(account, sha256)` pairs that no
+    /// live record of that account uses (again).
+    async fn remove_shared(&self, mut gone: Vec<(String, String)>) {
         let Some(blobs) = &self.inner.blobs else {
             return;
         };
-        {
-            let state = self.inner.state.lock();
-            shas.retain(|sha| !state.blobs.contains_key(sha));
+        if gone.is_empty() {
+            return;
         }
-        let names = shas.iter().map(|s| received_name(s)).collect();
+        {
+            let live = live_pairs(&self.inner.state.lock());
+            gone.retain(|pair| !live.contains(pair));
+        }
+        let names = gone
+            .iter()
+            .map(|(account, sha)| received_name(account, sha))
+            .collect();
         remove_logged(blobs.as_ref(), names).await;
+    }
+
+    /// The live pairs of the state, when the bytes are shared too (what the
+    /// shared names are); empty otherwise.
+    fn shared_pairs(&self, state: &State) -> HashSet<(String, String)> {
+        if self.inner.blobs.is_some() {
+            live_pairs(state)
+        } else {
+            HashSet::new()
+        }
     }
 
     /// The media ids of this gateway.
@@ -438,13 +470,16 @@ impl ReceivedStore {
         }
         let k = key(account_id, &meta.media_id);
         // Claim room and the blob under the lock; the file work follows.
-        let (claim, held) = {
+        let (claim, held, gone) = {
             let mut state = self.inner.state.lock();
+            let before = self.shared_pairs(&state);
             let claim = state.claim(&k, &rec, quota, now);
+            let after = self.shared_pairs(&state);
+            let gone: Vec<(String, String)> = before.difference(&after).cloned().collect();
             let mut held = vec![k.clone()];
             held.extend(claim.tombstones.iter().map(|(t, _)| t.clone()));
             state.hold(&held);
-            (claim, held)
+            (claim, held, gone)
         };
         let dir = self.inner.dir.clone();
         let evicted = claim.evicted.clone();
@@ -462,8 +497,8 @@ impl ReceivedStore {
         self.inner.state.lock().unhold(&held);
         if !evicted.is_empty() {
             tracing::debug!(count = evicted.len(), "evicted received media for room");
-            self.remove_shared(evicted).await;
         }
+        self.remove_shared(gone).await;
         let item = self
             .item(&meta.media_id, &rec)
             .ok_or_else(|| Error::internal("unknown kind"))?;
@@ -510,7 +545,10 @@ impl ReceivedStore {
             tombstones,
         } = claim;
         if let Some(blobs) = &self.inner.blobs {
-            blobs.put(&received_name(&rec.sha256), &temp.path).await?;
+            let account = k.split('\0').next().unwrap_or_default();
+            blobs
+                .put(&received_name(account, &rec.sha256), &temp.path)
+                .await?;
         }
         let dir = self.inner.dir.clone();
         let (store_rec, store_key) = (rec.clone(), k.to_owned());
@@ -546,12 +584,22 @@ impl ReceivedStore {
     pub async fn sweep(&self, now_ms: i64) -> Result<usize> {
         let ttl_ms =
             i64::try_from(self.inner.config.ttl_secs.saturating_mul(1000)).unwrap_or(i64::MAX);
-        let Expiry {
-            dead_blobs,
-            changed,
-            forgotten,
-            expired,
-        } = self.inner.state.lock().expire(now_ms, ttl_ms);
+        let (
+            Expiry {
+                dead_blobs,
+                changed,
+                forgotten,
+                expired,
+            },
+            gone,
+        ) = {
+            let mut state = self.inner.state.lock();
+            let before = self.shared_pairs(&state);
+            let expiry = state.expire(now_ms, ttl_ms);
+            let after = self.shared_pairs(&state);
+            let gone: Vec<(String, String)> = before.difference(&after).cloned().collect();
+            (expiry, gone)
+        };
         if changed.is_empty() && forgotten.is_empty() {
             return Ok(0);
         }
@@ -560,7 +608,7 @@ impl ReceivedStore {
         self.inner.state.lock().hold(&held);
         let dir = self.inner.dir.clone();
         let store = self.inner.store.clone();
-        let dead = dead_blobs.clone();
+        let dead = dead_blobs;
         let result = blocking(move || {
             let put = changed
                 .iter()
@@ -575,7 +623,7 @@ impl ReceivedStore {
         .await;
         self.inner.state.lock().unhold(&held);
         result?;
-        self.remove_shared(dead_blobs).await;
+        self.remove_shared(gone).await;
         Ok(expired)
     }
 

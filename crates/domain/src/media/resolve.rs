@@ -233,7 +233,7 @@ impl Resolver {
         }
         let mime = check_kind(kind, Some(&item.mime))?;
         // Bytes no gateway has any more fail the open below.
-        received.ensure_local(&item).await?;
+        received.ensure_local(&owner.account_id, &item).await?;
         let file = std::fs::File::open(&item.path).map_err(|_| {
             not_kept(
                 "file_gone",

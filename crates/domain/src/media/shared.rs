@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 pub const PART_BYTES: usize = 1024 * 1024;
 
 /// The prefix of the shared names of received media (followed by the
-/// bytes' SHA-256).
+/// account and the bytes' SHA-256).
 pub const RECEIVED_PREFIX: &str = "received/";
 
 /// The prefix of the shared names of staged media (followed by the media
@@ -53,9 +53,11 @@ pub trait SharedBlobs: Send + Sync + std::fmt::Debug + 'static {
     async fn remove(&self, names: &[String]) -> Result<()>;
 }
 
-/// The shared name of received bytes with SHA-256 `sha256`.
-pub fn received_name(sha256: &str) -> String {
-    format!("{RECEIVED_PREFIX}{sha256}")
+/// The shared name of the bytes with SHA-256 `sha256` that `account`
+/// received: each account's own, so the gateway leading one account never
+/// removes bytes another account's items name.
+pub fn received_name(account: &str, sha256: &str) -> String {
+    format!("{RECEIVED_PREFIX}{account}/{sha256}")
 }
 
 /// The shared name of staged media `id`.

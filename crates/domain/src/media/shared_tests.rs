@@ -155,11 +155,15 @@ fn sha(bytes: &[u8]) -> String {
 }
 
 async fn keep(store: &ReceivedStore, id: &str, bytes: &[u8]) {
+    keep_for(store, "acct", id, bytes).await;
+}
+
+async fn keep_for(store: &ReceivedStore, account: &str, id: &str, bytes: &[u8]) {
     let mut w = store.writer(64 << 20).await.unwrap();
     for chunk in bytes.chunks(100_000) {
         w.write(chunk).await.unwrap();
     }
-    store.commit("acct", meta(id), w).await.unwrap();
+    store.commit(account, meta(id), w).await.unwrap();
 }
 
 struct Received {
@@ -207,7 +211,7 @@ async fn received_media_kept_by_one_gateway_are_served_by_another_after_reload()
     // Several parts, the last one short.
     let data = bytes(PART_BYTES * 2 + 12_345, 1);
     keep(&a, "one", &data).await;
-    assert!(gw.blobs.has(&received_name(&sha(&data))));
+    assert!(gw.blobs.has(&received_name("acct", &sha(&data))));
     assert_eq!(a.ids().id("acct", 7, 0), b.ids().id("acct", 7, 0));
 
     assert_eq!(b.lookup("acct", "one"), Lookup::Unknown);
@@ -217,11 +221,11 @@ async fn received_media_kept_by_one_gateway_are_served_by_another_after_reload()
     assert_eq!(b.len(), 1);
     let item = stored(&b, "one");
     assert!(!item.path.exists(), "B's directory never had the file");
-    assert!(b.ensure_local(&item).await.unwrap());
+    assert!(b.ensure_local("acct", &item).await.unwrap());
     assert_eq!(std::fs::read(&item.path).unwrap(), data);
     // Served from the file from now on.
     let before = gw.blobs.fetches.load(Ordering::SeqCst);
-    assert!(b.ensure_local(&item).await.unwrap());
+    assert!(b.ensure_local("acct", &item).await.unwrap());
     assert_eq!(gw.blobs.fetches.load(Ordering::SeqCst), before);
 
     // A gateway opened now keeps the record although its file is elsewhere;
@@ -230,9 +234,9 @@ async fn received_media_kept_by_one_gateway_are_served_by_another_after_reload()
     let item = stored(&c, "one");
     let before = gw.blobs.fetches.load(Ordering::SeqCst);
     let (x, y, z) = tokio::join!(
-        c.ensure_local(&item),
-        c.ensure_local(&item),
-        c.ensure_local(&item)
+        c.ensure_local("acct", &item),
+        c.ensure_local("acct", &item),
+        c.ensure_local("acct", &item)
     );
     assert!(x.unwrap() && y.unwrap() && z.unwrap());
     assert_eq!(gw.blobs.fetches.load(Ordering::SeqCst), before + 1);
@@ -250,12 +254,12 @@ async fn received_bytes_leave_the_shared_store_with_their_last_record() {
     keep(&a, "one-again", &one).await;
     b.reload().await.unwrap();
     let item = stored(&b, "one");
-    assert!(b.ensure_local(&item).await.unwrap());
+    assert!(b.ensure_local("acct", &item).await.unwrap());
 
     // Room for "two" evicts both users of "one".
     keep(&a, "two", &two).await;
-    assert!(!gw.blobs.has(&received_name(&sha(&one))));
-    assert!(gw.blobs.has(&received_name(&sha(&two))));
+    assert!(!gw.blobs.has(&received_name("acct", &sha(&one))));
+    assert!(gw.blobs.has(&received_name("acct", &sha(&two))));
 
     // B follows: the evicted items are gone, their file here too, and
     // the quota counts only "two".
@@ -264,15 +268,32 @@ async fn received_bytes_leave_the_shared_store_with_their_last_record() {
     assert!(!item.path.exists());
     assert_eq!(b.used_bytes(), 600);
     let two_item = stored(&b, "two");
-    assert!(b.ensure_local(&two_item).await.unwrap());
+    assert!(b.ensure_local("acct", &two_item).await.unwrap());
 
     // Expiry removes the shared bytes too.
     let expired = a.sweep(crate::clock::now_ms() + 120_000).await.unwrap();
     assert_eq!(expired, 1);
-    assert!(!gw.blobs.has(&received_name(&sha(&two))));
+    assert!(!gw.blobs.has(&received_name("acct", &sha(&two))));
     b.reload().await.unwrap();
     assert_eq!(b.used_bytes(), 0);
     assert!(!two_item.path.exists());
+}
+
+#[tokio::test]
+async fn one_account_letting_its_bytes_go_keeps_another_accounts_copy() {
+    let mut gw = Received::new();
+    // Two gateways leading two accounts that received the same bytes.
+    let a = gw.open(1000);
+    let b = gw.open(1000);
+    let same = bytes(600, 3);
+    keep_for(&a, "acct", "one", &same).await;
+    keep_for(&b, "other", "one", &same).await;
+    assert!(gw.blobs.has(&received_name("acct", &sha(&same))));
+    assert!(gw.blobs.has(&received_name("other", &sha(&same))));
+    // A's item expires: only A's account's bytes go.
+    assert_eq!(a.sweep(crate::clock::now_ms() + 120_000).await.unwrap(), 1);
+    assert!(!gw.blobs.has(&received_name("acct", &sha(&same))));
+    assert!(gw.blobs.has(&received_name("other", &sha(&same))));
 }
 
 #[tokio::test]
@@ -284,7 +305,7 @@ async fn received_item_without_shared_bytes_is_not_kept() {
     gw.blobs.parts.lock().clear();
     let c = gw.open(1 << 20);
     let item = stored(&c, "one");
-    assert!(!c.ensure_local(&item).await.unwrap());
+    assert!(!c.ensure_local("acct", &item).await.unwrap());
     assert!(!item.path.exists());
 }
 

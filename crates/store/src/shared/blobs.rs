@@ -391,7 +391,7 @@ mod tests {
             panic!("not stored on b");
         };
         assert!(!item.path.exists());
-        assert!(received_b.ensure_local(&item).await.unwrap());
+        assert!(received_b.ensure_local("acct", &item).await.unwrap());
         assert!(std::fs::read(&item.path).unwrap() == data);
 
         let config = MediaConfig::default();
