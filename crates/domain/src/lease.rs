@@ -212,6 +212,8 @@ pub struct Leadership {
     roles: HashMap<String, watch::Sender<Role>>,
     gates: HashMap<String, watch::Sender<bool>>,
     on_lead: parking_lot::Mutex<Vec<OnLead>>,
+    /// The accounts being taken over, with their holding's epoch.
+    taking: parking_lot::Mutex<HashMap<String, u64>>,
 }
 
 impl std::fmt::Debug for Leadership {
@@ -226,7 +228,7 @@ impl Fence for Leadership {
     fn epoch(&self, account: &str) -> Option<u64> {
         match self.role(account) {
             Role::Leading { epoch } => Some(epoch),
-            Role::Standby { .. } => None,
+            Role::Standby { .. } => self.taking.lock().get(account).copied(),
         }
     }
 
@@ -257,6 +259,7 @@ impl Leadership {
             roles,
             gates,
             on_lead: parking_lot::Mutex::new(Vec::new()),
+            taking: parking_lot::Mutex::new(HashMap::new()),
         }
     }
 
@@ -267,13 +270,21 @@ impl Leadership {
     }
 
     /// Runs the [`on_lead`](Self::on_lead) work of `account`, in the order
-    /// it was added; the first failure ends it.
-    async fn prepare(&self, account: &str) -> Result<()> {
+    /// it was added; the first failure ends it. Meanwhile the shared
+    /// stores' fence knows the holding's `epoch` (the work reads what the
+    /// account's records are), while calls are still refused.
+    async fn prepare(&self, account: &str, epoch: u64) -> Result<()> {
         let hooks = self.on_lead.lock().clone();
+        self.taking.lock().insert(account.to_owned(), epoch);
+        let mut done = Ok(());
         for hook in hooks {
-            hook(account.to_owned()).await?;
+            done = hook(account.to_owned()).await;
+            if done.is_err() {
+                break;
+            }
         }
-        Ok(())
+        self.taking.lock().remove(account);
+        done
     }
 
     /// The accounts whose leases this gateway keeps.
@@ -406,9 +417,13 @@ pub async fn claim_once(
         match tokio::time::timeout(ttl / 3, store.claim(account, me, ttl)).await {
             Ok(Ok(view)) => {
                 let role = role_of(view);
-                if !matches!(role, Role::Leading { .. })
-                    || take_over(leadership, store, me, account).await
-                {
+                let taken = match role {
+                    Role::Leading { epoch } => {
+                        take_over(leadership, store, me, account, epoch).await
+                    }
+                    Role::Standby { .. } => true,
+                };
+                if taken {
                     leadership.set(account, role);
                 }
             }
@@ -442,8 +457,9 @@ async fn take_over(
     store: &dyn LeaseStore,
     me: &Claimant,
     account: &str,
+    epoch: u64,
 ) -> bool {
-    let Err(e) = leadership.prepare(account).await else {
+    let Err(e) = leadership.prepare(account, epoch).await else {
         return true;
     };
     tracing::warn!(account_id = %account, error = %e, "taking the account over failed; its lease is let go");
@@ -497,10 +513,13 @@ async fn keep(
         match claim {
             Ok(Ok(view)) => {
                 let role = role_of(view);
-                if role != leadership.role(&account)
-                    && matches!(role, Role::Leading { .. })
-                    && !take_over(&leadership, store.as_ref(), &me, &account).await
-                {
+                let taken = match role {
+                    Role::Leading { epoch } if role != leadership.role(&account) => {
+                        take_over(&leadership, store.as_ref(), &me, &account, epoch).await
+                    }
+                    _ => true,
+                };
+                if !taken {
                     held_until = None;
                 } else {
                     held_until = matches!(role, Role::Leading { .. }).then(|| sent + held_for(ttl));
@@ -757,6 +776,8 @@ mod tests {
                 let (a2, runs) = (a2.clone(), runs.clone());
                 Box::pin(async move {
                     let served = a2.require_leader(&account).is_ok() || a2.gate(&account).is_open();
+                    // The shared stores' writes and reads pass meanwhile.
+                    assert_eq!(a2.epoch(&account), Some(1));
                     let mut runs = runs.lock();
                     runs.push(served);
                     if runs.len() <= 2 {
