@@ -100,7 +100,7 @@ pub async fn prepare(config: Config, metrics: Option<TcpListener>) -> anyhow::Re
                 onebot_gateway_store::open::shared(c, &config.archive, h.leadership.clone())
                     .await
                     .map_err(|e| anyhow::anyhow!("opening the shared stores of [ha]: {e}"))?;
-            tracing::info!(store = %shared.describe(), "[ha]: the journal is shared");
+            tracing::info!(store = %shared.describe(), "[ha]: the journal, offline queue, idempotency records, message ids and media are shared");
             Some(shared)
         }
         _ => None,
