@@ -9,6 +9,8 @@
 //! Runs when `ONEBOT_GATEWAY_TEST_POSTGRES` names a server (scripts/test.sh
 //! starts one; in CI it is required).
 
+#[path = "../../tests/src/nats.rs"]
+mod nats;
 // Shared with the kill and restart tests; this file writes its own configs.
 #[allow(dead_code)]
 mod process;
@@ -65,6 +67,11 @@ struct Gw {
 
 /// Writes the config of gateway `name` over `peer`, leasing in `db`.
 fn gateway(dir: &Path, name: &str, peer: &Sandbox, db: &str) -> Gw {
+    gateway_with(dir, name, peer, db, "")
+}
+
+/// [`gateway`] with `extra` sections in its config.
+fn gateway_with(dir: &Path, name: &str, peer: &Sandbox, db: &str, extra: &str) -> Gw {
     let port = free_port();
     let home = dir.join(name);
     std::fs::create_dir_all(&home).unwrap();
@@ -79,7 +86,7 @@ fn gateway(dir: &Path, name: &str, peer: &Sandbox, db: &str) -> Gw {
              [archive]\n{ca}\n\
              [media]\nallow_private_urls = true\n\n\
              [ha]\nurl = {db:?}\nttl_secs = {TTL_SECS}\ninstance = {name:?}\nadvertise = \"127.0.0.1:{port}\"\n\n\
-             [accounts.default]\nws_url = {ws:?}\ngroups = [{group}]\n",
+             [accounts.default]\nws_url = {ws:?}\ngroups = [{group}]\n\n{extra}",
             data = home.join("data").to_string_lossy(),
             ws = peer.ws_url(),
             group = process::GROUP,
@@ -536,6 +543,93 @@ async fn an_image_captured_by_the_leader_downloads_from_the_new_one_after_kill_9
         std::fs::read_dir(&b_received).unwrap().count() == 1,
         "fetched into the new leader's own directory"
     );
+}
+
+/// The NATS sink on a new leader: what the killed leader journaled while
+/// NATS was down, and no sink published, is published by the new leader's
+/// sink from the shared journal, before what it journals itself; the
+/// stream holds every event of the account once, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_new_leaders_nats_sink_publishes_what_the_killed_leader_journaled() {
+    use async_nats::jetstream::{self, stream};
+    let Some(db) = fresh_database("nats").await else {
+        return;
+    };
+    let mut server = nats::NatsServer::start();
+    let js = jetstream::new(async_nats::connect(server.url()).await.unwrap());
+    let mut stream = js
+        .get_or_create_stream(stream::Config {
+            name: "QQ_EVENTS".into(),
+            subjects: vec!["qq.>".into()],
+            duplicate_window: Duration::from_secs(600),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    // NATS is down while the first leader takes events in.
+    server.stop();
+    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let sink = format!("[[events.sinks]]\nurl = {:?}\n", server.url());
+    let (a, b) = (
+        gateway_with(dir.path(), "gw-a", &peer, &db, &sink),
+        gateway_with(dir.path(), "gw-b", &peer, &db, &sink),
+    );
+    let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
+    let mut on_a = events_of(&a.addr, None).await;
+    let say = |from: usize, to: usize| {
+        for i in from..to {
+            peer.control().inject_group_message(
+                process::GROUP,
+                10001,
+                serde_json::json!(format!("ha-{i}")),
+            );
+        }
+    };
+    say(0, 20);
+    // Journaled (delivered only once committed) on the first leader.
+    loop {
+        if text_of(&next_event(&mut on_a).await).as_deref() == Some("ha-19") {
+            break;
+        }
+    }
+    first.kill().await.unwrap();
+    server.start_again();
+    leads(&b.addr).await;
+    say(20, 25);
+    let texts = async {
+        loop {
+            let stored = stream.info().await.unwrap().state.messages;
+            let mut texts = Vec::new();
+            let mut sequences = Vec::new();
+            for n in 1..=stored {
+                let m = stream.get_raw_message(n).await.unwrap();
+                let sequence: u64 = m
+                    .headers
+                    .get("Onebot-Sequence")
+                    .map(|v| v.as_str().to_owned())
+                    .unwrap_or_default()
+                    .parse()
+                    .unwrap();
+                sequences.push(sequence);
+                let body: serde_json::Value = serde_json::from_slice(&m.payload).unwrap();
+                if let Some(t) = body["message"]["message"]["text"].as_str() {
+                    texts.push(t.to_owned());
+                }
+            }
+            if texts.last().is_some_and(|t| t == "ha-24") {
+                let want: Vec<u64> = (1..=stored).collect();
+                assert_eq!(sequences, want, "every event once, in order");
+                return texts;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    let texts = tokio::time::timeout(Duration::from_secs(60), texts)
+        .await
+        .expect("every event in the stream within 60 s");
+    let want: Vec<String> = (0..25).map(|i| format!("ha-{i}")).collect();
+    assert_eq!(texts, want);
 }
 
 fn signal(pid: u32, sig: &str) {

@@ -183,6 +183,36 @@ pub trait EventJournal: Send + Sync + 'static {
         let _ = (account, keep, max_bytes);
         Ok(None)
     }
+
+    /// Up to `limit` events of `account` with a sequence number above
+    /// `after`, in sequence order, whichever gateway journaled them. `None`
+    /// when the journal is this gateway's alone: [`read_after`](Self::read_after)
+    /// already reads every event it has.
+    fn events_after(
+        &self,
+        account: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Option<Vec<StoredEvent>>> {
+        let _ = (account, after, limit);
+        Ok(None)
+    }
+
+    /// The last sequence number of `account` the reader `reader` (an event
+    /// sink) published, as any gateway sharing the journal recorded it;
+    /// `None` when the journal is not shared.
+    fn reader_position(&self, reader: &str, account: &str) -> Result<Option<u64>> {
+        let _ = (reader, account);
+        Ok(None)
+    }
+
+    /// Records the last sequence numbers `reader` published, per account,
+    /// where the gateways sharing the journal read them (a position never
+    /// goes back); nothing when the journal is not shared.
+    fn store_reader_positions(&self, reader: &str, positions: &[(String, u64)]) -> Result<()> {
+        let _ = (reader, positions);
+        Ok(())
+    }
 }
 
 /// Most bytes of stored entries one [`EventJournal::read_after`] reads.

@@ -254,21 +254,17 @@ async fn run(parts: SinkParts) {
     };
     let mut backoff = Backoff::new(Duration::from_millis(200), Duration::from_secs(10), true);
     // The position written last, and when.
-    let mut stored = position.clone();
-    let mut stored_at = std::time::Instant::now();
-    let store = |position: &Position, stored: &mut Position, at: &mut std::time::Instant| {
-        if *position != *stored {
-            if let Err(e) = position.store(&path) {
-                tracing::error!(sink = %name, error = %e, "the sink's position cannot be written");
-            }
-            *stored = position.clone();
-            *at = std::time::Instant::now();
-        }
+    let mut saved = Saved {
+        path,
+        name: name.clone(),
+        journal: journal.clone(),
+        stored: position.clone(),
+        at: std::time::Instant::now(),
     };
     'connect: loop {
         let js = tokio::select! {
             () = shutdown.cancelled() => {
-                store(&position, &mut stored, &mut stored_at);
+                saved.store(&position).await;
                 return;
             }
             r = connect(&config) => r,
@@ -284,7 +280,7 @@ async fn run(parts: SinkParts) {
                 let delay = backoff.next_delay();
                 tokio::select! {
                     () = shutdown.cancelled() => {
-                        store(&position, &mut stored, &mut stored_at);
+                        saved.store(&position).await;
                         return;
                     }
                     () = tokio::time::sleep(delay) => continue 'connect,
@@ -298,11 +294,11 @@ async fn run(parts: SinkParts) {
             notified.as_mut().enable();
             match publish_batch(&js, &config, &journal, &encode, &mut position).await {
                 Ok(0) => {
-                    store(&position, &mut stored, &mut stored_at);
+                    saved.store(&position).await;
                     report_lag(&name, &journal, &position, &last_sequences);
                     tokio::select! {
                         () = shutdown.cancelled() => {
-                            store(&position, &mut stored, &mut stored_at);
+                            saved.store(&position).await;
                             return;
                         }
                         () = &mut notified => {}
@@ -311,8 +307,8 @@ async fn run(parts: SinkParts) {
                 }
                 Ok(_) => {
                     backoff.reset();
-                    if stored_at.elapsed() >= STORE_EVERY || shutdown.is_cancelled() {
-                        store(&position, &mut stored, &mut stored_at);
+                    if saved.at.elapsed() >= STORE_EVERY || shutdown.is_cancelled() {
+                        saved.store(&position).await;
                     }
                     report_lag(&name, &journal, &position, &last_sequences);
                     if shutdown.is_cancelled() {
@@ -325,7 +321,7 @@ async fn run(parts: SinkParts) {
                     let delay = backoff.next_delay();
                     tokio::select! {
                         () = shutdown.cancelled() => {
-                            store(&position, &mut stored, &mut stored_at);
+                            saved.store(&position).await;
                             return;
                         }
                         () = tokio::time::sleep(delay) => {}
@@ -336,6 +332,145 @@ async fn run(parts: SinkParts) {
                 }
             }
         }
+    }
+}
+
+/// Where a sink's position is kept: its file, and (under `[ha]`) the
+/// journal's shared record of what each account's events the sink
+/// published, which a gateway that comes to lead an account goes on from.
+struct Saved {
+    path: PathBuf,
+    name: String,
+    journal: Journal,
+    /// The position written last, and when.
+    stored: Position,
+    at: std::time::Instant,
+}
+
+impl Saved {
+    /// Writes `position` when it moved since the last write.
+    async fn store(&mut self, position: &Position) {
+        if *position == self.stored {
+            return;
+        }
+        if let Err(e) = position.store(&self.path) {
+            tracing::error!(sink = %self.name, error = %e, "the sink's position cannot be written");
+        }
+        let moved: Vec<(String, u64)> = position
+            .sequences
+            .iter()
+            .filter(|(account, seq)| self.stored.sequences.get(*account) != Some(*seq))
+            .map(|(account, seq)| (account.clone(), *seq))
+            .collect();
+        let (store, name) = (self.journal.store().clone(), self.name.clone());
+        let shared =
+            tokio::task::spawn_blocking(move || store.store_reader_positions(&name, &moved)).await;
+        match shared {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                tracing::warn!(sink = %self.name, error = %e, "the sink's shared position cannot be written");
+            }
+            Err(e) => {
+                tracing::warn!(sink = %self.name, error = %e, "the sink's shared position cannot be written");
+            }
+        }
+        self.stored = position.clone();
+        self.at = std::time::Instant::now();
+    }
+}
+
+/// What one batch publishes with, and the messages it published, each
+/// with its account, waiting for their acknowledgements.
+struct Publisher<'a> {
+    js: &'a jetstream::Context,
+    config: &'a SinkConfig,
+    journal: &'a Journal,
+    encode: &'a Encoder,
+    acks: Vec<(Arc<str>, PublishAckFuture)>,
+}
+
+impl Publisher<'_> {
+    /// Publishes the notice that `account`'s events `from..=to` left the
+    /// journal before the sink published them.
+    async fn gap(&mut self, account: &Arc<str>, from: u64, to: u64) -> Result<(), Failed> {
+        let config = self.config;
+        tracing::error!(
+            sink = %config.name,
+            account = %account,
+            from,
+            to,
+            "events left the journal before the sink published them"
+        );
+        onebot_gateway_telemetry::metrics::sink_lost(&config.name, account, to + 1 - from);
+        let gap = serde_json::json!({
+            "account_id": &**account,
+            "first_missing_sequence": from,
+            "last_missing_sequence": to,
+        });
+        let subject = format!("{}.{}.gap.none", config.subject_prefix, token(account));
+        let msg = async_nats::jetstream::message::PublishMessage::build()
+            .payload(Bytes::from(gap.to_string()))
+            .message_id(format!("{account}:gap:{from}"));
+        let ack = self.js.send_publish(subject, msg).await?;
+        self.acks.push((account.clone(), ack));
+        Ok(())
+    }
+
+    /// Publishes `event`.
+    async fn event(&mut self, event: &StoredEvent) -> Result<(), Failed> {
+        let msg = async_nats::jetstream::message::PublishMessage::build()
+            .payload(Bytes::from((self.encode)(event)))
+            .message_id(message_id(event))
+            .header("Onebot-Sequence", event.sequence.to_string().as_str());
+        let ack = self
+            .js
+            .send_publish(subject(&self.config.subject_prefix, event), msg)
+            .await?;
+        self.acks.push((event.account_id.clone(), ack));
+        Ok(())
+    }
+
+    /// Before `account`'s event `until`, when the sink's own position of
+    /// the account (`last`) is behind it: with a journal shared under
+    /// `[ha]`, goes on from what any gateway's sink published, publishing
+    /// the events another gateway journaled and no sink published yet (a
+    /// gap notice for those the journal no longer holds). Returns the
+    /// account's position after it; `last` as it was when the journal is
+    /// not shared.
+    async fn catch_up(&mut self, account: &Arc<str>, last: u64, until: u64) -> Result<u64, Failed> {
+        let store = self.journal.store().clone();
+        let (name, owned) = (self.config.name.clone(), account.to_string());
+        let shared =
+            tokio::task::spawn_blocking(move || store.reader_position(&name, &owned)).await??;
+        let Some(published) = shared else {
+            return Ok(last);
+        };
+        let mut last = last.max(published);
+        while last + 1 < until {
+            let store = self.journal.store().clone();
+            let owned = account.to_string();
+            let want = usize::try_from(until - last - 1)
+                .unwrap_or(BATCH)
+                .min(BATCH);
+            let after = last;
+            let events =
+                tokio::task::spawn_blocking(move || store.events_after(&owned, after, want))
+                    .await??
+                    .unwrap_or_default();
+            let events: Vec<StoredEvent> =
+                events.into_iter().filter(|e| e.sequence < until).collect();
+            if events.is_empty() {
+                break;
+            }
+            for event in &events {
+                if event.sequence > last + 1 {
+                    self.gap(account, last + 1, event.sequence - 1).await?;
+                }
+                self.event(event).await?;
+                last = event.sequence;
+            }
+        }
+        Ok(last)
     }
 }
 
@@ -354,52 +489,34 @@ async fn publish_batch(
     let Some(last_id) = page.last_id else {
         return Ok(0);
     };
-    let mut acks: Vec<(Arc<str>, PublishAckFuture)> = Vec::new();
+    let mut publisher = Publisher {
+        js,
+        config,
+        journal,
+        encode,
+        acks: Vec::new(),
+    };
     let mut sequences = position.sequences.clone();
     for entry in &page.entries {
         let JournalEntry::Event(event) = &entry.entry else {
             continue;
         };
-        let account: &str = &event.account_id;
-        let last = sequences.get(account).copied().unwrap_or(0);
+        let account = &event.account_id;
+        let mut last = sequences.get(&**account).copied().unwrap_or(0);
+        if event.sequence > last + 1 {
+            last = publisher.catch_up(account, last, event.sequence).await?;
+        }
         if event.sequence <= last {
+            sequences.insert(account.to_string(), last);
             continue;
         }
         if last > 0 && event.sequence > last + 1 {
-            let missing = event.sequence - last - 1;
-            tracing::error!(
-                sink = %config.name,
-                account,
-                from = last + 1,
-                to = event.sequence - 1,
-                "events left the journal before the sink published them"
-            );
-            onebot_gateway_telemetry::metrics::sink_lost(&config.name, account, missing);
-            let gap = serde_json::json!({
-                "account_id": account,
-                "first_missing_sequence": last + 1,
-                "last_missing_sequence": event.sequence - 1,
-            });
-            let subject = format!("{}.{}.gap.none", config.subject_prefix, token(account));
-            let msg = async_nats::jetstream::message::PublishMessage::build()
-                .payload(Bytes::from(gap.to_string()))
-                .message_id(format!("{account}:gap:{}", last + 1));
-            acks.push((
-                event.account_id.clone(),
-                js.send_publish(subject, msg).await?,
-            ));
+            publisher.gap(account, last + 1, event.sequence - 1).await?;
         }
-        let msg = async_nats::jetstream::message::PublishMessage::build()
-            .payload(Bytes::from(encode(event)))
-            .message_id(message_id(event))
-            .header("Onebot-Sequence", event.sequence.to_string().as_str());
-        acks.push((
-            event.account_id.clone(),
-            js.send_publish(subject(&config.subject_prefix, event), msg)
-                .await?,
-        ));
-        sequences.insert(account.to_owned(), event.sequence);
+        publisher.event(event).await?;
+        sequences.insert(account.to_string(), event.sequence);
     }
+    let acks = publisher.acks;
     let mut published: BTreeMap<Arc<str>, u64> = BTreeMap::new();
     for (account, ack) in acks {
         ack.await?;

@@ -288,6 +288,80 @@ impl EventJournal for PgJournal {
         format!("{} (instance {})", self.shared.describe(), self.instance)
     }
 
+    fn events_after(
+        &self,
+        account: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Option<Vec<StoredEvent>>> {
+        let shared = self.shared.clone();
+        let account = account.to_owned();
+        self.shared.run(async move {
+            let client = shared.reader().await?;
+            let rows = client
+                .query(
+                    "SELECT id, seq, received_ms, body FROM gateway_journal \
+                     WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                    &[&account, &(after as i64), &(limit.max(1) as i64)],
+                )
+                .await
+                .map_err(shared.err())?;
+            let mut events = Vec::with_capacity(rows.len());
+            for row in rows {
+                let (id, seq, received_ms, body): (i64, i64, i64, Vec<u8>) =
+                    (row.get(0), row.get(1), row.get(2), row.get(3));
+                match decode_row(id, account.clone(), Some(seq), received_ms, KIND_EVENT, &body) {
+                    Ok(JournalEntry::Event(e)) => events.push(e),
+                    Ok(JournalEntry::Sent { .. }) => {}
+                    Err(e) => {
+                        tracing::warn!(account_id = %account, seq, error = %e, "a journal entry cannot be read; it is left out");
+                    }
+                }
+            }
+            Ok(Some(events))
+        })
+    }
+
+    fn reader_position(&self, reader: &str, account: &str) -> Result<Option<u64>> {
+        let shared = self.shared.clone();
+        let (reader, account) = (reader.to_owned(), account.to_owned());
+        self.shared.run(async move {
+            let client = shared.reader().await?;
+            let row = client
+                .query_opt(
+                    "SELECT sequence FROM gateway_sink_positions WHERE sink = $1 AND account_id = $2",
+                    &[&reader, &account],
+                )
+                .await
+                .map_err(shared.err())?;
+            Ok(Some(row.map_or(0, |r| r.get::<_, i64>(0) as u64)))
+        })
+    }
+
+    fn store_reader_positions(&self, reader: &str, positions: &[(String, u64)]) -> Result<()> {
+        if positions.is_empty() {
+            return Ok(());
+        }
+        let shared = self.shared.clone();
+        let reader = reader.to_owned();
+        let accounts: Vec<String> = positions.iter().map(|(a, _)| a.clone()).collect();
+        let sequences: Vec<i64> = positions.iter().map(|(_, s)| *s as i64).collect();
+        self.shared.run(async move {
+            let client = shared.writer().await?;
+            client
+                .execute(
+                    "INSERT INTO gateway_sink_positions (sink, account_id, sequence) \
+                     SELECT $1, * FROM UNNEST($2::TEXT[], $3::BIGINT[]) \
+                     ON CONFLICT (sink, account_id) DO UPDATE SET sequence = \
+                     greatest(gateway_sink_positions.sequence, EXCLUDED.sequence)",
+                    &[&reader, &accounts, &sequences],
+                )
+                .await
+                .map_err(shared.err())?;
+            Ok(())
+        })
+    }
+
     fn reload(
         &self,
         account: &str,
@@ -447,6 +521,43 @@ mod tests {
         };
         assert_eq!(page.entries.len(), 1);
         assert_eq!(page.entries[0].id, 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sink_reads_any_instances_events_and_its_shared_position_never_goes_back() {
+        let Some(db) = TestDb::fresh("journal_readers").await else {
+            return;
+        };
+        let (a, b) = (db.gateway("a").await, db.gateway("b").await);
+        db.lead(&a, "acc").await;
+        let ja = Arc::new(PgJournal::new(a.shared.clone(), "a"));
+        let jb = Arc::new(PgJournal::new(b.shared.clone(), "b"));
+        off({
+            let ja = ja.clone();
+            move || {
+                let batch: Vec<Journaled> = (1..=4).map(|i| event(i, "acc", i)).collect();
+                ja.append(&batch, None).unwrap();
+                ja.store_reader_positions("nats", &[("acc".into(), 3)])
+                    .unwrap();
+                // A late, lower write does not move it back.
+                ja.store_reader_positions("nats", &[("acc".into(), 2)])
+                    .unwrap();
+            }
+        })
+        .await;
+        let (position, other, events) = off({
+            let jb = jb.clone();
+            move || {
+                (
+                    jb.reader_position("nats", "acc").unwrap(),
+                    jb.reader_position("other", "acc").unwrap(),
+                    jb.events_after("acc", 1, 2).unwrap().unwrap(),
+                )
+            }
+        })
+        .await;
+        assert_eq!((position, other), (Some(3), Some(0)));
+        assert_eq!(seqs(&events), [2, 3]);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

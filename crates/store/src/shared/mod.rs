@@ -70,6 +70,12 @@ CREATE TABLE IF NOT EXISTS gateway_journal_checkpoints (
     instance TEXT PRIMARY KEY,
     checkpoint BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS gateway_sink_positions (
+    sink TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    sequence BIGINT NOT NULL,
+    PRIMARY KEY (sink, account_id)
+);
 CREATE TABLE IF NOT EXISTS gateway_queue (
     account_id TEXT NOT NULL,
     seq BIGINT NOT NULL,
