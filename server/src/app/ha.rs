@@ -8,7 +8,8 @@ use anyhow::Context;
 use tokio_util::sync::CancellationToken;
 
 use onebot_gateway_config::Config;
-use onebot_gateway_domain::lease::{self, Claimant, Holder, Leadership, LeaseStore};
+use onebot_gateway_domain::gateway::Gateway;
+use onebot_gateway_domain::lease::{self, Claimant, Holder, Leadership, LeaseStore, Role};
 
 /// The leases of `[ha]`, before they are kept.
 pub struct Ha {
@@ -77,6 +78,54 @@ impl Ha {
             self.ttl,
             cancel,
         ))
+    }
+}
+
+/// Under `[ha]`, what the gateway does as its accounts change hands:
+/// before it serves an account it has come to lead, it reads back what the
+/// former leader left in the shared stores (the account's events and
+/// sequence, the captured and staged media indexes, the offline queue,
+/// which it then flushes); when it stops leading one, it forgets the
+/// account's captured items (it would expire or evict them under a lease
+/// it no longer holds). Nothing without `[ha]`.
+pub fn follow(gateway: &Arc<Gateway>, cancel: &CancellationToken) {
+    let Some(leadership) = gateway.leadership() else {
+        return;
+    };
+    let weak = Arc::downgrade(gateway);
+    leadership.on_lead(Arc::new(move |account: String| {
+        let weak = weak.clone();
+        Box::pin(async move {
+            let Some(gateway) = weak.upgrade() else {
+                return Ok(());
+            };
+            gateway.events.take_over(&account).await?;
+            gateway.received().store().reload().await?;
+            gateway.write().media().reload().await?;
+            gateway.write().take_over(&account).await
+        })
+    }));
+    for account in leadership.accounts() {
+        let Some(mut role) = leadership.watch(account) else {
+            continue;
+        };
+        let (weak, cancel) = (Arc::downgrade(gateway), cancel.clone());
+        let account = account.to_owned();
+        gateway.write().track(tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    changed = role.changed() => if changed.is_err() { return },
+                    () = cancel.cancelled() => return,
+                }
+                let standby = matches!(*role.borrow_and_update(), Role::Standby { .. });
+                let Some(gateway) = weak.upgrade().filter(|_| standby) else {
+                    continue;
+                };
+                if let Err(e) = gateway.received().store().reload().await {
+                    tracing::warn!(account_id = %account, error = %e, "forgetting the account's captured media failed");
+                }
+            }
+        }));
     }
 }
 

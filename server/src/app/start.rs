@@ -16,7 +16,6 @@ use onebot_gateway_domain::delivery::side::{WriteParts, WriteSide};
 use onebot_gateway_domain::events::EventHub;
 use onebot_gateway_domain::gateway::{Gateway, GatewayParts};
 use onebot_gateway_domain::inbound::Inbound;
-use onebot_gateway_domain::lease::Role;
 use onebot_gateway_domain::media::capture::Capture;
 use onebot_gateway_domain::media::download::Received;
 use onebot_gateway_domain::ports::EventSink;
@@ -166,50 +165,7 @@ pub async fn start(prepared: Prepared, stop: Stop) -> anyhow::Result<Running> {
         governance: Some(governance),
         leadership,
     })?);
-    if let Some(leadership) = gateway.leadership() {
-        // A gateway that comes to lead an account continues from what the
-        // former leader left in the shared stores before it serves it.
-        let weak = Arc::downgrade(&gateway);
-        leadership.on_lead(Arc::new(move |account: String| {
-            let weak = weak.clone();
-            Box::pin(async move {
-                let Some(gateway) = weak.upgrade() else {
-                    return Ok(());
-                };
-                gateway.events.take_over(&account).await?;
-                gateway.received().store().reload().await?;
-                gateway.write().media().reload().await?;
-                gateway.write().take_over(&account).await
-            })
-        }));
-    }
-    if let Some(leadership) = gateway.leadership() {
-        // A gateway that stops leading an account forgets its captured
-        // items (it would expire or evict them under a lease it no longer
-        // holds): the received-media index is read again without them.
-        for account in leadership.accounts() {
-            let Some(mut role) = leadership.watch(account) else {
-                continue;
-            };
-            let (weak, cancel) = (Arc::downgrade(&gateway), stop.cancel.clone());
-            let account = account.to_owned();
-            gateway.write().track(tokio::spawn(async move {
-                loop {
-                    tokio::select! {
-                        changed = role.changed() => if changed.is_err() { return },
-                        () = cancel.cancelled() => return,
-                    }
-                    let standby = matches!(*role.borrow_and_update(), Role::Standby { .. });
-                    let Some(gateway) = weak.upgrade().filter(|_| standby) else {
-                        continue;
-                    };
-                    if let Err(e) = gateway.received().store().reload().await {
-                        tracing::warn!(account_id = %account, error = %e, "forgetting the account's captured media failed");
-                    }
-                }
-            }));
-        }
-    }
+    super::ha::follow(&gateway, &stop.cancel);
     super::sinks::start(&gateway, journal_handle, &stop.cancel)?;
     if let Some(ha) = ha {
         // Waited for at shutdown: the leases held are released, so a
