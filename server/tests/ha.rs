@@ -595,7 +595,8 @@ async fn the_new_leaders_nats_sink_publishes_what_the_killed_leader_journaled() 
     }
     first.kill().await.unwrap();
     server.start_again();
-    leads(&b.addr).await;
+    // Connected to the implementation: what is said now reaches it.
+    account_is(&connect(&b.addr).await, ServingStatus::Serving).await;
     say(20, 25);
     let texts = async {
         loop {
