@@ -65,13 +65,9 @@ struct Gw {
     config: PathBuf,
 }
 
-/// Writes the config of gateway `name` over `peer`, leasing in `db`.
-fn gateway(dir: &Path, name: &str, peer: &Sandbox, db: &str) -> Gw {
-    gateway_with(dir, name, peer, db, "")
-}
-
-/// [`gateway`] with `extra` sections in its config.
-fn gateway_with(dir: &Path, name: &str, peer: &Sandbox, db: &str, extra: &str) -> Gw {
+/// Writes the config of gateway `name` over `peer`, leasing in `db`, with
+/// `extra` sections.
+fn gateway(dir: &Path, name: &str, peer: &Sandbox, db: &str, extra: &str) -> Gw {
     let port = free_port();
     let home = dir.join(name);
     std::fs::create_dir_all(&home).unwrap();
@@ -142,6 +138,39 @@ impl Gw {
     }
 }
 
+/// Two gateways sharing the account `default` of one sandbox, leasing in a
+/// database of their own.
+struct Pair {
+    db: String,
+    peer: Sandbox,
+    dir: tempfile::TempDir,
+    a: Gw,
+    b: Gw,
+}
+
+impl Pair {
+    /// The pair of test `test`, `extra` in both configs; `None` without
+    /// PostgreSQL.
+    async fn new(test: &str, extra: &str) -> Option<Pair> {
+        Some(Pair::within(fresh_database(test).await?, extra).await)
+    }
+
+    /// The pair leasing in `db`, `extra` in both configs.
+    async fn within(db: String, extra: &str) -> Pair {
+        let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let a = gateway(dir.path(), "gw-a", &peer, &db, extra);
+        let b = gateway(dir.path(), "gw-b", &peer, &db, extra);
+        Pair {
+            db,
+            peer,
+            dir,
+            a,
+            b,
+        }
+    }
+}
+
 /// Starts `a` and waits until it leads, then `b`, which must stand by.
 async fn leader_and_standby(a: &Gw, b: &Gw, peer: &Sandbox) -> (Child, Child) {
     let first = a.start().await;
@@ -157,15 +186,16 @@ async fn leader_and_standby(a: &Gw, b: &Gw, peer: &Sandbox) -> (Child, Child) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_standby_leads_within_the_term_after_kill_9_of_the_leader() {
-    let Some(db) = fresh_database("kill").await else {
+    let Some(Pair {
+        peer,
+        a,
+        b,
+        dir: _dir,
+        ..
+    }) = Pair::new("kill", "").await
+    else {
         return;
     };
-    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (
-        gateway(dir.path(), "gw-a", &peer, &db),
-        gateway(dir.path(), "gw-b", &peer, &db),
-    );
     let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
     // The CLI shows the refusal at once with the retry off.
     let cli = tokio::process::Command::new(process::BIN)
@@ -195,15 +225,16 @@ async fn the_standby_leads_within_the_term_after_kill_9_of_the_leader() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_leader_hands_over_at_once() {
-    let Some(db) = fresh_database("stop").await else {
+    let Some(Pair {
+        peer,
+        a,
+        b,
+        dir: _dir,
+        ..
+    }) = Pair::new("stop", "").await
+    else {
         return;
     };
-    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (
-        gateway(dir.path(), "gw-a", &peer, &db),
-        gateway(dir.path(), "gw-b", &peer, &db),
-    );
     // A long term: only the release can make the handover quick.
     for gw in [&a, &b] {
         let text = std::fs::read_to_string(&gw.config).unwrap();
@@ -224,15 +255,17 @@ async fn a_stopped_leader_hands_over_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paused_leader_lets_the_account_go_when_it_runs_again() {
-    let Some(db) = fresh_database("pause").await else {
+    let Some(Pair {
+        db,
+        peer,
+        a,
+        b,
+        dir: _dir,
+        ..
+    }) = Pair::new("pause", "").await
+    else {
         return;
     };
-    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (
-        gateway(dir.path(), "gw-a", &peer, &db),
-        gateway(dir.path(), "gw-b", &peer, &db),
-    );
     let (first, _second) = leader_and_standby(&a, &b, &peer).await;
     let pid = first.id().expect("pid");
     // An event stream open on the leader.
@@ -345,15 +378,16 @@ fn text_of(event: &pb::Event) -> Option<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_event_sequence_continues_on_the_new_leader_after_kill_9() {
-    let Some(db) = fresh_database("sequence").await else {
+    let Some(Pair {
+        peer,
+        a,
+        b,
+        dir: _dir,
+        ..
+    }) = Pair::new("sequence", "").await
+    else {
         return;
     };
-    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (
-        gateway(dir.path(), "gw-a", &peer, &db),
-        gateway(dir.path(), "gw-b", &peer, &db),
-    );
     let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
     let mut on_a = events_of(&a.addr, None).await;
     for i in 0..3 {
@@ -401,15 +435,16 @@ async fn the_event_sequence_continues_on_the_new_leader_after_kill_9() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_text_queued_on_the_leader_is_sent_once_by_the_new_one_after_kill_9() {
-    let Some(db) = fresh_database("queue").await else {
+    let Some(Pair {
+        peer,
+        dir: _dir,
+        a,
+        b,
+        ..
+    }) = Pair::new("queue", "").await
+    else {
         return;
     };
-    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (
-        gateway(dir.path(), "gw-a", &peer, &db),
-        gateway(dir.path(), "gw-b", &peer, &db),
-    );
     let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
     // The implementation goes away: the leader queues the text.
     peer.stop_listening().await;
@@ -494,15 +529,12 @@ async fn download(addr: &str, media_id: &str, dir: &Path) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_image_captured_by_the_leader_downloads_from_the_new_one_after_kill_9() {
     use onebot_sandbox::{MediaKind, sample_media};
-    let Some(db) = fresh_database("media").await else {
+    let Some(Pair {
+        peer, dir, a, b, ..
+    }) = Pair::new("media", "").await
+    else {
         return;
     };
-    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (
-        gateway(dir.path(), "gw-a", &peer, &db),
-        gateway(dir.path(), "gw-b", &peer, &db),
-    );
     let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
     let png = sample_media(MediaKind::Image, 1_500_000);
     let image = peer
@@ -568,13 +600,14 @@ async fn the_new_leaders_nats_sink_publishes_what_the_killed_leader_journaled() 
         .unwrap();
     // NATS is down while the first leader takes events in.
     server.stop();
-    let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
     let sink = format!("[[events.sinks]]\nurl = {:?}\n", server.url());
-    let (a, b) = (
-        gateway_with(dir.path(), "gw-a", &peer, &db, &sink),
-        gateway_with(dir.path(), "gw-b", &peer, &db, &sink),
-    );
+    let Pair {
+        peer,
+        a,
+        b,
+        dir: _dir,
+        ..
+    } = Pair::within(db, &sink).await;
     let (mut first, _second) = leader_and_standby(&a, &b, &peer).await;
     let mut on_a = events_of(&a.addr, None).await;
     let say = |from: usize, to: usize| {
@@ -598,37 +631,9 @@ async fn the_new_leaders_nats_sink_publishes_what_the_killed_leader_journaled() 
     // Connected to the implementation: what is said now reaches it.
     account_is(&connect(&b.addr).await, ServingStatus::Serving).await;
     say(20, 25);
-    let texts = async {
-        loop {
-            let stored = stream.info().await.unwrap().state.messages;
-            let mut texts = Vec::new();
-            let mut sequences = Vec::new();
-            for n in 1..=stored {
-                let m = stream.get_raw_message(n).await.unwrap();
-                let sequence: u64 = m
-                    .headers
-                    .get("Onebot-Sequence")
-                    .map(|v| v.as_str().to_owned())
-                    .unwrap_or_default()
-                    .parse()
-                    .unwrap();
-                sequences.push(sequence);
-                let body: serde_json::Value = serde_json::from_slice(&m.payload).unwrap();
-                if let Some(t) = body["message"]["message"]["text"].as_str() {
-                    texts.push(t.to_owned());
-                }
-            }
-            if texts.last().is_some_and(|t| t == "ha-24") {
-                let want: Vec<u64> = (1..=stored).collect();
-                assert_eq!(sequences, want, "every event once, in order");
-                return texts;
-            }
-            tokio::task::yield_now().await;
-        }
-    };
-    let texts = tokio::time::timeout(Duration::from_secs(60), texts)
-        .await
-        .expect("every event in the stream within 60 s");
+    let (sequences, texts) = nats::read_until(&mut stream, "default", "ha-24").await;
+    let want: Vec<u64> = (1..=sequences.len() as u64).collect();
+    assert_eq!(sequences, want, "every event once, in order");
     let want: Vec<String> = (0..25).map(|i| format!("ha-{i}")).collect();
     assert_eq!(texts, want);
 }

@@ -454,38 +454,9 @@ async fn the_nats_sink_survives_kill_9_with_every_event_once() {
     say(300, 310);
 
     // Wait until the stream holds the last one said, then read it whole.
-    let texts = async {
-        loop {
-            let stored = stream.info().await.unwrap().state.messages;
-            let mut texts = Vec::new();
-            let mut sequences = Vec::new();
-            for n in 1..=stored {
-                let m = stream.get_raw_message(n).await.unwrap();
-                let header = |name: &str| {
-                    m.headers
-                        .get(name)
-                        .map(|v| v.as_str().to_owned())
-                        .unwrap_or_default()
-                };
-                let sequence: u64 = header("Onebot-Sequence").parse().unwrap();
-                assert_eq!(header("Nats-Msg-Id"), format!("default:{sequence}"));
-                sequences.push(sequence);
-                let body: serde_json::Value = serde_json::from_slice(&m.payload).unwrap();
-                if let Some(t) = body["message"]["message"]["text"].as_str() {
-                    texts.push(t.to_owned());
-                }
-            }
-            if texts.last().is_some_and(|t| t == "kill9-309") {
-                let want: Vec<u64> = (1..=stored).collect();
-                assert_eq!(sequences, want, "every event once, in order");
-                return texts;
-            }
-            tokio::task::yield_now().await;
-        }
-    };
-    let texts = tokio::time::timeout(Duration::from_secs(60), texts)
-        .await
-        .expect("every event in the stream within 60 s");
+    let (sequences, texts) = nats::read_until(&mut stream, "default", "kill9-309").await;
+    let want: Vec<u64> = (1..=sequences.len() as u64).collect();
+    assert_eq!(sequences, want, "every event once, in order");
     // The messages the first process committed before it died (the rest
     // died with it, unreceived), then the second's: each once, in order.
     let k = texts.len() - 10;
