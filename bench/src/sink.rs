@@ -17,8 +17,6 @@ use async_nats::jetstream::{self, consumer};
 use crate::archive::{INBOUND_RATE, InboundRun, SinkTarget, inbound};
 use crate::load::median;
 
-// Shared with the tests, whose stream reader the bench does not use.
-#[allow(dead_code)]
 #[path = "../../tests/src/nats.rs"]
 mod nats;
 

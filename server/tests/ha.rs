@@ -11,6 +11,7 @@
 
 #[path = "../../tests/src/nats.rs"]
 mod nats;
+mod published;
 // Shared with the kill and restart tests; this file writes its own configs.
 #[allow(dead_code)]
 mod process;
@@ -631,7 +632,7 @@ async fn the_new_leaders_nats_sink_publishes_what_the_killed_leader_journaled() 
     // Connected to the implementation: what is said now reaches it.
     account_is(&connect(&b.addr).await, ServingStatus::Serving).await;
     say(20, 25);
-    let (sequences, texts) = nats::read_until(&mut stream, "default", "ha-24").await;
+    let (sequences, texts) = published::read_until(&mut stream, "default", "ha-24").await;
     let want: Vec<u64> = (1..=sequences.len() as u64).collect();
     assert_eq!(sequences, want, "every event once, in order");
     let want: Vec<String> = (0..25).map(|i| format!("ha-{i}")).collect();

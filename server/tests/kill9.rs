@@ -5,6 +5,7 @@
 #[path = "../../tests/src/nats.rs"]
 mod nats;
 mod process;
+mod published;
 
 use std::path::Path;
 use std::time::Duration;
@@ -454,7 +455,7 @@ async fn the_nats_sink_survives_kill_9_with_every_event_once() {
     say(300, 310);
 
     // Wait until the stream holds the last one said, then read it whole.
-    let (sequences, texts) = nats::read_until(&mut stream, "default", "kill9-309").await;
+    let (sequences, texts) = published::read_until(&mut stream, "default", "kill9-309").await;
     let want: Vec<u64> = (1..=sequences.len() as u64).collect();
     assert_eq!(sequences, want, "every event once, in order");
     // The messages the first process committed before it died (the rest
