@@ -192,6 +192,46 @@ pub(crate) fn decode_row(
     }
 }
 
+/// The resume buffer of `account` from its event rows `(id, seq,
+/// received_ms, body)` read newest first: decoded one at a time until
+/// their footprints pass `max_bytes` (the newest is always kept; what is
+/// left out is never decoded), oldest first. A row that cannot be decoded
+/// is logged, naming `journal`, and left out.
+pub(crate) fn resume_buffer(
+    journal: &str,
+    account: &str,
+    rows: impl Iterator<Item = Result<(i64, i64, i64, Vec<u8>)>>,
+    max_bytes: usize,
+) -> Result<Vec<StoredEvent>> {
+    let mut newest_first = Vec::new();
+    let mut bytes = 0usize;
+    for row in rows {
+        let (id, seq, received_ms, body) = row?;
+        match decode_row(
+            id,
+            account.to_owned(),
+            Some(seq),
+            received_ms,
+            KIND_EVENT,
+            &body,
+        ) {
+            Ok(JournalEntry::Event(e)) => {
+                bytes = bytes.saturating_add(e.footprint());
+                if bytes > max_bytes && !newest_first.is_empty() {
+                    break;
+                }
+                newest_first.push(e);
+            }
+            Ok(JournalEntry::Sent { .. }) => {}
+            Err(e) => {
+                tracing::warn!(journal, account_id = %account, id, error = %e, "a journal entry cannot be read; it is left out of the resume buffer");
+            }
+        }
+    }
+    newest_first.reverse();
+    Ok(newest_first)
+}
+
 /// The stored row of `entry`: its sequence number (events only), when it
 /// was received, its kind and its encoded body.
 pub(crate) fn encode_entry(entry: &JournalEntry) -> (Option<i64>, i64, i64, Vec<u8>) {
@@ -254,33 +294,10 @@ impl EventJournal for SqliteJournal {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, Vec<u8>>(3)?))
                 })
                 .map_err(&err)?;
-            // Newest first, one row at a time, until the byte bound.
-            let mut newest_first = Vec::new();
-            let mut bytes = 0usize;
-            for row in rows {
-                let (id, seq, received_ms, body) = row.map_err(&err)?;
-                match decode_row(
-                    id,
-                    account.clone(),
-                    Some(seq),
-                    received_ms,
-                    KIND_EVENT,
-                    &body,
-                ) {
-                    Ok(JournalEntry::Event(e)) => {
-                        bytes = bytes.saturating_add(e.footprint());
-                        if bytes > max_bytes_per_account && !newest_first.is_empty() {
-                            break;
-                        }
-                        newest_first.push(e);
-                    }
-                    Ok(JournalEntry::Sent { .. }) => {}
-                    Err(e) => {
-                        tracing::warn!(journal = %self.path.display(), id, error = %e, "a journal entry cannot be read; it is left out of the resume buffer")
-                    }
-                }
-            }
-            state.recent.extend(newest_first.into_iter().rev());
+            let journal = self.path.display().to_string();
+            let rows = rows.map(|row| row.map_err(&err));
+            let recent = resume_buffer(&journal, &account, rows, max_bytes_per_account)?;
+            state.recent.extend(recent);
         }
         Ok(state)
     }

@@ -25,7 +25,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::Shared;
-use crate::journal::{KIND_EVENT, decode_row, encode_entry};
+use crate::journal::{KIND_EVENT, decode_row, encode_entry, resume_buffer};
 use onebot_gateway_domain::error::{Kind, Result};
 use onebot_gateway_domain::journal::{
     EventJournal, JournalEntry, JournalPage, JournalState, Journaled, READ_BYTES, StoredEvent,
@@ -73,34 +73,12 @@ impl PgJournal {
             .await
             .map_err(&err)?;
         let last = rows.first().map_or(0, |r| r.get::<_, i64>(1) as u64);
-        let mut newest_first = Vec::new();
-        let mut bytes = 0usize;
-        for row in rows {
-            let (id, seq, received_ms, body): (i64, i64, i64, Vec<u8>) =
-                (row.get(0), row.get(1), row.get(2), row.get(3));
-            match decode_row(
-                id,
-                account.to_owned(),
-                Some(seq),
-                received_ms,
-                KIND_EVENT,
-                &body,
-            ) {
-                Ok(JournalEntry::Event(e)) => {
-                    bytes = bytes.saturating_add(e.footprint());
-                    if bytes > max_bytes && !newest_first.is_empty() {
-                        break;
-                    }
-                    newest_first.push(e);
-                }
-                Ok(JournalEntry::Sent { .. }) => {}
-                Err(e) => {
-                    tracing::warn!(account_id = %account, seq, error = %e, "a journal entry cannot be read; it is left out of the resume buffer");
-                }
-            }
-        }
-        newest_first.reverse();
-        Ok((last, newest_first))
+        let journal = shared.describe();
+        let rows = rows
+            .into_iter()
+            .map(|row| Ok((row.get(0), row.get(1), row.get(2), row.get(3))));
+        let recent = resume_buffer(&journal, account, rows, max_bytes)?;
+        Ok((last, recent))
     }
 }
 
