@@ -584,21 +584,11 @@ async fn an_image_captured_by_the_leader_downloads_from_the_new_one_after_kill_9
 /// stream holds every event of the account once, in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_new_leaders_nats_sink_publishes_what_the_killed_leader_journaled() {
-    use async_nats::jetstream::{self, stream};
     let Some(db) = fresh_database("nats").await else {
         return;
     };
     let mut server = nats::NatsServer::start();
-    let js = jetstream::new(async_nats::connect(server.url()).await.unwrap());
-    let mut stream = js
-        .get_or_create_stream(stream::Config {
-            name: "QQ_EVENTS".into(),
-            subjects: vec!["qq.>".into()],
-            duplicate_window: Duration::from_secs(600),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let mut stream = published::events_stream(&server.url()).await;
     // NATS is down while the first leader takes events in.
     server.stop();
     let sink = format!("[[events.sinks]]\nurl = {:?}\n", server.url());

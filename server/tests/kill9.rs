@@ -415,8 +415,6 @@ async fn delivered_events_and_sends_survive_kill_9() {
 /// in flight is dropped by its `Nats-Msg-Id`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_nats_sink_survives_kill_9_with_every_event_once() {
-    use async_nats::jetstream::{self, stream};
-
     let server = nats::NatsServer::start();
     let peer = Sandbox::start(SandboxConfig::default()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -433,17 +431,7 @@ async fn the_nats_sink_survives_kill_9_with_every_event_once() {
             );
         }
     };
-    let client = async_nats::connect(server.url()).await.unwrap();
-    let js = jetstream::new(client);
-    let mut stream = js
-        .get_or_create_stream(stream::Config {
-            name: "QQ_EVENTS".into(),
-            subjects: vec!["qq.>".into()],
-            duplicate_window: Duration::from_secs(600),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let mut stream = published::events_stream(&server.url()).await;
 
     let mut first = spawn(&config, &addr, None).await;
     account_is(&connect(&addr).await, ServingStatus::Serving).await;

@@ -3,13 +3,30 @@
 
 use std::time::Duration;
 
+use async_nats::jetstream::{self, stream};
+
+/// The stream the gateway's sink publishes into by default (`QQ_EVENTS`,
+/// subjects `qq.>`), made on the server at `url` with a duplicate window
+/// longer than any test.
+pub async fn events_stream(url: &str) -> stream::Stream {
+    let js = jetstream::new(async_nats::connect(url).await.unwrap());
+    js.get_or_create_stream(stream::Config {
+        name: "QQ_EVENTS".into(),
+        subjects: vec!["qq.>".into()],
+        duplicate_window: Duration::from_secs(600),
+        ..Default::default()
+    })
+    .await
+    .unwrap()
+}
+
 /// Reads `stream` whole, once its last message's text (the gateway's
 /// `Event` in proto3 JSON) is `last` (at most 60 s): every message's
 /// `Onebot-Sequence`, checked against its `Nats-Msg-Id`
 /// (`<account>:<sequence>`), and the texts of the message events, in
 /// stream order.
 pub async fn read_until(
-    stream: &mut async_nats::jetstream::stream::Stream,
+    stream: &mut stream::Stream,
     account: &str,
     last: &str,
 ) -> (Vec<u64>, Vec<String>) {
